@@ -1,0 +1,236 @@
+//! Checking an answer (`ElicitResult.content`) against the requesting form,
+//! read as closed (spec 4.2 and 4.3): value types, integer vs number,
+//! inclusive bounds, lengths in Unicode code points, the formats email, uri,
+//! date and date-time, enum membership by value (never by title),
+//! multi-select items and counts, no keys the form did not ask for, every
+//! required field present.
+//!
+//! The form model (`crate::form`) calls [`check_value`] for live field
+//! validation, so a person and the binding apply the same rules.
+
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+
+use super::form_schema::{is_integer, num_f64, Field, FieldKind, FormSchema, StringFormat};
+use super::violation::{join, Violation};
+
+fn format_validators() -> &'static [jsonschema::Validator; 4] {
+    static V: OnceLock<[jsonschema::Validator; 4]> = OnceLock::new();
+    V.get_or_init(|| {
+        let build = |f: &str| {
+            jsonschema::options()
+                .should_validate_formats(true)
+                .build(&serde_json::json!({"type": "string", "format": f}))
+                .expect("a one-keyword format schema always builds")
+        };
+        [
+            build("email"),
+            build("uri"),
+            build("date"),
+            build("date-time"),
+        ]
+    })
+}
+
+/// Whether `s` is valid for `format` (the `jsonschema` crate's format
+/// checkers: RFC 5321 address, RFC 3986 absolute URI, RFC 3339 full-date and
+/// date-time).
+pub fn format_ok(format: StringFormat, s: &str) -> bool {
+    let v = format_validators();
+    let i = match format {
+        StringFormat::Email => 0,
+        StringFormat::Uri => 1,
+        StringFormat::Date => 2,
+        StringFormat::DateTime => 3,
+    };
+    v[i].is_valid(&Value::String(s.to_owned()))
+}
+
+fn plural(n: u64, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+/// Check one answer value against its field.
+///
+/// Errors: one sentence saying what is wrong, suitable to show beside the
+/// field (e.g. `must be at least 2 characters (has 1)`).
+pub fn check_value(field: &Field, value: &Value) -> Result<(), String> {
+    match (&field.kind, value) {
+        (
+            FieldKind::Text {
+                min_length,
+                max_length,
+                format,
+                ..
+            },
+            Value::String(s),
+        ) => {
+            let n = s.chars().count() as u64;
+            if let Some(min) = min_length {
+                if n < *min {
+                    return Err(format!(
+                        "must be at least {} (has {n})",
+                        plural(*min, "character")
+                    ));
+                }
+            }
+            if let Some(max) = max_length {
+                if n > *max {
+                    return Err(format!(
+                        "must be at most {} (has {n})",
+                        plural(*max, "character")
+                    ));
+                }
+            }
+            if let Some(f) = format {
+                if !format_ok(*f, s) {
+                    return Err(match f {
+                        StringFormat::Email => {
+                            "must be an e-mail address, like name@example.com".into()
+                        }
+                        StringFormat::Uri => {
+                            "must be an absolute URI, like https://example.com/".into()
+                        }
+                        StringFormat::Date => "must be a date, like 2026-11-30".into(),
+                        StringFormat::DateTime => {
+                            "must be a date and time, like 2026-11-30T09:00:00Z".into()
+                        }
+                    });
+                }
+            }
+            Ok(())
+        }
+        (
+            FieldKind::Number {
+                integer,
+                minimum,
+                maximum,
+                ..
+            },
+            Value::Number(n),
+        ) => {
+            if *integer && !is_integer(n) {
+                return Err("must be a whole number".into());
+            }
+            let x = num_f64(n);
+            if let Some(min) = minimum {
+                if x < num_f64(min) {
+                    return Err(format!("must be at least {min}"));
+                }
+            }
+            if let Some(max) = maximum {
+                if x > num_f64(max) {
+                    return Err(format!("must be at most {max}"));
+                }
+            }
+            Ok(())
+        }
+        (FieldKind::Boolean { .. }, Value::Bool(_)) => Ok(()),
+        (FieldKind::Single { options, .. }, Value::String(s)) => {
+            if options.iter().any(|o| &o.value == s) {
+                Ok(())
+            } else {
+                Err(format!("'{s}' is not one of the options"))
+            }
+        }
+        (
+            FieldKind::Multi {
+                options,
+                min_items,
+                max_items,
+                ..
+            },
+            Value::Array(items),
+        ) => {
+            let mut seen = std::collections::HashSet::new();
+            for it in items {
+                let Some(s) = it.as_str() else {
+                    return Err("every selected item must be a string".into());
+                };
+                if !options.iter().any(|o| o.value == s) {
+                    return Err(format!("'{s}' is not one of the options"));
+                }
+                if !seen.insert(s) {
+                    return Err(format!("'{s}' is selected twice"));
+                }
+            }
+            let n = items.len() as u64;
+            if let Some(min) = min_items {
+                if n < *min {
+                    return Err(format!(
+                        "choose at least {} (has {n})",
+                        plural(*min, "item")
+                    ));
+                }
+            }
+            if let Some(max) = max_items {
+                if n > *max {
+                    return Err(format!("choose at most {} (has {n})", plural(*max, "item")));
+                }
+            }
+            Ok(())
+        }
+        (kind, v) => Err(format!("must be {}, found {}", expected(kind), found(v))),
+    }
+}
+
+fn expected(kind: &FieldKind) -> &'static str {
+    match kind {
+        FieldKind::Text { .. } | FieldKind::Single { .. } => "a string",
+        FieldKind::Number { integer: true, .. } => "an integer",
+        FieldKind::Number { .. } => "a number",
+        FieldKind::Boolean { .. } => "true or false",
+        FieldKind::Multi { .. } => "an array of strings",
+    }
+}
+
+fn found(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Check a whole `content` object against the form (read as closed).
+/// Pointers are `/content/<name>` (relative to the ElicitResult).
+///
+/// Rules: `content-closed` (a key the form did not ask for),
+/// `content-required` (a required field missing), `content-value` (a value
+/// that does not fit its field).
+pub fn check_content(form: &FormSchema, content: &Map<String, Value>) -> Vec<Violation> {
+    let mut errs = Vec::new();
+    for (k, v) in content {
+        let ptr = join("/content", k);
+        match form.field(k) {
+            None => errs.push(Violation::new(
+                ptr,
+                "content-closed",
+                format!("'{k}' is not a field of the requested form"),
+            )),
+            Some(f) => {
+                if let Err(m) = check_value(f, v) {
+                    errs.push(Violation::new(ptr, "content-value", format!("'{k}' {m}")));
+                }
+            }
+        }
+    }
+    for f in &form.fields {
+        if f.required && !content.contains_key(&f.name) {
+            errs.push(Violation::new(
+                join("/content", &f.name),
+                "content-required",
+                format!("required field '{}' is missing", f.name),
+            ));
+        }
+    }
+    errs
+}

@@ -1,0 +1,814 @@
+//! The elicitation codec: reading `user.elicitation.request` and
+//! `user.elicitation.result` events, the runtime checks of spec 4.1 and 4.2,
+//! the cross-body checks of a result against its request, and building a
+//! validated result event.
+//!
+//! Data flow: bytes → [`parse_json`] (limits first) → [`read_request_event`]
+//! (wire root, pinned `request` definition, closed form subset, mode rule) →
+//! a [`RequestEvent`] → the responder decides an [`Answer`] →
+//! [`make_result_event`] builds the result and validates it exactly as
+//! [`read_result_event`] and [`check_answer`] would, so nothing invalid is
+//! ever emitted.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::form_schema::{parse_form_schema, FormSchema};
+use super::limits::{json_depth, MAX_DEPTH, MAX_EVENT_BYTES, MAX_STRING_CHARS};
+use super::schemas;
+use super::violation::{Violation, REQUEST_TEXT, RESULT_TEXT};
+
+/// Event type of a request (spec 3).
+pub const REQUEST_TYPE: &str = "user.elicitation.request";
+/// Event type of a result (spec 3).
+pub const RESULT_TYPE: &str = "user.elicitation.result";
+/// The `_meta` key of MCP related-task metadata, echoed into results.
+pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+
+/// Elicitation mode (seed: "A form request has optional mode: form").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Form,
+    Url,
+}
+
+impl Mode {
+    /// `form` or `url`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Form => "form",
+            Mode::Url => "url",
+        }
+    }
+    /// Parse `form` or `url`.
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "form" => Some(Mode::Form),
+            "url" => Some(Mode::Url),
+            _ => None,
+        }
+    }
+}
+
+/// The person's action (MCP `ElicitResult.action`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Accept,
+    Decline,
+    Cancel,
+}
+
+impl Action {
+    /// `accept`, `decline` or `cancel`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Accept => "accept",
+            Action::Decline => "decline",
+            Action::Cancel => "cancel",
+        }
+    }
+    /// Parse `accept`, `decline` or `cancel`.
+    pub fn parse(s: &str) -> Option<Action> {
+        match s {
+            "accept" => Some(Action::Accept),
+            "decline" => Some(Action::Decline),
+            "cancel" => Some(Action::Cancel),
+            _ => None,
+        }
+    }
+}
+
+/// The requesting MCP server's identity as the adapter knows it (spec 4.1:
+/// closed `{name, title?, version?}`). Never the answering user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Server {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+}
+
+/// A request's body as parsed from `request.text` (spec 4.1, 4.3).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RequestBody {
+    /// Form mode: the validated closed form.
+    Form(FormSchema),
+    /// URL mode: the absolute URL and the opaque `elicitationId`.
+    Url { url: String, elicitation_id: String },
+}
+
+/// A validated, executable elicitation request (body selection with text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElicitationRequest {
+    /// The complete `elicitation/create` params, `_meta` and `task` included.
+    pub params: Map<String, Value>,
+    /// The message shown to the person.
+    pub message: String,
+    pub body: RequestBody,
+}
+
+/// What a request event carries (spec 2): the body, or a view that is never
+/// executable.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RequestView {
+    Body(ElicitationRequest),
+    /// `selection: "metadata"`: event metadata only.
+    Metadata,
+    /// `selection: "omit"` or no part at all.
+    Omit,
+    /// `selection: "body"` with a gap: requested content that is missing.
+    Gap {
+        reason: String,
+        detail: Option<String>,
+    },
+}
+
+impl RequestView {
+    /// The executable request, if this is a body view.
+    pub fn request(&self) -> Option<&ElicitationRequest> {
+        match self {
+            RequestView::Body(r) => Some(r),
+            _ => None,
+        }
+    }
+    /// A short description of a non-executable view (`metadata only`, `omitted`,
+    /// `gap: too-large (detail)`), or None for a body.
+    pub fn describe(&self) -> Option<String> {
+        match self {
+            RequestView::Body(_) => None,
+            RequestView::Metadata => {
+                Some("metadata only: the request's content was not shared".into())
+            }
+            RequestView::Omit => {
+                Some("omitted: the request's content was intentionally left out".into())
+            }
+            RequestView::Gap { reason, detail } => Some(match detail {
+                Some(d) => format!("gap: the content is missing ({reason}: {d})"),
+                None => format!("gap: the content is missing ({reason})"),
+            }),
+        }
+    }
+}
+
+/// A validated `user.elicitation.request` event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestEvent {
+    pub id: String,
+    /// `source.adapter`: the adapter the request came through.
+    pub adapter: String,
+    pub server: Server,
+    /// The explicit metadata mode (equal to the parsed mode).
+    pub mode: Mode,
+    pub view: RequestView,
+    /// The complete event as read.
+    pub event: Value,
+}
+
+/// A parsed `ElicitResult`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElicitResult {
+    /// The complete value, `_meta` and extension fields included.
+    pub value: Map<String, Value>,
+    pub action: Action,
+    pub content: Option<Map<String, Value>>,
+}
+
+/// A validated `user.elicitation.result` event (checked on its own).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultEvent {
+    pub id: String,
+    pub parent_event_id: String,
+    pub server: Server,
+    pub mode: Mode,
+    pub action: Action,
+    /// The parsed result when the part is a body with text.
+    pub result: Option<ElicitResult>,
+    pub event: Value,
+}
+
+/// The decision to turn into a result event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub action: Action,
+    /// Present only for an accepted form.
+    pub content: Option<Map<String, Value>>,
+}
+
+impl Answer {
+    /// An answer with no content (decline, cancel, URL consent).
+    pub fn bare(action: Action) -> Self {
+        Answer {
+            action,
+            content: None,
+        }
+    }
+}
+
+/// Envelope fields of a result that are not decided by the answer.
+#[derive(Debug, Clone)]
+pub struct ResultMeta {
+    /// `source.adapter` of the result event (default `ahp-elicit`).
+    pub adapter: String,
+    /// The result event's `id`; None derives `<request id>-result`.
+    pub id: Option<String>,
+    /// RFC 3339 time; None takes the current time.
+    pub time: Option<String>,
+}
+
+impl Default for ResultMeta {
+    fn default() -> Self {
+        ResultMeta {
+            adapter: "ahp-elicit".into(),
+            id: None,
+            time: None,
+        }
+    }
+}
+
+/// Read JSON text with the hard limits checked first (size, nesting depth),
+/// then UTF-8 and syntax.
+///
+/// Errors: one violation at the root, rule `limits`, `utf8` or `json`.
+pub fn parse_json(bytes: &[u8]) -> Result<Value, Violation> {
+    if bytes.len() > MAX_EVENT_BYTES {
+        return Err(Violation::new(
+            "",
+            "limits",
+            format!(
+                "{} bytes exceed the limit of {MAX_EVENT_BYTES} bytes per event",
+                bytes.len()
+            ),
+        ));
+    }
+    let depth = json_depth(bytes);
+    if depth > MAX_DEPTH {
+        return Err(Violation::new(
+            "",
+            "limits",
+            format!("nesting depth {depth} exceeds the limit of {MAX_DEPTH}"),
+        ));
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        Violation::new(
+            "",
+            "utf8",
+            format!(
+                "input is not UTF-8: invalid byte at offset {}",
+                e.valid_up_to()
+            ),
+        )
+    })?;
+    serde_json::from_str(text).map_err(|e| Violation::new("", "json", format!("not JSON: {e}")))
+}
+
+fn str_at<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
+    v.pointer(ptr).and_then(Value::as_str)
+}
+
+fn server_at(event: &Value) -> Result<Server, Violation> {
+    let s = event
+        .pointer("/payload/elicitation/server")
+        .cloned()
+        .unwrap_or(Value::Null);
+    serde_json::from_value(s).map_err(|e| {
+        Violation::new(
+            "/payload/elicitation/server",
+            "wire-root",
+            format!("server: {e}"),
+        )
+    })
+}
+
+/// Parse a body text (limits, then JSON); pointer prefix `at` (e.g.
+/// [`REQUEST_TEXT`]).
+fn parse_text(text: &str, at: &str) -> Result<Value, Violation> {
+    let depth = json_depth(text.as_bytes());
+    if depth > MAX_DEPTH {
+        return Err(Violation::new(
+            at,
+            "limits",
+            format!("nesting depth {depth} of the body text exceeds the limit of {MAX_DEPTH}"),
+        ));
+    }
+    serde_json::from_str(text)
+        .map_err(|e| Violation::new(at, "text-json", format!("the text part is not JSON: {e}")))
+}
+
+fn read_view(event: &Value, part_ptr: &str) -> PartView {
+    match event.pointer(part_ptr) {
+        None => PartView::Omit,
+        Some(p) => match p.get("selection").and_then(Value::as_str) {
+            Some("metadata") => PartView::Metadata,
+            Some("omit") => PartView::Omit,
+            _ => match (p.get("text").and_then(Value::as_str), p.get("gap")) {
+                (Some(t), _) => PartView::Text(t.to_owned()),
+                (None, Some(g)) => PartView::Gap {
+                    reason: g
+                        .get("reason")
+                        .and_then(Value::as_str)
+                        .unwrap_or("unavailable")
+                        .to_owned(),
+                    detail: g.get("detail").and_then(Value::as_str).map(str::to_owned),
+                },
+                (None, None) => PartView::Omit,
+            },
+        },
+    }
+}
+
+enum PartView {
+    Text(String),
+    Metadata,
+    Omit,
+    Gap {
+        reason: String,
+        detail: Option<String>,
+    },
+}
+
+/// Check the strings of a request against [`MAX_STRING_CHARS`] (the request
+/// text itself is bounded by the event size).
+fn check_string_limits(v: &Value, ptr: &str, errs: &mut Vec<Violation>) {
+    match v {
+        Value::String(s) if s.len() > MAX_STRING_CHARS && s.chars().count() > MAX_STRING_CHARS => {
+            errs.push(Violation::new(
+                ptr,
+                "limits",
+                format!(
+                    "string of {} characters exceeds the limit of {MAX_STRING_CHARS}",
+                    s.chars().count()
+                ),
+            ))
+        }
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, x)| check_string_limits(x, &format!("{ptr}/{i}"), errs)),
+        Value::Object(o) => o
+            .iter()
+            .for_each(|(k, x)| check_string_limits(x, &super::violation::join(ptr, k), errs)),
+        _ => {}
+    }
+}
+
+/// Read elicitation/create params (spec 4.1, 4.3), already parsed from the
+/// text. `meta_mode` is the event's explicit mode. Pointers are relative to
+/// the params (`/requestedSchema/...`).
+///
+/// Errors: schema violations (`mcp-request/...`), then runtime checks
+/// (`mode-match`, `form-subset` and the rules of
+/// [`parse_form_schema`](super::form_schema::parse_form_schema)).
+pub fn read_params(params: &Value, meta_mode: Mode) -> Result<ElicitationRequest, Vec<Violation>> {
+    let Some(obj) = params.as_object() else {
+        return Err(vec![Violation::new(
+            "",
+            "mcp-request",
+            "the params must be a JSON object",
+        )]);
+    };
+    let mut errs = Vec::new();
+    // Mode first: it decides which definition applies and it is a runtime rule.
+    let parsed_mode = match obj.get("mode") {
+        None => Some(Mode::Form),
+        Some(Value::String(s)) => Mode::parse(s),
+        Some(_) => None,
+    };
+    match parsed_mode {
+        None => errs.push(Violation::new(
+            "/mode",
+            "mcp-request",
+            "mode must be \"form\" or \"url\"",
+        )),
+        Some(m) if m != meta_mode => errs.push(Violation::new(
+            "/mode",
+            "mode-match",
+            format!(
+                "the event says mode {} but the params give mode {} (a missing mode means form)",
+                meta_mode.as_str(),
+                m.as_str()
+            ),
+        )),
+        Some(_) => {}
+    }
+    check_string_limits(params, "", &mut errs);
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    let schema_errs = schemas::validate_mcp_request(params);
+    if !schema_errs.is_empty() {
+        return Err(schema_errs);
+    }
+    let message = match obj.get("message") {
+        Some(Value::String(s)) => s.clone(),
+        _ => {
+            return Err(vec![Violation::new(
+                "/message",
+                "mcp-request",
+                "message is required and must be a string",
+            )])
+        }
+    };
+    let body = match meta_mode {
+        Mode::Form => {
+            for k in ["url", "elicitationId"] {
+                if obj.contains_key(k) {
+                    errs.push(Violation::new(
+                        format!("/{k}"),
+                        "mcp-request",
+                        format!("'{k}' belongs to URL mode, not a form request"),
+                    ));
+                }
+            }
+            match obj.get("requestedSchema") {
+                None => errs.push(Violation::new(
+                    "",
+                    "mcp-request",
+                    "a form request must have requestedSchema",
+                )),
+                Some(rs) => match parse_form_schema(rs, "/requestedSchema") {
+                    Ok(f) if errs.is_empty() => return finish(obj, message, RequestBody::Form(f)),
+                    Ok(_) => {}
+                    Err(e) => errs.extend(e),
+                },
+            }
+            return Err(errs);
+        }
+        Mode::Url => {
+            if obj.contains_key("requestedSchema") {
+                errs.push(Violation::new(
+                    "/requestedSchema",
+                    "mcp-request",
+                    "a URL request has no requestedSchema",
+                ));
+            }
+            let url = str_at(params, "/url");
+            let id = str_at(params, "/elicitationId");
+            match (url, id) {
+                (Some(u), Some(i)) if errs.is_empty() => {
+                    if url::Url::parse(u).is_err() {
+                        return Err(vec![Violation::new(
+                            "/url",
+                            "mcp-request",
+                            "url must be an absolute URL",
+                        )]);
+                    }
+                    RequestBody::Url {
+                        url: u.to_owned(),
+                        elicitation_id: i.to_owned(),
+                    }
+                }
+                (u, i) => {
+                    if u.is_none() {
+                        errs.push(Violation::new(
+                            "/url",
+                            "mcp-request",
+                            "a URL request needs a string url",
+                        ));
+                    }
+                    if i.is_none() {
+                        errs.push(Violation::new(
+                            "/elicitationId",
+                            "mcp-request",
+                            "a URL request needs a string elicitationId",
+                        ));
+                    }
+                    return Err(errs);
+                }
+            }
+        }
+    };
+    finish(obj, message, body)
+}
+
+fn finish(
+    obj: &Map<String, Value>,
+    message: String,
+    body: RequestBody,
+) -> Result<ElicitationRequest, Vec<Violation>> {
+    Ok(ElicitationRequest {
+        params: obj.clone(),
+        message,
+        body,
+    })
+}
+
+fn check_type(event: &Value, want: &str) -> Result<(), Vec<Violation>> {
+    let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
+    if ty == want {
+        Ok(())
+    } else {
+        Err(vec![Violation::new(
+            "/type",
+            "event-type",
+            format!("expected a {want} event, found '{ty}'"),
+        )])
+    }
+}
+
+/// Read and validate a `user.elicitation.request` event (seed: "MCP
+/// elicitation binding"; spec 4.1).
+///
+/// Errors: every violation, pointers into the event or, for faults in the
+/// body, [`REQUEST_TEXT`] followed by a pointer into the params.
+pub fn read_request_event(event: &Value) -> Result<RequestEvent, Vec<Violation>> {
+    let errs = schemas::validate_event(event);
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    check_type(event, REQUEST_TYPE)?;
+    let id = str_at(event, "/id").unwrap_or_default().to_owned();
+    let adapter = str_at(event, "/source/adapter")
+        .unwrap_or_default()
+        .to_owned();
+    let server = server_at(event).map_err(|e| vec![e])?;
+    let Some(mode) = str_at(event, "/payload/elicitation/mode").and_then(Mode::parse) else {
+        return Err(vec![Violation::new(
+            "/payload/elicitation/mode",
+            "wire-root",
+            "mode must be \"form\" or \"url\"",
+        )]);
+    };
+    let view = match read_view(event, "/payload/elicitation/request") {
+        PartView::Metadata => RequestView::Metadata,
+        PartView::Omit => RequestView::Omit,
+        PartView::Gap { reason, detail } => RequestView::Gap { reason, detail },
+        PartView::Text(t) => {
+            let params = parse_text(&t, REQUEST_TEXT).map_err(|e| vec![e])?;
+            let req = read_params(&params, mode).map_err(|es| {
+                es.into_iter()
+                    .map(|e| e.under(REQUEST_TEXT))
+                    .collect::<Vec<_>>()
+            })?;
+            RequestView::Body(req)
+        }
+    };
+    Ok(RequestEvent {
+        id,
+        adapter,
+        server,
+        mode,
+        view,
+        event: event.clone(),
+    })
+}
+
+/// Read a parsed `ElicitResult` (spec 4.2) given the result event's mode.
+/// Pointers are relative to the result.
+pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<Violation>> {
+    let Some(obj) = value.as_object() else {
+        return Err(vec![Violation::new(
+            "",
+            "mcp-result",
+            "the result must be a JSON object",
+        )]);
+    };
+    let errs = schemas::validate_mcp_result(value);
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    let Some(action) = obj
+        .get("action")
+        .and_then(Value::as_str)
+        .and_then(Action::parse)
+    else {
+        return Err(vec![Violation::new(
+            "/action",
+            "mcp-result",
+            "action must be accept, decline or cancel",
+        )]);
+    };
+    let content = match obj.get("content") {
+        None => None,
+        Some(Value::Object(c)) => {
+            let mut errs = Vec::new();
+            for (k, v) in c {
+                let ok = match v {
+                    Value::String(_) | Value::Number(_) | Value::Bool(_) => true,
+                    Value::Array(a) => a.iter().all(Value::is_string),
+                    _ => false,
+                };
+                if !ok {
+                    errs.push(Violation::new(
+                        super::violation::join("/content", k),
+                        "mcp-result",
+                        "content values are string, number, boolean or array of strings",
+                    ));
+                }
+            }
+            if !errs.is_empty() {
+                return Err(errs);
+            }
+            Some(c.clone())
+        }
+        Some(_) => {
+            return Err(vec![Violation::new(
+                "/content",
+                "mcp-result",
+                "content must be an object",
+            )])
+        }
+    };
+    if content.is_some() && !(action == Action::Accept && mode == Mode::Form) {
+        return Err(vec![Violation::new(
+            "/content",
+            "content-only-accepted-form",
+            format!(
+                "content is present only for an accepted form; this is {} in {} mode",
+                action.as_str(),
+                mode.as_str()
+            ),
+        )]);
+    }
+    Ok(ElicitResult {
+        value: obj.clone(),
+        action,
+        content,
+    })
+}
+
+/// Read and validate a `user.elicitation.result` event on its own (no
+/// request known): wire root, pinned `result` definition, action equal to
+/// the parsed action, content only for an accepted form.
+pub fn read_result_event(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
+    let errs = schemas::validate_event(event);
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    check_type(event, RESULT_TYPE)?;
+    let id = str_at(event, "/id").unwrap_or_default().to_owned();
+    let parent = str_at(event, "/parentEventId")
+        .unwrap_or_default()
+        .to_owned();
+    let server = server_at(event).map_err(|e| vec![e])?;
+    let mode = str_at(event, "/payload/elicitation/mode").and_then(Mode::parse);
+    let action = str_at(event, "/payload/elicitation/action").and_then(Action::parse);
+    let (Some(mode), Some(action)) = (mode, action) else {
+        return Err(vec![Violation::new(
+            "/payload/elicitation",
+            "wire-root",
+            "mode and action are required",
+        )]);
+    };
+    let result = match read_view(event, "/payload/elicitation/result") {
+        PartView::Text(t) => {
+            let v = parse_text(&t, RESULT_TEXT).map_err(|e| vec![e])?;
+            let r = read_result_value(&v, mode).map_err(|es| {
+                es.into_iter()
+                    .map(|e| e.under(RESULT_TEXT))
+                    .collect::<Vec<_>>()
+            })?;
+            if r.action != action {
+                return Err(vec![Violation::new(
+                    format!("{RESULT_TEXT}/action"),
+                    "action-match",
+                    format!(
+                        "the event says action {} but the result text says {}",
+                        action.as_str(),
+                        r.action.as_str()
+                    ),
+                )]);
+            }
+            Some(r)
+        }
+        _ => None,
+    };
+    Ok(ResultEvent {
+        id,
+        parent_event_id: parent,
+        server,
+        mode,
+        action,
+        result,
+        event: event.clone(),
+    })
+}
+
+/// Cross-body checks of a result against its request (spec 4.2): parent id,
+/// identical server, same mode, no accept for a view that is not
+/// executable, and content against the form read as closed.
+pub fn check_answer(req: &RequestEvent, res: &ResultEvent) -> Vec<Violation> {
+    let mut errs = Vec::new();
+    if res.parent_event_id != req.id {
+        errs.push(Violation::new(
+            "/parentEventId",
+            "parent-id",
+            format!(
+                "parentEventId '{}' is not the request id '{}'",
+                res.parent_event_id, req.id
+            ),
+        ));
+    }
+    if res.server != req.server {
+        errs.push(Violation::new(
+            "/payload/elicitation/server",
+            "server-identity",
+            "the result must repeat the request's server exactly",
+        ));
+    }
+    if res.mode != req.mode {
+        errs.push(Violation::new(
+            "/payload/elicitation/mode",
+            "mode-match",
+            format!(
+                "the result's mode {} differs from the request's mode {}",
+                res.mode.as_str(),
+                req.mode.as_str()
+            ),
+        ));
+    }
+    match &req.view {
+        RequestView::Body(r) => {
+            if let (RequestBody::Form(form), Some(result)) = (&r.body, &res.result) {
+                if result.action == Action::Accept {
+                    let content = result.content.clone().unwrap_or_default();
+                    errs.extend(
+                        super::content::check_content(form, &content)
+                            .into_iter()
+                            .map(|e| e.under(RESULT_TEXT)),
+                    );
+                }
+            }
+        }
+        _ => {
+            if res.action == Action::Accept {
+                errs.push(Violation::new(
+                    "/payload/elicitation/action",
+                    "not-executable",
+                    "the request is a metadata, omit or gap view: it cannot be accepted, only declined or cancelled",
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// Build the result event for `answer` to `req`, then validate it exactly as
+/// a reader would (wire root, pinned result definition, cross-body checks).
+/// Related-task `_meta` of the request is echoed into the result.
+///
+/// Errors: the violations of the built event; nothing is returned then, so
+/// an invalid result is never emitted.
+pub fn make_result_event(
+    req: &RequestEvent,
+    answer: &Answer,
+    meta: &ResultMeta,
+) -> Result<Value, Vec<Violation>> {
+    let mut result = Map::new();
+    result.insert("action".into(), json!(answer.action.as_str()));
+    if let Some(c) = &answer.content {
+        result.insert("content".into(), Value::Object(c.clone()));
+    }
+    if let Some(task) = req
+        .view
+        .request()
+        .and_then(|r| r.params.get("_meta"))
+        .and_then(|m| m.get(RELATED_TASK))
+    {
+        result.insert("_meta".into(), json!({ RELATED_TASK: task }));
+    }
+    let text = serde_json::to_string(&Value::Object(result))
+        .map_err(|e| vec![Violation::new("", "serialize", e.to_string())])?;
+    let id = meta.id.clone().unwrap_or_else(|| derive_result_id(&req.id));
+    let time = meta.time.clone().unwrap_or_else(|| {
+        humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+    });
+    let event = json!({
+        "ahp": "0.1",
+        "id": id,
+        "type": RESULT_TYPE,
+        "time": time,
+        "source": { "adapter": meta.adapter },
+        "parentEventId": req.id,
+        "payload": { "elicitation": {
+            "server": req.server,
+            "mode": req.mode.as_str(),
+            "action": answer.action.as_str(),
+            "result": { "type": "text", "selection": "body", "text": text }
+        } }
+    });
+    let res = read_result_event(&event)?;
+    let errs = check_answer(req, &res);
+    if errs.is_empty() {
+        Ok(event)
+    } else {
+        Err(errs)
+    }
+}
+
+/// `<request id>-result`, or for a request id too long to extend, `result-`
+/// and the first 32 hex digits of the id's SHA-256 (ids are at most 256
+/// characters, spec 1).
+pub fn derive_result_id(request_id: &str) -> String {
+    if request_id.chars().count() <= 249 {
+        format!("{request_id}-result")
+    } else {
+        use sha2::Digest;
+        let d = sha2::Sha256::digest(request_id.as_bytes());
+        let hex: String = d.iter().take(16).map(|b| format!("{b:02x}")).collect();
+        format!("result-{hex}")
+    }
+}

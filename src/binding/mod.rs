@@ -1,0 +1,18 @@
+//! The AHP binding for MCP elicitation: envelope, text parts, overlays,
+//! the elicitation codec, the closed form subset, runtime checks, effects
+//! and capabilities. No terminal dependency (seed; spec sections 1 to 5).
+
+pub mod content;
+pub mod elicitation;
+pub mod form_schema;
+pub mod limits;
+pub mod schemas;
+pub mod violation;
+
+pub use elicitation::{
+    check_answer, make_result_event, parse_json, read_request_event, read_result_event, Action,
+    Answer, ElicitResult, ElicitationRequest, Mode, RequestBody, RequestEvent, RequestView,
+    ResultEvent, ResultMeta, Server,
+};
+pub use form_schema::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
+pub use violation::Violation;

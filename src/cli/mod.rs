@@ -1,0 +1,67 @@
+//! The command line: clap definitions and dispatch. Each command lives in
+//! its own module with its `Args` and a `run` returning the exit code.
+//!
+//! Exit codes (issue 2 and 3): 0 ok; 1 invalid input or a refused answer;
+//! 2 usage or I/O error, or no terminal.
+
+use clap::{Parser, Subcommand};
+
+pub mod capabilities;
+pub mod demo;
+pub mod mcp;
+pub mod modify;
+pub mod respond;
+pub mod upstream;
+pub mod validate;
+pub mod wrap;
+
+/// Exit code: success.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: invalid input, or an answer or effect that was refused.
+pub const EXIT_INVALID: u8 = 1;
+/// Exit code: usage or I/O error, or no terminal.
+pub const EXIT_USAGE: u8 = 2;
+
+/// Answer MCP elicitations (AHP user.elicitation.request events) in a terminal.
+#[derive(Debug, Parser)]
+#[command(name = "ahp-elicit", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Answer request events from FILE or stdin; result events go to stdout.
+    Respond(respond::RespondArgs),
+    /// Show the form UI on a built-in request with every field kind.
+    Demo(demo::DemoArgs),
+    /// Validate events (JSON or JSON Lines) through the wire root and the binding.
+    Validate(validate::ValidateArgs),
+    /// Apply a modify(content) effect to a result event.
+    Modify(modify::ModifyArgs),
+    /// Print the elicitation capabilities this responder advertises.
+    Capabilities(capabilities::CapabilitiesArgs),
+    /// Wrap raw MCP elicitation/create params into a request event.
+    Wrap(wrap::WrapArgs),
+    /// Check, regenerate or refresh the pinned MCP upstream files.
+    #[command(subcommand)]
+    Upstream(upstream::UpstreamCommand),
+    /// Connect to a live MCP server as a client and answer its elicitations.
+    Mcp(mcp::McpArgs),
+}
+
+/// Run one parsed command line; returns the process exit code.
+pub fn run(cli: Cli) -> u8 {
+    match cli.command {
+        Command::Respond(a) => respond::run(a),
+        Command::Demo(a) => demo::run(a),
+        Command::Validate(a) => validate::run(a),
+        Command::Modify(a) => modify::run(a),
+        Command::Capabilities(a) => capabilities::run(a),
+        Command::Wrap(a) => wrap::run(a),
+        Command::Upstream(c) => upstream::run(c),
+        Command::Mcp(a) => mcp::run(a),
+    }
+}

@@ -1,0 +1,13 @@
+//! ahp-elicit answers MCP elicitations in a terminal.
+//!
+//! Data flows one way: event in ([`binding::parse_json`],
+//! [`binding::read_request_event`]) → validated request → form state
+//! (`form`) → answer → validated result event out
+//! ([`binding::make_result_event`]).
+//!
+//! Dependency rule: `binding ← form ← responder ← {tui, cli}`. Only `tui`
+//! imports ratatui or crossterm; the library builds without the `tui`
+//! feature.
+
+pub mod binding;
+pub mod cli;
