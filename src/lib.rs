@@ -11,3 +11,4 @@
 
 pub mod binding;
 pub mod cli;
+pub mod responder;

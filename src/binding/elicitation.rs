@@ -812,3 +812,49 @@ pub fn derive_result_id(request_id: &str) -> String {
         format!("result-{hex}")
     }
 }
+
+/// Wrap raw MCP `elicitation/create` params into a validated
+/// `user.elicitation.request` event (issue 2 `wrap`, issue 6): the mode is
+/// taken from the params (missing means form) and written explicitly in the
+/// metadata; the params are serialized whole into `request.text`, nothing
+/// injected.
+///
+/// Errors: the violations of the built event, as [`read_request_event`]
+/// reports them.
+pub fn wrap_params(
+    params: &Value,
+    server: &Server,
+    adapter: &str,
+    id: &str,
+    time: Option<&str>,
+) -> Result<RequestEvent, Vec<Violation>> {
+    let mode = match params.get("mode") {
+        None => "form",
+        Some(Value::String(s)) => s.as_str(),
+        Some(_) => {
+            return Err(vec![Violation::new(
+                format!("{REQUEST_TEXT}/mode"),
+                "mcp-request",
+                "mode must be \"form\" or \"url\"",
+            )])
+        }
+    };
+    let text = serde_json::to_string(params)
+        .map_err(|e| vec![Violation::new("", "serialize", e.to_string())])?;
+    let time = time.map(str::to_owned).unwrap_or_else(|| {
+        humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+    });
+    let event = json!({
+        "ahp": "0.1",
+        "id": id,
+        "type": REQUEST_TYPE,
+        "time": time,
+        "source": { "adapter": adapter },
+        "payload": { "elicitation": {
+            "server": server,
+            "mode": mode,
+            "request": { "type": "text", "selection": "body", "text": text }
+        } }
+    });
+    read_request_event(&event)
+}
