@@ -12,3 +12,4 @@
 pub mod binding;
 pub mod cli;
 pub mod responder;
+pub mod safe_text;

@@ -1,0 +1,94 @@
+//! Safe text: the one place where server-provided strings are made fit for
+//! a terminal (issue 5 item 1; brief: "Server-provided text is hostile").
+//!
+//! Every widget draws server text only through [`display`] (one line) or
+//! [`display_multiline`] (keeps `\n` as a line break). Neutralised, shown
+//! as a visible escape like `\u{1b}`:
+//! - C0 controls (U+0000..U+001F, except `\n` in multi-line text and `\t`,
+//!   which becomes a space) and DEL (U+007F);
+//! - C1 controls (U+0080..U+009F), which also covers 8-bit CSI/OSC/DCS;
+//! - bidi embeddings, overrides and isolates (U+202A..U+202E,
+//!   U+2066..U+2069), the marks U+200E, U+200F, U+061C;
+//! - zero-width and invisible characters (U+200B..U+200D, U+2060..U+2064,
+//!   U+FEFF, U+180E, U+00AD soft hyphen), and the line/paragraph separators
+//!   U+2028, U+2029;
+//! - Unicode tag characters (U+E0000..U+E007F) and noncharacters.
+//!
+//! Because ESC itself is escaped, no escape sequence (CSI, OSC hyperlinks,
+//! DCS, ...) can survive. The emitted JSON keeps the original values; only
+//! what is drawn is changed.
+
+use std::borrow::Cow;
+
+/// Whether `c` must never reach the terminal as itself.
+pub fn is_unsafe(c: char) -> bool {
+    let u = c as u32;
+    u < 0x20
+        || (0x7f..=0x9f).contains(&u)
+        || matches!(u, 0x00ad | 0x061c | 0x180e | 0x200b..=0x200f | 0x2028..=0x202e | 0x2060..=0x206f | 0xfeff)
+        || (0xe0000..=0xe007f).contains(&u)
+        || (0xfdd0..=0xfdef).contains(&u)
+        || (u & 0xfffe) == 0xfffe
+}
+
+fn escape_into(out: &mut String, c: char) {
+    use std::fmt::Write;
+    let _ = write!(out, "\\u{{{:x}}}", c as u32);
+}
+
+/// One line of safe text: unsafe characters shown as `\u{..}`, a tab as a
+/// space, a newline as `\u{a}`.
+pub fn display(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| is_unsafe(c)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\t' => out.push(' '),
+            c if is_unsafe(c) => escape_into(&mut out, c),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Multi-line safe text: like [`display`] but `\n` (and `\r\n`) stay line
+/// breaks; a lone `\r` is escaped.
+pub fn display_multiline(s: &str) -> Vec<String> {
+    s.split('\n')
+        .map(|line| display(line.strip_suffix('\r').unwrap_or(line)).into_owned())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_text_is_untouched() {
+        assert!(matches!(display("Grüße, 世界 👋"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn escapes_are_neutralised() {
+        assert_eq!(display("a\u{1b}[31mred"), "a\\u{1b}[31mred");
+        assert_eq!(
+            display("\u{1b}]8;;http://x\u{7}link"),
+            "\\u{1b}]8;;http://x\\u{7}link"
+        );
+        assert_eq!(display("x\u{9b}2J"), "x\\u{9b}2J");
+        assert_eq!(display("abc\u{202e}fed"), "abc\\u{202e}fed");
+        assert_eq!(display("a\u{200b}b\u{2066}c"), "a\\u{200b}b\\u{2066}c");
+        assert_eq!(display("tab\there"), "tab here");
+        assert_eq!(display("l1\nl2"), "l1\\u{a}l2");
+    }
+
+    #[test]
+    fn multiline_keeps_breaks() {
+        assert_eq!(
+            display_multiline("a\r\nb\u{7}\nc\r"),
+            vec!["a", "b\\u{7}", "c"]
+        );
+    }
+}
