@@ -52,6 +52,17 @@ pub enum Command {
     Mcp(mcp::McpArgs),
 }
 
+/// Build the responder that `respond` (and `mcp`) use: scripted with
+/// `--answers`/`--action`, else the terminal.
+///
+/// Errors: a sentence for the person (unreadable answers file, no terminal).
+pub fn build_responder(
+    args: &respond::RespondArgs,
+) -> Result<Box<dyn crate::responder::Responder>, String> {
+    let _ = args;
+    Err("no responder is wired yet".into())
+}
+
 /// Run one parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> u8 {
     match cli.command {

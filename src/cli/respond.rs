@@ -1,11 +1,513 @@
-//! `ahp-elicit respond` (placeholder until its issue lands).
+//! `ahp-elicit respond`: the stream driver (issue 3 items 1, 7, 9, 10;
+//! issue 5 items 5 and 6).
+//!
+//! Requests are read from FILE or stdin as they arrive (one JSON document,
+//! pretty-printed or not, or JSON Lines), each validated at the boundary,
+//! answered by a [`Responder`] (the terminal, or a script), and its result
+//! event built, validated and written as one JSON line, flushed at once.
+//! Every request that is read gets exactly one result event or one clear
+//! error on stderr; nothing is lost, nothing is invented.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::binding::limits::MAX_EVENT_BYTES;
+use crate::binding::{
+    make_result_event, parse_json, read_request_event, Action, Answer, Mode, ResultMeta, Violation,
+};
+use crate::responder::{Context, Outcome, Progress, RespondError, Responder};
 
 /// Arguments of `ahp-elicit respond`.
-#[derive(Debug, clap::Args)]
-pub struct RespondArgs {}
+#[derive(Debug, Clone, clap::Args)]
+pub struct RespondArgs {
+    /// Request events: a file, or `-` / nothing for stdin. One JSON event or
+    /// JSON Lines; a stream may stay open, requests are answered as they come.
+    pub input: Option<PathBuf>,
+    /// Write result events here (JSON Lines) instead of stdout.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Theme: default, light, high-contrast, monochrome, or a path to a TOML file.
+    #[arg(long)]
+    pub theme: Option<String>,
+    /// Answer from a file instead of a terminal: {"action":..,"content":{..}}
+    /// for every request, or an object keyed by request event id.
+    #[arg(long, conflicts_with = "action")]
+    pub answers: Option<PathBuf>,
+    /// Answer every request with this action, without a terminal (accept
+    /// submits a form as shown, defaults pre-filled; on a URL request it is
+    /// consent to open).
+    #[arg(long, value_parser = parse_action)]
+    pub action: Option<Action>,
+    /// `source.adapter` of the result events.
+    #[arg(long, default_value = "ahp-elicit")]
+    pub source_adapter: String,
+    /// Cancel a request left unanswered for this many seconds.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Modes this responder advertises and answers (comma separated).
+    #[arg(long, value_delimiter = ',', default_value = "form,url", value_parser = parse_mode)]
+    pub modes: Vec<Mode>,
+    /// Open consented URLs with CMD (URL as its only argument) instead of the
+    /// system browser.
+    #[arg(long, value_name = "CMD", conflicts_with = "no_open")]
+    pub browser: Option<String>,
+    /// Never open a URL: show it for copying; consent is still recorded.
+    #[arg(long)]
+    pub no_open: bool,
+    /// Log events and decisions (JSON Lines) to FILE; URL queries and
+    /// fragments redacted, no form values.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// With --log, also log form values.
+    #[arg(long, requires = "log")]
+    pub log_values: bool,
+}
+
+/// clap value parser for `--action`.
+pub fn parse_action(s: &str) -> Result<Action, String> {
+    Action::parse(s).ok_or_else(|| format!("'{s}' is not accept, decline or cancel"))
+}
+
+/// clap value parser for one `--modes` entry.
+pub fn parse_mode(s: &str) -> Result<Mode, String> {
+    Mode::parse(s.trim()).ok_or_else(|| format!("'{s}' is not form or url"))
+}
+
+/// One item read from the input.
+#[derive(Debug)]
+pub enum Item {
+    /// One complete event text and the line where it starts (1-based).
+    Event { line: usize, bytes: Vec<u8> },
+    /// Input that is not an event (bad line, too long, truncated document).
+    Bad { line: usize, message: String },
+    /// The input could not be read.
+    ReadError(String),
+}
+
+/// Split a byte stream into events (issue 5 item 6): JSON Lines, or JSON
+/// documents spread over several lines (a pretty-printed file). A line that
+/// starts with `{` in column 0 begins a new document; a document that is not
+/// complete when the next one begins, or at end of input, is reported with
+/// its line number. A document over [`MAX_EVENT_BYTES`] is reported and
+/// skipped without being held in memory. Sends items until end of input.
+pub fn split_events<R: BufRead>(mut input: R, mut send: impl FnMut(Item) -> bool) {
+    let mut buf: Vec<u8> = Vec::new();
+    let mut start = 0usize;
+    let mut line_no = 0usize;
+    let mut skipping = false;
+    let mut line: Vec<u8> = Vec::new();
+    let flush = |buf: &mut Vec<u8>,
+                 start: usize,
+                 send: &mut dyn FnMut(Item) -> bool,
+                 at_end: bool|
+     -> bool {
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            buf.clear();
+            return true;
+        }
+        let item = match serde_json::from_slice::<serde::de::IgnoredAny>(buf) {
+            Ok(_) => Item::Event {
+                line: start,
+                bytes: std::mem::take(buf),
+            },
+            Err(e) if e.is_eof() && !at_end => return true,
+            Err(e) => Item::Bad {
+                line: start,
+                message: format!("not a JSON event: {e}"),
+            },
+        };
+        buf.clear();
+        send(item)
+    };
+    loop {
+        line.clear();
+        // Read one line, but never hold more than the event limit.
+        let mut too_long = false;
+        loop {
+            let avail = match input.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    send(Item::ReadError(e.to_string()));
+                    return;
+                }
+            };
+            if avail.is_empty() {
+                break;
+            }
+            let (chunk, done) = match avail.iter().position(|&b| b == b'\n') {
+                Some(i) => (&avail[..=i], true),
+                None => (avail, false),
+            };
+            let n = chunk.len();
+            if !too_long && line.len() + buf.len() + n <= MAX_EVENT_BYTES + 1 {
+                line.extend_from_slice(chunk);
+            } else {
+                too_long = true;
+            }
+            input.consume(n);
+            if done {
+                break;
+            }
+        }
+        let at_eof = line.is_empty() && !too_long;
+        if at_eof {
+            if !skipping && !buf.is_empty() {
+                let s = start;
+                flush(&mut buf, s, &mut send, true);
+            }
+            return;
+        }
+        line_no += 1;
+        let begins = line.first() == Some(&b'{');
+        if begins && !buf.iter().all(u8::is_ascii_whitespace) {
+            // A new document begins while the previous one is incomplete.
+            let s = start;
+            if !send(Item::Bad {
+                line: s,
+                message: "incomplete JSON event (truncated line or document)".into(),
+            }) {
+                return;
+            }
+            buf.clear();
+        }
+        if too_long {
+            skipping = true;
+            buf.clear();
+            if !send(Item::Bad {
+                line: line_no,
+                message: format!("event longer than the limit of {MAX_EVENT_BYTES} bytes"),
+            }) {
+                return;
+            }
+            continue;
+        }
+        if skipping {
+            if !begins {
+                continue;
+            }
+            skipping = false;
+        }
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            buf.clear();
+            start = line_no;
+        }
+        buf.extend_from_slice(&line);
+        if !flush(&mut buf, start, &mut send, false) {
+            return;
+        }
+    }
+}
+
+/// Where result lines go: stdout or `--output FILE`. Each line is written
+/// with one write and flushed (issue 5 item 6: never half a line).
+pub struct Sink {
+    out: Box<dyn Write>,
+}
+
+impl Sink {
+    /// Open stdout or FILE (created or truncated).
+    pub fn open(path: Option<&PathBuf>) -> std::io::Result<Sink> {
+        let out: Box<dyn Write> = match path {
+            Some(p) => Box::new(std::fs::File::create(p)?),
+            None => Box::new(std::io::stdout()),
+        };
+        Ok(Sink { out })
+    }
+
+    /// Write one event as one line and flush.
+    pub fn emit(&mut self, event: &serde_json::Value) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(event).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        self.out.write_all(&line)?;
+        self.out.flush()
+    }
+}
+
+fn report(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
+    let mut msg = match id {
+        Some(id) if !id.is_empty() => format!(
+            "ahp-elicit: request {} (line {line}): {what}",
+            crate::safe_text::display(id)
+        ),
+        _ => format!("ahp-elicit: line {line}: {what}"),
+    };
+    for e in errs {
+        msg.push_str(&format!(
+            "\n  {}",
+            crate::safe_text::display(&e.to_string())
+        ));
+    }
+    eprintln!("{msg}");
+}
+
+/// The outcome of a whole run.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Tally {
+    pub answered: usize,
+    pub failed: usize,
+    /// A fatal I/O or terminal error ended the run (exit 2).
+    pub fatal: bool,
+}
+
+impl Tally {
+    /// Exit code (issue 3 item 10).
+    pub fn exit_code(&self) -> u8 {
+        if self.fatal {
+            super::EXIT_USAGE
+        } else if self.failed > 0 {
+            super::EXIT_INVALID
+        } else {
+            super::EXIT_OK
+        }
+    }
+}
+
+/// Drive a stream of items through `responder` into `sink`.
+/// `interactive` makes the driver call [`Responder::idle`] while it waits.
+pub fn drive(
+    items: mpsc::Receiver<Item>,
+    responder: &mut dyn Responder,
+    sink: &mut Sink,
+    args: &RespondArgs,
+    interactive: bool,
+) -> Tally {
+    let mut tally = Tally::default();
+    let mut queue: VecDeque<Item> = VecDeque::new();
+    let mut quit = false;
+    let mut index = 0usize;
+    let meta = ResultMeta {
+        adapter: args.source_adapter.clone(),
+        ..ResultMeta::default()
+    };
+    let mut open = true;
+    loop {
+        while let Ok(it) = items.try_recv() {
+            queue.push_back(it);
+        }
+        let item = match queue.pop_front() {
+            Some(it) => it,
+            None if !open => break,
+            None => {
+                let wait = Duration::from_millis(100);
+                if interactive && !quit {
+                    if responder.idle(wait) {
+                        quit = true;
+                    }
+                    match items.try_recv() {
+                        Ok(it) => it,
+                        Err(mpsc::TryRecvError::Empty) => continue,
+                        Err(mpsc::TryRecvError::Disconnected) => {
+                            open = false;
+                            continue;
+                        }
+                    }
+                } else {
+                    match items.recv() {
+                        Ok(it) => it,
+                        Err(_) => {
+                            open = false;
+                            continue;
+                        }
+                    }
+                }
+            }
+        };
+        let (line, bytes) = match item {
+            Item::Event { line, bytes } => (line, bytes),
+            Item::Bad { line, message } => {
+                report(line, None, &message, &[]);
+                tally.failed += 1;
+                continue;
+            }
+            Item::ReadError(e) => {
+                eprintln!("ahp-elicit: cannot read the input: {e}");
+                tally.fatal = true;
+                break;
+            }
+        };
+        let value = match parse_json(&bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                report(line, None, "invalid event", &[e]);
+                tally.failed += 1;
+                continue;
+            }
+        };
+        let id = value.get("id").and_then(|v| v.as_str()).map(str::to_owned);
+        let req = match read_request_event(&value) {
+            Ok(r) => r,
+            Err(errs) => {
+                report(line, id.as_deref(), "invalid request, no result", &errs);
+                tally.failed += 1;
+                continue;
+            }
+        };
+        if !args.modes.contains(&req.mode) {
+            report(
+                line,
+                id.as_deref(),
+                &format!(
+                    "{} mode is not advertised (--modes), no result",
+                    req.mode.as_str()
+                ),
+                &[],
+            );
+            tally.failed += 1;
+            continue;
+        }
+        index += 1;
+        let outcome = if quit {
+            Ok(Outcome::Answer(Answer::bare(Action::Cancel)))
+        } else {
+            let cx = Context {
+                progress: Progress {
+                    index,
+                    total: index
+                        + queue
+                            .iter()
+                            .filter(|i| matches!(i, Item::Event { .. }))
+                            .count(),
+                },
+                deadline: args
+                    .timeout
+                    .map(|s| Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9))),
+                modes: args.modes.clone(),
+            };
+            responder.respond(&req, &cx)
+        };
+        let answer = match outcome {
+            Ok(Outcome::Answer(a)) => a,
+            Ok(Outcome::Quit) => {
+                quit = true;
+                Answer::bare(Action::Cancel)
+            }
+            Err(RespondError::Refused(m)) => {
+                report(
+                    line,
+                    id.as_deref(),
+                    &format!("answer refused, no result: {m}"),
+                    &[],
+                );
+                tally.failed += 1;
+                continue;
+            }
+            Err(RespondError::Io(m)) => {
+                report(line, id.as_deref(), &format!("no result: {m}"), &[]);
+                tally.fatal = true;
+                break;
+            }
+        };
+        match make_result_event(&req, &answer, &meta) {
+            Ok(ev) => match sink.emit(&ev) {
+                Ok(()) => tally.answered += 1,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
+                Err(e) => {
+                    eprintln!("ahp-elicit: cannot write the result: {e}");
+                    tally.fatal = true;
+                    break;
+                }
+            },
+            Err(errs) => {
+                report(
+                    line,
+                    id.as_deref(),
+                    "the answer does not make a valid result, no result",
+                    &errs,
+                );
+                tally.failed += 1;
+            }
+        }
+    }
+    tally
+}
+
+/// Start a thread that reads `input` and sends its items.
+pub fn spawn_reader(input: Option<PathBuf>) -> std::io::Result<mpsc::Receiver<Item>> {
+    let reader: Box<dyn BufRead + Send> = match input.as_ref().filter(|p| p.as_os_str() != "-") {
+        Some(p) => Box::new(std::io::BufReader::new(std::fs::File::open(p)?)),
+        None => Box::new(std::io::BufReader::new(std::io::stdin())),
+    };
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || split_events(reader, |it| tx.send(it).is_ok()));
+    Ok(rx)
+}
 
 /// Run the command; returns the exit code.
-pub fn run(_args: RespondArgs) -> u8 {
-    eprintln!("ahp-elicit: 'respond' is not built yet");
-    super::EXIT_USAGE
+pub fn run(args: RespondArgs) -> u8 {
+    let mut responder = match super::build_responder(&args) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("ahp-elicit: {e}");
+            return super::EXIT_USAGE;
+        }
+    };
+    let interactive = args.answers.is_none() && args.action.is_none();
+    let items = match spawn_reader(args.input.clone()) {
+        Ok(rx) => rx,
+        Err(e) => {
+            eprintln!("ahp-elicit: cannot open the input: {e}");
+            return super::EXIT_USAGE;
+        }
+    };
+    let mut sink = match Sink::open(args.output.as_ref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("ahp-elicit: cannot open the output: {e}");
+            return super::EXIT_USAGE;
+        }
+    };
+    let tally = drive(items, responder.as_mut(), &mut sink, &args, interactive);
+    tally.exit_code()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(s: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        split_events(std::io::Cursor::new(s.as_bytes().to_vec()), |it| {
+            out.push(match it {
+                Item::Event { line, bytes } => {
+                    format!("event@{line}:{}", String::from_utf8_lossy(&bytes).trim())
+                }
+                Item::Bad { line, message } => {
+                    format!("bad@{line}:{}", &message[..10.min(message.len())])
+                }
+                Item::ReadError(e) => format!("read:{e}"),
+            });
+            true
+        });
+        out
+    }
+
+    #[test]
+    fn json_lines_with_a_bad_line() {
+        let got = split("{\"a\":1}\nnot json\n\n{\"b\":2}\n");
+        assert_eq!(
+            got,
+            vec!["event@1:{\"a\":1}", "bad@2:not a JSON", "event@4:{\"b\":2}"]
+        );
+    }
+
+    #[test]
+    fn pretty_document_spans_lines() {
+        let got = split("{\n  \"a\": [\n    1\n  ]\n}\n{\"b\":2}");
+        assert_eq!(got.len(), 2);
+        assert!(got[0].starts_with("event@1:{"));
+        assert_eq!(got[1], "event@6:{\"b\":2}");
+    }
+
+    #[test]
+    fn truncated_line_is_reported_and_next_is_kept() {
+        let got = split("{\"a\":\n{\"b\":2}\n{\"c\":");
+        assert_eq!(
+            got,
+            vec!["bad@1:incomplete", "event@2:{\"b\":2}", "bad@3:not a JSON"]
+        );
+    }
 }
