@@ -220,11 +220,38 @@ impl Sink {
 
     /// Write one event as one line and flush.
     pub fn emit(&mut self, event: &serde_json::Value) -> std::io::Result<()> {
-        let mut line = serde_json::to_vec(event).map_err(std::io::Error::other)?;
+        let mut line = terminal_safe_json(event)
+            .map_err(std::io::Error::other)?
+            .into_bytes();
         line.push(b'\n');
         self.out.write_all(&line)?;
         self.out.flush()
     }
+}
+
+/// Serialize `v` as compact JSON in which every character that
+/// [`safe_text::is_unsafe`](crate::safe_text::is_unsafe) flags is written as
+/// a `\uXXXX` escape (serde_json already escapes C0 controls; this also
+/// covers DEL, C1 controls, bidi and zero-width characters). The value is
+/// unchanged: a JSON reader gets the original strings back, and printing the
+/// line on a terminal cannot inject anything.
+pub fn terminal_safe_json(v: &serde_json::Value) -> serde_json::Result<String> {
+    let s = serde_json::to_string(v)?;
+    if !s.chars().any(crate::safe_text::is_unsafe) {
+        return Ok(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if crate::safe_text::is_unsafe(c) {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{:04x}", u));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Ok(out)
 }
 
 fn report(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
@@ -483,6 +510,16 @@ mod tests {
             true
         });
         out
+    }
+
+    #[test]
+    fn emitted_json_is_terminal_safe_and_lossless() {
+        let v = serde_json::json!({"m": "a\u{1b}[2J\u{9b}\u{202e}\u{7f}\u{e0041}z"});
+        let s = terminal_safe_json(&v).unwrap();
+        assert!(!s.chars().any(crate::safe_text::is_unsafe), "{s}");
+        assert_eq!(s, r#"{"m":"a\u001b[2J\u009b\u202e\u007f\udb40\udc41z"}"#);
+        let back: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, v);
     }
 
     #[test]
