@@ -7,6 +7,7 @@ pub mod elicitation;
 pub mod form_schema;
 pub mod limits;
 pub mod schemas;
+pub mod upstream;
 pub mod violation;
 
 pub use elicitation::{

@@ -1,14 +1,166 @@
-//! `ahp-elicit upstream` (placeholder until its issue lands).
+//! `ahp-elicit upstream verify|extract|refresh`: the pinned MCP upstream
+//! (spec section 5; issue 2 item 2). The library side is
+//! [`crate::binding::upstream`].
+//!
+//! The upstream folder is `--dir DIR`, else `$AHP_UPSTREAM_DIR`, else
+//! `upstream/mcp/2025-11-25/` when it holds the files, else
+//! `../shared/upstream/mcp/2025-11-25/` (both relative to the current
+//! directory). `refresh` writes to `--dir`, else `$AHP_UPSTREAM_DIR`, else
+//! `upstream/mcp/2025-11-25/`.
+//!
+//! Exit codes: 0 ok; 1 a digest or the extraction differs (each difference
+//! on stderr); 2 unreadable files, a failed download or write.
+
+use std::path::PathBuf;
+
+use crate::binding::schemas::MCP_ELICITATION;
+use crate::binding::upstream::{self, UpstreamError};
 
 /// The upstream subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub enum UpstreamCommand {
-    /// Check the pinned digests and the committed extraction.
-    Verify,
+    /// Check the pinned digests and that a fresh extraction equals the
+    /// committed schemas/mcp-elicitation.schema.json (offline).
+    Verify(VerifyArgs),
+    /// Regenerate schemas/mcp-elicitation.schema.json from the pinned files.
+    Extract(ExtractArgs),
+    /// Download exactly the pinned files; keep nothing unless both digests match.
+    Refresh(RefreshArgs),
+}
+
+/// Arguments of `upstream verify`.
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    /// Folder holding schema.ts and schema.json.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Compare with this file instead of the copy built into the binary.
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
+}
+
+/// Arguments of `upstream extract`.
+#[derive(Debug, clap::Args)]
+pub struct ExtractArgs {
+    /// Folder holding schema.ts and schema.json.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Where to write the generated schema (`-` for stdout).
+    #[arg(long, value_name = "FILE", default_value = upstream::GENERATED_PATH)]
+    pub out: PathBuf,
+}
+
+/// Arguments of `upstream refresh`.
+#[derive(Debug, clap::Args)]
+pub struct RefreshArgs {
+    /// Folder to write schema.ts and schema.json into.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// For tests only: replace the scheme and host of the pinned addresses
+    /// (e.g. `http://127.0.0.1:PORT/`).
+    #[arg(long, value_name = "PREFIX", hide = true)]
+    pub mirror: Option<String>,
+}
+
+fn report(e: &UpstreamError) -> u8 {
+    eprintln!("ahp-elicit upstream: {e}");
+    e.exit_code()
+}
+
+fn verify(a: VerifyArgs) -> u8 {
+    let dir = upstream::resolve_dir(a.dir.as_deref());
+    let committed = match &a.schema {
+        Some(p) => match std::fs::read_to_string(p) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("ahp-elicit upstream: {}: {e}", p.display());
+                return super::EXIT_USAGE;
+            }
+        },
+        None => MCP_ELICITATION.to_owned(),
+    };
+    match upstream::verify(&dir, &committed) {
+        Ok(diffs) if diffs.is_empty() => {
+            let p = upstream::pin();
+            println!(
+                "ok: {} holds the pinned MCP {} files (tag {}, commit {}), and the extraction equals the committed {}",
+                dir.display(),
+                p.protocol_revision,
+                p.tag,
+                p.commit,
+                upstream::GENERATED_PATH
+            );
+            super::EXIT_OK
+        }
+        Ok(diffs) => {
+            eprintln!("ahp-elicit upstream verify: {} differs:", dir.display());
+            for d in diffs {
+                eprintln!("  {d}");
+            }
+            super::EXIT_INVALID
+        }
+        Err(e) => report(&e),
+    }
+}
+
+fn extract(a: ExtractArgs) -> u8 {
+    let dir = upstream::resolve_dir(a.dir.as_deref());
+    let text = match upstream::extract_dir(&dir) {
+        Ok(t) => t,
+        Err(e) => return report(&e),
+    };
+    if a.out.as_os_str() == "-" {
+        print!("{text}");
+        return super::EXIT_OK;
+    }
+    match std::fs::write(&a.out, text) {
+        Ok(()) => {
+            eprintln!(
+                "wrote {} from {}; review the diff before committing",
+                a.out.display(),
+                dir.display()
+            );
+            super::EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("ahp-elicit upstream: {}: {e}", a.out.display());
+            super::EXIT_USAGE
+        }
+    }
+}
+
+fn refresh(a: RefreshArgs) -> u8 {
+    let dir = match a.dir {
+        Some(d) => d,
+        None => match std::env::var_os(upstream::ENV_DIR) {
+            Some(d) if !d.is_empty() => PathBuf::from(d),
+            _ => PathBuf::from(upstream::LOCAL_DIR),
+        },
+    };
+    match upstream::refresh(&dir, a.mirror.as_deref()) {
+        Ok(diffs) if diffs.is_empty() => {
+            println!(
+                "ok: downloaded the pinned files into {}; both digests match",
+                dir.display()
+            );
+            super::EXIT_OK
+        }
+        Ok(diffs) => {
+            eprintln!("ahp-elicit upstream refresh: refused, nothing kept:");
+            for d in diffs {
+                eprintln!("  {d}");
+            }
+            super::EXIT_INVALID
+        }
+        Err(e) => report(&e),
+    }
 }
 
 /// Run the command; returns the exit code.
-pub fn run(_c: UpstreamCommand) -> u8 {
-    eprintln!("ahp-elicit: 'upstream' is not built yet");
-    super::EXIT_USAGE
+pub fn run(c: UpstreamCommand) -> u8 {
+    match c {
+        UpstreamCommand::Verify(a) => verify(a),
+        UpstreamCommand::Extract(a) => extract(a),
+        UpstreamCommand::Refresh(a) => refresh(a),
+    }
 }
