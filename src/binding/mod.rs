@@ -2,7 +2,9 @@
 //! the elicitation codec, the closed form subset, runtime checks, effects
 //! and capabilities. No terminal dependency (seed; spec sections 1 to 5).
 
+pub mod capabilities;
 pub mod content;
+pub mod effects;
 pub mod elicitation;
 pub mod form_schema;
 pub mod limits;

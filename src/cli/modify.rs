@@ -1,11 +1,128 @@
-//! `ahp-elicit modify` (placeholder until its issue lands).
+//! `ahp-elicit modify` (issue 2 items 4 and 5; spec 4.4): apply a
+//! `modify(content)` effect to a result event (or a `user.message.outbound`
+//! event) through [`crate::binding::effects`], and print the new event.
+//!
+//! On success the new event is printed as one JSON line on stdout (exit 0).
+//! On refusal nothing is printed on stdout; each reason is printed on stderr
+//! as `pointer [rule] message` (exit 1). Unreadable files or usage: exit 2.
+//!
+//! The permission defaults to `read`, the safest reading of a subscriber
+//! whose grant is not stated: a modify is then refused until
+//! `--permission read-write` is given explicitly.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use crate::binding::effects::{apply_content_effect, parse_effect, Permission};
+use crate::binding::{parse_json, read_request_event, Violation};
+use crate::safe_text::display;
 
 /// Arguments of `ahp-elicit modify`.
 #[derive(Debug, clap::Args)]
-pub struct ModifyArgs {}
+#[command(after_help = "\
+The effect file holds {\"effect\": \"modify\", \"target\": \"content\", \"op\": \"replace\"|\"merge\", \"value\": ...}. \
+At a user.elicitation.result, value is an object (the new or merged answer content) and the \
+result must be an accepted form result with a body text part; at a user.message.outbound, \
+value is a list of canonical messages and op is replace. user.elicitation.request has no \
+modify(request).\n\n\
+Permission defaults to read (the safest): modify is refused unless --permission read-write is given.\n\n\
+Exit status: 0 the new event is on stdout, 1 refused (reasons on stderr), 2 usage or unreadable input.")]
+pub struct ModifyArgs {
+    /// The event to modify: a user.elicitation.result (or user.message.outbound) event; `-` is stdin.
+    #[arg(long, visible_alias = "event", value_name = "FILE")]
+    pub result: PathBuf,
+    /// The request event the result answers (needed at a result: the content is checked against its form).
+    #[arg(long, value_name = "FILE")]
+    pub request: Option<PathBuf>,
+    /// The effect document.
+    #[arg(long, value_name = "FILE")]
+    pub effect: PathBuf,
+    /// The subscriber's permission on the event: read (default) or read-write.
+    #[arg(long, default_value = "read", value_parser = ["read", "read-write"])]
+    pub permission: String,
+}
+
+enum Load {
+    Io(String),
+    Bad(Vec<Violation>),
+}
+
+fn load(path: &PathBuf, what: &str) -> Result<serde_json::Value, Load> {
+    let mut bytes = Vec::new();
+    let limit = crate::binding::limits::MAX_EVENT_BYTES as u64 + 1;
+    let res = if path.as_os_str() == "-" {
+        std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(path).and_then(|f| f.take(limit).read_to_end(&mut bytes))
+    };
+    res.map_err(|e| Load::Io(format!("cannot read the {what} {}: {e}", path.display())))?;
+    parse_json(&bytes).map_err(|e| Load::Bad(vec![e]))
+}
+
+fn refuse(what: &str, errs: &[Violation]) -> u8 {
+    eprintln!("ahp-elicit modify: refused: {what}");
+    for e in errs {
+        eprintln!("  {}", display(&e.to_string()));
+    }
+    super::EXIT_INVALID
+}
 
 /// Run the command; returns the exit code.
-pub fn run(_args: ModifyArgs) -> u8 {
-    eprintln!("ahp-elicit: 'modify' is not built yet");
-    super::EXIT_USAGE
+pub fn run(args: ModifyArgs) -> u8 {
+    let stdins = [
+        Some(&args.result),
+        args.request.as_ref(),
+        Some(&args.effect),
+    ]
+    .iter()
+    .filter(|p| p.is_some_and(|p| p.as_os_str() == "-"))
+    .count();
+    if stdins > 1 {
+        eprintln!("ahp-elicit modify: only one of the files can be '-' (stdin)");
+        return super::EXIT_USAGE;
+    }
+    let perm = Permission::parse(&args.permission).unwrap_or(Permission::Read);
+    let get = |p: &PathBuf, what: &str| match load(p, what) {
+        Ok(v) => Ok(v),
+        Err(Load::Io(m)) => {
+            eprintln!("ahp-elicit modify: {}", display(&m));
+            Err(super::EXIT_USAGE)
+        }
+        Err(Load::Bad(es)) => Err(refuse(&format!("the {what} is not a JSON event"), &es)),
+    };
+    let event = match get(&args.result, "event") {
+        Ok(v) => v,
+        Err(c) => return c,
+    };
+    let effect = match get(&args.effect, "effect") {
+        Ok(v) => v,
+        Err(c) => return c,
+    };
+    let request = match &args.request {
+        None => None,
+        Some(p) => {
+            let v = match get(p, "request") {
+                Ok(v) => v,
+                Err(c) => return c,
+            };
+            match read_request_event(&v) {
+                Ok(r) => Some(r),
+                Err(es) => return refuse("the request event is not valid", &es),
+            }
+        }
+    };
+    let effect = match parse_effect(&effect) {
+        Ok(e) => e,
+        Err(es) => return refuse("the effect is malformed", &es),
+    };
+    match apply_content_effect(&event, request.as_ref(), &effect, perm) {
+        Ok(new) => {
+            let mut out = std::io::stdout().lock();
+            if writeln!(out, "{new}").and_then(|_| out.flush()).is_err() {
+                return super::EXIT_USAGE;
+            }
+            super::EXIT_OK
+        }
+        Err(es) => refuse("the effect is not applied; nothing changed", &es),
+    }
 }

@@ -1,11 +1,502 @@
-//! `ahp-elicit validate` (placeholder until its issue lands).
+//! `ahp-elicit validate` (issue 2 item 5): validate events through the wire
+//! root and the binding, one report per event.
+//!
+//! Input: each FILE (or `-`, stdin; the default) holds one JSON event
+//! (pretty-printed or not) or JSON Lines of events. How an input is read
+//! ([`split_input`]):
+//! - an input of at most [`MAX_EVENT_BYTES`] is first tried whole as one
+//!   JSON value; if that fails and some line starting with `{` is a complete
+//!   JSON value by itself, the input is JSON Lines and every non-blank line
+//!   is one event (bad lines are reported with their line number);
+//!   otherwise the input is one (broken) document and its error is reported;
+//! - a larger input cannot be one event, so it is read as JSON Lines with
+//!   bounded memory: a line over the limit is reported and skipped unread.
+//!
+//! Each event goes through [`crate::binding`]: [`parse_json`] (limits, UTF-8,
+//! syntax), then by `type`: [`read_request_event`], [`read_result_event`]
+//! (and [`check_answer`] against the request with id equal to its
+//! `parentEventId`: from `--request FILE`, else one seen earlier in the
+//! inputs), or for the other event types [`schemas::validate_event`].
+//!
+//! Output (stdout): text, one line per event `<id>: valid` or
+//! `<id>: invalid` followed by indented `pointer [rule] message` lines
+//! (server text passed through [`crate::safe_text::display`]); or with
+//! `--format json` one object per event per line,
+//! `{"id", "type", "valid", "errors": [{"pointer", "rule", "message"}], "input", "line"}`
+//! (`id` and `type` are null when the event has none, e.g. not JSON).
+//!
+//! Exit: 0 every event valid; 1 some event invalid (or an input holds no
+//! event); 2 usage or an input that cannot be read.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use crate::binding::elicitation::{REQUEST_TYPE, RESULT_TYPE};
+use crate::binding::limits::MAX_EVENT_BYTES;
+use crate::binding::{
+    check_answer, parse_json, read_request_event, read_result_event, schemas, RequestEvent,
+    ResultEvent, Violation,
+};
+use crate::safe_text::display;
+
+/// The eight event types of the binding (spec 3).
+pub const EVENT_TYPES: [&str; 8] = [
+    "config.change.before",
+    "config.change.after",
+    "user.attention",
+    "user.elicitation.request",
+    "user.elicitation.result",
+    "user.message.inbound",
+    "user.message.outbound",
+    "hook.failure",
+];
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// `<id>: valid|invalid` and indented `pointer [rule] message` lines.
+    Text,
+    /// One JSON object per event per line.
+    Json,
+}
 
 /// Arguments of `ahp-elicit validate`.
 #[derive(Debug, clap::Args)]
-pub struct ValidateArgs {}
+#[command(after_help = "\
+Each input is one JSON event or JSON Lines of events. Results are checked against \
+the request with id equal to their parentEventId: from --request FILE, else one seen \
+earlier in the inputs (a result with no known request is checked on its own).\n\n\
+Exit status: 0 all events valid, 1 some event invalid, 2 usage or unreadable input.")]
+pub struct ValidateArgs {
+    /// Files to validate; `-` is stdin (the default when none is given).
+    #[arg(value_name = "FILE|-")]
+    pub inputs: Vec<PathBuf>,
+    /// The request event(s) that results answer (one event or JSON Lines).
+    #[arg(long, value_name = "FILE")]
+    pub request: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// One event's bytes as found in an input, or why there is none.
+#[derive(Debug)]
+pub struct Chunk {
+    /// 1-based line where the event starts.
+    pub line: usize,
+    /// The event text, or a violation (rule `limits`) for a line too long
+    /// to hold.
+    pub bytes: Result<Vec<u8>, Violation>,
+}
+
+fn blank(b: &[u8]) -> bool {
+    b.iter().all(u8::is_ascii_whitespace)
+}
+
+fn first_line(buf: &[u8]) -> usize {
+    buf.split(|&b| b == b'\n')
+        .position(|l| !blank(l))
+        .unwrap_or(0)
+        + 1
+}
+
+fn trim_eol(l: &[u8]) -> &[u8] {
+    let l = l.strip_suffix(b"\n").unwrap_or(l);
+    l.strip_suffix(b"\r").unwrap_or(l)
+}
+
+fn parses_alone(l: &[u8]) -> bool {
+    let t = l.trim_ascii_start();
+    t.first() == Some(&b'{') && serde_json::from_slice::<serde::de::IgnoredAny>(t).is_ok()
+}
+
+/// Split one input into events (see the module doc for the rule), calling
+/// `each` for every event in order.
+///
+/// Errors: only a read error of the input.
+pub fn split_input<R: Read>(mut input: R, mut each: impl FnMut(Chunk)) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    input
+        .by_ref()
+        .take(MAX_EVENT_BYTES as u64 + 1)
+        .read_to_end(&mut buf)?;
+    if buf.len() <= MAX_EVENT_BYTES {
+        if blank(&buf) {
+            return Ok(());
+        }
+        let whole = serde_json::from_slice::<serde::de::IgnoredAny>(&buf).is_ok();
+        if !whole && buf.split(|&b| b == b'\n').any(parses_alone) {
+            for (i, l) in buf.split(|&b| b == b'\n').enumerate() {
+                if !blank(l) {
+                    each(Chunk {
+                        line: i + 1,
+                        bytes: Ok(trim_eol(l).to_vec()),
+                    });
+                }
+            }
+        } else {
+            let line = first_line(&buf);
+            each(Chunk {
+                line,
+                bytes: Ok(buf),
+            });
+        }
+        return Ok(());
+    }
+    // Too large for one event: JSON Lines, never holding more than one line
+    // of at most the event limit.
+    let mut r = BufReader::new(std::io::Cursor::new(buf).chain(input));
+    let mut line_no = 0usize;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let mut total = 0usize;
+        loop {
+            let avail = match r.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if avail.is_empty() {
+                break;
+            }
+            let (n, done) = match avail.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (avail.len(), false),
+            };
+            if total + n <= MAX_EVENT_BYTES + 2 {
+                line.extend_from_slice(&avail[..n]);
+            }
+            total += n;
+            r.consume(n);
+            if done {
+                break;
+            }
+        }
+        if total == 0 {
+            return Ok(());
+        }
+        line_no += 1;
+        let body = trim_eol(&line);
+        if total > MAX_EVENT_BYTES + 2 || body.len() > MAX_EVENT_BYTES {
+            each(Chunk {
+                line: line_no,
+                bytes: Err(Violation::new(
+                    "",
+                    "limits",
+                    format!(
+                        "the line holds {total} bytes, over the limit of {MAX_EVENT_BYTES} bytes per event"
+                    ),
+                )),
+            });
+        } else if !blank(body) {
+            each(Chunk {
+                line: line_no,
+                bytes: Ok(body.to_vec()),
+            });
+        }
+    }
+}
+
+/// The verdict on one event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The event's `id`, when it is a string.
+    pub id: Option<String>,
+    /// The event's `type`, when it is a string.
+    pub ty: Option<String>,
+    /// Every violation; empty means valid.
+    pub errors: Vec<Violation>,
+}
+
+/// Validates events one by one, remembering valid request events so that
+/// later results are checked against them.
+#[derive(Debug, Default)]
+pub struct Checker {
+    /// Requests from `--request` (when non-empty, the only ones used).
+    reference: Vec<RequestEvent>,
+    /// Valid requests seen so far, by id.
+    seen: HashMap<String, RequestEvent>,
+}
+
+impl Checker {
+    /// A checker; `reference` are the `--request` events (may be empty).
+    pub fn new(reference: Vec<RequestEvent>) -> Self {
+        Checker {
+            reference,
+            seen: HashMap::new(),
+        }
+    }
+
+    fn request_for(&self, res: &ResultEvent) -> Result<Option<&RequestEvent>, Violation> {
+        if self.reference.len() == 1 {
+            return Ok(self.reference.first());
+        }
+        if !self.reference.is_empty() {
+            return match self.reference.iter().find(|r| r.id == res.parent_event_id) {
+                Some(r) => Ok(Some(r)),
+                None => Err(Violation::new(
+                    "/parentEventId",
+                    "parent-id",
+                    format!(
+                        "no request with id '{}' in the --request file",
+                        res.parent_event_id
+                    ),
+                )),
+            };
+        }
+        Ok(self.seen.get(&res.parent_event_id))
+    }
+
+    /// Validate one event text (see the module doc).
+    pub fn check(&mut self, bytes: &[u8]) -> Verdict {
+        let v = match parse_json(bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                return Verdict {
+                    id: None,
+                    ty: None,
+                    errors: vec![e],
+                }
+            }
+        };
+        let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
+        let ty = v.get("type").and_then(Value::as_str).map(str::to_owned);
+        let errors = match ty.as_deref() {
+            Some(REQUEST_TYPE) => match read_request_event(&v) {
+                Ok(r) => {
+                    self.seen.insert(r.id.clone(), r);
+                    Vec::new()
+                }
+                Err(e) => e,
+            },
+            Some(RESULT_TYPE) => match read_result_event(&v) {
+                Ok(res) => match self.request_for(&res) {
+                    Ok(Some(req)) => check_answer(req, &res),
+                    Ok(None) => Vec::new(),
+                    Err(e) => vec![e],
+                },
+                Err(e) => e,
+            },
+            _ => {
+                let errs = schemas::validate_event(&v);
+                if errs.is_empty() {
+                    envelope_guard(&v, ty.as_deref())
+                } else {
+                    errs
+                }
+            }
+        };
+        Verdict { id, ty, errors }
+    }
+}
+
+/// The least the wire root demands of an event whose type has no codec: an
+/// object with one of the eight types (kept in case a schema says nothing).
+fn envelope_guard(v: &Value, ty: Option<&str>) -> Vec<Violation> {
+    if !v.is_object() {
+        return vec![Violation::new("", "wire-root", "an event is a JSON object")];
+    }
+    match ty {
+        None => vec![Violation::new(
+            "/type",
+            "wire-root",
+            "type is required and must be a string",
+        )],
+        Some(t) if !EVENT_TYPES.contains(&t) => vec![Violation::new(
+            "/type",
+            "wire-root",
+            format!("'{t}' is not one of the eight event types of this binding"),
+        )],
+        Some(_) => Vec::new(),
+    }
+}
+
+fn open(path: &PathBuf) -> std::io::Result<Box<dyn Read>> {
+    if path.as_os_str() == "-" {
+        Ok(Box::new(std::io::stdin().lock()))
+    } else {
+        Ok(Box::new(std::fs::File::open(path)?))
+    }
+}
+
+fn name(path: &PathBuf) -> String {
+    if path.as_os_str() == "-" {
+        "-".into()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Load the `--request` events. Errors: unreadable (exit 2) or invalid
+/// (reported on stderr, exit at least 1; the valid ones are kept).
+fn load_reference(path: &PathBuf) -> Result<(Vec<RequestEvent>, bool), String> {
+    let mut reqs = Vec::new();
+    let mut problems = Vec::new();
+    let rd = open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    split_input(rd, |c| {
+        let r = c.bytes.map_err(|e| vec![e]).and_then(|b| {
+            parse_json(&b)
+                .map_err(|e| vec![e])
+                .and_then(|v| read_request_event(&v))
+        });
+        match r {
+            Ok(r) => reqs.push(r),
+            Err(es) => problems.push((c.line, es)),
+        }
+    })
+    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let who = display(&name(path)).into_owned();
+    for (line, es) in &problems {
+        eprintln!("ahp-elicit validate: --request {who}:{line}: not a valid request event");
+        for e in es {
+            eprintln!("  {}", display(&e.to_string()));
+        }
+    }
+    if reqs.is_empty() && problems.is_empty() {
+        eprintln!("ahp-elicit validate: --request {who}: no event found");
+        return Ok((reqs, true));
+    }
+    Ok((reqs, !problems.is_empty()))
+}
+
+/// Shorten a hostile id for the terminal.
+fn shown_id(id: &str) -> String {
+    const MAX: usize = 256;
+    let s: String = id.chars().take(MAX).collect();
+    let s = if id.chars().count() > MAX {
+        format!("{s}…")
+    } else {
+        s
+    };
+    display(&s).into_owned()
+}
+
+/// Write one verdict in `format`.
+pub fn write_verdict(
+    out: &mut dyn Write,
+    format: Format,
+    input: &str,
+    line: usize,
+    v: &Verdict,
+) -> std::io::Result<()> {
+    match format {
+        Format::Json => {
+            let o = json!({
+                "id": v.id,
+                "type": v.ty,
+                "valid": v.errors.is_empty(),
+                "errors": v.errors,
+                "input": input,
+                "line": line,
+            });
+            writeln!(out, "{o}")
+        }
+        Format::Text => {
+            let who = match &v.id {
+                Some(id) => shown_id(id),
+                None => format!("{}:{line}", display(input)),
+            };
+            if v.errors.is_empty() {
+                writeln!(out, "{who}: valid")
+            } else {
+                writeln!(out, "{who}: invalid")?;
+                for e in &v.errors {
+                    let p = if e.pointer.is_empty() {
+                        "(root)"
+                    } else {
+                        &e.pointer
+                    };
+                    writeln!(
+                        out,
+                        "  {} [{}] {}",
+                        display(p),
+                        display(&e.rule),
+                        display(&e.message)
+                    )?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
 
 /// Run the command; returns the exit code.
-pub fn run(_args: ValidateArgs) -> u8 {
-    eprintln!("ahp-elicit: 'validate' is not built yet");
-    super::EXIT_USAGE
+pub fn run(args: ValidateArgs) -> u8 {
+    let mut worst = super::EXIT_OK;
+    let reference = match &args.request {
+        None => Vec::new(),
+        Some(p) => match load_reference(p) {
+            Ok((r, bad)) => {
+                if bad {
+                    worst = super::EXIT_INVALID;
+                }
+                r
+            }
+            Err(m) => {
+                eprintln!("ahp-elicit validate: {}", display(&m));
+                return super::EXIT_USAGE;
+            }
+        },
+    };
+    let inputs = if args.inputs.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.inputs.clone()
+    };
+    let mut checker = Checker::new(reference);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut unreadable = false;
+    for path in &inputs {
+        let input = name(path);
+        let rd = match open(path) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("ahp-elicit validate: cannot read {}: {e}", display(&input));
+                unreadable = true;
+                continue;
+            }
+        };
+        let mut count = 0usize;
+        let mut write_failed = false;
+        let res = split_input(rd, |c| {
+            count += 1;
+            let v = match c.bytes {
+                Ok(b) => checker.check(&b),
+                Err(e) => Verdict {
+                    id: None,
+                    ty: None,
+                    errors: vec![e],
+                },
+            };
+            if !v.errors.is_empty() {
+                worst = super::EXIT_INVALID;
+            }
+            if write_verdict(&mut out, args.format, &input, c.line, &v).is_err() {
+                write_failed = true;
+            }
+        });
+        if let Err(e) = res {
+            eprintln!("ahp-elicit validate: cannot read {}: {e}", display(&input));
+            unreadable = true;
+        } else if count == 0 {
+            eprintln!("ahp-elicit validate: {}: no event found", display(&input));
+            worst = super::EXIT_INVALID;
+        }
+        if write_failed {
+            unreadable = true;
+        }
+    }
+    if out.flush().is_err() {
+        unreadable = true;
+    }
+    if unreadable {
+        super::EXIT_USAGE
+    } else {
+        worst
+    }
 }

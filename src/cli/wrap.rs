@@ -1,11 +1,128 @@
-//! `ahp-elicit wrap` (placeholder until its issue lands).
+//! `ahp-elicit wrap` (issue 2 item 5): raw MCP `elicitation/create` params in,
+//! a validated `user.elicitation.request` event out, through
+//! [`crate::binding::wrap_params`] (the params serialized whole into
+//! `request.text`, the mode written explicitly, nothing injected).
+//!
+//! The default id is `evt-` and the first 16 hex digits of the SHA-256 of
+//! the serialized params (the `request.text`), so wrapping the same params
+//! twice gives the same id; with `--time` the whole output is reproducible.
+//!
+//! Exit: 0 the event is on stdout; 1 the params are not valid (each error on
+//! stderr with its pointer and rule); 2 usage or unreadable input.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use sha2::Digest;
+
+use crate::binding::content::format_ok;
+use crate::binding::limits::{MAX_EVENT_BYTES, MAX_ID_CHARS};
+use crate::binding::{parse_json, wrap_params, Server, StringFormat};
+use crate::safe_text::display;
 
 /// Arguments of `ahp-elicit wrap`.
 #[derive(Debug, clap::Args)]
-pub struct WrapArgs {}
+#[command(after_help = "\
+Reads the params object of an MCP elicitation/create request (not the JSON-RPC envelope) \
+and prints one user.elicitation.request event as a JSON line.\n\n\
+Exit status: 0 printed, 1 invalid params (errors on stderr), 2 usage or unreadable input.")]
+pub struct WrapArgs {
+    /// The requesting MCP server's name (identity as this adapter knows it).
+    #[arg(long, value_name = "NAME")]
+    pub server: String,
+    /// The server's display title.
+    #[arg(long, value_name = "T")]
+    pub server_title: Option<String>,
+    /// The server's version.
+    #[arg(long, value_name = "V")]
+    pub server_version: Option<String>,
+    /// source.adapter of the event.
+    #[arg(long, value_name = "A", default_value = "ahp-elicit-wrap")]
+    pub adapter: String,
+    /// Event id (default: `evt-` + the first 16 hex digits of the SHA-256 of the serialized params).
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+    /// Event time, RFC 3339 (default: now).
+    #[arg(long, value_name = "TIME")]
+    pub time: Option<String>,
+    /// The params file; `-` or nothing is stdin.
+    #[arg(value_name = "FILE|-")]
+    pub input: Option<PathBuf>,
+}
+
+/// The default event id for params serialized as `text`.
+pub fn default_id(text: &str) -> String {
+    let d = sha2::Sha256::digest(text.as_bytes());
+    let hex: String = d.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("evt-{hex}")
+}
 
 /// Run the command; returns the exit code.
-pub fn run(_args: WrapArgs) -> u8 {
-    eprintln!("ahp-elicit: 'wrap' is not built yet");
-    super::EXIT_USAGE
+pub fn run(args: WrapArgs) -> u8 {
+    if let Some(t) = &args.time {
+        if !format_ok(StringFormat::DateTime, t) {
+            eprintln!(
+                "ahp-elicit wrap: --time '{}' is not an RFC 3339 date-time",
+                display(t)
+            );
+            return super::EXIT_USAGE;
+        }
+    }
+    if let Some(id) = &args.id {
+        let n = id.chars().count();
+        if n == 0 || n > MAX_ID_CHARS || id.chars().any(char::is_control) {
+            eprintln!("ahp-elicit wrap: --id must be 1 to {MAX_ID_CHARS} characters, no control characters");
+            return super::EXIT_USAGE;
+        }
+    }
+    let mut bytes = Vec::new();
+    let limit = MAX_EVENT_BYTES as u64 + 1;
+    let res = match &args.input {
+        None => std::io::stdin().lock().take(limit).read_to_end(&mut bytes),
+        Some(p) if p.as_os_str() == "-" => {
+            std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
+        }
+        Some(p) => std::fs::File::open(p).and_then(|f| f.take(limit).read_to_end(&mut bytes)),
+    };
+    if let Err(e) = res {
+        eprintln!("ahp-elicit wrap: cannot read the params: {e}");
+        return super::EXIT_USAGE;
+    }
+    let report = |errs: &[crate::binding::Violation]| {
+        eprintln!("ahp-elicit wrap: the params are not a valid elicitation/create request");
+        for e in errs {
+            eprintln!("  {}", display(&e.to_string()));
+        }
+        super::EXIT_INVALID
+    };
+    let params = match parse_json(&bytes) {
+        Ok(v) => v,
+        Err(e) => return report(&[e]),
+    };
+    let text = match serde_json::to_string(&params) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("ahp-elicit wrap: {e}");
+            return super::EXIT_USAGE;
+        }
+    };
+    let id = args.id.clone().unwrap_or_else(|| default_id(&text));
+    let server = Server {
+        name: args.server.clone(),
+        title: args.server_title.clone(),
+        version: args.server_version.clone(),
+    };
+    match wrap_params(&params, &server, &args.adapter, &id, args.time.as_deref()) {
+        Ok(ev) => {
+            let mut out = std::io::stdout().lock();
+            if writeln!(out, "{}", ev.event)
+                .and_then(|_| out.flush())
+                .is_err()
+            {
+                return super::EXIT_USAGE;
+            }
+            super::EXIT_OK
+        }
+        Err(es) => report(&es),
+    }
 }
