@@ -11,5 +11,9 @@
 
 pub mod binding;
 pub mod cli;
+pub mod form;
 pub mod responder;
 pub mod safe_text;
+pub mod scripted;
+#[cfg(feature = "tui")]
+pub mod tui;

@@ -1,0 +1,481 @@
+//! The state of one field: its value as a person edits it, and how that
+//! value becomes a JSON answer value.
+
+use serde_json::{Number, Value};
+use tui_input::{Input, InputRequest};
+
+use crate::binding::content::check_value;
+use crate::binding::{Choice, Field, FieldKind};
+
+/// Option lists with at least this many options get type-to-filter (issue 3
+/// item 3).
+pub const FILTER_MIN_OPTIONS: usize = 10;
+
+/// The cursor and filter of a single or multi select.
+#[derive(Debug, Clone, Default)]
+pub struct OptionList {
+    /// The filter text (only used when [`OptionList::filterable`]).
+    pub filter: Input,
+    /// Whether the list has type-to-filter (10 options or more).
+    pub filterable: bool,
+    /// Indices (into the field's options) that match the filter, in order.
+    pub matches: Vec<usize>,
+    /// Position of the cursor within `matches`.
+    pub cursor: usize,
+}
+
+impl OptionList {
+    fn new(options: &[Choice], start: Option<usize>) -> Self {
+        let mut l = OptionList {
+            filter: Input::default(),
+            filterable: options.len() >= FILTER_MIN_OPTIONS,
+            matches: (0..options.len()).collect(),
+            cursor: 0,
+        };
+        if let Some(s) = start {
+            l.cursor = s.min(options.len().saturating_sub(1));
+        }
+        l
+    }
+
+    /// Recompute `matches` after the filter changed: options whose title or
+    /// value contains the filter, ignoring case. The cursor stays on the same
+    /// option when it still matches, else goes to the first match.
+    pub fn refilter(&mut self, options: &[Choice]) {
+        let current = self.current();
+        let needle = self.filter.value().to_lowercase();
+        self.matches = if needle.is_empty() {
+            (0..options.len()).collect()
+        } else {
+            options
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| {
+                    o.label().to_lowercase().contains(&needle)
+                        || o.value.to_lowercase().contains(&needle)
+                })
+                .map(|(i, _)| i)
+                .collect()
+        };
+        self.cursor = current
+            .and_then(|c| self.matches.iter().position(|&m| m == c))
+            .unwrap_or(0);
+    }
+
+    /// The option index under the cursor, if any option matches.
+    pub fn current(&self) -> Option<usize> {
+        self.matches.get(self.cursor).copied()
+    }
+
+    /// Move the cursor by `delta` rows, clamped; returns false when it was
+    /// already at the edge in that direction.
+    pub fn move_by(&mut self, delta: isize) -> bool {
+        if self.matches.is_empty() {
+            return false;
+        }
+        let last = self.matches.len() - 1;
+        let new = (self.cursor as isize + delta).clamp(0, last as isize) as usize;
+        let moved = new != self.cursor;
+        self.cursor = new;
+        moved
+    }
+}
+
+/// A field's value being edited.
+#[derive(Debug, Clone)]
+pub enum FieldValue {
+    /// A string. `set` is false while the field is left out of `content`
+    /// (no default and untouched, or cleared); an empty set text sends `""`.
+    Text { input: Input, set: bool },
+    /// A number or integer being typed; an empty text is not set.
+    Number { input: Input },
+    /// A boolean; None is not set.
+    Boolean(Option<bool>),
+    /// A single select: the chosen option index.
+    Single {
+        selected: Option<usize>,
+        list: OptionList,
+    },
+    /// A multi select: one flag per option; `set` is false while the field
+    /// is left out of `content`.
+    Multi {
+        checked: Vec<bool>,
+        set: bool,
+        list: OptionList,
+    },
+}
+
+/// One field of the form: the schema field, its value and whether its
+/// message is shown yet.
+#[derive(Debug, Clone)]
+pub struct FieldState {
+    pub field: Field,
+    pub value: FieldValue,
+    /// The person left the field (or tried to submit): its message shows.
+    pub visited: bool,
+    /// The person changed the value.
+    pub touched: bool,
+}
+
+/// Render a JSON number the way it is typed in a number field.
+pub fn number_text(n: &Number) -> String {
+    n.to_string()
+}
+
+impl FieldState {
+    /// The initial state: the default pre-filled (including `0`, `false`
+    /// and `""`), else empty and not set.
+    pub fn new(field: Field) -> Self {
+        let value = match &field.kind {
+            FieldKind::Text { default, .. } => FieldValue::Text {
+                input: Input::new(default.clone().unwrap_or_default()),
+                set: default.is_some(),
+            },
+            FieldKind::Number { default, .. } => FieldValue::Number {
+                input: Input::new(default.as_ref().map(number_text).unwrap_or_default()),
+            },
+            FieldKind::Boolean { default } => FieldValue::Boolean(*default),
+            FieldKind::Single {
+                options, default, ..
+            } => {
+                let selected = default
+                    .as_ref()
+                    .and_then(|d| options.iter().position(|o| &o.value == d));
+                FieldValue::Single {
+                    selected,
+                    list: OptionList::new(options, selected),
+                }
+            }
+            FieldKind::Multi {
+                options, default, ..
+            } => {
+                let checked: Vec<bool> = options
+                    .iter()
+                    .map(|o| default.as_ref().is_some_and(|d| d.contains(&o.value)))
+                    .collect();
+                FieldValue::Multi {
+                    checked,
+                    set: default.is_some(),
+                    list: OptionList::new(options, None),
+                }
+            }
+        };
+        FieldState {
+            field,
+            value,
+            visited: false,
+            touched: false,
+        }
+    }
+
+    /// The options of a select field (empty for other kinds).
+    pub fn options(&self) -> &[Choice] {
+        match &self.field.kind {
+            FieldKind::Single { options, .. } | FieldKind::Multi { options, .. } => options,
+            _ => &[],
+        }
+    }
+
+    /// Whether the field currently has a value to send.
+    pub fn is_set(&self) -> bool {
+        match &self.value {
+            FieldValue::Text { set, .. } => *set,
+            FieldValue::Number { input } => !input.value().trim().is_empty(),
+            FieldValue::Boolean(b) => b.is_some(),
+            FieldValue::Single { selected, .. } => selected.is_some(),
+            FieldValue::Multi { set, .. } => *set,
+        }
+    }
+
+    /// The value to send: Ok(None) when not set, Ok(Some(v)) when set and
+    /// well formed, Err(reason) when the typed text is not a value of the
+    /// field's type (e.g. `12a` in a number field). Bounds and formats are
+    /// checked by [`FieldState::error`].
+    pub fn json(&self) -> Result<Option<Value>, String> {
+        Ok(Some(match &self.value {
+            FieldValue::Text { input, set } => {
+                if !set {
+                    return Ok(None);
+                }
+                Value::String(input.value().to_owned())
+            }
+            FieldValue::Number { input } => {
+                let t = input.value().trim();
+                if t.is_empty() {
+                    return Ok(None);
+                }
+                let integer = matches!(self.field.kind, FieldKind::Number { integer: true, .. });
+                Value::Number(parse_number(t, integer)?)
+            }
+            FieldValue::Boolean(b) => match b {
+                Some(b) => Value::Bool(*b),
+                None => return Ok(None),
+            },
+            FieldValue::Single { selected, .. } => {
+                match selected.and_then(|i| self.options().get(i)) {
+                    Some(o) => Value::String(o.value.clone()),
+                    None => return Ok(None),
+                }
+            }
+            FieldValue::Multi { checked, set, .. } => {
+                if !set {
+                    return Ok(None);
+                }
+                Value::Array(
+                    self.options()
+                        .iter()
+                        .zip(checked)
+                        .filter(|(_, c)| **c)
+                        .map(|(o, _)| Value::String(o.value.clone()))
+                        .collect(),
+                )
+            }
+        }))
+    }
+
+    /// The live validation message (the binding's rules via
+    /// [`check_value`]), or None when the field is fine. A required field
+    /// that is not set gives `required`.
+    pub fn error(&self) -> Option<String> {
+        match self.json() {
+            Err(e) => Some(e),
+            Ok(None) if self.field.required => Some("required".into()),
+            Ok(None) => None,
+            Ok(Some(v)) => check_value(&self.field, &v).err(),
+        }
+    }
+
+    /// Leave the field out of `content` (Ctrl-X; also a scripted `null`).
+    pub fn clear(&mut self) {
+        self.touched = true;
+        match &mut self.value {
+            FieldValue::Text { input, set } => {
+                input.reset();
+                *set = false;
+            }
+            FieldValue::Number { input } => input.reset(),
+            FieldValue::Boolean(b) => *b = None,
+            FieldValue::Single { selected, .. } => *selected = None,
+            FieldValue::Multi { checked, set, .. } => {
+                checked.iter_mut().for_each(|c| *c = false);
+                *set = false;
+            }
+        }
+    }
+
+    /// Apply an editing request to a text or number input. Number fields
+    /// accept only digits, `-`, `+`, and for `number` also `.`, `e`, `E`;
+    /// integer fields refuse fractions. Returns a notice when a character
+    /// was refused.
+    pub fn edit(&mut self, req: InputRequest) -> Option<String> {
+        let integer = matches!(self.field.kind, FieldKind::Number { integer: true, .. });
+        match &mut self.value {
+            FieldValue::Text { input, set } => {
+                if input.handle(req).is_some_and(|c| c.value) {
+                    *set = true;
+                    self.touched = true;
+                }
+                None
+            }
+            FieldValue::Number { input } => {
+                if let InputRequest::InsertChar(c) = req {
+                    let ok = c.is_ascii_digit()
+                        || c == '-'
+                        || c == '+'
+                        || (!integer && matches!(c, '.' | 'e' | 'E'));
+                    if !ok {
+                        return Some(if integer && matches!(c, '.' | ',' | 'e' | 'E') {
+                            "whole numbers only".into()
+                        } else {
+                            format!("'{}' is not part of a number", c.escape_debug())
+                        });
+                    }
+                }
+                if input.handle(req).is_some_and(|c| c.value) {
+                    self.touched = true;
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// Insert pasted text into a text or number input, one character at a
+    /// time through [`FieldState::edit`] (line breaks become spaces).
+    pub fn paste(&mut self, text: &str) -> Option<String> {
+        let mut notice = None;
+        let mut prev_cr = false;
+        for c in text.chars() {
+            if c == '\n' && prev_cr {
+                prev_cr = false;
+                continue;
+            }
+            prev_cr = c == '\r';
+            let c = if c == '\n' || c == '\r' { ' ' } else { c };
+            if let Some(n) = self.edit(InputRequest::InsertChar(c)) {
+                notice = Some(n);
+            }
+        }
+        notice
+    }
+
+    /// Set the value from a JSON value, as a person would set it on the form
+    /// (scripted answers, issue 3 item 7). `null` clears the field.
+    ///
+    /// Errors: a sentence when the value cannot be entered in this widget
+    /// (wrong type, an option that is not offered).
+    pub fn set_json(&mut self, v: &Value) -> Result<(), String> {
+        if v.is_null() {
+            self.clear();
+            return Ok(());
+        }
+        self.touched = true;
+        let integer = matches!(self.field.kind, FieldKind::Number { integer: true, .. });
+        let options: Vec<String> = self.options().iter().map(|o| o.value.clone()).collect();
+        match (&mut self.value, v) {
+            (FieldValue::Text { input, set }, Value::String(s)) => {
+                *input = Input::new(s.clone());
+                *set = true;
+            }
+            (FieldValue::Number { input }, Value::Number(n)) => {
+                let text = match n.as_f64() {
+                    Some(f)
+                        if integer
+                            && f.fract() == 0.0
+                            && f.abs() < 9.0e15
+                            && !n.is_i64()
+                            && !n.is_u64() =>
+                    {
+                        format!("{}", f as i64)
+                    }
+                    _ => number_text(n),
+                };
+                *input = Input::new(text);
+            }
+            (FieldValue::Boolean(b), Value::Bool(x)) => *b = Some(*x),
+            (FieldValue::Single { selected, list }, Value::String(s)) => {
+                let Some(i) = options.iter().position(|o| o == s) else {
+                    return Err(format!("'{s}' is not one of the options"));
+                };
+                *selected = Some(i);
+                list.cursor = list.matches.iter().position(|&m| m == i).unwrap_or(0);
+            }
+            (FieldValue::Multi { checked, set, .. }, Value::Array(items)) => {
+                let mut new = vec![false; checked.len()];
+                for it in items {
+                    let Some(s) = it.as_str() else {
+                        return Err("every selected item must be a string".into());
+                    };
+                    let Some(i) = options.iter().position(|o| o == s) else {
+                        return Err(format!("'{s}' is not one of the options"));
+                    };
+                    if new[i] {
+                        return Err(format!("'{s}' is selected twice"));
+                    }
+                    new[i] = true;
+                }
+                *checked = new;
+                *set = true;
+            }
+            (_, v) => {
+                return Err(format!(
+                    "cannot enter {} in a {} field",
+                    json_kind(v),
+                    kind_name(&self.field.kind)
+                ))
+            }
+        }
+        Ok(())
+    }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A short name of a field kind (`text`, `integer`, `number`, `yes/no`,
+/// `choice`, `checklist`).
+pub fn kind_name(k: &FieldKind) -> &'static str {
+    match k {
+        FieldKind::Text { .. } => "text",
+        FieldKind::Number { integer: true, .. } => "integer",
+        FieldKind::Number { .. } => "number",
+        FieldKind::Boolean { .. } => "yes/no",
+        FieldKind::Single { .. } => "choice",
+        FieldKind::Multi { .. } => "checklist",
+    }
+}
+
+/// Parse typed number text into a JSON number: an integer when written
+/// without fraction or exponent, else a finite f64. Integer fields refuse
+/// fractions and exponents with a non-whole value.
+///
+/// Errors: `not a number`, `must be a whole number`, `too large`.
+pub fn parse_number(t: &str, integer: bool) -> Result<Number, String> {
+    let body = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let plain = !body.is_empty() && body.chars().all(|c| c.is_ascii_digit());
+    let t2 = t.strip_prefix('+').unwrap_or(t);
+    if plain {
+        if let Ok(i) = t2.parse::<i64>() {
+            return Ok(Number::from(i));
+        }
+        if let Ok(u) = t2.parse::<u64>() {
+            return Ok(Number::from(u));
+        }
+        return Err("too large".into());
+    }
+    let f: f64 = t2.parse().map_err(|_| {
+        if integer {
+            "must be a whole number".to_string()
+        } else {
+            "not a number".to_string()
+        }
+    })?;
+    if !f.is_finite() {
+        return Err("too large".into());
+    }
+    if integer {
+        if f.fract() != 0.0 {
+            return Err("must be a whole number".into());
+        }
+        if f.abs() < 9.0e15 {
+            return Ok(Number::from(f as i64));
+        }
+        return Err("too large".into());
+    }
+    Number::from_f64(f).ok_or_else(|| "not a number".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_parse() {
+        assert_eq!(parse_number("5", true), Ok(Number::from(5)));
+        assert_eq!(parse_number("-12", false), Ok(Number::from(-12)));
+        assert_eq!(parse_number("+3", true), Ok(Number::from(3)));
+        assert_eq!(
+            parse_number("2.5", false),
+            Number::from_f64(2.5).ok_or(String::new())
+        );
+        assert_eq!(
+            parse_number("1e3", false),
+            Number::from_f64(1000.0).ok_or(String::new())
+        );
+        assert_eq!(
+            parse_number("2.5", true),
+            Err("must be a whole number".into())
+        );
+        assert_eq!(parse_number("1-2", false), Err("not a number".into()));
+        assert_eq!(parse_number("-", false), Err("not a number".into()));
+        assert_eq!(parse_number("1e999", false), Err("too large".into()));
+    }
+}

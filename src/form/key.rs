@@ -1,0 +1,110 @@
+//! Keys and typed actions: the form's input vocabulary, with no terminal
+//! type in it (the `tui` module translates crossterm events into [`Key`]).
+//!
+//! Flow (architecture notes, after inquire and atuin): a [`Key`] is mapped to
+//! an [`Action`] by [`crate::form::Form::action_for`] (the mapping depends on
+//! the focused widget and the stage), then [`crate::form::Form::apply`]
+//! changes the state and may finish the form.
+
+use tui_input::InputRequest;
+
+/// One key press (or a bracketed paste) as the form sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Key {
+    /// A printable character (Shift already applied).
+    Char(char),
+    /// Ctrl plus a lowercase letter (`Ctrl('c')` is Ctrl-C).
+    Ctrl(char),
+    /// Alt plus a character.
+    Alt(char),
+    Enter,
+    Esc,
+    Tab,
+    BackTab,
+    Up,
+    Down,
+    Left,
+    Right,
+    /// Ctrl-Left / Ctrl-Right: one word.
+    WordLeft,
+    WordRight,
+    Home,
+    End,
+    PageUp,
+    PageDown,
+    Backspace,
+    Delete,
+    /// A bracketed paste: the pasted text in one piece.
+    Paste(String),
+}
+
+/// What a key means in the current state. Produced by
+/// [`crate::form::Form::action_for`]; applied by
+/// [`crate::form::Form::apply`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing to do (an unbound key).
+    None,
+    /// Move focus to the next field or button (Tab, Down on a one-line field).
+    Next,
+    /// Move focus to the previous field or button.
+    Prev,
+    /// Move the option cursor in a list by this many rows (negative: up).
+    Move(isize),
+    /// Move the option cursor to the first / last option.
+    First,
+    Last,
+    /// Edit the focused text or number input.
+    Edit(InputRequest),
+    /// Insert text (a paste) into the focused input or filter.
+    Insert(String),
+    /// Edit the focused list's filter.
+    Filter(InputRequest),
+    /// Space or Enter on a boolean or an option: toggle it / select it.
+    Toggle,
+    /// Set the focused boolean to this value.
+    SetBool(bool),
+    /// Clear the focused field: it is left out of `content` (Ctrl-X).
+    Clear,
+    /// Activate the focused button (Enter on a button).
+    Press,
+    /// Ask to submit: go to the review step, or refuse with the reasons.
+    Submit,
+    /// In the review step: send the reviewed content.
+    Send,
+    /// In the review step: go back to editing.
+    Back,
+    /// Answer `decline`.
+    Decline,
+    /// Answer `cancel`.
+    Cancel,
+}
+
+/// Map a key to a text-editing request (tui-input), for text, number and
+/// filter inputs. None for keys that are not editing keys.
+pub fn edit_request(key: &Key) -> Option<InputRequest> {
+    use InputRequest::*;
+    Some(match key {
+        Key::Char(c) => InsertChar(*c),
+        Key::Backspace | Key::Ctrl('h') => DeletePrevChar,
+        Key::Delete => DeleteNextChar,
+        Key::Left | Key::Ctrl('b') => GoToPrevChar,
+        Key::Right | Key::Ctrl('f') => GoToNextChar,
+        Key::WordLeft | Key::Alt('b') => GoToPrevWord,
+        Key::WordRight | Key::Alt('f') => GoToNextWord,
+        Key::Home | Key::Ctrl('a') => GoToStart,
+        Key::End | Key::Ctrl('e') => GoToEnd,
+        Key::Ctrl('w') | Key::Alt('\u{8}') => DeletePrevWord,
+        Key::Alt('d') => DeleteNextWord,
+        Key::Ctrl('u') => DeleteFromStart,
+        Key::Ctrl('k') => DeleteTillEnd,
+        Key::Ctrl('y') => Yank,
+        _ => return None,
+    })
+}
+
+/// The help line: the keys of the edit step.
+pub const HELP_EDIT: &str = "Tab/↓ next · Shift-Tab/↑ prev · Space toggle/select · Ctrl-X clear · Ctrl-S submit · Ctrl-D decline · Esc cancel";
+/// The help line: the keys of the review step.
+pub const HELP_REVIEW: &str =
+    "Enter send · b/Backspace back to the form · Ctrl-D decline · Esc cancel";

@@ -1,0 +1,504 @@
+//! The form model: one field state per property of a validated
+//! `requestedSchema`, edited by a pure key → [`Action`] → state machine, and
+//! turned into the `content` of an accepted answer. No drawing and no
+//! terminal here (layering rule: `binding ← form ← responder ← tui`); the
+//! `tui` module draws a [`Form`] and feeds it [`Key`]s, the scripted
+//! responder sets values and submits through the same machine.
+//!
+//! Rules (issue 3 items 3 and 4):
+//! - defaults are pre-filled (including `0`, `false`, `""`), editable and
+//!   clearable (Ctrl-X leaves a field out of `content`);
+//! - an untouched optional field without a default is left out of `content`;
+//! - each field is checked live with the binding's rules
+//!   ([`crate::binding::content::check_value`]); its message is shown once
+//!   the field is left, or for every field on a submit attempt;
+//! - Submit is refused while anything is invalid; otherwise a review step
+//!   shows the exact content, from which the person sends or goes back;
+//! - Decline sends `decline`; Esc and Ctrl-C send `cancel`.
+
+pub mod field;
+pub mod key;
+pub mod secret;
+
+use serde_json::{Map, Value};
+
+use crate::binding::{Action as ElicitAction, Answer, FieldKind, FormSchema};
+
+pub use field::{FieldState, FieldValue, OptionList, FILTER_MIN_OPTIONS};
+pub use key::{Action, Key, HELP_EDIT, HELP_REVIEW};
+
+/// The buttons below the fields, in focus order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Button {
+    Submit,
+    Decline,
+    Cancel,
+}
+
+/// All buttons in focus order.
+pub const BUTTONS: [Button; 3] = [Button::Submit, Button::Decline, Button::Cancel];
+
+impl Button {
+    /// The button's caption.
+    pub fn label(self) -> &'static str {
+        match self {
+            Button::Submit => "Submit",
+            Button::Decline => "Decline",
+            Button::Cancel => "Cancel",
+        }
+    }
+}
+
+/// What has the focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// The field at this index (schema order).
+    Field(usize),
+    Button(Button),
+}
+
+/// The two steps of a form.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stage {
+    /// Filling in fields.
+    Edit,
+    /// Reviewing the exact `content` to send.
+    Review(Map<String, Value>),
+}
+
+/// How the form ended, or that it goes on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Status {
+    /// Still open.
+    Open,
+    /// Finished with this answer (accept with content, decline, or cancel).
+    Done(Answer),
+}
+
+/// A form being filled in.
+#[derive(Debug, Clone)]
+pub struct Form {
+    /// The request's message, as given (sanitise before drawing).
+    pub message: String,
+    fields: Vec<FieldState>,
+    focus: Focus,
+    stage: Stage,
+    /// A one-line notice for the person (e.g. why Submit was refused).
+    notice: Option<String>,
+    secret: bool,
+}
+
+impl Form {
+    /// Build the form for a validated schema and its message; focus on the
+    /// first field (or Submit when there are no fields).
+    pub fn new(schema: &FormSchema, message: &str) -> Self {
+        let fields: Vec<FieldState> = schema.fields.iter().cloned().map(FieldState::new).collect();
+        let secret = schema.fields.iter().any(secret::field_looks_secret);
+        let focus = if fields.is_empty() {
+            Focus::Button(Button::Submit)
+        } else {
+            Focus::Field(0)
+        };
+        Form {
+            message: message.to_owned(),
+            fields,
+            focus,
+            stage: Stage::Edit,
+            notice: None,
+            secret,
+        }
+    }
+
+    /// The fields in schema order.
+    pub fn fields(&self) -> &[FieldState] {
+        &self.fields
+    }
+
+    /// The field named `name`.
+    pub fn field(&self, name: &str) -> Option<&FieldState> {
+        self.fields.iter().find(|f| f.field.name == name)
+    }
+
+    /// What has the focus.
+    pub fn focus(&self) -> Focus {
+        self.focus
+    }
+
+    /// The current step.
+    pub fn stage(&self) -> &Stage {
+        &self.stage
+    }
+
+    /// A notice to show (why Submit was refused, a refused character).
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
+    }
+
+    /// Whether some field looks like it asks for a secret: the screen then
+    /// warns that servers must use URL mode for secrets.
+    pub fn asks_for_secret(&self) -> bool {
+        self.secret
+    }
+
+    /// The message to show beside field `i`: its validation message once the
+    /// field was left or a submit was attempted.
+    pub fn shown_error(&self, i: usize) -> Option<String> {
+        let f = self.fields.get(i)?;
+        if f.visited {
+            f.error()
+        } else {
+            None
+        }
+    }
+
+    /// The content to send, with every field checked.
+    ///
+    /// Errors: `(field name, message)` for each field that is invalid or
+    /// required and not set.
+    pub fn content(&self) -> Result<Map<String, Value>, Vec<(String, String)>> {
+        let mut out = Map::new();
+        let mut errs = Vec::new();
+        for f in &self.fields {
+            if let Some(e) = f.error() {
+                errs.push((f.field.name.clone(), e));
+                continue;
+            }
+            if let Ok(Some(v)) = f.json() {
+                out.insert(f.field.name.clone(), v);
+            }
+        }
+        if errs.is_empty() {
+            Ok(out)
+        } else {
+            Err(errs)
+        }
+    }
+
+    /// Set a field's value from JSON as a person would (issue 3 item 7);
+    /// `null` clears it.
+    ///
+    /// Errors: `'<name>' is not a field of the form`, or why the value does
+    /// not fit the widget.
+    pub fn set_json(&mut self, name: &str, v: &Value) -> Result<(), String> {
+        let Some(f) = self.fields.iter_mut().find(|f| f.field.name == name) else {
+            return Err(format!("'{name}' is not a field of the form"));
+        };
+        f.set_json(v).map_err(|e| format!("'{name}': {e}"))
+    }
+
+    fn focused_field(&self) -> Option<&FieldState> {
+        match self.focus {
+            Focus::Field(i) => self.fields.get(i),
+            Focus::Button(_) => None,
+        }
+    }
+
+    /// The action a key means in the current state (no state change).
+    pub fn action_for(&self, key: &Key) -> Action {
+        use key::edit_request;
+        // Keys that mean the same everywhere.
+        match key {
+            Key::Esc | Key::Ctrl('c') => return Action::Cancel,
+            Key::Ctrl('d') => return Action::Decline,
+            _ => {}
+        }
+        if let Stage::Review(_) = self.stage {
+            return match key {
+                Key::Enter | Key::Ctrl('s') | Key::Char('y') => Action::Send,
+                Key::Char('b') | Key::Backspace | Key::BackTab | Key::Left => Action::Back,
+                _ => Action::None,
+            };
+        }
+        match key {
+            Key::Tab => return Action::Next,
+            Key::BackTab => return Action::Prev,
+            Key::Ctrl('s') => return Action::Submit,
+            Key::Ctrl('x') => {
+                return if self.focused_field().is_some() {
+                    Action::Clear
+                } else {
+                    Action::None
+                }
+            }
+            _ => {}
+        }
+        let Some(f) = self.focused_field() else {
+            // A button.
+            return match key {
+                Key::Enter | Key::Char(' ') => Action::Press,
+                Key::Down | Key::Right => Action::Next,
+                Key::Up | Key::Left => Action::Prev,
+                _ => Action::None,
+            };
+        };
+        match &f.value {
+            FieldValue::Text { .. } | FieldValue::Number { .. } => match key {
+                Key::Enter | Key::Down => Action::Next,
+                Key::Up => Action::Prev,
+                Key::Paste(t) => Action::Insert(t.clone()),
+                k => edit_request(k).map(Action::Edit).unwrap_or(Action::None),
+            },
+            FieldValue::Boolean(_) => match key {
+                Key::Char(' ') => Action::Toggle,
+                Key::Char('y') | Key::Char('Y') | Key::Right => Action::SetBool(true),
+                Key::Char('n') | Key::Char('N') | Key::Left => Action::SetBool(false),
+                Key::Enter | Key::Down => Action::Next,
+                Key::Up => Action::Prev,
+                _ => Action::None,
+            },
+            FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } => {
+                let filtering = list.filterable && !list.filter.value().is_empty();
+                match key {
+                    Key::Up => Action::Move(-1),
+                    Key::Down => Action::Move(1),
+                    Key::PageUp => Action::Move(-10),
+                    Key::PageDown => Action::Move(10),
+                    Key::Home if !filtering => Action::First,
+                    Key::End if !filtering => Action::Last,
+                    Key::Enter => Action::Toggle,
+                    Key::Char(' ') if !filtering => Action::Toggle,
+                    Key::Paste(t) if list.filterable => Action::Insert(t.clone()),
+                    k if list.filterable => match edit_request(k) {
+                        Some(r) => Action::Filter(r),
+                        None => Action::None,
+                    },
+                    _ => Action::None,
+                }
+            }
+        }
+    }
+
+    /// Handle one key: map it to an action and apply it.
+    pub fn handle_key(&mut self, key: &Key) -> Status {
+        let a = self.action_for(key);
+        self.apply(a)
+    }
+
+    /// Apply an action; returns [`Status::Done`] when the form is finished.
+    pub fn apply(&mut self, action: Action) -> Status {
+        if !matches!(action, Action::None) {
+            self.notice = None;
+        }
+        match action {
+            Action::None => {}
+            Action::Cancel => return Status::Done(Answer::bare(ElicitAction::Cancel)),
+            Action::Decline => return Status::Done(Answer::bare(ElicitAction::Decline)),
+            Action::Next => self.move_focus(1),
+            Action::Prev => self.move_focus(-1),
+            Action::Submit => self.submit(),
+            Action::Send => {
+                if let Stage::Review(c) = &self.stage {
+                    return Status::Done(Answer {
+                        action: ElicitAction::Accept,
+                        content: Some(c.clone()),
+                    });
+                }
+            }
+            Action::Back => self.stage = Stage::Edit,
+            Action::Press => match self.focus {
+                Focus::Button(Button::Submit) => self.submit(),
+                Focus::Button(Button::Decline) => {
+                    return Status::Done(Answer::bare(ElicitAction::Decline))
+                }
+                Focus::Button(Button::Cancel) => {
+                    return Status::Done(Answer::bare(ElicitAction::Cancel))
+                }
+                Focus::Field(_) => {}
+            },
+            Action::Clear => {
+                if let Some(f) = self.focused_mut() {
+                    f.clear();
+                }
+            }
+            Action::Edit(r) => {
+                if let Some(f) = self.focused_mut() {
+                    let n = f.edit(r);
+                    self.notice = n;
+                }
+            }
+            Action::Insert(t) => {
+                if let Some(f) = self.focused_mut() {
+                    match &mut f.value {
+                        FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } => {
+                            for c in t.chars().filter(|c| !c.is_control()) {
+                                list.filter.handle(tui_input::InputRequest::InsertChar(c));
+                            }
+                            let opts = options_of(&f.field.kind);
+                            list.refilter(opts);
+                        }
+                        _ => {
+                            let n = f.paste(&t);
+                            self.notice = n;
+                        }
+                    }
+                }
+            }
+            Action::Filter(r) => {
+                if let Some(f) = self.focused_mut() {
+                    if let FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } =
+                        &mut f.value
+                    {
+                        if list.filter.handle(r).is_some_and(|c| c.value) {
+                            list.refilter(options_of(&f.field.kind));
+                        }
+                    }
+                }
+            }
+            Action::Move(d) => {
+                let at_edge = match self.focused_mut().map(|f| &mut f.value) {
+                    Some(FieldValue::Single { list, .. } | FieldValue::Multi { list, .. }) => {
+                        !list.move_by(d)
+                    }
+                    _ => true,
+                };
+                // Moving past either end of a list moves to the neighbour.
+                if at_edge && d.abs() == 1 {
+                    self.move_focus(d);
+                }
+            }
+            Action::First | Action::Last => {
+                if let Some(FieldValue::Single { list, .. } | FieldValue::Multi { list, .. }) =
+                    self.focused_mut().map(|f| &mut f.value)
+                {
+                    list.cursor = if action == Action::First {
+                        0
+                    } else {
+                        list.matches.len().saturating_sub(1)
+                    };
+                }
+            }
+            Action::SetBool(b) => {
+                if let Some(f) = self.focused_mut() {
+                    if let FieldValue::Boolean(v) = &mut f.value {
+                        *v = Some(b);
+                        f.touched = true;
+                    }
+                }
+            }
+            Action::Toggle => self.toggle(),
+        }
+        Status::Open
+    }
+
+    fn focused_mut(&mut self) -> Option<&mut FieldState> {
+        match self.focus {
+            Focus::Field(i) => self.fields.get_mut(i),
+            Focus::Button(_) => None,
+        }
+    }
+
+    fn toggle(&mut self) {
+        let mut notice = None;
+        if let Some(f) = self.focused_mut() {
+            let max = match &f.field.kind {
+                FieldKind::Multi { max_items, .. } => *max_items,
+                _ => None,
+            };
+            match &mut f.value {
+                FieldValue::Boolean(v) => {
+                    *v = Some(!v.unwrap_or(false));
+                    f.touched = true;
+                }
+                FieldValue::Single { selected, list } => {
+                    if let Some(c) = list.current() {
+                        *selected = Some(c);
+                        f.touched = true;
+                    }
+                }
+                FieldValue::Multi { checked, set, list } => {
+                    if let Some(c) = list.current() {
+                        let n = checked.iter().filter(|x| **x).count() as u64;
+                        let on = checked.get(c).copied().unwrap_or(false);
+                        if !on && max.is_some_and(|m| n >= m) {
+                            notice = Some(format!(
+                                "at most {} can be chosen: uncheck one first",
+                                max.unwrap_or(0)
+                            ));
+                        } else if let Some(x) = checked.get_mut(c) {
+                            *x = !on;
+                            *set = true;
+                            f.touched = true;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if notice.is_some() {
+            self.notice = notice;
+        }
+    }
+
+    /// The focus order: every field, then the buttons.
+    fn focus_index(&self) -> usize {
+        match self.focus {
+            Focus::Field(i) => i,
+            Focus::Button(b) => {
+                self.fields.len() + BUTTONS.iter().position(|x| *x == b).unwrap_or(0)
+            }
+        }
+    }
+
+    fn focus_at(&self, idx: usize) -> Focus {
+        if idx < self.fields.len() {
+            Focus::Field(idx)
+        } else {
+            Focus::Button(BUTTONS[(idx - self.fields.len()).min(BUTTONS.len() - 1)])
+        }
+    }
+
+    /// Move the focus by `d` steps (wrapping), marking the field left as
+    /// visited so its message shows.
+    fn move_focus(&mut self, d: isize) {
+        if let Focus::Field(i) = self.focus {
+            if let Some(f) = self.fields.get_mut(i) {
+                f.visited = true;
+            }
+        }
+        let n = (self.fields.len() + BUTTONS.len()) as isize;
+        let idx = (self.focus_index() as isize + d).rem_euclid(n) as usize;
+        self.focus = self.focus_at(idx);
+    }
+
+    /// Focus a field or button directly.
+    pub fn set_focus(&mut self, f: Focus) {
+        if let Focus::Field(i) = f {
+            if i >= self.fields.len() {
+                return;
+            }
+        }
+        self.focus = f;
+    }
+
+    /// Attempt to submit: on success go to the review step; else mark every
+    /// field visited (so each reason shows beside its field), focus the
+    /// first invalid field and set a notice.
+    fn submit(&mut self) {
+        for f in &mut self.fields {
+            f.visited = true;
+        }
+        match self.content() {
+            Ok(c) => self.stage = Stage::Review(c),
+            Err(errs) => {
+                if let Some(i) = self
+                    .fields
+                    .iter()
+                    .position(|f| errs.first().is_some_and(|(n, _)| *n == f.field.name))
+                {
+                    self.focus = Focus::Field(i);
+                }
+                self.notice = Some(match errs.len() {
+                    1 => "Submit refused: 1 field needs attention".into(),
+                    n => format!("Submit refused: {n} fields need attention"),
+                });
+            }
+        }
+    }
+}
+
+fn options_of(kind: &FieldKind) -> &[crate::binding::Choice] {
+    match kind {
+        FieldKind::Single { options, .. } | FieldKind::Multi { options, .. } => options,
+        _ => &[],
+    }
+}

@@ -1,0 +1,309 @@
+//! The form state machine driven by key lists, with no terminal (issue 3
+//! item 11): filling the every-kind form, defaults, clearing, filter,
+//! multi-select limits, integer fractions, refused submit, review and back,
+//! decline, cancel.
+
+mod common;
+
+use ahp_elicit::binding::{self, Action as Elicit, FormSchema, RequestBody};
+use ahp_elicit::form::{Action, Button, Focus, Form, Key, Stage, Status};
+use serde_json::{json, Value};
+
+fn every_kind() -> (FormSchema, String) {
+    let bytes = std::fs::read(common::shared_dir().join("examples/form-every-kind.request.json"))
+        .expect("example");
+    let v = binding::parse_json(&bytes).expect("json");
+    let req = binding::read_request_event(&v).expect("valid request");
+    let r = req.view.request().expect("body").clone();
+    match r.body {
+        RequestBody::Form(s) => (s, r.message),
+        RequestBody::Url { .. } => panic!("form expected"),
+    }
+}
+
+fn schema(props: Value, required: &[&str]) -> FormSchema {
+    binding::form_schema::parse_form_schema(
+        &json!({"type": "object", "properties": props, "required": required}),
+        "/requestedSchema",
+    )
+    .expect("valid schema")
+}
+
+fn keys(form: &mut Form, ks: &[Key]) -> Status {
+    let mut last = Status::Open;
+    for k in ks {
+        last = form.handle_key(k);
+        if last != Status::Open {
+            return last;
+        }
+    }
+    last
+}
+
+fn typed(s: &str) -> Vec<Key> {
+    s.chars().map(Key::Char).collect()
+}
+
+fn accepted(st: Status) -> serde_json::Map<String, Value> {
+    match st {
+        Status::Done(a) => {
+            assert_eq!(a.action, Elicit::Accept);
+            a.content.expect("content")
+        }
+        Status::Open => panic!("form still open"),
+    }
+}
+
+#[test]
+fn every_kind_filled_by_keys() {
+    let (s, msg) = every_kind();
+    let mut ks = typed("Ada Example");
+    ks.push(Key::Tab);
+    ks.extend(typed("ada@example.com"));
+    ks.push(Key::Tab); // homepage
+    ks.extend(typed("https://ada.example/"));
+    ks.extend([Key::Tab, Key::Tab, Key::Tab]); // startDate, meetingAt left empty -> seats
+                                               // seats: default 5 -> 12
+    ks.extend([Key::Backspace, Key::Char('1'), Key::Char('2'), Key::Tab]);
+    ks.push(Key::Tab); // budget keeps 99.5
+    ks.extend([Key::Char(' '), Key::Tab]); // newsletter false -> true
+    ks.extend([Key::Down, Key::Char(' '), Key::Tab]); // region: eu-west -> us-east
+    ks.push(Key::Tab); // plan keeps team
+    ks.extend([Key::Down, Key::Down, Key::Enter, Key::Tab]); // editor: vscode
+    ks.extend([Key::Down, Key::Char(' '), Key::Tab]); // languages: + go
+    ks.push(Key::Tab); // notify untouched
+    let mut f = Form::new(&s, &msg);
+    assert_eq!(keys(&mut f, &ks), Status::Open);
+    assert_eq!(f.focus(), Focus::Button(Button::Submit));
+    assert_eq!(keys(&mut f, &[Key::Enter]), Status::Open);
+    let Stage::Review(c) = f.stage().clone() else {
+        panic!("review expected, notice {:?}", f.notice())
+    };
+    let want = json!({
+        "fullName": "Ada Example", "email": "ada@example.com",
+        "homepage": "https://ada.example/", "seats": 12, "budget": 99.5,
+        "newsletter": true, "region": "us-east", "plan": "team",
+        "editor": "vscode", "languages": ["rust", "go"]
+    });
+    assert_eq!(Value::Object(c.clone()), want);
+    let out = accepted(keys(&mut f, &[Key::Enter]));
+    assert_eq!(Value::Object(out), want);
+}
+
+#[test]
+fn defaults_prefilled_and_untouched_optional_left_out() {
+    let s = schema(
+        json!({
+            "n": {"type": "integer", "default": 0},
+            "b": {"type": "boolean", "default": false},
+            "t": {"type": "string", "default": ""},
+            "free": {"type": "string"},
+            "flag": {"type": "boolean"},
+            "pick": {"type": "string", "enum": ["a", "b"]},
+            "many": {"type": "array", "items": {"type": "string", "enum": ["x", "y"]}}
+        }),
+        &[],
+    );
+    let mut f = Form::new(&s, "m");
+    let c = accepted(keys(&mut f, &[Key::Ctrl('s'), Key::Enter]));
+    assert_eq!(Value::Object(c), json!({"n": 0, "b": false, "t": ""}));
+}
+
+#[test]
+fn clearing_leaves_a_default_out_and_required_refuses() {
+    let s = schema(
+        json!({
+            "seats": {"type": "integer", "default": 5},
+            "plan": {"type": "string", "enum": ["a", "b"], "default": "a"}
+        }),
+        &["plan"],
+    );
+    let mut f = Form::new(&s, "m");
+    // Clear seats (optional): left out.
+    keys(
+        &mut f,
+        &[Key::Ctrl('x'), Key::Tab, Key::Ctrl('x'), Key::Ctrl('s')],
+    );
+    assert_eq!(*f.stage(), Stage::Edit, "required plan was cleared");
+    assert_eq!(f.focus(), Focus::Field(1));
+    assert_eq!(f.shown_error(1).as_deref(), Some("required"));
+    assert_eq!(f.notice(), Some("Submit refused: 1 field needs attention"));
+    // Select again and submit.
+    let c = accepted(keys(&mut f, &[Key::Char(' '), Key::Ctrl('s'), Key::Enter]));
+    assert_eq!(Value::Object(c), json!({"plan": "a"}));
+}
+
+#[test]
+fn text_editing_keys_and_paste() {
+    let s = schema(json!({"t": {"type": "string", "maxLength": 20}}), &[]);
+    let mut f = Form::new(&s, "m");
+    let mut ks = typed("hello world");
+    ks.extend([Key::Ctrl('w'), Key::Home, Key::Char('>'), Key::End]);
+    ks.push(Key::Paste("line1\r\nline2".into()));
+    keys(&mut f, &ks);
+    let c = f.content().expect("valid");
+    assert_eq!(c["t"], json!(">hello line1 line2"));
+    // Too long: live error once the field is left.
+    keys(&mut f, &typed("xxxx"));
+    assert_eq!(f.shown_error(0), None, "not shown while still in the field");
+    keys(&mut f, &[Key::Tab]);
+    assert_eq!(
+        f.shown_error(0).as_deref(),
+        Some("must be at most 20 characters (has 22)")
+    );
+}
+
+#[test]
+fn integer_refuses_fraction_and_number_takes_exponent() {
+    let s = schema(
+        json!({
+            "i": {"type": "integer", "minimum": 1, "maximum": 500},
+            "x": {"type": "number"}
+        }),
+        &["i"],
+    );
+    let mut f = Form::new(&s, "m");
+    keys(&mut f, &typed("2."));
+    assert_eq!(f.notice(), Some("whole numbers only"));
+    keys(&mut f, &typed("5"));
+    assert_eq!(f.content().expect("valid")["i"], json!(25));
+    keys(&mut f, &[Key::Tab]);
+    keys(&mut f, &typed("-1.5e2"));
+    assert_eq!(f.content().expect("valid")["x"], json!(-150.0));
+    keys(&mut f, &[Key::BackTab, Key::Ctrl('u')]);
+    keys(&mut f, &typed("900"));
+    assert_eq!(
+        f.content(),
+        Err(vec![("i".to_string(), "must be at most 500".to_string())])
+    );
+    keys(&mut f, &[Key::Ctrl('u'), Key::Char('-')]);
+    assert_eq!(
+        f.content(),
+        Err(vec![(
+            "i".to_string(),
+            "must be a whole number".to_string()
+        )])
+    );
+}
+
+#[test]
+fn filter_in_long_lists() {
+    let opts: Vec<String> = (0..30).map(|i| format!("opt{i:02}")).collect();
+    let s = schema(json!({"o": {"type": "string", "enum": opts}}), &["o"]);
+    let mut f = Form::new(&s, "m");
+    keys(&mut f, &typed("opt2"));
+    let st = &f.fields()[0];
+    let ahp_elicit::form::FieldValue::Single { list, .. } = &st.value else {
+        panic!()
+    };
+    assert!(list.filterable);
+    assert_eq!(list.matches, (20..30).collect::<Vec<_>>());
+    keys(&mut f, &[Key::Down, Key::Down, Key::Enter]);
+    assert_eq!(f.content().expect("valid")["o"], json!("opt22"));
+    // Short lists do not filter: letters do nothing.
+    let s = schema(json!({"o": {"type": "string", "enum": ["a", "b"]}}), &[]);
+    let f = Form::new(&s, "m");
+    assert_eq!(f.action_for(&Key::Char('b')), Action::None);
+}
+
+#[test]
+fn multi_select_limits() {
+    let s = schema(
+        json!({"l": {"type": "array", "minItems": 1, "maxItems": 2,
+            "items": {"anyOf": [{"const": "a", "title": "A"}, {"const": "b", "title": "B"}, {"const": "c", "title": "C"}]}}}),
+        &["l"],
+    );
+    let mut f = Form::new(&s, "m");
+    keys(
+        &mut f,
+        &[
+            Key::Char(' '),
+            Key::Down,
+            Key::Char(' '),
+            Key::Down,
+            Key::Char(' '),
+        ],
+    );
+    assert_eq!(
+        f.notice(),
+        Some("at most 2 can be chosen: uncheck one first")
+    );
+    assert_eq!(f.content().expect("valid")["l"], json!(["a", "b"]));
+    keys(&mut f, &[Key::Up, Key::Char(' '), Key::Up, Key::Char(' ')]);
+    assert_eq!(
+        f.content(),
+        Err(vec![(
+            "l".to_string(),
+            "choose at least 1 item (has 0)".to_string()
+        )])
+    );
+}
+
+#[test]
+fn review_then_back_then_change() {
+    let s = schema(json!({"t": {"type": "string", "default": "one"}}), &[]);
+    let mut f = Form::new(&s, "m");
+    keys(&mut f, &[Key::Ctrl('s')]);
+    assert!(matches!(f.stage(), Stage::Review(_)));
+    keys(&mut f, &[Key::Char('b')]);
+    assert_eq!(*f.stage(), Stage::Edit);
+    keys(&mut f, &[Key::Char('!')]);
+    let c = accepted(keys(&mut f, &[Key::Ctrl('s'), Key::Enter]));
+    assert_eq!(c["t"], json!("one!"));
+}
+
+#[test]
+fn decline_and_cancel() {
+    let (s, msg) = every_kind();
+    let mut f = Form::new(&s, &msg);
+    // Decline button reached by Tab past the 13 fields and Submit.
+    let mut ks = vec![Key::Tab; 14];
+    ks.push(Key::Enter);
+    assert_eq!(
+        keys(&mut f, &ks),
+        Status::Done(binding::Answer::bare(Elicit::Decline))
+    );
+    for k in [Key::Esc, Key::Ctrl('c')] {
+        let mut f = Form::new(&s, &msg);
+        assert_eq!(
+            keys(&mut f, &[Key::Char('x'), k]),
+            Status::Done(binding::Answer::bare(Elicit::Cancel))
+        );
+    }
+    let mut f = Form::new(&s, &msg);
+    assert_eq!(
+        keys(&mut f, &[Key::Ctrl('d')]),
+        Status::Done(binding::Answer::bare(Elicit::Decline))
+    );
+}
+
+#[test]
+fn submit_refused_while_invalid_shows_reasons() {
+    let (s, msg) = every_kind();
+    let mut f = Form::new(&s, &msg);
+    keys(&mut f, &[Key::Char('A'), Key::Tab]);
+    keys(&mut f, &typed("not-an-email"));
+    keys(&mut f, &[Key::Ctrl('s')]);
+    assert_eq!(*f.stage(), Stage::Edit);
+    assert_eq!(f.focus(), Focus::Field(0));
+    assert_eq!(
+        f.shown_error(0).as_deref(),
+        Some("must be at least 2 characters (has 1)")
+    );
+    assert_eq!(
+        f.shown_error(1).as_deref(),
+        Some("must be an e-mail address, like name@example.com")
+    );
+    assert_eq!(f.notice(), Some("Submit refused: 2 fields need attention"));
+}
+
+#[test]
+fn secret_warning() {
+    let s = schema(
+        json!({"apiKey": {"type": "string", "title": "API key"}}),
+        &[],
+    );
+    assert!(Form::new(&s, "m").asks_for_secret());
+    let (s, msg) = every_kind();
+    assert!(!Form::new(&s, &msg).asks_for_secret());
+}
