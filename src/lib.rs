@@ -13,3 +13,4 @@ pub mod binding;
 pub mod cli;
 pub mod responder;
 pub mod safe_text;
+pub mod url_review;
