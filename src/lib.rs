@@ -11,6 +11,8 @@
 
 pub mod binding;
 pub mod cli;
+pub mod launcher;
+pub mod log;
 pub mod responder;
 pub mod safe_text;
 pub mod url_review;
