@@ -15,4 +15,6 @@ pub mod launcher;
 pub mod log;
 pub mod responder;
 pub mod safe_text;
+#[cfg(feature = "tui")]
+pub mod tui;
 pub mod url_review;
