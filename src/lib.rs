@@ -12,8 +12,11 @@
 pub mod binding;
 pub mod cli;
 pub mod form;
+pub mod launcher;
+pub mod log;
 pub mod responder;
 pub mod safe_text;
 pub mod scripted;
 #[cfg(feature = "tui")]
 pub mod tui;
+pub mod url_review;

@@ -1,0 +1,227 @@
+//! Opening a consented URL (issue 4 item 3): implementations of
+//! [`Launcher`].
+//!
+//! - [`SystemBrowser`]: the system browser through the `open` crate
+//!   (`open::that_detached`: a detached launcher with no standard streams).
+//! - [`CommandBrowser`]: `--browser CMD`. CMD is split into words with POSIX
+//!   shell quoting rules (`shlex`: `'...'`, `"..."` and `\` quote; nothing is
+//!   expanded: no variables, globs, pipes or redirections, and no shell is
+//!   run). The first word is the program, the other words are its leading
+//!   arguments, and the URL is appended as one final argument, so
+//!   `--browser "firefox --new-window"` runs `firefox --new-window URL`.
+//!   The program's standard input, output and error are null (standard output
+//!   carries the result events and must stay clean).
+//! - [`NoOpen`]: `--no-open`: consent is recorded, nothing is opened; the
+//!   caller shows the URL for copying.
+//!
+//! [`consent_and_open`] is the one path from consent to a launch; it refuses
+//! a URL that [`review`](crate::url_review::review) did not find openable.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::responder::Launcher;
+use crate::url_review::UrlReview;
+
+/// How long a launcher is watched for an early failure (a missing browser,
+/// a bad argument) before it is taken to have started. A browser command
+/// that is still running then is left to run, and reaped in the background.
+pub const LAUNCH_CHECK: Duration = Duration::from_secs(2);
+
+/// Open a consented URL: refuse one that is not openable (issue 4 item 2:
+/// only `https`/`http`), else hand [`UrlReview::target`] to `launcher`.
+///
+/// Used by the scripted responder (`--action accept` on a URL request means
+/// consent, issue 4 item 7) and by the terminal view after consent.
+///
+/// Errors: the refusal sentence, or the launcher's sentence.
+pub fn consent_and_open(launcher: &mut dyn Launcher, review: &UrlReview) -> Result<(), String> {
+    if let Some(r) = &review.refusal {
+        return Err(r.sentence());
+    }
+    match review.target() {
+        Some(t) => launcher.open(t),
+        None => Err("the URL has no form that can be opened".into()),
+    }
+}
+
+/// The system browser, through the `open` crate.
+#[derive(Debug, Default, Clone)]
+pub struct SystemBrowser;
+
+impl Launcher for SystemBrowser {
+    fn open(&mut self, url: &str) -> Result<(), String> {
+        open::that_detached(url).map_err(|e| {
+            format!(
+                "The system browser could not be started ({e}); set one with --browser CMD, \
+                 or copy the URL."
+            )
+        })
+    }
+}
+
+/// `--browser CMD`: run a program with the URL as its final argument (see
+/// the module docs for how CMD is split).
+#[derive(Debug, Clone)]
+pub struct CommandBrowser {
+    /// CMD as given on the command line.
+    pub cmd: String,
+    /// How long to watch for an early failure (default [`LAUNCH_CHECK`]).
+    pub check: Duration,
+}
+
+impl CommandBrowser {
+    /// A browser command with the default check period.
+    pub fn new(cmd: impl Into<String>) -> Self {
+        CommandBrowser {
+            cmd: cmd.into(),
+            check: LAUNCH_CHECK,
+        }
+    }
+
+    /// CMD split into program and leading arguments.
+    ///
+    /// Errors: unbalanced quotes, or no program at all.
+    pub fn words(&self) -> Result<Vec<String>, String> {
+        let words = shlex::split(&self.cmd).ok_or_else(|| {
+            format!(
+                "The browser command \"{}\" has an unclosed quote.",
+                crate::safe_text::display(&self.cmd)
+            )
+        })?;
+        if words.is_empty() {
+            return Err("The browser command is empty.".into());
+        }
+        Ok(words)
+    }
+}
+
+impl Launcher for CommandBrowser {
+    fn open(&mut self, url: &str) -> Result<(), String> {
+        let words = self.words()?;
+        let program = &words[0];
+        let shown = crate::safe_text::display(program).into_owned();
+        let mut cmd = Command::new(program);
+        cmd.args(&words[1..])
+            .arg(url)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            // Its own process group: a terminal signal meant for us does not
+            // reach the browser.
+            cmd.process_group(0);
+        }
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| format!("The browser command \"{shown}\" could not be started: {e}."))?;
+        let start = Instant::now();
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) if status.success() => return Ok(()),
+                Ok(Some(status)) => {
+                    return Err(match status.code() {
+                        Some(c) => {
+                            format!("The browser command \"{shown}\" failed (exit status {c}).")
+                        }
+                        None => format!("The browser command \"{shown}\" was killed by a signal."),
+                    })
+                }
+                Ok(None) if start.elapsed() >= self.check => {
+                    // Still running: a browser that stays in the foreground.
+                    std::thread::spawn(move || {
+                        let _ = child.wait();
+                    });
+                    return Ok(());
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+                Err(e) => {
+                    return Err(format!(
+                        "The browser command \"{shown}\" could not be watched: {e}."
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// `--no-open`: records consent and opens nothing.
+#[derive(Debug, Default, Clone)]
+pub struct NoOpen {
+    /// Every URL consented to, in order.
+    pub consented: Vec<String>,
+}
+
+impl Launcher for NoOpen {
+    fn open(&mut self, url: &str) -> Result<(), String> {
+        self.consented.push(url.to_owned());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::url_review::review;
+
+    /// A launcher that records what it was asked to open.
+    #[derive(Default)]
+    struct Recorder(Vec<String>);
+    impl Launcher for Recorder {
+        fn open(&mut self, url: &str) -> Result<(), String> {
+            self.0.push(url.to_owned());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn consent_opens_the_target_once() {
+        let mut l = Recorder::default();
+        consent_and_open(&mut l, &review("https://a.example/cb?x=1#f")).unwrap();
+        assert_eq!(l.0, vec!["https://a.example/cb?x=1#f"]);
+    }
+
+    #[test]
+    fn refused_schemes_are_never_launched() {
+        let mut l = Recorder::default();
+        for u in [
+            "javascript:alert(1)",
+            "file:///etc/passwd",
+            "data:,x",
+            "nope",
+        ] {
+            let e = consent_and_open(&mut l, &review(u)).unwrap_err();
+            assert!(
+                e.contains("only https and http URLs are opened") || e.contains("not a valid"),
+                "{e}"
+            );
+        }
+        assert!(l.0.is_empty());
+    }
+
+    #[test]
+    fn no_open_records_consent() {
+        let mut l = NoOpen::default();
+        consent_and_open(&mut l, &review("https://a.example/")).unwrap();
+        assert_eq!(l.consented, vec!["https://a.example/"]);
+    }
+
+    #[test]
+    fn command_words_are_split_without_a_shell() {
+        let b = CommandBrowser::new("firefox --new-window 'My Profile' $HOME");
+        assert_eq!(
+            b.words().unwrap(),
+            vec!["firefox", "--new-window", "My Profile", "$HOME"]
+        );
+        assert_eq!(
+            CommandBrowser::new("x 'open").words().unwrap_err(),
+            "The browser command \"x 'open\" has an unclosed quote."
+        );
+        assert_eq!(
+            CommandBrowser::new("  ").words().unwrap_err(),
+            "The browser command is empty."
+        );
+    }
+}

@@ -1,0 +1,822 @@
+//! The URL-mode consent view (issue 4 items 1 to 4): a self-contained
+//! ratatui view with its own state, drawing and key handling; the app loop
+//! owns the terminal, calls [`draw`] each frame and [`handle_key`] for each
+//! key press, and acts on the returned [`UrlDecision`].
+//!
+//! Screen, top to bottom: a title line with the progress text (fixed); then,
+//! scrollable: the requesting server and adapter, the message, the full URL
+//! (wrapped by character, never truncated), the URL as sent when the parser
+//! rewrote it, the host on a line of its own with the registrable domain
+//! emphasised, the scheme (and a non-default port), the warnings, and for a
+//! refused scheme the reason; then (fixed) the buttons and a key help line.
+//! All server-provided text passes through [`crate::safe_text`].
+//!
+//! Keys (consent phase):
+//! - `Tab`, `→`: next button; `Shift-Tab`, `←`: previous button;
+//! - `Enter` or `Space`: press the focused button. The initial focus is on
+//!   **Decline**, so Enter alone never consents;
+//! - `o`: Open in browser (consent), only when the URL is openable;
+//! - `d`: Decline;
+//! - `Esc` or `Ctrl-C`: Cancel;
+//! - `↑`/`↓`, `k`/`j`, `PgUp`/`PgDn`, `Home`/`End`: scroll the body.
+//!
+//! After a failed launch ([`UrlViewState::launch_failed`]): buttons Retry
+//! (focused), Show URL, Give up; keys `r`, `s` (or `c`), `g`; `Esc`/`Ctrl-C`
+//! give up. The copy phase ([`UrlViewState::show_for_copy`], or Show URL)
+//! shows the URL for copying with Done (focused; consent stands, so the
+//! driver answers `accept`), Retry after a failure, and Give up; keys
+//! `Enter` on the focus, `r`, `g`; `Esc`/`Ctrl-C` give up.
+
+use std::cell::Cell;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+use unicode_width::UnicodeWidthChar;
+
+use crate::safe_text;
+use crate::url_review::{Severity, UrlReview};
+
+/// The styles the view uses, by meaning; the app maps its theme onto these.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UrlStyles {
+    /// Ordinary text (message, URL).
+    pub normal: Style,
+    /// Labels and help.
+    pub muted: Style,
+    /// The registrable domain and the title.
+    pub emphasis: Style,
+    /// Caution warnings (http, IDN, port, IP literal, length).
+    pub warning: Style,
+    /// Danger warnings and refusals (userinfo, confusable, hidden
+    /// characters, a refused scheme, a failed launch).
+    pub danger: Style,
+    /// The focused button.
+    pub focus: Style,
+    /// The other buttons.
+    pub button: Style,
+}
+
+impl Default for UrlStyles {
+    fn default() -> Self {
+        UrlStyles {
+            normal: Style::default(),
+            muted: Style::default().fg(Color::DarkGray),
+            emphasis: Style::default().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+            warning: Style::default().fg(Color::Yellow),
+            danger: Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+            focus: Style::default().add_modifier(Modifier::REVERSED | Modifier::BOLD),
+            button: Style::default(),
+        }
+    }
+}
+
+/// What the person chose; the driver turns it into a result or an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UrlDecision {
+    /// Open in browser: consent. The driver launches the URL; on success the
+    /// answer is `accept` (with no content), on failure it calls
+    /// [`UrlViewState::launch_failed`].
+    Consent,
+    /// `decline`.
+    Decline,
+    /// `cancel` (Esc, Ctrl-C or the Cancel button).
+    Cancel,
+    /// Try the launch again (after a failure).
+    Retry,
+    /// Give up after a failure or in the copy phase: `cancel`.
+    GiveUp,
+    /// The URL was shown for copying and the person is done: consent
+    /// stands, so `accept`.
+    Done,
+}
+
+/// A button on the screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UrlButton {
+    Open,
+    Decline,
+    Cancel,
+    Retry,
+    ShowUrl,
+    GiveUp,
+    Done,
+}
+
+impl UrlButton {
+    fn label(self, short: bool) -> &'static str {
+        match (self, short) {
+            (UrlButton::Open, false) => "Open in browser",
+            (UrlButton::Open, true) => "Open",
+            (UrlButton::Decline, _) => "Decline",
+            (UrlButton::Cancel, _) => "Cancel",
+            (UrlButton::Retry, _) => "Retry",
+            (UrlButton::ShowUrl, false) => "Show URL to copy",
+            (UrlButton::ShowUrl, true) => "Copy",
+            (UrlButton::GiveUp, _) => "Give up",
+            (UrlButton::Done, _) => "Done",
+        }
+    }
+}
+
+/// Which screen the view shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UrlPhase {
+    /// Asking for consent.
+    Consent,
+    /// The browser could not be launched (the sentence why).
+    LaunchFailed(String),
+    /// The URL shown for copying: after a failed launch, or with
+    /// `--no-open`.
+    Copy { after_failure: bool },
+}
+
+/// The state of the URL consent view.
+#[derive(Debug, Clone)]
+pub struct UrlViewState {
+    review: UrlReview,
+    message: String,
+    server: String,
+    adapter: String,
+    progress: String,
+    phase: UrlPhase,
+    focus: UrlButton,
+    scroll: u16,
+    /// The largest useful scroll offset, as found by the last draw.
+    max_scroll: Cell<u16>,
+    /// The body height of the last draw (for page keys).
+    page: Cell<u16>,
+}
+
+impl UrlViewState {
+    /// A consent view for `review`. `message` is the request's message,
+    /// `server` a label for the requesting server (e.g. title, name and
+    /// version), `adapter` the adapter name, `progress` a short text such
+    /// as `request 2 of 5`. All are sanitised when drawn.
+    pub fn new(
+        review: UrlReview,
+        message: impl Into<String>,
+        server: impl Into<String>,
+        adapter: impl Into<String>,
+        progress: impl Into<String>,
+    ) -> Self {
+        UrlViewState {
+            review,
+            message: message.into(),
+            server: server.into(),
+            adapter: adapter.into(),
+            progress: progress.into(),
+            phase: UrlPhase::Consent,
+            focus: UrlButton::Decline,
+            scroll: 0,
+            max_scroll: Cell::new(u16::MAX),
+            page: Cell::new(1),
+        }
+    }
+
+    /// The reviewed URL.
+    pub fn review(&self) -> &UrlReview {
+        &self.review
+    }
+
+    /// The current phase.
+    pub fn phase(&self) -> &UrlPhase {
+        &self.phase
+    }
+
+    /// The focused button.
+    pub fn focus(&self) -> UrlButton {
+        self.focus
+    }
+
+    /// The current scroll offset of the body, in lines.
+    pub fn scroll(&self) -> u16 {
+        self.scroll
+    }
+
+    /// Switch to "the browser could not be launched: retry / show URL /
+    /// give up", with `msg` (the launcher's sentence) shown. Focus: Retry.
+    pub fn launch_failed(&mut self, msg: impl Into<String>) {
+        self.phase = UrlPhase::LaunchFailed(msg.into());
+        self.focus = UrlButton::Retry;
+        self.scroll = 0;
+    }
+
+    /// Switch to the copy phase for `--no-open` (consent recorded, nothing
+    /// opened). Focus: Done.
+    pub fn show_for_copy(&mut self) {
+        self.phase = UrlPhase::Copy {
+            after_failure: false,
+        };
+        self.focus = UrlButton::Done;
+        self.scroll = 0;
+    }
+
+    /// The buttons of the current phase, left to right.
+    pub fn buttons(&self) -> Vec<UrlButton> {
+        match &self.phase {
+            UrlPhase::Consent if self.review.openable() => {
+                vec![UrlButton::Open, UrlButton::Decline, UrlButton::Cancel]
+            }
+            UrlPhase::Consent => vec![UrlButton::Decline, UrlButton::Cancel],
+            UrlPhase::LaunchFailed(_) => {
+                vec![UrlButton::Retry, UrlButton::ShowUrl, UrlButton::GiveUp]
+            }
+            UrlPhase::Copy {
+                after_failure: true,
+            } => vec![UrlButton::Done, UrlButton::Retry, UrlButton::GiveUp],
+            UrlPhase::Copy {
+                after_failure: false,
+            } => vec![UrlButton::Done, UrlButton::GiveUp],
+        }
+    }
+
+    fn press(&mut self, b: UrlButton) -> Option<UrlDecision> {
+        if !self.buttons().contains(&b) {
+            return None;
+        }
+        match b {
+            UrlButton::Open => Some(UrlDecision::Consent),
+            UrlButton::Decline => Some(UrlDecision::Decline),
+            UrlButton::Cancel => Some(UrlDecision::Cancel),
+            UrlButton::Retry => Some(UrlDecision::Retry),
+            UrlButton::GiveUp => Some(UrlDecision::GiveUp),
+            UrlButton::Done => Some(UrlDecision::Done),
+            UrlButton::ShowUrl => {
+                self.phase = UrlPhase::Copy {
+                    after_failure: true,
+                };
+                self.focus = UrlButton::Done;
+                self.scroll = 0;
+                None
+            }
+        }
+    }
+
+    fn move_focus(&mut self, forward: bool) {
+        let bs = self.buttons();
+        let i = bs.iter().position(|b| *b == self.focus).unwrap_or(0);
+        let n = bs.len();
+        let j = if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        };
+        self.focus = bs[j];
+    }
+
+    fn scroll_by(&mut self, delta: i32) {
+        let max = i32::from(self.max_scroll.get());
+        let s = (i32::from(self.scroll) + delta).clamp(0, max);
+        self.scroll = u16::try_from(s).unwrap_or(0);
+    }
+}
+
+/// Handle one key; returns a decision when one is made (see the module
+/// docs for the keys). Only key presses count (releases and repeats are
+/// ignored).
+pub fn handle_key(state: &mut UrlViewState, key: KeyEvent) -> Option<UrlDecision> {
+    if key.kind != KeyEventKind::Press {
+        return None;
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let alt = key.modifiers.contains(KeyModifiers::ALT);
+    let escape = match state.phase {
+        UrlPhase::Consent => UrlDecision::Cancel,
+        _ => UrlDecision::GiveUp,
+    };
+    if ctrl {
+        return match key.code {
+            KeyCode::Char('c') | KeyCode::Char('C') => Some(escape),
+            _ => None,
+        };
+    }
+    let page = i32::from(state.page.get().max(1));
+    match key.code {
+        KeyCode::Esc => Some(escape),
+        KeyCode::Tab | KeyCode::Right => {
+            state.move_focus(true);
+            None
+        }
+        KeyCode::BackTab | KeyCode::Left => {
+            state.move_focus(false);
+            None
+        }
+        KeyCode::Enter | KeyCode::Char(' ') => state.press(state.focus),
+        KeyCode::Up | KeyCode::Char('k') => {
+            state.scroll_by(-1);
+            None
+        }
+        KeyCode::Down | KeyCode::Char('j') => {
+            state.scroll_by(1);
+            None
+        }
+        KeyCode::PageUp => {
+            state.scroll_by(-page);
+            None
+        }
+        KeyCode::PageDown => {
+            state.scroll_by(page);
+            None
+        }
+        KeyCode::Home => {
+            state.scroll = 0;
+            None
+        }
+        KeyCode::End => {
+            state.scroll = state.max_scroll.get();
+            None
+        }
+        KeyCode::Char(c) if !alt => {
+            let b = match (&state.phase, c.to_ascii_lowercase()) {
+                (UrlPhase::Consent, 'o') => UrlButton::Open,
+                (UrlPhase::Consent, 'd') => UrlButton::Decline,
+                (UrlPhase::LaunchFailed(_), 'r') | (UrlPhase::Copy { .. }, 'r') => UrlButton::Retry,
+                (UrlPhase::LaunchFailed(_), 's' | 'c') => UrlButton::ShowUrl,
+                (UrlPhase::LaunchFailed(_), 'g') | (UrlPhase::Copy { .. }, 'g') => {
+                    UrlButton::GiveUp
+                }
+                _ => return None,
+            };
+            state.press(b)
+        }
+        _ => None,
+    }
+}
+
+/// Draw the view into `area` of `frame`. Records the scroll limits in the
+/// state (interior mutability) so that scrolling keys stop at the end.
+pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &UrlViewState, styles: &UrlStyles) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    let width = usize::from(area.width);
+    let title = match &state.phase {
+        UrlPhase::Consent => "Open a web page?",
+        UrlPhase::LaunchFailed(_) => "The browser could not be launched",
+        UrlPhase::Copy { .. } => "Copy the URL",
+    };
+    let progress = safe_text::display(&state.progress).into_owned();
+    let title_text = if progress.is_empty() {
+        title.to_owned()
+    } else {
+        format!("{title} · {progress}")
+    };
+    let mut header = wrap_words(&title_text, width);
+    header.truncate(1);
+    let header_line = Line::from(Span::styled(
+        header.pop().unwrap_or_default(),
+        styles.emphasis,
+    ));
+
+    let (buttons_line, help_line) = footer(state, styles, width);
+    let fixed = 3u16; // title, buttons, help
+    let body_h = area.height.saturating_sub(fixed);
+    let body = body_lines(state, styles, width);
+    let total = u16::try_from(body.len()).unwrap_or(u16::MAX);
+
+    // When the body overflows, its last row says so.
+    let overflow = total > body_h;
+    let visible_h = if overflow {
+        body_h.saturating_sub(1)
+    } else {
+        body_h
+    };
+    let max_scroll = total.saturating_sub(visible_h);
+    state.max_scroll.set(max_scroll);
+    state.page.set(visible_h.max(1));
+    let scroll = state.scroll.min(max_scroll);
+
+    let mut y = area.y;
+    frame.render_widget(
+        Paragraph::new(header_line),
+        Rect::new(area.x, y, area.width, 1),
+    );
+    y += 1;
+    if body_h > 0 {
+        let start = usize::from(scroll);
+        let end = (start + usize::from(visible_h)).min(body.len());
+        let shown: Vec<Line<'static>> = body[start..end].to_vec();
+        frame.render_widget(
+            Paragraph::new(shown),
+            Rect::new(area.x, y, area.width, visible_h),
+        );
+        if overflow && body_h > 0 {
+            let below = total - scroll - visible_h;
+            let n = state.review.warnings.len() + usize::from(state.review.refusal.is_some());
+            let text = if below > 0 && n > 0 {
+                format!(
+                    "↓ {below} more, {n} warning{} (↓ PgDn)",
+                    if n == 1 { "" } else { "s" }
+                )
+            } else if below > 0 {
+                format!(
+                    "↓ {below} more line{} (↓ PgDn)",
+                    if below == 1 { "" } else { "s" }
+                )
+            } else {
+                "↑ top (↑ PgUp Home)".to_owned()
+            };
+            frame.render_widget(
+                Paragraph::new(Line::from(Span::styled(clip(&text, width), styles.muted))),
+                Rect::new(area.x, y + visible_h, area.width, 1),
+            );
+        }
+        y += body_h;
+    }
+    if y < area.y + area.height {
+        frame.render_widget(
+            Paragraph::new(buttons_line),
+            Rect::new(area.x, y, area.width, 1),
+        );
+        y += 1;
+    }
+    if y < area.y + area.height {
+        frame.render_widget(
+            Paragraph::new(help_line),
+            Rect::new(area.x, y, area.width, 1),
+        );
+    }
+}
+
+fn footer(
+    state: &UrlViewState,
+    styles: &UrlStyles,
+    width: usize,
+) -> (Line<'static>, Line<'static>) {
+    let bs = state.buttons();
+    let render = |short: bool| -> Vec<(String, bool)> {
+        bs.iter()
+            .map(|b| {
+                let focused = *b == state.focus;
+                let l = b.label(short);
+                let t = if focused {
+                    format!("[>{l}<]")
+                } else {
+                    format!("[ {l} ]")
+                };
+                (t, focused)
+            })
+            .collect()
+    };
+    let fits = |v: &[(String, bool)]| {
+        v.iter().map(|(t, _)| t.chars().count()).sum::<usize>() + v.len().saturating_sub(1) <= width
+    };
+    let mut parts = render(false);
+    if !fits(&parts) {
+        parts = render(true);
+    }
+    let mut spans = Vec::new();
+    for (i, (t, focused)) in parts.into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::raw(" "));
+        }
+        spans.push(Span::styled(
+            t,
+            if focused { styles.focus } else { styles.button },
+        ));
+    }
+    let helps: &[&str] = match &state.phase {
+        UrlPhase::Consent if state.review.openable() => &[
+            "Tab/←→ move · Enter press · o open · d decline · Esc cancel",
+            "Tab move · Enter press · o open · Esc cancel",
+            "o open · d decline · Esc cancel",
+        ],
+        UrlPhase::Consent => &[
+            "Tab/←→ move · Enter press · d decline · Esc cancel",
+            "d decline · Esc cancel",
+        ],
+        UrlPhase::LaunchFailed(_) => &[
+            "Tab/←→ move · Enter press · r retry · s show URL · g/Esc give up",
+            "r retry · s show URL · Esc give up",
+        ],
+        UrlPhase::Copy { .. } => &[
+            "Tab/←→ move · Enter press · g/Esc give up",
+            "Enter press · Esc give up",
+        ],
+    };
+    let help = helps
+        .iter()
+        .find(|h| h.chars().count() <= width)
+        .copied()
+        .unwrap_or(helps[helps.len() - 1]);
+    (
+        Line::from(spans),
+        Line::from(Span::styled(clip(help, width), styles.muted)),
+    )
+}
+
+/// The scrollable body, pre-wrapped to `width`.
+fn body_lines(state: &UrlViewState, s: &UrlStyles, width: usize) -> Vec<Line<'static>> {
+    let mut out: Vec<Line<'static>> = Vec::new();
+    let r = &state.review;
+    let blank = || Line::from("");
+
+    match &state.phase {
+        UrlPhase::LaunchFailed(msg) => {
+            for l in wrap_words(&safe_text::display(msg), width) {
+                out.push(Line::from(Span::styled(l, s.danger)));
+            }
+            out.push(blank());
+        }
+        UrlPhase::Copy { after_failure } => {
+            let t = if *after_failure {
+                "Copy this URL and open it in a browser yourself:"
+            } else {
+                "Consent recorded; nothing was opened (--no-open). Copy this URL:"
+            };
+            for l in wrap_words(t, width) {
+                out.push(Line::from(Span::styled(l, s.muted)));
+            }
+            // The URL alone, from column 0, so a terminal selection copies
+            // nothing else.
+            for l in wrap_chars(&r.display_url(), width) {
+                out.push(Line::from(Span::styled(l, s.normal)));
+            }
+            out.push(blank());
+        }
+        UrlPhase::Consent => {}
+    }
+
+    labelled(
+        &mut out,
+        "Server:  ",
+        &safe_text::display(&state.server),
+        s.normal,
+        s,
+        width,
+    );
+    labelled(
+        &mut out,
+        "Adapter: ",
+        &safe_text::display(&state.adapter),
+        s.normal,
+        s,
+        width,
+    );
+    out.push(blank());
+
+    if !matches!(state.phase, UrlPhase::Copy { .. }) {
+        for l in safe_text::display_multiline(&state.message) {
+            if l.is_empty() {
+                out.push(blank());
+            }
+            for w in wrap_words(&l, width) {
+                out.push(Line::from(Span::styled(w, s.normal)));
+            }
+        }
+        out.push(blank());
+        out.push(Line::from(Span::styled("URL", s.muted)));
+        for l in wrap_chars(&r.display_url(), width.saturating_sub(2).max(1)) {
+            out.push(Line::from(vec![Span::raw("  "), Span::styled(l, s.normal)]));
+        }
+        if r.rewritten() {
+            out.push(Line::from(Span::styled("As sent", s.muted)));
+            for l in wrap_chars(&r.display_sent(), width.saturating_sub(2).max(1)) {
+                out.push(Line::from(vec![Span::raw("  "), Span::styled(l, s.muted)]));
+            }
+        }
+    }
+
+    if let Some(h) = &r.host {
+        let (pre, reg) = h.split_unicode();
+        let segs = vec![
+            ("Host:    ".to_owned(), s.muted),
+            (pre.to_owned(), s.normal),
+            (reg.to_owned(), s.emphasis),
+        ];
+        out.extend(wrap_styled(&segs, width, 9));
+    }
+    if let Some(sc) = &r.scheme {
+        labelled(&mut out, "Scheme:  ", sc, s.normal, s, width);
+    }
+    if let Some(p) = r.port {
+        labelled(&mut out, "Port:    ", &p.to_string(), s.normal, s, width);
+    }
+
+    if !r.warnings.is_empty() || r.refusal.is_some() {
+        out.push(blank());
+    }
+    if let Some(refusal) = &r.refusal {
+        bullet(&mut out, "✗ ", &refusal.sentence(), s.danger, width);
+    }
+    if !r.warnings.is_empty() {
+        out.push(Line::from(Span::styled("Warnings", s.muted)));
+        for w in &r.warnings {
+            let st = match w.severity() {
+                Severity::Danger => s.danger,
+                Severity::Caution => s.warning,
+            };
+            bullet(&mut out, "! ", &w.sentence(), st, width);
+        }
+    }
+    out
+}
+
+/// `label` then `value` word-wrapped with a hanging indent under the value.
+fn labelled(
+    out: &mut Vec<Line<'static>>,
+    label: &str,
+    value: &str,
+    style: Style,
+    s: &UrlStyles,
+    width: usize,
+) {
+    let indent = label.chars().count();
+    if indent >= width {
+        out.extend(wrap_styled(
+            &[(label.to_owned(), s.muted), (value.to_owned(), style)],
+            width,
+            0,
+        ));
+        return;
+    }
+    for (i, l) in wrap_words(value, width - indent).into_iter().enumerate() {
+        let lead = if i == 0 {
+            Span::styled(label.to_owned(), s.muted)
+        } else {
+            Span::raw(" ".repeat(indent))
+        };
+        out.push(Line::from(vec![lead, Span::styled(l, style)]));
+    }
+}
+
+/// A bullet item: `mark` then `text` word-wrapped with a hanging indent.
+fn bullet(out: &mut Vec<Line<'static>>, mark: &str, text: &str, style: Style, width: usize) {
+    let indent = mark.chars().count();
+    let inner = width.saturating_sub(indent).max(1);
+    for (i, l) in wrap_words(text, inner).into_iter().enumerate() {
+        let lead = if i == 0 {
+            mark.to_owned()
+        } else {
+            " ".repeat(indent)
+        };
+        out.push(Line::from(vec![
+            Span::styled(lead, style),
+            Span::styled(l, style),
+        ]));
+    }
+}
+
+fn cw(c: char) -> usize {
+    c.width().unwrap_or(0)
+}
+
+/// Cut `text` to `width` columns (for the view's own short texts only).
+fn clip(text: &str, width: usize) -> String {
+    let mut w = 0;
+    let mut out = String::new();
+    for c in text.chars() {
+        w += cw(c);
+        if w > width {
+            break;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Wrap by character: every character is kept; each line is at most
+/// `width` columns (a character wider than `width` gets a line of its own).
+pub fn wrap_chars(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    let mut w = 0;
+    for c in text.chars() {
+        let c_w = cw(c);
+        if w + c_w > width && !cur.is_empty() {
+            lines.push(std::mem::take(&mut cur));
+            w = 0;
+        }
+        cur.push(c);
+        w += c_w;
+    }
+    if !cur.is_empty() || lines.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+/// Wrap at spaces; a word longer than `width` is cut by character. Every
+/// non-space character is kept.
+pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut w = 0;
+    for word in text.split(' ') {
+        let ww: usize = word.chars().map(cw).sum();
+        let sep = usize::from(!cur.is_empty());
+        if w + sep + ww <= width {
+            if sep == 1 {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+            w += sep + ww;
+            continue;
+        }
+        if !cur.is_empty() {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if ww <= width {
+            cur.push_str(word);
+            w = ww;
+        } else {
+            let mut pieces = wrap_chars(word, width);
+            let last = pieces.pop().unwrap_or_default();
+            lines.extend(pieces);
+            w = last.chars().map(cw).sum();
+            cur = last;
+        }
+    }
+    if !cur.is_empty() || lines.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+/// Wrap styled segments by character to `width`, continuation lines
+/// indented by `indent` columns; every character is kept.
+fn wrap_styled(segs: &[(String, Style)], width: usize, indent: usize) -> Vec<Line<'static>> {
+    let width = width.max(1);
+    let indent = if indent >= width { 0 } else { indent };
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut cur = String::new();
+    let mut cur_style = Style::default();
+    let mut w = 0;
+    let mut line_start = 0;
+    for (text, style) in segs {
+        if !cur.is_empty() && *style != cur_style {
+            spans.push(Span::styled(std::mem::take(&mut cur), cur_style));
+        }
+        cur_style = *style;
+        for c in text.chars() {
+            let c_w = cw(c);
+            if w + c_w > width && w > line_start {
+                if !cur.is_empty() {
+                    spans.push(Span::styled(std::mem::take(&mut cur), cur_style));
+                }
+                lines.push(Line::from(std::mem::take(&mut spans)));
+                if indent > 0 {
+                    spans.push(Span::raw(" ".repeat(indent)));
+                }
+                w = indent;
+                line_start = indent;
+            }
+            cur.push(c);
+            w += c_w;
+        }
+    }
+    if !cur.is_empty() {
+        spans.push(Span::styled(cur, cur_style));
+    }
+    if !spans.is_empty() || lines.is_empty() {
+        lines.push(Line::from(spans));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapping_keeps_every_character() {
+        assert_eq!(wrap_chars("abcdefg", 3), vec!["abc", "def", "g"]);
+        assert_eq!(wrap_chars("", 3), vec![""]);
+        assert_eq!(wrap_chars("例え例", 3), vec!["例", "え", "例"]);
+        assert_eq!(
+            wrap_words("the quick brown fox", 9),
+            vec!["the quick", "brown fox"]
+        );
+        assert_eq!(
+            wrap_words("a verylongword b", 5),
+            vec!["a", "veryl", "ongwo", "rd b"]
+        );
+    }
+
+    #[test]
+    fn styled_wrap_indents_continuations() {
+        let st = Style::default();
+        let lines = wrap_styled(
+            &[("Host:    ".into(), st), ("abcdefghijkl".into(), st)],
+            12,
+            9,
+        );
+        let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        assert_eq!(
+            text,
+            vec![
+                "Host:    abc",
+                "         def",
+                "         ghi",
+                "         jkl"
+            ]
+        );
+    }
+}

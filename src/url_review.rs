@@ -1,0 +1,982 @@
+//! URL review: what a URL-mode request asks the person to open, analysed
+//! before any consent (issue 4 items 1 and 2). Pure: no terminal, no I/O,
+//! and the URL is never fetched.
+//!
+//! [`review`] parses the URL with the `url` crate (WHATWG URL Standard, the
+//! rules browsers use), so what is analysed and shown is what a browser
+//! would open. It gives:
+//! - the scheme; only `https` and `http` are openable, every other scheme
+//!   (`javascript:`, `file:`, `data:`, `ftp:`, ...) and an unparseable URL
+//!   are refused with a [`Refusal`];
+//! - the host in its Unicode form and its ASCII (`xn--` Punycode) form
+//!   (IDNA via the `idna` crate, as the `url` crate applies it);
+//! - the registrable domain ("eTLD+1"), from the Public Suffix List embedded
+//!   in the `psl` crate (no download; the list is as new as the crate);
+//! - an explicit non-default port;
+//! - typed [`Warning`]s: plain `http`, IDN, mixed-script and confusable
+//!   labels (UTS #39 via `unicode-security`), userinfo, IP-literal hosts
+//!   (including odd forms such as decimal `3232235777` that the parser
+//!   rewrites), non-default ports, very long URLs, and control, bidi or
+//!   invisible characters (listed escaped via [`crate::safe_text`]).
+//!
+//! Every string a warning or refusal carries that comes from the URL has
+//! already been passed through [`crate::safe_text::display`].
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use unicode_script::{Script, UnicodeScript};
+use unicode_security::MixedScript;
+
+use crate::safe_text;
+
+/// A URL longer than this many characters (Unicode scalar values, as sent)
+/// gets [`Warning::Long`] (issue 4 item 2: "very long URLs").
+pub const LONG_URL_CHARS: usize = 2000;
+
+/// What kind of host a URL names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostKind {
+    /// A domain name.
+    Domain,
+    /// An IPv4 address literal.
+    Ipv4,
+    /// An IPv6 address literal (`[...]`).
+    Ipv6,
+}
+
+/// The host of a parsed URL, in both forms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostInfo {
+    pub kind: HostKind,
+    /// The host as the URL serialises it: lower-case ASCII with `xn--`
+    /// labels for international names; an IPv6 literal in brackets.
+    pub ascii: String,
+    /// The host with `xn--` labels decoded to Unicode, made safe for the
+    /// terminal; equal to `ascii` for ASCII names and IP literals.
+    pub unicode: String,
+    /// The registrable domain (public suffix plus one label) in ASCII form,
+    /// e.g. `example.co.uk` for `login.example.co.uk`. None for IP literals,
+    /// single-label hosts (`localhost`) and hosts that are themselves a
+    /// public suffix.
+    pub registrable_ascii: Option<String>,
+    /// The same registrable domain in Unicode form: always a suffix of
+    /// `unicode`, so [`HostInfo::split_unicode`] can emphasise it.
+    pub registrable_unicode: Option<String>,
+}
+
+impl HostInfo {
+    /// The Unicode host cut into (the part before the registrable domain,
+    /// the registrable domain). For `login.example.com`:
+    /// `("login.", "example.com")`. With no registrable domain the whole
+    /// host is the second part, so a view emphasises all of it.
+    pub fn split_unicode(&self) -> (&str, &str) {
+        match &self.registrable_unicode {
+            Some(r) if self.unicode.ends_with(r.as_str()) => {
+                self.unicode.split_at(self.unicode.len() - r.len())
+            }
+            _ => ("", self.unicode.as_str()),
+        }
+    }
+}
+
+/// How serious a warning is; a view maps these to its warning and danger
+/// styles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    /// Worth a look (plain http, IDN, port, IP, length).
+    Caution,
+    /// A common spoofing device (userinfo, mixed script, confusable,
+    /// hidden characters).
+    Danger,
+}
+
+/// One reason for care, shown before consent (issue 4 item 2). Strings
+/// from the URL are already safe for the terminal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Warning {
+    /// The scheme is `http`: allowed, but unencrypted.
+    PlainHttp,
+    /// An international (Punycode) host: both forms are shown.
+    Idn { unicode: String, ascii: String },
+    /// A host label whose characters come from more than one script
+    /// (UTS #39 single-script test), e.g. Cyrillic `а` in a Latin name.
+    MixedScript { label: String, scripts: Vec<String> },
+    /// A non-ASCII host label that reads as an ASCII one (every non-ASCII
+    /// character has an ASCII UTS #39 confusable prototype), e.g. Cyrillic
+    /// `раураl` for `paypal`.
+    Confusable { label: String, looks_like: String },
+    /// Userinfo before `@` (`https://trusted.example@evil.test/`): the name
+    /// before `@` is not the site.
+    Userinfo {
+        username: String,
+        has_password: bool,
+        host: String,
+    },
+    /// The host is an IP address, not a name. `written_as` is the host text
+    /// as sent when the parser rewrote it (decimal `3232235777`, hex, octal
+    /// or short IPv4 forms, IPv4-mapped IPv6). `note` names a special range
+    /// (loopback, private, link-local, unspecified).
+    IpLiteral {
+        kind: HostKind,
+        address: String,
+        written_as: Option<String>,
+        note: Option<&'static str>,
+    },
+    /// An explicit port other than the scheme's default.
+    NonDefaultPort { port: u16, default: Option<u16> },
+    /// More than [`LONG_URL_CHARS`] characters.
+    Long { chars: usize },
+    /// Control, bidi or invisible characters in the URL as sent (the parser
+    /// removes tabs and newlines and percent-encodes the rest, so the shown
+    /// URL differs from what was sent). `escaped` lists each distinct one as
+    /// `\u{..}`.
+    HiddenCharacters { count: usize, escaped: Vec<String> },
+}
+
+impl Warning {
+    /// A short stable name for the warning kind (`http`, `idn`,
+    /// `mixed-script`, `confusable`, `userinfo`, `ip-literal`, `port`,
+    /// `long`, `hidden-characters`), for logs and tests.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Warning::PlainHttp => "http",
+            Warning::Idn { .. } => "idn",
+            Warning::MixedScript { .. } => "mixed-script",
+            Warning::Confusable { .. } => "confusable",
+            Warning::Userinfo { .. } => "userinfo",
+            Warning::IpLiteral { .. } => "ip-literal",
+            Warning::NonDefaultPort { .. } => "port",
+            Warning::Long { .. } => "long",
+            Warning::HiddenCharacters { .. } => "hidden-characters",
+        }
+    }
+
+    /// How serious the warning is.
+    pub fn severity(&self) -> Severity {
+        match self {
+            Warning::MixedScript { .. }
+            | Warning::Confusable { .. }
+            | Warning::Userinfo { .. }
+            | Warning::HiddenCharacters { .. } => Severity::Danger,
+            _ => Severity::Caution,
+        }
+    }
+
+    /// One human sentence for the screen.
+    pub fn sentence(&self) -> String {
+        match self {
+            Warning::PlainHttp => "Plain http: the page is not encrypted; anyone on the network \
+                                   path can read or change it."
+                .into(),
+            Warning::Idn { unicode, ascii } => format!(
+                "International domain name: shown as {unicode}, its ASCII (Punycode) form \
+                 is {ascii}."
+            ),
+            Warning::MixedScript { label, scripts } => format!(
+                "The host label \"{label}\" mixes scripts ({}): a common way to imitate \
+                 another name.",
+                scripts.join(", ")
+            ),
+            Warning::Confusable { label, looks_like } => format!(
+                "The host label \"{label}\" looks like \"{looks_like}\" but is made of \
+                 other characters."
+            ),
+            Warning::Userinfo {
+                username,
+                has_password,
+                host,
+            } => {
+                let what = if *has_password {
+                    format!("\"{username}\" and a password")
+                } else {
+                    format!("\"{username}\"")
+                };
+                format!("The text before '@' ({what}) is not the site: this URL opens {host}.")
+            }
+            Warning::IpLiteral {
+                kind,
+                address,
+                written_as,
+                note,
+            } => {
+                let v = if *kind == HostKind::Ipv6 {
+                    "IPv6"
+                } else {
+                    "IPv4"
+                };
+                let mut s = format!("The host is an {v} address ({address}), not a name");
+                if let Some(w) = written_as {
+                    s.push_str(&format!(
+                        "; the request wrote it as \"{w}\", which browsers read as {address}"
+                    ));
+                }
+                if let Some(n) = note {
+                    s.push_str(&format!("; {n}"));
+                }
+                s.push('.');
+                s
+            }
+            Warning::NonDefaultPort { port, default } => match default {
+                Some(d) => format!("Non-default port {port} (this scheme normally uses {d})."),
+                None => format!("Explicit port {port}."),
+            },
+            Warning::Long { chars } => format!(
+                "Very long URL ({chars} characters): check the host; the rest can hide things."
+            ),
+            Warning::HiddenCharacters { count, escaped } => format!(
+                "The URL as sent contains {count} control, bidi or invisible character{} \
+                 ({}); they are shown escaped.",
+                if *count == 1 { "" } else { "s" },
+                escaped.join(" ")
+            ),
+        }
+    }
+}
+
+/// Why a URL cannot be opened (issue 4 item 2): only decline and cancel are
+/// offered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Not a valid absolute URL; `error` is the parser's reason.
+    Unparseable { error: String },
+    /// A scheme other than `https` and `http` (lower case, without `:`).
+    Scheme { scheme: String },
+}
+
+impl Refusal {
+    /// One human sentence saying why the URL is not opened.
+    pub fn sentence(&self) -> String {
+        const ONLY: &str = "only https and http URLs are opened";
+        match self {
+            Refusal::Unparseable { error } => {
+                format!("This is not a valid absolute URL ({error}), so it cannot be opened.")
+            }
+            Refusal::Scheme { scheme } => match scheme.as_str() {
+                "javascript" => {
+                    format!("A javascript: URL runs code instead of opening a page; {ONLY}.")
+                }
+                "file" => format!("A file: URL opens a file on this computer; {ONLY}."),
+                "data" => {
+                    format!("A data: URL carries its own page, which can imitate any site; {ONLY}.")
+                }
+                "vbscript" => format!("A vbscript: URL runs code; {ONLY}."),
+                "blob" => format!("A blob: URL refers to data inside another page; {ONLY}."),
+                s => format!("The scheme '{s}:' is not opened; {ONLY}."),
+            },
+        }
+    }
+}
+
+/// The analysis of one URL-mode URL.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UrlReview {
+    /// The URL exactly as the request sent it (not sanitised: use
+    /// [`UrlReview::display_sent`] to show it).
+    pub raw: String,
+    /// The parsed URL, or None when it does not parse.
+    pub url: Option<url::Url>,
+    /// The scheme in lower case without `:`, when the URL parses.
+    pub scheme: Option<String>,
+    /// The host, when the URL has one.
+    pub host: Option<HostInfo>,
+    /// An explicit port other than the scheme's default (the parser drops
+    /// an explicit default port such as `:443` on https).
+    pub port: Option<u16>,
+    /// Reasons for care, in a fixed order: hidden characters, userinfo,
+    /// confusable and mixed-script labels, IDN, IP literal, http, port, long.
+    pub warnings: Vec<Warning>,
+    /// Why it cannot be opened; None when it is openable.
+    pub refusal: Option<Refusal>,
+}
+
+impl UrlReview {
+    /// Whether the URL may be opened after consent (`https`/`http` and
+    /// parseable). When false, only decline and cancel are offered.
+    pub fn openable(&self) -> bool {
+        self.refusal.is_none()
+    }
+
+    /// The exact string to hand to the browser when openable: the parsed
+    /// URL's serialisation, which is what was analysed and shown (not the
+    /// raw text; see [`UrlReview::rewritten`]). None when not openable.
+    pub fn target(&self) -> Option<&str> {
+        match (&self.refusal, &self.url) {
+            (None, Some(u)) => Some(u.as_str()),
+            _ => None,
+        }
+    }
+
+    /// The URL to show, in full: the parsed serialisation, or the raw text
+    /// when it does not parse; safe for the terminal.
+    pub fn display_url(&self) -> String {
+        match &self.url {
+            Some(u) => safe_text::display(u.as_str()).into_owned(),
+            None => safe_text::display(&self.raw).into_owned(),
+        }
+    }
+
+    /// The URL as sent, safe for the terminal (control and bidi characters
+    /// shown as `\u{..}`).
+    pub fn display_sent(&self) -> String {
+        safe_text::display(&self.raw).into_owned()
+    }
+
+    /// Whether the parser rewrote the URL (so the screen also shows it as
+    /// sent). A trailing `/` added to an empty path does not count.
+    pub fn rewritten(&self) -> bool {
+        match &self.url {
+            Some(u) => {
+                let s = u.as_str();
+                s != self.raw && s.strip_suffix('/') != Some(self.raw.as_str())
+            }
+            None => false,
+        }
+    }
+
+    /// The warning kinds in order (see [`Warning::kind`]).
+    pub fn warning_kinds(&self) -> Vec<&'static str> {
+        self.warnings.iter().map(Warning::kind).collect()
+    }
+}
+
+/// Analyse `url` (issue 4 items 1 and 2). Never fails and never fetches:
+/// an unparseable URL gives a review with [`Refusal::Unparseable`].
+pub fn review(url: &str) -> UrlReview {
+    let raw = url.to_owned();
+    let mut warnings = Vec::new();
+
+    let hidden: Vec<char> = raw.chars().filter(|&c| safe_text::is_unsafe(c)).collect();
+    if !hidden.is_empty() {
+        let mut escaped: Vec<String> = Vec::new();
+        for c in &hidden {
+            let e = safe_text::display(&c.to_string()).into_owned();
+            if !escaped.contains(&e) {
+                escaped.push(e);
+            }
+        }
+        warnings.push(Warning::HiddenCharacters {
+            count: hidden.len(),
+            escaped,
+        });
+    }
+    let chars = raw.chars().count();
+
+    let parsed = match url::Url::parse(&raw) {
+        Ok(u) => u,
+        Err(e) => {
+            if chars > LONG_URL_CHARS {
+                warnings.push(Warning::Long { chars });
+            }
+            return UrlReview {
+                raw,
+                url: None,
+                scheme: None,
+                host: None,
+                port: None,
+                warnings,
+                refusal: Some(Refusal::Unparseable {
+                    error: e.to_string(),
+                }),
+            };
+        }
+    };
+
+    let scheme = parsed.scheme().to_owned();
+    let refusal = match scheme.as_str() {
+        "https" | "http" => None,
+        _ => Some(Refusal::Scheme {
+            scheme: scheme.clone(),
+        }),
+    };
+
+    let host = host_info(&parsed);
+
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        warnings.push(Warning::Userinfo {
+            username: safe_text::display(parsed.username()).into_owned(),
+            has_password: parsed.password().is_some(),
+            host: host.as_ref().map(|h| h.unicode.clone()).unwrap_or_default(),
+        });
+    }
+
+    if let Some(h) = &host {
+        match h.kind {
+            HostKind::Domain => {
+                for label in h.unicode.split('.') {
+                    if label.is_ascii() {
+                        continue;
+                    }
+                    if let Some(looks_like) = ascii_lookalike(label) {
+                        warnings.push(Warning::Confusable {
+                            label: label.to_owned(),
+                            looks_like,
+                        });
+                    }
+                    if !label.is_single_script() {
+                        warnings.push(Warning::MixedScript {
+                            label: label.to_owned(),
+                            scripts: scripts_of(label),
+                        });
+                    }
+                }
+                if h.ascii.split('.').any(|l| l.starts_with("xn--")) {
+                    warnings.push(Warning::Idn {
+                        unicode: h.unicode.clone(),
+                        ascii: h.ascii.clone(),
+                    });
+                }
+            }
+            HostKind::Ipv4 | HostKind::Ipv6 => {
+                let written_as = raw_host(&raw).and_then(|w| {
+                    let same = w.eq_ignore_ascii_case(&h.ascii);
+                    (!same).then(|| safe_text::display(w).into_owned())
+                });
+                warnings.push(Warning::IpLiteral {
+                    kind: h.kind,
+                    address: h.ascii.clone(),
+                    written_as,
+                    note: ip_note(&parsed),
+                });
+            }
+        }
+    }
+
+    if scheme == "http" {
+        warnings.push(Warning::PlainHttp);
+    }
+    let port = parsed.port();
+    if let Some(p) = port {
+        warnings.push(Warning::NonDefaultPort {
+            port: p,
+            default: default_port(&scheme),
+        });
+    }
+    if chars > LONG_URL_CHARS {
+        warnings.push(Warning::Long { chars });
+    }
+
+    UrlReview {
+        raw,
+        url: Some(parsed),
+        scheme: Some(scheme),
+        host,
+        port,
+        warnings,
+        refusal,
+    }
+}
+
+fn default_port(scheme: &str) -> Option<u16> {
+    match scheme {
+        "http" | "ws" => Some(80),
+        "https" | "wss" => Some(443),
+        "ftp" => Some(21),
+        _ => None,
+    }
+}
+
+fn host_info(u: &url::Url) -> Option<HostInfo> {
+    let host = u.host()?;
+    let ascii = u.host_str()?.to_owned();
+    match host {
+        url::Host::Domain(_) => {
+            // The url crate has already applied UTS #46; decoding cannot fail
+            // for a name it produced, but keep the ASCII form if it does.
+            let (uni, res) = idna::domain_to_unicode(&ascii);
+            let unicode_raw = if res.is_ok() { uni } else { ascii.clone() };
+            let unicode = safe_text::display(&unicode_raw).into_owned();
+            let registrable_ascii = psl::domain_str(&ascii)
+                .filter(|d| !d.is_empty())
+                .map(str::to_owned);
+            let registrable_unicode = registrable_ascii.as_ref().and_then(|r| {
+                let n = r.trim_end_matches('.').split('.').count();
+                let labels: Vec<&str> = unicode.trim_end_matches('.').split('.').collect();
+                let start = labels.len().checked_sub(n)?;
+                let mut s = labels[start..].join(".");
+                if unicode.ends_with('.') && r.ends_with('.') {
+                    s.push('.');
+                }
+                unicode.ends_with(s.as_str()).then_some(s)
+            });
+            Some(HostInfo {
+                kind: HostKind::Domain,
+                ascii,
+                unicode,
+                registrable_ascii,
+                registrable_unicode,
+            })
+        }
+        url::Host::Ipv4(_) => Some(HostInfo {
+            kind: HostKind::Ipv4,
+            unicode: ascii.clone(),
+            ascii,
+            registrable_ascii: None,
+            registrable_unicode: None,
+        }),
+        url::Host::Ipv6(_) => Some(HostInfo {
+            kind: HostKind::Ipv6,
+            unicode: ascii.clone(),
+            ascii,
+            registrable_ascii: None,
+            registrable_unicode: None,
+        }),
+    }
+}
+
+/// The distinct scripts of `label`'s letters (Common and Inherited left
+/// out), by full Unicode name, in order of first use.
+fn scripts_of(label: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in label.chars() {
+        let s = c.script();
+        if matches!(s, Script::Common | Script::Inherited | Script::Unknown) {
+            continue;
+        }
+        let name = s.full_name().to_owned();
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// The ASCII string a non-ASCII label reads as, when every non-ASCII
+/// character's UTS #39 skeleton is ASCII (e.g. Cyrillic `а` → `a`); None
+/// otherwise. ASCII characters are kept as they are.
+fn ascii_lookalike(label: &str) -> Option<String> {
+    let mut out = String::with_capacity(label.len());
+    for c in label.chars() {
+        if c.is_ascii() {
+            out.push(c);
+            continue;
+        }
+        let mut buf = [0u8; 4];
+        let sk: String = unicode_security::skeleton(c.encode_utf8(&mut buf)).collect();
+        if sk.is_empty() || !sk.is_ascii() {
+            return None;
+        }
+        out.push_str(&sk.to_ascii_lowercase());
+    }
+    (out != label).then_some(out)
+}
+
+/// The host text as written in the raw URL (after `scheme://`, without
+/// userinfo and port), used to say when the parser rewrote an IP literal.
+/// An approximation of the WHATWG authority split, good enough for a note.
+fn raw_host(raw: &str) -> Option<&str> {
+    let (_, rest) = raw.trim().split_once("://")?;
+    let end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
+    let auth = &rest[..end];
+    let host_port = auth.rsplit_once('@').map_or(auth, |(_, h)| h);
+    if host_port.starts_with('[') {
+        let close = host_port.find(']')?;
+        return Some(&host_port[..=close]);
+    }
+    Some(host_port.split_once(':').map_or(host_port, |(h, _)| h))
+}
+
+fn ip_note(u: &url::Url) -> Option<&'static str> {
+    match u.host()? {
+        url::Host::Ipv4(a) => v4_note(a),
+        url::Host::Ipv6(a) => v6_note(a),
+        url::Host::Domain(_) => None,
+    }
+}
+
+fn v4_note(a: Ipv4Addr) -> Option<&'static str> {
+    if a.is_loopback() {
+        Some("a loopback address (this computer)")
+    } else if a.is_private() {
+        Some("a private-network address")
+    } else if a.is_link_local() {
+        Some("a link-local address")
+    } else if a.is_unspecified() {
+        Some("the unspecified address")
+    } else {
+        None
+    }
+}
+
+fn v6_note(a: Ipv6Addr) -> Option<&'static str> {
+    if let Some(v4) = a.to_ipv4_mapped() {
+        return v4_note(v4).or(Some("an IPv4-mapped address"));
+    }
+    if a.is_loopback() {
+        Some("a loopback address (this computer)")
+    } else if a.is_unspecified() {
+        Some("the unspecified address")
+    } else if (a.segments()[0] & 0xfe00) == 0xfc00 {
+        Some("a private-network (unique local) address")
+    } else if (a.segments()[0] & 0xffc0) == 0xfe80 {
+        Some("a link-local address")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(u: &str) -> Vec<&'static str> {
+        review(u).warning_kinds()
+    }
+
+    #[test]
+    fn plain_https_has_no_warnings() {
+        let r = review("https://login.example.co.uk/oauth?state=1");
+        assert!(r.openable());
+        assert_eq!(r.scheme.as_deref(), Some("https"));
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        let h = r.host.as_ref().unwrap();
+        assert_eq!(h.kind, HostKind::Domain);
+        assert_eq!(h.ascii, "login.example.co.uk");
+        assert_eq!(h.unicode, "login.example.co.uk");
+        assert_eq!(h.registrable_ascii.as_deref(), Some("example.co.uk"));
+        assert_eq!(h.split_unicode(), ("login.", "example.co.uk"));
+        assert_eq!(
+            r.target(),
+            Some("https://login.example.co.uk/oauth?state=1")
+        );
+        assert_eq!(r.port, None);
+        assert!(!r.rewritten());
+    }
+
+    #[test]
+    fn unknown_tld_uses_the_default_rule() {
+        let r = review("https://trusted.example@evil.test/");
+        let h = r.host.as_ref().unwrap();
+        assert_eq!(h.registrable_ascii.as_deref(), Some("evil.test"));
+        assert_eq!(h.split_unicode(), ("", "evil.test"));
+    }
+
+    #[test]
+    fn http_is_allowed_with_a_warning() {
+        let r = review("http://example.com/");
+        assert!(r.openable());
+        assert_eq!(r.warning_kinds(), vec!["http"]);
+        assert!(r.warnings[0].sentence().starts_with("Plain http"));
+        assert_eq!(r.warnings[0].severity(), Severity::Caution);
+    }
+
+    #[test]
+    fn idn_shows_both_forms() {
+        let r = review("https://münchen.example/");
+        let h = r.host.as_ref().unwrap();
+        assert_eq!(h.ascii, "xn--mnchen-3ya.example");
+        assert_eq!(h.unicode, "münchen.example");
+        assert_eq!(
+            r.warnings,
+            vec![Warning::Idn {
+                unicode: "münchen.example".into(),
+                ascii: "xn--mnchen-3ya.example".into()
+            }]
+        );
+        assert_eq!(
+            r.warnings[0].sentence(),
+            "International domain name: shown as münchen.example, its ASCII (Punycode) \
+             form is xn--mnchen-3ya.example."
+        );
+        // Sent already in Punycode: same analysis.
+        let p = review("https://xn--mnchen-3ya.example/");
+        assert_eq!(p.host.as_ref().unwrap().unicode, "münchen.example");
+        assert_eq!(p.warning_kinds(), vec!["idn"]);
+    }
+
+    #[test]
+    fn idn_registrable_domain_in_both_forms() {
+        let r = review("https://www.bücher.de/");
+        let h = r.host.as_ref().unwrap();
+        assert_eq!(h.registrable_ascii.as_deref(), Some("xn--bcher-kva.de"));
+        assert_eq!(h.registrable_unicode.as_deref(), Some("bücher.de"));
+        assert_eq!(h.split_unicode(), ("www.", "bücher.de"));
+    }
+
+    #[test]
+    fn mixed_script_and_confusable() {
+        // Cyrillic 'а' (U+0430) in a Latin name.
+        let r = review("https://p\u{430}ypal.com/login");
+        assert_eq!(r.warning_kinds(), vec!["confusable", "mixed-script", "idn"]);
+        assert_eq!(
+            r.warnings[0],
+            Warning::Confusable {
+                label: "p\u{430}ypal".into(),
+                looks_like: "paypal".into()
+            }
+        );
+        assert_eq!(
+            r.warnings[1],
+            Warning::MixedScript {
+                label: "p\u{430}ypal".into(),
+                scripts: vec!["Latin".into(), "Cyrillic".into()]
+            }
+        );
+        assert_eq!(r.warnings[1].severity(), Severity::Danger);
+        assert_eq!(
+            r.host.as_ref().unwrap().ascii,
+            "xn--pypal-4ve.com",
+            "both forms are kept"
+        );
+    }
+
+    #[test]
+    fn whole_script_confusable() {
+        // All Cyrillic: single script, but reads as "paypal".
+        let r = review("https://\u{440}\u{430}\u{443}\u{440}\u{430}\u{4cf}.com/");
+        let k = r.warning_kinds();
+        assert!(k.contains(&"confusable"), "{k:?}");
+        assert!(!k.contains(&"mixed-script"), "{k:?}");
+        match &r.warnings[0] {
+            Warning::Confusable { looks_like, .. } => assert_eq!(looks_like, "paypal"),
+            w => panic!("{w:?}"),
+        }
+    }
+
+    #[test]
+    fn plain_idn_is_not_confusable() {
+        assert_eq!(kinds("https://münchen.de/"), vec!["idn"]);
+        assert_eq!(kinds("https://例え.jp/"), vec!["idn"]);
+    }
+
+    #[test]
+    fn userinfo_is_named() {
+        let r = review("https://trusted.example@evil.test/");
+        assert_eq!(
+            r.warnings,
+            vec![Warning::Userinfo {
+                username: "trusted.example".into(),
+                has_password: false,
+                host: "evil.test".into()
+            }]
+        );
+        assert_eq!(
+            r.warnings[0].sentence(),
+            "The text before '@' (\"trusted.example\") is not the site: this URL opens evil.test."
+        );
+        let p = review("https://bank.example:hunter2@evil.test/");
+        match &p.warnings[0] {
+            Warning::Userinfo { has_password, .. } => assert!(*has_password),
+            w => panic!("{w:?}"),
+        }
+    }
+
+    #[test]
+    fn ipv4_literal() {
+        let r = review("https://93.184.216.34/x");
+        assert_eq!(
+            r.warnings,
+            vec![Warning::IpLiteral {
+                kind: HostKind::Ipv4,
+                address: "93.184.216.34".into(),
+                written_as: None,
+                note: None
+            }]
+        );
+        assert_eq!(r.host.as_ref().unwrap().registrable_ascii, None);
+    }
+
+    #[test]
+    fn decimal_ipv4_is_normalised_and_said() {
+        let r = review("http://3232235777/");
+        assert_eq!(r.target(), Some("http://192.168.1.1/"));
+        assert_eq!(
+            r.warnings[0],
+            Warning::IpLiteral {
+                kind: HostKind::Ipv4,
+                address: "192.168.1.1".into(),
+                written_as: Some("3232235777".into()),
+                note: Some("a private-network address")
+            }
+        );
+        assert_eq!(
+            r.warnings[0].sentence(),
+            "The host is an IPv4 address (192.168.1.1), not a name; the request wrote it as \
+             \"3232235777\", which browsers read as 192.168.1.1; a private-network address."
+        );
+        assert_eq!(r.warning_kinds(), vec!["ip-literal", "http"]);
+        assert!(r.rewritten());
+        // Hex and short forms too.
+        match &review("http://0x7f.1/").warnings[0] {
+            Warning::IpLiteral {
+                address,
+                written_as,
+                note,
+                ..
+            } => {
+                assert_eq!(address, "127.0.0.1");
+                assert_eq!(written_as.as_deref(), Some("0x7f.1"));
+                assert_eq!(*note, Some("a loopback address (this computer)"));
+            }
+            w => panic!("{w:?}"),
+        }
+    }
+
+    #[test]
+    fn ipv6_literal() {
+        let r = review("https://[::1]:8443/");
+        assert_eq!(r.host.as_ref().unwrap().ascii, "[::1]");
+        assert_eq!(r.warning_kinds(), vec!["ip-literal", "port"]);
+        assert_eq!(r.port, Some(8443));
+        let m = review("https://[::ffff:192.168.1.1]/");
+        match &m.warnings[0] {
+            Warning::IpLiteral {
+                kind,
+                address,
+                written_as,
+                note,
+            } => {
+                assert_eq!(*kind, HostKind::Ipv6);
+                assert_eq!(address, "[::ffff:c0a8:101]");
+                assert_eq!(written_as.as_deref(), Some("[::ffff:192.168.1.1]"));
+                assert_eq!(*note, Some("a private-network address"));
+            }
+            w => panic!("{w:?}"),
+        }
+    }
+
+    #[test]
+    fn non_default_port() {
+        let r = review("https://example.com:8443/");
+        assert_eq!(
+            r.warnings,
+            vec![Warning::NonDefaultPort {
+                port: 8443,
+                default: Some(443)
+            }]
+        );
+        assert_eq!(
+            r.warnings[0].sentence(),
+            "Non-default port 8443 (this scheme normally uses 443)."
+        );
+        // An explicit default port is dropped by the parser: no warning.
+        assert!(review("https://example.com:443/").warnings.is_empty());
+        assert_eq!(kinds("http://example.com:80/"), vec!["http"]);
+    }
+
+    #[test]
+    fn very_long_url() {
+        let u = format!("https://example.com/?q={}", "a".repeat(2000));
+        let r = review(&u);
+        assert_eq!(
+            r.warnings,
+            vec![Warning::Long {
+                chars: u.chars().count()
+            }]
+        );
+        assert_eq!(u.chars().count(), 2023);
+        let ok = format!("https://example.com/?q={}", "a".repeat(1977));
+        assert_eq!(ok.chars().count(), LONG_URL_CHARS);
+        assert!(review(&ok).warnings.is_empty());
+    }
+
+    #[test]
+    fn hidden_characters_are_listed_escaped() {
+        let r = review("https://example.com/\u{202e}fdp.exe\n");
+        assert_eq!(
+            r.warnings[0],
+            Warning::HiddenCharacters {
+                count: 2,
+                escaped: vec!["\\u{202e}".into(), "\\u{a}".into()]
+            }
+        );
+        assert_eq!(
+            r.display_sent(),
+            "https://example.com/\\u{202e}fdp.exe\\u{a}"
+        );
+        // The parser percent-encodes the override and drops the newline.
+        assert_eq!(r.target(), Some("https://example.com/%E2%80%AEfdp.exe"));
+        assert!(r.rewritten());
+        // A tab inside the host is removed by the parser: still warned.
+        let t = review("https://exa\tmple.com/");
+        assert_eq!(t.host.as_ref().unwrap().ascii, "example.com");
+        assert_eq!(t.warning_kinds(), vec!["hidden-characters"]);
+    }
+
+    #[test]
+    fn refused_schemes() {
+        for (u, scheme, start) in [
+            (
+                "javascript:alert(1)",
+                "javascript",
+                "A javascript: URL runs code",
+            ),
+            ("file:///etc/passwd", "file", "A file: URL opens a file"),
+            (
+                "data:text/html,<h1>hi</h1>",
+                "data",
+                "A data: URL carries its own page",
+            ),
+            (
+                "ftp://ftp.example.com/x",
+                "ftp",
+                "The scheme 'ftp:' is not opened",
+            ),
+            (
+                "mailto:a@example.com",
+                "mailto",
+                "The scheme 'mailto:' is not opened",
+            ),
+            ("vbscript:msgbox", "vbscript", "A vbscript: URL runs code"),
+            (
+                "JavaScript:alert(1)",
+                "javascript",
+                "A javascript: URL runs code",
+            ),
+        ] {
+            let r = review(u);
+            assert!(!r.openable(), "{u}");
+            assert_eq!(r.target(), None, "{u}");
+            assert_eq!(
+                r.refusal,
+                Some(Refusal::Scheme {
+                    scheme: scheme.into()
+                }),
+                "{u}"
+            );
+            let s = r.refusal.as_ref().unwrap().sentence();
+            assert!(s.starts_with(start), "{u}: {s}");
+            assert!(s.ends_with("only https and http URLs are opened."), "{s}");
+        }
+    }
+
+    #[test]
+    fn unparseable_is_refused() {
+        for u in [
+            "not a url",
+            "https://",
+            "http://exa mple.com/",
+            "",
+            "//example.com/",
+        ] {
+            let r = review(u);
+            assert!(!r.openable(), "{u}");
+            assert!(
+                matches!(r.refusal, Some(Refusal::Unparseable { .. })),
+                "{u}"
+            );
+            assert!(r.host.is_none());
+        }
+        let r = review("https://");
+        assert_eq!(
+            r.refusal.unwrap().sentence(),
+            "This is not a valid absolute URL (empty host), so it cannot be opened."
+        );
+    }
+
+    #[test]
+    fn localhost_has_no_registrable_domain() {
+        let r = review("http://localhost:8080/cb");
+        let h = r.host.as_ref().unwrap();
+        assert_eq!(h.registrable_ascii, None);
+        assert_eq!(h.split_unicode(), ("", "localhost"));
+        assert_eq!(r.warning_kinds(), vec!["http", "port"]);
+    }
+
+    #[test]
+    fn fullwidth_host_is_mapped_and_shown_rewritten() {
+        let r = review("https://\u{ff45}xample.com/");
+        assert_eq!(r.host.as_ref().unwrap().ascii, "example.com");
+        assert!(r.rewritten());
+        assert!(r.warnings.is_empty());
+    }
+}

@@ -1,0 +1,344 @@
+//! The URL consent view (issue 4 items 1 to 4): snapshots at 80x24 and
+//! 40x12, keys, styles, and that the full URL is always reachable.
+#![cfg(feature = "tui")]
+
+use ahp_elicit::tui::url_view::{
+    draw, handle_key, UrlButton, UrlDecision, UrlPhase, UrlStyles, UrlViewState,
+};
+use ahp_elicit::url_review::review;
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::style::Modifier;
+use ratatui::Terminal;
+
+fn state(url: &str, message: &str) -> UrlViewState {
+    UrlViewState::new(
+        review(url),
+        message,
+        "Calendar Connector (calendar-mcp 1.4.0)",
+        "claude-code",
+        "request 1 of 2",
+    )
+}
+
+fn render(s: &UrlViewState, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| draw(f, f.area(), s, &UrlStyles::default()))
+        .unwrap();
+    t
+}
+
+fn text(t: &Terminal<TestBackend>) -> Vec<String> {
+    let buf = t.backend().buffer();
+    (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+        })
+        .collect()
+}
+
+fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+const SPOOF: &str = "http://trusted.example@login.evil.test:8080/oauth/authorize?client_id=cal&redirect_uri=https%3A%2F%2Fapp.example%2Fcb&state=af0ifjsldkj";
+
+#[test]
+fn consent_80x24_with_warnings() {
+    let s = state(SPOOF, "Sign in to connect your calendar.");
+    insta::assert_snapshot!(render(&s, 80, 24).backend());
+}
+
+#[test]
+fn consent_40x12_with_warnings() {
+    let s = state(SPOOF, "Sign in to connect your calendar.");
+    insta::assert_snapshot!(render(&s, 40, 12).backend());
+}
+
+#[test]
+fn consent_40x12_scrolled_to_the_warnings() {
+    let mut s = state(SPOOF, "Sign in to connect your calendar.");
+    let _ = render(&s, 40, 12);
+    assert_eq!(handle_key(&mut s, key(KeyCode::End)), None);
+    insta::assert_snapshot!(render(&s, 40, 12).backend());
+}
+
+#[test]
+fn consent_80x24_plain() {
+    let s = state(
+        "https://accounts.example.co.uk/signin?continue=x",
+        "Sign in to continue.",
+    );
+    insta::assert_snapshot!(render(&s, 80, 24).backend());
+}
+
+#[test]
+fn consent_80x24_idn_confusable() {
+    let s = state(
+        "https://www.p\u{430}ypal.com/signin",
+        "Verify your payment.",
+    );
+    insta::assert_snapshot!(render(&s, 80, 24).backend());
+}
+
+#[test]
+fn refused_scheme_80x24() {
+    let s = state("javascript:alert(document.cookie)", "Click to continue.");
+    insta::assert_snapshot!(render(&s, 80, 24).backend());
+}
+
+#[test]
+fn refused_scheme_40x12() {
+    let s = state("file:///etc/passwd", "Open the file.");
+    insta::assert_snapshot!(render(&s, 40, 12).backend());
+}
+
+#[test]
+fn launch_failed_80x24() {
+    let mut s = state("https://a.example/cb", "Sign in.");
+    s.launch_failed("The browser command \"firefox\" failed (exit status 1).");
+    insta::assert_snapshot!(render(&s, 80, 24).backend());
+}
+
+#[test]
+fn copy_after_no_open_80x24() {
+    let mut s = state("https://a.example/cb?x=1", "Sign in.");
+    s.show_for_copy();
+    insta::assert_snapshot!(render(&s, 80, 24).backend());
+}
+
+#[test]
+fn hostile_text_is_escaped() {
+    let s = UrlViewState::new(
+        review("https://example.com/\u{202e}fdp.exe"),
+        "Hi\u{1b}[31m red\u{7}\nline two",
+        "srv\u{1b}]8;;x\u{7}",
+        "ad\u{200b}apter",
+        "1/1\u{9b}",
+    );
+    let lines = text(&render(&s, 80, 24));
+    let all = lines.join("\n");
+    assert!(!all.contains('\u{1b}'));
+    assert!(!all.contains('\u{202e}'));
+    assert!(!all.contains('\u{9b}'));
+    assert!(all.contains("Hi\\u{1b}[31m red\\u{7}"), "{all}");
+    assert!(all.contains("line two"), "{all}");
+    assert!(all.contains("srv\\u{1b}]8;;x\\u{7}"), "{all}");
+    assert!(all.contains("ad\\u{200b}apter"), "{all}");
+    assert!(
+        all.contains("https://example.com/%E2%80%AEfdp.exe"),
+        "{all}"
+    );
+    assert!(
+        all.contains("https://example.com/\\u{202e}fdp.exe"),
+        "{all}"
+    );
+}
+
+#[test]
+fn registrable_domain_is_emphasised() {
+    let s = state("https://login.example.co.uk/x", "m");
+    let t = render(&s, 80, 24);
+    let lines = text(&t);
+    let y = lines
+        .iter()
+        .position(|l| l.starts_with("Host:"))
+        .expect("host line");
+    assert_eq!(lines[y].trim_end(), "Host:    login.example.co.uk");
+    let buf = t.backend().buffer();
+    let bold = |x: u16| buf[(x, y as u16)].modifier.contains(Modifier::BOLD);
+    // "login." (columns 9..15) is plain; "example.co.uk" (15..28) is bold.
+    assert!((9..15).all(|x| !bold(x)));
+    assert!((15..28).all(bold));
+    assert!(!bold(28));
+}
+
+#[test]
+fn enter_never_consents_first() {
+    let mut s = state("https://a.example/", "m");
+    assert_eq!(s.focus(), UrlButton::Decline);
+    assert_eq!(
+        s.buttons(),
+        vec![UrlButton::Open, UrlButton::Decline, UrlButton::Cancel]
+    );
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Enter)),
+        Some(UrlDecision::Decline)
+    );
+    let mut s = state("https://a.example/", "m");
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Char('o'))),
+        Some(UrlDecision::Consent)
+    );
+    let mut s = state("https://a.example/", "m");
+    assert_eq!(handle_key(&mut s, key(KeyCode::BackTab)), None);
+    assert_eq!(s.focus(), UrlButton::Open);
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Enter)),
+        Some(UrlDecision::Consent)
+    );
+    let mut s = state("https://a.example/", "m");
+    assert_eq!(handle_key(&mut s, key(KeyCode::Tab)), None);
+    assert_eq!(s.focus(), UrlButton::Cancel);
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Char(' '))),
+        Some(UrlDecision::Cancel)
+    );
+    let mut s = state("https://a.example/", "m");
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Char('d'))),
+        Some(UrlDecision::Decline)
+    );
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Esc)),
+        Some(UrlDecision::Cancel)
+    );
+    assert_eq!(
+        handle_key(
+            &mut s,
+            KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)
+        ),
+        Some(UrlDecision::Cancel)
+    );
+    // A release of 'o' is not a press.
+    let mut release = key(KeyCode::Char('o'));
+    release.kind = KeyEventKind::Release;
+    assert_eq!(handle_key(&mut s, release), None);
+    // Ctrl-O is not 'o'.
+    assert_eq!(
+        handle_key(
+            &mut s,
+            KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)
+        ),
+        None
+    );
+}
+
+#[test]
+fn refused_scheme_offers_only_decline_and_cancel() {
+    for u in [
+        "javascript:alert(1)",
+        "data:text/html,x",
+        "file:///etc/passwd",
+        "ftp://a.example/",
+    ] {
+        let mut s = state(u, "m");
+        assert_eq!(
+            s.buttons(),
+            vec![UrlButton::Decline, UrlButton::Cancel],
+            "{u}"
+        );
+        assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None, "{u}");
+        handle_key(&mut s, key(KeyCode::Tab));
+        handle_key(&mut s, key(KeyCode::Tab));
+        assert_eq!(
+            s.focus(),
+            UrlButton::Decline,
+            "{u}: focus never reaches Open"
+        );
+        assert_eq!(
+            handle_key(&mut s, key(KeyCode::Enter)),
+            Some(UrlDecision::Decline)
+        );
+        let lines = text(&render(&s, 80, 24)).join("\n");
+        assert!(!lines.contains("Open in browser"), "{lines}");
+    }
+}
+
+#[test]
+fn launch_failure_retry_copy_give_up() {
+    let mut s = state("https://a.example/cb", "m");
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Char('o'))),
+        Some(UrlDecision::Consent)
+    );
+    s.launch_failed("no browser");
+    assert_eq!(s.focus(), UrlButton::Retry);
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Enter)),
+        Some(UrlDecision::Retry)
+    );
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Char('r'))),
+        Some(UrlDecision::Retry)
+    );
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Esc)),
+        Some(UrlDecision::GiveUp)
+    );
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Char('g'))),
+        Some(UrlDecision::GiveUp)
+    );
+    assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None);
+    assert_eq!(handle_key(&mut s, key(KeyCode::Char('s'))), None);
+    assert_eq!(
+        s.phase(),
+        &UrlPhase::Copy {
+            after_failure: true
+        }
+    );
+    assert_eq!(
+        s.buttons(),
+        vec![UrlButton::Done, UrlButton::Retry, UrlButton::GiveUp]
+    );
+    let lines = text(&render(&s, 80, 24));
+    assert!(
+        lines.iter().any(|l| l.trim_end() == "https://a.example/cb"),
+        "the URL alone on a line from column 0: {lines:?}"
+    );
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Enter)),
+        Some(UrlDecision::Done)
+    );
+    assert_eq!(
+        handle_key(
+            &mut s,
+            KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)
+        ),
+        Some(UrlDecision::GiveUp)
+    );
+}
+
+#[test]
+fn the_whole_long_url_is_reachable_by_scrolling() {
+    let url = format!("https://a.example/cb?data={}", "0123456789".repeat(210));
+    for (w, h) in [(80u16, 24u16), (40, 12)] {
+        let mut s = state(&url, "A very long URL follows.");
+        // Every body line, by its index in the body, from all scroll
+        // positions.
+        let mut seen: std::collections::BTreeMap<usize, String> = Default::default();
+        let mut last = None;
+        for _ in 0..200 {
+            let lines = text(&render(&s, w, h));
+            if last == Some(s.scroll()) {
+                break;
+            }
+            last = Some(s.scroll());
+            // Body rows are 1..h-3 (the row before the buttons is the
+            // "more" indicator when the body overflows).
+            for (i, l) in lines[1..usize::from(h) - 3].iter().enumerate() {
+                seen.insert(usize::from(s.scroll()) + i, l.clone());
+            }
+            handle_key(&mut s, key(KeyCode::Down));
+        }
+        let joined: String = seen
+            .values()
+            .filter(|l| l.starts_with("  ") && !l.trim().contains(' '))
+            .map(|l| l.trim().to_string())
+            .collect();
+        assert!(
+            joined.contains(&url),
+            "{w}x{h}: the URL is not fully reachable; got {} chars",
+            joined.len()
+        );
+        // End scrolls to the bottom: the last warning is visible.
+        let mut s = state(&url, "m");
+        let _ = render(&s, w, h);
+        handle_key(&mut s, key(KeyCode::End));
+        let all = text(&render(&s, w, h)).join("\n");
+        assert!(all.contains("Very long URL"), "{all}");
+    }
+}
