@@ -11,5 +11,6 @@
 
 pub mod binding;
 pub mod cli;
+pub mod mcp;
 pub mod responder;
 pub mod safe_text;
