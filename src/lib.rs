@@ -14,6 +14,7 @@ pub mod cli;
 pub mod form;
 pub mod launcher;
 pub mod log;
+pub mod mcp;
 pub mod responder;
 pub mod safe_text;
 pub mod scripted;

@@ -1,0 +1,173 @@
+//! `ahp-elicit mcp`: a small MCP 2025-11-25 client that connects to a live
+//! server, lists and calls a tool, and answers the server's
+//! `elicitation/create` requests through the same [`Responder`] the stream
+//! driver uses (issue 6).
+//!
+//! Why not the official Rust SDK `rmcp`: its newest release (3.11.0) does
+//! carry the 2025-11-25 elicitation types (URL mode included) and both
+//! client transports, but (1) it deserializes `elicitation/create` into its
+//! own typed params before the client sees them, so the binding could no
+//! longer check the *raw* params (closed form subset, limits, exact
+//! `request.text`) or answer invalid ones with our own -32602; (2) its
+//! Streamable HTTP client needs `reqwest` (hyper, tower, a second TLS
+//! stack), a large compile on 2 cores beside the `ureq` already here; (3)
+//! it needs Rust 1.88 while this crate promises 1.85. JSON-RPC over two
+//! transports is a few hundred lines: [`jsonrpc`], [`stdio`], [`http`].
+//!
+//! Data flow per server request `elicitation/create`:
+//! params → mode advertised? (else -32602) →
+//! [`wrap_params`](crate::binding::wrap_params) (else -32602 with the
+//! violations) → request event (to `--events`) → responder →
+//! [`make_result_event`](crate::binding::make_result_event) → result event
+//! (to `--events`) → its `ElicitResult` text is the JSON-RPC result.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use crate::binding::{Mode, Server};
+use crate::responder::Responder;
+
+pub mod http;
+pub mod jsonrpc;
+mod session;
+pub mod stdio;
+pub mod transport;
+
+/// The protocol revision this client speaks.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+/// Older revisions a server may answer with; the session goes on with a
+/// notice (URL mode does not exist before 2025-11-25).
+pub const OLDER_VERSIONS: &[&str] = &["2025-06-18", "2025-03-26"];
+/// `source.adapter` of request events that came over stdio.
+pub const ADAPTER_STDIO: &str = "mcp-stdio";
+/// `source.adapter` of request events that came over Streamable HTTP.
+pub const ADAPTER_HTTP: &str = "mcp-http";
+
+/// Where the server is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A command started as a child process (stdio transport).
+    Stdio { program: String, args: Vec<String> },
+    /// A Streamable HTTP endpoint (`http://` or `https://` URL).
+    Http { url: String },
+}
+
+impl Target {
+    /// Read the trailing positional arguments: one `http(s)://` URL means
+    /// Streamable HTTP, anything else is a command and its arguments.
+    /// Errors: a sentence when there is nothing.
+    pub fn from_args(args: &[String]) -> Result<Target, String> {
+        match args {
+            [] => Err(
+                "give the server: -- COMMAND [ARGS...] for stdio, or a URL for Streamable HTTP"
+                    .into(),
+            ),
+            [one] if one.starts_with("http://") || one.starts_with("https://") => {
+                url::Url::parse(one).map_err(|e| format!("bad server URL '{one}': {e}"))?;
+                Ok(Target::Http { url: one.clone() })
+            }
+            [program, rest @ ..] => Ok(Target::Stdio {
+                program: program.clone(),
+                args: rest.to_vec(),
+            }),
+        }
+    }
+
+    /// The default `source.adapter` of request events: `mcp-stdio` or
+    /// `mcp-http`.
+    pub fn adapter(&self) -> &'static str {
+        match self {
+            Target::Stdio { .. } => ADAPTER_STDIO,
+            Target::Http { .. } => ADAPTER_HTTP,
+        }
+    }
+}
+
+/// What one session does.
+#[derive(Debug, Clone)]
+pub struct McpOptions {
+    pub target: Target,
+    /// `--call TOOL`. None: list the tools; if the server offers exactly one
+    /// tool, call it (so a one-tool test server needs no flag).
+    pub call: Option<String>,
+    /// `--args JSON`: the tool's `arguments` object (default `{}`).
+    pub arguments: Map<String, Value>,
+    /// `--modes`: the elicitation modes advertised in
+    /// `capabilities.elicitation` (`{form:{}, url:{}}`, only these).
+    pub modes: Vec<Mode>,
+    /// `--events FILE`: every AHP event, requests and results, as JSON Lines.
+    pub events: Option<PathBuf>,
+    /// `--source-adapter`: `source.adapter` of request events; None takes
+    /// [`Target::adapter`].
+    pub source_adapter: Option<String>,
+}
+
+/// What a finished session produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionReport {
+    /// The server as `serverInfo` named it (the `server` of every event).
+    pub server: Server,
+    /// The protocol version the server chose.
+    pub protocol_version: String,
+    /// The tools as `tools/list` gave them (all pages).
+    pub tools: Vec<Value>,
+    /// The tool that was called, if any.
+    pub called: Option<String>,
+    /// The `tools/call` result; or, when no tool was called, `{"tools": [...]}`.
+    pub result: Value,
+    /// Elicitations answered with a result.
+    pub answered: usize,
+    /// Elicitations refused with a JSON-RPC error (mode not advertised,
+    /// invalid params), one sentence each.
+    pub rejected: Vec<String>,
+    /// Elicitations for which no valid answer could be made (a scripted
+    /// answer the form refuses): answered with JSON-RPC error -32603, no
+    /// result event; the command exits 1.
+    pub refused: Vec<String>,
+}
+
+/// Why a session failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum McpError {
+    /// The server command could not be started.
+    #[error("could not start the server: {0}")]
+    Spawn(String),
+    /// Writing, reading or the connection failed.
+    #[error("{0}")]
+    Transport(String),
+    /// The server sent something the protocol forbids.
+    #[error("the server broke the protocol: {0}")]
+    Protocol(String),
+    /// The server answered one of our requests with a JSON-RPC error.
+    #[error("{method} failed: JSON-RPC error {code}: {message}")]
+    Rpc {
+        method: String,
+        code: i64,
+        message: String,
+    },
+    /// The responder failed (terminal lost): exit 2.
+    #[error("the responder failed: {0}")]
+    Responder(String),
+    /// The person asked to quit while the client waited.
+    #[error("the person quit the session")]
+    Quit,
+    /// `--events FILE` could not be written.
+    #[error("events file: {0}")]
+    Events(String),
+}
+
+/// Run one session: connect, `initialize` as a 2025-11-25 client with
+/// `capabilities.elicitation` from `opts.modes`, send
+/// `notifications/initialized`, list the tools, call the tool, and answer
+/// every `elicitation/create` and `ping` on the way. Notices for the person
+/// (tool list, `notifications/elicitation/complete`, server log lines) go
+/// to stderr through the sanitizer.
+///
+/// Errors: see [`McpError`]; the connection is closed in every case.
+pub fn run_session(
+    opts: &McpOptions,
+    responder: &mut dyn Responder,
+) -> Result<SessionReport, McpError> {
+    session::run(opts, responder)
+}

@@ -1,0 +1,209 @@
+//! What the two transports share: the [`Transport`] trait the session
+//! writes to, the [`Incoming`] items their reader threads put on a channel,
+//! and a bounded line reader.
+//!
+//! Reading happens on threads (one for a child's stdout, one per HTTP
+//! response stream); the session owns the responder and handles every
+//! incoming item on its own thread, in arrival order.
+
+use std::io::BufRead;
+use std::sync::mpsc::Sender;
+
+use serde_json::Value;
+
+use super::McpError;
+use crate::binding::limits::MAX_EVENT_BYTES;
+use crate::binding::parse_json;
+
+/// Bytes in one transport message (a stdio line, an SSE event's data, an
+/// HTTP JSON body): the event limit plus room for the JSON-RPC envelope.
+pub const MAX_MESSAGE_BYTES: usize = MAX_EVENT_BYTES + 64 * 1024;
+
+/// One item from a transport's reader.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    /// A parsed JSON value (one JSON-RPC message, not yet classified).
+    Message(Value),
+    /// Something that is not a message (a non-JSON line, an oversized
+    /// message): shown to the person, then skipped.
+    Noise(String),
+    /// HTTP: the response stream of the POST carrying request `id` ended.
+    StreamEnded { id: u64 },
+    /// HTTP: the POST carrying request `id` failed before any answer.
+    Failed { id: u64, error: String },
+    /// The connection is gone (the child closed stdout, a fatal error).
+    Closed(String),
+}
+
+/// The sending half of a connection to one MCP server.
+pub trait Transport {
+    /// Send one JSON-RPC message. `request_id` is the id when the message is
+    /// a request of the client (HTTP reads its answer stream on a thread).
+    ///
+    /// Errors: [`McpError::Transport`] when the message cannot be delivered.
+    fn send(&mut self, msg: &Value, request_id: Option<u64>) -> Result<(), McpError>;
+    /// The protocol version agreed in `initialize` (HTTP sends it as the
+    /// `MCP-Protocol-Version` header from then on).
+    fn set_protocol_version(&mut self, _version: &str) {}
+    /// Called once after `notifications/initialized`: HTTP opens the GET
+    /// stream on which the server sends messages unrelated to a request.
+    fn start_listening(&mut self) {}
+    /// End the connection (stdio: close stdin, wait briefly, then kill; HTTP:
+    /// DELETE the session). Safe to call twice.
+    fn close(&mut self);
+}
+
+/// Parse one message's bytes (limits first, via
+/// [`parse_json`](crate::binding::parse_json)) and put it on the channel; a
+/// JSON array is split into its elements. Returns false when the receiver is
+/// gone.
+pub fn deliver(bytes: &[u8], tx: &Sender<Incoming>) -> bool {
+    match parse_json(bytes) {
+        Ok(Value::Array(items)) => items
+            .into_iter()
+            .all(|v| tx.send(Incoming::Message(v)).is_ok()),
+        Ok(v) => tx.send(Incoming::Message(v)).is_ok(),
+        Err(e) => {
+            let head: String = String::from_utf8_lossy(&bytes[..bytes.len().min(120)]).into();
+            tx.send(Incoming::Noise(format!(
+                "skipped a message that is not JSON ({e}): {head}"
+            )))
+            .is_ok()
+        }
+    }
+}
+
+/// How a bounded line read ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A line (without its terminator) is in the buffer.
+    Text,
+    /// The line was longer than the limit; it was consumed and dropped.
+    TooLong,
+    /// End of input with nothing read.
+    Eof,
+}
+
+/// Read one line ended by `\n`, `\r\n` or a lone `\r` into `buf` (cleared
+/// first), keeping at most `limit` bytes; a longer line is consumed up to
+/// its end and reported as [`Line::TooLong`].
+///
+/// `pending_cr` carries a `\r` seen at the end of the previous line so that
+/// a following `\n` is not read as an empty line.
+pub fn read_line(
+    r: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    limit: usize,
+    pending_cr: &mut bool,
+) -> std::io::Result<Line> {
+    buf.clear();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(if too_long {
+                Line::TooLong
+            } else if any {
+                Line::Text
+            } else {
+                Line::Eof
+            });
+        }
+        let mut start = 0;
+        if *pending_cr {
+            *pending_cr = false;
+            if chunk[0] == b'\n' {
+                start = 1;
+            }
+        }
+        let rest = &chunk[start..];
+        match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            Some(i) => {
+                if !too_long && buf.len() + i <= limit {
+                    buf.extend_from_slice(&rest[..i]);
+                } else {
+                    too_long = true;
+                }
+                *pending_cr = rest[i] == b'\r';
+                r.consume(start + i + 1);
+                return Ok(if too_long { Line::TooLong } else { Line::Text });
+            }
+            None => {
+                let n = rest.len();
+                if n > 0 {
+                    any = true;
+                }
+                if !too_long && buf.len() + n <= limit {
+                    buf.extend_from_slice(rest);
+                } else {
+                    too_long = true;
+                    buf.clear();
+                }
+                r.consume(start + n);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+    use std::sync::mpsc::channel;
+
+    fn lines(input: &[u8], limit: usize) -> Vec<(Line, String)> {
+        let mut r = std::io::BufReader::with_capacity(4, Cursor::new(input.to_vec()));
+        let (mut buf, mut cr, mut out) = (Vec::new(), false, Vec::new());
+        loop {
+            let l = read_line(&mut r, &mut buf, limit, &mut cr).unwrap();
+            if l == Line::Eof {
+                return out;
+            }
+            out.push((l, String::from_utf8_lossy(&buf).into_owned()));
+        }
+    }
+
+    #[test]
+    fn splits_on_every_line_ending() {
+        let got = lines(b"ab\ncd\r\nef\rgh", 100);
+        let want: Vec<(Line, String)> = ["ab", "cd", "ef", "gh"]
+            .iter()
+            .map(|s| (Line::Text, s.to_string()))
+            .collect();
+        assert_eq!(got, want);
+        // An empty line between two line feeds is kept.
+        assert_eq!(
+            lines(b"a\n\nb\n", 100),
+            vec![
+                (Line::Text, "a".into()),
+                (Line::Text, "".into()),
+                (Line::Text, "b".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn drops_a_line_over_the_limit_and_goes_on() {
+        let got = lines(b"0123456789\nok\n", 5);
+        assert_eq!(got[0].0, Line::TooLong);
+        assert_eq!(got[1], (Line::Text, "ok".into()));
+        assert_eq!(got.len(), 2);
+    }
+
+    #[test]
+    fn delivers_values_splits_arrays_and_reports_noise() {
+        let (tx, rx) = channel();
+        assert!(deliver(br#"{"a":1}"#, &tx));
+        assert!(deliver(br#"[{"b":1},{"c":2}]"#, &tx));
+        assert!(deliver(b"not json", &tx));
+        drop(tx);
+        let got: Vec<Incoming> = rx.iter().collect();
+        assert_eq!(got[0], Incoming::Message(serde_json::json!({"a":1})));
+        assert_eq!(got[2], Incoming::Message(serde_json::json!({"c":2})));
+        match &got[3] {
+            Incoming::Noise(m) => assert!(m.contains("not JSON") && m.contains("not json")),
+            other => panic!("expected noise, got {other:?}"),
+        }
+    }
+}
