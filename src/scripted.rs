@@ -199,8 +199,19 @@ impl ScriptedResponder {
                         req.id
                     )));
                 }
+                // Consent only to a URL that can be opened (issue 4 item 2):
+                // a refused scheme is a refused answer, not an I/O fault.
+                let review = crate::url_review::review(url);
+                if let Some(r) = &review.refusal {
+                    return Err(RespondError::Refused(format!(
+                        "request {}: {}",
+                        req.id,
+                        r.sentence()
+                    )));
+                }
                 if let Some(l) = self.launcher.as_mut() {
-                    l.open(url).map_err(RespondError::Io)?;
+                    crate::launcher::consent_and_open(l.as_mut(), &review)
+                        .map_err(RespondError::Io)?;
                 }
                 Ok(Answer::bare(Action::Accept))
             }

@@ -59,8 +59,39 @@ pub enum Command {
 pub fn build_responder(
     args: &respond::RespondArgs,
 ) -> Result<Box<dyn crate::responder::Responder>, String> {
+    let scripted = match (&args.answers, args.action) {
+        (Some(path), _) => Some(crate::scripted::ScriptedResponder::from_file(path)?),
+        (None, Some(a)) => Some(crate::scripted::ScriptedResponder::from_action(a)),
+        (None, None) => None,
+    };
+    if let Some(s) = scripted {
+        // Scripted consent runs --browser if given and opens nothing
+        // otherwise (issue 4 item 7).
+        let launcher: Box<dyn crate::responder::Launcher> = match &args.browser {
+            Some(cmd) => Box::new(crate::launcher::CommandBrowser::new(cmd.clone())),
+            None => Box::new(crate::launcher::NoOpen::default()),
+        };
+        return Ok(Box::new(s.with_launcher(launcher)));
+    }
+    terminal_responder(args)
+}
+
+#[cfg(feature = "tui")]
+fn terminal_responder(
+    args: &respond::RespondArgs,
+) -> Result<Box<dyn crate::responder::Responder>, String> {
     let _ = args;
-    Err("no responder is wired yet".into())
+    Err("no terminal responder is wired yet".into())
+}
+
+#[cfg(not(feature = "tui"))]
+fn terminal_responder(
+    _args: &respond::RespondArgs,
+) -> Result<Box<dyn crate::responder::Responder>, String> {
+    Err(
+        "this build has no terminal front end (feature 'tui'): use --answers FILE or --action"
+            .into(),
+    )
 }
 
 /// Run one parsed command line; returns the process exit code.
