@@ -448,3 +448,19 @@ fn apply_no_open_shows_the_url_then_accepts() {
     assert_eq!(d, UrlDecision::Done);
     assert_eq!(apply(&mut s, d, &mut l, true).action, Some(Action::Accept));
 }
+
+#[test]
+fn odd_sizes_do_not_panic() {
+    let long = format!("https://例え.example/{}", "x".repeat(3000));
+    for u in [SPOOF, "javascript:x", long.as_str(), ""] {
+        for (w, h) in [(1u16, 1u16), (2, 2), (5, 3), (10, 4), (13, 5), (200, 60)] {
+            let mut s = state(u, "m\u{202e}");
+            let _ = render(&s, w, h);
+            handle_key(&mut s, key(KeyCode::End));
+            handle_key(&mut s, key(KeyCode::PageUp));
+            let _ = render(&s, w, h);
+            s.launch_failed("x");
+            let _ = render(&s, w, h);
+        }
+    }
+}
