@@ -60,7 +60,8 @@ pub struct HostInfo {
     /// public suffix.
     pub registrable_ascii: Option<String>,
     /// The same registrable domain in Unicode form: always a suffix of
-    /// `unicode`, so [`HostInfo::split_unicode`] can emphasise it.
+    /// `unicode` (with the host's trailing dot, if any, which the ASCII
+    /// form leaves out), so [`HostInfo::split_unicode`] can emphasise it.
     pub registrable_unicode: Option<String>,
 }
 
@@ -493,7 +494,7 @@ fn host_info(u: &url::Url) -> Option<HostInfo> {
                 let labels: Vec<&str> = unicode.trim_end_matches('.').split('.').collect();
                 let start = labels.len().checked_sub(n)?;
                 let mut s = labels[start..].join(".");
-                if unicode.ends_with('.') && r.ends_with('.') {
+                if unicode.ends_with('.') {
                     s.push('.');
                 }
                 unicode.ends_with(s.as_str()).then_some(s)
@@ -970,6 +971,32 @@ mod tests {
         assert_eq!(h.registrable_ascii, None);
         assert_eq!(h.split_unicode(), ("", "localhost"));
         assert_eq!(r.warning_kinds(), vec!["http", "port"]);
+    }
+
+    #[test]
+    fn invisible_characters_in_the_host_are_warned() {
+        // UTS #46 drops U+200B and U+00AD from host names: the name opened
+        // is example.com, and the request's text is flagged.
+        for u in ["https://exa\u{200b}mple.com/", "https://exa\u{ad}mple.com/"] {
+            let r = review(u);
+            assert_eq!(r.host.as_ref().unwrap().ascii, "example.com", "{u}");
+            assert_eq!(r.warning_kinds(), vec!["hidden-characters"], "{u}");
+            assert!(r.rewritten());
+        }
+    }
+
+    #[test]
+    fn trailing_dot_and_backslash() {
+        let r = review("https://login.example.com./");
+        let h = r.host.as_ref().unwrap();
+        assert_eq!(h.ascii, "login.example.com.");
+        assert_eq!(h.registrable_ascii.as_deref(), Some("example.com"));
+        assert_eq!(h.split_unicode(), ("login.", "example.com."));
+        // A backslash is a slash in http(s) URLs: the host is evil.test.
+        let b = review("https://evil.test\\@trusted.example/");
+        assert_eq!(b.host.as_ref().unwrap().ascii, "evil.test");
+        assert_eq!(b.target(), Some("https://evil.test/@trusted.example/"));
+        assert!(b.rewritten());
     }
 
     #[test]

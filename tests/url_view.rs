@@ -342,3 +342,125 @@ fn the_whole_long_url_is_reachable_by_scrolling() {
         assert!(all.contains("Very long URL"), "{all}");
     }
 }
+
+/// A launcher that records each URL and fails while `fail` is set.
+#[derive(Default)]
+struct Rec {
+    opened: Vec<String>,
+    fail: bool,
+}
+impl ahp_elicit::responder::Launcher for Rec {
+    fn open(&mut self, url: &str) -> Result<(), String> {
+        self.opened.push(url.to_owned());
+        if self.fail {
+            Err("The browser command \"x\" failed (exit status 1).".into())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[test]
+fn apply_consent_launches_once_then_accepts() {
+    use ahp_elicit::binding::Action;
+    use ahp_elicit::tui::url_view::apply;
+    let mut s = state("https://a.example/cb?x=1", "m");
+    let mut l = Rec::default();
+    // Moving around and scrolling launches nothing.
+    for k in [KeyCode::Tab, KeyCode::BackTab, KeyCode::Down, KeyCode::Left] {
+        assert_eq!(handle_key(&mut s, key(k)), None);
+    }
+    assert!(l.opened.is_empty());
+    let d = handle_key(&mut s, key(KeyCode::Char('o'))).unwrap();
+    let step = apply(&mut s, d, &mut l, false);
+    assert_eq!(step.action, Some(Action::Accept));
+    assert_eq!(step.launched, Some(Ok(())));
+    assert_eq!(l.opened, vec!["https://a.example/cb?x=1"]);
+}
+
+#[test]
+fn apply_failure_then_retry_or_give_up() {
+    use ahp_elicit::binding::Action;
+    use ahp_elicit::tui::url_view::apply;
+    let mut s = state("https://a.example/", "m");
+    let mut l = Rec {
+        fail: true,
+        ..Rec::default()
+    };
+    let step = apply(&mut s, UrlDecision::Consent, &mut l, false);
+    assert_eq!(step.action, None);
+    assert!(matches!(step.launched, Some(Err(_))));
+    assert_eq!(
+        s.phase(),
+        &UrlPhase::LaunchFailed("The browser command \"x\" failed (exit status 1).".into())
+    );
+    l.fail = false;
+    let d = handle_key(&mut s, key(KeyCode::Enter)).unwrap();
+    assert_eq!(d, UrlDecision::Retry);
+    assert_eq!(apply(&mut s, d, &mut l, false).action, Some(Action::Accept));
+    assert_eq!(l.opened.len(), 2);
+
+    let mut s = state("https://a.example/", "m");
+    l.fail = true;
+    apply(&mut s, UrlDecision::Consent, &mut l, false);
+    let d = handle_key(&mut s, key(KeyCode::Esc)).unwrap();
+    assert_eq!(apply(&mut s, d, &mut l, false).action, Some(Action::Cancel));
+    // Declining and cancelling never launch.
+    let n = l.opened.len();
+    let mut s = state("https://a.example/", "m");
+    assert_eq!(
+        apply(&mut s, UrlDecision::Decline, &mut l, false).action,
+        Some(Action::Decline)
+    );
+    assert_eq!(
+        apply(&mut s, UrlDecision::Cancel, &mut l, false).action,
+        Some(Action::Cancel)
+    );
+    // A refused scheme is never launched, even if Consent were sent.
+    let mut s = state("javascript:alert(1)", "m");
+    assert_eq!(
+        apply(&mut s, UrlDecision::Consent, &mut l, false),
+        ahp_elicit::tui::url_view::UrlStep {
+            action: None,
+            launched: None
+        }
+    );
+    assert_eq!(l.opened.len(), n);
+}
+
+#[test]
+fn apply_no_open_shows_the_url_then_accepts() {
+    use ahp_elicit::binding::Action;
+    use ahp_elicit::launcher::NoOpen;
+    use ahp_elicit::tui::url_view::apply;
+    let mut s = state("https://a.example/cb", "m");
+    let mut l = NoOpen::default();
+    let step = apply(&mut s, UrlDecision::Consent, &mut l, true);
+    assert_eq!(step.action, None);
+    assert_eq!(
+        s.phase(),
+        &UrlPhase::Copy {
+            after_failure: false
+        }
+    );
+    assert_eq!(l.consented, vec!["https://a.example/cb"]);
+    let d = handle_key(&mut s, key(KeyCode::Enter)).unwrap();
+    assert_eq!(d, UrlDecision::Done);
+    assert_eq!(apply(&mut s, d, &mut l, true).action, Some(Action::Accept));
+}
+
+#[test]
+fn odd_sizes_do_not_panic() {
+    let long = format!("https://例え.example/{}", "x".repeat(3000));
+    for u in [SPOOF, "javascript:x", long.as_str(), ""] {
+        for (w, h) in [(1u16, 1u16), (2, 2), (5, 3), (10, 4), (13, 5), (200, 60)] {
+            let mut s = state(u, "m\u{202e}");
+            let _ = render(&s, w, h);
+            handle_key(&mut s, key(KeyCode::End));
+            handle_key(&mut s, key(KeyCode::PageUp));
+            let _ = render(&s, w, h);
+            s.launch_failed("x");
+            let _ = render(&s, w, h);
+        }
+    }
+}

@@ -26,6 +26,11 @@
 //! shows the URL for copying with Done (focused; consent stands, so the
 //! driver answers `accept`), Retry after a failure, and Give up; keys
 //! `Enter` on the focus, `r`, `g`; `Esc`/`Ctrl-C` give up.
+//!
+//! [`apply`] turns a decision into the launch and the answer: Consent and
+//! Retry launch through [`consent_and_open`]; success answers `accept`
+//! (with `--no-open`, the copy phase first); failure shows the failure
+//! phase; Decline answers `decline`; Cancel and Give up answer `cancel`.
 
 use std::cell::Cell;
 
@@ -37,6 +42,9 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use unicode_width::UnicodeWidthChar;
 
+use crate::binding::Action;
+use crate::launcher::consent_and_open;
+use crate::responder::Launcher;
 use crate::safe_text;
 use crate::url_review::{Severity, UrlReview};
 
@@ -344,6 +352,65 @@ pub fn handle_key(state: &mut UrlViewState, key: KeyEvent) -> Option<UrlDecision
             state.press(b)
         }
         _ => None,
+    }
+}
+
+/// What the driver does after [`apply`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlStep {
+    /// The request's action when it is decided (consent with a successful
+    /// launch or Done: `accept`; Decline: `decline`; Cancel or Give up:
+    /// `cancel`); None while the view stays up (a failed launch, the copy
+    /// phase).
+    pub action: Option<Action>,
+    /// The launch attempted by this step and its result (for `--log`).
+    pub launched: Option<Result<(), String>>,
+}
+
+/// Carry out `decision` (issue 4 items 3 and 4): on Consent or Retry open
+/// the URL with `launcher` through [`consent_and_open`] (never for a URL
+/// that is not openable); a failed launch switches the view to
+/// [`UrlViewState::launch_failed`]; with `no_open` (`--no-open`) a
+/// successful "launch" (which only records consent) switches to the copy
+/// phase instead of answering, and Done then answers `accept`.
+pub fn apply(
+    state: &mut UrlViewState,
+    decision: UrlDecision,
+    launcher: &mut dyn Launcher,
+    no_open: bool,
+) -> UrlStep {
+    let decided = |a: Action| UrlStep {
+        action: Some(a),
+        launched: None,
+    };
+    match decision {
+        UrlDecision::Decline => decided(Action::Decline),
+        UrlDecision::Cancel | UrlDecision::GiveUp => decided(Action::Cancel),
+        UrlDecision::Done => decided(Action::Accept),
+        UrlDecision::Consent | UrlDecision::Retry => {
+            if !state.review.openable() {
+                return UrlStep {
+                    action: None,
+                    launched: None,
+                };
+            }
+            let res = consent_and_open(launcher, &state.review);
+            let action = match &res {
+                Ok(()) if no_open => {
+                    state.show_for_copy();
+                    None
+                }
+                Ok(()) => Some(Action::Accept),
+                Err(msg) => {
+                    state.launch_failed(msg.clone());
+                    None
+                }
+            };
+            UrlStep {
+                action,
+                launched: Some(res),
+            }
+        }
     }
 }
 
