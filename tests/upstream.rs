@@ -84,7 +84,10 @@ fn extract_is_deterministic_and_equals_the_committed_file() {
     let a = upstream::extract_dir(&dir).unwrap();
     let b = upstream::extract_dir(&dir).unwrap();
     assert_eq!(a, b);
-    assert_eq!(a, MCP_ELICITATION, "the embedded copy is the fresh extraction");
+    assert_eq!(
+        a, MCP_ELICITATION,
+        "the embedded copy is the fresh extraction"
+    );
     assert_eq!(a, committed_file());
     // No upstream prose: the only "description" keys left are the property
     // named description of the primitive definitions.
@@ -134,10 +137,15 @@ fn verify_fails_clearly_on_a_modified_copy() {
     let err = stderr_of(&out);
     assert!(err.contains("schema.json: SHA-256 is "), "{err}");
     assert!(
-        err.contains("the pin says 1ffe4c5577974012f5fa02af14ea88df4b7146679df1abaaad497c8d9230ca8a"),
+        err.contains(
+            "the pin says 1ffe4c5577974012f5fa02af14ea88df4b7146679df1abaaad497c8d9230ca8a"
+        ),
         "{err}"
     );
-    assert!(!err.contains("schema.ts:"), "only schema.json differs: {err}");
+    assert!(
+        !err.contains("schema.ts:"),
+        "only schema.json differs: {err}"
+    );
     // extract refuses too.
     let out = bin()
         .args(["upstream", "extract", "--out", "-", "--dir"])
@@ -221,8 +229,10 @@ fn serve(files: Vec<(&'static str, Vec<u8>)>) -> String {
                         v.extend(b);
                         v
                     }
-                    None => b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                        .to_vec(),
+                    None => {
+                        b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                            .to_vec()
+                    }
                 };
                 let _ = s.write_all(&resp);
                 let _ = s.flush();
@@ -299,9 +309,15 @@ fn refresh_refuses_a_tampered_file_and_keeps_nothing() {
     let err = stderr_of(&out);
     assert!(err.contains("refused, nothing kept"), "{err}");
     assert!(err.contains("schema.json: SHA-256 is "), "{err}");
-    assert!(!err.contains("schema.ts: SHA-256"), "schema.ts was good: {err}");
+    assert!(
+        !err.contains("schema.ts: SHA-256"),
+        "schema.ts was good: {err}"
+    );
     assert_eq!(listing(t.path()), [t.path().join("schema.ts")]);
-    assert_eq!(std::fs::read(t.path().join("schema.ts")).unwrap(), b"old ts");
+    assert_eq!(
+        std::fs::read(t.path().join("schema.ts")).unwrap(),
+        b"old ts"
+    );
 }
 
 #[test]
@@ -315,7 +331,11 @@ fn refresh_with_a_missing_file_is_a_download_error() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr_of(&out).contains("schema.json"), "{}", stderr_of(&out));
+    assert!(
+        stderr_of(&out).contains("schema.json"),
+        "{}",
+        stderr_of(&out)
+    );
     assert!(listing(t.path()).is_empty());
 }
 
