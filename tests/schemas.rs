@@ -290,7 +290,7 @@ fn user_elicitation_result_invalid() {
 fn user_message_inbound_invalid() {
     let e = event("user.message.inbound", inbound());
     // Inbound messages have role user.
-    one(
+    let v = one(
         validate_event(&with(
             e.clone(),
             "/payload/message/messages/0/role",
@@ -299,6 +299,7 @@ fn user_message_inbound_invalid() {
         "/payload/message/messages/0/role",
         "wire-root/const",
     );
+    assert!(v.message.contains("inbound messages have role user"), "{v}");
     one(
         validate_event(&without(e.clone(), "/payload/message/sender")),
         "/payload/message",
@@ -539,7 +540,7 @@ fn text_part_selection_rules() {
         at,
         "wire-root/required",
     );
-    one(
+    let v = one(
         validate_event(&part(
             json!({"type": "text", "selection": "body", "text": "x",
             "gap": {"reason": "error"}}),
@@ -547,6 +548,7 @@ fn text_part_selection_rules() {
         &format!("{at}/text"),
         "wire-root/falseSchema",
     );
+    assert!(v.message.contains("exactly one of text and gap"), "{v}");
     // text or gap only under body.
     one(
         validate_event(&part(
@@ -627,6 +629,7 @@ fn pattern_keyword_is_one_error_at_the_keyword() {
         "mcp-request/additionalProperties",
     );
     assert!(v.message.contains("'pattern'"), "{v}");
+    assert!(v.message.contains("closed form subset"), "{v}");
 }
 
 #[test]

@@ -140,11 +140,43 @@ fn last_token(pointer: &str) -> String {
         .replace("~0", "~")
 }
 
+/// The rule behind a keyword at a schema location, for the places where the
+/// bare keyword says too little. `schema_path` is canonical
+/// (`/$defs/textPart/...`).
+fn hint(schema_path: &str, keyword: &str) -> Option<&'static str> {
+    let p = schema_path;
+    Some(match keyword {
+        "falseSchema" | "required" if p.starts_with("/$defs/textPart/") => {
+            "a text part has exactly one of text and gap, and only under selection body (spec 2)"
+        }
+        "const" if p.starts_with("/$defs/inboundMessage/") => {
+            "inbound messages have role user (spec 3)"
+        }
+        "const" if p.starts_with("/$defs/outboundMessage/") => {
+            "outbound messages have role assistant (spec 3)"
+        }
+        "not" if p.ends_with("/mediaType/not") => {
+            "attachments are for non-text, non-JSON media only; text goes inline in a text part, JSON in a json part (spec 3)"
+        }
+        "pattern" if p.starts_with("/$defs/eventId/") => {
+            "an event id has no control characters (spec 1)"
+        }
+        "additionalProperties" if p.contains("/requestedSchema/") => {
+            "requestedSchema has only type, properties, required and $schema (closed form subset, spec 4.3)"
+        }
+        "additionalProperties" if p.contains("Schema/") => {
+            "it is not a keyword of the closed form subset (spec 4.3)"
+        }
+        _ => return None,
+    })
+}
+
 fn convert(e: &ValidationError<'_>, rule: &str, out: &mut Vec<Violation>) {
     let at = e.instance_path().as_str().to_owned();
     let keyword = e.kind().keyword().to_owned();
     let name = format!("{rule}/{keyword}");
     let inst = e.instance();
+    let why = hint(e.schema_path().as_str(), &keyword);
     let msg = match e.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected }
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
@@ -152,7 +184,10 @@ fn convert(e: &ValidationError<'_>, rule: &str, out: &mut Vec<Violation>) {
                 out.push(Violation::new(
                     format!("{at}/{}", escape_token(k)),
                     name.clone(),
-                    format!("'{k}' is not allowed here: this object is closed"),
+                    format!(
+                        "'{k}' is not allowed here: {}",
+                        why.unwrap_or("this object is closed")
+                    ),
                 ));
             }
             return;
@@ -217,6 +252,10 @@ fn convert(e: &ValidationError<'_>, rule: &str, out: &mut Vec<Violation>) {
                 full
             }
         }
+    };
+    let msg = match why {
+        Some(w) => format!("{msg}: {w}"),
+        None => msg,
     };
     out.push(Violation::new(at, name, msg));
 }

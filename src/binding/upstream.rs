@@ -18,8 +18,8 @@
 //!   corrects to, so a new revision cannot slip through unreviewed;
 //! - replaces upstream's `anyOf` unions by discriminated `if`/`then`
 //!   dispatches (on `mode`, on `type`, on the presence of `oneOf`,
-//!   `enumNames`, `enum`, `items.anyOf`), which accept exactly what the
-//!   closed union accepts but report a fault inside the chosen definition;
+//!   `enumNames`, `enum`, `items.anyOf`) or a merged type list, which accept
+//!   exactly what the closed union accepts but report a fault inside the chosen definition;
 //! - sorts every object's keys and prints with two-space indentation and a
 //!   final newline, so the output is byte-for-byte deterministic.
 //!
@@ -522,8 +522,8 @@ pub fn extract(
         o.insert("additionalProperties".into(), Value::Bool(false));
     }
 
-    // ElicitResult.content values: a dispatch on array vs scalar in place of
-    // the two-member anyOf.
+    // ElicitResult.content values: one `type` list plus `items` in place of
+    // the two-member anyOf (same values; a fault is reported once).
     let value_schema = defs
         .get_mut("ElicitResult")
         .and_then(|d| d.pointer_mut("/properties/content/additionalProperties"))
@@ -538,7 +538,14 @@ pub fn extract(
             ))
         }
     };
-    *value_schema = json!({ "if": { "type": "array" }, "then": arr, "else": scalar });
+    let mut types: Vec<Value> = match scalar.get("type") {
+        Some(Value::Array(t)) => t.clone(),
+        Some(t @ Value::String(_)) => vec![t.clone()],
+        _ => Vec::new(),
+    };
+    types.push(json!("array"));
+    *value_schema =
+        json!({ "type": types, "items": arr.get("items").cloned().unwrap_or(json!({})) });
 
     // The params union: mode "url" picks the URL definition, anything else
     // (a missing mode means form) the form definition.
