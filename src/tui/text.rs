@@ -10,8 +10,22 @@ pub fn width(s: &str) -> usize {
 }
 
 /// Wrap `s` into lines of at most `w` columns, breaking at spaces when
-/// possible and inside words otherwise. Always at least one line.
+/// possible and inside words otherwise; leading spaces (indentation) are
+/// kept on every line. Always at least one line.
 pub fn wrap(s: &str, w: usize) -> Vec<String> {
+    let rest = s.trim_start_matches(' ');
+    let indent = s.len() - rest.len();
+    if indent > 0 && indent < w {
+        let pad = " ".repeat(indent);
+        return wrap_words(rest, w - indent)
+            .into_iter()
+            .map(|l| format!("{pad}{l}"))
+            .collect();
+    }
+    wrap_words(s, w)
+}
+
+fn wrap_words(s: &str, w: usize) -> Vec<String> {
     let w = w.max(1);
     let mut out = Vec::new();
     let mut line = String::new();
@@ -85,6 +99,7 @@ mod tests {
         assert_eq!(wrap("abcdefgh", 3), vec!["abc", "def", "gh"]);
         assert_eq!(wrap("世界世界", 5), vec!["世界", "世界"]);
         assert_eq!(wrap("", 5), vec![""]);
+        assert_eq!(wrap("  ab cd", 5), vec!["  ab", "  cd"]);
         assert_eq!(clip("hello world", 6), "hello…");
         assert_eq!(slice_cols("a世b", 1, 2), "世");
     }

@@ -264,9 +264,9 @@ fn field_block(b: &mut Body, form: &Form, i: usize, theme: &Theme, w: usize) {
     let iw = w.saturating_sub(6).max(4);
     match &st.value {
         FieldValue::Text { input, set } => {
-            let box_w = iw.min(60);
+            let box_w = iw.saturating_sub(2).clamp(2, 60);
             let (shown, cur) = input_view(input.value(), input.cursor(), box_w);
-            let mut spans = vec![Span::raw(ind)];
+            let mut spans = vec![Span::raw(ind), Span::styled("[", theme.border())];
             if !set && !focused {
                 spans.push(Span::styled(
                     format!("{:<box_w$}", "— not set —"),
@@ -279,25 +279,31 @@ fn field_block(b: &mut Body, form: &Form, i: usize, theme: &Theme, w: usize) {
                     theme.input(focused),
                 ));
             }
+            spans.push(Span::styled("]", theme.border()));
             if focused {
-                b.cursor = Some((b.lines.len(), (4 + cur) as u16));
+                b.cursor = Some((b.lines.len(), (5 + cur) as u16));
             }
             b.push(Line::from(spans));
         }
         FieldValue::Number { input } => {
-            let box_w = iw.min(24);
+            let box_w = iw.saturating_sub(2).clamp(2, 24);
             let (shown, cur) = input_view(input.value(), input.cursor(), box_w);
             let pad = box_w.saturating_sub(width(&shown));
             let style = theme.input(focused);
             if focused {
-                b.cursor = Some((b.lines.len(), (4 + cur) as u16));
+                b.cursor = Some((b.lines.len(), (5 + cur) as u16));
             }
             let text = if shown.is_empty() && !focused {
                 format!("{:<box_w$}", "— not set —")
             } else {
                 format!("{shown}{}", " ".repeat(pad))
             };
-            b.push(Line::from(vec![Span::raw(ind), Span::styled(text, style)]));
+            b.push(Line::from(vec![
+                Span::raw(ind),
+                Span::styled("[", theme.border()),
+                Span::styled(text, style),
+                Span::styled("]", theme.border()),
+            ]));
         }
         FieldValue::Boolean(v) => {
             let (mark, word, style) = match v {
@@ -595,8 +601,12 @@ pub fn draw_form(f: &mut Frame, theme: &Theme, header: &Header, form: &Form, scr
 }
 
 fn help_edit(w: usize) -> &'static str {
-    if w >= crate::form::HELP_EDIT.chars().count() {
+    const MEDIUM: &str =
+        "Tab/S-Tab move · Space pick · ^X clear · ^S submit · ^D decline · Esc cancel";
+    if w >= width(crate::form::HELP_EDIT) {
         crate::form::HELP_EDIT
+    } else if w >= width(MEDIUM) {
+        MEDIUM
     } else {
         "Tab next · ^S submit · ^D decline · Esc cancel"
     }
