@@ -5,8 +5,11 @@
 //! [`make_result_event`](crate::binding::make_result_event)) is printed to
 //! stdout as one JSON line.
 //!
-//! Exit codes: 0 when a result was printed; 2 with no terminal, a bad
-//! `--theme`, or an I/O error.
+//! `--request FILE` shows another request event instead (handy to look at
+//! an adapter's request; `respond` is the command for streams).
+//!
+//! Exit codes: 0 when a result was printed; 1 when `--request` is invalid;
+//! 2 with no terminal, a bad `--theme`, or an I/O error.
 
 use std::io::Write;
 
@@ -23,6 +26,9 @@ pub struct DemoArgs {
     /// NO_COLOR selects monochrome unless a theme is given.
     #[arg(long, value_name = "NAME|PATH")]
     pub theme: Option<String>,
+    /// Show this request event (a JSON file) instead of the built-in one.
+    #[arg(long, value_name = "FILE")]
+    pub request: Option<std::path::PathBuf>,
 }
 
 /// The demo request, parsed and validated.
@@ -33,6 +39,20 @@ pub fn demo_request() -> Result<binding::RequestEvent, String> {
     binding::read_request_event(&v).map_err(|es| {
         es.iter()
             .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// Read and validate one request event from a file (`--request`).
+///
+/// Errors: the file cannot be read, or the event is invalid (each violation).
+pub fn load_request(p: &std::path::Path) -> Result<binding::RequestEvent, String> {
+    let bytes = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+    let v = binding::parse_json(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+    binding::read_request_event(&v).map_err(|es| {
+        es.iter()
+            .map(|e| format!("{}: {e}", p.display()))
             .collect::<Vec<_>>()
             .join("; ")
     })
@@ -49,11 +69,19 @@ pub fn run(args: DemoArgs) -> u8 {
             return super::EXIT_USAGE;
         }
     };
-    let req = match demo_request() {
+    let req = match &args.request {
+        Some(p) => load_request(p),
+        None => demo_request(),
+    };
+    let req = match req {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("ahp-elicit: the embedded demo request is invalid: {e}");
-            return super::EXIT_USAGE;
+            eprintln!("ahp-elicit: invalid request: {e}");
+            return if args.request.is_some() {
+                super::EXIT_INVALID
+            } else {
+                super::EXIT_USAGE
+            };
         }
     };
     let outcome = {
