@@ -511,31 +511,44 @@ fn frame_with(
     let visible: Vec<Line> = body.lines.into_iter().skip(*scroll).take(body_h).collect();
     let body_area = Rect::new(a.x, a.y + head_h, a.width, body_h as u16);
     f.render_widget(Paragraph::new(visible), body_area);
-    if *scroll > 0 && body_h > 0 {
-        let t = "▲ more";
-        let x = a.x + a.width.saturating_sub(width(t) as u16 + 1);
-        f.render_widget(
-            Paragraph::new(Line::styled(t, theme.muted())),
-            Rect::new(x, body_area.y, width(t) as u16, 1),
-        );
-    }
-    if more_below && body_h > 0 {
-        let t = "▼ more";
-        let x = a.x + a.width.saturating_sub(width(t) as u16 + 1);
-        f.render_widget(
-            Paragraph::new(Line::styled(t, theme.muted())),
-            Rect::new(x, body_area.y + body_h as u16 - 1, width(t) as u16, 1),
-        );
-    }
     if let Some((r, c)) = body.cursor {
         if r >= *scroll && r < *scroll + body_h && c < a.width {
             f.set_cursor_position(Position::new(a.x + c, body_area.y + (r - *scroll) as u16));
         }
     }
+    let foot_y = a.y + a.height - foot_h;
     f.render_widget(
         Paragraph::new(footer),
-        Rect::new(a.x, a.y + a.height - foot_h, a.width, foot_h),
+        Rect::new(a.x, foot_y, a.width, foot_h),
     );
+    // Scroll indicators: on the header's rule and the footer's notice row, so
+    // they never cover the body.
+    let mark = |f: &mut Frame, t: &str, y: u16| {
+        let tw = width(t) as u16;
+        if tw < a.width {
+            let x = a.x + a.width - tw - 1;
+            f.render_widget(
+                Paragraph::new(Line::styled(t.to_owned(), theme.muted())),
+                Rect::new(x, y, tw, 1),
+            );
+        }
+    };
+    if *scroll > 0 && body_h > 0 {
+        let y = if head_h > 0 {
+            a.y + head_h - 1
+        } else {
+            body_area.y
+        };
+        mark(f, " ▲ more above ", y);
+    }
+    if more_below && body_h > 0 {
+        let y = if foot_h > 0 {
+            foot_y
+        } else {
+            body_area.y + body_h as u16 - 1
+        };
+        mark(f, " ▼ more below ", y);
+    }
 }
 
 fn message_lines(b: &mut Body, msg: &str, theme: &Theme, w: usize) {
@@ -566,7 +579,10 @@ pub fn draw_form(f: &mut Frame, theme: &Theme, header: &Header, form: &Form, scr
                 ));
             }
             footer.push(match form.notice() {
-                Some(n) => Line::styled(clip(&format!(" {n}"), w), theme.notice()),
+                Some(n) => Line::styled(
+                    clip(&format!(" {}", display(n)), w.saturating_sub(15)),
+                    theme.notice(),
+                ),
                 None => Line::raw(""),
             });
             let labels: Vec<(&str, bool)> = BUTTONS
