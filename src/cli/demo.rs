@@ -1,11 +1,146 @@
-//! `ahp-elicit demo` (placeholder until its issue lands).
+//! `ahp-elicit demo [--theme NAME|PATH]` (issue 3 item 2): the terminal UI
+//! on a request embedded in the binary that has every field kind
+//! (`src/demo_request.json`, the shared every-kind example). When the person
+//! is done, the validated result event (built by
+//! [`make_result_event`](crate::binding::make_result_event)) is printed to
+//! stdout as one JSON line.
+//!
+//! `--request FILE` shows another request event instead (handy to look at
+//! an adapter's request; `respond` is the command for streams).
+//!
+//! Exit codes: 0 when a result was printed; 1 when `--request` is invalid;
+//! 2 with no terminal, a bad `--theme`, or an I/O error.
+
+use std::io::Write;
+
+use crate::binding::{self, Action, Answer, Mode, ResultMeta};
+use crate::responder::{Context, Outcome, Progress, Responder};
+
+/// The embedded demo request: every field kind.
+pub const DEMO_REQUEST: &str = include_str!("../demo_request.json");
 
 /// Arguments of `ahp-elicit demo`.
 #[derive(Debug, clap::Args)]
-pub struct DemoArgs {}
+pub struct DemoArgs {
+    /// Theme: default, light, high-contrast, monochrome, or a TOML file.
+    /// NO_COLOR selects monochrome unless a theme is given.
+    #[arg(long, value_name = "NAME|PATH")]
+    pub theme: Option<String>,
+    /// Show this request event (a JSON file) instead of the built-in one.
+    #[arg(long, value_name = "FILE")]
+    pub request: Option<std::path::PathBuf>,
+}
+
+/// The demo request, parsed and validated.
+///
+/// Errors: the embedded request is invalid (a build defect).
+pub fn demo_request() -> Result<binding::RequestEvent, String> {
+    let v = binding::parse_json(DEMO_REQUEST.as_bytes()).map_err(|e| e.to_string())?;
+    binding::read_request_event(&v).map_err(|es| {
+        es.iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// Read and validate one request event from a file (`--request`).
+///
+/// Errors: the file cannot be read, or the event is invalid (each violation).
+pub fn load_request(p: &std::path::Path) -> Result<binding::RequestEvent, String> {
+    let bytes = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+    let v = binding::parse_json(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+    binding::read_request_event(&v).map_err(|es| {
+        es.iter()
+            .map(|e| format!("{}: {e}", p.display()))
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
 
 /// Run the command; returns the exit code.
+#[cfg(feature = "tui")]
+pub fn run(args: DemoArgs) -> u8 {
+    use crate::tui::{Theme, TuiResponder};
+    let theme = match Theme::resolve(args.theme.as_deref(), Theme::no_color_env()) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("ahp-elicit: {e}");
+            return super::EXIT_USAGE;
+        }
+    };
+    let req = match &args.request {
+        Some(p) => load_request(p),
+        None => demo_request(),
+    };
+    let req = match req {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("ahp-elicit: invalid request: {e}");
+            return if args.request.is_some() {
+                super::EXIT_INVALID
+            } else {
+                super::EXIT_USAGE
+            };
+        }
+    };
+    let outcome = {
+        let mut tui = match TuiResponder::new(theme) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("ahp-elicit: {e}");
+                return super::EXIT_USAGE;
+            }
+        };
+        let cx = Context {
+            progress: Progress { index: 1, total: 1 },
+            deadline: None,
+            modes: vec![Mode::Form, Mode::Url],
+        };
+        tui.respond(&req, &cx)
+        // The terminal is restored here, before anything is printed.
+    };
+    let answer = match outcome {
+        Ok(Outcome::Answer(a)) => a,
+        Ok(Outcome::Quit) => Answer::bare(Action::Cancel),
+        Err(e) => {
+            eprintln!("ahp-elicit: {e}");
+            return super::EXIT_USAGE;
+        }
+    };
+    match binding::make_result_event(&req, &answer, &ResultMeta::default()) {
+        Ok(ev) => {
+            let mut out = std::io::stdout().lock();
+            match writeln!(out, "{ev}").and_then(|_| out.flush()) {
+                Ok(()) => super::EXIT_OK,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => super::EXIT_OK,
+                Err(e) => {
+                    eprintln!("ahp-elicit: cannot write the result: {e}");
+                    super::EXIT_USAGE
+                }
+            }
+        }
+        Err(es) => {
+            for e in es {
+                eprintln!("ahp-elicit: result not emitted: {e}");
+            }
+            super::EXIT_INVALID
+        }
+    }
+}
+
+/// Run the command; without the `tui` feature there is no terminal UI.
+#[cfg(not(feature = "tui"))]
 pub fn run(_args: DemoArgs) -> u8 {
-    eprintln!("ahp-elicit: 'demo' is not built yet");
+    eprintln!("ahp-elicit: this build has no terminal UI (feature 'tui' is off)");
     super::EXIT_USAGE
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn embedded_request_is_valid() {
+        let r = super::demo_request().expect("valid");
+        assert_eq!(r.id, "evt-profile-1");
+    }
 }

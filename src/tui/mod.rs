@@ -1,4 +1,464 @@
-//! The terminal front end (feature `tui`): the only module that imports
-//! ratatui and crossterm.
+//! The terminal front end (the only module that imports ratatui and
+//! crossterm): [`TuiResponder`] draws each request on the controlling
+//! terminal and feeds keys to the form state machine ([`crate::form`]).
+//!
+//! Terminal handling (stack notes; issue 5 item 5):
+//! - the UI opens `/dev/tty` read+write itself, so stdin and stdout carry
+//!   data (as fzf does); no `ratatui::init`, no cursor-position queries
+//!   (`Terminal::clear` and inline viewports are never used): full-screen
+//!   alternate screen, raw mode, bracketed paste, hidden cursor except in
+//!   inputs; key events are filtered by `KeyEventKind::Press`;
+//! - raw mode and the alternate screen are restored by a `Drop` guard, by a
+//!   panic hook that runs before the default hook, and on SIGTERM/SIGHUP (a
+//!   watcher thread: a request on screen ends with [`Outcome::Quit`] so the
+//!   driver can cancel what remains; the watcher then restores the terminal
+//!   and exits with 128 + the signal number, after 2 s when the UI was on
+//!   screen, at once otherwise);
+//! - Ctrl-C cancels the current request; another Ctrl-C within
+//!   [`QUIT_WINDOW`] of it (on the next request or while waiting), or a
+//!   second Ctrl-C while waiting, quits ([`Outcome::Quit`]);
+//! - `Context::deadline` (`--timeout`) cancels an unanswered request.
+//!
+//! URL-mode requests: [`TuiResponder::respond`] dispatches them to
+//! `respond_url`, the one place where the consent view (`url_view`,
+//! written separately) is plugged in; until then they get a screen that
+//! shows the URL and offers only decline and cancel.
 
+pub mod text;
+pub mod theme;
 pub mod url_view;
+pub mod view;
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::Once;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{
+    self, DisableBracketedPaste, EnableBracketedPaste, Event, KeyCode, KeyEvent, KeyEventKind,
+    KeyModifiers,
+};
+use crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use crossterm::{cursor, execute};
+use ratatui::backend::CrosstermBackend;
+use ratatui::{Frame, Terminal};
+
+use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView};
+use crate::form::{Form, Key, Status};
+use crate::responder::{Context, Outcome, RespondError, Responder};
+
+pub use theme::Theme;
+use view::Header;
+
+/// A second Ctrl-C within this time after one that cancelled a request
+/// quits.
+pub const QUIT_WINDOW: Duration = Duration::from_millis(1500);
+
+/// How often the loop wakes up to check the deadline and signals.
+const TICK: Duration = Duration::from_millis(100);
+
+/// Whether the terminal is currently in raw mode + alternate screen by us.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// The last SIGTERM/SIGHUP received (0: none).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+/// The UI loop is running and will see [`SIGNAL`].
+static IN_LOOP: AtomicBool = AtomicBool::new(false);
+static HOOKS: Once = Once::new();
+
+/// Leave the alternate screen, disable bracketed paste and raw mode, show
+/// the cursor; a no-op when the terminal is not ours. Safe to call twice.
+pub fn restore_terminal() {
+    if ACTIVE.swap(false, Ordering::SeqCst) {
+        if let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+            let _ = execute!(
+                tty,
+                DisableBracketedPaste,
+                LeaveAlternateScreen,
+                cursor::Show
+            );
+            let _ = tty.flush();
+        }
+        let _ = disable_raw_mode();
+    }
+}
+
+fn install_hooks() {
+    HOOKS.call_once(|| {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore_terminal();
+            prev(info);
+        }));
+        let sigs = [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP];
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new(sigs) {
+            std::thread::spawn(move || {
+                if let Some(sig) = signals.forever().next() {
+                    SIGNAL.store(sig, Ordering::SeqCst);
+                    // Inside the UI, the loop sees SIGNAL within a tick and
+                    // returns Outcome::Quit, so the driver can cancel the
+                    // remaining requests and end; give it time to do so.
+                    if IN_LOOP.load(Ordering::SeqCst) {
+                        std::thread::sleep(Duration::from_secs(2));
+                    }
+                    restore_terminal();
+                    std::process::exit(128 + sig);
+                }
+            });
+        }
+    });
+}
+
+type Backend = CrosstermBackend<BufWriter<File>>;
+
+/// The terminal, owned; restores itself on drop.
+struct Screen {
+    term: Terminal<Backend>,
+}
+
+impl Screen {
+    fn open() -> Result<Self, RespondError> {
+        let tty = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+            .map_err(|e| {
+                RespondError::Io(format!(
+                    "no terminal: cannot open /dev/tty ({e}); use --answers FILE or --action to answer without one"
+                ))
+            })?;
+        install_hooks();
+        enable_raw_mode()
+            .map_err(|e| RespondError::Io(format!("no terminal: cannot enter raw mode ({e})")))?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        let mut w = BufWriter::new(tty);
+        let setup = execute!(w, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide);
+        if let Err(e) = setup {
+            restore_terminal();
+            return Err(RespondError::Io(format!("terminal: {e}")));
+        }
+        let term = Terminal::new(CrosstermBackend::new(w)).map_err(|e| {
+            restore_terminal();
+            RespondError::Io(format!("terminal: {e}"))
+        })?;
+        Ok(Screen { term })
+    }
+
+    fn draw(&mut self, f: impl FnOnce(&mut Frame)) -> Result<(), RespondError> {
+        self.term
+            .draw(f)
+            .map(|_| ())
+            .map_err(|e| RespondError::Io(format!("terminal: {e}")))
+    }
+}
+
+impl Drop for Screen {
+    fn drop(&mut self) {
+        let _ = self.term.flush();
+        restore_terminal();
+    }
+}
+
+/// Translate a crossterm key event into a form [`Key`] (None: ignored).
+pub fn translate_key(k: &KeyEvent) -> Option<Key> {
+    if k.kind != KeyEventKind::Press {
+        return None;
+    }
+    let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+    let alt = k.modifiers.contains(KeyModifiers::ALT);
+    Some(match k.code {
+        KeyCode::Char(c) if ctrl => Key::Ctrl(c.to_ascii_lowercase()),
+        KeyCode::Char(c) if alt => Key::Alt(c),
+        KeyCode::Char(c) => Key::Char(c),
+        KeyCode::Enter => Key::Enter,
+        KeyCode::Esc => Key::Esc,
+        KeyCode::Tab if k.modifiers.contains(KeyModifiers::SHIFT) => Key::BackTab,
+        KeyCode::Tab => Key::Tab,
+        KeyCode::BackTab => Key::BackTab,
+        KeyCode::Up => Key::Up,
+        KeyCode::Down => Key::Down,
+        KeyCode::Left if ctrl || alt => Key::WordLeft,
+        KeyCode::Right if ctrl || alt => Key::WordRight,
+        KeyCode::Left => Key::Left,
+        KeyCode::Right => Key::Right,
+        KeyCode::Home => Key::Home,
+        KeyCode::End => Key::End,
+        KeyCode::PageUp => Key::PageUp,
+        KeyCode::PageDown => Key::PageDown,
+        KeyCode::Backspace if alt => Key::Alt('\u{8}'),
+        KeyCode::Backspace => Key::Backspace,
+        KeyCode::Delete => Key::Delete,
+        _ => return None,
+    })
+}
+
+/// What one read of the terminal gave.
+enum Input {
+    Key(Key),
+    /// Time passed, or a resize: redraw.
+    Tick,
+}
+
+fn read_input(timeout: Duration) -> Result<Input, RespondError> {
+    let io = |e: std::io::Error| RespondError::Io(format!("terminal: {e}"));
+    if !event::poll(timeout).map_err(io)? {
+        return Ok(Input::Tick);
+    }
+    Ok(match event::read().map_err(io)? {
+        Event::Key(k) => translate_key(&k).map(Input::Key).unwrap_or(Input::Tick),
+        Event::Paste(s) => Input::Key(Key::Paste(s)),
+        _ => Input::Tick,
+    })
+}
+
+/// A terminal [`Responder`]: one full-screen form per request.
+pub struct TuiResponder {
+    screen: Screen,
+    theme: Theme,
+    /// When the last Ctrl-C cancelled a request.
+    last_ctrl_c: Option<Instant>,
+    /// A Ctrl-C was pressed during the current wait.
+    wait_armed: bool,
+    answered: usize,
+}
+
+/// The result of the loop of one screen.
+enum Step {
+    Continue,
+    Done(Outcome),
+}
+
+struct LoopGuard;
+impl LoopGuard {
+    fn enter() -> Self {
+        IN_LOOP.store(true, Ordering::SeqCst);
+        LoopGuard
+    }
+}
+impl Drop for LoopGuard {
+    fn drop(&mut self) {
+        IN_LOOP.store(false, Ordering::SeqCst);
+    }
+}
+
+impl TuiResponder {
+    /// Open the controlling terminal and take it over (alternate screen,
+    /// raw mode, bracketed paste).
+    ///
+    /// Errors: [`RespondError::Io`] starting with `no terminal:` when
+    /// `/dev/tty` cannot be opened (no controlling terminal: exit 2).
+    pub fn new(theme: Theme) -> Result<Self, RespondError> {
+        Ok(TuiResponder {
+            screen: Screen::open()?,
+            theme,
+            last_ctrl_c: None,
+            wait_armed: false,
+            answered: 0,
+        })
+    }
+
+    /// The theme in use.
+    pub fn theme(&self) -> &Theme {
+        &self.theme
+    }
+
+    /// Run one screen: draw with `draw`, hand keys to `key`, until it
+    /// finishes, the deadline passes (cancel), Ctrl-C (cancel or quit) or a
+    /// signal (quit).
+    fn run<D, K>(&mut self, cx: &Context, mut draw: D, mut key: K) -> Result<Outcome, RespondError>
+    where
+        D: FnMut(&mut Frame, &Theme, Option<u64>),
+        K: FnMut(&Key) -> Step,
+    {
+        let _g = LoopGuard::enter();
+        loop {
+            if SIGNAL.load(Ordering::SeqCst) != 0 {
+                return Ok(Outcome::Quit);
+            }
+            let left = crate::responder::time_left(cx.deadline);
+            if left == Some(Duration::ZERO) {
+                return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
+            }
+            let secs = left.map(|d| d.as_secs() + u64::from(d.subsec_nanos() > 0));
+            let theme = &self.theme;
+            self.screen.draw(|f| draw(f, theme, secs))?;
+            let timeout = left.map_or(TICK, |l| l.min(TICK));
+            match read_input(timeout)? {
+                Input::Tick => {}
+                Input::Key(Key::Ctrl('c')) => {
+                    let now = Instant::now();
+                    if self
+                        .last_ctrl_c
+                        .is_some_and(|t| now.duration_since(t) < QUIT_WINDOW)
+                    {
+                        return Ok(Outcome::Quit);
+                    }
+                    self.last_ctrl_c = Some(now);
+                    return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
+                }
+                Input::Key(k) => {
+                    if let Step::Done(o) = key(&k) {
+                        return Ok(o);
+                    }
+                }
+            }
+        }
+    }
+
+    fn respond_form(
+        &mut self,
+        req: &RequestEvent,
+        message: &str,
+        schema: &crate::binding::FormSchema,
+        cx: &Context,
+    ) -> Result<Outcome, RespondError> {
+        let mut header = Header::of(req, cx.progress);
+        let form = std::cell::RefCell::new(Form::new(schema, message));
+        let mut scroll = 0usize;
+        self.run(
+            cx,
+            |f, theme, secs| {
+                header.seconds_left = secs;
+                view::draw_form(f, theme, &header, &form.borrow(), &mut scroll);
+            },
+            |k| match form.borrow_mut().handle_key(k) {
+                Status::Open => Step::Continue,
+                Status::Done(a) => Step::Done(Outcome::Answer(a)),
+            },
+        )
+    }
+
+    /// A screen that offers only Decline and Cancel.
+    fn respond_refusable(
+        &mut self,
+        req: &RequestEvent,
+        lines: Vec<(String, bool)>,
+        cx: &Context,
+    ) -> Result<Outcome, RespondError> {
+        let mut header = Header::of(req, cx.progress);
+        let focus = std::cell::Cell::new(0usize);
+        let mut scroll = 0usize;
+        self.run(
+            cx,
+            |f, theme, secs| {
+                header.seconds_left = secs;
+                view::draw_refusable(f, theme, &header, &lines, focus.get(), &mut scroll);
+            },
+            |k| match k {
+                Key::Esc => Step::Done(Outcome::Answer(Answer::bare(Action::Cancel))),
+                Key::Ctrl('d') | Key::Char('d') => {
+                    Step::Done(Outcome::Answer(Answer::bare(Action::Decline)))
+                }
+                Key::Tab | Key::BackTab | Key::Left | Key::Right | Key::Up | Key::Down => {
+                    focus.set(1 - focus.get().min(1));
+                    Step::Continue
+                }
+                Key::Enter | Key::Char(' ') => {
+                    Step::Done(Outcome::Answer(Answer::bare(if focus.get() == 0 {
+                        Action::Decline
+                    } else {
+                        Action::Cancel
+                    })))
+                }
+                _ => Step::Continue,
+            },
+        )
+    }
+
+    /// URL mode: the dispatch point for the URL consent view
+    /// (`src/tui/url_view.rs`). Until it is plugged in, the URL is shown
+    /// (sanitised) and only decline and cancel are offered.
+    fn respond_url(
+        &mut self,
+        req: &RequestEvent,
+        message: &str,
+        url: &str,
+        cx: &Context,
+    ) -> Result<Outcome, RespondError> {
+        let lines = vec![
+            (message.to_owned(), false),
+            (String::new(), false),
+            ("The server asks you to open this URL:".to_owned(), true),
+            (url.to_owned(), false),
+            (String::new(), false),
+            (
+                "Opening URLs is not available in this build: you can decline or cancel."
+                    .to_owned(),
+                false,
+            ),
+        ];
+        self.respond_refusable(req, lines, cx)
+    }
+}
+
+impl Responder for TuiResponder {
+    fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
+        self.wait_armed = false;
+        let out =
+            match &req.view {
+                RequestView::Body(r) => match &r.body {
+                    RequestBody::Form(s) => self.respond_form(req, &r.message, s, cx),
+                    RequestBody::Url { url, .. } => self.respond_url(req, &r.message, url, cx),
+                },
+                other => {
+                    let lines =
+                        vec![
+                    ("This request cannot be answered with content.".to_owned(), true),
+                    (format!("mode: {}", req.mode.as_str()), false),
+                    (other.describe().unwrap_or_default(), false),
+                    (String::new(), false),
+                    (
+                        "It is not an executable request: you can only decline or cancel it."
+                            .to_owned(),
+                        false,
+                    ),
+                ];
+                    self.respond_refusable(req, lines, cx)
+                }
+            };
+        if out.is_ok() {
+            self.answered += 1;
+        }
+        out
+    }
+
+    fn idle(&mut self, wait: Duration) -> bool {
+        let _g = LoopGuard::enter();
+        let end = Instant::now() + wait;
+        loop {
+            if SIGNAL.load(Ordering::SeqCst) != 0 {
+                return true;
+            }
+            let notice = self.wait_armed.then_some(
+                "Press Ctrl-C again to quit (the remaining requests will be cancelled).",
+            );
+            let (theme, answered) = (&self.theme, self.answered);
+            if self
+                .screen
+                .draw(|f| view::draw_waiting(f, theme, answered, notice))
+                .is_err()
+            {
+                return false;
+            }
+            let now = Instant::now();
+            if now >= end {
+                return false;
+            }
+            match read_input((end - now).min(TICK)) {
+                Ok(Input::Key(Key::Ctrl('c'))) => {
+                    let recent = self
+                        .last_ctrl_c
+                        .is_some_and(|t| Instant::now().duration_since(t) < QUIT_WINDOW);
+                    if self.wait_armed || recent {
+                        return true;
+                    }
+                    self.wait_armed = true;
+                }
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+    }
+}

@@ -1,0 +1,711 @@
+//! Drawing: pure functions from state to a ratatui frame, tested with
+//! `TestBackend` snapshots. Every server-provided string goes through
+//! [`crate::safe_text`] here (issue 5 item 1).
+//!
+//! Screen layout (issue 3 items 3 and 5): a fixed header (server, adapter,
+//! progress, secret warning), a scrolled body (message, then one block per
+//! field) that keeps the focused field visible, and a fixed footer (notice,
+//! buttons, help line), so the buttons are always reachable. Below
+//! [`MIN_WIDTH`] x [`MIN_HEIGHT`] a clear message replaces the screen.
+
+use ratatui::layout::{Position, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use crate::binding::{FieldKind, Mode, RequestEvent, StringFormat};
+use crate::form::{Button, FieldState, FieldValue, Focus, Form, Stage, BUTTONS};
+use crate::responder::Progress;
+use crate::safe_text::{display, display_multiline};
+
+use super::text::{clip, slice_cols, width, wrap};
+use super::theme::Theme;
+
+/// Smallest usable screen (columns).
+pub const MIN_WIDTH: u16 = 40;
+/// Smallest usable screen (rows).
+pub const MIN_HEIGHT: u16 = 10;
+/// Rows of options shown at once in a focused list.
+pub const LIST_ROWS: usize = 8;
+
+/// Who asks, as the header shows it.
+#[derive(Debug, Clone)]
+pub struct Header {
+    /// `Title (name version)` parts, unsanitised.
+    pub server_name: String,
+    pub server_title: Option<String>,
+    pub server_version: Option<String>,
+    /// `source.adapter`.
+    pub adapter: String,
+    pub mode: Mode,
+    pub progress: Progress,
+    /// Seconds left before `--timeout` cancels, if any.
+    pub seconds_left: Option<u64>,
+}
+
+impl Header {
+    /// The header of a request.
+    pub fn of(req: &RequestEvent, progress: Progress) -> Self {
+        Header {
+            server_name: req.server.name.clone(),
+            server_title: req.server.title.clone(),
+            server_version: req.server.version.clone(),
+            adapter: req.adapter.clone(),
+            mode: req.mode,
+            progress,
+            seconds_left: None,
+        }
+    }
+}
+
+/// Whether the area is below the minimum; draws the message if so.
+pub fn too_small(f: &mut Frame, theme: &Theme) -> bool {
+    let a = f.area();
+    if a.width >= MIN_WIDTH && a.height >= MIN_HEIGHT {
+        return false;
+    }
+    let msg = format!(
+        "Terminal too small ({}x{}): ahp-elicit needs at least {MIN_WIDTH}x{MIN_HEIGHT}. Enlarge the window, or press Esc to cancel.",
+        a.width, a.height
+    );
+    let lines: Vec<Line> = wrap(&msg, a.width.max(1) as usize)
+        .into_iter()
+        .map(|l| Line::styled(l, theme.warning()))
+        .collect();
+    f.render_widget(Paragraph::new(lines), a);
+    true
+}
+
+fn header_lines(h: &Header, theme: &Theme, w: usize, secret: bool) -> Vec<Line<'static>> {
+    let mut who = String::new();
+    match &h.server_title {
+        Some(t) => {
+            who.push_str(&display(t));
+            who.push_str(" (");
+            who.push_str(&display(&h.server_name));
+            if let Some(v) = &h.server_version {
+                who.push(' ');
+                who.push_str(&display(v));
+            }
+            who.push(')');
+        }
+        None => {
+            who.push_str(&display(&h.server_name));
+            if let Some(v) = &h.server_version {
+                who.push(' ');
+                who.push_str(&display(v));
+            }
+        }
+    }
+    let mut right = format!("request {} of {}", h.progress.index, h.progress.total);
+    if let Some(s) = h.seconds_left {
+        right.push_str(&format!(" · {s}s left"));
+    }
+    let room = w.saturating_sub(width(&right) + 1);
+    let left = clip(&who, room);
+    let pad = w.saturating_sub(width(&left) + width(&right));
+    let mut out = vec![Line::from(vec![
+        Span::styled(left, theme.title()),
+        Span::raw(" ".repeat(pad)),
+        Span::styled(right, theme.muted()),
+    ])];
+    let via = format!(
+        "{} request via {} (as reported by the adapter)",
+        h.mode.as_str(),
+        display(&h.adapter)
+    );
+    for l in wrap(&via, w) {
+        out.push(Line::styled(l, theme.muted()));
+    }
+    if secret {
+        let warn = "⚠ This form seems to ask for a secret. Servers must use URL mode for secrets: do not type passwords, tokens, keys or card numbers here.";
+        for l in wrap(warn, w) {
+            out.push(Line::styled(l, theme.warning()));
+        }
+    }
+    out.push(Line::styled("─".repeat(w), theme.border()));
+    out
+}
+
+/// A body of lines with the row range of the focused part and an optional
+/// cursor (row, column) inside it.
+#[derive(Default)]
+struct Body {
+    lines: Vec<Line<'static>>,
+    focus: Option<(usize, usize)>,
+    cursor: Option<(usize, u16)>,
+}
+
+impl Body {
+    fn push(&mut self, l: Line<'static>) {
+        self.lines.push(l);
+    }
+    fn text(&mut self, s: &str, style: Style, indent: usize, w: usize) {
+        for l in wrap(s, w.saturating_sub(indent).max(1)) {
+            self.push(Line::from(vec![
+                Span::raw(" ".repeat(indent)),
+                Span::styled(l, style),
+            ]));
+        }
+    }
+}
+
+/// The text of an input box: (visible text, cursor column inside the box).
+fn input_view(value: &str, cursor_chars: usize, box_w: usize) -> (String, usize) {
+    let before: String = value.chars().take(cursor_chars).collect();
+    let cur = width(&display(&before));
+    let full = display(value).into_owned();
+    let inner = box_w.saturating_sub(1).max(1);
+    let skip = cur.saturating_sub(inner);
+    let shown = slice_cols(&full, skip, box_w);
+    (shown, cur - skip)
+}
+
+fn format_hint(f: StringFormat) -> &'static str {
+    match f {
+        StringFormat::Email => "e-mail address, like name@example.com",
+        StringFormat::Uri => "absolute URI, like https://example.com/",
+        StringFormat::Date => "date, YYYY-MM-DD",
+        StringFormat::DateTime => "date and time, YYYY-MM-DDThh:mm:ssZ",
+    }
+}
+
+fn plural(n: u64, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+/// Hints and bounds of a field, shown under its widget.
+fn field_hint(st: &FieldState) -> Option<String> {
+    match &st.field.kind {
+        FieldKind::Text {
+            min_length,
+            max_length,
+            format,
+            ..
+        } => {
+            let mut parts = Vec::new();
+            if let Some(f) = format {
+                parts.push(format_hint(*f).to_owned());
+            }
+            let n = match &st.value {
+                FieldValue::Text { input, set: true } => input.value().chars().count() as u64,
+                _ => 0,
+            };
+            match (min_length, max_length) {
+                (Some(a), Some(b)) => parts.push(format!("{n}/{b} characters, at least {a}")),
+                (None, Some(b)) => parts.push(format!("{n}/{b} characters")),
+                (Some(a), None) => parts.push(format!("{n} characters, at least {a}")),
+                (None, None) => {}
+            }
+            (!parts.is_empty()).then(|| parts.join(" · "))
+        }
+        FieldKind::Number {
+            integer,
+            minimum,
+            maximum,
+            ..
+        } => {
+            let what = if *integer { "whole number" } else { "number" };
+            Some(match (minimum, maximum) {
+                (Some(a), Some(b)) => format!("{what}, {a} to {b}"),
+                (Some(a), None) => format!("{what}, at least {a}"),
+                (None, Some(b)) => format!("{what}, at most {b}"),
+                (None, None) => what.to_owned(),
+            })
+        }
+        FieldKind::Multi {
+            min_items,
+            max_items,
+            ..
+        } => match (min_items, max_items) {
+            (Some(a), Some(b)) => Some(format!("choose {a} to {b}")),
+            (Some(a), None) => Some(format!("choose at least {}", plural(*a, "item"))),
+            (None, Some(b)) => Some(format!("choose at most {}", plural(*b, "item"))),
+            (None, None) => None,
+        },
+        _ => None,
+    }
+}
+
+fn field_block(b: &mut Body, form: &Form, i: usize, theme: &Theme, w: usize) {
+    let Some(st) = form.fields().get(i) else {
+        return;
+    };
+    let focused = form.focus() == Focus::Field(i);
+    let start = b.lines.len();
+    let marker = if focused { "› " } else { "  " };
+    let mut head = vec![
+        Span::styled(marker, theme.focus()),
+        Span::styled(
+            clip(&display(st.field.label()), w.saturating_sub(6)),
+            theme.label(focused),
+        ),
+    ];
+    if st.field.required {
+        head.push(Span::styled(" *", theme.required()));
+    }
+    if st.field.title.is_some() && focused {
+        let name = format!("  ({})", display(&st.field.name));
+        let room = w.saturating_sub(head.iter().map(|s| width(&s.content)).sum::<usize>());
+        head.push(Span::styled(clip(&name, room), theme.muted()));
+    }
+    b.push(Line::from(head));
+    if let Some(d) = &st.field.description {
+        for l in display_multiline(d) {
+            b.text(&l, theme.muted(), 4, w);
+        }
+    }
+    let ind = "    ";
+    let iw = w.saturating_sub(6).max(4);
+    match &st.value {
+        FieldValue::Text { input, set } => {
+            let box_w = iw.saturating_sub(2).clamp(2, 60);
+            let (shown, cur) = input_view(input.value(), input.cursor(), box_w);
+            let mut spans = vec![Span::raw(ind), Span::styled("[", theme.border())];
+            if !set && !focused {
+                spans.push(Span::styled(
+                    format!("{:<box_w$}", "— not set —"),
+                    theme.input(false).patch(theme.muted()),
+                ));
+            } else {
+                let pad = box_w.saturating_sub(width(&shown));
+                spans.push(Span::styled(
+                    format!("{shown}{}", " ".repeat(pad)),
+                    theme.input(focused),
+                ));
+            }
+            spans.push(Span::styled("]", theme.border()));
+            if focused {
+                b.cursor = Some((b.lines.len(), (5 + cur) as u16));
+            }
+            b.push(Line::from(spans));
+        }
+        FieldValue::Number { input } => {
+            let box_w = iw.saturating_sub(2).clamp(2, 24);
+            let (shown, cur) = input_view(input.value(), input.cursor(), box_w);
+            let pad = box_w.saturating_sub(width(&shown));
+            let style = theme.input(focused);
+            if focused {
+                b.cursor = Some((b.lines.len(), (5 + cur) as u16));
+            }
+            let text = if shown.is_empty() && !focused {
+                format!("{:<box_w$}", "— not set —")
+            } else {
+                format!("{shown}{}", " ".repeat(pad))
+            };
+            b.push(Line::from(vec![
+                Span::raw(ind),
+                Span::styled("[", theme.border()),
+                Span::styled(text, style),
+                Span::styled("]", theme.border()),
+            ]));
+        }
+        FieldValue::Boolean(v) => {
+            let (mark, word, style) = match v {
+                Some(true) => ("[x]", "yes", theme.selected()),
+                Some(false) => ("[ ]", "no", theme.text()),
+                None => ("[ ]", "not set", theme.muted()),
+            };
+            let mut spans = vec![
+                Span::raw(ind),
+                Span::styled(mark, if focused { theme.focus() } else { style }),
+                Span::raw(" "),
+                Span::styled(word, style),
+            ];
+            if focused {
+                spans.push(Span::styled("   Space toggles · y/n", theme.hint()));
+            }
+            b.push(Line::from(spans));
+        }
+        FieldValue::Single { selected, list } => {
+            if focused {
+                option_list(
+                    b,
+                    st,
+                    list,
+                    |i| *selected == Some(i),
+                    "(•)",
+                    "( )",
+                    theme,
+                    w,
+                );
+            } else {
+                let (text, style) = match selected.and_then(|i| st.options().get(i)) {
+                    Some(o) => (display(o.label()).into_owned(), theme.selected()),
+                    None => ("— not set —".to_owned(), theme.muted()),
+                };
+                b.push(Line::from(vec![
+                    Span::raw(ind),
+                    Span::styled(clip(&text, iw), style),
+                ]));
+            }
+        }
+        FieldValue::Multi { checked, set, list } => {
+            if focused {
+                option_list(
+                    b,
+                    st,
+                    list,
+                    |i| checked.get(i).copied().unwrap_or(false),
+                    "[x]",
+                    "[ ]",
+                    theme,
+                    w,
+                );
+            } else {
+                let chosen: Vec<String> = st
+                    .options()
+                    .iter()
+                    .zip(checked)
+                    .filter(|(_, c)| **c)
+                    .map(|(o, _)| display(o.label()).into_owned())
+                    .collect();
+                let (text, style) = if !set {
+                    ("— not set —".to_owned(), theme.muted())
+                } else if chosen.is_empty() {
+                    ("none chosen".to_owned(), theme.text())
+                } else {
+                    (chosen.join(", "), theme.selected())
+                };
+                b.push(Line::from(vec![
+                    Span::raw(ind),
+                    Span::styled(clip(&text, iw), style),
+                ]));
+            }
+        }
+    }
+    if let Some(h) = field_hint(st) {
+        b.text(&h, theme.hint(), 4, w);
+    }
+    if let Some(e) = form.shown_error(i) {
+        b.text(&format!("✗ {}", display(&e)), theme.error(), 4, w);
+    }
+    if focused {
+        b.focus = Some((start, b.lines.len()));
+    }
+    b.push(Line::raw(""));
+}
+
+#[allow(clippy::too_many_arguments)]
+fn option_list(
+    b: &mut Body,
+    st: &FieldState,
+    list: &crate::form::OptionList,
+    is_on: impl Fn(usize) -> bool,
+    on: &str,
+    off: &str,
+    theme: &Theme,
+    w: usize,
+) {
+    let opts = st.options();
+    if list.filterable {
+        let (shown, cur) = input_view(list.filter.value(), list.filter.cursor(), 20);
+        b.cursor = Some((b.lines.len(), (12 + cur) as u16));
+        b.push(Line::from(vec![
+            Span::styled("    filter: ", theme.hint()),
+            Span::styled(format!("{shown:<20}"), theme.input(true)),
+            Span::styled(
+                format!("  {} of {}", list.matches.len(), opts.len()),
+                theme.muted(),
+            ),
+        ]));
+    }
+    if list.matches.is_empty() {
+        b.push(Line::styled(
+            "    no option matches the filter",
+            theme.muted(),
+        ));
+        return;
+    }
+    let n = list.matches.len();
+    let rows = LIST_ROWS.min(n);
+    let top = list
+        .cursor
+        .saturating_sub(rows / 2)
+        .min(n.saturating_sub(rows));
+    if top > 0 {
+        b.push(Line::styled(format!("    ↑ {top} more"), theme.muted()));
+    }
+    for (row, &oi) in list.matches.iter().enumerate().skip(top).take(rows) {
+        let Some(o) = opts.get(oi) else { continue };
+        let here = row == list.cursor;
+        let chosen = is_on(oi);
+        let mark = if chosen { on } else { off };
+        let style = if here {
+            theme.focus()
+        } else if chosen {
+            theme.selected()
+        } else {
+            theme.text()
+        };
+        let label = display(o.label()).into_owned();
+        b.push(Line::from(vec![
+            Span::styled(if here { "  › " } else { "    " }, theme.focus()),
+            Span::styled(format!("{mark} "), style),
+            Span::styled(clip(&label, w.saturating_sub(9)), style),
+        ]));
+    }
+    let below = n - (top + rows);
+    if below > 0 {
+        b.push(Line::styled(format!("    ↓ {below} more"), theme.muted()));
+    }
+}
+
+fn buttons_line(labels: &[(&str, bool)], theme: &Theme) -> Line<'static> {
+    let mut spans = vec![Span::raw(" ")];
+    for (l, focused) in labels {
+        spans.push(Span::styled(format!("[ {l} ]"), theme.button(*focused)));
+        spans.push(Span::raw("  "));
+    }
+    Line::from(spans)
+}
+
+fn help_line(text: &str, theme: &Theme, w: usize) -> Line<'static> {
+    Line::styled(clip(text, w), theme.muted())
+}
+
+/// Draw header, scrolled body and footer; keeps `scroll` so that the focus
+/// range is visible. `cursor` is (body row, column).
+#[allow(clippy::too_many_arguments)]
+fn frame_with(
+    f: &mut Frame,
+    theme: &Theme,
+    header: &Header,
+    secret: bool,
+    body: Body,
+    footer: Vec<Line<'static>>,
+    scroll: &mut usize,
+) {
+    let a = f.area();
+    let w = a.width as usize;
+    let head = header_lines(header, theme, w, secret);
+    let head_h = (head.len() as u16).min(a.height / 2);
+    let foot_h = (footer.len() as u16).min(a.height.saturating_sub(head_h + 1));
+    let body_h = a.height.saturating_sub(head_h + foot_h) as usize;
+    f.render_widget(Paragraph::new(head), Rect::new(a.x, a.y, a.width, head_h));
+    // Keep the focused part visible.
+    let total = body.lines.len();
+    if let Some((s, e)) = body.focus {
+        let e = e.max(s + 1);
+        if e - s > body_h {
+            // Taller than the screen: show its top, but keep the cursor in view.
+            *scroll = s;
+            if let Some((r, _)) = body.cursor {
+                if r >= s + body_h {
+                    *scroll = r + 1 - body_h;
+                }
+            }
+        } else if s < *scroll {
+            *scroll = s;
+        } else if e > *scroll + body_h {
+            *scroll = e - body_h;
+        }
+    }
+    *scroll = (*scroll).min(total.saturating_sub(body_h));
+    let more_below = total > *scroll + body_h;
+    let visible: Vec<Line> = body.lines.into_iter().skip(*scroll).take(body_h).collect();
+    let body_area = Rect::new(a.x, a.y + head_h, a.width, body_h as u16);
+    f.render_widget(Paragraph::new(visible), body_area);
+    if let Some((r, c)) = body.cursor {
+        if r >= *scroll && r < *scroll + body_h && c < a.width {
+            f.set_cursor_position(Position::new(a.x + c, body_area.y + (r - *scroll) as u16));
+        }
+    }
+    let foot_y = a.y + a.height - foot_h;
+    f.render_widget(
+        Paragraph::new(footer),
+        Rect::new(a.x, foot_y, a.width, foot_h),
+    );
+    // Scroll indicators: on the header's rule and the footer's notice row, so
+    // they never cover the body.
+    let mark = |f: &mut Frame, t: &str, y: u16| {
+        let tw = width(t) as u16;
+        if tw < a.width {
+            let x = a.x + a.width - tw - 1;
+            f.render_widget(
+                Paragraph::new(Line::styled(t.to_owned(), theme.muted())),
+                Rect::new(x, y, tw, 1),
+            );
+        }
+    };
+    if *scroll > 0 && body_h > 0 {
+        let y = if head_h > 0 {
+            a.y + head_h - 1
+        } else {
+            body_area.y
+        };
+        mark(f, " ▲ more above ", y);
+    }
+    if more_below && body_h > 0 {
+        let y = if foot_h > 0 {
+            foot_y
+        } else {
+            body_area.y + body_h as u16 - 1
+        };
+        mark(f, " ▼ more below ", y);
+    }
+}
+
+fn message_lines(b: &mut Body, msg: &str, theme: &Theme, w: usize) {
+    for l in display_multiline(msg) {
+        b.text(&l, theme.text(), 1, w.saturating_sub(1));
+    }
+    b.push(Line::raw(""));
+}
+
+/// Draw a form-mode request: the edit step or the review step.
+pub fn draw_form(f: &mut Frame, theme: &Theme, header: &Header, form: &Form, scroll: &mut usize) {
+    if too_small(f, theme) {
+        return;
+    }
+    let w = f.area().width as usize;
+    let mut b = Body::default();
+    let mut footer = Vec::new();
+    match form.stage() {
+        Stage::Edit => {
+            message_lines(&mut b, &form.message, theme, w);
+            for i in 0..form.fields().len() {
+                field_block(&mut b, form, i, theme, w);
+            }
+            if form.fields().is_empty() {
+                b.push(Line::styled(
+                    "  (this form asks for no fields)",
+                    theme.muted(),
+                ));
+            }
+            footer.push(match form.notice() {
+                Some(n) => Line::styled(
+                    clip(&format!(" {}", display(n)), w.saturating_sub(15)),
+                    theme.notice(),
+                ),
+                None => Line::raw(""),
+            });
+            let labels: Vec<(&str, bool)> = BUTTONS
+                .iter()
+                .map(|btn| (btn.label(), form.focus() == Focus::Button(*btn)))
+                .collect();
+            footer.push(buttons_line(&labels, theme));
+            footer.push(help_line(help_edit(w), theme, w));
+            if let Focus::Button(_) = form.focus() {
+                // Buttons are in the footer; keep the scroll where it is.
+            }
+        }
+        Stage::Review(content) => {
+            b.text(
+                "Review: this exact content will be sent as an accept.",
+                theme.title(),
+                1,
+                w,
+            );
+            b.push(Line::raw(""));
+            let json = serde_json::to_string_pretty(&serde_json::Value::Object(content.clone()))
+                .unwrap_or_default();
+            for l in display_multiline(&json) {
+                b.text(&l, theme.text(), 2, w);
+            }
+            footer.push(Line::raw(""));
+            footer.push(buttons_line(&[("Send", true), ("Back", false)], theme));
+            footer.push(help_line(crate::form::HELP_REVIEW, theme, w));
+        }
+    }
+    frame_with(f, theme, header, form.asks_for_secret(), b, footer, scroll);
+}
+
+fn help_edit(w: usize) -> &'static str {
+    const MEDIUM: &str =
+        "Tab/S-Tab move · Space pick · ^X clear · ^S submit · ^D decline · Esc cancel";
+    if w >= width(crate::form::HELP_EDIT) {
+        crate::form::HELP_EDIT
+    } else if w >= width(MEDIUM) {
+        MEDIUM
+    } else {
+        "Tab next · ^S submit · ^D decline · Esc cancel"
+    }
+}
+
+/// The buttons of a screen that can only be declined or cancelled.
+pub const REFUSE_BUTTONS: [Button; 2] = [Button::Decline, Button::Cancel];
+
+/// Draw a request that cannot be accepted here: a view that is not
+/// executable (`reason` from [`crate::binding::RequestView::describe`]), or
+/// a URL request while URL consent is not plugged in. Only Decline and
+/// Cancel; `focus` is the index into [`REFUSE_BUTTONS`].
+pub fn draw_refusable(
+    f: &mut Frame,
+    theme: &Theme,
+    header: &Header,
+    lines: &[(String, bool)],
+    focus: usize,
+    scroll: &mut usize,
+) {
+    if too_small(f, theme) {
+        return;
+    }
+    let w = f.area().width as usize;
+    let mut b = Body::default();
+    for (l, emphasis) in lines {
+        for part in display_multiline(l) {
+            b.text(
+                &part,
+                if *emphasis {
+                    theme.title()
+                } else {
+                    theme.text()
+                },
+                1,
+                w.saturating_sub(1),
+            );
+        }
+    }
+    let labels: Vec<(&str, bool)> = REFUSE_BUTTONS
+        .iter()
+        .enumerate()
+        .map(|(i, btn)| (btn.label(), i == focus))
+        .collect();
+    let footer = vec![
+        Line::raw(""),
+        buttons_line(&labels, theme),
+        help_line(
+            "Tab move · Enter press · Ctrl-D decline · Esc cancel",
+            theme,
+            w,
+        ),
+    ];
+    frame_with(f, theme, header, false, b, footer, scroll);
+}
+
+/// Draw the screen shown while the driver waits for the next request.
+pub fn draw_waiting(f: &mut Frame, theme: &Theme, answered: usize, notice: Option<&str>) {
+    if too_small(f, theme) {
+        return;
+    }
+    let a = f.area();
+    let w = a.width as usize;
+    let mut lines = vec![
+        Line::styled("ahp-elicit", theme.title()),
+        Line::raw(""),
+        Line::styled("Waiting for the next request…", theme.text()),
+        Line::styled(
+            format!("{answered} answered so far. Ctrl-C twice quits."),
+            theme.muted(),
+        ),
+    ];
+    if let Some(n) = notice {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(clip(n, w), theme.notice()));
+    }
+    f.render_widget(
+        Paragraph::new(lines),
+        Rect::new(
+            a.x + 1,
+            a.y + 1,
+            a.width.saturating_sub(2),
+            a.height.saturating_sub(1),
+        ),
+    );
+}

@@ -1,0 +1,246 @@
+//! ratatui `TestBackend` snapshots (issue 3 item 11): each widget kind, the
+//! whole every-kind form at 80x24 and 40x12, the review step, views that are
+//! not executable, the waiting screen and the below-minimum message.
+//! Text only (styles are covered by the theme tests).
+
+mod common;
+
+use ahp_elicit::binding::{self, form_schema::parse_form_schema, FormSchema, Mode, RequestBody};
+use ahp_elicit::form::{Form, Key};
+use ahp_elicit::responder::Progress;
+use ahp_elicit::tui::view::{self, Header};
+use ahp_elicit::tui::Theme;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use serde_json::{json, Value};
+
+fn theme() -> Theme {
+    Theme::builtin("default").expect("default theme")
+}
+
+fn header() -> Header {
+    Header {
+        server_name: "demo-server".into(),
+        server_title: Some("Demo Server".into()),
+        server_version: Some("1.0.0".into()),
+        adapter: "mcp-stdio".into(),
+        mode: Mode::Form,
+        progress: Progress { index: 2, total: 5 },
+        seconds_left: None,
+    }
+}
+
+fn schema(props: Value, required: &[&str]) -> FormSchema {
+    parse_form_schema(
+        &json!({"type": "object", "properties": props, "required": required}),
+        "/requestedSchema",
+    )
+    .expect("valid schema")
+}
+
+fn every_kind() -> (binding::RequestEvent, FormSchema, String) {
+    let bytes = std::fs::read(common::shared_dir().join("examples/form-every-kind.request.json"))
+        .expect("example");
+    let req =
+        binding::read_request_event(&binding::parse_json(&bytes).expect("json")).expect("valid");
+    let r = req.view.request().expect("body").clone();
+    let RequestBody::Form(s) = r.body else {
+        panic!("form expected")
+    };
+    (req, s, r.message)
+}
+
+fn draw_form(form: &Form, h: &Header, w: u16, rows: u16) -> TestBackend {
+    let mut t = Terminal::new(TestBackend::new(w, rows)).expect("terminal");
+    let mut scroll = 0;
+    t.draw(|f| view::draw_form(f, &theme(), h, form, &mut scroll))
+        .expect("draw");
+    t.backend().clone()
+}
+
+fn press(form: &mut Form, keys: &[Key]) {
+    for k in keys {
+        form.handle_key(k);
+    }
+}
+
+#[test]
+fn every_kind_80x24() {
+    let (req, s, msg) = every_kind();
+    let form = Form::new(&s, &msg);
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    insta::assert_snapshot!(draw_form(&form, &h, 80, 24));
+}
+
+#[test]
+fn every_kind_40x12() {
+    let (req, s, msg) = every_kind();
+    let form = Form::new(&s, &msg);
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    insta::assert_snapshot!(draw_form(&form, &h, 40, 12));
+}
+
+#[test]
+fn every_kind_scrolled_to_languages_80x24() {
+    let (req, s, msg) = every_kind();
+    let mut form = Form::new(&s, &msg);
+    press(&mut form, &[Key::Ctrl('s')]); // refused: shows messages
+    press(&mut form, &vec![Key::Tab; 11]);
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    insta::assert_snapshot!(draw_form(&form, &h, 80, 24));
+}
+
+#[test]
+fn below_minimum_size() {
+    let (req, s, msg) = every_kind();
+    let form = Form::new(&s, &msg);
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    insta::assert_snapshot!(draw_form(&form, &h, 39, 9));
+}
+
+#[test]
+fn widget_text_focused_with_counter_and_error() {
+    let s = schema(
+        json!({"name": {"type": "string", "title": "Name", "description": "Your name", "minLength": 3, "maxLength": 10}}),
+        &["name"],
+    );
+    let mut form = Form::new(&s, "Text field");
+    press(&mut form, &[Key::Char('A'), Key::Char('d'), Key::Ctrl('s')]);
+    insta::assert_snapshot!(draw_form(&form, &header(), 60, 14));
+}
+
+#[test]
+fn widget_number_and_integer() {
+    let s = schema(
+        json!({
+            "n": {"type": "number", "title": "Budget", "minimum": 0, "maximum": 10.5, "default": 1.5},
+            "i": {"type": "integer", "title": "Seats", "minimum": 1}
+        }),
+        &[],
+    );
+    let mut form = Form::new(&s, "Numbers");
+    press(&mut form, &[Key::Tab, Key::Char('4'), Key::Char('2')]);
+    insta::assert_snapshot!(draw_form(&form, &header(), 60, 14));
+}
+
+#[test]
+fn widget_boolean() {
+    let s = schema(
+        json!({
+            "a": {"type": "boolean", "title": "Agree", "default": true},
+            "b": {"type": "boolean", "title": "Unset flag"}
+        }),
+        &[],
+    );
+    let form = Form::new(&s, "Booleans");
+    insta::assert_snapshot!(draw_form(&form, &header(), 60, 14));
+}
+
+#[test]
+fn widget_single_select_titled_focused() {
+    let s = schema(
+        json!({"plan": {"type": "string", "title": "Plan", "oneOf": [
+            {"const": "free", "title": "Free"}, {"const": "team", "title": "Team"}, {"const": "ent", "title": "Enterprise"}
+        ], "default": "team"}}),
+        &["plan"],
+    );
+    let mut form = Form::new(&s, "Single select");
+    press(&mut form, &[Key::Down]);
+    insta::assert_snapshot!(draw_form(&form, &header(), 60, 14));
+}
+
+#[test]
+fn widget_multi_select_with_limits() {
+    let s = schema(
+        json!({"langs": {"type": "array", "title": "Languages", "minItems": 1, "maxItems": 2,
+            "items": {"type": "string", "enum": ["rust", "go", "python"]}, "default": ["go"]}}),
+        &[],
+    );
+    let mut form = Form::new(&s, "Multi select");
+    press(&mut form, &[Key::Char(' ')]);
+    insta::assert_snapshot!(draw_form(&form, &header(), 60, 14));
+}
+
+#[test]
+fn widget_long_list_with_filter() {
+    let opts: Vec<String> = (0..40).map(|i| format!("city-{i:02}")).collect();
+    let s = schema(
+        json!({"city": {"type": "string", "title": "City", "enum": opts}}),
+        &[],
+    );
+    let mut form = Form::new(&s, "Filter");
+    press(&mut form, &[Key::Char('1'), Key::Down]);
+    insta::assert_snapshot!(draw_form(&form, &header(), 60, 20));
+}
+
+#[test]
+fn secret_warning_and_hostile_text() {
+    let s = schema(
+        json!({"token": {"type": "string", "title": "API token \u{1b}[31mred\u{202e}", "description": "paste it\u{7}"}}),
+        &[],
+    );
+    let form = Form::new(
+        &s,
+        "Hostile \u{1b}]8;;http://x\u{7}link\u{1b}]8;;\u{7} message",
+    );
+    let mut h = header();
+    h.server_title = Some("Evil\u{1b}[2J".into());
+    insta::assert_snapshot!(draw_form(&form, &h, 60, 14));
+}
+
+#[test]
+fn review_step() {
+    let s = schema(
+        json!({"name": {"type": "string", "default": "Ada"}, "n": {"type": "integer", "default": 0}}),
+        &[],
+    );
+    let mut form = Form::new(&s, "Review");
+    press(&mut form, &[Key::Ctrl('s')]);
+    insta::assert_snapshot!(draw_form(&form, &header(), 60, 14));
+}
+
+#[test]
+fn not_executable_view() {
+    let mut t = Terminal::new(TestBackend::new(60, 12)).expect("terminal");
+    let lines = vec![
+        (
+            "This request cannot be answered with content.".to_string(),
+            true,
+        ),
+        ("mode: form".to_string(), false),
+        ("gap: the content is missing (too-large)".to_string(), false),
+    ];
+    let mut scroll = 0;
+    t.draw(|f| view::draw_refusable(f, &theme(), &header(), &lines, 0, &mut scroll))
+        .expect("draw");
+    insta::assert_snapshot!(t.backend());
+}
+
+#[test]
+fn waiting_screen() {
+    let mut t = Terminal::new(TestBackend::new(60, 10)).expect("terminal");
+    t.draw(|f| view::draw_waiting(f, &theme(), 3, Some("Press Ctrl-C again to quit.")))
+        .expect("draw");
+    insta::assert_snapshot!(t.backend());
+}
+
+#[test]
+fn forty_fields_keep_focus_visible() {
+    let mut props = serde_json::Map::new();
+    for i in 0..40 {
+        props.insert(
+            format!("f{i:02}"),
+            json!({"type": "string", "title": format!("Field {i}")}),
+        );
+    }
+    let s = schema(Value::Object(props), &[]);
+    let mut form = Form::new(&s, "Forty fields");
+    press(&mut form, &vec![Key::Tab; 39]);
+    let b = draw_form(&form, &header(), 60, 24);
+    let text = format!("{b}");
+    assert!(
+        text.contains("› Field 39"),
+        "focused field visible:\n{text}"
+    );
+    assert!(text.contains("[ Submit ]"), "buttons visible");
+}
