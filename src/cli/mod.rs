@@ -80,8 +80,14 @@ pub fn build_responder(
 fn terminal_responder(
     args: &respond::RespondArgs,
 ) -> Result<Box<dyn crate::responder::Responder>, String> {
-    let _ = args;
-    Err("no terminal responder is wired yet".into())
+    use crate::tui::theme::Theme;
+    let theme = Theme::resolve(args.theme.as_deref(), Theme::no_color_env())?;
+    let launcher: Box<dyn crate::responder::Launcher> = match &args.browser {
+        Some(cmd) => Box::new(crate::launcher::CommandBrowser::new(cmd.clone())),
+        None => Box::new(crate::launcher::SystemBrowser),
+    };
+    let tui = crate::tui::TuiResponder::new(theme).map_err(|e| e.to_string())?;
+    Ok(Box::new(tui.with_launcher(launcher, args.no_open)))
 }
 
 #[cfg(not(feature = "tui"))]

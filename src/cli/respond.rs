@@ -387,6 +387,12 @@ pub fn drive(
             continue;
         }
         index += 1;
+        // Take in what has already arrived, so "request 2 of 5" counts the
+        // requests that are waiting (a short pause: a file is read at once,
+        // a live stream costs 20 ms).
+        while let Ok(it) = items.recv_timeout(Duration::from_millis(20)) {
+            queue.push_back(it);
+        }
         let outcome = if quit {
             Ok(Outcome::Answer(Answer::bare(Action::Cancel)))
         } else {

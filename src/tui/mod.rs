@@ -26,6 +26,7 @@
 
 pub mod text;
 pub mod theme;
+pub mod url_glue;
 pub mod url_view;
 pub mod view;
 
@@ -222,6 +223,11 @@ pub struct TuiResponder {
     /// A Ctrl-C was pressed during the current wait.
     wait_armed: bool,
     answered: usize,
+    /// Opens a consented URL (issue 4 item 3); taken out while a URL screen
+    /// runs.
+    launcher: Option<Box<dyn crate::responder::Launcher>>,
+    /// `--no-open`: consent shows the URL for copying instead of opening it.
+    no_open: bool,
 }
 
 /// The result of the loop of one screen.
@@ -256,7 +262,26 @@ impl TuiResponder {
             last_ctrl_c: None,
             wait_armed: false,
             answered: 0,
+            launcher: Some(Box::new(crate::launcher::SystemBrowser)),
+            no_open: false,
         })
+    }
+
+    /// Open consented URLs with `launcher` (`--browser CMD`, or the system
+    /// browser by default); `no_open` (`--no-open`) shows the URL for copying
+    /// after consent and opens nothing.
+    pub fn with_launcher(
+        mut self,
+        launcher: Box<dyn crate::responder::Launcher>,
+        no_open: bool,
+    ) -> Self {
+        self.launcher = Some(if no_open {
+            Box::new(crate::launcher::NoOpen::default())
+        } else {
+            launcher
+        });
+        self.no_open = no_open;
+        self
     }
 
     /// The theme in use.
@@ -367,9 +392,10 @@ impl TuiResponder {
         )
     }
 
-    /// URL mode: the dispatch point for the URL consent view
-    /// (`src/tui/url_view.rs`). Until it is plugged in, the URL is shown
-    /// (sanitised) and only decline and cancel are offered.
+    /// URL mode (issue 4): the consent view (`url_view`). Consent is an
+    /// explicit act (focus starts on Decline; `o` or the Open button), then
+    /// and only then the launcher opens the URL; a failed launch offers
+    /// retry, copy or give up (cancel).
     fn respond_url(
         &mut self,
         req: &RequestEvent,
@@ -377,19 +403,49 @@ impl TuiResponder {
         url: &str,
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
-        let lines = vec![
-            (message.to_owned(), false),
-            (String::new(), false),
-            ("The server asks you to open this URL:".to_owned(), true),
-            (url.to_owned(), false),
-            (String::new(), false),
-            (
-                "Opening URLs is not available in this build: you can decline or cancel."
-                    .to_owned(),
-                false,
-            ),
-        ];
-        self.respond_refusable(req, lines, cx)
+        let header = Header::of(req, cx.progress);
+        let server = match (&header.server_title, &header.server_version) {
+            (Some(t), Some(v)) => format!("{t} ({} {v})", header.server_name),
+            (Some(t), None) => format!("{t} ({})", header.server_name),
+            (None, Some(v)) => format!("{} {v}", header.server_name),
+            (None, None) => header.server_name.clone(),
+        };
+        let progress = format!("request {} of {}", cx.progress.index, cx.progress.total);
+        let state = std::cell::RefCell::new(url_view::UrlViewState::new(
+            crate::url_review::review(url),
+            message,
+            server,
+            format!("{} (as reported by the adapter)", header.adapter),
+            progress,
+        ));
+        let styles = url_glue::url_styles(&self.theme);
+        let mut launcher = self
+            .launcher
+            .take()
+            .unwrap_or_else(|| Box::new(crate::launcher::NoOpen::default()));
+        let no_open = self.no_open;
+        let out = self.run(
+            cx,
+            |f, _theme, _secs| {
+                let area = f.area();
+                url_view::draw(f, area, &state.borrow(), &styles);
+            },
+            |k| {
+                let Some(ev) = url_glue::key_event(k) else {
+                    return Step::Continue;
+                };
+                let mut st = state.borrow_mut();
+                let Some(decision) = url_view::handle_key(&mut st, ev) else {
+                    return Step::Continue;
+                };
+                match url_view::apply(&mut st, decision, launcher.as_mut(), no_open).action {
+                    Some(a) => Step::Done(Outcome::Answer(Answer::bare(a))),
+                    None => Step::Continue,
+                }
+            },
+        );
+        self.launcher = Some(launcher);
+        out
     }
 }
 
