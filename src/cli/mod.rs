@@ -58,34 +58,50 @@ pub enum Command {
 /// Errors: a sentence for the person (unreadable answers file, no terminal).
 pub fn build_responder(
     args: &respond::RespondArgs,
+    log: Option<respond::SharedLog>,
 ) -> Result<Box<dyn crate::responder::Responder>, String> {
+    use crate::launcher::{CommandBrowser, NoOpen, SystemBrowser};
+    use crate::responder::Launcher;
+    let logged = |inner: Box<dyn Launcher>, name: &'static str| -> Box<dyn Launcher> {
+        match &log {
+            Some(l) => Box::new(respond::LoggingLauncher {
+                inner,
+                name,
+                log: l.clone(),
+            }),
+            None => inner,
+        }
+    };
     let scripted = match (&args.answers, args.action) {
         (Some(path), _) => Some(crate::scripted::ScriptedResponder::from_file(path)?),
         (None, Some(a)) => Some(crate::scripted::ScriptedResponder::from_action(a)),
         (None, None) => None,
     };
-    if let Some(s) = scripted {
+    let launcher = match &args.browser {
+        Some(cmd) => logged(
+            Box::new(CommandBrowser::new(cmd.clone())),
+            "browser-command",
+        ),
         // Scripted consent runs --browser if given and opens nothing
         // otherwise (issue 4 item 7).
-        let launcher: Box<dyn crate::responder::Launcher> = match &args.browser {
-            Some(cmd) => Box::new(crate::launcher::CommandBrowser::new(cmd.clone())),
-            None => Box::new(crate::launcher::NoOpen::default()),
-        };
-        return Ok(Box::new(s.with_launcher(launcher)));
+        None if args.no_open || scripted.is_some() => {
+            logged(Box::new(NoOpen::default()), "no-open")
+        }
+        None => logged(Box::new(SystemBrowser), "system-browser"),
+    };
+    match scripted {
+        Some(s) => Ok(Box::new(s.with_launcher(launcher))),
+        None => terminal_responder(args, launcher),
     }
-    terminal_responder(args)
 }
 
 #[cfg(feature = "tui")]
 fn terminal_responder(
     args: &respond::RespondArgs,
+    launcher: Box<dyn crate::responder::Launcher>,
 ) -> Result<Box<dyn crate::responder::Responder>, String> {
     use crate::tui::theme::Theme;
     let theme = Theme::resolve(args.theme.as_deref(), Theme::no_color_env())?;
-    let launcher: Box<dyn crate::responder::Launcher> = match &args.browser {
-        Some(cmd) => Box::new(crate::launcher::CommandBrowser::new(cmd.clone())),
-        None => Box::new(crate::launcher::SystemBrowser),
-    };
     let tui = crate::tui::TuiResponder::new(theme).map_err(|e| e.to_string())?;
     Ok(Box::new(tui.with_launcher(launcher, args.no_open)))
 }
@@ -93,6 +109,7 @@ fn terminal_responder(
 #[cfg(not(feature = "tui"))]
 fn terminal_responder(
     _args: &respond::RespondArgs,
+    _launcher: Box<dyn crate::responder::Launcher>,
 ) -> Result<Box<dyn crate::responder::Responder>, String> {
     Err(
         "this build has no terminal front end (feature 'tui'): use --answers FILE or --action"

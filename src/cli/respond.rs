@@ -301,7 +301,15 @@ pub fn drive(
     sink: &mut Sink,
     args: &RespondArgs,
     interactive: bool,
+    log: Option<SharedLog>,
 ) -> Tally {
+    let note = |f: &mut dyn FnMut(&mut crate::log::EventLog) -> Result<(), String>| {
+        if let Some(l) = &log {
+            if let Err(e) = f(&mut l.borrow_mut()) {
+                eprintln!("ahp-elicit: cannot write the log: {e}");
+            }
+        }
+    };
     let mut tally = Tally::default();
     let mut queue: VecDeque<Item> = VecDeque::new();
     let mut quit = false;
@@ -359,6 +367,7 @@ pub fn drive(
         let value = match parse_json(&bytes) {
             Ok(v) => v,
             Err(e) => {
+                note(&mut |l| l.request_invalid(None, std::slice::from_ref(&e)));
                 report(line, None, "invalid event", &[e]);
                 tally.failed += 1;
                 continue;
@@ -368,11 +377,13 @@ pub fn drive(
         let req = match read_request_event(&value) {
             Ok(r) => r,
             Err(errs) => {
+                note(&mut |l| l.request_invalid(id.as_deref(), &errs));
                 report(line, id.as_deref(), "invalid request, no result", &errs);
                 tally.failed += 1;
                 continue;
             }
         };
+        note(&mut |l| l.request_received(&req));
         if !args.modes.contains(&req.mode) {
             report(
                 line,
@@ -419,6 +430,9 @@ pub fn drive(
                 Answer::bare(Action::Cancel)
             }
             Err(RespondError::Refused(m)) => {
+                note(&mut |l| {
+                    l.answer_refused(&req.id, &[Violation::new("", "answer-refused", m.clone())])
+                });
                 report(
                     line,
                     id.as_deref(),
@@ -434,9 +448,14 @@ pub fn drive(
                 break;
             }
         };
+        note(&mut |l| l.decision(&req.id, &answer));
         match make_result_event(&req, &answer, &meta) {
             Ok(ev) => match sink.emit(&ev) {
-                Ok(()) => tally.answered += 1,
+                Ok(()) => {
+                    tally.answered += 1;
+                    let rid = ev["id"].as_str().unwrap_or_default().to_owned();
+                    note(&mut |l| l.result_emitted(&rid, &req.id, answer.action));
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
                 Err(e) => {
                     eprintln!("ahp-elicit: cannot write the result: {e}");
@@ -469,9 +488,40 @@ pub fn spawn_reader(input: Option<PathBuf>) -> std::io::Result<mpsc::Receiver<It
     Ok(rx)
 }
 
+/// The `--log` event log, shared by the driver and the launcher.
+pub type SharedLog = std::rc::Rc<std::cell::RefCell<crate::log::EventLog>>;
+
+/// A [`Launcher`](crate::responder::Launcher) that logs each launch (URL
+/// redacted) before passing on its result.
+pub struct LoggingLauncher {
+    pub inner: Box<dyn crate::responder::Launcher>,
+    pub name: &'static str,
+    pub log: SharedLog,
+}
+
+impl crate::responder::Launcher for LoggingLauncher {
+    fn open(&mut self, url: &str) -> Result<(), String> {
+        let r = self.inner.open(url);
+        if let Err(e) = self.log.borrow_mut().launch("", self.name, url, &r) {
+            eprintln!("ahp-elicit: cannot write the log: {e}");
+        }
+        r
+    }
+}
+
 /// Run the command; returns the exit code.
 pub fn run(args: RespondArgs) -> u8 {
-    let mut responder = match super::build_responder(&args) {
+    let log: Option<SharedLog> = match &args.log {
+        Some(p) => match crate::log::EventLog::open(p, args.log_values) {
+            Ok(l) => Some(std::rc::Rc::new(std::cell::RefCell::new(l))),
+            Err(e) => {
+                eprintln!("ahp-elicit: cannot open the log: {e}");
+                return super::EXIT_USAGE;
+            }
+        },
+        None => None,
+    };
+    let mut responder = match super::build_responder(&args, log.clone()) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("ahp-elicit: {e}");
@@ -493,7 +543,14 @@ pub fn run(args: RespondArgs) -> u8 {
             return super::EXIT_USAGE;
         }
     };
-    let tally = drive(items, responder.as_mut(), &mut sink, &args, interactive);
+    let tally = drive(
+        items,
+        responder.as_mut(),
+        &mut sink,
+        &args,
+        interactive,
+        log,
+    );
     tally.exit_code()
 }
 

@@ -269,17 +269,14 @@ impl TuiResponder {
 
     /// Open consented URLs with `launcher` (`--browser CMD`, or the system
     /// browser by default); `no_open` (`--no-open`) shows the URL for copying
-    /// after consent and opens nothing.
+    /// after consent; the caller then passes a launcher that opens nothing
+    /// ([`NoOpen`](crate::launcher::NoOpen)).
     pub fn with_launcher(
         mut self,
         launcher: Box<dyn crate::responder::Launcher>,
         no_open: bool,
     ) -> Self {
-        self.launcher = Some(if no_open {
-            Box::new(crate::launcher::NoOpen::default())
-        } else {
-            launcher
-        });
+        self.launcher = Some(launcher);
         self.no_open = no_open;
         self
     }
