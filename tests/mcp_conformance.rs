@@ -22,7 +22,10 @@ fn sep1034_client_defaults_passes() {
     );
     let bin = env!("CARGO_BIN_EXE_ahp-elicit");
     // The suite splits the command on spaces.
-    assert!(!bin.contains(' '), "the binary path must have no spaces: {bin}");
+    assert!(
+        !bin.contains(' '),
+        "the binary path must have no spaces: {bin}"
+    );
     let out = Command::new("node")
         .arg(&suite)
         .args(["client", "--command"])

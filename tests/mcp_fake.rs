@@ -299,9 +299,11 @@ fn usage_errors_exit_2() {
     // A server that exits at once: the connection closes during initialize.
     let r = run(&["--action", "accept", "--", "true"]);
     assert_eq!(r.code, 2);
+    // (Which side notices first is a race: reading or writing.)
     assert!(
         r.stderr
-            .contains("closed its stdout while waiting for the answer to initialize"),
+            .contains("closed its stdout while waiting for the answer to initialize")
+            || r.stderr.contains("the server exited (exit status: 0)"),
         "{}",
         r.stderr
     );
@@ -403,4 +405,70 @@ fn an_http_url_is_taken_as_the_trailing_argument_after_flags() {
     assert_eq!(r.code, 0, "stderr: {}", r.stderr);
     assert_eq!(r.response("form")["result"], json!({"action": "decline"}));
     assert_eq!(r.response("url")["error"]["code"], -32602);
+}
+
+mod library {
+    //! The session through the library API with responders that quit.
+    use super::*;
+    use ahp_elicit::binding::{Mode, RequestEvent};
+    use ahp_elicit::mcp::{run_session, McpError, McpOptions, Target};
+    use ahp_elicit::responder::{Context, Outcome, RespondError, Responder};
+    use std::time::Duration;
+
+    struct Quitter {
+        calls: usize,
+        idle_quits: bool,
+    }
+
+    impl Responder for Quitter {
+        fn respond(&mut self, _r: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
+            self.calls += 1;
+            Ok(Outcome::Quit)
+        }
+        fn idle(&mut self, _wait: Duration) -> bool {
+            self.idle_quits
+        }
+    }
+
+    fn opts(program: &str, args: Vec<String>) -> McpOptions {
+        McpOptions {
+            target: Target::Stdio {
+                program: program.into(),
+                args,
+            },
+            call: Some("probe".into()),
+            arguments: serde_json::Map::new(),
+            modes: vec![Mode::Form, Mode::Url],
+            events: None,
+            source_adapter: None,
+        }
+    }
+
+    #[test]
+    fn quit_cancels_this_and_every_later_elicitation() {
+        let mut q = Quitter {
+            calls: 0,
+            idle_quits: false,
+        };
+        let report = run_session(&opts(python(), vec![fake_server()]), &mut q).unwrap();
+        // Asked once; the URL request is cancelled without asking again.
+        assert_eq!(q.calls, 1);
+        assert_eq!(report.answered, 2);
+        let rec = &report.result["structuredContent"]["responses"];
+        assert_eq!(rec["form"]["result"], json!({"action": "cancel"}));
+        assert_eq!(rec["url"]["result"], json!({"action": "cancel"}));
+    }
+
+    #[test]
+    fn quitting_while_waiting_ends_the_session() {
+        let mut q = Quitter {
+            calls: 0,
+            idle_quits: true,
+        };
+        // A "server" that never answers; stdin closing ends it.
+        let args = vec!["-c".into(), "import sys; sys.stdin.read()".into()];
+        let err = run_session(&opts(python(), args), &mut q).unwrap_err();
+        assert_eq!(err, McpError::Quit);
+        assert_eq!(q.calls, 0);
+    }
 }

@@ -195,7 +195,11 @@ pub fn run(args: McpArgs) -> u8 {
             }
         }
         Err(e) => {
-            eprintln!("ahp-elicit mcp: {e}");
+            // Errors may quote the server (an HTTP body): sanitized.
+            eprintln!(
+                "ahp-elicit mcp: {}",
+                crate::safe_text::display(&e.to_string())
+            );
             match e {
                 McpError::Rpc { .. } | McpError::Quit => EXIT_INVALID,
                 _ => EXIT_USAGE,

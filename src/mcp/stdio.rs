@@ -116,10 +116,11 @@ impl Transport for StdioTransport {
         };
         let mut line = serde_json::to_vec(msg).map_err(|e| McpError::Transport(e.to_string()))?;
         line.push(b'\n');
-        stdin
-            .write_all(&line)
-            .and_then(|()| stdin.flush())
-            .map_err(|e| McpError::Transport(format!("writing to the server's stdin: {e}")))
+        let written = stdin.write_all(&line).and_then(|()| stdin.flush());
+        written.map_err(|e| match self.child.try_wait() {
+            Ok(Some(status)) => McpError::Transport(format!("the server exited ({status})")),
+            _ => McpError::Transport(format!("writing to the server's stdin: {e}")),
+        })
     }
 
     fn close(&mut self) {
