@@ -293,6 +293,13 @@ fn usage_errors_exit_2() {
     let r = run(&["--action", "accept", "--args", "[1]", "--", "true"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("--args must be a JSON object"));
+    let r = run(&["http://127.0.0.1:9/mcp", "--action", "accept"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("give the flags before the URL"),
+        "{}",
+        r.stderr
+    );
     let r = run(&["--action", "accept", "--", "/nonexistent/mcp-server"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("could not start the server"));

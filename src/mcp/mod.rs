@@ -63,6 +63,9 @@ impl Target {
                 "give the server: -- COMMAND [ARGS...] for stdio, or a URL for Streamable HTTP"
                     .into(),
             ),
+            [url, more, ..] if url.starts_with("http://") || url.starts_with("https://") => Err(format!(
+                "'{more}' after the server URL: give the flags before the URL (a URL server takes no arguments)"
+            )),
             [one] if one.starts_with("http://") || one.starts_with("https://") => {
                 url::Url::parse(one).map_err(|e| format!("bad server URL '{one}': {e}"))?;
                 Ok(Target::Http { url: one.clone() })
@@ -170,4 +173,42 @@ pub fn run_session(
     responder: &mut dyn Responder,
 ) -> Result<SessionReport, McpError> {
     session::run(opts, responder)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn reads_the_server_argument() {
+        assert_eq!(
+            Target::from_args(&args(&["http://127.0.0.1:3001/mcp"])),
+            Ok(Target::Http {
+                url: "http://127.0.0.1:3001/mcp".into()
+            })
+        );
+        assert_eq!(
+            Target::from_args(&args(&["node", "server.js", "--http"])),
+            Ok(Target::Stdio {
+                program: "node".into(),
+                args: args(&["server.js", "--http"])
+            })
+        );
+        assert!(Target::from_args(&[])
+            .unwrap_err()
+            .contains("give the server"));
+        assert!(
+            Target::from_args(&args(&["https://x.test/mcp", "--action"]))
+                .unwrap_err()
+                .contains("before the URL")
+        );
+        assert!(Target::from_args(&args(&["http://[bad"]))
+            .unwrap_err()
+            .contains("bad server URL"));
+        assert_eq!(Target::Http { url: String::new() }.adapter(), "mcp-http");
+    }
 }

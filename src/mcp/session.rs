@@ -66,6 +66,12 @@ pub(super) fn run(
     };
     let out = s.drive();
     s.transport.close();
+    // The server's last log lines (stdio stderr) still in the channel.
+    for item in s.rx.try_iter() {
+        if let Incoming::Log(line) = item {
+            show_log(&line);
+        }
+    }
     out
 }
 
@@ -259,6 +265,7 @@ impl Session<'_> {
                     Err(e) => notice(&format!("ignored a message: {e}")),
                 },
                 Incoming::Noise(m) => notice(&safe_text::display(&m)),
+                Incoming::Log(line) => show_log(&line),
                 Incoming::StreamEnded { id: sid } if sid == id => {
                     return Err(McpError::Transport(format!(
                         "the server ended the response stream of {method} without answering it"
@@ -523,6 +530,11 @@ impl Session<'_> {
             .and_then(|()| w.flush())
             .map_err(|e| McpError::Events(e.to_string()))
     }
+}
+
+/// One line of the server's own log, sanitized.
+fn show_log(line: &str) {
+    eprintln!("server: {}", safe_text::display(line));
 }
 
 /// Show the tool list to the person (stderr, sanitized): name and title or
