@@ -239,6 +239,21 @@ fn url_mode_is_offered_only_when_advertised() {
     assert!(text.contains("Elicitation ID: el-7"), "{text}");
     assert_eq!(r.events.len(), 2);
     assert_eq!(r.events[0]["payload"]["elicitation"]["mode"], "url");
+    // The error path: -32042 carries a URL elicitation; accepted, the call
+    // is retried and goes through.
+    let args = r#"{"url":"https://example.com/consent","errorPath":true}"#;
+    let r = stdio_cli(&[
+        "--call",
+        "trigger-url-elicitation",
+        "--args",
+        args,
+        "--action",
+        "accept",
+    ]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert!(text_of(&r.result).contains("completed the URL elicitation flow"));
+    assert!(r.stderr.contains("error -32042"), "{}", r.stderr);
+    assert_eq!(r.events.len(), 4, "prerequisite and request path");
     // With form only, the server does not register its URL tool.
     let r = stdio_cli(&["--modes", "form", "--action", "cancel"]);
     let names: Vec<String> = r.result["tools"]

@@ -479,3 +479,28 @@ mod library {
         assert_eq!(q.calls, 0);
     }
 }
+
+#[test]
+fn url_elicitation_required_is_put_to_the_person_then_retried() {
+    let r = stdio(&["--call", "gated", "--action", "accept"]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert_eq!(r.json()["content"][0]["text"], "gate open");
+    assert!(r
+        .stderr
+        .contains("needs 1 URL elicitation(s) first (error -32042)"));
+    assert_eq!(r.events.len(), 2);
+    assert_eq!(r.events[0]["payload"]["elicitation"]["mode"], "url");
+    assert_eq!(r.events[1]["payload"]["elicitation"]["action"], "accept");
+    // Declined: no retry; the -32042 error is the outcome.
+    let r = stdio(&["--call", "gated", "--action", "decline"]);
+    assert_eq!(r.code, 1);
+    assert!(r
+        .stderr
+        .contains("JSON-RPC error -32042: authorization needed"));
+    assert_eq!(r.events.len(), 2);
+    assert_eq!(r.events[1]["payload"]["elicitation"]["action"], "decline");
+    // Not advertised: the URL elicitation is refused, no event.
+    let r = stdio(&["--call", "gated", "--modes", "form", "--action", "accept"]);
+    assert_eq!(r.code, 1);
+    assert!(r.events.is_empty());
+}

@@ -15,7 +15,9 @@ notifications to the client and record each answer; the tool result's
 Steps of case "all": ping, form (defaults on name and age), url,
 (notification elicitation/complete), bad-mode, invalid (a nested object
 property), roots (roots/list, not offered by the client). Case "required":
-one form with a required field and no default.
+one form with a required field and no default. The tool `gated` (stdio,
+not listed) first fails with -32042 carrying the URL elicitation, then
+succeeds.
 
 Hostile text: the server's stderr and one elicitationId carry an ESC, which
 the client must never pass to the terminal raw.
@@ -58,6 +60,7 @@ class State:
         self.received = []
         self.headers = []
         self.next_id = 1000
+        self.gate_open = False
         self.lock = threading.Lock()
 
     def new_id(self):
@@ -150,6 +153,17 @@ def run_stdio():
             continue
         if m["method"] == "tools/call":
             p = m.get("params", {})
+            if p.get("name") == "gated":
+                # URLElicitationRequiredError first, success on the retry.
+                if not state.gate_open:
+                    state.gate_open = True
+                    write({"jsonrpc": "2.0", "id": m["id"], "error": {
+                        "code": -32042, "message": "authorization needed",
+                        "data": {"elicitations": [URL]}}})
+                else:
+                    write({"jsonrpc": "2.0", "id": m["id"], "result": {
+                        "content": [{"type": "text", "text": "gate open"}]}})
+                continue
             if p.get("name") == "probe":
                 case = p.get("arguments", {}).get("case", "all")
                 write({"jsonrpc": "2.0", "id": m["id"], "result": probe(state, case, call, notify)})

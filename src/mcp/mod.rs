@@ -20,6 +20,9 @@
 //! violations) → request event (to `--events`) → responder →
 //! [`make_result_event`](crate::binding::make_result_event) → result event
 //! (to `--events`) → its `ElicitResult` text is the JSON-RPC result.
+//! A `tools/call` answered with -32042 (`URLElicitationRequiredError`) puts
+//! each URL elicitation of its `data.elicitations` through the same path
+//! (no JSON-RPC response), then retries the call when all were accepted.
 
 use std::path::PathBuf;
 
@@ -147,7 +150,10 @@ pub enum McpError {
     Rpc {
         method: String,
         code: i64,
+        /// Sanitized.
         message: String,
+        /// The error's `data`, as sent.
+        data: Option<Value>,
     },
     /// The responder failed (terminal lost): exit 2.
     #[error("the responder failed: {0}")]
