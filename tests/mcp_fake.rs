@@ -293,6 +293,20 @@ fn usage_errors_exit_2() {
     let r = run(&["--action", "accept", "--args", "[1]", "--", "true"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("--args must be a JSON object"));
+    let out = Command::new(bin())
+        .args([
+            "mcp",
+            "--action",
+            "accept",
+            "--events",
+            "/nonexistent/dir/ev.jsonl",
+            "--",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("events file: /nonexistent/dir/ev.jsonl"));
     let r = run(&["http://127.0.0.1:9/mcp", "--action", "accept"]);
     assert_eq!(r.code, 2);
     assert!(

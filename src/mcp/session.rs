@@ -32,11 +32,6 @@ pub(super) fn run(
     opts: &McpOptions,
     responder: &mut dyn Responder,
 ) -> Result<SessionReport, McpError> {
-    let (tx, rx) = channel();
-    let transport: Box<dyn Transport> = match &opts.target {
-        Target::Stdio { program, args } => Box::new(StdioTransport::spawn(program, args, tx)?),
-        Target::Http { url } => Box::new(HttpTransport::new(url, tx)),
-    };
     let events = match &opts.events {
         Some(p) => {
             Some(BufWriter::new(File::create(p).map_err(|e| {
@@ -44,6 +39,11 @@ pub(super) fn run(
             })?))
         }
         None => None,
+    };
+    let (tx, rx) = channel();
+    let transport: Box<dyn Transport> = match &opts.target {
+        Target::Stdio { program, args } => Box::new(StdioTransport::spawn(program, args, tx)?),
+        Target::Http { url } => Box::new(HttpTransport::new(url, tx)),
     };
     let run_tag = SystemTime::now()
         .duration_since(UNIX_EPOCH)
