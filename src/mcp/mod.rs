@@ -152,8 +152,8 @@ pub enum McpError {
         code: i64,
         /// Sanitized.
         message: String,
-        /// The error's `data`, as sent.
-        data: Option<Value>,
+        /// The error's `data`, as sent (boxed: it is rarely there).
+        data: Option<Box<Value>>,
     },
     /// The responder failed (terminal lost): exit 2.
     #[error("the responder failed: {0}")]

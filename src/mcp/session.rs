@@ -305,7 +305,7 @@ impl Session<'_> {
                             method: method.to_owned(),
                             code: e.code,
                             message: safe_text::display(&e.message).into_owned(),
-                            data: e.data,
+                            data: e.data.map(Box::new),
                         });
                     }
                     Ok(Message::Response { id: rid, .. }) => notice(&format!(
