@@ -344,8 +344,10 @@ impl Session<'_> {
         }
     }
 
-    /// The next incoming item; while none is there the responder may look
-    /// at the terminal (a quit request ends the session).
+    /// The next incoming item. After each [`TICK`] without one the
+    /// responder gets `idle(Duration::ZERO)`: a look at the terminal that
+    /// must not block (the session itself does the waiting); true (the
+    /// person asked to quit) ends the session with [`McpError::Quit`].
     fn next_incoming(&mut self) -> Result<Incoming, McpError> {
         loop {
             match self.rx.recv_timeout(TICK) {
