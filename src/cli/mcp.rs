@@ -22,7 +22,7 @@ use super::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 /// Arguments of `ahp-elicit mcp`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx @modelcontextprotocol/server-everything\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp"
+    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp"
 )]
 pub struct McpArgs {
     /// The tool to call. Without it the tools are listed (and a server's only
@@ -195,7 +195,11 @@ pub fn run(args: McpArgs) -> u8 {
             }
         }
         Err(e) => {
-            eprintln!("ahp-elicit mcp: {e}");
+            // Errors may quote the server (an HTTP body): sanitized.
+            eprintln!(
+                "ahp-elicit mcp: {}",
+                crate::safe_text::display(&e.to_string())
+            );
             match e {
                 McpError::Rpc { .. } | McpError::Quit => EXIT_INVALID,
                 _ => EXIT_USAGE,

@@ -33,6 +33,8 @@ use super::McpError;
 
 /// How long opening the GET stream may take before the session goes on.
 const GET_STREAM_WAIT: Duration = Duration::from_secs(5);
+/// How long ending the session (DELETE) may take.
+const DELETE_WAIT: Duration = Duration::from_secs(5);
 /// Bytes of an error body that are read and shown.
 const MAX_ERROR_BODY: u64 = 64 * 1024;
 
@@ -289,7 +291,12 @@ impl Transport for HttpTransport {
         if self.session_id().is_none() {
             return;
         }
-        let mut rb = self.agent.delete(&self.url);
+        let mut rb = self
+            .agent
+            .delete(&self.url)
+            .config()
+            .timeout_global(Some(DELETE_WAIT))
+            .build();
         for (k, v) in session_headers(&self.state) {
             rb = rb.header(k, v);
         }

@@ -20,6 +20,9 @@
 //! violations) → request event (to `--events`) → responder →
 //! [`make_result_event`](crate::binding::make_result_event) → result event
 //! (to `--events`) → its `ElicitResult` text is the JSON-RPC result.
+//! A `tools/call` answered with -32042 (`URLElicitationRequiredError`) puts
+//! each URL elicitation of its `data.elicitations` through the same path
+//! (no JSON-RPC response), then retries the call when all were accepted.
 
 use std::path::PathBuf;
 
@@ -63,6 +66,9 @@ impl Target {
                 "give the server: -- COMMAND [ARGS...] for stdio, or a URL for Streamable HTTP"
                     .into(),
             ),
+            [url, more, ..] if url.starts_with("http://") || url.starts_with("https://") => Err(format!(
+                "'{more}' after the server URL: give the flags before the URL (a URL server takes no arguments)"
+            )),
             [one] if one.starts_with("http://") || one.starts_with("https://") => {
                 url::Url::parse(one).map_err(|e| format!("bad server URL '{one}': {e}"))?;
                 Ok(Target::Http { url: one.clone() })
@@ -144,7 +150,10 @@ pub enum McpError {
     Rpc {
         method: String,
         code: i64,
+        /// Sanitized.
         message: String,
+        /// The error's `data`, as sent (boxed: it is rarely there).
+        data: Option<Box<Value>>,
     },
     /// The responder failed (terminal lost): exit 2.
     #[error("the responder failed: {0}")]
@@ -170,4 +179,42 @@ pub fn run_session(
     responder: &mut dyn Responder,
 ) -> Result<SessionReport, McpError> {
     session::run(opts, responder)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn reads_the_server_argument() {
+        assert_eq!(
+            Target::from_args(&args(&["http://127.0.0.1:3001/mcp"])),
+            Ok(Target::Http {
+                url: "http://127.0.0.1:3001/mcp".into()
+            })
+        );
+        assert_eq!(
+            Target::from_args(&args(&["node", "server.js", "--http"])),
+            Ok(Target::Stdio {
+                program: "node".into(),
+                args: args(&["server.js", "--http"])
+            })
+        );
+        assert!(Target::from_args(&[])
+            .unwrap_err()
+            .contains("give the server"));
+        assert!(
+            Target::from_args(&args(&["https://x.test/mcp", "--action"]))
+                .unwrap_err()
+                .contains("before the URL")
+        );
+        assert!(Target::from_args(&args(&["http://[bad"]))
+            .unwrap_err()
+            .contains("bad server URL"));
+        assert_eq!(Target::Http { url: String::new() }.adapter(), "mcp-http");
+    }
 }

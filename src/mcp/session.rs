@@ -21,6 +21,10 @@ use crate::safe_text;
 /// How long the session waits for a message before letting the responder
 /// look at the terminal ([`Responder::idle`]).
 const TICK: Duration = Duration::from_millis(50);
+/// MCP error code of `URLElicitationRequiredError` (2025-11-25).
+const URL_ELICITATION_REQUIRED: i64 = -32042;
+/// Most retries of a tool call after -32042.
+const MAX_URL_RETRIES: usize = 3;
 /// Most pages of `tools/list` followed.
 const MAX_TOOL_PAGES: usize = 100;
 
@@ -28,11 +32,6 @@ pub(super) fn run(
     opts: &McpOptions,
     responder: &mut dyn Responder,
 ) -> Result<SessionReport, McpError> {
-    let (tx, rx) = channel();
-    let transport: Box<dyn Transport> = match &opts.target {
-        Target::Stdio { program, args } => Box::new(StdioTransport::spawn(program, args, tx)?),
-        Target::Http { url } => Box::new(HttpTransport::new(url, tx)),
-    };
     let events = match &opts.events {
         Some(p) => {
             Some(BufWriter::new(File::create(p).map_err(|e| {
@@ -40,6 +39,11 @@ pub(super) fn run(
             })?))
         }
         None => None,
+    };
+    let (tx, rx) = channel();
+    let transport: Box<dyn Transport> = match &opts.target {
+        Target::Stdio { program, args } => Box::new(StdioTransport::spawn(program, args, tx)?),
+        Target::Http { url } => Box::new(HttpTransport::new(url, tx)),
     };
     let run_tag = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -66,6 +70,12 @@ pub(super) fn run(
     };
     let out = s.drive();
     s.transport.close();
+    // The server's last log lines (stdio stderr) still in the channel.
+    for item in s.rx.try_iter() {
+        if let Incoming::Log(line) = item {
+            show_log(&line);
+        }
+    }
     out
 }
 
@@ -183,10 +193,7 @@ impl Session<'_> {
                         safe_text::display(name)
                     ));
                 }
-                self.request(
-                    "tools/call",
-                    json!({ "name": name, "arguments": Value::Object(self.opts.arguments.clone()) }),
-                )?
+                self.call_tool(name)?
             }
             None => json!({ "tools": tools }),
         };
@@ -200,6 +207,60 @@ impl Session<'_> {
             rejected: std::mem::take(&mut self.rejected),
             refused: std::mem::take(&mut self.refused),
         })
+    }
+
+    /// `tools/call`; a -32042 `URLElicitationRequiredError` is answered by
+    /// putting each URL elicitation it carries to the person, and the call
+    /// is retried when all were accepted (at most [`MAX_URL_RETRIES`] times).
+    fn call_tool(&mut self, name: &str) -> Result<Value, McpError> {
+        let params =
+            json!({ "name": name, "arguments": Value::Object(self.opts.arguments.clone()) });
+        let mut retries = 0;
+        loop {
+            let err = match self.request("tools/call", params.clone()) {
+                Err(
+                    e @ McpError::Rpc {
+                        code: URL_ELICITATION_REQUIRED,
+                        ..
+                    },
+                ) => e,
+                other => return other,
+            };
+            let McpError::Rpc { data, .. } = &err else {
+                return Err(err);
+            };
+            let list = data
+                .as_ref()
+                .and_then(|d| d.get("elicitations"))
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            if list.is_empty() || retries == MAX_URL_RETRIES {
+                return Err(err);
+            }
+            notice(&format!(
+                "the tool needs {} URL elicitation(s) first (error -32042)",
+                list.len()
+            ));
+            let mut all_accepted = true;
+            for params in list {
+                let result = self.elicit(None, params)?;
+                let accepted = result
+                    .as_ref()
+                    .and_then(|r| r.get("action"))
+                    .and_then(Value::as_str)
+                    == Some("accept");
+                all_accepted &= accepted;
+            }
+            if !all_accepted {
+                return Err(err);
+            }
+            retries += 1;
+            notice(&format!(
+                "retrying the tool call '{}'",
+                safe_text::display(name)
+            ));
+        }
     }
 
     fn list_tools(&mut self) -> Result<Vec<Value>, McpError> {
@@ -244,6 +305,7 @@ impl Session<'_> {
                             method: method.to_owned(),
                             code: e.code,
                             message: safe_text::display(&e.message).into_owned(),
+                            data: e.data.map(Box::new),
                         });
                     }
                     Ok(Message::Response { id: rid, .. }) => notice(&format!(
@@ -259,6 +321,7 @@ impl Session<'_> {
                     Err(e) => notice(&format!("ignored a message: {e}")),
                 },
                 Incoming::Noise(m) => notice(&safe_text::display(&m)),
+                Incoming::Log(line) => show_log(&line),
                 Incoming::StreamEnded { id: sid } if sid == id => {
                     return Err(McpError::Transport(format!(
                         "the server ended the response stream of {method} without answering it"
@@ -281,8 +344,10 @@ impl Session<'_> {
         }
     }
 
-    /// The next incoming item; while none is there the responder may look
-    /// at the terminal (a quit request ends the session).
+    /// The next incoming item. After each [`TICK`] without one the
+    /// responder gets `idle(Duration::ZERO)`: a look at the terminal that
+    /// must not block (the session itself does the waiting); true (the
+    /// person asked to quit) ends the session with [`McpError::Quit`].
     fn next_incoming(&mut self) -> Result<Incoming, McpError> {
         loop {
             match self.rx.recv_timeout(TICK) {
@@ -311,7 +376,9 @@ impl Session<'_> {
     ) -> Result<(), McpError> {
         match method {
             "ping" => self.reply(jsonrpc::response(&id, json!({}))),
-            "elicitation/create" => self.handle_elicitation(id, params.unwrap_or(Value::Null)),
+            "elicitation/create" => self
+                .elicit(Some(&id), params.unwrap_or(Value::Null))
+                .map(|_| ()),
             other => {
                 notice(&format!(
                     "the server asked for '{}', which this client does not offer",
@@ -355,28 +422,35 @@ impl Session<'_> {
         }
     }
 
-    /// Reject an elicitation with a JSON-RPC error; no event is written.
+    /// Reject an elicitation: a JSON-RPC error answers request `id` (none
+    /// for an elicitation carried by a -32042 error); no result event.
     fn reject(
         &mut self,
-        id: &Value,
+        id: Option<&Value>,
         code: i64,
         why: String,
         data: Option<Value>,
-    ) -> Result<(), McpError> {
-        notice(&format!("refused an elicitation/create: {why}"));
-        let msg = jsonrpc::error_response(id, code, &why, data);
+    ) -> Result<Option<Value>, McpError> {
+        notice(&format!("refused an elicitation: {why}"));
+        let msg = id.map(|id| jsonrpc::error_response(id, code, &why, data));
         if code == INVALID_PARAMS {
             self.rejected.push(why);
         } else {
             self.refused.push(why);
         }
-        self.reply(msg)
+        if let Some(m) = msg {
+            self.reply(m)?;
+        }
+        Ok(None)
     }
 
-    fn handle_elicitation(&mut self, id: Value, params: Value) -> Result<(), McpError> {
+    /// Answer one elicitation (`elicitation/create` params). With `id`, the
+    /// answer is also sent as the JSON-RPC response. Returns the
+    /// `ElicitResult` sent, or None when the elicitation was rejected.
+    fn elicit(&mut self, id: Option<&Value>, params: Value) -> Result<Option<Value>, McpError> {
         let Some(server) = self.server.clone() else {
             return self.reject(
-                &id,
+                id,
                 jsonrpc::INVALID_REQUEST,
                 "elicitation/create before initialization finished".into(),
                 None,
@@ -393,7 +467,7 @@ impl Session<'_> {
                 .map(|m| m.to_string())
                 .unwrap_or_default();
             return self.reject(
-                &id,
+                id,
                 INVALID_PARAMS,
                 format!(
                     "unknown elicitation mode {}",
@@ -405,7 +479,7 @@ impl Session<'_> {
         if !self.opts.modes.contains(&mode) {
             let advertised: Vec<&str> = self.opts.modes.iter().map(|m| m.as_str()).collect();
             return self.reject(
-                &id,
+                id,
                 INVALID_PARAMS,
                 format!(
                     "elicitation mode '{}' was not advertised (this client advertised: {})",
@@ -443,7 +517,7 @@ impl Session<'_> {
                     })
                     .unwrap_or_default();
                 return self.reject(
-                    &id,
+                    id,
                     INVALID_PARAMS,
                     format!(
                         "invalid elicitation/create params ({} violation(s)); first: {}",
@@ -475,15 +549,17 @@ impl Session<'_> {
                 Answer::bare(Action::Cancel)
             }
             Err(RespondError::Refused(m)) => {
-                return self.reject(&id, INTERNAL_ERROR, format!("answer refused: {m}"), None)
+                return self.reject(id, INTERNAL_ERROR, format!("answer refused: {m}"), None)
             }
             Err(RespondError::Io(m)) => {
-                let _ = self.reply(jsonrpc::error_response(
-                    &id,
-                    INTERNAL_ERROR,
-                    "the client could not ask the person",
-                    None,
-                ));
+                if let Some(id) = id {
+                    let _ = self.reply(jsonrpc::error_response(
+                        id,
+                        INTERNAL_ERROR,
+                        "the client could not ask the person",
+                        None,
+                    ));
+                }
                 return Err(McpError::Responder(m));
             }
         };
@@ -499,12 +575,15 @@ impl Session<'_> {
                     .map_err(|e| McpError::Protocol(format!("result text: {e}")))?;
                 self.write_event(&ev)?;
                 self.answered += 1;
-                self.reply(jsonrpc::response(&id, result))
+                if let Some(id) = id {
+                    self.reply(jsonrpc::response(id, result.clone()))?;
+                }
+                Ok(Some(result))
             }
             Err(violations) => {
                 let list: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
                 self.reject(
-                    &id,
+                    id,
                     INTERNAL_ERROR,
                     format!("the answer did not validate: {}", list.join("; ")),
                     None,
@@ -523,6 +602,11 @@ impl Session<'_> {
             .and_then(|()| w.flush())
             .map_err(|e| McpError::Events(e.to_string()))
     }
+}
+
+/// One line of the server's own log, sanitized.
+fn show_log(line: &str) {
+    eprintln!("server: {}", safe_text::display(line));
 }
 
 /// Show the tool list to the person (stderr, sanitized): name and title or

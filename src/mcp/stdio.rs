@@ -1,8 +1,9 @@
 //! The stdio transport (MCP 2025-11-25 "Transports: stdio"): the client
 //! starts the server as a child process, writes newline-delimited JSON-RPC
 //! to its stdin and reads messages from its stdout, one per line. The
-//! child's stderr is the server's log: each line is shown on our stderr
-//! through the sanitizer ([`crate::safe_text::display`]), prefixed `server:`.
+//! child's stderr is the server's log: each line goes to the session as
+//! [`Incoming::Log`], which shows it on our stderr through the sanitizer,
+//! prefixed `server:`, between responder calls.
 //!
 //! Shutdown follows the spec: close the child's stdin, wait for it to exit
 //! (up to [`EXIT_GRACE`]), then kill it.
@@ -17,7 +18,6 @@ use serde_json::Value;
 
 use super::transport::{deliver, read_line, Incoming, Line, Transport, MAX_MESSAGE_BYTES};
 use super::McpError;
-use crate::safe_text;
 
 /// How long the child may take to exit after its stdin is closed.
 pub const EXIT_GRACE: Duration = Duration::from_secs(2);
@@ -46,11 +46,12 @@ impl StdioTransport {
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
+        if let Some(err) = stderr {
+            let tx = tx.clone();
+            thread::spawn(move || relay_stderr(BufReader::new(err), tx));
+        }
         if let Some(out) = stdout {
             thread::spawn(move || read_stdout(BufReader::new(out), tx));
-        }
-        if let Some(err) = stderr {
-            thread::spawn(move || relay_stderr(BufReader::new(err)));
         }
         Ok(StdioTransport {
             child,
@@ -94,17 +95,19 @@ fn read_stdout(mut r: impl BufRead, tx: Sender<Incoming>) {
     }
 }
 
-fn relay_stderr(mut r: impl BufRead) {
+fn relay_stderr(mut r: impl BufRead, tx: Sender<Incoming>) {
     let (mut buf, mut cr) = (Vec::new(), false);
     while let Ok(l) = read_line(&mut r, &mut buf, 64 * 1024, &mut cr) {
-        match l {
+        let line = match l {
             Line::Eof => return,
-            Line::TooLong => eprintln!("server: (a log line of more than 64 KiB was skipped)"),
-            Line::Text => {
-                let text = String::from_utf8_lossy(&buf);
-                let shown: String = text.chars().take(MAX_LOG_CHARS).collect();
-                eprintln!("server: {}", safe_text::display(&shown));
-            }
+            Line::TooLong => "(a log line of more than 64 KiB was skipped)".to_owned(),
+            Line::Text => String::from_utf8_lossy(&buf)
+                .chars()
+                .take(MAX_LOG_CHARS)
+                .collect(),
+        };
+        if tx.send(Incoming::Log(line)).is_err() {
+            return;
         }
     }
 }
@@ -116,10 +119,11 @@ impl Transport for StdioTransport {
         };
         let mut line = serde_json::to_vec(msg).map_err(|e| McpError::Transport(e.to_string()))?;
         line.push(b'\n');
-        stdin
-            .write_all(&line)
-            .and_then(|()| stdin.flush())
-            .map_err(|e| McpError::Transport(format!("writing to the server's stdin: {e}")))
+        let written = stdin.write_all(&line).and_then(|()| stdin.flush());
+        written.map_err(|e| match self.child.try_wait() {
+            Ok(Some(status)) => McpError::Transport(format!("the server exited ({status})")),
+            _ => McpError::Transport(format!("writing to the server's stdin: {e}")),
+        })
     }
 
     fn close(&mut self) {

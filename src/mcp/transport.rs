@@ -27,6 +27,10 @@ pub enum Incoming {
     /// Something that is not a message (a non-JSON line, an oversized
     /// message): shown to the person, then skipped.
     Noise(String),
+    /// A line of the server's own log (a stdio server's stderr), not yet
+    /// sanitized. The session prints it between responder calls, so it never
+    /// draws over a form on the terminal.
+    Log(String),
     /// HTTP: the response stream of the POST carrying request `id` ended.
     StreamEnded { id: u64 },
     /// HTTP: the POST carrying request `id` failed before any answer.

@@ -1,0 +1,346 @@
+//! `ahp-elicit mcp` against the real reference server
+//! `@modelcontextprotocol/server-everything` (issue 6 item 4), over stdio
+//! and Streamable HTTP. Needs node and the packages that
+//! `.ci/mcp-setup.sh` installs into `.ci/mcp/node_modules`; without them
+//! these tests fail and say so.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use ahp_elicit::binding::{Action, Answer, RequestBody, RequestEvent};
+use ahp_elicit::mcp::{run_session, McpOptions, Target};
+use ahp_elicit::responder::{Context, Outcome, RespondError, Responder};
+use serde_json::{json, Map, Value};
+
+/// The server's launcher script; panics with the fix when it is missing.
+fn everything() -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(".ci/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        p.is_file(),
+        "{} is missing: run .ci/mcp-setup.sh (it installs the pinned MCP test servers; CI runs it)",
+        p.display()
+    );
+    p.to_string_lossy().into_owned()
+}
+
+struct Run {
+    code: i32,
+    result: Value,
+    stderr: String,
+    events: Vec<Value>,
+}
+
+fn cli(args: &[&str]) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let events = dir.path().join("events.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_ahp-elicit"))
+        .arg("mcp")
+        .arg("--events")
+        .arg(&events)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let result = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr: {stderr}"));
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        result,
+        stderr,
+        events: std::fs::read_to_string(&events)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect(),
+    }
+}
+
+fn stdio_cli(extra: &[&str]) -> Run {
+    let server = everything();
+    let mut args = extra.to_vec();
+    args.extend(["--", "node", server.as_str(), "stdio"]);
+    cli(&args)
+}
+
+/// All text parts of a tool result, joined.
+fn text_of(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|c| c["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+const SERVER_NAME: &str = "mcp-servers/everything";
+
+#[test]
+fn decline_reaches_the_tool() {
+    let r = stdio_cli(&[
+        "--call",
+        "trigger-elicitation-request",
+        "--action",
+        "decline",
+    ]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let text = text_of(&r.result);
+    assert!(text.contains("User declined"), "{text}");
+    assert!(text.contains("\"action\": \"decline\""), "{text}");
+    assert_eq!(r.events.len(), 2);
+    let req = &r.events[0];
+    assert_eq!(req["source"]["adapter"], "mcp-stdio");
+    assert_eq!(req["payload"]["elicitation"]["server"]["name"], SERVER_NAME);
+    assert_eq!(req["payload"]["elicitation"]["mode"], "form");
+    assert_eq!(r.events[1]["parentEventId"], req["id"]);
+    assert_eq!(r.events[1]["payload"]["elicitation"]["action"], "decline");
+}
+
+#[test]
+fn cancel_reaches_the_tool() {
+    let r = stdio_cli(&[
+        "--call",
+        "trigger-elicitation-request",
+        "--action",
+        "cancel",
+    ]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let text = text_of(&r.result);
+    assert!(text.contains("User cancelled"), "{text}");
+    assert_eq!(r.events.len(), 2);
+    assert_eq!(r.events[1]["payload"]["elicitation"]["action"], "cancel");
+}
+
+#[test]
+fn accept_as_shown_is_refused_when_a_required_field_is_empty() {
+    // The form's required "name" has no default: submitting the form as
+    // shown is not a valid answer, so no result is sent (-32603) and the
+    // command exits 1.
+    let r = stdio_cli(&[
+        "--call",
+        "trigger-elicitation-request",
+        "--action",
+        "accept",
+    ]);
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+    let text = text_of(&r.result);
+    assert_eq!(r.result["isError"], true);
+    assert!(
+        text.contains("-32603") && text.contains("required field 'name' is missing"),
+        "{text}"
+    );
+    assert_eq!(r.events.len(), 1, "a request event and no result");
+}
+
+/// A person who fills some fields and keeps the shown defaults of the rest.
+struct Person {
+    fill: Map<String, Value>,
+    seen: Vec<RequestEvent>,
+}
+
+impl Responder for Person {
+    fn respond(&mut self, req: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
+        self.seen.push(req.clone());
+        let Some(RequestBody::Form(form)) = req.view.request().map(|r| &r.body) else {
+            return Ok(Outcome::Answer(Answer::bare(Action::Accept)));
+        };
+        let mut content = Map::new();
+        for f in &form.fields {
+            if let Some(v) = self
+                .fill
+                .get(&f.name)
+                .cloned()
+                .or_else(|| f.default_value())
+            {
+                content.insert(f.name.clone(), v);
+            }
+        }
+        Ok(Outcome::Answer(Answer {
+            action: Action::Accept,
+            content: Some(content),
+        }))
+    }
+}
+
+fn person() -> Person {
+    let fill = json!({"name": "Ada Lovelace", "check": true, "email": "ada@example.com"});
+    Person {
+        fill: fill.as_object().unwrap().clone(),
+        seen: Vec::new(),
+    }
+}
+
+fn accept_opts(target: Target) -> McpOptions {
+    McpOptions {
+        target,
+        call: Some("trigger-elicitation-request".into()),
+        arguments: Map::new(),
+        modes: vec![ahp_elicit::binding::Mode::Form],
+        events: None,
+        source_adapter: None,
+    }
+}
+
+fn assert_answers_reflected(result: &Value) {
+    let text = text_of(result);
+    for line in [
+        "- Name: Ada Lovelace",
+        "- Agreed to terms: true",
+        "- Email: ada@example.com",
+        "- Favorite Integer: 42",
+        "- Favorite Number: 3.14",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in {text}");
+    }
+}
+
+#[test]
+fn accepted_answers_reach_the_tool_over_stdio() {
+    let mut p = person();
+    let target = Target::Stdio {
+        program: "node".into(),
+        args: vec![everything(), "stdio".into()],
+    };
+    let report = run_session(&accept_opts(target), &mut p).unwrap();
+    assert_eq!(report.server.name, SERVER_NAME);
+    assert_eq!(report.answered, 1);
+    assert!(report.refused.is_empty() && report.rejected.is_empty());
+    assert_answers_reflected(&report.result);
+    // The whole form of the real server passed the binding: every field kind.
+    let RequestBody::Form(form) = &p.seen[0].view.request().unwrap().body else {
+        panic!("a form")
+    };
+    assert_eq!(form.fields.len(), 13);
+    assert_eq!(p.seen[0].adapter, "mcp-stdio");
+}
+
+#[test]
+fn url_mode_is_offered_only_when_advertised() {
+    let args = r#"{"url":"https://example.com/consent","elicitationId":"el-7"}"#;
+    let r = stdio_cli(&[
+        "--call",
+        "trigger-url-elicitation",
+        "--args",
+        args,
+        "--action",
+        "accept",
+    ]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let text = text_of(&r.result);
+    assert!(
+        text.contains("completed the URL elicitation flow"),
+        "{text}"
+    );
+    assert!(text.contains("Elicitation ID: el-7"), "{text}");
+    assert_eq!(r.events.len(), 2);
+    assert_eq!(r.events[0]["payload"]["elicitation"]["mode"], "url");
+    // The error path: -32042 carries a URL elicitation; accepted, the call
+    // is retried and goes through.
+    let args = r#"{"url":"https://example.com/consent","errorPath":true}"#;
+    let r = stdio_cli(&[
+        "--call",
+        "trigger-url-elicitation",
+        "--args",
+        args,
+        "--action",
+        "accept",
+    ]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert!(text_of(&r.result).contains("completed the URL elicitation flow"));
+    assert!(r.stderr.contains("error -32042"), "{}", r.stderr);
+    assert_eq!(r.events.len(), 4, "prerequisite and request path");
+    // With form only, the server does not register its URL tool.
+    let r = stdio_cli(&["--modes", "form", "--action", "cancel"]);
+    let names: Vec<String> = r.result["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        names.iter().any(|n| n == "trigger-elicitation-request"),
+        "{names:?}"
+    );
+    assert!(
+        !names.iter().any(|n| n == "trigger-url-elicitation"),
+        "{names:?}"
+    );
+}
+
+/// The server in Streamable HTTP mode on a free local port; killed on drop.
+struct HttpEverything {
+    child: Child,
+    url: String,
+}
+
+fn start_http() -> HttpEverything {
+    let script = everything();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new("node")
+        .arg(&script)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(err).lines();
+    loop {
+        match lines.next() {
+            Some(Ok(l)) if l.contains("listening on port") => break,
+            Some(Ok(_)) => continue,
+            _ => panic!("the everything server did not start on port {port}"),
+        }
+    }
+    // Keep draining its log so it never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    HttpEverything {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn accepted_answers_reach_the_tool_over_streamable_http() {
+    let srv = start_http();
+    let mut p = person();
+    let report = run_session(
+        &accept_opts(Target::Http {
+            url: srv.url.clone(),
+        }),
+        &mut p,
+    )
+    .unwrap();
+    assert_eq!(report.server.name, SERVER_NAME);
+    assert_eq!(report.answered, 1);
+    assert_answers_reflected(&report.result);
+    assert_eq!(p.seen[0].adapter, "mcp-http");
+    // And the command line over HTTP: decline.
+    let r = cli(&[
+        "--call",
+        "trigger-elicitation-request",
+        "--action",
+        "decline",
+        &srv.url,
+    ]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert!(text_of(&r.result).contains("User declined"));
+    assert_eq!(r.events[0]["source"]["adapter"], "mcp-http");
+}

@@ -1,0 +1,520 @@
+//! `ahp-elicit mcp` against a fake MCP server (tests/mcp_fake_server.py),
+//! over stdio and Streamable HTTP; no node needed (issue 6 item 5). The fake
+//! server sends ping, a form, a URL request, elicitation/complete, an
+//! unknown mode, invalid params and roots/list, and returns every answer in
+//! the tool result, which these tests read.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{json, Value};
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_ahp-elicit"))
+}
+
+fn fake_server() -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_fake_server.py");
+    p.to_string_lossy().into_owned()
+}
+
+fn python() -> &'static str {
+    let ok = Command::new("python3")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    assert!(
+        ok,
+        "python3 is needed for the fake MCP server of tests/mcp_fake.rs"
+    );
+    "python3"
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    events: Vec<Value>,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}): {}\nstderr: {}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+    fn record(&self) -> Value {
+        self.json()["structuredContent"].clone()
+    }
+    fn response(&self, step: &str) -> Value {
+        self.record()["responses"][step].clone()
+    }
+}
+
+/// Run `ahp-elicit mcp ARGS` with `--events` into a temp file.
+fn run(args: &[&str]) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let events = dir.path().join("events.jsonl");
+    let out = Command::new(bin())
+        .arg("mcp")
+        .arg("--events")
+        .arg(&events)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(&events).unwrap_or_default();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        events: text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("event line is JSON"))
+            .collect(),
+    }
+}
+
+fn stdio(extra: &[&str]) -> Run {
+    let server = fake_server();
+    let mut args: Vec<&str> = extra.to_vec();
+    args.extend(["--", python(), server.as_str()]);
+    run(&args)
+}
+
+fn result_text(ev: &Value) -> Value {
+    let t = ev["payload"]["elicitation"]["result"]["text"]
+        .as_str()
+        .expect("result text");
+    serde_json::from_str(t).unwrap()
+}
+
+#[test]
+fn stdio_answers_form_and_url_and_refuses_the_rest() {
+    let r = stdio(&["--call", "probe", "--action", "accept"]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let rec = r.record();
+    // Initialize as a 2025-11-25 client advertising both modes, then
+    // initialized before anything else.
+    assert_eq!(rec["initialize"]["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        rec["initialize"]["capabilities"],
+        json!({"elicitation": {"form": {}, "url": {}}})
+    );
+    assert_eq!(rec["initialize"]["clientInfo"]["name"], "ahp-elicit");
+    assert_eq!(
+        rec["received"],
+        json!([
+            "initialize",
+            "notifications/initialized",
+            "tools/list",
+            "tools/call"
+        ])
+    );
+    // ping is answered with an empty result.
+    assert_eq!(r.response("ping"), json!({"id": 1001, "result": {}}));
+    // The form is submitted as shown: the fields with a default.
+    assert_eq!(
+        r.response("form")["result"],
+        json!({"action": "accept", "content": {"name": "Ada", "age": 36}})
+    );
+    // URL consent: accept with no content.
+    assert_eq!(r.response("url")["result"], json!({"action": "accept"}));
+    // Unknown mode and invalid params: -32602, the violation named.
+    assert_eq!(r.response("bad-mode")["error"]["code"], -32602);
+    let inv = r.response("invalid");
+    assert_eq!(inv["error"]["code"], -32602);
+    assert_eq!(
+        inv["error"]["data"]["violations"][0]["pointer"],
+        "/requestedSchema/properties/address/type"
+    );
+    assert_eq!(inv["error"]["data"]["violations"][0]["rule"], "form-subset");
+    // A method the client does not offer.
+    assert_eq!(r.response("roots")["error"]["code"], -32601);
+
+    // Events: request and result for the form and the URL request only.
+    assert_eq!(r.events.len(), 4, "events: {:?}", r.events);
+    let server = json!({"name": "fake-mcp", "title": "Fake MCP", "version": "0.0.1"});
+    for (i, mode) in [(0, "form"), (2, "url")] {
+        let (req, res) = (&r.events[i], &r.events[i + 1]);
+        assert_eq!(req["type"], "user.elicitation.request");
+        assert_eq!(req["source"]["adapter"], "mcp-stdio");
+        assert_eq!(req["payload"]["elicitation"]["server"], server);
+        assert_eq!(req["payload"]["elicitation"]["mode"], mode);
+        assert_eq!(res["type"], "user.elicitation.result");
+        assert_eq!(res["parentEventId"], req["id"]);
+        assert_eq!(res["payload"]["elicitation"]["server"], server);
+        assert_eq!(res["payload"]["elicitation"]["action"], "accept");
+    }
+    // The request text is the params, whole.
+    let text: Value = serde_json::from_str(
+        r.events[0]["payload"]["elicitation"]["request"]["text"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(text["message"], "Fake form");
+    assert_eq!(text["requestedSchema"]["required"], json!(["name"]));
+    assert_eq!(
+        result_text(&r.events[1]),
+        json!({"action": "accept", "content": {"name": "Ada", "age": 36}})
+    );
+    assert_ne!(r.events[0]["id"], r.events[2]["id"]);
+
+    // elicitation/complete is shown, sanitized; no raw ESC reaches stderr.
+    assert!(
+        r.stderr
+            .contains("URL elicitation 'el-1\\u{1b}[2J' complete"),
+        "{}",
+        r.stderr
+    );
+    assert!(r
+        .stderr
+        .contains("server: fake server ready \\u{1b}[31mred"));
+    assert!(!r.stderr.contains('\u{1b}'), "raw ESC on stderr");
+    // The non-JSON line before the handshake is noted and skipped.
+    assert!(r.stderr.contains("this is not JSON"));
+}
+
+#[test]
+fn stdio_form_only_declines_and_rejects_url_mode() {
+    let r = stdio(&[
+        "--call",
+        "probe",
+        "--modes",
+        "form",
+        "--action",
+        "decline",
+        "--source-adapter",
+        "lab-adapter",
+    ]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert_eq!(
+        r.record()["initialize"]["capabilities"],
+        json!({"elicitation": {"form": {}}})
+    );
+    assert_eq!(r.response("form")["result"], json!({"action": "decline"}));
+    let url = r.response("url");
+    assert_eq!(url["error"]["code"], -32602);
+    assert!(url["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("'url' was not advertised"));
+    // Only the form made events; the unadvertised mode made none.
+    assert_eq!(r.events.len(), 2);
+    assert_eq!(r.events[0]["source"]["adapter"], "lab-adapter");
+    assert_eq!(result_text(&r.events[1]), json!({"action": "decline"}));
+}
+
+#[test]
+fn stdio_url_only_rejects_forms() {
+    let r = stdio(&["--call", "probe", "--modes", "url", "--action", "cancel"]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert_eq!(
+        r.record()["initialize"]["capabilities"],
+        json!({"elicitation": {"url": {}}})
+    );
+    assert_eq!(r.response("form")["error"]["code"], -32602);
+    assert_eq!(r.response("url")["result"], json!({"action": "cancel"}));
+    assert_eq!(r.events.len(), 2);
+    assert_eq!(r.events[0]["payload"]["elicitation"]["mode"], "url");
+}
+
+#[test]
+fn an_answer_the_form_refuses_gets_an_error_and_no_result() {
+    // A required field with no default: "submit as shown" is not valid.
+    let r = stdio(&[
+        "--call",
+        "probe",
+        "--args",
+        r#"{"case":"required"}"#,
+        "--action",
+        "accept",
+    ]);
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+    let resp = r.response("required");
+    assert_eq!(resp["error"]["code"], -32603);
+    assert!(resp["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("required field 'code'"));
+    // The request event is written; no result event.
+    assert_eq!(r.events.len(), 1);
+    assert_eq!(r.events[0]["type"], "user.elicitation.request");
+}
+
+#[test]
+fn without_call_the_tools_are_listed() {
+    let r = stdio(&["--action", "cancel"]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let listed = r.json();
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["probe", "other"]);
+    assert!(r.stderr.contains("offers 2 tool(s)"));
+    assert!(r.stderr.contains("  probe  Sends elicitations"));
+    assert!(r.events.is_empty());
+}
+
+#[test]
+fn a_tool_error_exits_1() {
+    let r = stdio(&["--call", "missing", "--action", "cancel"]);
+    assert_eq!(r.code, 1);
+    assert!(r
+        .stderr
+        .contains("tools/call failed: JSON-RPC error -32602: unknown tool"));
+    assert!(r.stderr.contains("did not list a tool 'missing'"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let r = run(&["--action", "accept"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("give the server"));
+    let r = run(&[
+        "--action",
+        "accept",
+        "--modes",
+        "form,telepathy",
+        "--",
+        "true",
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("'telepathy' is not form or url"));
+    let r = run(&["--action", "accept", "--args", "[1]", "--", "true"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("--args must be a JSON object"));
+    let out = Command::new(bin())
+        .args([
+            "mcp",
+            "--action",
+            "accept",
+            "--events",
+            "/nonexistent/dir/ev.jsonl",
+            "--",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("events file: /nonexistent/dir/ev.jsonl"));
+    let r = run(&["http://127.0.0.1:9/mcp", "--action", "accept"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("give the flags before the URL"),
+        "{}",
+        r.stderr
+    );
+    let r = run(&["--action", "accept", "--", "/nonexistent/mcp-server"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("could not start the server"));
+    // A server that exits at once: the connection closes during initialize.
+    let r = run(&["--action", "accept", "--", "true"]);
+    assert_eq!(r.code, 2);
+    // (Which side notices first is a race: reading or writing.)
+    assert!(
+        r.stderr
+            .contains("closed its stdout while waiting for the answer to initialize")
+            || r.stderr.contains("the server exited (exit status: 0)"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// The fake server in HTTP mode; killed on drop.
+struct HttpServer {
+    child: Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start() -> HttpServer {
+        let mut child = Command::new(python())
+            .arg(fake_server())
+            .arg("--http")
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .strip_prefix("PORT ")
+            .expect("PORT line")
+            .to_owned();
+        HttpServer {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn streamable_http_with_session_and_version_headers() {
+    let srv = HttpServer::start();
+    let r = run(&["--call", "probe", "--action", "accept", &srv.url]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert_eq!(r.response("ping")["result"], json!({}));
+    assert_eq!(
+        r.response("form")["result"],
+        json!({"action": "accept", "content": {"name": "Ada", "age": 36}})
+    );
+    assert_eq!(r.response("url")["result"], json!({"action": "accept"}));
+    assert_eq!(r.response("bad-mode")["error"]["code"], -32602);
+    assert_eq!(r.response("invalid")["error"]["code"], -32602);
+    assert_eq!(r.response("roots")["error"]["code"], -32601);
+
+    let headers = r.record()["headers"].as_array().unwrap().clone();
+    // initialize: no session yet, no version header; both Accept types.
+    assert_eq!(
+        headers[0],
+        json!({"method": "initialize", "accept": "application/json, text/event-stream", "session": null, "version": null})
+    );
+    // Every later request carries the session and the protocol version.
+    for h in &headers[1..] {
+        assert_eq!(h["session"], "sess--1", "{h}");
+        assert_eq!(h["version"], "2025-11-25", "{h}");
+    }
+    let methods: Vec<&str> = headers
+        .iter()
+        .map(|h| h["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        &methods[..5],
+        [
+            "initialize",
+            "notifications/initialized",
+            "GET",
+            "tools/list",
+            "tools/call"
+        ]
+    );
+    // Six answers to the server's six requests, each its own POST.
+    assert_eq!(methods.iter().filter(|m| **m == "(response)").count(), 6);
+    assert_eq!(headers[2]["accept"], "text/event-stream");
+
+    assert_eq!(r.events.len(), 4);
+    assert_eq!(r.events[0]["source"]["adapter"], "mcp-http");
+    assert!(!r.stderr.contains('\u{1b}'));
+}
+
+#[test]
+fn an_http_url_is_taken_as_the_trailing_argument_after_flags() {
+    // As the conformance suite calls it: flags first, the URL appended last.
+    let srv = HttpServer::start();
+    let r = run(&[
+        "--action", "decline", "--call", "probe", "--modes", "form", &srv.url,
+    ]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert_eq!(r.response("form")["result"], json!({"action": "decline"}));
+    assert_eq!(r.response("url")["error"]["code"], -32602);
+}
+
+mod library {
+    //! The session through the library API with responders that quit.
+    use super::*;
+    use ahp_elicit::binding::{Mode, RequestEvent};
+    use ahp_elicit::mcp::{run_session, McpError, McpOptions, Target};
+    use ahp_elicit::responder::{Context, Outcome, RespondError, Responder};
+    use std::time::Duration;
+
+    struct Quitter {
+        calls: usize,
+        idle_quits: bool,
+    }
+
+    impl Responder for Quitter {
+        fn respond(&mut self, _r: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
+            self.calls += 1;
+            Ok(Outcome::Quit)
+        }
+        fn idle(&mut self, _wait: Duration) -> bool {
+            self.idle_quits
+        }
+    }
+
+    fn opts(program: &str, args: Vec<String>) -> McpOptions {
+        McpOptions {
+            target: Target::Stdio {
+                program: program.into(),
+                args,
+            },
+            call: Some("probe".into()),
+            arguments: serde_json::Map::new(),
+            modes: vec![Mode::Form, Mode::Url],
+            events: None,
+            source_adapter: None,
+        }
+    }
+
+    #[test]
+    fn quit_cancels_this_and_every_later_elicitation() {
+        let mut q = Quitter {
+            calls: 0,
+            idle_quits: false,
+        };
+        let report = run_session(&opts(python(), vec![fake_server()]), &mut q).unwrap();
+        // Asked once; the URL request is cancelled without asking again.
+        assert_eq!(q.calls, 1);
+        assert_eq!(report.answered, 2);
+        let rec = &report.result["structuredContent"]["responses"];
+        assert_eq!(rec["form"]["result"], json!({"action": "cancel"}));
+        assert_eq!(rec["url"]["result"], json!({"action": "cancel"}));
+    }
+
+    #[test]
+    fn quitting_while_waiting_ends_the_session() {
+        let mut q = Quitter {
+            calls: 0,
+            idle_quits: true,
+        };
+        // A "server" that never answers; stdin closing ends it.
+        let args = vec!["-c".into(), "import sys; sys.stdin.read()".into()];
+        let err = run_session(&opts(python(), args), &mut q).unwrap_err();
+        assert_eq!(err, McpError::Quit);
+        assert_eq!(q.calls, 0);
+    }
+}
+
+#[test]
+fn url_elicitation_required_is_put_to_the_person_then_retried() {
+    let r = stdio(&["--call", "gated", "--action", "accept"]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert_eq!(r.json()["content"][0]["text"], "gate open");
+    assert!(r
+        .stderr
+        .contains("needs 1 URL elicitation(s) first (error -32042)"));
+    assert_eq!(r.events.len(), 2);
+    assert_eq!(r.events[0]["payload"]["elicitation"]["mode"], "url");
+    assert_eq!(r.events[1]["payload"]["elicitation"]["action"], "accept");
+    // Declined: no retry; the -32042 error is the outcome.
+    let r = stdio(&["--call", "gated", "--action", "decline"]);
+    assert_eq!(r.code, 1);
+    assert!(r
+        .stderr
+        .contains("JSON-RPC error -32042: authorization needed"));
+    assert_eq!(r.events.len(), 2);
+    assert_eq!(r.events[1]["payload"]["elicitation"]["action"], "decline");
+    // Not advertised: the URL elicitation is refused, no event.
+    let r = stdio(&["--call", "gated", "--modes", "form", "--action", "accept"]);
+    assert_eq!(r.code, 1);
+    assert!(r.events.is_empty());
+}
