@@ -30,10 +30,23 @@ fn big_select_form() -> (Form, Header) {
             "pick": {"type": "string", "title": "Pick", "enum": options}
         }, "required": ["pick"]}
     });
-    let server = Server { name: "bench".into(), title: None, version: None };
-    let req = wrap_params(&params, &server, "bench", "evt-bench", Some("2026-11-30T09:00:00Z")).expect("valid");
+    let server = Server {
+        name: "bench".into(),
+        title: None,
+        version: None,
+    };
+    let req = wrap_params(
+        &params,
+        &server,
+        "bench",
+        "evt-bench",
+        Some("2026-11-30T09:00:00Z"),
+    )
+    .expect("valid");
     let req = read_request_event(&req.event).expect("valid");
-    let RequestBody::Form(schema) = &req.view.request().unwrap().body else { unreachable!() };
+    let RequestBody::Form(schema) = &req.view.request().unwrap().body else {
+        unreachable!()
+    };
     let mut form = Form::new(schema, "Pick one of many");
     // Activate the filter: typing in a list of 10 or more options filters it.
     for c in "option-0".chars() {
@@ -53,7 +66,8 @@ fn select_10k(c: &mut Criterion) {
         b.iter(|| {
             form.handle_key(if down { &Key::Down } else { &Key::Up });
             down = !down;
-            term.draw(|f| draw_form(f, &theme, &header, &form, &mut scroll)).unwrap();
+            term.draw(|f| draw_form(f, &theme, &header, &form, &mut scroll))
+                .unwrap();
         })
     });
 }
@@ -67,7 +81,9 @@ fn first_frame(c: &mut Criterion) {
             let mut total = Duration::ZERO;
             for _ in 0..iters {
                 let mut cmd = std::process::Command::new("sh");
-                cmd.arg("-c").arg(format!("stty rows 24 cols 80 && exec '{bin}' demo > /dev/null"));
+                cmd.arg("-c").arg(format!(
+                    "stty rows 24 cols 80 && exec '{bin}' demo > /dev/null"
+                ));
                 cmd.env("TERM", "xterm-256color");
                 let start = Instant::now();
                 let mut p = expectrl::session::Session::spawn(cmd).expect("spawn in a pty");

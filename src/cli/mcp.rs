@@ -13,9 +13,8 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use crate::binding::{Action, Answer, Mode, RequestBody, RequestEvent};
+use crate::binding::{Action, Mode};
 use crate::mcp::{run_session, McpError, McpOptions, Target};
-use crate::responder::{Context, Outcome, RespondError, Responder};
 
 use super::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 
@@ -50,6 +49,13 @@ pub struct McpArgs {
         value_name = "MODES"
     )]
     pub modes: Vec<String>,
+    /// Open consented URLs with CMD (URL as its only argument) instead of the
+    /// system browser.
+    #[arg(long, value_name = "CMD", conflicts_with = "no_open")]
+    pub browser: Option<String>,
+    /// Never open a URL: show it for copying; consent is still recorded.
+    #[arg(long)]
+    pub no_open: bool,
     /// The theme of the terminal form.
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
@@ -83,45 +89,6 @@ impl From<ActionArg> for Action {
     }
 }
 
-/// TEMPORARY local responder for `--action` until
-/// `crate::scripted::ScriptedResponder` is merged (the lead swaps it in; it
-/// also handles `--answers`). Decline and cancel are bare answers; accept on
-/// a form submits the form as shown: the content is the fields that have a
-/// default, with that default (so a required field without a default makes
-/// the answer invalid, and the session answers -32603 with no result);
-/// accept on a URL request is consent with no content.
-pub struct ActionResponder {
-    pub action: Action,
-}
-
-impl Responder for ActionResponder {
-    fn respond(&mut self, req: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
-        if self.action != Action::Accept {
-            return Ok(Outcome::Answer(Answer::bare(self.action)));
-        }
-        let Some(r) = req.view.request() else {
-            return Err(RespondError::Refused(
-                "the request is not executable; it can only be declined or cancelled".into(),
-            ));
-        };
-        Ok(Outcome::Answer(match &r.body {
-            RequestBody::Url { .. } => Answer::bare(Action::Accept),
-            RequestBody::Form(form) => {
-                let mut content = Map::new();
-                for f in &form.fields {
-                    if let Some(v) = f.default_value() {
-                        content.insert(f.name.clone(), v);
-                    }
-                }
-                Answer {
-                    action: Action::Accept,
-                    content: Some(content),
-                }
-            }
-        }))
-    }
-}
-
 fn usage(msg: &str) -> u8 {
     eprintln!("ahp-elicit mcp: {msg}");
     EXIT_USAGE
@@ -152,18 +119,26 @@ pub fn run(args: McpArgs) -> u8 {
             Err(e) => return usage(&format!("--args is not JSON: {e}")),
         },
     };
-    let mut responder: Box<dyn Responder> = match (&args.answers, args.action) {
-        (Some(_), _) => {
-            return usage(
-                "--answers is not yet wired for mcp (needs the scripted responder); use --action",
-            )
-        }
-        (None, Some(a)) => Box::new(ActionResponder { action: a.into() }),
-        (None, None) => return usage(
-            "the terminal responder is not yet wired for mcp; use --action accept|decline|cancel",
-        ),
+    // The same responders as `respond`: scripted with --answers/--action,
+    // else the terminal.
+    let respond_args = super::respond::RespondArgs {
+        input: None,
+        output: None,
+        theme: args.theme.clone(),
+        answers: args.answers.clone(),
+        action: args.action.map(Action::from),
+        source_adapter: "ahp-elicit".into(),
+        timeout: None,
+        modes: modes.clone(),
+        browser: args.browser.clone(),
+        no_open: args.no_open,
+        log: None,
+        log_values: false,
     };
-    let _ = &args.theme; // Used by the terminal responder once it is wired.
+    let mut responder = match super::build_responder(&respond_args, None) {
+        Ok(r) => r,
+        Err(e) => return usage(&e),
+    };
     let opts = McpOptions {
         target,
         call: args.call,
@@ -175,7 +150,7 @@ pub fn run(args: McpArgs) -> u8 {
     match run_session(&opts, responder.as_mut()) {
         Ok(report) => {
             match serde_json::to_string_pretty(&report.result) {
-                Ok(s) => println!("{s}"),
+                Ok(s) => println!("{}", super::respond::terminal_safe(&s)),
                 Err(e) => return usage(&format!("printing the result: {e}")),
             }
             let tool_error = report.result.get("isError") == Some(&Value::Bool(true));

@@ -236,13 +236,21 @@ impl Sink {
 /// unchanged: a JSON reader gets the original strings back, and printing the
 /// line on a terminal cannot inject anything.
 pub fn terminal_safe_json(v: &serde_json::Value) -> serde_json::Result<String> {
-    let s = serde_json::to_string(v)?;
-    if !s.chars().any(crate::safe_text::is_unsafe) {
-        return Ok(s);
+    Ok(terminal_safe(&serde_json::to_string(v)?))
+}
+
+/// JSON text `s` with every unsafe character written as a `\uXXXX` escape
+/// (see [`terminal_safe_json`]). `s` must be JSON text: there, a raw
+/// newline, tab or carriage return is whitespace between tokens (kept), and
+/// every other unsafe character stands inside a string.
+pub fn terminal_safe(s: &str) -> String {
+    let unsafe_char = |c: char| !matches!(c, '\n' | '\r' | '\t') && crate::safe_text::is_unsafe(c);
+    if !s.chars().any(unsafe_char) {
+        return s.to_owned();
     }
     let mut out = String::with_capacity(s.len() + 16);
     for c in s.chars() {
-        if crate::safe_text::is_unsafe(c) {
+        if unsafe_char(c) {
             let mut units = [0u16; 2];
             for u in c.encode_utf16(&mut units) {
                 out.push_str(&format!("\\u{:04x}", u));
@@ -251,7 +259,7 @@ pub fn terminal_safe_json(v: &serde_json::Value) -> serde_json::Result<String> {
             out.push(c);
         }
     }
-    Ok(out)
+    out
 }
 
 fn report(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
@@ -583,6 +591,14 @@ mod tests {
         assert_eq!(s, r#"{"m":"a\u001b[2J\u009b\u202e\u007f\udb40\udc41z"}"#);
         let back: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(back, v);
+    }
+
+    #[test]
+    fn pretty_json_keeps_its_layout() {
+        let v = serde_json::json!({"a": ["x\u{9b}"]});
+        let s = terminal_safe(&serde_json::to_string_pretty(&v).unwrap());
+        assert_eq!(s, "{\n  \"a\": [\n    \"x\\u009b\"\n  ]\n}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&s).unwrap(), v);
     }
 
     #[test]
