@@ -22,6 +22,8 @@ pub struct OptionList {
     pub matches: Vec<usize>,
     /// Position of the cursor within `matches`.
     pub cursor: usize,
+    /// The lowercase filter `matches` was computed for.
+    needle: String,
 }
 
 impl OptionList {
@@ -31,6 +33,7 @@ impl OptionList {
             filterable: options.len() >= FILTER_MIN_OPTIONS,
             matches: (0..options.len()).collect(),
             cursor: 0,
+            needle: String::new(),
         };
         if let Some(s) = start {
             l.cursor = s.min(options.len().saturating_sub(1));
@@ -44,19 +47,21 @@ impl OptionList {
     pub fn refilter(&mut self, options: &[Choice]) {
         let current = self.current();
         let needle = self.filter.value().to_lowercase();
+        let hit = |i: &usize| {
+            options.get(*i).is_some_and(|o| {
+                o.label().to_lowercase().contains(&needle)
+                    || o.value.to_lowercase().contains(&needle)
+            })
+        };
         self.matches = if needle.is_empty() {
             (0..options.len()).collect()
+        } else if !self.needle.is_empty() && needle.starts_with(&self.needle) {
+            // A longer filter only narrows the previous matches.
+            self.matches.iter().copied().filter(hit).collect()
         } else {
-            options
-                .iter()
-                .enumerate()
-                .filter(|(_, o)| {
-                    o.label().to_lowercase().contains(&needle)
-                        || o.value.to_lowercase().contains(&needle)
-                })
-                .map(|(i, _)| i)
-                .collect()
+            (0..options.len()).filter(hit).collect()
         };
+        self.needle = needle;
         self.cursor = current
             .and_then(|c| self.matches.iter().position(|&m| m == c))
             .unwrap_or(0);

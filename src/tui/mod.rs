@@ -223,9 +223,11 @@ pub struct TuiResponder {
     answered: usize,
 }
 
-/// The result of the loop of one screen.
-enum Step {
+/// What a screen's key handler tells the loop ([`TuiResponder::run`]).
+pub(crate) enum Step {
+    /// Keep the screen.
     Continue,
+    /// The request is decided.
     Done(Outcome),
 }
 
@@ -263,10 +265,17 @@ impl TuiResponder {
         &self.theme
     }
 
-    /// Run one screen: draw with `draw`, hand keys to `key`, until it
-    /// finishes, the deadline passes (cancel), Ctrl-C (cancel or quit) or a
-    /// signal (quit).
-    fn run<D, K>(&mut self, cx: &Context, mut draw: D, mut key: K) -> Result<Outcome, RespondError>
+    /// Run one screen: draw with `draw` (frame, theme, seconds left before
+    /// the deadline), hand every key except Ctrl-C to `key`, until it
+    /// returns [`Step::Done`], the deadline passes (cancel), Ctrl-C (cancel,
+    /// or quit when it is the second within [`QUIT_WINDOW`]) or a signal
+    /// (quit). Any view (form, refusable, URL consent) runs through here.
+    pub(crate) fn run<D, K>(
+        &mut self,
+        cx: &Context,
+        mut draw: D,
+        mut key: K,
+    ) -> Result<Outcome, RespondError>
     where
         D: FnMut(&mut Frame, &Theme, Option<u64>),
         K: FnMut(&Key) -> Step,
@@ -369,6 +378,11 @@ impl TuiResponder {
     /// URL mode: the dispatch point for the URL consent view
     /// (`src/tui/url_view.rs`). Until it is plugged in, the URL is shown
     /// (sanitised) and only decline and cancel are offered.
+    ///
+    /// To plug the consent view in: build its state here and call
+    /// `self.run(cx, |f, theme, secs| view.draw(f, theme, ...), |k| ...)`,
+    /// mapping its key results to [`Step::Continue`] or
+    /// `Step::Done(Outcome::Answer(..))` (keys are [`crate::form::Key`]).
     fn respond_url(
         &mut self,
         req: &RequestEvent,
