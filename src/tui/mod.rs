@@ -475,3 +475,55 @@ impl Responder for TuiResponder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::KeyEventState;
+
+    fn ev(code: KeyCode, mods: KeyModifiers, kind: KeyEventKind) -> KeyEvent {
+        KeyEvent {
+            code,
+            modifiers: mods,
+            kind,
+            state: KeyEventState::NONE,
+        }
+    }
+
+    #[test]
+    fn keys_translate_and_releases_are_ignored() {
+        let p = KeyEventKind::Press;
+        assert_eq!(
+            translate_key(&ev(KeyCode::Char('C'), KeyModifiers::CONTROL, p)),
+            Some(Key::Ctrl('c'))
+        );
+        assert_eq!(
+            translate_key(&ev(KeyCode::Char('x'), KeyModifiers::NONE, p)),
+            Some(Key::Char('x'))
+        );
+        assert_eq!(
+            translate_key(&ev(KeyCode::Tab, KeyModifiers::SHIFT, p)),
+            Some(Key::BackTab)
+        );
+        assert_eq!(
+            translate_key(&ev(KeyCode::Left, KeyModifiers::CONTROL, p)),
+            Some(Key::WordLeft)
+        );
+        assert_eq!(
+            translate_key(&ev(
+                KeyCode::Char('x'),
+                KeyModifiers::NONE,
+                KeyEventKind::Release
+            )),
+            None
+        );
+        assert_eq!(
+            translate_key(&ev(
+                KeyCode::Char('x'),
+                KeyModifiers::NONE,
+                KeyEventKind::Repeat
+            )),
+            None
+        );
+    }
+}
