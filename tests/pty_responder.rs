@@ -79,6 +79,11 @@ fn child() {
                     .expect("respond");
                 log.push(show(&o));
             }
+            "panic" => {
+                // The panic hook must restore the terminal before the panic
+                // message is printed (the Drop guard alone would run after).
+                panic!("deliberate panic for the restore test");
+            }
             other => panic!("unknown scenario {other}"),
         }
     }
@@ -150,4 +155,21 @@ fn metadata_view_and_url_offer_only_decline_and_cancel() {
     s.expect("auth.example.com").expect("URL shown");
     s.send("\u{1b}").expect("esc");
     assert_eq!(outcome(&mut s, &out), "decline cancel");
+}
+
+#[test]
+fn panic_restores_the_terminal_before_the_message() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let mut s = spawn("panic", &out);
+    let m = s.expect(Eof).expect("child ends");
+    let drawn = String::from_utf8_lossy(m.get(0).unwrap_or_default()).into_owned();
+    let left = drawn
+        .find("\u{1b}[?1049l")
+        .expect("left the alternate screen");
+    let msg = drawn
+        .find("deliberate panic for the restore test")
+        .expect("panic message printed");
+    assert!(left < msg, "restored before the message:\n{drawn:?}");
+    assert!(!out.exists(), "no outcome after a panic");
 }

@@ -623,8 +623,10 @@ fn help_edit(w: usize) -> &'static str {
         crate::form::HELP_EDIT
     } else if w >= width(MEDIUM) {
         MEDIUM
-    } else {
+    } else if w >= 46 {
         "Tab next · ^S submit · ^D decline · Esc cancel"
+    } else {
+        "Tab next ^S submit ^D decline Esc cancel"
     }
 }
 
