@@ -244,3 +244,53 @@ fn forty_fields_keep_focus_visible() {
     );
     assert!(text.contains("[ Submit ]"), "buttons visible");
 }
+
+#[test]
+fn long_message_scrolled_by_hand() {
+    let s = schema(
+        json!({"ok": {"type": "boolean", "title": "Understood", "default": false}}),
+        &[],
+    );
+    let msg: Vec<String> = (1..=30)
+        .map(|i| format!("Line {i} of a long message."))
+        .collect();
+    let form = Form::new(&s, &msg.join("\n"));
+    let mut t = Terminal::new(TestBackend::new(60, 14)).expect("terminal");
+    // Following the focus: the field (at the end) is shown.
+    let mut scroll = 0;
+    t.draw(|f| view::draw_form_view(f, &theme(), &header(), &form, &mut scroll, true))
+        .expect("draw");
+    assert!(format!("{}", t.backend()).contains("› Understood"));
+    assert_eq!(scroll, 25); // 31 message rows + label + value, 8 body rows
+                            // PageUp sets the scroll by hand: the top of the message is readable.
+    let mut scroll = 0;
+    t.draw(|f| view::draw_form_view(f, &theme(), &header(), &form, &mut scroll, false))
+        .expect("draw");
+    assert_eq!(scroll, 0);
+    insta::assert_snapshot!(t.backend());
+}
+
+#[test]
+fn monochrome_draws_no_colour_and_default_does() {
+    use ratatui::style::Color;
+    let (req, s, msg) = every_kind();
+    let mut form = Form::new(&s, &msg);
+    press(&mut form, &[Key::Ctrl('s')]); // errors and notice shown too
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    let coloured = |theme: &Theme| {
+        let mut t = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
+        let mut scroll = 0;
+        t.draw(|f| view::draw_form(f, theme, &h, &form, &mut scroll))
+            .expect("draw");
+        t.backend()
+            .buffer()
+            .content()
+            .iter()
+            .filter(|c| c.fg != Color::Reset || c.bg != Color::Reset)
+            .count()
+    };
+    // NO_COLOR (no --theme) resolves to monochrome: not one coloured cell.
+    let mono = Theme::resolve(None, true).expect("monochrome");
+    assert_eq!(coloured(&mono), 0);
+    assert!(coloured(&theme()) > 100);
+}

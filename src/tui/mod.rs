@@ -28,6 +28,7 @@ pub mod text;
 pub mod theme;
 pub mod view;
 
+use std::cell::Cell;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -46,7 +47,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::{Frame, Terminal};
 
 use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView};
-use crate::form::{Form, Key, Status};
+use crate::form::{Action as FormAction, Form, Key, Status};
 use crate::responder::{Context, Outcome, RespondError, Responder};
 
 pub use theme::Theme;
@@ -157,6 +158,17 @@ impl Drop for Screen {
     fn drop(&mut self) {
         let _ = self.term.flush();
         restore_terminal();
+    }
+}
+
+/// Rows to scroll for a scrolling key (↑ ↓ one row, PageUp PageDown ten).
+fn scroll_step(k: &Key) -> Option<isize> {
+    match k {
+        Key::Up => Some(-1),
+        Key::Down => Some(1),
+        Key::PageUp => Some(-10),
+        Key::PageDown => Some(10),
+        _ => None,
     }
 }
 
@@ -324,16 +336,32 @@ impl TuiResponder {
     ) -> Result<Outcome, RespondError> {
         let mut header = Header::of(req, cx.progress);
         let form = std::cell::RefCell::new(Form::new(schema, message));
-        let mut scroll = 0usize;
+        let scroll = Cell::new(0usize);
+        let follow = Cell::new(true);
         self.run(
             cx,
             |f, theme, secs| {
                 header.seconds_left = secs;
-                view::draw_form(f, theme, &header, &form.borrow(), &mut scroll);
+                let mut s = scroll.get();
+                view::draw_form_view(f, theme, &header, &form.borrow(), &mut s, follow.get());
+                scroll.set(s);
             },
-            |k| match form.borrow_mut().handle_key(k) {
-                Status::Open => Step::Continue,
-                Status::Done(a) => Step::Done(Outcome::Answer(a)),
+            |k| {
+                let mut form = form.borrow_mut();
+                // Keys the form does not use scroll the view by hand (a long
+                // message, a long review).
+                if form.action_for(k) == FormAction::None {
+                    if let Some(d) = scroll_step(k) {
+                        scroll.set(scroll.get().saturating_add_signed(d));
+                        follow.set(false);
+                        return Step::Continue;
+                    }
+                }
+                follow.set(true);
+                match form.handle_key(k) {
+                    Status::Open => Step::Continue,
+                    Status::Done(a) => Step::Done(Outcome::Answer(a)),
+                }
             },
         )
     }
@@ -346,20 +374,22 @@ impl TuiResponder {
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
         let mut header = Header::of(req, cx.progress);
-        let focus = std::cell::Cell::new(0usize);
-        let mut scroll = 0usize;
+        let focus = Cell::new(0usize);
+        let scroll = Cell::new(0usize);
         self.run(
             cx,
             |f, theme, secs| {
                 header.seconds_left = secs;
-                view::draw_refusable(f, theme, &header, &lines, focus.get(), &mut scroll);
+                let mut s = scroll.get();
+                view::draw_refusable(f, theme, &header, &lines, focus.get(), &mut s);
+                scroll.set(s);
             },
             |k| match k {
                 Key::Esc => Step::Done(Outcome::Answer(Answer::bare(Action::Cancel))),
                 Key::Ctrl('d') | Key::Char('d') => {
                     Step::Done(Outcome::Answer(Answer::bare(Action::Decline)))
                 }
-                Key::Tab | Key::BackTab | Key::Left | Key::Right | Key::Up | Key::Down => {
+                Key::Tab | Key::BackTab | Key::Left | Key::Right => {
                     focus.set(1 - focus.get().min(1));
                     Step::Continue
                 }
@@ -370,7 +400,12 @@ impl TuiResponder {
                         Action::Cancel
                     })))
                 }
-                _ => Step::Continue,
+                k => {
+                    if let Some(d) = scroll_step(k) {
+                        scroll.set(scroll.get().saturating_add_signed(d));
+                    }
+                    Step::Continue
+                }
             },
         )
     }
