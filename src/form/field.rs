@@ -434,7 +434,9 @@ pub fn parse_number(t: &str, integer: bool) -> Result<Number, String> {
         if let Ok(u) = t2.parse::<u64>() {
             return Ok(Number::from(u));
         }
-        return Err("too large".into());
+        if integer {
+            return Err("too large".into());
+        }
     }
     let f: f64 = t2.parse().map_err(|_| {
         if integer {
@@ -482,5 +484,14 @@ mod tests {
         assert_eq!(parse_number("1-2", false), Err("not a number".into()));
         assert_eq!(parse_number("-", false), Err("not a number".into()));
         assert_eq!(parse_number("1e999", false), Err("too large".into()));
+        assert_eq!(
+            parse_number("99999999999999999999", true),
+            Err("too large".into())
+        );
+        assert_eq!(
+            parse_number("99999999999999999999", false),
+            Number::from_f64(1e20).ok_or(String::new())
+        );
+        assert_eq!(parse_number("+", false), Err("not a number".into()));
     }
 }
