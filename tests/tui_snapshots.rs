@@ -294,3 +294,25 @@ fn monochrome_draws_no_colour_and_default_does() {
     assert_eq!(coloured(&mono), 0);
     assert!(coloured(&theme()) > 100);
 }
+
+#[test]
+fn wide_and_combining_characters_keep_the_layout() {
+    let s = schema(
+        json!({
+            "名前": {"type": "string", "title": "お名前 👋", "description": "Café crème, e\u{301}, 世界", "default": "山田太郎山田太郎山田太郎山田太郎山田太郎山田太郎山田太郎"},
+            "c": {"type": "string", "title": "Choix", "oneOf": [{"const": "a", "title": "🍎 pomme"}, {"const": "b", "title": "梨"}], "default": "b"}
+        }),
+        &[],
+    );
+    let form = Form::new(&s, "多言語のフォーム — emoji 🎉 and accents é");
+    let b = draw_form(&form, &header(), 40, 14);
+    // The input box (a pre-filled wide default, cursor at the end) still
+    // ends with its bracket inside the 40 columns.
+    let buf = b.buffer();
+    let row = (0..14u16)
+        .find(|&y| buf[(4u16, y)].symbol() == "[")
+        .expect("input row");
+    let close = (5..40u16).filter(|&x| buf[(x, row)].symbol() == "]").count();
+    assert_eq!(close, 1, "one closing bracket on the input row");
+    insta::assert_snapshot!(b);
+}
