@@ -312,7 +312,9 @@ fn wide_and_combining_characters_keep_the_layout() {
     let row = (0..14u16)
         .find(|&y| buf[(4u16, y)].symbol() == "[")
         .expect("input row");
-    let close = (5..40u16).filter(|&x| buf[(x, row)].symbol() == "]").count();
+    let close = (5..40u16)
+        .filter(|&x| buf[(x, row)].symbol() == "]")
+        .count();
     assert_eq!(close, 1, "one closing bracket on the input row");
     insta::assert_snapshot!(b);
 }

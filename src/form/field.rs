@@ -24,16 +24,29 @@ pub struct OptionList {
     pub cursor: usize,
     /// The lowercase filter `matches` was computed for.
     needle: String,
+    /// Per option, the lowercase title and value the filter searches
+    /// (computed once, for filterable lists only).
+    haystack: Vec<String>,
 }
 
 impl OptionList {
     fn new(options: &[Choice], start: Option<usize>) -> Self {
+        let filterable = options.len() >= FILTER_MIN_OPTIONS;
+        let haystack = if filterable {
+            options
+                .iter()
+                .map(|o| format!("{}\u{0}{}", o.label(), o.value).to_lowercase())
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut l = OptionList {
             filter: Input::default(),
-            filterable: options.len() >= FILTER_MIN_OPTIONS,
+            filterable,
             matches: (0..options.len()).collect(),
             cursor: 0,
             needle: String::new(),
+            haystack,
         };
         if let Some(s) = start {
             l.cursor = s.min(options.len().saturating_sub(1));
@@ -47,11 +60,13 @@ impl OptionList {
     pub fn refilter(&mut self, options: &[Choice]) {
         let current = self.current();
         let needle = self.filter.value().to_lowercase();
-        let hit = |i: &usize| {
-            options.get(*i).is_some_and(|o| {
+        let hay = &self.haystack;
+        let hit = |i: &usize| match hay.get(*i) {
+            Some(h) => h.contains(&needle),
+            None => options.get(*i).is_some_and(|o| {
                 o.label().to_lowercase().contains(&needle)
                     || o.value.to_lowercase().contains(&needle)
-            })
+            }),
         };
         self.matches = if needle.is_empty() {
             (0..options.len()).collect()
