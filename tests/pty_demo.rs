@@ -146,13 +146,23 @@ fn demo_ctrl_c_cancels() {
 
 #[test]
 fn sigterm_restores_the_terminal() {
+    signal_restores_the_terminal("-TERM");
+}
+
+#[test]
+fn sighup_restores_the_terminal() {
+    signal_restores_the_terminal("-HUP");
+}
+
+fn signal_restores_the_terminal(sig: &str) {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
     let mut s = start(&out, 80, 24, "");
     s.expect("request 1 of 1").expect("header drawn");
     let pid = s.get_process().pid();
-    let st = Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
+    // The shell's builtin kill: no dependency on a kill binary.
+    let st = Command::new("sh")
+        .args(["-c", &format!("kill {sig} {pid}")])
         .status()
         .expect("kill");
     assert!(st.success());

@@ -244,3 +244,77 @@ fn forty_fields_keep_focus_visible() {
     );
     assert!(text.contains("[ Submit ]"), "buttons visible");
 }
+
+#[test]
+fn long_message_scrolled_by_hand() {
+    let s = schema(
+        json!({"ok": {"type": "boolean", "title": "Understood", "default": false}}),
+        &[],
+    );
+    let msg: Vec<String> = (1..=30)
+        .map(|i| format!("Line {i} of a long message."))
+        .collect();
+    let form = Form::new(&s, &msg.join("\n"));
+    let mut t = Terminal::new(TestBackend::new(60, 14)).expect("terminal");
+    // Following the focus: the field (at the end) is shown.
+    let mut scroll = 0;
+    t.draw(|f| view::draw_form_view(f, &theme(), &header(), &form, &mut scroll, true))
+        .expect("draw");
+    assert!(format!("{}", t.backend()).contains("› Understood"));
+    assert_eq!(scroll, 25); // 31 message rows + label + value, 8 body rows
+                            // PageUp sets the scroll by hand: the top of the message is readable.
+    let mut scroll = 0;
+    t.draw(|f| view::draw_form_view(f, &theme(), &header(), &form, &mut scroll, false))
+        .expect("draw");
+    assert_eq!(scroll, 0);
+    insta::assert_snapshot!(t.backend());
+}
+
+#[test]
+fn monochrome_draws_no_colour_and_default_does() {
+    use ratatui::style::Color;
+    let (req, s, msg) = every_kind();
+    let mut form = Form::new(&s, &msg);
+    press(&mut form, &[Key::Ctrl('s')]); // errors and notice shown too
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    let coloured = |theme: &Theme| {
+        let mut t = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
+        let mut scroll = 0;
+        t.draw(|f| view::draw_form(f, theme, &h, &form, &mut scroll))
+            .expect("draw");
+        t.backend()
+            .buffer()
+            .content()
+            .iter()
+            .filter(|c| c.fg != Color::Reset || c.bg != Color::Reset)
+            .count()
+    };
+    // NO_COLOR (no --theme) resolves to monochrome: not one coloured cell.
+    let mono = Theme::resolve(None, true).expect("monochrome");
+    assert_eq!(coloured(&mono), 0);
+    assert!(coloured(&theme()) > 100);
+}
+
+#[test]
+fn wide_and_combining_characters_keep_the_layout() {
+    let s = schema(
+        json!({
+            "名前": {"type": "string", "title": "お名前 👋", "description": "Café crème, e\u{301}, 世界", "default": "山田太郎山田太郎山田太郎山田太郎山田太郎山田太郎山田太郎"},
+            "c": {"type": "string", "title": "Choix", "oneOf": [{"const": "a", "title": "🍎 pomme"}, {"const": "b", "title": "梨"}], "default": "b"}
+        }),
+        &[],
+    );
+    let form = Form::new(&s, "多言語のフォーム — emoji 🎉 and accents é");
+    let b = draw_form(&form, &header(), 40, 14);
+    // The input box (a pre-filled wide default, cursor at the end) still
+    // ends with its bracket inside the 40 columns.
+    let buf = b.buffer();
+    let row = (0..14u16)
+        .find(|&y| buf[(4u16, y)].symbol() == "[")
+        .expect("input row");
+    let close = (5..40u16)
+        .filter(|&x| buf[(x, row)].symbol() == "]")
+        .count();
+    assert_eq!(close, 1, "one closing bracket on the input row");
+    insta::assert_snapshot!(b);
+}

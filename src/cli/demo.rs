@@ -11,10 +11,7 @@
 //! Exit codes: 0 when a result was printed; 1 when `--request` is invalid;
 //! 2 with no terminal, a bad `--theme`, or an I/O error.
 
-use std::io::Write;
-
-use crate::binding::{self, Action, Answer, Mode, ResultMeta};
-use crate::responder::{Context, Outcome, Progress, Responder};
+use crate::binding;
 
 /// The embedded demo request: every field kind.
 pub const DEMO_REQUEST: &str = include_str!("../demo_request.json");
@@ -61,7 +58,10 @@ pub fn load_request(p: &std::path::Path) -> Result<binding::RequestEvent, String
 /// Run the command; returns the exit code.
 #[cfg(feature = "tui")]
 pub fn run(args: DemoArgs) -> u8 {
+    use crate::binding::{Action, Answer, Mode, ResultMeta};
+    use crate::responder::{Context, Outcome, Progress, Responder};
     use crate::tui::{Theme, TuiResponder};
+    use std::io::Write;
     let theme = match Theme::resolve(args.theme.as_deref(), Theme::no_color_env()) {
         Ok(t) => t,
         Err(e) => {

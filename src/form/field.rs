@@ -22,15 +22,31 @@ pub struct OptionList {
     pub matches: Vec<usize>,
     /// Position of the cursor within `matches`.
     pub cursor: usize,
+    /// The lowercase filter `matches` was computed for.
+    needle: String,
+    /// Per option, the lowercase title and value the filter searches
+    /// (computed once, for filterable lists only).
+    haystack: Vec<String>,
 }
 
 impl OptionList {
     fn new(options: &[Choice], start: Option<usize>) -> Self {
+        let filterable = options.len() >= FILTER_MIN_OPTIONS;
+        let haystack = if filterable {
+            options
+                .iter()
+                .map(|o| format!("{}\u{0}{}", o.label(), o.value).to_lowercase())
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut l = OptionList {
             filter: Input::default(),
-            filterable: options.len() >= FILTER_MIN_OPTIONS,
+            filterable,
             matches: (0..options.len()).collect(),
             cursor: 0,
+            needle: String::new(),
+            haystack,
         };
         if let Some(s) = start {
             l.cursor = s.min(options.len().saturating_sub(1));
@@ -44,19 +60,23 @@ impl OptionList {
     pub fn refilter(&mut self, options: &[Choice]) {
         let current = self.current();
         let needle = self.filter.value().to_lowercase();
+        let hay = &self.haystack;
+        let hit = |i: &usize| match hay.get(*i) {
+            Some(h) => h.contains(&needle),
+            None => options.get(*i).is_some_and(|o| {
+                o.label().to_lowercase().contains(&needle)
+                    || o.value.to_lowercase().contains(&needle)
+            }),
+        };
         self.matches = if needle.is_empty() {
             (0..options.len()).collect()
+        } else if !self.needle.is_empty() && needle.starts_with(&self.needle) {
+            // A longer filter only narrows the previous matches.
+            self.matches.iter().copied().filter(hit).collect()
         } else {
-            options
-                .iter()
-                .enumerate()
-                .filter(|(_, o)| {
-                    o.label().to_lowercase().contains(&needle)
-                        || o.value.to_lowercase().contains(&needle)
-                })
-                .map(|(i, _)| i)
-                .collect()
+            (0..options.len()).filter(hit).collect()
         };
+        self.needle = needle;
         self.cursor = current
             .and_then(|c| self.matches.iter().position(|&m| m == c))
             .unwrap_or(0);
@@ -429,7 +449,9 @@ pub fn parse_number(t: &str, integer: bool) -> Result<Number, String> {
         if let Ok(u) = t2.parse::<u64>() {
             return Ok(Number::from(u));
         }
-        return Err("too large".into());
+        if integer {
+            return Err("too large".into());
+        }
     }
     let f: f64 = t2.parse().map_err(|_| {
         if integer {
@@ -477,5 +499,14 @@ mod tests {
         assert_eq!(parse_number("1-2", false), Err("not a number".into()));
         assert_eq!(parse_number("-", false), Err("not a number".into()));
         assert_eq!(parse_number("1e999", false), Err("too large".into()));
+        assert_eq!(
+            parse_number("99999999999999999999", true),
+            Err("too large".into())
+        );
+        assert_eq!(
+            parse_number("99999999999999999999", false),
+            Number::from_f64(1e20).ok_or(String::new())
+        );
+        assert_eq!(parse_number("+", false), Err("not a number".into()));
     }
 }

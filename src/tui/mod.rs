@@ -30,6 +30,7 @@ pub mod url_glue;
 pub mod url_view;
 pub mod view;
 
+use std::cell::Cell;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -48,7 +49,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::{Frame, Terminal};
 
 use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView};
-use crate::form::{Form, Key, Status};
+use crate::form::{Action as FormAction, Form, Key, Status};
 use crate::responder::{Context, Outcome, RespondError, Responder};
 
 pub use theme::Theme;
@@ -162,6 +163,17 @@ impl Drop for Screen {
     }
 }
 
+/// Rows to scroll for a scrolling key (↑ ↓ one row, PageUp PageDown ten).
+fn scroll_step(k: &Key) -> Option<isize> {
+    match k {
+        Key::Up => Some(-1),
+        Key::Down => Some(1),
+        Key::PageUp => Some(-10),
+        Key::PageDown => Some(10),
+        _ => None,
+    }
+}
+
 /// Translate a crossterm key event into a form [`Key`] (None: ignored).
 pub fn translate_key(k: &KeyEvent) -> Option<Key> {
     if k.kind != KeyEventKind::Press {
@@ -230,9 +242,11 @@ pub struct TuiResponder {
     no_open: bool,
 }
 
-/// The result of the loop of one screen.
-enum Step {
+/// What a screen's key handler tells the loop ([`TuiResponder::run`]).
+pub(crate) enum Step {
+    /// Keep the screen.
     Continue,
+    /// The request is decided.
     Done(Outcome),
 }
 
@@ -286,10 +300,17 @@ impl TuiResponder {
         &self.theme
     }
 
-    /// Run one screen: draw with `draw`, hand keys to `key`, until it
-    /// finishes, the deadline passes (cancel), Ctrl-C (cancel or quit) or a
-    /// signal (quit).
-    fn run<D, K>(&mut self, cx: &Context, mut draw: D, mut key: K) -> Result<Outcome, RespondError>
+    /// Run one screen: draw with `draw` (frame, theme, seconds left before
+    /// the deadline), hand every key except Ctrl-C to `key`, until it
+    /// returns [`Step::Done`], the deadline passes (cancel), Ctrl-C (cancel,
+    /// or quit when it is the second within [`QUIT_WINDOW`]) or a signal
+    /// (quit). Any view (form, refusable, URL consent) runs through here.
+    pub(crate) fn run<D, K>(
+        &mut self,
+        cx: &Context,
+        mut draw: D,
+        mut key: K,
+    ) -> Result<Outcome, RespondError>
     where
         D: FnMut(&mut Frame, &Theme, Option<u64>),
         K: FnMut(&Key) -> Step,
@@ -338,16 +359,32 @@ impl TuiResponder {
     ) -> Result<Outcome, RespondError> {
         let mut header = Header::of(req, cx.progress);
         let form = std::cell::RefCell::new(Form::new(schema, message));
-        let mut scroll = 0usize;
+        let scroll = Cell::new(0usize);
+        let follow = Cell::new(true);
         self.run(
             cx,
             |f, theme, secs| {
                 header.seconds_left = secs;
-                view::draw_form(f, theme, &header, &form.borrow(), &mut scroll);
+                let mut s = scroll.get();
+                view::draw_form_view(f, theme, &header, &form.borrow(), &mut s, follow.get());
+                scroll.set(s);
             },
-            |k| match form.borrow_mut().handle_key(k) {
-                Status::Open => Step::Continue,
-                Status::Done(a) => Step::Done(Outcome::Answer(a)),
+            |k| {
+                let mut form = form.borrow_mut();
+                // Keys the form does not use scroll the view by hand (a long
+                // message, a long review).
+                if form.action_for(k) == FormAction::None {
+                    if let Some(d) = scroll_step(k) {
+                        scroll.set(scroll.get().saturating_add_signed(d));
+                        follow.set(false);
+                        return Step::Continue;
+                    }
+                }
+                follow.set(true);
+                match form.handle_key(k) {
+                    Status::Open => Step::Continue,
+                    Status::Done(a) => Step::Done(Outcome::Answer(a)),
+                }
             },
         )
     }
@@ -360,20 +397,22 @@ impl TuiResponder {
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
         let mut header = Header::of(req, cx.progress);
-        let focus = std::cell::Cell::new(0usize);
-        let mut scroll = 0usize;
+        let focus = Cell::new(0usize);
+        let scroll = Cell::new(0usize);
         self.run(
             cx,
             |f, theme, secs| {
                 header.seconds_left = secs;
-                view::draw_refusable(f, theme, &header, &lines, focus.get(), &mut scroll);
+                let mut s = scroll.get();
+                view::draw_refusable(f, theme, &header, &lines, focus.get(), &mut s);
+                scroll.set(s);
             },
             |k| match k {
                 Key::Esc => Step::Done(Outcome::Answer(Answer::bare(Action::Cancel))),
                 Key::Ctrl('d') | Key::Char('d') => {
                     Step::Done(Outcome::Answer(Answer::bare(Action::Decline)))
                 }
-                Key::Tab | Key::BackTab | Key::Left | Key::Right | Key::Up | Key::Down => {
+                Key::Tab | Key::BackTab | Key::Left | Key::Right => {
                     focus.set(1 - focus.get().min(1));
                     Step::Continue
                 }
@@ -384,7 +423,12 @@ impl TuiResponder {
                         Action::Cancel
                     })))
                 }
-                _ => Step::Continue,
+                k => {
+                    if let Some(d) = scroll_step(k) {
+                        scroll.set(scroll.get().saturating_add_signed(d));
+                    }
+                    Step::Continue
+                }
             },
         )
     }
@@ -423,7 +467,10 @@ impl TuiResponder {
         let no_open = self.no_open;
         let out = self.run(
             cx,
-            |f, _theme, _secs| {
+            |f, theme, _secs| {
+                if view::too_small(f, theme) {
+                    return;
+                }
                 let area = f.area();
                 url_view::draw(f, area, &state.borrow(), &styles);
             },
@@ -513,5 +560,57 @@ impl Responder for TuiResponder {
                 Err(_) => return false,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::KeyEventState;
+
+    fn ev(code: KeyCode, mods: KeyModifiers, kind: KeyEventKind) -> KeyEvent {
+        KeyEvent {
+            code,
+            modifiers: mods,
+            kind,
+            state: KeyEventState::NONE,
+        }
+    }
+
+    #[test]
+    fn keys_translate_and_releases_are_ignored() {
+        let p = KeyEventKind::Press;
+        assert_eq!(
+            translate_key(&ev(KeyCode::Char('C'), KeyModifiers::CONTROL, p)),
+            Some(Key::Ctrl('c'))
+        );
+        assert_eq!(
+            translate_key(&ev(KeyCode::Char('x'), KeyModifiers::NONE, p)),
+            Some(Key::Char('x'))
+        );
+        assert_eq!(
+            translate_key(&ev(KeyCode::Tab, KeyModifiers::SHIFT, p)),
+            Some(Key::BackTab)
+        );
+        assert_eq!(
+            translate_key(&ev(KeyCode::Left, KeyModifiers::CONTROL, p)),
+            Some(Key::WordLeft)
+        );
+        assert_eq!(
+            translate_key(&ev(
+                KeyCode::Char('x'),
+                KeyModifiers::NONE,
+                KeyEventKind::Release
+            )),
+            None
+        );
+        assert_eq!(
+            translate_key(&ev(
+                KeyCode::Char('x'),
+                KeyModifiers::NONE,
+                KeyEventKind::Repeat
+            )),
+            None
+        );
     }
 }

@@ -560,6 +560,20 @@ fn message_lines(b: &mut Body, msg: &str, theme: &Theme, w: usize) {
 
 /// Draw a form-mode request: the edit step or the review step.
 pub fn draw_form(f: &mut Frame, theme: &Theme, header: &Header, form: &Form, scroll: &mut usize) {
+    draw_form_view(f, theme, header, form, scroll, true)
+}
+
+/// [`draw_form`] with the scrolling mode given: `follow_focus` false keeps
+/// `scroll` as the person set it (PageUp/PageDown to read a long message or
+/// review), true scrolls so the focused field is visible.
+pub fn draw_form_view(
+    f: &mut Frame,
+    theme: &Theme,
+    header: &Header,
+    form: &Form,
+    scroll: &mut usize,
+    follow_focus: bool,
+) {
     if too_small(f, theme) {
         return;
     }
@@ -613,6 +627,9 @@ pub fn draw_form(f: &mut Frame, theme: &Theme, header: &Header, form: &Form, scr
             footer.push(help_line(crate::form::HELP_REVIEW, theme, w));
         }
     }
+    if !follow_focus {
+        b.focus = None;
+    }
     frame_with(f, theme, header, form.asks_for_secret(), b, footer, scroll);
 }
 
@@ -623,8 +640,10 @@ fn help_edit(w: usize) -> &'static str {
         crate::form::HELP_EDIT
     } else if w >= width(MEDIUM) {
         MEDIUM
-    } else {
+    } else if w >= 46 {
         "Tab next · ^S submit · ^D decline · Esc cancel"
+    } else {
+        "Tab next ^S submit ^D decline Esc cancel"
     }
 }
 
