@@ -131,7 +131,7 @@ fn accept_as_shown_is_refused_when_a_required_field_is_empty() {
     let text = text_of(&r.result);
     assert_eq!(r.result["isError"], true);
     assert!(
-        text.contains("-32603") && text.contains("required field 'name' is missing"),
+        text.contains("-32603") && text.contains("'name' required"),
         "{text}"
     );
     assert_eq!(r.events.len(), 1, "a request event and no result");

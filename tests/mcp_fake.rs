@@ -133,7 +133,11 @@ fn stdio_answers_form_and_url_and_refuses_the_rest() {
         inv["error"]["data"]["violations"][0]["pointer"],
         "/requestedSchema/properties/address/type"
     );
-    assert_eq!(inv["error"]["data"]["violations"][0]["rule"], "form-subset");
+    // The pinned MCP definition (closed subset) rejects the nested object.
+    assert_eq!(
+        inv["error"]["data"]["violations"][0]["rule"],
+        "mcp-request/enum"
+    );
     // A method the client does not offer.
     assert_eq!(r.response("roots")["error"]["code"], -32601);
 
@@ -242,7 +246,7 @@ fn an_answer_the_form_refuses_gets_an_error_and_no_result() {
     assert!(resp["error"]["message"]
         .as_str()
         .unwrap()
-        .contains("required field 'code'"));
+        .contains("'code' required"));
     // The request event is written; no result event.
     assert_eq!(r.events.len(), 1);
     assert_eq!(r.events[0]["type"], "user.elicitation.request");

@@ -262,6 +262,42 @@ pub fn terminal_safe(s: &str) -> String {
     out
 }
 
+/// Messages held back while the terminal UI owns the screen: written to
+/// stderr they would land on the alternate screen and vanish. They are
+/// printed once the UI has been closed ([`release_held`]).
+static HELD: std::sync::Mutex<Option<Vec<String>>> = std::sync::Mutex::new(None);
+
+/// Print a message for the person on stderr, or hold it while the terminal
+/// UI is up.
+pub fn say(msg: String) {
+    if let Ok(mut h) = HELD.lock() {
+        if let Some(v) = h.as_mut() {
+            v.push(msg);
+            return;
+        }
+    }
+    eprintln!("{msg}");
+}
+
+/// Start holding messages (the terminal UI is about to take the screen).
+pub fn hold_messages() {
+    if let Ok(mut h) = HELD.lock() {
+        h.get_or_insert_with(Vec::new);
+    }
+}
+
+/// Stop holding and print what was held, in order.
+pub fn release_held() {
+    let held = HELD
+        .lock()
+        .ok()
+        .and_then(|mut h| h.take())
+        .unwrap_or_default();
+    for m in held {
+        eprintln!("{m}");
+    }
+}
+
 fn report(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
     let mut msg = match id {
         Some(id) if !id.is_empty() => format!(
@@ -276,7 +312,7 @@ fn report(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
             crate::safe_text::display(&e.to_string())
         ));
     }
-    eprintln!("{msg}");
+    say(msg);
 }
 
 /// The outcome of a whole run.
@@ -314,7 +350,7 @@ pub fn drive(
     let note = |f: &mut dyn FnMut(&mut crate::log::EventLog) -> Result<(), String>| {
         if let Some(l) = &log {
             if let Err(e) = f(&mut l.borrow_mut()) {
-                eprintln!("ahp-elicit: cannot write the log: {e}");
+                say(format!("ahp-elicit: cannot write the log: {e}"));
             }
         }
     };
@@ -367,7 +403,7 @@ pub fn drive(
                 continue;
             }
             Item::ReadError(e) => {
-                eprintln!("ahp-elicit: cannot read the input: {e}");
+                say(format!("ahp-elicit: cannot read the input: {e}"));
                 tally.fatal = true;
                 break;
             }
@@ -466,7 +502,7 @@ pub fn drive(
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
                 Err(e) => {
-                    eprintln!("ahp-elicit: cannot write the result: {e}");
+                    say(format!("ahp-elicit: cannot write the result: {e}"));
                     tally.fatal = true;
                     break;
                 }
@@ -511,7 +547,7 @@ impl crate::responder::Launcher for LoggingLauncher {
     fn open(&mut self, url: &str) -> Result<(), String> {
         let r = self.inner.open(url);
         if let Err(e) = self.log.borrow_mut().launch("", self.name, url, &r) {
-            eprintln!("ahp-elicit: cannot write the log: {e}");
+            say(format!("ahp-elicit: cannot write the log: {e}"));
         }
         r
     }
