@@ -161,7 +161,7 @@ fn mode_object(v: &Value, ptr: &str, errs: &mut Vec<Violation>) -> Option<ModeCa
 }
 
 /// The `elicitation` member of a capabilities object: Ok(None) when absent.
-fn elicitation_member<'a>(caps: &'a Value) -> Result<Option<&'a Map<String, Value>>, Violation> {
+fn elicitation_member(caps: &Value) -> Result<Option<&Map<String, Value>>, Violation> {
     let Some(o) = caps.as_object() else {
         return Err(Violation::new(
             "",

@@ -30,7 +30,7 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
@@ -315,7 +315,7 @@ fn envelope_guard(v: &Value, ty: Option<&str>) -> Vec<Violation> {
     }
 }
 
-fn open(path: &PathBuf) -> std::io::Result<Box<dyn Read>> {
+fn open(path: &Path) -> std::io::Result<Box<dyn Read>> {
     if path.as_os_str() == "-" {
         Ok(Box::new(std::io::stdin().lock()))
     } else {
@@ -323,7 +323,7 @@ fn open(path: &PathBuf) -> std::io::Result<Box<dyn Read>> {
     }
 }
 
-fn name(path: &PathBuf) -> String {
+fn name(path: &Path) -> String {
     if path.as_os_str() == "-" {
         "-".into()
     } else {
@@ -333,7 +333,7 @@ fn name(path: &PathBuf) -> String {
 
 /// Load the `--request` events. Errors: unreadable (exit 2) or invalid
 /// (reported on stderr, exit at least 1; the valid ones are kept).
-fn load_reference(path: &PathBuf) -> Result<(Vec<RequestEvent>, bool), String> {
+fn load_reference(path: &Path) -> Result<(Vec<RequestEvent>, bool), String> {
     let mut reqs = Vec::new();
     let mut problems = Vec::new();
     let rd = open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;

@@ -1,0 +1,22 @@
+//! Scripted answering: the input is a request event (first line) and an
+//! answers document (the rest). Nothing may panic; an answer the scripted
+//! responder gives must always make a valid result event.
+#![no_main]
+
+use ahp_elicit::binding::{make_result_event, parse_json, read_request_event, ResultMeta};
+use ahp_elicit::responder::{Context, Outcome, Progress, Responder};
+use ahp_elicit::scripted::{Answers, ScriptedResponder};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let split = data.iter().position(|&b| b == b'\n').unwrap_or(data.len());
+    let Ok(v) = parse_json(&data[..split]) else { return };
+    let Ok(req) = read_request_event(&v) else { return };
+    let Ok(answers_value) = parse_json(data.get(split + 1..).unwrap_or_default()) else { return };
+    let Ok(answers) = Answers::from_value(&answers_value) else { return };
+    let mut responder = ScriptedResponder::new(answers);
+    let cx = Context { progress: Progress { index: 1, total: 1 }, deadline: None, modes: vec![] };
+    if let Ok(Outcome::Answer(a)) = responder.respond(&req, &cx) {
+        make_result_event(&req, &a, &ResultMeta::default()).expect("a scripted answer is a valid result");
+    }
+});
