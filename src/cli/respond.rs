@@ -444,9 +444,18 @@ pub fn drive(
         index += 1;
         // Take in what has already arrived, so "request 2 of 5" counts the
         // requests that are waiting (a short pause: a file is read at once,
-        // a live stream costs 20 ms).
-        while let Ok(it) = items.recv_timeout(Duration::from_millis(20)) {
-            queue.push_back(it);
+        // a live stream costs 20 ms). One window in all, not 20 ms per item:
+        // a stream that never pauses must not hold back the first answer.
+        let window_end = Instant::now() + Duration::from_millis(20);
+        loop {
+            let left = window_end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            match items.recv_timeout(left) {
+                Ok(it) => queue.push_back(it),
+                Err(_) => break,
+            }
         }
         let outcome = if quit {
             Ok(Outcome::Answer(Answer::bare(Action::Cancel)))
@@ -521,13 +530,19 @@ pub fn drive(
     tally
 }
 
-/// Start a thread that reads `input` and sends its items.
+/// How many items the reader thread may read ahead of the driver.
+pub const READ_AHEAD: usize = 256;
+
+/// Start a thread that reads `input` and sends its items (at most
+/// [`READ_AHEAD`] ahead of the driver).
 pub fn spawn_reader(input: Option<PathBuf>) -> std::io::Result<mpsc::Receiver<Item>> {
     let reader: Box<dyn BufRead + Send> = match input.as_ref().filter(|p| p.as_os_str() != "-") {
         Some(p) => Box::new(std::io::BufReader::new(std::fs::File::open(p)?)),
         None => Box::new(std::io::BufReader::new(std::io::stdin())),
     };
-    let (tx, rx) = mpsc::channel();
+    // Bounded: the reader stays at most READ_AHEAD events ahead of the
+    // answers, so a flood of requests cannot fill memory.
+    let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
     std::thread::spawn(move || split_events(reader, |it| tx.send(it).is_ok()));
     Ok(rx)
 }

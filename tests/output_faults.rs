@@ -1,0 +1,286 @@
+//! Output faults end to end (issue 5 item 6), scripted (no terminal): a
+//! closed stdout ends the run quietly; results are flushed one event at a
+//! time; `--output FILE` never holds half a line after `kill -9`; bad lines
+//! in a JSON Lines stream are reported with their line numbers while the
+//! good lines are answered.
+//!
+//! The timeouts are only a safety net against a hang; nothing here measures
+//! time.
+
+#![cfg(unix)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// A form request (one string field with a default) as one JSON line
+/// (built and checked once, then only the id changes).
+fn request(id: &str) -> String {
+    static TEMPLATE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEMPLATE
+        .get_or_init(|| build_request("TEMPLATE-ID"))
+        .replace("TEMPLATE-ID", id)
+}
+
+fn build_request(id: &str) -> String {
+    let params = json!({"message": format!("Request {id}."), "requestedSchema": {"type": "object",
+        "properties": {"name": {"type": "string", "default": "Ada"}}}});
+    let server = ahp_elicit::binding::Server {
+        name: "faults".into(),
+        title: None,
+        version: None,
+    };
+    ahp_elicit::binding::wrap_params(
+        &params,
+        &server,
+        "mcp-stdio",
+        id,
+        Some("2026-11-30T09:00:00Z"),
+    )
+    .expect("valid request")
+    .event
+    .to_string()
+}
+
+/// Wait for `child` to end (at most [`PATIENCE`]); its exit code.
+fn wait(child: &mut Child) -> Option<i32> {
+    let end = Instant::now() + PATIENCE;
+    loop {
+        if let Some(st) = child.try_wait().expect("try_wait") {
+            return st.code();
+        }
+        if Instant::now() > end {
+            let _ = child.kill();
+            panic!("the program did not end");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Parse one output line as a complete, valid result event; returns
+/// (action, parentEventId).
+fn parse_result(line: &str) -> (String, String) {
+    let ev: Value =
+        serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON line ({e}): {line:?}"));
+    ahp_elicit::binding::read_result_event(&ev)
+        .unwrap_or_else(|e| panic!("not a valid result event ({e:?}): {line}"));
+    (
+        ev["payload"]["elicitation"]["action"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        ev["parentEventId"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+/// A reader that closes stdout after the first result: the run ends
+/// quietly (no panic, nothing on stderr) and promptly, although thousands
+/// of requests were still to be answered.
+#[test]
+fn closed_stdout_ends_the_run_quietly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("requests.jsonl");
+    let mut text = String::new();
+    for i in 0..3000 {
+        text.push_str(&request(&format!("r{i}")));
+        text.push('\n');
+    }
+    std::fs::write(&input, text).expect("write");
+    let mut child = Command::new(BIN)
+        .args(["respond", "--action", "accept"])
+        .arg(&input)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("read the first result");
+    // The reader is dropped here: the pipe's read end is closed.
+    assert_eq!(
+        parse_result(first.trim_end()),
+        ("accept".into(), "r0".into())
+    );
+    let code = wait(&mut child);
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut err)
+        .expect("stderr");
+    assert_eq!(err, "", "nothing on stderr, no panic");
+    // Not killed by SIGPIPE: it ended by itself. What the code does today:
+    // a broken pipe ends the run with exit 0.
+    assert_eq!(code, Some(0));
+}
+
+/// Results are flushed one event at a time: each result can be read
+/// before the next request is even written.
+#[test]
+fn each_result_is_flushed_before_the_next_request() {
+    let mut child = Command::new(BIN)
+        .args(["respond", "--action", "decline"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.expect("read")).is_err() {
+                break;
+            }
+        }
+    });
+    for i in 1..=3 {
+        writeln!(stdin, "{}", request(&format!("live-{i}"))).expect("write");
+        stdin.flush().expect("flush");
+        let line = rx.recv_timeout(PATIENCE).expect("a result for the request");
+        assert_eq!(parse_result(&line), ("decline".into(), format!("live-{i}")));
+    }
+    drop(stdin);
+    assert_eq!(wait(&mut child), Some(0));
+    assert!(rx.recv_timeout(PATIENCE).is_err(), "no more results");
+}
+
+/// `kill -9` in the middle of a long stream: the `--output` file holds only
+/// complete lines, each a valid result event, for a prefix of the requests
+/// in order (nothing skipped, nothing repeated).
+#[test]
+fn output_file_never_holds_half_a_line_after_kill_9() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut child = Command::new(BIN)
+        .args(["respond", "--action", "accept", "--output"])
+        .arg(&out)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        // Until the process is killed (a broken pipe) or 100000 requests.
+        for i in 0..100_000 {
+            if writeln!(stdin, "{}", request(&format!("k{i}"))).is_err() {
+                return;
+            }
+        }
+    });
+    let end = Instant::now() + PATIENCE;
+    loop {
+        let n = std::fs::read(&out)
+            .map(|b| b.iter().filter(|&&c| c == b'\n').count())
+            .unwrap_or(0);
+        if n >= 50 {
+            break;
+        }
+        assert!(Instant::now() < end, "only {n} results so far");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().expect("kill -9");
+    assert_eq!(wait(&mut child), None, "killed by a signal");
+    writer.join().expect("writer");
+    let text = std::fs::read_to_string(&out).expect("output file");
+    assert!(text.ends_with('\n'), "the file ends with a complete line");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() >= 50);
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(parse_result(line), ("accept".into(), format!("k{i}")));
+    }
+}
+
+/// Bad lines in a JSON Lines stream (a truncated event, a line that is not
+/// JSON) are reported with their line numbers; the good lines around them
+/// are answered, in order, and the run exits 1.
+#[test]
+fn bad_lines_are_reported_by_number_and_good_lines_answered() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("requests.jsonl");
+    let text = format!(
+        "{}\n{{\"ahp\": \"0.1\", \"id\": \"tru\n{}\nnot json at all\n{}\n",
+        request("good-1"),
+        request("good-3"),
+        request("good-5")
+    );
+    std::fs::write(&input, text).expect("write");
+    let out = dir.path().join("out.jsonl");
+    let o = Command::new(BIN)
+        .args(["respond", "--action", "decline", "--output"])
+        .arg(&out)
+        .arg(&input)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty(), "results go to --output only");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("line 2: not a JSON event"),
+        "names line 2: {err}"
+    );
+    assert!(
+        err.contains("line 4: not a JSON event"),
+        "names line 4: {err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    let got: Vec<(String, String)> = std::fs::read_to_string(&out)
+        .expect("output")
+        .lines()
+        .map(parse_result)
+        .collect();
+    let want: Vec<(String, String)> = ["good-1", "good-3", "good-5"]
+        .iter()
+        .map(|id| ("decline".to_owned(), (*id).to_owned()))
+        .collect();
+    assert_eq!(got, want);
+}
+
+/// A stream that never pauses does not hold back the answers: the first
+/// result comes out while the writer is still far from done (the reader
+/// reads only a bounded number of events ahead).
+#[test]
+fn a_flood_does_not_hold_back_the_first_answer() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let mut child = Command::new(BIN)
+        .args(["respond", "--action", "decline"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let done = Arc::new(AtomicBool::new(false));
+    let flag = done.clone();
+    let writer = std::thread::spawn(move || {
+        for i in 0..20_000 {
+            if writeln!(stdin, "{}", request(&format!("f{i}"))).is_err() {
+                return;
+            }
+        }
+        flag.store(true, Ordering::SeqCst);
+    });
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("read the first result");
+    assert!(
+        !done.load(Ordering::SeqCst),
+        "the first answer waited for the whole stream"
+    );
+    assert_eq!(
+        parse_result(first.trim_end()),
+        ("decline".into(), "f0".into())
+    );
+    child.kill().expect("kill");
+    let _ = wait(&mut child);
+    writer.join().expect("writer");
+}

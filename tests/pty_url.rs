@@ -1,0 +1,814 @@
+//! URL mode end to end (issue 4 item 8): the real `ahp-elicit respond` in a
+//! real pseudo-terminal, stdout redirected to a file (the UI draws on
+//! `/dev/tty`), `--browser` pointing at `tests/fixtures/record-browser.sh`,
+//! which appends each launch (its argument count and arguments) to a file.
+//!
+//! The screen is read through a terminal emulator (`vt100`), so the checks
+//! see what a person sees, whatever cells ratatui chose to redraw. Texts are
+//! compared with all whitespace removed, so word and character wrapping do
+//! not matter. Every wait is for screen text; the timeouts are only a safety
+//! net against a hang, nothing here measures time.
+
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use expectrl::Expect;
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
+const PATIENCE: Duration = Duration::from_secs(40);
+
+// ---- the pty harness (the same small code is in tests/pty_faults.rs) ----
+
+/// One run of the binary in a pty, with the screen it draws.
+struct Tui {
+    s: expectrl::session::OsSession,
+    vt: vt100::Parser,
+    raw: Vec<u8>,
+    eof: bool,
+    pid_file: PathBuf,
+    err_file: PathBuf,
+}
+
+/// `text` without any whitespace (wrapping-insensitive comparison).
+fn squash(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+impl Tui {
+    /// Run `ahp-elicit ARGS > out` in a `cols`x`rows` pty (the size is set
+    /// before the program starts); stderr goes to a file. The shell prints
+    /// `stty -g` before and after, and `[exit=N]`.
+    fn start(dir: &Path, out: &Path, cols: u16, rows: u16, args: &str) -> Tui {
+        Tui::start_env(dir, out, cols, rows, args, &[])
+    }
+
+    /// [`Tui::start`] with extra environment variables.
+    fn start_env(
+        dir: &Path,
+        out: &Path,
+        cols: u16,
+        rows: u16,
+        args: &str,
+        envs: &[(&str, String)],
+    ) -> Tui {
+        let pid_file = dir.join("pid");
+        let err_file = dir.join("stderr");
+        let script = format!(
+            "stty rows {rows} cols {cols}; echo \"[before=$(stty -g)]\"; \
+             '{BIN}' {args} > '{out}' 2> '{err}' & echo $! > '{pid}'; \
+             wait $!; echo \"[exit=$?]\"; echo \"[after=$(stty -g)]\"",
+            out = out.display(),
+            err = err_file.display(),
+            pid = pid_file.display()
+        );
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg(script);
+        cmd.env("TERM", "xterm-256color");
+        cmd.env_remove("NO_COLOR");
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let mut s = expectrl::Session::spawn(cmd).expect("spawn in a pty");
+        let _ = s.get_process_mut().set_window_size(cols, rows);
+        Tui {
+            s,
+            vt: vt100::Parser::new(
+                std::num::NonZeroU16::new(rows).expect("rows > 0"),
+                std::num::NonZeroU16::new(cols).expect("cols > 0"),
+                0,
+            ),
+            raw: Vec::new(),
+            eof: false,
+            pid_file,
+            err_file,
+        }
+    }
+
+    /// Read what the pty has now (never blocks).
+    fn pump(&mut self) {
+        let mut buf = [0u8; 16384];
+        while !self.eof {
+            match self.s.try_read(&mut buf) {
+                Ok(0) => self.eof = true,
+                Ok(n) => {
+                    self.vt.process(&buf[..n]);
+                    self.raw.extend_from_slice(&buf[..n]);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                // EIO: the other side of the pty is closed.
+                Err(_) => self.eof = true,
+            }
+        }
+    }
+
+    fn screen(&self) -> String {
+        self.vt.screen().contents()
+    }
+
+    /// Wait until the screen shows `text` (whitespace ignored).
+    fn wait_for(&mut self, text: &str) {
+        let want = squash(text);
+        let end = Instant::now() + PATIENCE;
+        loop {
+            self.pump();
+            if squash(&self.screen()).contains(&want) {
+                return;
+            }
+            assert!(
+                !self.eof && Instant::now() < end,
+                "waiting for {text:?}; the screen:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether the screen shows `text` now (whitespace ignored).
+    fn shows(&mut self, text: &str) -> bool {
+        self.pump();
+        squash(&self.screen()).contains(&squash(text))
+    }
+
+    fn send(&mut self, keys: &str) {
+        self.s.send(keys).expect("send keys");
+    }
+
+    /// The pid of `ahp-elicit` itself (not of the shell).
+    #[allow(dead_code)]
+    fn pid(&self) -> i32 {
+        let end = Instant::now() + PATIENCE;
+        loop {
+            if let Ok(t) = std::fs::read_to_string(&self.pid_file) {
+                if let Ok(p) = t.trim().parse() {
+                    return p;
+                }
+            }
+            assert!(Instant::now() < end, "no pid file");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// What the program wrote on stderr.
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.err_file).unwrap_or_default()
+    }
+
+    /// Wait for the end of the run; returns the program's exit code and
+    /// checks that the terminal was given back: the alternate screen left,
+    /// bracketed paste off, and the terminal mode (`stty -g`) as it was
+    /// before the program started (so raw mode is off).
+    fn finish(&mut self) -> i32 {
+        let end = Instant::now() + PATIENCE;
+        while !self.eof {
+            self.pump();
+            assert!(
+                Instant::now() < end,
+                "the program did not end; the screen:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let raw = String::from_utf8_lossy(&self.raw).into_owned();
+        assert!(raw.contains("\u{1b}[?1049l"), "left the alternate screen");
+        assert!(raw.contains("\u{1b}[?2004l"), "bracketed paste disabled");
+        let field = |name: &str| -> String {
+            let key = format!("[{name}=");
+            let at = raw.rfind(&key).unwrap_or_else(|| panic!("{key} printed"));
+            let rest = &raw[at + key.len()..];
+            rest[..rest.find(']').expect("]")].to_owned()
+        };
+        let code: i32 = field("exit").parse().expect("exit code");
+        assert_eq!(
+            field("after"),
+            field("before"),
+            "the terminal mode (stty -g) is restored"
+        );
+        assert!(
+            !self.stderr().contains("panicked"),
+            "no panic: {}",
+            self.stderr()
+        );
+        code
+    }
+}
+
+/// Every line of `out`, each a complete result event: (action,
+/// parentEventId, parsed ElicitResult text).
+fn results(out: &Path) -> Vec<(String, String, Value)> {
+    let text = std::fs::read_to_string(out).expect("output file");
+    assert!(
+        text.is_empty() || text.ends_with('\n'),
+        "no partial line: {text:?}"
+    );
+    text.lines()
+        .map(|l| {
+            let ev: Value = serde_json::from_str(l).expect("a JSON line");
+            ahp_elicit::binding::read_result_event(&ev).expect("a valid result event");
+            let inner: Value = serde_json::from_str(
+                ev["payload"]["elicitation"]["result"]["text"]
+                    .as_str()
+                    .expect("text part"),
+            )
+            .expect("result text");
+            (
+                ev["payload"]["elicitation"]["action"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                ev["parentEventId"].as_str().unwrap_or_default().to_owned(),
+                inner,
+            )
+        })
+        .collect()
+}
+
+/// A URL-mode request event as one JSON line.
+fn url_request(id: &str, message: &str, url: &str) -> String {
+    let params =
+        json!({"mode": "url", "message": message, "url": url, "elicitationId": format!("el-{id}")});
+    let server = ahp_elicit::binding::Server {
+        name: "auth".into(),
+        title: Some("Auth Server".into()),
+        version: None,
+    };
+    ahp_elicit::binding::wrap_params(
+        &params,
+        &server,
+        "mcp-stdio",
+        id,
+        Some("2026-11-30T09:00:00Z"),
+    )
+    .unwrap_or_else(|e| panic!("valid request for {url:?}: {e:?}"))
+    .event
+    .to_string()
+}
+
+/// Write the requests (id, message, url) as a JSON Lines file.
+fn write_stream(dir: &Path, reqs: &[(&str, &str, &str)]) -> PathBuf {
+    let path = dir.join("requests.jsonl");
+    let mut text = String::new();
+    for (id, msg, url) in reqs {
+        text.push_str(&url_request(id, msg, url));
+        text.push('\n');
+    }
+    std::fs::write(&path, text).expect("write requests");
+    path
+}
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/record-browser.sh")
+}
+
+/// `--browser` running the recording script, which exits with `status`.
+fn browser_arg(launches: &Path, status: i32) -> String {
+    format!(
+        "--browser \"sh '{}' '{}' {status}\"",
+        fixture().display(),
+        launches.display()
+    )
+}
+
+/// The recorded launches (one line each), or none when the file was never
+/// created.
+fn launches(path: &Path) -> Vec<String> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => t.lines().map(str::to_owned).collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => panic!("launch log: {e}"),
+    }
+}
+
+fn actions_and_parents(rs: &[(String, String, Value)]) -> Vec<(&str, &str)> {
+    rs.iter()
+        .map(|(a, p, _)| (a.as_str(), p.as_str()))
+        .collect()
+}
+
+// ---- the tests ----
+
+/// Nothing is launched before consent; Enter alone declines (focus starts on
+/// Decline); `d` declines; Esc cancels; `o` launches exactly once with the
+/// exact URL as the only argument; the Open button reached with Shift-Tab
+/// launches too. Consent answers `accept` with no content.
+#[test]
+fn consent_is_explicit_and_launches_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("launches");
+    let urls = [
+        "https://auth.example.com/connect?elicitation=u1",
+        "https://auth.example.com/connect?elicitation=u2",
+        "https://auth.example.com/connect?elicitation=u3",
+        "https://auth.example.com/connect?elicitation=u4",
+        "https://pay.example.org/checkout/42",
+    ];
+    let reqs: Vec<(String, String)> = (0..5)
+        .map(|i| {
+            (
+                format!("evt-c{}", i + 1),
+                format!("Step {} of the sign-in.", i + 1),
+            )
+        })
+        .collect();
+    let stream: Vec<(&str, &str, &str)> = reqs
+        .iter()
+        .zip(urls)
+        .map(|((id, m), u)| (id.as_str(), m.as_str(), u))
+        .collect();
+    let input = write_stream(dir.path(), &stream);
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+
+    // 1: the consent screen, Decline focused; Enter alone declines.
+    t.wait_for("Step 1 of the sign-in.");
+    t.wait_for(urls[0]);
+    t.wait_for("[ Open in browser ] [>Decline<] [ Cancel ]");
+    t.wait_for("Host: auth.example.com");
+    assert_eq!(launches(&log), Vec::<String>::new());
+    assert!(!log.exists(), "nothing launched while the screen is shown");
+    t.send("\r");
+    // 2: d declines.
+    t.wait_for("Step 2 of the sign-in.");
+    t.send("d");
+    // 3: Esc cancels.
+    t.wait_for("Step 3 of the sign-in.");
+    t.send("\u{1b}");
+    // 4: still nothing launched; o opens.
+    t.wait_for("Step 4 of the sign-in.");
+    assert!(!log.exists(), "decline and cancel launch nothing");
+    t.send("o");
+    // 5: exactly one launch so far, with the exact URL as its one argument.
+    t.wait_for("Step 5 of the sign-in.");
+    assert_eq!(launches(&log), vec![format!("1 {}", urls[3])]);
+    // Shift-Tab from Decline focuses Open; Enter presses it.
+    t.send("\u{1b}[Z");
+    t.wait_for("[>Open in browser<] [ Decline ]");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+
+    assert_eq!(
+        launches(&log),
+        vec![format!("1 {}", urls[3]), format!("1 {}", urls[4])]
+    );
+    let rs = results(&out);
+    assert_eq!(
+        actions_and_parents(&rs),
+        vec![
+            ("decline", "evt-c1"),
+            ("decline", "evt-c2"),
+            ("cancel", "evt-c3"),
+            ("accept", "evt-c4"),
+            ("accept", "evt-c5"),
+        ]
+    );
+    // Consent to open, not completion: accept carries no content.
+    assert_eq!(rs[3].2, json!({"action": "accept"}));
+    assert_eq!(rs[0].2, json!({"action": "decline"}));
+    assert_eq!(rs[2].2, json!({"action": "cancel"}));
+}
+
+/// Each warning kind shows its sentence before consent (issue 4 item 2) and
+/// the URL stays openable. (Control and bidi characters cannot reach this
+/// screen: the binding refuses such a URL as not a `uri`; see
+/// `hidden_characters_are_refused_at_the_boundary`.)
+#[test]
+fn each_warning_kind_is_shown() {
+    let long = format!("https://example.com/?q={}", "a".repeat(2000));
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        (
+            "http",
+            "http://example.com/".into(),
+            vec!["! Plain http: the page is not encrypted; anyone on the network path can read or change it."],
+        ),
+        (
+            "idn",
+            "https://xn--mnchen-3ya.example/".into(),
+            vec![
+                "International domain name: shown as münchen.example, its ASCII (Punycode) form is xn--mnchen-3ya.example.",
+                "Host: münchen.example",
+            ],
+        ),
+        (
+            "confusable",
+            "https://xn--pypal-4ve.com/login".into(),
+            vec![
+                "The host label \"p\u{430}ypal\" looks like \"paypal\" but is made of other characters.",
+                "The host label \"p\u{430}ypal\" mixes scripts (Latin, Cyrillic): a common way to imitate another name.",
+                "its ASCII (Punycode) form is xn--pypal-4ve.com.",
+            ],
+        ),
+        (
+            "userinfo",
+            "https://trusted.example@evil.test/".into(),
+            vec![
+                "The text before '@' (\"trusted.example\") is not the site: this URL opens evil.test.",
+                "Host: evil.test",
+            ],
+        ),
+        (
+            "ip",
+            "https://93.184.216.34/x".into(),
+            vec!["The host is an IPv4 address (93.184.216.34), not a name."],
+        ),
+        (
+            "port",
+            "https://example.com:8443/".into(),
+            vec!["Non-default port 8443 (this scheme normally uses 443).", "Port: 8443"],
+        ),
+        (
+            "long",
+            long.clone(),
+            vec!["Very long URL (2023 characters): check the host; the rest can hide things."],
+        ),
+    ];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("launches");
+    let msgs: Vec<String> = cases
+        .iter()
+        .map(|(k, _, _)| format!("Warning case {k}."))
+        .collect();
+    let ids: Vec<String> = cases.iter().map(|(k, _, _)| format!("evt-w-{k}")).collect();
+    let stream: Vec<(&str, &str, &str)> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (_, u, _))| (ids[i].as_str(), msgs[i].as_str(), u.as_str()))
+        .collect();
+    let input = write_stream(dir.path(), &stream);
+    let out = dir.path().join("out.jsonl");
+    // Tall and wide, so the long URL and every warning fit on one screen.
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        160,
+        60,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    for (i, (kind, _, sentences)) in cases.iter().enumerate() {
+        t.wait_for(&msgs[i]);
+        for s in sentences {
+            t.wait_for(s);
+        }
+        assert!(
+            t.shows("[ Open in browser ] [>Decline<]"),
+            "{kind}: a warning does not take Open away"
+        );
+        t.send("d");
+    }
+    assert_eq!(t.finish(), 0);
+    assert!(launches(&log).is_empty());
+    let rs = results(&out);
+    let got: Vec<(&str, &str)> = actions_and_parents(&rs);
+    let want: Vec<(&str, &str)> = ids.iter().map(|id| ("decline", id.as_str())).collect();
+    assert_eq!(got, want);
+}
+
+/// A URL with a raw bidi override and a newline is not a `uri`
+/// (`format: uri` in the MCP schema): the request is refused at the boundary
+/// with an error naming the place, gets no made-up result, and the requests
+/// around it are still answered; the raw characters never reach the
+/// terminal or stderr.
+#[test]
+fn hidden_characters_are_refused_at_the_boundary() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("launches");
+    let hostile = url_request("evt-h2", "Hostile.", "https://example.com/PLACEHOLDER")
+        .replace("PLACEHOLDER", "\u{202e}fdp.exe\\\\n");
+    assert!(hostile.contains('\u{202e}'));
+    let text = format!(
+        "{}\n{hostile}\n{}\n",
+        url_request("evt-h1", "Before.", "https://example.com/a"),
+        url_request("evt-h3", "After.", "https://example.com/c")
+    );
+    let input = dir.path().join("requests.jsonl");
+    std::fs::write(&input, text).expect("write");
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    t.wait_for("Before.");
+    t.send("d");
+    t.wait_for("After.");
+    t.send("d");
+    // 1: a request was refused.
+    assert_eq!(t.finish(), 1);
+    let raw = String::from_utf8_lossy(&t.raw).into_owned();
+    assert!(
+        !raw.contains('\u{202e}'),
+        "no raw bidi override on the terminal"
+    );
+    let err = t.stderr();
+    assert!(err.contains("request evt-h2 (line 2)"), "{err}");
+    assert!(
+        err.contains("/payload/elicitation/request/text#/url"),
+        "{err}"
+    );
+    assert!(err.contains("is not a valid uri"), "{err}");
+    assert!(err.contains("\\u{202e}"), "shown escaped: {err}");
+    assert!(!err.contains('\u{202e}'), "{err}");
+    assert!(launches(&log).is_empty());
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("decline", "evt-h1"), ("decline", "evt-h3")]
+    );
+}
+
+/// `javascript:`, `file:`, `data:` and `ftp:` URLs offer no Open: `o` does
+/// nothing, only Decline and Cancel are there (issue 4 item 2).
+#[test]
+fn refused_schemes_offer_only_decline_and_cancel() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("launches");
+    let stream = [
+        ("evt-r1", "Refused one.", "javascript:alert(1)"),
+        ("evt-r2", "Refused two.", "file:///etc/passwd"),
+        ("evt-r3", "Refused three.", "data:text/html,hi"),
+        ("evt-r4", "Refused four.", "ftp://ftp.example.com/x"),
+    ];
+    let sentences = [
+        "A javascript: URL runs code instead of opening a page; only https and http URLs are opened.",
+        "A file: URL opens a file on this computer; only https and http URLs are opened.",
+        "A data: URL carries its own page, which can imitate any site; only https and http URLs are opened.",
+        "The scheme 'ftp:' is not opened; only https and http URLs are opened.",
+    ];
+    // After `o` (which must do nothing): d, Enter (on Decline), Esc, Tab +
+    // Enter (on Cancel).
+    let then = ["d", "\r", "\u{1b}", "\t"];
+    let input = write_stream(dir.path(), &stream);
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    for i in 0..4 {
+        t.wait_for(stream[i].1);
+        t.wait_for(stream[i].2);
+        t.wait_for(&format!("✗ {}", sentences[i]));
+        t.wait_for("[>Decline<] [ Cancel ]");
+        for no in ["Open in browser", "[ Open", "o open"] {
+            assert!(!t.shows(no), "no Open button:\n{}", t.screen());
+        }
+        t.send("o");
+        t.send(then[i]);
+        if then[i] == "\t" {
+            t.wait_for("[ Decline ] [>Cancel<]");
+            t.send("\r");
+        }
+    }
+    assert_eq!(t.finish(), 0);
+    assert!(!log.exists(), "a refused scheme is never launched");
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![
+            ("decline", "evt-r1"),
+            ("decline", "evt-r2"),
+            ("cancel", "evt-r3"),
+            ("cancel", "evt-r4"),
+        ]
+    );
+}
+
+/// A browser command that fails: the failure screen (focus on Retry), `r`
+/// retries (a second launch), `g` gives up (cancel); `s` shows the URL to
+/// copy and Done answers accept (consent stands); Esc gives up.
+#[test]
+fn failed_launch_offers_retry_copy_and_give_up() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("launches");
+    let urls = [
+        "https://auth.example.com/a",
+        "https://auth.example.com/b",
+        "https://auth.example.com/c",
+    ];
+    let stream = [
+        ("evt-f1", "Fail one.", urls[0]),
+        ("evt-f2", "Fail two.", urls[1]),
+        ("evt-f3", "Fail three.", urls[2]),
+    ];
+    let input = write_stream(dir.path(), &stream);
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 3)),
+    );
+    let failed = "failed (exit status 3).";
+
+    t.wait_for("Fail one.");
+    t.send("o");
+    t.wait_for(failed);
+    t.wait_for("[>Retry<] [ Show URL to copy ] [ Give up ]");
+    assert_eq!(launches(&log).len(), 1);
+    t.send("r");
+    // The retry launches again and fails again; the screen stays.
+    let end = Instant::now() + PATIENCE;
+    while launches(&log).len() < 2 {
+        assert!(Instant::now() < end, "no second launch after r");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    t.wait_for("[>Retry<]");
+    t.send("g");
+
+    t.wait_for("Fail two.");
+    t.send("o");
+    t.wait_for(failed);
+    t.send("s");
+    t.wait_for("Copy this URL and open it in a browser yourself:");
+    t.wait_for("[>Done<]");
+    t.send("\r");
+
+    t.wait_for("Fail three.");
+    t.send("o");
+    t.wait_for(failed);
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+
+    let want: Vec<String> = [urls[0], urls[0], urls[1], urls[2]]
+        .iter()
+        .map(|u| format!("1 {u}"))
+        .collect();
+    assert_eq!(launches(&log), want);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![
+            ("cancel", "evt-f1"),
+            ("accept", "evt-f2"),
+            ("cancel", "evt-f3"),
+        ]
+    );
+}
+
+/// A browser command that cannot be started at all is a launch failure
+/// too; giving up answers cancel.
+#[test]
+fn missing_browser_program_is_a_failure() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[("evt-m1", "Missing browser.", "https://auth.example.com/m")],
+    );
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!(
+            "respond '{}' --browser '/nonexistent/dir/browser --flag'",
+            input.display()
+        ),
+    );
+    t.wait_for("Missing browser.");
+    t.send("o");
+    t.wait_for("The browser command \"/nonexistent/dir/browser\" could not be started");
+    t.send("g");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-m1")]
+    );
+}
+
+/// Fake system browsers first on PATH (and `$BROWSER`), each recording its
+/// arguments, to catch any launch through the `open` crate.
+fn fake_system_browsers(dir: &Path) -> (PathBuf, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("fakebin");
+    std::fs::create_dir(&bin).expect("mkdir");
+    let log = dir.join("system-launches");
+    for name in [
+        "xdg-open",
+        "gio",
+        "gnome-open",
+        "kde-open",
+        "wslview",
+        "x-www-browser",
+        "sensible-browser",
+        "www-browser",
+        "firefox",
+        "chromium",
+        "open",
+    ] {
+        let p = bin.join(name);
+        std::fs::write(
+            &p,
+            format!(
+                "#!/bin/sh\nprintf '%s %s\\n' \"{name}\" \"$*\" >> '{}'\n",
+                log.display()
+            ),
+        )
+        .expect("write fake browser");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    (bin, log)
+}
+
+/// `--no-open`: consent shows the URL for copying and records consent
+/// (`accept`), nothing is launched (not even the system browser); giving
+/// up on the copy screen answers cancel. Without `--no-open` and
+/// `--browser`, the same fake system browser does get the URL, which
+/// proves the trap works.
+#[test]
+fn no_open_records_consent_without_launching() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (bin, syslog) = fake_system_browsers(dir.path());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let fake = bin.join("x-www-browser");
+    let input = write_stream(
+        dir.path(),
+        &[
+            ("evt-n1", "No open one.", "https://auth.example.com/n1"),
+            ("evt-n2", "No open two.", "https://auth.example.com/n2"),
+        ],
+    );
+    let envs = [
+        ("PATH", path.clone()),
+        ("BROWSER", fake.display().to_string()),
+    ];
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start_env(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!("respond '{}' --no-open", input.display()),
+        &envs,
+    );
+    t.wait_for("No open one.");
+    t.send("o");
+    t.wait_for("Consent recorded; nothing was opened (--no-open). Copy this URL:");
+    t.wait_for("https://auth.example.com/n1");
+    t.wait_for("[>Done<] [ Give up ]");
+    t.send("\r");
+    t.wait_for("No open two.");
+    t.send("o");
+    t.wait_for("Consent recorded; nothing was opened");
+    t.send("g");
+    assert_eq!(t.finish(), 0);
+    assert!(
+        !syslog.exists(),
+        "--no-open launched: {:?}",
+        launches(&syslog)
+    );
+    let rs = results(&out);
+    assert_eq!(
+        actions_and_parents(&rs),
+        vec![("accept", "evt-n1"), ("cancel", "evt-n2")]
+    );
+    assert_eq!(rs[0].2, json!({"action": "accept"}));
+
+    // The trap works: without --no-open and --browser, the system browser
+    // (through the `open` crate) gets the URL, after consent only.
+    let input = write_stream(
+        dir.path(),
+        &[("evt-n3", "System browser.", "https://auth.example.com/n3")],
+    );
+    let out = dir.path().join("out2.jsonl");
+    let mut t = Tui::start_env(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!("respond '{}'", input.display()),
+        &envs,
+    );
+    t.wait_for("System browser.");
+    assert!(!syslog.exists());
+    t.send("o");
+    assert_eq!(t.finish(), 0);
+    let end = Instant::now() + PATIENCE;
+    while launches(&syslog).is_empty() {
+        assert!(Instant::now() < end, "the system browser was not launched");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        launches(&syslog),
+        vec!["xdg-open https://auth.example.com/n3".to_owned()]
+    );
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-n3")]
+    );
+}
