@@ -36,6 +36,8 @@ pub const REDACTED: &str = "[redacted]";
 pub struct EventLog {
     file: File,
     log_values: bool,
+    /// The id of the request being answered (for launch records).
+    current: String,
 }
 
 impl EventLog {
@@ -49,7 +51,22 @@ impl EventLog {
             .append(true)
             .open(path)
             .map_err(|e| format!("cannot open the log file {}: {e}", path.display()))?;
-        Ok(EventLog { file, log_values })
+        Ok(EventLog {
+            file,
+            log_values,
+            current: String::new(),
+        })
+    }
+
+    /// Set the id of the request now being answered; launch records made by
+    /// a launcher (which does not know the request) carry it.
+    pub fn set_current(&mut self, id: &str) {
+        self.current = id.to_owned();
+    }
+
+    /// The id of the request now being answered ("" before the first).
+    pub fn current(&self) -> &str {
+        &self.current
     }
 
     /// Whether form values are written (`--log-values`).

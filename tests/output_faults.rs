@@ -113,9 +113,9 @@ fn closed_stdout_ends_the_run_quietly() {
     std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut err)
         .expect("stderr");
     assert_eq!(err, "", "nothing on stderr, no panic");
-    // Not killed by SIGPIPE: it ended by itself. What the code does today:
-    // a broken pipe ends the run with exit 0.
-    assert_eq!(code, Some(0));
+    // Not killed by SIGPIPE: it ended by itself, quietly, with exit 2 (the
+    // remaining results could not be delivered: an I/O fault, not success).
+    assert_eq!(code, Some(2));
 }
 
 /// Results are flushed one event at a time: each result can be read

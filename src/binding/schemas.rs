@@ -117,6 +117,10 @@ pub fn run(v: &Validator, instance: &Value, rule: &str) -> Vec<Violation> {
     for e in v.iter_errors(instance) {
         convert(&e, rule, &mut out);
     }
+    // The same fault reached through several branches (the `if`/`then`
+    // dispatch of the wire root) is reported once.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|x: &Violation| seen.insert((x.pointer.clone(), x.rule.clone(), x.message.clone())));
     out
 }
 

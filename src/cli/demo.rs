@@ -111,7 +111,9 @@ pub fn run(args: DemoArgs) -> u8 {
     match binding::make_result_event(&req, &answer, &ResultMeta::default()) {
         Ok(ev) => {
             let mut out = std::io::stdout().lock();
-            match writeln!(out, "{ev}").and_then(|_| out.flush()) {
+            match writeln!(out, "{}", super::respond::terminal_safe(&ev.to_string()))
+                .and_then(|_| out.flush())
+            {
                 Ok(()) => super::EXIT_OK,
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => super::EXIT_OK,
                 Err(e) => {

@@ -49,7 +49,7 @@ pub struct McpArgs {
         value_name = "MODES"
     )]
     pub modes: Vec<String>,
-    /// Open consented URLs with CMD (URL as its only argument) instead of the
+    /// Open consented URLs with CMD (no shell; the URL is added as its last argument) instead of the
     /// system browser.
     #[arg(long, value_name = "CMD", conflicts_with = "no_open")]
     pub browser: Option<String>,

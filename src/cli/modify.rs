@@ -118,7 +118,10 @@ pub fn run(args: ModifyArgs) -> u8 {
     match apply_content_effect(&event, request.as_ref(), &effect, perm) {
         Ok(new) => {
             let mut out = std::io::stdout().lock();
-            if writeln!(out, "{new}").and_then(|_| out.flush()).is_err() {
+            if writeln!(out, "{}", super::respond::terminal_safe(&new.to_string()))
+                .and_then(|_| out.flush())
+                .is_err()
+            {
                 return super::EXIT_USAGE;
             }
             super::EXIT_OK

@@ -50,7 +50,7 @@ pub struct RespondArgs {
     /// Modes this responder advertises and answers (comma separated).
     #[arg(long, value_delimiter = ',', default_value = "form,url", value_parser = parse_mode)]
     pub modes: Vec<Mode>,
-    /// Open consented URLs with CMD (URL as its only argument) instead of the
+    /// Open consented URLs with CMD (no shell; the URL is added as its last argument) instead of the
     /// system browser.
     #[arg(long, value_name = "CMD", conflicts_with = "no_open")]
     pub browser: Option<String>,
@@ -427,7 +427,10 @@ pub fn drive(
                 continue;
             }
         };
-        note(&mut |l| l.request_received(&req));
+        note(&mut |l| {
+            l.set_current(&req.id);
+            l.request_received(&req)
+        });
         if !args.modes.contains(&req.mode) {
             report(
                 line,
@@ -509,7 +512,12 @@ pub fn drive(
                     let rid = ev["id"].as_str().unwrap_or_default().to_owned();
                     note(&mut |l| l.result_emitted(&rid, &req.id, answer.action));
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
+                // A closed stdout ends the run quietly (issue 5 item 6), but not
+                // with exit 0: results could not be delivered.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                    tally.fatal = true;
+                    break;
+                }
                 Err(e) => {
                     say(format!("ahp-elicit: cannot write the result: {e}"));
                     tally.fatal = true;
@@ -561,7 +569,9 @@ pub struct LoggingLauncher {
 impl crate::responder::Launcher for LoggingLauncher {
     fn open(&mut self, url: &str) -> Result<(), String> {
         let r = self.inner.open(url);
-        if let Err(e) = self.log.borrow_mut().launch("", self.name, url, &r) {
+        let mut log = self.log.borrow_mut();
+        let id = log.current().to_owned();
+        if let Err(e) = log.launch(&id, self.name, url, &r) {
             say(format!("ahp-elicit: cannot write the log: {e}"));
         }
         r

@@ -393,7 +393,7 @@ pub fn write_verdict(
                 "input": input,
                 "line": line,
             });
-            writeln!(out, "{o}")
+            writeln!(out, "{}", super::respond::terminal_safe(&o.to_string()))
         }
         Format::Text => {
             let who = match &v.id {

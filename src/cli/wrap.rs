@@ -115,9 +115,13 @@ pub fn run(args: WrapArgs) -> u8 {
     match wrap_params(&params, &server, &args.adapter, &id, args.time.as_deref()) {
         Ok(ev) => {
             let mut out = std::io::stdout().lock();
-            if writeln!(out, "{}", ev.event)
-                .and_then(|_| out.flush())
-                .is_err()
+            if writeln!(
+                out,
+                "{}",
+                super::respond::terminal_safe(&ev.event.to_string())
+            )
+            .and_then(|_| out.flush())
+            .is_err()
             {
                 return super::EXIT_USAGE;
             }
