@@ -362,3 +362,62 @@ fn hostile_id_is_sanitized_in_text_output() {
     assert!(!s.contains('\u{1b}'), "{s:?}");
     assert!(s.starts_with("evt-\\u{1b}[31mred: invalid"), "{s}");
 }
+
+#[test]
+fn split_input_handles_crlf_blank_lines_and_large_streams() {
+    use ahp_elicit::cli::validate::split_input;
+    let collect = |input: &[u8]| {
+        let mut got = Vec::new();
+        split_input(input, |c| got.push((c.line, c.bytes.map_err(|e| e.rule)))).unwrap();
+        got
+    };
+    let got = collect(b"{\"a\":1}\r\n\r\n  \n{\"b\":2}\r\n");
+    assert_eq!(
+        got,
+        [
+            (1, Ok(b"{\"a\":1}".to_vec())),
+            (4, Ok(b"{\"b\":2}".to_vec()))
+        ]
+    );
+    // Over the event limit in total: read as JSON Lines with bounded lines;
+    // the events after a too-long line are still read.
+    let mut big = b"{\"a\":1}\n{\"x\":\"".to_vec();
+    big.extend(std::iter::repeat_n(b'a', 4 * 1024 * 1024));
+    big.extend_from_slice(b"\"}\n{\"b\":2}\n");
+    let got = collect(&big);
+    assert_eq!(got.len(), 3);
+    assert_eq!(got[0], (1, Ok(b"{\"a\":1}".to_vec())));
+    assert_eq!(got[1], (2, Err("limits".to_owned())));
+    assert_eq!(got[2], (3, Ok(b"{\"b\":2}".to_vec())));
+}
+
+#[test]
+fn request_file_with_several_requests_matches_by_parent_id() {
+    let vectors = common::vectors();
+    let pick = |id: &str| vectors.iter().find(|v| v["id"] == id).unwrap().clone();
+    let a = pick("rr-integer-at-maximum");
+    let b = pick("rr-url-decline");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("reqs.jsonl");
+    let text = format!(
+        "{}\n{}\n",
+        serde_json::to_string(&a["request"]).unwrap(),
+        serde_json::to_string(&b["request"]).unwrap()
+    );
+    std::fs::write(&p, text).unwrap();
+    let mut stream = serde_json::to_vec(&b["result"]).unwrap();
+    stream.push(b'\n');
+    stream.extend(serde_json::to_vec(&a["result"]).unwrap());
+    let (code, v, _) = validate_json(&["--request", p.to_str().unwrap()], stream);
+    assert_eq!(code, 0, "{v:?}");
+    assert_eq!(v.len(), 2);
+    // A result whose parent is not in the file is invalid.
+    let mut orphan = a["result"].clone();
+    orphan["parentEventId"] = json!("evt-nobody");
+    let (code, v, _) = validate_json(
+        &["--request", p.to_str().unwrap()],
+        serde_json::to_vec(&orphan).unwrap(),
+    );
+    assert_eq!(code, 1);
+    assert_eq!(v[0]["errors"][0]["rule"], json!("parent-id"));
+}
