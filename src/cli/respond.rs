@@ -254,6 +254,51 @@ pub fn terminal_safe_json(v: &serde_json::Value) -> serde_json::Result<String> {
     Ok(out)
 }
 
+/// Messages held back while the terminal UI owns the screen (see
+/// [`HoldStderr`]); `None`: write at once.
+static HELD: std::sync::Mutex<Option<Vec<String>>> = std::sync::Mutex::new(None);
+
+/// Write one message to stderr, or hold it while [`HoldStderr`] is active.
+fn say(msg: String) {
+    if let Ok(mut held) = HELD.lock() {
+        if let Some(v) = held.as_mut() {
+            v.push(msg);
+            return;
+        }
+    }
+    eprintln!("{msg}");
+}
+
+/// While the terminal UI is on screen and stderr is that terminal, a
+/// message written to stderr would land on the alternate screen: it would
+/// scroll and garble the frame (ratatui redraws only the cells it changed,
+/// so a consent screen could show a stale URL) and vanish when the
+/// alternate screen is left. So the messages are held and written when
+/// this guard drops, after the terminal is given back (declare it before
+/// the responder, so it drops after it).
+pub struct HoldStderr;
+
+impl HoldStderr {
+    /// Hold messages from now on when `hold` is true.
+    pub fn start(hold: bool) -> HoldStderr {
+        if hold {
+            if let Ok(mut held) = HELD.lock() {
+                *held = Some(Vec::new());
+            }
+        }
+        HoldStderr
+    }
+}
+
+impl Drop for HoldStderr {
+    fn drop(&mut self) {
+        let msgs = HELD.lock().ok().and_then(|mut h| h.take());
+        for m in msgs.into_iter().flatten() {
+            eprintln!("{m}");
+        }
+    }
+}
+
 fn report(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
     let mut msg = match id {
         Some(id) if !id.is_empty() => format!(
@@ -268,7 +313,7 @@ fn report(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
             crate::safe_text::display(&e.to_string())
         ));
     }
-    eprintln!("{msg}");
+    say(msg);
 }
 
 /// The outcome of a whole run.
@@ -306,7 +351,7 @@ pub fn drive(
     let note = |f: &mut dyn FnMut(&mut crate::log::EventLog) -> Result<(), String>| {
         if let Some(l) = &log {
             if let Err(e) = f(&mut l.borrow_mut()) {
-                eprintln!("ahp-elicit: cannot write the log: {e}");
+                say(format!("ahp-elicit: cannot write the log: {e}"));
             }
         }
     };
@@ -359,7 +404,7 @@ pub fn drive(
                 continue;
             }
             Item::ReadError(e) => {
-                eprintln!("ahp-elicit: cannot read the input: {e}");
+                say(format!("ahp-elicit: cannot read the input: {e}"));
                 tally.fatal = true;
                 break;
             }
@@ -467,7 +512,7 @@ pub fn drive(
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => break,
                 Err(e) => {
-                    eprintln!("ahp-elicit: cannot write the result: {e}");
+                    say(format!("ahp-elicit: cannot write the result: {e}"));
                     tally.fatal = true;
                     break;
                 }
@@ -518,7 +563,7 @@ impl crate::responder::Launcher for LoggingLauncher {
     fn open(&mut self, url: &str) -> Result<(), String> {
         let r = self.inner.open(url);
         if let Err(e) = self.log.borrow_mut().launch("", self.name, url, &r) {
-            eprintln!("ahp-elicit: cannot write the log: {e}");
+            say(format!("ahp-elicit: cannot write the log: {e}"));
         }
         r
     }
@@ -536,25 +581,29 @@ pub fn run(args: RespondArgs) -> u8 {
         },
         None => None,
     };
+    let interactive = args.answers.is_none() && args.action.is_none();
+    // Declared before the responder, so it drops (and writes what it
+    // held) after the terminal is given back.
+    let _hold =
+        HoldStderr::start(interactive && std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let mut responder = match super::build_responder(&args, log.clone()) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("ahp-elicit: {e}");
+            say(format!("ahp-elicit: {e}"));
             return super::EXIT_USAGE;
         }
     };
-    let interactive = args.answers.is_none() && args.action.is_none();
     let items = match spawn_reader(args.input.clone()) {
         Ok(rx) => rx,
         Err(e) => {
-            eprintln!("ahp-elicit: cannot open the input: {e}");
+            say(format!("ahp-elicit: cannot open the input: {e}"));
             return super::EXIT_USAGE;
         }
     };
     let mut sink = match Sink::open(args.output.as_ref()) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("ahp-elicit: cannot open the output: {e}");
+            say(format!("ahp-elicit: cannot open the output: {e}"));
             return super::EXIT_USAGE;
         }
     };
