@@ -338,6 +338,10 @@ impl Tally {
     }
 }
 
+/// After a quit, how long the driver still waits for input before it ends
+/// the run (input arriving within this time is answered `cancel`).
+pub const QUIT_DRAIN: Duration = Duration::from_millis(500);
+
 /// Drive a stream of items through `responder` into `sink`.
 /// `interactive` makes the driver call [`Responder::idle`] while it waits.
 pub fn drive(
@@ -371,6 +375,15 @@ pub fn drive(
         let item = match queue.pop_front() {
             Some(it) => it,
             None if !open => break,
+            None if quit => {
+                // Quit (a second Ctrl-C, or a signal): what arrives promptly
+                // (the rest of a file) still gets `cancel`, then the run
+                // ends; it does not wait for a live stream to close.
+                match items.recv_timeout(QUIT_DRAIN) {
+                    Ok(it) => it,
+                    Err(_) => break,
+                }
+            }
             None => {
                 let wait = Duration::from_millis(100);
                 if interactive && !quit {
@@ -607,6 +620,19 @@ pub fn run(args: RespondArgs) -> u8 {
             return super::EXIT_USAGE;
         }
     };
+    // SIGTERM/SIGHUP end the terminal UI with cancels (issue 5 item 5);
+    // the run then exits with 128 + the signal number, as a signal ends a
+    // process, not with the code of a normal end.
+    #[cfg(feature = "tui")]
+    let signalled = {
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        if interactive {
+            for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+                let _ = signal_hook::flag::register_usize(sig, flag.clone(), sig as usize);
+            }
+        }
+        flag
+    };
     let tally = drive(
         items,
         responder.as_mut(),
@@ -615,6 +641,13 @@ pub fn run(args: RespondArgs) -> u8 {
         interactive,
         log,
     );
+    #[cfg(feature = "tui")]
+    {
+        let sig = signalled.load(std::sync::atomic::Ordering::SeqCst);
+        if sig != 0 {
+            return u8::try_from(128 + sig).unwrap_or(super::EXIT_USAGE);
+        }
+    }
     tally.exit_code()
 }
 
