@@ -443,24 +443,10 @@ fn sighup_restores_the_terminal_and_cancels_what_was_read() {
 /// at once (it does not wait for the stream to close) with 128 + 15.
 #[test]
 fn sigterm_on_a_live_stream_ends_with_143() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let fifo = dir.path().join("requests.fifo");
-    let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
-    assert!(st.success());
-    let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}'", fifo.display()),
-    );
-    // Blocks until ahp-elicit opens the FIFO for reading.
-    let mut w = std::fs::OpenOptions::new()
-        .write(true)
-        .open(&fifo)
-        .expect("open the FIFO");
     use std::io::Write;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let (mut t, mut w) = live_stream(dir.path(), &out);
     writeln!(w, "{}", request("evt-1", "First form.", None)).expect("write");
     w.flush().expect("flush");
     t.wait_for("First form.");
@@ -480,10 +466,16 @@ fn live_stream(dir: &Path, out: &Path) -> (Tui, std::fs::File) {
     let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
     assert!(st.success());
     let t = Tui::start(dir, out, 80, 24, &format!("respond '{}'", fifo.display()));
-    // Blocks until ahp-elicit opens the FIFO for reading.
-    let w = std::fs::OpenOptions::new()
-        .write(true)
-        .open(&fifo)
+    // Opening blocks until ahp-elicit opens the FIFO for reading: done in
+    // a thread, so a program that never opens it fails the test instead of
+    // hanging it.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::OpenOptions::new().write(true).open(&fifo));
+    });
+    let w = rx
+        .recv_timeout(PATIENCE)
+        .expect("ahp-elicit opens the FIFO")
         .expect("open the FIFO");
     (t, w)
 }
