@@ -406,12 +406,11 @@ fn signal_run(sig: &str) -> (i32, Vec<(String, String, Value)>, String) {
 /// SIGTERM while request 1 is on screen (a form with text typed in): the
 /// terminal is given back, request 1 ends as `cancel` (nothing typed is
 /// sent) and so do the two requests already read behind it; every line is
-/// complete. What the code does today: the run then ends normally, exit 0
-/// (not 128 + 15).
+/// complete; the run exits with 128 + 15.
 #[test]
 fn sigterm_restores_the_terminal_and_cancels_what_was_read() {
     let (code, rs, err) = signal_run("-TERM");
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 143, "{err}");
     assert_eq!(
         actions_and_parents(&rs),
         vec![
@@ -423,11 +422,11 @@ fn sigterm_restores_the_terminal_and_cancels_what_was_read() {
     assert_eq!(rs[0].2, json!({"action": "cancel"}));
 }
 
-/// SIGHUP (the terminal closed) behaves like SIGTERM.
+/// SIGHUP (the terminal closed) behaves like SIGTERM; exit 128 + 1.
 #[test]
 fn sighup_restores_the_terminal_and_cancels_what_was_read() {
     let (code, rs, err) = signal_run("-HUP");
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 129, "{err}");
     assert_eq!(
         actions_and_parents(&rs),
         vec![
@@ -441,32 +440,64 @@ fn sighup_restores_the_terminal_and_cancels_what_was_read() {
 /// SIGTERM on a live stream that stays open (a FIFO whose writer is still
 /// there): the request on screen gets `cancel`, nothing is invented for
 /// requests not yet sent, the terminal is given back, and the process ends
-/// with 128 + 15.
+/// at once (it does not wait for the stream to close) with 128 + 15.
 #[test]
 fn sigterm_on_a_live_stream_ends_with_143() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let fifo = dir.path().join("requests.fifo");
-    let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
-    assert!(st.success());
-    let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}'", fifo.display()),
-    );
-    // Blocks until ahp-elicit opens the FIFO for reading.
-    let mut w = std::fs::OpenOptions::new()
-        .write(true)
-        .open(&fifo)
-        .expect("open the FIFO");
     use std::io::Write;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let (mut t, mut w) = live_stream(dir.path(), &out);
     writeln!(w, "{}", request("evt-1", "First form.", None)).expect("write");
     w.flush().expect("flush");
     t.wait_for("First form.");
     kill(t.pid(), "-TERM");
     assert_eq!(t.finish(), 143);
+    drop(w);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-1")]
+    );
+}
+
+/// Open a FIFO as the input of a run; returns the session and the writer
+/// (kept open: a live stream).
+fn live_stream(dir: &Path, out: &Path) -> (Tui, std::fs::File) {
+    let fifo = dir.join("requests.fifo");
+    let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(st.success());
+    let t = Tui::start(dir, out, 80, 24, &format!("respond '{}'", fifo.display()));
+    // Opening blocks until ahp-elicit opens the FIFO for reading: done in
+    // a thread, so a program that never opens it fails the test instead of
+    // hanging it.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::OpenOptions::new().write(true).open(&fifo));
+    });
+    let w = rx
+        .recv_timeout(PATIENCE)
+        .expect("ahp-elicit opens the FIFO")
+        .expect("open the FIFO");
+    (t, w)
+}
+
+/// On a live stream, Ctrl-C twice while waiting for the next request quits
+/// at once (it used to wait for the stream to close, with the terminal
+/// still taken and no key able to end it).
+#[test]
+fn second_ctrl_c_while_waiting_quits_a_live_stream() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let (mut t, mut w) = live_stream(dir.path(), &out);
+    writeln!(w, "{}", request("evt-1", "First form.", None)).expect("write");
+    w.flush().expect("flush");
+    t.wait_for("First form.");
+    t.send("\u{1b}");
+    t.wait_for("Waiting for the next request");
+    t.send("\u{3}");
+    t.wait_for("Press Ctrl-C again to quit");
+    t.send("\u{3}");
+    assert_eq!(t.finish(), 0);
     drop(w);
     assert_eq!(
         actions_and_parents(&results(&out)),

@@ -55,14 +55,32 @@ impl Tui {
         args: &str,
         envs: &[(&str, String)],
     ) -> Tui {
+        Tui::start_with(dir, out, cols, rows, args, envs, true)
+    }
+
+    /// [`Tui::start_env`], with stderr to a file or (`err_to_file` false)
+    /// left on the terminal.
+    fn start_with(
+        dir: &Path,
+        out: &Path,
+        cols: u16,
+        rows: u16,
+        args: &str,
+        envs: &[(&str, String)],
+        err_to_file: bool,
+    ) -> Tui {
         let pid_file = dir.join("pid");
         let err_file = dir.join("stderr");
+        let redirect = if err_to_file {
+            format!("2> '{}'", err_file.display())
+        } else {
+            String::new()
+        };
         let script = format!(
             "stty rows {rows} cols {cols}; echo \"[before=$(stty -g)]\"; \
-             '{BIN}' {args} > '{out}' 2> '{err}' & echo $! > '{pid}'; \
+             '{BIN}' {args} > '{out}' {redirect} & echo $! > '{pid}'; \
              wait $!; echo \"[exit=$?]\"; echo \"[after=$(stty -g)]\"",
             out = out.display(),
-            err = err_file.display(),
             pid = pid_file.display()
         );
         let mut cmd = Command::new("sh");
@@ -520,6 +538,61 @@ fn hidden_characters_are_refused_at_the_boundary() {
     assert!(err.contains("\\u{202e}"), "shown escaped: {err}");
     assert!(!err.contains('\u{202e}'), "{err}");
     assert!(launches(&log).is_empty());
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("decline", "evt-h1"), ("decline", "evt-h3")]
+    );
+}
+
+/// With stderr on the same terminal, the error about a refused request is
+/// held while the UI is on screen (written there it would scroll and garble
+/// the frame: the next consent screen showed the previous request's URL)
+/// and written once the terminal is given back, where it stays visible.
+#[test]
+fn errors_wait_until_the_terminal_is_given_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let hostile = url_request("evt-h2", "Hostile.", "https://example.com/PLACEHOLDER")
+        .replace("PLACEHOLDER", "\u{202e}fdp.exe");
+    let text = format!(
+        "{}\n{hostile}\n{}\n",
+        url_request("evt-h1", "Before.", "https://example.com/first"),
+        url_request("evt-h3", "After.", "https://example.com/third")
+    );
+    let input = dir.path().join("requests.jsonl");
+    std::fs::write(&input, text).expect("write");
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start_with(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!("respond '{}' --no-open", input.display()),
+        &[],
+        false,
+    );
+    t.wait_for("Before.");
+    t.send("d");
+    t.wait_for("After.");
+    t.wait_for("https://example.com/third");
+    // Let the frame finish, then check that nothing else is on it.
+    std::thread::sleep(Duration::from_millis(300));
+    let screen = {
+        t.pump();
+        t.screen()
+    };
+    assert!(
+        !screen.contains("example.com/first"),
+        "stale URL:\n{screen}"
+    );
+    assert!(
+        !screen.contains("ahp-elicit:"),
+        "error on the UI:\n{screen}"
+    );
+    t.send("d");
+    assert_eq!(t.finish(), 1);
+    // Back on the main screen: the error is there to read.
+    t.wait_for("ahp-elicit: request evt-h2 (line 2): invalid request, no result");
+    t.wait_for("is not a valid uri");
     assert_eq!(
         actions_and_parents(&results(&out)),
         vec![("decline", "evt-h1"), ("decline", "evt-h3")]

@@ -262,16 +262,14 @@ pub fn terminal_safe(s: &str) -> String {
     out
 }
 
-/// Messages held back while the terminal UI owns the screen: written to
-/// stderr they would land on the alternate screen and vanish. They are
-/// printed once the UI has been closed ([`release_held`]).
+/// Messages held back while the terminal UI owns the screen (see
+/// [`HoldStderr`]); `None`: write at once.
 static HELD: std::sync::Mutex<Option<Vec<String>>> = std::sync::Mutex::new(None);
 
-/// Print a message for the person on stderr, or hold it while the terminal
-/// UI is up.
-pub fn say(msg: String) {
-    if let Ok(mut h) = HELD.lock() {
-        if let Some(v) = h.as_mut() {
+/// Write one message to stderr, or hold it while [`HoldStderr`] is active.
+fn say(msg: String) {
+    if let Ok(mut held) = HELD.lock() {
+        if let Some(v) = held.as_mut() {
             v.push(msg);
             return;
         }
@@ -279,22 +277,33 @@ pub fn say(msg: String) {
     eprintln!("{msg}");
 }
 
-/// Start holding messages (the terminal UI is about to take the screen).
-pub fn hold_messages() {
-    if let Ok(mut h) = HELD.lock() {
-        h.get_or_insert_with(Vec::new);
+/// While the terminal UI is on screen and stderr is that terminal, a
+/// message written to stderr would land on the alternate screen: it would
+/// scroll and garble the frame (ratatui redraws only the cells it changed,
+/// so a consent screen could show a stale URL) and vanish when the
+/// alternate screen is left. So the messages are held and written when
+/// this guard drops, after the terminal is given back (declare it before
+/// the responder, so it drops after it).
+pub struct HoldStderr;
+
+impl HoldStderr {
+    /// Hold messages from now on when `hold` is true.
+    pub fn start(hold: bool) -> HoldStderr {
+        if hold {
+            if let Ok(mut held) = HELD.lock() {
+                *held = Some(Vec::new());
+            }
+        }
+        HoldStderr
     }
 }
 
-/// Stop holding and print what was held, in order.
-pub fn release_held() {
-    let held = HELD
-        .lock()
-        .ok()
-        .and_then(|mut h| h.take())
-        .unwrap_or_default();
-    for m in held {
-        eprintln!("{m}");
+impl Drop for HoldStderr {
+    fn drop(&mut self) {
+        let msgs = HELD.lock().ok().and_then(|mut h| h.take());
+        for m in msgs.into_iter().flatten() {
+            eprintln!("{m}");
+        }
     }
 }
 
@@ -337,6 +346,10 @@ impl Tally {
     }
 }
 
+/// After a quit, how long the driver still waits for input before it ends
+/// the run (input arriving within this time is answered `cancel`).
+pub const QUIT_DRAIN: Duration = Duration::from_millis(500);
+
 /// Drive a stream of items through `responder` into `sink`.
 /// `interactive` makes the driver call [`Responder::idle`] while it waits.
 pub fn drive(
@@ -370,6 +383,15 @@ pub fn drive(
         let item = match queue.pop_front() {
             Some(it) => it,
             None if !open => break,
+            None if quit => {
+                // Quit (a second Ctrl-C, or a signal): what arrives promptly
+                // (the rest of a file) still gets `cancel`, then the run
+                // ends; it does not wait for a live stream to close.
+                match items.recv_timeout(QUIT_DRAIN) {
+                    Ok(it) => it,
+                    Err(_) => break,
+                }
+            }
             None => {
                 let wait = Duration::from_millis(100);
                 if interactive && !quit {
@@ -590,27 +612,49 @@ pub fn run(args: RespondArgs) -> u8 {
         },
         None => None,
     };
+    let interactive = args.answers.is_none() && args.action.is_none();
+    // Declared before the responder, so it drops (and writes what it
+    // held) after the terminal is given back.
+    let _hold =
+        HoldStderr::start(interactive && std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let mut responder = match super::build_responder(&args, log.clone()) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("ahp-elicit: {e}");
+            say(format!("ahp-elicit: {e}"));
             return super::EXIT_USAGE;
         }
     };
-    let interactive = args.answers.is_none() && args.action.is_none();
     let items = match spawn_reader(args.input.clone()) {
         Ok(rx) => rx,
         Err(e) => {
-            eprintln!("ahp-elicit: cannot open the input: {e}");
+            say(format!("ahp-elicit: cannot open the input: {e}"));
             return super::EXIT_USAGE;
         }
     };
     let mut sink = match Sink::open(args.output.as_ref()) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("ahp-elicit: cannot open the output: {e}");
+            say(format!("ahp-elicit: cannot open the output: {e}"));
             return super::EXIT_USAGE;
         }
+    };
+    // SIGTERM/SIGHUP/SIGINT/SIGQUIT end the terminal UI with cancels (issue 5 item 5);
+    // the run then exits with 128 + the signal number, as a signal ends a
+    // process, not with the code of a normal end.
+    #[cfg(feature = "tui")]
+    let signalled = {
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        if interactive {
+            for sig in [
+                signal_hook::consts::SIGTERM,
+                signal_hook::consts::SIGHUP,
+                signal_hook::consts::SIGINT,
+                signal_hook::consts::SIGQUIT,
+            ] {
+                let _ = signal_hook::flag::register_usize(sig, flag.clone(), sig as usize);
+            }
+        }
+        flag
     };
     let tally = drive(
         items,
@@ -620,6 +664,13 @@ pub fn run(args: RespondArgs) -> u8 {
         interactive,
         log,
     );
+    #[cfg(feature = "tui")]
+    {
+        let sig = signalled.load(std::sync::atomic::Ordering::SeqCst);
+        if sig != 0 {
+            return u8::try_from(128 + sig).unwrap_or(super::EXIT_USAGE);
+        }
+    }
     tally.exit_code()
 }
 
