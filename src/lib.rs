@@ -15,6 +15,7 @@ pub mod form;
 pub mod launcher;
 pub mod log;
 pub mod mcp;
+pub mod notice;
 pub mod responder;
 pub mod safe_text;
 pub mod scripted;

@@ -135,6 +135,12 @@ pub fn run(args: McpArgs) -> u8 {
         log: None,
         log_values: false,
     };
+    let interactive = args.answers.is_none() && args.action.is_none();
+    // Declared before the responder: held messages are written after the
+    // terminal is given back.
+    let _hold = crate::notice::HoldStderr::start(
+        interactive && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    );
     let mut responder = match super::build_responder(&respond_args, None) {
         Ok(r) => r,
         Err(e) => return usage(&e),

@@ -99,7 +99,7 @@ struct Session<'a> {
 /// A notice for the person on stderr; server text goes through the
 /// sanitizer before this is called.
 fn notice(msg: &str) {
-    eprintln!("ahp-elicit: {msg}");
+    crate::notice::say(format!("ahp-elicit: {msg}"));
 }
 
 fn str_field(v: &Value, k: &str) -> Option<String> {
@@ -606,7 +606,7 @@ impl Session<'_> {
 
 /// One line of the server's own log, sanitized.
 fn show_log(line: &str) {
-    eprintln!("server: {}", safe_text::display(line));
+    crate::notice::say(format!("server: {}", safe_text::display(line)));
 }
 
 /// Show the tool list to the person (stderr, sanitized): name and title or
@@ -625,10 +625,10 @@ fn show_tools(tools: &[Value]) {
             .chars()
             .take(100)
             .collect();
-        eprintln!(
+        crate::notice::say(format!(
             "  {}  {}",
             safe_text::display(&name),
             safe_text::display(&about)
-        );
+        ));
     }
 }

@@ -139,10 +139,10 @@ impl Transport for StdioTransport {
                 Ok(None) => thread::sleep(Duration::from_millis(10)),
             }
         }
-        eprintln!(
+        crate::notice::say(format!(
             "ahp-elicit: the server did not exit within {} s of its stdin closing; killing it",
             EXIT_GRACE.as_secs()
-        );
+        ));
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
