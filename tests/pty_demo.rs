@@ -62,6 +62,14 @@ fn assert_restored(drawn: &str) {
         drawn.contains("\u{1b}[?2004l"),
         "bracketed paste disabled again"
     );
+    // The restore is the last thing written: nothing is drawn over the
+    // normal screen after leaving the alternate screen (tester item 1).
+    let at = drawn.rfind("\u{1b}[?1049l").unwrap_or_default();
+    assert_eq!(
+        &drawn[at + "\u{1b}[?1049l".len()..],
+        "\u{1b}[?25h",
+        "nothing but the restore after leaving the alternate screen"
+    );
 }
 
 #[test]
@@ -152,6 +160,18 @@ fn sigterm_restores_the_terminal() {
 #[test]
 fn sighup_restores_the_terminal() {
     signal_restores_the_terminal("-HUP");
+}
+
+/// `kill -INT` from outside (not the Ctrl-C key, a key event in raw mode).
+#[test]
+fn sigint_from_outside_restores_the_terminal() {
+    signal_restores_the_terminal("-INT");
+}
+
+/// `kill -QUIT` from outside.
+#[test]
+fn sigquit_from_outside_restores_the_terminal() {
+    signal_restores_the_terminal("-QUIT");
 }
 
 fn signal_restores_the_terminal(sig: &str) {
