@@ -255,3 +255,26 @@ fn no_terminal_is_a_clear_error() {
     assert!(err.contains("no terminal: cannot open /dev/tty"), "{err}");
     assert!(o.stdout.is_empty());
 }
+
+/// Tester item 5: in the real terminal a 4th check in "Languages"
+/// (`maxItems: 3`) is refused with a notice on screen; the answer keeps 3.
+#[test]
+fn fourth_check_over_max_items_shows_a_notice() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut s = start(&out, 80, 24, "");
+    s.expect("request 1 of 1").expect("header drawn");
+    for _ in 0..11 {
+        s.send("\t").expect("send");
+    }
+    s.expect("choose 1 to 3").expect("languages focused");
+    // rust is checked by default: add go and python, then try typescript.
+    for _ in 0..3 {
+        s.send("\u{1b}[B ").expect("down, space");
+    }
+    s.expect(expectrl::Regex("choose.{0,12}at.{0,12}most.{0,12}3"))
+        .expect("the refusal is shown");
+    s.send("\u{1b}").expect("esc");
+    let drawn = finish(&mut s);
+    assert_restored(&drawn);
+}
