@@ -163,7 +163,25 @@ fn integer_refuses_fraction_and_number_takes_exponent() {
         &["i"],
     );
     let mut f = Form::new(&s, "m");
-    keys(&mut f, &typed("2."));
+    // A typed fraction is kept as typed and marked invalid at once, never
+    // silently turned into another number (tester item 3: `2.5` was `25`).
+    keys(&mut f, &typed("2.5"));
+    assert_eq!(f.notice(), None);
+    assert_eq!(f.shown_error(0).as_deref(), Some("must be a whole number"));
+    assert_eq!(
+        f.content(),
+        Err(vec![(
+            "i".to_string(),
+            "must be a whole number".to_string()
+        )])
+    );
+    // `3.0` is the number 3, not 30.
+    keys(&mut f, &[Key::Ctrl('u')]);
+    keys(&mut f, &typed("3.0"));
+    assert_eq!(f.shown_error(0), None);
+    assert_eq!(f.content().expect("valid")["i"], json!(3));
+    // A comma is refused with a notice.
+    keys(&mut f, &[Key::Ctrl('u'), Key::Char('2'), Key::Char(',')]);
     assert_eq!(f.notice(), Some("whole numbers only"));
     keys(&mut f, &typed("5"));
     assert_eq!(f.content().expect("valid")["i"], json!(25));
@@ -177,12 +195,94 @@ fn integer_refuses_fraction_and_number_takes_exponent() {
         Err(vec![("i".to_string(), "must be at most 500".to_string())])
     );
     keys(&mut f, &[Key::Ctrl('u'), Key::Char('-')]);
+    // A lone sign cannot be sent (the field was left, so it is shown).
+    assert_eq!(f.shown_error(0).as_deref(), Some("must be a whole number"));
     assert_eq!(
         f.content(),
         Err(vec![(
             "i".to_string(),
             "must be a whole number".to_string()
         )])
+    );
+}
+
+/// Tester item 3: a paste that does not make a number of the field's type
+/// is refused whole, with a notice; a good paste is taken.
+#[test]
+fn number_paste_is_taken_whole_or_refused_whole() {
+    let s = schema(
+        json!({"i": {"type": "integer"}, "x": {"type": "number"}}),
+        &[],
+    );
+    let mut f = Form::new(&s, "m");
+    keys(&mut f, &[Key::Paste("2.5".into())]);
+    assert_eq!(
+        f.notice(),
+        Some("paste refused: '2.5' is not a whole number")
+    );
+    assert_eq!(f.content().expect("valid").get("i"), None);
+    keys(&mut f, &[Key::Paste(" 42\n".into())]);
+    assert_eq!(f.notice(), None);
+    assert_eq!(f.content().expect("valid")["i"], json!(42));
+    keys(&mut f, &[Key::Paste("1,000".into())]);
+    assert_eq!(
+        f.notice(),
+        Some("paste refused: '1,000' is not a whole number")
+    );
+    assert_eq!(f.content().expect("valid")["i"], json!(42));
+    keys(&mut f, &[Key::Tab, Key::Paste("2.5".into())]);
+    assert_eq!(f.content().expect("valid")["x"], json!(2.5));
+    keys(&mut f, &[Key::Paste("abc".into())]);
+    assert_eq!(f.notice(), Some("paste refused: 'abc' is not a number"));
+    assert_eq!(f.content().expect("valid")["x"], json!(2.5));
+}
+
+/// Tester item 4: in a filtered list Home/End go to the first/last match,
+/// and the filter is always edited at its end.
+#[test]
+fn home_end_in_a_filtered_list_move_on_the_options() {
+    let opts: Vec<String> = (0..30).map(|i| format!("opt{i:02}")).collect();
+    let s = schema(json!({"o": {"type": "string", "enum": opts}}), &["o"]);
+    let filter = |f: &Form| match &f.fields()[0].value {
+        ahp_elicit::form::FieldValue::Single { list, .. } => {
+            (list.filter.value().to_owned(), list.filter.cursor())
+        }
+        _ => panic!("single select"),
+    };
+    let mut f = Form::new(&s, "m");
+    keys(&mut f, &typed("opt2"));
+    assert_eq!(f.action_for(&Key::End), Action::Last);
+    assert_eq!(f.action_for(&Key::Home), Action::First);
+    let mut g = f.clone();
+    assert_eq!(
+        keys(&mut g, &[Key::End, Key::Enter, Key::Ctrl('s'), Key::Enter]),
+        Status::Done(binding::Answer {
+            action: Elicit::Accept,
+            content: Some(json!({"o": "opt29"}).as_object().expect("object").clone())
+        })
+    );
+    keys(&mut f, &[Key::End, Key::Home]);
+    assert_eq!(filter(&f), ("opt2".to_owned(), 4));
+    // Left and Ctrl-A do not move a hidden cursor either.
+    keys(&mut f, &[Key::Left, Key::Ctrl('a')]);
+    keys(&mut f, &typed("5"));
+    assert_eq!(filter(&f), ("opt25".to_owned(), 5));
+    keys(&mut f, &[Key::Backspace]);
+    assert_eq!(filter(&f), ("opt2".to_owned(), 4));
+    keys(&mut f, &[Key::Ctrl('u')]);
+    assert_eq!(filter(&f), (String::new(), 0));
+    keys(&mut f, &[Key::End, Key::Enter]);
+    assert_eq!(f.content().expect("valid")["o"], json!("opt29"));
+}
+
+/// Tester item 6: the article fits the kind.
+#[test]
+fn wrong_type_message_says_an_integer() {
+    let s = schema(json!({"i": {"type": "integer"}}), &[]);
+    let mut f = Form::new(&s, "m");
+    assert_eq!(
+        f.set_json("i", &json!("x")),
+        Err("'i': cannot enter a string in an integer field".into())
     );
 }
 
@@ -224,10 +324,7 @@ fn multi_select_limits() {
             Key::Char(' '),
         ],
     );
-    assert_eq!(
-        f.notice(),
-        Some("at most 2 can be chosen: uncheck one first")
-    );
+    assert_eq!(f.notice(), Some("choose at most 2: uncheck one first"));
     assert_eq!(f.content().expect("valid")["l"], json!(["a", "b"]));
     keys(&mut f, &[Key::Up, Key::Char(' '), Key::Up, Key::Char(' ')]);
     assert_eq!(

@@ -62,6 +62,14 @@ fn assert_restored(drawn: &str) {
         drawn.contains("\u{1b}[?2004l"),
         "bracketed paste disabled again"
     );
+    // The restore is the last thing written: nothing is drawn over the
+    // normal screen after leaving the alternate screen (tester item 1).
+    let at = drawn.rfind("\u{1b}[?1049l").unwrap_or_default();
+    assert_eq!(
+        &drawn[at + "\u{1b}[?1049l".len()..],
+        "\u{1b}[?25h",
+        "nothing but the restore after leaving the alternate screen"
+    );
 }
 
 #[test]
@@ -154,6 +162,18 @@ fn sighup_restores_the_terminal() {
     signal_restores_the_terminal("-HUP");
 }
 
+/// `kill -INT` from outside (not the Ctrl-C key, a key event in raw mode).
+#[test]
+fn sigint_from_outside_restores_the_terminal() {
+    signal_restores_the_terminal("-INT");
+}
+
+/// `kill -QUIT` from outside.
+#[test]
+fn sigquit_from_outside_restores_the_terminal() {
+    signal_restores_the_terminal("-QUIT");
+}
+
 fn signal_restores_the_terminal(sig: &str) {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
@@ -234,4 +254,27 @@ fn no_terminal_is_a_clear_error() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no terminal: cannot open /dev/tty"), "{err}");
     assert!(o.stdout.is_empty());
+}
+
+/// Tester item 5: in the real terminal a 4th check in "Languages"
+/// (`maxItems: 3`) is refused with a notice on screen; the answer keeps 3.
+#[test]
+fn fourth_check_over_max_items_shows_a_notice() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut s = start(&out, 80, 24, "");
+    s.expect("request 1 of 1").expect("header drawn");
+    for _ in 0..11 {
+        s.send("\t").expect("send");
+    }
+    s.expect("choose 1 to 3").expect("languages focused");
+    // rust is checked by default: add go and python, then try typescript.
+    for _ in 0..3 {
+        s.send("\u{1b}[B ").expect("down, space");
+    }
+    s.expect(expectrl::Regex("choose.{0,12}at.{0,12}most.{0,12}3"))
+        .expect("the refusal is shown");
+    s.send("\u{1b}").expect("esc");
+    let drawn = finish(&mut s);
+    assert_restored(&drawn);
 }

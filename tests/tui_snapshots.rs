@@ -318,3 +318,44 @@ fn wide_and_combining_characters_keep_the_layout() {
     assert_eq!(close, 1, "one closing bracket on the input row");
     insta::assert_snapshot!(b);
 }
+
+fn screen_text(b: &TestBackend) -> String {
+    let buf = b.buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Tester item 5: a 4th check with `maxItems: 3` is refused with a visible
+/// notice, at 80x24 and at 40x12.
+#[test]
+fn max_items_refusal_shows_a_notice() {
+    let s = schema(
+        json!({"languages": {"type": "array", "title": "Languages", "maxItems": 3,
+            "items": {"type": "string", "enum": ["rust", "go", "python", "typescript", "java"]}}}),
+        &[],
+    );
+    let mut form = Form::new(&s, "Pick languages.");
+    let ks = [
+        Key::Char(' '),
+        Key::Down,
+        Key::Char(' '),
+        Key::Down,
+        Key::Char(' '),
+    ];
+    press(&mut form, &ks);
+    press(&mut form, &[Key::Down, Key::Char(' ')]);
+    assert_eq!(
+        form.content().expect("valid")["languages"],
+        json!(["rust", "go", "python"])
+    );
+    for (w, h) in [(80, 24), (40, 12)] {
+        let text = screen_text(&draw_form(&form, &header(), w, h));
+        assert!(text.contains("choose at most 3"), "{w}x{h}:\n{text}");
+    }
+}

@@ -284,8 +284,12 @@ impl FieldState {
     }
 
     /// Apply an editing request to a text or number input. Number fields
-    /// accept only digits, `-`, `+`, and for `number` also `.`, `e`, `E`;
-    /// integer fields refuse fractions. Returns a notice when a character
+    /// (integer ones too) accept only digits, `-`, `+`, `.`, `e`, `E`; other
+    /// characters are refused with a notice. In an integer field a typed
+    /// fraction is kept as typed and the field is marked invalid (`must be a
+    /// whole number`, shown at once by [`FieldState::format_error`]), so
+    /// typing never silently makes a different number (`3.0` stays `3.0`,
+    /// not `30`; tester report item 3). Returns a notice when a character
     /// was refused.
     pub fn edit(&mut self, req: InputRequest) -> Option<String> {
         let integer = matches!(self.field.kind, FieldKind::Number { integer: true, .. });
@@ -299,12 +303,8 @@ impl FieldState {
             }
             FieldValue::Number { input } => {
                 if let InputRequest::InsertChar(c) = req {
-                    let ok = c.is_ascii_digit()
-                        || c == '-'
-                        || c == '+'
-                        || (!integer && matches!(c, '.' | 'e' | 'E'));
-                    if !ok {
-                        return Some(if integer && matches!(c, '.' | ',' | 'e' | 'E') {
+                    if !number_char(c) {
+                        return Some(if integer && c == ',' {
                             "whole numbers only".into()
                         } else {
                             format!("'{}' is not part of a number", c.escape_debug())
@@ -320,9 +320,53 @@ impl FieldState {
         }
     }
 
-    /// Insert pasted text into a text or number input, one character at a
-    /// time through [`FieldState::edit`] (line breaks become spaces).
+    /// The message of a number field whose text is not a number of its type
+    /// (`must be a whole number`, `not a number`, `too large`), shown beside
+    /// the field at once, while typing; None for other fields, an empty text
+    /// or a lone sign being typed.
+    pub fn format_error(&self) -> Option<String> {
+        let FieldValue::Number { input } = &self.value else {
+            return None;
+        };
+        let t = input.value().trim();
+        if matches!(t, "" | "-" | "+") {
+            return None;
+        }
+        self.json().err()
+    }
+
+    /// Insert pasted text into a text input, one character at a time
+    /// through [`FieldState::edit`] (line breaks become spaces). In a number
+    /// field the paste (without surrounding white space) is taken whole only
+    /// when the text it makes is a number of the field's type; else it is
+    /// refused whole with a notice (`2.5` pasted in an integer field is not
+    /// turned into `25`; tester report item 3).
     pub fn paste(&mut self, text: &str) -> Option<String> {
+        let integer = matches!(self.field.kind, FieldKind::Number { integer: true, .. });
+        if let FieldValue::Number { input } = &mut self.value {
+            let t = text.trim();
+            let mut next = input.clone();
+            for c in t.chars() {
+                next.handle(InputRequest::InsertChar(c));
+            }
+            let ok =
+                t.chars().all(number_char) && parse_number(next.value().trim(), integer).is_ok();
+            if !ok {
+                let shown: String = t.chars().take(24).collect();
+                let more = if t.chars().count() > 24 { "…" } else { "" };
+                let what = if integer {
+                    "a whole number"
+                } else {
+                    "a number"
+                };
+                return Some(format!("paste refused: '{shown}{more}' is not {what}"));
+            }
+            if next.value() != input.value() {
+                *input = next;
+                self.touched = true;
+            }
+            return None;
+        }
         let mut notice = None;
         let mut prev_cr = false;
         for c in text.chars() {
@@ -398,15 +442,25 @@ impl FieldState {
                 *set = true;
             }
             (_, v) => {
+                let kind = kind_name(&self.field.kind);
+                let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                    "an"
+                } else {
+                    "a"
+                };
                 return Err(format!(
-                    "cannot enter {} in a {} field",
-                    json_kind(v),
-                    kind_name(&self.field.kind)
-                ))
+                    "cannot enter {} in {article} {kind} field",
+                    json_kind(v)
+                ));
             }
         }
         Ok(())
     }
+}
+
+/// Characters a number field takes as typed.
+fn number_char(c: char) -> bool {
+    c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E')
 }
 
 fn json_kind(v: &Value) -> &'static str {

@@ -147,7 +147,8 @@ impl Form {
         if f.visited {
             f.error()
         } else {
-            None
+            // A number typed in a form its type cannot take shows at once.
+            f.format_error()
         }
     }
 
@@ -253,14 +254,23 @@ impl Form {
                     Key::Down => Action::Move(1),
                     Key::PageUp => Action::Move(-10),
                     Key::PageDown => Action::Move(10),
-                    Key::Home if !filtering => Action::First,
-                    Key::End if !filtering => Action::Last,
+                    // Home/End go to the first/last option, filtered or not
+                    // (docs/keys.md; tester report item 4).
+                    Key::Home => Action::First,
+                    Key::End => Action::Last,
                     Key::Enter => Action::Toggle,
                     Key::Char(' ') if !filtering => Action::Toggle,
                     Key::Paste(t) if list.filterable => Action::Insert(t.clone()),
+                    // The filter is always edited at its end: only typing
+                    // and deleting backwards, no cursor moves.
                     k if list.filterable => match edit_request(k) {
-                        Some(r) => Action::Filter(r),
-                        None => Action::None,
+                        Some(
+                            r @ (tui_input::InputRequest::InsertChar(_)
+                            | tui_input::InputRequest::DeletePrevChar
+                            | tui_input::InputRequest::DeletePrevWord
+                            | tui_input::InputRequest::DeleteFromStart),
+                        ) => Action::Filter(r),
+                        _ => Action::None,
                     },
                     _ => Action::None,
                 }
@@ -320,6 +330,7 @@ impl Form {
                 if let Some(f) = self.focused_mut() {
                     match &mut f.value {
                         FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } => {
+                            list.filter.handle(tui_input::InputRequest::GoToEnd);
                             for c in t.chars().filter(|c| !c.is_control()) {
                                 list.filter.handle(tui_input::InputRequest::InsertChar(c));
                             }
@@ -338,6 +349,7 @@ impl Form {
                     if let FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } =
                         &mut f.value
                     {
+                        list.filter.handle(tui_input::InputRequest::GoToEnd);
                         if list.filter.handle(r).is_some_and(|c| c.value) {
                             list.refilter(options_of(&f.field.kind));
                         }
@@ -411,7 +423,7 @@ impl Form {
                         let on = checked.get(c).copied().unwrap_or(false);
                         if !on && max.is_some_and(|m| n >= m) {
                             notice = Some(format!(
-                                "at most {} can be chosen: uncheck one first",
+                                "choose at most {}: uncheck one first",
                                 max.unwrap_or(0)
                             ));
                         } else if let Some(x) = checked.get_mut(c) {

@@ -9,7 +9,8 @@
 //!   alternate screen, raw mode, bracketed paste, hidden cursor except in
 //!   inputs; key events are filtered by `KeyEventKind::Press`;
 //! - raw mode and the alternate screen are restored by a `Drop` guard, by a
-//!   panic hook that runs before the default hook, and on SIGTERM/SIGHUP (a
+//!   panic hook that runs before the default hook, and on SIGTERM, SIGHUP,
+//!   SIGINT and SIGQUIT sent from outside (a
 //!   watcher thread: a request on screen ends with [`Outcome::Quit`] so the
 //!   driver can cancel what remains; the watcher then restores the terminal
 //!   and exits with 128 + the signal number, after 2 s when the UI was on
@@ -34,7 +35,7 @@ use std::cell::Cell;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::Once;
+use std::sync::{Mutex, Once};
 use std::time::{Duration, Instant};
 
 use crossterm::event::{
@@ -64,15 +65,37 @@ const TICK: Duration = Duration::from_millis(100);
 
 /// Whether the terminal is currently in raw mode + alternate screen by us.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
-/// The last SIGTERM/SIGHUP received (0: none).
+/// The last SIGTERM/SIGHUP/SIGINT/SIGQUIT received (0: none).
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// The UI loop is running and will see [`SIGNAL`].
 static IN_LOOP: AtomicBool = AtomicBool::new(false);
 static HOOKS: Once = Once::new();
+/// Held while drawing and while restoring, so a restore from the signal
+/// watcher never interleaves with a frame being written.
+static TERM_LOCK: Mutex<()> = Mutex::new(());
 
 /// Leave the alternate screen, disable bracketed paste and raw mode, show
 /// the cursor; a no-op when the terminal is not ours. Safe to call twice.
 pub fn restore_terminal() {
+    // Wait for a frame being written to end; a panic inside a draw (the
+    // panic hook runs on the thread that holds the lock) or a poisoned lock
+    // still restores, after at most ~200 ms.
+    let mut _lock = None;
+    for _ in 0..40 {
+        match TERM_LOCK.try_lock() {
+            Ok(g) => {
+                _lock = Some(g);
+                break;
+            }
+            Err(std::sync::TryLockError::Poisoned(e)) => {
+                _lock = Some(e.into_inner());
+                break;
+            }
+            Err(std::sync::TryLockError::WouldBlock) => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+        }
+    }
     if ACTIVE.swap(false, Ordering::SeqCst) {
         if let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
             let _ = execute!(
@@ -94,7 +117,14 @@ fn install_hooks() {
             restore_terminal();
             prev(info);
         }));
-        let sigs = [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP];
+        // SIGINT and SIGQUIT sent from outside (`kill -INT`; the Ctrl-C key
+        // is a key event in raw mode) end the run like SIGTERM/SIGHUP.
+        let sigs = [
+            signal_hook::consts::SIGTERM,
+            signal_hook::consts::SIGHUP,
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGQUIT,
+        ];
         if let Ok(mut signals) = signal_hook::iterator::Signals::new(sigs) {
             std::thread::spawn(move || {
                 if let Some(sig) = signals.forever().next() {
@@ -149,6 +179,12 @@ impl Screen {
     }
 
     fn draw(&mut self, f: impl FnOnce(&mut Frame)) -> Result<(), RespondError> {
+        // Never draw once the terminal was given back (a signal restored it
+        // from the watcher thread): that would write on the normal screen.
+        let _lock = TERM_LOCK.lock();
+        if !ACTIVE.load(Ordering::SeqCst) {
+            return Ok(());
+        }
         self.term
             .draw(f)
             .map(|_| ())
@@ -157,8 +193,18 @@ impl Screen {
 }
 
 impl Drop for Screen {
+    /// The restore must be the last thing written to the terminal. Every
+    /// draw already flushed its bytes; push out anything still buffered
+    /// (`Backend::flush`, not `Terminal::flush`, which would draw a diff
+    /// against an empty buffer: blanks at the waiting screen's places), and
+    /// mark the cursor shown so ratatui's own `Drop` writes nothing after
+    /// the restore.
     fn drop(&mut self) {
-        let _ = self.term.flush();
+        let _lock = TERM_LOCK.lock();
+        let _ = ratatui::backend::Backend::flush(self.term.backend_mut());
+        let _ = self.term.show_cursor();
+        let _ = ratatui::backend::Backend::flush(self.term.backend_mut());
+        drop(_lock);
         restore_terminal();
     }
 }
