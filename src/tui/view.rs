@@ -493,13 +493,13 @@ fn frame_with(
     if let Some((s, e)) = body.focus {
         let e = e.max(s + 1);
         if e - s > body_h {
-            // Taller than the screen: show its top, but keep the cursor in view.
-            *scroll = s;
-            if let Some((r, _)) = body.cursor {
-                if r >= s + body_h {
-                    *scroll = r + 1 - body_h;
-                }
-            }
+            // Taller than the screen: show as much of its end (the messages
+            // under the input) as fits without scrolling the cursor row (the
+            // input) out at the top; with no cursor, show its top.
+            *scroll = match body.cursor {
+                Some((r, _)) if r >= s => s.max(r.min(e - body_h)),
+                _ => s,
+            };
         } else if s < *scroll {
             *scroll = s;
         } else if e > *scroll + body_h {
@@ -565,7 +565,8 @@ pub fn draw_form(f: &mut Frame, theme: &Theme, header: &Header, form: &Form, scr
 
 /// [`draw_form`] with the scrolling mode given: `follow_focus` false keeps
 /// `scroll` as the person set it (PageUp/PageDown to read a long message or
-/// review), true scrolls so the focused field is visible.
+/// review; also the first frame, which starts at the top so the message is
+/// visible), true scrolls so the focused field is visible.
 pub fn draw_form_view(
     f: &mut Frame,
     theme: &Theme,
