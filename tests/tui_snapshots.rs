@@ -399,3 +399,21 @@ fn error_under_a_tall_focused_field_is_shown_whole_40x12() {
     assert!(text.contains("[A "), "the input stays visible:\n{text}");
     insta::assert_snapshot!(b);
 }
+
+/// Tester item 3: a refused paste in an integer field is shown beside the
+/// field, whole, even at 40 columns (the footer clips it).
+#[test]
+fn refused_paste_notice_beside_the_field_40x12() {
+    let s = schema(json!({"seats": {"type": "integer", "title": "Seats"}}), &[]);
+    let mut form = Form::new(&s, "How many?");
+    press(&mut form, &[Key::Paste("2.5".into())]);
+    let b = draw_form(&form, &header(), 40, 12);
+    let text = screen_text(&b);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("! paste refused: '2.5' is not a"))
+        .unwrap_or_else(|| panic!("notice beside the field:\n{text}"));
+    assert_eq!(lines.get(at + 1).map(|l| l.trim()), Some("whole number"));
+    insta::assert_snapshot!(b);
+}

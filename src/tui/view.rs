@@ -385,6 +385,9 @@ fn field_block(b: &mut Body, form: &Form, i: usize, theme: &Theme, w: usize) {
     if let Some(e) = form.shown_error(i) {
         b.text(&format!("✗ {}", display(&e)), theme.error(), 4, w);
     }
+    if let Some(n) = form.field_notice().filter(|_| focused) {
+        b.text(&format!("! {}", display(n)), theme.notice(), 4, w);
+    }
     if focused {
         b.focus = Some((start, b.lines.len()));
     }
@@ -593,6 +596,8 @@ pub fn draw_form_view(
                     theme.muted(),
                 ));
             }
+            // Always in the footer (never scrolled away); a notice about the
+            // focused field is also shown whole beside it.
             footer.push(match form.notice() {
                 Some(n) => Line::styled(
                     clip(&format!(" {}", display(n)), w.saturating_sub(15)),
