@@ -220,6 +220,8 @@ fn number_paste_is_taken_whole_or_refused_whole() {
         f.notice(),
         Some("paste refused: '2.5' is not a whole number")
     );
+    // Shown beside the field, not only in the footer.
+    assert_eq!(f.field_notice(), f.notice());
     assert_eq!(f.content().expect("valid").get("i"), None);
     keys(&mut f, &[Key::Paste(" 42\n".into())]);
     assert_eq!(f.notice(), None);

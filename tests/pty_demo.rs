@@ -256,6 +256,24 @@ fn no_terminal_is_a_clear_error() {
     assert!(o.stdout.is_empty());
 }
 
+/// Tester item 7: at 40x12 the first frame shows the request's message
+/// (it starts at the top; no PageUp needed), and typing then goes to the
+/// focused first field.
+#[test]
+fn first_frame_at_40x12_shows_the_message() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut s = start(&out, 40, 12, "");
+    s.expect(expectrl::Regex("Tell.{0,12}us.{0,12}about"))
+        .expect("the message is on the first frame");
+    s.send("Ada Example").expect("type");
+    s.send("\u{1b}").expect("esc");
+    let drawn = finish(&mut s);
+    assert_restored(&drawn);
+    let (_, inner) = result(&out);
+    assert_eq!(inner, json!({"action": "cancel"}));
+}
+
 /// Tester item 5: in the real terminal a 4th check in "Languages"
 /// (`maxItems: 3`) is refused with a notice on screen; the answer keeps 3.
 #[test]

@@ -359,3 +359,61 @@ fn max_items_refusal_shows_a_notice() {
         assert!(text.contains("choose at most 3"), "{w}x{h}:\n{text}");
     }
 }
+
+/// Tester item 7: at 40x12 the first frame starts at the top, so the
+/// request's message is visible without PageUp (the TUI draws the first
+/// frame with `follow_focus` false).
+#[test]
+fn first_frame_40x12_shows_the_message() {
+    let (req, s, msg) = every_kind();
+    let form = Form::new(&s, &msg);
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    let mut t = Terminal::new(TestBackend::new(40, 12)).expect("terminal");
+    let mut scroll = 0;
+    t.draw(|f| view::draw_form_view(f, &theme(), &h, &form, &mut scroll, false))
+        .expect("draw");
+    let text = screen_text(t.backend());
+    let first_words: String = msg.split_whitespace().take(3).collect::<Vec<_>>().join(" ");
+    assert!(text.contains(&first_words), "{text}");
+    assert!(!text.contains("more above"), "{text}");
+    assert_eq!(scroll, 0);
+    insta::assert_snapshot!(t.backend());
+}
+
+/// Tester item 7: an error under a focused field taller than the screen is
+/// shown whole (both wrapped lines), the input line staying visible.
+#[test]
+fn error_under_a_tall_focused_field_is_shown_whole_40x12() {
+    let (req, s, msg) = every_kind();
+    let mut form = Form::new(&s, &msg);
+    press(&mut form, &[Key::Char('A'), Key::Tab, Key::BackTab]);
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    let b = draw_form(&form, &h, 40, 12);
+    let text = screen_text(&b);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("✗ must be at least 2 characters (has"))
+        .unwrap_or_else(|| panic!("error shown:\n{text}"));
+    assert_eq!(lines.get(at + 1).map(|l| l.trim()), Some("1)"), "{text}");
+    assert!(text.contains("[A "), "the input stays visible:\n{text}");
+    insta::assert_snapshot!(b);
+}
+
+/// Tester item 3: a refused paste in an integer field is shown beside the
+/// field, whole, even at 40 columns (the footer clips it).
+#[test]
+fn refused_paste_notice_beside_the_field_40x12() {
+    let s = schema(json!({"seats": {"type": "integer", "title": "Seats"}}), &[]);
+    let mut form = Form::new(&s, "How many?");
+    press(&mut form, &[Key::Paste("2.5".into())]);
+    let b = draw_form(&form, &header(), 40, 12);
+    let text = screen_text(&b);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("! paste refused: '2.5' is not a"))
+        .unwrap_or_else(|| panic!("notice beside the field:\n{text}"));
+    assert_eq!(lines.get(at + 1).map(|l| l.trim()), Some("whole number"));
+    insta::assert_snapshot!(b);
+}

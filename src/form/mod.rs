@@ -85,6 +85,9 @@ pub struct Form {
     stage: Stage,
     /// A one-line notice for the person (e.g. why Submit was refused).
     notice: Option<String>,
+    /// The notice is about the focused field (a refused key or paste, a
+    /// refused check): the screen shows it beside that field.
+    notice_at_field: bool,
     secret: bool,
 }
 
@@ -105,6 +108,7 @@ impl Form {
             focus,
             stage: Stage::Edit,
             notice: None,
+            notice_at_field: false,
             secret,
         }
     }
@@ -132,6 +136,17 @@ impl Form {
     /// A notice to show (why Submit was refused, a refused character).
     pub fn notice(&self) -> Option<&str> {
         self.notice.as_deref()
+    }
+
+    /// The notice when it is about the focused field (a refused character,
+    /// a refused paste, a refused check over `maxItems`): the screen shows it
+    /// beside the field, where the person looks (tester report item 3).
+    pub fn field_notice(&self) -> Option<&str> {
+        if self.notice_at_field {
+            self.notice.as_deref()
+        } else {
+            None
+        }
     }
 
     /// Whether some field looks like it asks for a secret: the screen then
@@ -288,6 +303,9 @@ impl Form {
     pub fn apply(&mut self, action: Action) -> Status {
         if !matches!(action, Action::None) {
             self.notice = None;
+            // Only keys that edit the focused field give a field notice.
+            self.notice_at_field =
+                matches!(action, Action::Edit(_) | Action::Insert(_) | Action::Toggle);
         }
         match action {
             Action::None => {}

@@ -406,7 +406,10 @@ impl TuiResponder {
         let mut header = Header::of(req, cx.progress);
         let form = std::cell::RefCell::new(Form::new(schema, message));
         let scroll = Cell::new(0usize);
-        let follow = Cell::new(true);
+        // The first frame starts at the top, so the request's message is
+        // seen even on a small screen (the focused field shows too when it
+        // fits); the first key the form takes scrolls to the focus.
+        let follow = Cell::new(false);
         self.run(
             cx,
             |f, theme, secs| {

@@ -385,6 +385,9 @@ fn field_block(b: &mut Body, form: &Form, i: usize, theme: &Theme, w: usize) {
     if let Some(e) = form.shown_error(i) {
         b.text(&format!("✗ {}", display(&e)), theme.error(), 4, w);
     }
+    if let Some(n) = form.field_notice().filter(|_| focused) {
+        b.text(&format!("! {}", display(n)), theme.notice(), 4, w);
+    }
     if focused {
         b.focus = Some((start, b.lines.len()));
     }
@@ -493,13 +496,13 @@ fn frame_with(
     if let Some((s, e)) = body.focus {
         let e = e.max(s + 1);
         if e - s > body_h {
-            // Taller than the screen: show its top, but keep the cursor in view.
-            *scroll = s;
-            if let Some((r, _)) = body.cursor {
-                if r >= s + body_h {
-                    *scroll = r + 1 - body_h;
-                }
-            }
+            // Taller than the screen: show as much of its end (the messages
+            // under the input) as fits without scrolling the cursor row (the
+            // input) out at the top; with no cursor, show its top.
+            *scroll = match body.cursor {
+                Some((r, _)) if r >= s => s.max(r.min(e - body_h)),
+                _ => s,
+            };
         } else if s < *scroll {
             *scroll = s;
         } else if e > *scroll + body_h {
@@ -565,7 +568,8 @@ pub fn draw_form(f: &mut Frame, theme: &Theme, header: &Header, form: &Form, scr
 
 /// [`draw_form`] with the scrolling mode given: `follow_focus` false keeps
 /// `scroll` as the person set it (PageUp/PageDown to read a long message or
-/// review), true scrolls so the focused field is visible.
+/// review; also the first frame, which starts at the top so the message is
+/// visible), true scrolls so the focused field is visible.
 pub fn draw_form_view(
     f: &mut Frame,
     theme: &Theme,
@@ -592,6 +596,8 @@ pub fn draw_form_view(
                     theme.muted(),
                 ));
             }
+            // Always in the footer (never scrolled away); a notice about the
+            // focused field is also shown whole beside it.
             footer.push(match form.notice() {
                 Some(n) => Line::styled(
                     clip(&format!(" {}", display(n)), w.saturating_sub(15)),
