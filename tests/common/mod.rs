@@ -2,6 +2,9 @@
 //! upstream files are.
 #![allow(dead_code)]
 
+#[cfg(unix)]
+pub mod pty;
+
 use std::path::PathBuf;
 
 /// The `shared/` folder beside the project root (`../shared`), or

@@ -1,0 +1,243 @@
+//! The pseudo-terminal harness shared by the end-to-end tests
+//! (tests/pty_url.rs, tests/pty_faults.rs): the real binary in a pty, its
+//! screen read through a terminal emulator (`vt100`), the result file
+//! checked line by line.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use expectrl::Expect;
+use serde_json::Value;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
+pub const PATIENCE: Duration = Duration::from_secs(40);
+
+/// One run of the binary in a pty, with the screen it draws.
+pub struct Tui {
+    pub s: expectrl::session::OsSession,
+    pub vt: vt100::Parser,
+    pub raw: Vec<u8>,
+    pub eof: bool,
+    pub pid_file: PathBuf,
+    pub err_file: PathBuf,
+}
+
+/// `text` without any whitespace (wrapping-insensitive comparison).
+pub fn squash(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+impl Tui {
+    /// Run `ahp-elicit ARGS > out` in a `cols`x`rows` pty (the size is set
+    /// before the program starts); stderr goes to a file. The shell prints
+    /// `stty -g` before and after, and `[exit=N]`.
+    pub fn start(dir: &Path, out: &Path, cols: u16, rows: u16, args: &str) -> Tui {
+        Tui::start_env(dir, out, cols, rows, args, &[])
+    }
+
+    /// [`Tui::start`] with extra environment variables.
+    pub fn start_env(
+        dir: &Path,
+        out: &Path,
+        cols: u16,
+        rows: u16,
+        args: &str,
+        envs: &[(&str, String)],
+    ) -> Tui {
+        Tui::start_with(dir, out, cols, rows, args, envs, true)
+    }
+
+    /// [`Tui::start_env`], with stderr to a file or (`err_to_file` false)
+    /// left on the terminal.
+    pub fn start_with(
+        dir: &Path,
+        out: &Path,
+        cols: u16,
+        rows: u16,
+        args: &str,
+        envs: &[(&str, String)],
+        err_to_file: bool,
+    ) -> Tui {
+        let pid_file = dir.join("pid");
+        let err_file = dir.join("stderr");
+        let redirect = if err_to_file {
+            format!("2> '{}'", err_file.display())
+        } else {
+            String::new()
+        };
+        let script = format!(
+            "stty rows {rows} cols {cols}; echo \"[before=$(stty -g)]\"; \
+             '{BIN}' {args} > '{out}' {redirect} & echo $! > '{pid}'; \
+             wait $!; echo \"[exit=$?]\"; echo \"[after=$(stty -g)]\"",
+            out = out.display(),
+            pid = pid_file.display()
+        );
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg(script);
+        cmd.env("TERM", "xterm-256color");
+        cmd.env_remove("NO_COLOR");
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        let mut s = expectrl::Session::spawn(cmd).expect("spawn in a pty");
+        let _ = s.get_process_mut().set_window_size(cols, rows);
+        Tui {
+            s,
+            vt: vt100::Parser::new(
+                std::num::NonZeroU16::new(rows).expect("rows > 0"),
+                std::num::NonZeroU16::new(cols).expect("cols > 0"),
+                0,
+            ),
+            raw: Vec::new(),
+            eof: false,
+            pid_file,
+            err_file,
+        }
+    }
+
+    /// Read what the pty has now (never blocks).
+    pub fn pump(&mut self) {
+        let mut buf = [0u8; 16384];
+        while !self.eof {
+            match self.s.try_read(&mut buf) {
+                Ok(0) => self.eof = true,
+                Ok(n) => {
+                    self.vt.process(&buf[..n]);
+                    self.raw.extend_from_slice(&buf[..n]);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                // EIO: the other side of the pty is closed.
+                Err(_) => self.eof = true,
+            }
+        }
+    }
+
+    pub fn screen(&self) -> String {
+        self.vt.screen().contents()
+    }
+
+    /// Wait until the screen shows `text` (whitespace ignored).
+    pub fn wait_for(&mut self, text: &str) {
+        let want = squash(text);
+        let end = Instant::now() + PATIENCE;
+        loop {
+            self.pump();
+            if squash(&self.screen()).contains(&want) {
+                return;
+            }
+            assert!(
+                !self.eof && Instant::now() < end,
+                "waiting for {text:?}; the screen:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether the screen shows `text` now (whitespace ignored).
+    pub fn shows(&mut self, text: &str) -> bool {
+        self.pump();
+        squash(&self.screen()).contains(&squash(text))
+    }
+
+    pub fn send(&mut self, keys: &str) {
+        self.s.send(keys).expect("send keys");
+    }
+
+    /// The pid of `ahp-elicit` itself (not of the shell).
+    #[allow(dead_code)]
+    pub fn pid(&self) -> i32 {
+        let end = Instant::now() + PATIENCE;
+        loop {
+            if let Ok(t) = std::fs::read_to_string(&self.pid_file) {
+                if let Ok(p) = t.trim().parse() {
+                    return p;
+                }
+            }
+            assert!(Instant::now() < end, "no pid file");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// What the program wrote on stderr.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.err_file).unwrap_or_default()
+    }
+
+    /// Wait for the end of the run; returns the program's exit code and
+    /// checks that the terminal was given back: the alternate screen left,
+    /// bracketed paste off, and the terminal mode (`stty -g`) as it was
+    /// before the program started (so raw mode is off).
+    pub fn finish(&mut self) -> i32 {
+        let end = Instant::now() + PATIENCE;
+        while !self.eof {
+            self.pump();
+            assert!(
+                Instant::now() < end,
+                "the program did not end; the screen:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let raw = String::from_utf8_lossy(&self.raw).into_owned();
+        assert!(raw.contains("\u{1b}[?1049l"), "left the alternate screen");
+        assert!(raw.contains("\u{1b}[?2004l"), "bracketed paste disabled");
+        let field = |name: &str| -> String {
+            let key = format!("[{name}=");
+            let at = raw.rfind(&key).unwrap_or_else(|| panic!("{key} printed"));
+            let rest = &raw[at + key.len()..];
+            rest[..rest.find(']').expect("]")].to_owned()
+        };
+        let code: i32 = field("exit").parse().expect("exit code");
+        assert_eq!(
+            field("after"),
+            field("before"),
+            "the terminal mode (stty -g) is restored"
+        );
+        assert!(
+            !self.stderr().contains("panicked"),
+            "no panic: {}",
+            self.stderr()
+        );
+        code
+    }
+}
+
+/// Every line of `out`, each a complete result event: (action,
+/// parentEventId, parsed ElicitResult text).
+pub fn results(out: &Path) -> Vec<(String, String, Value)> {
+    let text = std::fs::read_to_string(out).expect("output file");
+    assert!(
+        text.is_empty() || text.ends_with('\n'),
+        "no partial line: {text:?}"
+    );
+    text.lines()
+        .map(|l| {
+            let ev: Value = serde_json::from_str(l).expect("a JSON line");
+            ahp_elicit::binding::read_result_event(&ev).expect("a valid result event");
+            let inner: Value = serde_json::from_str(
+                ev["payload"]["elicitation"]["result"]["text"]
+                    .as_str()
+                    .expect("text part"),
+            )
+            .expect("result text");
+            (
+                ev["payload"]["elicitation"]["action"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                ev["parentEventId"].as_str().unwrap_or_default().to_owned(),
+                inner,
+            )
+        })
+        .collect()
+}
+
+pub fn actions_and_parents(rs: &[(String, String, Value)]) -> Vec<(&str, &str)> {
+    rs.iter()
+        .map(|(a, p, _)| (a.as_str(), p.as_str()))
+        .collect()
+}
