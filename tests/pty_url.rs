@@ -653,3 +653,74 @@ fn no_open_records_consent_without_launching() {
         vec![("accept", "evt-n3")]
     );
 }
+
+/// Below the minimum size the request is not shown, so no key answers it:
+/// `o` (consent) and Enter launch nothing; Esc cancels (found by a fresh
+/// user: keys used to reach the hidden consent screen).
+#[test]
+fn too_small_a_screen_takes_no_consent() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[("evt-s1", "Small screen.", "https://auth.example.com/s")],
+    );
+    let out = dir.path().join("out.jsonl");
+    let rec = dir.path().join("launches.txt");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        30,
+        8,
+        &format!("respond '{}' {}", input.display(), browser_arg(&rec, 0)),
+    );
+    t.wait_for("too small");
+    t.send("o");
+    t.send("\t\t\r");
+    t.send("\x1b");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(launches(&rec), Vec::<String>::new(), "nothing launched");
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-s1")]
+    );
+}
+
+/// Consent needs a screen that was seen: a second `o` typed right after the
+/// first (before the next request's screen could be read) opens nothing;
+/// Ctrl-D declines on the consent screen as everywhere else.
+#[test]
+fn typeahead_is_no_consent_and_ctrl_d_declines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[
+            ("evt-t1", "First page.", "https://auth.example.com/one"),
+            ("evt-t2", "Second page.", "https://auth.example.com/two"),
+        ],
+    );
+    let out = dir.path().join("out.jsonl");
+    let rec = dir.path().join("launches.txt");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!("respond '{}' {}", input.display(), browser_arg(&rec, 0)),
+    );
+    t.wait_for("First page.");
+    // Both presses in one write: the second arrives before the next screen.
+    t.send("oo");
+    t.wait_for("Second page.");
+    t.send("\x04");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        launches(&rec).len(),
+        1,
+        "exactly one launch: {:?}",
+        launches(&rec)
+    );
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-t1"), ("decline", "evt-t2")]
+    );
+}

@@ -272,6 +272,19 @@ fn read_input(timeout: Duration) -> Result<Input, RespondError> {
     })
 }
 
+/// Discard every input event already waiting (typeahead).
+fn discard_typeahead() {
+    while event::poll(Duration::ZERO).unwrap_or(false) {
+        if event::read().is_err() {
+            break;
+        }
+    }
+}
+
+/// How long the URL consent screen must have been on screen before a
+/// consent key counts (issue 4 item 3: consent is an explicit act).
+pub const CONSENT_GUARD: Duration = Duration::from_millis(400);
+
 /// A terminal [`Responder`]: one full-screen form per request.
 pub struct TuiResponder {
     screen: Screen,
@@ -362,6 +375,10 @@ impl TuiResponder {
         K: FnMut(&Key) -> Step,
     {
         let _g = LoopGuard::enter();
+        // Keys typed before this screen was drawn were meant for something
+        // else (the previous request, or a browser that was slow to start):
+        // they are discarded, so no answer is given to an unseen screen.
+        discard_typeahead();
         loop {
             if SIGNAL.load(Ordering::SeqCst) != 0 {
                 return Ok(Outcome::Quit);
@@ -372,10 +389,21 @@ impl TuiResponder {
             }
             let secs = left.map(|d| d.as_secs() + u64::from(d.subsec_nanos() > 0));
             let theme = &self.theme;
-            self.screen.draw(|f| draw(f, theme, secs))?;
+            let mut small = false;
+            self.screen.draw(|f| {
+                let a = f.area();
+                small = a.width < view::MIN_WIDTH || a.height < view::MIN_HEIGHT;
+                draw(f, theme, secs)
+            })?;
             let timeout = left.map_or(TICK, |l| l.min(TICK));
             match read_input(timeout)? {
                 Input::Tick => {}
+                // While the screen is too small to show the request, only
+                // Esc and Ctrl-C count: nothing is answered blind.
+                Input::Key(k) if small && !matches!(k, Key::Esc | Key::Ctrl('c')) => {}
+                Input::Key(Key::Esc) if small => {
+                    return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
+                }
                 Input::Key(Key::Ctrl('c')) => {
                     let now = Instant::now();
                     if self
@@ -514,6 +542,7 @@ impl TuiResponder {
             .take()
             .unwrap_or_else(|| Box::new(crate::launcher::NoOpen::default()));
         let no_open = self.no_open;
+        let shown = Instant::now();
         let out = self.run(
             cx,
             |f, theme, _secs| {
@@ -531,6 +560,13 @@ impl TuiResponder {
                 let Some(decision) = url_view::handle_key(&mut st, ev) else {
                     return Step::Continue;
                 };
+                // Consent needs the screen to have been seen: a consent key
+                // within CONSENT_GUARD of the screen appearing is ignored.
+                if matches!(decision, url_view::UrlDecision::Consent)
+                    && shown.elapsed() < CONSENT_GUARD
+                {
+                    return Step::Continue;
+                }
                 match url_view::apply(&mut st, decision, launcher.as_mut(), no_open).action {
                     Some(a) => Step::Done(Outcome::Answer(Answer::bare(a))),
                     None => Step::Continue,

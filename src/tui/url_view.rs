@@ -299,6 +299,10 @@ pub fn handle_key(state: &mut UrlViewState, key: KeyEvent) -> Option<UrlDecision
     if ctrl {
         return match key.code {
             KeyCode::Char('c') | KeyCode::Char('C') => Some(escape),
+            // Ctrl-D declines, as on every other screen.
+            KeyCode::Char('d') | KeyCode::Char('D') if matches!(state.phase, UrlPhase::Consent) => {
+                Some(UrlDecision::Decline)
+            }
             _ => None,
         };
     }

@@ -22,7 +22,14 @@ pub struct Tui {
     pub eof: bool,
     pub pid_file: PathBuf,
     pub err_file: PathBuf,
+    /// When the last key was sent (or the run started): keys are paced like
+    /// a person's, at least [`PACE`] apart, so the URL consent guard
+    /// (`CONSENT_GUARD`, 400 ms) is passed as it is by a person who reads.
+    pub last_key: Instant,
 }
+
+/// The least time between two key sends (see [`Tui::send`]).
+pub const PACE: Duration = Duration::from_millis(450);
 
 /// `text` without any whitespace (wrapping-insensitive comparison).
 pub fn squash(text: &str) -> String {
@@ -94,6 +101,7 @@ impl Tui {
             eof: false,
             pid_file,
             err_file,
+            last_key: Instant::now(),
         }
     }
 
@@ -126,6 +134,8 @@ impl Tui {
         loop {
             self.pump();
             if squash(&self.screen()).contains(&want) {
+                // A person reads what just appeared before pressing a key.
+                self.last_key = Instant::now();
                 return;
             }
             assert!(
@@ -144,7 +154,13 @@ impl Tui {
     }
 
     pub fn send(&mut self, keys: &str) {
+        let next = self.last_key + PACE;
+        let now = Instant::now();
+        if next > now {
+            std::thread::sleep(next - now);
+        }
         self.s.send(keys).expect("send keys");
+        self.last_key = Instant::now();
     }
 
     /// The pid of `ahp-elicit` itself (not of the shell).
