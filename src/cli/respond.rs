@@ -465,6 +465,11 @@ pub fn drive(
                 Answer::bare(Action::Cancel)
             }
             Err(RespondError::Refused(m)) => {
+                // The report already names the request.
+                let m = m
+                    .strip_prefix(&format!("request {}: ", req.id))
+                    .map(str::to_owned)
+                    .unwrap_or(m);
                 note(&mut |l| {
                     l.answer_refused(&req.id, &[Violation::new("", "answer-refused", m.clone())])
                 });
