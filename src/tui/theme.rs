@@ -193,34 +193,14 @@ impl Theme {
         Theme::from_toml(text).ok()
     }
 
-    /// The monochrome theme (no colours).
+    /// The monochrome theme (no colours): `themes/monochrome.toml`, which
+    /// sets only modifiers, read by [`Theme::from_toml`] (a `monochrome`
+    /// file starts from no styles, so this does not recurse).
     pub fn monochrome() -> Self {
-        let text = BUILTIN[3].1;
-        let file: Result<ThemeFile, _> = toml::from_str(text);
-        let mut styles = BTreeMap::new();
-        if let Ok(file) = file {
-            for (key, spec) in file.roles {
-                if let Some(role) = Role::ALL.iter().copied().find(|r| r.key() == key) {
-                    let mut st = Style::default();
-                    for (on, m) in [
-                        (spec.bold, Modifier::BOLD),
-                        (spec.dim, Modifier::DIM),
-                        (spec.italic, Modifier::ITALIC),
-                        (spec.underlined, Modifier::UNDERLINED),
-                        (spec.reversed, Modifier::REVERSED),
-                    ] {
-                        if on {
-                            st = st.add_modifier(m);
-                        }
-                    }
-                    styles.insert(role, st);
-                }
-            }
-        }
-        Theme {
+        Theme::from_toml(BUILTIN[3].1).unwrap_or_else(|_| Theme {
             name: "monochrome".into(),
-            styles,
-        }
+            styles: BTreeMap::new(),
+        })
     }
 
     /// Resolve `--theme NAME|PATH` and `NO_COLOR`: a built-in name, else a
