@@ -18,7 +18,6 @@ Usage: python3 benches/py_validate.py [--seconds 3]
 """
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -31,7 +30,6 @@ except ImportError:  # pragma: no cover
     sys.exit("python jsonschema is missing: pip install jsonschema")
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("AHP_SHARED_DIR", ROOT.parent / "shared"))
 
 
 def load_schema(name):
@@ -42,16 +40,16 @@ def load_schema(name):
 
 
 def mix():
-    ex = SHARED / "examples"
+    ex = ROOT / "examples"
     names = sorted(ex.iterdir(), key=lambda p: str(p))
     events = []
     for p in names:
-        if p.suffix != ".jsonl":
+        if p.suffix == ".json":
             events.append(json.loads(p.read_text()))
     for p in names:
         if p.suffix == ".jsonl":
             events += [json.loads(l) for l in p.read_text().splitlines() if l.strip()]
-    for l in (SHARED / "vectors" / "elicitation.jsonl").read_text().splitlines():
+    for l in (ROOT / "tests" / "vectors" / "elicitation.jsonl").read_text().splitlines():
         if l.strip():
             v = json.loads(l)
             for k in ("request", "result"):

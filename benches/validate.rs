@@ -17,15 +17,13 @@ use ahp_elicit::cli::validate::{split_input, Checker};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
 
-fn shared() -> PathBuf {
-    std::env::var("AHP_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"))
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The mix as JSON Lines and the number of events in it.
 pub fn mix() -> (Vec<u8>, usize) {
-    let ex = shared().join("examples");
+    let ex = root().join("examples");
     let mut names: Vec<PathBuf> = std::fs::read_dir(&ex)
         .expect("examples")
         .map(|e| e.expect("entry").path())
@@ -33,10 +31,10 @@ pub fn mix() -> (Vec<u8>, usize) {
     names.sort();
     let mut events: Vec<Value> = Vec::new();
     for p in &names {
-        let text = std::fs::read_to_string(p).expect("example");
-        if p.extension().is_some_and(|e| e == "jsonl") {
+        if p.extension().is_none_or(|e| e != "json") {
             continue;
         }
+        let text = std::fs::read_to_string(p).expect("example");
         events.push(serde_json::from_str(&text).expect("example JSON"));
     }
     for p in &names {
@@ -48,7 +46,7 @@ pub fn mix() -> (Vec<u8>, usize) {
         }
     }
     let vectors =
-        std::fs::read_to_string(shared().join("vectors/elicitation.jsonl")).expect("vectors");
+        std::fs::read_to_string(root().join("tests/vectors/elicitation.jsonl")).expect("vectors");
     for l in vectors.lines().filter(|l| !l.trim().is_empty()) {
         let v: Value = serde_json::from_str(l).expect("vector");
         for k in ["request", "result"] {

@@ -34,8 +34,7 @@ fn run(args: &[&str], stdin: &[u8]) -> Out {
 }
 
 fn ex(name: &str) -> String {
-    common::shared_dir()
-        .join("examples")
+    common::examples_dir()
         .join(name)
         .to_str()
         .unwrap()

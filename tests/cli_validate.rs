@@ -120,12 +120,8 @@ fn pairs_in_one_stream_are_correlated() {
 
 #[test]
 fn every_example_validates() {
-    let ex = common::shared_dir().join("examples");
-    let mut names: Vec<_> = std::fs::read_dir(&ex)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    names.sort();
+    let ex = common::examples_dir();
+    let names = common::example_files();
     assert!(names.len() >= 6);
     let every_kind = ex.join("form-every-kind.request.json");
     let mut total = 0;
@@ -149,7 +145,7 @@ fn every_example_validates() {
 
 #[test]
 fn result_against_the_every_kind_request_is_cross_checked() {
-    let ex = common::shared_dir().join("examples");
+    let ex = common::examples_dir();
     let mut res: Value =
         serde_json::from_slice(&std::fs::read(ex.join("form-every-kind.result.json")).unwrap())
             .unwrap();
@@ -245,7 +241,7 @@ fn text_format_lists_pointer_rule_message() {
 
 #[test]
 fn json_lines_bad_line_is_reported_with_its_number() {
-    let ex = common::shared_dir().join("examples/stream.requests.jsonl");
+    let ex = common::examples_dir().join("stream.requests.jsonl");
     let mut input = std::fs::read(ex).unwrap();
     input.extend_from_slice(b"\n{\"ahp\": \"0.1\", truncated\n");
     let (code, v, _) = validate_json(&[], input);
@@ -259,7 +255,7 @@ fn json_lines_bad_line_is_reported_with_its_number() {
 
 #[test]
 fn pretty_printed_and_compact_documents_are_one_event() {
-    let ex = common::shared_dir().join("examples/url-connect.request.json");
+    let ex = common::examples_dir().join("url-connect.request.json");
     let (code, v, _) = validate_json(&[ex.to_str().unwrap()], vec![]);
     assert_eq!(code, 0);
     assert_eq!(v.len(), 1);
@@ -302,7 +298,7 @@ fn deep_nesting_is_a_limits_error() {
 
 #[test]
 fn truncated_json_is_a_clear_error() {
-    let ex = common::shared_dir().join("examples/form-every-kind.request.json");
+    let ex = common::examples_dir().join("form-every-kind.request.json");
     let b = std::fs::read(ex).unwrap();
     assert_bad_bytes(b[..b.len() / 2].to_vec(), "json", "EOF while parsing");
 }

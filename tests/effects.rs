@@ -14,7 +14,7 @@ use ahp_elicit::binding::{
 use serde_json::{json, Map, Value};
 
 fn example(name: &str) -> Value {
-    let p = common::shared_dir().join("examples").join(name);
+    let p = common::examples_dir().join(name);
     parse_json(&std::fs::read(p).unwrap()).unwrap()
 }
 

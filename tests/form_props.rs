@@ -40,9 +40,8 @@ fn key() -> impl Strategy<Value = Key> {
 fn request() -> &'static binding::RequestEvent {
     static R: OnceLock<binding::RequestEvent> = OnceLock::new();
     R.get_or_init(|| {
-        let bytes =
-            std::fs::read(common::shared_dir().join("examples/form-every-kind.request.json"))
-                .expect("example");
+        let bytes = std::fs::read(common::examples_dir().join("form-every-kind.request.json"))
+            .expect("example");
         binding::read_request_event(&binding::parse_json(&bytes).expect("json")).expect("valid")
     })
 }

@@ -23,13 +23,8 @@ fn cx() -> Context {
 
 /// Every request event in the examples folder (JSON files and JSON Lines).
 fn example_requests() -> Vec<(String, RequestEvent)> {
-    let dir = common::shared_dir().join("examples");
     let mut out = Vec::new();
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .expect("examples dir")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    names.sort();
+    let names = common::example_files();
     for p in names {
         let text = std::fs::read_to_string(&p).expect("read");
         let name = p
@@ -146,7 +141,7 @@ fn every_kind_answers_match_the_example_result() {
     .expect("answers");
     let a = answer(ScriptedResponder::new(answers).respond(&req, &cx())).expect("accepted");
     let want_ev: Value = serde_json::from_str(
-        &std::fs::read_to_string(common::shared_dir().join("examples/form-every-kind.result.json"))
+        &std::fs::read_to_string(common::examples_dir().join("form-every-kind.result.json"))
             .expect("result example"),
     )
     .expect("json");

@@ -10,7 +10,7 @@ use ahp_elicit::form::{Action, Button, Focus, Form, Key, Stage, Status};
 use serde_json::{json, Value};
 
 fn every_kind() -> (FormSchema, String) {
-    let bytes = std::fs::read(common::shared_dir().join("examples/form-every-kind.request.json"))
+    let bytes = std::fs::read(common::examples_dir().join("form-every-kind.request.json"))
         .expect("example");
     let v = binding::parse_json(&bytes).expect("json");
     let req = binding::read_request_event(&v).expect("valid request");

@@ -19,7 +19,7 @@ use ahp_elicit::tui::{Theme, TuiResponder};
 use expectrl::{Eof, Expect, Session};
 
 fn example(name: &str) -> RequestEvent {
-    let bytes = std::fs::read(common::shared_dir().join("examples").join(name)).expect("example");
+    let bytes = std::fs::read(common::examples_dir().join(name)).expect("example");
     binding::read_request_event(&binding::parse_json(&bytes).expect("json")).expect("valid")
 }
 

@@ -39,7 +39,7 @@ fn schema(props: Value, required: &[&str]) -> FormSchema {
 }
 
 fn every_kind() -> (binding::RequestEvent, FormSchema, String) {
-    let bytes = std::fs::read(common::shared_dir().join("examples/form-every-kind.request.json"))
+    let bytes = std::fs::read(common::examples_dir().join("form-every-kind.request.json"))
         .expect("example");
     let req =
         binding::read_request_event(&binding::parse_json(&bytes).expect("json")).expect("valid");

@@ -40,6 +40,7 @@ fn copy_of_upstream() -> tempfile::TempDir {
 }
 
 #[test]
+#[ignore = "needs the pinned upstream files: run `ahp-elicit upstream refresh` or set AHP_UPSTREAM_DIR"]
 fn verify_passes_against_the_shared_files() {
     let dir = common::upstream_dir();
     assert!(upstream::verify(&dir, MCP_ELICITATION).unwrap().is_empty());
@@ -58,6 +59,7 @@ fn verify_passes_against_the_shared_files() {
 }
 
 #[test]
+#[ignore = "needs the pinned upstream files: run `ahp-elicit upstream refresh` or set AHP_UPSTREAM_DIR"]
 fn the_pin_records_the_notes_digests_and_the_actual_sizes() {
     let p = upstream::pin();
     let ts = p.file("schema.ts").unwrap();
@@ -79,6 +81,7 @@ fn the_pin_records_the_notes_digests_and_the_actual_sizes() {
 }
 
 #[test]
+#[ignore = "needs the pinned upstream files: run `ahp-elicit upstream refresh` or set AHP_UPSTREAM_DIR"]
 fn extract_is_deterministic_and_equals_the_committed_file() {
     let dir = common::upstream_dir();
     let a = upstream::extract_dir(&dir).unwrap();
@@ -122,6 +125,7 @@ fn assert_no_prose(v: &serde_json::Value, at: &str) {
 }
 
 #[test]
+#[ignore = "needs the pinned upstream files: run `ahp-elicit upstream refresh` or set AHP_UPSTREAM_DIR"]
 fn verify_fails_clearly_on_a_modified_copy() {
     let t = copy_of_upstream();
     let p = t.path().join("schema.json");
@@ -157,6 +161,7 @@ fn verify_fails_clearly_on_a_modified_copy() {
 }
 
 #[test]
+#[ignore = "needs the pinned upstream files: run `ahp-elicit upstream refresh` or set AHP_UPSTREAM_DIR"]
 fn verify_fails_when_the_committed_extraction_is_stale() {
     let t = tempfile::tempdir().unwrap();
     let stale = t.path().join("stale.json");
@@ -263,6 +268,7 @@ fn listing(dir: &Path) -> Vec<PathBuf> {
 }
 
 #[test]
+#[ignore = "needs the pinned upstream files: run `ahp-elicit upstream refresh` or set AHP_UPSTREAM_DIR"]
 fn refresh_downloads_the_pinned_files_from_loopback() {
     let (ts, js) = pinned_bytes();
     let mirror = serve(vec![
@@ -289,6 +295,7 @@ fn refresh_downloads_the_pinned_files_from_loopback() {
 }
 
 #[test]
+#[ignore = "needs the pinned upstream files: run `ahp-elicit upstream refresh` or set AHP_UPSTREAM_DIR"]
 fn refresh_refuses_a_tampered_file_and_keeps_nothing() {
     let (ts, mut js) = pinned_bytes();
     let at = js.len() / 2;
@@ -321,6 +328,7 @@ fn refresh_refuses_a_tampered_file_and_keeps_nothing() {
 }
 
 #[test]
+#[ignore = "needs the pinned upstream files: run `ahp-elicit upstream refresh` or set AHP_UPSTREAM_DIR"]
 fn refresh_with_a_missing_file_is_a_download_error() {
     let (ts, _) = pinned_bytes();
     let mirror = serve(vec![("/2025-11-25/schema/2025-11-25/schema.ts", ts)]);
@@ -349,4 +357,24 @@ fn the_mirror_option_is_hidden_from_help() {
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(help.contains("--dir"), "{help}");
     assert!(!help.contains("--mirror"), "{help}");
+}
+
+#[test]
+fn verify_with_no_upstream_files_says_where_it_looked_and_how_to_get_them() {
+    let t = tempfile::tempdir().unwrap();
+    let out = bin()
+        .current_dir(t.path())
+        .env_remove("AHP_UPSTREAM_DIR")
+        .args(["upstream", "verify"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        err.contains(
+            "looked for the pinned schema.ts and schema.json in ../shared/upstream/mcp/2025-11-25"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("ahp-elicit upstream refresh"), "{err}");
 }

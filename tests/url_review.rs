@@ -19,8 +19,7 @@ fn url_of(event: &serde_json::Value) -> Option<String> {
 
 #[test]
 fn the_shared_url_example_is_openable_and_clean() {
-    let bytes =
-        std::fs::read(common::shared_dir().join("examples/url-connect.request.json")).unwrap();
+    let bytes = std::fs::read(common::examples_dir().join("url-connect.request.json")).unwrap();
     let ev = parse_json(&bytes).unwrap();
     let url = url_of(&ev).expect("a URL-mode body");
     let r = review(&url);

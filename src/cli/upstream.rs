@@ -1,5 +1,5 @@
 //! `ahp-elicit upstream verify|extract|refresh`: the pinned MCP upstream
-//! (spec section 5; issue 2 item 2). The library side is
+//! The library side is
 //! [`crate::binding::upstream`].
 //!
 //! The upstream folder is `--dir DIR`, else `$AHP_UPSTREAM_DIR`, else
@@ -67,6 +67,29 @@ fn report(e: &UpstreamError) -> u8 {
     e.exit_code()
 }
 
+/// Like [`report`], and when a pinned file is missing also say where the
+/// files were looked for and how to get them.
+fn report_missing(e: &UpstreamError, dir: &std::path::Path) -> u8 {
+    let code = report(e);
+    if let UpstreamError::Io { source, .. } = e {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            eprintln!(
+                "ahp-elicit upstream: looked for the pinned schema.ts and schema.json in {} \
+                 (--dir, else ${}, else {} when it holds them, else {}, relative to the current folder).\n\
+                 To get them: run `ahp-elicit upstream refresh` in the project folder (downloads the pinned \
+                 files into {} and checks their digests), or point --dir or ${} at a folder that holds them.",
+                dir.display(),
+                upstream::ENV_DIR,
+                upstream::LOCAL_DIR,
+                upstream::SHARED_DIR,
+                upstream::LOCAL_DIR,
+                upstream::ENV_DIR,
+            );
+        }
+    }
+    code
+}
+
 fn verify(a: VerifyArgs) -> u8 {
     let dir = upstream::resolve_dir(a.dir.as_deref());
     let committed = match &a.schema {
@@ -99,7 +122,7 @@ fn verify(a: VerifyArgs) -> u8 {
             }
             super::EXIT_INVALID
         }
-        Err(e) => report(&e),
+        Err(e) => report_missing(&e, &dir),
     }
 }
 
@@ -107,7 +130,7 @@ fn extract(a: ExtractArgs) -> u8 {
     let dir = upstream::resolve_dir(a.dir.as_deref());
     let text = match upstream::extract_dir(&dir) {
         Ok(t) => t,
-        Err(e) => return report(&e),
+        Err(e) => return report_missing(&e, &dir),
     };
     if a.out.as_os_str() == "-" {
         print!("{text}");

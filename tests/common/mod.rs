@@ -1,5 +1,5 @@
-//! Helpers shared by the integration tests: where `../shared` and the
-//! upstream files are.
+//! Helpers shared by the integration tests: where the examples, the
+//! conformance vectors and the (optional) pinned upstream files are.
 #![allow(dead_code)]
 
 #[cfg(unix)]
@@ -7,41 +7,62 @@ pub mod pty;
 
 use std::path::PathBuf;
 
-/// The `shared/` folder beside the project root (`../shared`), or
-/// `$AHP_SHARED_DIR`.
-pub fn shared_dir() -> PathBuf {
-    if let Ok(d) = std::env::var("AHP_SHARED_DIR") {
-        return PathBuf::from(d);
-    }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let d = root.join("../shared");
-    assert!(
-        d.is_dir(),
-        "../shared is missing beside the project (set AHP_SHARED_DIR)"
-    );
-    d
+/// The project root (`CARGO_MANIFEST_DIR`).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The sample events kept in the repository (`examples/`).
+pub fn examples_dir() -> PathBuf {
+    root().join("examples")
+}
+
+/// The example event files (`examples/*.json` and `*.jsonl`), sorted; the
+/// folder's README is not an event.
+pub fn example_files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(examples_dir())
+        .expect("examples/")
+        .map(|e| e.expect("examples/ entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json" || x == "jsonl"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The conformance vectors kept in the repository (`tests/vectors/`).
+pub fn vectors_dir() -> PathBuf {
+    root().join("tests/vectors")
 }
 
 /// Every line of `vectors/elicitation.jsonl`, parsed.
 pub fn vectors() -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(shared_dir().join("vectors/elicitation.jsonl"))
-        .expect("vectors file");
+    let text =
+        std::fs::read_to_string(vectors_dir().join("elicitation.jsonl")).expect("vectors file");
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).expect("vector line"))
         .collect()
 }
 
-/// The upstream folder: `$AHP_UPSTREAM_DIR`, else `upstream/mcp/2025-11-25/`
-/// when it holds the files, else `../shared/upstream/mcp/2025-11-25/`.
+/// Why the tests that read the official upstream files are ignored by
+/// default: those files are never committed.
+pub const NEEDS_UPSTREAM: &str =
+    "needs the pinned upstream files: run `ahp-elicit upstream refresh` \
+(downloads them into upstream/mcp/2025-11-25/ and checks the digests) or set AHP_UPSTREAM_DIR";
+
+/// The folder holding the pinned upstream `schema.ts`/`schema.json`:
+/// `$AHP_UPSTREAM_DIR`, else `upstream/mcp/2025-11-25/` when it holds the
+/// files, else `../shared/upstream/mcp/2025-11-25/`. Panics with the way to
+/// get them when none has them (only ignored tests call it).
 pub fn upstream_dir() -> PathBuf {
     if let Ok(d) = std::env::var("AHP_UPSTREAM_DIR") {
         return PathBuf::from(d);
     }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let local = root.join("upstream/mcp/2025-11-25");
+    let local = root().join("upstream/mcp/2025-11-25");
     if local.join("schema.json").is_file() {
         return local;
     }
-    shared_dir().join("upstream/mcp/2025-11-25")
+    let shared = root().join("../shared/upstream/mcp/2025-11-25");
+    assert!(shared.join("schema.json").is_file(), "{NEEDS_UPSTREAM}");
+    shared
 }
