@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Side-by-side validation speed: `ahp-elicit validate` (whole process)
+# against ajv 8 + ajv-formats and Python `jsonschema` (both in-process,
+# schema work only) on the same workloads, in one run.
+#
+#   bash benches/compare.sh [N]     # N events per workload, default 20000
+#   PY_EVENTS=20000 bash benches/compare.sh   # Python on more than its default 4000
+#
+# It builds the release binary, installs the pinned ajv into
+# benches/compare/node_modules (npm ci) and Python jsonschema (pip) if
+# missing, writes the workloads (benches/compare/make_workload.py: mixed
+# valid and invalid events, and an all-valid one, from examples/ and
+# tests/vectors/), runs the three, checks that they agree where their work
+# overlaps (ajv and Python give the same schema verdicts; every event a
+# schema rejects, ahp-elicit rejects too: it adds the runtime and cross-body
+# checks), and prints events/s and the ratios. Figures are noisy on a shared
+# machine: compare the ratios from one run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-20000}
+py_n=${PY_EVENTS:-4000}
+here=benches/compare
+work=$(mktemp -d "${TMPDIR:-/tmp}/ahp-compare.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+cargo build --release --locked -q
+bin=target/release/ahp-elicit
+[ -d "$here/node_modules/ajv" ] || npm ci --prefix "$here" --no-audit --no-fund --loglevel=error
+python3 -c 'import jsonschema' 2>/dev/null || pip install -q 'jsonschema==4.26.0'
+
+python3 "$here/make_workload.py" "$work" "$n"
+
+# Wall time of a whole process, in seconds, stdout to a file.
+timed() {
+  python3 -c 'import subprocess, sys, time
+t = time.perf_counter()
+with open(sys.argv[1], "w") as out:
+    subprocess.run(sys.argv[2:], stdout=out)
+print(time.perf_counter() - t)' "$@"
+}
+for w in mixed valid; do
+  f="$work/$w.jsonl"
+  events=$(grep -c . "$f")
+  "$bin" validate --format json "$f" > /dev/null || true # warm the page cache
+  ours_s=$(timed "$work/ours.$w.json" "$bin" validate --format json "$f")
+  python3 - "$work/ours.$w.json" "$work/ours.$w" <<'PY'
+import json, sys
+with open(sys.argv[2], "w") as out:
+    for l in open(sys.argv[1]):
+        out.write("1\n" if json.loads(l)["valid"] else "0\n")
+PY
+  ajv=$(node "$here/ajv_validate.mjs" "$f" "$work/ajv.$w")
+  # Python: the first $py_n events only (it takes about 2 ms an event).
+  py=$(python3 "$here/py_validate_file.py" "$f" "$work/py.$w" "$py_n")
+  python3 - "$w" "$events" "$ours_s" "$ajv" "$py" "$work/ours.$w" "$work/ajv.$w" "$work/py.$w" <<'PY'
+import json, sys
+w, events, ours_s = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+ajv, py = json.loads(sys.argv[4]), json.loads(sys.argv[5])
+read = lambda p: [int(x) for x in open(p).read().split()]
+ours, a, p = read(sys.argv[6]), read(sys.argv[7]), read(sys.argv[8])
+assert len(ours) == len(a) == events and len(p) == py["events"], (len(ours), len(a), len(p), events)
+ajv_py = sum(x != y for x, y in zip(a, p))  # over the Python sample
+schema_only = sum(1 for o, x in zip(ours, a) if x == 0 and o == 1)
+stricter = sum(1 for o, x in zip(ours, a) if x == 1 and o == 0)
+eps = events / ours_s
+print(f"== {w}: {events} events ({sum(ours)} valid for ahp-elicit, {ajv['valid']} for ajv; "
+      f"jsonschema on the first {py['events']}: {py['valid']} valid)")
+print(f"  ahp-elicit validate (whole process): {ours_s:.3f} s, {eps:,.0f} events/s")
+print(f"  ajv 8 (in-process, schema only):     {ajv['seconds']:.3f} s, {ajv['eventsPerSecond']:,.0f} events/s")
+print(f"  python jsonschema (in-process):      {py['seconds']:.3f} s, {py['eventsPerSecond']:,.0f} events/s")
+print(f"  ratio ahp-elicit / ajv:    {eps / ajv['eventsPerSecond']:.2f}x")
+print(f"  ratio ahp-elicit / python: {eps / py['eventsPerSecond']:.1f}x")
+print(f"  agreement: ajv vs jsonschema differ on {ajv_py}; schema-invalid but ahp-elicit-valid: {schema_only}; "
+      f"ahp-elicit-only rejections (runtime and cross-body checks): {stricter}")
+if ajv_py or schema_only:
+    sys.exit(f"the validators disagree on the {w} workload")
+PY
+done
