@@ -106,15 +106,19 @@ impl LineIo for MemoryIo {
     }
 
     fn wait(&mut self, _wait: Duration) -> Option<Reply> {
-        match self.input.front() {
-            Some(Reply::Interrupt | Reply::Quit) => {
-                let r = self.input.pop_front();
-                if r == Some(Reply::Interrupt) {
-                    self.transcript.push_str("^C\n");
-                }
-                r
+        match self.input.pop_front()? {
+            Reply::Interrupt => {
+                self.transcript.push_str("^C\n");
+                Some(Reply::Interrupt)
             }
-            _ => None,
+            Reply::Quit => Some(Reply::Quit),
+            // A line typed while nothing is asked is echoed and thrown away.
+            Reply::Line(l) => {
+                self.transcript.push_str(&l);
+                self.transcript.push('\n');
+                None
+            }
+            Reply::Eof | Reply::TimedOut => None,
         }
     }
 }

@@ -70,6 +70,10 @@ pub struct PlainResponder<I: LineIo> {
     wait_armed: bool,
     /// The waiting sentence was said since the last request.
     waiting_said: bool,
+    /// Calls to `idle` since the last request.
+    idle_calls: usize,
+    /// Requests answered so far.
+    answered: usize,
 }
 
 impl<I: LineIo> std::fmt::Debug for PlainResponder<I> {
@@ -92,6 +96,8 @@ impl<I: LineIo> PlainResponder<I> {
             last_ctrl_c: None,
             wait_armed: false,
             waiting_said: false,
+            idle_calls: 0,
+            answered: 0,
         }
     }
 
@@ -418,25 +424,39 @@ impl<I: LineIo> Responder for PlainResponder<I> {
     fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
         self.wait_armed = false;
         self.waiting_said = false;
+        self.idle_calls = 0;
         // What was typed before this request was shown was meant for
         // something else: it is not an answer to this one.
         self.io.discard_typeahead();
-        match &req.view {
+        let out = match &req.view {
             RequestView::Body(r) => match &r.body {
                 RequestBody::Form(s) => self.respond_form(req, &r.message, s, cx),
                 RequestBody::Url { url, .. } => self.respond_url(req, &r.message, url, cx),
             },
             _ => self.respond_refusable(req, cx),
+        };
+        if out.is_ok() {
+            self.answered += 1;
         }
+        out
     }
 
     fn idle(&mut self, wait: Duration) -> bool {
-        if !self.waiting_said {
+        // Said once per wait, after an answer, and only when the wait goes
+        // on (the end of a finished input is not announced).
+        self.idle_calls += 1;
+        if !self.waiting_said && self.answered > 0 && self.idle_calls >= 2 {
             self.waiting_said = true;
-            if self
-                .say("Waiting for the next request. Press Control-C twice to quit.")
-                .is_err()
-            {
+            let n = self.answered;
+            let said = self.say(&format!(
+                "{} answered. Waiting for the next request; press Control-C twice to quit.",
+                if n == 1 {
+                    "1 request".to_owned()
+                } else {
+                    format!("{n} requests")
+                }
+            ));
+            if said.is_err() {
                 return false;
             }
         }

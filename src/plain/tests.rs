@@ -297,17 +297,18 @@ fn the_deadline_cancels() {
 fn typeahead_is_discarded_at_each_request_and_waiting_ctrl_c_twice_quits() {
     let req = form(json!({"a": {"type": "string"}}), &[]);
     let mut p = PlainResponder::new(
-        MemoryIo::typing(&["", "send", "", "send", "^C", "^C"]),
+        MemoryIo::typing(&["", "send", "", "send", "x", "^C", "^C"]),
         Box::new(Recorder::default()),
         false,
     );
     p.respond(&req, &cx()).expect("first");
     p.respond(&req, &cx()).expect("second");
     assert_eq!(p.io().discards, 2);
+    assert!(!p.idle(Duration::ZERO), "a typed line is not an answer");
     assert!(!p.idle(Duration::ZERO), "the first Control-C only warns");
     assert!(p.idle(Duration::ZERO), "the second quits");
     let t = &p.io().transcript;
-    assert!(t.contains("Waiting for the next request. Press Control-C twice to quit.\n^C\nPress Control-C again to quit (the remaining requests will be cancelled).\n^C\nQuitting"), "{t}");
+    assert!(t.contains("2 requests answered. Waiting for the next request; press Control-C twice to quit.\n^C\nPress Control-C again to quit (the remaining requests will be cancelled).\n^C\nQuitting"), "{t}");
 }
 
 #[test]
