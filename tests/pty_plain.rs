@@ -261,3 +261,54 @@ fn demo_plain_prints_the_result() {
         vec![("decline", "evt-profile-1")]
     );
 }
+
+#[test]
+fn typeahead_is_not_an_answer_to_the_next_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let input = write_stream(
+        dir.path(),
+        &[
+            "form-confirm-mode-omitted.request.json",
+            "url-connect.request.json",
+        ],
+    );
+    let mut s = Plain::start(
+        dir.path(),
+        &out,
+        &format!("respond --plain --no-open '{}'", input.display()),
+        &[],
+    );
+    s.answer("Yes, delete it: ", "y");
+    // The answer to the review and, typed ahead in the same breath, an
+    // "open" meant for nothing yet: it is discarded, not taken as consent.
+    s.answer("Type send, edit N, decline, or cancel: ", "send\ropen");
+    s.answer("Type open, decline, or cancel: ", "decline");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-confirm-1"), ("decline", "evt-url-1")]
+    );
+}
+
+#[test]
+fn the_timeout_cancels_an_unanswered_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let input = write_stream(dir.path(), &["url-connect.request.json"]);
+    let mut s = Plain::start(
+        dir.path(),
+        &out,
+        &format!("respond --plain --timeout 1 '{}'", input.display()),
+        &[],
+    );
+    s.expect("You have 1 second to answer");
+    s.expect("Time is up: the request is cancelled.");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-url-1")]
+    );
+}

@@ -167,8 +167,9 @@ impl<I: LineIo> PlainResponder<I> {
         ))?;
         if let Some(left) = crate::responder::time_left(cx.deadline) {
             let secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+            let unit = if secs == 1 { "second" } else { "seconds" };
             self.say(&format!(
-                "You have {secs} seconds to answer; then the request is cancelled."
+                "You have {secs} {unit} to answer; then the request is cancelled."
             ))?;
         }
         if let Some(m) = message {
