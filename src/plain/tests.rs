@@ -447,3 +447,34 @@ Cancelled.
 ";
     assert_eq!(t, expected);
 }
+
+#[test]
+fn the_stream_example_reads_as_sentences() {
+    let lines = ["y", "send", "open", "3", "production", "send"];
+    let mut p = PlainResponder::new(
+        MemoryIo::typing(&lines),
+        Box::new(Recorder::default()),
+        false,
+    );
+    let text = include_str!("../../examples/stream.requests.jsonl");
+    let reqs: Vec<RequestEvent> = text
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("json line");
+            crate::binding::read_request_event(&v).expect("valid")
+        })
+        .collect();
+    let mut actions = Vec::new();
+    for (i, r) in reqs.iter().enumerate() {
+        let c = Context {
+            progress: Progress {
+                index: i + 1,
+                total: reqs.len(),
+            },
+            ..cx()
+        };
+        actions.push(action(&p.respond(r, &c).expect("answered")));
+    }
+    assert_eq!(actions, vec![Action::Accept; 3]);
+    insta::assert_snapshot!("stream_example_transcript", p.io().transcript);
+}
