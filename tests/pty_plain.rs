@@ -31,6 +31,14 @@ impl Plain {
         }
     }
 
+    /// [`Plain::start`] with stderr on the terminal too.
+    fn start_err_on_tty(dir: &Path, out: &Path, args: &str) -> Plain {
+        Plain {
+            t: Tui::start_with(dir, out, 80, 24, args, &[], false),
+            seen: 0,
+        }
+    }
+
     /// Everything written so far, line ends as `\n`.
     fn text(&self) -> String {
         String::from_utf8_lossy(&self.t.raw).replace("\r\n", "\n")
@@ -310,5 +318,32 @@ fn the_timeout_cancels_an_unanswered_request() {
     assert_eq!(
         actions_and_parents(&results(&out)),
         vec![("cancel", "evt-url-1")]
+    );
+}
+
+#[test]
+fn an_invalid_line_is_reported_at_once_between_the_plain_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let input = dir.path().join("requests.jsonl");
+    let text = format!(
+        "not json\n{}\n",
+        example_line("form-confirm-mode-omitted.request.json")
+    );
+    std::fs::write(&input, text).expect("write");
+    let mut s = Plain::start_err_on_tty(
+        dir.path(),
+        &out,
+        &format!("respond --plain '{}'", input.display()),
+    );
+    // The error is said before the request, not held until the end.
+    s.expect("ahp-elicit: line 1: not a JSON event");
+    s.expect("Request 1 of 1 from git-tools");
+    s.t.send("\u{3}");
+    let (code, _) = s.finish();
+    assert_eq!(code, 1, "the bad line makes the run fail");
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-confirm-1")]
     );
 }

@@ -491,6 +491,8 @@ pub fn tty_responder(
     no_open: bool,
 ) -> Result<Box<dyn Responder>, String> {
     let io = TtyIo::open().map_err(|e| e.to_string())?;
+    // Notices on stderr go out at once, between the plain lines.
+    crate::notice::release();
     Ok(Box::new(PlainResponder::new(io, launcher, no_open)))
 }
 
