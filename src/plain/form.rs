@@ -14,7 +14,8 @@ use crate::safe_text::{display, display_multiline};
 pub enum Typed {
     /// An empty line: keep what the field holds.
     Keep,
-    /// A single `-`: leave the field out of the content.
+    /// A single `-`: leave the field out of the content. (In a text
+    /// field, `""` alone sets an empty text.)
     Clear,
     /// A `?`: say the field's description again.
     Help,
@@ -227,6 +228,8 @@ pub fn parse_typed(st: &FieldState, line: &str) -> Result<Typed, String> {
         return Ok(Typed::Help);
     }
     match &st.field.kind {
+        // Two double quotes alone: an empty text (Enter keeps the value).
+        FieldKind::Text { .. } if t == "\"\"" => Ok(Typed::Set(Value::String(String::new()))),
         FieldKind::Text { .. } => Ok(Typed::Set(Value::String(line.to_owned()))),
         FieldKind::Number { integer, .. } => {
             crate::form::field::parse_number(t, *integer).map(|n| Typed::Set(Value::Number(n)))

@@ -164,6 +164,14 @@ fn optional_field_can_be_left_out() {
 }
 
 #[test]
+fn two_double_quotes_send_an_empty_text() {
+    let req = form(json!({"note": {"type": "string", "title": "Note"}}), &[]);
+    let (o, t) = run(&req, &["\"\"", "send"]);
+    assert_eq!(accepted(&o), json!({"note": ""}));
+    assert!(t.contains("1. Note: \"\".\n"), "{t}");
+}
+
+#[test]
 fn boolean_field_takes_y_and_n() {
     let req = form(
         json!({"ok": {"type": "boolean", "title": "Subscribe", "default": false}}),
