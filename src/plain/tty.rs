@@ -205,8 +205,12 @@ impl TtyIo {
                 let l = l.strip_suffix(b"\r").unwrap_or(l);
                 Reply::Line(String::from_utf8_lossy(l).into_owned())
             }
-            // Control-D after some text hands the text over without a line end.
-            Some(_) => Reply::Line(String::from_utf8_lossy(b).into_owned()),
+            // Control-D after some text hands the text over without a line
+            // end: end the line on the terminal.
+            Some(_) => {
+                self.write("\n")?;
+                Reply::Line(String::from_utf8_lossy(b).into_owned())
+            }
         })
     }
 
