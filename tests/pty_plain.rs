@@ -347,3 +347,37 @@ fn an_invalid_line_is_reported_at_once_between_the_plain_lines() {
         vec![("cancel", "evt-confirm-1")]
     );
 }
+
+#[test]
+fn mcp_plain_answers_a_live_server_line_by_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("tool-result.json");
+    let server = common::root().join("tests/mcp_fake_server.py");
+    let mut s = Plain::start(
+        dir.path(),
+        &out,
+        &format!(
+            "mcp --plain --no-open --call probe -- python3 '{}'",
+            server.display()
+        ),
+        &[],
+    );
+    s.expect("Message: Fake form");
+    s.answer("Name: ", "");
+    s.answer("age: ", "40");
+    s.answer("sure: ", "y");
+    s.answer("Type send, edit N, decline, or cancel: ", "send");
+    s.expect("The URL is: https://example.com/auth");
+    s.answer("Type open, decline, or cancel: ", "open");
+    s.answer("Type done when you have it, or give up to cancel: ", "done");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    let text = std::fs::read_to_string(&out).expect("tool result");
+    let v: Value = serde_json::from_str(&text).expect("tool result JSON");
+    let responses = &v["structuredContent"]["responses"];
+    assert_eq!(
+        responses["form"]["result"],
+        json!({"action": "accept", "content": {"name": "Ada", "age": 40, "sure": true}})
+    );
+    assert_eq!(responses["url"]["result"], json!({"action": "accept"}));
+}
