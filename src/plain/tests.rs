@@ -486,3 +486,14 @@ fn the_stream_example_reads_as_sentences() {
     assert_eq!(actions, vec![Action::Accept; 3]);
     insta::assert_snapshot!("stream_example_transcript", p.io().transcript);
 }
+
+#[test]
+fn an_ip_host_is_named_as_a_host_and_warned_about() {
+    let req = url_request("https://192.168.1.10/login");
+    let (o, t) = run(&req, &["cancel"]);
+    assert_eq!(action(&o), Action::Cancel);
+    assert!(
+        t.contains("It opens the host 192.168.1.10.\n1 warning:\nWarning: The host is an IPv4 address (192.168.1.10), not a name"),
+        "{t}"
+    );
+}

@@ -128,10 +128,12 @@ pub fn url_sentences(r: &UrlReview) -> Vec<String> {
     }
     if let Some(h) = &r.host {
         let (_, site) = h.split_unicode();
-        out.push(format!(
-            "It opens the site {site}, on the host {}.",
-            h.unicode
-        ));
+        out.push(if h.registrable_unicode.is_some() {
+            format!("It opens the site {site}, on the host {}.", h.unicode)
+        } else {
+            // An IP address or a single-label host: no site to name.
+            format!("It opens the host {}.", h.unicode)
+        });
     }
     match r.warnings.len() {
         0 => out.push("No warnings.".into()),
