@@ -364,8 +364,17 @@ impl<I: LineIo> PlainResponder<I> {
     ) -> Result<Outcome, RespondError> {
         self.header(req, cx, None)?;
         self.say("This request cannot be answered with content.")?;
-        let why = req.view.describe().unwrap_or_default();
-        self.say(&format!("The request is {}.", display(&why)))?;
+        let why = match &req.view {
+            RequestView::Metadata => "the adapter shared only the request's metadata.".to_owned(),
+            RequestView::Gap {
+                reason,
+                detail: Some(d),
+            } => format!("it is missing ({}: {}).", display(reason), display(d)),
+            RequestView::Gap { reason, .. } => format!("it is missing ({}).", display(reason)),
+            _ => "it was intentionally left out.".to_owned(),
+        };
+        self.say("What was withheld: the request's content (its message and what it asks for).")?;
+        self.say(&format!("Why: {why}"))?;
         self.say("It is not an executable request: you can only decline or cancel it.")?;
         self.decline_or_cancel(cx)
     }

@@ -448,7 +448,8 @@ fn metadata_view_says_what_was_withheld() {
     let expected = "
 Request 1 of 1 from calendar, form mode, through mcp-stdio (as reported by the adapter).
 This request cannot be answered with content.
-The request is metadata only: the request's content was not shared.
+What was withheld: the request's content (its message and what it asks for).
+Why: the adapter shared only the request's metadata.
 It is not an executable request: you can only decline or cancel it.
 Type decline or cancel: cancel
 Cancelled.
@@ -494,6 +495,28 @@ fn an_ip_host_is_named_as_a_host_and_warned_about() {
     assert_eq!(action(&o), Action::Cancel);
     assert!(
         t.contains("It opens the host 192.168.1.10.\n1 warning:\nWarning: The host is an IPv4 address (192.168.1.10), not a name"),
+        "{t}"
+    );
+}
+
+#[test]
+fn omit_and_gap_views_say_why() {
+    let ev = |request: Value| {
+        let v = json!({"ahp": "0.1", "id": "evt-g", "type": "user.elicitation.request",
+            "time": "2026-11-30T09:00:00Z", "source": {"adapter": "a"},
+            "payload": {"elicitation": {"server": {"name": "s"}, "mode": "form",
+                "request": request}}});
+        crate::binding::read_request_event(&v).expect("valid view")
+    };
+    let omit = ev(json!({"type": "text", "selection": "omit"}));
+    let (o, t) = run(&omit, &["^D"]);
+    assert_eq!(action(&o), Action::Decline);
+    assert!(t.contains("Why: it was intentionally left out.\n"), "{t}");
+    let gap = ev(json!({"type": "text", "selection": "body",
+        "gap": {"reason": "too-large", "detail": "over 1 MB\u{1b}[2J"}}));
+    let (_, t) = run(&gap, &["cancel"]);
+    assert!(
+        t.contains("Why: it is missing (too-large: over 1 MB\\u{1b}[2J).\n"),
         "{t}"
     );
 }
