@@ -196,8 +196,12 @@ pub fn keep_sentence(st: &FieldState) -> String {
 /// value, ignoring case and surrounding spaces.
 fn pick(options: &[Choice], word: &str) -> Option<usize> {
     let w = word.trim();
+    // The number said before each option comes first; a number that is
+    // not one of them may still be a title ("10" among "5" and "10").
     if let Ok(k) = w.parse::<usize>() {
-        return (1..=options.len()).contains(&k).then(|| k - 1);
+        if (1..=options.len()).contains(&k) {
+            return Some(k - 1);
+        }
     }
     let lw = w.to_lowercase();
     options

@@ -520,3 +520,17 @@ fn omit_and_gap_views_say_why() {
         "{t}"
     );
 }
+
+#[test]
+fn a_number_past_the_list_may_be_a_title() {
+    let req = form(
+        json!({"n": {"type": "string", "title": "Size", "enum": ["5", "10"]}}),
+        &["n"],
+    );
+    let (o, _) = run(&req, &["10", "send"]);
+    assert_eq!(accepted(&o), json!({"n": "10"}));
+    let (o, _) = run(&req, &["2", "send"]);
+    assert_eq!(accepted(&o), json!({"n": "10"}));
+    let (o, _) = run(&req, &["1", "send"]);
+    assert_eq!(accepted(&o), json!({"n": "5"}));
+}
