@@ -16,6 +16,7 @@ pub mod launcher;
 pub mod log;
 pub mod mcp;
 pub mod notice;
+pub mod plain;
 pub mod responder;
 pub mod safe_text;
 pub mod scripted;

@@ -47,3 +47,13 @@ impl Drop for HoldStderr {
         }
     }
 }
+
+/// Stop holding messages and write those held so far. Plain mode owns no
+/// screen (it writes whole lines), so messages can go out at once, between
+/// its lines, where a person hears them in order.
+pub fn release() {
+    let msgs = HELD.lock().ok().and_then(|mut h| h.take());
+    for m in msgs.into_iter().flatten() {
+        eprintln!("{m}");
+    }
+}

@@ -26,6 +26,10 @@ pub struct DemoArgs {
     /// Show this request event (a JSON file) instead of the built-in one.
     #[arg(long, value_name = "FILE")]
     pub request: Option<std::path::PathBuf>,
+    /// Plain mode: ask line by line (screen readers, dumb terminals); also
+    /// chosen by TERM=dumb or AHP_ELICIT_PLAIN=1.
+    #[arg(long)]
+    pub plain: bool,
 }
 
 /// The demo request, parsed and validated.
@@ -84,7 +88,9 @@ pub fn run(args: DemoArgs) -> u8 {
             };
         }
     };
-    let outcome = {
+    let outcome = if crate::plain::chosen(args.plain) {
+        crate::plain::answer_one(&req)
+    } else {
         let mut tui = match TuiResponder::new(theme) {
             Ok(t) => t,
             Err(e) => {

@@ -56,6 +56,10 @@ pub struct McpArgs {
     /// Never open a URL: show it for copying; consent is still recorded.
     #[arg(long)]
     pub no_open: bool,
+    /// Plain mode: ask line by line (screen readers, dumb terminals); also
+    /// chosen by TERM=dumb or AHP_ELICIT_PLAIN=1.
+    #[arg(long)]
+    pub plain: bool,
     /// The theme of the terminal form.
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
@@ -134,6 +138,7 @@ pub fn run(args: McpArgs) -> u8 {
         no_open: args.no_open,
         log: None,
         log_values: false,
+        plain: args.plain,
     };
     let interactive = args.answers.is_none() && args.action.is_none();
     // Declared before the responder: held messages are written after the

@@ -91,6 +91,10 @@ pub fn build_responder(
     };
     match scripted {
         Some(s) => Ok(Box::new(s.with_launcher(launcher))),
+        // Plain mode: line by line on the terminal (--plain, TERM=dumb).
+        None if crate::plain::chosen(args.plain) => {
+            crate::plain::tty_responder(launcher, args.no_open)
+        }
         None => terminal_responder(args, launcher),
     }
 }

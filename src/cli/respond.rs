@@ -64,6 +64,10 @@ pub struct RespondArgs {
     /// With --log, also log form values.
     #[arg(long, requires = "log")]
     pub log_values: bool,
+    /// Plain mode: ask line by line (screen readers, dumb terminals); also
+    /// chosen by TERM=dumb or AHP_ELICIT_PLAIN=1.
+    #[arg(long)]
+    pub plain: bool,
 }
 
 /// clap value parser for `--action`.

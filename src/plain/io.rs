@@ -1,0 +1,124 @@
+//! The line-oriented I/O under plain mode: a [`LineIo`] writes whole lines
+//! and reads one typed line at a time. [`TtyIo`](super::tty::TtyIo) is the
+//! controlling terminal; [`MemoryIo`] replays typed lines and records the
+//! transcript, so every prompt can be tested without a terminal.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use crate::responder::RespondError;
+
+/// What one read gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// A typed line, without its line end.
+    Line(String),
+    /// Control-C: cancel the request (a second one soon after quits).
+    Interrupt,
+    /// Control-D on an empty line: decline the request.
+    Eof,
+    /// The `--timeout` deadline passed before a line was typed.
+    TimedOut,
+    /// A signal from outside (SIGTERM, SIGHUP, SIGINT, SIGQUIT): quit.
+    Quit,
+}
+
+/// Plain lines in, plain lines out: no cursor addressing, no colours.
+pub trait LineIo {
+    /// Write `text` followed by a line end. The caller has made any server
+    /// text in it safe ([`crate::safe_text`]).
+    ///
+    /// Errors: the terminal cannot be written.
+    fn say(&mut self, text: &str) -> Result<(), RespondError>;
+
+    /// Write `prompt` (no line end) and read one line, waiting at most until
+    /// `deadline`.
+    ///
+    /// Errors: the terminal cannot be read or was closed.
+    fn ask(&mut self, prompt: &str, deadline: Option<Instant>) -> Result<Reply, RespondError>;
+
+    /// Throw away whatever was typed before now (typeahead meant for
+    /// something else).
+    fn discard_typeahead(&mut self);
+
+    /// Wait up to `wait` for a Control-C or a signal while no request is
+    /// shown: `Some(Reply::Interrupt)` or `Some(Reply::Quit)`, None when
+    /// nothing of the kind happened. Typed lines are thrown away.
+    fn wait(&mut self, wait: Duration) -> Option<Reply>;
+}
+
+/// A [`LineIo`] for tests: replays [`Reply`]s and records a transcript that
+/// reads like the terminal (the prompt followed by the typed line, `^C` for
+/// Control-C, `^D` for Control-D).
+#[derive(Debug, Default, Clone)]
+pub struct MemoryIo {
+    /// What is still to be typed.
+    pub input: VecDeque<Reply>,
+    /// Everything written, with the typed lines echoed.
+    pub transcript: String,
+    /// How many times typeahead was discarded.
+    pub discards: usize,
+}
+
+impl MemoryIo {
+    /// A person who will type `lines` in order (`^C` stands for Control-C,
+    /// `^D` for Control-D).
+    pub fn typing<S: AsRef<str>>(lines: &[S]) -> Self {
+        let input = lines
+            .iter()
+            .map(|l| match l.as_ref() {
+                "^C" => Reply::Interrupt,
+                "^D" => Reply::Eof,
+                s => Reply::Line(s.to_owned()),
+            })
+            .collect();
+        MemoryIo {
+            input,
+            ..MemoryIo::default()
+        }
+    }
+}
+
+impl LineIo for MemoryIo {
+    fn say(&mut self, text: &str) -> Result<(), RespondError> {
+        self.transcript.push_str(text);
+        self.transcript.push('\n');
+        Ok(())
+    }
+
+    fn ask(&mut self, prompt: &str, _deadline: Option<Instant>) -> Result<Reply, RespondError> {
+        self.transcript.push_str(prompt);
+        let r = self.input.pop_front().ok_or_else(|| {
+            RespondError::Io("the terminal was closed (no more typed lines)".into())
+        })?;
+        match &r {
+            Reply::Line(s) => self.transcript.push_str(s),
+            Reply::Interrupt => self.transcript.push_str("^C"),
+            Reply::Eof => self.transcript.push_str("^D"),
+            Reply::TimedOut | Reply::Quit => {}
+        }
+        self.transcript.push('\n');
+        Ok(r)
+    }
+
+    fn discard_typeahead(&mut self) {
+        self.discards += 1;
+    }
+
+    fn wait(&mut self, _wait: Duration) -> Option<Reply> {
+        match self.input.pop_front()? {
+            Reply::Interrupt => {
+                self.transcript.push_str("^C\n");
+                Some(Reply::Interrupt)
+            }
+            Reply::Quit => Some(Reply::Quit),
+            // A line typed while nothing is asked is echoed and thrown away.
+            Reply::Line(l) => {
+                self.transcript.push_str(&l);
+                self.transcript.push('\n');
+                None
+            }
+            Reply::Eof | Reply::TimedOut => None,
+        }
+    }
+}

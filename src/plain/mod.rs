@@ -1,0 +1,550 @@
+//! Plain mode (`--plain`, `TERM=dumb`, `AHP_ELICIT_PLAIN=1`): answer
+//! elicitations line by line, for a screen reader, a dumb terminal or a
+//! serial line. No cursor addressing, no colours, no alternate screen: every
+//! line is a complete sentence, and the person answers by typing a line.
+//!
+//! [`PlainResponder`] drives the same form model ([`crate::form`]) as the
+//! full-screen UI and the scripted responder (values are set as the
+//! scripted answers set them, then submitted, reviewed and sent through the
+//! same state machine), so the result events are the same. Its I/O is a
+//! [`LineIo`]: the controlling terminal ([`TtyIo`]) or, in tests, typed
+//! lines in memory ([`MemoryIo`]).
+//!
+//! The contract is the full-screen UI's: Control-C cancels the request and
+//! a second Control-C within [`QUIT_WINDOW`] (or while waiting) quits;
+//! Control-D on an empty line declines; `--timeout` cancels; URL consent is
+//! typing `open` (never a bare Enter); typeahead is discarded at each new
+//! request; server text goes through [`crate::safe_text`].
+
+pub mod form;
+pub mod io;
+#[cfg(all(unix, feature = "tui"))]
+pub mod tty;
+mod url;
+
+use std::time::{Duration, Instant};
+
+use crate::binding::{Action, Answer, FormSchema, RequestBody, RequestEvent, RequestView};
+use crate::form::{Action as FormAction, Form, Stage, Status};
+use crate::responder::{Context, Launcher, Outcome, RespondError, Responder};
+use crate::safe_text::{display, display_multiline};
+
+pub use io::{LineIo, MemoryIo, Reply};
+#[cfg(all(unix, feature = "tui"))]
+pub use tty::TtyIo;
+
+/// A second Control-C within this time after one that cancelled a request
+/// quits (the same window as the full-screen UI).
+pub const QUIT_WINDOW: Duration = Duration::from_millis(1500);
+
+/// Whether plain mode is chosen: the `--plain` flag, `TERM=dumb`, or
+/// `AHP_ELICIT_PLAIN=1` (values from the environment passed in, so the rule
+/// can be tested).
+pub fn chosen_by(flag: bool, term: Option<&str>, plain_env: Option<&str>) -> bool {
+    flag || term == Some("dumb") || plain_env.map(str::trim) == Some("1")
+}
+
+/// [`chosen_by`] with this process's environment.
+pub fn chosen(flag: bool) -> bool {
+    let term = std::env::var("TERM").ok();
+    let env = std::env::var("AHP_ELICIT_PLAIN").ok();
+    chosen_by(flag, term.as_deref(), env.as_deref())
+}
+
+/// How reading one line ended.
+enum Read {
+    /// A typed line.
+    Line(String),
+    /// The request is decided (Control-C, Control-D, the deadline, a signal).
+    Done(Outcome),
+}
+
+/// A [`Responder`] that asks line by line on a [`LineIo`].
+pub struct PlainResponder<I: LineIo> {
+    io: I,
+    launcher: Box<dyn Launcher>,
+    no_open: bool,
+    /// When the last Control-C cancelled a request.
+    last_ctrl_c: Option<Instant>,
+    /// A Control-C was pressed during the current wait.
+    wait_armed: bool,
+    /// The waiting sentence was said since the last request.
+    waiting_said: bool,
+    /// Calls to `idle` since the last request.
+    idle_calls: usize,
+    /// Requests answered so far.
+    answered: usize,
+}
+
+impl<I: LineIo> std::fmt::Debug for PlainResponder<I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlainResponder")
+            .field("no_open", &self.no_open)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<I: LineIo> PlainResponder<I> {
+    /// Ask on `io`; consented URLs go to `launcher`, and `no_open`
+    /// (`--no-open`) shows the URL for copying after consent (pass a
+    /// launcher that opens nothing, [`NoOpen`](crate::launcher::NoOpen)).
+    pub fn new(io: I, launcher: Box<dyn Launcher>, no_open: bool) -> Self {
+        PlainResponder {
+            io,
+            launcher,
+            no_open,
+            last_ctrl_c: None,
+            wait_armed: false,
+            waiting_said: false,
+            idle_calls: 0,
+            answered: 0,
+        }
+    }
+
+    /// The I/O (a test reads the transcript of a [`MemoryIo`] here).
+    pub fn io(&self) -> &I {
+        &self.io
+    }
+
+    fn say(&mut self, text: &str) -> Result<(), RespondError> {
+        self.io.say(text)
+    }
+
+    /// Ask one line; Control-C, Control-D, the deadline and signals decide
+    /// the request here, the same way at every prompt.
+    fn read(&mut self, prompt: &str, cx: &Context) -> Result<Read, RespondError> {
+        let r = self.io.ask(prompt, cx.deadline)?;
+        let done = |a: Action| Ok(Read::Done(Outcome::Answer(Answer::bare(a))));
+        match r {
+            Reply::Line(l) => Ok(Read::Line(l)),
+            Reply::Interrupt => {
+                let now = Instant::now();
+                if self
+                    .last_ctrl_c
+                    .is_some_and(|t| now.duration_since(t) < QUIT_WINDOW)
+                {
+                    self.say("Quitting: this request and every remaining one are cancelled.")?;
+                    return Ok(Read::Done(Outcome::Quit));
+                }
+                self.last_ctrl_c = Some(now);
+                self.say("Cancelled. Press Control-C again at once to quit.")?;
+                done(Action::Cancel)
+            }
+            Reply::Eof => {
+                self.say("Declined.")?;
+                done(Action::Decline)
+            }
+            Reply::TimedOut => {
+                self.say("Time is up: the request is cancelled.")?;
+                done(Action::Cancel)
+            }
+            Reply::Quit => Ok(Read::Done(Outcome::Quit)),
+        }
+    }
+
+    /// The request header: who asks, in which mode, through which adapter,
+    /// where it stands in the stream, the time limit and the message.
+    fn header(
+        &mut self,
+        req: &RequestEvent,
+        cx: &Context,
+        message: Option<&str>,
+    ) -> Result<(), RespondError> {
+        let s = &req.server;
+        let who = match (&s.title, &s.version) {
+            (Some(t), Some(v)) => format!("{} ({} {})", display(t), display(&s.name), display(v)),
+            (Some(t), None) => format!("{} ({})", display(t), display(&s.name)),
+            (None, Some(v)) => format!("{} {}", display(&s.name), display(v)),
+            (None, None) => display(&s.name).into_owned(),
+        };
+        self.say("")?;
+        self.say(&format!(
+            "Request {} of {} from {who}, {} mode, through {} (as reported by the adapter).",
+            cx.progress.index,
+            cx.progress.total,
+            req.mode.as_str(),
+            display(&req.adapter)
+        ))?;
+        if let Some(left) = crate::responder::time_left(cx.deadline) {
+            let secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+            let unit = if secs == 1 { "second" } else { "seconds" };
+            self.say(&format!(
+                "You have {secs} {unit} to answer; then the request is cancelled."
+            ))?;
+        }
+        if let Some(m) = message {
+            let lines = display_multiline(m);
+            if lines.len() == 1 {
+                self.say(&format!("Message: {}", lines[0]))?;
+            } else {
+                self.say("Message:")?;
+                for l in &lines {
+                    self.say(l)?;
+                }
+                self.say("End of message.")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn respond_form(
+        &mut self,
+        req: &RequestEvent,
+        message: &str,
+        schema: &FormSchema,
+        cx: &Context,
+    ) -> Result<Outcome, RespondError> {
+        let mut form = Form::new(schema, message);
+        self.header(req, cx, Some(message))?;
+        if form.asks_for_secret() {
+            self.say(
+                "Warning: this form seems to ask for a secret. Servers must use URL mode for \
+                 secrets: do not type passwords, tokens, keys or card numbers here.",
+            )?;
+        }
+        let n = form.fields().len();
+        let required = form.fields().iter().filter(|f| f.field.required).count();
+        self.say(&format!(
+            "This form has {}, {required} required. Control-C cancels the request; \
+             Control-D on an empty line declines it.",
+            if n == 1 {
+                "1 field".to_owned()
+            } else {
+                format!("{n} fields")
+            }
+        ))?;
+        for i in 0..n {
+            if let Some(o) = self.ask_field(&mut form, i, cx)? {
+                return Ok(o);
+            }
+        }
+        self.review(&mut form, cx)
+    }
+
+    /// Ask field `i` until it holds a value that passes the live check;
+    /// Some(outcome) when the request was decided instead.
+    fn ask_field(
+        &mut self,
+        form: &mut Form,
+        i: usize,
+        cx: &Context,
+    ) -> Result<Option<Outcome>, RespondError> {
+        let n = form.fields().len();
+        let Some(st) = form.fields().get(i) else {
+            return Ok(None);
+        };
+        for l in form::field_sentences(st, i, n) {
+            self.say(&l)?;
+        }
+        loop {
+            let Some(st) = form.fields().get(i) else {
+                return Ok(None);
+            };
+            let name = st.field.name.clone();
+            let prompt = format!("{}: ", display(st.field.label()));
+            let before = st.json().ok().flatten().unwrap_or(serde_json::Value::Null);
+            let line = match self.read(&prompt, cx)? {
+                Read::Line(l) => l,
+                Read::Done(o) => return Ok(Some(o)),
+            };
+            let typed = match form::parse_typed(st, &line) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.say(&format!("Not accepted: {e}."))?;
+                    continue;
+                }
+            };
+            let set = match typed {
+                form::Typed::Keep => Ok(()),
+                form::Typed::Clear => form.set_json(&name, &serde_json::Value::Null),
+                form::Typed::Help => {
+                    for l in form::field_sentences(st, i, n) {
+                        self.say(&l)?;
+                    }
+                    continue;
+                }
+                form::Typed::Set(v) => form.set_json(&name, &v),
+            };
+            let err = match set {
+                Err(e) => Some(e),
+                Ok(()) => form.field(&name).and_then(|f| f.error()),
+            };
+            match err {
+                None => return Ok(None),
+                Some(e) => {
+                    // The value stays as it was; the prompt is asked again.
+                    let _ = form.set_json(&name, &before);
+                    self.say(&format!("Not accepted: {}.", display(&e)))?;
+                }
+            }
+        }
+    }
+
+    /// The review step: read the exact content back, then send, edit a
+    /// field, decline or cancel.
+    fn review(&mut self, form: &mut Form, cx: &Context) -> Result<Outcome, RespondError> {
+        loop {
+            form.apply(FormAction::Submit);
+            let content = match form.stage() {
+                Stage::Review(c) => c.clone(),
+                Stage::Edit => {
+                    let first = self.refused_submit(form)?;
+                    if let Some(o) = self.ask_field(form, first, cx)? {
+                        return Ok(o);
+                    }
+                    continue;
+                }
+            };
+            for l in form::review_lines(form, &content) {
+                self.say(&l)?;
+            }
+            loop {
+                let line = match self.read("Type send, edit N, decline, or cancel: ", cx)? {
+                    Read::Line(l) => l,
+                    Read::Done(o) => return Ok(o),
+                };
+                match review_command(&line, form.fields().len()) {
+                    Ok(ReviewCommand::Send) => {
+                        if let Status::Done(a) = form.apply(FormAction::Send) {
+                            self.say("Sent.")?;
+                            return Ok(Outcome::Answer(a));
+                        }
+                    }
+                    Ok(ReviewCommand::Edit(i)) => {
+                        form.apply(FormAction::Back);
+                        if let Some(o) = self.ask_field(form, i, cx)? {
+                            return Ok(o);
+                        }
+                        break;
+                    }
+                    Ok(ReviewCommand::Decline) => {
+                        self.say("Declined.")?;
+                        return Ok(Outcome::Answer(Answer::bare(Action::Decline)));
+                    }
+                    Ok(ReviewCommand::Cancel) => {
+                        self.say("Cancelled.")?;
+                        return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
+                    }
+                    Err(e) => self.say(&format!("Not understood: {e}."))?,
+                }
+            }
+        }
+    }
+
+    /// Say why the form cannot be sent yet; returns the first field to fix.
+    fn refused_submit(&mut self, form: &Form) -> Result<usize, RespondError> {
+        let errs = form.content().err().unwrap_or_default();
+        self.say(&format!(
+            "The form cannot be sent yet: {} to fix.",
+            if errs.len() == 1 {
+                "1 field".to_owned()
+            } else {
+                format!("{} fields", errs.len())
+            }
+        ))?;
+        let mut first = None;
+        for (name, msg) in &errs {
+            let i = form.fields().iter().position(|f| &f.field.name == name);
+            let label = i
+                .and_then(|i| form.fields().get(i))
+                .map(|f| display(f.field.label()).into_owned())
+                .unwrap_or_default();
+            first = first.or(i);
+            self.say(&format!("{label}: {}.", display(msg)))?;
+        }
+        Ok(first.unwrap_or(0))
+    }
+
+    /// A view that is not executable (metadata, omit, gap): say what was
+    /// withheld and why, then decline or cancel.
+    fn respond_refusable(
+        &mut self,
+        req: &RequestEvent,
+        cx: &Context,
+    ) -> Result<Outcome, RespondError> {
+        self.header(req, cx, None)?;
+        self.say("This request cannot be answered with content.")?;
+        let why = match &req.view {
+            RequestView::Metadata => "the adapter shared only the request's metadata.".to_owned(),
+            RequestView::Gap {
+                reason,
+                detail: Some(d),
+            } => format!("it is missing ({}: {}).", display(reason), display(d)),
+            RequestView::Gap { reason, .. } => format!("it is missing ({}).", display(reason)),
+            _ => "it was intentionally left out.".to_owned(),
+        };
+        self.say("What was withheld: the request's content (its message and what it asks for).")?;
+        self.say(&format!("Why: {why}"))?;
+        self.say("It is not an executable request: you can only decline or cancel it.")?;
+        self.decline_or_cancel(cx)
+    }
+
+    /// Ask until the person types decline or cancel.
+    fn decline_or_cancel(&mut self, cx: &Context) -> Result<Outcome, RespondError> {
+        loop {
+            let line = match self.read("Type decline or cancel: ", cx)? {
+                Read::Line(l) => l,
+                Read::Done(o) => return Ok(o),
+            };
+            match line.trim().to_lowercase().as_str() {
+                "decline" | "d" => {
+                    self.say("Declined.")?;
+                    return Ok(Outcome::Answer(Answer::bare(Action::Decline)));
+                }
+                "cancel" | "c" => {
+                    self.say("Cancelled.")?;
+                    return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
+                }
+                _ => self.say("Not understood: type decline or cancel.")?,
+            }
+        }
+    }
+}
+
+/// A command typed at the review step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReviewCommand {
+    Send,
+    /// Edit the field at this index (0-based).
+    Edit(usize),
+    Decline,
+    Cancel,
+}
+
+fn review_command(line: &str, fields: usize) -> Result<ReviewCommand, String> {
+    let t = line.trim().to_lowercase();
+    let words: Vec<&str> = t.split_whitespace().collect();
+    match words.as_slice() {
+        ["send"] | ["s"] => Ok(ReviewCommand::Send),
+        ["decline"] | ["d"] => Ok(ReviewCommand::Decline),
+        ["cancel"] | ["c"] => Ok(ReviewCommand::Cancel),
+        ["edit" | "e", n] => match n.parse::<usize>() {
+            Ok(k) if (1..=fields).contains(&k) => Ok(ReviewCommand::Edit(k - 1)),
+            _ => Err(format!("there is no field {n}; fields are 1 to {fields}")),
+        },
+        ["edit" | "e"] => Err(format!(
+            "say which field, like edit 1 (fields are 1 to {fields})"
+        )),
+        [] => Err("a bare Enter does not send; type send".into()),
+        _ => Err("type send, edit and a field number, decline, or cancel".into()),
+    }
+}
+
+impl<I: LineIo> Responder for PlainResponder<I> {
+    fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
+        self.wait_armed = false;
+        self.waiting_said = false;
+        self.idle_calls = 0;
+        // What was typed before this request was shown was meant for
+        // something else: it is not an answer to this one.
+        self.io.discard_typeahead();
+        let out = match &req.view {
+            RequestView::Body(r) => match &r.body {
+                RequestBody::Form(s) => self.respond_form(req, &r.message, s, cx),
+                RequestBody::Url { url, .. } => self.respond_url(req, &r.message, url, cx),
+            },
+            _ => self.respond_refusable(req, cx),
+        };
+        if out.is_ok() {
+            self.answered += 1;
+        }
+        out
+    }
+
+    fn idle(&mut self, wait: Duration) -> bool {
+        // Said once per wait, after an answer, and only when the wait goes
+        // on (the end of a finished input is not announced).
+        self.idle_calls += 1;
+        if !self.waiting_said && self.answered > 0 && self.idle_calls >= 2 {
+            self.waiting_said = true;
+            let n = self.answered;
+            let said = self.say(&format!(
+                "{} answered. Waiting for the next request; press Control-C twice to quit.",
+                if n == 1 {
+                    "1 request".to_owned()
+                } else {
+                    format!("{n} requests")
+                }
+            ));
+            if said.is_err() {
+                return false;
+            }
+        }
+        match self.io.wait(wait) {
+            Some(Reply::Quit) => true,
+            Some(Reply::Interrupt) => {
+                let recent = self
+                    .last_ctrl_c
+                    .is_some_and(|t| Instant::now().duration_since(t) < QUIT_WINDOW);
+                if self.wait_armed || recent {
+                    let _ = self.say("Quitting: any request still to come is cancelled.");
+                    return true;
+                }
+                self.wait_armed = true;
+                let _ = self.say(
+                    "Press Control-C again to quit (the remaining requests will be cancelled).",
+                );
+                false
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The plain responder on the controlling terminal.
+///
+/// Errors: a sentence starting with `no terminal:` when there is none.
+#[cfg(all(unix, feature = "tui"))]
+pub fn tty_responder(
+    launcher: Box<dyn Launcher>,
+    no_open: bool,
+) -> Result<Box<dyn Responder>, String> {
+    let io = TtyIo::open().map_err(|e| e.to_string())?;
+    // Notices on stderr go out at once, between the plain lines.
+    crate::notice::release();
+    Ok(Box::new(PlainResponder::new(io, launcher, no_open)))
+}
+
+/// Without the terminal front end there is no plain mode either.
+///
+/// Errors: always, a sentence saying so.
+#[cfg(not(all(unix, feature = "tui")))]
+pub fn tty_responder(
+    _launcher: Box<dyn Launcher>,
+    _no_open: bool,
+) -> Result<Box<dyn Responder>, String> {
+    Err(
+        "this build has no terminal front end (feature 'tui'): use --answers FILE or --action"
+            .into(),
+    )
+}
+
+/// `demo --plain`: answer one request on the controlling terminal (URLs
+/// open in the system browser); the terminal is given back before this
+/// returns.
+///
+/// Errors: no terminal, or the terminal failed.
+#[cfg(all(unix, feature = "tui"))]
+pub fn answer_one(req: &RequestEvent) -> Result<Outcome, RespondError> {
+    let io = TtyIo::open()?;
+    let mut p = PlainResponder::new(io, Box::new(crate::launcher::SystemBrowser), false);
+    let cx = Context {
+        progress: crate::responder::Progress { index: 1, total: 1 },
+        deadline: None,
+        modes: vec![crate::binding::Mode::Form, crate::binding::Mode::Url],
+    };
+    p.respond(req, &cx)
+}
+
+/// Without the terminal front end there is no plain mode either.
+///
+/// Errors: always.
+#[cfg(not(all(unix, feature = "tui")))]
+pub fn answer_one(_req: &RequestEvent) -> Result<Outcome, RespondError> {
+    Err(RespondError::Io(
+        "this build has no terminal front end (feature 'tui')".into(),
+    ))
+}
+
+#[cfg(test)]
+mod tests;

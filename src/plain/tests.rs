@@ -1,0 +1,536 @@
+//! Plain mode with in-memory I/O: one test per prompt kind, the review,
+//! URL consent, the views that can only be refused, and the Control-C,
+//! Control-D and timeout contract.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::binding::{wrap_params, Mode, Server};
+use crate::responder::Progress;
+
+fn cx() -> Context {
+    Context {
+        progress: Progress { index: 1, total: 1 },
+        deadline: None,
+        modes: vec![Mode::Form, Mode::Url],
+    }
+}
+
+fn request(params: Value) -> RequestEvent {
+    let server = Server {
+        name: "srv".into(),
+        title: None,
+        version: None,
+    };
+    wrap_params(
+        &params,
+        &server,
+        "test",
+        "evt-1",
+        Some("2026-11-30T09:00:00Z"),
+    )
+    .expect("valid request")
+}
+
+fn form(props: Value, required: &[&str]) -> RequestEvent {
+    request(json!({"message": "Fill it in.", "requestedSchema": {
+        "type": "object", "properties": props, "required": required}}))
+}
+
+/// A launcher that records what it opened.
+#[derive(Clone, Default)]
+struct Recorder(Rc<RefCell<Vec<String>>>);
+impl Launcher for Recorder {
+    fn open(&mut self, url: &str) -> Result<(), String> {
+        self.0.borrow_mut().push(url.to_owned());
+        Ok(())
+    }
+}
+
+/// A launcher that always fails.
+struct Broken;
+impl Launcher for Broken {
+    fn open(&mut self, _url: &str) -> Result<(), String> {
+        Err("The browser command \"nope\" could not be started.".into())
+    }
+}
+
+/// Answer `req` typing `lines`; the outcome and the transcript.
+fn run_with(
+    req: &RequestEvent,
+    lines: &[&str],
+    launcher: Box<dyn Launcher>,
+    no_open: bool,
+) -> (Outcome, String) {
+    let mut p = PlainResponder::new(MemoryIo::typing(lines), launcher, no_open);
+    let o = p.respond(req, &cx()).expect("answered");
+    assert!(p.io().input.is_empty(), "every typed line was read");
+    (o, p.io().transcript.clone())
+}
+
+fn run(req: &RequestEvent, lines: &[&str]) -> (Outcome, String) {
+    run_with(req, lines, Box::new(Recorder::default()), false)
+}
+
+fn accepted(o: &Outcome) -> Value {
+    match o {
+        Outcome::Answer(a) if a.action == Action::Accept => {
+            Value::Object(a.content.clone().unwrap_or_default())
+        }
+        other => panic!("not an accept: {other:?}"),
+    }
+}
+
+fn action(o: &Outcome) -> Action {
+    match o {
+        Outcome::Answer(a) => a.action,
+        Outcome::Quit => panic!("quit"),
+    }
+}
+
+#[test]
+fn plain_is_chosen_by_flag_term_or_env() {
+    assert!(chosen_by(true, Some("xterm"), None));
+    assert!(chosen_by(false, Some("dumb"), None));
+    assert!(chosen_by(false, None, Some("1")));
+    assert!(!chosen_by(false, Some("xterm-256color"), Some("0")));
+    assert!(!chosen_by(false, None, None));
+}
+
+#[test]
+fn text_field_checks_length_and_asks_again() {
+    let req = form(
+        json!({"name": {"type": "string", "title": "Full name",
+            "description": "As on invoices", "minLength": 2, "maxLength": 5}}),
+        &["name"],
+    );
+    let (o, t) = run(&req, &["", "A", "Ada", "send"]);
+    assert_eq!(accepted(&o), json!({"name": "Ada"}));
+    let expected = "\
+Field 1 of 1: Full name, required, text from 2 to 5 characters.
+As on invoices
+Type your answer.
+An answer is required.
+Full name: 
+Not accepted: required.
+Full name: A
+Not accepted: must be at least 2 characters (has 1).
+Full name: Ada
+Review: this exact content will be sent as an accept.
+1. Full name: \"Ada\".
+Type send, edit N, decline, or cancel: send
+Sent.
+";
+    assert!(t.ends_with(expected), "{t}");
+    assert!(t.contains("Request 1 of 1 from srv, form mode, through test"));
+    assert!(t.contains("Message: Fill it in."));
+}
+
+#[test]
+fn number_field_says_bounds_and_default() {
+    let req = form(
+        json!({"seats": {"type": "integer", "title": "Seats", "minimum": 1,
+            "maximum": 500, "default": 5}}),
+        &[],
+    );
+    let (o, t) = run(&req, &["2.5", "900", "abc", "", "send"]);
+    assert_eq!(accepted(&o), json!({"seats": 5}));
+    assert!(t.contains(
+        "Field 1 of 1: Seats, optional, whole number from 1 to 500.\nType your answer.\n\
+         Default 5. Press Enter to keep 5. Type a single - to leave it out.\n"
+    ));
+    assert!(t.contains("Seats: 2.5\nNot accepted: must be a whole number.\n"));
+    assert!(t.contains("Seats: 900\nNot accepted: must be at most 500.\n"));
+    assert!(t.contains("Seats: abc\nNot accepted: must be a whole number.\n"));
+    // A refused value leaves the field as it was: Enter keeps the default.
+    assert!(t.contains("1. Seats: 5.\n"));
+}
+
+#[test]
+fn optional_field_can_be_left_out() {
+    let req = form(
+        json!({"budget": {"type": "number", "title": "Budget", "default": 99.5}}),
+        &[],
+    );
+    let (o, t) = run(&req, &["-", "send"]);
+    assert_eq!(accepted(&o), json!({}));
+    assert!(
+        t.contains("The content is empty.\nLeft out: 1. Budget.\n"),
+        "{t}"
+    );
+}
+
+#[test]
+fn two_double_quotes_send_an_empty_text() {
+    let req = form(json!({"note": {"type": "string", "title": "Note"}}), &[]);
+    let (o, t) = run(&req, &["\"\"", "send"]);
+    assert_eq!(accepted(&o), json!({"note": ""}));
+    assert!(t.contains("1. Note: \"\".\n"), "{t}");
+}
+
+#[test]
+fn boolean_field_takes_y_and_n() {
+    let req = form(
+        json!({"ok": {"type": "boolean", "title": "Subscribe", "default": false}}),
+        &["ok"],
+    );
+    let (o, t) = run(&req, &["maybe", "y", "send"]);
+    assert_eq!(accepted(&o), json!({"ok": true}));
+    assert!(t.contains("Field 1 of 1: Subscribe, required, yes or no.\nType y for yes or n for no.\nDefault no. Press Enter to keep no.\n"), "{t}");
+    assert!(t.contains("Subscribe: maybe\nNot accepted: type y for yes or n for no.\n"));
+    assert!(t.contains("1. Subscribe: true.\n"));
+}
+
+#[test]
+fn single_select_is_a_numbered_list_by_number_or_title() {
+    let props = json!({"plan": {"type": "string", "title": "Plan", "oneOf": [
+        {"const": "free", "title": "Free"}, {"const": "team", "title": "Team (per seat)"}]}});
+    let req = form(props, &["plan"]);
+    let (o, t) = run(&req, &["7", "?", "team (PER seat)", "send"]);
+    assert_eq!(accepted(&o), json!({"plan": "team"}));
+    assert!(t.contains(
+        "Field 1 of 1: Plan, required, one of 2 choices.\n1. Free\n2. Team (per seat)\n\
+         Type the number or the title of your choice.\nAn answer is required.\n"
+    ));
+    assert!(t.contains("Plan: 7\nNot accepted: there is no choice 7; type a number from 1 to 2.\n"));
+    // `?` says the field again.
+    assert_eq!(t.matches("1. Free\n").count(), 2, "{t}");
+    assert!(
+        t.contains("1. Plan: \"team\", shown as Team (per seat).\n"),
+        "{t}"
+    );
+    let (o, _) = run(&req, &["1", "send"]);
+    assert_eq!(accepted(&o), json!({"plan": "free"}));
+}
+
+#[test]
+fn multi_select_takes_numbers_and_checks_item_limits() {
+    let props = json!({"langs": {"type": "array", "title": "Languages", "minItems": 1,
+        "maxItems": 2, "items": {"type": "string", "enum": ["rust", "go", "python"]},
+        "default": ["rust"]}});
+    let req = form(props, &[]);
+    let (o, t) = run(&req, &["1,2,3", "none", "1,1", "3, 1", "send"]);
+    assert_eq!(accepted(&o), json!({"langs": ["rust", "python"]}));
+    assert!(t.contains(
+        "Field 1 of 1: Languages, optional, any of 3 choices, choose 1 to 2.\n1. rust\n2. go\n3. python\n"
+    ));
+    assert!(t.contains("Default rust. Press Enter to keep rust."), "{t}");
+    assert!(
+        t.contains("Languages: 1,2,3\nNot accepted: choose at most 2 items (has 3).\n"),
+        "{t}"
+    );
+    assert!(
+        t.contains("Languages: none\nNot accepted: choose at least 1 item (has 0).\n"),
+        "{t}"
+    );
+    assert!(
+        t.contains("Languages: 1,1\nNot accepted: choice 1 is given twice.\n"),
+        "{t}"
+    );
+    assert!(t.contains("1. Languages: [\"rust\",\"python\"].\n"), "{t}");
+}
+
+#[test]
+fn review_edits_a_field_and_a_bare_enter_never_sends() {
+    let req = form(
+        json!({"a": {"type": "string", "title": "A"}, "b": {"type": "integer", "title": "B"}}),
+        &[],
+    );
+    let (o, t) = run(&req, &["x", "", "", "edit 9", "edit 2", "3", "send"]);
+    assert_eq!(accepted(&o), json!({"a": "x", "b": 3}));
+    assert!(t.contains("Left out: 2. B.\n"), "{t}");
+    assert!(t.contains(
+        "Type send, edit N, decline, or cancel: \nNot understood: a bare Enter does not send; type send.\n"
+    ));
+    assert!(t.contains("Not understood: there is no field 9; fields are 1 to 2.\n"));
+    assert!(t.contains("1. A: \"x\".\n2. B: 3.\n"), "{t}");
+}
+
+#[test]
+fn review_declines_and_cancels() {
+    let req = form(json!({"a": {"type": "string"}}), &[]);
+    assert_eq!(action(&run(&req, &["", "decline"]).0), Action::Decline);
+    assert_eq!(action(&run(&req, &["", "cancel"]).0), Action::Cancel);
+}
+
+#[test]
+fn control_d_declines_and_control_c_cancels_then_quits() {
+    let req = form(json!({"a": {"type": "string", "title": "A"}}), &["a"]);
+    let (o, t) = run(&req, &["^D"]);
+    assert_eq!(action(&o), Action::Decline);
+    assert!(t.ends_with("A: ^D\nDeclined.\n"), "{t}");
+    let mut p = PlainResponder::new(
+        MemoryIo::typing(&["^C", "^C"]),
+        Box::new(Recorder::default()),
+        false,
+    );
+    let first = p.respond(&req, &cx()).expect("answered");
+    assert_eq!(action(&first), Action::Cancel);
+    // A second Control-C soon after quits.
+    let second = p.respond(&req, &cx()).expect("answered");
+    assert_eq!(second, Outcome::Quit);
+    assert!(p
+        .io()
+        .transcript
+        .contains("A: ^C\nCancelled. Press Control-C again at once to quit.\n"));
+}
+
+#[test]
+fn the_deadline_cancels() {
+    let req = form(json!({"a": {"type": "string", "title": "A"}}), &[]);
+    let mut io = MemoryIo::default();
+    io.input.push_back(Reply::TimedOut);
+    let mut p = PlainResponder::new(io, Box::new(Recorder::default()), false);
+    let c = Context {
+        deadline: Some(Instant::now() + Duration::from_secs(30)),
+        ..cx()
+    };
+    let o = p.respond(&req, &c).expect("answered");
+    assert_eq!(action(&o), Action::Cancel);
+    let t = &p.io().transcript;
+    assert!(
+        t.contains("You have 30 seconds to answer; then the request is cancelled.\n"),
+        "{t}"
+    );
+    assert!(
+        t.ends_with("A: \nTime is up: the request is cancelled.\n"),
+        "{t}"
+    );
+}
+
+#[test]
+fn typeahead_is_discarded_at_each_request_and_waiting_ctrl_c_twice_quits() {
+    let req = form(json!({"a": {"type": "string"}}), &[]);
+    let mut p = PlainResponder::new(
+        MemoryIo::typing(&["", "send", "", "send", "x", "^C", "^C"]),
+        Box::new(Recorder::default()),
+        false,
+    );
+    p.respond(&req, &cx()).expect("first");
+    p.respond(&req, &cx()).expect("second");
+    assert_eq!(p.io().discards, 2);
+    assert!(!p.idle(Duration::ZERO), "a typed line is not an answer");
+    assert!(!p.idle(Duration::ZERO), "the first Control-C only warns");
+    assert!(p.idle(Duration::ZERO), "the second quits");
+    let t = &p.io().transcript;
+    assert!(t.contains("2 requests answered. Waiting for the next request; press Control-C twice to quit.\n^C\nPress Control-C again to quit (the remaining requests will be cancelled).\n^C\nQuitting"), "{t}");
+}
+
+#[test]
+fn hostile_text_is_escaped() {
+    let req = request(
+        json!({"message": "Hi\u{1b}[2J\u{202e}there\nline two", "requestedSchema": {
+        "type": "object", "properties": {"a": {"type": "string", "title": "A\u{9b}1m",
+        "description": "d\u{7}", "enum": ["x\u{1b}]8;;"]}}}}),
+    );
+    let (o, t) = run(&req, &["1", "send"]);
+    assert_eq!(accepted(&o), json!({"a": "x\u{1b}]8;;"}));
+    assert!(
+        !t.chars()
+            .any(|c| c != '\n' && crate::safe_text::is_unsafe(c)),
+        "{t:?}"
+    );
+    assert!(
+        t.contains("Message:\nHi\\u{1b}[2J\\u{202e}there\nline two\nEnd of message.\n"),
+        "{t}"
+    );
+    assert!(
+        t.contains(
+            "Field 1 of 1: A\\u{9b}1m, optional, one of 1 choices.\nd\\u{7}\n1. x\\u{1b}]8;;\n"
+        ),
+        "{t}"
+    );
+}
+
+#[test]
+fn secret_fields_are_warned_about() {
+    let req = form(
+        json!({"password": {"type": "string", "title": "Password"}}),
+        &[],
+    );
+    let (_, t) = run(&req, &["^C"]);
+    assert!(
+        t.contains("Warning: this form seems to ask for a secret."),
+        "{t}"
+    );
+}
+
+fn url_request(url: &str) -> RequestEvent {
+    request(
+        json!({"mode": "url", "message": "Connect your calendar.", "url": url,
+        "elicitationId": "e1"}),
+    )
+}
+
+#[test]
+fn url_consent_is_typing_open() {
+    let rec = Recorder::default();
+    let req = url_request("https://auth.example.com/connect?x=1");
+    let (o, t) = run_with(&req, &["", "yes", "open"], Box::new(rec.clone()), false);
+    assert_eq!(o, Outcome::Answer(Answer::bare(Action::Accept)));
+    assert_eq!(
+        *rec.0.borrow(),
+        vec!["https://auth.example.com/connect?x=1"]
+    );
+    let expected = "\
+The server asks you to open a web page.
+The URL is: https://auth.example.com/connect?x=1
+It opens the site example.com, on the host auth.example.com.
+No warnings.
+To open it in the browser, type open. Otherwise type decline or cancel. Enter alone does nothing.
+Type open, decline, or cancel: 
+Enter alone does nothing: type open, decline, or cancel.
+Type open, decline, or cancel: yes
+Not understood: type open, decline, or cancel.
+Type open, decline, or cancel: open
+Opened in the browser. Consent sent.
+";
+    assert!(t.ends_with(expected), "{t}");
+}
+
+#[test]
+fn url_warnings_are_sentences_and_no_open_shows_the_url() {
+    let rec = Recorder::default();
+    let req = url_request("http://trusted.example@evil.test:8080/");
+    let (o, t) = run_with(&req, &["open", "done"], Box::new(rec.clone()), true);
+    assert_eq!(action(&o), Action::Accept);
+    assert!(t.contains("3 warnings:\nWarning: The text before '@' (\"trusted.example\") is not the site: this URL opens evil.test.\nWarning: Plain http"), "{t}");
+    assert!(t.contains("To agree, type open: the URL is then shown for copying, not opened."));
+    assert!(t.contains("Copy this URL and open it yourself:\nhttp://trusted.example@evil.test:8080/\nType done when you have it, or give up to cancel: done\nConsent sent.\n"), "{t}");
+    assert_eq!(
+        rec.0.borrow().len(),
+        1,
+        "consent recorded by the no-open launcher"
+    );
+}
+
+#[test]
+fn url_launch_failure_offers_retry_copy_or_give_up() {
+    let req = url_request("https://a.example/");
+    let (o, t) = run_with(
+        &req,
+        &["open", "retry", "copy", "give up"],
+        Box::new(Broken),
+        false,
+    );
+    assert_eq!(action(&o), Action::Cancel);
+    assert_eq!(
+        t.matches(
+            "The browser command \"nope\" could not be started.\nType retry, copy, or give up: "
+        )
+        .count(),
+        2,
+        "{t}"
+    );
+    assert!(t.contains("copy\nCopy this URL and open it yourself:\nhttps://a.example/\n"));
+}
+
+#[test]
+fn refused_url_offers_only_decline_or_cancel() {
+    let rec = Recorder::default();
+    let req = url_request("javascript:alert(1)");
+    let (o, t) = run_with(&req, &["open", "decline"], Box::new(rec.clone()), false);
+    assert_eq!(action(&o), Action::Decline);
+    assert!(rec.0.borrow().is_empty(), "never launched");
+    assert!(t.contains("A javascript: URL runs code instead of opening a page; only https and http URLs are opened.\nType decline or cancel: open\nNot understood: type decline or cancel.\n"), "{t}");
+}
+
+#[test]
+fn metadata_view_says_what_was_withheld() {
+    let v: Value = serde_json::from_str(include_str!("../../examples/metadata-view.request.json"))
+        .expect("json");
+    let req = crate::binding::read_request_event(&v).expect("valid");
+    let (o, t) = run(&req, &["cancel"]);
+    assert_eq!(action(&o), Action::Cancel);
+    let expected = "
+Request 1 of 1 from calendar, form mode, through mcp-stdio (as reported by the adapter).
+This request cannot be answered with content.
+What was withheld: the request's content (its message and what it asks for).
+Why: the adapter shared only the request's metadata.
+It is not an executable request: you can only decline or cancel it.
+Type decline or cancel: cancel
+Cancelled.
+";
+    assert_eq!(t, expected);
+}
+
+#[test]
+fn the_stream_example_reads_as_sentences() {
+    let lines = ["y", "send", "open", "3", "production", "send"];
+    let mut p = PlainResponder::new(
+        MemoryIo::typing(&lines),
+        Box::new(Recorder::default()),
+        false,
+    );
+    let text = include_str!("../../examples/stream.requests.jsonl");
+    let reqs: Vec<RequestEvent> = text
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("json line");
+            crate::binding::read_request_event(&v).expect("valid")
+        })
+        .collect();
+    let mut actions = Vec::new();
+    for (i, r) in reqs.iter().enumerate() {
+        let c = Context {
+            progress: Progress {
+                index: i + 1,
+                total: reqs.len(),
+            },
+            ..cx()
+        };
+        actions.push(action(&p.respond(r, &c).expect("answered")));
+    }
+    assert_eq!(actions, vec![Action::Accept; 3]);
+    insta::assert_snapshot!("stream_example_transcript", p.io().transcript);
+}
+
+#[test]
+fn an_ip_host_is_named_as_a_host_and_warned_about() {
+    let req = url_request("https://192.168.1.10/login");
+    let (o, t) = run(&req, &["cancel"]);
+    assert_eq!(action(&o), Action::Cancel);
+    assert!(
+        t.contains("It opens the host 192.168.1.10.\n1 warning:\nWarning: The host is an IPv4 address (192.168.1.10), not a name"),
+        "{t}"
+    );
+}
+
+#[test]
+fn omit_and_gap_views_say_why() {
+    let ev = |request: Value| {
+        let v = json!({"ahp": "0.1", "id": "evt-g", "type": "user.elicitation.request",
+            "time": "2026-11-30T09:00:00Z", "source": {"adapter": "a"},
+            "payload": {"elicitation": {"server": {"name": "s"}, "mode": "form",
+                "request": request}}});
+        crate::binding::read_request_event(&v).expect("valid view")
+    };
+    let omit = ev(json!({"type": "text", "selection": "omit"}));
+    let (o, t) = run(&omit, &["^D"]);
+    assert_eq!(action(&o), Action::Decline);
+    assert!(t.contains("Why: it was intentionally left out.\n"), "{t}");
+    let gap = ev(json!({"type": "text", "selection": "body",
+        "gap": {"reason": "too-large", "detail": "over 1 MB\u{1b}[2J"}}));
+    let (_, t) = run(&gap, &["cancel"]);
+    assert!(
+        t.contains("Why: it is missing (too-large: over 1 MB\\u{1b}[2J).\n"),
+        "{t}"
+    );
+}
+
+#[test]
+fn a_number_past_the_list_may_be_a_title() {
+    let req = form(
+        json!({"n": {"type": "string", "title": "Size", "enum": ["5", "10"]}}),
+        &["n"],
+    );
+    let (o, _) = run(&req, &["10", "send"]);
+    assert_eq!(accepted(&o), json!({"n": "10"}));
+    let (o, _) = run(&req, &["2", "send"]);
+    assert_eq!(accepted(&o), json!({"n": "10"}));
+    let (o, _) = run(&req, &["1", "send"]);
+    assert_eq!(accepted(&o), json!({"n": "5"}));
+}

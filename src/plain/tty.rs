@@ -1,0 +1,276 @@
+//! The controlling terminal as a [`LineIo`]: `/dev/tty` in canonical (line)
+//! mode, so the terminal itself echoes and edits the line, and nothing but
+//! plain text and line ends is ever written.
+//!
+//! While plain mode runs, Control-C is not the interrupt character: it ends
+//! the line (`VEOL`), so it reaches the responder as [`Reply::Interrupt`]
+//! and cancels the request as in the full-screen UI, instead of killing the
+//! process. The terminal's settings are restored on drop, on a panic, and
+//! on SIGTERM, SIGHUP, SIGINT and SIGQUIT sent from outside (a watcher
+//! thread: a request being asked ends with [`Reply::Quit`], so the driver
+//! can cancel what remains; the process then exits with 128 + the signal
+//! number, after 2 s when a request was being asked, at once otherwise).
+
+use std::fs::File;
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Mutex, Once};
+use std::time::{Duration, Instant};
+
+use super::io::{LineIo, Reply};
+use crate::responder::RespondError;
+
+/// How often a wait wakes up to look at the deadline and signals.
+const TICK: Duration = Duration::from_millis(100);
+
+/// The last SIGTERM/SIGHUP/SIGINT/SIGQUIT received (0: none).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+/// A read is in progress and will see [`SIGNAL`].
+static IN_READ: AtomicBool = AtomicBool::new(false);
+/// The terminal and its settings from before plain mode, to restore.
+static SAVED: Mutex<Option<(i32, libc::termios)>> = Mutex::new(None);
+static HOOKS: Once = Once::new();
+
+/// Put back the terminal settings saved by [`TtyIo::open`]; a no-op when
+/// there are none. Safe to call twice.
+pub fn restore_terminal() {
+    let saved = match SAVED.lock() {
+        Ok(mut g) => g.take(),
+        Err(e) => e.into_inner().take(),
+    };
+    if let Some((fd, t)) = saved {
+        // SAFETY: `fd` is the open /dev/tty of the TtyIo (closed only after
+        // this restore, in its Drop) and `t` a termios read from it.
+        unsafe {
+            libc::tcsetattr(fd, libc::TCSANOW, &t);
+        }
+    }
+}
+
+fn install_hooks() {
+    HOOKS.call_once(|| {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore_terminal();
+            prev(info);
+        }));
+        let sigs = [
+            signal_hook::consts::SIGTERM,
+            signal_hook::consts::SIGHUP,
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGQUIT,
+        ];
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new(sigs) {
+            std::thread::spawn(move || {
+                if let Some(sig) = signals.forever().next() {
+                    SIGNAL.store(sig, Ordering::SeqCst);
+                    if IN_READ.load(Ordering::SeqCst) {
+                        std::thread::sleep(Duration::from_secs(2));
+                    }
+                    restore_terminal();
+                    std::process::exit(128 + sig);
+                }
+            });
+        }
+    });
+}
+
+struct ReadGuard;
+impl ReadGuard {
+    fn enter() -> Self {
+        IN_READ.store(true, Ordering::SeqCst);
+        ReadGuard
+    }
+}
+impl Drop for ReadGuard {
+    fn drop(&mut self) {
+        IN_READ.store(false, Ordering::SeqCst);
+    }
+}
+
+/// The controlling terminal, read and written by lines.
+pub struct TtyIo {
+    tty: File,
+}
+
+impl std::fmt::Debug for TtyIo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TtyIo").finish_non_exhaustive()
+    }
+}
+
+fn io_err(what: &str, e: std::io::Error) -> RespondError {
+    RespondError::Io(format!("terminal: {what}: {e}"))
+}
+
+impl TtyIo {
+    /// Open `/dev/tty` and set it up for plain lines: canonical mode with
+    /// echo, Control-C ending the line instead of sending SIGINT.
+    ///
+    /// Errors: [`RespondError::Io`] starting with `no terminal:` when there
+    /// is no controlling terminal or it cannot be set up.
+    pub fn open() -> Result<Self, RespondError> {
+        let tty = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+            .map_err(|e| {
+                RespondError::Io(format!(
+                    "no terminal: cannot open /dev/tty ({e}); use --answers FILE or --action to answer without one"
+                ))
+            })?;
+        let fd = tty.as_raw_fd();
+        // SAFETY: an all-zero termios is a valid value to be overwritten by
+        // tcgetattr; `fd` is open for the whole call.
+        let mut t: libc::termios = unsafe { std::mem::zeroed() };
+        if unsafe { libc::tcgetattr(fd, &mut t) } != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(RespondError::Io(format!(
+                "no terminal: /dev/tty is not a terminal ({e})"
+            )));
+        }
+        install_hooks();
+        let mut plain = t;
+        plain.c_lflag |= libc::ICANON | libc::ECHO;
+        plain.c_cc[libc::VINTR] = libc::_POSIX_VDISABLE;
+        plain.c_cc[libc::VEOL] = 3;
+        match SAVED.lock() {
+            Ok(mut g) => *g = Some((fd, t)),
+            Err(e) => *e.into_inner() = Some((fd, t)),
+        }
+        // SAFETY: `fd` is open; `plain` is a termios read from it, changed.
+        if unsafe { libc::tcsetattr(fd, libc::TCSANOW, &plain) } != 0 {
+            let e = std::io::Error::last_os_error();
+            restore_terminal();
+            return Err(RespondError::Io(format!(
+                "no terminal: cannot set up /dev/tty ({e})"
+            )));
+        }
+        Ok(TtyIo { tty })
+    }
+
+    /// Wait until a line can be read, the deadline passes or a signal
+    /// arrives; None when a line is ready.
+    fn wait_readable(&mut self, until: Option<Instant>) -> Result<Option<Reply>, RespondError> {
+        let fd = self.tty.as_raw_fd();
+        loop {
+            if SIGNAL.load(Ordering::SeqCst) != 0 {
+                return Ok(Some(Reply::Quit));
+            }
+            let left = until.map(|d| d.saturating_duration_since(Instant::now()));
+            if left == Some(Duration::ZERO) {
+                return Ok(Some(Reply::TimedOut));
+            }
+            let tick = left.map_or(TICK, |l| l.min(TICK));
+            let mut p = libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd for the duration of the call.
+            let n = unsafe { libc::poll(&mut p, 1, tick.as_millis().max(1) as libc::c_int) };
+            if n < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(io_err("poll", e));
+            }
+            if n > 0 && p.revents & libc::POLLIN != 0 {
+                return Ok(None);
+            }
+            if n > 0 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
+                return Err(RespondError::Io("terminal: the terminal was closed".into()));
+            }
+        }
+    }
+
+    /// Read one line that is ready.
+    fn read_line(&mut self) -> Result<Reply, RespondError> {
+        let mut buf = [0u8; 8192];
+        let n = loop {
+            match std::io::Read::read(&mut self.tty, &mut buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(io_err("read", e)),
+            }
+        };
+        let b = &buf[..n];
+        Ok(match b.last() {
+            None => Reply::Eof,
+            Some(3) => Reply::Interrupt,
+            Some(b'\n') => {
+                let l = &b[..n - 1];
+                let l = l.strip_suffix(b"\r").unwrap_or(l);
+                Reply::Line(String::from_utf8_lossy(l).into_owned())
+            }
+            // Control-D after some text hands the text over without a line
+            // end: end the line on the terminal.
+            Some(_) => {
+                self.write("\n")?;
+                Reply::Line(String::from_utf8_lossy(b).into_owned())
+            }
+        })
+    }
+
+    fn write(&mut self, s: &str) -> Result<(), RespondError> {
+        self.tty
+            .write_all(s.as_bytes())
+            .and_then(|_| self.tty.flush())
+            .map_err(|e| io_err("write", e))
+    }
+}
+
+impl LineIo for TtyIo {
+    fn say(&mut self, text: &str) -> Result<(), RespondError> {
+        self.write(&format!("{text}\n"))
+    }
+
+    fn ask(&mut self, prompt: &str, deadline: Option<Instant>) -> Result<Reply, RespondError> {
+        let _g = ReadGuard::enter();
+        self.write(prompt)?;
+        let r = match self.wait_readable(deadline)? {
+            Some(r) => r,
+            None => self.read_line()?,
+        };
+        // Everything but a typed line leaves the cursor after the prompt
+        // (or after the echoed ^C): end that line.
+        if !matches!(r, Reply::Line(_)) {
+            self.write("\n")?;
+        }
+        Ok(r)
+    }
+
+    fn discard_typeahead(&mut self) {
+        // SAFETY: the fd is open; TCIFLUSH only drops unread input.
+        unsafe {
+            libc::tcflush(self.tty.as_raw_fd(), libc::TCIFLUSH);
+        }
+    }
+
+    fn wait(&mut self, wait: Duration) -> Option<Reply> {
+        let end = Instant::now() + wait;
+        loop {
+            match self.wait_readable(Some(end)) {
+                Ok(Some(Reply::TimedOut)) | Err(_) => return None,
+                Ok(Some(r)) => return Some(r),
+                Ok(None) => match self.read_line() {
+                    Ok(Reply::Interrupt) => {
+                        let _ = self.write("\n");
+                        return Some(Reply::Interrupt);
+                    }
+                    // Lines typed while nothing is asked are not answers.
+                    Ok(_) => {}
+                    Err(_) => return None,
+                },
+            }
+        }
+    }
+}
+
+impl Drop for TtyIo {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
