@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
-    make_result_event, parse_json, read_request_event, Action, Answer, Mode, ResultMeta, Violation,
+    make_result_event, parse_json, read_request_event_with, Action, Answer, Mode, ResultMeta,
+    SchemaPolicy, Violation,
 };
 use crate::responder::{Context, Outcome, Progress, RespondError, Responder};
 
@@ -64,6 +65,12 @@ pub struct RespondArgs {
     /// With --log, also log form values.
     #[arg(long, requires = "log")]
     pub log_values: bool,
+    /// How a requestedSchema outside the closed AHP form subset is read:
+    /// strict refuses it (the AHP rule); compatible draws what real servers
+    /// send, lists the keywords it ignored, enforces the assertions it can,
+    /// and shows a shape it cannot take as a request to decline or cancel.
+    #[arg(long, value_enum, default_value = "strict", value_name = "POLICY")]
+    pub schema_policy: SchemaPolicy,
 }
 
 /// clap value parser for `--action`.
@@ -397,7 +404,7 @@ pub fn drive(
             }
         };
         let id = value.get("id").and_then(|v| v.as_str()).map(str::to_owned);
-        let req = match read_request_event(&value) {
+        let req = match read_request_event_with(&value, args.schema_policy) {
             Ok(r) => r,
             Err(errs) => {
                 note(&mut |l| l.request_invalid(id.as_deref(), &errs));
@@ -408,7 +415,11 @@ pub fn drive(
         };
         note(&mut |l| {
             l.set_current(&req.id);
-            l.request_received(&req)
+            l.request_received(&req)?;
+            if args.schema_policy == SchemaPolicy::Compatible && req.mode == Mode::Form {
+                l.schema_policy(&req)?;
+            }
+            Ok(())
         });
         if !args.modes.contains(&req.mode) {
             report(

@@ -1,0 +1,672 @@
+//! The schema policy: how a `requestedSchema` outside the closed AHP form
+//! subset (spec 4.3) is read.
+//!
+//! * [`SchemaPolicy::Strict`] (the default of `respond` and `validate`, which
+//!   speak AHP): the closed subset, exactly; anything else makes the request
+//!   invalid.
+//! * [`SchemaPolicy::Compatible`] (the default of `mcp`, which speaks to real
+//!   servers): what the popular SDKs generate is read as JSON Schema reads it:
+//!   - annotation keywords outside the subset (a root `title` or
+//!     `description`, `$comment`, `examples`, `deprecated`, `readOnly`,
+//!     `writeOnly`, `x-*` and other unknown keys, keywords that do not apply
+//!     to the field's type) are ignored for drawing and listed
+//!     ([`FormSchema::outside_subset`](super::FormSchema::outside_subset));
+//!   - assertions the form can enforce are enforced live and in the answer
+//!     check ([`FieldExtra`]): `pattern` (ECMA-262, `regress`), formats beyond
+//!     the subset's four that the validator knows (`uuid`, `ipv4`, ...),
+//!     `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `enum` on a
+//!     number or integer (a single select of numbers), `uniqueItems: true`
+//!     on a multi select and a root `additionalProperties: false` (an answer
+//!     never has keys the form did not ask for);
+//!   - `anyOf: [T, {"type": "null"}]` and `type: [T, "null"]` are an optional
+//!     T: an answer never sends `null` (the result's content cannot carry it);
+//!   - anything that changes the shape (nested objects, arrays other than
+//!     string-enum multi selects, `$ref`, other `anyOf`/`oneOf`/`allOf`,
+//!     `not`, `if`, `const`) makes the request one that cannot be answered as
+//!     a form ([`NotAForm`]): the person sees why and can only decline or
+//!     cancel.
+//!
+//! [`read_compatible`] turns such a schema into a schema of the subset plus
+//! the extra checks; the subset reader
+//! ([`parse_form_schema`](super::form_schema::parse_form_schema)) then reads
+//! it with every rule of spec 4.3, so the subset's own rules stay exact.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::{Map, Number, Value};
+
+use super::form_schema::{is_integer, num_f64};
+use super::violation::join;
+
+/// How a `requestedSchema` outside the closed subset is read
+/// (`--schema-policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum SchemaPolicy {
+    /// The closed AHP form subset, exactly (spec 4.3).
+    #[default]
+    Strict,
+    /// What real servers send, read as JSON Schema reads it (module docs).
+    Compatible,
+}
+
+impl SchemaPolicy {
+    /// `strict` or `compatible`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SchemaPolicy::Strict => "strict",
+            SchemaPolicy::Compatible => "compatible",
+        }
+    }
+}
+
+/// Rule name of a request that cannot be answered as a form.
+pub const RULE_NOT_A_FORM: &str = "not-a-form";
+
+/// Key of the request event's `extensions` entry that says how `ahp-elicit
+/// mcp` read the request (written only under the compatible policy).
+pub const EXTENSION_KEY: &str = "ahp-elicit/schema-policy";
+
+/// A compiled `pattern` (ECMA-262 with the `u` flag, not anchored, as JSON
+/// Schema defines it). Equal when the source text is equal.
+#[derive(Clone)]
+pub struct Pattern {
+    /// The pattern as written in the schema.
+    pub source: String,
+    re: Arc<regress::Regex>,
+}
+
+impl Pattern {
+    /// Compile `source`. Errors: the compiler's message.
+    pub fn new(source: &str) -> Result<Pattern, String> {
+        regress::Regex::with_flags(source, "u")
+            .map(|re| Pattern {
+                source: source.to_owned(),
+                re: Arc::new(re),
+            })
+            .map_err(|e| e.to_string())
+    }
+
+    /// Whether `s` contains a match.
+    pub fn is_match(&self, s: &str) -> bool {
+        self.re.find(s).is_some()
+    }
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source
+    }
+}
+
+impl fmt::Debug for Pattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Pattern({:?})", self.source)
+    }
+}
+
+/// The checks of a field beyond the subset, enforced live and in the answer
+/// check (empty under the strict policy).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FieldExtra {
+    /// `pattern` of a text field.
+    pub pattern: Option<Pattern>,
+    /// A `format` outside the subset's four that the validator knows.
+    pub format: Option<String>,
+    /// `exclusiveMinimum` of a number field.
+    pub exclusive_minimum: Option<Number>,
+    /// `exclusiveMaximum` of a number field.
+    pub exclusive_maximum: Option<Number>,
+    /// `multipleOf` of a number field.
+    pub multiple_of: Option<Number>,
+    /// A single select whose option values are numbers (`enum` on a number
+    /// or integer): the value sent is the number, not its text.
+    pub numeric_options: bool,
+    /// The schema also allowed `null` (the answer never sends it).
+    pub nullable: bool,
+}
+
+impl FieldExtra {
+    /// Whether there is nothing beyond the subset.
+    pub fn is_empty(&self) -> bool {
+        *self == FieldExtra::default()
+    }
+
+    /// Check `value` (already fitting the subset field) against the extra
+    /// assertions. Errors: one sentence, like the subset's checks.
+    pub fn check(&self, value: &Value) -> Result<(), String> {
+        match value {
+            Value::String(s) => self.check_text(s),
+            Value::Number(n) => self.check_number(n),
+            _ => Ok(()),
+        }
+    }
+
+    fn check_text(&self, s: &str) -> Result<(), String> {
+        if let Some(p) = &self.pattern {
+            if !p.is_match(s) {
+                return Err(format!("must match the pattern {}", p.source));
+            }
+        }
+        if let Some(f) = &self.format {
+            if !extra_format_ok(f, s) {
+                return Err(format!("must be a valid {f}"));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_number(&self, n: &Number) -> Result<(), String> {
+        let x = num_f64(n);
+        if let Some(m) = &self.exclusive_minimum {
+            if x <= num_f64(m) {
+                return Err(format!("must be greater than {m}"));
+            }
+        }
+        if let Some(m) = &self.exclusive_maximum {
+            if x >= num_f64(m) {
+                return Err(format!("must be less than {m}"));
+            }
+        }
+        if let Some(m) = &self.multiple_of {
+            let q = x / num_f64(m);
+            if !(q.is_finite() && (q - q.round()).abs() < 1e-9) {
+                return Err(format!("must be a multiple of {m}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Formats outside the subset that the validator (`jsonschema`) checks.
+pub const EXTRA_FORMATS: &[&str] = &[
+    "uuid",
+    "ipv4",
+    "ipv6",
+    "hostname",
+    "idn-hostname",
+    "idn-email",
+    "time",
+    "duration",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+fn extra_format_ok(format: &str, s: &str) -> bool {
+    let schema = serde_json::json!({"type": "string", "format": format});
+    match jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+    {
+        Ok(v) => v.is_valid(&Value::String(s.to_owned())),
+        // Only formats of EXTRA_FORMATS get here, and they build.
+        Err(_) => false,
+    }
+}
+
+/// A request that cannot be answered as a form, and why (pointers relative
+/// to `requestedSchema`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotAForm {
+    /// One sentence each, starting with the pointer.
+    pub reasons: Vec<String>,
+}
+
+/// A schema read under the compatible policy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compatible {
+    /// The schema rewritten into the closed subset.
+    pub schema: Value,
+    /// Keywords ignored for drawing (pointers relative to `requestedSchema`).
+    pub outside_subset: Vec<String>,
+    /// The extra checks, by property name.
+    pub extras: Vec<(String, FieldExtra)>,
+}
+
+struct Reader {
+    ignored: Vec<String>,
+    reasons: Vec<String>,
+    extras: Vec<(String, FieldExtra)>,
+}
+
+impl Reader {
+    fn ignore(&mut self, ptr: &str) {
+        self.ignored.push(ptr.to_owned());
+    }
+    fn refuse(&mut self, ptr: &str, why: impl fmt::Display) {
+        let at = if ptr.is_empty() { "(root)" } else { ptr };
+        self.reasons.push(format!("{at}: {why}"));
+    }
+}
+
+/// Keywords that change the shape or assert what a form cannot check: a
+/// request using them cannot be answered as a form.
+const SHAPE: &[&str] = &[
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "const",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "patternProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "unevaluatedProperties",
+];
+
+/// Read `schema` (the `requestedSchema` value) under the compatible policy.
+///
+/// Errors: [`NotAForm`] with every reason found (a shape the form cannot
+/// take, a pattern that does not compile).
+pub fn read_compatible(schema: &Value) -> Result<Compatible, NotAForm> {
+    let mut rd = Reader {
+        ignored: Vec::new(),
+        reasons: Vec::new(),
+        extras: Vec::new(),
+    };
+    let out = match schema.as_object() {
+        Some(obj) => Value::Object(read_root(&mut rd, obj)),
+        // Not an object: the subset reader says so.
+        None => schema.clone(),
+    };
+    if rd.reasons.is_empty() {
+        Ok(Compatible {
+            schema: out,
+            outside_subset: rd.ignored,
+            extras: rd.extras,
+        })
+    } else {
+        Err(NotAForm {
+            reasons: rd.reasons,
+        })
+    }
+}
+
+fn read_root(rd: &mut Reader, obj: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (k, v) in obj {
+        let ptr = join("", k);
+        match k.as_str() {
+            "type" | "required" | "$schema" => {
+                out.insert(k.clone(), v.clone());
+            }
+            "properties" => match v.as_object() {
+                Some(props) => {
+                    let mut o = Map::new();
+                    for (name, def) in props {
+                        let d = read_property(rd, name, def, &join(&ptr, name));
+                        o.insert(name.clone(), d);
+                    }
+                    out.insert(k.clone(), Value::Object(o));
+                }
+                None => {
+                    out.insert(k.clone(), v.clone());
+                }
+            },
+            // An answer never has keys the form did not ask for.
+            "additionalProperties" if v == &Value::Bool(false) => {}
+            k if SHAPE.contains(&k) => {
+                rd.refuse(&ptr, format!("'{k}' at the root changes the form's shape"))
+            }
+            _ => rd.ignore(&ptr),
+        }
+    }
+    out
+}
+
+/// Collapse `anyOf: [T, {type: null}]` and `type: [T, "null"]` into T.
+/// Returns the schema to read and whether it was nullable.
+fn strip_null(obj: &Map<String, Value>) -> (Map<String, Value>, bool) {
+    let is_null = |v: &Value| v.get("type") == Some(&Value::String("null".into()));
+    if let Some(Value::Array(branches)) = obj.get("anyOf") {
+        if branches.len() == 2 && branches.iter().filter(|b| is_null(b)).count() == 1 {
+            if let Some(Value::Object(inner)) = branches.iter().find(|b| !is_null(b)) {
+                let mut out = obj.clone();
+                out.remove("anyOf");
+                for (k, v) in inner {
+                    out.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+                if out.get("default") == Some(&Value::Null) {
+                    out.remove("default");
+                }
+                return (out, true);
+            }
+        }
+    }
+    if let Some(Value::Array(types)) = obj.get("type") {
+        let null = Value::String("null".into());
+        if types.len() == 2 && types.contains(&null) {
+            let mut out = obj.clone();
+            if let Some(t) = types.iter().find(|t| **t != null) {
+                out.insert("type".into(), t.clone());
+            }
+            if out.get("default") == Some(&Value::Null) {
+                out.remove("default");
+            }
+            return (out, true);
+        }
+    }
+    (obj.clone(), false)
+}
+
+/// The subset keywords of a field of type `ty` (spec 4.3), and the extra
+/// assertions the form enforces on it.
+fn kind_keys(
+    ty: &str,
+    obj: &Map<String, Value>,
+) -> (&'static [&'static str], &'static [&'static str]) {
+    match ty {
+        "string" if obj.contains_key("oneOf") => {
+            (&["type", "title", "description", "oneOf", "default"], &[])
+        }
+        "string" if obj.contains_key("enum") => (
+            &[
+                "type",
+                "title",
+                "description",
+                "enum",
+                "enumNames",
+                "default",
+            ],
+            &[],
+        ),
+        "string" => (
+            &[
+                "type",
+                "title",
+                "description",
+                "minLength",
+                "maxLength",
+                "format",
+                "default",
+            ],
+            &["pattern"],
+        ),
+        "number" | "integer" => (
+            &[
+                "type",
+                "title",
+                "description",
+                "minimum",
+                "maximum",
+                "default",
+            ],
+            &["exclusiveMinimum", "exclusiveMaximum", "multipleOf", "enum"],
+        ),
+        "boolean" => (&["type", "title", "description", "default"], &[]),
+        _ => (
+            &[
+                "type",
+                "title",
+                "description",
+                "items",
+                "minItems",
+                "maxItems",
+                "default",
+            ],
+            &["uniqueItems"],
+        ),
+    }
+}
+
+fn read_property(rd: &mut Reader, name: &str, def: &Value, ptr: &str) -> Value {
+    let Some(obj) = def.as_object() else {
+        return def.clone();
+    };
+    let (obj, nullable) = strip_null(obj);
+    let ty = match obj.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(other) => {
+            rd.refuse(
+                &join(ptr, "type"),
+                format!("type {other} is not one form field kind"),
+            );
+            return Value::Object(obj);
+        }
+        None if obj.contains_key("$ref") => {
+            rd.refuse(
+                &join(ptr, "$ref"),
+                "'$ref' is not followed: the field's shape is unknown",
+            );
+            return Value::Object(obj);
+        }
+        // No type: the subset reader says so.
+        None => return Value::Object(obj),
+    };
+    match ty.as_str() {
+        "string" | "number" | "integer" | "boolean" | "array" => {}
+        "object" => {
+            rd.refuse(
+                ptr,
+                format!("'{name}' is a nested object, not a form field"),
+            );
+            return Value::Object(obj);
+        }
+        other => {
+            rd.refuse(
+                &join(ptr, "type"),
+                format!("type '{other}' is not a form field kind"),
+            );
+            return Value::Object(obj);
+        }
+    }
+    let (subset, extra_keys) = kind_keys(&ty, &obj);
+    let mut out = Map::new();
+    let mut extra = FieldExtra {
+        nullable,
+        ..FieldExtra::default()
+    };
+    for (k, v) in &obj {
+        let kptr = join(ptr, k);
+        if ty == "string" && k == "oneOf" {
+            out.insert(k.clone(), read_options(rd, v, &kptr));
+        } else if ty == "array" && k == "items" {
+            out.insert(k.clone(), read_items(rd, name, v, &kptr));
+        } else if ty == "string" && k == "format" {
+            read_format(rd, v, &kptr, &mut out, &mut extra);
+        } else if subset.contains(&k.as_str()) {
+            out.insert(k.clone(), v.clone());
+        } else if extra_keys.contains(&k.as_str()) {
+            read_extra(rd, k, v, &kptr, &mut out, &mut extra);
+        } else if SHAPE.contains(&k.as_str()) {
+            rd.refuse(
+                &kptr,
+                format!("'{k}' is not one form field (the form cannot show or check it)"),
+            );
+        } else {
+            rd.ignore(&kptr);
+        }
+    }
+    if extra.numeric_options {
+        numeric_select(rd, &ty, ptr, &mut out);
+    }
+    if !extra.is_empty() {
+        rd.extras.push((name.to_owned(), extra));
+    }
+    Value::Object(out)
+}
+
+fn read_format(
+    rd: &mut Reader,
+    v: &Value,
+    ptr: &str,
+    out: &mut Map<String, Value>,
+    extra: &mut FieldExtra,
+) {
+    match v.as_str() {
+        Some("email" | "uri" | "date" | "date-time") | None => {
+            out.insert("format".into(), v.clone());
+        }
+        Some(f) if EXTRA_FORMATS.contains(&f) => extra.format = Some(f.to_owned()),
+        // An unknown format is an annotation (JSON Schema 2020-12).
+        Some(_) => rd.ignore(ptr),
+    }
+}
+
+fn read_extra(
+    rd: &mut Reader,
+    k: &str,
+    v: &Value,
+    ptr: &str,
+    out: &mut Map<String, Value>,
+    extra: &mut FieldExtra,
+) {
+    let num = || v.as_number().cloned();
+    match k {
+        "pattern" => match v.as_str().map(Pattern::new) {
+            Some(Ok(p)) => extra.pattern = Some(p),
+            Some(Err(e)) => rd.refuse(
+                ptr,
+                format!("the pattern does not compile as an ECMA-262 regular expression: {e}"),
+            ),
+            None => rd.refuse(ptr, "pattern must be a string"),
+        },
+        "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => match num() {
+            Some(n) if k == "exclusiveMinimum" => extra.exclusive_minimum = Some(n),
+            Some(n) if k == "exclusiveMaximum" => extra.exclusive_maximum = Some(n),
+            Some(n) if num_f64(&n) > 0.0 => extra.multiple_of = Some(n),
+            _ => rd.refuse(ptr, format!("'{k}' must be a number (multipleOf above 0)")),
+        },
+        "enum" => {
+            extra.numeric_options = true;
+            out.insert(k.into(), v.clone());
+        }
+        // uniqueItems: a multi select never sends an item twice.
+        _ if v == &Value::Bool(true) => {}
+        _ => rd.ignore(ptr),
+    }
+}
+
+/// Turn `{type: number|integer, enum: [numbers], default}` into a single
+/// select whose option values are the numbers' JSON text.
+fn numeric_select(rd: &mut Reader, ty: &str, ptr: &str, out: &mut Map<String, Value>) {
+    let eptr = join(ptr, "enum");
+    let Some(Value::Array(items)) = out.get("enum") else {
+        rd.refuse(&eptr, "enum must be an array of numbers");
+        return;
+    };
+    let mut texts = Vec::with_capacity(items.len());
+    for (i, it) in items.iter().enumerate() {
+        match it.as_number() {
+            Some(n) if ty == "number" || is_integer(n) => texts.push(Value::String(n.to_string())),
+            _ => rd.refuse(
+                &join(&eptr, &i.to_string()),
+                format!("an enum of a {ty} field must list {ty}s"),
+            ),
+        }
+    }
+    let mut sel = Map::new();
+    sel.insert("type".into(), Value::String("string".into()));
+    for k in ["title", "description"] {
+        if let Some(v) = out.get(k) {
+            sel.insert(k.into(), v.clone());
+        }
+    }
+    sel.insert("enum".into(), Value::Array(texts));
+    if let Some(d) = out.get("default") {
+        let d = d
+            .as_number()
+            .map(|n| Value::String(n.to_string()))
+            .unwrap_or_else(|| d.clone());
+        sel.insert("default".into(), d);
+    }
+    for k in ["minimum", "maximum"] {
+        if out.contains_key(k) {
+            rd.ignore(&join(ptr, k));
+        }
+    }
+    *out = sel;
+}
+
+/// `oneOf` options `{const, title}`: other annotation keys of an option are
+/// ignored and listed; an option that is not `{const, title}` is refused.
+fn read_options(rd: &mut Reader, v: &Value, ptr: &str) -> Value {
+    let Some(items) = v.as_array() else {
+        return v.clone();
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, it) in items.iter().enumerate() {
+        let iptr = join(ptr, &i.to_string());
+        let Some(o) = it.as_object() else {
+            out.push(it.clone());
+            continue;
+        };
+        if !o.contains_key("const") {
+            rd.refuse(
+                &iptr,
+                "an option without const: oneOf here is not a list of options",
+            );
+            continue;
+        }
+        let mut opt = Map::new();
+        for (k, x) in o {
+            match k.as_str() {
+                "const" | "title" => {
+                    opt.insert(k.clone(), x.clone());
+                }
+                "type" if x == "string" => {}
+                k if SHAPE.contains(&k) => {
+                    rd.refuse(&join(&iptr, k), format!("'{k}' in an option"))
+                }
+                _ => rd.ignore(&join(&iptr, k)),
+            }
+        }
+        out.push(Value::Object(opt));
+    }
+    Value::Array(out)
+}
+
+/// The `items` of an array field: a string enum or `anyOf` of titled
+/// options; anything else is not a form field.
+fn read_items(rd: &mut Reader, name: &str, v: &Value, ptr: &str) -> Value {
+    let Some(o) = v.as_object() else {
+        return v.clone();
+    };
+    if o.contains_key("anyOf") {
+        let mut out = Map::new();
+        for (k, x) in o {
+            match k.as_str() {
+                "anyOf" => {
+                    out.insert(k.clone(), read_options(rd, x, &join(ptr, k)));
+                }
+                k if SHAPE.contains(&k) => rd.refuse(&join(ptr, k), format!("'{k}' in the items")),
+                _ => rd.ignore(&join(ptr, k)),
+            }
+        }
+        return Value::Object(out);
+    }
+    let string_enum =
+        o.get("type") == Some(&Value::String("string".into())) && o.contains_key("enum");
+    if !string_enum {
+        rd.refuse(
+            ptr,
+            format!("'{name}' is an array of something other than string options: only multi selects are form fields"),
+        );
+        return v.clone();
+    }
+    let mut out = Map::new();
+    for (k, x) in o {
+        match k.as_str() {
+            "type" | "enum" => {
+                out.insert(k.clone(), x.clone());
+            }
+            k if SHAPE.contains(&k) => rd.refuse(&join(ptr, k), format!("'{k}' in the items")),
+            _ => rd.ignore(&join(ptr, k)),
+        }
+    }
+    Value::Object(out)
+}
