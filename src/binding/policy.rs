@@ -142,15 +142,16 @@ impl FieldExtra {
         }
     }
 
+    /// The format first: its message is plainer than a generated pattern's.
     fn check_text(&self, s: &str) -> Result<(), String> {
-        if let Some(p) = &self.pattern {
-            if !p.is_match(s) {
-                return Err(format!("must match the pattern {}", p.source));
-            }
-        }
         if let Some(f) = &self.format {
             if !extra_format_ok(f, s) {
                 return Err(format!("must be a valid {f}"));
+            }
+        }
+        if let Some(p) = &self.pattern {
+            if !p.is_match(s) {
+                return Err(format!("must match the pattern {}", p.source));
             }
         }
         Ok(())
