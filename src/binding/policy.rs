@@ -445,6 +445,15 @@ fn read_property(rd: &mut Reader, name: &str, def: &Value, ptr: &str) -> Value {
             );
             return Value::Object(obj);
         }
+        None if obj.keys().any(|k| SHAPE.contains(&k.as_str())) => {
+            for k in obj.keys().filter(|k| SHAPE.contains(&k.as_str())) {
+                rd.refuse(
+                    &join(ptr, k),
+                    format!("'{k}' is not one form field (the form cannot show or check it)"),
+                );
+            }
+            return Value::Object(obj);
+        }
         // No type: the subset reader says so.
         None => return Value::Object(obj),
     };
@@ -670,4 +679,305 @@ fn read_items(rd: &mut Reader, name: &str, v: &Value, ptr: &str) -> Value {
         }
     }
     Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binding::content::{check_content, check_value};
+    use crate::binding::elicitation::{read_params, read_params_with};
+    use crate::binding::{FieldKind, Mode, RequestBody, RequestView};
+    use serde_json::json;
+
+    /// What pydantic's `model_json_schema()` gives for a small model.
+    fn pydantic() -> Value {
+        json!({
+            "description": "Book a table",
+            "properties": {
+                "name": {"description": "Your name", "minLength": 2, "title": "Name", "type": "string"},
+                "course": {"default": 2, "enum": [1, 2, 3], "title": "Course", "type": "integer"},
+                "code": {"default": "AB", "examples": ["XY"], "pattern": "^[A-Z]{2}$", "title": "Code", "type": "string"},
+                "nickname": {"anyOf": [{"type": "string", "maxLength": 8}, {"type": "null"}], "default": null, "title": "Nickname"},
+                "x-ui": {"type": "boolean", "x-widget": "toggle", "deprecated": true}
+            },
+            "required": ["name"],
+            "title": "Booking",
+            "type": "object",
+            "additionalProperties": false
+        })
+    }
+
+    fn form_of(schema: Value) -> crate::binding::FormSchema {
+        let params = json!({"message": "m", "requestedSchema": schema});
+        match read_params_with(&params, Mode::Form, SchemaPolicy::Compatible) {
+            Ok(RequestView::Body(r)) => match r.body {
+                RequestBody::Form(f) => f,
+                RequestBody::Url { .. } => panic!("a form"),
+            },
+            other => panic!("a form body: {other:?}"),
+        }
+    }
+
+    fn reasons_of(schema: Value) -> Vec<String> {
+        let params = json!({"message": "m", "requestedSchema": schema});
+        match read_params_with(&params, Mode::Form, SchemaPolicy::Compatible) {
+            Ok(RequestView::NotAForm { reasons }) => reasons,
+            other => panic!("not a form: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn annotations_are_listed_and_assertions_kept() {
+        let f = form_of(pydantic());
+        assert_eq!(
+            f.outside_subset,
+            [
+                "/description",
+                "/properties/code/examples",
+                "/properties/x-ui/x-widget",
+                "/properties/x-ui/deprecated",
+                "/title"
+            ]
+        );
+        let names: Vec<&str> = f.fields.iter().map(|x| x.name.as_str()).collect();
+        assert_eq!(names, ["name", "course", "code", "nickname", "x-ui"]);
+        let code = f.field("code").unwrap();
+        assert_eq!(code.extra.pattern.as_ref().unwrap().source, "^[A-Z]{2}$");
+        assert_eq!(check_value(code, &json!("QQ")), Ok(()));
+        assert_eq!(
+            check_value(code, &json!("Q1")),
+            Err("must match the pattern ^[A-Z]{2}$".into())
+        );
+        // Nullable: an optional string with the inner bounds, no null default.
+        let nick = f.field("nickname").unwrap();
+        assert!(nick.extra.nullable && !nick.required);
+        assert_eq!(nick.default_value(), None);
+        assert_eq!(
+            check_value(nick, &json!("abcdefghi")),
+            Err("must be at most 8 characters (has 9)".into())
+        );
+        assert!(
+            check_value(nick, &Value::Null).is_err(),
+            "null is never sent"
+        );
+    }
+
+    #[test]
+    fn an_integer_enum_is_a_select_of_numbers() {
+        let f = form_of(pydantic());
+        let course = f.field("course").unwrap();
+        assert!(course.extra.numeric_options);
+        let FieldKind::Single {
+            options, default, ..
+        } = &course.kind
+        else {
+            panic!("a single select: {:?}", course.kind)
+        };
+        let values: Vec<&str> = options.iter().map(|o| o.value.as_str()).collect();
+        assert_eq!(values, ["1", "2", "3"]);
+        assert_eq!(default.as_deref(), Some("2"));
+        assert_eq!(check_value(course, &json!(3)), Ok(()));
+        assert_eq!(check_value(course, &json!(3.0)), Ok(()));
+        assert_eq!(
+            check_value(course, &json!(4)),
+            Err("4 is not one of the options".into())
+        );
+        assert_eq!(
+            check_value(course, &json!("3")),
+            Err("must be a number, found a string".into())
+        );
+        // The form sends the number, and takes one from a script.
+        let mut form = crate::form::Form::new(&f, "m");
+        form.set_json("name", &json!("Ada")).unwrap();
+        assert_eq!(form.content().unwrap()["course"], json!(2));
+        form.set_json("course", &json!(1)).unwrap();
+        assert_eq!(form.content().unwrap()["course"], json!(1));
+        assert_eq!(
+            form.set_json("course", &json!(7)),
+            Err("'course': 7 is not one of the options".into())
+        );
+        assert!(check_content(&f, form.content().as_ref().unwrap()).is_empty());
+    }
+
+    #[test]
+    fn a_number_enum_of_the_wrong_kind_is_not_a_form() {
+        let r = reasons_of(json!({"type": "object", "properties": {
+            "n": {"type": "integer", "enum": [1, 2.5]}
+        }}));
+        assert_eq!(
+            r,
+            ["/properties/n/enum/1: an enum of a integer field must list integers"]
+        );
+    }
+
+    #[test]
+    fn extra_formats_and_number_assertions_are_enforced() {
+        let f = form_of(json!({"type": "object", "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "ip": {"type": "string", "format": "ipv4"},
+            "color": {"type": "string", "format": "x-color"},
+            "age": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 130},
+            "step": {"type": "number", "multipleOf": 0.5},
+            "tags": {"type": "array", "uniqueItems": true, "items": {"type": "string", "enum": ["a", "b"]}}
+        }}));
+        let v = |n: &str, x: Value| check_value(f.field(n).unwrap(), &x);
+        assert_eq!(
+            v("id", json!("123e4567-e89b-42d3-a456-426614174000")),
+            Ok(())
+        );
+        assert_eq!(v("id", json!("nope")), Err("must be a valid uuid".into()));
+        assert_eq!(v("ip", json!("10.0.0.1")), Ok(()));
+        assert_eq!(
+            v("ip", json!("10.0.0.300")),
+            Err("must be a valid ipv4".into())
+        );
+        // An unknown format is an annotation: listed, not checked.
+        assert_eq!(v("color", json!("anything")), Ok(()));
+        assert_eq!(f.outside_subset, ["/properties/color/format"]);
+        assert_eq!(v("age", json!(0)), Err("must be greater than 0".into()));
+        assert_eq!(v("age", json!(130)), Err("must be less than 130".into()));
+        assert_eq!(v("age", json!(1)), Ok(()));
+        assert_eq!(v("step", json!(1.5)), Ok(()));
+        assert_eq!(
+            v("step", json!(1.2)),
+            Err("must be a multiple of 0.5".into())
+        );
+        assert_eq!(v("tags", json!(["a", "b"])), Ok(()));
+    }
+
+    #[test]
+    fn shapes_a_form_cannot_take_are_listed() {
+        let r = reasons_of(json!({
+            "type": "object",
+            "$defs": {"A": {"type": "object"}},
+            "properties": {
+                "addr": {"type": "object", "properties": {"city": {"type": "string"}}},
+                "ref": {"$ref": "#/$defs/A"},
+                "list": {"type": "array", "items": {"type": "integer"}},
+                "either": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                "both": {"type": "string", "allOf": [{"minLength": 1}]},
+                "multi": {"type": ["string", "integer"]},
+                "re": {"type": "string", "pattern": "(unclosed"}
+            }
+        }));
+        assert_eq!(r.len(), 7, "{r:#?}");
+        assert_eq!(
+            r[0],
+            "/properties/addr: 'addr' is a nested object, not a form field"
+        );
+        assert_eq!(
+            r[1],
+            "/properties/ref/$ref: '$ref' is not followed: the field's shape is unknown"
+        );
+        assert!(
+            r[2].starts_with("/properties/list/items: 'list' is an array of something other"),
+            "{}",
+            r[2]
+        );
+        assert!(
+            r[3].starts_with("/properties/either/anyOf: 'anyOf' is not one form field"),
+            "{}",
+            r[3]
+        );
+        assert!(r[4].starts_with("/properties/both/allOf:"), "{}", r[4]);
+        assert_eq!(
+            r[5],
+            "/properties/multi/type: type [\"string\",\"integer\"] is not one form field kind"
+        );
+        assert!(
+            r[6].starts_with("/properties/re/pattern: the pattern does not compile as an ECMA-262 regular expression"),
+            "{}",
+            r[6]
+        );
+    }
+
+    #[test]
+    fn patterns_are_ecma_262() {
+        // ECMA-262 syntax and semantics: \d is ASCII, named groups, the u flag.
+        let p = Pattern::new(r"^(?<y>\d{4})-\p{Lu}$").unwrap();
+        assert!(p.is_match("2026-Ä"));
+        assert!(!p.is_match("٢٠٢٦-A"), "\\d is ASCII digits only");
+        // Not anchored unless written so.
+        assert!(Pattern::new("b").unwrap().is_match("abc"));
+        assert!(
+            Pattern::new("(?P<x>a)").is_err(),
+            "Python-style groups are not ECMA-262"
+        );
+    }
+
+    #[test]
+    fn the_rest_of_the_subset_stays_exact() {
+        // A rewritten schema still breaking a rule of spec 4.3 is shown as
+        // not a form, with the rule.
+        let r = reasons_of(json!({"type": "object", "title": "T", "properties": {
+            "c": {"type": "string", "enum": ["a", "a"]}
+        }}));
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(
+            r[0].starts_with("/properties/c/enum/1: [enum-unique]"),
+            "{}",
+            r[0]
+        );
+        // A fault outside requestedSchema is an invalid request, as in strict.
+        let params = json!({"requestedSchema": {"type": "object", "title": "T", "properties": {}}});
+        let errs = read_params_with(&params, Mode::Form, SchemaPolicy::Compatible).unwrap_err();
+        assert!(
+            errs.iter()
+                .all(|e| !e.pointer.starts_with("/requestedSchema")),
+            "{errs:?}"
+        );
+        // Strict: today's refusal, the subset's rule named.
+        let params = json!({"message": "m", "requestedSchema": pydantic()});
+        let errs = read_params(&params, Mode::Form).unwrap_err();
+        assert!(
+            errs.iter().any(|e| e.pointer == "/requestedSchema/title"
+                && e.rule == "mcp-request/additionalProperties"),
+            "{errs:?}"
+        );
+        assert!(matches!(
+            read_params_with(&params, Mode::Form, SchemaPolicy::Strict),
+            Err(_)
+        ));
+    }
+
+    #[test]
+    fn params_stay_complete_and_a_subset_form_reads_the_same() {
+        let params = json!({"message": "m", "requestedSchema": pydantic()});
+        let Ok(RequestView::Body(r)) =
+            read_params_with(&params, Mode::Form, SchemaPolicy::Compatible)
+        else {
+            panic!("a body")
+        };
+        assert_eq!(Value::Object(r.params), params);
+        // A schema inside the subset: the same form under both policies.
+        let subset = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
+            "a": {"type": "string", "format": "email"}, "n": {"type": "number", "minimum": 1}
+        }, "required": ["a"]}});
+        let strict = read_params(&subset, Mode::Form).unwrap();
+        let Ok(RequestView::Body(compat)) =
+            read_params_with(&subset, Mode::Form, SchemaPolicy::Compatible)
+        else {
+            panic!("a body")
+        };
+        assert_eq!(compat, strict);
+    }
+
+    #[test]
+    fn titled_options_drop_their_annotations() {
+        let f = form_of(json!({"type": "object", "properties": {
+            "c": {"type": "string", "oneOf": [
+                {"const": "a", "title": "A", "description": "the first"},
+                {"const": "b", "title": "B"}
+            ]},
+            "m": {"type": "array", "items": {"anyOf": [{"const": "x", "title": "X", "$comment": "c"}]}}
+        }}));
+        assert_eq!(
+            f.outside_subset,
+            [
+                "/properties/c/oneOf/0/description",
+                "/properties/m/items/anyOf/0/$comment"
+            ]
+        );
+        assert_eq!(f.fields.len(), 2);
+    }
 }
