@@ -706,7 +706,7 @@ mod tests {
 
 /// The screen of a request that cannot be answered as a form (compatible
 /// schema policy): why, one reason a line (sanitised when drawn).
-fn not_a_form_lines(reasons: &[String]) -> Vec<(String, bool)> {
+pub fn not_a_form_lines(reasons: &[String]) -> Vec<(String, bool)> {
     let mut lines = vec![
         (
             "This request cannot be answered as a form.".to_owned(),
