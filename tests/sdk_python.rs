@@ -252,3 +252,85 @@ fn nested_model_is_shown_as_not_a_form_in_a_terminal() {
     let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
     assert_eq!(tool_report(&out)["action"], "decline");
 }
+
+/// The request event `mcp --events` wrote for the SDK's form, read again
+/// by `validate` (strict: invalid, the subset's rule named) and by
+/// `respond` (strict by default: refused; compatible: answered and logged).
+#[test]
+fn the_sdk_request_event_is_strict_invalid_and_compatible_answerable() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let r = run_mcp(
+        dir.path(),
+        &["--call", "book", "--action", "decline"],
+        &server(&py),
+    );
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let req = dir.path().join("request.json");
+    std::fs::write(&req, r.events[0].to_string()).unwrap();
+    let bin = env!("CARGO_BIN_EXE_ahp-elicit");
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(bin)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let req_s = req.display().to_string();
+    let (code, out, err) = run(&["validate", &req_s]);
+    assert_ne!(code, 0, "validate is strict: {out}{err}");
+    assert!(
+        (out.clone() + &err).contains(
+            "/payload/elicitation/request/text#/requestedSchema/title [mcp-request/additionalProperties]"
+        ),
+        "{out}{err}"
+    );
+    let (code, _, err) = run(&["respond", "--action", "decline", &req_s]);
+    assert_eq!(code, 1, "respond is strict by default: {err}");
+    assert!(err.contains("invalid request, no result"), "{err}");
+
+    let a = answers(
+        dir.path(),
+        &json!({"action": "accept", "content": {"name": "Ada"}}),
+    );
+    let log = dir.path().join("log.jsonl");
+    let log_s = log.display().to_string();
+    let (code, out, err) = run(&[
+        "respond",
+        "--schema-policy",
+        "compatible",
+        "--answers",
+        &a,
+        "--log",
+        &log_s,
+        &req_s,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let result: Value = serde_json::from_str(out.trim()).unwrap();
+    let text = result["payload"]["elicitation"]["result"]["text"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(text).unwrap()["content"],
+        json!({"name": "Ada", "guests": 2, "seating": "inside", "course": 2, "code": "AB", "vegetarian": false})
+    );
+    let records: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let note = records
+        .iter()
+        .find(|r| r["event"] == "schema-policy")
+        .expect("a schema-policy record");
+    assert_eq!(note["policy"], "compatible");
+    assert_eq!(
+        note["outsideSubset"],
+        json!(["/description", "/properties/code/examples", "/title"])
+    );
+}
