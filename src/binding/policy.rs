@@ -69,27 +69,38 @@ pub const EXTENSION_KEY: &str = "ahp-elicit/schema-policy";
 
 /// A compiled `pattern` (ECMA-262 with the `u` flag, not anchored, as JSON
 /// Schema defines it). Equal when the source text is equal.
+///
+/// The syntax is checked as ECMA-262 by `regress`; matching runs on the
+/// `regex` crate (linear time, so a hostile pattern such as `^(a+)+$`
+/// cannot freeze the form) after `jsonschema-regex` translates the ECMA-262
+/// classes (`\d` is ASCII digits, `\s` ECMA white space, ...). A pattern
+/// with look-around or back-references has no linear-time match and is
+/// refused.
 #[derive(Clone)]
 pub struct Pattern {
     /// The pattern as written in the schema.
     pub source: String,
-    re: Arc<regress::Regex>,
+    re: Arc<regex::Regex>,
 }
 
 impl Pattern {
-    /// Compile `source`. Errors: the compiler's message.
+    /// Compile `source`. Errors: why it cannot be checked, one sentence.
     pub fn new(source: &str) -> Result<Pattern, String> {
-        regress::Regex::with_flags(source, "u")
-            .map(|re| Pattern {
-                source: source.to_owned(),
-                re: Arc::new(re),
-            })
-            .map_err(|e| e.to_string())
+        regress::Regex::with_flags(source, "u").map_err(|e| {
+            format!("the pattern does not compile as an ECMA-262 regular expression: {e}")
+        })?;
+        let bounded = "the pattern uses look-around or back-references (or is too large), which the form cannot check in bounded time";
+        let rust = jsonschema_regex::to_rust_regex(source).map_err(|()| bounded.to_owned())?;
+        let re = regex::Regex::new(&rust).map_err(|_| bounded.to_owned())?;
+        Ok(Pattern {
+            source: source.to_owned(),
+            re: Arc::new(re),
+        })
     }
 
     /// Whether `s` contains a match.
     pub fn is_match(&self, s: &str) -> bool {
-        self.re.find(s).is_some()
+        self.re.is_match(s)
     }
 }
 
@@ -539,10 +550,7 @@ fn read_extra(
     match k {
         "pattern" => match v.as_str().map(Pattern::new) {
             Some(Ok(p)) => extra.pattern = Some(p),
-            Some(Err(e)) => rd.refuse(
-                ptr,
-                format!("the pattern does not compile as an ECMA-262 regular expression: {e}"),
-            ),
+            Some(Err(e)) => rd.refuse(ptr, e),
             None => rd.refuse(ptr, "pattern must be a string"),
         },
         "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => match num() {
@@ -903,6 +911,16 @@ mod tests {
             Pattern::new("(?P<x>a)").is_err(),
             "Python-style groups are not ECMA-262"
         );
+        // Catastrophic backtracking is impossible: matching is linear.
+        let p = Pattern::new("^(a+)+$").unwrap();
+        assert!(!p.is_match(&format!("{}b", "a".repeat(5000))));
+        assert!(p.is_match(&"a".repeat(5000)));
+        // Look-around and back-references have no linear-time match.
+        let e = Pattern::new(r"^(?!x)(a)\1$").unwrap_err();
+        assert!(e.contains("look-around or back-references"), "{e}");
+        // ECMA-262 classes keep their meaning: \s includes U+FEFF, . no line break.
+        assert!(Pattern::new(r"^\s$").unwrap().is_match("\u{feff}"));
+        assert!(!Pattern::new("^.$").unwrap().is_match("\n"));
     }
 
     #[test]
