@@ -130,7 +130,8 @@ pub enum RequestView {
     /// `requestedSchema` cannot be answered as a form (nested objects,
     /// `$ref`, ...): shown with the reasons, only declined or cancelled.
     NotAForm {
-        /// One sentence each, starting with a pointer into `requestedSchema`.
+        /// One sentence each, starting with a pointer into `requestedSchema`;
+        /// safe text (they quote the server's keys).
         reasons: Vec<String>,
     },
 }
@@ -563,7 +564,8 @@ fn not_a_form_or_errors(errs: Vec<Violation>) -> Result<RequestView, Vec<Violati
             .map(|v| {
                 let p = &v.pointer[AT.len()..];
                 let p = if p.is_empty() { "(root)" } else { p };
-                format!("{p}: [{}] {}", v.rule, v.message)
+                let text = format!("{p}: [{}] {}", v.rule, v.message);
+                crate::safe_text::display(&text).into_owned()
             })
             .collect();
         Ok(RequestView::NotAForm { reasons })

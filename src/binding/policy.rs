@@ -225,7 +225,8 @@ fn extra_format_ok(format: &str, s: &str) -> bool {
 /// to `requestedSchema`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotAForm {
-    /// One sentence each, starting with the pointer.
+    /// One sentence each, starting with the pointer; safe text (control,
+    /// bidi and zero-width characters shown escaped).
     pub reasons: Vec<String>,
 }
 
@@ -250,9 +251,13 @@ impl Reader {
     fn ignore(&mut self, ptr: &str) {
         self.ignored.push(ptr.to_owned());
     }
+    /// A reason quotes the server's keys: it is kept as safe text
+    /// ([`crate::safe_text::display`]), since it reaches stderr and screens.
     fn refuse(&mut self, ptr: &str, why: impl fmt::Display) {
         let at = if ptr.is_empty() { "(root)" } else { ptr };
-        self.reasons.push(format!("{at}: {why}"));
+        let text = format!("{at}: {why}");
+        self.reasons
+            .push(crate::safe_text::display(&text).into_owned());
     }
 }
 
@@ -896,6 +901,19 @@ mod tests {
             r[6].starts_with("/properties/re/pattern: the pattern does not compile as an ECMA-262 regular expression"),
             "{}",
             r[6]
+        );
+    }
+
+    #[test]
+    fn reasons_quoting_hostile_keys_are_safe_text() {
+        let r = reasons_of(json!({"type": "object", "properties": {
+            "a\u{1b}[31m\u{202e}X": {"type": "object"}
+        }}));
+        assert_eq!(
+            r,
+            [
+                r"/properties/a\u{1b}[31m\u{202e}X: 'a\u{1b}[31m\u{202e}X' is a nested object, not a form field"
+            ]
         );
     }
 

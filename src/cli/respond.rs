@@ -272,6 +272,8 @@ pub fn terminal_safe(s: &str) -> String {
 pub use crate::notice::{say, HoldStderr};
 
 fn report(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
+    // `what` may quote the request (a gap's reason, a refusal's reasons).
+    let what = crate::safe_text::display(what);
     let mut msg = match id {
         Some(id) if !id.is_empty() => format!(
             "ahp-elicit: request {} (line {line}): {what}",
