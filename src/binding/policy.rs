@@ -970,10 +970,7 @@ mod tests {
                 && e.rule == "mcp-request/additionalProperties"),
             "{errs:?}"
         );
-        assert!(matches!(
-            read_params_with(&params, Mode::Form, SchemaPolicy::Strict),
-            Err(_)
-        ));
+        assert!(read_params_with(&params, Mode::Form, SchemaPolicy::Strict).is_err());
     }
 
     #[test]

@@ -15,6 +15,11 @@ Tools:
             with `elicit_form`: the nullable field as
             `anyOf: [{"type": "string"}, {"type": "null"}]`, `default: null`.
   ship      a model with a nested object: not a form.
+
+The server is an `MCPServer`: in mcp 2.x that is FastMCP renamed (the
+`mcp.server.fastmcp` module is gone), so it is also the FastMCP server; it
+adds `ctx.elicit(schema=Model)`, which renders the pydantic model, over the
+low-level session's `elicit_form`, which `book_raw` and `ship` use.
 """
 
 import json
