@@ -44,7 +44,8 @@ fn zod_form_is_answered_by_answers_with_no_flag() {
         "id": "123e4567-e89b-42d3-a456-426614174000",
         "age": 36,
         "tags": ["news", "beta"],
-        "zip": "12345"
+        "zip": "12345",
+        "note": "nullable as type [string, null]"
     });
     let a = answers(dir.path(), &json!({"action": "accept", "content": content}));
     let r = run_mcp(dir.path(), &["--answers", &a], &srv);
