@@ -361,23 +361,25 @@ fn read_root(rd: &mut Reader, obj: &Map<String, Value>) -> Map<String, Value> {
     out
 }
 
-/// Collapse `anyOf: [T, {type: null}]` and `type: [T, "null"]` into T.
-/// Returns the schema to read and whether it was nullable.
+/// Collapse `anyOf`/`oneOf: [T, {type: null}]` and `type: [T, "null"]`
+/// into T (a `default: null` and a `null` in `enum` go too). Returns the
+/// schema to read and whether it was nullable.
 fn strip_null(obj: &Map<String, Value>) -> (Map<String, Value>, bool) {
     let is_null = |v: &Value| v.get("type") == Some(&Value::String("null".into()));
-    if let Some(Value::Array(branches)) = obj.get("anyOf") {
-        if branches.len() == 2 && branches.iter().filter(|b| is_null(b)).count() == 1 {
-            if let Some(Value::Object(inner)) = branches.iter().find(|b| !is_null(b)) {
-                let mut out = obj.clone();
-                out.remove("anyOf");
-                for (k, v) in inner {
-                    out.entry(k.clone()).or_insert_with(|| v.clone());
-                }
-                if out.get("default") == Some(&Value::Null) {
-                    out.remove("default");
-                }
-                return (out, true);
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = obj.get(key) else {
+            continue;
+        };
+        if branches.len() != 2 || branches.iter().filter(|b| is_null(b)).count() != 1 {
+            continue;
+        }
+        if let Some(Value::Object(inner)) = branches.iter().find(|b| !is_null(b)) {
+            let mut out = obj.clone();
+            out.remove(key);
+            for (k, v) in inner {
+                out.entry(k.clone()).or_insert_with(|| v.clone());
             }
+            return (without_null(out), true);
         }
     }
     if let Some(Value::Array(types)) = obj.get("type") {
@@ -387,13 +389,21 @@ fn strip_null(obj: &Map<String, Value>) -> (Map<String, Value>, bool) {
             if let Some(t) = types.iter().find(|t| **t != null) {
                 out.insert("type".into(), t.clone());
             }
-            if out.get("default") == Some(&Value::Null) {
-                out.remove("default");
-            }
-            return (out, true);
+            return (without_null(out), true);
         }
     }
     (obj.clone(), false)
+}
+
+/// A nullable field's schema without its `null` default or `null` option.
+fn without_null(mut out: Map<String, Value>) -> Map<String, Value> {
+    if out.get("default") == Some(&Value::Null) {
+        out.remove("default");
+    }
+    if let Some(Value::Array(items)) = out.get_mut("enum") {
+        items.retain(|v| !v.is_null());
+    }
+    out
 }
 
 /// The subset keywords of a field of type `ty` (spec 4.3), and the extra
@@ -789,6 +799,29 @@ mod tests {
             check_value(nick, &Value::Null).is_err(),
             "null is never sent"
         );
+    }
+
+    #[test]
+    fn every_nullable_spelling_is_an_optional_field() {
+        let f = form_of(json!({"type": "object", "properties": {
+            "a": {"oneOf": [{"type": "null"}, {"type": "integer", "minimum": 1}], "default": null},
+            "b": {"type": ["string", "null"], "enum": ["x", "y", null]},
+            "c": {"anyOf": [{"type": "boolean"}, {"type": "null", "description": "none"}]}
+        }, "required": ["c"]}));
+        let kinds: Vec<(bool, bool)> = f
+            .fields
+            .iter()
+            .map(|x| (x.extra.nullable, x.required))
+            .collect();
+        assert_eq!(kinds, [(true, false), (true, false), (true, true)]);
+        let a = f.field("a").unwrap();
+        assert_eq!(a.default_value(), None);
+        assert_eq!(check_value(a, &json!(0)), Err("must be at least 1".into()));
+        let FieldKind::Single { options, .. } = &f.field("b").unwrap().kind else {
+            panic!("a select")
+        };
+        assert_eq!(options.len(), 2);
+        assert!(f.outside_subset.is_empty(), "{:?}", f.outside_subset);
     }
 
     #[test]
