@@ -22,7 +22,8 @@
 //!     T: an answer never sends `null` (the result's content cannot carry it);
 //!   - anything that changes the shape (nested objects, arrays other than
 //!     string-enum multi selects, `$ref`, other `anyOf`/`oneOf`/`allOf`,
-//!     `not`, `if`, `const`) makes the request one that cannot be answered as
+//!     `not`, `if`, a `const` that is not a string or number; a string or
+//!     number `const` is a select of one option) makes the request one that cannot be answered as
 //!     a form ([`NotAForm`]): the person sees why and can only decline or
 //!     cancel.
 //!
@@ -470,7 +471,14 @@ fn read_property(rd: &mut Reader, name: &str, def: &Value, ptr: &str) -> Value {
     let Some(obj) = def.as_object() else {
         return def.clone();
     };
-    let (obj, nullable) = strip_null(obj);
+    let (mut obj, nullable) = strip_null(obj);
+    // `const` (pydantic's one-value Literal): a select of that one option.
+    if !obj.contains_key("enum") {
+        if let Some(c @ (Value::String(_) | Value::Number(_))) = obj.get("const").cloned() {
+            obj.remove("const");
+            obj.insert("enum".into(), Value::Array(vec![c]));
+        }
+    }
     let ty = match obj.get("type") {
         Some(Value::String(t)) => t.clone(),
         Some(other) => {
@@ -822,6 +830,21 @@ mod tests {
         };
         assert_eq!(options.len(), 2);
         assert!(f.outside_subset.is_empty(), "{:?}", f.outside_subset);
+    }
+
+    #[test]
+    fn a_const_is_a_select_of_one_option() {
+        let f = form_of(json!({"type": "object", "properties": {
+            "kind": {"type": "string", "const": "table", "title": "Kind"},
+            "v": {"type": "integer", "const": 2}
+        }}));
+        assert_eq!(
+            check_value(f.field("kind").unwrap(), &json!("table")),
+            Ok(())
+        );
+        assert!(check_value(f.field("kind").unwrap(), &json!("room")).is_err());
+        assert_eq!(check_value(f.field("v").unwrap(), &json!(2)), Ok(()));
+        assert!(check_value(f.field("v").unwrap(), &json!(3)).is_err());
     }
 
     #[test]
