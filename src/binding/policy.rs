@@ -61,9 +61,6 @@ impl SchemaPolicy {
     }
 }
 
-/// Rule name of a request that cannot be answered as a form.
-pub const RULE_NOT_A_FORM: &str = "not-a-form";
-
 /// Key of the request event's `extensions` entry that says how `ahp-elicit
 /// mcp` read the request (written only under the compatible policy).
 pub const EXTENSION_KEY: &str = "ahp-elicit/schema-policy";
