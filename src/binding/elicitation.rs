@@ -542,6 +542,10 @@ pub fn read_params_with(
                         f.extra = extra;
                     }
                 }
+                let reasons = defaults_misfit(form);
+                if !reasons.is_empty() {
+                    return Ok(RequestView::NotAForm { reasons });
+                }
             }
             req
         }
@@ -550,6 +554,22 @@ pub fn read_params_with(
         req.params = o.clone();
     }
     Ok(RequestView::Body(req))
+}
+
+/// Defaults that the subset accepted but the extra checks refuse (a
+/// `default` that breaks its own `pattern`): the form could not send them.
+fn defaults_misfit(form: &FormSchema) -> Vec<String> {
+    form.fields
+        .iter()
+        .filter(|f| !f.extra.is_empty())
+        .filter_map(|f| {
+            let d = f.default_value()?;
+            let m = super::content::check_value(f, &d).err()?;
+            let ptr = super::violation::join("/properties", &f.name);
+            let text = format!("{ptr}/default: [default-fits] default does not fit the field: {m}");
+            Some(crate::safe_text::display(&text).into_owned())
+        })
+        .collect()
 }
 
 /// Violations of the rewritten params: all inside `requestedSchema` means

@@ -131,6 +131,11 @@ impl Field {
             FieldKind::Text { default, .. } => default.clone().map(Value::String),
             FieldKind::Number { default, .. } => default.clone().map(Value::Number),
             FieldKind::Boolean { default } => default.map(Value::Bool),
+            // A select of numbers (compatible schema policy) sends the number.
+            FieldKind::Single { default, .. } if self.extra.numeric_options => default
+                .as_deref()
+                .and_then(|d| serde_json::from_str::<Number>(d).ok())
+                .map(Value::Number),
             FieldKind::Single { default, .. } => default.clone().map(Value::String),
             FieldKind::Multi { default, .. } => default
                 .clone()

@@ -359,10 +359,30 @@ fn read_root(rd: &mut Reader, obj: &Map<String, Value>) -> Map<String, Value> {
     out
 }
 
+/// A field's schema after [`strip_null`]: the keys to read, whether it was
+/// nullable, and where each key taken from inside a branch was written
+/// (its pointer prefix), so that listed pointers name the real place.
+struct Stripped {
+    obj: Map<String, Value>,
+    nullable: bool,
+    origin: std::collections::HashMap<String, String>,
+}
+
+impl Stripped {
+    /// The pointer of `key` as written in the schema.
+    fn ptr(&self, field_ptr: &str, key: &str) -> String {
+        join(self.origin.get(key).map_or(field_ptr, String::as_str), key)
+    }
+}
+
 /// Collapse `anyOf`/`oneOf: [T, {type: null}]` and `type: [T, "null"]`
-/// into T (a `default: null` and a `null` in `enum` go too). Returns the
-/// schema to read and whether it was nullable.
-fn strip_null(obj: &Map<String, Value>) -> (Map<String, Value>, bool) {
+/// into T (a `default: null` and a `null` in `enum` go too).
+fn strip_null(obj: &Map<String, Value>, ptr: &str) -> Stripped {
+    let plain = |obj: Map<String, Value>, nullable| Stripped {
+        obj,
+        nullable,
+        origin: Default::default(),
+    };
     let is_null = |v: &Value| v.get("type") == Some(&Value::String("null".into()));
     for key in ["anyOf", "oneOf"] {
         let Some(Value::Array(branches)) = obj.get(key) else {
@@ -371,13 +391,23 @@ fn strip_null(obj: &Map<String, Value>) -> (Map<String, Value>, bool) {
         if branches.len() != 2 || branches.iter().filter(|b| is_null(b)).count() != 1 {
             continue;
         }
-        if let Some(Value::Object(inner)) = branches.iter().find(|b| !is_null(b)) {
+        let found = branches.iter().enumerate().find(|(_, b)| !is_null(b));
+        if let Some((i, Value::Object(inner))) = found {
+            let base = join(&join(ptr, key), &i.to_string());
             let mut out = obj.clone();
             out.remove(key);
+            let mut origin = std::collections::HashMap::new();
             for (k, v) in inner {
-                out.entry(k.clone()).or_insert_with(|| v.clone());
+                if !out.contains_key(k) {
+                    out.insert(k.clone(), v.clone());
+                    origin.insert(k.clone(), base.clone());
+                }
             }
-            return (without_null(out), true);
+            return Stripped {
+                obj: without_null(out),
+                nullable: true,
+                origin,
+            };
         }
     }
     if let Some(Value::Array(types)) = obj.get("type") {
@@ -387,10 +417,10 @@ fn strip_null(obj: &Map<String, Value>) -> (Map<String, Value>, bool) {
             if let Some(t) = types.iter().find(|t| **t != null) {
                 out.insert("type".into(), t.clone());
             }
-            return (without_null(out), true);
+            return plain(without_null(out), true);
         }
     }
-    (obj.clone(), false)
+    plain(obj.clone(), false)
 }
 
 /// A nullable field's schema without its `null` default or `null` option.
@@ -468,11 +498,17 @@ fn read_property(rd: &mut Reader, name: &str, def: &Value, ptr: &str) -> Value {
     let Some(obj) = def.as_object() else {
         return def.clone();
     };
-    let (mut obj, nullable) = strip_null(obj);
+    let stripped = strip_null(obj, ptr);
+    let nullable = stripped.nullable;
+    let mut obj = stripped.obj.clone();
     // `const` (pydantic's one-value Literal): a select of that one option.
-    if !obj.contains_key("enum") {
-        if let Some(c @ (Value::String(_) | Value::Number(_))) = obj.get("const").cloned() {
-            obj.remove("const");
+    let fits = match (obj.get("type").and_then(Value::as_str), obj.get("const")) {
+        (Some("string"), Some(Value::String(_))) => true,
+        (Some("number" | "integer"), Some(Value::Number(_))) => true,
+        _ => false,
+    };
+    if fits && !obj.contains_key("enum") {
+        if let Some(c) = obj.remove("const") {
             obj.insert("enum".into(), Value::Array(vec![c]));
         }
     }
@@ -480,14 +516,14 @@ fn read_property(rd: &mut Reader, name: &str, def: &Value, ptr: &str) -> Value {
         Some(Value::String(t)) => t.clone(),
         Some(other) => {
             rd.refuse(
-                &join(ptr, "type"),
+                &stripped.ptr(ptr, "type"),
                 format!("type {other} is not one form field kind"),
             );
             return Value::Object(obj);
         }
         None if obj.contains_key("$ref") => {
             rd.refuse(
-                &join(ptr, "$ref"),
+                &stripped.ptr(ptr, "$ref"),
                 "'$ref' is not followed: the field's shape is unknown",
             );
             return Value::Object(obj);
@@ -495,7 +531,7 @@ fn read_property(rd: &mut Reader, name: &str, def: &Value, ptr: &str) -> Value {
         None if obj.keys().any(|k| SHAPE.contains(&k.as_str())) => {
             for k in obj.keys().filter(|k| SHAPE.contains(&k.as_str())) {
                 rd.refuse(
-                    &join(ptr, k),
+                    &stripped.ptr(ptr, k),
                     format!("'{k}' is not one form field (the form cannot show or check it)"),
                 );
             }
@@ -515,7 +551,7 @@ fn read_property(rd: &mut Reader, name: &str, def: &Value, ptr: &str) -> Value {
         }
         other => {
             rd.refuse(
-                &join(ptr, "type"),
+                &stripped.ptr(ptr, "type"),
                 format!("type '{other}' is not a form field kind"),
             );
             return Value::Object(obj);
@@ -528,7 +564,7 @@ fn read_property(rd: &mut Reader, name: &str, def: &Value, ptr: &str) -> Value {
         ..FieldExtra::default()
     };
     for (k, v) in &obj {
-        let kptr = join(ptr, k);
+        let kptr = stripped.ptr(ptr, k);
         if ty == "string" && k == "oneOf" {
             out.insert(k.clone(), read_options(rd, v, &kptr));
         } else if ty == "array" && k == "items" {
@@ -549,7 +585,7 @@ fn read_property(rd: &mut Reader, name: &str, def: &Value, ptr: &str) -> Value {
         }
     }
     if extra.numeric_options {
-        numeric_select(rd, &ty, ptr, &mut out);
+        numeric_select(rd, &ty, &stripped, ptr, &mut out);
     }
     if !extra.is_empty() {
         rd.extras.push((name.to_owned(), extra));
@@ -607,8 +643,14 @@ fn read_extra(
 
 /// Turn `{type: number|integer, enum: [numbers], default}` into a single
 /// select whose option values are the numbers' JSON text.
-fn numeric_select(rd: &mut Reader, ty: &str, ptr: &str, out: &mut Map<String, Value>) {
-    let eptr = join(ptr, "enum");
+fn numeric_select(
+    rd: &mut Reader,
+    ty: &str,
+    stripped: &Stripped,
+    ptr: &str,
+    out: &mut Map<String, Value>,
+) {
+    let eptr = stripped.ptr(ptr, "enum");
     let Some(Value::Array(items)) = out.get("enum") else {
         rd.refuse(&eptr, "enum must be an array of numbers");
         return;
@@ -640,7 +682,7 @@ fn numeric_select(rd: &mut Reader, ty: &str, ptr: &str, out: &mut Map<String, Va
     }
     for k in ["minimum", "maximum"] {
         if out.contains_key(k) {
-            rd.ignore(&join(ptr, k));
+            rd.ignore(&stripped.ptr(ptr, k));
         }
     }
     *out = sel;
@@ -827,6 +869,22 @@ mod tests {
         };
         assert_eq!(options.len(), 2);
         assert!(f.outside_subset.is_empty(), "{:?}", f.outside_subset);
+        // Keywords taken from inside a branch are listed where they are.
+        let f = form_of(json!({"type": "object", "properties": {
+            "n": {"anyOf": [{"type": "null"}, {"type": "string", "examples": ["x"]}], "title": "N"}
+        }}));
+        assert_eq!(f.outside_subset, ["/properties/n/anyOf/1/examples"]);
+    }
+
+    #[test]
+    fn a_default_breaking_its_own_pattern_is_not_a_form() {
+        let r = reasons_of(json!({"type": "object", "properties": {
+            "code": {"type": "string", "pattern": "^[A-Z]{2}$", "default": "ab"}
+        }}));
+        assert_eq!(
+            r,
+            ["/properties/code/default: [default-fits] default does not fit the field: must match the pattern ^[A-Z]{2}$"]
+        );
     }
 
     #[test]
