@@ -499,68 +499,14 @@ fn read_property(rd: &mut Reader, name: &str, def: &Value, ptr: &str) -> Value {
         return def.clone();
     };
     let stripped = strip_null(obj, ptr);
-    let nullable = stripped.nullable;
-    let mut obj = stripped.obj.clone();
-    // `const` (pydantic's one-value Literal): a select of that one option.
-    let fits = match (obj.get("type").and_then(Value::as_str), obj.get("const")) {
-        (Some("string"), Some(Value::String(_))) => true,
-        (Some("number" | "integer"), Some(Value::Number(_))) => true,
-        _ => false,
+    let obj = const_as_enum(stripped.obj.clone());
+    let Some(ty) = field_type(rd, &obj, &stripped, name, ptr) else {
+        return Value::Object(obj);
     };
-    if fits && !obj.contains_key("enum") {
-        if let Some(c) = obj.remove("const") {
-            obj.insert("enum".into(), Value::Array(vec![c]));
-        }
-    }
-    let ty = match obj.get("type") {
-        Some(Value::String(t)) => t.clone(),
-        Some(other) => {
-            rd.refuse(
-                &stripped.ptr(ptr, "type"),
-                format!("type {other} is not one form field kind"),
-            );
-            return Value::Object(obj);
-        }
-        None if obj.contains_key("$ref") => {
-            rd.refuse(
-                &stripped.ptr(ptr, "$ref"),
-                "'$ref' is not followed: the field's shape is unknown",
-            );
-            return Value::Object(obj);
-        }
-        None if obj.keys().any(|k| SHAPE.contains(&k.as_str())) => {
-            for k in obj.keys().filter(|k| SHAPE.contains(&k.as_str())) {
-                rd.refuse(
-                    &stripped.ptr(ptr, k),
-                    format!("'{k}' is not one form field (the form cannot show or check it)"),
-                );
-            }
-            return Value::Object(obj);
-        }
-        // No type: the subset reader says so.
-        None => return Value::Object(obj),
-    };
-    match ty.as_str() {
-        "string" | "number" | "integer" | "boolean" | "array" => {}
-        "object" => {
-            rd.refuse(
-                ptr,
-                format!("'{name}' is a nested object, not a form field"),
-            );
-            return Value::Object(obj);
-        }
-        other => {
-            rd.refuse(
-                &stripped.ptr(ptr, "type"),
-                format!("type '{other}' is not a form field kind"),
-            );
-            return Value::Object(obj);
-        }
-    }
     let (subset, extra_keys) = kind_keys(&ty, &obj);
     let mut out = Map::new();
     let mut extra = FieldExtra {
-        nullable,
+        nullable: stripped.nullable,
         ..FieldExtra::default()
     };
     for (k, v) in &obj {
@@ -591,6 +537,74 @@ fn read_property(rd: &mut Reader, name: &str, def: &Value, ptr: &str) -> Value {
         rd.extras.push((name.to_owned(), extra));
     }
     Value::Object(out)
+}
+
+/// `const` of the field's own type (pydantic's one-value `Literal`): a
+/// select of that one option.
+fn const_as_enum(mut obj: Map<String, Value>) -> Map<String, Value> {
+    let fits = match (obj.get("type").and_then(Value::as_str), obj.get("const")) {
+        (Some("string"), Some(Value::String(_))) => true,
+        (Some("number" | "integer"), Some(Value::Number(_))) => true,
+        _ => false,
+    };
+    if fits && !obj.contains_key("enum") {
+        if let Some(c) = obj.remove("const") {
+            obj.insert("enum".into(), Value::Array(vec![c]));
+        }
+    }
+    obj
+}
+
+/// The field's type when it is one form field kind; else the reasons are
+/// recorded (or, with no type and nothing else wrong, the subset reader
+/// says so) and None.
+fn field_type(
+    rd: &mut Reader,
+    obj: &Map<String, Value>,
+    stripped: &Stripped,
+    name: &str,
+    ptr: &str,
+) -> Option<String> {
+    let shape: Vec<&String> = obj.keys().filter(|k| SHAPE.contains(&k.as_str())).collect();
+    match obj.get("type") {
+        Some(Value::String(t))
+            if matches!(
+                t.as_str(),
+                "string" | "number" | "integer" | "boolean" | "array"
+            ) =>
+        {
+            Some(t.clone())
+        }
+        Some(Value::String(t)) if t == "object" => {
+            rd.refuse(
+                ptr,
+                format!("'{name}' is a nested object, not a form field"),
+            );
+            None
+        }
+        Some(Value::String(t)) => {
+            let why = format!("type '{t}' is not a form field kind");
+            rd.refuse(&stripped.ptr(ptr, "type"), why);
+            None
+        }
+        Some(other) => {
+            let why = format!("type {other} is not one form field kind");
+            rd.refuse(&stripped.ptr(ptr, "type"), why);
+            None
+        }
+        None if obj.contains_key("$ref") => {
+            let why = "'$ref' is not followed: the field's shape is unknown";
+            rd.refuse(&stripped.ptr(ptr, "$ref"), why);
+            None
+        }
+        None => {
+            for k in shape {
+                let why = format!("'{k}' is not one form field (the form cannot show or check it)");
+                rd.refuse(&stripped.ptr(ptr, k), why);
+            }
+            None
+        }
+    }
 }
 
 fn read_format(
