@@ -8,6 +8,7 @@
 //! | `event` | other fields |
 //! |---|---|
 //! | `request-received` | `id`, `mode`, `server` (name), `adapter`, `view` (`body`, `metadata`, `omit`, `gap`), `message`, then `url` (URL mode) or `fields` (form mode: names only) |
+//! | `schema-policy` | `id`, `policy` (`compatible`), `outsideSubset` (pointers into `requestedSchema` ignored for drawing), `notAForm` (reasons, when it cannot be answered as a form); written after `request-received` for each form request read under `--schema-policy compatible` |
 //! | `request-invalid` | `id` (when known), `violations`: `[{pointer, rule, message}]` |
 //! | `answer-refused` | `id`, `violations`: `[{pointer, rule}]`, plus `message` only with `--log-values` (messages may quote values) |
 //! | `decision` | `id`, `action`, `fields` (answered field names), plus `content` only with `--log-values` |
@@ -106,6 +107,7 @@ impl EventLog {
             RequestView::Metadata => "metadata",
             RequestView::Omit => "omit",
             RequestView::Gap { .. } => "gap",
+            RequestView::NotAForm { .. } => "not-a-form",
         };
         f.insert("view".into(), json!(view));
         if let Some(r) = req.view.request() {
@@ -122,6 +124,29 @@ impl EventLog {
             }
         }
         self.record("request-received", f)
+    }
+
+    /// How a form request was read under the compatible schema policy (the
+    /// pointers and reasons may quote the server's keys: redacted like
+    /// messages).
+    pub fn schema_policy(&mut self, req: &RequestEvent) -> Result<(), String> {
+        let mut f = Map::new();
+        f.insert("id".into(), json!(req.id));
+        if let Value::Object(note) = crate::binding::elicitation::policy_note(&req.view) {
+            for (k, v) in note {
+                let v = match v {
+                    Value::Array(items) => Value::Array(
+                        items
+                            .iter()
+                            .map(|i| json!(redact_text(i.as_str().unwrap_or_default())))
+                            .collect(),
+                    ),
+                    other => other,
+                };
+                f.insert(k, v);
+            }
+        }
+        self.record("schema-policy", f)
     }
 
     /// A request event was refused (it gets no result). `id` is the event

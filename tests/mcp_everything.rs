@@ -183,6 +183,7 @@ fn accept_opts(target: Target) -> McpOptions {
         modes: vec![ahp_elicit::binding::Mode::Form],
         events: None,
         source_adapter: None,
+        schema_policy: ahp_elicit::binding::SchemaPolicy::Compatible,
     }
 }
 

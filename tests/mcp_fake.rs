@@ -64,6 +64,9 @@ fn run(args: &[&str]) -> Run {
         .arg("mcp")
         .arg("--events")
         .arg(&events)
+        // The fake server's invalid request is refused with -32602 under
+        // the strict reading; the compatible default is tested in sdk_*.rs.
+        .args(["--schema-policy", "strict"])
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -466,6 +469,7 @@ mod library {
             modes: vec![Mode::Form, Mode::Url],
             events: None,
             source_adapter: None,
+            schema_policy: ahp_elicit::binding::SchemaPolicy::Strict,
         }
     }
 

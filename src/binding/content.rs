@@ -60,6 +60,9 @@ fn plural(n: u64, one: &str) -> String {
 /// Errors: one sentence saying what is wrong, suitable to show beside the
 /// field (e.g. `must be at least 2 characters (has 1)`).
 pub fn check_value(field: &Field, value: &Value) -> Result<(), String> {
+    if !field.extra.is_empty() {
+        return check_with_extra(field, value);
+    }
     match (&field.kind, value) {
         (
             FieldKind::Text {
@@ -177,6 +180,32 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), String> {
         }
         (kind, v) => Err(format!("must be {}, found {}", expected(kind), found(v))),
     }
+}
+
+/// [`check_value`] for a field read under the compatible schema policy:
+/// a numeric select compares numbers, then the subset's checks, then the
+/// extra assertions ([`FieldExtra::check`](super::policy::FieldExtra::check)).
+fn check_with_extra(field: &Field, value: &Value) -> Result<(), String> {
+    let mut plain = field.clone();
+    plain.extra = Default::default();
+    if field.extra.numeric_options {
+        let Value::Number(n) = value else {
+            return Err(format!("must be a number, found {}", found(value)));
+        };
+        let x = num_f64(n);
+        let FieldKind::Single { options, .. } = &field.kind else {
+            return Err("must be one of the options".into());
+        };
+        return match options
+            .iter()
+            .find(|o| o.value.parse::<f64>().is_ok_and(|v| v == x))
+        {
+            Some(o) => check_value(&plain, &Value::String(o.value.clone())),
+            None => Err(format!("{n} is not one of the options")),
+        };
+    }
+    check_value(&plain, value)?;
+    field.extra.check(value)
 }
 
 fn expected(kind: &FieldKind) -> &'static str {

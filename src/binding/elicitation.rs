@@ -15,6 +15,7 @@ use serde_json::{json, Map, Value};
 
 use super::form_schema::{parse_form_schema, FormSchema};
 use super::limits::{json_depth, MAX_DEPTH, MAX_EVENT_BYTES, MAX_STRING_CHARS};
+use super::policy::{self, SchemaPolicy};
 use super::schemas;
 use super::violation::{Violation, REQUEST_TEXT, RESULT_TEXT};
 
@@ -125,6 +126,14 @@ pub enum RequestView {
         reason: String,
         detail: Option<String>,
     },
+    /// A form request read under the compatible schema policy whose
+    /// `requestedSchema` cannot be answered as a form (nested objects,
+    /// `$ref`, ...): shown with the reasons, only declined or cancelled.
+    NotAForm {
+        /// One sentence each, starting with a pointer into `requestedSchema`;
+        /// safe text (they quote the server's keys).
+        reasons: Vec<String>,
+    },
 }
 
 impl RequestView {
@@ -150,6 +159,10 @@ impl RequestView {
                 Some(d) => format!("gap: the content is missing ({reason}: {d})"),
                 None => format!("gap: the content is missing ({reason})"),
             }),
+            RequestView::NotAForm { reasons } => Some(format!(
+                "not a form: the requested schema cannot be answered as a form ({})",
+                reasons.join("; ")
+            )),
         }
     }
 }
@@ -484,6 +497,103 @@ pub fn read_params(params: &Value, meta_mode: Mode) -> Result<ElicitationRequest
     finish(obj, message, body)
 }
 
+/// Read elicitation/create params under `policy`: [`read_params`] under the
+/// strict policy; under the compatible one a form's `requestedSchema` is
+/// first read by [`policy::read_compatible`] and the rest of the params by
+/// [`read_params`], and a schema the form cannot take (or one whose
+/// rewritten subset still breaks a rule of spec 4.3) gives
+/// [`RequestView::NotAForm`]. `params` of the request stay the complete
+/// params as sent.
+///
+/// Errors: the violations of the params outside `requestedSchema` (and,
+/// under the strict policy, inside it), as [`read_params`] gives them.
+pub fn read_params_with(
+    params: &Value,
+    meta_mode: Mode,
+    policy: SchemaPolicy,
+) -> Result<RequestView, Vec<Violation>> {
+    let schema = match (policy, meta_mode, params.get("requestedSchema")) {
+        (SchemaPolicy::Compatible, Mode::Form, Some(rs)) => rs,
+        _ => return read_params(params, meta_mode).map(RequestView::Body),
+    };
+    let mut normal = params.clone();
+    let reading = policy::read_compatible(schema);
+    let subset = match &reading {
+        Ok(c) => c.schema.clone(),
+        // Check the rest of the params against an empty form.
+        Err(_) => json!({"type": "object", "properties": {}}),
+    };
+    if let Some(o) = normal.as_object_mut() {
+        o.insert("requestedSchema".into(), subset);
+    }
+    let mut req = match (read_params(&normal, meta_mode), reading) {
+        (Err(errs), _) => return not_a_form_or_errors(errs),
+        (Ok(_), Err(naf)) => {
+            return Ok(RequestView::NotAForm {
+                reasons: naf.reasons,
+            })
+        }
+        (Ok(req), Ok(c)) => {
+            let mut req = req;
+            if let RequestBody::Form(form) = &mut req.body {
+                form.outside_subset = c.outside_subset;
+                for (name, extra) in c.extras {
+                    if let Some(f) = form.fields.iter_mut().find(|f| f.name == name) {
+                        f.extra = extra;
+                    }
+                }
+                let reasons = defaults_misfit(form);
+                if !reasons.is_empty() {
+                    return Ok(RequestView::NotAForm { reasons });
+                }
+            }
+            req
+        }
+    };
+    if let Some(o) = params.as_object() {
+        req.params = o.clone();
+    }
+    Ok(RequestView::Body(req))
+}
+
+/// Defaults that the subset accepted but the extra checks refuse (a
+/// `default` that breaks its own `pattern`): the form could not send them.
+fn defaults_misfit(form: &FormSchema) -> Vec<String> {
+    form.fields
+        .iter()
+        .filter(|f| !f.extra.is_empty())
+        .filter_map(|f| {
+            let d = f.default_value()?;
+            let m = super::content::check_value(f, &d).err()?;
+            let ptr = super::violation::join("/properties", &f.name);
+            let text = format!("{ptr}/default: [default-fits] default does not fit the field: {m}");
+            Some(crate::safe_text::display(&text).into_owned())
+        })
+        .collect()
+}
+
+/// Violations of the rewritten params: all inside `requestedSchema` means
+/// the form cannot be answered (shown to the person); any outside it is an
+/// invalid request.
+fn not_a_form_or_errors(errs: Vec<Violation>) -> Result<RequestView, Vec<Violation>> {
+    const AT: &str = "/requestedSchema";
+    let inside = |v: &Violation| v.pointer == AT || v.pointer.starts_with("/requestedSchema/");
+    if errs.iter().all(inside) {
+        let reasons = errs
+            .iter()
+            .map(|v| {
+                let p = &v.pointer[AT.len()..];
+                let p = if p.is_empty() { "(root)" } else { p };
+                let text = format!("{p}: [{}] {}", v.rule, v.message);
+                crate::safe_text::display(&text).into_owned()
+            })
+            .collect();
+        Ok(RequestView::NotAForm { reasons })
+    } else {
+        Err(errs)
+    }
+}
+
 fn finish(
     obj: &Map<String, Value>,
     message: String,
@@ -510,11 +620,22 @@ fn check_type(event: &Value, want: &str) -> Result<(), Vec<Violation>> {
 }
 
 /// Read and validate a `user.elicitation.request` event (seed: "MCP
-/// elicitation binding"; spec 4.1).
+/// elicitation binding"; spec 4.1) under the strict schema policy.
 ///
 /// Errors: every violation, pointers into the event or, for faults in the
 /// body, [`REQUEST_TEXT`] followed by a pointer into the params.
 pub fn read_request_event(event: &Value) -> Result<RequestEvent, Vec<Violation>> {
+    read_request_event_with(event, SchemaPolicy::Strict)
+}
+
+/// [`read_request_event`] with the `requestedSchema` read under `policy`
+/// (see [`super::policy`]): under the compatible policy a form outside the
+/// subset becomes a form with extra checks, or a
+/// [`RequestView::NotAForm`]. The params are kept complete either way.
+pub fn read_request_event_with(
+    event: &Value,
+    policy: SchemaPolicy,
+) -> Result<RequestEvent, Vec<Violation>> {
     let errs = schemas::validate_event(event);
     if !errs.is_empty() {
         return Err(errs);
@@ -538,12 +659,11 @@ pub fn read_request_event(event: &Value) -> Result<RequestEvent, Vec<Violation>>
         PartView::Gap { reason, detail } => RequestView::Gap { reason, detail },
         PartView::Text(t) => {
             let params = parse_text(&t, REQUEST_TEXT).map_err(|e| vec![e])?;
-            let req = read_params(&params, mode).map_err(|es| {
+            read_params_with(&params, mode, policy).map_err(|es| {
                 es.into_iter()
                     .map(|e| e.under(REQUEST_TEXT))
                     .collect::<Vec<_>>()
-            })?;
-            RequestView::Body(req)
+            })?
         }
     };
     Ok(RequestEvent {
@@ -738,7 +858,10 @@ pub fn check_answer(req: &RequestEvent, res: &ResultEvent) -> Vec<Violation> {
                 errs.push(Violation::new(
                     "/payload/elicitation/action",
                     "not-executable",
-                    "the request is a metadata, omit or gap view: it cannot be accepted, only declined or cancelled",
+                    format!(
+                        "the request is not executable ({}): it cannot be accepted, only declined or cancelled",
+                        req.view.describe().unwrap_or_default()
+                    ),
                 ));
             }
         }
@@ -828,6 +951,24 @@ pub fn wrap_params(
     id: &str,
     time: Option<&str>,
 ) -> Result<RequestEvent, Vec<Violation>> {
+    wrap_params_with(params, server, adapter, id, time, SchemaPolicy::Strict)
+}
+
+/// [`wrap_params`] with the params read under `policy`. Under the
+/// compatible policy the event also says how it was read, in its open
+/// `extensions` object under [`policy::EXTENSION_KEY`]:
+/// `{"policy": "compatible", "outsideSubset": [pointers]}` for a form, plus
+/// `"notAForm": [reasons]` when it cannot be answered as one. The params in
+/// `request.text` are the complete params either way; a strict reader
+/// (`validate`) still reports such a request with the subset's rule.
+pub fn wrap_params_with(
+    params: &Value,
+    server: &Server,
+    adapter: &str,
+    id: &str,
+    time: Option<&str>,
+    policy: SchemaPolicy,
+) -> Result<RequestEvent, Vec<Violation>> {
     let mode = match params.get("mode") {
         None => "form",
         Some(Value::String(s)) => s.as_str(),
@@ -856,5 +997,31 @@ pub fn wrap_params(
             "request": { "type": "text", "selection": "body", "text": text }
         } }
     });
-    read_request_event(&event)
+    let mut req = read_request_event_with(&event, policy)?;
+    if policy == SchemaPolicy::Compatible && req.mode == Mode::Form {
+        let note = policy_note(&req.view);
+        if let Some(o) = req.event.as_object_mut() {
+            o.insert("extensions".into(), json!({ policy::EXTENSION_KEY: note }));
+        }
+    }
+    Ok(req)
+}
+
+/// How a form request was read under the compatible policy, as the
+/// `extensions` entry and the `--log` record carry it.
+pub fn policy_note(view: &RequestView) -> Value {
+    let mut note = Map::new();
+    note.insert("policy".into(), json!(SchemaPolicy::Compatible.as_str()));
+    let outside: &[String] = match view {
+        RequestView::Body(ElicitationRequest {
+            body: RequestBody::Form(f),
+            ..
+        }) => &f.outside_subset,
+        _ => &[],
+    };
+    note.insert("outsideSubset".into(), json!(outside));
+    if let RequestView::NotAForm { reasons } = view {
+        note.insert("notAForm".into(), json!(reasons));
+    }
+    Value::Object(note)
 }

@@ -10,6 +10,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::limits::{MAX_OPTIONS, MAX_PROPERTIES, MAX_STRING_CHARS};
+use super::policy::FieldExtra;
 use super::violation::{join, Violation};
 
 /// String formats of the subset (spec 4.3).
@@ -113,6 +114,9 @@ pub struct Field {
     /// Listed in `required`.
     pub required: bool,
     pub kind: FieldKind,
+    /// Checks beyond the subset, read under the compatible schema policy
+    /// (empty under the strict one).
+    pub extra: FieldExtra,
 }
 
 impl Field {
@@ -127,6 +131,11 @@ impl Field {
             FieldKind::Text { default, .. } => default.clone().map(Value::String),
             FieldKind::Number { default, .. } => default.clone().map(Value::Number),
             FieldKind::Boolean { default } => default.map(Value::Bool),
+            // A select of numbers (compatible schema policy) sends the number.
+            FieldKind::Single { default, .. } if self.extra.numeric_options => default
+                .as_deref()
+                .and_then(|d| serde_json::from_str::<Number>(d).ok())
+                .map(Value::Number),
             FieldKind::Single { default, .. } => default.clone().map(Value::String),
             FieldKind::Multi { default, .. } => default
                 .clone()
@@ -139,6 +148,10 @@ impl Field {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FormSchema {
     pub fields: Vec<Field>,
+    /// Keywords of the requested schema outside the closed subset that were
+    /// ignored for drawing (pointers relative to `requestedSchema`; only
+    /// under the compatible schema policy).
+    pub outside_subset: Vec<String>,
 }
 
 impl FormSchema {
@@ -281,7 +294,10 @@ pub fn parse_form_schema(v: &Value, ptr: &str) -> Result<FormSchema, Vec<Violati
         }
     }
     if cx.errs.is_empty() {
-        Ok(FormSchema { fields })
+        Ok(FormSchema {
+            fields,
+            outside_subset: Vec::new(),
+        })
     } else {
         Err(cx.errs)
     }
@@ -814,6 +830,7 @@ fn parse_field(cx: &mut Ctx, name: &str, def: &Value, ptr: &str, required: bool)
         description,
         required,
         kind,
+        extra: FieldExtra::default(),
     };
     if cx.errs.len() == before {
         if let Some(d) = field.default_value() {

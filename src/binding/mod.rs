@@ -8,14 +8,17 @@ pub mod effects;
 pub mod elicitation;
 pub mod form_schema;
 pub mod limits;
+pub mod policy;
 pub mod schemas;
 pub mod upstream;
 pub mod violation;
 
 pub use elicitation::{
-    check_answer, make_result_event, parse_json, read_request_event, read_result_event,
-    wrap_params, Action, Answer, ElicitResult, ElicitationRequest, Mode, RequestBody, RequestEvent,
-    RequestView, ResultEvent, ResultMeta, Server,
+    check_answer, make_result_event, parse_json, read_request_event, read_request_event_with,
+    read_result_event, wrap_params, wrap_params_with, Action, Answer, ElicitResult,
+    ElicitationRequest, Mode, RequestBody, RequestEvent, RequestView, ResultEvent, ResultMeta,
+    Server,
 };
 pub use form_schema::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
+pub use policy::{FieldExtra, SchemaPolicy};
 pub use violation::Violation;

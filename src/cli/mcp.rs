@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use crate::binding::{Action, Mode};
+use crate::binding::{Action, Mode, SchemaPolicy};
 use crate::mcp::{run_session, McpError, McpOptions, Target};
 
 use super::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
@@ -63,6 +63,13 @@ pub struct McpArgs {
     /// The theme of the terminal form.
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
+    /// How a requestedSchema outside the closed AHP form subset is read:
+    /// compatible (the default here: real servers' SDKs add titles,
+    /// patterns, nullable fields...) draws it, lists the keywords it ignored
+    /// and enforces the assertions it can; strict answers -32602 with the
+    /// subset rule.
+    #[arg(long, value_enum, default_value = "compatible", value_name = "POLICY")]
+    pub schema_policy: SchemaPolicy,
     /// `source.adapter` of the request events (default mcp-stdio or mcp-http).
     #[arg(long, value_name = "NAME")]
     pub source_adapter: Option<String>,
@@ -139,6 +146,7 @@ pub fn run(args: McpArgs) -> u8 {
         log: None,
         log_values: false,
         plain: args.plain,
+        schema_policy: args.schema_policy,
     };
     let interactive = args.answers.is_none() && args.action.is_none();
     // Declared before the responder: held messages are written after the
@@ -157,6 +165,7 @@ pub fn run(args: McpArgs) -> u8 {
         modes,
         events: args.events,
         source_adapter: args.source_adapter,
+        schema_policy: args.schema_policy,
     };
     match run_session(&opts, responder.as_mut()) {
         Ok(report) => {

@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
-    make_result_event, parse_json, read_request_event, Action, Answer, Mode, ResultMeta, Violation,
+    make_result_event, parse_json, read_request_event_with, Action, Answer, Mode, ResultMeta,
+    SchemaPolicy, Violation,
 };
 use crate::responder::{Context, Outcome, Progress, RespondError, Responder};
 
@@ -68,6 +69,12 @@ pub struct RespondArgs {
     /// chosen by TERM=dumb or AHP_ELICIT_PLAIN=1.
     #[arg(long)]
     pub plain: bool,
+    /// How a requestedSchema outside the closed AHP form subset is read:
+    /// strict refuses it (the AHP rule); compatible draws what real servers
+    /// send, lists the keywords it ignored, enforces the assertions it can,
+    /// and shows a shape it cannot take as a request to decline or cancel.
+    #[arg(long, value_enum, default_value = "strict", value_name = "POLICY")]
+    pub schema_policy: SchemaPolicy,
 }
 
 /// clap value parser for `--action`.
@@ -269,6 +276,8 @@ pub fn terminal_safe(s: &str) -> String {
 pub use crate::notice::{say, HoldStderr};
 
 fn report(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
+    // `what` may quote the request (a gap's reason, a refusal's reasons).
+    let what = crate::safe_text::display(what);
     let mut msg = match id {
         Some(id) if !id.is_empty() => format!(
             "ahp-elicit: request {} (line {line}): {what}",
@@ -401,7 +410,7 @@ pub fn drive(
             }
         };
         let id = value.get("id").and_then(|v| v.as_str()).map(str::to_owned);
-        let req = match read_request_event(&value) {
+        let req = match read_request_event_with(&value, args.schema_policy) {
             Ok(r) => r,
             Err(errs) => {
                 note(&mut |l| l.request_invalid(id.as_deref(), &errs));
@@ -412,7 +421,11 @@ pub fn drive(
         };
         note(&mut |l| {
             l.set_current(&req.id);
-            l.request_received(&req)
+            l.request_received(&req)?;
+            if args.schema_policy == SchemaPolicy::Compatible && req.mode == Mode::Form {
+                l.schema_policy(&req)?;
+            }
+            Ok(())
         });
         if !args.modes.contains(&req.mode) {
             report(

@@ -233,7 +233,7 @@ impl FieldState {
             },
             FieldValue::Single { selected, .. } => {
                 match selected.and_then(|i| self.options().get(i)) {
-                    Some(o) => Value::String(o.value.clone()),
+                    Some(o) => option_json(&self.field, &o.value),
                     None => return Ok(None),
                 }
             }
@@ -393,6 +393,9 @@ impl FieldState {
             self.clear();
             return Ok(());
         }
+        if let (true, Value::Number(n)) = (self.field.extra.numeric_options, v) {
+            return self.set_numeric_option(n);
+        }
         self.touched = true;
         let integer = matches!(self.field.kind, FieldKind::Number { integer: true, .. });
         let options: Vec<String> = self.options().iter().map(|o| o.value.clone()).collect();
@@ -456,6 +459,37 @@ impl FieldState {
         }
         Ok(())
     }
+}
+
+impl FieldState {
+    /// Choose the option of a numeric select whose number equals `n`.
+    fn set_numeric_option(&mut self, n: &Number) -> Result<(), String> {
+        self.touched = true;
+        let x = n.as_f64();
+        let found = self
+            .options()
+            .iter()
+            .position(|o| o.value.parse::<f64>().ok() == x);
+        let Some(i) = found else {
+            return Err(format!("{n} is not one of the options"));
+        };
+        if let FieldValue::Single { selected, list } = &mut self.value {
+            *selected = Some(i);
+            list.cursor = list.matches.iter().position(|&m| m == i).unwrap_or(0);
+        }
+        Ok(())
+    }
+}
+
+/// The value sent for the option `value` of a select: the string, or for a
+/// select of numbers (compatible schema policy) the number it spells.
+fn option_json(field: &Field, value: &str) -> Value {
+    if field.extra.numeric_options {
+        if let Ok(n) = serde_json::from_str::<Number>(value) {
+            return Value::Number(n);
+        }
+    }
+    Value::String(value.to_owned())
 }
 
 /// Characters a number field takes as typed.

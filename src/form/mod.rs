@@ -80,6 +80,9 @@ pub enum Status {
 pub struct Form {
     /// The request's message, as given (sanitise before drawing).
     pub message: String,
+    /// Keywords of the requested schema ignored for drawing (compatible
+    /// schema policy; pointers, sanitise before drawing).
+    pub outside_subset: Vec<String>,
     fields: Vec<FieldState>,
     focus: Focus,
     stage: Stage,
@@ -104,6 +107,7 @@ impl Form {
         };
         Form {
             message: message.to_owned(),
+            outside_subset: schema.outside_subset.clone(),
             fields,
             focus,
             stage: Stage::Edit,

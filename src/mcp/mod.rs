@@ -28,7 +28,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use crate::binding::{Mode, Server};
+use crate::binding::{Mode, SchemaPolicy, Server};
 use crate::responder::Responder;
 
 pub mod http;
@@ -107,6 +107,10 @@ pub struct McpOptions {
     /// `--source-adapter`: `source.adapter` of request events; None takes
     /// [`Target::adapter`].
     pub source_adapter: Option<String>,
+    /// `--schema-policy`: how a `requestedSchema` outside the closed subset
+    /// is read ([`SchemaPolicy`]; the request events then say so in their
+    /// `extensions`).
+    pub schema_policy: SchemaPolicy,
 }
 
 /// What a finished session produced.

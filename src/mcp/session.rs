@@ -14,7 +14,9 @@ use super::stdio::StdioTransport;
 use super::transport::{Incoming, Transport};
 use super::{McpError, McpOptions, SessionReport, Target, OLDER_VERSIONS, PROTOCOL_VERSION};
 use crate::binding::violation::REQUEST_TEXT;
-use crate::binding::{make_result_event, wrap_params, Action, Answer, Mode, ResultMeta, Server};
+use crate::binding::{
+    make_result_event, wrap_params_with, Action, Answer, Mode, ResultMeta, Server,
+};
 use crate::responder::{Context, Outcome, Progress, RespondError, Responder};
 use crate::safe_text;
 
@@ -491,7 +493,14 @@ impl Session<'_> {
         }
         self.asked += 1;
         let event_id = format!("{}-{}", self.run_tag, self.asked);
-        let req = match wrap_params(&params, &server, &self.adapter, &event_id, None) {
+        let req = match wrap_params_with(
+            &params,
+            &server,
+            &self.adapter,
+            &event_id,
+            None,
+            self.opts.schema_policy,
+        ) {
             Ok(r) => r,
             Err(violations) => {
                 let listed: Vec<Value> = violations

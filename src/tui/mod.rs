@@ -587,6 +587,10 @@ impl Responder for TuiResponder {
                     RequestBody::Form(s) => self.respond_form(req, &r.message, s, cx),
                     RequestBody::Url { url, .. } => self.respond_url(req, &r.message, url, cx),
                 },
+                RequestView::NotAForm { reasons } => {
+                    let lines = not_a_form_lines(reasons);
+                    self.respond_refusable(req, lines, cx)
+                }
                 other => {
                     let lines =
                         vec![
@@ -646,6 +650,26 @@ impl Responder for TuiResponder {
             }
         }
     }
+}
+
+/// The screen of a request that cannot be answered as a form (compatible
+/// schema policy): why, one reason a line (sanitised when drawn).
+pub fn not_a_form_lines(reasons: &[String]) -> Vec<(String, bool)> {
+    let mut lines = vec![
+        (
+            "This request cannot be answered as a form.".to_owned(),
+            true,
+        ),
+        ("mode: form".to_owned(), false),
+        (
+            "Its requested schema asks for what a form cannot show or check:".to_owned(),
+            false,
+        ),
+    ];
+    lines.extend(reasons.iter().map(|r| (format!("  · {r}"), false)));
+    lines.push((String::new(), false));
+    lines.push(("You can only decline or cancel it.".to_owned(), false));
+    lines
 }
 
 #[cfg(test)]

@@ -192,6 +192,12 @@ fn field_hint(st: &FieldState) -> Option<String> {
             if let Some(f) = format {
                 parts.push(format_hint(*f).to_owned());
             }
+            if let Some(f) = &st.field.extra.format {
+                parts.push(f.clone());
+            }
+            if let Some(p) = &st.field.extra.pattern {
+                parts.push(format!("pattern {}", display(&p.source)));
+            }
             let n = match &st.value {
                 FieldValue::Text { input, set: true } => input.value().chars().count() as u64,
                 _ => 0,
@@ -554,6 +560,16 @@ fn frame_with(
     }
 }
 
+/// The keywords ignored for drawing (compatible schema policy), one line.
+fn outside_subset_lines(b: &mut Body, pointers: &[String], theme: &Theme, w: usize) {
+    if pointers.is_empty() {
+        return;
+    }
+    let text = format!("outside the AHP form subset: {}", pointers.join(", "));
+    b.text(&display(&text), theme.muted(), 1, w.saturating_sub(1));
+    b.push(Line::raw(""));
+}
+
 fn message_lines(b: &mut Body, msg: &str, theme: &Theme, w: usize) {
     for l in display_multiline(msg) {
         b.text(&l, theme.text(), 1, w.saturating_sub(1));
@@ -587,6 +603,7 @@ pub fn draw_form_view(
     match form.stage() {
         Stage::Edit => {
             message_lines(&mut b, &form.message, theme, w);
+            outside_subset_lines(&mut b, &form.outside_subset, theme, w);
             for i in 0..form.fields().len() {
                 field_block(&mut b, form, i, theme, w);
             }

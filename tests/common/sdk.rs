@@ -1,0 +1,107 @@
+//! Shared by the real-SDK form tests (tests/sdk_python.rs,
+//! tests/sdk_typescript.rs): where `.ci/sdk-setup.sh` put the SDKs, running
+//! `ahp-elicit mcp` against a server written with one, and reading what the
+//! server's tool received.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The SDK's runtime if `.ci/sdk-setup.sh` installed it (`probe` is a file
+/// that exists once it did). Missing: under CI a failure, else a notice and
+/// None (the test returns; a plain `cargo test` needs no Python or Node).
+pub fn installed(what: &str, probe: &Path) -> bool {
+    if probe.exists() {
+        return true;
+    }
+    let msg = format!(
+        "{what} is not installed ({} missing): run bash .ci/sdk-setup.sh",
+        probe.display()
+    );
+    assert!(std::env::var_os("CI").is_none(), "{msg}");
+    eprintln!("skipped: {msg}");
+    false
+}
+
+/// One finished `ahp-elicit mcp` run.
+pub struct McpRun {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    /// The `--events` file, one event a line.
+    pub events: Vec<Value>,
+}
+
+impl McpRun {
+    /// The tool's first text content, parsed as JSON (the test servers
+    /// report what they received that way).
+    pub fn tool_report(&self) -> Value {
+        tool_report(&self.stdout)
+    }
+
+    /// The complete params of the first request event, parsed from its text.
+    pub fn request_params(&self) -> Value {
+        let text = self.events[0]
+            .pointer("/payload/elicitation/request/text")
+            .and_then(Value::as_str)
+            .expect("the request event carries the params as text");
+        serde_json::from_str(text).expect("request text is JSON")
+    }
+}
+
+/// The first text content of a `tools/call` result printed by `ahp-elicit
+/// mcp`, parsed as JSON.
+pub fn tool_report(stdout: &str) -> Value {
+    let result: Value = serde_json::from_str(stdout)
+        .unwrap_or_else(|e| panic!("stdout is the tool result ({e}): {stdout}"));
+    let text = result
+        .pointer("/content/0/text")
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("a text content: {result}"));
+    serde_json::from_str(text).expect("the tool's text is JSON")
+}
+
+/// Run `ahp-elicit mcp FLAGS -- SERVER...` with `--events` into `dir`,
+/// stdin closed.
+pub fn run_mcp(dir: &Path, flags: &[&str], server: &[String]) -> McpRun {
+    let events = dir.join("events.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_ahp-elicit"))
+        .arg("mcp")
+        .arg("--events")
+        .arg(&events)
+        .args(flags)
+        .arg("--")
+        .args(server)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run ahp-elicit mcp");
+    let text = std::fs::read_to_string(&events).unwrap_or_default();
+    McpRun {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        events: text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("event line is JSON"))
+            .collect(),
+    }
+}
+
+/// Write `answer` as an answers file in `dir`; returns its path as text.
+pub fn answers(dir: &Path, answer: &Value) -> String {
+    let p = dir.join("answers.json");
+    std::fs::write(&p, answer.to_string()).expect("write answers");
+    p.display().to_string()
+}
+
+/// Quote one word for the `sh -c` line of the pty harness.
+pub fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
