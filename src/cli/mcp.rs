@@ -62,6 +62,16 @@ pub struct McpArgs {
     /// `source.adapter` of the request events (default mcp-stdio or mcp-http).
     #[arg(long, value_name = "NAME")]
     pub source_adapter: Option<String>,
+    /// Cancel an elicitation left unanswered for this many seconds.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Log requests, decisions and launches (JSON Lines) to FILE; URL
+    /// queries and fragments redacted, no form values.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// With --log, also log form values.
+    #[arg(long, requires = "log")]
+    pub log_values: bool,
     /// The server: `-- COMMAND [ARGS...]` (stdio) or a URL (Streamable HTTP).
     #[arg(
         value_name = "SERVER",
@@ -86,6 +96,57 @@ impl From<ActionArg> for Action {
             ActionArg::Decline => Action::Decline,
             ActionArg::Cancel => Action::Cancel,
         }
+    }
+}
+
+/// The responder `mcp` hands to the session: `--timeout` sets each
+/// request's deadline and `--log` records requests and decisions, as in
+/// `respond`.
+struct Session {
+    inner: Box<dyn crate::responder::Responder>,
+    timeout: Option<f64>,
+    log: Option<super::respond::SharedLog>,
+}
+
+impl Session {
+    fn note(&self, f: impl FnOnce(&mut crate::log::EventLog) -> Result<(), String>) {
+        if let Some(l) = &self.log {
+            if let Err(e) = f(&mut l.borrow_mut()) {
+                crate::notice::say(format!("ahp-elicit: cannot write the log: {e}"));
+            }
+        }
+    }
+}
+
+impl crate::responder::Responder for Session {
+    fn respond(
+        &mut self,
+        req: &crate::binding::RequestEvent,
+        cx: &crate::responder::Context,
+    ) -> Result<crate::responder::Outcome, crate::responder::RespondError> {
+        let mut cx = cx.clone();
+        if let (None, Some(s)) = (cx.deadline, self.timeout) {
+            let d = std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9));
+            cx.deadline = Some(std::time::Instant::now() + d);
+        }
+        self.note(|l| {
+            l.set_current(&req.id);
+            l.request_received(req)
+        });
+        let out = self.inner.respond(req, &cx);
+        match &out {
+            Ok(crate::responder::Outcome::Answer(a)) => self.note(|l| l.decision(&req.id, a)),
+            Ok(crate::responder::Outcome::Quit) => {
+                let a = crate::binding::Answer::bare(Action::Cancel);
+                self.note(|l| l.decision(&req.id, &a))
+            }
+            Err(_) => {}
+        }
+        out
+    }
+
+    fn idle(&mut self, wait: std::time::Duration) -> bool {
+        self.inner.idle(wait)
     }
 }
 
@@ -128,12 +189,19 @@ pub fn run(args: McpArgs) -> u8 {
         answers: args.answers.clone(),
         action: args.action.map(Action::from),
         source_adapter: "ahp-elicit".into(),
-        timeout: None,
+        timeout: args.timeout,
         modes: modes.clone(),
         browser: args.browser.clone(),
         no_open: args.no_open,
-        log: None,
-        log_values: false,
+        log: args.log.clone(),
+        log_values: args.log_values,
+    };
+    let log = match &args.log {
+        Some(p) => match crate::log::EventLog::open(p, args.log_values) {
+            Ok(l) => Some(std::rc::Rc::new(std::cell::RefCell::new(l))),
+            Err(e) => return usage(&format!("cannot open the log: {e}")),
+        },
+        None => None,
     };
     let interactive = args.answers.is_none() && args.action.is_none();
     // Declared before the responder: held messages are written after the
@@ -141,9 +209,14 @@ pub fn run(args: McpArgs) -> u8 {
     let _hold = crate::notice::HoldStderr::start(
         interactive && std::io::IsTerminal::is_terminal(&std::io::stderr()),
     );
-    let mut responder = match super::build_responder(&respond_args, None) {
+    let inner = match super::build_responder(&respond_args, log.clone()) {
         Ok(r) => r,
         Err(e) => return usage(&e),
+    };
+    let mut responder = Session {
+        inner,
+        timeout: args.timeout,
+        log,
     };
     let opts = McpOptions {
         target,
@@ -153,7 +226,11 @@ pub fn run(args: McpArgs) -> u8 {
         events: args.events,
         source_adapter: args.source_adapter,
     };
-    match run_session(&opts, responder.as_mut()) {
+    let outcome = run_session(&opts, &mut responder);
+    // The terminal is given back before the tool result is printed (stdout
+    // may be that terminal).
+    drop(responder);
+    match outcome {
         Ok(report) => {
             match serde_json::to_string_pretty(&report.result) {
                 Ok(s) => println!("{}", super::respond::terminal_safe(&s)),

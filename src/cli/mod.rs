@@ -21,6 +21,9 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_INVALID: u8 = 1;
 /// Exit code: usage or I/O error, or no terminal.
 pub const EXIT_USAGE: u8 = 2;
+/// Exit code: the person quit (Ctrl-C twice), 128 + SIGINT as after an
+/// interrupt.
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Answer MCP elicitations (AHP user.elicitation.request events) in a terminal.
 #[derive(Debug, Parser)]

@@ -203,29 +203,73 @@ pub fn split_events<R: BufRead>(mut input: R, mut send: impl FnMut(Item) -> bool
 }
 
 /// Where result lines go: stdout or `--output FILE`. Each line is written
-/// with one write and flushed (issue 5 item 6: never half a line).
+/// with one write and flushed (never half a line).
+///
+/// When stdout is the terminal the UI draws on, a line written while a
+/// screen is up would land on the alternate screen (garbling the frame and
+/// vanishing on exit), so a held sink ([`Sink::hold`]) keeps the lines and
+/// [`Sink::release`] writes them, in order and byte for byte as a pipe gets
+/// them, once the terminal is given back.
 pub struct Sink {
     out: Box<dyn Write>,
+    /// Lines kept back while the UI owns the terminal (`None`: write at once).
+    held: Option<Vec<u8>>,
 }
 
 impl Sink {
     /// Open stdout or FILE (created or truncated).
+    ///
+    /// Errors: the file cannot be created; the message names the path.
     pub fn open(path: Option<&PathBuf>) -> std::io::Result<Sink> {
         let out: Box<dyn Write> = match path {
-            Some(p) => Box::new(std::fs::File::create(p)?),
+            Some(p) => Box::new(std::fs::File::create(p).map_err(|e| {
+                std::io::Error::new(e.kind(), format!("{}: {}", p.display(), io_reason(&e)))
+            })?),
             None => Box::new(std::io::stdout()),
         };
-        Ok(Sink { out })
+        Ok(Sink { out, held: None })
     }
 
-    /// Write one event as one line and flush.
+    /// Keep every line until [`Sink::release`] (stdout is the UI's terminal).
+    pub fn hold(mut self) -> Sink {
+        self.held = Some(Vec::new());
+        self
+    }
+
+    /// Write one event as one line and flush (or keep it, when held).
     pub fn emit(&mut self, event: &serde_json::Value) -> std::io::Result<()> {
         let mut line = terminal_safe_json(event)
             .map_err(std::io::Error::other)?
             .into_bytes();
         line.push(b'\n');
+        if let Some(held) = self.held.as_mut() {
+            held.extend_from_slice(&line);
+            return Ok(());
+        }
         self.out.write_all(&line)?;
         self.out.flush()
+    }
+
+    /// Write the held lines (if any) and write at once from now on. Call it
+    /// after the terminal is given back.
+    pub fn release(&mut self) -> std::io::Result<()> {
+        match self.held.take() {
+            Some(bytes) if !bytes.is_empty() => {
+                self.out.write_all(&bytes)?;
+                self.out.flush()
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// An I/O error as a plain reason ("no such file or directory"), without
+/// Rust's "(os error 2)".
+pub fn io_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_lowercase(),
+        None => s,
     }
 }
 
@@ -288,6 +332,8 @@ pub struct Tally {
     pub failed: usize,
     /// A fatal I/O or terminal error ended the run (exit 2).
     pub fatal: bool,
+    /// The person quit (Ctrl-C twice): exit 130, as after an interrupt.
+    pub quit: bool,
 }
 
 impl Tally {
@@ -295,6 +341,8 @@ impl Tally {
     pub fn exit_code(&self) -> u8 {
         if self.fatal {
             super::EXIT_USAGE
+        } else if self.quit {
+            super::EXIT_INTERRUPTED
         } else if self.failed > 0 {
             super::EXIT_INVALID
         } else {
@@ -519,6 +567,7 @@ pub fn drive(
             }
         }
     }
+    tally.quit = quit;
     tally
 }
 
@@ -562,6 +611,37 @@ impl crate::responder::Launcher for LoggingLauncher {
     }
 }
 
+fn stdout_is_terminal() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stdout())
+}
+
+/// Why reading events from stdin makes no sense here, if it does not: stdin
+/// is a terminal and either no FILE was given (nothing would ever arrive but
+/// what the person types) or the terminal UI reads the same keyboard.
+fn stdin_is_the_keyboard(args: &RespondArgs, interactive: bool) -> Option<String> {
+    let from_stdin = match &args.input {
+        None => true,
+        Some(p) => p.as_os_str() == "-" && interactive,
+    };
+    if !from_stdin || !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        return None;
+    }
+    Some(
+        "standard input is the terminal, so no request events can arrive there: \
+give a FILE (ahp-elicit respond requests.jsonl) or pipe events in \
+(adapter | ahp-elicit respond)"
+            .into(),
+    )
+}
+
+/// "FILE: reason" for an input that cannot be opened.
+fn describe_open_error(args: &RespondArgs, e: &std::io::Error) -> String {
+    match &args.input {
+        Some(p) => format!("{}: {}", p.display(), io_reason(e)),
+        None => io_reason(e),
+    }
+}
+
 /// Run the command; returns the exit code.
 pub fn run(args: RespondArgs) -> u8 {
     let log: Option<SharedLog> = match &args.log {
@@ -575,6 +655,10 @@ pub fn run(args: RespondArgs) -> u8 {
         None => None,
     };
     let interactive = args.answers.is_none() && args.action.is_none();
+    if let Some(hint) = stdin_is_the_keyboard(&args, interactive) {
+        eprintln!("ahp-elicit: {hint}");
+        return super::EXIT_USAGE;
+    }
     // Declared before the responder, so it drops (and writes what it
     // held) after the terminal is given back.
     let _hold =
@@ -589,16 +673,26 @@ pub fn run(args: RespondArgs) -> u8 {
     let items = match spawn_reader(args.input.clone()) {
         Ok(rx) => rx,
         Err(e) => {
-            say(format!("ahp-elicit: cannot open the input: {e}"));
+            say(format!(
+                "ahp-elicit: cannot open the input {}",
+                describe_open_error(&args, &e)
+            ));
             return super::EXIT_USAGE;
         }
     };
-    let mut sink = match Sink::open(args.output.as_ref()) {
+    let sink = match Sink::open(args.output.as_ref()) {
         Ok(s) => s,
         Err(e) => {
-            say(format!("ahp-elicit: cannot open the output: {e}"));
+            say(format!("ahp-elicit: cannot open the output {e}"));
             return super::EXIT_USAGE;
         }
+    };
+    // stdout on the UI's terminal: results wait until the screen is given
+    // back (a pipe or a file gets each one at once).
+    let mut sink = if interactive && args.output.is_none() && stdout_is_terminal() {
+        sink.hold()
+    } else {
+        sink
     };
     // SIGTERM/SIGHUP/SIGINT/SIGQUIT end the terminal UI with cancels (issue 5 item 5);
     // the run then exits with 128 + the signal number, as a signal ends a
@@ -618,7 +712,7 @@ pub fn run(args: RespondArgs) -> u8 {
         }
         flag
     };
-    let tally = drive(
+    let mut tally = drive(
         items,
         responder.as_mut(),
         &mut sink,
@@ -626,6 +720,16 @@ pub fn run(args: RespondArgs) -> u8 {
         interactive,
         log,
     );
+    // Give the terminal back, then write what was held.
+    drop(responder);
+    match sink.release() {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => tally.fatal = true,
+        Err(e) => {
+            say(format!("ahp-elicit: cannot write the results: {e}"));
+            tally.fatal = true;
+        }
+    }
     #[cfg(feature = "tui")]
     {
         let sig = signalled.load(std::sync::atomic::Ordering::SeqCst);
