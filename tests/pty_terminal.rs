@@ -211,3 +211,81 @@ fn ctrl_c_twice_on_a_form_quits_with_130() {
         vec![("cancel", "evt-1"), ("cancel", "evt-2")]
     );
 }
+
+/// Where `text` starts on the screen (row, column); ASCII rows only.
+fn find(screen: &vt100::Screen, text: &str) -> (u16, u16) {
+    let (_, cols) = screen.size();
+    for (r, line) in screen.rows(0, cols.get()).enumerate() {
+        if let Some(i) = line.find(text) {
+            let col = line[..i].chars().count();
+            return (r as u16, col as u16);
+        }
+    }
+    panic!("{text:?} not on the screen:\n{}", screen.contents());
+}
+
+fn coloured_cells(screen: &vt100::Screen) -> usize {
+    let (rows, cols) = screen.size();
+    let mut n = 0;
+    for r in 0..rows.get() {
+        for c in 0..cols.get() {
+            if let Some(cell) = screen.cell(r, c) {
+                if cell.fgcolor() != vt100::Color::Default
+                    || cell.bgcolor() != vt100::Color::Default
+                {
+                    n += 1;
+                }
+            }
+        }
+    }
+    n
+}
+
+fn demo_with_no_color(args: &str) -> Tui {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start_env(
+        dir.path(),
+        &out,
+        80,
+        24,
+        args,
+        &[("NO_COLOR", "1".to_owned())],
+    );
+    t.wait_for("Work email");
+    // The temporary folder must outlive the run: leak it for the test.
+    std::mem::forget(dir);
+    t
+}
+
+/// `NO_COLOR=1 demo --theme default`: the theme named on the command line
+/// wins, so the frame has colours (crossterm would drop them by itself).
+#[test]
+fn explicit_theme_wins_over_no_color() {
+    let mut t = demo_with_no_color("demo --theme default");
+    let n = coloured_cells(t.vt.screen());
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert!(n > 20, "only {n} coloured cells");
+}
+
+/// `NO_COLOR=1 demo`: monochrome, not one coloured cell, and the focused
+/// field still stands out (reverse video on its label, not on the next
+/// field's).
+#[test]
+fn no_color_alone_is_monochrome_with_a_visible_focus() {
+    let mut t = demo_with_no_color("demo");
+    let screen = t.vt.screen().clone();
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(coloured_cells(&screen), 0);
+    let (r, c) = find(&screen, "Full name");
+    let focused = screen.cell(r, c).expect("cell");
+    assert!(
+        focused.inverse() && focused.bold(),
+        "focused label stands out"
+    );
+    let (r, c) = find(&screen, "Work email");
+    let other = screen.cell(r, c).expect("cell");
+    assert!(!other.inverse(), "an unfocused label is not reversed");
+}

@@ -62,7 +62,7 @@ pub fn run(args: DemoArgs) -> u8 {
     use crate::responder::{Context, Outcome, Progress, Responder};
     use crate::tui::{Theme, TuiResponder};
     use std::io::Write;
-    let theme = match Theme::resolve(args.theme.as_deref(), Theme::no_color_env()) {
+    let theme = match Theme::resolve_for_terminal(args.theme.as_deref()) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("ahp-elicit: {e}");

@@ -75,6 +75,7 @@ pub fn build_responder(
             None => inner,
         }
     };
+    check_theme(args.theme.as_deref())?;
     let scripted = match (&args.answers, args.action) {
         (Some(path), _) => Some(crate::scripted::ScriptedResponder::from_file(path)?),
         (None, Some(a)) => Some(crate::scripted::ScriptedResponder::from_action(a)),
@@ -98,13 +99,31 @@ pub fn build_responder(
     }
 }
 
+/// Refuse an unknown `--theme` in every mode (a scripted run draws
+/// nothing, but a typo must not pass silently).
+///
+/// Errors: the theme is neither built in nor a readable theme file.
+#[cfg(feature = "tui")]
+pub fn check_theme(arg: Option<&str>) -> Result<(), String> {
+    match arg {
+        Some(_) => crate::tui::theme::Theme::resolve(arg, false).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
+/// Without the terminal front end there are no themes to check.
+#[cfg(not(feature = "tui"))]
+pub fn check_theme(_arg: Option<&str>) -> Result<(), String> {
+    Ok(())
+}
+
 #[cfg(feature = "tui")]
 fn terminal_responder(
     args: &respond::RespondArgs,
     launcher: Box<dyn crate::responder::Launcher>,
 ) -> Result<Box<dyn crate::responder::Responder>, String> {
     use crate::tui::theme::Theme;
-    let theme = Theme::resolve(args.theme.as_deref(), Theme::no_color_env())?;
+    let theme = Theme::resolve_for_terminal(args.theme.as_deref())?;
     let tui = crate::tui::TuiResponder::new(theme).map_err(|e| e.to_string())?;
     Ok(Box::new(tui.with_launcher(launcher, args.no_open)))
 }
