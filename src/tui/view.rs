@@ -152,14 +152,18 @@ impl Body {
 }
 
 /// The text of an input box: (visible text, cursor column inside the box).
-fn input_view(value: &str, cursor_chars: usize, box_w: usize) -> (String, usize) {
+/// A long value scrolls so the cursor stays in view; the scrolled start is
+/// moved to a glyph boundary (never half a wide character), and the cursor
+/// column is measured from that start, so it sits exactly after (or on) the
+/// glyph it belongs to, for wide and combining text alike.
+pub fn input_view(value: &str, cursor_chars: usize, box_w: usize) -> (String, usize) {
     let before: String = value.chars().take(cursor_chars).collect();
     let cur = width(&display(&before));
     let full = display(value).into_owned();
     let inner = box_w.saturating_sub(1).max(1);
-    let skip = cur.saturating_sub(inner);
+    let skip = crate::tui::text::glyph_start_at_or_after(&full, cur.saturating_sub(inner));
     let shown = slice_cols(&full, skip, box_w);
-    (shown, cur - skip)
+    (shown, cur.saturating_sub(skip))
 }
 
 fn format_hint(f: StringFormat) -> &'static str {
