@@ -120,3 +120,75 @@ fn cursor_exact_after_combining_text_in_a_scrolled_field() {
     let mut t = draw(&form, 80, 24);
     assert_eq!(cursor(&mut t).x, 5);
 }
+
+fn screen_text(t: &Terminal<TestBackend>) -> String {
+    let b = t.backend().buffer();
+    let mut out = String::new();
+    for y in 0..b.area.height {
+        for x in 0..b.area.width {
+            out.push_str(b[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn every_kind() -> (ahp_elicit::binding::RequestEvent, FormSchema, String) {
+    let req = ahp_elicit::cli::demo::demo_request().expect("demo request");
+    let r = req.view.request().expect("body").clone();
+    let ahp_elicit::binding::RequestBody::Form(s) = r.body else {
+        panic!("form expected")
+    };
+    (req, s, r.message)
+}
+
+/// At 40x12 the first frame (drawn from the top, so the message shows)
+/// also shows the focused field's input box: the header takes 2 rows.
+#[test]
+fn first_frame_at_40x12_shows_the_focused_input() {
+    let (req, s, msg) = every_kind();
+    let form = Form::new(&s, &msg);
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    let theme = Theme::builtin("default").expect("theme");
+    let mut t = Terminal::new(TestBackend::new(40, 12)).expect("terminal");
+    let mut scroll = 0;
+    t.draw(|f| view::draw_form_view(f, &theme, &h, &form, &mut scroll, false))
+        .expect("draw");
+    let text = screen_text(&t);
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(rows[1].starts_with("────"), "a 2-row header:\n{text}");
+    assert!(text.contains("Tell us about yourself"), "{text}");
+    assert!(text.contains("› Full name"), "{text}");
+    let input_row = rows
+        .iter()
+        .position(|r| r.starts_with("    [") && r.trim_end().ends_with(']'))
+        .unwrap_or_else(|| panic!("the input box is on the first frame:\n{text}"));
+    assert_eq!(cursor(&mut t), Position::new(5, input_row as u16));
+}
+
+/// "▼ more below" shows only when something is below: not when the last
+/// field is whole on screen (only its trailing blank line is hidden), and
+/// yes when a field is hidden below.
+#[test]
+fn more_below_only_when_there_is_content_below() {
+    let one = Form::new(
+        &schema(json!({"ok": {"type": "boolean", "title": "Understood"}})),
+        "Short.",
+    );
+    let t = draw(&one, 60, 10);
+    let text = screen_text(&t);
+    assert!(text.contains("Understood"), "{text}");
+    assert!(!text.contains("more below"), "{text}");
+    let many = Form::new(
+        &schema(json!({
+            "a": {"type": "string", "title": "First", "description": "one"},
+            "b": {"type": "string", "title": "Second", "description": "two"},
+            "c": {"type": "string", "title": "Third", "description": "three"}
+        })),
+        "Three fields.",
+    );
+    let t = draw(&many, 60, 10);
+    let text = screen_text(&t);
+    assert!(!text.contains("Third"), "{text}");
+    assert!(text.contains("▼ more below"), "{text}");
+}

@@ -77,7 +77,18 @@ pub fn too_small(f: &mut Frame, theme: &Theme) -> bool {
     true
 }
 
-fn header_lines(h: &Header, theme: &Theme, w: usize, secret: bool) -> Vec<Line<'static>> {
+/// Below this many rows the header is compact: who asks and the progress on
+/// one line, the secret warning (if any) on one clipped line, then the rule,
+/// so a 12-row screen still shows the focused field's input at once.
+pub const COMPACT_HEADER_BELOW: u16 = 16;
+
+fn header_lines(
+    h: &Header,
+    theme: &Theme,
+    w: usize,
+    secret: bool,
+    compact: bool,
+) -> Vec<Line<'static>> {
     let mut who = String::new();
     match &h.server_title {
         Some(t) => {
@@ -110,6 +121,14 @@ fn header_lines(h: &Header, theme: &Theme, w: usize, secret: bool) -> Vec<Line<'
         Span::raw(" ".repeat(pad)),
         Span::styled(right, theme.muted()),
     ])];
+    if compact {
+        if secret {
+            let warn = "⚠ Seems to ask for a secret: servers must use URL mode for secrets.";
+            out.push(Line::styled(clip(warn, w), theme.warning()));
+        }
+        out.push(Line::styled("─".repeat(w), theme.border()));
+        return out;
+    }
     let via = format!(
         "{} request via {} (as reported by the adapter)",
         h.mode.as_str(),
@@ -490,7 +509,8 @@ fn frame_with(
 ) {
     let a = f.area();
     let w = a.width as usize;
-    let head = header_lines(header, theme, w, secret);
+    let compact = a.height < COMPACT_HEADER_BELOW;
+    let head = header_lines(header, theme, w, secret, compact);
     let head_h = (head.len() as u16).min(a.height / 2);
     let foot_h = (footer.len() as u16).min(a.height.saturating_sub(head_h + 1));
     let body_h = a.height.saturating_sub(head_h + foot_h) as usize;
@@ -514,7 +534,14 @@ fn frame_with(
         }
     }
     *scroll = (*scroll).min(total.saturating_sub(body_h));
-    let more_below = total > *scroll + body_h;
+    // Only real content counts as "below" (not the blank line that ends
+    // the last field).
+    let content_end = body
+        .lines
+        .iter()
+        .rposition(|l| l.spans.iter().any(|s| !s.content.trim().is_empty()))
+        .map_or(0, |i| i + 1);
+    let more_below = content_end > *scroll + body_h;
     let visible: Vec<Line> = body.lines.into_iter().skip(*scroll).take(body_h).collect();
     let body_area = Rect::new(a.x, a.y + head_h, a.width, body_h as u16);
     f.render_widget(Paragraph::new(visible), body_area);
