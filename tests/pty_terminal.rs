@@ -289,3 +289,44 @@ fn no_color_alone_is_monochrome_with_a_visible_focus() {
     let other = screen.cell(r, c).expect("cell");
     assert!(!other.inverse(), "an unfocused label is not reversed");
 }
+
+/// Resize the pty and the emulator that reads it together.
+fn resize(t: &mut Tui, cols: u16, rows: u16) {
+    t.pump();
+    t.s.get_process_mut()
+        .set_window_size(cols, rows)
+        .expect("resize the pty");
+    let nz = |n: u16| std::num::NonZeroU16::new(n).expect("size > 0");
+    t.vt.screen_mut().set_size(nz(rows), nz(cols));
+}
+
+/// Resizing during a form (80x24 → 45x14 → 120x40), then leaving: each
+/// size gets a whole frame, and after the run no piece of the form is left
+/// on the normal screen.
+#[test]
+fn resizes_during_a_form_leave_nothing_on_the_normal_screen() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(dir.path(), &out, 80, 24, "demo");
+    t.wait_for("Work email");
+    resize(&mut t, 45, 14);
+    t.wait_for("Full name");
+    t.wait_for("[ Submit ]");
+    resize(&mut t, 120, 40);
+    t.wait_for("Work email");
+    t.wait_for("[ Submit ]");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    let screen = t.screen();
+    for piece in [
+        "Full name",
+        "Submit",
+        "Workspace",
+        "more below",
+        "request 1 of 1",
+        "────",
+    ] {
+        assert!(!screen.contains(piece), "{piece:?} left behind:\n{screen}");
+    }
+    assert!(screen.contains("[exit=0]"), "{screen}");
+}
