@@ -446,3 +446,37 @@ fn secret_warning() {
     let (s, msg) = every_kind();
     assert!(!Form::new(&s, &msg).asks_for_secret());
 }
+
+/// The secret warning names the field and the word that triggered it, and
+/// a description telling the person NOT to give a secret raises nothing.
+#[test]
+fn secret_warning_names_the_field_and_the_word() {
+    let s = schema(
+        json!({"tok": {"type": "string", "title": "GitHub token"},
+               "name": {"type": "string", "title": "Name"}}),
+        &[],
+    );
+    let f = Form::new(&s, "m");
+    assert_eq!(
+        f.secret_warning(),
+        Some("field \"GitHub token\" asks for a \"token\"".to_owned())
+    );
+    let s = schema(
+        json!({"code": {"type": "string", "title": "Branch code",
+                        "description": "do not give us your PIN"}}),
+        &[],
+    );
+    let f = Form::new(&s, "m");
+    assert!(!f.asks_for_secret());
+    assert_eq!(f.secret_warning(), None);
+    let s = schema(
+        json!({"a": {"type": "string", "description": "Your card number"},
+               "b": {"type": "string", "title": "Password"},
+               "c": {"type": "string", "title": "API key"}}),
+        &[],
+    );
+    assert_eq!(
+        Form::new(&s, "m").secret_warning(),
+        Some("field \"a\" asks for a \"card number\" (and 2 more fields)".to_owned())
+    );
+}

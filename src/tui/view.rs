@@ -86,7 +86,7 @@ fn header_lines(
     h: &Header,
     theme: &Theme,
     w: usize,
-    secret: bool,
+    secret: Option<&str>,
     compact: bool,
 ) -> Vec<Line<'static>> {
     let mut who = String::new();
@@ -122,9 +122,9 @@ fn header_lines(
         Span::styled(right, theme.muted()),
     ])];
     if compact {
-        if secret {
-            let warn = "⚠ Seems to ask for a secret: servers must use URL mode for secrets.";
-            out.push(Line::styled(clip(warn, w), theme.warning()));
+        if let Some(what) = secret {
+            let warn = format!("⚠ {}: secrets must use URL mode", display(what));
+            out.push(Line::styled(clip(&warn, w), theme.warning()));
         }
         out.push(Line::styled("─".repeat(w), theme.border()));
         return out;
@@ -137,9 +137,9 @@ fn header_lines(
     for l in wrap(&via, w) {
         out.push(Line::styled(l, theme.muted()));
     }
-    if secret {
-        let warn = "⚠ This form seems to ask for a secret. Servers must use URL mode for secrets: do not type passwords, tokens, keys or card numbers here.";
-        for l in wrap(warn, w) {
+    if let Some(what) = secret {
+        let warn = format!("⚠ This form seems to ask for a secret: {}. Servers must use URL mode for secrets: do not type passwords, tokens, keys or card numbers here.", display(what));
+        for l in wrap(&warn, w) {
             out.push(Line::styled(l, theme.warning()));
         }
     }
@@ -502,7 +502,7 @@ fn frame_with(
     f: &mut Frame,
     theme: &Theme,
     header: &Header,
-    secret: bool,
+    secret: Option<&str>,
     body: Body,
     footer: Vec<Line<'static>>,
     scroll: &mut usize,
@@ -667,7 +667,8 @@ pub fn draw_form_view(
     if !follow_focus {
         b.focus = None;
     }
-    frame_with(f, theme, header, form.asks_for_secret(), b, footer, scroll);
+    let secret = form.secret_warning();
+    frame_with(f, theme, header, secret.as_deref(), b, footer, scroll);
 }
 
 fn help_edit(w: usize) -> &'static str {
@@ -732,7 +733,7 @@ pub fn draw_refusable(
             w,
         ),
     ];
-    frame_with(f, theme, header, false, b, footer, scroll);
+    frame_with(f, theme, header, None, b, footer, scroll);
 }
 
 /// Draw the screen shown while the driver waits for the next request.
