@@ -192,3 +192,35 @@ fn more_below_only_when_there_is_content_below() {
     assert!(!text.contains("Third"), "{text}");
     assert!(text.contains("▼ more below"), "{text}");
 }
+
+/// With `--no-open` the consent screen says what consent does: no "Open in
+/// browser" button and no "o open" hint; the copy screen after consent says
+/// that Done sends the consent and Give up sends cancel (it never claims a
+/// consent that may not be sent).
+#[test]
+fn no_open_consent_screen_says_what_consent_does() {
+    use ahp_elicit::tui::url_view::{draw, UrlStyles, UrlViewState};
+    let mut s = UrlViewState::new(
+        ahp_elicit::url_review::review("https://auth.example.com/cb"),
+        "Sign in.",
+        "srv",
+        "mcp-stdio",
+        "request 1 of 1",
+    );
+    s.set_no_open(true);
+    let render = |s: &UrlViewState| {
+        let mut t = Terminal::new(TestBackend::new(100, 30)).expect("terminal");
+        t.draw(|f| draw(f, f.area(), s, &UrlStyles::default()))
+            .expect("draw");
+        screen_text(&t)
+    };
+    let consent = render(&s);
+    assert!(!consent.contains("Open in browser"), "{consent}");
+    assert!(!consent.contains("o open"), "{consent}");
+    assert!(consent.contains("[ Consent, show URL ]"), "{consent}");
+    assert!(consent.contains("o consent"), "{consent}");
+    s.show_for_copy();
+    let copy = render(&s);
+    assert!(!copy.contains("Consent recorded"), "{copy}");
+    assert!(copy.contains("Done sends your consent (accept)"), "{copy}");
+}
