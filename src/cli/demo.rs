@@ -41,12 +41,51 @@ pub fn demo_request() -> Result<binding::RequestEvent, String> {
     })
 }
 
+/// Why `--request FILE` gave no request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// The file cannot be read ("cannot read PATH: no such file or
+    /// directory"): a usage error, exit 2.
+    Read(String),
+    /// The file holds no valid request event (each violation, naming the
+    /// file): exit 1.
+    Invalid(String),
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::Read(m) => write!(f, "{m}"),
+            LoadError::Invalid(m) => write!(f, "invalid request: {m}"),
+        }
+    }
+}
+
+/// Read and validate one request event from a file (`--request`).
+///
+/// Errors: [`LoadError::Read`] when the file cannot be read,
+/// [`LoadError::Invalid`] when the event is invalid.
+pub fn read_request_file(p: &std::path::Path) -> Result<binding::RequestEvent, LoadError> {
+    let bytes = std::fs::read(p).map_err(|e| {
+        LoadError::Read(format!(
+            "cannot read the request file {}: {}",
+            p.display(),
+            super::respond::io_reason(&e)
+        ))
+    })?;
+    parse_request(&bytes, p).map_err(LoadError::Invalid)
+}
+
 /// Read and validate one request event from a file (`--request`).
 ///
 /// Errors: the file cannot be read, or the event is invalid (each violation).
 pub fn load_request(p: &std::path::Path) -> Result<binding::RequestEvent, String> {
     let bytes = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-    let v = binding::parse_json(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+    parse_request(&bytes, p)
+}
+
+fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEvent, String> {
+    let v = binding::parse_json(bytes).map_err(|e| format!("{}: {e}", p.display()))?;
     binding::read_request_event(&v).map_err(|es| {
         es.iter()
             .map(|e| format!("{}: {e}", p.display()))
@@ -70,17 +109,16 @@ pub fn run(args: DemoArgs) -> u8 {
         }
     };
     let req = match &args.request {
-        Some(p) => load_request(p),
-        None => demo_request(),
+        Some(p) => read_request_file(p),
+        None => demo_request().map_err(LoadError::Invalid),
     };
     let req = match req {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("ahp-elicit: invalid request: {e}");
-            return if args.request.is_some() {
-                super::EXIT_INVALID
-            } else {
-                super::EXIT_USAGE
+            eprintln!("ahp-elicit: {e}");
+            return match e {
+                LoadError::Invalid(_) if args.request.is_some() => super::EXIT_INVALID,
+                _ => super::EXIT_USAGE,
             };
         }
     };
