@@ -134,3 +134,107 @@ fn validate_text_names_the_file_and_suggests_the_type() {
         Some(format!("{}:1: evt-url-1: valid", good.display()).as_str())
     );
 }
+
+fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn completions_for_every_shell() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let o = bin().args(["completions", shell]).output().expect("run");
+        assert_eq!(o.status.code(), Some(0), "{shell}");
+        let s = stdout(&o);
+        for word in ["respond", "validate", "theme", "action"] {
+            assert!(s.contains(word), "{shell} completion lacks {word}");
+        }
+    }
+    // The bash script is valid bash.
+    let o = bin().args(["completions", "bash"]).output().expect("run");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("ahp-elicit.bash");
+    std::fs::write(&script, &o.stdout).expect("write");
+    let st = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&script)
+        .status()
+        .expect("bash");
+    assert!(st.success(), "bash -n on the completion script");
+    let o = bin().args(["completions", "tcsh"]).output().expect("run");
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn man_page_has_every_command() {
+    let o = bin().arg("man").output().expect("run");
+    assert_eq!(o.status.code(), Some(0));
+    let s = stdout(&o);
+    assert!(s.contains(".TH ahp-elicit 1"), "{}", &s[..200.min(s.len())]);
+    for sub in ["respond", "demo", "validate", "mcp", "completions"] {
+        assert!(s.contains(&format!(".TH ahp-elicit-{sub} 1")), "{sub}");
+    }
+}
+
+/// Every command's --help ends with its exit statuses, lists the possible
+/// values of its choice options, and themes have one placeholder.
+#[test]
+fn every_help_lists_exit_statuses_and_values() {
+    let subs: [&[&str]; 14] = [
+        &[],
+        &["respond"],
+        &["demo"],
+        &["validate"],
+        &["modify"],
+        &["capabilities"],
+        &["wrap"],
+        &["upstream"],
+        &["mcp"],
+        &["completions"],
+        &["man"],
+        &["upstream", "verify"],
+        &["upstream", "extract"],
+        &["upstream", "refresh"],
+    ];
+    for sub in subs {
+        let o = bin().args(sub).arg("--help").output().expect("run");
+        assert_eq!(o.status.code(), Some(0), "{sub:?}");
+        let s = stdout(&o);
+        assert!(s.contains("Exit status:"), "{sub:?} --help:\n{s}");
+    }
+    let help = |sub: &str| stdout(&bin().args([sub, "--help"]).output().expect("run"));
+    let respond = help("respond");
+    assert!(respond.contains("[possible values: accept, decline, cancel]"));
+    assert!(respond.contains("[possible values: form, url]"));
+    assert!(help("mcp").contains("[possible values: form, url]"));
+    assert!(help("capabilities").contains("[possible values: form, url]"));
+    let validate = help("validate");
+    assert!(validate.contains("Possible values:"), "{validate}");
+    assert!(validate.contains("- json:"), "{validate}");
+    for sub in ["respond", "demo", "mcp"] {
+        assert!(help(sub).contains("--theme <NAME|PATH>"), "{sub}");
+    }
+    let mcp = help("mcp");
+    assert!(mcp.contains("--timeout <SECS>"), "{mcp}");
+    assert!(mcp.contains("--log <FILE>"), "{mcp}");
+}
+
+/// `respond` takes several FILEs, like `validate`: each is read in turn.
+#[test]
+fn respond_takes_several_files() {
+    let ex = common::examples_dir();
+    let o = bin()
+        .args(["respond", "--action", "decline"])
+        .arg(ex.join("form-every-kind.request.json"))
+        .arg(ex.join("url-connect.request.json"))
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let parents: Vec<String> = stdout(&o)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json line");
+            v["parentEventId"].as_str().unwrap_or("").to_owned()
+        })
+        .collect();
+    assert_eq!(parents, vec!["evt-profile-1", "evt-url-1"]);
+}

@@ -18,9 +18,14 @@ pub const DEMO_REQUEST: &str = include_str!("../demo_request.json");
 
 /// Arguments of `ahp-elicit demo`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:\n  ahp-elicit demo\n  ahp-elicit demo --theme high-contrast\n  \
+ahp-elicit demo --request examples/url-connect.request.json\n\n\
+Exit status: 0 a result was printed, 1 the --request event is invalid, \
+2 no terminal, a bad --theme, an unreadable --request or an I/O error.")]
 pub struct DemoArgs {
-    /// Theme: default, light, high-contrast, monochrome, or a TOML file.
-    /// NO_COLOR selects monochrome unless a theme is given.
+    /// Theme: default, light, high-contrast, monochrome, or a TOML file
+    /// (PATH). NO_COLOR selects monochrome unless a theme is given.
     #[arg(long, value_name = "NAME|PATH")]
     pub theme: Option<String>,
     /// Show this request event (a JSON file) instead of the built-in one.

@@ -21,7 +21,7 @@ use super::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 /// Arguments of `ahp-elicit mcp`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp"
+    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp\n\nExit status: 0 done, 1 the tool call failed or reported isError, an answer was refused, or the person quit, 2 usage, connection or I/O error."
 )]
 pub struct McpArgs {
     /// The tool to call. Without it the tools are listed (and a server's only
@@ -46,7 +46,8 @@ pub struct McpArgs {
         long,
         value_delimiter = ',',
         default_value = "form,url",
-        value_name = "MODES"
+        value_name = "MODES",
+        value_parser = ["form", "url"]
     )]
     pub modes: Vec<String>,
     /// Open consented URLs with CMD (no shell; the URL is added as its last argument) instead of the
@@ -56,8 +57,9 @@ pub struct McpArgs {
     /// Never open a URL: show it for copying; consent is still recorded.
     #[arg(long)]
     pub no_open: bool,
-    /// The theme of the terminal form.
-    #[arg(long, value_name = "NAME")]
+    /// Theme: default, light, high-contrast, monochrome, or a TOML file
+    /// (PATH). NO_COLOR selects monochrome unless a theme is given.
+    #[arg(long, value_name = "NAME|PATH")]
     pub theme: Option<String>,
     /// `source.adapter` of the request events (default mcp-stdio or mcp-http).
     #[arg(long, value_name = "NAME")]
@@ -183,7 +185,7 @@ pub fn run(args: McpArgs) -> u8 {
     // The same responders as `respond`: scripted with --answers/--action,
     // else the terminal.
     let respond_args = super::respond::RespondArgs {
-        input: None,
+        inputs: Vec::new(),
         output: None,
         theme: args.theme.clone(),
         answers: args.answers.clone(),

@@ -22,15 +22,27 @@ use crate::responder::{Context, Outcome, Progress, RespondError, Responder};
 
 /// Arguments of `ahp-elicit respond`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_help = "\
+Examples:\n  ahp-elicit respond < requests.jsonl > results.jsonl\n  \
+ahp-elicit respond examples/form-every-kind.request.json\n  \
+ahp-elicit respond --action decline examples/stream.requests.jsonl\n\n\
+The form is drawn on the controlling terminal (/dev/tty); stdin and stdout carry events. \
+When stdout is that terminal, the results are written after the screen is given back.\n\n\
+Exit status: 0 every request got a result, 1 a request was invalid or an answer was refused, \
+2 usage or I/O error (or no terminal and no --answers/--action), 130 quit with Ctrl-C twice, \
+128+N ended by signal N.")]
 pub struct RespondArgs {
-    /// Request events: a file, or `-` / nothing for stdin. One JSON event or
-    /// JSON Lines; a stream may stay open, requests are answered as they come.
-    pub input: Option<PathBuf>,
+    /// Request events: files read in turn, or `-` / nothing for stdin. Each
+    /// holds one JSON event or JSON Lines; a stream may stay open, requests
+    /// are answered as they come (line numbers count within each file).
+    #[arg(value_name = "FILE")]
+    pub inputs: Vec<PathBuf>,
     /// Write result events here (JSON Lines) instead of stdout.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
-    /// Theme: default, light, high-contrast, monochrome, or a path to a TOML file.
-    #[arg(long)]
+    /// Theme: default, light, high-contrast, monochrome, or a TOML file
+    /// (PATH). NO_COLOR selects monochrome unless a theme is given.
+    #[arg(long, value_name = "NAME|PATH")]
     pub theme: Option<String>,
     /// Answer from a file instead of a terminal: {"action":..,"content":{..}}
     /// for every request, or an object keyed by request event id.
@@ -39,7 +51,7 @@ pub struct RespondArgs {
     /// Answer every request with this action, without a terminal (accept
     /// submits a form as shown, defaults pre-filled; on a URL request it is
     /// consent to open).
-    #[arg(long, value_parser = parse_action)]
+    #[arg(long, value_parser = action_values())]
     pub action: Option<Action>,
     /// `source.adapter` of the result events.
     #[arg(long, default_value = "ahp-elicit")]
@@ -48,7 +60,7 @@ pub struct RespondArgs {
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
     /// Modes this responder advertises and answers (comma separated).
-    #[arg(long, value_delimiter = ',', default_value = "form,url", value_parser = parse_mode)]
+    #[arg(long, value_delimiter = ',', default_value = "form,url", value_parser = mode_values())]
     pub modes: Vec<Mode>,
     /// Open consented URLs with CMD (no shell; the URL is added as its last argument) instead of the
     /// system browser.
@@ -64,6 +76,21 @@ pub struct RespondArgs {
     /// With --log, also log form values.
     #[arg(long, requires = "log")]
     pub log_values: bool,
+}
+
+/// clap value parser for `--action`, with its possible values listed in
+/// `--help` and completions.
+pub fn action_values() -> impl clap::builder::TypedValueParser<Value = Action> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["accept", "decline", "cancel"])
+        .try_map(|s| parse_action(&s))
+}
+
+/// clap value parser for one `--modes` entry, with its possible values
+/// listed in `--help` and completions.
+pub fn mode_values() -> impl clap::builder::TypedValueParser<Value = Mode> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["form", "url"]).try_map(|s| parse_mode(&s))
 }
 
 /// clap value parser for `--action`.
@@ -574,6 +601,44 @@ pub fn drive(
 /// How many items the reader thread may read ahead of the driver.
 pub const READ_AHEAD: usize = 256;
 
+/// Start a thread that reads `inputs` one after the other (nothing, or
+/// `-`: stdin) and sends their items (at most [`READ_AHEAD`] ahead of the
+/// driver). Every file is opened first, so a missing one is reported before
+/// anything is answered.
+///
+/// Errors: the first input that cannot be opened, as "PATH: reason".
+pub fn spawn_readers(inputs: &[PathBuf]) -> Result<mpsc::Receiver<Item>, String> {
+    if inputs.len() <= 1 {
+        return spawn_reader(inputs.first().cloned()).map_err(|e| match inputs.first() {
+            Some(p) => format!("{}: {}", p.display(), io_reason(&e)),
+            None => io_reason(&e),
+        });
+    }
+    let mut readers: Vec<Box<dyn BufRead + Send>> = Vec::new();
+    for p in inputs {
+        readers.push(if p.as_os_str() == "-" {
+            Box::new(std::io::BufReader::new(std::io::stdin()))
+        } else {
+            let f = std::fs::File::open(p)
+                .map_err(|e| format!("{}: {}", p.display(), io_reason(&e)))?;
+            Box::new(std::io::BufReader::new(f))
+        });
+    }
+    let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
+    std::thread::spawn(move || {
+        let mut open = true;
+        for r in readers {
+            if open {
+                split_events(r, |it| {
+                    open = tx.send(it).is_ok();
+                    open
+                });
+            }
+        }
+    });
+    Ok(rx)
+}
+
 /// Start a thread that reads `input` and sends its items (at most
 /// [`READ_AHEAD`] ahead of the driver).
 pub fn spawn_reader(input: Option<PathBuf>) -> std::io::Result<mpsc::Receiver<Item>> {
@@ -619,9 +684,9 @@ fn stdout_is_terminal() -> bool {
 /// is a terminal and either no FILE was given (nothing would ever arrive but
 /// what the person types) or the terminal UI reads the same keyboard.
 fn stdin_is_the_keyboard(args: &RespondArgs, interactive: bool) -> Option<String> {
-    let from_stdin = match &args.input {
-        None => true,
-        Some(p) => p.as_os_str() == "-" && interactive,
+    let from_stdin = match args.inputs.as_slice() {
+        [] => true,
+        ps => interactive && ps.iter().any(|p| p.as_os_str() == "-"),
     };
     if !from_stdin || !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         return None;
@@ -632,14 +697,6 @@ give a FILE (ahp-elicit respond requests.jsonl) or pipe events in \
 (adapter | ahp-elicit respond)"
             .into(),
     )
-}
-
-/// "FILE: reason" for an input that cannot be opened.
-fn describe_open_error(args: &RespondArgs, e: &std::io::Error) -> String {
-    match &args.input {
-        Some(p) => format!("{}: {}", p.display(), io_reason(e)),
-        None => io_reason(e),
-    }
 }
 
 /// Run the command; returns the exit code.
@@ -670,13 +727,10 @@ pub fn run(args: RespondArgs) -> u8 {
             return super::EXIT_USAGE;
         }
     };
-    let items = match spawn_reader(args.input.clone()) {
+    let items = match spawn_readers(&args.inputs) {
         Ok(rx) => rx,
         Err(e) => {
-            say(format!(
-                "ahp-elicit: cannot open the input {}",
-                describe_open_error(&args, &e)
-            ));
+            say(format!("ahp-elicit: cannot open the input {e}"));
             return super::EXIT_USAGE;
         }
     };

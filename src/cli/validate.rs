@@ -57,7 +57,7 @@ pub const EVENT_TYPES: [&str; 8] = [
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// `<id>: valid|invalid` and indented `pointer [rule] message` lines.
+    /// `FILE:LINE: ID: valid|invalid` and indented `pointer [rule] message` lines.
     Text,
     /// One JSON object per event per line.
     Json,
