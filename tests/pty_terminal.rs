@@ -330,3 +330,30 @@ fn resizes_during_a_form_leave_nothing_on_the_normal_screen() {
     }
     assert!(screen.contains("[exit=0]"), "{screen}");
 }
+
+/// `mcp` with stdout on the terminal: the tool result is printed after the
+/// form screen is given back (it used to be written over the form and lost
+/// with the alternate screen).
+#[test]
+fn mcp_tool_result_comes_after_the_screen_is_given_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = common::root().join("tests/mcp_fake_server.py");
+    let mut t = Tui::start(
+        dir.path(),
+        Path::new(TTY),
+        100,
+        30,
+        &format!(
+            "mcp --call probe --args '{{\"case\":\"required\"}}' -- python3 '{}'",
+            server.display()
+        ),
+    );
+    t.wait_for("Required");
+    t.send("\u{1b}");
+    t.finish();
+    let during = written_on_the_form_screen(&t.raw);
+    assert!(!during.contains("structuredContent"), "{during:?}");
+    let raw = String::from_utf8_lossy(&t.raw).into_owned();
+    let after = &raw[raw.rfind(LEAVE).expect("left") + LEAVE.len()..];
+    assert!(after.contains("\"structuredContent\""), "{after:?}");
+}
