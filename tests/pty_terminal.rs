@@ -357,3 +357,55 @@ fn mcp_tool_result_comes_after_the_screen_is_given_back() {
     let after = &raw[raw.rfind(LEAVE).expect("left") + LEAVE.len()..];
     assert!(after.contains("\"structuredContent\""), "{after:?}");
 }
+
+/// A system browser that cannot start is reported as a plain sentence with
+/// the launcher and its exit status, never Rust debug text
+/// (`ExitStatus(unix_wait_status(512))`).
+#[test]
+fn a_failing_system_browser_is_a_plain_sentence() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bin = dir.path().join("fakebin");
+    std::fs::create_dir(&bin).expect("mkdir");
+    for name in [
+        "xdg-open",
+        "gio",
+        "gnome-open",
+        "kde-open",
+        "wslview",
+        "x-www-browser",
+        "sensible-browser",
+        "www-browser",
+    ] {
+        let p = bin.join(name);
+        std::fs::write(&p, "#!/bin/sh\nexit 2\n").expect("write");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = dir.path().join("out.jsonl");
+    let input = common::examples_dir().join("url-connect.request.json");
+    let mut t = Tui::start_env(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!("respond '{}'", input.display()),
+        &[("PATH", path), ("BROWSER", String::new())],
+    );
+    t.wait_for("Open a web page?");
+    t.send("o");
+    t.wait_for("The system browser (xdg-open) failed (exit status 2)");
+    let screen = t.screen();
+    assert!(!screen.contains("ExitStatus"), "{screen}");
+    assert!(!screen.contains("unix_wait_status"), "{screen}");
+    t.send("g");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-url-1")]
+    );
+}
