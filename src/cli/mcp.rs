@@ -47,7 +47,7 @@ pub struct McpArgs {
         value_delimiter = ',',
         default_value = "form,url",
         value_name = "MODES",
-        value_parser = ["form", "url"]
+        value_parser = super::respond::OneOf(&["form", "url"])
     )]
     pub modes: Vec<String>,
     /// Open consented URLs with CMD (no shell; the URL is added as its last argument) instead of the

@@ -93,6 +93,44 @@ pub fn mode_values() -> impl clap::builder::TypedValueParser<Value = Mode> {
     clap::builder::PossibleValuesParser::new(["form", "url"]).try_map(|s| parse_mode(&s))
 }
 
+/// A clap value parser for one word out of a fixed list: `--help` and the
+/// completions list the words, and a wrong one is refused as "'x' is not
+/// form or url" (the sentence the commands have always given).
+#[derive(Debug, Clone, Copy)]
+pub struct OneOf(pub &'static [&'static str]);
+
+impl clap::builder::TypedValueParser for OneOf {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        let v = value.to_string_lossy();
+        if self.0.contains(&v.trim()) {
+            return Ok(v.trim().to_owned());
+        }
+        let list = match self.0 {
+            [a, b] => format!("{a} or {b}"),
+            words => words.join(", "),
+        };
+        Err(clap::Error::raw(
+            clap::error::ErrorKind::InvalidValue,
+            format!("'{v}' is not {list}\n"),
+        ))
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            self.0.iter().map(|w| clap::builder::PossibleValue::new(*w)),
+        ))
+    }
+}
+
 /// clap value parser for `--action`.
 pub fn parse_action(s: &str) -> Result<Action, String> {
     Action::parse(s).ok_or_else(|| format!("'{s}' is not accept, decline or cancel"))
