@@ -53,10 +53,50 @@ impl Launcher for SystemBrowser {
     fn open(&mut self, url: &str) -> Result<(), String> {
         open::that_detached(url).map_err(|e| {
             format!(
-                "The system browser could not be started ({e}); set one with --browser CMD, \
-                 or copy the URL."
+                "{}; set one with --browser CMD, or copy the URL.",
+                system_browser_failure(&e)
             )
         })
+    }
+}
+
+/// A plain sentence for a failure of the `open` crate, whose error text is
+/// Rust debug output (`Launcher "xdg-open" "URL" failed with
+/// ExitStatus(unix_wait_status(512))`): "The system browser (xdg-open)
+/// failed (exit status 2)". Other errors keep their own text, with Rust's
+/// "(os error N)" dropped.
+pub fn system_browser_failure(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let Some(rest) = text.strip_prefix("Launcher ") else {
+        let reason = match text.find(" (os error") {
+            Some(i) => &text[..i],
+            None => &text,
+        };
+        return format!(
+            "The system browser could not be started: {}",
+            crate::safe_text::display(reason)
+        );
+    };
+    // The program is the first quoted word of the command.
+    let program = rest
+        .strip_prefix('"')
+        .and_then(|r| r.split('"').next())
+        .unwrap_or("launcher");
+    let program = crate::safe_text::display(program);
+    let status = rest
+        .rsplit_once("unix_wait_status(")
+        .and_then(|(_, n)| n.split(')').next())
+        .and_then(|n| n.trim().parse::<i32>().ok());
+    match status {
+        Some(w) if w & 0x7f == 0 => format!(
+            "The system browser ({program}) failed (exit status {})",
+            (w >> 8) & 0xff
+        ),
+        Some(w) => format!(
+            "The system browser ({program}) was killed by signal {}",
+            w & 0x7f
+        ),
+        None => format!("The system browser ({program}) failed"),
     }
 }
 
@@ -165,6 +205,29 @@ impl Launcher for NoOpen {
 mod tests {
     use super::*;
     use crate::url_review::review;
+
+    #[test]
+    fn system_browser_failures_are_plain_sentences() {
+        let e = std::io::Error::other(
+            "Launcher \"xdg-open\" \"https://x.test/\" failed with ExitStatus(unix_wait_status(512))",
+        );
+        assert_eq!(
+            system_browser_failure(&e),
+            "The system browser (xdg-open) failed (exit status 2)"
+        );
+        let e = std::io::Error::other(
+            "Launcher \"gio\" \"open\" \"u\" failed with ExitStatus(unix_wait_status(9))",
+        );
+        assert_eq!(
+            system_browser_failure(&e),
+            "The system browser (gio) was killed by signal 9"
+        );
+        let e = std::io::Error::from_raw_os_error(2);
+        assert_eq!(
+            system_browser_failure(&e),
+            "The system browser could not be started: No such file or directory"
+        );
+    }
 
     /// A launcher that records what it was asked to open.
     #[derive(Default)]

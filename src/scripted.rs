@@ -218,11 +218,25 @@ impl ScriptedResponder {
             RequestBody::Form(schema) => {
                 let mut form = Form::new(schema, &r.message);
                 let mut errs = Vec::new();
+                let mut refused: Vec<&str> = Vec::new();
                 if let Some(c) = &a.content {
                     for (k, v) in c {
                         if let Err(e) = form.set_json(k, v) {
                             errs.push(e);
+                            refused.push(k);
                         }
+                    }
+                }
+                // Every refused field at once: also what the form as filled
+                // lacks (a missing required field, a bound), not only the
+                // values it could not take, so one fix round is enough.
+                if !errs.is_empty() {
+                    if let Err(es) = form.content() {
+                        errs.extend(
+                            es.into_iter()
+                                .filter(|(n, _)| !refused.contains(&n.as_str()))
+                                .map(|(n, m)| format!("'{n}' {m}")),
+                        );
                     }
                 }
                 if !errs.is_empty() {

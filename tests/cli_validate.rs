@@ -230,7 +230,7 @@ fn text_format_lists_pointer_rule_message() {
     assert_eq!(out.status.code(), Some(1));
     let s = String::from_utf8(out.stdout).unwrap();
     let mut lines = s.lines();
-    assert_eq!(lines.next(), Some("evt-bad: invalid"));
+    assert_eq!(lines.next(), Some("<stdin>:1: evt-bad: invalid"));
     let l = lines.next().unwrap();
     assert_eq!(
         l,
@@ -356,7 +356,10 @@ fn hostile_id_is_sanitized_in_text_output() {
         .unwrap();
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(!s.contains('\u{1b}'), "{s:?}");
-    assert!(s.starts_with("evt-\\u{1b}[31mred: invalid"), "{s}");
+    assert!(
+        s.starts_with("<stdin>:1: evt-\\u{1b}[31mred: invalid"),
+        "{s}"
+    );
 }
 
 #[test]

@@ -241,6 +241,25 @@ fn refused_answers_name_the_field() {
     }
 }
 
+/// Every refused field is reported in one go: a value the form cannot take
+/// AND a required field left out, not one now and the other after a fix.
+#[test]
+fn every_refused_field_is_reported_at_once() {
+    let req = every_kind();
+    let answers = Answers::from_value(
+        &json!({"action": "accept", "content": {"fullName": 7, "plan": "gold"}}),
+    )
+    .expect("answers");
+    match ScriptedResponder::new(answers).respond(&req, &cx()) {
+        Err(RespondError::Refused(m)) => assert_eq!(
+            m,
+            "request evt-profile-1: 'fullName': cannot enter a number in a text field; \
+             'plan': 'gold' is not one of the options; 'email' required"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn bad_answers_documents() {
     for (v, want) in [

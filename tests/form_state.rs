@@ -308,6 +308,46 @@ fn filter_in_long_lists() {
     assert_eq!(f.action_for(&Key::Char('b')), Action::None);
 }
 
+/// Type-to-filter matches the titles a person sees, never the hidden
+/// values: "c1" in a titled list whose values are c0..c11 matches no title
+/// (it used to show Green, Brown, Pink, whose values are c1, c10, c11).
+#[test]
+fn filter_matches_the_shown_titles_not_hidden_values() {
+    let titles = [
+        "Red", "Green", "Blue", "Cyan", "Magenta", "Yellow", "Black", "White", "Grey", "Orange",
+        "Brown", "Pink",
+    ];
+    let one_of: Vec<Value> = titles
+        .iter()
+        .enumerate()
+        .map(|(i, t)| json!({"const": format!("c{i}"), "title": t}))
+        .collect();
+    let s = schema(
+        json!({"colour": {"type": "string", "oneOf": one_of}}),
+        &["colour"],
+    );
+    let matches = |f: &Form| match &f.fields()[0].value {
+        ahp_elicit::form::FieldValue::Single { list, .. } => list.matches.clone(),
+        _ => panic!("a single select"),
+    };
+    let mut f = Form::new(&s, "m");
+    keys(&mut f, &typed("c1"));
+    assert_eq!(matches(&f), Vec::<usize>::new());
+    keys(&mut f, &[Key::Ctrl('u')]);
+    keys(&mut f, &typed("re"));
+    // Red, Green, Grey: the titles that contain "re".
+    assert_eq!(matches(&f), vec![0, 1, 8]);
+    // Options without a title are found by their value, which is shown.
+    let plain: Vec<String> = (0..12).map(|i| format!("c{i}")).collect();
+    let s = schema(json!({"o": {"type": "string", "enum": plain}}), &[]);
+    let mut f = Form::new(&s, "m");
+    keys(&mut f, &typed("c1"));
+    let ahp_elicit::form::FieldValue::Single { list, .. } = &f.fields()[0].value else {
+        panic!("a single select")
+    };
+    assert_eq!(list.matches, vec![1, 10, 11]);
+}
+
 #[test]
 fn multi_select_limits() {
     let s = schema(
@@ -405,4 +445,38 @@ fn secret_warning() {
     assert!(Form::new(&s, "m").asks_for_secret());
     let (s, msg) = every_kind();
     assert!(!Form::new(&s, &msg).asks_for_secret());
+}
+
+/// The secret warning names the field and the word that triggered it, and
+/// a description telling the person NOT to give a secret raises nothing.
+#[test]
+fn secret_warning_names_the_field_and_the_word() {
+    let s = schema(
+        json!({"tok": {"type": "string", "title": "GitHub token"},
+               "name": {"type": "string", "title": "Name"}}),
+        &[],
+    );
+    let f = Form::new(&s, "m");
+    assert_eq!(
+        f.secret_warning(),
+        Some("field \"GitHub token\" asks for a \"token\"".to_owned())
+    );
+    let s = schema(
+        json!({"code": {"type": "string", "title": "Branch code",
+                        "description": "do not give us your PIN"}}),
+        &[],
+    );
+    let f = Form::new(&s, "m");
+    assert!(!f.asks_for_secret());
+    assert_eq!(f.secret_warning(), None);
+    let s = schema(
+        json!({"a": {"type": "string", "description": "Your card number"},
+               "b": {"type": "string", "title": "Password"},
+               "c": {"type": "string", "title": "API key"}}),
+        &[],
+    );
+    assert_eq!(
+        Form::new(&s, "m").secret_warning(),
+        Some("field \"a\" asks for a \"card number\" (and 2 more fields)".to_owned())
+    );
 }

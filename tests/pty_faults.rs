@@ -123,7 +123,7 @@ fn second_ctrl_c_quits_and_cancels_the_rest() {
     );
     t.wait_for("First form.");
     t.send("\u{3}\u{3}");
-    assert_eq!(t.finish(), 0);
+    assert_eq!(t.finish(), 130);
     let rs = results(&out);
     assert_eq!(
         actions_and_parents(&rs),
@@ -282,7 +282,7 @@ fn second_ctrl_c_while_waiting_quits_a_live_stream() {
     t.send("\u{3}");
     t.wait_for("Press Ctrl-C again to quit");
     t.send("\u{3}");
-    assert_eq!(t.finish(), 0);
+    assert_eq!(t.finish(), 130);
     drop(w);
     assert_eq!(
         actions_and_parents(&results(&out)),

@@ -599,13 +599,13 @@ fn no_open_records_consent_without_launching() {
     );
     t.wait_for("No open one.");
     t.send("o");
-    t.wait_for("Consent recorded; nothing was opened (--no-open). Copy this URL:");
+    t.wait_for("Nothing was opened (--no-open). Copy this URL;");
     t.wait_for("https://auth.example.com/n1");
     t.wait_for("[>Done<] [ Give up ]");
     t.send("\r");
     t.wait_for("No open two.");
     t.send("o");
-    t.wait_for("Consent recorded; nothing was opened");
+    t.wait_for("Nothing was opened (--no-open).");
     t.send("g");
     assert_eq!(t.finish(), 0);
     assert!(

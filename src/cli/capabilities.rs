@@ -26,7 +26,7 @@ ahp-elicit capabilities --from-mcp '{\"elicitation\": {}}'   # legacy MCP: form 
 Exit status: 0 printed, 1 malformed --from-mcp object, 2 usage.")]
 pub struct CapabilitiesArgs {
     /// Modes to advertise, comma separated: form, url (default both).
-    #[arg(long, value_delimiter = ',', value_parser = parse_mode, default_value = "form,url", conflicts_with = "from_mcp")]
+    #[arg(long, value_delimiter = ',', value_parser = super::respond::mode_values(), default_value = "form,url", conflicts_with = "from_mcp")]
     pub modes: Vec<Mode>,
     /// Map this MCP client capabilities object (JSON text, e.g. '{"elicitation":{"form":{}}}') to AHP.
     #[arg(long, value_name = "JSON")]

@@ -18,9 +18,14 @@ pub const DEMO_REQUEST: &str = include_str!("../demo_request.json");
 
 /// Arguments of `ahp-elicit demo`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:\n  ahp-elicit demo\n  ahp-elicit demo --theme high-contrast\n  \
+ahp-elicit demo --request examples/url-connect.request.json\n\n\
+Exit status: 0 a result was printed, 1 the --request event is invalid, \
+2 no terminal, a bad --theme, an unreadable --request or an I/O error.")]
 pub struct DemoArgs {
-    /// Theme: default, light, high-contrast, monochrome, or a TOML file.
-    /// NO_COLOR selects monochrome unless a theme is given.
+    /// Theme: default, light, high-contrast, monochrome, or a TOML file
+    /// (PATH). NO_COLOR selects monochrome unless a theme is given.
     #[arg(long, value_name = "NAME|PATH")]
     pub theme: Option<String>,
     /// Show this request event (a JSON file) instead of the built-in one.
@@ -45,12 +50,51 @@ pub fn demo_request() -> Result<binding::RequestEvent, String> {
     })
 }
 
+/// Why `--request FILE` gave no request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// The file cannot be read ("cannot read PATH: no such file or
+    /// directory"): a usage error, exit 2.
+    Read(String),
+    /// The file holds no valid request event (each violation, naming the
+    /// file): exit 1.
+    Invalid(String),
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::Read(m) => write!(f, "{m}"),
+            LoadError::Invalid(m) => write!(f, "invalid request: {m}"),
+        }
+    }
+}
+
+/// Read and validate one request event from a file (`--request`).
+///
+/// Errors: [`LoadError::Read`] when the file cannot be read,
+/// [`LoadError::Invalid`] when the event is invalid.
+pub fn read_request_file(p: &std::path::Path) -> Result<binding::RequestEvent, LoadError> {
+    let bytes = std::fs::read(p).map_err(|e| {
+        LoadError::Read(format!(
+            "cannot read the request file {}: {}",
+            p.display(),
+            super::respond::io_reason(&e)
+        ))
+    })?;
+    parse_request(&bytes, p).map_err(LoadError::Invalid)
+}
+
 /// Read and validate one request event from a file (`--request`).
 ///
 /// Errors: the file cannot be read, or the event is invalid (each violation).
 pub fn load_request(p: &std::path::Path) -> Result<binding::RequestEvent, String> {
     let bytes = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-    let v = binding::parse_json(&bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+    parse_request(&bytes, p)
+}
+
+fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEvent, String> {
+    let v = binding::parse_json(bytes).map_err(|e| format!("{}: {e}", p.display()))?;
     binding::read_request_event(&v).map_err(|es| {
         es.iter()
             .map(|e| format!("{}: {e}", p.display()))
@@ -66,7 +110,7 @@ pub fn run(args: DemoArgs) -> u8 {
     use crate::responder::{Context, Outcome, Progress, Responder};
     use crate::tui::{Theme, TuiResponder};
     use std::io::Write;
-    let theme = match Theme::resolve(args.theme.as_deref(), Theme::no_color_env()) {
+    let theme = match Theme::resolve_for_terminal(args.theme.as_deref()) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("ahp-elicit: {e}");
@@ -74,17 +118,16 @@ pub fn run(args: DemoArgs) -> u8 {
         }
     };
     let req = match &args.request {
-        Some(p) => load_request(p),
-        None => demo_request(),
+        Some(p) => read_request_file(p),
+        None => demo_request().map_err(LoadError::Invalid),
     };
     let req = match req {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("ahp-elicit: invalid request: {e}");
-            return if args.request.is_some() {
-                super::EXIT_INVALID
-            } else {
-                super::EXIT_USAGE
+            eprintln!("ahp-elicit: {e}");
+            return match e {
+                LoadError::Invalid(_) if args.request.is_some() => super::EXIT_INVALID,
+                _ => super::EXIT_USAGE,
             };
         }
     };

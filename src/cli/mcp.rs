@@ -21,7 +21,7 @@ use super::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 /// Arguments of `ahp-elicit mcp`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp"
+    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp\n\nExit status: 0 done, 1 the tool call failed or reported isError, an answer was refused, or the person quit, 2 usage, connection or I/O error."
 )]
 pub struct McpArgs {
     /// The tool to call. Without it the tools are listed (and a server's only
@@ -46,7 +46,8 @@ pub struct McpArgs {
         long,
         value_delimiter = ',',
         default_value = "form,url",
-        value_name = "MODES"
+        value_name = "MODES",
+        value_parser = super::respond::OneOf(&["form", "url"])
     )]
     pub modes: Vec<String>,
     /// Open consented URLs with CMD (no shell; the URL is added as its last argument) instead of the
@@ -60,8 +61,9 @@ pub struct McpArgs {
     /// chosen by TERM=dumb or AHP_ELICIT_PLAIN=1.
     #[arg(long)]
     pub plain: bool,
-    /// The theme of the terminal form.
-    #[arg(long, value_name = "NAME")]
+    /// Theme: default, light, high-contrast, monochrome, or a TOML file
+    /// (PATH). NO_COLOR selects monochrome unless a theme is given.
+    #[arg(long, value_name = "NAME|PATH")]
     pub theme: Option<String>,
     /// How a requestedSchema outside the closed AHP form subset is read:
     /// compatible (the default here: real servers' SDKs add titles,
@@ -73,6 +75,16 @@ pub struct McpArgs {
     /// `source.adapter` of the request events (default mcp-stdio or mcp-http).
     #[arg(long, value_name = "NAME")]
     pub source_adapter: Option<String>,
+    /// Cancel an elicitation left unanswered for this many seconds.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Log requests, decisions and launches (JSON Lines) to FILE; URL
+    /// queries and fragments redacted, no form values.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    /// With --log, also log form values.
+    #[arg(long, requires = "log")]
+    pub log_values: bool,
     /// The server: `-- COMMAND [ARGS...]` (stdio) or a URL (Streamable HTTP).
     #[arg(
         value_name = "SERVER",
@@ -97,6 +109,57 @@ impl From<ActionArg> for Action {
             ActionArg::Decline => Action::Decline,
             ActionArg::Cancel => Action::Cancel,
         }
+    }
+}
+
+/// The responder `mcp` hands to the session: `--timeout` sets each
+/// request's deadline and `--log` records requests and decisions, as in
+/// `respond`.
+struct Session {
+    inner: Box<dyn crate::responder::Responder>,
+    timeout: Option<f64>,
+    log: Option<super::respond::SharedLog>,
+}
+
+impl Session {
+    fn note(&self, f: impl FnOnce(&mut crate::log::EventLog) -> Result<(), String>) {
+        if let Some(l) = &self.log {
+            if let Err(e) = f(&mut l.borrow_mut()) {
+                crate::notice::say(format!("ahp-elicit: cannot write the log: {e}"));
+            }
+        }
+    }
+}
+
+impl crate::responder::Responder for Session {
+    fn respond(
+        &mut self,
+        req: &crate::binding::RequestEvent,
+        cx: &crate::responder::Context,
+    ) -> Result<crate::responder::Outcome, crate::responder::RespondError> {
+        let mut cx = cx.clone();
+        if let (None, Some(s)) = (cx.deadline, self.timeout) {
+            let d = std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9));
+            cx.deadline = Some(std::time::Instant::now() + d);
+        }
+        self.note(|l| {
+            l.set_current(&req.id);
+            l.request_received(req)
+        });
+        let out = self.inner.respond(req, &cx);
+        match &out {
+            Ok(crate::responder::Outcome::Answer(a)) => self.note(|l| l.decision(&req.id, a)),
+            Ok(crate::responder::Outcome::Quit) => {
+                let a = crate::binding::Answer::bare(Action::Cancel);
+                self.note(|l| l.decision(&req.id, &a))
+            }
+            Err(_) => {}
+        }
+        out
+    }
+
+    fn idle(&mut self, wait: std::time::Duration) -> bool {
+        self.inner.idle(wait)
     }
 }
 
@@ -133,20 +196,27 @@ pub fn run(args: McpArgs) -> u8 {
     // The same responders as `respond`: scripted with --answers/--action,
     // else the terminal.
     let respond_args = super::respond::RespondArgs {
-        input: None,
+        inputs: Vec::new(),
         output: None,
         theme: args.theme.clone(),
         answers: args.answers.clone(),
         action: args.action.map(Action::from),
         source_adapter: "ahp-elicit".into(),
-        timeout: None,
+        timeout: args.timeout,
         modes: modes.clone(),
         browser: args.browser.clone(),
         no_open: args.no_open,
-        log: None,
-        log_values: false,
+        log: args.log.clone(),
+        log_values: args.log_values,
         plain: args.plain,
         schema_policy: args.schema_policy,
+    };
+    let log = match &args.log {
+        Some(p) => match crate::log::EventLog::open(p, args.log_values) {
+            Ok(l) => Some(std::rc::Rc::new(std::cell::RefCell::new(l))),
+            Err(e) => return usage(&format!("cannot open the log: {e}")),
+        },
+        None => None,
     };
     let interactive = args.answers.is_none() && args.action.is_none();
     // Declared before the responder: held messages are written after the
@@ -154,9 +224,14 @@ pub fn run(args: McpArgs) -> u8 {
     let _hold = crate::notice::HoldStderr::start(
         interactive && std::io::IsTerminal::is_terminal(&std::io::stderr()),
     );
-    let mut responder = match super::build_responder(&respond_args, None) {
+    let inner = match super::build_responder(&respond_args, log.clone()) {
         Ok(r) => r,
         Err(e) => return usage(&e),
+    };
+    let mut responder = Session {
+        inner,
+        timeout: args.timeout,
+        log,
     };
     let opts = McpOptions {
         target,
@@ -167,7 +242,11 @@ pub fn run(args: McpArgs) -> u8 {
         source_adapter: args.source_adapter,
         schema_policy: args.schema_policy,
     };
-    match run_session(&opts, responder.as_mut()) {
+    let outcome = run_session(&opts, &mut responder);
+    // The terminal is given back before the tool result is printed (stdout
+    // may be that terminal).
+    drop(responder);
+    match outcome {
         Ok(report) => {
             match serde_json::to_string_pretty(&report.result) {
                 Ok(s) => println!("{}", super::respond::terminal_safe(&s)),

@@ -21,10 +21,20 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_INVALID: u8 = 1;
 /// Exit code: usage or I/O error, or no terminal.
 pub const EXIT_USAGE: u8 = 2;
+/// Exit code: the person quit (Ctrl-C twice), 128 + SIGINT as after an
+/// interrupt.
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Answer MCP elicitations (AHP user.elicitation.request events) in a terminal.
 #[derive(Debug, Parser)]
-#[command(name = "ahp-elicit", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "ahp-elicit",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    after_help = "Exit status: 0 ok, 1 invalid input or a refused answer, 2 usage or I/O error (or no terminal), 130 quit with Ctrl-C twice. Each command's --help gives its own."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -46,10 +56,73 @@ pub enum Command {
     /// Wrap raw MCP elicitation/create params into a request event.
     Wrap(wrap::WrapArgs),
     /// Check, regenerate or refresh the pinned MCP upstream files.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Exit status: 0 ok, 1 a digest or the extraction differs, 2 unreadable files, a failed download or write."
+    )]
     Upstream(upstream::UpstreamCommand),
     /// Connect to a live MCP server as a client and answer its elicitations.
     Mcp(mcp::McpArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = "\
+Examples:\n  ahp-elicit completions bash > ~/.local/share/bash-completion/completions/ahp-elicit\n  \
+ahp-elicit completions zsh > ~/.zfunc/_ahp-elicit\n  \
+ahp-elicit completions fish > ~/.config/fish/completions/ahp-elicit.fish\n\n\
+Exit status: 0 printed, 2 usage.")]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `ahp-elicit man | man -l -`.
+    #[command(after_help = "Exit status: 0 printed, 2 usage or a write error.")]
+    Man,
+}
+
+/// The clap command (for completions and the manual page).
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
+fn completions(shell: clap_complete::Shell) -> u8 {
+    let mut cmd = command();
+    // Into memory first: the generator panics on a write error (a closed
+    // pipe), and a closed pipe is not worth a panic.
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "ahp-elicit", &mut out);
+    write_stdout(&out, "the completion script")
+}
+
+/// Write `bytes` to stdout; a closed pipe ends quietly with exit 0.
+fn write_stdout(bytes: &[u8], what: &str) -> u8 {
+    use std::io::Write;
+    let mut stdout = std::io::stdout();
+    match stdout.write_all(bytes).and_then(|_| stdout.flush()) {
+        Ok(()) => EXIT_OK,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
+        Err(e) => {
+            eprintln!("ahp-elicit: cannot write {what}: {e}");
+            EXIT_USAGE
+        }
+    }
+}
+
+fn man() -> u8 {
+    let mut out = Vec::new();
+    if let Err(e) = clap_mangen::Man::new(command()).render(&mut out) {
+        eprintln!("ahp-elicit: cannot render the manual page: {e}");
+        return EXIT_USAGE;
+    }
+    // Every subcommand's page follows the main one.
+    for sub in command().get_subcommands() {
+        let page =
+            clap_mangen::Man::new(sub.clone()).title(format!("ahp-elicit-{}", sub.get_name()));
+        if let Err(e) = page.render(&mut out) {
+            eprintln!("ahp-elicit: cannot render the manual page: {e}");
+            return EXIT_USAGE;
+        }
+    }
+    write_stdout(&out, "the manual page")
 }
 
 /// Build the responder that `respond` (and `mcp`) use: scripted with
@@ -72,6 +145,7 @@ pub fn build_responder(
             None => inner,
         }
     };
+    check_theme(args.theme.as_deref())?;
     let scripted = match (&args.answers, args.action) {
         (Some(path), _) => Some(crate::scripted::ScriptedResponder::from_file(path)?),
         (None, Some(a)) => Some(crate::scripted::ScriptedResponder::from_action(a)),
@@ -99,13 +173,31 @@ pub fn build_responder(
     }
 }
 
+/// Refuse an unknown `--theme` in every mode (a scripted run draws
+/// nothing, but a typo must not pass silently).
+///
+/// Errors: the theme is neither built in nor a readable theme file.
+#[cfg(feature = "tui")]
+pub fn check_theme(arg: Option<&str>) -> Result<(), String> {
+    match arg {
+        Some(_) => crate::tui::theme::Theme::resolve(arg, false).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
+/// Without the terminal front end there are no themes to check.
+#[cfg(not(feature = "tui"))]
+pub fn check_theme(_arg: Option<&str>) -> Result<(), String> {
+    Ok(())
+}
+
 #[cfg(feature = "tui")]
 fn terminal_responder(
     args: &respond::RespondArgs,
     launcher: Box<dyn crate::responder::Launcher>,
 ) -> Result<Box<dyn crate::responder::Responder>, String> {
     use crate::tui::theme::Theme;
-    let theme = Theme::resolve(args.theme.as_deref(), Theme::no_color_env())?;
+    let theme = Theme::resolve_for_terminal(args.theme.as_deref())?;
     let tui = crate::tui::TuiResponder::new(theme).map_err(|e| e.to_string())?;
     Ok(Box::new(tui.with_launcher(launcher, args.no_open)))
 }
@@ -132,5 +224,7 @@ pub fn run(cli: Cli) -> u8 {
         Command::Wrap(a) => wrap::run(a),
         Command::Upstream(c) => upstream::run(c),
         Command::Mcp(a) => mcp::run(a),
+        Command::Completions { shell } => completions(shell),
+        Command::Man => man(),
     }
 }

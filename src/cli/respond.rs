@@ -23,15 +23,27 @@ use crate::responder::{Context, Outcome, Progress, RespondError, Responder};
 
 /// Arguments of `ahp-elicit respond`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_help = "\
+Examples:\n  ahp-elicit respond < requests.jsonl > results.jsonl\n  \
+ahp-elicit respond examples/form-every-kind.request.json\n  \
+ahp-elicit respond --action decline examples/stream.requests.jsonl\n\n\
+The form is drawn on the controlling terminal (/dev/tty); stdin and stdout carry events. \
+When stdout is that terminal, the results are written after the screen is given back.\n\n\
+Exit status: 0 every request got a result, 1 a request was invalid or an answer was refused, \
+2 usage or I/O error (or no terminal and no --answers/--action), 130 quit with Ctrl-C twice, \
+128+N ended by signal N.")]
 pub struct RespondArgs {
-    /// Request events: a file, or `-` / nothing for stdin. One JSON event or
-    /// JSON Lines; a stream may stay open, requests are answered as they come.
-    pub input: Option<PathBuf>,
+    /// Request events: files read in turn, or `-` / nothing for stdin. Each
+    /// holds one JSON event or JSON Lines; a stream may stay open, requests
+    /// are answered as they come (line numbers count within each file).
+    #[arg(value_name = "FILE")]
+    pub inputs: Vec<PathBuf>,
     /// Write result events here (JSON Lines) instead of stdout.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
-    /// Theme: default, light, high-contrast, monochrome, or a path to a TOML file.
-    #[arg(long)]
+    /// Theme: default, light, high-contrast, monochrome, or a TOML file
+    /// (PATH). NO_COLOR selects monochrome unless a theme is given.
+    #[arg(long, value_name = "NAME|PATH")]
     pub theme: Option<String>,
     /// Answer from a file instead of a terminal: {"action":..,"content":{..}}
     /// for every request, or an object keyed by request event id.
@@ -40,7 +52,7 @@ pub struct RespondArgs {
     /// Answer every request with this action, without a terminal (accept
     /// submits a form as shown, defaults pre-filled; on a URL request it is
     /// consent to open).
-    #[arg(long, value_parser = parse_action)]
+    #[arg(long, value_parser = action_values())]
     pub action: Option<Action>,
     /// `source.adapter` of the result events.
     #[arg(long, default_value = "ahp-elicit")]
@@ -49,7 +61,7 @@ pub struct RespondArgs {
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
     /// Modes this responder advertises and answers (comma separated).
-    #[arg(long, value_delimiter = ',', default_value = "form,url", value_parser = parse_mode)]
+    #[arg(long, value_delimiter = ',', default_value = "form,url", value_parser = mode_values())]
     pub modes: Vec<Mode>,
     /// Open consented URLs with CMD (no shell; the URL is added as its last argument) instead of the
     /// system browser.
@@ -75,6 +87,59 @@ pub struct RespondArgs {
     /// and shows a shape it cannot take as a request to decline or cancel.
     #[arg(long, value_enum, default_value = "strict", value_name = "POLICY")]
     pub schema_policy: SchemaPolicy,
+}
+
+/// clap value parser for `--action`, with its possible values listed in
+/// `--help` and completions.
+pub fn action_values() -> impl clap::builder::TypedValueParser<Value = Action> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["accept", "decline", "cancel"])
+        .try_map(|s| parse_action(&s))
+}
+
+/// clap value parser for one `--modes` entry, with its possible values
+/// listed in `--help` and completions.
+pub fn mode_values() -> impl clap::builder::TypedValueParser<Value = Mode> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["form", "url"]).try_map(|s| parse_mode(&s))
+}
+
+/// A clap value parser for one word out of a fixed list: `--help` and the
+/// completions list the words, and a wrong one is refused as "'x' is not
+/// form or url" (the sentence the commands have always given).
+#[derive(Debug, Clone, Copy)]
+pub struct OneOf(pub &'static [&'static str]);
+
+impl clap::builder::TypedValueParser for OneOf {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        let v = value.to_string_lossy();
+        if self.0.contains(&v.trim()) {
+            return Ok(v.trim().to_owned());
+        }
+        let list = match self.0 {
+            [a, b] => format!("{a} or {b}"),
+            words => words.join(", "),
+        };
+        Err(clap::Error::raw(
+            clap::error::ErrorKind::InvalidValue,
+            format!("'{v}' is not {list}\n"),
+        ))
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            self.0.iter().map(|w| clap::builder::PossibleValue::new(*w)),
+        ))
+    }
 }
 
 /// clap value parser for `--action`.
@@ -214,29 +279,73 @@ pub fn split_events<R: BufRead>(mut input: R, mut send: impl FnMut(Item) -> bool
 }
 
 /// Where result lines go: stdout or `--output FILE`. Each line is written
-/// with one write and flushed (issue 5 item 6: never half a line).
+/// with one write and flushed (never half a line).
+///
+/// When stdout is the terminal the UI draws on, a line written while a
+/// screen is up would land on the alternate screen (garbling the frame and
+/// vanishing on exit), so a held sink ([`Sink::hold`]) keeps the lines and
+/// [`Sink::release`] writes them, in order and byte for byte as a pipe gets
+/// them, once the terminal is given back.
 pub struct Sink {
     out: Box<dyn Write>,
+    /// Lines kept back while the UI owns the terminal (`None`: write at once).
+    held: Option<Vec<u8>>,
 }
 
 impl Sink {
     /// Open stdout or FILE (created or truncated).
+    ///
+    /// Errors: the file cannot be created; the message names the path.
     pub fn open(path: Option<&PathBuf>) -> std::io::Result<Sink> {
         let out: Box<dyn Write> = match path {
-            Some(p) => Box::new(std::fs::File::create(p)?),
+            Some(p) => Box::new(std::fs::File::create(p).map_err(|e| {
+                std::io::Error::new(e.kind(), format!("{}: {}", p.display(), io_reason(&e)))
+            })?),
             None => Box::new(std::io::stdout()),
         };
-        Ok(Sink { out })
+        Ok(Sink { out, held: None })
     }
 
-    /// Write one event as one line and flush.
+    /// Keep every line until [`Sink::release`] (stdout is the UI's terminal).
+    pub fn hold(mut self) -> Sink {
+        self.held = Some(Vec::new());
+        self
+    }
+
+    /// Write one event as one line and flush (or keep it, when held).
     pub fn emit(&mut self, event: &serde_json::Value) -> std::io::Result<()> {
         let mut line = terminal_safe_json(event)
             .map_err(std::io::Error::other)?
             .into_bytes();
         line.push(b'\n');
+        if let Some(held) = self.held.as_mut() {
+            held.extend_from_slice(&line);
+            return Ok(());
+        }
         self.out.write_all(&line)?;
         self.out.flush()
+    }
+
+    /// Write the held lines (if any) and write at once from now on. Call it
+    /// after the terminal is given back.
+    pub fn release(&mut self) -> std::io::Result<()> {
+        match self.held.take() {
+            Some(bytes) if !bytes.is_empty() => {
+                self.out.write_all(&bytes)?;
+                self.out.flush()
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// An I/O error as a plain reason ("no such file or directory"), without
+/// Rust's "(os error 2)".
+pub fn io_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_lowercase(),
+        None => s,
     }
 }
 
@@ -301,6 +410,8 @@ pub struct Tally {
     pub failed: usize,
     /// A fatal I/O or terminal error ended the run (exit 2).
     pub fatal: bool,
+    /// The person quit (Ctrl-C twice): exit 130, as after an interrupt.
+    pub quit: bool,
 }
 
 impl Tally {
@@ -308,6 +419,8 @@ impl Tally {
     pub fn exit_code(&self) -> u8 {
         if self.fatal {
             super::EXIT_USAGE
+        } else if self.quit {
+            super::EXIT_INTERRUPTED
         } else if self.failed > 0 {
             super::EXIT_INVALID
         } else {
@@ -536,11 +649,50 @@ pub fn drive(
             }
         }
     }
+    tally.quit = quit;
     tally
 }
 
 /// How many items the reader thread may read ahead of the driver.
 pub const READ_AHEAD: usize = 256;
+
+/// Start a thread that reads `inputs` one after the other (nothing, or
+/// `-`: stdin) and sends their items (at most [`READ_AHEAD`] ahead of the
+/// driver). Every file is opened first, so a missing one is reported before
+/// anything is answered.
+///
+/// Errors: the first input that cannot be opened, as "PATH: reason".
+pub fn spawn_readers(inputs: &[PathBuf]) -> Result<mpsc::Receiver<Item>, String> {
+    if inputs.len() <= 1 {
+        return spawn_reader(inputs.first().cloned()).map_err(|e| match inputs.first() {
+            Some(p) => format!("{}: {}", p.display(), io_reason(&e)),
+            None => io_reason(&e),
+        });
+    }
+    let mut readers: Vec<Box<dyn BufRead + Send>> = Vec::new();
+    for p in inputs {
+        readers.push(if p.as_os_str() == "-" {
+            Box::new(std::io::BufReader::new(std::io::stdin()))
+        } else {
+            let f = std::fs::File::open(p)
+                .map_err(|e| format!("{}: {}", p.display(), io_reason(&e)))?;
+            Box::new(std::io::BufReader::new(f))
+        });
+    }
+    let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
+    std::thread::spawn(move || {
+        let mut open = true;
+        for r in readers {
+            if open {
+                split_events(r, |it| {
+                    open = tx.send(it).is_ok();
+                    open
+                });
+            }
+        }
+    });
+    Ok(rx)
+}
 
 /// Start a thread that reads `input` and sends its items (at most
 /// [`READ_AHEAD`] ahead of the driver).
@@ -579,6 +731,29 @@ impl crate::responder::Launcher for LoggingLauncher {
     }
 }
 
+fn stdout_is_terminal() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stdout())
+}
+
+/// Why reading events from stdin makes no sense here, if it does not: stdin
+/// is a terminal and either no FILE was given (nothing would ever arrive but
+/// what the person types) or the terminal UI reads the same keyboard.
+fn stdin_is_the_keyboard(args: &RespondArgs, interactive: bool) -> Option<String> {
+    let from_stdin = match args.inputs.as_slice() {
+        [] => true,
+        ps => interactive && ps.iter().any(|p| p.as_os_str() == "-"),
+    };
+    if !from_stdin || !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        return None;
+    }
+    Some(
+        "standard input is the terminal, so no request events can arrive there: \
+give a FILE (ahp-elicit respond requests.jsonl) or pipe events in \
+(adapter | ahp-elicit respond)"
+            .into(),
+    )
+}
+
 /// Run the command; returns the exit code.
 pub fn run(args: RespondArgs) -> u8 {
     let log: Option<SharedLog> = match &args.log {
@@ -592,6 +767,10 @@ pub fn run(args: RespondArgs) -> u8 {
         None => None,
     };
     let interactive = args.answers.is_none() && args.action.is_none();
+    if let Some(hint) = stdin_is_the_keyboard(&args, interactive) {
+        eprintln!("ahp-elicit: {hint}");
+        return super::EXIT_USAGE;
+    }
     // Declared before the responder, so it drops (and writes what it
     // held) after the terminal is given back.
     let _hold =
@@ -603,19 +782,26 @@ pub fn run(args: RespondArgs) -> u8 {
             return super::EXIT_USAGE;
         }
     };
-    let items = match spawn_reader(args.input.clone()) {
+    let items = match spawn_readers(&args.inputs) {
         Ok(rx) => rx,
         Err(e) => {
-            say(format!("ahp-elicit: cannot open the input: {e}"));
+            say(format!("ahp-elicit: cannot open the input {e}"));
             return super::EXIT_USAGE;
         }
     };
-    let mut sink = match Sink::open(args.output.as_ref()) {
+    let sink = match Sink::open(args.output.as_ref()) {
         Ok(s) => s,
         Err(e) => {
-            say(format!("ahp-elicit: cannot open the output: {e}"));
+            say(format!("ahp-elicit: cannot open the output {e}"));
             return super::EXIT_USAGE;
         }
+    };
+    // stdout on the UI's terminal: results wait until the screen is given
+    // back (a pipe or a file gets each one at once).
+    let mut sink = if interactive && args.output.is_none() && stdout_is_terminal() {
+        sink.hold()
+    } else {
+        sink
     };
     // SIGTERM/SIGHUP/SIGINT/SIGQUIT end the terminal UI with cancels (issue 5 item 5);
     // the run then exits with 128 + the signal number, as a signal ends a
@@ -635,7 +821,7 @@ pub fn run(args: RespondArgs) -> u8 {
         }
         flag
     };
-    let tally = drive(
+    let mut tally = drive(
         items,
         responder.as_mut(),
         &mut sink,
@@ -643,6 +829,16 @@ pub fn run(args: RespondArgs) -> u8 {
         interactive,
         log,
     );
+    // Give the terminal back, then write what was held.
+    drop(responder);
+    match sink.release() {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => tally.fatal = true,
+        Err(e) => {
+            say(format!("ahp-elicit: cannot write the results: {e}"));
+            tally.fatal = true;
+        }
+    }
     #[cfg(feature = "tui")]
     {
         let sig = signalled.load(std::sync::atomic::Ordering::SeqCst);

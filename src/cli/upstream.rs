@@ -21,10 +21,19 @@ use crate::binding::upstream::{self, UpstreamError};
 pub enum UpstreamCommand {
     /// Check the pinned digests and that a fresh extraction equals the
     /// committed schemas/mcp-elicitation.schema.json (offline).
+    #[command(
+        after_help = "Exit status: 0 digests and extraction match, 1 a digest or the extraction differs, 2 unreadable files."
+    )]
     Verify(VerifyArgs),
     /// Regenerate schemas/mcp-elicitation.schema.json from the pinned files.
+    #[command(
+        after_help = "Exit status: 0 written, 1 a digest differs, 2 unreadable files or a failed write."
+    )]
     Extract(ExtractArgs),
     /// Download exactly the pinned files; keep nothing unless both digests match.
+    #[command(
+        after_help = "Exit status: 0 downloaded and verified, 1 a digest differs, 2 a failed download or write."
+    )]
     Refresh(RefreshArgs),
 }
 

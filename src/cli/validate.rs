@@ -18,8 +18,8 @@
 //! `parentEventId`: from `--request FILE`, else one seen earlier in the
 //! inputs), or for the other event types [`schemas::validate_event`].
 //!
-//! Output (stdout): text, one line per event `<id>: valid` or
-//! `<id>: invalid` followed by indented `pointer [rule] message` lines
+//! Output (stdout): text, one line per event `<file>:<line>: <id>: valid`
+//! or `<file>:<line>: <id>: invalid` followed by indented `pointer [rule] message` lines
 //! (server text passed through [`crate::safe_text::display`]); or with
 //! `--format json` one object per event per line,
 //! `{"id", "type", "valid", "errors": [{"pointer", "rule", "message"}], "input", "line"}`
@@ -57,7 +57,7 @@ pub const EVENT_TYPES: [&str; 8] = [
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// `<id>: valid|invalid` and indented `pointer [rule] message` lines.
+    /// `FILE:LINE: ID: valid|invalid` and indented `pointer [rule] message` lines.
     Text,
     /// One JSON object per event per line.
     Json,
@@ -290,8 +290,56 @@ impl Checker {
                 }
             }
         };
+        let errors = suggest_type(errors, ty.as_deref());
         Verdict { id, ty, errors }
     }
+}
+
+/// An unknown event `type`: the `/type` violation says which valid type is
+/// nearest (a typo such as `user.elicitation.reqest`).
+fn suggest_type(mut errors: Vec<Violation>, ty: Option<&str>) -> Vec<Violation> {
+    let Some(t) = ty.filter(|t| !EVENT_TYPES.contains(t)) else {
+        return errors;
+    };
+    let Some(near) = nearest_type(t) else {
+        return errors;
+    };
+    for e in errors.iter_mut().filter(|e| e.pointer == "/type") {
+        e.message = format!(
+            "'{t}' is not one of the eight event types of this binding; did you mean '{near}'?"
+        );
+    }
+    errors
+}
+
+/// The event type nearest to `t` (edit distance), when it is close enough
+/// to be a typo (at most a third of its length, and at most 6 edits).
+pub fn nearest_type(t: &str) -> Option<&'static str> {
+    let (best, d) = EVENT_TYPES
+        .iter()
+        .map(|c| (*c, edit_distance(t, c)))
+        .min_by_key(|(_, d)| *d)?;
+    (d <= (best.len() / 3).min(6)).then_some(best)
+}
+
+/// Levenshtein distance by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// The least the wire root demands of an event whose type has no codec: an
@@ -396,9 +444,15 @@ pub fn write_verdict(
             writeln!(out, "{}", super::respond::terminal_safe(&o.to_string()))
         }
         Format::Text => {
+            // FILE:LINE first, as compilers do, then the event id.
+            let file = if input == "-" {
+                "<stdin>".into()
+            } else {
+                display(input)
+            };
             let who = match &v.id {
-                Some(id) => shown_id(id),
-                None => format!("{}:{line}", display(input)),
+                Some(id) => format!("{file}:{line}: {}", shown_id(id)),
+                None => format!("{file}:{line}"),
             };
             if v.errors.is_empty() {
                 writeln!(out, "{who}: valid")

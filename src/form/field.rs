@@ -24,19 +24,23 @@ pub struct OptionList {
     pub cursor: usize,
     /// The lowercase filter `matches` was computed for.
     needle: String,
-    /// Per option, the lowercase title and value the filter searches
+    /// Per option, the lowercase text the filter searches: what the person
+    /// sees, the title (the value only where there is no title), as drawn
     /// (computed once, for filterable lists only).
     haystack: Vec<String>,
+}
+
+/// The text of an option as the person sees it (the title, else the
+/// value, sanitised as drawn), lowercased for the filter.
+fn shown_label(o: &Choice) -> String {
+    crate::safe_text::display(o.label()).to_lowercase()
 }
 
 impl OptionList {
     fn new(options: &[Choice], start: Option<usize>) -> Self {
         let filterable = options.len() >= FILTER_MIN_OPTIONS;
         let haystack = if filterable {
-            options
-                .iter()
-                .map(|o| format!("{}\u{0}{}", o.label(), o.value).to_lowercase())
-                .collect()
+            options.iter().map(|o| shown_label(o)).collect()
         } else {
             Vec::new()
         };
@@ -54,8 +58,9 @@ impl OptionList {
         l
     }
 
-    /// Recompute `matches` after the filter changed: options whose title or
-    /// value contains the filter, ignoring case. The cursor stays on the same
+    /// Recompute `matches` after the filter changed: options whose shown
+    /// label (the title, else the value) contains the filter, ignoring case;
+    /// a hidden value never matches. The cursor stays on the same
     /// option when it still matches, else goes to the first match.
     pub fn refilter(&mut self, options: &[Choice]) {
         let current = self.current();
@@ -63,10 +68,9 @@ impl OptionList {
         let hay = &self.haystack;
         let hit = |i: &usize| match hay.get(*i) {
             Some(h) => h.contains(&needle),
-            None => options.get(*i).is_some_and(|o| {
-                o.label().to_lowercase().contains(&needle)
-                    || o.value.to_lowercase().contains(&needle)
-            }),
+            None => options
+                .get(*i)
+                .is_some_and(|o| shown_label(o).contains(&needle)),
         };
         self.matches = if needle.is_empty() {
             (0..options.len()).collect()

@@ -91,7 +91,8 @@ pub struct Form {
     /// The notice is about the focused field (a refused key or paste, a
     /// refused check): the screen shows it beside that field.
     notice_at_field: bool,
-    secret: bool,
+    /// The fields that look like they ask for a secret (first hits).
+    secrets: Vec<secret::SecretHit>,
 }
 
 impl Form {
@@ -99,7 +100,11 @@ impl Form {
     /// first field (or Submit when there are no fields).
     pub fn new(schema: &FormSchema, message: &str) -> Self {
         let fields: Vec<FieldState> = schema.fields.iter().cloned().map(FieldState::new).collect();
-        let secret = schema.fields.iter().any(secret::field_looks_secret);
+        let secrets: Vec<secret::SecretHit> = schema
+            .fields
+            .iter()
+            .filter_map(secret::field_secret)
+            .collect();
         let focus = if fields.is_empty() {
             Focus::Button(Button::Submit)
         } else {
@@ -113,7 +118,7 @@ impl Form {
             stage: Stage::Edit,
             notice: None,
             notice_at_field: false,
-            secret,
+            secrets,
         }
     }
 
@@ -156,7 +161,23 @@ impl Form {
     /// Whether some field looks like it asks for a secret: the screen then
     /// warns that servers must use URL mode for secrets.
     pub fn asks_for_secret(&self) -> bool {
-        self.secret
+        !self.secrets.is_empty()
+    }
+
+    /// The warning to show when some field looks like it asks for a secret:
+    /// it names the field and the word that matched (server text: sanitise
+    /// before drawing), e.g. `field "API token" asks for a "token"`.
+    pub fn secret_warning(&self) -> Option<String> {
+        let first = self.secrets.first()?;
+        let more = match self.secrets.len() {
+            1 => String::new(),
+            2 => " (and 1 more field)".to_owned(),
+            n => format!(" (and {} more fields)", n - 1),
+        };
+        Some(format!(
+            "field \"{}\" asks for a \"{}\"{more}",
+            first.field, first.word
+        ))
     }
 
     /// The message to show beside field `i`: its validation message once the

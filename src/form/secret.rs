@@ -59,21 +59,73 @@ pub fn words(text: &str) -> Vec<String> {
     out
 }
 
-/// Whether `text` names a secret.
-pub fn text_looks_secret(text: &str) -> bool {
-    let ws = words(text);
-    SECRET_WORDS.iter().any(|seq| {
-        ws.windows(seq.len())
-            .any(|win| win.iter().zip(seq.iter()).all(|(a, b)| a == b))
+/// Words that, earlier in the same sentence, turn a mention of a secret
+/// into an instruction not to give it ("do not give us your PIN", "never
+/// type a password here"); `don't` is split into `don` and `t`.
+const NEGATIONS: &[&str] = &["not", "never", "don", "dont", "no", "without", "nor"];
+
+/// The secret word (as written in [`SECRET_WORDS`], words joined by a
+/// space) that `text` names, if any.
+pub fn secret_word(text: &str) -> Option<String> {
+    first_hit(&words(text)).map(|(_, seq)| seq.join(" "))
+}
+
+/// The first secret word sequence in `ws`: (index, the sequence).
+fn first_hit(ws: &[String]) -> Option<(usize, &'static [&'static str])> {
+    (0..ws.len()).find_map(|i| {
+        SECRET_WORDS
+            .iter()
+            .find(|seq| {
+                ws.len() >= i + seq.len()
+                    && ws[i..i + seq.len()]
+                        .iter()
+                        .zip(seq.iter())
+                        .all(|(a, b)| a == b)
+            })
+            .map(|seq| (i, *seq))
     })
 }
 
+/// Whether `text` names a secret.
+pub fn text_looks_secret(text: &str) -> bool {
+    secret_word(text).is_some()
+}
+
+/// The secret word a description asks for, sentence by sentence; a
+/// sentence that says not to give it ("do not give us your PIN") does not
+/// count.
+pub fn description_secret_word(text: &str) -> Option<String> {
+    text.split(['.', '!', '?', ';', '\n']).find_map(|sentence| {
+        let ws = words(sentence);
+        let (at, seq) = first_hit(&ws)?;
+        let negated = ws[..at].iter().any(|w| NEGATIONS.contains(&w.as_str()));
+        (!negated).then(|| seq.join(" "))
+    })
+}
+
+/// Why a field looks like it asks for a secret: the field (its title, else
+/// its name; unsanitised server text) and the word that matched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecretHit {
+    pub field: String,
+    pub word: String,
+}
+
 /// Whether a field asks for what looks like a secret (in its name, title or
-/// description).
+/// description), and which word says so.
+pub fn field_secret(f: &Field) -> Option<SecretHit> {
+    let word = secret_word(&f.name)
+        .or_else(|| f.title.as_deref().and_then(secret_word))
+        .or_else(|| f.description.as_deref().and_then(description_secret_word))?;
+    Some(SecretHit {
+        field: f.title.clone().unwrap_or_else(|| f.name.clone()),
+        word,
+    })
+}
+
+/// Whether a field asks for what looks like a secret (see [`field_secret`]).
 pub fn field_looks_secret(f: &Field) -> bool {
-    text_looks_secret(&f.name)
-        || f.title.as_deref().is_some_and(text_looks_secret)
-        || f.description.as_deref().is_some_and(text_looks_secret)
+    field_secret(f).is_some()
 }
 
 #[cfg(test)]
@@ -98,6 +150,22 @@ mod tests {
         ] {
             assert!(text_looks_secret(t), "{t}");
         }
+    }
+
+    #[test]
+    fn descriptions_that_say_not_to_give_it_do_not_count() {
+        assert_eq!(description_secret_word("do not give us your PIN"), None);
+        assert_eq!(description_secret_word("Don't paste a token here."), None);
+        assert_eq!(description_secret_word("Never type your password."), None);
+        assert_eq!(
+            description_secret_word("No spaces. Your PIN, please."),
+            Some("pin".into())
+        );
+        assert_eq!(
+            description_secret_word("The API key from your settings"),
+            Some("api key".into())
+        );
+        assert_eq!(secret_word("apiKey"), Some("api key".into()));
     }
 
     #[test]

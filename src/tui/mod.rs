@@ -536,6 +536,7 @@ impl TuiResponder {
             format!("{} (as reported by the adapter)", header.adapter),
             progress,
         ));
+        state.borrow_mut().set_no_open(self.no_open);
         let styles = url_glue::url_styles(&self.theme);
         let mut launcher = self
             .launcher

@@ -79,6 +79,20 @@ pub fn slice_cols(s: &str, skip: usize, w: usize) -> String {
     out
 }
 
+/// The first display column at or after `col` where a glyph of `s` starts
+/// (a wide character covering `col` is skipped whole, as
+/// [`slice_cols`] does); the width of `s` when none does.
+pub fn glyph_start_at_or_after(s: &str, col: usize) -> usize {
+    let mut at = 0;
+    for c in s.chars() {
+        if at >= col {
+            return at;
+        }
+        at += UnicodeWidthChar::width(c).unwrap_or(0);
+    }
+    at
+}
+
 /// Clip `s` to `w` columns, ending with `…` when cut.
 pub fn clip(s: &str, w: usize) -> String {
     if width(s) <= w {
@@ -102,5 +116,15 @@ mod tests {
         assert_eq!(wrap("  ab cd", 5), vec!["  ab", "  cd"]);
         assert_eq!(clip("hello world", 6), "hello…");
         assert_eq!(slice_cols("a世b", 1, 2), "世");
+    }
+
+    #[test]
+    fn glyph_starts() {
+        assert_eq!(glyph_start_at_or_after("世界x", 0), 0);
+        assert_eq!(glyph_start_at_or_after("世界x", 1), 2);
+        assert_eq!(glyph_start_at_or_after("世界x", 3), 4);
+        assert_eq!(glyph_start_at_or_after("ab", 5), 2);
+        // A combining mark has no width: it stays with its base.
+        assert_eq!(glyph_start_at_or_after("e\u{301}f", 1), 1);
     }
 }

@@ -233,6 +233,20 @@ impl Theme {
         }
     }
 
+    /// Resolve the theme like [`Theme::resolve`] with the `NO_COLOR`
+    /// variable, and set crossterm's colour output to match: crossterm
+    /// drops every colour by itself when `NO_COLOR` is set, so a theme named
+    /// on the command line (which wins over `NO_COLOR`) turns colours back
+    /// on; without `--theme`, `NO_COLOR` gives `monochrome`, whose focus is
+    /// drawn with reverse, bold and underline (no colour needed).
+    pub fn resolve_for_terminal(arg: Option<&str>) -> Result<Self, String> {
+        let theme = Theme::resolve(arg, Theme::no_color_env())?;
+        if arg.is_some() {
+            crossterm::style::force_color_output(true);
+        }
+        Ok(theme)
+    }
+
     /// Whether `NO_COLOR` asks for no colour (set and non-empty).
     pub fn no_color_env() -> bool {
         std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())

@@ -115,8 +115,10 @@ pub enum UrlButton {
 }
 
 impl UrlButton {
-    fn label(self, short: bool) -> &'static str {
+    fn label(self, short: bool, no_open: bool) -> &'static str {
         match (self, short) {
+            (UrlButton::Open, false) if no_open => "Consent, show URL",
+            (UrlButton::Open, true) if no_open => "Consent",
             (UrlButton::Open, false) => "Open in browser",
             (UrlButton::Open, true) => "Open",
             (UrlButton::Decline, _) => "Decline",
@@ -157,6 +159,9 @@ pub struct UrlViewState {
     max_scroll: Cell<u16>,
     /// The body height of the last draw (for page keys).
     page: Cell<u16>,
+    /// `--no-open`: consent shows the URL for copying; the consent button
+    /// and hint say so instead of "open".
+    no_open: bool,
 }
 
 impl UrlViewState {
@@ -182,7 +187,14 @@ impl UrlViewState {
             scroll: 0,
             max_scroll: Cell::new(u16::MAX),
             page: Cell::new(1),
+            no_open: false,
         }
+    }
+
+    /// With `--no-open` nothing is opened: the consent button reads
+    /// "Consent, show URL" and the hint "o consent".
+    pub fn set_no_open(&mut self, no_open: bool) {
+        self.no_open = no_open;
     }
 
     /// The reviewed URL.
@@ -523,7 +535,7 @@ fn footer(
         bs.iter()
             .map(|b| {
                 let focused = *b == state.focus;
-                let l = b.label(short);
+                let l = b.label(short, state.no_open);
                 let t = if focused {
                     format!("[>{l}<]")
                 } else {
@@ -551,6 +563,11 @@ fn footer(
         ));
     }
     let helps: &[&str] = match &state.phase {
+        UrlPhase::Consent if state.review.openable() && state.no_open => &[
+            "Tab/←→ move · Enter press · o consent · d decline · Esc cancel",
+            "Tab move · Enter press · o consent · Esc cancel",
+            "o consent · d decline · Esc cancel",
+        ],
         UrlPhase::Consent if state.review.openable() => &[
             "Tab/←→ move · Enter press · o open · d decline · Esc cancel",
             "Tab move · Enter press · o open · Esc cancel",
@@ -597,7 +614,7 @@ fn body_lines(state: &UrlViewState, s: &UrlStyles, width: usize) -> Vec<Line<'st
             let t = if *after_failure {
                 "Copy this URL and open it in a browser yourself:"
             } else {
-                "Consent recorded; nothing was opened (--no-open). Copy this URL:"
+                "Nothing was opened (--no-open). Copy this URL; Done sends your consent (accept), Give up sends cancel:"
             };
             for l in wrap_words(t, width) {
                 out.push(Line::from(Span::styled(l, s.muted)));

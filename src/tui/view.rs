@@ -77,7 +77,18 @@ pub fn too_small(f: &mut Frame, theme: &Theme) -> bool {
     true
 }
 
-fn header_lines(h: &Header, theme: &Theme, w: usize, secret: bool) -> Vec<Line<'static>> {
+/// Below this many rows the header is compact: who asks and the progress on
+/// one line, the secret warning (if any) on one clipped line, then the rule,
+/// so a 12-row screen still shows the focused field's input at once.
+pub const COMPACT_HEADER_BELOW: u16 = 16;
+
+fn header_lines(
+    h: &Header,
+    theme: &Theme,
+    w: usize,
+    secret: Option<&str>,
+    compact: bool,
+) -> Vec<Line<'static>> {
     let mut who = String::new();
     match &h.server_title {
         Some(t) => {
@@ -110,6 +121,14 @@ fn header_lines(h: &Header, theme: &Theme, w: usize, secret: bool) -> Vec<Line<'
         Span::raw(" ".repeat(pad)),
         Span::styled(right, theme.muted()),
     ])];
+    if compact {
+        if let Some(what) = secret {
+            let warn = format!("⚠ {}: secrets must use URL mode", display(what));
+            out.push(Line::styled(clip(&warn, w), theme.warning()));
+        }
+        out.push(Line::styled("─".repeat(w), theme.border()));
+        return out;
+    }
     let via = format!(
         "{} request via {} (as reported by the adapter)",
         h.mode.as_str(),
@@ -118,9 +137,9 @@ fn header_lines(h: &Header, theme: &Theme, w: usize, secret: bool) -> Vec<Line<'
     for l in wrap(&via, w) {
         out.push(Line::styled(l, theme.muted()));
     }
-    if secret {
-        let warn = "⚠ This form seems to ask for a secret. Servers must use URL mode for secrets: do not type passwords, tokens, keys or card numbers here.";
-        for l in wrap(warn, w) {
+    if let Some(what) = secret {
+        let warn = format!("⚠ This form seems to ask for a secret: {}. Servers must use URL mode for secrets: do not type passwords, tokens, keys or card numbers here.", display(what));
+        for l in wrap(&warn, w) {
             out.push(Line::styled(l, theme.warning()));
         }
     }
@@ -152,14 +171,18 @@ impl Body {
 }
 
 /// The text of an input box: (visible text, cursor column inside the box).
-fn input_view(value: &str, cursor_chars: usize, box_w: usize) -> (String, usize) {
+/// A long value scrolls so the cursor stays in view; the scrolled start is
+/// moved to a glyph boundary (never half a wide character), and the cursor
+/// column is measured from that start, so it sits exactly after (or on) the
+/// glyph it belongs to, for wide and combining text alike.
+pub fn input_view(value: &str, cursor_chars: usize, box_w: usize) -> (String, usize) {
     let before: String = value.chars().take(cursor_chars).collect();
     let cur = width(&display(&before));
     let full = display(value).into_owned();
     let inner = box_w.saturating_sub(1).max(1);
-    let skip = cur.saturating_sub(inner);
+    let skip = crate::tui::text::glyph_start_at_or_after(&full, cur.saturating_sub(inner));
     let shown = slice_cols(&full, skip, box_w);
-    (shown, cur - skip)
+    (shown, cur.saturating_sub(skip))
 }
 
 fn format_hint(f: StringFormat) -> &'static str {
@@ -485,14 +508,15 @@ fn frame_with(
     f: &mut Frame,
     theme: &Theme,
     header: &Header,
-    secret: bool,
+    secret: Option<&str>,
     body: Body,
     footer: Vec<Line<'static>>,
     scroll: &mut usize,
 ) {
     let a = f.area();
     let w = a.width as usize;
-    let head = header_lines(header, theme, w, secret);
+    let compact = a.height < COMPACT_HEADER_BELOW;
+    let head = header_lines(header, theme, w, secret, compact);
     let head_h = (head.len() as u16).min(a.height / 2);
     let foot_h = (footer.len() as u16).min(a.height.saturating_sub(head_h + 1));
     let body_h = a.height.saturating_sub(head_h + foot_h) as usize;
@@ -516,7 +540,14 @@ fn frame_with(
         }
     }
     *scroll = (*scroll).min(total.saturating_sub(body_h));
-    let more_below = total > *scroll + body_h;
+    // Only real content counts as "below" (not the blank line that ends
+    // the last field).
+    let content_end = body
+        .lines
+        .iter()
+        .rposition(|l| l.spans.iter().any(|s| !s.content.trim().is_empty()))
+        .map_or(0, |i| i + 1);
+    let more_below = content_end > *scroll + body_h;
     let visible: Vec<Line> = body.lines.into_iter().skip(*scroll).take(body_h).collect();
     let body_area = Rect::new(a.x, a.y + head_h, a.width, body_h as u16);
     f.render_widget(Paragraph::new(visible), body_area);
@@ -653,7 +684,8 @@ pub fn draw_form_view(
     if !follow_focus {
         b.focus = None;
     }
-    frame_with(f, theme, header, form.asks_for_secret(), b, footer, scroll);
+    let secret = form.secret_warning();
+    frame_with(f, theme, header, secret.as_deref(), b, footer, scroll);
 }
 
 fn help_edit(w: usize) -> &'static str {
@@ -718,7 +750,7 @@ pub fn draw_refusable(
             w,
         ),
     ];
-    frame_with(f, theme, header, false, b, footer, scroll);
+    frame_with(f, theme, header, None, b, footer, scroll);
 }
 
 /// Draw the screen shown while the driver waits for the next request.

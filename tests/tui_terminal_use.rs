@@ -1,0 +1,226 @@
+//! Drawing checks with ratatui's `TestBackend` for real terminal use: the
+//! exact cursor cell in a scrolled text field holding wide and combining
+//! characters, type-to-filter over the titles a person sees, and small
+//! screens (the focused input in the first frame, "more below" only when
+//! something is below).
+
+use ahp_elicit::binding::{form_schema::parse_form_schema, FormSchema, Mode};
+use ahp_elicit::form::{Form, Key};
+use ahp_elicit::responder::Progress;
+use ahp_elicit::tui::view::{self, Header};
+use ahp_elicit::tui::Theme;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Position;
+use ratatui::Terminal;
+use serde_json::{json, Value};
+
+fn header() -> Header {
+    Header {
+        server_name: "demo-server".into(),
+        server_title: None,
+        server_version: None,
+        adapter: "mcp-stdio".into(),
+        mode: Mode::Form,
+        progress: Progress { index: 1, total: 1 },
+        seconds_left: None,
+    }
+}
+
+fn schema(props: Value) -> FormSchema {
+    parse_form_schema(
+        &json!({"type": "object", "properties": props}),
+        "/requestedSchema",
+    )
+    .expect("valid schema")
+}
+
+/// Draw `form` at `w`x`h`; returns the terminal (screen and cursor).
+fn draw(form: &Form, w: u16, h: u16) -> Terminal<TestBackend> {
+    let theme = Theme::builtin("default").expect("theme");
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    let mut scroll = 0;
+    t.draw(|f| view::draw_form(f, &theme, &header(), form, &mut scroll))
+        .expect("draw");
+    t
+}
+
+fn cursor(t: &mut Terminal<TestBackend>) -> Position {
+    t.get_cursor_position().expect("cursor")
+}
+
+/// The symbol in one cell.
+fn cell(t: &Terminal<TestBackend>, x: u16, y: u16) -> String {
+    t.backend().buffer()[(x, y)].symbol().to_owned()
+}
+
+fn type_text(form: &mut Form, s: &str) {
+    for c in s.chars() {
+        form.handle_key(&Key::Char(c));
+    }
+}
+
+fn text_form() -> Form {
+    Form::new(
+        &schema(json!({"note": {"type": "string", "title": "Note"}})),
+        "",
+    )
+}
+
+/// 34 × 東 then 京 in a 60-cell box at 80 columns: the box starts at column
+/// 5; the cursor is one cell right of the last glyph, and after Left it is
+/// on 京 itself (its left half), not on its right half.
+#[test]
+fn cursor_exact_after_wide_characters_in_a_scrolled_field() {
+    let mut form = text_form();
+    type_text(&mut form, &"東".repeat(34));
+    type_text(&mut form, "京");
+    let mut t = draw(&form, 80, 24);
+    let at = cursor(&mut t);
+    assert_eq!(
+        cell(&t, at.x - 2, at.y),
+        "京",
+        "the glyph just left of the cursor"
+    );
+    assert_eq!(at.x, 63, "one cell right of the last glyph");
+    assert_eq!(
+        cell(&t, 64, at.y),
+        " ",
+        "nothing drawn after the last glyph"
+    );
+    form.handle_key(&Key::Left);
+    let mut t = draw(&form, 80, 24);
+    let at = cursor(&mut t);
+    assert_eq!(cell(&t, at.x, at.y), "京", "on the glyph after Left");
+    // On the glyph's first cell: the previous glyph starts two cells left.
+    assert_eq!(cell(&t, at.x - 2, at.y), "東");
+}
+
+/// Unscrolled wide text: the cursor follows the display width.
+#[test]
+fn cursor_after_wide_text_that_fits() {
+    let mut form = text_form();
+    type_text(&mut form, "a東京");
+    let mut t = draw(&form, 80, 24);
+    let at = cursor(&mut t);
+    assert_eq!(at.x, 5 + 5);
+    assert_eq!(cell(&t, 5 + 3, at.y), "京");
+}
+
+/// Combining marks take no cell: after "e\u{301}" ×70 (scrolled) the cursor
+/// is right after the last "é" and the box shows whole letters.
+#[test]
+fn cursor_exact_after_combining_text_in_a_scrolled_field() {
+    let mut form = text_form();
+    type_text(&mut form, &"e\u{301}".repeat(70));
+    let mut t = draw(&form, 80, 24);
+    let at = cursor(&mut t);
+    assert_eq!(at.x, 5 + 59, "the last cell of the 60-cell box");
+    assert_eq!(cell(&t, at.x - 1, at.y), "e\u{301}");
+    form.handle_key(&Key::Home);
+    let mut t = draw(&form, 80, 24);
+    assert_eq!(cursor(&mut t).x, 5);
+}
+
+fn screen_text(t: &Terminal<TestBackend>) -> String {
+    let b = t.backend().buffer();
+    let mut out = String::new();
+    for y in 0..b.area.height {
+        for x in 0..b.area.width {
+            out.push_str(b[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn every_kind() -> (ahp_elicit::binding::RequestEvent, FormSchema, String) {
+    let req = ahp_elicit::cli::demo::demo_request().expect("demo request");
+    let r = req.view.request().expect("body").clone();
+    let ahp_elicit::binding::RequestBody::Form(s) = r.body else {
+        panic!("form expected")
+    };
+    (req, s, r.message)
+}
+
+/// At 40x12 the first frame (drawn from the top, so the message shows)
+/// also shows the focused field's input box: the header takes 2 rows.
+#[test]
+fn first_frame_at_40x12_shows_the_focused_input() {
+    let (req, s, msg) = every_kind();
+    let form = Form::new(&s, &msg);
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    let theme = Theme::builtin("default").expect("theme");
+    let mut t = Terminal::new(TestBackend::new(40, 12)).expect("terminal");
+    let mut scroll = 0;
+    t.draw(|f| view::draw_form_view(f, &theme, &h, &form, &mut scroll, false))
+        .expect("draw");
+    let text = screen_text(&t);
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(rows[1].starts_with("────"), "a 2-row header:\n{text}");
+    assert!(text.contains("Tell us about yourself"), "{text}");
+    assert!(text.contains("› Full name"), "{text}");
+    let input_row = rows
+        .iter()
+        .position(|r| r.starts_with("    [") && r.trim_end().ends_with(']'))
+        .unwrap_or_else(|| panic!("the input box is on the first frame:\n{text}"));
+    assert_eq!(cursor(&mut t), Position::new(5, input_row as u16));
+}
+
+/// "▼ more below" shows only when something is below: not when the last
+/// field is whole on screen (only its trailing blank line is hidden), and
+/// yes when a field is hidden below.
+#[test]
+fn more_below_only_when_there_is_content_below() {
+    let one = Form::new(
+        &schema(json!({"ok": {"type": "boolean", "title": "Understood"}})),
+        "Short.",
+    );
+    let t = draw(&one, 60, 10);
+    let text = screen_text(&t);
+    assert!(text.contains("Understood"), "{text}");
+    assert!(!text.contains("more below"), "{text}");
+    let many = Form::new(
+        &schema(json!({
+            "a": {"type": "string", "title": "First", "description": "one"},
+            "b": {"type": "string", "title": "Second", "description": "two"},
+            "c": {"type": "string", "title": "Third", "description": "three"}
+        })),
+        "Three fields.",
+    );
+    let t = draw(&many, 60, 10);
+    let text = screen_text(&t);
+    assert!(!text.contains("Third"), "{text}");
+    assert!(text.contains("▼ more below"), "{text}");
+}
+
+/// With `--no-open` the consent screen says what consent does: no "Open in
+/// browser" button and no "o open" hint; the copy screen after consent says
+/// that Done sends the consent and Give up sends cancel (it never claims a
+/// consent that may not be sent).
+#[test]
+fn no_open_consent_screen_says_what_consent_does() {
+    use ahp_elicit::tui::url_view::{draw, UrlStyles, UrlViewState};
+    let mut s = UrlViewState::new(
+        ahp_elicit::url_review::review("https://auth.example.com/cb"),
+        "Sign in.",
+        "srv",
+        "mcp-stdio",
+        "request 1 of 1",
+    );
+    s.set_no_open(true);
+    let render = |s: &UrlViewState| {
+        let mut t = Terminal::new(TestBackend::new(100, 30)).expect("terminal");
+        t.draw(|f| draw(f, f.area(), s, &UrlStyles::default()))
+            .expect("draw");
+        screen_text(&t)
+    };
+    let consent = render(&s);
+    assert!(!consent.contains("Open in browser"), "{consent}");
+    assert!(!consent.contains("o open"), "{consent}");
+    assert!(consent.contains("[ Consent, show URL ]"), "{consent}");
+    assert!(consent.contains("o consent"), "{consent}");
+    s.show_for_copy();
+    let copy = render(&s);
+    assert!(!copy.contains("Consent recorded"), "{copy}");
+    assert!(copy.contains("Done sends your consent (accept)"), "{copy}");
+}
