@@ -13,6 +13,7 @@
 
 mod common;
 use common::pty::*;
+use expectrl::Expect;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -209,7 +210,7 @@ fn each_warning_kind_is_shown() {
         (
             "port",
             "https://example.com:8443/".into(),
-            vec!["Non-default port 8443 (this scheme normally uses 443).", "Port: 8443"],
+            vec!["Non-default port 8443 (this scheme normally uses 443).", "Scheme: https · port 8443"],
         ),
         (
             "long",
@@ -723,4 +724,211 @@ fn typeahead_is_no_consent_and_ctrl_d_declines() {
         actions_and_parents(&results(&out)),
         vec![("accept", "evt-t1"), ("decline", "evt-t2")]
     );
+}
+
+// ---- attacks on consent (a malicious server): nothing unseen is opened ----
+
+/// A message that draws its own URL block, then blank lines to push the
+/// real one below the fold.
+fn spoof_message() -> String {
+    format!(
+        "Sign in to continue.\n\nURL\n  https://auth.example.com/login\nHost:    auth.example.com\nScheme:  https\n{}",
+        "\n".repeat(40)
+    )
+}
+
+const EVIL: &str = "https://auth.example.com.evil.test/login?session=1";
+
+/// Row `n` of the screen.
+fn screen_row(t: &mut Tui, n: usize) -> String {
+    t.pump();
+    t.screen().lines().nth(n).unwrap_or_default().to_owned()
+}
+
+/// The message's own "Host: auth.example.com" cannot stand in for the real
+/// one: the real host is pinned on the row under the title, the message is
+/// framed below the real URL; reading that, the person declines.
+#[test]
+fn a_spoofed_url_block_in_the_message_is_framed_below_the_real_host() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let msg = spoof_message();
+    let input = write_stream(dir.path(), &[("evt-a1", msg.as_str(), EVIL)]);
+    let out = dir.path().join("out.jsonl");
+    let log = dir.path().join("launches");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    t.wait_for("│ Host: auth.example.com");
+    assert_eq!(
+        screen_row(&mut t, 1).trim_end(),
+        "Host:    auth.example.com.evil.test"
+    );
+    for l in t.screen().lines() {
+        if l.contains("auth.example.com") && !l.contains("evil.test") {
+            assert!(l.starts_with("│ "), "an unframed spoof line: {l:?}");
+        }
+    }
+    // Scrolling to the end never moves the real host away.
+    t.send("\u{1b}[F");
+    t.wait_for("↑ top");
+    assert_eq!(
+        screen_row(&mut t, 1).trim_end(),
+        "Host:    auth.example.com.evil.test"
+    );
+    t.send("d");
+    assert_eq!(t.finish(), 0);
+    assert!(launches(&log).is_empty());
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("decline", "evt-a1")]
+    );
+}
+
+/// A 7,875-character URL whose userinfo imitates Google: the real host
+/// (evil.test) is pinned from the first frame; `o`, and Enter on the Open
+/// button, open nothing before the whole URL was scrolled through, and the
+/// screen says why.
+#[test]
+fn a_long_userinfo_url_opens_nothing_before_it_was_read() {
+    let user = format!("accounts.google.com%2Fo%2Foauth2{}", "%2Fv2".repeat(1540));
+    let mut url = format!("https://{user}@evil.test/cb?x=");
+    url.push_str(&"y".repeat(7875 - url.len()));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(dir.path(), &[("evt-a2", "Sign in with Google.", &url)]);
+    let out = dir.path().join("out.jsonl");
+    let log = dir.path().join("launches");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    t.wait_for("scroll to read the whole URL");
+    assert_eq!(screen_row(&mut t, 1).trim_end(), "Host:    evil.test");
+    t.send("o");
+    t.send("\u{1b}[Z");
+    t.wait_for("[>Open in browser<]");
+    t.send("\r");
+    // End jumps past the middle of the URL: still nothing.
+    t.send("\u{1b}[F");
+    t.wait_for("↑ top");
+    t.send("o");
+    assert!(t.shows("scroll to read the whole URL"));
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert!(launches(&log).is_empty(), "{:?}", launches(&log));
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-a2")]
+    );
+}
+
+/// At 40x10 the host is pinned and the URL must be scrolled; `o` at once
+/// opens nothing.
+#[test]
+fn at_40x10_nothing_unseen_opens() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let msg = spoof_message();
+    let input = write_stream(dir.path(), &[("evt-a3", msg.as_str(), EVIL)]);
+    let out = dir.path().join("out.jsonl");
+    let log = dir.path().join("launches");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        40,
+        10,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    t.wait_for("scroll to read the whole URL");
+    assert_eq!(
+        screen_row(&mut t, 1).trim_end(),
+        "Host:    auth.example.com.evil.test"
+    );
+    t.send("o");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert!(launches(&log).is_empty(), "{:?}", launches(&log));
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-a3")]
+    );
+}
+
+/// Resize the pty (the program gets SIGWINCH) and the emulator.
+fn resize(t: &mut Tui, cols: u16, rows: u16) {
+    t.s.get_process_mut()
+        .set_window_size(cols, rows)
+        .expect("resize the pty");
+    t.vt.set_size(
+        std::num::NonZeroU16::new(rows).expect("rows"),
+        std::num::NonZeroU16::new(cols).expect("cols"),
+    );
+}
+
+/// A resize from too small to big, then `o` at once: the guard starts at
+/// the first frame that shows the request whole, so the `o` opens nothing.
+#[test]
+fn a_resize_then_o_opens_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[("evt-a4", "Resize me.", "https://auth.example.com/r")],
+    );
+    let out = dir.path().join("out.jsonl");
+    let log = dir.path().join("launches");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        30,
+        8,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    t.wait_for("too small");
+    // Long enough at the small size for a guard counted from the first
+    // attempt to draw to have ended.
+    t.send("");
+    std::thread::sleep(Duration::from_millis(500));
+    resize(&mut t, 100, 30);
+    t.s.send("o").expect("send");
+    t.wait_for("Host: auth.example.com");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert!(launches(&log).is_empty(), "{:?}", launches(&log));
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-a4")]
+    );
+}
+
+/// Focus moves during the guard are ignored: Left (onto Open) typed as the
+/// screen appears, then Enter a person's pause later, opens nothing.
+#[test]
+fn a_focus_move_during_the_guard_is_ignored() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[("evt-a5", "Quick keys.", "https://auth.example.com/q")],
+    );
+    let out = dir.path().join("out.jsonl");
+    let log = dir.path().join("launches");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    t.wait_for("Quick keys.");
+    t.s.send("\u{1b}[D").expect("send");
+    t.last_key = Instant::now();
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert!(launches(&log).is_empty(), "{:?}", launches(&log));
+    let rs = results(&out);
+    assert_eq!(actions_and_parents(&rs), vec![("decline", "evt-a5")]);
 }
