@@ -90,7 +90,7 @@ impl From<ActionArg> for Action {
 }
 
 fn usage(msg: &str) -> u8 {
-    eprintln!("ahp-elicit mcp: {msg}");
+    crate::notice::say(format!("ahp-elicit mcp: {msg}"));
     EXIT_USAGE
 }
 

@@ -212,7 +212,11 @@ impl Sink {
     /// Open stdout or FILE (created or truncated).
     pub fn open(path: Option<&PathBuf>) -> std::io::Result<Sink> {
         let out: Box<dyn Write> = match path {
-            Some(p) => Box::new(std::fs::File::create(p)?),
+            // 0600, and never through a symbolic link.
+            Some(p) => Box::new(crate::files::open_private(
+                p,
+                crate::files::Existing::Truncate,
+            )?),
             None => Box::new(std::io::stdout()),
         };
         Ok(Sink { out })
@@ -568,7 +572,7 @@ pub fn run(args: RespondArgs) -> u8 {
         Some(p) => match crate::log::EventLog::open(p, args.log_values) {
             Ok(l) => Some(std::rc::Rc::new(std::cell::RefCell::new(l))),
             Err(e) => {
-                eprintln!("ahp-elicit: cannot open the log: {e}");
+                say(format!("ahp-elicit: cannot open the log: {e}"));
                 return super::EXIT_USAGE;
             }
         },
