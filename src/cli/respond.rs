@@ -572,7 +572,7 @@ pub fn run(args: RespondArgs) -> u8 {
         Some(p) => match crate::log::EventLog::open(p, args.log_values) {
             Ok(l) => Some(std::rc::Rc::new(std::cell::RefCell::new(l))),
             Err(e) => {
-                say(format!("ahp-elicit: cannot open the log: {e}"));
+                say(format!("ahp-elicit: {e}"));
                 return super::EXIT_USAGE;
             }
         },
