@@ -932,3 +932,100 @@ fn a_focus_move_during_the_guard_is_ignored() {
     let rs = results(&out);
     assert_eq!(actions_and_parents(&rs), vec![("decline", "evt-a5")]);
 }
+
+/// A held `o` (key repeat, one every 30 ms for 1.5 s) consents to the first
+/// request only: the repeats that reach the second are dropped, each one
+/// restarting its guard, and it waits for the person.
+#[test]
+fn a_held_o_key_opens_only_the_request_it_was_pressed_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[
+            ("evt-h1", "First page.", "https://auth.example.com/one"),
+            ("evt-h2", "Second page.", "https://auth.example.com/two"),
+        ],
+    );
+    let out = dir.path().join("out.jsonl");
+    let log = dir.path().join("launches");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    t.wait_for("First page.");
+    t.send("");
+    for _ in 0..50 {
+        t.s.send("o").expect("send");
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    t.wait_for("Second page.");
+    // Ample time for any repeat to have been read (not a measurement).
+    std::thread::sleep(Duration::from_millis(1200));
+    assert_eq!(launches(&log), vec!["1 https://auth.example.com/one"]);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-h1")]
+    );
+    t.last_key = Instant::now();
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(launches(&log).len(), 1);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-h1"), ("cancel", "evt-h2")]
+    );
+}
+
+/// Esc typed for one request does not cancel the next when that one
+/// appears on a screen too small to show it.
+#[test]
+fn a_carried_esc_does_not_cancel_a_too_small_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[
+            ("evt-e1", "One.", "https://auth.example.com/one"),
+            ("evt-e2", "Two.", "https://auth.example.com/two"),
+        ],
+    );
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        30,
+        8,
+        &format!("respond '{}'", input.display()),
+    );
+    t.wait_for("too small");
+    // The waiting screen says "too small" the same way before the request
+    // is up: give the first request's screen ample time (setup, not a
+    // measurement).
+    std::thread::sleep(Duration::from_millis(1500));
+    burst_esc(&mut t);
+    // Ample time for the second Esc to have been read (not a measurement).
+    std::thread::sleep(Duration::from_millis(1200));
+    t.pump();
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-e1")],
+        "{}",
+        t.screen()
+    );
+    t.last_key = Instant::now();
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-e1"), ("cancel", "evt-e2")]
+    );
+}
+
+/// Esc, then Esc 50 ms later (a double press meant for one screen).
+fn burst_esc(t: &mut Tui) {
+    t.s.send("\u{1b}").expect("send");
+    std::thread::sleep(Duration::from_millis(50));
+    t.s.send("\u{1b}").expect("send");
+}

@@ -417,10 +417,11 @@ impl TuiResponder {
             };
             match k {
                 Key::Ctrl('c') => return Ok(self.ctrl_c()),
+                _ if !guard.admit(Instant::now()) => {}
                 // While the screen is too small to show the request, only
                 // Esc and Ctrl-C count: nothing is answered blind.
                 Key::Esc if small => return Ok(Outcome::Answer(Answer::bare(Action::Cancel))),
-                _ if !guard.admit(Instant::now()) => {}
+                _ if small => {}
                 k => {
                     if let Step::Done(o) = key(&k) {
                         return Ok(o);

@@ -3,19 +3,32 @@
 //! owns the terminal, calls [`draw`] each frame and [`handle_key`] for each
 //! key press, and acts on the returned [`UrlDecision`].
 //!
-//! Screen, top to bottom: a title line with the progress text (fixed); then,
-//! scrollable: the requesting server and adapter, the message, the full URL
-//! (wrapped by character, never truncated), the URL as sent when the parser
-//! rewrote it, the host on a line of its own with the registrable domain
-//! emphasised, the scheme (and a non-default port), the warnings, and for a
-//! refused scheme the reason; then (fixed) the buttons and a key help line.
-//! All server-provided text passes through [`crate::safe_text`].
+//! Screen, top to bottom (see [`draw`]): a title line with the progress
+//! text; the pinned block, which no scrolling and no server text can move:
+//! the host on a line of its own with the registrable domain emphasised,
+//! the scheme (and a non-default port), and the warning count; then,
+//! scrollable: the full URL (wrapped by character, never truncated), the
+//! URL as sent when the parser rewrote it, for a refused scheme the reason,
+//! the warnings, then the requesting server and adapter and the server's
+//! message, framed as the server's own words (below the URL, so a message
+//! cannot imitate the URL block or push it away); then (fixed) the buttons
+//! and a key help line. A screen too small for the pinned block plus the
+//! URL shows a "too small" message instead. All server-provided text
+//! passes through [`crate::safe_text`].
+//!
+//! Open is enabled only once every row of the URL and of every warning
+//! has been on screen at the current width (scrolled through when long;
+//! [`UrlViewState::read_all`]); until then the help line says "scroll to
+//! read the whole URL". The app loop adds the consent guard
+//! ([`super::guard`]): no key counts within 400 ms of the screen being
+//! shown whole, of a resize, or of another key.
 //!
 //! Keys (consent phase):
 //! - `Tab`, `→`: next button; `Shift-Tab`, `←`: previous button;
 //! - `Enter` or `Space`: press the focused button. The initial focus is on
 //!   **Decline**, so Enter alone never consents;
-//! - `o`: Open in browser (consent), only when the URL is openable;
+//! - `o`: Open in browser (consent), only when the URL is openable and has
+//!   been read whole;
 //! - `d`: Decline;
 //! - `Esc` or `Ctrl-C`: Cancel;
 //! - `↑`/`↓`, `k`/`j`, `PgUp`/`PgDn`, `Home`/`End`: scroll the body.
