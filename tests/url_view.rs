@@ -616,3 +616,39 @@ fn a_new_width_must_be_read_again() {
     let _ = render(&s, 100, 30);
     assert!(!s.open_enabled());
 }
+
+/// At 40x10 the pinned host is on screen from the first frame and the URL
+/// must be scrolled through before Open works.
+#[test]
+fn at_40x10_the_host_is_pinned_and_open_waits_for_reading() {
+    let mut s = state(EVIL, &spoof_message());
+    let t = render(&s, 40, 10);
+    assert!(s.shown_whole());
+    let lines = text(&t);
+    assert_eq!(lines[1].trim_end(), "Host:    auth.example.com.evil.test");
+    insta::assert_snapshot!(t.backend());
+    assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None);
+    for _ in 0..40 {
+        if s.open_enabled() {
+            break;
+        }
+        handle_key(&mut s, key(KeyCode::Down));
+        let _ = render(&s, 40, 10);
+    }
+    assert!(s.open_enabled());
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Char('o'))),
+        Some(UrlDecision::Consent)
+    );
+}
+
+/// Too small, then big: only the big frame shows the request whole.
+#[test]
+fn a_resize_from_too_small_shows_the_request_whole_only_when_it_fits() {
+    let s = state("https://auth.example.com/r", "m");
+    let _ = render(&s, 30, 8);
+    assert!(!s.shown_whole());
+    let lines = text(&render(&s, 100, 30));
+    assert!(s.shown_whole());
+    assert_eq!(lines[1].trim_end(), "Host:    auth.example.com");
+}
