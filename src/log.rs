@@ -14,11 +14,17 @@
 //! | `launch` | `id`, `launcher`, `url`, `ok`, `error` when not ok |
 //! | `result-emitted` | `id` (the result event), `parent` (the request), `action` |
 //!
-//! Redaction, always on: every URL field has its query and fragment replaced
-//! by `[redacted]` and a userinfo password by `[redacted]`
-//! (`https://a.example/cb?code=1#x` → `https://a.example/cb?[redacted]#[redacted]`);
-//! URLs written inside messages and errors (`scheme://...`) are redacted
-//! the same way. Form values are never written unless `log_values` is set.
+//! Redaction, always on: every URL-looking span in every field (the URL,
+//! messages, errors, ids; not the form values `--log-values` adds) has its userinfo, query and fragment
+//! replaced by `[redacted]`
+//! (`https://u:pw@a.example/cb?code=1#x` → `https://[redacted]@a.example/cb?[redacted]#[redacted]`),
+//! malformed ones too (`https:/\a.example/cb?code=1`, `https:c.example/?t=1`,
+//! a quote inside the query); see [`redact_text`]. Form values are never
+//! written unless `log_values` is set. Every line is written by
+//! [`crate::safe_text::json_line`]: no raw control, C1 or bidi character
+//! reaches the file. The file is created 0600 and never through a symbolic
+//! link ([`crate::files::open_private`]). [`event_line`] applies the same to
+//! `mcp --events` lines.
 
 use std::fs::File;
 use std::io::Write;
@@ -83,16 +89,12 @@ impl EventLog {
         );
         obj.insert("event".into(), json!(event));
         // Every URL-looking span in every field is redacted, whatever the
-        // caller did (ids and errors quote the server too); form values are
-        // kept as given with --log-values.
-        if self.log_values {
-            obj.extend(fields);
-        } else {
-            obj.extend(fields.into_iter().map(|(k, v)| {
-                let v = redact_json(&v);
-                (k, v)
-            }));
-        }
+        // caller did (ids and errors quote the server too); form values
+        // (`content`, only with --log-values) are kept as given.
+        obj.extend(fields.into_iter().map(|(k, v)| {
+            let v = if k == "content" { v } else { redact_json(&v) };
+            (k, v)
+        }));
         // No raw control, C1 or bidi character reaches the file.
         let mut line = crate::safe_text::json_line(&Value::Object(obj));
         line.push('\n');
