@@ -39,7 +39,7 @@ fn escape_into(out: &mut String, c: char) {
 /// One line of safe text: unsafe characters shown as `\u{..}`, a tab as a
 /// space, a newline as `\u{a}`.
 pub fn display(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| is_unsafe(c)) {
+    if !s.chars().any(is_unsafe) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);

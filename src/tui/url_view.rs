@@ -646,7 +646,8 @@ fn layout(state: &UrlViewState, styles: &UrlStyles, width: usize) -> Layout {
 }
 
 /// The pinned block: what will be opened, which no scrolling and no server
-/// text can move off the screen.
+/// text can move off the screen: the host (and its ASCII form when it is an
+/// international name), scheme and port, the warning count, a rule.
 fn pinned_lines(state: &UrlViewState, s: &UrlStyles, width: usize) -> Vec<Line<'static>> {
     let r = &state.review;
     let mut out = Vec::new();
@@ -659,6 +660,12 @@ fn pinned_lines(state: &UrlViewState, s: &UrlStyles, width: usize) -> Vec<Line<'
                 (reg.to_owned(), s.emphasis),
             ];
             out.extend(wrap_styled(&segs, width, 9));
+            // An international name also in the form the browser uses, so a
+            // look-alike cannot hide behind its Unicode form.
+            if h.ascii != h.unicode {
+                let ascii = safe_text::display(&h.ascii).into_owned();
+                labelled(&mut out, "ASCII:   ", &ascii, s.warning, s, width);
+            }
         }
         None => labelled(&mut out, "Host:    ", "(none)", s.danger, s, width),
     }
