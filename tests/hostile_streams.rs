@@ -112,7 +112,8 @@ fn input_of(dir: &Path) -> Vec<u8> {
     out
 }
 
-/// Every corpus case, with `--log` added: stdout, stderr and the log.
+/// Every corpus case, with `--log` added: stdout, stderr and the log; and
+/// its input through `validate` (text and JSON): stdout and stderr.
 #[test]
 fn the_hostile_corpus_leaves_no_raw_control_in_any_stream() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/cases");
@@ -141,9 +142,20 @@ fn the_hostile_corpus_leaves_no_raw_control_in_any_stream() {
             .collect();
         let log = tmp.path().join(format!("log-{i}.jsonl"));
         args.extend(["--log".to_owned(), log.to_string_lossy().into_owned()]);
-        let r = run(&args, input_of(d), &[("log", log)]);
+        let input = input_of(d);
         let name = d.file_name().unwrap_or_default().to_string_lossy();
+        let r = run(&args, input.clone(), &[("log", log)]);
         failures.extend(r.problems().into_iter().map(|p| format!("{name}: {p}")));
+        // The same bytes through `validate`, text and JSON output.
+        for format in ["text", "json"] {
+            let args = s(&["validate", "--format", format, "-"]);
+            let r = run(&args, input.clone(), &[]);
+            failures.extend(
+                r.problems()
+                    .into_iter()
+                    .map(|p| format!("{name} (validate {format}): {p}")),
+            );
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
