@@ -484,7 +484,7 @@ pub fn apply(
 
 /// Rows the URL must be able to show under the pinned block (fewer when the
 /// URL is shorter) for the screen to count as big enough.
-const MIN_URL_ROWS: usize = 3;
+pub const MIN_URL_ROWS: usize = 3;
 
 /// The layout of one frame: the fixed rows and the scrollable body.
 struct Layout {
