@@ -11,6 +11,7 @@
 
 pub mod binding;
 pub mod cli;
+pub mod files;
 pub mod form;
 pub mod launcher;
 pub mod log;

@@ -15,13 +15,19 @@
 //! | `launch` | `id`, `launcher`, `url`, `ok`, `error` when not ok |
 //! | `result-emitted` | `id` (the result event), `parent` (the request), `action` |
 //!
-//! Redaction, always on: every URL field has its query and fragment replaced
-//! by `[redacted]` and a userinfo password by `[redacted]`
-//! (`https://a.example/cb?code=1#x` → `https://a.example/cb?[redacted]#[redacted]`);
-//! URLs written inside messages and errors (`scheme://...`) are redacted
-//! the same way. Form values are never written unless `log_values` is set.
+//! Redaction, always on: every URL-looking span in every field (the URL,
+//! messages, errors, ids; not the form values `--log-values` adds) has its userinfo, query and fragment
+//! replaced by `[redacted]`
+//! (`https://u:pw@a.example/cb?code=1#x` → `https://[redacted]@a.example/cb?[redacted]#[redacted]`),
+//! malformed ones too (`https:/\a.example/cb?code=1`, `https:c.example/?t=1`,
+//! a quote inside the query); see [`redact_text`]. Form values are never
+//! written unless `log_values` is set. Every line is written by
+//! [`crate::safe_text::json_line`]: no raw control, C1 or bidi character
+//! reaches the file. The file is created 0600 and never through a symbolic
+//! link ([`crate::files::open_private`]). [`event_line`] applies the same to
+//! `mcp --events` lines.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
@@ -47,11 +53,8 @@ impl EventLog {
     ///
     /// Errors: a sentence naming the path and the OS error.
     pub fn open(path: &Path, log_values: bool) -> Result<EventLog, String> {
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| format!("cannot open the log file {}: {e}", path.display()))?;
+        let file = crate::files::open_private(path, crate::files::Existing::Append)
+            .map_err(|e| format!("cannot open the log file {e}"))?;
         Ok(EventLog {
             file,
             log_values,
@@ -86,8 +89,15 @@ impl EventLog {
             json!(humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()),
         );
         obj.insert("event".into(), json!(event));
-        obj.extend(fields);
-        let mut line = Value::Object(obj).to_string();
+        // Every URL-looking span in every field is redacted, whatever the
+        // caller did (ids and errors quote the server too); form values
+        // (`content`, only with --log-values) are kept as given.
+        obj.extend(fields.into_iter().map(|(k, v)| {
+            let v = if k == "content" { v } else { redact_json(&v) };
+            (k, v)
+        }));
+        // No raw control, C1 or bidi character reaches the file.
+        let mut line = crate::safe_text::json_line(&Value::Object(obj));
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
@@ -243,11 +253,12 @@ impl EventLog {
     }
 }
 
-/// `url` with a non-empty query and fragment replaced by [`REDACTED`], and a
-/// userinfo password too. Works on the text as sent (no parsing, so an
-/// unparseable URL is redacted the same way).
+/// `url` with a non-empty query and fragment replaced by [`REDACTED`], and
+/// its userinfo (name and password) too. Works on the text as sent (no
+/// parsing), so a malformed URL is redacted the same way; after `scheme:`
+/// any run of `/` and `\` counts as the slashes, as browsers read it.
 ///
-/// `https://u:pw@a.example/cb?code=1#x` → `https://u:[redacted]@a.example/cb?[redacted]#[redacted]`.
+/// `https://u:pw@a.example/cb?code=1#x` → `https://[redacted]@a.example/cb?[redacted]#[redacted]`.
 pub fn redact_url(url: &str) -> String {
     let (before_frag, frag) = match url.find('#') {
         Some(i) => (&url[..i], Some(&url[i + 1..])),
@@ -257,7 +268,7 @@ pub fn redact_url(url: &str) -> String {
         Some(i) => (&before_frag[..i], Some(&before_frag[i + 1..])),
         None => (before_frag, None),
     };
-    let mut out = redact_password(base);
+    let mut out = redact_userinfo(base);
     for (sep, part) in [('?', query), ('#', frag)] {
         if let Some(p) = part {
             out.push(sep);
@@ -269,60 +280,129 @@ pub fn redact_url(url: &str) -> String {
     out
 }
 
-fn redact_password(base: &str) -> String {
-    let Some(i) = base.find("://") else {
+/// The length of the scheme at the start of `s` (`[A-Za-z][A-Za-z0-9+.-]*`
+/// followed by `:`), if there is one.
+fn scheme_len(s: &str) -> Option<usize> {
+    let first = s.chars().next()?;
+    if !first.is_ascii_alphabetic() {
+        return None;
+    }
+    let n = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+        .unwrap_or(s.len());
+    (s[n..].starts_with(':')).then_some(n)
+}
+
+fn redact_userinfo(base: &str) -> String {
+    let Some(n) = scheme_len(base) else {
         return base.to_owned();
     };
-    let auth_start = i + 3;
+    let after = &base[n + 1..];
+    let slashes = after.len() - after.trim_start_matches(['/', '\\']).len();
+    let auth_start = n + 1 + slashes;
     let rest = &base[auth_start..];
-    let auth_end = rest.find('/').unwrap_or(rest.len());
-    let auth = &rest[..auth_end];
-    match auth.rfind('@') {
-        Some(at) => match auth[..at].find(':') {
-            Some(colon) => format!(
-                "{}{}:{REDACTED}{}",
-                &base[..auth_start],
-                &auth[..colon],
-                &rest[at..]
-            ),
-            None => base.to_owned(),
-        },
-        None => base.to_owned(),
+    let auth_end = rest.find(['/', '\\']).unwrap_or(rest.len());
+    match rest[..auth_end].rfind('@') {
+        Some(at) if at > 0 => format!("{}{REDACTED}{}", &base[..auth_start], &rest[at..]),
+        _ => base.to_owned(),
     }
 }
 
-/// `text` with every `scheme://...` URL in it redacted by [`redact_url`]. A
-/// URL runs to the next whitespace, quote, `<`, `>` or backtick.
-pub fn redact_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut done = 0; // bytes of `text` already copied to `out`
-    let mut search = 0;
-    while let Some(rel) = text[search..].find("://") {
-        let sep = search + rel;
-        // Back over the scheme: ASCII letters, digits, '+', '-', '.'.
-        let start = text[..sep]
+/// Schemes a browser opens as web addresses even without `//`
+/// (`https:c.example/` is `https://c.example/`).
+const SPECIAL_SCHEMES: [&str; 6] = ["http", "https", "ws", "wss", "ftp", "file"];
+
+/// Where a URL starts in `token` (a run of text without whitespace): a
+/// scheme that is special, or any scheme followed by two slashes or
+/// backslashes.
+fn url_start(token: &str) -> Option<usize> {
+    for (i, _) in token.match_indices(':') {
+        // Back over the scheme characters, then forward to a letter.
+        let start = token[..i]
             .char_indices()
             .rev()
             .take_while(|(_, c)| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
             .last()
-            .map_or(sep, |(i, _)| i);
-        // A scheme starts with a letter; skip leading non-letters.
-        let start = text[start..sep]
-            .char_indices()
-            .find(|(_, c)| c.is_ascii_alphabetic())
-            .map_or(sep, |(i, _)| start + i);
-        let end = text[sep..]
-            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`'))
-            .map_or(text.len(), |i| sep + i);
-        if start < sep && start >= done {
-            out.push_str(&text[done..start]);
-            out.push_str(&redact_url(&text[start..end]));
-            done = end;
+            .map_or(i, |(j, _)| j);
+        let Some(off) = token[start..i].find(|c: char| c.is_ascii_alphabetic()) else {
+            continue;
+        };
+        let start = start + off;
+        let scheme = token[start..i].to_ascii_lowercase();
+        let tail = &token[i + 1..];
+        let slashed = tail.len() - tail.trim_start_matches(['/', '\\']).len() >= 2;
+        if SPECIAL_SCHEMES.contains(&scheme.as_str()) || slashed {
+            return Some(start);
         }
-        search = end.max(sep + 3);
     }
-    out.push_str(&text[done..]);
+    None
+}
+
+/// `text` with every URL-looking span in it redacted by [`redact_url`]: a
+/// span starts at a scheme (see `url_start`: `https:`, `http:`, ... even
+/// malformed as `https:/\host` or `https:host`, or any `scheme://`) and
+/// runs to the next whitespace, so a quote or bracket inside the query
+/// (`?a"&code=...`) does not end it.
+pub fn redact_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while !rest.is_empty() {
+        let ws = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let token = &rest[..ws];
+        match url_start(token) {
+            Some(s) => {
+                out.push_str(&token[..s]);
+                out.push_str(&redact_url(&token[s..]));
+            }
+            None => out.push_str(token),
+        }
+        let after = &rest[ws..];
+        let sp = after.len() - after.trim_start().len();
+        out.push_str(&after[..sp]);
+        rest = &after[sp..];
+    }
     out
+}
+
+/// `v` with every string in it redacted by [`redact_text`] (object keys
+/// are kept). A string that holds JSON itself (an AHP `text` part) is
+/// redacted inside and written back compactly.
+pub fn redact_json(v: &Value) -> Value {
+    match v {
+        Value::String(s) => {
+            let t = s.trim_start();
+            if t.starts_with('{') || t.starts_with('[') {
+                if let Ok(inner) = serde_json::from_str::<Value>(s) {
+                    let red = redact_json(&inner);
+                    return if red == inner {
+                        v.clone()
+                    } else {
+                        Value::String(red.to_string())
+                    };
+                }
+            }
+            Value::String(redact_text(s))
+        }
+        Value::Array(a) => Value::Array(a.iter().map(redact_json).collect()),
+        Value::Object(o) => {
+            Value::Object(o.iter().map(|(k, x)| (k.clone(), redact_json(x))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+/// One line for an `--events` file: `ev` redacted by [`redact_json`]
+/// unless `keep_values`, written by [`crate::safe_text::json_line`] (no raw
+/// control, C1 or bidi character), with its newline.
+pub fn event_line(ev: &Value, keep_values: bool) -> String {
+    let v = if keep_values {
+        ev.clone()
+    } else {
+        redact_json(ev)
+    };
+    let mut line = crate::safe_text::json_line(&v);
+    line.push('\n');
+    line
 }
 
 #[cfg(test)]
@@ -344,11 +424,11 @@ mod tests {
         );
         assert_eq!(
             redact_url("https://user:pw@a.example/x?q=1"),
-            "https://user:[redacted]@a.example/x?[redacted]"
+            "https://[redacted]@a.example/x?[redacted]"
         );
         assert_eq!(
             redact_url("https://trusted.example@evil.test/"),
-            "https://trusted.example@evil.test/"
+            "https://[redacted]@evil.test/"
         );
         assert_eq!(redact_url("not a url?secret"), "not a url?[redacted]");
     }
@@ -361,7 +441,7 @@ mod tests {
         );
         assert_eq!(
             redact_text("see \"https://x.example/p?tok=9\" now"),
-            "see \"https://x.example/p?[redacted]\" now"
+            "see \"https://x.example/p?[redacted] now"
         );
         assert_eq!(
             redact_text("(https://x.example/?a=1)"),
@@ -373,6 +453,60 @@ mod tests {
             redact_text("Grüße https://ü.example/?k=1"),
             "Grüße https://ü.example/?[redacted]"
         );
+    }
+
+    #[test]
+    fn malformed_and_hidden_urls_are_redacted() {
+        assert_eq!(
+            redact_text(r#"go https://a.example/cb?x"&code=s3cret now"#),
+            "go https://a.example/cb?[redacted] now"
+        );
+        assert_eq!(
+            redact_text(r"at https:/\a.example/cb?code=s3cret"),
+            r"at https:/\a.example/cb?[redacted]"
+        );
+        assert_eq!(
+            redact_text("see https:c.example/?t=s3cret."),
+            "see https:c.example/?[redacted]"
+        );
+        assert_eq!(
+            redact_text("x https://admin:hunter2@h.example/p"),
+            "x https://[redacted]@h.example/p"
+        );
+        assert_eq!(
+            redact_text(r"HTTPS:\\h.example\p?k=s3cret#f"),
+            r"HTTPS:\\h.example\p?[redacted]#[redacted]"
+        );
+        assert_eq!(
+            redact_url(r"https:/\admin:hunter2@a.example\x"),
+            r"https:/\[redacted]@a.example\x"
+        );
+        assert_eq!(
+            redact_text("(see:https://a.example/?k=1)"),
+            "(see:https://a.example/?[redacted]"
+        );
+        // Not URLs: times, ratios, a colon in prose.
+        let prose = "at 10:30? ratio 3:4, note: fine; mailto-like a@b";
+        assert_eq!(redact_text(prose), prose);
+    }
+
+    #[test]
+    fn event_lines_are_redacted_inside_json_text_and_escaped() {
+        let inner = json!({"url": "https://admin:hunter2@a.example/cb?code=s3cret",
+            "message": "Go to https:c.example/?t=s3cret \u{9b}\u{202e}"});
+        let ev = json!({"id": "e\u{1b}1", "payload": {"text": inner.to_string()}});
+        let line = event_line(&ev, false);
+        assert!(line.ends_with('\n'));
+        for bad in ["hunter2", "s3cret", "admin", "\u{9b}", "\u{202e}", "\u{1b}"] {
+            assert!(!line.contains(bad), "{bad:?} in {line}");
+        }
+        let back: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(back["id"], "e\u{1b}1");
+        let text: Value = serde_json::from_str(back["payload"]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(text["url"], "https://[redacted]@a.example/cb?[redacted]");
+        // With --log-values the event is kept whole (still escaped).
+        let kept: Value = serde_json::from_str(&event_line(&ev, true)).unwrap();
+        assert_eq!(kept, ev);
     }
 
     fn url_request() -> RequestEvent {

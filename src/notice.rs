@@ -8,7 +8,11 @@
 static HELD: std::sync::Mutex<Option<Vec<String>>> = std::sync::Mutex::new(None);
 
 /// Write one message to stderr, or hold it while [`HoldStderr`] is active.
+/// Every line of it goes through the sanitizer
+/// ([`crate::safe_text::display_lines`]): messages quote server text (ids,
+/// property names, details), which must never reach the terminal raw.
 pub fn say(msg: String) {
+    let msg = crate::safe_text::display_lines(&msg);
     if let Ok(mut held) = HELD.lock() {
         if let Some(v) = held.as_mut() {
             v.push(msg);

@@ -39,7 +39,7 @@ fn escape_into(out: &mut String, c: char) {
 /// One line of safe text: unsafe characters shown as `\u{..}`, a tab as a
 /// space, a newline as `\u{a}`.
 pub fn display(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| is_unsafe(c)) {
+    if !s.chars().any(is_unsafe) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -59,6 +59,48 @@ pub fn display_multiline(s: &str) -> Vec<String> {
     s.split('\n')
         .map(|line| display(line.strip_suffix('\r').unwrap_or(line)).into_owned())
         .collect()
+}
+
+/// Multi-line safe text as one string: [`display_multiline`] joined with
+/// `\n`. For a message written to stderr or a file: every line of it is
+/// neutralised, the line breaks stay.
+pub fn display_lines(s: &str) -> String {
+    if !s.chars().any(|c| c != '\n' && is_unsafe(c)) {
+        return s.to_owned();
+    }
+    display_multiline(s).join("\n")
+}
+
+/// JSON text `s` with every character that [`is_unsafe`] flags written as
+/// a `\uXXXX` escape (serde_json escapes only C0 controls; this also covers
+/// DEL, C1 controls, bidi and zero-width characters). `s` must be JSON
+/// text: there a raw newline, tab or carriage return is whitespace between
+/// tokens (kept) and every other unsafe character stands inside a string,
+/// so the value a JSON reader gets back is unchanged, while printing the
+/// text on a terminal cannot inject anything.
+pub fn json_text(s: &str) -> Cow<'_, str> {
+    let bad = |c: char| !matches!(c, '\n' | '\r' | '\t') && is_unsafe(c);
+    if !s.chars().any(bad) {
+        return Cow::Borrowed(s);
+    }
+    use std::fmt::Write;
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if bad(c) {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{:04x}", u);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `v` as one line of compact JSON made safe by [`json_text`].
+pub fn json_line(v: &serde_json::Value) -> String {
+    json_text(&v.to_string()).into_owned()
 }
 
 #[cfg(test)]
@@ -82,6 +124,19 @@ mod tests {
         assert_eq!(display("a\u{200b}b\u{2066}c"), "a\\u{200b}b\\u{2066}c");
         assert_eq!(display("tab\there"), "tab here");
         assert_eq!(display("l1\nl2"), "l1\\u{a}l2");
+    }
+
+    #[test]
+    fn lines_and_json_are_neutralised() {
+        assert_eq!(
+            display_lines("a\u{1b}]0;x\u{7}\nb"),
+            "a\\u{1b}]0;x\\u{7}\nb"
+        );
+        assert_eq!(display_lines("plain\ntext"), "plain\ntext");
+        let v = serde_json::json!({"k\u{9b}": "a\u{202e}b\u{1b}\u{e0041}"});
+        let line = json_line(&v);
+        assert_eq!(line, r#"{"k\u009b":"a\u202eb\u001b\udb40\udc41"}"#);
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&line).unwrap(), v);
     }
 
     #[test]

@@ -32,6 +32,14 @@ fn start(out: &Path, cols: u16, rows: u16, args: &str) -> expectrl::session::OsS
     s
 }
 
+/// A person reads a new screen before typing: keys that arrive within the
+/// consent guard of a request screen (300 ms after it was first shown
+/// whole, restarted by each such key) are dropped, so a test waits past it
+/// once the screen is up. Not a measurement.
+fn read_the_screen() {
+    std::thread::sleep(Duration::from_millis(600));
+}
+
 /// Wait for the end of the program; returns everything it drew.
 fn finish(s: &mut expectrl::session::OsSession) -> String {
     let m = s.expect(Eof).expect("program ends");
@@ -78,6 +86,7 @@ fn demo_filled_and_submitted() {
     let out = dir.path().join("out.jsonl");
     let mut s = start(&out, 80, 24, "");
     s.expect("request 1 of 1").expect("header drawn");
+    read_the_screen();
     s.send("Ada Example").expect("send");
     s.send("\t").expect("send");
     s.send("ada@example.com").expect("send");
@@ -114,6 +123,7 @@ fn demo_decline_button() {
     let out = dir.path().join("out.jsonl");
     let mut s = start(&out, 80, 24, "--theme monochrome");
     s.expect("request 1 of 1").expect("header drawn");
+    read_the_screen();
     // Shift-Tab from the first field wraps to the Cancel button, once more
     // to Decline.
     s.send("\u{1b}[Z\u{1b}[Z").expect("backtab");
@@ -131,6 +141,7 @@ fn demo_esc_cancels() {
     let out = dir.path().join("out.jsonl");
     let mut s = start(&out, 80, 24, "");
     s.expect("request 1 of 1").expect("header drawn");
+    read_the_screen();
     s.send("typing").expect("send");
     s.send("\u{1b}").expect("esc");
     let drawn = finish(&mut s);
@@ -222,6 +233,7 @@ fn forty_fields_in_24_rows_reach_submit() {
     let out = dir.path().join("out.jsonl");
     let mut s = start(&out, 80, 24, &format!("--request '{}'", path.display()));
     s.expect("Field number 0").expect("first field drawn");
+    read_the_screen();
     for _ in 0..39 {
         s.send("\t").expect("tab");
     }
@@ -266,6 +278,7 @@ fn first_frame_at_40x12_shows_the_message() {
     let mut s = start(&out, 40, 12, "");
     s.expect(expectrl::Regex("Tell.{0,12}us.{0,12}about"))
         .expect("the message is on the first frame");
+    read_the_screen();
     s.send("Ada Example").expect("type");
     s.send("\u{1b}").expect("esc");
     let drawn = finish(&mut s);
@@ -282,6 +295,7 @@ fn fourth_check_over_max_items_shows_a_notice() {
     let out = dir.path().join("out.jsonl");
     let mut s = start(&out, 80, 24, "");
     s.expect("request 1 of 1").expect("header drawn");
+    read_the_screen();
     for _ in 0..11 {
         s.send("\t").expect("send");
     }

@@ -110,6 +110,14 @@ fn spawn(scenario: &str, out: &std::path::Path) -> expectrl::session::OsSession 
     s
 }
 
+/// A person reads a new screen before pressing a key: keys that arrive
+/// within the consent guard of a request screen (300 ms for forms, 400 ms
+/// for URL consent, after it was first shown whole, restarted by each such
+/// key) are dropped. Not a measurement.
+fn read_the_screen() {
+    std::thread::sleep(Duration::from_millis(700));
+}
+
 fn outcome(s: &mut expectrl::session::OsSession, out: &std::path::Path) -> String {
     let m = s.expect(Eof).expect("child ends");
     let drawn = String::from_utf8_lossy(m.get(0).unwrap_or_default()).into_owned();
@@ -135,6 +143,7 @@ fn waiting_screen_and_ctrl_c_twice_quits() {
     let out = dir.path().join("out");
     let mut s = spawn("wait", &out);
     s.expect("request 2 of 3").expect("progress in the header");
+    read_the_screen();
     s.send("\u{1b}").expect("esc");
     s.expect("Waiting").expect("waiting screen");
     s.send("\u{3}").expect("ctrl-c");
@@ -150,9 +159,11 @@ fn metadata_view_and_url_offer_only_decline_and_cancel() {
     let mut s = spawn("views", &out);
     s.expect("metadata").expect("gap reason shown");
     s.expect("Decline").expect("decline button");
+    read_the_screen();
     // Enter presses the focused Decline.
     s.send("\r").expect("enter");
     s.expect("auth.example.com").expect("URL shown");
+    read_the_screen();
     s.send("\u{1b}").expect("esc");
     assert_eq!(outcome(&mut s, &out), "decline cancel");
 }

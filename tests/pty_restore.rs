@@ -189,6 +189,9 @@ fn live(dir: &Path, out: &Path) -> (Run, std::fs::File) {
     writeln!(w, "{}", request("evt-1", "First form.")).expect("write");
     w.flush().expect("flush");
     r.wait_for("First form.");
+    // A person reads the form before typing: keys within the consent guard
+    // (300 ms after the screen was first shown whole) are dropped.
+    std::thread::sleep(Duration::from_millis(600));
     (r, w)
 }
 

@@ -13,6 +13,7 @@
 
 mod common;
 use common::pty::*;
+use expectrl::Expect;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -209,7 +210,7 @@ fn each_warning_kind_is_shown() {
         (
             "port",
             "https://example.com:8443/".into(),
-            vec!["Non-default port 8443 (this scheme normally uses 443).", "Port: 8443"],
+            vec!["Non-default port 8443 (this scheme normally uses 443).", "Scheme: https · port 8443"],
         ),
         (
             "long",
@@ -723,4 +724,343 @@ fn typeahead_is_no_consent_and_ctrl_d_declines() {
         actions_and_parents(&results(&out)),
         vec![("accept", "evt-t1"), ("decline", "evt-t2")]
     );
+}
+
+// ---- attacks on consent (a malicious server): nothing unseen is opened ----
+
+/// A message that draws its own URL block, then blank lines to push the
+/// real one below the fold.
+fn spoof_message() -> String {
+    format!(
+        "Sign in to continue.\n\nURL\n  https://auth.example.com/login\nHost:    auth.example.com\nScheme:  https\n{}",
+        "\n".repeat(40)
+    )
+}
+
+const EVIL: &str = "https://auth.example.com.evil.test/login?session=1";
+
+/// Row `n` of the screen.
+fn screen_row(t: &mut Tui, n: usize) -> String {
+    t.pump();
+    t.screen().lines().nth(n).unwrap_or_default().to_owned()
+}
+
+/// The message's own "Host: auth.example.com" cannot stand in for the real
+/// one: the real host is pinned on the row under the title, the message is
+/// framed below the real URL; reading that, the person declines.
+#[test]
+fn a_spoofed_url_block_in_the_message_is_framed_below_the_real_host() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let msg = spoof_message();
+    let input = write_stream(dir.path(), &[("evt-a1", msg.as_str(), EVIL)]);
+    let out = dir.path().join("out.jsonl");
+    let log = dir.path().join("launches");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    t.wait_for("│ Host: auth.example.com");
+    assert_eq!(
+        screen_row(&mut t, 1).trim_end(),
+        "Host:    auth.example.com.evil.test"
+    );
+    for l in t.screen().lines() {
+        if l.contains("auth.example.com") && !l.contains("evil.test") {
+            assert!(l.starts_with("│ "), "an unframed spoof line: {l:?}");
+        }
+    }
+    // Scrolling to the end never moves the real host away.
+    t.send("\u{1b}[F");
+    t.wait_for("↑ top");
+    assert_eq!(
+        screen_row(&mut t, 1).trim_end(),
+        "Host:    auth.example.com.evil.test"
+    );
+    t.send("d");
+    assert_eq!(t.finish(), 0);
+    assert!(launches(&log).is_empty());
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("decline", "evt-a1")]
+    );
+}
+
+/// A 7,875-character URL whose userinfo imitates Google: the real host
+/// (evil.test) is pinned from the first frame; `o`, and Enter on the Open
+/// button, open nothing before the whole URL was scrolled through, and the
+/// screen says why.
+#[test]
+fn a_long_userinfo_url_opens_nothing_before_it_was_read() {
+    let user = format!("accounts.google.com%2Fo%2Foauth2{}", "%2Fv2".repeat(1540));
+    let mut url = format!("https://{user}@evil.test/cb?x=");
+    url.push_str(&"y".repeat(7875 - url.len()));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(dir.path(), &[("evt-a2", "Sign in with Google.", &url)]);
+    let out = dir.path().join("out.jsonl");
+    let log = dir.path().join("launches");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    t.wait_for("scroll to read the whole URL");
+    assert_eq!(screen_row(&mut t, 1).trim_end(), "Host:    evil.test");
+    t.send("o");
+    t.send("\u{1b}[Z");
+    t.wait_for("[>Open in browser<]");
+    t.send("\r");
+    // End jumps past the middle of the URL: still nothing.
+    t.send("\u{1b}[F");
+    t.wait_for("↑ top");
+    t.send("o");
+    assert!(t.shows("scroll to read the whole URL"));
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert!(launches(&log).is_empty(), "{:?}", launches(&log));
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-a2")]
+    );
+}
+
+/// At 40x10 the host is pinned and the URL must be scrolled; `o` at once
+/// opens nothing.
+#[test]
+fn at_40x10_nothing_unseen_opens() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let msg = spoof_message();
+    let input = write_stream(dir.path(), &[("evt-a3", msg.as_str(), EVIL)]);
+    let out = dir.path().join("out.jsonl");
+    let log = dir.path().join("launches");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        40,
+        10,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    t.wait_for("scroll to read the whole URL");
+    assert_eq!(
+        screen_row(&mut t, 1).trim_end(),
+        "Host:    auth.example.com.evil.test"
+    );
+    t.send("o");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert!(launches(&log).is_empty(), "{:?}", launches(&log));
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-a3")]
+    );
+}
+
+/// Press `key` (paced like a person) until the screen no longer shows
+/// `text`: a key read within the guard that an earlier dropped key
+/// restarted is dropped too, and a person would press it again.
+fn press_until_gone(t: &mut Tui, key: &str, text: &str) {
+    for _ in 0..5 {
+        t.send(key);
+        let end = Instant::now() + Duration::from_millis(1500);
+        while Instant::now() < end {
+            if t.eof || !t.shows(text) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    panic!("{text:?} is still on screen:\n{}", t.screen());
+}
+
+/// Wait for `text` without the harness's reading pause (the next key goes
+/// out at once).
+fn wait_quietly(t: &mut Tui, text: &str) {
+    let want = squash(text);
+    let end = Instant::now() + PATIENCE;
+    while !squash(&t.screen()).contains(&want) {
+        assert!(
+            Instant::now() < end,
+            "waiting for {text:?}:\n{}",
+            t.screen()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+        t.pump();
+    }
+}
+
+/// Resize the pty (the program gets SIGWINCH) and the emulator.
+fn resize(t: &mut Tui, cols: u16, rows: u16) {
+    t.s.get_process_mut()
+        .set_window_size(cols, rows)
+        .expect("resize the pty");
+    t.vt.set_size(
+        std::num::NonZeroU16::new(rows).expect("rows"),
+        std::num::NonZeroU16::new(cols).expect("cols"),
+    );
+}
+
+/// A resize from too small to big, then `o` at once: the guard starts at
+/// the first frame that shows the request whole, so the `o` opens nothing.
+#[test]
+fn a_resize_then_o_opens_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[("evt-a4", "Resize me.", "https://auth.example.com/r")],
+    );
+    let out = dir.path().join("out.jsonl");
+    let log = dir.path().join("launches");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        30,
+        8,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    t.wait_for("too small");
+    // Long enough at the small size for a guard counted from the first
+    // attempt to draw to have ended.
+    t.send("");
+    std::thread::sleep(Duration::from_millis(500));
+    resize(&mut t, 100, 30);
+    // `o` the moment the request appears at the new size.
+    wait_quietly(&mut t, "Host: auth.example.com");
+    t.s.send("o").expect("send");
+    t.last_key = Instant::now();
+    press_until_gone(&mut t, "\u{1b}", "Resize me.");
+    assert_eq!(t.finish(), 0);
+    assert!(launches(&log).is_empty(), "{:?}", launches(&log));
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-a4")]
+    );
+}
+
+/// Focus moves during the guard are ignored: Left (onto Open) typed as the
+/// screen appears, then Enter a person's pause later, opens nothing.
+#[test]
+fn a_focus_move_during_the_guard_is_ignored() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[("evt-a5", "Quick keys.", "https://auth.example.com/q")],
+    );
+    let out = dir.path().join("out.jsonl");
+    let log = dir.path().join("launches");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    t.wait_for("Quick keys.");
+    t.s.send("\u{1b}[D").expect("send");
+    t.last_key = Instant::now();
+    press_until_gone(&mut t, "\r", "Quick keys.");
+    assert_eq!(t.finish(), 0);
+    assert!(launches(&log).is_empty(), "{:?}", launches(&log));
+    let rs = results(&out);
+    assert_eq!(actions_and_parents(&rs), vec![("decline", "evt-a5")]);
+}
+
+/// A held `o` (key repeat, one every 30 ms for 1.5 s) consents to the first
+/// request only: the repeats that reach the second are dropped, each one
+/// restarting its guard, and it waits for the person.
+#[test]
+fn a_held_o_key_opens_only_the_request_it_was_pressed_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[
+            ("evt-h1", "First page.", "https://auth.example.com/one"),
+            ("evt-h2", "Second page.", "https://auth.example.com/two"),
+        ],
+    );
+    let out = dir.path().join("out.jsonl");
+    let log = dir.path().join("launches");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+    );
+    t.wait_for("First page.");
+    t.send("");
+    for _ in 0..50 {
+        t.s.send("o").expect("send");
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    t.wait_for("Second page.");
+    // Ample time for any repeat to have been read (not a measurement).
+    std::thread::sleep(Duration::from_millis(1200));
+    assert_eq!(launches(&log), vec!["1 https://auth.example.com/one"]);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-h1")]
+    );
+    t.last_key = Instant::now();
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(launches(&log).len(), 1);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-h1"), ("cancel", "evt-h2")]
+    );
+}
+
+/// Esc typed for one request does not cancel the next when that one
+/// appears on a screen too small to show it.
+#[test]
+fn a_carried_esc_does_not_cancel_a_too_small_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[
+            ("evt-e1", "One.", "https://auth.example.com/one"),
+            ("evt-e2", "Two.", "https://auth.example.com/two"),
+        ],
+    );
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        30,
+        8,
+        &format!("respond '{}'", input.display()),
+    );
+    t.wait_for("too small");
+    // The waiting screen says "too small" the same way before the request
+    // is up: give the first request's screen ample time (setup, not a
+    // measurement).
+    std::thread::sleep(Duration::from_millis(1500));
+    burst_esc(&mut t);
+    // Ample time for the second Esc to have been read (not a measurement).
+    std::thread::sleep(Duration::from_millis(1200));
+    t.pump();
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-e1")],
+        "{}",
+        t.screen()
+    );
+    t.last_key = Instant::now();
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-e1"), ("cancel", "evt-e2")]
+    );
+}
+
+/// Esc, then Esc 50 ms later (a double press meant for one screen).
+fn burst_esc(t: &mut Tui) {
+    t.s.send("\u{1b}").expect("send");
+    std::thread::sleep(Duration::from_millis(50));
+    t.s.send("\u{1b}").expect("send");
 }

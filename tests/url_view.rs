@@ -39,6 +39,11 @@ fn text(t: &Terminal<TestBackend>) -> Vec<String> {
         .collect()
 }
 
+/// `text` without whitespace.
+fn squash(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
 fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
 }
@@ -167,12 +172,16 @@ fn enter_never_consents_first() {
         handle_key(&mut s, key(KeyCode::Enter)),
         Some(UrlDecision::Decline)
     );
+    // Before any frame showed the URL, Open does nothing.
     let mut s = state("https://a.example/", "m");
+    assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None);
+    let _ = render(&s, 80, 24);
     assert_eq!(
         handle_key(&mut s, key(KeyCode::Char('o'))),
         Some(UrlDecision::Consent)
     );
     let mut s = state("https://a.example/", "m");
+    let _ = render(&s, 80, 24);
     assert_eq!(handle_key(&mut s, key(KeyCode::BackTab)), None);
     assert_eq!(s.focus(), UrlButton::Open);
     assert_eq!(
@@ -250,6 +259,7 @@ fn refused_scheme_offers_only_decline_and_cancel() {
 #[test]
 fn launch_failure_retry_copy_give_up() {
     let mut s = state("https://a.example/cb", "m");
+    let _ = render(&s, 80, 24);
     assert_eq!(
         handle_key(&mut s, key(KeyCode::Char('o'))),
         Some(UrlDecision::Consent)
@@ -302,6 +312,15 @@ fn launch_failure_retry_copy_give_up() {
     );
 }
 
+/// The first row below the pinned block (after its `─` rule).
+fn body_top(lines: &[String]) -> usize {
+    lines
+        .iter()
+        .position(|l| l.starts_with('─'))
+        .expect("the pinned block ends with a rule")
+        + 1
+}
+
 #[test]
 fn the_whole_long_url_is_reachable_by_scrolling() {
     let url = format!("https://a.example/cb?data={}", "0123456789".repeat(210));
@@ -317,9 +336,10 @@ fn the_whole_long_url_is_reachable_by_scrolling() {
                 break;
             }
             last = Some(s.scroll());
-            // Body rows are 1..h-3 (the row before the buttons is the
-            // "more" indicator when the body overflows).
-            for (i, l) in lines[1..usize::from(h) - 3].iter().enumerate() {
+            // Body rows run from below the pinned block to the row before
+            // the "more" indicator, buttons and help.
+            let top = body_top(&lines);
+            for (i, l) in lines[top..usize::from(h) - 3].iter().enumerate() {
                 seen.insert(usize::from(s.scroll()) + i, l.clone());
             }
             handle_key(&mut s, key(KeyCode::Down));
@@ -334,12 +354,17 @@ fn the_whole_long_url_is_reachable_by_scrolling() {
             "{w}x{h}: the URL is not fully reachable; got {} chars",
             joined.len()
         );
-        // End scrolls to the bottom: the last warning is visible.
+        // Scrolling through reaches the warnings, and then Open works.
+        let all: String = seen.values().map(|l| squash(l)).collect();
+        assert!(all.contains("VerylongURL"), "{w}x{h}: {all}");
+        assert!(s.open_enabled(), "{w}x{h}: read through");
+        // End jumps over the middle of the URL: Open stays disabled.
         let mut s = state(&url, "m");
         let _ = render(&s, w, h);
         handle_key(&mut s, key(KeyCode::End));
-        let all = text(&render(&s, w, h)).join("\n");
-        assert!(all.contains("Very long URL"), "{all}");
+        let _ = render(&s, w, h);
+        assert!(!s.open_enabled(), "{w}x{h}: the middle was never shown");
+        assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None);
     }
 }
 
@@ -371,6 +396,7 @@ fn apply_consent_launches_once_then_accepts() {
         assert_eq!(handle_key(&mut s, key(k)), None);
     }
     assert!(l.opened.is_empty());
+    let _ = render(&s, 80, 24);
     let d = handle_key(&mut s, key(KeyCode::Char('o'))).unwrap();
     let step = apply(&mut s, d, &mut l, false);
     assert_eq!(step.action, Some(Action::Accept));
@@ -463,4 +489,166 @@ fn odd_sizes_do_not_panic() {
             let _ = render(&s, w, h);
         }
     }
+}
+
+// ---- attacks on consent: the person always sees what will be opened ----
+
+/// A message that draws its own URL block, then blank lines to push the
+/// real one away.
+fn spoof_message() -> String {
+    format!(
+        "Sign in to continue.\n\nURL\n  https://auth.example.com/login\nHost:    auth.example.com\nScheme:  https\n{}",
+        "\n".repeat(40)
+    )
+}
+
+const EVIL: &str = "https://auth.example.com.evil.test/login?session=1";
+
+/// The first row that starts with `prefix`.
+fn row(lines: &[String], prefix: &str) -> usize {
+    lines
+        .iter()
+        .position(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no row starts with {prefix:?}: {lines:#?}"))
+}
+
+#[test]
+fn a_message_cannot_imitate_or_push_away_the_url() {
+    let mut s = state(EVIL, &spoof_message());
+    let t = render(&s, 80, 24);
+    let lines = text(&t);
+    // The pinned block names the real host, right under the title, before
+    // any server text.
+    assert_eq!(row(&lines, "Host:"), 1);
+    assert_eq!(lines[1].trim_end(), "Host:    auth.example.com.evil.test");
+    assert_eq!(lines[2].trim_end(), "Scheme:  https");
+    // The real URL comes before the server's words, which are framed.
+    let url_row = row(&lines, "  https://auth.example.com.evil.test/login");
+    let framed = row(&lines, "┌ The server's message");
+    assert!(url_row < framed, "{lines:#?}");
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("│ Sign in to continue.")));
+    // Nothing outside the frame claims another host.
+    for l in &lines {
+        if l.contains("auth.example.com") && !l.contains("evil.test") {
+            assert!(l.starts_with("│ "), "unframed spoof line {l:?}");
+        }
+    }
+    insta::assert_snapshot!(t.backend());
+    // Scrolled to the bottom, the pinned host is still there.
+    handle_key(&mut s, key(KeyCode::End));
+    let lines = text(&render(&s, 80, 24));
+    assert_eq!(lines[1].trim_end(), "Host:    auth.example.com.evil.test");
+}
+
+/// A 7,875-character URL whose userinfo imitates Google: the real host is
+/// pinned at the top from the first frame, and Open stays disabled until
+/// every row of the URL and its warnings has been on screen.
+#[test]
+fn a_long_userinfo_url_shows_its_host_and_must_be_read() {
+    let user = format!("accounts.google.com%2Fo%2Foauth2{}", "%2Fv2".repeat(1540));
+    let mut url = format!("https://{user}@evil.test/cb?x=");
+    url.push_str(&"y".repeat(7875 - url.len()));
+    assert_eq!(url.chars().count(), 7875);
+    let mut s = state(&url, "Sign in with Google.");
+    let t = render(&s, 80, 24);
+    let lines = text(&t);
+    assert_eq!(lines[1].trim_end(), "Host:    evil.test");
+    assert!(lines[3].starts_with("Check:   2 warnings"), "{lines:#?}");
+    assert!(lines
+        .iter()
+        .any(|l| l.contains("scroll to read the whole URL")));
+    insta::assert_snapshot!(t.backend());
+    assert!(!s.open_enabled());
+    assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None);
+    // Focus on Open and Enter: still nothing.
+    handle_key(&mut s, key(KeyCode::BackTab));
+    assert_eq!(s.focus(), UrlButton::Open);
+    assert_eq!(handle_key(&mut s, key(KeyCode::Enter)), None);
+    // Page through to the end: now Open works.
+    for _ in 0..400 {
+        if s.open_enabled() {
+            break;
+        }
+        handle_key(&mut s, key(KeyCode::PageDown));
+        let lines = text(&render(&s, 80, 24));
+        assert_eq!(lines[1].trim_end(), "Host:    evil.test");
+    }
+    assert!(s.open_enabled());
+    assert!(!text(&render(&s, 80, 24))
+        .iter()
+        .any(|l| l.contains("scroll to read")));
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Enter)),
+        Some(UrlDecision::Consent)
+    );
+}
+
+/// Too small for the pinned block and the URL: a message, and nothing can
+/// be opened.
+#[test]
+fn too_small_for_the_pinned_block_takes_no_consent() {
+    let mut s = state(EVIL, &spoof_message());
+    let t = render(&s, 40, 8);
+    assert!(!s.shown_whole());
+    let lines = text(&t).join("\n");
+    assert!(lines.contains("Terminal too small (40x8)"), "{lines}");
+    insta::assert_snapshot!(t.backend());
+    assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None);
+    assert!(!s.open_enabled());
+    // At 40x12 it fits: the host is pinned and the URL is read whole.
+    let lines = text(&render(&s, 40, 12));
+    assert!(s.shown_whole());
+    assert_eq!(lines[1].trim_end(), "Host:    auth.example.com.evil.test");
+}
+
+/// A new width wraps the URL again: what was read must be read again.
+#[test]
+fn a_new_width_must_be_read_again() {
+    let url = format!("https://a.example/cb?data={}", "0123456789".repeat(210));
+    let mut s = state(&url, "m");
+    for _ in 0..100 {
+        let _ = render(&s, 80, 24);
+        handle_key(&mut s, key(KeyCode::PageDown));
+    }
+    assert!(s.open_enabled());
+    let _ = render(&s, 100, 30);
+    assert!(!s.open_enabled());
+}
+
+/// At 40x10 the pinned host is on screen from the first frame and the URL
+/// must be scrolled through before Open works.
+#[test]
+fn at_40x10_the_host_is_pinned_and_open_waits_for_reading() {
+    let mut s = state(EVIL, &spoof_message());
+    let t = render(&s, 40, 10);
+    assert!(s.shown_whole());
+    let lines = text(&t);
+    assert_eq!(lines[1].trim_end(), "Host:    auth.example.com.evil.test");
+    insta::assert_snapshot!(t.backend());
+    assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None);
+    for _ in 0..40 {
+        if s.open_enabled() {
+            break;
+        }
+        handle_key(&mut s, key(KeyCode::Down));
+        let _ = render(&s, 40, 10);
+    }
+    assert!(s.open_enabled());
+    assert_eq!(
+        handle_key(&mut s, key(KeyCode::Char('o'))),
+        Some(UrlDecision::Consent)
+    );
+}
+
+/// Too small, then big: only the big frame shows the request whole.
+#[test]
+fn a_resize_from_too_small_shows_the_request_whole_only_when_it_fits() {
+    let s = state("https://auth.example.com/r", "m");
+    let _ = render(&s, 30, 8);
+    assert!(!s.shown_whole());
+    let lines = text(&render(&s, 100, 30));
+    assert!(s.shown_whole());
+    assert_eq!(lines[1].trim_end(), "Host:    auth.example.com");
 }

@@ -113,7 +113,7 @@ pub fn run(args: DemoArgs) -> u8 {
     let theme = match Theme::resolve_for_terminal(args.theme.as_deref()) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("ahp-elicit: {e}");
+            crate::notice::say(format!("ahp-elicit: {e}"));
             return super::EXIT_USAGE;
         }
     };
@@ -124,7 +124,7 @@ pub fn run(args: DemoArgs) -> u8 {
     let req = match req {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("ahp-elicit: {e}");
+            crate::notice::say(format!("ahp-elicit: {e}"));
             return match e {
                 LoadError::Invalid(_) if args.request.is_some() => super::EXIT_INVALID,
                 _ => super::EXIT_USAGE,
@@ -137,7 +137,7 @@ pub fn run(args: DemoArgs) -> u8 {
         let mut tui = match TuiResponder::new(theme) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("ahp-elicit: {e}");
+                crate::notice::say(format!("ahp-elicit: {e}"));
                 return super::EXIT_USAGE;
             }
         };
@@ -153,7 +153,7 @@ pub fn run(args: DemoArgs) -> u8 {
         Ok(Outcome::Answer(a)) => a,
         Ok(Outcome::Quit) => Answer::bare(Action::Cancel),
         Err(e) => {
-            eprintln!("ahp-elicit: {e}");
+            crate::notice::say(format!("ahp-elicit: {e}"));
             return super::EXIT_USAGE;
         }
     };
@@ -166,14 +166,14 @@ pub fn run(args: DemoArgs) -> u8 {
                 Ok(()) => super::EXIT_OK,
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => super::EXIT_OK,
                 Err(e) => {
-                    eprintln!("ahp-elicit: cannot write the result: {e}");
+                    crate::notice::say(format!("ahp-elicit: cannot write the result: {e}"));
                     super::EXIT_USAGE
                 }
             }
         }
         Err(es) => {
             for e in es {
-                eprintln!("ahp-elicit: result not emitted: {e}");
+                crate::notice::say(format!("ahp-elicit: result not emitted: {e}"));
             }
             super::EXIT_INVALID
         }
@@ -183,7 +183,9 @@ pub fn run(args: DemoArgs) -> u8 {
 /// Run the command; without the `tui` feature there is no terminal UI.
 #[cfg(not(feature = "tui"))]
 pub fn run(_args: DemoArgs) -> u8 {
-    eprintln!("ahp-elicit: this build has no terminal UI (feature 'tui' is off)");
+    crate::notice::say(format!(
+        "ahp-elicit: this build has no terminal UI (feature 'tui' is off)"
+    ));
     super::EXIT_USAGE
 }
 

@@ -164,7 +164,7 @@ impl crate::responder::Responder for Session {
 }
 
 fn usage(msg: &str) -> u8 {
-    eprintln!("ahp-elicit mcp: {msg}");
+    crate::notice::say(format!("ahp-elicit mcp: {msg}"));
     EXIT_USAGE
 }
 

@@ -298,9 +298,11 @@ impl Sink {
     /// Errors: the file cannot be created; the message names the path.
     pub fn open(path: Option<&PathBuf>) -> std::io::Result<Sink> {
         let out: Box<dyn Write> = match path {
-            Some(p) => Box::new(std::fs::File::create(p).map_err(|e| {
-                std::io::Error::new(e.kind(), format!("{}: {}", p.display(), io_reason(&e)))
-            })?),
+            // 0600, and never through a symbolic link.
+            Some(p) => Box::new(crate::files::open_private(
+                p,
+                crate::files::Existing::Truncate,
+            )?),
             None => Box::new(std::io::stdout()),
         };
         Ok(Sink { out, held: None })
@@ -342,11 +344,7 @@ impl Sink {
 /// An I/O error as a plain reason ("no such file or directory"), without
 /// Rust's "(os error 2)".
 pub fn io_reason(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(i) => s[..i].to_lowercase(),
-        None => s,
-    }
+    crate::files::io_reason(e)
 }
 
 /// Serialize `v` as compact JSON in which every character that
@@ -760,7 +758,7 @@ pub fn run(args: RespondArgs) -> u8 {
         Some(p) => match crate::log::EventLog::open(p, args.log_values) {
             Ok(l) => Some(std::rc::Rc::new(std::cell::RefCell::new(l))),
             Err(e) => {
-                eprintln!("ahp-elicit: cannot open the log: {e}");
+                say(format!("ahp-elicit: {e}"));
                 return super::EXIT_USAGE;
             }
         },

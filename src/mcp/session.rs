@@ -36,9 +36,11 @@ pub(super) fn run(
 ) -> Result<SessionReport, McpError> {
     let events = match &opts.events {
         Some(p) => {
-            Some(BufWriter::new(File::create(p).map_err(|e| {
-                McpError::Events(format!("{}: {e}", p.display()))
-            })?))
+            // 0600, never through a symbolic link (the error names the path).
+            Some(BufWriter::new(
+                crate::files::open_private(p, crate::files::Existing::Truncate)
+                    .map_err(|e| McpError::Events(e.to_string()))?,
+            ))
         }
         None => None,
     };
@@ -605,9 +607,9 @@ impl Session<'_> {
         let Some(w) = self.events.as_mut() else {
             return Ok(());
         };
-        serde_json::to_writer(&mut *w, ev)
-            .map_err(std::io::Error::from)
-            .and_then(|()| w.write_all(b"\n"))
+        // Redacted (URLs' userinfo, query, fragment) and escaped (no raw
+        // control, C1 or bidi character).
+        w.write_all(crate::log::event_line(ev, false).as_bytes())
             .and_then(|()| w.flush())
             .map_err(|e| McpError::Events(e.to_string()))
     }

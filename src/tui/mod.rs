@@ -25,6 +25,7 @@
 //! written separately) is plugged in; until then they get a screen that
 //! shows the URL and offers only decline and cancel.
 
+pub mod guard;
 pub mod text;
 pub mod theme;
 pub mod url_glue;
@@ -281,9 +282,14 @@ fn discard_typeahead() {
     }
 }
 
-/// How long the URL consent screen must have been on screen before a
-/// consent key counts (issue 4 item 3: consent is an explicit act).
+/// How long the URL consent screen must have been on screen, whole and
+/// untouched, before its keys count (consent is an explicit act; see
+/// [`guard`]).
 pub const CONSENT_GUARD: Duration = Duration::from_millis(400);
+
+/// The same grace period for forms and refusable screens: keys typed for
+/// the previous request never answer the next one.
+pub const FORM_GUARD: Duration = Duration::from_millis(300);
 
 /// A terminal [`Responder`]: one full-screen form per request.
 pub struct TuiResponder {
@@ -360,18 +366,24 @@ impl TuiResponder {
     }
 
     /// Run one screen: draw with `draw` (frame, theme, seconds left before
-    /// the deadline), hand every key except Ctrl-C to `key`, until it
-    /// returns [`Step::Done`], the deadline passes (cancel), Ctrl-C (cancel,
-    /// or quit when it is the second within [`QUIT_WINDOW`]) or a signal
-    /// (quit). Any view (form, refusable, URL consent) runs through here.
+    /// the deadline; it returns whether the request was shown whole), hand
+    /// every key except Ctrl-C to `key`, until it returns [`Step::Done`],
+    /// the deadline passes (cancel), Ctrl-C (cancel, or quit when it is the
+    /// second within [`QUIT_WINDOW`]) or a signal (quit). Any view (form,
+    /// refusable, URL consent) runs through here.
+    ///
+    /// Keys pass the [`guard::ConsentGuard`] with the period `grace` first:
+    /// nothing typed before the screen was shown whole, or within `grace`
+    /// of that (or of a resize, or of another such key), acts on it.
     pub(crate) fn run<D, K>(
         &mut self,
         cx: &Context,
+        grace: Duration,
         mut draw: D,
         mut key: K,
     ) -> Result<Outcome, RespondError>
     where
-        D: FnMut(&mut Frame, &Theme, Option<u64>),
+        D: FnMut(&mut Frame, &Theme, Option<u64>) -> bool,
         K: FnMut(&Key) -> Step,
     {
         let _g = LoopGuard::enter();
@@ -379,6 +391,7 @@ impl TuiResponder {
         // else (the previous request, or a browser that was slow to start):
         // they are discarded, so no answer is given to an unseen screen.
         discard_typeahead();
+        let mut guard = guard::ConsentGuard::new(grace);
         loop {
             if SIGNAL.load(Ordering::SeqCst) != 0 {
                 return Ok(Outcome::Quit);
@@ -390,38 +403,46 @@ impl TuiResponder {
             let secs = left.map(|d| d.as_secs() + u64::from(d.subsec_nanos() > 0));
             let theme = &self.theme;
             let mut small = false;
+            let mut area = ratatui::layout::Rect::default();
             self.screen.draw(|f| {
-                let a = f.area();
-                small = a.width < view::MIN_WIDTH || a.height < view::MIN_HEIGHT;
-                draw(f, theme, secs)
+                area = f.area();
+                small = area.width < view::MIN_WIDTH || area.height < view::MIN_HEIGHT;
+                small |= !draw(f, theme, secs);
             })?;
+            guard.frame(area, !small, Instant::now());
             let timeout = left.map_or(TICK, |l| l.min(TICK));
-            match read_input(timeout)? {
-                Input::Tick => {}
+            let k = match read_input(timeout)? {
+                Input::Tick => continue,
+                Input::Key(k) => k,
+            };
+            match k {
+                Key::Ctrl('c') => return Ok(self.ctrl_c()),
+                _ if !guard.admit(Instant::now()) => {}
                 // While the screen is too small to show the request, only
                 // Esc and Ctrl-C count: nothing is answered blind.
-                Input::Key(k) if small && !matches!(k, Key::Esc | Key::Ctrl('c')) => {}
-                Input::Key(Key::Esc) if small => {
-                    return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
-                }
-                Input::Key(Key::Ctrl('c')) => {
-                    let now = Instant::now();
-                    if self
-                        .last_ctrl_c
-                        .is_some_and(|t| now.duration_since(t) < QUIT_WINDOW)
-                    {
-                        return Ok(Outcome::Quit);
-                    }
-                    self.last_ctrl_c = Some(now);
-                    return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
-                }
-                Input::Key(k) => {
+                Key::Esc if small => return Ok(Outcome::Answer(Answer::bare(Action::Cancel))),
+                _ if small => {}
+                k => {
                     if let Step::Done(o) = key(&k) {
                         return Ok(o);
                     }
                 }
             }
         }
+    }
+
+    /// Ctrl-C on a request screen: cancel, or quit when it is the second
+    /// within [`QUIT_WINDOW`].
+    fn ctrl_c(&mut self) -> Outcome {
+        let now = Instant::now();
+        if self
+            .last_ctrl_c
+            .is_some_and(|t| now.duration_since(t) < QUIT_WINDOW)
+        {
+            return Outcome::Quit;
+        }
+        self.last_ctrl_c = Some(now);
+        Outcome::Answer(Answer::bare(Action::Cancel))
     }
 
     fn respond_form(
@@ -440,11 +461,13 @@ impl TuiResponder {
         let follow = Cell::new(false);
         self.run(
             cx,
+            FORM_GUARD,
             |f, theme, secs| {
                 header.seconds_left = secs;
                 let mut s = scroll.get();
                 view::draw_form_view(f, theme, &header, &form.borrow(), &mut s, follow.get());
                 scroll.set(s);
+                true
             },
             |k| {
                 let mut form = form.borrow_mut();
@@ -478,11 +501,13 @@ impl TuiResponder {
         let scroll = Cell::new(0usize);
         self.run(
             cx,
+            FORM_GUARD,
             |f, theme, secs| {
                 header.seconds_left = secs;
                 let mut s = scroll.get();
                 view::draw_refusable(f, theme, &header, &lines, focus.get(), &mut s);
                 scroll.set(s);
+                true
             },
             |k| match k {
                 Key::Esc => Step::Done(Outcome::Answer(Answer::bare(Action::Cancel))),
@@ -543,15 +568,17 @@ impl TuiResponder {
             .take()
             .unwrap_or_else(|| Box::new(crate::launcher::NoOpen::default()));
         let no_open = self.no_open;
-        let shown = Instant::now();
         let out = self.run(
             cx,
+            CONSENT_GUARD,
             |f, theme, _secs| {
                 if view::too_small(f, theme) {
-                    return;
+                    return false;
                 }
                 let area = f.area();
-                url_view::draw(f, area, &state.borrow(), &styles);
+                let st = state.borrow();
+                url_view::draw(f, area, &st, &styles);
+                st.shown_whole()
             },
             |k| {
                 let Some(ev) = url_glue::key_event(k) else {
@@ -561,13 +588,6 @@ impl TuiResponder {
                 let Some(decision) = url_view::handle_key(&mut st, ev) else {
                     return Step::Continue;
                 };
-                // Consent needs the screen to have been seen: a consent key
-                // within CONSENT_GUARD of the screen appearing is ignored.
-                if matches!(decision, url_view::UrlDecision::Consent)
-                    && shown.elapsed() < CONSENT_GUARD
-                {
-                    return Step::Continue;
-                }
                 match url_view::apply(&mut st, decision, launcher.as_mut(), no_open).action {
                     Some(a) => Step::Done(Outcome::Answer(Answer::bare(a))),
                     None => Step::Continue,

@@ -3,19 +3,32 @@
 //! owns the terminal, calls [`draw`] each frame and [`handle_key`] for each
 //! key press, and acts on the returned [`UrlDecision`].
 //!
-//! Screen, top to bottom: a title line with the progress text (fixed); then,
-//! scrollable: the requesting server and adapter, the message, the full URL
-//! (wrapped by character, never truncated), the URL as sent when the parser
-//! rewrote it, the host on a line of its own with the registrable domain
-//! emphasised, the scheme (and a non-default port), the warnings, and for a
-//! refused scheme the reason; then (fixed) the buttons and a key help line.
-//! All server-provided text passes through [`crate::safe_text`].
+//! Screen, top to bottom (see [`draw`]): a title line with the progress
+//! text; the pinned block, which no scrolling and no server text can move:
+//! the host on a line of its own with the registrable domain emphasised,
+//! the scheme (and a non-default port), and the warning count; then,
+//! scrollable: the full URL (wrapped by character, never truncated), the
+//! URL as sent when the parser rewrote it, for a refused scheme the reason,
+//! the warnings, then the requesting server and adapter and the server's
+//! message, framed as the server's own words (below the URL, so a message
+//! cannot imitate the URL block or push it away); then (fixed) the buttons
+//! and a key help line. A screen too small for the pinned block plus the
+//! URL shows a "too small" message instead. All server-provided text
+//! passes through [`crate::safe_text`].
+//!
+//! Open is enabled only once every row of the URL and of every warning
+//! has been on screen at the current width (scrolled through when long;
+//! [`UrlViewState::read_all`]); until then the help line says "scroll to
+//! read the whole URL". The app loop adds the consent guard
+//! ([`super::guard`]): no key counts within 400 ms of the screen being
+//! shown whole, of a resize, or of another key.
 //!
 //! Keys (consent phase):
 //! - `Tab`, `→`: next button; `Shift-Tab`, `←`: previous button;
 //! - `Enter` or `Space`: press the focused button. The initial focus is on
 //!   **Decline**, so Enter alone never consents;
-//! - `o`: Open in browser (consent), only when the URL is openable;
+//! - `o`: Open in browser (consent), only when the URL is openable and has
+//!   been read whole;
 //! - `d`: Decline;
 //! - `Esc` or `Ctrl-C`: Cancel;
 //! - `↑`/`↓`, `k`/`j`, `PgUp`/`PgDn`, `Home`/`End`: scroll the body.
@@ -32,7 +45,7 @@
 //! (with `--no-open`, the copy phase first); failure shows the failure
 //! phase; Decline answers `decline`; Cancel and Give up answer `cancel`.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::Rect;
@@ -159,6 +172,15 @@ pub struct UrlViewState {
     max_scroll: Cell<u16>,
     /// The body height of the last draw (for page keys).
     page: Cell<u16>,
+    /// Whether the last draw showed the pinned block whole (not "too
+    /// small").
+    complete: Cell<bool>,
+    /// Which body rows have been on screen, for the body as wrapped at
+    /// `read_width` columns (a new width wraps differently: start again).
+    read: RefCell<Vec<bool>>,
+    read_width: Cell<u16>,
+    /// Every row of the URL and its warnings has been on screen.
+    read_all: Cell<bool>,
     /// `--no-open`: consent shows the URL for copying; the consent button
     /// and hint say so instead of "open".
     no_open: bool,
@@ -187,6 +209,10 @@ impl UrlViewState {
             scroll: 0,
             max_scroll: Cell::new(u16::MAX),
             page: Cell::new(1),
+            complete: Cell::new(false),
+            read: RefCell::new(Vec::new()),
+            read_width: Cell::new(0),
+            read_all: Cell::new(false),
             no_open: false,
         }
     }
@@ -195,6 +221,43 @@ impl UrlViewState {
     /// "Consent, show URL" and the hint "o consent".
     pub fn set_no_open(&mut self, no_open: bool) {
         self.no_open = no_open;
+    }
+
+    /// Whether the last draw showed the title, the pinned block (host,
+    /// scheme, warning count) and the start of the URL; false before the
+    /// first draw and when the screen was too small.
+    pub fn shown_whole(&self) -> bool {
+        self.complete.get()
+    }
+
+    /// Whether every row of the full URL and of every warning has been on
+    /// screen (at the current width).
+    pub fn read_all(&self) -> bool {
+        self.read_all.get()
+    }
+
+    /// Whether Open can be pressed now: the URL is openable and has been
+    /// read whole ([`UrlViewState::read_all`]).
+    pub fn open_enabled(&self) -> bool {
+        self.review.openable() && self.read_all.get()
+    }
+
+    /// Record that body rows `shown` were on screen in a body of `total`
+    /// rows wrapped at `width`; rows `0..must` must all be read.
+    fn mark_read(&self, width: u16, total: usize, shown: std::ops::Range<usize>, must: usize) {
+        let mut read = self.read.borrow_mut();
+        if self.read_width.get() != width || read.len() != total {
+            self.read_width.set(width);
+            *read = vec![false; total];
+            self.read_all.set(false);
+        }
+        for i in shown {
+            if let Some(r) = read.get_mut(i) {
+                *r = true;
+            }
+        }
+        let all = read.iter().take(must).all(|r| *r);
+        self.read_all.set(all);
     }
 
     /// The reviewed URL.
@@ -259,6 +322,7 @@ impl UrlViewState {
             return None;
         }
         match b {
+            UrlButton::Open if !self.open_enabled() => None,
             UrlButton::Open => Some(UrlDecision::Consent),
             UrlButton::Decline => Some(UrlDecision::Decline),
             UrlButton::Cancel => Some(UrlDecision::Cancel),
@@ -430,37 +494,95 @@ pub fn apply(
     }
 }
 
-/// Draw the view into `area` of `frame`. Records the scroll limits in the
-/// state (interior mutability) so that scrolling keys stop at the end.
+/// Rows the URL must be able to show under the pinned block (fewer when the
+/// URL is shorter) for the screen to count as big enough.
+pub const MIN_URL_ROWS: usize = 3;
+
+/// The layout of one frame: the fixed rows and the scrollable body.
+struct Layout {
+    title: Line<'static>,
+    pinned: Vec<Line<'static>>,
+    body: Vec<Line<'static>>,
+    /// Body rows `0..must_read` (the URL and every warning) must all have
+    /// been on screen before Open is enabled.
+    must_read: usize,
+    /// Rows the URL itself takes in the body.
+    url_rows: usize,
+}
+
+/// Draw the view into `area` of `frame`. Records the scroll limits, whether
+/// the pinned block was shown whole ([`UrlViewState::shown_whole`]) and
+/// which body rows were on screen ([`UrlViewState::read_all`]) in the state
+/// (interior mutability).
+///
+/// Screen, top to bottom: the title; the pinned block (Host with the
+/// registrable domain emphasised, scheme and port, the warning count) that
+/// no scrolling moves; the scrollable body (the full URL, the URL as sent,
+/// the refusal and the warnings, then who asks and the server's message,
+/// framed as the server's words); the scroll indicator; buttons; help.
+/// When the pinned block plus the URL (up to [`MIN_URL_ROWS`] rows of it)
+/// do not fit, a "too small" message is drawn instead and nothing can be
+/// opened.
 pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &UrlViewState, styles: &UrlStyles) {
+    state.complete.set(false);
     if area.width == 0 || area.height == 0 {
         return;
     }
     let width = usize::from(area.width);
-    let title = match &state.phase {
-        UrlPhase::Consent => "Open a web page?",
-        UrlPhase::LaunchFailed(_) => "The browser could not be launched",
-        UrlPhase::Copy { .. } => "Copy the URL",
+    let lay = layout(state, styles, width);
+    // title, pinned, URL rows, scroll indicator, buttons, help
+    let need = 1 + lay.pinned.len() + lay.url_rows.min(MIN_URL_ROWS) + 3;
+    if width < 20 || usize::from(area.height) < need {
+        draw_too_small(frame, area, styles);
+        return;
+    }
+    state.complete.set(true);
+    let mut y = area.y;
+    let row = |frame: &mut Frame<'_>, lines: Vec<Line<'static>>, y: &mut u16| {
+        let h = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+        frame.render_widget(Paragraph::new(lines), Rect::new(area.x, *y, area.width, h));
+        *y += h;
     };
-    let progress = safe_text::display(&state.progress).into_owned();
-    let title_text = if progress.is_empty() {
-        title.to_owned()
-    } else {
-        format!("{title} · {progress}")
-    };
-    let mut header = wrap_words(&title_text, width);
-    header.truncate(1);
-    let header_line = Line::from(Span::styled(
-        header.pop().unwrap_or_default(),
-        styles.emphasis,
-    ));
-
-    let (buttons_line, help_line) = footer(state, styles, width);
-    let fixed = 3u16; // title, buttons, help
+    row(frame, vec![lay.title.clone()], &mut y);
+    row(frame, lay.pinned.clone(), &mut y);
+    let fixed = y - area.y + 2; // + buttons, help
     let body_h = area.height.saturating_sub(fixed);
-    let body = body_lines(state, styles, width);
-    let total = u16::try_from(body.len()).unwrap_or(u16::MAX);
+    draw_body(
+        frame,
+        Rect::new(area.x, y, area.width, body_h),
+        state,
+        styles,
+        &lay,
+    );
+    y += body_h;
+    let (buttons_line, help_line) = footer(state, styles, width);
+    row(frame, vec![buttons_line], &mut y);
+    row(frame, vec![help_line], &mut y);
+}
 
+fn draw_too_small(frame: &mut Frame<'_>, area: Rect, styles: &UrlStyles) {
+    let msg = format!(
+        "Terminal too small ({}x{}) to show the web address and its host. Enlarge the window, or press Esc to cancel.",
+        area.width, area.height
+    );
+    let lines: Vec<Line<'static>> = wrap_words(&msg, usize::from(area.width))
+        .into_iter()
+        .map(|l| Line::from(Span::styled(l, styles.warning)))
+        .collect();
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The scrollable body with its scroll indicator in `area`; marks the rows
+/// shown as read.
+fn draw_body(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    state: &UrlViewState,
+    styles: &UrlStyles,
+    lay: &Layout,
+) {
+    let body_h = area.height;
+    let total = u16::try_from(lay.body.len()).unwrap_or(u16::MAX);
     // When the body overflows, its last row says so.
     let overflow = total > body_h;
     let visible_h = if overflow {
@@ -472,57 +594,224 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &UrlViewState, styles: &Ur
     state.max_scroll.set(max_scroll);
     state.page.set(visible_h.max(1));
     let scroll = state.scroll.min(max_scroll);
-
-    let mut y = area.y;
+    let start = usize::from(scroll);
+    let end = (start + usize::from(visible_h)).min(lay.body.len());
+    state.mark_read(area.width, lay.body.len(), start..end, lay.must_read);
     frame.render_widget(
-        Paragraph::new(header_line),
-        Rect::new(area.x, y, area.width, 1),
+        Paragraph::new(lay.body[start..end].to_vec()),
+        Rect::new(area.x, area.y, area.width, visible_h),
     );
-    y += 1;
-    if body_h > 0 {
-        let start = usize::from(scroll);
-        let end = (start + usize::from(visible_h)).min(body.len());
-        let shown: Vec<Line<'static>> = body[start..end].to_vec();
-        frame.render_widget(
-            Paragraph::new(shown),
-            Rect::new(area.x, y, area.width, visible_h),
-        );
-        if overflow && body_h > 0 {
-            let below = total - scroll - visible_h;
-            let n = state.review.warnings.len() + usize::from(state.review.refusal.is_some());
-            let text = if below > 0 && n > 0 {
-                format!(
-                    "↓ {below} more, {n} warning{} (↓ PgDn)",
-                    if n == 1 { "" } else { "s" }
-                )
-            } else if below > 0 {
-                format!(
-                    "↓ {below} more line{} (↓ PgDn)",
-                    if below == 1 { "" } else { "s" }
-                )
-            } else {
-                "↑ top (↑ PgUp Home)".to_owned()
-            };
-            frame.render_widget(
-                Paragraph::new(Line::from(Span::styled(clip(&text, width), styles.muted))),
-                Rect::new(area.x, y + visible_h, area.width, 1),
-            );
+    if !overflow || body_h == 0 {
+        return;
+    }
+    let below = total - scroll - visible_h;
+    let n = state.review.warnings.len() + usize::from(state.review.refusal.is_some());
+    let text = if below > 0 && n > 0 {
+        format!(
+            "↓ {below} more, {n} warning{} (↓ PgDn)",
+            if n == 1 { "" } else { "s" }
+        )
+    } else if below > 0 {
+        format!(
+            "↓ {below} more line{} (↓ PgDn)",
+            if below == 1 { "" } else { "s" }
+        )
+    } else {
+        "↑ top (↑ PgUp Home)".to_owned()
+    };
+    frame.render_widget(
+        Paragraph::new(Line::from(Span::styled(
+            clip(&text, usize::from(area.width)),
+            styles.muted,
+        ))),
+        Rect::new(area.x, area.y + visible_h, area.width, 1),
+    );
+}
+
+fn layout(state: &UrlViewState, styles: &UrlStyles, width: usize) -> Layout {
+    let title = match &state.phase {
+        UrlPhase::Consent => "Open a web page?",
+        UrlPhase::LaunchFailed(_) => "The browser could not be launched",
+        UrlPhase::Copy { .. } => "Copy the URL",
+    };
+    let progress = safe_text::display(&state.progress).into_owned();
+    let title_text = if progress.is_empty() {
+        title.to_owned()
+    } else {
+        format!("{title} · {progress}")
+    };
+    let title = Line::from(Span::styled(
+        wrap_words(&title_text, width)
+            .into_iter()
+            .next()
+            .unwrap_or_default(),
+        styles.emphasis,
+    ));
+    let (body, must_read, url_rows) = body_lines(state, styles, width);
+    Layout {
+        title,
+        pinned: pinned_lines(state, styles, width),
+        body,
+        must_read,
+        url_rows,
+    }
+}
+
+/// The pinned block: what will be opened, which no scrolling and no server
+/// text can move off the screen: the host (and its ASCII form when it is an
+/// international name), scheme and port, the warning count, a rule.
+fn pinned_lines(state: &UrlViewState, s: &UrlStyles, width: usize) -> Vec<Line<'static>> {
+    let r = &state.review;
+    let mut out = Vec::new();
+    match &r.host {
+        Some(h) => {
+            let (pre, reg) = h.split_unicode();
+            let segs = vec![
+                ("Host:    ".to_owned(), s.muted),
+                (pre.to_owned(), s.normal),
+                (reg.to_owned(), s.emphasis),
+            ];
+            out.extend(wrap_styled(&segs, width, 9));
+            // An international name also in the form the browser uses, so a
+            // look-alike cannot hide behind its Unicode form.
+            if h.ascii != h.unicode {
+                let ascii = safe_text::display(&h.ascii).into_owned();
+                labelled(&mut out, "ASCII:   ", &ascii, s.warning, s, width);
+            }
         }
-        y += body_h;
+        None => labelled(&mut out, "Host:    ", "(none)", s.danger, s, width),
     }
-    if y < area.y + area.height {
-        frame.render_widget(
-            Paragraph::new(buttons_line),
-            Rect::new(area.x, y, area.width, 1),
-        );
-        y += 1;
+    let mut scheme = r.scheme.clone().unwrap_or_else(|| "(none)".to_owned());
+    if let Some(p) = r.port {
+        scheme.push_str(&format!(" · port {p}"));
     }
-    if y < area.y + area.height {
-        frame.render_widget(
-            Paragraph::new(help_line),
-            Rect::new(area.x, y, area.width, 1),
-        );
+    labelled(
+        &mut out,
+        "Scheme:  ",
+        &safe_text::display(&scheme),
+        s.normal,
+        s,
+        width,
+    );
+    let n = r.warnings.len();
+    let (text, style) = match (&r.refusal, n) {
+        (Some(_), _) => (
+            "Cannot be opened: the reason is below the URL.".to_owned(),
+            s.danger,
+        ),
+        (None, 0) => ("No warnings.".to_owned(), s.muted),
+        (None, n) => {
+            let danger = r.warnings.iter().any(|w| w.severity() == Severity::Danger);
+            let plural = if n == 1 { "" } else { "s" };
+            (
+                format!("{n} warning{plural}: read below the URL."),
+                if danger { s.danger } else { s.warning },
+            )
+        }
+    };
+    labelled(&mut out, "Check:   ", &text, style, s, width);
+    out.push(Line::from(Span::styled("─".repeat(width), s.muted)));
+    out
+}
+
+/// The scrollable body, pre-wrapped to `width`, with the number of leading
+/// rows that must be read before consent and the rows of the URL itself.
+fn body_lines(
+    state: &UrlViewState,
+    s: &UrlStyles,
+    width: usize,
+) -> (Vec<Line<'static>>, usize, usize) {
+    let mut out: Vec<Line<'static>> = Vec::new();
+    let r = &state.review;
+    let blank = || Line::from("");
+
+    match &state.phase {
+        UrlPhase::LaunchFailed(msg) => {
+            for l in wrap_words(&safe_text::display(msg), width) {
+                out.push(Line::from(Span::styled(l, s.danger)));
+            }
+            out.push(blank());
+        }
+        UrlPhase::Copy { after_failure } => {
+            let t = if *after_failure {
+                "Copy this URL and open it in a browser yourself:"
+            } else {
+                "Nothing was opened (--no-open). Copy this URL; Done sends your consent (accept), Give up sends cancel:"
+            };
+            for l in wrap_words(t, width) {
+                out.push(Line::from(Span::styled(l, s.muted)));
+            }
+            // The URL alone, from column 0, so a terminal selection copies
+            // nothing else.
+            for l in wrap_chars(&r.display_url(), width) {
+                out.push(Line::from(Span::styled(l, s.normal)));
+            }
+            out.push(blank());
+            who_and_message(&mut out, state, s, width);
+            return (out, 0, 1);
+        }
+        UrlPhase::Consent => {}
     }
+
+    out.push(Line::from(Span::styled("URL", s.muted)));
+    let url = wrap_chars(&r.display_url(), width.saturating_sub(2).max(1));
+    let url_rows = url.len();
+    for l in url {
+        out.push(Line::from(vec![Span::raw("  "), Span::styled(l, s.normal)]));
+    }
+    if r.rewritten() {
+        out.push(Line::from(Span::styled("As sent", s.muted)));
+        for l in wrap_chars(&r.display_sent(), width.saturating_sub(2).max(1)) {
+            out.push(Line::from(vec![Span::raw("  "), Span::styled(l, s.muted)]));
+        }
+    }
+    if let Some(refusal) = &r.refusal {
+        bullet(&mut out, "✗ ", &refusal.sentence(), s.danger, width);
+    }
+    if !r.warnings.is_empty() {
+        out.push(Line::from(Span::styled("Warnings", s.muted)));
+        for w in &r.warnings {
+            let st = match w.severity() {
+                Severity::Danger => s.danger,
+                Severity::Caution => s.warning,
+            };
+            bullet(&mut out, "! ", &w.sentence(), st, width);
+        }
+    }
+    let must_read = out.len();
+    out.push(blank());
+    who_and_message(&mut out, state, s, width);
+    (out, must_read, url_rows)
+}
+
+/// Who asks, then the server's message framed as its own words (drawn
+/// below the URL, so it cannot imitate or push away what will be opened).
+fn who_and_message(
+    out: &mut Vec<Line<'static>>,
+    state: &UrlViewState,
+    s: &UrlStyles,
+    width: usize,
+) {
+    let server = safe_text::display(&state.server).into_owned();
+    labelled(out, "Server:  ", &server, s.normal, s, width);
+    let adapter = safe_text::display(&state.adapter).into_owned();
+    labelled(out, "Adapter: ", &adapter, s.normal, s, width);
+    if matches!(state.phase, UrlPhase::Copy { .. }) {
+        return;
+    }
+    out.push(Line::from(""));
+    let head = "┌ The server's message (its words, not checked):";
+    out.push(Line::from(Span::styled(clip(head, width), s.muted)));
+    let inner = width.saturating_sub(2).max(1);
+    for l in safe_text::display_multiline(&state.message) {
+        for w in wrap_words(&l, inner) {
+            out.push(Line::from(vec![
+                Span::styled("│ ".to_owned(), s.muted),
+                Span::styled(w, s.normal),
+            ]));
+        }
+    }
+    out.push(Line::from(Span::styled("└", s.muted)));
 }
 
 fn footer(
@@ -553,16 +842,26 @@ fn footer(
         parts = render(true);
     }
     let mut spans = Vec::new();
-    for (i, (t, focused)) in parts.into_iter().enumerate() {
+    let disabled = state.review.openable() && !state.open_enabled();
+    for (i, ((t, focused), b)) in parts.into_iter().zip(&bs).enumerate() {
         if i > 0 {
             spans.push(Span::raw(" "));
         }
-        spans.push(Span::styled(
-            t,
-            if focused { styles.focus } else { styles.button },
-        ));
+        let style = match (focused, *b == UrlButton::Open && disabled) {
+            (true, true) => styles.focus.add_modifier(Modifier::CROSSED_OUT),
+            (false, true) => styles.muted.add_modifier(Modifier::CROSSED_OUT),
+            (true, false) => styles.focus,
+            (false, false) => styles.button,
+        };
+        spans.push(Span::styled(t, style));
     }
     let helps: &[&str] = match &state.phase {
+        UrlPhase::Consent if disabled => &[
+            "Open is disabled: scroll to read the whole URL (↓ PgDn) · d decline · Esc cancel",
+            "Open is disabled: scroll to read the whole URL (↓ PgDn)",
+            "scroll to read the whole URL (↓ PgDn)",
+            "scroll to read the whole URL",
+        ],
         UrlPhase::Consent if state.review.openable() && state.no_open => &[
             "Tab/←→ move · Enter press · o consent · d decline · Esc cancel",
             "Tab move · Enter press · o consent · Esc cancel",
@@ -595,113 +894,6 @@ fn footer(
         Line::from(spans),
         Line::from(Span::styled(clip(help, width), styles.muted)),
     )
-}
-
-/// The scrollable body, pre-wrapped to `width`.
-fn body_lines(state: &UrlViewState, s: &UrlStyles, width: usize) -> Vec<Line<'static>> {
-    let mut out: Vec<Line<'static>> = Vec::new();
-    let r = &state.review;
-    let blank = || Line::from("");
-
-    match &state.phase {
-        UrlPhase::LaunchFailed(msg) => {
-            for l in wrap_words(&safe_text::display(msg), width) {
-                out.push(Line::from(Span::styled(l, s.danger)));
-            }
-            out.push(blank());
-        }
-        UrlPhase::Copy { after_failure } => {
-            let t = if *after_failure {
-                "Copy this URL and open it in a browser yourself:"
-            } else {
-                "Nothing was opened (--no-open). Copy this URL; Done sends your consent (accept), Give up sends cancel:"
-            };
-            for l in wrap_words(t, width) {
-                out.push(Line::from(Span::styled(l, s.muted)));
-            }
-            // The URL alone, from column 0, so a terminal selection copies
-            // nothing else.
-            for l in wrap_chars(&r.display_url(), width) {
-                out.push(Line::from(Span::styled(l, s.normal)));
-            }
-            out.push(blank());
-        }
-        UrlPhase::Consent => {}
-    }
-
-    labelled(
-        &mut out,
-        "Server:  ",
-        &safe_text::display(&state.server),
-        s.normal,
-        s,
-        width,
-    );
-    labelled(
-        &mut out,
-        "Adapter: ",
-        &safe_text::display(&state.adapter),
-        s.normal,
-        s,
-        width,
-    );
-    out.push(blank());
-
-    if !matches!(state.phase, UrlPhase::Copy { .. }) {
-        for l in safe_text::display_multiline(&state.message) {
-            if l.is_empty() {
-                out.push(blank());
-            }
-            for w in wrap_words(&l, width) {
-                out.push(Line::from(Span::styled(w, s.normal)));
-            }
-        }
-        out.push(blank());
-        out.push(Line::from(Span::styled("URL", s.muted)));
-        for l in wrap_chars(&r.display_url(), width.saturating_sub(2).max(1)) {
-            out.push(Line::from(vec![Span::raw("  "), Span::styled(l, s.normal)]));
-        }
-        if r.rewritten() {
-            out.push(Line::from(Span::styled("As sent", s.muted)));
-            for l in wrap_chars(&r.display_sent(), width.saturating_sub(2).max(1)) {
-                out.push(Line::from(vec![Span::raw("  "), Span::styled(l, s.muted)]));
-            }
-        }
-    }
-
-    if let Some(h) = &r.host {
-        let (pre, reg) = h.split_unicode();
-        let segs = vec![
-            ("Host:    ".to_owned(), s.muted),
-            (pre.to_owned(), s.normal),
-            (reg.to_owned(), s.emphasis),
-        ];
-        out.extend(wrap_styled(&segs, width, 9));
-    }
-    if let Some(sc) = &r.scheme {
-        labelled(&mut out, "Scheme:  ", sc, s.normal, s, width);
-    }
-    if let Some(p) = r.port {
-        labelled(&mut out, "Port:    ", &p.to_string(), s.normal, s, width);
-    }
-
-    if !r.warnings.is_empty() || r.refusal.is_some() {
-        out.push(blank());
-    }
-    if let Some(refusal) = &r.refusal {
-        bullet(&mut out, "✗ ", &refusal.sentence(), s.danger, width);
-    }
-    if !r.warnings.is_empty() {
-        out.push(Line::from(Span::styled("Warnings", s.muted)));
-        for w in &r.warnings {
-            let st = match w.severity() {
-                Severity::Danger => s.danger,
-                Severity::Caution => s.warning,
-            };
-            bullet(&mut out, "! ", &w.sentence(), st, width);
-        }
-    }
-    out
 }
 
 /// `label` then `value` word-wrapped with a hanging indent under the value.

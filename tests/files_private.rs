@@ -1,0 +1,107 @@
+//! The files ahp-elicit writes (`--output`, `--log`, `--events`) are
+//! created readable by their owner only (0600) and never written through a
+//! symbolic link: a link planted at the path is refused with an error that
+//! names the path, and the file it points to is left as it was.
+#![cfg(unix)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::json;
+
+fn request() -> String {
+    let params = json!({"message": "m", "requestedSchema": {"type": "object",
+        "properties": {"n": {"type": "string", "default": "x"}}}});
+    let server = ahp_elicit::binding::Server {
+        name: "files".into(),
+        title: None,
+        version: None,
+    };
+    let ev = ahp_elicit::binding::wrap_params(&params, &server, "mcp-stdio", "evt-1", None)
+        .expect("valid request")
+        .event;
+    format!("{ev}\n")
+}
+
+fn mode(p: &Path) -> u32 {
+    std::fs::metadata(p).expect("file").permissions().mode() & 0o777
+}
+
+/// A victim file and a link to it in `dir`.
+fn planted(dir: &Path, name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let victim = dir.join(format!("{name}-victim"));
+    std::fs::write(&victim, "precious\n").expect("victim");
+    let link = dir.join(name);
+    std::os::unix::fs::symlink(&victim, &link).expect("symlink");
+    (victim, link)
+}
+
+#[test]
+fn output_and_log_are_created_private() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let log = dir.path().join("log.jsonl");
+    Command::cargo_bin("ahp-elicit")
+        .expect("binary")
+        .args(["respond", "--action", "accept", "--output"])
+        .arg(&out)
+        .arg("--log")
+        .arg(&log)
+        .write_stdin(request())
+        .assert()
+        .code(0);
+    assert_eq!(mode(&out), 0o600);
+    assert_eq!(mode(&log), 0o600);
+    assert_eq!(
+        std::fs::read_to_string(&out).expect("out").lines().count(),
+        1
+    );
+}
+
+#[test]
+fn a_symlinked_output_or_log_is_refused() {
+    for flag in ["--output", "--log"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (victim, link) = planted(dir.path(), "file");
+        let o = Command::cargo_bin("ahp-elicit")
+            .expect("binary")
+            .args(["respond", "--action", "accept", flag])
+            .arg(&link)
+            .write_stdin(request())
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{flag}: {err}");
+        assert!(
+            err.contains(&format!("{}: is a symbolic link", link.display())),
+            "{flag}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&victim).expect("victim"),
+            "precious\n",
+            "{flag}"
+        );
+        assert!(o.stdout.is_empty(), "{flag}: nothing answered");
+    }
+}
+
+#[test]
+fn a_symlinked_events_file_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (victim, link) = planted(dir.path(), "events");
+    let o = Command::cargo_bin("ahp-elicit")
+        .expect("binary")
+        .args(["mcp", "--action", "decline", "--events"])
+        .arg(&link)
+        .args(["--", "true"])
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("is a symbolic link"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&victim).expect("victim"),
+        "precious\n"
+    );
+}
