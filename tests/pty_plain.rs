@@ -370,6 +370,11 @@ fn mcp_plain_answers_a_live_server_line_by_line() {
     s.expect("The URL is: https://example.com/auth");
     s.answer("Type open, decline, or cancel: ", "open");
     s.answer("Type done when you have it, or give up to cancel: ", "done");
+    // The fake server's nested-object form: under the compatible schema
+    // policy (mcp's default) it is shown with the reason, to decline.
+    s.expect("This request cannot be answered as a form");
+    s.expect("Why: /properties/");
+    s.answer("Type decline or cancel: ", "decline");
     let (code, _) = s.finish();
     assert_eq!(code, 0, "{}", s.t.stderr());
     let text = std::fs::read_to_string(&out).expect("tool result");
@@ -380,4 +385,5 @@ fn mcp_plain_answers_a_live_server_line_by_line() {
         json!({"action": "accept", "content": {"name": "Ada", "age": 40, "sure": true}})
     );
     assert_eq!(responses["url"]["result"], json!({"action": "accept"}));
+    assert_eq!(responses["invalid"]["result"], json!({"action": "decline"}));
 }

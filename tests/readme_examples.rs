@@ -63,8 +63,8 @@ fn checks() -> Vec<(&'static str, Check)> {
     ]
 }
 
-/// Every command in the ```sh blocks of README.md and docs/*.md.
-fn documented_commands() -> Vec<String> {
+/// README.md and docs/*.md, in that order.
+fn doc_files() -> Vec<PathBuf> {
     let root = common::root();
     let mut files = vec![root.join("README.md")];
     let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
@@ -74,11 +74,38 @@ fn documented_commands() -> Vec<String> {
         .collect();
     docs.sort();
     files.extend(docs);
+    files
+}
+
+/// The commands of a ```sh block's text (continuation lines joined,
+/// trailing `# comment` removed).
+fn commands_of(block: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for f in files {
+    let mut pending = String::new();
+    for line in block.lines() {
+        let line = line.trim_end();
+        if let Some(head) = line.strip_suffix('\\') {
+            pending.push_str(head.trim());
+            pending.push(' ');
+            continue;
+        }
+        pending.push_str(line.trim_start());
+        let cmd = strip_comment(&pending);
+        if !cmd.is_empty() {
+            out.push(cmd);
+        }
+        pending.clear();
+    }
+    out
+}
+
+/// Every command in the ```sh blocks of README.md and docs/*.md.
+fn documented_commands() -> Vec<String> {
+    let mut out = Vec::new();
+    for f in doc_files() {
         let text = std::fs::read_to_string(&f).expect("doc");
         let mut in_sh = false;
-        let mut pending = String::new();
+        let mut block = String::new();
         for line in text.lines() {
             if !in_sh {
                 in_sh = line.trim() == "```sh";
@@ -86,20 +113,48 @@ fn documented_commands() -> Vec<String> {
             }
             if line.trim() == "```" {
                 in_sh = false;
+                out.extend(commands_of(&block));
+                block.clear();
                 continue;
             }
-            let line = line.trim_end();
-            if let Some(head) = line.strip_suffix('\\') {
-                pending.push_str(head.trim());
-                pending.push(' ');
+            block.push_str(line);
+            block.push('\n');
+        }
+    }
+    out
+}
+
+/// A ```sh block followed (blank lines aside) by a ```text block: the
+/// script and the output it prints (stdout and stderr together).
+struct Transcript {
+    file: PathBuf,
+    script: String,
+    commands: Vec<String>,
+    output: String,
+}
+
+/// Every transcript in README.md and docs/*.md.
+fn transcripts() -> Vec<Transcript> {
+    let mut out = Vec::new();
+    for file in doc_files() {
+        let text = std::fs::read_to_string(&file).expect("doc");
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("```sh\n") {
+            let body = &rest[at + 6..];
+            let Some(end) = body.find("```\n") else { break };
+            let script = &body[..end];
+            let after = body[end + 4..].trim_start_matches('\n');
+            rest = &body[end + 4..];
+            let Some(t) = after.strip_prefix("```text\n") else {
                 continue;
-            }
-            pending.push_str(line.trim_start());
-            let cmd = strip_comment(&pending);
-            if !cmd.is_empty() {
-                out.push(cmd);
-            }
-            pending.clear();
+            };
+            let Some(t_end) = t.find("```") else { break };
+            out.push(Transcript {
+                file: file.clone(),
+                script: script.to_owned(),
+                commands: commands_of(script),
+                output: t[..t_end].to_owned(),
+            });
         }
     }
     out
@@ -403,9 +458,13 @@ fn every_documented_command_is_checked() {
         }
     }
     let documented = documented_commands();
+    let in_transcripts: Vec<String> = transcripts()
+        .iter()
+        .flat_map(|t| t.commands.clone())
+        .collect();
     for cmd in &documented {
         assert!(
-            known.contains(&cmd.as_str()),
+            known.contains(&cmd.as_str()) || in_transcripts.contains(cmd),
             "documented but not checked here: {cmd:?}"
         );
     }
@@ -464,4 +523,53 @@ fn readme_demo_screen_is_the_real_first_frame() {
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
     assert_eq!(got, want);
+}
+
+/// Every transcript in the docs prints what it shows: its script runs
+/// through `sh` (stdout and stderr together) in a scratch folder that holds
+/// `examples/` and `tests/`, and the output equals the ```text block
+/// (trailing blank lines aside). `AHP_DOCS_UPDATE=1` rewrites the blocks
+/// with the real output instead (review the diff).
+#[test]
+fn doc_transcripts_print_what_they_show() {
+    let update = std::env::var_os("AHP_DOCS_UPDATE").is_some();
+    let mut wrong = Vec::new();
+    for t in transcripts() {
+        if t.commands.iter().any(|c| c.contains("upstream verify")) {
+            eprintln!(
+                "not compared: {:?}: the folder it names depends on where the pinned upstream files are",
+                t.script
+            );
+            continue;
+        }
+        let dir = scratch();
+        std::os::unix::fs::symlink(common::root().join("tests"), dir.path().join("tests"))
+            .expect("link tests");
+        let (code, out, err) = run(&format!("( {} ) 2>&1", t.script.trim_end()), dir.path());
+        assert!(err.is_empty(), "{err}");
+        let _ = code;
+        if out.trim_end() == t.output.trim_end() {
+            continue;
+        }
+        if update {
+            let text = std::fs::read_to_string(&t.file).expect("doc");
+            let old = format!("```sh\n{}```\n\n```text\n{}```", t.script, t.output);
+            let new = format!("```sh\n{}```\n\n```text\n{}\n```", t.script, out.trim_end());
+            assert!(
+                text.contains(&old),
+                "transcript layout in {}",
+                t.file.display()
+            );
+            std::fs::write(&t.file, text.replacen(&old, &new, 1)).expect("write doc");
+        } else {
+            wrong.push(format!(
+                "{}: {}\n--- shown\n{}--- printed\n{}",
+                t.file.display(),
+                t.script,
+                t.output,
+                out
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

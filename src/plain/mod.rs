@@ -363,6 +363,15 @@ impl<I: LineIo> PlainResponder<I> {
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
         self.header(req, cx, None)?;
+        if let RequestView::NotAForm { reasons } = &req.view {
+            self.say("This request cannot be answered as a form: its requestedSchema asks for a shape a form cannot take.")?;
+            for r in reasons {
+                // The reasons are safe text already; display() again is harmless.
+                self.say(&format!("Why: {}", display(r)))?;
+            }
+            self.say("You can only decline or cancel it.")?;
+            return self.decline_or_cancel(cx);
+        }
         self.say("This request cannot be answered with content.")?;
         let why = match &req.view {
             RequestView::Metadata => "the adapter shared only the request's metadata.".to_owned(),
