@@ -456,32 +456,24 @@ mod library {
     }
 
     fn opts(program: &str, args: Vec<String>) -> McpOptions {
-        McpOptions {
-            target: Target::Stdio {
-                program: program.into(),
-                args,
-            },
-            call: Some("probe".into()),
-            arguments: serde_json::Map::new(),
-            modes: vec![Mode::Form, Mode::Url],
-            events: None,
-            source_adapter: None,
-        }
+        let mut o = McpOptions::new(Target::Stdio {
+            program: program.into(),
+            args,
+        });
+        o.call = Some("probe".into());
+        o
     }
 
     #[test]
-    fn quit_cancels_this_and_every_later_elicitation() {
+    fn quit_on_a_form_cancels_it_and_ends_the_session() {
         let mut q = Quitter {
             calls: 0,
             idle_quits: false,
         };
-        let report = run_session(&opts(python(), vec![fake_server()]), &mut q).unwrap();
-        // Asked once; the URL request is cancelled without asking again.
+        let err = run_session(&opts(python(), vec![fake_server()]), &mut q).unwrap_err();
+        // Asked once, answered cancel, then the session ends (exit 130).
+        assert_eq!(err, McpError::Quit);
         assert_eq!(q.calls, 1);
-        assert_eq!(report.answered, 2);
-        let rec = &report.result["structuredContent"]["responses"];
-        assert_eq!(rec["form"]["result"], json!({"action": "cancel"}));
-        assert_eq!(rec["url"]["result"], json!({"action": "cancel"}));
     }
 
     #[test]

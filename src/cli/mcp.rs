@@ -6,8 +6,9 @@
 //! Output: the tool's result as one JSON document on stdout (or, when no
 //! tool was called, `{"tools": [...]}`); notices on stderr.
 //!
-//! Exit codes: 0 done; 1 the tool call failed or reported `isError`, an
-//! answer was refused, or the person quit; 2 usage, connection or I/O error.
+//! Exit codes: 0 done; 1 the tool call failed or reported `isError`, or an
+//! answer was refused; 2 usage, connection, timeout or I/O error; 130 the
+//! person quit (Ctrl-C twice) or SIGINT; 143 SIGTERM.
 
 use std::path::PathBuf;
 
@@ -59,6 +60,14 @@ pub struct McpArgs {
     /// The theme of the terminal form.
     #[arg(long, value_name = "NAME")]
     pub theme: Option<String>,
+    /// Cancel an elicitation left unanswered for this many seconds; also
+    /// bounds the wait for a browser flow after a -32042 error.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// How long the server may take to answer `initialize` (and
+    /// `tools/list`), in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub connect_timeout: f64,
     /// `source.adapter` of the request events (default mcp-stdio or mcp-http).
     #[arg(long, value_name = "NAME")]
     pub source_adapter: Option<String>,
@@ -89,6 +98,14 @@ impl From<ActionArg> for Action {
     }
 }
 
+/// Seconds from a flag as a duration. Errors: a sentence naming the flag.
+fn seconds(flag: &str, v: f64) -> Result<std::time::Duration, String> {
+    std::time::Duration::try_from_secs_f64(v)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("{flag}: '{v}' is not a positive number of seconds"))
+}
+
 fn usage(msg: &str) -> u8 {
     eprintln!("ahp-elicit mcp: {msg}");
     EXIT_USAGE
@@ -111,6 +128,14 @@ pub fn run(args: McpArgs) -> u8 {
     if modes.is_empty() {
         return usage("--modes: give at least one of form, url");
     }
+    let timeout = match args.timeout.map(|t| seconds("--timeout", t)).transpose() {
+        Ok(t) => t,
+        Err(e) => return usage(&e),
+    };
+    let connect_timeout = match seconds("--connect-timeout", args.connect_timeout) {
+        Ok(t) => t,
+        Err(e) => return usage(&e),
+    };
     let arguments = match &args.args {
         None => Map::new(),
         Some(text) => match serde_json::from_str::<Value>(text) {
@@ -128,7 +153,7 @@ pub fn run(args: McpArgs) -> u8 {
         answers: args.answers.clone(),
         action: args.action.map(Action::from),
         source_adapter: "ahp-elicit".into(),
-        timeout: None,
+        timeout: args.timeout,
         modes: modes.clone(),
         browser: args.browser.clone(),
         no_open: args.no_open,
@@ -152,6 +177,8 @@ pub fn run(args: McpArgs) -> u8 {
         modes,
         events: args.events,
         source_adapter: args.source_adapter,
+        timeout,
+        connect_timeout,
     };
     match run_session(&opts, responder.as_mut()) {
         Ok(report) => {
@@ -182,7 +209,9 @@ pub fn run(args: McpArgs) -> u8 {
                 crate::safe_text::display(&e.to_string())
             );
             match e {
-                McpError::Rpc { .. } | McpError::Quit => EXIT_INVALID,
+                McpError::Rpc { .. } => EXIT_INVALID,
+                McpError::Quit => 130,
+                McpError::Interrupted(sig) => u8::try_from(128 + sig).unwrap_or(130),
                 _ => EXIT_USAGE,
             }
         }
