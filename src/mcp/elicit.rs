@@ -19,7 +19,9 @@ use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
 use super::session::{notice, str_field, Ask, Session};
 use super::McpError;
 use crate::binding::violation::REQUEST_TEXT;
-use crate::binding::{make_result_event, wrap_params, Action, Answer, Mode, RequestEvent, ResultMeta};
+use crate::binding::{
+    make_result_event, wrap_params, Action, Answer, Mode, RequestEvent, ResultMeta,
+};
 use crate::responder::{Context, Outcome, Progress, RespondError, WaitKey, Waiting};
 use crate::safe_text;
 use crate::session::{AskError, Reply, WithdrawReason};
@@ -59,7 +61,10 @@ impl Session {
             Some(_) => None,
         };
         let Some(mode) = mode else {
-            let shown = params.get("mode").map(|m| m.to_string()).unwrap_or_default();
+            let shown = params
+                .get("mode")
+                .map(|m| m.to_string())
+                .unwrap_or_default();
             let shown: String = shown.chars().take(100).collect();
             return Err((
                 INVALID_PARAMS,
@@ -131,10 +136,7 @@ impl Session {
                 index: self.asked,
                 total: self.asked,
             },
-            deadline: self
-                .opts
-                .timeout
-                .map(|t| std::time::Instant::now() + t),
+            deadline: self.opts.timeout.map(|t| std::time::Instant::now() + t),
             modes: self.opts.modes.clone(),
         };
         match self.desk.ask(ask.req.clone(), cx) {
@@ -319,7 +321,12 @@ impl Session {
                 "_meta": { "progressToken": token },
             });
             let err = match self.request("tools/call", Some(params), None).await {
-                Err(e @ McpError::Rpc { code: URL_ELICITATION_REQUIRED, .. }) => e,
+                Err(
+                    e @ McpError::Rpc {
+                        code: URL_ELICITATION_REQUIRED,
+                        ..
+                    },
+                ) => e,
                 other => return other,
             };
             let McpError::Rpc { data, .. } = &err else {
@@ -345,7 +352,10 @@ impl Session {
                 return Err(err);
             }
             retried = true;
-            notice(&format!("retrying the tool call '{}'", safe_text::display(name)));
+            notice(&format!(
+                "retrying the tool call '{}'",
+                safe_text::display(name)
+            ));
         }
     }
 

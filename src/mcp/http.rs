@@ -141,7 +141,10 @@ fn session_headers(state: &Mutex<State>) -> Vec<(&'static str, String)> {
 }
 
 fn has_session(state: &Mutex<State>) -> bool {
-    state.lock().map(|s| s.session_id.is_some()).unwrap_or(false)
+    state
+        .lock()
+        .map(|s| s.session_id.is_some())
+        .unwrap_or(false)
 }
 
 /// Why a POST or GET gave no (more) messages.
@@ -170,7 +173,11 @@ struct StreamMark {
     answered: bool,
 }
 
-fn post(sh: &Shared, body: &[u8], total: Option<Duration>) -> Result<ureq::http::Response<ureq::Body>, HttpFail> {
+fn post(
+    sh: &Shared,
+    body: &[u8],
+    total: Option<Duration>,
+) -> Result<ureq::http::Response<ureq::Body>, HttpFail> {
     let mut rb = sh
         .agent
         .post(&sh.url)
@@ -611,7 +618,8 @@ impl<R: BufRead> SseReader<R> {
                             ev.id = Some(id);
                         }
                         b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
-                            self.retry = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok());
+                            self.retry =
+                                std::str::from_utf8(value).ok().and_then(|v| v.parse().ok());
                         }
                         _ => {}
                     }

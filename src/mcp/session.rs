@@ -178,9 +178,10 @@ enum Wake {
 impl Session {
     async fn drive(&mut self) -> Result<SessionReport, McpError> {
         let version = self.initialize().await?;
-        let server = self.server.clone().ok_or_else(|| {
-            McpError::Protocol("the initialize result has no serverInfo".into())
-        })?;
+        let server = self
+            .server
+            .clone()
+            .ok_or_else(|| McpError::Protocol("the initialize result has no serverInfo".into()))?;
         self.transport.start_listening();
         let tools = self.list_tools().await?;
         let call = self.choose_tool(&tools);
@@ -366,7 +367,13 @@ impl Session {
             if let Some(r) = self.responses.remove(&id) {
                 return r;
             }
-            if !self.step(until).await? {
+            let woke = self.step(until).await.map_err(|e| match e {
+                McpError::Transport(m) => {
+                    McpError::Transport(format!("{m} while waiting for the answer to {method}"))
+                }
+                e => e,
+            })?;
+            if !woke {
                 self.pending.remove(&id);
                 self.cancel_request(id, "timed out");
                 return Err(McpError::Timeout(format!(
@@ -445,7 +452,9 @@ impl Session {
             Incoming::Closed(reason) => {
                 self.desk
                     .withdraw_all(crate::session::WithdrawReason::StreamClosed);
-                return Err(McpError::Transport(safe_text::display(&reason).into_owned()));
+                return Err(McpError::Transport(
+                    safe_text::display(&reason).into_owned(),
+                ));
             }
         }
         Ok(())
@@ -458,7 +467,9 @@ impl Session {
     }
 
     fn on_response(&mut self, id: Value, outcome: Result<Value, jsonrpc::RpcError>) {
-        let pending = id.as_u64().and_then(|n| self.pending.remove(&n).map(|p| (n, p)));
+        let pending = id
+            .as_u64()
+            .and_then(|n| self.pending.remove(&n).map(|p| (n, p)));
         let Some((n, p)) = pending else {
             notice(&format!(
                 "ignored a response to an unknown request id {}",
@@ -528,8 +539,7 @@ impl Session {
     }
 
     fn on_progress(&mut self, p: &Value) {
-        if self.progress_token.is_none() || p.get("progressToken") != self.progress_token.as_ref()
-        {
+        if self.progress_token.is_none() || p.get("progressToken") != self.progress_token.as_ref() {
             return;
         }
         let num = |k: &str| p.get(k).and_then(Value::as_f64);
@@ -579,7 +589,11 @@ impl Session {
             for id in ids {
                 self.cancel_request(id, "the person quit");
             }
-            let open: Vec<Value> = self.asks.values().filter_map(|a| a.rpc_id.clone()).collect();
+            let open: Vec<Value> = self
+                .asks
+                .values()
+                .filter_map(|a| a.rpc_id.clone())
+                .collect();
             for id in open {
                 let _ = self.reply(jsonrpc::response(&id, json!({ "action": "cancel" })));
             }

@@ -180,9 +180,9 @@ impl Transport for StdioTransport {
                 "the server is not reading its stdin ({WRITE_QUEUE} messages waiting)"
             ))),
             Err(smpsc::TrySendError::Disconnected(_)) => match self.child.try_wait() {
-                Ok(Some(status)) => Err(McpError::Transport(format!(
-                    "the server exited ({status})"
-                ))),
+                Ok(Some(status)) => {
+                    Err(McpError::Transport(format!("the server exited ({status})")))
+                }
                 _ => Err(McpError::Transport(
                     "writing to the server's stdin failed".into(),
                 )),
