@@ -37,7 +37,9 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::mpsc::Sender;
 
-use super::transport::{deliver, read_line, Incoming, Line, Transport, MAX_MESSAGE_BYTES};
+use super::transport::{
+    deliver, read_line, Delivered, Incoming, Line, Transport, MAX_MESSAGE_BYTES,
+};
 use super::McpError;
 
 /// How long opening the GET stream may take before the session goes on.
@@ -77,8 +79,14 @@ struct Shared {
 /// A connection to a Streamable HTTP MCP endpoint.
 pub struct HttpTransport {
     shared: Arc<Shared>,
-    fifo: Option<smpsc::Sender<Vec<u8>>>,
+    fifo: Option<smpsc::Sender<Queued>>,
 }
+
+/// A message for the sender thread, with who waits for its delivery.
+type Queued = (
+    Vec<u8>,
+    Option<tokio::sync::oneshot::Sender<Result<(), String>>>,
+);
 
 impl HttpTransport {
     /// A transport for the endpoint `url` (`http://` or `https://`); nothing
@@ -99,14 +107,21 @@ impl HttpTransport {
             tx,
             closed: AtomicBool::new(false),
         });
-        let (ftx, frx) = smpsc::channel::<Vec<u8>>();
+        let (ftx, frx) = smpsc::channel::<Queued>();
         let sh = Arc::clone(&shared);
         thread::spawn(move || {
-            for body in frx {
-                if let Err(e) = post_and_read(&sh, &body, SEND_TIMEOUT) {
-                    if sh.tx.blocking_send(Incoming::Noise(e.text())).is_err() {
-                        return;
+            for (body, done) in frx {
+                let out = post_and_read(&sh, &body, SEND_TIMEOUT).map_err(HttpFail::text);
+                match (done, out) {
+                    (Some(d), out) => {
+                        let _ = d.send(out);
                     }
+                    (None, Err(e)) => {
+                        if sh.tx.blocking_send(Incoming::Noise(e)).is_err() {
+                            return;
+                        }
+                    }
+                    (None, Ok(())) => {}
                 }
             }
         });
@@ -445,6 +460,21 @@ fn run_listener(sh: &Shared, ready: smpsc::Sender<()>) {
     }
 }
 
+impl HttpTransport {
+    fn enqueue(
+        &self,
+        body: Vec<u8>,
+        done: Option<tokio::sync::oneshot::Sender<Result<(), String>>>,
+    ) -> Result<(), McpError> {
+        match &self.fifo {
+            Some(f) => f
+                .send((body, done))
+                .map_err(|_| McpError::Transport("the connection is closed".into())),
+            None => Err(McpError::Transport("the connection is closed".into())),
+        }
+    }
+}
+
 impl Transport for HttpTransport {
     fn send(&mut self, msg: &Value, request_id: Option<u64>) -> Result<(), McpError> {
         if self.shared.closed.load(Ordering::SeqCst) {
@@ -460,18 +490,15 @@ impl Transport for HttpTransport {
                 Ok(())
             }
             // A notification or a response: in order, on the sender thread.
-            None => match &self.fifo {
-                Some(f) => f
-                    .send(body)
-                    .map_err(|_| McpError::Transport("the connection is closed".into())),
-                None => Err(McpError::Transport("the connection is closed".into())),
-            },
+            None => self.enqueue(body, None),
         }
     }
 
-    fn send_ordered(&mut self, msg: &Value) -> Result<(), McpError> {
+    fn send_ordered(&mut self, msg: &Value) -> Result<Option<Delivered>, McpError> {
         let body = serde_json::to_vec(msg).map_err(|e| McpError::Transport(e.to_string()))?;
-        post_and_read(&self.shared, &body, SEND_TIMEOUT).map_err(|e| McpError::Transport(e.text()))
+        let (done, delivered) = tokio::sync::oneshot::channel();
+        self.enqueue(body, Some(done))?;
+        Ok(Some(delivered))
     }
 
     fn set_protocol_version(&mut self, version: &str) {

@@ -253,9 +253,41 @@ impl Session {
         ));
         self.server = Some(server);
         self.transport.set_protocol_version(&version);
-        self.transport
-            .send_ordered(&jsonrpc::notification("notifications/initialized", None))?;
+        let initialized = jsonrpc::notification("notifications/initialized", None);
+        if let Some(delivered) = self.transport.send_ordered(&initialized)? {
+            self.await_delivery(delivered, limit).await?;
+        }
         Ok(version)
+    }
+
+    /// Serve the server until `delivered` fires (at most `limit`).
+    async fn await_delivery(
+        &mut self,
+        mut delivered: super::transport::Delivered,
+        limit: Duration,
+    ) -> Result<(), McpError> {
+        use tokio::sync::oneshot::error::TryRecvError;
+        let until = Instant::now() + limit;
+        loop {
+            match delivered.try_recv() {
+                Ok(Ok(())) | Err(TryRecvError::Closed) => return Ok(()),
+                Ok(Err(e)) => {
+                    return Err(McpError::Transport(format!(
+                        "notifications/initialized: {}",
+                        safe_text::display(&e)
+                    )))
+                }
+                Err(TryRecvError::Empty) => {}
+            }
+            if Instant::now() >= until {
+                return Err(McpError::Timeout(format!(
+                    "the server did not take notifications/initialized within {} s",
+                    limit.as_secs()
+                )));
+            }
+            let tick = (Instant::now() + Duration::from_millis(10)).min(until);
+            self.step(Some(tick)).await?;
+        }
     }
 
     fn choose_tool(&self, tools: &[Value]) -> Option<String> {

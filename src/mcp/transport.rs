@@ -58,13 +58,13 @@ pub trait Transport {
     /// The protocol version agreed in `initialize` (HTTP sends it as the
     /// `MCP-Protocol-Version` header from then on).
     fn set_protocol_version(&mut self, _version: &str) {}
-    /// Send a notification and wait until the server took it (HTTP: the
-    /// 202), so that what follows reaches the server after it. The default
-    /// is [`send`](Transport::send).
+    /// Send a notification that what follows must not overtake. Returns a
+    /// receiver that fires when the server took it (HTTP: the 202), or None
+    /// when sending in order is enough (stdio, the default).
     ///
     /// Errors: as `send`.
-    fn send_ordered(&mut self, msg: &Value) -> Result<(), McpError> {
-        self.send(msg, None)
+    fn send_ordered(&mut self, msg: &Value) -> Result<Option<Delivered>, McpError> {
+        self.send(msg, None).map(|()| None)
     }
     /// Called once after `notifications/initialized`: HTTP opens the GET
     /// stream on which the server sends messages unrelated to a request.
@@ -97,6 +97,10 @@ pub fn deliver(bytes: &[u8], tx: &Sender<Incoming>) -> bool {
         }
     }
 }
+
+/// Fires when a message sent with [`Transport::send_ordered`] was taken by
+/// the server, or with the sentence saying why not.
+pub type Delivered = tokio::sync::oneshot::Receiver<Result<(), String>>;
 
 /// How a bounded line read ended.
 #[derive(Debug, PartialEq, Eq)]
