@@ -23,7 +23,7 @@ use crate::binding::parse_json;
 pub const MAX_MESSAGE_BYTES: usize = MAX_EVENT_BYTES + 64 * 1024;
 /// Items a transport's readers may hand over before they wait for the
 /// session to take some.
-pub const INCOMING_CAPACITY: usize = 64;
+pub const INCOMING_CAPACITY: usize = 8;
 
 /// One item from a transport's reader.
 #[derive(Debug, Clone, PartialEq)]
