@@ -85,7 +85,7 @@ class State:
 def probe(state, case, call, notify, extra=None):
     """Run one case; call(method, params) returns the client's answer."""
     responses = {}
-    if case in ("hold", "progress") and extra is not None:
+    if case in ("hold", "progress", "flood") and extra is not None:
         return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
@@ -195,6 +195,18 @@ def run_stdio():
                        {"progressToken": token, "progress": 1, "total": 2, "message": "half"})
                 return {"content": [{"type": "text", "text": "progress done"}],
                         "structuredContent": {"token": token}}
+            if case == "flood":
+                # A consent screen, then a flood of notifications and log
+                # lines; then the screen is withdrawn.
+                rid = call("elicitation/create", URL, send_only=True)
+                pad = "x" * int(args.get("size", 8192))
+                for i in range(int(args.get("count", 20000))):
+                    notify("notifications/message", {"level": "info", "data": pad})
+                    if i % 100 == 0:
+                        sys.stderr.write(pad + "\n")
+                notify("notifications/cancelled", {"requestId": rid, "reason": "flood over"})
+                time.sleep(float(args.get("after", 3)))
+                return {"content": [{"type": "text", "text": "flood done"}]}
             # hold: a form left open, a ping, then the form is withdrawn.
             form_id = call("elicitation/create", FORM, send_only=True)
             time.sleep(float(args.get("delay", 1)))

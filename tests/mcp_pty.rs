@@ -124,3 +124,40 @@ fn url_required_waits_for_the_browser_flow_and_r_retries() {
     assert_eq!(result["content"][0]["text"], "gate open");
     assert_eq!(result["structuredContent"]["retry_after_complete"], false);
 }
+
+/// Peak resident memory (VmHWM) of `pid`, in KiB.
+fn peak_rss_kib(pid: i32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM")
+}
+
+/// A server floods notifications and log lines (160 MB) while a URL
+/// consent screen is open: the queues are bounded and the held notices
+/// capped, so peak RSS stays under 100 MB; the end says how many messages
+/// were not shown.
+#[test]
+fn a_notification_flood_during_consent_keeps_memory_bounded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --no-open --call probe --args '{{\"case\":\"flood\",\"count\":20000,\"size\":8192,\"after\":3}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("Open the page");
+    t.wait_for("The server withdrew this request (flood over)");
+    let peak = peak_rss_kib(t.pid());
+    eprintln!("peak RSS during the flood: {} MiB", peak / 1024);
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    assert!(peak < 100 * 1024, "peak RSS {peak} KiB");
+    assert!(
+        t.stderr()
+            .contains("more messages from the server were not shown"),
+        "{}",
+        t.stderr().chars().take(2000).collect::<String>()
+    );
+}
