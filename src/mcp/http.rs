@@ -693,6 +693,24 @@ mod tests {
     }
 
     #[test]
+    fn keeps_the_last_event_id_and_retry_across_events() {
+        let mut r = SseReader::new(BufReader::new(Cursor::new(
+            b"id: a1\nretry: 500\ndata: \n\ndata: x\n\nretry: soon\nid: a2\ndata: y\n\n".to_vec(),
+        )));
+        assert_eq!(data(&r.next_event().unwrap().unwrap()), "");
+        assert_eq!((r.last_id.as_deref(), r.retry), (Some("a1"), Some(500)));
+        // An event without an id keeps the last one.
+        let e = r.next_event().unwrap().unwrap();
+        assert_eq!(
+            (e.as_ref().unwrap().id.clone(), r.last_id.as_deref()),
+            (None, Some("a1"))
+        );
+        // A retry that is not a number is ignored.
+        r.next_event().unwrap().unwrap().unwrap();
+        assert_eq!((r.last_id.as_deref(), r.retry), (Some("a2"), Some(500)));
+    }
+
+    #[test]
     fn drops_an_unfinished_last_event_and_blank_runs() {
         let got = events("\n\ndata: one\n\n\n\ndata: two");
         assert_eq!(got.len(), 1);
