@@ -456,7 +456,7 @@ fn an_http_url_is_taken_as_the_trailing_argument_after_flags() {
 mod library {
     //! The session through the library API with responders that quit.
     use super::*;
-    use ahp_elicit::binding::{Mode, RequestEvent};
+    use ahp_elicit::binding::RequestEvent;
     use ahp_elicit::mcp::{run_session, McpError, McpOptions, Target};
     use ahp_elicit::responder::{Context, Outcome, RespondError, Responder};
     use std::time::Duration;
