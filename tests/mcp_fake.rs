@@ -791,4 +791,19 @@ mod live {
         assert_eq!(last["method"], "tools/call");
         assert_eq!(last["session"], "sess-2");
     }
+
+    #[test]
+    fn http_redirects_are_not_followed() {
+        let srv = HttpServer::start();
+        let url = srv.url.replace("/mcp", "/redirect");
+        let r = run(&["--action", "accept", &url]);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(
+            r.stderr.contains(
+                "the server answered HTTP 307 redirecting to http://127.0.0.1:1/elsewhere: redirects are not followed"
+            ),
+            "{}",
+            r.stderr
+        );
+    }
 }

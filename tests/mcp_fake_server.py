@@ -163,6 +163,9 @@ def run_stdio():
             line = lines.get(timeout=timeout)
         except queue.Empty:
             return None
+        if line is not None and os.environ.get("FAKE_RECORD"):
+            with open(os.environ["FAKE_RECORD"], "a") as f:
+                f.write(line if line.endswith("\n") else line + "\n")
         if line is None:
             while stubborn:
                 time.sleep(1)
@@ -346,6 +349,13 @@ def run_http():
             self.end_headers()
 
         def do_POST(self):
+            if self.path == "/redirect":
+                # Would take the session id to another host.
+                self.send_response(307)
+                self.send_header("Location", "http://127.0.0.1:1/elsewhere")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             n = int(self.headers.get("Content-Length", "0"))
             m = json.loads(self.rfile.read(n))
             self.record(m.get("method", "(response)"))

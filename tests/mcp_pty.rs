@@ -68,9 +68,11 @@ fn ctrl_c_twice_quits_a_silent_call_and_ends_the_server() {
     let out = dir.path().join("out.json");
     let pid_file = dir.path().join("server.pid");
     let args = format!("mcp --call silent -- python3 '{}'", server());
+    let record = dir.path().join("received.jsonl");
     let envs = [
         ("FAKE_PID_FILE", pid_file.display().to_string()),
         ("FAKE_STUBBORN", "1".to_owned()),
+        ("FAKE_RECORD", record.display().to_string()),
     ];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
     t.wait_for("Waiting for the next request");
@@ -96,6 +98,43 @@ fn ctrl_c_twice_quits_a_silent_call_and_ends_the_server() {
     }
     assert!(!alive(server_pid), "the server is still running");
     assert!(t.stderr().contains("killing it"), "{}", t.stderr());
+    // The pending call was cancelled before the connection closed.
+    let got: Vec<Value> = std::fs::read_to_string(&record)
+        .expect("record")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let call = got
+        .iter()
+        .find(|m| m["method"] == "tools/call")
+        .expect("tools/call sent");
+    let cancel = got
+        .iter()
+        .find(|m| m["method"] == "notifications/cancelled")
+        .expect("notifications/cancelled sent");
+    assert_eq!(cancel["params"]["requestId"], call["id"]);
+    assert_eq!(cancel["params"]["reason"], "the person quit");
+}
+
+/// `--timeout`: a form left unanswered is cancelled when the time is up,
+/// and the cancel is the server's answer.
+#[test]
+fn timeout_cancels_an_unanswered_form() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --timeout 2 --call probe --args '{{\"case\":\"required\"}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("Required");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    assert_eq!(
+        result["structuredContent"]["responses"]["required"]["result"],
+        serde_json::json!({"action": "cancel"})
+    );
 }
 
 /// -32042: the URL consent screen, then "waiting for the browser flow"
