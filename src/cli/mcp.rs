@@ -179,6 +179,7 @@ pub fn run(args: McpArgs) -> u8 {
         source_adapter: args.source_adapter,
         timeout,
         connect_timeout,
+        completion_wait: (!interactive).then_some(crate::mcp::SCRIPTED_COMPLETION_WAIT),
     };
     match run_session(&opts, responder.as_mut()) {
         Ok(report) => {

@@ -31,6 +31,9 @@ pub const URL_ELICITATION_REQUIRED: i64 = -32042;
 /// How long the client waits for the completion of a consented browser
 /// flow before it retries the call anyway (without `--timeout`).
 pub const COMPLETION_WAIT: Duration = Duration::from_secs(300);
+/// The same wait for scripted answers (`--action`, `--answers`): no browser
+/// flow runs, only a completion the server sends on its own is waited for.
+pub const SCRIPTED_COMPLETION_WAIT: Duration = Duration::from_secs(5);
 
 /// Why an elicitation gets no event: JSON-RPC code, sentence, data.
 type Refusal = (i64, String, Option<Value>);
@@ -400,7 +403,8 @@ impl Session {
 
     /// Wait until the server reports every `ids` complete, the person
     /// presses "retry now" (true) or "give up" (false), or the wait
-    /// (`--timeout`, else [`COMPLETION_WAIT`]) ends (true: retry anyway).
+    /// (`--timeout`, else the options' or [`COMPLETION_WAIT`]) ends (true:
+    /// retry anyway).
     async fn await_completion(&mut self, ids: &[String]) -> Result<bool, McpError> {
         let done = |s: &Session| ids.iter().all(|i| s.completed.contains(i));
         if done(self) {
@@ -412,7 +416,11 @@ impl Session {
             offer_retry: true,
         });
         self.wait_key = None;
-        let limit = self.opts.timeout.unwrap_or(COMPLETION_WAIT);
+        let limit = self
+            .opts
+            .timeout
+            .or(self.opts.completion_wait)
+            .unwrap_or(COMPLETION_WAIT);
         let until = Instant::now() + limit;
         let out = loop {
             if done(self) {

@@ -27,6 +27,7 @@ use crate::binding::{Mode, Server};
 use crate::responder::Responder;
 
 mod elicit;
+pub use elicit::{COMPLETION_WAIT, SCRIPTED_COMPLETION_WAIT};
 pub mod http;
 pub mod jsonrpc;
 mod session;
@@ -109,6 +110,11 @@ pub struct McpOptions {
     /// `--connect-timeout SECS`: how long `initialize` (and `tools/list`)
     /// may take (default [`DEFAULT_CONNECT_TIMEOUT`]).
     pub connect_timeout: Duration,
+    /// How long to wait for a browser flow's completion after -32042 when
+    /// `timeout` is not given; None: 300 s (a person in a browser). The
+    /// command sets a short wait for scripted answers, which can do no
+    /// browser flow.
+    pub completion_wait: Option<Duration>,
 }
 
 /// Default of `--connect-timeout`.
@@ -127,6 +133,7 @@ impl McpOptions {
             source_adapter: None,
             timeout: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            completion_wait: None,
         }
     }
 }
