@@ -163,15 +163,20 @@ impl Session {
                 let Some(ask) = self.asks.remove(&key) else {
                     return Ok(());
                 };
+                // Only the -32042 flow (no request id) reads the result back.
+                let keep = ask.rpc_id.is_none();
                 let result = self.finish_ask(ask, outcome)?;
-                self.finished.insert(key, result);
+                if keep {
+                    self.finished.insert(key, result);
+                }
                 if self.quit {
                     return Err(McpError::Quit);
                 }
             }
             Reply::Withdrawn { key, reason } => {
-                self.asks.remove(&key);
-                self.finished.insert(key, None);
+                if self.asks.remove(&key).is_some_and(|a| a.rpc_id.is_none()) {
+                    self.finished.insert(key, None);
+                }
                 let said = reason.describe();
                 notice(&said);
                 self.desk.show(Waiting {

@@ -23,6 +23,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::mpsc as smpsc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::mpsc;
@@ -91,7 +92,6 @@ enum ToResponder {
         cx: Context,
         withdrawal: Withdrawal,
     },
-    Show(Waiting),
 }
 
 /// What the responder thread sends back.
@@ -108,6 +108,9 @@ enum FromResponder {
 /// status, and receive the replies.
 pub struct Desk {
     to: smpsc::Sender<ToResponder>,
+    /// What the waiting screen shows: one slot, the latest status wins (a
+    /// flood of statuses cannot queue up while a screen is open).
+    shown: Arc<Mutex<Waiting>>,
     from: mpsc::Receiver<FromResponder>,
     open: HashMap<u64, Open>,
     next_key: u64,
@@ -192,7 +195,9 @@ impl Desk {
 
     /// What the waiting screen shows from now on.
     pub fn show(&self, waiting: Waiting) {
-        let _ = self.to.send(ToResponder::Show(waiting));
+        if let Ok(mut w) = self.shown.lock() {
+            *w = waiting;
+        }
     }
 
     /// The next reply; None when the responder thread is gone.
@@ -235,8 +240,8 @@ fn serve(
     responder: &mut dyn Responder,
     rx: smpsc::Receiver<ToResponder>,
     tx: mpsc::Sender<FromResponder>,
+    shown: &Mutex<Waiting>,
 ) {
-    let mut waiting = Waiting::default();
     loop {
         match rx.try_recv() {
             Ok(ToResponder::Ask {
@@ -254,8 +259,8 @@ fn serve(
                     return;
                 }
             }
-            Ok(ToResponder::Show(w)) => waiting = w,
             Err(smpsc::TryRecvError::Empty) => {
+                let waiting = shown.lock().map(|w| w.clone()).unwrap_or_default();
                 let k = responder.wait(WAIT_SLICE, &waiting);
                 if k != WaitKey::Nothing && tx.blocking_send(FromResponder::Key(k)).is_err() {
                     return;
@@ -280,8 +285,10 @@ where
 {
     let (to_tx, to_rx) = smpsc::channel();
     let (from_tx, from_rx) = mpsc::channel(MAX_OPEN * 2);
+    let shown = Arc::new(Mutex::new(Waiting::default()));
     let desk = Desk {
         to: to_tx,
+        shown: Arc::clone(&shown),
         from: from_rx,
         open: HashMap::new(),
         next_key: 0,
@@ -296,7 +303,7 @@ where
             Ok(rt.block_on(session(desk)))
         })
         .map_err(|e| format!("starting the session thread: {e}"))?;
-    serve(responder, to_rx, from_tx);
+    serve(responder, to_rx, from_tx, &shown);
     handle
         .join()
         .map_err(|_| "the session thread panicked".to_owned())?
