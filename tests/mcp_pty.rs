@@ -162,6 +162,28 @@ fn url_required_waits_for_the_browser_flow_and_r_retries() {
         serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
     assert_eq!(result["content"][0]["text"], "gate open");
     assert_eq!(result["structuredContent"]["retry_after_complete"], false);
+
+    // Esc gives up: no retry, the server's error is the outcome.
+    let out = dir.path().join("out2.json");
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("Open the page");
+    t.send("o");
+    t.wait_for("Consent recorded; nothing was opened");
+    t.send("\r");
+    t.wait_for("Esc: give up (cancel)");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 1, "{}", t.stderr());
+    let err = t.stderr();
+    assert!(
+        err.contains("gave up waiting for the browser flow"),
+        "{err}"
+    );
+    assert!(
+        err.contains("JSON-RPC error -32042: authorization needed"),
+        "{err}"
+    );
+    // Nothing on stdout: the call failed.
+    assert_eq!(std::fs::read_to_string(&out).unwrap_or_default(), "");
 }
 
 /// Peak resident memory (VmHWM) of `pid`, in KiB.

@@ -122,3 +122,16 @@ fn refuses_more_than_max_open_and_reasons_read_well() {
         "the server withdrew this request"
     );
 }
+
+#[test]
+fn withdrawn_is_read_only_inside_with_withdrawal() {
+    let w = Withdrawal::new();
+    let c = cx();
+    assert!(!c.withdrawn());
+    w.withdraw();
+    assert!(with_withdrawal(&w, || c.withdrawn()));
+    // Outside the call the flag is not seen any more.
+    assert!(!c.withdrawn());
+    let fresh = Withdrawal::new();
+    assert!(!with_withdrawal(&fresh, || c.withdrawn()));
+}
