@@ -31,7 +31,7 @@ fn alive(pid: i32) -> bool {
         .unwrap_or(false)
 }
 
-/// The server sends a form, pings 2 s later, then withdraws the form: the
+/// The server sends a form, pings 5 s later, then withdraws the form: the
 /// screen closes with the notice, and the ping was answered while the form
 /// was on screen.
 #[test]
@@ -39,7 +39,7 @@ fn a_withdrawn_form_closes_with_a_notice() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
     let args = format!(
-        "mcp --call probe --args '{{\"case\":\"hold\",\"delay\":2,\"after\":4}}' -- python3 '{}'",
+        "mcp --call probe --args '{{\"case\":\"hold\",\"delay\":5,\"after\":4}}' -- python3 '{}'",
         server()
     );
     let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
@@ -52,10 +52,10 @@ fn a_withdrawn_form_closes_with_a_notice() {
     assert_eq!(rec["ping"]["result"], serde_json::json!({}));
     // No answer was sent for the withdrawn form.
     assert_eq!(rec["late"], Value::Null);
-    eprintln!(
-        "ping answered in {:.1} ms with the form on screen",
-        rec["ping_ms"].as_f64().unwrap_or(-1.0)
-    );
+    let ping_ms = rec["ping_ms"].as_f64().expect("ping_ms");
+    eprintln!("ping answered in {ping_ms:.1} ms with the form on screen for 5 s");
+    // Hang detection only (the measured figure is printed above).
+    assert!(ping_ms < 3000.0, "ping took {ping_ms} ms");
     assert!(t.stderr().contains("the server withdrew this request"));
 }
 
