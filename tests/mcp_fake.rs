@@ -173,13 +173,34 @@ fn stdio_answers_form_and_url_and_refuses_the_rest() {
     );
     assert_ne!(r.events[0]["id"], r.events[2]["id"]);
 
-    // elicitation/complete is shown, sanitized; no raw ESC reaches stderr.
-    assert!(
+    // elicitation/complete is shown once, for the consented id; a repeat
+    // and an id never issued are logged as ignored (sanitized); no raw ESC
+    // reaches stderr.
+    assert_eq!(
         r.stderr
-            .contains("URL elicitation 'el-1\\u{1b}[2J' complete"),
+            .matches("the server reports URL elicitation 'el-1' complete")
+            .count(),
+        1,
         "{}",
         r.stderr
     );
+    assert!(r
+        .stderr
+        .contains("ignored a repeated completion for URL elicitation 'el-1'"));
+    assert!(
+        r.stderr.contains(
+            "ignored a completion for URL elicitation 'el-9\\u{1b}[2J', which was not consented to here"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(!r
+        .stderr
+        .contains("URL elicitation 'el-9\\u{1b}[2J' complete"));
+    // A cancellation of a request that is not open is ignored.
+    assert!(r
+        .stderr
+        .contains("ignored a cancellation of request 4242, which is not open"));
     assert!(r
         .stderr
         .contains("server: fake server ready \\u{1b}[31mred"));
@@ -438,7 +459,7 @@ fn an_http_url_is_taken_as_the_trailing_argument_after_flags() {
 mod library {
     //! The session through the library API with responders that quit.
     use super::*;
-    use ahp_elicit::binding::{Mode, RequestEvent};
+    use ahp_elicit::binding::RequestEvent;
     use ahp_elicit::mcp::{run_session, McpError, McpOptions, Target};
     use ahp_elicit::responder::{Context, Outcome, RespondError, Responder};
     use std::time::Duration;
@@ -459,33 +480,26 @@ mod library {
     }
 
     fn opts(program: &str, args: Vec<String>) -> McpOptions {
-        McpOptions {
-            target: Target::Stdio {
-                program: program.into(),
-                args,
-            },
-            call: Some("probe".into()),
-            arguments: serde_json::Map::new(),
-            modes: vec![Mode::Form, Mode::Url],
-            events: None,
-            source_adapter: None,
-            schema_policy: ahp_elicit::binding::SchemaPolicy::Strict,
-        }
+        let mut o = McpOptions::new(Target::Stdio {
+            program: program.into(),
+            args,
+        });
+        o.call = Some("probe".into());
+        // The probe's nested-object form is meant to be refused (-32602).
+        o.schema_policy = ahp_elicit::binding::SchemaPolicy::Strict;
+        o
     }
 
     #[test]
-    fn quit_cancels_this_and_every_later_elicitation() {
+    fn quit_on_a_form_cancels_it_and_ends_the_session() {
         let mut q = Quitter {
             calls: 0,
             idle_quits: false,
         };
-        let report = run_session(&opts(python(), vec![fake_server()]), &mut q).unwrap();
-        // Asked once; the URL request is cancelled without asking again.
+        let err = run_session(&opts(python(), vec![fake_server()]), &mut q).unwrap_err();
+        // Asked once, answered cancel, then the session ends (exit 130).
+        assert_eq!(err, McpError::Quit);
         assert_eq!(q.calls, 1);
-        assert_eq!(report.answered, 2);
-        let rec = &report.result["structuredContent"]["responses"];
-        assert_eq!(rec["form"]["result"], json!({"action": "cancel"}));
-        assert_eq!(rec["url"]["result"], json!({"action": "cancel"}));
     }
 
     #[test]
@@ -525,4 +539,276 @@ fn url_elicitation_required_is_put_to_the_person_then_retried() {
     let r = stdio(&["--call", "gated", "--modes", "form", "--action", "accept"]);
     assert_eq!(r.code, 1);
     assert!(r.events.is_empty());
+}
+
+// ---- The live session: the server is served while a screen is open. ----
+
+mod live {
+    use super::*;
+    use ahp_elicit::binding::RequestEvent;
+    use ahp_elicit::mcp::{run_session, McpOptions, Target};
+    use ahp_elicit::responder::{Context, Outcome, RespondError, Responder};
+    use std::time::{Duration, Instant};
+
+    /// Keeps every form open (as a person who does not answer) until its
+    /// source withdraws it; records how long it was open.
+    struct Slow {
+        open_for: Vec<Duration>,
+        withdrawn: Vec<bool>,
+    }
+
+    impl Responder for Slow {
+        fn respond(&mut self, _r: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
+            let start = Instant::now();
+            let give_up = start + Duration::from_secs(60);
+            while !cx.withdrawn() && Instant::now() < give_up {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            self.open_for.push(start.elapsed());
+            self.withdrawn.push(cx.withdrawn());
+            Ok(Outcome::Answer(ahp_elicit::binding::Answer::bare(
+                ahp_elicit::binding::Action::Accept,
+            )))
+        }
+    }
+
+    #[test]
+    fn ping_is_answered_while_a_form_is_open_and_cancel_withdraws_it() {
+        let mut o = McpOptions::new(Target::Stdio {
+            program: python().into(),
+            args: vec![fake_server()],
+        });
+        o.call = Some("probe".into());
+        o.arguments = json!({"case": "hold", "delay": 5})
+            .as_object()
+            .unwrap()
+            .clone();
+        let mut slow = Slow {
+            open_for: Vec::new(),
+            withdrawn: Vec::new(),
+        };
+        let report = run_session(&o, &mut slow).unwrap();
+        let rec = &report.result["structuredContent"];
+        // The ping came 5 s after the form appeared and was answered while
+        // the form was still open.
+        assert_eq!(rec["ping"], json!({"id": 1002, "result": {}}));
+        let ping_ms = rec["ping_ms"].as_f64().unwrap();
+        eprintln!("ping answered in {ping_ms:.1} ms with a form open for 5 s");
+        // Hang detection only (the measured figure is printed above).
+        assert!(ping_ms < 3000.0, "ping took {ping_ms} ms");
+        // notifications/cancelled closed the form; nothing was sent for it.
+        assert_eq!(slow.withdrawn, vec![true]);
+        assert!(
+            slow.open_for[0] >= Duration::from_millis(4500),
+            "{:?}",
+            slow.open_for
+        );
+        assert_eq!(rec["late"], Value::Null);
+        assert_eq!(report.answered, 0);
+    }
+
+    #[test]
+    fn progress_for_the_call_is_shown_and_others_are_not() {
+        let r = stdio(&[
+            "--call",
+            "probe",
+            "--args",
+            r#"{"case":"progress"}"#,
+            "--action",
+            "accept",
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let token = r.record()["token"].as_str().unwrap().to_owned();
+        assert!(token.contains("-call-"), "{token}");
+        assert_eq!(
+            r.stderr.matches("the tool reports progress").count(),
+            1,
+            "{}",
+            r.stderr
+        );
+        assert!(r.stderr.contains("the tool reports progress 1/2: half"));
+    }
+
+    #[test]
+    fn url_required_waits_for_the_completion_then_retries_once() {
+        // The completion comes 1 s after the error; the retry after it.
+        let r = stdio(&[
+            "--call",
+            "gated",
+            "--args",
+            r#"{"delay":1,"twice":true}"#,
+            "--action",
+            "accept",
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let rec = r.record();
+        assert_eq!(rec["retry_after_complete"], true);
+        // Two tools/call in all: the first and one retry.
+        let calls = rec["received"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| *m == "tools/call")
+            .count();
+        assert_eq!(calls, 2);
+        // The same elicitationId twice: consent asked once (one request
+        // event, one result event).
+        assert_eq!(r.events.len(), 2, "{:?}", r.events);
+        assert!(r.stderr.contains("waiting for the browser flow"));
+        assert!(r
+            .stderr
+            .contains("the server reports URL elicitation 'el-1' complete"));
+
+        // No completion ever: --timeout bounds the wait, then one retry.
+        let r = stdio(&[
+            "--call",
+            "gated",
+            "--args",
+            r#"{"delay":-1}"#,
+            "--timeout",
+            "1",
+            "--action",
+            "accept",
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert_eq!(r.record()["retry_after_complete"], false);
+        assert!(r
+            .stderr
+            .contains("no completion within 1 s; retrying the call anyway"));
+    }
+
+    #[test]
+    fn a_server_that_never_answers_initialize_times_out() {
+        let start = Instant::now();
+        let r = run(&[
+            "--connect-timeout",
+            "1",
+            "--action",
+            "accept",
+            "--",
+            python(),
+            "-c",
+            "import sys; sys.stdin.read()",
+        ]);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(
+            r.stderr
+                .contains("no answer to initialize within 1 s (--connect-timeout)"),
+            "{}",
+            r.stderr
+        );
+        // Hang detection only.
+        assert!(start.elapsed() < Duration::from_secs(20));
+    }
+
+    fn alive(pid: i32) -> bool {
+        Command::new("kill")
+            .args(["-0", &pid.to_string()])
+            .stderr(Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    }
+
+    #[test]
+    fn sigterm_ends_the_stdio_server_even_a_stubborn_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("server.pid");
+        let mut child = Command::new(bin())
+            .args(["mcp", "--call", "silent", "--action", "accept", "--"])
+            .arg(python())
+            .arg(fake_server())
+            .env("FAKE_PID_FILE", &pid_file)
+            .env("FAKE_STUBBORN", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait until the call is in flight (the server listed its tools).
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let mut seen = String::new();
+        while !seen.contains("calling it anyway") {
+            let mut line = String::new();
+            assert!(err.read_line(&mut line).unwrap() > 0, "{seen}");
+            seen.push_str(&line);
+        }
+        let server: i32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert!(alive(server));
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        let status = child.wait().unwrap();
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut rest);
+        assert_eq!(status.code(), Some(143), "{seen}{rest}");
+        // Ignoring stdin's end and SIGTERM, the server got SIGKILL.
+        assert!(!alive(server), "the server {server} is still running");
+        assert!(rest.contains("killing it"), "{rest}");
+    }
+
+    #[test]
+    fn http_stream_dropped_is_resumed_with_last_event_id_after_retry() {
+        let srv = HttpServer::start();
+        let r = run(&[
+            "--call",
+            "probe",
+            "--args",
+            r#"{"case":"drop"}"#,
+            "--action",
+            "accept",
+            &srv.url,
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert_eq!(r.json()["content"][0]["text"], "resumed");
+        let rec = r.record();
+        assert_eq!(rec["last_event_id"], "d1");
+        // The server's retry (300 ms) was waited for.
+        assert!(rec["resume_ms"].as_f64().unwrap() >= 290.0, "{rec}");
+    }
+
+    #[test]
+    fn http_404_for_the_session_reinitializes_once() {
+        let srv = HttpServer::start();
+        let r = run(&[
+            "--call",
+            "probe",
+            "--args",
+            r#"{"case":"expire"}"#,
+            "--action",
+            "accept",
+            &srv.url,
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert_eq!(r.json()["content"][0]["text"], "new session");
+        let rec = r.record();
+        assert_eq!(rec["inits"], 2);
+        assert!(r
+            .stderr
+            .contains("the server ended the session (HTTP 404): initializing a new session once"));
+        // The retried call carries the new session.
+        let last = rec["headers"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(last["method"], "tools/call");
+        assert_eq!(last["session"], "sess-2");
+    }
+
+    #[test]
+    fn http_redirects_are_not_followed() {
+        let srv = HttpServer::start();
+        let url = srv.url.replace("/mcp", "/redirect");
+        let r = run(&["--action", "accept", &url]);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(
+            r.stderr.contains(
+                "the server answered HTTP 307 redirecting to http://127.0.0.1:1/elsewhere: redirects are not followed"
+            ),
+            "{}",
+            r.stderr
+        );
+    }
 }

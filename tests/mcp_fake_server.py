@@ -19,12 +19,25 @@ one form with a required field and no default. The tool `gated` (stdio,
 not listed) first fails with -32042 carrying the URL elicitation, then
 succeeds.
 
+Cases that need a live session (stdio): "hold" sends a form without
+waiting, pings after `delay` seconds (the record has `ping_ms`, the time
+to the answer), then cancels the form and records any late answer to it;
+"progress" sends progress for the call's token and for another one. The
+tool `gated` sends its completion notification `delay` seconds after the
+-32042 error and records whether the retry came after it.
+
+Streamable HTTP cases: "drop" closes the call's SSE stream after a priming
+event (id and retry) and answers on the GET that resumes it with
+Last-Event-ID; "expire" answers the first call with 404 for the session.
+
 Hostile text: the server's stderr and one elicitationId carry an ESC, which
 the client must never pass to the terminal raw.
 """
 import json
+import queue
 import sys
 import threading
+import time
 
 SERVER_INFO = {"name": "fake-mcp", "title": "Fake MCP", "version": "0.0.1"}
 TOOLS = [
@@ -69,16 +82,22 @@ class State:
             return self.next_id
 
 
-def probe(state, case, call, notify):
+def probe(state, case, call, notify, extra=None):
     """Run one case; call(method, params) returns the client's answer."""
     responses = {}
+    if case in ("hold", "progress", "flood") and extra is not None:
+        return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
     else:
         responses["ping"] = call("ping", None)
         responses["form"] = call("elicitation/create", FORM)
         responses["url"] = call("elicitation/create", URL)
-        notify("notifications/elicitation/complete", {"elicitationId": "el-1\x1b[2J"})
+        # Known (consented), duplicate, and unknown (hostile) ids.
+        notify("notifications/elicitation/complete", {"elicitationId": "el-1"})
+        notify("notifications/elicitation/complete", {"elicitationId": "el-1"})
+        notify("notifications/elicitation/complete", {"elicitationId": "el-9\x1b[2J"})
+        notify("notifications/cancelled", {"requestId": 4242, "reason": "not open"})
         responses["bad-mode"] = call("elicitation/create", BAD_MODE)
         responses["invalid"] = call("elicitation/create", INVALID)
         responses["roots"] = call("roots/list", {})
@@ -112,26 +131,55 @@ def strip(resp):
 
 
 def run_stdio():
+    import os
+    import signal
     state = State()
+    stubborn = os.environ.get("FAKE_STUBBORN") == "1"
+    if os.environ.get("FAKE_PID_FILE"):
+        with open(os.environ["FAKE_PID_FILE"], "w") as f:
+            f.write(str(os.getpid()))
+    if stubborn:
+        # Ignores SIGTERM and outlives its stdin: only SIGKILL ends it.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     sys.stderr.write("fake server ready \x1b[31mred\x1b[0m\n")
     sys.stderr.flush()
+    lines = queue.Queue()
+    wlock = threading.Lock()
+
+    def reader():
+        for line in sys.stdin:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=reader, daemon=True).start()
 
     def write(obj):
-        sys.stdout.write(json.dumps(obj) + "\n")
-        sys.stdout.flush()
+        with wlock:
+            sys.stdout.write(json.dumps(obj) + "\n")
+            sys.stdout.flush()
 
-    def read():
-        line = sys.stdin.readline()
-        if not line:
+    def read(timeout=None):
+        try:
+            line = lines.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if line is not None and os.environ.get("FAKE_RECORD"):
+            with open(os.environ["FAKE_RECORD"], "a") as f:
+                f.write(line if line.endswith("\n") else line + "\n")
+        if line is None:
+            while stubborn:
+                time.sleep(1)
             sys.exit(0)
         return json.loads(line)
 
-    def call(method, params):
+    def call(method, params, send_only=False):
         rid = state.new_id()
         msg = {"jsonrpc": "2.0", "id": rid, "method": method}
         if params is not None:
             msg["params"] = params
         write(msg)
+        if send_only:
+            return rid
         while True:
             m = read()
             if m.get("id") == rid and "method" not in m:
@@ -141,9 +189,55 @@ def run_stdio():
     def notify(method, params):
         write({"jsonrpc": "2.0", "method": method, "params": params})
 
+    def extra_case(args, meta):
+        def run(case):
+            if case == "progress":
+                token = meta.get("progressToken")
+                notify("notifications/progress", {"progressToken": "someone-else", "progress": 9})
+                notify("notifications/progress",
+                       {"progressToken": token, "progress": 1, "total": 2, "message": "half"})
+                return {"content": [{"type": "text", "text": "progress done"}],
+                        "structuredContent": {"token": token}}
+            if case == "flood":
+                # A consent screen, then a flood of notifications and log
+                # lines; then the screen is withdrawn.
+                rid = call("elicitation/create", URL, send_only=True)
+                pad = "x" * int(args.get("size", 8192))
+                for i in range(int(args.get("count", 20000))):
+                    notify("notifications/message", {"level": "info", "data": pad})
+                    if i % 100 == 0:
+                        sys.stderr.write(pad + "\n")
+                notify("notifications/cancelled", {"requestId": rid, "reason": "flood over"})
+                time.sleep(float(args.get("after", 3)))
+                return {"content": [{"type": "text", "text": "flood done"}]}
+            # hold: a form left open, a ping, then the form is withdrawn.
+            form_id = call("elicitation/create", FORM, send_only=True)
+            time.sleep(float(args.get("delay", 1)))
+            t0 = time.monotonic()
+            ping_id = call("ping", None, send_only=True)
+            ping = None
+            while ping is None:
+                m = read(timeout=60)
+                if m is None:
+                    break
+                if m.get("id") == ping_id and "method" not in m:
+                    ping = strip(m)
+            ping_ms = (time.monotonic() - t0) * 1000
+            notify("notifications/cancelled", {"requestId": form_id, "reason": "took too long"})
+            late = None
+            end = time.monotonic() + float(args.get("after", 1.5))
+            while time.monotonic() < end:
+                m = read(timeout=max(0.01, end - time.monotonic()))
+                if m is not None and m.get("id") == form_id:
+                    late = strip(m)
+            return {"content": [{"type": "text", "text": "hold done"}],
+                    "structuredContent": {"ping": ping, "ping_ms": ping_ms, "late": late}}
+        return run
+
     # Noise before the handshake: a non-JSON line and a notification.
     sys.stdout.write("this is not JSON\n")
     write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+    complete_sent = [None]
     while True:
         m = read()
         if "method" not in m:
@@ -153,20 +247,37 @@ def run_stdio():
             continue
         if m["method"] == "tools/call":
             p = m.get("params", {})
+            args = p.get("arguments", {})
+            if p.get("name") == "silent":
+                # Never answers the call.
+                continue
             if p.get("name") == "gated":
                 # URLElicitationRequiredError first, success on the retry.
                 if not state.gate_open:
                     state.gate_open = True
+                    urls = [URL, URL] if args.get("twice") else [URL]
                     write({"jsonrpc": "2.0", "id": m["id"], "error": {
                         "code": -32042, "message": "authorization needed",
-                        "data": {"elicitations": [URL]}}})
+                        "data": {"elicitations": urls}}})
+                    delay = float(args.get("delay", 0.2))
+                    if delay >= 0:
+                        def later():
+                            time.sleep(delay)
+                            complete_sent[0] = time.monotonic()
+                            notify("notifications/elicitation/complete", {"elicitationId": "el-1"})
+                        threading.Thread(target=later, daemon=True).start()
                 else:
+                    after = complete_sent[0] is not None
                     write({"jsonrpc": "2.0", "id": m["id"], "result": {
-                        "content": [{"type": "text", "text": "gate open"}]}})
+                        "content": [{"type": "text", "text": "gate open"}],
+                        "structuredContent": {"retry_after_complete": after,
+                                              "received": state.received}}})
                 continue
             if p.get("name") == "probe":
-                case = p.get("arguments", {}).get("case", "all")
-                write({"jsonrpc": "2.0", "id": m["id"], "result": probe(state, case, call, notify)})
+                case = args.get("case", "all")
+                extra = extra_case(args, p.get("_meta", {}))
+                write({"jsonrpc": "2.0", "id": m["id"],
+                       "result": probe(state, case, call, notify, extra)})
             else:
                 write({"jsonrpc": "2.0", "id": m["id"],
                        "error": {"code": -32602, "message": "unknown tool"}})
@@ -186,6 +297,8 @@ def run_http():
     answers = {}
     cond = threading.Condition()
     session = "sess-\u00e9-1".encode("ascii", "ignore").decode()  # "sess--1"
+    sessions = {"current": session, "inits": 0}
+    resume = {"call": None, "dropped_at": 0.0}
 
     class H(BaseHTTPRequestHandler):
         def log_message(self, *a):
@@ -211,9 +324,23 @@ def run_http():
 
         def do_GET(self):
             self.record("GET")
-            self.send_response(405)
-            self.send_header("Content-Length", "0")
+            last = self.headers.get("Last-Event-ID")
+            if last is None or resume["call"] is None:
+                self.send_response(405)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            resume_ms = (time.monotonic() - resume["dropped_at"]) * 1000
+            msg = {"jsonrpc": "2.0", "id": resume["call"], "result": {
+                "content": [{"type": "text", "text": "resumed"}],
+                "structuredContent": {"last_event_id": last, "resume_ms": resume_ms,
+                                      "headers": state.headers}}}
+            resume["call"] = None
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
+            self.wfile.write(b"id: d2\ndata: " + json.dumps(msg).encode() + b"\n\n")
+            self.wfile.flush()
 
         def do_DELETE(self):
             self.record("DELETE")
@@ -222,9 +349,24 @@ def run_http():
             self.end_headers()
 
         def do_POST(self):
+            if self.path == "/redirect":
+                # Would take the session id to another host.
+                self.send_response(307)
+                self.send_header("Location", "http://127.0.0.1:1/elsewhere")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             n = int(self.headers.get("Content-Length", "0"))
             m = json.loads(self.rfile.read(n))
             self.record(m.get("method", "(response)"))
+            sid = self.headers.get("Mcp-Session-Id")
+            if sid is not None and sid != sessions["current"]:
+                body = b"no such session"
+                self.send_response(404)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
             if "method" not in m:
                 with cond:
                     answers[m.get("id")] = strip(m)
@@ -240,8 +382,38 @@ def run_http():
                 self.end_headers()
                 return
             if m["method"] == "initialize":
+                sessions["inits"] += 1
                 self.send_json({"jsonrpc": "2.0", "id": m["id"], "result": answer(state, m)},
-                               {"Mcp-Session-Id": session})
+                               {"Mcp-Session-Id": sessions["current"]})
+                return
+            case = m.get("params", {}).get("arguments", {}).get("case", "all")
+            if m["method"] == "tools/call" and case == "expire" and sessions["inits"] == 1:
+                # The session ends under the client; the next initialize
+                # gets a new one.
+                sessions["current"] = "sess-2"
+                body = b"session expired"
+                self.send_response(404)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
+            if m["method"] == "tools/call" and case == "expire":
+                self.send_json({"jsonrpc": "2.0", "id": m["id"], "result": {
+                    "content": [{"type": "text", "text": "new session"}],
+                    "structuredContent": {"inits": sessions["inits"],
+                                          "headers": state.headers}}})
+                return
+            if m["method"] == "tools/call" and case == "drop":
+                # A priming event (id, retry), then the stream closes before
+                # the answer, which waits for the resuming GET.
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                self.wfile.write(b"id: d1\nretry: 300\ndata: \n\n")
+                self.wfile.flush()
+                resume["call"] = m["id"]
+                resume["dropped_at"] = time.monotonic()
+                self.close_connection = True
                 return
             if m["method"] == "tools/list":
                 # As an SSE stream with a priming event and a comment.

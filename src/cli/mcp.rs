@@ -6,8 +6,9 @@
 //! Output: the tool's result as one JSON document on stdout (or, when no
 //! tool was called, `{"tools": [...]}`); notices on stderr.
 //!
-//! Exit codes: 0 done; 1 the tool call failed or reported `isError`, an
-//! answer was refused, or the person quit; 2 usage, connection or I/O error.
+//! Exit codes: 0 done; 1 the tool call failed or reported `isError`, or an
+//! answer was refused; 2 usage, connection, timeout or I/O error; 130 the
+//! person quit (Ctrl-C twice) or SIGINT; 143 SIGTERM.
 
 use std::path::PathBuf;
 
@@ -72,12 +73,17 @@ pub struct McpArgs {
     /// subset rule.
     #[arg(long, value_enum, default_value = "compatible", value_name = "POLICY")]
     pub schema_policy: SchemaPolicy,
+    /// Cancel an elicitation left unanswered for this many seconds; also
+    /// bounds the wait for a browser flow after a -32042 error.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// How long the server may take to answer `initialize` (and
+    /// `tools/list`), in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub connect_timeout: f64,
     /// `source.adapter` of the request events (default mcp-stdio or mcp-http).
     #[arg(long, value_name = "NAME")]
     pub source_adapter: Option<String>,
-    /// Cancel an elicitation left unanswered for this many seconds.
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
     /// Log requests, decisions and launches (JSON Lines) to FILE; URL
     /// queries and fragments redacted, no form values.
     #[arg(long, value_name = "FILE")]
@@ -112,12 +118,10 @@ impl From<ActionArg> for Action {
     }
 }
 
-/// The responder `mcp` hands to the session: `--timeout` sets each
-/// request's deadline and `--log` records requests and decisions, as in
-/// `respond`.
+/// The responder `mcp` hands to the session: `--log` records requests and
+/// decisions, as in `respond` (the session itself applies `--timeout`).
 struct Session {
     inner: Box<dyn crate::responder::Responder>,
-    timeout: Option<f64>,
     log: Option<super::respond::SharedLog>,
 }
 
@@ -137,16 +141,11 @@ impl crate::responder::Responder for Session {
         req: &crate::binding::RequestEvent,
         cx: &crate::responder::Context,
     ) -> Result<crate::responder::Outcome, crate::responder::RespondError> {
-        let mut cx = cx.clone();
-        if let (None, Some(s)) = (cx.deadline, self.timeout) {
-            let d = std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9));
-            cx.deadline = Some(std::time::Instant::now() + d);
-        }
         self.note(|l| {
             l.set_current(&req.id);
             l.request_received(req)
         });
-        let out = self.inner.respond(req, &cx);
+        let out = self.inner.respond(req, cx);
         match &out {
             Ok(crate::responder::Outcome::Answer(a)) => self.note(|l| l.decision(&req.id, a)),
             Ok(crate::responder::Outcome::Quit) => {
@@ -161,6 +160,22 @@ impl crate::responder::Responder for Session {
     fn idle(&mut self, wait: std::time::Duration) -> bool {
         self.inner.idle(wait)
     }
+
+    fn wait(
+        &mut self,
+        wait: std::time::Duration,
+        shown: &crate::responder::Waiting,
+    ) -> crate::responder::WaitKey {
+        self.inner.wait(wait, shown)
+    }
+}
+
+/// Seconds from a flag as a duration. Errors: a sentence naming the flag.
+fn seconds(flag: &str, v: f64) -> Result<std::time::Duration, String> {
+    std::time::Duration::try_from_secs_f64(v)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("{flag}: '{v}' is not a positive number of seconds"))
 }
 
 fn usage(msg: &str) -> u8 {
@@ -185,6 +200,14 @@ pub fn run(args: McpArgs) -> u8 {
     if modes.is_empty() {
         return usage("--modes: give at least one of form, url");
     }
+    let timeout = match args.timeout.map(|t| seconds("--timeout", t)).transpose() {
+        Ok(t) => t,
+        Err(e) => return usage(&e),
+    };
+    let connect_timeout = match seconds("--connect-timeout", args.connect_timeout) {
+        Ok(t) => t,
+        Err(e) => return usage(&e),
+    };
     let arguments = match &args.args {
         None => Map::new(),
         Some(text) => match serde_json::from_str::<Value>(text) {
@@ -228,11 +251,7 @@ pub fn run(args: McpArgs) -> u8 {
         Ok(r) => r,
         Err(e) => return usage(&e),
     };
-    let mut responder = Session {
-        inner,
-        timeout: args.timeout,
-        log,
-    };
+    let mut responder = Session { inner, log };
     let opts = McpOptions {
         target,
         call: args.call,
@@ -241,6 +260,9 @@ pub fn run(args: McpArgs) -> u8 {
         events: args.events,
         source_adapter: args.source_adapter,
         schema_policy: args.schema_policy,
+        timeout,
+        connect_timeout,
+        completion_wait: (!interactive).then_some(crate::mcp::SCRIPTED_COMPLETION_WAIT),
     };
     let outcome = run_session(&opts, &mut responder);
     // The terminal is given back before the tool result is printed (stdout
@@ -275,7 +297,9 @@ pub fn run(args: McpArgs) -> u8 {
                 crate::safe_text::display(&e.to_string())
             );
             match e {
-                McpError::Rpc { .. } | McpError::Quit => EXIT_INVALID,
+                McpError::Rpc { .. } => EXIT_INVALID,
+                McpError::Quit => 130,
+                McpError::Interrupted(sig) => u8::try_from(128 + sig).unwrap_or(130),
                 _ => EXIT_USAGE,
             }
         }

@@ -1,5 +1,5 @@
 //! The Streamable HTTP transport (MCP 2025-11-25 "Transports: Streamable
-//! HTTP"), on `ureq` (blocking; one thread per response stream).
+//! HTTP"), on `ureq` (blocking, on threads; the session never waits on it).
 //!
 //! Every client message is a POST to the endpoint URL with
 //! `Content-Type: application/json` and `Accept: application/json,
@@ -7,36 +7,59 @@
 //! `Mcp-Session-Id` the server assigned (if any) and `MCP-Protocol-Version`.
 //! The answer to a request is either one JSON body or an SSE stream
 //! (`text/event-stream`) on which the server may also send its own requests
-//! (e.g. `elicitation/create`) before the response; those are answered with
-//! further POSTs, which the server acknowledges with 202. At the end the
-//! session is ended with DELETE.
+//! (e.g. `elicitation/create`) before the response. Requests are POSTed on a
+//! thread each; responses and notifications go through one sender thread
+//! in order. At the end the session is ended with DELETE.
 //!
 //! After `notifications/initialized` the client also opens the GET stream
 //! (`Accept: text/event-stream`), on which a server sends requests that are
-//! not tied to one of the client's requests (the TypeScript SDK sends a
-//! `Server.request(...)` elicitation there, and drops it when no GET stream
-//! is open). A server without one answers 405, which is fine.
+//! not tied to one of the client's requests. A server without one answers
+//! 405, which is fine.
 //!
-//! Not implemented (said in docs/mcp.md): reconnecting a broken stream and
-//! resuming with `Last-Event-ID`.
+//! Resumption: SSE event ids are tracked per stream. A request's stream that
+//! ends before the response arrived is resumed with a GET carrying
+//! `Last-Event-ID`, after the server's `retry` delay (default
+//! [`DEFAULT_RETRY`]), at most [`MAX_RESUMES`] times; the GET stream is
+//! resumed the same way. A 404 to a request that carried a session id is
+//! reported as [`Incoming::SessionExpired`] (the session re-initializes).
+//!
+//! Hygiene: redirects are never followed (a 3xx is an error naming the
+//! target), connect timeout [`CONNECT_TIMEOUT`], between-bytes timeout
+//! [`READ_IDLE_TIMEOUT`].
 
 use std::io::{BufRead, BufReader, Read};
-use std::sync::mpsc::Sender;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc as smpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{json, Value};
+use tokio::sync::mpsc::Sender;
 
-use super::transport::{deliver, read_line, Incoming, Line, Transport, MAX_MESSAGE_BYTES};
+use super::transport::{
+    deliver, read_line, Delivered, Incoming, Line, Transport, MAX_MESSAGE_BYTES,
+};
 use super::McpError;
 
 /// How long opening the GET stream may take before the session goes on.
 const GET_STREAM_WAIT: Duration = Duration::from_secs(5);
 /// How long ending the session (DELETE) may take.
-const DELETE_WAIT: Duration = Duration::from_secs(5);
+const DELETE_WAIT: Duration = Duration::from_secs(2);
 /// Bytes of an error body that are read and shown.
 const MAX_ERROR_BODY: u64 = 64 * 1024;
+/// Connecting to the server (TCP and TLS).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Most time between two reads of a response (headers or body).
+pub const READ_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long a notification or a response POST may take in all.
+const SEND_TIMEOUT: Duration = Duration::from_secs(30);
+/// Reconnection delay when the server gave no `retry`.
+pub const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+/// Longest `retry` honoured.
+const MAX_RETRY: Duration = Duration::from_secs(30);
+/// Most resumptions of one stream.
+pub const MAX_RESUMES: usize = 5;
 
 #[derive(Debug, Default)]
 struct State {
@@ -44,14 +67,26 @@ struct State {
     protocol_version: Option<String>,
 }
 
-/// A connection to a Streamable HTTP MCP endpoint.
-pub struct HttpTransport {
+/// What the threads share.
+struct Shared {
     agent: ureq::Agent,
     url: String,
-    state: Arc<Mutex<State>>,
+    state: Mutex<State>,
     tx: Sender<Incoming>,
-    closed: bool,
+    closed: AtomicBool,
 }
+
+/// A connection to a Streamable HTTP MCP endpoint.
+pub struct HttpTransport {
+    shared: Arc<Shared>,
+    fifo: Option<smpsc::Sender<Queued>>,
+}
+
+/// A message for the sender thread, with who waits for its delivery.
+type Queued = (
+    Vec<u8>,
+    Option<tokio::sync::oneshot::Sender<Result<(), String>>>,
+);
 
 impl HttpTransport {
     /// A transport for the endpoint `url` (`http://` or `https://`); nothing
@@ -59,25 +94,54 @@ impl HttpTransport {
     pub fn new(url: &str, tx: Sender<Incoming>) -> Self {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            .max_redirects(0)
+            .timeout_connect(Some(CONNECT_TIMEOUT))
+            .timeout_per_read(Some(READ_IDLE_TIMEOUT))
             .user_agent(concat!("ahp-elicit/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
-        HttpTransport {
+        let shared = Arc::new(Shared {
             agent,
             url: url.to_owned(),
-            state: Arc::new(Mutex::new(State::default())),
+            state: Mutex::new(State::default()),
             tx,
-            closed: false,
+            closed: AtomicBool::new(false),
+        });
+        let (ftx, frx) = smpsc::channel::<Queued>();
+        let sh = Arc::clone(&shared);
+        thread::spawn(move || {
+            for (body, done) in frx {
+                let out = post_and_read(&sh, &body, SEND_TIMEOUT).map_err(HttpFail::text);
+                match (done, out) {
+                    (Some(d), out) => {
+                        let _ = d.send(out);
+                    }
+                    (None, Err(e)) => {
+                        if sh.tx.blocking_send(Incoming::Noise(e)).is_err() {
+                            return;
+                        }
+                    }
+                    (None, Ok(())) => {}
+                }
+            }
+        });
+        HttpTransport {
+            shared,
+            fifo: Some(ftx),
         }
     }
 
     /// The session id the server assigned, if any.
     pub fn session_id(&self) -> Option<String> {
-        self.state.lock().ok().and_then(|s| s.session_id.clone())
+        self.shared
+            .state
+            .lock()
+            .ok()
+            .and_then(|s| s.session_id.clone())
     }
 }
 
-/// Headers every POST (and the final DELETE) carries.
+/// Headers every POST (and the GET and the final DELETE) carries.
 fn session_headers(state: &Mutex<State>) -> Vec<(&'static str, String)> {
     let mut h = Vec::new();
     if let Ok(s) = state.lock() {
@@ -91,31 +155,67 @@ fn session_headers(state: &Mutex<State>) -> Vec<(&'static str, String)> {
     h
 }
 
-fn post(
-    agent: &ureq::Agent,
-    url: &str,
-    state: &Mutex<State>,
-    body: &[u8],
-) -> Result<ureq::http::Response<ureq::Body>, String> {
-    let mut rb = agent
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream");
-    for (k, v) in session_headers(state) {
-        rb = rb.header(k, v);
-    }
-    rb.send(body).map_err(|e| format!("POST {url}: {e}"))
+fn has_session(state: &Mutex<State>) -> bool {
+    state
+        .lock()
+        .map(|s| s.session_id.is_some())
+        .unwrap_or(false)
 }
 
-/// Read one HTTP answer: keep the session id, then deliver the JSON body or
-/// every SSE message. Errors: a sentence (status and body head, or a read
-/// error).
-fn handle_response(
-    resp: ureq::http::Response<ureq::Body>,
-    state: &Mutex<State>,
-    tx: &Sender<Incoming>,
-) -> Result<(), String> {
-    let status = resp.status().as_u16();
+/// Why a POST or GET gave no (more) messages.
+#[derive(Debug)]
+enum HttpFail {
+    /// 404 while a session id was in use.
+    SessionGone(String),
+    /// Anything else, one sentence (server text not yet sanitized).
+    Other(String),
+}
+
+impl HttpFail {
+    fn text(self) -> String {
+        match self {
+            HttpFail::SessionGone(t) | HttpFail::Other(t) => t,
+        }
+    }
+}
+
+/// What one SSE stream left behind.
+#[derive(Debug, Default, Clone)]
+struct StreamMark {
+    last_id: Option<String>,
+    retry: Option<Duration>,
+    /// The response to the request the stream belongs to was seen.
+    answered: bool,
+}
+
+fn post(
+    sh: &Shared,
+    body: &[u8],
+    total: Option<Duration>,
+) -> Result<ureq::http::Response<ureq::Body>, HttpFail> {
+    let mut rb = sh
+        .agent
+        .post(&sh.url)
+        .config()
+        .timeout_global(total)
+        .build()
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream");
+    for (k, v) in session_headers(&sh.state) {
+        rb = rb.header(k, v);
+    }
+    rb.send(body)
+        .map_err(|e| HttpFail::Other(format!("POST {}: {e}", sh.url)))
+}
+
+/// POST a notification or response and read what comes back.
+fn post_and_read(sh: &Shared, body: &[u8], total: Duration) -> Result<(), HttpFail> {
+    let resp = post(sh, body, Some(total))?;
+    handle_response(resp, sh, None).map(|_| ())
+}
+
+/// Keep the session id the server assigned (first one wins).
+fn keep_session_id(resp: &ureq::http::Response<ureq::Body>, state: &Mutex<State>) {
     if let Some(id) = resp
         .headers()
         .get("mcp-session-id")
@@ -127,6 +227,70 @@ fn handle_response(
             }
         }
     }
+}
+
+/// A non-2xx answer: a JSON-RPC error in the body is delivered as the
+/// answer; otherwise a sentence (3xx names its target, 404 with a session
+/// is [`HttpFail::SessionGone`]).
+fn handle_error_status(
+    resp: ureq::http::Response<ureq::Body>,
+    sh: &Shared,
+    ctype: &str,
+) -> Result<StreamMark, HttpFail> {
+    let status = resp.status().as_u16();
+    if (300..400).contains(&status) {
+        let to = resp
+            .headers()
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("(no Location)")
+            .chars()
+            .take(300)
+            .collect::<String>();
+        return Err(HttpFail::Other(format!(
+            "the server answered HTTP {status} redirecting to {to}: redirects are not followed (give the final URL)"
+        )));
+    }
+    let had_session = has_session(&sh.state);
+    let mut head = Vec::new();
+    let _ = resp
+        .into_body()
+        .into_with_config()
+        .limit(MAX_ERROR_BODY)
+        .reader()
+        .read_to_end(&mut head);
+    if status == 404 && had_session {
+        let text: String = String::from_utf8_lossy(&head).chars().take(300).collect();
+        return Err(HttpFail::SessionGone(format!(
+            "the server ended the session (HTTP 404): {text}"
+        )));
+    }
+    // A JSON-RPC error in the body says more than the status.
+    if ctype.starts_with("application/json") {
+        if let Ok(v) = serde_json::from_slice::<Value>(&head) {
+            if v.get("error").is_some() && v.get("id").is_some_and(|i| !i.is_null()) {
+                let _ = sh.tx.blocking_send(Incoming::Message(v));
+                return Ok(StreamMark {
+                    answered: true,
+                    ..StreamMark::default()
+                });
+            }
+        }
+    }
+    let text: String = String::from_utf8_lossy(&head).chars().take(300).collect();
+    Err(HttpFail::Other(format!("HTTP {status}: {text}")))
+}
+
+/// Read one HTTP answer: keep the session id, then deliver the JSON body or
+/// every SSE message. `request` is the id of the client's request this
+/// answers (its response marks the stream answered).
+fn handle_response(
+    resp: ureq::http::Response<ureq::Body>,
+    sh: &Shared,
+    request: Option<u64>,
+) -> Result<StreamMark, HttpFail> {
+    keep_session_id(&resp, &sh.state);
+    let status = resp.status().as_u16();
     let ctype = resp
         .headers()
         .get("content-type")
@@ -134,58 +298,14 @@ fn handle_response(
         .unwrap_or("")
         .to_ascii_lowercase();
     if !(200..300).contains(&status) {
-        let had_session = state
-            .lock()
-            .map(|s| s.session_id.is_some())
-            .unwrap_or(false);
-        let mut head = Vec::new();
-        let _ = resp
-            .into_body()
-            .into_with_config()
-            .limit(MAX_ERROR_BODY)
-            .reader()
-            .read_to_end(&mut head);
-        // A JSON-RPC error in the body says more than the status.
-        if ctype.starts_with("application/json") {
-            if let Ok(v) = serde_json::from_slice::<Value>(&head) {
-                if v.get("error").is_some() && v.get("id").is_some_and(|i| !i.is_null()) {
-                    let _ = tx.send(Incoming::Message(v));
-                    return Ok(());
-                }
-            }
-        }
-        let text = String::from_utf8_lossy(&head);
-        let text: String = text.chars().take(300).collect();
-        if status == 404 && had_session {
-            return Err(format!("the server ended the session (HTTP 404): {text}"));
-        }
-        return Err(format!("HTTP {status}: {text}"));
+        return handle_error_status(resp, sh, &ctype);
     }
     if status == 202 || status == 204 {
-        return Ok(());
+        return Ok(StreamMark::default());
     }
     if ctype.starts_with("text/event-stream") {
-        let mut sse = SseReader::new(BufReader::new(resp.into_body().into_reader()));
-        loop {
-            match sse.next_event() {
-                Ok(None) => return Ok(()),
-                Ok(Some(Err(noise))) => {
-                    if tx.send(Incoming::Noise(noise)).is_err() {
-                        return Ok(());
-                    }
-                }
-                Ok(Some(Ok(ev))) => {
-                    let is_message = ev.event.is_empty() || ev.event == "message";
-                    if is_message
-                        && !ev.data.iter().all(u8::is_ascii_whitespace)
-                        && !deliver(&ev.data, tx)
-                    {
-                        return Ok(());
-                    }
-                }
-                Err(e) => return Err(format!("reading the event stream: {e}")),
-            }
-        }
+        let reader = BufReader::new(resp.into_body().into_reader());
+        return read_sse(SseReader::new(reader), sh, request, StreamMark::default());
     }
     if ctype.starts_with("application/json") {
         let mut body = Vec::new();
@@ -194,18 +314,170 @@ fn handle_response(
             .limit(MAX_MESSAGE_BYTES as u64)
             .reader()
             .read_to_end(&mut body)
-            .map_err(|e| format!("reading the response: {e}"))?;
-        deliver(&body, tx);
-        return Ok(());
+            .map_err(|e| HttpFail::Other(format!("reading the response: {e}")))?;
+        deliver(&body, &sh.tx);
+        return Ok(StreamMark {
+            answered: true,
+            ..StreamMark::default()
+        });
     }
-    Err(format!(
+    Err(HttpFail::Other(format!(
         "HTTP {status} with Content-Type '{ctype}' (expected application/json or text/event-stream)"
-    ))
+    )))
+}
+
+/// Whether `v` is the response to request `id`.
+fn answers(v: &[u8], id: u64) -> bool {
+    serde_json::from_slice::<Value>(v).is_ok_and(|v| {
+        v.get("id") == Some(&json!(id)) && (v.get("result").is_some() || v.get("error").is_some())
+    })
+}
+
+/// Deliver every message of an SSE stream; returns the stream's last event
+/// id and retry, and whether request `request` was answered on it. A read
+/// error ends the stream like its end does (it may be resumed).
+fn read_sse<R: BufRead>(
+    mut sse: SseReader<R>,
+    sh: &Shared,
+    request: Option<u64>,
+    mut mark: StreamMark,
+) -> Result<StreamMark, HttpFail> {
+    loop {
+        let next = sse.next_event();
+        if let Some(id) = sse.last_id.clone() {
+            mark.last_id = Some(id);
+        }
+        if let Some(ms) = sse.retry {
+            mark.retry = Some(Duration::from_millis(ms).min(MAX_RETRY));
+        }
+        match next {
+            Ok(None) | Err(_) => return Ok(mark),
+            Ok(Some(Err(noise))) => {
+                if sh.tx.blocking_send(Incoming::Noise(noise)).is_err() {
+                    return Ok(mark);
+                }
+            }
+            Ok(Some(Ok(ev))) => {
+                let is_message = ev.event.is_empty() || ev.event == "message";
+                if !is_message || ev.data.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                if request.is_some_and(|id| answers(&ev.data, id)) {
+                    mark.answered = true;
+                }
+                if !deliver(&ev.data, &sh.tx) {
+                    return Ok(mark);
+                }
+            }
+        }
+    }
+}
+
+/// GET the stream again with `Last-Event-ID` after the retry delay.
+fn resume(sh: &Shared, request: Option<u64>, mark: StreamMark) -> Result<StreamMark, HttpFail> {
+    thread::sleep(mark.retry.unwrap_or(DEFAULT_RETRY));
+    let mut rb = sh.agent.get(&sh.url).header("Accept", "text/event-stream");
+    for (k, v) in session_headers(&sh.state) {
+        rb = rb.header(k, v);
+    }
+    if let Some(id) = &mark.last_id {
+        rb = rb.header("Last-Event-ID", id.as_str());
+    }
+    let resp = rb
+        .call()
+        .map_err(|e| HttpFail::Other(format!("GET {} (resuming): {e}", sh.url)))?;
+    let status = resp.status().as_u16();
+    if status == 405 {
+        return Err(HttpFail::Other(
+            "the stream broke and the server offers no GET stream to resume it (HTTP 405)".into(),
+        ));
+    }
+    keep_session_id(&resp, &sh.state);
+    if !resp.status().is_success() {
+        let ctype = String::new();
+        return handle_error_status(resp, sh, &ctype);
+    }
+    let reader = BufReader::new(resp.into_body().into_reader());
+    let mut sse = SseReader::new(reader);
+    sse.last_id = mark.last_id.clone();
+    read_sse(sse, sh, request, mark)
+}
+
+/// One request: POST it, read its answer, resume its stream while it ends
+/// unanswered; report the end.
+fn run_request(sh: &Shared, id: u64, body: &[u8]) {
+    let mut out = post(sh, body, None).and_then(|r| handle_response(r, sh, Some(id)));
+    let mut resumes = 0;
+    while let Ok(mark) = &out {
+        if mark.answered || mark.last_id.is_none() || resumes == MAX_RESUMES {
+            break;
+        }
+        if sh.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        resumes += 1;
+        out = resume(sh, Some(id), mark.clone());
+    }
+    let item = match out {
+        Ok(_) => Incoming::StreamEnded { id },
+        Err(HttpFail::SessionGone(_)) => Incoming::SessionExpired { id },
+        Err(HttpFail::Other(error)) => Incoming::Failed { id, error },
+    };
+    let _ = sh.tx.blocking_send(item);
+}
+
+/// The GET stream: open it (announcing on `ready` that headers are in),
+/// then resume it while it ends with an event id.
+fn run_listener(sh: &Shared, ready: smpsc::Sender<()>) {
+    let mut rb = sh.agent.get(&sh.url).header("Accept", "text/event-stream");
+    for (k, v) in session_headers(&sh.state) {
+        rb = rb.header(k, v);
+    }
+    let resp = rb.call();
+    let _ = ready.send(());
+    let mut out = match resp {
+        Err(e) => Err(HttpFail::Other(format!("GET stream: {e}"))),
+        // The server offers no GET stream (405).
+        Ok(r) if r.status().as_u16() == 405 => return,
+        Ok(r) if !r.status().is_success() => Err(HttpFail::Other(format!(
+            "the server refused the GET stream (HTTP {})",
+            r.status().as_u16()
+        ))),
+        Ok(r) => handle_response(r, sh, None),
+    };
+    let mut resumes = 0;
+    while let Ok(mark) = &out {
+        if mark.last_id.is_none() || resumes == MAX_RESUMES || sh.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        resumes += 1;
+        out = resume(sh, None, mark.clone());
+    }
+    if let Err(e) = out {
+        if !sh.closed.load(Ordering::SeqCst) {
+            let _ = sh.tx.blocking_send(Incoming::Noise(e.text()));
+        }
+    }
+}
+
+impl HttpTransport {
+    fn enqueue(
+        &self,
+        body: Vec<u8>,
+        done: Option<tokio::sync::oneshot::Sender<Result<(), String>>>,
+    ) -> Result<(), McpError> {
+        match &self.fifo {
+            Some(f) => f
+                .send((body, done))
+                .map_err(|_| McpError::Transport("the connection is closed".into())),
+            None => Err(McpError::Transport("the connection is closed".into())),
+        }
+    }
 }
 
 impl Transport for HttpTransport {
     fn send(&mut self, msg: &Value, request_id: Option<u64>) -> Result<(), McpError> {
-        if self.closed {
+        if self.shared.closed.load(Ordering::SeqCst) {
             return Err(McpError::Transport("the connection is closed".into()));
         }
         let body = serde_json::to_vec(msg).map_err(|e| McpError::Transport(e.to_string()))?;
@@ -213,91 +485,60 @@ impl Transport for HttpTransport {
             // A request: its answer may be a long stream carrying the server's
             // own requests, so it is read on a thread.
             Some(id) => {
-                let (agent, url, state, tx) = (
-                    self.agent.clone(),
-                    self.url.clone(),
-                    Arc::clone(&self.state),
-                    self.tx.clone(),
-                );
-                thread::spawn(move || {
-                    let outcome = post(&agent, &url, &state, &body)
-                        .and_then(|r| handle_response(r, &state, &tx));
-                    let _ = match outcome {
-                        Ok(()) => tx.send(Incoming::StreamEnded { id }),
-                        Err(error) => tx.send(Incoming::Failed { id, error }),
-                    };
-                });
+                let sh = Arc::clone(&self.shared);
+                thread::spawn(move || run_request(&sh, id, &body));
                 Ok(())
             }
-            // A notification or a response: the server acknowledges with 202.
-            None => {
-                let resp = post(&self.agent, &self.url, &self.state, &body)
-                    .map_err(McpError::Transport)?;
-                handle_response(resp, &self.state, &self.tx).map_err(McpError::Transport)
-            }
+            // A notification or a response: in order, on the sender thread.
+            None => self.enqueue(body, None),
         }
     }
 
+    fn send_ordered(&mut self, msg: &Value) -> Result<Option<Delivered>, McpError> {
+        let body = serde_json::to_vec(msg).map_err(|e| McpError::Transport(e.to_string()))?;
+        let (done, delivered) = tokio::sync::oneshot::channel();
+        self.enqueue(body, Some(done))?;
+        Ok(Some(delivered))
+    }
+
     fn set_protocol_version(&mut self, version: &str) {
-        if let Ok(mut s) = self.state.lock() {
+        if let Ok(mut s) = self.shared.state.lock() {
             s.protocol_version = Some(version.to_owned());
         }
     }
 
+    fn reset_session(&mut self) {
+        if let Ok(mut s) = self.shared.state.lock() {
+            s.session_id = None;
+            s.protocol_version = None;
+        }
+    }
+
     fn start_listening(&mut self) {
-        let (agent, url, state, tx) = (
-            self.agent.clone(),
-            self.url.clone(),
-            Arc::clone(&self.state),
-            self.tx.clone(),
-        );
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
-        thread::spawn(move || {
-            let mut rb = agent.get(&url).header("Accept", "text/event-stream");
-            for (k, v) in session_headers(&state) {
-                rb = rb.header(k, v);
-            }
-            let resp = rb.call();
-            let _ = ready_tx.send(());
-            match resp {
-                Err(e) => {
-                    let _ = tx.send(Incoming::Noise(format!("GET stream: {e}")));
-                }
-                // The server offers no GET stream (405), or refuses it.
-                Ok(r) if r.status().as_u16() == 405 => {}
-                Ok(r) if !r.status().is_success() => {
-                    let _ = tx.send(Incoming::Noise(format!(
-                        "the server refused the GET stream (HTTP {})",
-                        r.status().as_u16()
-                    )));
-                }
-                Ok(r) => {
-                    if let Err(e) = handle_response(r, &state, &tx) {
-                        let _ = tx.send(Incoming::Noise(format!("GET stream: {e}")));
-                    }
-                }
-            }
-        });
+        let sh = Arc::clone(&self.shared);
+        let (ready_tx, ready_rx) = smpsc::channel::<()>();
+        thread::spawn(move || run_listener(&sh, ready_tx));
         // Headers in (or a failure) before the first tool call, so that the
         // server knows the stream when it sends on it.
         let _ = ready_rx.recv_timeout(GET_STREAM_WAIT);
     }
 
     fn close(&mut self) {
-        if self.closed {
+        if self.shared.closed.swap(true, Ordering::SeqCst) {
             return;
         }
-        self.closed = true;
+        drop(self.fifo.take());
         if self.session_id().is_none() {
             return;
         }
         let mut rb = self
+            .shared
             .agent
-            .delete(&self.url)
+            .delete(&self.shared.url)
             .config()
             .timeout_global(Some(DELETE_WAIT))
             .build();
-        for (k, v) in session_headers(&self.state) {
+        for (k, v) in session_headers(&self.shared.state) {
             rb = rb.header(k, v);
         }
         // 405 means the server does not let clients end sessions: fine.
@@ -327,6 +568,11 @@ pub struct SseReader<R> {
     r: R,
     line: Vec<u8>,
     cr: bool,
+    /// The last event id seen (`id:` field), kept across events as the
+    /// standard's "last event ID buffer".
+    pub last_id: Option<String>,
+    /// The last `retry:` value in milliseconds.
+    pub retry: Option<u64>,
 }
 
 impl<R: BufRead> SseReader<R> {
@@ -336,6 +582,8 @@ impl<R: BufRead> SseReader<R> {
             r,
             line: Vec::new(),
             cr: false,
+            last_id: None,
+            retry: None,
         }
     }
 
@@ -392,7 +640,13 @@ impl<R: BufRead> SseReader<R> {
                         }
                         b"event" => ev.event = String::from_utf8_lossy(value).into_owned(),
                         b"id" if !value.contains(&0) => {
-                            ev.id = Some(String::from_utf8_lossy(value).into_owned())
+                            let id = String::from_utf8_lossy(value).into_owned();
+                            self.last_id = Some(id.clone());
+                            ev.id = Some(id);
+                        }
+                        b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                            self.retry =
+                                std::str::from_utf8(value).ok().and_then(|v| v.parse().ok());
                         }
                         _ => {}
                     }
@@ -436,6 +690,24 @@ mod tests {
         assert_eq!(got[1].as_ref().unwrap().event, "message");
         assert_eq!(got[1].as_ref().unwrap().id.as_deref(), Some("e-2"));
         assert_eq!(got[2].as_ref().unwrap().event, "other");
+    }
+
+    #[test]
+    fn keeps_the_last_event_id_and_retry_across_events() {
+        let mut r = SseReader::new(BufReader::new(Cursor::new(
+            b"id: a1\nretry: 500\ndata: \n\ndata: x\n\nretry: soon\nid: a2\ndata: y\n\n".to_vec(),
+        )));
+        assert_eq!(data(&r.next_event().unwrap().unwrap()), "");
+        assert_eq!((r.last_id.as_deref(), r.retry), (Some("a1"), Some(500)));
+        // An event without an id keeps the last one.
+        let e = r.next_event().unwrap().unwrap();
+        assert_eq!(
+            (e.as_ref().unwrap().id.clone(), r.last_id.as_deref()),
+            (None, Some("a1"))
+        );
+        // A retry that is not a number is ignored.
+        r.next_event().unwrap().unwrap().unwrap();
+        assert_eq!((r.last_id.as_deref(), r.retry), (Some("a2"), Some(500)));
     }
 
     #[test]

@@ -1,36 +1,33 @@
-//! `ahp-elicit mcp`: a small MCP 2025-11-25 client that connects to a live
-//! server, lists and calls a tool, and answers the server's
+//! `ahp-elicit mcp`: a small MCP 2025-11-25 client session that connects
+//! to a live server, lists and calls a tool, and answers the server's
 //! `elicitation/create` requests through the same [`Responder`] the stream
-//! driver uses (issue 6).
+//! driver uses, while it keeps serving the server (ping, cancellation,
+//! progress, completion) on a tokio session thread ([`crate::session`]).
 //!
-//! Why not the official Rust SDK `rmcp`: its newest release (3.11.0) does
-//! carry the 2025-11-25 elicitation types (URL mode included) and both
-//! client transports, but (1) it deserializes `elicitation/create` into its
-//! own typed params before the client sees them, so the binding could no
-//! longer check the *raw* params (closed form subset, limits, exact
-//! `request.text`) or answer invalid ones with our own -32602; (2) its
-//! Streamable HTTP client needs `reqwest` (hyper, tower, a second TLS
-//! stack), a large compile on 2 cores beside the `ureq` already here; (3)
-//! it needs Rust 1.88 while this crate promises 1.85. JSON-RPC over two
-//! transports is a few hundred lines: [`jsonrpc`], [`stdio`], [`http`].
+//! Why not the official Rust SDK `rmcp` (3.x): it re-serializes
+//! `elicitation/create` params through typed structs, dropping unknown
+//! fields and the 2025-11-25 `task` field and reordering `_meta`, while the
+//! binding requires the complete params to be preserved in `request.text`
+//! and checked raw (closed form subset, limits, our own -32602 with
+//! violations); it also no longer types -32042 or the completion
+//! notification. The JSON-RPC layer here stays raw (`serde_json::Value` in,
+//! exact values out): [`jsonrpc`], [`stdio`], [`http`].
 //!
-//! Data flow per server request `elicitation/create`:
-//! params → mode advertised? (else -32602) →
-//! [`wrap_params`](crate::binding::wrap_params) (else -32602 with the
-//! violations) → request event (to `--events`) → responder →
-//! [`make_result_event`](crate::binding::make_result_event) → result event
-//! (to `--events`) → its `ElicitResult` text is the JSON-RPC result.
+//! Data flow per server request `elicitation/create`: see [`elicit`].
 //! A `tools/call` answered with -32042 (`URLElicitationRequiredError`) puts
 //! each URL elicitation of its `data.elicitations` through the same path
-//! (no JSON-RPC response), then retries the call when all were accepted.
+//! (no JSON-RPC response), waits for their completion, then retries once.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
 use crate::binding::{Mode, SchemaPolicy, Server};
 use crate::responder::Responder;
 
+mod elicit;
+pub use elicit::{COMPLETION_WAIT, SCRIPTED_COMPLETION_WAIT};
 pub mod http;
 pub mod jsonrpc;
 mod session;
@@ -111,6 +108,39 @@ pub struct McpOptions {
     /// is read ([`SchemaPolicy`]; the request events then say so in their
     /// `extensions`).
     pub schema_policy: SchemaPolicy,
+    /// `--timeout SECS`: each elicitation is cancelled when unanswered this
+    /// long; also bounds the wait for a browser flow after -32042.
+    pub timeout: Option<Duration>,
+    /// `--connect-timeout SECS`: how long `initialize` (and `tools/list`)
+    /// may take (default [`DEFAULT_CONNECT_TIMEOUT`]).
+    pub connect_timeout: Duration,
+    /// How long to wait for a browser flow's completion after -32042 when
+    /// `timeout` is not given; None: 300 s (a person in a browser). The
+    /// command sets a short wait for scripted answers, which can do no
+    /// browser flow.
+    pub completion_wait: Option<Duration>,
+}
+
+/// Default of `--connect-timeout`.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl McpOptions {
+    /// Options for `target` with every default: list the tools (calling a
+    /// server's only tool), both modes, no events file, no timeout.
+    pub fn new(target: Target) -> Self {
+        McpOptions {
+            target,
+            call: None,
+            arguments: Map::new(),
+            modes: vec![Mode::Form, Mode::Url],
+            events: None,
+            source_adapter: None,
+            timeout: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            completion_wait: None,
+            schema_policy: SchemaPolicy::Compatible,
+        }
+    }
 }
 
 /// What a finished session produced.
@@ -162,9 +192,19 @@ pub enum McpError {
     /// The responder failed (terminal lost): exit 2.
     #[error("the responder failed: {0}")]
     Responder(String),
-    /// The person asked to quit while the client waited.
+    /// The person asked to quit (Ctrl-C twice): exit 130.
     #[error("the person quit the session")]
     Quit,
+    /// A signal (SIGINT, SIGTERM) ended the session: exit 128 + its number.
+    #[error("ended by signal {0}")]
+    Interrupted(i32),
+    /// The server did not answer in time (`--connect-timeout`).
+    #[error("{0}")]
+    Timeout(String),
+    /// HTTP: the server ended the session (404); internal, the session
+    /// re-initializes once.
+    #[error("the server ended the session (HTTP 404)")]
+    SessionExpired,
     /// `--events FILE` could not be written.
     #[error("events file: {0}")]
     Events(String),
@@ -173,11 +213,13 @@ pub enum McpError {
 /// Run one session: connect, `initialize` as a 2025-11-25 client with
 /// `capabilities.elicitation` from `opts.modes`, send
 /// `notifications/initialized`, list the tools, call the tool, and answer
-/// every `elicitation/create` and `ping` on the way. Notices for the person
-/// (tool list, `notifications/elicitation/complete`, server log lines) go
-/// to stderr through the sanitizer.
+/// every `elicitation/create` and `ping` on the way. The responder runs on
+/// the calling thread; the session on its own thread. Notices for the
+/// person (tool list, completions, server log lines) go to stderr through
+/// the sanitizer.
 ///
-/// Errors: see [`McpError`]; the connection is closed in every case.
+/// Errors: see [`McpError`]; the connection is closed in every case (a
+/// stdio server is ended: stdin closed, SIGTERM, SIGKILL).
 pub fn run_session(
     opts: &McpOptions,
     responder: &mut dyn Responder,

@@ -1,39 +1,50 @@
-//! One client session: the request/response loop, the server's requests
-//! (`elicitation/create`, `ping`) and notifications, and `--events`.
+//! One client session on tokio: the request/response loop, the server's
+//! requests (`ping`, `elicitation/create`) and notifications answered while
+//! a person looks at a screen, timers, signals and shutdown.
+//!
+//! The session runs as the future of a [`crate::session`] front door: it
+//! puts elicitations to the responder through a [`Desk`] and never waits
+//! for a person itself, so `ping` is answered and `notifications/cancelled`
+//! closes the screen while a form is open. Elicitation handling and the
+//! -32042 flow are in [`super::elicit`].
 
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Map, Value};
+use tokio::signal::unix::{signal, Signal, SignalKind};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
 
 use super::http::HttpTransport;
-use super::jsonrpc::{self, Message, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND};
+use super::jsonrpc::{self, Message, METHOD_NOT_FOUND};
 use super::stdio::StdioTransport;
-use super::transport::{Incoming, Transport};
+use super::transport::{Incoming, Transport, INCOMING_CAPACITY};
 use super::{McpError, McpOptions, SessionReport, Target, OLDER_VERSIONS, PROTOCOL_VERSION};
-use crate::binding::violation::REQUEST_TEXT;
-use crate::binding::{
-    make_result_event, wrap_params_with, Action, Answer, Mode, ResultMeta, Server,
-};
-use crate::responder::{Context, Outcome, Progress, RespondError, Responder};
+use crate::binding::{RequestEvent, Server};
+use crate::responder::{Responder, WaitKey, Waiting};
 use crate::safe_text;
+use crate::session::{Desk, Reply};
 
-/// How long the session waits for a message before letting the responder
-/// look at the terminal ([`Responder::idle`]).
-const TICK: Duration = Duration::from_millis(50);
-/// MCP error code of `URLElicitationRequiredError` (2025-11-25).
-const URL_ELICITATION_REQUIRED: i64 = -32042;
-/// Most retries of a tool call after -32042.
-const MAX_URL_RETRIES: usize = 3;
 /// Most pages of `tools/list` followed.
 const MAX_TOOL_PAGES: usize = 100;
+/// Server-originated notices (log lines, log notifications, progress)
+/// shown; later ones are counted and summed up at the end.
+const MAX_SERVER_NOTICES: usize = 300;
+/// After a quit: time for the cancellations to reach the server.
+const QUIT_GRACE: Duration = Duration::from_millis(300);
 
 pub(super) fn run(
     opts: &McpOptions,
     responder: &mut dyn Responder,
 ) -> Result<SessionReport, McpError> {
+    let opts = opts.clone();
+    crate::session::run(responder, move |desk| start(opts, desk)).map_err(McpError::Responder)?
+}
+
+async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> {
     let events = match &opts.events {
         Some(p) => {
             // 0600, never through a symbolic link (the error names the path).
@@ -44,7 +55,7 @@ pub(super) fn run(
         }
         None => None,
     };
-    let (tx, rx) = channel();
+    let (tx, rx) = mpsc::channel(INCOMING_CAPACITY);
     let transport: Box<dyn Transport> = match &opts.target {
         Target::Stdio { program, args } => Box::new(StdioTransport::spawn(program, args, tx)?),
         Target::Http { url } => Box::new(HttpTransport::new(url, tx)),
@@ -56,78 +67,162 @@ pub(super) fn run(
     let mut s = Session {
         transport,
         rx,
-        responder,
-        opts,
+        desk,
         adapter: opts
             .source_adapter
             .clone()
             .unwrap_or_else(|| opts.target.adapter().to_owned()),
+        opts,
+        sigint: signal(SignalKind::interrupt()).ok(),
+        sigterm: signal(SignalKind::terminate()).ok(),
         next_id: 1,
         server: None,
         events,
         run_tag: format!("mcp-{run_tag}-{}", std::process::id()),
+        pending: HashMap::new(),
+        responses: HashMap::new(),
+        asks: HashMap::new(),
+        finished: HashMap::new(),
+        consented: HashSet::new(),
+        completed: HashSet::new(),
+        progress_token: None,
+        wait_key: None,
+        reinitialized: false,
         asked: 0,
         quit: false,
         answered: 0,
         rejected: Vec::new(),
         refused: Vec::new(),
+        server_notices: 0,
     };
-    let out = s.drive();
-    s.transport.close();
-    // The server's last log lines (stdio stderr) still in the channel.
-    for item in s.rx.try_iter() {
-        if let Incoming::Log(line) = item {
-            show_log(&line);
-        }
-    }
+    let out = s.drive().await;
+    s.finish(&out).await;
     out
 }
 
-struct Session<'a> {
-    transport: Box<dyn Transport>,
-    rx: Receiver<Incoming>,
-    responder: &'a mut dyn Responder,
-    opts: &'a McpOptions,
-    adapter: String,
+/// A client request in flight.
+pub(super) struct Pending {
+    pub method: String,
+}
+
+/// An elicitation put to the responder.
+pub(super) struct Ask {
+    /// The server's request id; None for one carried by a -32042 error.
+    pub rpc_id: Option<Value>,
+    pub req: RequestEvent,
+    /// URL mode: its `elicitationId`.
+    pub url_id: Option<String>,
+}
+
+pub(super) struct Session {
+    pub transport: Box<dyn Transport>,
+    rx: mpsc::Receiver<Incoming>,
+    pub desk: Desk,
+    pub opts: McpOptions,
+    pub adapter: String,
+    sigint: Option<Signal>,
+    sigterm: Option<Signal>,
     next_id: u64,
-    server: Option<Server>,
+    pub server: Option<Server>,
     events: Option<BufWriter<File>>,
-    run_tag: String,
-    asked: usize,
-    quit: bool,
-    answered: usize,
-    rejected: Vec<String>,
-    refused: Vec<String>,
+    pub run_tag: String,
+    pending: HashMap<u64, Pending>,
+    responses: HashMap<u64, Result<Value, McpError>>,
+    /// Open elicitations by desk key.
+    pub asks: HashMap<u64, Ask>,
+    /// Finished elicitations by desk key: the `ElicitResult` sent, or None
+    /// (refused, withdrawn). Read by the -32042 flow.
+    pub finished: HashMap<u64, Option<Value>>,
+    /// URL elicitations the person consented to (by `elicitationId`).
+    pub consented: HashSet<String>,
+    /// ... and those the server reported complete.
+    pub completed: HashSet<String>,
+    pub progress_token: Option<Value>,
+    /// The last "retry now" / "give up" from the waiting screen.
+    pub wait_key: Option<WaitKey>,
+    reinitialized: bool,
+    pub asked: usize,
+    /// The person quit: every later elicitation is answered `cancel`.
+    pub quit: bool,
+    pub answered: usize,
+    pub rejected: Vec<String>,
+    pub refused: Vec<String>,
+    server_notices: usize,
 }
 
 /// A notice for the person on stderr; server text goes through the
 /// sanitizer before this is called.
-fn notice(msg: &str) {
+pub(super) fn notice(msg: &str) {
     crate::notice::say(format!("ahp-elicit: {msg}"));
 }
 
-fn str_field(v: &Value, k: &str) -> Option<String> {
+pub(super) fn str_field(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(Value::as_str).map(str::to_owned)
 }
 
-impl Session<'_> {
-    fn drive(&mut self) -> Result<SessionReport, McpError> {
+async fn next_signal(s: &mut Option<Signal>) {
+    match s {
+        Some(s) => {
+            s.recv().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// What woke the session.
+enum Wake {
+    Incoming(Option<Incoming>),
+    Reply(Option<Reply>),
+    Signal(i32),
+    Timer,
+}
+
+impl Session {
+    async fn drive(&mut self) -> Result<SessionReport, McpError> {
+        let version = self.initialize().await?;
+        let server = self
+            .server
+            .clone()
+            .ok_or_else(|| McpError::Protocol("the initialize result has no serverInfo".into()))?;
+        self.transport.start_listening();
+        let tools = self.list_tools().await?;
+        let call = self.choose_tool(&tools);
+        let result = match &call {
+            Some(name) => self.call_tool(name).await?,
+            None => json!({ "tools": tools }),
+        };
+        Ok(SessionReport {
+            server,
+            protocol_version: version,
+            tools,
+            called: call,
+            result,
+            answered: self.answered,
+            rejected: std::mem::take(&mut self.rejected),
+            refused: std::mem::take(&mut self.refused),
+        })
+    }
+
+    /// `initialize` (bounded by `--connect-timeout`) and
+    /// `notifications/initialized`; returns the protocol version.
+    async fn initialize(&mut self) -> Result<String, McpError> {
         let mut elicitation = Map::new();
         for m in &self.opts.modes {
             elicitation.insert(m.as_str().into(), json!({}));
         }
-        let init = self.request(
-            "initialize",
-            json!({
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": { "elicitation": Value::Object(elicitation) },
-                "clientInfo": {
-                    "name": "ahp-elicit",
-                    "title": "ahp-elicit",
-                    "version": env!("CARGO_PKG_VERSION")
-                }
-            }),
-        )?;
+        let params = json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": { "elicitation": Value::Object(elicitation) },
+            "clientInfo": {
+                "name": "ahp-elicit",
+                "title": "ahp-elicit",
+                "version": env!("CARGO_PKG_VERSION")
+            }
+        });
+        let limit = self.opts.connect_timeout;
+        let init = self
+            .request_once("initialize", Some(params), Some(limit))
+            .await?;
         let version = str_field(&init, "protocolVersion").ok_or_else(|| {
             McpError::Protocol("the initialize result has no protocolVersion".into())
         })?;
@@ -158,20 +253,51 @@ impl Session<'_> {
             safe_text::display(server.title.as_deref().unwrap_or(&server.name)),
             safe_text::display(server.version.as_deref().unwrap_or(""))
         ));
-        self.server = Some(server.clone());
+        self.server = Some(server);
         self.transport.set_protocol_version(&version);
-        self.transport.send(
-            &jsonrpc::notification("notifications/initialized", None),
-            None,
-        )?;
-        self.transport.start_listening();
+        let initialized = jsonrpc::notification("notifications/initialized", None);
+        if let Some(delivered) = self.transport.send_ordered(&initialized)? {
+            self.await_delivery(delivered, limit).await?;
+        }
+        Ok(version)
+    }
 
-        let tools = self.list_tools()?;
+    /// Serve the server until `delivered` fires (at most `limit`).
+    async fn await_delivery(
+        &mut self,
+        mut delivered: super::transport::Delivered,
+        limit: Duration,
+    ) -> Result<(), McpError> {
+        use tokio::sync::oneshot::error::TryRecvError;
+        let until = Instant::now() + limit;
+        loop {
+            match delivered.try_recv() {
+                Ok(Ok(())) | Err(TryRecvError::Closed) => return Ok(()),
+                Ok(Err(e)) => {
+                    return Err(McpError::Transport(format!(
+                        "notifications/initialized: {}",
+                        safe_text::display(&e)
+                    )))
+                }
+                Err(TryRecvError::Empty) => {}
+            }
+            if Instant::now() >= until {
+                return Err(McpError::Timeout(format!(
+                    "the server did not take notifications/initialized within {} s",
+                    limit.as_secs()
+                )));
+            }
+            let tick = (Instant::now() + Duration::from_millis(10)).min(until);
+            self.step(Some(tick)).await?;
+        }
+    }
+
+    fn choose_tool(&self, tools: &[Value]) -> Option<String> {
         let call = match &self.opts.call {
             Some(t) => Some(t.clone()),
             None => {
-                show_tools(&tools);
-                match tools.as_slice() {
+                show_tools(tools);
+                match tools {
                     [only] => {
                         let name = str_field(only, "name");
                         if let Some(n) = &name {
@@ -186,93 +312,27 @@ impl Session<'_> {
                 }
             }
         };
-        let result = match &call {
-            Some(name) => {
-                if !tools
-                    .iter()
-                    .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
-                {
-                    notice(&format!(
-                        "the server did not list a tool '{}'; calling it anyway",
-                        safe_text::display(name)
-                    ));
-                }
-                self.call_tool(name)?
+        if let Some(name) = &call {
+            if !tools
+                .iter()
+                .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
+            {
+                notice(&format!(
+                    "the server did not list a tool '{}'; calling it anyway",
+                    safe_text::display(name)
+                ));
             }
-            None => json!({ "tools": tools }),
-        };
-        Ok(SessionReport {
-            server,
-            protocol_version: version,
-            tools,
-            called: call,
-            result,
-            answered: self.answered,
-            rejected: std::mem::take(&mut self.rejected),
-            refused: std::mem::take(&mut self.refused),
-        })
-    }
-
-    /// `tools/call`; a -32042 `URLElicitationRequiredError` is answered by
-    /// putting each URL elicitation it carries to the person, and the call
-    /// is retried when all were accepted (at most [`MAX_URL_RETRIES`] times).
-    fn call_tool(&mut self, name: &str) -> Result<Value, McpError> {
-        let params =
-            json!({ "name": name, "arguments": Value::Object(self.opts.arguments.clone()) });
-        let mut retries = 0;
-        loop {
-            let err = match self.request("tools/call", params.clone()) {
-                Err(
-                    e @ McpError::Rpc {
-                        code: URL_ELICITATION_REQUIRED,
-                        ..
-                    },
-                ) => e,
-                other => return other,
-            };
-            let McpError::Rpc { data, .. } = &err else {
-                return Err(err);
-            };
-            let list = data
-                .as_ref()
-                .and_then(|d| d.get("elicitations"))
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            if list.is_empty() || retries == MAX_URL_RETRIES {
-                return Err(err);
-            }
-            notice(&format!(
-                "the tool needs {} URL elicitation(s) first (error -32042)",
-                list.len()
-            ));
-            let mut all_accepted = true;
-            for params in list {
-                let result = self.elicit(None, params)?;
-                let accepted = result
-                    .as_ref()
-                    .and_then(|r| r.get("action"))
-                    .and_then(Value::as_str)
-                    == Some("accept");
-                all_accepted &= accepted;
-            }
-            if !all_accepted {
-                return Err(err);
-            }
-            retries += 1;
-            notice(&format!(
-                "retrying the tool call '{}'",
-                safe_text::display(name)
-            ));
         }
+        call
     }
 
-    fn list_tools(&mut self) -> Result<Vec<Value>, McpError> {
+    async fn list_tools(&mut self) -> Result<Vec<Value>, McpError> {
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_TOOL_PAGES {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-            let page = self.request_opt("tools/list", params)?;
+            let limit = Some(self.opts.connect_timeout);
+            let page = self.request("tools/list", params, limit).await?;
             match page.get("tools") {
                 Some(Value::Array(t)) => tools.extend(t.iter().cloned()),
                 _ => {
@@ -290,89 +350,177 @@ impl Session<'_> {
         Ok(tools)
     }
 
-    fn request(&mut self, method: &str, params: Value) -> Result<Value, McpError> {
-        self.request_opt(method, Some(params))
+    /// Send a request and handle everything that arrives until its answer
+    /// (at most `limit`). A 404 for the HTTP session re-initializes once and
+    /// sends the request again.
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        limit: Option<Duration>,
+    ) -> Result<Value, McpError> {
+        match self.request_once(method, params.clone(), limit).await {
+            Err(McpError::SessionExpired) if !self.reinitialized => {
+                self.reinitialized = true;
+                notice("the server ended the session (HTTP 404): initializing a new session once");
+                self.transport.reset_session();
+                self.initialize().await?;
+                self.transport.start_listening();
+                self.request_once(method, params, limit).await
+            }
+            Err(McpError::SessionExpired) => Err(McpError::Transport(
+                "the server ended the session again (HTTP 404)".into(),
+            )),
+            other => other,
+        }
     }
 
-    /// Send a request and handle everything that arrives until its answer.
-    fn request_opt(&mut self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+    /// The id the next request will get (for a `progressToken`).
+    pub fn peek_id(&self) -> u64 {
+        self.next_id
+    }
+
+    async fn request_once(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        limit: Option<Duration>,
+    ) -> Result<Value, McpError> {
         let id = self.next_id;
         self.next_id += 1;
+        self.pending.insert(
+            id,
+            Pending {
+                method: method.to_owned(),
+            },
+        );
         self.transport
             .send(&jsonrpc::request(id, method, params), Some(id))?;
-        let want = json!(id);
+        let until = limit.map(|l| Instant::now() + l);
         loop {
-            match self.next_incoming()? {
-                Incoming::Message(v) => match jsonrpc::classify(v) {
-                    Ok(Message::Response { id: rid, outcome }) if rid == want => {
-                        return outcome.map_err(|e| McpError::Rpc {
-                            method: method.to_owned(),
-                            code: e.code,
-                            message: safe_text::display(&e.message).into_owned(),
-                            data: e.data.map(Box::new),
-                        });
-                    }
-                    Ok(Message::Response { id: rid, .. }) => notice(&format!(
-                        "ignored a response to an unknown request id {}",
-                        safe_text::display(&rid.to_string())
-                    )),
-                    Ok(Message::Request { id, method, params }) => {
-                        self.handle_request(id, &method, params)?
-                    }
-                    Ok(Message::Notification { method, params }) => {
-                        self.handle_notification(&method, params.as_ref())
-                    }
-                    Err(e) => notice(&format!("ignored a message: {e}")),
-                },
-                Incoming::Noise(m) => notice(&safe_text::display(&m)),
-                Incoming::Log(line) => show_log(&line),
-                Incoming::StreamEnded { id: sid } if sid == id => {
-                    return Err(McpError::Transport(format!(
-                        "the server ended the response stream of {method} without answering it"
-                    )))
+            if let Some(r) = self.responses.remove(&id) {
+                return r;
+            }
+            let woke = self.step(until).await.map_err(|e| match e {
+                McpError::Transport(m) => {
+                    McpError::Transport(format!("{m} while waiting for the answer to {method}"))
                 }
-                Incoming::StreamEnded { .. } => {}
-                Incoming::Failed { id: fid, error } if fid == id => {
-                    return Err(McpError::Transport(format!(
-                        "{method}: {}",
-                        safe_text::display(&error)
-                    )))
-                }
-                Incoming::Failed { error, .. } => notice(&safe_text::display(&error)),
-                Incoming::Closed(reason) => {
-                    return Err(McpError::Transport(format!(
-                        "{reason} while waiting for the answer to {method}"
-                    )))
-                }
+                e => e,
+            })?;
+            if !woke {
+                self.pending.remove(&id);
+                self.cancel_request(id, "timed out");
+                return Err(McpError::Timeout(format!(
+                    "no answer to {method} within {} s (--connect-timeout)",
+                    limit.map_or(0, |l| l.as_secs())
+                )));
             }
         }
     }
 
-    /// The next incoming item. After each [`TICK`] without one the
-    /// responder gets `idle(Duration::ZERO)`: a look at the terminal that
-    /// must not block (the session itself does the waiting); true (the
-    /// person asked to quit) ends the session with [`McpError::Quit`].
-    fn next_incoming(&mut self) -> Result<Incoming, McpError> {
-        loop {
-            match self.rx.recv_timeout(TICK) {
-                Ok(i) => return Ok(i),
-                Err(RecvTimeoutError::Timeout) => {
-                    if self.responder.idle(Duration::ZERO) {
-                        return Err(McpError::Quit);
-                    }
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(McpError::Transport("the connection is closed".into()))
-                }
+    /// Tell the server we no longer wait for request `id`.
+    pub fn cancel_request(&mut self, id: u64, reason: &str) {
+        let msg = jsonrpc::notification(
+            "notifications/cancelled",
+            Some(json!({ "requestId": id, "reason": reason })),
+        );
+        let _ = self.transport.send(&msg, None);
+    }
+
+    /// Wait for the next thing (a message, a reply from the responder, a
+    /// signal) and handle it. Returns false when `until` passed first.
+    pub async fn step(&mut self, until: Option<Instant>) -> Result<bool, McpError> {
+        let timer = async {
+            match until {
+                Some(u) => tokio::time::sleep_until(u).await,
+                None => std::future::pending().await,
             }
+        };
+        let wake = tokio::select! {
+            i = self.rx.recv() => Wake::Incoming(i),
+            r = self.desk.next() => Wake::Reply(r),
+            _ = next_signal(&mut self.sigint) => Wake::Signal(libc::SIGINT),
+            _ = next_signal(&mut self.sigterm) => Wake::Signal(libc::SIGTERM),
+            _ = timer => Wake::Timer,
+        };
+        match wake {
+            Wake::Timer => return Ok(false),
+            Wake::Signal(n) => return Err(McpError::Interrupted(n)),
+            Wake::Incoming(None) => {
+                return Err(McpError::Transport("the connection is closed".into()))
+            }
+            Wake::Incoming(Some(i)) => self.on_incoming(i)?,
+            Wake::Reply(None) => return Err(McpError::Responder("the responder stopped".into())),
+            Wake::Reply(Some(Reply::Key(WaitKey::Quit))) => return Err(McpError::Quit),
+            Wake::Reply(Some(Reply::Key(k))) => self.wait_key = Some(k),
+            Wake::Reply(Some(r)) => self.on_reply(r)?,
+        }
+        Ok(true)
+    }
+
+    fn on_incoming(&mut self, item: Incoming) -> Result<(), McpError> {
+        match item {
+            Incoming::Message(v) => match jsonrpc::classify(v) {
+                Ok(Message::Response { id, outcome }) => self.on_response(id, outcome),
+                Ok(Message::Request { id, method, params }) => {
+                    self.on_request(id, &method, params)?
+                }
+                Ok(Message::Notification { method, params }) => {
+                    self.on_notification(&method, params.as_ref())
+                }
+                Err(e) => notice(&format!("ignored a message: {e}")),
+            },
+            Incoming::Noise(m) => self.server_notice(&safe_text::display(&m)),
+            Incoming::Log(line) => {
+                self.server_notice(&format!("server: {}", safe_text::display(&line)))
+            }
+            Incoming::StreamEnded { id } => self.fail_pending(id, |m| {
+                McpError::Transport(format!(
+                    "the server ended the response stream of {m} without answering it"
+                ))
+            }),
+            Incoming::Failed { id, error } => self.fail_pending(id, |m| {
+                McpError::Transport(format!("{m}: {}", safe_text::display(&error)))
+            }),
+            Incoming::SessionExpired { id } => self.fail_pending(id, |_| McpError::SessionExpired),
+            Incoming::Closed(reason) => {
+                self.desk
+                    .withdraw_all(crate::session::WithdrawReason::StreamClosed);
+                return Err(McpError::Transport(
+                    safe_text::display(&reason).into_owned(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn fail_pending(&mut self, id: u64, err: impl FnOnce(&str) -> McpError) {
+        if let Some(p) = self.pending.remove(&id) {
+            self.responses.insert(id, Err(err(&p.method)));
         }
     }
 
-    fn reply(&mut self, msg: Value) -> Result<(), McpError> {
-        self.transport.send(&msg, None)
+    fn on_response(&mut self, id: Value, outcome: Result<Value, jsonrpc::RpcError>) {
+        let pending = id
+            .as_u64()
+            .and_then(|n| self.pending.remove(&n).map(|p| (n, p)));
+        let Some((n, p)) = pending else {
+            notice(&format!(
+                "ignored a response to an unknown request id {}",
+                safe_text::display(&id.to_string())
+            ));
+            return;
+        };
+        let r = outcome.map_err(|e| McpError::Rpc {
+            method: p.method,
+            code: e.code,
+            message: safe_text::display(&e.message).into_owned(),
+            data: e.data.map(Box::new),
+        });
+        self.responses.insert(n, r);
     }
 
-    fn handle_request(
+    fn on_request(
         &mut self,
         id: Value,
         method: &str,
@@ -380,9 +528,7 @@ impl Session<'_> {
     ) -> Result<(), McpError> {
         match method {
             "ping" => self.reply(jsonrpc::response(&id, json!({}))),
-            "elicitation/create" => self
-                .elicit(Some(&id), params.unwrap_or(Value::Null))
-                .map(|_| ()),
+            "elicitation/create" => self.elicit_request(id, params.unwrap_or(Value::Null)),
             other => {
                 notice(&format!(
                     "the server asked for '{}', which this client does not offer",
@@ -398,16 +544,16 @@ impl Session<'_> {
         }
     }
 
-    fn handle_notification(&mut self, method: &str, params: Option<&Value>) {
+    pub fn reply(&mut self, msg: Value) -> Result<(), McpError> {
+        self.transport.send(&msg, None)
+    }
+
+    fn on_notification(&mut self, method: &str, params: Option<&Value>) {
         let p = params.cloned().unwrap_or(Value::Null);
         match method {
-            "notifications/elicitation/complete" => {
-                let eid = str_field(&p, "elicitationId").unwrap_or_else(|| "(no id)".into());
-                notice(&format!(
-                    "the server reports URL elicitation '{}' complete",
-                    safe_text::display(&eid)
-                ));
-            }
+            "notifications/elicitation/complete" => self.on_complete(&p),
+            "notifications/cancelled" => self.on_cancelled(&p),
+            "notifications/progress" => self.on_progress(&p),
             "notifications/message" => {
                 let level = str_field(&p, "level").unwrap_or_default();
                 let data = match p.get("data") {
@@ -416,8 +562,8 @@ impl Session<'_> {
                     None => String::new(),
                 };
                 let data: String = data.chars().take(2_000).collect();
-                notice(&format!(
-                    "server log [{}]: {}",
+                self.server_notice(&format!(
+                    "ahp-elicit: server log [{}]: {}",
                     safe_text::display(&level),
                     safe_text::display(&data)
                 ));
@@ -426,184 +572,37 @@ impl Session<'_> {
         }
     }
 
-    /// Reject an elicitation: a JSON-RPC error answers request `id` (none
-    /// for an elicitation carried by a -32042 error); no result event.
-    fn reject(
-        &mut self,
-        id: Option<&Value>,
-        code: i64,
-        why: String,
-        data: Option<Value>,
-    ) -> Result<Option<Value>, McpError> {
-        notice(&format!("refused an elicitation: {why}"));
-        let msg = id.map(|id| jsonrpc::error_response(id, code, &why, data));
-        if code == INVALID_PARAMS {
-            self.rejected.push(why);
-        } else {
-            self.refused.push(why);
+    fn on_progress(&mut self, p: &Value) {
+        if self.progress_token.is_none() || p.get("progressToken") != self.progress_token.as_ref() {
+            return;
         }
-        if let Some(m) = msg {
-            self.reply(m)?;
+        let num = |k: &str| p.get(k).and_then(Value::as_f64);
+        let mut line = match (num("progress"), num("total")) {
+            (Some(v), Some(t)) => format!("progress {v}/{t}"),
+            (Some(v), None) => format!("progress {v}"),
+            _ => "progress".to_owned(),
+        };
+        if let Some(m) = str_field(p, "message") {
+            let m: String = m.chars().take(200).collect();
+            line.push_str(&format!(": {}", safe_text::display(&m)));
         }
-        Ok(None)
+        self.desk.show(Waiting {
+            status: Some(format!("The tool reports {line}")),
+            offer_retry: false,
+        });
+        self.server_notice(&format!("ahp-elicit: the tool reports {line}"));
     }
 
-    /// Answer one elicitation (`elicitation/create` params). With `id`, the
-    /// answer is also sent as the JSON-RPC response. Returns the
-    /// `ElicitResult` sent, or None when the elicitation was rejected.
-    fn elicit(&mut self, id: Option<&Value>, params: Value) -> Result<Option<Value>, McpError> {
-        let Some(server) = self.server.clone() else {
-            return self.reject(
-                id,
-                jsonrpc::INVALID_REQUEST,
-                "elicitation/create before initialization finished".into(),
-                None,
-            );
-        };
-        let mode = match params.get("mode") {
-            None => Some(Mode::Form),
-            Some(Value::String(s)) => Mode::parse(s),
-            Some(_) => None,
-        };
-        let Some(mode) = mode else {
-            let shown = params
-                .get("mode")
-                .map(|m| m.to_string())
-                .unwrap_or_default();
-            return self.reject(
-                id,
-                INVALID_PARAMS,
-                format!(
-                    "unknown elicitation mode {}",
-                    safe_text::display(&shown.chars().take(100).collect::<String>())
-                ),
-                None,
-            );
-        };
-        if !self.opts.modes.contains(&mode) {
-            let advertised: Vec<&str> = self.opts.modes.iter().map(|m| m.as_str()).collect();
-            return self.reject(
-                id,
-                INVALID_PARAMS,
-                format!(
-                    "elicitation mode '{}' was not advertised (this client advertised: {})",
-                    mode.as_str(),
-                    advertised.join(", ")
-                ),
-                None,
-            );
-        }
-        self.asked += 1;
-        let event_id = format!("{}-{}", self.run_tag, self.asked);
-        let req = match wrap_params_with(
-            &params,
-            &server,
-            &self.adapter,
-            &event_id,
-            None,
-            self.opts.schema_policy,
-        ) {
-            Ok(r) => r,
-            Err(violations) => {
-                let listed: Vec<Value> = violations
-                    .iter()
-                    .map(|v| {
-                        json!({
-                            "pointer": v.pointer.strip_prefix(REQUEST_TEXT).unwrap_or(&v.pointer),
-                            "rule": v.rule,
-                            "message": v.message,
-                        })
-                    })
-                    .collect();
-                let first = violations
-                    .first()
-                    .map(|v| {
-                        let p = v.pointer.strip_prefix(REQUEST_TEXT).unwrap_or(&v.pointer);
-                        format!(
-                            "{}: [{}] {}",
-                            if p.is_empty() { "(root)" } else { p },
-                            v.rule,
-                            v.message
-                        )
-                    })
-                    .unwrap_or_default();
-                return self.reject(
-                    id,
-                    INVALID_PARAMS,
-                    format!(
-                        "invalid elicitation/create params ({} violation(s)); first: {}",
-                        violations.len(),
-                        safe_text::display(&first)
-                    ),
-                    Some(json!({ "violations": listed })),
-                );
-            }
-        };
-        self.write_event(&req.event)?;
-        let outcome = if self.quit {
-            Ok(Outcome::Answer(Answer::bare(Action::Cancel)))
-        } else {
-            let cx = Context {
-                progress: Progress {
-                    index: self.asked,
-                    total: self.asked,
-                },
-                deadline: None,
-                modes: self.opts.modes.clone(),
-            };
-            self.responder.respond(&req, &cx)
-        };
-        let answer = match outcome {
-            Ok(Outcome::Answer(a)) => a,
-            Ok(Outcome::Quit) => {
-                self.quit = true;
-                Answer::bare(Action::Cancel)
-            }
-            Err(RespondError::Refused(m)) => {
-                return self.reject(id, INTERNAL_ERROR, format!("answer refused: {m}"), None)
-            }
-            Err(RespondError::Io(m)) => {
-                if let Some(id) = id {
-                    let _ = self.reply(jsonrpc::error_response(
-                        id,
-                        INTERNAL_ERROR,
-                        "the client could not ask the person",
-                        None,
-                    ));
-                }
-                return Err(McpError::Responder(m));
-            }
-        };
-        let meta = ResultMeta::default();
-        match make_result_event(&req, &answer, &meta) {
-            Ok(ev) => {
-                let text = ev
-                    .pointer("/payload/elicitation/result/text")
-                    .and_then(Value::as_str)
-                    .unwrap_or("{}");
-                // The text was built and re-read by make_result_event: it is JSON.
-                let result: Value = serde_json::from_str(text)
-                    .map_err(|e| McpError::Protocol(format!("result text: {e}")))?;
-                self.write_event(&ev)?;
-                self.answered += 1;
-                if let Some(id) = id {
-                    self.reply(jsonrpc::response(id, result.clone()))?;
-                }
-                Ok(Some(result))
-            }
-            Err(violations) => {
-                let list: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
-                self.reject(
-                    id,
-                    INTERNAL_ERROR,
-                    format!("the answer did not validate: {}", list.join("; ")),
-                    None,
-                )
-            }
+    /// A notice that came from the server: shown up to
+    /// [`MAX_SERVER_NOTICES`], then only counted.
+    pub fn server_notice(&mut self, line: &str) {
+        self.server_notices += 1;
+        if self.server_notices <= MAX_SERVER_NOTICES {
+            crate::notice::say(line.to_owned());
         }
     }
 
-    fn write_event(&mut self, ev: &Value) -> Result<(), McpError> {
+    pub fn write_event(&mut self, ev: &Value) -> Result<(), McpError> {
         let Some(w) = self.events.as_mut() else {
             return Ok(());
         };
@@ -613,11 +612,42 @@ impl Session<'_> {
             .and_then(|()| w.flush())
             .map_err(|e| McpError::Events(e.to_string()))
     }
-}
 
-/// One line of the server's own log, sanitized.
-fn show_log(line: &str) {
-    crate::notice::say(format!("server: {}", safe_text::display(line)));
+    /// End the session: after a quit or a signal, cancel what is in flight
+    /// (our requests: `notifications/cancelled`; the server's open
+    /// elicitations: `cancel`); then close the connection and show the
+    /// server's last log lines.
+    async fn finish(&mut self, out: &Result<SessionReport, McpError>) {
+        if let Err(McpError::Quit | McpError::Interrupted(_)) = out {
+            let ids: Vec<u64> = self.pending.keys().copied().collect();
+            for id in ids {
+                self.cancel_request(id, "the person quit");
+            }
+            let open: Vec<Value> = self
+                .asks
+                .values()
+                .filter_map(|a| a.rpc_id.clone())
+                .collect();
+            for id in open {
+                let _ = self.reply(jsonrpc::response(&id, json!({ "action": "cancel" })));
+            }
+            tokio::time::sleep(QUIT_GRACE).await;
+        }
+        self.desk
+            .withdraw_all(crate::session::WithdrawReason::StreamClosed);
+        self.transport.close();
+        while let Ok(item) = self.rx.try_recv() {
+            if let Incoming::Log(line) = item {
+                self.server_notice(&format!("server: {}", safe_text::display(&line)));
+            }
+        }
+        if self.server_notices > MAX_SERVER_NOTICES {
+            notice(&format!(
+                "{} more messages from the server were not shown",
+                self.server_notices - MAX_SERVER_NOTICES
+            ));
+        }
+    }
 }
 
 /// Show the tool list to the person (stderr, sanitized): name and title or

@@ -5,42 +5,65 @@
 //! [`Incoming::Log`], which shows it on our stderr through the sanitizer,
 //! prefixed `server:`, between responder calls.
 //!
-//! Shutdown follows the spec: close the child's stdin, wait for it to exit
-//! (up to [`EXIT_GRACE`]), then kill it.
+//! Writes go through a writer thread with a bounded queue
+//! ([`WRITE_QUEUE`]): a server that stops reading its stdin makes `send`
+//! fail with a clear error instead of freezing the session.
+//!
+//! The child runs in its own process group (a Ctrl-C at the terminal
+//! reaches only us; we end the child in order) and, on Linux, gets SIGTERM
+//! if we die without closing it. Shutdown ([`Transport::close`]): close
+//! its stdin, wait [`EXIT_GRACE`], SIGTERM, wait [`EXIT_GRACE`], SIGKILL.
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc as smpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use tokio::sync::mpsc::Sender;
 
 use super::transport::{deliver, read_line, Incoming, Line, Transport, MAX_MESSAGE_BYTES};
 use super::McpError;
 
-/// How long the child may take to exit after its stdin is closed.
-pub const EXIT_GRACE: Duration = Duration::from_secs(2);
+/// How long the child may take to exit after its stdin is closed, and
+/// again after SIGTERM.
+pub const EXIT_GRACE: Duration = Duration::from_millis(1000);
+/// Messages queued for the child's stdin before `send` fails.
+pub const WRITE_QUEUE: usize = 256;
 /// Characters of one server stderr line that are shown.
 const MAX_LOG_CHARS: usize = 2_000;
 
 /// A running stdio MCP server.
 pub struct StdioTransport {
     child: Child,
-    stdin: Option<ChildStdin>,
+    writer: Option<smpsc::SyncSender<Vec<u8>>>,
     closed: bool,
 }
 
 impl StdioTransport {
-    /// Start `program args...` and its reader threads; messages go to `tx`.
+    /// Start `program args...` and its reader and writer threads; messages
+    /// go to `tx`.
     ///
     /// Errors: [`McpError::Spawn`] when the program cannot be started.
     pub fn spawn(program: &str, args: &[String], tx: Sender<Incoming>) -> Result<Self, McpError> {
-        let mut child = Command::new(program)
-            .args(args)
+        let mut cmd = Command::new(program);
+        cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            .process_group(0);
+        #[cfg(target_os = "linux")]
+        // SAFETY: prctl is async-signal-safe and touches no memory of ours;
+        // the closure runs in the child between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong);
+                Ok(())
+            });
+        }
+        let mut child = cmd
             .spawn()
             .map_err(|e| McpError::Spawn(format!("{program}: {e}")))?;
         let stdin = child.stdin.take();
@@ -53,11 +76,43 @@ impl StdioTransport {
         if let Some(out) = stdout {
             thread::spawn(move || read_stdout(BufReader::new(out), tx));
         }
+        let writer = stdin.map(|stdin| {
+            let (wtx, wrx) = smpsc::sync_channel(WRITE_QUEUE);
+            thread::spawn(move || write_stdin(stdin, wrx));
+            wtx
+        });
         Ok(StdioTransport {
             child,
-            stdin,
+            writer,
             closed: false,
         })
+    }
+
+    /// The child's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Wait up to `grace` for the child to exit; true when it did.
+    fn wait_exit(&mut self, grace: Duration) -> bool {
+        let until = Instant::now() + grace;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) | Err(_) => return true,
+                Ok(None) if Instant::now() >= until => return false,
+                Ok(None) => thread::sleep(Duration::from_millis(10)),
+            }
+        }
+    }
+}
+
+/// Write queued lines to the child's stdin until the queue closes or a
+/// write fails; then the stdin is closed (dropped).
+fn write_stdin(mut stdin: ChildStdin, rx: smpsc::Receiver<Vec<u8>>) {
+    for line in rx {
+        if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+            return;
+        }
     }
 }
 
@@ -77,16 +132,16 @@ fn read_stdout(mut r: impl BufRead, tx: Sender<Incoming>) {
                 let m = format!(
                     "skipped a line of more than {MAX_MESSAGE_BYTES} bytes on the server's stdout"
                 );
-                if tx.send(Incoming::Noise(m)).is_err() {
+                if tx.blocking_send(Incoming::Noise(m)).is_err() {
                     return;
                 }
             }
             Ok(Line::Eof) => {
-                let _ = tx.send(Incoming::Closed("the server closed its stdout".into()));
+                let _ = tx.blocking_send(Incoming::Closed("the server closed its stdout".into()));
                 return;
             }
             Err(e) => {
-                let _ = tx.send(Incoming::Closed(format!(
+                let _ = tx.blocking_send(Incoming::Closed(format!(
                     "reading the server's stdout: {e}"
                 )));
                 return;
@@ -106,7 +161,7 @@ fn relay_stderr(mut r: impl BufRead, tx: Sender<Incoming>) {
                 .take(MAX_LOG_CHARS)
                 .collect(),
         };
-        if tx.send(Incoming::Log(line)).is_err() {
+        if tx.blocking_send(Incoming::Log(line)).is_err() {
             return;
         }
     }
@@ -114,16 +169,25 @@ fn relay_stderr(mut r: impl BufRead, tx: Sender<Incoming>) {
 
 impl Transport for StdioTransport {
     fn send(&mut self, msg: &Value, _request_id: Option<u64>) -> Result<(), McpError> {
-        let Some(stdin) = self.stdin.as_mut() else {
+        let Some(writer) = self.writer.as_ref() else {
             return Err(McpError::Transport("the connection is closed".into()));
         };
         let mut line = serde_json::to_vec(msg).map_err(|e| McpError::Transport(e.to_string()))?;
         line.push(b'\n');
-        let written = stdin.write_all(&line).and_then(|()| stdin.flush());
-        written.map_err(|e| match self.child.try_wait() {
-            Ok(Some(status)) => McpError::Transport(format!("the server exited ({status})")),
-            _ => McpError::Transport(format!("writing to the server's stdin: {e}")),
-        })
+        match writer.try_send(line) {
+            Ok(()) => Ok(()),
+            Err(smpsc::TrySendError::Full(_)) => Err(McpError::Transport(format!(
+                "the server is not reading its stdin ({WRITE_QUEUE} messages waiting)"
+            ))),
+            Err(smpsc::TrySendError::Disconnected(_)) => match self.child.try_wait() {
+                Ok(Some(status)) => {
+                    Err(McpError::Transport(format!("the server exited ({status})")))
+                }
+                _ => Err(McpError::Transport(
+                    "writing to the server's stdin failed".into(),
+                )),
+            },
+        }
     }
 
     fn close(&mut self) {
@@ -131,17 +195,24 @@ impl Transport for StdioTransport {
             return;
         }
         self.closed = true;
-        drop(self.stdin.take());
-        let until = Instant::now() + EXIT_GRACE;
-        while Instant::now() < until {
-            match self.child.try_wait() {
-                Ok(Some(_)) | Err(_) => return,
-                Ok(None) => thread::sleep(Duration::from_millis(10)),
+        // Closing the queue ends the writer thread, which closes stdin (a
+        // writer stuck on a full pipe is ended by the signals below).
+        drop(self.writer.take());
+        if self.wait_exit(EXIT_GRACE) {
+            return;
+        }
+        if let Ok(pid) = libc::pid_t::try_from(self.child.id()) {
+            // SAFETY: kill(2) on our own child, which has not been reaped.
+            unsafe {
+                libc::kill(pid, libc::SIGTERM);
             }
         }
+        if self.wait_exit(EXIT_GRACE) {
+            return;
+        }
         crate::notice::say(format!(
-            "ahp-elicit: the server did not exit within {} s of its stdin closing; killing it",
-            EXIT_GRACE.as_secs()
+            "ahp-elicit: the server did not exit after its stdin closed and SIGTERM; killing it (pid {})",
+            self.child.id()
         ));
         let _ = self.child.kill();
         let _ = self.child.wait();

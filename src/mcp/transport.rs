@@ -2,12 +2,15 @@
 //! writes to, the [`Incoming`] items their reader threads put on a channel,
 //! and a bounded line reader.
 //!
-//! Reading happens on threads (one for a child's stdout, one per HTTP
-//! response stream); the session owns the responder and handles every
-//! incoming item on its own thread, in arrival order.
+//! Reading and writing happen on threads (one for a child's stdout, one for
+//! its stdin, one per HTTP response stream); they hand items to the session
+//! (a tokio task) through a bounded channel ([`INCOMING_CAPACITY`]): a server
+//! that floods is slowed down (backpressure), never buffered without bound.
+//! [`Transport::send`] never blocks on the server.
 
 use std::io::BufRead;
-use std::sync::mpsc::Sender;
+
+use tokio::sync::mpsc::Sender;
 
 use serde_json::Value;
 
@@ -18,6 +21,9 @@ use crate::binding::parse_json;
 /// Bytes in one transport message (a stdio line, an SSE event's data, an
 /// HTTP JSON body): the event limit plus room for the JSON-RPC envelope.
 pub const MAX_MESSAGE_BYTES: usize = MAX_EVENT_BYTES + 64 * 1024;
+/// Items a transport's readers may hand over before they wait for the
+/// session to take some.
+pub const INCOMING_CAPACITY: usize = 8;
 
 /// One item from a transport's reader.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +41,9 @@ pub enum Incoming {
     StreamEnded { id: u64 },
     /// HTTP: the POST carrying request `id` failed before any answer.
     Failed { id: u64, error: String },
+    /// HTTP: the server answered request `id` with 404 for the session:
+    /// the session is gone, a new one may be initialized.
+    SessionExpired { id: u64 },
     /// The connection is gone (the child closed stdout, a fatal error).
     Closed(String),
 }
@@ -49,11 +58,23 @@ pub trait Transport {
     /// The protocol version agreed in `initialize` (HTTP sends it as the
     /// `MCP-Protocol-Version` header from then on).
     fn set_protocol_version(&mut self, _version: &str) {}
+    /// Send a notification that what follows must not overtake. Returns a
+    /// receiver that fires when the server took it (HTTP: the 202), or None
+    /// when sending in order is enough (stdio, the default).
+    ///
+    /// Errors: as `send`.
+    fn send_ordered(&mut self, msg: &Value) -> Result<Option<Delivered>, McpError> {
+        self.send(msg, None).map(|()| None)
+    }
     /// Called once after `notifications/initialized`: HTTP opens the GET
     /// stream on which the server sends messages unrelated to a request.
     fn start_listening(&mut self) {}
-    /// End the connection (stdio: close stdin, wait briefly, then kill; HTTP:
-    /// DELETE the session). Safe to call twice.
+    /// HTTP: forget the session id the server ended (404), so the next
+    /// `initialize` starts a new one.
+    fn reset_session(&mut self) {}
+    /// End the connection (stdio: close stdin, wait, SIGTERM, wait,
+    /// SIGKILL; HTTP: DELETE the session). Blocks for a bounded time. Safe
+    /// to call twice.
     fn close(&mut self);
 }
 
@@ -65,17 +86,21 @@ pub fn deliver(bytes: &[u8], tx: &Sender<Incoming>) -> bool {
     match parse_json(bytes) {
         Ok(Value::Array(items)) => items
             .into_iter()
-            .all(|v| tx.send(Incoming::Message(v)).is_ok()),
-        Ok(v) => tx.send(Incoming::Message(v)).is_ok(),
+            .all(|v| tx.blocking_send(Incoming::Message(v)).is_ok()),
+        Ok(v) => tx.blocking_send(Incoming::Message(v)).is_ok(),
         Err(e) => {
             let head: String = String::from_utf8_lossy(&bytes[..bytes.len().min(120)]).into();
-            tx.send(Incoming::Noise(format!(
+            tx.blocking_send(Incoming::Noise(format!(
                 "skipped a message that is not JSON ({e}): {head}"
             )))
             .is_ok()
         }
     }
 }
+
+/// Fires when a message sent with [`Transport::send_ordered`] was taken by
+/// the server, or with the sentence saying why not.
+pub type Delivered = tokio::sync::oneshot::Receiver<Result<(), String>>;
 
 /// How a bounded line read ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -154,7 +179,6 @@ pub fn read_line(
 mod tests {
     use super::*;
     use std::io::Cursor;
-    use std::sync::mpsc::channel;
 
     fn lines(input: &[u8], limit: usize) -> Vec<(Line, String)> {
         let mut r = std::io::BufReader::with_capacity(4, Cursor::new(input.to_vec()));
@@ -197,12 +221,15 @@ mod tests {
 
     #[test]
     fn delivers_values_splits_arrays_and_reports_noise() {
-        let (tx, rx) = channel();
+        let (tx, mut rx) = tokio::sync::mpsc::channel(8);
         assert!(deliver(br#"{"a":1}"#, &tx));
         assert!(deliver(br#"[{"b":1},{"c":2}]"#, &tx));
         assert!(deliver(b"not json", &tx));
         drop(tx);
-        let got: Vec<Incoming> = rx.iter().collect();
+        let mut got = Vec::new();
+        while let Some(i) = rx.blocking_recv() {
+            got.push(i);
+        }
         assert_eq!(got[0], Incoming::Message(serde_json::json!({"a":1})));
         assert_eq!(got[2], Incoming::Message(serde_json::json!({"c":2})));
         match &got[3] {

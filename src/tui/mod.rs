@@ -52,7 +52,7 @@ use ratatui::{Frame, Terminal};
 
 use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView};
 use crate::form::{Action as FormAction, Form, Key, Status};
-use crate::responder::{Context, Outcome, RespondError, Responder};
+use crate::responder::{Context, Outcome, RespondError, Responder, WaitKey, Waiting};
 
 pub use theme::Theme;
 use view::Header;
@@ -396,6 +396,11 @@ impl TuiResponder {
             if SIGNAL.load(Ordering::SeqCst) != 0 {
                 return Ok(Outcome::Quit);
             }
+            // The source withdrew the request: close the screen; the driver
+            // sends nothing and shows why on the waiting screen.
+            if cx.withdrawn() {
+                return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
+            }
             let left = crate::responder::time_left(cx.deadline);
             if left == Some(Duration::ZERO) {
                 return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
@@ -635,26 +640,38 @@ impl Responder for TuiResponder {
     }
 
     fn idle(&mut self, wait: Duration) -> bool {
+        self.wait(wait, &Waiting::default()) == WaitKey::Quit
+    }
+
+    fn wait(&mut self, wait: Duration, shown: &Waiting) -> WaitKey {
         let _g = LoopGuard::enter();
         let end = Instant::now() + wait;
+        let keys = shown
+            .offer_retry
+            .then_some("r: retry now · Esc: give up (cancel)");
         loop {
             if SIGNAL.load(Ordering::SeqCst) != 0 {
-                return true;
+                return WaitKey::Quit;
             }
-            let notice = self.wait_armed.then_some(
+            let armed = self.wait_armed.then_some(
                 "Press Ctrl-C again to quit (the remaining requests will be cancelled).",
             );
+            let notice: Vec<&str> = [shown.status.as_deref(), keys, armed]
+                .into_iter()
+                .flatten()
+                .collect();
+            let notice = (!notice.is_empty()).then(|| notice.join(" — "));
             let (theme, answered) = (&self.theme, self.answered);
             if self
                 .screen
-                .draw(|f| view::draw_waiting(f, theme, answered, notice))
+                .draw(|f| view::draw_waiting(f, theme, answered, notice.as_deref()))
                 .is_err()
             {
-                return false;
+                return WaitKey::Nothing;
             }
             let now = Instant::now();
             if now >= end {
-                return false;
+                return WaitKey::Nothing;
             }
             match read_input((end - now).min(TICK)) {
                 Ok(Input::Key(Key::Ctrl('c'))) => {
@@ -662,12 +679,14 @@ impl Responder for TuiResponder {
                         .last_ctrl_c
                         .is_some_and(|t| Instant::now().duration_since(t) < QUIT_WINDOW);
                     if self.wait_armed || recent {
-                        return true;
+                        return WaitKey::Quit;
                     }
                     self.wait_armed = true;
                 }
+                Ok(Input::Key(Key::Char('r'))) if shown.offer_retry => return WaitKey::RetryNow,
+                Ok(Input::Key(Key::Esc)) if shown.offer_retry => return WaitKey::GiveUp,
                 Ok(_) => {}
-                Err(_) => return false,
+                Err(_) => return WaitKey::Nothing,
             }
         }
     }

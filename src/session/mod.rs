@@ -1,0 +1,313 @@
+//! The request → responder → answer loop shared by the front doors (the AHP
+//! event stream of `respond`, the JSON-RPC session of `mcp`), with the
+//! source's cancellations handled in one place.
+//!
+//! Threads:
+//! - the **responder thread** is the caller's thread ([`run`] serves the
+//!   responder there): it runs the blocking [`Responder`] (the terminal
+//!   form, or a script) one request at a time and, between requests, its
+//!   waiting screen ([`Responder::wait`]) in slices of [`WAIT_SLICE`], so
+//!   keys (Ctrl-C twice) are always read;
+//! - the **session thread** runs a current-thread tokio runtime with the
+//!   front door's future: transport readers, timers, signals. It talks to
+//!   the responder only through a [`Desk`], so reading and writing the
+//!   source never wait for a person.
+//!
+//! Cancellation from the source (the server cancelled the request, its
+//! stream closed, a timer ran out) is [`Desk::withdraw`]: the request's
+//! [`Withdrawal`] flag is set, the screen showing it closes
+//! ([`Context::withdrawn`]), a request not yet shown is skipped, and the
+//! eventual answer comes back as [`Reply::Withdrawn`], so the front door
+//! sends nothing for it.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::mpsc as smpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::binding::RequestEvent;
+use crate::responder::{
+    with_withdrawal, Context, Outcome, RespondError, Responder, WaitKey, Waiting, Withdrawal,
+};
+
+/// How long one look at the waiting screen lasts between checks for a new
+/// request; also the most a request waits before the responder takes it.
+pub const WAIT_SLICE: Duration = Duration::from_millis(50);
+/// Most requests open at once (asked and not yet answered); a front door
+/// refuses more, so a flooding source cannot grow the queue without bound.
+pub const MAX_OPEN: usize = 16;
+
+/// Why the source withdrew a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WithdrawReason {
+    /// The source cancelled it (MCP `notifications/cancelled`), with its
+    /// reason if it gave one (not sanitized).
+    Cancelled(Option<String>),
+    /// The stream the request came on closed.
+    StreamClosed,
+    /// The front door's timer ran out.
+    TimedOut,
+}
+
+impl WithdrawReason {
+    /// A sentence for the person (the source's reason sanitized).
+    pub fn describe(&self) -> String {
+        match self {
+            WithdrawReason::Cancelled(None) => "the server withdrew this request".into(),
+            WithdrawReason::Cancelled(Some(r)) => format!(
+                "the server withdrew this request ({})",
+                crate::safe_text::display(&r.chars().take(200).collect::<String>())
+            ),
+            WithdrawReason::StreamClosed => {
+                "the connection closed: the request was withdrawn".into()
+            }
+            WithdrawReason::TimedOut => "the request timed out and was withdrawn".into(),
+        }
+    }
+}
+
+/// What the responder thread reports to the front door ([`Desk::next`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// The responder finished request `key`.
+    Answered {
+        key: u64,
+        outcome: Result<Outcome, RespondError>,
+    },
+    /// Request `key` was withdrawn by its source: nothing must be sent for
+    /// it (whatever the responder did).
+    Withdrawn { key: u64, reason: WithdrawReason },
+    /// A key on the waiting screen: quit, retry now, give up.
+    Key(WaitKey),
+}
+
+/// Requests sent to the responder thread.
+enum ToResponder {
+    Ask {
+        key: u64,
+        req: Box<RequestEvent>,
+        cx: Context,
+        withdrawal: Withdrawal,
+    },
+}
+
+/// What the responder thread sends back.
+enum FromResponder {
+    Done {
+        key: u64,
+        /// None: withdrawn before it was shown.
+        outcome: Option<Result<Outcome, RespondError>>,
+    },
+    Key(WaitKey),
+}
+
+/// The front door's side of the loop: ask the responder, withdraw, show a
+/// status, and receive the replies.
+pub struct Desk {
+    to: smpsc::Sender<ToResponder>,
+    /// What the waiting screen shows: one slot, the latest status wins (a
+    /// flood of statuses cannot queue up while a screen is open).
+    shown: Arc<Mutex<Waiting>>,
+    from: mpsc::Receiver<FromResponder>,
+    open: HashMap<u64, Open>,
+    next_key: u64,
+}
+
+struct Open {
+    withdrawal: Withdrawal,
+    reason: Option<WithdrawReason>,
+}
+
+/// The desk was asked more than [`MAX_OPEN`] requests, or the responder
+/// thread is gone.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AskError {
+    #[error("{MAX_OPEN} requests are already open")]
+    Busy,
+    #[error("the responder has stopped")]
+    Gone,
+}
+
+impl Desk {
+    /// Put `req` to the responder; returns the key its reply will carry.
+    ///
+    /// Errors: [`AskError::Busy`] when [`MAX_OPEN`] requests are open,
+    /// [`AskError::Gone`] when the responder thread ended.
+    pub fn ask(&mut self, req: RequestEvent, cx: Context) -> Result<u64, AskError> {
+        if self.open.len() >= MAX_OPEN {
+            return Err(AskError::Busy);
+        }
+        self.next_key += 1;
+        let key = self.next_key;
+        let withdrawal = Withdrawal::new();
+        self.to
+            .send(ToResponder::Ask {
+                key,
+                req: Box::new(req),
+                cx,
+                withdrawal: withdrawal.clone(),
+            })
+            .map_err(|_| AskError::Gone)?;
+        self.open.insert(
+            key,
+            Open {
+                withdrawal,
+                reason: None,
+            },
+        );
+        Ok(key)
+    }
+
+    /// The source withdrew request `key`: its screen closes and its reply
+    /// will be [`Reply::Withdrawn`]. Returns false when `key` is not open
+    /// (already answered, or never asked).
+    pub fn withdraw(&mut self, key: u64, reason: WithdrawReason) -> bool {
+        match self.open.get_mut(&key) {
+            Some(o) if o.reason.is_none() => {
+                o.withdrawal.withdraw();
+                o.reason = Some(reason);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Withdraw every open request (the source is gone).
+    pub fn withdraw_all(&mut self, reason: WithdrawReason) {
+        let keys: Vec<u64> = self.open.keys().copied().collect();
+        for k in keys {
+            self.withdraw(k, reason.clone());
+        }
+    }
+
+    /// Whether request `key` is still open.
+    pub fn is_open(&self, key: u64) -> bool {
+        self.open.contains_key(&key)
+    }
+
+    /// How many requests are open.
+    pub fn open_count(&self) -> usize {
+        self.open.len()
+    }
+
+    /// What the waiting screen shows from now on.
+    pub fn show(&self, waiting: Waiting) {
+        if let Ok(mut w) = self.shown.lock() {
+            *w = waiting;
+        }
+    }
+
+    /// The next reply; None when the responder thread is gone.
+    /// Cancel-safe (a `select!` branch may drop it).
+    pub async fn next(&mut self) -> Option<Reply> {
+        loop {
+            match self.from.recv().await? {
+                FromResponder::Key(k) => return Some(Reply::Key(k)),
+                FromResponder::Done { key, outcome } => {
+                    let Some(open) = self.open.remove(&key) else {
+                        continue;
+                    };
+                    return Some(match (open.reason, outcome) {
+                        (Some(reason), _) => Reply::Withdrawn { key, reason },
+                        (None, Some(outcome)) => Reply::Answered { key, outcome },
+                        // Skipped without a reason cannot happen; report it
+                        // as withdrawn rather than invent an answer.
+                        (None, None) => Reply::Withdrawn {
+                            key,
+                            reason: WithdrawReason::TimedOut,
+                        },
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Desk {
+    /// The front door is done: any screen still open closes.
+    fn drop(&mut self) {
+        self.withdraw_all(WithdrawReason::StreamClosed);
+    }
+}
+
+/// Serve `responder` on this thread until the desk is dropped: each asked
+/// request is answered (or skipped when already withdrawn); between
+/// requests the waiting screen runs in slices of [`WAIT_SLICE`].
+fn serve(
+    responder: &mut dyn Responder,
+    rx: smpsc::Receiver<ToResponder>,
+    tx: mpsc::Sender<FromResponder>,
+    shown: &Mutex<Waiting>,
+) {
+    loop {
+        match rx.try_recv() {
+            Ok(ToResponder::Ask {
+                key,
+                req,
+                cx,
+                withdrawal,
+            }) => {
+                let outcome = (!withdrawal.is_withdrawn())
+                    .then(|| with_withdrawal(&withdrawal, || responder.respond(&req, &cx)));
+                if tx
+                    .blocking_send(FromResponder::Done { key, outcome })
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            Err(smpsc::TryRecvError::Empty) => {
+                let waiting = shown.lock().map(|w| w.clone()).unwrap_or_default();
+                let k = responder.wait(WAIT_SLICE, &waiting);
+                if k != WaitKey::Nothing && tx.blocking_send(FromResponder::Key(k)).is_err() {
+                    return;
+                }
+            }
+            Err(smpsc::TryRecvError::Disconnected) => return,
+        }
+    }
+}
+
+/// Run a front door: `session` gets the [`Desk`] and runs on a new thread
+/// under a current-thread tokio runtime, while this thread serves
+/// `responder`. Returns the session's output once both are done.
+///
+/// Errors: a sentence when the runtime cannot start or the session thread
+/// panicked.
+pub fn run<T, F, Fut>(responder: &mut dyn Responder, session: F) -> Result<T, String>
+where
+    T: Send + 'static,
+    F: FnOnce(Desk) -> Fut + Send + 'static,
+    Fut: Future<Output = T>,
+{
+    let (to_tx, to_rx) = smpsc::channel();
+    let (from_tx, from_rx) = mpsc::channel(MAX_OPEN * 2);
+    let shown = Arc::new(Mutex::new(Waiting::default()));
+    let desk = Desk {
+        to: to_tx,
+        shown: Arc::clone(&shown),
+        from: from_rx,
+        open: HashMap::new(),
+        next_key: 0,
+    };
+    let handle = std::thread::Builder::new()
+        .name("session".into())
+        .spawn(move || -> Result<T, String> {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| format!("starting the session runtime: {e}"))?;
+            Ok(rt.block_on(session(desk)))
+        })
+        .map_err(|e| format!("starting the session thread: {e}"))?;
+    serve(responder, to_rx, from_tx, &shown);
+    handle
+        .join()
+        .map_err(|_| "the session thread panicked".to_owned())?
+}
+
+#[cfg(test)]
+mod tests;

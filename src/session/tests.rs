@@ -1,0 +1,137 @@
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::*;
+use crate::binding::{wrap_params, Action, Answer, Server};
+use crate::responder::Progress;
+
+/// Answers `decline` at once, except for a message "hold": that one waits
+/// until withdrawn (as the terminal does), then answers `cancel`.
+struct Holder {
+    seen: Vec<String>,
+}
+
+impl Responder for Holder {
+    fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
+        let msg = req.event["payload"]["elicitation"]["request"]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        self.seen.push(msg.clone());
+        if msg.contains("hold") {
+            let until = Instant::now() + Duration::from_secs(20);
+            while !cx.withdrawn() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
+        }
+        Ok(Outcome::Answer(Answer::bare(Action::Decline)))
+    }
+}
+
+fn request(message: &str, n: usize) -> RequestEvent {
+    let server = Server {
+        name: "t".into(),
+        title: None,
+        version: None,
+    };
+    let params =
+        json!({"message": message, "requestedSchema": {"type": "object", "properties": {}}});
+    wrap_params(&params, &server, "test", &format!("ev-{n}"), None).unwrap()
+}
+
+fn cx() -> Context {
+    Context {
+        progress: Progress { index: 1, total: 1 },
+        deadline: None,
+        modes: vec![crate::binding::Mode::Form],
+    }
+}
+
+#[test]
+fn answers_withdraws_and_skips_in_one_place() {
+    let mut r = Holder { seen: Vec::new() };
+    let replies = run(&mut r, |mut desk| async move {
+        let mut out = Vec::new();
+        let a = desk.ask(request("first", 1), cx()).unwrap();
+        out.push((a, desk.next().await));
+        let held = desk.ask(request("hold me", 2), cx()).unwrap();
+        // Queued behind the held one, then withdrawn before it is shown.
+        let queued = desk.ask(request("never shown", 3), cx()).unwrap();
+        assert!(desk.withdraw(queued, WithdrawReason::TimedOut));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(desk.withdraw(held, WithdrawReason::Cancelled(Some("gone".into()))));
+        // A second withdrawal of the same request changes nothing.
+        assert!(!desk.withdraw(held, WithdrawReason::StreamClosed));
+        out.push((held, desk.next().await));
+        out.push((queued, desk.next().await));
+        assert!(!desk.is_open(held) && desk.open_count() == 0);
+        out
+    })
+    .unwrap();
+    assert_eq!(
+        replies[0].1,
+        Some(Reply::Answered {
+            key: replies[0].0,
+            outcome: Ok(Outcome::Answer(Answer::bare(Action::Decline)))
+        })
+    );
+    assert_eq!(
+        replies[1].1,
+        Some(Reply::Withdrawn {
+            key: replies[1].0,
+            reason: WithdrawReason::Cancelled(Some("gone".into()))
+        })
+    );
+    assert_eq!(
+        replies[2].1,
+        Some(Reply::Withdrawn {
+            key: replies[2].0,
+            reason: WithdrawReason::TimedOut
+        })
+    );
+    // The withdrawn queued request never reached the responder.
+    assert_eq!(r.seen.len(), 2, "{:?}", r.seen);
+    assert!(!r.seen.iter().any(|m| m.contains("never shown")));
+}
+
+#[test]
+fn refuses_more_than_max_open_and_reasons_read_well() {
+    let mut r = Holder { seen: Vec::new() };
+    let busy = run(&mut r, |mut desk| async move {
+        let mut keys = Vec::new();
+        for i in 0..MAX_OPEN {
+            keys.push(desk.ask(request("hold", i), cx()).unwrap());
+        }
+        let busy = desk.ask(request("one more", 99), cx());
+        desk.withdraw_all(WithdrawReason::StreamClosed);
+        for _ in 0..MAX_OPEN {
+            assert!(matches!(desk.next().await, Some(Reply::Withdrawn { .. })));
+        }
+        busy
+    })
+    .unwrap();
+    assert_eq!(busy, Err(AskError::Busy));
+    assert_eq!(
+        WithdrawReason::Cancelled(Some("x\u{1b}]0;t\u{7}".into())).describe(),
+        "the server withdrew this request (x\\u{1b}]0;t\\u{7})"
+    );
+    assert_eq!(
+        WithdrawReason::Cancelled(None).describe(),
+        "the server withdrew this request"
+    );
+}
+
+#[test]
+fn withdrawn_is_read_only_inside_with_withdrawal() {
+    let w = Withdrawal::new();
+    let c = cx();
+    assert!(!c.withdrawn());
+    w.withdraw();
+    assert!(with_withdrawal(&w, || c.withdrawn()));
+    // Outside the call the flag is not seen any more.
+    assert!(!c.withdrawn());
+    let fresh = Withdrawal::new();
+    assert!(!with_withdrawal(&fresh, || c.withdrawn()));
+}
