@@ -199,7 +199,7 @@ fn more_below_only_when_there_is_content_below() {
 /// consent that may not be sent).
 #[test]
 fn no_open_consent_screen_says_what_consent_does() {
-    use ahp_elicit::tui::url_view::{draw, UrlStyles, UrlViewState};
+    use ahp_elicit::tui::url_view::{draw, UrlViewState};
     let mut s = UrlViewState::new(
         ahp_elicit::url_review::review("https://auth.example.com/cb"),
         "Sign in.",
@@ -210,7 +210,7 @@ fn no_open_consent_screen_says_what_consent_does() {
     s.set_no_open(true);
     let render = |s: &UrlViewState| {
         let mut t = Terminal::new(TestBackend::new(100, 30)).expect("terminal");
-        t.draw(|f| draw(f, f.area(), s, &UrlStyles::default()))
+        t.draw(|f| draw(f, f.area(), s, &ahp_elicit::tui::Theme::monochrome()))
             .expect("draw");
         screen_text(&t)
     };

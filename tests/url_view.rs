@@ -3,8 +3,9 @@
 #![cfg(feature = "tui")]
 
 use ahp_elicit::tui::url_view::{
-    draw, handle_key, UrlButton, UrlDecision, UrlPhase, UrlStyles, UrlViewState,
+    draw, handle_key as view_key, UrlButton, UrlDecision, UrlPhase, UrlViewState,
 };
+use ahp_elicit::tui::{translate_key, Theme};
 use ahp_elicit::url_review::review;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::backend::TestBackend;
@@ -23,7 +24,7 @@ fn state(url: &str, message: &str) -> UrlViewState {
 
 fn render(s: &UrlViewState, w: u16, h: u16) -> Terminal<TestBackend> {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| draw(f, f.area(), s, &UrlStyles::default()))
+    t.draw(|f| draw(f, f.area(), s, &Theme::monochrome()))
         .unwrap();
     t
 }
@@ -46,6 +47,12 @@ fn squash(text: &str) -> String {
 
 fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+/// A key press as the terminal delivers it: translated as the front end
+/// does (releases dropped), then handed to the view.
+fn handle_key(s: &mut UrlViewState, ev: KeyEvent) -> Option<UrlDecision> {
+    translate_key(&ev).and_then(|k| view_key(s, &k))
 }
 
 const SPOOF: &str = "http://trusted.example@login.evil.test:8080/oauth/authorize?client_id=cal&redirect_uri=https%3A%2F%2Fapp.example%2Fcb&state=af0ifjsldkj";

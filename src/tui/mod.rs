@@ -20,19 +20,20 @@
 //!   second Ctrl-C while waiting, quits ([`Outcome::Quit`]);
 //! - `Context::deadline` (`--timeout`) cancels an unanswered request.
 //!
-//! URL-mode requests: [`TuiResponder::respond`] dispatches them to
-//! `respond_url`, the one place where the consent view (`url_view`,
-//! written separately) is plugged in; until then they get a screen that
-//! shows the URL and offers only decline and cancel.
+//! Every request screen (form, refusable, URL consent; [`screens`])
+//! implements one `Screen` trait and runs through one loop
+//! (`TuiResponder::run`), which owns the terminal, the consent guard, the
+//! deadline, Ctrl-C and signals; the screens share the scroll window, the
+//! button row and the help line ([`chrome`]) and draw with the [`Theme`].
 
+pub mod chrome;
 pub mod guard;
+mod screens;
 pub mod text;
 pub mod theme;
-pub mod url_glue;
 pub mod url_view;
 pub mod view;
 
-use std::cell::Cell;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
@@ -51,8 +52,9 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::{Frame, Terminal};
 
 use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView};
-use crate::form::{Action as FormAction, Form, Key, Status};
+use crate::form::Key;
 use crate::responder::{Context, Outcome, RespondError, Responder, WaitKey, Waiting};
+use screens::{FormScreen, RefusableScreen, Screen, Step, UrlScreen};
 
 pub use theme::Theme;
 use view::Header;
@@ -147,11 +149,11 @@ fn install_hooks() {
 type Backend = CrosstermBackend<BufWriter<File>>;
 
 /// The terminal, owned; restores itself on drop.
-struct Screen {
+struct Tty {
     term: Terminal<Backend>,
 }
 
-impl Screen {
+impl Tty {
     fn open() -> Result<Self, RespondError> {
         let tty = std::fs::OpenOptions::new()
             .read(true)
@@ -176,7 +178,7 @@ impl Screen {
             restore_terminal();
             RespondError::Io(format!("terminal: {e}"))
         })?;
-        Ok(Screen { term })
+        Ok(Tty { term })
     }
 
     fn draw(&mut self, f: impl FnOnce(&mut Frame)) -> Result<(), RespondError> {
@@ -193,7 +195,7 @@ impl Screen {
     }
 }
 
-impl Drop for Screen {
+impl Drop for Tty {
     /// The restore must be the last thing written to the terminal. Every
     /// draw already flushed its bytes; push out anything still buffered
     /// (`Backend::flush`, not `Terminal::flush`, which would draw a diff
@@ -207,17 +209,6 @@ impl Drop for Screen {
         let _ = ratatui::backend::Backend::flush(self.term.backend_mut());
         drop(_lock);
         restore_terminal();
-    }
-}
-
-/// Rows to scroll for a scrolling key (↑ ↓ one row, PageUp PageDown ten).
-fn scroll_step(k: &Key) -> Option<isize> {
-    match k {
-        Key::Up => Some(-1),
-        Key::Down => Some(1),
-        Key::PageUp => Some(-10),
-        Key::PageDown => Some(10),
-        _ => None,
     }
 }
 
@@ -293,26 +284,18 @@ pub const FORM_GUARD: Duration = Duration::from_millis(300);
 
 /// A terminal [`Responder`]: one full-screen form per request.
 pub struct TuiResponder {
-    screen: Screen,
+    tty: Tty,
     theme: Theme,
     /// When the last Ctrl-C cancelled a request.
     last_ctrl_c: Option<Instant>,
     /// A Ctrl-C was pressed during the current wait.
     wait_armed: bool,
     answered: usize,
-    /// Opens a consented URL (issue 4 item 3); taken out while a URL screen
+    /// Opens a consented URL; taken out while a URL screen
     /// runs.
     launcher: Option<Box<dyn crate::responder::Launcher>>,
     /// `--no-open`: consent shows the URL for copying instead of opening it.
     no_open: bool,
-}
-
-/// What a screen's key handler tells the loop ([`TuiResponder::run`]).
-pub(crate) enum Step {
-    /// Keep the screen.
-    Continue,
-    /// The request is decided.
-    Done(Outcome),
 }
 
 struct LoopGuard;
@@ -336,7 +319,7 @@ impl TuiResponder {
     /// `/dev/tty` cannot be opened (no controlling terminal: exit 2).
     pub fn new(theme: Theme) -> Result<Self, RespondError> {
         Ok(TuiResponder {
-            screen: Screen::open()?,
+            tty: Tty::open()?,
             theme,
             last_ctrl_c: None,
             wait_armed: false,
@@ -365,74 +348,77 @@ impl TuiResponder {
         &self.theme
     }
 
-    /// Run one screen: draw with `draw` (frame, theme, seconds left before
-    /// the deadline; it returns whether the request was shown whole), hand
-    /// every key except Ctrl-C to `key`, until it returns [`Step::Done`],
-    /// the deadline passes (cancel), Ctrl-C (cancel, or quit when it is the
-    /// second within [`QUIT_WINDOW`]) or a signal (quit). Any view (form,
-    /// refusable, URL consent) runs through here.
+    /// Run one screen until its key handler returns [`Step::Done`], the
+    /// deadline passes (cancel), the source withdraws the request
+    /// (cancel), Ctrl-C (cancel, or quit when it is the second within
+    /// [`QUIT_WINDOW`]) or a signal (quit).
     ///
-    /// Keys pass the [`guard::ConsentGuard`] with the period `grace` first:
-    /// nothing typed before the screen was shown whole, or within `grace`
-    /// of that (or of a resize, or of another such key), acts on it.
-    pub(crate) fn run<D, K>(
-        &mut self,
-        cx: &Context,
-        grace: Duration,
-        mut draw: D,
-        mut key: K,
-    ) -> Result<Outcome, RespondError>
-    where
-        D: FnMut(&mut Frame, &Theme, Option<u64>) -> bool,
-        K: FnMut(&Key) -> Step,
-    {
+    /// Keys pass the [`guard::ConsentGuard`] with the screen's grace period
+    /// first: nothing typed before the screen was shown whole, or within
+    /// the period of that (or of a resize, or of another such key), acts on
+    /// it. While the request does not fit, only Esc (cancel) counts.
+    fn run(&mut self, cx: &Context, screen: &mut dyn Screen) -> Result<Outcome, RespondError> {
         let _g = LoopGuard::enter();
         // Keys typed before this screen was drawn were meant for something
         // else (the previous request, or a browser that was slow to start):
         // they are discarded, so no answer is given to an unseen screen.
         discard_typeahead();
-        let mut guard = guard::ConsentGuard::new(grace);
+        let mut guard = guard::ConsentGuard::new(screen.grace());
         loop {
-            if SIGNAL.load(Ordering::SeqCst) != 0 {
-                return Ok(Outcome::Quit);
-            }
-            // The source withdrew the request: close the screen; the driver
-            // sends nothing and shows why on the waiting screen.
-            if cx.withdrawn() {
-                return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
-            }
             let left = crate::responder::time_left(cx.deadline);
-            if left == Some(Duration::ZERO) {
-                return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
+            if let Some(o) = ended(cx, left) {
+                return Ok(o);
             }
-            let secs = left.map(|d| d.as_secs() + u64::from(d.subsec_nanos() > 0));
-            let theme = &self.theme;
-            let mut small = false;
-            let mut area = ratatui::layout::Rect::default();
-            self.screen.draw(|f| {
-                area = f.area();
-                small = area.width < view::MIN_WIDTH || area.height < view::MIN_HEIGHT;
-                small |= !draw(f, theme, secs);
-            })?;
-            guard.frame(area, !small, Instant::now());
+            let small = self.frame(screen, left, &mut guard)?;
             let timeout = left.map_or(TICK, |l| l.min(TICK));
-            let k = match read_input(timeout)? {
-                Input::Tick => continue,
-                Input::Key(k) => k,
-            };
-            match k {
-                Key::Ctrl('c') => return Ok(self.ctrl_c()),
-                _ if !guard.admit(Instant::now()) => {}
-                // While the screen is too small to show the request, only
-                // Esc and Ctrl-C count: nothing is answered blind.
-                Key::Esc if small => return Ok(Outcome::Answer(Answer::bare(Action::Cancel))),
-                _ if small => {}
-                k => {
-                    if let Step::Done(o) = key(&k) {
-                        return Ok(o);
-                    }
+            if let Input::Key(k) = read_input(timeout)? {
+                if let Some(o) = self.dispatch(screen, &mut guard, small, k) {
+                    return Ok(o);
                 }
             }
+        }
+    }
+
+    /// Draw one frame of `screen` (`left`: time before the deadline) and
+    /// report it to `guard`; returns whether the request did not fit.
+    fn frame(
+        &mut self,
+        screen: &mut dyn Screen,
+        left: Option<Duration>,
+        guard: &mut guard::ConsentGuard,
+    ) -> Result<bool, RespondError> {
+        let secs = left.map(|d| d.as_secs() + u64::from(d.subsec_nanos() > 0));
+        let theme = &self.theme;
+        let mut small = false;
+        let mut area = ratatui::layout::Rect::default();
+        self.tty.draw(|f| {
+            area = f.area();
+            small = area.width < view::MIN_WIDTH || area.height < view::MIN_HEIGHT;
+            small |= !screen.draw(f, theme, secs);
+        })?;
+        guard.frame(area, !small, Instant::now());
+        Ok(small)
+    }
+
+    /// One key on a screen: Ctrl-C is the loop's; other keys count only
+    /// when the guard admits them, and while the request does not fit
+    /// (`small`) only Esc does: nothing is answered blind.
+    fn dispatch(
+        &mut self,
+        screen: &mut dyn Screen,
+        guard: &mut guard::ConsentGuard,
+        small: bool,
+        k: Key,
+    ) -> Option<Outcome> {
+        match k {
+            Key::Ctrl('c') => Some(self.ctrl_c()),
+            _ if !guard.admit(Instant::now()) => None,
+            Key::Esc if small => Some(Outcome::Answer(Answer::bare(Action::Cancel))),
+            _ if small => None,
+            k => match screen.key(&k) {
+                Step::Done(o) => Some(o),
+                Step::Continue => None,
+            },
         }
     }
 
@@ -450,100 +436,8 @@ impl TuiResponder {
         Outcome::Answer(Answer::bare(Action::Cancel))
     }
 
-    fn respond_form(
-        &mut self,
-        req: &RequestEvent,
-        message: &str,
-        schema: &crate::binding::FormSchema,
-        cx: &Context,
-    ) -> Result<Outcome, RespondError> {
-        let mut header = Header::of(req, cx.progress);
-        let form = std::cell::RefCell::new(Form::new(schema, message));
-        let scroll = Cell::new(0usize);
-        // The first frame starts at the top, so the request's message is
-        // seen even on a small screen (the focused field shows too when it
-        // fits); the first key the form takes scrolls to the focus.
-        let follow = Cell::new(false);
-        self.run(
-            cx,
-            FORM_GUARD,
-            |f, theme, secs| {
-                header.seconds_left = secs;
-                let mut s = scroll.get();
-                view::draw_form_view(f, theme, &header, &form.borrow(), &mut s, follow.get());
-                scroll.set(s);
-                true
-            },
-            |k| {
-                let mut form = form.borrow_mut();
-                // Keys the form does not use scroll the view by hand (a long
-                // message, a long review).
-                if form.action_for(k) == FormAction::None {
-                    if let Some(d) = scroll_step(k) {
-                        scroll.set(scroll.get().saturating_add_signed(d));
-                        follow.set(false);
-                        return Step::Continue;
-                    }
-                }
-                follow.set(true);
-                match form.handle_key(k) {
-                    Status::Open => Step::Continue,
-                    Status::Done(a) => Step::Done(Outcome::Answer(a)),
-                }
-            },
-        )
-    }
-
-    /// A screen that offers only Decline and Cancel.
-    fn respond_refusable(
-        &mut self,
-        req: &RequestEvent,
-        lines: Vec<(String, bool)>,
-        cx: &Context,
-    ) -> Result<Outcome, RespondError> {
-        let mut header = Header::of(req, cx.progress);
-        let focus = Cell::new(0usize);
-        let scroll = Cell::new(0usize);
-        self.run(
-            cx,
-            FORM_GUARD,
-            |f, theme, secs| {
-                header.seconds_left = secs;
-                let mut s = scroll.get();
-                view::draw_refusable(f, theme, &header, &lines, focus.get(), &mut s);
-                scroll.set(s);
-                true
-            },
-            |k| match k {
-                Key::Esc => Step::Done(Outcome::Answer(Answer::bare(Action::Cancel))),
-                Key::Ctrl('d') | Key::Char('d') => {
-                    Step::Done(Outcome::Answer(Answer::bare(Action::Decline)))
-                }
-                Key::Tab | Key::BackTab | Key::Left | Key::Right => {
-                    focus.set(1 - focus.get().min(1));
-                    Step::Continue
-                }
-                Key::Enter | Key::Char(' ') => {
-                    Step::Done(Outcome::Answer(Answer::bare(if focus.get() == 0 {
-                        Action::Decline
-                    } else {
-                        Action::Cancel
-                    })))
-                }
-                k => {
-                    if let Some(d) = scroll_step(k) {
-                        scroll.set(scroll.get().saturating_add_signed(d));
-                    }
-                    Step::Continue
-                }
-            },
-        )
-    }
-
-    /// URL mode (issue 4): the consent view (`url_view`). Consent is an
-    /// explicit act (focus starts on Decline; `o` or the Open button), then
-    /// and only then the launcher opens the URL; a failed launch offers
-    /// retry, copy or give up (cancel).
+    /// URL mode: the consent screen ([`url_view`]) with the launcher, which
+    /// is given back afterwards.
     fn respond_url(
         &mut self,
         req: &RequestEvent,
@@ -552,87 +446,88 @@ impl TuiResponder {
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
         let header = Header::of(req, cx.progress);
-        let server = match (&header.server_title, &header.server_version) {
-            (Some(t), Some(v)) => format!("{t} ({} {v})", header.server_name),
-            (Some(t), None) => format!("{t} ({})", header.server_name),
-            (None, Some(v)) => format!("{} {v}", header.server_name),
-            (None, None) => header.server_name.clone(),
-        };
-        let progress = format!("request {} of {}", cx.progress.index, cx.progress.total);
-        let state = std::cell::RefCell::new(url_view::UrlViewState::new(
+        let state = url_view::UrlViewState::new(
             crate::url_review::review(url),
             message,
-            server,
+            server_label(&header),
             format!("{} (as reported by the adapter)", header.adapter),
-            progress,
-        ));
-        state.borrow_mut().set_no_open(self.no_open);
-        let styles = url_glue::url_styles(&self.theme);
-        let mut launcher = self
+            format!("request {} of {}", cx.progress.index, cx.progress.total),
+        );
+        let launcher = self
             .launcher
             .take()
             .unwrap_or_else(|| Box::new(crate::launcher::NoOpen::default()));
-        let no_open = self.no_open;
-        let out = self.run(
-            cx,
-            CONSENT_GUARD,
-            |f, theme, _secs| {
-                if view::too_small(f, theme) {
-                    return false;
-                }
-                let area = f.area();
-                let st = state.borrow();
-                url_view::draw(f, area, &st, &styles);
-                st.shown_whole()
-            },
-            |k| {
-                let Some(ev) = url_glue::key_event(k) else {
-                    return Step::Continue;
-                };
-                let mut st = state.borrow_mut();
-                let Some(decision) = url_view::handle_key(&mut st, ev) else {
-                    return Step::Continue;
-                };
-                match url_view::apply(&mut st, decision, launcher.as_mut(), no_open).action {
-                    Some(a) => Step::Done(Outcome::Answer(Answer::bare(a))),
-                    None => Step::Continue,
-                }
-            },
-        );
-        self.launcher = Some(launcher);
+        let mut screen = UrlScreen::new(state, launcher, self.no_open);
+        let out = self.run(cx, &mut screen);
+        self.launcher = Some(screen.into_launcher());
         out
     }
+}
+
+/// Whether the loop ends before the next frame: a signal (quit), the
+/// source withdrew the request, or the deadline passed (`left`: the time
+/// before it; both cancel; for a withdrawal the driver sends nothing and
+/// shows why on the waiting screen).
+fn ended(cx: &Context, left: Option<Duration>) -> Option<Outcome> {
+    if SIGNAL.load(Ordering::SeqCst) != 0 {
+        return Some(Outcome::Quit);
+    }
+    let cancel = Some(Outcome::Answer(Answer::bare(Action::Cancel)));
+    if cx.withdrawn() {
+        return cancel;
+    }
+    if left == Some(Duration::ZERO) {
+        return cancel;
+    }
+    None
+}
+
+/// The requesting server as the URL screen names it: `Title (name
+/// version)`, `name version` or `name` (sanitised when drawn).
+fn server_label(h: &Header) -> String {
+    match (&h.server_title, &h.server_version) {
+        (Some(t), Some(v)) => format!("{t} ({} {v})", h.server_name),
+        (Some(t), None) => format!("{t} ({})", h.server_name),
+        (None, Some(v)) => format!("{} {v}", h.server_name),
+        (None, None) => h.server_name.clone(),
+    }
+}
+
+/// The lines of a request whose view is not executable (`reason`: why).
+fn not_executable_lines(req: &RequestEvent, reason: String) -> Vec<(String, bool)> {
+    vec![
+        (
+            "This request cannot be answered with content.".to_owned(),
+            true,
+        ),
+        (format!("mode: {}", req.mode.as_str()), false),
+        (reason, false),
+        (String::new(), false),
+        (
+            "It is not an executable request: you can only decline or cancel it.".to_owned(),
+            false,
+        ),
+    ]
 }
 
 impl Responder for TuiResponder {
     fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
         self.wait_armed = false;
-        let out =
-            match &req.view {
-                RequestView::Body(r) => match &r.body {
-                    RequestBody::Form(s) => self.respond_form(req, &r.message, s, cx),
-                    RequestBody::Url { url, .. } => self.respond_url(req, &r.message, url, cx),
-                },
-                RequestView::NotAForm { reasons } => {
-                    let lines = not_a_form_lines(reasons);
-                    self.respond_refusable(req, lines, cx)
-                }
-                other => {
-                    let lines =
-                        vec![
-                    ("This request cannot be answered with content.".to_owned(), true),
-                    (format!("mode: {}", req.mode.as_str()), false),
-                    (other.describe().unwrap_or_default(), false),
-                    (String::new(), false),
-                    (
-                        "It is not an executable request: you can only decline or cancel it."
-                            .to_owned(),
-                        false,
-                    ),
-                ];
-                    self.respond_refusable(req, lines, cx)
-                }
-            };
+        let header = Header::of(req, cx.progress);
+        let out = match &req.view {
+            RequestView::Body(r) => match &r.body {
+                RequestBody::Form(s) => self.run(cx, &mut FormScreen::new(header, s, &r.message)),
+                RequestBody::Url { url, .. } => self.respond_url(req, &r.message, url, cx),
+            },
+            RequestView::NotAForm { reasons } => {
+                let lines = not_a_form_lines(reasons);
+                self.run(cx, &mut RefusableScreen::new(header, lines))
+            }
+            other => {
+                let lines = not_executable_lines(req, other.describe().unwrap_or_default());
+                self.run(cx, &mut RefusableScreen::new(header, lines))
+            }
+        };
         if out.is_ok() {
             self.answered += 1;
         }
@@ -663,7 +558,7 @@ impl Responder for TuiResponder {
             let notice = (!notice.is_empty()).then(|| notice.join(" — "));
             let (theme, answered) = (&self.theme, self.answered);
             if self
-                .screen
+                .tty
                 .draw(|f| view::draw_waiting(f, theme, answered, notice.as_deref()))
                 .is_err()
             {

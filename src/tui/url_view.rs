@@ -1,10 +1,11 @@
-//! The URL-mode consent view (issue 4 items 1 to 4): a self-contained
-//! ratatui view with its own state, drawing and key handling; the app loop
-//! owns the terminal, calls [`draw`] each frame and [`handle_key`] for each
-//! key press, and acts on the returned [`UrlDecision`].
+//! The URL-mode consent view: its own state, drawing (with the [`Theme`])
+//! and key handling on the translated [`Key`]s; the terminal front end runs
+//! it as one of its request screens, calls [`draw`] each frame
+//! and [`handle_key`] for each key, and acts on the returned
+//! [`UrlDecision`] through [`apply`].
 //!
 //! Screen, top to bottom (see [`draw`]): a title line with the progress
-//! text; the pinned block, which no scrolling and no server text can move:
+//! text and, with `--timeout`, the seconds left; the pinned block, which no scrolling and no server text can move:
 //! the host on a line of its own with the registrable domain emphasised,
 //! the scheme (and a non-default port), and the warning count; then,
 //! scrollable: the full URL (wrapped by character, never truncated), the
@@ -47,50 +48,49 @@
 
 use std::cell::{Cell, RefCell};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use unicode_width::UnicodeWidthChar;
 
+use super::chrome::{button_row, help_line, row_width, ButtonCell, RowKind, ScrollView};
+use super::theme::Theme;
 use crate::binding::Action;
+use crate::form::Key;
 use crate::launcher::consent_and_open;
 use crate::responder::Launcher;
 use crate::safe_text;
 use crate::url_review::{Severity, UrlReview};
 
-/// The styles the view uses, by meaning; the app maps its theme onto these.
+/// The theme's styles by what they mean on this screen (a view of the
+/// [`Theme`], built for each frame).
 #[derive(Debug, Clone, PartialEq)]
-pub struct UrlStyles {
+struct UrlStyles {
     /// Ordinary text (message, URL).
-    pub normal: Style,
+    normal: Style,
     /// Labels and help.
-    pub muted: Style,
+    muted: Style,
     /// The registrable domain and the title.
-    pub emphasis: Style,
+    emphasis: Style,
     /// Caution warnings (http, IDN, port, IP literal, length).
-    pub warning: Style,
+    warning: Style,
     /// Danger warnings and refusals (userinfo, confusable, hidden
     /// characters, a refused scheme, a failed launch).
-    pub danger: Style,
-    /// The focused button.
-    pub focus: Style,
-    /// The other buttons.
-    pub button: Style,
+    danger: Style,
 }
 
-impl Default for UrlStyles {
-    fn default() -> Self {
+impl UrlStyles {
+    /// The styles of `theme`: text, muted, the title underlined, warning,
+    /// error in bold.
+    fn of(theme: &Theme) -> Self {
         UrlStyles {
-            normal: Style::default(),
-            muted: Style::default().fg(Color::DarkGray),
-            emphasis: Style::default().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
-            warning: Style::default().fg(Color::Yellow),
-            danger: Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
-            focus: Style::default().add_modifier(Modifier::REVERSED | Modifier::BOLD),
-            button: Style::default(),
+            normal: theme.text(),
+            muted: theme.muted(),
+            emphasis: theme.title().add_modifier(Modifier::UNDERLINED),
+            warning: theme.warning(),
+            danger: theme.error().add_modifier(Modifier::BOLD),
         }
     }
 }
@@ -184,6 +184,9 @@ pub struct UrlViewState {
     /// `--no-open`: consent shows the URL for copying; the consent button
     /// and hint say so instead of "open".
     no_open: bool,
+    /// Seconds left before `--timeout` cancels the request, shown in the
+    /// title as the form shows it in its header.
+    seconds_left: Option<u64>,
 }
 
 impl UrlViewState {
@@ -214,7 +217,14 @@ impl UrlViewState {
             read_width: Cell::new(0),
             read_all: Cell::new(false),
             no_open: false,
+            seconds_left: None,
         }
+    }
+
+    /// The seconds left before `--timeout` cancels the request (None: no
+    /// timeout); the title shows them as `· 42s left`.
+    pub fn set_seconds_left(&mut self, secs: Option<u64>) {
+        self.seconds_left = secs;
     }
 
     /// With `--no-open` nothing is opened: the consent button reads
@@ -360,65 +370,43 @@ impl UrlViewState {
 }
 
 /// Handle one key; returns a decision when one is made (see the module
-/// docs for the keys). Only key presses count (releases and repeats are
-/// ignored).
-pub fn handle_key(state: &mut UrlViewState, key: KeyEvent) -> Option<UrlDecision> {
-    if key.kind != KeyEventKind::Press {
-        return None;
-    }
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let alt = key.modifiers.contains(KeyModifiers::ALT);
+/// docs for the keys). Keys come as the terminal front end translated them
+/// ([`super::translate_key`]: presses only, Ctrl letters lowercase); an
+/// Alt chord acts as its plain key only for scrolling (`k`, `j`) and Space.
+pub fn handle_key(state: &mut UrlViewState, key: &Key) -> Option<UrlDecision> {
     let escape = match state.phase {
         UrlPhase::Consent => UrlDecision::Cancel,
         _ => UrlDecision::GiveUp,
     };
-    if ctrl {
-        return match key.code {
-            KeyCode::Char('c') | KeyCode::Char('C') => Some(escape),
-            // Ctrl-D declines, as on every other screen.
-            KeyCode::Char('d') | KeyCode::Char('D') if matches!(state.phase, UrlPhase::Consent) => {
-                Some(UrlDecision::Decline)
-            }
-            _ => None,
-        };
-    }
     let page = i32::from(state.page.get().max(1));
-    match key.code {
-        KeyCode::Esc => Some(escape),
-        KeyCode::Tab | KeyCode::Right => {
+    match key {
+        Key::Up | Key::Char('k') | Key::Alt('k') => state.scroll_by(-1),
+        Key::Down | Key::Char('j') | Key::Alt('j') => state.scroll_by(1),
+        Key::PageUp => state.scroll_by(-page),
+        Key::PageDown => state.scroll_by(page),
+        Key::Home => state.scroll = 0,
+        Key::End => state.scroll = state.max_scroll.get(),
+        _ => return decide(state, key, escape),
+    }
+    None
+}
+
+/// The keys that move the focus or press a button.
+fn decide(state: &mut UrlViewState, key: &Key, escape: UrlDecision) -> Option<UrlDecision> {
+    match key {
+        Key::Ctrl('c') | Key::Esc => Some(escape),
+        // Ctrl-D declines, as on every other screen.
+        Key::Ctrl('d') if matches!(state.phase, UrlPhase::Consent) => Some(UrlDecision::Decline),
+        Key::Tab | Key::Right | Key::WordRight => {
             state.move_focus(true);
             None
         }
-        KeyCode::BackTab | KeyCode::Left => {
+        Key::BackTab | Key::Left | Key::WordLeft => {
             state.move_focus(false);
             None
         }
-        KeyCode::Enter | KeyCode::Char(' ') => state.press(state.focus),
-        KeyCode::Up | KeyCode::Char('k') => {
-            state.scroll_by(-1);
-            None
-        }
-        KeyCode::Down | KeyCode::Char('j') => {
-            state.scroll_by(1);
-            None
-        }
-        KeyCode::PageUp => {
-            state.scroll_by(-page);
-            None
-        }
-        KeyCode::PageDown => {
-            state.scroll_by(page);
-            None
-        }
-        KeyCode::Home => {
-            state.scroll = 0;
-            None
-        }
-        KeyCode::End => {
-            state.scroll = state.max_scroll.get();
-            None
-        }
-        KeyCode::Char(c) if !alt => {
+        Key::Enter | Key::Char(' ') | Key::Alt(' ') => state.press(state.focus),
+        Key::Char(c) => {
             let b = match (&state.phase, c.to_ascii_lowercase()) {
                 (UrlPhase::Consent, 'o') => UrlButton::Open,
                 (UrlPhase::Consent, 'd') => UrlButton::Decline,
@@ -447,7 +435,7 @@ pub struct UrlStep {
     pub launched: Option<Result<(), String>>,
 }
 
-/// Carry out `decision` (issue 4 items 3 and 4): on Consent or Retry open
+/// Carry out `decision`: on Consent or Retry open
 /// the URL with `launcher` through [`consent_and_open`] (never for a URL
 /// that is not openable); a failed launch switches the view to
 /// [`UrlViewState::launch_failed`]; with `no_open` (`--no-open`) a
@@ -523,7 +511,8 @@ struct Layout {
 /// When the pinned block plus the URL (up to [`MIN_URL_ROWS`] rows of it)
 /// do not fit, a "too small" message is drawn instead and nothing can be
 /// opened.
-pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &UrlViewState, styles: &UrlStyles) {
+pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &UrlViewState, theme: &Theme) {
+    let styles = &UrlStyles::of(theme);
     state.complete.set(false);
     if area.width == 0 || area.height == 0 {
         return;
@@ -555,9 +544,9 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &UrlViewState, styles: &Ur
         &lay,
     );
     y += body_h;
-    let (buttons_line, help_line) = footer(state, styles, width);
-    row(frame, vec![buttons_line], &mut y);
-    row(frame, vec![help_line], &mut y);
+    let (buttons, help) = footer(state, theme, width);
+    row(frame, vec![buttons], &mut y);
+    row(frame, vec![help], &mut y);
 }
 
 fn draw_too_small(frame: &mut Frame<'_>, area: Rect, styles: &UrlStyles) {
@@ -590,15 +579,18 @@ fn draw_body(
     } else {
         body_h
     };
-    let max_scroll = total.saturating_sub(visible_h);
+    let view = ScrollView {
+        total: usize::from(total),
+        height: usize::from(visible_h),
+    };
+    let max_scroll = u16::try_from(view.max_offset()).unwrap_or(u16::MAX);
     state.max_scroll.set(max_scroll);
     state.page.set(visible_h.max(1));
     let scroll = state.scroll.min(max_scroll);
-    let start = usize::from(scroll);
-    let end = (start + usize::from(visible_h)).min(lay.body.len());
-    state.mark_read(area.width, lay.body.len(), start..end, lay.must_read);
+    let rows = view.rows(usize::from(scroll));
+    state.mark_read(area.width, lay.body.len(), rows.clone(), lay.must_read);
     frame.render_widget(
-        Paragraph::new(lay.body[start..end].to_vec()),
+        Paragraph::new(lay.body[rows].to_vec()),
         Rect::new(area.x, area.y, area.width, visible_h),
     );
     if !overflow || body_h == 0 {
@@ -634,17 +626,8 @@ fn layout(state: &UrlViewState, styles: &UrlStyles, width: usize) -> Layout {
         UrlPhase::LaunchFailed(_) => "The browser could not be launched",
         UrlPhase::Copy { .. } => "Copy the URL",
     };
-    let progress = safe_text::display(&state.progress).into_owned();
-    let title_text = if progress.is_empty() {
-        title.to_owned()
-    } else {
-        format!("{title} · {progress}")
-    };
     let title = Line::from(Span::styled(
-        wrap_words(&title_text, width)
-            .into_iter()
-            .next()
-            .unwrap_or_default(),
+        title_text(state, title, width),
         styles.emphasis,
     ));
     let (body, must_read, url_rows) = body_lines(state, styles, width);
@@ -655,6 +638,30 @@ fn layout(state: &UrlViewState, styles: &UrlStyles, width: usize) -> Layout {
         must_read,
         url_rows,
     }
+}
+
+/// The title row: the title, the progress and the countdown (when there
+/// is a timeout), cut to one row; when they do not fit, the countdown is
+/// kept and the progress left out.
+fn title_text(state: &UrlViewState, title: &str, width: usize) -> String {
+    let progress = safe_text::display(&state.progress).into_owned();
+    let mut text = if progress.is_empty() {
+        title.to_owned()
+    } else {
+        format!("{title} · {progress}")
+    };
+    if let Some(s) = state.seconds_left {
+        let full = format!("{text} · {s}s left");
+        text = if full.chars().map(cw).sum::<usize>() <= width {
+            full
+        } else {
+            format!("{title} · {s}s left")
+        };
+    }
+    wrap_words(&text, width)
+        .into_iter()
+        .next()
+        .unwrap_or_default()
 }
 
 /// The pinned block: what will be opened, which no scrolling and no server
@@ -814,49 +821,34 @@ fn who_and_message(
     out.push(Line::from(Span::styled("└", s.muted)));
 }
 
-fn footer(
-    state: &UrlViewState,
-    styles: &UrlStyles,
-    width: usize,
-) -> (Line<'static>, Line<'static>) {
+/// The button row (long labels, or short ones when those do not fit) and
+/// the help line of the current phase.
+fn footer(state: &UrlViewState, theme: &Theme, width: usize) -> (Line<'static>, Line<'static>) {
     let bs = state.buttons();
-    let render = |short: bool| -> Vec<(String, bool)> {
+    let disabled = state.review.openable() && !state.open_enabled();
+    let cells = |short: bool| -> Vec<ButtonCell<'static>> {
         bs.iter()
-            .map(|b| {
-                let focused = *b == state.focus;
-                let l = b.label(short, state.no_open);
-                let t = if focused {
-                    format!("[>{l}<]")
-                } else {
-                    format!("[ {l} ]")
-                };
-                (t, focused)
+            .map(|b| ButtonCell {
+                label: b.label(short, state.no_open),
+                focused: *b == state.focus,
+                disabled: *b == UrlButton::Open && disabled,
             })
             .collect()
     };
-    let fits = |v: &[(String, bool)]| {
-        v.iter().map(|(t, _)| t.chars().count()).sum::<usize>() + v.len().saturating_sub(1) <= width
-    };
-    let mut parts = render(false);
-    if !fits(&parts) {
-        parts = render(true);
+    let mut row = cells(false);
+    if row_width(&row, RowKind::Marked) > width {
+        row = cells(true);
     }
-    let mut spans = Vec::new();
-    let disabled = state.review.openable() && !state.open_enabled();
-    for (i, ((t, focused), b)) in parts.into_iter().zip(&bs).enumerate() {
-        if i > 0 {
-            spans.push(Span::raw(" "));
-        }
-        let style = match (focused, *b == UrlButton::Open && disabled) {
-            (true, true) => styles.focus.add_modifier(Modifier::CROSSED_OUT),
-            (false, true) => styles.muted.add_modifier(Modifier::CROSSED_OUT),
-            (true, false) => styles.focus,
-            (false, false) => styles.button,
-        };
-        spans.push(Span::styled(t, style));
-    }
-    let helps: &[&str] = match &state.phase {
-        UrlPhase::Consent if disabled => &[
+    (
+        button_row(&row, RowKind::Marked, theme),
+        help_line(help_texts(state, disabled), theme, width),
+    )
+}
+
+/// The key help of the current phase, longest first.
+fn help_texts(state: &UrlViewState, open_disabled: bool) -> &'static [&'static str] {
+    match &state.phase {
+        UrlPhase::Consent if open_disabled => &[
             "Open is disabled: scroll to read the whole URL (↓ PgDn) · d decline · Esc cancel",
             "Open is disabled: scroll to read the whole URL (↓ PgDn)",
             "scroll to read the whole URL (↓ PgDn)",
@@ -884,16 +876,7 @@ fn footer(
             "Tab/←→ move · Enter press · g/Esc give up",
             "Enter press · Esc give up",
         ],
-    };
-    let help = helps
-        .iter()
-        .find(|h| h.chars().count() <= width)
-        .copied()
-        .unwrap_or(helps[helps.len() - 1]);
-    (
-        Line::from(spans),
-        Line::from(Span::styled(clip(help, width), styles.muted)),
-    )
+    }
 }
 
 /// `label` then `value` word-wrapped with a hanging indent under the value.

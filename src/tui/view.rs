@@ -19,6 +19,7 @@ use crate::form::{Button, FieldState, FieldValue, Focus, Form, Stage, BUTTONS};
 use crate::responder::Progress;
 use crate::safe_text::{display, display_multiline};
 
+use super::chrome::{button_row, help_line, ButtonCell, RowKind, ScrollView};
 use super::text::{clip, slice_cols, width, wrap};
 use super::theme::Theme;
 
@@ -267,6 +268,26 @@ fn field_block(b: &mut Body, form: &Form, i: usize, theme: &Theme, w: usize) {
     };
     let focused = form.focus() == Focus::Field(i);
     let start = b.lines.len();
+    field_head(b, st, focused, theme, w);
+    field_widget(b, st, focused, theme, w);
+    if let Some(h) = field_hint(st) {
+        b.text(&h, theme.hint(), 4, w);
+    }
+    if let Some(e) = form.shown_error(i) {
+        b.text(&format!("✗ {}", display(&e)), theme.error(), 4, w);
+    }
+    if let Some(n) = form.field_notice().filter(|_| focused) {
+        b.text(&format!("! {}", display(n)), theme.notice(), 4, w);
+    }
+    if focused {
+        b.focus = Some((start, b.lines.len()));
+    }
+    b.push(Line::raw(""));
+}
+
+/// The field's label line (marker, label, required mark, name when it has
+/// a title and the focus) and its description.
+fn field_head(b: &mut Body, st: &FieldState, focused: bool, theme: &Theme, w: usize) {
     let marker = if focused { "› " } else { "  " };
     let mut head = vec![
         Span::styled(marker, theme.focus()),
@@ -289,13 +310,18 @@ fn field_block(b: &mut Body, form: &Form, i: usize, theme: &Theme, w: usize) {
             b.text(&l, theme.muted(), 4, w);
         }
     }
-    let ind = "    ";
+}
+
+const IND: &str = "    ";
+
+/// The field's input, checkbox or option list.
+fn field_widget(b: &mut Body, st: &FieldState, focused: bool, theme: &Theme, w: usize) {
     let iw = w.saturating_sub(6).max(4);
     match &st.value {
         FieldValue::Text { input, set } => {
             let box_w = iw.saturating_sub(2).clamp(2, 60);
             let (shown, cur) = input_view(input.value(), input.cursor(), box_w);
-            let mut spans = vec![Span::raw(ind), Span::styled("[", theme.border())];
+            let mut spans = vec![Span::raw(IND), Span::styled("[", theme.border())];
             if !set && !focused {
                 spans.push(Span::styled(
                     format!("{:<box_w$}", "— not set —"),
@@ -328,99 +354,78 @@ fn field_block(b: &mut Body, form: &Form, i: usize, theme: &Theme, w: usize) {
                 format!("{shown}{}", " ".repeat(pad))
             };
             b.push(Line::from(vec![
-                Span::raw(ind),
+                Span::raw(IND),
                 Span::styled("[", theme.border()),
                 Span::styled(text, style),
                 Span::styled("]", theme.border()),
             ]));
         }
-        FieldValue::Boolean(v) => {
-            let (mark, word, style) = match v {
-                Some(true) => ("[x]", "yes", theme.selected()),
-                Some(false) => ("[ ]", "no", theme.text()),
-                None => ("[ ]", "not set", theme.muted()),
-            };
-            let mut spans = vec![
-                Span::raw(ind),
-                Span::styled(mark, if focused { theme.focus() } else { style }),
-                Span::raw(" "),
-                Span::styled(word, style),
-            ];
-            if focused {
-                spans.push(Span::styled("   Space toggles · y/n", theme.hint()));
-            }
-            b.push(Line::from(spans));
+        FieldValue::Boolean(v) => boolean_widget(b, *v, focused, theme),
+        FieldValue::Single { .. } | FieldValue::Multi { .. } => {
+            choice_widget(b, st, focused, theme, w)
         }
+    }
+}
+
+fn boolean_widget(b: &mut Body, v: Option<bool>, focused: bool, theme: &Theme) {
+    let (mark, word, style) = match v {
+        Some(true) => ("[x]", "yes", theme.selected()),
+        Some(false) => ("[ ]", "no", theme.text()),
+        None => ("[ ]", "not set", theme.muted()),
+    };
+    let mut spans = vec![
+        Span::raw(IND),
+        Span::styled(mark, if focused { theme.focus() } else { style }),
+        Span::raw(" "),
+        Span::styled(word, style),
+    ];
+    if focused {
+        spans.push(Span::styled("   Space toggles · y/n", theme.hint()));
+    }
+    b.push(Line::from(spans));
+}
+
+/// A single or multiple choice: the option list when focused, else the
+/// chosen labels on one line.
+fn choice_widget(b: &mut Body, st: &FieldState, focused: bool, theme: &Theme, w: usize) {
+    let iw = w.saturating_sub(6).max(4);
+    let (text, style) = match &st.value {
         FieldValue::Single { selected, list } => {
             if focused {
-                option_list(
-                    b,
-                    st,
-                    list,
-                    |i| *selected == Some(i),
-                    "(•)",
-                    "( )",
-                    theme,
-                    w,
-                );
-            } else {
-                let (text, style) = match selected.and_then(|i| st.options().get(i)) {
-                    Some(o) => (display(o.label()).into_owned(), theme.selected()),
-                    None => ("— not set —".to_owned(), theme.muted()),
-                };
-                b.push(Line::from(vec![
-                    Span::raw(ind),
-                    Span::styled(clip(&text, iw), style),
-                ]));
+                let on = |i| *selected == Some(i);
+                return option_list(b, st, list, on, "(•)", "( )", theme, w);
+            }
+            match selected.and_then(|i| st.options().get(i)) {
+                Some(o) => (display(o.label()).into_owned(), theme.selected()),
+                None => ("— not set —".to_owned(), theme.muted()),
             }
         }
         FieldValue::Multi { checked, set, list } => {
             if focused {
-                option_list(
-                    b,
-                    st,
-                    list,
-                    |i| checked.get(i).copied().unwrap_or(false),
-                    "[x]",
-                    "[ ]",
-                    theme,
-                    w,
-                );
+                let on = |i| checked.get(i).copied().unwrap_or(false);
+                return option_list(b, st, list, on, "[x]", "[ ]", theme, w);
+            }
+            let chosen: Vec<String> = st
+                .options()
+                .iter()
+                .zip(checked)
+                .filter(|(_, c)| **c)
+                .map(|(o, _)| display(o.label()).into_owned())
+                .collect();
+            if !set {
+                ("— not set —".to_owned(), theme.muted())
+            } else if chosen.is_empty() {
+                ("none chosen".to_owned(), theme.text())
             } else {
-                let chosen: Vec<String> = st
-                    .options()
-                    .iter()
-                    .zip(checked)
-                    .filter(|(_, c)| **c)
-                    .map(|(o, _)| display(o.label()).into_owned())
-                    .collect();
-                let (text, style) = if !set {
-                    ("— not set —".to_owned(), theme.muted())
-                } else if chosen.is_empty() {
-                    ("none chosen".to_owned(), theme.text())
-                } else {
-                    (chosen.join(", "), theme.selected())
-                };
-                b.push(Line::from(vec![
-                    Span::raw(ind),
-                    Span::styled(clip(&text, iw), style),
-                ]));
+                (chosen.join(", "), theme.selected())
             }
         }
-    }
-    if let Some(h) = field_hint(st) {
-        b.text(&h, theme.hint(), 4, w);
-    }
-    if let Some(e) = form.shown_error(i) {
-        b.text(&format!("✗ {}", display(&e)), theme.error(), 4, w);
-    }
-    if let Some(n) = form.field_notice().filter(|_| focused) {
-        b.text(&format!("! {}", display(n)), theme.notice(), 4, w);
-    }
-    if focused {
-        b.focus = Some((start, b.lines.len()));
-    }
-    b.push(Line::raw(""));
+        _ => return,
+    };
+    b.push(Line::from(vec![
+        Span::raw(IND),
+        Span::styled(clip(&text, iw), style),
+    ]));
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -489,16 +494,41 @@ fn option_list(
 }
 
 fn buttons_line(labels: &[(&str, bool)], theme: &Theme) -> Line<'static> {
-    let mut spans = vec![Span::raw(" ")];
-    for (l, focused) in labels {
-        spans.push(Span::styled(format!("[ {l} ]"), theme.button(*focused)));
-        spans.push(Span::raw("  "));
-    }
-    Line::from(spans)
+    let cells: Vec<ButtonCell> = labels
+        .iter()
+        .map(|(l, focused)| ButtonCell::new(l, *focused))
+        .collect();
+    button_row(&cells, RowKind::Spaced, theme)
 }
 
-fn help_line(text: &str, theme: &Theme, w: usize) -> Line<'static> {
-    Line::styled(clip(text, w), theme.muted())
+/// The scroll offset that keeps the focus range `focus` (body rows) of a
+/// body with an optional `cursor` row visible in `body_h` rows, starting
+/// from `scroll`.
+fn follow_focus(
+    scroll: usize,
+    focus: Option<(usize, usize)>,
+    cursor: Option<(usize, u16)>,
+    body_h: usize,
+) -> usize {
+    let Some((s, e)) = focus else {
+        return scroll;
+    };
+    let e = e.max(s + 1);
+    if e - s > body_h {
+        // Taller than the screen: show as much of its end (the messages
+        // under the input) as fits without scrolling the cursor row (the
+        // input) out at the top; with no cursor, show its top.
+        match cursor {
+            Some((r, _)) if r >= s => s.max(r.min(e - body_h)),
+            _ => s,
+        }
+    } else if s < scroll {
+        s
+    } else if e > scroll + body_h {
+        e - body_h
+    } else {
+        scroll
+    }
 }
 
 /// Draw header, scrolled body and footer; keeps `scroll` so that the focus
@@ -521,25 +551,11 @@ fn frame_with(
     let foot_h = (footer.len() as u16).min(a.height.saturating_sub(head_h + 1));
     let body_h = a.height.saturating_sub(head_h + foot_h) as usize;
     f.render_widget(Paragraph::new(head), Rect::new(a.x, a.y, a.width, head_h));
-    // Keep the focused part visible.
-    let total = body.lines.len();
-    if let Some((s, e)) = body.focus {
-        let e = e.max(s + 1);
-        if e - s > body_h {
-            // Taller than the screen: show as much of its end (the messages
-            // under the input) as fits without scrolling the cursor row (the
-            // input) out at the top; with no cursor, show its top.
-            *scroll = match body.cursor {
-                Some((r, _)) if r >= s => s.max(r.min(e - body_h)),
-                _ => s,
-            };
-        } else if s < *scroll {
-            *scroll = s;
-        } else if e > *scroll + body_h {
-            *scroll = e - body_h;
-        }
-    }
-    *scroll = (*scroll).min(total.saturating_sub(body_h));
+    let view = ScrollView {
+        total: body.lines.len(),
+        height: body_h,
+    };
+    *scroll = view.clamp(follow_focus(*scroll, body.focus, body.cursor, body_h));
     // Only real content counts as "below" (not the blank line that ends
     // the last field).
     let content_end = body
@@ -548,7 +564,8 @@ fn frame_with(
         .rposition(|l| l.spans.iter().any(|s| !s.content.trim().is_empty()))
         .map_or(0, |i| i + 1);
     let more_below = content_end > *scroll + body_h;
-    let visible: Vec<Line> = body.lines.into_iter().skip(*scroll).take(body_h).collect();
+    let rows = view.rows(*scroll);
+    let visible: Vec<Line> = body.lines[rows].to_vec();
     let body_area = Rect::new(a.x, a.y + head_h, a.width, body_h as u16);
     f.render_widget(Paragraph::new(visible), body_area);
     if let Some((r, c)) = body.cursor {
@@ -563,23 +580,13 @@ fn frame_with(
     );
     // Scroll indicators: on the header's rule and the footer's notice row, so
     // they never cover the body.
-    let mark = |f: &mut Frame, t: &str, y: u16| {
-        let tw = width(t) as u16;
-        if tw < a.width {
-            let x = a.x + a.width - tw - 1;
-            f.render_widget(
-                Paragraph::new(Line::styled(t.to_owned(), theme.muted())),
-                Rect::new(x, y, tw, 1),
-            );
-        }
-    };
     if *scroll > 0 && body_h > 0 {
         let y = if head_h > 0 {
             a.y + head_h - 1
         } else {
             body_area.y
         };
-        mark(f, " ▲ more above ", y);
+        scroll_mark(f, theme, " ▲ more above ", y);
     }
     if more_below && body_h > 0 {
         let y = if foot_h > 0 {
@@ -587,7 +594,20 @@ fn frame_with(
         } else {
             body_area.y + body_h as u16 - 1
         };
-        mark(f, " ▼ more below ", y);
+        scroll_mark(f, theme, " ▼ more below ", y);
+    }
+}
+
+/// A scroll indicator `t` at the right end of row `y`.
+fn scroll_mark(f: &mut Frame, theme: &Theme, t: &str, y: u16) {
+    let a = f.area();
+    let tw = width(t) as u16;
+    if tw < a.width {
+        let x = a.x + a.width - tw - 1;
+        f.render_widget(
+            Paragraph::new(Line::styled(t.to_owned(), theme.muted())),
+            Rect::new(x, y, tw, 1),
+        );
     }
 }
 
@@ -658,7 +678,7 @@ pub fn draw_form_view(
                 .map(|btn| (btn.label(), form.focus() == Focus::Button(*btn)))
                 .collect();
             footer.push(buttons_line(&labels, theme));
-            footer.push(help_line(help_edit(w), theme, w));
+            footer.push(help_line(&HELP_EDIT_LINES, theme, w));
             if let Focus::Button(_) = form.focus() {
                 // Buttons are in the footer; keep the scroll where it is.
             }
@@ -678,7 +698,7 @@ pub fn draw_form_view(
             }
             footer.push(Line::raw(""));
             footer.push(buttons_line(&[("Send", true), ("Back", false)], theme));
-            footer.push(help_line(crate::form::HELP_REVIEW, theme, w));
+            footer.push(help_line(&[crate::form::HELP_REVIEW], theme, w));
         }
     }
     if !follow_focus {
@@ -688,19 +708,13 @@ pub fn draw_form_view(
     frame_with(f, theme, header, secret.as_deref(), b, footer, scroll);
 }
 
-fn help_edit(w: usize) -> &'static str {
-    const MEDIUM: &str =
-        "Tab/S-Tab move · Space pick · ^X clear · ^S submit · ^D decline · Esc cancel";
-    if w >= width(crate::form::HELP_EDIT) {
-        crate::form::HELP_EDIT
-    } else if w >= width(MEDIUM) {
-        MEDIUM
-    } else if w >= 46 {
-        "Tab next · ^S submit · ^D decline · Esc cancel"
-    } else {
-        "Tab next ^S submit ^D decline Esc cancel"
-    }
-}
+/// The edit step's key help, longest first (the first that fits is shown).
+const HELP_EDIT_LINES: [&str; 4] = [
+    crate::form::HELP_EDIT,
+    "Tab/S-Tab move · Space pick · ^X clear · ^S submit · ^D decline · Esc cancel",
+    "Tab next · ^S submit · ^D decline · Esc cancel",
+    "Tab next ^S submit ^D decline Esc cancel",
+];
 
 /// The buttons of a screen that can only be declined or cancelled.
 pub const REFUSE_BUTTONS: [Button; 2] = [Button::Decline, Button::Cancel];
@@ -745,7 +759,7 @@ pub fn draw_refusable(
         Line::raw(""),
         buttons_line(&labels, theme),
         help_line(
-            "Tab move · Enter press · Ctrl-D decline · Esc cancel",
+            &["Tab move · Enter press · Ctrl-D decline · Esc cancel"],
             theme,
             w,
         ),

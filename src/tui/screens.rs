@@ -1,0 +1,218 @@
+//! The request screens the terminal front end runs through
+//! [`TuiResponder::run`](super::TuiResponder): the form, the refusable
+//! screen (decline or cancel only) and URL consent, each a [`Screen`].
+
+use std::time::Duration;
+
+use ratatui::Frame;
+
+use super::theme::Theme;
+use super::url_view::{self, UrlViewState};
+use super::view::{self, Header};
+use super::{CONSENT_GUARD, FORM_GUARD};
+use crate::binding::{Action, Answer, FormSchema};
+use crate::form::{Action as FormAction, Form, Key, Status};
+use crate::responder::{Launcher, Outcome};
+
+/// What a screen's key handler tells the loop.
+pub(crate) enum Step {
+    /// Keep the screen.
+    Continue,
+    /// The request is decided.
+    Done(Outcome),
+}
+
+/// One request screen. The loop draws it every frame and hands it the keys
+/// that passed the consent guard ([`super::guard`]); Ctrl-C, the deadline,
+/// a withdrawal and signals are the loop's.
+pub(crate) trait Screen {
+    /// How long the screen must have been on screen, whole and untouched,
+    /// before its keys count.
+    fn grace(&self) -> Duration;
+
+    /// Draw one frame with `theme`; `secs` is the seconds left before
+    /// `--timeout` cancels (None: no timeout). Returns whether the request
+    /// was shown whole (false: too small; then only Esc counts).
+    fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool;
+
+    /// One key (never Ctrl-C).
+    fn key(&mut self, k: &Key) -> Step;
+}
+
+/// A decided answer with no content.
+fn bare(a: Action) -> Step {
+    Step::Done(Outcome::Answer(Answer::bare(a)))
+}
+
+/// Rows to scroll for a scrolling key (↑ ↓ one row, PageUp PageDown ten).
+fn scroll_step(k: &Key) -> Option<isize> {
+    match k {
+        Key::Up => Some(-1),
+        Key::Down => Some(1),
+        Key::PageUp => Some(-10),
+        Key::PageDown => Some(10),
+        _ => None,
+    }
+}
+
+/// A form-mode request: edit, then review, then accept.
+pub(crate) struct FormScreen {
+    header: Header,
+    form: Form,
+    scroll: usize,
+    /// Whether the view scrolls to the focus. The first frame starts at the
+    /// top, so the request's message is seen even on a small screen (the
+    /// focused field shows too when it fits); the first key the form takes
+    /// scrolls to the focus.
+    follow: bool,
+}
+
+impl FormScreen {
+    /// The form of `schema` with the request's `message`.
+    pub(crate) fn new(header: Header, schema: &FormSchema, message: &str) -> Self {
+        FormScreen {
+            header,
+            form: Form::new(schema, message),
+            scroll: 0,
+            follow: false,
+        }
+    }
+}
+
+impl Screen for FormScreen {
+    fn grace(&self) -> Duration {
+        FORM_GUARD
+    }
+
+    fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool {
+        self.header.seconds_left = secs;
+        let (header, form) = (&self.header, &self.form);
+        view::draw_form_view(f, theme, header, form, &mut self.scroll, self.follow);
+        true
+    }
+
+    fn key(&mut self, k: &Key) -> Step {
+        // Keys the form does not use scroll the view by hand (a long
+        // message, a long review).
+        if self.form.action_for(k) == FormAction::None {
+            if let Some(d) = scroll_step(k) {
+                self.scroll = self.scroll.saturating_add_signed(d);
+                self.follow = false;
+                return Step::Continue;
+            }
+        }
+        self.follow = true;
+        match self.form.handle_key(k) {
+            Status::Open => Step::Continue,
+            Status::Done(a) => Step::Done(Outcome::Answer(a)),
+        }
+    }
+}
+
+/// A request that can only be declined or cancelled: why, one line each
+/// (`(text, emphasised)`), then the Decline and Cancel buttons.
+pub(crate) struct RefusableScreen {
+    header: Header,
+    lines: Vec<(String, bool)>,
+    /// The index into [`view::REFUSE_BUTTONS`].
+    focus: usize,
+    scroll: usize,
+}
+
+impl RefusableScreen {
+    /// The screen with `lines` (sanitised when drawn).
+    pub(crate) fn new(header: Header, lines: Vec<(String, bool)>) -> Self {
+        RefusableScreen {
+            header,
+            lines,
+            focus: 0,
+            scroll: 0,
+        }
+    }
+}
+
+impl Screen for RefusableScreen {
+    fn grace(&self) -> Duration {
+        FORM_GUARD
+    }
+
+    fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool {
+        self.header.seconds_left = secs;
+        let (h, lines) = (&self.header, &self.lines);
+        view::draw_refusable(f, theme, h, lines, self.focus, &mut self.scroll);
+        true
+    }
+
+    fn key(&mut self, k: &Key) -> Step {
+        match k {
+            Key::Esc => bare(Action::Cancel),
+            Key::Ctrl('d') | Key::Char('d') => bare(Action::Decline),
+            Key::Tab | Key::BackTab | Key::Left | Key::Right => {
+                self.focus = 1 - self.focus.min(1);
+                Step::Continue
+            }
+            Key::Enter | Key::Char(' ') if self.focus == 0 => bare(Action::Decline),
+            Key::Enter | Key::Char(' ') => bare(Action::Cancel),
+            k => {
+                if let Some(d) = scroll_step(k) {
+                    self.scroll = self.scroll.saturating_add_signed(d);
+                }
+                Step::Continue
+            }
+        }
+    }
+}
+
+/// URL consent: consent is an explicit act (focus starts on Decline; `o`
+/// or the Open button once the URL was read whole), then and only then the
+/// launcher opens the URL; a failed launch offers retry, copy or give up
+/// (cancel).
+pub(crate) struct UrlScreen {
+    state: UrlViewState,
+    launcher: Box<dyn Launcher>,
+    /// `--no-open`: consent shows the URL for copying.
+    no_open: bool,
+}
+
+impl UrlScreen {
+    /// The consent screen for `state`, opening with `launcher`.
+    pub(crate) fn new(mut state: UrlViewState, launcher: Box<dyn Launcher>, no_open: bool) -> Self {
+        state.set_no_open(no_open);
+        UrlScreen {
+            state,
+            launcher,
+            no_open,
+        }
+    }
+
+    /// The launcher back, for the next URL request.
+    pub(crate) fn into_launcher(self) -> Box<dyn Launcher> {
+        self.launcher
+    }
+}
+
+impl Screen for UrlScreen {
+    fn grace(&self) -> Duration {
+        CONSENT_GUARD
+    }
+
+    fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool {
+        if view::too_small(f, theme) {
+            return false;
+        }
+        self.state.set_seconds_left(secs);
+        url_view::draw(f, f.area(), &self.state, theme);
+        self.state.shown_whole()
+    }
+
+    fn key(&mut self, k: &Key) -> Step {
+        let Some(decision) = url_view::handle_key(&mut self.state, k) else {
+            return Step::Continue;
+        };
+        let launcher = self.launcher.as_mut();
+        match url_view::apply(&mut self.state, decision, launcher, self.no_open).action {
+            Some(a) => bare(a),
+            None => Step::Continue,
+        }
+    }
+}
