@@ -686,6 +686,44 @@ fn too_small_a_screen_takes_no_consent() {
     );
 }
 
+/// With `--timeout` the consent screen counts down in its title like the
+/// form does, and an unanswered request is cancelled at the deadline with
+/// nothing launched.
+#[test]
+fn the_timeout_counts_down_on_the_consent_screen_then_cancels() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[("evt-t1", "Waiting too long.", "https://auth.example.com/t")],
+    );
+    let out = dir.path().join("out.jsonl");
+    let rec = dir.path().join("launches.txt");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!(
+            "respond '{}' --timeout 3 {}",
+            input.display(),
+            browser_arg(&rec, 0)
+        ),
+    );
+    t.wait_for("Waiting too long.");
+    let title = screen_row(&mut t, 0);
+    assert!(
+        title.starts_with("Open a web page? · request 1 of 1 · ")
+            && title.trim_end().ends_with("s left"),
+        "{title:?}"
+    );
+    assert_eq!(t.finish(), 0);
+    assert_eq!(launches(&rec), Vec::<String>::new(), "nothing launched");
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-t1")]
+    );
+}
+
 /// Consent needs a screen that was seen: a second `o` typed right after the
 /// first (before the next request's screen could be read) opens nothing;
 /// Ctrl-D declines on the consent screen as everywhere else.

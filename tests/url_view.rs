@@ -659,3 +659,27 @@ fn a_resize_from_too_small_shows_the_request_whole_only_when_it_fits() {
     assert!(s.shown_whole());
     assert_eq!(lines[1].trim_end(), "Host:    auth.example.com");
 }
+
+/// With `--timeout` the title shows the seconds left, as the form's header
+/// does; when the title and the progress leave no room, the countdown is
+/// kept and the progress left out.
+#[test]
+fn consent_shows_the_timeout_countdown() {
+    let mut s = state(SPOOF, "Sign in to connect your calendar.");
+    s.set_seconds_left(Some(42));
+    let t = render(&s, 80, 24);
+    assert_eq!(
+        text(&t)[0].trim_end(),
+        "Open a web page? · request 1 of 2 · 42s left"
+    );
+    insta::assert_snapshot!(t.backend());
+    let narrow = text(&render(&s, 40, 12));
+    assert_eq!(narrow[0].trim_end(), "Open a web page? · 42s left");
+    // The countdown takes no row: the pinned host stays right under it.
+    assert_eq!(narrow[1].trim_end(), "Host:    login.evil.test");
+    s.set_seconds_left(None);
+    assert_eq!(
+        text(&render(&s, 80, 24))[0].trim_end(),
+        "Open a web page? · request 1 of 2"
+    );
+}
