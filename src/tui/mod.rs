@@ -2,7 +2,7 @@
 //! crossterm): [`TuiResponder`] draws each request on the controlling
 //! terminal and feeds keys to the form state machine ([`crate::form`]).
 //!
-//! Terminal handling (stack notes; issue 5 item 5):
+//! Terminal handling:
 //! - the UI opens `/dev/tty` read+write itself, so stdin and stdout carry
 //!   data (as fzf does); no `ratatui::init`, no cursor-position queries
 //!   (`Terminal::clear` and inline viewports are never used): full-screen
@@ -20,7 +20,7 @@
 //!   second Ctrl-C while waiting, quits ([`Outcome::Quit`]);
 //! - `Context::deadline` (`--timeout`) cancels an unanswered request.
 //!
-//! Every request screen (form, refusable, URL consent; [`screens`])
+//! Every request screen (form, refusable, URL consent; `screens`)
 //! implements one `Screen` trait and runs through one loop
 //! (`TuiResponder::run`), which owns the terminal, the consent guard, the
 //! deadline, Ctrl-C and signals; the screens share the scroll window, the
@@ -282,7 +282,8 @@ pub const CONSENT_GUARD: Duration = Duration::from_millis(400);
 /// the previous request never answer the next one.
 pub const FORM_GUARD: Duration = Duration::from_millis(300);
 
-/// A terminal [`Responder`]: one full-screen form per request.
+/// A terminal [`Responder`]: one full screen per request (a form, a
+/// screen that can only decline or cancel, or URL consent).
 pub struct TuiResponder {
     tty: Tty,
     theme: Theme,

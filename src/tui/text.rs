@@ -1,6 +1,5 @@
 //! Width-aware helpers for drawing: wrapping and clipping by display columns
-//! (unicode-width), so wide and combining characters never break the layout
-//! (issue 5 item 1). Inputs here are already sanitised by `safe_text`.
+//! (unicode-width), so wide and combining characters never break the layout. Inputs here are already sanitised by `safe_text`.
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 

@@ -1,4 +1,4 @@
-//! Themes keyed by meaning (issue 3 item 6): each [`Role`] gets a style,
+//! Themes keyed by meaning: each [`Role`] gets a style,
 //! read from TOML (`themes/*.toml`, embedded in the binary, or a file given
 //! with `--theme PATH`). Colours use ratatui's names (`yellow`,
 //! `light-red`, `dark-gray`), an index (`"42"`) or `#rrggbb`. `NO_COLOR`

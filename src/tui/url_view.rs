@@ -118,12 +118,20 @@ pub enum UrlDecision {
 /// A button on the screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UrlButton {
+    /// Open in browser (consent); with `--no-open`, consent and show the
+    /// URL.
     Open,
+    /// Decline.
     Decline,
+    /// Cancel.
     Cancel,
+    /// Try the launch again.
     Retry,
+    /// Show the URL for copying.
     ShowUrl,
+    /// Give up (cancel).
     GiveUp,
+    /// Done with the copied URL (consent stands: accept).
     Done,
 }
 

@@ -1,9 +1,9 @@
 //! Drawing: pure functions from state to a ratatui frame, tested with
 //! `TestBackend` snapshots. Every server-provided string goes through
-//! [`crate::safe_text`] here (issue 5 item 1).
+//! [`crate::safe_text`] here.
 //!
-//! Screen layout (issue 3 items 3 and 5): a fixed header (server, adapter,
-//! progress, secret warning), a scrolled body (message, then one block per
+//! Screen layout: a fixed header (server, adapter, progress, the
+//! `--timeout` countdown, secret warning), a scrolled body (message, then one block per
 //! field) that keeps the focused field visible, and a fixed footer (notice,
 //! buttons, help line), so the buttons are always reachable. Below
 //! [`MIN_WIDTH`] x [`MIN_HEIGHT`] a clear message replaces the screen.
@@ -33,13 +33,17 @@ pub const LIST_ROWS: usize = 8;
 /// Who asks, as the header shows it.
 #[derive(Debug, Clone)]
 pub struct Header {
-    /// `Title (name version)` parts, unsanitised.
+    /// The server's name (shown as `Title (name version)`; unsanitised).
     pub server_name: String,
+    /// The server's title, if it gave one (unsanitised).
     pub server_title: Option<String>,
+    /// The server's version, if it gave one (unsanitised).
     pub server_version: Option<String>,
     /// `source.adapter`.
     pub adapter: String,
+    /// The request's mode.
     pub mode: Mode,
+    /// Which request of how many this is.
     pub progress: Progress,
     /// Seconds left before `--timeout` cancels, if any.
     pub seconds_left: Option<u64>,
@@ -531,8 +535,9 @@ fn follow_focus(
     }
 }
 
-/// Draw header, scrolled body and footer; keeps `scroll` so that the focus
-/// range is visible. `cursor` is (body row, column).
+/// Draw header, scrolled body and footer; keeps `scroll` so that the
+/// body's focus range is visible, and puts the terminal cursor at the
+/// body's cursor (body row, column) when that row is on screen.
 #[allow(clippy::too_many_arguments)]
 fn frame_with(
     f: &mut Frame,
@@ -719,10 +724,10 @@ const HELP_EDIT_LINES: [&str; 4] = [
 /// The buttons of a screen that can only be declined or cancelled.
 pub const REFUSE_BUTTONS: [Button; 2] = [Button::Decline, Button::Cancel];
 
-/// Draw a request that cannot be accepted here: a view that is not
-/// executable (`reason` from [`crate::binding::RequestView::describe`]), or
-/// a URL request while URL consent is not plugged in. Only Decline and
-/// Cancel; `focus` is the index into [`REFUSE_BUTTONS`].
+/// Draw a request that cannot be accepted here (a view that is not
+/// executable, or a form that cannot be answered as one): `lines` say why,
+/// each `(text, emphasised)`, sanitised here; then only Decline and
+/// Cancel, `focus` being the index into [`REFUSE_BUTTONS`].
 pub fn draw_refusable(
     f: &mut Frame,
     theme: &Theme,
