@@ -683,3 +683,34 @@ fn consent_shows_the_timeout_countdown() {
         "Open a web page? · request 1 of 2"
     );
 }
+
+/// The view draws with the theme it is given (no palette of its own): the
+/// focused button in the theme's `button_focus` style, the title in its
+/// `title` style, underlined.
+#[test]
+fn the_view_draws_with_the_theme() {
+    use ahp_elicit::tui::theme::Role;
+    use ratatui::style::Color;
+    let s = state("https://a.example/", "m");
+    let theme = Theme::builtin("default").expect("default theme");
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    t.draw(|f| draw(f, f.area(), &s, &theme)).unwrap();
+    let lines = text(&t);
+    let y = row_of(&lines, "[ Open in browser ] [>Decline<]");
+    let x = lines[y].find("[>Decline<]").expect("focused button") as u16;
+    let buf = t.backend().buffer();
+    let focus = theme.style(Role::ButtonFocus);
+    assert_eq!(focus.bg, Some(Color::Yellow));
+    assert_eq!(buf[(x, y as u16)].bg, Color::Yellow);
+    assert_eq!(buf[(x, y as u16)].fg, focus.fg.expect("fg"));
+    let title = theme.style(Role::Title);
+    assert_eq!(buf[(0, 0)].fg, title.fg.expect("title fg"));
+    assert!(buf[(0, 0)].modifier.contains(Modifier::UNDERLINED));
+}
+
+fn row_of(lines: &[String], prefix: &str) -> usize {
+    lines
+        .iter()
+        .position(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no row starts with {prefix:?}: {lines:#?}"))
+}

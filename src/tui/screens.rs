@@ -216,3 +216,101 @@ impl Screen for UrlScreen {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+
+    use super::*;
+    use crate::binding::Mode;
+    use crate::responder::Progress;
+
+    fn header() -> Header {
+        Header {
+            server_name: "srv".into(),
+            server_title: None,
+            server_version: None,
+            adapter: "mcp-stdio".into(),
+            mode: Mode::Url,
+            progress: Progress { index: 1, total: 1 },
+            seconds_left: None,
+        }
+    }
+
+    /// The action a step decides, or None while the screen stays.
+    fn decided(step: Step) -> Option<Action> {
+        match step {
+            Step::Done(Outcome::Answer(a)) => Some(a.action),
+            Step::Done(Outcome::Quit) => panic!("a screen never quits"),
+            Step::Continue => None,
+        }
+    }
+
+    /// Draw `screen` once at 80x24 with `secs` left; returns the top row and
+    /// whether the screen said it showed the request whole.
+    fn frame(screen: &mut dyn Screen, secs: Option<u64>) -> (String, bool) {
+        let mut t = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
+        let theme = Theme::monochrome();
+        let mut whole = false;
+        t.draw(|f| whole = screen.draw(f, &theme, secs))
+            .expect("draw");
+        let buf = t.backend().buffer();
+        let top: String = (0..80).map(|x| buf[(x, 0)].symbol().to_owned()).collect();
+        (top.trim_end().to_owned(), whole)
+    }
+
+    #[test]
+    fn refusable_screen_declines_or_cancels_only() {
+        let lines = vec![("Why.".to_owned(), true)];
+        let mut s = RefusableScreen::new(header(), lines.clone());
+        assert_eq!(decided(s.key(&Key::Enter)), Some(Action::Decline));
+        assert_eq!(decided(s.key(&Key::Tab)), None);
+        assert_eq!(decided(s.key(&Key::Char(' '))), Some(Action::Cancel));
+        let mut s = RefusableScreen::new(header(), lines);
+        assert_eq!(decided(s.key(&Key::Char('a'))), None);
+        assert_eq!(decided(s.key(&Key::Down)), None);
+        assert_eq!(decided(s.key(&Key::Ctrl('d'))), Some(Action::Decline));
+        assert_eq!(decided(s.key(&Key::Esc)), Some(Action::Cancel));
+        let (top, whole) = frame(&mut s, Some(7));
+        assert!(whole);
+        assert!(top.ends_with("request 1 of 1 · 7s left"), "{top:?}");
+    }
+
+    /// Records each URL it is asked to open.
+    struct Rec(Rc<RefCell<Vec<String>>>);
+    impl Launcher for Rec {
+        fn open(&mut self, url: &str) -> Result<(), String> {
+            self.0.borrow_mut().push(url.to_owned());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn url_screen_opens_only_after_a_frame_showed_the_url() {
+        let opened = Rc::new(RefCell::new(Vec::new()));
+        let url = "https://auth.example.com/cb";
+        let state = UrlViewState::new(crate::url_review::review(url), "m", "srv", "a", "");
+        let mut s = UrlScreen::new(state, Box::new(Rec(opened.clone())), false);
+        assert_eq!(s.grace(), CONSENT_GUARD);
+        // Before any frame the URL was not read: `o` opens nothing.
+        assert_eq!(decided(s.key(&Key::Char('o'))), None);
+        let (top, whole) = frame(&mut s, Some(42));
+        assert!(whole);
+        assert_eq!(top, "Open a web page? · 42s left");
+        assert!(opened.borrow().is_empty());
+        // The translated key type reaches the view: Alt-Space presses the
+        // focused button (Decline), as Space does.
+        let mut d = UrlScreen::new(
+            UrlViewState::new(crate::url_review::review(url), "m", "srv", "a", ""),
+            Box::new(Rec(opened.clone())),
+            false,
+        );
+        assert_eq!(decided(d.key(&Key::Alt(' '))), Some(Action::Decline));
+        assert_eq!(decided(s.key(&Key::Char('o'))), Some(Action::Accept));
+        assert_eq!(*opened.borrow(), vec![url.to_owned()]);
+    }
+}
