@@ -292,8 +292,7 @@ pub struct TuiResponder {
     /// A Ctrl-C was pressed during the current wait.
     wait_armed: bool,
     answered: usize,
-    /// Opens a consented URL; taken out while a URL screen
-    /// runs.
+    /// Opens a consented URL; lent to the URL screen while it runs.
     launcher: Option<Box<dyn crate::responder::Launcher>>,
     /// `--no-open`: consent shows the URL for copying instead of opening it.
     no_open: bool,
