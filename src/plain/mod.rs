@@ -113,7 +113,7 @@ impl<I: LineIo> PlainResponder<I> {
     /// Ask one line; Control-C, Control-D, the deadline and signals decide
     /// the request here, the same way at every prompt.
     fn read(&mut self, prompt: &str, cx: &Context) -> Result<Read, RespondError> {
-        let r = self.io.ask(prompt, cx.deadline)?;
+        let r = self.io.ask(prompt, cx.deadline, &|| cx.withdrawn())?;
         let done = |a: Action| Ok(Read::Done(Outcome::Answer(Answer::bare(a))));
         match r {
             Reply::Line(l) => Ok(Read::Line(l)),
@@ -139,6 +139,12 @@ impl<I: LineIo> PlainResponder<I> {
                 done(Action::Cancel)
             }
             Reply::Quit => Ok(Read::Done(Outcome::Quit)),
+            Reply::Withdrawn => {
+                // As in the full-screen UI: the driver sends nothing for a
+                // withdrawn request, whatever the outcome says.
+                self.say("The server withdrew this request; nothing was sent.")?;
+                done(Action::Cancel)
+            }
         }
     }
 

@@ -534,3 +534,30 @@ fn a_number_past_the_list_may_be_a_title() {
     let (o, _) = run(&req, &["1", "send"]);
     assert_eq!(accepted(&o), json!({"n": "5"}));
 }
+
+/// A request withdrawn while its prompt waits is closed with a sentence
+/// saying nothing was sent; the `open` typed afterwards is not read, so no
+/// consent is given and nothing is opened.
+#[test]
+fn a_withdrawn_request_is_closed_and_later_typing_answers_nothing() {
+    let rec = Recorder::default();
+    let req = url_request("https://example.com/auth");
+    let mut p = PlainResponder::new(MemoryIo::typing(&["open"]), Box::new(rec.clone()), false);
+    let w = crate::responder::Withdrawal::new();
+    w.withdraw();
+    let o = crate::responder::with_withdrawal(&w, || p.respond(&req, &cx())).expect("closed");
+    assert_eq!(action(&o), Action::Cancel);
+    let t = p.io().transcript.clone();
+    assert!(
+        t.ends_with(
+            "Type open, decline, or cancel: \n\
+             The server withdrew this request; nothing was sent.\n"
+        ),
+        "{t}"
+    );
+    assert!(!t.contains("Consent sent."), "{t}");
+    assert!(rec.0.borrow().is_empty(), "nothing was opened");
+    // The line typed after the withdrawal was not read as an answer (the
+    // next request starts by discarding it).
+    assert_eq!(p.io().input.len(), 1);
+}
