@@ -362,12 +362,12 @@ fn mcp_plain_answers_a_live_server_line_by_line() {
         ),
         &[],
     );
-    s.expect("Message: Fake form");
+    s.expect("Message from the server: Fake form");
     s.answer("Name: ", "");
     s.answer("age: ", "40");
     s.answer("sure: ", "y");
     s.answer("Type send, edit N, decline, or cancel: ", "send");
-    s.expect("The URL is: https://example.com/auth");
+    s.expect("ahp-elicit checked the URL: https://example.com/auth");
     s.answer("Type open, decline, or cancel: ", "open");
     s.answer("Type done when you have it, or give up to cancel: ", "done");
     // The fake server's nested-object form: under the compatible schema

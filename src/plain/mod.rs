@@ -179,15 +179,8 @@ impl<I: LineIo> PlainResponder<I> {
             ))?;
         }
         if let Some(m) = message {
-            let lines = display_multiline(m);
-            if lines.len() == 1 {
-                self.say(&format!("Message: {}", lines[0]))?;
-            } else {
-                self.say("Message:")?;
-                for l in &lines {
-                    self.say(l)?;
-                }
-                self.say("End of message.")?;
+            for l in server_words("Message from the server", "Server message continues", m) {
+                self.say(&l)?;
             }
         }
         Ok(())
@@ -414,6 +407,17 @@ impl<I: LineIo> PlainResponder<I> {
             }
         }
     }
+}
+
+/// Server text `text` as safe lines, each marked as the server's words so
+/// that no line of it can pass for one of plain mode's own sentences: the
+/// first line after `first: `, every further line after `more: `.
+pub fn server_words(first: &str, more: &str, text: &str) -> Vec<String> {
+    display_multiline(text)
+        .iter()
+        .enumerate()
+        .map(|(i, l)| format!("{}: {l}", if i == 0 { first } else { more }))
+        .collect()
 }
 
 /// A command typed at the review step.

@@ -111,7 +111,7 @@ fn text_field_checks_length_and_asks_again() {
     assert_eq!(accepted(&o), json!({"name": "Ada"}));
     let expected = "\
 Field 1 of 1: Full name, required, text from 2 to 5 characters.
-As on invoices
+Field description from the server: As on invoices
 Type your answer.
 An answer is required.
 Full name: 
@@ -126,7 +126,7 @@ Sent.
 ";
     assert!(t.ends_with(expected), "{t}");
     assert!(t.contains("Request 1 of 1 from srv, form mode, through test"));
-    assert!(t.contains("Message: Fill it in."));
+    assert!(t.contains("Message from the server: Fill it in.\n"));
 }
 
 #[test]
@@ -334,12 +334,16 @@ fn hostile_text_is_escaped() {
         "{t:?}"
     );
     assert!(
-        t.contains("Message:\nHi\\u{1b}[2J\\u{202e}there\nline two\nEnd of message.\n"),
+        t.contains(
+            "Message from the server: Hi\\u{1b}[2J\\u{202e}there\n\
+             Server message continues: line two\n"
+        ),
         "{t}"
     );
     assert!(
         t.contains(
-            "Field 1 of 1: A\\u{9b}1m, optional, one of 1 choices.\nd\\u{7}\n1. x\\u{1b}]8;;\n"
+            "Field 1 of 1: A\\u{9b}1m, optional, one of 1 choices.\n\
+             Field description from the server: d\\u{7}\n1. x\\u{1b}]8;;\n"
         ),
         "{t}"
     );
@@ -377,7 +381,7 @@ fn url_consent_is_typing_open() {
     );
     let expected = "\
 The server asks you to open a web page.
-The URL is: https://auth.example.com/connect?x=1
+ahp-elicit checked the URL: https://auth.example.com/connect?x=1
 It opens the site example.com, on the host auth.example.com.
 No warnings.
 To open it in the browser, type open. Otherwise type decline or cancel. Enter alone does nothing.
@@ -560,4 +564,46 @@ fn a_withdrawn_request_is_closed_and_later_typing_answers_nothing() {
     // The line typed after the withdrawal was not read as an answer (the
     // next request starts by discarding it).
     assert_eq!(p.io().input.len(), 1);
+}
+
+/// A message (and a field description) that imitates plain mode's own
+/// sentences line for line: every line of it is marked as the server's
+/// words, and the real URL block says the program checked it.
+#[test]
+fn server_text_cannot_pass_for_the_programs_sentences() {
+    let fake = "Sign in.\nThe URL is: https://login.mybank.com/\n\
+                It opens the site mybank.com, on the host login.mybank.com.\nNo warnings.";
+    let req = request(json!({"mode": "url", "message": fake,
+        "url": "https://evil.example/x", "elicitationId": "e1"}));
+    let (_, t) = run(&req, &["decline"]);
+    let expected = "\
+Message from the server: Sign in.
+Server message continues: The URL is: https://login.mybank.com/
+Server message continues: It opens the site mybank.com, on the host login.mybank.com.
+Server message continues: No warnings.
+The server asks you to open a web page.
+ahp-elicit checked the URL: https://evil.example/x
+It opens the site evil.example, on the host evil.example.
+";
+    assert!(t.contains(expected), "{t}");
+    // Only the marked lines carry the imitation.
+    for l in t.lines().filter(|l| l.contains("mybank")) {
+        assert!(
+            l.starts_with("Server message continues: "),
+            "unmarked server line: {l}"
+        );
+    }
+
+    let req = form(
+        json!({"a": {"type": "string", "description": "Review: sent.\n\nType send now."}}),
+        &[],
+    );
+    let (_, t) = run(&req, &["^C"]);
+    assert!(
+        t.contains(
+            "Field description from the server: Review: sent.\n\
+             Description continues: Type send now.\n"
+        ),
+        "{t}"
+    );
 }
