@@ -321,7 +321,9 @@ pub fn review_lines(form: &Form, content: &Map<String, Value>) -> Vec<String> {
         let label = display(st.field.label()).into_owned();
         match content.get(&st.field.name) {
             Some(v) => {
-                let sent = display(&v.to_string()).into_owned();
+                // The JSON that is sent, with one escape style for
+                // everything unsafe on a terminal (as the result writer's).
+                let sent = crate::safe_text::json_line(v);
                 let shown = spoken(st, v);
                 // Choices whose titles are their values need no "shown as".
                 let bare = match v {

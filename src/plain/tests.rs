@@ -607,3 +607,24 @@ It opens the site evil.example, on the host evil.example.
         "{t}"
     );
 }
+
+/// The review reads back the JSON that is sent, made terminal-safe by the
+/// result writer's one rule: `\u001b` and `\u202e` alike, never Rust's
+/// `\u{...}` beside JSON's escapes.
+#[test]
+fn the_review_reads_back_the_sent_json_with_one_escape_style() {
+    let req = form(
+        json!({"a": {"type": "string", "title": "Note"},
+               "b": {"type": "array", "items": {"type": "string", "enum": ["p\u{200b}", "q"]}}}),
+        &[],
+    );
+    let (o, t) = run(&req, &["x\u{1b}[31m\u{202e}", "1", "send"]);
+    assert_eq!(
+        accepted(&o),
+        json!({"a": "x\u{1b}[31m\u{202e}", "b": ["p\u{200b}"]})
+    );
+    assert!(t.contains("1. Note: \"x\\u001b[31m\\u202e\".\n"), "{t}");
+    assert!(t.contains("2. b: [\"p\\u200b\"].\n"), "{t}");
+    let review = &t[t.find("Review:").expect("review")..];
+    assert!(!review.contains("\\u{"), "{review}");
+}
