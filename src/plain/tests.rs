@@ -360,6 +360,13 @@ fn secret_fields_are_warned_about() {
         t.contains("Warning: this form seems to ask for a secret."),
         "{t}"
     );
+    // Digits written for letters do not hide the word.
+    let req = form(json!({"p": {"type": "string", "title": "Passw0rd"}}), &[]);
+    let (_, t) = run(&req, &["^C"]);
+    assert!(
+        t.contains("Warning: this form seems to ask for a secret."),
+        "{t}"
+    );
 }
 
 fn url_request(url: &str) -> RequestEvent {
