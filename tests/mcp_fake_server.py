@@ -19,7 +19,7 @@ one form with a required field and no default. The tool `gated` (stdio,
 not listed) first fails with -32042 carrying the URL elicitation, then
 succeeds.
 
-Cases that need a live session (stdio): "hold" sends a form without
+Cases that need a live session (stdio): "hold" sends a form (the URL request with "mode": "url") without
 waiting, pings after `delay` seconds (the record has `ping_ms`, the time
 to the answer), then cancels the form and records any late answer to it;
 "progress" sends progress for the call's token and for another one. The
@@ -210,8 +210,10 @@ def run_stdio():
                 notify("notifications/cancelled", {"requestId": rid, "reason": "flood over"})
                 time.sleep(float(args.get("after", 3)))
                 return {"content": [{"type": "text", "text": "flood done"}]}
-            # hold: a form left open, a ping, then the form is withdrawn.
-            form_id = call("elicitation/create", FORM, send_only=True)
+            # hold: a form (or, with "mode": "url", a URL request) left
+            # open, a ping, then the request is withdrawn.
+            held = URL if args.get("mode") == "url" else FORM
+            form_id = call("elicitation/create", held, send_only=True)
             time.sleep(float(args.get("delay", 1)))
             t0 = time.monotonic()
             ping_id = call("ping", None, send_only=True)

@@ -362,12 +362,12 @@ fn mcp_plain_answers_a_live_server_line_by_line() {
         ),
         &[],
     );
-    s.expect("Message: Fake form");
+    s.expect("Message from the server: Fake form");
     s.answer("Name: ", "");
     s.answer("age: ", "40");
     s.answer("sure: ", "y");
     s.answer("Type send, edit N, decline, or cancel: ", "send");
-    s.expect("The URL is: https://example.com/auth");
+    s.expect("ahp-elicit checked the URL: https://example.com/auth");
     s.answer("Type open, decline, or cancel: ", "open");
     s.answer("Type done when you have it, or give up to cancel: ", "done");
     // The fake server's nested-object form: under the compatible schema
@@ -386,4 +386,35 @@ fn mcp_plain_answers_a_live_server_line_by_line() {
     );
     assert_eq!(responses["url"]["result"], json!({"action": "accept"}));
     assert_eq!(responses["invalid"]["result"], json!({"action": "decline"}));
+}
+
+/// `mcp --plain`: the server withdraws its URL request while the consent
+/// prompt waits. The prompt closes with a sentence saying nothing was
+/// sent; an `open` typed afterwards opens nothing and answers nothing.
+#[test]
+fn mcp_plain_closes_a_withdrawn_url_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("tool-result.json");
+    let server = common::root().join("tests/mcp_fake_server.py");
+    let mut s = Plain::start(
+        dir.path(),
+        &out,
+        &format!(
+            "mcp --plain --no-open --call probe --args '{{\"case\":\"hold\",\"mode\":\"url\",\"delay\":1,\"after\":3}}' -- python3 '{}'",
+            server.display()
+        ),
+        &[],
+    );
+    s.expect("Type open, decline, or cancel: ");
+    s.expect("The server withdrew this request; nothing was sent.");
+    s.t.send("open\r");
+    let (code, transcript) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    assert!(!transcript.contains("Consent sent."), "{transcript}");
+    assert!(!transcript.contains("Copy this URL"), "{transcript}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).expect("tool result"))
+        .expect("tool result JSON");
+    // No answer reached the server for the withdrawn request.
+    assert_eq!(v["structuredContent"]["late"], Value::Null);
+    assert_eq!(v["structuredContent"]["ping"]["result"], json!({}));
 }

@@ -80,10 +80,30 @@ fn first_hit(ws: &[String]) -> Option<(usize, &'static [&'static str])> {
                     && ws[i..i + seq.len()]
                         .iter()
                         .zip(seq.iter())
-                        .all(|(a, b)| a == b)
+                        .all(|(a, b)| a == b || unleet(a) == *b)
             })
             .map(|seq| (i, *seq))
     })
+}
+
+/// A word with digits written for letters read as letters (`passw0rd` →
+/// `password`, `p1n` → `pin`): a field titled "Passw0rd" still asks for a
+/// password. Words of digits alone are left as they are.
+fn unleet(w: &str) -> String {
+    if !w.chars().any(char::is_alphabetic) {
+        return w.to_owned();
+    }
+    w.chars()
+        .map(|c| match c {
+            '0' => 'o',
+            '1' => 'i',
+            '3' => 'e',
+            '4' => 'a',
+            '5' => 's',
+            '7' => 't',
+            c => c,
+        })
+        .collect()
 }
 
 /// Whether `text` names a secret.
@@ -147,6 +167,10 @@ mod tests {
             "PIN",
             "pin-code",
             "client_secret",
+            "Passw0rd",
+            "p1n code",
+            "t0ken",
+            "s3cret",
         ] {
             assert!(text_looks_secret(t), "{t}");
         }
@@ -177,6 +201,9 @@ mod tests {
             "keyboard layout",
             "Full name",
             "tokenizer mode",
+            "v10",
+            "Room 101",
+            "p1nned",
         ] {
             assert!(!text_looks_secret(t), "{t}");
         }

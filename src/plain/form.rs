@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::binding::{Choice, FieldKind, StringFormat};
 use crate::form::{FieldState, Form};
-use crate::safe_text::{display, display_multiline};
+use crate::safe_text::display;
 
 /// What a typed line means for a field.
 #[derive(Debug, Clone, PartialEq)]
@@ -157,7 +157,17 @@ pub fn field_sentences(st: &FieldState, i: usize, n: usize) -> Vec<String> {
         kind_phrase(&f.kind)
     )];
     if let Some(d) = &f.description {
-        out.extend(display_multiline(d).into_iter().filter(|l| !l.is_empty()));
+        // Blank lines are left out before the marking, so every line said
+        // carries words.
+        let d = d
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .collect::<Vec<_>>();
+        out.extend(super::server_words(
+            "Field description from the server",
+            "Description continues",
+            &d.join("\n"),
+        ));
     }
     let opts = st.options();
     for (k, o) in opts.iter().enumerate() {
@@ -311,7 +321,9 @@ pub fn review_lines(form: &Form, content: &Map<String, Value>) -> Vec<String> {
         let label = display(st.field.label()).into_owned();
         match content.get(&st.field.name) {
             Some(v) => {
-                let sent = display(&v.to_string()).into_owned();
+                // The JSON that is sent, with one escape style for
+                // everything unsafe on a terminal (as the result writer's).
+                let sent = crate::safe_text::json_line(v);
                 let shown = spoken(st, v);
                 // Choices whose titles are their values need no "shown as".
                 let bare = match v {

@@ -21,6 +21,9 @@ pub enum Reply {
     TimedOut,
     /// A signal from outside (SIGTERM, SIGHUP, SIGINT, SIGQUIT): quit.
     Quit,
+    /// The request's source withdrew it while the line was awaited (the
+    /// server cancelled it, its stream closed): nothing is to be sent.
+    Withdrawn,
 }
 
 /// Plain lines in, plain lines out: no cursor addressing, no colours.
@@ -32,10 +35,16 @@ pub trait LineIo {
     fn say(&mut self, text: &str) -> Result<(), RespondError>;
 
     /// Write `prompt` (no line end) and read one line, waiting at most until
-    /// `deadline`.
+    /// `deadline`; while waiting, `withdrawn` is polled and a true answer
+    /// ends the wait with [`Reply::Withdrawn`] (nothing typed is read then).
     ///
     /// Errors: the terminal cannot be read or was closed.
-    fn ask(&mut self, prompt: &str, deadline: Option<Instant>) -> Result<Reply, RespondError>;
+    fn ask(
+        &mut self,
+        prompt: &str,
+        deadline: Option<Instant>,
+        withdrawn: &dyn Fn() -> bool,
+    ) -> Result<Reply, RespondError>;
 
     /// Throw away whatever was typed before now (typeahead meant for
     /// something else).
@@ -86,8 +95,19 @@ impl LineIo for MemoryIo {
         Ok(())
     }
 
-    fn ask(&mut self, prompt: &str, _deadline: Option<Instant>) -> Result<Reply, RespondError> {
+    fn ask(
+        &mut self,
+        prompt: &str,
+        _deadline: Option<Instant>,
+        withdrawn: &dyn Fn() -> bool,
+    ) -> Result<Reply, RespondError> {
         self.transcript.push_str(prompt);
+        // A withdrawal wins over whatever is still to be typed, as on the
+        // terminal, where the typed line is never read.
+        if withdrawn() {
+            self.transcript.push('\n');
+            return Ok(Reply::Withdrawn);
+        }
         let r = self.input.pop_front().ok_or_else(|| {
             RespondError::Io("the terminal was closed (no more typed lines)".into())
         })?;
@@ -95,7 +115,7 @@ impl LineIo for MemoryIo {
             Reply::Line(s) => self.transcript.push_str(s),
             Reply::Interrupt => self.transcript.push_str("^C"),
             Reply::Eof => self.transcript.push_str("^D"),
-            Reply::TimedOut | Reply::Quit => {}
+            Reply::TimedOut | Reply::Quit | Reply::Withdrawn => {}
         }
         self.transcript.push('\n');
         Ok(r)
@@ -118,7 +138,7 @@ impl LineIo for MemoryIo {
                 self.transcript.push('\n');
                 None
             }
-            Reply::Eof | Reply::TimedOut => None,
+            Reply::Eof | Reply::TimedOut | Reply::Withdrawn => None,
         }
     }
 }

@@ -113,7 +113,7 @@ impl<I: LineIo> PlainResponder<I> {
     /// Ask one line; Control-C, Control-D, the deadline and signals decide
     /// the request here, the same way at every prompt.
     fn read(&mut self, prompt: &str, cx: &Context) -> Result<Read, RespondError> {
-        let r = self.io.ask(prompt, cx.deadline)?;
+        let r = self.io.ask(prompt, cx.deadline, &|| cx.withdrawn())?;
         let done = |a: Action| Ok(Read::Done(Outcome::Answer(Answer::bare(a))));
         match r {
             Reply::Line(l) => Ok(Read::Line(l)),
@@ -139,6 +139,12 @@ impl<I: LineIo> PlainResponder<I> {
                 done(Action::Cancel)
             }
             Reply::Quit => Ok(Read::Done(Outcome::Quit)),
+            Reply::Withdrawn => {
+                // As in the full-screen UI: the driver sends nothing for a
+                // withdrawn request, whatever the outcome says.
+                self.say("The server withdrew this request; nothing was sent.")?;
+                done(Action::Cancel)
+            }
         }
     }
 
@@ -173,15 +179,8 @@ impl<I: LineIo> PlainResponder<I> {
             ))?;
         }
         if let Some(m) = message {
-            let lines = display_multiline(m);
-            if lines.len() == 1 {
-                self.say(&format!("Message: {}", lines[0]))?;
-            } else {
-                self.say("Message:")?;
-                for l in &lines {
-                    self.say(l)?;
-                }
-                self.say("End of message.")?;
+            for l in server_words("Message from the server", "Server message continues", m) {
+                self.say(&l)?;
             }
         }
         Ok(())
@@ -408,6 +407,17 @@ impl<I: LineIo> PlainResponder<I> {
             }
         }
     }
+}
+
+/// Server text `text` as safe lines, each marked as the server's words so
+/// that no line of it can pass for one of plain mode's own sentences: the
+/// first line after `first: `, every further line after `more: `.
+pub fn server_words(first: &str, more: &str, text: &str) -> Vec<String> {
+    display_multiline(text)
+        .iter()
+        .enumerate()
+        .map(|(i, l)| format!("{}: {l}", if i == 0 { first } else { more }))
+        .collect()
 }
 
 /// A command typed at the review step.

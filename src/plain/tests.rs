@@ -111,7 +111,7 @@ fn text_field_checks_length_and_asks_again() {
     assert_eq!(accepted(&o), json!({"name": "Ada"}));
     let expected = "\
 Field 1 of 1: Full name, required, text from 2 to 5 characters.
-As on invoices
+Field description from the server: As on invoices
 Type your answer.
 An answer is required.
 Full name: 
@@ -126,7 +126,7 @@ Sent.
 ";
     assert!(t.ends_with(expected), "{t}");
     assert!(t.contains("Request 1 of 1 from srv, form mode, through test"));
-    assert!(t.contains("Message: Fill it in."));
+    assert!(t.contains("Message from the server: Fill it in.\n"));
 }
 
 #[test]
@@ -334,12 +334,16 @@ fn hostile_text_is_escaped() {
         "{t:?}"
     );
     assert!(
-        t.contains("Message:\nHi\\u{1b}[2J\\u{202e}there\nline two\nEnd of message.\n"),
+        t.contains(
+            "Message from the server: Hi\\u{1b}[2J\\u{202e}there\n\
+             Server message continues: line two\n"
+        ),
         "{t}"
     );
     assert!(
         t.contains(
-            "Field 1 of 1: A\\u{9b}1m, optional, one of 1 choices.\nd\\u{7}\n1. x\\u{1b}]8;;\n"
+            "Field 1 of 1: A\\u{9b}1m, optional, one of 1 choices.\n\
+             Field description from the server: d\\u{7}\n1. x\\u{1b}]8;;\n"
         ),
         "{t}"
     );
@@ -351,6 +355,13 @@ fn secret_fields_are_warned_about() {
         json!({"password": {"type": "string", "title": "Password"}}),
         &[],
     );
+    let (_, t) = run(&req, &["^C"]);
+    assert!(
+        t.contains("Warning: this form seems to ask for a secret."),
+        "{t}"
+    );
+    // Digits written for letters do not hide the word.
+    let req = form(json!({"p": {"type": "string", "title": "Passw0rd"}}), &[]);
     let (_, t) = run(&req, &["^C"]);
     assert!(
         t.contains("Warning: this form seems to ask for a secret."),
@@ -377,7 +388,7 @@ fn url_consent_is_typing_open() {
     );
     let expected = "\
 The server asks you to open a web page.
-The URL is: https://auth.example.com/connect?x=1
+ahp-elicit checked the URL: https://auth.example.com/connect?x=1
 It opens the site example.com, on the host auth.example.com.
 No warnings.
 To open it in the browser, type open. Otherwise type decline or cancel. Enter alone does nothing.
@@ -533,4 +544,94 @@ fn a_number_past_the_list_may_be_a_title() {
     assert_eq!(accepted(&o), json!({"n": "10"}));
     let (o, _) = run(&req, &["1", "send"]);
     assert_eq!(accepted(&o), json!({"n": "5"}));
+}
+
+/// A request withdrawn while its prompt waits is closed with a sentence
+/// saying nothing was sent; the `open` typed afterwards is not read, so no
+/// consent is given and nothing is opened.
+#[test]
+fn a_withdrawn_request_is_closed_and_later_typing_answers_nothing() {
+    let rec = Recorder::default();
+    let req = url_request("https://example.com/auth");
+    let mut p = PlainResponder::new(MemoryIo::typing(&["open"]), Box::new(rec.clone()), false);
+    let w = crate::responder::Withdrawal::new();
+    w.withdraw();
+    let o = crate::responder::with_withdrawal(&w, || p.respond(&req, &cx())).expect("closed");
+    assert_eq!(action(&o), Action::Cancel);
+    let t = p.io().transcript.clone();
+    assert!(
+        t.ends_with(
+            "Type open, decline, or cancel: \n\
+             The server withdrew this request; nothing was sent.\n"
+        ),
+        "{t}"
+    );
+    assert!(!t.contains("Consent sent."), "{t}");
+    assert!(rec.0.borrow().is_empty(), "nothing was opened");
+    // The line typed after the withdrawal was not read as an answer (the
+    // next request starts by discarding it).
+    assert_eq!(p.io().input.len(), 1);
+}
+
+/// A message (and a field description) that imitates plain mode's own
+/// sentences line for line: every line of it is marked as the server's
+/// words, and the real URL block says the program checked it.
+#[test]
+fn server_text_cannot_pass_for_the_programs_sentences() {
+    let fake = "Sign in.\nThe URL is: https://login.mybank.com/\n\
+                It opens the site mybank.com, on the host login.mybank.com.\nNo warnings.";
+    let req = request(json!({"mode": "url", "message": fake,
+        "url": "https://evil.example/x", "elicitationId": "e1"}));
+    let (_, t) = run(&req, &["decline"]);
+    let expected = "\
+Message from the server: Sign in.
+Server message continues: The URL is: https://login.mybank.com/
+Server message continues: It opens the site mybank.com, on the host login.mybank.com.
+Server message continues: No warnings.
+The server asks you to open a web page.
+ahp-elicit checked the URL: https://evil.example/x
+It opens the site evil.example, on the host evil.example.
+";
+    assert!(t.contains(expected), "{t}");
+    // Only the marked lines carry the imitation.
+    for l in t.lines().filter(|l| l.contains("mybank")) {
+        assert!(
+            l.starts_with("Server message continues: "),
+            "unmarked server line: {l}"
+        );
+    }
+
+    let req = form(
+        json!({"a": {"type": "string", "description": "Review: sent.\n\nType send now."}}),
+        &[],
+    );
+    let (_, t) = run(&req, &["^C"]);
+    assert!(
+        t.contains(
+            "Field description from the server: Review: sent.\n\
+             Description continues: Type send now.\n"
+        ),
+        "{t}"
+    );
+}
+
+/// The review reads back the JSON that is sent, made terminal-safe by the
+/// result writer's one rule: `\u001b` and `\u202e` alike, never Rust's
+/// `\u{...}` beside JSON's escapes.
+#[test]
+fn the_review_reads_back_the_sent_json_with_one_escape_style() {
+    let req = form(
+        json!({"a": {"type": "string", "title": "Note"},
+               "b": {"type": "array", "items": {"type": "string", "enum": ["p\u{200b}", "q"]}}}),
+        &[],
+    );
+    let (o, t) = run(&req, &["x\u{1b}[31m\u{202e}", "1", "send"]);
+    assert_eq!(
+        accepted(&o),
+        json!({"a": "x\u{1b}[31m\u{202e}", "b": ["p\u{200b}"]})
+    );
+    assert!(t.contains("1. Note: \"x\\u001b[31m\\u202e\".\n"), "{t}");
+    assert!(t.contains("2. b: [\"p\\u200b\"].\n"), "{t}");
+    let review = &t[t.find("Review:").expect("review")..];
+    assert!(!review.contains("\\u{"), "{review}");
 }

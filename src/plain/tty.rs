@@ -150,13 +150,21 @@ impl TtyIo {
         Ok(TtyIo { tty })
     }
 
-    /// Wait until a line can be read, the deadline passes or a signal
-    /// arrives; None when a line is ready.
-    fn wait_readable(&mut self, until: Option<Instant>) -> Result<Option<Reply>, RespondError> {
+    /// Wait until a line can be read, the deadline passes, a signal
+    /// arrives or `withdrawn` says the request was withdrawn; None when a
+    /// line is ready.
+    fn wait_readable(
+        &mut self,
+        until: Option<Instant>,
+        withdrawn: &dyn Fn() -> bool,
+    ) -> Result<Option<Reply>, RespondError> {
         let fd = self.tty.as_raw_fd();
         loop {
             if SIGNAL.load(Ordering::SeqCst) != 0 {
                 return Ok(Some(Reply::Quit));
+            }
+            if withdrawn() {
+                return Ok(Some(Reply::Withdrawn));
             }
             let left = until.map(|d| d.saturating_duration_since(Instant::now()));
             if left == Some(Duration::ZERO) {
@@ -227,10 +235,15 @@ impl LineIo for TtyIo {
         self.write(&format!("{text}\n"))
     }
 
-    fn ask(&mut self, prompt: &str, deadline: Option<Instant>) -> Result<Reply, RespondError> {
+    fn ask(
+        &mut self,
+        prompt: &str,
+        deadline: Option<Instant>,
+        withdrawn: &dyn Fn() -> bool,
+    ) -> Result<Reply, RespondError> {
         let _g = ReadGuard::enter();
         self.write(prompt)?;
-        let r = match self.wait_readable(deadline)? {
+        let r = match self.wait_readable(deadline, withdrawn)? {
             Some(r) => r,
             None => self.read_line()?,
         };
@@ -252,7 +265,7 @@ impl LineIo for TtyIo {
     fn wait(&mut self, wait: Duration) -> Option<Reply> {
         let end = Instant::now() + wait;
         loop {
-            match self.wait_readable(Some(end)) {
+            match self.wait_readable(Some(end), &|| false) {
                 Ok(Some(Reply::TimedOut)) | Err(_) => return None,
                 Ok(Some(r)) => return Some(r),
                 Ok(None) => match self.read_line() {

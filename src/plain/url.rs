@@ -122,7 +122,9 @@ impl<I: LineIo> PlainResponder<I> {
 
 /// The URL, the site it opens and every warning, each a sentence.
 pub fn url_sentences(r: &UrlReview) -> Vec<String> {
-    let mut out = vec![format!("The URL is: {}", r.display_url())];
+    // The program speaks here, not the server: said so, since the server's
+    // message could imitate these sentences (its lines are marked too).
+    let mut out = vec![format!("ahp-elicit checked the URL: {}", r.display_url())];
     if r.rewritten() {
         out.push(format!("As sent, it was written: {}", r.display_sent()));
     }
