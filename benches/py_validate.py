@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Python `jsonschema` on the same events as `benches/validate.rs` (issue 2 item 7).
+"""Python `jsonschema` on the same events as `benches/validate.rs`.
 
 Validates every event of the mix against the same schema files
 (`schemas/*.json`): the wire root (`ahp-event.schema.json`, with

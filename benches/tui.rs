@@ -1,4 +1,4 @@
-//! Terminal responder benchmarks (issue 3 "Benchmark"):
+//! Terminal responder benchmarks:
 //! - `select_10k_key_and_redraw`: one key handled and the whole form redrawn
 //!   (80x24 `TestBackend`) in a single select of 10,000 options with a
 //!   type-to-filter active;

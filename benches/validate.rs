@@ -1,4 +1,4 @@
-//! `validate` throughput (issue 2 item 7): the validate command's core
+//! `validate` throughput: the validate command's core
 //! ([`split_input`] and [`Checker`]: limits, wire root, pinned MCP
 //! definitions, closed form subset, cross-body checks) on a mix of request
 //! and result events, beside a plain `serde_json::from_slice` of the same

@@ -1,4 +1,4 @@
-//! Opening a consented URL (issue 4 item 3): implementations of
+//! Opening a consented URL: implementations of
 //! [`Launcher`].
 //!
 //! - [`SystemBrowser`]: the system browser through the `open` crate
@@ -28,11 +28,11 @@ use crate::url_review::UrlReview;
 /// that is still running then is left to run, and reaped in the background.
 pub const LAUNCH_CHECK: Duration = Duration::from_secs(2);
 
-/// Open a consented URL: refuse one that is not openable (issue 4 item 2:
+/// Open a consented URL: refuse one that is not openable (
 /// only `https`/`http`), else hand [`UrlReview::target`] to `launcher`.
 ///
 /// Used by the scripted responder (`--action accept` on a URL request means
-/// consent, issue 4 item 7) and by the terminal view after consent.
+/// consent) and by the terminal view after consent.
 ///
 /// Errors: the refusal sentence, or the launcher's sentence.
 pub fn consent_and_open(launcher: &mut dyn Launcher, review: &UrlReview) -> Result<(), String> {

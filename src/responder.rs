@@ -23,7 +23,7 @@ pub struct Progress {
 pub struct Context {
     pub progress: Progress,
     /// `--timeout SECS`: when this instant passes unanswered, the request is
-    /// cancelled (issue 5 item 5).
+    /// cancelled.
     pub deadline: Option<Instant>,
     /// The modes this responder advertises (`--modes`).
     pub modes: Vec<Mode>,
@@ -35,14 +35,14 @@ pub enum Outcome {
     /// The decision for this request.
     Answer(Answer),
     /// The person asked to quit (a second Ctrl-C): this request and every
-    /// remaining one get `cancel` (issue 5 item 5).
+    /// remaining one get `cancel`.
     Quit,
 }
 
 /// Why a responder gave no answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RespondError {
-    /// A scripted answer that the form refuses (issue 3 item 7): no result
+    /// A scripted answer that the form refuses: no result
     /// for this request, exit 1.
     Refused(String),
     /// The terminal or another resource failed: no result, exit 2.
@@ -85,7 +85,7 @@ pub trait Responder {
     }
 }
 
-/// Opens a consented URL (issue 4 item 3): the system browser, a
+/// Opens a consented URL: the system browser, a
 /// `--browser CMD`, or nothing (`--no-open`).
 pub trait Launcher {
     /// Open `url`. Errors: a sentence saying why the browser could not start.

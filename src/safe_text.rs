@@ -1,5 +1,5 @@
 //! Safe text: the one place where server-provided strings are made fit for
-//! a terminal (issue 5 item 1; brief: "Server-provided text is hostile").
+//! a terminal.
 //!
 //! Every widget draws server text only through [`display`] (one line) or
 //! [`display_multiline`] (keeps `\n` as a line break). Neutralised, shown

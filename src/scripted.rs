@@ -1,4 +1,4 @@
-//! Scripted answering (`--answers FILE` or `--action`, issue 3 item 7): the
+//! Scripted answering (`--answers FILE` or `--action`): the
 //! form state machine with no terminal, for tests, CI and demos.
 //!
 //! The answers file is either one answer for every request,
@@ -199,7 +199,7 @@ impl ScriptedResponder {
                         req.id
                     )));
                 }
-                // Consent only to a URL that can be opened (issue 4 item 2):
+                // Consent only to a URL that can be opened:
                 // a refused scheme is a refused answer, not an I/O fault.
                 let review = crate::url_review::review(url);
                 if let Some(r) = &review.refusal {

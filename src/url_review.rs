@@ -1,5 +1,5 @@
 //! URL review: what a URL-mode request asks the person to open, analysed
-//! before any consent (issue 4 items 1 and 2). Pure: no terminal, no I/O,
+//! before any consent. Pure: no terminal, no I/O,
 //! and the URL is never fetched.
 //!
 //! [`review`] parses the URL with the `url` crate (WHATWG URL Standard, the
@@ -30,7 +30,7 @@ use unicode_security::MixedScript;
 use crate::safe_text;
 
 /// A URL longer than this many characters (Unicode scalar values, as sent)
-/// gets [`Warning::Long`] (issue 4 item 2: "very long URLs").
+/// gets [`Warning::Long`] ("very long URLs").
 pub const LONG_URL_CHARS: usize = 2000;
 
 /// What kind of host a URL names.
@@ -91,7 +91,7 @@ pub enum Severity {
     Danger,
 }
 
-/// One reason for care, shown before consent (issue 4 item 2). Strings
+/// One reason for care, shown before consent. Strings
 /// from the URL are already safe for the terminal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Warning {
@@ -234,7 +234,7 @@ impl Warning {
     }
 }
 
-/// Why a URL cannot be opened (issue 4 item 2): only decline and cancel are
+/// Why a URL cannot be opened: only decline and cancel are
 /// offered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
@@ -340,7 +340,7 @@ impl UrlReview {
     }
 }
 
-/// Analyse `url` (issue 4 items 1 and 2). Never fails and never fetches:
+/// Analyse `url`. Never fails and never fetches:
 /// an unparseable URL gives a review with [`Refusal::Unparseable`].
 pub fn review(url: &str) -> UrlReview {
     let raw = url.to_owned();

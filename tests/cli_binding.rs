@@ -1,5 +1,5 @@
 //! `modify`, `capabilities` and `wrap` through the real binary, plus the
-//! capability library (issue 2 items 4 to 6; spec 4.4, 4.5).
+//! capability library.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! `ahp-elicit validate` through the real binary (issue 2 items 5 and 6):
+//! `ahp-elicit validate` through the real binary:
 //! every conformance vector, every example, the JSON output shape, error
 //! pointers, JSON Lines, and hostile bytes.
 

@@ -1,5 +1,5 @@
-//! modify(content) in all its branches, through the library (spec 4.4; seed
-//! "Elicitation modification target"; issue 2 item 4).
+//! modify(content) in all its branches, through the library (seed
+//! "Elicitation modification target").
 
 mod common;
 

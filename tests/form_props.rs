@@ -1,4 +1,4 @@
-//! Property test of the form state machine (issue 5 item 4, for the form
+//! Property test of the form state machine (for the form
 //! model): for the every-kind form and any key sequence, no panic, and every
 //! accepted content validates against its request (the binding's
 //! `check_content`).

@@ -1,4 +1,4 @@
-//! Scripted mode (issue 3 items 7 and 8) over every file in
+//! Scripted mode over every file in
 //! `../shared/examples/`: `--action` for every request, answers files in
 //! both shapes, refusals, and the URL launcher hook. Every accepted answer is
 //! turned into a result event by `make_result_event`, which validates it.

@@ -1,5 +1,4 @@
-//! The form state machine driven by key lists, with no terminal (issue 3
-//! item 11): filling the every-kind form, defaults, clearing, filter,
+//! The form state machine driven by key lists, with no terminal: filling the every-kind form, defaults, clearing, filter,
 //! multi-select limits, integer fractions, refused submit, review and back,
 //! decline, cancel.
 
@@ -164,7 +163,7 @@ fn integer_refuses_fraction_and_number_takes_exponent() {
     );
     let mut f = Form::new(&s, "m");
     // A typed fraction is kept as typed and marked invalid at once, never
-    // silently turned into another number (tester item 3: `2.5` was `25`).
+    // silently turned into another number (`2.5` was `25`).
     keys(&mut f, &typed("2.5"));
     assert_eq!(f.notice(), None);
     assert_eq!(f.shown_error(0).as_deref(), Some("must be a whole number"));
@@ -206,7 +205,7 @@ fn integer_refuses_fraction_and_number_takes_exponent() {
     );
 }
 
-/// Tester item 3: a paste that does not make a number of the field's type
+/// A paste that does not make a number of the field's type
 /// is refused whole, with a notice; a good paste is taken.
 #[test]
 fn number_paste_is_taken_whole_or_refused_whole() {
@@ -239,7 +238,7 @@ fn number_paste_is_taken_whole_or_refused_whole() {
     assert_eq!(f.content().expect("valid")["x"], json!(2.5));
 }
 
-/// Tester item 4: in a filtered list Home/End go to the first/last match,
+/// In a filtered list Home/End go to the first/last match,
 /// and the filter is always edited at its end.
 #[test]
 fn home_end_in_a_filtered_list_move_on_the_options() {
@@ -277,7 +276,7 @@ fn home_end_in_a_filtered_list_move_on_the_options() {
     assert_eq!(f.content().expect("valid")["o"], json!("opt29"));
 }
 
-/// Tester item 6: the article fits the kind.
+/// The article fits the kind.
 #[test]
 fn wrong_type_message_says_an_integer() {
     let s = schema(json!({"i": {"type": "integer"}}), &[]);

@@ -1,4 +1,4 @@
-//! The hostile-input corpus (issue 5 item 7): every case in
+//! The hostile-input corpus: every case in
 //! `tests/hostile/cases/` run through the real binary with its expected
 //! outcome. Regenerate the corpus with `python3 tests/hostile/make_corpus.py`.
 

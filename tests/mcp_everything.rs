@@ -1,5 +1,5 @@
 //! `ahp-elicit mcp` against the real reference server
-//! `@modelcontextprotocol/server-everything` (issue 6 item 4), over stdio
+//! `@modelcontextprotocol/server-everything`, over stdio
 //! and Streamable HTTP. Needs node and the packages that
 //! `.ci/mcp-setup.sh` installs into `.ci/mcp/node_modules`; without them
 //! these tests fail and say so.

@@ -1,5 +1,5 @@
 //! `ahp-elicit mcp` against a fake MCP server (tests/mcp_fake_server.py),
-//! over stdio and Streamable HTTP; no node needed (issue 6 item 5). The fake
+//! over stdio and Streamable HTTP; no node needed. The fake
 //! server sends ping, a form, a URL request, elicitation/complete, an
 //! unknown mode, invalid params and roots/list, and returns every answer in
 //! the tool result, which these tests read.

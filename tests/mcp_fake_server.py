@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A fake MCP server for ahp-elicit's adapter tests (issue 6 item 5).
+"""A fake MCP server for ahp-elicit's adapter tests.
 
 Runs over stdio (default) or Streamable HTTP (`--http`: prints `PORT <n>` on
 stdout, serves http://127.0.0.1:<n>/mcp). It offers the tools `probe` and

@@ -1,4 +1,4 @@
-//! Output faults end to end (issue 5 item 6), scripted (no terminal): a
+//! Output faults end to end, scripted (no terminal): a
 //! closed stdout ends the run quietly; results are flushed one event at a
 //! time; `--output FILE` never holds half a line after `kill -9`; bad lines
 //! in a JSON Lines stream are reported with their line numbers while the

@@ -1,4 +1,4 @@
-//! Property tests of the binding (issue 5 item 4): requests and results
+//! Property tests of the binding: requests and results
 //! survive a serialize/parse round trip with values and `_meta` intact.
 
 use ahp_elicit::binding::{

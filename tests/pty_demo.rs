@@ -1,4 +1,4 @@
-//! End to end in a real pseudo-terminal (issue 3 item 11; issue 5 item 5):
+//! End to end in a real pseudo-terminal:
 //! `ahp-elicit demo` with stdout redirected to a file, so the UI must draw on
 //! `/dev/tty` the way `respond` does in a pipeline. The pty size is set
 //! before the program starts (a 0x0 pty draws nothing).
@@ -71,7 +71,7 @@ fn assert_restored(drawn: &str) {
         "bracketed paste disabled again"
     );
     // The restore is the last thing written: nothing is drawn over the
-    // normal screen after leaving the alternate screen (tester item 1).
+    // normal screen after leaving the alternate screen.
     let at = drawn.rfind("\u{1b}[?1049l").unwrap_or_default();
     assert_eq!(
         &drawn[at + "\u{1b}[?1049l".len()..],
@@ -268,7 +268,7 @@ fn no_terminal_is_a_clear_error() {
     assert!(o.stdout.is_empty());
 }
 
-/// Tester item 7: at 40x12 the first frame shows the request's message
+/// At 40x12 the first frame shows the request's message
 /// (it starts at the top; no PageUp needed), and typing then goes to the
 /// focused first field.
 #[test]
@@ -287,7 +287,7 @@ fn first_frame_at_40x12_shows_the_message() {
     assert_eq!(inner, json!({"action": "cancel"}));
 }
 
-/// Tester item 5: in the real terminal a 4th check in "Languages"
+/// In the real terminal a 4th check in "Languages"
 /// (`maxItems: 3`) is refused with a notice on screen; the answer keeps 3.
 #[test]
 fn fourth_check_over_max_items_shows_a_notice() {

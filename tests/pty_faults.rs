@@ -1,4 +1,4 @@
-//! Terminal and process faults end to end (issue 5 item 5): the real
+//! Terminal and process faults end to end: the real
 //! `ahp-elicit respond` in a real pseudo-terminal, stdout redirected to a
 //! file. Ctrl-C cancels the current request, a second Ctrl-C quits and the
 //! rest still get `cancel`; `--timeout` cancels an unanswered request;

@@ -1,4 +1,4 @@
-//! URL mode end to end (issue 4 item 8): the real `ahp-elicit respond` in a
+//! URL mode end to end: the real `ahp-elicit respond` in a
 //! real pseudo-terminal, stdout redirected to a file (the UI draws on
 //! `/dev/tty`), `--browser` pointing at `tests/fixtures/record-browser.sh`,
 //! which appends each launch (its argument count and arguments) to a file.
@@ -164,7 +164,7 @@ fn consent_is_explicit_and_launches_once() {
     assert_eq!(rs[2].2, json!({"action": "cancel"}));
 }
 
-/// Each warning kind shows its sentence before consent (issue 4 item 2) and
+/// Each warning kind shows its sentence before consent and
 /// the URL stays openable. (Control and bidi characters cannot reach this
 /// screen: the binding refuses such a URL as not a `uri`; see
 /// `hidden_characters_are_refused_at_the_boundary`.)
@@ -369,7 +369,7 @@ fn errors_wait_until_the_terminal_is_given_back() {
 }
 
 /// `javascript:`, `file:`, `data:` and `ftp:` URLs offer no Open: `o` does
-/// nothing, only Decline and Cancel are there (issue 4 item 2).
+/// nothing, only Decline and Cancel are there.
 #[test]
 fn refused_schemes_offer_only_decline_and_cancel() {
     let dir = tempfile::tempdir().expect("tempdir");

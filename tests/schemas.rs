@@ -1,4 +1,4 @@
-//! The embedded schemas (issue 2 items 1 and 2): the wire root with its
+//! The embedded schemas: the wire root with its
 //! eight overlays and the text part, the generated MCP subset with its
 //! named schema.ts overrides, the open-upstream inputs the closed subset
 //! rejects, precise pointers, and asserted formats.

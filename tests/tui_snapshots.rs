@@ -1,4 +1,4 @@
-//! ratatui `TestBackend` snapshots (issue 3 item 11): each widget kind, the
+//! ratatui `TestBackend` snapshots: each widget kind, the
 //! whole every-kind form at 80x24 and 40x12, the review step, views that are
 //! not executable, the waiting screen and the below-minimum message.
 //! Text only (styles are covered by the theme tests).
@@ -333,7 +333,7 @@ fn screen_text(b: &TestBackend) -> String {
     out
 }
 
-/// Tester item 5: a 4th check with `maxItems: 3` is refused with a visible
+/// A 4th check with `maxItems: 3` is refused with a visible
 /// notice, at 80x24 and at 40x12.
 #[test]
 fn max_items_refusal_shows_a_notice() {
@@ -362,7 +362,7 @@ fn max_items_refusal_shows_a_notice() {
     }
 }
 
-/// Tester item 7: at 40x12 the first frame starts at the top, so the
+/// At 40x12 the first frame starts at the top, so the
 /// request's message is visible without PageUp (the TUI draws the first
 /// frame with `follow_focus` false).
 #[test]
@@ -382,7 +382,7 @@ fn first_frame_40x12_shows_the_message() {
     insta::assert_snapshot!(t.backend());
 }
 
-/// Tester item 7: an error under a focused field taller than the screen is
+/// An error under a focused field taller than the screen is
 /// shown whole (both wrapped lines), the input line staying visible.
 #[test]
 fn error_under_a_tall_focused_field_is_shown_whole_40x12() {
@@ -402,7 +402,7 @@ fn error_under_a_tall_focused_field_is_shown_whole_40x12() {
     insta::assert_snapshot!(b);
 }
 
-/// Tester item 3: a refused paste in an integer field is shown beside the
+/// A refused paste in an integer field is shown beside the
 /// field, whole, even at 40 columns (the footer clips it).
 #[test]
 fn refused_paste_notice_beside_the_field_40x12() {

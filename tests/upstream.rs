@@ -1,4 +1,4 @@
-//! `ahp-elicit upstream verify|extract|refresh` (issue 2 item 2): verify
+//! `ahp-elicit upstream verify|extract|refresh`: verify
 //! against the shared pinned files, a deterministic extraction equal to the
 //! committed file, refresh against a loopback HTTP server started here
 //! (good files and a tampered one), and clear failures on modified copies.

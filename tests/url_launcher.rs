@@ -1,4 +1,4 @@
-//! `--browser CMD` and consent (issue 4 items 3 and 7): a recording script
+//! `--browser CMD` and consent: a recording script
 //! stands in for the browser. Scripts run as `sh SCRIPT` so that no test
 //! executes a file another thread may still hold open for writing.
 

@@ -1,4 +1,4 @@
-//! `ahp-elicit capabilities` (issue 2 items 4 and 5; spec 4.5): print the
+//! `ahp-elicit capabilities`: print the
 //! elicitation capability this responder advertises, or map an MCP client
 //! capability object to AHP.
 //!

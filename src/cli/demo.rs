@@ -1,4 +1,4 @@
-//! `ahp-elicit demo [--theme NAME|PATH]` (issue 3 item 2): the terminal UI
+//! `ahp-elicit demo [--theme NAME|PATH]`: the terminal UI
 //! on a request embedded in the binary that has every field kind
 //! (`src/demo_request.json`, the shared every-kind example). When the person
 //! is done, the validated result event (built by

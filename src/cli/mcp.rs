@@ -1,5 +1,5 @@
 //! `ahp-elicit mcp`: connect to a live MCP server as a 2025-11-25 client,
-//! call a tool and answer its elicitations (issue 6). The session is
+//! call a tool and answer its elicitations. The session is
 //! [`crate::mcp::run_session`]; this file reads the flags and builds the
 //! responder.
 //!

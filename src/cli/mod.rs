@@ -1,7 +1,7 @@
 //! The command line: clap definitions and dispatch. Each command lives in
 //! its own module with its `Args` and a `run` returning the exit code.
 //!
-//! Exit codes (issue 2 and 3): 0 ok; 1 invalid input or a refused answer;
+//! Exit codes: 0 ok; 1 invalid input or a refused answer;
 //! 2 usage or I/O error, or no terminal.
 
 use clap::{Parser, Subcommand};
@@ -157,7 +157,7 @@ pub fn build_responder(
             "browser-command",
         ),
         // Scripted consent runs --browser if given and opens nothing
-        // otherwise (issue 4 item 7).
+        // otherwise.
         None if args.no_open || scripted.is_some() => {
             logged(Box::new(NoOpen::default()), "no-open")
         }

@@ -1,4 +1,4 @@
-//! `ahp-elicit modify` (issue 2 items 4 and 5; spec 4.4): apply a
+//! `ahp-elicit modify`: apply a
 //! `modify(content)` effect to a result event (or a `user.message.outbound`
 //! event) through [`crate::binding::effects`], and print the new event.
 //!

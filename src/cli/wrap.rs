@@ -1,4 +1,4 @@
-//! `ahp-elicit wrap` (issue 2 item 5): raw MCP `elicitation/create` params in,
+//! `ahp-elicit wrap`: raw MCP `elicitation/create` params in,
 //! a validated `user.elicitation.request` event out, through
 //! [`crate::binding::wrap_params`] (the params serialized whole into
 //! `request.text`, the mode written explicitly, nothing injected).

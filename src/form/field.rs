@@ -7,8 +7,7 @@ use tui_input::{Input, InputRequest};
 use crate::binding::content::check_value;
 use crate::binding::{Choice, Field, FieldKind};
 
-/// Option lists with at least this many options get type-to-filter (issue 3
-/// item 3).
+/// Option lists with at least this many options get type-to-filter.
 pub const FILTER_MIN_OPTIONS: usize = 10;
 
 /// The cursor and filter of a single or multi select.
@@ -293,7 +292,7 @@ impl FieldState {
     /// fraction is kept as typed and the field is marked invalid (`must be a
     /// whole number`, shown at once by [`FieldState::format_error`]), so
     /// typing never silently makes a different number (`3.0` stays `3.0`,
-    /// not `30`; tester report item 3). Returns a notice when a character
+    /// not `30`). Returns a notice when a character
     /// was refused.
     pub fn edit(&mut self, req: InputRequest) -> Option<String> {
         let integer = matches!(self.field.kind, FieldKind::Number { integer: true, .. });
@@ -344,7 +343,7 @@ impl FieldState {
     /// field the paste (without surrounding white space) is taken whole only
     /// when the text it makes is a number of the field's type; else it is
     /// refused whole with a notice (`2.5` pasted in an integer field is not
-    /// turned into `25`; tester report item 3).
+    /// turned into `25`).
     pub fn paste(&mut self, text: &str) -> Option<String> {
         let integer = matches!(self.field.kind, FieldKind::Number { integer: true, .. });
         if let FieldValue::Number { input } = &mut self.value {
@@ -388,7 +387,7 @@ impl FieldState {
     }
 
     /// Set the value from a JSON value, as a person would set it on the form
-    /// (scripted answers, issue 3 item 7). `null` clears the field.
+    /// (scripted answers). `null` clears the field.
     ///
     /// Errors: a sentence when the value cannot be entered in this widget
     /// (wrong type, an option that is not offered).

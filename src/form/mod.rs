@@ -5,7 +5,7 @@
 //! `tui` module draws a [`Form`] and feeds it [`Key`]s, the scripted
 //! responder sets values and submits through the same machine.
 //!
-//! Rules (issue 3 items 3 and 4):
+//! Rules:
 //! - defaults are pre-filled (including `0`, `false`, `""`), editable and
 //!   clearable (Ctrl-X leaves a field out of `content`);
 //! - an untouched optional field without a default is left out of `content`;
@@ -149,7 +149,7 @@ impl Form {
 
     /// The notice when it is about the focused field (a refused character,
     /// a refused paste, a refused check over `maxItems`): the screen shows it
-    /// beside the field, where the person looks (tester report item 3).
+    /// beside the field, where the person looks.
     pub fn field_notice(&self) -> Option<&str> {
         if self.notice_at_field {
             self.notice.as_deref()
@@ -215,7 +215,7 @@ impl Form {
         }
     }
 
-    /// Set a field's value from JSON as a person would (issue 3 item 7);
+    /// Set a field's value from JSON as a person would;
     /// `null` clears it.
     ///
     /// Errors: `'<name>' is not a field of the form`, or why the value does
@@ -295,7 +295,7 @@ impl Form {
                     Key::PageUp => Action::Move(-10),
                     Key::PageDown => Action::Move(10),
                     // Home/End go to the first/last option, filtered or not
-                    // (docs/keys.md; tester report item 4).
+                    // (docs/keys.md).
                     Key::Home => Action::First,
                     Key::End => Action::Last,
                     Key::Enter => Action::Toggle,

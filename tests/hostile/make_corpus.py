@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the hostile-input corpus (issue 5 item 7) into tests/hostile/cases/.
+"""Writes the hostile-input corpus into tests/hostile/cases/.
 
 Each case is a folder: `input` (the exact bytes fed to stdin, or
 `input.gen.json` {prefix, repeat, count, suffix} for a large one), `args.json`
