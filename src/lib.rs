@@ -19,6 +19,7 @@ pub mod notice;
 pub mod responder;
 pub mod safe_text;
 pub mod scripted;
+pub mod stream;
 #[cfg(feature = "tui")]
 pub mod tui;
 pub mod url_review;
