@@ -45,9 +45,10 @@ pub struct RespondArgs {
     /// `source.adapter` of the result events.
     #[arg(long, default_value = "ahp-elicit")]
     pub source_adapter: String,
-    /// Cancel a request left unanswered for this many seconds.
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
+    /// Cancel a request left unanswered this long: seconds (`120`) or a
+    /// duration (`2m`, `1.5s`); finite and positive.
+    #[arg(long, value_name = "DURATION", value_parser = super::parse_duration, allow_hyphen_values = true)]
+    pub timeout: Option<Duration>,
     /// Modes this responder advertises and answers (comma separated).
     #[arg(long, value_delimiter = ',', default_value = "form,url", value_parser = parse_mode)]
     pub modes: Vec<Mode>,
@@ -426,9 +427,7 @@ pub fn drive(
                             .filter(|i| matches!(i, Item::Event { .. }))
                             .count(),
                 },
-                deadline: args
-                    .timeout
-                    .map(|s| Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9))),
+                deadline: args.timeout.and_then(|d| Instant::now().checked_add(d)),
                 modes: args.modes.clone(),
             };
             responder.respond(&req, &cx)
