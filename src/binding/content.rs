@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-use super::form_schema::{is_integer, num_f64, Field, FieldKind, FormSchema, StringFormat};
+use super::form_schema::{cmp_numbers, is_integer, Field, FieldKind, FormSchema, StringFormat};
 use super::violation::{join, Violation};
 
 fn format_validators() -> &'static [jsonschema::Validator; 4] {
@@ -117,14 +117,15 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), String> {
             if *integer && !is_integer(n) {
                 return Err("must be a whole number".into());
             }
-            let x = num_f64(n);
+            // Exact: integers as integers, f64 only when a float is involved.
+            use std::cmp::Ordering::{Greater, Less};
             if let Some(min) = minimum {
-                if x < num_f64(min) {
+                if cmp_numbers(n, min).is_none_or(|o| o == Less) {
                     return Err(format!("must be at least {min}"));
                 }
             }
             if let Some(max) = maximum {
-                if x > num_f64(max) {
+                if cmp_numbers(n, max).is_none_or(|o| o == Greater) {
                     return Err(format!("must be at most {max}"));
                 }
             }
@@ -233,4 +234,38 @@ pub fn check_content(form: &FormSchema, content: &Map<String, Value>) -> Vec<Vio
         }
     }
     errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::form_schema::cmp_numbers;
+    use serde_json::Number;
+    use std::cmp::Ordering::{Equal, Greater, Less};
+
+    fn n(s: &str) -> Number {
+        serde_json::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn numbers_compare_exactly() {
+        let cases = [
+            ("9007199254740993", "9007199254740992", Greater),
+            ("9007199254740992", "9007199254740993", Less),
+            ("9007199254740993", "9007199254740992.0", Greater),
+            ("9007199254740992.0", "9007199254740993", Less),
+            ("18446744073709551615", "18446744073709551614", Greater),
+            ("18446744073709551615", "-9223372036854775808", Greater),
+            ("-9223372036854775808", "-9223372036854775807", Less),
+            ("3", "2.5", Greater),
+            ("-3", "-2.5", Less),
+            ("2", "2.0", Equal),
+            ("-2", "-2.0", Equal),
+            ("18446744073709551615", "1e300", Less),
+            ("-1", "-1e300", Greater),
+            ("0.5", "0.25", Greater),
+        ];
+        for (a, b, want) in cases {
+            assert_eq!(cmp_numbers(&n(a), &n(b)), Some(want), "{a} vs {b}");
+        }
+    }
 }
