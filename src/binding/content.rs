@@ -12,7 +12,9 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-use super::form_schema::{cmp_numbers, is_integer, Field, FieldKind, FormSchema, StringFormat};
+use super::form_schema::{
+    cmp_numbers, is_integer, Choice, Field, FieldKind, FormSchema, StringFormat,
+};
 use super::violation::{join, Violation};
 
 fn format_validators() -> &'static [jsonschema::Validator; 4] {
@@ -45,6 +47,39 @@ pub fn format_ok(format: StringFormat, s: &str) -> bool {
         StringFormat::DateTime => 3,
     };
     v[i].is_valid(&Value::String(s.to_owned()))
+}
+
+/// The options of a select indexed by value (value → position), built
+/// once in linear time; small lists are searched in place instead.
+#[derive(Debug, Clone)]
+pub struct OptionIndex<'a> {
+    options: &'a [Choice],
+    by_value: Option<std::collections::HashMap<&'a str, usize>>,
+}
+
+impl<'a> OptionIndex<'a> {
+    /// Lists longer than this get a hash index.
+    const SCAN_MAX: usize = 16;
+
+    /// Index `options` (the first position wins for a repeated value).
+    pub fn new(options: &'a [Choice]) -> Self {
+        let by_value = (options.len() > Self::SCAN_MAX).then(|| {
+            let mut m = std::collections::HashMap::with_capacity(options.len());
+            for (i, o) in options.iter().enumerate() {
+                m.entry(o.value.as_str()).or_insert(i);
+            }
+            m
+        });
+        OptionIndex { options, by_value }
+    }
+
+    /// The position of the option whose value is `value`.
+    pub fn position(&self, value: &str) -> Option<usize> {
+        match &self.by_value {
+            Some(m) => m.get(value).copied(),
+            None => self.options.iter().position(|o| o.value == value),
+        }
+    }
 }
 
 fn plural(n: u64, one: &str) -> String {
@@ -148,12 +183,15 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), String> {
             },
             Value::Array(items),
         ) => {
-            let mut seen = std::collections::HashSet::new();
+            // Options indexed once per check: membership and uniqueness
+            // in linear time (20,000 options and items are common enough).
+            let index = OptionIndex::new(options);
+            let mut seen = std::collections::HashSet::with_capacity(items.len());
             for it in items {
                 let Some(s) = it.as_str() else {
                     return Err("every selected item must be a string".into());
                 };
-                if !options.iter().any(|o| o.value == s) {
+                if index.position(s).is_none() {
                     return Err(format!("'{s}' is not one of the options"));
                 }
                 if !seen.insert(s) {
