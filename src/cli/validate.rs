@@ -127,14 +127,30 @@ pub struct Verdict {
     pub errors: Vec<Violation>,
 }
 
+/// At most this many requests seen in the inputs are remembered for the
+/// cross-check of later results (the oldest is forgotten first).
+pub const MAX_REMEMBERED: usize = 10_000;
+/// At most this many bytes of request event text are remembered (the
+/// oldest requests are forgotten first).
+pub const MAX_REMEMBERED_BYTES: usize = 64 * 1024 * 1024;
+
 /// Validates events one by one, remembering valid request events so that
-/// later results are checked against them.
+/// later results are checked against them. Memory is bounded: at most
+/// [`MAX_REMEMBERED`] requests and [`MAX_REMEMBERED_BYTES`] of their text;
+/// a result whose request was forgotten is checked on its own, as one
+/// whose request was never seen (never an error).
 #[derive(Debug, Default)]
 pub struct Checker {
     /// Requests from `--request` (when non-empty, the only ones used).
     reference: Vec<RequestEvent>,
-    /// Valid requests seen so far, by id.
-    seen: HashMap<String, RequestEvent>,
+    /// Valid requests seen so far, by id: (arrival number, text size, request).
+    seen: HashMap<String, (u64, usize, RequestEvent)>,
+    /// Arrival order of `seen`: (arrival number, id).
+    order: std::collections::VecDeque<(u64, String)>,
+    /// Bytes of the remembered requests' text.
+    bytes: usize,
+    /// Requests remembered so far (the next arrival number).
+    arrivals: u64,
 }
 
 impl Checker {
@@ -142,7 +158,39 @@ impl Checker {
     pub fn new(reference: Vec<RequestEvent>) -> Self {
         Checker {
             reference,
-            seen: HashMap::new(),
+            ..Checker::default()
+        }
+    }
+
+    /// How many requests are remembered now.
+    pub fn remembered(&self) -> usize {
+        self.seen.len()
+    }
+
+    fn remember(&mut self, req: RequestEvent, size: usize) {
+        let n = self.arrivals;
+        self.arrivals += 1;
+        self.order.push_back((n, req.id.clone()));
+        self.bytes += size;
+        if let Some((_, old, _)) = self.seen.insert(req.id.clone(), (n, size, req)) {
+            self.bytes -= old;
+        }
+        while self.seen.len() > MAX_REMEMBERED || self.bytes > MAX_REMEMBERED_BYTES {
+            let Some((n, id)) = self.order.pop_front() else {
+                break;
+            };
+            // An id seen again later is remembered under its newer arrival.
+            if self.seen.get(&id).is_some_and(|(m, _, _)| *m == n) {
+                if let Some((_, size, _)) = self.seen.remove(&id) {
+                    self.bytes -= size;
+                }
+            }
+        }
+        // Entries of ids seen again are dropped from the order as they come up.
+        if self.order.len() > 2 * MAX_REMEMBERED {
+            let seen = &self.seen;
+            self.order
+                .retain(|(n, id)| seen.get(id).is_some_and(|(m, _, _)| m == n));
         }
     }
 
@@ -163,7 +211,7 @@ impl Checker {
                 )),
             };
         }
-        Ok(self.seen.get(&res.parent_event_id))
+        Ok(self.seen.get(&res.parent_event_id).map(|(_, _, r)| r))
     }
 
     /// Validate one event text (see the module doc).
@@ -183,7 +231,7 @@ impl Checker {
         let errors = match ty.as_deref() {
             Some(REQUEST_TYPE) => match read_request_event(&v) {
                 Ok(r) => {
-                    self.seen.insert(r.id.clone(), r);
+                    self.remember(r, bytes.len());
                     Vec::new()
                 }
                 Err(e) => e,
@@ -413,5 +461,60 @@ pub fn run(args: ValidateArgs) -> u8 {
         super::EXIT_USAGE
     } else {
         worst
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binding::{make_result_event, Action, Answer, ResultMeta};
+
+    /// The confirm example as (event text with id `id`, a result to it whose
+    /// `confirm` is the string "yes": valid alone, invalid against the form).
+    fn pair(id: &str) -> (Vec<u8>, Vec<u8>) {
+        let text = include_str!("../../examples/form-confirm-mode-omitted.request.json");
+        let mut v: Value = serde_json::from_str(text).unwrap();
+        v["id"] = json!(id);
+        let req = read_request_event(&v).unwrap();
+        let mut content = serde_json::Map::new();
+        content.insert("confirm".into(), json!(true));
+        let answer = Answer {
+            action: Action::Accept,
+            content: Some(content),
+        };
+        let res = make_result_event(&req, &answer, &ResultMeta::default()).unwrap();
+        let tampered = res
+            .to_string()
+            .replace(r#"\"confirm\":true"#, r#"\"confirm\":\"yes\""#);
+        assert_ne!(tampered, res.to_string());
+        (v.to_string().into_bytes(), tampered.into_bytes())
+    }
+
+    #[test]
+    fn the_request_map_is_bounded_and_a_forgotten_request_is_not_an_error() {
+        let (first, first_res) = pair("evt-first");
+        let mut c = Checker::new(Vec::new());
+        assert!(c.check(&first).errors.is_empty());
+        let v = c.check(&first_res);
+        assert_eq!(v.errors.len(), 1, "cross-checked: {:?}", v.errors);
+        assert_eq!(v.errors[0].rule, "content-value");
+        let template = String::from_utf8(first.clone()).unwrap();
+        for i in 0..MAX_REMEMBERED {
+            let req = template.replace("\"evt-first\"", &format!("\"evt-{i}\""));
+            assert!(c.check(req.as_bytes()).errors.is_empty());
+        }
+        assert_eq!(c.remembered(), MAX_REMEMBERED);
+        // The first request was forgotten: its result is checked on its own.
+        assert_eq!(c.check(&first_res).errors, Vec::new());
+        // The latest is still remembered and cross-checked.
+        let (_, last_res) = pair(&format!("evt-{}", MAX_REMEMBERED - 1));
+        assert_eq!(c.check(&last_res).errors[0].rule, "content-value");
+        // An id seen again is remembered under its newer arrival.
+        let (again, again_res) = pair("evt-0");
+        assert!(c.check(&again).errors.is_empty());
+        let (one_more, _) = pair("evt-one-more");
+        assert!(c.check(&one_more).errors.is_empty());
+        assert_eq!(c.check(&again_res).errors[0].rule, "content-value");
+        assert!(c.remembered() <= MAX_REMEMBERED);
     }
 }
