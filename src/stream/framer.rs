@@ -15,7 +15,14 @@
 //! piece is framed on its own; otherwise the broken text runs up to the
 //! next line that starts with `{` and is reported as one
 //! [`Frame::Broken`]. The same split applies to a value still open at end
-//! of input.
+//! of input. Stray text outside any value (a line that does not start a
+//! JSON object or array) is one [`Frame::Broken`] per line, or a
+//! [`Frame::Value`] when it is a bare scalar such as `42`.
+//!
+//! A known limit: a line cut short right where a value may follow (after
+//! `:` or `,`), followed by exactly one complete event and then a pause,
+//! reads as that event continuing the cut one until more input (or the end
+//! of input) shows otherwise.
 //!
 //! The framer only frames: a [`Frame::Value`] is structurally one JSON
 //! value, and its text is still parsed (numbers, escapes, UTF-8) by the
@@ -157,8 +164,38 @@ impl Framer {
     /// Frame `chunk`, the next bytes of the input, appending every frame
     /// it completes to `out`.
     pub fn push(&mut self, chunk: &[u8], out: &mut Vec<Frame>) {
-        for &b in chunk {
+        let mut i = 0;
+        while let Some(&b) = chunk.get(i) {
+            if let Mode::Str { escape: false, .. } = self.mode {
+                // Fast path: the plain run of a string, kept in one copy.
+                let run = chunk[i..]
+                    .iter()
+                    .position(|&c| matches!(c, b'"' | b'\\' | b'\n'))
+                    .unwrap_or(chunk.len() - i);
+                if run > 0 {
+                    self.keep_all(&chunk[i..i + run]);
+                    self.bol = false;
+                    i += run;
+                    continue;
+                }
+            }
             self.byte(b, out);
+            i += 1;
+        }
+    }
+
+    /// [`Framer::keep`] for a run of bytes with no line feed.
+    fn keep_all(&mut self, run: &[u8]) {
+        self.len += run.len();
+        if self.over {
+            return;
+        }
+        if self.held.len() + run.len() > self.limit {
+            self.over = true;
+            self.held = Vec::new();
+            self.marks = Vec::new();
+        } else {
+            self.held.extend_from_slice(run);
         }
     }
 
