@@ -643,6 +643,41 @@ mod tests {
         assert_eq!(whole.len(), 4, "{whole:?}");
     }
 
+    /// Bytes that look like JSON text often: structure, strings, escapes,
+    /// line feeds and column-0 braces.
+    fn jsonish() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let token = prop::sample::select(vec![
+            "{", "}", "[", "]", ":", ",", "\"", "\\", "\n", "\n{", " ", "1", "true", "\"k\"",
+            "\"a b\"", "x", "\u{e9}",
+        ]);
+        prop::collection::vec(token, 0..60).prop_map(|t| t.concat().into_bytes())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn framing_does_not_depend_on_chunks(data in jsonish(), step in 1usize..9, small in proptest::bool::ANY) {
+            let limit = if small { 24 } else { 1 << 20 };
+            let whole = frame_all(&data, limit);
+            let mut f = Framer::new(limit);
+            let mut cut = Vec::new();
+            for c in data.chunks(step) {
+                f.push(c, &mut cut);
+            }
+            f.finish(&mut cut);
+            proptest::prop_assert_eq!(&whole, &cut);
+            for fr in &whole {
+                if let Frame::Value { bytes, .. } | Frame::Broken { bytes, .. } = fr {
+                    proptest::prop_assert!(bytes.len() <= limit && !bytes.is_empty());
+                }
+            }
+            if data.len() <= limit && serde_json::from_slice::<serde_json::Value>(&data).is_ok() {
+                let one = matches!(&whole[..], [Frame::Value { bytes, .. }] if bytes[..] == *data.trim_ascii());
+                proptest::prop_assert!(one, "{:?}", whole);
+            }
+        }
+    }
+
     #[test]
     fn reader_frames_in_order() {
         let mut got = Vec::new();
