@@ -22,6 +22,7 @@ pub mod responder;
 pub mod safe_text;
 pub mod scripted;
 pub mod session;
+pub mod stream;
 #[cfg(feature = "tui")]
 pub mod tui;
 pub mod url_review;

@@ -214,7 +214,7 @@ fn every_help_lists_exit_statuses_and_values() {
         assert!(help(sub).contains("--theme <NAME|PATH>"), "{sub}");
     }
     let mcp = help("mcp");
-    assert!(mcp.contains("--timeout <SECS>"), "{mcp}");
+    assert!(mcp.contains("--timeout <DURATION>"), "{mcp}");
     assert!(mcp.contains("--log <FILE>"), "{mcp}");
 }
 

@@ -73,14 +73,15 @@ pub struct McpArgs {
     /// subset rule.
     #[arg(long, value_enum, default_value = "compatible", value_name = "POLICY")]
     pub schema_policy: SchemaPolicy,
-    /// Cancel an elicitation left unanswered for this many seconds; also
-    /// bounds the wait for a browser flow after a -32042 error.
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
+    /// Cancel an elicitation left unanswered this long: seconds (`120`) or a
+    /// duration (`2m`, `1.5s`); finite and positive. Also bounds the wait
+    /// for a browser flow after a -32042 error.
+    #[arg(long, value_name = "DURATION", value_parser = super::parse_duration, allow_hyphen_values = true)]
+    pub timeout: Option<std::time::Duration>,
     /// How long the server may take to answer `initialize` (and
-    /// `tools/list`), in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
-    pub connect_timeout: f64,
+    /// `tools/list`): seconds or a duration, as for --timeout.
+    #[arg(long, value_name = "DURATION", default_value = "30", value_parser = super::parse_duration, allow_hyphen_values = true)]
+    pub connect_timeout: std::time::Duration,
     /// `source.adapter` of the request events (default mcp-stdio or mcp-http).
     #[arg(long, value_name = "NAME")]
     pub source_adapter: Option<String>,
@@ -170,14 +171,6 @@ impl crate::responder::Responder for Session {
     }
 }
 
-/// Seconds from a flag as a duration. Errors: a sentence naming the flag.
-fn seconds(flag: &str, v: f64) -> Result<std::time::Duration, String> {
-    std::time::Duration::try_from_secs_f64(v)
-        .ok()
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| format!("{flag}: '{v}' is not a positive number of seconds"))
-}
-
 fn usage(msg: &str) -> u8 {
     crate::notice::say(format!("ahp-elicit mcp: {msg}"));
     EXIT_USAGE
@@ -200,14 +193,7 @@ pub fn run(args: McpArgs) -> u8 {
     if modes.is_empty() {
         return usage("--modes: give at least one of form, url");
     }
-    let timeout = match args.timeout.map(|t| seconds("--timeout", t)).transpose() {
-        Ok(t) => t,
-        Err(e) => return usage(&e),
-    };
-    let connect_timeout = match seconds("--connect-timeout", args.connect_timeout) {
-        Ok(t) => t,
-        Err(e) => return usage(&e),
-    };
+    let (timeout, connect_timeout) = (args.timeout, args.connect_timeout);
     let arguments = match &args.args {
         None => Map::new(),
         Some(text) => match serde_json::from_str::<Value>(text) {

@@ -2,21 +2,22 @@
 //! root and the binding, one report per event.
 //!
 //! Input: each FILE (or `-`, stdin; the default) holds one JSON event
-//! (pretty-printed or not) or JSON Lines of events. How an input is read
-//! ([`split_input`]):
-//! - an input of at most [`MAX_EVENT_BYTES`] is first tried whole as one
-//!   JSON value; if that fails and some line starting with `{` is a complete
-//!   JSON value by itself, the input is JSON Lines and every non-blank line
-//!   is one event (bad lines are reported with their line number);
-//!   otherwise the input is one (broken) document and its error is reported;
-//! - a larger input cannot be one event, so it is read as JSON Lines with
-//!   bounded memory: a line over the limit is reported and skipped unread.
+//! (pretty-printed or not), JSON Lines of events, or several documents. An
+//! input is read ([`split_input`]) by the incremental framer of
+//! [`crate::stream`], the same as `respond`'s: one pass, bounded memory;
+//! broken or truncated text is reported with its line number and the events
+//! after it are still read; an event over [`MAX_EVENT_BYTES`] is reported
+//! (rule `limits`) and skipped unread.
 //!
 //! Each event goes through [`crate::binding`]: [`parse_json`] (limits, UTF-8,
 //! syntax), then by `type`: [`read_request_event`], [`read_result_event`]
 //! (and [`check_answer`] against the request with id equal to its
 //! `parentEventId`: from `--request FILE`, else one seen earlier in the
 //! inputs), or for the other event types [`schemas::validate_event`].
+//! Memory stays bounded on endless streams: the requests kept for that
+//! cross-check are the latest [`MAX_REMEMBERED`] (10,000) within
+//! [`MAX_REMEMBERED_BYTES`] (64 MiB) of text; a result whose request was
+//! forgotten is checked on its own, as one whose request was never seen.
 //!
 //! Output (stdout): text, one line per event `<file>:<line>: <id>: valid`
 //! or `<file>:<line>: <id>: invalid` followed by indented `pointer [rule] message` lines
@@ -29,7 +30,7 @@
 //! event); 2 usage or an input that cannot be read.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
@@ -41,6 +42,7 @@ use crate::binding::{
     ResultEvent, Violation,
 };
 use crate::safe_text::display;
+use crate::stream::Frame;
 
 /// The eight event types of the binding (spec 3).
 pub const EVENT_TYPES: [&str; 8] = [
@@ -68,7 +70,8 @@ pub enum Format {
 #[command(after_help = "\
 Each input is one JSON event or JSON Lines of events. Results are checked against \
 the request with id equal to their parentEventId: from --request FILE, else one seen \
-earlier in the inputs (a result with no known request is checked on its own).\n\n\
+earlier in the inputs (the latest 10,000 requests, within 64 MiB, are kept; a result \
+with no known request is checked on its own).\n\n\
 Exit status: 0 all events valid, 1 some event invalid, 2 usage or unreadable input.")]
 pub struct ValidateArgs {
     /// Files to validate; `-` is stdin (the default when none is given).
@@ -92,113 +95,30 @@ pub struct Chunk {
     pub bytes: Result<Vec<u8>, Violation>,
 }
 
-fn blank(b: &[u8]) -> bool {
-    b.iter().all(u8::is_ascii_whitespace)
-}
-
-fn first_line(buf: &[u8]) -> usize {
-    buf.split(|&b| b == b'\n')
-        .position(|l| !blank(l))
-        .unwrap_or(0)
-        + 1
-}
-
-fn trim_eol(l: &[u8]) -> &[u8] {
-    let l = l.strip_suffix(b"\n").unwrap_or(l);
-    l.strip_suffix(b"\r").unwrap_or(l)
-}
-
-fn parses_alone(l: &[u8]) -> bool {
-    let t = l.trim_ascii_start();
-    t.first() == Some(&b'{') && serde_json::from_slice::<serde::de::IgnoredAny>(t).is_ok()
-}
-
-/// Split one input into events (see the module doc for the rule), calling
-/// `each` for every event in order.
+/// Split one input into events with the incremental
+/// [`Framer`](crate::stream::Framer) (see the module doc), calling `each`
+/// for every event in order. Broken or truncated text is passed on as it
+/// is (parsing it names the syntax error); a value over [`MAX_EVENT_BYTES`]
+/// is skipped unread and passed on as a `limits` violation.
 ///
 /// Errors: only a read error of the input.
-pub fn split_input<R: Read>(mut input: R, mut each: impl FnMut(Chunk)) -> std::io::Result<()> {
-    let mut buf = Vec::new();
-    input
-        .by_ref()
-        .take(MAX_EVENT_BYTES as u64 + 1)
-        .read_to_end(&mut buf)?;
-    if buf.len() <= MAX_EVENT_BYTES {
-        if blank(&buf) {
-            return Ok(());
-        }
-        let whole = serde_json::from_slice::<serde::de::IgnoredAny>(&buf).is_ok();
-        if !whole && buf.split(|&b| b == b'\n').any(parses_alone) {
-            for (i, l) in buf.split(|&b| b == b'\n').enumerate() {
-                if !blank(l) {
-                    each(Chunk {
-                        line: i + 1,
-                        bytes: Ok(trim_eol(l).to_vec()),
-                    });
-                }
-            }
-        } else {
-            let line = first_line(&buf);
-            each(Chunk {
-                line,
-                bytes: Ok(buf),
-            });
-        }
-        return Ok(());
-    }
-    // Too large for one event: JSON Lines, never holding more than one line
-    // of at most the event limit.
-    let mut r = BufReader::new(std::io::Cursor::new(buf).chain(input));
-    let mut line_no = 0usize;
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let mut total = 0usize;
-        loop {
-            let avail = match r.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if avail.is_empty() {
-                break;
-            }
-            let (n, done) = match avail.iter().position(|&b| b == b'\n') {
-                Some(i) => (i + 1, true),
-                None => (avail.len(), false),
-            };
-            if total + n <= MAX_EVENT_BYTES + 2 {
-                line.extend_from_slice(&avail[..n]);
-            }
-            total += n;
-            r.consume(n);
-            if done {
-                break;
-            }
-        }
-        if total == 0 {
-            return Ok(());
-        }
-        line_no += 1;
-        let body = trim_eol(&line);
-        if total > MAX_EVENT_BYTES + 2 || body.len() > MAX_EVENT_BYTES {
-            each(Chunk {
-                line: line_no,
-                bytes: Err(Violation::new(
-                    "",
-                    "limits",
-                    format!(
-                        "the line holds {total} bytes, over the limit of {MAX_EVENT_BYTES} bytes per event"
-                    ),
-                )),
-            });
-        } else if !blank(body) {
-            each(Chunk {
-                line: line_no,
-                bytes: Ok(body.to_vec()),
-            });
-        }
-    }
+pub fn split_input<R: Read>(input: R, mut each: impl FnMut(Chunk)) -> std::io::Result<()> {
+    let reader = BufReader::with_capacity(64 * 1024, input);
+    crate::stream::frame_reader(reader, MAX_EVENT_BYTES, |f| {
+        let line = f.line();
+        let bytes = match f {
+            Frame::Value { bytes, .. } | Frame::Broken { bytes, .. } => Ok(bytes),
+            Frame::TooLong { len, .. } => Err(Violation::new(
+                "",
+                "limits",
+                format!(
+                    "the event holds {len} bytes or more, over the limit of {MAX_EVENT_BYTES} bytes per event"
+                ),
+            )),
+        };
+        each(Chunk { line, bytes });
+        true
+    })
 }
 
 /// The verdict on one event.
@@ -212,14 +132,30 @@ pub struct Verdict {
     pub errors: Vec<Violation>,
 }
 
+/// At most this many requests seen in the inputs are remembered for the
+/// cross-check of later results (the oldest is forgotten first).
+pub const MAX_REMEMBERED: usize = 10_000;
+/// At most this many bytes of request event text are remembered (the
+/// oldest requests are forgotten first).
+pub const MAX_REMEMBERED_BYTES: usize = 64 * 1024 * 1024;
+
 /// Validates events one by one, remembering valid request events so that
-/// later results are checked against them.
+/// later results are checked against them. Memory is bounded: at most
+/// [`MAX_REMEMBERED`] requests and [`MAX_REMEMBERED_BYTES`] of their text;
+/// a result whose request was forgotten is checked on its own, as one
+/// whose request was never seen (never an error).
 #[derive(Debug, Default)]
 pub struct Checker {
     /// Requests from `--request` (when non-empty, the only ones used).
     reference: Vec<RequestEvent>,
-    /// Valid requests seen so far, by id.
-    seen: HashMap<String, RequestEvent>,
+    /// Valid requests seen so far, by id: (arrival number, text size, request).
+    seen: HashMap<String, (u64, usize, RequestEvent)>,
+    /// Arrival order of `seen`: (arrival number, id).
+    order: std::collections::VecDeque<(u64, String)>,
+    /// Bytes of the remembered requests' text.
+    bytes: usize,
+    /// Requests remembered so far (the next arrival number).
+    arrivals: u64,
 }
 
 impl Checker {
@@ -227,7 +163,39 @@ impl Checker {
     pub fn new(reference: Vec<RequestEvent>) -> Self {
         Checker {
             reference,
-            seen: HashMap::new(),
+            ..Checker::default()
+        }
+    }
+
+    /// How many requests are remembered now.
+    pub fn remembered(&self) -> usize {
+        self.seen.len()
+    }
+
+    fn remember(&mut self, req: RequestEvent, size: usize) {
+        let n = self.arrivals;
+        self.arrivals += 1;
+        self.order.push_back((n, req.id.clone()));
+        self.bytes += size;
+        if let Some((_, old, _)) = self.seen.insert(req.id.clone(), (n, size, req)) {
+            self.bytes -= old;
+        }
+        while self.seen.len() > MAX_REMEMBERED || self.bytes > MAX_REMEMBERED_BYTES {
+            let Some((n, id)) = self.order.pop_front() else {
+                break;
+            };
+            // An id seen again later is remembered under its newer arrival.
+            if self.seen.get(&id).is_some_and(|(m, _, _)| *m == n) {
+                if let Some((_, size, _)) = self.seen.remove(&id) {
+                    self.bytes -= size;
+                }
+            }
+        }
+        // Entries of ids seen again are dropped from the order as they come up.
+        if self.order.len() > 2 * MAX_REMEMBERED {
+            let seen = &self.seen;
+            self.order
+                .retain(|(n, id)| seen.get(id).is_some_and(|(m, _, _)| m == n));
         }
     }
 
@@ -248,7 +216,7 @@ impl Checker {
                 )),
             };
         }
-        Ok(self.seen.get(&res.parent_event_id))
+        Ok(self.seen.get(&res.parent_event_id).map(|(_, _, r)| r))
     }
 
     /// Validate one event text (see the module doc).
@@ -268,7 +236,7 @@ impl Checker {
         let errors = match ty.as_deref() {
             Some(REQUEST_TYPE) => match read_request_event(&v) {
                 Ok(r) => {
-                    self.seen.insert(r.id.clone(), r);
+                    self.remember(r, bytes.len());
                     Vec::new()
                 }
                 Err(e) => e,
@@ -552,5 +520,60 @@ pub fn run(args: ValidateArgs) -> u8 {
         super::EXIT_USAGE
     } else {
         worst
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binding::{make_result_event, Action, Answer, ResultMeta};
+
+    /// The confirm example as (event text with id `id`, a result to it whose
+    /// `confirm` is the string "yes": valid alone, invalid against the form).
+    fn pair(id: &str) -> (Vec<u8>, Vec<u8>) {
+        let text = include_str!("../../examples/form-confirm-mode-omitted.request.json");
+        let mut v: Value = serde_json::from_str(text).unwrap();
+        v["id"] = json!(id);
+        let req = read_request_event(&v).unwrap();
+        let mut content = serde_json::Map::new();
+        content.insert("confirm".into(), json!(true));
+        let answer = Answer {
+            action: Action::Accept,
+            content: Some(content),
+        };
+        let res = make_result_event(&req, &answer, &ResultMeta::default()).unwrap();
+        let tampered = res
+            .to_string()
+            .replace(r#"\"confirm\":true"#, r#"\"confirm\":\"yes\""#);
+        assert_ne!(tampered, res.to_string());
+        (v.to_string().into_bytes(), tampered.into_bytes())
+    }
+
+    #[test]
+    fn the_request_map_is_bounded_and_a_forgotten_request_is_not_an_error() {
+        let (first, first_res) = pair("evt-first");
+        let mut c = Checker::new(Vec::new());
+        assert!(c.check(&first).errors.is_empty());
+        let v = c.check(&first_res);
+        assert_eq!(v.errors.len(), 1, "cross-checked: {:?}", v.errors);
+        assert_eq!(v.errors[0].rule, "content-value");
+        let template = String::from_utf8(first.clone()).unwrap();
+        for i in 0..MAX_REMEMBERED {
+            let req = template.replace("\"evt-first\"", &format!("\"evt-{i}\""));
+            assert!(c.check(req.as_bytes()).errors.is_empty());
+        }
+        assert_eq!(c.remembered(), MAX_REMEMBERED);
+        // The first request was forgotten: its result is checked on its own.
+        assert_eq!(c.check(&first_res).errors, Vec::new());
+        // The latest is still remembered and cross-checked.
+        let (_, last_res) = pair(&format!("evt-{}", MAX_REMEMBERED - 1));
+        assert_eq!(c.check(&last_res).errors[0].rule, "content-value");
+        // An id seen again is remembered under its newer arrival.
+        let (again, again_res) = pair("evt-0");
+        assert!(c.check(&again).errors.is_empty());
+        let (one_more, _) = pair("evt-one-more");
+        assert!(c.check(&one_more).errors.is_empty());
+        assert_eq!(c.check(&again_res).errors[0].rule, "content-value");
+        assert!(c.remembered() <= MAX_REMEMBERED);
     }
 }

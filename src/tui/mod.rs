@@ -551,7 +551,14 @@ impl Responder for TuiResponder {
             let armed = self.wait_armed.then_some(
                 "Press Ctrl-C again to quit (the remaining requests will be cancelled).",
             );
-            let notice: Vec<&str> = [shown.status.as_deref(), keys, armed]
+            // Messages held until exit (e.g. bad input lines) are counted
+            // here, so errors are seen while waiting.
+            let held = crate::notice::held_summary().map(|(n, latest)| {
+                let s = if n == 1 { "" } else { "s" };
+                let latest = crate::safe_text::display(&latest).into_owned();
+                format!("{n} message{s} shown on exit; latest: {latest}")
+            });
+            let notice: Vec<&str> = [shown.status.as_deref(), keys, armed, held.as_deref()]
                 .into_iter()
                 .flatten()
                 .collect();
