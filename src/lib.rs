@@ -20,6 +20,7 @@ pub mod plain;
 pub mod responder;
 pub mod safe_text;
 pub mod scripted;
+pub mod stream;
 #[cfg(feature = "tui")]
 pub mod tui;
 pub mod url_review;

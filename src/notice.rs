@@ -2,20 +2,56 @@
 //! the screen (a message written then would land on the alternate screen,
 //! garble the frame and vanish on exit) and written once the terminal is
 //! given back. Used by `respond` and `mcp`.
+//!
+//! What is held is bounded: at most [`MAX_HELD`] messages and
+//! [`MAX_HELD_BYTES`] bytes; later ones are counted, and written as one
+//! "N more messages" line, so a flood of bad input cannot fill memory.
+
+/// At most this many messages are held.
+pub const MAX_HELD: usize = 200;
+/// At most this many bytes of messages are held.
+pub const MAX_HELD_BYTES: usize = 256 * 1024;
+
+/// Messages held while the terminal UI is on screen.
+#[derive(Debug, Default)]
+struct Held {
+    msgs: Vec<String>,
+    bytes: usize,
+    /// Messages not kept (over a bound).
+    more: usize,
+    /// The latest message's first line, clipped (kept or not).
+    latest: String,
+}
 
 /// Messages held back while the terminal UI owns the screen (see
 /// [`HoldStderr`]); `None`: write at once.
-static HELD: std::sync::Mutex<Option<Vec<String>>> = std::sync::Mutex::new(None);
+static HELD: std::sync::Mutex<Option<Held>> = std::sync::Mutex::new(None);
 
 /// Write one message to stderr, or hold it while [`HoldStderr`] is active.
 pub fn say(msg: String) {
     if let Ok(mut held) = HELD.lock() {
-        if let Some(v) = held.as_mut() {
-            v.push(msg);
+        if let Some(h) = held.as_mut() {
+            h.latest = msg.lines().next().unwrap_or("").chars().take(300).collect();
+            if h.msgs.len() < MAX_HELD && h.bytes + msg.len() <= MAX_HELD_BYTES {
+                h.bytes += msg.len();
+                h.msgs.push(msg);
+            } else {
+                h.more += 1;
+            }
             return;
         }
     }
     eprintln!("{msg}");
+}
+
+/// While messages are held: how many were said (kept or not) and the first
+/// line of the latest, for a waiting screen to show. None when nothing is
+/// held.
+pub fn held_summary() -> Option<(usize, String)> {
+    let held = HELD.lock().ok()?;
+    let h = held.as_ref()?;
+    let n = h.msgs.len() + h.more;
+    (n > 0).then(|| (n, h.latest.clone()))
 }
 
 /// While the terminal UI is on screen and stderr is that terminal, a
@@ -32,7 +68,7 @@ impl HoldStderr {
     pub fn start(hold: bool) -> HoldStderr {
         if hold {
             if let Ok(mut held) = HELD.lock() {
-                *held = Some(Vec::new());
+                *held = Some(Held::default());
             }
         }
         HoldStderr
@@ -41,9 +77,18 @@ impl HoldStderr {
 
 impl Drop for HoldStderr {
     fn drop(&mut self) {
-        let msgs = HELD.lock().ok().and_then(|mut h| h.take());
-        for m in msgs.into_iter().flatten() {
-            eprintln!("{m}");
+        let held = HELD.lock().ok().and_then(|mut h| h.take());
+        if let Some(h) = held {
+            for m in h.msgs {
+                eprintln!("{m}");
+            }
+            if h.more > 0 {
+                eprintln!(
+                    "ahp-elicit: {} more message{} not shown",
+                    h.more,
+                    if h.more == 1 { "" } else { "s" }
+                );
+            }
         }
     }
 }
@@ -52,8 +97,46 @@ impl Drop for HoldStderr {
 /// screen (it writes whole lines), so messages can go out at once, between
 /// its lines, where a person hears them in order.
 pub fn release() {
-    let msgs = HELD.lock().ok().and_then(|mut h| h.take());
-    for m in msgs.into_iter().flatten() {
-        eprintln!("{m}");
+    let held = HELD.lock().ok().and_then(|mut h| h.take());
+    if let Some(h) = held {
+        for m in h.msgs {
+            eprintln!("{m}");
+        }
+        if h.more > 0 {
+            eprintln!(
+                "ahp-elicit: {} more message{} not shown",
+                h.more,
+                if h.more == 1 { "" } else { "s" }
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flood_is_held_within_bounds_and_counted() {
+        let guard = HoldStderr::start(true);
+        for i in 0..10_000 {
+            say(format!(
+                "ahp-elicit: line {i}: not a JSON event: {}",
+                "x".repeat(100)
+            ));
+        }
+        // (Other tests of this process may say something meanwhile.)
+        let (n, latest) = held_summary().expect("held");
+        assert!(n >= 10_000, "{n}");
+        assert!(latest.chars().count() <= 300, "{latest}");
+        {
+            let held = HELD.lock().unwrap();
+            let h = held.as_ref().unwrap();
+            assert_eq!(h.msgs.len(), MAX_HELD);
+            assert!(h.bytes <= MAX_HELD_BYTES);
+            assert!(h.more >= 10_000 - MAX_HELD, "{}", h.more);
+        }
+        drop(guard);
+        assert_eq!(held_summary(), None);
     }
 }

@@ -12,7 +12,9 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-use super::form_schema::{is_integer, num_f64, Field, FieldKind, FormSchema, StringFormat};
+use super::form_schema::{
+    cmp_numbers, is_integer, Choice, Field, FieldKind, FormSchema, StringFormat,
+};
 use super::violation::{join, Violation};
 
 fn format_validators() -> &'static [jsonschema::Validator; 4] {
@@ -45,6 +47,39 @@ pub fn format_ok(format: StringFormat, s: &str) -> bool {
         StringFormat::DateTime => 3,
     };
     v[i].is_valid(&Value::String(s.to_owned()))
+}
+
+/// The options of a select indexed by value (value → position), built
+/// once in linear time; small lists are searched in place instead.
+#[derive(Debug, Clone)]
+pub struct OptionIndex<'a> {
+    options: &'a [Choice],
+    by_value: Option<std::collections::HashMap<&'a str, usize>>,
+}
+
+impl<'a> OptionIndex<'a> {
+    /// Lists longer than this get a hash index.
+    const SCAN_MAX: usize = 16;
+
+    /// Index `options` (the first position wins for a repeated value).
+    pub fn new(options: &'a [Choice]) -> Self {
+        let by_value = (options.len() > Self::SCAN_MAX).then(|| {
+            let mut m = std::collections::HashMap::with_capacity(options.len());
+            for (i, o) in options.iter().enumerate() {
+                m.entry(o.value.as_str()).or_insert(i);
+            }
+            m
+        });
+        OptionIndex { options, by_value }
+    }
+
+    /// The position of the option whose value is `value`.
+    pub fn position(&self, value: &str) -> Option<usize> {
+        match &self.by_value {
+            Some(m) => m.get(value).copied(),
+            None => self.options.iter().position(|o| o.value == value),
+        }
+    }
 }
 
 fn plural(n: u64, one: &str) -> String {
@@ -117,14 +152,15 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), String> {
             if *integer && !is_integer(n) {
                 return Err("must be a whole number".into());
             }
-            let x = num_f64(n);
+            // Exact: integers as integers, f64 only when a float is involved.
+            use std::cmp::Ordering::{Greater, Less};
             if let Some(min) = minimum {
-                if x < num_f64(min) {
+                if cmp_numbers(n, min).is_none_or(|o| o == Less) {
                     return Err(format!("must be at least {min}"));
                 }
             }
             if let Some(max) = maximum {
-                if x > num_f64(max) {
+                if cmp_numbers(n, max).is_none_or(|o| o == Greater) {
                     return Err(format!("must be at most {max}"));
                 }
             }
@@ -147,12 +183,15 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), String> {
             },
             Value::Array(items),
         ) => {
-            let mut seen = std::collections::HashSet::new();
+            // Options indexed once per check: membership and uniqueness
+            // in linear time (20,000 options and items are common enough).
+            let index = OptionIndex::new(options);
+            let mut seen = std::collections::HashSet::with_capacity(items.len());
             for it in items {
                 let Some(s) = it.as_str() else {
                     return Err("every selected item must be a string".into());
                 };
-                if !options.iter().any(|o| o.value == s) {
+                if index.position(s).is_none() {
                     return Err(format!("'{s}' is not one of the options"));
                 }
                 if !seen.insert(s) {
@@ -233,4 +272,38 @@ pub fn check_content(form: &FormSchema, content: &Map<String, Value>) -> Vec<Vio
         }
     }
     errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::form_schema::cmp_numbers;
+    use serde_json::Number;
+    use std::cmp::Ordering::{Equal, Greater, Less};
+
+    fn n(s: &str) -> Number {
+        serde_json::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn numbers_compare_exactly() {
+        let cases = [
+            ("9007199254740993", "9007199254740992", Greater),
+            ("9007199254740992", "9007199254740993", Less),
+            ("9007199254740993", "9007199254740992.0", Greater),
+            ("9007199254740992.0", "9007199254740993", Less),
+            ("18446744073709551615", "18446744073709551614", Greater),
+            ("18446744073709551615", "-9223372036854775808", Greater),
+            ("-9223372036854775808", "-9223372036854775807", Less),
+            ("3", "2.5", Greater),
+            ("-3", "-2.5", Less),
+            ("2", "2.0", Equal),
+            ("-2", "-2.0", Equal),
+            ("18446744073709551615", "1e300", Less),
+            ("-1", "-1e300", Greater),
+            ("0.5", "0.25", Greater),
+        ];
+        for (a, b, want) in cases {
+            assert_eq!(cmp_numbers(&n(a), &n(b)), Some(want), "{a} vs {b}");
+        }
+    }
 }

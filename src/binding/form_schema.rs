@@ -371,9 +371,52 @@ fn opt_number(cx: &mut Ctx, obj: &Map<String, Value>, ptr: &str, key: &str) -> O
     }
 }
 
-/// A number as f64 for comparisons (bounds and values).
+/// A number as f64 (for display and arithmetic; comparisons use
+/// [`cmp_numbers`], which is exact).
 pub fn num_f64(n: &Number) -> f64 {
     n.as_f64().unwrap_or(f64::NAN)
+}
+
+/// Compare two JSON numbers exactly: integers (i64 and u64, widened to
+/// i128) as integers, an integer with a float by the float's exact value,
+/// two floats as floats. None only when a float is NaN (serde_json never
+/// makes one). So `9007199254740993 > 9007199254740992` holds, which
+/// comparing as f64 loses.
+pub fn cmp_numbers(a: &Number, b: &Number) -> Option<std::cmp::Ordering> {
+    match (as_i128(a), as_i128(b)) {
+        (Some(x), Some(y)) => Some(x.cmp(&y)),
+        (Some(x), None) => cmp_int_float(x, b.as_f64()?),
+        (None, Some(y)) => cmp_int_float(y, a.as_f64()?).map(std::cmp::Ordering::reverse),
+        (None, None) => a.as_f64()?.partial_cmp(&b.as_f64()?),
+    }
+}
+
+fn as_i128(n: &Number) -> Option<i128> {
+    n.as_i64()
+        .map(i128::from)
+        .or_else(|| n.as_u64().map(i128::from))
+}
+
+/// Compare integer `i` with float `f` exactly.
+fn cmp_int_float(i: i128, f: f64) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering::*;
+    // 2^127: every float below it in size converts to i128 exactly once
+    // floored (a float that large is already whole).
+    const LIMIT: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
+    if f.is_nan() {
+        return None;
+    }
+    if f >= LIMIT {
+        return Some(Less);
+    }
+    if f < -LIMIT {
+        return Some(Greater);
+    }
+    let whole = f.floor();
+    Some(match i.cmp(&(whole as i128)) {
+        Equal if f > whole => Less,
+        o => o,
+    })
 }
 
 /// Whether `n` is an integer in the JSON Schema sense (`5` and `5.0` are).
@@ -684,7 +727,7 @@ fn parse_field(cx: &mut Ctx, name: &str, def: &Value, ptr: &str, required: bool)
             let maximum = opt_number(cx, obj, ptr, "maximum");
             let default = opt_number(cx, obj, ptr, "default");
             if let (Some(a), Some(b)) = (&minimum, &maximum) {
-                if num_f64(a) > num_f64(b) {
+                if cmp_numbers(a, b) == Some(std::cmp::Ordering::Greater) {
                     cx.err(
                         &join(ptr, "minimum"),
                         "bounds-order",

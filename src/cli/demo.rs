@@ -30,6 +30,10 @@ pub struct DemoArgs {
     /// chosen by TERM=dumb or AHP_ELICIT_PLAIN=1.
     #[arg(long)]
     pub plain: bool,
+    /// Cancel the request when left unanswered this long: seconds (`120`)
+    /// or a duration (`2m`, `1.5s`); finite and positive.
+    #[arg(long, value_name = "DURATION", value_parser = super::parse_duration, allow_hyphen_values = true)]
+    pub timeout: Option<std::time::Duration>,
 }
 
 /// The demo request, parsed and validated.
@@ -100,7 +104,9 @@ pub fn run(args: DemoArgs) -> u8 {
         };
         let cx = Context {
             progress: Progress { index: 1, total: 1 },
-            deadline: None,
+            deadline: args
+                .timeout
+                .and_then(|d| std::time::Instant::now().checked_add(d)),
             modes: vec![Mode::Form, Mode::Url],
         };
         tui.respond(&req, &cx)

@@ -22,6 +22,59 @@ pub const EXIT_INVALID: u8 = 1;
 /// Exit code: usage or I/O error, or no terminal.
 pub const EXIT_USAGE: u8 = 2;
 
+/// The longest duration a flag takes (100 days): beyond it a deadline
+/// means nothing, and the clock arithmetic stays far from overflow.
+pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(100 * 24 * 3600);
+
+/// clap value parser for a duration flag (`--timeout`): seconds as a
+/// plain number (`120`, `1.5`), or a number with a unit (`1.5s`, `2m`,
+/// `250ms`, `1h`), or a humantime span (`1m 30s`).
+///
+/// Errors: a sentence naming the value when it is not a duration, not
+/// finite, not positive, or longer than [`MAX_DURATION`].
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    let shown = crate::safe_text::display(t);
+    let secs = match t.parse::<f64>() {
+        Ok(x) => Some(x),
+        Err(_) => unit_seconds(t),
+    };
+    let d =
+        match secs {
+            Some(x) if !x.is_finite() => {
+                return Err(format!("'{shown}' is not a finite duration"));
+            }
+            Some(x) if x <= 0.0 => return Err(format!("'{shown}' is not a positive duration")),
+            Some(x) if x > MAX_DURATION.as_secs_f64() => None,
+            Some(x) => Some(std::time::Duration::from_secs_f64(x)),
+            None => Some(humantime::parse_duration(t).map_err(|_| {
+                format!("'{shown}' is not a duration (seconds, or like 1.5s, 2m, 1h)")
+            })?),
+        };
+    match d {
+        Some(d) if d.is_zero() => Err(format!("'{shown}' is not a positive duration")),
+        Some(d) if d <= MAX_DURATION => Ok(d),
+        _ => Err(format!("'{shown}' is longer than the limit of 100 days")),
+    }
+}
+
+/// `<number><unit>` in seconds (`1.5s`, `2m`, `250ms`, `1h`, `1d`), or
+/// None when `t` is not written so.
+fn unit_seconds(t: &str) -> Option<f64> {
+    let at = t.find(|c: char| c.is_ascii_alphabetic())?;
+    let (num, unit) = t.split_at(at);
+    let scale = match unit.trim() {
+        "ms" => 1e-3,
+        "s" | "sec" | "secs" => 1.0,
+        "m" | "min" | "mins" => 60.0,
+        "h" | "hr" | "hrs" => 3600.0,
+        "d" => 86400.0,
+        _ => return None,
+    };
+    let x: f64 = num.trim().parse().ok()?;
+    Some(x * scale)
+}
+
 /// Answer MCP elicitations (AHP user.elicitation.request events) in a terminal.
 #[derive(Debug, Parser)]
 #[command(name = "ahp-elicit", version, about, long_about = None, propagate_version = true)]
@@ -119,6 +172,43 @@ fn terminal_responder(
         "this build has no terminal front end (feature 'tui'): use --answers FILE or --action"
             .into(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+    use std::time::Duration;
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("120"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("0.25"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("1m 30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration(" 1h "), Ok(Duration::from_secs(3600)));
+    }
+
+    #[test]
+    fn bad_durations_are_refused_with_a_reason() {
+        for (s, why) in [
+            ("NaN", "not a finite duration"),
+            ("inf", "not a finite duration"),
+            ("-inf", "not a finite duration"),
+            ("-1", "not a positive duration"),
+            ("0", "not a positive duration"),
+            ("0s", "not a positive duration"),
+            ("-2m", "not a positive duration"),
+            ("1e300", "longer than the limit"),
+            ("101d", "longer than the limit"),
+            ("soon", "not a duration"),
+            ("", "not a duration"),
+        ] {
+            let e = parse_duration(s).expect_err(s);
+            assert!(e.contains(why), "{s}: {e}");
+        }
+    }
 }
 
 /// Run one parsed command line; returns the process exit code.

@@ -19,6 +19,7 @@ use crate::binding::{
     make_result_event, parse_json, read_request_event, Action, Answer, Mode, ResultMeta, Violation,
 };
 use crate::responder::{Context, Outcome, Progress, RespondError, Responder};
+use crate::stream::Frame;
 
 /// Arguments of `ahp-elicit respond`.
 #[derive(Debug, Clone, clap::Args)]
@@ -44,9 +45,10 @@ pub struct RespondArgs {
     /// `source.adapter` of the result events.
     #[arg(long, default_value = "ahp-elicit")]
     pub source_adapter: String,
-    /// Cancel a request left unanswered for this many seconds.
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
+    /// Cancel a request left unanswered this long: seconds (`120`) or a
+    /// duration (`2m`, `1.5s`); finite and positive.
+    #[arg(long, value_name = "DURATION", value_parser = super::parse_duration, allow_hyphen_values = true)]
+    pub timeout: Option<Duration>,
     /// Modes this responder advertises and answers (comma separated).
     #[arg(long, value_delimiter = ',', default_value = "form,url", value_parser = parse_mode)]
     pub modes: Vec<Mode>,
@@ -83,125 +85,94 @@ pub fn parse_mode(s: &str) -> Result<Mode, String> {
 /// One item read from the input.
 #[derive(Debug)]
 pub enum Item {
-    /// One complete event text and the line where it starts (1-based).
-    Event { line: usize, bytes: Vec<u8> },
+    /// One complete event text and the line where it starts (1-based);
+    /// `held` counts its bytes against the read-ahead budget until the item
+    /// is dropped.
+    Event {
+        line: usize,
+        bytes: Vec<u8>,
+        held: Held,
+    },
     /// Input that is not an event (bad line, too long, truncated document).
     Bad { line: usize, message: String },
     /// The input could not be read.
     ReadError(String),
 }
 
-/// Split a byte stream into events (issue 5 item 6): JSON Lines, or JSON
-/// documents spread over several lines (a pretty-printed file). A line that
-/// starts with `{` in column 0 begins a new document; a document that is not
-/// complete when the next one begins, or at end of input, is reported with
-/// its line number. A document over [`MAX_EVENT_BYTES`] is reported and
-/// skipped without being held in memory. Sends items until end of input.
-pub fn split_events<R: BufRead>(mut input: R, mut send: impl FnMut(Item) -> bool) {
-    let mut buf: Vec<u8> = Vec::new();
-    let mut start = 0usize;
-    let mut line_no = 0usize;
-    let mut skipping = false;
-    let mut line: Vec<u8> = Vec::new();
-    let flush = |buf: &mut Vec<u8>,
-                 start: usize,
-                 send: &mut dyn FnMut(Item) -> bool,
-                 at_end: bool|
-     -> bool {
-        if buf.iter().all(u8::is_ascii_whitespace) {
-            buf.clear();
-            return true;
-        }
-        let item = match serde_json::from_slice::<serde::de::IgnoredAny>(buf) {
-            Ok(_) => Item::Event {
-                line: start,
-                bytes: std::mem::take(buf),
+/// Split a byte stream into events with the incremental
+/// [`Framer`](crate::stream::Framer): JSON Lines, pretty-printed documents,
+/// or both; broken or truncated text is reported with its line number, a
+/// document over [`MAX_EVENT_BYTES`] is reported and skipped without being
+/// held in memory. One pass over the input. Sends items until end of input
+/// or until `send` returns false.
+pub fn split_events<R: BufRead>(input: R, mut send: impl FnMut(Item) -> bool) {
+    let read = crate::stream::frame_reader(input, MAX_EVENT_BYTES, |f| {
+        send(match f {
+            Frame::Value { line, bytes } => Item::Event {
+                line,
+                bytes,
+                held: Held::default(),
             },
-            Err(e) if e.is_eof() && !at_end => return true,
-            Err(e) => Item::Bad {
-                line: start,
-                message: format!("not a JSON event: {e}"),
+            Frame::Broken { line, error, .. } => Item::Bad {
+                line,
+                message: format!("not a JSON event: {error}"),
             },
-        };
-        buf.clear();
-        send(item)
-    };
-    loop {
-        line.clear();
-        // Read one line, but never hold more than the event limit.
-        let mut too_long = false;
-        loop {
-            let avail = match input.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    send(Item::ReadError(e.to_string()));
-                    return;
-                }
-            };
-            if avail.is_empty() {
-                break;
-            }
-            let (chunk, done) = match avail.iter().position(|&b| b == b'\n') {
-                Some(i) => (&avail[..=i], true),
-                None => (avail, false),
-            };
-            let n = chunk.len();
-            if !too_long && line.len() + buf.len() + n <= MAX_EVENT_BYTES + 1 {
-                line.extend_from_slice(chunk);
-            } else {
-                too_long = true;
-            }
-            input.consume(n);
-            if done {
-                break;
-            }
-        }
-        let at_eof = line.is_empty() && !too_long;
-        if at_eof {
-            if !skipping && !buf.is_empty() {
-                let s = start;
-                flush(&mut buf, s, &mut send, true);
-            }
-            return;
-        }
-        line_no += 1;
-        let begins = line.first() == Some(&b'{');
-        if begins && !buf.iter().all(u8::is_ascii_whitespace) {
-            // A new document begins while the previous one is incomplete.
-            let s = start;
-            if !send(Item::Bad {
-                line: s,
-                message: "incomplete JSON event (truncated line or document)".into(),
-            }) {
-                return;
-            }
-            buf.clear();
-        }
-        if too_long {
-            skipping = true;
-            buf.clear();
-            if !send(Item::Bad {
-                line: line_no,
+            Frame::TooLong { line, .. } => Item::Bad {
+                line,
                 message: format!("event longer than the limit of {MAX_EVENT_BYTES} bytes"),
-            }) {
-                return;
-            }
-            continue;
+            },
+        })
+    });
+    if let Err(e) = read {
+        send(Item::ReadError(e.to_string()));
+    }
+}
+
+/// How many bytes of event text the reader may hold ahead of the driver
+/// (in the channel and the driver's queue together); one event larger than
+/// this still passes when nothing else is held.
+pub const READ_AHEAD_BYTES: usize = 8 * 1024 * 1024;
+
+/// The read-ahead budget shared by the reader thread and the driver.
+#[derive(Debug, Default)]
+pub struct Budget {
+    used: std::sync::Mutex<usize>,
+    freed: std::sync::Condvar,
+}
+
+impl Budget {
+    /// Wait until `n` more bytes fit (or nothing is held), then count them.
+    pub fn acquire(self: &std::sync::Arc<Self>, n: usize) -> Held {
+        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        while *used > 0 && *used + n > READ_AHEAD_BYTES {
+            used = self.freed.wait(used).unwrap_or_else(|e| e.into_inner());
         }
-        if skipping {
-            if !begins {
-                continue;
-            }
-            skipping = false;
+        *used += n;
+        Held {
+            budget: Some(self.clone()),
+            n,
         }
-        if buf.iter().all(u8::is_ascii_whitespace) {
-            buf.clear();
-            start = line_no;
-        }
-        buf.extend_from_slice(&line);
-        if !flush(&mut buf, start, &mut send, false) {
-            return;
+    }
+
+    /// Bytes held now.
+    pub fn used(&self) -> usize {
+        *self.used.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Bytes counted against a [`Budget`], given back when dropped.
+#[derive(Debug, Default)]
+pub struct Held {
+    budget: Option<std::sync::Arc<Budget>>,
+    n: usize,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if let Some(b) = &self.budget {
+            let mut used = b.used.lock().unwrap_or_else(|e| e.into_inner());
+            *used = used.saturating_sub(self.n);
+            b.freed.notify_all();
         }
     }
 }
@@ -338,8 +309,13 @@ pub fn drive(
     };
     let mut open = true;
     loop {
-        while let Ok(it) = items.try_recv() {
-            queue.push_back(it);
+        // Take in what has arrived, up to the queue's bound: the rest waits
+        // in the bounded channel, and the reader waits for room.
+        while queue.len() < READ_AHEAD {
+            match items.try_recv() {
+                Ok(it) => queue.push_back(it),
+                Err(_) => break,
+            }
         }
         let item = match queue.pop_front() {
             Some(it) => it,
@@ -379,7 +355,7 @@ pub fn drive(
             }
         };
         let (line, bytes) = match item {
-            Item::Event { line, bytes } => (line, bytes),
+            Item::Event { line, bytes, .. } => (line, bytes),
             Item::Bad { line, message } => {
                 report(line, None, &message, &[]);
                 tally.failed += 1;
@@ -435,7 +411,7 @@ pub fn drive(
         let window_end = Instant::now() + Duration::from_millis(20);
         loop {
             let left = window_end.saturating_duration_since(Instant::now());
-            if left.is_zero() {
+            if left.is_zero() || queue.len() >= READ_AHEAD {
                 break;
             }
             match items.recv_timeout(left) {
@@ -455,9 +431,7 @@ pub fn drive(
                             .filter(|i| matches!(i, Item::Event { .. }))
                             .count(),
                 },
-                deadline: args
-                    .timeout
-                    .map(|s| Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9))),
+                deadline: args.timeout.and_then(|d| Instant::now().checked_add(d)),
                 modes: args.modes.clone(),
             };
             responder.respond(&req, &cx)
@@ -526,11 +500,13 @@ pub fn drive(
     tally
 }
 
-/// How many items the reader thread may read ahead of the driver.
+/// How many items the reader thread may read ahead of the driver (in the
+/// channel; the driver's queue holds at most as many again).
 pub const READ_AHEAD: usize = 256;
 
 /// Start a thread that reads `input` and sends its items (at most
-/// [`READ_AHEAD`] ahead of the driver).
+/// [`READ_AHEAD`] items and [`READ_AHEAD_BYTES`] of event text ahead of
+/// the driver).
 pub fn spawn_reader(input: Option<PathBuf>) -> std::io::Result<mpsc::Receiver<Item>> {
     let reader: Box<dyn BufRead + Send> = match input.as_ref().filter(|p| p.as_os_str() != "-") {
         Some(p) => Box::new(std::io::BufReader::new(std::fs::File::open(p)?)),
@@ -538,9 +514,31 @@ pub fn spawn_reader(input: Option<PathBuf>) -> std::io::Result<mpsc::Receiver<It
     };
     // Bounded: the reader stays at most READ_AHEAD events ahead of the
     // answers, so a flood of requests cannot fill memory.
+    Ok(spawn_split(reader, std::sync::Arc::new(Budget::default())))
+}
+
+/// Start a thread that splits `reader` into items sent to the returned
+/// channel, with backpressure: at most [`READ_AHEAD`] items in the channel
+/// and event text within `budget` ([`READ_AHEAD_BYTES`]) between the reader
+/// and the end of the driver's work on each item.
+pub fn spawn_split(
+    reader: Box<dyn BufRead + Send>,
+    budget: std::sync::Arc<Budget>,
+) -> mpsc::Receiver<Item> {
     let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
-    std::thread::spawn(move || split_events(reader, |it| tx.send(it).is_ok()));
-    Ok(rx)
+    std::thread::spawn(move || {
+        split_events(reader, |it| {
+            let it = match it {
+                Item::Event { line, bytes, .. } => {
+                    let held = budget.acquire(bytes.len());
+                    Item::Event { line, bytes, held }
+                }
+                other => other,
+            };
+            tx.send(it).is_ok()
+        })
+    });
+    rx
 }
 
 /// The `--log` event log, shared by the driver and the launcher.
@@ -648,7 +646,7 @@ mod tests {
         let mut out = Vec::new();
         split_events(std::io::Cursor::new(s.as_bytes().to_vec()), |it| {
             out.push(match it {
-                Item::Event { line, bytes } => {
+                Item::Event { line, bytes, .. } => {
                     format!("event@{line}:{}", String::from_utf8_lossy(&bytes).trim())
                 }
                 Item::Bad { line, message } => {
@@ -701,7 +699,41 @@ mod tests {
         let got = split("{\"a\":\n{\"b\":2}\n{\"c\":");
         assert_eq!(
             got,
-            vec!["bad@1:incomplete", "event@2:{\"b\":2}", "bad@3:not a JSON"]
+            vec!["bad@1:not a JSON", "event@2:{\"b\":2}", "bad@3:not a JSON"]
         );
+    }
+
+    #[test]
+    fn inner_brace_in_column_0_is_part_of_the_event() {
+        let got = split("{\"a\":\n{\"b\":2}\n}\n{\"c\":3}\n");
+        assert_eq!(
+            got,
+            vec!["event@1:{\"a\":\n{\"b\":2}\n}", "event@4:{\"c\":3}"]
+        );
+    }
+
+    #[test]
+    fn the_budget_blocks_the_reader_until_the_driver_drops_items() {
+        let big = format!("{{\"a\":\"{}\"}}\n", "x".repeat(READ_AHEAD_BYTES / 3));
+        let input = big.repeat(8);
+        let budget = std::sync::Arc::new(Budget::default());
+        let rx = spawn_split(
+            Box::new(std::io::Cursor::new(input.into_bytes())),
+            budget.clone(),
+        );
+        let mut kept = Vec::new();
+        for _ in 0..8 {
+            let it = rx.recv().unwrap();
+            assert!(matches!(it, Item::Event { .. }));
+            // Never more than the budget held, however many are read ahead.
+            assert!(budget.used() <= READ_AHEAD_BYTES, "{}", budget.used());
+            kept.push(it);
+            if kept.len() == 2 {
+                kept.clear();
+            }
+        }
+        drop(kept);
+        assert!(rx.recv().is_err(), "eight events, then the end");
+        assert_eq!(budget.used(), 0);
     }
 }

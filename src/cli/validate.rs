@@ -2,15 +2,12 @@
 //! root and the binding, one report per event.
 //!
 //! Input: each FILE (or `-`, stdin; the default) holds one JSON event
-//! (pretty-printed or not) or JSON Lines of events. How an input is read
-//! ([`split_input`]):
-//! - an input of at most [`MAX_EVENT_BYTES`] is first tried whole as one
-//!   JSON value; if that fails and some line starting with `{` is a complete
-//!   JSON value by itself, the input is JSON Lines and every non-blank line
-//!   is one event (bad lines are reported with their line number);
-//!   otherwise the input is one (broken) document and its error is reported;
-//! - a larger input cannot be one event, so it is read as JSON Lines with
-//!   bounded memory: a line over the limit is reported and skipped unread.
+//! (pretty-printed or not), JSON Lines of events, or several documents. An
+//! input is read ([`split_input`]) by the incremental framer of
+//! [`crate::stream`], the same as `respond`'s: one pass, bounded memory;
+//! broken or truncated text is reported with its line number and the events
+//! after it are still read; an event over [`MAX_EVENT_BYTES`] is reported
+//! (rule `limits`) and skipped unread.
 //!
 //! Each event goes through [`crate::binding`]: [`parse_json`] (limits, UTF-8,
 //! syntax), then by `type`: [`read_request_event`], [`read_result_event`]
@@ -29,7 +26,7 @@
 //! event); 2 usage or an input that cannot be read.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
@@ -41,6 +38,7 @@ use crate::binding::{
     ResultEvent, Violation,
 };
 use crate::safe_text::display;
+use crate::stream::Frame;
 
 /// The eight event types of the binding (spec 3).
 pub const EVENT_TYPES: [&str; 8] = [
@@ -92,113 +90,30 @@ pub struct Chunk {
     pub bytes: Result<Vec<u8>, Violation>,
 }
 
-fn blank(b: &[u8]) -> bool {
-    b.iter().all(u8::is_ascii_whitespace)
-}
-
-fn first_line(buf: &[u8]) -> usize {
-    buf.split(|&b| b == b'\n')
-        .position(|l| !blank(l))
-        .unwrap_or(0)
-        + 1
-}
-
-fn trim_eol(l: &[u8]) -> &[u8] {
-    let l = l.strip_suffix(b"\n").unwrap_or(l);
-    l.strip_suffix(b"\r").unwrap_or(l)
-}
-
-fn parses_alone(l: &[u8]) -> bool {
-    let t = l.trim_ascii_start();
-    t.first() == Some(&b'{') && serde_json::from_slice::<serde::de::IgnoredAny>(t).is_ok()
-}
-
-/// Split one input into events (see the module doc for the rule), calling
-/// `each` for every event in order.
+/// Split one input into events with the incremental
+/// [`Framer`](crate::stream::Framer) (see the module doc), calling `each`
+/// for every event in order. Broken or truncated text is passed on as it
+/// is (parsing it names the syntax error); a value over [`MAX_EVENT_BYTES`]
+/// is skipped unread and passed on as a `limits` violation.
 ///
 /// Errors: only a read error of the input.
-pub fn split_input<R: Read>(mut input: R, mut each: impl FnMut(Chunk)) -> std::io::Result<()> {
-    let mut buf = Vec::new();
-    input
-        .by_ref()
-        .take(MAX_EVENT_BYTES as u64 + 1)
-        .read_to_end(&mut buf)?;
-    if buf.len() <= MAX_EVENT_BYTES {
-        if blank(&buf) {
-            return Ok(());
-        }
-        let whole = serde_json::from_slice::<serde::de::IgnoredAny>(&buf).is_ok();
-        if !whole && buf.split(|&b| b == b'\n').any(parses_alone) {
-            for (i, l) in buf.split(|&b| b == b'\n').enumerate() {
-                if !blank(l) {
-                    each(Chunk {
-                        line: i + 1,
-                        bytes: Ok(trim_eol(l).to_vec()),
-                    });
-                }
-            }
-        } else {
-            let line = first_line(&buf);
-            each(Chunk {
-                line,
-                bytes: Ok(buf),
-            });
-        }
-        return Ok(());
-    }
-    // Too large for one event: JSON Lines, never holding more than one line
-    // of at most the event limit.
-    let mut r = BufReader::new(std::io::Cursor::new(buf).chain(input));
-    let mut line_no = 0usize;
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let mut total = 0usize;
-        loop {
-            let avail = match r.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            if avail.is_empty() {
-                break;
-            }
-            let (n, done) = match avail.iter().position(|&b| b == b'\n') {
-                Some(i) => (i + 1, true),
-                None => (avail.len(), false),
-            };
-            if total + n <= MAX_EVENT_BYTES + 2 {
-                line.extend_from_slice(&avail[..n]);
-            }
-            total += n;
-            r.consume(n);
-            if done {
-                break;
-            }
-        }
-        if total == 0 {
-            return Ok(());
-        }
-        line_no += 1;
-        let body = trim_eol(&line);
-        if total > MAX_EVENT_BYTES + 2 || body.len() > MAX_EVENT_BYTES {
-            each(Chunk {
-                line: line_no,
-                bytes: Err(Violation::new(
-                    "",
-                    "limits",
-                    format!(
-                        "the line holds {total} bytes, over the limit of {MAX_EVENT_BYTES} bytes per event"
-                    ),
-                )),
-            });
-        } else if !blank(body) {
-            each(Chunk {
-                line: line_no,
-                bytes: Ok(body.to_vec()),
-            });
-        }
-    }
+pub fn split_input<R: Read>(input: R, mut each: impl FnMut(Chunk)) -> std::io::Result<()> {
+    let reader = BufReader::with_capacity(64 * 1024, input);
+    crate::stream::frame_reader(reader, MAX_EVENT_BYTES, |f| {
+        let line = f.line();
+        let bytes = match f {
+            Frame::Value { bytes, .. } | Frame::Broken { bytes, .. } => Ok(bytes),
+            Frame::TooLong { len, .. } => Err(Violation::new(
+                "",
+                "limits",
+                format!(
+                    "the event holds {len} bytes or more, over the limit of {MAX_EVENT_BYTES} bytes per event"
+                ),
+            )),
+        };
+        each(Chunk { line, bytes });
+        true
+    })
 }
 
 /// The verdict on one event.

@@ -4,7 +4,7 @@
 use serde_json::{Number, Value};
 use tui_input::{Input, InputRequest};
 
-use crate::binding::content::check_value;
+use crate::binding::content::{check_value, OptionIndex};
 use crate::binding::{Choice, Field, FieldKind};
 
 /// Option lists with at least this many options get type-to-filter (issue 3
@@ -135,6 +135,32 @@ pub struct FieldState {
     pub visited: bool,
     /// The person changed the value.
     pub touched: bool,
+    /// The last [`FieldState::error`] and the value it was computed for:
+    /// a value that did not change is not checked again (a long option list
+    /// is redrawn every tick).
+    checked: std::cell::RefCell<Option<(ValueKey, Option<String>)>>,
+}
+
+/// What a field's validation message depends on: its value as edited.
+#[derive(Debug, Clone, PartialEq)]
+enum ValueKey {
+    Text(String, bool),
+    Number(String),
+    Boolean(Option<bool>),
+    Single(Option<usize>),
+    Multi(Vec<bool>, bool),
+}
+
+impl ValueKey {
+    fn of(v: &FieldValue) -> Self {
+        match v {
+            FieldValue::Text { input, set } => ValueKey::Text(input.value().to_owned(), *set),
+            FieldValue::Number { input } => ValueKey::Number(input.value().to_owned()),
+            FieldValue::Boolean(b) => ValueKey::Boolean(*b),
+            FieldValue::Single { selected, .. } => ValueKey::Single(*selected),
+            FieldValue::Multi { checked, set, .. } => ValueKey::Multi(checked.clone(), *set),
+        }
+    }
 }
 
 /// Render a JSON number the way it is typed in a number field.
@@ -169,10 +195,13 @@ impl FieldState {
             FieldKind::Multi {
                 options, default, ..
             } => {
-                let checked: Vec<bool> = options
-                    .iter()
-                    .map(|o| default.as_ref().is_some_and(|d| d.contains(&o.value)))
-                    .collect();
+                let mut checked = vec![false; options.len()];
+                let index = OptionIndex::new(options);
+                for d in default.iter().flatten() {
+                    if let Some(i) = index.position(d) {
+                        checked[i] = true;
+                    }
+                }
                 FieldValue::Multi {
                     checked,
                     set: default.is_some(),
@@ -185,6 +214,7 @@ impl FieldState {
             value,
             visited: false,
             touched: false,
+            checked: std::cell::RefCell::new(None),
         }
     }
 
@@ -257,6 +287,18 @@ impl FieldState {
     /// [`check_value`]), or None when the field is fine. A required field
     /// that is not set gives `required`.
     pub fn error(&self) -> Option<String> {
+        let key = ValueKey::of(&self.value);
+        if let Some((k, e)) = &*self.checked.borrow() {
+            if *k == key {
+                return e.clone();
+            }
+        }
+        let e = self.check();
+        *self.checked.borrow_mut() = Some((key, e.clone()));
+        e
+    }
+
+    fn check(&self) -> Option<String> {
         match self.json() {
             Err(e) => Some(e),
             Ok(None) if self.field.required => Some("required".into()),
@@ -395,7 +437,12 @@ impl FieldState {
         }
         self.touched = true;
         let integer = matches!(self.field.kind, FieldKind::Number { integer: true, .. });
-        let options: Vec<String> = self.options().iter().map(|o| o.value.clone()).collect();
+        let index = match &self.field.kind {
+            FieldKind::Single { options, .. } | FieldKind::Multi { options, .. } => {
+                OptionIndex::new(options)
+            }
+            _ => OptionIndex::new(&[]),
+        };
         match (&mut self.value, v) {
             (FieldValue::Text { input, set }, Value::String(s)) => {
                 *input = Input::new(s.clone());
@@ -418,7 +465,7 @@ impl FieldState {
             }
             (FieldValue::Boolean(b), Value::Bool(x)) => *b = Some(*x),
             (FieldValue::Single { selected, list }, Value::String(s)) => {
-                let Some(i) = options.iter().position(|o| o == s) else {
+                let Some(i) = index.position(s) else {
                     return Err(format!("'{s}' is not one of the options"));
                 };
                 *selected = Some(i);
@@ -430,7 +477,7 @@ impl FieldState {
                     let Some(s) = it.as_str() else {
                         return Err("every selected item must be a string".into());
                     };
-                    let Some(i) = options.iter().position(|o| o == s) else {
+                    let Some(i) = index.position(s) else {
                         return Err(format!("'{s}' is not one of the options"));
                     };
                     if new[i] {
@@ -532,6 +579,59 @@ pub fn parse_number(t: &str, integer: bool) -> Result<Number, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn many(n: usize) -> FieldState {
+        let options: Vec<Choice> = (0..n)
+            .map(|i| Choice {
+                value: format!("v{i}"),
+                title: None,
+            })
+            .collect();
+        let default = Some(options.iter().rev().map(|o| o.value.clone()).collect());
+        FieldState::new(Field {
+            name: "tags".into(),
+            title: None,
+            description: None,
+            required: true,
+            kind: FieldKind::Multi {
+                options,
+                titled: false,
+                min_items: Some(n as u64),
+                max_items: None,
+                default,
+            },
+        })
+    }
+
+    #[test]
+    fn a_large_default_checks_every_option_and_errors_follow_edits() {
+        let mut f = many(20_000);
+        let FieldValue::Multi { checked, .. } = &f.value else {
+            panic!("multi")
+        };
+        assert!(checked.iter().all(|c| *c));
+        assert_eq!(f.error(), None);
+        assert_eq!(f.error(), None, "cached, same answer");
+        // Unchecking one (however the value is changed) is seen at once.
+        if let FieldValue::Multi { checked, .. } = &mut f.value {
+            checked[19_999] = false;
+        }
+        assert_eq!(
+            f.error().as_deref(),
+            Some("choose at least 20000 items (has 19999)")
+        );
+        assert_eq!(
+            f.set_json(&serde_json::json!(["v1", "v2", "v1"])),
+            Err("'v1' is selected twice".into())
+        );
+        assert_eq!(
+            f.set_json(&serde_json::json!(["v20000"])),
+            Err("'v20000' is not one of the options".into())
+        );
+        let all: Vec<String> = (0..20_000).map(|i| format!("v{i}")).collect();
+        assert_eq!(f.set_json(&serde_json::json!(all)), Ok(()));
+        assert_eq!(f.error(), None);
+    }
 
     #[test]
     fn numbers_parse() {

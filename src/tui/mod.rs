@@ -616,9 +616,19 @@ impl Responder for TuiResponder {
             if SIGNAL.load(Ordering::SeqCst) != 0 {
                 return true;
             }
-            let notice = self.wait_armed.then_some(
-                "Press Ctrl-C again to quit (the remaining requests will be cancelled).",
-            );
+            // Messages held until exit (e.g. bad input lines) are counted
+            // here, so errors are seen while waiting.
+            let held = crate::notice::held_summary().map(|(n, latest)| {
+                let s = if n == 1 { "" } else { "s" };
+                let latest = crate::safe_text::display(&latest).into_owned();
+                format!("{n} message{s} shown on exit; latest: {latest}")
+            });
+            let notice = match self.wait_armed {
+                true => {
+                    Some("Press Ctrl-C again to quit (the remaining requests will be cancelled).")
+                }
+                false => held.as_deref(),
+            };
             let (theme, answered) = (&self.theme, self.answered);
             if self
                 .screen

@@ -1,0 +1,619 @@
+//! An incremental framer: splits a byte stream into JSON values, in one pass
+//! and bounded memory.
+//!
+//! The framer follows the structure of the text (strings, escapes, nesting,
+//! and which token may come next), not its lines, so it reads JSON Lines,
+//! pretty-printed documents, several documents on one line and documents
+//! whose inner `{` starts a line alike. Each input byte is looked at once;
+//! a value is held only up to the byte limit (a longer one is skipped
+//! without being kept and reported as [`Frame::TooLong`]).
+//!
+//! Recovery from broken input: a value that turns out to be impossible (a
+//! raw line break inside a string, a token where none may stand) is cut
+//! there. When a `{` in column 0 was seen inside it, the text is split at
+//! each such `{` (the start of a new event after a truncated line) and every
+//! piece is framed on its own; otherwise the broken text runs up to the
+//! next line that starts with `{` and is reported as one
+//! [`Frame::Broken`]. The same split applies to a value still open at end
+//! of input.
+//!
+//! The framer only frames: a [`Frame::Value`] is structurally one JSON
+//! value, and its text is still parsed (numbers, escapes, UTF-8) by the
+//! caller.
+
+use crate::binding::limits::MAX_EVENT_BYTES;
+
+/// One piece of the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Frame {
+    /// The text of one complete JSON value and the line where it starts
+    /// (1-based).
+    Value { line: usize, bytes: Vec<u8> },
+    /// Text that is not one JSON value (truncated, broken or stray), with
+    /// the parser's message saying where and why.
+    Broken {
+        line: usize,
+        bytes: Vec<u8>,
+        error: String,
+    },
+    /// A value or broken text longer than the limit: `len` bytes skipped,
+    /// none of them kept.
+    TooLong { line: usize, len: usize },
+}
+
+impl Frame {
+    /// The line where the frame starts (1-based).
+    pub fn line(&self) -> usize {
+        match self {
+            Frame::Value { line, .. }
+            | Frame::Broken { line, .. }
+            | Frame::TooLong { line, .. } => *line,
+        }
+    }
+}
+
+/// What the grammar allows next inside an open value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// A value (after `:`, or after `,` in an array).
+    Value,
+    /// A value or `]` (after `[`).
+    ValueOrClose,
+    /// A key or `}` (after `{`).
+    KeyOrClose,
+    /// A key (after `,` in an object).
+    Key,
+    /// `:` (after a key).
+    Colon,
+    /// `,` or the container's closer (after a value).
+    After,
+}
+
+/// Where the framer is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Between values.
+    Top,
+    /// Inside a value, outside strings and scalars.
+    Open,
+    /// Inside a string; `key` tells what follows it.
+    Str { key: bool, escape: bool },
+    /// Inside a number or literal (`true`, `false`, `null`).
+    Scalar,
+    /// Inside broken text, which ends before the next line starting with
+    /// `{` (`line`: stray text outside any value, which ends with its line).
+    Junk { line: bool },
+}
+
+/// The incremental framer. Feed it with [`Framer::push`], end with
+/// [`Framer::finish`].
+#[derive(Debug)]
+pub struct Framer {
+    limit: usize,
+    /// Split broken values at an inner `{` in column 0 (off for the pieces
+    /// of such a split, which are framed once more on their own).
+    resync: bool,
+    mode: Mode,
+    expect: Expect,
+    /// Open containers: true for an object.
+    stack: Vec<bool>,
+    /// The current frame's text (empty once it is over the limit).
+    held: Vec<u8>,
+    /// Bytes of the current frame, held or not.
+    len: usize,
+    /// The current frame went over the limit.
+    over: bool,
+    /// The current frame's first line.
+    start: usize,
+    /// Offsets in `held` (and lines) of each `{` in column 0 inside it.
+    marks: Vec<(usize, usize)>,
+    /// The line of the next byte (1-based).
+    line: usize,
+    /// The previous byte was a line feed (or there was none).
+    bol: bool,
+    /// The byte being looked at stands in column 0.
+    col0: bool,
+}
+
+impl Default for Framer {
+    fn default() -> Self {
+        Framer::new(MAX_EVENT_BYTES)
+    }
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn is_structural(b: u8) -> bool {
+    matches!(b, b'{' | b'}' | b'[' | b']' | b'"' | b',' | b':') || is_ws(b)
+}
+
+impl Framer {
+    /// A framer keeping values of at most `limit` bytes.
+    pub fn new(limit: usize) -> Self {
+        Framer {
+            limit,
+            resync: true,
+            mode: Mode::Top,
+            expect: Expect::Value,
+            stack: Vec::new(),
+            held: Vec::new(),
+            len: 0,
+            over: false,
+            start: 1,
+            marks: Vec::new(),
+            line: 1,
+            bol: true,
+            col0: true,
+        }
+    }
+
+    /// The line of the next byte (1-based).
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// Frame `chunk`, the next bytes of the input, appending every frame
+    /// it completes to `out`.
+    pub fn push(&mut self, chunk: &[u8], out: &mut Vec<Frame>) {
+        for &b in chunk {
+            self.byte(b, out);
+        }
+    }
+
+    /// End of input: the frame still open, if any, is emitted (broken, or
+    /// split at its column-0 `{`s).
+    pub fn finish(&mut self, out: &mut Vec<Frame>) {
+        match self.mode {
+            Mode::Top => {}
+            Mode::Junk { .. } => self.emit(out),
+            _ => self.resplit(out),
+        }
+        self.mode = Mode::Top;
+    }
+
+    fn keep(&mut self, b: u8) {
+        self.len += 1;
+        if self.over {
+            return;
+        }
+        if self.held.len() >= self.limit {
+            self.over = true;
+            self.held = Vec::new();
+            self.marks = Vec::new();
+        } else {
+            self.held.push(b);
+        }
+    }
+
+    fn byte(&mut self, b: u8, out: &mut Vec<Frame>) {
+        let bol = self.bol;
+        self.col0 = bol;
+        self.bol = b == b'\n';
+        match self.mode {
+            Mode::Top => self.top(b, out),
+            Mode::Junk { line } => {
+                if line && b == b'\n' {
+                    self.emit(out);
+                } else if bol && b == b'{' {
+                    self.emit(out);
+                    self.top(b, out);
+                } else {
+                    self.keep(b);
+                }
+            }
+            Mode::Str { key, escape } => self.string(b, key, escape, out),
+            Mode::Scalar => {
+                if is_structural(b) {
+                    self.mode = Mode::Open;
+                    self.expect = Expect::After;
+                    self.open(b, bol, out);
+                } else {
+                    self.keep(b);
+                }
+            }
+            Mode::Open => self.open(b, bol, out),
+        }
+        if b == b'\n' {
+            self.line += 1;
+        }
+    }
+
+    fn top(&mut self, b: u8, out: &mut Vec<Frame>) {
+        if is_ws(b) {
+            return;
+        }
+        self.start = self.line;
+        self.len = 0;
+        self.over = false;
+        self.held.clear();
+        self.marks.clear();
+        self.stack.clear();
+        self.expect = Expect::Value;
+        if b == b'{' || b == b'[' {
+            self.mode = Mode::Open;
+            self.open(b, false, out);
+        } else {
+            // Stray text (or a bare scalar): not an event.
+            self.mode = Mode::Junk { line: true };
+            self.keep(b);
+        }
+    }
+
+    fn string(&mut self, b: u8, key: bool, escape: bool, out: &mut Vec<Frame>) {
+        if b == b'\n' {
+            // JSON strings hold no raw line break: the line was cut short.
+            self.broken(b, out);
+            return;
+        }
+        self.keep(b);
+        self.mode = match (escape, b) {
+            (true, _) => Mode::Str { key, escape: false },
+            (false, b'\\') => Mode::Str { key, escape: true },
+            (false, b'"') => {
+                self.expect = if key { Expect::Colon } else { Expect::After };
+                self.after_value(out);
+                return;
+            }
+            (false, _) => Mode::Str { key, escape: false },
+        };
+    }
+
+    /// After a string or container closed: at depth 0 the frame is done.
+    fn after_value(&mut self, out: &mut Vec<Frame>) {
+        if self.stack.is_empty() {
+            self.emit(out);
+            self.mode = Mode::Top;
+        } else {
+            self.mode = Mode::Open;
+        }
+    }
+
+    fn open(&mut self, b: u8, bol: bool, out: &mut Vec<Frame>) {
+        use Expect::*;
+        if is_ws(b) {
+            if !self.stack.is_empty() {
+                self.keep(b);
+            }
+            return;
+        }
+        let value_ok = matches!(self.expect, Value | ValueOrClose);
+        let ok = match b {
+            b'{' | b'[' if value_ok => {
+                if b == b'{' && bol && !self.stack.is_empty() && !self.over {
+                    self.marks.push((self.held.len(), self.line));
+                }
+                self.keep(b);
+                self.stack.push(b == b'{');
+                self.expect = if b == b'{' { KeyOrClose } else { ValueOrClose };
+                return;
+            }
+            b'}' => self.stack.last() == Some(&true) && matches!(self.expect, KeyOrClose | After),
+            b']' => {
+                self.stack.last() == Some(&false) && matches!(self.expect, ValueOrClose | After)
+            }
+            b'"' if value_ok || matches!(self.expect, KeyOrClose | Key) => {
+                self.keep(b);
+                let key = matches!(self.expect, KeyOrClose | Key);
+                self.mode = Mode::Str { key, escape: false };
+                return;
+            }
+            b':' => self.expect == Colon,
+            b',' => self.expect == After,
+            b'{' | b'[' | b'"' => false,
+            _ if value_ok => {
+                self.keep(b);
+                self.mode = Mode::Scalar;
+                return;
+            }
+            _ => false,
+        };
+        if !ok {
+            self.broken(b, out);
+            return;
+        }
+        self.keep(b);
+        match b {
+            b'}' | b']' => {
+                self.stack.pop();
+                self.expect = After;
+                self.after_value(out);
+            }
+            b':' => self.expect = Value,
+            _ => {
+                // ','
+                self.expect = if self.stack.last() == Some(&true) {
+                    Key
+                } else {
+                    Value
+                };
+            }
+        }
+    }
+
+    /// Byte `b` cannot continue the current value.
+    fn broken(&mut self, b: u8, out: &mut Vec<Frame>) {
+        if self.resync && !self.marks.is_empty() {
+            self.resplit(out);
+            self.top(b, out);
+            return;
+        }
+        if self.col0 && b == b'{' {
+            // A new value where this one cannot go on: this one was cut.
+            self.mode = Mode::Junk { line: false };
+            self.emit(out);
+            self.top(b, out);
+            return;
+        }
+        self.mode = Mode::Junk { line: false };
+        self.keep(b);
+    }
+
+    /// Split the held text at each column-0 `{` and frame the pieces one by
+    /// one (each ends broken or holds whole values).
+    fn resplit(&mut self, out: &mut Vec<Frame>) {
+        if self.over || self.marks.is_empty() || !self.resync {
+            self.emit(out);
+            return;
+        }
+        let held = std::mem::take(&mut self.held);
+        let marks = std::mem::take(&mut self.marks);
+        let mut cuts = vec![(0usize, self.start)];
+        cuts.extend(marks);
+        for (i, &(at, line)) in cuts.iter().enumerate() {
+            let end = cuts.get(i + 1).map_or(held.len(), |c| c.0);
+            let mut piece = Framer::new(self.limit);
+            piece.resync = false;
+            piece.line = line;
+            piece.push(&held[at..end], out);
+            piece.finish(out);
+        }
+        self.held = held;
+        self.held.clear();
+        self.mode = Mode::Top;
+    }
+
+    /// Emit the current frame.
+    fn emit(&mut self, out: &mut Vec<Frame>) {
+        let line = self.start;
+        let frame = if self.over {
+            Frame::TooLong {
+                line,
+                len: self.len,
+            }
+        } else {
+            while self.held.last().is_some_and(|b| is_ws(*b)) {
+                self.held.pop();
+            }
+            let bytes = std::mem::take(&mut self.held);
+            let whole = !matches!(self.mode, Mode::Junk { .. })
+                && self.stack.is_empty()
+                && !matches!(self.mode, Mode::Str { .. });
+            if whole {
+                Frame::Value { line, bytes }
+            } else {
+                match serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+                    // A bare scalar: one value, if not an event.
+                    Ok(_) => Frame::Value { line, bytes },
+                    Err(e) => Frame::Broken {
+                        line,
+                        bytes,
+                        error: e.to_string(),
+                    },
+                }
+            }
+        };
+        out.push(frame);
+        self.len = 0;
+        self.over = false;
+        self.marks.clear();
+        self.stack.clear();
+        self.mode = Mode::Top;
+    }
+}
+
+/// Frame everything `input` holds, calling `each` for every frame in order
+/// until it returns false. Reads in the reader's own chunks: memory stays
+/// within one frame's limit plus the reader's buffer.
+///
+/// Errors: a read error of the input (frames before it were delivered).
+pub fn frame_reader<R: std::io::BufRead>(
+    mut input: R,
+    limit: usize,
+    mut each: impl FnMut(Frame) -> bool,
+) -> std::io::Result<()> {
+    let mut framer = Framer::new(limit);
+    let mut out = Vec::new();
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        let n = chunk.len();
+        framer.push(chunk, &mut out);
+        input.consume(n);
+        for f in out.drain(..) {
+            if !each(f) {
+                return Ok(());
+            }
+        }
+    }
+    framer.finish(&mut out);
+    for f in out.drain(..) {
+        if !each(f) {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Frame a whole byte string (see [`Framer`]).
+pub fn frame_all(bytes: &[u8], limit: usize) -> Vec<Frame> {
+    let mut framer = Framer::new(limit);
+    let mut out = Vec::new();
+    framer.push(bytes, &mut out);
+    framer.finish(&mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Frames as `kind@line:text` (the text trimmed; Broken without its message).
+    fn show(s: &str, limit: usize) -> Vec<String> {
+        frame_all(s.as_bytes(), limit)
+            .into_iter()
+            .map(|f| match f {
+                Frame::Value { line, bytes } => {
+                    format!("value@{line}:{}", String::from_utf8_lossy(&bytes))
+                }
+                Frame::Broken { line, bytes, .. } => {
+                    format!("broken@{line}:{}", String::from_utf8_lossy(&bytes))
+                }
+                Frame::TooLong { line, len } => format!("long@{line}:{len}"),
+            })
+            .collect()
+    }
+
+    fn frames(s: &str) -> Vec<String> {
+        show(s, 1 << 20)
+    }
+
+    #[test]
+    fn json_lines_with_a_bad_line_and_blank_lines() {
+        assert_eq!(
+            frames("{\"a\":1}\nnot json\n\n{\"b\":2}\n"),
+            vec![
+                "value@1:{\"a\":1}",
+                "broken@2:not json",
+                "value@4:{\"b\":2}"
+            ]
+        );
+    }
+
+    #[test]
+    fn pretty_document_then_a_line() {
+        assert_eq!(
+            frames("{\n  \"a\": [\n    1, {\"x\": \"}]\\\"\"}\n  ]\n}\n{\"b\":2}"),
+            vec![
+                "value@1:{\n  \"a\": [\n    1, {\"x\": \"}]\\\"\"}\n  ]\n}",
+                "value@6:{\"b\":2}"
+            ]
+        );
+    }
+
+    #[test]
+    fn inner_brace_in_column_0_continues_the_value() {
+        let s = "{\"id\":\"r1\",\"payload\":\n{\"mode\":\"form\",\n\"x\":[1,\n{\"y\":2}]}\n}\n{\"n\":3}\n";
+        assert_eq!(
+            frames(s),
+            vec![
+                "value@1:{\"id\":\"r1\",\"payload\":\n{\"mode\":\"form\",\n\"x\":[1,\n{\"y\":2}]}\n}",
+                "value@6:{\"n\":3}"
+            ]
+        );
+    }
+
+    #[test]
+    fn truncated_lines_are_cut_and_the_next_lines_kept() {
+        assert_eq!(
+            frames("{\"a\":\n{\"b\":2}\n{\"c\":"),
+            vec!["broken@1:{\"a\":", "value@2:{\"b\":2}", "broken@3:{\"c\":"]
+        );
+        // Cut inside a string: known at the line break.
+        assert_eq!(
+            frames("{\"a\":1}\n{\"id\": \"tru\n{\"b\":2}\n"),
+            vec![
+                "value@1:{\"a\":1}",
+                "broken@2:{\"id\": \"tru",
+                "value@3:{\"b\":2}"
+            ]
+        );
+        // Open at end of input, with complete events after the cut.
+        assert_eq!(
+            frames("{\"a\": [\n{\"b\":2}\n"),
+            vec!["broken@1:{\"a\": [", "value@2:{\"b\":2}"]
+        );
+    }
+
+    #[test]
+    fn a_line_cut_after_a_key_ends_at_the_next_line() {
+        assert_eq!(
+            frames("{\"a\":{\"type\"\n{\"b\":2}\n"),
+            vec!["broken@1:{\"a\":{\"type\"", "value@2:{\"b\":2}"]
+        );
+    }
+
+    #[test]
+    fn several_values_on_a_line_and_stray_text() {
+        assert_eq!(
+            frames("{\"a\":1} {\"b\":2}x\n42\n{\"c\":}\n{}"),
+            vec![
+                "value@1:{\"a\":1}",
+                "value@1:{\"b\":2}",
+                "broken@1:x",
+                "value@2:42",
+                "broken@3:{\"c\":}",
+                "value@4:{}"
+            ]
+        );
+    }
+
+    #[test]
+    fn broken_messages_name_the_place() {
+        let f = frame_all(b"{\"a\":1,}\n", 100);
+        match &f[..] {
+            [Frame::Broken { line: 1, error, .. }] => {
+                assert!(error.contains("line 1 column 8"), "{error}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn over_the_limit_is_skipped_and_the_next_value_kept() {
+        let big = format!("{{\"a\":\"{}\"}}", "x".repeat(100));
+        let s = format!("{{\"s\":1}}\n{big}\n{{\"t\":2}}\n");
+        assert_eq!(
+            show(&s, 50),
+            vec!["value@1:{\"s\":1}", "long@2:108", "value@3:{\"t\":2}"]
+        );
+        // Exactly at the limit is kept.
+        let exact = format!("{{\"a\":\"{}\"}}", "x".repeat(42));
+        assert_eq!(exact.len(), 50);
+        assert_eq!(show(&exact, 50), vec![format!("value@1:{exact}")]);
+    }
+
+    #[test]
+    fn chunk_boundaries_do_not_matter() {
+        let s = "{\"a\":\"x\\\"}\"}\n{\n\"b\":\n{\"c\":[1,2]}\n}\nnope\n{\"d\":";
+        let whole = frame_all(s.as_bytes(), 1000);
+        for step in 1..8 {
+            let mut f = Framer::new(1000);
+            let mut out = Vec::new();
+            for c in s.as_bytes().chunks(step) {
+                f.push(c, &mut out);
+            }
+            f.finish(&mut out);
+            assert_eq!(out, whole, "chunks of {step}");
+        }
+        assert_eq!(whole.len(), 4, "{whole:?}");
+    }
+
+    #[test]
+    fn reader_frames_in_order() {
+        let mut got = Vec::new();
+        frame_reader(&b"{\"a\":1}\n\n  {\"b\":\n2}"[..], 100, |f| {
+            got.push(f.line());
+            true
+        })
+        .unwrap();
+        assert_eq!(got, vec![1, 3]);
+    }
+}
