@@ -298,14 +298,14 @@ fn parse_text(text: &str, at: &str) -> Result<Value, Violation> {
         .map_err(|e| Violation::new(at, "text-json", format!("the text part is not JSON: {e}")))
 }
 
-fn read_view(event: &Value, part_ptr: &str) -> PartView {
+fn read_view<'a>(event: &'a Value, part_ptr: &str) -> PartView<'a> {
     match event.pointer(part_ptr) {
         None => PartView::Omit,
         Some(p) => match p.get("selection").and_then(Value::as_str) {
             Some("metadata") => PartView::Metadata,
             Some("omit") => PartView::Omit,
             _ => match (p.get("text").and_then(Value::as_str), p.get("gap")) {
-                (Some(t), _) => PartView::Text(t.to_owned()),
+                (Some(t), _) => PartView::Text(t),
                 (None, Some(g)) => PartView::Gap {
                     reason: g
                         .get("reason")
@@ -320,8 +320,9 @@ fn read_view(event: &Value, part_ptr: &str) -> PartView {
     }
 }
 
-enum PartView {
-    Text(String),
+enum PartView<'a> {
+    /// The body text, borrowed from the event.
+    Text(&'a str),
     Metadata,
     Omit,
     Gap {
@@ -363,6 +364,35 @@ fn check_string_limits(v: &Value, ptr: &str, errs: &mut Vec<Violation>) {
 /// (`mode-match`, `form-subset` and the rules of
 /// [`parse_form_schema`](super::form_schema::parse_form_schema)).
 pub fn read_params(params: &Value, meta_mode: Mode) -> Result<ElicitationRequest, Vec<Violation>> {
+    let (message, body) = read_params_body(params, meta_mode)?;
+    Ok(ElicitationRequest {
+        params: params.as_object().cloned().unwrap_or_default(),
+        message,
+        body,
+    })
+}
+
+/// [`read_params`] for params the caller owns: the params map is moved into
+/// the request, not copied.
+fn take_params(params: Value, meta_mode: Mode) -> Result<ElicitationRequest, Vec<Violation>> {
+    let (message, body) = read_params_body(&params, meta_mode)?;
+    let params = match params {
+        Value::Object(m) => m,
+        // read_params_body refuses anything but an object.
+        _ => Map::new(),
+    };
+    Ok(ElicitationRequest {
+        params,
+        message,
+        body,
+    })
+}
+
+/// The checks of [`read_params`]; returns the message and the body.
+fn read_params_body(
+    params: &Value,
+    meta_mode: Mode,
+) -> Result<(String, RequestBody), Vec<Violation>> {
     let Some(obj) = params.as_object() else {
         return Err(vec![Violation::new(
             "",
@@ -430,7 +460,7 @@ pub fn read_params(params: &Value, meta_mode: Mode) -> Result<ElicitationRequest
                     "a form request must have requestedSchema",
                 )),
                 Some(rs) => match parse_form_schema(rs, "/requestedSchema") {
-                    Ok(f) if errs.is_empty() => return finish(obj, message, RequestBody::Form(f)),
+                    Ok(f) if errs.is_empty() => return Ok((message, RequestBody::Form(f))),
                     Ok(_) => {}
                     Err(e) => errs.extend(e),
                 },
@@ -481,19 +511,7 @@ pub fn read_params(params: &Value, meta_mode: Mode) -> Result<ElicitationRequest
             }
         }
     };
-    finish(obj, message, body)
-}
-
-fn finish(
-    obj: &Map<String, Value>,
-    message: String,
-    body: RequestBody,
-) -> Result<ElicitationRequest, Vec<Violation>> {
-    Ok(ElicitationRequest {
-        params: obj.clone(),
-        message,
-        body,
-    })
+    Ok((message, body))
 }
 
 fn check_type(event: &Value, want: &str) -> Result<(), Vec<Violation>> {
@@ -515,6 +533,21 @@ fn check_type(event: &Value, want: &str) -> Result<(), Vec<Violation>> {
 /// Errors: every violation, pointers into the event or, for faults in the
 /// body, [`REQUEST_TEXT`] followed by a pointer into the params.
 pub fn read_request_event(event: &Value) -> Result<RequestEvent, Vec<Violation>> {
+    let mut r = request_parts(event)?;
+    r.event = event.clone();
+    Ok(r)
+}
+
+/// [`read_request_event`] for an event the caller owns: the event is moved
+/// into the [`RequestEvent`], not copied.
+pub fn take_request_event(event: Value) -> Result<RequestEvent, Vec<Violation>> {
+    let mut r = request_parts(&event)?;
+    r.event = event;
+    Ok(r)
+}
+
+/// The checks of [`read_request_event`]; `event` of the answer is null.
+fn request_parts(event: &Value) -> Result<RequestEvent, Vec<Violation>> {
     let errs = schemas::validate_event(event);
     if !errs.is_empty() {
         return Err(errs);
@@ -537,8 +570,8 @@ pub fn read_request_event(event: &Value) -> Result<RequestEvent, Vec<Violation>>
         PartView::Omit => RequestView::Omit,
         PartView::Gap { reason, detail } => RequestView::Gap { reason, detail },
         PartView::Text(t) => {
-            let params = parse_text(&t, REQUEST_TEXT).map_err(|e| vec![e])?;
-            let req = read_params(&params, mode).map_err(|es| {
+            let params = parse_text(t, REQUEST_TEXT).map_err(|e| vec![e])?;
+            let req = take_params(params, mode).map_err(|es| {
                 es.into_iter()
                     .map(|e| e.under(REQUEST_TEXT))
                     .collect::<Vec<_>>()
@@ -552,7 +585,7 @@ pub fn read_request_event(event: &Value) -> Result<RequestEvent, Vec<Violation>>
         server,
         mode,
         view,
-        event: event.clone(),
+        event: Value::Null,
     })
 }
 
@@ -634,6 +667,21 @@ pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<
 /// request known): wire root, pinned `result` definition, action equal to
 /// the parsed action, content only for an accepted form.
 pub fn read_result_event(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
+    let mut r = result_parts(event)?;
+    r.event = event.clone();
+    Ok(r)
+}
+
+/// [`read_result_event`] for an event the caller owns: the event is moved
+/// into the [`ResultEvent`], not copied.
+pub fn take_result_event(event: Value) -> Result<ResultEvent, Vec<Violation>> {
+    let mut r = result_parts(&event)?;
+    r.event = event;
+    Ok(r)
+}
+
+/// The checks of [`read_result_event`]; `event` of the answer is null.
+fn result_parts(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
     let errs = schemas::validate_event(event);
     if !errs.is_empty() {
         return Err(errs);
@@ -655,7 +703,7 @@ pub fn read_result_event(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
     };
     let result = match read_view(event, "/payload/elicitation/result") {
         PartView::Text(t) => {
-            let v = parse_text(&t, RESULT_TEXT).map_err(|e| vec![e])?;
+            let v = parse_text(t, RESULT_TEXT).map_err(|e| vec![e])?;
             let r = read_result_value(&v, mode).map_err(|es| {
                 es.into_iter()
                     .map(|e| e.under(RESULT_TEXT))
@@ -683,7 +731,7 @@ pub fn read_result_event(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
         mode,
         action,
         result,
-        event: event.clone(),
+        event: Value::Null,
     })
 }
 
@@ -790,7 +838,7 @@ pub fn make_result_event(
             "result": { "type": "text", "selection": "body", "text": text }
         } }
     });
-    let res = read_result_event(&event)?;
+    let res = result_parts(&event)?;
     let errs = check_answer(req, &res);
     if errs.is_empty() {
         Ok(event)

@@ -14,8 +14,9 @@ pub mod violation;
 
 pub use elicitation::{
     check_answer, make_result_event, parse_json, read_request_event, read_result_event,
-    wrap_params, Action, Answer, ElicitResult, ElicitationRequest, Mode, RequestBody, RequestEvent,
-    RequestView, ResultEvent, ResultMeta, Server,
+    take_request_event, take_result_event, wrap_params, Action, Answer, ElicitResult,
+    ElicitationRequest, Mode, RequestBody, RequestEvent, RequestView, ResultEvent, ResultMeta,
+    Server,
 };
 pub use form_schema::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
 pub use violation::Violation;

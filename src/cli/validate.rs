@@ -25,17 +25,17 @@
 //! Exit: 0 every event valid; 1 some event invalid (or an input holds no
 //! event); 2 usage or an input that cannot be read.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::binding::elicitation::{REQUEST_TYPE, RESULT_TYPE};
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
-    check_answer, parse_json, read_request_event, read_result_event, schemas, RequestEvent,
-    ResultEvent, Violation,
+    check_answer, parse_json, read_request_event, schemas, take_request_event, take_result_event,
+    RequestEvent, ResultEvent, Violation,
 };
 use crate::safe_text::display;
 use crate::stream::Frame;
@@ -127,14 +127,110 @@ pub struct Verdict {
     pub errors: Vec<Violation>,
 }
 
-/// Validates events one by one, remembering valid request events so that
-/// later results are checked against them.
+/// At most this many valid requests are remembered for the cross-checks of
+/// later results (the oldest is forgotten first); a result whose request
+/// was forgotten, or never seen, is checked on its own.
+pub const MAX_REMEMBERED: usize = 4_096;
+/// At most this many bytes of event text of remembered requests (the same
+/// rule as [`MAX_REMEMBERED`]; the latest request is always kept).
+pub const MAX_REMEMBERED_BYTES: usize = 8 * 1024 * 1024;
+
+/// What the order-free part of validation found for one event ([`prepare`]);
+/// [`Checker::finish`] completes it in input order.
+#[derive(Debug)]
+pub enum Prepared {
+    /// The verdict is final.
+    Done(Verdict),
+    /// A valid request, to remember for later results; `size` is its text's
+    /// length in bytes.
+    Request {
+        verdict: Verdict,
+        request: RequestEvent,
+        size: usize,
+    },
+    /// A result valid on its own, still to check against its request.
+    Result {
+        verdict: Verdict,
+        result: ResultEvent,
+    },
+}
+
+/// The checks of one event text that need no other event (limits, syntax,
+/// wire root, the codec's reading of the body): safe to run in parallel.
+pub fn prepare(bytes: &[u8]) -> Prepared {
+    let v = match parse_json(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            return Prepared::Done(Verdict {
+                id: None,
+                ty: None,
+                errors: vec![e],
+            })
+        }
+    };
+    let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
+    let ty = v.get("type").and_then(Value::as_str).map(str::to_owned);
+    let verdict = |errors| Verdict {
+        id: id.clone(),
+        ty: ty.clone(),
+        errors,
+    };
+    match ty.as_deref() {
+        Some(REQUEST_TYPE) => match take_request_event(v) {
+            Ok(mut request) => {
+                // The cross-checks need the id, server, mode and view only.
+                request.event = Value::Null;
+                Prepared::Request {
+                    verdict: verdict(Vec::new()),
+                    request,
+                    size: bytes.len(),
+                }
+            }
+            Err(e) => Prepared::Done(verdict(e)),
+        },
+        Some(RESULT_TYPE) => match take_result_event(v) {
+            Ok(mut result) => {
+                result.event = Value::Null;
+                Prepared::Result {
+                    verdict: verdict(Vec::new()),
+                    result,
+                }
+            }
+            Err(e) => Prepared::Done(verdict(e)),
+        },
+        _ => {
+            let errs = schemas::validate_event(&v);
+            let errs = if errs.is_empty() {
+                envelope_guard(&v, ty.as_deref())
+            } else {
+                errs
+            };
+            Prepared::Done(verdict(errs))
+        }
+    }
+}
+
+/// Validates events one by one, remembering valid request events (at most
+/// [`MAX_REMEMBERED`], [`MAX_REMEMBERED_BYTES`]) so that later results are
+/// checked against them.
 #[derive(Debug, Default)]
 pub struct Checker {
     /// Requests from `--request` (when non-empty, the only ones used).
     reference: Vec<RequestEvent>,
-    /// Valid requests seen so far, by id.
-    seen: HashMap<String, RequestEvent>,
+    /// Valid requests seen lately, by id, with their place in `order`.
+    seen: HashMap<String, (u64, RequestEvent)>,
+    /// Remembered ids, oldest first: (id, place, text bytes). An entry whose
+    /// place differs from the map's was replaced by a later request with
+    /// the same id.
+    order: VecDeque<(String, u64, usize)>,
+    /// The next place.
+    next: u64,
+    /// Text bytes of the remembered requests.
+    bytes: usize,
+    /// Requests forgotten to keep within the bounds.
+    forgotten: usize,
+    /// Results checked on their own: no remembered request matched.
+    alone: usize,
 }
 
 impl Checker {
@@ -142,8 +238,14 @@ impl Checker {
     pub fn new(reference: Vec<RequestEvent>) -> Self {
         Checker {
             reference,
-            seen: HashMap::new(),
+            ..Checker::default()
         }
+    }
+
+    /// How many requests were forgotten to keep within the bounds, and how
+    /// many results were checked on their own (no remembered request).
+    pub fn forgotten(&self) -> (usize, usize) {
+        (self.forgotten, self.alone)
     }
 
     fn request_for(&self, res: &ResultEvent) -> Result<Option<&RequestEvent>, Violation> {
@@ -163,49 +265,60 @@ impl Checker {
                 )),
             };
         }
-        Ok(self.seen.get(&res.parent_event_id))
+        Ok(self.seen.get(&res.parent_event_id).map(|(_, r)| r))
+    }
+
+    /// Remember a valid request, forgetting the oldest beyond the bounds.
+    fn remember(&mut self, request: RequestEvent, size: usize) {
+        let place = self.next;
+        self.next += 1;
+        self.order.push_back((request.id.clone(), place, size));
+        self.bytes += size;
+        self.seen.insert(request.id.clone(), (place, request));
+        while self.order.len() > MAX_REMEMBERED
+            || (self.bytes > MAX_REMEMBERED_BYTES && self.order.len() > 1)
+        {
+            let Some((id, place, size)) = self.order.pop_front() else {
+                break;
+            };
+            self.bytes -= size;
+            if self.seen.get(&id).is_some_and(|(p, _)| *p == place) {
+                self.seen.remove(&id);
+                self.forgotten += 1;
+            }
+        }
+    }
+
+    /// Complete a [`prepare`]d event, in input order: remember a request,
+    /// check a result against its request.
+    pub fn finish(&mut self, p: Prepared) -> Verdict {
+        match p {
+            Prepared::Done(v) => v,
+            Prepared::Request {
+                verdict,
+                request,
+                size,
+            } => {
+                self.remember(request, size);
+                verdict
+            }
+            Prepared::Result {
+                mut verdict,
+                result,
+            } => {
+                match self.request_for(&result) {
+                    Ok(Some(req)) => verdict.errors = check_answer(req, &result),
+                    Ok(None) => self.alone += 1,
+                    Err(e) => verdict.errors = vec![e],
+                }
+                verdict
+            }
+        }
     }
 
     /// Validate one event text (see the module doc).
     pub fn check(&mut self, bytes: &[u8]) -> Verdict {
-        let v = match parse_json(bytes) {
-            Ok(v) => v,
-            Err(e) => {
-                return Verdict {
-                    id: None,
-                    ty: None,
-                    errors: vec![e],
-                }
-            }
-        };
-        let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
-        let ty = v.get("type").and_then(Value::as_str).map(str::to_owned);
-        let errors = match ty.as_deref() {
-            Some(REQUEST_TYPE) => match read_request_event(&v) {
-                Ok(r) => {
-                    self.seen.insert(r.id.clone(), r);
-                    Vec::new()
-                }
-                Err(e) => e,
-            },
-            Some(RESULT_TYPE) => match read_result_event(&v) {
-                Ok(res) => match self.request_for(&res) {
-                    Ok(Some(req)) => check_answer(req, &res),
-                    Ok(None) => Vec::new(),
-                    Err(e) => vec![e],
-                },
-                Err(e) => e,
-            },
-            _ => {
-                let errs = schemas::validate_event(&v);
-                if errs.is_empty() {
-                    envelope_guard(&v, ty.as_deref())
-                } else {
-                    errs
-                }
-            }
-        };
-        Verdict { id, ty, errors }
+        self.finish(prepare(bytes))
     }
 }
 
@@ -230,9 +343,9 @@ fn envelope_guard(v: &Value, ty: Option<&str>) -> Vec<Violation> {
     }
 }
 
-fn open(path: &Path) -> std::io::Result<Box<dyn Read>> {
+fn open(path: &Path) -> std::io::Result<Box<dyn Read + Send>> {
     if path.as_os_str() == "-" {
-        Ok(Box::new(std::io::stdin().lock()))
+        Ok(Box::new(std::io::stdin()))
     } else {
         Ok(Box::new(std::fs::File::open(path)?))
     }
@@ -299,17 +412,7 @@ pub fn write_verdict(
     v: &Verdict,
 ) -> std::io::Result<()> {
     match format {
-        Format::Json => {
-            let o = json!({
-                "id": v.id,
-                "type": v.ty,
-                "valid": v.errors.is_empty(),
-                "errors": v.errors,
-                "input": input,
-                "line": line,
-            });
-            writeln!(out, "{}", super::respond::terminal_safe(&o.to_string()))
-        }
+        Format::Json => write_json(out, input, line, v),
         Format::Text => {
             let who = match &v.id {
                 Some(id) => shown_id(id),
@@ -339,6 +442,95 @@ pub fn write_verdict(
     }
 }
 
+/// One verdict as one JSON line, keys in the documented order, written
+/// without building a JSON value; terminal-unsafe characters escaped as
+/// [`super::respond::terminal_safe`] does.
+fn write_json(out: &mut dyn Write, input: &str, line: usize, v: &Verdict) -> std::io::Result<()> {
+    let mut buf = Vec::with_capacity(128);
+    buf.extend_from_slice(b"{\"id\":");
+    serde_json::to_writer(&mut buf, &v.id)?;
+    buf.extend_from_slice(b",\"type\":");
+    serde_json::to_writer(&mut buf, &v.ty)?;
+    buf.extend_from_slice(b",\"valid\":");
+    buf.extend_from_slice(if v.errors.is_empty() {
+        b"true"
+    } else {
+        b"false"
+    });
+    buf.extend_from_slice(b",\"errors\":");
+    serde_json::to_writer(&mut buf, &v.errors)?;
+    buf.extend_from_slice(b",\"input\":");
+    serde_json::to_writer(&mut buf, input)?;
+    write!(buf, ",\"line\":{line}}}")?;
+    // Printable ASCII cannot hold anything unsafe; anything else is looked at.
+    if buf.iter().all(|b| (0x20..0x7f).contains(b)) {
+        buf.push(b'\n');
+        return out.write_all(&buf);
+    }
+    let text = String::from_utf8_lossy(&buf);
+    writeln!(out, "{}", super::respond::terminal_safe(&text))
+}
+
+/// Events (and bytes of event text, each event counted as at least
+/// 1 KiB) read ahead of the report: the bound on the memory of the parallel
+/// check.
+const WINDOW: crate::stream::ordered::Limits = crate::stream::ordered::Limits {
+    items: 512,
+    bytes: 4 * 1024 * 1024,
+};
+
+/// How one input went.
+#[derive(Debug, Default)]
+struct InputOutcome {
+    events: usize,
+    invalid: bool,
+    write_failed: bool,
+}
+
+/// Check every event of one input, reporting each to `out` in input order.
+/// The per-event checks run on `workers` threads; the cross-checks of
+/// results against remembered requests run in order on this one.
+fn check_input(
+    rd: Box<dyn Read + Send>,
+    input: &str,
+    checker: &mut Checker,
+    out: &mut dyn Write,
+    format: Format,
+    workers: usize,
+) -> (std::io::Result<()>, InputOutcome) {
+    let mut o = InputOutcome::default();
+    let read = crate::stream::ordered::map_ordered(
+        workers,
+        WINDOW,
+        move |send| {
+            split_input(rd, |c| {
+                let cost = c.bytes.as_ref().map_or(0, Vec::len).max(1024);
+                send(c, cost)
+            })
+        },
+        |c: Chunk| {
+            let p = match c.bytes {
+                Ok(b) => prepare(&b),
+                Err(e) => Prepared::Done(Verdict {
+                    id: None,
+                    ty: None,
+                    errors: vec![e],
+                }),
+            };
+            (c.line, p)
+        },
+        |(line, p)| {
+            o.events += 1;
+            let v = checker.finish(p);
+            o.invalid |= !v.errors.is_empty();
+            if !o.write_failed && write_verdict(out, format, input, line, &v).is_err() {
+                o.write_failed = true;
+            }
+        },
+    );
+    (read, o)
+}
+
 /// Run the command; returns the exit code.
 pub fn run(args: ValidateArgs) -> u8 {
     let mut worst = super::EXIT_OK;
@@ -362,9 +554,10 @@ pub fn run(args: ValidateArgs) -> u8 {
     } else {
         args.inputs.clone()
     };
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     let mut checker = Checker::new(reference);
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let mut unreadable = false;
     for path in &inputs {
         let input = name(path);
@@ -376,42 +569,39 @@ pub fn run(args: ValidateArgs) -> u8 {
                 continue;
             }
         };
-        let mut count = 0usize;
-        let mut write_failed = false;
-        let res = split_input(rd, |c| {
-            count += 1;
-            let v = match c.bytes {
-                Ok(b) => checker.check(&b),
-                Err(e) => Verdict {
-                    id: None,
-                    ty: None,
-                    errors: vec![e],
-                },
-            };
-            if !v.errors.is_empty() {
-                worst = super::EXIT_INVALID;
-            }
-            if write_verdict(&mut out, args.format, &input, c.line, &v).is_err() {
-                write_failed = true;
-            }
-        });
+        let (res, o) = check_input(rd, &input, &mut checker, &mut out, args.format, workers);
+        if o.invalid {
+            worst = super::EXIT_INVALID;
+        }
         if let Err(e) = res {
             eprintln!("ahp-elicit validate: cannot read {}: {e}", display(&input));
             unreadable = true;
-        } else if count == 0 {
+        } else if o.events == 0 {
             eprintln!("ahp-elicit validate: {}: no event found", display(&input));
             worst = super::EXIT_INVALID;
         }
-        if write_failed {
-            unreadable = true;
-        }
+        unreadable |= o.write_failed;
     }
-    if out.flush().is_err() {
-        unreadable = true;
-    }
+    unreadable |= out.flush().is_err();
+    note_forgotten(&checker);
     if unreadable {
         super::EXIT_USAGE
     } else {
         worst
+    }
+}
+
+/// Say on stderr when requests were forgotten (the bound of
+/// [`MAX_REMEMBERED`]): results after that may have been checked on their
+/// own. Not an error.
+fn note_forgotten(checker: &Checker) {
+    let (forgotten, alone) = checker.forgotten();
+    if forgotten > 0 {
+        eprintln!(
+            "ahp-elicit validate: note: {forgotten} older requests were not kept for cross-checks \
+             (at most {MAX_REMEMBERED} requests or {} MiB are kept); {alone} results had no \
+             remembered request and were checked on their own",
+            MAX_REMEMBERED_BYTES / (1024 * 1024)
+        );
     }
 }
