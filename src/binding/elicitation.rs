@@ -334,6 +334,10 @@ enum PartView<'a> {
 /// Check the strings of a request against [`MAX_STRING_CHARS`] (the request
 /// text itself is bounded by the event size).
 fn check_string_limits(v: &Value, ptr: &str, errs: &mut Vec<Violation>) {
+    // Pointers are built only on the way to a string that is too long.
+    if !has_long_string(v) {
+        return;
+    }
     match v {
         Value::String(s) if s.len() > MAX_STRING_CHARS && s.chars().count() > MAX_STRING_CHARS => {
             errs.push(Violation::new(
@@ -353,6 +357,17 @@ fn check_string_limits(v: &Value, ptr: &str, errs: &mut Vec<Violation>) {
             .iter()
             .for_each(|(k, x)| check_string_limits(x, &super::violation::join(ptr, k), errs)),
         _ => {}
+    }
+}
+
+/// Whether some string value in `v` has more than [`MAX_STRING_CHARS`]
+/// bytes (a string over the character limit is one of them); no allocation.
+fn has_long_string(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.len() > MAX_STRING_CHARS,
+        Value::Array(a) => a.iter().any(has_long_string),
+        Value::Object(o) => o.values().any(has_long_string),
+        _ => false,
     }
 }
 
