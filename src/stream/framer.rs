@@ -157,8 +157,25 @@ impl Framer {
     /// Frame `chunk`, the next bytes of the input, appending every frame
     /// it completes to `out`.
     pub fn push(&mut self, chunk: &[u8], out: &mut Vec<Frame>) {
-        for &b in chunk {
-            self.byte(b, out);
+        let mut i = 0;
+        while i < chunk.len() {
+            if let Mode::Str { escape: false, .. } = self.mode {
+                // Inside a string only a quote, a backslash or a line break
+                // changes anything: the bytes before the next one are kept
+                // in one go (within the limit; past it byte by byte).
+                let rest = &chunk[i..];
+                let run = memchr::memchr3(b'"', b'\\', b'\n', rest).unwrap_or(rest.len());
+                if run > 0 && !self.over && self.held.len() + run <= self.limit {
+                    self.held.extend_from_slice(&rest[..run]);
+                    self.len += run;
+                    self.bol = false;
+                    self.col0 = false;
+                    i += run;
+                    continue;
+                }
+            }
+            self.byte(chunk[i], out);
+            i += 1;
         }
     }
 
@@ -615,5 +632,36 @@ mod tests {
         })
         .unwrap();
         assert_eq!(got, vec![1, 3]);
+    }
+
+    /// Frames of `input` fed one byte at a time through `byte` alone (no
+    /// run of string bytes taken at once).
+    fn bytewise(input: &[u8], limit: usize) -> Vec<Frame> {
+        let mut f = Framer::new(limit);
+        let mut out = Vec::new();
+        for &b in input {
+            f.byte(b, &mut out);
+        }
+        f.finish(&mut out);
+        out
+    }
+
+    #[test]
+    fn string_runs_frame_as_byte_by_byte() {
+        let vectors = include_str!("../../tests/vectors/elicitation.jsonl");
+        let cases = [
+            vectors,
+            "{\"a\":\"x\\\"y\\\\\"}\n{\"b\":\"cut\n{\"c\":1}\n",
+            "{\"t\":\"0123456789abcdef\"}{\"u\":\"\\u00e9\"} [\"\\\\\", \"\"]",
+            "{\"long\":\"0123456789012345678901234567890123456789\"}\n{\"ok\":\"x\"}",
+            "{\"open\":\"never closed",
+        ];
+        for input in cases {
+            for limit in [8, 30, 64, MAX_EVENT_BYTES] {
+                let want = bytewise(input.as_bytes(), limit);
+                let got = frame_all(input.as_bytes(), limit);
+                assert_eq!(got, want, "limit {limit}: {input:?}");
+            }
+        }
     }
 }
