@@ -272,9 +272,8 @@ fn str_at<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
 fn server_at(event: &Value) -> Result<Server, Violation> {
     let s = event
         .pointer("/payload/elicitation/server")
-        .cloned()
-        .unwrap_or(Value::Null);
-    serde_json::from_value(s).map_err(|e| {
+        .unwrap_or(&Value::Null);
+    Server::deserialize(s).map_err(|e| {
         Violation::new(
             "/payload/elicitation/server",
             "wire-root",

@@ -170,13 +170,15 @@ pub fn prepare(bytes: &[u8]) -> Prepared {
     };
     let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
     let ty = v.get("type").and_then(Value::as_str).map(str::to_owned);
-    let verdict = |errors| Verdict {
-        id: id.clone(),
-        ty: ty.clone(),
-        errors,
+    // Some(true): a request; Some(false): a result; None: another type.
+    let kind = match ty.as_deref() {
+        Some(REQUEST_TYPE) => Some(true),
+        Some(RESULT_TYPE) => Some(false),
+        _ => None,
     };
-    match ty.as_deref() {
-        Some(REQUEST_TYPE) => match take_request_event(v) {
+    let verdict = move |errors| Verdict { id, ty, errors };
+    match kind {
+        Some(true) => match take_request_event(v) {
             Ok(mut request) => {
                 // The cross-checks need the id, server, mode and view only.
                 request.event = Value::Null;
@@ -188,7 +190,7 @@ pub fn prepare(bytes: &[u8]) -> Prepared {
             }
             Err(e) => Prepared::Done(verdict(e)),
         },
-        Some(RESULT_TYPE) => match take_result_event(v) {
+        Some(false) => match take_result_event(v) {
             Ok(mut result) => {
                 result.event = Value::Null;
                 Prepared::Result {
@@ -198,10 +200,10 @@ pub fn prepare(bytes: &[u8]) -> Prepared {
             }
             Err(e) => Prepared::Done(verdict(e)),
         },
-        _ => {
+        None => {
             let errs = schemas::validate_event(&v);
             let errs = if errs.is_empty() {
-                envelope_guard(&v, ty.as_deref())
+                envelope_guard(&v, v.get("type").and_then(Value::as_str))
             } else {
                 errs
             };

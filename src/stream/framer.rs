@@ -165,9 +165,18 @@ impl Framer {
                 // in one go (within the limit; past it byte by byte).
                 let rest = &chunk[i..];
                 let run = memchr::memchr3(b'"', b'\\', b'\n', rest).unwrap_or(rest.len());
-                if run > 0 && !self.over && self.held.len() + run <= self.limit {
-                    self.held.extend_from_slice(&rest[..run]);
-                    self.len += run;
+                if run > 0 {
+                    if self.over {
+                        // Counted, not kept.
+                        self.len += run;
+                    } else if self.held.len() + run <= self.limit {
+                        self.held.extend_from_slice(&rest[..run]);
+                        self.len += run;
+                    } else {
+                        for &b in &rest[..run] {
+                            self.byte(b, out);
+                        }
+                    }
                     self.bol = false;
                     self.col0 = false;
                     i += run;
@@ -403,7 +412,10 @@ impl Framer {
             while self.held.last().is_some_and(|b| is_ws(*b)) {
                 self.held.pop();
             }
-            let bytes = std::mem::take(&mut self.held);
+            // The next frame is likely as long as this one: room for it at
+            // once, not grown byte by byte (at most 64 KiB ahead).
+            let room = self.held.len().min(64 * 1024);
+            let bytes = std::mem::replace(&mut self.held, Vec::with_capacity(room));
             let whole = !matches!(self.mode, Mode::Junk { .. })
                 && self.stack.is_empty()
                 && !matches!(self.mode, Mode::Str { .. });
@@ -663,5 +675,28 @@ mod tests {
                 assert_eq!(got, want, "limit {limit}: {input:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_string_past_the_limit_is_counted_in_one_pass() {
+        // Quadratic work here (a scan of the rest per byte) would not end
+        // in any reasonable time.
+        let mut input = b"{\"s\":\"".to_vec();
+        input.extend(std::iter::repeat_n(b'a', 6 << 20));
+        input.extend_from_slice(b"\"}\n{\"ok\":1}\n");
+        let frames = frame_all(&input, 1 << 20);
+        assert_eq!(
+            frames,
+            vec![
+                Frame::TooLong {
+                    line: 1,
+                    len: input.len() - 10
+                },
+                Frame::Value {
+                    line: 2,
+                    bytes: b"{\"ok\":1}".to_vec()
+                }
+            ]
+        );
     }
 }
