@@ -133,7 +133,7 @@ pub struct Verdict {
 pub const MAX_REMEMBERED: usize = 4_096;
 /// At most this many bytes of event text of remembered requests (the same
 /// rule as [`MAX_REMEMBERED`]; the latest request is always kept).
-pub const MAX_REMEMBERED_BYTES: usize = 8 * 1024 * 1024;
+pub const MAX_REMEMBERED_BYTES: usize = 4 * 1024 * 1024;
 
 /// What the order-free part of validation found for one event ([`prepare`]);
 /// [`Checker::finish`] completes it in input order.
