@@ -174,6 +174,20 @@ fn terminal_responder(
     )
 }
 
+/// Run one parsed command line; returns the process exit code.
+pub fn run(cli: Cli) -> u8 {
+    match cli.command {
+        Command::Respond(a) => respond::run(a),
+        Command::Demo(a) => demo::run(a),
+        Command::Validate(a) => validate::run(a),
+        Command::Modify(a) => modify::run(a),
+        Command::Capabilities(a) => capabilities::run(a),
+        Command::Wrap(a) => wrap::run(a),
+        Command::Upstream(c) => upstream::run(c),
+        Command::Mcp(a) => mcp::run(a),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse_duration;
@@ -208,19 +222,5 @@ mod tests {
             let e = parse_duration(s).expect_err(s);
             assert!(e.contains(why), "{s}: {e}");
         }
-    }
-}
-
-/// Run one parsed command line; returns the process exit code.
-pub fn run(cli: Cli) -> u8 {
-    match cli.command {
-        Command::Respond(a) => respond::run(a),
-        Command::Demo(a) => demo::run(a),
-        Command::Validate(a) => validate::run(a),
-        Command::Modify(a) => modify::run(a),
-        Command::Capabilities(a) => capabilities::run(a),
-        Command::Wrap(a) => wrap::run(a),
-        Command::Upstream(c) => upstream::run(c),
-        Command::Mcp(a) => mcp::run(a),
     }
 }

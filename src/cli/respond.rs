@@ -308,6 +308,7 @@ pub fn drive(
         ..ResultMeta::default()
     };
     let mut open = true;
+    let mut busy = false;
     loop {
         // Take in what has arrived, up to the queue's bound: the rest waits
         // in the bounded channel, and the reader waits for room.
@@ -330,7 +331,11 @@ pub fn drive(
                 }
             }
             None => {
-                let wait = Duration::from_millis(100);
+                // Right after work (a stream is flowing) the wait is short,
+                // so a flood is taken in at full speed; the screen still
+                // redraws and reads keys in between.
+                let wait = Duration::from_millis(if busy { 1 } else { 100 });
+                busy = false;
                 if interactive && !quit {
                     if responder.idle(wait) {
                         quit = true;
@@ -354,6 +359,7 @@ pub fn drive(
                 }
             }
         };
+        busy = true;
         let (line, bytes) = match item {
             Item::Event { line, bytes, .. } => (line, bytes),
             Item::Bad { line, message } => {
@@ -710,6 +716,71 @@ mod tests {
             got,
             vec!["event@1:{\"a\":\n{\"b\":2}\n}", "event@4:{\"c\":3}"]
         );
+    }
+
+    /// Declines every request, noting how far ahead "request N of M" saw.
+    struct Counting {
+        ahead: Vec<usize>,
+    }
+
+    impl Responder for Counting {
+        fn respond(
+            &mut self,
+            _req: &crate::binding::RequestEvent,
+            cx: &Context,
+        ) -> Result<Outcome, RespondError> {
+            self.ahead.push(cx.progress.total - cx.progress.index);
+            Ok(Outcome::Answer(Answer::bare(Action::Decline)))
+        }
+    }
+
+    #[test]
+    fn a_flood_is_answered_whole_with_a_bounded_queue() {
+        let req = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/form-confirm-mode-omitted.request.json"
+        ))
+        .unwrap();
+        let line = serde_json::from_str::<serde_json::Value>(&req)
+            .unwrap()
+            .to_string();
+        let n = 3 * READ_AHEAD + 17;
+        let input = format!("{line}\n").repeat(n);
+        let rx = spawn_split(
+            Box::new(std::io::Cursor::new(input.into_bytes())),
+            std::sync::Arc::new(Budget::default()),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.jsonl");
+        let mut sink = Sink::open(Some(&out)).unwrap();
+        let args = RespondArgs {
+            input: None,
+            output: None,
+            theme: None,
+            answers: None,
+            action: Some(Action::Decline),
+            source_adapter: "test".into(),
+            timeout: None,
+            modes: vec![Mode::Form, Mode::Url],
+            browser: None,
+            no_open: false,
+            log: None,
+            log_values: false,
+            plain: false,
+        };
+        let mut r = Counting { ahead: Vec::new() };
+        let tally = drive(rx, &mut r, &mut sink, &args, false, None);
+        drop(sink);
+        assert_eq!(tally.answered, n);
+        assert_eq!(tally.failed, 0);
+        assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), n);
+        assert_eq!(r.ahead.len(), n);
+        let most = r.ahead.iter().copied().max().unwrap_or(0);
+        assert!(
+            most <= READ_AHEAD,
+            "the queue stays within its bound: {most}"
+        );
+        assert_eq!(r.ahead.last(), Some(&0), "the last one knows it is last");
     }
 
     #[test]

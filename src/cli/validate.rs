@@ -14,6 +14,10 @@
 //! (and [`check_answer`] against the request with id equal to its
 //! `parentEventId`: from `--request FILE`, else one seen earlier in the
 //! inputs), or for the other event types [`schemas::validate_event`].
+//! Memory stays bounded on endless streams: the requests kept for that
+//! cross-check are the latest [`MAX_REMEMBERED`] (4,096) within
+//! [`MAX_REMEMBERED_BYTES`] (4 MiB) of text; a result whose request was
+//! forgotten is checked on its own, as one whose request was never seen.
 //!
 //! Output (stdout): text, one line per event `<id>: valid` or
 //! `<id>: invalid` followed by indented `pointer [rule] message` lines
@@ -66,7 +70,8 @@ pub enum Format {
 #[command(after_help = "\
 Each input is one JSON event or JSON Lines of events. Results are checked against \
 the request with id equal to their parentEventId: from --request FILE, else one seen \
-earlier in the inputs (a result with no known request is checked on its own).\n\n\
+earlier in the inputs (the latest 4,096 requests, within 4 MiB, are kept; a result \
+with no known request is checked on its own).\n\n\
 Exit status: 0 all events valid, 1 some event invalid, 2 usage or unreadable input.")]
 pub struct ValidateArgs {
     /// Files to validate; `-` is stdin (the default when none is given).
@@ -242,6 +247,11 @@ impl Checker {
             reference,
             ..Checker::default()
         }
+    }
+
+    /// How many requests are remembered now.
+    pub fn remembered(&self) -> usize {
+        self.seen.len()
     }
 
     /// How many requests were forgotten to keep within the bounds, and how

@@ -15,7 +15,14 @@
 //! piece is framed on its own; otherwise the broken text runs up to the
 //! next line that starts with `{` and is reported as one
 //! [`Frame::Broken`]. The same split applies to a value still open at end
-//! of input.
+//! of input. Stray text outside any value (a line that does not start a
+//! JSON object or array) is one [`Frame::Broken`] per line, or a
+//! [`Frame::Value`] when it is a bare scalar such as `42`.
+//!
+//! A known limit: a line cut short right where a value may follow (after
+//! `:` or `,`), followed by exactly one complete event and then a pause,
+//! reads as that event continuing the cut one until more input (or the end
+//! of input) shows otherwise.
 //!
 //! The framer only frames: a [`Frame::Value`] is structurally one JSON
 //! value, and its text is still parsed (numbers, escapes, UTF-8) by the
@@ -158,33 +165,35 @@ impl Framer {
     /// it completes to `out`.
     pub fn push(&mut self, chunk: &[u8], out: &mut Vec<Frame>) {
         let mut i = 0;
-        while i < chunk.len() {
+        while let Some(&b) = chunk.get(i) {
             if let Mode::Str { escape: false, .. } = self.mode {
-                // Inside a string only a quote, a backslash or a line break
-                // changes anything: the bytes before the next one are kept
-                // in one go (within the limit; past it byte by byte).
-                let rest = &chunk[i..];
-                let run = memchr::memchr3(b'"', b'\\', b'\n', rest).unwrap_or(rest.len());
+                // Fast path: the plain run of a string, kept in one copy.
+                let run =
+                    memchr::memchr3(b'"', b'\\', b'\n', &chunk[i..]).unwrap_or(chunk.len() - i);
                 if run > 0 {
-                    if self.over {
-                        // Counted, not kept.
-                        self.len += run;
-                    } else if self.held.len() + run <= self.limit {
-                        self.held.extend_from_slice(&rest[..run]);
-                        self.len += run;
-                    } else {
-                        for &b in &rest[..run] {
-                            self.byte(b, out);
-                        }
-                    }
+                    self.keep_all(&chunk[i..i + run]);
                     self.bol = false;
-                    self.col0 = false;
                     i += run;
                     continue;
                 }
             }
-            self.byte(chunk[i], out);
+            self.byte(b, out);
             i += 1;
+        }
+    }
+
+    /// [`Framer::keep`] for a run of bytes with no line feed.
+    fn keep_all(&mut self, run: &[u8]) {
+        self.len += run.len();
+        if self.over {
+            return;
+        }
+        if self.held.len() + run.len() > self.limit {
+            self.over = true;
+            self.held = Vec::new();
+            self.marks = Vec::new();
+        } else {
+            self.held.extend_from_slice(run);
         }
     }
 
@@ -633,6 +642,41 @@ mod tests {
             assert_eq!(out, whole, "chunks of {step}");
         }
         assert_eq!(whole.len(), 4, "{whole:?}");
+    }
+
+    /// Bytes that look like JSON text often: structure, strings, escapes,
+    /// line feeds and column-0 braces.
+    fn jsonish() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let token = prop::sample::select(vec![
+            "{", "}", "[", "]", ":", ",", "\"", "\\", "\n", "\n{", " ", "1", "true", "\"k\"",
+            "\"a b\"", "x", "\u{e9}",
+        ]);
+        prop::collection::vec(token, 0..60).prop_map(|t| t.concat().into_bytes())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn framing_does_not_depend_on_chunks(data in jsonish(), step in 1usize..9, small in proptest::bool::ANY) {
+            let limit = if small { 24 } else { 1 << 20 };
+            let whole = frame_all(&data, limit);
+            let mut f = Framer::new(limit);
+            let mut cut = Vec::new();
+            for c in data.chunks(step) {
+                f.push(c, &mut cut);
+            }
+            f.finish(&mut cut);
+            proptest::prop_assert_eq!(&whole, &cut);
+            for fr in &whole {
+                if let Frame::Value { bytes, .. } | Frame::Broken { bytes, .. } = fr {
+                    proptest::prop_assert!(bytes.len() <= limit && !bytes.is_empty());
+                }
+            }
+            if data.len() <= limit && serde_json::from_slice::<serde_json::Value>(&data).is_ok() {
+                let one = matches!(&whole[..], [Frame::Value { bytes, .. }] if bytes[..] == *data.trim_ascii());
+                proptest::prop_assert!(one, "{:?}", whole);
+            }
+        }
     }
 
     #[test]
