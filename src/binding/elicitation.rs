@@ -285,9 +285,8 @@ fn str_at<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
 fn server_at(event: &Value) -> Result<Server, Violation> {
     let s = event
         .pointer("/payload/elicitation/server")
-        .cloned()
-        .unwrap_or(Value::Null);
-    serde_json::from_value(s).map_err(|e| {
+        .unwrap_or(&Value::Null);
+    Server::deserialize(s).map_err(|e| {
         Violation::new(
             "/payload/elicitation/server",
             "wire-root",
@@ -311,14 +310,14 @@ fn parse_text(text: &str, at: &str) -> Result<Value, Violation> {
         .map_err(|e| Violation::new(at, "text-json", format!("the text part is not JSON: {e}")))
 }
 
-fn read_view(event: &Value, part_ptr: &str) -> PartView {
+fn read_view<'a>(event: &'a Value, part_ptr: &str) -> PartView<'a> {
     match event.pointer(part_ptr) {
         None => PartView::Omit,
         Some(p) => match p.get("selection").and_then(Value::as_str) {
             Some("metadata") => PartView::Metadata,
             Some("omit") => PartView::Omit,
             _ => match (p.get("text").and_then(Value::as_str), p.get("gap")) {
-                (Some(t), _) => PartView::Text(t.to_owned()),
+                (Some(t), _) => PartView::Text(t),
                 (None, Some(g)) => PartView::Gap {
                     reason: g
                         .get("reason")
@@ -333,8 +332,9 @@ fn read_view(event: &Value, part_ptr: &str) -> PartView {
     }
 }
 
-enum PartView {
-    Text(String),
+enum PartView<'a> {
+    /// The body text, borrowed from the event.
+    Text(&'a str),
     Metadata,
     Omit,
     Gap {
@@ -346,6 +346,10 @@ enum PartView {
 /// Check the strings of a request against [`MAX_STRING_CHARS`] (the request
 /// text itself is bounded by the event size).
 fn check_string_limits(v: &Value, ptr: &str, errs: &mut Vec<Violation>) {
+    // Pointers are built only on the way to a string that is too long.
+    if !has_long_string(v) {
+        return;
+    }
     match v {
         Value::String(s) if s.len() > MAX_STRING_CHARS && s.chars().count() > MAX_STRING_CHARS => {
             errs.push(Violation::new(
@@ -368,6 +372,17 @@ fn check_string_limits(v: &Value, ptr: &str, errs: &mut Vec<Violation>) {
     }
 }
 
+/// Whether some string value in `v` has more than [`MAX_STRING_CHARS`]
+/// bytes (a string over the character limit is one of them); no allocation.
+fn has_long_string(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.len() > MAX_STRING_CHARS,
+        Value::Array(a) => a.iter().any(has_long_string),
+        Value::Object(o) => o.values().any(has_long_string),
+        _ => false,
+    }
+}
+
 /// Read elicitation/create params (spec 4.1, 4.3), already parsed from the
 /// text. `meta_mode` is the event's explicit mode. Pointers are relative to
 /// the params (`/requestedSchema/...`).
@@ -376,125 +391,28 @@ fn check_string_limits(v: &Value, ptr: &str, errs: &mut Vec<Violation>) {
 /// (`mode-match`, `form-subset` and the rules of
 /// [`parse_form_schema`](super::form_schema::parse_form_schema)).
 pub fn read_params(params: &Value, meta_mode: Mode) -> Result<ElicitationRequest, Vec<Violation>> {
-    let Some(obj) = params.as_object() else {
-        return Err(vec![Violation::new(
-            "",
-            "mcp-request",
-            "the params must be a JSON object",
-        )]);
+    let (message, body) = read_params_body(params, meta_mode)?;
+    Ok(ElicitationRequest {
+        params: params.as_object().cloned().unwrap_or_default(),
+        message,
+        body,
+    })
+}
+
+/// [`read_params`] for params the caller owns: the params map is moved into
+/// the request, not copied.
+fn take_params(params: Value, meta_mode: Mode) -> Result<ElicitationRequest, Vec<Violation>> {
+    let (message, body) = read_params_body(&params, meta_mode)?;
+    let params = match params {
+        Value::Object(m) => m,
+        // read_params_body refuses anything but an object.
+        _ => Map::new(),
     };
-    let mut errs = Vec::new();
-    // Mode first: it decides which definition applies and it is a runtime rule.
-    let parsed_mode = match obj.get("mode") {
-        None => Some(Mode::Form),
-        Some(Value::String(s)) => Mode::parse(s),
-        Some(_) => None,
-    };
-    match parsed_mode {
-        None => errs.push(Violation::new(
-            "/mode",
-            "mcp-request",
-            "mode must be \"form\" or \"url\"",
-        )),
-        Some(m) if m != meta_mode => errs.push(Violation::new(
-            "/mode",
-            "mode-match",
-            format!(
-                "the event says mode {} but the params give mode {} (a missing mode means form)",
-                meta_mode.as_str(),
-                m.as_str()
-            ),
-        )),
-        Some(_) => {}
-    }
-    check_string_limits(params, "", &mut errs);
-    if !errs.is_empty() {
-        return Err(errs);
-    }
-    let schema_errs = schemas::validate_mcp_request(params);
-    if !schema_errs.is_empty() {
-        return Err(schema_errs);
-    }
-    let message = match obj.get("message") {
-        Some(Value::String(s)) => s.clone(),
-        _ => {
-            return Err(vec![Violation::new(
-                "/message",
-                "mcp-request",
-                "message is required and must be a string",
-            )])
-        }
-    };
-    let body = match meta_mode {
-        Mode::Form => {
-            for k in ["url", "elicitationId"] {
-                if obj.contains_key(k) {
-                    errs.push(Violation::new(
-                        format!("/{k}"),
-                        "mcp-request",
-                        format!("'{k}' belongs to URL mode, not a form request"),
-                    ));
-                }
-            }
-            match obj.get("requestedSchema") {
-                None => errs.push(Violation::new(
-                    "",
-                    "mcp-request",
-                    "a form request must have requestedSchema",
-                )),
-                Some(rs) => match parse_form_schema(rs, "/requestedSchema") {
-                    Ok(f) if errs.is_empty() => return finish(obj, message, RequestBody::Form(f)),
-                    Ok(_) => {}
-                    Err(e) => errs.extend(e),
-                },
-            }
-            return Err(errs);
-        }
-        Mode::Url => {
-            if obj.contains_key("requestedSchema") {
-                errs.push(Violation::new(
-                    "/requestedSchema",
-                    "mcp-request",
-                    "a URL request has no requestedSchema",
-                ));
-            }
-            let url = str_at(params, "/url");
-            let id = str_at(params, "/elicitationId");
-            match (url, id) {
-                (Some(u), Some(i)) if errs.is_empty() => {
-                    if url::Url::parse(u).is_err() {
-                        return Err(vec![Violation::new(
-                            "/url",
-                            "mcp-request",
-                            "url must be an absolute URL",
-                        )]);
-                    }
-                    RequestBody::Url {
-                        url: u.to_owned(),
-                        elicitation_id: i.to_owned(),
-                    }
-                }
-                (u, i) => {
-                    if u.is_none() {
-                        errs.push(Violation::new(
-                            "/url",
-                            "mcp-request",
-                            "a URL request needs a string url",
-                        ));
-                    }
-                    if i.is_none() {
-                        errs.push(Violation::new(
-                            "/elicitationId",
-                            "mcp-request",
-                            "a URL request needs a string elicitationId",
-                        ));
-                    }
-                    return Err(errs);
-                }
-            }
-        }
-    };
-    finish(obj, message, body)
+    Ok(ElicitationRequest {
+        params,
+        message,
+        body,
+    })
 }
 
 /// Read elicitation/create params under `policy`: [`read_params`] under the
@@ -594,16 +512,143 @@ fn not_a_form_or_errors(errs: Vec<Violation>) -> Result<RequestView, Vec<Violati
     }
 }
 
-fn finish(
-    obj: &Map<String, Value>,
-    message: String,
-    body: RequestBody,
-) -> Result<ElicitationRequest, Vec<Violation>> {
-    Ok(ElicitationRequest {
-        params: obj.clone(),
-        message,
-        body,
-    })
+/// [`read_params_with`] for params the caller owns: under the strict policy
+/// they are moved into the request, not copied.
+fn take_params_with(
+    params: Value,
+    meta_mode: Mode,
+    policy: SchemaPolicy,
+) -> Result<RequestView, Vec<Violation>> {
+    match policy {
+        SchemaPolicy::Strict => take_params(params, meta_mode).map(RequestView::Body),
+        SchemaPolicy::Compatible => read_params_with(&params, meta_mode, policy),
+    }
+}
+
+/// The checks of [`read_params`]; returns the message and the body.
+fn read_params_body(
+    params: &Value,
+    meta_mode: Mode,
+) -> Result<(String, RequestBody), Vec<Violation>> {
+    let Some(obj) = params.as_object() else {
+        return Err(vec![Violation::new(
+            "",
+            "mcp-request",
+            "the params must be a JSON object",
+        )]);
+    };
+    let mut errs = Vec::new();
+    // Mode first: it decides which definition applies and it is a runtime rule.
+    let parsed_mode = match obj.get("mode") {
+        None => Some(Mode::Form),
+        Some(Value::String(s)) => Mode::parse(s),
+        Some(_) => None,
+    };
+    match parsed_mode {
+        None => errs.push(Violation::new(
+            "/mode",
+            "mcp-request",
+            "mode must be \"form\" or \"url\"",
+        )),
+        Some(m) if m != meta_mode => errs.push(Violation::new(
+            "/mode",
+            "mode-match",
+            format!(
+                "the event says mode {} but the params give mode {} (a missing mode means form)",
+                meta_mode.as_str(),
+                m.as_str()
+            ),
+        )),
+        Some(_) => {}
+    }
+    check_string_limits(params, "", &mut errs);
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    let schema_errs = schemas::validate_mcp_request(params);
+    if !schema_errs.is_empty() {
+        return Err(schema_errs);
+    }
+    let message = match obj.get("message") {
+        Some(Value::String(s)) => s.clone(),
+        _ => {
+            return Err(vec![Violation::new(
+                "/message",
+                "mcp-request",
+                "message is required and must be a string",
+            )])
+        }
+    };
+    let body = match meta_mode {
+        Mode::Form => {
+            for k in ["url", "elicitationId"] {
+                if obj.contains_key(k) {
+                    errs.push(Violation::new(
+                        format!("/{k}"),
+                        "mcp-request",
+                        format!("'{k}' belongs to URL mode, not a form request"),
+                    ));
+                }
+            }
+            match obj.get("requestedSchema") {
+                None => errs.push(Violation::new(
+                    "",
+                    "mcp-request",
+                    "a form request must have requestedSchema",
+                )),
+                Some(rs) => match parse_form_schema(rs, "/requestedSchema") {
+                    Ok(f) if errs.is_empty() => return Ok((message, RequestBody::Form(f))),
+                    Ok(_) => {}
+                    Err(e) => errs.extend(e),
+                },
+            }
+            return Err(errs);
+        }
+        Mode::Url => {
+            if obj.contains_key("requestedSchema") {
+                errs.push(Violation::new(
+                    "/requestedSchema",
+                    "mcp-request",
+                    "a URL request has no requestedSchema",
+                ));
+            }
+            let url = str_at(params, "/url");
+            let id = str_at(params, "/elicitationId");
+            match (url, id) {
+                (Some(u), Some(i)) if errs.is_empty() => {
+                    if url::Url::parse(u).is_err() {
+                        return Err(vec![Violation::new(
+                            "/url",
+                            "mcp-request",
+                            "url must be an absolute URL",
+                        )]);
+                    }
+                    RequestBody::Url {
+                        url: u.to_owned(),
+                        elicitation_id: i.to_owned(),
+                    }
+                }
+                (u, i) => {
+                    if u.is_none() {
+                        errs.push(Violation::new(
+                            "/url",
+                            "mcp-request",
+                            "a URL request needs a string url",
+                        ));
+                    }
+                    if i.is_none() {
+                        errs.push(Violation::new(
+                            "/elicitationId",
+                            "mcp-request",
+                            "a URL request needs a string elicitationId",
+                        ));
+                    }
+                    return Err(errs);
+                }
+            }
+        }
+    };
+    Ok((message, body))
 }
 
 fn check_type(event: &Value, want: &str) -> Result<(), Vec<Violation>> {
@@ -619,8 +664,8 @@ fn check_type(event: &Value, want: &str) -> Result<(), Vec<Violation>> {
     }
 }
 
-/// Read and validate a `user.elicitation.request` event (seed: "MCP
-/// elicitation binding"; spec 4.1) under the strict schema policy.
+/// Read and validate a `user.elicitation.request` event under the strict
+/// schema policy.
 ///
 /// Errors: every violation, pointers into the event or, for faults in the
 /// body, [`REQUEST_TEXT`] followed by a pointer into the params.
@@ -636,6 +681,30 @@ pub fn read_request_event_with(
     event: &Value,
     policy: SchemaPolicy,
 ) -> Result<RequestEvent, Vec<Violation>> {
+    let mut r = request_parts(event, policy)?;
+    r.event = event.clone();
+    Ok(r)
+}
+
+/// [`read_request_event`] for an event the caller owns: the event is moved
+/// into the [`RequestEvent`], not copied.
+pub fn take_request_event(event: Value) -> Result<RequestEvent, Vec<Violation>> {
+    take_request_event_with(event, SchemaPolicy::Strict)
+}
+
+/// [`read_request_event_with`] for an event the caller owns (moved, not
+/// copied).
+pub fn take_request_event_with(
+    event: Value,
+    policy: SchemaPolicy,
+) -> Result<RequestEvent, Vec<Violation>> {
+    let mut r = request_parts(&event, policy)?;
+    r.event = event;
+    Ok(r)
+}
+
+/// The checks of [`read_request_event`]; `event` of the answer is null.
+fn request_parts(event: &Value, policy: SchemaPolicy) -> Result<RequestEvent, Vec<Violation>> {
     let errs = schemas::validate_event(event);
     if !errs.is_empty() {
         return Err(errs);
@@ -658,8 +727,8 @@ pub fn read_request_event_with(
         PartView::Omit => RequestView::Omit,
         PartView::Gap { reason, detail } => RequestView::Gap { reason, detail },
         PartView::Text(t) => {
-            let params = parse_text(&t, REQUEST_TEXT).map_err(|e| vec![e])?;
-            read_params_with(&params, mode, policy).map_err(|es| {
+            let params = parse_text(t, REQUEST_TEXT).map_err(|e| vec![e])?;
+            take_params_with(params, mode, policy).map_err(|es| {
                 es.into_iter()
                     .map(|e| e.under(REQUEST_TEXT))
                     .collect::<Vec<_>>()
@@ -672,7 +741,7 @@ pub fn read_request_event_with(
         server,
         mode,
         view,
-        event: event.clone(),
+        event: Value::Null,
     })
 }
 
@@ -754,6 +823,21 @@ pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<
 /// request known): wire root, pinned `result` definition, action equal to
 /// the parsed action, content only for an accepted form.
 pub fn read_result_event(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
+    let mut r = result_parts(event)?;
+    r.event = event.clone();
+    Ok(r)
+}
+
+/// [`read_result_event`] for an event the caller owns: the event is moved
+/// into the [`ResultEvent`], not copied.
+pub fn take_result_event(event: Value) -> Result<ResultEvent, Vec<Violation>> {
+    let mut r = result_parts(&event)?;
+    r.event = event;
+    Ok(r)
+}
+
+/// The checks of [`read_result_event`]; `event` of the answer is null.
+fn result_parts(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
     let errs = schemas::validate_event(event);
     if !errs.is_empty() {
         return Err(errs);
@@ -775,7 +859,7 @@ pub fn read_result_event(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
     };
     let result = match read_view(event, "/payload/elicitation/result") {
         PartView::Text(t) => {
-            let v = parse_text(&t, RESULT_TEXT).map_err(|e| vec![e])?;
+            let v = parse_text(t, RESULT_TEXT).map_err(|e| vec![e])?;
             let r = read_result_value(&v, mode).map_err(|es| {
                 es.into_iter()
                     .map(|e| e.under(RESULT_TEXT))
@@ -803,7 +887,7 @@ pub fn read_result_event(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
         mode,
         action,
         result,
-        event: event.clone(),
+        event: Value::Null,
     })
 }
 
@@ -913,7 +997,7 @@ pub fn make_result_event(
             "result": { "type": "text", "selection": "body", "text": text }
         } }
     });
-    let res = read_result_event(&event)?;
+    let res = result_parts(&event)?;
     let errs = check_answer(req, &res);
     if errs.is_empty() {
         Ok(event)
