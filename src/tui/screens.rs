@@ -7,11 +7,11 @@ use std::time::Duration;
 use ratatui::Frame;
 
 use super::theme::Theme;
-use super::url_view::{self, UrlViewState};
+use super::url_view::{self, UrlPhase, UrlViewState};
 use super::view::{self, Header};
 use super::{CONSENT_GUARD, FORM_GUARD};
 use crate::binding::{Action, Answer, FormSchema};
-use crate::form::{Action as FormAction, Form, Key, Status};
+use crate::form::{Action as FormAction, Form, Key, Stage, Status};
 use crate::responder::{Launcher, Outcome};
 
 /// What a screen's key handler tells the loop.
@@ -37,6 +37,14 @@ pub(crate) trait Screen {
 
     /// One key (never Ctrl-C).
     fn key(&mut self, k: &Key) -> Step;
+
+    /// Which step of the screen is shown: a different value means Enter
+    /// (or `o`) now does something else (form → review, consent → copy),
+    /// so the loop starts the grace period again and repaints the screen
+    /// whole.
+    fn stage(&self) -> u8 {
+        0
+    }
 }
 
 /// A decided answer with no content.
@@ -105,6 +113,13 @@ impl Screen for FormScreen {
         match self.form.handle_key(k) {
             Status::Open => Step::Continue,
             Status::Done(a) => Step::Done(Outcome::Answer(a)),
+        }
+    }
+
+    fn stage(&self) -> u8 {
+        match self.form.stage() {
+            Stage::Edit => 0,
+            Stage::Review(_) => 1,
         }
     }
 }
@@ -213,6 +228,14 @@ impl Screen for UrlScreen {
         match url_view::apply(&mut self.state, decision, launcher, self.no_open).action {
             Some(a) => bare(a),
             None => Step::Continue,
+        }
+    }
+
+    fn stage(&self) -> u8 {
+        match self.state.phase() {
+            UrlPhase::Consent => 0,
+            UrlPhase::LaunchFailed(_) => 1,
+            UrlPhase::Copy { .. } => 2,
         }
     }
 }
