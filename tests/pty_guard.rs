@@ -217,3 +217,28 @@ fn the_review_step_has_its_own_grace_period() {
         );
     }
 }
+
+/// With `--no-open`, `o` and Enter typed in one burst: `o` consents and
+/// shows the URL for copying, but the Enter does not press Done on a copy
+/// screen that was never seen; an Enter after a pause does (accept).
+#[test]
+fn the_copy_step_has_its_own_grace_period() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = "https://auth.example.com/copy-me";
+    let input = write_stream(dir.path(), &[request("evt-c1", "Copy this.", Some(url))]);
+    let out = dir.path().join("out.jsonl");
+    let args = format!("respond '{}' --no-open", input.display());
+    let mut t = Tui::start(dir.path(), &out, 80, 24, &args);
+    t.wait_for("Copy this.");
+    t.send("");
+    burst(&mut t, &["o", "\r"], Duration::ZERO);
+    t.wait_for("Copy the URL");
+    assert_eq!(results_after_a_pause(&mut t, &out), own(&[]));
+    assert!(t.shows("Copy the URL"));
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-c1")]
+    );
+}
