@@ -375,14 +375,16 @@ impl TuiResponder {
     }
 
     /// Run one screen until its key handler returns [`Step::Done`], the
-    /// deadline passes (cancel), the source withdraws the request
-    /// (cancel), Ctrl-C (cancel, or quit when it is the second within
+    /// deadline passes (cancel), the source withdraws the request (a
+    /// notice until a key, then cancel, which the driver never sends),
+    /// Ctrl-C (cancel, or quit when it is the second within
     /// [`QUIT_WINDOW`]) or a signal (quit).
     ///
     /// Keys pass the [`guard::ConsentGuard`] with the screen's grace period
     /// first: nothing typed before the screen was shown whole, or within
-    /// the period of that (or of a resize, or of another such key), acts on
-    /// it. While the request does not fit, only Esc (cancel) counts.
+    /// the period of that (or of a resize, of another such key, or of a
+    /// new step such as the review), acts on it. While the request does not
+    /// fit, only Esc (cancel) counts.
     fn run(&mut self, cx: &Context, screen: &mut dyn Screen) -> Result<Outcome, RespondError> {
         let _g = LoopGuard::enter();
         // Keys typed before this screen was drawn were meant for something
@@ -397,7 +399,7 @@ impl TuiResponder {
             if cx.withdrawn() && SIGNAL.load(Ordering::SeqCst) == 0 {
                 return self.withdrawn_notice();
             }
-            if let Some(o) = ended(cx, left) {
+            if let Some(o) = ended(left) {
                 return Ok(o);
             }
             let small = self.frame(screen, left, &mut guard)?;
@@ -547,15 +549,14 @@ impl TuiResponder {
     }
 }
 
-/// Whether the loop ends before the next frame: a signal (quit), the
-/// source withdrew the request, or the deadline passed (`left`: the time
-/// before it; both cancel; for a withdrawal the driver sends nothing and
-/// shows why on the waiting screen).
-fn ended(cx: &Context, left: Option<Duration>) -> Option<Outcome> {
+/// Whether the loop ends before the next frame: a signal (quit), or the
+/// deadline passed (`left`: the time before it; cancel). A withdrawal is
+/// the loop's: it shows a notice first.
+fn ended(left: Option<Duration>) -> Option<Outcome> {
     if SIGNAL.load(Ordering::SeqCst) != 0 {
         return Some(Outcome::Quit);
     }
-    if cx.withdrawn() || left == Some(Duration::ZERO) {
+    if left == Some(Duration::ZERO) {
         return Some(Outcome::Answer(Answer::bare(Action::Cancel)));
     }
     None

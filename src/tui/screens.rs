@@ -287,6 +287,45 @@ mod tests {
     }
 
     #[test]
+    fn the_stage_changes_with_what_enter_does() {
+        let v = serde_json::json!({
+            "type": "object", "properties": {"note": {"type": "string", "default": "x"}}
+        });
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut f = FormScreen::new(header(), &schema, "m");
+        assert_eq!(f.stage(), 0);
+        assert_eq!(decided(f.key(&Key::Ctrl('s'))), None);
+        assert_eq!(f.stage(), 1, "the review");
+        let url = "https://auth.example.com/cb";
+        let state = UrlViewState::new(crate::url_review::review(url), "m", "srv", "a", "");
+        let none = Rc::new(RefCell::new(Vec::new()));
+        let mut u = UrlScreen::new(state, Box::new(Rec(none)), true);
+        let _ = frame(&mut u, None);
+        assert_eq!(u.stage(), 0);
+        assert_eq!(decided(u.key(&Key::Char('o'))), None);
+        assert_eq!(u.stage(), 2, "the copy step");
+    }
+
+    #[test]
+    fn the_withdrawal_notice_wraps_at_40_columns() {
+        let mut t = Terminal::new(TestBackend::new(40, 12)).expect("terminal");
+        t.draw(|f| view::draw_withdrawn(f, &Theme::monochrome()))
+            .expect("draw");
+        let buf = t.backend().buffer();
+        let text: String = (0..12)
+            .flat_map(|y| (0..40).map(move |x| (x, y)))
+            .map(|p| buf[p].symbol().to_owned())
+            .collect();
+        let squashed: String = text.split_whitespace().collect();
+        assert!(
+            squashed.contains("Theserverwithdrewthisrequest.Nothingwassent."),
+            "{text}"
+        );
+        assert!(squashed.contains("Pressanykeytocontinue."), "{text}");
+    }
+
+    #[test]
     fn refusable_screen_declines_or_cancels_only() {
         let lines = vec![("Why.".to_owned(), true)];
         let mut s = RefusableScreen::new(header(), lines.clone());
