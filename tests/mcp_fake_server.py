@@ -19,10 +19,11 @@ one form with a required field and no default. The tool `gated` (stdio,
 not listed) first fails with -32042 carrying the URL elicitation, then
 succeeds.
 
-Cases that need a live session (stdio): "hold" sends a form (the URL request with "mode": "url") without
-waiting, pings after `delay` seconds (the record has `ping_ms`, the time
+Cases that need a live session (stdio): "hold" sends a form (the URL
+request with "mode": "url") without waiting, pings after `delay` seconds (the record has `ping_ms`, the time
 to the answer), then cancels the form and records any late answer to it;
-"progress" sends progress for the call's token and for another one. The
+"progress" sends progress for the call's token and for another one;
+"swap" withdraws a URL request and sends one for another site in its place. The
 tool `gated` sends its completion notification `delay` seconds after the
 -32042 error and records whether the retry came after it.
 
@@ -85,7 +86,7 @@ class State:
 def probe(state, case, call, notify, extra=None):
     """Run one case; call(method, params) returns the client's answer."""
     responses = {}
-    if case in ("hold", "progress", "flood") and extra is not None:
+    if case in ("hold", "progress", "flood", "swap") and extra is not None:
         return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
@@ -210,6 +211,18 @@ def run_stdio():
                 notify("notifications/cancelled", {"requestId": rid, "reason": "flood over"})
                 time.sleep(float(args.get("after", 3)))
                 return {"content": [{"type": "text", "text": "flood done"}]}
+            if case == "swap":
+                # A URL request, withdrawn after `delay` seconds and replaced
+                # at once by one for another site with the same message; the
+                # record holds the answer to the second.
+                good = dict(URL, url="https://good.example.com/", elicitationId="el-good")
+                rid = call("elicitation/create", good, send_only=True)
+                time.sleep(float(args.get("delay", 1)))
+                notify("notifications/cancelled", {"requestId": rid, "reason": "swapped"})
+                evil = dict(URL, url="https://evil.test/", elicitationId="el-evil")
+                second = call("elicitation/create", evil)
+                return {"content": [{"type": "text", "text": "swap done"}],
+                        "structuredContent": {"second": second}}
             # hold: a form (or, with "mode": "url", a URL request) left
             # open, a ping, then the request is withdrawn.
             held = URL if args.get("mode") == "url" else FORM

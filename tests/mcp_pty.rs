@@ -31,8 +31,11 @@ fn alive(pid: i32) -> bool {
         .unwrap_or(false)
 }
 
+/// The notice that replaces a screen its server withdrew.
+const WITHDRAWN: &str = "The server withdrew this request. Nothing was sent.";
+
 /// The server sends a form, pings 5 s later, then withdraws the form: the
-/// screen closes with the notice, and the ping was answered while the form
+/// screen gives way to the notice, which stays until a key, and the ping was answered while the form
 /// was on screen.
 #[test]
 fn a_withdrawn_form_closes_with_a_notice() {
@@ -44,7 +47,8 @@ fn a_withdrawn_form_closes_with_a_notice() {
     );
     let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for("Fake form");
-    t.wait_for("The server withdrew this request (took too long)");
+    t.wait_for(WITHDRAWN);
+    t.send("\r");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     let result: Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
@@ -210,8 +214,9 @@ fn a_notification_flood_during_consent_keeps_memory_bounded() {
     );
     let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for("Open the page");
-    t.wait_for("The server withdrew this request (flood over)");
+    t.wait_for(WITHDRAWN);
     let peak = peak_rss_kib(t.pid());
+    t.send("\r");
     eprintln!("peak RSS during the flood: {} MiB", peak / 1024);
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     assert!(peak < 100 * 1024, "peak RSS {peak} KiB");
@@ -221,4 +226,38 @@ fn a_notification_flood_during_consent_keeps_memory_bounded() {
         "{}",
         t.stderr().chars().take(2000).collect::<String>()
     );
+}
+
+/// The server withdraws a URL request and at once sends another one for a
+/// different site with the same message: the first screen gives way to a
+/// notice, which a key typed at once (`o`, meant for the withdrawn screen)
+/// does not dismiss; only after a key on the notice does the second URL
+/// show, and the carried `o` did not consent to it.
+#[test]
+fn a_withdrawn_url_request_is_acknowledged_before_the_next_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --no-open --call probe --args '{{\"case\":\"swap\",\"delay\":2}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("good.example.com");
+    t.wait_for(WITHDRAWN);
+    assert!(!t.shows("evil.test"), "{}", t.screen());
+    expectrl::Expect::send(&mut t.s, "o").expect("send");
+    // Ample time for the key to be read (not a measurement).
+    std::thread::sleep(Duration::from_millis(1200));
+    assert!(t.shows(WITHDRAWN), "{}", t.screen());
+    assert!(!t.shows("evil.test"), "{}", t.screen());
+    t.last_key = Instant::now();
+    t.send("\r");
+    t.wait_for("evil.test");
+    assert!(!t.shows(WITHDRAWN), "{}", t.screen());
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    let second = &result["structuredContent"]["second"]["result"];
+    assert_eq!(second["action"], "cancel", "{result}");
 }

@@ -33,7 +33,7 @@ fn start(out: &Path, cols: u16, rows: u16, args: &str) -> expectrl::session::OsS
 }
 
 /// A person reads a new screen before typing: keys that arrive within the
-/// consent guard of a request screen (300 ms after it was first shown
+/// consent guard of a request screen or step (300 ms after it was first shown
 /// whole, restarted by each such key) are dropped, so a test waits past it
 /// once the screen is up. Not a measurement.
 fn read_the_screen() {
@@ -102,6 +102,7 @@ fn demo_filled_and_submitted() {
     s.send(" ").expect("space");
     s.send("\u{13}").expect("ctrl-s");
     s.expect("Review").expect("review step");
+    read_the_screen();
     s.send("\r").expect("enter");
     let drawn = finish(&mut s);
     assert_restored(&drawn);
@@ -244,6 +245,7 @@ fn forty_fields_in_24_rows_reach_submit() {
     s.send("\t").expect("tab to Submit");
     s.send("\r").expect("press Submit");
     s.expect("Review").expect("review step");
+    read_the_screen();
     s.send("\r").expect("send");
     let drawn = finish(&mut s);
     assert_restored(&drawn);

@@ -81,8 +81,8 @@ fn own(v: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Ctrl-S then four Enters typed in one burst (and 50 ms, 150 ms apart) on
-/// the first of two forms: the first is sent, the carried Enters do not
+/// On the review of the first of two forms, four Enters typed in one
+/// burst (and 50 ms, 150 ms apart): the first is sent, the carried Enters do not
 /// touch the second, which is answered only when the person acts on it.
 #[test]
 fn a_burst_for_one_form_does_not_answer_the_next() {
@@ -104,10 +104,12 @@ fn a_burst_for_one_form_does_not_answer_the_next() {
             &format!("respond '{}'", input.display()),
         );
         t.wait_for("First form.");
+        t.send("\u{13}");
+        t.wait_for("Review: this exact content");
         t.send("");
         burst(
             &mut t,
-            &["\u{13}", "\r", "\r", "\r", "\r"],
+            &["\r", "\r", "\r", "\r"],
             Duration::from_millis(gap),
         );
         t.wait_for("Second form.");
@@ -166,12 +168,10 @@ fn a_carried_enter_does_not_decline_a_url_request() {
         &format!("respond '{}' {browser}", input.display()),
     );
     t.wait_for("Confirm first.");
+    t.send("\u{13}");
+    t.wait_for("Review: this exact content");
     t.send("");
-    burst(
-        &mut t,
-        &["\u{13}", "\r", "\r", "o", "\r"],
-        Duration::from_millis(50),
-    );
+    burst(&mut t, &["\r", "\r", "o", "\r"], Duration::from_millis(50));
     t.wait_for("Then open this.");
     assert_eq!(
         results_after_a_pause(&mut t, &out),
@@ -184,4 +184,61 @@ fn a_carried_enter_does_not_decline_a_url_request() {
         vec![("accept", "evt-g1"), ("cancel", "evt-g2")]
     );
     assert!(!rec.exists(), "nothing launched");
+}
+
+/// `y`, Ctrl-S and Enter typed in one burst (and Enter 50 ms after Ctrl-S):
+/// Ctrl-S opens the review, but the Enter does not send it, since the
+/// review was not yet on screen for the grace period; an Enter after a
+/// pause does.
+#[test]
+fn the_review_step_has_its_own_grace_period() {
+    for gap in [0u64, 50] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let input = write_stream(dir.path(), &[request("evt-r1", "Review me.", None)]);
+        let out = dir.path().join("out.jsonl");
+        let args = format!("respond '{}'", input.display());
+        let mut t = Tui::start(dir.path(), &out, 80, 24, &args);
+        t.wait_for("Review me.");
+        t.send("");
+        burst(&mut t, &["y", "\u{13}", "\r"], Duration::from_millis(gap));
+        t.wait_for("Review: this exact content will be sent as an accept.");
+        assert_eq!(
+            results_after_a_pause(&mut t, &out),
+            own(&[]),
+            "gap {gap} ms: nothing sent before the review was seen"
+        );
+        assert!(t.shows("Review: this exact content"), "gap {gap} ms");
+        t.send("\r");
+        assert_eq!(t.finish(), 0);
+        assert_eq!(
+            actions_and_parents(&results(&out)),
+            vec![("accept", "evt-r1")],
+            "gap {gap} ms"
+        );
+    }
+}
+
+/// With `--no-open`, `o` and Enter typed in one burst: `o` consents and
+/// shows the URL for copying, but the Enter does not press Done on a copy
+/// screen that was never seen; an Enter after a pause does (accept).
+#[test]
+fn the_copy_step_has_its_own_grace_period() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = "https://auth.example.com/copy-me";
+    let input = write_stream(dir.path(), &[request("evt-c1", "Copy this.", Some(url))]);
+    let out = dir.path().join("out.jsonl");
+    let args = format!("respond '{}' --no-open", input.display());
+    let mut t = Tui::start(dir.path(), &out, 80, 24, &args);
+    t.wait_for("Copy this.");
+    t.send("");
+    burst(&mut t, &["o", "\r"], Duration::ZERO);
+    t.wait_for("Copy the URL");
+    assert_eq!(results_after_a_pause(&mut t, &out), own(&[]));
+    assert!(t.shows("Copy the URL"));
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-c1")]
+    );
 }

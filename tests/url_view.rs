@@ -714,3 +714,43 @@ fn row_of(lines: &[String], prefix: &str) -> usize {
         .position(|l| l.starts_with(prefix))
         .unwrap_or_else(|| panic!("no row starts with {prefix:?}: {lines:#?}"))
 }
+
+/// The row that says why Open is disabled.
+fn hint(lines: &[String]) -> String {
+    lines
+        .iter()
+        .find(|l| l.contains("read the whole URL"))
+        .map(|l| l.trim_end().to_owned())
+        .unwrap_or_default()
+}
+
+/// When the rows still to read are above the window, the hint says to
+/// scroll up, not down.
+#[test]
+fn the_disabled_open_hint_points_to_the_unread_rows() {
+    let url = format!("https://a.example/cb?data={}", "0123456789".repeat(60));
+    // At 60x16: the first frame shows the top, End jumps past the middle.
+    let mut s = state(&url, "m");
+    let top = hint(&text(&render(&s, 60, 16)));
+    assert!(top.contains("(↓ PgDn)"), "{top:?}");
+    handle_key(&mut s, key(KeyCode::End));
+    let after_end = hint(&text(&render(&s, 60, 16)));
+    assert!(!s.open_enabled());
+    assert!(
+        after_end.contains("scroll up") && after_end.contains("(↑ PgUp)"),
+        "{after_end:?}"
+    );
+    // At 40x12 after ten PgDn, a resize to 100x45 wraps again from the
+    // window's place: the unread start of the URL is above.
+    let url = format!("https://a.example/cb?data={}", "0123456789".repeat(500));
+    let mut s = state(&url, "m");
+    let _ = render(&s, 40, 12);
+    for _ in 0..10 {
+        handle_key(&mut s, key(KeyCode::PageDown));
+        let _ = render(&s, 40, 12);
+    }
+    let big = text(&render(&s, 100, 45));
+    assert!(!s.open_enabled());
+    let h = hint(&big);
+    assert!(h.contains("(↑ PgUp)"), "{h:?}");
+}

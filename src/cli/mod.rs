@@ -127,9 +127,17 @@ Exit status: 0 printed, 2 usage.")]
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the manual page (roff), e.g. `ahp-elicit man | man -l -`.
+    /// Print the manual pages (roff), e.g. `ahp-elicit man | man -l -`, or
+    /// write one file per command with --dir.
     #[command(after_help = "Exit status: 0 printed, 2 usage or a write error.")]
-    Man,
+    Man {
+        /// Write one page per command into DIR (ahp-elicit.1,
+        /// ahp-elicit-respond.1, ahp-elicit-upstream-verify.1, …; DIR is
+        /// created if missing), the pages each SUBCOMMANDS section names,
+        /// instead of printing them all.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
+    },
 }
 
 /// The clap command (for completions and the manual page).
@@ -160,22 +168,52 @@ fn write_stdout(bytes: &[u8], what: &str) -> u8 {
     }
 }
 
-fn man() -> u8 {
-    let mut out = Vec::new();
-    if let Err(e) = clap_mangen::Man::new(command()).render(&mut out) {
-        eprintln!("ahp-elicit: cannot render the manual page: {e}");
-        return EXIT_USAGE;
+/// The command as the manual pages show it: built (so each subcommand
+/// carries its page name, e.g. `ahp-elicit-upstream-verify`) and without
+/// the `help` subcommands, which get no page.
+fn man_command() -> clap::Command {
+    let mut cmd = command().disable_help_subcommand(true);
+    cmd.build();
+    cmd
+}
+
+/// The command and every subcommand under it, depth first (the order of
+/// the pages).
+fn man_pages(cmd: &clap::Command, pages: &mut Vec<clap::Command>) {
+    pages.push(cmd.clone());
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        man_pages(sub, pages);
     }
-    // Every subcommand's page follows the main one.
-    for sub in command().get_subcommands() {
-        let page =
-            clap_mangen::Man::new(sub.clone()).title(format!("ahp-elicit-{}", sub.get_name()));
-        if let Err(e) = page.render(&mut out) {
+}
+
+/// `man`: every page to stdout (the main one first), or one file per page
+/// into `dir`. Each page's SUBCOMMANDS section names pages that are among
+/// them.
+fn man(dir: Option<&std::path::Path>) -> u8 {
+    if let Some(dir) = dir {
+        let written = std::fs::create_dir_all(dir)
+            .and_then(|()| clap_mangen::generate_to(man_command(), dir));
+        return match written {
+            Ok(()) => EXIT_OK,
+            Err(e) => {
+                eprintln!(
+                    "ahp-elicit: cannot write the manual pages into {}: {e}",
+                    crate::safe_text::display(&dir.display().to_string())
+                );
+                EXIT_USAGE
+            }
+        };
+    }
+    let mut pages = Vec::new();
+    man_pages(&man_command(), &mut pages);
+    let mut out = Vec::new();
+    for page in pages {
+        if let Err(e) = clap_mangen::Man::new(page).render(&mut out) {
             eprintln!("ahp-elicit: cannot render the manual page: {e}");
             return EXIT_USAGE;
         }
     }
-    write_stdout(&out, "the manual page")
+    write_stdout(&out, "the manual pages")
 }
 
 /// Build the responder that `respond` (and `mcp`) use: scripted with
@@ -278,12 +316,65 @@ pub fn run(cli: Cli) -> u8 {
         Command::Upstream(c) => upstream::run(c),
         Command::Mcp(a) => mcp::run(a),
         Command::Completions { shell } => completions(shell),
-        Command::Man => man(),
+        Command::Man { dir } => man(dir.as_deref()),
     }
 }
 
 #[cfg(test)]
-mod tests {
+mod man_tests {
+    use super::*;
+
+    /// The page names a roff text refers to in its SUBCOMMANDS sections
+    /// (`name(1)` lines), unescaped.
+    fn references(roff: &str) -> Vec<String> {
+        roff.lines()
+            .map(|l| l.replace("\\-", "-"))
+            .filter_map(|l| l.strip_suffix("(1)").map(str::to_owned))
+            .collect()
+    }
+
+    #[test]
+    fn man_dir_writes_every_page_the_subcommands_sections_name() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let at = dir.path().join("man1");
+        assert_eq!(man(Some(&at)), EXIT_OK);
+        let main = std::fs::read_to_string(at.join("ahp-elicit.1")).expect("main page");
+        let mut named = references(&main);
+        let upstream = std::fs::read_to_string(at.join("ahp-elicit-upstream.1")).expect("page");
+        named.extend(references(&upstream));
+        assert!(
+            named.contains(&"ahp-elicit-respond".to_owned()),
+            "{named:?}"
+        );
+        assert!(named.contains(&"ahp-elicit-upstream-verify".to_owned()));
+        for name in &named {
+            assert!(at.join(format!("{name}.1")).is_file(), "{name}.1 written");
+        }
+        assert!(!named.iter().any(|n| n.ends_with("-help")), "{named:?}");
+    }
+
+    #[test]
+    fn the_printed_pages_include_every_page_they_name() {
+        let mut pages = Vec::new();
+        man_pages(&man_command(), &mut pages);
+        let mut out = Vec::new();
+        for page in pages {
+            clap_mangen::Man::new(page)
+                .render(&mut out)
+                .expect("render");
+        }
+        let text = String::from_utf8(out).expect("UTF-8");
+        let named = references(&text);
+        assert_eq!(named.len(), 13, "{named:?}");
+        for name in &named {
+            let title = format!(".TH {name} 1");
+            assert!(text.contains(&title), "{title} printed");
+        }
+    }
+}
+
+#[cfg(test)]
+mod duration_tests {
     use super::parse_duration;
     use std::time::Duration;
 

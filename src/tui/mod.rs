@@ -5,9 +5,12 @@
 //! Terminal handling:
 //! - the UI opens `/dev/tty` read+write itself, so stdin and stdout carry
 //!   data (as fzf does); no `ratatui::init`, no cursor-position queries
-//!   (`Terminal::clear` and inline viewports are never used): full-screen
-//!   alternate screen, raw mode, bracketed paste, hidden cursor except in
-//!   inputs; key events are filtered by `KeyEventKind::Press`;
+//!   (no inline viewport): full-screen alternate screen, raw mode,
+//!   bracketed paste, hidden cursor except in inputs; key events are
+//!   filtered by `KeyEventKind::Press`;
+//! - the screen is cleared and drawn whole when a request screen or one of
+//!   its steps starts, and on Ctrl-L (another program writing on the same
+//!   terminal, such as a consumer of stdout, leaves nothing behind);
 //! - raw mode and the alternate screen are restored by a `Drop` guard, by a
 //!   panic hook that runs before the default hook, and on SIGTERM, SIGHUP,
 //!   SIGINT and SIGQUIT sent from outside (a
@@ -18,7 +21,10 @@
 //! - Ctrl-C cancels the current request; another Ctrl-C within
 //!   [`QUIT_WINDOW`] of it (on the next request or while waiting), or a
 //!   second Ctrl-C while waiting, quits ([`Outcome::Quit`]);
-//! - `Context::deadline` (`--timeout`) cancels an unanswered request.
+//! - `Context::deadline` (`--timeout`) cancels an unanswered request;
+//! - a request its source withdraws gives way to a notice that stays until
+//!   a key (guarded like a request screen), so one screen never turns into
+//!   another unseen.
 //!
 //! Every request screen (form, refusable, URL consent; `screens`)
 //! implements one `Screen` trait and runs through one loop
@@ -181,6 +187,23 @@ impl Tty {
         Ok(Tty { term })
     }
 
+    /// Clear the terminal and forget the last frame, so the next draw
+    /// writes every cell.
+    fn clear(&mut self) -> Result<(), RespondError> {
+        let _lock = TERM_LOCK.lock();
+        if !ACTIVE.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        // Not `Terminal::clear`, which asks the terminal where the cursor
+        // is: blank the last frame ratatui remembers, so the next draw
+        // writes every cell, and erase the screen.
+        self.term.swap_buffers();
+        let backend = self.term.backend_mut();
+        ratatui::backend::Backend::clear_region(backend, ratatui::backend::ClearType::All)
+            .and_then(|()| ratatui::backend::Backend::flush(backend))
+            .map_err(|e| RespondError::Io(format!("terminal: {e}")))
+    }
+
     fn draw(&mut self, f: impl FnOnce(&mut Frame)) -> Result<(), RespondError> {
         // Never draw once the terminal was given back (a signal restored it
         // from the watcher thread): that would write on the normal screen.
@@ -296,6 +319,8 @@ pub struct TuiResponder {
     launcher: Option<Box<dyn crate::responder::Launcher>>,
     /// `--no-open`: consent shows the URL for copying instead of opening it.
     no_open: bool,
+    /// The next frame clears the terminal first and is drawn whole.
+    repaint: bool,
 }
 
 struct LoopGuard;
@@ -326,6 +351,7 @@ impl TuiResponder {
             answered: 0,
             launcher: Some(Box::new(crate::launcher::SystemBrowser)),
             no_open: false,
+            repaint: true,
         })
     }
 
@@ -349,14 +375,16 @@ impl TuiResponder {
     }
 
     /// Run one screen until its key handler returns [`Step::Done`], the
-    /// deadline passes (cancel), the source withdraws the request
-    /// (cancel), Ctrl-C (cancel, or quit when it is the second within
+    /// deadline passes (cancel), the source withdraws the request (a
+    /// notice until a key, then cancel, which the driver never sends),
+    /// Ctrl-C (cancel, or quit when it is the second within
     /// [`QUIT_WINDOW`]) or a signal (quit).
     ///
     /// Keys pass the [`guard::ConsentGuard`] with the screen's grace period
     /// first: nothing typed before the screen was shown whole, or within
-    /// the period of that (or of a resize, or of another such key), acts on
-    /// it. While the request does not fit, only Esc (cancel) counts.
+    /// the period of that (or of a resize, of another such key, or of a
+    /// new step such as the review), acts on it. While the request does not
+    /// fit, only Esc (cancel) counts.
     fn run(&mut self, cx: &Context, screen: &mut dyn Screen) -> Result<Outcome, RespondError> {
         let _g = LoopGuard::enter();
         // Keys typed before this screen was drawn were meant for something
@@ -364,9 +392,14 @@ impl TuiResponder {
         // they are discarded, so no answer is given to an unseen screen.
         discard_typeahead();
         let mut guard = guard::ConsentGuard::new(screen.grace());
+        let mut stage = screen.stage();
+        self.repaint = true;
         loop {
             let left = crate::responder::time_left(cx.deadline);
-            if let Some(o) = ended(cx, left) {
+            if cx.withdrawn() && SIGNAL.load(Ordering::SeqCst) == 0 {
+                return self.withdrawn_notice();
+            }
+            if let Some(o) = ended(left) {
                 return Ok(o);
             }
             let small = self.frame(screen, left, &mut guard)?;
@@ -375,8 +408,55 @@ impl TuiResponder {
                 if let Some(o) = self.dispatch(screen, &mut guard, small, k) {
                     return Ok(o);
                 }
+                // Enter or `o` now does something else (the review, the
+                // copy phase): like a new screen, it must have been on
+                // screen for the grace period before a key counts.
+                if screen.stage() != stage {
+                    stage = screen.stage();
+                    guard = guard::ConsentGuard::new(screen.grace());
+                    self.repaint = true;
+                }
             }
         }
+    }
+
+    /// The request on screen was withdrawn by its source: say so until a
+    /// key that passes the guard (a key typed for the withdrawn screen
+    /// neither dismisses the notice unseen nor reaches the next request),
+    /// Ctrl-C or a signal. The answer returned is never sent.
+    fn withdrawn_notice(&mut self) -> Result<Outcome, RespondError> {
+        let mut guard = guard::ConsentGuard::new(CONSENT_GUARD);
+        self.repaint = true;
+        loop {
+            if SIGNAL.load(Ordering::SeqCst) != 0 {
+                return Ok(Outcome::Quit);
+            }
+            self.clear_if_asked()?;
+            let theme = &self.theme;
+            let mut area = ratatui::layout::Rect::default();
+            self.tty.draw(|f| {
+                area = f.area();
+                view::draw_withdrawn(f, theme);
+            })?;
+            guard.frame(area, true, Instant::now());
+            match read_input(TICK)? {
+                Input::Key(Key::Ctrl('c')) => return Ok(self.ctrl_c()),
+                Input::Key(Key::Ctrl('l')) => self.repaint = true,
+                Input::Key(_) if guard.admit(Instant::now()) => {
+                    return Ok(Outcome::Answer(Answer::bare(Action::Cancel)))
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Clear the terminal when a repaint was asked for (a new screen or
+    /// step, Ctrl-L).
+    fn clear_if_asked(&mut self) -> Result<(), RespondError> {
+        if std::mem::take(&mut self.repaint) {
+            self.tty.clear()?;
+        }
+        Ok(())
     }
 
     /// Draw one frame of `screen` (`left`: time before the deadline) and
@@ -388,6 +468,7 @@ impl TuiResponder {
         guard: &mut guard::ConsentGuard,
     ) -> Result<bool, RespondError> {
         let secs = left.map(|d| d.as_secs() + u64::from(d.subsec_nanos() > 0));
+        self.clear_if_asked()?;
         let theme = &self.theme;
         let mut small = false;
         let mut area = ratatui::layout::Rect::default();
@@ -412,6 +493,10 @@ impl TuiResponder {
     ) -> Option<Outcome> {
         match k {
             Key::Ctrl('c') => Some(self.ctrl_c()),
+            Key::Ctrl('l') => {
+                self.repaint = true;
+                None
+            }
             _ if !guard.admit(Instant::now()) => None,
             Key::Esc if small => Some(Outcome::Answer(Answer::bare(Action::Cancel))),
             _ if small => None,
@@ -464,20 +549,15 @@ impl TuiResponder {
     }
 }
 
-/// Whether the loop ends before the next frame: a signal (quit), the
-/// source withdrew the request, or the deadline passed (`left`: the time
-/// before it; both cancel; for a withdrawal the driver sends nothing and
-/// shows why on the waiting screen).
-fn ended(cx: &Context, left: Option<Duration>) -> Option<Outcome> {
+/// Whether the loop ends before the next frame: a signal (quit), or the
+/// deadline passed (`left`: the time before it; cancel). A withdrawal is
+/// the loop's: it shows a notice first.
+fn ended(left: Option<Duration>) -> Option<Outcome> {
     if SIGNAL.load(Ordering::SeqCst) != 0 {
         return Some(Outcome::Quit);
     }
-    let cancel = Some(Outcome::Answer(Answer::bare(Action::Cancel)));
-    if cx.withdrawn() {
-        return cancel;
-    }
     if left == Some(Duration::ZERO) {
-        return cancel;
+        return Some(Outcome::Answer(Answer::bare(Action::Cancel)));
     }
     None
 }
@@ -563,6 +643,9 @@ impl Responder for TuiResponder {
                 .flatten()
                 .collect();
             let notice = (!notice.is_empty()).then(|| notice.join(" — "));
+            if self.clear_if_asked().is_err() {
+                return WaitKey::Nothing;
+            }
             let (theme, answered) = (&self.theme, self.answered);
             if self
                 .tty
@@ -585,6 +668,7 @@ impl Responder for TuiResponder {
                     }
                     self.wait_armed = true;
                 }
+                Ok(Input::Key(Key::Ctrl('l'))) => self.repaint = true,
                 Ok(Input::Key(Key::Char('r'))) if shown.offer_retry => return WaitKey::RetryNow,
                 Ok(Input::Key(Key::Esc)) if shown.offer_retry => return WaitKey::GiveUp,
                 Ok(_) => {}

@@ -7,11 +7,11 @@ use std::time::Duration;
 use ratatui::Frame;
 
 use super::theme::Theme;
-use super::url_view::{self, UrlViewState};
+use super::url_view::{self, UrlPhase, UrlViewState};
 use super::view::{self, Header};
 use super::{CONSENT_GUARD, FORM_GUARD};
 use crate::binding::{Action, Answer, FormSchema};
-use crate::form::{Action as FormAction, Form, Key, Status};
+use crate::form::{Action as FormAction, Form, Key, Stage, Status};
 use crate::responder::{Launcher, Outcome};
 
 /// What a screen's key handler tells the loop.
@@ -37,6 +37,14 @@ pub(crate) trait Screen {
 
     /// One key (never Ctrl-C).
     fn key(&mut self, k: &Key) -> Step;
+
+    /// Which step of the screen is shown: a different value means Enter
+    /// (or `o`) now does something else (form → review, consent → copy),
+    /// so the loop starts the grace period again and repaints the screen
+    /// whole.
+    fn stage(&self) -> u8 {
+        0
+    }
 }
 
 /// A decided answer with no content.
@@ -105,6 +113,13 @@ impl Screen for FormScreen {
         match self.form.handle_key(k) {
             Status::Open => Step::Continue,
             Status::Done(a) => Step::Done(Outcome::Answer(a)),
+        }
+    }
+
+    fn stage(&self) -> u8 {
+        match self.form.stage() {
+            Stage::Edit => 0,
+            Stage::Review(_) => 1,
         }
     }
 }
@@ -215,6 +230,14 @@ impl Screen for UrlScreen {
             None => Step::Continue,
         }
     }
+
+    fn stage(&self) -> u8 {
+        match self.state.phase() {
+            UrlPhase::Consent => 0,
+            UrlPhase::LaunchFailed(_) => 1,
+            UrlPhase::Copy { .. } => 2,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -261,6 +284,45 @@ mod tests {
         let buf = t.backend().buffer();
         let top: String = (0..80).map(|x| buf[(x, 0)].symbol().to_owned()).collect();
         (top.trim_end().to_owned(), whole)
+    }
+
+    #[test]
+    fn the_stage_changes_with_what_enter_does() {
+        let v = serde_json::json!({
+            "type": "object", "properties": {"note": {"type": "string", "default": "x"}}
+        });
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut f = FormScreen::new(header(), &schema, "m");
+        assert_eq!(f.stage(), 0);
+        assert_eq!(decided(f.key(&Key::Ctrl('s'))), None);
+        assert_eq!(f.stage(), 1, "the review");
+        let url = "https://auth.example.com/cb";
+        let state = UrlViewState::new(crate::url_review::review(url), "m", "srv", "a", "");
+        let none = Rc::new(RefCell::new(Vec::new()));
+        let mut u = UrlScreen::new(state, Box::new(Rec(none)), true);
+        let _ = frame(&mut u, None);
+        assert_eq!(u.stage(), 0);
+        assert_eq!(decided(u.key(&Key::Char('o'))), None);
+        assert_eq!(u.stage(), 2, "the copy step");
+    }
+
+    #[test]
+    fn the_withdrawal_notice_wraps_at_40_columns() {
+        let mut t = Terminal::new(TestBackend::new(40, 12)).expect("terminal");
+        t.draw(|f| view::draw_withdrawn(f, &Theme::monochrome()))
+            .expect("draw");
+        let buf = t.backend().buffer();
+        let text: String = (0..12)
+            .flat_map(|y| (0..40).map(move |x| (x, y)))
+            .map(|p| buf[p].symbol().to_owned())
+            .collect();
+        let squashed: String = text.split_whitespace().collect();
+        assert!(
+            squashed.contains("Theserverwithdrewthisrequest.Nothingwassent."),
+            "{text}"
+        );
+        assert!(squashed.contains("Pressanykeytocontinue."), "{text}");
     }
 
     #[test]

@@ -189,6 +189,9 @@ pub struct UrlViewState {
     read_width: Cell<u16>,
     /// Every row of the URL and its warnings has been on screen.
     read_all: Cell<bool>,
+    /// The first row still to read is above the rows on screen (the hint
+    /// then says to scroll up).
+    unread_above: Cell<bool>,
     /// `--no-open`: consent shows the URL for copying; the consent button
     /// and hint say so instead of "open".
     no_open: bool,
@@ -224,6 +227,7 @@ impl UrlViewState {
             read: RefCell::new(Vec::new()),
             read_width: Cell::new(0),
             read_all: Cell::new(false),
+            unread_above: Cell::new(false),
             no_open: false,
             seconds_left: None,
         }
@@ -269,13 +273,15 @@ impl UrlViewState {
             *read = vec![false; total];
             self.read_all.set(false);
         }
-        for i in shown {
+        for i in shown.clone() {
             if let Some(r) = read.get_mut(i) {
                 *r = true;
             }
         }
-        let all = read.iter().take(must).all(|r| *r);
-        self.read_all.set(all);
+        let first_unread = read.iter().take(must).position(|r| !*r);
+        self.read_all.set(first_unread.is_none());
+        self.unread_above
+            .set(first_unread.is_some_and(|i| i < shown.start));
     }
 
     /// The reviewed URL.
@@ -856,6 +862,12 @@ fn footer(state: &UrlViewState, theme: &Theme, width: usize) -> (Line<'static>, 
 /// The key help of the current phase, longest first.
 fn help_texts(state: &UrlViewState, open_disabled: bool) -> &'static [&'static str] {
     match &state.phase {
+        UrlPhase::Consent if open_disabled && state.unread_above.get() => &[
+            "Open is disabled: scroll up to read the whole URL (↑ PgUp) · d decline · Esc cancel",
+            "Open is disabled: scroll up to read the whole URL (↑ PgUp)",
+            "scroll up to read the whole URL (↑ PgUp)",
+            "scroll up to read the whole URL",
+        ],
         UrlPhase::Consent if open_disabled => &[
             "Open is disabled: scroll to read the whole URL (↓ PgDn) · d decline · Esc cancel",
             "Open is disabled: scroll to read the whole URL (↓ PgDn)",

@@ -802,3 +802,31 @@ pub fn draw_waiting(f: &mut Frame, theme: &Theme, answered: usize, notice: Optio
         ),
     );
 }
+
+/// The notice shown when the source withdrew the request on screen; it
+/// stays until a key, so a screen never changes into another one unseen.
+pub fn draw_withdrawn(f: &mut Frame, theme: &Theme) {
+    if too_small(f, theme) {
+        return;
+    }
+    let a = f.area();
+    let lines = vec![
+        Line::styled("ahp-elicit", theme.title()),
+        Line::raw(""),
+        Line::styled(WITHDRAWN_NOTICE, theme.notice()),
+        Line::raw(""),
+        Line::styled("Press any key to continue.", theme.muted()),
+    ];
+    f.render_widget(
+        Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
+        Rect::new(
+            a.x + 1,
+            a.y + 1,
+            a.width.saturating_sub(2),
+            a.height.saturating_sub(1),
+        ),
+    );
+}
+
+/// The sentence of the withdrawal notice ([`draw_withdrawn`]).
+pub const WITHDRAWN_NOTICE: &str = "The server withdrew this request. Nothing was sent.";

@@ -140,8 +140,9 @@ impl Tui {
             }
             assert!(
                 !self.eof && Instant::now() < end,
-                "waiting for {text:?}; the screen:\n{}",
-                self.screen()
+                "waiting for {text:?}; the screen:\n{}\nstderr: {}",
+                self.screen(),
+                self.stderr()
             );
             std::thread::sleep(Duration::from_millis(20));
         }
