@@ -2,8 +2,7 @@
 //! test binary re-runs itself in a pty (env `AHP_PTY_CHILD` names the
 //! scenario) and the child drives the responder directly. Covers the
 //! deadline, the waiting screen with Ctrl-C twice, "request N of M", a
-//! metadata view, and the URL placeholder screen (issue 3 items 8 and 9;
-//! issue 5 item 5).
+//! metadata view, and the URL placeholder screen.
 
 #![cfg(unix)]
 

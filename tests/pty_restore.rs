@@ -1,4 +1,4 @@
-//! The terminal is given back cleanly (tester report items 1 and 2): on
+//! The terminal is given back cleanly: on
 //! every exit of `ahp-elicit respond` (a normal end after the waiting
 //! screen, and `kill -INT` / `kill -QUIT` from outside) the restore is the
 //! last thing written to the terminal (nothing drawn after leaving the

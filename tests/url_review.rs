@@ -58,7 +58,6 @@ fn every_valid_url_vector_is_reviewed() {
 
 #[test]
 fn the_issue_examples() {
-    // issue 4 item 2, each example named there.
     let r = review("https://trusted.example@evil.test/");
     assert!(matches!(&r.warnings[..], [Warning::Userinfo { host, .. }] if host == "evil.test"));
     for (u, s) in [

@@ -1,4 +1,4 @@
-//! The URL consent view (issue 4 items 1 to 4): snapshots at 80x24 and
+//! The URL consent view: snapshots at 80x24 and
 //! 40x12, keys, styles, and that the full URL is always reachable.
 #![cfg(feature = "tui")]
 

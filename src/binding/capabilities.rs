@@ -1,4 +1,4 @@
-//! Elicitation capabilities (spec 4.5; seed: "capabilities.elicitation.form
+//! Elicitation capabilities (seed: "capabilities.elicitation.form
 //! and .url are independent optional objects").
 //!
 //! AHP shape: `{ "elicitation": { "form"?: {"effects"?: [..]}, "url"?: {..} } }`.
@@ -15,12 +15,12 @@ use serde_json::{json, Map, Value};
 use super::elicitation::Mode;
 use super::violation::Violation;
 
-/// An effect a subscriber may apply to an elicitation event (spec 4.5).
+/// An effect a subscriber may apply to an elicitation event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum EffectKind {
     /// The result is returned to the requester as answered.
     Return,
-    /// modify(content) at an accepted form result (spec 4.4).
+    /// modify(content) at an accepted form result.
     Modify,
 }
 
@@ -97,7 +97,7 @@ impl ElicitationCapabilities {
 }
 
 /// The effects this program enforces for `mode`: `return` for both; `modify`
-/// only for form, where `ahp-elicit modify` enforces spec 4.4 (a URL result
+/// only for form, where `ahp-elicit modify` enforces modify(content) (a URL result
 /// has no content, so there is nothing to modify).
 pub fn enforced_effects(mode: Mode) -> Vec<EffectKind> {
     match mode {
@@ -195,7 +195,7 @@ fn read_modes(el: &Map<String, Value>) -> Result<ElicitationCapabilities, Vec<Vi
     }
 }
 
-/// Read an AHP capabilities object (spec 4.5). An absent `elicitation`, an
+/// Read an AHP capabilities object. An absent `elicitation`, an
 /// empty `elicitation: {}` and absent modes all mean unsupported: the legacy
 /// MCP mapping does NOT apply here.
 ///
@@ -209,8 +209,8 @@ pub fn from_ahp(caps: &Value) -> Result<ElicitationCapabilities, Vec<Violation>>
 }
 
 /// Map an MCP client capabilities object (`ClientCapabilities`, e.g.
-/// `{"elicitation": {"form": {}, "url": {}}, "roots": {}}`) to AHP (spec 4.5;
-/// seed: "For an MCP-origin capability only, legacy elicitation: {} maps to
+/// `{"elicitation": {"form": {}, "url": {}}, "roots": {}}`) to AHP
+/// (seed: "For an MCP-origin capability only, legacy elicitation: {} maps to
 /// form support"):
 /// - `elicitation` absent: neither mode;
 /// - `elicitation: {}` (exactly empty): form only, the legacy mapping;

@@ -1,5 +1,5 @@
 //! Checking an answer (`ElicitResult.content`) against the requesting form,
-//! read as closed (spec 4.2 and 4.3): value types, integer vs number,
+//! read as closed: value types, integer vs number,
 //! inclusive bounds, lengths in Unicode code points, the formats email, uri,
 //! date and date-time, enum membership by value (never by title),
 //! multi-select items and counts, no keys the form did not ask for, every

@@ -1,4 +1,4 @@
-//! Effects: `modify(content)` (spec 4.4; seed: "Elicitation modification
+//! Effects: `modify(content)` (seed: "Elicitation modification
 //! target").
 //!
 //! An effect, as JSON (closed):
@@ -51,7 +51,7 @@ pub const OUTBOUND_TYPE: &str = "user.message.outbound";
 /// Pointer prefix for faults in the effect document.
 pub const EFFECT: &str = "effect#";
 
-/// The subscriber's permission on the event (spec 4.4: modify needs read
+/// The subscriber's permission on the event (modify needs read
 /// and write).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Permission {
@@ -160,7 +160,7 @@ fn need_write(perm: Permission) -> Result<(), Vec<Violation>> {
     }
 }
 
-/// Apply `effect` to `event`, dispatching on its `type` (spec 4.4):
+/// Apply `effect` to `event`, dispatching on its `type`:
 /// a result goes to [`modify_result`] (needs `request`, the original
 /// request event), an outbound message to [`modify_outbound`];
 /// `user.elicitation.request` and every other type are refused
@@ -199,8 +199,8 @@ pub fn apply_content_effect(
     }
 }
 
-/// modify(content) at a `user.elicitation.result` answering `req` (spec 4.4;
-/// see the module doc for the rules). Checks, in order: permission; the
+/// modify(content) at a `user.elicitation.result` answering `req`
+/// (see the module doc for the rules). Checks, in order: permission; the
 /// result valid on its own and as an answer to `req`; form mode; `accept`;
 /// a body part with text; `value` an object; the effective result's answer
 /// shape and its content against the form; then the new event is read back
@@ -324,7 +324,7 @@ fn is_hex64(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// Check one canonical outbound message given as an effect value (spec 3):
+/// Check one canonical outbound message given as an effect value:
 /// closed `{role: "assistant", parts: [part, …]}` where a part is an inline
 /// body text part, a JSON part, or an attachment reference that already is
 /// in the event (`known`: no upload, attachment bytes immutable).
@@ -419,7 +419,7 @@ fn check_outbound_message(m: &Value, ptr: &str, known: &[&Value], errs: &mut Vec
     }
 }
 
-/// modify(content) at `user.message.outbound` (spec 4.4 last point; seed: "an
+/// modify(content) at `user.message.outbound` (seed: "an
 /// object at ordinary outbound modify(content) MUST be rejected"). The
 /// target is `payload.message.messages`; `value` must be a non-empty list of
 /// canonical assistant messages; only `replace`. Requires read-write

@@ -1,5 +1,5 @@
 //! The elicitation codec: reading `user.elicitation.request` and
-//! `user.elicitation.result` events, the runtime checks of spec 4.1 and 4.2,
+//! `user.elicitation.result` events, the runtime checks of requests and results,
 //! the cross-body checks of a result against its request, and building a
 //! validated result event.
 //!
@@ -19,9 +19,9 @@ use super::policy::{self, SchemaPolicy};
 use super::schemas;
 use super::violation::{Violation, REQUEST_TEXT, RESULT_TEXT};
 
-/// Event type of a request (spec 3).
+/// Event type of a request.
 pub const REQUEST_TYPE: &str = "user.elicitation.request";
-/// Event type of a result (spec 3).
+/// Event type of a result.
 pub const RESULT_TYPE: &str = "user.elicitation.result";
 /// The `_meta` key of MCP related-task metadata, echoed into results.
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -81,8 +81,8 @@ impl Action {
     }
 }
 
-/// The requesting MCP server's identity as the adapter knows it (spec 4.1:
-/// closed `{name, title?, version?}`). Never the answering user.
+/// The requesting MCP server's identity as the adapter knows it
+/// (closed `{name, title?, version?}`). Never the answering user.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Server {
@@ -93,7 +93,7 @@ pub struct Server {
     pub version: Option<String>,
 }
 
-/// A request's body as parsed from `request.text` (spec 4.1, 4.3).
+/// A request's body as parsed from `request.text`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RequestBody {
     /// Form mode: the validated closed form.
@@ -112,7 +112,7 @@ pub struct ElicitationRequest {
     pub body: RequestBody,
 }
 
-/// What a request event carries (spec 2): the body, or a view that is never
+/// What a request event carries: the body, or a view that is never
 /// executable.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RequestView {
@@ -383,7 +383,7 @@ fn has_long_string(v: &Value) -> bool {
     }
 }
 
-/// Read elicitation/create params (spec 4.1, 4.3), already parsed from the
+/// Read elicitation/create params, already parsed from the
 /// text. `meta_mode` is the event's explicit mode. Pointers are relative to
 /// the params (`/requestedSchema/...`).
 ///
@@ -419,7 +419,7 @@ fn take_params(params: Value, meta_mode: Mode) -> Result<ElicitationRequest, Vec
 /// strict policy; under the compatible one a form's `requestedSchema` is
 /// first read by [`policy::read_compatible`] and the rest of the params by
 /// [`read_params`], and a schema the form cannot take (or one whose
-/// rewritten subset still breaks a rule of spec 4.3) gives
+/// rewritten subset still breaks a rule of the closed form subset) gives
 /// [`RequestView::NotAForm`]. `params` of the request stay the complete
 /// params as sent.
 ///
@@ -745,7 +745,7 @@ fn request_parts(event: &Value, policy: SchemaPolicy) -> Result<RequestEvent, Ve
     })
 }
 
-/// Read a parsed `ElicitResult` (spec 4.2) given the result event's mode.
+/// Read a parsed `ElicitResult` given the result event's mode.
 /// Pointers are relative to the result.
 pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<Violation>> {
     let Some(obj) = value.as_object() else {
@@ -891,7 +891,7 @@ fn result_parts(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
     })
 }
 
-/// Cross-body checks of a result against its request (spec 4.2): parent id,
+/// Cross-body checks of a result against its request: parent id,
 /// identical server, same mode, no accept for a view that is not
 /// executable, and content against the form read as closed.
 pub fn check_answer(req: &RequestEvent, res: &ResultEvent) -> Vec<Violation> {
@@ -1008,7 +1008,7 @@ pub fn make_result_event(
 
 /// `<request id>-result`, or for a request id too long to extend, `result-`
 /// and the first 32 hex digits of the id's SHA-256 (ids are at most 256
-/// characters, spec 1).
+/// characters).
 pub fn derive_result_id(request_id: &str) -> String {
     if request_id.chars().count() <= 249 {
         format!("{request_id}-result")
@@ -1021,7 +1021,7 @@ pub fn derive_result_id(request_id: &str) -> String {
 }
 
 /// Wrap raw MCP `elicitation/create` params into a validated
-/// `user.elicitation.request` event (issue 2 `wrap`, issue 6): the mode is
+/// `user.elicitation.request` event (`ahp-elicit wrap`): the mode is
 /// taken from the params (missing means form) and written explicitly in the
 /// metadata; the params are serialized whole into `request.text`, nothing
 /// injected.

@@ -1,9 +1,9 @@
-//! The closed form subset of `requestedSchema` (spec 4.3), read into typed
+//! The closed form subset of `requestedSchema`, read into typed
 //! fields, with the runtime checks a schema cannot express: `required` names
 //! existing properties, enums non-empty and unique, `enumNames` as long as
 //! `enum`, defaults that fit their field, bounds in order.
 //!
-//! The subset is closed: any keyword not listed in spec 4.3 makes the request
+//! The subset is closed: any keyword not listed in the closed form subset makes the request
 //! invalid. Property order is the order of the JSON text (serde_json's
 //! `preserve_order`), which is the order a form shows.
 
@@ -13,7 +13,7 @@ use super::limits::{MAX_OPTIONS, MAX_PROPERTIES, MAX_STRING_CHARS};
 use super::policy::FieldExtra;
 use super::violation::{join, Violation};
 
-/// String formats of the subset (spec 4.3).
+/// String formats of the subset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StringFormat {
     Email,
@@ -58,7 +58,7 @@ impl Choice {
     }
 }
 
-/// How a single select was written (spec 4.3 rows 4 to 6).
+/// How a single select was written (the three single-select rows of the closed form subset).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SingleStyle {
     /// `enum` only.

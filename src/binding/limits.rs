@@ -1,5 +1,5 @@
-//! Hard limits, checked before any deep work (issue 2 "Bad input", issue 5
-//! item 2). Each limit is inclusive: a value equal to the limit is accepted.
+//! Hard limits, checked before any deep work
+//!  Each limit is inclusive: a value equal to the limit is accepted.
 //! The README's "Limits" table repeats these numbers.
 
 /// Bytes in one event (one JSON document or one JSON Lines line): 4 MiB.
@@ -13,7 +13,7 @@ pub const MAX_OPTIONS: usize = 20_000;
 /// Unicode code points in any one string of a request (message, title,
 /// description, option, URL, default): 65,536.
 pub const MAX_STRING_CHARS: usize = 65_536;
-/// Length of an event `id` in characters (spec section 1): 256.
+/// Length of an event `id` in characters: 256.
 pub const MAX_ID_CHARS: usize = 256;
 
 /// Maximum nesting depth of the JSON text `bytes`, found by a scan that

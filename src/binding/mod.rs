@@ -1,6 +1,6 @@
 //! The AHP binding for MCP elicitation: envelope, text parts, overlays,
 //! the elicitation codec, the closed form subset, runtime checks, effects
-//! and capabilities. No terminal dependency (seed; spec sections 1 to 5).
+//! and capabilities. No terminal dependency (docs/binding.md describes each rule).
 
 pub mod capabilities;
 pub mod content;

@@ -1,5 +1,5 @@
 //! The schema policy: how a `requestedSchema` outside the closed AHP form
-//! subset (spec 4.3) is read.
+//! subset is read.
 //!
 //! * [`SchemaPolicy::Strict`] (the default of `respond` and `validate`, which
 //!   speak AHP): the closed subset, exactly; anything else makes the request
@@ -30,7 +30,7 @@
 //! [`read_compatible`] turns such a schema into a schema of the subset plus
 //! the extra checks; the subset reader
 //! ([`parse_form_schema`](super::form_schema::parse_form_schema)) then reads
-//! it with every rule of spec 4.3, so the subset's own rules stay exact.
+//! it with every rule of the closed form subset, so the subset's own rules stay exact.
 
 use std::fmt;
 use std::sync::Arc;
@@ -44,7 +44,7 @@ use super::violation::join;
 /// (`--schema-policy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum SchemaPolicy {
-    /// The closed AHP form subset, exactly (spec 4.3).
+    /// The closed AHP form subset, exactly.
     #[default]
     Strict,
     /// What real servers send, read as JSON Schema reads it (module docs).
@@ -434,7 +434,7 @@ fn without_null(mut out: Map<String, Value>) -> Map<String, Value> {
     out
 }
 
-/// The subset keywords of a field of type `ty` (spec 4.3), and the extra
+/// The subset keywords of a field of type `ty`, and the extra
 /// assertions the form enforces on it.
 fn kind_keys(
     ty: &str,
@@ -1099,7 +1099,7 @@ mod tests {
 
     #[test]
     fn the_rest_of_the_subset_stays_exact() {
-        // A rewritten schema still breaking a rule of spec 4.3 is shown as
+        // A rewritten schema still breaking a rule of the closed form subset is shown as
         // not a form, with the rule.
         let r = reasons_of(json!({"type": "object", "title": "T", "properties": {
             "c": {"type": "string", "enum": ["a", "a"]}

@@ -7,7 +7,7 @@
 //! location (relative to the value given) and `rule` naming the schema and
 //! keyword (`wire-root/required`, `mcp-request/additionalProperties`, ...).
 //!
-//! Precision (issue 2 item 1): the schemas choose a branch by a
+//! Precision: the schemas choose a branch by a
 //! discriminator (`if`/`then` on `type`, on `mode`, on the presence of
 //! `oneOf`, `enumNames`, `enum`, `items.anyOf`), so a fault gives one error
 //! inside the chosen definition, not one per `anyOf` alternative. A closed
@@ -156,25 +156,25 @@ fn hint(schema_path: &str, keyword: &str) -> Option<&'static str> {
     let p = schema_path;
     Some(match keyword {
         "falseSchema" | "required" if p.starts_with("/$defs/textPart/") => {
-            "a text part has exactly one of text and gap, and only under selection body (spec 2)"
+            "a text part has exactly one of text and gap, and only under selection body"
         }
         "const" if p.starts_with("/$defs/inboundMessage/") => {
-            "inbound messages have role user (spec 3)"
+            "inbound messages have role user"
         }
         "const" if p.starts_with("/$defs/outboundMessage/") => {
-            "outbound messages have role assistant (spec 3)"
+            "outbound messages have role assistant"
         }
         "not" if p.ends_with("/mediaType/not") => {
-            "attachments are for non-text, non-JSON media only; text goes inline in a text part, JSON in a json part (spec 3)"
+            "attachments are for non-text, non-JSON media only; text goes inline in a text part, JSON in a json part"
         }
         "pattern" if p.starts_with("/$defs/eventId/") => {
-            "an event id has no control characters (spec 1)"
+            "an event id has no control characters"
         }
         "additionalProperties" if p.contains("/requestedSchema/") => {
-            "requestedSchema has only type, properties, required and $schema (closed form subset, spec 4.3)"
+            "requestedSchema has only type, properties, required and $schema (closed form subset)"
         }
         "additionalProperties" if p.contains("Schema/") => {
-            "it is not a keyword of the closed form subset (spec 4.3)"
+            "it is not a keyword of the closed form subset"
         }
         _ => return None,
     })
@@ -271,7 +271,7 @@ fn convert(e: &ValidationError<'_>, rule: &str, out: &mut Vec<Violation>) {
 
 /// Validate a complete event through the wire root (envelope plus the
 /// overlay of its `type`; seed: "Validate the complete event through the
-/// wire root, not an overlay in isolation"; spec sections 1 to 3).
+/// wire root, not an overlay in isolation").
 ///
 /// Returns every violation; pointers into the event, rules
 /// `wire-root/<keyword>`. Empty means valid.
@@ -280,7 +280,7 @@ pub fn validate_event(event: &Value) -> Vec<Violation> {
 }
 
 /// Validate parsed `elicitation/create` params against the pinned `request`
-/// definition (closed form subset; spec 4.1, 4.3).
+/// definition (closed form subset).
 ///
 /// Returns every violation; pointers relative to the params
 /// (`/requestedSchema/properties/age/minimum`), rules
@@ -290,7 +290,7 @@ pub fn validate_mcp_request(params: &Value) -> Vec<Violation> {
 }
 
 /// Validate a parsed `ElicitResult` against the pinned `result` definition
-/// (spec 4.2).
+///.
 ///
 /// Returns every violation; pointers relative to the result
 /// (`/content/rating`), rules `mcp-result/<keyword>`. Empty means valid.

@@ -1,4 +1,4 @@
-//! The pinned MCP upstream (spec section 5; issue 2 item 2): the pin
+//! The pinned MCP upstream: the pin
 //! (`upstream/mcp/2025-11-25/pin.json`, embedded), the digest check, the
 //! extraction that generates `schemas/mcp-elicitation.schema.json` from the
 //! pinned `schema.json` and `schema.ts`, and the refresh that downloads
@@ -10,7 +10,7 @@
 //!   definitions, `TaskMetadata`, `ProgressToken`) and leaves out
 //!   upstream's `description` prose;
 //! - closes the requested-schema vocabulary and every primitive and enum
-//!   definition (`additionalProperties: false`, spec 4.3), while `_meta`,
+//!   definition (`additionalProperties: false`), while `_meta`,
 //!   `task` and the params/result extension fields stay open;
 //! - applies each place where `schema.ts` corrects the tagged JSON as a
 //!   named [`Override`] ([`OVERRIDES`]); each one checks that the tagged

@@ -1,4 +1,4 @@
-//! `ahp-elicit validate` (issue 2 item 5): validate events through the wire
+//! `ahp-elicit validate`: validate events through the wire
 //! root and the binding, one report per event.
 //!
 //! Input: each FILE (or `-`, stdin; the default) holds one JSON event
@@ -44,7 +44,7 @@ use crate::binding::{
 use crate::safe_text::display;
 use crate::stream::Frame;
 
-/// The eight event types of the binding (spec 3).
+/// The eight event types of the binding.
 pub const EVENT_TYPES: [&str; 8] = [
     "config.change.before",
     "config.change.after",
