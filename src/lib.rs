@@ -5,9 +5,10 @@
 //! (`form`) → answer → validated result event out
 //! ([`binding::make_result_event`]).
 //!
-//! Dependency rule: `binding ← form ← responder ← {tui, cli}`. Only `tui`
-//! imports ratatui or crossterm; the library builds without the `tui`
-//! feature.
+//! Dependency rule: `binding ← form ← {tui, plain, scripted} ← cli`, the
+//! three answering through the [`responder::Responder`] trait (see
+//! docs/architecture.md). Only `tui` imports ratatui or crossterm; the
+//! library builds without the `tui` feature.
 
 pub mod binding;
 pub mod cli;

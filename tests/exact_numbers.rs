@@ -4,6 +4,8 @@
 //! is taken at its f64 value (`9007199254740993.0` is 2^53 as a float), as
 //! JSON Schema validators read it.
 
+mod common;
+
 use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
@@ -21,21 +23,7 @@ fn request(id: &str, extra: Value) -> String {
     }
     let params = json!({"message": "How many?",
         "requestedSchema": {"type": "object", "properties": {"n": field}, "required": ["n"]}});
-    let server = ahp_elicit::binding::Server {
-        name: "numbers".into(),
-        title: None,
-        version: None,
-    };
-    ahp_elicit::binding::wrap_params(
-        &params,
-        &server,
-        "mcp-stdio",
-        id,
-        Some("2026-11-30T09:00:00Z"),
-    )
-    .expect("valid request")
-    .event
-    .to_string()
+    common::request_line("numbers", id, &params)
 }
 
 fn run(args: &[&str], dir: &std::path::Path) -> (Option<i32>, String, String) {

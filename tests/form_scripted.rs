@@ -1,5 +1,5 @@
 //! Scripted mode over every file in
-//! `../shared/examples/`: `--action` for every request, answers files in
+//! `examples/`: `--action` for every request, answers files in
 //! both shapes, refusals, and the URL launcher hook. Every accepted answer is
 //! turned into a result event by `make_result_event`, which validates it.
 

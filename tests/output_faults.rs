@@ -9,6 +9,8 @@
 
 #![cfg(unix)]
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -30,21 +32,7 @@ fn request(id: &str) -> String {
 fn build_request(id: &str) -> String {
     let params = json!({"message": format!("Request {id}."), "requestedSchema": {"type": "object",
         "properties": {"name": {"type": "string", "default": "Ada"}}}});
-    let server = ahp_elicit::binding::Server {
-        name: "faults".into(),
-        title: None,
-        version: None,
-    };
-    ahp_elicit::binding::wrap_params(
-        &params,
-        &server,
-        "mcp-stdio",
-        id,
-        Some("2026-11-30T09:00:00Z"),
-    )
-    .expect("valid request")
-    .event
-    .to_string()
+    common::request_line("faults", id, &params)
 }
 
 /// Wait for `child` to end (at most [`PATIENCE`]); its exit code.

@@ -28,21 +28,7 @@ fn request(id: &str, message: &str, url: Option<&str>) -> String {
         None => json!({"message": message, "requestedSchema": {"type": "object",
             "properties": {"name": {"type": "string", "title": "Name"}}}}),
     };
-    let server = ahp_elicit::binding::Server {
-        name: "faults".into(),
-        title: None,
-        version: None,
-    };
-    ahp_elicit::binding::wrap_params(
-        &params,
-        &server,
-        "mcp-stdio",
-        id,
-        Some("2026-11-30T09:00:00Z"),
-    )
-    .expect("valid request")
-    .event
-    .to_string()
+    common::request_line("faults", id, &params)
 }
 
 /// Write the requests as a JSON Lines file.

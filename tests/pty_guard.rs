@@ -28,21 +28,7 @@ fn request(id: &str, message: &str, url: Option<&str>) -> String {
             "properties": {"confirm": {"type": "boolean", "title": "Yes, do it",
                 "default": false}}, "required": ["confirm"]}}),
     };
-    let server = ahp_elicit::binding::Server {
-        name: "guard".into(),
-        title: None,
-        version: None,
-    };
-    ahp_elicit::binding::wrap_params(
-        &params,
-        &server,
-        "mcp-stdio",
-        id,
-        Some("2026-11-30T09:00:00Z"),
-    )
-    .expect("valid request")
-    .event
-    .to_string()
+    common::request_line("guard", id, &params)
 }
 
 fn write_stream(dir: &Path, lines: &[String]) -> PathBuf {

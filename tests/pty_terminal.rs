@@ -18,21 +18,7 @@ use serde_json::{json, Value};
 fn request(id: &str, message: &str) -> String {
     let params = json!({"message": message, "requestedSchema": {"type": "object",
         "properties": {"name": {"type": "string", "title": "Name"}}}});
-    let server = ahp_elicit::binding::Server {
-        name: "terminal".into(),
-        title: None,
-        version: None,
-    };
-    ahp_elicit::binding::wrap_params(
-        &params,
-        &server,
-        "mcp-stdio",
-        id,
-        Some("2026-11-30T09:00:00Z"),
-    )
-    .expect("valid request")
-    .event
-    .to_string()
+    common::request_line("terminal", id, &params)
 }
 
 fn two_forms(dir: &Path) -> PathBuf {

@@ -1,5 +1,4 @@
-//! Hard limits, checked before any deep work
-//!  Each limit is inclusive: a value equal to the limit is accepted.
+//! Hard limits, checked before any deep work. Each limit is inclusive: a value equal to the limit is accepted.
 //! The README's "Limits" table repeats these numbers.
 
 /// Bytes in one event (one JSON document or one JSON Lines line): 4 MiB.

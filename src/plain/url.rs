@@ -1,5 +1,5 @@
-//! URL mode in plain lines (issue: consent to open a URL is an explicit
-//! act): the full URL, the host, every warning as a sentence, then consent
+//! URL mode in plain lines (consent to open a URL is an
+//! explicit act): the full URL, the host, every warning as a sentence, then consent
 //! by typing `open`, never by a bare Enter. The launch goes through
 //! [`consent_and_open`](crate::launcher::consent_and_open), as in the
 //! full-screen view; `--no-open` shows the URL for copying instead.

@@ -1,6 +1,6 @@
 //! Reading event streams: framing bytes into JSON values ([`framer`]),
 //! working on them in parallel in input order ([`ordered`]),
-//! shared by `respond`, `validate` and the MCP stdio reader. No terminal
+//! used by `respond`, `validate` and `--request` loading. No terminal
 //! dependency.
 
 pub mod framer;

@@ -66,3 +66,25 @@ pub fn upstream_dir() -> PathBuf {
     assert!(shared.join("schema.json").is_file(), "{NEEDS_UPSTREAM}");
     shared
 }
+
+/// A request event, as one JSON line, wrapping MCP `elicitation/create`
+/// `params` from server `server` (no title or version) with event id `id`,
+/// adapter `mcp-stdio` and a fixed time. Panics when the params are not a
+/// valid request (a test's own fixture).
+pub fn request_line(server: &str, id: &str, params: &serde_json::Value) -> String {
+    let server = ahp_elicit::binding::Server {
+        name: server.into(),
+        title: None,
+        version: None,
+    };
+    ahp_elicit::binding::wrap_params(
+        params,
+        &server,
+        "mcp-stdio",
+        id,
+        Some("2026-11-30T09:00:00Z"),
+    )
+    .unwrap_or_else(|e| panic!("valid request {id}: {e:?}"))
+    .event
+    .to_string()
+}
