@@ -73,7 +73,10 @@ fn twenty_thousand_options_validate_and_answer() {
         &["validate", "--request", "req.json", "res.json"],
         dir.path(),
     );
-    assert_eq!((code, out.as_str()), (Some(0), "res.json:1: many-result: valid\n"));
+    assert_eq!(
+        (code, out.as_str()),
+        (Some(0), "res.json:1: many-result: valid\n")
+    );
 
     // The last item repeated, or one not offered: refused, named.
     let last = format!("opt-{}", N - 1);

@@ -285,9 +285,8 @@ fn str_at<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
 fn server_at(event: &Value) -> Result<Server, Violation> {
     let s = event
         .pointer("/payload/elicitation/server")
-        .cloned()
-        .unwrap_or(Value::Null);
-    serde_json::from_value(s).map_err(|e| {
+        .unwrap_or(&Value::Null);
+    Server::deserialize(s).map_err(|e| {
         Violation::new(
             "/payload/elicitation/server",
             "wire-root",
@@ -311,14 +310,14 @@ fn parse_text(text: &str, at: &str) -> Result<Value, Violation> {
         .map_err(|e| Violation::new(at, "text-json", format!("the text part is not JSON: {e}")))
 }
 
-fn read_view(event: &Value, part_ptr: &str) -> PartView {
+fn read_view<'a>(event: &'a Value, part_ptr: &str) -> PartView<'a> {
     match event.pointer(part_ptr) {
         None => PartView::Omit,
         Some(p) => match p.get("selection").and_then(Value::as_str) {
             Some("metadata") => PartView::Metadata,
             Some("omit") => PartView::Omit,
             _ => match (p.get("text").and_then(Value::as_str), p.get("gap")) {
-                (Some(t), _) => PartView::Text(t.to_owned()),
+                (Some(t), _) => PartView::Text(t),
                 (None, Some(g)) => PartView::Gap {
                     reason: g
                         .get("reason")
@@ -333,8 +332,9 @@ fn read_view(event: &Value, part_ptr: &str) -> PartView {
     }
 }
 
-enum PartView {
-    Text(String),
+enum PartView<'a> {
+    /// The body text, borrowed from the event.
+    Text(&'a str),
     Metadata,
     Omit,
     Gap {
@@ -346,6 +346,10 @@ enum PartView {
 /// Check the strings of a request against [`MAX_STRING_CHARS`] (the request
 /// text itself is bounded by the event size).
 fn check_string_limits(v: &Value, ptr: &str, errs: &mut Vec<Violation>) {
+    // Pointers are built only on the way to a string that is too long.
+    if !has_long_string(v) {
+        return;
+    }
     match v {
         Value::String(s) if s.len() > MAX_STRING_CHARS && s.chars().count() > MAX_STRING_CHARS => {
             errs.push(Violation::new(
@@ -368,6 +372,17 @@ fn check_string_limits(v: &Value, ptr: &str, errs: &mut Vec<Violation>) {
     }
 }
 
+/// Whether some string value in `v` has more than [`MAX_STRING_CHARS`]
+/// bytes (a string over the character limit is one of them); no allocation.
+fn has_long_string(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.len() > MAX_STRING_CHARS,
+        Value::Array(a) => a.iter().any(has_long_string),
+        Value::Object(o) => o.values().any(has_long_string),
+        _ => false,
+    }
+}
+
 /// Read elicitation/create params (spec 4.1, 4.3), already parsed from the
 /// text. `meta_mode` is the event's explicit mode. Pointers are relative to
 /// the params (`/requestedSchema/...`).
@@ -376,6 +391,35 @@ fn check_string_limits(v: &Value, ptr: &str, errs: &mut Vec<Violation>) {
 /// (`mode-match`, `form-subset` and the rules of
 /// [`parse_form_schema`](super::form_schema::parse_form_schema)).
 pub fn read_params(params: &Value, meta_mode: Mode) -> Result<ElicitationRequest, Vec<Violation>> {
+    let (message, body) = read_params_body(params, meta_mode)?;
+    Ok(ElicitationRequest {
+        params: params.as_object().cloned().unwrap_or_default(),
+        message,
+        body,
+    })
+}
+
+/// [`read_params`] for params the caller owns: the params map is moved into
+/// the request, not copied.
+fn take_params(params: Value, meta_mode: Mode) -> Result<ElicitationRequest, Vec<Violation>> {
+    let (message, body) = read_params_body(&params, meta_mode)?;
+    let params = match params {
+        Value::Object(m) => m,
+        // read_params_body refuses anything but an object.
+        _ => Map::new(),
+    };
+    Ok(ElicitationRequest {
+        params,
+        message,
+        body,
+    })
+}
+
+/// The checks of [`read_params`]; returns the message and the body.
+fn read_params_body(
+    params: &Value,
+    meta_mode: Mode,
+) -> Result<(String, RequestBody), Vec<Violation>> {
     let Some(obj) = params.as_object() else {
         return Err(vec![Violation::new(
             "",
@@ -443,7 +487,7 @@ pub fn read_params(params: &Value, meta_mode: Mode) -> Result<ElicitationRequest
                     "a form request must have requestedSchema",
                 )),
                 Some(rs) => match parse_form_schema(rs, "/requestedSchema") {
-                    Ok(f) if errs.is_empty() => return finish(obj, message, RequestBody::Form(f)),
+                    Ok(f) if errs.is_empty() => return Ok((message, RequestBody::Form(f))),
                     Ok(_) => {}
                     Err(e) => errs.extend(e),
                 },
@@ -494,7 +538,7 @@ pub fn read_params(params: &Value, meta_mode: Mode) -> Result<ElicitationRequest
             }
         }
     };
-    finish(obj, message, body)
+    Ok((message, body))
 }
 
 /// Read elicitation/create params under `policy`: [`read_params`] under the
@@ -594,16 +638,17 @@ fn not_a_form_or_errors(errs: Vec<Violation>) -> Result<RequestView, Vec<Violati
     }
 }
 
-fn finish(
-    obj: &Map<String, Value>,
-    message: String,
-    body: RequestBody,
-) -> Result<ElicitationRequest, Vec<Violation>> {
-    Ok(ElicitationRequest {
-        params: obj.clone(),
-        message,
-        body,
-    })
+/// [`read_params_with`] for params the caller owns: under the strict policy
+/// (or for a URL request) the params map is moved into the request.
+fn take_params_with(
+    params: Value,
+    meta_mode: Mode,
+    policy: SchemaPolicy,
+) -> Result<RequestView, Vec<Violation>> {
+    match (policy, meta_mode) {
+        (SchemaPolicy::Compatible, Mode::Form) => read_params_with(&params, meta_mode, policy),
+        _ => take_params(params, meta_mode).map(RequestView::Body),
+    }
 }
 
 fn check_type(event: &Value, want: &str) -> Result<(), Vec<Violation>> {
@@ -636,6 +681,30 @@ pub fn read_request_event_with(
     event: &Value,
     policy: SchemaPolicy,
 ) -> Result<RequestEvent, Vec<Violation>> {
+    let mut r = request_parts(event, policy)?;
+    r.event = event.clone();
+    Ok(r)
+}
+
+/// [`read_request_event`] for an event the caller owns: the event is moved
+/// into the [`RequestEvent`], not copied.
+pub fn take_request_event(event: Value) -> Result<RequestEvent, Vec<Violation>> {
+    take_request_event_with(event, SchemaPolicy::Strict)
+}
+
+/// [`read_request_event_with`] for an event the caller owns: the event is
+/// moved into the [`RequestEvent`], not copied.
+pub fn take_request_event_with(
+    event: Value,
+    policy: SchemaPolicy,
+) -> Result<RequestEvent, Vec<Violation>> {
+    let mut r = request_parts(&event, policy)?;
+    r.event = event;
+    Ok(r)
+}
+
+/// The checks of [`read_request_event_with`]; `event` of the answer is null.
+fn request_parts(event: &Value, policy: SchemaPolicy) -> Result<RequestEvent, Vec<Violation>> {
     let errs = schemas::validate_event(event);
     if !errs.is_empty() {
         return Err(errs);
@@ -658,8 +727,8 @@ pub fn read_request_event_with(
         PartView::Omit => RequestView::Omit,
         PartView::Gap { reason, detail } => RequestView::Gap { reason, detail },
         PartView::Text(t) => {
-            let params = parse_text(&t, REQUEST_TEXT).map_err(|e| vec![e])?;
-            read_params_with(&params, mode, policy).map_err(|es| {
+            let params = parse_text(t, REQUEST_TEXT).map_err(|e| vec![e])?;
+            take_params_with(params, mode, policy).map_err(|es| {
                 es.into_iter()
                     .map(|e| e.under(REQUEST_TEXT))
                     .collect::<Vec<_>>()
@@ -672,7 +741,7 @@ pub fn read_request_event_with(
         server,
         mode,
         view,
-        event: event.clone(),
+        event: Value::Null,
     })
 }
 
@@ -754,6 +823,21 @@ pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<
 /// request known): wire root, pinned `result` definition, action equal to
 /// the parsed action, content only for an accepted form.
 pub fn read_result_event(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
+    let mut r = result_parts(event)?;
+    r.event = event.clone();
+    Ok(r)
+}
+
+/// [`read_result_event`] for an event the caller owns: the event is moved
+/// into the [`ResultEvent`], not copied.
+pub fn take_result_event(event: Value) -> Result<ResultEvent, Vec<Violation>> {
+    let mut r = result_parts(&event)?;
+    r.event = event;
+    Ok(r)
+}
+
+/// The checks of [`read_result_event`]; `event` of the answer is null.
+fn result_parts(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
     let errs = schemas::validate_event(event);
     if !errs.is_empty() {
         return Err(errs);
@@ -775,7 +859,7 @@ pub fn read_result_event(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
     };
     let result = match read_view(event, "/payload/elicitation/result") {
         PartView::Text(t) => {
-            let v = parse_text(&t, RESULT_TEXT).map_err(|e| vec![e])?;
+            let v = parse_text(t, RESULT_TEXT).map_err(|e| vec![e])?;
             let r = read_result_value(&v, mode).map_err(|es| {
                 es.into_iter()
                     .map(|e| e.under(RESULT_TEXT))
@@ -803,7 +887,7 @@ pub fn read_result_event(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
         mode,
         action,
         result,
-        event: event.clone(),
+        event: Value::Null,
     })
 }
 
@@ -913,7 +997,7 @@ pub fn make_result_event(
             "result": { "type": "text", "selection": "body", "text": text }
         } }
     });
-    let res = read_result_event(&event)?;
+    let res = result_parts(&event)?;
     let errs = check_answer(req, &res);
     if errs.is_empty() {
         Ok(event)

@@ -20,20 +20,25 @@ pub const MAX_ID_CHARS: usize = 256;
 /// skips strings; no parse. Malformed text gives some number and is left for
 /// the parser to reject.
 pub fn json_depth(bytes: &[u8]) -> usize {
-    let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
-    for &b in bytes {
-        if in_str {
-            if esc {
-                esc = false;
-            } else if b == b'\\' {
-                esc = true;
-            } else if b == b'"' {
-                in_str = false;
+    let (mut depth, mut max, mut i) = (0usize, 0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // Skip the string at once: to the next quote not escaped.
+                i += 1;
+                loop {
+                    let Some(j) = bytes.get(i..).and_then(|r| memchr::memchr2(b'"', b'\\', r))
+                    else {
+                        return max;
+                    };
+                    i += j;
+                    if bytes[i] == b'\\' {
+                        i += 2;
+                    } else {
+                        break;
+                    }
+                }
             }
-            continue;
-        }
-        match b {
-            b'"' => in_str = true,
             b'{' | b'[' => {
                 depth += 1;
                 max = max.max(depth);
@@ -41,6 +46,7 @@ pub fn json_depth(bytes: &[u8]) -> usize {
             b'}' | b']' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        i += 1;
     }
     max
 }
@@ -53,5 +59,58 @@ mod tests {
         assert_eq!(json_depth(br#"{"a":[1,{"b":"[[[{"}]}"#), 3);
         assert_eq!(json_depth(br#""\"[""#), 0);
         assert_eq!(json_depth(b"1"), 0);
+        // An escape at the very end, an unterminated string.
+        assert_eq!(json_depth(br#"[["\"#), 2);
+        assert_eq!(json_depth(br#"[{"a\"}"#), 2);
+        assert_eq!(json_depth(br#"[{"a\\"}]"#), 2);
+    }
+
+    /// The scan before it skipped strings one byte at a time.
+    fn depth_bytewise(bytes: &[u8]) -> usize {
+        let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0usize, false, false);
+        for &b in bytes {
+            if in_str {
+                if esc {
+                    esc = false;
+                } else if b == b'\\' {
+                    esc = true;
+                } else if b == b'"' {
+                    in_str = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_str = true,
+                b'{' | b'[' => {
+                    depth += 1;
+                    max = max.max(depth);
+                }
+                b'}' | b']' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        max
+    }
+
+    #[test]
+    fn depth_agrees_with_the_bytewise_scan() {
+        let alphabet = br#"{}[]"\ a:,"#;
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for len in 0..2_000usize {
+            let text: Vec<u8> = (0..len % 40)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    alphabet[(seed % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            assert_eq!(
+                json_depth(&text),
+                depth_bytewise(&text),
+                "{:?}",
+                String::from_utf8_lossy(&text)
+            );
+        }
     }
 }

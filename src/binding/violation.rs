@@ -56,12 +56,23 @@ impl fmt::Display for Violation {
 /// Escape one reference token for a JSON Pointer (RFC 6901: `~` to `~0`,
 /// `/` to `~1`).
 pub fn escape_token(token: &str) -> String {
+    if !token.contains(['~', '/']) {
+        return token.to_owned();
+    }
     token.replace('~', "~0").replace('/', "~1")
 }
 
 /// Append one reference token to a pointer.
 pub fn join(pointer: &str, token: &str) -> String {
-    format!("{pointer}/{}", escape_token(token))
+    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
+    out.push_str(pointer);
+    out.push('/');
+    if token.contains(['~', '/']) {
+        out.push_str(&escape_token(token));
+    } else {
+        out.push_str(token);
+    }
+    out
 }
 
 /// Pointer prefix for faults inside the request text part.

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
-    make_result_event, parse_json, read_request_event_with, Action, Answer, Mode, ResultMeta,
+    make_result_event, parse_json, take_request_event_with, Action, Answer, Mode, ResultMeta,
     SchemaPolicy, Violation,
 };
 use crate::responder::{Context, Outcome, Progress, RespondError, Responder};
@@ -503,7 +503,7 @@ pub fn drive(
             }
         };
         let id = value.get("id").and_then(|v| v.as_str()).map(str::to_owned);
-        let req = match read_request_event_with(&value, args.schema_policy) {
+        let req = match take_request_event_with(value, args.schema_policy) {
             Ok(r) => r,
             Err(errs) => {
                 note(&mut |l| l.request_invalid(id.as_deref(), &errs));

@@ -15,8 +15,8 @@
 //! `parentEventId`: from `--request FILE`, else one seen earlier in the
 //! inputs), or for the other event types [`schemas::validate_event`].
 //! Memory stays bounded on endless streams: the requests kept for that
-//! cross-check are the latest [`MAX_REMEMBERED`] (10,000) within
-//! [`MAX_REMEMBERED_BYTES`] (64 MiB) of text; a result whose request was
+//! cross-check are the latest [`MAX_REMEMBERED`] (4,096) within
+//! [`MAX_REMEMBERED_BYTES`] (4 MiB) of text; a result whose request was
 //! forgotten is checked on its own, as one whose request was never seen.
 //!
 //! Output (stdout): text, one line per event `<file>:<line>: <id>: valid`
@@ -29,17 +29,17 @@
 //! Exit: 0 every event valid; 1 some event invalid (or an input holds no
 //! event); 2 usage or an input that cannot be read.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::binding::elicitation::{REQUEST_TYPE, RESULT_TYPE};
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
-    check_answer, parse_json, read_request_event, read_result_event, schemas, RequestEvent,
-    ResultEvent, Violation,
+    check_answer, parse_json, read_request_event, schemas, take_request_event, take_result_event,
+    RequestEvent, ResultEvent, Violation,
 };
 use crate::safe_text::display;
 use crate::stream::Frame;
@@ -70,7 +70,7 @@ pub enum Format {
 #[command(after_help = "\
 Each input is one JSON event or JSON Lines of events. Results are checked against \
 the request with id equal to their parentEventId: from --request FILE, else one seen \
-earlier in the inputs (the latest 10,000 requests, within 64 MiB, are kept; a result \
+earlier in the inputs (the latest 4,096 requests, within 4 MiB, are kept; a result \
 with no known request is checked on its own).\n\n\
 Exit status: 0 all events valid, 1 some event invalid, 2 usage or unreadable input.")]
 pub struct ValidateArgs {
@@ -132,30 +132,113 @@ pub struct Verdict {
     pub errors: Vec<Violation>,
 }
 
-/// At most this many requests seen in the inputs are remembered for the
-/// cross-check of later results (the oldest is forgotten first).
-pub const MAX_REMEMBERED: usize = 10_000;
-/// At most this many bytes of request event text are remembered (the
-/// oldest requests are forgotten first).
-pub const MAX_REMEMBERED_BYTES: usize = 64 * 1024 * 1024;
+/// At most this many valid requests are remembered for the cross-checks of
+/// later results (the oldest is forgotten first); a result whose request
+/// was forgotten, or never seen, is checked on its own.
+pub const MAX_REMEMBERED: usize = 4_096;
+/// At most this many bytes of event text of remembered requests (the same
+/// rule as [`MAX_REMEMBERED`]; the latest request is always kept).
+pub const MAX_REMEMBERED_BYTES: usize = 4 * 1024 * 1024;
 
-/// Validates events one by one, remembering valid request events so that
-/// later results are checked against them. Memory is bounded: at most
-/// [`MAX_REMEMBERED`] requests and [`MAX_REMEMBERED_BYTES`] of their text;
-/// a result whose request was forgotten is checked on its own, as one
-/// whose request was never seen (never an error).
+/// What the order-free part of validation found for one event ([`prepare`]);
+/// [`Checker::finish`] completes it in input order.
+#[derive(Debug)]
+pub enum Prepared {
+    /// The verdict is final.
+    Done(Verdict),
+    /// A valid request, to remember for later results; `size` is its text's
+    /// length in bytes.
+    Request {
+        verdict: Verdict,
+        request: RequestEvent,
+        size: usize,
+    },
+    /// A result valid on its own, still to check against its request.
+    Result {
+        verdict: Verdict,
+        result: ResultEvent,
+    },
+}
+
+/// The checks of one event text that need no other event (limits, syntax,
+/// wire root, the codec's reading of the body): safe to run in parallel.
+pub fn prepare(bytes: &[u8]) -> Prepared {
+    let v = match parse_json(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            return Prepared::Done(Verdict {
+                id: None,
+                ty: None,
+                errors: vec![e],
+            })
+        }
+    };
+    let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
+    let ty = v.get("type").and_then(Value::as_str).map(str::to_owned);
+    // Some(true): a request; Some(false): a result; None: another type.
+    let kind = match ty.as_deref() {
+        Some(REQUEST_TYPE) => Some(true),
+        Some(RESULT_TYPE) => Some(false),
+        _ => None,
+    };
+    let verdict = move |errors| Verdict { id, ty, errors };
+    match kind {
+        Some(true) => match take_request_event(v) {
+            Ok(mut request) => {
+                // The cross-checks need the id, server, mode and view only.
+                request.event = Value::Null;
+                Prepared::Request {
+                    verdict: verdict(Vec::new()),
+                    request,
+                    size: bytes.len(),
+                }
+            }
+            Err(e) => Prepared::Done(verdict(e)),
+        },
+        Some(false) => match take_result_event(v) {
+            Ok(mut result) => {
+                result.event = Value::Null;
+                Prepared::Result {
+                    verdict: verdict(Vec::new()),
+                    result,
+                }
+            }
+            Err(e) => Prepared::Done(verdict(e)),
+        },
+        None => {
+            let errs = schemas::validate_event(&v);
+            let errs = if errs.is_empty() {
+                envelope_guard(&v, v.get("type").and_then(Value::as_str))
+            } else {
+                errs
+            };
+            let errs = suggest_type(errs, v.get("type").and_then(Value::as_str));
+            Prepared::Done(verdict(errs))
+        }
+    }
+}
+
+/// Validates events one by one, remembering valid request events (at most
+/// [`MAX_REMEMBERED`], [`MAX_REMEMBERED_BYTES`]) so that later results are
+/// checked against them.
 #[derive(Debug, Default)]
 pub struct Checker {
     /// Requests from `--request` (when non-empty, the only ones used).
     reference: Vec<RequestEvent>,
-    /// Valid requests seen so far, by id: (arrival number, text size, request).
-    seen: HashMap<String, (u64, usize, RequestEvent)>,
-    /// Arrival order of `seen`: (arrival number, id).
-    order: std::collections::VecDeque<(u64, String)>,
-    /// Bytes of the remembered requests' text.
+    /// Valid requests seen lately, by id, with their place in `order`.
+    seen: HashMap<String, (u64, RequestEvent)>,
+    /// Remembered ids, oldest first: (id, place, text bytes). An entry whose
+    /// place differs from the map's was replaced by a later request with
+    /// the same id.
+    order: VecDeque<(String, u64, usize)>,
+    /// The next place.
+    next: u64,
+    /// Text bytes of the remembered requests.
     bytes: usize,
-    /// Requests remembered so far (the next arrival number).
-    arrivals: u64,
+    /// Requests forgotten to keep within the bounds.
+    forgotten: usize,
+    /// Results checked on their own: no remembered request matched.
+    alone: usize,
 }
 
 impl Checker {
@@ -172,31 +255,10 @@ impl Checker {
         self.seen.len()
     }
 
-    fn remember(&mut self, req: RequestEvent, size: usize) {
-        let n = self.arrivals;
-        self.arrivals += 1;
-        self.order.push_back((n, req.id.clone()));
-        self.bytes += size;
-        if let Some((_, old, _)) = self.seen.insert(req.id.clone(), (n, size, req)) {
-            self.bytes -= old;
-        }
-        while self.seen.len() > MAX_REMEMBERED || self.bytes > MAX_REMEMBERED_BYTES {
-            let Some((n, id)) = self.order.pop_front() else {
-                break;
-            };
-            // An id seen again later is remembered under its newer arrival.
-            if self.seen.get(&id).is_some_and(|(m, _, _)| *m == n) {
-                if let Some((_, size, _)) = self.seen.remove(&id) {
-                    self.bytes -= size;
-                }
-            }
-        }
-        // Entries of ids seen again are dropped from the order as they come up.
-        if self.order.len() > 2 * MAX_REMEMBERED {
-            let seen = &self.seen;
-            self.order
-                .retain(|(n, id)| seen.get(id).is_some_and(|(m, _, _)| m == n));
-        }
+    /// How many requests were forgotten to keep within the bounds, and how
+    /// many results were checked on their own (no remembered request).
+    pub fn forgotten(&self) -> (usize, usize) {
+        (self.forgotten, self.alone)
     }
 
     fn request_for(&self, res: &ResultEvent) -> Result<Option<&RequestEvent>, Violation> {
@@ -216,50 +278,60 @@ impl Checker {
                 )),
             };
         }
-        Ok(self.seen.get(&res.parent_event_id).map(|(_, _, r)| r))
+        Ok(self.seen.get(&res.parent_event_id).map(|(_, r)| r))
+    }
+
+    /// Remember a valid request, forgetting the oldest beyond the bounds.
+    fn remember(&mut self, request: RequestEvent, size: usize) {
+        let place = self.next;
+        self.next += 1;
+        self.order.push_back((request.id.clone(), place, size));
+        self.bytes += size;
+        self.seen.insert(request.id.clone(), (place, request));
+        while self.order.len() > MAX_REMEMBERED
+            || (self.bytes > MAX_REMEMBERED_BYTES && self.order.len() > 1)
+        {
+            let Some((id, place, size)) = self.order.pop_front() else {
+                break;
+            };
+            self.bytes -= size;
+            if self.seen.get(&id).is_some_and(|(p, _)| *p == place) {
+                self.seen.remove(&id);
+                self.forgotten += 1;
+            }
+        }
+    }
+
+    /// Complete a [`prepare`]d event, in input order: remember a request,
+    /// check a result against its request.
+    pub fn finish(&mut self, p: Prepared) -> Verdict {
+        match p {
+            Prepared::Done(v) => v,
+            Prepared::Request {
+                verdict,
+                request,
+                size,
+            } => {
+                self.remember(request, size);
+                verdict
+            }
+            Prepared::Result {
+                mut verdict,
+                result,
+            } => {
+                match self.request_for(&result) {
+                    Ok(Some(req)) => verdict.errors = check_answer(req, &result),
+                    Ok(None) => self.alone += 1,
+                    Err(e) => verdict.errors = vec![e],
+                }
+                verdict
+            }
+        }
     }
 
     /// Validate one event text (see the module doc).
     pub fn check(&mut self, bytes: &[u8]) -> Verdict {
-        let v = match parse_json(bytes) {
-            Ok(v) => v,
-            Err(e) => {
-                return Verdict {
-                    id: None,
-                    ty: None,
-                    errors: vec![e],
-                }
-            }
-        };
-        let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
-        let ty = v.get("type").and_then(Value::as_str).map(str::to_owned);
-        let errors = match ty.as_deref() {
-            Some(REQUEST_TYPE) => match read_request_event(&v) {
-                Ok(r) => {
-                    self.remember(r, bytes.len());
-                    Vec::new()
-                }
-                Err(e) => e,
-            },
-            Some(RESULT_TYPE) => match read_result_event(&v) {
-                Ok(res) => match self.request_for(&res) {
-                    Ok(Some(req)) => check_answer(req, &res),
-                    Ok(None) => Vec::new(),
-                    Err(e) => vec![e],
-                },
-                Err(e) => e,
-            },
-            _ => {
-                let errs = schemas::validate_event(&v);
-                if errs.is_empty() {
-                    envelope_guard(&v, ty.as_deref())
-                } else {
-                    errs
-                }
-            }
-        };
-        let errors = suggest_type(errors, ty.as_deref());
-        Verdict { id, ty, errors }
+        self.finish(prepare(bytes))
     }
 }
 
@@ -331,9 +403,9 @@ fn envelope_guard(v: &Value, ty: Option<&str>) -> Vec<Violation> {
     }
 }
 
-fn open(path: &Path) -> std::io::Result<Box<dyn Read>> {
+fn open(path: &Path) -> std::io::Result<Box<dyn Read + Send>> {
     if path.as_os_str() == "-" {
-        Ok(Box::new(std::io::stdin().lock()))
+        Ok(Box::new(std::io::stdin()))
     } else {
         Ok(Box::new(std::fs::File::open(path)?))
     }
@@ -400,17 +472,7 @@ pub fn write_verdict(
     v: &Verdict,
 ) -> std::io::Result<()> {
     match format {
-        Format::Json => {
-            let o = json!({
-                "id": v.id,
-                "type": v.ty,
-                "valid": v.errors.is_empty(),
-                "errors": v.errors,
-                "input": input,
-                "line": line,
-            });
-            writeln!(out, "{}", super::respond::terminal_safe(&o.to_string()))
-        }
+        Format::Json => write_json(out, input, line, v),
         Format::Text => {
             // FILE:LINE first, as compilers do, then the event id.
             let file = if input == "-" {
@@ -446,6 +508,95 @@ pub fn write_verdict(
     }
 }
 
+/// One verdict as one JSON line, keys in the documented order, written
+/// without building a JSON value; terminal-unsafe characters escaped as
+/// [`super::respond::terminal_safe`] does.
+fn write_json(out: &mut dyn Write, input: &str, line: usize, v: &Verdict) -> std::io::Result<()> {
+    let mut buf = Vec::with_capacity(128);
+    buf.extend_from_slice(b"{\"id\":");
+    serde_json::to_writer(&mut buf, &v.id)?;
+    buf.extend_from_slice(b",\"type\":");
+    serde_json::to_writer(&mut buf, &v.ty)?;
+    buf.extend_from_slice(b",\"valid\":");
+    buf.extend_from_slice(if v.errors.is_empty() {
+        b"true"
+    } else {
+        b"false"
+    });
+    buf.extend_from_slice(b",\"errors\":");
+    serde_json::to_writer(&mut buf, &v.errors)?;
+    buf.extend_from_slice(b",\"input\":");
+    serde_json::to_writer(&mut buf, input)?;
+    write!(buf, ",\"line\":{line}}}")?;
+    // Printable ASCII cannot hold anything unsafe; anything else is looked at.
+    if buf.iter().all(|b| (0x20..0x7f).contains(b)) {
+        buf.push(b'\n');
+        return out.write_all(&buf);
+    }
+    let text = String::from_utf8_lossy(&buf);
+    writeln!(out, "{}", super::respond::terminal_safe(&text))
+}
+
+/// Events (and bytes of event text, each event counted as at least
+/// 1 KiB) read ahead of the report: the bound on the memory of the parallel
+/// check.
+const WINDOW: crate::stream::ordered::Limits = crate::stream::ordered::Limits {
+    items: 512,
+    bytes: 4 * 1024 * 1024,
+};
+
+/// How one input went.
+#[derive(Debug, Default)]
+struct InputOutcome {
+    events: usize,
+    invalid: bool,
+    write_failed: bool,
+}
+
+/// Check every event of one input, reporting each to `out` in input order.
+/// The per-event checks run on `workers` threads; the cross-checks of
+/// results against remembered requests run in order on this one.
+fn check_input(
+    rd: Box<dyn Read + Send>,
+    input: &str,
+    checker: &mut Checker,
+    out: &mut dyn Write,
+    format: Format,
+    workers: usize,
+) -> (std::io::Result<()>, InputOutcome) {
+    let mut o = InputOutcome::default();
+    let read = crate::stream::ordered::map_ordered(
+        workers,
+        WINDOW,
+        move |send| {
+            split_input(rd, |c| {
+                let cost = c.bytes.as_ref().map_or(0, Vec::len).max(1024);
+                send(c, cost)
+            })
+        },
+        |c: Chunk| {
+            let p = match c.bytes {
+                Ok(b) => prepare(&b),
+                Err(e) => Prepared::Done(Verdict {
+                    id: None,
+                    ty: None,
+                    errors: vec![e],
+                }),
+            };
+            (c.line, p)
+        },
+        |(line, p)| {
+            o.events += 1;
+            let v = checker.finish(p);
+            o.invalid |= !v.errors.is_empty();
+            if !o.write_failed && write_verdict(out, format, input, line, &v).is_err() {
+                o.write_failed = true;
+            }
+        },
+    );
+    (read, o)
+}
+
 /// Run the command; returns the exit code.
 pub fn run(args: ValidateArgs) -> u8 {
     let mut worst = super::EXIT_OK;
@@ -469,9 +620,10 @@ pub fn run(args: ValidateArgs) -> u8 {
     } else {
         args.inputs.clone()
     };
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     let mut checker = Checker::new(reference);
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let mut unreadable = false;
     for path in &inputs {
         let input = name(path);
@@ -483,39 +635,21 @@ pub fn run(args: ValidateArgs) -> u8 {
                 continue;
             }
         };
-        let mut count = 0usize;
-        let mut write_failed = false;
-        let res = split_input(rd, |c| {
-            count += 1;
-            let v = match c.bytes {
-                Ok(b) => checker.check(&b),
-                Err(e) => Verdict {
-                    id: None,
-                    ty: None,
-                    errors: vec![e],
-                },
-            };
-            if !v.errors.is_empty() {
-                worst = super::EXIT_INVALID;
-            }
-            if write_verdict(&mut out, args.format, &input, c.line, &v).is_err() {
-                write_failed = true;
-            }
-        });
+        let (res, o) = check_input(rd, &input, &mut checker, &mut out, args.format, workers);
+        if o.invalid {
+            worst = super::EXIT_INVALID;
+        }
         if let Err(e) = res {
             eprintln!("ahp-elicit validate: cannot read {}: {e}", display(&input));
             unreadable = true;
-        } else if count == 0 {
+        } else if o.events == 0 {
             eprintln!("ahp-elicit validate: {}: no event found", display(&input));
             worst = super::EXIT_INVALID;
         }
-        if write_failed {
-            unreadable = true;
-        }
+        unreadable |= o.write_failed;
     }
-    if out.flush().is_err() {
-        unreadable = true;
-    }
+    unreadable |= out.flush().is_err();
+    note_forgotten(&checker);
     if unreadable {
         super::EXIT_USAGE
     } else {
@@ -523,57 +657,17 @@ pub fn run(args: ValidateArgs) -> u8 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::binding::{make_result_event, Action, Answer, ResultMeta};
-
-    /// The confirm example as (event text with id `id`, a result to it whose
-    /// `confirm` is the string "yes": valid alone, invalid against the form).
-    fn pair(id: &str) -> (Vec<u8>, Vec<u8>) {
-        let text = include_str!("../../examples/form-confirm-mode-omitted.request.json");
-        let mut v: Value = serde_json::from_str(text).unwrap();
-        v["id"] = json!(id);
-        let req = read_request_event(&v).unwrap();
-        let mut content = serde_json::Map::new();
-        content.insert("confirm".into(), json!(true));
-        let answer = Answer {
-            action: Action::Accept,
-            content: Some(content),
-        };
-        let res = make_result_event(&req, &answer, &ResultMeta::default()).unwrap();
-        let tampered = res
-            .to_string()
-            .replace(r#"\"confirm\":true"#, r#"\"confirm\":\"yes\""#);
-        assert_ne!(tampered, res.to_string());
-        (v.to_string().into_bytes(), tampered.into_bytes())
-    }
-
-    #[test]
-    fn the_request_map_is_bounded_and_a_forgotten_request_is_not_an_error() {
-        let (first, first_res) = pair("evt-first");
-        let mut c = Checker::new(Vec::new());
-        assert!(c.check(&first).errors.is_empty());
-        let v = c.check(&first_res);
-        assert_eq!(v.errors.len(), 1, "cross-checked: {:?}", v.errors);
-        assert_eq!(v.errors[0].rule, "content-value");
-        let template = String::from_utf8(first.clone()).unwrap();
-        for i in 0..MAX_REMEMBERED {
-            let req = template.replace("\"evt-first\"", &format!("\"evt-{i}\""));
-            assert!(c.check(req.as_bytes()).errors.is_empty());
-        }
-        assert_eq!(c.remembered(), MAX_REMEMBERED);
-        // The first request was forgotten: its result is checked on its own.
-        assert_eq!(c.check(&first_res).errors, Vec::new());
-        // The latest is still remembered and cross-checked.
-        let (_, last_res) = pair(&format!("evt-{}", MAX_REMEMBERED - 1));
-        assert_eq!(c.check(&last_res).errors[0].rule, "content-value");
-        // An id seen again is remembered under its newer arrival.
-        let (again, again_res) = pair("evt-0");
-        assert!(c.check(&again).errors.is_empty());
-        let (one_more, _) = pair("evt-one-more");
-        assert!(c.check(&one_more).errors.is_empty());
-        assert_eq!(c.check(&again_res).errors[0].rule, "content-value");
-        assert!(c.remembered() <= MAX_REMEMBERED);
+/// Say on stderr when requests were forgotten (the bound of
+/// [`MAX_REMEMBERED`]): results after that may have been checked on their
+/// own. Not an error.
+fn note_forgotten(checker: &Checker) {
+    let (forgotten, alone) = checker.forgotten();
+    if forgotten > 0 {
+        eprintln!(
+            "ahp-elicit validate: note: {forgotten} older requests were not kept for cross-checks \
+             (at most {MAX_REMEMBERED} requests or {} MiB are kept); {alone} results had no \
+             remembered request and were checked on their own",
+            MAX_REMEMBERED_BYTES / (1024 * 1024)
+        );
     }
 }

@@ -168,10 +168,8 @@ impl Framer {
         while let Some(&b) = chunk.get(i) {
             if let Mode::Str { escape: false, .. } = self.mode {
                 // Fast path: the plain run of a string, kept in one copy.
-                let run = chunk[i..]
-                    .iter()
-                    .position(|&c| matches!(c, b'"' | b'\\' | b'\n'))
-                    .unwrap_or(chunk.len() - i);
+                let run =
+                    memchr::memchr3(b'"', b'\\', b'\n', &chunk[i..]).unwrap_or(chunk.len() - i);
                 if run > 0 {
                     self.keep_all(&chunk[i..i + run]);
                     self.bol = false;
@@ -423,7 +421,10 @@ impl Framer {
             while self.held.last().is_some_and(|b| is_ws(*b)) {
                 self.held.pop();
             }
-            let bytes = std::mem::take(&mut self.held);
+            // The next frame is likely as long as this one: room for it at
+            // once, not grown byte by byte (at most 64 KiB ahead).
+            let room = self.held.len().min(64 * 1024);
+            let bytes = std::mem::replace(&mut self.held, Vec::with_capacity(room));
             let whole = !matches!(self.mode, Mode::Junk { .. })
                 && self.stack.is_empty()
                 && !matches!(self.mode, Mode::Str { .. });
@@ -687,5 +688,59 @@ mod tests {
         })
         .unwrap();
         assert_eq!(got, vec![1, 3]);
+    }
+
+    /// Frames of `input` fed one byte at a time through `byte` alone (no
+    /// run of string bytes taken at once).
+    fn bytewise(input: &[u8], limit: usize) -> Vec<Frame> {
+        let mut f = Framer::new(limit);
+        let mut out = Vec::new();
+        for &b in input {
+            f.byte(b, &mut out);
+        }
+        f.finish(&mut out);
+        out
+    }
+
+    #[test]
+    fn string_runs_frame_as_byte_by_byte() {
+        let vectors = include_str!("../../tests/vectors/elicitation.jsonl");
+        let cases = [
+            vectors,
+            "{\"a\":\"x\\\"y\\\\\"}\n{\"b\":\"cut\n{\"c\":1}\n",
+            "{\"t\":\"0123456789abcdef\"}{\"u\":\"\\u00e9\"} [\"\\\\\", \"\"]",
+            "{\"long\":\"0123456789012345678901234567890123456789\"}\n{\"ok\":\"x\"}",
+            "{\"open\":\"never closed",
+        ];
+        for input in cases {
+            for limit in [8, 30, 64, MAX_EVENT_BYTES] {
+                let want = bytewise(input.as_bytes(), limit);
+                let got = frame_all(input.as_bytes(), limit);
+                assert_eq!(got, want, "limit {limit}: {input:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_string_past_the_limit_is_counted_in_one_pass() {
+        // Quadratic work here (a scan of the rest per byte) would not end
+        // in any reasonable time.
+        let mut input = b"{\"s\":\"".to_vec();
+        input.extend(std::iter::repeat_n(b'a', 6 << 20));
+        input.extend_from_slice(b"\"}\n{\"ok\":1}\n");
+        let frames = frame_all(&input, 1 << 20);
+        assert_eq!(
+            frames,
+            vec![
+                Frame::TooLong {
+                    line: 1,
+                    len: input.len() - 10
+                },
+                Frame::Value {
+                    line: 2,
+                    bytes: b"{\"ok\":1}".to_vec()
+                }
+            ]
+        );
     }
 }
