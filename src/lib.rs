@@ -19,6 +19,7 @@ pub mod log;
 pub mod mcp;
 pub mod notice;
 pub mod plain;
+pub mod respond;
 pub mod responder;
 pub mod safe_text;
 pub mod scripted;

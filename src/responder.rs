@@ -1,6 +1,6 @@
 //! The boundary between the request stream and whoever answers: a person
 //! at a terminal (`tui`), a script (`--answers` / `--action`), or an MCP
-//! adapter's caller. The driver (`cli::respond`, `cli::mcp`) reads and
+//! adapter's caller. The driver (`respond`, `session` with `mcp`) reads and
 //! validates requests, calls a [`Responder`] for each, then builds and
 //! validates the result event with
 //! [`make_result_event`](crate::binding::make_result_event).

@@ -1,6 +1,7 @@
-//! The request → responder → answer loop shared by the front doors (the AHP
-//! event stream of `respond`, the JSON-RPC session of `mcp`), with the
-//! source's cancellations handled in one place.
+//! The request → responder → answer loop of a concurrent front door (the
+//! JSON-RPC session of `mcp`), with the source's cancellations handled in
+//! one place. The AHP event stream of `respond`, answered one request at a
+//! time in stream order, has its loop in [`crate::respond`].
 //!
 //! Threads:
 //! - the **responder thread** is the caller's thread ([`run`] serves the

@@ -1,0 +1,268 @@
+//! Reading the AHP event stream: files or stdin split into event texts by
+//! the incremental [`Framer`](crate::stream::Framer) on a reader thread,
+//! with backpressure (a bounded channel and a byte budget), so a flood of
+//! requests cannot fill memory while a person answers one.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::sync::mpsc;
+
+use crate::binding::limits::MAX_EVENT_BYTES;
+use crate::files::io_reason;
+use crate::stream::Frame;
+
+/// One item read from the input.
+#[derive(Debug)]
+pub enum Item {
+    /// One complete event text and the line where it starts (1-based);
+    /// `held` counts its bytes against the read-ahead budget until the item
+    /// is dropped.
+    Event {
+        line: usize,
+        bytes: Vec<u8>,
+        held: Held,
+    },
+    /// Input that is not an event (bad line, too long, truncated document).
+    Bad { line: usize, message: String },
+    /// The input could not be read.
+    ReadError(String),
+}
+
+/// Split a byte stream into events with the incremental
+/// [`Framer`](crate::stream::Framer): JSON Lines, pretty-printed documents,
+/// or both; broken or truncated text is reported with its line number, a
+/// document over [`MAX_EVENT_BYTES`] is reported and skipped without being
+/// held in memory. One pass over the input. Sends items until end of input
+/// or until `send` returns false.
+pub fn split_events<R: BufRead>(input: R, mut send: impl FnMut(Item) -> bool) {
+    let read = crate::stream::frame_reader(input, MAX_EVENT_BYTES, |f| {
+        send(match f {
+            Frame::Value { line, bytes } => Item::Event {
+                line,
+                bytes,
+                held: Held::default(),
+            },
+            Frame::Broken { line, error, .. } => Item::Bad {
+                line,
+                message: format!("not a JSON event: {error}"),
+            },
+            Frame::TooLong { line, .. } => Item::Bad {
+                line,
+                message: format!("event longer than the limit of {MAX_EVENT_BYTES} bytes"),
+            },
+        })
+    });
+    if let Err(e) = read {
+        send(Item::ReadError(e.to_string()));
+    }
+}
+
+/// How many bytes of event text the reader may hold ahead of the driver
+/// (in the channel and the driver's queue together); one event larger than
+/// this still passes when nothing else is held.
+pub const READ_AHEAD_BYTES: usize = 8 * 1024 * 1024;
+
+/// The read-ahead budget shared by the reader thread and the driver.
+#[derive(Debug, Default)]
+pub struct Budget {
+    used: std::sync::Mutex<usize>,
+    freed: std::sync::Condvar,
+}
+
+impl Budget {
+    /// Wait until `n` more bytes fit (or nothing is held), then count them.
+    pub fn acquire(self: &std::sync::Arc<Self>, n: usize) -> Held {
+        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        while *used > 0 && *used + n > READ_AHEAD_BYTES {
+            used = self.freed.wait(used).unwrap_or_else(|e| e.into_inner());
+        }
+        *used += n;
+        Held {
+            budget: Some(self.clone()),
+            n,
+        }
+    }
+
+    /// Bytes held now.
+    pub fn used(&self) -> usize {
+        *self.used.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Bytes counted against a [`Budget`], given back when dropped.
+#[derive(Debug, Default)]
+pub struct Held {
+    budget: Option<std::sync::Arc<Budget>>,
+    n: usize,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if let Some(b) = &self.budget {
+            let mut used = b.used.lock().unwrap_or_else(|e| e.into_inner());
+            *used = used.saturating_sub(self.n);
+            b.freed.notify_all();
+        }
+    }
+}
+
+/// How many items the reader thread may read ahead of the driver (in the
+/// channel; the driver's queue holds at most as many again).
+pub const READ_AHEAD: usize = 256;
+
+/// Start a thread that reads `inputs` one after the other (nothing, or
+/// `-`: stdin) and sends their items (at most [`READ_AHEAD`] ahead of the
+/// driver). Every file is opened first, so a missing one is reported before
+/// anything is answered.
+///
+/// Errors: the first input that cannot be opened, as "PATH: reason".
+pub fn spawn_readers(inputs: &[PathBuf]) -> Result<mpsc::Receiver<Item>, String> {
+    if inputs.len() <= 1 {
+        return spawn_reader(inputs.first().cloned()).map_err(|e| match inputs.first() {
+            Some(p) => format!("{}: {}", p.display(), io_reason(&e)),
+            None => io_reason(&e),
+        });
+    }
+    let mut readers: Vec<Box<dyn BufRead + Send>> = Vec::new();
+    for p in inputs {
+        readers.push(if p.as_os_str() == "-" {
+            Box::new(std::io::BufReader::new(std::io::stdin()))
+        } else {
+            let f = std::fs::File::open(p)
+                .map_err(|e| format!("{}: {}", p.display(), io_reason(&e)))?;
+            Box::new(std::io::BufReader::new(f))
+        });
+    }
+    let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
+    std::thread::spawn(move || {
+        let mut open = true;
+        for r in readers {
+            if open {
+                split_events(r, |it| {
+                    open = tx.send(it).is_ok();
+                    open
+                });
+            }
+        }
+    });
+    Ok(rx)
+}
+
+/// Start a thread that reads `input` and sends its items (at most
+/// [`READ_AHEAD`] items and [`READ_AHEAD_BYTES`] of event text ahead of
+/// the driver).
+pub fn spawn_reader(input: Option<PathBuf>) -> std::io::Result<mpsc::Receiver<Item>> {
+    let reader: Box<dyn BufRead + Send> = match input.as_ref().filter(|p| p.as_os_str() != "-") {
+        Some(p) => Box::new(std::io::BufReader::new(std::fs::File::open(p)?)),
+        None => Box::new(std::io::BufReader::new(std::io::stdin())),
+    };
+    // Bounded: the reader stays at most READ_AHEAD events ahead of the
+    // answers, so a flood of requests cannot fill memory.
+    Ok(spawn_split(reader, std::sync::Arc::new(Budget::default())))
+}
+
+/// Start a thread that splits `reader` into items sent to the returned
+/// channel, with backpressure: at most [`READ_AHEAD`] items in the channel
+/// and event text within `budget` ([`READ_AHEAD_BYTES`]) between the reader
+/// and the end of the driver's work on each item.
+pub fn spawn_split(
+    reader: Box<dyn BufRead + Send>,
+    budget: std::sync::Arc<Budget>,
+) -> mpsc::Receiver<Item> {
+    let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
+    std::thread::spawn(move || {
+        split_events(reader, |it| {
+            let it = match it {
+                Item::Event { line, bytes, .. } => {
+                    let held = budget.acquire(bytes.len());
+                    Item::Event { line, bytes, held }
+                }
+                other => other,
+            };
+            tx.send(it).is_ok()
+        })
+    });
+    rx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(s: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        split_events(std::io::Cursor::new(s.as_bytes().to_vec()), |it| {
+            out.push(match it {
+                Item::Event { line, bytes, .. } => {
+                    format!("event@{line}:{}", String::from_utf8_lossy(&bytes).trim())
+                }
+                Item::Bad { line, message } => {
+                    format!("bad@{line}:{}", &message[..10.min(message.len())])
+                }
+                Item::ReadError(e) => format!("read:{e}"),
+            });
+            true
+        });
+        out
+    }
+
+    #[test]
+    fn json_lines_with_a_bad_line() {
+        let got = split("{\"a\":1}\nnot json\n\n{\"b\":2}\n");
+        assert_eq!(
+            got,
+            vec!["event@1:{\"a\":1}", "bad@2:not a JSON", "event@4:{\"b\":2}"]
+        );
+    }
+
+    #[test]
+    fn pretty_document_spans_lines() {
+        let got = split("{\n  \"a\": [\n    1\n  ]\n}\n{\"b\":2}");
+        assert_eq!(got.len(), 2);
+        assert!(got[0].starts_with("event@1:{"));
+        assert_eq!(got[1], "event@6:{\"b\":2}");
+    }
+
+    #[test]
+    fn truncated_line_is_reported_and_next_is_kept() {
+        let got = split("{\"a\":\n{\"b\":2}\n{\"c\":");
+        assert_eq!(
+            got,
+            vec!["bad@1:not a JSON", "event@2:{\"b\":2}", "bad@3:not a JSON"]
+        );
+    }
+
+    #[test]
+    fn inner_brace_in_column_0_is_part_of_the_event() {
+        let got = split("{\"a\":\n{\"b\":2}\n}\n{\"c\":3}\n");
+        assert_eq!(
+            got,
+            vec!["event@1:{\"a\":\n{\"b\":2}\n}", "event@4:{\"c\":3}"]
+        );
+    }
+
+    #[test]
+    fn the_budget_blocks_the_reader_until_the_driver_drops_items() {
+        let big = format!("{{\"a\":\"{}\"}}\n", "x".repeat(READ_AHEAD_BYTES / 3));
+        let input = big.repeat(8);
+        let budget = std::sync::Arc::new(Budget::default());
+        let rx = spawn_split(
+            Box::new(std::io::Cursor::new(input.into_bytes())),
+            budget.clone(),
+        );
+        let mut kept = Vec::new();
+        for _ in 0..8 {
+            let it = rx.recv().unwrap();
+            assert!(matches!(it, Item::Event { .. }));
+            // Never more than the budget held, however many are read ahead.
+            assert!(budget.used() <= READ_AHEAD_BYTES, "{}", budget.used());
+            kept.push(it);
+            if kept.len() == 2 {
+                kept.clear();
+            }
+        }
+        drop(kept);
+        assert!(rx.recv().is_err(), "eight events, then the end");
+        assert_eq!(budget.used(), 0);
+    }
+}

@@ -1,0 +1,528 @@
+//! The AHP event-stream front door: request events read from a stream
+//! ([`input`]) are validated at the boundary, answered by a [`Responder`]
+//! one at a time in stream order, and each result event is built,
+//! validated and written as one line ([`sink`]). Every request that is read
+//! gets exactly one result event or one clear error on stderr; nothing is
+//! lost, nothing is invented.
+//!
+//! [`drive`] owns this loop and the stream's ends: end of input, a read
+//! error, a closed output, the person quitting (the rest is answered
+//! `cancel`, what arrives within [`QUIT_DRAIN`] included) and the
+//! per-request deadline (`Context::deadline`, which the responder turns
+//! into `cancel`). It runs on the responder's thread: the stream is read
+//! ahead on a reader thread, so the loop only waits for a person or for
+//! input, never both.
+
+pub mod input;
+pub mod sink;
+
+use std::collections::VecDeque;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::binding::{
+    make_result_event, parse_json, take_request_event_with, Action, Answer, Mode, RequestEvent,
+    ResultMeta, SchemaPolicy, Violation,
+};
+use crate::log::EventLog;
+use crate::notice::say;
+use crate::responder::{Context, Outcome, Progress, RespondError, Responder};
+
+use input::{Item, READ_AHEAD};
+use sink::Sink;
+
+/// The `--log` event log, shared by the loop and the launcher.
+pub type SharedLog = std::rc::Rc<std::cell::RefCell<EventLog>>;
+
+/// How the stream is answered.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `source.adapter` of the result events.
+    pub source_adapter: String,
+    /// How long a request may stay unanswered before it is cancelled.
+    pub timeout: Option<Duration>,
+    /// Modes answered; a request in another mode gets an error, no result.
+    pub modes: Vec<Mode>,
+    /// How a `requestedSchema` outside the closed form subset is read.
+    pub schema_policy: SchemaPolicy,
+    /// A person answers: the loop calls [`Responder::idle`] while it waits
+    /// for input, so the screen redraws and Ctrl-C is read.
+    pub interactive: bool,
+}
+
+/// The outcome of a whole run.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Tally {
+    /// Result events written.
+    pub answered: usize,
+    /// Items that got an error and no result.
+    pub failed: usize,
+    /// A fatal I/O or terminal error ended the run.
+    pub fatal: bool,
+    /// The person quit (Ctrl-C twice).
+    pub quit: bool,
+}
+
+/// After a quit, how long the loop still waits for input before it ends
+/// the run (input arriving within this time is answered `cancel`).
+pub const QUIT_DRAIN: Duration = Duration::from_millis(500);
+
+/// How long the loop gathers requests that have already arrived before it
+/// shows one, so "request 2 of 5" counts those waiting: a file is read at
+/// once, a live stream costs this much once per request.
+const PROGRESS_WINDOW: Duration = Duration::from_millis(20);
+
+/// Drive a stream of items through `responder` into `sink`; returns what
+/// happened. Ends at the end of input, after a quit (see [`QUIT_DRAIN`]),
+/// or at a fatal error.
+pub fn drive(
+    items: mpsc::Receiver<Item>,
+    responder: &mut dyn Responder,
+    sink: &mut Sink,
+    config: &Config,
+    log: Option<SharedLog>,
+) -> Tally {
+    let mut run = Run {
+        items,
+        queue: VecDeque::new(),
+        responder,
+        sink,
+        config,
+        log,
+        meta: ResultMeta {
+            adapter: config.source_adapter.clone(),
+            ..ResultMeta::default()
+        },
+        tally: Tally::default(),
+        quit: false,
+        open: true,
+        busy: false,
+        index: 0,
+    };
+    while let Some(item) = run.next_item() {
+        if run.handle(item) == Step::Stop {
+            break;
+        }
+    }
+    run.tally.quit = run.quit;
+    run.tally
+}
+
+/// Go on with the next item, or end the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Next,
+    Stop,
+}
+
+/// The state of one run of [`drive`].
+struct Run<'a> {
+    items: mpsc::Receiver<Item>,
+    /// Items taken in ahead of the one being answered (at most
+    /// [`READ_AHEAD`]; the rest waits in the bounded channel).
+    queue: VecDeque<Item>,
+    responder: &'a mut dyn Responder,
+    sink: &'a mut Sink,
+    config: &'a Config,
+    log: Option<SharedLog>,
+    meta: ResultMeta,
+    tally: Tally,
+    /// The person quit: every further request is answered `cancel`.
+    quit: bool,
+    /// The input may still send items.
+    open: bool,
+    /// The last item was just handled (a stream is flowing).
+    busy: bool,
+    /// How many requests have been put to the responder.
+    index: usize,
+}
+
+impl Run<'_> {
+    /// The next item to handle; None when the run ends (end of input, or a
+    /// quit and nothing more arrived within [`QUIT_DRAIN`]).
+    fn next_item(&mut self) -> Option<Item> {
+        loop {
+            self.take_arrived();
+            let item = match self.queue.pop_front() {
+                Some(it) => Some(it),
+                None if !self.open => return None,
+                // Quit (a second Ctrl-C, or a signal): what arrives promptly
+                // (the rest of a file) still gets `cancel`, then the run
+                // ends; it does not wait for a live stream to close.
+                None if self.quit => Some(self.items.recv_timeout(QUIT_DRAIN).ok()?),
+                None => self.wait_for_item(),
+            };
+            if let Some(it) = item {
+                self.busy = true;
+                return Some(it);
+            }
+        }
+    }
+
+    /// Take in what has arrived, up to the queue's bound: the rest waits
+    /// in the bounded channel, and the reader waits for room.
+    fn take_arrived(&mut self) {
+        while self.queue.len() < READ_AHEAD {
+            match self.items.try_recv() {
+                Ok(it) => self.queue.push_back(it),
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// Wait for input; a person's screen keeps redrawing and reading keys
+    /// meanwhile. None: nothing yet (or the input ended: `open` is false).
+    fn wait_for_item(&mut self) -> Option<Item> {
+        // Right after work (a stream is flowing) the wait is short, so a
+        // flood is taken in at full speed.
+        let wait = Duration::from_millis(if self.busy { 1 } else { 100 });
+        self.busy = false;
+        if !self.config.interactive {
+            let it = self.items.recv().ok();
+            self.open = it.is_some();
+            return it;
+        }
+        if self.responder.idle(wait) {
+            self.quit = true;
+        }
+        match self.items.try_recv() {
+            Ok(it) => Some(it),
+            Err(mpsc::TryRecvError::Empty) => None,
+            Err(mpsc::TryRecvError::Disconnected) => {
+                self.open = false;
+                None
+            }
+        }
+    }
+
+    /// Handle one item: an error, or a request answered with one result.
+    fn handle(&mut self, item: Item) -> Step {
+        // The item (and the read-ahead bytes it holds) lives until the
+        // request is answered.
+        let (line, bytes) = match &item {
+            Item::Event { line, bytes, .. } => (*line, bytes),
+            Item::Bad { line, message } => {
+                report(*line, None, message, &[]);
+                self.tally.failed += 1;
+                return Step::Next;
+            }
+            Item::ReadError(e) => {
+                say(format!("ahp-elicit: cannot read the input: {e}"));
+                self.tally.fatal = true;
+                return Step::Stop;
+            }
+        };
+        let Some((req, id)) = self.read_request(line, bytes) else {
+            return Step::Next;
+        };
+        let at = At {
+            line,
+            id: id.as_deref(),
+        };
+        if !self.mode_answered(at, &req) {
+            return Step::Next;
+        }
+        self.index += 1;
+        self.gather_waiting();
+        let outcome = self.ask(&req);
+        match self.answer_of(at, &req, outcome) {
+            Ok(answer) => self.deliver(at, &req, &answer),
+            Err(step) => step,
+        }
+    }
+
+    /// Validate one event text as a request event; an invalid one is
+    /// reported (and logged). Returns the request and the event's `id`.
+    fn read_request(
+        &mut self,
+        line: usize,
+        bytes: &[u8],
+    ) -> Option<(RequestEvent, Option<String>)> {
+        let value = match parse_json(bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                self.note(|l| l.request_invalid(None, std::slice::from_ref(&e)));
+                report(line, None, "invalid event", &[e]);
+                self.tally.failed += 1;
+                return None;
+            }
+        };
+        let id = value.get("id").and_then(|v| v.as_str()).map(str::to_owned);
+        match take_request_event_with(value, self.config.schema_policy) {
+            Ok(req) => {
+                self.note_received(&req);
+                Some((req, id))
+            }
+            Err(errs) => {
+                self.note(|l| l.request_invalid(id.as_deref(), &errs));
+                report(line, id.as_deref(), "invalid request, no result", &errs);
+                self.tally.failed += 1;
+                None
+            }
+        }
+    }
+
+    fn note_received(&self, req: &RequestEvent) {
+        let compatible = self.config.schema_policy == SchemaPolicy::Compatible;
+        self.note(|l| {
+            l.set_current(&req.id);
+            l.request_received(req)?;
+            if compatible && req.mode == Mode::Form {
+                l.schema_policy(req)?;
+            }
+            Ok(())
+        });
+    }
+
+    /// Whether the request's mode is one this run answers; if not, it is
+    /// reported (no result).
+    fn mode_answered(&mut self, at: At, req: &RequestEvent) -> bool {
+        if self.config.modes.contains(&req.mode) {
+            return true;
+        }
+        let what = format!(
+            "{} mode is not advertised (--modes), no result",
+            req.mode.as_str()
+        );
+        report(at.line, at.id, &what, &[]);
+        self.tally.failed += 1;
+        false
+    }
+
+    /// Take in what has already arrived, so "request 2 of 5" counts the
+    /// requests that are waiting. One window in all, not one per item: a
+    /// stream that never pauses must not hold back the first answer.
+    fn gather_waiting(&mut self) {
+        let window_end = Instant::now() + PROGRESS_WINDOW;
+        loop {
+            let left = window_end.saturating_duration_since(Instant::now());
+            if left.is_zero() || self.queue.len() >= READ_AHEAD {
+                break;
+            }
+            match self.items.recv_timeout(left) {
+                Ok(it) => self.queue.push_back(it),
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// Put the request to the responder; after a quit it is answered
+    /// `cancel` without being shown.
+    fn ask(&mut self, req: &RequestEvent) -> Result<Outcome, RespondError> {
+        if self.quit {
+            return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
+        }
+        let waiting = self
+            .queue
+            .iter()
+            .filter(|i| matches!(i, Item::Event { .. }))
+            .count();
+        let cx = Context {
+            progress: Progress {
+                index: self.index,
+                total: self.index + waiting,
+            },
+            deadline: self
+                .config
+                .timeout
+                .and_then(|d| Instant::now().checked_add(d)),
+            modes: self.config.modes.clone(),
+        };
+        self.responder.respond(req, &cx)
+    }
+
+    /// The answer to send, or how the run goes on when there is none (a
+    /// refused answer is reported; a terminal error ends the run).
+    fn answer_of(
+        &mut self,
+        at: At,
+        req: &RequestEvent,
+        outcome: Result<Outcome, RespondError>,
+    ) -> Result<Answer, Step> {
+        match outcome {
+            Ok(Outcome::Answer(a)) => Ok(a),
+            Ok(Outcome::Quit) => {
+                self.quit = true;
+                Ok(Answer::bare(Action::Cancel))
+            }
+            Err(RespondError::Refused(m)) => {
+                // The report already names the request.
+                let m = m
+                    .strip_prefix(&format!("request {}: ", req.id))
+                    .map(str::to_owned)
+                    .unwrap_or(m);
+                self.note(|l| {
+                    l.answer_refused(&req.id, &[Violation::new("", "answer-refused", m.clone())])
+                });
+                let what = format!("answer refused, no result: {m}");
+                report(at.line, at.id, &what, &[]);
+                self.tally.failed += 1;
+                Err(Step::Next)
+            }
+            Err(RespondError::Io(m)) => {
+                report(at.line, at.id, &format!("no result: {m}"), &[]);
+                self.tally.fatal = true;
+                Err(Step::Stop)
+            }
+        }
+    }
+
+    /// Build, validate and write the result event for `answer`.
+    fn deliver(&mut self, at: At, req: &RequestEvent, answer: &Answer) -> Step {
+        self.note(|l| l.decision(&req.id, answer));
+        let ev = match make_result_event(req, answer, &self.meta) {
+            Ok(ev) => ev,
+            Err(errs) => {
+                let what = "the answer does not make a valid result, no result";
+                report(at.line, at.id, what, &errs);
+                self.tally.failed += 1;
+                return Step::Next;
+            }
+        };
+        match self.sink.emit(&ev) {
+            Ok(()) => {
+                self.tally.answered += 1;
+                let rid = ev["id"].as_str().unwrap_or_default();
+                self.note(|l| l.result_emitted(rid, &req.id, answer.action));
+                Step::Next
+            }
+            // A closed stdout ends the run quietly, but not as a success:
+            // results could not be delivered.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.tally.fatal = true;
+                Step::Stop
+            }
+            Err(e) => {
+                say(format!("ahp-elicit: cannot write the result: {e}"));
+                self.tally.fatal = true;
+                Step::Stop
+            }
+        }
+    }
+
+    /// Write to the log, if there is one; a log that cannot be written is
+    /// said once per failure and does not stop the run.
+    fn note(&self, f: impl FnOnce(&mut EventLog) -> Result<(), String>) {
+        if let Some(l) = &self.log {
+            if let Err(e) = f(&mut l.borrow_mut()) {
+                say(format!("ahp-elicit: cannot write the log: {e}"));
+            }
+        }
+    }
+}
+
+/// Where in the input a request came from, for its reports.
+#[derive(Debug, Clone, Copy)]
+struct At<'a> {
+    /// The line where the event starts (1-based).
+    line: usize,
+    /// The event's `id`, if it had a string one.
+    id: Option<&'a str>,
+}
+
+/// Say what went wrong with the item at `line` (and `id`), with its
+/// violations, all sanitized.
+fn report(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
+    // `what` may quote the request (a gap's reason, a refusal's reasons).
+    let what = crate::safe_text::display(what);
+    let mut msg = match id {
+        Some(id) if !id.is_empty() => format!(
+            "ahp-elicit: request {} (line {line}): {what}",
+            crate::safe_text::display(id)
+        ),
+        _ => format!("ahp-elicit: line {line}: {what}"),
+    };
+    for e in errs {
+        msg.push_str(&format!(
+            "\n  {}",
+            crate::safe_text::display(&e.to_string())
+        ));
+    }
+    say(msg);
+}
+
+/// A [`Launcher`](crate::responder::Launcher) that logs each launch (URL
+/// redacted) before passing on its result.
+pub struct LoggingLauncher {
+    /// The launcher that opens the URL.
+    pub inner: Box<dyn crate::responder::Launcher>,
+    /// Its name in the log ("browser", "command", "none").
+    pub name: &'static str,
+    /// The log written to.
+    pub log: SharedLog,
+}
+
+impl crate::responder::Launcher for LoggingLauncher {
+    fn open(&mut self, url: &str) -> Result<(), String> {
+        let r = self.inner.open(url);
+        let mut log = self.log.borrow_mut();
+        let id = log.current().to_owned();
+        if let Err(e) = log.launch(&id, self.name, url, &r) {
+            say(format!("ahp-elicit: cannot write the log: {e}"));
+        }
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::respond::input::{spawn_split, Budget, READ_AHEAD};
+
+    /// Declines every request, noting how far ahead "request N of M" saw.
+    struct Counting {
+        ahead: Vec<usize>,
+    }
+
+    impl Responder for Counting {
+        fn respond(
+            &mut self,
+            _req: &crate::binding::RequestEvent,
+            cx: &Context,
+        ) -> Result<Outcome, RespondError> {
+            self.ahead.push(cx.progress.total - cx.progress.index);
+            Ok(Outcome::Answer(Answer::bare(Action::Decline)))
+        }
+    }
+
+    #[test]
+    fn a_flood_is_answered_whole_with_a_bounded_queue() {
+        let req = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/form-confirm-mode-omitted.request.json"
+        ))
+        .unwrap();
+        let line = serde_json::from_str::<serde_json::Value>(&req)
+            .unwrap()
+            .to_string();
+        let n = 3 * READ_AHEAD + 17;
+        let input = format!("{line}\n").repeat(n);
+        let rx = spawn_split(
+            Box::new(std::io::Cursor::new(input.into_bytes())),
+            std::sync::Arc::new(Budget::default()),
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.jsonl");
+        let mut sink = Sink::open(Some(&out)).unwrap();
+        let config = Config {
+            source_adapter: "test".into(),
+            timeout: None,
+            modes: vec![Mode::Form, Mode::Url],
+            schema_policy: SchemaPolicy::Strict,
+            interactive: false,
+        };
+        let mut r = Counting { ahead: Vec::new() };
+        let tally = drive(rx, &mut r, &mut sink, &config, None);
+        drop(sink);
+        assert_eq!(tally.answered, n);
+        assert_eq!(tally.failed, 0);
+        assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), n);
+        assert_eq!(r.ahead.len(), n);
+        let most = r.ahead.iter().copied().max().unwrap_or(0);
+        assert!(
+            most <= READ_AHEAD,
+            "the queue stays within its bound: {most}"
+        );
+        assert_eq!(r.ahead.last(), Some(&0), "the last one knows it is last");
+    }
+}
