@@ -23,6 +23,10 @@ struct Held {
     latest: String,
 }
 
+/// Unit tests that hold messages take this lock: holding is process-wide.
+#[cfg(test)]
+pub(crate) static TEST_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Messages held back while the terminal UI owns the screen (see
 /// [`HoldStderr`]); `None`: write at once.
 static HELD: std::sync::Mutex<Option<Held>> = std::sync::Mutex::new(None);
@@ -85,6 +89,17 @@ impl Drop for HoldStderr {
     }
 }
 
+/// Hold messages from now on (until [`release`]), with no guard: plain mode
+/// holds them while a prompt waits for an answer, so nothing the server
+/// writes can print lines that pass for the prompt's own.
+pub fn hold() {
+    if let Ok(mut held) = HELD.lock() {
+        if held.is_none() {
+            *held = Some(Held::default());
+        }
+    }
+}
+
 /// Stop holding messages and write those held so far. Plain mode owns no
 /// screen (it writes whole lines), so messages can go out at once, between
 /// its lines, where a person hears them in order.
@@ -116,6 +131,7 @@ mod tests {
 
     #[test]
     fn a_flood_is_held_within_bounds_and_counted() {
+        let _serial = TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let guard = HoldStderr::start(true);
         for i in 0..10_000 {
             say(format!(

@@ -74,7 +74,18 @@ pub struct PlainResponder<I: LineIo> {
     idle_calls: usize,
     /// Requests answered so far.
     answered: usize,
+    /// A consent typed sooner than this after the URL was shown is not
+    /// taken (it was typed before the URL could be read); zero for
+    /// in-memory tests, [`CONSENT_GUARD`] on a terminal.
+    consent_guard: Duration,
+    /// Hold stderr notices while a request is on screen (on a terminal;
+    /// holding is process-wide, so in-memory tests leave it off).
+    hold_notices: bool,
 }
+
+/// How long the URL block must have been on the terminal before `open`
+/// counts, as on the full-screen consent screen.
+pub const CONSENT_GUARD: Duration = Duration::from_millis(400);
 
 impl<I: LineIo> std::fmt::Debug for PlainResponder<I> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -98,6 +109,8 @@ impl<I: LineIo> PlainResponder<I> {
             waiting_said: false,
             idle_calls: 0,
             answered: 0,
+            consent_guard: Duration::ZERO,
+            hold_notices: false,
         }
     }
 
@@ -457,6 +470,12 @@ impl<I: LineIo> Responder for PlainResponder<I> {
         // What was typed before this request was shown was meant for
         // something else: it is not an answer to this one.
         self.io.discard_typeahead();
+        // While the request is on screen nothing else is printed (a server's
+        // stderr could otherwise print lines that pass for this request's
+        // own); what was held is printed once it is answered.
+        if self.hold_notices {
+            crate::notice::hold();
+        }
         let out = match &req.view {
             RequestView::Body(r) => match &r.body {
                 RequestBody::Form(s) => self.respond_form(req, &r.message, s, cx),
@@ -464,6 +483,9 @@ impl<I: LineIo> Responder for PlainResponder<I> {
             },
             _ => self.respond_refusable(req, cx),
         };
+        if self.hold_notices {
+            crate::notice::release();
+        }
         if out.is_ok() {
             self.answered += 1;
         }
@@ -521,7 +543,10 @@ pub fn tty_responder(
     let io = TtyIo::open().map_err(|e| e.to_string())?;
     // Notices on stderr go out at once, between the plain lines.
     crate::notice::release();
-    Ok(Box::new(PlainResponder::new(io, launcher, no_open)))
+    let mut r = PlainResponder::new(io, launcher, no_open);
+    r.consent_guard = CONSENT_GUARD;
+    r.hold_notices = true;
+    Ok(Box::new(r))
 }
 
 /// Without the terminal front end there is no plain mode either.

@@ -635,3 +635,70 @@ fn the_review_reads_back_the_sent_json_with_one_escape_style() {
     let review = &t[t.find("Review:").expect("review")..];
     assert!(!review.contains("\\u{"), "{review}");
 }
+
+#[test]
+fn open_typed_before_the_url_could_be_read_is_not_consent() {
+    let rec = Recorder::default();
+    let req = url_request("https://auth.example.com/connect");
+    let mut p = PlainResponder::new(
+        MemoryIo::typing(&["open", "decline"]),
+        Box::new(rec.clone()),
+        false,
+    );
+    p.consent_guard = CONSENT_GUARD;
+    let o = p.respond(&req, &cx()).expect("answered");
+    assert_eq!(o, Outcome::Answer(Answer::bare(Action::Decline)));
+    assert!(rec.0.borrow().is_empty(), "nothing opened");
+    assert!(
+        p.io()
+            .transcript
+            .contains("Not taken: that was typed before the URL could be read."),
+        "{}",
+        p.io().transcript
+    );
+}
+
+/// A [`LineIo`] that, while a prompt waits, records whether stderr
+/// notices are being held (a server writing then must not print lines
+/// that pass for the prompt's own).
+struct HoldProbe {
+    inner: MemoryIo,
+    held_while_asking: Vec<bool>,
+}
+
+impl LineIo for HoldProbe {
+    fn say(&mut self, text: &str) -> Result<(), RespondError> {
+        self.inner.say(text)
+    }
+    fn ask(
+        &mut self,
+        prompt: &str,
+        deadline: Option<std::time::Instant>,
+        withdrawn: &dyn Fn() -> bool,
+    ) -> Result<Reply, RespondError> {
+        crate::notice::say("server: a line written while the prompt waits".into());
+        self.held_while_asking
+            .push(crate::notice::held_summary().is_some());
+        self.inner.ask(prompt, deadline, withdrawn)
+    }
+    fn discard_typeahead(&mut self) {}
+    fn wait(&mut self, wait: Duration) -> Option<Reply> {
+        self.inner.wait(wait)
+    }
+}
+
+#[test]
+fn server_notices_are_held_while_a_prompt_waits() {
+    let _serial = crate::notice::TEST_LOCK
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let req = url_request("https://auth.example.com/connect");
+    let io = HoldProbe {
+        inner: MemoryIo::typing(&["decline"]),
+        held_while_asking: Vec::new(),
+    };
+    let mut p = PlainResponder::new(io, Box::new(Recorder::default()), false);
+    p.hold_notices = true;
+    p.respond(&req, &cx()).expect("answered");
+    assert_eq!(p.io().held_while_asking, vec![true]);
+}

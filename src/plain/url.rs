@@ -45,12 +45,16 @@ impl<I: LineIo> PlainResponder<I> {
         self.say(&format!(
             "{open} Otherwise type decline or cancel. Enter alone does nothing."
         ))?;
+        let shown = std::time::Instant::now();
         loop {
             let line = match self.read("Type open, decline, or cancel: ", cx)? {
                 Read::Line(l) => l,
                 Read::Done(o) => return Ok(o),
             };
             match line.trim().to_lowercase().as_str() {
+                "open" if shown.elapsed() < self.consent_guard => self.say(
+                    "Not taken: that was typed before the URL could be read. Type open again to agree.",
+                )?,
                 "open" => return self.consent(&r, cx),
                 "decline" => return self.answered(Action::Decline, "Declined."),
                 "cancel" => return self.answered(Action::Cancel, "Cancelled."),
