@@ -258,16 +258,20 @@ fn long_message_scrolled_by_hand() {
     let mut t = Terminal::new(TestBackend::new(60, 14)).expect("terminal");
     // Following the focus: the field (at the end) is shown.
     let mut scroll = 0;
-    t.draw(|f| view::draw_form_view(f, &theme(), &header(), &form, &mut scroll, true))
-        .expect("draw");
+    t.draw(|f| {
+        let _ = view::draw_form_view(f, &theme(), &header(), &form, &mut scroll, true);
+    })
+    .expect("draw");
     assert!(format!("{}", t.backend()).contains("› Understood"));
     // 31 message rows + label + value; a compact header (2 rows) and the
     // footer (3) leave 9 body rows.
     assert_eq!(scroll, 24);
     // PageUp sets the scroll by hand: the top of the message is readable.
     let mut scroll = 0;
-    t.draw(|f| view::draw_form_view(f, &theme(), &header(), &form, &mut scroll, false))
-        .expect("draw");
+    t.draw(|f| {
+        let _ = view::draw_form_view(f, &theme(), &header(), &form, &mut scroll, false);
+    })
+    .expect("draw");
     assert_eq!(scroll, 0);
     insta::assert_snapshot!(t.backend());
 }
@@ -372,8 +376,10 @@ fn first_frame_40x12_shows_the_message() {
     let h = Header::of(&req, Progress { index: 1, total: 1 });
     let mut t = Terminal::new(TestBackend::new(40, 12)).expect("terminal");
     let mut scroll = 0;
-    t.draw(|f| view::draw_form_view(f, &theme(), &h, &form, &mut scroll, false))
-        .expect("draw");
+    t.draw(|f| {
+        let _ = view::draw_form_view(f, &theme(), &h, &form, &mut scroll, false);
+    })
+    .expect("draw");
     let text = screen_text(t.backend());
     let first_words: String = msg.split_whitespace().take(3).collect::<Vec<_>>().join(" ");
     assert!(text.contains(&first_words), "{text}");

@@ -152,8 +152,10 @@ fn first_frame_at_40x12_shows_the_focused_input() {
     let theme = Theme::builtin("default").expect("theme");
     let mut t = Terminal::new(TestBackend::new(40, 12)).expect("terminal");
     let mut scroll = 0;
-    t.draw(|f| view::draw_form_view(f, &theme, &h, &form, &mut scroll, false))
-        .expect("draw");
+    t.draw(|f| {
+        view::draw_form_view(f, &theme, &h, &form, &mut scroll, false);
+    })
+    .expect("draw");
     let text = screen_text(&t);
     let rows: Vec<&str> = text.lines().collect();
     assert!(rows[1].starts_with("────"), "a 2-row header:\n{text}");

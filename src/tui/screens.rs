@@ -73,6 +73,9 @@ pub(crate) struct FormScreen {
     /// focused field shows too when it fits); the first key the form takes
     /// scrolls to the focus.
     follow: bool,
+    /// The end of the review has been on screen: only then does a send
+    /// key send (a long review is read whole first, as a long URL is).
+    review_end_seen: bool,
 }
 
 impl FormScreen {
@@ -83,6 +86,7 @@ impl FormScreen {
             form: Form::new(schema, message),
             scroll: 0,
             follow: false,
+            review_end_seen: false,
         }
     }
 }
@@ -95,11 +99,23 @@ impl Screen for FormScreen {
     fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool {
         self.header.seconds_left = secs;
         let (header, form) = (&self.header, &self.form);
-        view::draw_form_view(f, theme, header, form, &mut self.scroll, self.follow);
+        let at_end = view::draw_form_view(f, theme, header, form, &mut self.scroll, self.follow);
+        match self.form.stage() {
+            Stage::Review(_) => self.review_end_seen |= at_end,
+            Stage::Edit => self.review_end_seen = false,
+        }
         true
     }
 
     fn key(&mut self, k: &Key) -> Step {
+        // A send key before the end of a long review was on screen shows
+        // the next page instead: nothing is sent that was not seen.
+        let reviewing = matches!(self.form.stage(), Stage::Review(_));
+        if reviewing && !self.review_end_seen && self.form.action_for(k) == FormAction::Send {
+            self.scroll = self.scroll.saturating_add(10);
+            self.follow = false;
+            return Step::Continue;
+        }
         // Keys the form does not use scroll the view by hand (a long
         // message, a long review).
         if self.form.action_for(k) == FormAction::None {
@@ -305,6 +321,44 @@ mod tests {
         assert_eq!(u.stage(), 0);
         assert_eq!(decided(u.key(&Key::Char('o'))), None);
         assert_eq!(u.stage(), 2, "the copy step");
+    }
+
+    /// A review taller than the screen: a send key first shows the rest
+    /// (nothing is sent that was not on screen), then sends.
+    #[test]
+    fn a_long_review_is_read_to_its_end_before_it_sends() {
+        let mut props = serde_json::Map::new();
+        for i in 0..40 {
+            props.insert(
+                format!("f{i:02}"),
+                serde_json::json!({"type": "string", "default": "x"}),
+            );
+        }
+        let v = serde_json::json!({"type": "object", "properties": props});
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut f = FormScreen::new(header(), &schema, "m");
+        assert_eq!(decided(f.key(&Key::Ctrl('s'))), None);
+        assert_eq!(f.stage(), 1, "the review");
+        let _ = frame(&mut f, None);
+        let mut pages = 0;
+        loop {
+            match decided(f.key(&Key::Enter)) {
+                Some(a) => {
+                    assert_eq!(a, Action::Accept);
+                    break;
+                }
+                None => {
+                    pages += 1;
+                    assert!(pages < 10, "the review ends");
+                    let _ = frame(&mut f, None);
+                }
+            }
+        }
+        assert!(
+            pages >= 2,
+            "40 lines of review take more than one page at 80x24"
+        );
     }
 
     #[test]

@@ -547,7 +547,7 @@ fn frame_with(
     body: Body,
     footer: Vec<Line<'static>>,
     scroll: &mut usize,
-) {
+) -> bool {
     let a = f.area();
     let w = a.width as usize;
     let compact = a.height < COMPACT_HEADER_BELOW;
@@ -601,6 +601,7 @@ fn frame_with(
         };
         scroll_mark(f, theme, " ▼ more below ", y);
     }
+    !more_below
 }
 
 /// A scroll indicator `t` at the right end of row `y`.
@@ -635,13 +636,16 @@ fn message_lines(b: &mut Body, msg: &str, theme: &Theme, w: usize) {
 
 /// Draw a form-mode request: the edit step or the review step.
 pub fn draw_form(f: &mut Frame, theme: &Theme, header: &Header, form: &Form, scroll: &mut usize) {
-    draw_form_view(f, theme, header, form, scroll, true)
+    draw_form_view(f, theme, header, form, scroll, true);
 }
 
 /// [`draw_form`] with the scrolling mode given: `follow_focus` false keeps
 /// `scroll` as the person set it (PageUp/PageDown to read a long message or
 /// review; also the first frame, which starts at the top so the message is
 /// visible), true scrolls so the focused field is visible.
+///
+/// Returns whether the end of the body (the last line of a long review)
+/// was on screen; false when the screen is too small.
 pub fn draw_form_view(
     f: &mut Frame,
     theme: &Theme,
@@ -649,9 +653,9 @@ pub fn draw_form_view(
     form: &Form,
     scroll: &mut usize,
     follow_focus: bool,
-) {
+) -> bool {
     if too_small(f, theme) {
-        return;
+        return false;
     }
     let w = f.area().width as usize;
     let mut b = Body::default();
@@ -710,7 +714,7 @@ pub fn draw_form_view(
         b.focus = None;
     }
     let secret = form.secret_warning();
-    frame_with(f, theme, header, secret.as_deref(), b, footer, scroll);
+    frame_with(f, theme, header, secret.as_deref(), b, footer, scroll)
 }
 
 /// The edit step's key help, longest first (the first that fits is shown).
@@ -769,7 +773,7 @@ pub fn draw_refusable(
             w,
         ),
     ];
-    frame_with(f, theme, header, None, b, footer, scroll);
+    let _ = frame_with(f, theme, header, None, b, footer, scroll);
 }
 
 /// Draw the screen shown while the driver waits for the next request.
