@@ -21,6 +21,8 @@ pub mod notice;
 pub mod plain;
 pub mod respond;
 pub mod responder;
+#[cfg(feature = "tui")]
+pub mod restore;
 pub mod safe_text;
 pub mod scripted;
 pub mod session;

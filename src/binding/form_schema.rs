@@ -303,6 +303,53 @@ pub fn parse_form_schema(v: &Value, ptr: &str) -> Result<FormSchema, Vec<Violati
     }
 }
 
+/// The keywords of each property kind of the closed form subset (the
+/// reader and the compatible schema policy share these lists).
+pub(crate) const TITLED_SELECT_KEYS: &[&str] =
+    &["type", "title", "description", "oneOf", "default"];
+/// An untitled single select.
+pub(crate) const ENUM_SELECT_KEYS: &[&str] = &["type", "title", "description", "enum", "default"];
+/// A legacy titled single select (`enumNames`).
+pub(crate) const LEGACY_SELECT_KEYS: &[&str] = &[
+    "type",
+    "title",
+    "description",
+    "enum",
+    "enumNames",
+    "default",
+];
+/// A text field.
+pub(crate) const STRING_KEYS: &[&str] = &[
+    "type",
+    "title",
+    "description",
+    "minLength",
+    "maxLength",
+    "format",
+    "default",
+];
+/// A number or integer field.
+pub(crate) const NUMBER_KEYS: &[&str] = &[
+    "type",
+    "title",
+    "description",
+    "minimum",
+    "maximum",
+    "default",
+];
+/// A yes/no field.
+pub(crate) const BOOLEAN_KEYS: &[&str] = &["type", "title", "description", "default"];
+/// A multi select.
+pub(crate) const MULTI_SELECT_KEYS: &[&str] = &[
+    "type",
+    "title",
+    "description",
+    "items",
+    "minItems",
+    "maxItems",
+    "default",
+];
+
 fn check_keys(
     cx: &mut Ctx,
     obj: &Map<String, Value>,
@@ -581,13 +628,7 @@ fn parse_field(cx: &mut Ctx, name: &str, def: &Value, ptr: &str, required: bool)
     let description = opt_string(cx, obj, ptr, "description");
     let kind = match ty {
         Some("string") if obj.contains_key("oneOf") => {
-            check_keys(
-                cx,
-                obj,
-                ptr,
-                &["type", "title", "description", "oneOf", "default"],
-                "titled single-select",
-            );
+            check_keys(cx, obj, ptr, TITLED_SELECT_KEYS, "titled single-select");
             let options = titled_options(cx, obj.get("oneOf"), &join(ptr, "oneOf"), "oneOf");
             let default = opt_string(cx, obj, ptr, "default");
             FieldKind::Single {
@@ -598,17 +639,10 @@ fn parse_field(cx: &mut Ctx, name: &str, def: &Value, ptr: &str, required: bool)
         }
         Some("string") if obj.contains_key("enum") || obj.contains_key("enumNames") => {
             let legacy = obj.contains_key("enumNames");
-            let allowed: &[&str] = if legacy {
-                &[
-                    "type",
-                    "title",
-                    "description",
-                    "enum",
-                    "enumNames",
-                    "default",
-                ]
+            let allowed = if legacy {
+                LEGACY_SELECT_KEYS
             } else {
-                &["type", "title", "description", "enum", "default"]
+                ENUM_SELECT_KEYS
             };
             check_keys(
                 cx,
@@ -668,21 +702,7 @@ fn parse_field(cx: &mut Ctx, name: &str, def: &Value, ptr: &str, required: bool)
             }
         }
         Some("string") => {
-            check_keys(
-                cx,
-                obj,
-                ptr,
-                &[
-                    "type",
-                    "title",
-                    "description",
-                    "minLength",
-                    "maxLength",
-                    "format",
-                    "default",
-                ],
-                "string",
-            );
+            check_keys(cx, obj, ptr, STRING_KEYS, "string");
             let min_length = opt_count(cx, obj, ptr, "minLength");
             let max_length = opt_count(cx, obj, ptr, "maxLength");
             let format = match obj.get("format") {
@@ -725,20 +745,7 @@ fn parse_field(cx: &mut Ctx, name: &str, def: &Value, ptr: &str, required: bool)
             }
         }
         Some(t @ ("number" | "integer")) => {
-            check_keys(
-                cx,
-                obj,
-                ptr,
-                &[
-                    "type",
-                    "title",
-                    "description",
-                    "minimum",
-                    "maximum",
-                    "default",
-                ],
-                t,
-            );
+            check_keys(cx, obj, ptr, NUMBER_KEYS, t);
             let minimum = opt_number(cx, obj, ptr, "minimum");
             let maximum = opt_number(cx, obj, ptr, "maximum");
             let default = opt_number(cx, obj, ptr, "default");
@@ -759,13 +766,7 @@ fn parse_field(cx: &mut Ctx, name: &str, def: &Value, ptr: &str, required: bool)
             }
         }
         Some("boolean") => {
-            check_keys(
-                cx,
-                obj,
-                ptr,
-                &["type", "title", "description", "default"],
-                "boolean",
-            );
+            check_keys(cx, obj, ptr, BOOLEAN_KEYS, "boolean");
             let default = match obj.get("default") {
                 None => None,
                 Some(Value::Bool(b)) => Some(*b),
@@ -784,21 +785,7 @@ fn parse_field(cx: &mut Ctx, name: &str, def: &Value, ptr: &str, required: bool)
             FieldKind::Boolean { default }
         }
         Some("array") => {
-            check_keys(
-                cx,
-                obj,
-                ptr,
-                &[
-                    "type",
-                    "title",
-                    "description",
-                    "items",
-                    "minItems",
-                    "maxItems",
-                    "default",
-                ],
-                "multi-select",
-            );
+            check_keys(cx, obj, ptr, MULTI_SELECT_KEYS, "multi-select");
             let iptr = join(ptr, "items");
             let (options, titled) = match obj.get("items") {
                 Some(Value::Object(items)) if items.contains_key("anyOf") => {

@@ -440,57 +440,21 @@ fn kind_keys(
     ty: &str,
     obj: &Map<String, Value>,
 ) -> (&'static [&'static str], &'static [&'static str]) {
+    use super::form_schema::{
+        BOOLEAN_KEYS, LEGACY_SELECT_KEYS, MULTI_SELECT_KEYS, NUMBER_KEYS, STRING_KEYS,
+        TITLED_SELECT_KEYS,
+    };
     match ty {
-        "string" if obj.contains_key("oneOf") => {
-            (&["type", "title", "description", "oneOf", "default"], &[])
-        }
-        "string" if obj.contains_key("enum") => (
-            &[
-                "type",
-                "title",
-                "description",
-                "enum",
-                "enumNames",
-                "default",
-            ],
-            &[],
-        ),
-        "string" => (
-            &[
-                "type",
-                "title",
-                "description",
-                "minLength",
-                "maxLength",
-                "format",
-                "default",
-            ],
-            &["pattern"],
-        ),
+        "string" if obj.contains_key("oneOf") => (TITLED_SELECT_KEYS, &[]),
+        // enumNames may come with the enum: the legacy list allows both.
+        "string" if obj.contains_key("enum") => (LEGACY_SELECT_KEYS, &[]),
+        "string" => (STRING_KEYS, &["pattern"]),
         "number" | "integer" => (
-            &[
-                "type",
-                "title",
-                "description",
-                "minimum",
-                "maximum",
-                "default",
-            ],
+            NUMBER_KEYS,
             &["exclusiveMinimum", "exclusiveMaximum", "multipleOf", "enum"],
         ),
-        "boolean" => (&["type", "title", "description", "default"], &[]),
-        _ => (
-            &[
-                "type",
-                "title",
-                "description",
-                "items",
-                "minItems",
-                "maxItems",
-                "default",
-            ],
-            &["uniqueItems"],
-        ),
+        "boolean" => (BOOLEAN_KEYS, &[]),
+        _ => (MULTI_SELECT_KEYS, &["uniqueItems"]),
     }
 }
 

@@ -48,33 +48,13 @@ pub fn restore_terminal() {
     }
 }
 
-fn install_hooks() {
-    HOOKS.call_once(|| {
-        let prev = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            restore_terminal();
-            prev(info);
-        }));
-        let sigs = [
-            signal_hook::consts::SIGTERM,
-            signal_hook::consts::SIGHUP,
-            signal_hook::consts::SIGINT,
-            signal_hook::consts::SIGQUIT,
-        ];
-        if let Ok(mut signals) = signal_hook::iterator::Signals::new(sigs) {
-            std::thread::spawn(move || {
-                if let Some(sig) = signals.forever().next() {
-                    SIGNAL.store(sig, Ordering::SeqCst);
-                    if IN_READ.load(Ordering::SeqCst) {
-                        std::thread::sleep(Duration::from_secs(2));
-                    }
-                    restore_terminal();
-                    std::process::exit(128 + sig);
-                }
-            });
-        }
-    });
-}
+/// Restore line mode on a panic or a signal (see [`crate::restore`]).
+static RESTORE: crate::restore::Hooks = crate::restore::Hooks {
+    once: &HOOKS,
+    signal: &SIGNAL,
+    busy: &IN_READ,
+    restore: restore_terminal,
+};
 
 struct ReadGuard;
 impl ReadGuard {
@@ -130,7 +110,7 @@ impl TtyIo {
                 "no terminal: /dev/tty is not a terminal ({e})"
             )));
         }
-        install_hooks();
+        RESTORE.install();
         let mut plain = t;
         plain.c_lflag |= libc::ICANON | libc::ECHO;
         plain.c_cc[libc::VINTR] = libc::_POSIX_VDISABLE;

@@ -78,26 +78,9 @@ pub fn terminal_safe_json(v: &serde_json::Value) -> serde_json::Result<String> {
 }
 
 /// JSON text `s` with every unsafe character written as a `\uXXXX` escape
-/// (see [`terminal_safe_json`]). `s` must be JSON text: there, a raw
-/// newline, tab or carriage return is whitespace between tokens (kept), and
-/// every other unsafe character stands inside a string.
+/// (see [`terminal_safe_json`]; the rule is [`crate::safe_text::json_text`]).
 pub fn terminal_safe(s: &str) -> String {
-    let unsafe_char = |c: char| !matches!(c, '\n' | '\r' | '\t') && crate::safe_text::is_unsafe(c);
-    if !s.chars().any(unsafe_char) {
-        return s.to_owned();
-    }
-    let mut out = String::with_capacity(s.len() + 16);
-    for c in s.chars() {
-        if unsafe_char(c) {
-            let mut units = [0u16; 2];
-            for u in c.encode_utf16(&mut units) {
-                out.push_str(&format!("\\u{:04x}", u));
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::safe_text::json_text(s).into_owned()
 }
 
 #[cfg(test)]

@@ -119,38 +119,17 @@ pub fn restore_terminal() {
     }
 }
 
-fn install_hooks() {
-    HOOKS.call_once(|| {
-        let prev = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            restore_terminal();
-            prev(info);
-        }));
-        // SIGINT and SIGQUIT sent from outside (`kill -INT`; the Ctrl-C key
-        // is a key event in raw mode) end the run like SIGTERM/SIGHUP.
-        let sigs = [
-            signal_hook::consts::SIGTERM,
-            signal_hook::consts::SIGHUP,
-            signal_hook::consts::SIGINT,
-            signal_hook::consts::SIGQUIT,
-        ];
-        if let Ok(mut signals) = signal_hook::iterator::Signals::new(sigs) {
-            std::thread::spawn(move || {
-                if let Some(sig) = signals.forever().next() {
-                    SIGNAL.store(sig, Ordering::SeqCst);
-                    // Inside the UI, the loop sees SIGNAL within a tick and
-                    // returns Outcome::Quit, so the driver can cancel the
-                    // remaining requests and end; give it time to do so.
-                    if IN_LOOP.load(Ordering::SeqCst) {
-                        std::thread::sleep(Duration::from_secs(2));
-                    }
-                    restore_terminal();
-                    std::process::exit(128 + sig);
-                }
-            });
-        }
-    });
-}
+/// Leave raw mode and the alternate screen on a panic or a signal, including
+/// SIGINT and SIGQUIT sent from outside (`kill -INT`; the Ctrl-C key is a key
+/// event in raw mode). Inside the UI the loop sees [`SIGNAL`] within a tick
+/// and returns `Outcome::Quit`, so the driver can cancel the remaining
+/// requests before the process exits (see [`crate::restore`]).
+static RESTORE: crate::restore::Hooks = crate::restore::Hooks {
+    once: &HOOKS,
+    signal: &SIGNAL,
+    busy: &IN_LOOP,
+    restore: restore_terminal,
+};
 
 type Backend = CrosstermBackend<BufWriter<File>>;
 
@@ -170,7 +149,7 @@ impl Tty {
                     "no terminal: cannot open /dev/tty ({e}); use --answers FILE or --action to answer without one"
                 ))
             })?;
-        install_hooks();
+        RESTORE.install();
         enable_raw_mode()
             .map_err(|e| RespondError::Io(format!("no terminal: cannot enter raw mode ({e})")))?;
         ACTIVE.store(true, Ordering::SeqCst);
