@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ahp_elicit::binding::schemas::MCP_ELICITATION;
-use ahp_elicit::binding::upstream;
+use ahp_elicit::upstream;
 use assert_cmd::Command;
 
 fn bin() -> Command {
