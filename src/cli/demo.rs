@@ -11,6 +11,10 @@
 //! Exit codes: 0 when a result was printed; 1 when `--request` is invalid;
 //! 2 with no terminal, a bad `--theme`, or an I/O error.
 
+// Without the terminal front end `demo` only says so: loading and printing
+// are unused.
+#![cfg_attr(not(feature = "tui"), allow(dead_code, unused_imports))]
+
 use ahp_elicit::binding;
 use ahp_elicit::binding::limits::MAX_EVENT_BYTES;
 use ahp_elicit::demo::demo_request;
@@ -85,10 +89,9 @@ fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEv
 /// Run the command; returns the exit status.
 #[cfg(feature = "tui")]
 pub fn run(args: DemoArgs) -> Exit {
-    use ahp_elicit::binding::{Action, Answer, Mode, ResultMeta};
+    use ahp_elicit::binding::{Action, Answer, Mode};
     use ahp_elicit::responder::{Context, Outcome, Progress, Responder};
     use ahp_elicit::tui::{Theme, TuiResponder};
-    use std::io::Write;
     let theme = match Theme::resolve_for_terminal(args.theme.as_deref()) {
         Ok(t) => t,
         Err(e) => {
@@ -138,7 +141,15 @@ pub fn run(args: DemoArgs) -> Exit {
             return Exit::Usage;
         }
     };
-    match binding::make_result_event(&req, &answer, &ResultMeta::default()) {
+    emit(&req, &answer)
+}
+
+/// Print the validated result event for `answer` as one JSON line on
+/// stdout (a closed pipe is not an error).
+#[cfg(feature = "tui")]
+fn emit(req: &binding::RequestEvent, answer: &binding::Answer) -> Exit {
+    use std::io::Write;
+    match binding::make_result_event(req, answer, &binding::ResultMeta::default()) {
         Ok(ev) => {
             let mut out = std::io::stdout().lock();
             match writeln!(out, "{}", terminal_safe(&ev.to_string())).and_then(|_| out.flush()) {

@@ -256,8 +256,8 @@ pub fn verify(dir: &Path, committed: &str) -> Result<Vec<String>, UpstreamError>
 }
 
 /// Replace the scheme and host of `url` by `mirror` (a prefix such as
-/// `http://127.0.0.1:8080/`); for tests only.
-pub fn mirrored(url: &str, mirror: &str) -> String {
+/// `http://127.0.0.1:8080/`); for tests only (`refresh --mirror`).
+fn mirrored(url: &str, mirror: &str) -> String {
     let after_scheme = url.find("://").map(|i| i + 3).unwrap_or(0);
     let path_start = url[after_scheme..]
         .find('/')
