@@ -13,7 +13,7 @@
 
 use std::path::PathBuf;
 
-use ahp_elicit::cli::validate::{split_input, Checker};
+use ahp_elicit::validate::{split_input, Checker};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
 

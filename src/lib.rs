@@ -5,13 +5,17 @@
 //! (`form`) → answer → validated result event out
 //! ([`binding::make_result_event`]).
 //!
-//! Dependency rule: `binding ← form ← {tui, plain, scripted} ← cli`, the
-//! three answering through the [`responder::Responder`] trait (see
-//! docs/architecture.md). Only `tui` imports ratatui or crossterm; the
-//! library builds without the `tui` feature.
+//! Dependency rule: `binding ← form ← {tui, plain, scripted} ← {respond,
+//! session, mcp}`, the three answering through the
+//! [`responder::Responder`] trait (see docs/architecture.md); `validate`
+//! (stream validation) and `upstream` (the pinned MCP files) build on
+//! `binding` alone. The command line is not part of the library: it is the
+//! binary's (`src/main.rs`, `src/cli/`), and uses only what is public here.
+//! Only `tui` imports ratatui or crossterm; the library builds without the
+//! `tui` feature.
 
 pub mod binding;
-pub mod cli;
+pub mod demo;
 pub mod files;
 pub mod form;
 pub mod launcher;
@@ -29,4 +33,6 @@ pub mod session;
 pub mod stream;
 #[cfg(feature = "tui")]
 pub mod tui;
+pub mod upstream;
 pub mod url_review;
+pub mod validate;

@@ -364,7 +364,7 @@ fn hostile_id_is_sanitized_in_text_output() {
 
 #[test]
 fn split_input_handles_crlf_blank_lines_and_large_streams() {
-    use ahp_elicit::cli::validate::split_input;
+    use ahp_elicit::validate::split_input;
     let collect = |input: &[u8]| {
         let mut got = Vec::new();
         split_input(input, |c| got.push((c.line, c.bytes.map_err(|e| e.rule)))).unwrap();

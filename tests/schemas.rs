@@ -8,8 +8,8 @@ mod common;
 use ahp_elicit::binding::schemas::{
     compile_offline, run, validate_event, validate_mcp_request, validate_mcp_result,
 };
-use ahp_elicit::binding::upstream::{self, OVERRIDES};
 use ahp_elicit::binding::Violation;
+use ahp_elicit::upstream::{self, OVERRIDES};
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------- helpers

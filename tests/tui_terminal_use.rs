@@ -134,7 +134,7 @@ fn screen_text(t: &Terminal<TestBackend>) -> String {
 }
 
 fn every_kind() -> (ahp_elicit::binding::RequestEvent, FormSchema, String) {
-    let req = ahp_elicit::cli::demo::demo_request().expect("demo request");
+    let req = ahp_elicit::demo::demo_request().expect("demo request");
     let r = req.view.request().expect("body").clone();
     let ahp_elicit::binding::RequestBody::Form(s) = r.body else {
         panic!("form expected")

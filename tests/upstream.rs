@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ahp_elicit::binding::schemas::MCP_ELICITATION;
-use ahp_elicit::binding::upstream;
+use ahp_elicit::upstream;
 use assert_cmd::Command;
 
 fn bin() -> Command {
@@ -377,4 +377,88 @@ fn verify_with_no_upstream_files_says_where_it_looked_and_how_to_get_them() {
         "{err}"
     );
     assert!(err.contains("ahp-elicit upstream refresh"), "{err}");
+}
+
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("upstream/README.md"))
+        .unwrap()
+}
+
+/// The README's row for an override, `|` unescaped.
+fn readme_row(readme: &str, name: &str) -> String {
+    let start = format!("| `{name}` |");
+    readme
+        .lines()
+        .find(|l| l.starts_with(&start))
+        .unwrap_or_else(|| panic!("upstream/README.md has no row for {name}"))
+        .replace("\\|", "|")
+}
+
+/// `N: `text`` pairs of a README row: schema.ts line numbers and the text
+/// the row says they hold.
+fn cited_lines(row: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut rest = row;
+    while let Some(i) = rest.find(": `") {
+        let digits: String = rest[..i]
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let after = &rest[i + 3..];
+        let Some(end) = after.find('`') else { break };
+        if let Ok(n) = digits.parse() {
+            out.push((n, after[..end].to_owned()));
+        }
+        rest = &after[end + 1..];
+    }
+    out
+}
+
+/// The repository says the override evidence itself: every override, the
+/// schema.ts text it checks and the tagged JSON it corrects are in
+/// upstream/README.md, with the pinned digests; nothing points outside the
+/// repository for it.
+#[test]
+fn the_readme_states_every_override_and_its_evidence() {
+    let text = readme();
+    for o in upstream::OVERRIDES {
+        let row = readme_row(&text, o.name);
+        assert!(row.contains(o.ts_scope), "{}: {row}", o.name);
+        for ev in o.ts_evidence {
+            assert!(row.contains(ev), "{}: {ev} not in {row}", o.name);
+        }
+        assert!(
+            row.contains(o.upstream),
+            "{}: {} not in {row}",
+            o.name,
+            o.upstream
+        );
+        assert!(!cited_lines(&row).is_empty(), "{}: no line numbers", o.name);
+    }
+    for f in upstream::pin().files {
+        assert!(text.contains(&f.sha256), "{}", f.name);
+        assert!(text.contains(&f.url), "{}", f.url);
+    }
+    assert!(!text.contains("NOTES.md"));
+    assert!(!upstream::PIN_JSON.contains("NOTES.md"));
+    assert!(!upstream::PIN_JSON.contains("../"));
+}
+
+/// Each schema.ts line the README cites holds the text it quotes.
+#[test]
+#[ignore = "needs the pinned upstream files: run `ahp-elicit upstream refresh` or set AHP_UPSTREAM_DIR"]
+fn the_readme_cites_the_pinned_schema_ts_lines() {
+    let ts = std::fs::read_to_string(common::upstream_dir().join("schema.ts")).unwrap();
+    let lines: Vec<&str> = ts.lines().collect();
+    let text = readme();
+    for o in upstream::OVERRIDES {
+        for (n, quoted) in cited_lines(&readme_row(&text, o.name)) {
+            let line = lines.get(n - 1).copied().unwrap_or_default();
+            assert_eq!(line.trim(), quoted, "{} line {n}", o.name);
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! let go is checked on its own (never an error), one whose request is
 //! still remembered gets the cross-checks.
 
-use ahp_elicit::cli::validate::{Checker, MAX_REMEMBERED};
+use ahp_elicit::validate::{Checker, MAX_REMEMBERED};
 use serde_json::Value;
 
 fn example(name: &str) -> Value {

@@ -72,6 +72,20 @@ impl Permission {
     }
 }
 
+/// `read` or `read-write` on the command line (`--permission`), with the
+/// words listed in `--help` and the completions.
+impl clap::ValueEnum for Permission {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Permission::Read, Permission::ReadWrite]
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(match self {
+            Permission::Read => "read",
+            Permission::ReadWrite => "read-write",
+        }))
+    }
+}
+
 /// How `value` is applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {

@@ -52,6 +52,17 @@ impl Mode {
     }
 }
 
+/// `form` or `url` on the command line (`--modes`), with the words listed
+/// in `--help` and the completions.
+impl clap::ValueEnum for Mode {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Mode::Form, Mode::Url]
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.as_str()))
+    }
+}
+
 /// The person's action (MCP `ElicitResult.action`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -78,6 +89,17 @@ impl Action {
             "cancel" => Some(Action::Cancel),
             _ => None,
         }
+    }
+}
+
+/// `accept`, `decline` or `cancel` on the command line (`--action`), with
+/// the words listed in `--help` and the completions.
+impl clap::ValueEnum for Action {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Action::Accept, Action::Decline, Action::Cancel]
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.as_str()))
     }
 }
 

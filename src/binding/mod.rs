@@ -10,7 +10,6 @@ pub mod form_schema;
 pub mod limits;
 pub mod policy;
 pub mod schemas;
-pub mod upstream;
 pub mod violation;
 
 pub use elicitation::{

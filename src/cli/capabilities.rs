@@ -5,18 +5,20 @@
 //! Output: one JSON line `{"elicitation": {...}}` on stdout.
 //! - Without `--from-mcp`: a mode object for each of `--modes` (default
 //!   `form,url`), each listing only the effects this program enforces
-//!   ([`crate::binding::capabilities::enforced_effects`]: `return` and, for
+//!   ([`ahp_elicit::binding::capabilities::enforced_effects`]: `return` and, for
 //!   form, `modify`).
 //! - With `--from-mcp JSON`: the AHP reading of an MCP `ClientCapabilities`
-//!   object ([`crate::binding::capabilities::from_mcp`]); the legacy
+//!   object ([`ahp_elicit::binding::capabilities::from_mcp`]); the legacy
 //!   `elicitation: {}` means form only; MCP declares no AHP effects, so the
 //!   mode objects are empty.
 //!
 //! Exit: 0 printed; 1 the MCP capability object is malformed; 2 usage.
 
-use crate::binding::capabilities::{advertise, from_mcp};
-use crate::binding::Mode;
-use crate::safe_text::display;
+use ahp_elicit::binding::capabilities::{advertise, from_mcp};
+use ahp_elicit::binding::Mode;
+use ahp_elicit::safe_text::display;
+
+use super::Exit;
 
 /// Arguments of `ahp-elicit capabilities`.
 #[derive(Debug, clap::Args)]
@@ -26,55 +28,46 @@ ahp-elicit capabilities --from-mcp '{\"elicitation\": {}}'   # legacy MCP: form 
 Exit status: 0 printed, 1 malformed --from-mcp object, 2 usage.")]
 pub struct CapabilitiesArgs {
     /// Modes to advertise, comma separated: form, url (default both).
-    #[arg(long, value_delimiter = ',', value_parser = super::respond::mode_values(), default_value = "form,url", conflicts_with = "from_mcp")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_enum,
+        default_value = "form,url",
+        conflicts_with = "from_mcp"
+    )]
     pub modes: Vec<Mode>,
     /// Map this MCP client capabilities object (JSON text, e.g. '{"elicitation":{"form":{}}}') to AHP.
     #[arg(long, value_name = "JSON")]
     pub from_mcp: Option<String>,
 }
 
-/// Parse `form` or `url` (clap value parser).
-pub fn parse_mode(s: &str) -> Result<Mode, String> {
-    Mode::parse(s.trim()).ok_or_else(|| format!("'{s}' is not form or url"))
-}
-
-/// Run the command; returns the exit code.
-pub fn run(args: CapabilitiesArgs) -> u8 {
+/// Run the command; returns the exit status.
+pub fn run(args: CapabilitiesArgs) -> Exit {
     let caps = match &args.from_mcp {
-        None => {
-            let mut modes = Vec::new();
-            for m in args.modes {
-                if !modes.contains(&m) {
-                    modes.push(m);
-                }
-            }
-            advertise(&modes)
-        }
+        None => advertise(&super::unique(&args.modes)),
         Some(text) => {
-            let v = match crate::binding::parse_json(text.as_bytes()) {
+            let v = match ahp_elicit::binding::parse_json(text.as_bytes()) {
                 Ok(v) => v,
                 Err(e) => {
                     eprintln!(
                         "ahp-elicit capabilities: --from-mcp: {}",
                         display(&e.to_string())
                     );
-                    return super::EXIT_INVALID;
+                    return Exit::Invalid;
                 }
             };
             match from_mcp(&v) {
                 Ok(c) => c,
                 Err(es) => {
-                    eprintln!(
-                        "ahp-elicit capabilities: --from-mcp is not an MCP capability object"
+                    super::print_violations(
+                        "ahp-elicit capabilities: --from-mcp is not an MCP capability object",
+                        &es,
                     );
-                    for e in es {
-                        eprintln!("  {}", display(&e.to_string()));
-                    }
-                    return super::EXIT_INVALID;
+                    return Exit::Invalid;
                 }
             }
         }
     };
     println!("{}", caps.to_json());
-    super::EXIT_OK
+    Exit::Ok
 }

@@ -1,8 +1,8 @@
 //! `ahp-elicit demo [--theme NAME|PATH]`: the terminal UI
 //! on a request embedded in the binary that has every field kind
-//! (`src/demo_request.json`, the shared every-kind example). When the person
+//! ([`ahp_elicit::demo::demo_request`]). When the person
 //! is done, the validated result event (built by
-//! [`make_result_event`](crate::binding::make_result_event)) is printed to
+//! [`make_result_event`](ahp_elicit::binding::make_result_event)) is printed to
 //! stdout as one JSON line.
 //!
 //! `--request FILE` shows another request event instead (handy to look at
@@ -11,10 +11,16 @@
 //! Exit codes: 0 when a result was printed; 1 when `--request` is invalid;
 //! 2 with no terminal, a bad `--theme`, or an I/O error.
 
-use crate::binding;
+// Without the terminal front end `demo` only says so: loading and printing
+// are unused.
+#![cfg_attr(not(feature = "tui"), allow(dead_code, unused_imports))]
 
-/// The embedded demo request: every field kind.
-pub const DEMO_REQUEST: &str = include_str!("../demo_request.json");
+use ahp_elicit::binding;
+use ahp_elicit::binding::limits::MAX_EVENT_BYTES;
+use ahp_elicit::demo::demo_request;
+use ahp_elicit::respond::sink::terminal_safe;
+
+use super::Exit;
 
 /// Arguments of `ahp-elicit demo`.
 #[derive(Debug, clap::Args)]
@@ -39,19 +45,6 @@ pub struct DemoArgs {
     /// or a duration (`2m`, `1.5s`); finite and positive.
     #[arg(long, value_name = "DURATION", value_parser = super::parse_duration, allow_hyphen_values = true)]
     pub timeout: Option<std::time::Duration>,
-}
-
-/// The demo request, parsed and validated.
-///
-/// Errors: the embedded request is invalid (a build defect).
-pub fn demo_request() -> Result<binding::RequestEvent, String> {
-    let v = binding::parse_json(DEMO_REQUEST.as_bytes()).map_err(|e| e.to_string())?;
-    binding::read_request_event(&v).map_err(|es| {
-        es.iter()
-            .map(|e| e.to_string())
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
 }
 
 /// Why `--request FILE` gave no request.
@@ -79,22 +72,8 @@ impl std::fmt::Display for LoadError {
 /// Errors: [`LoadError::Read`] when the file cannot be read,
 /// [`LoadError::Invalid`] when the event is invalid.
 pub fn read_request_file(p: &std::path::Path) -> Result<binding::RequestEvent, LoadError> {
-    let bytes = std::fs::read(p).map_err(|e| {
-        LoadError::Read(format!(
-            "cannot read the request file {}: {}",
-            p.display(),
-            super::respond::io_reason(&e)
-        ))
-    })?;
+    let bytes = super::read_input(p, MAX_EVENT_BYTES, "request file").map_err(LoadError::Read)?;
     parse_request(&bytes, p).map_err(LoadError::Invalid)
-}
-
-/// Read and validate one request event from a file (`--request`).
-///
-/// Errors: the file cannot be read, or the event is invalid (each violation).
-pub fn load_request(p: &std::path::Path) -> Result<binding::RequestEvent, String> {
-    let bytes = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-    parse_request(&bytes, p)
 }
 
 fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEvent, String> {
@@ -107,18 +86,17 @@ fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEv
     })
 }
 
-/// Run the command; returns the exit code.
+/// Run the command; returns the exit status.
 #[cfg(feature = "tui")]
-pub fn run(args: DemoArgs) -> u8 {
-    use crate::binding::{Action, Answer, Mode, ResultMeta};
-    use crate::responder::{Context, Outcome, Progress, Responder};
-    use crate::tui::{Theme, TuiResponder};
-    use std::io::Write;
+pub fn run(args: DemoArgs) -> Exit {
+    use ahp_elicit::binding::{Action, Answer, Mode};
+    use ahp_elicit::responder::{Context, Outcome, Progress, Responder};
+    use ahp_elicit::tui::{Theme, TuiResponder};
     let theme = match Theme::resolve_for_terminal(args.theme.as_deref()) {
         Ok(t) => t,
         Err(e) => {
-            crate::notice::say(format!("ahp-elicit: {e}"));
-            return super::EXIT_USAGE;
+            ahp_elicit::notice::say(format!("ahp-elicit: {e}"));
+            return Exit::Usage;
         }
     };
     let req = match &args.request {
@@ -128,21 +106,21 @@ pub fn run(args: DemoArgs) -> u8 {
     let req = match req {
         Ok(r) => r,
         Err(e) => {
-            crate::notice::say(format!("ahp-elicit: {e}"));
+            ahp_elicit::notice::say(format!("ahp-elicit: {e}"));
             return match e {
-                LoadError::Invalid(_) if args.request.is_some() => super::EXIT_INVALID,
-                _ => super::EXIT_USAGE,
+                LoadError::Invalid(_) if args.request.is_some() => Exit::Invalid,
+                _ => Exit::Usage,
             };
         }
     };
-    let outcome = if crate::plain::chosen(args.plain) {
-        crate::plain::answer_one(&req)
+    let outcome = if ahp_elicit::plain::chosen(args.plain) {
+        ahp_elicit::plain::answer_one(&req)
     } else {
         let mut tui = match TuiResponder::new(theme) {
             Ok(t) => t,
             Err(e) => {
-                crate::notice::say(format!("ahp-elicit: {e}"));
-                return super::EXIT_USAGE;
+                ahp_elicit::notice::say(format!("ahp-elicit: {e}"));
+                return Exit::Usage;
             }
         };
         let cx = Context {
@@ -159,47 +137,44 @@ pub fn run(args: DemoArgs) -> u8 {
         Ok(Outcome::Answer(a)) => a,
         Ok(Outcome::Quit) => Answer::bare(Action::Cancel),
         Err(e) => {
-            crate::notice::say(format!("ahp-elicit: {e}"));
-            return super::EXIT_USAGE;
+            ahp_elicit::notice::say(format!("ahp-elicit: {e}"));
+            return Exit::Usage;
         }
     };
-    match binding::make_result_event(&req, &answer, &ResultMeta::default()) {
+    emit(&req, &answer)
+}
+
+/// Print the validated result event for `answer` as one JSON line on
+/// stdout (a closed pipe is not an error).
+#[cfg(feature = "tui")]
+fn emit(req: &binding::RequestEvent, answer: &binding::Answer) -> Exit {
+    use std::io::Write;
+    match binding::make_result_event(req, answer, &binding::ResultMeta::default()) {
         Ok(ev) => {
             let mut out = std::io::stdout().lock();
-            match writeln!(out, "{}", super::respond::terminal_safe(&ev.to_string()))
-                .and_then(|_| out.flush())
-            {
-                Ok(()) => super::EXIT_OK,
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => super::EXIT_OK,
+            match writeln!(out, "{}", terminal_safe(&ev.to_string())).and_then(|_| out.flush()) {
+                Ok(()) => Exit::Ok,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Ok,
                 Err(e) => {
-                    crate::notice::say(format!("ahp-elicit: cannot write the result: {e}"));
-                    super::EXIT_USAGE
+                    ahp_elicit::notice::say(format!("ahp-elicit: cannot write the result: {e}"));
+                    Exit::Usage
                 }
             }
         }
         Err(es) => {
             for e in es {
-                crate::notice::say(format!("ahp-elicit: result not emitted: {e}"));
+                ahp_elicit::notice::say(format!("ahp-elicit: result not emitted: {e}"));
             }
-            super::EXIT_INVALID
+            Exit::Invalid
         }
     }
 }
 
 /// Run the command; without the `tui` feature there is no terminal UI.
 #[cfg(not(feature = "tui"))]
-pub fn run(_args: DemoArgs) -> u8 {
-    crate::notice::say(format!(
+pub fn run(_args: DemoArgs) -> Exit {
+    ahp_elicit::notice::say(format!(
         "ahp-elicit: this build has no terminal UI (feature 'tui' is off)"
     ));
-    super::EXIT_USAGE
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn embedded_request_is_valid() {
-        let r = super::demo_request().expect("valid");
-        assert_eq!(r.id, "evt-profile-1");
-    }
+    Exit::Usage
 }

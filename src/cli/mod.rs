@@ -1,11 +1,22 @@
 //! The command line: clap definitions and dispatch. Each command lives in
-//! its own module with its `Args` and a `run` returning the exit code.
+//! its own module with its `Args` and a `run` returning the [`Exit`]
+//! status. The pieces several commands share are here and in [`answer`]:
+//! the answering flags, bounded reading of `FILE` or `-`, the violation
+//! printer, the exit statuses.
 //!
 //! Exit codes: 0 ok; 1 invalid input or a refused answer;
-//! 2 usage or I/O error, or no terminal.
+//! 2 usage or I/O error, or no terminal; 130 quit with Ctrl-C twice;
+//! 128+N ended by signal N.
+
+use std::io::Read;
+use std::path::Path;
 
 use clap::{Parser, Subcommand};
 
+use ahp_elicit::binding::Violation;
+use ahp_elicit::safe_text::display;
+
+pub mod answer;
 pub mod capabilities;
 pub mod demo;
 pub mod mcp;
@@ -15,15 +26,140 @@ pub mod upstream;
 pub mod validate;
 pub mod wrap;
 
-/// Exit code: success.
-pub const EXIT_OK: u8 = 0;
-/// Exit code: invalid input, or an answer or effect that was refused.
-pub const EXIT_INVALID: u8 = 1;
-/// Exit code: usage or I/O error, or no terminal.
-pub const EXIT_USAGE: u8 = 2;
-/// Exit code: the person quit (Ctrl-C twice), 128 + SIGINT as after an
-/// interrupt.
-pub const EXIT_INTERRUPTED: u8 = 130;
+/// The exit status of a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: success.
+    Ok,
+    /// 1: invalid input, or an answer or effect that was refused.
+    Invalid,
+    /// 2: usage or I/O error, or no terminal.
+    Usage,
+    /// 130: the person quit (Ctrl-C twice), as after an interrupt.
+    Interrupted,
+    /// 128 + N: ended by signal N (SIGTERM: 143), as a signal ends a
+    /// process.
+    Signal(i32),
+}
+
+impl Exit {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Ok => 0,
+            Exit::Invalid => 1,
+            Exit::Usage => 2,
+            Exit::Interrupted => 130,
+            // Signal numbers are small; a number past 127 cannot be one.
+            Exit::Signal(n) => u8::try_from(128 + n).unwrap_or(130),
+        }
+    }
+}
+
+impl From<Exit> for std::process::ExitCode {
+    fn from(e: Exit) -> Self {
+        std::process::ExitCode::from(e.code())
+    }
+}
+
+/// Read `path`, or stdin when it is `-`, keeping at most `cap + 1` bytes:
+/// enough for a parser to see that the input is over the cap, without
+/// reading an endless input to its end.
+///
+/// Errors: "cannot read the WHAT PATH: reason" (PATH "from stdin" for `-`,
+/// sanitized; the reason without Rust's "(os error N)").
+pub fn read_input(path: &Path, cap: usize, what: &str) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
+    let (res, shown) = if path.as_os_str() == "-" {
+        let r = std::io::stdin().lock().take(limit).read_to_end(&mut bytes);
+        (r, "from stdin".to_owned())
+    } else {
+        let r = std::fs::File::open(path).and_then(|f| f.take(limit).read_to_end(&mut bytes));
+        (r, display(&path.display().to_string()).into_owned())
+    };
+    match res {
+        Ok(_) => Ok(bytes),
+        Err(e) => Err(format!(
+            "cannot read the {what} {shown}: {}",
+            ahp_elicit::files::io_reason(&e)
+        )),
+    }
+}
+
+/// Print `heading` on stderr, then each violation on its own indented line
+/// (`pointer [rule] message`, server text sanitized).
+pub fn print_violations(heading: &str, errs: &[Violation]) {
+    eprintln!("{heading}");
+    for e in errs {
+        eprintln!("  {}", display(&e.to_string()));
+    }
+}
+
+/// `values` without repeats, in their first order (`--modes form,form`).
+pub fn unique<T: PartialEq + Copy>(values: &[T]) -> Vec<T> {
+    let mut out = Vec::new();
+    for v in values {
+        if !out.contains(v) {
+            out.push(*v);
+        }
+    }
+    out
+}
+
+/// A clap value parser for one word of a [`clap::ValueEnum`] (surrounding
+/// blanks ignored): `--help` and the completions list the words, and a
+/// wrong one is refused as "'x' is not form or url".
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Words<T>(std::marker::PhantomData<T>);
+
+impl<T> Words<T> {
+    /// The parser.
+    pub fn new() -> Self {
+        Words(std::marker::PhantomData)
+    }
+}
+
+impl<T: clap::ValueEnum + Clone + Send + Sync + 'static> clap::builder::TypedValueParser
+    for Words<T>
+{
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<T, clap::Error> {
+        let v = value.to_string_lossy();
+        if let Ok(t) = T::from_str(v.trim(), false) {
+            return Ok(t);
+        }
+        let words: Vec<String> = T::value_variants()
+            .iter()
+            .filter_map(|t| t.to_possible_value())
+            .map(|p| p.get_name().to_owned())
+            .collect();
+        let list = match words.as_slice() {
+            [a, b] => format!("{a} or {b}"),
+            words => words.join(", "),
+        };
+        Err(clap::Error::raw(
+            clap::error::ErrorKind::InvalidValue,
+            format!("'{v}' is not {list}\n"),
+        ))
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            T::value_variants()
+                .iter()
+                .filter_map(|t| t.to_possible_value()),
+        ))
+    }
+}
 
 /// The longest duration a flag takes (100 days): beyond it a deadline
 /// means nothing, and the clock arithmetic stays far from overflow.
@@ -37,7 +173,7 @@ pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(100
 /// finite, not positive, or longer than [`MAX_DURATION`].
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     let t = s.trim();
-    let shown = crate::safe_text::display(t);
+    let shown = ahp_elicit::safe_text::display(t);
     let secs = match t.parse::<f64>() {
         Ok(x) => Some(x),
         Err(_) => unit_seconds(t),
@@ -145,7 +281,7 @@ pub fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command()
 }
 
-fn completions(shell: clap_complete::Shell) -> u8 {
+fn completions(shell: clap_complete::Shell) -> Exit {
     let mut cmd = command();
     // Into memory first: the generator panics on a write error (a closed
     // pipe), and a closed pipe is not worth a panic.
@@ -155,15 +291,15 @@ fn completions(shell: clap_complete::Shell) -> u8 {
 }
 
 /// Write `bytes` to stdout; a closed pipe ends quietly with exit 0.
-fn write_stdout(bytes: &[u8], what: &str) -> u8 {
+fn write_stdout(bytes: &[u8], what: &str) -> Exit {
     use std::io::Write;
     let mut stdout = std::io::stdout();
     match stdout.write_all(bytes).and_then(|_| stdout.flush()) {
-        Ok(()) => EXIT_OK,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
+        Ok(()) => Exit::Ok,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Ok,
         Err(e) => {
             eprintln!("ahp-elicit: cannot write {what}: {e}");
-            EXIT_USAGE
+            Exit::Usage
         }
     }
 }
@@ -189,18 +325,18 @@ fn man_pages(cmd: &clap::Command, pages: &mut Vec<clap::Command>) {
 /// `man`: every page to stdout (the main one first), or one file per page
 /// into `dir`. Each page's SUBCOMMANDS section names pages that are among
 /// them.
-fn man(dir: Option<&std::path::Path>) -> u8 {
+fn man(dir: Option<&std::path::Path>) -> Exit {
     if let Some(dir) = dir {
         let written = std::fs::create_dir_all(dir)
             .and_then(|()| clap_mangen::generate_to(man_command(), dir));
         return match written {
-            Ok(()) => EXIT_OK,
+            Ok(()) => Exit::Ok,
             Err(e) => {
                 eprintln!(
                     "ahp-elicit: cannot write the manual pages into {}: {e}",
-                    crate::safe_text::display(&dir.display().to_string())
+                    display(&dir.display().to_string())
                 );
-                EXIT_USAGE
+                Exit::Usage
             }
         };
     }
@@ -210,102 +346,14 @@ fn man(dir: Option<&std::path::Path>) -> u8 {
     for page in pages {
         if let Err(e) = clap_mangen::Man::new(page).render(&mut out) {
             eprintln!("ahp-elicit: cannot render the manual page: {e}");
-            return EXIT_USAGE;
+            return Exit::Usage;
         }
     }
     write_stdout(&out, "the manual pages")
 }
 
-/// Build the responder that `respond` (and `mcp`) use: scripted with
-/// `--answers`/`--action`, else the terminal.
-///
-/// Errors: a sentence for the person (unreadable answers file, no terminal).
-pub fn build_responder(
-    args: &respond::RespondArgs,
-    log: Option<respond::SharedLog>,
-) -> Result<Box<dyn crate::responder::Responder>, String> {
-    use crate::launcher::{CommandBrowser, NoOpen, SystemBrowser};
-    use crate::responder::Launcher;
-    let logged = |inner: Box<dyn Launcher>, name: &'static str| -> Box<dyn Launcher> {
-        match &log {
-            Some(l) => Box::new(respond::LoggingLauncher {
-                inner,
-                name,
-                log: l.clone(),
-            }),
-            None => inner,
-        }
-    };
-    check_theme(args.theme.as_deref())?;
-    let scripted = match (&args.answers, args.action) {
-        (Some(path), _) => Some(crate::scripted::ScriptedResponder::from_file(path)?),
-        (None, Some(a)) => Some(crate::scripted::ScriptedResponder::from_action(a)),
-        (None, None) => None,
-    };
-    let launcher = match &args.browser {
-        Some(cmd) => logged(
-            Box::new(CommandBrowser::new(cmd.clone())),
-            "browser-command",
-        ),
-        // Scripted consent runs --browser if given and opens nothing
-        // otherwise.
-        None if args.no_open || scripted.is_some() => {
-            logged(Box::new(NoOpen::default()), "no-open")
-        }
-        None => logged(Box::new(SystemBrowser), "system-browser"),
-    };
-    match scripted {
-        Some(s) => Ok(Box::new(s.with_launcher(launcher))),
-        // Plain mode: line by line on the terminal (--plain, TERM=dumb).
-        None if crate::plain::chosen(args.plain) => {
-            crate::plain::tty_responder(launcher, args.no_open)
-        }
-        None => terminal_responder(args, launcher),
-    }
-}
-
-/// Refuse an unknown `--theme` in every mode (a scripted run draws
-/// nothing, but a typo must not pass silently).
-///
-/// Errors: the theme is neither built in nor a readable theme file.
-#[cfg(feature = "tui")]
-pub fn check_theme(arg: Option<&str>) -> Result<(), String> {
-    match arg {
-        Some(_) => crate::tui::theme::Theme::resolve(arg, false).map(|_| ()),
-        None => Ok(()),
-    }
-}
-
-/// Without the terminal front end there are no themes to check.
-#[cfg(not(feature = "tui"))]
-pub fn check_theme(_arg: Option<&str>) -> Result<(), String> {
-    Ok(())
-}
-
-#[cfg(feature = "tui")]
-fn terminal_responder(
-    args: &respond::RespondArgs,
-    launcher: Box<dyn crate::responder::Launcher>,
-) -> Result<Box<dyn crate::responder::Responder>, String> {
-    use crate::tui::theme::Theme;
-    let theme = Theme::resolve_for_terminal(args.theme.as_deref())?;
-    let tui = crate::tui::TuiResponder::new(theme).map_err(|e| e.to_string())?;
-    Ok(Box::new(tui.with_launcher(launcher, args.no_open)))
-}
-
-#[cfg(not(feature = "tui"))]
-fn terminal_responder(
-    _args: &respond::RespondArgs,
-    _launcher: Box<dyn crate::responder::Launcher>,
-) -> Result<Box<dyn crate::responder::Responder>, String> {
-    Err(
-        "this build has no terminal front end (feature 'tui'): use --answers FILE or --action"
-            .into(),
-    )
-}
-
 /// Run one parsed command line; returns the process exit code.
-pub fn run(cli: Cli) -> u8 {
+pub fn run(cli: Cli) -> Exit {
     match cli.command {
         Command::Respond(a) => respond::run(a),
         Command::Demo(a) => demo::run(a),
@@ -337,7 +385,7 @@ mod man_tests {
     fn man_dir_writes_every_page_the_subcommands_sections_name() {
         let dir = tempfile::tempdir().expect("tempdir");
         let at = dir.path().join("man1");
-        assert_eq!(man(Some(&at)), EXIT_OK);
+        assert_eq!(man(Some(&at)), Exit::Ok);
         let main = std::fs::read_to_string(at.join("ahp-elicit.1")).expect("main page");
         let mut named = references(&main);
         let upstream = std::fs::read_to_string(at.join("ahp-elicit-upstream.1")).expect("page");
@@ -407,5 +455,118 @@ mod duration_tests {
             let e = parse_duration(s).expect_err(s);
             assert!(e.contains(why), "{s}: {e}");
         }
+    }
+}
+
+#[cfg(test)]
+mod shared_tests {
+    use super::*;
+    use ahp_elicit::binding::Mode;
+    use clap::builder::TypedValueParser;
+
+    #[test]
+    fn exit_codes_are_the_documented_numbers() {
+        assert_eq!(Exit::Ok.code(), 0);
+        assert_eq!(Exit::Invalid.code(), 1);
+        assert_eq!(Exit::Usage.code(), 2);
+        assert_eq!(Exit::Interrupted.code(), 130);
+        assert_eq!(Exit::Signal(15).code(), 143);
+        assert_eq!(Exit::Signal(1).code(), 129);
+    }
+
+    #[test]
+    fn read_input_names_the_path_and_stops_past_the_cap() {
+        let e = read_input(Path::new("/nonexistent/in.json"), 10, "request file").unwrap_err();
+        assert_eq!(
+            e,
+            "cannot read the request file /nonexistent/in.json: no such file or directory"
+        );
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("big.json");
+        std::fs::write(&p, vec![b' '; 100]).expect("write");
+        assert_eq!(read_input(&p, 10, "event").expect("read").len(), 11);
+        assert_eq!(read_input(&p, 1000, "event").expect("read").len(), 100);
+    }
+
+    #[test]
+    fn words_trims_and_refuses_with_the_list() {
+        let cmd = clap::Command::new("t");
+        let w = Words::<Mode>::new();
+        let parse = |s: &str| w.parse_ref(&cmd, None, std::ffi::OsStr::new(s));
+        assert_eq!(parse(" url ").expect("url"), Mode::Url);
+        assert_eq!(parse("form").expect("form"), Mode::Form);
+        let e = parse("fax").expect_err("fax").to_string();
+        assert!(e.contains("'fax' is not form or url"), "{e}");
+    }
+
+    #[test]
+    fn unique_keeps_the_first_order() {
+        assert_eq!(
+            unique(&[Mode::Url, Mode::Form, Mode::Url]),
+            vec![Mode::Url, Mode::Form]
+        );
+    }
+
+    /// The long flags of a command's help, in the order shown.
+    fn shown_flags(path: &[&str]) -> Vec<String> {
+        let mut cmd = command();
+        cmd.build();
+        let mut sub = &mut cmd;
+        for name in path {
+            sub = sub.find_subcommand_mut(name).expect("subcommand");
+        }
+        let help = sub.render_long_help().to_string();
+        help.lines()
+            .filter_map(|l| {
+                let l = l.trim_start();
+                let l = l.strip_prefix("-o, ").unwrap_or(l);
+                l.strip_prefix("--")
+                    .map(|f| f.split([' ', '=']).next().unwrap_or(f).to_owned())
+            })
+            .collect()
+    }
+
+    /// The shared answering flags keep each command's own order in --help.
+    #[test]
+    fn shared_flags_keep_each_commands_order() {
+        assert_eq!(
+            shown_flags(&["respond"]),
+            [
+                "output",
+                "theme",
+                "answers",
+                "action",
+                "source-adapter",
+                "timeout",
+                "modes",
+                "browser",
+                "no-open",
+                "log",
+                "log-values",
+                "plain",
+                "schema-policy"
+            ]
+        );
+        assert_eq!(
+            shown_flags(&["mcp"]),
+            [
+                "call",
+                "args",
+                "answers",
+                "action",
+                "events",
+                "modes",
+                "browser",
+                "no-open",
+                "plain",
+                "theme",
+                "schema-policy",
+                "timeout",
+                "connect-timeout",
+                "source-adapter",
+                "log",
+                "log-values"
+            ]
+        );
     }
 }

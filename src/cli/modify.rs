@@ -1,6 +1,6 @@
 //! `ahp-elicit modify`: apply a
 //! `modify(content)` effect to a result event (or a `user.message.outbound`
-//! event) through [`crate::binding::effects`], and print the new event.
+//! event) through [`ahp_elicit::binding::effects`], and print the new event.
 //!
 //! On success the new event is printed as one JSON line on stdout (exit 0).
 //! On refusal nothing is printed on stdout; each reason is printed on stderr
@@ -10,12 +10,15 @@
 //! whose grant is not stated: a modify is then refused until
 //! `--permission read-write` is given explicitly.
 
-use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
-use crate::binding::effects::{apply_content_effect, parse_effect, Permission};
-use crate::binding::{parse_json, read_request_event, Violation};
-use crate::safe_text::display;
+use ahp_elicit::binding::effects::{apply_content_effect, parse_effect, Permission};
+use ahp_elicit::binding::{parse_json, read_request_event, Violation};
+use ahp_elicit::respond::sink::terminal_safe;
+use ahp_elicit::safe_text::display;
+
+use super::Exit;
 
 /// Arguments of `ahp-elicit modify`.
 #[derive(Debug, clap::Args)]
@@ -38,8 +41,8 @@ pub struct ModifyArgs {
     #[arg(long, value_name = "FILE")]
     pub effect: PathBuf,
     /// The subscriber's permission on the event: read (default) or read-write.
-    #[arg(long, default_value = "read", value_parser = ["read", "read-write"])]
-    pub permission: String,
+    #[arg(long, default_value = "read", value_enum)]
+    pub permission: Permission,
 }
 
 enum Load {
@@ -47,28 +50,19 @@ enum Load {
     Bad(Vec<Violation>),
 }
 
-fn load(path: &PathBuf, what: &str) -> Result<serde_json::Value, Load> {
-    let mut bytes = Vec::new();
-    let limit = crate::binding::limits::MAX_EVENT_BYTES as u64 + 1;
-    let res = if path.as_os_str() == "-" {
-        std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
-    } else {
-        std::fs::File::open(path).and_then(|f| f.take(limit).read_to_end(&mut bytes))
-    };
-    res.map_err(|e| Load::Io(format!("cannot read the {what} {}: {e}", path.display())))?;
+fn load(path: &Path, what: &str) -> Result<serde_json::Value, Load> {
+    let bytes = super::read_input(path, ahp_elicit::binding::limits::MAX_EVENT_BYTES, what)
+        .map_err(Load::Io)?;
     parse_json(&bytes).map_err(|e| Load::Bad(vec![e]))
 }
 
-fn refuse(what: &str, errs: &[Violation]) -> u8 {
-    eprintln!("ahp-elicit modify: refused: {what}");
-    for e in errs {
-        eprintln!("  {}", display(&e.to_string()));
-    }
-    super::EXIT_INVALID
+fn refuse(what: &str, errs: &[Violation]) -> Exit {
+    super::print_violations(&format!("ahp-elicit modify: refused: {what}"), errs);
+    Exit::Invalid
 }
 
-/// Run the command; returns the exit code.
-pub fn run(args: ModifyArgs) -> u8 {
+/// Run the command; returns the exit status.
+pub fn run(args: ModifyArgs) -> Exit {
     let stdins = [
         Some(&args.result),
         args.request.as_ref(),
@@ -79,14 +73,14 @@ pub fn run(args: ModifyArgs) -> u8 {
     .count();
     if stdins > 1 {
         eprintln!("ahp-elicit modify: only one of the files can be '-' (stdin)");
-        return super::EXIT_USAGE;
+        return Exit::Usage;
     }
-    let perm = Permission::parse(&args.permission).unwrap_or(Permission::Read);
+    let perm = args.permission;
     let get = |p: &PathBuf, what: &str| match load(p, what) {
         Ok(v) => Ok(v),
         Err(Load::Io(m)) => {
             eprintln!("ahp-elicit modify: {}", display(&m));
-            Err(super::EXIT_USAGE)
+            Err(Exit::Usage)
         }
         Err(Load::Bad(es)) => Err(refuse(&format!("the {what} is not a JSON event"), &es)),
     };
@@ -118,13 +112,13 @@ pub fn run(args: ModifyArgs) -> u8 {
     match apply_content_effect(&event, request.as_ref(), &effect, perm) {
         Ok(new) => {
             let mut out = std::io::stdout().lock();
-            if writeln!(out, "{}", super::respond::terminal_safe(&new.to_string()))
+            if writeln!(out, "{}", terminal_safe(&new.to_string()))
                 .and_then(|_| out.flush())
                 .is_err()
             {
-                return super::EXIT_USAGE;
+                return Exit::Usage;
             }
-            super::EXIT_OK
+            Exit::Ok
         }
         Err(es) => refuse("the effect is not applied; nothing changed", &es),
     }

@@ -1,6 +1,6 @@
 //! `ahp-elicit upstream verify|extract|refresh`: the pinned MCP upstream
 //! The library side is
-//! [`crate::binding::upstream`].
+//! [`ahp_elicit::upstream`].
 //!
 //! The upstream folder is `--dir DIR`, else `$AHP_UPSTREAM_DIR`, else
 //! `upstream/mcp/2025-11-25/` when it holds the files, else
@@ -13,8 +13,10 @@
 
 use std::path::PathBuf;
 
-use crate::binding::schemas::MCP_ELICITATION;
-use crate::binding::upstream::{self, UpstreamError};
+use ahp_elicit::binding::schemas::MCP_ELICITATION;
+use ahp_elicit::upstream::{self, UpstreamError};
+
+use super::Exit;
 
 /// The upstream subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -71,14 +73,17 @@ pub struct RefreshArgs {
     pub mirror: Option<String>,
 }
 
-fn report(e: &UpstreamError) -> u8 {
+fn report(e: &UpstreamError) -> Exit {
     eprintln!("ahp-elicit upstream: {e}");
-    e.exit_code()
+    match e {
+        UpstreamError::Mismatch(_) => Exit::Invalid,
+        _ => Exit::Usage,
+    }
 }
 
 /// Like [`report`], and when a pinned file is missing also say where the
 /// files were looked for and how to get them.
-fn report_missing(e: &UpstreamError, dir: &std::path::Path) -> u8 {
+fn report_missing(e: &UpstreamError, dir: &std::path::Path) -> Exit {
     let code = report(e);
     if let UpstreamError::Io { source, .. } = e {
         if source.kind() == std::io::ErrorKind::NotFound {
@@ -99,14 +104,14 @@ fn report_missing(e: &UpstreamError, dir: &std::path::Path) -> u8 {
     code
 }
 
-fn verify(a: VerifyArgs) -> u8 {
+fn verify(a: VerifyArgs) -> Exit {
     let dir = upstream::resolve_dir(a.dir.as_deref());
     let committed = match &a.schema {
         Some(p) => match std::fs::read_to_string(p) {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("ahp-elicit upstream: {}: {e}", p.display());
-                return super::EXIT_USAGE;
+                return Exit::Usage;
             }
         },
         None => MCP_ELICITATION.to_owned(),
@@ -122,20 +127,20 @@ fn verify(a: VerifyArgs) -> u8 {
                 p.commit,
                 upstream::GENERATED_PATH
             );
-            super::EXIT_OK
+            Exit::Ok
         }
         Ok(diffs) => {
             eprintln!("ahp-elicit upstream verify: {} differs:", dir.display());
             for d in diffs {
                 eprintln!("  {d}");
             }
-            super::EXIT_INVALID
+            Exit::Invalid
         }
         Err(e) => report_missing(&e, &dir),
     }
 }
 
-fn extract(a: ExtractArgs) -> u8 {
+fn extract(a: ExtractArgs) -> Exit {
     let dir = upstream::resolve_dir(a.dir.as_deref());
     let text = match upstream::extract_dir(&dir) {
         Ok(t) => t,
@@ -143,7 +148,7 @@ fn extract(a: ExtractArgs) -> u8 {
     };
     if a.out.as_os_str() == "-" {
         print!("{text}");
-        return super::EXIT_OK;
+        return Exit::Ok;
     }
     match std::fs::write(&a.out, text) {
         Ok(()) => {
@@ -152,16 +157,16 @@ fn extract(a: ExtractArgs) -> u8 {
                 a.out.display(),
                 dir.display()
             );
-            super::EXIT_OK
+            Exit::Ok
         }
         Err(e) => {
             eprintln!("ahp-elicit upstream: {}: {e}", a.out.display());
-            super::EXIT_USAGE
+            Exit::Usage
         }
     }
 }
 
-fn refresh(a: RefreshArgs) -> u8 {
+fn refresh(a: RefreshArgs) -> Exit {
     let dir = match a.dir {
         Some(d) => d,
         None => match std::env::var_os(upstream::ENV_DIR) {
@@ -175,21 +180,21 @@ fn refresh(a: RefreshArgs) -> u8 {
                 "ok: downloaded the pinned files into {}; both digests match",
                 dir.display()
             );
-            super::EXIT_OK
+            Exit::Ok
         }
         Ok(diffs) => {
             eprintln!("ahp-elicit upstream refresh: refused, nothing kept:");
             for d in diffs {
                 eprintln!("  {d}");
             }
-            super::EXIT_INVALID
+            Exit::Invalid
         }
         Err(e) => report(&e),
     }
 }
 
-/// Run the command; returns the exit code.
-pub fn run(c: UpstreamCommand) -> u8 {
+/// Run the command; returns the exit status.
+pub fn run(c: UpstreamCommand) -> Exit {
     match c {
         UpstreamCommand::Verify(a) => verify(a),
         UpstreamCommand::Extract(a) => extract(a),

@@ -1,69 +1,31 @@
 //! `ahp-elicit validate`: validate events through the wire
-//! root and the binding, one report per event.
+//! root and the binding, one report per event. The checks and the report
+//! format are the library's [`ahp_elicit::validate`]; this file reads the
+//! arguments, opens the inputs and the `--request` file, and maps the
+//! verdicts to the exit code.
 //!
 //! Input: each FILE (or `-`, stdin; the default) holds one JSON event
-//! (pretty-printed or not), JSON Lines of events, or several documents. An
-//! input is read ([`split_input`]) by the incremental framer of
-//! [`crate::stream`], the same as `respond`'s: one pass, bounded memory;
-//! broken or truncated text is reported with its line number and the events
-//! after it are still read; an event over [`MAX_EVENT_BYTES`] is reported
-//! (rule `limits`) and skipped unread.
-//!
-//! Each event goes through [`crate::binding`]: [`parse_json`] (limits, UTF-8,
-//! syntax), then by `type`: [`read_request_event`], [`read_result_event`]
-//! (and [`check_answer`] against the request with id equal to its
+//! (pretty-printed or not), JSON Lines of events, or several documents.
+//! Results are checked against the request with id equal to their
 //! `parentEventId`: from `--request FILE`, else one seen earlier in the
-//! inputs), or for the other event types [`schemas::validate_event`].
-//! Memory stays bounded on endless streams: the requests kept for that
-//! cross-check are the latest [`MAX_REMEMBERED`] (4,096) within
-//! [`MAX_REMEMBERED_BYTES`] (4 MiB) of text; a result whose request was
-//! forgotten is checked on its own, as one whose request was never seen.
+//! inputs (the latest 4,096 within 4 MiB).
 //!
-//! Output (stdout): text, one line per event `<file>:<line>: <id>: valid`
-//! or `<file>:<line>: <id>: invalid` followed by indented `pointer [rule] message` lines
-//! (server text passed through [`crate::safe_text::display`]); or with
-//! `--format json` one object per event per line,
-//! `{"id", "type", "valid", "errors": [{"pointer", "rule", "message"}], "input", "line"}`
-//! (`id` and `type` are null when the event has none, e.g. not JSON).
+//! Output (stdout): text, or with `--format json` one object per event per
+//! line (see [`ahp_elicit::validate::write_verdict`]).
 //!
 //! Exit: 0 every event valid; 1 some event invalid (or an input holds no
 //! event); 2 usage or an input that cannot be read.
 
-use std::collections::{HashMap, VecDeque};
-use std::io::{BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
-use crate::binding::elicitation::{REQUEST_TYPE, RESULT_TYPE};
-use crate::binding::limits::MAX_EVENT_BYTES;
-use crate::binding::{
-    check_answer, parse_json, read_request_event, schemas, take_request_event, take_result_event,
-    RequestEvent, ResultEvent, Violation,
+use ahp_elicit::binding::{parse_json, read_request_event, RequestEvent};
+use ahp_elicit::safe_text::display;
+use ahp_elicit::validate::{
+    check_input, split_input, Checker, Format, MAX_REMEMBERED, MAX_REMEMBERED_BYTES,
 };
-use crate::safe_text::display;
-use crate::stream::Frame;
 
-/// The eight event types of the binding.
-pub const EVENT_TYPES: [&str; 8] = [
-    "config.change.before",
-    "config.change.after",
-    "user.attention",
-    "user.elicitation.request",
-    "user.elicitation.result",
-    "user.message.inbound",
-    "user.message.outbound",
-    "hook.failure",
-];
-
-/// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// `FILE:LINE: ID: valid|invalid` and indented `pointer [rule] message` lines.
-    Text,
-    /// One JSON object per event per line.
-    Json,
-}
+use super::Exit;
 
 /// Arguments of `ahp-elicit validate`.
 #[derive(Debug, clap::Args)]
@@ -83,324 +45,6 @@ pub struct ValidateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-}
-
-/// One event's bytes as found in an input, or why there is none.
-#[derive(Debug)]
-pub struct Chunk {
-    /// 1-based line where the event starts.
-    pub line: usize,
-    /// The event text, or a violation (rule `limits`) for a line too long
-    /// to hold.
-    pub bytes: Result<Vec<u8>, Violation>,
-}
-
-/// Split one input into events with the incremental
-/// [`Framer`](crate::stream::Framer) (see the module doc), calling `each`
-/// for every event in order. Broken or truncated text is passed on as it
-/// is (parsing it names the syntax error); a value over [`MAX_EVENT_BYTES`]
-/// is skipped unread and passed on as a `limits` violation.
-///
-/// Errors: only a read error of the input.
-pub fn split_input<R: Read>(input: R, mut each: impl FnMut(Chunk)) -> std::io::Result<()> {
-    let reader = BufReader::with_capacity(64 * 1024, input);
-    crate::stream::frame_reader(reader, MAX_EVENT_BYTES, |f| {
-        let line = f.line();
-        let bytes = match f {
-            Frame::Value { bytes, .. } | Frame::Broken { bytes, .. } => Ok(bytes),
-            Frame::TooLong { len, .. } => Err(Violation::new(
-                "",
-                "limits",
-                format!(
-                    "the event holds {len} bytes or more, over the limit of {MAX_EVENT_BYTES} bytes per event"
-                ),
-            )),
-        };
-        each(Chunk { line, bytes });
-        true
-    })
-}
-
-/// The verdict on one event.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
-    /// The event's `id`, when it is a string.
-    pub id: Option<String>,
-    /// The event's `type`, when it is a string.
-    pub ty: Option<String>,
-    /// Every violation; empty means valid.
-    pub errors: Vec<Violation>,
-}
-
-/// At most this many valid requests are remembered for the cross-checks of
-/// later results (the oldest is forgotten first); a result whose request
-/// was forgotten, or never seen, is checked on its own.
-pub const MAX_REMEMBERED: usize = 4_096;
-/// At most this many bytes of event text of remembered requests (the same
-/// rule as [`MAX_REMEMBERED`]; the latest request is always kept).
-pub const MAX_REMEMBERED_BYTES: usize = 4 * 1024 * 1024;
-
-/// What the order-free part of validation found for one event ([`prepare`]);
-/// [`Checker::finish`] completes it in input order.
-#[derive(Debug)]
-pub enum Prepared {
-    /// The verdict is final.
-    Done(Verdict),
-    /// A valid request, to remember for later results; `size` is its text's
-    /// length in bytes.
-    Request {
-        verdict: Verdict,
-        request: RequestEvent,
-        size: usize,
-    },
-    /// A result valid on its own, still to check against its request.
-    Result {
-        verdict: Verdict,
-        result: ResultEvent,
-    },
-}
-
-/// The checks of one event text that need no other event (limits, syntax,
-/// wire root, the codec's reading of the body): safe to run in parallel.
-pub fn prepare(bytes: &[u8]) -> Prepared {
-    let v = match parse_json(bytes) {
-        Ok(v) => v,
-        Err(e) => {
-            return Prepared::Done(Verdict {
-                id: None,
-                ty: None,
-                errors: vec![e],
-            })
-        }
-    };
-    let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
-    let ty = v.get("type").and_then(Value::as_str).map(str::to_owned);
-    // Some(true): a request; Some(false): a result; None: another type.
-    let kind = match ty.as_deref() {
-        Some(REQUEST_TYPE) => Some(true),
-        Some(RESULT_TYPE) => Some(false),
-        _ => None,
-    };
-    let verdict = move |errors| Verdict { id, ty, errors };
-    match kind {
-        Some(true) => match take_request_event(v) {
-            Ok(mut request) => {
-                // The cross-checks need the id, server, mode and view only.
-                request.event = Value::Null;
-                Prepared::Request {
-                    verdict: verdict(Vec::new()),
-                    request,
-                    size: bytes.len(),
-                }
-            }
-            Err(e) => Prepared::Done(verdict(e)),
-        },
-        Some(false) => match take_result_event(v) {
-            Ok(mut result) => {
-                result.event = Value::Null;
-                Prepared::Result {
-                    verdict: verdict(Vec::new()),
-                    result,
-                }
-            }
-            Err(e) => Prepared::Done(verdict(e)),
-        },
-        None => {
-            let errs = schemas::validate_event(&v);
-            let ty = v.get("type").and_then(Value::as_str);
-            let errs = if errs.is_empty() {
-                envelope_guard(&v, ty)
-            } else {
-                errs
-            };
-            Prepared::Done(verdict(suggest_type(errs, ty)))
-        }
-    }
-}
-
-/// Validates events one by one, remembering valid request events (at most
-/// [`MAX_REMEMBERED`], [`MAX_REMEMBERED_BYTES`]) so that later results are
-/// checked against them.
-#[derive(Debug, Default)]
-pub struct Checker {
-    /// Requests from `--request` (when non-empty, the only ones used).
-    reference: Vec<RequestEvent>,
-    /// Valid requests seen lately, by id, with their place in `order`.
-    seen: HashMap<String, (u64, RequestEvent)>,
-    /// Remembered ids, oldest first: (id, place, text bytes). An entry whose
-    /// place differs from the map's was replaced by a later request with
-    /// the same id.
-    order: VecDeque<(String, u64, usize)>,
-    /// The next place.
-    next: u64,
-    /// Text bytes of the remembered requests.
-    bytes: usize,
-    /// Requests forgotten to keep within the bounds.
-    forgotten: usize,
-    /// Results checked on their own: no remembered request matched.
-    alone: usize,
-}
-
-impl Checker {
-    /// A checker; `reference` are the `--request` events (may be empty).
-    pub fn new(reference: Vec<RequestEvent>) -> Self {
-        Checker {
-            reference,
-            ..Checker::default()
-        }
-    }
-
-    /// How many requests are remembered now.
-    pub fn remembered(&self) -> usize {
-        self.seen.len()
-    }
-
-    /// How many requests were forgotten to keep within the bounds, and how
-    /// many results were checked on their own (no remembered request).
-    pub fn forgotten(&self) -> (usize, usize) {
-        (self.forgotten, self.alone)
-    }
-
-    fn request_for(&self, res: &ResultEvent) -> Result<Option<&RequestEvent>, Violation> {
-        if self.reference.len() == 1 {
-            return Ok(self.reference.first());
-        }
-        if !self.reference.is_empty() {
-            return match self.reference.iter().find(|r| r.id == res.parent_event_id) {
-                Some(r) => Ok(Some(r)),
-                None => Err(Violation::new(
-                    "/parentEventId",
-                    "parent-id",
-                    format!(
-                        "no request with id '{}' in the --request file",
-                        res.parent_event_id
-                    ),
-                )),
-            };
-        }
-        Ok(self.seen.get(&res.parent_event_id).map(|(_, r)| r))
-    }
-
-    /// Remember a valid request, forgetting the oldest beyond the bounds.
-    fn remember(&mut self, request: RequestEvent, size: usize) {
-        let place = self.next;
-        self.next += 1;
-        self.order.push_back((request.id.clone(), place, size));
-        self.bytes += size;
-        self.seen.insert(request.id.clone(), (place, request));
-        while self.order.len() > MAX_REMEMBERED
-            || (self.bytes > MAX_REMEMBERED_BYTES && self.order.len() > 1)
-        {
-            let Some((id, place, size)) = self.order.pop_front() else {
-                break;
-            };
-            self.bytes -= size;
-            if self.seen.get(&id).is_some_and(|(p, _)| *p == place) {
-                self.seen.remove(&id);
-                self.forgotten += 1;
-            }
-        }
-    }
-
-    /// Complete a [`prepare`]d event, in input order: remember a request,
-    /// check a result against its request.
-    pub fn finish(&mut self, p: Prepared) -> Verdict {
-        match p {
-            Prepared::Done(v) => v,
-            Prepared::Request {
-                verdict,
-                request,
-                size,
-            } => {
-                self.remember(request, size);
-                verdict
-            }
-            Prepared::Result {
-                mut verdict,
-                result,
-            } => {
-                match self.request_for(&result) {
-                    Ok(Some(req)) => verdict.errors = check_answer(req, &result),
-                    Ok(None) => self.alone += 1,
-                    Err(e) => verdict.errors = vec![e],
-                }
-                verdict
-            }
-        }
-    }
-
-    /// Validate one event text (see the module doc).
-    pub fn check(&mut self, bytes: &[u8]) -> Verdict {
-        self.finish(prepare(bytes))
-    }
-}
-
-/// An unknown event `type`: the `/type` violation says which valid type is
-/// nearest (a typo such as `user.elicitation.reqest`).
-fn suggest_type(mut errors: Vec<Violation>, ty: Option<&str>) -> Vec<Violation> {
-    let Some(t) = ty.filter(|t| !EVENT_TYPES.contains(t)) else {
-        return errors;
-    };
-    let Some(near) = nearest_type(t) else {
-        return errors;
-    };
-    for e in errors.iter_mut().filter(|e| e.pointer == "/type") {
-        e.message = format!(
-            "'{t}' is not one of the eight event types of this binding; did you mean '{near}'?"
-        );
-    }
-    errors
-}
-
-/// The event type nearest to `t` (edit distance), when it is close enough
-/// to be a typo (at most a third of its length, and at most 6 edits).
-pub fn nearest_type(t: &str) -> Option<&'static str> {
-    let (best, d) = EVENT_TYPES
-        .iter()
-        .map(|c| (*c, edit_distance(t, c)))
-        .min_by_key(|(_, d)| *d)?;
-    (d <= (best.len() / 3).min(6)).then_some(best)
-}
-
-/// Levenshtein distance by characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                prev
-            } else {
-                1 + prev.min(cur).min(row[j])
-            };
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
-/// The least the wire root demands of an event whose type has no codec: an
-/// object with one of the eight types (kept in case a schema says nothing).
-fn envelope_guard(v: &Value, ty: Option<&str>) -> Vec<Violation> {
-    if !v.is_object() {
-        return vec![Violation::new("", "wire-root", "an event is a JSON object")];
-    }
-    match ty {
-        None => vec![Violation::new(
-            "/type",
-            "wire-root",
-            "type is required and must be a string",
-        )],
-        Some(t) if !EVENT_TYPES.contains(&t) => vec![Violation::new(
-            "/type",
-            "wire-root",
-            format!("'{t}' is not one of the eight event types of this binding"),
-        )],
-        Some(_) => Vec::new(),
-    }
 }
 
 fn open(path: &Path) -> std::io::Result<Box<dyn Read + Send>> {
@@ -439,10 +83,10 @@ fn load_reference(path: &Path) -> Result<(Vec<RequestEvent>, bool), String> {
     .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let who = display(&name(path)).into_owned();
     for (line, es) in &problems {
-        eprintln!("ahp-elicit validate: --request {who}:{line}: not a valid request event");
-        for e in es {
-            eprintln!("  {}", display(&e.to_string()));
-        }
+        super::print_violations(
+            &format!("ahp-elicit validate: --request {who}:{line}: not a valid request event"),
+            es,
+        );
     }
     if reqs.is_empty() && problems.is_empty() {
         eprintln!("ahp-elicit validate: --request {who}: no event found");
@@ -451,167 +95,21 @@ fn load_reference(path: &Path) -> Result<(Vec<RequestEvent>, bool), String> {
     Ok((reqs, !problems.is_empty()))
 }
 
-/// Shorten a hostile id for the terminal.
-fn shown_id(id: &str) -> String {
-    const MAX: usize = 256;
-    let s: String = id.chars().take(MAX).collect();
-    let s = if id.chars().count() > MAX {
-        format!("{s}…")
-    } else {
-        s
-    };
-    display(&s).into_owned()
-}
-
-/// Write one verdict in `format`.
-pub fn write_verdict(
-    out: &mut dyn Write,
-    format: Format,
-    input: &str,
-    line: usize,
-    v: &Verdict,
-) -> std::io::Result<()> {
-    match format {
-        Format::Json => write_json(out, input, line, v),
-        Format::Text => {
-            // FILE:LINE first, as compilers do, then the event id.
-            let file = if input == "-" {
-                "<stdin>".into()
-            } else {
-                display(input)
-            };
-            let who = match &v.id {
-                Some(id) => format!("{file}:{line}: {}", shown_id(id)),
-                None => format!("{file}:{line}"),
-            };
-            if v.errors.is_empty() {
-                writeln!(out, "{who}: valid")
-            } else {
-                writeln!(out, "{who}: invalid")?;
-                for e in &v.errors {
-                    let p = if e.pointer.is_empty() {
-                        "(root)"
-                    } else {
-                        &e.pointer
-                    };
-                    writeln!(
-                        out,
-                        "  {} [{}] {}",
-                        display(p),
-                        display(&e.rule),
-                        display(&e.message)
-                    )?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-/// One verdict as one JSON line, keys in the documented order, written
-/// without building a JSON value; terminal-unsafe characters escaped as
-/// [`super::respond::terminal_safe`] does.
-fn write_json(out: &mut dyn Write, input: &str, line: usize, v: &Verdict) -> std::io::Result<()> {
-    let mut buf = Vec::with_capacity(128);
-    buf.extend_from_slice(b"{\"id\":");
-    serde_json::to_writer(&mut buf, &v.id)?;
-    buf.extend_from_slice(b",\"type\":");
-    serde_json::to_writer(&mut buf, &v.ty)?;
-    buf.extend_from_slice(b",\"valid\":");
-    buf.extend_from_slice(if v.errors.is_empty() {
-        b"true"
-    } else {
-        b"false"
-    });
-    buf.extend_from_slice(b",\"errors\":");
-    serde_json::to_writer(&mut buf, &v.errors)?;
-    buf.extend_from_slice(b",\"input\":");
-    serde_json::to_writer(&mut buf, input)?;
-    write!(buf, ",\"line\":{line}}}")?;
-    // Printable ASCII cannot hold anything unsafe; anything else is looked at.
-    if buf.iter().all(|b| (0x20..0x7f).contains(b)) {
-        buf.push(b'\n');
-        return out.write_all(&buf);
-    }
-    let text = String::from_utf8_lossy(&buf);
-    writeln!(out, "{}", super::respond::terminal_safe(&text))
-}
-
-/// Events (and bytes of event text, each event counted as at least
-/// 1 KiB) read ahead of the report: the bound on the memory of the parallel
-/// check.
-const WINDOW: crate::stream::ordered::Limits = crate::stream::ordered::Limits {
-    items: 512,
-    bytes: 4 * 1024 * 1024,
-};
-
-/// How one input went.
-#[derive(Debug, Default)]
-struct InputOutcome {
-    events: usize,
-    invalid: bool,
-    write_failed: bool,
-}
-
-/// Check every event of one input, reporting each to `out` in input order.
-/// The per-event checks run on `workers` threads; the cross-checks of
-/// results against remembered requests run in order on this one.
-fn check_input(
-    rd: Box<dyn Read + Send>,
-    input: &str,
-    checker: &mut Checker,
-    out: &mut dyn Write,
-    format: Format,
-    workers: usize,
-) -> (std::io::Result<()>, InputOutcome) {
-    let mut o = InputOutcome::default();
-    let read = crate::stream::ordered::map_ordered(
-        workers,
-        WINDOW,
-        move |send| {
-            split_input(rd, |c| {
-                let cost = c.bytes.as_ref().map_or(0, Vec::len).max(1024);
-                send(c, cost)
-            })
-        },
-        |c: Chunk| {
-            let p = match c.bytes {
-                Ok(b) => prepare(&b),
-                Err(e) => Prepared::Done(Verdict {
-                    id: None,
-                    ty: None,
-                    errors: vec![e],
-                }),
-            };
-            (c.line, p)
-        },
-        |(line, p)| {
-            o.events += 1;
-            let v = checker.finish(p);
-            o.invalid |= !v.errors.is_empty();
-            if !o.write_failed && write_verdict(out, format, input, line, &v).is_err() {
-                o.write_failed = true;
-            }
-        },
-    );
-    (read, o)
-}
-
-/// Run the command; returns the exit code.
-pub fn run(args: ValidateArgs) -> u8 {
-    let mut worst = super::EXIT_OK;
+/// Run the command; returns the exit status.
+pub fn run(args: ValidateArgs) -> Exit {
+    let mut worst = Exit::Ok;
     let reference = match &args.request {
         None => Vec::new(),
         Some(p) => match load_reference(p) {
             Ok((r, bad)) => {
                 if bad {
-                    worst = super::EXIT_INVALID;
+                    worst = Exit::Invalid;
                 }
                 r
             }
             Err(m) => {
                 eprintln!("ahp-elicit validate: {}", display(&m));
-                return super::EXIT_USAGE;
+                return Exit::Usage;
             }
         },
     };
@@ -637,21 +135,21 @@ pub fn run(args: ValidateArgs) -> u8 {
         };
         let (res, o) = check_input(rd, &input, &mut checker, &mut out, args.format, workers);
         if o.invalid {
-            worst = super::EXIT_INVALID;
+            worst = Exit::Invalid;
         }
         if let Err(e) = res {
             eprintln!("ahp-elicit validate: cannot read {}: {e}", display(&input));
             unreadable = true;
         } else if o.events == 0 {
             eprintln!("ahp-elicit validate: {}: no event found", display(&input));
-            worst = super::EXIT_INVALID;
+            worst = Exit::Invalid;
         }
         unreadable |= o.write_failed;
     }
     unreadable |= out.flush().is_err();
     note_forgotten(&checker);
     if unreadable {
-        super::EXIT_USAGE
+        Exit::Usage
     } else {
         worst
     }

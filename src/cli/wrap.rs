@@ -1,6 +1,6 @@
 //! `ahp-elicit wrap`: raw MCP `elicitation/create` params in,
 //! a validated `user.elicitation.request` event out, through
-//! [`crate::binding::wrap_params`] (the params serialized whole into
+//! [`ahp_elicit::binding::wrap_params`] (the params serialized whole into
 //! `request.text`, the mode written explicitly, nothing injected).
 //!
 //! The default id is `evt-` and the first 16 hex digits of the SHA-256 of
@@ -10,15 +10,18 @@
 //! Exit: 0 the event is on stdout; 1 the params are not valid (each error on
 //! stderr with its pointer and rule); 2 usage or unreadable input.
 
-use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use sha2::Digest;
 
-use crate::binding::content::format_ok;
-use crate::binding::limits::{MAX_EVENT_BYTES, MAX_ID_CHARS};
-use crate::binding::{parse_json, wrap_params, Server, StringFormat};
-use crate::safe_text::display;
+use ahp_elicit::binding::content::format_ok;
+use ahp_elicit::binding::limits::{MAX_EVENT_BYTES, MAX_ID_CHARS};
+use ahp_elicit::binding::{parse_json, wrap_params, Server, StringFormat};
+use ahp_elicit::respond::sink::terminal_safe;
+use ahp_elicit::safe_text::display;
+
+use super::Exit;
 
 /// Arguments of `ahp-elicit wrap`.
 #[derive(Debug, clap::Args)]
@@ -57,43 +60,38 @@ pub fn default_id(text: &str) -> String {
     format!("evt-{hex}")
 }
 
-/// Run the command; returns the exit code.
-pub fn run(args: WrapArgs) -> u8 {
+/// Run the command; returns the exit status.
+pub fn run(args: WrapArgs) -> Exit {
     if let Some(t) = &args.time {
         if !format_ok(StringFormat::DateTime, t) {
             eprintln!(
                 "ahp-elicit wrap: --time '{}' is not an RFC 3339 date-time",
                 display(t)
             );
-            return super::EXIT_USAGE;
+            return Exit::Usage;
         }
     }
     if let Some(id) = &args.id {
         let n = id.chars().count();
         if n == 0 || n > MAX_ID_CHARS || id.chars().any(char::is_control) {
             eprintln!("ahp-elicit wrap: --id must be 1 to {MAX_ID_CHARS} characters, no control characters");
-            return super::EXIT_USAGE;
+            return Exit::Usage;
         }
     }
-    let mut bytes = Vec::new();
-    let limit = MAX_EVENT_BYTES as u64 + 1;
-    let res = match &args.input {
-        None => std::io::stdin().lock().take(limit).read_to_end(&mut bytes),
-        Some(p) if p.as_os_str() == "-" => {
-            std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
+    let input = args.input.as_deref().unwrap_or(Path::new("-"));
+    let bytes = match super::read_input(input, MAX_EVENT_BYTES, "params") {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("ahp-elicit wrap: {e}");
+            return Exit::Usage;
         }
-        Some(p) => std::fs::File::open(p).and_then(|f| f.take(limit).read_to_end(&mut bytes)),
     };
-    if let Err(e) = res {
-        eprintln!("ahp-elicit wrap: cannot read the params: {e}");
-        return super::EXIT_USAGE;
-    }
-    let report = |errs: &[crate::binding::Violation]| {
-        eprintln!("ahp-elicit wrap: the params are not a valid elicitation/create request");
-        for e in errs {
-            eprintln!("  {}", display(&e.to_string()));
-        }
-        super::EXIT_INVALID
+    let report = |errs: &[ahp_elicit::binding::Violation]| {
+        super::print_violations(
+            "ahp-elicit wrap: the params are not a valid elicitation/create request",
+            errs,
+        );
+        Exit::Invalid
     };
     let params = match parse_json(&bytes) {
         Ok(v) => v,
@@ -103,7 +101,7 @@ pub fn run(args: WrapArgs) -> u8 {
         Ok(t) => t,
         Err(e) => {
             eprintln!("ahp-elicit wrap: {e}");
-            return super::EXIT_USAGE;
+            return Exit::Usage;
         }
     };
     let id = args.id.clone().unwrap_or_else(|| default_id(&text));
@@ -115,17 +113,13 @@ pub fn run(args: WrapArgs) -> u8 {
     match wrap_params(&params, &server, &args.adapter, &id, args.time.as_deref()) {
         Ok(ev) => {
             let mut out = std::io::stdout().lock();
-            if writeln!(
-                out,
-                "{}",
-                super::respond::terminal_safe(&ev.event.to_string())
-            )
-            .and_then(|_| out.flush())
-            .is_err()
+            if writeln!(out, "{}", terminal_safe(&ev.event.to_string()))
+                .and_then(|_| out.flush())
+                .is_err()
             {
-                return super::EXIT_USAGE;
+                return Exit::Usage;
             }
-            super::EXIT_OK
+            Exit::Ok
         }
         Err(es) => report(&es),
     }

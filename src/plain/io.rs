@@ -58,7 +58,9 @@ pub trait LineIo {
 
 /// A [`LineIo`] for tests: replays [`Reply`]s and records a transcript that
 /// reads like the terminal (the prompt followed by the typed line, `^C` for
-/// Control-C, `^D` for Control-D).
+/// Control-C, `^D` for Control-D). Test support, not part of the library's
+/// surface.
+#[doc(hidden)]
 #[derive(Debug, Default, Clone)]
 pub struct MemoryIo {
     /// What is still to be typed.

@@ -1,0 +1,167 @@
+//! The answering flags that `respond` and `mcp` share (one [`AnswerArgs`],
+//! flattened into both), and the responder and log they build.
+//!
+//! Each flag keeps its place in each command's `--help`: the fields carry
+//! the display order of `respond`, and `mcp` moves and rewords a few of them
+//! with `mut_arg`.
+
+use std::path::PathBuf;
+
+use ahp_elicit::binding::Action;
+use ahp_elicit::launcher::{CommandBrowser, NoOpen, SystemBrowser};
+use ahp_elicit::respond::{LoggingLauncher, SharedLog};
+use ahp_elicit::responder::{Launcher, Responder};
+
+/// How requests are answered: by a person on the terminal (full screen or
+/// plain), or by a script (`--answers`, `--action`); where a consented URL
+/// is opened; what is logged.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AnswerArgs {
+    /// Theme: default, light, high-contrast, monochrome, or a TOML file
+    /// (PATH). NO_COLOR selects monochrome unless a theme is given.
+    #[arg(long, value_name = "NAME|PATH", display_order = 20)]
+    pub theme: Option<String>,
+    /// Answer from a file instead of a terminal: {"action":..,"content":{..}}
+    /// for every request, or an object keyed by request event id.
+    #[arg(long, conflicts_with = "action", display_order = 30)]
+    pub answers: Option<PathBuf>,
+    /// Answer every request with this action, without a terminal (accept
+    /// submits a form as shown, defaults pre-filled; on a URL request it is
+    /// consent to open).
+    #[arg(long, value_enum, display_order = 40)]
+    pub action: Option<Action>,
+    /// Open consented URLs with CMD (no shell; the URL is added as its last argument) instead of the
+    /// system browser.
+    #[arg(
+        long,
+        value_name = "CMD",
+        conflicts_with = "no_open",
+        display_order = 80
+    )]
+    pub browser: Option<String>,
+    /// Never open a URL: show it for copying; consent is still recorded.
+    #[arg(long, display_order = 90)]
+    pub no_open: bool,
+    /// Log events and decisions (JSON Lines) to FILE; URL queries and
+    /// fragments redacted, no form values.
+    #[arg(long, value_name = "FILE", display_order = 100)]
+    pub log: Option<PathBuf>,
+    /// With --log, also log form values.
+    #[arg(long, requires = "log", display_order = 110)]
+    pub log_values: bool,
+    /// Plain mode: ask line by line (screen readers, dumb terminals); also
+    /// chosen by TERM=dumb or AHP_ELICIT_PLAIN=1.
+    #[arg(long, display_order = 120)]
+    pub plain: bool,
+}
+
+impl AnswerArgs {
+    /// A person answers (no `--answers`, no `--action`).
+    pub fn interactive(&self) -> bool {
+        self.answers.is_none() && self.action.is_none()
+    }
+
+    /// The `--log` file, opened (None without `--log`).
+    ///
+    /// Errors: the file cannot be created; the sentence names it.
+    pub fn open_log(&self) -> Result<Option<SharedLog>, String> {
+        match &self.log {
+            Some(p) => match ahp_elicit::log::EventLog::open(p, self.log_values) {
+                Ok(l) => Ok(Some(std::rc::Rc::new(std::cell::RefCell::new(l)))),
+                Err(e) => Err(e.to_string()),
+            },
+            None => Ok(None),
+        }
+    }
+
+    /// Hold stderr notices while a person answers on the terminal (they are
+    /// written when the returned guard drops, after the screen is given
+    /// back). Declare the guard before the responder.
+    pub fn hold_stderr(&self) -> ahp_elicit::notice::HoldStderr {
+        ahp_elicit::notice::HoldStderr::start(
+            self.interactive() && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        )
+    }
+
+    /// Build the responder: scripted with `--answers`/`--action`, else the
+    /// terminal (plain with `--plain` or TERM=dumb). Launches are logged
+    /// to `log`.
+    ///
+    /// Errors: a sentence for the person (unknown theme, unreadable answers
+    /// file, no terminal).
+    pub fn responder(&self, log: Option<SharedLog>) -> Result<Box<dyn Responder>, String> {
+        check_theme(self.theme.as_deref())?;
+        let scripted = match (&self.answers, self.action) {
+            (Some(path), _) => Some(ahp_elicit::scripted::ScriptedResponder::from_file(path)?),
+            (None, Some(a)) => Some(ahp_elicit::scripted::ScriptedResponder::from_action(a)),
+            (None, None) => None,
+        };
+        let launcher = self.launcher(scripted.is_some(), log);
+        match scripted {
+            Some(s) => Ok(Box::new(s.with_launcher(launcher))),
+            // Plain mode: line by line on the terminal (--plain, TERM=dumb).
+            None if ahp_elicit::plain::chosen(self.plain) => {
+                ahp_elicit::plain::tty_responder(launcher, self.no_open)
+            }
+            None => terminal_responder(self, launcher),
+        }
+    }
+
+    /// `--browser CMD`, else nothing with `--no-open` or a script (scripted
+    /// consent runs --browser if given and opens nothing otherwise), else
+    /// the system browser; logged when there is a log.
+    fn launcher(&self, scripted: bool, log: Option<SharedLog>) -> Box<dyn Launcher> {
+        let (inner, name): (Box<dyn Launcher>, &'static str) = match &self.browser {
+            Some(cmd) => (
+                Box::new(CommandBrowser::new(cmd.clone())),
+                "browser-command",
+            ),
+            None if self.no_open || scripted => (Box::new(NoOpen::default()), "no-open"),
+            None => (Box::new(SystemBrowser), "system-browser"),
+        };
+        match log {
+            Some(log) => Box::new(LoggingLauncher { inner, name, log }),
+            None => inner,
+        }
+    }
+}
+
+/// Refuse an unknown `--theme` in every mode (a scripted run draws
+/// nothing, but a typo must not pass silently).
+///
+/// Errors: the theme is neither built in nor a readable theme file.
+#[cfg(feature = "tui")]
+pub fn check_theme(arg: Option<&str>) -> Result<(), String> {
+    match arg {
+        Some(_) => ahp_elicit::tui::theme::Theme::resolve(arg, false).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
+/// Without the terminal front end there are no themes to check.
+#[cfg(not(feature = "tui"))]
+pub fn check_theme(_arg: Option<&str>) -> Result<(), String> {
+    Ok(())
+}
+
+#[cfg(feature = "tui")]
+fn terminal_responder(
+    args: &AnswerArgs,
+    launcher: Box<dyn Launcher>,
+) -> Result<Box<dyn Responder>, String> {
+    use ahp_elicit::tui::theme::Theme;
+    let theme = Theme::resolve_for_terminal(args.theme.as_deref())?;
+    let tui = ahp_elicit::tui::TuiResponder::new(theme).map_err(|e| e.to_string())?;
+    Ok(Box::new(tui.with_launcher(launcher, args.no_open)))
+}
+
+#[cfg(not(feature = "tui"))]
+fn terminal_responder(
+    _args: &AnswerArgs,
+    _launcher: Box<dyn Launcher>,
+) -> Result<Box<dyn Responder>, String> {
+    Err(
+        "this build has no terminal front end (feature 'tui'): use --answers FILE or --action"
+            .into(),
+    )
+}
