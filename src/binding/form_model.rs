@@ -7,16 +7,16 @@ use serde_json::{Number, Value};
 
 use super::policy::FieldExtra;
 
-/// String formats of the subset (read from the `format` keyword by name).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
-#[serde(
-    rename_all = "kebab-case",
-    expecting = "one of email, uri, date, date-time"
-)]
+/// String formats of the subset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StringFormat {
+    /// `email`: an RFC 5321 address.
     Email,
+    /// `uri`: an RFC 3986 absolute URI.
     Uri,
+    /// `date`: an RFC 3339 full-date.
     Date,
+    /// `date-time`: an RFC 3339 date-time.
     DateTime,
 }
 
@@ -36,7 +36,9 @@ impl StringFormat {
 /// (None for an untitled enum).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Choice {
+    /// The value sent in `content`.
     pub value: String,
+    /// The label shown, when the option has one.
     pub title: Option<String>,
 }
 
@@ -98,10 +100,13 @@ pub enum FieldKind {
 pub struct Field {
     /// The property name: the key in `content`.
     pub name: String,
+    /// The label, when the schema gives one.
     pub title: Option<String>,
+    /// Help text, when the schema gives one.
     pub description: Option<String>,
     /// Listed in `required`.
     pub required: bool,
+    /// What the field takes, and its constraints.
     pub kind: FieldKind,
     /// Checks beyond the subset, read under the compatible schema policy
     /// (empty under the strict one).
@@ -136,6 +141,7 @@ impl Field {
 /// A validated `requestedSchema`: its fields in schema order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FormSchema {
+    /// The fields, in schema order.
     pub fields: Vec<Field>,
     /// Keywords of the requested schema outside the closed subset that were
     /// ignored for drawing (pointers relative to `requestedSchema`; only

@@ -21,7 +21,7 @@ use super::limits::{MAX_OPTIONS, MAX_PROPERTIES, MAX_STRING_CHARS};
 use super::located::{self, Fault, FaultKind, Token};
 use super::policy::FieldExtra;
 use super::subset::{
-    BooleanSchema, Count, LegacyTitledEnumSchema, NumberSchema, NumberTag, RequestedSchema,
+    BooleanSchema, Count, Format, LegacyTitledEnumSchema, NumberSchema, NumberTag, RequestedSchema,
     StringSchema, TitledMultiSelectEnumSchema, TitledOption, TitledSingleSelectEnumSchema,
     UntitledMultiSelectEnumSchema, UntitledSingleSelectEnumSchema,
 };
@@ -418,6 +418,16 @@ fn default_list_limit(cx: &mut Ctx, ptr: &str, default: Option<&Vec<String>>) {
     }
 }
 
+/// The model's name of a `format`.
+fn string_format(f: Format) -> StringFormat {
+    match f {
+        Format::Email => StringFormat::Email,
+        Format::Uri => StringFormat::Uri,
+        Format::Date => StringFormat::Date,
+        Format::DateTime => StringFormat::DateTime,
+    }
+}
+
 impl Definition for StringSchema {
     const WHAT: &'static str = "a string field";
     fn into_read(self, cx: &mut Ctx, ptr: &str) -> Read {
@@ -427,7 +437,7 @@ impl Definition for StringSchema {
         let kind = FieldKind::Text {
             min_length: lo.map(|c| c.0),
             max_length: hi.map(|c| c.0),
-            format: self.format,
+            format: self.format.map(string_format),
             default: self.default,
         };
         Read::new(cx, ptr, self.title, self.description, kind)
@@ -573,5 +583,391 @@ fn multi(
         min_items: min_items.map(|c| c.0),
         max_items: max_items.map(|c| c.0),
         default,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The first violation of reading `schema` at `/rs`: (rule, pointer).
+    fn first(schema: Value) -> (String, String) {
+        let errs = parse_form_schema(&schema, "/rs").expect_err("invalid");
+        (errs[0].rule.clone(), errs[0].pointer.clone())
+    }
+
+    /// A form of the one property `a`.
+    fn prop(def: Value) -> Value {
+        json!({"type": "object", "properties": {"a": def}})
+    }
+
+    fn want(rule: &str, ptr: &str) -> (String, String) {
+        (rule.to_owned(), ptr.to_owned())
+    }
+
+    #[test]
+    fn a_keyword_outside_a_definition_is_named_at_itself() {
+        let errs = parse_form_schema(&prop(json!({"type": "string", "pattern": "^a"})), "/rs")
+            .unwrap_err();
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(errs[0].rule, "form-subset");
+        assert_eq!(errs[0].pointer, "/rs/properties/a/pattern");
+        assert_eq!(
+            errs[0].message,
+            "keyword 'pattern' is not part of the closed subset for a string field \
+             (allowed: type, title, description, minLength, maxLength, format, default)"
+        );
+        let cases = [
+            (
+                json!({"type": "number", "exclusiveMinimum": 0}),
+                "/rs/properties/a/exclusiveMinimum",
+            ),
+            (
+                json!({"type": "string", "enum": ["x"], "enumNames": ["X"], "const": "x"}),
+                "/rs/properties/a/const",
+            ),
+            (
+                json!({"type": "string", "oneOf": [{"const": "x", "title": "X", "description": "d"}]}),
+                "/rs/properties/a/oneOf/0/description",
+            ),
+            (
+                json!({"type": "array", "items": {"type": "string", "enum": ["x"], "minLength": 1}}),
+                "/rs/properties/a/items/minLength",
+            ),
+            (
+                json!({"type": "array", "items": {"anyOf": [{"const": "x", "title": "X"}], "type": "string"}}),
+                "/rs/properties/a/items/type",
+            ),
+        ];
+        for (def, ptr) in cases {
+            assert_eq!(first(prop(def.clone())), want("form-subset", ptr), "{def}");
+        }
+        let root = json!({"type": "object", "properties": {}, "title": "T"});
+        assert_eq!(first(root), want("form-subset", "/rs/title"));
+    }
+
+    #[test]
+    fn root_faults_keep_their_rule_and_place() {
+        let cases = [
+            (json!(5), "/rs"),
+            (json!({"properties": {}}), "/rs"),
+            (json!({"type": "object"}), "/rs"),
+            (json!({"type": "array", "properties": {}}), "/rs/type"),
+            (
+                json!({"type": "object", "properties": []}),
+                "/rs/properties",
+            ),
+            (
+                json!({"type": "object", "properties": {}, "required": "a"}),
+                "/rs/required",
+            ),
+            (
+                json!({"type": "object", "properties": {}, "required": [1]}),
+                "/rs/required/0",
+            ),
+            (
+                json!({"type": "object", "properties": {}, "$schema": 1}),
+                "/rs/$schema",
+            ),
+        ];
+        for (schema, ptr) in cases {
+            assert_eq!(first(schema.clone()), want("form-subset", ptr), "{schema}");
+        }
+    }
+
+    #[test]
+    fn shape_faults_keep_their_rule_and_place() {
+        let p = "/rs/properties/a";
+        let cases = [
+            (prop(json!("string")), p.into()),
+            (prop(json!({"title": "no type"})), p.into()),
+            (prop(json!({"type": 5})), p.into()),
+            (prop(json!({"type": "object"})), format!("{p}/type")),
+            (
+                prop(json!({"type": "string", "title": 5})),
+                format!("{p}/title"),
+            ),
+            (
+                prop(json!({"type": "string", "minLength": -1})),
+                format!("{p}/minLength"),
+            ),
+            (
+                prop(json!({"type": "string", "maxLength": null})),
+                format!("{p}/maxLength"),
+            ),
+            (
+                prop(json!({"type": "string", "format": "phone"})),
+                format!("{p}/format"),
+            ),
+        ];
+        for (schema, ptr) in cases {
+            assert_eq!(first(schema.clone()), want("form-subset", &ptr), "{schema}");
+        }
+    }
+
+    #[test]
+    fn select_faults_keep_their_rule_and_place() {
+        let p = "/rs/properties/a";
+        let cases = [
+            (
+                prop(json!({"type": "string", "enumNames": ["A"]})),
+                format!("{p}/enum"),
+            ),
+            (
+                prop(json!({"type": "string", "enum": "ab"})),
+                format!("{p}/enum"),
+            ),
+            (
+                prop(json!({"type": "string", "enum": ["a", 2]})),
+                format!("{p}/enum/1"),
+            ),
+            (
+                prop(json!({"type": "string", "oneOf": [{"const": "a"}]})),
+                format!("{p}/oneOf/0"),
+            ),
+            (
+                prop(json!({"type": "string", "oneOf": [{"const": 1, "title": "A"}]})),
+                format!("{p}/oneOf/0"),
+            ),
+            (
+                prop(json!({"type": "string", "oneOf": ["a"]})),
+                format!("{p}/oneOf/0"),
+            ),
+            (
+                prop(json!({"type": "number", "minimum": "1"})),
+                format!("{p}/minimum"),
+            ),
+            (
+                prop(json!({"type": "number", "default": "1"})),
+                format!("{p}/default"),
+            ),
+            (
+                prop(json!({"type": "boolean", "default": "yes"})),
+                format!("{p}/default"),
+            ),
+            (prop(json!({"type": "array"})), format!("{p}/items")),
+            (
+                prop(json!({"type": "array", "items": "x"})),
+                format!("{p}/items"),
+            ),
+            (
+                prop(json!({"type": "array", "items": {"type": "string"}})),
+                format!("{p}/items/enum"),
+            ),
+            (
+                prop(json!({"type": "array", "items": {"enum": ["x"]}})),
+                format!("{p}/items/type"),
+            ),
+            (
+                prop(json!({"type": "array", "items": {"type": "number", "enum": ["x"]}})),
+                format!("{p}/items/type"),
+            ),
+            (
+                prop(json!({"type": "array", "items": {"anyOf": [{"title": "X"}]}})),
+                format!("{p}/items/anyOf/0"),
+            ),
+            (
+                prop(
+                    json!({"type": "array", "items": {"type": "string", "enum": ["x"]}, "default": "x"}),
+                ),
+                format!("{p}/default"),
+            ),
+            (
+                prop(
+                    json!({"type": "array", "items": {"type": "string", "enum": ["x"]}, "default": [1]}),
+                ),
+                format!("{p}/default/0"),
+            ),
+            (
+                prop(
+                    json!({"type": "array", "items": {"type": "string", "enum": ["x"]}, "minItems": 1.5}),
+                ),
+                format!("{p}/minItems"),
+            ),
+        ];
+        for (schema, ptr) in cases {
+            assert_eq!(first(schema.clone()), want("form-subset", &ptr), "{schema}");
+        }
+    }
+
+    #[test]
+    fn bounds_out_of_order_are_named_at_the_lower_bound() {
+        let p = "/rs/properties/a";
+        let cases = [
+            (
+                json!({"type": "string", "minLength": 3, "maxLength": 2}),
+                "minLength",
+            ),
+            (
+                json!({"type": "integer", "minimum": 9007199254740993_u64, "maximum": 9007199254740992_u64}),
+                "minimum",
+            ),
+            (
+                json!({"type": "array", "items": {"type": "string", "enum": ["x"]}, "minItems": 2, "maxItems": 1}),
+                "minItems",
+            ),
+        ];
+        for (def, key) in cases {
+            let ptr = format!("{p}/{key}");
+            assert_eq!(
+                first(prop(def.clone())),
+                want("bounds-order", &ptr),
+                "{def}"
+            );
+        }
+        let errs = parse_form_schema(
+            &prop(json!({"type": "string", "minLength": 3, "maxLength": 2})),
+            "/rs",
+        )
+        .unwrap_err();
+        assert_eq!(errs[0].message, "minLength 3 is greater than maxLength 2");
+        // Equal bounds are in order; 5.0 is a count.
+        let ok = prop(json!({"type": "string", "minLength": 2.0, "maxLength": 2}));
+        let form = parse_form_schema(&ok, "/rs").unwrap();
+        assert!(matches!(
+            form.fields[0].kind,
+            FieldKind::Text {
+                min_length: Some(2),
+                max_length: Some(2),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_default_that_does_not_fit_is_named_at_the_default() {
+        let cases = [
+            json!({"type": "string", "minLength": 3, "default": "ab"}),
+            json!({"type": "string", "format": "email", "default": "nobody"}),
+            json!({"type": "integer", "default": 1.5}),
+            json!({"type": "number", "maximum": 10, "default": 11}),
+            json!({"type": "string", "enum": ["s", "m"], "default": "xl"}),
+            json!({"type": "string", "oneOf": [{"const": "s", "title": "S"}], "default": "S"}),
+            json!({"type": "array", "items": {"type": "string", "enum": ["x"]}, "default": ["x", "x"]}),
+            json!({"type": "array", "items": {"anyOf": [{"const": "x", "title": "X"}]}, "maxItems": 0, "default": ["x"]}),
+        ];
+        for def in cases {
+            let p = "/rs/properties/a/default";
+            assert_eq!(first(prop(def.clone())), want("default-fits", p), "{def}");
+        }
+        let errs = parse_form_schema(
+            &prop(json!({"type": "string", "minLength": 3, "default": "ab"})),
+            "/rs",
+        )
+        .unwrap_err();
+        assert_eq!(
+            errs[0].message,
+            "default does not fit the field: must be at least 3 characters (has 2)"
+        );
+    }
+
+    #[test]
+    fn option_rules_and_required_names() {
+        let p = "/rs/properties/a";
+        let cases = [
+            (
+                json!({"type": "string", "enum": []}),
+                "enum-unique",
+                format!("{p}/enum"),
+            ),
+            (
+                json!({"type": "string", "enum": ["a", "b", "a"]}),
+                "enum-unique",
+                format!("{p}/enum/2"),
+            ),
+            (
+                json!({"type": "string", "oneOf": [{"const": "a", "title": "A"}, {"const": "a", "title": "B"}]}),
+                "enum-unique",
+                format!("{p}/oneOf/1"),
+            ),
+            (
+                json!({"type": "array", "items": {"type": "string", "enum": ["a", "a"]}}),
+                "enum-unique",
+                format!("{p}/items/enum/1"),
+            ),
+            (
+                json!({"type": "array", "items": {"anyOf": []}}),
+                "enum-unique",
+                format!("{p}/items/anyOf"),
+            ),
+            (
+                json!({"type": "string", "enum": ["a", "b"], "enumNames": ["A"]}),
+                "enum-names-length",
+                format!("{p}/enumNames"),
+            ),
+        ];
+        for (def, rule, ptr) in cases {
+            assert_eq!(first(prop(def.clone())), want(rule, &ptr), "{def}");
+        }
+        let many: Vec<String> = (0..=MAX_OPTIONS).map(|i| i.to_string()).collect();
+        let big = prop(json!({"type": "string", "enum": many}));
+        assert_eq!(first(big), want("limits", &format!("{p}/enum")));
+        let req = json!({"type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a", "b", "a"]});
+        let errs = parse_form_schema(&req, "/rs").unwrap_err();
+        let got: Vec<(&str, &str)> = errs
+            .iter()
+            .map(|e| (e.rule.as_str(), e.pointer.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("required-exists", "/rs/required/1"),
+                ("required-exists", "/rs/required/2")
+            ]
+        );
+    }
+
+    #[test]
+    fn every_kind_reads_into_its_field() {
+        let schema = json!({"type": "object", "$schema": "https://json-schema.org/draft/2020-12/schema", "properties": {
+            "t": {"type": "string", "title": "T", "format": "date", "default": "2026-11-30"},
+            "n": {"type": "integer", "minimum": 1, "default": 2},
+            "b": {"type": "boolean", "description": "B", "default": true},
+            "u": {"type": "string", "enum": ["x", "y"]},
+            "o": {"type": "string", "oneOf": [{"const": "x", "title": "X"}]},
+            "l": {"type": "string", "enum": ["x", "y"], "enumNames": ["X", "Y"], "default": "y"},
+            "m": {"type": "array", "items": {"type": "string", "enum": ["x"]}, "maxItems": 1},
+            "mt": {"type": "array", "items": {"anyOf": [{"const": "x", "title": "X"}]}, "default": ["x"]}
+        }, "required": ["t"]});
+        let form = parse_form_schema(&schema, "/rs").unwrap();
+        let names: Vec<&str> = form.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["t", "n", "b", "u", "o", "l", "m", "mt"]);
+        let t = form.field("t").unwrap();
+        assert!(t.required && t.title.as_deref() == Some("T"));
+        assert_eq!(
+            t.kind,
+            FieldKind::Text {
+                min_length: None,
+                max_length: None,
+                format: Some(StringFormat::Date),
+                default: Some("2026-11-30".into())
+            }
+        );
+        let FieldKind::Number {
+            integer, default, ..
+        } = &form.field("n").unwrap().kind
+        else {
+            panic!("a number")
+        };
+        assert!(*integer && default.as_ref().and_then(serde_json::Number::as_u64) == Some(2));
+        let FieldKind::Single {
+            options,
+            style,
+            default,
+        } = &form.field("l").unwrap().kind
+        else {
+            panic!("a select")
+        };
+        assert_eq!(*style, SingleStyle::Legacy);
+        assert_eq!(options[1].label(), "Y");
+        assert_eq!(default.as_deref(), Some("y"));
+        let FieldKind::Multi {
+            titled, default, ..
+        } = &form.field("mt").unwrap().kind
+        else {
+            panic!("a multi select")
+        };
+        assert!(*titled && default.as_deref() == Some(&["x".to_owned()][..]));
     }
 }

@@ -11,7 +11,18 @@ use serde::de::{self, DeserializeOwned, IgnoredAny, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::Number;
 
-use super::form_model::StringFormat;
+/// The `format` names of `StringSchema`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(
+    rename_all = "kebab-case",
+    expecting = "one of email, uri, date, date-time"
+)]
+pub(crate) enum Format {
+    Email,
+    Uri,
+    Date,
+    DateTime,
+}
 
 /// `"string"`, the `type` of the string-valued definitions.
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -118,7 +129,7 @@ pub(crate) struct StringSchema {
     pub description: Option<String>,
     pub min_length: Option<Count>,
     pub max_length: Option<Count>,
-    pub format: Option<StringFormat>,
+    pub format: Option<Format>,
     pub default: Option<String>,
 }
 
