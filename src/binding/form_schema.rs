@@ -651,6 +651,7 @@ mod tests {
     fn root_faults_keep_their_rule_and_place() {
         let cases = [
             (json!(5), "/rs"),
+            (json!(["object", {}]), "/rs"),
             (json!({"properties": {}}), "/rs"),
             (json!({"type": "object"}), "/rs"),
             (json!({"type": "array", "properties": {}}), "/rs/type"),
@@ -750,6 +751,15 @@ mod tests {
             (
                 prop(json!({"type": "array", "items": "x"})),
                 format!("{p}/items"),
+            ),
+            // An array in place of an object, even with the right items in order.
+            (
+                prop(json!({"type": "array", "items": ["string", ["x"]]})),
+                format!("{p}/items"),
+            ),
+            (
+                prop(json!({"type": "string", "oneOf": [["x", "X"]]})),
+                format!("{p}/oneOf/0"),
             ),
             (
                 prop(json!({"type": "array", "items": {"type": "string"}})),

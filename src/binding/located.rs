@@ -193,6 +193,20 @@ impl<'de> de::Deserializer<'de> for Node<'_, '_> {
         }
     }
 
+    /// A struct is an object only (serde also reads one from an array, by
+    /// position, which no closed definition allows).
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        match self.v {
+            Value::Object(_) => self.deserialize_any(visitor),
+            other => Err(de::Error::invalid_type(unexpected(other), &visitor)),
+        }
+    }
+
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -208,8 +222,7 @@ impl<'de> de::Deserializer<'de> for Node<'_, '_> {
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
-        identifier
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map identifier
     }
 }
 
@@ -335,6 +348,12 @@ mod tests {
         let v = json!({"list": [], "n": null});
         let f = read::<Outer>(&v).unwrap_err();
         assert_eq!(f.pointer("", f.path.len()), "/n");
+
+        // An array is not a struct, even with the right items in order.
+        let v = json!({"list": [["x", 1]]});
+        let f = read::<Outer>(&v).unwrap_err();
+        assert_eq!(f.pointer("", f.path.len()), "/list/0");
+        assert!(matches!(&f.kind, FaultKind::Invalid { found, .. } if found == "an array"));
 
         let v = json!({"list": {"a": "x"}});
         let f = read::<Outer>(&v).unwrap_err();
