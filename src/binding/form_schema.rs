@@ -802,6 +802,50 @@ mod tests {
     }
 
     #[test]
+    fn fault_messages_say_what_is_wrong() {
+        let msg = |schema: Value| {
+            parse_form_schema(&schema, "/rs").unwrap_err()[0]
+                .message
+                .clone()
+        };
+        assert_eq!(
+            msg(json!(5)),
+            "requestedSchema must be an object, found integer `5`"
+        );
+        assert_eq!(
+            msg(json!({"properties": {}})),
+            "requestedSchema needs 'type'"
+        );
+        assert_eq!(
+            msg(prop(json!({"type": "string", "minLength": -1}))),
+            "'minLength' must be a non-negative integer, found -1"
+        );
+        assert_eq!(
+            msg(prop(json!({"type": "string", "format": "phone"}))),
+            "'format' must be one of email, uri, date, date-time, found \"phone\""
+        );
+        assert_eq!(
+            msg(prop(json!({"type": "array"}))),
+            "a multi-select field needs 'items'"
+        );
+        assert_eq!(
+            msg(prop(
+                json!({"type": "string", "oneOf": [{"const": 1, "title": "A"}]})
+            )),
+            "a titled option needs a string const and a string title, found integer `1`"
+        );
+        assert_eq!(
+            msg(prop(json!({"type": "string", "oneOf": [{"const": "a", "title": "A", "x": 1}]}))),
+            "keyword 'x' is not part of the closed subset for a titled option (allowed: const, title)"
+        );
+        // Server text in a message is quoted escaped.
+        assert_eq!(
+            msg(prop(json!({"type": "string", "minLength": "\u{1b}[2J"}))),
+            "'minLength' must be a JSON number, found string \"\\u{1b}[2J\""
+        );
+    }
+
+    #[test]
     fn bounds_out_of_order_are_named_at_the_lower_bound() {
         let p = "/rs/properties/a";
         let cases = [
