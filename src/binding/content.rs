@@ -10,11 +10,11 @@
 
 use std::sync::OnceLock;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
-use super::form_schema::{
-    cmp_numbers, is_integer, Choice, Field, FieldKind, FormSchema, StringFormat,
-};
+use super::form_model::{Choice, Field, FieldKind, FormSchema, StringFormat};
+use super::numbers::{cmp_numbers, is_integer};
+use super::policy::ExtraError;
 use super::violation::{join, Violation};
 
 fn format_validators() -> &'static [jsonschema::Validator; 4] {
@@ -90,11 +90,75 @@ fn plural(n: u64, one: &str) -> String {
     }
 }
 
+/// The example shown when a string is not of its format.
+fn format_example(f: StringFormat) -> &'static str {
+    match f {
+        StringFormat::Email => "an e-mail address, like name@example.com",
+        StringFormat::Uri => "an absolute URI, like https://example.com/",
+        StringFormat::Date => "a date, like 2026-11-30",
+        StringFormat::DateTime => "a date and time, like 2026-11-30T09:00:00Z",
+    }
+}
+
+/// Why a value does not fit its field. Its text is one sentence suitable to
+/// show beside the field (e.g. `must be at least 2 characters (has 1)`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValueError {
+    /// A JSON type the field does not take.
+    #[error("must be {expected}, found {found}")]
+    WrongType {
+        expected: &'static str,
+        found: &'static str,
+    },
+    /// Text shorter than `minLength` (code points).
+    #[error("must be at least {} (has {has})", plural(*.min, "character"))]
+    TooShort { min: u64, has: u64 },
+    /// Text longer than `maxLength` (code points).
+    #[error("must be at most {} (has {has})", plural(*.max, "character"))]
+    TooLong { max: u64, has: u64 },
+    /// Text not of the field's format.
+    #[error("must be {}", format_example(*.0))]
+    Format(StringFormat),
+    /// A fraction for an integer field.
+    #[error("must be a whole number")]
+    NotWhole,
+    /// Below the inclusive `minimum`.
+    #[error("must be at least {0}")]
+    BelowMinimum(Number),
+    /// Above the inclusive `maximum`.
+    #[error("must be at most {0}")]
+    AboveMaximum(Number),
+    /// A value that is not one of the select's options.
+    #[error("'{0}' is not one of the options")]
+    NotAnOption(String),
+    /// A number that is not one of a select of numbers' options.
+    #[error("{0} is not one of the options")]
+    NumberNotAnOption(Number),
+    /// A select of numbers that is not a single select (never read so).
+    #[error("must be one of the options")]
+    NotASelect,
+    /// A multi select item that is not a string.
+    #[error("every selected item must be a string")]
+    ItemNotString,
+    /// A multi select item given twice.
+    #[error("'{0}' is selected twice")]
+    SelectedTwice(String),
+    /// Fewer items than `minItems`.
+    #[error("choose at least {} (has {has})", plural(*.min, "item"))]
+    TooFewItems { min: u64, has: u64 },
+    /// More items than `maxItems`.
+    #[error("choose at most {} (has {has})", plural(*.max, "item"))]
+    TooManyItems { max: u64, has: u64 },
+    /// An assertion beyond the subset (compatible schema policy).
+    #[error(transparent)]
+    Extra(#[from] ExtraError),
+}
+
 /// Check one answer value against its field.
 ///
-/// Errors: one sentence saying what is wrong, suitable to show beside the
-/// field (e.g. `must be at least 2 characters (has 1)`).
-pub fn check_value(field: &Field, value: &Value) -> Result<(), String> {
+/// Errors: what is wrong ([`ValueError`], whose text suits a message beside
+/// the field).
+pub fn check_value(field: &Field, value: &Value) -> Result<(), ValueError> {
     if !field.extra.is_empty() {
         return check_with_extra(field, value);
     }
@@ -107,42 +171,7 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), String> {
                 ..
             },
             Value::String(s),
-        ) => {
-            let n = s.chars().count() as u64;
-            if let Some(min) = min_length {
-                if n < *min {
-                    return Err(format!(
-                        "must be at least {} (has {n})",
-                        plural(*min, "character")
-                    ));
-                }
-            }
-            if let Some(max) = max_length {
-                if n > *max {
-                    return Err(format!(
-                        "must be at most {} (has {n})",
-                        plural(*max, "character")
-                    ));
-                }
-            }
-            if let Some(f) = format {
-                if !format_ok(*f, s) {
-                    return Err(match f {
-                        StringFormat::Email => {
-                            "must be an e-mail address, like name@example.com".into()
-                        }
-                        StringFormat::Uri => {
-                            "must be an absolute URI, like https://example.com/".into()
-                        }
-                        StringFormat::Date => "must be a date, like 2026-11-30".into(),
-                        StringFormat::DateTime => {
-                            "must be a date and time, like 2026-11-30T09:00:00Z".into()
-                        }
-                    });
-                }
-            }
-            Ok(())
-        }
+        ) => check_text(s, *min_length, *max_length, *format),
         (
             FieldKind::Number {
                 integer,
@@ -151,30 +180,13 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), String> {
                 ..
             },
             Value::Number(n),
-        ) => {
-            if *integer && !is_integer(n) {
-                return Err("must be a whole number".into());
-            }
-            // Exact: integers as integers, f64 only when a float is involved.
-            use std::cmp::Ordering::{Greater, Less};
-            if let Some(min) = minimum {
-                if cmp_numbers(n, min).is_none_or(|o| o == Less) {
-                    return Err(format!("must be at least {min}"));
-                }
-            }
-            if let Some(max) = maximum {
-                if cmp_numbers(n, max).is_none_or(|o| o == Greater) {
-                    return Err(format!("must be at most {max}"));
-                }
-            }
-            Ok(())
-        }
+        ) => check_number(n, *integer, minimum.as_ref(), maximum.as_ref()),
         (FieldKind::Boolean { .. }, Value::Bool(_)) => Ok(()),
         (FieldKind::Single { options, .. }, Value::String(s)) => {
             if options.iter().any(|o| &o.value == s) {
                 Ok(())
             } else {
-                Err(format!("'{s}' is not one of the options"))
+                Err(ValueError::NotAnOption(s.clone()))
             }
         }
         (
@@ -185,67 +197,115 @@ pub fn check_value(field: &Field, value: &Value) -> Result<(), String> {
                 ..
             },
             Value::Array(items),
-        ) => {
-            // Options indexed once per check: membership and uniqueness
-            // in linear time (20,000 options and items are common enough).
-            let index = OptionIndex::new(options);
-            let mut seen = std::collections::HashSet::with_capacity(items.len());
-            for it in items {
-                let Some(s) = it.as_str() else {
-                    return Err("every selected item must be a string".into());
-                };
-                if index.position(s).is_none() {
-                    return Err(format!("'{s}' is not one of the options"));
-                }
-                if !seen.insert(s) {
-                    return Err(format!("'{s}' is selected twice"));
-                }
-            }
-            let n = items.len() as u64;
-            if let Some(min) = min_items {
-                if n < *min {
-                    return Err(format!(
-                        "choose at least {} (has {n})",
-                        plural(*min, "item")
-                    ));
-                }
-            }
-            if let Some(max) = max_items {
-                if n > *max {
-                    return Err(format!("choose at most {} (has {n})", plural(*max, "item")));
-                }
-            }
-            Ok(())
-        }
-        (kind, v) => Err(format!("must be {}, found {}", expected(kind), found(v))),
+        ) => check_multi(options, items, *min_items, *max_items),
+        (kind, v) => Err(ValueError::WrongType {
+            expected: expected(kind),
+            found: found(v),
+        }),
     }
+}
+
+/// Lengths in code points, then the format.
+fn check_text(
+    s: &str,
+    min: Option<u64>,
+    max: Option<u64>,
+    format: Option<StringFormat>,
+) -> Result<(), ValueError> {
+    let has = s.chars().count() as u64;
+    if let Some(min) = min.filter(|m| has < *m) {
+        return Err(ValueError::TooShort { min, has });
+    }
+    if let Some(max) = max.filter(|m| has > *m) {
+        return Err(ValueError::TooLong { max, has });
+    }
+    match format {
+        Some(f) if !format_ok(f, s) => Err(ValueError::Format(f)),
+        _ => Ok(()),
+    }
+}
+
+/// Whole for an integer field, then the inclusive bounds, compared exactly
+/// (integers as integers, f64 only when a float is involved).
+fn check_number(
+    n: &Number,
+    integer: bool,
+    minimum: Option<&Number>,
+    maximum: Option<&Number>,
+) -> Result<(), ValueError> {
+    use std::cmp::Ordering::{Greater, Less};
+    if integer && !is_integer(n) {
+        return Err(ValueError::NotWhole);
+    }
+    if let Some(min) = minimum.filter(|m| cmp_numbers(n, m).is_none_or(|o| o == Less)) {
+        return Err(ValueError::BelowMinimum(min.clone()));
+    }
+    if let Some(max) = maximum.filter(|m| cmp_numbers(n, m).is_none_or(|o| o == Greater)) {
+        return Err(ValueError::AboveMaximum(max.clone()));
+    }
+    Ok(())
+}
+
+/// Every item a string, an option, and chosen once; then the counts.
+fn check_multi(
+    options: &[Choice],
+    items: &[Value],
+    min: Option<u64>,
+    max: Option<u64>,
+) -> Result<(), ValueError> {
+    // Options indexed once per check: membership and uniqueness
+    // in linear time (20,000 options and items are common enough).
+    let index = OptionIndex::new(options);
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
+    for it in items {
+        let Some(s) = it.as_str() else {
+            return Err(ValueError::ItemNotString);
+        };
+        if index.position(s).is_none() {
+            return Err(ValueError::NotAnOption(s.to_owned()));
+        }
+        if !seen.insert(s) {
+            return Err(ValueError::SelectedTwice(s.to_owned()));
+        }
+    }
+    let has = items.len() as u64;
+    if let Some(min) = min.filter(|m| has < *m) {
+        return Err(ValueError::TooFewItems { min, has });
+    }
+    if let Some(max) = max.filter(|m| has > *m) {
+        return Err(ValueError::TooManyItems { max, has });
+    }
+    Ok(())
 }
 
 /// [`check_value`] for a field read under the compatible schema policy:
 /// a numeric select compares numbers, then the subset's checks, then the
 /// extra assertions ([`FieldExtra::check`](super::policy::FieldExtra::check)).
-fn check_with_extra(field: &Field, value: &Value) -> Result<(), String> {
+fn check_with_extra(field: &Field, value: &Value) -> Result<(), ValueError> {
     let mut plain = field.clone();
     plain.extra = Default::default();
     if field.extra.numeric_options {
         let Value::Number(n) = value else {
-            return Err(format!("must be a number, found {}", found(value)));
+            return Err(ValueError::WrongType {
+                expected: "a number",
+                found: found(value),
+            });
         };
         let FieldKind::Single { options, .. } = &field.kind else {
-            return Err("must be one of the options".into());
+            return Err(ValueError::NotASelect);
         };
         // Compared exactly, as every number of the binding is.
         return match options.iter().find(|o| {
             o.value
-                .parse::<serde_json::Number>()
+                .parse::<Number>()
                 .is_ok_and(|v| cmp_numbers(n, &v) == Some(std::cmp::Ordering::Equal))
         }) {
             Some(o) => check_value(&plain, &Value::String(o.value.clone())),
-            None => Err(format!("{n} is not one of the options")),
+            None => Err(ValueError::NumberNotAnOption(n.clone())),
         };
     }
     check_value(&plain, value)?;
-    field.extra.check(value)
+    Ok(field.extra.check(value)?)
 }
 
 fn expected(kind: &FieldKind) -> &'static str {
@@ -302,38 +362,4 @@ pub fn check_content(form: &FormSchema, content: &Map<String, Value>) -> Vec<Vio
         }
     }
     errs
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::form_schema::cmp_numbers;
-    use serde_json::Number;
-    use std::cmp::Ordering::{Equal, Greater, Less};
-
-    fn n(s: &str) -> Number {
-        serde_json::from_str(s).unwrap()
-    }
-
-    #[test]
-    fn numbers_compare_exactly() {
-        let cases = [
-            ("9007199254740993", "9007199254740992", Greater),
-            ("9007199254740992", "9007199254740993", Less),
-            ("9007199254740993", "9007199254740992.0", Greater),
-            ("9007199254740992.0", "9007199254740993", Less),
-            ("18446744073709551615", "18446744073709551614", Greater),
-            ("18446744073709551615", "-9223372036854775808", Greater),
-            ("-9223372036854775808", "-9223372036854775807", Less),
-            ("3", "2.5", Greater),
-            ("-3", "-2.5", Less),
-            ("2", "2.0", Equal),
-            ("-2", "-2.0", Equal),
-            ("18446744073709551615", "1e300", Less),
-            ("-1", "-1e300", Greater),
-            ("0.5", "0.25", Greater),
-        ];
-        for (a, b, want) in cases {
-            assert_eq!(cmp_numbers(&n(a), &n(b)), Some(want), "{a} vs {b}");
-        }
-    }
 }

@@ -6,10 +6,14 @@ pub mod capabilities;
 pub mod content;
 pub mod effects;
 pub mod elicitation;
+pub mod form_model;
 pub mod form_schema;
 pub mod limits;
+mod located;
+pub mod numbers;
 pub mod policy;
 pub mod schemas;
+mod subset;
 pub mod violation;
 
 pub use elicitation::{

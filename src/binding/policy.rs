@@ -37,7 +37,11 @@ use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
 
-use super::form_schema::{is_integer, num_f64};
+use super::numbers::{is_integer, num_f64};
+use super::subset::{
+    keys_of, BooleanSchema, LegacyTitledEnumSchema, NumberSchema, StringSchema,
+    TitledSingleSelectEnumSchema, UntitledMultiSelectEnumSchema,
+};
 use super::violation::join;
 
 /// How a `requestedSchema` outside the closed subset is read
@@ -81,15 +85,24 @@ pub struct Pattern {
     re: Arc<regex::Regex>,
 }
 
+/// Why a `pattern` cannot be checked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PatternError {
+    /// Not ECMA-262 syntax (the parser's reason).
+    #[error("the pattern does not compile as an ECMA-262 regular expression: {0}")]
+    NotEcma262(String),
+    /// No linear-time match exists for it.
+    #[error("the pattern uses look-around or back-references (or is too large), which the form cannot check in bounded time")]
+    Unbounded,
+}
+
 impl Pattern {
-    /// Compile `source`. Errors: why it cannot be checked, one sentence.
-    pub fn new(source: &str) -> Result<Pattern, String> {
-        regress::Regex::with_flags(source, "u").map_err(|e| {
-            format!("the pattern does not compile as an ECMA-262 regular expression: {e}")
-        })?;
-        let bounded = "the pattern uses look-around or back-references (or is too large), which the form cannot check in bounded time";
-        let rust = jsonschema_regex::to_rust_regex(source).map_err(|()| bounded.to_owned())?;
-        let re = regex::Regex::new(&rust).map_err(|_| bounded.to_owned())?;
+    /// Compile `source`. Errors: why it cannot be checked.
+    pub fn new(source: &str) -> Result<Pattern, PatternError> {
+        regress::Regex::with_flags(source, "u")
+            .map_err(|e| PatternError::NotEcma262(e.to_string()))?;
+        let rust = jsonschema_regex::to_rust_regex(source).map_err(|()| PatternError::Unbounded)?;
+        let re = regex::Regex::new(&rust).map_err(|_| PatternError::Unbounded)?;
         Ok(Pattern {
             source: source.to_owned(),
             re: Arc::new(re),
@@ -142,8 +155,9 @@ impl FieldExtra {
     }
 
     /// Check `value` (already fitting the subset field) against the extra
-    /// assertions. Errors: one sentence, like the subset's checks.
-    pub fn check(&self, value: &Value) -> Result<(), String> {
+    /// assertions. Errors: the assertion broken (its text one sentence, like
+    /// the subset's checks).
+    pub fn check(&self, value: &Value) -> Result<(), ExtraError> {
         match value {
             Value::String(s) => self.check_text(s),
             Value::Number(n) => self.check_number(n),
@@ -152,40 +166,60 @@ impl FieldExtra {
     }
 
     /// The format first: its message is plainer than a generated pattern's.
-    fn check_text(&self, s: &str) -> Result<(), String> {
+    fn check_text(&self, s: &str) -> Result<(), ExtraError> {
         if let Some(f) = &self.format {
             if !extra_format_ok(f, s) {
-                return Err(format!("must be a valid {f}"));
+                return Err(ExtraError::Format(f.clone()));
             }
         }
         if let Some(p) = &self.pattern {
             if !p.is_match(s) {
-                return Err(format!("must match the pattern {}", p.source));
+                return Err(ExtraError::Pattern(p.source.clone()));
             }
         }
         Ok(())
     }
 
-    fn check_number(&self, n: &Number) -> Result<(), String> {
+    fn check_number(&self, n: &Number) -> Result<(), ExtraError> {
         let x = num_f64(n);
         if let Some(m) = &self.exclusive_minimum {
             if x <= num_f64(m) {
-                return Err(format!("must be greater than {m}"));
+                return Err(ExtraError::NotAbove(m.clone()));
             }
         }
         if let Some(m) = &self.exclusive_maximum {
             if x >= num_f64(m) {
-                return Err(format!("must be less than {m}"));
+                return Err(ExtraError::NotBelow(m.clone()));
             }
         }
         if let Some(m) = &self.multiple_of {
             let q = x / num_f64(m);
             if !(q.is_finite() && (q - q.round()).abs() < 1e-9) {
-                return Err(format!("must be a multiple of {m}"));
+                return Err(ExtraError::NotMultiple(m.clone()));
             }
         }
         Ok(())
     }
+}
+
+/// An assertion beyond the subset that a value breaks.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExtraError {
+    /// Not of a format outside the subset's four.
+    #[error("must be a valid {0}")]
+    Format(String),
+    /// No match of the `pattern` (its source).
+    #[error("must match the pattern {0}")]
+    Pattern(String),
+    /// Not above `exclusiveMinimum`.
+    #[error("must be greater than {0}")]
+    NotAbove(Number),
+    /// Not below `exclusiveMaximum`.
+    #[error("must be less than {0}")]
+    NotBelow(Number),
+    /// Not a multiple of `multipleOf`.
+    #[error("must be a multiple of {0}")]
+    NotMultiple(Number),
 }
 
 /// Formats outside the subset that the validator (`jsonschema`) checks.
@@ -440,21 +474,18 @@ fn kind_keys(
     ty: &str,
     obj: &Map<String, Value>,
 ) -> (&'static [&'static str], &'static [&'static str]) {
-    use super::form_schema::{
-        BOOLEAN_KEYS, LEGACY_SELECT_KEYS, MULTI_SELECT_KEYS, NUMBER_KEYS, STRING_KEYS,
-        TITLED_SELECT_KEYS,
-    };
     match ty {
-        "string" if obj.contains_key("oneOf") => (TITLED_SELECT_KEYS, &[]),
-        // enumNames may come with the enum: the legacy list allows both.
-        "string" if obj.contains_key("enum") => (LEGACY_SELECT_KEYS, &[]),
-        "string" => (STRING_KEYS, &["pattern"]),
+        "string" if obj.contains_key("oneOf") => (keys_of::<TitledSingleSelectEnumSchema>(), &[]),
+        // enumNames may come with the enum: the legacy definition has both.
+        "string" if obj.contains_key("enum") => (keys_of::<LegacyTitledEnumSchema>(), &[]),
+        "string" => (keys_of::<StringSchema>(), &["pattern"]),
         "number" | "integer" => (
-            NUMBER_KEYS,
+            keys_of::<NumberSchema>(),
             &["exclusiveMinimum", "exclusiveMaximum", "multipleOf", "enum"],
         ),
-        "boolean" => (BOOLEAN_KEYS, &[]),
-        _ => (MULTI_SELECT_KEYS, &["uniqueItems"]),
+        "boolean" => (keys_of::<BooleanSchema>(), &[]),
+        // Both multi selects have the same keys.
+        _ => (keys_of::<UntitledMultiSelectEnumSchema>(), &["uniqueItems"]),
     }
 }
 
@@ -506,11 +537,11 @@ fn read_property(rd: &mut Reader, name: &str, def: &Value, ptr: &str) -> Value {
 /// `const` of the field's own type (pydantic's one-value `Literal`): a
 /// select of that one option.
 fn const_as_enum(mut obj: Map<String, Value>) -> Map<String, Value> {
-    let fits = match (obj.get("type").and_then(Value::as_str), obj.get("const")) {
-        (Some("string"), Some(Value::String(_))) => true,
-        (Some("number" | "integer"), Some(Value::Number(_))) => true,
-        _ => false,
-    };
+    let fits = matches!(
+        (obj.get("type").and_then(Value::as_str), obj.get("const")),
+        (Some("string"), Some(Value::String(_)))
+            | (Some("number" | "integer"), Some(Value::Number(_)))
+    );
     if fits && !obj.contains_key("enum") {
         if let Some(c) = obj.remove("const") {
             obj.insert("enum".into(), Value::Array(vec![c]));
@@ -748,7 +779,7 @@ fn read_items(rd: &mut Reader, name: &str, v: &Value, ptr: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::binding::content::{check_content, check_value};
+    use crate::binding::content::check_content;
     use crate::binding::elicitation::{read_params, read_params_with};
     use crate::binding::{FieldKind, Mode, RequestBody, RequestView};
     use serde_json::json;
@@ -769,6 +800,11 @@ mod tests {
             "type": "object",
             "additionalProperties": false
         })
+    }
+
+    /// The answer check's verdict, as the text a person reads.
+    fn check_value(f: &crate::binding::Field, v: &Value) -> Result<(), String> {
+        crate::binding::content::check_value(f, v).map_err(|e| e.to_string())
     }
 
     fn form_of(schema: Value) -> crate::binding::FormSchema {
@@ -1055,7 +1091,11 @@ mod tests {
         assert!(p.is_match(&"a".repeat(5000)));
         // Look-around and back-references have no linear-time match.
         let e = Pattern::new(r"^(?!x)(a)\1$").unwrap_err();
-        assert!(e.contains("look-around or back-references"), "{e}");
+        assert_eq!(e, PatternError::Unbounded);
+        assert!(
+            e.to_string().contains("look-around or back-references"),
+            "{e}"
+        );
         // ECMA-262 classes keep their meaning: \s includes U+FEFF, . no line break.
         assert!(Pattern::new(r"^\s$").unwrap().is_match("\u{feff}"));
         assert!(!Pattern::new("^.$").unwrap().is_match("\n"));

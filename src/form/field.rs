@@ -306,7 +306,7 @@ impl FieldState {
             Err(e) => Some(e),
             Ok(None) if self.field.required => Some("required".into()),
             Ok(None) => None,
-            Ok(Some(v)) => check_value(&self.field, &v).err(),
+            Ok(Some(v)) => check_value(&self.field, &v).err().map(|e| e.to_string()),
         }
     }
 
