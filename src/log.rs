@@ -173,7 +173,7 @@ impl EventLog {
         let vs: Vec<Value> = violations
             .iter()
             .map(|v| {
-                json!({"pointer": v.pointer, "rule": v.rule, "message": redact_text(&v.message)})
+                json!({"pointer": v.pointer(), "rule": v.rule, "message": redact_text(&v.message)})
             })
             .collect();
         f.insert("violations".into(), Value::Array(vs));
@@ -190,7 +190,7 @@ impl EventLog {
             .iter()
             .map(|v| {
                 let mut o = Map::new();
-                o.insert("pointer".into(), json!(v.pointer));
+                o.insert("pointer".into(), json!(v.pointer()));
                 o.insert("rule".into(), json!(v.rule));
                 if self.log_values {
                     o.insert("message".into(), json!(redact_text(&v.message)));
@@ -408,7 +408,7 @@ pub fn event_line(ev: &Value, keep_values: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::binding::{read_request_event, wrap_params, Server};
+    use crate::binding::{read_request_event, wrap_params, Rule, Server};
 
     #[test]
     fn url_query_and_fragment_are_redacted() {
@@ -623,7 +623,7 @@ mod tests {
         };
         let refused = [Violation::new(
             "/content/name",
-            "content-value",
+            Rule::ContentValue,
             "'Alice Secret' is not one of the options",
         )];
         {
@@ -667,7 +667,7 @@ mod tests {
         let p = dir.path().join("c.jsonl");
         EventLog::open(&p, false)
             .unwrap()
-            .request_invalid(None, &[Violation::new("", "json", "not JSON")])
+            .request_invalid(None, &[Violation::new("", Rule::Json, "not JSON")])
             .unwrap();
         let bad = json!({"ahp": "0.1"});
         let errs = read_request_event(&bad).unwrap_err();

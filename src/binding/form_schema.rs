@@ -11,7 +11,7 @@ use serde_json::{Map, Number, Value};
 
 use super::limits::{MAX_OPTIONS, MAX_PROPERTIES, MAX_STRING_CHARS};
 use super::policy::FieldExtra;
-use super::violation::{join, Violation};
+use super::violation::{join, Rule, Violation};
 
 /// String formats of the subset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,6 +169,7 @@ struct Ctx {
 
 impl Ctx {
     fn err(&mut self, ptr: &str, rule: &str, msg: impl Into<String>) {
+        let rule = Rule::from_name(rule).unwrap_or(Rule::Internal);
         self.errs.push(Violation::new(ptr, rule, msg));
     }
 }

@@ -352,7 +352,14 @@ impl Run<'_> {
                     .map(str::to_owned)
                     .unwrap_or(m);
                 self.note(|l| {
-                    l.answer_refused(&req.id, &[Violation::new("", "answer-refused", m.clone())])
+                    l.answer_refused(
+                        &req.id,
+                        &[Violation::new(
+                            "",
+                            crate::binding::violation::Rule::AnswerRefused,
+                            m.clone(),
+                        )],
+                    )
                 });
                 let what = format!("answer refused, no result: {m}");
                 report(at.line, at.id, &what, &[]);
