@@ -40,9 +40,10 @@ use serde_json::{Map, Value};
 
 use super::content::check_content;
 use super::elicitation::{
-    check_answer, read_result_event, read_result_value, Action, Mode, RequestBody, RequestEvent,
-    RequestView, REQUEST_TYPE, RESULT_TYPE,
+    check_answer, read_result_event, read_result_value, Action, ElicitResult, Mode, RequestBody,
+    RequestEvent, RequestView, ResultEvent, REQUEST_TYPE, RESULT_TYPE,
 };
+use super::form_schema::FormSchema;
 use super::schemas;
 use super::violation::{Part, Rule, Violation};
 
@@ -219,6 +220,43 @@ pub fn modify_result(
     if !cross.is_empty() {
         return Err(cross);
     }
+    let (form, parsed) = accepted_form(req, res)?;
+    let effective = effective_result(form, &parsed, effect)?;
+    let text = serde_json::to_string(&effective).map_err(|e| {
+        vec![Violation::within(
+            Part::ResultText,
+            "",
+            Rule::Serialize,
+            e.to_string(),
+        )]
+    })?;
+    let mut out = event.clone();
+    match out.pointer_mut("/payload/elicitation/result/text") {
+        Some(slot) => *slot = Value::String(text),
+        None => {
+            return Err(vec![Violation::new(
+                "/payload/elicitation/result",
+                Rule::EffectSelection,
+                "the result part has no text",
+            )])
+        }
+    }
+    // Read the new event back as any reader would: never emit an invalid one.
+    let back = read_result_event(&out)?;
+    let errs = check_answer(req, &back);
+    if errs.is_empty() {
+        Ok(out)
+    } else {
+        Err(errs)
+    }
+}
+
+/// The form of `req` and the parsed result of `res`, when the result is an
+/// accepted form-mode answer in a body text and the request's form is known.
+fn accepted_form(
+    req: &RequestEvent,
+    res: ResultEvent,
+) -> Result<(&FormSchema, ElicitResult), Vec<Violation>> {
     if res.mode != Mode::Form {
         return Err(vec![Violation::new(
             "/payload/elicitation/mode",
@@ -243,25 +281,30 @@ pub fn modify_result(
             "the result part is not a body with text (a metadata, omit or gap view cannot be modified)",
         )]);
     };
-    let form = match &req.view {
+    match &req.view {
         RequestView::Body(r) => match &r.body {
-            RequestBody::Form(f) => f,
-            RequestBody::Url { .. } => {
-                return Err(vec![Violation::new(
-                    "/payload/elicitation/mode",
-                    Rule::EffectMode,
-                    "the request is a URL request",
-                )])
-            }
+            RequestBody::Form(f) => Ok((f, parsed)),
+            RequestBody::Url { .. } => Err(vec![Violation::new(
+                "/payload/elicitation/mode",
+                Rule::EffectMode,
+                "the request is a URL request",
+            )]),
         },
-        _ => {
-            return Err(vec![Violation::new(
-                "/payload/elicitation/result",
-                Rule::EffectSelection,
-                "the request is a metadata, omit or gap view: its form is not known",
-            )])
-        }
-    };
+        _ => Err(vec![Violation::new(
+            "/payload/elicitation/result",
+            Rule::EffectSelection,
+            "the request is a metadata, omit or gap view: its form is not known",
+        )]),
+    }
+}
+
+/// The result with `effect` applied to its content, checked as an answer
+/// shape and against `form`.
+fn effective_result(
+    form: &FormSchema,
+    parsed: &ElicitResult,
+    effect: &ContentEffect,
+) -> Result<Value, Vec<Violation>> {
     let Value::Object(value) = &effect.value else {
         return Err(vec![Violation::within(
             Part::Effect,
@@ -295,33 +338,8 @@ pub fn modify_result(
         .into_iter()
         .map(|e| e.in_part(Part::ResultText))
         .collect();
-    if !errs.is_empty() {
-        return Err(errs);
-    }
-    let text = serde_json::to_string(&effective).map_err(|e| {
-        vec![Violation::within(
-            Part::ResultText,
-            "",
-            Rule::Serialize,
-            e.to_string(),
-        )]
-    })?;
-    let mut out = event.clone();
-    match out.pointer_mut("/payload/elicitation/result/text") {
-        Some(slot) => *slot = Value::String(text),
-        None => {
-            return Err(vec![Violation::new(
-                "/payload/elicitation/result",
-                Rule::EffectSelection,
-                "the result part has no text",
-            )])
-        }
-    }
-    // Read the new event back as any reader would: never emit an invalid one.
-    let back = read_result_event(&out)?;
-    let errs = check_answer(req, &back);
     if errs.is_empty() {
-        Ok(out)
+        Ok(effective)
     } else {
         Err(errs)
     }

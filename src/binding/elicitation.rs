@@ -547,8 +547,36 @@ fn read_params_body(
             "the params must be a JSON object",
         )]);
     };
+    let errs = mode_and_limits(obj, params, meta_mode);
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    let schema_errs = schemas::validate_mcp_request(params);
+    if !schema_errs.is_empty() {
+        return Err(schema_errs);
+    }
+    let message = match obj.get("message") {
+        Some(Value::String(s)) => s.clone(),
+        _ => {
+            return Err(vec![Violation::new(
+                "/message",
+                Rule::McpRequest,
+                "message is required and must be a string",
+            )])
+        }
+    };
+    let body = match meta_mode {
+        Mode::Form => form_body(obj)?,
+        Mode::Url => url_body(obj)?,
+    };
+    Ok((message, body))
+}
+
+/// The runtime rules checked before the schema: the params' mode (it
+/// decides which definition applies) against the event's, and the string
+/// limits.
+fn mode_and_limits(obj: &Map<String, Value>, params: &Value, meta_mode: Mode) -> Vec<Violation> {
     let mut errs = Vec::new();
-    // Mode first: it decides which definition applies and it is a runtime rule.
     let parsed_mode = match obj.get("mode") {
         None => Some(Mode::Form),
         Some(Value::String(s)) => Mode::parse(s),
@@ -572,93 +600,82 @@ fn read_params_body(
         Some(_) => {}
     }
     check_string_limits(params, "", &mut errs);
-    if !errs.is_empty() {
-        return Err(errs);
-    }
-    let schema_errs = schemas::validate_mcp_request(params);
-    if !schema_errs.is_empty() {
-        return Err(schema_errs);
-    }
-    let message = match obj.get("message") {
-        Some(Value::String(s)) => s.clone(),
-        _ => {
-            return Err(vec![Violation::new(
-                "/message",
+    errs
+}
+
+/// The body of form-mode params: no URL-mode members, and a
+/// `requestedSchema` inside the closed form subset.
+fn form_body(obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
+    let mut errs = Vec::new();
+    for k in ["url", "elicitationId"] {
+        if obj.contains_key(k) {
+            errs.push(Violation::new(
+                format!("/{k}"),
                 Rule::McpRequest,
-                "message is required and must be a string",
-            )])
+                format!("'{k}' belongs to URL mode, not a form request"),
+            ));
         }
-    };
-    let body = match meta_mode {
-        Mode::Form => {
-            for k in ["url", "elicitationId"] {
-                if obj.contains_key(k) {
-                    errs.push(Violation::new(
-                        format!("/{k}"),
-                        Rule::McpRequest,
-                        format!("'{k}' belongs to URL mode, not a form request"),
-                    ));
-                }
-            }
-            match obj.get("requestedSchema") {
-                None => errs.push(Violation::new(
-                    "",
+    }
+    match obj.get("requestedSchema") {
+        None => errs.push(Violation::new(
+            "",
+            Rule::McpRequest,
+            "a form request must have requestedSchema",
+        )),
+        Some(rs) => match parse_form_schema(rs, "/requestedSchema") {
+            Ok(f) if errs.is_empty() => return Ok(RequestBody::Form(f)),
+            Ok(_) => {}
+            Err(e) => errs.extend(e),
+        },
+    }
+    Err(errs)
+}
+
+/// The body of URL-mode params: no `requestedSchema`, a string
+/// `elicitationId` and an absolute `url`.
+fn url_body(obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
+    let mut errs = Vec::new();
+    if obj.contains_key("requestedSchema") {
+        errs.push(Violation::new(
+            "/requestedSchema",
+            Rule::McpRequest,
+            "a URL request has no requestedSchema",
+        ));
+    }
+    let url = obj.get("url").and_then(Value::as_str);
+    let id = obj.get("elicitationId").and_then(Value::as_str);
+    match (url, id) {
+        (Some(u), Some(i)) if errs.is_empty() => {
+            if url::Url::parse(u).is_err() {
+                return Err(vec![Violation::new(
+                    "/url",
                     Rule::McpRequest,
-                    "a form request must have requestedSchema",
-                )),
-                Some(rs) => match parse_form_schema(rs, "/requestedSchema") {
-                    Ok(f) if errs.is_empty() => return Ok((message, RequestBody::Form(f))),
-                    Ok(_) => {}
-                    Err(e) => errs.extend(e),
-                },
+                    "url must be an absolute URL",
+                )]);
             }
-            return Err(errs);
+            Ok(RequestBody::Url {
+                url: u.to_owned(),
+                elicitation_id: i.to_owned(),
+            })
         }
-        Mode::Url => {
-            if obj.contains_key("requestedSchema") {
+        (u, i) => {
+            if u.is_none() {
                 errs.push(Violation::new(
-                    "/requestedSchema",
+                    "/url",
                     Rule::McpRequest,
-                    "a URL request has no requestedSchema",
+                    "a URL request needs a string url",
                 ));
             }
-            let url = str_at(params, "/url");
-            let id = str_at(params, "/elicitationId");
-            match (url, id) {
-                (Some(u), Some(i)) if errs.is_empty() => {
-                    if url::Url::parse(u).is_err() {
-                        return Err(vec![Violation::new(
-                            "/url",
-                            Rule::McpRequest,
-                            "url must be an absolute URL",
-                        )]);
-                    }
-                    RequestBody::Url {
-                        url: u.to_owned(),
-                        elicitation_id: i.to_owned(),
-                    }
-                }
-                (u, i) => {
-                    if u.is_none() {
-                        errs.push(Violation::new(
-                            "/url",
-                            Rule::McpRequest,
-                            "a URL request needs a string url",
-                        ));
-                    }
-                    if i.is_none() {
-                        errs.push(Violation::new(
-                            "/elicitationId",
-                            Rule::McpRequest,
-                            "a URL request needs a string elicitationId",
-                        ));
-                    }
-                    return Err(errs);
-                }
+            if i.is_none() {
+                errs.push(Violation::new(
+                    "/elicitationId",
+                    Rule::McpRequest,
+                    "a URL request needs a string elicitationId",
+                ));
             }
+            Err(errs)
         }
-    };
-    Ok((message, body))
+    }
 }
 
 fn check_type(event: &Value, want: &str) -> Result<(), Vec<Violation>> {
