@@ -34,9 +34,21 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView, Violation};
+use crate::launcher::LaunchError;
 
 /// The text put in place of a redacted query, fragment or password.
 pub const REDACTED: &str = "[redacted]";
+
+/// Why the event log could not be opened or written.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    /// The log file could not be opened (the OS error names the path).
+    #[error("cannot open the log file {0}")]
+    Open(#[source] std::io::Error),
+    /// A record could not be written.
+    #[error("cannot write to the log file: {0}")]
+    Write(#[source] std::io::Error),
+}
 
 /// An open event log.
 #[derive(Debug)]
@@ -51,10 +63,10 @@ impl EventLog {
     /// Open `path` for appending (created if missing). `log_values`
     /// (`--log-values`) also writes form values.
     ///
-    /// Errors: a sentence naming the path and the OS error.
-    pub fn open(path: &Path, log_values: bool) -> Result<EventLog, String> {
+    /// Errors: [`LogError::Open`], naming the path and the OS error.
+    pub fn open(path: &Path, log_values: bool) -> Result<EventLog, LogError> {
         let file = crate::files::open_private(path, crate::files::Existing::Append)
-            .map_err(|e| format!("cannot open the log file {e}"))?;
+            .map_err(LogError::Open)?;
         Ok(EventLog {
             file,
             log_values,
@@ -81,8 +93,8 @@ impl EventLog {
     /// Append one record: `time` and `event` first, then `fields` as given
     /// (the caller redacts). One `write` call per line, flushed.
     ///
-    /// Errors: the OS error as a sentence.
-    pub fn record(&mut self, event: &str, fields: Map<String, Value>) -> Result<(), String> {
+    /// Errors: [`LogError::Write`].
+    pub fn record(&mut self, event: &str, fields: Map<String, Value>) -> Result<(), LogError> {
         let mut obj = Map::new();
         obj.insert(
             "time".into(),
@@ -102,11 +114,11 @@ impl EventLog {
         self.file
             .write_all(line.as_bytes())
             .and_then(|_| self.file.flush())
-            .map_err(|e| format!("cannot write to the log file: {e}"))
+            .map_err(LogError::Write)
     }
 
     /// A validated request arrived.
-    pub fn request_received(&mut self, req: &RequestEvent) -> Result<(), String> {
+    pub fn request_received(&mut self, req: &RequestEvent) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(req.id));
         f.insert("mode".into(), json!(req.mode.as_str()));
@@ -139,7 +151,7 @@ impl EventLog {
     /// How a form request was read under the compatible schema policy (the
     /// pointers and reasons may quote the server's keys: redacted like
     /// messages).
-    pub fn schema_policy(&mut self, req: &RequestEvent) -> Result<(), String> {
+    pub fn schema_policy(&mut self, req: &RequestEvent) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(req.id));
         if let Value::Object(note) = crate::binding::elicitation::policy_note(&req.view) {
@@ -165,7 +177,7 @@ impl EventLog {
         &mut self,
         id: Option<&str>,
         violations: &[Violation],
-    ) -> Result<(), String> {
+    ) -> Result<(), LogError> {
         let mut f = Map::new();
         if let Some(id) = id {
             f.insert("id".into(), json!(id));
@@ -183,7 +195,7 @@ impl EventLog {
     /// An answer (scripted or typed) was refused by the form's checks.
     /// Messages may quote the values, so they are written only with
     /// `log_values`.
-    pub fn answer_refused(&mut self, id: &str, violations: &[Violation]) -> Result<(), String> {
+    pub fn answer_refused(&mut self, id: &str, violations: &[Violation]) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(id));
         let vs: Vec<Value> = violations
@@ -204,7 +216,7 @@ impl EventLog {
 
     /// The decision for request `id`: the action, the answered field names,
     /// and the content only with `log_values`.
-    pub fn decision(&mut self, id: &str, answer: &Answer) -> Result<(), String> {
+    pub fn decision(&mut self, id: &str, answer: &Answer) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(id));
         f.insert("action".into(), json!(answer.action.as_str()));
@@ -225,15 +237,15 @@ impl EventLog {
         id: &str,
         launcher: &str,
         url: &str,
-        result: &Result<(), String>,
-    ) -> Result<(), String> {
+        result: &Result<(), LaunchError>,
+    ) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(id));
         f.insert("launcher".into(), json!(launcher));
         f.insert("url".into(), json!(redact_url(url)));
         f.insert("ok".into(), json!(result.is_ok()));
         if let Err(e) = result {
-            f.insert("error".into(), json!(redact_text(e)));
+            f.insert("error".into(), json!(redact_text(&e.to_string())));
         }
         self.record("launch", f)
     }
@@ -244,7 +256,7 @@ impl EventLog {
         result_id: &str,
         parent: &str,
         action: Action,
-    ) -> Result<(), String> {
+    ) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(result_id));
         f.insert("parent".into(), json!(parent));
@@ -570,7 +582,10 @@ mod tests {
             "req-1",
             "command",
             "https://a.example/cb?code=abc#x",
-            &Err("The browser command \"b\" failed (exit status 3).".into()),
+            &Err(LaunchError::Failed {
+                program: "b".into(),
+                code: 3,
+            }),
         )
         .unwrap();
         log.result_emitted("req-1-result", "req-1", Action::Accept)
@@ -690,6 +705,8 @@ mod tests {
     #[test]
     fn unwritable_path_is_a_sentence() {
         let e = EventLog::open(Path::new("/nonexistent-dir/x/log.jsonl"), false).unwrap_err();
+        assert!(matches!(e, LogError::Open(_)), "{e:?}");
+        let e = e.to_string();
         assert!(
             e.starts_with("cannot open the log file /nonexistent-dir/x/log.jsonl: "),
             "{e}"

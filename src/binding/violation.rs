@@ -333,6 +333,8 @@ impl fmt::Display for Violation {
     }
 }
 
+impl std::error::Error for Violation {}
+
 impl serde::Serialize for Violation {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("Violation", 3)?;
