@@ -180,7 +180,7 @@ fn usage(msg: &str) -> u8 {
 pub fn run(args: McpArgs) -> u8 {
     let target = match Target::from_args(&args.server) {
         Ok(t) => t,
-        Err(e) => return usage(&e),
+        Err(e) => return usage(&e.to_string()),
     };
     let mut modes = Vec::new();
     for m in &args.modes {

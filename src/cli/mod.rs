@@ -271,7 +271,9 @@ pub fn build_responder(
 #[cfg(feature = "tui")]
 pub fn check_theme(arg: Option<&str>) -> Result<(), String> {
     match arg {
-        Some(_) => crate::tui::theme::Theme::resolve(arg, false).map(|_| ()),
+        Some(_) => crate::tui::theme::Theme::resolve(arg, false)
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
         None => Ok(()),
     }
 }

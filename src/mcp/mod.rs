@@ -56,18 +56,19 @@ pub enum Target {
 impl Target {
     /// Read the trailing positional arguments: one `http(s)://` URL means
     /// Streamable HTTP, anything else is a command and its arguments.
-    /// Errors: a sentence when there is nothing.
-    pub fn from_args(args: &[String]) -> Result<Target, String> {
+    /// Errors: [`TargetError`]: nothing given, arguments after a URL, or a
+    /// URL that does not parse.
+    pub fn from_args(args: &[String]) -> Result<Target, TargetError> {
         match args {
-            [] => Err(
-                "give the server: -- COMMAND [ARGS...] for stdio, or a URL for Streamable HTTP"
-                    .into(),
-            ),
-            [url, more, ..] if url.starts_with("http://") || url.starts_with("https://") => Err(format!(
-                "'{more}' after the server URL: give the flags before the URL (a URL server takes no arguments)"
-            )),
+            [] => Err(TargetError::NoServer),
+            [url, more, ..] if url.starts_with("http://") || url.starts_with("https://") => {
+                Err(TargetError::AfterUrl { arg: more.clone() })
+            }
             [one] if one.starts_with("http://") || one.starts_with("https://") => {
-                url::Url::parse(one).map_err(|e| format!("bad server URL '{one}': {e}"))?;
+                url::Url::parse(one).map_err(|source| TargetError::BadUrl {
+                    url: one.clone(),
+                    source,
+                })?;
                 Ok(Target::Http { url: one.clone() })
             }
             [program, rest @ ..] => Ok(Target::Stdio {
@@ -167,6 +168,29 @@ pub struct SessionReport {
     pub refused: Vec<String>,
 }
 
+/// Why the server arguments name no server (see [`Target::from_args`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    /// No server was given.
+    #[error("give the server: -- COMMAND [ARGS...] for stdio, or a URL for Streamable HTTP")]
+    NoServer,
+    /// An argument follows the server URL (a flag given too late).
+    #[error("'{arg}' after the server URL: give the flags before the URL (a URL server takes no arguments)")]
+    AfterUrl {
+        /// The first argument after the URL.
+        arg: String,
+    },
+    /// The server URL does not parse.
+    #[error("bad server URL '{url}': {source}")]
+    BadUrl {
+        /// The URL as given.
+        url: String,
+        /// The parser's reason.
+        #[source]
+        source: url::ParseError,
+    },
+}
+
 /// Why a session failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum McpError {
@@ -250,17 +274,21 @@ mod tests {
                 args: args(&["server.js", "--http"])
             })
         );
-        assert!(Target::from_args(&[])
-            .unwrap_err()
+        assert_eq!(Target::from_args(&[]), Err(TargetError::NoServer));
+        assert!(TargetError::NoServer
+            .to_string()
             .contains("give the server"));
-        assert!(
-            Target::from_args(&args(&["https://x.test/mcp", "--action"]))
-                .unwrap_err()
-                .contains("before the URL")
+        let e = Target::from_args(&args(&["https://x.test/mcp", "--action"])).unwrap_err();
+        assert_eq!(
+            e,
+            TargetError::AfterUrl {
+                arg: "--action".into()
+            }
         );
-        assert!(Target::from_args(&args(&["http://[bad"]))
-            .unwrap_err()
-            .contains("bad server URL"));
+        assert!(e.to_string().contains("before the URL"));
+        let e = Target::from_args(&args(&["http://[bad"])).unwrap_err();
+        assert!(matches!(e, TargetError::BadUrl { .. }), "{e:?}");
+        assert!(e.to_string().starts_with("bad server URL 'http://[bad': "));
         assert_eq!(Target::Http { url: String::new() }.adapter(), "mcp-http");
     }
 }

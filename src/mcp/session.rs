@@ -276,7 +276,7 @@ impl Session {
                 Ok(Err(e)) => {
                     return Err(McpError::Transport(format!(
                         "notifications/initialized: {}",
-                        safe_text::display(&e)
+                        safe_text::display(&e.to_string())
                     )))
                 }
                 Err(TryRecvError::Empty) => {}
