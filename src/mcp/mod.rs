@@ -191,12 +191,19 @@ pub enum TargetError {
     },
 }
 
-/// Why a session failed.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// Why a session failed. Failures of the operating system keep their
+/// `io::Error` as the source.
+#[derive(Debug, thiserror::Error)]
 pub enum McpError {
     /// The server command could not be started.
-    #[error("could not start the server: {0}")]
-    Spawn(String),
+    #[error("could not start the server: {program}: {source}")]
+    Spawn {
+        /// The program as given.
+        program: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
     /// Writing, reading or the connection failed.
     #[error("{0}")]
     Transport(String),
@@ -229,9 +236,9 @@ pub enum McpError {
     /// re-initializes once.
     #[error("the server ended the session (HTTP 404)")]
     SessionExpired,
-    /// `--events FILE` could not be written.
+    /// `--events FILE` could not be opened or written.
     #[error("events file: {0}")]
-    Events(String),
+    Events(#[source] std::io::Error),
 }
 
 /// Run one session: connect, `initialize` as a 2025-11-25 client with

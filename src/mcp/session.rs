@@ -50,7 +50,7 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
             // 0600, never through a symbolic link (the error names the path).
             Some(BufWriter::new(
                 crate::files::open_private(p, crate::files::Existing::Truncate)
-                    .map_err(|e| McpError::Events(e.to_string()))?,
+                    .map_err(McpError::Events)?,
             ))
         }
         None => None,
@@ -610,7 +610,7 @@ impl Session {
         // control, C1 or bidi character).
         w.write_all(crate::log::event_line(ev, false).as_bytes())
             .and_then(|()| w.flush())
-            .map_err(|e| McpError::Events(e.to_string()))
+            .map_err(McpError::Events)
     }
 
     /// End the session: after a quit or a signal, cancel what is in flight
