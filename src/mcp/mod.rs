@@ -207,6 +207,17 @@ pub enum McpError {
     /// Writing, reading or the connection failed.
     #[error("{0}")]
     Transport(String),
+    /// A message could not be delivered: `what` names it (a method), the
+    /// source is the transport's error (its text quotes the server, so it is
+    /// sanitized when shown).
+    #[error("{what}: {}", crate::safe_text::display(&.source.to_string()))]
+    Delivery {
+        /// The message that was not delivered.
+        what: String,
+        /// Why.
+        #[source]
+        source: transport::TransportError,
+    },
     /// The server sent something the protocol forbids.
     #[error("the server broke the protocol: {0}")]
     Protocol(String),
@@ -264,6 +275,23 @@ mod tests {
 
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_delivery_failure_names_the_message_keeps_its_source_and_is_sanitized() {
+        use std::error::Error;
+        let e = McpError::Delivery {
+            what: "notifications/initialized".into(),
+            source: transport::TransportError::Refused("HTTP 500: \u{1b}[31mboom".into()),
+        };
+        let text = e.to_string();
+        assert!(
+            text.starts_with("notifications/initialized: HTTP 500: "),
+            "{text}"
+        );
+        assert!(!text.contains('\u{1b}'), "{text:?}");
+        let source = e.source().map(|s| s.to_string());
+        assert_eq!(source.as_deref(), Some("HTTP 500: \u{1b}[31mboom"));
     }
 
     #[test]

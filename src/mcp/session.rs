@@ -273,11 +273,11 @@ impl Session {
         loop {
             match delivered.try_recv() {
                 Ok(Ok(())) | Err(TryRecvError::Closed) => return Ok(()),
-                Ok(Err(e)) => {
-                    return Err(McpError::Transport(format!(
-                        "notifications/initialized: {}",
-                        safe_text::display(&e.to_string())
-                    )))
+                Ok(Err(source)) => {
+                    return Err(McpError::Delivery {
+                        what: "notifications/initialized".into(),
+                        source,
+                    })
                 }
                 Err(TryRecvError::Empty) => {}
             }
