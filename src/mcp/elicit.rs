@@ -216,7 +216,9 @@ impl Session {
                 Answer::bare(Action::Cancel)
             }
             Err(RespondError::Refused(m)) => {
-                self.reject(id, INTERNAL_ERROR, format!("answer refused: {m}"), None)?;
+                // The responder gives the reason; the request is named here.
+                let m = format!("answer refused: request {}: {m}", ask.req.id);
+                self.reject(id, INTERNAL_ERROR, m, None)?;
                 return Ok(None);
             }
             Err(RespondError::Io(m)) => {
