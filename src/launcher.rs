@@ -21,7 +21,73 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::responder::Launcher;
-use crate::url_review::UrlReview;
+use crate::url_review::{Refusal, UrlReview};
+
+/// Why a consented URL was not opened. Each message is one sentence for the
+/// person (names from the command line pass through the sanitizer).
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// The URL is not one that is opened (see [`Refusal`]).
+    #[error("{}", .0.sentence())]
+    Refused(Refusal),
+    /// The review found no form of the URL to hand to a browser.
+    #[error("the URL has no form that can be opened")]
+    NoTarget,
+    /// The system browser failed; `reason` is
+    /// [`system_browser_failure`]'s sentence for `source`.
+    #[error("{reason}; set one with --browser CMD, or copy the URL.")]
+    SystemBrowser {
+        /// The failure as a plain sentence.
+        reason: String,
+        /// The `open` crate's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `--browser CMD` has an unclosed quote (`command` as shown).
+    #[error("The browser command \"{command}\" has an unclosed quote.")]
+    UnclosedQuote {
+        /// CMD, sanitized.
+        command: String,
+    },
+    /// `--browser CMD` has no words.
+    #[error("The browser command is empty.")]
+    EmptyCommand,
+    /// The browser program could not be started.
+    #[error("The browser command \"{program}\" could not be started: {source}.")]
+    Start {
+        /// The program, sanitized.
+        program: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The browser program exited early with a failure status.
+    #[error("The browser command \"{program}\" failed (exit status {code}).")]
+    Failed {
+        /// The program, sanitized.
+        program: String,
+        /// Its exit status.
+        code: i32,
+    },
+    /// The browser program was killed by a signal before the check ended.
+    #[error("The browser command \"{program}\" was killed by a signal.")]
+    Killed {
+        /// The program, sanitized.
+        program: String,
+    },
+    /// Waiting on the browser program failed.
+    #[error("The browser command \"{program}\" could not be watched: {source}.")]
+    Watch {
+        /// The program, sanitized.
+        program: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The sentence of a [`Launcher`] defined outside this module.
+    #[error("{0}")]
+    Other(String),
+}
 
 /// How long a launcher is watched for an early failure (a missing browser,
 /// a bad argument) before it is taken to have started. A browser command
@@ -34,14 +100,18 @@ pub const LAUNCH_CHECK: Duration = Duration::from_secs(2);
 /// Used by the scripted responder (`--action accept` on a URL request means
 /// consent) and by the terminal view after consent.
 ///
-/// Errors: the refusal sentence, or the launcher's sentence.
-pub fn consent_and_open(launcher: &mut dyn Launcher, review: &UrlReview) -> Result<(), String> {
+/// Errors: [`LaunchError::Refused`], [`LaunchError::NoTarget`], or the
+/// launcher's error.
+pub fn consent_and_open(
+    launcher: &mut dyn Launcher,
+    review: &UrlReview,
+) -> Result<(), LaunchError> {
     if let Some(r) = &review.refusal {
-        return Err(r.sentence());
+        return Err(LaunchError::Refused(r.clone()));
     }
     match review.target() {
         Some(t) => launcher.open(t),
-        None => Err("the URL has no form that can be opened".into()),
+        None => Err(LaunchError::NoTarget),
     }
 }
 
@@ -50,12 +120,10 @@ pub fn consent_and_open(launcher: &mut dyn Launcher, review: &UrlReview) -> Resu
 pub struct SystemBrowser;
 
 impl Launcher for SystemBrowser {
-    fn open(&mut self, url: &str) -> Result<(), String> {
-        open::that_detached(url).map_err(|e| {
-            format!(
-                "{}; set one with --browser CMD, or copy the URL.",
-                system_browser_failure(&e)
-            )
+    fn open(&mut self, url: &str) -> Result<(), LaunchError> {
+        open::that_detached(url).map_err(|source| LaunchError::SystemBrowser {
+            reason: system_browser_failure(&source),
+            source,
         })
     }
 }
@@ -122,22 +190,19 @@ impl CommandBrowser {
     /// CMD split into program and leading arguments.
     ///
     /// Errors: unbalanced quotes, or no program at all.
-    pub fn words(&self) -> Result<Vec<String>, String> {
-        let words = shlex::split(&self.cmd).ok_or_else(|| {
-            format!(
-                "The browser command \"{}\" has an unclosed quote.",
-                crate::safe_text::display(&self.cmd)
-            )
+    pub fn words(&self) -> Result<Vec<String>, LaunchError> {
+        let words = shlex::split(&self.cmd).ok_or_else(|| LaunchError::UnclosedQuote {
+            command: crate::safe_text::display(&self.cmd).into_owned(),
         })?;
         if words.is_empty() {
-            return Err("The browser command is empty.".into());
+            return Err(LaunchError::EmptyCommand);
         }
         Ok(words)
     }
 }
 
 impl Launcher for CommandBrowser {
-    fn open(&mut self, url: &str) -> Result<(), String> {
+    fn open(&mut self, url: &str) -> Result<(), LaunchError> {
         let words = self.words()?;
         let program = &words[0];
         let shown = crate::safe_text::display(program).into_owned();
@@ -154,19 +219,21 @@ impl Launcher for CommandBrowser {
             // reach the browser.
             cmd.process_group(0);
         }
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| format!("The browser command \"{shown}\" could not be started: {e}."))?;
+        let mut child = cmd.spawn().map_err(|source| LaunchError::Start {
+            program: shown.clone(),
+            source,
+        })?;
         let start = Instant::now();
         loop {
             match child.try_wait() {
                 Ok(Some(status)) if status.success() => return Ok(()),
                 Ok(Some(status)) => {
                     return Err(match status.code() {
-                        Some(c) => {
-                            format!("The browser command \"{shown}\" failed (exit status {c}).")
-                        }
-                        None => format!("The browser command \"{shown}\" was killed by a signal."),
+                        Some(code) => LaunchError::Failed {
+                            program: shown,
+                            code,
+                        },
+                        None => LaunchError::Killed { program: shown },
                     })
                 }
                 Ok(None) if start.elapsed() >= self.check => {
@@ -177,10 +244,11 @@ impl Launcher for CommandBrowser {
                     return Ok(());
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-                Err(e) => {
-                    return Err(format!(
-                        "The browser command \"{shown}\" could not be watched: {e}."
-                    ))
+                Err(source) => {
+                    return Err(LaunchError::Watch {
+                        program: shown,
+                        source,
+                    })
                 }
             }
         }
@@ -195,7 +263,7 @@ pub struct NoOpen {
 }
 
 impl Launcher for NoOpen {
-    fn open(&mut self, url: &str) -> Result<(), String> {
+    fn open(&mut self, url: &str) -> Result<(), LaunchError> {
         self.consented.push(url.to_owned());
         Ok(())
     }
@@ -233,7 +301,7 @@ mod tests {
     #[derive(Default)]
     struct Recorder(Vec<String>);
     impl Launcher for Recorder {
-        fn open(&mut self, url: &str) -> Result<(), String> {
+        fn open(&mut self, url: &str) -> Result<(), LaunchError> {
             self.0.push(url.to_owned());
             Ok(())
         }
@@ -256,6 +324,8 @@ mod tests {
             "nope",
         ] {
             let e = consent_and_open(&mut l, &review(u)).unwrap_err();
+            assert!(matches!(e, LaunchError::Refused(_)), "{e:?}");
+            let e = e.to_string();
             assert!(
                 e.contains("only https and http URLs are opened") || e.contains("not a valid"),
                 "{e}"
@@ -279,11 +349,14 @@ mod tests {
             vec!["firefox", "--new-window", "My Profile", "$HOME"]
         );
         assert_eq!(
-            CommandBrowser::new("x 'open").words().unwrap_err(),
+            CommandBrowser::new("x 'open")
+                .words()
+                .unwrap_err()
+                .to_string(),
             "The browser command \"x 'open\" has an unclosed quote."
         );
         assert_eq!(
-            CommandBrowser::new("  ").words().unwrap_err(),
+            CommandBrowser::new("  ").words().unwrap_err().to_string(),
             "The browser command is empty."
         );
     }

@@ -34,9 +34,21 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView, Violation};
+use crate::launcher::LaunchError;
 
 /// The text put in place of a redacted query, fragment or password.
 pub const REDACTED: &str = "[redacted]";
+
+/// Why the event log could not be opened or written.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    /// The log file could not be opened (the OS error names the path).
+    #[error("cannot open the log file {0}")]
+    Open(#[source] std::io::Error),
+    /// A record could not be written.
+    #[error("cannot write to the log file: {0}")]
+    Write(#[source] std::io::Error),
+}
 
 /// An open event log.
 #[derive(Debug)]
@@ -51,10 +63,10 @@ impl EventLog {
     /// Open `path` for appending (created if missing). `log_values`
     /// (`--log-values`) also writes form values.
     ///
-    /// Errors: a sentence naming the path and the OS error.
-    pub fn open(path: &Path, log_values: bool) -> Result<EventLog, String> {
+    /// Errors: [`LogError::Open`], naming the path and the OS error.
+    pub fn open(path: &Path, log_values: bool) -> Result<EventLog, LogError> {
         let file = crate::files::open_private(path, crate::files::Existing::Append)
-            .map_err(|e| format!("cannot open the log file {e}"))?;
+            .map_err(LogError::Open)?;
         Ok(EventLog {
             file,
             log_values,
@@ -81,8 +93,8 @@ impl EventLog {
     /// Append one record: `time` and `event` first, then `fields` as given
     /// (the caller redacts). One `write` call per line, flushed.
     ///
-    /// Errors: the OS error as a sentence.
-    pub fn record(&mut self, event: &str, fields: Map<String, Value>) -> Result<(), String> {
+    /// Errors: [`LogError::Write`].
+    pub fn record(&mut self, event: &str, fields: Map<String, Value>) -> Result<(), LogError> {
         let mut obj = Map::new();
         obj.insert(
             "time".into(),
@@ -102,11 +114,11 @@ impl EventLog {
         self.file
             .write_all(line.as_bytes())
             .and_then(|_| self.file.flush())
-            .map_err(|e| format!("cannot write to the log file: {e}"))
+            .map_err(LogError::Write)
     }
 
     /// A validated request arrived.
-    pub fn request_received(&mut self, req: &RequestEvent) -> Result<(), String> {
+    pub fn request_received(&mut self, req: &RequestEvent) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(req.id));
         f.insert("mode".into(), json!(req.mode.as_str()));
@@ -139,7 +151,7 @@ impl EventLog {
     /// How a form request was read under the compatible schema policy (the
     /// pointers and reasons may quote the server's keys: redacted like
     /// messages).
-    pub fn schema_policy(&mut self, req: &RequestEvent) -> Result<(), String> {
+    pub fn schema_policy(&mut self, req: &RequestEvent) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(req.id));
         if let Value::Object(note) = crate::binding::elicitation::policy_note(&req.view) {
@@ -165,7 +177,7 @@ impl EventLog {
         &mut self,
         id: Option<&str>,
         violations: &[Violation],
-    ) -> Result<(), String> {
+    ) -> Result<(), LogError> {
         let mut f = Map::new();
         if let Some(id) = id {
             f.insert("id".into(), json!(id));
@@ -173,7 +185,7 @@ impl EventLog {
         let vs: Vec<Value> = violations
             .iter()
             .map(|v| {
-                json!({"pointer": v.pointer, "rule": v.rule, "message": redact_text(&v.message)})
+                json!({"pointer": v.pointer(), "rule": v.rule, "message": redact_text(&v.message)})
             })
             .collect();
         f.insert("violations".into(), Value::Array(vs));
@@ -183,14 +195,14 @@ impl EventLog {
     /// An answer (scripted or typed) was refused by the form's checks.
     /// Messages may quote the values, so they are written only with
     /// `log_values`.
-    pub fn answer_refused(&mut self, id: &str, violations: &[Violation]) -> Result<(), String> {
+    pub fn answer_refused(&mut self, id: &str, violations: &[Violation]) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(id));
         let vs: Vec<Value> = violations
             .iter()
             .map(|v| {
                 let mut o = Map::new();
-                o.insert("pointer".into(), json!(v.pointer));
+                o.insert("pointer".into(), json!(v.pointer()));
                 o.insert("rule".into(), json!(v.rule));
                 if self.log_values {
                     o.insert("message".into(), json!(redact_text(&v.message)));
@@ -204,7 +216,7 @@ impl EventLog {
 
     /// The decision for request `id`: the action, the answered field names,
     /// and the content only with `log_values`.
-    pub fn decision(&mut self, id: &str, answer: &Answer) -> Result<(), String> {
+    pub fn decision(&mut self, id: &str, answer: &Answer) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(id));
         f.insert("action".into(), json!(answer.action.as_str()));
@@ -225,15 +237,15 @@ impl EventLog {
         id: &str,
         launcher: &str,
         url: &str,
-        result: &Result<(), String>,
-    ) -> Result<(), String> {
+        result: &Result<(), LaunchError>,
+    ) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(id));
         f.insert("launcher".into(), json!(launcher));
         f.insert("url".into(), json!(redact_url(url)));
         f.insert("ok".into(), json!(result.is_ok()));
         if let Err(e) = result {
-            f.insert("error".into(), json!(redact_text(e)));
+            f.insert("error".into(), json!(redact_text(&e.to_string())));
         }
         self.record("launch", f)
     }
@@ -244,7 +256,7 @@ impl EventLog {
         result_id: &str,
         parent: &str,
         action: Action,
-    ) -> Result<(), String> {
+    ) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(result_id));
         f.insert("parent".into(), json!(parent));
@@ -408,7 +420,7 @@ pub fn event_line(ev: &Value, keep_values: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::binding::{read_request_event, wrap_params, Server};
+    use crate::binding::{read_request_event, wrap_params, Rule, Server};
 
     #[test]
     fn url_query_and_fragment_are_redacted() {
@@ -570,7 +582,10 @@ mod tests {
             "req-1",
             "command",
             "https://a.example/cb?code=abc#x",
-            &Err("The browser command \"b\" failed (exit status 3).".into()),
+            &Err(LaunchError::Failed {
+                program: "b".into(),
+                code: 3,
+            }),
         )
         .unwrap();
         log.result_emitted("req-1-result", "req-1", Action::Accept)
@@ -623,7 +638,7 @@ mod tests {
         };
         let refused = [Violation::new(
             "/content/name",
-            "content-value",
+            Rule::ContentValue,
             "'Alice Secret' is not one of the options",
         )];
         {
@@ -667,7 +682,7 @@ mod tests {
         let p = dir.path().join("c.jsonl");
         EventLog::open(&p, false)
             .unwrap()
-            .request_invalid(None, &[Violation::new("", "json", "not JSON")])
+            .request_invalid(None, &[Violation::new("", Rule::Json, "not JSON")])
             .unwrap();
         let bad = json!({"ahp": "0.1"});
         let errs = read_request_event(&bad).unwrap_err();
@@ -690,6 +705,8 @@ mod tests {
     #[test]
     fn unwritable_path_is_a_sentence() {
         let e = EventLog::open(Path::new("/nonexistent-dir/x/log.jsonl"), false).unwrap_err();
+        assert!(matches!(e, LogError::Open(_)), "{e:?}");
+        let e = e.to_string();
         assert!(
             e.starts_with("cannot open the log file /nonexistent-dir/x/log.jsonl: "),
             "{e}"

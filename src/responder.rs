@@ -39,23 +39,17 @@ pub enum Outcome {
     Quit,
 }
 
-/// Why a responder gave no answer.
-#[derive(Debug, Clone, PartialEq)]
+/// Why a responder gave no answer. The sentences do not name the request:
+/// the caller knows which request it asked about and says so in its report.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RespondError {
     /// A scripted answer that the form refuses: no result
     /// for this request, exit 1.
+    #[error("answer refused: {0}")]
     Refused(String),
     /// The terminal or another resource failed: no result, exit 2.
+    #[error("{0}")]
     Io(String),
-}
-
-impl std::fmt::Display for RespondError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RespondError::Refused(m) => write!(f, "answer refused: {m}"),
-            RespondError::Io(m) => write!(f, "{m}"),
-        }
-    }
 }
 
 /// Something that answers validated requests, one at a time.
@@ -88,8 +82,9 @@ pub trait Responder {
 /// Opens a consented URL: the system browser, a
 /// `--browser CMD`, or nothing (`--no-open`).
 pub trait Launcher {
-    /// Open `url`. Errors: a sentence saying why the browser could not start.
-    fn open(&mut self, url: &str) -> Result<(), String>;
+    /// Open `url`. Errors: why the browser could not start (its message is
+    /// one sentence for the person).
+    fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError>;
 }
 
 /// Time left until `deadline`, or None when there is none; zero when passed.

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView};
+use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView, Violation};
 use crate::form::{Form, Status};
 use crate::responder::{Context, Launcher, Outcome, RespondError, Responder};
 
@@ -34,38 +34,113 @@ pub struct ScriptedAnswer {
     pub content: Option<Map<String, Value>>,
 }
 
+/// What is wrong with one answer of an answers document.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerFault {
+    /// The answer is not a JSON object.
+    #[error("an answer must be an object {{\"action\": ..., \"content\": {{...}}}}")]
+    NotAnObject,
+    /// A key other than `action` and `content`.
+    #[error("unknown key (an answer has action and content)")]
+    UnknownKey,
+    /// `action` is a string that names no action.
+    #[error("'{0}' is not accept, decline or cancel")]
+    UnknownAction(String),
+    /// `action` is not a string.
+    #[error("must be a string")]
+    ActionNotAString,
+    /// No `action`.
+    #[error("an answer needs an action")]
+    NoAction,
+    /// `content` is not an object.
+    #[error("must be an object")]
+    ContentNotAnObject,
+    /// `content` with an action other than accept.
+    #[error("only an accept carries content, not {}", .0.as_str())]
+    ContentWithoutAccept(Action),
+}
+
+/// Why an answers document or file was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswersError {
+    /// The document is not a JSON object.
+    #[error("answers: the file must hold a JSON object")]
+    NotAnObject,
+    /// One answer is wrong, at a JSON Pointer into the document.
+    #[error("{pointer}: {fault}")]
+    Answer {
+        /// Where (the answer itself, or one of its members).
+        pointer: String,
+        /// What is wrong there.
+        #[source]
+        fault: AnswerFault,
+    },
+    /// The file could not be read.
+    #[error("cannot read answers file {}: {source}", .path.display())]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not JSON within the binding's limits.
+    #[error("answers file {}: {source}", .path.display())]
+    Json {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The violation (`limits`, `utf8` or `json`).
+        #[source]
+        source: Violation,
+    },
+    /// The file's JSON is not an answers document.
+    #[error("answers file {}: {source}", .path.display())]
+    Document {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with the document.
+        #[source]
+        source: Box<AnswersError>,
+    },
+}
+
 impl ScriptedAnswer {
     /// Read `{"action": ..., "content": {...}?}` at JSON pointer `ptr`.
     ///
-    /// Errors: a sentence naming `ptr` and what is wrong.
-    pub fn from_value(v: &Value, ptr: &str) -> Result<Self, String> {
+    /// Errors: [`AnswersError::Answer`], naming `ptr` (or the member) and
+    /// the fault.
+    pub fn from_value(v: &Value, ptr: &str) -> Result<Self, AnswersError> {
+        let at = |pointer: String, fault| AnswersError::Answer { pointer, fault };
         let Some(o) = v.as_object() else {
-            return Err(format!(
-                "{ptr}: an answer must be an object {{\"action\": ..., \"content\": {{...}}}}"
-            ));
+            return Err(at(ptr.to_owned(), AnswerFault::NotAnObject));
         };
-        for k in o.keys() {
-            if k != "action" && k != "content" {
-                return Err(format!(
-                    "{ptr}/{k}: unknown key (an answer has action and content)"
-                ));
-            }
+        if let Some(k) = o.keys().find(|k| *k != "action" && *k != "content") {
+            return Err(at(format!("{ptr}/{k}"), AnswerFault::UnknownKey));
         }
         let action = match o.get("action") {
-            Some(Value::String(s)) => Action::parse(s)
-                .ok_or_else(|| format!("{ptr}/action: '{s}' is not accept, decline or cancel"))?,
-            Some(_) => return Err(format!("{ptr}/action: must be a string")),
-            None => return Err(format!("{ptr}: an answer needs an action")),
+            Some(Value::String(s)) => Action::parse(s).ok_or_else(|| {
+                at(
+                    format!("{ptr}/action"),
+                    AnswerFault::UnknownAction(s.clone()),
+                )
+            })?,
+            Some(_) => return Err(at(format!("{ptr}/action"), AnswerFault::ActionNotAString)),
+            None => return Err(at(ptr.to_owned(), AnswerFault::NoAction)),
         };
         let content = match o.get("content") {
             None => None,
             Some(Value::Object(m)) => Some(m.clone()),
-            Some(_) => return Err(format!("{ptr}/content: must be an object")),
+            Some(_) => {
+                return Err(at(
+                    format!("{ptr}/content"),
+                    AnswerFault::ContentNotAnObject,
+                ))
+            }
         };
         if content.is_some() && action != Action::Accept {
-            return Err(format!(
-                "{ptr}/content: only an accept carries content, not {}",
-                action.as_str()
+            return Err(at(
+                format!("{ptr}/content"),
+                AnswerFault::ContentWithoutAccept(action),
             ));
         }
         Ok(ScriptedAnswer { action, content })
@@ -84,10 +159,11 @@ pub enum Answers {
 impl Answers {
     /// Read an answers document (see the module docs).
     ///
-    /// Errors: a sentence naming the JSON pointer and the fault.
-    pub fn from_value(v: &Value) -> Result<Self, String> {
+    /// Errors: [`AnswersError::NotAnObject`], or the first wrong answer
+    /// ([`AnswersError::Answer`], naming the JSON pointer and the fault).
+    pub fn from_value(v: &Value) -> Result<Self, AnswersError> {
         let Some(o) = v.as_object() else {
-            return Err("answers: the file must hold a JSON object".into());
+            return Err(AnswersError::NotAnObject);
         };
         if o.contains_key("action") {
             return Ok(Answers::Every(ScriptedAnswer::from_value(v, "")?));
@@ -104,12 +180,19 @@ impl Answers {
     ///
     /// Errors: the file cannot be read, or its content is not an answers
     /// document.
-    pub fn from_file(path: &std::path::Path) -> Result<Self, String> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| format!("cannot read answers file {}: {e}", path.display()))?;
-        let v = crate::binding::parse_json(&bytes)
-            .map_err(|e| format!("answers file {}: {e}", path.display()))?;
-        Self::from_value(&v).map_err(|e| format!("answers file {}: {e}", path.display()))
+    pub fn from_file(path: &std::path::Path) -> Result<Self, AnswersError> {
+        let bytes = std::fs::read(path).map_err(|source| AnswersError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let v = crate::binding::parse_json(&bytes).map_err(|source| AnswersError::Json {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::from_value(&v).map_err(|e| AnswersError::Document {
+            path: path.to_owned(),
+            source: Box::new(e),
+        })
     }
 
     /// The answer for request `id`.
@@ -157,7 +240,7 @@ impl ScriptedResponder {
     /// `--answers FILE`.
     ///
     /// Errors: see [`Answers::from_file`].
-    pub fn from_file(path: &std::path::Path) -> Result<Self, String> {
+    pub fn from_file(path: &std::path::Path) -> Result<Self, AnswersError> {
         Ok(Self::new(Answers::from_file(path)?))
     }
 
@@ -185,8 +268,7 @@ impl ScriptedResponder {
             RequestView::Body(r) => r,
             other => {
                 return Err(RespondError::Refused(format!(
-                    "request {}: cannot accept a view that is not executable ({}); only decline or cancel",
-                    req.id,
+                    "cannot accept a view that is not executable ({}); only decline or cancel",
                     other.describe().unwrap_or_default()
                 )))
             }
@@ -194,24 +276,19 @@ impl ScriptedResponder {
         match &r.body {
             RequestBody::Url { url, .. } => {
                 if a.content.is_some() {
-                    return Err(RespondError::Refused(format!(
-                        "request {}: a URL-mode accept carries no content",
-                        req.id
-                    )));
+                    return Err(RespondError::Refused(
+                        "a URL-mode accept carries no content".into(),
+                    ));
                 }
                 // Consent only to a URL that can be opened:
                 // a refused scheme is a refused answer, not an I/O fault.
                 let review = crate::url_review::review(url);
                 if let Some(r) = &review.refusal {
-                    return Err(RespondError::Refused(format!(
-                        "request {}: {}",
-                        req.id,
-                        r.sentence()
-                    )));
+                    return Err(RespondError::Refused(r.sentence()));
                 }
                 if let Some(l) = self.launcher.as_mut() {
                     crate::launcher::consent_and_open(l.as_mut(), &review)
-                        .map_err(RespondError::Io)?;
+                        .map_err(|e| RespondError::Io(e.to_string()))?;
                 }
                 Ok(Answer::bare(Action::Accept))
             }
@@ -240,11 +317,7 @@ impl ScriptedResponder {
                     }
                 }
                 if !errs.is_empty() {
-                    return Err(RespondError::Refused(format!(
-                        "request {}: {}",
-                        req.id,
-                        errs.join("; ")
-                    )));
+                    return Err(RespondError::Refused(errs.join("; ")));
                 }
                 form.apply(crate::form::Action::Submit);
                 match form.apply(crate::form::Action::Send) {
@@ -258,10 +331,7 @@ impl ScriptedResponder {
                                 .join("; "),
                             Ok(_) => "the form did not submit".into(),
                         };
-                        Err(RespondError::Refused(format!(
-                            "request {}: {reasons}",
-                            req.id
-                        )))
+                        Err(RespondError::Refused(reasons))
                     }
                 }
             }

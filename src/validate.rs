@@ -36,7 +36,7 @@ use crate::binding::elicitation::{REQUEST_TYPE, RESULT_TYPE};
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
     check_answer, parse_json, schemas, take_request_event, take_result_event, RequestEvent,
-    ResultEvent, Violation,
+    ResultEvent, Rule, Violation,
 };
 use crate::safe_text::display;
 use crate::stream::Frame;
@@ -87,7 +87,7 @@ pub fn split_input<R: Read>(input: R, mut each: impl FnMut(Chunk)) -> std::io::R
             Frame::Value { bytes, .. } | Frame::Broken { bytes, .. } => Ok(bytes),
             Frame::TooLong { len, .. } => Err(Violation::new(
                 "",
-                "limits",
+                Rule::Limits,
                 format!(
                     "the event holds {len} bytes or more, over the limit of {MAX_EVENT_BYTES} bytes per event"
                 ),
@@ -247,7 +247,7 @@ impl Checker {
                 Some(r) => Ok(Some(r)),
                 None => Err(Violation::new(
                     "/parentEventId",
-                    "parent-id",
+                    Rule::ParentId,
                     format!(
                         "no request with id '{}' in the --request file",
                         res.parent_event_id
@@ -321,7 +321,7 @@ fn suggest_type(mut errors: Vec<Violation>, ty: Option<&str>) -> Vec<Violation> 
     let Some(near) = nearest_type(t) else {
         return errors;
     };
-    for e in errors.iter_mut().filter(|e| e.pointer == "/type") {
+    for e in errors.iter_mut().filter(|e| e.pointer() == "/type") {
         e.message = format!(
             "'{t}' is not one of the eight event types of this binding; did you mean '{near}'?"
         );
@@ -363,17 +363,21 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// object with one of the eight types (kept in case a schema says nothing).
 fn envelope_guard(v: &Value, ty: Option<&str>) -> Vec<Violation> {
     if !v.is_object() {
-        return vec![Violation::new("", "wire-root", "an event is a JSON object")];
+        return vec![Violation::new(
+            "",
+            Rule::WireRoot,
+            "an event is a JSON object",
+        )];
     }
     match ty {
         None => vec![Violation::new(
             "/type",
-            "wire-root",
+            Rule::WireRoot,
             "type is required and must be a string",
         )],
         Some(t) if !EVENT_TYPES.contains(&t) => vec![Violation::new(
             "/type",
-            "wire-root",
+            Rule::WireRoot,
             format!("'{t}' is not one of the eight event types of this binding"),
         )],
         Some(_) => Vec::new(),
@@ -418,16 +422,13 @@ pub fn write_verdict(
             } else {
                 writeln!(out, "{who}: invalid")?;
                 for e in &v.errors {
-                    let p = if e.pointer.is_empty() {
-                        "(root)"
-                    } else {
-                        &e.pointer
-                    };
+                    let p = e.pointer();
+                    let p = if p.is_empty() { "(root)" } else { &p };
                     writeln!(
                         out,
                         "  {} [{}] {}",
                         display(p),
-                        display(&e.rule),
+                        display(e.rule.as_str()),
                         display(&e.message)
                     )?;
                 }

@@ -268,7 +268,7 @@ fn capability_library_ahp_versus_mcp_origin() {
     // AHP readings are checked.
     let errs = from_ahp(&json!({"elicitation": {"form": {"effects": ["return", "teleport"]}}}))
         .unwrap_err();
-    assert_eq!(errs[0].pointer, "/elicitation/form/effects/1");
+    assert_eq!(errs[0].pointer(), "/elicitation/form/effects/1");
     assert!(
         from_ahp(&json!({"elicitation": {"form": {"effects": ["modify", "modify"]}}})).is_err()
     );

@@ -367,7 +367,10 @@ fn split_input_handles_crlf_blank_lines_and_large_streams() {
     use ahp_elicit::validate::split_input;
     let collect = |input: &[u8]| {
         let mut got = Vec::new();
-        split_input(input, |c| got.push((c.line, c.bytes.map_err(|e| e.rule)))).unwrap();
+        split_input(input, |c| {
+            got.push((c.line, c.bytes.map_err(|e| e.rule.to_string())))
+        })
+        .unwrap();
         got
     };
     let got = collect(b"{\"a\":1}\r\n\r\n  \n{\"b\":2}\r\n");

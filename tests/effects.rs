@@ -132,7 +132,7 @@ fn a_list_is_rejected_whole() {
         .unwrap_err();
         assert_eq!(errs.len(), 1);
         assert_eq!(errs[0].rule, "effect-value");
-        assert_eq!(errs[0].pointer, "effect#/value");
+        assert_eq!(errs[0].pointer(), "effect#/value");
         assert!(errs[0].message.contains("a list is rejected whole"));
     }
     assert_eq!(res, before);
@@ -166,7 +166,7 @@ fn decline_and_cancel_results_are_refused() {
         )
         .unwrap_err();
         assert_eq!(rules(&errs), ["effect-action"]);
-        assert_eq!(errs[0].pointer, "/payload/elicitation/action");
+        assert_eq!(errs[0].pointer(), "/payload/elicitation/action");
     }
 }
 
@@ -271,14 +271,14 @@ fn invalid_effective_content_is_refused_and_nothing_changes() {
         let errs =
             modify_result(&req, &res, &eff(op, value.clone()), Permission::ReadWrite).unwrap_err();
         assert!(
-            errs.iter().any(|e| e.pointer == pointer),
+            errs.iter().any(|e| e.pointer() == pointer),
             "{value}: {errs:?}"
         );
         // The schema (once real) may report first with its own rule name;
         // the runtime rule is the one this binding guarantees.
         assert!(
             errs.iter()
-                .any(|e| e.rule == rule || e.rule.starts_with("mcp-result")),
+                .any(|e| e.rule == rule || e.rule.as_str().starts_with("mcp-result")),
             "{value}: {errs:?}"
         );
         assert_eq!(res, before);
@@ -365,7 +365,7 @@ fn effect_documents_are_closed() {
     for (v, ptr) in bad {
         let errs = parse_effect(&v).unwrap_err();
         assert_eq!(errs.len(), 1, "{v}: {errs:?}");
-        assert_eq!(errs[0].pointer, ptr);
+        assert_eq!(errs[0].pointer(), ptr);
         assert_eq!(errs[0].rule, "effect-shape");
     }
 }
@@ -445,7 +445,7 @@ fn outbound_refusals() {
         Permission::ReadWrite,
     )
     .unwrap_err();
-    assert_eq!(errs[0].pointer, "effect#/value/0/role");
+    assert_eq!(errs[0].pointer(), "effect#/value/0/role");
     assert_eq!(rules(&errs), ["outbound-message"]);
     // empty list
     let errs =
@@ -461,7 +461,7 @@ fn outbound_refusals() {
         Permission::ReadWrite,
     )
     .unwrap_err();
-    assert_eq!(errs[0].pointer, "effect#/value/0/parts/0");
+    assert_eq!(errs[0].pointer(), "effect#/value/0/parts/0");
     // a new attachment would be an upload
     let errs = modify_outbound(
         &ev,
@@ -473,7 +473,7 @@ fn outbound_refusals() {
     )
     .unwrap_err();
     assert_eq!(rules(&errs), ["effect-attachment"]);
-    assert_eq!(errs[0].pointer, "effect#/value/0/parts/0/ref");
+    assert_eq!(errs[0].pointer(), "effect#/value/0/parts/0/ref");
 }
 
 #[test]
@@ -491,7 +491,7 @@ fn outbound_with_a_metadata_view_cannot_be_modified() {
     )
     .unwrap_err();
     assert_eq!(rules(&errs), ["effect-selection"]);
-    assert_eq!(errs[0].pointer, "/payload/message/messages/0/parts/0");
+    assert_eq!(errs[0].pointer(), "/payload/message/messages/0/parts/0");
 }
 
 #[test]

@@ -498,7 +498,7 @@ mod library {
         };
         let err = run_session(&opts(python(), vec![fake_server()]), &mut q).unwrap_err();
         // Asked once, answered cancel, then the session ends (exit 130).
-        assert_eq!(err, McpError::Quit);
+        assert!(matches!(err, McpError::Quit), "{err:?}");
         assert_eq!(q.calls, 1);
     }
 
@@ -511,7 +511,7 @@ mod library {
         // A "server" that never answers; stdin closing ends it.
         let args = vec!["-c".into(), "import sys; sys.stdin.read()".into()];
         let err = run_session(&opts(python(), args), &mut q).unwrap_err();
-        assert_eq!(err, McpError::Quit);
+        assert!(matches!(err, McpError::Quit), "{err:?}");
         assert_eq!(q.calls, 0);
     }
 }

@@ -158,7 +158,7 @@ fn typed_lines(fields: &[Field], content: &Map<String, Value>) -> Vec<String> {
 #[derive(Clone, Default)]
 struct Recorder(Rc<RefCell<Vec<String>>>);
 impl Launcher for Recorder {
-    fn open(&mut self, url: &str) -> Result<(), String> {
+    fn open(&mut self, url: &str) -> Result<(), ahp_elicit::launcher::LaunchError> {
         self.0.borrow_mut().push(url.to_owned());
         Ok(())
     }

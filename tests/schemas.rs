@@ -8,6 +8,7 @@ mod common;
 use ahp_elicit::binding::schemas::{
     compile_offline, run, validate_event, validate_mcp_request, validate_mcp_result,
 };
+use ahp_elicit::binding::violation::Schema;
 use ahp_elicit::binding::Violation;
 use ahp_elicit::upstream::{self, OVERRIDES};
 use serde_json::{json, Value};
@@ -61,7 +62,7 @@ fn body(t: &str) -> Value {
 #[track_caller]
 fn one(errs: Vec<Violation>, pointer: &str, rule: &str) -> Violation {
     assert_eq!(errs.len(), 1, "expected one violation, got {errs:#?}");
-    assert_eq!(errs[0].pointer, pointer, "{errs:#?}");
+    assert_eq!(errs[0].pointer(), pointer, "{errs:#?}");
     assert_eq!(errs[0].rule, rule, "{errs:#?}");
     assert!(!errs[0].message.is_empty());
     errs.into_iter().next().unwrap()
@@ -260,9 +261,11 @@ fn user_elicitation_request_invalid() {
         "/payload/elicitation/request",
         json!({"type": "attachment", "ref": {}}),
     ));
-    assert!(v
-        .iter()
-        .any(|x| x.pointer == "/payload/elicitation/request/type" && x.rule == "wire-root/const"));
+    assert!(
+        v.iter()
+            .any(|x| x.pointer() == "/payload/elicitation/request/type"
+                && x.rule == "wire-root/const")
+    );
 }
 
 #[test]
@@ -406,7 +409,7 @@ fn payload_is_owned_by_the_overlay_and_closed() {
     let errs = validate_event(&e);
     assert!(errs
         .iter()
-        .any(|x| x.pointer == "/payload/elicitation/action"
+        .any(|x| x.pointer() == "/payload/elicitation/action"
             && x.rule == "wire-root/additionalProperties"));
     // An extra payload member.
     one(
@@ -830,8 +833,8 @@ fn override_number_schema_bounds_are_numbers() {
     );
     valid(validate_mcp_request(&p));
     assert!(!raw_def("ElicitRequestFormParams").is_valid(&p));
-    let errs = run(&without_overrides("request"), &p, "mcp-request");
-    let mut ptrs: Vec<&str> = errs.iter().map(|e| e.pointer.as_str()).collect();
+    let errs = run(&without_overrides("request"), &p, Schema::McpRequest);
+    let mut ptrs: Vec<String> = errs.iter().map(|e| e.pointer()).collect();
     ptrs.sort();
     assert_eq!(
         ptrs,
@@ -856,7 +859,7 @@ fn override_elicit_result_content_numbers() {
     valid(validate_mcp_result(&r));
     assert!(!raw_def("ElicitResult").is_valid(&r));
     one(
-        run(&without_overrides("result"), &r, "mcp-result"),
+        run(&without_overrides("result"), &r, Schema::McpResult),
         "/content/rating",
         "mcp-result/type",
     );

@@ -193,7 +193,7 @@ proptest! {
             // Only faults outside requestedSchema are refusals.
             Err(errs) => {
                 for e in &errs {
-                    prop_assert!(!e.pointer.starts_with("/requestedSchema"), "{}", e);
+                    prop_assert!(!e.pointer().starts_with("/requestedSchema"), "{}", e);
                 }
             }
         }

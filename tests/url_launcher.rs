@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ahp_elicit::launcher::{consent_and_open, CommandBrowser, NoOpen};
+use ahp_elicit::launcher::{consent_and_open, CommandBrowser, LaunchError, NoOpen};
 use ahp_elicit::responder::Launcher;
 use ahp_elicit::url_review::review;
 
@@ -88,7 +88,11 @@ fn a_failing_command_is_a_clear_error() {
     let script = recorder(dir.path(), &rec, 3);
     let mut b = browser(&script, "");
     let e = consent_and_open(&mut b, &review("https://a.example/")).unwrap_err();
-    assert_eq!(e, "The browser command \"sh\" failed (exit status 3).");
+    assert!(matches!(e, LaunchError::Failed { code: 3, .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "The browser command \"sh\" failed (exit status 3)."
+    );
     // It did run, once.
     assert_eq!(
         std::fs::read_to_string(&rec).unwrap(),
@@ -102,8 +106,9 @@ fn a_missing_program_is_a_clear_error() {
     let missing = dir.path().join("no-such-browser");
     let mut b = CommandBrowser::new(format!("'{}'", missing.display()));
     let e = b.open("https://a.example/").unwrap_err();
+    assert!(matches!(e, LaunchError::Start { .. }), "{e:?}");
     assert_eq!(
-        e,
+        e.to_string(),
         format!(
             "The browser command \"{}\" could not be started: No such file or directory \
              (os error 2).",
@@ -126,7 +131,8 @@ fn refused_urls_never_run_the_command() {
         "::not a url::",
     ] {
         let e = consent_and_open(&mut b, &review(u)).unwrap_err();
-        assert!(!e.is_empty());
+        assert!(matches!(e, LaunchError::Refused(_)), "{u}: {e:?}");
+        assert!(!e.to_string().is_empty());
     }
     assert!(!rec.exists());
 }

@@ -256,7 +256,7 @@ fn every_invalid_vector_breaks_the_rule_it_is_about_at_its_place() {
     let mut seen = 0;
     for v in &vectors {
         let id = v["id"].as_str().unwrap();
-        let got = first_violation(v).map(|x| (x.rule, x.pointer));
+        let got = first_violation(v).map(|x| (x.rule.to_string(), x.pointer()));
         let want = FIRST_VIOLATIONS
             .iter()
             .find(|(i, _, _)| *i == id)

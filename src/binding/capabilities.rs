@@ -13,7 +13,7 @@
 use serde_json::{json, Map, Value};
 
 use super::elicitation::Mode;
-use super::violation::Violation;
+use super::violation::{Rule, Violation};
 
 /// An effect a subscriber may apply to an elicitation event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -126,7 +126,7 @@ fn mode_object(v: &Value, ptr: &str, errs: &mut Vec<Violation>) -> Option<ModeCa
     let Some(o) = v.as_object() else {
         errs.push(Violation::new(
             ptr,
-            "capabilities",
+            Rule::Capabilities,
             "a mode capability must be an object",
         ));
         return None;
@@ -140,12 +140,12 @@ fn mode_object(v: &Value, ptr: &str, errs: &mut Vec<Violation>) -> Option<ModeCa
                     Some(e) if !effects.contains(&e) => effects.push(e),
                     Some(e) => errs.push(Violation::new(
                         format!("{ptr}/effects/{i}"),
-                        "capabilities",
+                        Rule::Capabilities,
                         format!("effect '{}' is listed twice", e.as_str()),
                     )),
                     None => errs.push(Violation::new(
                         format!("{ptr}/effects/{i}"),
-                        "capabilities",
+                        Rule::Capabilities,
                         "an effect is \"return\" or \"modify\"",
                     )),
                 }
@@ -153,7 +153,7 @@ fn mode_object(v: &Value, ptr: &str, errs: &mut Vec<Violation>) -> Option<ModeCa
         }
         Some(_) => errs.push(Violation::new(
             format!("{ptr}/effects"),
-            "capabilities",
+            Rule::Capabilities,
             "effects must be an array of effect names",
         )),
     }
@@ -165,7 +165,7 @@ fn elicitation_member(caps: &Value) -> Result<Option<&Map<String, Value>>, Viola
     let Some(o) = caps.as_object() else {
         return Err(Violation::new(
             "",
-            "capabilities",
+            Rule::Capabilities,
             "a capabilities object must be a JSON object",
         ));
     };
@@ -174,7 +174,7 @@ fn elicitation_member(caps: &Value) -> Result<Option<&Map<String, Value>>, Viola
         Some(Value::Object(e)) => Ok(Some(e)),
         Some(_) => Err(Violation::new(
             "/elicitation",
-            "capabilities",
+            Rule::Capabilities,
             "elicitation must be an object",
         )),
     }
@@ -239,7 +239,7 @@ pub fn from_mcp(caps: &Value) -> Result<ElicitationCapabilities, Vec<Violation>>
             Some(_) => {
                 errs.push(Violation::new(
                     format!("/elicitation/{k}"),
-                    "capabilities",
+                    Rule::Capabilities,
                     format!("elicitation.{k} must be an object"),
                 ));
                 None

@@ -15,7 +15,7 @@ use serde_json::{Map, Number, Value};
 use super::form_model::{Choice, Field, FieldKind, FormSchema, StringFormat};
 use super::numbers::{cmp_numbers, is_integer};
 use super::policy::ExtraError;
-use super::violation::{join, Violation};
+use super::violation::{join, Rule, Violation};
 
 fn format_validators() -> &'static [jsonschema::Validator; 4] {
     static V: OnceLock<[jsonschema::Validator; 4]> = OnceLock::new();
@@ -342,12 +342,16 @@ pub fn check_content(form: &FormSchema, content: &Map<String, Value>) -> Vec<Vio
         match form.field(k) {
             None => errs.push(Violation::new(
                 ptr,
-                "content-closed",
+                Rule::ContentClosed,
                 format!("'{k}' is not a field of the requested form"),
             )),
             Some(f) => {
                 if let Err(m) = check_value(f, v) {
-                    errs.push(Violation::new(ptr, "content-value", format!("'{k}' {m}")));
+                    errs.push(Violation::new(
+                        ptr,
+                        Rule::ContentValue,
+                        format!("'{k}' {m}"),
+                    ));
                 }
             }
         }
@@ -356,7 +360,7 @@ pub fn check_content(form: &FormSchema, content: &Map<String, Value>) -> Vec<Vio
         if f.required && !content.contains_key(&f.name) {
             errs.push(Violation::new(
                 join("/content", &f.name),
-                "content-required",
+                Rule::ContentRequired,
                 format!("required field '{}' is missing", f.name),
             ));
         }

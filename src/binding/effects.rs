@@ -40,16 +40,17 @@ use serde_json::{Map, Value};
 
 use super::content::check_content;
 use super::elicitation::{
-    check_answer, read_result_event, read_result_value, Action, Mode, RequestBody, RequestEvent,
-    RequestView, REQUEST_TYPE, RESULT_TYPE,
+    check_answer, read_result_event, read_result_value, Action, ElicitResult, Mode, RequestBody,
+    RequestEvent, RequestView, ResultEvent, REQUEST_TYPE, RESULT_TYPE,
 };
+use super::form_schema::FormSchema;
 use super::schemas;
-use super::violation::{Violation, RESULT_TEXT};
+use super::violation::{Part, Rule, Violation};
 
 /// Event type whose `modify(content)` target is the message list.
 pub const OUTBOUND_TYPE: &str = "user.message.outbound";
 /// Pointer prefix for faults in the effect document.
-pub const EFFECT: &str = "effect#";
+pub use super::violation::EFFECT;
 
 /// The subscriber's permission on the event (modify needs read
 /// and write).
@@ -104,7 +105,7 @@ pub struct ContentEffect {
 }
 
 fn shape(ptr: &str, msg: impl Into<String>) -> Violation {
-    Violation::new(format!("{EFFECT}{ptr}"), "effect-shape", msg)
+    Violation::within(Part::Effect, ptr, Rule::EffectShape, msg)
 }
 
 /// Read an effect document (closed: `effect`, `target`, `op`, `value`).
@@ -168,7 +169,7 @@ fn need_write(perm: Permission) -> Result<(), Vec<Violation>> {
         Permission::ReadWrite => Ok(()),
         Permission::Read => Err(vec![Violation::new(
             "",
-            "permission",
+            Rule::Permission,
             "modify needs read-write permission; this subscriber has read only",
         )]),
     }
@@ -190,24 +191,24 @@ pub fn apply_content_effect(
             Some(req) => modify_result(req, event, effect, perm),
             None => Err(vec![Violation::new(
                 "/parentEventId",
-                "effect-request",
+                Rule::EffectRequest,
                 "modify at a result needs the original request, to check the content against its form",
             )]),
         },
         Some(OUTBOUND_TYPE) => modify_outbound(event, effect, perm),
         Some(REQUEST_TYPE) => Err(vec![Violation::new(
             "/type",
-            "effect-target",
+            Rule::EffectTarget,
             "user.elicitation.request has no modify(request): its MCP params are not a message-list target",
         )]),
         Some(t) => Err(vec![Violation::new(
             "/type",
-            "effect-target",
+            Rule::EffectTarget,
             format!("{t} has no modify(content) target in this binding"),
         )]),
         None => Err(vec![Violation::new(
             "/type",
-            "effect-target",
+            Rule::EffectTarget,
             "the event has no type",
         )]),
     }
@@ -233,17 +234,54 @@ pub fn modify_result(
     if !cross.is_empty() {
         return Err(cross);
     }
+    let (form, parsed) = accepted_form(req, res)?;
+    let effective = effective_result(form, &parsed, effect)?;
+    let text = serde_json::to_string(&effective).map_err(|e| {
+        vec![Violation::within(
+            Part::ResultText,
+            "",
+            Rule::Serialize,
+            e.to_string(),
+        )]
+    })?;
+    let mut out = event.clone();
+    match out.pointer_mut("/payload/elicitation/result/text") {
+        Some(slot) => *slot = Value::String(text),
+        None => {
+            return Err(vec![Violation::new(
+                "/payload/elicitation/result",
+                Rule::EffectSelection,
+                "the result part has no text",
+            )])
+        }
+    }
+    // Read the new event back as any reader would: never emit an invalid one.
+    let back = read_result_event(&out)?;
+    let errs = check_answer(req, &back);
+    if errs.is_empty() {
+        Ok(out)
+    } else {
+        Err(errs)
+    }
+}
+
+/// The form of `req` and the parsed result of `res`, when the result is an
+/// accepted form-mode answer in a body text and the request's form is known.
+fn accepted_form(
+    req: &RequestEvent,
+    res: ResultEvent,
+) -> Result<(&FormSchema, ElicitResult), Vec<Violation>> {
     if res.mode != Mode::Form {
         return Err(vec![Violation::new(
             "/payload/elicitation/mode",
-            "effect-mode",
+            Rule::EffectMode,
             "a URL-mode result has no content to modify",
         )]);
     }
     if res.action != Action::Accept {
         return Err(vec![Violation::new(
             "/payload/elicitation/action",
-            "effect-action",
+            Rule::EffectAction,
             format!(
                 "only an accepted form result has content to modify; this one is {}",
                 res.action.as_str()
@@ -253,33 +291,39 @@ pub fn modify_result(
     let Some(parsed) = res.result else {
         return Err(vec![Violation::new(
             "/payload/elicitation/result",
-            "effect-selection",
+            Rule::EffectSelection,
             "the result part is not a body with text (a metadata, omit or gap view cannot be modified)",
         )]);
     };
-    let form = match &req.view {
+    match &req.view {
         RequestView::Body(r) => match &r.body {
-            RequestBody::Form(f) => f,
-            RequestBody::Url { .. } => {
-                return Err(vec![Violation::new(
-                    "/payload/elicitation/mode",
-                    "effect-mode",
-                    "the request is a URL request",
-                )])
-            }
+            RequestBody::Form(f) => Ok((f, parsed)),
+            RequestBody::Url { .. } => Err(vec![Violation::new(
+                "/payload/elicitation/mode",
+                Rule::EffectMode,
+                "the request is a URL request",
+            )]),
         },
-        _ => {
-            return Err(vec![Violation::new(
-                "/payload/elicitation/result",
-                "effect-selection",
-                "the request is a metadata, omit or gap view: its form is not known",
-            )])
-        }
-    };
+        _ => Err(vec![Violation::new(
+            "/payload/elicitation/result",
+            Rule::EffectSelection,
+            "the request is a metadata, omit or gap view: its form is not known",
+        )]),
+    }
+}
+
+/// The result with `effect` applied to its content, checked as an answer
+/// shape and against `form`.
+fn effective_result(
+    form: &FormSchema,
+    parsed: &ElicitResult,
+    effect: &ContentEffect,
+) -> Result<Value, Vec<Violation>> {
     let Value::Object(value) = &effect.value else {
-        return Err(vec![Violation::new(
-            format!("{EFFECT}/value"),
-            "effect-value",
+        return Err(vec![Violation::within(
+            Part::Effect,
+            "/value",
+            Rule::EffectValue,
             format!(
                 "modify(content) at a result takes an object; {} is rejected whole",
                 kind(&effect.value)
@@ -301,34 +345,15 @@ pub fn modify_result(
     let effective = Value::Object(effective);
     read_result_value(&effective, Mode::Form).map_err(|es| {
         es.into_iter()
-            .map(|e| e.under(RESULT_TEXT))
+            .map(|e| e.in_part(Part::ResultText))
             .collect::<Vec<_>>()
     })?;
     let errs: Vec<Violation> = check_content(form, &content)
         .into_iter()
-        .map(|e| e.under(RESULT_TEXT))
+        .map(|e| e.in_part(Part::ResultText))
         .collect();
-    if !errs.is_empty() {
-        return Err(errs);
-    }
-    let text = serde_json::to_string(&effective)
-        .map_err(|e| vec![Violation::new(RESULT_TEXT, "serialize", e.to_string())])?;
-    let mut out = event.clone();
-    match out.pointer_mut("/payload/elicitation/result/text") {
-        Some(slot) => *slot = Value::String(text),
-        None => {
-            return Err(vec![Violation::new(
-                "/payload/elicitation/result",
-                "effect-selection",
-                "the result part has no text",
-            )])
-        }
-    }
-    // Read the new event back as any reader would: never emit an invalid one.
-    let back = read_result_event(&out)?;
-    let errs = check_answer(req, &back);
     if errs.is_empty() {
-        Ok(out)
+        Ok(effective)
     } else {
         Err(errs)
     }
@@ -338,13 +363,19 @@ fn is_hex64(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// Check one canonical outbound message given as an effect value:
+/// Check one canonical outbound message given as an effect value, at `ptr`
+/// in the effect document:
 /// closed `{role: "assistant", parts: [part, …]}` where a part is an inline
 /// body text part, a JSON part, or an attachment reference that already is
 /// in the event (`known`: no upload, attachment bytes immutable).
 fn check_outbound_message(m: &Value, ptr: &str, known: &[&Value], errs: &mut Vec<Violation>) {
     let bad = |errs: &mut Vec<Violation>, p: String, msg: &str| {
-        errs.push(Violation::new(p, "outbound-message", msg))
+        errs.push(Violation::within(
+            Part::Effect,
+            p,
+            Rule::OutboundMessage,
+            msg,
+        ))
     };
     let Some(o) = m.as_object() else {
         return bad(errs, ptr.into(), "a canonical message is an object");
@@ -417,9 +448,10 @@ fn check_outbound_message(m: &Value, ptr: &str, known: &[&Value], errs: &mut Vec
                         "an attachment part is {type: \"attachment\", ref: {uri, sha256, mediaType, size}}",
                     );
                 } else if !known.iter().any(|k| Some(*k) == r) {
-                    errs.push(Violation::new(
+                    errs.push(Violation::within(
+                        Part::Effect,
                         format!("{pp}/ref"),
-                        "effect-attachment",
+                        Rule::EffectAttachment,
                         "an attachment reference must already be in the event: modify uploads nothing and attachment bytes are immutable",
                     ));
                 }
@@ -455,14 +487,14 @@ pub fn modify_outbound(
     if event.get("type").and_then(Value::as_str) != Some(OUTBOUND_TYPE) {
         return Err(vec![Violation::new(
             "/type",
-            "effect-target",
+            Rule::EffectTarget,
             format!("expected a {OUTBOUND_TYPE} event"),
         )]);
     }
     let Some(Value::Array(old)) = event.pointer("/payload/message/messages") else {
         return Err(vec![Violation::new(
             "/payload/message/messages",
-            "outbound-message",
+            Rule::OutboundMessage,
             "the event has no message list",
         )]);
     };
@@ -484,7 +516,7 @@ pub fn modify_outbound(
                 {
                     return Err(vec![Violation::new(
                         format!("/payload/message/messages/{i}/parts/{j}"),
-                        "effect-selection",
+                        Rule::EffectSelection,
                         "the event holds a metadata, omit or gap view: its content was not shared, so it cannot be modified",
                     )]);
                 }
@@ -498,16 +530,18 @@ pub fn modify_outbound(
         }
     }
     if effect.op != Op::Replace {
-        return Err(vec![Violation::new(
-            format!("{EFFECT}/op"),
-            "effect-op",
+        return Err(vec![Violation::within(
+            Part::Effect,
+            "/op",
+            Rule::EffectOp,
             "at user.message.outbound only replace is defined (a shallow merge of a message list has no meaning)",
         )]);
     }
     let Value::Array(list) = &effect.value else {
-        return Err(vec![Violation::new(
-            format!("{EFFECT}/value"),
-            "effect-value",
+        return Err(vec![Violation::within(
+            Part::Effect,
+            "/value",
+            Rule::EffectValue,
             format!(
                 "modify(content) at user.message.outbound takes a list of canonical messages; {} is rejected whole",
                 kind(&effect.value)
@@ -515,15 +549,16 @@ pub fn modify_outbound(
         )]);
     };
     if list.is_empty() {
-        return Err(vec![Violation::new(
-            format!("{EFFECT}/value"),
-            "outbound-message",
+        return Err(vec![Violation::within(
+            Part::Effect,
+            "/value",
+            Rule::OutboundMessage,
             "the message list must not be empty",
         )]);
     }
     let mut errs = Vec::new();
     for (i, m) in list.iter().enumerate() {
-        check_outbound_message(m, &format!("{EFFECT}/value/{i}"), &known, &mut errs);
+        check_outbound_message(m, &format!("/value/{i}"), &known, &mut errs);
     }
     if !errs.is_empty() {
         return Err(errs);

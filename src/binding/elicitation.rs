@@ -17,7 +17,7 @@ use super::form_schema::{parse_form_schema, FormSchema};
 use super::limits::{json_depth, MAX_DEPTH, MAX_EVENT_BYTES, MAX_STRING_CHARS};
 use super::policy::{self, SchemaPolicy};
 use super::schemas;
-use super::violation::{Violation, REQUEST_TEXT, RESULT_TEXT};
+use super::violation::{Part, Rule, Violation};
 
 /// Event type of a request.
 pub const REQUEST_TYPE: &str = "user.elicitation.request";
@@ -272,7 +272,7 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, Violation> {
     if bytes.len() > MAX_EVENT_BYTES {
         return Err(Violation::new(
             "",
-            "limits",
+            Rule::Limits,
             format!(
                 "{} bytes exceed the limit of {MAX_EVENT_BYTES} bytes per event",
                 bytes.len()
@@ -283,21 +283,21 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, Violation> {
     if depth > MAX_DEPTH {
         return Err(Violation::new(
             "",
-            "limits",
+            Rule::Limits,
             format!("nesting depth {depth} exceeds the limit of {MAX_DEPTH}"),
         ));
     }
     let text = std::str::from_utf8(bytes).map_err(|e| {
         Violation::new(
             "",
-            "utf8",
+            Rule::Utf8,
             format!(
                 "input is not UTF-8: invalid byte at offset {}",
                 e.valid_up_to()
             ),
         )
     })?;
-    serde_json::from_str(text).map_err(|e| Violation::new("", "json", format!("not JSON: {e}")))
+    serde_json::from_str(text).map_err(|e| Violation::new("", Rule::Json, format!("not JSON: {e}")))
 }
 
 fn str_at<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
@@ -311,25 +311,32 @@ fn server_at(event: &Value) -> Result<Server, Violation> {
     Server::deserialize(s).map_err(|e| {
         Violation::new(
             "/payload/elicitation/server",
-            "wire-root",
+            Rule::WireRoot,
             format!("server: {e}"),
         )
     })
 }
 
-/// Parse a body text (limits, then JSON); pointer prefix `at` (e.g.
-/// [`REQUEST_TEXT`]).
-fn parse_text(text: &str, at: &str) -> Result<Value, Violation> {
+/// Parse the body text of `part` (limits, then JSON); a fault is at the
+/// root of the part.
+fn parse_text(text: &str, part: Part) -> Result<Value, Violation> {
     let depth = json_depth(text.as_bytes());
     if depth > MAX_DEPTH {
-        return Err(Violation::new(
-            at,
-            "limits",
+        return Err(Violation::within(
+            part,
+            "",
+            Rule::Limits,
             format!("nesting depth {depth} of the body text exceeds the limit of {MAX_DEPTH}"),
         ));
     }
-    serde_json::from_str(text)
-        .map_err(|e| Violation::new(at, "text-json", format!("the text part is not JSON: {e}")))
+    serde_json::from_str(text).map_err(|e| {
+        Violation::within(
+            part,
+            "",
+            Rule::TextJson,
+            format!("the text part is not JSON: {e}"),
+        )
+    })
 }
 
 fn read_view<'a>(event: &'a Value, part_ptr: &str) -> PartView<'a> {
@@ -376,7 +383,7 @@ fn check_string_limits(v: &Value, ptr: &str, errs: &mut Vec<Violation>) {
         Value::String(s) if s.len() > MAX_STRING_CHARS && s.chars().count() > MAX_STRING_CHARS => {
             errs.push(Violation::new(
                 ptr,
-                "limits",
+                Rule::Limits,
                 format!(
                     "string of {} characters exceeds the limit of {MAX_STRING_CHARS}",
                     s.chars().count()
@@ -517,12 +524,15 @@ fn defaults_misfit(form: &FormSchema) -> Vec<String> {
 /// invalid request.
 fn not_a_form_or_errors(errs: Vec<Violation>) -> Result<RequestView, Vec<Violation>> {
     const AT: &str = "/requestedSchema";
-    let inside = |v: &Violation| v.pointer == AT || v.pointer.starts_with("/requestedSchema/");
+    let inside = |v: &Violation| {
+        v.location.part.is_none()
+            && (v.location.pointer == AT || v.location.pointer.starts_with("/requestedSchema/"))
+    };
     if errs.iter().all(inside) {
         let reasons = errs
             .iter()
             .map(|v| {
-                let p = &v.pointer[AT.len()..];
+                let p = v.location.pointer.get(AT.len()..).unwrap_or_default();
                 let p = if p.is_empty() { "(root)" } else { p };
                 let text = format!("{p}: [{}] {}", v.rule, v.message);
                 crate::safe_text::display(&text).into_owned()
@@ -555,35 +565,11 @@ fn read_params_body(
     let Some(obj) = params.as_object() else {
         return Err(vec![Violation::new(
             "",
-            "mcp-request",
+            Rule::McpRequest,
             "the params must be a JSON object",
         )]);
     };
-    let mut errs = Vec::new();
-    // Mode first: it decides which definition applies and it is a runtime rule.
-    let parsed_mode = match obj.get("mode") {
-        None => Some(Mode::Form),
-        Some(Value::String(s)) => Mode::parse(s),
-        Some(_) => None,
-    };
-    match parsed_mode {
-        None => errs.push(Violation::new(
-            "/mode",
-            "mcp-request",
-            "mode must be \"form\" or \"url\"",
-        )),
-        Some(m) if m != meta_mode => errs.push(Violation::new(
-            "/mode",
-            "mode-match",
-            format!(
-                "the event says mode {} but the params give mode {} (a missing mode means form)",
-                meta_mode.as_str(),
-                m.as_str()
-            ),
-        )),
-        Some(_) => {}
-    }
-    check_string_limits(params, "", &mut errs);
+    let errs = mode_and_limits(obj, params, meta_mode);
     if !errs.is_empty() {
         return Err(errs);
     }
@@ -596,81 +582,122 @@ fn read_params_body(
         _ => {
             return Err(vec![Violation::new(
                 "/message",
-                "mcp-request",
+                Rule::McpRequest,
                 "message is required and must be a string",
             )])
         }
     };
     let body = match meta_mode {
-        Mode::Form => {
-            for k in ["url", "elicitationId"] {
-                if obj.contains_key(k) {
-                    errs.push(Violation::new(
-                        format!("/{k}"),
-                        "mcp-request",
-                        format!("'{k}' belongs to URL mode, not a form request"),
-                    ));
-                }
-            }
-            match obj.get("requestedSchema") {
-                None => errs.push(Violation::new(
-                    "",
-                    "mcp-request",
-                    "a form request must have requestedSchema",
-                )),
-                Some(rs) => match parse_form_schema(rs, "/requestedSchema") {
-                    Ok(f) if errs.is_empty() => return Ok((message, RequestBody::Form(f))),
-                    Ok(_) => {}
-                    Err(e) => errs.extend(e),
-                },
-            }
-            return Err(errs);
-        }
-        Mode::Url => {
-            if obj.contains_key("requestedSchema") {
-                errs.push(Violation::new(
-                    "/requestedSchema",
-                    "mcp-request",
-                    "a URL request has no requestedSchema",
-                ));
-            }
-            let url = str_at(params, "/url");
-            let id = str_at(params, "/elicitationId");
-            match (url, id) {
-                (Some(u), Some(i)) if errs.is_empty() => {
-                    if url::Url::parse(u).is_err() {
-                        return Err(vec![Violation::new(
-                            "/url",
-                            "mcp-request",
-                            "url must be an absolute URL",
-                        )]);
-                    }
-                    RequestBody::Url {
-                        url: u.to_owned(),
-                        elicitation_id: i.to_owned(),
-                    }
-                }
-                (u, i) => {
-                    if u.is_none() {
-                        errs.push(Violation::new(
-                            "/url",
-                            "mcp-request",
-                            "a URL request needs a string url",
-                        ));
-                    }
-                    if i.is_none() {
-                        errs.push(Violation::new(
-                            "/elicitationId",
-                            "mcp-request",
-                            "a URL request needs a string elicitationId",
-                        ));
-                    }
-                    return Err(errs);
-                }
-            }
-        }
+        Mode::Form => form_body(obj)?,
+        Mode::Url => url_body(obj)?,
     };
     Ok((message, body))
+}
+
+/// The runtime rules checked before the schema: the params' mode (it
+/// decides which definition applies) against the event's, and the string
+/// limits.
+fn mode_and_limits(obj: &Map<String, Value>, params: &Value, meta_mode: Mode) -> Vec<Violation> {
+    let mut errs = Vec::new();
+    let parsed_mode = match obj.get("mode") {
+        None => Some(Mode::Form),
+        Some(Value::String(s)) => Mode::parse(s),
+        Some(_) => None,
+    };
+    match parsed_mode {
+        None => errs.push(Violation::new(
+            "/mode",
+            Rule::McpRequest,
+            "mode must be \"form\" or \"url\"",
+        )),
+        Some(m) if m != meta_mode => errs.push(Violation::new(
+            "/mode",
+            Rule::ModeMatch,
+            format!(
+                "the event says mode {} but the params give mode {} (a missing mode means form)",
+                meta_mode.as_str(),
+                m.as_str()
+            ),
+        )),
+        Some(_) => {}
+    }
+    check_string_limits(params, "", &mut errs);
+    errs
+}
+
+/// The body of form-mode params: no URL-mode members, and a
+/// `requestedSchema` inside the closed form subset.
+fn form_body(obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
+    let mut errs = Vec::new();
+    for k in ["url", "elicitationId"] {
+        if obj.contains_key(k) {
+            errs.push(Violation::new(
+                format!("/{k}"),
+                Rule::McpRequest,
+                format!("'{k}' belongs to URL mode, not a form request"),
+            ));
+        }
+    }
+    match obj.get("requestedSchema") {
+        None => errs.push(Violation::new(
+            "",
+            Rule::McpRequest,
+            "a form request must have requestedSchema",
+        )),
+        Some(rs) => match parse_form_schema(rs, "/requestedSchema") {
+            Ok(f) if errs.is_empty() => return Ok(RequestBody::Form(f)),
+            Ok(_) => {}
+            Err(e) => errs.extend(e),
+        },
+    }
+    Err(errs)
+}
+
+/// The body of URL-mode params: no `requestedSchema`, a string
+/// `elicitationId` and an absolute `url`.
+fn url_body(obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
+    let mut errs = Vec::new();
+    if obj.contains_key("requestedSchema") {
+        errs.push(Violation::new(
+            "/requestedSchema",
+            Rule::McpRequest,
+            "a URL request has no requestedSchema",
+        ));
+    }
+    let url = obj.get("url").and_then(Value::as_str);
+    let id = obj.get("elicitationId").and_then(Value::as_str);
+    match (url, id) {
+        (Some(u), Some(i)) if errs.is_empty() => {
+            if url::Url::parse(u).is_err() {
+                return Err(vec![Violation::new(
+                    "/url",
+                    Rule::McpRequest,
+                    "url must be an absolute URL",
+                )]);
+            }
+            Ok(RequestBody::Url {
+                url: u.to_owned(),
+                elicitation_id: i.to_owned(),
+            })
+        }
+        (u, i) => {
+            if u.is_none() {
+                errs.push(Violation::new(
+                    "/url",
+                    Rule::McpRequest,
+                    "a URL request needs a string url",
+                ));
+            }
+            if i.is_none() {
+                errs.push(Violation::new(
+                    "/elicitationId",
+                    Rule::McpRequest,
+                    "a URL request needs a string elicitationId",
+                ));
+            }
+            Err(errs)
+        }
+    }
 }
 
 fn check_type(event: &Value, want: &str) -> Result<(), Vec<Violation>> {
@@ -680,7 +707,7 @@ fn check_type(event: &Value, want: &str) -> Result<(), Vec<Violation>> {
     } else {
         Err(vec![Violation::new(
             "/type",
-            "event-type",
+            Rule::EventType,
             format!("expected a {want} event, found '{ty}'"),
         )])
     }
@@ -690,7 +717,8 @@ fn check_type(event: &Value, want: &str) -> Result<(), Vec<Violation>> {
 /// schema policy.
 ///
 /// Errors: every violation, pointers into the event or, for faults in the
-/// body, [`REQUEST_TEXT`] followed by a pointer into the params.
+/// body, the request text part ([`Part::RequestText`]) and a pointer into
+/// the params.
 pub fn read_request_event(event: &Value) -> Result<RequestEvent, Vec<Violation>> {
     read_request_event_with(event, SchemaPolicy::Strict)
 }
@@ -740,7 +768,7 @@ fn request_parts(event: &Value, policy: SchemaPolicy) -> Result<RequestEvent, Ve
     let Some(mode) = str_at(event, "/payload/elicitation/mode").and_then(Mode::parse) else {
         return Err(vec![Violation::new(
             "/payload/elicitation/mode",
-            "wire-root",
+            Rule::WireRoot,
             "mode must be \"form\" or \"url\"",
         )]);
     };
@@ -749,10 +777,10 @@ fn request_parts(event: &Value, policy: SchemaPolicy) -> Result<RequestEvent, Ve
         PartView::Omit => RequestView::Omit,
         PartView::Gap { reason, detail } => RequestView::Gap { reason, detail },
         PartView::Text(t) => {
-            let params = parse_text(t, REQUEST_TEXT).map_err(|e| vec![e])?;
+            let params = parse_text(t, Part::RequestText).map_err(|e| vec![e])?;
             take_params_with(params, mode, policy).map_err(|es| {
                 es.into_iter()
-                    .map(|e| e.under(REQUEST_TEXT))
+                    .map(|e| e.in_part(Part::RequestText))
                     .collect::<Vec<_>>()
             })?
         }
@@ -773,7 +801,7 @@ pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<
     let Some(obj) = value.as_object() else {
         return Err(vec![Violation::new(
             "",
-            "mcp-result",
+            Rule::McpResult,
             "the result must be a JSON object",
         )]);
     };
@@ -788,7 +816,7 @@ pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<
     else {
         return Err(vec![Violation::new(
             "/action",
-            "mcp-result",
+            Rule::McpResult,
             "action must be accept, decline or cancel",
         )]);
     };
@@ -805,7 +833,7 @@ pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<
                 if !ok {
                     errs.push(Violation::new(
                         super::violation::join("/content", k),
-                        "mcp-result",
+                        Rule::McpResult,
                         "content values are string, number, boolean or array of strings",
                     ));
                 }
@@ -818,7 +846,7 @@ pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<
         Some(_) => {
             return Err(vec![Violation::new(
                 "/content",
-                "mcp-result",
+                Rule::McpResult,
                 "content must be an object",
             )])
         }
@@ -826,7 +854,7 @@ pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<
     if content.is_some() && !(action == Action::Accept && mode == Mode::Form) {
         return Err(vec![Violation::new(
             "/content",
-            "content-only-accepted-form",
+            Rule::ContentOnlyAcceptedForm,
             format!(
                 "content is present only for an accepted form; this is {} in {} mode",
                 action.as_str(),
@@ -875,22 +903,23 @@ fn result_parts(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
     let (Some(mode), Some(action)) = (mode, action) else {
         return Err(vec![Violation::new(
             "/payload/elicitation",
-            "wire-root",
+            Rule::WireRoot,
             "mode and action are required",
         )]);
     };
     let result = match read_view(event, "/payload/elicitation/result") {
         PartView::Text(t) => {
-            let v = parse_text(t, RESULT_TEXT).map_err(|e| vec![e])?;
+            let v = parse_text(t, Part::ResultText).map_err(|e| vec![e])?;
             let r = read_result_value(&v, mode).map_err(|es| {
                 es.into_iter()
-                    .map(|e| e.under(RESULT_TEXT))
+                    .map(|e| e.in_part(Part::ResultText))
                     .collect::<Vec<_>>()
             })?;
             if r.action != action {
-                return Err(vec![Violation::new(
-                    format!("{RESULT_TEXT}/action"),
-                    "action-match",
+                return Err(vec![Violation::within(
+                    Part::ResultText,
+                    "/action",
+                    Rule::ActionMatch,
                     format!(
                         "the event says action {} but the result text says {}",
                         action.as_str(),
@@ -921,7 +950,7 @@ pub fn check_answer(req: &RequestEvent, res: &ResultEvent) -> Vec<Violation> {
     if res.parent_event_id != req.id {
         errs.push(Violation::new(
             "/parentEventId",
-            "parent-id",
+            Rule::ParentId,
             format!(
                 "parentEventId '{}' is not the request id '{}'",
                 res.parent_event_id, req.id
@@ -931,14 +960,14 @@ pub fn check_answer(req: &RequestEvent, res: &ResultEvent) -> Vec<Violation> {
     if res.server != req.server {
         errs.push(Violation::new(
             "/payload/elicitation/server",
-            "server-identity",
+            Rule::ServerIdentity,
             "the result must repeat the request's server exactly",
         ));
     }
     if res.mode != req.mode {
         errs.push(Violation::new(
             "/payload/elicitation/mode",
-            "mode-match",
+            Rule::ModeMatch,
             format!(
                 "the result's mode {} differs from the request's mode {}",
                 res.mode.as_str(),
@@ -954,7 +983,7 @@ pub fn check_answer(req: &RequestEvent, res: &ResultEvent) -> Vec<Violation> {
                     errs.extend(
                         super::content::check_content(form, &content)
                             .into_iter()
-                            .map(|e| e.under(RESULT_TEXT)),
+                            .map(|e| e.in_part(Part::ResultText)),
                     );
                 }
             }
@@ -963,7 +992,7 @@ pub fn check_answer(req: &RequestEvent, res: &ResultEvent) -> Vec<Violation> {
             if res.action == Action::Accept {
                 errs.push(Violation::new(
                     "/payload/elicitation/action",
-                    "not-executable",
+                    Rule::NotExecutable,
                     format!(
                         "the request is not executable ({}): it cannot be accepted, only declined or cancelled",
                         req.view.describe().unwrap_or_default()
@@ -1000,7 +1029,7 @@ pub fn make_result_event(
         result.insert("_meta".into(), json!({ RELATED_TASK: task }));
     }
     let text = serde_json::to_string(&Value::Object(result))
-        .map_err(|e| vec![Violation::new("", "serialize", e.to_string())])?;
+        .map_err(|e| vec![Violation::new("", Rule::Serialize, e.to_string())])?;
     let id = meta.id.clone().unwrap_or_else(|| derive_result_id(&req.id));
     let time = meta.time.clone().unwrap_or_else(|| {
         humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
@@ -1079,15 +1108,16 @@ pub fn wrap_params_with(
         None => "form",
         Some(Value::String(s)) => s.as_str(),
         Some(_) => {
-            return Err(vec![Violation::new(
-                format!("{REQUEST_TEXT}/mode"),
-                "mcp-request",
+            return Err(vec![Violation::within(
+                Part::RequestText,
+                "/mode",
+                Rule::McpRequest,
                 "mode must be \"form\" or \"url\"",
             )])
         }
     };
     let text = serde_json::to_string(params)
-        .map_err(|e| vec![Violation::new("", "serialize", e.to_string())])?;
+        .map_err(|e| vec![Violation::new("", Rule::Serialize, e.to_string())])?;
     let time = time.map(str::to_owned).unwrap_or_else(|| {
         humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
     });

@@ -25,13 +25,13 @@ use super::subset::{
     StringSchema, TitledMultiSelectEnumSchema, TitledOption, TitledSingleSelectEnumSchema,
     UntitledMultiSelectEnumSchema, UntitledSingleSelectEnumSchema,
 };
-use super::violation::{join, Violation};
+use super::violation::{join, Rule, Violation};
 
 pub use super::form_model::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
 pub use super::numbers::{cmp_numbers, is_integer, num_f64};
 
 /// The rule of a property or `requestedSchema` outside the closed subset.
-const RULE: &str = "form-subset";
+const RULE: Rule = Rule::FormSubset;
 
 /// The violations found so far.
 #[derive(Default)]
@@ -41,7 +41,7 @@ struct Ctx {
 
 impl Ctx {
     /// Record one violation (every rule of this reader goes through here).
-    fn err(&mut self, ptr: &str, rule: &str, msg: impl Into<String>) {
+    fn err(&mut self, ptr: &str, rule: Rule, msg: impl Into<String>) {
         self.errs.push(Violation::new(ptr, rule, msg));
     }
 
@@ -178,7 +178,7 @@ fn read_properties(
             "{} properties exceed the limit of {MAX_PROPERTIES}",
             props.len()
         );
-        cx.err(&props_ptr, "limits", msg);
+        cx.err(&props_ptr, Rule::Limits, msg);
         return None;
     }
     let required: HashSet<&str> = required.iter().map(String::as_str).collect();
@@ -187,7 +187,7 @@ fn read_properties(
         let fptr = join(&props_ptr, name);
         if name.chars().count() > MAX_STRING_CHARS {
             let msg = format!("property name longer than {MAX_STRING_CHARS} characters");
-            cx.err(&fptr, "limits", msg);
+            cx.err(&fptr, Rule::Limits, msg);
             continue;
         }
         let is_required = required.contains(name.as_str());
@@ -206,7 +206,7 @@ fn check_required(cx: &mut Ctx, props: &Map<String, Value>, required: &[String],
         if !props.contains_key(r) {
             cx.err(
                 &rptr,
-                "required-exists",
+                Rule::RequiredExists,
                 format!(
                     "'{r}' is required but is not a property, so no answer can satisfy the form"
                 ),
@@ -215,7 +215,7 @@ fn check_required(cx: &mut Ctx, props: &Map<String, Value>, required: &[String],
         if !seen.insert(r) {
             cx.err(
                 &rptr,
-                "required-exists",
+                Rule::RequiredExists,
                 format!("'{r}' is listed twice in required"),
             );
         }
@@ -255,7 +255,7 @@ fn default_fits(cx: &mut Ctx, field: &Field, ptr: &str) {
     if let Err(e) = check_value(field, &d) {
         cx.err(
             &join(ptr, "default"),
-            "default-fits",
+            Rule::DefaultFits,
             format!("default does not fit the field: {e}"),
         );
     }
@@ -342,7 +342,7 @@ fn read_as<T: Definition>(cx: &mut Ctx, def: &Value, ptr: &str) -> Option<Read> 
 fn text_limit(cx: &mut Ctx, ptr: &str, key: &str, text: Option<&str>) {
     if text.is_some_and(|s| s.chars().count() > MAX_STRING_CHARS) {
         let msg = format!("'{key}' is longer than {MAX_STRING_CHARS} characters");
-        cx.err(&join(ptr, key), "limits", msg);
+        cx.err(&join(ptr, key), Rule::Limits, msg);
     }
 }
 
@@ -351,7 +351,7 @@ fn count_order(cx: &mut Ctx, ptr: &str, lo: (&str, Option<Count>), hi: (&str, Op
     if let (Some(Count(a)), Some(Count(b))) = (lo.1, hi.1) {
         if a > b {
             let msg = format!("{} {a} is greater than {} {b}", lo.0, hi.0);
-            cx.err(&join(ptr, lo.0), "bounds-order", msg);
+            cx.err(&join(ptr, lo.0), Rule::BoundsOrder, msg);
         }
     }
 }
@@ -367,18 +367,18 @@ fn options_ok<'a>(
     let n = values.len();
     if n > MAX_OPTIONS {
         let msg = format!("{n} options exceed the limit of {MAX_OPTIONS}");
-        cx.err(ptr, "limits", msg);
+        cx.err(ptr, Rule::Limits, msg);
         return false;
     }
     if n == 0 {
-        cx.err(ptr, "enum-unique", format!("{what} must not be empty"));
+        cx.err(ptr, Rule::EnumUnique, format!("{what} must not be empty"));
         return false;
     }
     let mut seen = HashSet::with_capacity(n);
     for (i, v) in values.enumerate() {
         if !seen.insert(v) {
             let msg = format!("{what} value '{v}' appears more than once");
-            cx.err(&join(ptr, &i.to_string()), "enum-unique", msg);
+            cx.err(&join(ptr, &i.to_string()), Rule::EnumUnique, msg);
             return false;
         }
     }
@@ -414,7 +414,7 @@ fn titled(cx: &mut Ctx, options: Vec<TitledOption>, ptr: &str, what: &str) -> Ve
 fn default_list_limit(cx: &mut Ctx, ptr: &str, default: Option<&Vec<String>>) {
     if let Some(n) = default.map(Vec::len).filter(|n| *n > MAX_OPTIONS) {
         let msg = format!("{n} options exceed the limit of {MAX_OPTIONS}");
-        cx.err(&join(ptr, "default"), "limits", msg);
+        cx.err(&join(ptr, "default"), Rule::Limits, msg);
     }
 }
 
@@ -450,7 +450,7 @@ impl Definition for NumberSchema {
         if let (Some(a), Some(b)) = (&self.minimum, &self.maximum) {
             if cmp_numbers(a, b) == Some(std::cmp::Ordering::Greater) {
                 let msg = format!("minimum {a} is greater than maximum {b}");
-                cx.err(&join(ptr, "minimum"), "bounds-order", msg);
+                cx.err(&join(ptr, "minimum"), Rule::BoundsOrder, msg);
             }
         }
         let kind = FieldKind::Number {
@@ -511,11 +511,11 @@ impl Definition for LegacyTitledEnumSchema {
             _ if options.is_empty() => {}
             Some(names) if names.len() > MAX_OPTIONS => {
                 let msg = format!("{} options exceed the limit of {MAX_OPTIONS}", names.len());
-                cx.err(&nptr, "limits", msg);
+                cx.err(&nptr, Rule::Limits, msg);
             }
             Some(names) if names.len() != n => {
                 let msg = format!("enumNames has {} entries but enum has {n}", names.len());
-                cx.err(&nptr, "enum-names-length", msg);
+                cx.err(&nptr, Rule::EnumNamesLength, msg);
             }
             Some(names) => {
                 for (o, t) in options.iter_mut().zip(names) {
@@ -594,7 +594,7 @@ mod tests {
     /// The first violation of reading `schema` at `/rs`: (rule, pointer).
     fn first(schema: Value) -> (String, String) {
         let errs = parse_form_schema(&schema, "/rs").expect_err("invalid");
-        (errs[0].rule.clone(), errs[0].pointer.clone())
+        (errs[0].rule.as_str().to_owned(), errs[0].pointer())
     }
 
     /// A form of the one property `a`.
@@ -611,8 +611,8 @@ mod tests {
         let errs = parse_form_schema(&prop(json!({"type": "string", "pattern": "^a"})), "/rs")
             .unwrap_err();
         assert_eq!(errs.len(), 1, "{errs:?}");
-        assert_eq!(errs[0].rule, "form-subset");
-        assert_eq!(errs[0].pointer, "/rs/properties/a/pattern");
+        assert_eq!(errs[0].rule, Rule::FormSubset);
+        assert_eq!(errs[0].pointer(), "/rs/properties/a/pattern");
         assert_eq!(
             errs[0].message,
             "keyword 'pattern' is not part of the closed subset for a string field \
@@ -959,15 +959,15 @@ mod tests {
         assert_eq!(first(big), want("limits", &format!("{p}/enum")));
         let req = json!({"type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a", "b", "a"]});
         let errs = parse_form_schema(&req, "/rs").unwrap_err();
-        let got: Vec<(&str, &str)> = errs
+        let got: Vec<(&str, String)> = errs
             .iter()
-            .map(|e| (e.rule.as_str(), e.pointer.as_str()))
+            .map(|e| (e.rule.as_str(), e.pointer()))
             .collect();
         assert_eq!(
             got,
             [
-                ("required-exists", "/rs/required/1"),
-                ("required-exists", "/rs/required/2")
+                ("required-exists", "/rs/required/1".to_owned()),
+                ("required-exists", "/rs/required/2".to_owned())
             ]
         );
     }

@@ -24,4 +24,4 @@ pub use elicitation::{
 };
 pub use form_schema::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
 pub use policy::{FieldExtra, SchemaPolicy};
-pub use violation::Violation;
+pub use violation::{Rule, Violation};

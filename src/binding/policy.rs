@@ -1119,14 +1119,14 @@ mod tests {
         let errs = read_params_with(&params, Mode::Form, SchemaPolicy::Compatible).unwrap_err();
         assert!(
             errs.iter()
-                .all(|e| !e.pointer.starts_with("/requestedSchema")),
+                .all(|e| !e.pointer().starts_with("/requestedSchema")),
             "{errs:?}"
         );
         // Strict: today's refusal, the subset's rule named.
         let params = json!({"message": "m", "requestedSchema": pydantic()});
         let errs = read_params(&params, Mode::Form).unwrap_err();
         assert!(
-            errs.iter().any(|e| e.pointer == "/requestedSchema/title"
+            errs.iter().any(|e| e.pointer() == "/requestedSchema/title"
                 && e.rule == "mcp-request/additionalProperties"),
             "{errs:?}"
         );

@@ -25,7 +25,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{Registry, Resource, ValidationError, Validator};
 use serde_json::Value;
 
-use super::violation::{escape_token, Violation};
+use super::violation::{escape_token, Rule, Schema, Violation};
 
 /// `schemas/ahp-event.schema.json`, as embedded in the binary.
 pub const AHP_EVENT: &str = include_str!("../../schemas/ahp-event.schema.json");
@@ -35,11 +35,11 @@ pub const INTERACTION_EVENT: &str = include_str!("../../schemas/interaction-even
 pub const MCP_ELICITATION: &str = include_str!("../../schemas/mcp-elicitation.schema.json");
 
 /// Rule prefix of violations found by the wire root.
-pub const RULE_WIRE_ROOT: &str = "wire-root";
+pub const RULE_WIRE_ROOT: Schema = Schema::WireRoot;
 /// Rule prefix of violations found by the pinned `request` definition.
-pub const RULE_MCP_REQUEST: &str = "mcp-request";
+pub const RULE_MCP_REQUEST: Schema = Schema::McpRequest;
 /// Rule prefix of violations found by the pinned `result` definition.
-pub const RULE_MCP_RESULT: &str = "mcp-result";
+pub const RULE_MCP_RESULT: Schema = Schema::McpResult;
 
 /// The `$id` of an embedded schema document (its registry key).
 ///
@@ -56,27 +56,43 @@ fn parse_embedded(text: &str, what: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("embedded {what} is not JSON: {e}"))
 }
 
+/// Why a schema did not compile (see [`compile_offline`]).
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    /// A document given to register has no `$id` to register it under.
+    #[error("a registered schema document has no $id")]
+    MissingId,
+    /// The registry refused a document or could not resolve its references.
+    #[error("{0}")]
+    Registry(#[source] jsonschema::ReferencingError),
+    /// The root schema did not build (a `$ref` the registry does not hold
+    /// is one).
+    #[error("{0}")]
+    Build(#[source] Box<ValidationError<'static>>),
+}
+
 /// Compile `root` with every document of `docs` registered under its `$id`,
-/// offline, formats asserted. Errors: the build error's text (a missing
-/// `$ref` is one).
-pub fn compile_offline(root: &Value, docs: &[Value]) -> Result<Validator, String> {
+/// offline, formats asserted.
+///
+/// Errors: [`CompileError`] (a missing `$ref` is a [`CompileError::Build`]).
+pub fn compile_offline(root: &Value, docs: &[Value]) -> Result<Validator, CompileError> {
     let mut builder = Registry::new();
     for d in docs {
         let id = d
             .get("$id")
             .and_then(Value::as_str)
-            .ok_or("a registered schema document has no $id")?
+            .ok_or(CompileError::MissingId)?
             .to_owned();
         let res = Resource::from_contents(d.clone());
-        builder = builder.add(id, res).map_err(|e| e.to_string())?;
+        builder = builder.add(id, res).map_err(CompileError::Registry)?;
     }
-    let registry = builder.prepare().map_err(|e| e.to_string())?;
+    let registry = builder.prepare().map_err(CompileError::Registry)?;
     jsonschema::options()
         .offline()
         .should_validate_formats(true)
         .with_registry(&registry)
         .build(root)
-        .map_err(|e| e.to_string())
+        .map_err(|e| CompileError::Build(Box::new(e)))
 }
 
 fn wire_root() -> &'static Validator {
@@ -112,7 +128,7 @@ fn mcp_result() -> &'static Validator {
 /// Run `v` over `instance` and turn every error into violations named
 /// `<rule>/<keyword>`. Exposed for tests that compile other schemas (the raw
 /// upstream definitions) and want the same error shape.
-pub fn run(v: &Validator, instance: &Value, rule: &str) -> Vec<Violation> {
+pub fn run(v: &Validator, instance: &Value, rule: Schema) -> Vec<Violation> {
     // Most instances are valid: the boolean check stops at nothing and
     // builds no error, so the error walk runs only when there is one.
     if v.is_valid(instance) {
@@ -125,7 +141,9 @@ pub fn run(v: &Validator, instance: &Value, rule: &str) -> Vec<Violation> {
     // The same fault reached through several branches (the `if`/`then`
     // dispatch of the wire root) is reported once.
     let mut seen = std::collections::HashSet::new();
-    out.retain(|x: &Violation| seen.insert((x.pointer.clone(), x.rule.clone(), x.message.clone())));
+    out.retain(|x: &Violation| {
+        seen.insert((x.location.clone(), x.rule.clone(), x.message.clone()))
+    });
     out
 }
 
@@ -180,10 +198,10 @@ fn hint(schema_path: &str, keyword: &str) -> Option<&'static str> {
     })
 }
 
-fn convert(e: &ValidationError<'_>, rule: &str, out: &mut Vec<Violation>) {
+fn convert(e: &ValidationError<'_>, rule: Schema, out: &mut Vec<Violation>) {
     let at = e.instance_path().as_str().to_owned();
     let keyword = e.kind().keyword().to_owned();
-    let name = format!("{rule}/{keyword}");
+    let name = Rule::schema(rule, &keyword);
     let inst = e.instance();
     let why = hint(e.schema_path().as_str(), &keyword);
     let msg = match e.kind() {
@@ -313,7 +331,8 @@ mod tests {
     #[test]
     fn a_missing_ref_is_a_build_error_not_a_fetch() {
         let root = json!({"$ref": "https://ahp-elicit.invalid/schemas/0.1/nowhere.json"});
-        assert!(compile_offline(&root, &[]).is_err());
+        let err = compile_offline(&root, &[]).err();
+        assert!(matches!(err, Some(CompileError::Build(_))), "{err:?}");
     }
 
     #[test]
@@ -326,7 +345,7 @@ mod tests {
                 "title": {"type": "text", "selection": "omit"}}}
         }));
         assert_eq!(errs.len(), 1, "{errs:?}");
-        assert_eq!(errs[0].pointer, "/source/x~1y");
+        assert_eq!(errs[0].pointer(), "/source/x~1y");
         assert_eq!(errs[0].rule, "wire-root/additionalProperties");
     }
 }

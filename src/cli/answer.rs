@@ -92,7 +92,10 @@ impl AnswerArgs {
     pub fn responder(&self, log: Option<SharedLog>) -> Result<Box<dyn Responder>, String> {
         check_theme(self.theme.as_deref())?;
         let scripted = match (&self.answers, self.action) {
-            (Some(path), _) => Some(ahp_elicit::scripted::ScriptedResponder::from_file(path)?),
+            (Some(path), _) => Some(
+                ahp_elicit::scripted::ScriptedResponder::from_file(path)
+                    .map_err(|e| e.to_string())?,
+            ),
             (None, Some(a)) => Some(ahp_elicit::scripted::ScriptedResponder::from_action(a)),
             (None, None) => None,
         };
@@ -133,7 +136,9 @@ impl AnswerArgs {
 #[cfg(feature = "tui")]
 pub fn check_theme(arg: Option<&str>) -> Result<(), String> {
     match arg {
-        Some(_) => ahp_elicit::tui::theme::Theme::resolve(arg, false).map(|_| ()),
+        Some(_) => ahp_elicit::tui::theme::Theme::resolve(arg, false)
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
         None => Ok(()),
     }
 }
@@ -150,7 +155,7 @@ fn terminal_responder(
     launcher: Box<dyn Launcher>,
 ) -> Result<Box<dyn Responder>, String> {
     use ahp_elicit::tui::theme::Theme;
-    let theme = Theme::resolve_for_terminal(args.theme.as_deref())?;
+    let theme = Theme::resolve_for_terminal(args.theme.as_deref()).map_err(|e| e.to_string())?;
     let tui = ahp_elicit::tui::TuiResponder::new(theme).map_err(|e| e.to_string())?;
     Ok(Box::new(tui.with_launcher(launcher, args.no_open)))
 }

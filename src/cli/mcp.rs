@@ -104,7 +104,10 @@ struct Session {
 }
 
 impl Session {
-    fn note(&self, f: impl FnOnce(&mut ahp_elicit::log::EventLog) -> Result<(), String>) {
+    fn note(
+        &self,
+        f: impl FnOnce(&mut ahp_elicit::log::EventLog) -> Result<(), ahp_elicit::log::LogError>,
+    ) {
         if let Some(l) = &self.log {
             if let Err(e) = f(&mut l.borrow_mut()) {
                 ahp_elicit::notice::say(format!("ahp-elicit: cannot write the log: {e}"));
@@ -158,7 +161,7 @@ fn usage(msg: &str) -> Exit {
 /// Errors: a usage sentence (no server, no mode, `--args` not a JSON
 /// object).
 fn options(args: McpArgs) -> Result<McpOptions, String> {
-    let target = Target::from_args(&args.server)?;
+    let target = Target::from_args(&args.server).map_err(|e| e.to_string())?;
     let modes = super::unique(&args.modes);
     if modes.is_empty() {
         return Err("--modes: give at least one of form, url".into());

@@ -18,7 +18,7 @@ use tokio::time::Instant;
 use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
 use super::session::{notice, str_field, Ask, Session};
 use super::McpError;
-use crate::binding::violation::REQUEST_TEXT;
+use crate::binding::violation::{Part, Violation};
 use crate::binding::{
     make_result_event, wrap_params_with, Action, Answer, Mode, RequestEvent, ResultMeta,
 };
@@ -96,16 +96,21 @@ impl Session {
             &event_id,
             None,
             self.opts.schema_policy,
-        ).map_err(|violations| {
-            let strip = |p: &str| p.strip_prefix(REQUEST_TEXT).unwrap_or(p).to_owned();
+        )
+        .map_err(|violations| {
+            // A fault in the params is reported relative to the params.
+            let strip = |v: &Violation| match v.location.part {
+                Some(Part::RequestText) => v.location.pointer.clone(),
+                _ => v.pointer(),
+            };
             let listed: Vec<Value> = violations
                 .iter()
-                .map(|v| json!({ "pointer": strip(&v.pointer), "rule": v.rule, "message": v.message }))
+                .map(|v| json!({ "pointer": strip(v), "rule": v.rule, "message": v.message }))
                 .collect();
             let first = violations
                 .first()
                 .map(|v| {
-                    let p = strip(&v.pointer);
+                    let p = strip(v);
                     let p = if p.is_empty() { "(root)".to_owned() } else { p };
                     format!("{p}: [{}] {}", v.rule, v.message)
                 })
@@ -211,7 +216,9 @@ impl Session {
                 Answer::bare(Action::Cancel)
             }
             Err(RespondError::Refused(m)) => {
-                self.reject(id, INTERNAL_ERROR, format!("answer refused: {m}"), None)?;
+                // The responder gives the reason; the request is named here.
+                let m = format!("answer refused: request {}: {m}", ask.req.id);
+                self.reject(id, INTERNAL_ERROR, m, None)?;
                 return Ok(None);
             }
             Err(RespondError::Io(m)) => {

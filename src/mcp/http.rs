@@ -38,7 +38,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc::Sender;
 
 use super::transport::{
-    deliver, read_line, Delivered, Incoming, Line, Transport, MAX_MESSAGE_BYTES,
+    deliver, read_line, Delivered, Incoming, Line, Transport, TransportError, MAX_MESSAGE_BYTES,
 };
 use super::McpError;
 
@@ -85,7 +85,7 @@ pub struct HttpTransport {
 /// A message for the sender thread, with who waits for its delivery.
 type Queued = (
     Vec<u8>,
-    Option<tokio::sync::oneshot::Sender<Result<(), String>>>,
+    Option<tokio::sync::oneshot::Sender<Result<(), TransportError>>>,
 );
 
 impl HttpTransport {
@@ -111,13 +111,13 @@ impl HttpTransport {
         let sh = Arc::clone(&shared);
         thread::spawn(move || {
             for (body, done) in frx {
-                let out = post_and_read(&sh, &body, SEND_TIMEOUT).map_err(HttpFail::text);
+                let out = post_and_read(&sh, &body, SEND_TIMEOUT);
                 match (done, out) {
                     (Some(d), out) => {
                         let _ = d.send(out);
                     }
                     (None, Err(e)) => {
-                        if sh.tx.blocking_send(Incoming::Noise(e)).is_err() {
+                        if sh.tx.blocking_send(Incoming::Noise(e.to_string())).is_err() {
                             return;
                         }
                     }
@@ -163,21 +163,7 @@ fn has_session(state: &Mutex<State>) -> bool {
 }
 
 /// Why a POST or GET gave no (more) messages.
-#[derive(Debug)]
-enum HttpFail {
-    /// 404 while a session id was in use.
-    SessionGone(String),
-    /// Anything else, one sentence (server text not yet sanitized).
-    Other(String),
-}
-
-impl HttpFail {
-    fn text(self) -> String {
-        match self {
-            HttpFail::SessionGone(t) | HttpFail::Other(t) => t,
-        }
-    }
-}
+type HttpFail = TransportError;
 
 /// What one SSE stream left behind.
 #[derive(Debug, Default, Clone)]
@@ -204,8 +190,10 @@ fn post(
     for (k, v) in session_headers(&sh.state) {
         rb = rb.header(k, v);
     }
-    rb.send(body)
-        .map_err(|e| HttpFail::Other(format!("POST {}: {e}", sh.url)))
+    rb.send(body).map_err(|source| HttpFail::Request {
+        what: format!("POST {}", sh.url),
+        source,
+    })
 }
 
 /// POST a notification or response and read what comes back.
@@ -247,7 +235,7 @@ fn handle_error_status(
             .chars()
             .take(300)
             .collect::<String>();
-        return Err(HttpFail::Other(format!(
+        return Err(HttpFail::Refused(format!(
             "the server answered HTTP {status} redirecting to {to}: redirects are not followed (give the final URL)"
         )));
     }
@@ -278,7 +266,7 @@ fn handle_error_status(
         }
     }
     let text: String = String::from_utf8_lossy(&head).chars().take(300).collect();
-    Err(HttpFail::Other(format!("HTTP {status}: {text}")))
+    Err(HttpFail::Refused(format!("HTTP {status}: {text}")))
 }
 
 /// Read one HTTP answer: keep the session id, then deliver the JSON body or
@@ -314,14 +302,14 @@ fn handle_response(
             .limit(MAX_MESSAGE_BYTES as u64)
             .reader()
             .read_to_end(&mut body)
-            .map_err(|e| HttpFail::Other(format!("reading the response: {e}")))?;
+            .map_err(HttpFail::Read)?;
         deliver(&body, &sh.tx);
         return Ok(StreamMark {
             answered: true,
             ..StreamMark::default()
         });
     }
-    Err(HttpFail::Other(format!(
+    Err(HttpFail::Refused(format!(
         "HTTP {status} with Content-Type '{ctype}' (expected application/json or text/event-stream)"
     )))
 }
@@ -353,7 +341,11 @@ fn read_sse<R: BufRead>(
         match next {
             Ok(None) | Err(_) => return Ok(mark),
             Ok(Some(Err(noise))) => {
-                if sh.tx.blocking_send(Incoming::Noise(noise)).is_err() {
+                if sh
+                    .tx
+                    .blocking_send(Incoming::Noise(noise.to_string()))
+                    .is_err()
+                {
                     return Ok(mark);
                 }
             }
@@ -383,12 +375,13 @@ fn resume(sh: &Shared, request: Option<u64>, mark: StreamMark) -> Result<StreamM
     if let Some(id) = &mark.last_id {
         rb = rb.header("Last-Event-ID", id.as_str());
     }
-    let resp = rb
-        .call()
-        .map_err(|e| HttpFail::Other(format!("GET {} (resuming): {e}", sh.url)))?;
+    let resp = rb.call().map_err(|source| HttpFail::Request {
+        what: format!("GET {} (resuming)", sh.url),
+        source,
+    })?;
     let status = resp.status().as_u16();
     if status == 405 {
-        return Err(HttpFail::Other(
+        return Err(HttpFail::Refused(
             "the stream broke and the server offers no GET stream to resume it (HTTP 405)".into(),
         ));
     }
@@ -421,7 +414,10 @@ fn run_request(sh: &Shared, id: u64, body: &[u8]) {
     let item = match out {
         Ok(_) => Incoming::StreamEnded { id },
         Err(HttpFail::SessionGone(_)) => Incoming::SessionExpired { id },
-        Err(HttpFail::Other(error)) => Incoming::Failed { id, error },
+        Err(error) => Incoming::Failed {
+            id,
+            error: error.to_string(),
+        },
     };
     let _ = sh.tx.blocking_send(item);
 }
@@ -436,10 +432,13 @@ fn run_listener(sh: &Shared, ready: smpsc::Sender<()>) {
     let resp = rb.call();
     let _ = ready.send(());
     let mut out = match resp {
-        Err(e) => Err(HttpFail::Other(format!("GET stream: {e}"))),
+        Err(source) => Err(HttpFail::Request {
+            what: "GET stream".into(),
+            source,
+        }),
         // The server offers no GET stream (405).
         Ok(r) if r.status().as_u16() == 405 => return,
-        Ok(r) if !r.status().is_success() => Err(HttpFail::Other(format!(
+        Ok(r) if !r.status().is_success() => Err(HttpFail::Refused(format!(
             "the server refused the GET stream (HTTP {})",
             r.status().as_u16()
         ))),
@@ -455,7 +454,7 @@ fn run_listener(sh: &Shared, ready: smpsc::Sender<()>) {
     }
     if let Err(e) = out {
         if !sh.closed.load(Ordering::SeqCst) {
-            let _ = sh.tx.blocking_send(Incoming::Noise(e.text()));
+            let _ = sh.tx.blocking_send(Incoming::Noise(e.to_string()));
         }
     }
 }
@@ -464,7 +463,7 @@ impl HttpTransport {
     fn enqueue(
         &self,
         body: Vec<u8>,
-        done: Option<tokio::sync::oneshot::Sender<Result<(), String>>>,
+        done: Option<tokio::sync::oneshot::Sender<Result<(), TransportError>>>,
     ) -> Result<(), McpError> {
         match &self.fifo {
             Some(f) => f
@@ -589,10 +588,10 @@ impl<R: BufRead> SseReader<R> {
 
     /// The next complete event: `Ok(None)` at the end of the stream (an
     /// unfinished last event is dropped, as the standard says),
-    /// `Ok(Some(Err(noise)))` for an oversized event.
+    /// `Ok(Some(Err(OversizedEvent)))` for an oversized event (skipped).
     ///
     /// Errors: the underlying read error.
-    pub fn next_event(&mut self) -> std::io::Result<Option<Result<SseEvent, String>>> {
+    pub fn next_event(&mut self) -> std::io::Result<Option<Result<SseEvent, OversizedEvent>>> {
         let mut ev = SseEvent {
             event: String::new(),
             data: Vec::new(),
@@ -605,9 +604,7 @@ impl<R: BufRead> SseReader<R> {
                 Line::TooLong => too_long = true,
                 Line::Text if self.line.is_empty() => {
                     if too_long {
-                        return Ok(Some(Err(format!(
-                            "skipped an event of more than {MAX_MESSAGE_BYTES} bytes"
-                        ))));
+                        return Ok(Some(Err(OversizedEvent)));
                     }
                     if has_data {
                         return Ok(Some(Ok(ev)));
@@ -656,12 +653,18 @@ impl<R: BufRead> SseReader<R> {
     }
 }
 
+/// An SSE event longer than [`MAX_MESSAGE_BYTES`]: it was read to its end
+/// and dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("skipped an event of more than {} bytes", MAX_MESSAGE_BYTES)]
+pub struct OversizedEvent;
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Cursor;
 
-    fn events(input: &str) -> Vec<Result<SseEvent, String>> {
+    fn events(input: &str) -> Vec<Result<SseEvent, OversizedEvent>> {
         let mut r = SseReader::new(BufReader::with_capacity(
             3,
             Cursor::new(input.as_bytes().to_vec()),
@@ -673,7 +676,7 @@ mod tests {
         out
     }
 
-    fn data(e: &Result<SseEvent, String>) -> String {
+    fn data(e: &Result<SseEvent, OversizedEvent>) -> String {
         String::from_utf8_lossy(&e.as_ref().unwrap().data).into_owned()
     }
 
@@ -723,7 +726,8 @@ mod tests {
         let input = format!("data: {big}\ndata: {big}\n\ndata: ok\n\n");
         let got = events(&input);
         assert_eq!(got.len(), 2);
-        assert!(got[0].as_ref().unwrap_err().contains("more than"));
+        assert_eq!(got[0], Err(OversizedEvent));
+        assert!(OversizedEvent.to_string().contains("more than"));
         assert_eq!(data(&got[1]), "ok");
     }
 }

@@ -44,32 +44,55 @@ pub enum Message {
     },
 }
 
+/// Why a JSON value is not a JSON-RPC message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ClassifyError {
+    /// Not a JSON object.
+    #[error("a JSON-RPC message must be a JSON object")]
+    NotAnObject,
+    /// No `"jsonrpc": "2.0"`.
+    #[error("the message lacks \"jsonrpc\": \"2.0\"")]
+    NoVersion,
+    /// An id that is an object, a list or a boolean.
+    #[error("a JSON-RPC id must be a string or a number")]
+    BadId,
+    /// A `method` that is not a string.
+    #[error("\"method\" must be a string")]
+    MethodNotAString,
+    /// A request (a `method` with an `id`) whose id is null.
+    #[error("a request id must not be null")]
+    NullRequestId,
+    /// Neither a request, a notification nor a response.
+    #[error("the message has neither \"method\" nor \"result\" nor an \"error\" object")]
+    NoKind,
+}
+
 /// Read one JSON-RPC message.
 ///
-/// Errors: a sentence naming what is wrong (not an object, no `jsonrpc:
-/// "2.0"`, an id that is neither string nor number, neither `method` nor
-/// `result`/`error`).
-pub fn classify(v: Value) -> Result<Message, String> {
+/// Errors: [`ClassifyError`]: not an object, no `jsonrpc: "2.0"`, an id
+/// that is neither string nor number, neither `method` nor
+/// `result`/`error`.
+pub fn classify(v: Value) -> Result<Message, ClassifyError> {
     let Value::Object(mut o) = v else {
-        return Err("a JSON-RPC message must be a JSON object".into());
+        return Err(ClassifyError::NotAnObject);
     };
     if o.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err("the message lacks \"jsonrpc\": \"2.0\"".into());
+        return Err(ClassifyError::NoVersion);
     }
     let id = o.remove("id");
     if let Some(id) = &id {
         if !(id.is_string() || id.is_number() || id.is_null()) {
-            return Err("a JSON-RPC id must be a string or a number".into());
+            return Err(ClassifyError::BadId);
         }
     }
     if let Some(m) = o.get("method") {
         let Some(method) = m.as_str().map(str::to_owned) else {
-            return Err("\"method\" must be a string".into());
+            return Err(ClassifyError::MethodNotAString);
         };
         let params = o.remove("params");
         return Ok(match id {
             Some(id) if !id.is_null() => Message::Request { id, method, params },
-            Some(_) => return Err("a request id must not be null".into()),
+            Some(_) => return Err(ClassifyError::NullRequestId),
             None => Message::Notification { method, params },
         });
     }
@@ -96,7 +119,7 @@ pub fn classify(v: Value) -> Result<Message, String> {
             }),
         });
     }
-    Err("the message has neither \"method\" nor \"result\" nor an \"error\" object".into())
+    Err(ClassifyError::NoKind)
 }
 
 /// A request `{jsonrpc, id, method, params?}` with a numeric id.
@@ -189,19 +212,25 @@ mod tests {
 
     #[test]
     fn rejects_malformed_messages() {
-        assert!(classify(json!([1])).unwrap_err().contains("object"));
-        assert!(classify(json!({"id":1,"method":"x"}))
-            .unwrap_err()
-            .contains("2.0"));
-        assert!(classify(json!({"jsonrpc":"2.0","id":{},"method":"x"}))
-            .unwrap_err()
-            .contains("id"));
-        assert!(classify(json!({"jsonrpc":"2.0","id":null,"method":"x"}))
-            .unwrap_err()
-            .contains("null"));
-        assert!(classify(json!({"jsonrpc":"2.0","id":1}))
-            .unwrap_err()
-            .contains("neither"));
+        let err = |v: Value| classify(v).err();
+        assert_eq!(err(json!([1])), Some(ClassifyError::NotAnObject));
+        assert_eq!(
+            err(json!({"id":1,"method":"x"})),
+            Some(ClassifyError::NoVersion)
+        );
+        assert_eq!(
+            err(json!({"jsonrpc":"2.0","id":{},"method":"x"})),
+            Some(ClassifyError::BadId)
+        );
+        assert_eq!(
+            err(json!({"jsonrpc":"2.0","id":null,"method":"x"})),
+            Some(ClassifyError::NullRequestId)
+        );
+        assert_eq!(
+            err(json!({"jsonrpc":"2.0","id":1})),
+            Some(ClassifyError::NoKind)
+        );
+        assert!(ClassifyError::NoVersion.to_string().contains("\"2.0\""));
     }
 
     #[test]

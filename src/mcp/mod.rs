@@ -56,18 +56,19 @@ pub enum Target {
 impl Target {
     /// Read the trailing positional arguments: one `http(s)://` URL means
     /// Streamable HTTP, anything else is a command and its arguments.
-    /// Errors: a sentence when there is nothing.
-    pub fn from_args(args: &[String]) -> Result<Target, String> {
+    /// Errors: [`TargetError`]: nothing given, arguments after a URL, or a
+    /// URL that does not parse.
+    pub fn from_args(args: &[String]) -> Result<Target, TargetError> {
         match args {
-            [] => Err(
-                "give the server: -- COMMAND [ARGS...] for stdio, or a URL for Streamable HTTP"
-                    .into(),
-            ),
-            [url, more, ..] if url.starts_with("http://") || url.starts_with("https://") => Err(format!(
-                "'{more}' after the server URL: give the flags before the URL (a URL server takes no arguments)"
-            )),
+            [] => Err(TargetError::NoServer),
+            [url, more, ..] if url.starts_with("http://") || url.starts_with("https://") => {
+                Err(TargetError::AfterUrl { arg: more.clone() })
+            }
             [one] if one.starts_with("http://") || one.starts_with("https://") => {
-                url::Url::parse(one).map_err(|e| format!("bad server URL '{one}': {e}"))?;
+                url::Url::parse(one).map_err(|source| TargetError::BadUrl {
+                    url: one.clone(),
+                    source,
+                })?;
                 Ok(Target::Http { url: one.clone() })
             }
             [program, rest @ ..] => Ok(Target::Stdio {
@@ -167,15 +168,56 @@ pub struct SessionReport {
     pub refused: Vec<String>,
 }
 
-/// Why a session failed.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// Why the server arguments name no server (see [`Target::from_args`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    /// No server was given.
+    #[error("give the server: -- COMMAND [ARGS...] for stdio, or a URL for Streamable HTTP")]
+    NoServer,
+    /// An argument follows the server URL (a flag given too late).
+    #[error("'{arg}' after the server URL: give the flags before the URL (a URL server takes no arguments)")]
+    AfterUrl {
+        /// The first argument after the URL.
+        arg: String,
+    },
+    /// The server URL does not parse.
+    #[error("bad server URL '{url}': {source}")]
+    BadUrl {
+        /// The URL as given.
+        url: String,
+        /// The parser's reason.
+        #[source]
+        source: url::ParseError,
+    },
+}
+
+/// Why a session failed. Failures of the operating system keep their
+/// `io::Error` as the source.
+#[derive(Debug, thiserror::Error)]
 pub enum McpError {
     /// The server command could not be started.
-    #[error("could not start the server: {0}")]
-    Spawn(String),
+    #[error("could not start the server: {program}: {source}")]
+    Spawn {
+        /// The program as given.
+        program: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
     /// Writing, reading or the connection failed.
     #[error("{0}")]
     Transport(String),
+    /// A message could not be delivered: `what` names it (a method), the
+    /// source is the transport's error (its text quotes the server, so it is
+    /// sanitized when shown).
+    #[error("{what}: {}", crate::safe_text::display(&.source.to_string()))]
+    Delivery {
+        /// The message that was not delivered.
+        what: String,
+        /// Why.
+        #[source]
+        source: transport::TransportError,
+    },
     /// The server sent something the protocol forbids.
     #[error("the server broke the protocol: {0}")]
     Protocol(String),
@@ -205,9 +247,9 @@ pub enum McpError {
     /// re-initializes once.
     #[error("the server ended the session (HTTP 404)")]
     SessionExpired,
-    /// `--events FILE` could not be written.
+    /// `--events FILE` could not be opened or written.
     #[error("events file: {0}")]
-    Events(String),
+    Events(#[source] std::io::Error),
 }
 
 /// Run one session: connect, `initialize` as a 2025-11-25 client with
@@ -236,6 +278,23 @@ mod tests {
     }
 
     #[test]
+    fn a_delivery_failure_names_the_message_keeps_its_source_and_is_sanitized() {
+        use std::error::Error;
+        let e = McpError::Delivery {
+            what: "notifications/initialized".into(),
+            source: transport::TransportError::Refused("HTTP 500: \u{1b}[31mboom".into()),
+        };
+        let text = e.to_string();
+        assert!(
+            text.starts_with("notifications/initialized: HTTP 500: "),
+            "{text}"
+        );
+        assert!(!text.contains('\u{1b}'), "{text:?}");
+        let source = e.source().map(|s| s.to_string());
+        assert_eq!(source.as_deref(), Some("HTTP 500: \u{1b}[31mboom"));
+    }
+
+    #[test]
     fn reads_the_server_argument() {
         assert_eq!(
             Target::from_args(&args(&["http://127.0.0.1:3001/mcp"])),
@@ -250,17 +309,21 @@ mod tests {
                 args: args(&["server.js", "--http"])
             })
         );
-        assert!(Target::from_args(&[])
-            .unwrap_err()
+        assert_eq!(Target::from_args(&[]), Err(TargetError::NoServer));
+        assert!(TargetError::NoServer
+            .to_string()
             .contains("give the server"));
-        assert!(
-            Target::from_args(&args(&["https://x.test/mcp", "--action"]))
-                .unwrap_err()
-                .contains("before the URL")
+        let e = Target::from_args(&args(&["https://x.test/mcp", "--action"])).unwrap_err();
+        assert_eq!(
+            e,
+            TargetError::AfterUrl {
+                arg: "--action".into()
+            }
         );
-        assert!(Target::from_args(&args(&["http://[bad"]))
-            .unwrap_err()
-            .contains("bad server URL"));
+        assert!(e.to_string().contains("before the URL"));
+        let e = Target::from_args(&args(&["http://[bad"])).unwrap_err();
+        assert!(matches!(e, TargetError::BadUrl { .. }), "{e:?}");
+        assert!(e.to_string().starts_with("bad server URL 'http://[bad': "));
         assert_eq!(Target::Http { url: String::new() }.adapter(), "mcp-http");
     }
 }

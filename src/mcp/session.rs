@@ -50,7 +50,7 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
             // 0600, never through a symbolic link (the error names the path).
             Some(BufWriter::new(
                 crate::files::open_private(p, crate::files::Existing::Truncate)
-                    .map_err(|e| McpError::Events(e.to_string()))?,
+                    .map_err(McpError::Events)?,
             ))
         }
         None => None,
@@ -273,11 +273,11 @@ impl Session {
         loop {
             match delivered.try_recv() {
                 Ok(Ok(())) | Err(TryRecvError::Closed) => return Ok(()),
-                Ok(Err(e)) => {
-                    return Err(McpError::Transport(format!(
-                        "notifications/initialized: {}",
-                        safe_text::display(&e)
-                    )))
+                Ok(Err(source)) => {
+                    return Err(McpError::Delivery {
+                        what: "notifications/initialized".into(),
+                        source,
+                    })
                 }
                 Err(TryRecvError::Empty) => {}
             }
@@ -610,7 +610,7 @@ impl Session {
         // control, C1 or bidi character).
         w.write_all(crate::log::event_line(ev, false).as_bytes())
             .and_then(|()| w.flush())
-            .map_err(|e| McpError::Events(e.to_string()))
+            .map_err(McpError::Events)
     }
 
     /// End the session: after a quit or a signal, cancel what is in flight

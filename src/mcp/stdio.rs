@@ -63,9 +63,10 @@ impl StdioTransport {
                 Ok(())
             });
         }
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| McpError::Spawn(format!("{program}: {e}")))?;
+        let mut child = cmd.spawn().map_err(|source| McpError::Spawn {
+            program: program.to_owned(),
+            source,
+        })?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();

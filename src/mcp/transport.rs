@@ -99,8 +99,33 @@ pub fn deliver(bytes: &[u8], tx: &Sender<Incoming>) -> bool {
 }
 
 /// Fires when a message sent with [`Transport::send_ordered`] was taken by
-/// the server, or with the sentence saying why not.
-pub type Delivered = tokio::sync::oneshot::Receiver<Result<(), String>>;
+/// the server, or with why not.
+pub type Delivered = tokio::sync::oneshot::Receiver<Result<(), TransportError>>;
+
+/// Why the transport could not send a message or read its answer. The
+/// messages quote the server (not yet sanitized).
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    /// The HTTP request could not be made (connection, TLS, timeout).
+    #[error("{what}: {source}")]
+    Request {
+        /// What was asked (`POST URL`, `GET stream`).
+        what: String,
+        /// The HTTP client's error.
+        #[source]
+        source: ureq::Error,
+    },
+    /// The response body could not be read.
+    #[error("reading the response: {0}")]
+    Read(#[source] std::io::Error),
+    /// HTTP 404 while a session id was in use: the server ended the session.
+    #[error("{0}")]
+    SessionGone(String),
+    /// The server answered with something this client does not take (a
+    /// status, a redirect, a content type), as one sentence.
+    #[error("{0}")]
+    Refused(String),
+}
 
 /// How a bounded line read ended.
 #[derive(Debug, PartialEq, Eq)]

@@ -220,19 +220,53 @@ fn pick(options: &[Choice], word: &str) -> Option<usize> {
         .or_else(|| options.iter().position(|o| o.value.to_lowercase() == lw))
 }
 
+/// Why a typed line is not a value of its field; each message is a
+/// sentence for the person (typed text passes through the sanitizer).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TypedError {
+    /// `-` at a required field.
+    #[error("this field is required and cannot be left out")]
+    Required,
+    /// A yes/no field got something else.
+    #[error("type y for yes or n for no")]
+    NotYesNo,
+    /// A choice number out of range.
+    #[error("there is no choice {number}; type a number from 1 to {count}")]
+    NoSuchNumber {
+        /// The number as typed.
+        number: String,
+        /// How many choices there are.
+        count: usize,
+    },
+    /// Text that is no choice's title or value.
+    #[error("\"{}\" is not one of the choices; type a number from 1 to {count}", display(.text))]
+    NotAChoice {
+        /// The text as typed (sanitized when shown).
+        text: String,
+        /// How many choices there are.
+        count: usize,
+    },
+    /// The same choice twice in a multi-select line.
+    #[error("choice {0} is given twice")]
+    Twice(usize),
+    /// Not a number of the field's kind (the form's own sentence).
+    #[error("{0}")]
+    Number(String),
+}
+
 /// What `line` means for the field.
 ///
-/// Errors: a sentence saying why the line is not a value of this field
+/// Errors: [`TypedError`], why the line is not a value of this field
 /// (`must be a whole number`, `there is no choice 7`); bounds and formats
 /// are checked afterwards by the form's live check.
-pub fn parse_typed(st: &FieldState, line: &str) -> Result<Typed, String> {
+pub fn parse_typed(st: &FieldState, line: &str) -> Result<Typed, TypedError> {
     let t = line.trim();
     if line.is_empty() {
         return Ok(Typed::Keep);
     }
     if t == "-" {
         return if st.field.required {
-            Err("this field is required and cannot be left out".into())
+            Err(TypedError::Required)
         } else {
             Ok(Typed::Clear)
         };
@@ -245,13 +279,13 @@ pub fn parse_typed(st: &FieldState, line: &str) -> Result<Typed, String> {
         // Two double quotes alone: an empty text (Enter keeps the value).
         FieldKind::Text { .. } if t == "\"\"" => Ok(Typed::Set(Value::String(String::new()))),
         FieldKind::Text { .. } => Ok(Typed::Set(Value::String(line.to_owned()))),
-        FieldKind::Number { integer, .. } => {
-            crate::form::field::parse_number(t, *integer).map(|n| Typed::Set(Value::Number(n)))
-        }
+        FieldKind::Number { integer, .. } => crate::form::field::parse_number(t, *integer)
+            .map(|n| Typed::Set(Value::Number(n)))
+            .map_err(TypedError::Number),
         FieldKind::Boolean { .. } => match t.to_lowercase().as_str() {
             "y" | "yes" | "true" => Ok(Typed::Set(Value::Bool(true))),
             "n" | "no" | "false" => Ok(Typed::Set(Value::Bool(false))),
-            _ => Err("type y for yes or n for no".into()),
+            _ => Err(TypedError::NotYesNo),
         },
         FieldKind::Single { options, .. } => match pick(options, t) {
             Some(k) => Ok(Typed::Set(Value::String(options[k].value.clone()))),
@@ -261,18 +295,21 @@ pub fn parse_typed(st: &FieldState, line: &str) -> Result<Typed, String> {
     }
 }
 
-fn no_such_choice(t: &str, n: usize) -> String {
+fn no_such_choice(t: &str, count: usize) -> TypedError {
     if t.parse::<usize>().is_ok() {
-        format!("there is no choice {t}; type a number from 1 to {n}")
+        TypedError::NoSuchNumber {
+            number: t.to_owned(),
+            count,
+        }
     } else {
-        format!(
-            "\"{}\" is not one of the choices; type a number from 1 to {n}",
-            display(t)
-        )
+        TypedError::NotAChoice {
+            text: t.to_owned(),
+            count,
+        }
     }
 }
 
-fn parse_multi(options: &[Choice], t: &str) -> Result<Typed, String> {
+fn parse_multi(options: &[Choice], t: &str) -> Result<Typed, TypedError> {
     if t.eq_ignore_ascii_case("none") {
         return Ok(Typed::Set(Value::Array(Vec::new())));
     }
@@ -298,7 +335,7 @@ fn parse_multi(options: &[Choice], t: &str) -> Result<Typed, String> {
         let k = pick(options, w).ok_or_else(|| no_such_choice(w, options.len()))?;
         let v = Value::String(options[k].value.clone());
         if out.contains(&v) {
-            return Err(format!("choice {} is given twice", k + 1));
+            return Err(TypedError::Twice(k + 1));
         }
         out.push(v);
     }

@@ -443,7 +443,24 @@ enum ReviewCommand {
     Cancel,
 }
 
-fn review_command(line: &str, fields: usize) -> Result<ReviewCommand, String> {
+/// Why a line typed at the review step is not a command.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum ReviewCommandError {
+    /// `edit N` with no such field.
+    #[error("there is no field {given}; fields are 1 to {fields}")]
+    NoSuchField { given: String, fields: usize },
+    /// `edit` alone.
+    #[error("say which field, like edit 1 (fields are 1 to {fields})")]
+    WhichField { fields: usize },
+    /// An empty line.
+    #[error("a bare Enter does not send; type send")]
+    BareEnter,
+    /// Anything else.
+    #[error("type send, edit and a field number, decline, or cancel")]
+    Unknown,
+}
+
+fn review_command(line: &str, fields: usize) -> Result<ReviewCommand, ReviewCommandError> {
     let t = line.trim().to_lowercase();
     let words: Vec<&str> = t.split_whitespace().collect();
     match words.as_slice() {
@@ -452,13 +469,14 @@ fn review_command(line: &str, fields: usize) -> Result<ReviewCommand, String> {
         ["cancel"] | ["c"] => Ok(ReviewCommand::Cancel),
         ["edit" | "e", n] => match n.parse::<usize>() {
             Ok(k) if (1..=fields).contains(&k) => Ok(ReviewCommand::Edit(k - 1)),
-            _ => Err(format!("there is no field {n}; fields are 1 to {fields}")),
+            _ => Err(ReviewCommandError::NoSuchField {
+                given: (*n).to_owned(),
+                fields,
+            }),
         },
-        ["edit" | "e"] => Err(format!(
-            "say which field, like edit 1 (fields are 1 to {fields})"
-        )),
-        [] => Err("a bare Enter does not send; type send".into()),
-        _ => Err("type send, edit and a field number, decline, or cancel".into()),
+        ["edit" | "e"] => Err(ReviewCommandError::WhichField { fields }),
+        [] => Err(ReviewCommandError::BareEnter),
+        _ => Err(ReviewCommandError::Unknown),
     }
 }
 

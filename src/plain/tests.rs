@@ -44,7 +44,7 @@ fn form(props: Value, required: &[&str]) -> RequestEvent {
 #[derive(Clone, Default)]
 struct Recorder(Rc<RefCell<Vec<String>>>);
 impl Launcher for Recorder {
-    fn open(&mut self, url: &str) -> Result<(), String> {
+    fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
         self.0.borrow_mut().push(url.to_owned());
         Ok(())
     }
@@ -53,8 +53,10 @@ impl Launcher for Recorder {
 /// A launcher that always fails.
 struct Broken;
 impl Launcher for Broken {
-    fn open(&mut self, _url: &str) -> Result<(), String> {
-        Err("The browser command \"nope\" could not be started.".into())
+    fn open(&mut self, _url: &str) -> Result<(), crate::launcher::LaunchError> {
+        Err(crate::launcher::LaunchError::Other(
+            "The browser command \"nope\" could not be started.".into(),
+        ))
     }
 }
 

@@ -78,7 +78,7 @@ impl<I: LineIo> PlainResponder<I> {
             }
             Ok(()) => After::Copied,
             Err(e) => {
-                self.say(&crate::safe_text::display(&e))?;
+                self.say(&crate::safe_text::display(&e.to_string()))?;
                 After::Failed
             }
         };

@@ -352,7 +352,14 @@ impl Run<'_> {
                     .map(str::to_owned)
                     .unwrap_or(m);
                 self.note(|l| {
-                    l.answer_refused(&req.id, &[Violation::new("", "answer-refused", m.clone())])
+                    l.answer_refused(
+                        &req.id,
+                        &[Violation::new(
+                            "",
+                            crate::binding::violation::Rule::AnswerRefused,
+                            m.clone(),
+                        )],
+                    )
                 });
                 let what = format!("answer refused, no result: {m}");
                 report(at.line, at.id, &what, &[]);
@@ -402,7 +409,7 @@ impl Run<'_> {
 
     /// Write to the log, if there is one; a log that cannot be written is
     /// said once per failure and does not stop the run.
-    fn note(&self, f: impl FnOnce(&mut EventLog) -> Result<(), String>) {
+    fn note(&self, f: impl FnOnce(&mut EventLog) -> Result<(), crate::log::LogError>) {
         if let Some(l) = &self.log {
             if let Err(e) = f(&mut l.borrow_mut()) {
                 say(format!("ahp-elicit: cannot write the log: {e}"));
@@ -453,7 +460,7 @@ pub struct LoggingLauncher {
 }
 
 impl crate::responder::Launcher for LoggingLauncher {
-    fn open(&mut self, url: &str) -> Result<(), String> {
+    fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
         let r = self.inner.open(url);
         let mut log = self.log.borrow_mut();
         let id = log.current().to_owned();

@@ -399,7 +399,7 @@ mod tests {
     /// Records each URL it is asked to open.
     struct Rec(Rc<RefCell<Vec<String>>>);
     impl Launcher for Rec {
-        fn open(&mut self, url: &str) -> Result<(), String> {
+        fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
             self.0.borrow_mut().push(url.to_owned());
             Ok(())
         }

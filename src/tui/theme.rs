@@ -135,19 +135,77 @@ pub struct Theme {
     styles: BTreeMap<Role, Style>,
 }
 
-fn color(s: &str, role: &str, which: &str) -> Result<Color, String> {
-    s.parse::<Color>()
-        .map_err(|_| format!("roles.{role}.{which}: '{s}' is not a colour (a name like \"light-red\", an index 0-255, or \"#rrggbb\")"))
+/// Why a theme could not be read or found.
+#[derive(Debug, thiserror::Error)]
+pub enum ThemeError {
+    /// The TOML does not parse, or does not have the theme's shape.
+    #[error("theme: {0}")]
+    Toml(#[source] toml::de::Error),
+    /// A role that the theme format does not have.
+    #[error("theme: unknown role '{role}' (roles: {known})")]
+    UnknownRole {
+        /// The role as written.
+        role: String,
+        /// The known roles, comma separated.
+        known: String,
+    },
+    /// A colour that does not parse.
+    #[error("roles.{role}.{which}: '{value}' is not a colour (a name like \"light-red\", an index 0-255, or \"#rrggbb\")")]
+    Colour {
+        /// The role.
+        role: String,
+        /// `fg` or `bg`.
+        which: &'static str,
+        /// The colour as written.
+        value: String,
+    },
+    /// The built-in default theme does not parse (a build defect).
+    #[error("the default theme does not parse")]
+    DefaultBroken,
+    /// A theme file could not be read.
+    #[error("cannot read theme {path}: {source}")]
+    Read {
+        /// The path as given.
+        path: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A theme file that does not parse.
+    #[error("{path}: {source}")]
+    File {
+        /// The path as given.
+        path: String,
+        /// What is wrong in it.
+        #[source]
+        source: Box<ThemeError>,
+    },
+    /// Neither a built-in name nor a file.
+    #[error("unknown theme '{name}': not a file, and not one of {known}")]
+    Unknown {
+        /// The name as given.
+        name: String,
+        /// The built-in names, comma separated.
+        known: String,
+    },
+}
+
+fn color(s: &str, role: &str, which: &'static str) -> Result<Color, ThemeError> {
+    s.parse::<Color>().map_err(|_| ThemeError::Colour {
+        role: role.to_owned(),
+        which,
+        value: s.to_owned(),
+    })
 }
 
 impl Theme {
     /// Parse a theme from TOML text. Roles left out fall back to the
     /// monochrome style.
     ///
-    /// Errors: a sentence naming the role and key (unknown role, unknown key,
-    /// bad colour, TOML syntax).
-    pub fn from_toml(text: &str) -> Result<Self, String> {
-        let file: ThemeFile = toml::from_str(text).map_err(|e| format!("theme: {e}"))?;
+    /// Errors: [`ThemeError`] naming the role and key (unknown role, unknown
+    /// key, bad colour, TOML syntax).
+    pub fn from_toml(text: &str) -> Result<Self, ThemeError> {
+        let file: ThemeFile = toml::from_str(text).map_err(ThemeError::Toml)?;
         let mut styles = if file.name.as_deref() == Some("monochrome") {
             BTreeMap::new()
         } else {
@@ -156,10 +214,10 @@ impl Theme {
         for (key, spec) in &file.roles {
             let Some(role) = Role::ALL.iter().copied().find(|r| r.key() == key) else {
                 let known: Vec<&str> = Role::ALL.iter().map(|r| r.key()).collect();
-                return Err(format!(
-                    "theme: unknown role '{key}' (roles: {})",
-                    known.join(", ")
-                ));
+                return Err(ThemeError::UnknownRole {
+                    role: key.clone(),
+                    known: known.join(", "),
+                });
             };
             let mut st = Style::default();
             if let Some(fg) = &spec.fg {
@@ -208,27 +266,30 @@ impl Theme {
     /// `NO_COLOR` variable is set and non-empty), else `default`.
     ///
     /// Errors: the file cannot be read or parsed, or the name is unknown.
-    pub fn resolve(arg: Option<&str>, no_color: bool) -> Result<Self, String> {
+    pub fn resolve(arg: Option<&str>, no_color: bool) -> Result<Self, ThemeError> {
         match arg {
             None if no_color => Ok(Theme::monochrome()),
-            None => {
-                Theme::builtin("default").ok_or_else(|| "the default theme does not parse".into())
-            }
+            None => Theme::builtin("default").ok_or(ThemeError::DefaultBroken),
             Some(a) => {
                 if let Some(t) = Theme::builtin(a) {
                     return Ok(t);
                 }
                 let p = std::path::Path::new(a);
                 if p.is_file() {
-                    let text = std::fs::read_to_string(p)
-                        .map_err(|e| format!("cannot read theme {a}: {e}"))?;
-                    return Theme::from_toml(&text).map_err(|e| format!("{a}: {e}"));
+                    let text = std::fs::read_to_string(p).map_err(|source| ThemeError::Read {
+                        path: a.to_owned(),
+                        source,
+                    })?;
+                    return Theme::from_toml(&text).map_err(|e| ThemeError::File {
+                        path: a.to_owned(),
+                        source: Box::new(e),
+                    });
                 }
                 let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
-                Err(format!(
-                    "unknown theme '{a}': not a file, and not one of {}",
-                    names.join(", ")
-                ))
+                Err(ThemeError::Unknown {
+                    name: a.to_owned(),
+                    known: names.join(", "),
+                })
             }
         }
     }
@@ -239,7 +300,7 @@ impl Theme {
     /// on the command line (which wins over `NO_COLOR`) turns colours back
     /// on; without `--theme`, `NO_COLOR` gives `monochrome`, whose focus is
     /// drawn with reverse, bold and underline (no colour needed).
-    pub fn resolve_for_terminal(arg: Option<&str>) -> Result<Self, String> {
+    pub fn resolve_for_terminal(arg: Option<&str>) -> Result<Self, ThemeError> {
         let theme = Theme::resolve(arg, Theme::no_color_env())?;
         if arg.is_some() {
             crossterm::style::force_color_output(true);
@@ -353,10 +414,15 @@ mod tests {
             Theme::resolve(Some("light"), true).expect("light").name,
             "light"
         );
-        assert!(Theme::resolve(Some("nope"), false).is_err());
+        let e = Theme::resolve(Some("nope"), false).unwrap_err();
+        assert!(matches!(e, ThemeError::Unknown { .. }), "{e:?}");
         let e = Theme::from_toml("[roles]\nfocus = { fg = \"nocolour\" }").unwrap_err();
-        assert!(e.contains("roles.focus.fg"), "{e}");
+        assert!(matches!(e, ThemeError::Colour { which: "fg", .. }), "{e:?}");
+        assert!(
+            e.to_string().starts_with("roles.focus.fg: 'nocolour'"),
+            "{e}"
+        );
         let e = Theme::from_toml("[roles]\nfocsu = {}").unwrap_err();
-        assert!(e.contains("unknown role 'focsu'"), "{e}");
+        assert!(e.to_string().contains("unknown role 'focsu'"), "{e}");
     }
 }

@@ -59,7 +59,7 @@ use super::chrome::{button_row, help_line, row_width, ButtonCell, RowKind, Scrol
 use super::theme::Theme;
 use crate::binding::Action;
 use crate::form::Key;
-use crate::launcher::consent_and_open;
+use crate::launcher::{consent_and_open, LaunchError};
 use crate::responder::Launcher;
 use crate::safe_text;
 use crate::url_review::{Severity, UrlReview};
@@ -438,7 +438,7 @@ fn decide(state: &mut UrlViewState, key: &Key, escape: UrlDecision) -> Option<Ur
 }
 
 /// What the driver does after [`apply`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct UrlStep {
     /// The request's action when it is decided (consent with a successful
     /// launch or Done: `accept`; Decline: `decline`; Cancel or Give up:
@@ -446,7 +446,7 @@ pub struct UrlStep {
     /// phase).
     pub action: Option<Action>,
     /// The launch attempted by this step and its result (for `--log`).
-    pub launched: Option<Result<(), String>>,
+    pub launched: Option<Result<(), LaunchError>>,
 }
 
 /// Carry out `decision`: on Consent or Retry open
@@ -483,8 +483,8 @@ pub fn apply(
                     None
                 }
                 Ok(()) => Some(Action::Accept),
-                Err(msg) => {
-                    state.launch_failed(msg.clone());
+                Err(e) => {
+                    state.launch_failed(e.to_string());
                     None
                 }
             };
