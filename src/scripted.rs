@@ -246,8 +246,8 @@ impl ScriptedResponder {
                         errs.join("; ")
                     )));
                 }
-                form.apply(crate::form::Action::Submit);
-                match form.apply(crate::form::Action::Send) {
+                form.apply(crate::form::KeyIntent::Submit);
+                match form.apply(crate::form::KeyIntent::Send) {
                     Status::Done(ans) => Ok(ans),
                     Status::Open => {
                         let reasons = match form.content() {

@@ -1,8 +1,8 @@
-//! Keys and typed actions: the form's input vocabulary, with no terminal
+//! Keys and key intents: the form's input vocabulary, with no terminal
 //! type in it (the `tui` module translates crossterm events into [`Key`]).
 //!
 //! Flow (architecture notes, after inquire and atuin): a [`Key`] is mapped to
-//! an [`Action`] by [`crate::form::Form::action_for`] (the mapping depends on
+//! a [`KeyIntent`] by [`crate::form::Form::intent_for`] (the mapping depends on
 //! the focused widget and the stage), then [`crate::form::Form::apply`]
 //! changes the state and may finish the form.
 
@@ -39,10 +39,10 @@ pub enum Key {
 }
 
 /// What a key means in the current state. Produced by
-/// [`crate::form::Form::action_for`]; applied by
+/// [`crate::form::Form::intent_for`]; applied by
 /// [`crate::form::Form::apply`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub enum KeyIntent {
     /// Nothing to do (an unbound key).
     None,
     /// Move focus to the next field or button (Tab, Down on a one-line field).
