@@ -110,7 +110,7 @@ fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEv
 /// Run the command; returns the exit code.
 #[cfg(feature = "tui")]
 pub fn run(args: DemoArgs) -> u8 {
-    use crate::binding::{Action, Answer, Mode, ResultMeta};
+    use crate::binding::{Action, Answer, ResultMeta};
     use crate::responder::{Context, Outcome, Progress, Responder};
     use crate::tui::{Theme, TuiResponder};
     use std::io::Write;
@@ -150,7 +150,6 @@ pub fn run(args: DemoArgs) -> u8 {
             deadline: args
                 .timeout
                 .and_then(|d| std::time::Instant::now().checked_add(d)),
-            modes: vec![Mode::Form, Mode::Url],
         };
         tui.respond(&req, &cx)
         // The terminal is restored here, before anything is printed.

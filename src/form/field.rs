@@ -136,7 +136,8 @@ pub struct FieldState {
     pub value: FieldValue,
     /// The person left the field (or tried to submit): its message shows.
     pub visited: bool,
-    /// The person changed the value.
+    /// The person changed the value (plain mode then says "Now …" rather
+    /// than "Default …").
     pub touched: bool,
     /// The last [`FieldState::error`] and the value it was computed for:
     /// a value that did not change is not checked again (a long option list

@@ -575,7 +575,6 @@ pub fn answer_one(req: &RequestEvent) -> Result<Outcome, RespondError> {
     let cx = Context {
         progress: crate::responder::Progress { index: 1, total: 1 },
         deadline: None,
-        modes: vec![crate::binding::Mode::Form, crate::binding::Mode::Url],
     };
     p.respond(req, &cx)
 }
