@@ -222,7 +222,7 @@ impl ScriptedResponder {
                 if let Some(c) = &a.content {
                     for (k, v) in c {
                         if let Err(e) = form.set_json(k, v) {
-                            errs.push(e);
+                            errs.push(e.to_string());
                             refused.push(k);
                         }
                     }

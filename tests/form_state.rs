@@ -282,7 +282,7 @@ fn wrong_type_message_says_an_integer() {
     let s = schema(json!({"i": {"type": "integer"}}), &[]);
     let mut f = Form::new(&s, "m");
     assert_eq!(
-        f.set_json("i", &json!("x")),
+        f.set_json("i", &json!("x")).map_err(|e| e.to_string()),
         Err("'i': cannot enter a string in an integer field".into())
     );
 }

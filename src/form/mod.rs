@@ -24,8 +24,25 @@ use serde_json::{Map, Value};
 
 use crate::binding::{Action as ElicitAction, Answer, FieldKind, FormSchema};
 
-pub use field::{FieldState, FieldValue, OptionList, FILTER_MIN_OPTIONS};
+pub use field::{EntryError, FieldState, FieldValue, NumberError, OptionList, FILTER_MIN_OPTIONS};
 pub use key::{Key, KeyIntent, HELP_EDIT, HELP_REVIEW};
+
+/// Why [`Form::set_json`] could not set a field. Names are server text:
+/// sanitise before showing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormEntryError {
+    /// No field of the form has this name.
+    #[error("'{0}' is not a field of the form")]
+    NoSuchField(String),
+    /// The field refused the value.
+    #[error("'{name}': {error}")]
+    Field {
+        /// The field's name.
+        name: String,
+        /// Why the value does not fit the widget.
+        error: EntryError,
+    },
+}
 
 /// The buttons below the fields, in focus order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,13 +235,16 @@ impl Form {
     /// Set a field's value from JSON as a person would;
     /// `null` clears it.
     ///
-    /// Errors: `'<name>' is not a field of the form`, or why the value does
-    /// not fit the widget.
-    pub fn set_json(&mut self, name: &str, v: &Value) -> Result<(), String> {
+    /// Errors: [`FormEntryError`] (`'<name>' is not a field of the form`,
+    /// or `'<name>': ` and why the value does not fit the widget).
+    pub fn set_json(&mut self, name: &str, v: &Value) -> Result<(), FormEntryError> {
         let Some(f) = self.fields.iter_mut().find(|f| f.field.name == name) else {
-            return Err(format!("'{name}' is not a field of the form"));
+            return Err(FormEntryError::NoSuchField(name.to_owned()));
         };
-        f.set_json(v).map_err(|e| format!("'{name}': {e}"))
+        f.set_json(v).map_err(|error| FormEntryError::Field {
+            name: name.to_owned(),
+            error,
+        })
     }
 
     fn focused_field(&self) -> Option<&FieldState> {
@@ -352,16 +372,7 @@ impl Form {
                 }
             }
             KeyIntent::Back => self.stage = Stage::Edit,
-            KeyIntent::Press => match self.focus {
-                Focus::Button(Button::Submit) => self.submit(),
-                Focus::Button(Button::Decline) => {
-                    return Status::Done(Answer::bare(ElicitAction::Decline))
-                }
-                Focus::Button(Button::Cancel) => {
-                    return Status::Done(Answer::bare(ElicitAction::Cancel))
-                }
-                Focus::Field(_) => {}
-            },
+            KeyIntent::Press => return self.press(),
             KeyIntent::Clear => {
                 if let Some(f) = self.focused_mut() {
                     f.clear();
@@ -373,59 +384,11 @@ impl Form {
                     self.notice = n;
                 }
             }
-            KeyIntent::Insert(t) => {
-                if let Some(f) = self.focused_mut() {
-                    match &mut f.value {
-                        FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } => {
-                            list.filter.handle(tui_input::InputRequest::GoToEnd);
-                            for c in t.chars().filter(|c| !c.is_control()) {
-                                list.filter.handle(tui_input::InputRequest::InsertChar(c));
-                            }
-                            let opts = options_of(&f.field.kind);
-                            list.refilter(opts);
-                        }
-                        _ => {
-                            let n = f.paste(&t);
-                            self.notice = n;
-                        }
-                    }
-                }
-            }
-            KeyIntent::Filter(r) => {
-                if let Some(f) = self.focused_mut() {
-                    if let FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } =
-                        &mut f.value
-                    {
-                        list.filter.handle(tui_input::InputRequest::GoToEnd);
-                        if list.filter.handle(r).is_some_and(|c| c.value) {
-                            list.refilter(options_of(&f.field.kind));
-                        }
-                    }
-                }
-            }
-            KeyIntent::Move(d) => {
-                let at_edge = match self.focused_mut().map(|f| &mut f.value) {
-                    Some(FieldValue::Single { list, .. } | FieldValue::Multi { list, .. }) => {
-                        !list.move_by(d)
-                    }
-                    _ => true,
-                };
-                // Moving past either end of a list moves to the neighbour.
-                if at_edge && d.abs() == 1 {
-                    self.move_focus(d);
-                }
-            }
-            KeyIntent::First | KeyIntent::Last => {
-                if let Some(FieldValue::Single { list, .. } | FieldValue::Multi { list, .. }) =
-                    self.focused_mut().map(|f| &mut f.value)
-                {
-                    list.cursor = if intent == KeyIntent::First {
-                        0
-                    } else {
-                        list.matches.len().saturating_sub(1)
-                    };
-                }
-            }
+            KeyIntent::Insert(t) => self.insert(&t),
+            KeyIntent::Filter(r) => self.filter(r),
+            KeyIntent::Move(d) => self.move_cursor(d),
+            KeyIntent::First => self.cursor_to_end(false),
+            KeyIntent::Last => self.cursor_to_end(true),
             KeyIntent::SetBool(b) => {
                 if let Some(f) = self.focused_mut() {
                     if let FieldValue::Boolean(v) = &mut f.value {
@@ -437,6 +400,81 @@ impl Form {
             KeyIntent::Toggle => self.toggle(),
         }
         Status::Open
+    }
+
+    /// Enter or Space on a button.
+    fn press(&mut self) -> Status {
+        match self.focus {
+            Focus::Button(Button::Submit) => self.submit(),
+            Focus::Button(Button::Decline) => {
+                return Status::Done(Answer::bare(ElicitAction::Decline))
+            }
+            Focus::Button(Button::Cancel) => {
+                return Status::Done(Answer::bare(ElicitAction::Cancel))
+            }
+            Focus::Field(_) => {}
+        }
+        Status::Open
+    }
+
+    /// A paste: into a list's filter (control characters dropped), else
+    /// into the focused input.
+    fn insert(&mut self, t: &str) {
+        let Some(f) = self.focused_mut() else {
+            return;
+        };
+        match &mut f.value {
+            FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } => {
+                list.filter.handle(tui_input::InputRequest::GoToEnd);
+                for c in t.chars().filter(|c| !c.is_control()) {
+                    list.filter.handle(tui_input::InputRequest::InsertChar(c));
+                }
+                list.refilter(options_of(&f.field.kind));
+            }
+            _ => {
+                let n = f.paste(t);
+                self.notice = n;
+            }
+        }
+    }
+
+    /// Edit the focused list's filter, always at its end.
+    fn filter(&mut self, r: tui_input::InputRequest) {
+        if let Some(f) = self.focused_mut() {
+            if let FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } = &mut f.value {
+                list.filter.handle(tui_input::InputRequest::GoToEnd);
+                if list.filter.handle(r).is_some_and(|c| c.value) {
+                    list.refilter(options_of(&f.field.kind));
+                }
+            }
+        }
+    }
+
+    /// Move the option cursor by `d` rows; one row past either end of a
+    /// list (or on a field that is not a list) moves the focus instead.
+    fn move_cursor(&mut self, d: isize) {
+        let at_edge = match self.focused_mut().map(|f| &mut f.value) {
+            Some(FieldValue::Single { list, .. } | FieldValue::Multi { list, .. }) => {
+                !list.move_by(d)
+            }
+            _ => true,
+        };
+        if at_edge && d.abs() == 1 {
+            self.move_focus(d);
+        }
+    }
+
+    /// Put the option cursor on the first or (`last`) the last match.
+    fn cursor_to_end(&mut self, last: bool) {
+        if let Some(FieldValue::Single { list, .. } | FieldValue::Multi { list, .. }) =
+            self.focused_mut().map(|f| &mut f.value)
+        {
+            list.cursor = if last {
+                list.matches.len().saturating_sub(1)
+            } else {
+                0
+            };
+        }
     }
 
     fn focused_mut(&mut self) -> Option<&mut FieldState> {
@@ -517,16 +555,6 @@ impl Form {
         let n = (self.fields.len() + BUTTONS.len()) as isize;
         let idx = (self.focus_index() as isize + d).rem_euclid(n) as usize;
         self.focus = self.focus_at(idx);
-    }
-
-    /// Focus a field or button directly.
-    pub fn set_focus(&mut self, f: Focus) {
-        if let Focus::Field(i) = f {
-            if i >= self.fields.len() {
-                return;
-            }
-        }
-        self.focus = f;
     }
 
     /// Attempt to submit: on success go to the review step; else mark every

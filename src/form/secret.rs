@@ -106,11 +106,6 @@ fn unleet(w: &str) -> String {
         .collect()
 }
 
-/// Whether `text` names a secret.
-pub fn text_looks_secret(text: &str) -> bool {
-    secret_word(text).is_some()
-}
-
 /// The secret word a description asks for, sentence by sentence; a
 /// sentence that says not to give it ("do not give us your PIN") does not
 /// count.
@@ -143,11 +138,6 @@ pub fn field_secret(f: &Field) -> Option<SecretHit> {
     })
 }
 
-/// Whether a field asks for what looks like a secret (see [`field_secret`]).
-pub fn field_looks_secret(f: &Field) -> bool {
-    field_secret(f).is_some()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,7 +162,7 @@ mod tests {
             "t0ken",
             "s3cret",
         ] {
-            assert!(text_looks_secret(t), "{t}");
+            assert!(secret_word(t).is_some(), "{t}");
         }
     }
 
@@ -205,7 +195,7 @@ mod tests {
             "Room 101",
             "p1nned",
         ] {
-            assert!(!text_looks_secret(t), "{t}");
+            assert_eq!(secret_word(t), None, "{t}");
         }
     }
 }

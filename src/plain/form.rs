@@ -245,9 +245,9 @@ pub fn parse_typed(st: &FieldState, line: &str) -> Result<Typed, String> {
         // Two double quotes alone: an empty text (Enter keeps the value).
         FieldKind::Text { .. } if t == "\"\"" => Ok(Typed::Set(Value::String(String::new()))),
         FieldKind::Text { .. } => Ok(Typed::Set(Value::String(line.to_owned()))),
-        FieldKind::Number { integer, .. } => {
-            crate::form::field::parse_number(t, *integer).map(|n| Typed::Set(Value::Number(n)))
-        }
+        FieldKind::Number { integer, .. } => crate::form::field::parse_number(t, *integer)
+            .map(|n| Typed::Set(Value::Number(n)))
+            .map_err(|e| e.to_string()),
         FieldKind::Boolean { .. } => match t.to_lowercase().as_str() {
             "y" | "yes" | "true" => Ok(Typed::Set(Value::Bool(true))),
             "n" | "no" | "false" => Ok(Typed::Set(Value::Bool(false))),

@@ -278,7 +278,7 @@ impl<I: LineIo> PlainResponder<I> {
                 form::Typed::Set(v) => form.set_json(&name, &v),
             };
             let err = match set {
-                Err(e) => Some(e),
+                Err(e) => Some(e.to_string()),
                 Ok(()) => form.field(&name).and_then(|f| f.error()),
             };
             match err {
