@@ -22,8 +22,8 @@ pub struct Progress {
 #[derive(Debug, Clone)]
 pub struct Context {
     pub progress: Progress,
-    /// `--timeout SECS`: when this instant passes unanswered, the request is
-    /// cancelled.
+    /// `--timeout DURATION`: when this instant passes unanswered, the
+    /// request is cancelled.
     pub deadline: Option<Instant>,
 }
 

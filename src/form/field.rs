@@ -471,7 +471,7 @@ impl FieldState {
     }
 
     /// Set the value from a JSON value, as a person would set it on the form
-    /// (scripted answers). `null` clears the field.
+    /// (scripted answers, plain mode). `null` clears the field.
     ///
     /// Errors: [`EntryError`] when the value cannot be entered in this
     /// widget (wrong type, an option that is not offered).

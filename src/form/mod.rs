@@ -14,7 +14,8 @@
 //!   the field is left, or for every field on a submit attempt;
 //! - Submit is refused while anything is invalid; otherwise a review step
 //!   shows the exact content, from which the person sends or goes back;
-//! - Decline sends `decline`; Esc and Ctrl-C send `cancel`.
+//! - Decline (the button or Ctrl-D) sends `decline`; Esc, Ctrl-C and the
+//!   Cancel button send `cancel`.
 
 pub mod field;
 pub mod key;

@@ -29,7 +29,8 @@ const SECRET_WORDS: &[&[&str]] = &[
 ];
 
 /// Split text into lowercase words at non-alphanumerics and camelCase
-/// boundaries (`apiKey` → `api`, `key`); a trailing plural `s` is dropped.
+/// boundaries (`apiKey` → `api`, `key`); a trailing plural `s` is dropped
+/// from words of four letters or more (`tokens` → `token`; not `pass`).
 pub fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
@@ -64,7 +65,7 @@ pub fn words(text: &str) -> Vec<String> {
 /// type a password here"); `don't` is split into `don` and `t`.
 const NEGATIONS: &[&str] = &["not", "never", "don", "dont", "no", "without", "nor"];
 
-/// The secret word (as written in [`SECRET_WORDS`], words joined by a
+/// The secret word (as written in the list of secret words, joined by a
 /// space) that `text` names, if any.
 pub fn secret_word(text: &str) -> Option<String> {
     first_hit(&words(text)).map(|(_, seq)| seq.join(" "))
