@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::binding::{Answer, Mode, RequestEvent};
+use crate::binding::{Answer, RequestEvent};
 
 /// Where a request stands in the stream: `index` is 1-based; `total` is the
 /// number known so far (answered, this one and queued), so the header can say
@@ -22,11 +22,9 @@ pub struct Progress {
 #[derive(Debug, Clone)]
 pub struct Context {
     pub progress: Progress,
-    /// `--timeout SECS`: when this instant passes unanswered, the request is
-    /// cancelled.
+    /// `--timeout DURATION`: when this instant passes unanswered, the
+    /// request is cancelled.
     pub deadline: Option<Instant>,
-    /// The modes this responder advertises (`--modes`).
-    pub modes: Vec<Mode>,
 }
 
 /// How a responder finished one request.

@@ -299,7 +299,7 @@ impl ScriptedResponder {
                 if let Some(c) = &a.content {
                     for (k, v) in c {
                         if let Err(e) = form.set_json(k, v) {
-                            errs.push(e);
+                            errs.push(e.to_string());
                             refused.push(k);
                         }
                     }
@@ -319,8 +319,8 @@ impl ScriptedResponder {
                 if !errs.is_empty() {
                     return Err(RespondError::Refused(errs.join("; ")));
                 }
-                form.apply(crate::form::Action::Submit);
-                match form.apply(crate::form::Action::Send) {
+                form.apply(crate::form::KeyIntent::Submit);
+                match form.apply(crate::form::KeyIntent::Send) {
                     Status::Done(ans) => Ok(ans),
                     Status::Open => {
                         let reasons = match form.content() {

@@ -344,22 +344,7 @@ impl UrlReview {
 /// an unparseable URL gives a review with [`Refusal::Unparseable`].
 pub fn review(url: &str) -> UrlReview {
     let raw = url.to_owned();
-    let mut warnings = Vec::new();
-
-    let hidden: Vec<char> = raw.chars().filter(|&c| safe_text::is_unsafe(c)).collect();
-    if !hidden.is_empty() {
-        let mut escaped: Vec<String> = Vec::new();
-        for c in &hidden {
-            let e = safe_text::display(&c.to_string()).into_owned();
-            if !escaped.contains(&e) {
-                escaped.push(e);
-            }
-        }
-        warnings.push(Warning::HiddenCharacters {
-            count: hidden.len(),
-            escaped,
-        });
-    }
+    let mut warnings: Vec<Warning> = hidden_warning(&raw).into_iter().collect();
     let chars = raw.chars().count();
 
     let parsed = match url::Url::parse(&raw) {
@@ -391,55 +376,9 @@ pub fn review(url: &str) -> UrlReview {
     };
 
     let host = host_info(&parsed);
-
-    if !parsed.username().is_empty() || parsed.password().is_some() {
-        warnings.push(Warning::Userinfo {
-            username: safe_text::display(parsed.username()).into_owned(),
-            has_password: parsed.password().is_some(),
-            host: host.as_ref().map(|h| h.unicode.clone()).unwrap_or_default(),
-        });
-    }
-
+    warnings.extend(userinfo_warning(&parsed, host.as_ref()));
     if let Some(h) = &host {
-        match h.kind {
-            HostKind::Domain => {
-                for label in h.unicode.split('.') {
-                    if label.is_ascii() {
-                        continue;
-                    }
-                    if let Some(looks_like) = ascii_lookalike(label) {
-                        warnings.push(Warning::Confusable {
-                            label: label.to_owned(),
-                            looks_like,
-                        });
-                    }
-                    if !label.is_single_script() {
-                        warnings.push(Warning::MixedScript {
-                            label: label.to_owned(),
-                            scripts: scripts_of(label),
-                        });
-                    }
-                }
-                if h.ascii.split('.').any(|l| l.starts_with("xn--")) {
-                    warnings.push(Warning::Idn {
-                        unicode: h.unicode.clone(),
-                        ascii: h.ascii.clone(),
-                    });
-                }
-            }
-            HostKind::Ipv4 | HostKind::Ipv6 => {
-                let written_as = raw_host(&raw).and_then(|w| {
-                    let same = w.eq_ignore_ascii_case(&h.ascii);
-                    (!same).then(|| safe_text::display(w).into_owned())
-                });
-                warnings.push(Warning::IpLiteral {
-                    kind: h.kind,
-                    address: h.ascii.clone(),
-                    written_as,
-                    note: ip_note(&parsed),
-                });
-            }
-        }
+        warnings.extend(host_warnings(h, &raw, &parsed));
     }
 
     if scheme == "http" {
@@ -465,6 +404,86 @@ pub fn review(url: &str) -> UrlReview {
         warnings,
         refusal,
     }
+}
+
+/// The control, bidi and invisible characters of the URL as sent: how many,
+/// and each distinct one escaped, in order of first appearance.
+fn hidden_warning(raw: &str) -> Option<Warning> {
+    let hidden: Vec<char> = raw.chars().filter(|&c| safe_text::is_unsafe(c)).collect();
+    if hidden.is_empty() {
+        return None;
+    }
+    let mut escaped: Vec<String> = Vec::new();
+    for c in &hidden {
+        let e = safe_text::display(&c.to_string()).into_owned();
+        if !escaped.contains(&e) {
+            escaped.push(e);
+        }
+    }
+    Some(Warning::HiddenCharacters {
+        count: hidden.len(),
+        escaped,
+    })
+}
+
+/// A user name or password before the host: it reads like a site name.
+fn userinfo_warning(parsed: &url::Url, host: Option<&HostInfo>) -> Option<Warning> {
+    if parsed.username().is_empty() && parsed.password().is_none() {
+        return None;
+    }
+    Some(Warning::Userinfo {
+        username: safe_text::display(parsed.username()).into_owned(),
+        has_password: parsed.password().is_some(),
+        host: host.map(|h| h.unicode.clone()).unwrap_or_default(),
+    })
+}
+
+/// Warnings about the host: lookalike and mixed-script labels and the
+/// punycode form of a domain, or the address of an IP literal (and how the
+/// request wrote it when that differs).
+fn host_warnings(h: &HostInfo, raw: &str, parsed: &url::Url) -> Vec<Warning> {
+    match h.kind {
+        HostKind::Domain => domain_warnings(h),
+        HostKind::Ipv4 | HostKind::Ipv6 => {
+            let written_as = raw_host(raw).and_then(|w| {
+                let same = w.eq_ignore_ascii_case(&h.ascii);
+                (!same).then(|| safe_text::display(w).into_owned())
+            });
+            vec![Warning::IpLiteral {
+                kind: h.kind,
+                address: h.ascii.clone(),
+                written_as,
+                note: ip_note(parsed),
+            }]
+        }
+    }
+}
+
+/// Per non-ASCII label: confusable with an ASCII word, mixed scripts; then
+/// the IDN's two forms when any label is punycode.
+fn domain_warnings(h: &HostInfo) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    for label in h.unicode.split('.').filter(|l| !l.is_ascii()) {
+        if let Some(looks_like) = ascii_lookalike(label) {
+            warnings.push(Warning::Confusable {
+                label: label.to_owned(),
+                looks_like,
+            });
+        }
+        if !label.is_single_script() {
+            warnings.push(Warning::MixedScript {
+                label: label.to_owned(),
+                scripts: scripts_of(label),
+            });
+        }
+    }
+    if h.ascii.split('.').any(|l| l.starts_with("xn--")) {
+        warnings.push(Warning::Idn {
+            unicode: h.unicode.clone(),
+            ascii: h.ascii.clone(),
+        });
+    }
+    warnings
 }
 
 fn default_port(scheme: &str) -> Option<u16> {

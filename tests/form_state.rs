@@ -5,7 +5,7 @@
 mod common;
 
 use ahp_elicit::binding::{self, Action as Elicit, FormSchema, RequestBody};
-use ahp_elicit::form::{Action, Button, Focus, Form, Key, Stage, Status};
+use ahp_elicit::form::{Button, Focus, Form, Key, KeyIntent, Stage, Status};
 use serde_json::{json, Value};
 
 fn every_kind() -> (FormSchema, String) {
@@ -252,8 +252,8 @@ fn home_end_in_a_filtered_list_move_on_the_options() {
     };
     let mut f = Form::new(&s, "m");
     keys(&mut f, &typed("opt2"));
-    assert_eq!(f.action_for(&Key::End), Action::Last);
-    assert_eq!(f.action_for(&Key::Home), Action::First);
+    assert_eq!(f.intent_for(&Key::End), KeyIntent::Last);
+    assert_eq!(f.intent_for(&Key::Home), KeyIntent::First);
     let mut g = f.clone();
     assert_eq!(
         keys(&mut g, &[Key::End, Key::Enter, Key::Ctrl('s'), Key::Enter]),
@@ -282,7 +282,7 @@ fn wrong_type_message_says_an_integer() {
     let s = schema(json!({"i": {"type": "integer"}}), &[]);
     let mut f = Form::new(&s, "m");
     assert_eq!(
-        f.set_json("i", &json!("x")),
+        f.set_json("i", &json!("x")).map_err(|e| e.to_string()),
         Err("'i': cannot enter a string in an integer field".into())
     );
 }
@@ -304,7 +304,7 @@ fn filter_in_long_lists() {
     // Short lists do not filter: letters do nothing.
     let s = schema(json!({"o": {"type": "string", "enum": ["a", "b"]}}), &[]);
     let f = Form::new(&s, "m");
-    assert_eq!(f.action_for(&Key::Char('b')), Action::None);
+    assert_eq!(f.intent_for(&Key::Char('b')), KeyIntent::None);
 }
 
 /// Type-to-filter matches the titles a person sees, never the hidden

@@ -21,7 +21,6 @@ fn cx() -> Context {
     Context {
         progress: Progress { index: 1, total: 1 },
         deadline: None,
-        modes: vec![binding::Mode::Form, binding::Mode::Url],
     }
 }
 

@@ -12,7 +12,7 @@ use std::io::Write;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use ahp_elicit::binding::{self, Mode, RequestEvent};
+use ahp_elicit::binding::{self, RequestEvent};
 use ahp_elicit::responder::{Context, Outcome, Progress, Responder};
 use ahp_elicit::tui::{Theme, TuiResponder};
 use expectrl::{Eof, Expect, Session};
@@ -26,7 +26,6 @@ fn cx(index: usize, total: usize, deadline: Option<Instant>) -> Context {
     Context {
         progress: Progress { index, total },
         deadline,
-        modes: vec![Mode::Form, Mode::Url],
     }
 }
 

@@ -75,7 +75,8 @@ fn results_on_the_terminal_come_after_the_screen_is_given_back() {
     );
     t.wait_for("First form.");
     t.send("\u{1b}");
-    t.wait_for("Second form.");
+    // The first whole frame of the second form.
+    t.wait_for_frame("Second form.");
     let second = t.screen();
     assert!(!second.contains("user.elicitation.result"), "{second}");
     t.send("\u{4}");

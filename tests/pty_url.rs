@@ -342,13 +342,9 @@ fn errors_wait_until_the_terminal_is_given_back() {
     t.wait_for("Before.");
     t.send("d");
     t.wait_for("After.");
-    t.wait_for("https://example.com/third");
-    // Let the frame finish, then check that nothing else is on it.
-    std::thread::sleep(Duration::from_millis(300));
-    let screen = {
-        t.pump();
-        t.screen()
-    };
+    // The first whole frame of the third request: nothing else is on it.
+    t.wait_for_frame("https://example.com/third");
+    let screen = t.screen();
     assert!(
         !screen.contains("example.com/first"),
         "stale URL:\n{screen}"
@@ -1036,8 +1032,8 @@ fn a_held_o_key_opens_only_the_request_it_was_pressed_on() {
         std::thread::sleep(Duration::from_millis(30));
     }
     t.wait_for("Second page.");
-    // Ample time for any repeat to have been read (not a measurement).
-    std::thread::sleep(Duration::from_millis(1200));
+    // Every `o` has been read once the focus move typed after them shows.
+    t.send_marker("\t");
     assert_eq!(launches(&log), vec!["1 https://auth.example.com/one"]);
     assert_eq!(
         actions_and_parents(&results(&out)),

@@ -947,7 +947,8 @@ mod tests {
         form.set_json("course", &json!(1)).unwrap();
         assert_eq!(form.content().unwrap()["course"], json!(1));
         assert_eq!(
-            form.set_json("course", &json!(7)),
+            form.set_json("course", &json!(7))
+                .map_err(|e| e.to_string()),
             Err("'course': 7 is not one of the options".into())
         );
         assert!(check_content(&f, form.content().as_ref().unwrap()).is_empty());

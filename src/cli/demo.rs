@@ -89,7 +89,7 @@ fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEv
 /// Run the command; returns the exit status.
 #[cfg(feature = "tui")]
 pub fn run(args: DemoArgs) -> Exit {
-    use ahp_elicit::binding::{Action, Answer, Mode};
+    use ahp_elicit::binding::{Action, Answer};
     use ahp_elicit::responder::{Context, Outcome, Progress, Responder};
     use ahp_elicit::tui::{Theme, TuiResponder};
     let theme = match Theme::resolve_for_terminal(args.theme.as_deref()) {
@@ -128,7 +128,6 @@ pub fn run(args: DemoArgs) -> Exit {
             deadline: args
                 .timeout
                 .and_then(|d| std::time::Instant::now().checked_add(d)),
-            modes: vec![Mode::Form, Mode::Url],
         };
         tui.respond(&req, &cx)
         // The terminal is restored here, before anything is printed.

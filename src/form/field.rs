@@ -7,6 +7,58 @@ use tui_input::{Input, InputRequest};
 use crate::binding::content::{check_value, OptionIndex};
 use crate::binding::{Choice, Field, FieldKind};
 
+/// Why typed text is not a number of a field's type. The words are the
+/// ones shown beside the field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NumberError {
+    /// Not a number at all (`1-2`, `-`).
+    #[error("not a number")]
+    NotANumber,
+    /// A fraction (or an exponent making one) in an integer field.
+    #[error("must be a whole number")]
+    NotWhole,
+    /// Past what an integer field or a finite number can hold.
+    #[error("too large")]
+    TooLarge,
+}
+
+/// Why a JSON value cannot be entered in a field as a person would enter
+/// it (scripted answers, plain mode). Option values are server text:
+/// sanitise before showing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EntryError {
+    /// A string that is not one of the select's options.
+    #[error("'{0}' is not one of the options")]
+    NotAnOption(String),
+    /// A number that is not one of a numeric select's options.
+    #[error("{0} is not one of the options")]
+    NotANumberOption(Number),
+    /// An item of a multi select answer that is not a string.
+    #[error("every selected item must be a string")]
+    ItemNotAString,
+    /// An option given twice in a multi select answer.
+    #[error("'{0}' is selected twice")]
+    SelectedTwice(String),
+    /// A value of the wrong JSON type for the widget, e.g. `a string`
+    /// in an `integer` field ([`kind_name`]).
+    #[error("cannot enter {value} in {} {kind} field", article(kind))]
+    WrongKind {
+        /// The JSON type given, with its article (`a string`).
+        value: &'static str,
+        /// The field kind (`integer`, `yes/no`).
+        kind: &'static str,
+    },
+}
+
+/// `an` before a vowel, else `a`.
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
 /// Option lists with at least this many options get type-to-filter.
 pub const FILTER_MIN_OPTIONS: usize = 10;
 
@@ -39,7 +91,7 @@ impl OptionList {
     fn new(options: &[Choice], start: Option<usize>) -> Self {
         let filterable = options.len() >= FILTER_MIN_OPTIONS;
         let haystack = if filterable {
-            options.iter().map(|o| shown_label(o)).collect()
+            options.iter().map(shown_label).collect()
         } else {
             Vec::new()
         };
@@ -136,7 +188,8 @@ pub struct FieldState {
     pub value: FieldValue,
     /// The person left the field (or tried to submit): its message shows.
     pub visited: bool,
-    /// The person changed the value.
+    /// The person changed the value (plain mode then says "Now …" rather
+    /// than "Default …").
     pub touched: bool,
     /// The last [`FieldState::error`] and the value it was computed for:
     /// a value that did not change is not checked again (a long option list
@@ -229,22 +282,11 @@ impl FieldState {
         }
     }
 
-    /// Whether the field currently has a value to send.
-    pub fn is_set(&self) -> bool {
-        match &self.value {
-            FieldValue::Text { set, .. } => *set,
-            FieldValue::Number { input } => !input.value().trim().is_empty(),
-            FieldValue::Boolean(b) => b.is_some(),
-            FieldValue::Single { selected, .. } => selected.is_some(),
-            FieldValue::Multi { set, .. } => *set,
-        }
-    }
-
     /// The value to send: Ok(None) when not set, Ok(Some(v)) when set and
-    /// well formed, Err(reason) when the typed text is not a value of the
+    /// well formed, Err(reason) when the typed text is not a number of the
     /// field's type (e.g. `12a` in a number field). Bounds and formats are
     /// checked by [`FieldState::error`].
-    pub fn json(&self) -> Result<Option<Value>, String> {
+    pub fn json(&self) -> Result<Option<Value>, NumberError> {
         Ok(Some(match &self.value {
             FieldValue::Text { input, set } => {
                 if !set {
@@ -303,7 +345,7 @@ impl FieldState {
 
     fn check(&self) -> Option<String> {
         match self.json() {
-            Err(e) => Some(e),
+            Err(e) => Some(e.to_string()),
             Ok(None) if self.field.required => Some("required".into()),
             Ok(None) => None,
             Ok(Some(v)) => check_value(&self.field, &v).err().map(|e| e.to_string()),
@@ -377,7 +419,7 @@ impl FieldState {
         if matches!(t, "" | "-" | "+") {
             return None;
         }
-        self.json().err()
+        self.json().err().map(|e| e.to_string())
     }
 
     /// Insert pasted text into a text input, one character at a time
@@ -429,11 +471,11 @@ impl FieldState {
     }
 
     /// Set the value from a JSON value, as a person would set it on the form
-    /// (scripted answers). `null` clears the field.
+    /// (scripted answers, plain mode). `null` clears the field.
     ///
-    /// Errors: a sentence when the value cannot be entered in this widget
-    /// (wrong type, an option that is not offered).
-    pub fn set_json(&mut self, v: &Value) -> Result<(), String> {
+    /// Errors: [`EntryError`] when the value cannot be entered in this
+    /// widget (wrong type, an option that is not offered).
+    pub fn set_json(&mut self, v: &Value) -> Result<(), EntryError> {
         if v.is_null() {
             self.clear();
             return Ok(());
@@ -472,7 +514,7 @@ impl FieldState {
             (FieldValue::Boolean(b), Value::Bool(x)) => *b = Some(*x),
             (FieldValue::Single { selected, list }, Value::String(s)) => {
                 let Some(i) = index.position(s) else {
-                    return Err(format!("'{s}' is not one of the options"));
+                    return Err(EntryError::NotAnOption(s.clone()));
                 };
                 *selected = Some(i);
                 list.cursor = list.matches.iter().position(|&m| m == i).unwrap_or(0);
@@ -481,13 +523,13 @@ impl FieldState {
                 let mut new = vec![false; checked.len()];
                 for it in items {
                     let Some(s) = it.as_str() else {
-                        return Err("every selected item must be a string".into());
+                        return Err(EntryError::ItemNotAString);
                     };
                     let Some(i) = index.position(s) else {
-                        return Err(format!("'{s}' is not one of the options"));
+                        return Err(EntryError::NotAnOption(s.to_owned()));
                     };
                     if new[i] {
-                        return Err(format!("'{s}' is selected twice"));
+                        return Err(EntryError::SelectedTwice(s.to_owned()));
                     }
                     new[i] = true;
                 }
@@ -495,16 +537,10 @@ impl FieldState {
                 *set = true;
             }
             (_, v) => {
-                let kind = kind_name(&self.field.kind);
-                let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
-                    "an"
-                } else {
-                    "a"
-                };
-                return Err(format!(
-                    "cannot enter {} in {article} {kind} field",
-                    json_kind(v)
-                ));
+                return Err(EntryError::WrongKind {
+                    value: json_kind(v),
+                    kind: kind_name(&self.field.kind),
+                });
             }
         }
         Ok(())
@@ -513,7 +549,7 @@ impl FieldState {
 
 impl FieldState {
     /// Choose the option of a numeric select whose number equals `n`.
-    fn set_numeric_option(&mut self, n: &Number) -> Result<(), String> {
+    fn set_numeric_option(&mut self, n: &Number) -> Result<(), EntryError> {
         self.touched = true;
         let x = n.as_f64();
         let found = self
@@ -521,7 +557,7 @@ impl FieldState {
             .iter()
             .position(|o| o.value.parse::<f64>().ok() == x);
         let Some(i) = found else {
-            return Err(format!("{n} is not one of the options"));
+            return Err(EntryError::NotANumberOption(n.clone()));
         };
         if let FieldValue::Single { selected, list } = &mut self.value {
             *selected = Some(i);
@@ -575,8 +611,9 @@ pub fn kind_name(k: &FieldKind) -> &'static str {
 /// without fraction or exponent, else a finite f64. Integer fields refuse
 /// fractions and exponents with a non-whole value.
 ///
-/// Errors: `not a number`, `must be a whole number`, `too large`.
-pub fn parse_number(t: &str, integer: bool) -> Result<Number, String> {
+/// Errors: [`NumberError`] (`not a number`, `must be a whole number`,
+/// `too large`).
+pub fn parse_number(t: &str, integer: bool) -> Result<Number, NumberError> {
     let body = t.strip_prefix(['+', '-']).unwrap_or(t);
     let plain = !body.is_empty() && body.chars().all(|c| c.is_ascii_digit());
     let t2 = t.strip_prefix('+').unwrap_or(t);
@@ -588,29 +625,29 @@ pub fn parse_number(t: &str, integer: bool) -> Result<Number, String> {
             return Ok(Number::from(u));
         }
         if integer {
-            return Err("too large".into());
+            return Err(NumberError::TooLarge);
         }
     }
     let f: f64 = t2.parse().map_err(|_| {
         if integer {
-            "must be a whole number".to_string()
+            NumberError::NotWhole
         } else {
-            "not a number".to_string()
+            NumberError::NotANumber
         }
     })?;
     if !f.is_finite() {
-        return Err("too large".into());
+        return Err(NumberError::TooLarge);
     }
     if integer {
         if f.fract() != 0.0 {
-            return Err("must be a whole number".into());
+            return Err(NumberError::NotWhole);
         }
         if f.abs() < 9.0e15 {
             return Ok(Number::from(f as i64));
         }
-        return Err("too large".into());
+        return Err(NumberError::TooLarge);
     }
-    Number::from_f64(f).ok_or_else(|| "not a number".into())
+    Number::from_f64(f).ok_or(NumberError::NotANumber)
 }
 
 #[cfg(test)]
@@ -660,15 +697,49 @@ mod tests {
         );
         assert_eq!(
             f.set_json(&serde_json::json!(["v1", "v2", "v1"])),
-            Err("'v1' is selected twice".into())
+            Err(EntryError::SelectedTwice("v1".into()))
         );
         assert_eq!(
             f.set_json(&serde_json::json!(["v20000"])),
-            Err("'v20000' is not one of the options".into())
+            Err(EntryError::NotAnOption("v20000".into()))
         );
         let all: Vec<String> = (0..20_000).map(|i| format!("v{i}")).collect();
         assert_eq!(f.set_json(&serde_json::json!(all)), Ok(()));
         assert_eq!(f.error(), None);
+    }
+
+    #[test]
+    fn entry_errors_read_as_sentences() {
+        let shown = |e: EntryError| e.to_string();
+        assert_eq!(
+            shown(EntryError::NotAnOption("v9".into())),
+            "'v9' is not one of the options"
+        );
+        assert_eq!(
+            shown(EntryError::NotANumberOption(Number::from(7))),
+            "7 is not one of the options"
+        );
+        assert_eq!(
+            shown(EntryError::ItemNotAString),
+            "every selected item must be a string"
+        );
+        assert_eq!(
+            shown(EntryError::WrongKind {
+                value: "a boolean",
+                kind: "text"
+            }),
+            "cannot enter a boolean in a text field"
+        );
+        assert_eq!(
+            shown(EntryError::WrongKind {
+                value: "a string",
+                kind: "integer"
+            }),
+            "cannot enter a string in an integer field"
+        );
+        assert_eq!(NumberError::NotWhole.to_string(), "must be a whole number");
+        assert_eq!(NumberError::NotANumber.to_string(), "not a number");
+        assert_eq!(NumberError::TooLarge.to_string(), "too large");
     }
 
     #[test]
@@ -678,27 +749,24 @@ mod tests {
         assert_eq!(parse_number("+3", true), Ok(Number::from(3)));
         assert_eq!(
             parse_number("2.5", false),
-            Number::from_f64(2.5).ok_or(String::new())
+            Number::from_f64(2.5).ok_or(NumberError::NotANumber)
         );
         assert_eq!(
             parse_number("1e3", false),
-            Number::from_f64(1000.0).ok_or(String::new())
+            Number::from_f64(1000.0).ok_or(NumberError::NotANumber)
         );
-        assert_eq!(
-            parse_number("2.5", true),
-            Err("must be a whole number".into())
-        );
-        assert_eq!(parse_number("1-2", false), Err("not a number".into()));
-        assert_eq!(parse_number("-", false), Err("not a number".into()));
-        assert_eq!(parse_number("1e999", false), Err("too large".into()));
+        assert_eq!(parse_number("2.5", true), Err(NumberError::NotWhole));
+        assert_eq!(parse_number("1-2", false), Err(NumberError::NotANumber));
+        assert_eq!(parse_number("-", false), Err(NumberError::NotANumber));
+        assert_eq!(parse_number("1e999", false), Err(NumberError::TooLarge));
         assert_eq!(
             parse_number("99999999999999999999", true),
-            Err("too large".into())
+            Err(NumberError::TooLarge)
         );
         assert_eq!(
             parse_number("99999999999999999999", false),
-            Number::from_f64(1e20).ok_or(String::new())
+            Number::from_f64(1e20).ok_or(NumberError::NotANumber)
         );
-        assert_eq!(parse_number("+", false), Err("not a number".into()));
+        assert_eq!(parse_number("+", false), Err(NumberError::NotANumber));
     }
 }

@@ -1,8 +1,8 @@
-//! Keys and typed actions: the form's input vocabulary, with no terminal
+//! Keys and key intents: the form's input vocabulary, with no terminal
 //! type in it (the `tui` module translates crossterm events into [`Key`]).
 //!
 //! Flow (architecture notes, after inquire and atuin): a [`Key`] is mapped to
-//! an [`Action`] by [`crate::form::Form::action_for`] (the mapping depends on
+//! a [`KeyIntent`] by [`crate::form::Form::intent_for`] (the mapping depends on
 //! the focused widget and the stage), then [`crate::form::Form::apply`]
 //! changes the state and may finish the form.
 
@@ -39,19 +39,23 @@ pub enum Key {
 }
 
 /// What a key means in the current state. Produced by
-/// [`crate::form::Form::action_for`]; applied by
+/// [`crate::form::Form::intent_for`]; applied by
 /// [`crate::form::Form::apply`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
+pub enum KeyIntent {
     /// Nothing to do (an unbound key).
     None,
-    /// Move focus to the next field or button (Tab, Down on a one-line field).
+    /// Move focus to the next field or button (Tab; Enter or Down on a
+    /// text, number or boolean field; Down or Right on a button).
     Next,
-    /// Move focus to the previous field or button.
+    /// Move focus to the previous field or button (Shift-Tab; Up on a
+    /// text, number or boolean field; Up or Left on a button).
     Prev,
-    /// Move the option cursor in a list by this many rows (negative: up).
+    /// Move the option cursor in a list by this many rows (negative: up;
+    /// Up/Down one row, PageUp/PageDown ten).
     Move(isize),
-    /// Move the option cursor to the first / last option.
+    /// Move the option cursor to the first / last option that matches the
+    /// filter (Home / End).
     First,
     Last,
     /// Edit the focused text or number input.
@@ -60,23 +64,26 @@ pub enum Action {
     Insert(String),
     /// Edit the focused list's filter.
     Filter(InputRequest),
-    /// Space or Enter on a boolean or an option: toggle it / select it.
+    /// Space on a boolean: flip it. Enter, or Space while no filter is
+    /// typed, on an option: select it (single) or check/uncheck it (multi).
     Toggle,
-    /// Set the focused boolean to this value.
+    /// Set the focused boolean to this value (y/Right yes, n/Left no).
     SetBool(bool),
     /// Clear the focused field: it is left out of `content` (Ctrl-X).
     Clear,
-    /// Activate the focused button (Enter on a button).
+    /// Activate the focused button (Enter or Space on a button).
     Press,
-    /// Ask to submit: go to the review step, or refuse with the reasons.
+    /// Ask to submit (Ctrl-S, or the Submit button): go to the review
+    /// step, or refuse with the reasons.
     Submit,
-    /// In the review step: send the reviewed content.
+    /// In the review step: send the reviewed content (Enter, Ctrl-S, y).
     Send,
-    /// In the review step: go back to editing.
+    /// In the review step: go back to editing (b, Backspace, Shift-Tab,
+    /// Left).
     Back,
-    /// Answer `decline`.
+    /// Answer `decline` (Ctrl-D, or the Decline button).
     Decline,
-    /// Answer `cancel`.
+    /// Answer `cancel` (Esc, Ctrl-C, or the Cancel button).
     Cancel,
 }
 

@@ -1,5 +1,5 @@
 //! The form model: one field state per property of a validated
-//! `requestedSchema`, edited by a pure key → [`Action`] → state machine, and
+//! `requestedSchema`, edited by a pure key → [`KeyIntent`] → state machine, and
 //! turned into the `content` of an accepted answer. No drawing and no
 //! terminal here (layering rule: `binding ← form ← {tui, plain, scripted} ← cli`); the
 //! `tui` module draws a [`Form`] and feeds it [`Key`]s, the scripted
@@ -14,7 +14,8 @@
 //!   the field is left, or for every field on a submit attempt;
 //! - Submit is refused while anything is invalid; otherwise a review step
 //!   shows the exact content, from which the person sends or goes back;
-//! - Decline sends `decline`; Esc and Ctrl-C send `cancel`.
+//! - Decline (the button or Ctrl-D) sends `decline`; Esc, Ctrl-C and the
+//!   Cancel button send `cancel`.
 
 pub mod field;
 pub mod key;
@@ -24,8 +25,25 @@ use serde_json::{Map, Value};
 
 use crate::binding::{Action as ElicitAction, Answer, FieldKind, FormSchema};
 
-pub use field::{FieldState, FieldValue, OptionList, FILTER_MIN_OPTIONS};
-pub use key::{Action, Key, HELP_EDIT, HELP_REVIEW};
+pub use field::{EntryError, FieldState, FieldValue, NumberError, OptionList, FILTER_MIN_OPTIONS};
+pub use key::{Key, KeyIntent, HELP_EDIT, HELP_REVIEW};
+
+/// Why [`Form::set_json`] could not set a field. Names are server text:
+/// sanitise before showing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormEntryError {
+    /// No field of the form has this name.
+    #[error("'{0}' is not a field of the form")]
+    NoSuchField(String),
+    /// The field refused the value.
+    #[error("'{name}': {error}")]
+    Field {
+        /// The field's name.
+        name: String,
+        /// Why the value does not fit the widget.
+        error: EntryError,
+    },
+}
 
 /// The buttons below the fields, in focus order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,13 +236,16 @@ impl Form {
     /// Set a field's value from JSON as a person would;
     /// `null` clears it.
     ///
-    /// Errors: `'<name>' is not a field of the form`, or why the value does
-    /// not fit the widget.
-    pub fn set_json(&mut self, name: &str, v: &Value) -> Result<(), String> {
+    /// Errors: [`FormEntryError`] (`'<name>' is not a field of the form`,
+    /// or `'<name>': ` and why the value does not fit the widget).
+    pub fn set_json(&mut self, name: &str, v: &Value) -> Result<(), FormEntryError> {
         let Some(f) = self.fields.iter_mut().find(|f| f.field.name == name) else {
-            return Err(format!("'{name}' is not a field of the form"));
+            return Err(FormEntryError::NoSuchField(name.to_owned()));
         };
-        f.set_json(v).map_err(|e| format!("'{name}': {e}"))
+        f.set_json(v).map_err(|error| FormEntryError::Field {
+            name: name.to_owned(),
+            error,
+        })
     }
 
     fn focused_field(&self) -> Option<&FieldState> {
@@ -234,31 +255,31 @@ impl Form {
         }
     }
 
-    /// The action a key means in the current state (no state change).
-    pub fn action_for(&self, key: &Key) -> Action {
+    /// What a key means in the current state (no state change).
+    pub fn intent_for(&self, key: &Key) -> KeyIntent {
         use key::edit_request;
         // Keys that mean the same everywhere.
         match key {
-            Key::Esc | Key::Ctrl('c') => return Action::Cancel,
-            Key::Ctrl('d') => return Action::Decline,
+            Key::Esc | Key::Ctrl('c') => return KeyIntent::Cancel,
+            Key::Ctrl('d') => return KeyIntent::Decline,
             _ => {}
         }
         if let Stage::Review(_) = self.stage {
             return match key {
-                Key::Enter | Key::Ctrl('s') | Key::Char('y') => Action::Send,
-                Key::Char('b') | Key::Backspace | Key::BackTab | Key::Left => Action::Back,
-                _ => Action::None,
+                Key::Enter | Key::Ctrl('s') | Key::Char('y') => KeyIntent::Send,
+                Key::Char('b') | Key::Backspace | Key::BackTab | Key::Left => KeyIntent::Back,
+                _ => KeyIntent::None,
             };
         }
         match key {
-            Key::Tab => return Action::Next,
-            Key::BackTab => return Action::Prev,
-            Key::Ctrl('s') => return Action::Submit,
+            Key::Tab => return KeyIntent::Next,
+            Key::BackTab => return KeyIntent::Prev,
+            Key::Ctrl('s') => return KeyIntent::Submit,
             Key::Ctrl('x') => {
                 return if self.focused_field().is_some() {
-                    Action::Clear
+                    KeyIntent::Clear
                 } else {
-                    Action::None
+                    KeyIntent::None
                 }
             }
             _ => {}
@@ -266,41 +287,43 @@ impl Form {
         let Some(f) = self.focused_field() else {
             // A button.
             return match key {
-                Key::Enter | Key::Char(' ') => Action::Press,
-                Key::Down | Key::Right => Action::Next,
-                Key::Up | Key::Left => Action::Prev,
-                _ => Action::None,
+                Key::Enter | Key::Char(' ') => KeyIntent::Press,
+                Key::Down | Key::Right => KeyIntent::Next,
+                Key::Up | Key::Left => KeyIntent::Prev,
+                _ => KeyIntent::None,
             };
         };
         match &f.value {
             FieldValue::Text { .. } | FieldValue::Number { .. } => match key {
-                Key::Enter | Key::Down => Action::Next,
-                Key::Up => Action::Prev,
-                Key::Paste(t) => Action::Insert(t.clone()),
-                k => edit_request(k).map(Action::Edit).unwrap_or(Action::None),
+                Key::Enter | Key::Down => KeyIntent::Next,
+                Key::Up => KeyIntent::Prev,
+                Key::Paste(t) => KeyIntent::Insert(t.clone()),
+                k => edit_request(k)
+                    .map(KeyIntent::Edit)
+                    .unwrap_or(KeyIntent::None),
             },
             FieldValue::Boolean(_) => match key {
-                Key::Char(' ') => Action::Toggle,
-                Key::Char('y') | Key::Char('Y') | Key::Right => Action::SetBool(true),
-                Key::Char('n') | Key::Char('N') | Key::Left => Action::SetBool(false),
-                Key::Enter | Key::Down => Action::Next,
-                Key::Up => Action::Prev,
-                _ => Action::None,
+                Key::Char(' ') => KeyIntent::Toggle,
+                Key::Char('y') | Key::Char('Y') | Key::Right => KeyIntent::SetBool(true),
+                Key::Char('n') | Key::Char('N') | Key::Left => KeyIntent::SetBool(false),
+                Key::Enter | Key::Down => KeyIntent::Next,
+                Key::Up => KeyIntent::Prev,
+                _ => KeyIntent::None,
             },
             FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } => {
                 let filtering = list.filterable && !list.filter.value().is_empty();
                 match key {
-                    Key::Up => Action::Move(-1),
-                    Key::Down => Action::Move(1),
-                    Key::PageUp => Action::Move(-10),
-                    Key::PageDown => Action::Move(10),
+                    Key::Up => KeyIntent::Move(-1),
+                    Key::Down => KeyIntent::Move(1),
+                    Key::PageUp => KeyIntent::Move(-10),
+                    Key::PageDown => KeyIntent::Move(10),
                     // Home/End go to the first/last option, filtered or not
                     // (docs/keys.md).
-                    Key::Home => Action::First,
-                    Key::End => Action::Last,
-                    Key::Enter => Action::Toggle,
-                    Key::Char(' ') if !filtering => Action::Toggle,
-                    Key::Paste(t) if list.filterable => Action::Insert(t.clone()),
+                    Key::Home => KeyIntent::First,
+                    Key::End => KeyIntent::Last,
+                    Key::Enter => KeyIntent::Toggle,
+                    Key::Char(' ') if !filtering => KeyIntent::Toggle,
+                    Key::Paste(t) if list.filterable => KeyIntent::Insert(t.clone()),
                     // The filter is always edited at its end: only typing
                     // and deleting backwards, no cursor moves.
                     k if list.filterable => match edit_request(k) {
@@ -309,37 +332,39 @@ impl Form {
                             | tui_input::InputRequest::DeletePrevChar
                             | tui_input::InputRequest::DeletePrevWord
                             | tui_input::InputRequest::DeleteFromStart),
-                        ) => Action::Filter(r),
-                        _ => Action::None,
+                        ) => KeyIntent::Filter(r),
+                        _ => KeyIntent::None,
                     },
-                    _ => Action::None,
+                    _ => KeyIntent::None,
                 }
             }
         }
     }
 
-    /// Handle one key: map it to an action and apply it.
+    /// Handle one key: map it to an intent and apply it.
     pub fn handle_key(&mut self, key: &Key) -> Status {
-        let a = self.action_for(key);
+        let a = self.intent_for(key);
         self.apply(a)
     }
 
-    /// Apply an action; returns [`Status::Done`] when the form is finished.
-    pub fn apply(&mut self, action: Action) -> Status {
-        if !matches!(action, Action::None) {
+    /// Apply a key intent; returns [`Status::Done`] when the form is finished.
+    pub fn apply(&mut self, intent: KeyIntent) -> Status {
+        if !matches!(intent, KeyIntent::None) {
             self.notice = None;
             // Only keys that edit the focused field give a field notice.
-            self.notice_at_field =
-                matches!(action, Action::Edit(_) | Action::Insert(_) | Action::Toggle);
+            self.notice_at_field = matches!(
+                intent,
+                KeyIntent::Edit(_) | KeyIntent::Insert(_) | KeyIntent::Toggle
+            );
         }
-        match action {
-            Action::None => {}
-            Action::Cancel => return Status::Done(Answer::bare(ElicitAction::Cancel)),
-            Action::Decline => return Status::Done(Answer::bare(ElicitAction::Decline)),
-            Action::Next => self.move_focus(1),
-            Action::Prev => self.move_focus(-1),
-            Action::Submit => self.submit(),
-            Action::Send => {
+        match intent {
+            KeyIntent::None => {}
+            KeyIntent::Cancel => return Status::Done(Answer::bare(ElicitAction::Cancel)),
+            KeyIntent::Decline => return Status::Done(Answer::bare(ElicitAction::Decline)),
+            KeyIntent::Next => self.move_focus(1),
+            KeyIntent::Prev => self.move_focus(-1),
+            KeyIntent::Submit => self.submit(),
+            KeyIntent::Send => {
                 if let Stage::Review(c) = &self.stage {
                     return Status::Done(Answer {
                         action: ElicitAction::Accept,
@@ -347,82 +372,25 @@ impl Form {
                     });
                 }
             }
-            Action::Back => self.stage = Stage::Edit,
-            Action::Press => match self.focus {
-                Focus::Button(Button::Submit) => self.submit(),
-                Focus::Button(Button::Decline) => {
-                    return Status::Done(Answer::bare(ElicitAction::Decline))
-                }
-                Focus::Button(Button::Cancel) => {
-                    return Status::Done(Answer::bare(ElicitAction::Cancel))
-                }
-                Focus::Field(_) => {}
-            },
-            Action::Clear => {
+            KeyIntent::Back => self.stage = Stage::Edit,
+            KeyIntent::Press => return self.press(),
+            KeyIntent::Clear => {
                 if let Some(f) = self.focused_mut() {
                     f.clear();
                 }
             }
-            Action::Edit(r) => {
+            KeyIntent::Edit(r) => {
                 if let Some(f) = self.focused_mut() {
                     let n = f.edit(r);
                     self.notice = n;
                 }
             }
-            Action::Insert(t) => {
-                if let Some(f) = self.focused_mut() {
-                    match &mut f.value {
-                        FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } => {
-                            list.filter.handle(tui_input::InputRequest::GoToEnd);
-                            for c in t.chars().filter(|c| !c.is_control()) {
-                                list.filter.handle(tui_input::InputRequest::InsertChar(c));
-                            }
-                            let opts = options_of(&f.field.kind);
-                            list.refilter(opts);
-                        }
-                        _ => {
-                            let n = f.paste(&t);
-                            self.notice = n;
-                        }
-                    }
-                }
-            }
-            Action::Filter(r) => {
-                if let Some(f) = self.focused_mut() {
-                    if let FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } =
-                        &mut f.value
-                    {
-                        list.filter.handle(tui_input::InputRequest::GoToEnd);
-                        if list.filter.handle(r).is_some_and(|c| c.value) {
-                            list.refilter(options_of(&f.field.kind));
-                        }
-                    }
-                }
-            }
-            Action::Move(d) => {
-                let at_edge = match self.focused_mut().map(|f| &mut f.value) {
-                    Some(FieldValue::Single { list, .. } | FieldValue::Multi { list, .. }) => {
-                        !list.move_by(d)
-                    }
-                    _ => true,
-                };
-                // Moving past either end of a list moves to the neighbour.
-                if at_edge && d.abs() == 1 {
-                    self.move_focus(d);
-                }
-            }
-            Action::First | Action::Last => {
-                if let Some(FieldValue::Single { list, .. } | FieldValue::Multi { list, .. }) =
-                    self.focused_mut().map(|f| &mut f.value)
-                {
-                    list.cursor = if action == Action::First {
-                        0
-                    } else {
-                        list.matches.len().saturating_sub(1)
-                    };
-                }
-            }
-            Action::SetBool(b) => {
+            KeyIntent::Insert(t) => self.insert(&t),
+            KeyIntent::Filter(r) => self.filter(r),
+            KeyIntent::Move(d) => self.move_cursor(d),
+            KeyIntent::First => self.cursor_to_end(false),
+            KeyIntent::Last => self.cursor_to_end(true),
+            KeyIntent::SetBool(b) => {
                 if let Some(f) = self.focused_mut() {
                     if let FieldValue::Boolean(v) = &mut f.value {
                         *v = Some(b);
@@ -430,9 +398,84 @@ impl Form {
                     }
                 }
             }
-            Action::Toggle => self.toggle(),
+            KeyIntent::Toggle => self.toggle(),
         }
         Status::Open
+    }
+
+    /// Enter or Space on a button.
+    fn press(&mut self) -> Status {
+        match self.focus {
+            Focus::Button(Button::Submit) => self.submit(),
+            Focus::Button(Button::Decline) => {
+                return Status::Done(Answer::bare(ElicitAction::Decline))
+            }
+            Focus::Button(Button::Cancel) => {
+                return Status::Done(Answer::bare(ElicitAction::Cancel))
+            }
+            Focus::Field(_) => {}
+        }
+        Status::Open
+    }
+
+    /// A paste: into a list's filter (control characters dropped), else
+    /// into the focused input.
+    fn insert(&mut self, t: &str) {
+        let Some(f) = self.focused_mut() else {
+            return;
+        };
+        match &mut f.value {
+            FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } => {
+                list.filter.handle(tui_input::InputRequest::GoToEnd);
+                for c in t.chars().filter(|c| !c.is_control()) {
+                    list.filter.handle(tui_input::InputRequest::InsertChar(c));
+                }
+                list.refilter(options_of(&f.field.kind));
+            }
+            _ => {
+                let n = f.paste(t);
+                self.notice = n;
+            }
+        }
+    }
+
+    /// Edit the focused list's filter, always at its end.
+    fn filter(&mut self, r: tui_input::InputRequest) {
+        if let Some(f) = self.focused_mut() {
+            if let FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } = &mut f.value {
+                list.filter.handle(tui_input::InputRequest::GoToEnd);
+                if list.filter.handle(r).is_some_and(|c| c.value) {
+                    list.refilter(options_of(&f.field.kind));
+                }
+            }
+        }
+    }
+
+    /// Move the option cursor by `d` rows; one row past either end of a
+    /// list (or on a field that is not a list) moves the focus instead.
+    fn move_cursor(&mut self, d: isize) {
+        let at_edge = match self.focused_mut().map(|f| &mut f.value) {
+            Some(FieldValue::Single { list, .. } | FieldValue::Multi { list, .. }) => {
+                !list.move_by(d)
+            }
+            _ => true,
+        };
+        if at_edge && d.abs() == 1 {
+            self.move_focus(d);
+        }
+    }
+
+    /// Put the option cursor on the first or (`last`) the last match.
+    fn cursor_to_end(&mut self, last: bool) {
+        if let Some(FieldValue::Single { list, .. } | FieldValue::Multi { list, .. }) =
+            self.focused_mut().map(|f| &mut f.value)
+        {
+            list.cursor = if last {
+                list.matches.len().saturating_sub(1)
+            } else {
+                0
+            };
+        }
     }
 
     fn focused_mut(&mut self) -> Option<&mut FieldState> {
@@ -513,16 +556,6 @@ impl Form {
         let n = (self.fields.len() + BUTTONS.len()) as isize;
         let idx = (self.focus_index() as isize + d).rem_euclid(n) as usize;
         self.focus = self.focus_at(idx);
-    }
-
-    /// Focus a field or button directly.
-    pub fn set_focus(&mut self, f: Focus) {
-        if let Focus::Field(i) = f {
-            if i >= self.fields.len() {
-                return;
-            }
-        }
-        self.focus = f;
     }
 
     /// Attempt to submit: on success go to the review step; else mark every

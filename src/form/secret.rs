@@ -29,7 +29,8 @@ const SECRET_WORDS: &[&[&str]] = &[
 ];
 
 /// Split text into lowercase words at non-alphanumerics and camelCase
-/// boundaries (`apiKey` → `api`, `key`); a trailing plural `s` is dropped.
+/// boundaries (`apiKey` → `api`, `key`); a trailing plural `s` is dropped
+/// from words of four letters or more (`tokens` → `token`; not `pass`).
 pub fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
@@ -64,7 +65,7 @@ pub fn words(text: &str) -> Vec<String> {
 /// type a password here"); `don't` is split into `don` and `t`.
 const NEGATIONS: &[&str] = &["not", "never", "don", "dont", "no", "without", "nor"];
 
-/// The secret word (as written in [`SECRET_WORDS`], words joined by a
+/// The secret word (as written in the list of secret words, joined by a
 /// space) that `text` names, if any.
 pub fn secret_word(text: &str) -> Option<String> {
     first_hit(&words(text)).map(|(_, seq)| seq.join(" "))
@@ -106,11 +107,6 @@ fn unleet(w: &str) -> String {
         .collect()
 }
 
-/// Whether `text` names a secret.
-pub fn text_looks_secret(text: &str) -> bool {
-    secret_word(text).is_some()
-}
-
 /// The secret word a description asks for, sentence by sentence; a
 /// sentence that says not to give it ("do not give us your PIN") does not
 /// count.
@@ -143,11 +139,6 @@ pub fn field_secret(f: &Field) -> Option<SecretHit> {
     })
 }
 
-/// Whether a field asks for what looks like a secret (see [`field_secret`]).
-pub fn field_looks_secret(f: &Field) -> bool {
-    field_secret(f).is_some()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,7 +163,7 @@ mod tests {
             "t0ken",
             "s3cret",
         ] {
-            assert!(text_looks_secret(t), "{t}");
+            assert!(secret_word(t).is_some(), "{t}");
         }
     }
 
@@ -205,7 +196,7 @@ mod tests {
             "Room 101",
             "p1nned",
         ] {
-            assert!(!text_looks_secret(t), "{t}");
+            assert_eq!(secret_word(t), None, "{t}");
         }
     }
 }

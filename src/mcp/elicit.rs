@@ -152,7 +152,6 @@ impl Session {
                 total: self.asked,
             },
             deadline: self.opts.timeout.map(|t| std::time::Instant::now() + t),
-            modes: self.opts.modes.clone(),
         };
         match self.desk.ask(ask.req.clone(), cx) {
             Ok(key) => {

@@ -250,8 +250,8 @@ pub enum TypedError {
     #[error("choice {0} is given twice")]
     Twice(usize),
     /// Not a number of the field's kind (the form's own sentence).
-    #[error("{0}")]
-    Number(String),
+    #[error(transparent)]
+    Number(#[from] crate::form::field::NumberError),
 }
 
 /// What `line` means for the field.

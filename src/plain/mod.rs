@@ -25,7 +25,7 @@ mod url;
 use std::time::{Duration, Instant};
 
 use crate::binding::{Action, Answer, FormSchema, RequestBody, RequestEvent, RequestView};
-use crate::form::{Action as FormAction, Form, Stage, Status};
+use crate::form::{Form, KeyIntent, Stage, Status};
 use crate::responder::{Context, Launcher, Outcome, RespondError, Responder};
 use crate::safe_text::{display, display_multiline};
 
@@ -278,7 +278,7 @@ impl<I: LineIo> PlainResponder<I> {
                 form::Typed::Set(v) => form.set_json(&name, &v),
             };
             let err = match set {
-                Err(e) => Some(e),
+                Err(e) => Some(e.to_string()),
                 Ok(()) => form.field(&name).and_then(|f| f.error()),
             };
             match err {
@@ -296,7 +296,7 @@ impl<I: LineIo> PlainResponder<I> {
     /// field, decline or cancel.
     fn review(&mut self, form: &mut Form, cx: &Context) -> Result<Outcome, RespondError> {
         loop {
-            form.apply(FormAction::Submit);
+            form.apply(KeyIntent::Submit);
             let content = match form.stage() {
                 Stage::Review(c) => c.clone(),
                 Stage::Edit => {
@@ -317,13 +317,13 @@ impl<I: LineIo> PlainResponder<I> {
                 };
                 match review_command(&line, form.fields().len()) {
                     Ok(ReviewCommand::Send) => {
-                        if let Status::Done(a) = form.apply(FormAction::Send) {
+                        if let Status::Done(a) = form.apply(KeyIntent::Send) {
                             self.say("Sent.")?;
                             return Ok(Outcome::Answer(a));
                         }
                     }
                     Ok(ReviewCommand::Edit(i)) => {
-                        form.apply(FormAction::Back);
+                        form.apply(KeyIntent::Back);
                         if let Some(o) = self.ask_field(form, i, cx)? {
                             return Ok(o);
                         }
@@ -593,7 +593,6 @@ pub fn answer_one(req: &RequestEvent) -> Result<Outcome, RespondError> {
     let cx = Context {
         progress: crate::responder::Progress { index: 1, total: 1 },
         deadline: None,
-        modes: vec![crate::binding::Mode::Form, crate::binding::Mode::Url],
     };
     p.respond(req, &cx)
 }

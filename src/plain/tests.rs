@@ -8,14 +8,13 @@ use std::rc::Rc;
 use serde_json::{json, Value};
 
 use super::*;
-use crate::binding::{wrap_params, Mode, Server};
+use crate::binding::{wrap_params, Server};
 use crate::responder::Progress;
 
 fn cx() -> Context {
     Context {
         progress: Progress { index: 1, total: 1 },
         deadline: None,
-        modes: vec![Mode::Form, Mode::Url],
     }
 }
 

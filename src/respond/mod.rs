@@ -326,7 +326,6 @@ impl Run<'_> {
                 .config
                 .timeout
                 .and_then(|d| Instant::now().checked_add(d)),
-            modes: self.config.modes.clone(),
         };
         self.responder.respond(req, &cx)
     }

@@ -45,7 +45,6 @@ fn cx() -> Context {
     Context {
         progress: Progress { index: 1, total: 1 },
         deadline: None,
-        modes: vec![crate::binding::Mode::Form],
     }
 }
 

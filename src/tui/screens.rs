@@ -11,7 +11,7 @@ use super::url_view::{self, UrlPhase, UrlViewState};
 use super::view::{self, Header};
 use super::{CONSENT_GUARD, FORM_GUARD};
 use crate::binding::{Action, Answer, FormSchema};
-use crate::form::{Action as FormAction, Form, Key, Stage, Status};
+use crate::form::{Form, Key, KeyIntent, Stage, Status};
 use crate::responder::{Launcher, Outcome};
 
 /// What a screen's key handler tells the loop.
@@ -111,14 +111,14 @@ impl Screen for FormScreen {
         // A send key before the end of a long review was on screen shows
         // the next page instead: nothing is sent that was not seen.
         let reviewing = matches!(self.form.stage(), Stage::Review(_));
-        if reviewing && !self.review_end_seen && self.form.action_for(k) == FormAction::Send {
+        if reviewing && !self.review_end_seen && self.form.intent_for(k) == KeyIntent::Send {
             self.scroll = self.scroll.saturating_add(10);
             self.follow = false;
             return Step::Continue;
         }
         // Keys the form does not use scroll the view by hand (a long
         // message, a long review).
-        if self.form.action_for(k) == FormAction::None {
+        if self.form.intent_for(k) == KeyIntent::None {
             if let Some(d) = scroll_step(k) {
                 self.scroll = self.scroll.saturating_add_signed(d);
                 self.follow = false;

@@ -148,6 +148,71 @@ impl Tui {
         }
     }
 
+    /// Whether the bytes read so far end with a whole frame: ratatui ends
+    /// every frame by hiding the cursor (`CSI ?25l`) or by showing it and
+    /// placing it (`CSI ?25h`, `CSI row;col H`). A screen read at a frame's
+    /// end is that frame, not one half drawn over the one before.
+    pub fn at_frame_end(&self) -> bool {
+        let raw = &self.raw;
+        if raw.ends_with(b"\x1b[?25l") {
+            return true;
+        }
+        let Some(at) = raw.windows(6).rposition(|w| w == b"\x1b[?25h") else {
+            return false;
+        };
+        let tail = &raw[at + 6..];
+        tail.starts_with(b"\x1b[")
+            && tail.ends_with(b"H")
+            && tail[2..tail.len() - 1]
+                .iter()
+                .all(|b| b.is_ascii_digit() || *b == b';')
+    }
+
+    /// [`Tui::wait_for`], then until the bytes read end with a whole frame
+    /// ([`Tui::at_frame_end`]) that shows `text`: what the screen then lacks
+    /// is not on that frame (no pause and hope).
+    pub fn wait_for_frame(&mut self, text: &str) {
+        let want = squash(text);
+        let end = Instant::now() + PATIENCE;
+        loop {
+            self.pump();
+            if self.at_frame_end() && squash(&self.screen()).contains(&want) {
+                self.last_key = Instant::now();
+                return;
+            }
+            assert!(
+                !self.eof && Instant::now() < end,
+                "waiting for a whole frame with {text:?}; the screen:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Send `key`, one that changes the drawing (a focus move), and wait for
+    /// the whole frame it changes. The program reads keys in order, so once
+    /// that frame is on screen every key sent before `key` has been read and
+    /// handled: what those keys did not do, they will not do. Paced like
+    /// [`Tui::send`], so a consent guard does not drop `key` itself.
+    pub fn send_marker(&mut self, key: &str) {
+        self.pump();
+        let before = self.vt.screen().contents_formatted();
+        self.send(key);
+        let end = Instant::now() + PATIENCE;
+        loop {
+            self.pump();
+            if self.at_frame_end() && self.vt.screen().contents_formatted() != before {
+                return;
+            }
+            assert!(
+                !self.eof && Instant::now() < end,
+                "the marker key {key:?} changed nothing; the screen:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Whether the screen shows `text` now (whitespace ignored).
     pub fn shows(&mut self, text: &str) -> bool {
         self.pump();
