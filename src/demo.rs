@@ -9,16 +9,11 @@ pub const DEMO_REQUEST: &str = include_str!("demo_request.json");
 
 /// The demo request, parsed and validated.
 ///
-/// Errors: the embedded request is invalid (a build defect the tests catch),
-/// each violation in one sentence.
-pub fn demo_request() -> Result<binding::RequestEvent, String> {
-    let v = binding::parse_json(DEMO_REQUEST.as_bytes()).map_err(|e| e.to_string())?;
-    binding::read_request_event(&v).map_err(|es| {
-        es.iter()
-            .map(|e| e.to_string())
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
+/// Errors: the violations of the embedded request (a build defect the tests
+/// catch), each with its pointer and rule.
+pub fn demo_request() -> Result<binding::RequestEvent, Vec<binding::Violation>> {
+    let v = binding::parse_json(DEMO_REQUEST.as_bytes()).map_err(|e| vec![e])?;
+    binding::read_request_event(&v)
 }
 
 #[cfg(test)]

@@ -101,7 +101,10 @@ pub fn run(args: DemoArgs) -> Exit {
     };
     let req = match &args.request {
         Some(p) => read_request_file(p),
-        None => demo_request().map_err(LoadError::Invalid),
+        None => demo_request().map_err(|es| {
+            let each: Vec<String> = es.iter().map(|e| e.to_string()).collect();
+            LoadError::Invalid(each.join("; "))
+        }),
     };
     let req = match req {
         Ok(r) => r,
