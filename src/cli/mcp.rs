@@ -129,7 +129,7 @@ struct Session {
 impl Session {
     fn note(&self, f: impl FnOnce(&mut crate::log::EventLog) -> Result<(), String>) {
         if let Some(l) = &self.log {
-            if let Err(e) = f(&mut l.borrow_mut()) {
+            if let Err(e) = f(&mut crate::respond::lock_log(l)) {
                 crate::notice::say(format!("ahp-elicit: cannot write the log: {e}"));
             }
         }
@@ -222,7 +222,7 @@ pub fn run(args: McpArgs) -> u8 {
     };
     let log = match &args.log {
         Some(p) => match crate::log::EventLog::open(p, args.log_values) {
-            Ok(l) => Some(std::rc::Rc::new(std::cell::RefCell::new(l))),
+            Ok(l) => Some(crate::respond::share_log(l)),
             Err(e) => return usage(&format!("cannot open the log: {e}")),
         },
         None => None,

@@ -236,7 +236,7 @@ fn usage(what: &str) -> u8 {
 fn open_log(args: &RespondArgs) -> Result<Option<SharedLog>, u8> {
     match &args.log {
         Some(p) => match crate::log::EventLog::open(p, args.log_values) {
-            Ok(l) => Ok(Some(std::rc::Rc::new(std::cell::RefCell::new(l)))),
+            Ok(l) => Ok(Some(crate::respond::share_log(l))),
             Err(e) => Err(usage(&e.to_string())),
         },
         None => Ok(None),

@@ -5,7 +5,7 @@
 
 use std::io::BufRead;
 use std::path::PathBuf;
-use std::sync::mpsc;
+use tokio::sync::mpsc;
 
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::files::io_reason;
@@ -133,13 +133,13 @@ pub fn spawn_readers(inputs: &[PathBuf]) -> Result<mpsc::Receiver<Item>, String>
             Box::new(std::io::BufReader::new(f))
         });
     }
-    let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
+    let (tx, rx) = mpsc::channel(READ_AHEAD);
     std::thread::spawn(move || {
         let mut open = true;
         for r in readers {
             if open {
                 split_events(r, |it| {
-                    open = tx.send(it).is_ok();
+                    open = tx.blocking_send(it).is_ok();
                     open
                 });
             }
@@ -169,7 +169,7 @@ pub fn spawn_split(
     reader: Box<dyn BufRead + Send>,
     budget: std::sync::Arc<Budget>,
 ) -> mpsc::Receiver<Item> {
-    let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
+    let (tx, rx) = mpsc::channel(READ_AHEAD);
     std::thread::spawn(move || {
         split_events(reader, |it| {
             let it = match it {
@@ -179,7 +179,7 @@ pub fn spawn_split(
                 }
                 other => other,
             };
-            tx.send(it).is_ok()
+            tx.blocking_send(it).is_ok()
         })
     });
     rx
@@ -246,13 +246,13 @@ mod tests {
         let big = format!("{{\"a\":\"{}\"}}\n", "x".repeat(READ_AHEAD_BYTES / 3));
         let input = big.repeat(8);
         let budget = std::sync::Arc::new(Budget::default());
-        let rx = spawn_split(
+        let mut rx = spawn_split(
             Box::new(std::io::Cursor::new(input.into_bytes())),
             budget.clone(),
         );
         let mut kept = Vec::new();
         for _ in 0..8 {
-            let it = rx.recv().unwrap();
+            let it = rx.blocking_recv().unwrap();
             assert!(matches!(it, Item::Event { .. }));
             // Never more than the budget held, however many are read ahead.
             assert!(budget.used() <= READ_AHEAD_BYTES, "{}", budget.used());
@@ -262,7 +262,7 @@ mod tests {
             }
         }
         drop(kept);
-        assert!(rx.recv().is_err(), "eight events, then the end");
+        assert!(rx.blocking_recv().is_none(), "eight events, then the end");
         assert_eq!(budget.used(), 0);
     }
 }
