@@ -282,8 +282,9 @@ pub enum Between {
 
 /// After an answer, how long the responder thread waits for the next
 /// request before it shows the waiting screen: a flowing stream goes from
-/// one request to the next without a screen in between.
-const FOLLOW_ON: Duration = Duration::from_millis(2);
+/// one request to the next without a waiting screen flashing in between
+/// (the front door validates the next request meanwhile).
+const FOLLOW_ON: Duration = Duration::from_millis(25);
 
 /// Serve `responder` on this thread until the desk is dropped: each asked
 /// request is answered (or skipped when already withdrawn); between
