@@ -19,12 +19,10 @@ use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
 use super::session::{notice, str_field, Ask, Session};
 use super::McpError;
 use crate::binding::violation::REQUEST_TEXT;
-use crate::binding::{
-    make_result_event, wrap_params_with, Action, Answer, Mode, RequestEvent, ResultMeta,
-};
+use crate::binding::{wrap_params_with, Action, Answer, Mode, RequestEvent, ResultMeta};
 use crate::responder::{Context, Outcome, Progress, RespondError, WaitKey, Waiting};
 use crate::safe_text;
-use crate::session::{AskError, Reply, WithdrawReason};
+use crate::session::{settle, AskError, NoResult, Reply, WithdrawReason};
 
 /// MCP error code of `URLElicitationRequiredError` (2025-11-25).
 pub const URL_ELICITATION_REQUIRED: i64 = -32042;
@@ -204,17 +202,13 @@ impl Session {
         outcome: Result<Outcome, RespondError>,
     ) -> Result<Option<Value>, McpError> {
         let id = ask.rpc_id.as_ref();
-        let answer = match outcome {
-            Ok(Outcome::Answer(a)) => a,
-            Ok(Outcome::Quit) => {
-                self.quit = true;
-                Answer::bare(Action::Cancel)
-            }
-            Err(RespondError::Refused(m)) => {
+        let settled = match settle(&ask.req, outcome, &ResultMeta::default()) {
+            Ok(s) => s,
+            Err(NoResult::Refused(m)) => {
                 self.reject(id, INTERNAL_ERROR, format!("answer refused: {m}"), None)?;
                 return Ok(None);
             }
-            Err(RespondError::Io(m)) => {
+            Err(NoResult::Failed(m)) => {
                 if let Some(id) = id {
                     let _ = self.reply(jsonrpc::error_response(
                         id,
@@ -225,16 +219,18 @@ impl Session {
                 }
                 return Err(McpError::Responder(m));
             }
-        };
-        let ev = match make_result_event(&ask.req, &answer, &ResultMeta::default()) {
-            Ok(ev) => ev,
-            Err(violations) => {
+            Err(NoResult::Invalid {
+                violations, quit, ..
+            }) => {
+                self.quit |= quit;
                 let list: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
                 let why = format!("the answer did not validate: {}", list.join("; "));
                 self.reject(id, INTERNAL_ERROR, why, None)?;
                 return Ok(None);
             }
         };
+        self.quit |= settled.quit;
+        let (answer, ev) = (settled.answer, settled.event);
         let text = ev
             .pointer("/payload/elicitation/result/text")
             .and_then(Value::as_str)

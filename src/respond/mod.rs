@@ -23,13 +23,13 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use crate::binding::{
-    make_result_event, parse_json, take_request_event_with, Action, Answer, Mode, RequestEvent,
-    ResultMeta, SchemaPolicy, Violation,
+    parse_json, take_request_event_with, Action, Answer, Mode, RequestEvent, ResultMeta,
+    SchemaPolicy, Violation,
 };
 use crate::log::EventLog;
 use crate::notice::say;
 use crate::responder::{Context, Outcome, Progress, RespondError, Responder, WaitKey};
-use crate::session::{AskError, Between, Desk, Reply, WithdrawReason};
+use crate::session::{settle, AskError, Between, Desk, NoResult, Reply, Settled, WithdrawReason};
 
 use input::{Item, READ_AHEAD};
 use sink::Sink;
@@ -279,10 +279,7 @@ impl<'a> Run<'a> {
                 return Step::Stop;
             }
         };
-        match self.answer_of(at, &req, outcome) {
-            Ok(answer) => self.deliver(at, &req, &answer),
-            Err(step) => step,
-        }
+        self.conclude(at, &req, outcome)
     }
 
     /// Validate one event text as a request event; an invalid one is
@@ -424,21 +421,22 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The answer to send, or how the run goes on when there is none (a
-    /// refused answer is reported; a terminal error ends the run).
-    fn answer_of(
+    /// Settle the outcome into the request's one result and write it, or
+    /// report why there is none (a refused or invalid answer; a terminal
+    /// error ends the run).
+    fn conclude(
         &mut self,
         at: At,
         req: &RequestEvent,
         outcome: Result<Outcome, RespondError>,
-    ) -> Result<Answer, Step> {
-        match outcome {
-            Ok(Outcome::Answer(a)) => Ok(a),
-            Ok(Outcome::Quit) => {
-                self.quit = true;
-                Ok(Answer::bare(Action::Cancel))
+    ) -> Step {
+        match settle(req, outcome, &self.meta) {
+            Ok(s) => {
+                self.quit |= s.quit;
+                self.note(|l| l.decision(&req.id, &s.answer));
+                self.deliver(req, &s)
             }
-            Err(RespondError::Refused(m)) => {
+            Err(NoResult::Refused(m)) => {
                 // The report already names the request.
                 let m = m
                     .strip_prefix(&format!("request {}: ", req.id))
@@ -450,33 +448,35 @@ impl<'a> Run<'a> {
                 let what = format!("answer refused, no result: {m}");
                 report(at.line, at.id, &what, &[]);
                 self.tally.failed += 1;
-                Err(Step::Next)
+                Step::Next
             }
-            Err(RespondError::Io(m)) => {
+            Err(NoResult::Invalid {
+                answer,
+                violations,
+                quit,
+            }) => {
+                self.quit |= quit;
+                self.note(|l| l.decision(&req.id, &answer));
+                let what = "the answer does not make a valid result, no result";
+                report(at.line, at.id, what, &violations);
+                self.tally.failed += 1;
+                Step::Next
+            }
+            Err(NoResult::Failed(m)) => {
                 report(at.line, at.id, &format!("no result: {m}"), &[]);
                 self.tally.fatal = true;
-                Err(Step::Stop)
+                Step::Stop
             }
         }
     }
 
-    /// Build, validate and write the result event for `answer`.
-    fn deliver(&mut self, at: At, req: &RequestEvent, answer: &Answer) -> Step {
-        self.note(|l| l.decision(&req.id, answer));
-        let ev = match make_result_event(req, answer, &self.meta) {
-            Ok(ev) => ev,
-            Err(errs) => {
-                let what = "the answer does not make a valid result, no result";
-                report(at.line, at.id, what, &errs);
-                self.tally.failed += 1;
-                return Step::Next;
-            }
-        };
-        match self.sink.emit(&ev) {
+    /// Write the settled result event.
+    fn deliver(&mut self, req: &RequestEvent, settled: &Settled) -> Step {
+        match self.sink.emit(&settled.event) {
             Ok(()) => {
                 self.tally.answered += 1;
-                let rid = ev["id"].as_str().unwrap_or_default();
-                self.note(|l| l.result_emitted(rid, &req.id, answer.action));
+                let rid = settled.event["id"].as_str().unwrap_or_default();
+                self.note(|l| l.result_emitted(rid, &req.id, settled.answer.action));
                 Step::Next
             }
             // A closed stdout ends the run quietly, but not as a success:

@@ -21,6 +21,10 @@
 //! eventual answer comes back as [`Reply::Withdrawn`], so the front door
 //! sends nothing for it.
 
+mod settle;
+
+pub use settle::{settle, NoResult, Settled};
+
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::mpsc as smpsc;

@@ -248,3 +248,49 @@ fn run_errors_read_as_sentences() {
         "starting the session thread: no threads left"
     );
 }
+
+#[test]
+fn settle_gives_one_result_or_one_reason() {
+    let req = request("settle me", 7);
+    let meta = crate::binding::ResultMeta::default();
+    let quit = settle(&req, Ok(Outcome::Quit), &meta).unwrap();
+    assert_eq!(quit.answer, Answer::bare(Action::Cancel));
+    assert!(quit.quit);
+    assert_eq!(quit.event["parentEventId"], "ev-7");
+    assert_eq!(quit.event["payload"]["elicitation"]["action"], "cancel");
+    let declined = settle(
+        &req,
+        Ok(Outcome::Answer(Answer::bare(Action::Decline))),
+        &meta,
+    );
+    assert_eq!(
+        declined.map(|s| (s.answer.action, s.quit)),
+        Ok((Action::Decline, false))
+    );
+    let refused = settle(
+        &req,
+        Err(RespondError::Refused("'x' required".into())),
+        &meta,
+    );
+    assert_eq!(refused, Err(NoResult::Refused("'x' required".into())));
+    let failed = settle(&req, Err(RespondError::Io("terminal: gone".into())), &meta);
+    assert_eq!(failed, Err(NoResult::Failed("terminal: gone".into())));
+    // Content the form does not have: the result event does not validate.
+    let mut content = serde_json::Map::new();
+    content.insert("nope".into(), json!(1));
+    let bad = Answer {
+        action: Action::Accept,
+        content: Some(content),
+    };
+    match settle(&req, Ok(Outcome::Answer(bad.clone())), &meta) {
+        Err(NoResult::Invalid {
+            answer,
+            violations,
+            quit,
+        }) => {
+            assert_eq!((answer, quit), (bad, false));
+            assert!(!violations.is_empty());
+        }
+        other => panic!("expected an invalid result, got {other:?}"),
+    }
+}
