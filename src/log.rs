@@ -38,6 +38,17 @@ use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView, Vio
 /// The text put in place of a redacted query, fragment or password.
 pub const REDACTED: &str = "[redacted]";
 
+/// Why the log could not be opened or written.
+#[derive(Debug, thiserror::Error)]
+pub enum LogError {
+    /// The file could not be opened (the error names the path).
+    #[error("cannot open the log file {0}")]
+    Open(std::io::Error),
+    /// A record could not be written.
+    #[error("cannot write to the log file: {0}")]
+    Write(std::io::Error),
+}
+
 /// An open event log.
 #[derive(Debug)]
 pub struct EventLog {
@@ -52,9 +63,9 @@ impl EventLog {
     /// (`--log-values`) also writes form values.
     ///
     /// Errors: a sentence naming the path and the OS error.
-    pub fn open(path: &Path, log_values: bool) -> Result<EventLog, String> {
+    pub fn open(path: &Path, log_values: bool) -> Result<EventLog, LogError> {
         let file = crate::files::open_private(path, crate::files::Existing::Append)
-            .map_err(|e| format!("cannot open the log file {e}"))?;
+            .map_err(LogError::Open)?;
         Ok(EventLog {
             file,
             log_values,
@@ -82,7 +93,7 @@ impl EventLog {
     /// (the caller redacts). One `write` call per line, flushed.
     ///
     /// Errors: the OS error as a sentence.
-    pub fn record(&mut self, event: &str, fields: Map<String, Value>) -> Result<(), String> {
+    pub fn record(&mut self, event: &str, fields: Map<String, Value>) -> Result<(), LogError> {
         let mut obj = Map::new();
         obj.insert(
             "time".into(),
@@ -102,11 +113,11 @@ impl EventLog {
         self.file
             .write_all(line.as_bytes())
             .and_then(|_| self.file.flush())
-            .map_err(|e| format!("cannot write to the log file: {e}"))
+            .map_err(LogError::Write)
     }
 
     /// A validated request arrived.
-    pub fn request_received(&mut self, req: &RequestEvent) -> Result<(), String> {
+    pub fn request_received(&mut self, req: &RequestEvent) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(req.id));
         f.insert("mode".into(), json!(req.mode.as_str()));
@@ -139,7 +150,7 @@ impl EventLog {
     /// How a form request was read under the compatible schema policy (the
     /// pointers and reasons may quote the server's keys: redacted like
     /// messages).
-    pub fn schema_policy(&mut self, req: &RequestEvent) -> Result<(), String> {
+    pub fn schema_policy(&mut self, req: &RequestEvent) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(req.id));
         if let Value::Object(note) = crate::binding::elicitation::policy_note(&req.view) {
@@ -165,7 +176,7 @@ impl EventLog {
         &mut self,
         id: Option<&str>,
         violations: &[Violation],
-    ) -> Result<(), String> {
+    ) -> Result<(), LogError> {
         let mut f = Map::new();
         if let Some(id) = id {
             f.insert("id".into(), json!(id));
@@ -183,7 +194,7 @@ impl EventLog {
     /// An answer (scripted or typed) was refused by the form's checks.
     /// Messages may quote the values, so they are written only with
     /// `log_values`.
-    pub fn answer_refused(&mut self, id: &str, violations: &[Violation]) -> Result<(), String> {
+    pub fn answer_refused(&mut self, id: &str, violations: &[Violation]) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(id));
         let vs: Vec<Value> = violations
@@ -204,7 +215,7 @@ impl EventLog {
 
     /// The decision for request `id`: the action, the answered field names,
     /// and the content only with `log_values`.
-    pub fn decision(&mut self, id: &str, answer: &Answer) -> Result<(), String> {
+    pub fn decision(&mut self, id: &str, answer: &Answer) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(id));
         f.insert("action".into(), json!(answer.action.as_str()));
@@ -226,7 +237,7 @@ impl EventLog {
         launcher: &str,
         url: &str,
         result: &Result<(), String>,
-    ) -> Result<(), String> {
+    ) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(id));
         f.insert("launcher".into(), json!(launcher));
@@ -244,7 +255,7 @@ impl EventLog {
         result_id: &str,
         parent: &str,
         action: Action,
-    ) -> Result<(), String> {
+    ) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(result_id));
         f.insert("parent".into(), json!(parent));
@@ -689,7 +700,9 @@ mod tests {
 
     #[test]
     fn unwritable_path_is_a_sentence() {
-        let e = EventLog::open(Path::new("/nonexistent-dir/x/log.jsonl"), false).unwrap_err();
+        let e = EventLog::open(Path::new("/nonexistent-dir/x/log.jsonl"), false)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("cannot open the log file /nonexistent-dir/x/log.jsonl: "),
             "{e}"

@@ -127,7 +127,7 @@ struct Session {
 }
 
 impl Session {
-    fn note(&self, f: impl FnOnce(&mut crate::log::EventLog) -> Result<(), String>) {
+    fn note(&self, f: impl FnOnce(&mut crate::log::EventLog) -> Result<(), crate::log::LogError>) {
         if let Some(l) = &self.log {
             if let Err(e) = f(&mut crate::respond::lock_log(l)) {
                 crate::notice::say(format!("ahp-elicit: cannot write the log: {e}"));

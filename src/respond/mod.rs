@@ -495,7 +495,7 @@ impl<'a> Run<'a> {
 
     /// Write to the log, if there is one; a log that cannot be written is
     /// said once per failure and does not stop the run.
-    fn note(&self, f: impl FnOnce(&mut EventLog) -> Result<(), String>) {
+    fn note(&self, f: impl FnOnce(&mut EventLog) -> Result<(), crate::log::LogError>) {
         if let Some(l) = &self.log {
             if let Err(e) = f(&mut lock_log(l)) {
                 say(format!("ahp-elicit: cannot write the log: {e}"));
