@@ -9,9 +9,12 @@
 //! error, a closed output, the person quitting (the rest is answered
 //! `cancel`, what arrives within [`QUIT_DRAIN`] included) and the
 //! per-request deadline (`Context::deadline`, which the responder turns
-//! into `cancel`). It runs on the responder's thread: the stream is read
-//! ahead on a reader thread, so the loop only waits for a person or for
-//! input, never both.
+//! into `cancel`). It is a front door of the shared loop
+//! ([`crate::session`]): it runs on the session thread and lends each
+//! request to the responder through the desk, and its outcome becomes the
+//! result through [`crate::session::settle`], as in `mcp`. The stream is
+//! read ahead on a reader thread, so the loop waits for a person and for
+//! input at once.
 
 pub mod input;
 pub mod sink;

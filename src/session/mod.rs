@@ -1,21 +1,22 @@
-//! The request → responder → answer loop of a concurrent front door (the
-//! JSON-RPC session of `mcp`), with the source's cancellations handled in
-//! one place. The AHP event stream of `respond`, answered one request at a
-//! time in stream order, has its loop in [`crate::respond`].
+//! The request → responder → answer loop both front doors run on (the
+//! JSON-RPC session of `mcp`, the AHP event stream of [`crate::respond`]),
+//! with the source's cancellations handled in one place and each outcome
+//! settled into its one result ([`settle`]).
 //!
 //! Threads:
 //! - the **responder thread** is the caller's thread ([`run`] serves the
 //!   responder there): it runs the blocking [`Responder`] (the terminal
 //!   form, or a script) one request at a time and, between requests, its
 //!   waiting screen ([`Responder::wait`]) in slices of [`WAIT_SLICE`], so
-//!   keys (Ctrl-C twice) are always read;
+//!   keys (Ctrl-C twice) are always read (a script, [`Between::Sleep`],
+//!   sleeps until the next request instead);
 //! - the **session thread** runs a current-thread tokio runtime with the
 //!   front door's future: transport readers, timers, signals. It talks to
 //!   the responder only through a [`Desk`], so reading and writing the
 //!   source never wait for a person.
 //!
 //! Cancellation from the source (the server cancelled the request, its
-//! stream closed, a timer ran out) is [`Desk::withdraw`]: the request's
+//! stream closed, a timer ran out, the person quit) is [`Desk::withdraw`]: the request's
 //! [`Withdrawal`] flag is set, the screen showing it closes
 //! ([`Context::withdrawn`]), a request not yet shown is skipped, and the
 //! eventual answer comes back as [`Reply::Withdrawn`], so the front door
