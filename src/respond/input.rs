@@ -65,18 +65,28 @@ pub const READ_AHEAD_BYTES: usize = 8 * 1024 * 1024;
 /// The read-ahead budget shared by the reader thread and the driver.
 #[derive(Debug, Default)]
 pub struct Budget {
-    used: std::sync::Mutex<usize>,
+    state: std::sync::Mutex<Use>,
     freed: std::sync::Condvar,
+}
+
+/// The bytes held, and whether the reader waits for some to be freed (only
+/// then is it woken: a flowing stream costs no wake-up per event).
+#[derive(Debug, Default)]
+struct Use {
+    used: usize,
+    waiting: bool,
 }
 
 impl Budget {
     /// Wait until `n` more bytes fit (or nothing is held), then count them.
     pub fn acquire(self: &std::sync::Arc<Self>, n: usize) -> Held {
-        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
-        while *used > 0 && *used + n > READ_AHEAD_BYTES {
-            used = self.freed.wait(used).unwrap_or_else(|e| e.into_inner());
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while st.used > 0 && st.used + n > READ_AHEAD_BYTES {
+            st.waiting = true;
+            st = self.freed.wait(st).unwrap_or_else(|e| e.into_inner());
         }
-        *used += n;
+        st.waiting = false;
+        st.used += n;
         Held {
             budget: Some(self.clone()),
             n,
@@ -85,7 +95,7 @@ impl Budget {
 
     /// Bytes held now.
     pub fn used(&self) -> usize {
-        *self.used.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).used
     }
 }
 
@@ -99,9 +109,11 @@ pub struct Held {
 impl Drop for Held {
     fn drop(&mut self) {
         if let Some(b) = &self.budget {
-            let mut used = b.used.lock().unwrap_or_else(|e| e.into_inner());
-            *used = used.saturating_sub(self.n);
-            b.freed.notify_all();
+            let mut st = b.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.used = st.used.saturating_sub(self.n);
+            if st.waiting {
+                b.freed.notify_all();
+            }
         }
     }
 }

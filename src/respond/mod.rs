@@ -213,6 +213,12 @@ impl<'a> Run<'a> {
     /// Take in what has arrived, up to the queue's bound: the rest waits
     /// in the bounded channel, and the reader waits for room.
     fn take_arrived(&mut self) {
+        // A script shows no "request N of M": it refills the queue only
+        // when half of it is used, so the reader is woken once per batch,
+        // not once per event.
+        if !self.config.interactive && self.queue.len() >= READ_AHEAD / 2 {
+            return;
+        }
         while self.queue.len() < READ_AHEAD {
             match self.items.try_recv() {
                 Ok(it) => self.queue.push_back(it),
@@ -273,7 +279,9 @@ impl<'a> Run<'a> {
             return Step::Next;
         }
         self.index += 1;
-        self.gather_waiting().await;
+        if self.config.interactive {
+            self.gather_waiting().await;
+        }
         let (req, outcome) = match self.ask(req).await {
             Ok(asked) => asked,
             Err(e) => {
@@ -344,7 +352,8 @@ impl<'a> Run<'a> {
     }
 
     /// Take in what has already arrived, so "request 2 of 5" counts the
-    /// requests that are waiting. One window in all, not one per item: a
+    /// requests that are waiting (a person's screen shows it; a script,
+    /// which shows nothing, does not wait for it). One window in all, not one per item: a
     /// stream that never pauses must not hold back the first answer.
     async fn gather_waiting(&mut self) {
         let window_end = Instant::now() + PROGRESS_WINDOW;
