@@ -185,8 +185,7 @@ impl ScriptedResponder {
             RequestView::Body(r) => r,
             other => {
                 return Err(RespondError::Refused(format!(
-                    "request {}: cannot accept a view that is not executable ({}); only decline or cancel",
-                    req.id,
+                    "cannot accept a view that is not executable ({}); only decline or cancel",
                     other.describe().unwrap_or_default()
                 )))
             }
@@ -194,20 +193,15 @@ impl ScriptedResponder {
         match &r.body {
             RequestBody::Url { url, .. } => {
                 if a.content.is_some() {
-                    return Err(RespondError::Refused(format!(
-                        "request {}: a URL-mode accept carries no content",
-                        req.id
-                    )));
+                    return Err(RespondError::Refused(
+                        "a URL-mode accept carries no content".into(),
+                    ));
                 }
                 // Consent only to a URL that can be opened:
                 // a refused scheme is a refused answer, not an I/O fault.
                 let review = crate::url_review::review(url);
                 if let Some(r) = &review.refusal {
-                    return Err(RespondError::Refused(format!(
-                        "request {}: {}",
-                        req.id,
-                        r.sentence()
-                    )));
+                    return Err(RespondError::Refused(r.sentence()));
                 }
                 if let Some(l) = self.launcher.as_mut() {
                     crate::launcher::consent_and_open(l.as_mut(), &review)
@@ -240,11 +234,7 @@ impl ScriptedResponder {
                     }
                 }
                 if !errs.is_empty() {
-                    return Err(RespondError::Refused(format!(
-                        "request {}: {}",
-                        req.id,
-                        errs.join("; ")
-                    )));
+                    return Err(RespondError::Refused(errs.join("; ")));
                 }
                 form.apply(crate::form::Action::Submit);
                 match form.apply(crate::form::Action::Send) {
@@ -258,10 +248,7 @@ impl ScriptedResponder {
                                 .join("; "),
                             Ok(_) => "the form did not submit".into(),
                         };
-                        Err(RespondError::Refused(format!(
-                            "request {}: {reasons}",
-                            req.id
-                        )))
+                        Err(RespondError::Refused(reasons))
                     }
                 }
             }

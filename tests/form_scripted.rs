@@ -121,10 +121,7 @@ fn every_kind_accept_as_shown_needs_required_fields() {
     let mut s = ScriptedResponder::from_action(Action::Accept);
     match s.respond(&req, &cx()) {
         Err(RespondError::Refused(m)) => {
-            assert_eq!(
-                m,
-                "request evt-profile-1: 'fullName' required; 'email' required"
-            )
+            assert_eq!(m, "'fullName' required; 'email' required")
         }
         other => panic!("{other:?}"),
     }
@@ -253,7 +250,7 @@ fn every_refused_field_is_reported_at_once() {
     match ScriptedResponder::new(answers).respond(&req, &cx()) {
         Err(RespondError::Refused(m)) => assert_eq!(
             m,
-            "request evt-profile-1: 'fullName': cannot enter a number in a text field; \
+            "'fullName': cannot enter a number in a text field; \
              'plan': 'gold' is not one of the options; 'email' required"
         ),
         other => panic!("{other:?}"),

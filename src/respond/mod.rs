@@ -449,11 +449,7 @@ impl<'a> Run<'a> {
                 self.deliver(req, &s)
             }
             Err(NoResult::Refused(m)) => {
-                // The report already names the request.
-                let m = m
-                    .strip_prefix(&format!("request {}: ", req.id))
-                    .map(str::to_owned)
-                    .unwrap_or(m);
+                // The reasons name no request: the report adds it.
                 self.note(|l| {
                     l.answer_refused(&req.id, &[Violation::new("", "answer-refused", m.clone())])
                 });
