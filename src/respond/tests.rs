@@ -280,3 +280,56 @@ fn an_invalid_request_gets_an_error_and_the_next_its_result() {
     assert_eq!((tally.answered, tally.failed, tally.fatal), (1, 1, false));
     assert_eq!(r.seen.len(), 1);
 }
+
+/// Declines every request; on the waiting screen the person quits.
+struct QuitsWhileWaiting {
+    waits: usize,
+}
+
+impl Responder for QuitsWhileWaiting {
+    fn respond(&mut self, _req: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
+        Ok(Outcome::Answer(Answer::bare(Action::Decline)))
+    }
+
+    fn wait(&mut self, _wait: Duration, _shown: &crate::responder::Waiting) -> WaitKey {
+        self.waits += 1;
+        WaitKey::Quit
+    }
+}
+
+#[test]
+fn a_quit_on_the_waiting_screen_ends_a_stream_that_stays_open() {
+    let (tx, rx) = mpsc::channel(READ_AHEAD);
+    tx.try_send(event(1, "a")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let mut sink = Sink::open(Some(&out)).unwrap();
+    let config = Config {
+        source_adapter: "test".into(),
+        timeout: None,
+        modes: vec![Mode::Form],
+        schema_policy: SchemaPolicy::Strict,
+        interactive: true,
+    };
+    let mut r = QuitsWhileWaiting { waits: 0 };
+    let started = Instant::now();
+    let tally = drive(rx, &mut r, &mut sink, &config, None);
+    // The input was never closed (tx lives on): the quit alone ended the
+    // run, which otherwise waits for more input.
+    assert!(started.elapsed() < Duration::from_secs(20), "no hang");
+    drop(tx);
+    drop(sink);
+    let lines = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(lines.lines().count(), 1);
+    assert!(lines.contains("\"parentEventId\":\"a\""), "{lines}");
+    assert_eq!(
+        tally,
+        Tally {
+            answered: 1,
+            failed: 0,
+            fatal: false,
+            quit: true
+        }
+    );
+    assert!(r.waits >= 1);
+}
