@@ -67,7 +67,7 @@ impl AnswerArgs {
     pub fn open_log(&self) -> Result<Option<SharedLog>, String> {
         match &self.log {
             Some(p) => match ahp_elicit::log::EventLog::open(p, self.log_values) {
-                Ok(l) => Ok(Some(std::rc::Rc::new(std::cell::RefCell::new(l)))),
+                Ok(l) => Ok(Some(ahp_elicit::respond::share_log(l))),
                 Err(e) => Err(e.to_string()),
             },
             None => Ok(None),

@@ -109,7 +109,7 @@ impl Session {
         f: impl FnOnce(&mut ahp_elicit::log::EventLog) -> Result<(), ahp_elicit::log::LogError>,
     ) {
         if let Some(l) = &self.log {
-            if let Err(e) = f(&mut l.borrow_mut()) {
+            if let Err(e) = f(&mut ahp_elicit::respond::lock_log(l)) {
                 ahp_elicit::notice::say(format!("ahp-elicit: cannot write the log: {e}"));
             }
         }

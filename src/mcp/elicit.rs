@@ -19,12 +19,10 @@ use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
 use super::session::{notice, str_field, Ask, Session};
 use super::McpError;
 use crate::binding::violation::{Part, Violation};
-use crate::binding::{
-    make_result_event, wrap_params_with, Action, Answer, Mode, RequestEvent, ResultMeta,
-};
+use crate::binding::{wrap_params_with, Action, Answer, Mode, RequestEvent, ResultMeta};
 use crate::responder::{Context, Outcome, Progress, RespondError, WaitKey, Waiting};
 use crate::safe_text;
-use crate::session::{AskError, Reply, WithdrawReason};
+use crate::session::{settle, AskError, NoResult, Reply, WithdrawReason};
 
 /// MCP error code of `URLElicitationRequiredError` (2025-11-25).
 pub const URL_ELICITATION_REQUIRED: i64 = -32042;
@@ -208,19 +206,15 @@ impl Session {
         outcome: Result<Outcome, RespondError>,
     ) -> Result<Option<Value>, McpError> {
         let id = ask.rpc_id.as_ref();
-        let answer = match outcome {
-            Ok(Outcome::Answer(a)) => a,
-            Ok(Outcome::Quit) => {
-                self.quit = true;
-                Answer::bare(Action::Cancel)
-            }
-            Err(RespondError::Refused(m)) => {
+        let settled = match settle(&ask.req, outcome, &ResultMeta::default()) {
+            Ok(s) => s,
+            Err(NoResult::Refused(m)) => {
                 // The responder gives the reason; the request is named here.
                 let m = format!("answer refused: request {}: {m}", ask.req.id);
                 self.reject(id, INTERNAL_ERROR, m, None)?;
                 return Ok(None);
             }
-            Err(RespondError::Io(m)) => {
+            Err(NoResult::Failed(m)) => {
                 if let Some(id) = id {
                     let _ = self.reply(jsonrpc::error_response(
                         id,
@@ -231,16 +225,18 @@ impl Session {
                 }
                 return Err(McpError::Responder(m));
             }
-        };
-        let ev = match make_result_event(&ask.req, &answer, &ResultMeta::default()) {
-            Ok(ev) => ev,
-            Err(violations) => {
+            Err(NoResult::Invalid {
+                violations, quit, ..
+            }) => {
+                self.quit |= quit;
                 let list: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
                 let why = format!("the answer did not validate: {}", list.join("; "));
                 self.reject(id, INTERNAL_ERROR, why, None)?;
                 return Ok(None);
             }
         };
+        self.quit |= settled.quit;
+        let (answer, ev) = (settled.answer, settled.event);
         let text = ev
             .pointer("/payload/elicitation/result/text")
             .and_then(Value::as_str)

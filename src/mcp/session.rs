@@ -41,7 +41,8 @@ pub(super) fn run(
     responder: &mut dyn Responder,
 ) -> Result<SessionReport, McpError> {
     let opts = opts.clone();
-    crate::session::run(responder, move |desk| start(opts, desk)).map_err(McpError::Responder)?
+    crate::session::run(responder, move |desk| start(opts, desk))
+        .map_err(|e| McpError::Responder(e.to_string()))?
 }
 
 async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> {

@@ -5,7 +5,7 @@
 
 use std::io::BufRead;
 use std::path::PathBuf;
-use std::sync::mpsc;
+use tokio::sync::mpsc;
 
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::files::io_reason;
@@ -65,18 +65,28 @@ pub const READ_AHEAD_BYTES: usize = 8 * 1024 * 1024;
 /// The read-ahead budget shared by the reader thread and the driver.
 #[derive(Debug, Default)]
 pub struct Budget {
-    used: std::sync::Mutex<usize>,
+    state: std::sync::Mutex<Use>,
     freed: std::sync::Condvar,
+}
+
+/// The bytes held, and whether the reader waits for some to be freed (only
+/// then is it woken: a flowing stream costs no wake-up per event).
+#[derive(Debug, Default)]
+struct Use {
+    used: usize,
+    waiting: bool,
 }
 
 impl Budget {
     /// Wait until `n` more bytes fit (or nothing is held), then count them.
     pub fn acquire(self: &std::sync::Arc<Self>, n: usize) -> Held {
-        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
-        while *used > 0 && *used + n > READ_AHEAD_BYTES {
-            used = self.freed.wait(used).unwrap_or_else(|e| e.into_inner());
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while st.used > 0 && st.used + n > READ_AHEAD_BYTES {
+            st.waiting = true;
+            st = self.freed.wait(st).unwrap_or_else(|e| e.into_inner());
         }
-        *used += n;
+        st.waiting = false;
+        st.used += n;
         Held {
             budget: Some(self.clone()),
             n,
@@ -85,7 +95,7 @@ impl Budget {
 
     /// Bytes held now.
     pub fn used(&self) -> usize {
-        *self.used.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).used
     }
 }
 
@@ -99,9 +109,11 @@ pub struct Held {
 impl Drop for Held {
     fn drop(&mut self) {
         if let Some(b) = &self.budget {
-            let mut used = b.used.lock().unwrap_or_else(|e| e.into_inner());
-            *used = used.saturating_sub(self.n);
-            b.freed.notify_all();
+            let mut st = b.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.used = st.used.saturating_sub(self.n);
+            if st.waiting {
+                b.freed.notify_all();
+            }
         }
     }
 }
@@ -133,13 +145,13 @@ pub fn spawn_readers(inputs: &[PathBuf]) -> Result<mpsc::Receiver<Item>, String>
             Box::new(std::io::BufReader::new(f))
         });
     }
-    let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
+    let (tx, rx) = mpsc::channel(READ_AHEAD);
     std::thread::spawn(move || {
         let mut open = true;
         for r in readers {
             if open {
                 split_events(r, |it| {
-                    open = tx.send(it).is_ok();
+                    open = tx.blocking_send(it).is_ok();
                     open
                 });
             }
@@ -169,7 +181,7 @@ pub fn spawn_split(
     reader: Box<dyn BufRead + Send>,
     budget: std::sync::Arc<Budget>,
 ) -> mpsc::Receiver<Item> {
-    let (tx, rx) = mpsc::sync_channel(READ_AHEAD);
+    let (tx, rx) = mpsc::channel(READ_AHEAD);
     std::thread::spawn(move || {
         split_events(reader, |it| {
             let it = match it {
@@ -179,7 +191,7 @@ pub fn spawn_split(
                 }
                 other => other,
             };
-            tx.send(it).is_ok()
+            tx.blocking_send(it).is_ok()
         })
     });
     rx
@@ -246,13 +258,13 @@ mod tests {
         let big = format!("{{\"a\":\"{}\"}}\n", "x".repeat(READ_AHEAD_BYTES / 3));
         let input = big.repeat(8);
         let budget = std::sync::Arc::new(Budget::default());
-        let rx = spawn_split(
+        let mut rx = spawn_split(
             Box::new(std::io::Cursor::new(input.into_bytes())),
             budget.clone(),
         );
         let mut kept = Vec::new();
         for _ in 0..8 {
-            let it = rx.recv().unwrap();
+            let it = rx.blocking_recv().unwrap();
             assert!(matches!(it, Item::Event { .. }));
             // Never more than the budget held, however many are read ahead.
             assert!(budget.used() <= READ_AHEAD_BYTES, "{}", budget.used());
@@ -262,7 +274,7 @@ mod tests {
             }
         }
         drop(kept);
-        assert!(rx.recv().is_err(), "eight events, then the end");
+        assert!(rx.blocking_recv().is_none(), "eight events, then the end");
         assert_eq!(budget.used(), 0);
     }
 }

@@ -9,30 +9,48 @@
 //! error, a closed output, the person quitting (the rest is answered
 //! `cancel`, what arrives within [`QUIT_DRAIN`] included) and the
 //! per-request deadline (`Context::deadline`, which the responder turns
-//! into `cancel`). It runs on the responder's thread: the stream is read
-//! ahead on a reader thread, so the loop only waits for a person or for
-//! input, never both.
+//! into `cancel`). It is a front door of the shared loop
+//! ([`crate::session`]): it runs on the session thread and lends each
+//! request to the responder through the desk, and its outcome becomes the
+//! result through [`crate::session::settle`], as in `mcp`. The stream is
+//! read ahead on a reader thread, so the loop waits for a person and for
+//! input at once.
 
 pub mod input;
 pub mod sink;
 
 use std::collections::VecDeque;
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use tokio::sync::mpsc;
+
 use crate::binding::{
-    make_result_event, parse_json, take_request_event_with, Action, Answer, Mode, RequestEvent,
-    ResultMeta, SchemaPolicy, Violation,
+    parse_json, take_request_event_with, Action, Answer, Mode, RequestEvent, ResultMeta,
+    SchemaPolicy, Violation,
 };
 use crate::log::EventLog;
 use crate::notice::say;
-use crate::responder::{Context, Outcome, Progress, RespondError, Responder};
+use crate::responder::{Context, Outcome, Progress, RespondError, Responder, WaitKey};
+use crate::session::{settle, AskError, Between, Desk, NoResult, Reply, Settled, WithdrawReason};
 
 use input::{Item, READ_AHEAD};
 use sink::Sink;
 
-/// The `--log` event log, shared by the loop and the launcher.
-pub type SharedLog = std::rc::Rc<std::cell::RefCell<EventLog>>;
+/// The `--log` event log, shared by the loop (on the session thread) and
+/// the launcher (on the responder thread).
+pub type SharedLog = Arc<Mutex<EventLog>>;
+
+/// Share an opened log between the loop and the launcher.
+pub fn share_log(log: EventLog) -> SharedLog {
+    Arc::new(Mutex::new(log))
+}
+
+/// The shared log, locked (a writer that panicked leaves a log that is
+/// still written: each record is one whole line).
+pub fn lock_log(log: &SharedLog) -> MutexGuard<'_, EventLog> {
+    log.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// How the stream is answered.
 #[derive(Debug, Clone)]
@@ -45,8 +63,8 @@ pub struct Config {
     pub modes: Vec<Mode>,
     /// How a `requestedSchema` outside the closed form subset is read.
     pub schema_policy: SchemaPolicy,
-    /// A person answers: the loop calls [`Responder::idle`] while it waits
-    /// for input, so the screen redraws and Ctrl-C is read.
+    /// A person answers: between requests the responder shows its waiting
+    /// screen ([`Responder::wait`]), so it redraws and Ctrl-C is read.
     pub interactive: bool,
 }
 
@@ -75,6 +93,11 @@ const PROGRESS_WINDOW: Duration = Duration::from_millis(20);
 /// Drive a stream of items through `responder` into `sink`; returns what
 /// happened. Ends at the end of input, after a quit (see [`QUIT_DRAIN`]),
 /// or at a fatal error.
+///
+/// The loop is a [`crate::session`] front door: it runs on the session
+/// thread and puts each request to `responder` (on this thread) through
+/// the [`Desk`], as `mcp` does, so a request is asked, withdrawn and
+/// answered in one place for both.
 pub fn drive(
     items: mpsc::Receiver<Item>,
     responder: &mut dyn Responder,
@@ -82,30 +105,21 @@ pub fn drive(
     config: &Config,
     log: Option<SharedLog>,
 ) -> Tally {
-    let mut run = Run {
-        items,
-        queue: VecDeque::new(),
-        responder,
-        sink,
-        config,
-        log,
-        meta: ResultMeta {
-            adapter: config.source_adapter.clone(),
-            ..ResultMeta::default()
-        },
-        tally: Tally::default(),
-        quit: false,
-        open: true,
-        busy: false,
-        index: 0,
+    let between = if config.interactive {
+        Between::Screen
+    } else {
+        Between::Sleep
     };
-    while let Some(item) = run.next_item() {
-        if run.handle(item) == Step::Stop {
-            break;
+    let ran = crate::session::run_with(responder, between, |desk| {
+        Run::new(items, desk, sink, config, log).go()
+    });
+    ran.unwrap_or_else(|e| {
+        say(format!("ahp-elicit: {e}"));
+        Tally {
+            fatal: true,
+            ..Tally::default()
         }
-    }
-    run.tally.quit = run.quit;
-    run.tally
+    })
 }
 
 /// Go on with the next item, or end the run.
@@ -115,13 +129,13 @@ enum Step {
     Stop,
 }
 
-/// The state of one run of [`drive`].
+/// The state of one run of [`drive`], on the session thread.
 struct Run<'a> {
     items: mpsc::Receiver<Item>,
     /// Items taken in ahead of the one being answered (at most
     /// [`READ_AHEAD`]; the rest waits in the bounded channel).
     queue: VecDeque<Item>,
-    responder: &'a mut dyn Responder,
+    desk: Desk,
     sink: &'a mut Sink,
     config: &'a Config,
     log: Option<SharedLog>,
@@ -131,29 +145,66 @@ struct Run<'a> {
     quit: bool,
     /// The input may still send items.
     open: bool,
-    /// The last item was just handled (a stream is flowing).
-    busy: bool,
     /// How many requests have been put to the responder.
     index: usize,
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
+    fn new(
+        items: mpsc::Receiver<Item>,
+        desk: Desk,
+        sink: &'a mut Sink,
+        config: &'a Config,
+        log: Option<SharedLog>,
+    ) -> Self {
+        Run {
+            items,
+            queue: VecDeque::new(),
+            desk,
+            sink,
+            config,
+            log,
+            meta: ResultMeta {
+                adapter: config.source_adapter.clone(),
+                ..ResultMeta::default()
+            },
+            tally: Tally::default(),
+            quit: false,
+            open: true,
+            index: 0,
+        }
+    }
+
+    /// Answer every item, then say how it went.
+    async fn go(mut self) -> Tally {
+        while let Some(item) = self.next_item().await {
+            if self.handle(item).await == Step::Stop {
+                break;
+            }
+        }
+        self.tally.quit = self.quit;
+        self.tally
+    }
+
     /// The next item to handle; None when the run ends (end of input, or a
     /// quit and nothing more arrived within [`QUIT_DRAIN`]).
-    fn next_item(&mut self) -> Option<Item> {
+    async fn next_item(&mut self) -> Option<Item> {
         loop {
             self.take_arrived();
-            let item = match self.queue.pop_front() {
-                Some(it) => Some(it),
-                None if !self.open => return None,
+            if let Some(it) = self.queue.pop_front() {
+                return Some(it);
+            }
+            if !self.open {
+                return None;
+            }
+            if self.quit {
                 // Quit (a second Ctrl-C, or a signal): what arrives promptly
                 // (the rest of a file) still gets `cancel`, then the run
                 // ends; it does not wait for a live stream to close.
-                None if self.quit => Some(self.items.recv_timeout(QUIT_DRAIN).ok()?),
-                None => self.wait_for_item(),
-            };
-            if let Some(it) = item {
-                self.busy = true;
+                let drained = tokio::time::timeout(QUIT_DRAIN, self.items.recv()).await;
+                return drained.ok().flatten();
+            }
+            if let Some(it) = self.wait_for_item().await {
                 return Some(it);
             }
         }
@@ -162,6 +213,12 @@ impl Run<'_> {
     /// Take in what has arrived, up to the queue's bound: the rest waits
     /// in the bounded channel, and the reader waits for room.
     fn take_arrived(&mut self) {
+        // A script shows no "request N of M": it refills the queue only
+        // when half of it is used, so the reader is woken once per batch,
+        // not once per event.
+        if !self.config.interactive && self.queue.len() >= READ_AHEAD / 2 {
+            return;
+        }
         while self.queue.len() < READ_AHEAD {
             match self.items.try_recv() {
                 Ok(it) => self.queue.push_back(it),
@@ -170,33 +227,32 @@ impl Run<'_> {
         }
     }
 
-    /// Wait for input; a person's screen keeps redrawing and reading keys
-    /// meanwhile. None: nothing yet (or the input ended: `open` is false).
-    fn wait_for_item(&mut self) -> Option<Item> {
-        // Right after work (a stream is flowing) the wait is short, so a
-        // flood is taken in at full speed.
-        let wait = Duration::from_millis(if self.busy { 1 } else { 100 });
-        self.busy = false;
-        if !self.config.interactive {
-            let it = self.items.recv().ok();
-            self.open = it.is_some();
-            return it;
-        }
-        if self.responder.idle(wait) {
-            self.quit = true;
-        }
-        match self.items.try_recv() {
-            Ok(it) => Some(it),
-            Err(mpsc::TryRecvError::Empty) => None,
-            Err(mpsc::TryRecvError::Disconnected) => {
-                self.open = false;
+    /// Wait for input while the responder shows its waiting screen; a key
+    /// there (quit) ends the wait. None: nothing yet, or the input ended
+    /// (`open` is false).
+    async fn wait_for_item(&mut self) -> Option<Item> {
+        tokio::select! {
+            it = self.items.recv() => {
+                self.open = it.is_some();
+                it
+            }
+            reply = self.desk.next() => {
+                match reply {
+                    Some(Reply::Key(WaitKey::Quit)) => self.quit = true,
+                    Some(_) => {}
+                    // The responder is gone: what is queued gets its error.
+                    None => {
+                        self.open = false;
+                        self.tally.fatal = true;
+                    }
+                }
                 None
             }
         }
     }
 
     /// Handle one item: an error, or a request answered with one result.
-    fn handle(&mut self, item: Item) -> Step {
+    async fn handle(&mut self, item: Item) -> Step {
         // The item (and the read-ahead bytes it holds) lives until the
         // request is answered.
         let (line, bytes) = match &item {
@@ -223,12 +279,18 @@ impl Run<'_> {
             return Step::Next;
         }
         self.index += 1;
-        self.gather_waiting();
-        let outcome = self.ask(&req);
-        match self.answer_of(at, &req, outcome) {
-            Ok(answer) => self.deliver(at, &req, &answer),
-            Err(step) => step,
+        if self.config.interactive {
+            self.gather_waiting().await;
         }
+        let (req, outcome) = match self.ask(req).await {
+            Ok(asked) => asked,
+            Err(e) => {
+                report(at.line, at.id, &format!("no result: {e}"), &[]);
+                self.tally.fatal = true;
+                return Step::Stop;
+            }
+        };
+        self.conclude(at, &req, outcome)
     }
 
     /// Validate one event text as a request event; an invalid one is
@@ -290,34 +352,75 @@ impl Run<'_> {
     }
 
     /// Take in what has already arrived, so "request 2 of 5" counts the
-    /// requests that are waiting. One window in all, not one per item: a
+    /// requests that are waiting (a person's screen shows it; a script,
+    /// which shows nothing, does not wait for it). One window in all, not one per item: a
     /// stream that never pauses must not hold back the first answer.
-    fn gather_waiting(&mut self) {
+    async fn gather_waiting(&mut self) {
         let window_end = Instant::now() + PROGRESS_WINDOW;
         loop {
             let left = window_end.saturating_duration_since(Instant::now());
             if left.is_zero() || self.queue.len() >= READ_AHEAD {
                 break;
             }
-            match self.items.recv_timeout(left) {
-                Ok(it) => self.queue.push_back(it),
-                Err(_) => break,
+            match tokio::time::timeout(left, self.items.recv()).await {
+                Ok(Some(it)) => self.queue.push_back(it),
+                Ok(None) | Err(_) => break,
             }
         }
     }
 
-    /// Put the request to the responder; after a quit it is answered
-    /// `cancel` without being shown.
-    fn ask(&mut self, req: &RequestEvent) -> Result<Outcome, RespondError> {
+    /// Put the request to the responder through the desk and wait for its
+    /// outcome; after a quit it is answered `cancel` without being shown.
+    /// The request comes back with the outcome (lent, not copied).
+    ///
+    /// Errors: the responder thread is gone.
+    async fn ask(
+        &mut self,
+        req: RequestEvent,
+    ) -> Result<(RequestEvent, Result<Outcome, RespondError>), AskError> {
         if self.quit {
-            return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
+            return Ok((req, Ok(Outcome::Answer(Answer::bare(Action::Cancel)))));
         }
+        let cx = self.context();
+        let key = self.desk.lend(req, cx)?;
+        let outcome = self.reply_to(key).await;
+        let req = self.desk.returned(key).ok_or(AskError::Gone)?;
+        Ok((req, outcome))
+    }
+
+    /// Wait for the reply to request `key`.
+    async fn reply_to(&mut self, key: u64) -> Result<Outcome, RespondError> {
+        loop {
+            match self.desk.next().await {
+                Some(Reply::Answered { key: k, outcome }) if k == key => return outcome,
+                // Only a quit withdraws a request of this stream.
+                Some(Reply::Withdrawn { key: k, reason }) if k == key => {
+                    if self.quit {
+                        return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
+                    }
+                    return Err(RespondError::Io(reason.describe()));
+                }
+                // A quit on the waiting screen just before the request
+                // reached the responder: the request is not shown.
+                Some(Reply::Key(WaitKey::Quit)) => {
+                    self.quit = true;
+                    self.desk.withdraw(key, WithdrawReason::StreamClosed);
+                }
+                Some(_) => {}
+                None => return Err(RespondError::Io(AskError::Gone.to_string())),
+            }
+        }
+    }
+
+    /// The request's context: where it stands in the stream (the requests
+    /// already waiting counted) and its deadline (`--timeout`).
+    fn context(&self) -> Context {
         let waiting = self
             .queue
             .iter()
             .filter(|i| matches!(i, Item::Event { .. }))
             .count();
-        let cx = Context {
+        Context {
             progress: Progress {
                 index: self.index,
                 total: self.index + waiting,
@@ -326,30 +429,26 @@ impl Run<'_> {
                 .config
                 .timeout
                 .and_then(|d| Instant::now().checked_add(d)),
-        };
-        self.responder.respond(req, &cx)
+        }
     }
 
-    /// The answer to send, or how the run goes on when there is none (a
-    /// refused answer is reported; a terminal error ends the run).
-    fn answer_of(
+    /// Settle the outcome into the request's one result and write it, or
+    /// report why there is none (a refused or invalid answer; a terminal
+    /// error ends the run).
+    fn conclude(
         &mut self,
         at: At,
         req: &RequestEvent,
         outcome: Result<Outcome, RespondError>,
-    ) -> Result<Answer, Step> {
-        match outcome {
-            Ok(Outcome::Answer(a)) => Ok(a),
-            Ok(Outcome::Quit) => {
-                self.quit = true;
-                Ok(Answer::bare(Action::Cancel))
+    ) -> Step {
+        match settle(req, outcome, &self.meta) {
+            Ok(s) => {
+                self.quit |= s.quit;
+                self.note(|l| l.decision(&req.id, &s.answer));
+                self.deliver(req, &s)
             }
-            Err(RespondError::Refused(m)) => {
-                // The report already names the request.
-                let m = m
-                    .strip_prefix(&format!("request {}: ", req.id))
-                    .map(str::to_owned)
-                    .unwrap_or(m);
+            Err(NoResult::Refused(m)) => {
+                // The reasons name no request: the report adds it.
                 self.note(|l| {
                     l.answer_refused(
                         &req.id,
@@ -363,33 +462,35 @@ impl Run<'_> {
                 let what = format!("answer refused, no result: {m}");
                 report(at.line, at.id, &what, &[]);
                 self.tally.failed += 1;
-                Err(Step::Next)
+                Step::Next
             }
-            Err(RespondError::Io(m)) => {
+            Err(NoResult::Invalid {
+                answer,
+                violations,
+                quit,
+            }) => {
+                self.quit |= quit;
+                self.note(|l| l.decision(&req.id, &answer));
+                let what = "the answer does not make a valid result, no result";
+                report(at.line, at.id, what, &violations);
+                self.tally.failed += 1;
+                Step::Next
+            }
+            Err(NoResult::Failed(m)) => {
                 report(at.line, at.id, &format!("no result: {m}"), &[]);
                 self.tally.fatal = true;
-                Err(Step::Stop)
+                Step::Stop
             }
         }
     }
 
-    /// Build, validate and write the result event for `answer`.
-    fn deliver(&mut self, at: At, req: &RequestEvent, answer: &Answer) -> Step {
-        self.note(|l| l.decision(&req.id, answer));
-        let ev = match make_result_event(req, answer, &self.meta) {
-            Ok(ev) => ev,
-            Err(errs) => {
-                let what = "the answer does not make a valid result, no result";
-                report(at.line, at.id, what, &errs);
-                self.tally.failed += 1;
-                return Step::Next;
-            }
-        };
-        match self.sink.emit(&ev) {
+    /// Write the settled result event.
+    fn deliver(&mut self, req: &RequestEvent, settled: &Settled) -> Step {
+        match self.sink.emit(&settled.event) {
             Ok(()) => {
                 self.tally.answered += 1;
-                let rid = ev["id"].as_str().unwrap_or_default();
-                self.note(|l| l.result_emitted(rid, &req.id, answer.action));
+                let rid = settled.event["id"].as_str().unwrap_or_default();
+                self.note(|l| l.result_emitted(rid, &req.id, settled.answer.action));
                 Step::Next
             }
             // A closed stdout ends the run quietly, but not as a success:
@@ -410,7 +511,7 @@ impl Run<'_> {
     /// said once per failure and does not stop the run.
     fn note(&self, f: impl FnOnce(&mut EventLog) -> Result<(), crate::log::LogError>) {
         if let Some(l) = &self.log {
-            if let Err(e) = f(&mut l.borrow_mut()) {
+            if let Err(e) = f(&mut lock_log(l)) {
                 say(format!("ahp-elicit: cannot write the log: {e}"));
             }
         }
@@ -461,7 +562,7 @@ pub struct LoggingLauncher {
 impl crate::responder::Launcher for LoggingLauncher {
     fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
         let r = self.inner.open(url);
-        let mut log = self.log.borrow_mut();
+        let mut log = lock_log(&self.log);
         let id = log.current().to_owned();
         if let Err(e) = log.launch(&id, self.name, url, &r) {
             say(format!("ahp-elicit: cannot write the log: {e}"));
@@ -471,64 +572,4 @@ impl crate::responder::Launcher for LoggingLauncher {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::respond::input::{spawn_split, Budget, READ_AHEAD};
-
-    /// Declines every request, noting how far ahead "request N of M" saw.
-    struct Counting {
-        ahead: Vec<usize>,
-    }
-
-    impl Responder for Counting {
-        fn respond(
-            &mut self,
-            _req: &crate::binding::RequestEvent,
-            cx: &Context,
-        ) -> Result<Outcome, RespondError> {
-            self.ahead.push(cx.progress.total - cx.progress.index);
-            Ok(Outcome::Answer(Answer::bare(Action::Decline)))
-        }
-    }
-
-    #[test]
-    fn a_flood_is_answered_whole_with_a_bounded_queue() {
-        let req = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/examples/form-confirm-mode-omitted.request.json"
-        ))
-        .unwrap();
-        let line = serde_json::from_str::<serde_json::Value>(&req)
-            .unwrap()
-            .to_string();
-        let n = 3 * READ_AHEAD + 17;
-        let input = format!("{line}\n").repeat(n);
-        let rx = spawn_split(
-            Box::new(std::io::Cursor::new(input.into_bytes())),
-            std::sync::Arc::new(Budget::default()),
-        );
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("out.jsonl");
-        let mut sink = Sink::open(Some(&out)).unwrap();
-        let config = Config {
-            source_adapter: "test".into(),
-            timeout: None,
-            modes: vec![Mode::Form, Mode::Url],
-            schema_policy: SchemaPolicy::Strict,
-            interactive: false,
-        };
-        let mut r = Counting { ahead: Vec::new() };
-        let tally = drive(rx, &mut r, &mut sink, &config, None);
-        drop(sink);
-        assert_eq!(tally.answered, n);
-        assert_eq!(tally.failed, 0);
-        assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), n);
-        assert_eq!(r.ahead.len(), n);
-        let most = r.ahead.iter().copied().max().unwrap_or(0);
-        assert!(
-            most <= READ_AHEAD,
-            "the queue stays within its bound: {most}"
-        );
-        assert_eq!(r.ahead.last(), Some(&0), "the last one knows it is last");
-    }
-}
+mod tests;

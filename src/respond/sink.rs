@@ -13,7 +13,7 @@ use std::path::PathBuf;
 /// [`Sink::release`] writes them, in order and byte for byte as a pipe gets
 /// them, once the terminal is given back.
 pub struct Sink {
-    out: Box<dyn Write>,
+    out: Box<dyn Write + Send>,
     /// Lines kept back while the UI owns the terminal (`None`: write at once).
     held: Option<Vec<u8>>,
 }
@@ -23,7 +23,7 @@ impl Sink {
     ///
     /// Errors: the file cannot be created; the message names the path.
     pub fn open(path: Option<&PathBuf>) -> std::io::Result<Sink> {
-        let out: Box<dyn Write> = match path {
+        let out: Box<dyn Write + Send> = match path {
             // 0600, and never through a symbolic link.
             Some(p) => Box::new(crate::files::open_private(
                 p,

@@ -1,25 +1,30 @@
-//! The request → responder → answer loop of a concurrent front door (the
-//! JSON-RPC session of `mcp`), with the source's cancellations handled in
-//! one place. The AHP event stream of `respond`, answered one request at a
-//! time in stream order, has its loop in [`crate::respond`].
+//! The request → responder → answer loop both front doors run on (the
+//! JSON-RPC session of `mcp`, the AHP event stream of [`crate::respond`]),
+//! with the source's cancellations handled in one place and each outcome
+//! settled into its one result ([`settle`]).
 //!
 //! Threads:
 //! - the **responder thread** is the caller's thread ([`run`] serves the
 //!   responder there): it runs the blocking [`Responder`] (the terminal
 //!   form, or a script) one request at a time and, between requests, its
 //!   waiting screen ([`Responder::wait`]) in slices of [`WAIT_SLICE`], so
-//!   keys (Ctrl-C twice) are always read;
+//!   keys (Ctrl-C twice) are always read (a script, [`Between::Sleep`],
+//!   sleeps until the next request instead);
 //! - the **session thread** runs a current-thread tokio runtime with the
 //!   front door's future: transport readers, timers, signals. It talks to
 //!   the responder only through a [`Desk`], so reading and writing the
 //!   source never wait for a person.
 //!
 //! Cancellation from the source (the server cancelled the request, its
-//! stream closed, a timer ran out) is [`Desk::withdraw`]: the request's
+//! stream closed, a timer ran out, the person quit) is [`Desk::withdraw`]: the request's
 //! [`Withdrawal`] flag is set, the screen showing it closes
 //! ([`Context::withdrawn`]), a request not yet shown is skipped, and the
 //! eventual answer comes back as [`Reply::Withdrawn`], so the front door
 //! sends nothing for it.
+
+mod settle;
+
+pub use settle::{settle, NoResult, Settled};
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -99,6 +104,8 @@ enum ToResponder {
 enum FromResponder {
     Done {
         key: u64,
+        /// The request, given back to a front door that lent it.
+        req: Box<RequestEvent>,
         /// None: withdrawn before it was shown.
         outcome: Option<Result<Outcome, RespondError>>,
     },
@@ -115,11 +122,15 @@ pub struct Desk {
     from: mpsc::Receiver<FromResponder>,
     open: HashMap<u64, Open>,
     next_key: u64,
+    /// The last lent request the responder gave back ([`Desk::lend`]).
+    returned: Option<(u64, Box<RequestEvent>)>,
 }
 
 struct Open {
     withdrawal: Withdrawal,
     reason: Option<WithdrawReason>,
+    /// Asked with [`Desk::lend`]: the request is kept when it comes back.
+    lent: bool,
 }
 
 /// The desk was asked more than [`MAX_OPEN`] requests, or the responder
@@ -138,6 +149,31 @@ impl Desk {
     /// Errors: [`AskError::Busy`] when [`MAX_OPEN`] requests are open,
     /// [`AskError::Gone`] when the responder thread ended.
     pub fn ask(&mut self, req: RequestEvent, cx: Context) -> Result<u64, AskError> {
+        self.put(req, cx, false)
+    }
+
+    /// Like [`Desk::ask`], and the request comes back with its reply: take
+    /// it with [`Desk::returned`] (a front door that builds the result from
+    /// the request needs no copy of it).
+    ///
+    /// Errors: as [`Desk::ask`].
+    pub fn lend(&mut self, req: RequestEvent, cx: Context) -> Result<u64, AskError> {
+        self.put(req, cx, true)
+    }
+
+    /// The lent request `key`, once its reply was received; None for any
+    /// other key.
+    pub fn returned(&mut self, key: u64) -> Option<RequestEvent> {
+        match self.returned.take() {
+            Some((k, req)) if k == key => Some(*req),
+            other => {
+                self.returned = other;
+                None
+            }
+        }
+    }
+
+    fn put(&mut self, req: RequestEvent, cx: Context, lent: bool) -> Result<u64, AskError> {
         if self.open.len() >= MAX_OPEN {
             return Err(AskError::Busy);
         }
@@ -157,6 +193,7 @@ impl Desk {
             Open {
                 withdrawal,
                 reason: None,
+                lent,
             },
         );
         Ok(key)
@@ -207,10 +244,13 @@ impl Desk {
         loop {
             match self.from.recv().await? {
                 FromResponder::Key(k) => return Some(Reply::Key(k)),
-                FromResponder::Done { key, outcome } => {
+                FromResponder::Done { key, req, outcome } => {
                     let Some(open) = self.open.remove(&key) else {
                         continue;
                     };
+                    if open.lent {
+                        self.returned = Some((key, req));
+                    }
                     return Some(match (open.reason, outcome) {
                         (Some(reason), _) => Reply::Withdrawn { key, reason },
                         (None, Some(outcome)) => Reply::Answered { key, outcome },
@@ -234,54 +274,115 @@ impl Drop for Desk {
     }
 }
 
+/// How the responder thread spends the time between requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Between {
+    /// A person answers: the waiting screen runs ([`Responder::wait`]) in
+    /// slices of [`WAIT_SLICE`], so it redraws and reads keys.
+    Screen,
+    /// A script answers: the thread sleeps until the next request, so a
+    /// stream of thousands is answered at full speed.
+    Sleep,
+}
+
+/// After an answer, how long the responder thread waits for the next
+/// request before it shows the waiting screen: a flowing stream goes from
+/// one request to the next without a waiting screen flashing in between
+/// (the front door validates the next request meanwhile).
+const FOLLOW_ON: Duration = Duration::from_millis(25);
+
 /// Serve `responder` on this thread until the desk is dropped: each asked
 /// request is answered (or skipped when already withdrawn); between
-/// requests the waiting screen runs in slices of [`WAIT_SLICE`].
+/// requests the waiting screen runs in slices of [`WAIT_SLICE`] (or, for a
+/// script, the thread sleeps until the next request).
 fn serve(
     responder: &mut dyn Responder,
     rx: smpsc::Receiver<ToResponder>,
     tx: mpsc::Sender<FromResponder>,
     shown: &Mutex<Waiting>,
+    between: Between,
 ) {
+    let mut answered = false;
     loop {
-        match rx.try_recv() {
+        let next = match (between, answered) {
+            (Between::Sleep, _) => rx.recv().map_err(|_| smpsc::RecvTimeoutError::Disconnected),
+            (Between::Screen, true) => rx.recv_timeout(FOLLOW_ON),
+            (Between::Screen, false) => rx.try_recv().map_err(|e| match e {
+                smpsc::TryRecvError::Empty => smpsc::RecvTimeoutError::Timeout,
+                smpsc::TryRecvError::Disconnected => smpsc::RecvTimeoutError::Disconnected,
+            }),
+        };
+        answered = false;
+        let reply = match next {
             Ok(ToResponder::Ask {
                 key,
                 req,
                 cx,
                 withdrawal,
             }) => {
+                answered = true;
                 let outcome = (!withdrawal.is_withdrawn())
                     .then(|| with_withdrawal(&withdrawal, || responder.respond(&req, &cx)));
-                if tx
-                    .blocking_send(FromResponder::Done { key, outcome })
-                    .is_err()
-                {
-                    return;
-                }
+                FromResponder::Done { key, req, outcome }
             }
-            Err(smpsc::TryRecvError::Empty) => {
+            Err(smpsc::RecvTimeoutError::Timeout) => {
                 let waiting = shown.lock().map(|w| w.clone()).unwrap_or_default();
-                let k = responder.wait(WAIT_SLICE, &waiting);
-                if k != WaitKey::Nothing && tx.blocking_send(FromResponder::Key(k)).is_err() {
-                    return;
+                match responder.wait(WAIT_SLICE, &waiting) {
+                    WaitKey::Nothing => continue,
+                    k => FromResponder::Key(k),
                 }
             }
-            Err(smpsc::TryRecvError::Disconnected) => return,
+            Err(smpsc::RecvTimeoutError::Disconnected) => return,
+        };
+        if tx.blocking_send(reply).is_err() {
+            return;
         }
     }
 }
 
+/// Why a front door could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The tokio runtime of the session thread did not start.
+    #[error("starting the session runtime: {0}")]
+    Runtime(std::io::Error),
+    /// The session thread did not start.
+    #[error("starting the session thread: {0}")]
+    Thread(std::io::Error),
+    /// The session thread panicked.
+    #[error("the session thread panicked")]
+    Panicked,
+}
+
+/// Run a front door whose requests a person answers: [`run_with`] with the
+/// waiting screen between requests ([`Between::Screen`]).
+///
+/// Errors: see [`run_with`].
+pub fn run<T, F, Fut>(responder: &mut dyn Responder, session: F) -> Result<T, RunError>
+where
+    T: Send,
+    F: FnOnce(Desk) -> Fut + Send,
+    Fut: Future<Output = T>,
+{
+    run_with(responder, Between::Screen, session)
+}
+
 /// Run a front door: `session` gets the [`Desk`] and runs on a new thread
 /// under a current-thread tokio runtime, while this thread serves
-/// `responder`. Returns the session's output once both are done.
+/// `responder` (`between` says what it does between requests). Returns the
+/// session's output once both are done. The session may borrow from the
+/// caller (the threads are scoped).
 ///
-/// Errors: a sentence when the runtime cannot start or the session thread
-/// panicked.
-pub fn run<T, F, Fut>(responder: &mut dyn Responder, session: F) -> Result<T, String>
+/// Errors: [`RunError`] when the runtime or the thread cannot start, or the
+/// session thread panicked.
+pub fn run_with<T, F, Fut>(
+    responder: &mut dyn Responder,
+    between: Between,
+    session: F,
+) -> Result<T, RunError>
 where
-    T: Send + 'static,
-    F: FnOnce(Desk) -> Fut + Send + 'static,
+    T: Send,
+    F: FnOnce(Desk) -> Fut + Send,
     Fut: Future<Output = T>,
 {
     let (to_tx, to_rx) = smpsc::channel();
@@ -293,21 +394,22 @@ where
         from: from_rx,
         open: HashMap::new(),
         next_key: 0,
+        returned: None,
     };
-    let handle = std::thread::Builder::new()
-        .name("session".into())
-        .spawn(move || -> Result<T, String> {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| format!("starting the session runtime: {e}"))?;
-            Ok(rt.block_on(session(desk)))
-        })
-        .map_err(|e| format!("starting the session thread: {e}"))?;
-    serve(responder, to_rx, from_tx, &shown);
-    handle
-        .join()
-        .map_err(|_| "the session thread panicked".to_owned())?
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name("session".into())
+            .spawn_scoped(scope, move || -> Result<T, RunError> {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(RunError::Runtime)?;
+                Ok(rt.block_on(session(desk)))
+            })
+            .map_err(RunError::Thread)?;
+        serve(responder, to_rx, from_tx, &shown, between);
+        handle.join().map_err(|_| RunError::Panicked)?
+    })
 }
 
 #[cfg(test)]

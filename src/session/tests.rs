@@ -134,3 +134,162 @@ fn withdrawn_is_read_only_inside_with_withdrawal() {
     let fresh = Withdrawal::new();
     assert!(!with_withdrawal(&fresh, || c.withdrawn()));
 }
+
+/// What a fake source sends to its front door.
+enum FromSource {
+    Request(&'static str),
+    /// The source failed (a broken pipe, a protocol error).
+    Error,
+}
+
+/// A front door over a fake source: each request is asked; a source error
+/// withdraws everything open (as the stream closing does) and ends the
+/// door. Returns the replies in the order they came.
+async fn fake_door(mut desk: Desk, source: Vec<FromSource>) -> Vec<Reply> {
+    let mut replies = Vec::new();
+    for (n, item) in source.into_iter().enumerate() {
+        match item {
+            FromSource::Request(m) => {
+                desk.ask(request(m, n), cx()).unwrap();
+                // A quick one is answered before the source goes on.
+                if m.starts_with("quick") {
+                    replies.push(desk.next().await.unwrap());
+                }
+            }
+            FromSource::Error => {
+                // Give the responder time to take the request on screen.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                desk.withdraw_all(WithdrawReason::StreamClosed);
+                break;
+            }
+        }
+    }
+    while desk.open_count() > 0 {
+        match desk.next().await {
+            Some(Reply::Key(_)) => {}
+            Some(r) => replies.push(r),
+            None => break,
+        }
+    }
+    replies
+}
+
+#[test]
+fn a_source_error_withdraws_the_request_on_screen_and_the_queued_ones() {
+    let mut r = Holder { seen: Vec::new() };
+    let source = vec![
+        FromSource::Request("quick"),
+        FromSource::Request("hold on screen"),
+        FromSource::Request("queued"),
+        FromSource::Error,
+    ];
+    let replies = run(&mut r, |desk| fake_door(desk, source)).unwrap();
+    assert_eq!(
+        replies,
+        vec![
+            Reply::Answered {
+                key: 1,
+                outcome: Ok(Outcome::Answer(Answer::bare(Action::Decline)))
+            },
+            Reply::Withdrawn {
+                key: 2,
+                reason: WithdrawReason::StreamClosed
+            },
+            Reply::Withdrawn {
+                key: 3,
+                reason: WithdrawReason::StreamClosed
+            },
+        ]
+    );
+    // The held one was on screen and closed; the queued one never shown.
+    let messages: Vec<String> = r
+        .seen
+        .iter()
+        .map(|t| serde_json::from_str::<serde_json::Value>(t).unwrap()["message"].to_string())
+        .collect();
+    assert_eq!(messages, vec!["\"quick\"", "\"hold on screen\""]);
+}
+
+#[test]
+fn a_script_between_requests_sleeps_and_answers_a_long_stream_whole() {
+    let mut r = Holder { seen: Vec::new() };
+    let n = 200;
+    let answered = run_with(&mut r, Between::Sleep, |mut desk| async move {
+        let mut answered = 0;
+        for i in 0..n {
+            let key = desk.lend(request("next", i), cx()).unwrap();
+            if let Some(Reply::Answered { key: k, outcome }) = desk.next().await {
+                assert_eq!(k, key);
+                assert_eq!(outcome, Ok(Outcome::Answer(Answer::bare(Action::Decline))));
+                // The lent request comes back once, with its own id.
+                let back = desk.returned(key).unwrap();
+                assert_eq!(back.id, format!("ev-{i}"));
+                assert!(desk.returned(key).is_none());
+                answered += 1;
+            }
+        }
+        answered
+    })
+    .unwrap();
+    assert_eq!(answered, n);
+    assert_eq!(r.seen.len(), n);
+}
+
+#[test]
+fn run_errors_read_as_sentences() {
+    assert_eq!(
+        RunError::Panicked.to_string(),
+        "the session thread panicked"
+    );
+    let e = RunError::Thread(std::io::Error::other("no threads left"));
+    assert_eq!(
+        e.to_string(),
+        "starting the session thread: no threads left"
+    );
+}
+
+#[test]
+fn settle_gives_one_result_or_one_reason() {
+    let req = request("settle me", 7);
+    let meta = crate::binding::ResultMeta::default();
+    let quit = settle(&req, Ok(Outcome::Quit), &meta).unwrap();
+    assert_eq!(quit.answer, Answer::bare(Action::Cancel));
+    assert!(quit.quit);
+    assert_eq!(quit.event["parentEventId"], "ev-7");
+    assert_eq!(quit.event["payload"]["elicitation"]["action"], "cancel");
+    let declined = settle(
+        &req,
+        Ok(Outcome::Answer(Answer::bare(Action::Decline))),
+        &meta,
+    );
+    assert_eq!(
+        declined.map(|s| (s.answer.action, s.quit)),
+        Ok((Action::Decline, false))
+    );
+    let refused = settle(
+        &req,
+        Err(RespondError::Refused("'x' required".into())),
+        &meta,
+    );
+    assert_eq!(refused, Err(NoResult::Refused("'x' required".into())));
+    let failed = settle(&req, Err(RespondError::Io("terminal: gone".into())), &meta);
+    assert_eq!(failed, Err(NoResult::Failed("terminal: gone".into())));
+    // Content the form does not have: the result event does not validate.
+    let mut content = serde_json::Map::new();
+    content.insert("nope".into(), json!(1));
+    let bad = Answer {
+        action: Action::Accept,
+        content: Some(content),
+    };
+    match settle(&req, Ok(Outcome::Answer(bad.clone())), &meta) {
+        Err(NoResult::Invalid {
+            answer,
+            violations,
+            quit,
+        }) => {
+            assert_eq!((answer, quit), (bad, false));
+            assert!(!violations.is_empty());
+        }
+        other => panic!("expected an invalid result, got {other:?}"),
+    }
+}

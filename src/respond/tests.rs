@@ -1,0 +1,335 @@
+use super::*;
+use crate::respond::input::{spawn_split, Budget, READ_AHEAD};
+
+/// Declines every request, noting how far ahead "request N of M" saw.
+struct Counting {
+    ahead: Vec<usize>,
+}
+
+impl Responder for Counting {
+    fn respond(
+        &mut self,
+        _req: &crate::binding::RequestEvent,
+        cx: &Context,
+    ) -> Result<Outcome, RespondError> {
+        self.ahead.push(cx.progress.total - cx.progress.index);
+        Ok(Outcome::Answer(Answer::bare(Action::Decline)))
+    }
+}
+
+#[test]
+fn a_flood_is_answered_whole_with_a_bounded_queue() {
+    let req = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/form-confirm-mode-omitted.request.json"
+    ))
+    .unwrap();
+    let line = serde_json::from_str::<serde_json::Value>(&req)
+        .unwrap()
+        .to_string();
+    let n = 3 * READ_AHEAD + 17;
+    let input = format!("{line}\n").repeat(n);
+    let rx = spawn_split(
+        Box::new(std::io::Cursor::new(input.into_bytes())),
+        std::sync::Arc::new(Budget::default()),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let mut sink = Sink::open(Some(&out)).unwrap();
+    let config = Config {
+        source_adapter: "test".into(),
+        timeout: None,
+        modes: vec![Mode::Form, Mode::Url],
+        schema_policy: SchemaPolicy::Strict,
+        interactive: false,
+    };
+    let mut r = Counting { ahead: Vec::new() };
+    let tally = drive(rx, &mut r, &mut sink, &config, None);
+    drop(sink);
+    assert_eq!(tally.answered, n);
+    assert_eq!(tally.failed, 0);
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), n);
+    assert_eq!(r.ahead.len(), n);
+    let most = r.ahead.iter().copied().max().unwrap_or(0);
+    assert!(
+        most <= READ_AHEAD,
+        "the queue stays within its bound: {most}"
+    );
+    assert_eq!(r.ahead.last(), Some(&0), "the last one knows it is last");
+}
+
+/// One request event line with id `id` (a yes/no form).
+fn request_line(id: &str) -> Vec<u8> {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/form-confirm-mode-omitted.request.json"
+    ))
+    .unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["id"] = serde_json::Value::String(id.into());
+    v.to_string().into_bytes()
+}
+
+fn event(line: usize, id: &str) -> Item {
+    Item::Event {
+        line,
+        bytes: request_line(id),
+        held: crate::respond::input::Held::default(),
+    }
+}
+
+/// What a scripted responder does with one request.
+#[derive(Clone, Copy)]
+enum Script {
+    Decline,
+    /// Cancel at the request's deadline, as the terminal does (at once when
+    /// there is none).
+    CancelAtDeadline,
+    /// The person quits (Ctrl-C twice).
+    Quit,
+}
+
+/// Answers each request as its script says (by event id; decline when not
+/// listed), notes what it saw, and can end the input while it answers.
+struct Scripted {
+    script: Vec<(&'static str, Script)>,
+    seen: Vec<(String, Progress, Option<Duration>)>,
+    /// Dropped while the first request is answered: the input ends then.
+    input: Option<mpsc::Sender<Item>>,
+}
+
+impl Responder for Scripted {
+    fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
+        self.input = None;
+        let left = cx
+            .deadline
+            .map(|d| d.saturating_duration_since(Instant::now()));
+        self.seen.push((req.id.clone(), cx.progress, left));
+        let what = self
+            .script
+            .iter()
+            .find(|(id, _)| *id == req.id)
+            .map_or(Script::Decline, |(_, s)| *s);
+        match what {
+            Script::Decline => Ok(Outcome::Answer(Answer::bare(Action::Decline))),
+            Script::CancelAtDeadline => {
+                if let Some(d) = cx.deadline {
+                    std::thread::sleep(d.saturating_duration_since(Instant::now()));
+                }
+                Ok(Outcome::Answer(Answer::bare(Action::Cancel)))
+            }
+            Script::Quit => Ok(Outcome::Quit),
+        }
+    }
+}
+
+/// Run the loop over `items` (sent before it starts, the channel left open
+/// when `keep_open`), returning the tally, the result lines as
+/// `(parentEventId, action)` and what the responder saw.
+fn run_items(
+    items: Vec<Item>,
+    script: Vec<(&'static str, Script)>,
+    timeout: Option<Duration>,
+    keep_open: bool,
+) -> (Tally, Vec<(String, String)>, Scripted) {
+    let (tx, rx) = mpsc::channel(READ_AHEAD);
+    for it in items {
+        tx.try_send(it).unwrap();
+    }
+    let mut r = Scripted {
+        script,
+        seen: Vec::new(),
+        input: keep_open.then_some(tx),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let mut sink = Sink::open(Some(&out)).unwrap();
+    let config = Config {
+        source_adapter: "test".into(),
+        timeout,
+        modes: vec![Mode::Form, Mode::Url],
+        schema_policy: SchemaPolicy::Strict,
+        interactive: false,
+    };
+    let tally = drive(rx, &mut r, &mut sink, &config, None);
+    drop(sink);
+    let results = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let parent = v["parentEventId"].as_str().unwrap().to_owned();
+            let action = v["payload"]["elicitation"]["action"].as_str().unwrap();
+            (parent, action.to_owned())
+        })
+        .collect();
+    (tally, results, r)
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+        .collect()
+}
+
+#[test]
+fn the_input_ending_mid_request_still_answers_every_request_read() {
+    let items = vec![event(1, "a"), event(2, "b")];
+    // The responder ends the input while it answers "a".
+    let (tally, results, r) = run_items(items, Vec::new(), None, true);
+    assert_eq!(results, pairs(&[("a", "decline"), ("b", "decline")]));
+    assert_eq!(
+        tally,
+        Tally {
+            answered: 2,
+            failed: 0,
+            fatal: false,
+            quit: false
+        }
+    );
+    let progress: Vec<Progress> = r.seen.iter().map(|s| s.1).collect();
+    assert_eq!(
+        progress,
+        vec![
+            Progress { index: 1, total: 2 },
+            Progress { index: 2, total: 2 }
+        ]
+    );
+}
+
+#[test]
+fn a_source_error_ends_the_run_after_the_requests_before_it() {
+    let items = vec![
+        event(1, "a"),
+        Item::Bad {
+            line: 2,
+            message: "not a JSON event".into(),
+        },
+        Item::ReadError("the disk went away".into()),
+        event(4, "c"),
+    ];
+    let (tally, results, r) = run_items(items, Vec::new(), None, false);
+    assert_eq!(results, pairs(&[("a", "decline")]));
+    assert_eq!(
+        tally,
+        Tally {
+            answered: 1,
+            failed: 1,
+            fatal: true,
+            quit: false
+        }
+    );
+    assert_eq!(r.seen.len(), 1, "c is never put to the responder");
+}
+
+#[test]
+fn a_timed_out_request_is_cancelled_and_the_stream_goes_on() {
+    let items = vec![event(1, "slow"), event(2, "next")];
+    let timeout = Duration::from_millis(30);
+    let script = vec![("slow", Script::CancelAtDeadline)];
+    let (tally, results, r) = run_items(items, script, Some(timeout), false);
+    assert_eq!(results, pairs(&[("slow", "cancel"), ("next", "decline")]));
+    assert_eq!((tally.answered, tally.failed, tally.fatal), (2, 0, false));
+    // Each request gets its own deadline, at most --timeout away.
+    for (id, _, left) in &r.seen {
+        let left = left.unwrap_or_else(|| panic!("{id} has a deadline"));
+        assert!(left <= timeout, "{id}: {left:?}");
+    }
+}
+
+#[test]
+fn a_quit_cancels_the_rest_unseen() {
+    let items = vec![event(1, "a"), event(2, "b"), event(3, "c")];
+    let script = vec![("a", Script::Quit)];
+    let (tally, results, r) = run_items(items, script, None, false);
+    assert_eq!(
+        results,
+        pairs(&[("a", "cancel"), ("b", "cancel"), ("c", "cancel")])
+    );
+    assert_eq!(
+        tally,
+        Tally {
+            answered: 3,
+            failed: 0,
+            fatal: false,
+            quit: true
+        }
+    );
+    let seen: Vec<&str> = r.seen.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(seen, vec!["a"], "b and c never reach the responder");
+}
+
+#[test]
+fn an_invalid_request_gets_an_error_and_the_next_its_result() {
+    let mut bad = request_line("bad");
+    // An envelope the binding refuses: no `type`.
+    let text = String::from_utf8(bad.clone()).unwrap();
+    bad = text
+        .replace("\"type\":\"user.elicitation.request\",", "")
+        .into_bytes();
+    let items = vec![
+        Item::Event {
+            line: 1,
+            bytes: bad,
+            held: crate::respond::input::Held::default(),
+        },
+        event(2, "good"),
+    ];
+    let (tally, results, r) = run_items(items, Vec::new(), None, false);
+    assert_eq!(results, pairs(&[("good", "decline")]));
+    assert_eq!((tally.answered, tally.failed, tally.fatal), (1, 1, false));
+    assert_eq!(r.seen.len(), 1);
+}
+
+/// Declines every request; on the waiting screen the person quits.
+struct QuitsWhileWaiting {
+    waits: usize,
+}
+
+impl Responder for QuitsWhileWaiting {
+    fn respond(&mut self, _req: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
+        Ok(Outcome::Answer(Answer::bare(Action::Decline)))
+    }
+
+    fn wait(&mut self, _wait: Duration, _shown: &crate::responder::Waiting) -> WaitKey {
+        self.waits += 1;
+        WaitKey::Quit
+    }
+}
+
+#[test]
+fn a_quit_on_the_waiting_screen_ends_a_stream_that_stays_open() {
+    let (tx, rx) = mpsc::channel(READ_AHEAD);
+    tx.try_send(event(1, "a")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let mut sink = Sink::open(Some(&out)).unwrap();
+    let config = Config {
+        source_adapter: "test".into(),
+        timeout: None,
+        modes: vec![Mode::Form],
+        schema_policy: SchemaPolicy::Strict,
+        interactive: true,
+    };
+    let mut r = QuitsWhileWaiting { waits: 0 };
+    let started = Instant::now();
+    let tally = drive(rx, &mut r, &mut sink, &config, None);
+    // The input was never closed (tx lives on): the quit alone ended the
+    // run, which otherwise waits for more input.
+    assert!(started.elapsed() < Duration::from_secs(20), "no hang");
+    drop(tx);
+    drop(sink);
+    let lines = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(lines.lines().count(), 1);
+    assert!(lines.contains("\"parentEventId\":\"a\""), "{lines}");
+    assert_eq!(
+        tally,
+        Tally {
+            answered: 1,
+            failed: 0,
+            fatal: false,
+            quit: true
+        }
+    );
+    assert!(r.waits >= 1);
+}

@@ -1,0 +1,72 @@
+//! The one place where a responder's outcome becomes a request's result:
+//! the answer, built into a result event and validated, or the one reason
+//! there is none. Both front doors (`respond`, `mcp`) settle through it.
+
+use serde_json::Value;
+
+use crate::binding::{make_result_event, Action, Answer, RequestEvent, ResultMeta, Violation};
+use crate::responder::{Outcome, RespondError};
+
+/// A request's one result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settled {
+    /// The decision.
+    pub answer: Answer,
+    /// Its `user.elicitation.result` event, validated.
+    pub event: Value,
+    /// The person quit on this request: it is answered `cancel`, and so is
+    /// every later one, unseen.
+    pub quit: bool,
+}
+
+/// Why a request the responder finished gets no result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NoResult {
+    /// The form refused a scripted answer (the reasons, which may quote the
+    /// request: sanitize before showing).
+    #[error("answer refused: {0}")]
+    Refused(String),
+    /// The answer does not make a valid result event.
+    #[error("the answer does not make a valid result")]
+    Invalid {
+        /// The answer that failed.
+        answer: Answer,
+        /// What the result event broke.
+        violations: Vec<Violation>,
+        /// As [`Settled::quit`].
+        quit: bool,
+    },
+    /// The terminal (or another resource) failed: the front door ends.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Turn the responder's `outcome` for `req` into its one result event
+/// (built with `meta` and validated), or the reason there is none. A quit
+/// is answered `cancel`.
+///
+/// Errors: [`NoResult`], one per request.
+pub fn settle(
+    req: &RequestEvent,
+    outcome: Result<Outcome, RespondError>,
+    meta: &ResultMeta,
+) -> Result<Settled, NoResult> {
+    let (answer, quit) = match outcome {
+        Ok(Outcome::Answer(a)) => (a, false),
+        Ok(Outcome::Quit) => (Answer::bare(Action::Cancel), true),
+        Err(RespondError::Refused(m)) => return Err(NoResult::Refused(m)),
+        Err(RespondError::Io(m)) => return Err(NoResult::Failed(m)),
+    };
+    match make_result_event(req, &answer, meta) {
+        Ok(event) => Ok(Settled {
+            answer,
+            event,
+            quit,
+        }),
+        Err(violations) => Err(NoResult::Invalid {
+            answer,
+            violations,
+            quit,
+        }),
+    }
+}
