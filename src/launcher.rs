@@ -20,8 +20,15 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::responder::Launcher;
 use crate::url_review::{Refusal, UrlReview};
+
+/// Opens a consented URL: the system browser, a
+/// `--browser CMD`, or nothing (`--no-open`).
+pub trait Launcher {
+    /// Open `url`. Errors: why the browser could not start (its message is
+    /// one sentence for the person).
+    fn open(&mut self, url: &str) -> Result<(), LaunchError>;
+}
 
 /// Why a consented URL was not opened. Each message is one sentence for the
 /// person (names from the command line pass through the sanitizer).

@@ -5,12 +5,14 @@
 //! (`form`) → answer → validated result event out
 //! ([`binding::make_result_event`]).
 //!
-//! Dependency rule: `binding ← form ← {tui, plain, scripted} ← {respond,
-//! session, mcp}`, the three answering through the
+//! Dependency rule: the answerers build `binding ← form ← {tui, plain,
+//! scripted}`; the front doors build `binding ← responder ← session ←
+//! {respond, mcp}` and reach an answerer only through the
 //! [`responder::Responder`] trait (see docs/architecture.md); `validate`
-//! (stream validation) and `upstream` (the pinned MCP files) build on
-//! `binding` alone. The command line is not part of the library: it is the
-//! binary's (`src/main.rs`, `src/cli/`), and uses only what is public here.
+//! (stream validation) builds on `binding` and `stream`, and `upstream` (the
+//! pinned MCP files) on nothing of the crate. The command line is not part
+//! of the library: it is the binary's (`src/main.rs`, `src/cli/`), and uses
+//! only what is public here.
 //! Only `tui` imports ratatui or crossterm; the library builds without the
 //! `tui` feature.
 

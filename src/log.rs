@@ -1,5 +1,5 @@
 //! `--log FILE`: an append-only JSON Lines record of events and decisions
-//! (seed: "authorize URL navigation and preserve requester
+//! (the binding: "authorize URL navigation and preserve requester
 //! identity without exposing secrets in logs").
 //!
 //! One JSON object a line, each with `time` (RFC 3339, UTC, milliseconds)

@@ -77,13 +77,9 @@ pub trait Responder {
     }
 }
 
-/// Opens a consented URL: the system browser, a
-/// `--browser CMD`, or nothing (`--no-open`).
-pub trait Launcher {
-    /// Open `url`. Errors: why the browser could not start (its message is
-    /// one sentence for the person).
-    fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError>;
-}
+/// The launcher every responder opens a consented URL through (defined
+/// with the launchers in [`crate::launcher`]).
+pub use crate::launcher::Launcher;
 
 /// Time left until `deadline`, or None when there is none; zero when passed.
 pub fn time_left(deadline: Option<Instant>) -> Option<Duration> {

@@ -10,10 +10,10 @@
 //! answer the form refuses gives [`RespondError::Refused`] (no result for
 //! that request, exit 1).
 //!
-//! Views that are not executable (metadata, omit, gap; seed: "A
+//! Views that are not executable (metadata, omit, gap; the binding: "A
 //! metadata/omit/gap view is not an executable request") can be declined or
 //! cancelled; a scripted accept is refused. In URL mode `accept` means
-//! consent to open the URL (seed: "URL acceptance means consent to open the
+//! consent to open the URL (the binding: "URL acceptance means consent to open the
 //! URL, not completion of that flow"): the answer is a bare accept, and a
 //! [`Launcher`] set with [`ScriptedResponder::with_launcher`] is asked to
 //! open the URL.

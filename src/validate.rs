@@ -440,7 +440,7 @@ pub fn write_verdict(
 
 /// One verdict as one JSON line, keys in the documented order, written
 /// without building a JSON value; terminal-unsafe characters escaped as
-/// [`crate::respond::sink::terminal_safe`] does.
+/// [`crate::safe_text::json_text`] does.
 fn write_json(out: &mut dyn Write, input: &str, line: usize, v: &Verdict) -> std::io::Result<()> {
     let mut buf = Vec::with_capacity(128);
     buf.extend_from_slice(b"{\"id\":");
@@ -464,7 +464,7 @@ fn write_json(out: &mut dyn Write, input: &str, line: usize, v: &Verdict) -> std
         return out.write_all(&buf);
     }
     let text = String::from_utf8_lossy(&buf);
-    writeln!(out, "{}", crate::respond::sink::terminal_safe(&text))
+    writeln!(out, "{}", crate::safe_text::json_text(&text))
 }
 
 /// Events (and bytes of event text, each event counted as at least

@@ -1,4 +1,4 @@
-//! Elicitation capabilities (seed: "capabilities.elicitation.form
+//! Elicitation capabilities (the binding: "capabilities.elicitation.form
 //! and .url are independent optional objects").
 //!
 //! AHP shape: `{ "elicitation": { "form"?: {"effects"?: [..]}, "url"?: {..} } }`.
@@ -210,7 +210,7 @@ pub fn from_ahp(caps: &Value) -> Result<ElicitationCapabilities, Vec<Violation>>
 
 /// Map an MCP client capabilities object (`ClientCapabilities`, e.g.
 /// `{"elicitation": {"form": {}, "url": {}}, "roots": {}}`) to AHP
-/// (seed: "For an MCP-origin capability only, legacy elicitation: {} maps to
+/// (the binding: "For an MCP-origin capability only, legacy elicitation: {} maps to
 /// form support"):
 /// - `elicitation` absent: neither mode;
 /// - `elicitation: {}` (exactly empty): form only, the legacy mapping;

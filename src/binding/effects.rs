@@ -1,4 +1,4 @@
-//! Effects: `modify(content)` (seed: "Elicitation modification
+//! Effects: `modify(content)` (the binding: "Elicitation modification
 //! target").
 //!
 //! An effect, as JSON (closed):
@@ -465,7 +465,7 @@ fn check_outbound_message(m: &Value, ptr: &str, known: &[&Value], errs: &mut Vec
     }
 }
 
-/// modify(content) at `user.message.outbound` (seed: "an
+/// modify(content) at `user.message.outbound` (the binding: "an
 /// object at ordinary outbound modify(content) MUST be rejected"). The
 /// target is `payload.message.messages`; `value` must be a non-empty list of
 /// canonical assistant messages; only `replace`. Requires read-write

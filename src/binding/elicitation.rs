@@ -26,7 +26,7 @@ pub const RESULT_TYPE: &str = "user.elicitation.result";
 /// The `_meta` key of MCP related-task metadata, echoed into results.
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
-/// Elicitation mode (seed: "A form request has optional mode: form").
+/// Elicitation mode (the binding: "A form request has optional mode: form").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {

@@ -288,7 +288,7 @@ fn convert(e: &ValidationError<'_>, rule: Schema, out: &mut Vec<Violation>) {
 }
 
 /// Validate a complete event through the wire root (envelope plus the
-/// overlay of its `type`; seed: "Validate the complete event through the
+/// overlay of its `type`; the binding: "Validate the complete event through the
 /// wire root, not an overlay in isolation").
 ///
 /// Returns every violation; pointers into the event, rules

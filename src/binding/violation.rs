@@ -453,6 +453,12 @@ mod tests {
             }
         }
         assert!(names > 25, "the index was read ({names} names)");
+        // And the other way: every rule the code can report is in the index.
+        for rule in Rule::PLAIN {
+            let listed = index.contains(&format!("`{}`", rule.as_str()))
+                || (rule.as_str().starts_with("effect-") && index.contains("`effect-*`"));
+            assert!(listed, "{} is not in the rule index", rule.as_str());
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Keys and key intents: the form's input vocabulary, with no terminal
 //! type in it (the `tui` module translates crossterm events into [`Key`]).
 //!
-//! Flow (architecture notes, after inquire and atuin): a [`Key`] is mapped to
+//! Flow (the split prompt libraries such as inquire use): a [`Key`] is mapped to
 //! a [`KeyIntent`] by [`crate::form::Form::intent_for`] (the mapping depends on
 //! the focused widget and the stage), then [`crate::form::Form::apply`]
 //! changes the state and may finish the form.

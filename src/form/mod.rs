@@ -1,7 +1,7 @@
 //! The form model: one field state per property of a validated
 //! `requestedSchema`, edited by a pure key → [`KeyIntent`] → state machine, and
 //! turned into the `content` of an accepted answer. No drawing and no
-//! terminal here (layering rule: `binding ← form ← {tui, plain, scripted} ← cli`); the
+//! terminal here (layering rule: `binding ← form ← {tui, plain, scripted}`); the
 //! `tui` module draws a [`Form`] and feeds it [`Key`]s, the scripted
 //! responder sets values and submits through the same machine.
 //!

@@ -1,4 +1,4 @@
-//! Secret detection (seed: "Sensitive information MUST use
+//! Secret detection (the binding: "Sensitive information MUST use
 //! URL mode, never a form"): a form whose field names, titles or
 //! descriptions ask for what looks like a password, token, API key, card
 //! number or PIN gets a visible warning. Matching is by whole words, with
