@@ -457,9 +457,25 @@ impl Framer {
 ///
 /// Errors: a read error of the input (frames before it were delivered).
 pub fn frame_reader<R: std::io::BufRead>(
-    mut input: R,
+    input: R,
     limit: usize,
     mut each: impl FnMut(Frame) -> bool,
+) -> std::io::Result<()> {
+    frame_reader_batches(input, limit, |frames| frames.drain(..).all(&mut each))
+}
+
+/// [`frame_reader`] by batches: after each read of the input, `each` gets
+/// every frame that read completed, in order, in a vector it may drain
+/// (never empty), until it returns false. A reader of a live stream gets
+/// each frame as soon as the read that completes it returns; a reader of
+/// a file gets many frames per call, which lets the caller hand them on
+/// as one piece of work.
+///
+/// Errors: a read error of the input (frames before it were delivered).
+pub fn frame_reader_batches<R: std::io::BufRead>(
+    mut input: R,
+    limit: usize,
+    mut each: impl FnMut(&mut Vec<Frame>) -> bool,
 ) -> std::io::Result<()> {
     let mut framer = Framer::new(limit);
     let mut out = Vec::new();
@@ -475,17 +491,14 @@ pub fn frame_reader<R: std::io::BufRead>(
         let n = chunk.len();
         framer.push(chunk, &mut out);
         input.consume(n);
-        for f in out.drain(..) {
-            if !each(f) {
-                return Ok(());
-            }
+        if !out.is_empty() && !each(&mut out) {
+            return Ok(());
         }
+        out.clear();
     }
     framer.finish(&mut out);
-    for f in out.drain(..) {
-        if !each(f) {
-            break;
-        }
+    if !out.is_empty() {
+        each(&mut out);
     }
     Ok(())
 }
