@@ -2,6 +2,9 @@
 //! - `select_10k_key_and_redraw`: one key handled and the whole form redrawn
 //!   (80x24 `TestBackend`) in a single select of 10,000 options with a
 //!   type-to-filter active;
+//! - `select_10k_filter_key_and_redraw`: the same with the key changing the
+//!   filter (a character typed, then taken back), so the 10,000 options are
+//!   searched again;
 //! - `first_frame_every_kind`: process start to the first full frame of
 //!   `ahp-elicit demo` (the every-kind form) in a real pseudo-terminal,
 //!   measured until the last line of the screen (the key help) has been
@@ -72,6 +75,30 @@ fn select_10k(c: &mut Criterion) {
     });
 }
 
+/// One filter keystroke and the redraw: the filter alternates between
+/// `option-0` and `option-01` (a character typed, then taken back with
+/// Backspace), so every other key widens the filter and the whole list of
+/// 10,000 options is searched again.
+fn select_10k_filter(c: &mut Criterion) {
+    let (mut form, header) = big_select_form();
+    let theme = Theme::resolve(Some("default"), false).unwrap();
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let mut scroll = 0usize;
+    let mut typed = false;
+    c.bench_function("select_10k_filter_key_and_redraw", |b| {
+        b.iter(|| {
+            form.handle_key(if typed {
+                &Key::Backspace
+            } else {
+                &Key::Char('1')
+            });
+            typed = !typed;
+            term.draw(|f| draw_form(f, &theme, &header, &form, &mut scroll))
+                .unwrap();
+        })
+    });
+}
+
 fn first_frame(c: &mut Criterion) {
     let bin = env!("CARGO_BIN_EXE_ahp-elicit");
     let mut g = c.benchmark_group("startup");
@@ -101,5 +128,5 @@ fn first_frame(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, select_10k, first_frame);
+criterion_group!(benches, select_10k, select_10k_filter, first_frame);
 criterion_main!(benches);

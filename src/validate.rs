@@ -80,22 +80,47 @@ pub struct Chunk {
 ///
 /// Errors: only a read error of the input.
 pub fn split_input<R: Read>(input: R, mut each: impl FnMut(Chunk)) -> std::io::Result<()> {
+    split_batches(input, |batch| batch.into_iter().for_each(&mut each))
+}
+
+/// At most this many events go to a worker as one piece of work.
+const BATCH: usize = 64;
+
+/// [`split_input`] by batches of at most [`BATCH`] events: what one read of
+/// the input completed (a live stream's events are passed on as soon as
+/// they are read; a file's go by many at a time).
+fn split_batches<R: Read>(input: R, mut each: impl FnMut(Vec<Chunk>)) -> std::io::Result<()> {
     let reader = BufReader::with_capacity(64 * 1024, input);
-    crate::stream::frame_reader(reader, MAX_EVENT_BYTES, |f| {
-        let line = f.line();
-        let bytes = match f {
-            Frame::Value { bytes, .. } | Frame::Broken { bytes, .. } => Ok(bytes),
-            Frame::TooLong { len, .. } => Err(Violation::new(
-                "",
-                Rule::Limits,
-                format!(
-                    "the event holds {len} bytes or more, over the limit of {MAX_EVENT_BYTES} bytes per event"
-                ),
-            )),
-        };
-        each(Chunk { line, bytes });
+    crate::stream::frame_reader_batches(reader, MAX_EVENT_BYTES, |frames| {
+        let mut batch = Vec::with_capacity(frames.len().min(BATCH));
+        for f in frames.drain(..) {
+            batch.push(chunk_of(f));
+            if batch.len() == BATCH {
+                each(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
+            }
+        }
+        if !batch.is_empty() {
+            each(batch);
+        }
         true
     })
+}
+
+/// One frame as a [`Chunk`]: its text, or the `limits` violation of a
+/// value over [`MAX_EVENT_BYTES`].
+fn chunk_of(f: Frame) -> Chunk {
+    let line = f.line();
+    let bytes = match f {
+        Frame::Value { bytes, .. } | Frame::Broken { bytes, .. } => Ok(bytes),
+        Frame::TooLong { len, .. } => Err(Violation::new(
+            "",
+            Rule::Limits,
+            format!(
+                "the event holds {len} bytes or more, over the limit of {MAX_EVENT_BYTES} bytes per event"
+            ),
+        )),
+    };
+    Chunk { line, bytes }
 }
 
 /// The verdict on one event.
@@ -467,11 +492,11 @@ fn write_json(out: &mut dyn Write, input: &str, line: usize, v: &Verdict) -> std
     writeln!(out, "{}", crate::safe_text::json_text(&text))
 }
 
-/// Events (and bytes of event text, each event counted as at least
-/// 1 KiB) read ahead of the report: the bound on the memory of the parallel
-/// check.
+/// Batches of at most 64 events (so at most 512 events), and bytes of event
+/// text (each event counted as at least 1 KiB), read ahead of the report:
+/// the bound on the memory of the parallel check.
 pub const WINDOW: crate::stream::ordered::Limits = crate::stream::ordered::Limits {
-    items: 512,
+    items: 512 / BATCH,
     bytes: 4 * 1024 * 1024,
 };
 
@@ -504,30 +529,38 @@ pub fn check_input(
         workers,
         WINDOW,
         move |send| {
-            split_input(rd, |c| {
-                let cost = c.bytes.as_ref().map_or(0, Vec::len).max(1024);
-                send(c, cost)
+            split_batches(rd, |batch| {
+                let cost = batch
+                    .iter()
+                    .map(|c| c.bytes.as_ref().map_or(0, Vec::len).max(1024))
+                    .sum();
+                send(batch, cost)
             })
         },
-        |c: Chunk| {
-            let p = match c.bytes {
-                Ok(b) => prepare(&b),
-                Err(e) => Prepared::Done(Verdict {
-                    id: None,
-                    ty: None,
-                    errors: vec![e],
-                }),
-            };
-            (c.line, p)
-        },
-        |(line, p)| {
-            o.events += 1;
-            let v = checker.finish(p);
-            o.invalid |= !v.errors.is_empty();
-            if !o.write_failed && write_verdict(out, format, input, line, &v).is_err() {
-                o.write_failed = true;
+        |batch: Vec<Chunk>| batch.into_iter().map(prepare_chunk).collect::<Vec<_>>(),
+        |done| {
+            for (line, p) in done {
+                o.events += 1;
+                let v = checker.finish(p);
+                o.invalid |= !v.errors.is_empty();
+                if !o.write_failed && write_verdict(out, format, input, line, &v).is_err() {
+                    o.write_failed = true;
+                }
             }
         },
     );
     (read, o)
+}
+
+/// The order-free checks of one chunk, with its line.
+fn prepare_chunk(c: Chunk) -> (usize, Prepared) {
+    let p = match c.bytes {
+        Ok(b) => prepare(&b),
+        Err(e) => Prepared::Done(Verdict {
+            id: None,
+            ty: None,
+            errors: vec![e],
+        }),
+    };
+    (c.line, p)
 }

@@ -457,9 +457,25 @@ impl Framer {
 ///
 /// Errors: a read error of the input (frames before it were delivered).
 pub fn frame_reader<R: std::io::BufRead>(
-    mut input: R,
+    input: R,
     limit: usize,
     mut each: impl FnMut(Frame) -> bool,
+) -> std::io::Result<()> {
+    frame_reader_batches(input, limit, |frames| frames.drain(..).all(&mut each))
+}
+
+/// [`frame_reader`] by batches: after each read of the input, `each` gets
+/// every frame that read completed, in order, in a vector it may drain
+/// (never empty), until it returns false. A reader of a live stream gets
+/// each frame as soon as the read that completes it returns; a reader of
+/// a file gets many frames per call, which lets the caller hand them on
+/// as one piece of work.
+///
+/// Errors: a read error of the input (frames before it were delivered).
+pub fn frame_reader_batches<R: std::io::BufRead>(
+    mut input: R,
+    limit: usize,
+    mut each: impl FnMut(&mut Vec<Frame>) -> bool,
 ) -> std::io::Result<()> {
     let mut framer = Framer::new(limit);
     let mut out = Vec::new();
@@ -475,17 +491,14 @@ pub fn frame_reader<R: std::io::BufRead>(
         let n = chunk.len();
         framer.push(chunk, &mut out);
         input.consume(n);
-        for f in out.drain(..) {
-            if !each(f) {
-                return Ok(());
-            }
+        if !out.is_empty() && !each(&mut out) {
+            return Ok(());
         }
+        out.clear();
     }
     framer.finish(&mut out);
-    for f in out.drain(..) {
-        if !each(f) {
-            break;
-        }
+    if !out.is_empty() {
+        each(&mut out);
     }
     Ok(())
 }
@@ -742,5 +755,64 @@ mod tests {
                 }
             ]
         );
+    }
+
+    /// A reader that hands out its bytes `step` at a time, as a pipe does.
+    struct Trickle<'a> {
+        rest: &'a [u8],
+        step: usize,
+    }
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.rest.len().min(self.step).min(buf.len());
+            buf[..n].copy_from_slice(&self.rest[..n]);
+            self.rest = &self.rest[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn batches_hold_what_each_read_completed_in_order() {
+        let text = b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}\nnot json\n{\"d\":";
+        let batches = |step: usize| {
+            let rd = std::io::BufReader::new(Trickle { rest: text, step });
+            let mut got: Vec<Vec<Frame>> = Vec::new();
+            frame_reader_batches(rd, 1024, |fs| {
+                got.push(fs.drain(..).collect());
+                true
+            })
+            .unwrap();
+            got
+        };
+        // All at once: one batch per read, the open value at the end last.
+        let whole = batches(text.len());
+        assert_eq!(whole.len(), 2, "{whole:?}");
+        assert_eq!(whole[0].len(), 4);
+        assert_eq!(whole[1].len(), 1);
+        assert!(matches!(&whole[1][0], Frame::Broken { line: 5, .. }));
+        // Read by read, the same frames in the same order, each handed on
+        // by the read that completed it.
+        let flat: Vec<Frame> = whole.into_iter().flatten().collect();
+        assert_eq!(flat, frame_all(text, 1024));
+        let small = batches(9);
+        assert!(small.iter().all(|b| b.len() == 1), "{small:?}");
+        assert_eq!(small.into_iter().flatten().collect::<Vec<_>>(), flat);
+    }
+
+    #[test]
+    fn batches_stop_when_told() {
+        let text = b"{}\n{}\n{}\n";
+        let rd = std::io::BufReader::new(Trickle {
+            rest: text,
+            step: 3,
+        });
+        let mut calls = 0;
+        frame_reader_batches(rd, 1024, |_| {
+            calls += 1;
+            false
+        })
+        .unwrap();
+        assert_eq!(calls, 1);
     }
 }

@@ -6,4 +6,4 @@
 pub mod framer;
 pub mod ordered;
 
-pub use framer::{frame_all, frame_reader, Frame, Framer};
+pub use framer::{frame_all, frame_reader, frame_reader_batches, Frame, Framer};

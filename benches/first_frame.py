@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Time from process start to the first full frame of `ahp-elicit demo`.
+
+Runs the binary RUNS times (default 30) in a fresh 80x24 pseudo-terminal and
+measures, for each run, the wall time from just before the process is
+spawned until the last row of the first frame (the key help, which holds
+"Esc cancel") has been written to the terminal; then the run is cancelled
+with Esc. Prints the median, the minimum and the maximum in milliseconds.
+
+    python3 benches/first_frame.py [path/to/ahp-elicit] [RUNS]
+
+The same measure as the `first_frame_every_kind` criterion bench in
+benches/tui.rs, without building the benches.
+"""
+import fcntl
+import os
+import pty
+import select
+import statistics
+import struct
+import subprocess
+import sys
+import termios
+import time
+
+MARK = b"Esc cancel"
+
+
+def one_run(binary):
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    env = dict(os.environ, TERM="xterm-256color")
+    env.pop("NO_COLOR", None)
+    start = time.perf_counter()
+    p = subprocess.Popen([binary, "demo"], stdin=slave, stdout=subprocess.DEVNULL,
+                         stderr=slave, env=env, start_new_session=True,
+                         preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+    os.close(slave)
+    seen = b""
+    took = None
+    deadline = start + 10
+    while took is None and time.perf_counter() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen = seen[-64:] + chunk
+        if MARK in seen:
+            took = time.perf_counter() - start
+    # Cancel with Esc (again every 200 ms: keys typed before the screen
+    # is up may be dropped as type-ahead), draining the pty meanwhile so
+    # the process never blocks on it.
+    end = time.perf_counter() + 10
+    last = 0.0
+    try:
+        while p.poll() is None and time.perf_counter() < end:
+            if time.perf_counter() - last > 0.2:
+                os.write(master, b"\x1b")
+                last = time.perf_counter()
+            if select.select([master], [], [], 0.05)[0]:
+                os.read(master, 65536)
+    except OSError:
+        pass
+    if p.poll() is None:
+        p.kill()
+    p.wait(timeout=10)
+    os.close(master)
+    if took is None:
+        sys.exit("no first frame within 10 s")
+    return took * 1000
+
+
+def main():
+    binary = sys.argv[1] if len(sys.argv) > 1 else "target/release/ahp-elicit"
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 30
+    one_run(binary)  # warm the page cache
+    ms = [one_run(binary) for _ in range(runs)]
+    print(f"first full demo frame over {runs} runs: median {statistics.median(ms):.2f} ms, "
+          f"min {min(ms):.2f} ms, max {max(ms):.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
