@@ -42,6 +42,7 @@ fn a_flood_is_answered_whole_with_a_bounded_queue() {
         modes: vec![Mode::Form, Mode::Url],
         schema_policy: SchemaPolicy::Strict,
         interactive: false,
+        notices: Notices::stderr(),
     };
     let mut r = Counting { ahead: Vec::new() };
     let tally = drive(rx, &mut r, &mut sink, &config, None);
@@ -150,6 +151,7 @@ fn run_items(
         modes: vec![Mode::Form, Mode::Url],
         schema_policy: SchemaPolicy::Strict,
         interactive: false,
+        notices: Notices::stderr(),
     };
     let tally = drive(rx, &mut r, &mut sink, &config, None);
     drop(sink);
@@ -310,6 +312,7 @@ fn a_quit_on_the_waiting_screen_ends_a_stream_that_stays_open() {
         modes: vec![Mode::Form],
         schema_policy: SchemaPolicy::Strict,
         interactive: true,
+        notices: Notices::stderr(),
     };
     let mut r = QuitsWhileWaiting { waits: 0 };
     let started = Instant::now();
