@@ -1,7 +1,13 @@
 //! Messages for the person on stderr, held back while the terminal UI owns
 //! the screen (a message written then would land on the alternate screen,
 //! garble the frame and vanish on exit) and written once the terminal is
-//! given back. Used by `respond` and `mcp`.
+//! given back.
+//!
+//! Library code does not write here itself: it reports through the
+//! [`Notices`] handle its caller gives it (in `respond`'s `Config`, in
+//! `McpOptions`). The binary passes [`Notices::stderr`], which writes or
+//! holds as below; a library user or a test can pass
+//! [`Notices::collect`] and read the notices back.
 //!
 //! What is held is bounded: at most [`MAX_HELD`] messages and
 //! [`MAX_HELD_BYTES`] bytes; later ones are counted, and written as one
@@ -36,7 +42,12 @@ static HELD: std::sync::Mutex<Option<Held>> = std::sync::Mutex::new(None);
 /// ([`crate::safe_text::display_lines`]): messages quote server text (ids,
 /// property names, details), which must never reach the terminal raw.
 pub fn say(msg: String) {
-    let msg = crate::safe_text::display_lines(&msg);
+    write_or_hold(crate::safe_text::display_lines(&msg));
+}
+
+/// Write one sanitized message to stderr, or hold it while [`HoldStderr`]
+/// is active.
+fn write_or_hold(msg: String) {
     if let Ok(mut held) = HELD.lock() {
         if let Some(h) = held.as_mut() {
             h.latest = msg.lines().next().unwrap_or("").chars().take(300).collect();
@@ -125,9 +136,130 @@ fn write_held() {
     }
 }
 
+/// One message for the person, sanitized: every line of it went through
+/// [`crate::safe_text::display_lines`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    text: String,
+}
+
+impl Notice {
+    /// A notice of `msg`, sanitized (messages quote server text).
+    pub fn new(msg: &str) -> Notice {
+        Notice {
+            text: crate::safe_text::display_lines(msg),
+        }
+    }
+
+    /// The sanitized text (one or more lines, no trailing newline).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The sanitized text, owned.
+    pub fn into_text(self) -> String {
+        self.text
+    }
+}
+
+/// Where library code reports its notices: a cheap, cloneable handle on a
+/// callback. [`Notices::stderr`] (the default) writes to stderr or holds
+/// while a screen is up; [`Notices::collect`] keeps them in memory.
+#[derive(Clone)]
+pub struct Notices {
+    sink: std::sync::Arc<dyn Fn(Notice) + Send + Sync>,
+}
+
+impl Notices {
+    /// Notices passed to `f`, sanitized.
+    pub fn new(f: impl Fn(Notice) + Send + Sync + 'static) -> Notices {
+        Notices {
+            sink: std::sync::Arc::new(f),
+        }
+    }
+
+    /// Notices written to stderr, or held while [`HoldStderr`] (or
+    /// [`hold`]) is active: what [`say`] does.
+    pub fn stderr() -> Notices {
+        Notices::new(|n| write_or_hold(n.into_text()))
+    }
+
+    /// Notices kept in memory (within [`MAX_HELD`] and [`MAX_HELD_BYTES`];
+    /// later ones are counted), read back through the [`Collected`].
+    pub fn collect() -> (Notices, Collected) {
+        let kept = Collected::default();
+        let into = kept.clone();
+        (Notices::new(move |n| into.keep(n)), kept)
+    }
+
+    /// Report `msg`; it is sanitized before the sink sees it.
+    pub fn say(&self, msg: &str) {
+        (self.sink)(Notice::new(msg));
+    }
+}
+
+impl Default for Notices {
+    /// [`Notices::stderr`].
+    fn default() -> Self {
+        Notices::stderr()
+    }
+}
+
+impl std::fmt::Debug for Notices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Notices(..)")
+    }
+}
+
+/// Notices kept by [`Notices::collect`], bounded as held ones are.
+#[derive(Debug, Clone, Default)]
+pub struct Collected {
+    inner: std::sync::Arc<std::sync::Mutex<Held>>,
+}
+
+impl Collected {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn keep(&self, n: Notice) {
+        let mut h = self.lock();
+        if h.msgs.len() < MAX_HELD && h.bytes + n.text.len() <= MAX_HELD_BYTES {
+            h.bytes += n.text.len();
+            h.msgs.push(n.into_text());
+        } else {
+            h.more += 1;
+        }
+    }
+
+    /// The texts kept so far, in order.
+    pub fn texts(&self) -> Vec<String> {
+        self.lock().msgs.clone()
+    }
+
+    /// How many notices were not kept (over a bound).
+    pub fn dropped(&self) -> usize {
+        self.lock().more
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_collecting_sink_gets_sanitized_text_within_bounds() {
+        let (notices, kept) = Notices::collect();
+        notices.say("ahp-elicit: bad \u{1b}[2Jid\u{202e}x");
+        assert_eq!(kept.texts().len(), 1);
+        let text = &kept.texts()[0];
+        assert_eq!(text, r"ahp-elicit: bad \u{1b}[2Jid\u{202e}x");
+        for i in 0..MAX_HELD + 5 {
+            notices.clone().say(&format!("line {i}"));
+        }
+        assert_eq!(kept.texts().len(), MAX_HELD);
+        assert_eq!(kept.dropped(), 6);
+    }
 
     #[test]
     fn a_flood_is_held_within_bounds_and_counted() {

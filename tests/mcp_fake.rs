@@ -503,6 +503,25 @@ mod library {
     }
 
     #[test]
+    fn the_servers_stderr_reaches_a_collecting_notice_sink_sanitized() {
+        let mut q = Quitter {
+            calls: 0,
+            idle_quits: false,
+        };
+        let mut o = opts(python(), vec![fake_server()]);
+        let (notices, kept) = ahp_elicit::notice::Notices::collect();
+        o.notices = notices;
+        let err = run_session(&o, &mut q).unwrap_err();
+        assert!(matches!(err, McpError::Quit), "{err:?}");
+        // The fake server's first stderr line carries raw ESC sequences:
+        // the sink gets them escaped, with the "server:" prefix.
+        let said = kept.texts();
+        let line = r"server: fake server ready \u{1b}[31mred\u{1b}[0m";
+        assert!(said.iter().any(|s| s == line), "{said:#?}");
+        assert!(said.iter().all(|s| !s.contains('\u{1b}')), "{said:#?}");
+    }
+
+    #[test]
     fn quitting_while_waiting_ends_the_session() {
         let mut q = Quitter {
             calls: 0,
@@ -583,11 +602,17 @@ mod live {
             .as_object()
             .unwrap()
             .clone();
+        let (notices, kept) = ahp_elicit::notice::Notices::collect();
+        o.notices = notices;
         let mut slow = Slow {
             open_for: Vec::new(),
             withdrawn: Vec::new(),
         };
         let report = run_session(&o, &mut slow).unwrap();
+        // The withdrawal is said through the session's notice sink.
+        let said = kept.texts();
+        let withdrawn = "ahp-elicit: the server withdrew this request (took too long)";
+        assert!(said.iter().any(|s| s == withdrawn), "{said:#?}");
         let rec = &report.result["structuredContent"];
         // The ping came 5 s after the form appeared and was answered while
         // the form was still open.

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use ahp_elicit::binding::Action;
 use ahp_elicit::launcher::{CommandBrowser, NoOpen, SystemBrowser};
+use ahp_elicit::notice::Notices;
 use ahp_elicit::respond::{LoggingLauncher, SharedLog};
 use ahp_elicit::responder::{Launcher, Responder};
 
@@ -123,7 +124,12 @@ impl AnswerArgs {
             None => (Box::new(SystemBrowser), "system-browser"),
         };
         match log {
-            Some(log) => Box::new(LoggingLauncher { inner, name, log }),
+            Some(log) => Box::new(LoggingLauncher {
+                inner,
+                name,
+                log,
+                notices: Notices::stderr(),
+            }),
             None => inner,
         }
     }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use ahp_elicit::binding::{Mode, SchemaPolicy};
-use ahp_elicit::notice::say;
+use ahp_elicit::notice::{say, Notices};
 use ahp_elicit::respond::input::spawn_readers;
 use ahp_elicit::respond::sink::Sink;
 use ahp_elicit::respond::{drive, Config, Tally};
@@ -123,6 +123,7 @@ pub fn run(args: RespondArgs) -> Exit {
         modes: args.modes.clone(),
         schema_policy: args.schema_policy,
         interactive,
+        notices: Notices::stderr(),
     };
     let mut tally = drive(items, responder.as_mut(), &mut sink, &config, log);
     // Give the terminal back, then write what was held.

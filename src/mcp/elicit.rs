@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use tokio::time::Instant;
 
 use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
-use super::session::{notice, str_field, Ask, Session};
+use super::session::{str_field, Ask, Session};
 use super::McpError;
 use crate::binding::violation::{Part, Violation};
 use crate::binding::{wrap_params_with, Action, Answer, Mode, RequestEvent, ResultMeta};
@@ -187,7 +187,7 @@ impl Session {
                     self.finished.insert(key, None);
                 }
                 let said = reason.describe();
-                notice(&said);
+                self.notice(&said);
                 self.desk.show(Waiting {
                     status: Some(capitalized(&said)),
                     offer_retry: false,
@@ -266,7 +266,7 @@ impl Session {
         why: String,
         data: Option<Value>,
     ) -> Result<(), McpError> {
-        notice(&format!("refused an elicitation: {why}"));
+        self.notice(&format!("refused an elicitation: {why}"));
         let msg = id.map(|id| jsonrpc::error_response(id, code, &why, data));
         if code == INVALID_PARAMS {
             self.rejected.push(why);
@@ -294,7 +294,7 @@ impl Session {
                 let reason = str_field(p, "reason");
                 self.desk.withdraw(k, WithdrawReason::Cancelled(reason));
             }
-            None => notice(&format!(
+            None => self.notice(&format!(
                 "ignored a cancellation of request {}, which is not open",
                 safe_text::display(&rid.to_string().chars().take(100).collect::<String>())
             )),
@@ -307,16 +307,16 @@ impl Session {
         let eid = str_field(p, "elicitationId").unwrap_or_default();
         let shown = safe_text::display(&eid.chars().take(200).collect::<String>()).into_owned();
         if !self.consented.contains(&eid) {
-            notice(&format!(
+            self.notice(&format!(
                 "ignored a completion for URL elicitation '{shown}', which was not consented to here"
             ));
         } else if !self.completed.insert(eid) {
-            notice(&format!(
+            self.notice(&format!(
                 "ignored a repeated completion for URL elicitation '{shown}'"
             ));
         } else {
             let said = format!("the server reports URL elicitation '{shown}' complete");
-            notice(&said);
+            self.notice(&said);
             self.desk.show(Waiting {
                 status: Some(capitalized(&said)),
                 offer_retry: false,
@@ -358,7 +358,7 @@ impl Session {
             if list.is_empty() || retried {
                 return Err(err);
             }
-            notice(&format!(
+            self.notice(&format!(
                 "the tool needs {} URL elicitation(s) first (error -32042)",
                 list.len()
             ));
@@ -369,7 +369,7 @@ impl Session {
                 return Err(err);
             }
             retried = true;
-            notice(&format!(
+            self.notice(&format!(
                 "retrying the tool call '{}'",
                 safe_text::display(name)
             ));
@@ -424,7 +424,7 @@ impl Session {
         if done(self) {
             return Ok(true);
         }
-        notice("waiting for the browser flow to complete");
+        self.notice("waiting for the browser flow to complete");
         self.desk.show(Waiting {
             status: Some("Waiting for the browser flow to complete".into()),
             offer_retry: true,
@@ -443,13 +443,13 @@ impl Session {
             match self.wait_key.take() {
                 Some(WaitKey::RetryNow) => break true,
                 Some(WaitKey::GiveUp) => {
-                    notice("gave up waiting for the browser flow");
+                    self.notice("gave up waiting for the browser flow");
                     break false;
                 }
                 _ => {}
             }
             if !self.step(Some(until)).await? {
-                notice(&format!(
+                self.notice(&format!(
                     "no completion within {} s; retrying the call anyway",
                     limit.as_secs()
                 ));

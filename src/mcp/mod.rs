@@ -24,6 +24,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::binding::{Mode, SchemaPolicy, Server};
+use crate::notice::Notices;
 use crate::responder::Responder;
 
 mod elicit;
@@ -120,6 +121,10 @@ pub struct McpOptions {
     /// command sets a short wait for scripted answers, which can do no
     /// browser flow.
     pub completion_wait: Option<Duration>,
+    /// Where the session's notices go (sanitized): what it does, what the
+    /// server logs, what it refused. The binary writes them to stderr
+    /// ([`Notices::stderr`], the default); a library user may collect them.
+    pub notices: Notices,
 }
 
 /// Default of `--connect-timeout`.
@@ -140,6 +145,7 @@ impl McpOptions {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             completion_wait: None,
             schema_policy: SchemaPolicy::Compatible,
+            notices: Notices::stderr(),
         }
     }
 }

@@ -24,6 +24,7 @@ use super::stdio::StdioTransport;
 use super::transport::{Incoming, Transport, INCOMING_CAPACITY};
 use super::{McpError, McpOptions, SessionReport, Target, OLDER_VERSIONS, PROTOCOL_VERSION};
 use crate::binding::{RequestEvent, Server};
+use crate::notice::Notices;
 use crate::responder::{Responder, WaitKey, Waiting};
 use crate::safe_text;
 use crate::session::{Desk, Reply};
@@ -58,7 +59,12 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
     };
     let (tx, rx) = mpsc::channel(INCOMING_CAPACITY);
     let transport: Box<dyn Transport> = match &opts.target {
-        Target::Stdio { program, args } => Box::new(StdioTransport::spawn(program, args, tx)?),
+        Target::Stdio { program, args } => Box::new(StdioTransport::spawn(
+            program,
+            args,
+            tx,
+            opts.notices.clone(),
+        )?),
         Target::Http { url } => Box::new(HttpTransport::new(url, tx)),
     };
     let run_tag = SystemTime::now()
@@ -151,12 +157,6 @@ pub(super) struct Session {
     server_notices: usize,
 }
 
-/// A notice for the person on stderr; server text goes through the
-/// sanitizer before this is called.
-pub(super) fn notice(msg: &str) {
-    crate::notice::say(format!("ahp-elicit: {msg}"));
-}
-
 pub(super) fn str_field(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(Value::as_str).map(str::to_owned)
 }
@@ -234,7 +234,7 @@ impl Session {
                     safe_text::display(&version)
                 )));
             }
-            notice(&format!(
+            self.notice(&format!(
                 "the server speaks MCP {version}, not {PROTOCOL_VERSION}: URL mode is not available"
             ));
         }
@@ -249,7 +249,7 @@ impl Session {
             title: str_field(&info, "title"),
             version: str_field(&info, "version"),
         };
-        notice(&format!(
+        self.notice(&format!(
             "connected to {} {} (MCP {version})",
             safe_text::display(server.title.as_deref().unwrap_or(&server.name)),
             safe_text::display(server.version.as_deref().unwrap_or(""))
@@ -297,12 +297,12 @@ impl Session {
         let call = match &self.opts.call {
             Some(t) => Some(t.clone()),
             None => {
-                show_tools(tools);
+                show_tools(&self.opts.notices, tools);
                 match tools {
                     [only] => {
                         let name = str_field(only, "name");
                         if let Some(n) = &name {
-                            notice(&format!(
+                            self.notice(&format!(
                                 "no --call given and the server offers one tool: calling '{}'",
                                 safe_text::display(n)
                             ));
@@ -318,7 +318,7 @@ impl Session {
                 .iter()
                 .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
             {
-                notice(&format!(
+                self.notice(&format!(
                     "the server did not list a tool '{}'; calling it anyway",
                     safe_text::display(name)
                 ));
@@ -347,7 +347,7 @@ impl Session {
                 return Ok(tools);
             }
         }
-        notice(&format!("tools/list: stopped after {MAX_TOOL_PAGES} pages"));
+        self.notice(&format!("tools/list: stopped after {MAX_TOOL_PAGES} pages"));
         Ok(tools)
     }
 
@@ -363,7 +363,9 @@ impl Session {
         match self.request_once(method, params.clone(), limit).await {
             Err(McpError::SessionExpired) if !self.reinitialized => {
                 self.reinitialized = true;
-                notice("the server ended the session (HTTP 404): initializing a new session once");
+                self.notice(
+                    "the server ended the session (HTTP 404): initializing a new session once",
+                );
                 self.transport.reset_session();
                 self.initialize().await?;
                 self.transport.start_listening();
@@ -469,7 +471,7 @@ impl Session {
                 Ok(Message::Notification { method, params }) => {
                     self.on_notification(&method, params.as_ref())
                 }
-                Err(e) => notice(&format!("ignored a message: {e}")),
+                Err(e) => self.notice(&format!("ignored a message: {e}")),
             },
             Incoming::Noise(m) => self.server_notice(&safe_text::display(&m)),
             Incoming::Log(line) => {
@@ -506,7 +508,7 @@ impl Session {
             .as_u64()
             .and_then(|n| self.pending.remove(&n).map(|p| (n, p)));
         let Some((n, p)) = pending else {
-            notice(&format!(
+            self.notice(&format!(
                 "ignored a response to an unknown request id {}",
                 safe_text::display(&id.to_string())
             ));
@@ -531,7 +533,7 @@ impl Session {
             "ping" => self.reply(jsonrpc::response(&id, json!({}))),
             "elicitation/create" => self.elicit_request(id, params.unwrap_or(Value::Null)),
             other => {
-                notice(&format!(
+                self.notice(&format!(
                     "the server asked for '{}', which this client does not offer",
                     safe_text::display(other)
                 ));
@@ -599,8 +601,14 @@ impl Session {
     pub fn server_notice(&mut self, line: &str) {
         self.server_notices += 1;
         if self.server_notices <= MAX_SERVER_NOTICES {
-            crate::notice::say(line.to_owned());
+            self.opts.notices.say(line);
         }
+    }
+
+    /// A notice for the person; server text goes through the sanitizer
+    /// before this is called.
+    pub(super) fn notice(&self, msg: &str) {
+        self.opts.notices.say(&format!("ahp-elicit: {msg}"));
     }
 
     pub fn write_event(&mut self, ev: &Value) -> Result<(), McpError> {
@@ -643,7 +651,7 @@ impl Session {
             }
         }
         if self.server_notices > MAX_SERVER_NOTICES {
-            notice(&format!(
+            self.notice(&format!(
                 "{} more messages from the server were not shown",
                 self.server_notices - MAX_SERVER_NOTICES
             ));
@@ -653,8 +661,11 @@ impl Session {
 
 /// Show the tool list to the person (stderr, sanitized): name and title or
 /// the first line of the description.
-fn show_tools(tools: &[Value]) {
-    notice(&format!("the server offers {} tool(s):", tools.len()));
+fn show_tools(notices: &Notices, tools: &[Value]) {
+    notices.say(&format!(
+        "ahp-elicit: the server offers {} tool(s):",
+        tools.len()
+    ));
     for t in tools {
         let name = str_field(t, "name").unwrap_or_default();
         let about = str_field(t, "title")
@@ -667,7 +678,7 @@ fn show_tools(tools: &[Value]) {
             .chars()
             .take(100)
             .collect();
-        crate::notice::say(format!(
+        notices.say(&format!(
             "  {}  {}",
             safe_text::display(&name),
             safe_text::display(&about)

@@ -26,6 +26,7 @@ use tokio::sync::mpsc::Sender;
 
 use super::transport::{deliver, read_line, Incoming, Line, Transport, MAX_MESSAGE_BYTES};
 use super::McpError;
+use crate::notice::Notices;
 
 /// How long the child may take to exit after its stdin is closed, and
 /// again after SIGTERM.
@@ -40,14 +41,21 @@ pub struct StdioTransport {
     child: Child,
     writer: Option<smpsc::SyncSender<Vec<u8>>>,
     closed: bool,
+    /// Where a server that will not exit is said.
+    notices: Notices,
 }
 
 impl StdioTransport {
     /// Start `program args...` and its reader and writer threads; messages
-    /// go to `tx`.
+    /// go to `tx`; what the transport itself has to say goes to `notices`.
     ///
     /// Errors: [`McpError::Spawn`] when the program cannot be started.
-    pub fn spawn(program: &str, args: &[String], tx: Sender<Incoming>) -> Result<Self, McpError> {
+    pub fn spawn(
+        program: &str,
+        args: &[String],
+        tx: Sender<Incoming>,
+        notices: Notices,
+    ) -> Result<Self, McpError> {
         let mut cmd = Command::new(program);
         cmd.args(args)
             .stdin(Stdio::piped())
@@ -86,6 +94,7 @@ impl StdioTransport {
             child,
             writer,
             closed: false,
+            notices,
         })
     }
 
@@ -211,7 +220,7 @@ impl Transport for StdioTransport {
         if self.wait_exit(EXIT_GRACE) {
             return;
         }
-        crate::notice::say(format!(
+        self.notices.say(&format!(
             "ahp-elicit: the server did not exit after its stdin closed and SIGTERM; killing it (pid {})",
             self.child.id()
         ));

@@ -30,7 +30,7 @@ use crate::binding::{
     SchemaPolicy, Violation,
 };
 use crate::log::EventLog;
-use crate::notice::say;
+use crate::notice::Notices;
 use crate::responder::{Context, Outcome, Progress, RespondError, Responder, WaitKey};
 use crate::session::{settle, AskError, Between, Desk, NoResult, Reply, Settled, WithdrawReason};
 
@@ -66,6 +66,9 @@ pub struct Config {
     /// A person answers: between requests the responder shows its waiting
     /// screen ([`Responder::wait`]), so it redraws and Ctrl-C is read.
     pub interactive: bool,
+    /// Where the run's errors and reports go (sanitized): the binary writes
+    /// them to stderr ([`Notices::stderr`]), a library user may collect them.
+    pub notices: Notices,
 }
 
 /// The outcome of a whole run.
@@ -114,7 +117,7 @@ pub fn drive(
         Run::new(items, desk, sink, config, log).go()
     });
     ran.unwrap_or_else(|e| {
-        say(format!("ahp-elicit: {e}"));
+        config.notices.say(&format!("ahp-elicit: {e}"));
         Tally {
             fatal: true,
             ..Tally::default()
@@ -258,12 +261,14 @@ impl<'a> Run<'a> {
         let (line, bytes) = match &item {
             Item::Event { line, bytes, .. } => (*line, bytes),
             Item::Bad { line, message } => {
-                report(*line, None, message, &[]);
+                self.report(*line, None, message, &[]);
                 self.tally.failed += 1;
                 return Step::Next;
             }
             Item::ReadError(e) => {
-                say(format!("ahp-elicit: cannot read the input: {e}"));
+                self.config
+                    .notices
+                    .say(&format!("ahp-elicit: cannot read the input: {e}"));
                 self.tally.fatal = true;
                 return Step::Stop;
             }
@@ -285,7 +290,7 @@ impl<'a> Run<'a> {
         let (req, outcome) = match self.ask(req).await {
             Ok(asked) => asked,
             Err(e) => {
-                report(at.line, at.id, &format!("no result: {e}"), &[]);
+                self.report(at.line, at.id, &format!("no result: {e}"), &[]);
                 self.tally.fatal = true;
                 return Step::Stop;
             }
@@ -304,7 +309,7 @@ impl<'a> Run<'a> {
             Ok(v) => v,
             Err(e) => {
                 self.note(|l| l.request_invalid(None, std::slice::from_ref(&e)));
-                report(line, None, "invalid event", &[e]);
+                self.report(line, None, "invalid event", &[e]);
                 self.tally.failed += 1;
                 return None;
             }
@@ -317,7 +322,7 @@ impl<'a> Run<'a> {
             }
             Err(errs) => {
                 self.note(|l| l.request_invalid(id.as_deref(), &errs));
-                report(line, id.as_deref(), "invalid request, no result", &errs);
+                self.report(line, id.as_deref(), "invalid request, no result", &errs);
                 self.tally.failed += 1;
                 None
             }
@@ -346,7 +351,7 @@ impl<'a> Run<'a> {
             "{} mode is not advertised (--modes), no result",
             req.mode.as_str()
         );
-        report(at.line, at.id, &what, &[]);
+        self.report(at.line, at.id, &what, &[]);
         self.tally.failed += 1;
         false
     }
@@ -460,7 +465,7 @@ impl<'a> Run<'a> {
                     )
                 });
                 let what = format!("answer refused, no result: {m}");
-                report(at.line, at.id, &what, &[]);
+                self.report(at.line, at.id, &what, &[]);
                 self.tally.failed += 1;
                 Step::Next
             }
@@ -472,12 +477,12 @@ impl<'a> Run<'a> {
                 self.quit |= quit;
                 self.note(|l| l.decision(&req.id, &answer));
                 let what = "the answer does not make a valid result, no result";
-                report(at.line, at.id, what, &violations);
+                self.report(at.line, at.id, what, &violations);
                 self.tally.failed += 1;
                 Step::Next
             }
             Err(NoResult::Failed(m)) => {
-                report(at.line, at.id, &format!("no result: {m}"), &[]);
+                self.report(at.line, at.id, &format!("no result: {m}"), &[]);
                 self.tally.fatal = true;
                 Step::Stop
             }
@@ -500,7 +505,9 @@ impl<'a> Run<'a> {
                 Step::Stop
             }
             Err(e) => {
-                say(format!("ahp-elicit: cannot write the result: {e}"));
+                self.config
+                    .notices
+                    .say(&format!("ahp-elicit: cannot write the result: {e}"));
                 self.tally.fatal = true;
                 Step::Stop
             }
@@ -512,9 +519,17 @@ impl<'a> Run<'a> {
     fn note(&self, f: impl FnOnce(&mut EventLog) -> Result<(), crate::log::LogError>) {
         if let Some(l) = &self.log {
             if let Err(e) = f(&mut lock_log(l)) {
-                say(format!("ahp-elicit: cannot write the log: {e}"));
+                self.config
+                    .notices
+                    .say(&format!("ahp-elicit: cannot write the log: {e}"));
             }
         }
+    }
+
+    /// Say what went wrong with the item at `line` (and `id`), with its
+    /// violations, all sanitized.
+    fn report(&self, line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
+        self.config.notices.say(&report_text(line, id, what, errs));
     }
 }
 
@@ -527,9 +542,9 @@ struct At<'a> {
     id: Option<&'a str>,
 }
 
-/// Say what went wrong with the item at `line` (and `id`), with its
+/// What went wrong with the item at `line` (and `id`), with its
 /// violations, all sanitized.
-fn report(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
+fn report_text(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) -> String {
     // `what` may quote the request (a gap's reason, a refusal's reasons).
     let what = crate::safe_text::display(what);
     let mut msg = match id {
@@ -545,7 +560,7 @@ fn report(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
             crate::safe_text::display(&e.to_string())
         ));
     }
-    say(msg);
+    msg
 }
 
 /// A [`Launcher`](crate::responder::Launcher) that logs each launch (URL
@@ -557,6 +572,8 @@ pub struct LoggingLauncher {
     pub name: &'static str,
     /// The log written to.
     pub log: SharedLog,
+    /// Where a log that cannot be written is said.
+    pub notices: Notices,
 }
 
 impl crate::responder::Launcher for LoggingLauncher {
@@ -565,7 +582,8 @@ impl crate::responder::Launcher for LoggingLauncher {
         let mut log = lock_log(&self.log);
         let id = log.current().to_owned();
         if let Err(e) = log.launch(&id, self.name, url, &r) {
-            say(format!("ahp-elicit: cannot write the log: {e}"));
+            self.notices
+                .say(&format!("ahp-elicit: cannot write the log: {e}"));
         }
         r
     }

@@ -42,6 +42,7 @@ fn a_flood_is_answered_whole_with_a_bounded_queue() {
         modes: vec![Mode::Form, Mode::Url],
         schema_policy: SchemaPolicy::Strict,
         interactive: false,
+        notices: Notices::stderr(),
     };
     let mut r = Counting { ahead: Vec::new() };
     let tally = drive(rx, &mut r, &mut sink, &config, None);
@@ -87,6 +88,8 @@ enum Script {
     CancelAtDeadline,
     /// The person quits (Ctrl-C twice).
     Quit,
+    /// The answer is refused, with this reason.
+    Refuse(&'static str),
 }
 
 /// Answers each request as its script says (by event id; decline when not
@@ -96,6 +99,8 @@ struct Scripted {
     seen: Vec<(String, Progress, Option<Duration>)>,
     /// Dropped while the first request is answered: the input ends then.
     input: Option<mpsc::Sender<Item>>,
+    /// The run's notices, collected (sanitized text).
+    said: Vec<String>,
 }
 
 impl Responder for Scripted {
@@ -119,6 +124,7 @@ impl Responder for Scripted {
                 Ok(Outcome::Answer(Answer::bare(Action::Cancel)))
             }
             Script::Quit => Ok(Outcome::Quit),
+            Script::Refuse(why) => Err(RespondError::Refused(why.into())),
         }
     }
 }
@@ -140,7 +146,9 @@ fn run_items(
         script,
         seen: Vec::new(),
         input: keep_open.then_some(tx),
+        said: Vec::new(),
     };
+    let (notices, kept) = Notices::collect();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.jsonl");
     let mut sink = Sink::open(Some(&out)).unwrap();
@@ -150,8 +158,10 @@ fn run_items(
         modes: vec![Mode::Form, Mode::Url],
         schema_policy: SchemaPolicy::Strict,
         interactive: false,
+        notices,
     };
     let tally = drive(rx, &mut r, &mut sink, &config, None);
+    r.said = kept.texts();
     drop(sink);
     let results = std::fs::read_to_string(&out)
         .unwrap()
@@ -281,6 +291,44 @@ fn an_invalid_request_gets_an_error_and_the_next_its_result() {
     assert_eq!(r.seen.len(), 1);
 }
 
+#[test]
+fn an_invalid_request_is_reported_to_the_notice_sink_sanitized() {
+    // An envelope the binding refuses (no `type`), with a hostile id.
+    let text = String::from_utf8(request_line("bad\u{1b}[2J\u{202e}")).unwrap();
+    let bad = text
+        .replace("\"type\":\"user.elicitation.request\",", "")
+        .into_bytes();
+    let items = vec![Item::Event {
+        line: 3,
+        bytes: bad,
+        held: crate::respond::input::Held::default(),
+    }];
+    let (tally, results, r) = run_items(items, Vec::new(), None, false);
+    assert_eq!(results, pairs(&[]));
+    assert_eq!((tally.answered, tally.failed), (0, 1));
+    // Nothing raw: the id and the violations are shown escaped.
+    let said = [
+        r"ahp-elicit: request bad\u{1b}[2J\u{202e} (line 3): invalid request, no result",
+        r#"  (root): [wire-root/required] "type" is required"#,
+        r#"  /id: [wire-root/pattern] "bad\u001b[2J\u{202e}" does not match the pattern ^[^\x00-\x1F\x7F-\x9F]*$: an event id has no control characters"#,
+    ];
+    assert_eq!(r.said, vec![said.join("\n")]);
+}
+
+#[test]
+fn a_refused_answer_is_reported_to_the_notice_sink_with_its_request() {
+    let script = vec![("a", Script::Refuse("\u{1b}]8;;x\u{7}no such option"))];
+    let (tally, results, r) = run_items(vec![event(4, "a"), event(5, "b")], script, None, false);
+    assert_eq!(results, pairs(&[("b", "decline")]));
+    assert_eq!((tally.answered, tally.failed, tally.fatal), (1, 1, false));
+    assert_eq!(
+        r.said,
+        vec![String::from(
+            r"ahp-elicit: request a (line 4): answer refused, no result: \u{1b}]8;;x\u{7}no such option"
+        )]
+    );
+}
+
 /// Declines every request; on the waiting screen the person quits.
 struct QuitsWhileWaiting {
     waits: usize,
@@ -310,6 +358,7 @@ fn a_quit_on_the_waiting_screen_ends_a_stream_that_stays_open() {
         modes: vec![Mode::Form],
         schema_policy: SchemaPolicy::Strict,
         interactive: true,
+        notices: Notices::stderr(),
     };
     let mut r = QuitsWhileWaiting { waits: 0 };
     let started = Instant::now();
