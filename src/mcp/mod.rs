@@ -28,6 +28,7 @@ use crate::responder::Responder;
 
 mod elicit;
 pub use elicit::{COMPLETION_WAIT, SCRIPTED_COMPLETION_WAIT};
+pub use session::DUPLICATE_ID;
 pub mod http;
 pub mod jsonrpc;
 mod session;

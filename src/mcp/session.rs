@@ -33,6 +33,9 @@ const MAX_TOOL_PAGES: usize = 100;
 /// Server-originated notices (log lines, log notifications, progress)
 /// shown; later ones are counted and summed up at the end.
 const MAX_SERVER_NOTICES: usize = 300;
+/// The message of the -32600 error that refuses a request whose id is
+/// that of one still open.
+pub const DUPLICATE_ID: &str = "a request with this id is still open";
 /// After a quit: time for the cancellations to reach the server.
 const QUIT_GRACE: Duration = Duration::from_millis(300);
 
@@ -528,6 +531,7 @@ impl Session {
     ) -> Result<(), McpError> {
         match method {
             "ping" => self.reply(jsonrpc::response(&id, json!({}))),
+            "elicitation/create" if self.is_open(&id) => self.refuse_duplicate(&id),
             "elicitation/create" => self.elicit_request(id, params.unwrap_or(Value::Null)),
             other => {
                 notice(&format!(
@@ -542,6 +546,31 @@ impl Session {
                 ))
             }
         }
+    }
+
+    /// Whether a request of the server with this id is still open (put to
+    /// the person, not yet answered).
+    fn is_open(&self, id: &Value) -> bool {
+        self.asks.values().any(|a| a.rpc_id.as_ref() == Some(id))
+    }
+
+    /// A request that reuses the id of one still open breaks JSON-RPC (two
+    /// answers could not be told apart): refused at once with -32600; the
+    /// open one stays open and is answered as usual.
+    fn refuse_duplicate(&mut self, id: &Value) -> Result<(), McpError> {
+        let shown: String = id.to_string().chars().take(100).collect();
+        let why = format!(
+            "{DUPLICATE_ID} (elicitation/create id {})",
+            safe_text::display(&shown)
+        );
+        notice(&format!("refused an elicitation: {why}"));
+        self.rejected.push(why);
+        self.reply(jsonrpc::error_response(
+            id,
+            jsonrpc::INVALID_REQUEST,
+            DUPLICATE_ID,
+            None,
+        ))
     }
 
     pub fn reply(&mut self, msg: Value) -> Result<(), McpError> {
