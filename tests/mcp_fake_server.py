@@ -64,6 +64,8 @@ URL = {"mode": "url", "message": "Open the page", "url": "https://example.com/au
 BAD_MODE = {"mode": "telepathy", "message": "?"}
 INVALID = {"message": "Nested", "requestedSchema": {
     "type": "object", "properties": {"address": {"type": "object", "properties": {}}}}}
+HOSTILE_NESTED = {"message": "Nested", "requestedSchema": {
+    "type": "object", "properties": {"ad\x1b[2Jdress": {"type": "object", "properties": {}}}}}
 REQUIRED = {"message": "Required", "requestedSchema": {
     "type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}}
 
@@ -90,6 +92,10 @@ def probe(state, case, call, notify, extra=None):
         return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
+    elif case == "refused":
+        # A nested object under a key with an ESC: refused under the strict
+        # policy; the key must reach the screen neutralised.
+        responses["refused"] = call("elicitation/create", HOSTILE_NESTED)
     else:
         responses["ping"] = call("ping", None)
         responses["form"] = call("elicitation/create", FORM)

@@ -186,6 +186,7 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         timeout: args.timeout,
         connect_timeout: args.connect_timeout,
         completion_wait: (!interactive).then_some(ahp_elicit::mcp::SCRIPTED_COMPLETION_WAIT),
+        show_refusals: interactive,
     })
 }
 

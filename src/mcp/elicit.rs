@@ -44,7 +44,11 @@ impl Session {
         let url_id = str_field(&params, "elicitationId");
         match self.prepare(&params) {
             Ok(req) => self.ask(Some(id), req, url_id).map(|_| ()),
-            Err((code, why, data)) => self.reject(Some(&id), code, why, data),
+            Err((code, why, data)) => {
+                let shown = data.clone();
+                self.reject(Some(&id), code, why, data)?;
+                self.show_refusal(&params, code, shown.as_ref())
+            }
         }
     }
 

@@ -27,6 +27,7 @@ use crate::binding::{Mode, SchemaPolicy, Server};
 use crate::responder::Responder;
 
 mod elicit;
+mod refusal;
 pub use elicit::{COMPLETION_WAIT, SCRIPTED_COMPLETION_WAIT};
 pub use session::DUPLICATE_ID;
 pub mod http;
@@ -121,6 +122,11 @@ pub struct McpOptions {
     /// command sets a short wait for scripted answers, which can do no
     /// browser flow.
     pub completion_wait: Option<Duration>,
+    /// A person answers (not a script): a form refused with -32602 (its
+    /// rules broken, e.g. under `--schema-policy strict`) is also shown on
+    /// the "cannot be answered as a form" screen, with each rule and
+    /// pointer, after the error was sent. Default false.
+    pub show_refusals: bool,
 }
 
 /// Default of `--connect-timeout`.
@@ -141,6 +147,7 @@ impl McpOptions {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             completion_wait: None,
             schema_policy: SchemaPolicy::Compatible,
+            show_refusals: false,
         }
     }
 }

@@ -97,6 +97,7 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
         rejected: Vec::new(),
         refused: Vec::new(),
         server_notices: 0,
+        shown_refusals: HashSet::new(),
     };
     let out = s.drive().await;
     s.finish(&out).await;
@@ -151,6 +152,9 @@ pub(super) struct Session {
     pub rejected: Vec<String>,
     pub refused: Vec<String>,
     server_notices: usize,
+    /// Desk keys of refused forms shown to the person
+    /// ([`Session::show_refusal`]): their replies are not answers.
+    pub shown_refusals: HashSet<u64>,
 }
 
 /// A notice for the person on stderr; server text goes through the
@@ -456,6 +460,7 @@ impl Session {
             Wake::Reply(None) => return Err(McpError::Responder("the responder stopped".into())),
             Wake::Reply(Some(Reply::Key(WaitKey::Quit))) => return Err(McpError::Quit),
             Wake::Reply(Some(Reply::Key(k))) => self.wait_key = Some(k),
+            Wake::Reply(Some(r)) if self.closes_refusal(&r) => {}
             Wake::Reply(Some(r)) => self.on_reply(r)?,
         }
         Ok(true)
@@ -495,6 +500,16 @@ impl Session {
             }
         }
         Ok(())
+    }
+
+    /// Whether `r` closes a refused form's screen (nothing is sent for it).
+    fn closes_refusal(&mut self, r: &Reply) -> bool {
+        match r {
+            Reply::Answered { key, .. } | Reply::Withdrawn { key, .. } => {
+                self.shown_refusals.remove(key)
+            }
+            Reply::Key(_) => false,
+        }
     }
 
     fn fail_pending(&mut self, id: u64, err: impl FnOnce(&str) -> McpError) {
@@ -661,6 +676,12 @@ impl Session {
                 let _ = self.reply(jsonrpc::response(&id, json!({ "action": "cancel" })));
             }
             tokio::time::sleep(QUIT_GRACE).await;
+        }
+        // A refused form still on screen stays until the person closes it.
+        while out.is_ok() && !self.shown_refusals.is_empty() {
+            if self.step(None).await.is_err() {
+                break;
+            }
         }
         self.desk
             .withdraw_all(crate::session::WithdrawReason::StreamClosed);
