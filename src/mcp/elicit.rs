@@ -250,8 +250,7 @@ impl Session {
             .and_then(Value::as_str)
             .unwrap_or("{}");
         // The text was built and re-read by make_result_event: it is JSON.
-        let result: Value = serde_json::from_str(text)
-            .map_err(|e| McpError::Protocol(format!("result text: {e}")))?;
+        let result: Value = serde_json::from_str(text).map_err(McpError::ResultText)?;
         self.write_event(&ev)?;
         self.answered += 1;
         if answer.action == Action::Accept {

@@ -289,10 +289,9 @@ impl Session {
                 Err(TryRecvError::Empty) => {}
             }
             if Instant::now() >= until {
-                return Err(McpError::Timeout(format!(
-                    "the server did not take notifications/initialized within {} s",
-                    limit.as_secs()
-                )));
+                return Err(McpError::NotTaken {
+                    secs: limit.as_secs(),
+                });
             }
             let tick = (Instant::now() + Duration::from_millis(10)).min(until);
             self.step(Some(tick)).await?;
@@ -409,18 +408,19 @@ impl Session {
                 return r;
             }
             let woke = self.step(until).await.map_err(|e| match e {
-                McpError::Transport(m) => {
-                    McpError::Transport(format!("{m} while waiting for the answer to {method}"))
-                }
+                e @ (McpError::Transport(_) | McpError::Closed(_)) => McpError::Waiting {
+                    method: method.to_owned(),
+                    source: Box::new(e),
+                },
                 e => e,
             })?;
             if !woke {
                 self.pending.remove(&id);
                 self.cancel_request(id, "timed out");
-                return Err(McpError::Timeout(format!(
-                    "no answer to {method} within {} s (--connect-timeout)",
-                    limit.map_or(0, |l| l.as_secs())
-                )));
+                return Err(McpError::Timeout {
+                    method: method.to_owned(),
+                    secs: limit.map_or(0, |l| l.as_secs()),
+                });
             }
         }
     }
@@ -478,7 +478,7 @@ impl Session {
                 }
                 Err(e) => notice(&format!("ignored a message: {e}")),
             },
-            Incoming::Noise(m) => self.server_notice(&safe_text::display(&m)),
+            Incoming::Noise(n) => self.server_notice(&safe_text::display(&n.to_string())),
             Incoming::Log(line) => {
                 self.server_notice(&format!("server: {}", safe_text::display(&line)))
             }
@@ -487,16 +487,15 @@ impl Session {
                     "the server ended the response stream of {m} without answering it"
                 ))
             }),
-            Incoming::Failed { id, error } => self.fail_pending(id, |m| {
-                McpError::Transport(format!("{m}: {}", safe_text::display(&error)))
+            Incoming::Failed { id, error } => self.fail_pending(id, |m| McpError::Delivery {
+                what: m.to_owned(),
+                source: error,
             }),
             Incoming::SessionExpired { id } => self.fail_pending(id, |_| McpError::SessionExpired),
             Incoming::Closed(reason) => {
                 self.desk
                     .withdraw_all(crate::session::WithdrawReason::StreamClosed);
-                return Err(McpError::Transport(
-                    safe_text::display(&reason).into_owned(),
-                ));
+                return Err(McpError::Closed(reason));
             }
         }
         Ok(())
