@@ -632,6 +632,73 @@ mod live {
         assert_eq!(report.answered, 0);
     }
 
+    /// Keeps the first form open until the server has read the client's
+    /// refusal of the second request under the same id (its record file
+    /// holds the -32600), then declines it.
+    struct HoldUntilRefused {
+        record: std::path::PathBuf,
+        asked: Vec<String>,
+    }
+
+    impl Responder for HoldUntilRefused {
+        fn respond(&mut self, r: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
+            self.asked.push(r.id.clone());
+            // Hang detection only: the refusal comes at once.
+            let give_up = Instant::now() + Duration::from_secs(30);
+            while Instant::now() < give_up {
+                let seen = std::fs::read_to_string(&self.record).unwrap_or_default();
+                if seen.contains("-32600") {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Ok(Outcome::Answer(ahp_elicit::binding::Answer::bare(
+                ahp_elicit::binding::Action::Decline,
+            )))
+        }
+    }
+
+    #[test]
+    fn a_second_request_under_an_open_id_is_refused_and_the_first_answered() {
+        let dir = tempfile::tempdir().unwrap();
+        let record = dir.path().join("received.jsonl");
+        let mut o = McpOptions::new(Target::Stdio {
+            program: "env".into(),
+            args: vec![
+                format!("FAKE_RECORD={}", record.display()),
+                python().into(),
+                fake_server(),
+            ],
+        });
+        o.call = Some("probe".into());
+        o.arguments = json!({"case": "dupid"}).as_object().unwrap().clone();
+        let mut hold = HoldUntilRefused {
+            record,
+            asked: Vec::new(),
+        };
+        let report = run_session(&o, &mut hold).unwrap();
+        let rec = &report.result["structuredContent"];
+        let id = rec["id"].clone();
+        assert!(id.is_u64(), "{rec}");
+        // The duplicate is refused at once; the first request, still open
+        // then, is answered afterwards under its id; nothing else is sent.
+        assert_eq!(
+            rec["answers"],
+            json!([
+                {"id": id, "error": {"code": -32600, "message": "a request with this id is still open"}},
+                {"id": id, "result": {"action": "decline"}},
+            ])
+        );
+        assert_eq!(hold.asked.len(), 1, "{:?}", hold.asked);
+        assert_eq!(report.answered, 1);
+        assert_eq!(
+            report.rejected,
+            vec![format!(
+                "a request with this id is still open (elicitation/create id {id})"
+            )]
+        );
+    }
+
     #[test]
     fn progress_for_the_call_is_shown_and_others_are_not() {
         let r = stdio(&[

@@ -64,6 +64,8 @@ URL = {"mode": "url", "message": "Open the page", "url": "https://example.com/au
 BAD_MODE = {"mode": "telepathy", "message": "?"}
 INVALID = {"message": "Nested", "requestedSchema": {
     "type": "object", "properties": {"address": {"type": "object", "properties": {}}}}}
+HOSTILE_NESTED = {"message": "Nested", "requestedSchema": {
+    "type": "object", "properties": {"ad\x1b[2Jdress": {"type": "object", "properties": {}}}}}
 REQUIRED = {"message": "Required", "requestedSchema": {
     "type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}}
 
@@ -86,10 +88,14 @@ class State:
 def probe(state, case, call, notify, extra=None):
     """Run one case; call(method, params) returns the client's answer."""
     responses = {}
-    if case in ("hold", "progress", "flood", "swap") and extra is not None:
+    if case in ("hold", "progress", "flood", "swap", "dupid") and extra is not None:
         return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
+    elif case == "refused":
+        # A nested object under a key with an ESC: refused under the strict
+        # policy; the key must reach the screen neutralised.
+        responses["refused"] = call("elicitation/create", HOSTILE_NESTED)
     else:
         responses["ping"] = call("ping", None)
         responses["form"] = call("elicitation/create", FORM)
@@ -223,6 +229,26 @@ def run_stdio():
                 second = call("elicitation/create", evil)
                 return {"content": [{"type": "text", "text": "swap done"}],
                         "structuredContent": {"second": second}}
+            if case == "dupid":
+                # Two requests under one id, the first still open: every
+                # answer under that id is recorded, in order.
+                rid = call("elicitation/create", FORM, send_only=True)
+                write({"jsonrpc": "2.0", "id": rid, "method": "elicitation/create",
+                       "params": REQUIRED})
+                got = []
+                end = time.monotonic() + 30
+                while len(got) < 2 and time.monotonic() < end:
+                    m = read(timeout=max(0.01, end - time.monotonic()))
+                    if m is not None and m.get("id") == rid and "method" not in m:
+                        got.append(strip(m))
+                # A third answer would come soon after the second.
+                end = time.monotonic() + float(args.get("after", 1))
+                while time.monotonic() < end:
+                    m = read(timeout=max(0.01, end - time.monotonic()))
+                    if m is not None and m.get("id") == rid and "method" not in m:
+                        got.append(strip(m))
+                return {"content": [{"type": "text", "text": "dupid done"}],
+                        "structuredContent": {"id": rid, "answers": got}}
             # hold: a form (or, with "mode": "url", a URL request) left
             # open, a ping, then the request is withdrawn.
             held = URL if args.get("mode") == "url" else FORM

@@ -261,3 +261,80 @@ fn a_withdrawn_url_request_is_acknowledged_before_the_next_one() {
     let second = &result["structuredContent"]["second"]["result"];
     assert_eq!(second["action"], "cancel", "{result}");
 }
+
+/// `--schema-policy strict`: a nested-object form is refused with -32602
+/// and the person sees why on the "cannot be answered as a form" screen
+/// (rule, pointer with the server's ESC neutralised, what the server got);
+/// the screen stays until closed and nothing more is sent for it.
+#[test]
+fn a_strictly_refused_form_is_shown_with_its_rule_until_closed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --schema-policy strict --call probe --args '{{\"case\":\"refused\"}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 120, 30, &args);
+    t.wait_for("This request cannot be answered as a form.");
+    t.wait_for("/requestedSchema/properties/ad\\u{1b}[2Jdress/type: [mcp-request/enum]");
+    t.wait_for("JSON-RPC error -32602");
+    // The tool result came back meanwhile; the screen still waits.
+    assert!(t.shows("[ Decline ]"), "{}", t.screen());
+    t.send("\x04");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    let refused = &result["structuredContent"]["responses"]["refused"];
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["violations"][0]["pointer"],
+        "/requestedSchema/properties/ad\u{1b}[2Jdress/type"
+    );
+    assert!(
+        t.stderr().contains("refused an elicitation"),
+        "{}",
+        t.stderr()
+    );
+}
+
+/// The same refusal in plain mode: said on the terminal, with the rule and
+/// pointer, before the person types decline or cancel.
+#[test]
+fn a_strictly_refused_form_is_said_in_plain_mode() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --plain --schema-policy strict --call probe --args '{{\"case\":\"refused\"}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 120, 30, &args);
+    t.wait_for("This request cannot be answered as a form");
+    t.wait_for("Why: /requestedSchema/properties/ad\\u{1b}[2Jdress/type: [mcp-request/enum]");
+    t.wait_for("Why: Refused under --schema-policy strict: the server got JSON-RPC error -32602");
+    t.wait_for("Type decline or cancel: ");
+    t.send("decline\r");
+    assert_eq!(plain_finish(&mut t), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    let refused = &result["structuredContent"]["responses"]["refused"];
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+}
+
+/// Wait for the end of a plain-mode run; returns its exit code. Plain mode
+/// writes no escape sequence at all, so the server's ESC did not get
+/// through either.
+fn plain_finish(t: &mut Tui) -> i32 {
+    let end = Instant::now() + PATIENCE;
+    while !t.eof {
+        t.pump();
+        assert!(Instant::now() < end, "no end:\n{}", t.screen());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let text = String::from_utf8_lossy(&t.raw).into_owned();
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+    let at = text.rfind("[exit=").expect("[exit= printed") + "[exit=".len();
+    let rest = &text[at..];
+    rest[..rest.find(']').expect("]")]
+        .parse()
+        .expect("exit code")
+}

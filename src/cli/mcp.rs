@@ -187,6 +187,7 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         connect_timeout: args.connect_timeout,
         completion_wait: (!interactive).then_some(ahp_elicit::mcp::SCRIPTED_COMPLETION_WAIT),
         notices: ahp_elicit::notice::Notices::stderr(),
+        show_refusals: interactive,
     })
 }
 

@@ -42,7 +42,11 @@ impl Session {
         let url_id = str_field(&params, "elicitationId");
         match self.prepare(&params) {
             Ok(req) => self.ask(Some(id), req, url_id).map(|_| ()),
-            Err((code, why, data)) => self.reject(Some(&id), code, why, data),
+            Err((code, why, data)) => {
+                let shown = data.clone();
+                self.reject(Some(&id), code, why, data)?;
+                self.show_refusal(&params, code, shown.as_ref())
+            }
         }
     }
 
@@ -242,8 +246,7 @@ impl Session {
             .and_then(Value::as_str)
             .unwrap_or("{}");
         // The text was built and re-read by make_result_event: it is JSON.
-        let result: Value = serde_json::from_str(text)
-            .map_err(|e| McpError::Protocol(format!("result text: {e}")))?;
+        let result: Value = serde_json::from_str(text).map_err(McpError::ResultText)?;
         self.write_event(&ev)?;
         self.answered += 1;
         if answer.action == Action::Accept {

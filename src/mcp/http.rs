@@ -38,7 +38,8 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc::Sender;
 
 use super::transport::{
-    deliver, read_line, Delivered, Incoming, Line, Transport, TransportError, MAX_MESSAGE_BYTES,
+    deliver, read_line, Delivered, Incoming, Line, Noise, Transport, TransportError,
+    MAX_MESSAGE_BYTES,
 };
 use super::McpError;
 
@@ -117,7 +118,11 @@ impl HttpTransport {
                         let _ = d.send(out);
                     }
                     (None, Err(e)) => {
-                        if sh.tx.blocking_send(Incoming::Noise(e.to_string())).is_err() {
+                        if sh
+                            .tx
+                            .blocking_send(Incoming::Noise(Noise::Failed(e)))
+                            .is_err()
+                        {
                             return;
                         }
                     }
@@ -343,7 +348,7 @@ fn read_sse<R: BufRead>(
             Ok(Some(Err(noise))) => {
                 if sh
                     .tx
-                    .blocking_send(Incoming::Noise(noise.to_string()))
+                    .blocking_send(Incoming::Noise(Noise::Oversized(noise)))
                     .is_err()
                 {
                     return Ok(mark);
@@ -414,10 +419,7 @@ fn run_request(sh: &Shared, id: u64, body: &[u8]) {
     let item = match out {
         Ok(_) => Incoming::StreamEnded { id },
         Err(HttpFail::SessionGone(_)) => Incoming::SessionExpired { id },
-        Err(error) => Incoming::Failed {
-            id,
-            error: error.to_string(),
-        },
+        Err(error) => Incoming::Failed { id, error },
     };
     let _ = sh.tx.blocking_send(item);
 }
@@ -454,7 +456,7 @@ fn run_listener(sh: &Shared, ready: smpsc::Sender<()>) {
     }
     if let Err(e) = out {
         if !sh.closed.load(Ordering::SeqCst) {
-            let _ = sh.tx.blocking_send(Incoming::Noise(e.to_string()));
+            let _ = sh.tx.blocking_send(Incoming::Noise(Noise::Failed(e)));
         }
     }
 }
@@ -479,7 +481,7 @@ impl Transport for HttpTransport {
         if self.shared.closed.load(Ordering::SeqCst) {
             return Err(McpError::Transport("the connection is closed".into()));
         }
-        let body = serde_json::to_vec(msg).map_err(|e| McpError::Transport(e.to_string()))?;
+        let body = serde_json::to_vec(msg).map_err(McpError::Encode)?;
         match request_id {
             // A request: its answer may be a long stream carrying the server's
             // own requests, so it is read on a thread.
@@ -494,7 +496,7 @@ impl Transport for HttpTransport {
     }
 
     fn send_ordered(&mut self, msg: &Value) -> Result<Option<Delivered>, McpError> {
-        let body = serde_json::to_vec(msg).map_err(|e| McpError::Transport(e.to_string()))?;
+        let body = serde_json::to_vec(msg).map_err(McpError::Encode)?;
         let (done, delivered) = tokio::sync::oneshot::channel();
         self.enqueue(body, Some(done))?;
         Ok(Some(delivered))

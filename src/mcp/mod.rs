@@ -28,7 +28,9 @@ use crate::notice::Notices;
 use crate::responder::Responder;
 
 mod elicit;
+mod refusal;
 pub use elicit::{COMPLETION_WAIT, SCRIPTED_COMPLETION_WAIT};
+pub use session::DUPLICATE_ID;
 pub mod http;
 pub mod jsonrpc;
 mod session;
@@ -125,6 +127,11 @@ pub struct McpOptions {
     /// server logs, what it refused. The binary writes them to stderr
     /// ([`Notices::stderr`], the default); a library user may collect them.
     pub notices: Notices,
+    /// A person answers (not a script): a form refused with -32602 (its
+    /// rules broken, e.g. under `--schema-policy strict`) is also shown on
+    /// the "cannot be answered as a form" screen, with each rule and
+    /// pointer, after the error was sent. Default false.
+    pub show_refusals: bool,
 }
 
 /// Default of `--connect-timeout`.
@@ -146,6 +153,7 @@ impl McpOptions {
             completion_wait: None,
             schema_policy: SchemaPolicy::Compatible,
             notices: Notices::stderr(),
+            show_refusals: false,
         }
     }
 }
@@ -210,9 +218,26 @@ pub enum McpError {
         #[source]
         source: std::io::Error,
     },
-    /// Writing, reading or the connection failed.
+    /// Writing, reading or the connection failed, as one sentence (no
+    /// underlying error: the connection is closed, the server exited).
     #[error("{0}")]
     Transport(String),
+    /// A message could not be encoded as JSON.
+    #[error("{0}")]
+    Encode(#[source] serde_json::Error),
+    /// The connection is gone; the reason quotes no server text but is
+    /// sanitized all the same.
+    #[error("{}", crate::safe_text::display(&.0.to_string()))]
+    Closed(#[source] transport::Closed),
+    /// The connection failed while a request of ours waited for its answer.
+    #[error("{source} while waiting for the answer to {method}")]
+    Waiting {
+        /// The request's method.
+        method: String,
+        /// Why.
+        #[source]
+        source: Box<McpError>,
+    },
     /// A message could not be delivered: `what` names it (a method), the
     /// source is the transport's error (its text quotes the server, so it is
     /// sanitized when shown).
@@ -227,6 +252,10 @@ pub enum McpError {
     /// The server sent something the protocol forbids.
     #[error("the server broke the protocol: {0}")]
     Protocol(String),
+    /// The result made for an elicitation is not JSON (an invariant of
+    /// the result event; kept typed rather than a panic).
+    #[error("the server broke the protocol: result text: {0}")]
+    ResultText(#[source] serde_json::Error),
     /// The server answered one of our requests with a JSON-RPC error.
     #[error("{method} failed: JSON-RPC error {code}: {message}")]
     Rpc {
@@ -246,9 +275,22 @@ pub enum McpError {
     /// A signal (SIGINT, SIGTERM) ended the session: exit 128 + its number.
     #[error("ended by signal {0}")]
     Interrupted(i32),
-    /// The server did not answer in time (`--connect-timeout`).
-    #[error("{0}")]
-    Timeout(String),
+    /// The server did not answer `method` within `secs` seconds
+    /// (`--connect-timeout`).
+    #[error("no answer to {method} within {secs} s (--connect-timeout)")]
+    Timeout {
+        /// The request that got no answer.
+        method: String,
+        /// The limit.
+        secs: u64,
+    },
+    /// The server did not take `notifications/initialized` within `secs`
+    /// seconds.
+    #[error("the server did not take notifications/initialized within {secs} s")]
+    NotTaken {
+        /// The limit.
+        secs: u64,
+    },
     /// HTTP: the server ended the session (404); internal, the session
     /// re-initializes once.
     #[error("the server ended the session (HTTP 404)")]
@@ -298,6 +340,76 @@ mod tests {
         assert!(!text.contains('\u{1b}'), "{text:?}");
         let source = e.source().map(|s| s.to_string());
         assert_eq!(source.as_deref(), Some("HTTP 500: \u{1b}[31mboom"));
+    }
+
+    #[test]
+    fn connection_failures_keep_their_source_and_the_same_words() {
+        use std::error::Error;
+        let io = std::io::Error::new(std::io::ErrorKind::BrokenPipe, "pipe \u{1b}[2J");
+        let e = McpError::Waiting {
+            method: "initialize".into(),
+            source: Box::new(McpError::Closed(transport::Closed::Read(io))),
+        };
+        assert_eq!(
+            e.to_string(),
+            "reading the server's stdout: pipe \\u{1b}[2J while waiting for the answer to initialize"
+        );
+        let closed = e.source().expect("the closed connection");
+        let read = closed.source().expect("the read error");
+        let io = read.source().expect("the OS error");
+        assert_eq!(io.to_string(), "pipe \u{1b}[2J");
+        let eof = McpError::Waiting {
+            method: "tools/list".into(),
+            source: Box::new(McpError::Closed(transport::Closed::Eof)),
+        };
+        assert_eq!(
+            eof.to_string(),
+            "the server closed its stdout while waiting for the answer to tools/list"
+        );
+        let t = McpError::Timeout {
+            method: "initialize".into(),
+            secs: 1,
+        };
+        assert_eq!(
+            t.to_string(),
+            "no answer to initialize within 1 s (--connect-timeout)"
+        );
+        let bad = serde_json::from_str::<Value>("{").unwrap_err();
+        let r = McpError::ResultText(bad);
+        assert!(r
+            .to_string()
+            .starts_with("the server broke the protocol: result text: "));
+        assert!(r.source().is_some());
+    }
+
+    #[test]
+    fn a_failed_request_stream_is_a_delivery_failure_with_its_source() {
+        use std::error::Error;
+        let failed = transport::Incoming::Failed {
+            id: 3,
+            error: transport::TransportError::Read(std::io::Error::other("reset")),
+        };
+        let transport::Incoming::Failed { error, .. } = failed else {
+            panic!("built as Failed");
+        };
+        let e = McpError::Delivery {
+            what: "tools/call".into(),
+            source: error,
+        };
+        assert_eq!(e.to_string(), "tools/call: reading the response: reset");
+        let source = e.source().expect("the transport error");
+        assert_eq!(
+            source.source().map(|s| s.to_string()).as_deref(),
+            Some("reset")
+        );
+        let n = transport::Noise::Failed(transport::TransportError::Refused(
+            "the server refused the GET stream (HTTP 500)".into(),
+        ));
+        assert_eq!(
+            n.to_string(),
+            "the server refused the GET stream (HTTP 500)"
+        );
+        assert!(n.source().is_some());
     }
 
     #[test]

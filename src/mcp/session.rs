@@ -34,6 +34,9 @@ const MAX_TOOL_PAGES: usize = 100;
 /// Server-originated notices (log lines, log notifications, progress)
 /// shown; later ones are counted and summed up at the end.
 const MAX_SERVER_NOTICES: usize = 300;
+/// The message of the -32600 error that refuses a request whose id is
+/// that of one still open.
+pub const DUPLICATE_ID: &str = "a request with this id is still open";
 /// After a quit: time for the cancellations to reach the server.
 const QUIT_GRACE: Duration = Duration::from_millis(300);
 
@@ -101,6 +104,7 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
         rejected: Vec::new(),
         refused: Vec::new(),
         server_notices: 0,
+        shown_refusals: HashSet::new(),
     };
     let out = s.drive().await;
     s.finish(&out).await;
@@ -155,6 +159,9 @@ pub(super) struct Session {
     pub rejected: Vec<String>,
     pub refused: Vec<String>,
     server_notices: usize,
+    /// Desk keys of refused forms shown to the person
+    /// ([`Session::show_refusal`]): their replies are not answers.
+    pub shown_refusals: HashSet<u64>,
 }
 
 pub(super) fn str_field(v: &Value, k: &str) -> Option<String> {
@@ -283,10 +290,9 @@ impl Session {
                 Err(TryRecvError::Empty) => {}
             }
             if Instant::now() >= until {
-                return Err(McpError::Timeout(format!(
-                    "the server did not take notifications/initialized within {} s",
-                    limit.as_secs()
-                )));
+                return Err(McpError::NotTaken {
+                    secs: limit.as_secs(),
+                });
             }
             let tick = (Instant::now() + Duration::from_millis(10)).min(until);
             self.step(Some(tick)).await?;
@@ -405,18 +411,19 @@ impl Session {
                 return r;
             }
             let woke = self.step(until).await.map_err(|e| match e {
-                McpError::Transport(m) => {
-                    McpError::Transport(format!("{m} while waiting for the answer to {method}"))
-                }
+                e @ (McpError::Transport(_) | McpError::Closed(_)) => McpError::Waiting {
+                    method: method.to_owned(),
+                    source: Box::new(e),
+                },
                 e => e,
             })?;
             if !woke {
                 self.pending.remove(&id);
                 self.cancel_request(id, "timed out");
-                return Err(McpError::Timeout(format!(
-                    "no answer to {method} within {} s (--connect-timeout)",
-                    limit.map_or(0, |l| l.as_secs())
-                )));
+                return Err(McpError::Timeout {
+                    method: method.to_owned(),
+                    secs: limit.map_or(0, |l| l.as_secs()),
+                });
             }
         }
     }
@@ -456,6 +463,7 @@ impl Session {
             Wake::Reply(None) => return Err(McpError::Responder("the responder stopped".into())),
             Wake::Reply(Some(Reply::Key(WaitKey::Quit))) => return Err(McpError::Quit),
             Wake::Reply(Some(Reply::Key(k))) => self.wait_key = Some(k),
+            Wake::Reply(Some(r)) if self.closes_refusal(&r) => {}
             Wake::Reply(Some(r)) => self.on_reply(r)?,
         }
         Ok(true)
@@ -473,7 +481,7 @@ impl Session {
                 }
                 Err(e) => self.notice(&format!("ignored a message: {e}")),
             },
-            Incoming::Noise(m) => self.server_notice(&safe_text::display(&m)),
+            Incoming::Noise(n) => self.server_notice(&safe_text::display(&n.to_string())),
             Incoming::Log(line) => {
                 self.server_notice(&format!("server: {}", safe_text::display(&line)))
             }
@@ -482,19 +490,28 @@ impl Session {
                     "the server ended the response stream of {m} without answering it"
                 ))
             }),
-            Incoming::Failed { id, error } => self.fail_pending(id, |m| {
-                McpError::Transport(format!("{m}: {}", safe_text::display(&error)))
+            Incoming::Failed { id, error } => self.fail_pending(id, |m| McpError::Delivery {
+                what: m.to_owned(),
+                source: error,
             }),
             Incoming::SessionExpired { id } => self.fail_pending(id, |_| McpError::SessionExpired),
             Incoming::Closed(reason) => {
                 self.desk
                     .withdraw_all(crate::session::WithdrawReason::StreamClosed);
-                return Err(McpError::Transport(
-                    safe_text::display(&reason).into_owned(),
-                ));
+                return Err(McpError::Closed(reason));
             }
         }
         Ok(())
+    }
+
+    /// Whether `r` closes a refused form's screen (nothing is sent for it).
+    fn closes_refusal(&mut self, r: &Reply) -> bool {
+        match r {
+            Reply::Answered { key, .. } | Reply::Withdrawn { key, .. } => {
+                self.shown_refusals.remove(key)
+            }
+            Reply::Key(_) => false,
+        }
     }
 
     fn fail_pending(&mut self, id: u64, err: impl FnOnce(&str) -> McpError) {
@@ -531,6 +548,7 @@ impl Session {
     ) -> Result<(), McpError> {
         match method {
             "ping" => self.reply(jsonrpc::response(&id, json!({}))),
+            "elicitation/create" if self.is_open(&id) => self.refuse_duplicate(&id),
             "elicitation/create" => self.elicit_request(id, params.unwrap_or(Value::Null)),
             other => {
                 self.notice(&format!(
@@ -545,6 +563,31 @@ impl Session {
                 ))
             }
         }
+    }
+
+    /// Whether a request of the server with this id is still open (put to
+    /// the person, not yet answered).
+    fn is_open(&self, id: &Value) -> bool {
+        self.asks.values().any(|a| a.rpc_id.as_ref() == Some(id))
+    }
+
+    /// A request that reuses the id of one still open breaks JSON-RPC (two
+    /// answers could not be told apart): refused at once with -32600; the
+    /// open one stays open and is answered as usual.
+    fn refuse_duplicate(&mut self, id: &Value) -> Result<(), McpError> {
+        let shown: String = id.to_string().chars().take(100).collect();
+        let why = format!(
+            "{DUPLICATE_ID} (elicitation/create id {})",
+            safe_text::display(&shown)
+        );
+        self.notice(&format!("refused an elicitation: {why}"));
+        self.rejected.push(why);
+        self.reply(jsonrpc::error_response(
+            id,
+            jsonrpc::INVALID_REQUEST,
+            DUPLICATE_ID,
+            None,
+        ))
     }
 
     pub fn reply(&mut self, msg: Value) -> Result<(), McpError> {
@@ -641,6 +684,12 @@ impl Session {
                 let _ = self.reply(jsonrpc::response(&id, json!({ "action": "cancel" })));
             }
             tokio::time::sleep(QUIT_GRACE).await;
+        }
+        // A refused form still on screen stays until the person closes it.
+        while out.is_ok() && !self.shown_refusals.is_empty() {
+            if self.step(None).await.is_err() {
+                break;
+            }
         }
         self.desk
             .withdraw_all(crate::session::WithdrawReason::StreamClosed);

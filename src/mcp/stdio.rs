@@ -24,7 +24,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::mpsc::Sender;
 
-use super::transport::{deliver, read_line, Incoming, Line, Transport, MAX_MESSAGE_BYTES};
+use super::transport::{
+    deliver, read_line, Closed, Incoming, Line, Noise, Transport, MAX_MESSAGE_BYTES,
+};
 use super::McpError;
 use crate::notice::Notices;
 
@@ -139,21 +141,16 @@ fn read_stdout(mut r: impl BufRead, tx: Sender<Incoming>) {
                 }
             }
             Ok(Line::TooLong) => {
-                let m = format!(
-                    "skipped a line of more than {MAX_MESSAGE_BYTES} bytes on the server's stdout"
-                );
-                if tx.blocking_send(Incoming::Noise(m)).is_err() {
+                if tx.blocking_send(Incoming::Noise(Noise::TooLong)).is_err() {
                     return;
                 }
             }
             Ok(Line::Eof) => {
-                let _ = tx.blocking_send(Incoming::Closed("the server closed its stdout".into()));
+                let _ = tx.blocking_send(Incoming::Closed(Closed::Eof));
                 return;
             }
             Err(e) => {
-                let _ = tx.blocking_send(Incoming::Closed(format!(
-                    "reading the server's stdout: {e}"
-                )));
+                let _ = tx.blocking_send(Incoming::Closed(Closed::Read(e)));
                 return;
             }
         }
@@ -182,7 +179,7 @@ impl Transport for StdioTransport {
         let Some(writer) = self.writer.as_ref() else {
             return Err(McpError::Transport("the connection is closed".into()));
         };
-        let mut line = serde_json::to_vec(msg).map_err(|e| McpError::Transport(e.to_string()))?;
+        let mut line = serde_json::to_vec(msg).map_err(McpError::Encode)?;
         line.push(b'\n');
         match writer.try_send(line) {
             Ok(()) => Ok(()),

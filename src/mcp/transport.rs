@@ -26,13 +26,13 @@ pub const MAX_MESSAGE_BYTES: usize = MAX_EVENT_BYTES + 64 * 1024;
 pub const INCOMING_CAPACITY: usize = 8;
 
 /// One item from a transport's reader.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum Incoming {
     /// A parsed JSON value (one JSON-RPC message, not yet classified).
     Message(Value),
     /// Something that is not a message (a non-JSON line, an oversized
     /// message): shown to the person, then skipped.
-    Noise(String),
+    Noise(Noise),
     /// A line of the server's own log (a stdio server's stderr), not yet
     /// sanitized. The session prints it between responder calls, so it never
     /// draws over a form on the terminal.
@@ -40,12 +40,48 @@ pub enum Incoming {
     /// HTTP: the response stream of the POST carrying request `id` ended.
     StreamEnded { id: u64 },
     /// HTTP: the POST carrying request `id` failed before any answer.
-    Failed { id: u64, error: String },
+    Failed { id: u64, error: TransportError },
     /// HTTP: the server answered request `id` with 404 for the session:
     /// the session is gone, a new one may be initialized.
     SessionExpired { id: u64 },
     /// The connection is gone (the child closed stdout, a fatal error).
-    Closed(String),
+    Closed(Closed),
+}
+
+/// Something a transport's reader skipped, and why (the text quotes the
+/// server: sanitized when shown).
+#[derive(Debug, thiserror::Error)]
+pub enum Noise {
+    /// A message that does not parse as JSON (or breaks the limits).
+    #[error("skipped a message that is not JSON ({source}): {head}")]
+    NotJson {
+        /// Its first bytes, as text.
+        head: String,
+        /// Why it was refused.
+        #[source]
+        source: crate::binding::violation::Violation,
+    },
+    /// A stdio line over [`MAX_MESSAGE_BYTES`].
+    #[error("skipped a line of more than {MAX_MESSAGE_BYTES} bytes on the server's stdout")]
+    TooLong,
+    /// An SSE event over [`MAX_MESSAGE_BYTES`].
+    #[error("{0}")]
+    Oversized(#[source] super::http::OversizedEvent),
+    /// A notification or a response that could not be sent, or a GET
+    /// stream that failed: the session goes on.
+    #[error("{0}")]
+    Failed(#[source] TransportError),
+}
+
+/// Why the connection is gone.
+#[derive(Debug, thiserror::Error)]
+pub enum Closed {
+    /// The child closed its stdout.
+    #[error("the server closed its stdout")]
+    Eof,
+    /// Reading the child's stdout failed.
+    #[error("reading the server's stdout: {0}")]
+    Read(#[source] std::io::Error),
 }
 
 /// The sending half of a connection to one MCP server.
@@ -53,7 +89,8 @@ pub trait Transport {
     /// Send one JSON-RPC message. `request_id` is the id when the message is
     /// a request of the client (HTTP reads its answer stream on a thread).
     ///
-    /// Errors: [`McpError::Transport`] when the message cannot be delivered.
+    /// Errors: [`McpError::Transport`] (or [`McpError::Encode`]) when the
+    /// message cannot be delivered.
     fn send(&mut self, msg: &Value, request_id: Option<u64>) -> Result<(), McpError>;
     /// The protocol version agreed in `initialize` (HTTP sends it as the
     /// `MCP-Protocol-Version` header from then on).
@@ -90,10 +127,8 @@ pub fn deliver(bytes: &[u8], tx: &Sender<Incoming>) -> bool {
         Ok(v) => tx.blocking_send(Incoming::Message(v)).is_ok(),
         Err(e) => {
             let head: String = String::from_utf8_lossy(&bytes[..bytes.len().min(120)]).into();
-            tx.blocking_send(Incoming::Noise(format!(
-                "skipped a message that is not JSON ({e}): {head}"
-            )))
-            .is_ok()
+            tx.blocking_send(Incoming::Noise(Noise::NotJson { head, source: e }))
+                .is_ok()
         }
     }
 }
@@ -255,10 +290,15 @@ mod tests {
         while let Some(i) = rx.blocking_recv() {
             got.push(i);
         }
-        assert_eq!(got[0], Incoming::Message(serde_json::json!({"a":1})));
-        assert_eq!(got[2], Incoming::Message(serde_json::json!({"c":2})));
+        assert!(matches!(&got[0], Incoming::Message(v) if *v == serde_json::json!({"a":1})));
+        assert!(matches!(&got[2], Incoming::Message(v) if *v == serde_json::json!({"c":2})));
         match &got[3] {
-            Incoming::Noise(m) => assert!(m.contains("not JSON") && m.contains("not json")),
+            Incoming::Noise(n @ Noise::NotJson { .. }) => {
+                use std::error::Error;
+                let m = n.to_string();
+                assert!(m.contains("not JSON") && m.contains("not json"), "{m}");
+                assert!(n.source().is_some());
+            }
             other => panic!("expected noise, got {other:?}"),
         }
     }
