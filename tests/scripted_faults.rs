@@ -88,3 +88,59 @@ fn a_browser_that_cannot_start_mid_stream_leaves_later_lines_answered() {
     );
     assert_eq!(answered(&o.stdout), ["evt-stream-1", "evt-stream-3"]);
 }
+
+#[test]
+fn a_browser_command_that_can_never_run_is_a_usage_error_at_startup() {
+    for (cmd, why) in [
+        ("", "The browser command is empty."),
+        ("   ", "The browser command is empty."),
+        (
+            "\"unterminated",
+            "The browser command \"\"unterminated\" has an unclosed quote.",
+        ),
+    ] {
+        for command in ["respond", "mcp"] {
+            // No request is read and no server started: the flag is refused
+            // first.
+            let o = Command::cargo_bin("ahp-elicit")
+                .expect("binary")
+                .args([command, "--action", "decline", "--browser", cmd])
+                .args(if command == "mcp" {
+                    &["--", "/nonexistent/server"][..]
+                } else {
+                    &[URL_REQUEST][..]
+                })
+                .write_stdin(Vec::new())
+                .output()
+                .expect("run");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{command} {cmd:?}: {err}");
+            assert!(err.contains("--browser <CMD>"), "{command} {cmd:?}: {err}");
+            assert!(err.contains(why), "{command} {cmd:?}: {err}");
+            assert!(o.stdout.is_empty(), "{command} {cmd:?}: no result");
+        }
+    }
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_the_utf8_rule_in_respond_and_validate() {
+    let input = b"\xff\xfe\n".to_vec();
+    let o = respond(&["--action", "decline"], &input);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "ahp-elicit: line 1: not a JSON event: (root): [utf8] input is not UTF-8: invalid byte at offset 0"
+    );
+    let o = Command::cargo_bin("ahp-elicit")
+        .expect("binary")
+        .arg("validate")
+        .write_stdin(input)
+        .output()
+        .expect("run");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let all = format!("{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(1), "{all}");
+    assert!(all.contains("<stdin>:1: invalid"), "{all}");
+    assert!(all.contains("[utf8] input is not UTF-8"), "{all}");
+}
