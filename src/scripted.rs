@@ -245,7 +245,9 @@ impl ScriptedResponder {
     }
 
     /// The hook for URL consent: on a URL-mode accept, `launcher.open(url)`
-    /// is called (its failure is reported as [`RespondError::Io`]).
+    /// is called. Its failure is that request's outcome,
+    /// [`RespondError::Refused`] (no result, exit 1): an accept whose URL
+    /// was never opened is not sent, and later requests are still answered.
     pub fn with_launcher(mut self, launcher: Box<dyn Launcher>) -> Self {
         self.launcher = Some(launcher);
         self
@@ -286,9 +288,14 @@ impl ScriptedResponder {
                 if let Some(r) = &review.refusal {
                     return Err(RespondError::Refused(r.sentence()));
                 }
+                // A URL that could not be opened was not consented to in
+                // effect: that request gets an error and no result (a
+                // scripted accept is not sent for a flow that never
+                // started), and the run goes on with the next request.
                 if let Some(l) = self.launcher.as_mut() {
-                    crate::launcher::consent_and_open(l.as_mut(), &review)
-                        .map_err(|e| RespondError::Io(e.to_string()))?;
+                    crate::launcher::consent_and_open(l.as_mut(), &review).map_err(|e| {
+                        RespondError::Refused(format!("the URL was not opened: {e}"))
+                    })?;
                 }
                 Ok(Answer::bare(Action::Accept))
             }

@@ -203,6 +203,23 @@ fn signal_restores_the_terminal(sig: &str) {
     // The request on screen ends as cancel (Outcome::Quit), nothing invented.
     let (_, inner) = result(&out);
     assert_eq!(inner, json!({"action": "cancel"}));
+    // Then the exit status of a run ended by signal N: 128 + N.
+    let status = s.get_process_mut().wait().expect("exit status");
+    assert_eq!(
+        format!("{status:?}"),
+        format!("Exited(Pid({pid}), {})", 128 + signal_number(sig)),
+    );
+}
+
+/// The number of `kill` signal name `sig` (`-TERM`).
+fn signal_number(sig: &str) -> i32 {
+    match sig {
+        "-HUP" => 1,
+        "-INT" => 2,
+        "-QUIT" => 3,
+        "-TERM" => 15,
+        other => panic!("no number for {other}"),
+    }
 }
 
 #[test]

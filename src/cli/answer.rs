@@ -36,6 +36,7 @@ pub struct AnswerArgs {
     #[arg(
         long,
         value_name = "CMD",
+        value_parser = browser_command,
         conflicts_with = "no_open",
         display_order = 80
     )]
@@ -54,6 +55,16 @@ pub struct AnswerArgs {
     /// chosen by TERM=dumb or AHP_ELICIT_PLAIN=1.
     #[arg(long, display_order = 120)]
     pub plain: bool,
+}
+
+/// `--browser CMD` checked when the command line is read: a value that
+/// could never run (empty, an unclosed quote) is a usage error at startup
+/// (exit 2, naming the flag and why), not a failure at the first URL.
+fn browser_command(cmd: &str) -> Result<String, String> {
+    CommandBrowser::new(cmd)
+        .words()
+        .map(|_| cmd.to_owned())
+        .map_err(|e| e.to_string())
 }
 
 impl AnswerArgs {

@@ -9,7 +9,8 @@
 //! an adapter's request; `respond` is the command for streams).
 //!
 //! Exit codes: 0 when a result was printed; 1 when `--request` is invalid;
-//! 2 with no terminal, a bad `--theme`, or an I/O error.
+//! 2 with no terminal, a bad `--theme`, or an I/O error; 128+N when signal
+//! N ended the screen (its cancel result is printed first).
 
 // Without the terminal front end `demo` only says so: loading and printing
 // are unused.
@@ -28,7 +29,8 @@ use super::Exit;
 Examples:\n  ahp-elicit demo\n  ahp-elicit demo --theme high-contrast\n  \
 ahp-elicit demo --request examples/url-connect.request.json\n\n\
 Exit status: 0 a result was printed, 1 the --request event is invalid, \
-2 no terminal, a bad --theme, an unreadable --request or an I/O error.")]
+2 no terminal, a bad --theme, an unreadable --request or an I/O error, \
+128+N ended by signal N (the cancel result is still printed).")]
 pub struct DemoArgs {
     /// Theme: default, light, high-contrast, monochrome, or a TOML file
     /// (PATH). NO_COLOR selects monochrome unless a theme is given.
@@ -116,6 +118,9 @@ pub fn run(args: DemoArgs) -> Exit {
             };
         }
     };
+    // A signal ends the screen with a cancel, which is still printed; the
+    // exit status is then 128 + the signal, as in `respond`.
+    let signalled = super::respond::watch_signals(true);
     let outcome = if ahp_elicit::plain::chosen(args.plain) {
         ahp_elicit::plain::answer_one(&req)
     } else {
@@ -143,7 +148,11 @@ pub fn run(args: DemoArgs) -> Exit {
             return Exit::Usage;
         }
     };
-    emit(&req, &answer)
+    let emitted = emit(&req, &answer);
+    match signalled.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => emitted,
+        sig => Exit::Signal(i32::try_from(sig).unwrap_or(i32::MAX)),
+    }
 }
 
 /// Print the validated result event for `answer` as one JSON line on

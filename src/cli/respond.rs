@@ -168,7 +168,7 @@ fn open_sink(args: &RespondArgs, interactive: bool) -> std::io::Result<Sink> {
 /// SIGTERM/SIGHUP/SIGINT/SIGQUIT end the terminal UI with cancels; the run
 /// then exits with 128 + the signal number, as a signal ends a process,
 /// not with the code of a normal end. The flag holds the signal (0: none).
-fn watch_signals(interactive: bool) -> std::sync::Arc<std::sync::atomic::AtomicUsize> {
+pub(super) fn watch_signals(interactive: bool) -> std::sync::Arc<std::sync::atomic::AtomicUsize> {
     let flag = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     #[cfg(feature = "tui")]
     if interactive {

@@ -42,9 +42,9 @@ pub fn split_events<R: BufRead>(input: R, mut send: impl FnMut(Item) -> bool) {
                 bytes,
                 held: Held::default(),
             },
-            Frame::Broken { line, error, .. } => Item::Bad {
+            Frame::Broken { line, bytes, error } => Item::Bad {
                 line,
-                message: format!("not a JSON event: {error}"),
+                message: broken_message(&bytes, &error),
             },
             Frame::TooLong { line, .. } => Item::Bad {
                 line,
@@ -55,6 +55,18 @@ pub fn split_events<R: BufRead>(input: R, mut send: impl FnMut(Item) -> bool) {
     if let Err(e) = read {
         send(Item::ReadError(e.to_string()));
     }
+}
+
+/// Why broken text is not an event: text that is not UTF-8 under the
+/// binding's `utf8` rule (as `validate` reports it), else the framer's
+/// JSON message.
+fn broken_message(bytes: &[u8], error: &str) -> String {
+    if std::str::from_utf8(bytes).is_err() {
+        if let Err(v) = crate::binding::parse_json(bytes) {
+            return format!("not a JSON event: {v}");
+        }
+    }
+    format!("not a JSON event: {error}")
 }
 
 /// How many bytes of event text the reader may hold ahead of the driver
@@ -224,6 +236,26 @@ mod tests {
         assert_eq!(
             got,
             vec!["event@1:{\"a\":1}", "bad@2:not a JSON", "event@4:{\"b\":2}"]
+        );
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_reported_under_the_utf8_rule() {
+        let mut out = Vec::new();
+        let input = b"{\"a\":1}\n\xff\xfe\n{\"b\":2}\n".to_vec();
+        split_events(std::io::Cursor::new(input), |it| {
+            if let Item::Bad { line, message } = it {
+                out.push((line, message));
+            }
+            true
+        });
+        assert_eq!(
+            out,
+            vec![(
+                2,
+                "not a JSON event: (root): [utf8] input is not UTF-8: invalid byte at offset 0"
+                    .to_owned()
+            )]
         );
     }
 
