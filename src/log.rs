@@ -20,12 +20,14 @@
 //! replaced by `[redacted]`
 //! (`https://u:pw@a.example/cb?code=1#x` → `https://[redacted]@a.example/cb?[redacted]#[redacted]`),
 //! malformed ones too (`https:/\a.example/cb?code=1`, `https:c.example/?t=1`,
-//! a quote inside the query); see [`redact_text`]. Form values are never
+//! a quote inside the query) and ones without a scheme (`//u:p@h.example/?t=1`,
+//! `www.h.example/?t=1`); see [`redact_text`]. Form values are never
 //! written unless `log_values` is set. Every line is written by
 //! [`crate::safe_text::json_line`]: no raw control, C1 or bidi character
 //! reaches the file. The file is created 0600 and never through a symbolic
 //! link ([`crate::files::open_private`]). [`event_line`] applies the same to
-//! `mcp --events` lines.
+//! `mcp --events` lines, with [`EVENTS_REDACTED`] as the token so URLs stay
+//! valid URIs.
 
 use std::fs::File;
 use std::io::Write;
@@ -408,7 +410,8 @@ fn scheme_start(token: &str) -> Option<usize> {
 
 /// `text` with every URL-looking span in it redacted by [`redact_url`]: a
 /// span starts at a scheme (see `url_start`: `https:`, `http:`, ... even
-/// malformed as `https:/\host` or `https:host`, or any `scheme://`) and
+/// malformed as `https:/\host` or `https:host`, or any `scheme://`), or
+/// without one at a `//host` authority or a `www.` host, and
 /// runs to the next whitespace, so a quote or bracket inside the query
 /// (`?a"&code=...`) does not end it.
 pub fn redact_text(text: &str) -> String {
