@@ -20,12 +20,14 @@
 //! replaced by `[redacted]`
 //! (`https://u:pw@a.example/cb?code=1#x` → `https://[redacted]@a.example/cb?[redacted]#[redacted]`),
 //! malformed ones too (`https:/\a.example/cb?code=1`, `https:c.example/?t=1`,
-//! a quote inside the query); see [`redact_text`]. Form values are never
+//! a quote inside the query) and ones without a scheme (`//u:p@h.example/?t=1`,
+//! `www.h.example/?t=1`); see [`redact_text`]. Form values are never
 //! written unless `log_values` is set. Every line is written by
 //! [`crate::safe_text::json_line`]: no raw control, C1 or bidi character
 //! reaches the file. The file is created 0600 and never through a symbolic
 //! link ([`crate::files::open_private`]). [`event_line`] applies the same to
-//! `mcp --events` lines.
+//! `mcp --events` lines, with [`EVENTS_REDACTED`] as the token so URLs stay
+//! valid URIs.
 
 use std::fs::File;
 use std::io::Write;
@@ -38,6 +40,12 @@ use crate::launcher::LaunchError;
 
 /// The text put in place of a redacted query, fragment or password.
 pub const REDACTED: &str = "[redacted]";
+
+/// The text [`event_line`] puts in place of a redacted query, fragment or
+/// userinfo in `mcp --events` lines: letters only, so a redacted URL stays
+/// a valid URI (`https://REDACTED@a.example/cb?REDACTED`) and every event
+/// written still passes `ahp-elicit validate`.
+pub const EVENTS_REDACTED: &str = "REDACTED";
 
 /// Why the event log could not be opened or written.
 #[derive(Debug, thiserror::Error)]
@@ -272,6 +280,11 @@ impl EventLog {
 ///
 /// `https://u:pw@a.example/cb?code=1#x` → `https://[redacted]@a.example/cb?[redacted]#[redacted]`.
 pub fn redact_url(url: &str) -> String {
+    redact_url_with(url, REDACTED)
+}
+
+/// [`redact_url`] with `token` in place of each redacted part.
+fn redact_url_with(url: &str, token: &str) -> String {
     let (before_frag, frag) = match url.find('#') {
         Some(i) => (&url[..i], Some(&url[i + 1..])),
         None => (url, None),
@@ -280,12 +293,12 @@ pub fn redact_url(url: &str) -> String {
         Some(i) => (&before_frag[..i], Some(&before_frag[i + 1..])),
         None => (before_frag, None),
     };
-    let mut out = redact_userinfo(base);
+    let mut out = redact_userinfo(base, token);
     for (sep, part) in [('?', query), ('#', frag)] {
         if let Some(p) = part {
             out.push(sep);
             if !p.is_empty() {
-                out.push_str(REDACTED);
+                out.push_str(token);
             }
         }
     }
@@ -305,17 +318,36 @@ fn scheme_len(s: &str) -> Option<usize> {
     (s[n..].starts_with(':')).then_some(n)
 }
 
-fn redact_userinfo(base: &str) -> String {
-    let Some(n) = scheme_len(base) else {
+/// Where the authority starts in `base`: after `scheme:` and its slashes,
+/// after the leading `//` of a scheme-relative URL, or at 0 for a
+/// `www.` host written without a scheme.
+fn authority_start(base: &str) -> Option<usize> {
+    let slashes_after = |i: usize| {
+        let after = &base[i..];
+        after.len() - after.trim_start_matches(['/', '\\']).len()
+    };
+    if let Some(n) = scheme_len(base) {
+        return Some(n + 1 + slashes_after(n + 1));
+    }
+    if base.starts_with("//") {
+        return Some(slashes_after(0));
+    }
+    starts_with_www(base).then_some(0)
+}
+
+fn starts_with_www(s: &str) -> bool {
+    s.get(..4).is_some_and(|w| w.eq_ignore_ascii_case("www."))
+        && s[4..].starts_with(|c: char| c.is_alphanumeric())
+}
+
+fn redact_userinfo(base: &str, token: &str) -> String {
+    let Some(auth_start) = authority_start(base) else {
         return base.to_owned();
     };
-    let after = &base[n + 1..];
-    let slashes = after.len() - after.trim_start_matches(['/', '\\']).len();
-    let auth_start = n + 1 + slashes;
     let rest = &base[auth_start..];
     let auth_end = rest.find(['/', '\\']).unwrap_or(rest.len());
     match rest[..auth_end].rfind('@') {
-        Some(at) if at > 0 => format!("{}{REDACTED}{}", &base[..auth_start], &rest[at..]),
+        Some(at) if at > 0 => format!("{}{token}{}", &base[..auth_start], &rest[at..]),
         _ => base.to_owned(),
     }
 }
@@ -326,8 +358,34 @@ const SPECIAL_SCHEMES: [&str; 6] = ["http", "https", "ws", "wss", "ftp", "file"]
 
 /// Where a URL starts in `token` (a run of text without whitespace): a
 /// scheme that is special, or any scheme followed by two slashes or
-/// backslashes.
+/// backslashes, or, without a scheme, a `//host` authority or a `www.`
+/// host (see `schemeless_start`); the earliest of these.
 fn url_start(token: &str) -> Option<usize> {
+    match (scheme_start(token), schemeless_start(token)) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Where a URL written without a scheme starts in `token`: `//` followed
+/// by a host character (`//c:d@e.test/?q`), or `www.` followed by one
+/// (`www.z.test/?q`), either at the start of the token or after a
+/// character that cannot be part of a host or path (`(`, `"`, `=`, ...),
+/// so `a/b`, `2026/12/01` and `x.www.y` are left alone.
+fn schemeless_start(token: &str) -> Option<usize> {
+    token.char_indices().find_map(|(i, _)| {
+        let prev = token[..i].chars().next_back();
+        let boundary = prev.is_none_or(|c| {
+            !(c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | '/' | '\\' | ':' | '@' | '%'))
+        });
+        let at = &token[i..];
+        let slashed = at.starts_with("//") && at[2..].starts_with(|c: char| c.is_alphanumeric());
+        (boundary && (slashed || starts_with_www(at))).then_some(i)
+    })
+}
+
+/// Where a URL with a scheme starts in `token` (see [`url_start`]).
+fn scheme_start(token: &str) -> Option<usize> {
     for (i, _) in token.match_indices(':') {
         // Back over the scheme characters, then forward to a letter.
         let start = token[..i]
@@ -352,10 +410,16 @@ fn url_start(token: &str) -> Option<usize> {
 
 /// `text` with every URL-looking span in it redacted by [`redact_url`]: a
 /// span starts at a scheme (see `url_start`: `https:`, `http:`, ... even
-/// malformed as `https:/\host` or `https:host`, or any `scheme://`) and
+/// malformed as `https:/\host` or `https:host`, or any `scheme://`), or
+/// without one at a `//host` authority or a `www.` host, and
 /// runs to the next whitespace, so a quote or bracket inside the query
 /// (`?a"&code=...`) does not end it.
 pub fn redact_text(text: &str) -> String {
+    redact_text_with(text, REDACTED)
+}
+
+/// [`redact_text`] with `token` in place of each redacted part.
+fn redact_text_with(text: &str, redact: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while !rest.is_empty() {
@@ -364,7 +428,7 @@ pub fn redact_text(text: &str) -> String {
         match url_start(token) {
             Some(s) => {
                 out.push_str(&token[..s]);
-                out.push_str(&redact_url(&token[s..]));
+                out.push_str(&redact_url_with(&token[s..], redact));
             }
             None => out.push_str(token),
         }
@@ -380,12 +444,17 @@ pub fn redact_text(text: &str) -> String {
 /// are kept). A string that holds JSON itself (an AHP `text` part) is
 /// redacted inside and written back compactly.
 pub fn redact_json(v: &Value) -> Value {
+    redact_json_with(v, REDACTED)
+}
+
+/// [`redact_json`] with `token` in place of each redacted part.
+fn redact_json_with(v: &Value, token: &str) -> Value {
     match v {
         Value::String(s) => {
             let t = s.trim_start();
             if t.starts_with('{') || t.starts_with('[') {
                 if let Ok(inner) = serde_json::from_str::<Value>(s) {
-                    let red = redact_json(&inner);
+                    let red = redact_json_with(&inner, token);
                     return if red == inner {
                         v.clone()
                     } else {
@@ -393,24 +462,28 @@ pub fn redact_json(v: &Value) -> Value {
                     };
                 }
             }
-            Value::String(redact_text(s))
+            Value::String(redact_text_with(s, token))
         }
-        Value::Array(a) => Value::Array(a.iter().map(redact_json).collect()),
-        Value::Object(o) => {
-            Value::Object(o.iter().map(|(k, x)| (k.clone(), redact_json(x))).collect())
-        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| redact_json_with(x, token)).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), redact_json_with(x, token)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
 
-/// One line for an `--events` file: `ev` redacted by [`redact_json`]
-/// unless `keep_values`, written by [`crate::safe_text::json_line`] (no raw
+/// One line for an `--events` file: `ev` redacted as [`redact_json`] does
+/// but with [`EVENTS_REDACTED`] in place of each redacted part (so URLs
+/// stay valid URIs and the event still validates), unless `keep_values`;
+/// written by [`crate::safe_text::json_line`] (no raw
 /// control, C1 or bidi character), with its newline.
 pub fn event_line(ev: &Value, keep_values: bool) -> String {
     let v = if keep_values {
         ev.clone()
     } else {
-        redact_json(ev)
+        redact_json_with(ev, EVENTS_REDACTED)
     };
     let mut line = crate::safe_text::json_line(&v);
     line.push('\n');
@@ -468,6 +541,41 @@ mod tests {
     }
 
     #[test]
+    fn urls_without_a_scheme_are_redacted() {
+        assert_eq!(
+            redact_text("visit www.z.test/?q=SECRET3 or //c:d@e.test/?SECRET4 now"),
+            "visit www.z.test/?[redacted] or //[redacted]@e.test/?[redacted] now"
+        );
+        assert_eq!(
+            redact_text("(WWW.a.test/p#SECRET5) \"//h.test/x?t=SECRET6\""),
+            "(WWW.a.test/p#[redacted] \"//h.test/x?[redacted]"
+        );
+        for kept in [
+            "Pick red/green, then press Enter.",
+            "see a/b and ./c/d or ../e",
+            "due 2026/12/01 at 10:00",
+            "x.www.y.test and wwwx.test",
+            "a//b and // a comment",
+            "is it? yes",
+        ] {
+            assert_eq!(redact_text(kept), kept);
+        }
+    }
+
+    #[test]
+    fn event_lines_keep_urls_valid() {
+        let red = redact_json_with(
+            &json!("https://user:pw@evil.test/auth?x=1#f"),
+            EVENTS_REDACTED,
+        );
+        assert_eq!(
+            red,
+            json!("https://REDACTED@evil.test/auth?REDACTED#REDACTED")
+        );
+        assert!(url::Url::parse(red.as_str().unwrap_or_default()).is_ok());
+    }
+
+    #[test]
     fn malformed_and_hidden_urls_are_redacted() {
         assert_eq!(
             redact_text(r#"go https://a.example/cb?x"&code=s3cret now"#),
@@ -515,7 +623,8 @@ mod tests {
         let back: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(back["id"], "e\u{1b}1");
         let text: Value = serde_json::from_str(back["payload"]["text"].as_str().unwrap()).unwrap();
-        assert_eq!(text["url"], "https://[redacted]@a.example/cb?[redacted]");
+        // A URI-safe token: the redacted URL is still a valid URI.
+        assert_eq!(text["url"], "https://REDACTED@a.example/cb?REDACTED");
         // With --log-values the event is kept whole (still escaped).
         let kept: Value = serde_json::from_str(&event_line(&ev, true)).unwrap();
         assert_eq!(kept, ev);

@@ -313,7 +313,7 @@ fn mcp_streams_and_events_are_escaped_and_redacted() {
     let ev = r.stream("events");
     assert!(ev.lines().count() >= 2, "events were written: {ev}");
     assert!(
-        ev.contains("https://[redacted]@evil.test/cb?[redacted]#[redacted]"),
+        ev.contains("https://REDACTED@evil.test/cb?REDACTED#REDACTED"),
         "{ev}"
     );
     let err = r.stderr_text();

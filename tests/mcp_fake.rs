@@ -904,3 +904,53 @@ mod live {
         );
     }
 }
+
+#[test]
+fn events_file_is_redacted_and_still_validates() {
+    // userinfo, query and fragment are redacted with a URI-safe token, so
+    // the redacted URL is still a URI and `validate` accepts every event.
+    let dir = tempfile::tempdir().unwrap();
+    let events = dir.path().join("events.jsonl");
+    let server = fake_server();
+    let out = Command::new(bin())
+        .arg("mcp")
+        .arg("--events")
+        .arg(&events)
+        .args(["--call", "gated", "--action", "accept", "--args"])
+        .arg(r#"{"url": "https://user:pw@evil.test/auth?x=1#frag"}"#)
+        .args(["--", python(), server.as_str()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&events).unwrap();
+    for secret in ["user:pw", "x=1", "frag"] {
+        assert!(!text.contains(secret), "{secret:?} in {text}");
+    }
+    let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let req = first["payload"]["elicitation"]["request"]["text"]
+        .as_str()
+        .unwrap();
+    let req: Value = serde_json::from_str(req).unwrap();
+    assert_eq!(
+        req["url"],
+        "https://REDACTED@evil.test/auth?REDACTED#REDACTED"
+    );
+    let v = Command::new(bin())
+        .arg("validate")
+        .arg(&events)
+        .output()
+        .unwrap();
+    assert_eq!(
+        v.status.code(),
+        Some(0),
+        "validate: {}{}",
+        String::from_utf8_lossy(&v.stdout),
+        String::from_utf8_lossy(&v.stderr)
+    );
+}

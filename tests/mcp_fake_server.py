@@ -25,7 +25,8 @@ to the answer), then cancels the form and records any late answer to it;
 "progress" sends progress for the call's token and for another one;
 "swap" withdraws a URL request and sends one for another site in its place. The
 tool `gated` sends its completion notification `delay` seconds after the
--32042 error and records whether the retry came after it.
+-32042 error and records whether the retry came after it; its argument
+`url` replaces the URL of the (first) elicitation it carries.
 
 Streamable HTTP cases: "drop" closes the call's SSE stream after a priming
 event (id and retry) and answers on the GET that resumes it with
@@ -296,7 +297,8 @@ def run_stdio():
                 # URLElicitationRequiredError first, success on the retry.
                 if not state.gate_open:
                     state.gate_open = True
-                    urls = [URL, URL] if args.get("twice") else [URL]
+                    first = dict(URL, url=args["url"]) if "url" in args else URL
+                    urls = [first, URL] if args.get("twice") else [first]
                     write({"jsonrpc": "2.0", "id": m["id"], "error": {
                         "code": -32042, "message": "authorization needed",
                         "data": {"elicitations": urls}}})

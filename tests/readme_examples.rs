@@ -50,6 +50,7 @@ fn checks() -> Vec<(&'static str, Check)> {
         ("ahp-elicit capabilities --modes form,url", Run(capabilities_both)),
         ("ahp-elicit capabilities --from-mcp '{\"elicitation\": {}}'", Run(capabilities_legacy)),
         ("echo '{\"message\":\"Your name?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}}' | ahp-elicit wrap --server github --server-title GitHub -", Run(wraps)),
+        ("ahp-elicit respond --action accept --browser 'sh -c \"echo \\\"\\$0\\\" >> opened.txt\"' examples/url-connect.request.json", Run(browser_command_gets_the_url)),
         ("ahp-elicit upstream verify", Run(upstream_verify)),
         ("ahp-elicit completions bash > ahp-elicit.bash", Run(completions)),
         ("ahp-elicit man > ahp-elicit.1", Run(man_page)),
@@ -421,6 +422,19 @@ fn wraps(code: i32, out: &str, err: &str, _: &Path) {
 
 /// With the pinned upstream files: exit 0. Without them (never committed):
 /// exit 2 with where it looked and how to get them.
+fn browser_command_gets_the_url(code: i32, out: &str, err: &str, dir: &Path) {
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        actions(&result_lines(out)),
+        pairs(&[("accept", "evt-url-1")])
+    );
+    let opened = std::fs::read_to_string(dir.join("opened.txt")).unwrap_or_default();
+    assert_eq!(
+        opened,
+        "https://auth.example.com/connect?elicitation=6f1d2c\n"
+    );
+}
+
 fn upstream_verify(code: i32, out: &str, err: &str, _: &Path) {
     if code == 0 {
         assert!(!out.is_empty() || !err.is_empty());
