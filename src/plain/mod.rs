@@ -374,8 +374,9 @@ impl<I: LineIo> PlainResponder<I> {
         req: &RequestEvent,
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
-        self.header(req, cx, None)?;
         if let RequestView::NotAForm { reasons } = &req.view {
+            let message = crate::tui::request_message(req);
+            self.header(req, cx, (!message.is_empty()).then_some(message.as_str()))?;
             self.say("This request cannot be answered as a form: its requestedSchema asks for a shape a form cannot take.")?;
             for r in reasons {
                 // The reasons are safe text already; display() again is harmless.
@@ -384,6 +385,7 @@ impl<I: LineIo> PlainResponder<I> {
             self.say("You can only decline or cancel it.")?;
             return self.decline_or_cancel(cx);
         }
+        self.header(req, cx, None)?;
         self.say("This request cannot be answered with content.")?;
         let why = match &req.view {
             RequestView::Metadata => "the adapter shared only the request's metadata.".to_owned(),

@@ -579,7 +579,7 @@ impl Responder for TuiResponder {
                 RequestBody::Url { url, .. } => self.respond_url(req, &r.message, url, cx),
             },
             RequestView::NotAForm { reasons } => {
-                let lines = not_a_form_lines(reasons);
+                let lines = not_a_form_lines(&request_message(req), reasons);
                 self.run(cx, &mut RefusableScreen::new(header, lines))
             }
             other => {
@@ -657,20 +657,46 @@ impl Responder for TuiResponder {
     }
 }
 
+/// The message of a request as the server sent it (`message` of the
+/// params carried as the request part's text), or empty when there is none
+/// to read (a view that is not a body, or params without a message). Not
+/// sanitised: hostile text, for [`not_a_form_lines`] and plain mode.
+pub fn request_message(req: &RequestEvent) -> String {
+    req.event
+        .pointer("/payload/elicitation/request/text")
+        .and_then(serde_json::Value::as_str)
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+        .and_then(|p| p.get("message").and_then(|m| m.as_str().map(str::to_owned)))
+        .unwrap_or_default()
+}
+
 /// The screen of a request that cannot be answered as a form (compatible
-/// schema policy): why, one reason a line (sanitised when drawn).
-pub fn not_a_form_lines(reasons: &[String]) -> Vec<(String, bool)> {
+/// schema policy, or a form refused under the strict one): the server's
+/// `message` framed as its own words (left out when empty), then why, one
+/// reason a line (all sanitised when drawn).
+pub fn not_a_form_lines(message: &str, reasons: &[String]) -> Vec<(String, bool)> {
     let mut lines = vec![
         (
             "This request cannot be answered as a form.".to_owned(),
             true,
         ),
         ("mode: form".to_owned(), false),
-        (
-            "Its requested schema asks for what a form cannot show or check:".to_owned(),
-            false,
-        ),
     ];
+    if !message.is_empty() {
+        lines.push((String::new(), false));
+        lines.push((
+            "┌ The server's message (its words, not checked):".to_owned(),
+            false,
+        ));
+        for l in crate::safe_text::display_multiline(message) {
+            lines.push((format!("│ {l}"), false));
+        }
+        lines.push(("└".to_owned(), false));
+    }
+    lines.push((
+        "Its requested schema asks for what a form cannot show or check:".to_owned(),
+        false,
+    ));
     lines.extend(reasons.iter().map(|r| (format!("  · {r}"), false)));
     lines.push((String::new(), false));
     lines.push(("You can only decline or cancel it.".to_owned(), false));
@@ -689,6 +715,40 @@ mod tests {
             kind,
             state: KeyEventState::NONE,
         }
+    }
+
+    #[test]
+    fn not_a_form_screen_shows_the_server_message_framed_and_sanitised() {
+        let server = crate::binding::Server {
+            name: "srv".into(),
+            title: None,
+            version: None,
+        };
+        let params = serde_json::json!({"message": "Ship\u{1b}[2J where?\nSecond.",
+            "requestedSchema": {"type": "object", "properties": {
+                "address": {"type": "object"}}}});
+        let req = crate::binding::wrap_params_with(
+            &params,
+            &server,
+            "test",
+            "e-1",
+            None,
+            crate::binding::SchemaPolicy::Compatible,
+        )
+        .expect("valid request");
+        let RequestView::NotAForm { reasons } = &req.view else {
+            panic!("not a form: {req:?}")
+        };
+        let lines = not_a_form_lines(&request_message(&req), reasons);
+        let texts: Vec<&str> = lines.iter().map(|(l, _)| l.as_str()).collect();
+        let at = |s: &str| texts.iter().position(|l| *l == s);
+        let msg = at("│ Ship\\u{1b}[2J where?").expect("message shown");
+        assert_eq!(texts.get(msg + 1), Some(&"│ Second."));
+        assert!(at("┌ The server's message (its words, not checked):") < Some(msg));
+        let why = at("Its requested schema asks for what a form cannot show or check:");
+        assert!(Some(msg) < why, "{texts:?}");
+        let none = not_a_form_lines("", reasons);
+        assert!(!none.iter().any(|(l, _)| l.starts_with('┌')));
     }
 
     #[test]
