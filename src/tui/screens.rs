@@ -98,8 +98,10 @@ impl Screen for FormScreen {
 
     fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool {
         self.header.seconds_left = secs;
-        let (header, form) = (&self.header, &self.form);
-        let at_end = view::draw_form_view(f, theme, header, form, &mut self.scroll, self.follow);
+        let shown = (&self.header, &self.form);
+        let seen = self.review_end_seen;
+        let at_end =
+            view::draw_form_view_seen(f, theme, shown, &mut self.scroll, self.follow, seen);
         match self.form.stage() {
             Stage::Review(_) => self.review_end_seen |= at_end,
             Stage::Edit => self.review_end_seen = false,
@@ -359,6 +361,59 @@ mod tests {
             pages >= 2,
             "40 lines of review take more than one page at 80x24"
         );
+    }
+
+    /// The last row of `screen` drawn at 80x24.
+    fn help_row(screen: &mut dyn Screen) -> String {
+        let mut t = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
+        let theme = Theme::monochrome();
+        t.draw(|f| {
+            screen.draw(f, &theme, None);
+        })
+        .expect("draw");
+        let buf = t.backend().buffer();
+        let row: String = (0..80).map(|x| buf[(x, 23)].symbol().to_owned()).collect();
+        row.trim_end().to_owned()
+    }
+
+    /// The help line of a long review says what Enter does now: the next
+    /// page until the end was on screen, then send.
+    #[test]
+    fn a_long_review_help_says_enter_shows_the_next_page_until_the_end() {
+        let mut props = serde_json::Map::new();
+        for i in 0..40 {
+            props.insert(
+                format!("f{i:02}"),
+                serde_json::json!({"type": "string", "default": "x"}),
+            );
+        }
+        let v = serde_json::json!({"type": "object", "properties": props});
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut f = FormScreen::new(header(), &schema, "m");
+        assert_eq!(decided(f.key(&Key::Ctrl('s'))), None);
+        assert_eq!(help_row(&mut f), view::HELP_REVIEW_MORE);
+        let mut pages = 0;
+        while !f.review_end_seen {
+            assert_eq!(decided(f.key(&Key::Enter)), None);
+            pages += 1;
+            assert!(pages < 10, "the review ends");
+            let _ = help_row(&mut f);
+        }
+        assert_eq!(help_row(&mut f), crate::form::HELP_REVIEW);
+        // Scrolled back up, Enter sends now, and the help says so.
+        let _ = f.key(&Key::PageUp);
+        assert_eq!(help_row(&mut f), crate::form::HELP_REVIEW);
+        let mut short = FormScreen::new(header(), &schema_of_one(), "m");
+        assert_eq!(decided(short.key(&Key::Ctrl('s'))), None);
+        assert_eq!(help_row(&mut short), crate::form::HELP_REVIEW);
+    }
+
+    fn schema_of_one() -> crate::binding::FormSchema {
+        let v = serde_json::json!({
+            "type": "object", "properties": {"note": {"type": "string", "default": "x"}}
+        });
+        crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema")
     }
 
     #[test]

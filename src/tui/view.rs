@@ -717,6 +717,39 @@ pub fn draw_form_view(
     frame_with(f, theme, header, secret.as_deref(), b, footer, scroll)
 }
 
+/// The review step's key help while its end has not been on screen: Enter
+/// shows the next page instead of sending.
+pub const HELP_REVIEW_MORE: &str =
+    "Enter next page · b/Backspace back to the form · Ctrl-D decline · Esc cancel";
+
+/// [`draw_form_view`] for a screen that knows whether the end of the review
+/// was already on screen (`review_end_seen`): until it was (or is now), the
+/// review's help line says that Enter shows the next page
+/// ([`HELP_REVIEW_MORE`]) rather than that it sends. Returns whether the
+/// end of the body is on screen in this frame.
+pub fn draw_form_view_seen(
+    f: &mut Frame,
+    theme: &Theme,
+    form: (&Header, &Form),
+    scroll: &mut usize,
+    follow_focus: bool,
+    review_end_seen: bool,
+) -> bool {
+    let (header, form) = form;
+    let at_end = draw_form_view(f, theme, header, form, scroll, follow_focus);
+    let a = f.area();
+    let reviewing = matches!(form.stage(), Stage::Review(_));
+    let fits = a.width >= MIN_WIDTH && a.height >= MIN_HEIGHT;
+    if reviewing && !at_end && !review_end_seen && fits {
+        // The help is the footer's last row (drawn by frame_with).
+        let row = Rect::new(a.x, a.y + a.height - 1, a.width, 1);
+        f.render_widget(ratatui::widgets::Clear, row);
+        let help = help_line(&[HELP_REVIEW_MORE], theme, a.width as usize);
+        f.render_widget(Paragraph::new(help), row);
+    }
+    at_end
+}
+
 /// The edit step's key help, longest first (the first that fits is shown).
 const HELP_EDIT_LINES: [&str; 4] = [
     crate::form::HELP_EDIT,
