@@ -600,9 +600,6 @@ impl Responder for TuiResponder {
     fn wait(&mut self, wait: Duration, shown: &Waiting) -> WaitKey {
         let _g = LoopGuard::enter();
         let end = Instant::now() + wait;
-        let keys = shown
-            .offer_retry
-            .then_some("r: retry now · Esc: give up (cancel)");
         loop {
             if SIGNAL.load(Ordering::SeqCst) != 0 {
                 return WaitKey::Quit;
@@ -617,18 +614,15 @@ impl Responder for TuiResponder {
                 let latest = crate::safe_text::display(&latest).into_owned();
                 format!("{n} message{s} shown on exit; latest: {latest}")
             });
-            let notice: Vec<&str> = [shown.status.as_deref(), keys, armed, held.as_deref()]
-                .into_iter()
-                .flatten()
-                .collect();
-            let notice = (!notice.is_empty()).then(|| notice.join(" — "));
+            let extra: Vec<&str> = [armed, held.as_deref()].into_iter().flatten().collect();
+            let extra = (!extra.is_empty()).then(|| extra.join(" — "));
             if self.clear_if_asked().is_err() {
                 return WaitKey::Nothing;
             }
             let (theme, answered) = (&self.theme, self.answered);
             if self
                 .tty
-                .draw(|f| view::draw_waiting(f, theme, answered, notice.as_deref()))
+                .draw(|f| view::draw_wait(f, theme, answered, shown, extra.as_deref()))
                 .is_err()
             {
                 return WaitKey::Nothing;
@@ -749,6 +743,45 @@ mod tests {
         assert!(Some(msg) < why, "{texts:?}");
         let none = not_a_form_lines("", reasons);
         assert!(!none.iter().any(|(l, _)| l.starts_with('┌')));
+    }
+
+    /// The waiting screen `shown` asks for, at 60x12, as text.
+    fn wait_screen(shown: &Waiting) -> String {
+        let mut t =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(60, 12)).expect("terminal");
+        let theme = Theme::monochrome();
+        t.draw(|f| view::draw_wait(f, &theme, 1, shown, Some("held")))
+            .expect("draw");
+        let buf = t.backend().buffer();
+        (0..12)
+            .map(|y| (0..60).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn a_browser_flow_wait_shows_only_that_wait_and_its_keys() {
+        let flow = Waiting {
+            status: Some("Waiting for the browser flow to complete".into()),
+            offer_retry: true,
+        };
+        let s = wait_screen(&flow);
+        assert!(
+            s.contains("Waiting for the browser flow to complete"),
+            "{s}"
+        );
+        assert!(s.contains(view::FLOW_WAIT_KEYS), "{s}");
+        assert!(s.contains("held"), "{s}");
+        assert!(!s.contains("Waiting for the next request"), "{s}");
+        assert!(!s.contains("answered so far"), "{s}");
+        let next = wait_screen(&Waiting {
+            status: Some("Tool progress".into()),
+            offer_retry: false,
+        });
+        assert!(next.contains("Waiting for the next request"), "{next}");
+        assert!(next.contains("1 answered so far"), "{next}");
+        assert!(next.contains("Tool progress — held"), "{next}");
+        assert!(!next.contains(view::FLOW_WAIT_KEYS), "{next}");
     }
 
     #[test]

@@ -809,6 +809,58 @@ pub fn draw_refusable(
     let _ = frame_with(f, theme, header, None, b, footer, scroll);
 }
 
+/// The keys of a wait for a browser flow ([`draw_wait`]).
+pub const FLOW_WAIT_KEYS: &str = "r: retry now · Esc: give up (cancel)";
+
+/// Draw the waiting screen `shown` asks for: a wait for a browser flow
+/// (`shown.offer_retry`) shows only that wait, its status and its keys;
+/// any other wait is the wait for the next request ([`draw_waiting`]) with
+/// the status as its notice. `extra` (held messages, the armed Ctrl-C) is
+/// added to either. The status is sanitised by the driver.
+pub fn draw_wait(
+    f: &mut Frame,
+    theme: &Theme,
+    answered: usize,
+    shown: &crate::responder::Waiting,
+    extra: Option<&str>,
+) {
+    if !shown.offer_retry {
+        let notice: Vec<&str> = [shown.status.as_deref(), extra]
+            .into_iter()
+            .flatten()
+            .collect();
+        let notice = (!notice.is_empty()).then(|| notice.join(" — "));
+        draw_waiting(f, theme, answered, notice.as_deref());
+        return;
+    }
+    if too_small(f, theme) {
+        return;
+    }
+    let a = f.area();
+    let w = a.width as usize;
+    let status = shown
+        .status
+        .as_deref()
+        .unwrap_or("Waiting for the browser flow to complete");
+    let mut lines = vec![
+        Line::styled("ahp-elicit", theme.title()),
+        Line::raw(""),
+        Line::styled(clip(&display(status), w), theme.text()),
+        Line::styled(clip(FLOW_WAIT_KEYS, w), theme.muted()),
+    ];
+    if let Some(n) = extra {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(clip(n, w), theme.notice()));
+    }
+    let inner = Rect::new(
+        a.x + 1,
+        a.y + 1,
+        a.width.saturating_sub(2),
+        a.height.saturating_sub(1),
+    );
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
 /// Draw the screen shown while the driver waits for the next request.
 pub fn draw_waiting(f: &mut Frame, theme: &Theme, answered: usize, notice: Option<&str>) {
     if too_small(f, theme) {
