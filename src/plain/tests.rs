@@ -731,3 +731,28 @@ fn not_a_form_shows_the_server_message_before_the_reasons() {
         This request cannot be answered as a form: ";
     assert!(t.contains(expected), "{t}");
 }
+
+/// The reason the server gave for a withdrawal follows the notice,
+/// sanitised, framed as its words and cut to a bounded length.
+#[test]
+fn a_withdrawal_shows_the_server_reason_sanitised_and_bounded() {
+    let req = url_request("https://example.com/auth");
+    let mut p = PlainResponder::new(
+        MemoryIo::typing(&["open"]),
+        Box::new(Recorder::default()),
+        false,
+    );
+    let w = crate::responder::Withdrawal::new();
+    let head = "user closed\u{1b}[2J the tab ";
+    let long = format!("{head}{}", "x".repeat(400));
+    w.withdraw_because(&long);
+    let o = crate::responder::with_withdrawal(&w, || p.respond(&req, &cx())).expect("closed");
+    assert_eq!(action(&o), Action::Cancel);
+    let t = p.io().transcript.clone();
+    let expected = format!(
+        "The server withdrew this request; nothing was sent.\n\
+         The server's reason (its words): user closed\\u{{1b}}[2J the tab {}…\n",
+        "x".repeat(MAX_WITHDRAWN_REASON - head.chars().count())
+    );
+    assert!(t.ends_with(&expected), "{t}");
+}

@@ -376,7 +376,7 @@ impl TuiResponder {
         loop {
             let left = crate::responder::time_left(cx.deadline);
             if cx.withdrawn() && SIGNAL.load(Ordering::SeqCst) == 0 {
-                return self.withdrawn_notice();
+                return self.withdrawn_notice(cx.withdrawal_reason().as_deref());
             }
             if let Some(o) = ended(left) {
                 return Ok(o);
@@ -399,11 +399,12 @@ impl TuiResponder {
         }
     }
 
-    /// The request on screen was withdrawn by its source: say so until a
+    /// The request on screen was withdrawn by its source (with the
+    /// `reason` it gave, if any): say so until a
     /// key that passes the guard (a key typed for the withdrawn screen
     /// neither dismisses the notice unseen nor reaches the next request),
     /// Ctrl-C or a signal. The answer returned is never sent.
-    fn withdrawn_notice(&mut self) -> Result<Outcome, RespondError> {
+    fn withdrawn_notice(&mut self, reason: Option<&str>) -> Result<Outcome, RespondError> {
         let mut guard = guard::ConsentGuard::new(CONSENT_GUARD);
         self.repaint = true;
         loop {
@@ -415,7 +416,7 @@ impl TuiResponder {
             let mut area = ratatui::layout::Rect::default();
             self.tty.draw(|f| {
                 area = f.area();
-                view::draw_withdrawn(f, theme);
+                view::draw_withdrawn_because(f, theme, reason);
             })?;
             guard.frame(area, true, Instant::now());
             match read_input(TICK)? {

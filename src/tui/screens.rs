@@ -503,6 +503,28 @@ mod tests {
     }
 
     #[test]
+    fn the_withdrawal_notice_shows_the_server_reason_sanitised() {
+        let mut t = Terminal::new(TestBackend::new(80, 12)).expect("terminal");
+        let reason = "user closed\u{1b}[2J the tab";
+        t.draw(|f| view::draw_withdrawn_because(f, &Theme::monochrome(), Some(reason)))
+            .expect("draw");
+        let buf = t.backend().buffer();
+        let rows: Vec<String> = (0..12)
+            .map(|y| (0..80).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect();
+        let text = rows.join("\n");
+        assert!(text.contains(view::WITHDRAWN_NOTICE), "{text}");
+        assert!(
+            text.contains("The server's reason (its words): user closed\\u{1b}[2J the tab"),
+            "{text}"
+        );
+        let mut t = Terminal::new(TestBackend::new(80, 12)).expect("terminal");
+        t.draw(|f| view::draw_withdrawn_because(f, &Theme::monochrome(), None))
+            .expect("draw");
+        assert!(!format!("{}", t.backend()).contains("reason"));
+    }
+
+    #[test]
     fn the_withdrawal_notice_wraps_at_40_columns() {
         let mut t = Terminal::new(TestBackend::new(40, 12)).expect("terminal");
         t.draw(|f| view::draw_withdrawn(f, &Theme::monochrome()))

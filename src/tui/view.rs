@@ -959,17 +959,27 @@ pub fn draw_waiting(f: &mut Frame, theme: &Theme, answered: usize, notice: Optio
 /// The notice shown when the source withdrew the request on screen; it
 /// stays until a key, so a screen never changes into another one unseen.
 pub fn draw_withdrawn(f: &mut Frame, theme: &Theme) {
+    draw_withdrawn_because(f, theme, None);
+}
+
+/// [`draw_withdrawn`] with the `reason` the server gave, if any (sanitised
+/// and bounded here, [`crate::plain::withdrawn_reason_line`]).
+pub fn draw_withdrawn_because(f: &mut Frame, theme: &Theme, reason: Option<&str>) {
     if too_small(f, theme) {
         return;
     }
     let a = f.area();
-    let lines = vec![
+    let mut lines = vec![
         Line::styled("ahp-elicit", theme.title()),
         Line::raw(""),
         Line::styled(WITHDRAWN_NOTICE, theme.notice()),
-        Line::raw(""),
-        Line::styled("Press any key to continue.", theme.muted()),
     ];
+    if let Some(r) = reason {
+        let line = crate::plain::withdrawn_reason_line(r);
+        lines.push(Line::styled(line, theme.text()));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("Press any key to continue.", theme.muted()));
     f.render_widget(
         Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
         Rect::new(
