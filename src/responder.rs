@@ -88,9 +88,13 @@ pub fn time_left(deadline: Option<Instant>) -> Option<Duration> {
 
 /// A request's source withdrew it (the server cancelled it, its stream
 /// closed, the driver's timer ran out): set once, read by the screen that
-/// shows the request. Cloned handles share the flag.
+/// shows the request, with the reason the source gave if any. Cloned
+/// handles share the flag and the reason.
 #[derive(Debug, Clone, Default)]
-pub struct Withdrawal(std::sync::Arc<std::sync::atomic::AtomicBool>);
+pub struct Withdrawal(
+    std::sync::Arc<std::sync::atomic::AtomicBool>,
+    std::sync::Arc<std::sync::Mutex<Option<String>>>,
+);
 
 impl Withdrawal {
     /// A flag that is not set.
@@ -103,9 +107,25 @@ impl Withdrawal {
         self.0.store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
+    /// Withdraw the request with the reason its source gave (MCP
+    /// `notifications/cancelled` `reason`; not sanitized: the screen does
+    /// that). The reason is stored before the flag is set.
+    pub fn withdraw_because(&self, reason: &str) {
+        if let Ok(mut r) = self.1.lock() {
+            *r = Some(reason.to_owned());
+        }
+        self.withdraw();
+    }
+
     /// Whether the request was withdrawn.
     pub fn is_withdrawn(&self) -> bool {
         self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The reason the source gave for the withdrawal, if any (not
+    /// sanitized).
+    pub fn reason(&self) -> Option<String> {
+        self.1.lock().ok().and_then(|r| r.clone())
     }
 }
 
@@ -137,6 +157,12 @@ impl Context {
     /// outcome; the driver sends nothing for a withdrawn request).
     pub fn withdrawn(&self) -> bool {
         CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().is_some_and(Withdrawal::is_withdrawn))
+    }
+
+    /// The reason the source gave when it withdrew the request being
+    /// answered (not sanitized: hostile server text), if it gave one.
+    pub fn withdrawal_reason(&self) -> Option<String> {
+        CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().and_then(Withdrawal::reason))
     }
 }
 

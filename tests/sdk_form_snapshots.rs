@@ -96,7 +96,8 @@ fn nested_object_is_shown_as_not_a_form() {
     let RequestView::NotAForm { reasons } = &view else {
         panic!("not a form: {view:?}")
     };
-    let lines = ahp_elicit::tui::not_a_form_lines(reasons);
+    let lines =
+        ahp_elicit::tui::not_a_form_lines("Where should we ship it?\nLine two\u{1b}[2J.", reasons);
     let mut t = Terminal::new(TestBackend::new(80, 18)).expect("terminal");
     let mut scroll = 0;
     t.draw(|f| view::draw_refusable(f, &theme(), &header(), &lines, 0, &mut scroll))

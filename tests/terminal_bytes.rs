@@ -268,7 +268,7 @@ fn url_consent_bytes_carry_no_server_escape() {
 #[test]
 fn refusable_screen_bytes_carry_no_server_escape() {
     let reasons: Vec<String> = HOSTILE.split(' ').map(str::to_owned).collect();
-    let mut lines = not_a_form_lines(&reasons);
+    let mut lines = not_a_form_lines(HOSTILE, &reasons);
     lines.push((HOSTILE.to_owned(), true));
     let (w, h) = (100, 40);
     let bytes = frame_bytes(w, h, |f| {

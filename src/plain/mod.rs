@@ -156,6 +156,9 @@ impl<I: LineIo> PlainResponder<I> {
                 // As in the full-screen UI: the driver sends nothing for a
                 // withdrawn request, whatever the outcome says.
                 self.say("The server withdrew this request; nothing was sent.")?;
+                if let Some(r) = cx.withdrawal_reason() {
+                    self.say(&crate::plain::withdrawn_reason_line(&r))?;
+                }
                 done(Action::Cancel)
             }
         }
@@ -374,8 +377,9 @@ impl<I: LineIo> PlainResponder<I> {
         req: &RequestEvent,
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
-        self.header(req, cx, None)?;
         if let RequestView::NotAForm { reasons } = &req.view {
+            let message = crate::tui::request_message(req);
+            self.header(req, cx, (!message.is_empty()).then_some(message.as_str()))?;
             self.say("This request cannot be answered as a form: its requestedSchema asks for a shape a form cannot take.")?;
             for r in reasons {
                 // The reasons are safe text already; display() again is harmless.
@@ -384,6 +388,7 @@ impl<I: LineIo> PlainResponder<I> {
             self.say("You can only decline or cancel it.")?;
             return self.decline_or_cancel(cx);
         }
+        self.header(req, cx, None)?;
         self.say("This request cannot be answered with content.")?;
         let why = match &req.view {
             RequestView::Metadata => "the adapter shared only the request's metadata.".to_owned(),
@@ -420,6 +425,21 @@ impl<I: LineIo> PlainResponder<I> {
             }
         }
     }
+}
+
+/// Most characters of a withdrawal reason shown (the rest is cut, "…").
+pub const MAX_WITHDRAWN_REASON: usize = 200;
+
+/// The reason a server gave for withdrawing a request (MCP
+/// `notifications/cancelled` `reason`) as one safe line, framed as its
+/// words and cut to [`MAX_WITHDRAWN_REASON`] characters; the full-screen
+/// notice shows the same line.
+pub fn withdrawn_reason_line(reason: &str) -> String {
+    let mut r: String = reason.chars().take(MAX_WITHDRAWN_REASON).collect();
+    if reason.chars().nth(MAX_WITHDRAWN_REASON).is_some() {
+        r.push('…');
+    }
+    format!("The server's reason (its words): {}", display(&r))
 }
 
 /// Server text `text` as safe lines, each marked as the server's words so

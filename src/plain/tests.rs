@@ -703,3 +703,56 @@ fn server_notices_are_held_while_a_prompt_waits() {
     p.respond(&req, &cx()).expect("answered");
     assert_eq!(p.io().held_while_asking, vec![true]);
 }
+
+#[test]
+fn not_a_form_shows_the_server_message_before_the_reasons() {
+    let server = Server {
+        name: "srv".into(),
+        title: None,
+        version: None,
+    };
+    let params = json!({"message": "Where should\u{1b}[2J we ship it?\nSecond line.",
+        "requestedSchema": {"type": "object", "properties": {
+            "address": {"type": "object", "properties": {"street": {"type": "string"}}}}}});
+    let req = crate::binding::wrap_params_with(
+        &params,
+        &server,
+        "test",
+        "evt-1",
+        Some("2026-11-30T09:00:00Z"),
+        crate::binding::SchemaPolicy::Compatible,
+    )
+    .expect("valid request");
+    assert!(matches!(req.view, RequestView::NotAForm { .. }), "{req:?}");
+    let (o, t) = run(&req, &["decline"]);
+    assert_eq!(action(&o), Action::Decline);
+    let expected = "Message from the server: Where should\\u{1b}[2J we ship it?\n\
+        Server message continues: Second line.\n\
+        This request cannot be answered as a form: ";
+    assert!(t.contains(expected), "{t}");
+}
+
+/// The reason the server gave for a withdrawal follows the notice,
+/// sanitised, framed as its words and cut to a bounded length.
+#[test]
+fn a_withdrawal_shows_the_server_reason_sanitised_and_bounded() {
+    let req = url_request("https://example.com/auth");
+    let mut p = PlainResponder::new(
+        MemoryIo::typing(&["open"]),
+        Box::new(Recorder::default()),
+        false,
+    );
+    let w = crate::responder::Withdrawal::new();
+    let head = "user closed\u{1b}[2J the tab ";
+    let long = format!("{head}{}", "x".repeat(400));
+    w.withdraw_because(&long);
+    let o = crate::responder::with_withdrawal(&w, || p.respond(&req, &cx())).expect("closed");
+    assert_eq!(action(&o), Action::Cancel);
+    let t = p.io().transcript.clone();
+    let expected = format!(
+        "The server withdrew this request; nothing was sent.\n\
+         The server's reason (its words): user closed\\u{{1b}}[2J the tab {}…\n",
+        "x".repeat(MAX_WITHDRAWN_REASON - head.chars().count())
+    );
+    assert!(t.ends_with(&expected), "{t}");
+}

@@ -205,7 +205,10 @@ impl Desk {
     pub fn withdraw(&mut self, key: u64, reason: WithdrawReason) -> bool {
         match self.open.get_mut(&key) {
             Some(o) if o.reason.is_none() => {
-                o.withdrawal.withdraw();
+                match &reason {
+                    WithdrawReason::Cancelled(Some(r)) => o.withdrawal.withdraw_because(r),
+                    _ => o.withdrawal.withdraw(),
+                }
                 o.reason = Some(reason);
                 true
             }

@@ -293,3 +293,45 @@ fn settle_gives_one_result_or_one_reason() {
         other => panic!("expected an invalid result, got {other:?}"),
     }
 }
+
+/// Waits until withdrawn, then keeps the reason its context carries.
+struct ReasonReader {
+    reason: Option<Option<String>>,
+}
+
+impl Responder for ReasonReader {
+    fn respond(&mut self, _req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
+        let until = Instant::now() + Duration::from_secs(20);
+        while !cx.withdrawn() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.reason = Some(cx.withdrawal_reason());
+        Ok(Outcome::Answer(Answer::bare(Action::Cancel)))
+    }
+}
+
+#[test]
+fn the_reason_of_a_cancellation_reaches_the_responder() {
+    let mut r = ReasonReader { reason: None };
+    run(&mut r, |mut desk| async move {
+        let k = desk.ask(request("hold", 1), cx()).unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let why = WithdrawReason::Cancelled(Some("user closed\u{1b}[2J the tab".into()));
+        assert!(desk.withdraw(k, why));
+        desk.next().await
+    })
+    .unwrap();
+    assert_eq!(
+        r.reason,
+        Some(Some("user closed\u{1b}[2J the tab".to_owned()))
+    );
+    let mut r = ReasonReader { reason: None };
+    run(&mut r, |mut desk| async move {
+        let k = desk.ask(request("hold", 1), cx()).unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(desk.withdraw(k, WithdrawReason::StreamClosed));
+        desk.next().await
+    })
+    .unwrap();
+    assert_eq!(r.reason, Some(None), "no reason given, none shown");
+}

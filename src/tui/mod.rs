@@ -376,7 +376,7 @@ impl TuiResponder {
         loop {
             let left = crate::responder::time_left(cx.deadline);
             if cx.withdrawn() && SIGNAL.load(Ordering::SeqCst) == 0 {
-                return self.withdrawn_notice();
+                return self.withdrawn_notice(cx.withdrawal_reason().as_deref());
             }
             if let Some(o) = ended(left) {
                 return Ok(o);
@@ -399,11 +399,12 @@ impl TuiResponder {
         }
     }
 
-    /// The request on screen was withdrawn by its source: say so until a
+    /// The request on screen was withdrawn by its source (with the
+    /// `reason` it gave, if any): say so until a
     /// key that passes the guard (a key typed for the withdrawn screen
     /// neither dismisses the notice unseen nor reaches the next request),
     /// Ctrl-C or a signal. The answer returned is never sent.
-    fn withdrawn_notice(&mut self) -> Result<Outcome, RespondError> {
+    fn withdrawn_notice(&mut self, reason: Option<&str>) -> Result<Outcome, RespondError> {
         let mut guard = guard::ConsentGuard::new(CONSENT_GUARD);
         self.repaint = true;
         loop {
@@ -415,7 +416,7 @@ impl TuiResponder {
             let mut area = ratatui::layout::Rect::default();
             self.tty.draw(|f| {
                 area = f.area();
-                view::draw_withdrawn(f, theme);
+                view::draw_withdrawn_because(f, theme, reason);
             })?;
             guard.frame(area, true, Instant::now());
             match read_input(TICK)? {
@@ -579,7 +580,7 @@ impl Responder for TuiResponder {
                 RequestBody::Url { url, .. } => self.respond_url(req, &r.message, url, cx),
             },
             RequestView::NotAForm { reasons } => {
-                let lines = not_a_form_lines(reasons);
+                let lines = not_a_form_lines(&request_message(req), reasons);
                 self.run(cx, &mut RefusableScreen::new(header, lines))
             }
             other => {
@@ -600,9 +601,6 @@ impl Responder for TuiResponder {
     fn wait(&mut self, wait: Duration, shown: &Waiting) -> WaitKey {
         let _g = LoopGuard::enter();
         let end = Instant::now() + wait;
-        let keys = shown
-            .offer_retry
-            .then_some("r: retry now · Esc: give up (cancel)");
         loop {
             if SIGNAL.load(Ordering::SeqCst) != 0 {
                 return WaitKey::Quit;
@@ -617,18 +615,15 @@ impl Responder for TuiResponder {
                 let latest = crate::safe_text::display(&latest).into_owned();
                 format!("{n} message{s} shown on exit; latest: {latest}")
             });
-            let notice: Vec<&str> = [shown.status.as_deref(), keys, armed, held.as_deref()]
-                .into_iter()
-                .flatten()
-                .collect();
-            let notice = (!notice.is_empty()).then(|| notice.join(" — "));
+            let extra: Vec<&str> = [armed, held.as_deref()].into_iter().flatten().collect();
+            let extra = (!extra.is_empty()).then(|| extra.join(" — "));
             if self.clear_if_asked().is_err() {
                 return WaitKey::Nothing;
             }
             let (theme, answered) = (&self.theme, self.answered);
             if self
                 .tty
-                .draw(|f| view::draw_waiting(f, theme, answered, notice.as_deref()))
+                .draw(|f| view::draw_wait(f, theme, answered, shown, extra.as_deref()))
                 .is_err()
             {
                 return WaitKey::Nothing;
@@ -657,20 +652,46 @@ impl Responder for TuiResponder {
     }
 }
 
+/// The message of a request as the server sent it (`message` of the
+/// params carried as the request part's text), or empty when there is none
+/// to read (a view that is not a body, or params without a message). Not
+/// sanitised: hostile text, for [`not_a_form_lines`] and plain mode.
+pub fn request_message(req: &RequestEvent) -> String {
+    req.event
+        .pointer("/payload/elicitation/request/text")
+        .and_then(serde_json::Value::as_str)
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+        .and_then(|p| p.get("message").and_then(|m| m.as_str().map(str::to_owned)))
+        .unwrap_or_default()
+}
+
 /// The screen of a request that cannot be answered as a form (compatible
-/// schema policy): why, one reason a line (sanitised when drawn).
-pub fn not_a_form_lines(reasons: &[String]) -> Vec<(String, bool)> {
+/// schema policy, or a form refused under the strict one): the server's
+/// `message` framed as its own words (left out when empty), then why, one
+/// reason a line (all sanitised when drawn).
+pub fn not_a_form_lines(message: &str, reasons: &[String]) -> Vec<(String, bool)> {
     let mut lines = vec![
         (
             "This request cannot be answered as a form.".to_owned(),
             true,
         ),
         ("mode: form".to_owned(), false),
-        (
-            "Its requested schema asks for what a form cannot show or check:".to_owned(),
-            false,
-        ),
     ];
+    if !message.is_empty() {
+        lines.push((String::new(), false));
+        lines.push((
+            "┌ The server's message (its words, not checked):".to_owned(),
+            false,
+        ));
+        for l in crate::safe_text::display_multiline(message) {
+            lines.push((format!("│ {l}"), false));
+        }
+        lines.push(("└".to_owned(), false));
+    }
+    lines.push((
+        "Its requested schema asks for what a form cannot show or check:".to_owned(),
+        false,
+    ));
     lines.extend(reasons.iter().map(|r| (format!("  · {r}"), false)));
     lines.push((String::new(), false));
     lines.push(("You can only decline or cancel it.".to_owned(), false));
@@ -689,6 +710,79 @@ mod tests {
             kind,
             state: KeyEventState::NONE,
         }
+    }
+
+    #[test]
+    fn not_a_form_screen_shows_the_server_message_framed_and_sanitised() {
+        let server = crate::binding::Server {
+            name: "srv".into(),
+            title: None,
+            version: None,
+        };
+        let params = serde_json::json!({"message": "Ship\u{1b}[2J where?\nSecond.",
+            "requestedSchema": {"type": "object", "properties": {
+                "address": {"type": "object"}}}});
+        let req = crate::binding::wrap_params_with(
+            &params,
+            &server,
+            "test",
+            "e-1",
+            None,
+            crate::binding::SchemaPolicy::Compatible,
+        )
+        .expect("valid request");
+        let RequestView::NotAForm { reasons } = &req.view else {
+            panic!("not a form: {req:?}")
+        };
+        let lines = not_a_form_lines(&request_message(&req), reasons);
+        let texts: Vec<&str> = lines.iter().map(|(l, _)| l.as_str()).collect();
+        let at = |s: &str| texts.iter().position(|l| *l == s);
+        let msg = at("│ Ship\\u{1b}[2J where?").expect("message shown");
+        assert_eq!(texts.get(msg + 1), Some(&"│ Second."));
+        assert!(at("┌ The server's message (its words, not checked):") < Some(msg));
+        let why = at("Its requested schema asks for what a form cannot show or check:");
+        assert!(Some(msg) < why, "{texts:?}");
+        let none = not_a_form_lines("", reasons);
+        assert!(!none.iter().any(|(l, _)| l.starts_with('┌')));
+    }
+
+    /// The waiting screen `shown` asks for, at 60x12, as text.
+    fn wait_screen(shown: &Waiting) -> String {
+        let mut t =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(60, 12)).expect("terminal");
+        let theme = Theme::monochrome();
+        t.draw(|f| view::draw_wait(f, &theme, 1, shown, Some("held")))
+            .expect("draw");
+        let buf = t.backend().buffer();
+        (0..12)
+            .map(|y| (0..60).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn a_browser_flow_wait_shows_only_that_wait_and_its_keys() {
+        let flow = Waiting {
+            status: Some("Waiting for the browser flow to complete".into()),
+            offer_retry: true,
+        };
+        let s = wait_screen(&flow);
+        assert!(
+            s.contains("Waiting for the browser flow to complete"),
+            "{s}"
+        );
+        assert!(s.contains(view::FLOW_WAIT_KEYS), "{s}");
+        assert!(s.contains("held"), "{s}");
+        assert!(!s.contains("Waiting for the next request"), "{s}");
+        assert!(!s.contains("answered so far"), "{s}");
+        let next = wait_screen(&Waiting {
+            status: Some("Tool progress".into()),
+            offer_retry: false,
+        });
+        assert!(next.contains("Waiting for the next request"), "{next}");
+        assert!(next.contains("1 answered so far"), "{next}");
+        assert!(next.contains("Tool progress — held"), "{next}");
+        assert!(!next.contains(view::FLOW_WAIT_KEYS), "{next}");
     }
 
     #[test]

@@ -69,13 +69,16 @@ pub(crate) struct FormScreen {
     form: Form,
     scroll: usize,
     /// Whether the view scrolls to the focus. The first frame starts at the
-    /// top, so the request's message is seen even on a small screen (the
-    /// focused field shows too when it fits); the first key the form takes
-    /// scrolls to the focus.
+    /// top, scrolled only as far as needed for the focused input to show,
+    /// so the request's message is seen as far as the screen allows; the
+    /// first key the form takes scrolls to the whole focused field.
     follow: bool,
     /// The end of the review has been on screen: only then does a send
     /// key send (a long review is read whole first, as a long URL is).
     review_end_seen: bool,
+    /// The area of the last frame: a first frame or a new size places the
+    /// focused input on screen.
+    drawn_at: Option<ratatui::layout::Rect>,
 }
 
 impl FormScreen {
@@ -87,6 +90,7 @@ impl FormScreen {
             scroll: 0,
             follow: false,
             review_end_seen: false,
+            drawn_at: None,
         }
     }
 }
@@ -98,8 +102,18 @@ impl Screen for FormScreen {
 
     fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool {
         self.header.seconds_left = secs;
-        let (header, form) = (&self.header, &self.form);
-        let at_end = view::draw_form_view(f, theme, header, form, &mut self.scroll, self.follow);
+        // The first frame, and the first after a resize, scroll as far as
+        // needed for the focused input to show (the message stays above it
+        // as far as the screen allows).
+        let area = f.area();
+        let mode = view::FormViewMode {
+            follow_focus: self.follow,
+            review_end_seen: self.review_end_seen,
+            place_input: self.drawn_at != Some(area),
+        };
+        self.drawn_at = Some(area);
+        let shown = (&self.header, &self.form);
+        let at_end = view::draw_form_view_seen(f, theme, shown, &mut self.scroll, mode);
         match self.form.stage() {
             Stage::Review(_) => self.review_end_seen |= at_end,
             Stage::Edit => self.review_end_seen = false,
@@ -265,7 +279,7 @@ mod tests {
     use ratatui::Terminal;
 
     use super::*;
-    use crate::binding::Mode;
+    use crate::binding::{Mode, RequestBody, RequestView};
     use crate::responder::Progress;
 
     fn header() -> Header {
@@ -359,6 +373,155 @@ mod tests {
             pages >= 2,
             "40 lines of review take more than one page at 80x24"
         );
+    }
+
+    /// The last row of `screen` drawn at 80x24.
+    fn help_row(screen: &mut dyn Screen) -> String {
+        let mut t = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
+        let theme = Theme::monochrome();
+        t.draw(|f| {
+            screen.draw(f, &theme, None);
+        })
+        .expect("draw");
+        let buf = t.backend().buffer();
+        let row: String = (0..80).map(|x| buf[(x, 23)].symbol().to_owned()).collect();
+        row.trim_end().to_owned()
+    }
+
+    /// The help line of a long review says what Enter does now: the next
+    /// page until the end was on screen, then send.
+    #[test]
+    fn a_long_review_help_says_enter_shows_the_next_page_until_the_end() {
+        let mut props = serde_json::Map::new();
+        for i in 0..40 {
+            props.insert(
+                format!("f{i:02}"),
+                serde_json::json!({"type": "string", "default": "x"}),
+            );
+        }
+        let v = serde_json::json!({"type": "object", "properties": props});
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut f = FormScreen::new(header(), &schema, "m");
+        assert_eq!(decided(f.key(&Key::Ctrl('s'))), None);
+        assert_eq!(help_row(&mut f), view::HELP_REVIEW_MORE);
+        let mut pages = 0;
+        while !f.review_end_seen {
+            assert_eq!(decided(f.key(&Key::Enter)), None);
+            pages += 1;
+            assert!(pages < 10, "the review ends");
+            let _ = help_row(&mut f);
+        }
+        assert_eq!(help_row(&mut f), crate::form::HELP_REVIEW);
+        // Scrolled back up, Enter sends now, and the help says so.
+        let _ = f.key(&Key::PageUp);
+        assert_eq!(help_row(&mut f), crate::form::HELP_REVIEW);
+        let mut short = FormScreen::new(header(), &schema_of_one(), "m");
+        assert_eq!(decided(short.key(&Key::Ctrl('s'))), None);
+        assert_eq!(help_row(&mut short), crate::form::HELP_REVIEW);
+    }
+
+    fn schema_of_one() -> crate::binding::FormSchema {
+        let v = serde_json::json!({
+            "type": "object", "properties": {"note": {"type": "string", "default": "x"}}
+        });
+        crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema")
+    }
+
+    /// `screen`'s first frame at `w`x`h`, as text rows.
+    fn rows_at(screen: &mut dyn Screen, w: u16, h: u16) -> Vec<String> {
+        let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+        let theme = Theme::monochrome();
+        t.draw(|f| {
+            screen.draw(f, &theme, None);
+        })
+        .expect("draw");
+        let buf = t.backend().buffer();
+        (0..h)
+            .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect()
+    }
+
+    /// Whether a row is the focused input box (`[` ... `]`).
+    fn has_input_box(rows: &[String]) -> bool {
+        rows.iter()
+            .any(|r| r.starts_with("    [") && r.trim_end().ends_with(']'))
+    }
+
+    /// The demo at 40x10: the first frame (and the first after a resize to
+    /// 40x10) shows the focused input box, not only its label.
+    #[test]
+    fn the_first_frame_at_40x10_shows_the_focused_input() {
+        let req = crate::demo::demo_request().expect("demo");
+        let RequestView::Body(r) = &req.view else {
+            panic!("a body")
+        };
+        let RequestBody::Form(schema) = &r.body else {
+            panic!("a form")
+        };
+        let mut f = FormScreen::new(header(), schema, &r.message);
+        let rows = rows_at(&mut f, 40, 10);
+        assert!(has_input_box(&rows), "{}", rows.join("\n"));
+        let mut g = FormScreen::new(header(), schema, &r.message);
+        let big = rows_at(&mut g, 100, 40);
+        let first_words: String = r
+            .message
+            .split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            big.iter().any(|l| l.contains(&first_words)),
+            "{}",
+            big.join("\n")
+        );
+        let small = rows_at(&mut g, 40, 10);
+        assert!(
+            has_input_box(&small),
+            "after a resize:\n{}",
+            small.join("\n")
+        );
+    }
+
+    /// A 3,000-character description above the focused input: the first
+    /// frame at 100x30 cuts the description rather than the input.
+    #[test]
+    fn a_long_description_does_not_push_the_input_off_the_first_frame() {
+        let desc = "word ".repeat(600);
+        let v = serde_json::json!({"type": "object", "properties": {
+            "name": {"type": "string", "title": "Name", "description": desc}}});
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut f = FormScreen::new(header(), &schema, "Who are you?");
+        let rows = rows_at(&mut f, 100, 30);
+        assert!(has_input_box(&rows), "{}", rows.join("\n"));
+        assert!(
+            rows.iter().any(|r| r.contains("more above")),
+            "{}",
+            rows.join("\n")
+        );
+    }
+
+    #[test]
+    fn the_withdrawal_notice_shows_the_server_reason_sanitised() {
+        let mut t = Terminal::new(TestBackend::new(80, 12)).expect("terminal");
+        let reason = "user closed\u{1b}[2J the tab";
+        t.draw(|f| view::draw_withdrawn_because(f, &Theme::monochrome(), Some(reason)))
+            .expect("draw");
+        let buf = t.backend().buffer();
+        let rows: Vec<String> = (0..12)
+            .map(|y| (0..80).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect();
+        let text = rows.join("\n");
+        assert!(text.contains(view::WITHDRAWN_NOTICE), "{text}");
+        assert!(
+            text.contains("The server's reason (its words): user closed\\u{1b}[2J the tab"),
+            "{text}"
+        );
+        let mut t = Terminal::new(TestBackend::new(80, 12)).expect("terminal");
+        t.draw(|f| view::draw_withdrawn_because(f, &Theme::monochrome(), None))
+            .expect("draw");
+        assert!(!format!("{}", t.backend()).contains("reason"));
     }
 
     #[test]

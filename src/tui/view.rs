@@ -159,6 +159,11 @@ struct Body {
     lines: Vec<Line<'static>>,
     focus: Option<(usize, usize)>,
     cursor: Option<(usize, u16)>,
+    /// The focused field's first input row and the end of its block.
+    input: Option<(usize, usize)>,
+    /// Scroll (only as far as needed) so that `input` is on screen: the
+    /// first frame of a form and the first after a resize.
+    place: bool,
 }
 
 impl Body {
@@ -273,6 +278,7 @@ fn field_block(b: &mut Body, form: &Form, i: usize, theme: &Theme, w: usize) {
     let focused = form.focus() == Focus::Field(i);
     let start = b.lines.len();
     field_head(b, st, focused, theme, w);
+    let input_row = b.lines.len();
     field_widget(b, st, focused, theme, w);
     if let Some(h) = field_hint(st) {
         b.text(&h, theme.hint(), 4, w);
@@ -285,6 +291,7 @@ fn field_block(b: &mut Body, form: &Form, i: usize, theme: &Theme, w: usize) {
     }
     if focused {
         b.focus = Some((start, b.lines.len()));
+        b.input = Some((input_row, b.lines.len()));
     }
     b.push(Line::raw(""));
 }
@@ -535,6 +542,29 @@ fn follow_focus(
     }
 }
 
+/// `scroll` moved only as far as needed for the input row of `input`
+/// (its first row, then the end of its block) to be on screen: the top of
+/// the body (the message) stays as far as the screen allows, and a long
+/// description above the input is cut at its top rather than pushing the
+/// input off the screen.
+fn place_input(scroll: usize, input: Option<(usize, usize)>, body_h: usize) -> usize {
+    let Some((row, end)) = input else {
+        return scroll;
+    };
+    if body_h == 0 {
+        return scroll;
+    }
+    if row < scroll {
+        return row;
+    }
+    let last = end.max(row + 1).min(row + body_h);
+    if last > scroll + body_h {
+        last - body_h
+    } else {
+        scroll
+    }
+}
+
 /// Draw header, scrolled body and footer; keeps `scroll` so that the
 /// body's focus range is visible, and puts the terminal cursor at the
 /// body's cursor (body row, column) when that row is on screen.
@@ -561,6 +591,9 @@ fn frame_with(
         height: body_h,
     };
     *scroll = view.clamp(follow_focus(*scroll, body.focus, body.cursor, body_h));
+    if body.place {
+        *scroll = view.clamp(place_input(*scroll, body.input, body_h));
+    }
     // Only real content counts as "below" (not the blank line that ends
     // the last field).
     let content_end = body
@@ -654,6 +687,36 @@ pub fn draw_form_view(
     scroll: &mut usize,
     follow_focus: bool,
 ) -> bool {
+    let mode = FormViewMode {
+        follow_focus,
+        review_end_seen: true,
+        place_input: false,
+    };
+    draw_form_inner(f, theme, (header, form), scroll, mode)
+}
+
+/// How [`draw_form_view_seen`] scrolls and what its review help says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FormViewMode {
+    /// Scroll so the whole focused field is visible (after a key the form
+    /// took); false keeps the scroll as the person set it.
+    pub follow_focus: bool,
+    /// The end of the review was on screen already (Enter sends).
+    pub review_end_seen: bool,
+    /// Scroll only as far as needed for the focused field's input row to
+    /// be visible (the first frame, the first after a resize), keeping the
+    /// message above it in view as far as the screen allows.
+    pub place_input: bool,
+}
+
+fn draw_form_inner(
+    f: &mut Frame,
+    theme: &Theme,
+    (header, form): (&Header, &Form),
+    scroll: &mut usize,
+    mode: FormViewMode,
+) -> bool {
+    let follow_focus = mode.follow_focus;
     if too_small(f, theme) {
         return false;
     }
@@ -713,8 +776,42 @@ pub fn draw_form_view(
     if !follow_focus {
         b.focus = None;
     }
+    b.place = mode.place_input && matches!(form.stage(), Stage::Edit);
     let secret = form.secret_warning();
     frame_with(f, theme, header, secret.as_deref(), b, footer, scroll)
+}
+
+/// The review step's key help while its end has not been on screen: Enter
+/// shows the next page instead of sending.
+pub const HELP_REVIEW_MORE: &str =
+    "Enter next page · b/Backspace back to the form · Ctrl-D decline · Esc cancel";
+
+/// [`draw_form_view`] with the scrolling `mode` of a form screen: until the
+/// end of the review was on screen (`mode.review_end_seen`, or now), the
+/// review's help line says that Enter shows the next page
+/// ([`HELP_REVIEW_MORE`]) rather than that it sends. Returns whether the
+/// end of the body is on screen in this frame.
+pub fn draw_form_view_seen(
+    f: &mut Frame,
+    theme: &Theme,
+    shown: (&Header, &Form),
+    scroll: &mut usize,
+    mode: FormViewMode,
+) -> bool {
+    let form = shown.1;
+    let at_end = draw_form_inner(f, theme, shown, scroll, mode);
+    let review_end_seen = mode.review_end_seen;
+    let a = f.area();
+    let reviewing = matches!(form.stage(), Stage::Review(_));
+    let fits = a.width >= MIN_WIDTH && a.height >= MIN_HEIGHT;
+    if reviewing && !at_end && !review_end_seen && fits {
+        // The help is the footer's last row (drawn by frame_with).
+        let row = Rect::new(a.x, a.y + a.height - 1, a.width, 1);
+        f.render_widget(ratatui::widgets::Clear, row);
+        let help = help_line(&[HELP_REVIEW_MORE], theme, a.width as usize);
+        f.render_widget(Paragraph::new(help), row);
+    }
+    at_end
 }
 
 /// The edit step's key help, longest first (the first that fits is shown).
@@ -776,6 +873,58 @@ pub fn draw_refusable(
     let _ = frame_with(f, theme, header, None, b, footer, scroll);
 }
 
+/// The keys of a wait for a browser flow ([`draw_wait`]).
+pub const FLOW_WAIT_KEYS: &str = "r: retry now · Esc: give up (cancel)";
+
+/// Draw the waiting screen `shown` asks for: a wait for a browser flow
+/// (`shown.offer_retry`) shows only that wait, its status and its keys;
+/// any other wait is the wait for the next request ([`draw_waiting`]) with
+/// the status as its notice. `extra` (held messages, the armed Ctrl-C) is
+/// added to either. The status is sanitised by the driver.
+pub fn draw_wait(
+    f: &mut Frame,
+    theme: &Theme,
+    answered: usize,
+    shown: &crate::responder::Waiting,
+    extra: Option<&str>,
+) {
+    if !shown.offer_retry {
+        let notice: Vec<&str> = [shown.status.as_deref(), extra]
+            .into_iter()
+            .flatten()
+            .collect();
+        let notice = (!notice.is_empty()).then(|| notice.join(" — "));
+        draw_waiting(f, theme, answered, notice.as_deref());
+        return;
+    }
+    if too_small(f, theme) {
+        return;
+    }
+    let a = f.area();
+    let w = a.width as usize;
+    let status = shown
+        .status
+        .as_deref()
+        .unwrap_or("Waiting for the browser flow to complete");
+    let mut lines = vec![
+        Line::styled("ahp-elicit", theme.title()),
+        Line::raw(""),
+        Line::styled(clip(&display(status), w), theme.text()),
+        Line::styled(clip(FLOW_WAIT_KEYS, w), theme.muted()),
+    ];
+    if let Some(n) = extra {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(clip(n, w), theme.notice()));
+    }
+    let inner = Rect::new(
+        a.x + 1,
+        a.y + 1,
+        a.width.saturating_sub(2),
+        a.height.saturating_sub(1),
+    );
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
 /// Draw the screen shown while the driver waits for the next request.
 pub fn draw_waiting(f: &mut Frame, theme: &Theme, answered: usize, notice: Option<&str>) {
     if too_small(f, theme) {
@@ -810,17 +959,27 @@ pub fn draw_waiting(f: &mut Frame, theme: &Theme, answered: usize, notice: Optio
 /// The notice shown when the source withdrew the request on screen; it
 /// stays until a key, so a screen never changes into another one unseen.
 pub fn draw_withdrawn(f: &mut Frame, theme: &Theme) {
+    draw_withdrawn_because(f, theme, None);
+}
+
+/// [`draw_withdrawn`] with the `reason` the server gave, if any (sanitised
+/// and bounded here, [`crate::plain::withdrawn_reason_line`]).
+pub fn draw_withdrawn_because(f: &mut Frame, theme: &Theme, reason: Option<&str>) {
     if too_small(f, theme) {
         return;
     }
     let a = f.area();
-    let lines = vec![
+    let mut lines = vec![
         Line::styled("ahp-elicit", theme.title()),
         Line::raw(""),
         Line::styled(WITHDRAWN_NOTICE, theme.notice()),
-        Line::raw(""),
-        Line::styled("Press any key to continue.", theme.muted()),
     ];
+    if let Some(r) = reason {
+        let line = crate::plain::withdrawn_reason_line(r);
+        lines.push(Line::styled(line, theme.text()));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("Press any key to continue.", theme.muted()));
     f.render_widget(
         Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
         Rect::new(
