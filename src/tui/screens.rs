@@ -337,10 +337,9 @@ mod tests {
         assert_eq!(u.stage(), 2, "the copy step");
     }
 
-    /// A review taller than the screen: a send key first shows the rest
-    /// (nothing is sent that was not on screen), then sends.
-    #[test]
-    fn a_long_review_is_read_to_its_end_before_it_sends() {
+    /// A form of 40 text fields with defaults, on its review step (taller
+    /// than 80x24).
+    fn long_review() -> FormScreen {
         let mut props = serde_json::Map::new();
         for i in 0..40 {
             props.insert(
@@ -353,6 +352,14 @@ mod tests {
             crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
         let mut f = FormScreen::new(header(), &schema, "m");
         assert_eq!(decided(f.key(&Key::Ctrl('s'))), None);
+        f
+    }
+
+    /// A review taller than the screen: a send key first shows the rest
+    /// (nothing is sent that was not on screen), then sends.
+    #[test]
+    fn a_long_review_is_read_to_its_end_before_it_sends() {
+        let mut f = long_review();
         assert_eq!(f.stage(), 1, "the review");
         let _ = frame(&mut f, None);
         let mut pages = 0;
@@ -392,18 +399,7 @@ mod tests {
     /// page until the end was on screen, then send.
     #[test]
     fn a_long_review_help_says_enter_shows_the_next_page_until_the_end() {
-        let mut props = serde_json::Map::new();
-        for i in 0..40 {
-            props.insert(
-                format!("f{i:02}"),
-                serde_json::json!({"type": "string", "default": "x"}),
-            );
-        }
-        let v = serde_json::json!({"type": "object", "properties": props});
-        let schema =
-            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
-        let mut f = FormScreen::new(header(), &schema, "m");
-        assert_eq!(decided(f.key(&Key::Ctrl('s'))), None);
+        let mut f = long_review();
         assert_eq!(help_row(&mut f), view::HELP_REVIEW_MORE);
         let mut pages = 0;
         while !f.review_end_seen {
