@@ -10,6 +10,26 @@ use crate::responder::Progress;
 /// until withdrawn (as the terminal does), then answers `cancel`.
 struct Holder {
     seen: Vec<String>,
+    /// How many requests reached the responder so far.
+    asked: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Holder {
+    fn new() -> Self {
+        Holder {
+            seen: Vec::new(),
+            asked: Default::default(),
+        }
+    }
+}
+
+/// Wait (at most 20 s) until `n` requests reached the responder: a
+/// withdrawal after that meets a shown request, never a queued one.
+async fn until_asked(asked: &std::sync::atomic::AtomicUsize, n: usize) {
+    let until = Instant::now() + Duration::from_secs(20);
+    while asked.load(std::sync::atomic::Ordering::SeqCst) < n && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
 
 impl Responder for Holder {
@@ -19,6 +39,7 @@ impl Responder for Holder {
             .unwrap_or("")
             .to_owned();
         self.seen.push(msg.clone());
+        self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         if msg.contains("hold") {
             let until = Instant::now() + Duration::from_secs(20);
             while !cx.withdrawn() && Instant::now() < until {
@@ -50,7 +71,8 @@ fn cx() -> Context {
 
 #[test]
 fn answers_withdraws_and_skips_in_one_place() {
-    let mut r = Holder { seen: Vec::new() };
+    let mut r = Holder::new();
+    let asked = r.asked.clone();
     let replies = run(&mut r, |mut desk| async move {
         let mut out = Vec::new();
         let a = desk.ask(request("first", 1), cx()).unwrap();
@@ -59,7 +81,7 @@ fn answers_withdraws_and_skips_in_one_place() {
         // Queued behind the held one, then withdrawn before it is shown.
         let queued = desk.ask(request("never shown", 3), cx()).unwrap();
         assert!(desk.withdraw(queued, WithdrawReason::TimedOut));
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        until_asked(&asked, 2).await;
         assert!(desk.withdraw(held, WithdrawReason::Cancelled(Some("gone".into()))));
         // A second withdrawal of the same request changes nothing.
         assert!(!desk.withdraw(held, WithdrawReason::StreamClosed));
@@ -97,7 +119,7 @@ fn answers_withdraws_and_skips_in_one_place() {
 
 #[test]
 fn refuses_more_than_max_open_and_reasons_read_well() {
-    let mut r = Holder { seen: Vec::new() };
+    let mut r = Holder::new();
     let busy = run(&mut r, |mut desk| async move {
         let mut keys = Vec::new();
         for i in 0..MAX_OPEN {
@@ -145,7 +167,11 @@ enum FromSource {
 /// A front door over a fake source: each request is asked; a source error
 /// withdraws everything open (as the stream closing does) and ends the
 /// door. Returns the replies in the order they came.
-async fn fake_door(mut desk: Desk, source: Vec<FromSource>) -> Vec<Reply> {
+async fn fake_door(
+    mut desk: Desk,
+    source: Vec<FromSource>,
+    asked: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> Vec<Reply> {
     let mut replies = Vec::new();
     for (n, item) in source.into_iter().enumerate() {
         match item {
@@ -157,8 +183,10 @@ async fn fake_door(mut desk: Desk, source: Vec<FromSource>) -> Vec<Reply> {
                 }
             }
             FromSource::Error => {
-                // Give the responder time to take the request on screen.
-                tokio::time::sleep(Duration::from_millis(100)).await;
+                // The responder has taken the held request on screen
+                // (every quick one before it was answered already).
+                let quick = replies.len();
+                until_asked(&asked, quick + 1).await;
                 desk.withdraw_all(WithdrawReason::StreamClosed);
                 break;
             }
@@ -176,14 +204,15 @@ async fn fake_door(mut desk: Desk, source: Vec<FromSource>) -> Vec<Reply> {
 
 #[test]
 fn a_source_error_withdraws_the_request_on_screen_and_the_queued_ones() {
-    let mut r = Holder { seen: Vec::new() };
+    let mut r = Holder::new();
     let source = vec![
         FromSource::Request("quick"),
         FromSource::Request("hold on screen"),
         FromSource::Request("queued"),
         FromSource::Error,
     ];
-    let replies = run(&mut r, |desk| fake_door(desk, source)).unwrap();
+    let asked = r.asked.clone();
+    let replies = run(&mut r, |desk| fake_door(desk, source, asked)).unwrap();
     assert_eq!(
         replies,
         vec![
@@ -212,7 +241,7 @@ fn a_source_error_withdraws_the_request_on_screen_and_the_queued_ones() {
 
 #[test]
 fn a_script_between_requests_sleeps_and_answers_a_long_stream_whole() {
-    let mut r = Holder { seen: Vec::new() };
+    let mut r = Holder::new();
     let n = 200;
     let answered = run_with(&mut r, Between::Sleep, |mut desk| async move {
         let mut answered = 0;
@@ -295,12 +324,33 @@ fn settle_gives_one_result_or_one_reason() {
 }
 
 /// Waits until withdrawn, then keeps the reason its context carries.
+/// `asked` is set once the request is on its "screen".
 struct ReasonReader {
     reason: Option<Option<String>>,
+    asked: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl ReasonReader {
+    fn new() -> Self {
+        ReasonReader {
+            reason: None,
+            asked: Default::default(),
+        }
+    }
+}
+
+/// Wait (at most 20 s) until the responder holds the request, so that the
+/// withdrawal reaches a shown request, not a queued one.
+async fn until_shown(asked: &std::sync::atomic::AtomicBool) {
+    let until = Instant::now() + Duration::from_secs(20);
+    while !asked.load(std::sync::atomic::Ordering::SeqCst) && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
 
 impl Responder for ReasonReader {
     fn respond(&mut self, _req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
+        self.asked.store(true, std::sync::atomic::Ordering::SeqCst);
         let until = Instant::now() + Duration::from_secs(20);
         while !cx.withdrawn() && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(5));
@@ -312,10 +362,11 @@ impl Responder for ReasonReader {
 
 #[test]
 fn the_reason_of_a_cancellation_reaches_the_responder() {
-    let mut r = ReasonReader { reason: None };
+    let mut r = ReasonReader::new();
+    let asked = r.asked.clone();
     run(&mut r, |mut desk| async move {
         let k = desk.ask(request("hold", 1), cx()).unwrap();
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        until_shown(&asked).await;
         let why = WithdrawReason::Cancelled(Some("user closed\u{1b}[2J the tab".into()));
         assert!(desk.withdraw(k, why));
         desk.next().await
@@ -325,10 +376,11 @@ fn the_reason_of_a_cancellation_reaches_the_responder() {
         r.reason,
         Some(Some("user closed\u{1b}[2J the tab".to_owned()))
     );
-    let mut r = ReasonReader { reason: None };
+    let mut r = ReasonReader::new();
+    let asked = r.asked.clone();
     run(&mut r, |mut desk| async move {
         let k = desk.ask(request("hold", 1), cx()).unwrap();
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        until_shown(&asked).await;
         assert!(desk.withdraw(k, WithdrawReason::StreamClosed));
         desk.next().await
     })
