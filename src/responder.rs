@@ -190,3 +190,34 @@ pub enum WaitKey {
     /// Give up waiting (only when [`Waiting::offer_retry`]).
     GiveUp,
 }
+
+/// Most characters of a withdrawal reason shown (the rest is cut, "…").
+pub const MAX_WITHDRAWN_REASON: usize = 200;
+
+/// The reason a server gave for withdrawing a request (MCP
+/// `notifications/cancelled` `reason`) as one safe line, framed as its
+/// words and cut to [`MAX_WITHDRAWN_REASON`] characters; the full-screen
+/// notice shows the same line.
+pub fn withdrawn_reason_line(reason: &str) -> String {
+    let mut r: String = reason.chars().take(MAX_WITHDRAWN_REASON).collect();
+    if reason.chars().nth(MAX_WITHDRAWN_REASON).is_some() {
+        r.push('…');
+    }
+    format!(
+        "The server's reason (its words): {}",
+        crate::safe_text::display(&r)
+    )
+}
+
+/// The message of a request as the server sent it (`message` of the
+/// params carried as the request part's text), or empty when there is none
+/// to read (a view that is not a body, or params without a message). Not
+/// sanitised: hostile text, for the not-a-form screen and plain mode.
+pub fn request_message(req: &RequestEvent) -> String {
+    req.event
+        .pointer("/payload/elicitation/request/text")
+        .and_then(serde_json::Value::as_str)
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+        .and_then(|p| p.get("message").and_then(|m| m.as_str().map(str::to_owned)))
+        .unwrap_or_default()
+}

@@ -157,7 +157,7 @@ impl<I: LineIo> PlainResponder<I> {
                 // withdrawn request, whatever the outcome says.
                 self.say("The server withdrew this request; nothing was sent.")?;
                 if let Some(r) = cx.withdrawal_reason() {
-                    self.say(&crate::plain::withdrawn_reason_line(&r))?;
+                    self.say(&crate::responder::withdrawn_reason_line(&r))?;
                 }
                 done(Action::Cancel)
             }
@@ -378,7 +378,7 @@ impl<I: LineIo> PlainResponder<I> {
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
         if let RequestView::NotAForm { reasons } = &req.view {
-            let message = crate::tui::request_message(req);
+            let message = crate::responder::request_message(req);
             self.header(req, cx, (!message.is_empty()).then_some(message.as_str()))?;
             self.say("This request cannot be answered as a form: its requestedSchema asks for a shape a form cannot take.")?;
             for r in reasons {
@@ -425,21 +425,6 @@ impl<I: LineIo> PlainResponder<I> {
             }
         }
     }
-}
-
-/// Most characters of a withdrawal reason shown (the rest is cut, "…").
-pub const MAX_WITHDRAWN_REASON: usize = 200;
-
-/// The reason a server gave for withdrawing a request (MCP
-/// `notifications/cancelled` `reason`) as one safe line, framed as its
-/// words and cut to [`MAX_WITHDRAWN_REASON`] characters; the full-screen
-/// notice shows the same line.
-pub fn withdrawn_reason_line(reason: &str) -> String {
-    let mut r: String = reason.chars().take(MAX_WITHDRAWN_REASON).collect();
-    if reason.chars().nth(MAX_WITHDRAWN_REASON).is_some() {
-        r.push('…');
-    }
-    format!("The server's reason (its words): {}", display(&r))
 }
 
 /// Server text `text` as safe lines, each marked as the server's words so

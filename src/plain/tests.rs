@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::binding::{wrap_params, Server};
-use crate::responder::Progress;
+use crate::responder::{Progress, MAX_WITHDRAWN_REASON};
 
 fn cx() -> Context {
     Context {

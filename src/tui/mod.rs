@@ -580,7 +580,7 @@ impl Responder for TuiResponder {
                 RequestBody::Url { url, .. } => self.respond_url(req, &r.message, url, cx),
             },
             RequestView::NotAForm { reasons } => {
-                let lines = not_a_form_lines(&request_message(req), reasons);
+                let lines = not_a_form_lines(&crate::responder::request_message(req), reasons);
                 self.run(cx, &mut RefusableScreen::new(header, lines))
             }
             other => {
@@ -652,19 +652,6 @@ impl Responder for TuiResponder {
     }
 }
 
-/// The message of a request as the server sent it (`message` of the
-/// params carried as the request part's text), or empty when there is none
-/// to read (a view that is not a body, or params without a message). Not
-/// sanitised: hostile text, for [`not_a_form_lines`] and plain mode.
-pub fn request_message(req: &RequestEvent) -> String {
-    req.event
-        .pointer("/payload/elicitation/request/text")
-        .and_then(serde_json::Value::as_str)
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
-        .and_then(|p| p.get("message").and_then(|m| m.as_str().map(str::to_owned)))
-        .unwrap_or_default()
-}
-
 /// The screen of a request that cannot be answered as a form (compatible
 /// schema policy, or a form refused under the strict one): the server's
 /// `message` framed as its own words (left out when empty), then why, one
@@ -734,7 +721,7 @@ mod tests {
         let RequestView::NotAForm { reasons } = &req.view else {
             panic!("not a form: {req:?}")
         };
-        let lines = not_a_form_lines(&request_message(&req), reasons);
+        let lines = not_a_form_lines(&crate::responder::request_message(&req), reasons);
         let texts: Vec<&str> = lines.iter().map(|(l, _)| l.as_str()).collect();
         let at = |s: &str| texts.iter().position(|l| *l == s);
         let msg = at("│ Ship\\u{1b}[2J where?").expect("message shown");

@@ -963,7 +963,7 @@ pub fn draw_withdrawn(f: &mut Frame, theme: &Theme) {
 }
 
 /// [`draw_withdrawn`] with the `reason` the server gave, if any (sanitised
-/// and bounded here, [`crate::plain::withdrawn_reason_line`]).
+/// and bounded here, [`crate::responder::withdrawn_reason_line`]).
 pub fn draw_withdrawn_because(f: &mut Frame, theme: &Theme, reason: Option<&str>) {
     if too_small(f, theme) {
         return;
@@ -975,7 +975,7 @@ pub fn draw_withdrawn_because(f: &mut Frame, theme: &Theme, reason: Option<&str>
         Line::styled(WITHDRAWN_NOTICE, theme.notice()),
     ];
     if let Some(r) = reason {
-        let line = crate::plain::withdrawn_reason_line(r);
+        let line = crate::responder::withdrawn_reason_line(r);
         lines.push(Line::styled(line, theme.text()));
     }
     lines.push(Line::raw(""));
