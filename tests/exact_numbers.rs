@@ -6,8 +6,6 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
-
 use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
@@ -27,17 +25,7 @@ fn request(id: &str, extra: Value) -> String {
 }
 
 fn run(args: &[&str], dir: &std::path::Path) -> (Option<i32>, String, String) {
-    let o = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run");
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    common::run_in(BIN, args, dir)
 }
 
 /// The result answering `req` with `n` = `MAX`, made by `respond`, then

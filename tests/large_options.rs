@@ -2,7 +2,7 @@
 //! and answered with the options indexed once (membership and uniqueness
 //! still hold at that size).
 
-use std::process::{Command, Stdio};
+mod common;
 
 use serde_json::{json, Value};
 
@@ -29,17 +29,7 @@ fn request() -> String {
 }
 
 fn run(args: &[&str], dir: &std::path::Path) -> (Option<i32>, String, String) {
-    let o = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run");
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    common::run_in(BIN, args, dir)
 }
 
 /// The content of a result event's body text.

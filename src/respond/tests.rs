@@ -17,6 +17,18 @@ impl Responder for Counting {
     }
 }
 
+/// A script's run: both modes, strict, no timeout, notices to stderr.
+fn test_config() -> Config {
+    Config {
+        source_adapter: "test".into(),
+        timeout: None,
+        modes: vec![Mode::Form, Mode::Url],
+        schema_policy: SchemaPolicy::Strict,
+        interactive: false,
+        notices: Notices::stderr(),
+    }
+}
+
 #[test]
 fn a_flood_is_answered_whole_with_a_bounded_queue() {
     let req = std::fs::read_to_string(concat!(
@@ -36,14 +48,7 @@ fn a_flood_is_answered_whole_with_a_bounded_queue() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.jsonl");
     let mut sink = Sink::open(Some(&out)).unwrap();
-    let config = Config {
-        source_adapter: "test".into(),
-        timeout: None,
-        modes: vec![Mode::Form, Mode::Url],
-        schema_policy: SchemaPolicy::Strict,
-        interactive: false,
-        notices: Notices::stderr(),
-    };
+    let config = test_config();
     let mut r = Counting { ahead: Vec::new() };
     let tally = drive(rx, &mut r, &mut sink, &config, None);
     drop(sink);
@@ -153,12 +158,9 @@ fn run_items(
     let out = dir.path().join("out.jsonl");
     let mut sink = Sink::open(Some(&out)).unwrap();
     let config = Config {
-        source_adapter: "test".into(),
         timeout,
-        modes: vec![Mode::Form, Mode::Url],
-        schema_policy: SchemaPolicy::Strict,
-        interactive: false,
         notices,
+        ..test_config()
     };
     let tally = drive(rx, &mut r, &mut sink, &config, None);
     r.said = kept.texts();
@@ -353,12 +355,9 @@ fn a_quit_on_the_waiting_screen_ends_a_stream_that_stays_open() {
     let out = dir.path().join("out.jsonl");
     let mut sink = Sink::open(Some(&out)).unwrap();
     let config = Config {
-        source_adapter: "test".into(),
-        timeout: None,
         modes: vec![Mode::Form],
-        schema_policy: SchemaPolicy::Strict,
         interactive: true,
-        notices: Notices::stderr(),
+        ..test_config()
     };
     let mut r = QuitsWhileWaiting { waits: 0 };
     let started = Instant::now();

@@ -88,3 +88,18 @@ pub fn request_line(server: &str, id: &str, params: &serde_json::Value) -> Strin
     .event
     .to_string()
 }
+
+/// Run `bin` with `args` in `dir`, stdin empty: (exit code, stdout, stderr).
+pub fn run_in(bin: &str, args: &[&str], dir: &std::path::Path) -> (Option<i32>, String, String) {
+    let o = std::process::Command::new(bin)
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
