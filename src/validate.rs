@@ -36,7 +36,7 @@ use crate::binding::elicitation::{REQUEST_TYPE, RESULT_TYPE};
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
     check_answer, parse_json, schemas, take_request_event, take_result_event, RequestEvent,
-    ResultEvent, Rule, Violation,
+    RequestView, ResultEvent, Rule, Violation,
 };
 use crate::safe_text::display;
 use crate::stream::Frame;
@@ -187,8 +187,14 @@ pub fn prepare(bytes: &[u8]) -> Prepared {
     match kind {
         Some(true) => match take_request_event(v) {
             Ok(mut request) => {
-                // The cross-checks need the id, server, mode and view only.
+                // The cross-checks need the id, server, mode and the form
+                // only: the rest is dropped here, on the worker, and a
+                // remembered request holds no more than that.
                 request.event = Value::Null;
+                if let RequestView::Body(body) = &mut request.view {
+                    body.params = serde_json::Map::new();
+                    body.message = String::new();
+                }
                 Prepared::Request {
                     verdict: verdict(Vec::new()),
                     request,

@@ -300,13 +300,26 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, Violation> {
     serde_json::from_str(text).map_err(|e| Violation::new("", Rule::Json, format!("not JSON: {e}")))
 }
 
-fn str_at<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
-    v.pointer(ptr).and_then(Value::as_str)
+/// The value at a path of object keys (a JSON pointer without escapes,
+/// walked without the allocations of [`Value::pointer`]).
+fn at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    path.iter().try_fold(v, |v, k| v.get(k))
+}
+
+fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
+    at(v, path).and_then(Value::as_str)
+}
+
+/// The path of the elicitation payload's members.
+const ELICITATION: [&str; 2] = ["payload", "elicitation"];
+
+fn elicitation_str<'a>(v: &'a Value, member: &str) -> Option<&'a str> {
+    at(v, &ELICITATION)?.get(member)?.as_str()
 }
 
 fn server_at(event: &Value) -> Result<Server, Violation> {
-    let s = event
-        .pointer("/payload/elicitation/server")
+    let s = at(event, &ELICITATION)
+        .and_then(|e| e.get("server"))
         .unwrap_or(&Value::Null);
     Server::deserialize(s).map_err(|e| {
         Violation::new(
@@ -339,8 +352,10 @@ fn parse_text(text: &str, part: Part) -> Result<Value, Violation> {
     })
 }
 
-fn read_view<'a>(event: &'a Value, part_ptr: &str) -> PartView<'a> {
-    match event.pointer(part_ptr) {
+/// The body selection of the elicitation part `part` (`request` or
+/// `result`).
+fn read_view<'a>(event: &'a Value, part: &str) -> PartView<'a> {
+    match at(event, &ELICITATION).and_then(|e| e.get(part)) {
         None => PartView::Omit,
         Some(p) => match p.get("selection").and_then(Value::as_str) {
             Some("metadata") => PartView::Metadata,
@@ -760,19 +775,19 @@ fn request_parts(event: &Value, policy: SchemaPolicy) -> Result<RequestEvent, Ve
         return Err(errs);
     }
     check_type(event, REQUEST_TYPE)?;
-    let id = str_at(event, "/id").unwrap_or_default().to_owned();
-    let adapter = str_at(event, "/source/adapter")
+    let id = str_at(event, &["id"]).unwrap_or_default().to_owned();
+    let adapter = str_at(event, &["source", "adapter"])
         .unwrap_or_default()
         .to_owned();
     let server = server_at(event).map_err(|e| vec![e])?;
-    let Some(mode) = str_at(event, "/payload/elicitation/mode").and_then(Mode::parse) else {
+    let Some(mode) = elicitation_str(event, "mode").and_then(Mode::parse) else {
         return Err(vec![Violation::new(
             "/payload/elicitation/mode",
             Rule::WireRoot,
             "mode must be \"form\" or \"url\"",
         )]);
     };
-    let view = match read_view(event, "/payload/elicitation/request") {
+    let view = match read_view(event, "request") {
         PartView::Metadata => RequestView::Metadata,
         PartView::Omit => RequestView::Omit,
         PartView::Gap { reason, detail } => RequestView::Gap { reason, detail },
@@ -797,7 +812,37 @@ fn request_parts(event: &Value, policy: SchemaPolicy) -> Result<RequestEvent, Ve
 
 /// Read a parsed `ElicitResult` given the result event's mode.
 /// Pointers are relative to the result.
+///
+/// Errors: schema violations (`mcp-result/...`), then the runtime rules
+/// (content values, `content-only-accepted-form`).
 pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<Violation>> {
+    let action = result_checks(value, mode)?;
+    let value = value.as_object().cloned().unwrap_or_default();
+    Ok(elicit_result(value, action))
+}
+
+/// [`read_result_value`] for a value the caller owns: moved into the
+/// [`ElicitResult`], not copied.
+fn take_result_value(value: Value, mode: Mode) -> Result<ElicitResult, Vec<Violation>> {
+    let action = result_checks(&value, mode)?;
+    let Value::Object(value) = value else {
+        // result_checks refuses anything but an object.
+        return Err(Vec::new());
+    };
+    Ok(elicit_result(value, action))
+}
+
+fn elicit_result(value: Map<String, Value>, action: Action) -> ElicitResult {
+    let content = value.get("content").and_then(Value::as_object).cloned();
+    ElicitResult {
+        value,
+        action,
+        content,
+    }
+}
+
+/// The checks of [`read_result_value`]; returns the result's action.
+fn result_checks(value: &Value, mode: Mode) -> Result<Action, Vec<Violation>> {
     let Some(obj) = value.as_object() else {
         return Err(vec![Violation::new(
             "",
@@ -820,28 +865,23 @@ pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<
             "action must be accept, decline or cancel",
         )]);
     };
-    let content = match obj.get("content") {
-        None => None,
+    match obj.get("content") {
+        None => return Ok(action),
         Some(Value::Object(c)) => {
-            let mut errs = Vec::new();
-            for (k, v) in c {
-                let ok = match v {
-                    Value::String(_) | Value::Number(_) | Value::Bool(_) => true,
-                    Value::Array(a) => a.iter().all(Value::is_string),
-                    _ => false,
-                };
-                if !ok {
-                    errs.push(Violation::new(
+            let errs: Vec<Violation> = c
+                .iter()
+                .filter(|(_, v)| !is_content_value(v))
+                .map(|(k, _)| {
+                    Violation::new(
                         super::violation::join("/content", k),
                         Rule::McpResult,
                         "content values are string, number, boolean or array of strings",
-                    ));
-                }
-            }
+                    )
+                })
+                .collect();
             if !errs.is_empty() {
                 return Err(errs);
             }
-            Some(c.clone())
         }
         Some(_) => {
             return Err(vec![Violation::new(
@@ -850,8 +890,8 @@ pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<
                 "content must be an object",
             )])
         }
-    };
-    if content.is_some() && !(action == Action::Accept && mode == Mode::Form) {
+    }
+    if !(action == Action::Accept && mode == Mode::Form) {
         return Err(vec![Violation::new(
             "/content",
             Rule::ContentOnlyAcceptedForm,
@@ -862,11 +902,16 @@ pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<
             ),
         )]);
     }
-    Ok(ElicitResult {
-        value: obj.clone(),
-        action,
-        content,
-    })
+    Ok(action)
+}
+
+/// A value `content` may hold: string, number, boolean or array of strings.
+fn is_content_value(v: &Value) -> bool {
+    match v {
+        Value::String(_) | Value::Number(_) | Value::Bool(_) => true,
+        Value::Array(a) => a.iter().all(Value::is_string),
+        _ => false,
+    }
 }
 
 /// Read and validate a `user.elicitation.result` event on its own (no
@@ -893,13 +938,13 @@ fn result_parts(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
         return Err(errs);
     }
     check_type(event, RESULT_TYPE)?;
-    let id = str_at(event, "/id").unwrap_or_default().to_owned();
-    let parent = str_at(event, "/parentEventId")
+    let id = str_at(event, &["id"]).unwrap_or_default().to_owned();
+    let parent = str_at(event, &["parentEventId"])
         .unwrap_or_default()
         .to_owned();
     let server = server_at(event).map_err(|e| vec![e])?;
-    let mode = str_at(event, "/payload/elicitation/mode").and_then(Mode::parse);
-    let action = str_at(event, "/payload/elicitation/action").and_then(Action::parse);
+    let mode = elicitation_str(event, "mode").and_then(Mode::parse);
+    let action = elicitation_str(event, "action").and_then(Action::parse);
     let (Some(mode), Some(action)) = (mode, action) else {
         return Err(vec![Violation::new(
             "/payload/elicitation",
@@ -907,10 +952,10 @@ fn result_parts(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
             "mode and action are required",
         )]);
     };
-    let result = match read_view(event, "/payload/elicitation/result") {
+    let result = match read_view(event, "result") {
         PartView::Text(t) => {
             let v = parse_text(t, Part::ResultText).map_err(|e| vec![e])?;
-            let r = read_result_value(&v, mode).map_err(|es| {
+            let r = take_result_value(v, mode).map_err(|es| {
                 es.into_iter()
                     .map(|e| e.in_part(Part::ResultText))
                     .collect::<Vec<_>>()

@@ -108,7 +108,7 @@ pub fn run(args: RespondArgs) -> Exit {
         Ok(r) => r,
         Err(e) => return usage(&e),
     };
-    let items = match spawn_readers(&args.inputs) {
+    let items = match spawn_readers(&args.inputs, Some(args.schema_policy)) {
         Ok(rx) => rx,
         Err(e) => return usage(&format!("cannot open the input {e}")),
     };

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use tokio::sync::mpsc;
 
 use crate::binding::limits::MAX_EVENT_BYTES;
+use crate::binding::{parse_json, take_request_event_with, RequestEvent, SchemaPolicy, Violation};
 use crate::files::io_reason;
 use crate::stream::Frame;
 
@@ -22,11 +23,61 @@ pub enum Item {
         bytes: Vec<u8>,
         held: Held,
     },
+    /// One event already read as a request on the reader thread (the
+    /// order-free part of the boundary checks, [`read_event`]), and the
+    /// line where it starts; `held` as for [`Item::Event`].
+    Read {
+        line: usize,
+        read: Box<ReadEvent>,
+        held: Held,
+    },
     /// Input that is not an event (bad line, too long, truncated document).
     Bad { line: usize, message: String },
     /// The input could not be read.
     ReadError(String),
 }
+
+/// One event text read as a request event ([`read_event`]).
+#[derive(Debug)]
+pub enum ReadEvent {
+    /// The text is not a JSON event (limits, UTF-8, syntax).
+    Unreadable(Violation),
+    /// A JSON event, but not a valid request event; `id` is its `id` when
+    /// that is a string.
+    Invalid {
+        id: Option<String>,
+        errors: Vec<Violation>,
+    },
+    /// A valid request event; `id` is its `id`.
+    Request {
+        id: Option<String>,
+        request: Box<RequestEvent>,
+    },
+}
+
+/// Read one event text as a request event under `policy`: limits, UTF-8
+/// and syntax ([`parse_json`]), then the request codec
+/// ([`take_request_event_with`]: wire root, body, closed form subset).
+/// Needs no other event, so the reader thread runs it ahead of the loop.
+pub fn read_event(bytes: &[u8], policy: SchemaPolicy) -> ReadEvent {
+    let value = match parse_json(bytes) {
+        Ok(v) => v,
+        Err(e) => return ReadEvent::Unreadable(e),
+    };
+    let id = value.get("id").and_then(|v| v.as_str()).map(str::to_owned);
+    match take_request_event_with(value, policy) {
+        Ok(request) => ReadEvent::Request {
+            id,
+            request: Box::new(request),
+        },
+        Err(errors) => ReadEvent::Invalid { id, errors },
+    }
+}
+
+/// How much an event read ahead counts against the read-ahead budget, per
+/// byte of its text: its parsed form ([`Item::Read`]) takes about this many
+/// times the text.
+pub const PARSED_WEIGHT: usize = 3;
 
 /// Split a byte stream into events with the incremental
 /// [`Framer`](crate::stream::Framer): JSON Lines, pretty-printed documents,
@@ -135,19 +186,22 @@ impl Drop for Held {
 pub const READ_AHEAD: usize = 256;
 
 /// Start a thread that reads `inputs` one after the other (nothing, or
-/// `-`: stdin) and sends their items (at most [`READ_AHEAD`] ahead of the
-/// driver). Every file is opened first, so a missing one is reported before
-/// anything is answered.
+/// `-`: stdin) and sends their items (at most [`READ_AHEAD`] items and
+/// [`READ_AHEAD_BYTES`] of event text ahead of the driver). With
+/// `pre_read`, each event is also read as a request under that policy on
+/// the reader thread ([`Item::Read`]), so the checks of the next requests
+/// run while the loop answers one. Every file is opened first, so a
+/// missing one is reported before anything is answered.
 ///
 /// Errors: the first input that cannot be opened, as "PATH: reason".
-pub fn spawn_readers(inputs: &[PathBuf]) -> Result<mpsc::Receiver<Item>, String> {
-    if inputs.len() <= 1 {
-        return spawn_reader(inputs.first().cloned()).map_err(|e| match inputs.first() {
-            Some(p) => format!("{}: {}", p.display(), io_reason(&e)),
-            None => io_reason(&e),
-        });
-    }
+pub fn spawn_readers(
+    inputs: &[PathBuf],
+    pre_read: Option<SchemaPolicy>,
+) -> Result<mpsc::Receiver<Item>, String> {
     let mut readers: Vec<Box<dyn BufRead + Send>> = Vec::new();
+    if inputs.is_empty() {
+        readers.push(Box::new(std::io::BufReader::new(std::io::stdin())));
+    }
     for p in inputs {
         readers.push(if p.as_os_str() == "-" {
             Box::new(std::io::BufReader::new(std::io::stdin()))
@@ -157,56 +211,85 @@ pub fn spawn_readers(inputs: &[PathBuf]) -> Result<mpsc::Receiver<Item>, String>
             Box::new(std::io::BufReader::new(f))
         });
     }
-    let (tx, rx) = mpsc::channel(READ_AHEAD);
-    std::thread::spawn(move || {
-        let mut open = true;
-        for r in readers {
-            if open {
-                split_events(r, |it| {
-                    open = tx.blocking_send(it).is_ok();
-                    open
-                });
-            }
-        }
-    });
-    Ok(rx)
+    Ok(spawn_split_all(
+        readers,
+        std::sync::Arc::new(Budget::default()),
+        pre_read,
+    ))
 }
 
-/// Start a thread that reads `input` and sends its items (at most
-/// [`READ_AHEAD`] items and [`READ_AHEAD_BYTES`] of event text ahead of
-/// the driver).
-pub fn spawn_reader(input: Option<PathBuf>) -> std::io::Result<mpsc::Receiver<Item>> {
+/// Start a thread that reads `input` (None or `-`: stdin) and sends its
+/// items, as [`spawn_readers`] does for one input.
+pub fn spawn_reader(
+    input: Option<PathBuf>,
+    pre_read: Option<SchemaPolicy>,
+) -> std::io::Result<mpsc::Receiver<Item>> {
     let reader: Box<dyn BufRead + Send> = match input.as_ref().filter(|p| p.as_os_str() != "-") {
         Some(p) => Box::new(std::io::BufReader::new(std::fs::File::open(p)?)),
         None => Box::new(std::io::BufReader::new(std::io::stdin())),
     };
-    // Bounded: the reader stays at most READ_AHEAD events ahead of the
-    // answers, so a flood of requests cannot fill memory.
-    Ok(spawn_split(reader, std::sync::Arc::new(Budget::default())))
+    Ok(spawn_split_all(
+        vec![reader],
+        std::sync::Arc::new(Budget::default()),
+        pre_read,
+    ))
 }
 
 /// Start a thread that splits `reader` into items sent to the returned
 /// channel, with backpressure: at most [`READ_AHEAD`] items in the channel
 /// and event text within `budget` ([`READ_AHEAD_BYTES`]) between the reader
-/// and the end of the driver's work on each item.
+/// and the end of the driver's work on each item. Events are passed on as
+/// text ([`Item::Event`]).
 pub fn spawn_split(
     reader: Box<dyn BufRead + Send>,
     budget: std::sync::Arc<Budget>,
 ) -> mpsc::Receiver<Item> {
+    spawn_split_all(vec![reader], budget, None)
+}
+
+/// [`spawn_split`] over several readers one after the other; with
+/// `pre_read`, events are read as requests ([`Item::Read`], counted
+/// [`PARSED_WEIGHT`] times their text).
+fn spawn_split_all(
+    readers: Vec<Box<dyn BufRead + Send>>,
+    budget: std::sync::Arc<Budget>,
+    pre_read: Option<SchemaPolicy>,
+) -> mpsc::Receiver<Item> {
+    // Bounded: the reader stays at most READ_AHEAD events ahead of the
+    // answers, so a flood of requests cannot fill memory.
     let (tx, rx) = mpsc::channel(READ_AHEAD);
     std::thread::spawn(move || {
-        split_events(reader, |it| {
-            let it = match it {
-                Item::Event { line, bytes, .. } => {
-                    let held = budget.acquire(bytes.len());
-                    Item::Event { line, bytes, held }
-                }
-                other => other,
-            };
-            tx.blocking_send(it).is_ok()
-        })
+        let mut open = true;
+        for reader in readers {
+            if !open {
+                break;
+            }
+            split_events(reader, |it| {
+                open = tx.blocking_send(ahead(it, &budget, pre_read)).is_ok();
+                open
+            });
+        }
     });
     rx
+}
+
+/// One item as the reader passes it on: an event counted against
+/// `budget` and, with `pre_read`, read as a request.
+fn ahead(it: Item, budget: &std::sync::Arc<Budget>, pre_read: Option<SchemaPolicy>) -> Item {
+    let Item::Event { line, bytes, .. } = it else {
+        return it;
+    };
+    match pre_read {
+        None => {
+            let held = budget.acquire(bytes.len());
+            Item::Event { line, bytes, held }
+        }
+        Some(policy) => {
+            let held = budget.acquire(bytes.len().saturating_mul(PARSED_WEIGHT));
+            let read = Box::new(read_event(&bytes, policy));
+            Item::Read { line, read, held }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -223,6 +306,7 @@ mod tests {
                 Item::Bad { line, message } => {
                     format!("bad@{line}:{}", &message[..10.min(message.len())])
                 }
+                Item::Read { line, .. } => format!("request@{line}"),
                 Item::ReadError(e) => format!("read:{e}"),
             });
             true

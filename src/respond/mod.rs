@@ -25,16 +25,13 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use crate::binding::{
-    parse_json, take_request_event_with, Action, Answer, Mode, RequestEvent, ResultMeta,
-    SchemaPolicy, Violation,
-};
+use crate::binding::{Action, Answer, Mode, RequestEvent, ResultMeta, SchemaPolicy, Violation};
 use crate::log::EventLog;
 use crate::notice::Notices;
 use crate::responder::{Context, Outcome, Progress, RespondError, Responder, WaitKey};
 use crate::session::{settle, AskError, Between, Desk, NoResult, Reply, Settled, WithdrawReason};
 
-use input::{Item, READ_AHEAD};
+use input::{read_event, Item, ReadEvent, READ_AHEAD};
 use sink::Sink;
 
 /// The `--log` event log, shared by the loop (on the session thread) and
@@ -185,8 +182,22 @@ impl<'a> Run<'a> {
                 break;
             }
         }
+        self.flush();
         self.tally.quit = self.quit;
         self.tally
+    }
+
+    /// Write the results made so far: called before every wait (for
+    /// input, or for a person), so no result waits on the next request.
+    /// Returns false when they could not be written (the run ends).
+    fn flush(&mut self) -> bool {
+        match self.sink.flush() {
+            Ok(()) => true,
+            Err(e) => {
+                self.write_failed(e);
+                false
+            }
+        }
     }
 
     /// The next item to handle; None when the run ends (end of input, or a
@@ -197,7 +208,7 @@ impl<'a> Run<'a> {
             if let Some(it) = self.queue.pop_front() {
                 return Some(it);
             }
-            if !self.open {
+            if !self.open || !self.flush() {
                 return None;
             }
             if self.quit {
@@ -256,12 +267,15 @@ impl<'a> Run<'a> {
 
     /// Handle one item: an error, or a request answered with one result.
     async fn handle(&mut self, item: Item) -> Step {
-        // The item (and the read-ahead bytes it holds) lives until the
+        // The item's share of the read-ahead budget is held until the
         // request is answered.
-        let (line, bytes) = match &item {
-            Item::Event { line, bytes, .. } => (*line, bytes),
+        let (line, read, _held) = match item {
+            Item::Event { line, bytes, held } => {
+                (line, read_event(&bytes, self.config.schema_policy), held)
+            }
+            Item::Read { line, read, held } => (line, *read, held),
             Item::Bad { line, message } => {
-                self.report(*line, None, message, &[]);
+                self.report(line, None, &message, &[]);
                 self.tally.failed += 1;
                 return Step::Next;
             }
@@ -273,7 +287,7 @@ impl<'a> Run<'a> {
                 return Step::Stop;
             }
         };
-        let Some((req, id)) = self.read_request(line, bytes) else {
+        let Some((req, id)) = self.take_request(line, read) else {
             return Step::Next;
         };
         let at = At {
@@ -298,31 +312,27 @@ impl<'a> Run<'a> {
         self.conclude(at, &req, outcome)
     }
 
-    /// Validate one event text as a request event; an invalid one is
-    /// reported (and logged). Returns the request and the event's `id`.
-    fn read_request(
+    /// The request of a read event; an invalid event is reported (and
+    /// logged), in input order. Returns the request and the event's `id`.
+    fn take_request(
         &mut self,
         line: usize,
-        bytes: &[u8],
+        read: ReadEvent,
     ) -> Option<(RequestEvent, Option<String>)> {
-        let value = match parse_json(bytes) {
-            Ok(v) => v,
-            Err(e) => {
+        match read {
+            ReadEvent::Request { id, request } => {
+                self.note_received(&request);
+                Some((*request, id))
+            }
+            ReadEvent::Unreadable(e) => {
                 self.note(|l| l.request_invalid(None, std::slice::from_ref(&e)));
                 self.report(line, None, "invalid event", &[e]);
                 self.tally.failed += 1;
-                return None;
+                None
             }
-        };
-        let id = value.get("id").and_then(|v| v.as_str()).map(str::to_owned);
-        match take_request_event_with(value, self.config.schema_policy) {
-            Ok(req) => {
-                self.note_received(&req);
-                Some((req, id))
-            }
-            Err(errs) => {
-                self.note(|l| l.request_invalid(id.as_deref(), &errs));
-                self.report(line, id.as_deref(), "invalid request, no result", &errs);
+            ReadEvent::Invalid { id, errors } => {
+                self.note(|l| l.request_invalid(id.as_deref(), &errors));
+                self.report(line, id.as_deref(), "invalid request, no result", &errors);
                 self.tally.failed += 1;
                 None
             }
@@ -387,6 +397,11 @@ impl<'a> Run<'a> {
             return Ok((req, Ok(Outcome::Answer(Answer::bare(Action::Cancel)))));
         }
         let cx = self.context();
+        if self.config.interactive && !self.flush() {
+            // The output is gone: the run ends after this request, which
+            // is answered `cancel` without being shown.
+            return Ok((req, Ok(Outcome::Answer(Answer::bare(Action::Cancel)))));
+        }
         let key = self.desk.lend(req, cx)?;
         let outcome = self.reply_to(key).await;
         let req = self.desk.returned(key).ok_or(AskError::Gone)?;
@@ -423,7 +438,7 @@ impl<'a> Run<'a> {
         let waiting = self
             .queue
             .iter()
-            .filter(|i| matches!(i, Item::Event { .. }))
+            .filter(|i| matches!(i, Item::Event { .. } | Item::Read { .. }))
             .count();
         Context {
             progress: Progress {
@@ -489,7 +504,7 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Write the settled result event.
+    /// Write the settled result event (gathered: see [`Sink`]).
     fn deliver(&mut self, req: &RequestEvent, settled: &Settled) -> Step {
         match self.sink.emit(&settled.event) {
             Ok(()) => {
@@ -498,20 +513,22 @@ impl<'a> Run<'a> {
                 self.note(|l| l.result_emitted(rid, &req.id, settled.answer.action));
                 Step::Next
             }
-            // A closed stdout ends the run quietly, but not as a success:
-            // results could not be delivered.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                self.tally.fatal = true;
-                Step::Stop
-            }
             Err(e) => {
-                self.config
-                    .notices
-                    .say(&format!("ahp-elicit: cannot write the result: {e}"));
-                self.tally.fatal = true;
+                self.write_failed(e);
                 Step::Stop
             }
         }
+    }
+
+    /// Results could not be written: the run ends, not as a success. A
+    /// closed stdout ends it quietly.
+    fn write_failed(&mut self, e: std::io::Error) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            self.config
+                .notices
+                .say(&format!("ahp-elicit: cannot write the result: {e}"));
+        }
+        self.tally.fatal = true;
     }
 
     /// Write to the log, if there is one; a log that cannot be written is

@@ -381,3 +381,133 @@ fn a_quit_on_the_waiting_screen_ends_a_stream_that_stays_open() {
     );
     assert!(r.waits >= 1);
 }
+
+/// A live stream: chunks arrive when the test sends them; the end of input
+/// when the sender is dropped.
+struct Live {
+    rx: std::sync::mpsc::Receiver<Vec<u8>>,
+    left: Vec<u8>,
+}
+
+impl std::io::Read for Live {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.left.is_empty() {
+            match self.rx.recv() {
+                Ok(chunk) => self.left = chunk,
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.left.len());
+        buf[..n].copy_from_slice(&self.left[..n]);
+        self.left.drain(..n);
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_result_is_written_before_the_loop_waits_for_more_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let live = Live {
+        rx,
+        left: Vec::new(),
+    };
+    let reader = Box::new(std::io::BufReader::new(live));
+    let items = spawn_split(reader, std::sync::Arc::new(Budget::default()));
+    let watched = out.clone();
+    // The second request is sent only once the first result is in the
+    // output (or after a generous hang bound, which fails the test).
+    let feeder = std::thread::spawn(move || {
+        let mut first = request_line("first");
+        first.push(b'\n');
+        tx.send(first).unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        let mut seen = false;
+        while std::time::Instant::now() < deadline {
+            let text = std::fs::read_to_string(&watched).unwrap_or_default();
+            if text.lines().count() == 1 {
+                seen = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let mut second = request_line("second");
+        second.push(b'\n');
+        tx.send(second).unwrap();
+        seen
+    });
+    let mut sink = Sink::open(Some(&out)).unwrap();
+    let mut r = Counting { ahead: Vec::new() };
+    let tally = drive(items, &mut r, &mut sink, &test_config(), None);
+    drop(sink);
+    assert!(
+        feeder.join().unwrap(),
+        "the first result was written while the stream stayed open"
+    );
+    assert_eq!(tally.answered, 2);
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 2);
+}
+
+#[test]
+fn events_read_ahead_as_requests_get_the_same_results_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    let bad = String::from_utf8(request_line("bad"))
+        .unwrap()
+        .replace("\"type\":\"user.elicitation.request\",", "");
+    let text = [
+        String::from_utf8(request_line("a")).unwrap(),
+        bad,
+        "{not json".to_owned(),
+        String::from_utf8(request_line("b")).unwrap(),
+    ]
+    .join("\n");
+    std::fs::write(&input, text).unwrap();
+    let mut rx =
+        crate::respond::input::spawn_reader(Some(input.clone()), Some(SchemaPolicy::Strict))
+            .unwrap();
+    let first = rx.blocking_recv().unwrap();
+    assert!(
+        matches!(&first, Item::Read { line: 1, read, .. } if matches!(**read, crate::respond::input::ReadEvent::Request { .. })),
+        "{first:?}"
+    );
+    let second = rx.blocking_recv().unwrap();
+    assert!(
+        matches!(&second, Item::Read { line: 2, read, .. } if matches!(**read, crate::respond::input::ReadEvent::Invalid { .. })),
+        "{second:?}"
+    );
+    drop(rx);
+    // The same input, read ahead and as text, answered alike.
+    let run = |pre_read: Option<SchemaPolicy>| {
+        let rx = crate::respond::input::spawn_reader(Some(input.clone()), pre_read).unwrap();
+        let (notices, kept) = Notices::collect();
+        let out = dir.path().join("out.jsonl");
+        let mut sink = Sink::open(Some(&out)).unwrap();
+        let config = Config {
+            notices,
+            ..test_config()
+        };
+        let mut r = Counting { ahead: Vec::new() };
+        let tally = drive(rx, &mut r, &mut sink, &config, None);
+        drop(sink);
+        let parents: Vec<String> = std::fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["parentEventId"].to_string()
+            })
+            .collect();
+        (tally.answered, tally.failed, parents, kept.texts())
+    };
+    let ahead = run(Some(SchemaPolicy::Strict));
+    assert_eq!(ahead, run(None));
+    assert_eq!((ahead.0, ahead.1), (2, 2));
+    assert_eq!(ahead.2, vec!["\"a\"", "\"b\""]);
+    assert_eq!(ahead.3.len(), 2, "{:?}", ahead.3);
+    assert!(
+        ahead.3[0].contains("invalid request, no result"),
+        "{:?}",
+        ahead.3
+    );
+}
