@@ -6,14 +6,21 @@
 # bounded as the stream grows. Needs GNU time.
 #
 #   bash benches/streams.sh [SHORT] [LONG]    # defaults 10000 1000000
+#   SHORT_RUNS=5 LONG_RUNS=3 BIN=path/to/ahp-elicit bash benches/streams.sh
+#
+# Each speed is the median of the runs (5 on the short stream, 3 on the
+# long one, by default) and each peak RSS the largest of them, so one slow
+# moment of a shared machine does not decide the comparison.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 short=${1:-10000}
 long=${2:-1000000}
+short_runs=${SHORT_RUNS:-5}
+long_runs=${LONG_RUNS:-3}
 work=$(mktemp -d "${TMPDIR:-/tmp}/ahp-streams.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-cargo build --release --locked -q
-bin=target/release/ahp-elicit
+if [ -z "${BIN:-}" ]; then cargo build --release --locked -q; fi
+bin=${BIN:-target/release/ahp-elicit}
 
 # N valid events in order (requests followed by their results), distinct
 # ids; with "requests", the requests only.
@@ -43,18 +50,29 @@ with open(out, "w") as f:
 PY
 }
 
-# Seconds and peak RSS (KiB) of a command, stdout discarded.
+# Median seconds and largest peak RSS (KiB) of RUNS runs of a command,
+# stdout discarded.
 measure() {
-  /usr/bin/time -f "%e %M" "$@" > /dev/null 2> "$work/time" || true
-  tail -1 "$work/time"
+  local runs=$1
+  shift
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -f "%e %M" "$@" > /dev/null 2> "$work/time" || true
+    tail -1 "$work/time"
+  done | sort -g | awk '{s[NR]=$1; if ($2 > m) m=$2} END {print s[int((NR+1)/2)], m}'
+}
+
+report() {
+  python3 -c "import sys; what,n,s,kb,unit=sys.argv[1],int(sys.argv[2]),float(sys.argv[3]),int(sys.argv[4]),sys.argv[5]; print(f'{what} {n:>9} {unit}: {s:6.2f} s {n/s:>10,.0f} {unit}/s  peak RSS {kb/1024:6.1f} MB')" "$@"
 }
 
 for n in "$short" "$long"; do
+  runs=$short_runs
+  [ "$n" = "$long" ] && runs=$long_runs
   make "$n" all "$work/v.$n.jsonl"
   make "$n" requests "$work/r.$n.jsonl"
-  read -r s kb < <(measure "$bin" validate --format json "$work/v.$n.jsonl")
-  python3 -c "import sys; n,s,kb=int(sys.argv[1]),float(sys.argv[2]),int(sys.argv[3]); print(f'validate {n:>9} events: {s:6.2f} s {n/s:>10,.0f} events/s  peak RSS {kb/1024:6.1f} MB')" "$n" "$s" "$kb"
-  read -r s kb < <(measure "$bin" respond --action decline "$work/r.$n.jsonl")
-  python3 -c "import sys; n,s,kb=int(sys.argv[1]),float(sys.argv[2]),int(sys.argv[3]); print(f'respond  {n:>9} requests: {s:6.2f} s {n/s:>10,.0f} requests/s peak RSS {kb/1024:6.1f} MB')" "$n" "$s" "$kb"
+  read -r s kb < <(measure "$runs" "$bin" validate --format json "$work/v.$n.jsonl")
+  report "validate" "$n" "$s" "$kb" events
+  read -r s kb < <(measure "$runs" "$bin" respond --action decline "$work/r.$n.jsonl")
+  report "respond " "$n" "$s" "$kb" requests
   rm -f "$work/v.$n.jsonl" "$work/r.$n.jsonl"
 done

@@ -80,7 +80,10 @@ pub fn display_lines(s: &str) -> String {
 /// text on a terminal cannot inject anything.
 pub fn json_text(s: &str) -> Cow<'_, str> {
     let bad = |c: char| !matches!(c, '\n' | '\r' | '\t') && is_unsafe(c);
-    if !s.chars().any(bad) {
+    // Printable ASCII (and the three kept controls) holds nothing unsafe:
+    // a byte scan settles the common case.
+    let plain = |b: &u8| matches!(b, 0x20..=0x7e | b'\n' | b'\r' | b'\t');
+    if s.as_bytes().iter().all(plain) || !s.chars().any(bad) {
         return Cow::Borrowed(s);
     }
     use std::fmt::Write;

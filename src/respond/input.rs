@@ -258,37 +258,61 @@ fn spawn_split_all(
     // Bounded: the reader stays at most READ_AHEAD events ahead of the
     // answers, so a flood of requests cannot fill memory.
     let (tx, rx) = mpsc::channel(READ_AHEAD);
-    std::thread::spawn(move || {
+    let weight = if pre_read.is_some() { PARSED_WEIGHT } else { 1 };
+    let split = move |send: &mut dyn FnMut(Item) -> bool| {
         let mut open = true;
         for reader in readers {
             if !open {
                 break;
             }
             split_events(reader, |it| {
-                open = tx.blocking_send(ahead(it, &budget, pre_read)).is_ok();
+                open = send(counted(it, &budget, weight));
                 open
             });
+        }
+    };
+    let Some(policy) = pre_read else {
+        std::thread::spawn(move || split(&mut |it| tx.blocking_send(it).is_ok()));
+        return rx;
+    };
+    // Two stages, each on its own thread: framing, then reading the
+    // requests (the costlier part), so both run while the loop answers.
+    let (texts, framed) = std::sync::mpsc::sync_channel::<Item>(PRE_READ_QUEUE);
+    std::thread::spawn(move || split(&mut |it| texts.send(it).is_ok()));
+    std::thread::spawn(move || {
+        for it in framed {
+            if tx.blocking_send(read_ahead(it, policy)).is_err() {
+                break;
+            }
         }
     });
     rx
 }
 
-/// One item as the reader passes it on: an event counted against
-/// `budget` and, with `pre_read`, read as a request.
-fn ahead(it: Item, budget: &std::sync::Arc<Budget>, pre_read: Option<SchemaPolicy>) -> Item {
-    let Item::Event { line, bytes, .. } = it else {
-        return it;
-    };
-    match pre_read {
-        None => {
-            let held = budget.acquire(bytes.len());
+/// How many framed events wait between the framing and the reading stage.
+const PRE_READ_QUEUE: usize = 64;
+
+/// An event counted against `budget` (`weight` per byte of its text).
+fn counted(it: Item, budget: &std::sync::Arc<Budget>, weight: usize) -> Item {
+    match it {
+        Item::Event { line, bytes, .. } => {
+            let held = budget.acquire(bytes.len().saturating_mul(weight));
             Item::Event { line, bytes, held }
         }
-        Some(policy) => {
-            let held = budget.acquire(bytes.len().saturating_mul(PARSED_WEIGHT));
-            let read = Box::new(read_event(&bytes, policy));
-            Item::Read { line, read, held }
-        }
+        other => other,
+    }
+}
+
+/// An event read as a request under `policy` ([`Item::Read`]; its text is
+/// dropped, its share of the budget kept).
+fn read_ahead(it: Item, policy: SchemaPolicy) -> Item {
+    match it {
+        Item::Event { line, bytes, held } => Item::Read {
+            line,
+            read: Box::new(read_event(&bytes, policy)),
+            held,
+        },
+        other => other,
     }
 }
 

@@ -128,7 +128,11 @@ impl Drop for Sink {
 /// unchanged: a JSON reader gets the original strings back, and printing the
 /// line on a terminal cannot inject anything.
 pub fn terminal_safe_json(v: &serde_json::Value) -> serde_json::Result<String> {
-    Ok(terminal_safe(&serde_json::to_string(v)?))
+    let text = serde_json::to_string(v)?;
+    Ok(match crate::safe_text::json_text(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(safe) => safe,
+    })
 }
 
 /// JSON text `s` with every unsafe character written as a `\uXXXX` escape
