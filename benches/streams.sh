@@ -3,7 +3,7 @@
 # `ahp-elicit respond --action decline` on a short and a long stream of the
 # same events (every request and result of examples/ and tests/vectors/,
 # each with a distinct id), to show that speed holds and memory stays
-# bounded as the stream grows. Needs GNU time.
+# bounded as the stream grows.
 #
 #   bash benches/streams.sh [SHORT] [LONG]    # defaults 10000 1000000
 #   SHORT_RUNS=5 LONG_RUNS=3 BIN=path/to/ahp-elicit bash benches/streams.sh
@@ -50,15 +50,21 @@ with open(out, "w") as f:
 PY
 }
 
-# Median seconds and largest peak RSS (KiB) of RUNS runs of a command,
-# stdout discarded.
+# Median seconds (wall, perf_counter) and largest peak RSS (KiB, from the
+# child's rusage) of RUNS runs of a command, stdout discarded.
 measure() {
-  local runs=$1
-  shift
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -f "%e %M" "$@" > /dev/null 2> "$work/time" || true
-    tail -1 "$work/time"
-  done | sort -g | awk '{s[NR]=$1; if ($2 > m) m=$2} END {print s[int((NR+1)/2)], m}'
+  python3 - "$@" <<'PY'
+import os, subprocess, sys, time
+runs, cmd = int(sys.argv[1]), sys.argv[2:]
+secs, peak = [], 0
+for _ in range(runs):
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(p.pid, 0)
+    secs.append(time.perf_counter() - t)
+    peak = max(peak, usage.ru_maxrss)
+print(sorted(secs)[len(secs) // 2], peak)
+PY
 }
 
 report() {

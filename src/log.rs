@@ -13,7 +13,7 @@
 //! | `answer-refused` | `id`, `violations`: `[{pointer, rule}]`, plus `message` only with `--log-values` (messages may quote values) |
 //! | `decision` | `id`, `action`, `fields` (answered field names), plus `content` only with `--log-values` |
 //! | `launch` | `id`, `launcher`, `url`, `ok`, `error` when not ok |
-//! | `result-emitted` | `id` (the result event), `parent` (the request), `action` |
+//! | `result-emitted` | `id` (the result event), `parent` (the request), `action`; written once the result is written to the output (`respond` writes results in batches, so these may follow the records of later requests) |
 //!
 //! Redaction, always on: every URL-looking span in every field (the URL,
 //! messages, errors, ids; not the form values `--log-values` adds) has its userinfo, query and fragment

@@ -1,8 +1,9 @@
 //! Output faults end to end, scripted (no terminal): a
-//! closed stdout ends the run quietly; results are flushed one event at a
-//! time; `--output FILE` never holds half a line after `kill -9`; bad lines
-//! in a JSON Lines stream are reported with their line numbers while the
-//! good lines are answered.
+//! closed stdout ends the run quietly; each result is written before the
+//! run waits for the next request; `--output FILE` never holds half a line
+//! after `kill -9`; SIGTERM in a flood writes every result decided, whole;
+//! bad lines in a JSON Lines stream are reported with their line numbers
+//! while the good lines are answered.
 //!
 //! The timeouts are only a safety net against a hang; nothing here measures
 //! time.
@@ -183,6 +184,161 @@ fn output_file_never_holds_half_a_line_after_kill_9() {
     for (i, line) in lines.iter().enumerate() {
         assert_eq!(parse_result(line), ("accept".into(), format!("k{i}")));
     }
+}
+
+/// Results and reports sent to one file (`> file 2>&1`) keep the input's
+/// order: each report follows the results of the requests before it.
+#[test]
+fn results_and_reports_in_one_file_keep_the_input_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("requests.jsonl");
+    let text = format!(
+        "{}\nnot json\n{}\nnot json either\n{}\n",
+        request("r1"),
+        request("r3"),
+        request("r5")
+    );
+    std::fs::write(&input, text).expect("write");
+    let both = std::fs::File::create(dir.path().join("both.txt")).expect("file");
+    let status = Command::new(BIN)
+        .args(["respond", "--action", "decline"])
+        .arg(&input)
+        .stdin(Stdio::null())
+        .stdout(both.try_clone().expect("clone"))
+        .stderr(both)
+        .status()
+        .expect("run");
+    assert_eq!(status.code(), Some(1));
+    let text = std::fs::read_to_string(dir.path().join("both.txt")).expect("read");
+    let order: Vec<String> = text
+        .lines()
+        .map(|l| match serde_json::from_str::<Value>(l) {
+            Ok(v) => v["parentEventId"].as_str().unwrap_or("?").to_owned(),
+            Err(_) if l.contains("line 2:") => "report 2".into(),
+            Err(_) if l.contains("line 4:") => "report 4".into(),
+            Err(_) => l.to_owned(),
+        })
+        .collect();
+    assert_eq!(order, ["r1", "report 2", "r3", "report 4", "r5"], "{text}");
+}
+
+/// SIGTERM while a flood is answered into a pipe nobody reads yet (the run
+/// is blocked writing results): the run stops at the next request, writes
+/// every result it decided as whole lines (as many as the log says were
+/// emitted), says how many requests read were left, and exits 143.
+#[test]
+fn sigterm_in_a_flood_writes_every_decided_result_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("in.jsonl");
+    let log = dir.path().join("log.jsonl");
+    let n = 20_000;
+    let text: String = (0..n).map(|i| request(&format!("t{i}")) + "\n").collect();
+    std::fs::write(&input, text).expect("input");
+    let mut child = Command::new(BIN)
+        .args(["respond", "--action", "decline", "--log"])
+        .arg(&log)
+        .arg(&input)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Until the log shows 100 answers decided (the pipe fills soon after,
+    // since nobody reads it, and the run blocks writing to it).
+    let end = Instant::now() + PATIENCE;
+    while std::fs::read_to_string(&log)
+        .map(|t| t.matches("\"decision\"").count() < 100)
+        .unwrap_or(true)
+    {
+        assert!(Instant::now() < end, "no answers decided");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let pid = child.id().to_string();
+    let killed = Command::new("kill").args(["-TERM", &pid]).status();
+    assert!(killed.expect("kill").success());
+    let stdout = child.stdout.take().expect("stdout");
+    let lines: Vec<String> = BufReader::new(stdout)
+        .lines()
+        .map(|l| l.expect("whole UTF-8 lines"))
+        .collect();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr)
+        .expect("stderr");
+    assert_eq!(
+        wait(&mut child),
+        Some(143),
+        "128 + SIGTERM; stderr: {stderr}"
+    );
+    assert!(
+        !lines.is_empty() && lines.len() < n,
+        "{} results",
+        lines.len()
+    );
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(parse_result(line), ("decline".into(), format!("t{i}")));
+    }
+    let emitted = std::fs::read_to_string(&log)
+        .expect("log")
+        .lines()
+        .filter(|l| l.contains("\"result-emitted\""))
+        .count();
+    assert_eq!(
+        emitted,
+        lines.len(),
+        "every result the log names was written"
+    );
+    assert!(
+        stderr.contains("ended by signal 15") && stderr.contains("were not answered"),
+        "{stderr}"
+    );
+}
+
+/// SIGTERM while the run is blocked writing to a reader that never reads:
+/// it cannot write what it decided, so it ends within the grace time, as
+/// the signal would have ended it.
+#[test]
+fn sigterm_ends_a_run_blocked_on_a_reader_that_never_reads() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("in.jsonl");
+    let log = dir.path().join("log.jsonl");
+    let text: String = (0..20_000)
+        .map(|i| request(&format!("s{i}")) + "\n")
+        .collect();
+    std::fs::write(&input, text).expect("input");
+    let mut child = Command::new(BIN)
+        .args(["respond", "--action", "decline", "--log"])
+        .arg(&log)
+        .arg(&input)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    // Until the answers stop: the pipe is full and the run blocked on it.
+    let decided = || {
+        std::fs::read_to_string(&log)
+            .map(|t| t.matches("\"decision\"").count())
+            .unwrap_or(0)
+    };
+    let end = Instant::now() + PATIENCE;
+    let mut last = 0;
+    loop {
+        std::thread::sleep(Duration::from_millis(300));
+        let now = decided();
+        if now > 0 && now == last {
+            break;
+        }
+        assert!(Instant::now() < end, "the answers never stopped: {now}");
+        last = now;
+    }
+    assert!(last < 20_000, "blocked before the end: {last}");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    assert!(killed.expect("kill").success());
+    // stdout is held open and never read.
+    let _held = child.stdout.take();
+    assert_eq!(wait(&mut child), Some(143));
 }
 
 /// Bad lines in a JSON Lines stream (a truncated event, a line that is not

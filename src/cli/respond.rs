@@ -123,6 +123,7 @@ pub fn run(args: RespondArgs) -> Exit {
         modes: args.modes.clone(),
         schema_policy: args.schema_policy,
         interactive,
+        catch_signals: !interactive,
         notices: Notices::stderr(),
     };
     let mut tally = drive(items, responder.as_mut(), &mut sink, &config, log);
@@ -139,6 +140,9 @@ pub fn run(args: RespondArgs) -> Exit {
     let sig = signalled.load(std::sync::atomic::Ordering::SeqCst);
     if sig != 0 {
         return Exit::Signal(i32::try_from(sig).unwrap_or(i32::MAX));
+    }
+    if let Some(sig) = tally.signal {
+        return Exit::Signal(sig);
     }
     exit_code(&tally)
 }

@@ -63,6 +63,12 @@ pub struct Config {
     /// A person answers: between requests the responder shows its waiting
     /// screen ([`Responder::wait`]), so it redraws and Ctrl-C is read.
     pub interactive: bool,
+    /// A script's run catches SIGINT, SIGTERM and SIGHUP on the session
+    /// thread: it stops at the next request, writes the results it
+    /// decided, and reports the signal in [`Tally::signal`] (the binary
+    /// sets it for scripts; a person's run handles signals in its terminal
+    /// front end).
+    pub catch_signals: bool,
     /// Where the run's errors and reports go (sanitized): the binary writes
     /// them to stderr ([`Notices::stderr`]), a library user may collect them.
     pub notices: Notices,
@@ -79,6 +85,10 @@ pub struct Tally {
     pub fatal: bool,
     /// The person quit (Ctrl-C twice).
     pub quit: bool,
+    /// A script's run ended on this signal (SIGINT, SIGTERM, SIGHUP): the
+    /// results decided were written, the requests still unanswered got
+    /// none (one notice says how many).
+    pub signal: Option<i32>,
 }
 
 /// After a quit, how long the loop still waits for input before it ends
@@ -89,6 +99,94 @@ pub const QUIT_DRAIN: Duration = Duration::from_millis(500);
 /// shows one, so "request 2 of 5" counts those waiting: a file is read at
 /// once, a live stream costs this much once per request.
 const PROGRESS_WINDOW: Duration = Duration::from_millis(20);
+
+/// How long the loop waits for a reply before it writes the results it has
+/// gathered (a script answers within microseconds; anything slower, such
+/// as a browser starting, does not hold earlier results back).
+const FLUSH_AFTER: Duration = Duration::from_millis(10);
+
+/// The signals a script's run ends on (SIGINT, SIGTERM, SIGHUP), caught on
+/// a thread of their own: the run stops at the next request, writes the
+/// results it decided (whole lines) and ends with 128 + the signal. A run
+/// that cannot get there within [`SIGNAL_GRACE`] (blocked writing to a
+/// reader that does not read) is ended then, as the signal would have. A
+/// person's run handles signals in its terminal front end instead.
+#[derive(Clone)]
+struct Stop {
+    /// The signal caught (0: none).
+    sig: Arc<std::sync::atomic::AtomicI32>,
+    woken: Arc<tokio::sync::Notify>,
+}
+
+/// How long a script's run may take to end after a signal.
+pub const SIGNAL_GRACE: Duration = Duration::from_secs(2);
+
+impl Stop {
+    /// Catch the signals from now on. When they cannot be caught (no
+    /// thread, no runtime) they keep their default action.
+    fn watch() -> Stop {
+        let stop = Stop {
+            sig: Arc::new(std::sync::atomic::AtomicI32::new(0)),
+            woken: Arc::new(tokio::sync::Notify::new()),
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build();
+        let (Ok(runtime), s) = (runtime, stop.clone()) else {
+            return stop;
+        };
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || runtime.block_on(s.catch(ready_tx)));
+        // Caught from here on (the thread has set its handlers up).
+        if spawned.is_ok() {
+            let _ = ready_rx.recv();
+        }
+        stop
+    }
+
+    /// On the signals thread: wait for a signal, tell the run, and end the
+    /// process if the run has not ended within [`SIGNAL_GRACE`].
+    async fn catch(self, ready: std::sync::mpsc::Sender<()>) {
+        use tokio::signal::unix::{signal, Signal, SignalKind};
+        async fn next(s: &mut Option<Signal>) -> Option<()> {
+            match s {
+                Some(s) => s.recv().await,
+                None => None,
+            }
+        }
+        let mut int = signal(SignalKind::interrupt()).ok();
+        let mut term = signal(SignalKind::terminate()).ok();
+        let mut hup = signal(SignalKind::hangup()).ok();
+        let _ = ready.send(());
+        let sig = tokio::select! {
+            Some(()) = next(&mut int) => libc::SIGINT,
+            Some(()) = next(&mut term) => libc::SIGTERM,
+            Some(()) = next(&mut hup) => libc::SIGHUP,
+            else => return,
+        };
+        self.sig.store(sig, std::sync::atomic::Ordering::SeqCst);
+        self.woken.notify_one();
+        std::thread::sleep(SIGNAL_GRACE);
+        std::process::exit(128 + sig);
+    }
+
+    fn signal(&self) -> Option<i32> {
+        match self.sig.load(std::sync::atomic::Ordering::SeqCst) {
+            0 => None,
+            n => Some(n),
+        }
+    }
+
+    /// Until a signal is caught (forever without a watch).
+    async fn wait(stop: Option<&Stop>) {
+        match stop {
+            Some(s) => s.woken.notified().await,
+            None => std::future::pending().await,
+        }
+    }
+}
 
 /// Drive a stream of items through `responder` into `sink`; returns what
 /// happened. Ends at the end of input, after a quit (see [`QUIT_DRAIN`]),
@@ -145,6 +243,11 @@ struct Run<'a> {
     quit: bool,
     /// The input may still send items.
     open: bool,
+    /// A script's run: the signals it ends on.
+    stop: Option<Stop>,
+    /// Results gathered in the sink and not yet written: (result id,
+    /// request id, action), logged as emitted once written.
+    unlogged: Vec<(String, String, Action)>,
     /// How many requests have been put to the responder.
     index: usize,
 }
@@ -171,20 +274,51 @@ impl<'a> Run<'a> {
             tally: Tally::default(),
             quit: false,
             open: true,
+            stop: None,
+            unlogged: Vec::new(),
             index: 0,
         }
     }
 
     /// Answer every item, then say how it went.
     async fn go(mut self) -> Tally {
+        if self.config.catch_signals && !self.config.interactive {
+            self.stop = Some(Stop::watch());
+        }
         while let Some(item) = self.next_item().await {
             if self.handle(item).await == Step::Stop {
                 break;
             }
         }
         self.flush();
+        self.end_on_signal();
         self.tally.quit = self.quit;
         self.tally
+    }
+
+    /// The signal a script's run was told to end on, if any.
+    fn signalled(&self) -> Option<i32> {
+        self.stop.as_ref().and_then(Stop::signal)
+    }
+
+    /// After a signal: say how many requests read were left unanswered
+    /// (those already here; the reader's are not waited for).
+    fn end_on_signal(&mut self) {
+        let Some(sig) = self.signalled() else {
+            return;
+        };
+        self.tally.signal = Some(sig);
+        self.take_arrived();
+        let left = self
+            .queue
+            .iter()
+            .filter(|i| matches!(i, Item::Event { .. } | Item::Read { .. }))
+            .count();
+        if left > 0 {
+            self.config.notices.say(&format!(
+                "ahp-elicit: ended by signal {sig}: {left} requests read were not answered"
+            ));
+        }
     }
 
     /// Write the results made so far: called before every wait (for
@@ -192,11 +326,23 @@ impl<'a> Run<'a> {
     /// Returns false when they could not be written (the run ends).
     fn flush(&mut self) -> bool {
         match self.sink.flush() {
-            Ok(()) => true,
+            Ok(()) => {
+                self.log_written();
+                true
+            }
             Err(e) => {
+                // Not written: not logged as emitted either.
+                self.unlogged.clear();
                 self.write_failed(e);
                 false
             }
+        }
+    }
+
+    /// Log the results just written (`result-emitted` means written).
+    fn log_written(&mut self) {
+        for (rid, parent, action) in std::mem::take(&mut self.unlogged) {
+            self.note(|l| l.result_emitted(&rid, &parent, action));
         }
     }
 
@@ -204,6 +350,9 @@ impl<'a> Run<'a> {
     /// quit and nothing more arrived within [`QUIT_DRAIN`]).
     async fn next_item(&mut self) -> Option<Item> {
         loop {
+            if self.signalled().is_some() {
+                return None;
+            }
             self.take_arrived();
             if let Some(it) = self.queue.pop_front() {
                 return Some(it);
@@ -245,11 +394,13 @@ impl<'a> Run<'a> {
     /// there (quit) ends the wait. None: nothing yet, or the input ended
     /// (`open` is false).
     async fn wait_for_item(&mut self) -> Option<Item> {
+        let stop = self.stop.clone();
         tokio::select! {
             it = self.items.recv() => {
                 self.open = it.is_some();
                 it
             }
+            _ = Stop::wait(stop.as_ref()) => None,
             reply = self.desk.next() => {
                 match reply {
                     Some(Reply::Key(WaitKey::Quit)) => self.quit = true,
@@ -411,7 +562,20 @@ impl<'a> Run<'a> {
     /// Wait for the reply to request `key`.
     async fn reply_to(&mut self, key: u64) -> Result<Outcome, RespondError> {
         loop {
-            match self.desk.next().await {
+            let next = if self.sink.has_pending() {
+                // A reply that takes a while (a browser starting, a
+                // person) does not hold back the results already made.
+                tokio::select! {
+                    r = self.desk.next() => r,
+                    _ = tokio::time::sleep(FLUSH_AFTER) => {
+                        self.flush();
+                        continue;
+                    }
+                }
+            } else {
+                self.desk.next().await
+            };
+            match next {
                 Some(Reply::Answered { key: k, outcome }) if k == key => return outcome,
                 // Only a quit withdraws a request of this stream.
                 Some(Reply::Withdrawn { key: k, reason }) if k == key => {
@@ -510,10 +674,16 @@ impl<'a> Run<'a> {
             Ok(()) => {
                 self.tally.answered += 1;
                 let rid = settled.event["id"].as_str().unwrap_or_default();
-                self.note(|l| l.result_emitted(rid, &req.id, settled.answer.action));
+                self.unlogged
+                    .push((rid.to_owned(), req.id.clone(), settled.answer.action));
+                if !self.sink.has_pending() {
+                    self.log_written();
+                }
                 Step::Next
             }
             Err(e) => {
+                // What the failed write held was not written: not logged.
+                self.unlogged.clear();
                 self.write_failed(e);
                 Step::Stop
             }
@@ -545,7 +715,10 @@ impl<'a> Run<'a> {
 
     /// Say what went wrong with the item at `line` (and `id`), with its
     /// violations, all sanitized.
-    fn report(&self, line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
+    fn report(&mut self, line: usize, id: Option<&str>, what: &str, errs: &[Violation]) {
+        // The results before it first: stdout and stderr sent to one file
+        // keep the input's order.
+        self.flush();
         self.config.notices.say(&report_text(line, id, what, errs));
     }
 }

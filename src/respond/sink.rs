@@ -86,6 +86,11 @@ impl Sink {
         Ok(())
     }
 
+    /// Whether lines are gathered and not yet written.
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
     /// Write the gathered lines (whole) and flush the output.
     ///
     /// Errors: the write or the flush failed (a closed pipe is

@@ -25,6 +25,7 @@ fn test_config() -> Config {
         modes: vec![Mode::Form, Mode::Url],
         schema_policy: SchemaPolicy::Strict,
         interactive: false,
+        catch_signals: false,
         notices: Notices::stderr(),
     }
 }
@@ -196,7 +197,8 @@ fn the_input_ending_mid_request_still_answers_every_request_read() {
             answered: 2,
             failed: 0,
             fatal: false,
-            quit: false
+            quit: false,
+            signal: None
         }
     );
     let progress: Vec<Progress> = r.seen.iter().map(|s| s.1).collect();
@@ -228,7 +230,8 @@ fn a_source_error_ends_the_run_after_the_requests_before_it() {
             answered: 1,
             failed: 1,
             fatal: true,
-            quit: false
+            quit: false,
+            signal: None
         }
     );
     assert_eq!(r.seen.len(), 1, "c is never put to the responder");
@@ -264,7 +267,8 @@ fn a_quit_cancels_the_rest_unseen() {
             answered: 3,
             failed: 0,
             fatal: false,
-            quit: true
+            quit: true,
+            signal: None
         }
     );
     let seen: Vec<&str> = r.seen.iter().map(|s| s.0.as_str()).collect();
@@ -376,7 +380,8 @@ fn a_quit_on_the_waiting_screen_ends_a_stream_that_stays_open() {
             answered: 1,
             failed: 0,
             fatal: false,
-            quit: true
+            quit: true,
+            signal: None
         }
     );
     assert!(r.waits >= 1);
@@ -510,4 +515,53 @@ fn events_read_ahead_as_requests_get_the_same_results_and_reports() {
         "{:?}",
         ahead.3
     );
+}
+
+/// Declines; on request "b" it first waits (up to a hang bound) until the
+/// result of "a" is in the output file, as a slow browser start would let
+/// the loop write it.
+struct WaitsForFirst {
+    out: std::path::PathBuf,
+    first_was_written: bool,
+}
+
+impl Responder for WaitsForFirst {
+    fn respond(
+        &mut self,
+        req: &crate::binding::RequestEvent,
+        _cx: &Context,
+    ) -> Result<Outcome, RespondError> {
+        if req.id == "b" {
+            let end = std::time::Instant::now() + Duration::from_secs(20);
+            while std::time::Instant::now() < end && !self.first_was_written {
+                let text = std::fs::read_to_string(&self.out).unwrap_or_default();
+                self.first_was_written = text.lines().count() == 1;
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        Ok(Outcome::Answer(Answer::bare(Action::Decline)))
+    }
+}
+
+#[test]
+fn a_slow_answer_does_not_hold_back_the_results_before_it() {
+    let (tx, rx) = mpsc::channel(READ_AHEAD);
+    tx.try_send(event(1, "a")).unwrap();
+    tx.try_send(event(2, "b")).unwrap();
+    drop(tx);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let mut sink = Sink::open(Some(&out)).unwrap();
+    let mut r = WaitsForFirst {
+        out: out.clone(),
+        first_was_written: false,
+    };
+    let tally = drive(rx, &mut r, &mut sink, &test_config(), None);
+    drop(sink);
+    assert!(
+        r.first_was_written,
+        "a's result was written while b was answered"
+    );
+    assert_eq!(tally.answered, 2);
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 2);
 }
