@@ -52,14 +52,16 @@ def one_run(binary):
         seen = seen[-64:] + chunk
         if MARK in seen:
             took = time.perf_counter() - start
-    # Cancel with Esc (again every 200 ms: keys typed before the screen
-    # is up may be dropped as type-ahead), draining the pty meanwhile so
-    # the process never blocks on it.
+    # Cancel with Esc, again every 500 ms: a form drops the keys of its
+    # first 300 ms and each dropped key starts that guard again (keys
+    # typed for an earlier screen never answer this one), so a quicker
+    # repeat would never get through. The pty is drained meanwhile so the
+    # process never blocks on it.
     end = time.perf_counter() + 10
     last = 0.0
     try:
         while p.poll() is None and time.perf_counter() < end:
-            if time.perf_counter() - last > 0.2:
+            if time.perf_counter() - last > 0.5:
                 os.write(master, b"\x1b")
                 last = time.perf_counter()
             if select.select([master], [], [], 0.05)[0]:
