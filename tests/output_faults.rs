@@ -222,50 +222,80 @@ fn results_and_reports_in_one_file_keep_the_input_order() {
     assert_eq!(order, ["r1", "report 2", "r3", "report 4", "r5"], "{text}");
 }
 
+/// A scripted `respond --log` run on a file of `n` requests (ids
+/// `<prefix>0`, `<prefix>1`, ...), stdout and stderr piped and not read.
+struct Flood {
+    _dir: tempfile::TempDir,
+    log: std::path::PathBuf,
+    child: Child,
+}
+
+impl Flood {
+    fn start(prefix: &str, n: usize) -> Flood {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let input = dir.path().join("in.jsonl");
+        let log = dir.path().join("log.jsonl");
+        let text: String = (0..n)
+            .map(|i| request(&format!("{prefix}{i}")) + "\n")
+            .collect();
+        std::fs::write(&input, text).expect("input");
+        let child = Command::new(BIN)
+            .args(["respond", "--action", "decline", "--log"])
+            .arg(&log)
+            .arg(&input)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        Flood {
+            _dir: dir,
+            log,
+            child,
+        }
+    }
+
+    /// How many records of `event` the log holds now.
+    fn logged(&self, event: &str) -> usize {
+        std::fs::read_to_string(&self.log)
+            .map(|t| t.matches(&format!("\"{event}\"")).count())
+            .unwrap_or(0)
+    }
+
+    fn sigterm(&self) {
+        let killed = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        assert!(killed.expect("kill").success());
+    }
+}
+
 /// SIGTERM while a flood is answered into a pipe nobody reads yet (the run
 /// is blocked writing results): the run stops at the next request, writes
 /// every result it decided as whole lines (as many as the log says were
 /// emitted), says how many requests read were left, and exits 143.
 #[test]
 fn sigterm_in_a_flood_writes_every_decided_result_whole() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let input = dir.path().join("in.jsonl");
-    let log = dir.path().join("log.jsonl");
     let n = 20_000;
-    let text: String = (0..n).map(|i| request(&format!("t{i}")) + "\n").collect();
-    std::fs::write(&input, text).expect("input");
-    let mut child = Command::new(BIN)
-        .args(["respond", "--action", "decline", "--log"])
-        .arg(&log)
-        .arg(&input)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
+    let mut flood = Flood::start("t", n);
     // Until the log shows 100 answers decided (the pipe fills soon after,
     // since nobody reads it, and the run blocks writing to it).
     let end = Instant::now() + PATIENCE;
-    while std::fs::read_to_string(&log)
-        .map(|t| t.matches("\"decision\"").count() < 100)
-        .unwrap_or(true)
-    {
+    while flood.logged("decision") < 100 {
         assert!(Instant::now() < end, "no answers decided");
         std::thread::sleep(Duration::from_millis(5));
     }
-    let pid = child.id().to_string();
-    let killed = Command::new("kill").args(["-TERM", &pid]).status();
-    assert!(killed.expect("kill").success());
-    let stdout = child.stdout.take().expect("stdout");
+    flood.sigterm();
+    let stdout = flood.child.stdout.take().expect("stdout");
     let lines: Vec<String> = BufReader::new(stdout)
         .lines()
         .map(|l| l.expect("whole UTF-8 lines"))
         .collect();
     let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr)
-        .expect("stderr");
+    let mut err = flood.child.stderr.take().expect("stderr");
+    std::io::Read::read_to_string(&mut err, &mut stderr).expect("stderr");
     assert_eq!(
-        wait(&mut child),
+        wait(&mut flood.child),
         Some(143),
         "128 + SIGTERM; stderr: {stderr}"
     );
@@ -277,13 +307,8 @@ fn sigterm_in_a_flood_writes_every_decided_result_whole() {
     for (i, line) in lines.iter().enumerate() {
         assert_eq!(parse_result(line), ("decline".into(), format!("t{i}")));
     }
-    let emitted = std::fs::read_to_string(&log)
-        .expect("log")
-        .lines()
-        .filter(|l| l.contains("\"result-emitted\""))
-        .count();
     assert_eq!(
-        emitted,
+        flood.logged("result-emitted"),
         lines.len(),
         "every result the log names was written"
     );
@@ -298,47 +323,24 @@ fn sigterm_in_a_flood_writes_every_decided_result_whole() {
 /// the signal would have ended it.
 #[test]
 fn sigterm_ends_a_run_blocked_on_a_reader_that_never_reads() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let input = dir.path().join("in.jsonl");
-    let log = dir.path().join("log.jsonl");
-    let text: String = (0..20_000)
-        .map(|i| request(&format!("s{i}")) + "\n")
-        .collect();
-    std::fs::write(&input, text).expect("input");
-    let mut child = Command::new(BIN)
-        .args(["respond", "--action", "decline", "--log"])
-        .arg(&log)
-        .arg(&input)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
+    let n = 20_000;
+    let mut flood = Flood::start("s", n);
     // Until the answers stop: the pipe is full and the run blocked on it.
-    let decided = || {
-        std::fs::read_to_string(&log)
-            .map(|t| t.matches("\"decision\"").count())
-            .unwrap_or(0)
-    };
     let end = Instant::now() + PATIENCE;
     let mut last = 0;
     loop {
         std::thread::sleep(Duration::from_millis(300));
-        let now = decided();
+        let now = flood.logged("decision");
         if now > 0 && now == last {
             break;
         }
         assert!(Instant::now() < end, "the answers never stopped: {now}");
         last = now;
     }
-    assert!(last < 20_000, "blocked before the end: {last}");
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    assert!(killed.expect("kill").success());
-    // stdout is held open and never read.
-    let _held = child.stdout.take();
-    assert_eq!(wait(&mut child), Some(143));
+    assert!(last < n, "blocked before the end: {last}");
+    flood.sigterm();
+    // stdout stays open and is never read.
+    assert_eq!(wait(&mut flood.child), Some(143));
 }
 
 /// Bad lines in a JSON Lines stream (a truncated event, a line that is not
