@@ -63,11 +63,13 @@ pub struct Config {
     /// A person answers: between requests the responder shows its waiting
     /// screen ([`Responder::wait`]), so it redraws and Ctrl-C is read.
     pub interactive: bool,
-    /// A script's run catches SIGINT, SIGTERM and SIGHUP on the session
-    /// thread: it stops at the next request, writes the results it
-    /// decided, and reports the signal in [`Tally::signal`] (the binary
+    /// A script's run catches SIGINT, SIGTERM and SIGHUP (on a thread of
+    /// their own): it stops at the next request, writes the results it
+    /// decided, and reports the signal in [`Tally::signal`]; when it cannot
+    /// get there within [`SIGNAL_GRACE`] (blocked writing to a reader that
+    /// does not read) the process exits with 128 + the signal. The binary
     /// sets it for scripts; a person's run handles signals in its terminal
-    /// front end).
+    /// front end.
     pub catch_signals: bool,
     /// Where the run's errors and reports go (sanitized): the binary writes
     /// them to stderr ([`Notices::stderr`]), a library user may collect them.
