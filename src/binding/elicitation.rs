@@ -825,11 +825,15 @@ pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<
 /// [`ElicitResult`], not copied.
 fn take_result_value(value: Value, mode: Mode) -> Result<ElicitResult, Vec<Violation>> {
     let action = result_checks(&value, mode)?;
-    let Value::Object(value) = value else {
-        // result_checks refuses anything but an object.
-        return Err(Vec::new());
-    };
-    Ok(elicit_result(value, action))
+    match value {
+        Value::Object(value) => Ok(elicit_result(value, action)),
+        _ => Err(vec![not_an_object()]),
+    }
+}
+
+/// The violation of a result that is not a JSON object.
+fn not_an_object() -> Violation {
+    Violation::new("", Rule::McpResult, "the result must be a JSON object")
 }
 
 fn elicit_result(value: Map<String, Value>, action: Action) -> ElicitResult {
@@ -844,11 +848,7 @@ fn elicit_result(value: Map<String, Value>, action: Action) -> ElicitResult {
 /// The checks of [`read_result_value`]; returns the result's action.
 fn result_checks(value: &Value, mode: Mode) -> Result<Action, Vec<Violation>> {
     let Some(obj) = value.as_object() else {
-        return Err(vec![Violation::new(
-            "",
-            Rule::McpResult,
-            "the result must be a JSON object",
-        )]);
+        return Err(vec![not_an_object()]);
     };
     let errs = schemas::validate_mcp_result(value);
     if !errs.is_empty() {

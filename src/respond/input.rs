@@ -218,23 +218,6 @@ pub fn spawn_readers(
     ))
 }
 
-/// Start a thread that reads `input` (None or `-`: stdin) and sends its
-/// items, as [`spawn_readers`] does for one input.
-pub fn spawn_reader(
-    input: Option<PathBuf>,
-    pre_read: Option<SchemaPolicy>,
-) -> std::io::Result<mpsc::Receiver<Item>> {
-    let reader: Box<dyn BufRead + Send> = match input.as_ref().filter(|p| p.as_os_str() != "-") {
-        Some(p) => Box::new(std::io::BufReader::new(std::fs::File::open(p)?)),
-        None => Box::new(std::io::BufReader::new(std::io::stdin())),
-    };
-    Ok(spawn_split_all(
-        vec![reader],
-        std::sync::Arc::new(Budget::default()),
-        pre_read,
-    ))
-}
-
 /// Start a thread that splits `reader` into items sent to the returned
 /// channel, with backpressure: at most [`READ_AHEAD`] items in the channel
 /// and event text within `budget` ([`READ_AHEAD_BYTES`]) between the reader

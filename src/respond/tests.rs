@@ -469,9 +469,11 @@ fn events_read_ahead_as_requests_get_the_same_results_and_reports() {
     ]
     .join("\n");
     std::fs::write(&input, text).unwrap();
-    let mut rx =
-        crate::respond::input::spawn_reader(Some(input.clone()), Some(SchemaPolicy::Strict))
-            .unwrap();
+    let mut rx = crate::respond::input::spawn_readers(
+        std::slice::from_ref(&input),
+        Some(SchemaPolicy::Strict),
+    )
+    .unwrap();
     let first = rx.blocking_recv().unwrap();
     assert!(
         matches!(&first, Item::Read { line: 1, read, .. } if matches!(**read, crate::respond::input::ReadEvent::Request { .. })),
@@ -485,7 +487,8 @@ fn events_read_ahead_as_requests_get_the_same_results_and_reports() {
     drop(rx);
     // The same input, read ahead and as text, answered alike.
     let run = |pre_read: Option<SchemaPolicy>| {
-        let rx = crate::respond::input::spawn_reader(Some(input.clone()), pre_read).unwrap();
+        let rx =
+            crate::respond::input::spawn_readers(std::slice::from_ref(&input), pre_read).unwrap();
         let (notices, kept) = Notices::collect();
         let out = dir.path().join("out.jsonl");
         let mut sink = Sink::open(Some(&out)).unwrap();
