@@ -18,6 +18,10 @@
 //   pair   two different forms in one round: `contact` (required string
 //          `email`) and `prefs` (enum `color` red|green|blue, boolean
 //          `news` default false).
+// A prompt `greeting` and a resource `ahp://note` ask the `contact` form
+// the same way (`prompts/get` and `resources/read` answer `input_required`
+// too); the prompt's one message and the resource's text are the same
+// JSON report.
 //
 // Usage: node ts_v2_server.mjs [--http] [--legacy-reject]
 //   stdio by default (serveStdio); --http serves createMcpHandler at
@@ -122,6 +126,37 @@ function factory() {
     }
     return report({ contact, prefs });
   });
+
+  server.registerPrompt("greeting", { description: "A greeting that asks who you are" }, async (ctx) => {
+    const contact = seen(ctx, "contact");
+    if (!contact) {
+      return inputRequired({
+        inputRequests: {
+          contact: inputRequired.elicit({ message: "Your contact", requestedSchema: CONTACT }),
+        },
+      });
+    }
+    return {
+      messages: [{ role: "user", content: { type: "text", text: JSON.stringify(contact) } }],
+    };
+  });
+
+  server.registerResource(
+    "note",
+    "ahp://note",
+    { description: "A note that asks who you are", mimeType: "application/json" },
+    async (uri, ctx) => {
+      const contact = seen(ctx, "contact");
+      if (!contact) {
+        return inputRequired({
+          inputRequests: {
+            contact: inputRequired.elicit({ message: "Your contact", requestedSchema: CONTACT }),
+          },
+        });
+      }
+      return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(contact) }] };
+    },
+  );
 
   return server;
 }

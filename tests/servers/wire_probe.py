@@ -197,6 +197,20 @@ def run(conn, steps, http):
             send({"jsonrpc": "2.0", "id": nid(), "method": "tools/call",
                   "params": {"name": tool, "arguments": {}, "_meta": META}},
                  headers=h26("tools/call"))
+        elif step.startswith("prompt:") or step.startswith("read:"):
+            kind, what = step.split(":", 1)
+            method, field = ("prompts/get", "name") if kind == "prompt" else ("resources/read", "uri")
+            params = {field: what, "_meta": META}
+            for rnd in range(6):
+                r = send({"jsonrpc": "2.0", "id": nid(), "method": method, "params": params},
+                         headers=h26(method, what), timeout=20)
+                if not r or "result" not in r or r["result"].get("resultType") != "input_required":
+                    break
+                res = r["result"]
+                responses = {k: ANSWER_FOR(v["params"]) for k, v in (res.get("inputRequests") or {}).items()}
+                params = {field: what, "_meta": META, "inputResponses": responses}
+                if "requestState" in res:
+                    params["requestState"] = res["requestState"]
         elif step == "list":
             send({"jsonrpc": "2.0", "id": nid(), "method": "tools/list", "params": {"_meta": META}},
                  headers=h26("tools/list"))
