@@ -79,12 +79,17 @@ impl Sdk {
     /// The command line of the server, or None (with the skip notice) when
     /// its SDK is not installed.
     fn argv(self, transport: Transport) -> Option<Vec<String>> {
-        let script = |name: &str| root().join("tests/servers").join(name).display().to_string();
+        let script = |name: &str| {
+            root()
+                .join("tests/servers")
+                .join(name)
+                .display()
+                .to_string()
+        };
         let mut argv = match self {
             Sdk::TsV2 | Sdk::TsV2Reject => {
-                let probe = root().join(
-                    ".ci/sdk/node/node_modules/@modelcontextprotocol/node/package.json",
-                );
+                let probe = root()
+                    .join(".ci/sdk/node/node_modules/@modelcontextprotocol/node/package.json");
                 if !installed("the TypeScript MCP SDK v2", &probe) {
                     return None;
                 }
@@ -276,7 +281,9 @@ fn assert_era(r: &McpRun, sdk: Sdk, tool: &str) {
 /// `book`, answered by `--answers`: the server received the answer, with
 /// the default `guests` left as drawn when `guests` is not given.
 fn form_by_answers(sdk: Sdk, transport: Transport) {
-    let Some(t) = target(sdk, transport) else { return };
+    let Some(t) = target(sdk, transport) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let a = answers(
         dir.path(),
@@ -301,14 +308,19 @@ fn form_by_answers(sdk: Sdk, transport: Transport) {
         schema["properties"]["guests"],
         json!({"type": "integer", "title": "Guests", "minimum": 1, "maximum": 12, "default": 2})
     );
-    assert_eq!(schema["properties"]["seating"]["enum"], json!(["inside", "terrace"]));
+    assert_eq!(
+        schema["properties"]["seating"]["enum"],
+        json!(["inside", "terrace"])
+    );
     assert_era(&r, sdk, "book");
 }
 
 /// `visit`, consented by `--answers`: the server received a bare accept;
 /// at 2026-07-28 the URL request has no `elicitationId`.
 fn url_by_answers(sdk: Sdk, transport: Transport) {
-    let Some(t) = target(sdk, transport) else { return };
+    let Some(t) = target(sdk, transport) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let a = answers(dir.path(), &json!({"action": "accept"}));
     let r = run(dir.path(), &["--call", "visit", "--answers", &a], &t);
@@ -332,7 +344,9 @@ fn url_by_answers(sdk: Sdk, transport: Transport) {
 /// `pair` declined by `--action decline`: both forms reached the person
 /// (two request events, two results) and the server saw both declined.
 fn pair_declined(sdk: Sdk, transport: Transport) {
-    let Some(t) = target(sdk, transport) else { return };
+    let Some(t) = target(sdk, transport) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let r = run(dir.path(), &["--call", "pair", "--action", "decline"], &t);
     assert_eq!(r.code, 0, "{sdk:?} {transport:?}: stderr: {}", r.stderr);
@@ -350,7 +364,32 @@ fn pair_declined(sdk: Sdk, transport: Transport) {
         .filter(|(_, e)| e.pointer("/payload/elicitation/request").is_some())
         .map(|(i, _)| params_of(&r, i)["message"].clone())
         .collect();
-    assert_eq!(messages, vec![json!("Your contact"), json!("Your preferences")]);
+    assert_eq!(
+        messages,
+        vec![json!("Your contact"), json!("Your preferences")]
+    );
+    for e in &r.events {
+        assert_eq!(
+            e.pointer("/extensions/mcp/protocolVersion"),
+            Some(&json!(V2026)),
+            "{sdk:?}: every event names the era: {e}"
+        );
+    }
+    let keys: Vec<Value> = r
+        .events
+        .iter()
+        .filter_map(|e| e.pointer("/extensions/mcp/inputKey").cloned())
+        .collect();
+    let want = if matches!(sdk, Sdk::PyMcp | Sdk::PyMcpStateless) {
+        json!(["__main__:ask_contact", "__main__:ask_prefs"])
+    } else {
+        json!(["contact", "prefs"])
+    };
+    assert_eq!(
+        Value::from(keys),
+        want,
+        "the request events name their keys"
+    );
 }
 
 // TypeScript v2, default (dual-era): createMcpHandler over HTTP, serveStdio.
@@ -491,6 +530,16 @@ fn start_tui(dir: &Path, tool: &str, t: &Target) -> Tui {
     Tui::start(dir, &dir.join("out.json"), 100, 40, &args.join(" "))
 }
 
+/// The run said on stderr the era it picked.
+fn assert_said_era(tui: &Tui, sdk: Sdk) {
+    let err = tui.stderr();
+    assert!(
+        err.contains(sdk.era()),
+        "{sdk:?}: the era in use ({}) is said on stderr: {err}",
+        sdk.era()
+    );
+}
+
 fn report_in(dir: &Path) -> Value {
     tool_report(&std::fs::read_to_string(dir.join("out.json")).unwrap())
 }
@@ -498,7 +547,9 @@ fn report_in(dir: &Path) -> Value {
 /// `book` filled in a terminal: name typed, guests changed, the second
 /// seating chosen.
 fn form_in_a_terminal(sdk: Sdk, transport: Transport) {
-    let Some(t) = target(sdk, transport) else { return };
+    let Some(t) = target(sdk, transport) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let mut tui = start_tui(dir.path(), "book", &t);
     tui.wait_for("Book a table");
@@ -507,15 +558,15 @@ fn form_in_a_terminal(sdk: Sdk, transport: Transport) {
     tui.send("\t");
     tui.send("\x18");
     tui.send("5");
-    // seating: the next option from the top is "terrace".
+    // seating: the second option, "terrace".
     tui.send("\t");
-    tui.send("\x1b[B");
     tui.send("\x1b[B");
     tui.send(" ");
     tui.send("\x13");
     tui.wait_for("Review");
     tui.send("\r");
     assert_eq!(tui.finish(), 0, "{sdk:?}: stderr: {}", tui.stderr());
+    assert_said_era(&tui, sdk);
     assert_eq!(
         report_in(dir.path())["received"],
         json!({"name": "Ada", "guests": 5, "seating": "terrace"})
@@ -540,13 +591,19 @@ fn fastmcp_form_in_a_terminal_over_http() {
 /// `visit` consented in a terminal (`o`, nothing opened with
 /// `--no-open`): the server received the accept.
 fn url_in_a_terminal(sdk: Sdk, transport: Transport) {
-    let Some(t) = target(sdk, transport) else { return };
+    let Some(t) = target(sdk, transport) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let mut tui = start_tui(dir.path(), "visit", &t);
     tui.wait_for("Please confirm on the web page");
     tui.wait_for(CONSENT_URL);
     tui.send("o");
+    tui.wait_for("Nothing was opened (--no-open)");
+    tui.wait_for("[>Done<]");
+    tui.send("\r");
     assert_eq!(tui.finish(), 0, "{sdk:?}: stderr: {}", tui.stderr());
+    assert_said_era(&tui, sdk);
     assert_eq!(
         report_in(dir.path()),
         json!({"action": "accept", "received": null})
@@ -567,7 +624,9 @@ fn ts_v1_url_in_a_terminal_over_stdio_stays_2025() {
 /// ("request 1 of 2"), each answered; the server got both answers.
 #[test]
 fn ts_v2_two_forms_in_a_terminal_over_http() {
-    let Some(t) = target(Sdk::TsV2, Transport::Http) else { return };
+    let Some(t) = target(Sdk::TsV2, Transport::Http) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let mut tui = start_tui(dir.path(), "pair", &t);
     tui.wait_for("Your contact");
@@ -580,7 +639,6 @@ fn ts_v2_two_forms_in_a_terminal_over_http() {
     tui.wait_for("2 of 2");
     // colour: the second option from the top is "green"; news: ticked.
     tui.send("\x1b[B");
-    tui.send("\x1b[B");
     tui.send(" ");
     tui.send("\t");
     tui.send(" ");
@@ -588,6 +646,7 @@ fn ts_v2_two_forms_in_a_terminal_over_http() {
     tui.wait_for("Review");
     tui.send("\r");
     assert_eq!(tui.finish(), 0, "stderr: {}", tui.stderr());
+    assert_said_era(&tui, Sdk::TsV2);
     assert_eq!(
         report_in(dir.path()),
         json!({
