@@ -419,6 +419,47 @@ fn ts_v2_two_forms_in_one_round_over_http() {
     pair_declined(Sdk::TsV2, Transport::Http);
 }
 
+/// `prompts/get` (`--prompt`) and `resources/read` (`--read`) answer
+/// `input_required` like `tools/call`: the form is asked, the request is
+/// retried with the answer, and the result printed is the server's.
+#[test]
+fn ts_v2_prompt_and_resource_ask_a_form_over_http() {
+    let Some(t) = target(Sdk::TsV2, Transport::Http) else {
+        return;
+    };
+    let contact = json!({"action": "accept", "received": {"email": "ada@example.com"}});
+    for (flags, text_at) in [
+        (["--prompt", "greeting"], "/messages/0/content/text"),
+        (["--read", "ahp://note"], "/contents/0/text"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let a = answers(
+            dir.path(),
+            &json!({"action": "accept", "content": {"email": "ada@example.com"}}),
+        );
+        let mut all = flags.to_vec();
+        all.extend(["--answers", &a]);
+        let r = run(dir.path(), &all, &t);
+        assert_eq!(r.code, 0, "{flags:?}: stderr: {}", r.stderr);
+        let result: Value = serde_json::from_str(&r.stdout)
+            .unwrap_or_else(|e| panic!("{flags:?}: stdout is the result ({e}): {}", r.stdout));
+        let text = result
+            .pointer(text_at)
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("{flags:?}: {text_at} in {result}"));
+        assert_eq!(serde_json::from_str::<Value>(text).unwrap(), contact);
+        let method = if flags[0] == "--prompt" {
+            "prompts/get"
+        } else {
+            "resources/read"
+        };
+        assert_eq!(
+            r.events[0]["extensions"]["mcp"]["call"],
+            json!({"method": method, "name": flags[1]})
+        );
+    }
+}
+
 // TypeScript v2 with `legacy: 'reject'`: 2026-07-28 only.
 
 #[test]
