@@ -175,15 +175,17 @@ impl ahp_elicit::responder::Responder for Session {
 }
 
 fn parse_protocol(s: &str) -> Result<ProtocolChoice, String> {
-    ProtocolChoice::parse(s)
-        .ok_or_else(|| format!("'{s}': give auto, 2025-11-25 or 2026-07-28"))
+    ProtocolChoice::parse(s).ok_or_else(|| format!("'{s}': give auto, 2025-11-25 or 2026-07-28"))
 }
 
 /// Read one `--header 'Name: value'`: the name an HTTP token, the value
 /// without control characters; `env:VAR` is read from the environment.
 ///
 /// Errors: a sentence naming the header (never its value).
-fn parse_header(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<(String, String), String> {
+fn parse_header(
+    text: &str,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<(String, String), String> {
     let Some((name, value)) = text.split_once(':') else {
         return Err("--header: write it as 'Name: value'".into());
     };
@@ -353,7 +355,10 @@ mod tests {
             ("X-Key".into(), "s3cret".into())
         );
         let e = parse_header("X-Key: env:NOPE", env).unwrap_err();
-        assert_eq!(e, "--header X-Key: the environment variable 'NOPE' is not set");
+        assert_eq!(
+            e,
+            "--header X-Key: the environment variable 'NOPE' is not set"
+        );
         let e = parse_header("X-Key: a\u{7}secret", env).unwrap_err();
         assert!(!e.contains("secret"), "{e}");
         assert!(parse_header("no colon", env).is_err());

@@ -376,7 +376,10 @@ impl Session {
     /// Put each URL elicitation to the person (skipping those consented to
     /// before). Returns their `elicitationId`s when all were accepted, None
     /// otherwise.
-    pub(super) async fn consent_all(&mut self, list: Vec<Value>) -> Result<Option<Vec<String>>, McpError> {
+    pub(super) async fn consent_all(
+        &mut self,
+        list: Vec<Value>,
+    ) -> Result<Option<Vec<String>>, McpError> {
         let mut ids = Vec::new();
         for params in list {
             let url_id = str_field(&params, "elicitationId");

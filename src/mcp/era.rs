@@ -134,7 +134,9 @@ pub fn standard_headers(method: &str, params: Option<&Value>) -> Vec<(String, St
 /// characters, leading or trailing whitespace, or text that looks like the
 /// sentinel) `=?base64?{Base64 of the UTF-8}?=`.
 pub fn encode_header_value(v: &str) -> String {
-    let plain = v.bytes().all(|b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b));
+    let plain = v
+        .bytes()
+        .all(|b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b));
     let trimmed = !v.starts_with([' ', '\t']) && !v.ends_with([' ', '\t']);
     let sentinel = v.starts_with("=?base64?") && v.ends_with("?=");
     if plain && trimmed && !sentinel {
@@ -275,7 +277,10 @@ fn collect(
 /// The `Mcp-Param-*` headers of a call: for each annotation whose path has
 /// a string, integer or boolean value in `arguments` (null or absent: no
 /// header), the encoded value.
-pub fn param_headers(params: &[HeaderParam], arguments: &Map<String, Value>) -> Vec<(String, String)> {
+pub fn param_headers(
+    params: &[HeaderParam],
+    arguments: &Map<String, Value>,
+) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for p in params {
         let mut v: Option<&Value> = None;
@@ -433,8 +438,10 @@ mod tests {
         assert!(bad(json!({"a": {"type": "string", "x-mcp-header": "A"},
                            "b": {"type": "string", "x-mcp-header": "a"}}))
         .contains("twice"));
-        assert!(bad(json!({"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}))
-            .contains("properties only"));
+        assert!(bad(
+            json!({"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}})
+        )
+        .contains("properties only"));
     }
 
     #[test]

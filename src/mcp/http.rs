@@ -82,7 +82,11 @@ pub struct ExtraHeaders(pub Vec<(String, String)>);
 
 impl std::fmt::Debug for ExtraHeaders {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names: Vec<String> = self.0.iter().map(|(k, _)| format!("{k}: (hidden)")).collect();
+        let names: Vec<String> = self
+            .0
+            .iter()
+            .map(|(k, _)| format!("{k}: (hidden)"))
+            .collect();
         f.debug_tuple("ExtraHeaders").field(&names).finish()
     }
 }
@@ -340,8 +344,15 @@ fn error_detail(ctype: &str, body: &[u8], rpc: Option<(i64, String)>) -> Option<
     }
     let text = String::from_utf8_lossy(body);
     let trimmed = text.trim_start();
-    let lower: String = trimmed.chars().take(20).collect::<String>().to_ascii_lowercase();
-    if ctype.starts_with("text/html") || lower.starts_with("<!doctype") || lower.starts_with("<html") {
+    let lower: String = trimmed
+        .chars()
+        .take(20)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if ctype.starts_with("text/html")
+        || lower.starts_with("<!doctype")
+        || lower.starts_with("<html")
+    {
         return Some("an HTML page".into());
     }
     let first = trimmed.lines().next().unwrap_or("").trim();

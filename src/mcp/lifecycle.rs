@@ -152,7 +152,10 @@ impl Session {
         }
         let mut asked_again = false;
         let found = loop {
-            match self.request_once("server/discover", None, Some(limit)).await {
+            match self
+                .request_once("server/discover", None, Some(limit))
+                .await
+            {
                 Ok(r) => break r,
                 Err(McpError::Rpc {
                     code: UNSUPPORTED_VERSION,
@@ -181,7 +184,12 @@ impl Session {
         }
         let info = found
             .get("serverInfo")
-            .or_else(|| found.pointer(&format!("/_meta/{}", era::META_SERVER_INFO.replace('/', "~1"))))
+            .or_else(|| {
+                found.pointer(&format!(
+                    "/_meta/{}",
+                    era::META_SERVER_INFO.replace('/', "~1")
+                ))
+            })
             .cloned()
             .unwrap_or(Value::Null);
         let server = match str_field(&info, "name") {

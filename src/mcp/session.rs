@@ -122,11 +122,9 @@ pub(super) fn connect(
             tx,
             opts.notices.clone(),
         )?),
-        Target::Http { url } => Box::new(HttpTransport::with_headers(
-            url,
-            tx,
-            opts.headers.clone(),
-        )),
+        Target::Http { url } => {
+            Box::new(HttpTransport::with_headers(url, tx, opts.headers.clone()))
+        }
     };
     Ok((transport, rx))
 }
@@ -232,7 +230,9 @@ impl Session {
             Operation::Read(uri) => {
                 let _ = self.list("resources/list", "resources").await;
                 let params = json!({ "uri": uri });
-                let r = self.call_with_rounds("resources/read", &uri, params).await?;
+                let r = self
+                    .call_with_rounds("resources/read", &uri, params)
+                    .await?;
                 (Vec::new(), Some(uri), r)
             }
             Operation::Tool(_) | Operation::List => {
@@ -444,7 +444,12 @@ impl Session {
 
     /// Send request `id`: in 2026-07-28 with the `_meta` entries and, over
     /// HTTP, the request metadata headers (and a tool's `Mcp-Param-*`).
-    fn send_request(&mut self, id: u64, method: &str, params: Option<Value>) -> Result<(), McpError> {
+    fn send_request(
+        &mut self,
+        id: u64,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), McpError> {
         if self.era != Era::Modern {
             return self
                 .transport
