@@ -24,7 +24,7 @@ use crate::safe_text;
 /// The longest wait for the answer to `server/discover` over stdio under
 /// `--protocol auto` (bounded by `--connect-timeout` too): a server of the
 /// older era may ignore the unknown method instead of answering it.
-pub const DISCOVER_WAIT: Duration = Duration::from_secs(10);
+pub const DISCOVER_WAIT: Duration = Duration::from_secs(15);
 
 /// What `--protocol auto` does after `server/discover` failed.
 enum Fallback {
@@ -170,7 +170,14 @@ impl Session {
                 Err(e) => return Err(e),
             }
         };
-        if let Some(list) = found.get("supportedVersions").and_then(Value::as_array) {
+        let Some(list) = found.get("supportedVersions").and_then(Value::as_array) else {
+            // An answer without the versions (an older server answering
+            // every method with `{}`) is not a 2026-07-28 server.
+            return Err(McpError::Protocol(
+                "the server/discover result lists no supportedVersions".into(),
+            ));
+        };
+        {
             if !list.iter().any(|v| v.as_str() == Some(MODERN_VERSION)) {
                 let data = json!({ "supported": list, "requested": MODERN_VERSION });
                 let words = era::explain(UNSUPPORTED_VERSION, Some(&data)).unwrap_or_default();
