@@ -34,14 +34,47 @@ pub const COMPLETION_WAIT: Duration = Duration::from_secs(300);
 pub const SCRIPTED_COMPLETION_WAIT: Duration = Duration::from_secs(5);
 
 /// Why an elicitation gets no event: JSON-RPC code, sentence, data.
-type Refusal = (i64, String, Option<Value>);
+pub(super) type Refusal = (i64, String, Option<Value>);
+
+/// Where an elicitation came from in 2026-07-28: the key of its entry in
+/// an `input_required` result's `inputRequests`, and the client request in
+/// progress (`tools/call`, `prompts/get`, `resources/read` and its name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct InputRef {
+    pub key: String,
+    pub method: String,
+    pub name: String,
+}
+
+/// The event's `extensions.mcp` (ahp-wire.md 6.1): the protocol version in
+/// use, and for an entry of an `input_required` round its `inputKey` and
+/// the `call` in progress.
+pub(super) fn mcp_extension(version: &str, input: Option<&InputRef>) -> Value {
+    let mut ext = json!({ "protocolVersion": version });
+    if let Some(i) = input {
+        ext["inputKey"] = json!(i.key);
+        ext["call"] = json!({ "method": i.method, "name": i.name });
+    }
+    ext
+}
+
+/// Write `extensions.mcp` into an event (request or result) as built by
+/// the binding.
+fn put_extension(event: &mut Value, ext: Value) {
+    if let Some(o) = event.as_object_mut() {
+        let extensions = o.entry("extensions").or_insert_with(|| json!({}));
+        if let Some(e) = extensions.as_object_mut() {
+            e.insert("mcp".into(), ext);
+        }
+    }
+}
 
 impl Session {
     /// The server's `elicitation/create` with request id `id`.
     pub(super) fn elicit_request(&mut self, id: Value, params: Value) -> Result<(), McpError> {
         let url_id = str_field(&params, "elicitationId");
-        match self.prepare(&params) {
-            Ok(req) => self.ask(Some(id), req, url_id).map(|_| ()),
+        match self.prepare(&params, None) {
+            Ok(req) => self.ask(Some(id), req, url_id, None).map(|_| ()),
             Err((code, why, data)) => {
                 let shown = data.clone();
                 self.reject(Some(&id), code, why, data)?;
@@ -52,7 +85,11 @@ impl Session {
 
     /// Check the params (mode advertised, the binding's rules) and build the
     /// request event.
-    fn prepare(&mut self, params: &Value) -> Result<RequestEvent, Refusal> {
+    pub(super) fn prepare(
+        &mut self,
+        params: &Value,
+        input: Option<&InputRef>,
+    ) -> Result<RequestEvent, Refusal> {
         let Some(server) = self.server.clone() else {
             return Err((
                 jsonrpc::INVALID_REQUEST,
@@ -91,6 +128,7 @@ impl Session {
         }
         self.asked += 1;
         let event_id = format!("{}-{}", self.run_tag, self.asked);
+        let ext = mcp_extension(&self.version, input);
         wrap_params_with(
             params,
             &server,
@@ -99,6 +137,10 @@ impl Session {
             None,
             self.opts.schema_policy,
         )
+        .map(|mut req| {
+            put_extension(&mut req.event, ext);
+            req
+        })
         .map_err(|violations| {
             // A fault in the params is reported relative to the params.
             let strip = |v: &Violation| match v.location.part {
@@ -132,11 +174,14 @@ impl Session {
     /// Write the request event and put the request to the responder;
     /// returns its desk key (None when it was answered at once: the person
     /// quit earlier, or too many are open).
-    fn ask(
+    /// `progress` says "request i of n" for the entries of one round (None:
+    /// the count of elicitations so far).
+    pub(super) fn ask(
         &mut self,
         rpc_id: Option<Value>,
         req: RequestEvent,
         url_id: Option<String>,
+        progress: Option<Progress>,
     ) -> Result<Option<u64>, McpError> {
         self.write_event(&req.event)?;
         let ask = Ask {
@@ -149,10 +194,10 @@ impl Session {
             return Ok(None);
         }
         let cx = Context {
-            progress: Progress {
+            progress: progress.unwrap_or(Progress {
                 index: self.asked,
                 total: self.asked,
-            },
+            }),
             deadline: self.opts.timeout.map(|t| std::time::Instant::now() + t),
         };
         match self.desk.ask(ask.req.clone(), cx) {
@@ -240,7 +285,8 @@ impl Session {
             }
         };
         self.quit |= settled.quit;
-        let (answer, ev) = (settled.answer, settled.event);
+        let (answer, mut ev) = (settled.answer, settled.event);
+        put_extension(&mut ev, mcp_extension(&self.version, None));
         let text = ev
             .pointer("/payload/elicitation/result/text")
             .and_then(Value::as_str)
@@ -327,62 +373,13 @@ impl Session {
         }
     }
 
-    /// `tools/call` (with a `progressToken`). A -32042 error puts its URL
-    /// elicitations to the person one by one (once per `elicitationId`),
-    /// waits for their completion, then retries the call once.
-    pub(super) async fn call_tool(&mut self, name: &str) -> Result<Value, McpError> {
-        let mut retried = false;
-        loop {
-            let token = json!(format!("{}-call-{}", self.run_tag, self.peek_id()));
-            self.progress_token = Some(token.clone());
-            let params = json!({
-                "name": name,
-                "arguments": Value::Object(self.opts.arguments.clone()),
-                "_meta": { "progressToken": token },
-            });
-            let err = match self.request("tools/call", Some(params), None).await {
-                Err(
-                    e @ McpError::Rpc {
-                        code: URL_ELICITATION_REQUIRED,
-                        ..
-                    },
-                ) => e,
-                other => return other,
-            };
-            let McpError::Rpc { data, .. } = &err else {
-                return Err(err);
-            };
-            let list = data
-                .as_ref()
-                .and_then(|d| d.get("elicitations"))
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            if list.is_empty() || retried {
-                return Err(err);
-            }
-            self.notice(&format!(
-                "the tool needs {} URL elicitation(s) first (error -32042)",
-                list.len()
-            ));
-            let Some(ids) = self.consent_all(list).await? else {
-                return Err(err);
-            };
-            if !self.await_completion(&ids).await? {
-                return Err(err);
-            }
-            retried = true;
-            self.notice(&format!(
-                "retrying the tool call '{}'",
-                safe_text::display(name)
-            ));
-        }
-    }
-
     /// Put each URL elicitation to the person (skipping those consented to
     /// before). Returns their `elicitationId`s when all were accepted, None
     /// otherwise.
-    async fn consent_all(&mut self, list: Vec<Value>) -> Result<Option<Vec<String>>, McpError> {
+    pub(super) async fn consent_all(
+        &mut self,
+        list: Vec<Value>,
+    ) -> Result<Option<Vec<String>>, McpError> {
         let mut ids = Vec::new();
         for params in list {
             let url_id = str_field(&params, "elicitationId");
@@ -392,14 +389,14 @@ impl Session {
                     continue;
                 }
             }
-            let req = match self.prepare(&params) {
+            let req = match self.prepare(&params, None) {
                 Ok(r) => r,
                 Err((code, why, data)) => {
                     self.reject(None, code, why, data)?;
                     return Ok(None);
                 }
             };
-            let Some(key) = self.ask(None, req, url_id)? else {
+            let Some(key) = self.ask(None, req, url_id, None)? else {
                 return Ok(None);
             };
             while !self.finished.contains_key(&key) {
@@ -422,7 +419,7 @@ impl Session {
     /// presses "retry now" (true) or "give up" (false), or the wait
     /// (`--timeout`, else the options' or [`COMPLETION_WAIT`]) ends (true:
     /// retry anyway).
-    async fn await_completion(&mut self, ids: &[String]) -> Result<bool, McpError> {
+    pub(super) async fn await_completion(&mut self, ids: &[String]) -> Result<bool, McpError> {
         let done = |s: &Session| ids.iter().all(|i| s.completed.contains(i));
         if done(self) {
             return Ok(true);

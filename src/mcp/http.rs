@@ -66,6 +66,29 @@ pub const MAX_RESUMES: usize = 5;
 struct State {
     session_id: Option<String>,
     protocol_version: Option<String>,
+    /// MCP 2026-07-28: no session ids are kept (the request headers come
+    /// with each request).
+    stateless: bool,
+    /// Requests whose answer is no longer wanted: their stream is closed at
+    /// the next message.
+    cancelled: std::collections::HashSet<u64>,
+}
+
+/// Headers given with `--header`: added to every HTTP request. Their
+/// values never appear in a notice, an error or a log (`Debug` shows the
+/// names only).
+#[derive(Clone, Default)]
+pub struct ExtraHeaders(pub Vec<(String, String)>);
+
+impl std::fmt::Debug for ExtraHeaders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<String> = self
+            .0
+            .iter()
+            .map(|(k, _)| format!("{k}: (hidden)"))
+            .collect();
+        f.debug_tuple("ExtraHeaders").field(&names).finish()
+    }
 }
 
 /// What the threads share.
@@ -75,6 +98,7 @@ struct Shared {
     state: Mutex<State>,
     tx: Sender<Incoming>,
     closed: AtomicBool,
+    extra: ExtraHeaders,
 }
 
 /// A connection to a Streamable HTTP MCP endpoint.
@@ -93,6 +117,11 @@ impl HttpTransport {
     /// A transport for the endpoint `url` (`http://` or `https://`); nothing
     /// is sent until the first message. Messages go to `tx`.
     pub fn new(url: &str, tx: Sender<Incoming>) -> Self {
+        Self::with_headers(url, tx, ExtraHeaders::default())
+    }
+
+    /// As [`HttpTransport::new`], adding `extra` to every request.
+    pub fn with_headers(url: &str, tx: Sender<Incoming>, extra: ExtraHeaders) -> Self {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
@@ -107,12 +136,13 @@ impl HttpTransport {
             state: Mutex::new(State::default()),
             tx,
             closed: AtomicBool::new(false),
+            extra,
         });
         let (ftx, frx) = smpsc::channel::<Queued>();
         let sh = Arc::clone(&shared);
         thread::spawn(move || {
             for (body, done) in frx {
-                let out = post_and_read(&sh, &body, SEND_TIMEOUT);
+                let out = post_and_read(&sh, &body, &[], SEND_TIMEOUT);
                 match (done, out) {
                     (Some(d), out) => {
                         let _ = d.send(out);
@@ -146,18 +176,27 @@ impl HttpTransport {
     }
 }
 
-/// Headers every POST (and the GET and the final DELETE) carries.
-fn session_headers(state: &Mutex<State>) -> Vec<(&'static str, String)> {
-    let mut h = Vec::new();
-    if let Ok(s) = state.lock() {
+/// Headers every POST (and the GET and the final DELETE) carries: those of
+/// `--header`, then the session's.
+fn session_headers(sh: &Shared) -> Vec<(String, String)> {
+    let mut h: Vec<(String, String)> = sh.extra.0.clone();
+    if let Ok(s) = sh.state.lock() {
         if let Some(id) = &s.session_id {
-            h.push(("Mcp-Session-Id", id.clone()));
+            h.push(("Mcp-Session-Id".into(), id.clone()));
         }
         if let Some(v) = &s.protocol_version {
-            h.push(("MCP-Protocol-Version", v.clone()));
+            h.push(("MCP-Protocol-Version".into(), v.clone()));
         }
     }
     h
+}
+
+/// Whether the client gave up waiting for request `id`.
+fn is_cancelled(sh: &Shared, id: u64) -> bool {
+    sh.state
+        .lock()
+        .map(|s| s.cancelled.contains(&id))
+        .unwrap_or(false)
 }
 
 fn has_session(state: &Mutex<State>) -> bool {
@@ -179,9 +218,12 @@ struct StreamMark {
     answered: bool,
 }
 
+/// POST `body` with the session headers and `headers` (the request's own;
+/// one of them replaces a session header of the same name).
 fn post(
     sh: &Shared,
     body: &[u8],
+    headers: &[(String, String)],
     total: Option<Duration>,
 ) -> Result<ureq::http::Response<ureq::Body>, HttpFail> {
     let mut rb = sh
@@ -192,7 +234,12 @@ fn post(
         .build()
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream");
-    for (k, v) in session_headers(&sh.state) {
+    for (k, v) in session_headers(sh) {
+        if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(&k)) {
+            rb = rb.header(k, v);
+        }
+    }
+    for (k, v) in headers {
         rb = rb.header(k, v);
     }
     rb.send(body).map_err(|source| HttpFail::Request {
@@ -202,8 +249,13 @@ fn post(
 }
 
 /// POST a notification or response and read what comes back.
-fn post_and_read(sh: &Shared, body: &[u8], total: Duration) -> Result<(), HttpFail> {
-    let resp = post(sh, body, Some(total))?;
+fn post_and_read(
+    sh: &Shared,
+    body: &[u8],
+    headers: &[(String, String)],
+    total: Duration,
+) -> Result<(), HttpFail> {
+    let resp = post(sh, body, headers, Some(total))?;
     handle_response(resp, sh, None).map(|_| ())
 }
 
@@ -215,7 +267,7 @@ fn keep_session_id(resp: &ureq::http::Response<ureq::Body>, state: &Mutex<State>
         .and_then(|v| v.to_str().ok())
     {
         if let Ok(mut s) = state.lock() {
-            if s.session_id.is_none() {
+            if s.session_id.is_none() && !s.stateless {
                 s.session_id = Some(id.to_owned());
             }
         }
@@ -259,6 +311,7 @@ fn handle_error_status(
         )));
     }
     // A JSON-RPC error in the body says more than the status.
+    let mut rpc: Option<(i64, String)> = None;
     if ctype.starts_with("application/json") {
         if let Ok(v) = serde_json::from_slice::<Value>(&head) {
             if v.get("error").is_some() && v.get("id").is_some_and(|i| !i.is_null()) {
@@ -268,10 +321,84 @@ fn handle_error_status(
                     ..StreamMark::default()
                 });
             }
+            if let Some(e) = v.get("error") {
+                let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
+                let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+                rpc = Some((code, msg.chars().take(200).collect()));
+            }
         }
     }
-    let text: String = String::from_utf8_lossy(&head).chars().take(300).collect();
-    Err(HttpFail::Refused(format!("HTTP {status}: {text}")))
+    Err(HttpFail::Status(StatusError {
+        status,
+        url: sh.url.clone(),
+        detail: error_detail(&ctype, &head, rpc),
+    }))
+}
+
+/// What an error answer's body says, in a few words: the JSON-RPC error it
+/// carries (without id), the first line of a short plain-text body, "an
+/// HTML page", or nothing. Never the page itself.
+fn error_detail(ctype: &str, body: &[u8], rpc: Option<(i64, String)>) -> Option<String> {
+    if let Some((code, msg)) = rpc {
+        return Some(format!("JSON-RPC error {code}: {msg}"));
+    }
+    let text = String::from_utf8_lossy(body);
+    let trimmed = text.trim_start();
+    let lower: String = trimmed
+        .chars()
+        .take(20)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if ctype.starts_with("text/html")
+        || lower.starts_with("<!doctype")
+        || lower.starts_with("<html")
+    {
+        return Some("an HTML page".into());
+    }
+    let first = trimmed.lines().next().unwrap_or("").trim();
+    if first.is_empty() {
+        return None;
+    }
+    let mut line: String = first.chars().take(120).collect();
+    if first.chars().count() > 120 {
+        line.push('…');
+    }
+    Some(format!("\"{line}\""))
+}
+
+/// An HTTP error answer (4xx, 5xx) that carries no answer to a request:
+/// its status, the endpoint, and what the body said in a few words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusError {
+    /// The HTTP status.
+    pub status: u16,
+    /// The endpoint URL.
+    pub url: String,
+    /// See [`error_detail`].
+    pub detail: Option<String>,
+}
+
+impl std::fmt::Display for StatusError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let reason = ureq::http::StatusCode::from_u16(self.status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or("");
+        write!(f, "HTTP {} {reason}", self.status)?;
+        if let Some(d) = &self.detail {
+            write!(f, " ({d})")?;
+        }
+        let path = url::Url::parse(&self.url)
+            .map(|u| u.path().to_owned())
+            .unwrap_or_default();
+        if matches!(self.status, 404 | 405) {
+            write!(
+                f,
+                ": is {path} the server's MCP endpoint? Most servers serve it at /mcp"
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// Read one HTTP answer: keep the session id, then deliver the JSON body or
@@ -362,6 +489,12 @@ fn read_sse<R: BufRead>(
                 if request.is_some_and(|id| answers(&ev.data, id)) {
                     mark.answered = true;
                 }
+                if request.is_some_and(|id| is_cancelled(sh, id)) {
+                    // The client closes the stream: that cancels the
+                    // request (2026-07-28); nothing more is delivered.
+                    mark.answered = true;
+                    return Ok(mark);
+                }
                 if !deliver(&ev.data, &sh.tx) {
                     return Ok(mark);
                 }
@@ -374,7 +507,7 @@ fn read_sse<R: BufRead>(
 fn resume(sh: &Shared, request: Option<u64>, mark: StreamMark) -> Result<StreamMark, HttpFail> {
     thread::sleep(mark.retry.unwrap_or(DEFAULT_RETRY));
     let mut rb = sh.agent.get(&sh.url).header("Accept", "text/event-stream");
-    for (k, v) in session_headers(&sh.state) {
+    for (k, v) in session_headers(sh) {
         rb = rb.header(k, v);
     }
     if let Some(id) = &mark.last_id {
@@ -403,8 +536,8 @@ fn resume(sh: &Shared, request: Option<u64>, mark: StreamMark) -> Result<StreamM
 
 /// One request: POST it, read its answer, resume its stream while it ends
 /// unanswered; report the end.
-fn run_request(sh: &Shared, id: u64, body: &[u8]) {
-    let mut out = post(sh, body, None).and_then(|r| handle_response(r, sh, Some(id)));
+fn run_request(sh: &Shared, id: u64, body: &[u8], headers: &[(String, String)]) {
+    let mut out = post(sh, body, headers, None).and_then(|r| handle_response(r, sh, Some(id)));
     let mut resumes = 0;
     while let Ok(mark) = &out {
         if mark.answered || mark.last_id.is_none() || resumes == MAX_RESUMES {
@@ -428,7 +561,7 @@ fn run_request(sh: &Shared, id: u64, body: &[u8]) {
 /// then resume it while it ends with an event id.
 fn run_listener(sh: &Shared, ready: smpsc::Sender<()>) {
     let mut rb = sh.agent.get(&sh.url).header("Accept", "text/event-stream");
-    for (k, v) in session_headers(&sh.state) {
+    for (k, v) in session_headers(sh) {
         rb = rb.header(k, v);
     }
     let resp = rb.call();
@@ -487,11 +620,44 @@ impl Transport for HttpTransport {
             // own requests, so it is read on a thread.
             Some(id) => {
                 let sh = Arc::clone(&self.shared);
-                thread::spawn(move || run_request(&sh, id, &body));
+                thread::spawn(move || run_request(&sh, id, &body, &[]));
                 Ok(())
             }
             // A notification or a response: in order, on the sender thread.
             None => self.enqueue(body, None),
+        }
+    }
+
+    fn send_request(
+        &mut self,
+        msg: &Value,
+        id: u64,
+        headers: Vec<(String, String)>,
+    ) -> Result<(), McpError> {
+        if self.shared.closed.load(Ordering::SeqCst) {
+            return Err(McpError::Transport("the connection is closed".into()));
+        }
+        let body = serde_json::to_vec(msg).map_err(McpError::Encode)?;
+        let sh = Arc::clone(&self.shared);
+        thread::spawn(move || run_request(&sh, id, &body, &headers));
+        Ok(())
+    }
+
+    fn set_stateless(&mut self) {
+        if let Ok(mut s) = self.shared.state.lock() {
+            s.stateless = true;
+            s.session_id = None;
+            s.protocol_version = None;
+        }
+    }
+
+    fn cancel(&mut self, id: u64) -> bool {
+        match self.shared.state.lock() {
+            Ok(mut s) if s.stateless => {
+                s.cancelled.insert(id);
+                true
+            }
+            _ => false,
         }
     }
 
@@ -512,6 +678,7 @@ impl Transport for HttpTransport {
         if let Ok(mut s) = self.shared.state.lock() {
             s.session_id = None;
             s.protocol_version = None;
+            s.stateless = false;
         }
     }
 
@@ -539,7 +706,7 @@ impl Transport for HttpTransport {
             .config()
             .timeout_global(Some(DELETE_WAIT))
             .build();
-        for (k, v) in session_headers(&self.shared.state) {
+        for (k, v) in session_headers(&self.shared) {
             rb = rb.header(k, v);
         }
         // 405 means the server does not let clients end sessions: fine.

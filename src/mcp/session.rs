@@ -18,11 +18,12 @@ use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::era::{self, Era};
 use super::http::HttpTransport;
 use super::jsonrpc::{self, Message, METHOD_NOT_FOUND};
 use super::stdio::StdioTransport;
 use super::transport::{Incoming, Transport, INCOMING_CAPACITY};
-use super::{McpError, McpOptions, SessionReport, Target, OLDER_VERSIONS, PROTOCOL_VERSION};
+use super::{McpError, McpOptions, Operation, SessionReport, Target};
 use crate::binding::{RequestEvent, Server};
 use crate::notice::Notices;
 use crate::responder::{Responder, WaitKey, Waiting};
@@ -60,16 +61,7 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
         }
         None => None,
     };
-    let (tx, rx) = mpsc::channel(INCOMING_CAPACITY);
-    let transport: Box<dyn Transport> = match &opts.target {
-        Target::Stdio { program, args } => Box::new(StdioTransport::spawn(
-            program,
-            args,
-            tx,
-            opts.notices.clone(),
-        )?),
-        Target::Http { url } => Box::new(HttpTransport::new(url, tx)),
-    };
+    let (transport, rx) = connect(&opts)?;
     let run_tag = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis())
@@ -86,6 +78,8 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
         sigint: signal(SignalKind::interrupt()).ok(),
         sigterm: signal(SignalKind::terminate()).ok(),
         next_id: 1,
+        era: Era::Legacy,
+        version: String::new(),
         server: None,
         events,
         run_tag: format!("mcp-{run_tag}-{}", std::process::id()),
@@ -105,10 +99,34 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
         refused: Vec::new(),
         server_notices: 0,
         shown_refusals: HashSet::new(),
+        tools: Vec::new(),
     };
     let out = s.drive().await;
     s.finish(&out).await;
     out
+}
+
+/// Connect to the server of `opts`: start the stdio server, or make the
+/// HTTP transport (nothing is sent yet). Returns the transport and the
+/// channel its readers deliver on.
+///
+/// Errors: [`McpError::Spawn`].
+pub(super) fn connect(
+    opts: &McpOptions,
+) -> Result<(Box<dyn Transport>, mpsc::Receiver<Incoming>), McpError> {
+    let (tx, rx) = mpsc::channel(INCOMING_CAPACITY);
+    let transport: Box<dyn Transport> = match &opts.target {
+        Target::Stdio { program, args } => Box::new(StdioTransport::spawn(
+            program,
+            args,
+            tx,
+            opts.notices.clone(),
+        )?),
+        Target::Http { url } => {
+            Box::new(HttpTransport::with_headers(url, tx, opts.headers.clone()))
+        }
+    };
+    Ok((transport, rx))
 }
 
 /// A client request in flight.
@@ -127,18 +145,23 @@ pub(super) struct Ask {
 
 pub(super) struct Session {
     pub transport: Box<dyn Transport>,
-    rx: mpsc::Receiver<Incoming>,
+    pub rx: mpsc::Receiver<Incoming>,
     pub desk: Desk,
     pub opts: McpOptions,
     pub adapter: String,
     sigint: Option<Signal>,
     sigterm: Option<Signal>,
     next_id: u64,
+    /// The era in use (set by the lifecycle once connected).
+    pub era: Era,
+    /// The protocol version in use (`2026-07-28`, or what `initialize`
+    /// agreed).
+    pub version: String,
     pub server: Option<Server>,
     events: Option<BufWriter<File>>,
     pub run_tag: String,
-    pending: HashMap<u64, Pending>,
-    responses: HashMap<u64, Result<Value, McpError>>,
+    pub pending: HashMap<u64, Pending>,
+    pub responses: HashMap<u64, Result<Value, McpError>>,
     /// Open elicitations by desk key.
     pub asks: HashMap<u64, Ask>,
     /// Finished elicitations by desk key: the `ElicitResult` sent, or None
@@ -151,7 +174,7 @@ pub(super) struct Session {
     pub progress_token: Option<Value>,
     /// The last "retry now" / "give up" from the waiting screen.
     pub wait_key: Option<WaitKey>,
-    reinitialized: bool,
+    pub reinitialized: bool,
     pub asked: usize,
     /// The person quit: every later elicitation is answered `cancel`.
     pub quit: bool,
@@ -159,6 +182,8 @@ pub(super) struct Session {
     pub rejected: Vec<String>,
     pub refused: Vec<String>,
     server_notices: usize,
+    /// The tools as listed (for their `x-mcp-header` annotations).
+    pub tools: Vec<Value>,
     /// Desk keys of refused forms shown to the person
     /// ([`Session::show_refusal`]): their replies are not answers.
     pub shown_refusals: HashSet<u64>,
@@ -187,23 +212,44 @@ enum Wake {
 
 impl Session {
     async fn drive(&mut self) -> Result<SessionReport, McpError> {
-        let version = self.initialize().await?;
+        self.connect_era().await?;
         let server = self
             .server
             .clone()
-            .ok_or_else(|| McpError::Protocol("the initialize result has no serverInfo".into()))?;
-        self.transport.start_listening();
-        let tools = self.list_tools().await?;
-        let call = self.choose_tool(&tools);
-        let result = match &call {
-            Some(name) => self.call_tool(name).await?,
-            None => json!({ "tools": tools }),
+            .ok_or_else(|| McpError::Protocol("the server did not name itself".into()))?;
+        let (tools, called, result) = match self.opts.operation.clone() {
+            Operation::Prompt(name) => {
+                let _ = self.list("prompts/list", "prompts").await;
+                let params = json!({
+                    "name": name,
+                    "arguments": Value::Object(self.opts.arguments.clone()),
+                });
+                let r = self.call_with_rounds("prompts/get", &name, params).await?;
+                (Vec::new(), Some(name), r)
+            }
+            Operation::Read(uri) => {
+                let _ = self.list("resources/list", "resources").await;
+                let params = json!({ "uri": uri });
+                let r = self
+                    .call_with_rounds("resources/read", &uri, params)
+                    .await?;
+                (Vec::new(), Some(uri), r)
+            }
+            Operation::Tool(_) | Operation::List => {
+                let tools = self.list_tools().await?;
+                let call = self.choose_tool(&tools);
+                let result = match &call {
+                    Some(name) => self.call_tool(name).await?,
+                    None => json!({ "tools": tools }),
+                };
+                (tools, call, result)
+            }
         };
         Ok(SessionReport {
             server,
-            protocol_version: version,
+            protocol_version: self.version.clone(),
             tools,
-            called: call,
+            called,
             result,
             answered: self.answered,
             rejected: std::mem::take(&mut self.rejected),
@@ -211,98 +257,10 @@ impl Session {
         })
     }
 
-    /// `initialize` (bounded by `--connect-timeout`) and
-    /// `notifications/initialized`; returns the protocol version.
-    async fn initialize(&mut self) -> Result<String, McpError> {
-        let mut elicitation = Map::new();
-        for m in &self.opts.modes {
-            elicitation.insert(m.as_str().into(), json!({}));
-        }
-        let params = json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": { "elicitation": Value::Object(elicitation) },
-            "clientInfo": {
-                "name": "ahp-elicit",
-                "title": "ahp-elicit",
-                "version": env!("CARGO_PKG_VERSION")
-            }
-        });
-        let limit = self.opts.connect_timeout;
-        let init = self
-            .request_once("initialize", Some(params), Some(limit))
-            .await?;
-        let version = str_field(&init, "protocolVersion").ok_or_else(|| {
-            McpError::Protocol("the initialize result has no protocolVersion".into())
-        })?;
-        if version != PROTOCOL_VERSION {
-            if !OLDER_VERSIONS.contains(&version.as_str()) {
-                return Err(McpError::Protocol(format!(
-                    "the server chose protocol version '{}', which this client does not speak ({PROTOCOL_VERSION})",
-                    safe_text::display(&version)
-                )));
-            }
-            self.notice(&format!(
-                "the server speaks MCP {version}, not {PROTOCOL_VERSION}: URL mode is not available"
-            ));
-        }
-        let info = init.get("serverInfo").cloned().unwrap_or(Value::Null);
-        let Some(name) = str_field(&info, "name") else {
-            return Err(McpError::Protocol(
-                "the initialize result has no serverInfo.name".into(),
-            ));
-        };
-        let server = Server {
-            name,
-            title: str_field(&info, "title"),
-            version: str_field(&info, "version"),
-        };
-        self.notice(&format!(
-            "connected to {} {} (MCP {version})",
-            safe_text::display(server.title.as_deref().unwrap_or(&server.name)),
-            safe_text::display(server.version.as_deref().unwrap_or(""))
-        ));
-        self.server = Some(server);
-        self.transport.set_protocol_version(&version);
-        let initialized = jsonrpc::notification("notifications/initialized", None);
-        if let Some(delivered) = self.transport.send_ordered(&initialized)? {
-            self.await_delivery(delivered, limit).await?;
-        }
-        Ok(version)
-    }
-
-    /// Serve the server until `delivered` fires (at most `limit`).
-    async fn await_delivery(
-        &mut self,
-        mut delivered: super::transport::Delivered,
-        limit: Duration,
-    ) -> Result<(), McpError> {
-        use tokio::sync::oneshot::error::TryRecvError;
-        let until = Instant::now() + limit;
-        loop {
-            match delivered.try_recv() {
-                Ok(Ok(())) | Err(TryRecvError::Closed) => return Ok(()),
-                Ok(Err(source)) => {
-                    return Err(McpError::Delivery {
-                        what: "notifications/initialized".into(),
-                        source,
-                    })
-                }
-                Err(TryRecvError::Empty) => {}
-            }
-            if Instant::now() >= until {
-                return Err(McpError::NotTaken {
-                    secs: limit.as_secs(),
-                });
-            }
-            let tick = (Instant::now() + Duration::from_millis(10)).min(until);
-            self.step(Some(tick)).await?;
-        }
-    }
-
     fn choose_tool(&self, tools: &[Value]) -> Option<String> {
-        let call = match &self.opts.call {
-            Some(t) => Some(t.clone()),
-            None => {
+        let call = match &self.opts.operation {
+            Operation::Tool(t) => Some(t.clone()),
+            _ => {
                 show_tools(&self.opts.notices, tools);
                 match tools {
                     [only] => {
@@ -341,7 +299,13 @@ impl Session {
             let limit = Some(self.opts.connect_timeout);
             let page = self.request("tools/list", params, limit).await?;
             match page.get("tools") {
-                Some(Value::Array(t)) => tools.extend(t.iter().cloned()),
+                Some(Value::Array(t)) => {
+                    for tool in t {
+                        if self.keeps_tool(tool) {
+                            tools.push(tool.clone());
+                        }
+                    }
+                }
                 _ => {
                     return Err(McpError::Protocol(
                         "the tools/list result has no tools array".into(),
@@ -350,11 +314,62 @@ impl Session {
             }
             cursor = str_field(&page, "nextCursor");
             if cursor.is_none() {
+                self.tools = tools.clone();
                 return Ok(tools);
             }
         }
         self.notice(&format!("tools/list: stopped after {MAX_TOOL_PAGES} pages"));
         Ok(tools)
+    }
+
+    /// Whether a listed tool is kept: over Streamable HTTP in 2026-07-28, a
+    /// tool whose `x-mcp-header` annotations break the rules is left out,
+    /// with a notice naming it and the rule.
+    fn keeps_tool(&self, tool: &Value) -> bool {
+        if self.era != Era::Modern || !matches!(self.opts.target, Target::Http { .. }) {
+            return true;
+        }
+        match era::header_params(tool) {
+            Ok(_) => true,
+            Err(why) => {
+                let name = str_field(tool, "name").unwrap_or_default();
+                self.notice(&format!(
+                    "left out the tool '{}': {}",
+                    safe_text::display(&name),
+                    safe_text::display(&why)
+                ));
+                false
+            }
+        }
+    }
+
+    /// List prompts or resources (`method`, all pages, into `key`), as a
+    /// notice for the person; failures are said and skipped (a server may
+    /// offer no list).
+    async fn list(&mut self, method: &str, key: &str) -> Result<Vec<Value>, McpError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_TOOL_PAGES {
+            let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
+            let limit = Some(self.opts.connect_timeout);
+            let page = match self.request(method, params, limit).await {
+                Ok(p) => p,
+                Err(e @ (McpError::Rpc { .. } | McpError::Delivery { .. })) => {
+                    self.notice(&format!("{method}: {}", safe_text::display(&e.to_string())));
+                    return Ok(items);
+                }
+                Err(e) => return Err(e),
+            };
+            if let Some(Value::Array(t)) = page.get(key) {
+                items.extend(t.iter().cloned());
+            }
+            cursor = str_field(&page, "nextCursor");
+            if cursor.is_none() {
+                break;
+            }
+        }
+        self.notice(&format!("the server lists {} {key}", items.len()));
+        Ok(items)
     }
 
     /// Send a request and handle everything that arrives until its answer
@@ -389,7 +404,7 @@ impl Session {
         self.next_id
     }
 
-    async fn request_once(
+    pub(super) async fn request_once(
         &mut self,
         method: &str,
         params: Option<Value>,
@@ -403,8 +418,7 @@ impl Session {
                 method: method.to_owned(),
             },
         );
-        self.transport
-            .send(&jsonrpc::request(id, method, params), Some(id))?;
+        self.send_request(id, method, params)?;
         let until = limit.map(|l| Instant::now() + l);
         loop {
             if let Some(r) = self.responses.remove(&id) {
@@ -428,8 +442,56 @@ impl Session {
         }
     }
 
-    /// Tell the server we no longer wait for request `id`.
+    /// Send request `id`: in 2026-07-28 with the `_meta` entries and, over
+    /// HTTP, the request metadata headers (and a tool's `Mcp-Param-*`).
+    fn send_request(
+        &mut self,
+        id: u64,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), McpError> {
+        if self.era != Era::Modern {
+            return self
+                .transport
+                .send(&jsonrpc::request(id, method, params), Some(id));
+        }
+        let params = era::with_meta(params, &self.opts.modes);
+        let mut headers = era::standard_headers(method, Some(&params));
+        if method == "tools/call" {
+            headers.extend(self.param_headers(&params));
+        }
+        self.transport
+            .send_request(&jsonrpc::request(id, method, Some(params)), id, headers)
+    }
+
+    /// The `Mcp-Param-*` headers of a `tools/call` with `params`, from the
+    /// tool's listed `inputSchema` (none for a tool that was not listed).
+    fn param_headers(&self, params: &Value) -> Vec<(String, String)> {
+        let name = params.get("name").and_then(Value::as_str);
+        let Some(tool) = self
+            .tools
+            .iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == name)
+        else {
+            return Vec::new();
+        };
+        let empty = Map::new();
+        let args = params
+            .get("arguments")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        era::header_params(tool)
+            .map(|p| era::param_headers(&p, args))
+            .unwrap_or_default()
+    }
+
+    /// Tell the server we no longer wait for request `id`: HTTP in
+    /// 2026-07-28 closes the request's stream, otherwise
+    /// `notifications/cancelled`.
     pub fn cancel_request(&mut self, id: u64, reason: &str) {
+        if self.transport.cancel(id) {
+            return;
+        }
         let msg = jsonrpc::notification(
             "notifications/cancelled",
             Some(json!({ "requestId": id, "reason": reason })),
@@ -531,11 +593,17 @@ impl Session {
             ));
             return;
         };
-        let r = outcome.map_err(|e| McpError::Rpc {
-            method: p.method,
-            code: e.code,
-            message: safe_text::display(&e.message).into_owned(),
-            data: e.data.map(Box::new),
+        let r = outcome.map_err(|e| {
+            let mut message = safe_text::display(&e.message).into_owned();
+            if let Some(words) = era::explain(e.code, e.data.as_ref()) {
+                message.push_str(&format!(" ({})", safe_text::display(&words)));
+            }
+            McpError::Rpc {
+                method: p.method,
+                code: e.code,
+                message,
+                data: e.data.map(Box::new),
+            }
         });
         self.responses.insert(n, r);
     }
