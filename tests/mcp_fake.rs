@@ -1089,12 +1089,48 @@ mod modern {
                 "second": {"action": "accept", "content": {"colour": "blue"}}
             })
         );
+        // Request events (a result event repeats its request's extension).
         let keys: Vec<&str> = r
             .events
             .iter()
+            .filter(|e| e["payload"]["elicitation"].get("request").is_some())
             .filter_map(|e| e["extensions"]["mcp"]["inputKey"].as_str())
             .collect();
         assert_eq!(keys, ["first", "second"]);
+    }
+
+    #[test]
+    fn a_url_entry_is_consent_then_the_retry_without_state() {
+        let r = stdio_with(
+            &["--modern"],
+            &[
+                "--call",
+                "mrtr",
+                "--args",
+                r#"{"case":"url"}"#,
+                "--action",
+                "accept",
+            ],
+        );
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        let calls = calls(&r);
+        assert_eq!(
+            calls[1]["params"]["inputResponses"],
+            json!({"u": {"action": "accept"}})
+        );
+        // No requestState came, none is sent.
+        assert!(calls[1]["params"].get("requestState").is_none());
+        let req = &r.events[0];
+        assert_eq!(req["extensions"]["mcp"]["inputKey"], "u");
+        let text: Value = serde_json::from_str(
+            req["payload"]["elicitation"]["request"]["text"]
+                .as_str()
+                .unwrap(),
+        )
+        .unwrap();
+        // The params as the server sent them: no elicitationId made up.
+        assert!(text.get("elicitationId").is_none(), "{text}");
+        assert_eq!(text["url"], "https://example.com/auth");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! (`notifications/elicitation/complete`).
 //!
 //! Data flow per elicitation: params → mode advertised? (else -32602) →
-//! [`wrap_params_with`] (else -32602 with the violations) → request event (to
+//! [`wrap_params_in`] (else -32602 with the violations) → request event (to
 //! `--events`) → [`Desk::ask`](crate::session::Desk::ask) → … the reply →
 //! [`make_result_event`] → result event → its `ElicitResult` is the
 //! JSON-RPC result. A withdrawn elicitation gets no answer and no result
@@ -15,11 +15,15 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
+use super::era::Era;
 use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
 use super::session::{str_field, Ask, Session};
 use super::McpError;
 use crate::binding::violation::{Part, Violation};
-use crate::binding::{wrap_params_with, Action, Answer, Mode, RequestEvent, ResultMeta};
+use crate::binding::{
+    wrap_params_in, Action, Answer, CallMethod, CallRef, McpExtension, Mode, RequestEvent,
+    ResultMeta, Revision,
+};
 use crate::responder::{Context, Outcome, Progress, RespondError, WaitKey, Waiting};
 use crate::safe_text;
 use crate::session::{settle, AskError, NoResult, Reply, WithdrawReason};
@@ -46,27 +50,24 @@ pub(super) struct InputRef {
     pub name: String,
 }
 
-/// The event's `extensions.mcp` (ahp-wire.md 6.1): the protocol version in
-/// use, and for an entry of an `input_required` round its `inputKey` and
-/// the `call` in progress.
-pub(super) fn mcp_extension(version: &str, input: Option<&InputRef>) -> Value {
-    let mut ext = json!({ "protocolVersion": version });
+/// The event's `extensions.mcp` (ahp-wire.md 6.1): the revision of the
+/// era in use (every 2025-era version the server may choose is read under
+/// 2025-11-25), and for an entry of an `input_required` round its
+/// `inputKey` and the `call` in progress.
+pub(super) fn mcp_extension(era: Era, input: Option<&InputRef>) -> McpExtension {
+    let revision = match era {
+        Era::Legacy => Revision::V2025_11_25,
+        Era::Modern => Revision::V2026_07_28,
+    };
+    let mut ext = McpExtension::of(revision);
     if let Some(i) = input {
-        ext["inputKey"] = json!(i.key);
-        ext["call"] = json!({ "method": i.method, "name": i.name });
+        ext.input_key = Some(i.key.clone());
+        ext.call = CallMethod::parse(&i.method).map(|method| CallRef {
+            method,
+            name: i.name.clone(),
+        });
     }
     ext
-}
-
-/// Write `extensions.mcp` into an event (request or result) as built by
-/// the binding.
-fn put_extension(event: &mut Value, ext: Value) {
-    if let Some(o) = event.as_object_mut() {
-        let extensions = o.entry("extensions").or_insert_with(|| json!({}));
-        if let Some(e) = extensions.as_object_mut() {
-            e.insert("mcp".into(), ext);
-        }
-    }
 }
 
 impl Session {
@@ -128,19 +129,16 @@ impl Session {
         }
         self.asked += 1;
         let event_id = format!("{}-{}", self.run_tag, self.asked);
-        let ext = mcp_extension(&self.version, input);
-        wrap_params_with(
+        let ext = mcp_extension(self.era, input);
+        wrap_params_in(
             params,
             &server,
             &self.adapter,
             &event_id,
             None,
             self.opts.schema_policy,
+            Some(&ext),
         )
-        .map(|mut req| {
-            put_extension(&mut req.event, ext);
-            req
-        })
         .map_err(|violations| {
             // A fault in the params is reported relative to the params.
             let strip = |v: &Violation| match v.location.part {
@@ -285,8 +283,7 @@ impl Session {
             }
         };
         self.quit |= settled.quit;
-        let (answer, mut ev) = (settled.answer, settled.event);
-        put_extension(&mut ev, mcp_extension(&self.version, None));
+        let (answer, ev) = (settled.answer, settled.event);
         let text = ev
             .pointer("/payload/elicitation/result/text")
             .and_then(Value::as_str)
