@@ -378,6 +378,7 @@ fn pair_declined(sdk: Sdk, transport: Transport) {
     let keys: Vec<Value> = r
         .events
         .iter()
+        .filter(|e| e["type"] == "user.elicitation.request")
         .filter_map(|e| e.pointer("/extensions/mcp/inputKey").cloned())
         .collect();
     let want = if matches!(sdk, Sdk::PyMcp | Sdk::PyMcpStateless) {
