@@ -15,9 +15,9 @@
 //! integer `guests` in 1..12 with default 2, an enum `seating`), a URL-mode
 //! tool `visit`, and `pair`, which asks two different forms in one call.
 //! Each tool's result is JSON saying what the server received (the action
-//! and the content), so each test checks what reached the server. What the
-//! servers send on the wire is described in tests/servers/wire_probe.py's
-//! captures (the helpers' wire-traces notes).
+//! and the content), so each test checks what reached the server.
+//! `tests/servers/wire_probe.py` drives any of these servers by hand with
+//! raw JSON-RPC and prints what it sends.
 //!
 //! The SDKs are optional: without them each test says so and returns
 //! (under CI it fails). HTTP servers listen on 127.0.0.1 with an ephemeral

@@ -5,12 +5,34 @@ for `server/discover`, `initialize`, and `tools/call` at 2026-07-28 with its
 `input_required` rounds, over stdio or Streamable HTTP. Standard library only.
 
 Usage:
-  python3 wire_probe.py stdio SCRIPT... -- STEPS
+  python3 wire_probe.py stdio COMMAND... -- STEPS
   python3 wire_probe.py http URL -- STEPS
-Steps are comma-separated names from STEPS below.
+STEPS is a comma-separated list of:
+  discover          server/discover with the 2026-07-28 `_meta` (and headers)
+  discover-bare     server/discover with no `_meta` and no headers
+  init              initialize at 2025-11-25, then notifications/initialized
+  call25:TOOL       tools/call on the 2025-11-25 session (pushed
+                    elicitation/create requests are answered, stdio only)
+  list              tools/list at 2026-07-28
+  list-noheaders    the same without the HTTP headers
+  list-badheader    with an Mcp-Method header that names another method
+  list-nometa       with the headers but without `_meta`
+  list-oldversion   naming the revision 2099-01-01
+  call:TOOL         tools/call at 2026-07-28, answering every input_required
+                    round (requestState echoed) until a complete result
+  callnocap:TOOL    the same, declaring no client capabilities
+  callbadstate:TOOL the same, with one character added to the requestState
+  callnoname:TOOL   tools/call without the Mcp-Name header
+  prompt:NAME       prompts/get with its rounds
+  read:URI          resources/read with its rounds
+Forms are answered with made-up values that fit the schema (answer_for), URL
+requests with a bare accept. PROBE_TIMEOUT (seconds, default 5) bounds each
+wait for a stdio answer.
 """
 
 import json
+import os
+import queue
 import subprocess
 import sys
 import threading
@@ -38,47 +60,47 @@ class Stdio:
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         self.err = []
+        self.lines = queue.Queue()
         threading.Thread(target=self._drain, daemon=True).start()
+        threading.Thread(target=self._read, daemon=True).start()
 
     def _drain(self):
         for line in self.p.stderr:
             self.err.append(line)
 
-    def send(self, msg, expect_reply=True, timeout=float(__import__("os").environ.get("PROBE_TIMEOUT", "5"))):
+    def _read(self):
+        for line in self.p.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def send(self, msg, expect_reply=True, timeout=float(os.environ.get("PROBE_TIMEOUT", "5"))):
         show("> " + msg.get("method", "response"), msg)
         self.p.stdin.write(json.dumps(msg) + "\n")
         self.p.stdin.flush()
         if not expect_reply:
             return None
-        out = []
         while True:
-            r = [None]
-
-            def rd():
-                r[0] = self.p.stdout.readline()
-
-            t = threading.Thread(target=rd, daemon=True)
-            t.start()
-            t.join(timeout)
-            if t.is_alive() or not r[0]:
+            try:
+                line = self.lines.get(timeout=timeout)
+            except queue.Empty:
+                line = None
+            if not line:
                 show("< (nothing; exit=%s)" % self.p.poll(), {"stderr": "".join(self.err)[-800:]})
                 return None
-            m = json.loads(r[0])
+            m = json.loads(line)
             show("<", m)
             if "id" in m and m.get("id") == msg.get("id") and "method" not in m:
                 return m
             if "method" in m and "id" in m:
-                # a server->client request (2025 push); answer by the hook
-                out.append(m)
+                # a server->client request (2025-11-25 push): answer it
                 ans = self.on_request(m)
-                if ans is not None:
-                    show("> response", ans)
-                    self.p.stdin.write(json.dumps(ans) + "\n")
-                    self.p.stdin.flush()
+                show("> response", ans)
+                self.p.stdin.write(json.dumps(ans) + "\n")
+                self.p.stdin.flush()
 
     def on_request(self, m):
         if m["method"] == "elicitation/create":
-            return {"jsonrpc": "2.0", "id": m["id"], "result": ANSWER_FOR(m["params"])}
+            return {"jsonrpc": "2.0", "id": m["id"], "result": answer_for(m["params"])}
         return {"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32601, "message": "no"}}
 
     def close(self):
@@ -133,7 +155,7 @@ class Http:
         pass
 
 
-def ANSWER_FOR(params):
+def answer_for(params):
     if params.get("mode") == "url":
         return {"action": "accept"}
     props = params["requestedSchema"].get("properties", {})
@@ -207,7 +229,7 @@ def run(conn, steps, http):
                 if not r or "result" not in r or r["result"].get("resultType") != "input_required":
                     break
                 res = r["result"]
-                responses = {k: ANSWER_FOR(v["params"]) for k, v in (res.get("inputRequests") or {}).items()}
+                responses = {k: answer_for(v["params"]) for k, v in (res.get("inputRequests") or {}).items()}
                 params = {field: what, "_meta": META, "inputResponses": responses}
                 if "requestState" in res:
                     params["requestState"] = res["requestState"]
@@ -240,7 +262,7 @@ def run(conn, steps, http):
                 if not r or "result" not in r or r["result"].get("resultType") != "input_required":
                     break
                 res = r["result"]
-                responses = {k: ANSWER_FOR(v["params"]) for k, v in (res.get("inputRequests") or {}).items()}
+                responses = {k: answer_for(v["params"]) for k, v in (res.get("inputRequests") or {}).items()}
                 params = {"name": tool, "arguments": {}, "_meta": meta, "inputResponses": responses}
                 if "requestState" in res:
                     params["requestState"] = res["requestState"]
