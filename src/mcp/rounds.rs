@@ -27,7 +27,8 @@ use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
 use super::elicit::{InputRef, URL_ELICITATION_REQUIRED};
-use super::era::Era;
+use super::era::{Era, ProtocolChoice};
+use super::jsonrpc::INVALID_REQUEST;
 use super::session::Session;
 use super::McpError;
 use crate::responder::Progress;
@@ -100,6 +101,23 @@ impl Session {
                     url_retried = true;
                     self.notice(&format!("retrying the tool call '{shown}'"));
                     continue;
+                }
+                Err(McpError::Rpc {
+                    method,
+                    code: INVALID_REQUEST,
+                    message,
+                    data,
+                }) if self.era == Era::Modern && self.opts.protocol == ProtocolChoice::Auto => {
+                    // A dual-era server whose tool can only push its
+                    // questions (2025-11-25) fails this way at 2026-07-28.
+                    return Err(McpError::Rpc {
+                        method,
+                        code: INVALID_REQUEST,
+                        message: format!(
+                            "{message} (this was MCP 2026-07-28; if the tool asks in the older way, try --protocol 2025-11-25)"
+                        ),
+                        data,
+                    });
                 }
                 other => other?,
             };

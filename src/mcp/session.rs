@@ -100,6 +100,7 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
         server_notices: 0,
         shown_refusals: HashSet::new(),
         tools: Vec::new(),
+        left_out: Vec::new(),
     };
     let out = s.drive().await;
     s.finish(&out).await;
@@ -184,6 +185,8 @@ pub(super) struct Session {
     server_notices: usize,
     /// The tools as listed (for their `x-mcp-header` annotations).
     pub tools: Vec<Value>,
+    /// Tools left out of the list (broken `x-mcp-header` annotations).
+    left_out: Vec<String>,
     /// Desk keys of refused forms shown to the person
     /// ([`Session::show_refusal`]): their replies are not answers.
     pub shown_refusals: HashSet<u64>,
@@ -238,6 +241,12 @@ impl Session {
             Operation::Tool(_) | Operation::List => {
                 let tools = self.list_tools().await?;
                 let call = self.choose_tool(&tools);
+                if let Some(name) = call.as_ref().filter(|n| self.left_out.contains(n)) {
+                    return Err(McpError::Incomplete(format!(
+                        "the tool '{}' is not called: its x-mcp-header annotations break the rules (see above)",
+                        safe_text::display(name)
+                    )));
+                }
                 let result = match &call {
                     Some(name) => self.call_tool(name).await?,
                     None => json!({ "tools": tools }),
@@ -325,7 +334,7 @@ impl Session {
     /// Whether a listed tool is kept: over Streamable HTTP in 2026-07-28, a
     /// tool whose `x-mcp-header` annotations break the rules is left out,
     /// with a notice naming it and the rule.
-    fn keeps_tool(&self, tool: &Value) -> bool {
+    fn keeps_tool(&mut self, tool: &Value) -> bool {
         if self.era != Era::Modern || !matches!(self.opts.target, Target::Http { .. }) {
             return true;
         }
@@ -338,6 +347,7 @@ impl Session {
                     safe_text::display(&name),
                     safe_text::display(&why)
                 ));
+                self.left_out.push(name);
                 false
             }
         }
