@@ -338,3 +338,40 @@ fn plain_finish(t: &mut Tui) -> i32 {
         .parse()
         .expect("exit code")
 }
+
+/// MCP 2026-07-28 (the fake's `--modern`, no `--protocol`): two forms in
+/// one `input_required` round are shown as "request 1 of 2" and "request 2
+/// of 2" in the terminal form; the retry carries both answers under their
+/// keys.
+#[test]
+fn a_2026_round_of_two_forms_is_counted_in_the_terminal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --call mrtr --args '{{\"case\":\"two\"}}' -- python3 '{}' --modern",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("request 1 of 2");
+    t.wait_for("Fake form");
+    t.send("\x13");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for("request 2 of 2");
+    t.wait_for("Second form");
+    t.send("\x13");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    let calls = result["structuredContent"]["calls"].as_array().expect("calls");
+    assert_eq!(
+        calls[1]["params"]["inputResponses"],
+        serde_json::json!({
+            "first": {"action": "accept", "content": {"name": "Ada", "age": 36}},
+            "second": {"action": "accept", "content": {"colour": "blue"}}
+        })
+    );
+    assert!(t.stderr().contains("(MCP 2026-07-28)"), "{}", t.stderr());
+}

@@ -331,7 +331,7 @@ fn handle_error_status(
     Err(HttpFail::Status(StatusError {
         status,
         url: sh.url.clone(),
-        detail: error_detail(&ctype, &head, rpc),
+        detail: error_detail(ctype, &head, rpc),
     }))
 }
 
