@@ -375,3 +375,46 @@ fn a_2026_round_of_two_forms_is_counted_in_the_terminal() {
     );
     assert!(t.stderr().contains("(MCP 2026-07-28)"), "{}", t.stderr());
 }
+
+/// MCP 2026-07-28 over stdio: Ctrl-C twice while the call is in flight
+/// cancels it the stdio way, `notifications/cancelled` naming the call's
+/// id, then exit 130.
+#[test]
+fn ctrl_c_twice_cancels_a_2026_call_in_flight() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --call mrtr --args '{{\"case\":\"silent\"}}' -- python3 '{}' --modern",
+        server()
+    );
+    let record = dir.path().join("received.jsonl");
+    let envs = [("FAKE_RECORD", record.display().to_string())];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    t.wait_for("Waiting for the next request");
+    let end = Instant::now() + PATIENCE;
+    let sent = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    while !sent(&record).contains("\"tools/call\"") && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    t.send("\u{3}");
+    t.wait_for("Press Ctrl-C again to quit");
+    t.send("\u{3}");
+    assert_eq!(t.finish(), 130, "{}", t.stderr());
+    let got: Vec<Value> = sent(&record)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let call = got
+        .iter()
+        .find(|m| m["method"] == "tools/call")
+        .expect("tools/call sent");
+    assert_eq!(
+        call["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    let cancel = got
+        .iter()
+        .find(|m| m["method"] == "notifications/cancelled")
+        .expect("notifications/cancelled sent");
+    assert_eq!(cancel["params"]["requestId"], call["id"]);
+}
