@@ -365,7 +365,9 @@ fn a_2026_round_of_two_forms_is_counted_in_the_terminal() {
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     let result: Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
-    let calls = result["structuredContent"]["calls"].as_array().expect("calls");
+    let calls = result["structuredContent"]["calls"]
+        .as_array()
+        .expect("calls");
     assert_eq!(
         calls[1]["params"]["inputResponses"],
         serde_json::json!({
