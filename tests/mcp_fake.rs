@@ -1377,6 +1377,19 @@ mod modern {
     }
 
     #[test]
+    fn http_2026_never_calls_a_tool_left_out_for_its_annotations() {
+        let srv = HttpServer::start_with(&["--modern"]);
+        let r = run(&["--call", "bad-header", "--action", "accept", &srv.url]);
+        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+        assert!(
+            r.stderr.contains("the tool 'bad-header' is not called"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(r.stdout, "");
+    }
+
+    #[test]
     fn http_header_values_reach_the_server_and_nothing_else() {
         let srv = HttpServer::start_with(&["--modern"]);
         let dir = tempfile::tempdir().unwrap();

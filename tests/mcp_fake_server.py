@@ -42,7 +42,8 @@ server/discover with -32601; `--exit-on-unknown` exits on it instead, and
 `region` argument is an x-mcp-header, and `bad-header`, whose annotation
 breaks the rules), prompts/list, resources/list, and `input_required` rounds
 for tools/call `mrtr` (argument `case`: "form" (default), "two", "url",
-"state-only", "forever", "sampling", "no-type"), prompts/get and
+"state-only", "forever", "sampling", "no-type", "silent": never answered,
+stdio), prompts/get and
 resources/read; the complete result's structuredContent has "calls": each
 call's params and (HTTP) its MCP headers. `--mixed` speaks 2025-11-25 but
 answers tools/call with an input_required result.
@@ -171,6 +172,8 @@ def modern(state, m, headers=None):
     if method == "resources/list":
         return rpc_ok(rid, {"resultType": "complete",
                             "resources": [{"uri": "fake://doc", "name": "doc"}]})
+    if method == "tools/call" and (p.get("arguments") or {}).get("case") == "silent":
+        return "SILENT"
     if method in ("tools/call", "prompts/get", "resources/read"):
         state.calls.append({"method": method, "params": p, "headers": headers})
         return rpc_ok(rid, mrtr(state, method, p))
@@ -401,6 +404,9 @@ def run_stdio():
             if "--ignore-unknown" in sys.argv:
                 continue
         r = modern(state, m)
+        if r == "SILENT":
+            # Never answered (the client cancels it).
+            continue
         if r is not None:
             write(r)
             continue

@@ -91,7 +91,7 @@ impl Session {
         params: &Value,
         input: Option<&InputRef>,
     ) -> Result<RequestEvent, Refusal> {
-        let Some(server) = self.server.clone() else {
+        let Some(server) = self.life.server.clone() else {
             return Err((
                 jsonrpc::INVALID_REQUEST,
                 "elicitation/create before initialization finished".into(),
@@ -127,9 +127,9 @@ impl Session {
                 None,
             ));
         }
-        self.asked += 1;
-        let event_id = format!("{}-{}", self.run_tag, self.asked);
-        let ext = mcp_extension(self.era, input);
+        self.elic.asked += 1;
+        let event_id = format!("{}-{}", self.run_tag, self.elic.asked);
+        let ext = mcp_extension(self.life.era, input);
         wrap_params_in(
             params,
             &server,
@@ -187,20 +187,20 @@ impl Session {
             req,
             url_id,
         };
-        if self.quit {
+        if self.elic.quit {
             self.finish_ask(ask, Ok(Outcome::Answer(Answer::bare(Action::Cancel))))?;
             return Ok(None);
         }
         let cx = Context {
             progress: progress.unwrap_or(Progress {
-                index: self.asked,
-                total: self.asked,
+                index: self.elic.asked,
+                total: self.elic.asked,
             }),
             deadline: self.opts.timeout.map(|t| std::time::Instant::now() + t),
         };
         match self.desk.ask(ask.req.clone(), cx) {
             Ok(key) => {
-                self.asks.insert(key, ask);
+                self.elic.asks.insert(key, ask);
                 Ok(Some(key))
             }
             Err(AskError::Busy) => {
@@ -216,22 +216,27 @@ impl Session {
     pub(super) fn on_reply(&mut self, r: Reply) -> Result<(), McpError> {
         match r {
             Reply::Answered { key, outcome } => {
-                let Some(ask) = self.asks.remove(&key) else {
+                let Some(ask) = self.elic.asks.remove(&key) else {
                     return Ok(());
                 };
                 // Only the -32042 flow (no request id) reads the result back.
                 let keep = ask.rpc_id.is_none();
                 let result = self.finish_ask(ask, outcome)?;
                 if keep {
-                    self.finished.insert(key, result);
+                    self.elic.finished.insert(key, result);
                 }
-                if self.quit {
+                if self.elic.quit {
                     return Err(McpError::Quit);
                 }
             }
             Reply::Withdrawn { key, reason } => {
-                if self.asks.remove(&key).is_some_and(|a| a.rpc_id.is_none()) {
-                    self.finished.insert(key, None);
+                if self
+                    .elic
+                    .asks
+                    .remove(&key)
+                    .is_some_and(|a| a.rpc_id.is_none())
+                {
+                    self.elic.finished.insert(key, None);
                 }
                 let said = reason.describe();
                 self.notice(&said);
@@ -275,14 +280,14 @@ impl Session {
             Err(NoResult::Invalid {
                 violations, quit, ..
             }) => {
-                self.quit |= quit;
+                self.elic.quit |= quit;
                 let list: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
                 let why = format!("the answer did not validate: {}", list.join("; "));
                 self.reject(id, INTERNAL_ERROR, why, None)?;
                 return Ok(None);
             }
         };
-        self.quit |= settled.quit;
+        self.elic.quit |= settled.quit;
         let (answer, ev) = (settled.answer, settled.event);
         let text = ev
             .pointer("/payload/elicitation/result/text")
@@ -291,10 +296,10 @@ impl Session {
         // The text was built and re-read by make_result_event: it is JSON.
         let result: Value = serde_json::from_str(text).map_err(McpError::ResultText)?;
         self.write_event(&ev)?;
-        self.answered += 1;
+        self.elic.answered += 1;
         if answer.action == Action::Accept {
             if let Some(u) = &ask.url_id {
-                self.consented.insert(u.clone());
+                self.elic.consented.insert(u.clone());
             }
         }
         if let Some(id) = id {
@@ -315,9 +320,9 @@ impl Session {
         self.notice(&format!("refused an elicitation: {why}"));
         let msg = id.map(|id| jsonrpc::error_response(id, code, &why, data));
         if code == INVALID_PARAMS {
-            self.rejected.push(why);
+            self.elic.rejected.push(why);
         } else {
-            self.refused.push(why);
+            self.elic.refused.push(why);
         }
         match msg {
             Some(m) => self.reply(m),
@@ -331,6 +336,7 @@ impl Session {
             return;
         };
         let key = self
+            .elic
             .asks
             .iter()
             .find(|(_, a)| a.rpc_id.as_ref() == Some(rid))
@@ -352,11 +358,11 @@ impl Session {
     pub(super) fn on_complete(&mut self, p: &Value) {
         let eid = str_field(p, "elicitationId").unwrap_or_default();
         let shown = safe_text::display(&eid.chars().take(200).collect::<String>()).into_owned();
-        if !self.consented.contains(&eid) {
+        if !self.elic.consented.contains(&eid) {
             self.notice(&format!(
                 "ignored a completion for URL elicitation '{shown}', which was not consented to here"
             ));
-        } else if !self.completed.insert(eid) {
+        } else if !self.elic.completed.insert(eid) {
             self.notice(&format!(
                 "ignored a repeated completion for URL elicitation '{shown}'"
             ));
@@ -382,7 +388,7 @@ impl Session {
             let url_id = str_field(&params, "elicitationId");
             if let Some(u) = &url_id {
                 ids.push(u.clone());
-                if self.consented.contains(u) {
+                if self.elic.consented.contains(u) {
                     continue;
                 }
             }
@@ -396,10 +402,11 @@ impl Session {
             let Some(key) = self.ask(None, req, url_id, None)? else {
                 return Ok(None);
             };
-            while !self.finished.contains_key(&key) {
+            while !self.elic.finished.contains_key(&key) {
                 self.step(None).await?;
             }
             let accepted = self
+                .elic
                 .finished
                 .remove(&key)
                 .flatten()
@@ -417,7 +424,7 @@ impl Session {
     /// (`--timeout`, else the options' or [`COMPLETION_WAIT`]) ends (true:
     /// retry anyway).
     pub(super) async fn await_completion(&mut self, ids: &[String]) -> Result<bool, McpError> {
-        let done = |s: &Session| ids.iter().all(|i| s.completed.contains(i));
+        let done = |s: &Session| ids.iter().all(|i| s.elic.completed.contains(i));
         if done(self) {
             return Ok(true);
         }
@@ -426,7 +433,7 @@ impl Session {
             status: Some("Waiting for the browser flow to complete".into()),
             offer_retry: true,
         });
-        self.wait_key = None;
+        self.elic.wait_key = None;
         let limit = self
             .opts
             .timeout
@@ -437,7 +444,7 @@ impl Session {
             if done(self) {
                 break true;
             }
-            match self.wait_key.take() {
+            match self.elic.wait_key.take() {
                 Some(WaitKey::RetryNow) => break true,
                 Some(WaitKey::GiveUp) => {
                     self.notice("gave up waiting for the browser flow");

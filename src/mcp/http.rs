@@ -1,27 +1,24 @@
-//! The Streamable HTTP transport (MCP 2025-11-25 "Transports: Streamable
-//! HTTP"), on `ureq` (blocking, on threads; the session never waits on it).
+//! The Streamable HTTP transport, on `ureq` (blocking, on threads; the
+//! session never waits on it), for both protocol eras.
 //!
 //! Every client message is a POST to the endpoint URL with
 //! `Content-Type: application/json` and `Accept: application/json,
-//! text/event-stream`; after `initialize` every POST also carries the
-//! `Mcp-Session-Id` the server assigned (if any) and `MCP-Protocol-Version`.
-//! The answer to a request is either one JSON body or an SSE stream
-//! (`text/event-stream`) on which the server may also send its own requests
-//! (e.g. `elicitation/create`) before the response. Requests are POSTed on a
-//! thread each; responses and notifications go through one sender thread
-//! in order. At the end the session is ended with DELETE.
+//! text/event-stream`, the `--header` headers and the headers the session
+//! gives with a request (MCP 2026-07-28: `MCP-Protocol-Version`,
+//! `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`). The answer to a request is
+//! either one JSON body or an SSE stream (`text/event-stream`) on which the
+//! server may also send notifications and (2025-11-25) its own requests
+//! before the response. Requests are POSTed on a thread each; responses and
+//! notifications go through one sender thread in order. A request the
+//! session stops waiting for (2026-07-28) has its stream closed: the reader
+//! delivers nothing more from it.
 //!
-//! After `notifications/initialized` the client also opens the GET stream
-//! (`Accept: text/event-stream`), on which a server sends requests that are
-//! not tied to one of the client's requests. A server without one answers
-//! 405, which is fine.
+//! The MCP 2025-11-25 session (its id, the GET stream, resumption with
+//! `Last-Event-ID`, DELETE at the end) lives in [`legacy`]; a stateless
+//! (2026-07-28) connection uses none of it.
 //!
-//! Resumption: SSE event ids are tracked per stream. A request's stream that
-//! ends before the response arrived is resumed with a GET carrying
-//! `Last-Event-ID`, after the server's `retry` delay (default
-//! [`DEFAULT_RETRY`]), at most [`MAX_RESUMES`] times; the GET stream is
-//! resumed the same way. A 404 to a request that carried a session id is
-//! reported as [`Incoming::SessionExpired`] (the session re-initializes).
+//! An error status without an answer is one [`StatusError`] (status,
+//! reason, a few words of the body, a hint about the endpoint path).
 //!
 //! Hygiene: redirects are never followed (a 3xx is an error naming the
 //! target), connect timeout [`CONNECT_TIMEOUT`], between-bytes timeout
@@ -43,10 +40,9 @@ use super::transport::{
 };
 use super::McpError;
 
-/// How long opening the GET stream may take before the session goes on.
-const GET_STREAM_WAIT: Duration = Duration::from_secs(5);
-/// How long ending the session (DELETE) may take.
-const DELETE_WAIT: Duration = Duration::from_secs(2);
+mod legacy;
+pub use legacy::{DEFAULT_RETRY, MAX_RESUMES};
+
 /// Bytes of an error body that are read and shown.
 const MAX_ERROR_BODY: u64 = 64 * 1024;
 /// Connecting to the server (TCP and TLS).
@@ -55,12 +51,6 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub const READ_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 /// How long a notification or a response POST may take in all.
 const SEND_TIMEOUT: Duration = Duration::from_secs(30);
-/// Reconnection delay when the server gave no `retry`.
-pub const DEFAULT_RETRY: Duration = Duration::from_secs(1);
-/// Longest `retry` honoured.
-const MAX_RETRY: Duration = Duration::from_secs(30);
-/// Most resumptions of one stream.
-pub const MAX_RESUMES: usize = 5;
 
 #[derive(Debug, Default)]
 struct State {
@@ -199,13 +189,6 @@ fn is_cancelled(sh: &Shared, id: u64) -> bool {
         .unwrap_or(false)
 }
 
-fn has_session(state: &Mutex<State>) -> bool {
-    state
-        .lock()
-        .map(|s| s.session_id.is_some())
-        .unwrap_or(false)
-}
-
 /// Why a POST or GET gave no (more) messages.
 type HttpFail = TransportError;
 
@@ -259,21 +242,6 @@ fn post_and_read(
     handle_response(resp, sh, None).map(|_| ())
 }
 
-/// Keep the session id the server assigned (first one wins).
-fn keep_session_id(resp: &ureq::http::Response<ureq::Body>, state: &Mutex<State>) {
-    if let Some(id) = resp
-        .headers()
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-    {
-        if let Ok(mut s) = state.lock() {
-            if s.session_id.is_none() && !s.stateless {
-                s.session_id = Some(id.to_owned());
-            }
-        }
-    }
-}
-
 /// A non-2xx answer: a JSON-RPC error in the body is delivered as the
 /// answer; otherwise a sentence (3xx names its target, 404 with a session
 /// is [`HttpFail::SessionGone`]).
@@ -296,7 +264,7 @@ fn handle_error_status(
             "the server answered HTTP {status} redirecting to {to}: redirects are not followed (give the final URL)"
         )));
     }
-    let had_session = has_session(&sh.state);
+    let had_session = legacy::has_session(&sh.state);
     let mut head = Vec::new();
     let _ = resp
         .into_body()
@@ -331,7 +299,7 @@ fn handle_error_status(
     Err(HttpFail::Status(StatusError {
         status,
         url: sh.url.clone(),
-        detail: error_detail(&ctype, &head, rpc),
+        detail: error_detail(ctype, &head, rpc),
     }))
 }
 
@@ -409,7 +377,7 @@ fn handle_response(
     sh: &Shared,
     request: Option<u64>,
 ) -> Result<StreamMark, HttpFail> {
-    keep_session_id(&resp, &sh.state);
+    legacy::keep_session_id(&resp, &sh.state);
     let status = resp.status().as_u16();
     let ctype = resp
         .headers()
@@ -468,7 +436,7 @@ fn read_sse<R: BufRead>(
             mark.last_id = Some(id);
         }
         if let Some(ms) = sse.retry {
-            mark.retry = Some(Duration::from_millis(ms).min(MAX_RETRY));
+            mark.retry = Some(Duration::from_millis(ms).min(legacy::MAX_RETRY));
         }
         match next {
             Ok(None) | Err(_) => return Ok(mark),
@@ -503,95 +471,19 @@ fn read_sse<R: BufRead>(
     }
 }
 
-/// GET the stream again with `Last-Event-ID` after the retry delay.
-fn resume(sh: &Shared, request: Option<u64>, mark: StreamMark) -> Result<StreamMark, HttpFail> {
-    thread::sleep(mark.retry.unwrap_or(DEFAULT_RETRY));
-    let mut rb = sh.agent.get(&sh.url).header("Accept", "text/event-stream");
-    for (k, v) in session_headers(sh) {
-        rb = rb.header(k, v);
-    }
-    if let Some(id) = &mark.last_id {
-        rb = rb.header("Last-Event-ID", id.as_str());
-    }
-    let resp = rb.call().map_err(|source| HttpFail::Request {
-        what: format!("GET {} (resuming)", sh.url),
-        source,
-    })?;
-    let status = resp.status().as_u16();
-    if status == 405 {
-        return Err(HttpFail::Refused(
-            "the stream broke and the server offers no GET stream to resume it (HTTP 405)".into(),
-        ));
-    }
-    keep_session_id(&resp, &sh.state);
-    if !resp.status().is_success() {
-        let ctype = String::new();
-        return handle_error_status(resp, sh, &ctype);
-    }
-    let reader = BufReader::new(resp.into_body().into_reader());
-    let mut sse = SseReader::new(reader);
-    sse.last_id = mark.last_id.clone();
-    read_sse(sse, sh, request, mark)
-}
-
 /// One request: POST it, read its answer, resume its stream while it ends
 /// unanswered; report the end.
 fn run_request(sh: &Shared, id: u64, body: &[u8], headers: &[(String, String)]) {
-    let mut out = post(sh, body, headers, None).and_then(|r| handle_response(r, sh, Some(id)));
-    let mut resumes = 0;
-    while let Ok(mark) = &out {
-        if mark.answered || mark.last_id.is_none() || resumes == MAX_RESUMES {
-            break;
-        }
-        if sh.closed.load(Ordering::SeqCst) {
-            return;
-        }
-        resumes += 1;
-        out = resume(sh, Some(id), mark.clone());
-    }
+    let out = post(sh, body, headers, None).and_then(|r| handle_response(r, sh, Some(id)));
+    let Some(out) = legacy::resume_request(sh, id, out) else {
+        return;
+    };
     let item = match out {
         Ok(_) => Incoming::StreamEnded { id },
         Err(HttpFail::SessionGone(_)) => Incoming::SessionExpired { id },
         Err(error) => Incoming::Failed { id, error },
     };
     let _ = sh.tx.blocking_send(item);
-}
-
-/// The GET stream: open it (announcing on `ready` that headers are in),
-/// then resume it while it ends with an event id.
-fn run_listener(sh: &Shared, ready: smpsc::Sender<()>) {
-    let mut rb = sh.agent.get(&sh.url).header("Accept", "text/event-stream");
-    for (k, v) in session_headers(sh) {
-        rb = rb.header(k, v);
-    }
-    let resp = rb.call();
-    let _ = ready.send(());
-    let mut out = match resp {
-        Err(source) => Err(HttpFail::Request {
-            what: "GET stream".into(),
-            source,
-        }),
-        // The server offers no GET stream (405).
-        Ok(r) if r.status().as_u16() == 405 => return,
-        Ok(r) if !r.status().is_success() => Err(HttpFail::Refused(format!(
-            "the server refused the GET stream (HTTP {})",
-            r.status().as_u16()
-        ))),
-        Ok(r) => handle_response(r, sh, None),
-    };
-    let mut resumes = 0;
-    while let Ok(mark) = &out {
-        if mark.last_id.is_none() || resumes == MAX_RESUMES || sh.closed.load(Ordering::SeqCst) {
-            return;
-        }
-        resumes += 1;
-        out = resume(sh, None, mark.clone());
-    }
-    if let Err(e) = out {
-        if !sh.closed.load(Ordering::SeqCst) {
-            let _ = sh.tx.blocking_send(Incoming::Noise(Noise::Failed(e)));
-        }
-    }
 }
 
 impl HttpTransport {
@@ -683,12 +575,7 @@ impl Transport for HttpTransport {
     }
 
     fn start_listening(&mut self) {
-        let sh = Arc::clone(&self.shared);
-        let (ready_tx, ready_rx) = smpsc::channel::<()>();
-        thread::spawn(move || run_listener(&sh, ready_tx));
-        // Headers in (or a failure) before the first tool call, so that the
-        // server knows the stream when it sends on it.
-        let _ = ready_rx.recv_timeout(GET_STREAM_WAIT);
+        legacy::open_get_stream(&self.shared);
     }
 
     fn close(&mut self) {
@@ -696,21 +583,7 @@ impl Transport for HttpTransport {
             return;
         }
         drop(self.fifo.take());
-        if self.session_id().is_none() {
-            return;
-        }
-        let mut rb = self
-            .shared
-            .agent
-            .delete(&self.shared.url)
-            .config()
-            .timeout_global(Some(DELETE_WAIT))
-            .build();
-        for (k, v) in session_headers(&self.shared) {
-            rb = rb.header(k, v);
-        }
-        // 405 means the server does not let clients end sessions: fine.
-        let _ = rb.call();
+        legacy::end_session(&self.shared);
     }
 }
 

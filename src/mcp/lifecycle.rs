@@ -89,8 +89,8 @@ impl Session {
     /// connection, or after starting the stdio server again (at once for
     /// `Restart`, or when the handshake on the same process fails).
     async fn fall_back(&mut self, how: Fallback) -> Result<(), McpError> {
-        self.era = Era::Legacy;
-        self.transport.reset_session();
+        self.life.era = Era::Legacy;
+        self.link.transport.reset_session();
         let stdio = matches!(self.opts.target, Target::Stdio { .. });
         if matches!(how, Fallback::Restart) {
             self.notice("starting the server again for the MCP 2025-11-25 handshake");
@@ -99,7 +99,7 @@ impl Session {
         }
         match self.initialize().await {
             Ok(_) => {
-                self.transport.start_listening();
+                self.link.transport.start_listening();
                 Ok(())
             }
             Err(e) if stdio && !matches!(e, McpError::Quit | McpError::Interrupted(_)) => {
@@ -117,20 +117,20 @@ impl Session {
     /// End the stdio server and start it again: a new connection, nothing
     /// in flight.
     fn restart(&mut self) -> Result<(), McpError> {
-        self.transport.close();
+        self.link.transport.close();
         let (transport, rx) = connect(&self.opts)?;
-        self.transport = transport;
-        self.rx = rx;
-        self.pending.clear();
-        self.responses.clear();
+        self.link.transport = transport;
+        self.link.rx = rx;
+        self.link.pending.clear();
+        self.link.responses.clear();
         Ok(())
     }
 
     /// MCP 2025-11-25: the handshake, then (HTTP) the GET stream.
     async fn start_legacy(&mut self) -> Result<(), McpError> {
-        self.era = Era::Legacy;
+        self.life.era = Era::Legacy;
         self.initialize().await?;
-        self.transport.start_listening();
+        self.link.transport.start_listening();
         Ok(())
     }
 
@@ -141,9 +141,9 @@ impl Session {
     /// Errors: the request failed, or the server does not list 2026-07-28
     /// ([`McpError::Rpc`] -32022 style, with the versions it named).
     async fn discover(&mut self) -> Result<(), McpError> {
-        self.era = Era::Modern;
-        self.version = MODERN_VERSION.to_owned();
-        self.transport.set_stateless();
+        self.life.era = Era::Modern;
+        self.life.version = MODERN_VERSION.to_owned();
+        self.link.transport.set_stateless();
         let mut limit = self.opts.connect_timeout;
         if self.opts.protocol == ProtocolChoice::Auto
             && matches!(self.opts.target, Target::Stdio { .. })
@@ -212,7 +212,7 @@ impl Session {
             },
         };
         self.say_connected(&server);
-        self.server = Some(server);
+        self.life.server = Some(server);
         Ok(())
     }
 
@@ -237,7 +237,7 @@ impl Session {
             "connected to {} {} (MCP {})",
             safe_text::display(server.title.as_deref().unwrap_or(&server.name)),
             safe_text::display(server.version.as_deref().unwrap_or("")),
-            safe_text::display(&self.version)
+            safe_text::display(&self.life.version)
         ));
     }
 
@@ -246,7 +246,7 @@ impl Session {
     /// with -32022 or -32601 says which versions the server speaks (as far
     /// as it said).
     pub(super) async fn initialize(&mut self) -> Result<String, McpError> {
-        self.era = Era::Legacy;
+        self.life.era = Era::Legacy;
         let params = json!({
             "protocolVersion": PROTOCOL_VERSION,
             "capabilities": { "elicitation": era::elicitation_capability(&self.opts.modes) },
@@ -299,12 +299,12 @@ impl Session {
             title: str_field(&info, "title"),
             version: str_field(&info, "version"),
         };
-        self.version = version.clone();
+        self.life.version = version.clone();
         self.say_connected(&server);
-        self.server = Some(server);
-        self.transport.set_protocol_version(&version);
+        self.life.server = Some(server);
+        self.link.transport.set_protocol_version(&version);
         let initialized = jsonrpc::notification("notifications/initialized", None);
-        if let Some(delivered) = self.transport.send_ordered(&initialized)? {
+        if let Some(delivered) = self.link.transport.send_ordered(&initialized)? {
             self.await_delivery(delivered, limit).await?;
         }
         Ok(version)

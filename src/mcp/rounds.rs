@@ -27,7 +27,8 @@ use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
 use super::elicit::{InputRef, URL_ELICITATION_REQUIRED};
-use super::era::Era;
+use super::era::{Era, ProtocolChoice};
+use super::jsonrpc::INVALID_REQUEST;
 use super::session::Session;
 use super::McpError;
 use crate::responder::Progress;
@@ -93,13 +94,32 @@ impl Session {
                         code: URL_ELICITATION_REQUIRED,
                         ..
                     },
-                ) if self.era == Era::Legacy && !url_retried => {
+                ) if self.life.era == Era::Legacy && !url_retried => {
                     if !self.url_round(&e).await? {
                         return Err(e);
                     }
                     url_retried = true;
                     self.notice(&format!("retrying the tool call '{shown}'"));
                     continue;
+                }
+                Err(McpError::Rpc {
+                    method,
+                    code: INVALID_REQUEST,
+                    message,
+                    data,
+                }) if self.life.era == Era::Modern
+                    && self.opts.protocol == ProtocolChoice::Auto =>
+                {
+                    // A dual-era server whose tool can only push its
+                    // questions (2025-11-25) fails this way at 2026-07-28.
+                    return Err(McpError::Rpc {
+                        method,
+                        code: INVALID_REQUEST,
+                        message: format!(
+                            "{message} (this was MCP 2026-07-28; if the tool asks in the older way, try --protocol 2025-11-25)"
+                        ),
+                        data,
+                    });
                 }
                 other => other?,
             };
@@ -115,10 +135,10 @@ impl Session {
                     )));
                 }
             }
-            if self.era == Era::Legacy {
+            if self.life.era == Era::Legacy {
                 return Err(McpError::Incomplete(format!(
                     "the server answered {method} '{shown}' with an MCP 2026-07-28 result (resultType input_required) on an MCP {} session: the call did not complete (the server mixes protocol revisions)",
-                    safe_text::display(&self.version)
+                    safe_text::display(&self.life.version)
                 )));
             }
             rounds += 1;
@@ -247,7 +267,7 @@ impl Session {
             };
             match self.ask(None, req, None, Some(progress))? {
                 Some(k) => keys.push((key.clone(), k)),
-                None if self.quit => return Err(McpError::Quit),
+                None if self.elic.quit => return Err(McpError::Quit),
                 None => {
                     return Err(McpError::Incomplete(format!(
                         "the input request '{}' could not be put to the person",
@@ -256,12 +276,15 @@ impl Session {
                 }
             }
         }
-        while keys.iter().any(|(_, k)| !self.finished.contains_key(k)) {
+        while keys
+            .iter()
+            .any(|(_, k)| !self.elic.finished.contains_key(k))
+        {
             self.step(None).await?;
         }
         let mut out = Map::new();
         for (key, k) in keys {
-            match self.finished.remove(&k).flatten() {
+            match self.elic.finished.remove(&k).flatten() {
                 Some(result) => {
                     out.insert(key, result);
                 }
@@ -273,7 +296,7 @@ impl Session {
                 }
             }
         }
-        if self.quit {
+        if self.elic.quit {
             return Err(McpError::Quit);
         }
         Ok(out)

@@ -67,8 +67,22 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
         .map(|d| d.as_millis())
         .unwrap_or(0);
     let mut s = Session {
-        transport,
-        rx,
+        link: Link {
+            transport,
+            rx,
+            next_id: 1,
+            pending: HashMap::new(),
+            responses: HashMap::new(),
+        },
+        life: Lifecycle {
+            era: Era::Legacy,
+            version: String::new(),
+            server: None,
+            reinitialized: false,
+            tools: Vec::new(),
+            left_out: Vec::new(),
+        },
+        elic: Elicitations::default(),
         desk,
         adapter: opts
             .source_adapter
@@ -77,29 +91,10 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
         opts,
         sigint: signal(SignalKind::interrupt()).ok(),
         sigterm: signal(SignalKind::terminate()).ok(),
-        next_id: 1,
-        era: Era::Legacy,
-        version: String::new(),
-        server: None,
         events,
         run_tag: format!("mcp-{run_tag}-{}", std::process::id()),
-        pending: HashMap::new(),
-        responses: HashMap::new(),
-        asks: HashMap::new(),
-        finished: HashMap::new(),
-        consented: HashSet::new(),
-        completed: HashSet::new(),
         progress_token: None,
-        wait_key: None,
-        reinitialized: false,
-        asked: 0,
-        quit: false,
-        answered: 0,
-        rejected: Vec::new(),
-        refused: Vec::new(),
         server_notices: 0,
-        shown_refusals: HashSet::new(),
-        tools: Vec::new(),
     };
     let out = s.drive().await;
     s.finish(&out).await;
@@ -143,50 +138,80 @@ pub(super) struct Ask {
     pub url_id: Option<String>,
 }
 
-pub(super) struct Session {
+/// The connection and the correlation of our requests with their answers.
+pub(super) struct Link {
+    /// Sends and closes (see [`Transport`]).
     pub transport: Box<dyn Transport>,
+    /// What the transport's readers deliver.
     pub rx: mpsc::Receiver<Incoming>,
-    pub desk: Desk,
-    pub opts: McpOptions,
-    pub adapter: String,
-    sigint: Option<Signal>,
-    sigterm: Option<Signal>,
-    next_id: u64,
-    /// The era in use (set by the lifecycle once connected).
+    /// The id of our next request.
+    pub next_id: u64,
+    /// Our requests waiting for an answer, by id.
+    pub pending: HashMap<u64, Pending>,
+    /// Answers not yet taken by their waiter, by id.
+    pub responses: HashMap<u64, Result<Value, McpError>>,
+}
+
+/// What the connection in its era established ([`super::lifecycle`]).
+pub(super) struct Lifecycle {
+    /// The era in use (set once connected).
     pub era: Era,
     /// The protocol version in use (`2026-07-28`, or what `initialize`
     /// agreed).
     pub version: String,
+    /// The server as it named itself.
     pub server: Option<Server>,
-    events: Option<BufWriter<File>>,
-    pub run_tag: String,
-    pub pending: HashMap<u64, Pending>,
-    pub responses: HashMap<u64, Result<Value, McpError>>,
+    /// HTTP 2025-11-25: the session was initialized again after a 404.
+    pub reinitialized: bool,
+    /// The tools as listed (for their `x-mcp-header` annotations).
+    pub tools: Vec<Value>,
+    /// Tools left out of the list (broken `x-mcp-header` annotations).
+    pub left_out: Vec<String>,
+}
+
+/// The elicitations of the session: open, finished, consented, counted.
+#[derive(Default)]
+pub(super) struct Elicitations {
     /// Open elicitations by desk key.
     pub asks: HashMap<u64, Ask>,
     /// Finished elicitations by desk key: the `ElicitResult` sent, or None
-    /// (refused, withdrawn). Read by the -32042 flow.
+    /// (refused, withdrawn). Read by the round driver.
     pub finished: HashMap<u64, Option<Value>>,
     /// URL elicitations the person consented to (by `elicitationId`).
     pub consented: HashSet<String>,
     /// ... and those the server reported complete.
     pub completed: HashSet<String>,
-    pub progress_token: Option<Value>,
     /// The last "retry now" / "give up" from the waiting screen.
     pub wait_key: Option<WaitKey>,
-    pub reinitialized: bool,
+    /// Elicitations put to the person so far.
     pub asked: usize,
     /// The person quit: every later elicitation is answered `cancel`.
     pub quit: bool,
     pub answered: usize,
     pub rejected: Vec<String>,
     pub refused: Vec<String>,
-    server_notices: usize,
-    /// The tools as listed (for their `x-mcp-header` annotations).
-    pub tools: Vec<Value>,
     /// Desk keys of refused forms shown to the person
     /// ([`Session::show_refusal`]): their replies are not answers.
     pub shown_refusals: HashSet<u64>,
+}
+
+/// One client session: the connection ([`Link`]), what its era
+/// established ([`Lifecycle`]), the elicitations ([`Elicitations`]), and
+/// what the front door owns (the desk, the options, the events file,
+/// signals, notices).
+pub(super) struct Session {
+    pub link: Link,
+    pub life: Lifecycle,
+    pub elic: Elicitations,
+    pub desk: Desk,
+    pub opts: McpOptions,
+    pub adapter: String,
+    sigint: Option<Signal>,
+    sigterm: Option<Signal>,
+    events: Option<BufWriter<File>>,
+    pub run_tag: String,
+    pub progress_token: Option<Value>,
+    server_notices: usize,
 }
 
 pub(super) fn str_field(v: &Value, k: &str) -> Option<String> {
@@ -214,6 +239,7 @@ impl Session {
     async fn drive(&mut self) -> Result<SessionReport, McpError> {
         self.connect_era().await?;
         let server = self
+            .life
             .server
             .clone()
             .ok_or_else(|| McpError::Protocol("the server did not name itself".into()))?;
@@ -238,6 +264,12 @@ impl Session {
             Operation::Tool(_) | Operation::List => {
                 let tools = self.list_tools().await?;
                 let call = self.choose_tool(&tools);
+                if let Some(name) = call.as_ref().filter(|n| self.life.left_out.contains(n)) {
+                    return Err(McpError::Incomplete(format!(
+                        "the tool '{}' is not called: its x-mcp-header annotations break the rules (see above)",
+                        safe_text::display(name)
+                    )));
+                }
                 let result = match &call {
                     Some(name) => self.call_tool(name).await?,
                     None => json!({ "tools": tools }),
@@ -247,13 +279,13 @@ impl Session {
         };
         Ok(SessionReport {
             server,
-            protocol_version: self.version.clone(),
+            protocol_version: self.life.version.clone(),
             tools,
             called,
             result,
-            answered: self.answered,
-            rejected: std::mem::take(&mut self.rejected),
-            refused: std::mem::take(&mut self.refused),
+            answered: self.elic.answered,
+            rejected: std::mem::take(&mut self.elic.rejected),
+            refused: std::mem::take(&mut self.elic.refused),
         })
     }
 
@@ -314,7 +346,7 @@ impl Session {
             }
             cursor = str_field(&page, "nextCursor");
             if cursor.is_none() {
-                self.tools = tools.clone();
+                self.life.tools = tools.clone();
                 return Ok(tools);
             }
         }
@@ -325,8 +357,8 @@ impl Session {
     /// Whether a listed tool is kept: over Streamable HTTP in 2026-07-28, a
     /// tool whose `x-mcp-header` annotations break the rules is left out,
     /// with a notice naming it and the rule.
-    fn keeps_tool(&self, tool: &Value) -> bool {
-        if self.era != Era::Modern || !matches!(self.opts.target, Target::Http { .. }) {
+    fn keeps_tool(&mut self, tool: &Value) -> bool {
+        if self.life.era != Era::Modern || !matches!(self.opts.target, Target::Http { .. }) {
             return true;
         }
         match era::header_params(tool) {
@@ -338,6 +370,7 @@ impl Session {
                     safe_text::display(&name),
                     safe_text::display(&why)
                 ));
+                self.life.left_out.push(name);
                 false
             }
         }
@@ -382,14 +415,14 @@ impl Session {
         limit: Option<Duration>,
     ) -> Result<Value, McpError> {
         match self.request_once(method, params.clone(), limit).await {
-            Err(McpError::SessionExpired) if !self.reinitialized => {
-                self.reinitialized = true;
+            Err(McpError::SessionExpired) if !self.life.reinitialized => {
+                self.life.reinitialized = true;
                 self.notice(
                     "the server ended the session (HTTP 404): initializing a new session once",
                 );
-                self.transport.reset_session();
+                self.link.transport.reset_session();
                 self.initialize().await?;
-                self.transport.start_listening();
+                self.link.transport.start_listening();
                 self.request_once(method, params, limit).await
             }
             Err(McpError::SessionExpired) => Err(McpError::Transport(
@@ -401,7 +434,7 @@ impl Session {
 
     /// The id the next request will get (for a `progressToken`).
     pub fn peek_id(&self) -> u64 {
-        self.next_id
+        self.link.next_id
     }
 
     pub(super) async fn request_once(
@@ -410,9 +443,9 @@ impl Session {
         params: Option<Value>,
         limit: Option<Duration>,
     ) -> Result<Value, McpError> {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.pending.insert(
+        let id = self.link.next_id;
+        self.link.next_id += 1;
+        self.link.pending.insert(
             id,
             Pending {
                 method: method.to_owned(),
@@ -421,7 +454,7 @@ impl Session {
         self.send_request(id, method, params)?;
         let until = limit.map(|l| Instant::now() + l);
         loop {
-            if let Some(r) = self.responses.remove(&id) {
+            if let Some(r) = self.link.responses.remove(&id) {
                 return r;
             }
             let woke = self.step(until).await.map_err(|e| match e {
@@ -432,7 +465,7 @@ impl Session {
                 e => e,
             })?;
             if !woke {
-                self.pending.remove(&id);
+                self.link.pending.remove(&id);
                 self.cancel_request(id, "timed out");
                 return Err(McpError::Timeout {
                     method: method.to_owned(),
@@ -450,8 +483,9 @@ impl Session {
         method: &str,
         params: Option<Value>,
     ) -> Result<(), McpError> {
-        if self.era != Era::Modern {
+        if self.life.era != Era::Modern {
             return self
+                .link
                 .transport
                 .send(&jsonrpc::request(id, method, params), Some(id));
         }
@@ -460,7 +494,8 @@ impl Session {
         if method == "tools/call" {
             headers.extend(self.param_headers(&params));
         }
-        self.transport
+        self.link
+            .transport
             .send_request(&jsonrpc::request(id, method, Some(params)), id, headers)
     }
 
@@ -469,6 +504,7 @@ impl Session {
     fn param_headers(&self, params: &Value) -> Vec<(String, String)> {
         let name = params.get("name").and_then(Value::as_str);
         let Some(tool) = self
+            .life
             .tools
             .iter()
             .find(|t| t.get("name").and_then(Value::as_str) == name)
@@ -489,14 +525,14 @@ impl Session {
     /// 2026-07-28 closes the request's stream, otherwise
     /// `notifications/cancelled`.
     pub fn cancel_request(&mut self, id: u64, reason: &str) {
-        if self.transport.cancel(id) {
+        if self.link.transport.cancel(id) {
             return;
         }
         let msg = jsonrpc::notification(
             "notifications/cancelled",
             Some(json!({ "requestId": id, "reason": reason })),
         );
-        let _ = self.transport.send(&msg, None);
+        let _ = self.link.transport.send(&msg, None);
     }
 
     /// Wait for the next thing (a message, a reply from the responder, a
@@ -509,7 +545,7 @@ impl Session {
             }
         };
         let wake = tokio::select! {
-            i = self.rx.recv() => Wake::Incoming(i),
+            i = self.link.rx.recv() => Wake::Incoming(i),
             r = self.desk.next() => Wake::Reply(r),
             _ = next_signal(&mut self.sigint) => Wake::Signal(libc::SIGINT),
             _ = next_signal(&mut self.sigterm) => Wake::Signal(libc::SIGTERM),
@@ -524,7 +560,7 @@ impl Session {
             Wake::Incoming(Some(i)) => self.on_incoming(i)?,
             Wake::Reply(None) => return Err(McpError::Responder("the responder stopped".into())),
             Wake::Reply(Some(Reply::Key(WaitKey::Quit))) => return Err(McpError::Quit),
-            Wake::Reply(Some(Reply::Key(k))) => self.wait_key = Some(k),
+            Wake::Reply(Some(Reply::Key(k))) => self.elic.wait_key = Some(k),
             Wake::Reply(Some(r)) if self.closes_refusal(&r) => {}
             Wake::Reply(Some(r)) => self.on_reply(r)?,
         }
@@ -570,22 +606,22 @@ impl Session {
     fn closes_refusal(&mut self, r: &Reply) -> bool {
         match r {
             Reply::Answered { key, .. } | Reply::Withdrawn { key, .. } => {
-                self.shown_refusals.remove(key)
+                self.elic.shown_refusals.remove(key)
             }
             Reply::Key(_) => false,
         }
     }
 
     fn fail_pending(&mut self, id: u64, err: impl FnOnce(&str) -> McpError) {
-        if let Some(p) = self.pending.remove(&id) {
-            self.responses.insert(id, Err(err(&p.method)));
+        if let Some(p) = self.link.pending.remove(&id) {
+            self.link.responses.insert(id, Err(err(&p.method)));
         }
     }
 
     fn on_response(&mut self, id: Value, outcome: Result<Value, jsonrpc::RpcError>) {
         let pending = id
             .as_u64()
-            .and_then(|n| self.pending.remove(&n).map(|p| (n, p)));
+            .and_then(|n| self.link.pending.remove(&n).map(|p| (n, p)));
         let Some((n, p)) = pending else {
             self.notice(&format!(
                 "ignored a response to an unknown request id {}",
@@ -605,7 +641,7 @@ impl Session {
                 data: e.data.map(Box::new),
             }
         });
-        self.responses.insert(n, r);
+        self.link.responses.insert(n, r);
     }
 
     fn on_request(
@@ -636,7 +672,10 @@ impl Session {
     /// Whether a request of the server with this id is still open (put to
     /// the person, not yet answered).
     fn is_open(&self, id: &Value) -> bool {
-        self.asks.values().any(|a| a.rpc_id.as_ref() == Some(id))
+        self.elic
+            .asks
+            .values()
+            .any(|a| a.rpc_id.as_ref() == Some(id))
     }
 
     /// A request that reuses the id of one still open breaks JSON-RPC (two
@@ -649,7 +688,7 @@ impl Session {
             safe_text::display(&shown)
         );
         self.notice(&format!("refused an elicitation: {why}"));
-        self.rejected.push(why);
+        self.elic.rejected.push(why);
         self.reply(jsonrpc::error_response(
             id,
             jsonrpc::INVALID_REQUEST,
@@ -659,7 +698,7 @@ impl Session {
     }
 
     pub fn reply(&mut self, msg: Value) -> Result<(), McpError> {
-        self.transport.send(&msg, None)
+        self.link.transport.send(&msg, None)
     }
 
     fn on_notification(&mut self, method: &str, params: Option<&Value>) {
@@ -739,11 +778,12 @@ impl Session {
     /// server's last log lines.
     async fn finish(&mut self, out: &Result<SessionReport, McpError>) {
         if let Err(McpError::Quit | McpError::Interrupted(_)) = out {
-            let ids: Vec<u64> = self.pending.keys().copied().collect();
+            let ids: Vec<u64> = self.link.pending.keys().copied().collect();
             for id in ids {
                 self.cancel_request(id, "the person quit");
             }
             let open: Vec<Value> = self
+                .elic
                 .asks
                 .values()
                 .filter_map(|a| a.rpc_id.clone())
@@ -754,15 +794,15 @@ impl Session {
             tokio::time::sleep(QUIT_GRACE).await;
         }
         // A refused form still on screen stays until the person closes it.
-        while out.is_ok() && !self.shown_refusals.is_empty() {
+        while out.is_ok() && !self.elic.shown_refusals.is_empty() {
             if self.step(None).await.is_err() {
                 break;
             }
         }
         self.desk
             .withdraw_all(crate::session::WithdrawReason::StreamClosed);
-        self.transport.close();
-        while let Ok(item) = self.rx.try_recv() {
+        self.link.transport.close();
+        while let Ok(item) = self.link.rx.try_recv() {
             if let Incoming::Log(line) = item {
                 self.server_notice(&format!("server: {}", safe_text::display(&line)));
             }
