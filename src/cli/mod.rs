@@ -17,6 +17,7 @@ use ahp_elicit::binding::Violation;
 use ahp_elicit::safe_text::display;
 
 pub mod answer;
+pub mod answers;
 pub mod capabilities;
 pub mod demo;
 pub mod mcp;
@@ -252,6 +253,9 @@ pub enum Command {
     Upstream(upstream::UpstreamCommand),
     /// Connect to a live MCP server as a client and answer its elicitations.
     Mcp(mcp::McpArgs),
+    /// Check an answers file (--answers) and dry-run it on request events.
+    #[command(subcommand)]
+    Answers(answers::AnswersCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "\
 Examples:\n  ahp-elicit completions bash > ~/.local/share/bash-completion/completions/ahp-elicit\n  \
@@ -363,6 +367,7 @@ pub fn run(cli: Cli) -> Exit {
         Command::Wrap(a) => wrap::run(a),
         Command::Upstream(c) => upstream::run(c),
         Command::Mcp(a) => mcp::run(a),
+        Command::Answers(c) => answers::run(c),
         Command::Completions { shell } => completions(shell),
         Command::Man { dir } => man(dir.as_deref()),
     }
@@ -413,7 +418,7 @@ mod man_tests {
         }
         let text = String::from_utf8(out).expect("UTF-8");
         let named = references(&text);
-        assert_eq!(named.len(), 13, "{named:?}");
+        assert_eq!(named.len(), 15, "{named:?}");
         for name in &named {
             let title = format!(".TH {name} 1");
             assert!(text.contains(&title), "{title} printed");
