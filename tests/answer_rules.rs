@@ -150,7 +150,10 @@ fn mcp_answers_two_forms_by_rule_and_declines_the_third_by_the_catch_all() {
     // The log names the rule of each request, in order.
     let logged = rules_logged(&r.log);
     let rules: Vec<&Value> = logged.iter().map(|(_, rule)| rule).collect();
-    assert_eq!(rules, [&json!("/rules/0"), &json!("/rules/1"), &json!("/rules/2")]);
+    assert_eq!(
+        rules,
+        [&json!("/rules/0"), &json!("/rules/1"), &json!("/rules/2")]
+    );
     let named: Vec<&Value> = r
         .log
         .iter()
@@ -159,7 +162,11 @@ fn mcp_answers_two_forms_by_rule_and_declines_the_third_by_the_catch_all() {
         .collect();
     assert_eq!(
         named,
-        [&json!("booking"), &json!("feedback"), &json!("anything else")]
+        [
+            &json!("booking"),
+            &json!("feedback"),
+            &json!("anything else")
+        ]
     );
     // The dry run over the events this run recorded makes the same
     // choices for the same requests.
@@ -250,8 +257,12 @@ fn respond_matches_the_call_and_the_protocol_revision() {
         .collect();
     assert_eq!(
         results,
-        [("b-2026", "accept"), ("b-2025", "decline"), ("b-nocall", "cancel")]
-            .map(|(a, b)| (a.to_owned(), b.to_owned()))
+        [
+            ("b-2026", "accept"),
+            ("b-2025", "decline"),
+            ("b-nocall", "cancel")
+        ]
+        .map(|(a, b)| (a.to_owned(), b.to_owned()))
     );
     assert_eq!(
         err.trim_end(),
@@ -327,9 +338,15 @@ fn check_lists_the_faults_of_a_file_with_their_pointers() {
     );
     // Today's two forms, with a $schema for editors.
     let (code, out) = check_doc(&json!({"$schema": "x", "action": "decline"}));
-    assert_eq!((code, out.as_str()), (0, "ok, one answer for every request\n"));
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "ok, one answer for every request\n")
+    );
     let (code, out) = check_doc(&json!({"$schema": "x", "e-1": {"action": "decline"}}));
-    assert_eq!((code, out.as_str()), (0, "ok, an answer for 1 request id\n"));
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "ok, an answer for 1 request id\n")
+    );
 }
 
 #[test]
@@ -395,7 +412,11 @@ fn the_schema_and_the_reader_agree() {
         json!({"rules": [{"match": {}, "answer": {"action": "decline", "content": {}}}]}),
     ];
     for d in &good {
-        assert!(schema_violations(d).is_empty(), "{d}: {:?}", schema_violations(d));
+        assert!(
+            schema_violations(d).is_empty(),
+            "{d}: {:?}",
+            schema_violations(d)
+        );
         assert!(Answers::from_value(d).is_ok(), "{d}");
     }
     for d in &bad {

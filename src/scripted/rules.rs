@@ -782,3 +782,144 @@ impl Rules {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binding::{wrap_params_with, SchemaPolicy, Server};
+    use serde_json::json;
+
+    fn event(server: &str, params: Value, policy: SchemaPolicy) -> RequestEvent {
+        let server = Server {
+            name: server.into(),
+            title: None,
+            version: None,
+        };
+        wrap_params_with(&params, &server, "mcp-stdio", "evt-1", None, policy).expect("valid")
+    }
+
+    fn form(message: &str, names: &[&str]) -> Value {
+        let props: Map<String, Value> = names
+            .iter()
+            .map(|n| ((*n).to_owned(), json!({"type": "string"})))
+            .collect();
+        json!({"message": message, "requestedSchema": {"type": "object", "properties": props}})
+    }
+
+    fn rules(v: Value) -> Rules {
+        let Value::Object(o) = json!({ "rules": v }) else {
+            unreachable!()
+        };
+        Rules::from_value(&o).expect("rules")
+    }
+
+    fn matcher(v: Value) -> Match {
+        rules(json!([{"match": v, "answer": {"action": "cancel"}}])).rules[0]
+            .when
+            .clone()
+    }
+
+    #[test]
+    fn the_first_matching_rule_answers() {
+        let r = rules(json!([
+            {"match": {"mode": "url"}, "answer": {"action": "accept"}},
+            {"match": {"message": "(?i)TABLE"}, "answer": {"action": "decline"}},
+            {"match": {}, "answer": {"action": "cancel"}}
+        ]));
+        let req = event("s", form("Book a table", &["a"]), SchemaPolicy::Strict);
+        assert_eq!(r.choose(&req).expect("a rule").index, 1);
+        let req = event("s", form("Other", &["a"]), SchemaPolicy::Strict);
+        assert_eq!(r.choose(&req).expect("a rule").index, 2);
+    }
+
+    #[test]
+    fn every_key_that_does_not_hold_is_named_in_key_order() {
+        let m = matcher(json!({"fields": ["b"], "message": "^x$", "mode": "url",
+            "server": "other", "call": "book", "protocolVersion": "2026-07-28"}));
+        let req = event("srv", form("x y", &["a"]), SchemaPolicy::Strict);
+        let misses = m.misses(&Facts::of(&req));
+        let keys: Vec<&str> = misses.iter().map(Miss::key).collect();
+        assert_eq!(keys, MATCH_KEYS);
+        let text: Vec<String> = misses.iter().map(Miss::to_string).collect();
+        assert_eq!(
+            text,
+            [
+                "server is 'srv', not 'other'",
+                "the event names no call (extensions.mcp.call), not 'book'",
+                "mode is form, not url",
+                "protocolVersion is 2025-11-25, not 2026-07-28",
+                "the message does not match /^x$/",
+                "fields are [a], not [b]",
+            ]
+        );
+    }
+
+    #[test]
+    fn server_text_in_a_reason_is_sanitized() {
+        let m = matcher(json!({"server": "ok"}));
+        let req = event("ev\u{1b}[2Jil", form("m", &["a"]), SchemaPolicy::Strict);
+        let why = m.misses(&Facts::of(&req))[0].to_string();
+        assert!(!why.contains('\u{1b}'), "{why}");
+        assert!(why.contains("ev\\u{1b}[2Jil"), "{why}");
+    }
+
+    #[test]
+    fn a_form_outside_the_subset_still_offers_its_message_and_names() {
+        let params = json!({"message": "Where to?", "requestedSchema": {"type": "object",
+            "properties": {"address": {"type": "object", "properties": {}}}}});
+        let req = event("s", params, SchemaPolicy::Compatible);
+        assert!(matches!(req.view, RequestView::NotAForm { .. }));
+        let facts = Facts::of(&req);
+        assert_eq!(facts.message.as_deref(), Some("Where to?"));
+        assert_eq!(facts.fields, Some(BTreeSet::from(["address".to_owned()])));
+        assert!(matcher(json!({"message": "Where", "fields": ["address"]}))
+            .misses(&facts)
+            .is_empty());
+    }
+
+    #[test]
+    fn extensions_mcp_gives_the_call_and_the_revision() {
+        let mut req = event("s", form("m", &["a"]), SchemaPolicy::Strict);
+        req.event["extensions"] = json!({"mcp": {"protocolVersion": "2026-07-28",
+            "call": {"method": "prompts/get", "name": "plan"}}});
+        let facts = Facts::of(&req);
+        assert_eq!(facts.call.as_deref(), Some("plan"));
+        assert_eq!(facts.protocol_version, "2026-07-28");
+        assert!(
+            matcher(json!({"call": "plan", "protocolVersion": "2026-07-28"}))
+                .misses(&facts)
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn covering_is_judged_from_the_keys() {
+        let m = |v: Value| matcher(v);
+        assert!(m(json!({})).covers(&m(json!({"server": "a"}))));
+        assert!(m(json!({"server": "a"})).covers(&m(json!({"server": "a", "mode": "url"}))));
+        assert!(!m(json!({"server": "a"})).covers(&m(json!({"server": "b"}))));
+        assert!(!m(json!({"server": "a"})).covers(&m(json!({}))));
+        assert!(m(json!({"mode": "form"})).covers(&m(json!({"fields": ["x"]}))));
+        assert!(!m(json!({"mode": "url"})).covers(&m(json!({"fields": ["x"]}))));
+        assert!(m(json!({"message": "a"})).covers(&m(json!({"message": "a", "call": "c"}))));
+        assert!(!m(json!({"message": "a"})).covers(&m(json!({"message": "a|b"}))));
+        // An empty pattern matches every message, but a view without one.
+        assert!(m(json!({"message": ""})).covers(&m(json!({"message": "x"}))));
+        assert!(!m(json!({"message": ""})).covers(&m(json!({"mode": "form"}))));
+        assert!(m(json!({"message": ""})).covers(&m(json!({"fields": []}))));
+        assert!(!m(json!({"fields": ["a"]})).covers(&m(json!({"fields": ["a", "b"]}))));
+    }
+
+    #[test]
+    fn a_pattern_fault_says_what_and_where() {
+        assert_eq!(
+            Pattern::new("ab(c").expect_err("unclosed"),
+            "unclosed group (at character 3)"
+        );
+        assert_eq!(
+            Pattern::new("x{2,1}").expect_err("bad repetition"),
+            "invalid repetition count range, the start must be <= the end (at character 2)"
+        );
+        assert!(Pattern::new("(?i)table").is_ok());
+    }
+}
