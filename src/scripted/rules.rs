@@ -485,7 +485,7 @@ impl Rule {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NoRule {
     /// What the request offered (for the report).
-    pub facts: Facts,
+    pub facts: Box<Facts>,
     /// Per rule in file order: its label, its pointer and its misses.
     pub misses: Vec<(String, String, Vec<Miss>)>,
 }
@@ -730,7 +730,10 @@ impl Rules {
             }
             misses.push((r.label(), r.pointer(), m));
         }
-        Err(NoRule { facts, misses })
+        Err(NoRule {
+            facts: Box::new(facts),
+            misses,
+        })
     }
 
     /// The rules that can never answer, in file order: one whose keys
