@@ -12,9 +12,10 @@
 //!   never a default.
 //!
 //! A top-level `$schema` string (for editors) is ignored in every form.
-//! Content keys set
-//! field values on the form as a person would see it: pre-filled defaults
-//! stay unless set to `null`, which clears the field. The form is then
+//!
+//! Content keys set field values on the form as a person would see it:
+//! pre-filled defaults stay unless set to `null`, which clears the field.
+//! The form is then
 //! submitted through the same [`Form`] state machine as the terminal UI; an
 //! answer the form refuses gives [`RespondError::Refused`] (no result for
 //! that request, exit 1).

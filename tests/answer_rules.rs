@@ -398,6 +398,8 @@ fn the_schema_and_the_reader_agree() {
         json!({"e-1": {"action": "accept", "extra": 1}}),
         json!({"rules": []}),
         json!({"rules": [], "x": 1}),
+        json!({"$schema": 1, "rules": [{"match": {}, "answer": {"action": "cancel"}}]}),
+        json!({"$schema": 1, "action": "cancel"}),
         json!({"rules": [{"answer": {"action": "cancel"}}]}),
         json!({"rules": [{"match": {}}]}),
         json!({"rules": [{"match": {}, "answer": {"action": "cancel"}, "when": 1}]}),

@@ -599,6 +599,9 @@ impl Rules {
         if let Some(k) = o.keys().find(|k| *k != "rules" && *k != "$schema") {
             return Err(at(format!("/{}", token(k)), RuleFault::UnknownTopKey));
         }
+        if o.get("$schema").is_some_and(|v| !v.is_string()) {
+            return Err(at("/$schema".into(), RuleFault::NotAString));
+        }
         let Some(Value::Array(items)) = o.get("rules") else {
             return Err(at("/rules".into(), RuleFault::NotAnArray));
         };
