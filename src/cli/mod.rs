@@ -27,6 +27,18 @@ pub mod upstream;
 pub mod validate;
 pub mod wrap;
 
+/// A pinned MCP revision on the command line (`--protocol-version`).
+///
+/// Errors: a message naming the pinned revisions.
+pub(crate) fn parse_revision(s: &str) -> Result<ahp_elicit::binding::Revision, String> {
+    ahp_elicit::binding::Revision::parse(s).ok_or_else(|| {
+        format!(
+            "'{s}' is not a pinned MCP revision (pinned: {})",
+            ahp_elicit::binding::Revision::list()
+        )
+    })
+}
+
 /// The exit status of a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
