@@ -36,14 +36,8 @@ use regex::Regex;
 use serde_json::{Map, Value};
 
 use super::{AnswersError, ScriptedAnswer};
-use crate::binding::{Action, Mode, RequestBody, RequestEvent, RequestView};
+use crate::binding::{Action, Mode, RequestBody, RequestEvent, RequestView, Revision};
 use crate::safe_text::display;
-
-/// The protocol revisions a `protocolVersion` key may name, oldest first.
-pub const REVISIONS: &[&str] = &["2025-11-25", "2026-07-28"];
-
-/// The revision of an event without `extensions.mcp`.
-pub const DEFAULT_REVISION: &str = "2025-11-25";
 
 /// The JSON Schema of an answers file (all three forms), as embedded in
 /// the binary (`schemas/answers.schema.json`).
@@ -63,30 +57,24 @@ pub const MATCH_KEYS: &[&str] = &[
 /// name of the client request in progress, if any.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpFacts {
-    /// `protocolVersion` (`2025-11-25` when the event has no
+    /// `protocolVersion` ([`Revision::DEFAULT`] when the event has no
     /// `extensions.mcp`).
-    pub protocol_version: String,
+    pub protocol_version: Revision,
     /// `call.name`: the tool or prompt name or the resource URI.
     pub call: Option<String>,
 }
 
-/// Read `extensions.mcp` of a validated request event. The binding checks
-/// that object's shape when it reads the event; this only takes the two
-/// values the rules look at.
+/// What `extensions.mcp` of a validated request event says (as the
+/// binding read it): the revision (2025-11-25 without it) and the call's
+/// name.
 pub fn mcp_facts(req: &RequestEvent) -> McpFacts {
-    let mcp = req.event.pointer("/extensions/mcp");
-    let protocol_version = mcp
-        .and_then(|m| m.get("protocolVersion"))
-        .and_then(Value::as_str)
-        .unwrap_or(DEFAULT_REVISION)
-        .to_owned();
-    let call = mcp
-        .and_then(|m| m.pointer("/call/name"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
     McpFacts {
-        protocol_version,
-        call,
+        protocol_version: req.revision(),
+        call: req
+            .mcp
+            .as_ref()
+            .and_then(|m| m.call.as_ref())
+            .map(|c| c.name.clone()),
     }
 }
 
@@ -100,7 +88,7 @@ pub struct Facts {
     /// The request's mode.
     pub mode: Mode,
     /// The event's protocol revision.
-    pub protocol_version: String,
+    pub protocol_version: Revision,
     /// The message, when the request carries its params.
     pub message: Option<String>,
     /// The form's property names: None for a URL request or a view without
@@ -166,7 +154,7 @@ impl Facts {
         if let Some(c) = &self.call {
             s.push_str(&format!(", call '{}'", display(c)));
         }
-        if self.protocol_version != DEFAULT_REVISION {
+        if self.protocol_version != Revision::DEFAULT {
             s.push_str(&format!(", protocolVersion {}", self.protocol_version));
         }
         if let Some(f) = &self.fields {
@@ -274,7 +262,7 @@ pub struct Match {
     pub server: Option<String>,
     pub call: Option<String>,
     pub mode: Option<Mode>,
-    pub protocol_version: Option<String>,
+    pub protocol_version: Option<Revision>,
     pub message: Option<Pattern>,
     pub fields: Option<BTreeSet<String>>,
 }
@@ -289,7 +277,7 @@ pub enum Miss {
     /// `mode`.
     Mode { found: Mode, want: Mode },
     /// `protocolVersion`.
-    ProtocolVersion { found: String, want: String },
+    ProtocolVersion { found: Revision, want: Revision },
     /// `message`: the pattern does not match the message.
     Message { pattern: String },
     /// `message`: the request carries no message (`view` says why).
@@ -334,12 +322,9 @@ impl fmt::Display for Miss {
             Miss::Mode { found, want } => {
                 write!(f, "mode is {}, not {}", found.as_str(), want.as_str())
             }
-            Miss::ProtocolVersion { found, want } => write!(
-                f,
-                "protocolVersion is {}, not {}",
-                display(found),
-                display(want)
-            ),
+            Miss::ProtocolVersion { found, want } => {
+                write!(f, "protocolVersion is {found}, not {want}")
+            }
             Miss::Message { pattern } => {
                 write!(f, "the message does not match /{}/", display(pattern))
             }
@@ -386,11 +371,11 @@ impl Match {
                 });
             }
         }
-        if let Some(want) = &self.protocol_version {
-            if *want != facts.protocol_version {
+        if let Some(want) = self.protocol_version {
+            if want != facts.protocol_version {
                 out.push(Miss::ProtocolVersion {
-                    found: facts.protocol_version.clone(),
-                    want: want.clone(),
+                    found: facts.protocol_version,
+                    want,
                 });
             }
         }
@@ -423,7 +408,9 @@ impl Match {
     /// has; an empty `message` pattern matches every message, though not a
     /// request without one).
     pub fn covers(&self, later: &Match) -> bool {
-        let same = |a: &Option<String>, b: &Option<String>| a.is_none() || a == b;
+        fn same<T: PartialEq>(a: &Option<T>, b: &Option<T>) -> bool {
+            a.is_none() || a == b
+        }
         let mode = match self.mode {
             None => true,
             Some(m) => later.mode == Some(m) || (m == Mode::Form && later.fields.is_some()),
@@ -564,7 +551,7 @@ pub enum RuleFault {
     #[error("'{0}' is not form or url")]
     UnknownMode(String),
     /// `protocolVersion` names no pinned revision.
-    #[error("'{0}' is not a pinned revision (2025-11-25, 2026-07-28)")]
+    #[error("'{0}' is not a pinned revision ({list})", list = Revision::list())]
     UnknownRevision(String),
     /// `message` does not compile.
     #[error("the pattern does not compile: {0}")]
@@ -670,10 +657,11 @@ impl Rules {
             Some(s) => Some(Mode::parse(&s).ok_or_else(|| at("mode", RuleFault::UnknownMode(s)))?),
         };
         let protocol_version = match text("protocolVersion")? {
-            Some(s) if !REVISIONS.contains(&s.as_str()) => {
-                return Err(at("protocolVersion", RuleFault::UnknownRevision(s)))
-            }
-            other => other,
+            None => None,
+            Some(s) => Some(
+                Revision::parse(&s)
+                    .ok_or_else(|| at("protocolVersion", RuleFault::UnknownRevision(s)))?,
+            ),
         };
         // An empty pattern is allowed (it matches every message).
         let message = match m.get("message") {
@@ -792,7 +780,9 @@ impl Rules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::binding::{wrap_params_with, SchemaPolicy, Server};
+    use crate::binding::{
+        wrap_params_in, wrap_params_with, CallMethod, CallRef, McpExtension, SchemaPolicy, Server,
+    };
     use serde_json::json;
 
     fn event(server: &str, params: Value, policy: SchemaPolicy) -> RequestEvent {
@@ -885,16 +875,43 @@ mod tests {
 
     #[test]
     fn extensions_mcp_gives_the_call_and_the_revision() {
-        let mut req = event("s", form("m", &["a"]), SchemaPolicy::Strict);
-        req.event["extensions"] = json!({"mcp": {"protocolVersion": "2026-07-28",
-            "call": {"method": "prompts/get", "name": "plan"}}});
+        let server = Server {
+            name: "s".into(),
+            title: None,
+            version: None,
+        };
+        let mcp = McpExtension {
+            protocol_version: Revision::V2026_07_28,
+            input_key: Some("k".into()),
+            call: Some(CallRef {
+                method: CallMethod::PromptsGet,
+                name: "plan".into(),
+            }),
+        };
+        let params = form("m", &["a"]);
+        let req = wrap_params_in(
+            &params,
+            &server,
+            "mcp-http",
+            "evt-1",
+            None,
+            SchemaPolicy::Strict,
+            Some(&mcp),
+        )
+        .expect("valid");
         let facts = Facts::of(&req);
         assert_eq!(facts.call.as_deref(), Some("plan"));
-        assert_eq!(facts.protocol_version, "2026-07-28");
+        assert_eq!(facts.protocol_version, Revision::V2026_07_28);
         assert!(
             matcher(json!({"call": "plan", "protocolVersion": "2026-07-28"}))
                 .misses(&facts)
                 .is_empty()
+        );
+        // Without extensions.mcp: 2025-11-25, no call.
+        let facts = Facts::of(&event("s", params, SchemaPolicy::Strict));
+        assert_eq!(
+            (facts.call, facts.protocol_version),
+            (None, Revision::V2025_11_25)
         );
     }
 
@@ -914,6 +931,14 @@ mod tests {
         assert!(!m(json!({"message": ""})).covers(&m(json!({"mode": "form"}))));
         assert!(m(json!({"message": ""})).covers(&m(json!({"fields": []}))));
         assert!(!m(json!({"fields": ["a"]})).covers(&m(json!({"fields": ["a", "b"]}))));
+    }
+
+    #[test]
+    fn the_schema_names_the_pinned_revisions() {
+        let schema: Value = serde_json::from_str(SCHEMA).expect("schema");
+        let listed = &schema["$defs"]["match"]["properties"]["protocolVersion"]["enum"];
+        let pinned: Vec<&str> = Revision::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!(*listed, json!(pinned));
     }
 
     #[test]
