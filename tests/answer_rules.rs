@@ -426,3 +426,45 @@ fn the_schema_and_the_reader_agree() {
         assert!(Answers::from_value(d).is_err(), "reader takes {d}");
     }
 }
+
+/// An answer the form refuses: the dry run says so, and the run gives
+/// that request no result, with the same reason.
+#[test]
+fn the_dry_run_and_the_run_refuse_the_same_answer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("rules.json");
+    std::fs::write(
+        &rules,
+        json!({"rules": [
+            {"match": {"fields": ["comment", "rating"]},
+             "answer": {"action": "accept", "content": {"rating": 9}}},
+            {"match": {}, "answer": {"action": "decline"}}
+        ]})
+        .to_string(),
+    )
+    .expect("write");
+    let rules = rules.to_string_lossy().into_owned();
+    let events = fixture("fake-server.requests.jsonl");
+    let (code, choices, out) = dry_run(&rules, &events);
+    assert_eq!(code, 1, "{out}");
+    let (id, what) = &choices[1];
+    assert_eq!(id, "fake-feedback");
+    let reason = what
+        .strip_prefix("rule 1 (/rules/0): accept, refused: ")
+        .expect("a refused accept");
+    assert!(reason.contains("'rating'"), "{reason}");
+    let o = ahp(&["respond", "--answers", &rules, &events]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr).trim_end(),
+        format!("ahp-elicit: request fake-feedback (line 2): answer refused, no result: {reason}")
+    );
+    let answered: Vec<String> = text(&o.stdout)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("result");
+            v["parentEventId"].as_str().unwrap_or("").to_owned()
+        })
+        .collect();
+    assert_eq!(answered, ["fake-booking", "fake-offers"]);
+}
