@@ -27,16 +27,15 @@ pub mod upstream;
 pub mod validate;
 pub mod wrap;
 
-/// A pinned MCP revision on the command line (`--protocol-version`).
-///
-/// Errors: a message naming the pinned revisions.
-pub(crate) fn parse_revision(s: &str) -> Result<ahp_elicit::binding::Revision, String> {
-    ahp_elicit::binding::Revision::parse(s).ok_or_else(|| {
-        format!(
-            "'{s}' is not a pinned MCP revision (pinned: {})",
-            ahp_elicit::binding::Revision::list()
-        )
-    })
+/// A pinned MCP revision on the command line (`--protocol-version`): the
+/// pinned versions are the possible values, listed in `--help`, the manual
+/// page and the completions.
+pub(crate) fn revision_parser(
+) -> impl clap::builder::TypedValueParser<Value = ahp_elicit::binding::Revision> {
+    use ahp_elicit::binding::Revision;
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(Revision::ALL.iter().map(|r| r.as_str()))
+        .map(|s: String| Revision::parse(&s).unwrap_or(Revision::DEFAULT))
 }
 
 /// The exit status of a command.
