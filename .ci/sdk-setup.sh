@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the official MCP SDKs the real-server form tests use
-# (tests/sdk_python.rs, tests/sdk_typescript.rs; servers in tests/servers/):
+# (tests/mcp/python_sdk.rs, tests/mcp/typescript_sdk.rs; servers in tests/servers/):
 #   Python: `mcp` (with pydantic) from PyPI, pinned in .ci/sdk/requirements.txt,
 #           into the virtual environment .ci/sdk/venv (git-ignored);
 #   Node:   @modelcontextprotocol/sdk and zod from npm, pinned in
