@@ -302,7 +302,21 @@ fn completions(shell: clap_complete::Shell) -> Exit {
     // pipe), and a closed pipe is not worth a panic.
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "ahp-elicit", &mut out);
+    if shell == clap_complete::Shell::Bash {
+        out = fix_bash_names(&out);
+    }
     write_stdout(&out, "the completion script")
+}
+
+/// clap_complete's bash script names a subcommand's state twice, and
+/// differently for a hyphenated binary: the loop that reads the words sets
+/// `ahp__elicit__subcmd__respond`, the switch that offers the options
+/// expects `ahp__subcmd__elicit__subcmd__respond`, so no subcommand's
+/// options were ever offered. One spelling, the loop's, for both.
+fn fix_bash_names(script: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(script)
+        .replace("ahp__subcmd__elicit", "ahp__elicit")
+        .into_bytes()
 }
 
 /// Write `bytes` to stdout; a closed pipe ends quietly with exit 0.
