@@ -15,7 +15,9 @@ notifications to the client and record each answer; the tool result's
 Steps of case "all": ping, form (defaults on name and age), url,
 (notification elicitation/complete), bad-mode, invalid (a nested object
 property), roots (roots/list, not offered by the client). Case "required":
-one form with a required field and no default. The tool `gated` (stdio,
+one form with a required field and no default. Case "rules": three
+different forms in one call (a booking, feedback, an offer to sign up), for
+answer rules. The tool `gated` (stdio,
 not listed) first fails with -32042 carrying the URL elicitation, then
 succeeds.
 
@@ -82,6 +84,19 @@ HOSTILE_NESTED = {"message": "Nested", "requestedSchema": {
     "type": "object", "properties": {"ad\x1b[2Jdress": {"type": "object", "properties": {}}}}}
 REQUIRED = {"message": "Required", "requestedSchema": {
     "type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}}
+BOOKING = {"message": "Book a table: for whom, and how many guests?", "requestedSchema": {
+    "type": "object", "properties": {
+        "name": {"type": "string", "minLength": 1},
+        "guests": {"type": "integer", "minimum": 1, "maximum": 12}},
+    "required": ["name", "guests"]}}
+FEEDBACK = {"message": "How was your last visit?", "requestedSchema": {
+    "type": "object", "properties": {
+        "rating": {"type": "integer", "minimum": 1, "maximum": 5},
+        "comment": {"type": "string"}},
+    "required": ["rating"]}}
+OFFERS = {"message": "Sign up for offers?", "requestedSchema": {
+    "type": "object", "properties": {"email": {"type": "string", "format": "email"}},
+    "required": ["email"]}}
 
 
 MODE = ("modern" if "--modern" in sys.argv else
@@ -203,6 +218,10 @@ def probe(state, case, call, notify, extra=None):
         return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
+    elif case == "rules":
+        responses["booking"] = call("elicitation/create", BOOKING)
+        responses["feedback"] = call("elicitation/create", FEEDBACK)
+        responses["offers"] = call("elicitation/create", OFFERS)
     elif case == "refused":
         # A nested object under a key with an ESC: refused under the strict
         # policy; the key must reach the screen neutralised.

@@ -42,6 +42,10 @@ fn checks() -> Vec<(&'static str, Check)> {
         ("ahp-elicit respond --action decline examples/stream.requests.jsonl", Run(declines_the_stream)),
         ("echo '{\"action\":\"accept\",\"content\":{\"fullName\":\"Ada Example\",\"email\":\"ada@example.com\"}}' > answers.json", Run(writes_answers)),
         ("ahp-elicit respond --answers answers.json examples/form-every-kind.request.json", Run(accepts_with_answers)),
+        (r#"echo '{"rules":[{"name":"delete","match":{"fields":["confirm"]},"answer":{"action":"accept","content":{"confirm":true}}},{"match":{"mode":"url"},"answer":{"action":"decline"}},{"match":{},"answer":{"action":"cancel"}}]}' > rules.json"#, Run(writes_rules)),
+        ("ahp-elicit respond --answers rules.json --log run.log examples/stream.requests.jsonl", Run(answers_by_rule)),
+        ("ahp-elicit answers check --schema-policy compatible rules.json recorded.events.jsonl", Skip("needs the recorded events of the reader's own server; tests/answer_rules.rs checks a recorded run of tests/mcp_fake_server.py")),
+        ("ahp-elicit mcp --call book --answers rules.json --log run.log -- ./bookings-server", Skip("./bookings-server stands for the reader's server; tests/answer_rules.rs runs the same against tests/mcp_fake_server.py")),
         ("ahp-elicit validate examples/*.json", Run(validates_examples)),
         ("ahp-elicit validate --format json examples/stream.requests.jsonl", Run(validates_as_json)),
         ("ahp-elicit validate --request examples/form-every-kind.request.json examples/form-every-kind.result.json", Run(cross_checks)),
@@ -328,6 +332,43 @@ fn writes_answers(code: i32, _: &str, _: &str, dir: &Path) {
     )
     .expect("json");
     assert_eq!(v["action"], "accept");
+}
+
+fn writes_rules(code: i32, _: &str, _: &str, dir: &Path) {
+    assert_eq!(code, 0);
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("rules.json")).expect("rules.json"))
+            .expect("json");
+    assert_eq!(v["rules"].as_array().map(Vec::len), Some(3));
+}
+
+/// The stream answered rule by rule, and the log names each rule.
+fn answers_by_rule(code: i32, out: &str, err: &str, dir: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let rs = result_lines(out);
+    assert_eq!(
+        actions(&rs),
+        pairs(&[
+            ("accept", "evt-stream-1"),
+            ("decline", "evt-stream-2"),
+            ("cancel", "evt-stream-3")
+        ])
+    );
+    let log = std::fs::read_to_string(dir.join("run.log")).expect("run.log");
+    let rules: Vec<String> = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("log line"))
+        .filter(|r| r["event"] == "answer-rule")
+        .map(|r| format!("{} {}", r["id"].as_str().unwrap_or(""), r["rule"]))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "evt-stream-1 \"/rules/0\"",
+            "evt-stream-2 \"/rules/1\"",
+            "evt-stream-3 \"/rules/2\""
+        ]
+    );
 }
 
 fn accepts_with_answers(code: i32, out: &str, err: &str, _: &Path) {

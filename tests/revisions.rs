@@ -229,3 +229,55 @@ fn a_2026_url_request_is_answered_at_the_terminal() {
     let line: Value = serde_json::from_str(std::fs::read_to_string(&out).unwrap().trim()).unwrap();
     assert_eq!(line["extensions"]["mcp"]["protocolVersion"], "2026-07-28");
 }
+
+#[test]
+fn what_2026_07_28_leaves_undefined_stays_open_in_a_form_too() {
+    let mut p = form_params();
+    p["elicitationId"] = json!("el-1");
+    p["_meta"] = json!({"k": 1});
+    let (code, _, err) = wrap(&p, &["--protocol-version", "2026-07-28"]);
+    assert_eq!(code, 0, "{err}");
+    // Under 2025-11-25 elicitationId belongs to URL mode.
+    let (code, _, err) = wrap(&p, &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("'elicitationId' belongs to URL mode"), "{err}");
+    assert!(err.contains("(MCP 2025-11-25)"), "{err}");
+}
+
+#[test]
+fn an_unpinned_revision_is_refused_on_every_event_type() {
+    let ev = json!({"ahp": "0.1", "id": "a", "type": "user.attention",
+        "time": "2026-11-30T05:26:41Z", "source": {"adapter": "a"},
+        "payload": {"attention": {"kind": "info",
+            "message": {"type": "text", "selection": "omit"},
+            "title": {"type": "text", "selection": "omit"}}},
+        "extensions": {"mcp": {"protocolVersion": format!("2099-01-01{}", "x".repeat(100)),
+                               "requestState": "x"}}});
+    let out = bin()
+        .args(["validate", "-"])
+        .write_stdin(ev.to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Both faults of the object, the long value cut.
+    assert!(text.contains("[wire-root/additionalProperties]"), "{text}");
+    assert!(text.contains("[mcp-revision]"), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() < 200), "{text}");
+}
+
+#[test]
+fn wrap_says_what_a_wrapper_of_params_looks_like() {
+    let entry = json!({"method": "elicitation/create", "params": url_params()});
+    let (code, _, err) = wrap(&entry, &["--protocol-version", "2026-07-28"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("inputRequests entry"), "{err}");
+    let result = json!({"resultType": "input_required", "inputRequests": {"login": entry}});
+    let (code, _, err) = wrap(&result, &["--protocol-version", "2026-07-28"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("input_required result"), "{err}");
+    // --input-key names an entry of a revision: it needs --protocol-version.
+    let (code, _, err) = wrap(&url_params(), &["--input-key", "login"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--protocol-version"), "{err}");
+}

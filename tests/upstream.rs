@@ -74,9 +74,11 @@ fn copy_of_upstream(rev: Revision) -> tempfile::TempDir {
 fn verify_passes_against_the_shared_files() {
     for rev in Revision::ALL.iter().copied() {
         let dir = common::upstream_dir(rev);
-        assert!(upstream::verify(rev, &dir, embedded(rev))
-            .unwrap()
-            .is_empty());
+        assert!(
+            upstream::verify(rev, &dir, embedded(rev), rev.data().definitions_path)
+                .unwrap()
+                .is_empty()
+        );
         let out = bin()
             .args([
                 "upstream",
@@ -410,9 +412,11 @@ fn refresh_downloads_the_pinned_files_from_loopback() {
     );
     // And the refreshed folder verifies.
     let rev = Revision::V2025_11_25;
-    assert!(upstream::verify(rev, &dest, embedded(rev))
-        .unwrap()
-        .is_empty());
+    assert!(
+        upstream::verify(rev, &dest, embedded(rev), rev.data().definitions_path)
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]

@@ -613,8 +613,33 @@ fn take_params_with(
     }
 }
 
-/// The checks of [`read_params`]; returns the message and the body.
+/// The checks of [`read_params`]; returns the message and the body. Every
+/// `mcp-request` violation names the revision whose definitions were
+/// applied.
 fn read_params_body(
+    rev: Revision,
+    params: &Value,
+    meta_mode: Mode,
+) -> Result<(String, RequestBody), Vec<Violation>> {
+    params_body(rev, params, meta_mode).map_err(|errs| tag_revision(errs, rev))
+}
+
+/// Append ` (MCP <version>)` to the message of each violation of a pinned
+/// definition's rule (`mcp-request`, `mcp-result` and their keywords) that
+/// does not name it yet.
+fn tag_revision(mut errs: Vec<Violation>, rev: Revision) -> Vec<Violation> {
+    let tag = rev.tag();
+    for e in &mut errs {
+        let name = e.rule.as_str();
+        let pinned = name.starts_with("mcp-request") || name.starts_with("mcp-result");
+        if pinned && !e.message.ends_with(&tag) {
+            e.message.push_str(&tag);
+        }
+    }
+    errs
+}
+
+fn params_body(
     rev: Revision,
     params: &Value,
     meta_mode: Mode,
@@ -645,7 +670,7 @@ fn read_params_body(
         }
     };
     let body = match meta_mode {
-        Mode::Form => form_body(obj)?,
+        Mode::Form => form_body(rev, obj)?,
         Mode::Url => url_body(rev, obj)?,
     };
     Ok((message, body))
@@ -684,10 +709,17 @@ fn mode_and_limits(obj: &Map<String, Value>, params: &Value, meta_mode: Mode) ->
 
 /// The body of form-mode params: no URL-mode members, and a
 /// `requestedSchema` inside the closed form subset.
-fn form_body(obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
+fn form_body(rev: Revision, obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
     let mut errs = Vec::new();
-    for k in ["url", "elicitationId"] {
-        if obj.contains_key(k) {
+    // Under 2026-07-28 no mode defines elicitationId: in a form it is an
+    // open extra member, as in a URL request.
+    let url_members: &[&str] = if rev.data().url_elicitation_id {
+        &["url", "elicitationId"]
+    } else {
+        &["url"]
+    };
+    for k in url_members {
+        if obj.contains_key(*k) {
             errs.push(Violation::new(
                 format!("/{k}"),
                 Rule::McpRequest,
@@ -754,7 +786,7 @@ fn url_body(rev: Revision, obj: &Map<String, Value>) -> Result<RequestBody, Vec<
                 errs.push(Violation::new(
                     "/elicitationId",
                     Rule::McpRequest,
-                    format!("a URL request needs a string elicitationId{}", rev.tag()),
+                    "a URL request needs a string elicitationId",
                 ));
             }
             Err(errs)
@@ -908,6 +940,10 @@ fn elicit_result(value: Map<String, Value>, action: Action) -> ElicitResult {
 
 /// The checks of [`read_result_value`]; returns the result's action.
 fn result_checks(rev: Revision, value: &Value, mode: Mode) -> Result<Action, Vec<Violation>> {
+    result_rules(rev, value, mode).map_err(|errs| tag_revision(errs, rev))
+}
+
+fn result_rules(rev: Revision, value: &Value, mode: Mode) -> Result<Action, Vec<Violation>> {
     let Some(obj) = value.as_object() else {
         return Err(vec![not_an_object()]);
     };
@@ -1265,6 +1301,7 @@ pub fn wrap_params_in(
     policy: SchemaPolicy,
     mcp: Option<&McpExtension>,
 ) -> Result<RequestEvent, Vec<Violation>> {
+    let rev = mcp.map(|m| m.protocol_version).unwrap_or(Revision::DEFAULT);
     let mode = match params.get("mode") {
         None => "form",
         Some(Value::String(s)) => s.as_str(),
@@ -1273,7 +1310,7 @@ pub fn wrap_params_in(
                 Part::RequestText,
                 "/mode",
                 Rule::McpRequest,
-                "mode must be \"form\" or \"url\"",
+                format!("mode must be \"form\" or \"url\"{}", rev.tag()),
             )])
         }
     };

@@ -242,6 +242,31 @@ impl McpExtension {
 /// The key of the extension in an event's `extensions` object.
 pub const EXTENSION_KEY: &str = "mcp";
 
+/// The pinned revision `version` names.
+///
+/// Errors: one violation at `/extensions/mcp/protocolVersion`, rule
+/// `mcp-revision`, quoting the version (at most 40 characters of it) and
+/// listing the pinned ones.
+pub fn check_version(version: &str) -> Result<Revision, Violation> {
+    Revision::parse(version).ok_or_else(|| {
+        let shown: String = if version.chars().count() > 40 {
+            let cut: String = version.chars().take(37).collect();
+            format!("{cut}...")
+        } else {
+            version.to_owned()
+        };
+        Violation::new(
+            "/extensions/mcp/protocolVersion",
+            Rule::McpRevision,
+            format!(
+                "'{}' is not a pinned MCP revision (pinned: {})",
+                crate::safe_text::display(&shown),
+                Revision::list()
+            ),
+        )
+    })
+}
+
 /// Read `extensions.mcp` of an event that passed the wire root (which
 /// checks its shape). Ok(None): the event names no revision (it follows
 /// [`Revision::DEFAULT`]).
@@ -260,17 +285,7 @@ pub fn read_mcp_extension(event: &Value) -> Result<Option<McpExtension>, Violati
         .get("protocolVersion")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let Some(protocol_version) = Revision::parse(version) else {
-        return Err(Violation::new(
-            "/extensions/mcp/protocolVersion",
-            Rule::McpRevision,
-            format!(
-                "'{}' is not a pinned MCP revision (pinned: {})",
-                crate::safe_text::display(version),
-                Revision::list()
-            ),
-        ));
-    };
+    let protocol_version = check_version(version)?;
     let input_key = ext
         .get("inputKey")
         .and_then(Value::as_str)

@@ -296,9 +296,22 @@ fn convert(e: &ValidationError<'_>, rule: Schema, out: &mut Vec<Violation>) {
 /// wire root, not an overlay in isolation").
 ///
 /// Returns every violation; pointers into the event, rules
-/// `wire-root/<keyword>`. Empty means valid.
+/// `wire-root/<keyword>`, and `mcp-revision` when `extensions.mcp` names a
+/// protocol version that is not pinned (on any event type, beside the
+/// shape faults of the same object). Empty means valid.
 pub fn validate_event(event: &Value) -> Vec<Violation> {
-    run(wire_root(), event, RULE_WIRE_ROOT)
+    let mut errs = run(wire_root(), event, RULE_WIRE_ROOT);
+    let version = event
+        .get("extensions")
+        .and_then(|e| e.get(super::revision::EXTENSION_KEY))
+        .and_then(|m| m.get("protocolVersion"))
+        .and_then(Value::as_str);
+    if let Some(v) = version {
+        if let Err(e) = super::revision::check_version(v) {
+            errs.push(e);
+        }
+    }
+    errs
 }
 
 /// Validate parsed `elicitation/create` params against `rev`'s pinned

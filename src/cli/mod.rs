@@ -17,6 +17,7 @@ use ahp_elicit::binding::Violation;
 use ahp_elicit::safe_text::display;
 
 pub mod answer;
+pub mod answers;
 pub mod capabilities;
 pub mod demo;
 pub mod mcp;
@@ -26,16 +27,15 @@ pub mod upstream;
 pub mod validate;
 pub mod wrap;
 
-/// A pinned MCP revision on the command line (`--protocol-version`).
-///
-/// Errors: a message naming the pinned revisions.
-pub(crate) fn parse_revision(s: &str) -> Result<ahp_elicit::binding::Revision, String> {
-    ahp_elicit::binding::Revision::parse(s).ok_or_else(|| {
-        format!(
-            "'{s}' is not a pinned MCP revision (pinned: {})",
-            ahp_elicit::binding::Revision::list()
-        )
-    })
+/// A pinned MCP revision on the command line (`--protocol-version`): the
+/// pinned versions are the possible values, listed in `--help`, the manual
+/// page and the completions.
+pub(crate) fn revision_parser(
+) -> impl clap::builder::TypedValueParser<Value = ahp_elicit::binding::Revision> {
+    use ahp_elicit::binding::Revision;
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(Revision::ALL.iter().map(|r| r.as_str()))
+        .map(|s: String| Revision::parse(&s).unwrap_or(Revision::DEFAULT))
 }
 
 /// The exit status of a command.
@@ -264,6 +264,9 @@ pub enum Command {
     Upstream(upstream::UpstreamCommand),
     /// Connect to a live MCP server as a client and answer its elicitations.
     Mcp(mcp::McpArgs),
+    /// Check an answers file (--answers) and dry-run it on request events.
+    #[command(subcommand)]
+    Answers(answers::AnswersCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "\
 Examples:\n  ahp-elicit completions bash > ~/.local/share/bash-completion/completions/ahp-elicit\n  \
@@ -375,6 +378,7 @@ pub fn run(cli: Cli) -> Exit {
         Command::Wrap(a) => wrap::run(a),
         Command::Upstream(c) => upstream::run(c),
         Command::Mcp(a) => mcp::run(a),
+        Command::Answers(c) => answers::run(c),
         Command::Completions { shell } => completions(shell),
         Command::Man { dir } => man(dir.as_deref()),
     }
@@ -425,7 +429,7 @@ mod man_tests {
         }
         let text = String::from_utf8(out).expect("UTF-8");
         let named = references(&text);
-        assert_eq!(named.len(), 13, "{named:?}");
+        assert_eq!(named.len(), 15, "{named:?}");
         for name in &named {
             let title = format!(".TH {name} 1");
             assert!(text.contains(&title), "{title} printed");

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use ahp_elicit::binding::Revision;
 use ahp_elicit::upstream::{self, UpstreamError};
 
-use super::{parse_revision, Exit};
+use super::{revision_parser, Exit};
 
 /// The upstream subcommands.
 #[derive(Debug, clap::Subcommand)]
@@ -48,7 +48,7 @@ pub enum UpstreamCommand {
 #[derive(Debug, clap::Args)]
 pub struct VerifyArgs {
     /// The pinned revision to verify (default: every one whose files are found).
-    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = parse_revision)]
+    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = revision_parser())]
     pub revision: Option<Revision>,
     /// Folder holding schema.ts and schema.json (needs --protocol-version).
     #[arg(long, value_name = "DIR", requires = "revision")]
@@ -63,7 +63,7 @@ pub struct VerifyArgs {
 #[derive(Debug, clap::Args)]
 pub struct ExtractArgs {
     /// The pinned revision to extract (default: every one).
-    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = parse_revision)]
+    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = revision_parser())]
     pub revision: Option<Revision>,
     /// Folder holding schema.ts and schema.json (needs --protocol-version).
     #[arg(long, value_name = "DIR", requires = "revision")]
@@ -78,7 +78,7 @@ pub struct ExtractArgs {
 #[derive(Debug, clap::Args)]
 pub struct RefreshArgs {
     /// The pinned revision to download (default: every one).
-    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = parse_revision)]
+    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = revision_parser())]
     pub revision: Option<Revision>,
     /// Folder to write schema.ts and schema.json into (needs --protocol-version).
     #[arg(long, value_name = "DIR", requires = "revision")]
@@ -169,16 +169,23 @@ fn verify(a: VerifyArgs) -> Exit {
         let committed = committed_override
             .clone()
             .unwrap_or_else(|| rev.data().definitions.to_owned());
-        match upstream::verify(rev, &dir, &committed) {
+        let committed_name = match &a.schema {
+            Some(p) => p.display().to_string(),
+            None => rev.data().definitions_path.to_owned(),
+        };
+        match upstream::verify(rev, &dir, &committed, &committed_name) {
             Ok(diffs) if diffs.is_empty() => {
                 let p = upstream::pin(rev);
+                let what = match &a.schema {
+                    Some(_) => committed_name.clone(),
+                    None => format!("the committed {committed_name}"),
+                };
                 println!(
-                    "ok: {} holds the pinned MCP {} files (tag {}, commit {}), and the extraction equals the committed {}",
+                    "ok: {} holds the pinned MCP {} files (tag {}, commit {}), and the extraction equals {what}",
                     dir.display(),
                     p.protocol_revision,
                     p.tag,
                     p.commit,
-                    rev.data().definitions_path
                 );
                 verified += 1;
             }

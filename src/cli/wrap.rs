@@ -19,6 +19,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
 use sha2::Digest;
 
 use ahp_elicit::binding::content::format_ok;
@@ -29,7 +30,7 @@ use ahp_elicit::binding::{
 use ahp_elicit::respond::sink::terminal_safe;
 use ahp_elicit::safe_text::display;
 
-use super::{parse_revision, Exit};
+use super::{revision_parser, Exit};
 
 /// Arguments of `ahp-elicit wrap`.
 #[derive(Debug, clap::Args)]
@@ -58,15 +59,44 @@ pub struct WrapArgs {
     pub time: Option<String>,
     /// The MCP revision the params follow, written as extensions.mcp
     /// (default: none written, which means 2025-11-25).
-    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = parse_revision)]
+    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = revision_parser())]
     pub protocol_version: Option<Revision>,
-    /// The key of the inputRequests entry the params came from (2026-07-28),
-    /// written as extensions.mcp.inputKey.
-    #[arg(long, value_name = "KEY")]
+    /// The key of the inputRequests entry the params came from, written as
+    /// extensions.mcp.inputKey (needs --protocol-version).
+    #[arg(long, value_name = "KEY", requires = "protocol_version")]
     pub input_key: Option<String>,
     /// The params file; `-` or nothing is stdin.
     #[arg(value_name = "FILE|-")]
     pub input: Option<PathBuf>,
+}
+
+/// When `v` is not params but something that holds them (a JSON-RPC
+/// message, an `inputRequests` entry, an `input_required` result), one
+/// sentence saying what it looks like and what to give instead.
+fn wrapper_hint(v: &Value) -> Option<String> {
+    let o = v.as_object()?;
+    if o.contains_key("message") || o.contains_key("requestedSchema") || o.contains_key("url") {
+        return None;
+    }
+    if o.contains_key("jsonrpc") {
+        return Some(
+            "this is a JSON-RPC message, not elicitation/create params: give its \"params\" object"
+                .into(),
+        );
+    }
+    if o.get("method").and_then(Value::as_str) == Some("elicitation/create") {
+        return Some(
+            "this is an inputRequests entry ({\"method\", \"params\"}): give its \"params\" object (and its key as --input-key)"
+                .into(),
+        );
+    }
+    if o.contains_key("inputRequests") || o.contains_key("resultType") {
+        return Some(
+            "this is an input_required result: wrap the \"params\" of each inputRequests entry, one at a time, with --protocol-version and --input-key KEY"
+                .into(),
+        );
+    }
+    None
 }
 
 /// The default event id for params serialized as `text`.
@@ -103,8 +133,8 @@ pub fn run(args: WrapArgs) -> Exit {
             return Exit::Usage;
         }
     }
-    let mcp = (args.protocol_version.is_some() || args.input_key.is_some()).then(|| McpExtension {
-        protocol_version: args.protocol_version.unwrap_or(Revision::DEFAULT),
+    let mcp = args.protocol_version.map(|protocol_version| McpExtension {
+        protocol_version,
         input_key: args.input_key.clone(),
         call: None,
     });
@@ -127,6 +157,10 @@ pub fn run(args: WrapArgs) -> Exit {
         Ok(v) => v,
         Err(e) => return report(&[e]),
     };
+    if let Some(hint) = wrapper_hint(&params) {
+        eprintln!("ahp-elicit wrap: {hint}");
+        return Exit::Invalid;
+    }
     let text = match serde_json::to_string(&params) {
         Ok(t) => t,
         Err(e) => {

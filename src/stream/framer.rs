@@ -779,7 +779,7 @@ mod tests {
             let rd = std::io::BufReader::new(Trickle { rest: text, step });
             let mut got: Vec<Vec<Frame>> = Vec::new();
             frame_reader_batches(rd, 1024, |fs| {
-                got.push(fs.drain(..).collect());
+                got.push(std::mem::take(fs));
                 true
             })
             .unwrap();

@@ -216,7 +216,8 @@ pub fn extract_dir(rev: Revision, dir: &Path) -> Result<String, UpstreamError> {
     let diffs = check_digests(dir, &p)?;
     if !diffs.is_empty() {
         return Err(mismatch(format!(
-            "the upstream files are not the pinned ones:\n  {}",
+            "the upstream files in {} are not the pinned MCP {rev} ones:\n  {}",
+            dir.display(),
             diffs.join("\n  ")
         )));
     }
@@ -255,11 +256,16 @@ pub fn first_difference(committed: &str, fresh: &str) -> Option<String> {
 
 /// `verify`: the digests of the files in `dir` match `rev`'s pin, and a
 /// fresh extraction equals `committed` (the revision's generated
-/// definitions). Returns one line per difference (empty: verified).
-/// Offline.
+/// definitions, or a file given instead, named `committed_name` in the
+/// report). Returns one line per difference (empty: verified). Offline.
 ///
 /// Errors: unreadable files (I/O).
-pub fn verify(rev: Revision, dir: &Path, committed: &str) -> Result<Vec<String>, UpstreamError> {
+pub fn verify(
+    rev: Revision,
+    dir: &Path,
+    committed: &str,
+    committed_name: &str,
+) -> Result<Vec<String>, UpstreamError> {
     let p = pin(rev);
     let mut diffs = check_digests(dir, &p)?;
     if !diffs.is_empty() {
@@ -268,9 +274,13 @@ pub fn verify(rev: Revision, dir: &Path, committed: &str) -> Result<Vec<String>,
     match extract_dir(rev, dir) {
         Ok(fresh) => {
             if let Some(d) = first_difference(committed, &fresh) {
+                let fix = if committed_name == rev.data().definitions_path {
+                    format!("; run `ahp-elicit upstream extract --protocol-version {rev}` and review the diff")
+                } else {
+                    String::new()
+                };
                 diffs.push(format!(
-                    "{} differs from a fresh extraction ({d}); run `ahp-elicit upstream extract --protocol-version {rev}` and review the diff",
-                    rev.data().definitions_path
+                    "{committed_name} differs from a fresh extraction of MCP {rev} ({d}){fix}"
                 ));
             }
         }
