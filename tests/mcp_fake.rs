@@ -1307,6 +1307,57 @@ mod modern {
     }
 
     #[test]
+    fn a_discover_refused_with_only_older_versions_falls_back_on_the_same_process() {
+        let r = stdio_with(
+            &["--discover-32022"],
+            &[
+                "--call",
+                "probe",
+                "--args",
+                r#"{"case":"required"}"#,
+                "--action",
+                "decline",
+            ],
+        );
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        assert!(
+            r.stderr.contains("it speaks: 2025-11-25, 2025-06-18"),
+            "{}",
+            r.stderr
+        );
+        assert!(
+            !r.stderr.contains("starting the server again"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(
+            r.record()["received"],
+            json!([
+                "server/discover",
+                "initialize",
+                "notifications/initialized",
+                "tools/list",
+                "tools/call"
+            ])
+        );
+    }
+
+    #[test]
+    fn a_missing_capability_is_explained_with_what_the_server_needs() {
+        let r = stdio_with(
+            &["--modern"],
+            &["--modes", "url", "--call", "mrtr", "--action", "accept"],
+        );
+        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+        assert!(
+            r.stderr.contains("JSON-RPC error -32021")
+                && r.stderr.contains("the server needs a client capability this client did not declare (-32021): {\"elicitation\":{\"form\":{}}}"),
+            "{}",
+            r.stderr
+        );
+    }
+
+    #[test]
     fn a_2025_server_that_ignores_discover_is_started_again() {
         let r = stdio_with(
             &["--ignore-unknown"],

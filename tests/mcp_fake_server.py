@@ -39,7 +39,8 @@ the client must never pass to the terminal raw.
 
 Eras (flags): by default the server speaks only 2025-11-25 and answers
 server/discover with -32601; `--exit-on-unknown` exits on it instead, and
-`--ignore-unknown` never answers it. `--modern` speaks only 2026-07-28
+`--ignore-unknown` never answers it, `--discover-32022` refuses it with
+-32022 naming only 2025 versions. `--modern` speaks only 2026-07-28
 (initialize: -32022): server/discover, tools/list (the tool `mrtr`, whose
 `region` argument is an x-mcp-header, and `bad-header`, whose annotation
 breaks the rules), prompts/list, resources/list, and `input_required` rounds
@@ -47,7 +48,8 @@ for tools/call `mrtr` (argument `case`: "form" (default), "two", "url",
 "state-only", "forever", "sampling", "no-type", "silent": never answered,
 stdio), prompts/get and
 resources/read; the complete result's structuredContent has "calls": each
-call's params and (HTTP) its MCP headers. `--mixed` speaks 2025-11-25 but
+call's params and (HTTP) its MCP headers; a tools/call whose `_meta`
+declares no form elicitation gets -32021. `--mixed` speaks 2025-11-25 but
 answers tools/call with an input_required result.
 """
 import json
@@ -189,6 +191,10 @@ def modern(state, m, headers=None):
                             "resources": [{"uri": "fake://doc", "name": "doc"}]})
     if method == "tools/call" and (p.get("arguments") or {}).get("case") == "silent":
         return "SILENT"
+    caps = ((p.get("_meta") or {}).get("io.modelcontextprotocol/clientCapabilities") or {})
+    if method == "tools/call" and "form" not in (caps.get("elicitation") or {}):
+        return rpc_err(rid, -32021, "form elicitation not declared",
+                       {"requiredCapabilities": {"elicitation": {"form": {}}}})
     if method in ("tools/call", "prompts/get", "resources/read"):
         state.calls.append({"method": method, "params": p, "headers": headers})
         return rpc_ok(rid, mrtr(state, method, p))
@@ -417,6 +423,11 @@ def run_stdio():
         if "id" not in m:
             continue
         if m["method"] == "server/discover" and MODE == "legacy":
+            if "--discover-32022" in sys.argv:
+                write(rpc_err(m["id"], -32022, "Unsupported protocol version",
+                              {"supported": ["2025-11-25", "2025-06-18"],
+                               "requested": "2026-07-28"}))
+                continue
             if "--exit-on-unknown" in sys.argv:
                 sys.stderr.write("unknown method: exiting\n")
                 sys.exit(3)
