@@ -1441,6 +1441,70 @@ mod modern {
     }
 
     #[test]
+    fn sigint_closes_the_stream_of_a_2026_http_call_in_flight() {
+        let srv = HttpServer::start_with(&["--modern"]);
+        let record_url = srv.url.replace("/mcp", "/record");
+        let get = || -> Value {
+            let out = Command::new(python())
+                .args([
+                    "-c",
+                    "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
+                    &record_url,
+                ])
+                .output()
+                .unwrap();
+            serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
+        };
+        let mut child = Command::new(bin())
+            .args([
+                "mcp",
+                "--call",
+                "mrtr",
+                "--args",
+                r#"{"case":"silent"}"#,
+                "--action",
+                "accept",
+                &srv.url,
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait (a safety net, not a measure) until the call is in flight.
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while get()["silent"].as_array().is_none_or(|a| a.is_empty())
+            && std::time::Instant::now() < end
+        {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let pid = child.id().to_string();
+        assert!(Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130));
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let mut rec = get();
+        while rec["closed"].as_array().is_none_or(|a| a.is_empty())
+            && std::time::Instant::now() < end
+        {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            rec = get();
+        }
+        // The stream of the call was closed (its id), which is the
+        // cancellation over HTTP; no notification was posted.
+        assert_eq!(rec["closed"], rec["silent"], "{rec}");
+        let received = rec["received"].as_array().unwrap();
+        assert!(
+            !received.contains(&json!("notifications/cancelled")),
+            "{rec}"
+        );
+    }
+
+    #[test]
     fn http_header_values_reach_the_server_and_nothing_else() {
         let srv = HttpServer::start_with(&["--modern"]);
         let dir = tempfile::tempdir().unwrap();

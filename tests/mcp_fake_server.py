@@ -45,8 +45,8 @@ server/discover with -32601; `--exit-on-unknown` exits on it instead, and
 `region` argument is an x-mcp-header, and `bad-header`, whose annotation
 breaks the rules), prompts/list, resources/list, and `input_required` rounds
 for tools/call `mrtr` (argument `case`: "form" (default), "two", "url",
-"state-only", "forever", "sampling", "no-type", "silent": never answered,
-stdio), prompts/get and
+"state-only", "forever", "sampling", "no-type", "silent": never answered; over HTTP
+an SSE stream of comments until the client closes it, seen in GET /record), prompts/get and
 resources/read; the complete result's structuredContent has "calls": each
 call's params and (HTTP) its MCP headers; a tools/call whose `_meta`
 declares no form elicitation gets -32021. `--mixed` speaks 2025-11-25 but
@@ -204,6 +204,9 @@ def modern(state, m, headers=None):
 class State:
     def __init__(self):
         self.calls = []
+        # HTTP: ids of silent calls whose response stream the client closed.
+        self.closed_streams = []
+        self.silent_calls = []
         self.initialize = None
         self.received = []
         self.headers = []
@@ -519,6 +522,12 @@ def run_http():
             self.wfile.write(body)
 
         def do_GET(self):
+            if self.path == "/record":
+                # For the tests: what the server saw of silent calls.
+                self.send_json({"silent": state.silent_calls,
+                                "closed": state.closed_streams,
+                                "received": state.received})
+                return
             self.record("GET")
             last = self.headers.get("Last-Event-ID")
             if last is None or resume["call"] is None:
@@ -585,6 +594,23 @@ def run_http():
                 "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Param-Region",
                 "Mcp-Session-Id", "X-Api-Key")}
             r = modern(state, m, hdrs)
+            if r == "SILENT":
+                # An SSE stream that never answers: a keep-alive comment
+                # every 100 ms until the client closes it (at most 60 s).
+                state.silent_calls.append(m["id"])
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                end = time.monotonic() + 60
+                while time.monotonic() < end:
+                    try:
+                        self.wfile.write(b": waiting\n\n")
+                        self.wfile.flush()
+                    except OSError:
+                        state.closed_streams.append(m["id"])
+                        return
+                    time.sleep(0.1)
+                return
             if r is not None:
                 self.send_json(r)
                 return
