@@ -36,6 +36,21 @@ Last-Event-ID; "expire" answers the first call with 404 for the session.
 
 Hostile text: the server's stderr and one elicitationId carry an ESC, which
 the client must never pass to the terminal raw.
+
+Eras (flags): by default the server speaks only 2025-11-25 and answers
+server/discover with -32601; `--exit-on-unknown` exits on it instead, and
+`--ignore-unknown` never answers it, `--discover-32022` refuses it with
+-32022 naming only 2025 versions. `--modern` speaks only 2026-07-28
+(initialize: -32022): server/discover, tools/list (the tool `mrtr`, whose
+`region` argument is an x-mcp-header, and `bad-header`, whose annotation
+breaks the rules), prompts/list, resources/list, and `input_required` rounds
+for tools/call `mrtr` (argument `case`: "form" (default), "two", "url",
+"state-only", "forever", "sampling", "no-type", "silent": never answered; over HTTP
+an SSE stream of comments until the client closes it, seen in GET /record), prompts/get and
+resources/read; the complete result's structuredContent has "calls": each
+call's params and (HTTP) its MCP headers; a tools/call whose `_meta`
+declares no form elicitation gets -32021. `--mixed` speaks 2025-11-25 but
+answers tools/call with an input_required result.
 """
 import json
 import queue
@@ -86,8 +101,112 @@ OFFERS = {"message": "Sign up for offers?", "requestedSchema": {
     "required": ["email"]}}
 
 
+MODE = ("modern" if "--modern" in sys.argv else
+        "mixed" if "--mixed" in sys.argv else "legacy")
+URL26 = {"mode": "url", "message": "Open the page", "url": "https://example.com/auth"}
+OTHER = {"message": "Second form", "requestedSchema": {
+    "type": "object", "properties": {"colour": {"type": "string", "enum": ["red", "blue"],
+                                                "default": "blue"}}}}
+# Opaque state with spaces, quotes and non-ASCII: echoed byte for byte.
+STATE = ' st-1 {"a": "\u00e9\u4e16", "b": [1, 2]} '
+MODERN_TOOLS = [
+    {"name": "mrtr", "description": "Asks in input_required rounds",
+     "inputSchema": {"type": "object", "properties": {
+         "case": {"type": "string"},
+         "region": {"type": "string", "x-mcp-header": "Region"}}}},
+    {"name": "bad-header", "description": "An x-mcp-header on a number",
+     "inputSchema": {"type": "object", "properties": {
+         "n": {"type": "number", "x-mcp-header": "N"}}}},
+]
+
+
+def rpc_ok(rid, result):
+    return {"jsonrpc": "2.0", "id": rid, "result": result}
+
+
+def rpc_err(rid, code, message, data=None):
+    e = {"code": code, "message": message}
+    if data is not None:
+        e["data"] = data
+    return {"jsonrpc": "2.0", "id": rid, "error": e}
+
+
+def mrtr(state, method, p):
+    """One call of an input_required flow (state.calls has this call last)."""
+    args = p.get("arguments") or {}
+    case = args.get("case", "form") if method == "tools/call" else "form"
+    n = sum(1 for c in state.calls if c["method"] == method)
+    done = {"resultType": "complete", "content": [{"type": "text", "text": "mrtr done"}],
+            "structuredContent": {"calls": state.calls, "headers": state.headers}}
+    if case == "no-type":
+        del done["resultType"]
+        return done
+    if case == "forever":
+        return {"resultType": "input_required", "requestState": "again-%d" % n}
+    if case == "sampling":
+        return {"resultType": "input_required", "inputRequests": {"s": {
+            "method": "sampling/createMessage",
+            "params": {"messages": [], "maxTokens": 5}}}}
+    if case == "state-only":
+        if n < 3:
+            return {"resultType": "input_required", "requestState": "wait-%d" % n}
+        return done
+    if case == "url":
+        reqs = {"u": {"method": "elicitation/create", "params": URL26}}
+    elif case == "two":
+        reqs = {"first": {"method": "elicitation/create", "params": FORM},
+                "second": {"method": "elicitation/create", "params": OTHER}}
+    else:
+        reqs = {"form": {"method": "elicitation/create", "params": FORM}}
+    if n == 1:
+        r = {"resultType": "input_required", "inputRequests": reqs}
+        if case != "url":
+            r["requestState"] = STATE
+        return r
+    return done
+
+
+def modern(state, m, headers=None):
+    """The answer of a 2026-07-28 (or mixed) server, or None when the
+    legacy code answers."""
+    method, rid, p = m.get("method"), m.get("id"), m.get("params") or {}
+    if MODE == "mixed" and method == "tools/call":
+        return rpc_ok(rid, {"resultType": "input_required", "inputRequests": {
+            "f": {"method": "elicitation/create", "params": FORM}}})
+    if MODE != "modern" or rid is None:
+        return None
+    if method == "initialize":
+        return rpc_err(rid, -32022, "Unsupported protocol version",
+                       {"supported": ["2026-07-28"], "requested": p.get("protocolVersion")})
+    if method == "server/discover":
+        return rpc_ok(rid, {"resultType": "complete", "supportedVersions": ["2026-07-28"],
+                            "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
+                            "serverInfo": SERVER_INFO})
+    if method == "tools/list":
+        return rpc_ok(rid, {"resultType": "complete", "tools": MODERN_TOOLS})
+    if method == "prompts/list":
+        return rpc_ok(rid, {"resultType": "complete", "prompts": [{"name": "greet"}]})
+    if method == "resources/list":
+        return rpc_ok(rid, {"resultType": "complete",
+                            "resources": [{"uri": "fake://doc", "name": "doc"}]})
+    if method == "tools/call" and (p.get("arguments") or {}).get("case") == "silent":
+        return "SILENT"
+    caps = ((p.get("_meta") or {}).get("io.modelcontextprotocol/clientCapabilities") or {})
+    if method == "tools/call" and "form" not in (caps.get("elicitation") or {}):
+        return rpc_err(rid, -32021, "form elicitation not declared",
+                       {"requiredCapabilities": {"elicitation": {"form": {}}}})
+    if method in ("tools/call", "prompts/get", "resources/read"):
+        state.calls.append({"method": method, "params": p, "headers": headers})
+        return rpc_ok(rid, mrtr(state, method, p))
+    return rpc_err(rid, -32601, "method not found")
+
+
 class State:
     def __init__(self):
+        self.calls = []
+        # HTTP: ids of silent calls whose response stream the client closed.
+        self.closed_streams = []
+        self.silent_calls = []
         self.initialize = None
         self.received = []
         self.headers = []
@@ -306,6 +425,24 @@ def run_stdio():
         state.received.append(m["method"])
         if "id" not in m:
             continue
+        if m["method"] == "server/discover" and MODE == "legacy":
+            if "--discover-32022" in sys.argv:
+                write(rpc_err(m["id"], -32022, "Unsupported protocol version",
+                              {"supported": ["2025-11-25", "2025-06-18"],
+                               "requested": "2026-07-28"}))
+                continue
+            if "--exit-on-unknown" in sys.argv:
+                sys.stderr.write("unknown method: exiting\n")
+                sys.exit(3)
+            if "--ignore-unknown" in sys.argv:
+                continue
+        r = modern(state, m)
+        if r == "SILENT":
+            # Never answered (the client cancels it).
+            continue
+        if r is not None:
+            write(r)
+            continue
         if m["method"] == "tools/call":
             p = m.get("params", {})
             args = p.get("arguments", {})
@@ -385,6 +522,12 @@ def run_http():
             self.wfile.write(body)
 
         def do_GET(self):
+            if self.path == "/record":
+                # For the tests: what the server saw of silent calls.
+                self.send_json({"silent": state.silent_calls,
+                                "closed": state.closed_streams,
+                                "received": state.received})
+                return
             self.record("GET")
             last = self.headers.get("Last-Event-ID")
             if last is None or resume["call"] is None:
@@ -418,6 +561,15 @@ def run_http():
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
+            if self.path != "/mcp":
+                body = (b"<!DOCTYPE html>\n<html><head><title>404</title></head>"
+                        b"<body><h1>Not Found</h1>\x1b[2J</body></html>\n")
+                self.send_response(404)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
             n = int(self.headers.get("Content-Length", "0"))
             m = json.loads(self.rfile.read(n))
             self.record(m.get("method", "(response)"))
@@ -438,6 +590,30 @@ def run_http():
                 self.end_headers()
                 return
             state.received.append(m["method"])
+            hdrs = {k: self.headers.get(k) for k in (
+                "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Param-Region",
+                "Mcp-Session-Id", "X-Api-Key")}
+            r = modern(state, m, hdrs)
+            if r == "SILENT":
+                # An SSE stream that never answers: a keep-alive comment
+                # every 100 ms until the client closes it (at most 60 s).
+                state.silent_calls.append(m["id"])
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                end = time.monotonic() + 60
+                while time.monotonic() < end:
+                    try:
+                        self.wfile.write(b": waiting\n\n")
+                        self.wfile.flush()
+                    except OSError:
+                        state.closed_streams.append(m["id"])
+                        return
+                    time.sleep(0.1)
+                return
+            if r is not None:
+                self.send_json(r)
+                return
             if "id" not in m:
                 self.send_response(202)
                 self.send_header("Content-Length", "0")

@@ -1,25 +1,65 @@
 #!/bin/sh
 # The client command given to the MCP conformance suite
 # (`conformance client --command .ci/mcp/conformance-client.sh`): the suite
-# appends the server URL and sets MCP_CONFORMANCE_SCENARIO; this picks the
-# arguments the scenario expects. AHP_ELICIT_BIN is the binary under test
-# (default: target/debug/ahp-elicit of this checkout).
+# appends the server URL and sets MCP_CONFORMANCE_SCENARIO (and, with the
+# 0.2.0 pre-releases, MCP_CONFORMANCE_PROTOCOL_VERSION and
+# MCP_CONFORMANCE_CONTEXT); this picks the arguments the scenario expects.
+# No --protocol is given: the client finds the revision itself.
+# AHP_ELICIT_BIN is the binary under test (default: target/debug/ahp-elicit
+# of this checkout).
 set -eu
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 bin="${AHP_ELICIT_BIN:-$here/target/debug/ahp-elicit}"
+for url; do :; done
 case "${MCP_CONFORMANCE_SCENARIO:-}" in
   tools_call)
     exec "$bin" mcp --call add_numbers --args '{"a":5,"b":3}' --action accept "$@" ;;
   json-schema-2020-12-preservation)
     # (0.2.0 pre-releases) Echo the focal tool's inputSchema, as listed by
     # `ahp-elicit mcp` (verbatim), through the echo tool.
-    for url; do :; done
     schema=$("$bin" mcp --action accept "$url" | python3 -c '
 import json, sys
 tools = json.load(sys.stdin)["tools"]
 focal = next(t for t in tools if t["name"] == "json_schema_2020_12_tool")
 print(json.dumps({"schema": focal["inputSchema"]}))')
     exec "$bin" mcp --call json_schema_echo --args "$schema" --action accept "$url" ;;
+  sep-2322-client-request-state)
+    # Each MRTR tool in its own run (the unrelated one between the others).
+    for t in test_mrtr_echo_state test_mrtr_unrelated test_mrtr_no_state test_mrtr_no_result_type; do
+      "$bin" mcp --call "$t" --action accept "$url" >/dev/null
+    done ;;
+  http-standard-headers)
+    "$bin" mcp --call test_headers --action accept "$url" >/dev/null
+    "$bin" mcp --call my-hyphenated-tool --action accept "$url" >/dev/null
+    "$bin" mcp --read 'file:///path/to/file%20name.txt' --action accept "$url" >/dev/null
+    exec "$bin" mcp --prompt test_prompt --action accept "$url" >/dev/null ;;
+  http-custom-headers)
+    # The calls the scenario asks for, from its context.
+    printf '%s' "${MCP_CONFORMANCE_CONTEXT:-{\}}" | python3 -c '
+import json, sys
+for c in json.load(sys.stdin).get("toolCalls", []):
+    print(c["name"]); print(json.dumps(c.get("arguments", {})))' |
+    while IFS= read -r name && IFS= read -r args; do
+      "$bin" mcp --call "$name" --args "$args" --action accept "$url" >/dev/null
+    done ;;
+  http-invalid-tool-headers)
+    # Call every tool the client kept (it leaves out the invalid ones),
+    # each required string argument given "x".
+    "$bin" mcp --action accept "$url" | python3 -c '
+import json, sys
+for t in json.load(sys.stdin)["tools"]:
+    s = t.get("inputSchema", {})
+    args = {k: "x" for k in s.get("required", [])
+            if s.get("properties", {}).get(k, {}).get("type") == "string"}
+    print(t["name"]); print(json.dumps(args))' |
+    while IFS= read -r name && IFS= read -r args; do
+      "$bin" mcp --call "$name" --args "$args" --action accept "$url" >/dev/null
+    done ;;
+  json-schema-ref-no-deref)
+    # Only the listing matters (no network $ref is fetched); the server's
+    # only tool, which the client then calls, is not implemented there
+    # (-32601), so the call's failure is expected.
+    "$bin" mcp --action accept "$url" >/dev/null || test $? -eq 1 ;;
   *)
     exec "$bin" mcp --action accept "$@" ;;
 esac

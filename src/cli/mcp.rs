@@ -1,13 +1,14 @@
-//! `ahp-elicit mcp`: connect to a live MCP server as a 2025-11-25 client,
-//! call a tool and answer its elicitations. The session is
+//! `ahp-elicit mcp`: connect to a live MCP server (MCP 2026-07-28 or
+//! 2025-11-25, chosen by asking the server unless `--protocol` says), call a
+//! tool (or get a prompt, or read a resource) and answer its elicitations. The session is
 //! [`ahp_elicit::mcp::run_session`]; this file reads the flags and builds the
 //! responder.
 //!
 //! Output: the tool's result as one JSON document on stdout (or, when no
 //! tool was called, `{"tools": [...]}`); notices on stderr.
 //!
-//! Exit codes: 0 done; 1 the tool call failed or reported `isError`, or an
-//! answer was refused; 2 usage, connection, timeout or I/O error; 130 the
+//! Exit codes: 0 done; 1 the tool call failed or reported `isError`, did
+//! not complete (rounds), or an answer was refused; 2 usage, connection, timeout or I/O error; 130 the
 //! person quit (Ctrl-C twice) or SIGINT; 143 SIGTERM.
 
 use std::path::PathBuf;
@@ -15,7 +16,9 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 use ahp_elicit::binding::{Action, Mode, SchemaPolicy};
-use ahp_elicit::mcp::{run_session, McpError, McpOptions, Target};
+use ahp_elicit::mcp::{
+    run_session, ExtraHeaders, McpError, McpOptions, Operation, ProtocolChoice, Target,
+};
 use ahp_elicit::respond::sink::terminal_safe;
 use ahp_elicit::respond::SharedLog;
 
@@ -39,13 +42,33 @@ use super::{Exit, Words};
     mut_arg("log_values", |a| a.display_order(127)),
 )]
 pub struct McpArgs {
-    /// The tool to call. Without it the tools are listed (and a server's only
-    /// tool is called).
-    #[arg(long, value_name = "TOOL", display_order = 1)]
+    /// The tool to call. Without it (and without --prompt or --read) the
+    /// tools are listed (and a server's only tool is called).
+    #[arg(long, value_name = "TOOL", display_order = 1, conflicts_with_all = ["prompt", "read"])]
     pub call: Option<String>,
-    /// The tool's arguments, a JSON object.
+    /// Get this prompt (prompts/get) instead of calling a tool; --args are
+    /// its arguments.
+    #[arg(long, value_name = "NAME", display_order = 3, conflicts_with = "read")]
+    pub prompt: Option<String>,
+    /// Read this resource (resources/read) instead of calling a tool.
+    #[arg(long, value_name = "URI", display_order = 4)]
+    pub read: Option<String>,
+    /// The tool's (or the prompt's) arguments, a JSON object.
     #[arg(long, value_name = "JSON", display_order = 2)]
     pub args: Option<String>,
+    /// The MCP revision to speak: auto asks the server (server/discover,
+    /// then initialize when the server is older); 2025-11-25 or 2026-07-28
+    /// speak only that one.
+    #[arg(long, value_name = "REVISION", default_value = "auto", value_parser = parse_protocol, display_order = 43)]
+    pub protocol: ProtocolChoice,
+    /// How many input_required rounds (MCP 2026-07-28) one request may take.
+    #[arg(long, value_name = "N", default_value_t = ahp_elicit::mcp::DEFAULT_MAX_ROUNDS, value_parser = clap::value_parser!(u32).range(1..=1000), display_order = 44)]
+    pub max_rounds: u32,
+    /// Add a header to every HTTP request, written 'Name: value'
+    /// (repeatable); a value 'env:VAR' is read from the environment
+    /// variable VAR. Values never appear in logs, events or messages.
+    #[arg(long = "header", value_name = "HEADER", display_order = 45)]
+    pub headers: Vec<String>,
     /// How elicitations are answered (the flags shared with `respond`).
     #[command(flatten)]
     pub answer: AnswerArgs,
@@ -151,6 +174,47 @@ impl ahp_elicit::responder::Responder for Session {
     }
 }
 
+fn parse_protocol(s: &str) -> Result<ProtocolChoice, String> {
+    ProtocolChoice::parse(s).ok_or_else(|| format!("'{s}': give auto, 2025-11-25 or 2026-07-28"))
+}
+
+/// Read one `--header 'Name: value'`: the name an HTTP token, the value
+/// without control characters; `env:VAR` is read from the environment.
+///
+/// Errors: a sentence naming the header (never its value).
+fn parse_header(
+    text: &str,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<(String, String), String> {
+    let Some((name, value)) = text.split_once(':') else {
+        return Err("--header: write it as 'Name: value'".into());
+    };
+    let name = name.trim();
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if name.is_empty() || !name.chars().all(token) {
+        return Err(format!(
+            "--header: '{}' is not an HTTP header name",
+            terminal_safe(name)
+        ));
+    }
+    let value = value.trim();
+    let value = match value.strip_prefix("env:") {
+        Some(var) => env(var).ok_or_else(|| {
+            format!(
+                "--header {name}: the environment variable '{}' is not set",
+                terminal_safe(var)
+            )
+        })?,
+        None => value.to_owned(),
+    };
+    if value.chars().any(|c| c.is_control() && c != '\t') || !value.is_ascii() {
+        return Err(format!(
+            "--header {name}: the value must be printable ASCII (no line breaks)"
+        ));
+    }
+    Ok((name.to_owned(), value))
+}
+
 fn usage(msg: &str) -> Exit {
     ahp_elicit::notice::say(format!("ahp-elicit mcp: {msg}"));
     Exit::Usage
@@ -175,10 +239,26 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         },
     };
     let interactive = args.answer.interactive();
+    let mut headers = Vec::new();
+    for h in &args.headers {
+        headers.push(parse_header(h, |v| std::env::var(v).ok())?);
+    }
+    if !headers.is_empty() && !matches!(target, Target::Http { .. }) {
+        return Err("--header applies to a server URL (Streamable HTTP), not to a command".into());
+    }
+    let operation = match (args.call, args.prompt, args.read) {
+        (Some(t), _, _) => Operation::Tool(t),
+        (_, Some(p), _) => Operation::Prompt(p),
+        (_, _, Some(u)) => Operation::Read(u),
+        _ => Operation::List,
+    };
     Ok(McpOptions {
         target,
-        call: args.call,
+        operation,
         arguments,
+        protocol: args.protocol,
+        max_rounds: args.max_rounds,
+        headers: ExtraHeaders(headers),
         modes,
         events: args.events,
         source_adapter: args.source_adapter,
@@ -225,7 +305,7 @@ pub fn run(args: McpArgs) -> Exit {
                 ahp_elicit::safe_text::display(&e.to_string())
             );
             match e {
-                McpError::Rpc { .. } => Exit::Invalid,
+                McpError::Rpc { .. } | McpError::Incomplete(_) => Exit::Invalid,
                 McpError::Quit => Exit::Interrupted,
                 McpError::Interrupted(sig) => Exit::Signal(sig),
                 _ => Exit::Usage,
@@ -256,5 +336,32 @@ fn report_result(report: &ahp_elicit::mcp::SessionReport) -> Exit {
         Exit::Invalid
     } else {
         Exit::Ok
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_headers_and_never_quotes_their_values() {
+        let env = |v: &str| (v == "TOKEN").then(|| "s3cret".to_owned());
+        assert_eq!(
+            parse_header("Authorization: Bearer abc", env).unwrap(),
+            ("Authorization".into(), "Bearer abc".into())
+        );
+        assert_eq!(
+            parse_header("X-Key: env:TOKEN", env).unwrap(),
+            ("X-Key".into(), "s3cret".into())
+        );
+        let e = parse_header("X-Key: env:NOPE", env).unwrap_err();
+        assert_eq!(
+            e,
+            "--header X-Key: the environment variable 'NOPE' is not set"
+        );
+        let e = parse_header("X-Key: a\u{7}secret", env).unwrap_err();
+        assert!(!e.contains("secret"), "{e}");
+        assert!(parse_header("no colon", env).is_err());
+        assert!(parse_header("Bad Name: v", env).is_err());
     }
 }

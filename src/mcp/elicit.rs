@@ -4,7 +4,7 @@
 //! (`notifications/elicitation/complete`).
 //!
 //! Data flow per elicitation: params → mode advertised? (else -32602) →
-//! [`wrap_params_with`] (else -32602 with the violations) → request event (to
+//! [`wrap_params_in`] (else -32602 with the violations) → request event (to
 //! `--events`) → [`Desk::ask`](crate::session::Desk::ask) → … the reply →
 //! [`make_result_event`] → result event → its `ElicitResult` is the
 //! JSON-RPC result. A withdrawn elicitation gets no answer and no result
@@ -15,11 +15,15 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
+use super::era::Era;
 use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
 use super::session::{str_field, Ask, Session};
 use super::McpError;
 use crate::binding::violation::{Part, Violation};
-use crate::binding::{wrap_params_with, Action, Answer, Mode, RequestEvent, ResultMeta};
+use crate::binding::{
+    wrap_params_in, Action, Answer, CallMethod, CallRef, McpExtension, Mode, RequestEvent,
+    ResultMeta, Revision,
+};
 use crate::responder::{Context, Outcome, Progress, RespondError, WaitKey, Waiting};
 use crate::safe_text;
 use crate::session::{settle, AskError, NoResult, Reply, WithdrawReason};
@@ -34,14 +38,44 @@ pub const COMPLETION_WAIT: Duration = Duration::from_secs(300);
 pub const SCRIPTED_COMPLETION_WAIT: Duration = Duration::from_secs(5);
 
 /// Why an elicitation gets no event: JSON-RPC code, sentence, data.
-type Refusal = (i64, String, Option<Value>);
+pub(super) type Refusal = (i64, String, Option<Value>);
+
+/// Where an elicitation came from in 2026-07-28: the key of its entry in
+/// an `input_required` result's `inputRequests`, and the client request in
+/// progress (`tools/call`, `prompts/get`, `resources/read` and its name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct InputRef {
+    pub key: String,
+    pub method: String,
+    pub name: String,
+}
+
+/// The event's `extensions.mcp` (ahp-wire.md 6.1): the revision of the
+/// era in use (every 2025-era version the server may choose is read under
+/// 2025-11-25), and for an entry of an `input_required` round its
+/// `inputKey` and the `call` in progress.
+pub(super) fn mcp_extension(era: Era, input: Option<&InputRef>) -> McpExtension {
+    let revision = match era {
+        Era::Legacy => Revision::V2025_11_25,
+        Era::Modern => Revision::V2026_07_28,
+    };
+    let mut ext = McpExtension::of(revision);
+    if let Some(i) = input {
+        ext.input_key = Some(i.key.clone());
+        ext.call = CallMethod::parse(&i.method).map(|method| CallRef {
+            method,
+            name: i.name.clone(),
+        });
+    }
+    ext
+}
 
 impl Session {
     /// The server's `elicitation/create` with request id `id`.
     pub(super) fn elicit_request(&mut self, id: Value, params: Value) -> Result<(), McpError> {
         let url_id = str_field(&params, "elicitationId");
-        match self.prepare(&params) {
-            Ok(req) => self.ask(Some(id), req, url_id).map(|_| ()),
+        match self.prepare(&params, None) {
+            Ok(req) => self.ask(Some(id), req, url_id, None).map(|_| ()),
             Err((code, why, data)) => {
                 let shown = data.clone();
                 self.reject(Some(&id), code, why, data)?;
@@ -52,8 +86,12 @@ impl Session {
 
     /// Check the params (mode advertised, the binding's rules) and build the
     /// request event.
-    fn prepare(&mut self, params: &Value) -> Result<RequestEvent, Refusal> {
-        let Some(server) = self.server.clone() else {
+    pub(super) fn prepare(
+        &mut self,
+        params: &Value,
+        input: Option<&InputRef>,
+    ) -> Result<RequestEvent, Refusal> {
+        let Some(server) = self.life.server.clone() else {
             return Err((
                 jsonrpc::INVALID_REQUEST,
                 "elicitation/create before initialization finished".into(),
@@ -89,15 +127,17 @@ impl Session {
                 None,
             ));
         }
-        self.asked += 1;
-        let event_id = format!("{}-{}", self.run_tag, self.asked);
-        wrap_params_with(
+        self.elic.asked += 1;
+        let event_id = format!("{}-{}", self.run_tag, self.elic.asked);
+        let ext = mcp_extension(self.life.era, input);
+        wrap_params_in(
             params,
             &server,
             &self.adapter,
             &event_id,
             None,
             self.opts.schema_policy,
+            Some(&ext),
         )
         .map_err(|violations| {
             // A fault in the params is reported relative to the params.
@@ -132,11 +172,14 @@ impl Session {
     /// Write the request event and put the request to the responder;
     /// returns its desk key (None when it was answered at once: the person
     /// quit earlier, or too many are open).
-    fn ask(
+    /// `progress` says "request i of n" for the entries of one round (None:
+    /// the count of elicitations so far).
+    pub(super) fn ask(
         &mut self,
         rpc_id: Option<Value>,
         req: RequestEvent,
         url_id: Option<String>,
+        progress: Option<Progress>,
     ) -> Result<Option<u64>, McpError> {
         self.write_event(&req.event)?;
         let ask = Ask {
@@ -144,20 +187,20 @@ impl Session {
             req,
             url_id,
         };
-        if self.quit {
+        if self.elic.quit {
             self.finish_ask(ask, Ok(Outcome::Answer(Answer::bare(Action::Cancel))))?;
             return Ok(None);
         }
         let cx = Context {
-            progress: Progress {
-                index: self.asked,
-                total: self.asked,
-            },
+            progress: progress.unwrap_or(Progress {
+                index: self.elic.asked,
+                total: self.elic.asked,
+            }),
             deadline: self.opts.timeout.map(|t| std::time::Instant::now() + t),
         };
         match self.desk.ask(ask.req.clone(), cx) {
             Ok(key) => {
-                self.asks.insert(key, ask);
+                self.elic.asks.insert(key, ask);
                 Ok(Some(key))
             }
             Err(AskError::Busy) => {
@@ -173,22 +216,27 @@ impl Session {
     pub(super) fn on_reply(&mut self, r: Reply) -> Result<(), McpError> {
         match r {
             Reply::Answered { key, outcome } => {
-                let Some(ask) = self.asks.remove(&key) else {
+                let Some(ask) = self.elic.asks.remove(&key) else {
                     return Ok(());
                 };
                 // Only the -32042 flow (no request id) reads the result back.
                 let keep = ask.rpc_id.is_none();
                 let result = self.finish_ask(ask, outcome)?;
                 if keep {
-                    self.finished.insert(key, result);
+                    self.elic.finished.insert(key, result);
                 }
-                if self.quit {
+                if self.elic.quit {
                     return Err(McpError::Quit);
                 }
             }
             Reply::Withdrawn { key, reason } => {
-                if self.asks.remove(&key).is_some_and(|a| a.rpc_id.is_none()) {
-                    self.finished.insert(key, None);
+                if self
+                    .elic
+                    .asks
+                    .remove(&key)
+                    .is_some_and(|a| a.rpc_id.is_none())
+                {
+                    self.elic.finished.insert(key, None);
                 }
                 let said = reason.describe();
                 self.notice(&said);
@@ -232,14 +280,14 @@ impl Session {
             Err(NoResult::Invalid {
                 violations, quit, ..
             }) => {
-                self.quit |= quit;
+                self.elic.quit |= quit;
                 let list: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
                 let why = format!("the answer did not validate: {}", list.join("; "));
                 self.reject(id, INTERNAL_ERROR, why, None)?;
                 return Ok(None);
             }
         };
-        self.quit |= settled.quit;
+        self.elic.quit |= settled.quit;
         let (answer, ev) = (settled.answer, settled.event);
         let text = ev
             .pointer("/payload/elicitation/result/text")
@@ -248,10 +296,10 @@ impl Session {
         // The text was built and re-read by make_result_event: it is JSON.
         let result: Value = serde_json::from_str(text).map_err(McpError::ResultText)?;
         self.write_event(&ev)?;
-        self.answered += 1;
+        self.elic.answered += 1;
         if answer.action == Action::Accept {
             if let Some(u) = &ask.url_id {
-                self.consented.insert(u.clone());
+                self.elic.consented.insert(u.clone());
             }
         }
         if let Some(id) = id {
@@ -272,9 +320,9 @@ impl Session {
         self.notice(&format!("refused an elicitation: {why}"));
         let msg = id.map(|id| jsonrpc::error_response(id, code, &why, data));
         if code == INVALID_PARAMS {
-            self.rejected.push(why);
+            self.elic.rejected.push(why);
         } else {
-            self.refused.push(why);
+            self.elic.refused.push(why);
         }
         match msg {
             Some(m) => self.reply(m),
@@ -288,6 +336,7 @@ impl Session {
             return;
         };
         let key = self
+            .elic
             .asks
             .iter()
             .find(|(_, a)| a.rpc_id.as_ref() == Some(rid))
@@ -309,11 +358,11 @@ impl Session {
     pub(super) fn on_complete(&mut self, p: &Value) {
         let eid = str_field(p, "elicitationId").unwrap_or_default();
         let shown = safe_text::display(&eid.chars().take(200).collect::<String>()).into_owned();
-        if !self.consented.contains(&eid) {
+        if !self.elic.consented.contains(&eid) {
             self.notice(&format!(
                 "ignored a completion for URL elicitation '{shown}', which was not consented to here"
             ));
-        } else if !self.completed.insert(eid) {
+        } else if !self.elic.completed.insert(eid) {
             self.notice(&format!(
                 "ignored a repeated completion for URL elicitation '{shown}'"
             ));
@@ -327,85 +376,37 @@ impl Session {
         }
     }
 
-    /// `tools/call` (with a `progressToken`). A -32042 error puts its URL
-    /// elicitations to the person one by one (once per `elicitationId`),
-    /// waits for their completion, then retries the call once.
-    pub(super) async fn call_tool(&mut self, name: &str) -> Result<Value, McpError> {
-        let mut retried = false;
-        loop {
-            let token = json!(format!("{}-call-{}", self.run_tag, self.peek_id()));
-            self.progress_token = Some(token.clone());
-            let params = json!({
-                "name": name,
-                "arguments": Value::Object(self.opts.arguments.clone()),
-                "_meta": { "progressToken": token },
-            });
-            let err = match self.request("tools/call", Some(params), None).await {
-                Err(
-                    e @ McpError::Rpc {
-                        code: URL_ELICITATION_REQUIRED,
-                        ..
-                    },
-                ) => e,
-                other => return other,
-            };
-            let McpError::Rpc { data, .. } = &err else {
-                return Err(err);
-            };
-            let list = data
-                .as_ref()
-                .and_then(|d| d.get("elicitations"))
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            if list.is_empty() || retried {
-                return Err(err);
-            }
-            self.notice(&format!(
-                "the tool needs {} URL elicitation(s) first (error -32042)",
-                list.len()
-            ));
-            let Some(ids) = self.consent_all(list).await? else {
-                return Err(err);
-            };
-            if !self.await_completion(&ids).await? {
-                return Err(err);
-            }
-            retried = true;
-            self.notice(&format!(
-                "retrying the tool call '{}'",
-                safe_text::display(name)
-            ));
-        }
-    }
-
     /// Put each URL elicitation to the person (skipping those consented to
     /// before). Returns their `elicitationId`s when all were accepted, None
     /// otherwise.
-    async fn consent_all(&mut self, list: Vec<Value>) -> Result<Option<Vec<String>>, McpError> {
+    pub(super) async fn consent_all(
+        &mut self,
+        list: Vec<Value>,
+    ) -> Result<Option<Vec<String>>, McpError> {
         let mut ids = Vec::new();
         for params in list {
             let url_id = str_field(&params, "elicitationId");
             if let Some(u) = &url_id {
                 ids.push(u.clone());
-                if self.consented.contains(u) {
+                if self.elic.consented.contains(u) {
                     continue;
                 }
             }
-            let req = match self.prepare(&params) {
+            let req = match self.prepare(&params, None) {
                 Ok(r) => r,
                 Err((code, why, data)) => {
                     self.reject(None, code, why, data)?;
                     return Ok(None);
                 }
             };
-            let Some(key) = self.ask(None, req, url_id)? else {
+            let Some(key) = self.ask(None, req, url_id, None)? else {
                 return Ok(None);
             };
-            while !self.finished.contains_key(&key) {
+            while !self.elic.finished.contains_key(&key) {
                 self.step(None).await?;
             }
             let accepted = self
+                .elic
                 .finished
                 .remove(&key)
                 .flatten()
@@ -422,8 +423,8 @@ impl Session {
     /// presses "retry now" (true) or "give up" (false), or the wait
     /// (`--timeout`, else the options' or [`COMPLETION_WAIT`]) ends (true:
     /// retry anyway).
-    async fn await_completion(&mut self, ids: &[String]) -> Result<bool, McpError> {
-        let done = |s: &Session| ids.iter().all(|i| s.completed.contains(i));
+    pub(super) async fn await_completion(&mut self, ids: &[String]) -> Result<bool, McpError> {
+        let done = |s: &Session| ids.iter().all(|i| s.elic.completed.contains(i));
         if done(self) {
             return Ok(true);
         }
@@ -432,7 +433,7 @@ impl Session {
             status: Some("Waiting for the browser flow to complete".into()),
             offer_retry: true,
         });
-        self.wait_key = None;
+        self.elic.wait_key = None;
         let limit = self
             .opts
             .timeout
@@ -443,7 +444,7 @@ impl Session {
             if done(self) {
                 break true;
             }
-            match self.wait_key.take() {
+            match self.elic.wait_key.take() {
                 Some(WaitKey::RetryNow) => break true,
                 Some(WaitKey::GiveUp) => {
                     self.notice("gave up waiting for the browser flow");

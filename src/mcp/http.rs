@@ -1,27 +1,24 @@
-//! The Streamable HTTP transport (MCP 2025-11-25 "Transports: Streamable
-//! HTTP"), on `ureq` (blocking, on threads; the session never waits on it).
+//! The Streamable HTTP transport, on `ureq` (blocking, on threads; the
+//! session never waits on it), for both protocol eras.
 //!
 //! Every client message is a POST to the endpoint URL with
 //! `Content-Type: application/json` and `Accept: application/json,
-//! text/event-stream`; after `initialize` every POST also carries the
-//! `Mcp-Session-Id` the server assigned (if any) and `MCP-Protocol-Version`.
-//! The answer to a request is either one JSON body or an SSE stream
-//! (`text/event-stream`) on which the server may also send its own requests
-//! (e.g. `elicitation/create`) before the response. Requests are POSTed on a
-//! thread each; responses and notifications go through one sender thread
-//! in order. At the end the session is ended with DELETE.
+//! text/event-stream`, the `--header` headers and the headers the session
+//! gives with a request (MCP 2026-07-28: `MCP-Protocol-Version`,
+//! `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`). The answer to a request is
+//! either one JSON body or an SSE stream (`text/event-stream`) on which the
+//! server may also send notifications and (2025-11-25) its own requests
+//! before the response. Requests are POSTed on a thread each; responses and
+//! notifications go through one sender thread in order. A request the
+//! session stops waiting for (2026-07-28) has its stream closed: the reader
+//! delivers nothing more from it.
 //!
-//! After `notifications/initialized` the client also opens the GET stream
-//! (`Accept: text/event-stream`), on which a server sends requests that are
-//! not tied to one of the client's requests. A server without one answers
-//! 405, which is fine.
+//! The MCP 2025-11-25 session (its id, the GET stream, resumption with
+//! `Last-Event-ID`, DELETE at the end) lives in [`legacy`]; a stateless
+//! (2026-07-28) connection uses none of it.
 //!
-//! Resumption: SSE event ids are tracked per stream. A request's stream that
-//! ends before the response arrived is resumed with a GET carrying
-//! `Last-Event-ID`, after the server's `retry` delay (default
-//! [`DEFAULT_RETRY`]), at most [`MAX_RESUMES`] times; the GET stream is
-//! resumed the same way. A 404 to a request that carried a session id is
-//! reported as [`Incoming::SessionExpired`] (the session re-initializes).
+//! An error status without an answer is one [`StatusError`] (status,
+//! reason, a few words of the body, a hint about the endpoint path).
 //!
 //! Hygiene: redirects are never followed (a 3xx is an error naming the
 //! target), connect timeout [`CONNECT_TIMEOUT`], between-bytes timeout
@@ -43,10 +40,9 @@ use super::transport::{
 };
 use super::McpError;
 
-/// How long opening the GET stream may take before the session goes on.
-const GET_STREAM_WAIT: Duration = Duration::from_secs(5);
-/// How long ending the session (DELETE) may take.
-const DELETE_WAIT: Duration = Duration::from_secs(2);
+mod legacy;
+pub use legacy::{DEFAULT_RETRY, MAX_RESUMES};
+
 /// Bytes of an error body that are read and shown.
 const MAX_ERROR_BODY: u64 = 64 * 1024;
 /// Connecting to the server (TCP and TLS).
@@ -55,17 +51,34 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub const READ_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 /// How long a notification or a response POST may take in all.
 const SEND_TIMEOUT: Duration = Duration::from_secs(30);
-/// Reconnection delay when the server gave no `retry`.
-pub const DEFAULT_RETRY: Duration = Duration::from_secs(1);
-/// Longest `retry` honoured.
-const MAX_RETRY: Duration = Duration::from_secs(30);
-/// Most resumptions of one stream.
-pub const MAX_RESUMES: usize = 5;
 
 #[derive(Debug, Default)]
 struct State {
     session_id: Option<String>,
     protocol_version: Option<String>,
+    /// MCP 2026-07-28: no session ids are kept (the request headers come
+    /// with each request).
+    stateless: bool,
+    /// Requests whose answer is no longer wanted: their stream is closed at
+    /// the next message.
+    cancelled: std::collections::HashSet<u64>,
+}
+
+/// Headers given with `--header`: added to every HTTP request. Their
+/// values never appear in a notice, an error or a log (`Debug` shows the
+/// names only).
+#[derive(Clone, Default)]
+pub struct ExtraHeaders(pub Vec<(String, String)>);
+
+impl std::fmt::Debug for ExtraHeaders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<String> = self
+            .0
+            .iter()
+            .map(|(k, _)| format!("{k}: (hidden)"))
+            .collect();
+        f.debug_tuple("ExtraHeaders").field(&names).finish()
+    }
 }
 
 /// What the threads share.
@@ -75,6 +88,7 @@ struct Shared {
     state: Mutex<State>,
     tx: Sender<Incoming>,
     closed: AtomicBool,
+    extra: ExtraHeaders,
 }
 
 /// A connection to a Streamable HTTP MCP endpoint.
@@ -93,6 +107,11 @@ impl HttpTransport {
     /// A transport for the endpoint `url` (`http://` or `https://`); nothing
     /// is sent until the first message. Messages go to `tx`.
     pub fn new(url: &str, tx: Sender<Incoming>) -> Self {
+        Self::with_headers(url, tx, ExtraHeaders::default())
+    }
+
+    /// As [`HttpTransport::new`], adding `extra` to every request.
+    pub fn with_headers(url: &str, tx: Sender<Incoming>, extra: ExtraHeaders) -> Self {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
@@ -107,12 +126,13 @@ impl HttpTransport {
             state: Mutex::new(State::default()),
             tx,
             closed: AtomicBool::new(false),
+            extra,
         });
         let (ftx, frx) = smpsc::channel::<Queued>();
         let sh = Arc::clone(&shared);
         thread::spawn(move || {
             for (body, done) in frx {
-                let out = post_and_read(&sh, &body, SEND_TIMEOUT);
+                let out = post_and_read(&sh, &body, &[], SEND_TIMEOUT);
                 match (done, out) {
                     (Some(d), out) => {
                         let _ = d.send(out);
@@ -146,24 +166,26 @@ impl HttpTransport {
     }
 }
 
-/// Headers every POST (and the GET and the final DELETE) carries.
-fn session_headers(state: &Mutex<State>) -> Vec<(&'static str, String)> {
-    let mut h = Vec::new();
-    if let Ok(s) = state.lock() {
+/// Headers every POST (and the GET and the final DELETE) carries: those of
+/// `--header`, then the session's.
+fn session_headers(sh: &Shared) -> Vec<(String, String)> {
+    let mut h: Vec<(String, String)> = sh.extra.0.clone();
+    if let Ok(s) = sh.state.lock() {
         if let Some(id) = &s.session_id {
-            h.push(("Mcp-Session-Id", id.clone()));
+            h.push(("Mcp-Session-Id".into(), id.clone()));
         }
         if let Some(v) = &s.protocol_version {
-            h.push(("MCP-Protocol-Version", v.clone()));
+            h.push(("MCP-Protocol-Version".into(), v.clone()));
         }
     }
     h
 }
 
-fn has_session(state: &Mutex<State>) -> bool {
-    state
+/// Whether the client gave up waiting for request `id`.
+fn is_cancelled(sh: &Shared, id: u64) -> bool {
+    sh.state
         .lock()
-        .map(|s| s.session_id.is_some())
+        .map(|s| s.cancelled.contains(&id))
         .unwrap_or(false)
 }
 
@@ -179,9 +201,12 @@ struct StreamMark {
     answered: bool,
 }
 
+/// POST `body` with the session headers and `headers` (the request's own;
+/// one of them replaces a session header of the same name).
 fn post(
     sh: &Shared,
     body: &[u8],
+    headers: &[(String, String)],
     total: Option<Duration>,
 ) -> Result<ureq::http::Response<ureq::Body>, HttpFail> {
     let mut rb = sh
@@ -192,7 +217,12 @@ fn post(
         .build()
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream");
-    for (k, v) in session_headers(&sh.state) {
+    for (k, v) in session_headers(sh) {
+        if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(&k)) {
+            rb = rb.header(k, v);
+        }
+    }
+    for (k, v) in headers {
         rb = rb.header(k, v);
     }
     rb.send(body).map_err(|source| HttpFail::Request {
@@ -202,24 +232,14 @@ fn post(
 }
 
 /// POST a notification or response and read what comes back.
-fn post_and_read(sh: &Shared, body: &[u8], total: Duration) -> Result<(), HttpFail> {
-    let resp = post(sh, body, Some(total))?;
+fn post_and_read(
+    sh: &Shared,
+    body: &[u8],
+    headers: &[(String, String)],
+    total: Duration,
+) -> Result<(), HttpFail> {
+    let resp = post(sh, body, headers, Some(total))?;
     handle_response(resp, sh, None).map(|_| ())
-}
-
-/// Keep the session id the server assigned (first one wins).
-fn keep_session_id(resp: &ureq::http::Response<ureq::Body>, state: &Mutex<State>) {
-    if let Some(id) = resp
-        .headers()
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-    {
-        if let Ok(mut s) = state.lock() {
-            if s.session_id.is_none() {
-                s.session_id = Some(id.to_owned());
-            }
-        }
-    }
 }
 
 /// A non-2xx answer: a JSON-RPC error in the body is delivered as the
@@ -244,7 +264,7 @@ fn handle_error_status(
             "the server answered HTTP {status} redirecting to {to}: redirects are not followed (give the final URL)"
         )));
     }
-    let had_session = has_session(&sh.state);
+    let had_session = legacy::has_session(&sh.state);
     let mut head = Vec::new();
     let _ = resp
         .into_body()
@@ -259,6 +279,7 @@ fn handle_error_status(
         )));
     }
     // A JSON-RPC error in the body says more than the status.
+    let mut rpc: Option<(i64, String)> = None;
     if ctype.starts_with("application/json") {
         if let Ok(v) = serde_json::from_slice::<Value>(&head) {
             if v.get("error").is_some() && v.get("id").is_some_and(|i| !i.is_null()) {
@@ -268,10 +289,84 @@ fn handle_error_status(
                     ..StreamMark::default()
                 });
             }
+            if let Some(e) = v.get("error") {
+                let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
+                let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+                rpc = Some((code, msg.chars().take(200).collect()));
+            }
         }
     }
-    let text: String = String::from_utf8_lossy(&head).chars().take(300).collect();
-    Err(HttpFail::Refused(format!("HTTP {status}: {text}")))
+    Err(HttpFail::Status(StatusError {
+        status,
+        url: sh.url.clone(),
+        detail: error_detail(ctype, &head, rpc),
+    }))
+}
+
+/// What an error answer's body says, in a few words: the JSON-RPC error it
+/// carries (without id), the first line of a short plain-text body, "an
+/// HTML page", or nothing. Never the page itself.
+fn error_detail(ctype: &str, body: &[u8], rpc: Option<(i64, String)>) -> Option<String> {
+    if let Some((code, msg)) = rpc {
+        return Some(format!("JSON-RPC error {code}: {msg}"));
+    }
+    let text = String::from_utf8_lossy(body);
+    let trimmed = text.trim_start();
+    let lower: String = trimmed
+        .chars()
+        .take(20)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if ctype.starts_with("text/html")
+        || lower.starts_with("<!doctype")
+        || lower.starts_with("<html")
+    {
+        return Some("an HTML page".into());
+    }
+    let first = trimmed.lines().next().unwrap_or("").trim();
+    if first.is_empty() {
+        return None;
+    }
+    let mut line: String = first.chars().take(120).collect();
+    if first.chars().count() > 120 {
+        line.push('…');
+    }
+    Some(format!("\"{line}\""))
+}
+
+/// An HTTP error answer (4xx, 5xx) that carries no answer to a request:
+/// its status, the endpoint, and what the body said in a few words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusError {
+    /// The HTTP status.
+    pub status: u16,
+    /// The endpoint URL.
+    pub url: String,
+    /// See [`error_detail`].
+    pub detail: Option<String>,
+}
+
+impl std::fmt::Display for StatusError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let reason = ureq::http::StatusCode::from_u16(self.status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or("");
+        write!(f, "HTTP {} {reason}", self.status)?;
+        if let Some(d) = &self.detail {
+            write!(f, " ({d})")?;
+        }
+        let path = url::Url::parse(&self.url)
+            .map(|u| u.path().to_owned())
+            .unwrap_or_default();
+        if matches!(self.status, 404 | 405) {
+            write!(
+                f,
+                ": is {path} the server's MCP endpoint? Most servers serve it at /mcp"
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// Read one HTTP answer: keep the session id, then deliver the JSON body or
@@ -282,7 +377,7 @@ fn handle_response(
     sh: &Shared,
     request: Option<u64>,
 ) -> Result<StreamMark, HttpFail> {
-    keep_session_id(&resp, &sh.state);
+    legacy::keep_session_id(&resp, &sh.state);
     let status = resp.status().as_u16();
     let ctype = resp
         .headers()
@@ -341,7 +436,7 @@ fn read_sse<R: BufRead>(
             mark.last_id = Some(id);
         }
         if let Some(ms) = sse.retry {
-            mark.retry = Some(Duration::from_millis(ms).min(MAX_RETRY));
+            mark.retry = Some(Duration::from_millis(ms).min(legacy::MAX_RETRY));
         }
         match next {
             Ok(None) | Err(_) => return Ok(mark),
@@ -362,6 +457,12 @@ fn read_sse<R: BufRead>(
                 if request.is_some_and(|id| answers(&ev.data, id)) {
                     mark.answered = true;
                 }
+                if request.is_some_and(|id| is_cancelled(sh, id)) {
+                    // The client closes the stream: that cancels the
+                    // request (2026-07-28); nothing more is delivered.
+                    mark.answered = true;
+                    return Ok(mark);
+                }
                 if !deliver(&ev.data, &sh.tx) {
                     return Ok(mark);
                 }
@@ -370,95 +471,19 @@ fn read_sse<R: BufRead>(
     }
 }
 
-/// GET the stream again with `Last-Event-ID` after the retry delay.
-fn resume(sh: &Shared, request: Option<u64>, mark: StreamMark) -> Result<StreamMark, HttpFail> {
-    thread::sleep(mark.retry.unwrap_or(DEFAULT_RETRY));
-    let mut rb = sh.agent.get(&sh.url).header("Accept", "text/event-stream");
-    for (k, v) in session_headers(&sh.state) {
-        rb = rb.header(k, v);
-    }
-    if let Some(id) = &mark.last_id {
-        rb = rb.header("Last-Event-ID", id.as_str());
-    }
-    let resp = rb.call().map_err(|source| HttpFail::Request {
-        what: format!("GET {} (resuming)", sh.url),
-        source,
-    })?;
-    let status = resp.status().as_u16();
-    if status == 405 {
-        return Err(HttpFail::Refused(
-            "the stream broke and the server offers no GET stream to resume it (HTTP 405)".into(),
-        ));
-    }
-    keep_session_id(&resp, &sh.state);
-    if !resp.status().is_success() {
-        let ctype = String::new();
-        return handle_error_status(resp, sh, &ctype);
-    }
-    let reader = BufReader::new(resp.into_body().into_reader());
-    let mut sse = SseReader::new(reader);
-    sse.last_id = mark.last_id.clone();
-    read_sse(sse, sh, request, mark)
-}
-
 /// One request: POST it, read its answer, resume its stream while it ends
 /// unanswered; report the end.
-fn run_request(sh: &Shared, id: u64, body: &[u8]) {
-    let mut out = post(sh, body, None).and_then(|r| handle_response(r, sh, Some(id)));
-    let mut resumes = 0;
-    while let Ok(mark) = &out {
-        if mark.answered || mark.last_id.is_none() || resumes == MAX_RESUMES {
-            break;
-        }
-        if sh.closed.load(Ordering::SeqCst) {
-            return;
-        }
-        resumes += 1;
-        out = resume(sh, Some(id), mark.clone());
-    }
+fn run_request(sh: &Shared, id: u64, body: &[u8], headers: &[(String, String)]) {
+    let out = post(sh, body, headers, None).and_then(|r| handle_response(r, sh, Some(id)));
+    let Some(out) = legacy::resume_request(sh, id, out) else {
+        return;
+    };
     let item = match out {
         Ok(_) => Incoming::StreamEnded { id },
         Err(HttpFail::SessionGone(_)) => Incoming::SessionExpired { id },
         Err(error) => Incoming::Failed { id, error },
     };
     let _ = sh.tx.blocking_send(item);
-}
-
-/// The GET stream: open it (announcing on `ready` that headers are in),
-/// then resume it while it ends with an event id.
-fn run_listener(sh: &Shared, ready: smpsc::Sender<()>) {
-    let mut rb = sh.agent.get(&sh.url).header("Accept", "text/event-stream");
-    for (k, v) in session_headers(&sh.state) {
-        rb = rb.header(k, v);
-    }
-    let resp = rb.call();
-    let _ = ready.send(());
-    let mut out = match resp {
-        Err(source) => Err(HttpFail::Request {
-            what: "GET stream".into(),
-            source,
-        }),
-        // The server offers no GET stream (405).
-        Ok(r) if r.status().as_u16() == 405 => return,
-        Ok(r) if !r.status().is_success() => Err(HttpFail::Refused(format!(
-            "the server refused the GET stream (HTTP {})",
-            r.status().as_u16()
-        ))),
-        Ok(r) => handle_response(r, sh, None),
-    };
-    let mut resumes = 0;
-    while let Ok(mark) = &out {
-        if mark.last_id.is_none() || resumes == MAX_RESUMES || sh.closed.load(Ordering::SeqCst) {
-            return;
-        }
-        resumes += 1;
-        out = resume(sh, None, mark.clone());
-    }
-    if let Err(e) = out {
-        if !sh.closed.load(Ordering::SeqCst) {
-            let _ = sh.tx.blocking_send(Incoming::Noise(Noise::Failed(e)));
-        }
-    }
 }
 
 impl HttpTransport {
@@ -487,11 +512,44 @@ impl Transport for HttpTransport {
             // own requests, so it is read on a thread.
             Some(id) => {
                 let sh = Arc::clone(&self.shared);
-                thread::spawn(move || run_request(&sh, id, &body));
+                thread::spawn(move || run_request(&sh, id, &body, &[]));
                 Ok(())
             }
             // A notification or a response: in order, on the sender thread.
             None => self.enqueue(body, None),
+        }
+    }
+
+    fn send_request(
+        &mut self,
+        msg: &Value,
+        id: u64,
+        headers: Vec<(String, String)>,
+    ) -> Result<(), McpError> {
+        if self.shared.closed.load(Ordering::SeqCst) {
+            return Err(McpError::Transport("the connection is closed".into()));
+        }
+        let body = serde_json::to_vec(msg).map_err(McpError::Encode)?;
+        let sh = Arc::clone(&self.shared);
+        thread::spawn(move || run_request(&sh, id, &body, &headers));
+        Ok(())
+    }
+
+    fn set_stateless(&mut self) {
+        if let Ok(mut s) = self.shared.state.lock() {
+            s.stateless = true;
+            s.session_id = None;
+            s.protocol_version = None;
+        }
+    }
+
+    fn cancel(&mut self, id: u64) -> bool {
+        match self.shared.state.lock() {
+            Ok(mut s) if s.stateless => {
+                s.cancelled.insert(id);
+                true
+            }
+            _ => false,
         }
     }
 
@@ -512,16 +570,12 @@ impl Transport for HttpTransport {
         if let Ok(mut s) = self.shared.state.lock() {
             s.session_id = None;
             s.protocol_version = None;
+            s.stateless = false;
         }
     }
 
     fn start_listening(&mut self) {
-        let sh = Arc::clone(&self.shared);
-        let (ready_tx, ready_rx) = smpsc::channel::<()>();
-        thread::spawn(move || run_listener(&sh, ready_tx));
-        // Headers in (or a failure) before the first tool call, so that the
-        // server knows the stream when it sends on it.
-        let _ = ready_rx.recv_timeout(GET_STREAM_WAIT);
+        legacy::open_get_stream(&self.shared);
     }
 
     fn close(&mut self) {
@@ -529,21 +583,7 @@ impl Transport for HttpTransport {
             return;
         }
         drop(self.fifo.take());
-        if self.session_id().is_none() {
-            return;
-        }
-        let mut rb = self
-            .shared
-            .agent
-            .delete(&self.shared.url)
-            .config()
-            .timeout_global(Some(DELETE_WAIT))
-            .build();
-        for (k, v) in session_headers(&self.shared.state) {
-            rb = rb.header(k, v);
-        }
-        // 405 means the server does not let clients end sessions: fine.
-        let _ = rb.call();
+        legacy::end_session(&self.shared);
     }
 }
 

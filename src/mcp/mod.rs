@@ -1,8 +1,17 @@
-//! `ahp-elicit mcp`: a small MCP 2025-11-25 client session that connects
-//! to a live server, lists and calls a tool, and answers the server's
-//! `elicitation/create` requests through the same [`Responder`] the stream
-//! driver uses, while it keeps serving the server (ping, cancellation,
-//! progress, completion) on a tokio session thread ([`crate::session`]).
+//! `ahp-elicit mcp`: a small MCP client session for both protocol eras
+//! (2025-11-25 and 2026-07-28, chosen by asking the server: [`lifecycle`])
+//! that connects to a live server, lists and calls a tool (or gets a
+//! prompt, or reads a resource), and answers the server's elicitations
+//! through the same [`Responder`] the stream driver uses, while it keeps
+//! serving the server (ping, cancellation, progress, completion) on a
+//! tokio session thread ([`crate::session`]).
+//!
+//! Layout: [`transport`] (and [`stdio`], [`http`]) only send, receive and
+//! close; [`era`] builds what 2026-07-28 adds to every request (`_meta`,
+//! HTTP request headers); [`lifecycle`] connects per era (`server/discover`
+//! or the `initialize` handshake, with the fallback); [`rounds`] repeats a
+//! request until it completes (-32042 and `input_required` rounds alike);
+//! [`elicit`] turns one elicitation into events and an answer.
 //!
 //! Why not the official Rust SDK `rmcp` (3.x): it re-serializes
 //! `elicitation/create` params through typed structs, dropping unknown
@@ -13,10 +22,7 @@
 //! notification. The JSON-RPC layer here stays raw (`serde_json::Value` in,
 //! exact values out): [`jsonrpc`], [`stdio`], [`http`].
 //!
-//! Data flow per server request `elicitation/create`: see [`elicit`].
-//! A `tools/call` answered with -32042 (`URLElicitationRequiredError`) puts
-//! each URL elicitation of its `data.elicitations` through the same path
-//! (no JSON-RPC response), waits for their completion, then retries once.
+//! Data flow per elicitation: see [`elicit`]; per round: see [`rounds`].
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -28,8 +34,15 @@ use crate::notice::Notices;
 use crate::responder::Responder;
 
 mod elicit;
+pub mod era;
+mod lifecycle;
 mod refusal;
+mod rounds;
 pub use elicit::{COMPLETION_WAIT, SCRIPTED_COMPLETION_WAIT};
+pub use era::ProtocolChoice;
+pub use http::ExtraHeaders;
+pub use lifecycle::DISCOVER_WAIT;
+pub use rounds::DEFAULT_MAX_ROUNDS;
 pub use session::DUPLICATE_ID;
 pub mod http;
 pub mod jsonrpc;
@@ -91,15 +104,37 @@ impl Target {
     }
 }
 
+/// What the session asks of the server once connected.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Operation {
+    /// List the tools; if the server offers exactly one tool, call it (so
+    /// a one-tool test server needs no flag).
+    #[default]
+    List,
+    /// `--call TOOL`: `tools/call`.
+    Tool(String),
+    /// `--prompt NAME`: `prompts/list`, then `prompts/get`.
+    Prompt(String),
+    /// `--read URI`: `resources/list`, then `resources/read`.
+    Read(String),
+}
+
 /// What one session does.
 #[derive(Debug, Clone)]
 pub struct McpOptions {
     pub target: Target,
-    /// `--call TOOL`. None: list the tools; if the server offers exactly one
-    /// tool, call it (so a one-tool test server needs no flag).
-    pub call: Option<String>,
-    /// `--args JSON`: the tool's `arguments` object (default `{}`).
+    /// What to ask once connected ([`Operation`]).
+    pub operation: Operation,
+    /// `--args JSON`: the tool's (or the prompt's) `arguments` object
+    /// (default `{}`).
     pub arguments: Map<String, Value>,
+    /// `--protocol`: which revision to speak (default: ask the server).
+    pub protocol: ProtocolChoice,
+    /// `--max-rounds`: how many `input_required` rounds one request may
+    /// take (default [`DEFAULT_MAX_ROUNDS`]).
+    pub max_rounds: u32,
+    /// `--header`: added to every HTTP request; values are never shown.
+    pub headers: ExtraHeaders,
     /// `--modes`: the elicitation modes advertised in
     /// `capabilities.elicitation` (`{form:{}, url:{}}`, only these).
     pub modes: Vec<Mode>,
@@ -143,8 +178,11 @@ impl McpOptions {
     pub fn new(target: Target) -> Self {
         McpOptions {
             target,
-            call: None,
+            operation: Operation::List,
             arguments: Map::new(),
+            protocol: ProtocolChoice::Auto,
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            headers: ExtraHeaders::default(),
             modes: vec![Mode::Form, Mode::Url],
             events: None,
             source_adapter: None,
@@ -256,6 +294,12 @@ pub enum McpError {
     /// the result event; kept typed rather than a panic).
     #[error("the server broke the protocol: result text: {0}")]
     ResultText(#[source] serde_json::Error),
+    /// A request could not complete: its rounds could not go on (too many
+    /// `input_required` rounds, an input request the client did not
+    /// declare or cannot read, a 2026-07-28 result on a 2025-11-25
+    /// session). The sentence is sanitized. Exit 1.
+    #[error("{0}")]
+    Incomplete(String),
     /// The server answered one of our requests with a JSON-RPC error.
     #[error("{method} failed: JSON-RPC error {code}: {message}")]
     Rpc {
@@ -300,10 +344,13 @@ pub enum McpError {
     Events(#[source] std::io::Error),
 }
 
-/// Run one session: connect, `initialize` as a 2025-11-25 client with
-/// `capabilities.elicitation` from `opts.modes`, send
-/// `notifications/initialized`, list the tools, call the tool, and answer
-/// every `elicitation/create` and `ping` on the way. The responder runs on
+/// Run one session: connect in the era `opts.protocol` chooses (MCP
+/// 2026-07-28: `server/discover`, then every request with its `_meta`;
+/// MCP 2025-11-25: `initialize` with `capabilities.elicitation` from
+/// `opts.modes` and `notifications/initialized`), list the tools, call the
+/// tool (or get the prompt, or read the resource), and answer every
+/// elicitation on the way: pushed `elicitation/create` requests, -32042
+/// URL elicitations and the entries of `input_required` rounds. The responder runs on
 /// the calling thread; the session on its own thread. Notices for the
 /// person (tool list, completions, server log lines) go to stderr through
 /// the sanitizer.

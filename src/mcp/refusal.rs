@@ -31,7 +31,7 @@ impl Session {
         code: i64,
         data: Option<&Value>,
     ) -> Result<(), McpError> {
-        if !self.opts.show_refusals || self.quit || code != INVALID_PARAMS {
+        if !self.opts.show_refusals || self.elic.quit || code != INVALID_PARAMS {
             return Ok(());
         }
         let Some(list) = data
@@ -40,10 +40,10 @@ impl Session {
         else {
             return Ok(());
         };
-        let Some(server) = self.server.clone() else {
+        let Some(server) = self.life.server.clone() else {
             return Ok(());
         };
-        let id = format!("{}-{}-refused", self.run_tag, self.asked);
+        let id = format!("{}-{}-refused", self.run_tag, self.elic.asked);
         let read = wrap_params_with(
             params,
             &server,
@@ -63,14 +63,14 @@ impl Session {
         };
         let cx = Context {
             progress: Progress {
-                index: self.asked,
-                total: self.asked,
+                index: self.elic.asked,
+                total: self.elic.asked,
             },
             deadline: None,
         };
         match self.desk.ask(req, cx) {
             Ok(key) => {
-                self.shown_refusals.insert(key);
+                self.elic.shown_refusals.insert(key);
                 Ok(())
             }
             Err(AskError::Busy) => Ok(()),

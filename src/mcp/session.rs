@@ -18,11 +18,12 @@ use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::era::{self, Era};
 use super::http::HttpTransport;
 use super::jsonrpc::{self, Message, METHOD_NOT_FOUND};
 use super::stdio::StdioTransport;
 use super::transport::{Incoming, Transport, INCOMING_CAPACITY};
-use super::{McpError, McpOptions, SessionReport, Target, OLDER_VERSIONS, PROTOCOL_VERSION};
+use super::{McpError, McpOptions, Operation, SessionReport, Target};
 use crate::binding::{RequestEvent, Server};
 use crate::notice::Notices;
 use crate::responder::{Responder, WaitKey, Waiting};
@@ -60,23 +61,28 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
         }
         None => None,
     };
-    let (tx, rx) = mpsc::channel(INCOMING_CAPACITY);
-    let transport: Box<dyn Transport> = match &opts.target {
-        Target::Stdio { program, args } => Box::new(StdioTransport::spawn(
-            program,
-            args,
-            tx,
-            opts.notices.clone(),
-        )?),
-        Target::Http { url } => Box::new(HttpTransport::new(url, tx)),
-    };
+    let (transport, rx) = connect(&opts)?;
     let run_tag = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or(0);
     let mut s = Session {
-        transport,
-        rx,
+        link: Link {
+            transport,
+            rx,
+            next_id: 1,
+            pending: HashMap::new(),
+            responses: HashMap::new(),
+        },
+        life: Lifecycle {
+            era: Era::Legacy,
+            version: String::new(),
+            server: None,
+            reinitialized: false,
+            tools: Vec::new(),
+            left_out: Vec::new(),
+        },
+        elic: Elicitations::default(),
         desk,
         adapter: opts
             .source_adapter
@@ -85,30 +91,37 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
         opts,
         sigint: signal(SignalKind::interrupt()).ok(),
         sigterm: signal(SignalKind::terminate()).ok(),
-        next_id: 1,
-        server: None,
         events,
         run_tag: format!("mcp-{run_tag}-{}", std::process::id()),
-        pending: HashMap::new(),
-        responses: HashMap::new(),
-        asks: HashMap::new(),
-        finished: HashMap::new(),
-        consented: HashSet::new(),
-        completed: HashSet::new(),
         progress_token: None,
-        wait_key: None,
-        reinitialized: false,
-        asked: 0,
-        quit: false,
-        answered: 0,
-        rejected: Vec::new(),
-        refused: Vec::new(),
         server_notices: 0,
-        shown_refusals: HashSet::new(),
     };
     let out = s.drive().await;
     s.finish(&out).await;
     out
+}
+
+/// Connect to the server of `opts`: start the stdio server, or make the
+/// HTTP transport (nothing is sent yet). Returns the transport and the
+/// channel its readers deliver on.
+///
+/// Errors: [`McpError::Spawn`].
+pub(super) fn connect(
+    opts: &McpOptions,
+) -> Result<(Box<dyn Transport>, mpsc::Receiver<Incoming>), McpError> {
+    let (tx, rx) = mpsc::channel(INCOMING_CAPACITY);
+    let transport: Box<dyn Transport> = match &opts.target {
+        Target::Stdio { program, args } => Box::new(StdioTransport::spawn(
+            program,
+            args,
+            tx,
+            opts.notices.clone(),
+        )?),
+        Target::Http { url } => {
+            Box::new(HttpTransport::with_headers(url, tx, opts.headers.clone()))
+        }
+    };
+    Ok((transport, rx))
 }
 
 /// A client request in flight.
@@ -125,43 +138,80 @@ pub(super) struct Ask {
     pub url_id: Option<String>,
 }
 
-pub(super) struct Session {
+/// The connection and the correlation of our requests with their answers.
+pub(super) struct Link {
+    /// Sends and closes (see [`Transport`]).
     pub transport: Box<dyn Transport>,
-    rx: mpsc::Receiver<Incoming>,
-    pub desk: Desk,
-    pub opts: McpOptions,
-    pub adapter: String,
-    sigint: Option<Signal>,
-    sigterm: Option<Signal>,
-    next_id: u64,
+    /// What the transport's readers deliver.
+    pub rx: mpsc::Receiver<Incoming>,
+    /// The id of our next request.
+    pub next_id: u64,
+    /// Our requests waiting for an answer, by id.
+    pub pending: HashMap<u64, Pending>,
+    /// Answers not yet taken by their waiter, by id.
+    pub responses: HashMap<u64, Result<Value, McpError>>,
+}
+
+/// What the connection in its era established ([`super::lifecycle`]).
+pub(super) struct Lifecycle {
+    /// The era in use (set once connected).
+    pub era: Era,
+    /// The protocol version in use (`2026-07-28`, or what `initialize`
+    /// agreed).
+    pub version: String,
+    /// The server as it named itself.
     pub server: Option<Server>,
-    events: Option<BufWriter<File>>,
-    pub run_tag: String,
-    pending: HashMap<u64, Pending>,
-    responses: HashMap<u64, Result<Value, McpError>>,
+    /// HTTP 2025-11-25: the session was initialized again after a 404.
+    pub reinitialized: bool,
+    /// The tools as listed (for their `x-mcp-header` annotations).
+    pub tools: Vec<Value>,
+    /// Tools left out of the list (broken `x-mcp-header` annotations).
+    pub left_out: Vec<String>,
+}
+
+/// The elicitations of the session: open, finished, consented, counted.
+#[derive(Default)]
+pub(super) struct Elicitations {
     /// Open elicitations by desk key.
     pub asks: HashMap<u64, Ask>,
     /// Finished elicitations by desk key: the `ElicitResult` sent, or None
-    /// (refused, withdrawn). Read by the -32042 flow.
+    /// (refused, withdrawn). Read by the round driver.
     pub finished: HashMap<u64, Option<Value>>,
     /// URL elicitations the person consented to (by `elicitationId`).
     pub consented: HashSet<String>,
     /// ... and those the server reported complete.
     pub completed: HashSet<String>,
-    pub progress_token: Option<Value>,
     /// The last "retry now" / "give up" from the waiting screen.
     pub wait_key: Option<WaitKey>,
-    reinitialized: bool,
+    /// Elicitations put to the person so far.
     pub asked: usize,
     /// The person quit: every later elicitation is answered `cancel`.
     pub quit: bool,
     pub answered: usize,
     pub rejected: Vec<String>,
     pub refused: Vec<String>,
-    server_notices: usize,
     /// Desk keys of refused forms shown to the person
     /// ([`Session::show_refusal`]): their replies are not answers.
     pub shown_refusals: HashSet<u64>,
+}
+
+/// One client session: the connection ([`Link`]), what its era
+/// established ([`Lifecycle`]), the elicitations ([`Elicitations`]), and
+/// what the front door owns (the desk, the options, the events file,
+/// signals, notices).
+pub(super) struct Session {
+    pub link: Link,
+    pub life: Lifecycle,
+    pub elic: Elicitations,
+    pub desk: Desk,
+    pub opts: McpOptions,
+    pub adapter: String,
+    sigint: Option<Signal>,
+    sigterm: Option<Signal>,
+    events: Option<BufWriter<File>>,
+    pub run_tag: String,
+    pub progress_token: Option<Value>,
+    server_notices: usize,
 }
 
 pub(super) fn str_field(v: &Value, k: &str) -> Option<String> {
@@ -187,122 +237,62 @@ enum Wake {
 
 impl Session {
     async fn drive(&mut self) -> Result<SessionReport, McpError> {
-        let version = self.initialize().await?;
+        self.connect_era().await?;
         let server = self
+            .life
             .server
             .clone()
-            .ok_or_else(|| McpError::Protocol("the initialize result has no serverInfo".into()))?;
-        self.transport.start_listening();
-        let tools = self.list_tools().await?;
-        let call = self.choose_tool(&tools);
-        let result = match &call {
-            Some(name) => self.call_tool(name).await?,
-            None => json!({ "tools": tools }),
+            .ok_or_else(|| McpError::Protocol("the server did not name itself".into()))?;
+        let (tools, called, result) = match self.opts.operation.clone() {
+            Operation::Prompt(name) => {
+                let _ = self.list("prompts/list", "prompts").await;
+                let params = json!({
+                    "name": name,
+                    "arguments": Value::Object(self.opts.arguments.clone()),
+                });
+                let r = self.call_with_rounds("prompts/get", &name, params).await?;
+                (Vec::new(), Some(name), r)
+            }
+            Operation::Read(uri) => {
+                let _ = self.list("resources/list", "resources").await;
+                let params = json!({ "uri": uri });
+                let r = self
+                    .call_with_rounds("resources/read", &uri, params)
+                    .await?;
+                (Vec::new(), Some(uri), r)
+            }
+            Operation::Tool(_) | Operation::List => {
+                let tools = self.list_tools().await?;
+                let call = self.choose_tool(&tools);
+                if let Some(name) = call.as_ref().filter(|n| self.life.left_out.contains(n)) {
+                    return Err(McpError::Incomplete(format!(
+                        "the tool '{}' is not called: its x-mcp-header annotations break the rules (see above)",
+                        safe_text::display(name)
+                    )));
+                }
+                let result = match &call {
+                    Some(name) => self.call_tool(name).await?,
+                    None => json!({ "tools": tools }),
+                };
+                (tools, call, result)
+            }
         };
         Ok(SessionReport {
             server,
-            protocol_version: version,
+            protocol_version: self.life.version.clone(),
             tools,
-            called: call,
+            called,
             result,
-            answered: self.answered,
-            rejected: std::mem::take(&mut self.rejected),
-            refused: std::mem::take(&mut self.refused),
+            answered: self.elic.answered,
+            rejected: std::mem::take(&mut self.elic.rejected),
+            refused: std::mem::take(&mut self.elic.refused),
         })
     }
 
-    /// `initialize` (bounded by `--connect-timeout`) and
-    /// `notifications/initialized`; returns the protocol version.
-    async fn initialize(&mut self) -> Result<String, McpError> {
-        let mut elicitation = Map::new();
-        for m in &self.opts.modes {
-            elicitation.insert(m.as_str().into(), json!({}));
-        }
-        let params = json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": { "elicitation": Value::Object(elicitation) },
-            "clientInfo": {
-                "name": "ahp-elicit",
-                "title": "ahp-elicit",
-                "version": env!("CARGO_PKG_VERSION")
-            }
-        });
-        let limit = self.opts.connect_timeout;
-        let init = self
-            .request_once("initialize", Some(params), Some(limit))
-            .await?;
-        let version = str_field(&init, "protocolVersion").ok_or_else(|| {
-            McpError::Protocol("the initialize result has no protocolVersion".into())
-        })?;
-        if version != PROTOCOL_VERSION {
-            if !OLDER_VERSIONS.contains(&version.as_str()) {
-                return Err(McpError::Protocol(format!(
-                    "the server chose protocol version '{}', which this client does not speak ({PROTOCOL_VERSION})",
-                    safe_text::display(&version)
-                )));
-            }
-            self.notice(&format!(
-                "the server speaks MCP {version}, not {PROTOCOL_VERSION}: URL mode is not available"
-            ));
-        }
-        let info = init.get("serverInfo").cloned().unwrap_or(Value::Null);
-        let Some(name) = str_field(&info, "name") else {
-            return Err(McpError::Protocol(
-                "the initialize result has no serverInfo.name".into(),
-            ));
-        };
-        let server = Server {
-            name,
-            title: str_field(&info, "title"),
-            version: str_field(&info, "version"),
-        };
-        self.notice(&format!(
-            "connected to {} {} (MCP {version})",
-            safe_text::display(server.title.as_deref().unwrap_or(&server.name)),
-            safe_text::display(server.version.as_deref().unwrap_or(""))
-        ));
-        self.server = Some(server);
-        self.transport.set_protocol_version(&version);
-        let initialized = jsonrpc::notification("notifications/initialized", None);
-        if let Some(delivered) = self.transport.send_ordered(&initialized)? {
-            self.await_delivery(delivered, limit).await?;
-        }
-        Ok(version)
-    }
-
-    /// Serve the server until `delivered` fires (at most `limit`).
-    async fn await_delivery(
-        &mut self,
-        mut delivered: super::transport::Delivered,
-        limit: Duration,
-    ) -> Result<(), McpError> {
-        use tokio::sync::oneshot::error::TryRecvError;
-        let until = Instant::now() + limit;
-        loop {
-            match delivered.try_recv() {
-                Ok(Ok(())) | Err(TryRecvError::Closed) => return Ok(()),
-                Ok(Err(source)) => {
-                    return Err(McpError::Delivery {
-                        what: "notifications/initialized".into(),
-                        source,
-                    })
-                }
-                Err(TryRecvError::Empty) => {}
-            }
-            if Instant::now() >= until {
-                return Err(McpError::NotTaken {
-                    secs: limit.as_secs(),
-                });
-            }
-            let tick = (Instant::now() + Duration::from_millis(10)).min(until);
-            self.step(Some(tick)).await?;
-        }
-    }
-
     fn choose_tool(&self, tools: &[Value]) -> Option<String> {
-        let call = match &self.opts.call {
-            Some(t) => Some(t.clone()),
-            None => {
+        let call = match &self.opts.operation {
+            Operation::Tool(t) => Some(t.clone()),
+            _ => {
                 show_tools(&self.opts.notices, tools);
                 match tools {
                     [only] => {
@@ -341,7 +331,13 @@ impl Session {
             let limit = Some(self.opts.connect_timeout);
             let page = self.request("tools/list", params, limit).await?;
             match page.get("tools") {
-                Some(Value::Array(t)) => tools.extend(t.iter().cloned()),
+                Some(Value::Array(t)) => {
+                    for tool in t {
+                        if self.keeps_tool(tool) {
+                            tools.push(tool.clone());
+                        }
+                    }
+                }
                 _ => {
                     return Err(McpError::Protocol(
                         "the tools/list result has no tools array".into(),
@@ -350,11 +346,63 @@ impl Session {
             }
             cursor = str_field(&page, "nextCursor");
             if cursor.is_none() {
+                self.life.tools = tools.clone();
                 return Ok(tools);
             }
         }
         self.notice(&format!("tools/list: stopped after {MAX_TOOL_PAGES} pages"));
         Ok(tools)
+    }
+
+    /// Whether a listed tool is kept: over Streamable HTTP in 2026-07-28, a
+    /// tool whose `x-mcp-header` annotations break the rules is left out,
+    /// with a notice naming it and the rule.
+    fn keeps_tool(&mut self, tool: &Value) -> bool {
+        if self.life.era != Era::Modern || !matches!(self.opts.target, Target::Http { .. }) {
+            return true;
+        }
+        match era::header_params(tool) {
+            Ok(_) => true,
+            Err(why) => {
+                let name = str_field(tool, "name").unwrap_or_default();
+                self.notice(&format!(
+                    "left out the tool '{}': {}",
+                    safe_text::display(&name),
+                    safe_text::display(&why)
+                ));
+                self.life.left_out.push(name);
+                false
+            }
+        }
+    }
+
+    /// List prompts or resources (`method`, all pages, into `key`), as a
+    /// notice for the person; failures are said and skipped (a server may
+    /// offer no list).
+    async fn list(&mut self, method: &str, key: &str) -> Result<Vec<Value>, McpError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_TOOL_PAGES {
+            let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
+            let limit = Some(self.opts.connect_timeout);
+            let page = match self.request(method, params, limit).await {
+                Ok(p) => p,
+                Err(e @ (McpError::Rpc { .. } | McpError::Delivery { .. })) => {
+                    self.notice(&format!("{method}: {}", safe_text::display(&e.to_string())));
+                    return Ok(items);
+                }
+                Err(e) => return Err(e),
+            };
+            if let Some(Value::Array(t)) = page.get(key) {
+                items.extend(t.iter().cloned());
+            }
+            cursor = str_field(&page, "nextCursor");
+            if cursor.is_none() {
+                break;
+            }
+        }
+        self.notice(&format!("the server lists {} {key}", items.len()));
+        Ok(items)
     }
 
     /// Send a request and handle everything that arrives until its answer
@@ -367,14 +415,14 @@ impl Session {
         limit: Option<Duration>,
     ) -> Result<Value, McpError> {
         match self.request_once(method, params.clone(), limit).await {
-            Err(McpError::SessionExpired) if !self.reinitialized => {
-                self.reinitialized = true;
+            Err(McpError::SessionExpired) if !self.life.reinitialized => {
+                self.life.reinitialized = true;
                 self.notice(
                     "the server ended the session (HTTP 404): initializing a new session once",
                 );
-                self.transport.reset_session();
+                self.link.transport.reset_session();
                 self.initialize().await?;
-                self.transport.start_listening();
+                self.link.transport.start_listening();
                 self.request_once(method, params, limit).await
             }
             Err(McpError::SessionExpired) => Err(McpError::Transport(
@@ -386,28 +434,27 @@ impl Session {
 
     /// The id the next request will get (for a `progressToken`).
     pub fn peek_id(&self) -> u64 {
-        self.next_id
+        self.link.next_id
     }
 
-    async fn request_once(
+    pub(super) async fn request_once(
         &mut self,
         method: &str,
         params: Option<Value>,
         limit: Option<Duration>,
     ) -> Result<Value, McpError> {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.pending.insert(
+        let id = self.link.next_id;
+        self.link.next_id += 1;
+        self.link.pending.insert(
             id,
             Pending {
                 method: method.to_owned(),
             },
         );
-        self.transport
-            .send(&jsonrpc::request(id, method, params), Some(id))?;
+        self.send_request(id, method, params)?;
         let until = limit.map(|l| Instant::now() + l);
         loop {
-            if let Some(r) = self.responses.remove(&id) {
+            if let Some(r) = self.link.responses.remove(&id) {
                 return r;
             }
             let woke = self.step(until).await.map_err(|e| match e {
@@ -418,7 +465,7 @@ impl Session {
                 e => e,
             })?;
             if !woke {
-                self.pending.remove(&id);
+                self.link.pending.remove(&id);
                 self.cancel_request(id, "timed out");
                 return Err(McpError::Timeout {
                     method: method.to_owned(),
@@ -428,13 +475,64 @@ impl Session {
         }
     }
 
-    /// Tell the server we no longer wait for request `id`.
+    /// Send request `id`: in 2026-07-28 with the `_meta` entries and, over
+    /// HTTP, the request metadata headers (and a tool's `Mcp-Param-*`).
+    fn send_request(
+        &mut self,
+        id: u64,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), McpError> {
+        if self.life.era != Era::Modern {
+            return self
+                .link
+                .transport
+                .send(&jsonrpc::request(id, method, params), Some(id));
+        }
+        let params = era::with_meta(params, &self.opts.modes);
+        let mut headers = era::standard_headers(method, Some(&params));
+        if method == "tools/call" {
+            headers.extend(self.param_headers(&params));
+        }
+        self.link
+            .transport
+            .send_request(&jsonrpc::request(id, method, Some(params)), id, headers)
+    }
+
+    /// The `Mcp-Param-*` headers of a `tools/call` with `params`, from the
+    /// tool's listed `inputSchema` (none for a tool that was not listed).
+    fn param_headers(&self, params: &Value) -> Vec<(String, String)> {
+        let name = params.get("name").and_then(Value::as_str);
+        let Some(tool) = self
+            .life
+            .tools
+            .iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == name)
+        else {
+            return Vec::new();
+        };
+        let empty = Map::new();
+        let args = params
+            .get("arguments")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        era::header_params(tool)
+            .map(|p| era::param_headers(&p, args))
+            .unwrap_or_default()
+    }
+
+    /// Tell the server we no longer wait for request `id`: HTTP in
+    /// 2026-07-28 closes the request's stream, otherwise
+    /// `notifications/cancelled`.
     pub fn cancel_request(&mut self, id: u64, reason: &str) {
+        if self.link.transport.cancel(id) {
+            return;
+        }
         let msg = jsonrpc::notification(
             "notifications/cancelled",
             Some(json!({ "requestId": id, "reason": reason })),
         );
-        let _ = self.transport.send(&msg, None);
+        let _ = self.link.transport.send(&msg, None);
     }
 
     /// Wait for the next thing (a message, a reply from the responder, a
@@ -447,7 +545,7 @@ impl Session {
             }
         };
         let wake = tokio::select! {
-            i = self.rx.recv() => Wake::Incoming(i),
+            i = self.link.rx.recv() => Wake::Incoming(i),
             r = self.desk.next() => Wake::Reply(r),
             _ = next_signal(&mut self.sigint) => Wake::Signal(libc::SIGINT),
             _ = next_signal(&mut self.sigterm) => Wake::Signal(libc::SIGTERM),
@@ -462,7 +560,7 @@ impl Session {
             Wake::Incoming(Some(i)) => self.on_incoming(i)?,
             Wake::Reply(None) => return Err(McpError::Responder("the responder stopped".into())),
             Wake::Reply(Some(Reply::Key(WaitKey::Quit))) => return Err(McpError::Quit),
-            Wake::Reply(Some(Reply::Key(k))) => self.wait_key = Some(k),
+            Wake::Reply(Some(Reply::Key(k))) => self.elic.wait_key = Some(k),
             Wake::Reply(Some(r)) if self.closes_refusal(&r) => {}
             Wake::Reply(Some(r)) => self.on_reply(r)?,
         }
@@ -508,22 +606,22 @@ impl Session {
     fn closes_refusal(&mut self, r: &Reply) -> bool {
         match r {
             Reply::Answered { key, .. } | Reply::Withdrawn { key, .. } => {
-                self.shown_refusals.remove(key)
+                self.elic.shown_refusals.remove(key)
             }
             Reply::Key(_) => false,
         }
     }
 
     fn fail_pending(&mut self, id: u64, err: impl FnOnce(&str) -> McpError) {
-        if let Some(p) = self.pending.remove(&id) {
-            self.responses.insert(id, Err(err(&p.method)));
+        if let Some(p) = self.link.pending.remove(&id) {
+            self.link.responses.insert(id, Err(err(&p.method)));
         }
     }
 
     fn on_response(&mut self, id: Value, outcome: Result<Value, jsonrpc::RpcError>) {
         let pending = id
             .as_u64()
-            .and_then(|n| self.pending.remove(&n).map(|p| (n, p)));
+            .and_then(|n| self.link.pending.remove(&n).map(|p| (n, p)));
         let Some((n, p)) = pending else {
             self.notice(&format!(
                 "ignored a response to an unknown request id {}",
@@ -531,13 +629,19 @@ impl Session {
             ));
             return;
         };
-        let r = outcome.map_err(|e| McpError::Rpc {
-            method: p.method,
-            code: e.code,
-            message: safe_text::display(&e.message).into_owned(),
-            data: e.data.map(Box::new),
+        let r = outcome.map_err(|e| {
+            let mut message = safe_text::display(&e.message).into_owned();
+            if let Some(words) = era::explain(e.code, e.data.as_ref()) {
+                message.push_str(&format!(" ({})", safe_text::display(&words)));
+            }
+            McpError::Rpc {
+                method: p.method,
+                code: e.code,
+                message,
+                data: e.data.map(Box::new),
+            }
         });
-        self.responses.insert(n, r);
+        self.link.responses.insert(n, r);
     }
 
     fn on_request(
@@ -568,7 +672,10 @@ impl Session {
     /// Whether a request of the server with this id is still open (put to
     /// the person, not yet answered).
     fn is_open(&self, id: &Value) -> bool {
-        self.asks.values().any(|a| a.rpc_id.as_ref() == Some(id))
+        self.elic
+            .asks
+            .values()
+            .any(|a| a.rpc_id.as_ref() == Some(id))
     }
 
     /// A request that reuses the id of one still open breaks JSON-RPC (two
@@ -581,7 +688,7 @@ impl Session {
             safe_text::display(&shown)
         );
         self.notice(&format!("refused an elicitation: {why}"));
-        self.rejected.push(why);
+        self.elic.rejected.push(why);
         self.reply(jsonrpc::error_response(
             id,
             jsonrpc::INVALID_REQUEST,
@@ -591,7 +698,7 @@ impl Session {
     }
 
     pub fn reply(&mut self, msg: Value) -> Result<(), McpError> {
-        self.transport.send(&msg, None)
+        self.link.transport.send(&msg, None)
     }
 
     fn on_notification(&mut self, method: &str, params: Option<&Value>) {
@@ -671,11 +778,12 @@ impl Session {
     /// server's last log lines.
     async fn finish(&mut self, out: &Result<SessionReport, McpError>) {
         if let Err(McpError::Quit | McpError::Interrupted(_)) = out {
-            let ids: Vec<u64> = self.pending.keys().copied().collect();
+            let ids: Vec<u64> = self.link.pending.keys().copied().collect();
             for id in ids {
                 self.cancel_request(id, "the person quit");
             }
             let open: Vec<Value> = self
+                .elic
                 .asks
                 .values()
                 .filter_map(|a| a.rpc_id.clone())
@@ -686,15 +794,15 @@ impl Session {
             tokio::time::sleep(QUIT_GRACE).await;
         }
         // A refused form still on screen stays until the person closes it.
-        while out.is_ok() && !self.shown_refusals.is_empty() {
+        while out.is_ok() && !self.elic.shown_refusals.is_empty() {
             if self.step(None).await.is_err() {
                 break;
             }
         }
         self.desk
             .withdraw_all(crate::session::WithdrawReason::StreamClosed);
-        self.transport.close();
-        while let Ok(item) = self.rx.try_recv() {
+        self.link.transport.close();
+        while let Ok(item) = self.link.rx.try_recv() {
             if let Incoming::Log(line) = item {
                 self.server_notice(&format!("server: {}", safe_text::display(&line)));
             }

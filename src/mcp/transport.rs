@@ -92,6 +92,28 @@ pub trait Transport {
     /// Errors: [`McpError::Transport`] (or [`McpError::Encode`]) when the
     /// message cannot be delivered.
     fn send(&mut self, msg: &Value, request_id: Option<u64>) -> Result<(), McpError>;
+    /// Send request `id` with headers of its own (HTTP: the 2026-07-28
+    /// request metadata headers; other transports ignore them).
+    ///
+    /// Errors: as `send`.
+    fn send_request(
+        &mut self,
+        msg: &Value,
+        id: u64,
+        _headers: Vec<(String, String)>,
+    ) -> Result<(), McpError> {
+        self.send(msg, Some(id))
+    }
+    /// MCP 2026-07-28: no session (HTTP keeps no session id, sends no
+    /// session headers, and ends with no DELETE).
+    fn set_stateless(&mut self) {}
+    /// Stop waiting for request `id` the transport's way. Returns true when
+    /// the transport itself tells the server (HTTP 2026-07-28: the response
+    /// stream is closed), false when the caller must send
+    /// `notifications/cancelled` (stdio).
+    fn cancel(&mut self, _id: u64) -> bool {
+        false
+    }
     /// The protocol version agreed in `initialize` (HTTP sends it as the
     /// `MCP-Protocol-Version` header from then on).
     fn set_protocol_version(&mut self, _version: &str) {}
@@ -157,9 +179,12 @@ pub enum TransportError {
     #[error("{0}")]
     SessionGone(String),
     /// The server answered with something this client does not take (a
-    /// status, a redirect, a content type), as one sentence.
+    /// redirect, a content type), as one sentence.
     #[error("{0}")]
     Refused(String),
+    /// An HTTP error status without an answer to the request.
+    #[error("{0}")]
+    Status(super::http::StatusError),
 }
 
 /// How a bounded line read ended.

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use ahp_elicit::binding::{Action, Answer, RequestBody, RequestEvent};
-use ahp_elicit::mcp::{run_session, McpOptions, Target};
+use ahp_elicit::mcp::{run_session, McpOptions, Operation, Target};
 use ahp_elicit::responder::{Context, Outcome, RespondError, Responder};
 use serde_json::{json, Map, Value};
 
@@ -177,7 +177,7 @@ fn person() -> Person {
 
 fn accept_opts(target: Target) -> McpOptions {
     let mut o = McpOptions::new(target);
-    o.call = Some("trigger-elicitation-request".into());
+    o.operation = Operation::Tool("trigger-elicitation-request".into());
     o.modes = vec![ahp_elicit::binding::Mode::Form];
     o
 }

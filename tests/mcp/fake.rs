@@ -110,14 +110,24 @@ fn stdio_answers_form_and_url_and_refuses_the_rest() {
         json!({"elicitation": {"form": {}, "url": {}}})
     );
     assert_eq!(rec["initialize"]["clientInfo"]["name"], "ahp-elicit");
+    // Without --protocol the client asks server/discover first; this server
+    // speaks only 2025-11-25 (-32601), so the handshake follows on the same
+    // process.
     assert_eq!(
         rec["received"],
         json!([
+            "server/discover",
             "initialize",
             "notifications/initialized",
             "tools/list",
             "tools/call"
         ])
+    );
+    assert!(
+        r.stderr
+            .contains("connected to Fake MCP 0.0.1 (MCP 2025-11-25)"),
+        "{}",
+        r.stderr
     );
     // ping is answered with an empty result.
     assert_eq!(r.response("ping"), json!({"id": 1001, "result": {}}));
@@ -366,9 +376,15 @@ struct HttpServer {
 
 impl HttpServer {
     fn start() -> HttpServer {
+        HttpServer::start_with(&[])
+    }
+
+    /// The fake server over HTTP with more flags (`--modern`, `--mixed`).
+    fn start_with(flags: &[&str]) -> HttpServer {
         let mut child = Command::new(python())
             .arg(fake_server())
             .arg("--http")
+            .args(flags)
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
@@ -410,7 +426,14 @@ fn streamable_http_with_session_and_version_headers() {
     assert_eq!(r.response("invalid")["error"]["code"], -32602);
     assert_eq!(r.response("roots")["error"]["code"], -32601);
 
-    let headers = r.record()["headers"].as_array().unwrap().clone();
+    let all = r.record()["headers"].as_array().unwrap().clone();
+    // The 2026-07-28 question first (no session, its version header); this
+    // server speaks only 2025-11-25, so the handshake follows.
+    assert_eq!(
+        all[0],
+        json!({"method": "server/discover", "accept": "application/json, text/event-stream", "session": null, "version": "2026-07-28"})
+    );
+    let headers = all[1..].to_vec();
     // initialize: no session yet, no version header; both Accept types.
     assert_eq!(
         headers[0],
@@ -460,7 +483,7 @@ mod library {
     //! The session through the library API with responders that quit.
     use super::*;
     use ahp_elicit::binding::RequestEvent;
-    use ahp_elicit::mcp::{run_session, McpError, McpOptions, Target};
+    use ahp_elicit::mcp::{run_session, McpError, McpOptions, Operation, Target};
     use ahp_elicit::responder::{Context, Outcome, RespondError, Responder};
     use std::time::Duration;
 
@@ -484,7 +507,7 @@ mod library {
             program: program.into(),
             args,
         });
-        o.call = Some("probe".into());
+        o.operation = Operation::Tool("probe".into());
         // The probe's nested-object form is meant to be refused (-32602).
         o.schema_policy = ahp_elicit::binding::SchemaPolicy::Strict;
         o
@@ -565,7 +588,7 @@ fn url_elicitation_required_is_put_to_the_person_then_retried() {
 mod live {
     use super::*;
     use ahp_elicit::binding::RequestEvent;
-    use ahp_elicit::mcp::{run_session, McpOptions, Target};
+    use ahp_elicit::mcp::{run_session, McpOptions, Operation, Target};
     use ahp_elicit::responder::{Context, Outcome, RespondError, Responder};
     use std::time::{Duration, Instant};
 
@@ -597,7 +620,7 @@ mod live {
             program: python().into(),
             args: vec![fake_server()],
         });
-        o.call = Some("probe".into());
+        o.operation = Operation::Tool("probe".into());
         o.arguments = json!({"case": "hold", "delay": 5})
             .as_object()
             .unwrap()
@@ -670,7 +693,7 @@ mod live {
                 fake_server(),
             ],
         });
-        o.call = Some("probe".into());
+        o.operation = Operation::Tool("probe".into());
         o.arguments = json!({"case": "dupid"}).as_object().unwrap().clone();
         let mut hold = HoldUntilRefused {
             record,
@@ -953,4 +976,602 @@ fn events_file_is_redacted_and_still_validates() {
         String::from_utf8_lossy(&v.stdout),
         String::from_utf8_lossy(&v.stderr)
     );
+}
+
+mod modern {
+    //! MCP 2026-07-28 against the fake server's `--modern` mode (and the
+    //! era choice against its 2025-11-25 modes), without `--protocol`.
+
+    use super::*;
+
+    /// `ahp-elicit mcp ARGS -- python3 fake --FLAGS`.
+    fn stdio_with(flags: &[&str], args: &[&str]) -> Run {
+        let server = fake_server();
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--", python(), server.as_str()]);
+        all.extend(flags);
+        run(&all)
+    }
+
+    fn calls(r: &Run) -> Vec<Value> {
+        r.record()["calls"].as_array().expect("calls").clone()
+    }
+
+    fn meta_of(call: &Value) -> Value {
+        call["params"]["_meta"].clone()
+    }
+
+    #[test]
+    fn stdio_auto_speaks_2026_and_answers_an_input_required_round() {
+        let r = stdio_with(
+            &["--modern"],
+            &[
+                "--call",
+                "mrtr",
+                "--args",
+                r#"{"case":"form"}"#,
+                "--action",
+                "accept",
+            ],
+        );
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        assert!(
+            r.stderr
+                .contains("connected to Fake MCP 0.0.1 (MCP 2026-07-28)"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(r.stderr.matches("connected to").count(), 1, "{}", r.stderr);
+        let calls = calls(&r);
+        assert_eq!(calls.len(), 2);
+        // Every request carries the 2026 _meta; the same name and arguments
+        // both times.
+        for c in &calls {
+            let m = meta_of(c);
+            assert_eq!(m["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+            assert_eq!(
+                m["io.modelcontextprotocol/clientInfo"]["name"],
+                "ahp-elicit"
+            );
+            assert_eq!(
+                m["io.modelcontextprotocol/clientCapabilities"],
+                json!({"elicitation": {"form": {}, "url": {}}})
+            );
+            assert_eq!(c["params"]["name"], "mrtr");
+            assert_eq!(c["params"]["arguments"], json!({"case": "form"}));
+        }
+        // The first carries no answers and no state; the retry carries the
+        // answer under the key asked and the state byte for byte.
+        assert!(calls[0]["params"].get("inputResponses").is_none());
+        assert!(calls[0]["params"].get("requestState").is_none());
+        assert_eq!(
+            calls[1]["params"]["inputResponses"],
+            json!({"form": {"action": "accept", "content": {"name": "Ada", "age": 36}}})
+        );
+        assert_eq!(
+            calls[1]["params"]["requestState"],
+            " st-1 {\"a\": \"\u{e9}\u{4e16}\", \"b\": [1, 2]} "
+        );
+        // One request event and one result event, both naming the revision;
+        // the request names its key and the call.
+        assert_eq!(r.events.len(), 2);
+        assert_eq!(
+            r.events[0]["extensions"]["mcp"],
+            json!({"protocolVersion": "2026-07-28", "inputKey": "form",
+                   "call": {"method": "tools/call", "name": "mrtr"}})
+        );
+        assert_eq!(
+            r.events[1]["extensions"]["mcp"]["protocolVersion"],
+            "2026-07-28"
+        );
+        assert_eq!(r.json()["content"][0]["text"], "mrtr done");
+    }
+
+    #[test]
+    fn two_entries_are_asked_as_one_round_and_answered_under_their_keys() {
+        let r = stdio_with(
+            &["--modern"],
+            &[
+                "--call",
+                "mrtr",
+                "--args",
+                r#"{"case":"two"}"#,
+                "--action",
+                "accept",
+            ],
+        );
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        let calls = calls(&r);
+        assert_eq!(
+            calls[1]["params"]["inputResponses"],
+            json!({
+                "first": {"action": "accept", "content": {"name": "Ada", "age": 36}},
+                "second": {"action": "accept", "content": {"colour": "blue"}}
+            })
+        );
+        // Request events (a result event repeats its request's extension).
+        let keys: Vec<&str> = r
+            .events
+            .iter()
+            .filter(|e| e["payload"]["elicitation"].get("request").is_some())
+            .filter_map(|e| e["extensions"]["mcp"]["inputKey"].as_str())
+            .collect();
+        assert_eq!(keys, ["first", "second"]);
+    }
+
+    #[test]
+    fn a_url_entry_is_consent_then_the_retry_without_state() {
+        let r = stdio_with(
+            &["--modern"],
+            &[
+                "--call",
+                "mrtr",
+                "--args",
+                r#"{"case":"url"}"#,
+                "--action",
+                "accept",
+            ],
+        );
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        let calls = calls(&r);
+        assert_eq!(
+            calls[1]["params"]["inputResponses"],
+            json!({"u": {"action": "accept"}})
+        );
+        // No requestState came, none is sent.
+        assert!(calls[1]["params"].get("requestState").is_none());
+        let req = &r.events[0];
+        assert_eq!(req["extensions"]["mcp"]["inputKey"], "u");
+        let text: Value = serde_json::from_str(
+            req["payload"]["elicitation"]["request"]["text"]
+                .as_str()
+                .unwrap(),
+        )
+        .unwrap();
+        // The params as the server sent them: no elicitationId made up.
+        assert!(text.get("elicitationId").is_none(), "{text}");
+        assert_eq!(text["url"], "https://example.com/auth");
+    }
+
+    #[test]
+    fn state_only_rounds_are_sent_again_without_answers() {
+        let r = stdio_with(
+            &["--modern"],
+            &[
+                "--call",
+                "mrtr",
+                "--args",
+                r#"{"case":"state-only"}"#,
+                "--action",
+                "accept",
+            ],
+        );
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        let calls = calls(&r);
+        let states: Vec<Value> = calls
+            .iter()
+            .map(|c| {
+                c["params"]
+                    .get("requestState")
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            })
+            .collect();
+        assert_eq!(states, [Value::Null, json!("wait-1"), json!("wait-2")]);
+        assert!(calls
+            .iter()
+            .all(|c| c["params"].get("inputResponses").is_none()));
+        assert!(r.events.is_empty());
+        assert!(
+            r.stderr.contains("is not done with tools/call 'mrtr' yet"),
+            "{}",
+            r.stderr
+        );
+    }
+
+    #[test]
+    fn rounds_are_capped_by_max_rounds() {
+        let r = stdio_with(
+            &["--modern"],
+            &[
+                "--call",
+                "mrtr",
+                "--args",
+                r#"{"case":"forever"}"#,
+                "--action",
+                "accept",
+                "--max-rounds",
+                "2",
+            ],
+        );
+        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+        assert!(
+            r.stderr.contains(
+                "the server still asked for input after 2 round(s) of tools/call 'mrtr' (--max-rounds 2)"
+            ),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(r.stdout, "");
+    }
+
+    #[test]
+    fn an_undeclared_input_request_is_the_servers_error_and_never_answered() {
+        let r = stdio_with(
+            &["--modern"],
+            &[
+                "--call",
+                "mrtr",
+                "--args",
+                r#"{"case":"sampling"}"#,
+                "--action",
+                "accept",
+            ],
+        );
+        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+        assert!(
+            r.stderr
+                .contains("asks for 'sampling/createMessage', which this client did not declare"),
+            "{}",
+            r.stderr
+        );
+        assert!(r.events.is_empty());
+    }
+
+    #[test]
+    fn a_result_without_result_type_is_complete() {
+        let r = stdio_with(
+            &["--modern"],
+            &[
+                "--call",
+                "mrtr",
+                "--args",
+                r#"{"case":"no-type"}"#,
+                "--action",
+                "accept",
+            ],
+        );
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        assert_eq!(calls(&r).len(), 1);
+    }
+
+    #[test]
+    fn prompts_and_resources_take_rounds_too() {
+        let r = stdio_with(&["--modern"], &["--prompt", "greet", "--action", "decline"]);
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        let c = calls(&r);
+        assert_eq!(c[1]["method"], "prompts/get");
+        assert_eq!(c[1]["params"]["name"], "greet");
+        assert_eq!(
+            c[1]["params"]["inputResponses"],
+            json!({"form": {"action": "decline"}})
+        );
+        assert_eq!(
+            r.events[0]["extensions"]["mcp"]["call"],
+            json!({"method": "prompts/get", "name": "greet"})
+        );
+        let r = stdio_with(
+            &["--modern"],
+            &["--read", "fake://doc", "--action", "decline"],
+        );
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        let c = calls(&r);
+        assert_eq!(c[1]["method"], "resources/read");
+        assert_eq!(c[1]["params"]["uri"], "fake://doc");
+    }
+
+    #[test]
+    fn forcing_2025_on_a_2026_only_server_names_its_versions() {
+        let r = stdio_with(
+            &["--modern"],
+            &["--protocol", "2025-11-25", "--action", "accept"],
+        );
+        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+        assert!(
+            r.stderr.contains("JSON-RPC error -32022")
+                && r.stderr.contains("it speaks: 2026-07-28"),
+            "{}",
+            r.stderr
+        );
+    }
+
+    #[test]
+    fn an_input_required_result_on_a_2025_session_is_never_success() {
+        let r = stdio_with(&["--mixed"], &["--call", "probe", "--action", "accept"]);
+        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+        assert!(
+            r.stderr.contains(
+                "with an MCP 2026-07-28 result (resultType input_required) on an MCP 2025-11-25 session"
+            ),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(r.stdout, "");
+    }
+
+    #[test]
+    fn a_2025_server_that_exits_on_discover_is_started_again() {
+        let r = stdio_with(
+            &["--exit-on-unknown"],
+            &["--call", "probe", "--action", "accept"],
+        );
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        assert!(
+            r.stderr.contains("starting the server again"),
+            "{}",
+            r.stderr
+        );
+        // The new process saw the handshake first.
+        assert_eq!(r.record()["received"][0], "initialize");
+        assert_eq!(r.record()["initialize"]["protocolVersion"], "2025-11-25");
+    }
+
+    #[test]
+    fn a_discover_refused_with_only_older_versions_falls_back_on_the_same_process() {
+        let r = stdio_with(
+            &["--discover-32022"],
+            &[
+                "--call",
+                "probe",
+                "--args",
+                r#"{"case":"required"}"#,
+                "--action",
+                "decline",
+            ],
+        );
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        assert!(
+            r.stderr.contains("it speaks: 2025-11-25, 2025-06-18"),
+            "{}",
+            r.stderr
+        );
+        assert!(
+            !r.stderr.contains("starting the server again"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(
+            r.record()["received"],
+            json!([
+                "server/discover",
+                "initialize",
+                "notifications/initialized",
+                "tools/list",
+                "tools/call"
+            ])
+        );
+    }
+
+    #[test]
+    fn a_missing_capability_is_explained_with_what_the_server_needs() {
+        let r = stdio_with(
+            &["--modern"],
+            &["--modes", "url", "--call", "mrtr", "--action", "accept"],
+        );
+        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+        assert!(
+            r.stderr.contains("JSON-RPC error -32021")
+                && r.stderr.contains("the server needs a client capability this client did not declare (-32021): {\"elicitation\":{\"form\":{}}}"),
+            "{}",
+            r.stderr
+        );
+    }
+
+    #[test]
+    fn a_2025_server_that_ignores_discover_is_started_again() {
+        let r = stdio_with(
+            &["--ignore-unknown"],
+            &[
+                "--call",
+                "probe",
+                "--action",
+                "accept",
+                "--connect-timeout",
+                "2",
+            ],
+        );
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        assert!(
+            r.stderr.contains("starting the server again"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(r.record()["received"][0], "initialize");
+    }
+
+    #[test]
+    fn http_2026_sends_the_request_headers_and_no_session() {
+        let srv = HttpServer::start_with(&["--modern"]);
+        let r = run(&[
+            "--call",
+            "mrtr",
+            "--args",
+            r#"{"case":"form","region":"eu west"}"#,
+            "--action",
+            "accept",
+            &srv.url,
+        ]);
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        let calls = calls(&r);
+        assert_eq!(calls.len(), 2);
+        for c in &calls {
+            assert_eq!(
+                c["headers"],
+                json!({"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+                       "Mcp-Name": "mrtr", "Mcp-Param-Region": "eu west",
+                       "Mcp-Session-Id": null, "X-Api-Key": null})
+            );
+        }
+        assert_eq!(
+            calls[1]["params"]["inputResponses"]["form"]["action"],
+            "accept"
+        );
+        // The tool whose annotation breaks the rules is left out, said once.
+        assert!(
+            r.stderr.contains("left out the tool 'bad-header'"),
+            "{}",
+            r.stderr
+        );
+        // No GET stream, no DELETE.
+        let rec = r.record();
+        let methods: Vec<&str> = rec["headers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|h| h["method"].as_str())
+            .collect();
+        assert!(
+            !methods.contains(&"GET") && !methods.contains(&"DELETE"),
+            "{methods:?}"
+        );
+        assert_eq!(methods[0], "server/discover");
+    }
+
+    #[test]
+    fn http_2026_never_calls_a_tool_left_out_for_its_annotations() {
+        let srv = HttpServer::start_with(&["--modern"]);
+        let r = run(&["--call", "bad-header", "--action", "accept", &srv.url]);
+        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+        assert!(
+            r.stderr.contains("the tool 'bad-header' is not called"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(r.stdout, "");
+    }
+
+    #[test]
+    fn sigint_closes_the_stream_of_a_2026_http_call_in_flight() {
+        let srv = HttpServer::start_with(&["--modern"]);
+        let record_url = srv.url.replace("/mcp", "/record");
+        let get = || -> Value {
+            let out = Command::new(python())
+                .args([
+                    "-c",
+                    "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())",
+                    &record_url,
+                ])
+                .output()
+                .unwrap();
+            serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
+        };
+        let mut child = Command::new(bin())
+            .args([
+                "mcp",
+                "--call",
+                "mrtr",
+                "--args",
+                r#"{"case":"silent"}"#,
+                "--action",
+                "accept",
+                &srv.url,
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Wait (a safety net, not a measure) until the call is in flight.
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while get()["silent"].as_array().is_none_or(|a| a.is_empty())
+            && std::time::Instant::now() < end
+        {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let pid = child.id().to_string();
+        assert!(Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130));
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let mut rec = get();
+        while rec["closed"].as_array().is_none_or(|a| a.is_empty())
+            && std::time::Instant::now() < end
+        {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            rec = get();
+        }
+        // The stream of the call was closed (its id), which is the
+        // cancellation over HTTP; no notification was posted.
+        assert_eq!(rec["closed"], rec["silent"], "{rec}");
+        let received = rec["received"].as_array().unwrap();
+        assert!(
+            !received.contains(&json!("notifications/cancelled")),
+            "{rec}"
+        );
+    }
+
+    #[test]
+    fn http_header_values_reach_the_server_and_nothing_else() {
+        let srv = HttpServer::start_with(&["--modern"]);
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log.jsonl");
+        let log_s = log.to_string_lossy().into_owned();
+        let r = {
+            let events = dir.path().join("events.jsonl");
+            let out = Command::new(bin())
+                .arg("mcp")
+                .arg("--events")
+                .arg(&events)
+                .args(["--log", &log_s, "--header", "X-Api-Key: env:FAKE_TOKEN"])
+                .args(["--call", "mrtr", "--action", "accept", &srv.url])
+                .env("FAKE_TOKEN", "tok-s3cret-42")
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            let ev = std::fs::read_to_string(&events).unwrap_or_default();
+            (out, ev)
+        };
+        let (out, events) = r;
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        let calls = v["structuredContent"]["calls"].as_array().unwrap();
+        assert_eq!(calls[0]["headers"]["X-Api-Key"], "tok-s3cret-42");
+        let logged = std::fs::read_to_string(&log).unwrap_or_default();
+        for (what, text) in [("stderr", &stderr), ("events", &events), ("log", &logged)] {
+            assert!(!text.contains("tok-s3cret-42"), "{what}: {text}");
+        }
+    }
+
+    #[test]
+    fn http_auto_on_a_2025_server_falls_back_to_initialize() {
+        let srv = HttpServer::start();
+        let r = run(&[
+            "--call",
+            "probe",
+            "--args",
+            r#"{"case":"required"}"#,
+            "--action",
+            "decline",
+            &srv.url,
+        ]);
+        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+        assert!(r.stderr.contains("(MCP 2025-11-25)"), "{}", r.stderr);
+        assert_eq!(
+            r.events[0]["extensions"]["mcp"],
+            json!({"protocolVersion": "2025-11-25"})
+        );
+    }
+
+    #[test]
+    fn an_http_error_page_is_one_line_with_a_hint() {
+        let srv = HttpServer::start();
+        let url = srv.url.replace("/mcp", "/nothing-here");
+        let r = run(&["--protocol", "2025-11-25", "--action", "accept", &url]);
+        assert_eq!(r.code, 2, "stderr: {}", r.stderr);
+        let last = r.stderr.lines().last().unwrap_or("");
+        assert!(
+            last.contains("HTTP 404 Not Found")
+                && last.contains(
+                    "is /nothing-here the server's MCP endpoint? Most servers serve it at /mcp"
+                ),
+            "{}",
+            r.stderr
+        );
+    }
 }

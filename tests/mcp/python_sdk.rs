@@ -23,6 +23,22 @@ fn python() -> Option<String> {
     installed("the Python MCP SDK", &py).then(|| py.display().to_string())
 }
 
+/// The server's tools ask with `ctx.elicit`, the SDK's 2025-11-25 push;
+/// these tests read that path, so the run speaks 2025-11-25 (without the
+/// flag the client would speak 2026-07-28 to this dual-era SDK; that path
+/// is tested with the SDK's 2026-07-28 servers).
+const LEGACY: [&str; 2] = ["--protocol", "2025-11-25"];
+
+/// `run_mcp` speaking MCP 2025-11-25.
+fn run_legacy(dir: &std::path::Path, flags: &[&str], server: &[String]) -> McpRun {
+    let all: Vec<&str> = LEGACY
+        .iter()
+        .copied()
+        .chain(flags.iter().copied())
+        .collect();
+    run_mcp(dir, &all, server)
+}
+
 fn server(py: &str) -> Vec<String> {
     let script = root().join("tests/servers/py_pydantic_server.py");
     vec![py.to_owned(), script.display().to_string()]
@@ -49,7 +65,7 @@ fn pydantic_model_form_is_answered_by_answers_with_no_flag() {
         dir.path(),
         &json!({"action": "accept", "content": {"name": "Ada", "course": 3, "code": "QQ", "nickname": "ada"}}),
     );
-    let r = run_mcp(
+    let r = run_legacy(
         dir.path(),
         &["--call", "book", "--answers", &a],
         &server(&py),
@@ -87,7 +103,7 @@ fn pydantic_pattern_is_enforced_on_a_scripted_answer() {
         dir.path(),
         &json!({"action": "accept", "content": {"name": "Ada", "code": "q1"}}),
     );
-    let r = run_mcp(
+    let r = run_legacy(
         dir.path(),
         &["--call", "book", "--answers", &a],
         &server(&py),
@@ -110,7 +126,7 @@ fn pydantic_plain_schema_with_a_nullable_field_is_answered() {
         dir.path(),
         &json!({"action": "accept", "content": {"name": "Bo", "course": 1, "code": "XY"}}),
     );
-    let r = run_mcp(
+    let r = run_legacy(
         dir.path(),
         &["--call", "book_raw", "--answers", &a],
         &server(&py),
@@ -133,7 +149,7 @@ fn pydantic_plain_schema_with_a_nullable_field_is_answered() {
 fn strict_policy_refuses_the_pydantic_form_naming_the_rule() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let r = run_mcp(
+    let r = run_legacy(
         dir.path(),
         &[
             "--schema-policy",
@@ -160,7 +176,7 @@ fn strict_policy_refuses_the_pydantic_form_naming_the_rule() {
 fn nested_model_is_not_a_form_decline_only() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let r = run_mcp(
+    let r = run_legacy(
         dir.path(),
         &["--call", "ship", "--action", "accept"],
         &server(&py),
@@ -173,7 +189,7 @@ fn nested_model_is_not_a_form_decline_only() {
         "stderr: {}",
         r.stderr
     );
-    let r = run_mcp(
+    let r = run_legacy(
         dir.path(),
         &["--call", "ship", "--action", "decline"],
         &server(&py),
@@ -187,7 +203,7 @@ fn nested_model_is_not_a_form_decline_only() {
 }
 
 fn start_tui(dir: &std::path::Path, tool: &str, py: &str) -> Tui {
-    let args: Vec<String> = ["mcp", "--call", tool, "--"]
+    let args: Vec<String> = ["mcp", LEGACY[0], LEGACY[1], "--call", tool, "--"]
         .iter()
         .map(|s| s.to_string())
         .chain(server(py))
@@ -259,7 +275,7 @@ fn nested_model_is_shown_as_not_a_form_in_a_terminal() {
 fn the_sdk_request_event_is_strict_invalid_and_compatible_answerable() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let r = run_mcp(
+    let r = run_legacy(
         dir.path(),
         &["--call", "book", "--action", "decline"],
         &server(&py),

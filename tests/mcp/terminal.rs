@@ -338,3 +338,85 @@ fn plain_finish(t: &mut Tui) -> i32 {
         .parse()
         .expect("exit code")
 }
+
+/// MCP 2026-07-28 (the fake's `--modern`, no `--protocol`): two forms in
+/// one `input_required` round are shown as "request 1 of 2" and "request 2
+/// of 2" in the terminal form; the retry carries both answers under their
+/// keys.
+#[test]
+fn a_2026_round_of_two_forms_is_counted_in_the_terminal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --call mrtr --args '{{\"case\":\"two\"}}' -- python3 '{}' --modern",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("request 1 of 2");
+    t.wait_for("Fake form");
+    t.send("\x13");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for("request 2 of 2");
+    t.wait_for("Second form");
+    t.send("\x13");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    let calls = result["structuredContent"]["calls"]
+        .as_array()
+        .expect("calls");
+    assert_eq!(
+        calls[1]["params"]["inputResponses"],
+        serde_json::json!({
+            "first": {"action": "accept", "content": {"name": "Ada", "age": 36}},
+            "second": {"action": "accept", "content": {"colour": "blue"}}
+        })
+    );
+    assert!(t.stderr().contains("(MCP 2026-07-28)"), "{}", t.stderr());
+}
+
+/// MCP 2026-07-28 over stdio: Ctrl-C twice while the call is in flight
+/// cancels it the stdio way, `notifications/cancelled` naming the call's
+/// id, then exit 130.
+#[test]
+fn ctrl_c_twice_cancels_a_2026_call_in_flight() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --call mrtr --args '{{\"case\":\"silent\"}}' -- python3 '{}' --modern",
+        server()
+    );
+    let record = dir.path().join("received.jsonl");
+    let envs = [("FAKE_RECORD", record.display().to_string())];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    t.wait_for("Waiting for the next request");
+    let end = Instant::now() + PATIENCE;
+    let sent = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    while !sent(&record).contains("\"tools/call\"") && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    t.send("\u{3}");
+    t.wait_for("Press Ctrl-C again to quit");
+    t.send("\u{3}");
+    assert_eq!(t.finish(), 130, "{}", t.stderr());
+    let got: Vec<Value> = sent(&record)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let call = got
+        .iter()
+        .find(|m| m["method"] == "tools/call")
+        .expect("tools/call sent");
+    assert_eq!(
+        call["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    let cancel = got
+        .iter()
+        .find(|m| m["method"] == "notifications/cancelled")
+        .expect("notifications/cancelled sent");
+    assert_eq!(cancel["params"]["requestId"], call["id"]);
+}

@@ -1,0 +1,348 @@
+//! How a session starts, per era: MCP 2026-07-28 asks `server/discover`
+//! (no handshake, no session); MCP 2025-11-25 runs the `initialize`
+//! handshake and `notifications/initialized`, then (HTTP) opens the GET
+//! stream. With `--protocol auto` the modern question comes first and the
+//! handshake follows when the server does not speak 2026-07-28; a stdio
+//! server that cannot go on after the question (it exited, or refuses or
+//! ignores the handshake that follows) is started again.
+//!
+//! The era chosen is said once on stderr ("connected to ... (MCP ...)").
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::time::Instant;
+
+use super::era::{self, Era, ProtocolChoice, MODERN_VERSION, UNSUPPORTED_VERSION};
+use super::jsonrpc::{self, METHOD_NOT_FOUND};
+use super::session::{connect, str_field, Session};
+use super::transport::TransportError;
+use super::{McpError, Target, OLDER_VERSIONS, PROTOCOL_VERSION};
+use crate::binding::Server;
+use crate::safe_text;
+
+/// The longest wait for the answer to `server/discover` over stdio under
+/// `--protocol auto` (bounded by `--connect-timeout` too): a server of the
+/// older era may ignore the unknown method instead of answering it.
+pub const DISCOVER_WAIT: Duration = Duration::from_secs(15);
+
+/// What `--protocol auto` does after `server/discover` failed.
+enum Fallback {
+    /// `initialize` on the same connection.
+    SameProcess,
+    /// Start the stdio server again, then `initialize`.
+    Restart,
+}
+
+impl Session {
+    /// Choose the era (`--protocol`) and connect in it: afterwards
+    /// [`Session::era`], [`Session::version`] and [`Session::server`] are
+    /// set.
+    ///
+    /// Errors: the question or the handshake failed (see [`McpError`]).
+    pub(super) async fn connect_era(&mut self) -> Result<(), McpError> {
+        match self.opts.protocol {
+            ProtocolChoice::V2025 => self.start_legacy().await,
+            ProtocolChoice::V2026 => self.discover().await,
+            ProtocolChoice::Auto => match self.discover().await {
+                Ok(()) => Ok(()),
+                Err(e) => {
+                    let Some(how) = self.fallback_for(&e) else {
+                        return Err(e);
+                    };
+                    self.notice(&format!(
+                        "the server does not answer server/discover as an MCP {MODERN_VERSION} server ({}): using MCP {PROTOCOL_VERSION} (initialize)",
+                        safe_text::display(&e.to_string())
+                    ));
+                    self.fall_back(how).await
+                }
+            },
+        }
+    }
+
+    /// Whether `--protocol auto` falls back to the handshake after `e`, and
+    /// how. None: the server speaks 2026-07-28 (or cannot be reached) and
+    /// `e` is the answer.
+    fn fallback_for(&self, e: &McpError) -> Option<Fallback> {
+        let stdio = matches!(self.opts.target, Target::Stdio { .. });
+        match e {
+            McpError::Rpc { code, .. }
+                if *code == era::HEADER_MISMATCH || *code == era::MISSING_CAPABILITY =>
+            {
+                None
+            }
+            McpError::Rpc { .. } | McpError::Protocol(_) => Some(Fallback::SameProcess),
+            McpError::Timeout { .. } if stdio => Some(Fallback::Restart),
+            McpError::Waiting { .. } | McpError::Transport(_) | McpError::Closed(_) if stdio => {
+                Some(Fallback::Restart)
+            }
+            McpError::Transport(_) => Some(Fallback::SameProcess),
+            McpError::Delivery {
+                source: TransportError::Status(s),
+                ..
+            } if matches!(s.status, 400 | 404 | 405) => Some(Fallback::SameProcess),
+            _ => None,
+        }
+    }
+
+    /// The handshake after a failed `server/discover`: on the same
+    /// connection, or after starting the stdio server again (at once for
+    /// `Restart`, or when the handshake on the same process fails).
+    async fn fall_back(&mut self, how: Fallback) -> Result<(), McpError> {
+        self.life.era = Era::Legacy;
+        self.link.transport.reset_session();
+        let stdio = matches!(self.opts.target, Target::Stdio { .. });
+        if matches!(how, Fallback::Restart) {
+            self.notice("starting the server again for the MCP 2025-11-25 handshake");
+            self.restart()?;
+            return self.start_legacy().await;
+        }
+        match self.initialize().await {
+            Ok(_) => {
+                self.link.transport.start_listening();
+                Ok(())
+            }
+            Err(e) if stdio && !matches!(e, McpError::Quit | McpError::Interrupted(_)) => {
+                self.notice(&format!(
+                    "the server did not take initialize after server/discover ({}): starting it again",
+                    safe_text::display(&e.to_string())
+                ));
+                self.restart()?;
+                self.start_legacy().await
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// End the stdio server and start it again: a new connection, nothing
+    /// in flight.
+    fn restart(&mut self) -> Result<(), McpError> {
+        self.link.transport.close();
+        let (transport, rx) = connect(&self.opts)?;
+        self.link.transport = transport;
+        self.link.rx = rx;
+        self.link.pending.clear();
+        self.link.responses.clear();
+        Ok(())
+    }
+
+    /// MCP 2025-11-25: the handshake, then (HTTP) the GET stream.
+    async fn start_legacy(&mut self) -> Result<(), McpError> {
+        self.life.era = Era::Legacy;
+        self.initialize().await?;
+        self.link.transport.start_listening();
+        Ok(())
+    }
+
+    /// MCP 2026-07-28: `server/discover` (bounded by `--connect-timeout`,
+    /// and over stdio under `auto` by [`DISCOVER_WAIT`]). A -32022 that
+    /// names 2026-07-28 among the supported versions is asked once more.
+    ///
+    /// Errors: the request failed, or the server does not list 2026-07-28
+    /// ([`McpError::Rpc`] -32022 style, with the versions it named).
+    async fn discover(&mut self) -> Result<(), McpError> {
+        self.life.era = Era::Modern;
+        self.life.version = MODERN_VERSION.to_owned();
+        self.link.transport.set_stateless();
+        let mut limit = self.opts.connect_timeout;
+        if self.opts.protocol == ProtocolChoice::Auto
+            && matches!(self.opts.target, Target::Stdio { .. })
+        {
+            limit = limit.min(DISCOVER_WAIT);
+        }
+        let mut asked_again = false;
+        let found = loop {
+            match self
+                .request_once("server/discover", None, Some(limit))
+                .await
+            {
+                Ok(r) => break r,
+                Err(McpError::Rpc {
+                    code: UNSUPPORTED_VERSION,
+                    data,
+                    ..
+                }) if !asked_again && lists_modern(data.as_deref()) => {
+                    asked_again = true;
+                    self.notice(&format!(
+                        "the server refused the version once (-32022) but lists {MODERN_VERSION}: asking again"
+                    ));
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        let Some(list) = found.get("supportedVersions").and_then(Value::as_array) else {
+            // An answer without the versions (an older server answering
+            // every method with `{}`) is not a 2026-07-28 server.
+            return Err(McpError::Protocol(
+                "the server/discover result lists no supportedVersions".into(),
+            ));
+        };
+        {
+            if !list.iter().any(|v| v.as_str() == Some(MODERN_VERSION)) {
+                let data = json!({ "supported": list, "requested": MODERN_VERSION });
+                let words = era::explain(UNSUPPORTED_VERSION, Some(&data)).unwrap_or_default();
+                return Err(McpError::Rpc {
+                    method: "server/discover".into(),
+                    code: UNSUPPORTED_VERSION,
+                    message: safe_text::display(&words).into_owned(),
+                    data: Some(Box::new(data)),
+                });
+            }
+        }
+        let info = found
+            .get("serverInfo")
+            .or_else(|| {
+                found.pointer(&format!(
+                    "/_meta/{}",
+                    era::META_SERVER_INFO.replace('/', "~1")
+                ))
+            })
+            .cloned()
+            .unwrap_or(Value::Null);
+        let server = match str_field(&info, "name") {
+            Some(name) => Server {
+                name,
+                title: str_field(&info, "title"),
+                version: str_field(&info, "version"),
+            },
+            None => Server {
+                name: self.target_name(),
+                title: None,
+                version: None,
+            },
+        };
+        self.say_connected(&server);
+        self.life.server = Some(server);
+        Ok(())
+    }
+
+    /// A name for a server that did not name itself: the host of its URL,
+    /// or its program's file name.
+    fn target_name(&self) -> String {
+        match &self.opts.target {
+            Target::Http { url } => url::Url::parse(url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_owned))
+                .unwrap_or_else(|| "mcp-server".into()),
+            Target::Stdio { program, .. } => std::path::Path::new(program)
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "mcp-server".into()),
+        }
+    }
+
+    /// The one line that says which server and which era.
+    fn say_connected(&self, server: &Server) {
+        self.notice(&format!(
+            "connected to {} {} (MCP {})",
+            safe_text::display(server.title.as_deref().unwrap_or(&server.name)),
+            safe_text::display(server.version.as_deref().unwrap_or("")),
+            safe_text::display(&self.life.version)
+        ));
+    }
+
+    /// `initialize` (bounded by `--connect-timeout`) and
+    /// `notifications/initialized`; returns the protocol version. A refusal
+    /// with -32022 or -32601 says which versions the server speaks (as far
+    /// as it said).
+    pub(super) async fn initialize(&mut self) -> Result<String, McpError> {
+        self.life.era = Era::Legacy;
+        let params = json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": { "elicitation": era::elicitation_capability(&self.opts.modes) },
+            "clientInfo": era::client_info(),
+        });
+        let limit = self.opts.connect_timeout;
+        let init = match self
+            .request_once("initialize", Some(params), Some(limit))
+            .await
+        {
+            Err(McpError::Rpc {
+                method,
+                code: METHOD_NOT_FOUND,
+                message,
+                data,
+            }) => {
+                return Err(McpError::Rpc {
+                    method,
+                    code: METHOD_NOT_FOUND,
+                    message: format!(
+                        "{message} (the server has no initialize: it speaks only MCP {MODERN_VERSION} or later; try --protocol auto)"
+                    ),
+                    data,
+                })
+            }
+            other => other?,
+        };
+        let version = str_field(&init, "protocolVersion").ok_or_else(|| {
+            McpError::Protocol("the initialize result has no protocolVersion".into())
+        })?;
+        if version != PROTOCOL_VERSION {
+            if !OLDER_VERSIONS.contains(&version.as_str()) {
+                return Err(McpError::Protocol(format!(
+                    "the server chose protocol version '{}', which this client does not speak ({PROTOCOL_VERSION})",
+                    safe_text::display(&version)
+                )));
+            }
+            self.notice(&format!(
+                "the server speaks MCP {version}, not {PROTOCOL_VERSION}: URL mode is not available"
+            ));
+        }
+        let info = init.get("serverInfo").cloned().unwrap_or(Value::Null);
+        let Some(name) = str_field(&info, "name") else {
+            return Err(McpError::Protocol(
+                "the initialize result has no serverInfo.name".into(),
+            ));
+        };
+        let server = Server {
+            name,
+            title: str_field(&info, "title"),
+            version: str_field(&info, "version"),
+        };
+        self.life.version = version.clone();
+        self.say_connected(&server);
+        self.life.server = Some(server);
+        self.link.transport.set_protocol_version(&version);
+        let initialized = jsonrpc::notification("notifications/initialized", None);
+        if let Some(delivered) = self.link.transport.send_ordered(&initialized)? {
+            self.await_delivery(delivered, limit).await?;
+        }
+        Ok(version)
+    }
+
+    /// Serve the server until `delivered` fires (at most `limit`).
+    async fn await_delivery(
+        &mut self,
+        mut delivered: super::transport::Delivered,
+        limit: Duration,
+    ) -> Result<(), McpError> {
+        use tokio::sync::oneshot::error::TryRecvError;
+        let until = Instant::now() + limit;
+        loop {
+            match delivered.try_recv() {
+                Ok(Ok(())) | Err(TryRecvError::Closed) => return Ok(()),
+                Ok(Err(source)) => {
+                    return Err(McpError::Delivery {
+                        what: "notifications/initialized".into(),
+                        source,
+                    })
+                }
+                Err(TryRecvError::Empty) => {}
+            }
+            if Instant::now() >= until {
+                return Err(McpError::NotTaken {
+                    secs: limit.as_secs(),
+                });
+            }
+            let tick = (Instant::now() + Duration::from_millis(10)).min(until);
+            self.step(Some(tick)).await?;
+        }
+    }
+}
+
+/// Whether a -32022 error's `data.supported` names 2026-07-28.
+fn lists_modern(data: Option<&Value>) -> bool {
+    data.and_then(|d| d.get("supported"))
+        .and_then(Value::as_array)
+        .is_some_and(|l| l.iter().any(|v| v.as_str() == Some(MODERN_VERSION)))
+}

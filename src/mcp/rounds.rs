@@ -1,0 +1,318 @@
+//! The round driver: one client request (`tools/call`, `prompts/get`,
+//! `resources/read`) repeated until it completes, whichever era asks for
+//! more first.
+//!
+//! - MCP 2026-07-28 (Multi Round-Trip Requests): a result with
+//!   `resultType: "input_required"` is a round. Each `elicitation/create`
+//!   entry of its `inputRequests` is put to the person through the same
+//!   desk as a pushed elicitation ("request i of n"), with its key in the
+//!   request event's `extensions.mcp.inputKey`; then the request is sent
+//!   again under a new id with the same name and arguments, the answers in
+//!   `inputResponses` under the keys asked, and `requestState` echoed as
+//!   received (left out when none came). A round with only `requestState`
+//!   is sent again after a growing pause. At most `--max-rounds` rounds.
+//!   An entry the client did not declare (sampling, roots, a mode not
+//!   advertised) or cannot read is the server's error: the call stops and
+//!   nothing is answered.
+//! - MCP 2025-11-25: a -32042 `URLElicitationRequiredError` puts its URL
+//!   elicitations to the person, waits for their completion, and retries
+//!   once. An `input_required` result on a 2025-11-25 session is never a
+//!   success.
+//!
+//! A result without `resultType` is complete.
+
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use tokio::time::Instant;
+
+use super::elicit::{InputRef, URL_ELICITATION_REQUIRED};
+use super::era::{Era, ProtocolChoice};
+use super::jsonrpc::INVALID_REQUEST;
+use super::session::Session;
+use super::McpError;
+use crate::responder::Progress;
+use crate::safe_text;
+
+/// Default of `--max-rounds`.
+pub const DEFAULT_MAX_ROUNDS: u32 = 10;
+/// The first pause before a round that carried only `requestState` is
+/// sent again; each later one doubles, up to [`MAX_STATE_PAUSE`].
+pub const FIRST_STATE_PAUSE: Duration = Duration::from_millis(200);
+/// The longest pause between two `requestState`-only rounds.
+pub const MAX_STATE_PAUSE: Duration = Duration::from_secs(5);
+
+/// The pause before sending again after the `n`-th (1-based) round in a row
+/// that carried only `requestState`.
+pub fn state_pause(n: u32) -> Duration {
+    let factor = 1u32 << n.saturating_sub(1).min(8);
+    (FIRST_STATE_PAUSE * factor).min(MAX_STATE_PAUSE)
+}
+
+impl Session {
+    /// `tools/call` of `name` with `--args`.
+    pub(super) async fn call_tool(&mut self, name: &str) -> Result<Value, McpError> {
+        let params = json!({
+            "name": name,
+            "arguments": Value::Object(self.opts.arguments.clone()),
+        });
+        self.call_with_rounds("tools/call", name, params).await
+    }
+
+    /// Send `method` with `base` params (each time with a fresh
+    /// `progressToken`) until it completes; see the module doc.
+    ///
+    /// Errors: the request's own errors; [`McpError::Incomplete`] when the
+    /// rounds cannot go on (too many, an entry the client cannot answer, an
+    /// `input_required` result on a 2025-11-25 session).
+    pub(super) async fn call_with_rounds(
+        &mut self,
+        method: &str,
+        name: &str,
+        base: Value,
+    ) -> Result<Value, McpError> {
+        let shown = safe_text::display(name).into_owned();
+        let mut url_retried = false;
+        let mut rounds = 0u32;
+        let mut state_only = 0u32;
+        let mut answers: Option<Map<String, Value>> = None;
+        let mut state: Option<Value> = None;
+        loop {
+            let mut params = base.clone();
+            let token = json!(format!("{}-call-{}", self.run_tag, self.peek_id()));
+            self.progress_token = Some(token.clone());
+            params["_meta"] = json!({ "progressToken": token });
+            if let Some(a) = &answers {
+                params["inputResponses"] = Value::Object(a.clone());
+            }
+            if let Some(s) = &state {
+                params["requestState"] = s.clone();
+            }
+            let result = match self.request(method, Some(params), None).await {
+                Err(
+                    e @ McpError::Rpc {
+                        code: URL_ELICITATION_REQUIRED,
+                        ..
+                    },
+                ) if self.life.era == Era::Legacy && !url_retried => {
+                    if !self.url_round(&e).await? {
+                        return Err(e);
+                    }
+                    url_retried = true;
+                    self.notice(&format!("retrying the tool call '{shown}'"));
+                    continue;
+                }
+                Err(McpError::Rpc {
+                    method,
+                    code: INVALID_REQUEST,
+                    message,
+                    data,
+                }) if self.life.era == Era::Modern
+                    && self.opts.protocol == ProtocolChoice::Auto =>
+                {
+                    // A dual-era server whose tool can only push its
+                    // questions (2025-11-25) fails this way at 2026-07-28.
+                    return Err(McpError::Rpc {
+                        method,
+                        code: INVALID_REQUEST,
+                        message: format!(
+                            "{message} (this was MCP 2026-07-28; if the tool asks in the older way, try --protocol 2025-11-25)"
+                        ),
+                        data,
+                    });
+                }
+                other => other?,
+            };
+            match result.get("resultType") {
+                None => return Ok(result),
+                Some(Value::String(t)) if t == "complete" => return Ok(result),
+                Some(Value::String(t)) if t == "input_required" => {}
+                Some(other) => {
+                    let t: String = other.to_string().chars().take(60).collect();
+                    return Err(McpError::Incomplete(format!(
+                        "the server answered {method} '{shown}' with resultType {}, which this client does not know",
+                        safe_text::display(&t)
+                    )));
+                }
+            }
+            if self.life.era == Era::Legacy {
+                return Err(McpError::Incomplete(format!(
+                    "the server answered {method} '{shown}' with an MCP 2026-07-28 result (resultType input_required) on an MCP {} session: the call did not complete (the server mixes protocol revisions)",
+                    safe_text::display(&self.life.version)
+                )));
+            }
+            rounds += 1;
+            if rounds > self.opts.max_rounds {
+                return Err(McpError::Incomplete(format!(
+                    "the server still asked for input after {} round(s) of {method} '{shown}' (--max-rounds {})",
+                    self.opts.max_rounds, self.opts.max_rounds
+                )));
+            }
+            state = match result.get("requestState") {
+                None => None,
+                Some(s @ Value::String(_)) => Some(s.clone()),
+                Some(_) => {
+                    return Err(McpError::Incomplete(format!(
+                        "the server's input_required answer to {method} '{shown}' has a requestState that is not a string"
+                    )))
+                }
+            };
+            match result.get("inputRequests") {
+                Some(Value::Object(list)) if !list.is_empty() => {
+                    state_only = 0;
+                    let list = list.clone();
+                    answers = Some(self.input_round(method, name, &list).await?);
+                    self.notice(&format!(
+                        "sending {method} '{shown}' again with {} answer(s) (round {rounds})",
+                        list.len()
+                    ));
+                }
+                Some(Value::Object(_)) | None if state.is_some() => {
+                    state_only += 1;
+                    answers = None;
+                    let pause = state_pause(state_only);
+                    self.notice(&format!(
+                        "the server is not done with {method} '{shown}' yet: sending it again in {} ms (round {rounds})",
+                        pause.as_millis()
+                    ));
+                    self.pause(pause).await?;
+                }
+                _ => {
+                    return Err(McpError::Incomplete(format!(
+                        "the server's input_required answer to {method} '{shown}' has neither inputRequests nor requestState"
+                    )))
+                }
+            }
+        }
+    }
+
+    /// Serve the server (and the person) for `d`.
+    async fn pause(&mut self, d: Duration) -> Result<(), McpError> {
+        let until = Instant::now() + d;
+        while self.step(Some(until)).await? {}
+        Ok(())
+    }
+
+    /// The -32042 flow: consent to each URL elicitation of the error, then
+    /// wait for their completion. True: retry the call.
+    async fn url_round(&mut self, err: &McpError) -> Result<bool, McpError> {
+        let McpError::Rpc { data, .. } = err else {
+            return Ok(false);
+        };
+        let list = data
+            .as_ref()
+            .and_then(|d| d.get("elicitations"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        if list.is_empty() {
+            return Ok(false);
+        }
+        self.notice(&format!(
+            "the tool needs {} URL elicitation(s) first (error -32042)",
+            list.len()
+        ));
+        let Some(ids) = self.consent_all(list).await? else {
+            return Ok(false);
+        };
+        self.await_completion(&ids).await
+    }
+
+    /// One `input_required` round: check every entry first (each must be
+    /// an `elicitation/create` in an advertised mode, with params the
+    /// binding reads), then put them all to the person and wait for every
+    /// answer. Returns the `inputResponses`, keyed as asked.
+    async fn input_round(
+        &mut self,
+        method: &str,
+        name: &str,
+        list: &Map<String, Value>,
+    ) -> Result<Map<String, Value>, McpError> {
+        for (key, entry) in list {
+            let m = entry.get("method").and_then(Value::as_str).unwrap_or("");
+            if m != "elicitation/create" {
+                let what = if m.is_empty() {
+                    "a request without a method".to_owned()
+                } else {
+                    format!("'{}'", safe_text::display(m))
+                };
+                return Err(McpError::Incomplete(format!(
+                    "the server's input request '{}' asks for {what}, which this client did not declare (it declares elicitation only): the server's error, nothing was answered",
+                    safe_text::display(key)
+                )));
+            }
+        }
+        let total = list.len();
+        self.notice(&format!(
+            "the server needs {total} answer(s) before {method} '{}' can go on",
+            safe_text::display(name)
+        ));
+        let mut keys = Vec::with_capacity(total);
+        for (i, (key, entry)) in list.iter().enumerate() {
+            let params = entry.get("params").cloned().unwrap_or(Value::Null);
+            let input = InputRef {
+                key: key.clone(),
+                method: method.to_owned(),
+                name: name.to_owned(),
+            };
+            let req = self.prepare(&params, Some(&input)).map_err(|(_, why, _)| {
+                McpError::Incomplete(format!(
+                    "the server's input request '{}' cannot be answered ({why}): the server's error, nothing was answered",
+                    safe_text::display(key)
+                ))
+            })?;
+            let progress = Progress {
+                index: i + 1,
+                total,
+            };
+            match self.ask(None, req, None, Some(progress))? {
+                Some(k) => keys.push((key.clone(), k)),
+                None if self.elic.quit => return Err(McpError::Quit),
+                None => {
+                    return Err(McpError::Incomplete(format!(
+                        "the input request '{}' could not be put to the person",
+                        safe_text::display(key)
+                    )))
+                }
+            }
+        }
+        while keys
+            .iter()
+            .any(|(_, k)| !self.elic.finished.contains_key(k))
+        {
+            self.step(None).await?;
+        }
+        let mut out = Map::new();
+        for (key, k) in keys {
+            match self.elic.finished.remove(&k).flatten() {
+                Some(result) => {
+                    out.insert(key, result);
+                }
+                None => {
+                    return Err(McpError::Incomplete(format!(
+                        "the input request '{}' got no answer",
+                        safe_text::display(&key)
+                    )))
+                }
+            }
+        }
+        if self.elic.quit {
+            return Err(McpError::Quit);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pause_grows_and_is_capped() {
+        assert_eq!(state_pause(1), Duration::from_millis(200));
+        assert_eq!(state_pause(2), Duration::from_millis(400));
+        assert_eq!(state_pause(3), Duration::from_millis(800));
+        assert_eq!(state_pause(7), MAX_STATE_PAUSE);
+        assert_eq!(state_pause(1000), MAX_STATE_PAUSE);
+    }
+}
