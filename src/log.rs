@@ -11,6 +11,7 @@
 //! | `schema-policy` | `id`, `policy` (`compatible`), `outsideSubset` (pointers into `requestedSchema` ignored for drawing), `notAForm` (reasons, when it cannot be answered as a form); written after `request-received` for each form request read under `--schema-policy compatible` |
 //! | `request-invalid` | `id` (when known), `violations`: `[{pointer, rule, message}]` |
 //! | `answer-refused` | `id`, `violations`: `[{pointer, rule}]`, plus `message` only with `--log-values` (messages may quote values) |
+//! | `answer-rule` | `id`, then `rule` (the JSON Pointer of the rule of the answers file that answers it, `/rules/0`) and `name` when the rule has one; or `rule: null` and `misses`: `[{rule, keys}]`, the keys of each rule's `match` that did not hold (names only). Written before `decision` (or `answer-refused`) when `--answers` holds rules |
 //! | `decision` | `id`, `action`, `fields` (answered field names), plus `content` only with `--log-values` |
 //! | `launch` | `id`, `launcher`, `url`, `ok`, `error` when not ok |
 //! | `result-emitted` | `id` (the result event), `parent` (the request), `action`; written once the result is written to the output (`respond` writes results in batches, so these may follow the records of later requests) |
@@ -220,6 +221,38 @@ impl EventLog {
             .collect();
         f.insert("violations".into(), Value::Array(vs));
         self.record("answer-refused", f)
+    }
+
+    /// Which rule of the answers file answers request `id`: its pointer
+    /// (`/rules/1`) and name, if it has one.
+    pub fn rule_chosen(
+        &mut self,
+        id: &str,
+        rule: &str,
+        name: Option<&str>,
+    ) -> Result<(), LogError> {
+        let mut f = Map::new();
+        f.insert("id".into(), json!(id));
+        f.insert("rule".into(), json!(rule));
+        if let Some(n) = name {
+            f.insert("name".into(), json!(n));
+        }
+        self.record("answer-rule", f)
+    }
+
+    /// No rule of the answers file matches request `id`: per rule, its
+    /// pointer and the names of the `match` keys that did not hold (no
+    /// values: they may quote the request).
+    pub fn no_rule(&mut self, id: &str, misses: &[(String, Vec<&str>)]) -> Result<(), LogError> {
+        let mut f = Map::new();
+        f.insert("id".into(), json!(id));
+        f.insert("rule".into(), Value::Null);
+        let ms: Vec<Value> = misses
+            .iter()
+            .map(|(rule, keys)| json!({"rule": rule, "keys": keys}))
+            .collect();
+        f.insert("misses".into(), Value::Array(ms));
+        self.record("answer-rule", f)
     }
 
     /// The decision for request `id`: the action, the answered field names,

@@ -1,11 +1,21 @@
 //! Scripted answering (`--answers FILE` or `--action`): the
 //! form state machine with no terminal, for tests, CI and demos.
 //!
-//! The answers file is either one answer for every request,
-//! `{"action": "accept"|"decline"|"cancel", "content": {...}}`, or an object
-//! keyed by request event id whose values are such answers. Content keys set
-//! field values on the form as a person would see it: pre-filled defaults
-//! stay unless set to `null`, which clears the field. The form is then
+//! An answers file has one of three forms (JSON Schema:
+//! `schemas/answers.schema.json`, [`rules::SCHEMA`]):
+//! - one answer for every request,
+//!   `{"action": "accept"|"decline"|"cancel", "content": {...}}`;
+//! - an object keyed by request event id whose values are such answers;
+//! - `{"rules": [{"match": {...}, "answer": {...}}, ...]}`: the first rule
+//!   whose match holds answers ([`rules`]); a request no rule matches gets
+//!   no answer ([`RespondError::Refused`] with the reason rule by rule),
+//!   never a default.
+//!
+//! A top-level `$schema` string (for editors) is ignored in every form.
+//!
+//! Content keys set field values on the form as a person would see it:
+//! pre-filled defaults stay unless set to `null`, which clears the field.
+//! The form is then
 //! submitted through the same [`Form`] state machine as the terminal UI; an
 //! answer the form refuses gives [`RespondError::Refused`] (no result for
 //! that request, exit 1).
@@ -21,6 +31,10 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
+
+pub mod rules;
+
+use rules::{NoRule, Rule, RuleFault, Rules};
 
 use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView, Violation};
 use crate::form::{Form, Status};
@@ -74,6 +88,16 @@ pub enum AnswersError {
         /// What is wrong there.
         #[source]
         fault: AnswerFault,
+    },
+    /// A rule (or the rules list) is wrong, at a JSON Pointer into the
+    /// document.
+    #[error("{pointer}: {fault}")]
+    Rule {
+        /// Where.
+        pointer: String,
+        /// What is wrong there.
+        #[source]
+        fault: RuleFault,
     },
     /// The file could not be read.
     #[error("cannot read answers file {}: {source}", .path.display())]
@@ -154,22 +178,90 @@ pub enum Answers {
     Every(ScriptedAnswer),
     /// An answer per request event id.
     ById(HashMap<String, ScriptedAnswer>),
+    /// Ordered rules: the first whose match holds answers.
+    Rules(Rules),
+}
+
+/// Which answer a request takes, and from where.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Choice<'a> {
+    /// The file's one answer (or `--action`).
+    Every(&'a ScriptedAnswer),
+    /// The answer under the request's event id.
+    ById(&'a ScriptedAnswer),
+    /// The first rule that matches.
+    Rule(&'a Rule),
+}
+
+impl Choice<'_> {
+    /// The answer chosen.
+    pub fn answer(&self) -> &ScriptedAnswer {
+        match self {
+            Choice::Every(a) | Choice::ById(a) => a,
+            Choice::Rule(r) => &r.answer,
+        }
+    }
+
+    /// Where it came from, for reports: `the one answer`, `the answer for
+    /// this id`, or the rule's label.
+    pub fn source(&self) -> String {
+        match self {
+            Choice::Every(_) => "the one answer".into(),
+            Choice::ById(_) => "the answer for this id".into(),
+            Choice::Rule(r) => r.label(),
+        }
+    }
+}
+
+/// Why a request has no answer in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unanswered {
+    /// A by-id file has no entry for the request's id.
+    NoId(String),
+    /// No rule matches.
+    NoRule(NoRule),
+}
+
+impl std::fmt::Display for Unanswered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unanswered::NoId(id) => write!(
+                f,
+                "no answer for request id '{}' in the answers file",
+                crate::safe_text::display(id)
+            ),
+            Unanswered::NoRule(n) => n.fmt(f),
+        }
+    }
 }
 
 impl Answers {
     /// Read an answers document (see the module docs).
     ///
-    /// Errors: [`AnswersError::NotAnObject`], or the first wrong answer
-    /// ([`AnswersError::Answer`], naming the JSON pointer and the fault).
+    /// Errors: [`AnswersError::NotAnObject`], or the first fault: a wrong
+    /// answer ([`AnswersError::Answer`]) or rule ([`AnswersError::Rule`]),
+    /// naming the JSON pointer and the fault.
     pub fn from_value(v: &Value) -> Result<Self, AnswersError> {
         let Some(o) = v.as_object() else {
             return Err(AnswersError::NotAnObject);
         };
+        // `$schema` (a string) tells editors which schema to check against.
+        let schema_only = |k: &str| k == "$schema" && o.get(k).is_some_and(Value::is_string);
+        if Rules::is_rules_document(o) {
+            return Ok(Answers::Rules(Rules::from_value(o)?));
+        }
         if o.contains_key("action") {
-            return Ok(Answers::Every(ScriptedAnswer::from_value(v, "")?));
+            let mut one = o.clone();
+            if schema_only("$schema") {
+                one.remove("$schema");
+            }
+            return Ok(Answers::Every(ScriptedAnswer::from_value(
+                &Value::Object(one),
+                "",
+            )?));
         }
         let mut by = HashMap::new();
-        for (id, a) in o {
+        for (id, a) in o.iter().filter(|(k, _)| !schema_only(k)) {
             let ptr = format!("/{}", id.replace('~', "~0").replace('/', "~1"));
             by.insert(id.clone(), ScriptedAnswer::from_value(a, &ptr)?);
         }
@@ -195,19 +287,42 @@ impl Answers {
         })
     }
 
-    /// The answer for request `id`.
+    /// The answer for request `id` (a rules file: None, since rules look
+    /// at the whole request: see [`Answers::choose`]).
     pub fn for_id(&self, id: &str) -> Option<&ScriptedAnswer> {
         match self {
             Answers::Every(a) => Some(a),
             Answers::ById(m) => m.get(id),
+            Answers::Rules(_) => None,
+        }
+    }
+
+    /// The answer `req` takes: the one answer, the answer under its id, or
+    /// that of the first rule that matches it.
+    ///
+    /// Errors: [`Unanswered`]: no entry for the id, or no rule matches
+    /// (with each rule's reason).
+    pub fn choose(&self, req: &RequestEvent) -> Result<Choice<'_>, Unanswered> {
+        match self {
+            Answers::Every(a) => Ok(Choice::Every(a)),
+            Answers::ById(m) => m
+                .get(&req.id)
+                .map(Choice::ById)
+                .ok_or_else(|| Unanswered::NoId(req.id.clone())),
+            Answers::Rules(r) => r.choose(req).map(Choice::Rule).map_err(Unanswered::NoRule),
         }
     }
 }
+
+/// Told which rule of a rules file answered each request, or why none did
+/// (`--log` records it). Not called for the other forms of the file.
+pub type RuleTrace = Box<dyn FnMut(&RequestEvent, Result<&Rule, &NoRule>)>;
 
 /// A [`Responder`] that answers from a script.
 pub struct ScriptedResponder {
     answers: Answers,
     launcher: Option<Box<dyn Launcher>>,
+    trace: Option<RuleTrace>,
 }
 
 impl std::fmt::Debug for ScriptedResponder {
@@ -215,6 +330,7 @@ impl std::fmt::Debug for ScriptedResponder {
         f.debug_struct("ScriptedResponder")
             .field("answers", &self.answers)
             .field("launcher", &self.launcher.is_some())
+            .field("trace", &self.trace.is_some())
             .finish()
     }
 }
@@ -225,7 +341,20 @@ impl ScriptedResponder {
         ScriptedResponder {
             answers,
             launcher: None,
+            trace: None,
         }
+    }
+
+    /// The answers this responder gives.
+    pub fn answers(&self) -> &Answers {
+        &self.answers
+    }
+
+    /// Tell `trace` which rule answered each request, or why none did (a
+    /// rules file only).
+    pub fn with_rule_trace(mut self, trace: RuleTrace) -> Self {
+        self.trace = Some(trace);
+        self
     }
 
     /// `--action accept|decline|cancel`: the same action for every request;
@@ -346,13 +475,87 @@ impl ScriptedResponder {
     }
 }
 
+/// What a request would get, computed without answering (`ahp-elicit
+/// answers check FILE EVENTS`): nothing is opened, nothing is sent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DryRun {
+    /// The answer taken from `source` (the one answer, the id's, or a
+    /// rule's label) and the action; `refused` holds the form's reasons
+    /// when the answer would be refused.
+    Answered {
+        source: String,
+        /// The rule's pointer (`/rules/0`) when a rule answers.
+        rule: Option<String>,
+        action: Action,
+        refused: Option<String>,
+    },
+    /// No answer in the file: why (rule by rule for rules).
+    Unanswered(String),
+}
+
+impl ScriptedResponder {
+    /// Which answer `req` takes and whether its form takes it, without a
+    /// launcher (no URL is opened) and without a result.
+    pub fn dry_run(&mut self, req: &RequestEvent) -> DryRun {
+        let (source, rule, a) = match self.answers.choose(req) {
+            Ok(c) => {
+                let rule = match &c {
+                    Choice::Rule(r) => Some(r.pointer()),
+                    _ => None,
+                };
+                (c.source(), rule, c.answer().clone())
+            }
+            Err(why) => return DryRun::Unanswered(why.to_string()),
+        };
+        let launcher = self.launcher.take();
+        let refused = match self.answer(req, &a) {
+            Ok(_) => None,
+            Err(e) => Some(match e {
+                RespondError::Refused(m) | RespondError::Io(m) => m,
+            }),
+        };
+        self.launcher = launcher;
+        DryRun::Answered {
+            source,
+            rule,
+            action: a.action,
+            refused,
+        }
+    }
+}
+
+/// Check an answers document against its JSON Schema ([`rules::SCHEMA`]):
+/// every violation as (JSON Pointer, message), in the validator's order.
+pub fn schema_violations(doc: &Value) -> Vec<(String, String)> {
+    static V: std::sync::OnceLock<Option<jsonschema::Validator>> = std::sync::OnceLock::new();
+    let v = V.get_or_init(|| {
+        let schema: Value = serde_json::from_str(rules::SCHEMA).ok()?;
+        jsonschema::options().build(&schema).ok()
+    });
+    let Some(v) = v else {
+        return vec![(
+            String::new(),
+            "the embedded answers schema does not compile".into(),
+        )];
+    };
+    v.iter_errors(doc)
+        .map(|e| (e.instance_path().as_str().to_owned(), e.to_string()))
+        .collect()
+}
+
 impl Responder for ScriptedResponder {
     fn respond(&mut self, req: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
-        let Some(a) = self.answers.for_id(&req.id).cloned() else {
-            return Err(RespondError::Refused(format!(
-                "no answer for request id '{}' in the answers file",
-                req.id
-            )));
+        let chosen = self.answers.choose(req);
+        if let Some(trace) = self.trace.as_mut() {
+            match &chosen {
+                Ok(Choice::Rule(r)) => trace(req, Ok(r)),
+                Err(Unanswered::NoRule(n)) => trace(req, Err(n)),
+                _ => {}
+            }
+        }
+        let a = match chosen {
+            Ok(c) => c.answer().clone(),
+            Err(why) => return Err(RespondError::Refused(why.to_string())),
         };
         self.answer(req, &a).map(Outcome::Answer)
     }

@@ -15,7 +15,9 @@ notifications to the client and record each answer; the tool result's
 Steps of case "all": ping, form (defaults on name and age), url,
 (notification elicitation/complete), bad-mode, invalid (a nested object
 property), roots (roots/list, not offered by the client). Case "required":
-one form with a required field and no default. The tool `gated` (stdio,
+one form with a required field and no default. Case "rules": three
+different forms in one call (a booking, feedback, an offer to sign up), for
+answer rules. The tool `gated` (stdio,
 not listed) first fails with -32042 carrying the URL elicitation, then
 succeeds.
 
@@ -37,15 +39,17 @@ the client must never pass to the terminal raw.
 
 Eras (flags): by default the server speaks only 2025-11-25 and answers
 server/discover with -32601; `--exit-on-unknown` exits on it instead, and
-`--ignore-unknown` never answers it. `--modern` speaks only 2026-07-28
+`--ignore-unknown` never answers it, `--discover-32022` refuses it with
+-32022 naming only 2025 versions. `--modern` speaks only 2026-07-28
 (initialize: -32022): server/discover, tools/list (the tool `mrtr`, whose
 `region` argument is an x-mcp-header, and `bad-header`, whose annotation
 breaks the rules), prompts/list, resources/list, and `input_required` rounds
 for tools/call `mrtr` (argument `case`: "form" (default), "two", "url",
-"state-only", "forever", "sampling", "no-type", "silent": never answered,
-stdio), prompts/get and
+"state-only", "forever", "sampling", "no-type", "silent": never answered; over HTTP
+an SSE stream of comments until the client closes it, seen in GET /record), prompts/get and
 resources/read; the complete result's structuredContent has "calls": each
-call's params and (HTTP) its MCP headers. `--mixed` speaks 2025-11-25 but
+call's params and (HTTP) its MCP headers; a tools/call whose `_meta`
+declares no form elicitation gets -32021. `--mixed` speaks 2025-11-25 but
 answers tools/call with an input_required result.
 """
 import json
@@ -82,6 +86,19 @@ HOSTILE_NESTED = {"message": "Nested", "requestedSchema": {
     "type": "object", "properties": {"ad\x1b[2Jdress": {"type": "object", "properties": {}}}}}
 REQUIRED = {"message": "Required", "requestedSchema": {
     "type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}}
+BOOKING = {"message": "Book a table: for whom, and how many guests?", "requestedSchema": {
+    "type": "object", "properties": {
+        "name": {"type": "string", "minLength": 1},
+        "guests": {"type": "integer", "minimum": 1, "maximum": 12}},
+    "required": ["name", "guests"]}}
+FEEDBACK = {"message": "How was your last visit?", "requestedSchema": {
+    "type": "object", "properties": {
+        "rating": {"type": "integer", "minimum": 1, "maximum": 5},
+        "comment": {"type": "string"}},
+    "required": ["rating"]}}
+OFFERS = {"message": "Sign up for offers?", "requestedSchema": {
+    "type": "object", "properties": {"email": {"type": "string", "format": "email"}},
+    "required": ["email"]}}
 
 
 MODE = ("modern" if "--modern" in sys.argv else
@@ -174,6 +191,10 @@ def modern(state, m, headers=None):
                             "resources": [{"uri": "fake://doc", "name": "doc"}]})
     if method == "tools/call" and (p.get("arguments") or {}).get("case") == "silent":
         return "SILENT"
+    caps = ((p.get("_meta") or {}).get("io.modelcontextprotocol/clientCapabilities") or {})
+    if method == "tools/call" and "form" not in (caps.get("elicitation") or {}):
+        return rpc_err(rid, -32021, "form elicitation not declared",
+                       {"requiredCapabilities": {"elicitation": {"form": {}}}})
     if method in ("tools/call", "prompts/get", "resources/read"):
         state.calls.append({"method": method, "params": p, "headers": headers})
         return rpc_ok(rid, mrtr(state, method, p))
@@ -183,6 +204,9 @@ def modern(state, m, headers=None):
 class State:
     def __init__(self):
         self.calls = []
+        # HTTP: ids of silent calls whose response stream the client closed.
+        self.closed_streams = []
+        self.silent_calls = []
         self.initialize = None
         self.received = []
         self.headers = []
@@ -203,6 +227,10 @@ def probe(state, case, call, notify, extra=None):
         return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
+    elif case == "rules":
+        responses["booking"] = call("elicitation/create", BOOKING)
+        responses["feedback"] = call("elicitation/create", FEEDBACK)
+        responses["offers"] = call("elicitation/create", OFFERS)
     elif case == "refused":
         # A nested object under a key with an ESC: refused under the strict
         # policy; the key must reach the screen neutralised.
@@ -398,6 +426,11 @@ def run_stdio():
         if "id" not in m:
             continue
         if m["method"] == "server/discover" and MODE == "legacy":
+            if "--discover-32022" in sys.argv:
+                write(rpc_err(m["id"], -32022, "Unsupported protocol version",
+                              {"supported": ["2025-11-25", "2025-06-18"],
+                               "requested": "2026-07-28"}))
+                continue
             if "--exit-on-unknown" in sys.argv:
                 sys.stderr.write("unknown method: exiting\n")
                 sys.exit(3)
@@ -489,6 +522,12 @@ def run_http():
             self.wfile.write(body)
 
         def do_GET(self):
+            if self.path == "/record":
+                # For the tests: what the server saw of silent calls.
+                self.send_json({"silent": state.silent_calls,
+                                "closed": state.closed_streams,
+                                "received": state.received})
+                return
             self.record("GET")
             last = self.headers.get("Last-Event-ID")
             if last is None or resume["call"] is None:
@@ -555,6 +594,23 @@ def run_http():
                 "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Param-Region",
                 "Mcp-Session-Id", "X-Api-Key")}
             r = modern(state, m, hdrs)
+            if r == "SILENT":
+                # An SSE stream that never answers: a keep-alive comment
+                # every 100 ms until the client closes it (at most 60 s).
+                state.silent_calls.append(m["id"])
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                end = time.monotonic() + 60
+                while time.monotonic() < end:
+                    try:
+                        self.wfile.write(b": waiting\n\n")
+                        self.wfile.flush()
+                    except OSError:
+                        state.closed_streams.append(m["id"])
+                        return
+                    time.sleep(0.1)
+                return
             if r is not None:
                 self.send_json(r)
                 return

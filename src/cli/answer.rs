@@ -23,7 +23,9 @@ pub struct AnswerArgs {
     #[arg(long, value_name = "NAME|PATH", display_order = 20)]
     pub theme: Option<String>,
     /// Answer from a file instead of a terminal: {"action":..,"content":{..}}
-    /// for every request, or an object keyed by request event id.
+    /// for every request, an object keyed by request event id, or
+    /// {"rules":[{"match":{..},"answer":{..}},..]} (the first matching rule
+    /// answers; see `ahp-elicit answers check`).
     #[arg(long, conflicts_with = "action", display_order = 30)]
     pub answers: Option<PathBuf>,
     /// Answer every request with this action, without a terminal (accept
@@ -104,10 +106,14 @@ impl AnswerArgs {
     pub fn responder(&self, log: Option<SharedLog>) -> Result<Box<dyn Responder>, String> {
         check_theme(self.theme.as_deref())?;
         let scripted = match (&self.answers, self.action) {
-            (Some(path), _) => Some(
-                ahp_elicit::scripted::ScriptedResponder::from_file(path)
-                    .map_err(|e| e.to_string())?,
-            ),
+            (Some(path), _) => {
+                let s = ahp_elicit::scripted::ScriptedResponder::from_file(path)
+                    .map_err(|e| e.to_string())?;
+                Some(match &log {
+                    Some(log) => s.with_rule_trace(rule_trace(log.clone())),
+                    None => s,
+                })
+            }
             (None, Some(a)) => Some(ahp_elicit::scripted::ScriptedResponder::from_action(a)),
             (None, None) => None,
         };
@@ -144,6 +150,28 @@ impl AnswerArgs {
             None => inner,
         }
     }
+}
+
+/// Record in the log which rule answered each request, or, per rule, the
+/// keys that did not hold.
+fn rule_trace(log: SharedLog) -> ahp_elicit::scripted::RuleTrace {
+    Box::new(move |req, chosen| {
+        let mut l = ahp_elicit::respond::lock_log(&log);
+        let written = match chosen {
+            Ok(rule) => l.rule_chosen(&req.id, &rule.pointer(), rule.name.as_deref()),
+            Err(none) => {
+                let misses: Vec<(String, Vec<&str>)> = none
+                    .misses
+                    .iter()
+                    .map(|(_, ptr, ms)| (ptr.clone(), ms.iter().map(|m| m.key()).collect()))
+                    .collect();
+                l.no_rule(&req.id, &misses)
+            }
+        };
+        if let Err(e) = written {
+            ahp_elicit::notice::say(format!("ahp-elicit: cannot write the log: {e}"));
+        }
+    })
 }
 
 /// Refuse an unknown `--theme` in every mode (a scripted run draws

@@ -31,7 +31,7 @@ use super::{Exit, Words};
     after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp\n\nExit status: 0 done, 1 the tool call failed or reported isError, an answer was refused, or the person quit, 2 usage, connection or I/O error.",
     mut_arg("answers", |a| a
         .value_name("FILE")
-        .help("Answer every elicitation from this answers file (scripted person)")),
+        .help("Answer elicitations from this answers file (scripted person): one answer for all, answers by event id, or rules matching server, call, mode, protocol revision, message and fields (see `ahp-elicit answers check`)")),
     mut_arg("action", |a| a.help(
         "Answer every elicitation with this action; accept submits a form as shown (its defaults filled in)"
     )),

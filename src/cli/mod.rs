@@ -17,6 +17,7 @@ use ahp_elicit::binding::Violation;
 use ahp_elicit::safe_text::display;
 
 pub mod answer;
+pub mod answers;
 pub mod capabilities;
 pub mod demo;
 pub mod mcp;
@@ -263,6 +264,9 @@ pub enum Command {
     Upstream(upstream::UpstreamCommand),
     /// Connect to a live MCP server as a client and answer its elicitations.
     Mcp(mcp::McpArgs),
+    /// Check an answers file (--answers) and dry-run it on request events.
+    #[command(subcommand)]
+    Answers(answers::AnswersCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "\
 Examples:\n  ahp-elicit completions bash > ~/.local/share/bash-completion/completions/ahp-elicit\n  \
@@ -298,7 +302,21 @@ fn completions(shell: clap_complete::Shell) -> Exit {
     // pipe), and a closed pipe is not worth a panic.
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "ahp-elicit", &mut out);
+    if shell == clap_complete::Shell::Bash {
+        out = fix_bash_names(&out);
+    }
     write_stdout(&out, "the completion script")
+}
+
+/// clap_complete's bash script names a subcommand's state twice, and
+/// differently for a hyphenated binary: the loop that reads the words sets
+/// `ahp__elicit__subcmd__respond`, the switch that offers the options
+/// expects `ahp__subcmd__elicit__subcmd__respond`, so no subcommand's
+/// options were ever offered. One spelling, the loop's, for both.
+fn fix_bash_names(script: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(script)
+        .replace("ahp__subcmd__elicit", "ahp__elicit")
+        .into_bytes()
 }
 
 /// Write `bytes` to stdout; a closed pipe ends quietly with exit 0.
@@ -374,6 +392,7 @@ pub fn run(cli: Cli) -> Exit {
         Command::Wrap(a) => wrap::run(a),
         Command::Upstream(c) => upstream::run(c),
         Command::Mcp(a) => mcp::run(a),
+        Command::Answers(c) => answers::run(c),
         Command::Completions { shell } => completions(shell),
         Command::Man { dir } => man(dir.as_deref()),
     }
@@ -424,7 +443,7 @@ mod man_tests {
         }
         let text = String::from_utf8(out).expect("UTF-8");
         let named = references(&text);
-        assert_eq!(named.len(), 13, "{named:?}");
+        assert_eq!(named.len(), 15, "{named:?}");
         for name in &named {
             let title = format!(".TH {name} 1");
             assert!(text.contains(&title), "{title} printed");
@@ -563,10 +582,15 @@ mod shared_tests {
             [
                 "call",
                 "args",
+                "prompt",
+                "read",
                 "answers",
                 "action",
                 "events",
                 "modes",
+                "protocol",
+                "max-rounds",
+                "header",
                 "browser",
                 "no-open",
                 "plain",

@@ -645,7 +645,7 @@ impl<'a> Run<'a> {
                         )],
                     )
                 });
-                let what = format!("answer refused, no result: {m}");
+                let what = format!("answer refused [answer-refused], no result: {m}");
                 self.report(at.line, at.id, &what, &[]);
                 self.tally.failed += 1;
                 Step::Next

@@ -330,7 +330,7 @@ fn a_refused_answer_is_reported_to_the_notice_sink_with_its_request() {
     assert_eq!(
         r.said,
         vec![String::from(
-            r"ahp-elicit: request a (line 4): answer refused, no result: \u{1b}]8;;x\u{7}no such option"
+            r"ahp-elicit: request a (line 4): answer refused [answer-refused], no result: \u{1b}]8;;x\u{7}no such option"
         )]
     );
 }

@@ -4,6 +4,7 @@
 
 #[cfg(unix)]
 pub mod pty;
+pub mod sdk;
 
 use std::path::PathBuf;
 

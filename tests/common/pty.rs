@@ -1,5 +1,5 @@
 //! The pseudo-terminal harness shared by the end-to-end tests
-//! (tests/pty_url.rs, tests/pty_faults.rs): the real binary in a pty, its
+//! (tests/pty/url.rs, tests/pty/faults.rs): the real binary in a pty, its
 //! screen read through a terminal emulator (`vt100`), the result file
 //! checked line by line.
 #![allow(dead_code)]

@@ -1,5 +1,5 @@
-//! Shared by the real-SDK form tests (tests/sdk_python.rs,
-//! tests/sdk_typescript.rs): where `.ci/sdk-setup.sh` put the SDKs, running
+//! Shared by the real-SDK form tests (tests/mcp/python_sdk.rs,
+//! tests/mcp/typescript_sdk.rs): where `.ci/sdk-setup.sh` put the SDKs, running
 //! `ahp-elicit mcp` against a server written with one, and reading what the
 //! server's tool received.
 #![allow(dead_code)]

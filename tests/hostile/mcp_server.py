@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A hostile MCP server over stdio for tests/hostile_streams.rs.
+"""A hostile MCP server over stdio for tests/cli/hostile_streams.rs.
 
 Every text it sends carries terminal escapes (OSC 0 title, OSC 52
 clipboard), C1 controls (U+009B CSI, U+009D OSC), a bidi override

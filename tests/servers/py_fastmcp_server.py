@@ -1,5 +1,5 @@
 """An MCP server written with `fastmcp` 4.2.3 (PyPI, pinned in
-.ci/sdk/requirements.txt beside `mcp` 2.3.0), for tests/sdk_servers_2026.rs.
+.ci/sdk/requirements.txt beside `mcp` 2.3.0), for tests/mcp/sdk_both_eras.rs.
 
 Its tools ask for input with fastmcp's guard pattern, as its documentation
 shows for 2026-07-28 (SEP-2322): the tool returns an `InputRequiredResult`

@@ -1,6 +1,6 @@
 """An MCP server written with the official Python SDK (`mcp` 2.3.0 from PyPI,
 pinned in .ci/sdk/requirements.txt), serving both protocol eras, for
-tests/sdk_servers_2026.rs.
+tests/mcp/sdk_both_eras.rs.
 
 Its forms are asked the way the SDK documents for both eras: a tool
 parameter annotated `Annotated[ElicitationResult[Model], Resolve(fn)]`

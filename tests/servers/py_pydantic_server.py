@@ -1,5 +1,5 @@
 """A stdio MCP server written with the official Python SDK (`mcp` from PyPI,
-pinned in .ci/sdk/requirements.txt), for tests/sdk_python.rs.
+pinned in .ci/sdk/requirements.txt), for tests/mcp/python_sdk.rs.
 
 Its forms are what the SDK generates from pydantic models. Each tool asks
 one elicitation and returns, as its text result, one JSON object:

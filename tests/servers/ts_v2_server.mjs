@@ -1,7 +1,7 @@
 // An MCP server written with the official TypeScript SDK v2
 // (@modelcontextprotocol/server 2.4.0, the 2026-07-28 line; HTTP through
 // @modelcontextprotocol/node), pinned in .ci/sdk/node/package.json, for
-// tests/sdk_servers_2026.rs.
+// tests/mcp/sdk_both_eras.rs.
 //
 // Its tools ask for input the way the SDK's documentation shows for
 // 2026-07-28: the handler returns `inputRequired({...})` and reads the

@@ -1,6 +1,6 @@
 // A stdio MCP server written with the official TypeScript SDK
 // (@modelcontextprotocol/sdk) and zod, pinned in .ci/sdk/node/package.json,
-// for tests/sdk_typescript.rs.
+// for tests/mcp/typescript_sdk.rs.
 //
 // Its form is zod's JSON Schema (z.toJSONSchema): `$schema`,
 // `additionalProperties: false`, formats `email` and `uuid` each with zod's

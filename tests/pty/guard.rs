@@ -1,0 +1,250 @@
+//! Nothing answers a request the person has not seen: keys typed for one
+//! request never act on the next (the consent guard on every request
+//! screen), in the real binary in a pseudo-terminal (harness:
+//! tests/common/pty.rs).
+//!
+//! The bursts below are sent without the harness's person-like pacing; the
+//! only waits are for screen text, and a pause before checking that no
+//! extra result was written (an upper bound for the keys to have been read,
+//! not a measurement).
+
+#![cfg(unix)]
+
+use crate::common;
+use common::pty::*;
+use expectrl::Expect;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::json;
+
+/// A one-boolean confirmation form, or a URL request when `url` is given.
+fn request(id: &str, message: &str, url: Option<&str>) -> String {
+    let params = match url {
+        Some(u) => json!({"mode": "url", "message": message, "url": u,
+            "elicitationId": format!("el-{id}")}),
+        None => json!({"message": message, "requestedSchema": {"type": "object",
+            "properties": {"confirm": {"type": "boolean", "title": "Yes, do it",
+                "default": false}}, "required": ["confirm"]}}),
+    };
+    common::request_line("guard", id, &params)
+}
+
+fn write_stream(dir: &Path, lines: &[String]) -> PathBuf {
+    let path = dir.join("requests.jsonl");
+    let mut text = lines.join("\n");
+    text.push('\n');
+    std::fs::write(&path, text).expect("write requests");
+    path
+}
+
+/// Send `keys` one by one, `gap` apart, without the harness pacing.
+fn burst(t: &mut Tui, keys: &[&str], gap: Duration) {
+    for (i, k) in keys.iter().enumerate() {
+        if i > 0 && !gap.is_zero() {
+            std::thread::sleep(gap);
+        }
+        t.s.send(k).expect("send keys");
+    }
+    t.last_key = std::time::Instant::now();
+}
+
+/// Give the program ample time to read what was sent, then return the
+/// results written so far. Only for a screen where no key changes the
+/// drawing without answering (the review step); elsewhere
+/// [`results_after_marker`] knows instead of waiting.
+fn results_after_a_pause(t: &mut Tui, out: &Path) -> Vec<(String, String)> {
+    std::thread::sleep(Duration::from_millis(1200));
+    t.pump();
+    pairs(out)
+}
+
+/// Send the focus-moving `markers` ([`Tui::send_marker`]): once their
+/// frames show, every key before them was read. Then return the results
+/// written so far.
+fn results_after_marker(t: &mut Tui, out: &Path, markers: &[&str]) -> Vec<(String, String)> {
+    for m in markers {
+        t.send_marker(m);
+    }
+    pairs(out)
+}
+
+fn pairs(out: &Path) -> Vec<(String, String)> {
+    results(out)
+        .iter()
+        .map(|(a, p, _)| (a.clone(), p.clone()))
+        .collect()
+}
+
+fn own(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter()
+        .map(|(a, p)| (a.to_string(), p.to_string()))
+        .collect()
+}
+
+/// On the review of the first of two forms, four Enters typed in one
+/// burst (and 50 ms, 150 ms apart): the first is sent, the carried Enters do not
+/// touch the second, which is answered only when the person acts on it.
+#[test]
+fn a_burst_for_one_form_does_not_answer_the_next() {
+    for gap in [0u64, 50, 150] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let input = write_stream(
+            dir.path(),
+            &[
+                request("evt-f1", "First form.", None),
+                request("evt-f2", "Second form.", None),
+            ],
+        );
+        let out = dir.path().join("out.jsonl");
+        let mut t = Tui::start(
+            dir.path(),
+            &out,
+            80,
+            24,
+            &format!("respond '{}'", input.display()),
+        );
+        t.wait_for("First form.");
+        t.send("\u{13}");
+        t.wait_for("Review: this exact content");
+        t.send("");
+        burst(
+            &mut t,
+            &["\r", "\r", "\r", "\r"],
+            Duration::from_millis(gap),
+        );
+        t.wait_for("Second form.");
+        assert_eq!(
+            results_after_marker(&mut t, &out, &["\t"]),
+            own(&[("accept", "evt-f1")]),
+            "gap {gap} ms: only the first request is answered"
+        );
+        assert!(t.shows("Second form."), "gap {gap} ms: still on screen");
+        // The person now acts on the second form.
+        t.send("\u{1b}");
+        assert_eq!(t.finish(), 0);
+        let rs = results(&out);
+        assert_eq!(
+            actions_and_parents(&rs),
+            vec![("accept", "evt-f1"), ("cancel", "evt-f2")],
+            "gap {gap} ms"
+        );
+        assert_eq!(
+            rs[0].2,
+            json!({"action": "accept", "content": {"confirm": false}})
+        );
+    }
+}
+
+/// A form followed by a URL request: the Enter carried over from the form
+/// does not decline the URL request, and `o` typed with it opens nothing.
+#[test]
+fn a_carried_enter_does_not_decline_a_url_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[
+            request("evt-g1", "Confirm first.", None),
+            request(
+                "evt-g2",
+                "Then open this.",
+                Some("https://auth.example.com/next"),
+            ),
+        ],
+    );
+    let out = dir.path().join("out.jsonl");
+    let rec = dir.path().join("launches.txt");
+    let browser = format!(
+        "--browser \"sh '{}' '{}' 0\"",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/record-browser.sh")
+            .display(),
+        rec.display()
+    );
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}' {browser}", input.display()),
+    );
+    t.wait_for("Confirm first.");
+    t.send("\u{13}");
+    t.wait_for("Review: this exact content");
+    t.send("");
+    burst(&mut t, &["\r", "\r", "o", "\r"], Duration::from_millis(50));
+    t.wait_for("Then open this.");
+    assert_eq!(
+        results_after_marker(&mut t, &out, &["\t"]),
+        own(&[("accept", "evt-g1")])
+    );
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-g1"), ("cancel", "evt-g2")]
+    );
+    assert!(!rec.exists(), "nothing launched");
+}
+
+/// `y`, Ctrl-S and Enter typed in one burst (and Enter 50 ms after Ctrl-S):
+/// Ctrl-S opens the review, but the Enter does not send it, since the
+/// review was not yet on screen for the grace period; an Enter after a
+/// pause does.
+#[test]
+fn the_review_step_has_its_own_grace_period() {
+    for gap in [0u64, 50] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let input = write_stream(dir.path(), &[request("evt-r1", "Review me.", None)]);
+        let out = dir.path().join("out.jsonl");
+        let args = format!("respond '{}'", input.display());
+        let mut t = Tui::start(dir.path(), &out, 80, 24, &args);
+        t.wait_for("Review me.");
+        t.send("");
+        burst(&mut t, &["y", "\u{13}", "\r"], Duration::from_millis(gap));
+        t.wait_for("Review: this exact content will be sent as an accept.");
+        assert_eq!(
+            results_after_a_pause(&mut t, &out),
+            own(&[]),
+            "gap {gap} ms: nothing sent before the review was seen"
+        );
+        assert!(t.shows("Review: this exact content"), "gap {gap} ms");
+        t.send("\r");
+        assert_eq!(t.finish(), 0);
+        assert_eq!(
+            actions_and_parents(&results(&out)),
+            vec![("accept", "evt-r1")],
+            "gap {gap} ms"
+        );
+    }
+}
+
+/// With `--no-open`, `o` and Enter typed in one burst: `o` consents and
+/// shows the URL for copying, but the Enter does not press Done on a copy
+/// screen that was never seen; an Enter after a pause does (accept).
+#[test]
+fn the_copy_step_has_its_own_grace_period() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = "https://auth.example.com/copy-me";
+    let input = write_stream(dir.path(), &[request("evt-c1", "Copy this.", Some(url))]);
+    let out = dir.path().join("out.jsonl");
+    let args = format!("respond '{}' --no-open", input.display());
+    let mut t = Tui::start(dir.path(), &out, 80, 24, &args);
+    t.wait_for("Copy this.");
+    t.send("");
+    burst(&mut t, &["o", "\r"], Duration::ZERO);
+    t.wait_for("Copy the URL");
+    // Tab and back: the focus is on Done again for the Enter below.
+    assert_eq!(
+        results_after_marker(&mut t, &out, &["\t", "\u{1b}[Z"]),
+        own(&[])
+    );
+    assert!(t.shows("Copy the URL"));
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-c1")]
+    );
+}

@@ -1,0 +1,420 @@
+//! Plain mode end to end: the real `ahp-elicit` in a real pseudo-terminal,
+//! stdout redirected to a file, the person's lines typed into the pty. The
+//! whole transcript (prompts, the terminal's echo of what was typed) of one
+//! form, one URL request and one refused answer is pinned as a snapshot.
+//!
+//! Each line is typed only after its prompt appeared (typeahead is
+//! discarded at each request, as for a person). The timeouts are only a
+//! safety net against a hang; nothing here measures time.
+
+#![cfg(unix)]
+
+use crate::common;
+use common::pty::*;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+/// A session: the pty and how far its output was read by [`expect`].
+struct Plain {
+    t: Tui,
+    seen: usize,
+}
+
+impl Plain {
+    fn start(dir: &Path, out: &Path, args: &str, envs: &[(&str, String)]) -> Plain {
+        Plain {
+            t: Tui::start_env(dir, out, 80, 24, args, envs),
+            seen: 0,
+        }
+    }
+
+    /// [`Plain::start`] with stderr on the terminal too.
+    fn start_err_on_tty(dir: &Path, out: &Path, args: &str) -> Plain {
+        Plain {
+            t: Tui::start_with(dir, out, 80, 24, args, &[], false),
+            seen: 0,
+        }
+    }
+
+    /// Everything written so far, line ends as `\n`.
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.t.raw).replace("\r\n", "\n")
+    }
+
+    /// Wait until `want` appears after what was already seen; then the
+    /// person reads it before typing.
+    fn expect(&mut self, want: &str) {
+        let end = Instant::now() + PATIENCE;
+        loop {
+            self.t.pump();
+            let text = self.text();
+            if let Some(at) = text[self.seen.min(text.len())..].find(want) {
+                self.seen += at + want.len();
+                self.t.last_key = Instant::now();
+                return;
+            }
+            assert!(
+                !self.t.eof && Instant::now() < end,
+                "waiting for {want:?}; the output:\n{text}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// Answer the prompt `prompt` with `line` and Enter.
+    fn answer(&mut self, prompt: &str, line: &str) {
+        self.expect(prompt);
+        self.t.send(&format!("{line}\r"));
+    }
+
+    /// Wait for the end; the exit code and the transcript without the
+    /// harness's own lines. Checks that the terminal mode is as before and
+    /// that nothing but text was written (no escape sequence at all).
+    fn finish(&mut self) -> (i32, String) {
+        let end = Instant::now() + PATIENCE;
+        while !self.t.eof {
+            self.t.pump();
+            assert!(Instant::now() < end, "no end; output:\n{}", self.text());
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let text = self.text();
+        assert!(
+            !text.contains('\u{1b}'),
+            "no escape sequence: no cursor addressing, no colours, no alternate screen:\n{text:?}"
+        );
+        let field = |name: &str| -> String {
+            let key = format!("[{name}=");
+            let at = text.rfind(&key).unwrap_or_else(|| panic!("{key} printed"));
+            let rest = &text[at + key.len()..];
+            rest[..rest.find(']').expect("]")].to_owned()
+        };
+        assert_eq!(field("after"), field("before"), "terminal mode restored");
+        assert!(!self.t.stderr().contains("panicked"), "{}", self.t.stderr());
+        let code = field("exit").parse().expect("exit code");
+        let transcript = text
+            .lines()
+            .filter(|l| {
+                !l.starts_with("[before=") && !l.starts_with("[after=") && !l.starts_with("[exit=")
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        (code, transcript)
+    }
+}
+
+/// The example at `name`, as one JSON line.
+fn example_line(name: &str) -> String {
+    let p = common::examples_dir().join(name);
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(p).expect("example")).expect("example json");
+    v.to_string()
+}
+
+fn write_stream(dir: &Path, names: &[&str]) -> PathBuf {
+    let path = dir.join("requests.jsonl");
+    let text: String = names.iter().map(|n| example_line(n) + "\n").collect();
+    std::fs::write(&path, text).expect("write requests");
+    path
+}
+
+#[test]
+fn a_form_a_url_and_a_refused_answer_transcript() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let input = write_stream(
+        dir.path(),
+        &[
+            "form-every-kind.request.json",
+            "url-connect.request.json",
+            "metadata-view.request.json",
+        ],
+    );
+    let mut s = Plain::start(
+        dir.path(),
+        &out,
+        &format!("respond --plain --no-open '{}'", input.display()),
+        &[],
+    );
+    s.expect("Request 1 of 3");
+    for (prompt, line) in [
+        ("Full name: ", "Ada Example"),
+        ("Work email: ", "ada@example.com"),
+        ("Homepage: ", ""),
+        ("Start date: ", ""),
+        ("Kick-off meeting: ", ""),
+        // Refused: over the maximum; the prompt is asked again.
+        ("Seats: ", "900"),
+        ("Seats: ", ""),
+        ("Monthly budget (EUR): ", ""),
+        ("Subscribe to the newsletter: ", ""),
+        ("Data region: ", ""),
+        ("Plan: ", ""),
+        ("Preferred editor: ", ""),
+        ("Languages: ", "1,2"),
+        ("Notify me by: ", ""),
+        ("Type send, edit N, decline, or cancel: ", "send"),
+        ("Type open, decline, or cancel: ", "open"),
+        ("Type done when you have it, or give up to cancel: ", "done"),
+        ("Type decline or cancel: ", "decline"),
+    ] {
+        s.answer(prompt, line);
+    }
+    let (code, transcript) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    let rs = results(&out);
+    assert_eq!(
+        actions_and_parents(&rs),
+        vec![
+            ("accept", "evt-profile-1"),
+            ("accept", "evt-url-1"),
+            ("decline", "evt-meta-1")
+        ]
+    );
+    assert_eq!(
+        rs[0].2["content"],
+        json!({"fullName": "Ada Example", "email": "ada@example.com", "seats": 5,
+               "budget": 99.5, "newsletter": false, "region": "eu-west", "plan": "team",
+               "languages": ["rust", "go"]})
+    );
+    insta::assert_snapshot!("plain_form_url_refused", transcript);
+}
+
+#[test]
+fn term_dumb_chooses_plain_and_control_c_cancels_control_d_declines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let input = write_stream(
+        dir.path(),
+        &[
+            "form-confirm-mode-omitted.request.json",
+            "url-connect.request.json",
+        ],
+    );
+    let mut s = Plain::start(
+        dir.path(),
+        &out,
+        &format!("respond '{}'", input.display()),
+        &[("TERM", "dumb".to_owned())],
+    );
+    s.expect("Yes, delete it: ");
+    s.t.send("\u{3}");
+    s.expect("Cancelled.");
+    s.expect("Type open, decline, or cancel: ");
+    s.t.send("\u{4}");
+    s.expect("Declined.");
+    let (code, transcript) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    assert!(
+        transcript.contains("Yes, delete it: ^C\nCancelled."),
+        "{transcript}"
+    );
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-confirm-1"), ("decline", "evt-url-1")]
+    );
+}
+
+#[test]
+fn sigterm_while_asking_cancels_and_restores_the_terminal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let input = write_stream(
+        dir.path(),
+        &[
+            "form-confirm-mode-omitted.request.json",
+            "metadata-view.request.json",
+        ],
+    );
+    let mut s = Plain::start(
+        dir.path(),
+        &out,
+        &format!("respond --plain '{}'", input.display()),
+        &[],
+    );
+    s.expect("Yes, delete it: ");
+    let pid = s.t.pid();
+    let st = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(st.success());
+    let (code, _) = s.finish();
+    assert_eq!(code, 143);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-confirm-1"), ("cancel", "evt-meta-1")]
+    );
+}
+
+#[test]
+fn demo_plain_prints_the_result() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut s = Plain::start(
+        dir.path(),
+        &out,
+        "demo",
+        &[("AHP_ELICIT_PLAIN", "1".to_owned())],
+    );
+    s.expect("Request 1 of 1 from Workspace Setup");
+    s.answer("Full name: ", "\u{4}");
+    let (code, transcript) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    assert!(transcript.contains("Declined."), "{transcript}");
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("decline", "evt-profile-1")]
+    );
+}
+
+#[test]
+fn typeahead_is_not_an_answer_to_the_next_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let input = write_stream(
+        dir.path(),
+        &[
+            "form-confirm-mode-omitted.request.json",
+            "url-connect.request.json",
+        ],
+    );
+    let mut s = Plain::start(
+        dir.path(),
+        &out,
+        &format!("respond --plain --no-open '{}'", input.display()),
+        &[],
+    );
+    s.answer("Yes, delete it: ", "y");
+    // The answer to the review and, typed ahead in the same breath, an
+    // "open" meant for nothing yet: it is discarded, not taken as consent.
+    s.answer("Type send, edit N, decline, or cancel: ", "send\ropen");
+    s.answer("Type open, decline, or cancel: ", "decline");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-confirm-1"), ("decline", "evt-url-1")]
+    );
+}
+
+#[test]
+fn the_timeout_cancels_an_unanswered_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let input = write_stream(dir.path(), &["url-connect.request.json"]);
+    let mut s = Plain::start(
+        dir.path(),
+        &out,
+        &format!("respond --plain --timeout 1 '{}'", input.display()),
+        &[],
+    );
+    s.expect("You have 1 second to answer");
+    s.expect("Time is up: the request is cancelled.");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-url-1")]
+    );
+}
+
+#[test]
+fn an_invalid_line_is_reported_at_once_between_the_plain_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let input = dir.path().join("requests.jsonl");
+    let text = format!(
+        "not json\n{}\n",
+        example_line("form-confirm-mode-omitted.request.json")
+    );
+    std::fs::write(&input, text).expect("write");
+    let mut s = Plain::start_err_on_tty(
+        dir.path(),
+        &out,
+        &format!("respond --plain '{}'", input.display()),
+    );
+    // The error is said before the request, not held until the end.
+    s.expect("ahp-elicit: line 1: not a JSON event");
+    s.expect("Request 1 of 1 from git-tools");
+    s.t.send("\u{3}");
+    let (code, _) = s.finish();
+    assert_eq!(code, 1, "the bad line makes the run fail");
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-confirm-1")]
+    );
+}
+
+#[test]
+fn mcp_plain_answers_a_live_server_line_by_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("tool-result.json");
+    let server = common::root().join("tests/mcp_fake_server.py");
+    let mut s = Plain::start(
+        dir.path(),
+        &out,
+        &format!(
+            "mcp --plain --no-open --call probe -- python3 '{}'",
+            server.display()
+        ),
+        &[],
+    );
+    s.expect("Message from the server: Fake form");
+    s.answer("Name: ", "");
+    s.answer("age: ", "40");
+    s.answer("sure: ", "y");
+    s.answer("Type send, edit N, decline, or cancel: ", "send");
+    s.expect("ahp-elicit checked the URL: https://example.com/auth");
+    s.answer("Type open, decline, or cancel: ", "open");
+    s.answer("Type done when you have it, or give up to cancel: ", "done");
+    // The fake server's nested-object form: under the compatible schema
+    // policy (mcp's default) it is shown with the reason, to decline.
+    s.expect("This request cannot be answered as a form");
+    s.expect("Why: /properties/");
+    s.answer("Type decline or cancel: ", "decline");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    let text = std::fs::read_to_string(&out).expect("tool result");
+    let v: Value = serde_json::from_str(&text).expect("tool result JSON");
+    let responses = &v["structuredContent"]["responses"];
+    assert_eq!(
+        responses["form"]["result"],
+        json!({"action": "accept", "content": {"name": "Ada", "age": 40, "sure": true}})
+    );
+    assert_eq!(responses["url"]["result"], json!({"action": "accept"}));
+    assert_eq!(responses["invalid"]["result"], json!({"action": "decline"}));
+}
+
+/// `mcp --plain`: the server withdraws its URL request while the consent
+/// prompt waits. The prompt closes with a sentence saying nothing was
+/// sent; an `open` typed afterwards opens nothing and answers nothing.
+#[test]
+fn mcp_plain_closes_a_withdrawn_url_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("tool-result.json");
+    let server = common::root().join("tests/mcp_fake_server.py");
+    let mut s = Plain::start(
+        dir.path(),
+        &out,
+        &format!(
+            "mcp --plain --no-open --call probe --args '{{\"case\":\"hold\",\"mode\":\"url\",\"delay\":1,\"after\":3}}' -- python3 '{}'",
+            server.display()
+        ),
+        &[],
+    );
+    s.expect("Type open, decline, or cancel: ");
+    s.expect("The server withdrew this request; nothing was sent.");
+    s.t.send("open\r");
+    let (code, transcript) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    assert!(!transcript.contains("Consent sent."), "{transcript}");
+    assert!(!transcript.contains("Copy this URL"), "{transcript}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).expect("tool result"))
+        .expect("tool result JSON");
+    // No answer reached the server for the withdrawn request.
+    assert_eq!(v["structuredContent"]["late"], Value::Null);
+    assert_eq!(v["structuredContent"]["ping"]["result"], json!({}));
+}

@@ -1,0 +1,105 @@
+//! Another program writing on the terminal the UI draws on (a consumer of
+//! stdout that prints there, `ahp-elicit respond FILE | tee /dev/tty`): each
+//! new screen and each new step starts from a cleared terminal, and Ctrl-L
+//! repaints what was written over, in the real binary in a pseudo-terminal
+//! (harness: tests/common/pty.rs). Every wait is for screen text or output;
+//! the timeouts only detect a hang.
+
+#![cfg(unix)]
+
+use crate::common;
+use common::pty::*;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_json::json;
+
+/// A one-field form request.
+fn request(id: &str, message: &str) -> String {
+    let params = json!({"message": message, "requestedSchema": {"type": "object",
+        "properties": {"note": {"type": "string", "title": "Note", "default": "ok"}}}});
+    let server = ahp_elicit::binding::Server {
+        name: "repaint".into(),
+        title: None,
+        version: None,
+    };
+    ahp_elicit::binding::wrap_params(&params, &server, "mcp-stdio", id, None)
+        .expect("valid request")
+        .event
+        .to_string()
+}
+
+fn write_stream(dir: &Path, lines: &[String]) -> PathBuf {
+    let path = dir.join("requests.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write requests");
+    path
+}
+
+/// How many times the program erased the whole screen so far.
+fn clears(t: &mut Tui) -> usize {
+    t.pump();
+    String::from_utf8_lossy(&t.raw).matches("\u{1b}[2J").count()
+}
+
+/// Wait until `cond` holds (hang detection only).
+fn wait_until(t: &mut Tui, what: &str, cond: impl Fn(&mut Tui) -> bool) {
+    let end = Instant::now() + PATIENCE;
+    while !cond(t) {
+        assert!(
+            Instant::now() < end,
+            "waiting for {what}; the screen:\n{}",
+            t.screen()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn screens_and_steps_start_cleared_and_ctrl_l_repaints() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[
+            request("evt-p1", "First form."),
+            request("evt-p2", "Second form."),
+        ],
+    );
+    let out = dir.path().join("out.jsonl");
+    let args = format!("respond '{}' | tee /dev/tty", input.display());
+    let mut t = Tui::start(dir.path(), &out, 80, 24, &args);
+    t.wait_for("First form.");
+    let at_first = clears(&mut t);
+    assert!(at_first >= 1, "the first screen starts cleared");
+    // The review step starts cleared too.
+    t.send("\u{13}");
+    t.wait_for("Review: this exact content");
+    let at_review = clears(&mut t);
+    assert!(at_review > at_first, "{at_review} > {at_first}");
+    // Sent: `tee` prints the result line on the terminal.
+    t.send("\r");
+    t.wait_for("Second form.");
+    wait_until(&mut t, "the result printed by tee", |t| {
+        t.pump();
+        String::from_utf8_lossy(&t.raw).contains("\"parentEventId\":\"evt-p1\"")
+    });
+    assert!(clears(&mut t) > at_review, "the second form starts cleared");
+    // Whatever tee drew over the form, Ctrl-L clears and draws the form
+    // whole again.
+    let before = clears(&mut t);
+    eprintln!(
+        "result line on screen before Ctrl-L: {}",
+        t.shows("parentEventId")
+    );
+    t.send("\u{c}");
+    wait_until(&mut t, "Ctrl-L to clear the screen", |t| clears(t) > before);
+    wait_until(&mut t, "a repaint without the result line", |t| {
+        !t.shows("parentEventId") && t.shows("Second form.") && t.shows("Note")
+    });
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-p1"), ("cancel", "evt-p2")]
+    );
+}
