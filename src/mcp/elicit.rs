@@ -129,7 +129,11 @@ impl Session {
         }
         self.elic.asked += 1;
         let event_id = format!("{}-{}", self.run_tag, self.elic.asked);
-        let ext = mcp_extension(self.life.era, input);
+        let mut ext = mcp_extension(self.life.era, input);
+        // A pushed (2025-11-25) elicitation names the call in progress too.
+        if ext.call.is_none() {
+            ext.call = self.elic.call.clone();
+        }
         wrap_params_in(
             params,
             &server,

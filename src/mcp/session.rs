@@ -193,6 +193,10 @@ pub(super) struct Elicitations {
     /// Desk keys of refused forms shown to the person
     /// ([`Session::show_refusal`]): their replies are not answers.
     pub shown_refusals: HashSet<u64>,
+    /// The client request in progress (method and tool or prompt name or
+    /// resource URI), recorded as `extensions.mcp.call` of every request
+    /// event made while it runs, in both eras.
+    pub call: Option<crate::binding::CallRef>,
 }
 
 /// One client session: the connection ([`Link`]), what its era

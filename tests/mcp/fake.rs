@@ -167,6 +167,17 @@ fn stdio_answers_form_and_url_and_refuses_the_rest() {
         assert_eq!(res["parentEventId"], req["id"]);
         assert_eq!(res["payload"]["elicitation"]["server"], server);
         assert_eq!(res["payload"]["elicitation"]["action"], "accept");
+        // A pushed 2025-11-25 elicitation names its revision and the call
+        // in progress; the result repeats the revision only.
+        assert_eq!(
+            req["extensions"]["mcp"],
+            json!({"protocolVersion": "2025-11-25",
+                   "call": {"method": "tools/call", "name": "probe"}})
+        );
+        assert_eq!(
+            res["extensions"]["mcp"],
+            json!({"protocolVersion": "2025-11-25"})
+        );
     }
     // The request text is the params, whole.
     let text: Value = serde_json::from_str(
@@ -1554,7 +1565,8 @@ mod modern {
         assert!(r.stderr.contains("(MCP 2025-11-25)"), "{}", r.stderr);
         assert_eq!(
             r.events[0]["extensions"]["mcp"],
-            json!({"protocolVersion": "2025-11-25"})
+            json!({"protocolVersion": "2025-11-25",
+                   "call": {"method": "tools/call", "name": "probe"}})
         );
     }
 
