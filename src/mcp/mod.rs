@@ -51,7 +51,7 @@ pub mod stdio;
 pub mod transport;
 
 /// The protocol revision this client speaks.
-pub const PROTOCOL_VERSION: &str = "2025-11-25";
+pub const PROTOCOL_VERSION: &str = crate::binding::Revision::V2025_11_25.as_str();
 /// Older revisions a server may answer with; the session goes on with a
 /// notice (URL mode does not exist before 2025-11-25).
 pub const OLDER_VERSIONS: &[&str] = &["2025-06-18", "2025-03-26"];
