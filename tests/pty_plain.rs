@@ -312,7 +312,7 @@ fn the_timeout_cancels_an_unanswered_request() {
         &[],
     );
     s.expect("You have 1 second to answer");
-    s.expect("Time is up: the request is cancelled.");
+    s.expect("Time ran out: this request is cancelled (cancel is sent).");
     let (code, _) = s.finish();
     assert_eq!(code, 0, "{}", s.t.stderr());
     assert_eq!(
@@ -406,7 +406,7 @@ fn mcp_plain_closes_a_withdrawn_url_request() {
         &[],
     );
     s.expect("Type open, decline, or cancel: ");
-    s.expect("The server withdrew this request; nothing was sent.");
+    s.expect("The server withdrew this request. Nothing was sent.");
     s.t.send("open\r");
     let (code, transcript) = s.finish();
     assert_eq!(code, 0, "{}", s.t.stderr());

@@ -210,6 +210,7 @@ fn hostile_header(mode: Mode) -> Header {
         mode,
         progress: Progress { index: 1, total: 1 },
         seconds_left: None,
+        extend_secs: None,
     }
 }
 

@@ -137,7 +137,10 @@ pub fn run(args: DemoArgs) -> Exit {
                 .timeout
                 .and_then(|d| std::time::Instant::now().checked_add(d)),
         };
-        tui.respond(&req, &cx)
+        let outcome = tui.respond(&req, &cx);
+        // Time ran out: the notice that says so waits for a key.
+        tui.finish();
+        outcome
         // The terminal is restored here, before anything is printed.
     };
     let answer = match outcome {

@@ -81,10 +81,17 @@ pub enum KeyIntent {
     /// In the review step: go back to editing (b, Backspace, Shift-Tab,
     /// Left).
     Back,
-    /// Answer `decline` (Ctrl-D, or the Decline button).
+    /// Answer `decline` (Ctrl-D outside a non-empty text or number
+    /// field, or the Decline button). In a form the person has changed it
+    /// first asks to confirm ([`crate::form::Form::confirming`]).
     Decline,
-    /// Answer `cancel` (Esc, Ctrl-C, or the Cancel button).
+    /// Answer `cancel` (Esc, Ctrl-C, or the Cancel button); asks to
+    /// confirm first in a changed form, as `Decline` does.
     Cancel,
+    /// A key other than the confirming one while a discard waits for
+    /// confirmation: the discard is called off and the key does nothing
+    /// else.
+    KeepEditing,
 }
 
 /// Map a key to a text-editing request (tui-input), for text, number and
@@ -109,6 +116,9 @@ pub fn edit_request(key: &Key) -> Option<InputRequest> {
         _ => return None,
     })
 }
+
+/// The key that confirms a discard besides pressing Esc or Ctrl-D again.
+pub const CONFIRM_KEY: char = 'y';
 
 /// The help line: the keys of the edit step.
 pub const HELP_EDIT: &str = "Tab/↓ next · Shift-Tab/↑ prev · Space toggle/select · Ctrl-X clear · Ctrl-S submit · Ctrl-D decline · Esc cancel";

@@ -46,34 +46,7 @@ pub const WAIT_SLICE: Duration = Duration::from_millis(50);
 /// refuses more, so a flooding source cannot grow the queue without bound.
 pub const MAX_OPEN: usize = 16;
 
-/// Why the source withdrew a request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WithdrawReason {
-    /// The source cancelled it (MCP `notifications/cancelled`), with its
-    /// reason if it gave one (not sanitized).
-    Cancelled(Option<String>),
-    /// The stream the request came on closed.
-    StreamClosed,
-    /// The front door's timer ran out.
-    TimedOut,
-}
-
-impl WithdrawReason {
-    /// A sentence for the person (the source's reason sanitized).
-    pub fn describe(&self) -> String {
-        match self {
-            WithdrawReason::Cancelled(None) => "the server withdrew this request".into(),
-            WithdrawReason::Cancelled(Some(r)) => format!(
-                "the server withdrew this request ({})",
-                crate::safe_text::display(&r.chars().take(200).collect::<String>())
-            ),
-            WithdrawReason::StreamClosed => {
-                "the connection closed: the request was withdrawn".into()
-            }
-            WithdrawReason::TimedOut => "the request timed out and was withdrawn".into(),
-        }
-    }
-}
+pub use crate::responder::WithdrawReason;
 
 /// What the responder thread reports to the front door ([`Desk::next`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -201,13 +174,15 @@ impl Desk {
 
     /// The source withdrew request `key`: its screen closes and its reply
     /// will be [`Reply::Withdrawn`]. Returns false when `key` is not open
-    /// (already answered, or never asked).
+    /// (already answered, or never asked) or the responder already claimed
+    /// its answer ([`Withdrawal::claim_answer`]: the answer is then sent).
     pub fn withdraw(&mut self, key: u64, reason: WithdrawReason) -> bool {
         match self.open.get_mut(&key) {
+            // A responder that claimed the answer first keeps it: the
+            // answer is sent (a cancellation that crosses an answer).
             Some(o) if o.reason.is_none() => {
-                match &reason {
-                    WithdrawReason::Cancelled(Some(r)) => o.withdrawal.withdraw_because(r),
-                    _ => o.withdrawal.withdraw(),
+                if !o.withdrawal.withdraw_for(reason.clone()) {
+                    return false;
                 }
                 o.reason = Some(reason);
                 true
@@ -324,8 +299,13 @@ fn serve(
                 withdrawal,
             }) => {
                 answered = true;
-                let outcome = (!withdrawal.is_withdrawn())
-                    .then(|| with_withdrawal(&withdrawal, || responder.respond(&req, &cx)));
+                let outcome = (!withdrawal.is_withdrawn()).then(|| {
+                    let o = with_withdrawal(&withdrawal, || responder.respond(&req, &cx));
+                    // Decided here at the latest: a withdrawal after this
+                    // point no longer takes the answer back.
+                    withdrawal.claim_answer();
+                    o
+                });
                 FromResponder::Done { key, req, outcome }
             }
             Err(smpsc::RecvTimeoutError::Timeout) => {
@@ -411,7 +391,11 @@ where
             })
             .map_err(RunError::Thread)?;
         serve(responder, to_rx, from_tx, &shown, between);
-        handle.join().map_err(|_| RunError::Panicked)?
+        let out = handle.join().map_err(|_| RunError::Panicked)?;
+        // The front door is done: what the screen still has to say is said
+        // before the caller writes the held results and gives it back.
+        responder.finish();
+        out
     })
 }
 

@@ -34,6 +34,7 @@
 
 pub mod chrome;
 pub mod guard;
+pub mod keys;
 mod screens;
 pub mod text;
 pub mod theme;
@@ -254,25 +255,64 @@ enum Input {
     Tick,
 }
 
+thread_local! {
+    /// Keys read from the terminal, through the ESC and terminal-reply
+    /// filter ([`keys::KeyFilter`]).
+    static FILTER: std::cell::RefCell<keys::KeyFilter> =
+        std::cell::RefCell::new(keys::KeyFilter::default());
+    /// Inputs the filter let through that were not returned yet (a held Esc
+    /// followed by another event gives two at once).
+    static QUEUED: std::cell::RefCell<std::collections::VecDeque<Input>> =
+        const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
+}
+
+/// One input, waiting at most `timeout`: keys pass the [`keys::KeyFilter`]
+/// (an Esc is held for [`keys::ESC_WAIT`] and becomes Alt with a key that
+/// follows it; replies of the terminal are dropped), pastes pass as they
+/// are, anything else is a tick.
 fn read_input(timeout: Duration) -> Result<Input, RespondError> {
-    let io = |e: std::io::Error| RespondError::Io(format!("terminal: {e}"));
-    if !event::poll(timeout).map_err(io)? {
-        return Ok(Input::Tick);
+    if let Some(i) = QUEUED.with(|q| q.borrow_mut().pop_front()) {
+        return Ok(i);
     }
-    Ok(match event::read().map_err(io)? {
-        Event::Key(k) => translate_key(&k).map(Input::Key).unwrap_or(Input::Tick),
-        Event::Paste(s) => Input::Key(Key::Paste(s)),
-        _ => Input::Tick,
+    let io = |e: std::io::Error| RespondError::Io(format!("terminal: {e}"));
+    let now = Instant::now();
+    let due = FILTER.with(|f| f.borrow().due());
+    let wait = due.map_or(timeout, |d| d.saturating_duration_since(now).min(timeout));
+    if !event::poll(wait).map_err(io)? {
+        let held = FILTER.with(|f| f.borrow_mut().flush(Instant::now()));
+        return Ok(held
+            .and_then(|k| translate_key(&k))
+            .map_or(Input::Tick, Input::Key));
+    }
+    let ev = event::read().map_err(io)?;
+    let now = Instant::now();
+    let keys: Vec<KeyEvent> = match &ev {
+        Event::Key(k) if k.kind == KeyEventKind::Press => {
+            FILTER.with(|f| f.borrow_mut().feed(*k, now))
+        }
+        // Another event ends a held Esc (it was a lone Esc).
+        _ => FILTER.with(|f| f.borrow_mut().flush_now()).into_iter().collect(),
+    };
+    QUEUED.with(|q| {
+        let mut q = q.borrow_mut();
+        q.extend(keys.iter().filter_map(translate_key).map(Input::Key));
+        if let Event::Paste(s) = ev {
+            q.push_back(Input::Key(Key::Paste(s)));
+        }
+        Ok(q.pop_front().unwrap_or(Input::Tick))
     })
 }
 
-/// Discard every input event already waiting (typeahead).
+/// Discard every input event already waiting (typeahead), with a held Esc
+/// and a half-read terminal reply.
 fn discard_typeahead() {
     while event::poll(Duration::ZERO).unwrap_or(false) {
         if event::read().is_err() {
             break;
         }
     }
+    QUEUED.with(|q| q.borrow_mut().clear());
+    FILTER.with(|f| *f.borrow_mut() = keys::KeyFilter::default());
 }
 
 /// How long the URL consent screen must have been on screen, whole and
@@ -300,6 +340,9 @@ pub struct TuiResponder {
     no_open: bool,
     /// The next frame clears the terminal first and is drawn whole.
     repaint: bool,
+    /// A notice about a request that already ended (time ran out), shown
+    /// before anything else until a key acknowledges it.
+    pending: Option<Notice>,
 }
 
 struct LoopGuard;
@@ -331,6 +374,7 @@ impl TuiResponder {
             launcher: Some(Box::new(crate::launcher::SystemBrowser)),
             no_open: false,
             repaint: true,
+            pending: None,
         })
     }
 
@@ -373,18 +417,46 @@ impl TuiResponder {
         let mut guard = guard::ConsentGuard::new(screen.grace());
         let mut stage = screen.stage();
         self.repaint = true;
+        // The person may extend the deadline by the time the request had
+        // when it appeared (the `--timeout` amount, in whole seconds).
+        let mut deadline = cx.deadline;
+        let extend = cx.deadline.map(|d| whole_secs(d.saturating_duration_since(Instant::now())));
         loop {
-            let left = crate::responder::time_left(cx.deadline);
+            let left = crate::responder::time_left(deadline);
             if cx.withdrawn() && SIGNAL.load(Ordering::SeqCst) == 0 {
-                return self.withdrawn_notice(cx.withdrawal_reason().as_deref());
+                return self.withdrawn_notice(cx);
             }
-            if let Some(o) = ended(left) {
-                return Ok(o);
+            if SIGNAL.load(Ordering::SeqCst) != 0 {
+                return Ok(Outcome::Quit);
             }
-            let small = self.frame(screen, left, &mut guard)?;
+            if left == Some(Duration::ZERO) {
+                // The cancel is sent at once; the notice that says so is
+                // shown before anything else and waits for a key.
+                if !cx.claim_answer() {
+                    return self.withdrawn_notice(cx);
+                }
+                self.pending = Some(Notice::timed_out(&screen_label(cx), extend));
+                return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
+            }
+            let clock = left.zip(extend).map(|(l, e)| screens::Clock {
+                left: whole_secs(l).as_secs(),
+                extend: e.as_secs(),
+            });
+            let small = self.frame(screen, clock, &mut guard)?;
             let timeout = left.map_or(TICK, |l| l.min(TICK));
             if let Input::Key(k) = read_input(timeout)? {
+                if k == EXTEND {
+                    if let (Some(d), Some(e)) = (deadline.as_mut(), extend) {
+                        *d += e;
+                    }
+                    continue;
+                }
                 if let Some(o) = self.dispatch(screen, &mut guard, small, k) {
+                    // A key read as the source withdrew the request never
+                    // counts as its answer: the withdrawal is said instead.
+                    if matches!(o, Outcome::Answer(_)) && !cx.claim_answer() {
+                        return self.withdrawn_notice(cx);
+                    }
                     return Ok(o);
                 }
                 // Enter or `o` now does something else (the review, the
@@ -399,34 +471,58 @@ impl TuiResponder {
         }
     }
 
-    /// The request on screen was withdrawn by its source (with the
-    /// `reason` it gave, if any): say so until a
-    /// key that passes the guard (a key typed for the withdrawn screen
-    /// neither dismisses the notice unseen nor reaches the next request),
-    /// Ctrl-C or a signal. The answer returned is never sent.
-    fn withdrawn_notice(&mut self, reason: Option<&str>) -> Result<Outcome, RespondError> {
+    /// The request on screen was withdrawn by its source: say how (in
+    /// its own words for each way, with the server's reason if it gave
+    /// one) until a key that passes the guard (a key typed for the
+    /// withdrawn screen neither dismisses the notice unseen nor reaches the
+    /// next request), Ctrl-C or a signal. The answer returned is never sent.
+    fn withdrawn_notice(&mut self, cx: &Context) -> Result<Outcome, RespondError> {
+        let why = cx
+            .withdrawn_why()
+            .unwrap_or(crate::responder::WithdrawReason::Cancelled(None));
+        let notice = Notice::withdrawn(&why);
+        Ok(self
+            .show_notice(&notice)?
+            .unwrap_or(Outcome::Answer(Answer::bare(Action::Cancel))))
+    }
+
+    /// Show `notice` until a key that passes its guard (None), Ctrl-C
+    /// (cancel, or quit as the second within [`QUIT_WINDOW`]) or a signal
+    /// (quit).
+    fn show_notice(&mut self, notice: &Notice) -> Result<Option<Outcome>, RespondError> {
         let mut guard = guard::ConsentGuard::new(CONSENT_GUARD);
         self.repaint = true;
         loop {
             if SIGNAL.load(Ordering::SeqCst) != 0 {
-                return Ok(Outcome::Quit);
+                return Ok(Some(Outcome::Quit));
             }
             self.clear_if_asked()?;
             let theme = &self.theme;
             let mut area = ratatui::layout::Rect::default();
             self.tty.draw(|f| {
                 area = f.area();
-                view::draw_withdrawn_because(f, theme, reason);
+                view::draw_notice(f, theme, &notice.title, &notice.lines);
             })?;
             guard.frame(area, true, Instant::now());
             match read_input(TICK)? {
-                Input::Key(Key::Ctrl('c')) => return Ok(self.ctrl_c()),
+                Input::Key(Key::Ctrl('c')) => return Ok(Some(self.ctrl_c())),
                 Input::Key(Key::Ctrl('l')) => self.repaint = true,
-                Input::Key(_) if guard.admit(Instant::now()) => {
-                    return Ok(Outcome::Answer(Answer::bare(Action::Cancel)))
-                }
+                Input::Key(_) if guard.admit(Instant::now()) => return Ok(None),
                 _ => {}
             }
+        }
+    }
+
+    /// Show the notice a request that already ended left (time ran out),
+    /// if any, until it is acknowledged; true when the person quit there.
+    fn acknowledge_pending(&mut self) -> Result<bool, RespondError> {
+        let Some(notice) = self.pending.take() else {
+            return Ok(false);
+        };
+        let _g = LoopGuard::enter();
+        match self.show_notice(&notice)? {
+            Some(Outcome::Quit) => Ok(true),
+            _ => Ok(false),
         }
     }
 
@@ -439,15 +535,14 @@ impl TuiResponder {
         Ok(())
     }
 
-    /// Draw one frame of `screen` (`left`: time before the deadline) and
-    /// report it to `guard`; returns whether the request did not fit.
+    /// Draw one frame of `screen` (`clock`: the time before the deadline)
+    /// and report it to `guard`; returns whether the request did not fit.
     fn frame(
         &mut self,
         screen: &mut dyn Screen,
-        left: Option<Duration>,
+        clock: Option<screens::Clock>,
         guard: &mut guard::ConsentGuard,
     ) -> Result<bool, RespondError> {
-        let secs = left.map(|d| d.as_secs() + u64::from(d.subsec_nanos() > 0));
         self.clear_if_asked()?;
         let theme = &self.theme;
         let mut small = false;
@@ -455,7 +550,7 @@ impl TuiResponder {
         self.tty.draw(|f| {
             area = f.area();
             small = area.width < view::MIN_WIDTH || area.height < view::MIN_HEIGHT;
-            small |= !screen.draw(f, theme, secs);
+            small |= !screen.draw(f, theme, clock);
         })?;
         guard.frame(area, !small, Instant::now());
         Ok(small)
@@ -529,18 +624,60 @@ impl TuiResponder {
     }
 }
 
-/// Whether the loop ends before the next frame: a signal (quit), or the
-/// deadline passed (`left`: the time before it; cancel). A withdrawal is
-/// the loop's: it shows a notice first.
-fn ended(left: Option<Duration>) -> Option<Outcome> {
-    if SIGNAL.load(Ordering::SeqCst) != 0 {
-        return Some(Outcome::Quit);
-    }
-    if left == Some(Duration::ZERO) {
-        return Some(Outcome::Answer(Answer::bare(Action::Cancel)));
-    }
-    None
+/// The key that extends the deadline ([`view::EXTEND_KEY`]).
+const EXTEND: Key = Key::Ctrl('t');
+
+/// A duration rounded up to whole seconds.
+fn whole_secs(d: Duration) -> Duration {
+    Duration::from_secs(d.as_secs() + u64::from(d.subsec_nanos() > 0))
 }
+
+/// Which request a notice is about: "request N of M".
+fn screen_label(cx: &Context) -> String {
+    format!("request {} of {}", cx.progress.index, cx.progress.total)
+}
+
+/// A full-screen notice that waits for a key: how a request ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Notice {
+    /// The sentence that says what happened.
+    title: String,
+    /// More lines (safe text).
+    lines: Vec<String>,
+}
+
+impl Notice {
+    /// The source withdrew the request (each way its own words).
+    fn withdrawn(why: &crate::responder::WithdrawReason) -> Self {
+        let mut lines = Vec::new();
+        if let crate::responder::WithdrawReason::Cancelled(Some(r)) = why {
+            lines.push(crate::responder::withdrawn_reason_line(r));
+        }
+        Notice {
+            title: why.notice().to_owned(),
+            lines,
+        }
+    }
+
+    /// `--timeout` ran out on `which` request: cancel was sent.
+    fn timed_out(which: &str, extend: Option<Duration>) -> Self {
+        let mut lines = vec![format!("It was {which}.")];
+        if let Some(e) = extend {
+            lines.push(format!(
+                "Next time, {} gives a request {}s more while it is on screen.",
+                view::EXTEND_KEY,
+                e.as_secs()
+            ));
+        }
+        Notice {
+            title: TIMED_OUT_NOTICE.to_owned(),
+            lines,
+        }
+    }
+}
+
+/// The sentence of the notice shown when `--timeout` ran out on a request.
+pub const TIMED_OUT_NOTICE: &str = "Time ran out: this request was cancelled (cancel was sent).";
 
 /// The requesting server as the URL screen names it: `Title (name
 /// version)`, `name version` or `name` (sanitised when drawn).
@@ -573,6 +710,11 @@ fn not_executable_lines(req: &RequestEvent, reason: String) -> Vec<(String, bool
 impl Responder for TuiResponder {
     fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
         self.wait_armed = false;
+        // What the last request's end left to say comes first: no key read
+        // before it is acknowledged reaches this request.
+        if self.acknowledge_pending()? {
+            return Ok(Outcome::Quit);
+        }
         let header = Header::of(req, cx.progress);
         let out = match &req.view {
             RequestView::Body(r) => match &r.body {
@@ -588,10 +730,14 @@ impl Responder for TuiResponder {
                 self.run(cx, &mut RefusableScreen::new(header, lines))
             }
         };
-        if out.is_ok() {
+        if matches!(out, Ok(Outcome::Answer(_))) && !cx.withdrawn() {
             self.answered += 1;
         }
         out
+    }
+
+    fn finish(&mut self) {
+        let _ = self.acknowledge_pending();
     }
 
     fn idle(&mut self, wait: Duration) -> bool {
@@ -599,6 +745,11 @@ impl Responder for TuiResponder {
     }
 
     fn wait(&mut self, wait: Duration, shown: &Waiting) -> WaitKey {
+        match self.acknowledge_pending() {
+            Ok(true) => return WaitKey::Quit,
+            Ok(false) => {}
+            Err(_) => return WaitKey::Nothing,
+        }
         let _g = LoopGuard::enter();
         let end = Instant::now() + wait;
         loop {

@@ -30,10 +30,10 @@ pub(crate) trait Screen {
     /// before its keys count.
     fn grace(&self) -> Duration;
 
-    /// Draw one frame with `theme`; `secs` is the seconds left before
+    /// Draw one frame with `theme`; `clock` is the time left before
     /// `--timeout` cancels (None: no timeout). Returns whether the request
     /// was shown whole (false: too small; then only Esc counts).
-    fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool;
+    fn draw(&mut self, f: &mut Frame, theme: &Theme, clock: Option<Clock>) -> bool;
 
     /// One key (never Ctrl-C).
     fn key(&mut self, k: &Key) -> Step;
@@ -45,6 +45,14 @@ pub(crate) trait Screen {
     fn stage(&self) -> u8 {
         0
     }
+}
+
+/// The time a screen shows: seconds left before `--timeout` cancels, and
+/// the seconds the extend key adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Clock {
+    pub(crate) left: u64,
+    pub(crate) extend: u64,
 }
 
 /// A decided answer with no content.
@@ -100,8 +108,9 @@ impl Screen for FormScreen {
         FORM_GUARD
     }
 
-    fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool {
-        self.header.seconds_left = secs;
+    fn draw(&mut self, f: &mut Frame, theme: &Theme, clock: Option<Clock>) -> bool {
+        self.header.seconds_left = clock.map(|c| c.left);
+        self.header.extend_secs = clock.map(|c| c.extend);
         // The first frame, and the first after a resize, scroll as far as
         // needed for the focused input to show (the message stays above it
         // as far as the screen allows).
@@ -181,8 +190,9 @@ impl Screen for RefusableScreen {
         FORM_GUARD
     }
 
-    fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool {
-        self.header.seconds_left = secs;
+    fn draw(&mut self, f: &mut Frame, theme: &Theme, clock: Option<Clock>) -> bool {
+        self.header.seconds_left = clock.map(|c| c.left);
+        self.header.extend_secs = clock.map(|c| c.extend);
         let (h, lines) = (&self.header, &self.lines);
         view::draw_refusable(f, theme, h, lines, self.focus, &mut self.scroll);
         true
@@ -241,11 +251,12 @@ impl Screen for UrlScreen {
         CONSENT_GUARD
     }
 
-    fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool {
+    fn draw(&mut self, f: &mut Frame, theme: &Theme, clock: Option<Clock>) -> bool {
         if view::too_small(f, theme) {
             return false;
         }
-        self.state.set_seconds_left(secs);
+        self.state.set_seconds_left(clock.map(|c| c.left));
+        self.state.set_extend_secs(clock.map(|c| c.extend));
         url_view::draw(f, f.area(), &self.state, theme);
         self.state.shown_whole()
     }
@@ -291,6 +302,7 @@ mod tests {
             mode: Mode::Url,
             progress: Progress { index: 1, total: 1 },
             seconds_left: None,
+            extend_secs: None,
         }
     }
 
@@ -306,10 +318,11 @@ mod tests {
     /// Draw `screen` once at 80x24 with `secs` left; returns the top row and
     /// whether the screen said it showed the request whole.
     fn frame(screen: &mut dyn Screen, secs: Option<u64>) -> (String, bool) {
+        let clock = secs.map(|left| Clock { left, extend: 30 });
         let mut t = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
         let theme = Theme::monochrome();
         let mut whole = false;
-        t.draw(|f| whole = screen.draw(f, &theme, secs))
+        t.draw(|f| whole = screen.draw(f, &theme, clock))
             .expect("draw");
         let buf = t.backend().buffer();
         let top: String = (0..80).map(|x| buf[(x, 0)].symbol().to_owned()).collect();
@@ -552,7 +565,10 @@ mod tests {
         assert_eq!(decided(s.key(&Key::Esc)), Some(Action::Cancel));
         let (top, whole) = frame(&mut s, Some(7));
         assert!(whole);
-        assert!(top.ends_with("request 1 of 1 · 7s left"), "{top:?}");
+        assert!(
+            top.ends_with("request 1 of 1 · 7s left · Ctrl-T +30s"),
+            "{top:?}"
+        );
     }
 
     /// Records each URL it is asked to open.
@@ -575,7 +591,7 @@ mod tests {
         assert_eq!(decided(s.key(&Key::Char('o'))), None);
         let (top, whole) = frame(&mut s, Some(42));
         assert!(whole);
-        assert_eq!(top, "Open a web page? · 42s left");
+        assert_eq!(top, "Open a web page? · 42s left · Ctrl-T +30s");
         assert!(opened.borrow().is_empty());
         // The translated key type reaches the view: Alt-Space presses the
         // focused button (Decline), as Space does.

@@ -198,6 +198,8 @@ pub struct UrlViewState {
     /// Seconds left before `--timeout` cancels the request, shown in the
     /// title as the form shows it in its header.
     seconds_left: Option<u64>,
+    /// Seconds the extend key adds (None: no timeout).
+    extend_secs: Option<u64>,
 }
 
 impl UrlViewState {
@@ -230,6 +232,7 @@ impl UrlViewState {
             unread_above: Cell::new(false),
             no_open: false,
             seconds_left: None,
+            extend_secs: None,
         }
     }
 
@@ -237,6 +240,12 @@ impl UrlViewState {
     /// timeout); the title shows them as `· 42s left`.
     pub fn set_seconds_left(&mut self, secs: Option<u64>) {
         self.seconds_left = secs;
+    }
+
+    /// The seconds the extend key ([`super::view::EXTEND_KEY`]) adds,
+    /// shown beside the countdown (None: no timeout).
+    pub fn set_extend_secs(&mut self, secs: Option<u64>) {
+        self.extend_secs = secs;
     }
 
     /// With `--no-open` nothing is opened: the consent button reads
@@ -665,11 +674,12 @@ fn title_text(state: &UrlViewState, title: &str, width: usize) -> String {
         format!("{title} · {progress}")
     };
     if let Some(s) = state.seconds_left {
-        let full = format!("{text} · {s}s left");
+        let clock = super::view::countdown(s, state.extend_secs);
+        let full = format!("{text}{clock}");
         text = if full.chars().map(cw).sum::<usize>() <= width {
             full
         } else {
-            format!("{title} · {s}s left")
+            format!("{title}{clock}")
         };
     }
     wrap_words(&text, width)

@@ -47,6 +47,8 @@ pub struct Header {
     pub progress: Progress,
     /// Seconds left before `--timeout` cancels, if any.
     pub seconds_left: Option<u64>,
+    /// Seconds [`EXTEND_KEY`] adds to the time left (None: no timeout).
+    pub extend_secs: Option<u64>,
 }
 
 impl Header {
@@ -60,6 +62,7 @@ impl Header {
             mode: req.mode,
             progress,
             seconds_left: None,
+            extend_secs: None,
         }
     }
 }
@@ -80,6 +83,19 @@ pub fn too_small(f: &mut Frame, theme: &Theme) -> bool {
         .collect();
     f.render_widget(Paragraph::new(lines), a);
     true
+}
+
+/// The key that gives the request on screen more time (`--timeout`): the
+/// deadline moves on by the time the request had when it first appeared.
+pub const EXTEND_KEY: &str = "Ctrl-T";
+
+/// The countdown a header or title shows: ` · 42s left`, with the key that
+/// adds `extend` seconds when there is one (` · 42s left · Ctrl-T +60s`).
+pub fn countdown(left: u64, extend: Option<u64>) -> String {
+    match extend {
+        Some(e) => format!(" · {left}s left · {EXTEND_KEY} +{e}s"),
+        None => format!(" · {left}s left"),
+    }
 }
 
 /// Below this many rows the header is compact: who asks and the progress on
@@ -116,7 +132,7 @@ fn header_lines(
     }
     let mut right = format!("request {} of {}", h.progress.index, h.progress.total);
     if let Some(s) = h.seconds_left {
-        right.push_str(&format!(" · {s}s left"));
+        right.push_str(&countdown(s, h.extend_secs));
     }
     let room = w.saturating_sub(width(&right) + 1);
     let left = clip(&who, room);
@@ -750,7 +766,10 @@ fn draw_form_inner(
                 .map(|btn| (btn.label(), form.focus() == Focus::Button(*btn)))
                 .collect();
             footer.push(buttons_line(&labels, theme));
-            footer.push(help_line(&HELP_EDIT_LINES, theme, w));
+            footer.push(match form.confirming() {
+                Some(a) => confirm_line(a, theme, w),
+                None => help_line(&HELP_EDIT_LINES, theme, w),
+            });
             if let Focus::Button(_) = form.focus() {
                 // Buttons are in the footer; keep the scroll where it is.
             }
@@ -768,9 +787,16 @@ fn draw_form_inner(
             for l in display_multiline(&json) {
                 b.text(&l, theme.text(), 2, w);
             }
-            footer.push(Line::raw(""));
+            // A discard waiting for confirmation asks here.
+            footer.push(match form.notice() {
+                Some(n) => Line::styled(clip(&format!(" {}", display(n)), w), theme.notice()),
+                None => Line::raw(""),
+            });
             footer.push(buttons_line(&[("Send", true), ("Back", false)], theme));
-            footer.push(help_line(&[crate::form::HELP_REVIEW], theme, w));
+            footer.push(match form.confirming() {
+                Some(a) => confirm_line(a, theme, w),
+                None => help_line(&[crate::form::HELP_REVIEW], theme, w),
+            });
         }
     }
     if !follow_focus {
@@ -779,6 +805,12 @@ fn draw_form_inner(
     b.place = mode.place_input && matches!(form.stage(), Stage::Edit);
     let secret = form.secret_warning();
     frame_with(f, theme, header, secret.as_deref(), b, footer, scroll)
+}
+
+/// The help line while a discard waits for confirmation: its keys, in the
+/// notice style so the question is not missed.
+fn confirm_line(a: crate::binding::Action, theme: &Theme, w: usize) -> Line<'static> {
+    Line::styled(clip(&crate::form::discard_keys(a), w), theme.notice())
 }
 
 /// The review step's key help while its end has not been on screen: Enter
@@ -804,7 +836,7 @@ pub fn draw_form_view_seen(
     let a = f.area();
     let reviewing = matches!(form.stage(), Stage::Review(_));
     let fits = a.width >= MIN_WIDTH && a.height >= MIN_HEIGHT;
-    if reviewing && !at_end && !review_end_seen && fits {
+    if reviewing && !at_end && !review_end_seen && fits && form.confirming().is_none() {
         // The help is the footer's last row (drawn by frame_with).
         let row = Rect::new(a.x, a.y + a.height - 1, a.width, 1);
         f.render_widget(ratatui::widgets::Clear, row);
@@ -965,6 +997,17 @@ pub fn draw_withdrawn(f: &mut Frame, theme: &Theme) {
 /// [`draw_withdrawn`] with the `reason` the server gave, if any (sanitised
 /// and bounded here, [`crate::responder::withdrawn_reason_line`]).
 pub fn draw_withdrawn_because(f: &mut Frame, theme: &Theme, reason: Option<&str>) {
+    let lines: Vec<String> = reason
+        .map(crate::responder::withdrawn_reason_line)
+        .into_iter()
+        .collect();
+    draw_notice(f, theme, WITHDRAWN_NOTICE, &lines);
+}
+
+/// A notice that waits for a key (how a request ended): `title`, then
+/// `more` (safe text, e.g. the server's reason already sanitised), then
+/// "Press any key to continue.".
+pub fn draw_notice(f: &mut Frame, theme: &Theme, title: &str, more: &[String]) {
     if too_small(f, theme) {
         return;
     }
@@ -972,11 +1015,10 @@ pub fn draw_withdrawn_because(f: &mut Frame, theme: &Theme, reason: Option<&str>
     let mut lines = vec![
         Line::styled("ahp-elicit", theme.title()),
         Line::raw(""),
-        Line::styled(WITHDRAWN_NOTICE, theme.notice()),
+        Line::styled(title.to_owned(), theme.notice()),
     ];
-    if let Some(r) = reason {
-        let line = crate::responder::withdrawn_reason_line(r);
-        lines.push(Line::styled(line, theme.text()));
+    for l in more {
+        lines.push(Line::styled(display(l).into_owned(), theme.text()));
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled("Press any key to continue.", theme.muted()));
