@@ -123,9 +123,7 @@ impl WithdrawReason {
             WithdrawReason::CallFinished => {
                 "the call that asked has finished: the request was withdrawn".into()
             }
-            WithdrawReason::ServerExited => {
-                "the server exited: the request was withdrawn".into()
-            }
+            WithdrawReason::ServerExited => "the server exited: the request was withdrawn".into(),
             WithdrawReason::StreamClosed => {
                 "the connection closed: the request was withdrawn".into()
             }

@@ -23,6 +23,7 @@ fn header() -> Header {
         mode: Mode::Form,
         progress: Progress { index: 1, total: 1 },
         seconds_left: None,
+        extend_secs: None,
     }
 }
 

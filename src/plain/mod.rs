@@ -150,7 +150,9 @@ impl<I: LineIo> PlainResponder<I> {
                 .deadline
                 .and_then(|d| d.checked_sub(LATE_WARNING))
                 .filter(|_| !self.warned);
-            let r = self.io.ask(prompt, warn_at.or(cx.deadline), &|| cx.withdrawn())?;
+            let r = self
+                .io
+                .ask(prompt, warn_at.or(cx.deadline), &|| cx.withdrawn())?;
             if r == Reply::TimedOut && warn_at.is_some() {
                 self.warned = true;
                 if crate::responder::time_left(cx.deadline).is_some_and(|l| !l.is_zero()) {

@@ -404,7 +404,11 @@ impl Responder for Claimer {
         while !self.tried.load(SeqCst) && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(5));
         }
-        let a = if claimed { Action::Decline } else { Action::Cancel };
+        let a = if claimed {
+            Action::Decline
+        } else {
+            Action::Cancel
+        };
         Ok(Outcome::Answer(Answer::bare(a)))
     }
 }

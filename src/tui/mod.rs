@@ -32,6 +32,7 @@
 //! deadline, Ctrl-C and signals; the screens share the scroll window, the
 //! button row and the help line ([`chrome`]) and draw with the [`Theme`].
 
+pub mod background;
 pub mod chrome;
 pub mod guard;
 pub mod keys;
@@ -291,7 +292,10 @@ fn read_input(timeout: Duration) -> Result<Input, RespondError> {
             FILTER.with(|f| f.borrow_mut().feed(*k, now))
         }
         // Another event ends a held Esc (it was a lone Esc).
-        _ => FILTER.with(|f| f.borrow_mut().flush_now()).into_iter().collect(),
+        _ => FILTER
+            .with(|f| f.borrow_mut().flush_now())
+            .into_iter()
+            .collect(),
     };
     QUEUED.with(|q| {
         let mut q = q.borrow_mut();
@@ -420,7 +424,9 @@ impl TuiResponder {
         // The person may extend the deadline by the time the request had
         // when it appeared (the `--timeout` amount, in whole seconds).
         let mut deadline = cx.deadline;
-        let extend = cx.deadline.map(|d| whole_secs(d.saturating_duration_since(Instant::now())));
+        let extend = cx
+            .deadline
+            .map(|d| whole_secs(d.saturating_duration_since(Instant::now())));
         loop {
             let left = crate::responder::time_left(deadline);
             if cx.withdrawn() && SIGNAL.load(Ordering::SeqCst) == 0 {

@@ -1,0 +1,96 @@
+//! Keys as they arrive from a real terminal, end to end: the real
+//! `ahp-elicit respond` in a pseudo-terminal, stdout to a file. An Esc that
+//! a letter follows a few milliseconds later (Alt over a slow link) is Alt
+//! plus the letter, not a cancel; a terminal's reply to a colour query is
+//! never typed into a field; a form with typed text asks before Esc throws
+//! it away.
+//!
+//! Every wait is for screen text; the timeouts only guard against a hang.
+
+#![cfg(unix)]
+
+mod common;
+use common::pty::*;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use expectrl::Expect;
+use serde_json::json;
+
+/// One form request with a text field "Name".
+fn one_form(dir: &Path) -> PathBuf {
+    let params = json!({"message": "Who are you?", "requestedSchema": {"type": "object",
+        "properties": {"name": {"type": "string", "title": "Name"}}}});
+    let path = dir.join("requests.jsonl");
+    std::fs::write(&path, common::request_line("keys", "evt-1", &params) + "\n")
+        .expect("write requests");
+    path
+}
+
+fn start(dir: &Path, out: &Path) -> Tui {
+    let input = one_form(dir);
+    Tui::start(dir, out, 80, 24, &format!("respond '{}'", input.display()))
+}
+
+/// The name the run sent (it must have been accepted).
+fn sent_name(out: &Path) -> String {
+    let rs = results(out);
+    assert_eq!(actions_and_parents(&rs), vec![("accept", "evt-1")]);
+    rs[0].2["content"]["name"]
+        .as_str()
+        .expect("name")
+        .to_owned()
+}
+
+#[test]
+fn an_esc_then_a_letter_over_a_slow_link_is_alt_and_replies_are_not_typed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = start(dir.path(), &out);
+    t.wait_for("Who are you?");
+    t.send("hello world");
+    t.wait_for("hello world");
+    // Alt-B as a slow link delivers it: ESC, then `b` a little later.
+    t.send("\u{1b}");
+    std::thread::sleep(Duration::from_millis(20));
+    t.s.send("b").expect("send b");
+    // Another program's colour query answered by the terminal, in one
+    // piece and split after the ESC.
+    t.send("\u{1b}]11;rgb:ffff/ffff/ffff\u{1b}\\");
+    t.send("\u{1b}");
+    t.s.send("]11;rgb:0000/0000/0000\u{7}")
+        .expect("send the rest");
+    t.send("X");
+    t.wait_for("hello Xworld");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(sent_name(&out), "hello Xworld");
+}
+
+#[test]
+fn esc_in_a_form_with_typed_text_asks_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = start(dir.path(), &out);
+    t.wait_for("Who are you?");
+    t.send("Ada");
+    t.wait_for("Ada");
+    t.send("\u{1b}");
+    t.wait_for("Throw away what you entered and cancel?");
+    t.wait_for("Esc again or y: cancel");
+    // Any other key goes back, with the text kept.
+    t.send("q");
+    t.wait_for("^S submit");
+    assert!(!t.shows("Throw away"), "{}", t.screen());
+    t.send("\u{1b}");
+    t.wait_for("Throw away what you entered and cancel?");
+    t.send("y");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-1")]
+    );
+}
