@@ -193,7 +193,10 @@ impl Tty {
             return Ok(());
         }
         self.term
-            .draw(f)
+            .draw(|frame| {
+                f(frame);
+                text::settle_wide(frame.buffer_mut());
+            })
             .map(|_| ())
             .map_err(|e| RespondError::Io(format!("terminal: {e}")))
     }
