@@ -178,6 +178,14 @@ fn timeout_cancels_unanswered_requests_and_says_so() {
         actions_and_parents(&results(&out)),
         vec![("cancel", "evt-1"), ("cancel", "evt-2")]
     );
+    // Said on stderr too, once the screen is given back.
+    let err = t.stderr();
+    assert_eq!(
+        err.matches("time ran out (--timeout), cancel was sent")
+            .count(),
+        2,
+        "{err}"
+    );
 }
 
 /// Ctrl-T gives the request on screen the time again: a form with a 2 s
@@ -364,11 +372,7 @@ fn results_of_a_file_input_piped_on_wait_for_the_screen_to_end() {
         &out,
         80,
         24,
-        &format!(
-            "respond '{}' | tee '{}'",
-            input.display(),
-            piped.display()
-        ),
+        &format!("respond '{}' | tee '{}'", input.display(), piped.display()),
     );
     t.wait_for("First form.");
     t.send("\u{1b}");
@@ -382,6 +386,10 @@ fn results_of_a_file_input_piped_on_wait_for_the_screen_to_end() {
     assert_eq!(t.finish(), 0);
     assert_eq!(
         actions_and_parents(&results(&piped)),
-        vec![("cancel", "evt-1"), ("cancel", "evt-2"), ("cancel", "evt-3")]
+        vec![
+            ("cancel", "evt-1"),
+            ("cancel", "evt-2"),
+            ("cancel", "evt-3")
+        ]
     );
 }

@@ -174,7 +174,10 @@ fn terminal_responder(
     use ahp_elicit::tui::theme::Theme;
     let theme = Theme::resolve_for_terminal(args.theme.as_deref()).map_err(|e| e.to_string())?;
     let tui = ahp_elicit::tui::TuiResponder::new(theme).map_err(|e| e.to_string())?;
-    Ok(Box::new(tui.with_launcher(launcher, args.no_open)))
+    Ok(Box::new(
+        tui.with_launcher(launcher, args.no_open)
+            .with_notices(Notices::stderr()),
+    ))
 }
 
 #[cfg(not(feature = "tui"))]

@@ -787,3 +787,20 @@ fn control_d_after_an_answer_asks_before_it_declines() {
     assert_eq!(action(&o), Action::Decline);
     assert!(!t.contains("Throw away"), "{t}");
 }
+
+/// A bound of one says "character", not "characters".
+#[test]
+fn a_bound_of_one_is_one_character() {
+    let req = form(
+        json!({"a": {"type": "string", "title": "A", "minLength": 1},
+               "b": {"type": "string", "title": "B", "maxLength": 1}}),
+        &[],
+    );
+    let (_, t) = run(&req, &["x", "y", "send"]);
+    assert!(
+        t.contains("text of at least 1 character,") || t.contains("text of at least 1 character."),
+        "{t}"
+    );
+    assert!(t.contains("text of at most 1 character"), "{t}");
+    assert!(!t.contains("1 characters"), "{t}");
+}

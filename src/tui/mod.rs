@@ -350,6 +350,9 @@ pub struct TuiResponder {
     /// A notice about a request that already ended (time ran out), shown
     /// before anything else until a key acknowledges it.
     pending: Option<Notice>,
+    /// Where a request's end is also reported (stderr in the binary: held
+    /// while the screen is up, written after).
+    notices: Option<crate::notice::Notices>,
 }
 
 struct LoopGuard;
@@ -382,6 +385,7 @@ impl TuiResponder {
             no_open: false,
             repaint: true,
             pending: None,
+            notices: None,
         })
     }
 
@@ -396,6 +400,14 @@ impl TuiResponder {
     ) -> Self {
         self.launcher = Some(launcher);
         self.no_open = no_open;
+        self
+    }
+
+    /// Also report each request that time ran out on to `notices` (the
+    /// binary passes stderr), so the run's output says it after the screen
+    /// is gone.
+    pub fn with_notices(mut self, notices: crate::notice::Notices) -> Self {
+        self.notices = Some(notices);
         self
     }
 
@@ -445,6 +457,12 @@ impl TuiResponder {
                     return self.withdrawn_notice(cx);
                 }
                 self.pending = Some(Notice::timed_out(&screen_label(cx), extend));
+                if let Some(n) = &self.notices {
+                    n.say(&format!(
+                        "ahp-elicit: {}: time ran out (--timeout), cancel was sent",
+                        screen_label(cx)
+                    ));
+                }
                 return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
             }
             let clock = left.zip(extend).map(|(l, e)| screens::Clock {

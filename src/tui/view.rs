@@ -251,10 +251,13 @@ fn field_hint(st: &FieldState) -> Option<String> {
                 FieldValue::Text { input, set: true } => input.value().chars().count() as u64,
                 _ => 0,
             };
+            // "1 character", "0/1 character", "2/80 characters": the unit
+            // agrees with the number it counts up to.
+            let unit = |k: u64| if k == 1 { "character" } else { "characters" };
             match (min_length, max_length) {
-                (Some(a), Some(b)) => parts.push(format!("{n}/{b} characters, at least {a}")),
-                (None, Some(b)) => parts.push(format!("{n}/{b} characters")),
-                (Some(a), None) => parts.push(format!("{n} characters, at least {a}")),
+                (Some(a), Some(b)) => parts.push(format!("{n}/{b} {}, at least {a}", unit(*b))),
+                (None, Some(b)) => parts.push(format!("{n}/{b} {}", unit(*b))),
+                (Some(a), None) => parts.push(format!("{n} {}, at least {a}", unit(n))),
                 (None, None) => {}
             }
             (!parts.is_empty()).then(|| parts.join(" · "))
@@ -1035,3 +1038,36 @@ pub fn draw_notice(f: &mut Frame, theme: &Theme, title: &str, more: &[String]) {
 
 /// The sentence of the withdrawal notice ([`draw_withdrawn`]).
 pub const WITHDRAWN_NOTICE: &str = "The server withdrew this request. Nothing was sent.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hint(props: serde_json::Value, typed: &str) -> Option<String> {
+        let v = serde_json::json!({"type": "object", "properties": props});
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut form = Form::new(&schema, "");
+        for c in typed.chars() {
+            form.handle_key(&crate::form::Key::Char(c));
+        }
+        field_hint(&form.fields()[0])
+    }
+
+    #[test]
+    fn the_count_of_characters_agrees_with_its_number() {
+        let at_least = serde_json::json!({"a": {"type": "string", "minLength": 2}});
+        assert_eq!(
+            hint(at_least.clone(), "x").as_deref(),
+            Some("1 character, at least 2")
+        );
+        assert_eq!(
+            hint(at_least, "xy").as_deref(),
+            Some("2 characters, at least 2")
+        );
+        let one = serde_json::json!({"a": {"type": "string", "maxLength": 1}});
+        assert_eq!(hint(one, "").as_deref(), Some("0/1 character"));
+        let many = serde_json::json!({"a": {"type": "string", "maxLength": 80}});
+        assert_eq!(hint(many, "x").as_deref(), Some("1/80 characters"));
+    }
+}
