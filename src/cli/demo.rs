@@ -80,6 +80,9 @@ pub fn read_request_file(p: &std::path::Path) -> Result<binding::RequestEvent, L
 
 fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEvent, String> {
     let v = binding::parse_json(bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+    if let Some(h) = ahp_elicit::misplaced::hint(&v) {
+        return Err(format!("{}: {h}", p.display()));
+    }
     binding::read_request_event(&v).map_err(|es| {
         es.iter()
             .map(|e| format!("{}: {e}", p.display()))
