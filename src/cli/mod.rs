@@ -544,6 +544,7 @@ mod shared_tests {
                 "log",
                 "log-values",
                 "plain",
+                "notify",
                 "schema-policy"
             ]
         );
@@ -563,6 +564,7 @@ mod shared_tests {
                 "schema-policy",
                 "timeout",
                 "connect-timeout",
+                "notify",
                 "source-adapter",
                 "log",
                 "log-values"

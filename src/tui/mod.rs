@@ -115,6 +115,7 @@ pub fn restore_terminal() {
                 LeaveAlternateScreen,
                 cursor::Show
             );
+            let _ = tty.write_all(b"\x1b[23;0t");
             let _ = tty.flush();
         }
         let _ = disable_raw_mode();
@@ -156,6 +157,9 @@ impl Tty {
             .map_err(|e| RespondError::Io(format!("no terminal: cannot enter raw mode ({e})")))?;
         ACTIVE.store(true, Ordering::SeqCst);
         let mut w = BufWriter::new(tty);
+        // The window title is saved (xterm's title stack) and restored on
+        // exit: `--notify` sets it while a request waits.
+        let _ = w.write_all(b"\x1b[22;0t");
         let setup = execute!(w, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide);
         if let Err(e) = setup {
             restore_terminal();
@@ -183,6 +187,17 @@ impl Tty {
         ratatui::backend::Backend::clear_region(backend, ratatui::backend::ClearType::All)
             .and_then(|()| ratatui::backend::Backend::flush(backend))
             .map_err(|e| RespondError::Io(format!("terminal: {e}")))
+    }
+
+    /// Write `bytes` (a title, a bell: nothing that moves the cursor) to
+    /// the terminal as they are; nothing once the terminal was given back.
+    fn write_raw(&mut self, bytes: &[u8]) {
+        let _lock = TERM_LOCK.lock();
+        if bytes.is_empty() || !ACTIVE.load(Ordering::SeqCst) {
+            return;
+        }
+        let w = self.term.backend_mut();
+        let _ = w.write_all(bytes).and_then(|()| w.flush());
     }
 
     fn draw(&mut self, f: impl FnOnce(&mut Frame)) -> Result<(), RespondError> {
@@ -353,6 +368,10 @@ pub struct TuiResponder {
     /// Where a request's end is also reported (stderr in the binary: held
     /// while the screen is up, written after).
     notices: Option<crate::notice::Notices>,
+    /// `--notify`: how a request that arrives after a wait is signalled.
+    notify: Notify,
+    /// Since when the waiting screen has been up (None while a request is).
+    waiting_since: Option<Instant>,
 }
 
 struct LoopGuard;
@@ -386,6 +405,8 @@ impl TuiResponder {
             repaint: true,
             pending: None,
             notices: None,
+            notify: Notify::None,
+            waiting_since: None,
         })
     }
 
@@ -408,6 +429,13 @@ impl TuiResponder {
     /// is gone.
     pub fn with_notices(mut self, notices: crate::notice::Notices) -> Self {
         self.notices = Some(notices);
+        self
+    }
+
+    /// Signal a request that arrives after the screen has waited
+    /// ([`Notify`]; a new responder signals nothing).
+    pub fn with_notify(mut self, how: Notify) -> Self {
+        self.notify = how;
         self
     }
 
@@ -651,6 +679,57 @@ impl TuiResponder {
     }
 }
 
+/// How the terminal signals a request that arrives after the screen has
+/// been waiting for at least [`NOTIFY_AFTER`] (`--notify`; default
+/// `bell`). With `bell` or `osc` the window title also says a request is
+/// waiting while one is on screen (the title is restored on exit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Notify {
+    /// Ring the terminal bell (BEL).
+    #[default]
+    Bell,
+    /// A desktop notification through the terminal (OSC 9 and OSC 777,
+    /// which terminals that do not know them ignore), and the bell.
+    Osc,
+    /// No signal, no title.
+    None,
+}
+
+/// How long the waiting screen must have been up for a new request to be
+/// signalled ([`Notify`]): a flowing stream goes from one request to the
+/// next without a signal each time.
+pub const NOTIFY_AFTER: Duration = Duration::from_secs(2);
+
+/// The bytes that signal a waiting request: the title, then the bell or a
+/// notification. `from` is the requesting server's name; only letters,
+/// digits, spaces and `.-_()` of it are kept (at most 40), so nothing of
+/// the server's text can end or extend the escape sequence.
+pub fn notify_bytes(how: Notify, from: &str) -> Vec<u8> {
+    let name: String = from
+        .chars()
+        .filter(|c| c.is_alphanumeric() || " .-_()".contains(*c))
+        .filter(|c| !crate::safe_text::is_unsafe(*c))
+        .take(40)
+        .collect();
+    let name = name.trim();
+    let what = if name.is_empty() {
+        "A request is waiting".to_owned()
+    } else {
+        format!("A request from {name} is waiting")
+    };
+    let mut out = format!("\x1b]2;ahp-elicit: {what}\x1b\\");
+    match how {
+        Notify::Bell => out.push('\x07'),
+        Notify::Osc => {
+            out.push_str(&format!("\x1b]9;ahp-elicit: {what}\x1b\\"));
+            out.push_str(&format!("\x1b]777;notify;ahp-elicit;{what}\x1b\\"));
+            out.push('\x07');
+        }
+        Notify::None => return Vec::new(),
+    }
+    out.into_bytes()
+}
+
 /// The key that extends the deadline ([`view::EXTEND_KEY`]).
 const EXTEND: Key = Key::Ctrl('t');
 
@@ -742,6 +821,11 @@ impl Responder for TuiResponder {
         if self.acknowledge_pending()? {
             return Ok(Outcome::Quit);
         }
+        let waited = self.waiting_since.take();
+        if waited.is_some_and(|t| t.elapsed() >= NOTIFY_AFTER) {
+            self.tty
+                .write_raw(&notify_bytes(self.notify, &req.server.name));
+        }
         let header = Header::of(req, cx.progress);
         let out = match &req.view {
             RequestView::Body(r) => match &r.body {
@@ -778,6 +862,12 @@ impl Responder for TuiResponder {
             Err(_) => return WaitKey::Nothing,
         }
         let _g = LoopGuard::enter();
+        if self.waiting_since.is_none() {
+            self.waiting_since = Some(Instant::now());
+            if self.notify != Notify::None {
+                self.tty.write_raw(b"\x1b]2;ahp-elicit\x1b\\");
+            }
+        }
         let end = Instant::now() + wait;
         loop {
             if SIGNAL.load(Ordering::SeqCst) != 0 {
