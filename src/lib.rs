@@ -10,11 +10,22 @@
 //! {respond, mcp}` and reach an answerer only through the
 //! [`responder::Responder`] trait (see docs/architecture.md); `validate`
 //! (stream validation) builds on `binding` and `stream`, and `upstream` (the
-//! pinned MCP files) on nothing of the crate. The command line is not part
+//! pinned MCP files) on [`binding::Revision`] alone. The command line is not part
 //! of the library: it is the binary's (`src/main.rs`, `src/cli/`), and uses
 //! only what is public here.
 //! Only `tui` imports ratatui or crossterm; the library builds without the
 //! `tui` feature.
+
+/// A line to the person on stderr that never panics: std's `eprintln!`
+/// panics when stderr is closed (`ahp-elicit … 2>&1 >/dev/null | head -1`),
+/// and a message the person can no longer read is not worth a crash. This
+/// definition shadows std's for every module of the library.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
 
 pub mod binding;
 pub mod demo;

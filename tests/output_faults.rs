@@ -430,3 +430,52 @@ fn a_flood_does_not_hold_back_the_first_answer() {
     let _ = wait(&mut child);
     writer.join().expect("writer");
 }
+
+/// A closed stderr never turns a message into a panic (exit 101): the
+/// command still ends with its own exit status.
+#[test]
+fn a_closed_stderr_is_no_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.jsonl");
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{not json}\n").unwrap();
+    for (args, want) in [
+        (
+            vec!["validate".to_owned(), missing.display().to_string()],
+            2,
+        ),
+        (vec!["validate".to_owned(), bad.display().to_string()], 1),
+        (
+            vec![
+                "respond".to_owned(),
+                "--action".to_owned(),
+                "decline".to_owned(),
+                missing.display().to_string(),
+            ],
+            2,
+        ),
+    ] {
+        // stderr is a pipe whose read end is closed before the program
+        // starts: every write to it fails with EPIPE.
+        let mut fds = [0; 2];
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: both descriptors were just created by pipe() and are
+        // owned here alone.
+        let (read_end, write_end) = unsafe {
+            use std::os::fd::FromRawFd;
+            (
+                std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+                std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+            )
+        };
+        drop(read_end);
+        let mut child = Command::new(BIN)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(write_end))
+            .spawn()
+            .unwrap();
+        assert_eq!(wait(&mut child), Some(want), "{args:?}");
+    }
+}

@@ -50,6 +50,7 @@ fn checks() -> Vec<(&'static str, Check)> {
         ("ahp-elicit capabilities --modes form,url", Run(capabilities_both)),
         ("ahp-elicit capabilities --from-mcp '{\"elicitation\": {}}'", Run(capabilities_legacy)),
         ("echo '{\"message\":\"Your name?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}}' | ahp-elicit wrap --server github --server-title GitHub -", Run(wraps)),
+        ("echo '{\"mode\":\"url\",\"message\":\"Sign in\",\"url\":\"https://example.com/login\"}' | ahp-elicit wrap --server bookings --protocol-version 2026-07-28 --input-key login -", Run(wraps_2026)),
         ("ahp-elicit respond --action accept --browser 'sh -c \"echo \\\"\\$0\\\" >> opened.txt\"' examples/url-connect.request.json", Run(browser_command_gets_the_url)),
         ("ahp-elicit upstream verify", Run(upstream_verify)),
         ("ahp-elicit completions bash > ahp-elicit.bash", Run(completions)),
@@ -418,6 +419,14 @@ fn wraps(code: i32, out: &str, err: &str, _: &Path) {
     let req = ahp_elicit::binding::read_request_event(&v).expect("a valid request");
     assert_eq!(req.server.name, "github");
     assert_eq!(req.server.title.as_deref(), Some("GitHub"));
+}
+
+fn wraps_2026(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).expect("json");
+    let req = ahp_elicit::binding::read_request_event(&v).expect("a valid request");
+    assert_eq!(req.revision(), ahp_elicit::binding::Revision::V2026_07_28);
+    assert_eq!(req.mcp.and_then(|m| m.input_key).as_deref(), Some("login"));
 }
 
 /// With the pinned upstream files: exit 0. Without them (never committed):

@@ -9,11 +9,54 @@ use ahp_elicit::binding::schemas::{
     compile_offline, run, validate_event, validate_mcp_request, validate_mcp_result,
 };
 use ahp_elicit::binding::violation::Schema;
-use ahp_elicit::binding::Violation;
+use ahp_elicit::binding::{Revision, Violation};
 use ahp_elicit::upstream::{self, OVERRIDES};
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------- helpers
+
+/// (pointer, rule) of each violation: what must agree across revisions.
+fn places(errs: &[Violation]) -> Vec<(String, String)> {
+    errs.iter()
+        .map(|e| (e.pointer(), e.rule.to_string()))
+        .collect()
+}
+
+/// `params` against the request definition of every pinned revision: the
+/// closed form subset is the same in each, so they must agree on every
+/// place and rule, and each message names its revision. Returns the
+/// default revision's violations.
+fn every_rev_request(params: &Value) -> Vec<Violation> {
+    every_rev(params, validate_mcp_request)
+}
+
+/// [`every_rev_request`] for the result definition.
+fn every_rev_result(result: &Value) -> Vec<Violation> {
+    every_rev(result, validate_mcp_result)
+}
+
+fn every_rev(v: &Value, check: fn(Revision, &Value) -> Vec<Violation>) -> Vec<Violation> {
+    let first = check(Revision::DEFAULT, v);
+    for rev in Revision::ALL.iter().copied() {
+        let errs = check(rev, v);
+        assert_eq!(places(&errs), places(&first), "MCP {rev} on {v}");
+        for e in &errs {
+            assert!(e.message.ends_with(&rev.tag()), "{e} names MCP {rev}");
+        }
+    }
+    first
+}
+
+/// The params against the 2025-11-25 definition only (`_meta`, `task`,
+/// `elicitationId` are defined there).
+fn request_2025(params: &Value) -> Vec<Violation> {
+    validate_mcp_request(Revision::V2025_11_25, params)
+}
+
+/// The result against the 2025-11-25 definition only.
+fn result_2025(result: &Value) -> Vec<Violation> {
+    validate_mcp_result(Revision::V2025_11_25, result)
+}
 
 fn event(ty: &str, payload: Value) -> Value {
     json!({
@@ -515,7 +558,7 @@ fn formats_are_asserted() {
         json!("2026-11-30T05:26:41+01:00"),
     )));
     // The MCP URL request's url is format uri, asserted too.
-    let errs = validate_mcp_request(&json!({
+    let errs = request_2025(&json!({
         "mode": "url", "message": "m", "url": "not a url", "elicitationId": "x"
     }));
     one(errs, "/url", "mcp-request/format");
@@ -621,7 +664,7 @@ fn form(props: Value) -> Value {
 
 #[test]
 fn pattern_keyword_is_one_error_at_the_keyword() {
-    let errs = validate_mcp_request(&form(json!({
+    let errs = every_rev_request(&form(json!({
         "postcode": {"type": "string", "pattern": "^[0-9]{4}$"}
     })));
     let v = one(
@@ -638,7 +681,7 @@ fn additional_properties_on_requested_schema_is_rejected() {
     let mut p = form(json!({"a": {"type": "string"}}));
     p["requestedSchema"]["additionalProperties"] = json!(false);
     one(
-        validate_mcp_request(&p),
+        every_rev_request(&p),
         "/requestedSchema/additionalProperties",
         "mcp-request/additionalProperties",
     );
@@ -648,7 +691,7 @@ fn additional_properties_on_requested_schema_is_rejected() {
 fn enum_not_an_array_is_rejected() {
     // The open upstream union lets this through as a plain StringSchema.
     one(
-        validate_mcp_request(&form(json!({"size": {"type": "string", "enum": "abc"}}))),
+        every_rev_request(&form(json!({"size": {"type": "string", "enum": "abc"}}))),
         "/requestedSchema/properties/size/enum",
         "mcp-request/type",
     );
@@ -657,7 +700,7 @@ fn enum_not_an_array_is_rejected() {
 #[test]
 fn one_of_items_without_title_are_rejected() {
     one(
-        validate_mcp_request(&form(json!({"plan": {"type": "string",
+        every_rev_request(&form(json!({"plan": {"type": "string",
             "oneOf": [{"const": "free", "title": "Free"}, {"const": "team"}]}}))),
         "/requestedSchema/properties/plan/oneOf/1",
         "mcp-request/required",
@@ -667,7 +710,7 @@ fn one_of_items_without_title_are_rejected() {
 #[test]
 fn unknown_keyword_is_rejected() {
     one(
-        validate_mcp_request(&form(
+        every_rev_request(&form(
             json!({"ok": {"type": "boolean", "x-widget": "toggle"}}),
         )),
         "/requestedSchema/properties/ok/x-widget",
@@ -675,14 +718,14 @@ fn unknown_keyword_is_rejected() {
     );
     // Also inside the titled multi-select's items and options.
     one(
-        validate_mcp_request(&form(json!({"tags": {"type": "array",
+        every_rev_request(&form(json!({"tags": {"type": "array",
             "items": {"anyOf": [{"const": "a", "title": "A", "icon": "x"}]}}}))),
         "/requestedSchema/properties/tags/items/anyOf/0/icon",
         "mcp-request/additionalProperties",
     );
     // A nested object is no primitive kind: one error at its type.
     one(
-        validate_mcp_request(&form(json!({"addr": {"type": "object", "properties": {}}}))),
+        every_rev_request(&form(json!({"addr": {"type": "object", "properties": {}}}))),
         "/requestedSchema/properties/addr/type",
         "mcp-request/enum",
     );
@@ -706,7 +749,7 @@ fn the_raw_upstream_union_accepts_what_the_closed_subset_rejects() {
     for p in &open_inputs {
         assert!(raw.is_valid(p), "raw upstream accepts {p}");
         assert!(
-            !validate_mcp_request(p).is_empty(),
+            !every_rev_request(p).is_empty(),
             "closed subset rejects {p}"
         );
     }
@@ -714,7 +757,7 @@ fn the_raw_upstream_union_accepts_what_the_closed_subset_rejects() {
 
 #[test]
 fn every_primitive_kind_is_valid() {
-    valid(validate_mcp_request(&json!({
+    valid(every_rev_request(&json!({
         "message": "m",
         "requestedSchema": {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object", "required": ["s"], "properties": {
@@ -734,7 +777,7 @@ fn every_primitive_kind_is_valid() {
         "task": {"ttl": 60000, "vendor": "open"},
         "vendorExtension": 1
     })));
-    valid(validate_mcp_request(&json!({
+    valid(request_2025(&json!({
         "mode": "url", "message": "m", "url": "https://example.com/x",
         "elicitationId": "e-1", "_meta": {"k": 1}, "extra": true
     })));
@@ -743,13 +786,13 @@ fn every_primitive_kind_is_valid() {
 #[test]
 fn meta_and_task_types() {
     one(
-        validate_mcp_request(&json!({"message": "m",
+        request_2025(&json!({"message": "m",
             "requestedSchema": {"type": "object", "properties": {}}, "_meta": "x"})),
         "/_meta",
         "mcp-request/type",
     );
     one(
-        validate_mcp_request(&json!({"message": "m",
+        request_2025(&json!({"message": "m",
             "requestedSchema": {"type": "object", "properties": {}}, "task": {"ttl": "1m"}})),
         "/task/ttl",
         "mcp-request/type",
@@ -758,8 +801,7 @@ fn meta_and_task_types() {
 
 #[test]
 fn url_mode_errors_are_in_the_url_definition() {
-    let errs =
-        validate_mcp_request(&json!({"mode": "url", "message": "m", "url": "https://a.example"}));
+    let errs = request_2025(&json!({"mode": "url", "message": "m", "url": "https://a.example"}));
     one(errs, "", "mcp-request/required");
 }
 
@@ -767,29 +809,27 @@ fn url_mode_errors_are_in_the_url_definition() {
 
 #[test]
 fn result_content_values() {
-    valid(validate_mcp_result(&json!({"action": "accept",
+    valid(every_rev_result(&json!({"action": "accept",
         "content": {"s": "x", "n": 4.5, "i": 3, "b": false, "l": ["a", "b"]},
         "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t"}}})));
-    valid(validate_mcp_result(
-        &json!({"action": "decline", "vendor": 1}),
-    ));
+    valid(every_rev_result(&json!({"action": "decline", "vendor": 1})));
     one(
-        validate_mcp_result(&json!({"action": "accept", "content": {"l": ["a", 1]}})),
+        every_rev_result(&json!({"action": "accept", "content": {"l": ["a", 1]}})),
         "/content/l/1",
         "mcp-result/type",
     );
     one(
-        validate_mcp_result(&json!({"action": "accept", "content": {"o": {"x": 1}}})),
+        every_rev_result(&json!({"action": "accept", "content": {"o": {"x": 1}}})),
         "/content/o",
         "mcp-result/type",
     );
     one(
-        validate_mcp_result(&json!({"action": "accept", "content": {"z": null}})),
+        every_rev_result(&json!({"action": "accept", "content": {"z": null}})),
         "/content/z",
         "mcp-result/type",
     );
     one(
-        validate_mcp_result(&json!({"action": "ok"})),
+        every_rev_result(&json!({"action": "ok"})),
         "/action",
         "mcp-result/enum",
     );
@@ -799,7 +839,12 @@ fn result_content_values() {
 
 /// A validator for one definition of the raw tagged `schema.json`.
 fn raw_def(name: &str) -> jsonschema::Validator {
-    let dir = common::upstream_dir();
+    raw_def_of(Revision::V2025_11_25, name)
+}
+
+/// [`raw_def`] of `rev`'s tagged `schema.json`.
+fn raw_def_of(rev: Revision, name: &str) -> jsonschema::Validator {
+    let dir = common::upstream_dir(rev);
     let mut doc: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("schema.json")).unwrap()).unwrap();
     doc["$id"] = json!("https://upstream.invalid/mcp/schema.json");
@@ -810,13 +855,24 @@ fn raw_def(name: &str) -> jsonschema::Validator {
 /// The generated document without any override: what trusting the tagged
 /// JSON alone would give.
 fn without_overrides(def: &str) -> jsonschema::Validator {
-    let dir = common::upstream_dir();
+    without_overrides_of(Revision::V2025_11_25, def)
+}
+
+/// [`without_overrides`] of `rev`'s tagged files.
+fn without_overrides_of(rev: Revision, def: &str) -> jsonschema::Validator {
+    let (json, ts) = upstream_files(rev);
+    let doc = upstream::extract(rev, &json, &ts, &[]).unwrap();
+    let root = json!({"$ref": format!("{}#/$defs/{def}", rev.data().definitions_id)});
+    compile_offline(&root, &[doc]).unwrap()
+}
+
+/// The parsed tagged `schema.json` and the `schema.ts` text of `rev`.
+fn upstream_files(rev: Revision) -> (Value, String) {
+    let dir = common::upstream_dir(rev);
     let json: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("schema.json")).unwrap()).unwrap();
     let ts = std::fs::read_to_string(dir.join("schema.ts")).unwrap();
-    let doc = upstream::extract(&json, &ts, &[]).unwrap();
-    let root = json!({"$ref": format!("{}#/$defs/{def}", upstream::GENERATED_ID)});
-    compile_offline(&root, &[doc]).unwrap()
+    (json, ts)
 }
 
 fn override_named(name: &str) -> &'static upstream::Override {
@@ -831,7 +887,7 @@ fn override_number_schema_bounds_are_numbers() {
         json!({"score": {"type": "number", "minimum": 0.5, "maximum": 99.5,
         "default": 95.5}}),
     );
-    valid(validate_mcp_request(&p));
+    valid(request_2025(&p));
     assert!(!raw_def("ElicitRequestFormParams").is_valid(&p));
     let errs = run(&without_overrides("request"), &p, Schema::McpRequest);
     let mut ptrs: Vec<String> = errs.iter().map(|e| e.pointer()).collect();
@@ -847,7 +903,7 @@ fn override_number_schema_bounds_are_numbers() {
     assert!(errs.iter().all(|e| e.rule == "mcp-request/type"));
     // minimum 0.5 alone too.
     let p = form(json!({"w": {"type": "number", "minimum": 0.5}}));
-    valid(validate_mcp_request(&p));
+    valid(request_2025(&p));
     assert!(!raw_def("ElicitRequestFormParams").is_valid(&p));
 }
 
@@ -856,7 +912,7 @@ fn override_number_schema_bounds_are_numbers() {
 fn override_elicit_result_content_numbers() {
     override_named("elicit-result-content-numbers");
     let r = json!({"action": "accept", "content": {"rating": 4.5}});
-    valid(validate_mcp_result(&r));
+    valid(result_2025(&r));
     assert!(!raw_def("ElicitResult").is_valid(&r));
     one(
         run(&without_overrides("result"), &r, Schema::McpResult),
@@ -871,7 +927,7 @@ fn override_task_metadata_ttl_number() {
     override_named("task-metadata-ttl-number");
     let p = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}},
         "task": {"ttl": 1500.5}});
-    valid(validate_mcp_request(&p));
+    valid(request_2025(&p));
     assert!(!raw_def("ElicitRequestFormParams").is_valid(&p));
 }
 
@@ -881,20 +937,18 @@ fn override_progress_token_number() {
     override_named("progress-token-number");
     let p = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}},
         "_meta": {"progressToken": 1.5}});
-    valid(validate_mcp_request(&p));
+    valid(request_2025(&p));
     assert!(!raw_def("ElicitRequestFormParams").is_valid(&p));
 }
 
 #[test]
 #[ignore = "needs the pinned upstream files: run `ahp-elicit upstream refresh` or set AHP_UPSTREAM_DIR"]
 fn an_override_whose_evidence_is_gone_stops_the_extraction() {
-    let dir = common::upstream_dir();
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("schema.json")).unwrap()).unwrap();
-    let ts = std::fs::read_to_string(dir.join("schema.ts")).unwrap();
+    let rev = Revision::V2025_11_25;
+    let (json, ts) = upstream_files(rev);
     // schema.ts says integer after all: the override must not apply blindly.
     let ts2 = ts.replacen("  minimum?: number;", "  minimum?: integer;", 1);
-    let e = upstream::extract(&json, &ts2, OVERRIDES).unwrap_err();
+    let e = upstream::extract(rev, &json, &ts2, OVERRIDES).unwrap_err();
     assert!(
         e.to_string().contains("number-schema-bounds-are-numbers"),
         "{e}"
@@ -902,7 +956,7 @@ fn an_override_whose_evidence_is_gone_stops_the_extraction() {
     // The tagged JSON already fixed: the override notices.
     let mut json2 = json.clone();
     json2["$defs"]["NumberSchema"]["properties"]["minimum"]["type"] = json!("number");
-    let e = upstream::extract(&json2, &ts, OVERRIDES).unwrap_err();
+    let e = upstream::extract(rev, &json2, &ts, OVERRIDES).unwrap_err();
     assert!(e.to_string().contains("review the override"), "{e}");
     // A new primitive member in the union: review, not silence.
     let mut json3 = json.clone();
@@ -910,6 +964,55 @@ fn an_override_whose_evidence_is_gone_stops_the_extraction() {
         .as_array_mut()
         .unwrap()
         .push(json!({"$ref": "#/$defs/DateSchema"}));
-    let e = upstream::extract(&json3, &ts, OVERRIDES).unwrap_err();
+    let e = upstream::extract(rev, &json3, &ts, OVERRIDES).unwrap_err();
     assert!(e.to_string().contains("DateSchema"), "{e}");
+}
+
+// ------------------------------------------- the second pinned revision
+
+#[test]
+fn a_url_request_needs_an_elicitation_id_only_under_2025_11_25() {
+    let p = json!({"mode": "url", "message": "m", "url": "https://a.example"});
+    let v = one(request_2025(&p), "", "mcp-request/required");
+    assert!(v.message.contains("elicitationId"), "{v}");
+    assert!(v.message.ends_with(" (MCP 2025-11-25)"), "{v}");
+    valid(validate_mcp_request(Revision::V2026_07_28, &p));
+    // What 2026-07-28 no longer defines stays an open extra member there.
+    valid(validate_mcp_request(
+        Revision::V2026_07_28,
+        &json!({"mode": "url", "message": "m", "url": "https://a.example",
+                "elicitationId": "e-1", "_meta": {"k": 1}, "task": "anything"}),
+    ));
+    // The url is still a uri.
+    one(
+        validate_mcp_request(
+            Revision::V2026_07_28,
+            &json!({"mode": "url", "message": "m", "url": "not a url"}),
+        ),
+        "/url",
+        "mcp-request/format",
+    );
+}
+
+#[test]
+#[ignore = "needs the pinned upstream files: run `ahp-elicit upstream refresh` or set AHP_UPSTREAM_DIR"]
+fn override_elicit_result_content_numbers_under_2026_07_28() {
+    let rev = Revision::V2026_07_28;
+    let r = json!({"action": "accept", "content": {"rating": 4.5}});
+    valid(validate_mcp_result(rev, &r));
+    assert!(!raw_def_of(rev, "ElicitResult").is_valid(&r));
+    one(
+        run(&without_overrides_of(rev, "result"), &r, Schema::McpResult),
+        "/content/rating",
+        "mcp-result/type",
+    );
+    // Its NumberSchema bounds were fixed upstream: fractional bounds pass
+    // the raw tagged definition too, with no override.
+    let p = form(json!({"w": {"type": "number", "minimum": 0.5, "default": 0.75}}));
+    assert!(raw_def_of(rev, "ElicitRequestFormParams").is_valid(&p));
+    valid(run(
+        &without_overrides_of(rev, "request"),
+        &p,
+        Schema::McpRequest,
+    ));
 }

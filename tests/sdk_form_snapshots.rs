@@ -5,7 +5,7 @@
 //! cannot be answered as a form. Text only.
 
 use ahp_elicit::binding::elicitation::read_params_with;
-use ahp_elicit::binding::{Mode, RequestBody, RequestView, SchemaPolicy};
+use ahp_elicit::binding::{Mode, RequestBody, RequestView, Revision, SchemaPolicy};
 use ahp_elicit::form::{Form, Key};
 use ahp_elicit::responder::Progress;
 use ahp_elicit::tui::view::{self, Header};
@@ -33,7 +33,13 @@ fn header() -> Header {
 
 fn read(schema: Value) -> RequestView {
     let params = json!({"message": "Book a table", "requestedSchema": schema});
-    read_params_with(&params, Mode::Form, SchemaPolicy::Compatible).expect("valid params")
+    read_params_with(
+        Revision::DEFAULT,
+        &params,
+        Mode::Form,
+        SchemaPolicy::Compatible,
+    )
+    .expect("valid params")
 }
 
 /// What the Python SDK sends for a small pydantic model.

@@ -7,7 +7,7 @@
 
 use ahp_elicit::binding::content::check_content;
 use ahp_elicit::binding::elicitation::read_params_with;
-use ahp_elicit::binding::{Mode, RequestBody, RequestView, SchemaPolicy};
+use ahp_elicit::binding::{Mode, RequestBody, RequestView, Revision, SchemaPolicy};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -161,9 +161,13 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
-    fn any_schema_reads_to_a_form_a_refusal_or_not_a_form(rs in requested_schema()) {
+    fn any_schema_reads_to_a_form_a_refusal_or_not_a_form(
+        rs in requested_schema(),
+        rev in prop::sample::select(Revision::ALL),
+    ) {
+        // The form subset is the same in every pinned revision.
         let params = json!({"message": "m", "requestedSchema": rs});
-        match read_params_with(&params, Mode::Form, SchemaPolicy::Compatible) {
+        match read_params_with(rev, &params, Mode::Form, SchemaPolicy::Compatible) {
             Ok(RequestView::Body(r)) => {
                 prop_assert_eq!(&Value::Object(r.params.clone()), &params);
                 let RequestBody::Form(form) = &r.body else {
@@ -209,13 +213,14 @@ fn the_generator_reaches_forms_and_not_forms() {
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
     let (mut forms, mut with_default, mut not_forms) = (0, 0, 0);
-    for _ in 0..2000 {
+    for i in 0..2000 {
         let rs = requested_schema()
             .new_tree(&mut runner)
             .expect("a value")
             .current();
         let params = json!({"message": "m", "requestedSchema": rs});
-        match read_params_with(&params, Mode::Form, SchemaPolicy::Compatible) {
+        let rev = Revision::ALL[i % Revision::ALL.len()];
+        match read_params_with(rev, &params, Mode::Form, SchemaPolicy::Compatible) {
             Ok(RequestView::Body(r)) => {
                 if let RequestBody::Form(f) = &r.body {
                     if !f.fields.is_empty() {

@@ -2,7 +2,9 @@
 
 mod common;
 
-use ahp_elicit::binding::{check_answer, read_request_event, read_result_event, Violation};
+use ahp_elicit::binding::{
+    check_answer, read_request_event, read_result_event, Revision, Violation,
+};
 
 fn judge(v: &serde_json::Value) -> Result<(), String> {
     let kind = v["kind"].as_str().unwrap();
@@ -28,17 +30,18 @@ fn judge(v: &serde_json::Value) -> Result<(), String> {
     }
 }
 
+/// The number of cases of each pinned revision's vector file.
+const CASES: &[(&str, usize)] = &[("2025-11-25", 60), ("2026-07-28", 21)];
+
 #[test]
 fn every_vector_passes_through_the_library() {
-    let vectors = common::vectors();
-    assert_eq!(vectors.len(), 60, "the vector file has 60 cases");
     let mut failures = Vec::new();
-    for v in &vectors {
-        let id = v["id"].as_str().unwrap();
-        let want_valid = v["expect"] == "valid";
-        let got = judge(v);
-        if got.is_ok() != want_valid {
-            failures.push(format!("{id}: expected {}, got {got:?}", v["expect"]));
+    for rev in Revision::ALL.iter().copied() {
+        let vectors = common::vectors_of(rev);
+        let want = CASES.iter().find(|(r, _)| *r == rev.as_str()).map(|c| c.1);
+        assert_eq!(Some(vectors.len()), want, "the {rev} vector file's cases");
+        for v in &vectors {
+            check_vector(v, &mut failures);
         }
     }
     assert!(
@@ -47,6 +50,15 @@ fn every_vector_passes_through_the_library() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+fn check_vector(v: &serde_json::Value, failures: &mut Vec<String>) {
+    let id = v["id"].as_str().unwrap();
+    let want_valid = v["expect"] == "valid";
+    let got = judge(v);
+    if got.is_ok() != want_valid {
+        failures.push(format!("{id}: expected {}, got {got:?}", v["expect"]));
+    }
 }
 
 /// The first violation of an invalid vector, or None when it is valid.
@@ -245,6 +257,61 @@ const FIRST_VIOLATIONS: &[(&str, &str, &str)] = &[
     ),
     (
         "rr-url-accept-with-content",
+        "content-only-accepted-form",
+        "/payload/elicitation/result/text#/content",
+    ),
+    (
+        "r25-url-no-elicitationid",
+        "mcp-request/required",
+        "/payload/elicitation/request/text#",
+    ),
+    (
+        "r25-explicit-url-no-elicitationid",
+        "mcp-request/required",
+        "/payload/elicitation/request/text#",
+    ),
+    (
+        "r26-unknown-revision",
+        "mcp-revision",
+        "/extensions/mcp/protocolVersion",
+    ),
+    (
+        "r26-ext-mcp-unknown-key",
+        "wire-root/additionalProperties",
+        "/extensions/mcp/requestState",
+    ),
+    (
+        "r26-ext-mcp-no-version",
+        "wire-root/required",
+        "/extensions/mcp",
+    ),
+    (
+        "r26-subset-closed",
+        "mcp-request/additionalProperties",
+        "/payload/elicitation/request/text#/requestedSchema/properties/a/pattern",
+    ),
+    (
+        "r26-inputrequests-map-as-text",
+        "mcp-request/required",
+        "/payload/elicitation/request/text#",
+    ),
+    (
+        "r26-result-revision-mismatch",
+        "revision-match",
+        "/extensions/mcp/protocolVersion",
+    ),
+    (
+        "r26-result-revision-missing",
+        "revision-match",
+        "/extensions/mcp/protocolVersion",
+    ),
+    (
+        "r26-result-content-outside",
+        "content-closed",
+        "/payload/elicitation/result/text#/content/table",
+    ),
+    (
+        "r26-url-accept-content",
         "content-only-accepted-form",
         "/payload/elicitation/result/text#/content",
     ),

@@ -44,6 +44,7 @@ use super::elicitation::{
     RequestEvent, RequestView, ResultEvent, REQUEST_TYPE, RESULT_TYPE,
 };
 use super::form_schema::FormSchema;
+use super::revision::Revision;
 use super::schemas;
 use super::violation::{Part, Rule, Violation};
 
@@ -234,8 +235,9 @@ pub fn modify_result(
     if !cross.is_empty() {
         return Err(cross);
     }
+    let rev = req.revision();
     let (form, parsed) = accepted_form(req, res)?;
-    let effective = effective_result(form, &parsed, effect)?;
+    let effective = effective_result(rev, form, &parsed, effect)?;
     let text = serde_json::to_string(&effective).map_err(|e| {
         vec![Violation::within(
             Part::ResultText,
@@ -315,6 +317,7 @@ fn accepted_form(
 /// The result with `effect` applied to its content, checked as an answer
 /// shape and against `form`.
 fn effective_result(
+    rev: Revision,
     form: &FormSchema,
     parsed: &ElicitResult,
     effect: &ContentEffect,
@@ -343,7 +346,7 @@ fn effective_result(
     let mut effective = parsed.value.clone();
     effective.insert("content".into(), Value::Object(content.clone()));
     let effective = Value::Object(effective);
-    read_result_value(&effective, Mode::Form).map_err(|es| {
+    read_result_value(rev, &effective, Mode::Form).map_err(|es| {
         es.into_iter()
             .map(|e| e.in_part(Part::ResultText))
             .collect::<Vec<_>>()

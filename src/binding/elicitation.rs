@@ -16,6 +16,7 @@ use serde_json::{json, Map, Value};
 use super::form_schema::{parse_form_schema, FormSchema};
 use super::limits::{json_depth, MAX_DEPTH, MAX_EVENT_BYTES, MAX_STRING_CHARS};
 use super::policy::{self, SchemaPolicy};
+use super::revision::{read_mcp_extension, McpExtension, Revision, EXTENSION_KEY};
 use super::schemas;
 use super::violation::{Part, Rule, Violation};
 
@@ -120,8 +121,12 @@ pub struct Server {
 pub enum RequestBody {
     /// Form mode: the validated closed form.
     Form(FormSchema),
-    /// URL mode: the absolute URL and the opaque `elicitationId`.
-    Url { url: String, elicitation_id: String },
+    /// URL mode: the absolute URL and, under a revision whose URL requests
+    /// carry one (2025-11-25), the opaque `elicitationId` (None otherwise).
+    Url {
+        url: String,
+        elicitation_id: Option<String>,
+    },
 }
 
 /// A validated, executable elicitation request (body selection with text).
@@ -199,8 +204,21 @@ pub struct RequestEvent {
     /// The explicit metadata mode (equal to the parsed mode).
     pub mode: Mode,
     pub view: RequestView,
+    /// `extensions.mcp` as the event gave it; None when it names no
+    /// revision (it follows [`Revision::DEFAULT`]).
+    pub mcp: Option<McpExtension>,
     /// The complete event as read.
     pub event: Value,
+}
+
+impl RequestEvent {
+    /// The MCP revision whose definitions the body was checked against.
+    pub fn revision(&self) -> Revision {
+        self.mcp
+            .as_ref()
+            .map(|m| m.protocol_version)
+            .unwrap_or(Revision::DEFAULT)
+    }
 }
 
 /// A parsed `ElicitResult`.
@@ -222,7 +240,20 @@ pub struct ResultEvent {
     pub action: Action,
     /// The parsed result when the part is a body with text.
     pub result: Option<ElicitResult>,
+    /// `extensions.mcp` as the event gave it; None when it names no
+    /// revision (it follows [`Revision::DEFAULT`]).
+    pub mcp: Option<McpExtension>,
     pub event: Value,
+}
+
+impl ResultEvent {
+    /// The MCP revision whose definitions the result was checked against.
+    pub fn revision(&self) -> Revision {
+        self.mcp
+            .as_ref()
+            .map(|m| m.protocol_version)
+            .unwrap_or(Revision::DEFAULT)
+    }
 }
 
 /// The decision to turn into a result event.
@@ -427,15 +458,19 @@ fn has_long_string(v: &Value) -> bool {
     }
 }
 
-/// Read elicitation/create params, already parsed from the
-/// text. `meta_mode` is the event's explicit mode. Pointers are relative to
-/// the params (`/requestedSchema/...`).
+/// Read elicitation/create params of MCP revision `rev`, already parsed
+/// from the text. `meta_mode` is the event's explicit mode. Pointers are
+/// relative to the params (`/requestedSchema/...`).
 ///
 /// Errors: schema violations (`mcp-request/...`), then runtime checks
 /// (`mode-match`, `form-subset` and the rules of
 /// [`parse_form_schema`](super::form_schema::parse_form_schema)).
-pub fn read_params(params: &Value, meta_mode: Mode) -> Result<ElicitationRequest, Vec<Violation>> {
-    let (message, body) = read_params_body(params, meta_mode)?;
+pub fn read_params(
+    rev: Revision,
+    params: &Value,
+    meta_mode: Mode,
+) -> Result<ElicitationRequest, Vec<Violation>> {
+    let (message, body) = read_params_body(rev, params, meta_mode)?;
     Ok(ElicitationRequest {
         params: params.as_object().cloned().unwrap_or_default(),
         message,
@@ -445,8 +480,12 @@ pub fn read_params(params: &Value, meta_mode: Mode) -> Result<ElicitationRequest
 
 /// [`read_params`] for params the caller owns: the params map is moved into
 /// the request, not copied.
-fn take_params(params: Value, meta_mode: Mode) -> Result<ElicitationRequest, Vec<Violation>> {
-    let (message, body) = read_params_body(&params, meta_mode)?;
+fn take_params(
+    rev: Revision,
+    params: Value,
+    meta_mode: Mode,
+) -> Result<ElicitationRequest, Vec<Violation>> {
+    let (message, body) = read_params_body(rev, &params, meta_mode)?;
     let params = match params {
         Value::Object(m) => m,
         // read_params_body refuses anything but an object.
@@ -470,13 +509,14 @@ fn take_params(params: Value, meta_mode: Mode) -> Result<ElicitationRequest, Vec
 /// Errors: the violations of the params outside `requestedSchema` (and,
 /// under the strict policy, inside it), as [`read_params`] gives them.
 pub fn read_params_with(
+    rev: Revision,
     params: &Value,
     meta_mode: Mode,
     policy: SchemaPolicy,
 ) -> Result<RequestView, Vec<Violation>> {
     let schema = match (policy, meta_mode, params.get("requestedSchema")) {
         (SchemaPolicy::Compatible, Mode::Form, Some(rs)) => rs,
-        _ => return read_params(params, meta_mode).map(RequestView::Body),
+        _ => return read_params(rev, params, meta_mode).map(RequestView::Body),
     };
     let mut normal = params.clone();
     let reading = policy::read_compatible(schema);
@@ -488,7 +528,7 @@ pub fn read_params_with(
     if let Some(o) = normal.as_object_mut() {
         o.insert("requestedSchema".into(), subset);
     }
-    let mut req = match (read_params(&normal, meta_mode), reading) {
+    let mut req = match (read_params(rev, &normal, meta_mode), reading) {
         (Err(errs), _) => return not_a_form_or_errors(errs),
         (Ok(_), Err(naf)) => {
             return Ok(RequestView::NotAForm {
@@ -562,18 +602,45 @@ fn not_a_form_or_errors(errs: Vec<Violation>) -> Result<RequestView, Vec<Violati
 /// [`read_params_with`] for params the caller owns: under the strict policy
 /// they are moved into the request, not copied.
 fn take_params_with(
+    rev: Revision,
     params: Value,
     meta_mode: Mode,
     policy: SchemaPolicy,
 ) -> Result<RequestView, Vec<Violation>> {
     match policy {
-        SchemaPolicy::Strict => take_params(params, meta_mode).map(RequestView::Body),
-        SchemaPolicy::Compatible => read_params_with(&params, meta_mode, policy),
+        SchemaPolicy::Strict => take_params(rev, params, meta_mode).map(RequestView::Body),
+        SchemaPolicy::Compatible => read_params_with(rev, &params, meta_mode, policy),
     }
 }
 
-/// The checks of [`read_params`]; returns the message and the body.
+/// The checks of [`read_params`]; returns the message and the body. Every
+/// `mcp-request` violation names the revision whose definitions were
+/// applied.
 fn read_params_body(
+    rev: Revision,
+    params: &Value,
+    meta_mode: Mode,
+) -> Result<(String, RequestBody), Vec<Violation>> {
+    params_body(rev, params, meta_mode).map_err(|errs| tag_revision(errs, rev))
+}
+
+/// Append ` (MCP <version>)` to the message of each violation of a pinned
+/// definition's rule (`mcp-request`, `mcp-result` and their keywords) that
+/// does not name it yet.
+fn tag_revision(mut errs: Vec<Violation>, rev: Revision) -> Vec<Violation> {
+    let tag = rev.tag();
+    for e in &mut errs {
+        let name = e.rule.as_str();
+        let pinned = name.starts_with("mcp-request") || name.starts_with("mcp-result");
+        if pinned && !e.message.ends_with(&tag) {
+            e.message.push_str(&tag);
+        }
+    }
+    errs
+}
+
+fn params_body(
+    rev: Revision,
     params: &Value,
     meta_mode: Mode,
 ) -> Result<(String, RequestBody), Vec<Violation>> {
@@ -588,7 +655,7 @@ fn read_params_body(
     if !errs.is_empty() {
         return Err(errs);
     }
-    let schema_errs = schemas::validate_mcp_request(params);
+    let schema_errs = schemas::validate_mcp_request(rev, params);
     if !schema_errs.is_empty() {
         return Err(schema_errs);
     }
@@ -603,8 +670,8 @@ fn read_params_body(
         }
     };
     let body = match meta_mode {
-        Mode::Form => form_body(obj)?,
-        Mode::Url => url_body(obj)?,
+        Mode::Form => form_body(rev, obj)?,
+        Mode::Url => url_body(rev, obj)?,
     };
     Ok((message, body))
 }
@@ -642,10 +709,17 @@ fn mode_and_limits(obj: &Map<String, Value>, params: &Value, meta_mode: Mode) ->
 
 /// The body of form-mode params: no URL-mode members, and a
 /// `requestedSchema` inside the closed form subset.
-fn form_body(obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
+fn form_body(rev: Revision, obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
     let mut errs = Vec::new();
-    for k in ["url", "elicitationId"] {
-        if obj.contains_key(k) {
+    // Under 2026-07-28 no mode defines elicitationId: in a form it is an
+    // open extra member, as in a URL request.
+    let url_members: &[&str] = if rev.data().url_elicitation_id {
+        &["url", "elicitationId"]
+    } else {
+        &["url"]
+    };
+    for k in url_members {
+        if obj.contains_key(*k) {
             errs.push(Violation::new(
                 format!("/{k}"),
                 Rule::McpRequest,
@@ -668,9 +742,13 @@ fn form_body(obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
     Err(errs)
 }
 
-/// The body of URL-mode params: no `requestedSchema`, a string
-/// `elicitationId` and an absolute `url`.
-fn url_body(obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
+/// The body of URL-mode params: no `requestedSchema`, an absolute `url`
+/// and, under a revision whose URL requests carry one (2025-11-25), a
+/// string `elicitationId`. Under 2026-07-28 the params define no
+/// `elicitationId`: one that is there anyway is an open extra member,
+/// preserved in the params and not read.
+fn url_body(rev: Revision, obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
+    let wants_id = rev.data().url_elicitation_id;
     let mut errs = Vec::new();
     if obj.contains_key("requestedSchema") {
         errs.push(Violation::new(
@@ -681,8 +759,9 @@ fn url_body(obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
     }
     let url = obj.get("url").and_then(Value::as_str);
     let id = obj.get("elicitationId").and_then(Value::as_str);
+    let id_ok = id.is_some() || !wants_id;
     match (url, id) {
-        (Some(u), Some(i)) if errs.is_empty() => {
+        (Some(u), i) if errs.is_empty() && id_ok => {
             if url::Url::parse(u).is_err() {
                 return Err(vec![Violation::new(
                     "/url",
@@ -692,7 +771,7 @@ fn url_body(obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
             }
             Ok(RequestBody::Url {
                 url: u.to_owned(),
-                elicitation_id: i.to_owned(),
+                elicitation_id: i.filter(|_| wants_id).map(str::to_owned),
             })
         }
         (u, i) => {
@@ -703,7 +782,7 @@ fn url_body(obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
                     "a URL request needs a string url",
                 ));
             }
-            if i.is_none() {
+            if i.is_none() && wants_id {
                 errs.push(Violation::new(
                     "/elicitationId",
                     Rule::McpRequest,
@@ -775,6 +854,11 @@ fn request_parts(event: &Value, policy: SchemaPolicy) -> Result<RequestEvent, Ve
         return Err(errs);
     }
     check_type(event, REQUEST_TYPE)?;
+    let mcp = read_mcp_extension(event).map_err(|e| vec![e])?;
+    let rev = mcp
+        .as_ref()
+        .map(|m| m.protocol_version)
+        .unwrap_or(Revision::DEFAULT);
     let id = str_at(event, &["id"]).unwrap_or_default().to_owned();
     let adapter = str_at(event, &["source", "adapter"])
         .unwrap_or_default()
@@ -793,7 +877,7 @@ fn request_parts(event: &Value, policy: SchemaPolicy) -> Result<RequestEvent, Ve
         PartView::Gap { reason, detail } => RequestView::Gap { reason, detail },
         PartView::Text(t) => {
             let params = parse_text(t, Part::RequestText).map_err(|e| vec![e])?;
-            take_params_with(params, mode, policy).map_err(|es| {
+            take_params_with(rev, params, mode, policy).map_err(|es| {
                 es.into_iter()
                     .map(|e| e.in_part(Part::RequestText))
                     .collect::<Vec<_>>()
@@ -806,25 +890,34 @@ fn request_parts(event: &Value, policy: SchemaPolicy) -> Result<RequestEvent, Ve
         server,
         mode,
         view,
+        mcp,
         event: Value::Null,
     })
 }
 
-/// Read a parsed `ElicitResult` given the result event's mode.
-/// Pointers are relative to the result.
+/// Read a parsed `ElicitResult` of MCP revision `rev` given the result
+/// event's mode. Pointers are relative to the result.
 ///
 /// Errors: schema violations (`mcp-result/...`), then the runtime rules
 /// (content values, `content-only-accepted-form`).
-pub fn read_result_value(value: &Value, mode: Mode) -> Result<ElicitResult, Vec<Violation>> {
-    let action = result_checks(value, mode)?;
+pub fn read_result_value(
+    rev: Revision,
+    value: &Value,
+    mode: Mode,
+) -> Result<ElicitResult, Vec<Violation>> {
+    let action = result_checks(rev, value, mode)?;
     let value = value.as_object().cloned().unwrap_or_default();
     Ok(elicit_result(value, action))
 }
 
 /// [`read_result_value`] for a value the caller owns: moved into the
 /// [`ElicitResult`], not copied.
-fn take_result_value(value: Value, mode: Mode) -> Result<ElicitResult, Vec<Violation>> {
-    let action = result_checks(&value, mode)?;
+fn take_result_value(
+    rev: Revision,
+    value: Value,
+    mode: Mode,
+) -> Result<ElicitResult, Vec<Violation>> {
+    let action = result_checks(rev, &value, mode)?;
     match value {
         Value::Object(value) => Ok(elicit_result(value, action)),
         _ => Err(vec![not_an_object()]),
@@ -846,11 +939,15 @@ fn elicit_result(value: Map<String, Value>, action: Action) -> ElicitResult {
 }
 
 /// The checks of [`read_result_value`]; returns the result's action.
-fn result_checks(value: &Value, mode: Mode) -> Result<Action, Vec<Violation>> {
+fn result_checks(rev: Revision, value: &Value, mode: Mode) -> Result<Action, Vec<Violation>> {
+    result_rules(rev, value, mode).map_err(|errs| tag_revision(errs, rev))
+}
+
+fn result_rules(rev: Revision, value: &Value, mode: Mode) -> Result<Action, Vec<Violation>> {
     let Some(obj) = value.as_object() else {
         return Err(vec![not_an_object()]);
     };
-    let errs = schemas::validate_mcp_result(value);
+    let errs = schemas::validate_mcp_result(rev, value);
     if !errs.is_empty() {
         return Err(errs);
     }
@@ -938,6 +1035,11 @@ fn result_parts(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
         return Err(errs);
     }
     check_type(event, RESULT_TYPE)?;
+    let mcp = read_mcp_extension(event).map_err(|e| vec![e])?;
+    let rev = mcp
+        .as_ref()
+        .map(|m| m.protocol_version)
+        .unwrap_or(Revision::DEFAULT);
     let id = str_at(event, &["id"]).unwrap_or_default().to_owned();
     let parent = str_at(event, &["parentEventId"])
         .unwrap_or_default()
@@ -955,7 +1057,7 @@ fn result_parts(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
     let result = match read_view(event, "result") {
         PartView::Text(t) => {
             let v = parse_text(t, Part::ResultText).map_err(|e| vec![e])?;
-            let r = take_result_value(v, mode).map_err(|es| {
+            let r = take_result_value(rev, v, mode).map_err(|es| {
                 es.into_iter()
                     .map(|e| e.in_part(Part::ResultText))
                     .collect::<Vec<_>>()
@@ -983,13 +1085,15 @@ fn result_parts(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
         mode,
         action,
         result,
+        mcp,
         event: Value::Null,
     })
 }
 
 /// Cross-body checks of a result against its request: parent id,
-/// identical server, same mode, no accept for a view that is not
-/// executable, and content against the form read as closed.
+/// identical server, same mode, same MCP revision (`revision-match`: an
+/// event without `extensions.mcp` follows 2025-11-25), no accept for a view
+/// that is not executable, and content against the form read as closed.
 pub fn check_answer(req: &RequestEvent, res: &ResultEvent) -> Vec<Violation> {
     let mut errs = Vec::new();
     if res.parent_event_id != req.id {
@@ -1017,6 +1121,21 @@ pub fn check_answer(req: &RequestEvent, res: &ResultEvent) -> Vec<Violation> {
                 "the result's mode {} differs from the request's mode {}",
                 res.mode.as_str(),
                 req.mode.as_str()
+            ),
+        ));
+    }
+    if res.revision() != req.revision() {
+        let said = |m: &Option<McpExtension>, r: Revision| match m {
+            Some(_) => format!("MCP {r}"),
+            None => format!("MCP {r} (it has no extensions.mcp)"),
+        };
+        errs.push(Violation::new(
+            "/extensions/mcp/protocolVersion",
+            Rule::RevisionMatch,
+            format!(
+                "the result follows {} but its request follows {}: a result repeats its request's revision",
+                said(&res.mcp, res.revision()),
+                said(&req.mcp, req.revision())
             ),
         ));
     }
@@ -1051,7 +1170,9 @@ pub fn check_answer(req: &RequestEvent, res: &ResultEvent) -> Vec<Violation> {
 
 /// Build the result event for `answer` to `req`, then validate it exactly as
 /// a reader would (wire root, pinned result definition, cross-body checks).
-/// Related-task `_meta` of the request is echoed into the result.
+/// The result repeats the request's `extensions.mcp` revision and
+/// `inputKey` (never `call`); under 2025-11-25 the related-task `_meta` of
+/// the request is echoed into the result.
 ///
 /// Errors: the violations of the built event; nothing is returned then, so
 /// an invalid result is never emitted.
@@ -1068,6 +1189,7 @@ pub fn make_result_event(
     if let Some(task) = req
         .view
         .request()
+        .filter(|_| req.revision().data().related_task_echo)
         .and_then(|r| r.params.get("_meta"))
         .and_then(|m| m.get(RELATED_TASK))
     {
@@ -1079,7 +1201,7 @@ pub fn make_result_event(
     let time = meta.time.clone().unwrap_or_else(|| {
         humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
     });
-    let event = json!({
+    let mut event = json!({
         "ahp": "0.1",
         "id": id,
         "type": RESULT_TYPE,
@@ -1093,6 +1215,17 @@ pub fn make_result_event(
             "result": { "type": "text", "selection": "body", "text": text }
         } }
     });
+    if let (Some(m), Some(o)) = (&req.mcp, event.as_object_mut()) {
+        let echo = McpExtension {
+            protocol_version: m.protocol_version,
+            input_key: m.input_key.clone(),
+            call: None,
+        };
+        o.insert(
+            "extensions".into(),
+            json!({ EXTENSION_KEY: echo.to_value() }),
+        );
+    }
     let res = result_parts(&event)?;
     let errs = check_answer(req, &res);
     if errs.is_empty() {
@@ -1149,6 +1282,26 @@ pub fn wrap_params_with(
     time: Option<&str>,
     policy: SchemaPolicy,
 ) -> Result<RequestEvent, Vec<Violation>> {
+    wrap_params_in(params, server, adapter, id, time, policy, None)
+}
+
+/// [`wrap_params_with`] for params of the revision that `mcp` names:
+/// `Some` writes it as the event's `extensions.mcp` (with `inputKey` and
+/// `call` when given) and the params are checked against that revision's
+/// definitions; None writes no `extensions.mcp` (2025-11-25).
+///
+/// Errors: the violations of the built event, as [`read_request_event`]
+/// reports them.
+pub fn wrap_params_in(
+    params: &Value,
+    server: &Server,
+    adapter: &str,
+    id: &str,
+    time: Option<&str>,
+    policy: SchemaPolicy,
+    mcp: Option<&McpExtension>,
+) -> Result<RequestEvent, Vec<Violation>> {
+    let rev = mcp.map(|m| m.protocol_version).unwrap_or(Revision::DEFAULT);
     let mode = match params.get("mode") {
         None => "form",
         Some(Value::String(s)) => s.as_str(),
@@ -1157,7 +1310,7 @@ pub fn wrap_params_with(
                 Part::RequestText,
                 "/mode",
                 Rule::McpRequest,
-                "mode must be \"form\" or \"url\"",
+                format!("mode must be \"form\" or \"url\"{}", rev.tag()),
             )])
         }
     };
@@ -1166,7 +1319,7 @@ pub fn wrap_params_with(
     let time = time.map(str::to_owned).unwrap_or_else(|| {
         humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
     });
-    let event = json!({
+    let mut event = json!({
         "ahp": "0.1",
         "id": id,
         "type": REQUEST_TYPE,
@@ -1178,11 +1331,19 @@ pub fn wrap_params_with(
             "request": { "type": "text", "selection": "body", "text": text }
         } }
     });
+    if let (Some(m), Some(o)) = (mcp, event.as_object_mut()) {
+        o.insert("extensions".into(), json!({ EXTENSION_KEY: m.to_value() }));
+    }
     let mut req = read_request_event_with(&event, policy)?;
     if policy == SchemaPolicy::Compatible && req.mode == Mode::Form {
         let note = policy_note(&req.view);
         if let Some(o) = req.event.as_object_mut() {
-            o.insert("extensions".into(), json!({ policy::EXTENSION_KEY: note }));
+            let ext = o
+                .entry("extensions")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(e) = ext.as_object_mut() {
+                e.insert(policy::EXTENSION_KEY.into(), note);
+            }
         }
     }
     Ok(req)

@@ -12,6 +12,7 @@ pub mod limits;
 mod located;
 pub mod numbers;
 pub mod policy;
+pub mod revision;
 pub mod schemas;
 mod subset;
 pub mod violation;
@@ -19,9 +20,10 @@ pub mod violation;
 pub use elicitation::{
     check_answer, make_result_event, parse_json, read_request_event, read_request_event_with,
     read_result_event, take_request_event, take_request_event_with, take_result_event, wrap_params,
-    wrap_params_with, Action, Answer, ElicitResult, ElicitationRequest, Mode, RequestBody,
-    RequestEvent, RequestView, ResultEvent, ResultMeta, Server,
+    wrap_params_in, wrap_params_with, Action, Answer, ElicitResult, ElicitationRequest, Mode,
+    RequestBody, RequestEvent, RequestView, ResultEvent, ResultMeta, Server,
 };
 pub use form_schema::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
 pub use policy::{FieldExtra, SchemaPolicy};
+pub use revision::{CallMethod, CallRef, McpExtension, Revision};
 pub use violation::{Rule, Violation};

@@ -781,7 +781,7 @@ mod tests {
     use super::*;
     use crate::binding::content::check_content;
     use crate::binding::elicitation::{read_params, read_params_with};
-    use crate::binding::{FieldKind, Mode, RequestBody, RequestView};
+    use crate::binding::{FieldKind, Mode, RequestBody, RequestView, Revision};
     use serde_json::json;
 
     /// What pydantic's `model_json_schema()` gives for a small model.
@@ -809,7 +809,12 @@ mod tests {
 
     fn form_of(schema: Value) -> crate::binding::FormSchema {
         let params = json!({"message": "m", "requestedSchema": schema});
-        match read_params_with(&params, Mode::Form, SchemaPolicy::Compatible) {
+        match read_params_with(
+            Revision::DEFAULT,
+            &params,
+            Mode::Form,
+            SchemaPolicy::Compatible,
+        ) {
             Ok(RequestView::Body(r)) => match r.body {
                 RequestBody::Form(f) => f,
                 RequestBody::Url { .. } => panic!("a form"),
@@ -820,7 +825,12 @@ mod tests {
 
     fn reasons_of(schema: Value) -> Vec<String> {
         let params = json!({"message": "m", "requestedSchema": schema});
-        match read_params_with(&params, Mode::Form, SchemaPolicy::Compatible) {
+        match read_params_with(
+            Revision::DEFAULT,
+            &params,
+            Mode::Form,
+            SchemaPolicy::Compatible,
+        ) {
             Ok(RequestView::NotAForm { reasons }) => reasons,
             other => panic!("not a form: {other:?}"),
         }
@@ -1117,7 +1127,13 @@ mod tests {
         );
         // A fault outside requestedSchema is an invalid request, as in strict.
         let params = json!({"requestedSchema": {"type": "object", "title": "T", "properties": {}}});
-        let errs = read_params_with(&params, Mode::Form, SchemaPolicy::Compatible).unwrap_err();
+        let errs = read_params_with(
+            Revision::DEFAULT,
+            &params,
+            Mode::Form,
+            SchemaPolicy::Compatible,
+        )
+        .unwrap_err();
         assert!(
             errs.iter()
                 .all(|e| !e.pointer().starts_with("/requestedSchema")),
@@ -1125,21 +1141,26 @@ mod tests {
         );
         // Strict: today's refusal, the subset's rule named.
         let params = json!({"message": "m", "requestedSchema": pydantic()});
-        let errs = read_params(&params, Mode::Form).unwrap_err();
+        let errs = read_params(Revision::DEFAULT, &params, Mode::Form).unwrap_err();
         assert!(
             errs.iter().any(|e| e.pointer() == "/requestedSchema/title"
                 && e.rule == "mcp-request/additionalProperties"),
             "{errs:?}"
         );
-        assert!(read_params_with(&params, Mode::Form, SchemaPolicy::Strict).is_err());
+        assert!(
+            read_params_with(Revision::DEFAULT, &params, Mode::Form, SchemaPolicy::Strict).is_err()
+        );
     }
 
     #[test]
     fn params_stay_complete_and_a_subset_form_reads_the_same() {
         let params = json!({"message": "m", "requestedSchema": pydantic()});
-        let Ok(RequestView::Body(r)) =
-            read_params_with(&params, Mode::Form, SchemaPolicy::Compatible)
-        else {
+        let Ok(RequestView::Body(r)) = read_params_with(
+            Revision::DEFAULT,
+            &params,
+            Mode::Form,
+            SchemaPolicy::Compatible,
+        ) else {
             panic!("a body")
         };
         assert_eq!(Value::Object(r.params), params);
@@ -1147,10 +1168,13 @@ mod tests {
         let subset = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
             "a": {"type": "string", "format": "email"}, "n": {"type": "number", "minimum": 1}
         }, "required": ["a"]}});
-        let strict = read_params(&subset, Mode::Form).unwrap();
-        let Ok(RequestView::Body(compat)) =
-            read_params_with(&subset, Mode::Form, SchemaPolicy::Compatible)
-        else {
+        let strict = read_params(Revision::DEFAULT, &subset, Mode::Form).unwrap();
+        let Ok(RequestView::Body(compat)) = read_params_with(
+            Revision::DEFAULT,
+            &subset,
+            Mode::Form,
+            SchemaPolicy::Compatible,
+        ) else {
             panic!("a body")
         };
         assert_eq!(compat, strict);

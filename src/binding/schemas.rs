@@ -1,7 +1,8 @@
 //! The embedded JSON Schemas (2020-12), compiled once, offline, with formats
 //! asserted: the wire root (`schemas/ahp-event.schema.json`, which refers to
-//! `schemas/interaction-event.schema.json`) and the generated MCP subset
-//! (`schemas/mcp-elicitation.schema.json`, `$defs` `request` and `result`).
+//! `schemas/interaction-event.schema.json`) and, per pinned [`Revision`],
+//! the generated MCP subset (`$defs` `request` and `result`;
+//! [`RevisionData::definitions`](super::revision::RevisionData)).
 //!
 //! Each function returns every violation, with `pointer` the instance
 //! location (relative to the value given) and `rule` naming the schema and
@@ -25,14 +26,13 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{Registry, Resource, ValidationError, Validator};
 use serde_json::Value;
 
+use super::revision::{Revision, TABLE};
 use super::violation::{escape_token, Rule, Schema, Violation};
 
 /// `schemas/ahp-event.schema.json`, as embedded in the binary.
 pub const AHP_EVENT: &str = include_str!("../../schemas/ahp-event.schema.json");
 /// `schemas/interaction-event.schema.json`, as embedded in the binary.
 pub const INTERACTION_EVENT: &str = include_str!("../../schemas/interaction-event.schema.json");
-/// `schemas/mcp-elicitation.schema.json`, as embedded in the binary.
-pub const MCP_ELICITATION: &str = include_str!("../../schemas/mcp-elicitation.schema.json");
 
 /// Rule prefix of violations found by the wire root.
 pub const RULE_WIRE_ROOT: Schema = Schema::WireRoot;
@@ -105,24 +105,28 @@ fn wire_root() -> &'static Validator {
     })
 }
 
-fn mcp_def(name: &str) -> Validator {
-    let doc = parse_embedded(MCP_ELICITATION, "mcp-elicitation schema");
+fn mcp_def(rev: Revision, name: &str) -> Validator {
+    let doc = parse_embedded(rev.data().definitions, "mcp-elicitation schema");
     let root = serde_json::json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$ref": format!("{}#/$defs/{name}", id_of(&doc)),
     });
-    compile_offline(&root, &[doc])
-        .unwrap_or_else(|e| panic!("embedded mcp-elicitation '{name}' does not compile: {e}"))
+    compile_offline(&root, &[doc]).unwrap_or_else(|e| {
+        panic!("embedded mcp-elicitation '{name}' of MCP {rev} does not compile: {e}")
+    })
 }
 
-fn mcp_request() -> &'static Validator {
-    static V: OnceLock<Validator> = OnceLock::new();
-    V.get_or_init(|| mcp_def("request"))
+/// One compiled definition per pinned revision, each compiled at first use.
+type PerRevision = [OnceLock<Validator>; TABLE.len()];
+
+fn mcp_request(rev: Revision) -> &'static Validator {
+    static V: PerRevision = [const { OnceLock::new() }; TABLE.len()];
+    V[rev.index()].get_or_init(|| mcp_def(rev, "request"))
 }
 
-fn mcp_result() -> &'static Validator {
-    static V: OnceLock<Validator> = OnceLock::new();
-    V.get_or_init(|| mcp_def("result"))
+fn mcp_result(rev: Revision) -> &'static Validator {
+    static V: PerRevision = [const { OnceLock::new() }; TABLE.len()];
+    V[rev.index()].get_or_init(|| mcp_def(rev, "result"))
 }
 
 /// Run `v` over `instance` and turn every error into violations named
@@ -292,28 +296,51 @@ fn convert(e: &ValidationError<'_>, rule: Schema, out: &mut Vec<Violation>) {
 /// wire root, not an overlay in isolation").
 ///
 /// Returns every violation; pointers into the event, rules
-/// `wire-root/<keyword>`. Empty means valid.
+/// `wire-root/<keyword>`, and `mcp-revision` when `extensions.mcp` names a
+/// protocol version that is not pinned (on any event type, beside the
+/// shape faults of the same object). Empty means valid.
 pub fn validate_event(event: &Value) -> Vec<Violation> {
-    run(wire_root(), event, RULE_WIRE_ROOT)
+    let mut errs = run(wire_root(), event, RULE_WIRE_ROOT);
+    let version = event
+        .get("extensions")
+        .and_then(|e| e.get(super::revision::EXTENSION_KEY))
+        .and_then(|m| m.get("protocolVersion"))
+        .and_then(Value::as_str);
+    if let Some(v) = version {
+        if let Err(e) = super::revision::check_version(v) {
+            errs.push(e);
+        }
+    }
+    errs
 }
 
-/// Validate parsed `elicitation/create` params against the pinned `request`
-/// definition (closed form subset).
+/// Validate parsed `elicitation/create` params against `rev`'s pinned
+/// `request` definition (closed form subset).
 ///
 /// Returns every violation; pointers relative to the params
 /// (`/requestedSchema/properties/age/minimum`), rules
-/// `mcp-request/<keyword>`. Empty means valid.
-pub fn validate_mcp_request(params: &Value) -> Vec<Violation> {
-    run(mcp_request(), params, RULE_MCP_REQUEST)
+/// `mcp-request/<keyword>`, each message ending with the revision
+/// (` (MCP 2026-07-28)`). Empty means valid.
+pub fn validate_mcp_request(rev: Revision, params: &Value) -> Vec<Violation> {
+    tagged(run(mcp_request(rev), params, RULE_MCP_REQUEST), rev)
 }
 
-/// Validate a parsed `ElicitResult` against the pinned `result` definition
-///.
+/// Validate a parsed `ElicitResult` against `rev`'s pinned `result`
+/// definition.
 ///
 /// Returns every violation; pointers relative to the result
-/// (`/content/rating`), rules `mcp-result/<keyword>`. Empty means valid.
-pub fn validate_mcp_result(result: &Value) -> Vec<Violation> {
-    run(mcp_result(), result, RULE_MCP_RESULT)
+/// (`/content/rating`), rules `mcp-result/<keyword>`, each message ending
+/// with the revision. Empty means valid.
+pub fn validate_mcp_result(rev: Revision, result: &Value) -> Vec<Violation> {
+    tagged(run(mcp_result(rev), result, RULE_MCP_RESULT), rev)
+}
+
+/// The violations of a revision's definitions name the revision.
+fn tagged(mut errs: Vec<Violation>, rev: Revision) -> Vec<Violation> {
+    for e in &mut errs {
+        e.message.push_str(&rev.tag());
+    }
+    errs
 }
 
 #[cfg(test)]
@@ -324,8 +351,10 @@ mod tests {
     #[test]
     fn schemas_compile_offline() {
         let _ = wire_root();
-        let _ = mcp_request();
-        let _ = mcp_result();
+        for rev in Revision::ALL.iter().copied() {
+            let _ = mcp_request(rev);
+            let _ = mcp_result(rev);
+        }
     }
 
     #[test]

@@ -190,6 +190,10 @@ rules! {
     Serialize => "serialize",
     /// The answer given for a request was refused.
     AnswerRefused => "answer-refused",
+    /// `extensions.mcp.protocolVersion` names no pinned MCP revision.
+    McpRevision => "mcp-revision",
+    /// The result does not repeat its request's MCP revision.
+    RevisionMatch => "revision-match",
 }
 
 impl Rule {
@@ -421,6 +425,8 @@ mod tests {
         "capabilities",
         "serialize",
         "answer-refused",
+        "mcp-revision",
+        "revision-match",
     ];
 
     #[test]

@@ -26,6 +26,17 @@ pub mod upstream;
 pub mod validate;
 pub mod wrap;
 
+/// A pinned MCP revision on the command line (`--protocol-version`): the
+/// pinned versions are the possible values, listed in `--help`, the manual
+/// page and the completions.
+pub(crate) fn revision_parser(
+) -> impl clap::builder::TypedValueParser<Value = ahp_elicit::binding::Revision> {
+    use ahp_elicit::binding::Revision;
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(Revision::ALL.iter().map(|r| r.as_str()))
+        .map(|s: String| Revision::parse(&s).unwrap_or(Revision::DEFAULT))
+}
+
 /// The exit status of a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {

@@ -1,33 +1,38 @@
-//! `ahp-elicit upstream verify|extract|refresh`: the pinned MCP upstream
-//! The library side is
-//! [`ahp_elicit::upstream`].
+//! `ahp-elicit upstream verify|extract|refresh`: the pinned MCP upstream,
+//! per pinned revision. The library side is [`ahp_elicit::upstream`].
 //!
-//! The upstream folder is `--dir DIR`, else `$AHP_UPSTREAM_DIR`, else
-//! `upstream/mcp/2025-11-25/` when it holds the files, else
-//! `../shared/upstream/mcp/2025-11-25/` (both relative to the current
-//! directory). `refresh` writes to `--dir`, else `$AHP_UPSTREAM_DIR`, else
-//! `upstream/mcp/2025-11-25/`.
+//! `--protocol-version V` names one pinned revision; without it each
+//! command works on every pinned revision (`verify`: every one whose files
+//! are found). A revision's upstream folder is `--dir DIR` (which therefore
+//! needs `--protocol-version`), else `$AHP_UPSTREAM_DIR/<version>/`, else
+//! `upstream/mcp/<version>/` when it holds the files, else
+//! `../shared/upstream/mcp/<version>/` (relative to the current directory).
+//! `refresh` writes to `--dir`, else `$AHP_UPSTREAM_DIR/<version>/`, else
+//! `upstream/mcp/<version>/`.
 //!
 //! Exit codes: 0 ok; 1 a digest or the extraction differs (each difference
-//! on stderr); 2 unreadable files, a failed download or write.
+//! on stderr); 2 unreadable files, a failed download or write, or a usage
+//! error.
 
 use std::path::PathBuf;
 
-use ahp_elicit::binding::schemas::MCP_ELICITATION;
+use ahp_elicit::binding::Revision;
 use ahp_elicit::upstream::{self, UpstreamError};
 
-use super::Exit;
+use super::{revision_parser, Exit};
 
 /// The upstream subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub enum UpstreamCommand {
     /// Check the pinned digests and that a fresh extraction equals the
-    /// committed schemas/mcp-elicitation.schema.json (offline).
+    /// committed definitions of each pinned revision whose files are found
+    /// (offline).
     #[command(
-        after_help = "Exit status: 0 digests and extraction match, 1 a digest or the extraction differs, 2 unreadable files."
+        after_help = "Exit status: 0 digests and extraction match, 1 a digest or the extraction differs, 2 unreadable files or no pinned files found."
     )]
     Verify(VerifyArgs),
-    /// Regenerate schemas/mcp-elicitation.schema.json from the pinned files.
+    /// Regenerate the definitions (schemas/mcp-elicitation*.schema.json)
+    /// from the pinned files.
     #[command(
         after_help = "Exit status: 0 written, 1 a digest differs, 2 unreadable files or a failed write."
     )]
@@ -42,30 +47,41 @@ pub enum UpstreamCommand {
 /// Arguments of `upstream verify`.
 #[derive(Debug, clap::Args)]
 pub struct VerifyArgs {
-    /// Folder holding schema.ts and schema.json.
-    #[arg(long, value_name = "DIR")]
+    /// The pinned revision to verify (default: every one whose files are found).
+    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = revision_parser())]
+    pub revision: Option<Revision>,
+    /// Folder holding schema.ts and schema.json (needs --protocol-version).
+    #[arg(long, value_name = "DIR", requires = "revision")]
     pub dir: Option<PathBuf>,
-    /// Compare with this file instead of the copy built into the binary.
-    #[arg(long, value_name = "FILE")]
+    /// Compare with this file instead of the copy built into the binary
+    /// (needs --protocol-version).
+    #[arg(long, value_name = "FILE", requires = "revision")]
     pub schema: Option<PathBuf>,
 }
 
 /// Arguments of `upstream extract`.
 #[derive(Debug, clap::Args)]
 pub struct ExtractArgs {
-    /// Folder holding schema.ts and schema.json.
-    #[arg(long, value_name = "DIR")]
+    /// The pinned revision to extract (default: every one).
+    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = revision_parser())]
+    pub revision: Option<Revision>,
+    /// Folder holding schema.ts and schema.json (needs --protocol-version).
+    #[arg(long, value_name = "DIR", requires = "revision")]
     pub dir: Option<PathBuf>,
-    /// Where to write the generated schema (`-` for stdout).
-    #[arg(long, value_name = "FILE", default_value = upstream::GENERATED_PATH)]
-    pub out: PathBuf,
+    /// Where to write the generated definitions (`-` for stdout; needs
+    /// --protocol-version); default: the revision's file under schemas/.
+    #[arg(long, value_name = "FILE", requires = "revision")]
+    pub out: Option<PathBuf>,
 }
 
 /// Arguments of `upstream refresh`.
 #[derive(Debug, clap::Args)]
 pub struct RefreshArgs {
-    /// Folder to write schema.ts and schema.json into.
-    #[arg(long, value_name = "DIR")]
+    /// The pinned revision to download (default: every one).
+    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = revision_parser())]
+    pub revision: Option<Revision>,
+    /// Folder to write schema.ts and schema.json into (needs --protocol-version).
+    #[arg(long, value_name = "DIR", requires = "revision")]
     pub dir: Option<PathBuf>,
     /// For tests only: replace the scheme and host of the pinned addresses
     /// (e.g. `http://127.0.0.1:PORT/`).
@@ -83,114 +99,184 @@ fn report(e: &UpstreamError) -> Exit {
 
 /// Like [`report`], and when a pinned file is missing also say where the
 /// files were looked for and how to get them.
-fn report_missing(e: &UpstreamError, dir: &std::path::Path) -> Exit {
+fn report_missing(e: &UpstreamError, rev: Revision, dir: &std::path::Path) -> Exit {
     let code = report(e);
     if let UpstreamError::Io { source, .. } = e {
         if source.kind() == std::io::ErrorKind::NotFound {
-            eprintln!(
-                "ahp-elicit upstream: looked for the pinned schema.ts and schema.json in {} \
-                 (--dir, else ${}, else {} when it holds them, else {}, relative to the current folder).\n\
-                 To get them: run `ahp-elicit upstream refresh` in the project folder (downloads the pinned \
-                 files into {} and checks their digests), or point --dir or ${} at a folder that holds them.",
-                dir.display(),
-                upstream::ENV_DIR,
-                upstream::LOCAL_DIR,
-                upstream::SHARED_DIR,
-                upstream::LOCAL_DIR,
-                upstream::ENV_DIR,
-            );
+            eprintln!("{}", where_looked(rev, dir));
         }
     }
     code
 }
 
+/// Where the files of `rev` were looked for, and how to get them.
+fn where_looked(rev: Revision, dir: &std::path::Path) -> String {
+    format!(
+        "ahp-elicit upstream: looked for the pinned MCP {rev} schema.ts and schema.json in {} \
+         (--dir, else ${}/{rev}, else {} when it holds them, else {}, relative to the current folder).\n\
+         To get them: run `ahp-elicit upstream refresh --protocol-version {rev}` in the project folder \
+         (downloads the pinned files into {} and checks their digests), or point --dir or ${} at a folder that holds them.",
+        dir.display(),
+        upstream::ENV_DIR,
+        upstream::local_dir(rev).display(),
+        upstream::shared_dir(rev).display(),
+        upstream::local_dir(rev).display(),
+        upstream::ENV_DIR,
+    )
+}
+
+/// The worse of two statuses (the higher exit code).
+fn worse(a: Exit, b: Exit) -> Exit {
+    if b.code() > a.code() {
+        b
+    } else {
+        a
+    }
+}
+
+/// The revisions a command without `--protocol-version` works on.
+fn revisions(one: Option<Revision>) -> Vec<Revision> {
+    match one {
+        Some(r) => vec![r],
+        None => Revision::ALL.to_vec(),
+    }
+}
+
 fn verify(a: VerifyArgs) -> Exit {
-    let dir = upstream::resolve_dir(a.dir.as_deref());
-    let committed = match &a.schema {
+    let committed_override = match &a.schema {
         Some(p) => match std::fs::read_to_string(p) {
-            Ok(t) => t,
+            Ok(t) => Some(t),
             Err(e) => {
                 eprintln!("ahp-elicit upstream: {}: {e}", p.display());
                 return Exit::Usage;
             }
         },
-        None => MCP_ELICITATION.to_owned(),
+        None => None,
     };
-    match upstream::verify(&dir, &committed) {
-        Ok(diffs) if diffs.is_empty() => {
-            let p = upstream::pin();
-            println!(
-                "ok: {} holds the pinned MCP {} files (tag {}, commit {}), and the extraction equals the committed {}",
-                dir.display(),
-                p.protocol_revision,
-                p.tag,
-                p.commit,
-                upstream::GENERATED_PATH
+    let mut worst = Exit::Ok;
+    let mut verified = 0;
+    for rev in revisions(a.revision) {
+        let dir = upstream::resolve_dir(rev, a.dir.as_deref());
+        // Without a named revision, a revision whose files are not here is
+        // skipped (and said); a named one must be found.
+        if a.revision.is_none() && !upstream::holds_files(&dir) {
+            eprintln!(
+                "ahp-elicit upstream verify: MCP {rev}: no pinned files found, skipped ({})",
+                dir.display()
             );
-            Exit::Ok
+            continue;
         }
-        Ok(diffs) => {
-            eprintln!("ahp-elicit upstream verify: {} differs:", dir.display());
-            for d in diffs {
-                eprintln!("  {d}");
+        let committed = committed_override
+            .clone()
+            .unwrap_or_else(|| rev.data().definitions.to_owned());
+        let committed_name = match &a.schema {
+            Some(p) => p.display().to_string(),
+            None => rev.data().definitions_path.to_owned(),
+        };
+        match upstream::verify(rev, &dir, &committed, &committed_name) {
+            Ok(diffs) if diffs.is_empty() => {
+                let p = upstream::pin(rev);
+                let what = match &a.schema {
+                    Some(_) => committed_name.clone(),
+                    None => format!("the committed {committed_name}"),
+                };
+                println!(
+                    "ok: {} holds the pinned MCP {} files (tag {}, commit {}), and the extraction equals {what}",
+                    dir.display(),
+                    p.protocol_revision,
+                    p.tag,
+                    p.commit,
+                );
+                verified += 1;
             }
-            Exit::Invalid
+            Ok(diffs) => {
+                eprintln!(
+                    "ahp-elicit upstream verify: MCP {rev}: {} differs:",
+                    dir.display()
+                );
+                for d in diffs {
+                    eprintln!("  {d}");
+                }
+                worst = worse(worst, Exit::Invalid);
+            }
+            Err(e) => worst = worse(worst, report_missing(&e, rev, &dir)),
         }
-        Err(e) => report_missing(&e, &dir),
     }
+    if verified == 0 && worst == Exit::Ok {
+        eprintln!(
+            "ahp-elicit upstream verify: the files of no pinned revision ({}) were found",
+            Revision::list()
+        );
+        for rev in Revision::ALL {
+            eprintln!("{}", where_looked(*rev, &upstream::resolve_dir(*rev, None)));
+        }
+        return Exit::Usage;
+    }
+    worst
 }
 
 fn extract(a: ExtractArgs) -> Exit {
-    let dir = upstream::resolve_dir(a.dir.as_deref());
-    let text = match upstream::extract_dir(&dir) {
-        Ok(t) => t,
-        Err(e) => return report_missing(&e, &dir),
-    };
-    if a.out.as_os_str() == "-" {
-        print!("{text}");
-        return Exit::Ok;
-    }
-    match std::fs::write(&a.out, text) {
-        Ok(()) => {
-            eprintln!(
-                "wrote {} from {}; review the diff before committing",
-                a.out.display(),
+    let mut worst = Exit::Ok;
+    for rev in revisions(a.revision) {
+        let dir = upstream::resolve_dir(rev, a.dir.as_deref());
+        let text = match upstream::extract_dir(rev, &dir) {
+            Ok(t) => t,
+            Err(e) => {
+                worst = worse(worst, report_missing(&e, rev, &dir));
+                continue;
+            }
+        };
+        let out = a
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(rev.data().definitions_path));
+        if out.as_os_str() == "-" {
+            print!("{text}");
+            continue;
+        }
+        match std::fs::write(&out, text) {
+            Ok(()) => eprintln!(
+                "wrote {} from {} (MCP {rev}); review the diff before committing",
+                out.display(),
                 dir.display()
-            );
-            Exit::Ok
-        }
-        Err(e) => {
-            eprintln!("ahp-elicit upstream: {}: {e}", a.out.display());
-            Exit::Usage
+            ),
+            Err(e) => {
+                eprintln!("ahp-elicit upstream: {}: {e}", out.display());
+                worst = worse(worst, Exit::Usage);
+            }
         }
     }
+    worst
 }
 
 fn refresh(a: RefreshArgs) -> Exit {
-    let dir = match a.dir {
-        Some(d) => d,
-        None => match std::env::var_os(upstream::ENV_DIR) {
-            Some(d) if !d.is_empty() => PathBuf::from(d),
-            _ => PathBuf::from(upstream::LOCAL_DIR),
-        },
-    };
-    match upstream::refresh(&dir, a.mirror.as_deref()) {
-        Ok(diffs) if diffs.is_empty() => {
-            println!(
-                "ok: downloaded the pinned files into {}; both digests match",
-                dir.display()
-            );
-            Exit::Ok
-        }
-        Ok(diffs) => {
-            eprintln!("ahp-elicit upstream refresh: refused, nothing kept:");
-            for d in diffs {
-                eprintln!("  {d}");
+    let mut worst = Exit::Ok;
+    for rev in revisions(a.revision) {
+        let dir = match &a.dir {
+            Some(d) => d.clone(),
+            None => match std::env::var_os(upstream::ENV_DIR) {
+                Some(d) if !d.is_empty() => PathBuf::from(d).join(rev.as_str()),
+                _ => upstream::local_dir(rev),
+            },
+        };
+        match upstream::refresh(rev, &dir, a.mirror.as_deref()) {
+            Ok(diffs) if diffs.is_empty() => {
+                println!(
+                    "ok: downloaded the pinned MCP {rev} files into {}; both digests match",
+                    dir.display()
+                );
             }
-            Exit::Invalid
+            Ok(diffs) => {
+                eprintln!("ahp-elicit upstream refresh: MCP {rev}: refused, nothing kept:");
+                for d in diffs {
+                    eprintln!("  {d}");
+                }
+                worst = worse(worst, Exit::Invalid);
+            }
+            Err(e) => worst = worse(worst, report(&e)),
         }
-        Err(e) => report(&e),
     }
+    worst
 }
 
 /// Run the command; returns the exit status.

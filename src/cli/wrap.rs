@@ -1,7 +1,13 @@
 //! `ahp-elicit wrap`: raw MCP `elicitation/create` params in,
 //! a validated `user.elicitation.request` event out, through
-//! [`ahp_elicit::binding::wrap_params`] (the params serialized whole into
+//! [`ahp_elicit::binding::wrap_params_in`] (the params serialized whole into
 //! `request.text`, the mode written explicitly, nothing injected).
+//!
+//! `--protocol-version V` checks the params against that pinned revision's
+//! definitions and writes it as the event's `extensions.mcp`
+//! (`--input-key K` adds the `inputRequests` entry's key). Without either,
+//! the event names no revision and follows 2025-11-25, as before the second
+//! pin.
 //!
 //! The default id is `evt-` and the first 16 hex digits of the SHA-256 of
 //! the serialized params (the `request.text`), so wrapping the same params
@@ -13,15 +19,18 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
 use sha2::Digest;
 
 use ahp_elicit::binding::content::format_ok;
 use ahp_elicit::binding::limits::{MAX_EVENT_BYTES, MAX_ID_CHARS};
-use ahp_elicit::binding::{parse_json, wrap_params, Server, StringFormat};
+use ahp_elicit::binding::{
+    parse_json, wrap_params_in, McpExtension, Revision, SchemaPolicy, Server, StringFormat,
+};
 use ahp_elicit::respond::sink::terminal_safe;
 use ahp_elicit::safe_text::display;
 
-use super::Exit;
+use super::{revision_parser, Exit};
 
 /// Arguments of `ahp-elicit wrap`.
 #[derive(Debug, clap::Args)]
@@ -48,9 +57,46 @@ pub struct WrapArgs {
     /// Event time, RFC 3339 (default: now).
     #[arg(long, value_name = "TIME")]
     pub time: Option<String>,
+    /// The MCP revision the params follow, written as extensions.mcp
+    /// (default: none written, which means 2025-11-25).
+    #[arg(long = "protocol-version", value_name = "VERSION", value_parser = revision_parser())]
+    pub protocol_version: Option<Revision>,
+    /// The key of the inputRequests entry the params came from, written as
+    /// extensions.mcp.inputKey (needs --protocol-version).
+    #[arg(long, value_name = "KEY", requires = "protocol_version")]
+    pub input_key: Option<String>,
     /// The params file; `-` or nothing is stdin.
     #[arg(value_name = "FILE|-")]
     pub input: Option<PathBuf>,
+}
+
+/// When `v` is not params but something that holds them (a JSON-RPC
+/// message, an `inputRequests` entry, an `input_required` result), one
+/// sentence saying what it looks like and what to give instead.
+fn wrapper_hint(v: &Value) -> Option<String> {
+    let o = v.as_object()?;
+    if o.contains_key("message") || o.contains_key("requestedSchema") || o.contains_key("url") {
+        return None;
+    }
+    if o.contains_key("jsonrpc") {
+        return Some(
+            "this is a JSON-RPC message, not elicitation/create params: give its \"params\" object"
+                .into(),
+        );
+    }
+    if o.get("method").and_then(Value::as_str) == Some("elicitation/create") {
+        return Some(
+            "this is an inputRequests entry ({\"method\", \"params\"}): give its \"params\" object (and its key as --input-key)"
+                .into(),
+        );
+    }
+    if o.contains_key("inputRequests") || o.contains_key("resultType") {
+        return Some(
+            "this is an input_required result: wrap the \"params\" of each inputRequests entry, one at a time, with --protocol-version and --input-key KEY"
+                .into(),
+        );
+    }
+    None
 }
 
 /// The default event id for params serialized as `text`.
@@ -78,6 +124,20 @@ pub fn run(args: WrapArgs) -> Exit {
             return Exit::Usage;
         }
     }
+    if let Some(k) = &args.input_key {
+        let n = k.chars().count();
+        if n == 0 || n > 256 || k.chars().any(char::is_control) {
+            eprintln!(
+                "ahp-elicit wrap: --input-key must be 1 to 256 characters, no control characters"
+            );
+            return Exit::Usage;
+        }
+    }
+    let mcp = args.protocol_version.map(|protocol_version| McpExtension {
+        protocol_version,
+        input_key: args.input_key.clone(),
+        call: None,
+    });
     let input = args.input.as_deref().unwrap_or(Path::new("-"));
     let bytes = match super::read_input(input, MAX_EVENT_BYTES, "params") {
         Ok(b) => b,
@@ -97,6 +157,10 @@ pub fn run(args: WrapArgs) -> Exit {
         Ok(v) => v,
         Err(e) => return report(&[e]),
     };
+    if let Some(hint) = wrapper_hint(&params) {
+        eprintln!("ahp-elicit wrap: {hint}");
+        return Exit::Invalid;
+    }
     let text = match serde_json::to_string(&params) {
         Ok(t) => t,
         Err(e) => {
@@ -110,7 +174,15 @@ pub fn run(args: WrapArgs) -> Exit {
         title: args.server_title.clone(),
         version: args.server_version.clone(),
     };
-    match wrap_params(&params, &server, &args.adapter, &id, args.time.as_deref()) {
+    match wrap_params_in(
+        &params,
+        &server,
+        &args.adapter,
+        &id,
+        args.time.as_deref(),
+        SchemaPolicy::Strict,
+        mcp.as_ref(),
+    ) {
         Ok(ev) => {
             let mut out = std::io::stdout().lock();
             if writeln!(out, "{}", terminal_safe(&ev.event.to_string()))

@@ -5,7 +5,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{mismatch, pin, UpstreamError, GENERATED_ID};
+use super::{mismatch, pin, UpstreamError};
+use crate::binding::Revision;
 
 /// One place where `schema.ts` (the source of truth) corrects the tagged
 /// `schema.json`, applied by the extraction under its name.
@@ -27,9 +28,13 @@ pub struct Override {
     pub ts_evidence: &'static [&'static str],
 }
 
-/// The schema.ts corrections. The tag's generator wrote `integer` for every
-/// TypeScript `number` that carries no `@TJS-type number` tag; the pinned
-/// `schema.ts` (SHA-256 `0845473b…398a07`) says `number` at these lines:
+/// The catalogue of schema.ts corrections; each pinned revision names the
+/// ones its extraction applies (`RevisionData::overrides`, read by
+/// [`overrides_of`]). The tags' generator wrote `integer` for every
+/// TypeScript `number` that carries no `@TJS-type number` tag.
+///
+/// 2025-11-25 (`schema.ts` SHA-256 `0845473b…398a07`) says `number` at
+/// these lines, and all four apply:
 ///
 /// | override | schema.ts lines | tagged schema.json |
 /// |---|---|---|
@@ -37,6 +42,14 @@ pub struct Override {
 /// | `elicit-result-content-numbers` | 2467 `export interface ElicitResult extends Result {`, 2481 `content?: { [key: string]: string \| number \| boolean \| string[] };` | `["string","integer","boolean"]` |
 /// | `task-metadata-ttl-number` | 1317 `export interface TaskMetadata {`, 1321 `ttl?: number;` | `"type": "integer"` |
 /// | `progress-token-number` | 23 `export type ProgressToken = string \| number;` | `["string","integer"]` |
+///
+/// 2026-07-28 (`schema.ts` SHA-256 `742750af…baedc2cd`) applies only
+/// `elicit-result-content-numbers` (3134 `export interface ElicitResult {`,
+/// 3148 the same `content?` line; the JSON still says integer). Its JSON
+/// says `number` for the NumberSchema bounds already, `TaskMetadata` is
+/// gone, and `ProgressToken` (165, still `string | number` against
+/// `["string","integer"]`) is referred to by no elicitation definition of
+/// that revision, so it is not extracted.
 ///
 /// `upstream/README.md` says the same for readers of the repository.
 pub const OVERRIDES: &[Override] = &[
@@ -59,7 +72,7 @@ pub const OVERRIDES: &[Override] = &[
         sites: &["/ElicitResult/properties/content/additionalProperties/anyOf/1/type"],
         upstream: r#"["string","integer","boolean"]"#,
         corrected: r#"["string","number","boolean"]"#,
-        ts_scope: "export interface ElicitResult extends Result {",
+        ts_scope: "export interface ElicitResult",
         ts_evidence: &["content?: { [key: string]: string | number | boolean | string[] };"],
     },
     Override {
@@ -95,22 +108,72 @@ pub const PRIMITIVES: [&str; 8] = [
     "LegacyTitledEnumSchema",
 ];
 
-/// Every upstream definition the extraction copies.
-const COPIED: [&str; 13] = [
-    "ElicitRequestFormParams",
-    "ElicitRequestURLParams",
-    "ElicitResult",
-    "StringSchema",
-    "NumberSchema",
-    "BooleanSchema",
-    "UntitledSingleSelectEnumSchema",
-    "TitledSingleSelectEnumSchema",
-    "UntitledMultiSelectEnumSchema",
-    "TitledMultiSelectEnumSchema",
-    "LegacyTitledEnumSchema",
-    "TaskMetadata",
-    "ProgressToken",
-];
+/// The overrides `rev`'s extraction applies, in catalogue order.
+///
+/// Panics if the revision names an override the catalogue does not hold (a
+/// build defect the tests catch).
+pub fn overrides_of(rev: Revision) -> Vec<Override> {
+    let names = rev.data().overrides;
+    for n in names {
+        assert!(
+            OVERRIDES.iter().any(|o| o.name == *n),
+            "revision {rev} names an unknown override {n}"
+        );
+    }
+    OVERRIDES
+        .iter()
+        .filter(|o| names.contains(&o.name))
+        .copied()
+        .collect()
+}
+
+/// The roots of the extraction: the params union and the result.
+const ROOTS: [&str; 2] = ["ElicitRequestParams", "ElicitResult"];
+
+/// Definitions the extraction replaces by its own dispatch instead of
+/// copying.
+const REPLACED: [&str; 2] = ["ElicitRequestParams", "PrimitiveSchemaDefinition"];
+
+/// Every `#/$defs/NAME` that `v` refers to.
+fn refs_in(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(o) => {
+            for (k, x) in o {
+                match (k.as_str(), x) {
+                    ("$ref", Value::String(r)) => {
+                        if let Some(n) = r.strip_prefix("#/$defs/") {
+                            out.push(n.to_owned());
+                        }
+                    }
+                    _ => refs_in(x, out),
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| refs_in(x, out)),
+        _ => {}
+    }
+}
+
+/// The upstream definitions the extraction copies: every definition the
+/// [`ROOTS`] refer to, directly or not, except the [`REPLACED`] ones,
+/// sorted.
+fn copied_names(all: &Value) -> Result<Vec<String>, UpstreamError> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut todo: Vec<String> = ROOTS.iter().map(|s| s.to_string()).collect();
+    while let Some(n) = todo.pop() {
+        if seen.contains(&n) {
+            continue;
+        }
+        let d = all
+            .get(&n)
+            .ok_or_else(|| mismatch(format!("schema.json has no $defs/{n}")))?;
+        refs_in(d, &mut todo);
+        seen.push(n);
+    }
+    seen.retain(|n| !REPLACED.contains(&n.as_str()));
+    seen.sort();
+    Ok(seen)
+}
 
 /// The text of the declaration that starts with `scope` in `ts`: up to the
 /// closing `}` line of an interface, or the end of the line of a one-line
@@ -118,7 +181,8 @@ const COPIED: [&str; 13] = [
 fn ts_block<'a>(ts: &'a str, scope: &str) -> Option<&'a str> {
     let start = ts.find(scope)?;
     let rest = &ts[start..];
-    let end = if scope.trim_end().ends_with('{') {
+    let interface = scope.trim_end().ends_with('{') || scope.starts_with("export interface");
+    let end = if interface {
         rest.find("\n}").map(|i| i + 2)?
     } else {
         rest.find('\n').unwrap_or(rest.len())
@@ -292,14 +356,16 @@ fn sorted(v: &Value) -> Value {
     }
 }
 
-/// Generate the `mcp-elicitation` schema document from the parsed tagged
-/// `schema.json` and the text of `schema.ts`, applying `overrides` (pass
-/// [`OVERRIDES`]; a test passes none to show the tagged defects).
+/// Generate `rev`'s `mcp-elicitation` schema document from the parsed
+/// tagged `schema.json` and the text of `schema.ts`, applying `overrides`
+/// (pass [`overrides_of`]`(rev)`; a test passes none to show the tagged
+/// defects).
 ///
 /// Errors: [`UpstreamError::Mismatch`] naming what in upstream is not as
 /// this extraction expects (a definition missing, a union with other
 /// members, an override whose evidence is gone).
 pub fn extract(
+    rev: Revision,
     schema_json: &Value,
     schema_ts: &str,
     overrides: &[Override],
@@ -316,19 +382,19 @@ pub fn extract(
     close_requested_schema(&mut defs)?;
     merge_content_values(&mut defs)?;
     dispatch_params(&all, &mut defs)?;
-    Ok(sorted(&document(defs, overrides)))
+    Ok(sorted(&document(rev, defs, overrides)))
 }
 
-/// The [`COPIED`] definitions, without upstream's prose.
+/// The copied definitions ([`copied_names`]), without upstream's prose.
 fn copied_defs(all: &Value) -> Result<Map<String, Value>, UpstreamError> {
     let mut defs = Map::new();
-    for name in COPIED {
+    for name in copied_names(all)? {
         let mut d = all
-            .get(name)
+            .get(&name)
             .cloned()
             .ok_or_else(|| mismatch(format!("schema.json has no $defs/{name}")))?;
         strip_prose(&mut d);
-        defs.insert(name.to_owned(), d);
+        defs.insert(name, d);
     }
     Ok(defs)
 }
@@ -440,13 +506,13 @@ fn dispatch_params(all: &Value, defs: &mut Map<String, Value>) -> Result<(), Ups
 
 /// The generated document around `defs`: its `$id`, title and the comment
 /// naming the pinned source and the overrides applied.
-fn document(defs: Map<String, Value>, overrides: &[Override]) -> Value {
-    let p = pin();
+fn document(rev: Revision, defs: Map<String, Value>, overrides: &[Override]) -> Value {
+    let p = pin(rev);
     let digest = |n: &str| p.file(n).map(|f| f.sha256.clone()).unwrap_or_default();
     let names: Vec<&str> = overrides.iter().map(|o| o.name).collect();
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": GENERATED_ID,
+        "$id": rev.data().definitions_id,
         "title": format!("MCP {} elicitation subset (closed), generated", p.protocol_revision),
         "$comment": format!(
             "GENERATED by `ahp-elicit upstream extract`; do not edit. Source: {} tag {} (commit {}), schema.json sha256 {}, schema.ts sha256 {}. Upstream description prose left out. schema.ts overrides: {}.",

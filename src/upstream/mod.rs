@@ -1,21 +1,26 @@
-//! The pinned MCP upstream: the pin
-//! (`upstream/mcp/2025-11-25/pin.json`, embedded), the digest check, the
-//! extraction that generates `schemas/mcp-elicitation.schema.json` from the
+//! The pinned MCP upstream, per pinned [`Revision`]: the pin
+//! (`upstream/mcp/<version>/pin.json`, embedded), the digest check, the
+//! extraction that generates the revision's definitions
+//! (`schemas/mcp-elicitation.schema.json` for 2025-11-25,
+//! `schemas/mcp-elicitation-<version>.schema.json` for later ones) from its
 //! pinned `schema.json` and `schema.ts`, and the refresh that downloads
 //! exactly the pinned addresses.
 //!
 //! The extraction, from the tagged `schema.json`:
-//! - keeps the elicitation definitions (`ElicitRequestFormParams`,
-//!   `ElicitRequestURLParams`, `ElicitResult`, the eight primitive
-//!   definitions, `TaskMetadata`, `ProgressToken`) and leaves out
-//!   upstream's `description` prose;
+//! - keeps the elicitation definitions: every definition that
+//!   `ElicitRequestParams` and `ElicitResult` refer to, directly or not
+//!   (2025-11-25: the params, the result, the eight primitive definitions,
+//!   `TaskMetadata`, `ProgressToken`; 2026-07-28: the same without the
+//!   last two), and leaves out upstream's `description` prose;
 //! - closes the requested-schema vocabulary and every primitive and enum
 //!   definition (`additionalProperties: false`), while `_meta`,
 //!   `task` and the params/result extension fields stay open;
 //! - applies each place where `schema.ts` corrects the tagged JSON as a
-//!   named [`Override`] ([`OVERRIDES`]); each one checks that the tagged
-//!   JSON still says what it corrects and that `schema.ts` says what it
-//!   corrects to, so a new revision cannot slip through unreviewed;
+//!   named [`Override`] (the catalogue is [`OVERRIDES`]; a revision names
+//!   the ones its extraction applies, [`overrides_of`]); each one checks
+//!   that the tagged JSON still says what it corrects and that `schema.ts`
+//!   says what it corrects to, so a new revision cannot slip through
+//!   unreviewed;
 //! - replaces upstream's `anyOf` unions by discriminated `if`/`then`
 //!   dispatches (on `mode`, on `type`, on the presence of `oneOf`,
 //!   `enumNames`, `enum`, `items.anyOf`) or a merged type list, which accept
@@ -32,22 +37,34 @@ use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::binding::Revision;
+
 mod extract;
 
-pub use extract::{extract, render, Override, OVERRIDES, PRIMITIVES};
+pub use extract::{extract, overrides_of, render, Override, OVERRIDES, PRIMITIVES};
 
-/// `upstream/mcp/2025-11-25/pin.json`, as embedded in the binary.
-pub const PIN_JSON: &str = include_str!("../../upstream/mcp/2025-11-25/pin.json");
-/// The environment variable naming the upstream folder.
+/// The environment variable naming a folder that holds one folder per
+/// pinned revision (`$AHP_UPSTREAM_DIR/<version>/schema.json`), as
+/// `upstream/mcp/` does.
 pub const ENV_DIR: &str = "AHP_UPSTREAM_DIR";
-/// The project's own upstream folder (relative to the current directory).
-pub const LOCAL_DIR: &str = "upstream/mcp/2025-11-25";
-/// The shared read-only copy (relative to the current directory).
-pub const SHARED_DIR: &str = "../shared/upstream/mcp/2025-11-25";
-/// `$id` of the generated schema document.
-pub const GENERATED_ID: &str = "https://ahp-elicit.invalid/schemas/0.1/mcp-elicitation.schema.json";
-/// Where the generated file lives in the project.
-pub const GENERATED_PATH: &str = "schemas/mcp-elicitation.schema.json";
+/// The project's own upstream folder, holding one folder per revision
+/// (relative to the current directory).
+pub const LOCAL_ROOT: &str = "upstream/mcp";
+/// The shared read-only copy, one folder per revision (relative to the
+/// current directory).
+pub const SHARED_ROOT: &str = "../shared/upstream/mcp";
+
+/// The project's own folder of `rev`'s upstream files
+/// (`upstream/mcp/<version>`, relative to the current directory).
+pub fn local_dir(rev: Revision) -> PathBuf {
+    Path::new(LOCAL_ROOT).join(rev.as_str())
+}
+
+/// The shared copy of `rev`'s upstream files
+/// (`../shared/upstream/mcp/<version>`).
+pub fn shared_dir(rev: Revision) -> PathBuf {
+    Path::new(SHARED_ROOT).join(rev.as_str())
+}
 
 /// One pinned file.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
@@ -86,12 +103,12 @@ impl Pin {
     }
 }
 
-/// The embedded pin.
+/// The embedded pin of `rev`.
 ///
 /// Panics only if the embedded `pin.json` is malformed (a build defect the
 /// tests catch).
-pub fn pin() -> Pin {
-    serde_json::from_str(PIN_JSON).expect("embedded pin.json is well formed")
+pub fn pin(rev: Revision) -> Pin {
+    serde_json::from_str(rev.data().pin_json).expect("embedded pin.json is well formed")
 }
 
 /// What can go wrong with the upstream files.
@@ -141,23 +158,29 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// The upstream folder: `explicit` (`--dir`), else `$AHP_UPSTREAM_DIR`, else
-/// [`LOCAL_DIR`] when it holds `schema.json`, else [`SHARED_DIR`]; the two
-/// defaults relative to the current directory.
-pub fn resolve_dir(explicit: Option<&Path>) -> PathBuf {
+/// The folder of `rev`'s upstream files: `explicit` (`--dir`), else
+/// `$AHP_UPSTREAM_DIR/<version>`, else [`local_dir`] when it holds
+/// `schema.json`, else [`shared_dir`]; the defaults relative to the current
+/// directory.
+pub fn resolve_dir(rev: Revision, explicit: Option<&Path>) -> PathBuf {
     if let Some(d) = explicit {
         return d.to_path_buf();
     }
     if let Some(d) = std::env::var_os(ENV_DIR) {
         if !d.is_empty() {
-            return PathBuf::from(d);
+            return PathBuf::from(d).join(rev.as_str());
         }
     }
-    let local = PathBuf::from(LOCAL_DIR);
+    let local = local_dir(rev);
     if local.join("schema.json").is_file() {
         return local;
     }
-    PathBuf::from(SHARED_DIR)
+    shared_dir(rev)
+}
+
+/// Whether `dir` holds upstream files at all (a `schema.json`).
+pub fn holds_files(dir: &Path) -> bool {
+    dir.join("schema.json").is_file()
 }
 
 /// Compare the files in `dir` with the pin. Returns one line per difference
@@ -188,12 +211,13 @@ pub fn check_digests(dir: &Path, pin: &Pin) -> Result<Vec<String>, UpstreamError
 ///
 /// Errors: unreadable files (I/O), digests that differ from the pin or an
 /// upstream shape the extraction does not know (mismatch).
-pub fn extract_dir(dir: &Path) -> Result<String, UpstreamError> {
-    let p = pin();
+pub fn extract_dir(rev: Revision, dir: &Path) -> Result<String, UpstreamError> {
+    let p = pin(rev);
     let diffs = check_digests(dir, &p)?;
     if !diffs.is_empty() {
         return Err(mismatch(format!(
-            "the upstream files are not the pinned ones:\n  {}",
+            "the upstream files in {} are not the pinned MCP {rev} ones:\n  {}",
+            dir.display(),
             diffs.join("\n  ")
         )));
     }
@@ -203,7 +227,7 @@ pub fn extract_dir(dir: &Path) -> Result<String, UpstreamError> {
     let ts = std::fs::read_to_string(&ts_path).map_err(io_err(&ts_path))?;
     let json: Value = serde_json::from_str(&json_text)
         .map_err(|e| mismatch(format!("{} is not JSON: {e}", json_path.display())))?;
-    Ok(render(&extract(&json, &ts, OVERRIDES)?))
+    Ok(render(&extract(rev, &json, &ts, &overrides_of(rev))?))
 }
 
 /// The first line where `committed` and `fresh` differ, as a short report
@@ -230,22 +254,33 @@ pub fn first_difference(committed: &str, fresh: &str) -> Option<String> {
     Some("the files differ in line endings or a final newline".into())
 }
 
-/// `verify`: the digests of the files in `dir` match the pin, and a fresh
-/// extraction equals `committed`. Returns one line per difference (empty:
-/// verified). Offline.
+/// `verify`: the digests of the files in `dir` match `rev`'s pin, and a
+/// fresh extraction equals `committed` (the revision's generated
+/// definitions, or a file given instead, named `committed_name` in the
+/// report). Returns one line per difference (empty: verified). Offline.
 ///
 /// Errors: unreadable files (I/O).
-pub fn verify(dir: &Path, committed: &str) -> Result<Vec<String>, UpstreamError> {
-    let p = pin();
+pub fn verify(
+    rev: Revision,
+    dir: &Path,
+    committed: &str,
+    committed_name: &str,
+) -> Result<Vec<String>, UpstreamError> {
+    let p = pin(rev);
     let mut diffs = check_digests(dir, &p)?;
     if !diffs.is_empty() {
         return Ok(diffs);
     }
-    match extract_dir(dir) {
+    match extract_dir(rev, dir) {
         Ok(fresh) => {
             if let Some(d) = first_difference(committed, &fresh) {
+                let fix = if committed_name == rev.data().definitions_path {
+                    format!("; run `ahp-elicit upstream extract --protocol-version {rev}` and review the diff")
+                } else {
+                    String::new()
+                };
                 diffs.push(format!(
-                    "{GENERATED_PATH} differs from a fresh extraction ({d}); run `ahp-elicit upstream extract` and review the diff"
+                    "{committed_name} differs from a fresh extraction of MCP {rev} ({d}){fix}"
                 ));
             }
         }
@@ -283,15 +318,19 @@ fn download(url: &str) -> Result<Vec<u8>, UpstreamError> {
         .map_err(fail)
 }
 
-/// `refresh`: download exactly the pinned addresses (with the scheme and
-/// host replaced by `mirror`, for tests), check both digests, and only when
-/// both match write them into `dir` (temporary files, then renames).
+/// `refresh`: download exactly `rev`'s pinned addresses (with the scheme
+/// and host replaced by `mirror`, for tests), check both digests, and only
+/// when both match write them into `dir` (temporary files, then renames).
 /// Returns one line per digest mismatch; then nothing is written and `dir`
 /// is left as it was.
 ///
 /// Errors: a failed download or write (I/O).
-pub fn refresh(dir: &Path, mirror: Option<&str>) -> Result<Vec<String>, UpstreamError> {
-    let p = pin();
+pub fn refresh(
+    rev: Revision,
+    dir: &Path,
+    mirror: Option<&str>,
+) -> Result<Vec<String>, UpstreamError> {
+    let p = pin(rev);
     let mut got = Vec::new();
     let mut diffs = Vec::new();
     for f in &p.files {
@@ -351,13 +390,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pin_is_well_formed() {
-        let p = pin();
-        assert_eq!(p.tag, "2025-11-25");
-        assert_eq!(p.files.len(), 2);
-        for f in &p.files {
-            assert_eq!(f.sha256.len(), 64);
-            assert!(f.url.ends_with(&f.path), "{} ends with {}", f.url, f.path);
+    fn every_pin_is_well_formed() {
+        for rev in Revision::ALL.iter().copied() {
+            let p = pin(rev);
+            assert_eq!(p.tag, rev.as_str());
+            assert_eq!(p.protocol_revision, rev.as_str());
+            assert_eq!(p.files.len(), 2);
+            for f in &p.files {
+                assert_eq!(f.sha256.len(), 64);
+                assert!(f.url.ends_with(&f.path), "{} ends with {}", f.url, f.path);
+                assert!(
+                    f.url.contains(&format!("/{rev}/schema/{rev}/")),
+                    "{}",
+                    f.url
+                );
+            }
         }
     }
 

@@ -34,13 +34,37 @@ pub fn vectors_dir() -> PathBuf {
     root().join("tests/vectors")
 }
 
-/// Every line of `vectors/elicitation.jsonl`, parsed.
-pub fn vectors() -> Vec<serde_json::Value> {
-    let text =
-        std::fs::read_to_string(vectors_dir().join("elicitation.jsonl")).expect("vectors file");
+/// The vector file of a pinned revision: `elicitation.jsonl` for the
+/// default revision (2025-11-25, the first file), else
+/// `elicitation-<version>.jsonl`.
+#[allow(dead_code)]
+pub fn vector_file(rev: ahp_elicit::binding::Revision) -> PathBuf {
+    if rev == ahp_elicit::binding::Revision::DEFAULT {
+        vectors_dir().join("elicitation.jsonl")
+    } else {
+        vectors_dir().join(format!("elicitation-{rev}.jsonl"))
+    }
+}
+
+/// Every line of the vector file of `rev`, parsed.
+#[allow(dead_code)]
+pub fn vectors_of(rev: ahp_elicit::binding::Revision) -> Vec<serde_json::Value> {
+    let path = vector_file(rev);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("vectors file {}: {e}", path.display()));
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).expect("vector line"))
+        .collect()
+}
+
+/// Every line of every pinned revision's vector file, parsed, oldest
+/// revision first.
+#[allow(dead_code)]
+pub fn vectors() -> Vec<serde_json::Value> {
+    ahp_elicit::binding::Revision::ALL
+        .iter()
+        .flat_map(|r| vectors_of(*r))
         .collect()
 }
 
@@ -48,21 +72,22 @@ pub fn vectors() -> Vec<serde_json::Value> {
 /// default: those files are never committed.
 pub const NEEDS_UPSTREAM: &str =
     "needs the pinned upstream files: run `ahp-elicit upstream refresh` \
-(downloads them into upstream/mcp/2025-11-25/ and checks the digests) or set AHP_UPSTREAM_DIR";
+(downloads them into upstream/mcp/<version>/ and checks the digests) or set AHP_UPSTREAM_DIR";
 
-/// The folder holding the pinned upstream `schema.ts`/`schema.json`:
-/// `$AHP_UPSTREAM_DIR`, else `upstream/mcp/2025-11-25/` when it holds the
-/// files, else `../shared/upstream/mcp/2025-11-25/`. Panics with the way to
-/// get them when none has them (only ignored tests call it).
-pub fn upstream_dir() -> PathBuf {
+/// The folder holding `rev`'s pinned upstream `schema.ts`/`schema.json`:
+/// `$AHP_UPSTREAM_DIR/<version>`, else `upstream/mcp/<version>/` when it
+/// holds the files, else `../shared/upstream/mcp/<version>/`. Panics with
+/// the way to get them when none has them (only ignored tests call it).
+#[allow(dead_code)]
+pub fn upstream_dir(rev: ahp_elicit::binding::Revision) -> PathBuf {
     if let Ok(d) = std::env::var("AHP_UPSTREAM_DIR") {
-        return PathBuf::from(d);
+        return PathBuf::from(d).join(rev.as_str());
     }
-    let local = root().join("upstream/mcp/2025-11-25");
+    let local = root().join("upstream/mcp").join(rev.as_str());
     if local.join("schema.json").is_file() {
         return local;
     }
-    let shared = root().join("../shared/upstream/mcp/2025-11-25");
+    let shared = root().join("../shared/upstream/mcp").join(rev.as_str());
     assert!(shared.join("schema.json").is_file(), "{NEEDS_UPSTREAM}");
     shared
 }
