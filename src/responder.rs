@@ -246,6 +246,41 @@ impl Withdrawal {
     }
 }
 
+/// Who is asking, as the front door knows it beyond the request event:
+/// the server as the person launched it and the call that asked, with its
+/// arguments. Informational, never identity; not sanitized (the screen does
+/// that, and cuts each to one line).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The command line or URL the person gave to start or reach the
+    /// server (`mcp -- npx weather-server`, `mcp --url https://…`).
+    pub launched: Option<String>,
+    /// The call that asked, as one line: method, name and arguments, e.g.
+    /// `tools/call book {"day":"Monday"}`.
+    pub call: Option<String>,
+}
+
+thread_local! {
+    /// Who asked for the request being answered on this thread, when the
+    /// front door said ([`with_origin`]).
+    static CURRENT_ORIGIN: std::cell::RefCell<Option<Origin>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Run `f` (a [`Responder::respond`] call) with `origin` readable through
+/// [`Context::origin`].
+pub fn with_origin<T>(origin: Option<&Origin>, f: impl FnOnce() -> T) -> T {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            CURRENT_ORIGIN.with(|c| *c.borrow_mut() = None);
+        }
+    }
+    CURRENT_ORIGIN.with(|c| *c.borrow_mut() = origin.cloned());
+    let _reset = Reset;
+    f()
+}
+
 thread_local! {
     /// The withdrawal flag of the request being answered on this thread.
     /// Kept beside [`Context`] rather than in it, so that drivers which never
@@ -280,6 +315,12 @@ impl Context {
     /// answered (not sanitized: hostile server text), if it gave one.
     pub fn withdrawal_reason(&self) -> Option<String> {
         CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().and_then(Withdrawal::reason))
+    }
+
+    /// Who asked for the request being answered, when the front door said
+    /// ([`Origin`]; not sanitized).
+    pub fn origin(&self) -> Option<Origin> {
+        CURRENT_ORIGIN.with(|c| c.borrow().clone())
     }
 
     /// Why the request being answered was withdrawn (None while it is not).
@@ -337,6 +378,16 @@ pub fn withdrawn_reason_line(reason: &str) -> String {
         "The server's reason (its words): {}",
         crate::safe_text::display(&r)
     )
+}
+
+/// `extensions.mcp.call` of a request event as `method name`
+/// (informational: which call was in progress when the server asked; not
+/// sanitized).
+pub fn request_call(req: &RequestEvent) -> Option<String> {
+    let call = req.event.pointer("/extensions/mcp/call")?;
+    let method = call.get("method")?.as_str()?;
+    let name = call.get("name").and_then(|n| n.as_str()).unwrap_or("");
+    Some(format!("{method} {name}").trim_end().to_owned())
 }
 
 /// The message of a request as the server sent it (`message` of the

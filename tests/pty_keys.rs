@@ -94,3 +94,53 @@ fn esc_in_a_form_with_typed_text_asks_first() {
         vec![("cancel", "evt-1")]
     );
 }
+
+/// Ctrl-N declines the request on screen and every later one from the same
+/// server for this run, without showing them; another server's request is
+/// still shown, and the run says how many were declined that way.
+#[test]
+fn ctrl_n_declines_everything_else_from_this_server() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let form = |m: &str| {
+        json!({"message": m, "requestedSchema": {"type": "object",
+            "properties": {"n": {"type": "string"}}}})
+    };
+    let lines = [
+        common::request_line("pushy", "evt-1", &form("Pushy one.")),
+        common::request_line("pushy", "evt-2", &form("Pushy two.")),
+        common::request_line("calm", "evt-3", &form("Calm one.")),
+        common::request_line("pushy", "evt-4", &form("Pushy three.")),
+    ];
+    let input = dir.path().join("requests.jsonl");
+    std::fs::write(&input, lines.join("\n") + "\n").expect("write");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}'", input.display()),
+    );
+    t.wait_for("Pushy one.");
+    t.send("\u{e}");
+    t.wait_for("Calm one.");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert!(!t.raw.windows(10).any(|w| w == b"Pushy two."));
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![
+            ("decline", "evt-1"),
+            ("decline", "evt-2"),
+            ("cancel", "evt-3"),
+            ("decline", "evt-4")
+        ]
+    );
+    assert!(
+        t.stderr().contains(
+            "2 requests declined without being shown (Ctrl-N: everything else from pushy)"
+        ),
+        "{}",
+        t.stderr()
+    );
+}

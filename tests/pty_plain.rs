@@ -259,7 +259,7 @@ fn demo_plain_prints_the_result() {
         "demo",
         &[("AHP_ELICIT_PLAIN", "1".to_owned())],
     );
-    s.expect("Request 1 of 1 from Workspace Setup");
+    s.expect("Request 1 of 1, from the server that calls itself Workspace Setup");
     s.answer("Full name: ", "\u{4}");
     let (code, transcript) = s.finish();
     assert_eq!(code, 0, "{}", s.t.stderr());
@@ -338,7 +338,7 @@ fn an_invalid_line_is_reported_at_once_between_the_plain_lines() {
     );
     // The error is said before the request, not held until the end.
     s.expect("ahp-elicit: line 1: not a JSON event");
-    s.expect("Request 1 of 1 from git-tools");
+    s.expect("Request 1 of 1, from the server that calls itself git-tools");
     s.t.send("\u{3}");
     let (code, _) = s.finish();
     assert_eq!(code, 1, "the bad line makes the run fail");

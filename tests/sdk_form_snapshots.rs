@@ -28,6 +28,8 @@ fn header() -> Header {
         progress: Progress { index: 1, total: 1 },
         seconds_left: None,
         extend_secs: None,
+        launched: None,
+        call: None,
     }
 }
 

@@ -211,6 +211,8 @@ fn hostile_header(mode: Mode) -> Header {
         progress: Progress { index: 1, total: 1 },
         seconds_left: None,
         extend_secs: None,
+        launched: None,
+        call: None,
     }
 }
 

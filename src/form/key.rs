@@ -121,7 +121,7 @@ pub fn edit_request(key: &Key) -> Option<InputRequest> {
 pub const CONFIRM_KEY: char = 'y';
 
 /// The help line: the keys of the edit step.
-pub const HELP_EDIT: &str = "Tab/↓ next · Shift-Tab/↑ prev · Space toggle/select · Ctrl-X clear · Ctrl-S submit · Ctrl-D decline · Esc cancel";
+pub const HELP_EDIT: &str = "Tab/↓ next · Shift-Tab/↑ prev · Space toggle/select · Ctrl-X clear · Ctrl-S submit · Ctrl-D decline · Ctrl-N decline all from this server · Esc cancel";
 /// The help line: the keys of the review step.
 pub const HELP_REVIEW: &str =
     "Enter send · b/Backspace back to the form · Ctrl-D decline · Esc cancel";

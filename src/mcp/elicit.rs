@@ -155,7 +155,15 @@ impl Session {
             },
             deadline: self.opts.timeout.map(|t| std::time::Instant::now() + t),
         };
-        match self.desk.ask(ask.req.clone(), cx) {
+        // Who asked, for the screen: the server as launched, and the call.
+        let origin = crate::responder::Origin {
+            launched: Some(self.opts.target.launch_label()),
+            call: self.opts.call.as_ref().map(|name| {
+                let args = Value::Object(self.opts.arguments.clone());
+                format!("tools/call {name} {args}")
+            }),
+        };
+        match self.desk.ask_from(ask.req.clone(), cx, origin) {
             Ok(key) => {
                 self.asks.insert(key, ask);
                 Ok(Some(key))

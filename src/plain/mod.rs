@@ -258,13 +258,25 @@ impl<I: LineIo> PlainResponder<I> {
             (None, None) => display(&s.name).into_owned(),
         };
         self.say("")?;
+        let what = match req.mode {
+            crate::binding::Mode::Form => "a form",
+            crate::binding::Mode::Url => "a web page to open",
+        };
         self.say(&format!(
-            "Request {} of {} from {who}, {} mode, through {} (as reported by the adapter).",
+            "Request {} of {}, from the server that calls itself {who}: {what}, relayed by {}.",
             cx.progress.index,
             cx.progress.total,
-            req.mode.as_str(),
             display(&req.adapter)
         ))?;
+        let origin = cx.origin().unwrap_or_default();
+        if let Some(l) = &origin.launched {
+            let l: String = l.chars().take(200).collect();
+            self.say(&format!("Launched as: {}", display(&l)))?;
+        }
+        if let Some(c) = origin.call.or_else(|| crate::responder::request_call(req)) {
+            let c: String = c.chars().take(200).collect();
+            self.say(&format!("Asked during: {}", display(&c)))?;
+        }
         if let Some(left) = crate::responder::time_left(cx.deadline) {
             let secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
             let unit = if secs == 1 { "second" } else { "seconds" };

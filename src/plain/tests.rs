@@ -126,7 +126,9 @@ Type send, edit N, decline, or cancel: send
 Sent.
 ";
     assert!(t.ends_with(expected), "{t}");
-    assert!(t.contains("Request 1 of 1 from srv, form mode, through test"));
+    assert!(t.contains(
+        "Request 1 of 1, from the server that calls itself srv: a form, relayed by test."
+    ));
     assert!(t.contains("Message from the server: Fill it in.\n"));
 }
 
@@ -465,7 +467,7 @@ fn metadata_view_says_what_was_withheld() {
     let (o, t) = run(&req, &["cancel"]);
     assert_eq!(action(&o), Action::Cancel);
     let expected = "
-Request 1 of 1 from calendar, form mode, through mcp-stdio (as reported by the adapter).
+Request 1 of 1, from the server that calls itself calendar: a form, relayed by mcp-stdio.
 This request cannot be answered with content.
 What was withheld: the request's content (its message and what it asks for).
 Why: the adapter shared only the request's metadata.

@@ -36,7 +36,8 @@ use tokio::sync::mpsc;
 
 use crate::binding::RequestEvent;
 use crate::responder::{
-    with_withdrawal, Context, Outcome, RespondError, Responder, WaitKey, Waiting, Withdrawal,
+    with_origin, with_withdrawal, Context, Origin, Outcome, RespondError, Responder, WaitKey,
+    Waiting, Withdrawal,
 };
 
 /// How long one look at the waiting screen lasts between checks for a new
@@ -70,6 +71,7 @@ enum ToResponder {
         req: Box<RequestEvent>,
         cx: Context,
         withdrawal: Withdrawal,
+        origin: Option<Box<Origin>>,
     },
 }
 
@@ -122,7 +124,21 @@ impl Desk {
     /// Errors: [`AskError::Busy`] when [`MAX_OPEN`] requests are open,
     /// [`AskError::Gone`] when the responder thread ended.
     pub fn ask(&mut self, req: RequestEvent, cx: Context) -> Result<u64, AskError> {
-        self.put(req, cx, false)
+        self.put(req, cx, false, None)
+    }
+
+    /// Like [`Desk::ask`], saying who asked ([`Origin`]: how the person
+    /// launched the server, the call that asked), which the screen shows
+    /// ([`Context::origin`]).
+    ///
+    /// Errors: as [`Desk::ask`].
+    pub fn ask_from(
+        &mut self,
+        req: RequestEvent,
+        cx: Context,
+        origin: Origin,
+    ) -> Result<u64, AskError> {
+        self.put(req, cx, false, Some(Box::new(origin)))
     }
 
     /// Like [`Desk::ask`], and the request comes back with its reply: take
@@ -131,7 +147,7 @@ impl Desk {
     ///
     /// Errors: as [`Desk::ask`].
     pub fn lend(&mut self, req: RequestEvent, cx: Context) -> Result<u64, AskError> {
-        self.put(req, cx, true)
+        self.put(req, cx, true, None)
     }
 
     /// The lent request `key`, once its reply was received; None for any
@@ -146,7 +162,13 @@ impl Desk {
         }
     }
 
-    fn put(&mut self, req: RequestEvent, cx: Context, lent: bool) -> Result<u64, AskError> {
+    fn put(
+        &mut self,
+        req: RequestEvent,
+        cx: Context,
+        lent: bool,
+        origin: Option<Box<Origin>>,
+    ) -> Result<u64, AskError> {
         if self.open.len() >= MAX_OPEN {
             return Err(AskError::Busy);
         }
@@ -159,6 +181,7 @@ impl Desk {
                 req: Box::new(req),
                 cx,
                 withdrawal: withdrawal.clone(),
+                origin,
             })
             .map_err(|_| AskError::Gone)?;
         self.open.insert(
@@ -297,10 +320,13 @@ fn serve(
                 req,
                 cx,
                 withdrawal,
+                origin,
             }) => {
                 answered = true;
                 let outcome = (!withdrawal.is_withdrawn()).then(|| {
-                    let o = with_withdrawal(&withdrawal, || responder.respond(&req, &cx));
+                    let o = with_origin(origin.as_deref(), || {
+                        with_withdrawal(&withdrawal, || responder.respond(&req, &cx))
+                    });
                     // Decided here at the latest: a withdrawal after this
                     // point no longer takes the answer back.
                     withdrawal.claim_answer();

@@ -372,6 +372,13 @@ pub struct TuiResponder {
     notify: Notify,
     /// Since when the waiting screen has been up (None while a request is).
     waiting_since: Option<Instant>,
+    /// [`BLOCK_KEY`] was pressed on the request on screen.
+    block_asked: bool,
+    /// Servers whose later requests are declined without being shown
+    /// (for this run), by how they were launched and the name they give.
+    blocked: Vec<(String, String)>,
+    /// How many requests were declined that way.
+    auto_declined: usize,
 }
 
 struct LoopGuard;
@@ -407,6 +414,9 @@ impl TuiResponder {
             notices: None,
             notify: Notify::None,
             waiting_since: None,
+            block_asked: false,
+            blocked: Vec::new(),
+            auto_declined: 0,
         })
     }
 
@@ -430,6 +440,24 @@ impl TuiResponder {
     pub fn with_notices(mut self, notices: crate::notice::Notices) -> Self {
         self.notices = Some(notices);
         self
+    }
+
+    /// The servers declined with [`BLOCK_KEY`], as their names (safe text).
+    fn blocked_names(&self) -> String {
+        let names: Vec<String> = self
+            .blocked
+            .iter()
+            .map(|(launched, name)| {
+                let n = crate::safe_text::display(name).into_owned();
+                if launched.is_empty() {
+                    n
+                } else {
+                    let l: String = launched.chars().take(60).collect();
+                    format!("{n} ({})", crate::safe_text::display(&l))
+                }
+            })
+            .collect();
+        names.join(", ")
     }
 
     /// Signal a request that arrives after the screen has waited
@@ -629,6 +657,10 @@ impl TuiResponder {
             }
             _ if !guard.admit(Instant::now()) => None,
             Key::Esc if small => Some(Outcome::Answer(Answer::bare(Action::Cancel))),
+            BLOCK => {
+                self.block_asked = true;
+                Some(Outcome::Answer(Answer::bare(Action::Decline)))
+            }
             _ if small => None,
             k => match screen.key(&k) {
                 Step::Done(o) => Some(o),
@@ -660,14 +692,15 @@ impl TuiResponder {
         url: &str,
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
-        let header = Header::of(req, cx.progress);
-        let state = url_view::UrlViewState::new(
+        let header = Header::of(req, cx.progress).with_origin(cx.origin());
+        let mut state = url_view::UrlViewState::new(
             crate::url_review::review(url),
             message,
-            server_label(&header),
-            format!("{} (as reported by the adapter)", header.adapter),
+            format!("{} (the name it gives itself)", server_label(&header)),
+            header.adapter.clone(),
             format!("request {} of {}", cx.progress.index, cx.progress.total),
         );
+        state.set_origin(header.launched.clone(), header.call.clone());
         let launcher = self
             .launcher
             .take()
@@ -730,6 +763,13 @@ pub fn notify_bytes(how: Notify, from: &str) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// The key that declines the request on screen and every later one from
+/// the same server, for this run, without showing them.
+const BLOCK: Key = Key::Ctrl('n');
+
+/// [`BLOCK`] as the help and the docs name it.
+pub const BLOCK_KEY: &str = "Ctrl-N";
+
 /// The key that extends the deadline ([`view::EXTEND_KEY`]).
 const EXTEND: Key = Key::Ctrl('t');
 
@@ -785,6 +825,15 @@ impl Notice {
 /// The sentence of the notice shown when `--timeout` ran out on a request.
 pub const TIMED_OUT_NOTICE: &str = "Time ran out: this request was cancelled (cancel was sent).";
 
+/// "1 request", "3 requests".
+fn requests(n: usize) -> String {
+    if n == 1 {
+        "1 request".to_owned()
+    } else {
+        format!("{n} requests")
+    }
+}
+
 /// The requesting server as the URL screen names it: `Title (name
 /// version)`, `name version` or `name` (sanitised when drawn).
 fn server_label(h: &Header) -> String {
@@ -821,12 +870,25 @@ impl Responder for TuiResponder {
         if self.acknowledge_pending()? {
             return Ok(Outcome::Quit);
         }
+        let origin = cx.origin();
+        let who = (
+            origin
+                .as_ref()
+                .and_then(|o| o.launched.clone())
+                .unwrap_or_default(),
+            req.server.name.clone(),
+        );
+        if self.blocked.contains(&who) && cx.claim_answer() {
+            self.auto_declined += 1;
+            return Ok(Outcome::Answer(Answer::bare(Action::Decline)));
+        }
+        self.block_asked = false;
         let waited = self.waiting_since.take();
         if waited.is_some_and(|t| t.elapsed() >= NOTIFY_AFTER) {
             self.tty
                 .write_raw(&notify_bytes(self.notify, &req.server.name));
         }
-        let header = Header::of(req, cx.progress);
+        let header = Header::of(req, cx.progress).with_origin(cx.origin());
         let out = match &req.view {
             RequestView::Body(r) => match &r.body {
                 RequestBody::Form(s) => self.run(cx, &mut FormScreen::new(header, s, &r.message)),
@@ -843,12 +905,24 @@ impl Responder for TuiResponder {
         };
         if matches!(out, Ok(Outcome::Answer(_))) && !cx.withdrawn() {
             self.answered += 1;
+            if std::mem::take(&mut self.block_asked) && !self.blocked.contains(&who) {
+                self.blocked.push(who);
+            }
         }
         out
     }
 
     fn finish(&mut self) {
         let _ = self.acknowledge_pending();
+        if self.auto_declined > 0 {
+            if let Some(n) = &self.notices {
+                n.say(&format!(
+                    "ahp-elicit: {} declined without being shown ({BLOCK_KEY}: everything else from {})",
+                    requests(self.auto_declined),
+                    self.blocked_names()
+                ));
+            }
+        }
     }
 
     fn idle(&mut self, wait: Duration) -> bool {
@@ -883,7 +957,17 @@ impl Responder for TuiResponder {
                 let latest = crate::safe_text::display(&latest).into_owned();
                 format!("{n} message{s} shown on exit; latest: {latest}")
             });
-            let extra: Vec<&str> = [armed, held.as_deref()].into_iter().flatten().collect();
+            let blocked = (self.auto_declined > 0).then(|| {
+                format!(
+                    "{} from {} declined without being shown",
+                    requests(self.auto_declined),
+                    self.blocked_names()
+                )
+            });
+            let extra: Vec<&str> = [armed, blocked.as_deref(), held.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect();
             let extra = (!extra.is_empty()).then(|| extra.join(" — "));
             if self.clear_if_asked().is_err() {
                 return WaitKey::Nothing;

@@ -303,6 +303,8 @@ mod tests {
             progress: Progress { index: 1, total: 1 },
             seconds_left: None,
             extend_secs: None,
+            launched: None,
+            call: None,
         }
     }
 

@@ -200,6 +200,10 @@ pub struct UrlViewState {
     seconds_left: Option<u64>,
     /// Seconds the extend key adds (None: no timeout).
     extend_secs: Option<u64>,
+    /// How the person launched the server, and the call that asked
+    /// (unsanitised; each shown on one row).
+    launched: Option<String>,
+    call: Option<String>,
 }
 
 impl UrlViewState {
@@ -233,6 +237,8 @@ impl UrlViewState {
             no_open: false,
             seconds_left: None,
             extend_secs: None,
+            launched: None,
+            call: None,
         }
     }
 
@@ -240,6 +246,13 @@ impl UrlViewState {
     /// timeout); the title shows them as `· 42s left`.
     pub fn set_seconds_left(&mut self, secs: Option<u64>) {
         self.seconds_left = secs;
+    }
+
+    /// How the person launched the server and the call that asked (see
+    /// [`crate::responder::Origin`]), shown under the server's own name.
+    pub fn set_origin(&mut self, launched: Option<String>, call: Option<String>) {
+        self.launched = launched;
+        self.call = call;
     }
 
     /// The seconds the extend key ([`super::view::EXTEND_KEY`]) adds,
@@ -825,8 +838,16 @@ fn who_and_message(
 ) {
     let server = safe_text::display(&state.server).into_owned();
     labelled(out, "Server:  ", &server, s.normal, s, width);
+    if let Some(l) = &state.launched {
+        let l = clip(&safe_text::display(l), width.saturating_sub(9));
+        labelled(out, "Launched: ", &l, s.normal, s, width);
+    }
+    if let Some(c) = &state.call {
+        let c = clip(&safe_text::display(c), width.saturating_sub(9));
+        labelled(out, "Asked in: ", &c, s.normal, s, width);
+    }
     let adapter = safe_text::display(&state.adapter).into_owned();
-    labelled(out, "Adapter: ", &adapter, s.normal, s, width);
+    labelled(out, "Relayed: ", &adapter, s.normal, s, width);
     if matches!(state.phase, UrlPhase::Copy { .. }) {
         return;
     }

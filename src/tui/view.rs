@@ -49,6 +49,12 @@ pub struct Header {
     pub seconds_left: Option<u64>,
     /// Seconds [`EXTEND_KEY`] adds to the time left (None: no timeout).
     pub extend_secs: Option<u64>,
+    /// The server as the person launched it: the command or URL they gave
+    /// (unsanitised; [`crate::responder::Origin::launched`]).
+    pub launched: Option<String>,
+    /// The call that asked: method and name from `extensions.mcp.call`, or
+    /// the front door's fuller line with the arguments (unsanitised).
+    pub call: Option<String>,
 }
 
 impl Header {
@@ -63,8 +69,33 @@ impl Header {
             progress,
             seconds_left: None,
             extend_secs: None,
+            launched: None,
+            call: crate::responder::request_call(req),
         }
     }
+
+    /// The header of a request with what the front door knows of who
+    /// asked ([`crate::responder::Origin`]): its call line replaces the
+    /// event's `extensions.mcp.call`.
+    pub fn with_origin(mut self, origin: Option<crate::responder::Origin>) -> Self {
+        if let Some(o) = origin {
+            self.launched = o.launched;
+            if o.call.is_some() {
+                self.call = o.call;
+            }
+        }
+        self
+    }
+}
+
+/// The words for a request's mode and the program that relayed it, for a
+/// newcomer: `A form, relayed by mcp-stdio`.
+pub fn relayed_line(mode: Mode, adapter: &str) -> String {
+    let what = match mode {
+        Mode::Form => "A form",
+        Mode::Url => "A web page to open",
+    };
+    format!("{what}, relayed by {}", display(adapter))
 }
 
 /// Whether the area is below the minimum; draws the message if so.
@@ -150,13 +181,18 @@ fn header_lines(
         out.push(Line::styled("─".repeat(w), theme.border()));
         return out;
     }
-    let via = format!(
-        "{} request via {} (as reported by the adapter)",
-        h.mode.as_str(),
-        display(&h.adapter)
-    );
+    let via = relayed_line(h.mode, &h.adapter);
     for l in wrap(&via, w) {
         out.push(Line::styled(l, theme.muted()));
+    }
+    // Who launched what, and which call asked: each cut to one line.
+    if let Some(l) = &h.launched {
+        let line = format!("Launched as: {}", display(l));
+        out.push(Line::styled(clip(&line, w), theme.text()));
+    }
+    if let Some(c) = &h.call {
+        let line = format!("Asked during: {}", display(c));
+        out.push(Line::styled(clip(&line, w), theme.text()));
     }
     if let Some(what) = secret {
         let warn = format!("⚠ This form seems to ask for a secret: {}. Servers must use URL mode for secrets: do not type passwords, tokens, keys or card numbers here.", display(what));
