@@ -144,3 +144,48 @@ fn ctrl_n_declines_everything_else_from_this_server() {
         t.stderr()
     );
 }
+
+/// Ctrl-O opens the focused text field in `$EDITOR` and reads it back
+/// (line breaks kept), the screen restored after; Alt-Enter types a line
+/// break.
+#[test]
+fn ctrl_o_edits_in_the_editor_and_alt_enter_breaks_the_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let editor = dir.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nold=$(cat \"$1\")\nprintf '%s\\nsecond line\\n' \"$old\" > \"$1\"\n",
+    )
+    .expect("editor script");
+    let st = std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .expect("chmod");
+    assert!(st.success());
+    let input = one_form(dir.path());
+    let mut t = Tui::start_env(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}'", input.display()),
+        &[
+            ("VISUAL", String::new()),
+            ("EDITOR", editor.display().to_string()),
+        ],
+    );
+    t.wait_for("Who are you?");
+    t.send("a");
+    t.send("\u{1b}\r");
+    t.send("b");
+    t.wait_for("a\\u{a}b");
+    t.send("\u{f}");
+    t.wait_for("a\\u{a}b\\u{a}second line");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(sent_name(&out), "a\nb\nsecond line");
+}

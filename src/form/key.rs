@@ -100,6 +100,8 @@ pub fn edit_request(key: &Key) -> Option<InputRequest> {
     use InputRequest::*;
     Some(match key {
         Key::Char(c) => InsertChar(*c),
+        // Alt-Enter: a line break in the value.
+        Key::Alt('\n') => InsertChar('\n'),
         Key::Backspace | Key::Ctrl('h') => DeletePrevChar,
         Key::Delete => DeleteNextChar,
         Key::Left | Key::Ctrl('b') => GoToPrevChar,

@@ -378,6 +378,28 @@ impl Form {
         }
     }
 
+    /// Show `note` as the form's notice until the next key (server text in
+    /// it must be sanitised by the caller before drawing: the screen does).
+    pub fn set_notice(&mut self, note: String) {
+        self.notice = Some(note);
+        self.notice_at_field = false;
+    }
+
+    /// The focused text field's name and value, for editing it in an
+    /// external editor (None on anything but a text field, or in review).
+    pub fn focused_text(&self) -> Option<(String, String)> {
+        if self.stage != Stage::Edit {
+            return None;
+        }
+        let f = self.focused_field()?;
+        match &f.value {
+            FieldValue::Text { input, .. } => {
+                Some((f.field.name.clone(), input.value().to_owned()))
+            }
+            _ => None,
+        }
+    }
+
     /// Whether the focus is on a text or number field that holds text.
     fn focused_has_text(&self) -> bool {
         match self.focused_field().map(|f| &f.value) {

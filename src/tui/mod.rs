@@ -172,6 +172,19 @@ impl Tty {
         Ok(Tty { term })
     }
 
+    /// Take the terminal back after another program used it (raw mode,
+    /// the alternate screen, bracketed paste; the next frame is drawn
+    /// whole).
+    fn resume(&mut self) -> Result<(), String> {
+        enable_raw_mode().map_err(|e| format!("terminal: {e}"))?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        let w = self.term.backend_mut();
+        execute!(w, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide)
+            .map_err(|e| format!("terminal: {e}"))?;
+        self.term.swap_buffers();
+        Ok(())
+    }
+
     /// Clear the terminal and forget the last frame, so the next draw
     /// writes every cell.
     fn clear(&mut self) -> Result<(), RespondError> {
@@ -245,6 +258,7 @@ pub fn translate_key(k: &KeyEvent) -> Option<Key> {
         KeyCode::Char(c) if ctrl => Key::Ctrl(c.to_ascii_lowercase()),
         KeyCode::Char(c) if alt => Key::Alt(c),
         KeyCode::Char(c) => Key::Char(c),
+        KeyCode::Enter if alt => Key::Alt('\n'),
         KeyCode::Enter => Key::Enter,
         KeyCode::Esc => Key::Esc,
         KeyCode::Tab if k.modifiers.contains(KeyModifiers::SHIFT) => Key::BackTab,
@@ -534,6 +548,19 @@ impl TuiResponder {
                     }
                     continue;
                 }
+                if k == EDITOR && guard.admit(Instant::now()) {
+                    if let Some(text) = screen.text_to_edit() {
+                        let edited = self.edit_outside(&text);
+                        match edited {
+                            Ok(t) => screen.put_edited(t),
+                            Err(e) => screen.put_note(e),
+                        }
+                        discard_typeahead();
+                        guard = guard::ConsentGuard::new(screen.grace());
+                        self.repaint = true;
+                    }
+                    continue;
+                }
                 if let Some(o) = self.dispatch(screen, &mut guard, small, k) {
                     // A key read as the source withdrew the request never
                     // counts as its answer: the withdrawal is said instead.
@@ -607,6 +634,63 @@ impl TuiResponder {
             Some(Outcome::Quit) => Ok(true),
             _ => Ok(false),
         }
+    }
+
+    /// Give the terminal to `$VISUAL` (else `$EDITOR`, else `vi`) on a
+    /// private temporary file holding `text`, and take it back; returns the
+    /// file's text, one final line end removed.
+    ///
+    /// Errors: a sentence for the form's notice (the editor could not start
+    /// or failed; the file could not be read).
+    fn edit_outside(&mut self, text: &str) -> Result<String, String> {
+        let editor = std::env::var("VISUAL")
+            .ok()
+            .filter(|e| !e.trim().is_empty())
+            .or_else(|| {
+                std::env::var("EDITOR")
+                    .ok()
+                    .filter(|e| !e.trim().is_empty())
+            })
+            .unwrap_or_else(|| "vi".to_owned());
+        let dir = std::env::temp_dir();
+        let path = dir.join(format!(
+            "ahp-elicit-{}-{}.txt",
+            std::process::id(),
+            rand_suffix()
+        ));
+        new_private_file(&path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|e| format!("cannot prepare the editor's file: {e}"))?;
+        restore_terminal();
+        // The editor is run as the shell runs it (`$EDITOR` may hold
+        // arguments), with the file as its last argument.
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{editor} \"$1\""))
+            .arg("sh")
+            .arg(&path)
+            .status();
+        let back = self.tty.resume();
+        let read = std::fs::read_to_string(&path);
+        let _ = std::fs::remove_file(&path);
+        back?;
+        match status {
+            Ok(s) if s.success() => {}
+            Ok(s) => {
+                return Err(format!(
+                    "the editor ({editor}) failed ({s}): the field is unchanged"
+                ))
+            }
+            Err(e) => return Err(format!("the editor ({editor}) did not start: {e}")),
+        }
+        let mut t = read.map_err(|e| format!("cannot read the editor's file: {e}"))?;
+        if t.ends_with('\n') {
+            t.pop();
+            if t.ends_with('\r') {
+                t.pop();
+            }
+        }
+        Ok(t)
     }
 
     /// Clear the terminal when a repaint was asked for (a new screen or
@@ -770,6 +854,9 @@ const BLOCK: Key = Key::Ctrl('n');
 /// [`BLOCK`] as the help and the docs name it.
 pub const BLOCK_KEY: &str = "Ctrl-N";
 
+/// The key that opens the focused text field in `$VISUAL` / `$EDITOR`.
+const EDITOR: Key = Key::Ctrl('o');
+
 /// The key that extends the deadline ([`view::EXTEND_KEY`]).
 const EXTEND: Key = Key::Ctrl('t');
 
@@ -824,6 +911,25 @@ impl Notice {
 
 /// The sentence of the notice shown when `--timeout` ran out on a request.
 pub const TIMED_OUT_NOTICE: &str = "Time ran out: this request was cancelled (cancel was sent).";
+
+/// Create `path`, which must not exist yet (no symbolic link followed),
+/// readable and writable by the owner only.
+fn new_private_file(path: &std::path::Path) -> std::io::Result<File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    o.open(path)
+}
+
+/// A few characters that make a temporary file's name unlikely to be
+/// guessed before it exists (it is also created exclusively, 0600).
+fn rand_suffix() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(Instant::now().elapsed().as_nanos());
+    format!("{:016x}", h.finish())
+}
 
 /// "1 request", "3 requests".
 fn requests(n: usize) -> String {

@@ -38,6 +38,18 @@ pub(crate) trait Screen {
     /// One key (never Ctrl-C).
     fn key(&mut self, k: &Key) -> Step;
 
+    /// The text of the focused text field, for an external editor (None:
+    /// nothing to edit here).
+    fn text_to_edit(&self) -> Option<String> {
+        None
+    }
+
+    /// The editor's text for the focused text field.
+    fn put_edited(&mut self, _text: String) {}
+
+    /// A one-line note for the person (why the editor did not help).
+    fn put_note(&mut self, _note: String) {}
+
     /// Which step of the screen is shown: a different value means Enter
     /// (or `o`) now does something else (form → review, consent → copy),
     /// so the loop starts the grace period again and repaints the screen
@@ -160,6 +172,22 @@ impl Screen for FormScreen {
             Stage::Edit => 0,
             Stage::Review(_) => 1,
         }
+    }
+
+    fn text_to_edit(&self) -> Option<String> {
+        self.form.focused_text().map(|(_, v)| v)
+    }
+
+    fn put_edited(&mut self, text: String) {
+        if let Some((name, _)) = self.form.focused_text() {
+            if let Err(e) = self.form.set_json(&name, &serde_json::Value::String(text)) {
+                self.form.set_notice(e.to_string());
+            }
+        }
+    }
+
+    fn put_note(&mut self, note: String) {
+        self.form.set_notice(note);
     }
 }
 
