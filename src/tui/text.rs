@@ -102,32 +102,6 @@ pub fn clip(s: &str, w: usize) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wraps_by_columns() {
-        assert_eq!(wrap("aaa bbb ccc", 7), vec!["aaa bbb", "ccc"]);
-        assert_eq!(wrap("abcdefgh", 3), vec!["abc", "def", "gh"]);
-        assert_eq!(wrap("世界世界", 5), vec!["世界", "世界"]);
-        assert_eq!(wrap("", 5), vec![""]);
-        assert_eq!(wrap("  ab cd", 5), vec!["  ab", "  cd"]);
-        assert_eq!(clip("hello world", 6), "hello…");
-        assert_eq!(slice_cols("a世b", 1, 2), "世");
-    }
-
-    #[test]
-    fn glyph_starts() {
-        assert_eq!(glyph_start_at_or_after("世界x", 0), 0);
-        assert_eq!(glyph_start_at_or_after("世界x", 1), 2);
-        assert_eq!(glyph_start_at_or_after("世界x", 3), 4);
-        assert_eq!(glyph_start_at_or_after("ab", 5), 2);
-        // A combining mark has no width: it stays with its base.
-        assert_eq!(glyph_start_at_or_after("e\u{301}f", 1), 1);
-    }
-}
-
 /// Whether the grapheme `s` (several code points) is drawn by terminals
 /// differently from how it is measured: regional indicator pairs (flags),
 /// variation selectors (VS15, VS16) and emoji modifiers, or any cluster
@@ -189,5 +163,31 @@ pub fn settle_wide(buf: &mut ratatui::buffer::Buffer) {
             }
             x = x.saturating_add(room as u16);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wraps_by_columns() {
+        assert_eq!(wrap("aaa bbb ccc", 7), vec!["aaa bbb", "ccc"]);
+        assert_eq!(wrap("abcdefgh", 3), vec!["abc", "def", "gh"]);
+        assert_eq!(wrap("世界世界", 5), vec!["世界", "世界"]);
+        assert_eq!(wrap("", 5), vec![""]);
+        assert_eq!(wrap("  ab cd", 5), vec!["  ab", "  cd"]);
+        assert_eq!(clip("hello world", 6), "hello…");
+        assert_eq!(slice_cols("a世b", 1, 2), "世");
+    }
+
+    #[test]
+    fn glyph_starts() {
+        assert_eq!(glyph_start_at_or_after("世界x", 0), 0);
+        assert_eq!(glyph_start_at_or_after("世界x", 1), 2);
+        assert_eq!(glyph_start_at_or_after("世界x", 3), 4);
+        assert_eq!(glyph_start_at_or_after("ab", 5), 2);
+        // A combining mark has no width: it stays with its base.
+        assert_eq!(glyph_start_at_or_after("e\u{301}f", 1), 1);
     }
 }
