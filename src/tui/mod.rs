@@ -109,13 +109,15 @@ pub fn restore_terminal() {
     }
     if ACTIVE.swap(false, Ordering::SeqCst) {
         if let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+            // The saved window title first: after leaving the alternate
+            // screen only the cursor is shown.
+            let _ = tty.write_all(b"\x1b[23;0t");
             let _ = execute!(
                 tty,
                 DisableBracketedPaste,
                 LeaveAlternateScreen,
                 cursor::Show
             );
-            let _ = tty.write_all(b"\x1b[23;0t");
             let _ = tty.flush();
         }
         let _ = disable_raw_mode();
