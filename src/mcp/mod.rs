@@ -70,6 +70,20 @@ pub enum Target {
 }
 
 impl Target {
+    /// The server as the person gave it, for the screen's header: the
+    /// command line (quoted as a shell would need it), or the URL with its
+    /// userinfo, query and fragment redacted.
+    pub fn launch_label(&self) -> String {
+        match self {
+            Target::Stdio { program, args } => {
+                let words = std::iter::once(program).chain(args);
+                shlex::try_join(words.map(String::as_str))
+                    .unwrap_or_else(|_| format!("{program} …"))
+            }
+            Target::Http { url } => crate::log::redact_url(url),
+        }
+    }
+
     /// Read the trailing positional arguments: one `http(s)://` URL means
     /// Streamable HTTP, anything else is a command and its arguments.
     /// Errors: [`TargetError`]: nothing given, arguments after a URL, or a
