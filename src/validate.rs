@@ -54,7 +54,8 @@ pub const EVENT_TYPES: [&str; 8] = [
 ];
 
 /// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// `FILE:LINE: ID: valid|invalid` and indented `pointer [rule] message` lines.
     Text,
@@ -175,6 +176,14 @@ pub fn prepare(bytes: &[u8]) -> Prepared {
             })
         }
     };
+    if let Some(h) = crate::misplaced::hint(&v) {
+        let rule = crate::binding::violation::Rule::WireRoot;
+        return Prepared::Done(Verdict {
+            id: None,
+            ty: None,
+            errors: vec![Violation::new("", rule, h)],
+        });
+    }
     let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
     let ty = v.get("type").and_then(Value::as_str).map(str::to_owned);
     // Some(true): a request; Some(false): a result; None: another type.

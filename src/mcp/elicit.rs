@@ -129,7 +129,11 @@ impl Session {
         }
         self.elic.asked += 1;
         let event_id = format!("{}-{}", self.run_tag, self.elic.asked);
-        let ext = mcp_extension(self.life.era, input);
+        let mut ext = mcp_extension(self.life.era, input);
+        // A pushed (2025-11-25) elicitation names the call in progress too.
+        if ext.call.is_none() {
+            ext.call = self.elic.call.clone();
+        }
         wrap_params_in(
             params,
             &server,
@@ -198,7 +202,18 @@ impl Session {
             }),
             deadline: self.opts.timeout.map(|t| std::time::Instant::now() + t),
         };
-        match self.desk.ask(ask.req.clone(), cx) {
+        // Who asked, for the screen: the server as launched, and the call.
+        let origin = crate::responder::Origin {
+            launched: Some(self.opts.target.launch_label()),
+            call: self.elic.call.as_ref().map(|c| match c.method {
+                CallMethod::ResourcesRead => format!("{} {}", c.method.as_str(), c.name),
+                _ => {
+                    let args = Value::Object(self.opts.arguments.clone());
+                    format!("{} {} {args}", c.method.as_str(), c.name)
+                }
+            }),
+        };
+        match self.desk.ask_from(ask.req.clone(), cx, origin) {
             Ok(key) => {
                 self.elic.asks.insert(key, ask);
                 Ok(Some(key))

@@ -71,6 +71,18 @@ impl Session {
         name: &str,
         base: Value,
     ) -> Result<Value, McpError> {
+        self.elic.call =
+            crate::binding::CallMethod::parse(method).map(|method| crate::binding::CallRef {
+                method,
+                name: name.to_owned(),
+            });
+        let result = self.rounds(method, name, base).await;
+        self.elic.call = None;
+        result
+    }
+
+    /// The rounds of [`Session::call_with_rounds`].
+    async fn rounds(&mut self, method: &str, name: &str, base: Value) -> Result<Value, McpError> {
         let shown = safe_text::display(name).into_owned();
         let mut url_retried = false;
         let mut rounds = 0u32;

@@ -193,6 +193,10 @@ pub(super) struct Elicitations {
     /// Desk keys of refused forms shown to the person
     /// ([`Session::show_refusal`]): their replies are not answers.
     pub shown_refusals: HashSet<u64>,
+    /// The client request in progress (method and tool or prompt name or
+    /// resource URI), recorded as `extensions.mcp.call` of every request
+    /// event made while it runs, in both eras.
+    pub call: Option<crate::binding::CallRef>,
 }
 
 /// One client session: the connection ([`Link`]), what its era
@@ -595,7 +599,7 @@ impl Session {
             Incoming::SessionExpired { id } => self.fail_pending(id, |_| McpError::SessionExpired),
             Incoming::Closed(reason) => {
                 self.desk
-                    .withdraw_all(crate::session::WithdrawReason::StreamClosed);
+                    .withdraw_all(crate::session::WithdrawReason::ServerExited);
                 return Err(McpError::Closed(reason));
             }
         }

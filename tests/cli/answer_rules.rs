@@ -197,7 +197,7 @@ fn mcp_fails_closed_on_a_request_no_rule_matches() {
     assert_eq!(got["offers"]["error"]["code"], -32603, "{got}");
     assert!(got["offers"].get("result").is_none());
     let reason = "no rule of the answers file matches this form request from server \
-'fake-mcp', fields [email]: rule 1 'booking' (/rules/0): the message does not match \
+'fake-mcp', call 'probe', fields [email]: rule 1 'booking' (/rules/0): the message does not match \
 /(?i)table/; fields are [email], not [guests, name] | rule 2 'feedback' (/rules/1): \
 fields are [email], not [comment, rating]";
     assert!(r.stderr.contains(reason), "stderr: {}", r.stderr);

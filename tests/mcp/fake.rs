@@ -90,6 +90,22 @@ fn stdio(extra: &[&str]) -> Run {
     run(&args)
 }
 
+/// Listing the tools asks nothing of the person, so it runs without a
+/// terminal (the test has none) and with no --answers or --action.
+#[test]
+fn listing_needs_no_terminal() {
+    let r = stdio(&[]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert!(
+        r.stderr.contains("the server offers 2 tool(s)"),
+        "{}",
+        r.stderr
+    );
+    let listed: Value = serde_json::from_str(&r.stdout).expect("the tools as JSON");
+    assert_eq!(listed["tools"][0]["name"], "probe");
+    assert!(!r.stderr.contains("no terminal"), "{}", r.stderr);
+}
+
 fn result_text(ev: &Value) -> Value {
     let t = ev["payload"]["elicitation"]["result"]["text"]
         .as_str()
@@ -167,6 +183,17 @@ fn stdio_answers_form_and_url_and_refuses_the_rest() {
         assert_eq!(res["parentEventId"], req["id"]);
         assert_eq!(res["payload"]["elicitation"]["server"], server);
         assert_eq!(res["payload"]["elicitation"]["action"], "accept");
+        // A pushed 2025-11-25 elicitation names its revision and the call
+        // in progress; the result repeats the revision only.
+        assert_eq!(
+            req["extensions"]["mcp"],
+            json!({"protocolVersion": "2025-11-25",
+                   "call": {"method": "tools/call", "name": "probe"}})
+        );
+        assert_eq!(
+            res["extensions"]["mcp"],
+            json!({"protocolVersion": "2025-11-25"})
+        );
     }
     // The request text is the params, whole.
     let text: Value = serde_json::from_str(
@@ -1554,7 +1581,8 @@ mod modern {
         assert!(r.stderr.contains("(MCP 2025-11-25)"), "{}", r.stderr);
         assert_eq!(
             r.events[0]["extensions"]["mcp"],
-            json!({"protocolVersion": "2025-11-25"})
+            json!({"protocolVersion": "2025-11-25",
+                   "call": {"method": "tools/call", "name": "probe"}})
         );
     }
 
