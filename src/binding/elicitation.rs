@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 use super::form_schema::{parse_form_schema, FormSchema};
 use super::limits::{json_depth, MAX_DEPTH, MAX_EVENT_BYTES, MAX_STRING_CHARS};
 use super::policy::{self, SchemaPolicy};
-use super::revision::{read_mcp_extension, McpExtension, Revision, EXTENSION_KEY};
+use super::revision::{read_mcp_extension, revision_of, McpExtension, Revision, EXTENSION_KEY};
 use super::schemas;
 use super::violation::{Part, Rule, Violation};
 
@@ -216,10 +216,7 @@ pub struct RequestEvent {
 impl RequestEvent {
     /// The MCP revision whose definitions the body was checked against.
     pub fn revision(&self) -> Revision {
-        self.mcp
-            .as_ref()
-            .map(|m| m.protocol_version)
-            .unwrap_or(Revision::DEFAULT)
+        revision_of(self.mcp.as_ref())
     }
 }
 
@@ -251,10 +248,7 @@ pub struct ResultEvent {
 impl ResultEvent {
     /// The MCP revision whose definitions the result was checked against.
     pub fn revision(&self) -> Revision {
-        self.mcp
-            .as_ref()
-            .map(|m| m.protocol_version)
-            .unwrap_or(Revision::DEFAULT)
+        revision_of(self.mcp.as_ref())
     }
 }
 
@@ -857,10 +851,7 @@ fn request_parts(event: &Value, policy: SchemaPolicy) -> Result<RequestEvent, Ve
     }
     check_type(event, REQUEST_TYPE)?;
     let mcp = read_mcp_extension(event).map_err(|e| vec![e])?;
-    let rev = mcp
-        .as_ref()
-        .map(|m| m.protocol_version)
-        .unwrap_or(Revision::DEFAULT);
+    let rev = revision_of(mcp.as_ref());
     let id = str_at(event, &["id"]).unwrap_or_default().to_owned();
     let adapter = str_at(event, &["source", "adapter"])
         .unwrap_or_default()
@@ -1038,10 +1029,7 @@ fn result_parts(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
     }
     check_type(event, RESULT_TYPE)?;
     let mcp = read_mcp_extension(event).map_err(|e| vec![e])?;
-    let rev = mcp
-        .as_ref()
-        .map(|m| m.protocol_version)
-        .unwrap_or(Revision::DEFAULT);
+    let rev = revision_of(mcp.as_ref());
     let id = str_at(event, &["id"]).unwrap_or_default().to_owned();
     let parent = str_at(event, &["parentEventId"])
         .unwrap_or_default()
@@ -1303,7 +1291,7 @@ pub fn wrap_params_in(
     policy: SchemaPolicy,
     mcp: Option<&McpExtension>,
 ) -> Result<RequestEvent, Vec<Violation>> {
-    let rev = mcp.map(|m| m.protocol_version).unwrap_or(Revision::DEFAULT);
+    let rev = revision_of(mcp);
     let mode = match params.get("mode") {
         None => "form",
         Some(Value::String(s)) => s.as_str(),

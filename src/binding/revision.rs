@@ -248,6 +248,12 @@ impl McpExtension {
     }
 }
 
+/// The revision an event follows: the one its `extensions.mcp` names, else
+/// [`Revision::DEFAULT`].
+pub fn revision_of(mcp: Option<&McpExtension>) -> Revision {
+    mcp.map_or(Revision::DEFAULT, |m| m.protocol_version)
+}
+
 /// The key of the extension in an event's `extensions` object.
 pub const EXTENSION_KEY: &str = "mcp";
 
