@@ -54,7 +54,8 @@ pub const EVENT_TYPES: [&str; 8] = [
 ];
 
 /// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// `FILE:LINE: ID: valid|invalid` and indented `pointer [rule] message` lines.
     Text,

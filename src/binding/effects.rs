@@ -76,6 +76,7 @@ impl Permission {
 
 /// `read` or `read-write` on the command line (`--permission`), with the
 /// words listed in `--help` and the completions.
+#[cfg(feature = "cli")]
 impl clap::ValueEnum for Permission {
     fn value_variants<'a>() -> &'a [Self] {
         &[Permission::Read, Permission::ReadWrite]

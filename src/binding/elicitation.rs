@@ -55,6 +55,7 @@ impl Mode {
 
 /// `form` or `url` on the command line (`--modes`), with the words listed
 /// in `--help` and the completions.
+#[cfg(feature = "cli")]
 impl clap::ValueEnum for Mode {
     fn value_variants<'a>() -> &'a [Self] {
         &[Mode::Form, Mode::Url]
@@ -95,6 +96,7 @@ impl Action {
 
 /// `accept`, `decline` or `cancel` on the command line (`--action`), with
 /// the words listed in `--help` and the completions.
+#[cfg(feature = "cli")]
 impl clap::ValueEnum for Action {
     fn value_variants<'a>() -> &'a [Self] {
         &[Action::Accept, Action::Decline, Action::Cancel]

@@ -46,7 +46,8 @@ use super::violation::join;
 
 /// How a `requestedSchema` outside the closed subset is read
 /// (`--schema-policy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum SchemaPolicy {
     /// The closed AHP form subset, exactly.
     #[default]

@@ -28,7 +28,7 @@ use super::{Exit, Words};
 /// Arguments of `ahp-elicit mcp`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp\n\nExit status: 0 done, 1 the tool call failed or reported isError, an answer was refused, or the person quit, 2 usage, connection or I/O error.",
+    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp\n\nExit status: 0 done, 1 the tool call failed or reported isError, the server answered what this client cannot take, or an answer was refused, 2 usage, connection or I/O error, 130 the person quit, 128+N ended by signal N.",
     mut_arg("answers", |a| a
         .value_name("FILE")
         .help("Answer elicitations from this answers file (scripted person): one answer for all, answers by event id, or rules matching server, call, mode, protocol revision, message and fields (see `ahp-elicit answers check`)")),
@@ -117,6 +117,20 @@ pub struct McpArgs {
         allow_hyphen_values = true
     )]
     pub server: Vec<String>,
+}
+
+/// The responder of a run that only lists (no `--call`, `--prompt` or
+/// `--read`) and has no terminal: every request gets no answer, with why.
+struct NoAnswerer(String);
+
+impl ahp_elicit::responder::Responder for NoAnswerer {
+    fn respond(
+        &mut self,
+        _: &ahp_elicit::binding::RequestEvent,
+        _: &ahp_elicit::responder::Context,
+    ) -> Result<ahp_elicit::responder::Outcome, ahp_elicit::responder::RespondError> {
+        Err(ahp_elicit::responder::RespondError::Io(self.0.clone()))
+    }
 }
 
 /// The responder `mcp` hands to the session: `--log` records requests and
@@ -289,6 +303,10 @@ pub fn run(args: McpArgs) -> Exit {
     // else the terminal.
     let inner = match answer.responder(log.clone()) {
         Ok(r) => r,
+        // Listing asks nothing of the person: without a terminal it still
+        // lists, and a request that comes all the same (a one-tool server
+        // is called) gets no answer, with the reason.
+        Err(e) if opts.operation == ahp_elicit::mcp::Operation::List => Box::new(NoAnswerer(e)),
         Err(e) => return usage(&e),
     };
     let mut responder = Session { inner, log };

@@ -90,6 +90,22 @@ fn stdio(extra: &[&str]) -> Run {
     run(&args)
 }
 
+/// Listing the tools asks nothing of the person, so it runs without a
+/// terminal (the test has none) and with no --answers or --action.
+#[test]
+fn listing_needs_no_terminal() {
+    let r = stdio(&[]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert!(
+        r.stderr.contains("the server offers 2 tool(s)"),
+        "{}",
+        r.stderr
+    );
+    let listed: Value = serde_json::from_str(&r.stdout).expect("the tools as JSON");
+    assert_eq!(listed["tools"][0]["name"], "probe");
+    assert!(!r.stderr.contains("no terminal"), "{}", r.stderr);
+}
+
 fn result_text(ev: &Value) -> Value {
     let t = ev["payload"]["elicitation"]["result"]["text"]
         .as_str()
