@@ -34,6 +34,7 @@ pub mod form;
 pub mod launcher;
 pub mod log;
 pub mod mcp;
+pub mod misplaced;
 pub mod notice;
 pub mod plain;
 pub mod respond;

@@ -75,6 +75,12 @@ pub trait Responder {
             WaitKey::Nothing
         }
     }
+
+    /// Called once when the driver has no more requests, before the
+    /// results held for the terminal are written: a screen shows what it
+    /// still has to say (time ran out on the last request) until the
+    /// person acknowledges it. The default does nothing.
+    fn finish(&mut self) {}
 }
 
 /// The launcher every responder opens a consented URL through (defined
@@ -86,14 +92,86 @@ pub fn time_left(deadline: Option<Instant>) -> Option<Duration> {
     deadline.map(|d| d.saturating_duration_since(Instant::now()))
 }
 
+/// Why a request's source withdrew it: each way has its own words on the
+/// screen ([`WithdrawReason::notice`]) and in reports
+/// ([`WithdrawReason::describe`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WithdrawReason {
+    /// The source cancelled it (MCP `notifications/cancelled`), with its
+    /// reason if it gave one (not sanitized).
+    Cancelled(Option<String>),
+    /// The call that asked (a `tools/call`, a prompt or resource read) has
+    /// finished: the server no longer waits for this answer.
+    CallFinished,
+    /// The server process exited or its connection closed.
+    ServerExited,
+    /// The input stream the request came on closed.
+    StreamClosed,
+    /// The front door's timer ran out.
+    TimedOut,
+}
+
+impl WithdrawReason {
+    /// A sentence for a report (the source's reason sanitized).
+    pub fn describe(&self) -> String {
+        match self {
+            WithdrawReason::Cancelled(None) => "the server withdrew this request".into(),
+            WithdrawReason::Cancelled(Some(r)) => format!(
+                "the server withdrew this request ({})",
+                crate::safe_text::display(&r.chars().take(200).collect::<String>())
+            ),
+            WithdrawReason::CallFinished => {
+                "the call that asked has finished: the request was withdrawn".into()
+            }
+            WithdrawReason::ServerExited => "the server exited: the request was withdrawn".into(),
+            WithdrawReason::StreamClosed => {
+                "the connection closed: the request was withdrawn".into()
+            }
+            WithdrawReason::TimedOut => "the request timed out and was withdrawn".into(),
+        }
+    }
+
+    /// The first sentence of the notice a person sees when the request on
+    /// screen ends this way (full screen and plain mode say the same).
+    pub fn notice(&self) -> &'static str {
+        match self {
+            WithdrawReason::Cancelled(_) => {
+                "The server withdrew this request. Nothing was sent."
+            }
+            WithdrawReason::CallFinished => {
+                "The call that asked for this has finished: an answer can no longer be used. Nothing was sent."
+            }
+            WithdrawReason::ServerExited => {
+                "The server exited before this request was answered. Nothing was sent."
+            }
+            WithdrawReason::StreamClosed => {
+                "The input closed before this request was answered. Nothing was sent."
+            }
+            WithdrawReason::TimedOut => {
+                "Time ran out before this request was answered. Nothing was sent."
+            }
+        }
+    }
+}
+
+/// The state of a [`Withdrawal`]: nobody decided yet.
+const OPEN: u8 = 0;
+/// The source withdrew the request: nothing is sent for it.
+const WITHDRAWN: u8 = 1;
+/// The answer was claimed: a later withdrawal does not take it back.
+const ANSWERED: u8 = 2;
+
 /// A request's source withdrew it (the server cancelled it, its stream
-/// closed, the driver's timer ran out): set once, read by the screen that
-/// shows the request, with the reason the source gave if any. Cloned
-/// handles share the flag and the reason.
+/// closed, the driver's timer ran out), or its answer was claimed first:
+/// decided once, by whichever comes first ([`Withdrawal::withdraw_for`] on
+/// the source's side, [`Withdrawal::claim_answer`] on the responder's), so
+/// a key read just before a withdrawal either counts as the answer that is
+/// sent or not at all, never as an answer the screen reports but nobody
+/// sends. Cloned handles share the state and the reason.
 #[derive(Debug, Clone, Default)]
 pub struct Withdrawal(
-    std::sync::Arc<std::sync::atomic::AtomicBool>,
-    std::sync::Arc<std::sync::Mutex<Option<String>>>,
+    std::sync::Arc<std::sync::atomic::AtomicU8>,
+    std::sync::Arc<std::sync::Mutex<Option<WithdrawReason>>>,
 );
 
 impl Withdrawal {
@@ -102,31 +180,105 @@ impl Withdrawal {
         Self::default()
     }
 
-    /// Withdraw the request (idempotent; any thread).
-    pub fn withdraw(&self) {
-        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    /// Withdraw the request, giving no reason (idempotent; any thread).
+    /// Returns false when its answer was claimed first.
+    pub fn withdraw(&self) -> bool {
+        self.withdraw_for(WithdrawReason::Cancelled(None))
     }
 
     /// Withdraw the request with the reason its source gave (MCP
     /// `notifications/cancelled` `reason`; not sanitized: the screen does
-    /// that). The reason is stored before the flag is set.
-    pub fn withdraw_because(&self, reason: &str) {
-        if let Ok(mut r) = self.1.lock() {
-            *r = Some(reason.to_owned());
+    /// that). Returns false when its answer was claimed first.
+    pub fn withdraw_because(&self, reason: &str) -> bool {
+        self.withdraw_for(WithdrawReason::Cancelled(Some(reason.to_owned())))
+    }
+
+    /// Withdraw the request for `why`; the reason is stored before the
+    /// state changes. Returns true when the request is withdrawn (now or
+    /// before), false when its answer was claimed first (the answer stands).
+    pub fn withdraw_for(&self, why: WithdrawReason) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        if self.0.load(SeqCst) == ANSWERED {
+            return false;
         }
-        self.withdraw();
+        if let Ok(mut r) = self.1.lock() {
+            if r.is_none() {
+                *r = Some(why);
+            }
+        }
+        match self.0.compare_exchange(OPEN, WITHDRAWN, SeqCst, SeqCst) {
+            Ok(_) => true,
+            Err(now) => now == WITHDRAWN,
+        }
+    }
+
+    /// Claim the request's answer for the responder: true when it was not
+    /// withdrawn (then a later withdrawal does not take the answer back),
+    /// false when it was (the screen says so; nothing is sent). Idempotent.
+    pub fn claim_answer(&self) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        match self.0.compare_exchange(OPEN, ANSWERED, SeqCst, SeqCst) {
+            Ok(_) => true,
+            Err(now) => now == ANSWERED,
+        }
     }
 
     /// Whether the request was withdrawn.
     pub fn is_withdrawn(&self) -> bool {
-        self.0.load(std::sync::atomic::Ordering::SeqCst)
+        self.0.load(std::sync::atomic::Ordering::SeqCst) == WITHDRAWN
+    }
+
+    /// Why the request was withdrawn (None while it is not).
+    pub fn why(&self) -> Option<WithdrawReason> {
+        if !self.is_withdrawn() {
+            return None;
+        }
+        self.1.lock().ok().and_then(|r| r.clone())
     }
 
     /// The reason the source gave for the withdrawal, if any (not
     /// sanitized).
     pub fn reason(&self) -> Option<String> {
-        self.1.lock().ok().and_then(|r| r.clone())
+        match self.why() {
+            Some(WithdrawReason::Cancelled(r)) => r,
+            _ => None,
+        }
     }
+}
+
+/// Who is asking, as the front door knows it beyond the request event:
+/// the server as the person launched it and the call that asked, with its
+/// arguments. Informational, never identity; not sanitized (the screen does
+/// that, and cuts each to one line).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The command line or URL the person gave to start or reach the
+    /// server (`mcp -- npx weather-server`, `mcp --url https://…`).
+    pub launched: Option<String>,
+    /// The call that asked, as one line: method, name and arguments, e.g.
+    /// `tools/call book {"day":"Monday"}`.
+    pub call: Option<String>,
+}
+
+thread_local! {
+    /// Who asked for the request being answered on this thread, when the
+    /// front door said ([`with_origin`]).
+    static CURRENT_ORIGIN: std::cell::RefCell<Option<Origin>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Run `f` (a [`Responder::respond`] call) with `origin` readable through
+/// [`Context::origin`].
+pub fn with_origin<T>(origin: Option<&Origin>, f: impl FnOnce() -> T) -> T {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            CURRENT_ORIGIN.with(|c| *c.borrow_mut() = None);
+        }
+    }
+    CURRENT_ORIGIN.with(|c| *c.borrow_mut() = origin.cloned());
+    let _reset = Reset;
+    f()
 }
 
 thread_local! {
@@ -163,6 +315,25 @@ impl Context {
     /// answered (not sanitized: hostile server text), if it gave one.
     pub fn withdrawal_reason(&self) -> Option<String> {
         CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().and_then(Withdrawal::reason))
+    }
+
+    /// Who asked for the request being answered, when the front door said
+    /// ([`Origin`]; not sanitized).
+    pub fn origin(&self) -> Option<Origin> {
+        CURRENT_ORIGIN.with(|c| c.borrow().clone())
+    }
+
+    /// Why the request being answered was withdrawn (None while it is not).
+    pub fn withdrawn_why(&self) -> Option<WithdrawReason> {
+        CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().and_then(Withdrawal::why))
+    }
+
+    /// Claim the answer of the request being answered before the screen
+    /// reports it answered ([`Withdrawal::claim_answer`]): false when the
+    /// source withdrew it first (say so; nothing is sent). True when the
+    /// driver gave no withdrawal flag.
+    pub fn claim_answer(&self) -> bool {
+        CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().is_none_or(Withdrawal::claim_answer))
     }
 }
 
@@ -209,6 +380,16 @@ pub fn withdrawn_reason_line(reason: &str) -> String {
     )
 }
 
+/// `extensions.mcp.call` of a request event as `method name`
+/// (informational: which call was in progress when the server asked; not
+/// sanitized).
+pub fn request_call(req: &RequestEvent) -> Option<String> {
+    let call = req.event.pointer("/extensions/mcp/call")?;
+    let method = call.get("method")?.as_str()?;
+    let name = call.get("name").and_then(|n| n.as_str()).unwrap_or("");
+    Some(format!("{method} {name}").trim_end().to_owned())
+}
+
 /// The message of a request as the server sent it (`message` of the
 /// params carried as the request part's text), or empty when there is none
 /// to read (a view that is not a body, or params without a message). Not
@@ -220,4 +401,48 @@ pub fn request_message(req: &RequestEvent) -> String {
         .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
         .and_then(|p| p.get("message").and_then(|m| m.as_str().map(str::to_owned)))
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_withdrawal_and_a_claimed_answer_exclude_each_other() {
+        let w = Withdrawal::new();
+        assert!(w.withdraw_for(WithdrawReason::ServerExited));
+        assert!(!w.claim_answer());
+        assert!(w.is_withdrawn());
+        assert_eq!(w.why(), Some(WithdrawReason::ServerExited));
+        // The first reason stays.
+        assert!(w.withdraw_for(WithdrawReason::StreamClosed));
+        assert_eq!(w.why(), Some(WithdrawReason::ServerExited));
+        let a = Withdrawal::new();
+        assert!(a.claim_answer());
+        assert!(a.claim_answer());
+        assert!(!a.withdraw_because("too late"));
+        assert!(!a.is_withdrawn());
+        assert_eq!(a.why(), None);
+        assert_eq!(a.reason(), None);
+    }
+
+    #[test]
+    fn each_way_a_request_ends_has_its_own_words() {
+        let ways = [
+            WithdrawReason::Cancelled(None),
+            WithdrawReason::CallFinished,
+            WithdrawReason::ServerExited,
+            WithdrawReason::StreamClosed,
+            WithdrawReason::TimedOut,
+        ];
+        let words: std::collections::HashSet<&str> = ways.iter().map(|w| w.notice()).collect();
+        assert_eq!(words.len(), ways.len());
+        assert_eq!(
+            WithdrawReason::ServerExited.notice(),
+            "The server exited before this request was answered. Nothing was sent."
+        );
+        assert!(WithdrawReason::CallFinished
+            .notice()
+            .starts_with("The call that asked for this has finished"));
+    }
 }

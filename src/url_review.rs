@@ -132,6 +132,10 @@ pub enum Warning {
     /// URL differs from what was sent). `escaped` lists each distinct one as
     /// `\u{..}`.
     HiddenCharacters { count: usize, escaped: Vec<String> },
+    /// A query parameter holds a URL on another registrable domain (an
+    /// OAuth `redirect_uri`, a `next=` or `return_to=`): after the page,
+    /// the browser may be sent there. `host` is that URL's host (Unicode).
+    ForeignRedirect { param: String, host: String },
 }
 
 impl Warning {
@@ -149,6 +153,7 @@ impl Warning {
             Warning::NonDefaultPort { .. } => "port",
             Warning::Long { .. } => "long",
             Warning::HiddenCharacters { .. } => "hidden-characters",
+            Warning::ForeignRedirect { .. } => "foreign-redirect",
         }
     }
 
@@ -158,7 +163,8 @@ impl Warning {
             Warning::MixedScript { .. }
             | Warning::Confusable { .. }
             | Warning::Userinfo { .. }
-            | Warning::HiddenCharacters { .. } => Severity::Danger,
+            | Warning::HiddenCharacters { .. }
+            | Warning::ForeignRedirect { .. } => Severity::Danger,
             _ => Severity::Caution,
         }
     }
@@ -229,6 +235,10 @@ impl Warning {
                  ({}); they are shown escaped.",
                 if *count == 1 { "" } else { "s" },
                 escaped.join(" ")
+            ),
+            Warning::ForeignRedirect { param, host } => format!(
+                "The query parameter \"{param}\" holds a URL on another site ({host}): \
+                 after this page, the browser may be sent there."
             ),
         }
     }
@@ -394,6 +404,9 @@ pub fn review(url: &str) -> UrlReview {
     if chars > LONG_URL_CHARS {
         warnings.push(Warning::Long { chars });
     }
+    if let Some(h) = &host {
+        warnings.extend(foreign_redirects(&parsed, h));
+    }
 
     UrlReview {
         raw,
@@ -404,6 +417,37 @@ pub fn review(url: &str) -> UrlReview {
         warnings,
         refusal,
     }
+}
+
+/// Query parameters whose value is an absolute http(s) URL whose
+/// registrable domain differs from `site`'s (or that has none while the
+/// site has one), one warning per parameter name (at most 5).
+fn foreign_redirects(parsed: &url::Url, site: &HostInfo) -> Vec<Warning> {
+    let own = site.registrable_ascii.as_deref().unwrap_or(&site.ascii);
+    let mut out: Vec<Warning> = Vec::new();
+    for (k, v) in parsed.query_pairs() {
+        let Ok(u) = url::Url::parse(&v) else {
+            continue;
+        };
+        if !matches!(u.scheme(), "http" | "https") {
+            continue;
+        }
+        let Some(h) = host_info(&u) else {
+            continue;
+        };
+        let theirs = h.registrable_ascii.as_deref().unwrap_or(&h.ascii);
+        let param = safe_text::display(&k.chars().take(60).collect::<String>()).into_owned();
+        let seen = out
+            .iter()
+            .any(|w| matches!(w, Warning::ForeignRedirect { param: p, .. } if *p == param));
+        if !theirs.eq_ignore_ascii_case(own) && !seen && out.len() < 5 {
+            out.push(Warning::ForeignRedirect {
+                param,
+                host: h.unicode.clone(),
+            });
+        }
+    }
+    out
 }
 
 /// The control, bidi and invisible characters of the URL as sent: how many,

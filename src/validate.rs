@@ -176,6 +176,14 @@ pub fn prepare(bytes: &[u8]) -> Prepared {
             })
         }
     };
+    if let Some(h) = crate::misplaced::hint(&v) {
+        let rule = crate::binding::violation::Rule::WireRoot;
+        return Prepared::Done(Verdict {
+            id: None,
+            ty: None,
+            errors: vec![Violation::new("", rule, h)],
+        });
+    }
     let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
     let ty = v.get("type").and_then(Value::as_str).map(str::to_owned);
     // Some(true): a request; Some(false): a result; None: another type.

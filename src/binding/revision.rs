@@ -7,16 +7,21 @@
 //! protocol version, its `pin.json`, its generated `request`/`result`
 //! definitions and the names of the `schema.ts` overrides its extraction
 //! applies, plus the few rules of the binding that differ between
-//! revisions. Nothing else in the crate names a revision as a literal;
+//! revisions. Nothing else in the crate names a pinned revision as a
+//! literal (the client names them through [`Revision::as_str`]);
 //! everything from a validated [`RequestEvent`](super::RequestEvent) on (the
 //! form model, the answerers, the session) is revision-blind.
 //!
-//! Adopting a third revision: a folder `upstream/mcp/<version>/` with its
-//! `pin.json`, the generated `schemas/mcp-elicitation-<version>.schema.json`
-//! (`ahp-elicit upstream extract --protocol-version <version>`), a vector
-//! file `tests/vectors/elicitation-<version>.jsonl`, and one row here
-//! (with its constant). Every test that is about a revision iterates
-//! [`Revision::ALL`].
+//! Adopting a third revision for the binding: a folder
+//! `upstream/mcp/<version>/` with its `pin.json`, the generated
+//! `schemas/mcp-elicitation-<version>.schema.json` (`ahp-elicit upstream
+//! extract --protocol-version <version>`), a vector file
+//! `tests/vectors/elicitation-<version>.jsonl`, and one row here (with its
+//! constant and its version string). Every test that is about a revision
+//! iterates [`Revision::ALL`]. The live MCP client (`crate::mcp`) names the
+//! revisions it speaks through these constants too, but how it negotiates
+//! them (`mcp::era`, `mcp::lifecycle`) is protocol logic that a new
+//! revision may change: see docs/mcp.md.
 //!
 //! `extensions.mcp` (`ahp-wire.md` 6.1) is a closed object:
 //! `{"protocolVersion": "<version>", "inputKey"?: string, "call"?: {"method",
@@ -55,10 +60,14 @@ pub struct RevisionData {
     pub related_task_echo: bool,
 }
 
+/// The protocol version strings of the pinned revisions, in [`TABLE`]
+/// order (kept apart so that [`Revision::as_str`] is a `const fn`).
+const VERSIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
+
 /// The pinned revisions, oldest first. One row per revision.
 pub static TABLE: [RevisionData; 2] = [
     RevisionData {
-        version: "2025-11-25",
+        version: VERSIONS[0],
         pin_json: include_str!("../../upstream/mcp/2025-11-25/pin.json"),
         definitions: include_str!("../../schemas/mcp-elicitation.schema.json"),
         definitions_path: "schemas/mcp-elicitation.schema.json",
@@ -73,7 +82,7 @@ pub static TABLE: [RevisionData; 2] = [
         related_task_echo: true,
     },
     RevisionData {
-        version: "2026-07-28",
+        version: VERSIONS[1],
         pin_json: include_str!("../../upstream/mcp/2026-07-28/pin.json"),
         definitions: include_str!("../../schemas/mcp-elicitation-2026-07-28.schema.json"),
         definitions_path: "schemas/mcp-elicitation-2026-07-28.schema.json",
@@ -113,9 +122,9 @@ impl Revision {
         &TABLE[usize::from(self.0)]
     }
 
-    /// The protocol version string (`2025-11-25`).
-    pub fn as_str(self) -> &'static str {
-        self.data().version
+    /// The protocol version string (`2025-11-25`); usable in constants.
+    pub const fn as_str(self) -> &'static str {
+        VERSIONS[self.0 as usize]
     }
 
     /// The pinned revision of a protocol version string; None for any other

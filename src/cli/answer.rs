@@ -57,6 +57,19 @@ pub struct AnswerArgs {
     /// chosen by TERM=dumb or AHP_ELICIT_PLAIN=1.
     #[arg(long, display_order = 120)]
     pub plain: bool,
+    /// How a request that arrives after the screen waited (2 s or more) is
+    /// signalled: the terminal bell, a desktop notification through the
+    /// terminal (OSC 9 / OSC 777, and the bell), or nothing; with bell or
+    /// osc the window title says a request is waiting.
+    #[cfg(feature = "tui")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        default_value = "bell",
+        display_order = 125
+    )]
+    pub notify: ahp_elicit::tui::Notify,
 }
 
 /// `--browser CMD` checked when the command line is read: a value that
@@ -202,7 +215,11 @@ fn terminal_responder(
     use ahp_elicit::tui::theme::Theme;
     let theme = Theme::resolve_for_terminal(args.theme.as_deref()).map_err(|e| e.to_string())?;
     let tui = ahp_elicit::tui::TuiResponder::new(theme).map_err(|e| e.to_string())?;
-    Ok(Box::new(tui.with_launcher(launcher, args.no_open)))
+    Ok(Box::new(
+        tui.with_launcher(launcher, args.no_open)
+            .with_notices(Notices::stderr())
+            .with_notify(args.notify),
+    ))
 }
 
 #[cfg(not(feature = "tui"))]

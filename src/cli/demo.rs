@@ -80,6 +80,9 @@ pub fn read_request_file(p: &std::path::Path) -> Result<binding::RequestEvent, L
 
 fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEvent, String> {
     let v = binding::parse_json(bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+    if let Some(h) = ahp_elicit::misplaced::hint(&v) {
+        return Err(format!("{}: {h}", p.display()));
+    }
     binding::read_request_event(&v).map_err(|es| {
         es.iter()
             .map(|e| format!("{}: {e}", p.display()))
@@ -94,7 +97,15 @@ pub fn run(args: DemoArgs) -> Exit {
     use ahp_elicit::binding::{Action, Answer};
     use ahp_elicit::responder::{Context, Outcome, Progress, Responder};
     use ahp_elicit::tui::{Theme, TuiResponder};
-    let theme = match Theme::resolve_for_terminal(args.theme.as_deref()) {
+    // Plain mode draws no colours: the terminal is not asked for its
+    // background there, only the theme name is checked.
+    let plain = ahp_elicit::plain::chosen(args.plain);
+    let theme = if plain {
+        Theme::resolve(args.theme.as_deref(), true)
+    } else {
+        Theme::resolve_for_terminal(args.theme.as_deref())
+    };
+    let theme = match theme {
         Ok(t) => t,
         Err(e) => {
             ahp_elicit::notice::say(format!("ahp-elicit: {e}"));
@@ -121,7 +132,7 @@ pub fn run(args: DemoArgs) -> Exit {
     // A signal ends the screen with a cancel, which is still printed; the
     // exit status is then 128 + the signal, as in `respond`.
     let signalled = super::respond::watch_signals(true);
-    let outcome = if ahp_elicit::plain::chosen(args.plain) {
+    let outcome = if plain {
         ahp_elicit::plain::answer_one(&req)
     } else {
         let mut tui = match TuiResponder::new(theme) {
@@ -137,7 +148,10 @@ pub fn run(args: DemoArgs) -> Exit {
                 .timeout
                 .and_then(|d| std::time::Instant::now().checked_add(d)),
         };
-        tui.respond(&req, &cx)
+        let outcome = tui.respond(&req, &cx);
+        // Time ran out: the notice that says so waits for a key.
+        tui.finish();
+        outcome
         // The terminal is restored here, before anything is printed.
     };
     let answer = match outcome {

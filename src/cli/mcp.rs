@@ -306,7 +306,14 @@ pub fn run(args: McpArgs) -> Exit {
         // Listing asks nothing of the person: without a terminal it still
         // lists, and a request that comes all the same (a one-tool server
         // is called) gets no answer, with the reason.
-        Err(e) if opts.operation == ahp_elicit::mcp::Operation::List => Box::new(NoAnswerer(e)),
+        Err(e)
+            if opts.operation == ahp_elicit::mcp::Operation::List
+                && answer.answers.is_none()
+                && answer.action.is_none()
+                && super::answer::check_theme(answer.theme.as_deref()).is_ok() =>
+        {
+            Box::new(NoAnswerer(e))
+        }
         Err(e) => return usage(&e),
     };
     let mut responder = Session { inner, log };

@@ -574,6 +574,7 @@ mod shared_tests {
                 "log",
                 "log-values",
                 "plain",
+                "notify",
                 "schema-policy"
             ]
         );
@@ -598,6 +599,7 @@ mod shared_tests {
                 "schema-policy",
                 "timeout",
                 "connect-timeout",
+                "notify",
                 "source-adapter",
                 "log",
                 "log-values"

@@ -153,20 +153,43 @@ fn usage(what: &str) -> Exit {
     Exit::Usage
 }
 
-/// stdout or `--output FILE`. When stdout is the UI's terminal, results
-/// wait until the screen is given back (a pipe or a file gets each one at
-/// once).
+/// stdout or `--output FILE`. While a person answers on the terminal,
+/// results wait until the screen is given back when stdout is that
+/// terminal, and also when the input is FILE arguments only (finite: no
+/// live adapter waits for each result) and stdout is not a regular file (a
+/// pipe into a consumer such as `jq` that prints on the same terminal,
+/// where the lines would vanish with the screen). A file gets each result
+/// at once, and so does a pipe while the input is stdin (a live stream).
 ///
 /// Errors: the file cannot be created; the message names the path.
 fn open_sink(args: &RespondArgs, interactive: bool) -> std::io::Result<Sink> {
     let sink = Sink::open(args.output.as_ref())?;
-    Ok(
-        if interactive && args.output.is_none() && stdout_is_terminal() {
-            sink.hold()
-        } else {
-            sink
-        },
-    )
+    let finite = !args.inputs.is_empty()
+        && args
+            .inputs
+            .iter()
+            .all(|p| p.as_os_str() != "-" && p.is_file());
+    let hold = interactive
+        && args.output.is_none()
+        && (stdout_is_terminal() || (finite && !stdout_is_regular_file()));
+    Ok(if hold { sink.hold() } else { sink })
+}
+
+/// Whether stdout is a regular file (`> out.jsonl`), not a pipe, a socket
+/// or a device.
+fn stdout_is_regular_file() -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let fd = std::io::stdout().as_fd().try_clone_to_owned();
+        fd.map(std::fs::File::from)
+            .and_then(|f| f.metadata())
+            .is_ok_and(|m| m.is_file())
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
 }
 
 /// SIGTERM/SIGHUP/SIGINT/SIGQUIT end the terminal UI with cancels; the run

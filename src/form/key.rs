@@ -81,10 +81,17 @@ pub enum KeyIntent {
     /// In the review step: go back to editing (b, Backspace, Shift-Tab,
     /// Left).
     Back,
-    /// Answer `decline` (Ctrl-D, or the Decline button).
+    /// Answer `decline` (Ctrl-D outside a non-empty text or number
+    /// field, or the Decline button). In a form the person has changed it
+    /// first asks to confirm ([`crate::form::Form::confirming`]).
     Decline,
-    /// Answer `cancel` (Esc, Ctrl-C, or the Cancel button).
+    /// Answer `cancel` (Esc, Ctrl-C, or the Cancel button); asks to
+    /// confirm first in a changed form, as `Decline` does.
     Cancel,
+    /// A key other than the confirming one while a discard waits for
+    /// confirmation: the discard is called off and the key does nothing
+    /// else.
+    KeepEditing,
 }
 
 /// Map a key to a text-editing request (tui-input), for text, number and
@@ -93,6 +100,8 @@ pub fn edit_request(key: &Key) -> Option<InputRequest> {
     use InputRequest::*;
     Some(match key {
         Key::Char(c) => InsertChar(*c),
+        // Alt-Enter: a line break in the value.
+        Key::Alt('\n') => InsertChar('\n'),
         Key::Backspace | Key::Ctrl('h') => DeletePrevChar,
         Key::Delete => DeleteNextChar,
         Key::Left | Key::Ctrl('b') => GoToPrevChar,
@@ -110,8 +119,11 @@ pub fn edit_request(key: &Key) -> Option<InputRequest> {
     })
 }
 
+/// The key that confirms a discard besides pressing Esc or Ctrl-D again.
+pub const CONFIRM_KEY: char = 'y';
+
 /// The help line: the keys of the edit step.
-pub const HELP_EDIT: &str = "Tab/↓ next · Shift-Tab/↑ prev · Space toggle/select · Ctrl-X clear · Ctrl-S submit · Ctrl-D decline · Esc cancel";
+pub const HELP_EDIT: &str = "Tab/↓ next · Shift-Tab/↑ prev · Space toggle/select · Ctrl-X clear · Ctrl-S submit · Ctrl-D decline · Ctrl-N decline all from this server · Esc cancel";
 /// The help line: the keys of the review step.
 pub const HELP_REVIEW: &str =
     "Enter send · b/Backspace back to the form · Ctrl-D decline · Esc cancel";

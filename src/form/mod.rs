@@ -14,8 +14,12 @@
 //!   the field is left, or for every field on a submit attempt;
 //! - Submit is refused while anything is invalid; otherwise a review step
 //!   shows the exact content, from which the person sends or goes back;
-//! - Decline (the button or Ctrl-D) sends `decline`; Esc, Ctrl-C and the
-//!   Cancel button send `cancel`.
+//! - Decline (the button, or Ctrl-D outside a non-empty text or number
+//!   field, where Ctrl-D deletes the character under the cursor) sends
+//!   `decline`; Esc, Ctrl-C and the Cancel button send `cancel`; once the
+//!   person has typed or chosen anything, a decline or cancel first asks to
+//!   confirm (the same key again, or `y`; any other key goes back to the
+//!   form), so one stray key never throws answers away.
 
 pub mod field;
 pub mod key;
@@ -26,7 +30,7 @@ use serde_json::{Map, Value};
 use crate::binding::{Action as ElicitAction, Answer, FieldKind, FormSchema};
 
 pub use field::{EntryError, FieldState, FieldValue, NumberError, OptionList, FILTER_MIN_OPTIONS};
-pub use key::{Key, KeyIntent, HELP_EDIT, HELP_REVIEW};
+pub use key::{Key, KeyIntent, CONFIRM_KEY, HELP_EDIT, HELP_REVIEW};
 
 /// Why [`Form::set_json`] could not set a field. Names are server text:
 /// sanitise before showing.
@@ -111,6 +115,9 @@ pub struct Form {
     notice_at_field: bool,
     /// The fields that look like they ask for a secret (first hits).
     secrets: Vec<secret::SecretHit>,
+    /// A decline or cancel waits for confirmation (the person changed the
+    /// form): the action it will send.
+    confirm: Option<ElicitAction>,
 }
 
 impl Form {
@@ -137,7 +144,21 @@ impl Form {
             notice: None,
             notice_at_field: false,
             secrets,
+            confirm: None,
         }
+    }
+
+    /// Whether the person has typed or chosen anything (a field edited,
+    /// set or cleared, or the review reached): a decline or cancel then
+    /// asks to confirm.
+    pub fn changed(&self) -> bool {
+        matches!(self.stage, Stage::Review(_)) || self.fields.iter().any(|f| f.touched)
+    }
+
+    /// The decline or cancel that waits for confirmation, if any (its
+    /// question is the form's notice).
+    pub fn confirming(&self) -> Option<ElicitAction> {
+        self.confirm
     }
 
     /// The fields in schema order.
@@ -258,9 +279,25 @@ impl Form {
     /// What a key means in the current state (no state change).
     pub fn intent_for(&self, key: &Key) -> KeyIntent {
         use key::edit_request;
-        // Keys that mean the same everywhere.
+        // A discard waiting for confirmation: the same key again or `y`
+        // confirms, any other key calls it off.
+        if let Some(a) = self.confirm {
+            return match (key, a) {
+                (Key::Esc | Key::Ctrl('c'), _) => KeyIntent::Cancel,
+                (Key::Ctrl('d'), ElicitAction::Decline) => KeyIntent::Decline,
+                (Key::Char(CONFIRM_KEY), ElicitAction::Decline) => KeyIntent::Decline,
+                (Key::Char(CONFIRM_KEY), _) => KeyIntent::Cancel,
+                _ => KeyIntent::KeepEditing,
+            };
+        }
+        // Keys that mean the same everywhere (Ctrl-D deletes the character
+        // under the cursor in a non-empty text or number field, the Emacs
+        // meaning its neighbours Ctrl-A/E/K have).
         match key {
             Key::Esc | Key::Ctrl('c') => return KeyIntent::Cancel,
+            Key::Ctrl('d') if self.stage == Stage::Edit && self.focused_has_text() => {
+                return KeyIntent::Edit(tui_input::InputRequest::DeleteNextChar)
+            }
             Key::Ctrl('d') => return KeyIntent::Decline,
             _ => {}
         }
@@ -341,6 +378,38 @@ impl Form {
         }
     }
 
+    /// Show `note` as the form's notice until the next key (server text in
+    /// it must be sanitised by the caller before drawing: the screen does).
+    pub fn set_notice(&mut self, note: String) {
+        self.notice = Some(note);
+        self.notice_at_field = false;
+    }
+
+    /// The focused text field's name and value, for editing it in an
+    /// external editor (None on anything but a text field, or in review).
+    pub fn focused_text(&self) -> Option<(String, String)> {
+        if self.stage != Stage::Edit {
+            return None;
+        }
+        let f = self.focused_field()?;
+        match &f.value {
+            FieldValue::Text { input, .. } => {
+                Some((f.field.name.clone(), input.value().to_owned()))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the focus is on a text or number field that holds text.
+    fn focused_has_text(&self) -> bool {
+        match self.focused_field().map(|f| &f.value) {
+            Some(FieldValue::Text { input, .. } | FieldValue::Number { input, .. }) => {
+                !input.value().is_empty()
+            }
+            _ => false,
+        }
+    }
+
     /// Handle one key: map it to an intent and apply it.
     pub fn handle_key(&mut self, key: &Key) -> Status {
         let a = self.intent_for(key);
@@ -351,6 +420,12 @@ impl Form {
     pub fn apply(&mut self, intent: KeyIntent) -> Status {
         if !matches!(intent, KeyIntent::None) {
             self.notice = None;
+            // Any key the form takes ends a wait for confirmation; a second
+            // decline or cancel finds it in `confirming`.
+            let confirming = self.confirm.take();
+            if let KeyIntent::Cancel | KeyIntent::Decline = intent {
+                return self.discard(intent == KeyIntent::Cancel, confirming);
+            }
             // Only keys that edit the focused field give a field notice.
             self.notice_at_field = matches!(
                 intent,
@@ -358,9 +433,9 @@ impl Form {
             );
         }
         match intent {
-            KeyIntent::None => {}
-            KeyIntent::Cancel => return Status::Done(Answer::bare(ElicitAction::Cancel)),
-            KeyIntent::Decline => return Status::Done(Answer::bare(ElicitAction::Decline)),
+            KeyIntent::None | KeyIntent::KeepEditing => {}
+            KeyIntent::Cancel => return self.discard(true, None),
+            KeyIntent::Decline => return self.discard(false, None),
             KeyIntent::Next => self.move_focus(1),
             KeyIntent::Prev => self.move_focus(-1),
             KeyIntent::Submit => self.submit(),
@@ -407,14 +482,27 @@ impl Form {
     fn press(&mut self) -> Status {
         match self.focus {
             Focus::Button(Button::Submit) => self.submit(),
-            Focus::Button(Button::Decline) => {
-                return Status::Done(Answer::bare(ElicitAction::Decline))
-            }
-            Focus::Button(Button::Cancel) => {
-                return Status::Done(Answer::bare(ElicitAction::Cancel))
-            }
+            Focus::Button(Button::Decline) => return self.discard(false, None),
+            Focus::Button(Button::Cancel) => return self.discard(true, None),
             Focus::Field(_) => {}
         }
+        Status::Open
+    }
+
+    /// Cancel (`cancel`) or decline: at once when the form is unchanged or
+    /// this confirms the same discard (`confirming`), else ask to confirm.
+    fn discard(&mut self, cancel: bool, confirming: Option<ElicitAction>) -> Status {
+        let a = if cancel {
+            ElicitAction::Cancel
+        } else {
+            ElicitAction::Decline
+        };
+        if !self.changed() || confirming == Some(a) {
+            return Status::Done(Answer::bare(a));
+        }
+        self.confirm = Some(a);
+        self.notice_at_field = false;
+        self.notice = Some(discard_question(a));
         Status::Open
     }
 
@@ -582,6 +670,25 @@ impl Form {
             }
         }
     }
+}
+
+/// The question a changed form asks before it sends `a` (decline or
+/// cancel) and throws the answers away (the form's notice while it waits).
+pub fn discard_question(a: ElicitAction) -> String {
+    let verb = match a {
+        ElicitAction::Decline => "decline",
+        _ => "cancel",
+    };
+    format!("Throw away what you entered and {verb}?")
+}
+
+/// The keys that answer [`discard_question`] (the help line while it waits).
+pub fn discard_keys(a: ElicitAction) -> String {
+    let (verb, key) = match a {
+        ElicitAction::Decline => ("decline", "Ctrl-D"),
+        _ => ("cancel", "Esc"),
+    };
+    format!("{key} again or {CONFIRM_KEY}: {verb} · any other key: back to the form")
 }
 
 fn options_of(kind: &FieldKind) -> &[crate::binding::Choice] {

@@ -202,7 +202,18 @@ impl Session {
             }),
             deadline: self.opts.timeout.map(|t| std::time::Instant::now() + t),
         };
-        match self.desk.ask(ask.req.clone(), cx) {
+        // Who asked, for the screen: the server as launched, and the call.
+        let origin = crate::responder::Origin {
+            launched: Some(self.opts.target.launch_label()),
+            call: self.elic.call.as_ref().map(|c| match c.method {
+                CallMethod::ResourcesRead => format!("{} {}", c.method.as_str(), c.name),
+                _ => {
+                    let args = Value::Object(self.opts.arguments.clone());
+                    format!("{} {} {args}", c.method.as_str(), c.name)
+                }
+            }),
+        };
+        match self.desk.ask_from(ask.req.clone(), cx, origin) {
             Ok(key) => {
                 self.elic.asks.insert(key, ask);
                 Ok(Some(key))

@@ -48,9 +48,9 @@ pub enum Era {
 }
 
 /// The 2025-11-25 revision string.
-pub const LEGACY_VERSION: &str = "2025-11-25";
+pub const LEGACY_VERSION: &str = crate::binding::Revision::V2025_11_25.as_str();
 /// The 2026-07-28 revision string.
-pub const MODERN_VERSION: &str = "2026-07-28";
+pub const MODERN_VERSION: &str = crate::binding::Revision::V2026_07_28.as_str();
 
 /// MCP error code: the HTTP headers do not match the body (2026-07-28).
 pub const HEADER_MISMATCH: i64 = -32020;

@@ -51,7 +51,7 @@ pub mod stdio;
 pub mod transport;
 
 /// The protocol revision this client speaks.
-pub const PROTOCOL_VERSION: &str = "2025-11-25";
+pub const PROTOCOL_VERSION: &str = crate::binding::Revision::V2025_11_25.as_str();
 /// Older revisions a server may answer with; the session goes on with a
 /// notice (URL mode does not exist before 2025-11-25).
 pub const OLDER_VERSIONS: &[&str] = &["2025-06-18", "2025-03-26"];
@@ -70,6 +70,20 @@ pub enum Target {
 }
 
 impl Target {
+    /// The server as the person gave it, for the screen's header: the
+    /// command line (quoted as a shell would need it), or the URL with its
+    /// userinfo, query and fragment redacted.
+    pub fn launch_label(&self) -> String {
+        match self {
+            Target::Stdio { program, args } => {
+                let words = std::iter::once(program).chain(args);
+                shlex::try_join(words.map(String::as_str))
+                    .unwrap_or_else(|_| format!("{program} …"))
+            }
+            Target::Http { url } => crate::log::redact_url(url),
+        }
+    }
+
     /// Read the trailing positional arguments: one `http(s)://` URL means
     /// Streamable HTTP, anything else is a command and its arguments.
     /// Errors: [`TargetError`]: nothing given, arguments after a URL, or a

@@ -599,7 +599,7 @@ impl Session {
             Incoming::SessionExpired { id } => self.fail_pending(id, |_| McpError::SessionExpired),
             Incoming::Closed(reason) => {
                 self.desk
-                    .withdraw_all(crate::session::WithdrawReason::StreamClosed);
+                    .withdraw_all(crate::session::WithdrawReason::ServerExited);
                 return Err(McpError::Closed(reason));
             }
         }

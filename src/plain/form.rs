@@ -66,7 +66,12 @@ pub fn kind_phrase(k: &FieldKind) -> String {
                     "text",
                     a.map(|x| x.to_string()),
                     b.map(|x| x.to_string()),
-                    " characters",
+                    // The unit agrees with the last number said.
+                    if b.or(*a) == Some(1) {
+                        " character"
+                    } else {
+                        " characters"
+                    },
                 ),
             };
             if let Some(f) = format {

@@ -81,7 +81,21 @@ pub struct PlainResponder<I: LineIo> {
     /// Hold stderr notices while a request is on screen (on a terminal;
     /// holding is process-wide, so in-memory tests leave it off).
     hold_notices: bool,
+    /// The person has given a value in the request on screen: Control-D
+    /// asks to confirm before it declines.
+    changed: bool,
+    /// The late warning of `--timeout` was said for the request on screen.
+    warned: bool,
+    /// The withdrawal of the request on screen was said.
+    said_withdrawn: bool,
 }
+
+/// Plain mode says once, this long before `--timeout` cancels a request,
+/// how much time is left (requests with a limit longer than twice this).
+pub const LATE_WARNING: Duration = Duration::from_secs(10);
+
+/// What plain mode says when `--timeout` ran out on a request.
+pub const TIMED_OUT: &str = "Time ran out: this request is cancelled (cancel is sent).";
 
 /// How long the URL block must have been on the terminal before `open`
 /// counts, as on the full-screen consent screen.
@@ -111,6 +125,9 @@ impl<I: LineIo> PlainResponder<I> {
             answered: 0,
             consent_guard: Duration::ZERO,
             hold_notices: false,
+            changed: false,
+            warned: false,
+            said_withdrawn: false,
         }
     }
 
@@ -124,9 +141,59 @@ impl<I: LineIo> PlainResponder<I> {
     }
 
     /// Ask one line; Control-C, Control-D, the deadline and signals decide
-    /// the request here, the same way at every prompt.
+    /// the request here, the same way at every prompt. Control-D after a
+    /// value was given asks to confirm first; the deadline is announced
+    /// once, [`LATE_WARNING`] before it passes.
     fn read(&mut self, prompt: &str, cx: &Context) -> Result<Read, RespondError> {
-        let r = self.io.ask(prompt, cx.deadline, &|| cx.withdrawn())?;
+        loop {
+            let warn_at = cx
+                .deadline
+                .and_then(|d| d.checked_sub(LATE_WARNING))
+                .filter(|_| !self.warned);
+            let r = self
+                .io
+                .ask(prompt, warn_at.or(cx.deadline), &|| cx.withdrawn())?;
+            if r == Reply::TimedOut && warn_at.is_some() {
+                self.warned = true;
+                if crate::responder::time_left(cx.deadline).is_some_and(|l| !l.is_zero()) {
+                    let secs = LATE_WARNING.as_secs();
+                    self.say(&format!(
+                        "{secs} seconds left to answer; then the request is cancelled."
+                    ))?;
+                }
+                continue;
+            }
+            if r == Reply::Eof && self.changed && !self.confirm_decline(cx)? {
+                continue;
+            }
+            return self.decided(r, cx);
+        }
+    }
+
+    /// Control-D after a value was given: true when the person confirms
+    /// that the answers are thrown away and the request declined.
+    fn confirm_decline(&mut self, cx: &Context) -> Result<bool, RespondError> {
+        let q = crate::form::discard_question(Action::Decline);
+        let r = self.io.ask(
+            &format!("{q} Type y to decline; anything else goes back: "),
+            cx.deadline,
+            &|| cx.withdrawn(),
+        )?;
+        match r {
+            Reply::Line(l) if l.trim().eq_ignore_ascii_case("y") => Ok(true),
+            // A second Control-D confirms too.
+            Reply::Eof => Ok(true),
+            Reply::Line(_) => {
+                self.say("Not declined: back to the question.")?;
+                Ok(false)
+            }
+            // Anything else (Control-C, time, a withdrawal) decides below.
+            _ => Ok(true),
+        }
+    }
+
+    /// What a reply other than a typed line decides.
+    fn decided(&mut self, r: Reply, cx: &Context) -> Result<Read, RespondError> {
         let done = |a: Action| Ok(Read::Done(Outcome::Answer(Answer::bare(a))));
         match r {
             Reply::Line(l) => Ok(Read::Line(l)),
@@ -148,20 +215,31 @@ impl<I: LineIo> PlainResponder<I> {
                 done(Action::Decline)
             }
             Reply::TimedOut => {
-                self.say("Time is up: the request is cancelled.")?;
+                self.say(TIMED_OUT)?;
                 done(Action::Cancel)
             }
             Reply::Quit => Ok(Read::Done(Outcome::Quit)),
             Reply::Withdrawn => {
                 // As in the full-screen UI: the driver sends nothing for a
                 // withdrawn request, whatever the outcome says.
-                self.say("The server withdrew this request; nothing was sent.")?;
-                if let Some(r) = cx.withdrawal_reason() {
-                    self.say(&crate::responder::withdrawn_reason_line(&r))?;
-                }
+                self.say_withdrawn(cx)?;
                 done(Action::Cancel)
             }
         }
+    }
+
+    /// Say how the source withdrew the request, in the words the full
+    /// screen uses, with the server's reason if it gave one.
+    fn say_withdrawn(&mut self, cx: &Context) -> Result<(), RespondError> {
+        self.said_withdrawn = true;
+        let why = cx
+            .withdrawn_why()
+            .unwrap_or(crate::responder::WithdrawReason::Cancelled(None));
+        self.say(why.notice())?;
+        if let Some(r) = cx.withdrawal_reason() {
+            self.say(&crate::responder::withdrawn_reason_line(&r))?;
+        }
+        Ok(())
     }
 
     /// The request header: who asks, in which mode, through which adapter,
@@ -180,13 +258,25 @@ impl<I: LineIo> PlainResponder<I> {
             (None, None) => display(&s.name).into_owned(),
         };
         self.say("")?;
+        let what = match req.mode {
+            crate::binding::Mode::Form => "a form",
+            crate::binding::Mode::Url => "a web page to open",
+        };
         self.say(&format!(
-            "Request {} of {} from {who}, {} mode, through {} (as reported by the adapter).",
+            "Request {} of {}, from the server that calls itself {who}: {what}, relayed by {}.",
             cx.progress.index,
             cx.progress.total,
-            req.mode.as_str(),
             display(&req.adapter)
         ))?;
+        let origin = cx.origin().unwrap_or_default();
+        if let Some(l) = &origin.launched {
+            let l: String = l.chars().take(200).collect();
+            self.say(&format!("Launched as: {}", display(&l)))?;
+        }
+        if let Some(c) = origin.call.or_else(|| crate::responder::request_call(req)) {
+            let c: String = c.chars().take(200).collect();
+            self.say(&format!("Asked during: {}", display(&c)))?;
+        }
         if let Some(left) = crate::responder::time_left(cx.deadline) {
             let secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
             let unit = if secs == 1 { "second" } else { "seconds" };
@@ -269,6 +359,7 @@ impl<I: LineIo> PlainResponder<I> {
                     continue;
                 }
             };
+            let gives = matches!(typed, form::Typed::Clear | form::Typed::Set(_));
             let set = match typed {
                 form::Typed::Keep => Ok(()),
                 form::Typed::Clear => form.set_json(&name, &serde_json::Value::Null),
@@ -280,6 +371,9 @@ impl<I: LineIo> PlainResponder<I> {
                 }
                 form::Typed::Set(v) => form.set_json(&name, &v),
             };
+            if set.is_ok() && gives {
+                self.changed = true;
+            }
             let err = match set {
                 Err(e) => Some(e.to_string()),
                 Ok(()) => form.field(&name).and_then(|f| f.error()),
@@ -321,7 +415,11 @@ impl<I: LineIo> PlainResponder<I> {
                 match review_command(&line, form.fields().len()) {
                     Ok(ReviewCommand::Send) => {
                         if let Status::Done(a) = form.apply(KeyIntent::Send) {
-                            self.say("Sent.")?;
+                            // Withdrawn as it was typed: not sent (the
+                            // respond step says how it ended).
+                            if cx.claim_answer() {
+                                self.say("Sent.")?;
+                            }
                             return Ok(Outcome::Answer(a));
                         }
                     }
@@ -490,6 +588,9 @@ impl<I: LineIo> Responder for PlainResponder<I> {
         self.wait_armed = false;
         self.waiting_said = false;
         self.idle_calls = 0;
+        self.changed = false;
+        self.warned = false;
+        self.said_withdrawn = false;
         // What was typed before this request was shown was meant for
         // something else: it is not an answer to this one.
         self.io.discard_typeahead();
@@ -506,10 +607,21 @@ impl<I: LineIo> Responder for PlainResponder<I> {
             },
             _ => self.respond_refusable(req, cx),
         };
+        // An answer decided as the source withdrew the request is not sent:
+        // say so rather than that it was answered.
+        let out = match out {
+            Ok(Outcome::Answer(a)) if !cx.claim_answer() => {
+                if !self.said_withdrawn {
+                    self.say_withdrawn(cx)?;
+                }
+                Ok(Outcome::Answer(a))
+            }
+            o => o,
+        };
         if self.hold_notices {
             crate::notice::release();
         }
-        if out.is_ok() {
+        if matches!(out, Ok(Outcome::Answer(_))) && !cx.withdrawn() {
             self.answered += 1;
         }
         out

@@ -126,7 +126,9 @@ Type send, edit N, decline, or cancel: send
 Sent.
 ";
     assert!(t.ends_with(expected), "{t}");
-    assert!(t.contains("Request 1 of 1 from srv, form mode, through test"));
+    assert!(t.contains(
+        "Request 1 of 1, from the server that calls itself srv: a form, relayed by test."
+    ));
     assert!(t.contains("Message from the server: Fill it in.\n"));
 }
 
@@ -279,10 +281,13 @@ fn control_d_declines_and_control_c_cancels_then_quits() {
         .contains("A: ^C\nCancelled. Press Control-C again at once to quit.\n"));
 }
 
+/// The limit is said once, then one late warning, then the cancel.
 #[test]
-fn the_deadline_cancels() {
+fn the_deadline_warns_once_then_cancels() {
     let req = form(json!({"a": {"type": "string", "title": "A"}}), &[]);
     let mut io = MemoryIo::default();
+    // The first wait ends at the late warning, the second at the deadline.
+    io.input.push_back(Reply::TimedOut);
     io.input.push_back(Reply::TimedOut);
     let mut p = PlainResponder::new(io, Box::new(Recorder::default()), false);
     let c = Context {
@@ -297,9 +302,13 @@ fn the_deadline_cancels() {
         "{t}"
     );
     assert!(
-        t.ends_with("A: \nTime is up: the request is cancelled.\n"),
+        t.ends_with(
+            "A: \n10 seconds left to answer; then the request is cancelled.\n\
+             A: \nTime ran out: this request is cancelled (cancel is sent).\n"
+        ),
         "{t}"
     );
+    assert_eq!(t.matches("seconds left").count(), 1, "{t}");
 }
 
 #[test]
@@ -458,7 +467,7 @@ fn metadata_view_says_what_was_withheld() {
     let (o, t) = run(&req, &["cancel"]);
     assert_eq!(action(&o), Action::Cancel);
     let expected = "
-Request 1 of 1 from calendar, form mode, through mcp-stdio (as reported by the adapter).
+Request 1 of 1, from the server that calls itself calendar: a form, relayed by mcp-stdio.
 This request cannot be answered with content.
 What was withheld: the request's content (its message and what it asks for).
 Why: the adapter shared only the request's metadata.
@@ -563,7 +572,7 @@ fn a_withdrawn_request_is_closed_and_later_typing_answers_nothing() {
     assert!(
         t.ends_with(
             "Type open, decline, or cancel: \n\
-             The server withdrew this request; nothing was sent.\n"
+             The server withdrew this request. Nothing was sent.\n"
         ),
         "{t}"
     );
@@ -750,9 +759,50 @@ fn a_withdrawal_shows_the_server_reason_sanitised_and_bounded() {
     assert_eq!(action(&o), Action::Cancel);
     let t = p.io().transcript.clone();
     let expected = format!(
-        "The server withdrew this request; nothing was sent.\n\
+        "The server withdrew this request. Nothing was sent.\n\
          The server's reason (its words): user closed\\u{{1b}}[2J the tab {}…\n",
         "x".repeat(MAX_WITHDRAWN_REASON - head.chars().count())
     );
     assert!(t.ends_with(&expected), "{t}");
+}
+
+/// Control-D after a value was given asks before it throws the answers
+/// away; anything but `y` (or a second Control-D) goes back to the question.
+#[test]
+fn control_d_after_an_answer_asks_before_it_declines() {
+    let req = form(
+        json!({"a": {"type": "string", "title": "A"}, "b": {"type": "string", "title": "B"}}),
+        &[],
+    );
+    let (o, t) = run(&req, &["x", "^D", "n", "^D", "y"]);
+    assert_eq!(action(&o), Action::Decline);
+    assert!(
+        t.contains(
+            "B: ^D\nThrow away what you entered and decline? Type y to decline; anything else goes back: n\n\
+             Not declined: back to the question.\nB: ^D\n"
+        ),
+        "{t}"
+    );
+    assert!(t.ends_with("goes back: y\nDeclined.\n"), "{t}");
+    // Nothing given yet: Control-D declines at once.
+    let (o, t) = run(&req, &["^D"]);
+    assert_eq!(action(&o), Action::Decline);
+    assert!(!t.contains("Throw away"), "{t}");
+}
+
+/// A bound of one says "character", not "characters".
+#[test]
+fn a_bound_of_one_is_one_character() {
+    let req = form(
+        json!({"a": {"type": "string", "title": "A", "minLength": 1},
+               "b": {"type": "string", "title": "B", "maxLength": 1}}),
+        &[],
+    );
+    let (_, t) = run(&req, &["x", "y", "send"]);
+    assert!(
+        t.contains("text of at least 1 character,") || t.contains("text of at least 1 character."),
+        "{t}"
+    );
+    assert!(t.contains("text of at most 1 character"), "{t}");
+    assert!(!t.contains("1 characters"), "{t}");
 }

@@ -65,6 +65,11 @@ pub fn read_event(bytes: &[u8], policy: SchemaPolicy) -> ReadEvent {
         Err(e) => return ReadEvent::Unreadable(e),
     };
     let id = value.get("id").and_then(|v| v.as_str()).map(str::to_owned);
+    if let Some(h) = crate::misplaced::hint(&value) {
+        let rule = crate::binding::violation::Rule::WireRoot;
+        let errors = vec![crate::binding::Violation::new("", rule, h)];
+        return ReadEvent::Invalid { id: None, errors };
+    }
     match take_request_event_with(value, policy) {
         Ok(request) => ReadEvent::Request {
             id,

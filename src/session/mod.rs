@@ -36,7 +36,8 @@ use tokio::sync::mpsc;
 
 use crate::binding::RequestEvent;
 use crate::responder::{
-    with_withdrawal, Context, Outcome, RespondError, Responder, WaitKey, Waiting, Withdrawal,
+    with_origin, with_withdrawal, Context, Origin, Outcome, RespondError, Responder, WaitKey,
+    Waiting, Withdrawal,
 };
 
 /// How long one look at the waiting screen lasts between checks for a new
@@ -46,34 +47,7 @@ pub const WAIT_SLICE: Duration = Duration::from_millis(50);
 /// refuses more, so a flooding source cannot grow the queue without bound.
 pub const MAX_OPEN: usize = 16;
 
-/// Why the source withdrew a request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WithdrawReason {
-    /// The source cancelled it (MCP `notifications/cancelled`), with its
-    /// reason if it gave one (not sanitized).
-    Cancelled(Option<String>),
-    /// The stream the request came on closed.
-    StreamClosed,
-    /// The front door's timer ran out.
-    TimedOut,
-}
-
-impl WithdrawReason {
-    /// A sentence for the person (the source's reason sanitized).
-    pub fn describe(&self) -> String {
-        match self {
-            WithdrawReason::Cancelled(None) => "the server withdrew this request".into(),
-            WithdrawReason::Cancelled(Some(r)) => format!(
-                "the server withdrew this request ({})",
-                crate::safe_text::display(&r.chars().take(200).collect::<String>())
-            ),
-            WithdrawReason::StreamClosed => {
-                "the connection closed: the request was withdrawn".into()
-            }
-            WithdrawReason::TimedOut => "the request timed out and was withdrawn".into(),
-        }
-    }
-}
+pub use crate::responder::WithdrawReason;
 
 /// What the responder thread reports to the front door ([`Desk::next`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -97,6 +71,7 @@ enum ToResponder {
         req: Box<RequestEvent>,
         cx: Context,
         withdrawal: Withdrawal,
+        origin: Option<Box<Origin>>,
     },
 }
 
@@ -149,7 +124,21 @@ impl Desk {
     /// Errors: [`AskError::Busy`] when [`MAX_OPEN`] requests are open,
     /// [`AskError::Gone`] when the responder thread ended.
     pub fn ask(&mut self, req: RequestEvent, cx: Context) -> Result<u64, AskError> {
-        self.put(req, cx, false)
+        self.put(req, cx, false, None)
+    }
+
+    /// Like [`Desk::ask`], saying who asked ([`Origin`]: how the person
+    /// launched the server, the call that asked), which the screen shows
+    /// ([`Context::origin`]).
+    ///
+    /// Errors: as [`Desk::ask`].
+    pub fn ask_from(
+        &mut self,
+        req: RequestEvent,
+        cx: Context,
+        origin: Origin,
+    ) -> Result<u64, AskError> {
+        self.put(req, cx, false, Some(Box::new(origin)))
     }
 
     /// Like [`Desk::ask`], and the request comes back with its reply: take
@@ -158,7 +147,7 @@ impl Desk {
     ///
     /// Errors: as [`Desk::ask`].
     pub fn lend(&mut self, req: RequestEvent, cx: Context) -> Result<u64, AskError> {
-        self.put(req, cx, true)
+        self.put(req, cx, true, None)
     }
 
     /// The lent request `key`, once its reply was received; None for any
@@ -173,7 +162,13 @@ impl Desk {
         }
     }
 
-    fn put(&mut self, req: RequestEvent, cx: Context, lent: bool) -> Result<u64, AskError> {
+    fn put(
+        &mut self,
+        req: RequestEvent,
+        cx: Context,
+        lent: bool,
+        origin: Option<Box<Origin>>,
+    ) -> Result<u64, AskError> {
         if self.open.len() >= MAX_OPEN {
             return Err(AskError::Busy);
         }
@@ -186,6 +181,7 @@ impl Desk {
                 req: Box::new(req),
                 cx,
                 withdrawal: withdrawal.clone(),
+                origin,
             })
             .map_err(|_| AskError::Gone)?;
         self.open.insert(
@@ -201,13 +197,15 @@ impl Desk {
 
     /// The source withdrew request `key`: its screen closes and its reply
     /// will be [`Reply::Withdrawn`]. Returns false when `key` is not open
-    /// (already answered, or never asked).
+    /// (already answered, or never asked) or the responder already claimed
+    /// its answer ([`Withdrawal::claim_answer`]: the answer is then sent).
     pub fn withdraw(&mut self, key: u64, reason: WithdrawReason) -> bool {
         match self.open.get_mut(&key) {
+            // A responder that claimed the answer first keeps it: the
+            // answer is sent (a cancellation that crosses an answer).
             Some(o) if o.reason.is_none() => {
-                match &reason {
-                    WithdrawReason::Cancelled(Some(r)) => o.withdrawal.withdraw_because(r),
-                    _ => o.withdrawal.withdraw(),
+                if !o.withdrawal.withdraw_for(reason.clone()) {
+                    return false;
                 }
                 o.reason = Some(reason);
                 true
@@ -322,10 +320,18 @@ fn serve(
                 req,
                 cx,
                 withdrawal,
+                origin,
             }) => {
                 answered = true;
-                let outcome = (!withdrawal.is_withdrawn())
-                    .then(|| with_withdrawal(&withdrawal, || responder.respond(&req, &cx)));
+                let outcome = (!withdrawal.is_withdrawn()).then(|| {
+                    let o = with_origin(origin.as_deref(), || {
+                        with_withdrawal(&withdrawal, || responder.respond(&req, &cx))
+                    });
+                    // Decided here at the latest: a withdrawal after this
+                    // point no longer takes the answer back.
+                    withdrawal.claim_answer();
+                    o
+                });
                 FromResponder::Done { key, req, outcome }
             }
             Err(smpsc::RecvTimeoutError::Timeout) => {
@@ -411,7 +417,11 @@ where
             })
             .map_err(RunError::Thread)?;
         serve(responder, to_rx, from_tx, &shown, between);
-        handle.join().map_err(|_| RunError::Panicked)?
+        let out = handle.join().map_err(|_| RunError::Panicked)?;
+        // The front door is done: what the screen still has to say is said
+        // before the caller writes the held results and gives it back.
+        responder.finish();
+        out
     })
 }
 

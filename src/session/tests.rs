@@ -387,3 +387,60 @@ fn the_reason_of_a_cancellation_reaches_the_responder() {
     .unwrap();
     assert_eq!(r.reason, Some(None), "no reason given, none shown");
 }
+
+/// Claims its answer at once, then returns it only once the source has
+/// tried to withdraw the request.
+struct Claimer {
+    claimed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    tried: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Responder for Claimer {
+    fn respond(&mut self, _req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let claimed = cx.claim_answer();
+        self.claimed.store(true, SeqCst);
+        let until = Instant::now() + Duration::from_secs(20);
+        while !self.tried.load(SeqCst) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let a = if claimed {
+            Action::Decline
+        } else {
+            Action::Cancel
+        };
+        Ok(Outcome::Answer(Answer::bare(a)))
+    }
+}
+
+/// A key that decided the request before the withdrawal arrived is the
+/// answer (sent, as the screen said); the withdrawal does not take it back,
+/// and never leaves the screen saying "answered" while nothing is sent.
+#[test]
+fn an_answer_claimed_before_a_withdrawal_stands() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let mut r = Claimer {
+        claimed: Default::default(),
+        tried: Default::default(),
+    };
+    let (claimed, tried) = (r.claimed.clone(), r.tried.clone());
+    let (withdrew, reply, key) = run(&mut r, |mut desk| async move {
+        let k = desk.ask(request("x", 1), cx()).unwrap();
+        let until = Instant::now() + Duration::from_secs(20);
+        while !claimed.load(SeqCst) && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let withdrew = desk.withdraw(k, WithdrawReason::Cancelled(None));
+        tried.store(true, SeqCst);
+        (withdrew, desk.next().await, k)
+    })
+    .unwrap();
+    assert!(!withdrew);
+    assert_eq!(
+        reply,
+        Some(Reply::Answered {
+            key,
+            outcome: Ok(Outcome::Answer(Answer::bare(Action::Decline)))
+        })
+    );
+}

@@ -32,8 +32,10 @@
 //! deadline, Ctrl-C and signals; the screens share the scroll window, the
 //! button row and the help line ([`chrome`]) and draw with the [`Theme`].
 
+pub mod background;
 pub mod chrome;
 pub mod guard;
+pub mod keys;
 mod screens;
 pub mod text;
 pub mod theme;
@@ -107,6 +109,9 @@ pub fn restore_terminal() {
     }
     if ACTIVE.swap(false, Ordering::SeqCst) {
         if let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+            // The saved window title first: after leaving the alternate
+            // screen only the cursor is shown.
+            let _ = tty.write_all(b"\x1b[23;0t");
             let _ = execute!(
                 tty,
                 DisableBracketedPaste,
@@ -154,6 +159,9 @@ impl Tty {
             .map_err(|e| RespondError::Io(format!("no terminal: cannot enter raw mode ({e})")))?;
         ACTIVE.store(true, Ordering::SeqCst);
         let mut w = BufWriter::new(tty);
+        // The window title is saved (xterm's title stack) and restored on
+        // exit: `--notify` sets it while a request waits.
+        let _ = w.write_all(b"\x1b[22;0t");
         let setup = execute!(w, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide);
         if let Err(e) = setup {
             restore_terminal();
@@ -164,6 +172,19 @@ impl Tty {
             RespondError::Io(format!("terminal: {e}"))
         })?;
         Ok(Tty { term })
+    }
+
+    /// Take the terminal back after another program used it (raw mode,
+    /// the alternate screen, bracketed paste; the next frame is drawn
+    /// whole).
+    fn resume(&mut self) -> Result<(), String> {
+        enable_raw_mode().map_err(|e| format!("terminal: {e}"))?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        let w = self.term.backend_mut();
+        execute!(w, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide)
+            .map_err(|e| format!("terminal: {e}"))?;
+        self.term.swap_buffers();
+        Ok(())
     }
 
     /// Clear the terminal and forget the last frame, so the next draw
@@ -183,6 +204,17 @@ impl Tty {
             .map_err(|e| RespondError::Io(format!("terminal: {e}")))
     }
 
+    /// Write `bytes` (a title, a bell: nothing that moves the cursor) to
+    /// the terminal as they are; nothing once the terminal was given back.
+    fn write_raw(&mut self, bytes: &[u8]) {
+        let _lock = TERM_LOCK.lock();
+        if bytes.is_empty() || !ACTIVE.load(Ordering::SeqCst) {
+            return;
+        }
+        let w = self.term.backend_mut();
+        let _ = w.write_all(bytes).and_then(|()| w.flush());
+    }
+
     fn draw(&mut self, f: impl FnOnce(&mut Frame)) -> Result<(), RespondError> {
         // Never draw once the terminal was given back (a signal restored it
         // from the watcher thread): that would write on the normal screen.
@@ -191,7 +223,10 @@ impl Tty {
             return Ok(());
         }
         self.term
-            .draw(f)
+            .draw(|frame| {
+                f(frame);
+                text::settle_wide(frame.buffer_mut());
+            })
             .map(|_| ())
             .map_err(|e| RespondError::Io(format!("terminal: {e}")))
     }
@@ -225,6 +260,7 @@ pub fn translate_key(k: &KeyEvent) -> Option<Key> {
         KeyCode::Char(c) if ctrl => Key::Ctrl(c.to_ascii_lowercase()),
         KeyCode::Char(c) if alt => Key::Alt(c),
         KeyCode::Char(c) => Key::Char(c),
+        KeyCode::Enter if alt => Key::Alt('\n'),
         KeyCode::Enter => Key::Enter,
         KeyCode::Esc => Key::Esc,
         KeyCode::Tab if k.modifiers.contains(KeyModifiers::SHIFT) => Key::BackTab,
@@ -254,25 +290,67 @@ enum Input {
     Tick,
 }
 
+thread_local! {
+    /// Keys read from the terminal, through the ESC and terminal-reply
+    /// filter ([`keys::KeyFilter`]).
+    static FILTER: std::cell::RefCell<keys::KeyFilter> =
+        std::cell::RefCell::new(keys::KeyFilter::default());
+    /// Inputs the filter let through that were not returned yet (a held Esc
+    /// followed by another event gives two at once).
+    static QUEUED: std::cell::RefCell<std::collections::VecDeque<Input>> =
+        const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
+}
+
+/// One input, waiting at most `timeout`: keys pass the [`keys::KeyFilter`]
+/// (an Esc is held for [`keys::ESC_WAIT`] and becomes Alt with a key that
+/// follows it; replies of the terminal are dropped), pastes pass as they
+/// are, anything else is a tick.
 fn read_input(timeout: Duration) -> Result<Input, RespondError> {
-    let io = |e: std::io::Error| RespondError::Io(format!("terminal: {e}"));
-    if !event::poll(timeout).map_err(io)? {
-        return Ok(Input::Tick);
+    if let Some(i) = QUEUED.with(|q| q.borrow_mut().pop_front()) {
+        return Ok(i);
     }
-    Ok(match event::read().map_err(io)? {
-        Event::Key(k) => translate_key(&k).map(Input::Key).unwrap_or(Input::Tick),
-        Event::Paste(s) => Input::Key(Key::Paste(s)),
-        _ => Input::Tick,
+    let io = |e: std::io::Error| RespondError::Io(format!("terminal: {e}"));
+    let now = Instant::now();
+    let due = FILTER.with(|f| f.borrow().due());
+    let wait = due.map_or(timeout, |d| d.saturating_duration_since(now).min(timeout));
+    if !event::poll(wait).map_err(io)? {
+        let held = FILTER.with(|f| f.borrow_mut().flush(Instant::now()));
+        return Ok(held
+            .and_then(|k| translate_key(&k))
+            .map_or(Input::Tick, Input::Key));
+    }
+    let ev = event::read().map_err(io)?;
+    let now = Instant::now();
+    let keys: Vec<KeyEvent> = match &ev {
+        Event::Key(k) if k.kind == KeyEventKind::Press => {
+            FILTER.with(|f| f.borrow_mut().feed(*k, now))
+        }
+        // Another event ends a held Esc (it was a lone Esc).
+        _ => FILTER
+            .with(|f| f.borrow_mut().flush_now())
+            .into_iter()
+            .collect(),
+    };
+    QUEUED.with(|q| {
+        let mut q = q.borrow_mut();
+        q.extend(keys.iter().filter_map(translate_key).map(Input::Key));
+        if let Event::Paste(s) = ev {
+            q.push_back(Input::Key(Key::Paste(s)));
+        }
+        Ok(q.pop_front().unwrap_or(Input::Tick))
     })
 }
 
-/// Discard every input event already waiting (typeahead).
+/// Discard every input event already waiting (typeahead), with a held Esc
+/// and a half-read terminal reply.
 fn discard_typeahead() {
     while event::poll(Duration::ZERO).unwrap_or(false) {
         if event::read().is_err() {
             break;
         }
     }
+    QUEUED.with(|q| q.borrow_mut().clear());
+    FILTER.with(|f| *f.borrow_mut() = keys::KeyFilter::default());
 }
 
 /// How long the URL consent screen must have been on screen, whole and
@@ -300,6 +378,23 @@ pub struct TuiResponder {
     no_open: bool,
     /// The next frame clears the terminal first and is drawn whole.
     repaint: bool,
+    /// A notice about a request that already ended (time ran out), shown
+    /// before anything else until a key acknowledges it.
+    pending: Option<Notice>,
+    /// Where a request's end is also reported (stderr in the binary: held
+    /// while the screen is up, written after).
+    notices: Option<crate::notice::Notices>,
+    /// `--notify`: how a request that arrives after a wait is signalled.
+    notify: Notify,
+    /// Since when the waiting screen has been up (None while a request is).
+    waiting_since: Option<Instant>,
+    /// [`BLOCK_KEY`] was pressed on the request on screen.
+    block_asked: bool,
+    /// Servers whose later requests are declined without being shown
+    /// (for this run), by how they were launched and the name they give.
+    blocked: Vec<(String, String)>,
+    /// How many requests were declined that way.
+    auto_declined: usize,
 }
 
 struct LoopGuard;
@@ -331,6 +426,13 @@ impl TuiResponder {
             launcher: Some(Box::new(crate::launcher::SystemBrowser)),
             no_open: false,
             repaint: true,
+            pending: None,
+            notices: None,
+            notify: Notify::None,
+            waiting_since: None,
+            block_asked: false,
+            blocked: Vec::new(),
+            auto_declined: 0,
         })
     }
 
@@ -345,6 +447,39 @@ impl TuiResponder {
     ) -> Self {
         self.launcher = Some(launcher);
         self.no_open = no_open;
+        self
+    }
+
+    /// Also report each request that time ran out on to `notices` (the
+    /// binary passes stderr), so the run's output says it after the screen
+    /// is gone.
+    pub fn with_notices(mut self, notices: crate::notice::Notices) -> Self {
+        self.notices = Some(notices);
+        self
+    }
+
+    /// The servers declined with [`BLOCK_KEY`], as their names (safe text).
+    fn blocked_names(&self) -> String {
+        let names: Vec<String> = self
+            .blocked
+            .iter()
+            .map(|(launched, name)| {
+                let n = crate::safe_text::display(name).into_owned();
+                if launched.is_empty() {
+                    n
+                } else {
+                    let l: String = launched.chars().take(60).collect();
+                    format!("{n} ({})", crate::safe_text::display(&l))
+                }
+            })
+            .collect();
+        names.join(", ")
+    }
+
+    /// Signal a request that arrives after the screen has waited
+    /// ([`Notify`]; a new responder signals nothing).
+    pub fn with_notify(mut self, how: Notify) -> Self {
+        self.notify = how;
         self
     }
 
@@ -373,18 +508,67 @@ impl TuiResponder {
         let mut guard = guard::ConsentGuard::new(screen.grace());
         let mut stage = screen.stage();
         self.repaint = true;
+        // The person may extend the deadline by the time the request had
+        // when it appeared (the `--timeout` amount, in whole seconds).
+        let mut deadline = cx.deadline;
+        let extend = cx
+            .deadline
+            .map(|d| whole_secs(d.saturating_duration_since(Instant::now())));
         loop {
-            let left = crate::responder::time_left(cx.deadline);
+            let left = crate::responder::time_left(deadline);
             if cx.withdrawn() && SIGNAL.load(Ordering::SeqCst) == 0 {
-                return self.withdrawn_notice(cx.withdrawal_reason().as_deref());
+                return self.withdrawn_notice(cx);
             }
-            if let Some(o) = ended(left) {
-                return Ok(o);
+            if SIGNAL.load(Ordering::SeqCst) != 0 {
+                return Ok(Outcome::Quit);
             }
-            let small = self.frame(screen, left, &mut guard)?;
+            if left == Some(Duration::ZERO) {
+                // The cancel is sent at once; the notice that says so is
+                // shown before anything else and waits for a key.
+                if !cx.claim_answer() {
+                    return self.withdrawn_notice(cx);
+                }
+                self.pending = Some(Notice::timed_out(&screen_label(cx), extend));
+                if let Some(n) = &self.notices {
+                    n.say(&format!(
+                        "ahp-elicit: {}: time ran out (--timeout), cancel was sent",
+                        screen_label(cx)
+                    ));
+                }
+                return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
+            }
+            let clock = left.zip(extend).map(|(l, e)| screens::Clock {
+                left: whole_secs(l).as_secs(),
+                extend: e.as_secs(),
+            });
+            let small = self.frame(screen, clock, &mut guard)?;
             let timeout = left.map_or(TICK, |l| l.min(TICK));
             if let Input::Key(k) = read_input(timeout)? {
+                if k == EXTEND {
+                    if let (Some(d), Some(e)) = (deadline.as_mut(), extend) {
+                        *d += e;
+                    }
+                    continue;
+                }
+                if k == EDITOR && guard.admit(Instant::now()) {
+                    if let Some(text) = screen.text_to_edit() {
+                        let edited = self.edit_outside(&text);
+                        match edited {
+                            Ok(t) => screen.put_edited(t),
+                            Err(e) => screen.put_note(e),
+                        }
+                        discard_typeahead();
+                        guard = guard::ConsentGuard::new(screen.grace());
+                        self.repaint = true;
+                    }
+                    continue;
+                }
                 if let Some(o) = self.dispatch(screen, &mut guard, small, k) {
+                    // A key read as the source withdrew the request never
+                    // counts as its answer: the withdrawal is said instead.
+                    if matches!(o, Outcome::Answer(_)) && !cx.claim_answer() {
+                        return self.withdrawn_notice(cx);
+                    }
                     return Ok(o);
                 }
                 // Enter or `o` now does something else (the review, the
@@ -399,35 +583,116 @@ impl TuiResponder {
         }
     }
 
-    /// The request on screen was withdrawn by its source (with the
-    /// `reason` it gave, if any): say so until a
-    /// key that passes the guard (a key typed for the withdrawn screen
-    /// neither dismisses the notice unseen nor reaches the next request),
-    /// Ctrl-C or a signal. The answer returned is never sent.
-    fn withdrawn_notice(&mut self, reason: Option<&str>) -> Result<Outcome, RespondError> {
+    /// The request on screen was withdrawn by its source: say how (in
+    /// its own words for each way, with the server's reason if it gave
+    /// one) until a key that passes the guard (a key typed for the
+    /// withdrawn screen neither dismisses the notice unseen nor reaches the
+    /// next request), Ctrl-C or a signal. The answer returned is never sent.
+    fn withdrawn_notice(&mut self, cx: &Context) -> Result<Outcome, RespondError> {
+        let why = cx
+            .withdrawn_why()
+            .unwrap_or(crate::responder::WithdrawReason::Cancelled(None));
+        let notice = Notice::withdrawn(&why);
+        Ok(self
+            .show_notice(&notice)?
+            .unwrap_or(Outcome::Answer(Answer::bare(Action::Cancel))))
+    }
+
+    /// Show `notice` until a key that passes its guard (None), Ctrl-C
+    /// (cancel, or quit as the second within [`QUIT_WINDOW`]) or a signal
+    /// (quit).
+    fn show_notice(&mut self, notice: &Notice) -> Result<Option<Outcome>, RespondError> {
         let mut guard = guard::ConsentGuard::new(CONSENT_GUARD);
         self.repaint = true;
         loop {
             if SIGNAL.load(Ordering::SeqCst) != 0 {
-                return Ok(Outcome::Quit);
+                return Ok(Some(Outcome::Quit));
             }
             self.clear_if_asked()?;
             let theme = &self.theme;
             let mut area = ratatui::layout::Rect::default();
             self.tty.draw(|f| {
                 area = f.area();
-                view::draw_withdrawn_because(f, theme, reason);
+                view::draw_notice(f, theme, &notice.title, &notice.lines);
             })?;
             guard.frame(area, true, Instant::now());
             match read_input(TICK)? {
-                Input::Key(Key::Ctrl('c')) => return Ok(self.ctrl_c()),
+                Input::Key(Key::Ctrl('c')) => return Ok(Some(self.ctrl_c())),
                 Input::Key(Key::Ctrl('l')) => self.repaint = true,
-                Input::Key(_) if guard.admit(Instant::now()) => {
-                    return Ok(Outcome::Answer(Answer::bare(Action::Cancel)))
-                }
+                Input::Key(_) if guard.admit(Instant::now()) => return Ok(None),
                 _ => {}
             }
         }
+    }
+
+    /// Show the notice a request that already ended left (time ran out),
+    /// if any, until it is acknowledged; true when the person quit there.
+    fn acknowledge_pending(&mut self) -> Result<bool, RespondError> {
+        let Some(notice) = self.pending.take() else {
+            return Ok(false);
+        };
+        let _g = LoopGuard::enter();
+        match self.show_notice(&notice)? {
+            Some(Outcome::Quit) => Ok(true),
+            _ => Ok(false),
+        }
+    }
+
+    /// Give the terminal to `$VISUAL` (else `$EDITOR`, else `vi`) on a
+    /// private temporary file holding `text`, and take it back; returns the
+    /// file's text, one final line end removed.
+    ///
+    /// Errors: a sentence for the form's notice (the editor could not start
+    /// or failed; the file could not be read).
+    fn edit_outside(&mut self, text: &str) -> Result<String, String> {
+        let editor = std::env::var("VISUAL")
+            .ok()
+            .filter(|e| !e.trim().is_empty())
+            .or_else(|| {
+                std::env::var("EDITOR")
+                    .ok()
+                    .filter(|e| !e.trim().is_empty())
+            })
+            .unwrap_or_else(|| "vi".to_owned());
+        let dir = std::env::temp_dir();
+        let path = dir.join(format!(
+            "ahp-elicit-{}-{}.txt",
+            std::process::id(),
+            rand_suffix()
+        ));
+        new_private_file(&path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|e| format!("cannot prepare the editor's file: {e}"))?;
+        restore_terminal();
+        // The editor is run as the shell runs it (`$EDITOR` may hold
+        // arguments), with the file as its last argument.
+        let status = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{editor} \"$1\""))
+            .arg("sh")
+            .arg(&path)
+            .status();
+        let back = self.tty.resume();
+        let read = std::fs::read_to_string(&path);
+        let _ = std::fs::remove_file(&path);
+        back?;
+        match status {
+            Ok(s) if s.success() => {}
+            Ok(s) => {
+                return Err(format!(
+                    "the editor ({editor}) failed ({s}): the field is unchanged"
+                ))
+            }
+            Err(e) => return Err(format!("the editor ({editor}) did not start: {e}")),
+        }
+        let mut t = read.map_err(|e| format!("cannot read the editor's file: {e}"))?;
+        if t.ends_with('\n') {
+            t.pop();
+            if t.ends_with('\r') {
+                t.pop();
+            }
+        }
+        Ok(t)
     }
 
     /// Clear the terminal when a repaint was asked for (a new screen or
@@ -439,15 +704,14 @@ impl TuiResponder {
         Ok(())
     }
 
-    /// Draw one frame of `screen` (`left`: time before the deadline) and
-    /// report it to `guard`; returns whether the request did not fit.
+    /// Draw one frame of `screen` (`clock`: the time before the deadline)
+    /// and report it to `guard`; returns whether the request did not fit.
     fn frame(
         &mut self,
         screen: &mut dyn Screen,
-        left: Option<Duration>,
+        clock: Option<screens::Clock>,
         guard: &mut guard::ConsentGuard,
     ) -> Result<bool, RespondError> {
-        let secs = left.map(|d| d.as_secs() + u64::from(d.subsec_nanos() > 0));
         self.clear_if_asked()?;
         let theme = &self.theme;
         let mut small = false;
@@ -455,7 +719,7 @@ impl TuiResponder {
         self.tty.draw(|f| {
             area = f.area();
             small = area.width < view::MIN_WIDTH || area.height < view::MIN_HEIGHT;
-            small |= !screen.draw(f, theme, secs);
+            small |= !screen.draw(f, theme, clock);
         })?;
         guard.frame(area, !small, Instant::now());
         Ok(small)
@@ -479,6 +743,10 @@ impl TuiResponder {
             }
             _ if !guard.admit(Instant::now()) => None,
             Key::Esc if small => Some(Outcome::Answer(Answer::bare(Action::Cancel))),
+            BLOCK => {
+                self.block_asked = true;
+                Some(Outcome::Answer(Answer::bare(Action::Decline)))
+            }
             _ if small => None,
             k => match screen.key(&k) {
                 Step::Done(o) => Some(o),
@@ -510,14 +778,15 @@ impl TuiResponder {
         url: &str,
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
-        let header = Header::of(req, cx.progress);
-        let state = url_view::UrlViewState::new(
+        let header = Header::of(req, cx.progress).with_origin(cx.origin());
+        let mut state = url_view::UrlViewState::new(
             crate::url_review::review(url),
             message,
-            server_label(&header),
-            format!("{} (as reported by the adapter)", header.adapter),
+            format!("{} (the name it gives itself)", server_label(&header)),
+            header.adapter.clone(),
             format!("request {} of {}", cx.progress.index, cx.progress.total),
         );
+        state.set_origin(header.launched.clone(), header.call.clone());
         let launcher = self
             .launcher
             .take()
@@ -529,17 +798,148 @@ impl TuiResponder {
     }
 }
 
-/// Whether the loop ends before the next frame: a signal (quit), or the
-/// deadline passed (`left`: the time before it; cancel). A withdrawal is
-/// the loop's: it shows a notice first.
-fn ended(left: Option<Duration>) -> Option<Outcome> {
-    if SIGNAL.load(Ordering::SeqCst) != 0 {
-        return Some(Outcome::Quit);
+/// How the terminal signals a request that arrives after the screen has
+/// been waiting for at least [`NOTIFY_AFTER`] (`--notify`; default
+/// `bell`). With `bell` or `osc` the window title also says a request is
+/// waiting while one is on screen (the title is restored on exit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Notify {
+    /// Ring the terminal bell (BEL).
+    #[default]
+    Bell,
+    /// A desktop notification through the terminal (OSC 9 and OSC 777,
+    /// which terminals that do not know them ignore), and the bell.
+    Osc,
+    /// No signal, no title.
+    None,
+}
+
+/// How long the waiting screen must have been up for a new request to be
+/// signalled ([`Notify`]): a flowing stream goes from one request to the
+/// next without a signal each time.
+pub const NOTIFY_AFTER: Duration = Duration::from_secs(2);
+
+/// The bytes that signal a waiting request: the title, then the bell or a
+/// notification. `from` is the requesting server's name; only letters,
+/// digits, spaces and `.-_()` of it are kept (at most 40), so nothing of
+/// the server's text can end or extend the escape sequence.
+pub fn notify_bytes(how: Notify, from: &str) -> Vec<u8> {
+    let name: String = from
+        .chars()
+        .filter(|c| c.is_alphanumeric() || " .-_()".contains(*c))
+        .filter(|c| !crate::safe_text::is_unsafe(*c))
+        .take(40)
+        .collect();
+    let name = name.trim();
+    let what = if name.is_empty() {
+        "A request is waiting".to_owned()
+    } else {
+        format!("A request from {name} is waiting")
+    };
+    let mut out = format!("\x1b]2;ahp-elicit: {what}\x1b\\");
+    match how {
+        Notify::Bell => out.push('\x07'),
+        Notify::Osc => {
+            out.push_str(&format!("\x1b]9;ahp-elicit: {what}\x1b\\"));
+            out.push_str(&format!("\x1b]777;notify;ahp-elicit;{what}\x1b\\"));
+            out.push('\x07');
+        }
+        Notify::None => return Vec::new(),
     }
-    if left == Some(Duration::ZERO) {
-        return Some(Outcome::Answer(Answer::bare(Action::Cancel)));
+    out.into_bytes()
+}
+
+/// The key that declines the request on screen and every later one from
+/// the same server, for this run, without showing them.
+const BLOCK: Key = Key::Ctrl('n');
+
+/// [`BLOCK`] as the help and the docs name it.
+pub const BLOCK_KEY: &str = "Ctrl-N";
+
+/// The key that opens the focused text field in `$VISUAL` / `$EDITOR`.
+const EDITOR: Key = Key::Ctrl('o');
+
+/// The key that extends the deadline ([`view::EXTEND_KEY`]).
+const EXTEND: Key = Key::Ctrl('t');
+
+/// A duration rounded up to whole seconds.
+fn whole_secs(d: Duration) -> Duration {
+    Duration::from_secs(d.as_secs() + u64::from(d.subsec_nanos() > 0))
+}
+
+/// Which request a notice is about: "request N of M".
+fn screen_label(cx: &Context) -> String {
+    format!("request {} of {}", cx.progress.index, cx.progress.total)
+}
+
+/// A full-screen notice that waits for a key: how a request ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Notice {
+    /// The sentence that says what happened.
+    title: String,
+    /// More lines (safe text).
+    lines: Vec<String>,
+}
+
+impl Notice {
+    /// The source withdrew the request (each way its own words).
+    fn withdrawn(why: &crate::responder::WithdrawReason) -> Self {
+        let mut lines = Vec::new();
+        if let crate::responder::WithdrawReason::Cancelled(Some(r)) = why {
+            lines.push(crate::responder::withdrawn_reason_line(r));
+        }
+        Notice {
+            title: why.notice().to_owned(),
+            lines,
+        }
     }
-    None
+
+    /// `--timeout` ran out on `which` request: cancel was sent.
+    fn timed_out(which: &str, extend: Option<Duration>) -> Self {
+        let mut lines = vec![format!("It was {which}.")];
+        if let Some(e) = extend {
+            lines.push(format!(
+                "Next time, {} gives a request {}s more while it is on screen.",
+                view::EXTEND_KEY,
+                e.as_secs()
+            ));
+        }
+        Notice {
+            title: TIMED_OUT_NOTICE.to_owned(),
+            lines,
+        }
+    }
+}
+
+/// The sentence of the notice shown when `--timeout` ran out on a request.
+pub const TIMED_OUT_NOTICE: &str = "Time ran out: this request was cancelled (cancel was sent).";
+
+/// Create `path`, which must not exist yet (no symbolic link followed),
+/// readable and writable by the owner only.
+fn new_private_file(path: &std::path::Path) -> std::io::Result<File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    o.open(path)
+}
+
+/// A few characters that make a temporary file's name unlikely to be
+/// guessed before it exists (it is also created exclusively, 0600).
+fn rand_suffix() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(Instant::now().elapsed().as_nanos());
+    format!("{:016x}", h.finish())
+}
+
+/// "1 request", "3 requests".
+fn requests(n: usize) -> String {
+    if n == 1 {
+        "1 request".to_owned()
+    } else {
+        format!("{n} requests")
+    }
 }
 
 /// The requesting server as the URL screen names it: `Title (name
@@ -573,7 +973,30 @@ fn not_executable_lines(req: &RequestEvent, reason: String) -> Vec<(String, bool
 impl Responder for TuiResponder {
     fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
         self.wait_armed = false;
-        let header = Header::of(req, cx.progress);
+        // What the last request's end left to say comes first: no key read
+        // before it is acknowledged reaches this request.
+        if self.acknowledge_pending()? {
+            return Ok(Outcome::Quit);
+        }
+        let origin = cx.origin();
+        let who = (
+            origin
+                .as_ref()
+                .and_then(|o| o.launched.clone())
+                .unwrap_or_default(),
+            req.server.name.clone(),
+        );
+        if self.blocked.contains(&who) && cx.claim_answer() {
+            self.auto_declined += 1;
+            return Ok(Outcome::Answer(Answer::bare(Action::Decline)));
+        }
+        self.block_asked = false;
+        let waited = self.waiting_since.take();
+        if waited.is_some_and(|t| t.elapsed() >= NOTIFY_AFTER) {
+            self.tty
+                .write_raw(&notify_bytes(self.notify, &req.server.name));
+        }
+        let header = Header::of(req, cx.progress).with_origin(cx.origin());
         let out = match &req.view {
             RequestView::Body(r) => match &r.body {
                 RequestBody::Form(s) => self.run(cx, &mut FormScreen::new(header, s, &r.message)),
@@ -588,10 +1011,26 @@ impl Responder for TuiResponder {
                 self.run(cx, &mut RefusableScreen::new(header, lines))
             }
         };
-        if out.is_ok() {
+        if matches!(out, Ok(Outcome::Answer(_))) && !cx.withdrawn() {
             self.answered += 1;
+            if std::mem::take(&mut self.block_asked) && !self.blocked.contains(&who) {
+                self.blocked.push(who);
+            }
         }
         out
+    }
+
+    fn finish(&mut self) {
+        let _ = self.acknowledge_pending();
+        if self.auto_declined > 0 {
+            if let Some(n) = &self.notices {
+                n.say(&format!(
+                    "ahp-elicit: {} declined without being shown ({BLOCK_KEY}: everything else from {})",
+                    requests(self.auto_declined),
+                    self.blocked_names()
+                ));
+            }
+        }
     }
 
     fn idle(&mut self, wait: Duration) -> bool {
@@ -599,7 +1038,18 @@ impl Responder for TuiResponder {
     }
 
     fn wait(&mut self, wait: Duration, shown: &Waiting) -> WaitKey {
+        match self.acknowledge_pending() {
+            Ok(true) => return WaitKey::Quit,
+            Ok(false) => {}
+            Err(_) => return WaitKey::Nothing,
+        }
         let _g = LoopGuard::enter();
+        if self.waiting_since.is_none() {
+            self.waiting_since = Some(Instant::now());
+            if self.notify != Notify::None {
+                self.tty.write_raw(b"\x1b]2;ahp-elicit\x1b\\");
+            }
+        }
         let end = Instant::now() + wait;
         loop {
             if SIGNAL.load(Ordering::SeqCst) != 0 {
@@ -615,7 +1065,17 @@ impl Responder for TuiResponder {
                 let latest = crate::safe_text::display(&latest).into_owned();
                 format!("{n} message{s} shown on exit; latest: {latest}")
             });
-            let extra: Vec<&str> = [armed, held.as_deref()].into_iter().flatten().collect();
+            let blocked = (self.auto_declined > 0).then(|| {
+                format!(
+                    "{} from {} declined without being shown",
+                    requests(self.auto_declined),
+                    self.blocked_names()
+                )
+            });
+            let extra: Vec<&str> = [armed, blocked.as_deref(), held.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect();
             let extra = (!extra.is_empty()).then(|| extra.join(" — "));
             if self.clear_if_asked().is_err() {
                 return WaitKey::Nothing;

@@ -30,13 +30,25 @@ pub(crate) trait Screen {
     /// before its keys count.
     fn grace(&self) -> Duration;
 
-    /// Draw one frame with `theme`; `secs` is the seconds left before
+    /// Draw one frame with `theme`; `clock` is the time left before
     /// `--timeout` cancels (None: no timeout). Returns whether the request
     /// was shown whole (false: too small; then only Esc counts).
-    fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool;
+    fn draw(&mut self, f: &mut Frame, theme: &Theme, clock: Option<Clock>) -> bool;
 
     /// One key (never Ctrl-C).
     fn key(&mut self, k: &Key) -> Step;
+
+    /// The text of the focused text field, for an external editor (None:
+    /// nothing to edit here).
+    fn text_to_edit(&self) -> Option<String> {
+        None
+    }
+
+    /// The editor's text for the focused text field.
+    fn put_edited(&mut self, _text: String) {}
+
+    /// A one-line note for the person (why the editor did not help).
+    fn put_note(&mut self, _note: String) {}
 
     /// Which step of the screen is shown: a different value means Enter
     /// (or `o`) now does something else (form → review, consent → copy),
@@ -45,6 +57,14 @@ pub(crate) trait Screen {
     fn stage(&self) -> u8 {
         0
     }
+}
+
+/// The time a screen shows: seconds left before `--timeout` cancels, and
+/// the seconds the extend key adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Clock {
+    pub(crate) left: u64,
+    pub(crate) extend: u64,
 }
 
 /// A decided answer with no content.
@@ -100,8 +120,9 @@ impl Screen for FormScreen {
         FORM_GUARD
     }
 
-    fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool {
-        self.header.seconds_left = secs;
+    fn draw(&mut self, f: &mut Frame, theme: &Theme, clock: Option<Clock>) -> bool {
+        self.header.seconds_left = clock.map(|c| c.left);
+        self.header.extend_secs = clock.map(|c| c.extend);
         // The first frame, and the first after a resize, scroll as far as
         // needed for the focused input to show (the message stays above it
         // as far as the screen allows).
@@ -152,6 +173,22 @@ impl Screen for FormScreen {
             Stage::Review(_) => 1,
         }
     }
+
+    fn text_to_edit(&self) -> Option<String> {
+        self.form.focused_text().map(|(_, v)| v)
+    }
+
+    fn put_edited(&mut self, text: String) {
+        if let Some((name, _)) = self.form.focused_text() {
+            if let Err(e) = self.form.set_json(&name, &serde_json::Value::String(text)) {
+                self.form.set_notice(e.to_string());
+            }
+        }
+    }
+
+    fn put_note(&mut self, note: String) {
+        self.form.set_notice(note);
+    }
 }
 
 /// A request that can only be declined or cancelled: why, one line each
@@ -181,8 +218,9 @@ impl Screen for RefusableScreen {
         FORM_GUARD
     }
 
-    fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool {
-        self.header.seconds_left = secs;
+    fn draw(&mut self, f: &mut Frame, theme: &Theme, clock: Option<Clock>) -> bool {
+        self.header.seconds_left = clock.map(|c| c.left);
+        self.header.extend_secs = clock.map(|c| c.extend);
         let (h, lines) = (&self.header, &self.lines);
         view::draw_refusable(f, theme, h, lines, self.focus, &mut self.scroll);
         true
@@ -241,11 +279,12 @@ impl Screen for UrlScreen {
         CONSENT_GUARD
     }
 
-    fn draw(&mut self, f: &mut Frame, theme: &Theme, secs: Option<u64>) -> bool {
+    fn draw(&mut self, f: &mut Frame, theme: &Theme, clock: Option<Clock>) -> bool {
         if view::too_small(f, theme) {
             return false;
         }
-        self.state.set_seconds_left(secs);
+        self.state.set_seconds_left(clock.map(|c| c.left));
+        self.state.set_extend_secs(clock.map(|c| c.extend));
         url_view::draw(f, f.area(), &self.state, theme);
         self.state.shown_whole()
     }
@@ -291,6 +330,9 @@ mod tests {
             mode: Mode::Url,
             progress: Progress { index: 1, total: 1 },
             seconds_left: None,
+            extend_secs: None,
+            launched: None,
+            call: None,
         }
     }
 
@@ -306,10 +348,11 @@ mod tests {
     /// Draw `screen` once at 80x24 with `secs` left; returns the top row and
     /// whether the screen said it showed the request whole.
     fn frame(screen: &mut dyn Screen, secs: Option<u64>) -> (String, bool) {
+        let clock = secs.map(|left| Clock { left, extend: 30 });
         let mut t = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
         let theme = Theme::monochrome();
         let mut whole = false;
-        t.draw(|f| whole = screen.draw(f, &theme, secs))
+        t.draw(|f| whole = screen.draw(f, &theme, clock))
             .expect("draw");
         let buf = t.backend().buffer();
         let top: String = (0..80).map(|x| buf[(x, 0)].symbol().to_owned()).collect();
@@ -552,7 +595,10 @@ mod tests {
         assert_eq!(decided(s.key(&Key::Esc)), Some(Action::Cancel));
         let (top, whole) = frame(&mut s, Some(7));
         assert!(whole);
-        assert!(top.ends_with("request 1 of 1 · 7s left"), "{top:?}");
+        assert!(
+            top.ends_with("request 1 of 1 · 7s left · Ctrl-T +30s"),
+            "{top:?}"
+        );
     }
 
     /// Records each URL it is asked to open.
@@ -575,7 +621,7 @@ mod tests {
         assert_eq!(decided(s.key(&Key::Char('o'))), None);
         let (top, whole) = frame(&mut s, Some(42));
         assert!(whole);
-        assert_eq!(top, "Open a web page? · 42s left");
+        assert_eq!(top, "Open a web page? · 42s left · Ctrl-T +30s");
         assert!(opened.borrow().is_empty());
         // The translated key type reaches the view: Alt-Space presses the
         // focused button (Decline), as Space does.

@@ -102,6 +102,70 @@ pub fn clip(s: &str, w: usize) -> String {
     out
 }
 
+/// Whether the grapheme `s` (several code points) is drawn by terminals
+/// differently from how it is measured: regional indicator pairs (flags),
+/// variation selectors (VS15, VS16) and emoji modifiers, or any cluster
+/// whose measured width is not the sum of its characters' widths.
+fn ambiguous_cluster(s: &str) -> bool {
+    let mut chars = s.chars();
+    if chars.next().is_none() || chars.next().is_none() {
+        return false;
+    }
+    let per_char: usize = s
+        .chars()
+        .map(|c| UnicodeWidthChar::width(c).unwrap_or(0))
+        .sum();
+    per_char != width(s)
+        || s.chars()
+            .any(|c| matches!(c as u32, 0xfe0e | 0xfe0f | 0x1f1e6..=0x1f1ff | 0x1f3fb..=0x1f3ff))
+}
+
+/// Draw every grapheme cluster whose width terminals disagree on (flags,
+/// VS16 emoji, emoji with modifiers) as its characters, one cell each, so
+/// that no cell is covered by a glyph the terminal may draw narrower: a
+/// covered cell is never written, and what an earlier frame left there
+/// would stay on screen. Each character with a width takes the next cells
+/// of the cluster's room (a flag's two letters side by side, which
+/// terminals that draw flags join again); variation selectors and
+/// characters that no longer fit are left out; the room left is blank.
+/// Called on every frame before it is written.
+pub fn settle_wide(buf: &mut ratatui::buffer::Buffer) {
+    let area = buf.area;
+    for y in area.top()..area.bottom() {
+        let mut x = area.left();
+        while x < area.right() {
+            let sym = buf[(x, y)].symbol().to_owned();
+            let room = width(&sym).max(1);
+            if ambiguous_cluster(&sym) {
+                let style = buf[(x, y)].style();
+                let end = (x as usize + room).min(area.right() as usize);
+                let mut at = x as usize;
+                for c in sym.chars() {
+                    let cw = UnicodeWidthChar::width(c).unwrap_or(0);
+                    if matches!(c as u32, 0xfe0e | 0xfe0f) || cw == 0 || at + cw > end {
+                        continue;
+                    }
+                    let pos = (at as u16, y);
+                    buf[pos]
+                        .set_symbol(c.encode_utf8(&mut [0; 4]))
+                        .set_style(style);
+                    // A wide character covers the cell after it.
+                    for k in 1..cw {
+                        buf[(at as u16 + k as u16, y)]
+                            .set_symbol("")
+                            .set_style(style);
+                    }
+                    at += cw;
+                }
+                for k in at..end {
+                    buf[(k as u16, y)].set_symbol(" ").set_style(style);
+                }
+            }
+            x = x.saturating_add(room as u16);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

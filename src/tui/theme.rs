@@ -300,8 +300,19 @@ impl Theme {
     /// on the command line (which wins over `NO_COLOR`) turns colours back
     /// on; without `--theme`, `NO_COLOR` gives `monochrome`, whose focus is
     /// drawn with reverse, bold and underline (no colour needed).
+    /// With no `--theme` and no `NO_COLOR`, the terminal's background is
+    /// asked for ([`super::background::detect`]: OSC 11, then `COLORFGBG`)
+    /// and `light` is chosen on a light one, `default` otherwise.
     pub fn resolve_for_terminal(arg: Option<&str>) -> Result<Self, ThemeError> {
-        let theme = Theme::resolve(arg, Theme::no_color_env())?;
+        let no_color = Theme::no_color_env();
+        if arg.is_none() && !no_color {
+            if let Some(bg) = super::background::detect() {
+                if let Some(t) = Theme::builtin(bg.theme_name()) {
+                    return Ok(t);
+                }
+            }
+        }
+        let theme = Theme::resolve(arg, no_color)?;
         if arg.is_some() {
             crossterm::style::force_color_output(true);
         }

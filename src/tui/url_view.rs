@@ -198,6 +198,12 @@ pub struct UrlViewState {
     /// Seconds left before `--timeout` cancels the request, shown in the
     /// title as the form shows it in its header.
     seconds_left: Option<u64>,
+    /// Seconds the extend key adds (None: no timeout).
+    extend_secs: Option<u64>,
+    /// How the person launched the server, and the call that asked
+    /// (unsanitised; each shown on one row).
+    launched: Option<String>,
+    call: Option<String>,
 }
 
 impl UrlViewState {
@@ -230,6 +236,9 @@ impl UrlViewState {
             unread_above: Cell::new(false),
             no_open: false,
             seconds_left: None,
+            extend_secs: None,
+            launched: None,
+            call: None,
         }
     }
 
@@ -237,6 +246,19 @@ impl UrlViewState {
     /// timeout); the title shows them as `· 42s left`.
     pub fn set_seconds_left(&mut self, secs: Option<u64>) {
         self.seconds_left = secs;
+    }
+
+    /// How the person launched the server and the call that asked (see
+    /// [`crate::responder::Origin`]), shown under the server's own name.
+    pub fn set_origin(&mut self, launched: Option<String>, call: Option<String>) {
+        self.launched = launched;
+        self.call = call;
+    }
+
+    /// The seconds the extend key ([`super::view::EXTEND_KEY`]) adds,
+    /// shown beside the countdown (None: no timeout).
+    pub fn set_extend_secs(&mut self, secs: Option<u64>) {
+        self.extend_secs = secs;
     }
 
     /// With `--no-open` nothing is opened: the consent button reads
@@ -665,11 +687,12 @@ fn title_text(state: &UrlViewState, title: &str, width: usize) -> String {
         format!("{title} · {progress}")
     };
     if let Some(s) = state.seconds_left {
-        let full = format!("{text} · {s}s left");
+        let clock = super::view::countdown(s, state.extend_secs);
+        let full = format!("{text}{clock}");
         text = if full.chars().map(cw).sum::<usize>() <= width {
             full
         } else {
-            format!("{title} · {s}s left")
+            format!("{title}{clock}")
         };
     }
     wrap_words(&text, width)
@@ -815,8 +838,16 @@ fn who_and_message(
 ) {
     let server = safe_text::display(&state.server).into_owned();
     labelled(out, "Server:  ", &server, s.normal, s, width);
+    if let Some(l) = &state.launched {
+        let l = clip(&safe_text::display(l), width.saturating_sub(9));
+        labelled(out, "Launched: ", &l, s.normal, s, width);
+    }
+    if let Some(c) = &state.call {
+        let c = clip(&safe_text::display(c), width.saturating_sub(9));
+        labelled(out, "Asked in: ", &c, s.normal, s, width);
+    }
     let adapter = safe_text::display(&state.adapter).into_owned();
-    labelled(out, "Adapter: ", &adapter, s.normal, s, width);
+    labelled(out, "Relayed: ", &adapter, s.normal, s, width);
     if matches!(state.phase, UrlPhase::Copy { .. }) {
         return;
     }

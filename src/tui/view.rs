@@ -47,6 +47,14 @@ pub struct Header {
     pub progress: Progress,
     /// Seconds left before `--timeout` cancels, if any.
     pub seconds_left: Option<u64>,
+    /// Seconds [`EXTEND_KEY`] adds to the time left (None: no timeout).
+    pub extend_secs: Option<u64>,
+    /// The server as the person launched it: the command or URL they gave
+    /// (unsanitised; [`crate::responder::Origin::launched`]).
+    pub launched: Option<String>,
+    /// The call that asked: method and name from `extensions.mcp.call`, or
+    /// the front door's fuller line with the arguments (unsanitised).
+    pub call: Option<String>,
 }
 
 impl Header {
@@ -60,8 +68,34 @@ impl Header {
             mode: req.mode,
             progress,
             seconds_left: None,
+            extend_secs: None,
+            launched: None,
+            call: crate::responder::request_call(req),
         }
     }
+
+    /// The header of a request with what the front door knows of who
+    /// asked ([`crate::responder::Origin`]): its call line replaces the
+    /// event's `extensions.mcp.call`.
+    pub fn with_origin(mut self, origin: Option<crate::responder::Origin>) -> Self {
+        if let Some(o) = origin {
+            self.launched = o.launched;
+            if o.call.is_some() {
+                self.call = o.call;
+            }
+        }
+        self
+    }
+}
+
+/// The words for a request's mode and the program that relayed it, for a
+/// newcomer: `A form, relayed by mcp-stdio`.
+pub fn relayed_line(mode: Mode, adapter: &str) -> String {
+    let what = match mode {
+        Mode::Form => "A form",
+        Mode::Url => "A web page to open",
+    };
+    format!("{what}, relayed by {}", display(adapter))
 }
 
 /// Whether the area is below the minimum; draws the message if so.
@@ -80,6 +114,19 @@ pub fn too_small(f: &mut Frame, theme: &Theme) -> bool {
         .collect();
     f.render_widget(Paragraph::new(lines), a);
     true
+}
+
+/// The key that gives the request on screen more time (`--timeout`): the
+/// deadline moves on by the time the request had when it first appeared.
+pub const EXTEND_KEY: &str = "Ctrl-T";
+
+/// The countdown a header or title shows: ` · 42s left`, with the key that
+/// adds `extend` seconds when there is one (` · 42s left · Ctrl-T +60s`).
+pub fn countdown(left: u64, extend: Option<u64>) -> String {
+    match extend {
+        Some(e) => format!(" · {left}s left · {EXTEND_KEY} +{e}s"),
+        None => format!(" · {left}s left"),
+    }
 }
 
 /// Below this many rows the header is compact: who asks and the progress on
@@ -116,7 +163,7 @@ fn header_lines(
     }
     let mut right = format!("request {} of {}", h.progress.index, h.progress.total);
     if let Some(s) = h.seconds_left {
-        right.push_str(&format!(" · {s}s left"));
+        right.push_str(&countdown(s, h.extend_secs));
     }
     let room = w.saturating_sub(width(&right) + 1);
     let left = clip(&who, room);
@@ -134,13 +181,18 @@ fn header_lines(
         out.push(Line::styled("─".repeat(w), theme.border()));
         return out;
     }
-    let via = format!(
-        "{} request via {} (as reported by the adapter)",
-        h.mode.as_str(),
-        display(&h.adapter)
-    );
+    let via = relayed_line(h.mode, &h.adapter);
     for l in wrap(&via, w) {
         out.push(Line::styled(l, theme.muted()));
+    }
+    // Who launched what, and which call asked: each cut to one line.
+    if let Some(l) = &h.launched {
+        let line = format!("Launched as: {}", display(l));
+        out.push(Line::styled(clip(&line, w), theme.text()));
+    }
+    if let Some(c) = &h.call {
+        let line = format!("Asked during: {}", display(c));
+        out.push(Line::styled(clip(&line, w), theme.text()));
     }
     if let Some(what) = secret {
         let warn = format!("⚠ This form seems to ask for a secret: {}. Servers must use URL mode for secrets: do not type passwords, tokens, keys or card numbers here.", display(what));
@@ -235,10 +287,13 @@ fn field_hint(st: &FieldState) -> Option<String> {
                 FieldValue::Text { input, set: true } => input.value().chars().count() as u64,
                 _ => 0,
             };
+            // "1 character", "0/1 character", "2/80 characters": the unit
+            // agrees with the number it counts up to.
+            let unit = |k: u64| if k == 1 { "character" } else { "characters" };
             match (min_length, max_length) {
-                (Some(a), Some(b)) => parts.push(format!("{n}/{b} characters, at least {a}")),
-                (None, Some(b)) => parts.push(format!("{n}/{b} characters")),
-                (Some(a), None) => parts.push(format!("{n} characters, at least {a}")),
+                (Some(a), Some(b)) => parts.push(format!("{n}/{b} {}, at least {a}", unit(*b))),
+                (None, Some(b)) => parts.push(format!("{n}/{b} {}", unit(*b))),
+                (Some(a), None) => parts.push(format!("{n} {}, at least {a}", unit(n))),
                 (None, None) => {}
             }
             (!parts.is_empty()).then(|| parts.join(" · "))
@@ -750,7 +805,10 @@ fn draw_form_inner(
                 .map(|btn| (btn.label(), form.focus() == Focus::Button(*btn)))
                 .collect();
             footer.push(buttons_line(&labels, theme));
-            footer.push(help_line(&HELP_EDIT_LINES, theme, w));
+            footer.push(match form.confirming() {
+                Some(a) => confirm_line(a, theme, w),
+                None => help_line(&HELP_EDIT_LINES, theme, w),
+            });
             if let Focus::Button(_) = form.focus() {
                 // Buttons are in the footer; keep the scroll where it is.
             }
@@ -768,9 +826,16 @@ fn draw_form_inner(
             for l in display_multiline(&json) {
                 b.text(&l, theme.text(), 2, w);
             }
-            footer.push(Line::raw(""));
+            // A discard waiting for confirmation asks here.
+            footer.push(match form.notice() {
+                Some(n) => Line::styled(clip(&format!(" {}", display(n)), w), theme.notice()),
+                None => Line::raw(""),
+            });
             footer.push(buttons_line(&[("Send", true), ("Back", false)], theme));
-            footer.push(help_line(&[crate::form::HELP_REVIEW], theme, w));
+            footer.push(match form.confirming() {
+                Some(a) => confirm_line(a, theme, w),
+                None => help_line(&[crate::form::HELP_REVIEW], theme, w),
+            });
         }
     }
     if !follow_focus {
@@ -779,6 +844,12 @@ fn draw_form_inner(
     b.place = mode.place_input && matches!(form.stage(), Stage::Edit);
     let secret = form.secret_warning();
     frame_with(f, theme, header, secret.as_deref(), b, footer, scroll)
+}
+
+/// The help line while a discard waits for confirmation: its keys, in the
+/// notice style so the question is not missed.
+fn confirm_line(a: crate::binding::Action, theme: &Theme, w: usize) -> Line<'static> {
+    Line::styled(clip(&crate::form::discard_keys(a), w), theme.notice())
 }
 
 /// The review step's key help while its end has not been on screen: Enter
@@ -804,7 +875,7 @@ pub fn draw_form_view_seen(
     let a = f.area();
     let reviewing = matches!(form.stage(), Stage::Review(_));
     let fits = a.width >= MIN_WIDTH && a.height >= MIN_HEIGHT;
-    if reviewing && !at_end && !review_end_seen && fits {
+    if reviewing && !at_end && !review_end_seen && fits && form.confirming().is_none() {
         // The help is the footer's last row (drawn by frame_with).
         let row = Rect::new(a.x, a.y + a.height - 1, a.width, 1);
         f.render_widget(ratatui::widgets::Clear, row);
@@ -965,6 +1036,17 @@ pub fn draw_withdrawn(f: &mut Frame, theme: &Theme) {
 /// [`draw_withdrawn`] with the `reason` the server gave, if any (sanitised
 /// and bounded here, [`crate::responder::withdrawn_reason_line`]).
 pub fn draw_withdrawn_because(f: &mut Frame, theme: &Theme, reason: Option<&str>) {
+    let lines: Vec<String> = reason
+        .map(crate::responder::withdrawn_reason_line)
+        .into_iter()
+        .collect();
+    draw_notice(f, theme, WITHDRAWN_NOTICE, &lines);
+}
+
+/// A notice that waits for a key (how a request ended): `title`, then
+/// `more` (safe text, e.g. the server's reason already sanitised), then
+/// "Press any key to continue.".
+pub fn draw_notice(f: &mut Frame, theme: &Theme, title: &str, more: &[String]) {
     if too_small(f, theme) {
         return;
     }
@@ -972,11 +1054,10 @@ pub fn draw_withdrawn_because(f: &mut Frame, theme: &Theme, reason: Option<&str>
     let mut lines = vec![
         Line::styled("ahp-elicit", theme.title()),
         Line::raw(""),
-        Line::styled(WITHDRAWN_NOTICE, theme.notice()),
+        Line::styled(title.to_owned(), theme.notice()),
     ];
-    if let Some(r) = reason {
-        let line = crate::responder::withdrawn_reason_line(r);
-        lines.push(Line::styled(line, theme.text()));
+    for l in more {
+        lines.push(Line::styled(display(l).into_owned(), theme.text()));
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled("Press any key to continue.", theme.muted()));
@@ -993,3 +1074,36 @@ pub fn draw_withdrawn_because(f: &mut Frame, theme: &Theme, reason: Option<&str>
 
 /// The sentence of the withdrawal notice ([`draw_withdrawn`]).
 pub const WITHDRAWN_NOTICE: &str = "The server withdrew this request. Nothing was sent.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hint(props: serde_json::Value, typed: &str) -> Option<String> {
+        let v = serde_json::json!({"type": "object", "properties": props});
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut form = Form::new(&schema, "");
+        for c in typed.chars() {
+            form.handle_key(&crate::form::Key::Char(c));
+        }
+        field_hint(&form.fields()[0])
+    }
+
+    #[test]
+    fn the_count_of_characters_agrees_with_its_number() {
+        let at_least = serde_json::json!({"a": {"type": "string", "minLength": 2}});
+        assert_eq!(
+            hint(at_least.clone(), "x").as_deref(),
+            Some("1 character, at least 2")
+        );
+        assert_eq!(
+            hint(at_least, "xy").as_deref(),
+            Some("2 characters, at least 2")
+        );
+        let one = serde_json::json!({"a": {"type": "string", "maxLength": 1}});
+        assert_eq!(hint(one, "").as_deref(), Some("0/1 character"));
+        let many = serde_json::json!({"a": {"type": "string", "maxLength": 80}});
+        assert_eq!(hint(many, "x").as_deref(), Some("1/80 characters"));
+    }
+}

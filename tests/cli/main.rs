@@ -17,6 +17,7 @@ mod framing;
 mod hostile;
 mod hostile_streams;
 mod large_options;
+mod misplaced;
 mod output_faults;
 mod readme_examples;
 mod revisions;

@@ -34,6 +34,10 @@ fn checks() -> Vec<(&'static str, Check)> {
     use Check::*;
     vec![
         ("cargo install --path .", Skip("installs into ~/.cargo/bin: a release build of the whole program")),
+        ("ahp-elicit demo", Pty(demo_to_the_terminal)),
+        ("ahp-elicit mcp -- ./my-server", Skip("./my-server stands for the reader's server; tests/mcp/fake.rs lists a fake server's tools without --call")),
+        ("ahp-elicit mcp --call my_tool --args '{\"city\":\"Oslo\"}' -- ./my-server", Skip("./my-server stands for the reader's server; tests/mcp/fake.rs calls tools with arguments over stdio")),
+        ("ahp-elicit mcp --call my_tool http://127.0.0.1:8000/mcp", Skip("stands for the reader's own server's address; tests/mcp/fake.rs runs the fake server over Streamable HTTP on a loopback port")),
         ("cargo run --release -- demo", Skip("a release build; `ahp-elicit demo` itself is run by readme_demo_screen_is_the_real_first_frame")),
         ("bash .ci/run", Skip("runs this test suite itself")),
         ("ahp-elicit respond < examples/stream.requests.jsonl > results.jsonl", Pty(respond_stream_to_a_file)),
@@ -307,6 +311,21 @@ fn respond_to_the_terminal(t: &mut Tui, _dir: &Path) {
     let screen = squash(&t.screen());
     assert!(
         screen.contains("\"parentEventId\":\"evt-profile-1\""),
+        "{}",
+        t.screen()
+    );
+    assert!(screen.contains("\"action\":\"cancel\""), "{}", t.screen());
+}
+
+/// `demo` with stdout the terminal: Esc cancels, and the result line is on
+/// the normal screen after the form was given back.
+fn demo_to_the_terminal(t: &mut Tui, _dir: &Path) {
+    t.wait_for("Esc cancel");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    let screen = squash(&t.screen());
+    assert!(
+        screen.contains("\"type\":\"user.elicitation.result\""),
         "{}",
         t.screen()
     );

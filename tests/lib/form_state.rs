@@ -401,10 +401,11 @@ fn decline_and_cancel() {
         keys(&mut f, &ks),
         Status::Done(binding::Answer::bare(Elicit::Decline))
     );
+    // An untouched form cancels and declines at once.
     for k in [Key::Esc, Key::Ctrl('c')] {
         let mut f = Form::new(&s, &msg);
         assert_eq!(
-            keys(&mut f, &[Key::Char('x'), k]),
+            keys(&mut f, &[k]),
             Status::Done(binding::Answer::bare(Elicit::Cancel))
         );
     }
@@ -413,6 +414,50 @@ fn decline_and_cancel() {
         keys(&mut f, &[Key::Ctrl('d')]),
         Status::Done(binding::Answer::bare(Elicit::Decline))
     );
+}
+
+/// One stray key never throws typed answers away: a changed form asks
+/// before it cancels or declines; the same key again or `y` confirms, any
+/// other key goes back with nothing lost.
+#[test]
+fn a_changed_form_asks_before_it_discards() {
+    let (s, msg) = every_kind();
+    let cancel = Status::Done(binding::Answer::bare(Elicit::Cancel));
+    let decline = Status::Done(binding::Answer::bare(Elicit::Decline));
+    for confirm in [Key::Esc, Key::Char('y')] {
+        let mut f = Form::new(&s, &msg);
+        assert_eq!(keys(&mut f, &[Key::Char('x'), Key::Esc]), Status::Open);
+        assert_eq!(f.confirming(), Some(Elicit::Cancel));
+        assert_eq!(f.notice(), Some("Throw away what you entered and cancel?"));
+        assert_eq!(keys(&mut f, &[confirm]), cancel);
+    }
+    // Any other key calls the discard off and does nothing else.
+    let mut f = Form::new(&s, &msg);
+    keys(&mut f, &[Key::Char('x'), Key::Esc, Key::Char('q')]);
+    assert_eq!(f.confirming(), None);
+    assert_eq!(f.notice(), None);
+    assert_eq!(f.fields()[0].json(), Ok(Some(json!("x"))));
+    // Ctrl-D on a non-empty text deletes the character under the cursor.
+    keys(&mut f, &[Key::Char('y'), Key::Home, Key::Ctrl('d')]);
+    assert_eq!(f.fields()[0].json(), Ok(Some(json!("y"))));
+    assert_eq!(f.confirming(), None);
+    // At a button it declines, after asking, since the form changed.
+    let mut ks = vec![Key::Tab; 14];
+    ks.push(Key::Ctrl('d'));
+    assert_eq!(keys(&mut f, &ks), Status::Open);
+    assert_eq!(f.confirming(), Some(Elicit::Decline));
+    assert_eq!(keys(&mut f, &[Key::Ctrl('d')]), decline);
+    // The Cancel button asks too; Esc confirms it.
+    let mut f = Form::new(&s, &msg);
+    let mut ks = typed("x");
+    ks.extend(vec![Key::Tab; 15]);
+    ks.push(Key::Enter);
+    assert_eq!(keys(&mut f, &ks), Status::Open);
+    assert_eq!(f.confirming(), Some(Elicit::Cancel));
+    assert_eq!(keys(&mut f, &[Key::Esc]), cancel);
+    // In the empty text field Ctrl-D declines at once (nothing changed).
+    let mut f = Form::new(&s, &msg);
+    assert_eq!(keys(&mut f, &[Key::Ctrl('d')]), decline);
 }
 
 #[test]

@@ -27,6 +27,9 @@ fn header() -> Header {
         mode: Mode::Form,
         progress: Progress { index: 2, total: 5 },
         seconds_left: None,
+        extend_secs: None,
+        launched: None,
+        call: None,
     }
 }
 

@@ -27,6 +27,9 @@ fn header() -> Header {
         mode: Mode::Form,
         progress: Progress { index: 1, total: 1 },
         seconds_left: None,
+        extend_secs: None,
+        launched: None,
+        call: None,
     }
 }
 

@@ -210,6 +210,9 @@ fn hostile_header(mode: Mode) -> Header {
         mode,
         progress: Progress { index: 1, total: 1 },
         seconds_left: None,
+        extend_secs: None,
+        launched: None,
+        call: None,
     }
 }
 

@@ -23,6 +23,9 @@ fn header() -> Header {
         mode: Mode::Form,
         progress: Progress { index: 1, total: 1 },
         seconds_left: None,
+        extend_secs: None,
+        launched: None,
+        call: None,
     }
 }
 
@@ -225,4 +228,55 @@ fn no_open_consent_screen_says_what_consent_does() {
     let copy = render(&s);
     assert!(!copy.contains("Consent recorded"), "{copy}");
     assert!(copy.contains("Done sends your consent (accept)"), "{copy}");
+}
+
+/// Who is asking: the header names the server as the person launched it
+/// beside the name it gives itself, and the call that asked (from the
+/// event's `extensions.mcp.call`, or the front door's fuller line), each
+/// sanitized and cut to one line.
+#[test]
+fn the_header_names_the_launch_and_the_call() {
+    let line = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/vectors/elicitation-2026-07-28.jsonl"),
+    )
+    .expect("vectors")
+    .lines()
+    .find(|l| l.contains("\"r26-ext-call\""))
+    .expect("vector")
+    .to_owned();
+    let v: Value = serde_json::from_str(&line).expect("json");
+    let req = ahp_elicit::binding::read_request_event(&v["request"]).expect("valid");
+    let h = Header::of(&req, Progress { index: 1, total: 1 });
+    assert_eq!(h.call.as_deref(), Some("tools/call book"));
+    let h = h.with_origin(Some(ahp_elicit::responder::Origin {
+        launched: Some("npx -y bookings-server\u{1b}[2J".into()),
+        call: Some(format!(
+            "tools/call book {{\"note\":\"{}\"}}",
+            "x".repeat(200)
+        )),
+    }));
+    let schema = schema(json!({"name": {"type": "string"}}));
+    let form = Form::new(&schema, "Book a table");
+    let theme = Theme::monochrome();
+    let mut t = Terminal::new(TestBackend::new(60, 24)).expect("terminal");
+    let mut scroll = 0;
+    t.draw(|f| view::draw_form(f, &theme, &h, &form, &mut scroll))
+        .expect("draw");
+    let rows: Vec<String> = (0..6)
+        .map(|y| (0..60).map(|x| cell(&t, x, y)).collect::<String>())
+        .collect();
+    assert!(
+        rows[1].starts_with("A form, relayed by mcp-http"),
+        "{rows:#?}"
+    );
+    assert!(
+        rows[2].starts_with("Launched as: npx -y bookings-server\\u{1b}[2J"),
+        "{rows:#?}"
+    );
+    assert!(
+        rows[3].starts_with("Asked during: tools/call book {\"note\":\"xxx"),
+        "{rows:#?}"
+    );
+    assert!(rows[3].trim_end().ends_with('…'), "{rows:#?}");
 }

@@ -116,3 +116,28 @@ proptest! {
         prop_assert!(red_msg.ends_with(" now"));
     }
 }
+
+/// A URL inside the query that leaves the registrable domain (an OAuth
+/// `redirect_uri`, a `next=`) is flagged; one that stays on the site is not.
+#[test]
+fn a_foreign_url_in_the_query_is_flagged() {
+    let r = review(
+        "https://accounts.example.com/o/oauth2/auth?client_id=1&redirect_uri=https%3A%2F%2Fcollect.evil.test%2Fcb&next=https://www.example.com/home",
+    );
+    let foreign: Vec<&Warning> = r
+        .warnings
+        .iter()
+        .filter(|w| w.kind() == "foreign-redirect")
+        .collect();
+    assert_eq!(foreign.len(), 1, "{:?}", r.warnings);
+    assert_eq!(
+        foreign[0].sentence(),
+        "The query parameter \"redirect_uri\" holds a URL on another site (collect.evil.test): after this page, the browser may be sent there."
+    );
+    assert_eq!(
+        foreign[0].severity(),
+        ahp_elicit::url_review::Severity::Danger
+    );
+    let same = review("https://example.com/login?next=https://app.example.com/");
+    assert!(same.warnings.iter().all(|w| w.kind() != "foreign-redirect"));
+}

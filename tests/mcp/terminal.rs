@@ -121,7 +121,7 @@ fn ctrl_c_twice_quits_a_silent_call_and_ends_the_server() {
 }
 
 /// `--timeout`: a form left unanswered is cancelled when the time is up,
-/// and the cancel is the server's answer.
+/// and the cancel is the server's answer; a notice says so until a key.
 #[test]
 fn timeout_cancels_an_unanswered_form() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -132,6 +132,8 @@ fn timeout_cancels_an_unanswered_form() {
     );
     let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for("Required");
+    t.wait_for("Time ran out: this request was cancelled (cancel was sent).");
+    t.send("x");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     let result: Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");

@@ -145,6 +145,10 @@ fn demo_esc_cancels() {
     read_the_screen();
     s.send("typing").expect("send");
     s.send("\u{1b}").expect("esc");
+    // Typed text is not thrown away by one key: Esc asks, `y` confirms.
+    s.expect(expectrl::Regex("Throw.{0,12}away.{0,12}what"))
+        .expect("asks to confirm");
+    s.send("y").expect("confirm");
     let drawn = finish(&mut s);
     assert_restored(&drawn);
     let (_, inner) = result(&out);
@@ -300,6 +304,10 @@ fn first_frame_at_40x12_shows_the_message() {
     read_the_screen();
     s.send("Ada Example").expect("type");
     s.send("\u{1b}").expect("esc");
+    // A form with typed text asks before it cancels; `y` confirms (sent
+    // once the Esc was read alone, not as Alt-y).
+    read_the_screen();
+    s.send("y").expect("confirm");
     let drawn = finish(&mut s);
     assert_restored(&drawn);
     let (_, inner) = result(&out);
@@ -326,6 +334,9 @@ fn fourth_check_over_max_items_shows_a_notice() {
     s.expect(expectrl::Regex("choose.{0,12}at.{0,12}most.{0,12}3"))
         .expect("the refusal is shown");
     s.send("\u{1b}").expect("esc");
+    // The question's keys, on the help line (drawn whole there).
+    s.expect("Esc again or y: cancel").expect("asks to confirm");
+    s.send("y").expect("confirm");
     let drawn = finish(&mut s);
     assert_restored(&drawn);
 }

@@ -124,10 +124,26 @@ fn second_ctrl_c_quits_and_cancels_the_rest() {
     }
 }
 
-/// `--timeout 1` cancels an unanswered request, a form and a URL one alike,
-/// with no key pressed.
+/// Wait until `out` holds `n` result lines (the results of a file input
+/// written to a file are not held back).
+fn results_reach(out: &Path, n: usize) -> Vec<(String, String, Value)> {
+    let end = std::time::Instant::now() + PATIENCE;
+    loop {
+        let text = std::fs::read_to_string(out).unwrap_or_default();
+        if text.lines().count() >= n {
+            return results(out);
+        }
+        assert!(std::time::Instant::now() < end, "results: {text:?}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// `--timeout 1` cancels an unanswered request, a form and a URL one alike:
+/// the countdown and the key that extends it are on screen; when time runs
+/// out, `cancel` is sent at once and a notice says so, and it stays, with
+/// the next request held back, until a key.
 #[test]
-fn timeout_cancels_unanswered_requests() {
+fn timeout_cancels_unanswered_requests_and_says_so() {
     let dir = tempfile::tempdir().expect("tempdir");
     let input = write_stream(
         dir.path(),
@@ -145,11 +161,77 @@ fn timeout_cancels_unanswered_requests() {
         &format!("respond '{}' --timeout 1 --no-open", input.display()),
     );
     t.wait_for("First form.");
+    t.wait_for("s left · Ctrl-T +1s");
+    t.wait_for("Time ran out: this request was cancelled (cancel was sent).");
+    // The cancel went out before the notice was acknowledged.
+    assert_eq!(
+        actions_and_parents(&results_reach(&out, 1)),
+        vec![("cancel", "evt-1")]
+    );
+    assert!(!t.shows("Second, a URL."), "{}", t.screen());
+    t.send("x");
     t.wait_for("Second, a URL.");
+    t.wait_for("Time ran out");
+    t.send("x");
     assert_eq!(t.finish(), 0);
     assert_eq!(
         actions_and_parents(&results(&out)),
         vec![("cancel", "evt-1"), ("cancel", "evt-2")]
+    );
+    // Said on stderr too, once the screen is given back.
+    let err = t.stderr();
+    assert_eq!(
+        err.matches("time ran out (--timeout), cancel was sent")
+            .count(),
+        2,
+        "{err}"
+    );
+}
+
+/// Ctrl-T gives the request on screen the time again: a form with a 2 s
+/// limit is still answered well after 2 s.
+#[test]
+fn ctrl_t_extends_the_deadline() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(dir.path(), &[request("evt-1", "First form.", None)]);
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}' --timeout 2", input.display()),
+    );
+    t.wait_for("Ctrl-T +2s");
+    // Three extensions: at least 8 s in all, shown in the header.
+    t.send("\u{14}\u{14}\u{14}");
+    // The countdown goes above the 2 s limit (it never would without
+    // the key: the request would time out first).
+    let end = std::time::Instant::now() + PATIENCE;
+    loop {
+        t.pump();
+        let header = t.screen().lines().next().unwrap_or_default().to_owned();
+        let left: Option<u64> = header
+            .split(" · ")
+            .find_map(|p| p.strip_suffix("s left"))
+            .and_then(|n| n.trim().parse().ok());
+        if left.is_some_and(|l| l > 2) {
+            break;
+        }
+        assert!(
+            !t.shows("Time ran out") && std::time::Instant::now() < end,
+            "{}",
+            t.screen()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    t.send("Ada\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-1")]
     );
 }
 
@@ -273,5 +355,41 @@ fn second_ctrl_c_while_waiting_quits_a_live_stream() {
     assert_eq!(
         actions_and_parents(&results(&out)),
         vec![("cancel", "evt-1")]
+    );
+}
+
+/// `respond FILE | consumer`: the results of a file input wait until the
+/// screen is given back, so a consumer printing on the same terminal does
+/// not write over the form (where its lines would vanish with the screen).
+#[test]
+fn results_of_a_file_input_piped_on_wait_for_the_screen_to_end() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = three_forms(dir.path());
+    let out = dir.path().join("out.jsonl");
+    let piped = dir.path().join("piped.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}' | tee '{}'", input.display(), piped.display()),
+    );
+    t.wait_for("First form.");
+    t.send("\u{1b}");
+    t.wait_for("Second form.");
+    // Had it been written, the first result would be in the file by now.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(std::fs::read_to_string(&piped).unwrap_or_default(), "");
+    t.send("\u{1b}");
+    t.wait_for("Third form.");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&piped)),
+        vec![
+            ("cancel", "evt-1"),
+            ("cancel", "evt-2"),
+            ("cancel", "evt-3")
+        ]
     );
 }

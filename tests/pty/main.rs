@@ -7,10 +7,13 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod background;
 mod demo;
 mod faults;
 mod flood;
 mod guard;
+mod keys;
+mod notify;
 mod plain;
 mod repaint;
 mod responder;

@@ -259,7 +259,7 @@ fn demo_plain_prints_the_result() {
         "demo",
         &[("AHP_ELICIT_PLAIN", "1".to_owned())],
     );
-    s.expect("Request 1 of 1 from Workspace Setup");
+    s.expect("Request 1 of 1, from the server that calls itself Workspace Setup");
     s.answer("Full name: ", "\u{4}");
     let (code, transcript) = s.finish();
     assert_eq!(code, 0, "{}", s.t.stderr());
@@ -312,7 +312,7 @@ fn the_timeout_cancels_an_unanswered_request() {
         &[],
     );
     s.expect("You have 1 second to answer");
-    s.expect("Time is up: the request is cancelled.");
+    s.expect("Time ran out: this request is cancelled (cancel is sent).");
     let (code, _) = s.finish();
     assert_eq!(code, 0, "{}", s.t.stderr());
     assert_eq!(
@@ -338,7 +338,7 @@ fn an_invalid_line_is_reported_at_once_between_the_plain_lines() {
     );
     // The error is said before the request, not held until the end.
     s.expect("ahp-elicit: line 1: not a JSON event");
-    s.expect("Request 1 of 1 from git-tools");
+    s.expect("Request 1 of 1, from the server that calls itself git-tools");
     s.t.send("\u{3}");
     let (code, _) = s.finish();
     assert_eq!(code, 1, "the bad line makes the run fail");
@@ -406,7 +406,7 @@ fn mcp_plain_closes_a_withdrawn_url_request() {
         &[],
     );
     s.expect("Type open, decline, or cancel: ");
-    s.expect("The server withdrew this request; nothing was sent.");
+    s.expect("The server withdrew this request. Nothing was sent.");
     s.t.send("open\r");
     let (code, transcript) = s.finish();
     assert_eq!(code, 0, "{}", s.t.stderr());

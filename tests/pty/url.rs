@@ -709,9 +709,11 @@ fn the_timeout_counts_down_on_the_consent_screen_then_cancels() {
     let title = screen_row(&mut t, 0);
     assert!(
         title.starts_with("Open a web page? · request 1 of 1 · ")
-            && title.trim_end().ends_with("s left"),
+            && title.trim_end().ends_with("s left · Ctrl-T +3s"),
         "{title:?}"
     );
+    t.wait_for("Time ran out");
+    t.send("x");
     assert_eq!(t.finish(), 0);
     assert_eq!(launches(&rec), Vec::<String>::new(), "nothing launched");
     assert_eq!(

@@ -1,0 +1,234 @@
+//! The terminal's background, asked once at start so the theme fits it:
+//! `default` on a dark background, `light` on a light one, unless a theme is
+//! named (`--theme`) or `NO_COLOR` is set.
+//!
+//! Two sources, the first that answers wins:
+//! - OSC 11: `ESC ] 11 ; ? BEL` asks the terminal for its background colour,
+//!   followed by a device attributes query (`ESC [ c`), which every terminal
+//!   answers, so a terminal that does not know OSC 11 ends the wait at once;
+//!   otherwise the wait ends after [`QUERY_WAIT`]. The reply is read from
+//!   `/dev/tty` in raw mode before the screen starts; anything that arrives
+//!   later is dropped by the key filter ([`super::keys`]);
+//! - `COLORFGBG` (`fg;bg` or `fg;extra;bg`, set by rxvt, Konsole and
+//!   others): background colour 7 or 9..=15 is light, 0..=6 and 8 dark.
+//!
+//! Parsing and the choice are pure functions, tested without a terminal.
+
+use std::time::Duration;
+
+/// The longest wait for the terminal's answer to the background query.
+pub const QUERY_WAIT: Duration = Duration::from_millis(150);
+
+/// What the background looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Background {
+    Dark,
+    Light,
+}
+
+impl Background {
+    /// The built-in theme made for this background.
+    pub fn theme_name(self) -> &'static str {
+        match self {
+            Background::Dark => "default",
+            Background::Light => "light",
+        }
+    }
+}
+
+/// The relative luminance (WCAG 2) of an sRGB colour.
+pub fn luminance(rgb: [u8; 3]) -> f64 {
+    let lin = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * lin(rgb[0]) + 0.7152 * lin(rgb[1]) + 0.0722 * lin(rgb[2])
+}
+
+/// The contrast ratio (WCAG 2) of two colours, from 1 to 21.
+pub fn contrast(a: [u8; 3], b: [u8; 3]) -> f64 {
+    let (la, lb) = (luminance(a), luminance(b));
+    let (hi, lo) = if la > lb { (la, lb) } else { (lb, la) };
+    (hi + 0.05) / (lo + 0.05)
+}
+
+/// Light or dark, by which of black and white text has more contrast on
+/// the colour.
+pub fn classify(rgb: [u8; 3]) -> Background {
+    if contrast(rgb, [0, 0, 0]) > contrast(rgb, [255, 255, 255]) {
+        Background::Light
+    } else {
+        Background::Dark
+    }
+}
+
+/// The colour in a terminal's OSC 11 reply found in `bytes`
+/// (`ESC ] 11 ; rgb:RRRR/GGGG/BBBB` ended by BEL or `ESC \`; each part has
+/// 1 to 4 hex digits), if there is one.
+pub fn parse_osc11(bytes: &[u8]) -> Option<[u8; 3]> {
+    let text = String::from_utf8_lossy(bytes);
+    let at = text.find("\u{1b}]11;")?;
+    let rest = &text[at + 5..];
+    let end = rest.find(['\u{7}', '\u{1b}'])?;
+    let spec = rest[..end].strip_prefix("rgb:")?;
+    let mut out = [0u8; 3];
+    let parts: Vec<&str> = spec.split('/').collect();
+    if parts.len() != 3 {
+        return None;
+    }
+    for (o, p) in out.iter_mut().zip(parts) {
+        if p.is_empty() || p.len() > 4 {
+            return None;
+        }
+        let v = u32::from_str_radix(p, 16).ok()?;
+        let max = (1u32 << (4 * p.len())) - 1;
+        *o = u8::try_from(v * 255 / max).ok()?;
+    }
+    Some(out)
+}
+
+/// The background `COLORFGBG` names, if it names one: its last part is the
+/// background's colour index.
+pub fn parse_colorfgbg(value: &str) -> Option<Background> {
+    let bg: u8 = value.rsplit(';').next()?.trim().parse().ok()?;
+    match bg {
+        7 | 9..=15 => Some(Background::Light),
+        0..=6 | 8 => Some(Background::Dark),
+        _ => None,
+    }
+}
+
+/// Whether `bytes` holds the end of the terminal's device attributes reply
+/// (`ESC [ ? … c`): the terminal has answered everything asked before it.
+fn has_da_reply(bytes: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(bytes);
+    text.find("\u{1b}[?")
+        .is_some_and(|at| text[at + 3..].contains('c'))
+}
+
+/// Ask the controlling terminal for its background (OSC 11), waiting at
+/// most [`QUERY_WAIT`]; None when there is no terminal or no answer.
+#[cfg(unix)]
+pub fn query_terminal() -> Option<[u8; 3]> {
+    use std::io::{Read, Write};
+    use std::os::fd::AsRawFd;
+    let mut tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .ok()?;
+    let fd = tty.as_raw_fd();
+    // SAFETY: fd is open for the life of `tty`; the termios is read
+    // before it is changed and put back before returning.
+    let saved = unsafe {
+        let mut t: libc::termios = std::mem::zeroed();
+        if libc::tcgetattr(fd, &mut t) != 0 {
+            return None;
+        }
+        let mut raw = t;
+        libc::cfmakeraw(&mut raw);
+        raw.c_cc[libc::VMIN] = 0;
+        raw.c_cc[libc::VTIME] = 0;
+        if libc::tcsetattr(fd, libc::TCSANOW, &raw) != 0 {
+            return None;
+        }
+        t
+    };
+    let mut got = Vec::new();
+    if tty
+        .write_all(b"\x1b]11;?\x07\x1b[c")
+        .and_then(|()| tty.flush())
+        .is_ok()
+    {
+        let end = std::time::Instant::now() + QUERY_WAIT;
+        let mut buf = [0u8; 256];
+        while std::time::Instant::now() < end && got.len() < 4096 {
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            let mut pfd = libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            let ms = i32::try_from(left.as_millis()).unwrap_or(0).max(1);
+            // SAFETY: one valid pollfd.
+            if unsafe { libc::poll(&mut pfd, 1, ms) } <= 0 {
+                break;
+            }
+            match tty.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+            if has_da_reply(&got) {
+                break;
+            }
+        }
+    }
+    // SAFETY: as above; `saved` was read from this fd.
+    unsafe {
+        libc::tcsetattr(fd, libc::TCSANOW, &saved);
+    }
+    parse_osc11(&got)
+}
+
+/// Without a Unix terminal there is nothing to ask.
+#[cfg(not(unix))]
+pub fn query_terminal() -> Option<[u8; 3]> {
+    None
+}
+
+/// The background of this process's terminal: the OSC 11 answer, else
+/// `COLORFGBG`, else None (the caller keeps `default`).
+pub fn detect() -> Option<Background> {
+    if let Some(rgb) = query_terminal() {
+        return Some(classify(rgb));
+    }
+    std::env::var("COLORFGBG")
+        .ok()
+        .and_then(|v| parse_colorfgbg(&v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn osc11_replies_are_read_in_every_digit_width_and_terminator() {
+        assert_eq!(
+            parse_osc11(b"\x1b]11;rgb:ffff/ffff/ffff\x1b\\"),
+            Some([255, 255, 255])
+        );
+        assert_eq!(parse_osc11(b"\x1b]11;rgb:1e/1e/2e\x07"), Some([30, 30, 46]));
+        assert_eq!(
+            parse_osc11(b"\x1b[?62;c\x1b]11;rgb:fdfd/f6f6/e3e3\x07"),
+            Some([253, 246, 227])
+        );
+        assert_eq!(parse_osc11(b"\x1b]11;rgb:f/0/0\x07"), Some([255, 0, 0]));
+        assert_eq!(parse_osc11(b"\x1b[?62;22c"), None);
+        assert_eq!(parse_osc11(b"\x1b]11;rgb:ff/ff\x07"), None);
+        assert_eq!(parse_osc11(b"\x1b]11;rgb:zz/00/00\x07"), None);
+    }
+
+    #[test]
+    fn light_and_dark_are_told_apart() {
+        assert_eq!(classify([255, 255, 255]), Background::Light);
+        assert_eq!(classify([253, 246, 227]), Background::Light); // Solarized light
+        assert_eq!(classify([0, 43, 54]), Background::Dark); // Solarized dark
+        assert_eq!(classify([30, 30, 46]), Background::Dark);
+        assert_eq!(parse_colorfgbg("0;15"), Some(Background::Light));
+        assert_eq!(parse_colorfgbg("15;0"), Some(Background::Dark));
+        assert_eq!(parse_colorfgbg("15;default;0"), Some(Background::Dark));
+        assert_eq!(parse_colorfgbg("0;default;7"), Some(Background::Light));
+        assert_eq!(parse_colorfgbg("default"), None);
+        assert_eq!(Background::Light.theme_name(), "light");
+    }
+
+    #[test]
+    fn contrast_follows_wcag() {
+        assert!((contrast([0, 0, 0], [255, 255, 255]) - 21.0).abs() < 1e-9);
+        assert!((contrast([118, 118, 118], [255, 255, 255]) - 4.54).abs() < 0.01);
+    }
+}

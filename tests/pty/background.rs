@@ -1,0 +1,79 @@
+//! The theme follows the terminal's background: the real `ahp-elicit demo`
+//! in a pseudo-terminal whose "terminal" (this test) answers the OSC 11
+//! background query, or sets `COLORFGBG`; a light background draws with the
+//! `light` theme (blue titles), a dark one with `default` (cyan titles),
+//! and `--theme` always wins.
+//!
+//! Every wait is for screen text; the timeouts only guard against a hang.
+
+#![cfg(unix)]
+
+use crate::common;
+use common::pty::*;
+
+use std::path::Path;
+use std::time::Instant;
+
+use expectrl::Expect;
+
+/// Start `demo ARGS` and, when `reply` is given, answer the background
+/// query with it as a terminal would; returns the run once the form shows.
+fn demo(dir: &Path, args: &str, reply: Option<&str>, envs: &[(&str, String)]) -> Tui {
+    let out = dir.join("out.json");
+    let mut t = Tui::start_env(dir, &out, 100, 30, &format!("demo {args}"), envs);
+    if let Some(r) = reply {
+        let end = Instant::now() + PATIENCE;
+        while !String::from_utf8_lossy(&t.raw).contains("\u{1b}]11;?") {
+            t.pump();
+            assert!(Instant::now() < end, "no background query");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        t.s.send(r).expect("reply");
+    }
+    t.wait_for("Workspace Setup");
+    t
+}
+
+/// The colour of the first cell of the header (the title role).
+fn title_colour(t: &Tui) -> vt100::Color {
+    t.vt.screen().cell(0, 0).expect("cell").fgcolor()
+}
+
+const BLUE: vt100::Color = vt100::Color::Idx(4);
+const CYAN: vt100::Color = vt100::Color::Idx(6);
+
+fn end(mut t: Tui) {
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+}
+
+#[test]
+fn a_white_background_chooses_the_light_theme() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let reply = "\u{1b}]11;rgb:ffff/ffff/ffff\u{1b}\\\u{1b}[?62;22c";
+    let t = demo(dir.path(), "", Some(reply), &[]);
+    assert_eq!(title_colour(&t), BLUE, "{}", t.screen());
+    end(t);
+}
+
+#[test]
+fn a_dark_background_keeps_the_default_theme_and_a_named_theme_wins() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let reply = "\u{1b}]11;rgb:1e1e/1e1e/1e1e\u{7}\u{1b}[?62;22c";
+    let t = demo(dir.path(), "", Some(reply), &[]);
+    assert_eq!(title_colour(&t), CYAN, "{}", t.screen());
+    end(t);
+    // Asked nothing when a theme is named.
+    let t = demo(dir.path(), "--theme default", None, &[]);
+    assert!(!String::from_utf8_lossy(&t.raw).contains("\u{1b}]11;?"));
+    assert_eq!(title_colour(&t), CYAN);
+    end(t);
+}
+
+#[test]
+fn colorfgbg_names_a_light_background_when_the_terminal_does_not_answer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let t = demo(dir.path(), "", None, &[("COLORFGBG", "0;15".to_owned())]);
+    assert_eq!(title_colour(&t), BLUE, "{}", t.screen());
+    end(t);
+}

@@ -1,0 +1,191 @@
+//! Keys as they arrive from a real terminal, end to end: the real
+//! `ahp-elicit respond` in a pseudo-terminal, stdout to a file. An Esc that
+//! a letter follows a few milliseconds later (Alt over a slow link) is Alt
+//! plus the letter, not a cancel; a terminal's reply to a colour query is
+//! never typed into a field; a form with typed text asks before Esc throws
+//! it away.
+//!
+//! Every wait is for screen text; the timeouts only guard against a hang.
+
+#![cfg(unix)]
+
+use crate::common;
+use common::pty::*;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use expectrl::Expect;
+use serde_json::json;
+
+/// One form request with a text field "Name".
+fn one_form(dir: &Path) -> PathBuf {
+    let params = json!({"message": "Who are you?", "requestedSchema": {"type": "object",
+        "properties": {"name": {"type": "string", "title": "Name"}}}});
+    let path = dir.join("requests.jsonl");
+    std::fs::write(&path, common::request_line("keys", "evt-1", &params) + "\n")
+        .expect("write requests");
+    path
+}
+
+fn start(dir: &Path, out: &Path) -> Tui {
+    let input = one_form(dir);
+    Tui::start(dir, out, 80, 24, &format!("respond '{}'", input.display()))
+}
+
+/// The name the run sent (it must have been accepted).
+fn sent_name(out: &Path) -> String {
+    let rs = results(out);
+    assert_eq!(actions_and_parents(&rs), vec![("accept", "evt-1")]);
+    rs[0].2["content"]["name"]
+        .as_str()
+        .expect("name")
+        .to_owned()
+}
+
+#[test]
+fn an_esc_then_a_letter_over_a_slow_link_is_alt_and_replies_are_not_typed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = start(dir.path(), &out);
+    t.wait_for("Who are you?");
+    t.send("hello world");
+    t.wait_for("hello world");
+    // Alt-B as a slow link delivers it: ESC, then `b` a little later.
+    t.send("\u{1b}");
+    std::thread::sleep(Duration::from_millis(20));
+    t.s.send("b").expect("send b");
+    // Another program's colour query answered by the terminal, in one
+    // piece and split after the ESC.
+    t.send("\u{1b}]11;rgb:ffff/ffff/ffff\u{1b}\\");
+    t.send("\u{1b}");
+    t.s.send("]11;rgb:0000/0000/0000\u{7}")
+        .expect("send the rest");
+    t.send("X");
+    t.wait_for("hello Xworld");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(sent_name(&out), "hello Xworld");
+}
+
+#[test]
+fn esc_in_a_form_with_typed_text_asks_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = start(dir.path(), &out);
+    t.wait_for("Who are you?");
+    t.send("Ada");
+    t.wait_for("Ada");
+    t.send("\u{1b}");
+    t.wait_for("Throw away what you entered and cancel?");
+    t.wait_for("Esc again or y: cancel");
+    // Any other key goes back, with the text kept.
+    t.send("q");
+    t.wait_for("^S submit");
+    assert!(!t.shows("Throw away"), "{}", t.screen());
+    t.send("\u{1b}");
+    t.wait_for("Throw away what you entered and cancel?");
+    t.send("y");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-1")]
+    );
+}
+
+/// Ctrl-N declines the request on screen and every later one from the same
+/// server for this run, without showing them; another server's request is
+/// still shown, and the run says how many were declined that way.
+#[test]
+fn ctrl_n_declines_everything_else_from_this_server() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let form = |m: &str| {
+        json!({"message": m, "requestedSchema": {"type": "object",
+            "properties": {"n": {"type": "string"}}}})
+    };
+    let lines = [
+        common::request_line("pushy", "evt-1", &form("Pushy one.")),
+        common::request_line("pushy", "evt-2", &form("Pushy two.")),
+        common::request_line("calm", "evt-3", &form("Calm one.")),
+        common::request_line("pushy", "evt-4", &form("Pushy three.")),
+    ];
+    let input = dir.path().join("requests.jsonl");
+    std::fs::write(&input, lines.join("\n") + "\n").expect("write");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}'", input.display()),
+    );
+    t.wait_for("Pushy one.");
+    t.send("\u{e}");
+    t.wait_for("Calm one.");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    assert!(!t.raw.windows(10).any(|w| w == b"Pushy two."));
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![
+            ("decline", "evt-1"),
+            ("decline", "evt-2"),
+            ("cancel", "evt-3"),
+            ("decline", "evt-4")
+        ]
+    );
+    assert!(
+        t.stderr().contains(
+            "2 requests declined without being shown (Ctrl-N: everything else from pushy)"
+        ),
+        "{}",
+        t.stderr()
+    );
+}
+
+/// Ctrl-O opens the focused text field in `$EDITOR` and reads it back
+/// (line breaks kept), the screen restored after; Alt-Enter types a line
+/// break.
+#[test]
+fn ctrl_o_edits_in_the_editor_and_alt_enter_breaks_the_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let editor = dir.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nold=$(cat \"$1\")\nprintf '%s\\nsecond line\\n' \"$old\" > \"$1\"\n",
+    )
+    .expect("editor script");
+    let st = std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .expect("chmod");
+    assert!(st.success());
+    let input = one_form(dir.path());
+    let mut t = Tui::start_env(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}'", input.display()),
+        &[
+            ("VISUAL", String::new()),
+            ("EDITOR", editor.display().to_string()),
+        ],
+    );
+    t.wait_for("Who are you?");
+    t.send("a");
+    t.send("\u{1b}\r");
+    t.send("b");
+    t.wait_for("a\\u{a}b");
+    t.send("\u{f}");
+    t.wait_for("a\\u{a}b\\u{a}second line");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(sent_name(&out), "a\nb\nsecond line");
+}
