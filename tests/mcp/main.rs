@@ -11,5 +11,6 @@ mod conformance;
 mod everything;
 mod fake;
 mod python_sdk;
+mod sdk_both_eras;
 mod terminal;
 mod typescript_sdk;

@@ -6,6 +6,12 @@
 //! server's tool reports the content it received and pydantic's validation
 //! of it, so each test sees what reached the server.
 //!
+//! The server speaks both protocol revisions and `mcp` picks 2026-07-28 by
+//! itself; there the SDK's serializer sends only `type`, `properties` and
+//! `required` at the top of the requested schema (the model's `title` and
+//! `description` are dropped). The 2025-11-25 rendering, with them, is
+//! checked with `--protocol 2025-11-25`.
+//!
 //! The waits in the terminal tests are for screen text; their timeouts
 //! only guard against a hang.
 
@@ -21,22 +27,6 @@ use serde_json::{json, Value};
 fn python() -> Option<String> {
     let py = root().join(".ci/sdk/venv/bin/python");
     installed("the Python MCP SDK", &py).then(|| py.display().to_string())
-}
-
-/// The server's tools ask with `ctx.elicit`, the SDK's 2025-11-25 push;
-/// these tests read that path, so the run speaks 2025-11-25 (without the
-/// flag the client would speak 2026-07-28 to this dual-era SDK; that path
-/// is tested with the SDK's 2026-07-28 servers).
-const LEGACY: [&str; 2] = ["--protocol", "2025-11-25"];
-
-/// `run_mcp` speaking MCP 2025-11-25.
-fn run_legacy(dir: &std::path::Path, flags: &[&str], server: &[String]) -> McpRun {
-    let all: Vec<&str> = LEGACY
-        .iter()
-        .copied()
-        .chain(flags.iter().copied())
-        .collect();
-    run_mcp(dir, &all, server)
 }
 
 fn server(py: &str) -> Vec<String> {
@@ -65,7 +55,7 @@ fn pydantic_model_form_is_answered_by_answers_with_no_flag() {
         dir.path(),
         &json!({"action": "accept", "content": {"name": "Ada", "course": 3, "code": "QQ", "nickname": "ada"}}),
     );
-    let r = run_legacy(
+    let r = run_mcp(
         dir.path(),
         &["--call", "book", "--answers", &a],
         &server(&py),
@@ -77,14 +67,61 @@ fn pydantic_model_form_is_answered_by_answers_with_no_flag() {
     assert_eq!(report["received"], booking("Ada", 3, "QQ", Some("ada")));
     assert_eq!(report["validated"], report["received"]);
 
-    // The request event carries the complete params (the SDK's top-level
-    // title included) and says how it was read.
+    // The request event carries the complete params as the 2026-07-28
+    // serializer sent them (no top-level title) and says how it was read.
     assert_eq!(r.events.len(), 2, "a request and a result event");
+    assert_eq!(
+        r.events[0]["extensions"]["mcp"]["protocolVersion"],
+        "2026-07-28"
+    );
     let params = r.request_params();
-    assert_eq!(params["requestedSchema"]["title"], "Booking");
+    assert_eq!(params["requestedSchema"].get("title"), None);
     assert_eq!(
         params["requestedSchema"]["properties"]["code"]["pattern"],
         "^[A-Z]{2}$"
+    );
+    assert_eq!(
+        r.events[0]["extensions"]["ahp-elicit/schema-policy"],
+        json!({
+            "policy": "compatible",
+            "outsideSubset": ["/properties/code/examples"]
+        })
+    );
+}
+
+/// At 2025-11-25 the SDK pushes the model as `ctx.elicit` renders it: its
+/// top-level title and description included (read and listed as outside
+/// the subset), the same answer reaching the tool.
+#[test]
+fn pydantic_model_form_at_2025_11_25_keeps_the_sdk_title() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let a = answers(
+        dir.path(),
+        &json!({"action": "accept", "content": {"name": "Ada", "course": 3, "code": "QQ", "nickname": "ada"}}),
+    );
+    let r = run_mcp(
+        dir.path(),
+        &[
+            "--protocol",
+            "2025-11-25",
+            "--call",
+            "book",
+            "--answers",
+            &a,
+        ],
+        &server(&py),
+    );
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert_eq!(
+        r.tool_report()["received"],
+        booking("Ada", 3, "QQ", Some("ada"))
+    );
+    let params = r.request_params();
+    assert_eq!(params["requestedSchema"]["title"], "Booking");
+    assert_eq!(
+        params["requestedSchema"]["description"],
+        "Book a table at the restaurant."
     );
     assert_eq!(
         r.events[0]["extensions"]["ahp-elicit/schema-policy"],
@@ -103,7 +140,7 @@ fn pydantic_pattern_is_enforced_on_a_scripted_answer() {
         dir.path(),
         &json!({"action": "accept", "content": {"name": "Ada", "code": "q1"}}),
     );
-    let r = run_legacy(
+    let r = run_mcp(
         dir.path(),
         &["--call", "book", "--answers", &a],
         &server(&py),
@@ -126,7 +163,7 @@ fn pydantic_plain_schema_with_a_nullable_field_is_answered() {
         dir.path(),
         &json!({"action": "accept", "content": {"name": "Bo", "course": 1, "code": "XY"}}),
     );
-    let r = run_legacy(
+    let r = run_mcp(
         dir.path(),
         &["--call", "book_raw", "--answers", &a],
         &server(&py),
@@ -145,38 +182,49 @@ fn pydantic_plain_schema_with_a_nullable_field_is_answered() {
     );
 }
 
+/// Under the strict policy the form is refused, the rule named. At
+/// 2025-11-25 the server gets -32602 for its pushed request; at 2026-07-28
+/// there is nothing to answer it with: the call ends with the server's
+/// error, nothing answered.
 #[test]
 fn strict_policy_refuses_the_pydantic_form_naming_the_rule() {
     let Some(py) = python() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    let r = run_legacy(
-        dir.path(),
-        &[
-            "--schema-policy",
-            "strict",
-            "--call",
-            "book",
-            "--action",
-            "accept",
-        ],
-        &server(&py),
-    );
-    assert_eq!(r.code, 1, "stdout: {}", r.stdout);
-    assert!(r.stderr.contains("-32602"), "stderr: {}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("[mcp-request/additionalProperties] 'enum' is not allowed here"),
-        "stderr: {}",
-        r.stderr
-    );
-    assert!(r.events.is_empty(), "no event for a refused request");
+    for (protocol, says) in [
+        ("2025-11-25", "-32602"),
+        ("auto", "the server's error, nothing was answered"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let r = run_mcp(
+            dir.path(),
+            &[
+                "--protocol",
+                protocol,
+                "--schema-policy",
+                "strict",
+                "--call",
+                "book",
+                "--action",
+                "accept",
+            ],
+            &server(&py),
+        );
+        assert_eq!(r.code, 1, "{protocol}: stdout: {}", r.stdout);
+        assert!(r.stderr.contains(says), "{protocol}: stderr: {}", r.stderr);
+        assert!(
+            r.stderr
+                .contains("[mcp-request/additionalProperties] 'enum' is not allowed here"),
+            "{protocol}: stderr: {}",
+            r.stderr
+        );
+        assert!(r.events.is_empty(), "no event for a refused request");
+    }
 }
 
 #[test]
 fn nested_model_is_not_a_form_decline_only() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let r = run_legacy(
+    let r = run_mcp(
         dir.path(),
         &["--call", "ship", "--action", "accept"],
         &server(&py),
@@ -189,7 +237,7 @@ fn nested_model_is_not_a_form_decline_only() {
         "stderr: {}",
         r.stderr
     );
-    let r = run_legacy(
+    let r = run_mcp(
         dir.path(),
         &["--call", "ship", "--action", "decline"],
         &server(&py),
@@ -203,7 +251,7 @@ fn nested_model_is_not_a_form_decline_only() {
 }
 
 fn start_tui(dir: &std::path::Path, tool: &str, py: &str) -> Tui {
-    let args: Vec<String> = ["mcp", LEGACY[0], LEGACY[1], "--call", tool, "--"]
+    let args: Vec<String> = ["mcp", "--call", tool, "--"]
         .iter()
         .map(|s| s.to_string())
         .chain(server(py))
@@ -218,7 +266,7 @@ fn pydantic_form_is_filled_in_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = start_tui(dir.path(), "book", &py);
     t.wait_for("Book a table");
-    t.wait_for("outside the AHP form subset: /description, /properties/code/examples, /title");
+    t.wait_for("outside the AHP form subset: /properties/code/examples");
     t.wait_for("pattern ^[A-Z]{2}$");
     t.send("Ada Lovelace");
     // guests, seating, then the integer select: the next option is 3.
@@ -275,7 +323,7 @@ fn nested_model_is_shown_as_not_a_form_in_a_terminal() {
 fn the_sdk_request_event_is_strict_invalid_and_compatible_answerable() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let r = run_legacy(
+    let r = run_mcp(
         dir.path(),
         &["--call", "book", "--action", "decline"],
         &server(&py),
@@ -301,7 +349,7 @@ fn the_sdk_request_event_is_strict_invalid_and_compatible_answerable() {
     assert_ne!(code, 0, "validate is strict: {out}{err}");
     assert!(
         (out.clone() + &err).contains(
-            "/payload/elicitation/request/text#/requestedSchema/title [mcp-request/additionalProperties]"
+            "/payload/elicitation/request/text#/requestedSchema/properties/code/examples [mcp-request/additionalProperties]"
         ),
         "{out}{err}"
     );
@@ -344,8 +392,5 @@ fn the_sdk_request_event_is_strict_invalid_and_compatible_answerable() {
         .find(|r| r["event"] == "schema-policy")
         .expect("a schema-policy record");
     assert_eq!(note["policy"], "compatible");
-    assert_eq!(
-        note["outsideSubset"],
-        json!(["/description", "/properties/code/examples", "/title"])
-    );
+    assert_eq!(note["outsideSubset"], json!(["/properties/code/examples"]));
 }

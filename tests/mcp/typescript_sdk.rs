@@ -47,7 +47,7 @@ fn zod_form_is_answered_by_answers_with_no_flag() {
         "note": "nullable as type [string, null]"
     });
     let a = answers(dir.path(), &json!({"action": "accept", "content": content}));
-    let r = run_mcp(dir.path(), &["--answers", &a], &srv);
+    let r = run_mcp(dir.path(), &["--call", "signup", "--answers", &a], &srv);
     assert_eq!(r.code, 0, "stderr: {}", r.stderr);
     let mut want = content.clone();
     let o = want.as_object_mut().unwrap();
@@ -89,7 +89,7 @@ fn zod_assertions_are_enforced_on_scripted_answers() {
             .unwrap()
             .extend(bad.as_object().unwrap().clone());
         let a = answers(dir.path(), &json!({"action": "accept", "content": content}));
-        let r = run_mcp(dir.path(), &["--answers", &a], &srv);
+        let r = run_mcp(dir.path(), &["--call", "signup", "--answers", &a], &srv);
         assert_eq!(r.code, 1, "{bad}: stdout {}", r.stdout);
         assert!(r.stderr.contains(msg), "{bad}: stderr {}", r.stderr);
     }
@@ -99,7 +99,7 @@ fn zod_assertions_are_enforced_on_scripted_answers() {
 fn zod_form_is_filled_in_a_terminal() {
     let Some(srv) = server() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let args: Vec<String> = ["mcp", "--"]
+    let args: Vec<String> = ["mcp", "--call", "signup", "--"]
         .iter()
         .map(|s| s.to_string())
         .chain(srv)

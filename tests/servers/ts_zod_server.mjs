@@ -11,9 +11,13 @@
 //
 // The tool `signup` answers with one text: JSON
 // `{"action": ..., "received": <content as the server received it>}`.
+// The tool `visit` asks a URL-mode elicitation (2025-11-25: pushed
+// `elicitation/create` with an `elicitationId`) and answers
+// `{"action": ..., "received": null}`.
 //
 // The packages live in .ci/sdk/node/node_modules (installed by
 // .ci/sdk-setup.sh), not beside this file: they are resolved from there.
+import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 
@@ -45,6 +49,21 @@ server.registerTool(
     const result = await server.server.elicitInput({
       message: "Sign up",
       requestedSchema: z.toJSONSchema(Signup),
+    });
+    const out = { action: result.action, received: result.content ?? null };
+    return { content: [{ type: "text", text: JSON.stringify(out) }] };
+  },
+);
+
+server.registerTool(
+  "visit",
+  { description: "Ask to open a page (URL mode)" },
+  async () => {
+    const result = await server.server.elicitInput({
+      mode: "url",
+      message: "Please confirm on the web page",
+      url: "https://example.com/ahp-consent",
+      elicitationId: randomUUID(),
     });
     const out = { action: result.action, received: result.content ?? null };
     return { content: [{ type: "text", text: JSON.stringify(out) }] };
