@@ -32,6 +32,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+pub mod document;
 pub mod rules;
 
 use rules::{NoRule, Rule, RuleFault, Rules};
@@ -69,6 +70,9 @@ pub enum AnswerFault {
     /// `content` is not an object.
     #[error("must be an object")]
     ContentNotAnObject,
+    /// A top-level `$schema` that is not a string.
+    #[error("must be a string (the address of the answers schema, for editors)")]
+    SchemaNotAString,
     /// `content` with an action other than accept.
     #[error("only an accept carries content, not {}", .0.as_str())]
     ContentWithoutAccept(Action),
@@ -227,8 +231,8 @@ impl std::fmt::Display for Unanswered {
         match self {
             Unanswered::NoId(id) => write!(
                 f,
-                "no answer for request id '{}' in the answers file",
-                crate::safe_text::display(id)
+                "no answer for request id {} in the answers file",
+                rules::quoted(id)
             ),
             Unanswered::NoRule(n) => n.fmt(f),
         }
@@ -246,7 +250,13 @@ impl Answers {
             return Err(AnswersError::NotAnObject);
         };
         // `$schema` (a string) tells editors which schema to check against.
-        let schema_only = |k: &str| k == "$schema" && o.get(k).is_some_and(Value::is_string);
+        if o.get("$schema").is_some_and(|v| !v.is_string()) {
+            return Err(AnswersError::Answer {
+                pointer: "/$schema".into(),
+                fault: AnswerFault::SchemaNotAString,
+            });
+        }
+        let schema_only = |k: &str| k == "$schema";
         if Rules::is_rules_document(o) {
             return Ok(Answers::Rules(Rules::from_value(o)?));
         }
@@ -268,16 +278,27 @@ impl Answers {
         Ok(Answers::ById(by))
     }
 
-    /// Read an answers file (JSON, with the binding's size and depth limits).
+    /// Read an answers file ([`document::parse`]: at most
+    /// [`document::MAX_ANSWERS_BYTES`] bytes, the binding's depth limit, no
+    /// key given twice in one object). Reads no more than the limit and one
+    /// byte, whatever the file's size.
     ///
-    /// Errors: the file cannot be read, or its content is not an answers
-    /// document.
+    /// Errors: the file cannot be read, its text is not such JSON, or its
+    /// content is not an answers document.
     pub fn from_file(path: &std::path::Path) -> Result<Self, AnswersError> {
-        let bytes = std::fs::read(path).map_err(|source| AnswersError::Read {
+        use std::io::Read;
+        let read_err = |source| AnswersError::Read {
             path: path.to_owned(),
             source,
-        })?;
-        let v = crate::binding::parse_json(&bytes).map_err(|source| AnswersError::Json {
+        };
+        let limit = u64::try_from(document::MAX_ANSWERS_BYTES)
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(limit).read_to_end(&mut bytes))
+            .map_err(read_err)?;
+        let v = document::parse(&bytes).map_err(|source| AnswersError::Json {
             path: path.to_owned(),
             source,
         })?;

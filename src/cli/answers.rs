@@ -11,20 +11,27 @@
 //!   `rule N (/rules/K)` (with the rule's name), `the one answer` or `the
 //!   answer for this id`; `..., refused: REASONS` when the form would refuse
 //!   it; `ID (INPUT:LINE): no answer: REASON` when the file has none (for
-//!   rules: each rule and the keys that did not hold).
+//!   rules: each rule and the keys that did not hold); `ID (INPUT:LINE): M
+//!   mode is not advertised (--modes), no result` for a mode the run does
+//!   not answer;
+//! - per valid AHP event of another type: `ID (INPUT:LINE): skipped, a TYPE
+//!   event is not a request`; per input that is not a valid AHP event, its
+//!   place and the violations.
 //!
 //! Exit: 0 the file is sound and every request would get a result; 1 a
-//! problem in the file, a request without an answer or with a refused one,
-//! or an input that is not a valid request event; 2 usage or unreadable
+//! problem in the file (a key given twice included), a request without an
+//! answer, with a refused one or of a mode not in `--modes`, or an input
+//! that is not a valid AHP event or request event; 2 usage or unreadable
 //! input.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use ahp_elicit::binding::limits::MAX_EVENT_BYTES;
-use ahp_elicit::binding::{parse_json, SchemaPolicy};
+use ahp_elicit::binding::schemas::validate_event;
+use ahp_elicit::binding::{parse_json, Mode, SchemaPolicy};
 use ahp_elicit::respond::input::{read_event, split_events, Item, ReadEvent};
 use ahp_elicit::safe_text::display;
+use ahp_elicit::scripted::document::{self, MAX_ANSWERS_BYTES};
 use ahp_elicit::scripted::{schema_violations, Answers, AnswersError, DryRun, ScriptedResponder};
 
 use super::Exit;
@@ -37,11 +44,12 @@ pub enum AnswersCommand {
     #[command(after_help = "\
 Examples:\n  ahp-elicit answers check rules.json\n  \
 ahp-elicit answers check rules.json recorded.events.jsonl\n\n\
-Each EVENTS file holds request events (one JSON event or JSON Lines; `-` is stdin); \
-other event types are skipped. `ahp-elicit mcp --events FILE` records the events of a run.\n\n\
+Each EVENTS file holds AHP events (one JSON event or JSON Lines; `-` is stdin); \
+valid events of other types are skipped, one line each. `ahp-elicit mcp --events FILE` \
+records the events of a run.\n\n\
 Exit status: 0 the file is sound and every request would get a result, 1 a problem in the \
-file, a request no answer fits or whose form refuses its answer, or an invalid request event, \
-2 usage or unreadable input.")]
+file, a request no answer fits, whose form refuses its answer or whose mode is not in \
+--modes, or an input that is not a valid AHP event, 2 usage or unreadable input.")]
     Check(CheckArgs),
 }
 
@@ -58,6 +66,17 @@ pub struct CheckArgs {
     /// the run will read it (respond: strict; mcp: compatible).
     #[arg(long, value_enum, default_value = "strict", value_name = "POLICY")]
     pub schema_policy: SchemaPolicy,
+    /// The modes the run answers (comma separated), as the run's --modes:
+    /// a request of another mode gets no result.
+    #[arg(long, value_delimiter = ',', default_value = "form,url", value_enum)]
+    pub modes: Vec<Mode>,
+}
+
+/// What `try_events` needs of the arguments.
+struct Run<'a> {
+    responder: ScriptedResponder,
+    policy: SchemaPolicy,
+    modes: &'a [Mode],
 }
 
 /// Run an `answers` subcommand; returns the exit status.
@@ -69,7 +88,7 @@ pub fn run(cmd: AnswersCommand) -> Exit {
 
 fn check(args: &CheckArgs) -> Exit {
     let shown = display(&args.file.display().to_string()).into_owned();
-    let bytes = match super::read_input(&args.file, MAX_EVENT_BYTES, "answers file") {
+    let bytes = match super::read_input(&args.file, MAX_ANSWERS_BYTES, "answers file") {
         Ok(b) => b,
         Err(e) => {
             eprintln!("ahp-elicit answers: {e}");
@@ -92,9 +111,13 @@ fn check(args: &CheckArgs) -> Exit {
     } else {
         worst = Exit::Invalid;
     }
-    let mut responder = ScriptedResponder::new(answers);
+    let mut run = Run {
+        responder: ScriptedResponder::new(answers),
+        policy: args.schema_policy,
+        modes: &args.modes,
+    };
     for path in &args.events {
-        match try_events(path, &mut responder, args.schema_policy) {
+        match try_events(path, &mut run) {
             Ok(true) => {}
             Ok(false) => worst = worse(worst, Exit::Invalid),
             Err(e) => {
@@ -131,7 +154,7 @@ fn describe(a: &Answers) -> String {
 /// see, such as a pattern that does not compile). Prints each problem;
 /// None when there was one.
 fn read_answers(bytes: &[u8], shown: &str) -> Option<Answers> {
-    let doc = match parse_json(bytes) {
+    let doc = match document::parse(bytes) {
         Ok(v) => v,
         Err(e) => {
             println!("{shown}: {}", display(&e.to_string()));
@@ -179,11 +202,7 @@ fn said_at(schema: &[(String, String)], e: &AnswersError) -> bool {
 /// not a valid request event.
 ///
 /// Errors: the input cannot be opened or read.
-fn try_events(
-    path: &Path,
-    responder: &mut ScriptedResponder,
-    policy: SchemaPolicy,
-) -> Result<bool, String> {
+fn try_events(path: &Path, run: &mut Run) -> Result<bool, String> {
     let input = if path.as_os_str() == "-" {
         "-".to_owned()
     } else {
@@ -206,7 +225,7 @@ fn try_events(
     split_events(reader, |item| {
         match item {
             Item::Event { line, bytes, .. } => {
-                all_ok &= try_event(&bytes, line, &input, responder, policy, &mut requests);
+                all_ok &= try_event(&bytes, line, &input, run, &mut requests);
             }
             Item::Read { .. } => {}
             Item::Bad { line, message } => {
@@ -227,26 +246,43 @@ fn try_events(
     Ok(all_ok)
 }
 
-/// One event text: skipped unless it is a `user.elicitation.request`;
-/// else read under `policy` and dry-run. Returns whether it would get a
-/// result.
-fn try_event(
-    bytes: &[u8],
-    line: usize,
-    input: &str,
-    responder: &mut ScriptedResponder,
-    policy: SchemaPolicy,
-    requests: &mut usize,
-) -> bool {
-    let is_request = parse_json(bytes).is_ok_and(|v| {
-        v.get("type").and_then(serde_json::Value::as_str) == Some("user.elicitation.request")
-    });
-    if !is_request {
+/// One event text: a `user.elicitation.request` is read under the run's
+/// schema policy and dry-run; a valid AHP event of another type is skipped
+/// with one line; anything else (not JSON, not a valid AHP event) is
+/// reported with its place. Returns whether the text is fine: a request
+/// that would get a result, or a valid event skipped.
+fn try_event(bytes: &[u8], line: usize, input: &str, run: &mut Run, requests: &mut usize) -> bool {
+    let value = match parse_json(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            println!("{input}:{line}: {}", display(&e.to_string()));
+            return false;
+        }
+    };
+    let kind = value.get("type").and_then(serde_json::Value::as_str);
+    if kind != Some("user.elicitation.request") {
+        let id = value.get("id").and_then(serde_json::Value::as_str);
+        let at = match id {
+            Some(id) => format!("{} ({input}:{line})", display(id)),
+            None => format!("? ({input}:{line})"),
+        };
+        let errors = validate_event(&value);
+        if !errors.is_empty() {
+            println!("{at}: not a valid AHP event");
+            for e in errors {
+                println!("  {}", display(&e.to_string()));
+            }
+            return false;
+        }
         // Results and other events in a recorded file are not asked.
-        return parse_json(bytes).is_ok();
+        println!(
+            "{at}: skipped, a {} event is not a request",
+            display(kind.unwrap_or("?"))
+        );
+        return true;
     }
     *requests += 1;
-    let (id, req) = match read_event(bytes, policy) {
+    let (id, req) = match read_event(bytes, run.policy) {
         ReadEvent::Request { id, request } => (id.unwrap_or_default(), request),
         ReadEvent::Invalid { id, errors } => {
             let id = display(id.as_deref().unwrap_or("?")).into_owned();
@@ -262,7 +298,14 @@ fn try_event(
         }
     };
     let at = format!("{} ({input}:{line})", display(&id));
-    match responder.dry_run(&req) {
+    if !run.modes.contains(&req.mode) {
+        println!(
+            "{at}: {} mode is not advertised (--modes), no result",
+            req.mode.as_str()
+        );
+        return false;
+    }
+    match run.responder.dry_run(&req) {
         DryRun::Answered {
             source,
             action,

@@ -29,7 +29,7 @@
 //! rules that can never answer: one an earlier rule always takes, and one
 //! whose own keys contradict each other or its answer.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
 use regex::Regex;
@@ -147,12 +147,12 @@ impl Facts {
     /// (server text sanitized).
     pub fn summary(&self) -> String {
         let mut s = format!(
-            "{} request from server '{}'",
+            "{} request from server {}",
             self.mode.as_str(),
-            display(&self.server)
+            quoted(&self.server)
         );
         if let Some(c) = &self.call {
-            s.push_str(&format!(", call '{}'", display(c)));
+            s.push_str(&format!(", call {}", quoted(c)));
         }
         if self.protocol_version != Revision::DEFAULT {
             s.push_str(&format!(", protocolVersion {}", self.protocol_version));
@@ -167,11 +167,31 @@ impl Facts {
     }
 }
 
-/// A set of names as `[a, b]`, sanitized.
+/// A set of names as `['a', 'b']`, each one [`quoted`].
 fn list(names: &BTreeSet<String>) -> String {
-    let shown: Vec<String> = names.iter().map(|n| display(n).into_owned()).collect();
+    let shown: Vec<String> = names.iter().map(|n| quoted(n)).collect();
     format!("[{}]", shown.join(", "))
 }
+
+/// Server or file text between single quotes, delimited safely: `\` and
+/// `'` inside are written `\\` and `\'`, then control and bidi characters
+/// are escaped ([`display`]), so the quotes always show where the text
+/// ends (`'a\', \'b'` is one name).
+pub fn quoted(s: &str) -> String {
+    let escaped = if s.contains(['\\', '\'']) {
+        s.replace('\\', "\\\\").replace('\'', "\\'")
+    } else {
+        s.to_owned()
+    };
+    format!("'{}'", display(&escaped))
+}
+
+/// The most memory one compiled `message` pattern may take, in bytes, and
+/// the most its search cache may grow to: 16 MiB each. Unicode classes are
+/// large (`^\w{3,40}$` compiles to about 3 MiB); `(?-u:\w)` (ASCII only)
+/// is far smaller. A pattern over the bound is refused when the file is
+/// read.
+pub const PATTERN_SIZE_LIMIT: usize = 16 << 20;
 
 /// A `message` pattern: the text as written and its compiled form. Equal
 /// when the text is equal.
@@ -188,7 +208,8 @@ impl Pattern {
     /// Errors: the compiler's message, on one line.
     pub fn new(source: &str) -> Result<Pattern, String> {
         regex::RegexBuilder::new(source)
-            .size_limit(1 << 20)
+            .size_limit(PATTERN_SIZE_LIMIT)
+            .dfa_size_limit(PATTERN_SIZE_LIMIT)
             .build()
             .map(|regex| Pattern {
                 source: source.to_owned(),
@@ -308,16 +329,16 @@ impl fmt::Display for Miss {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Miss::Server { found, want } => {
-                write!(f, "server is '{}', not '{}'", display(found), display(want))
+                write!(f, "server is {}, not {}", quoted(found), quoted(want))
             }
             Miss::Call {
                 found: Some(c),
                 want,
-            } => write!(f, "call is '{}', not '{}'", display(c), display(want)),
+            } => write!(f, "call is {}, not {}", quoted(c), quoted(want)),
             Miss::Call { found: None, want } => write!(
                 f,
-                "the event names no call (extensions.mcp.call), not '{}'",
-                display(want)
+                "the event names no call (extensions.mcp.call), not {}",
+                quoted(want)
             ),
             Miss::Mode { found, want } => {
                 write!(f, "mode is {}, not {}", found.as_str(), want.as_str())
@@ -454,12 +475,7 @@ impl Rule {
     /// `rule 2 'booking' (/rules/1)` (sanitized).
     pub fn label(&self) -> String {
         match &self.name {
-            Some(n) => format!(
-                "rule {} '{}' ({})",
-                self.index + 1,
-                display(n),
-                self.pointer()
-            ),
+            Some(n) => format!("rule {} {} ({})", self.index + 1, quoted(n), self.pointer()),
             None => format!("rule {} ({})", self.index + 1, self.pointer()),
         }
     }
@@ -571,10 +587,11 @@ fn token(s: &str) -> String {
 
 impl Rules {
     /// Whether `o` (an answers document's top object) is a rules document:
-    /// it has a `rules` key whose value is an array (a by-id answer is an
-    /// object, so an event id `rules` still reads as one).
+    /// it has a `rules` key whose value is not an object (a by-id answer is
+    /// an object, so an event id `rules` still reads as one; `"rules":
+    /// null` is a wrong rules list, not an answer).
     pub fn is_rules_document(o: &Map<String, Value>) -> bool {
-        matches!(o.get("rules"), Some(Value::Array(_)))
+        o.get("rules").is_some_and(|v| !v.is_object())
     }
 
     /// Read a rules document `{"rules": [...], "$schema"?: "..."}`.
@@ -727,13 +744,85 @@ impl Rules {
         })
     }
 
+    /// For each rule, the index of the first earlier rule that covers it
+    /// ([`Match::covers`]), if any. The same answer as trying every earlier
+    /// rule, in time linear in the number of rules: a rule that covers
+    /// another holds, for each key, either nothing or one of at most three
+    /// values derived from the later rule, so the later rule looks up each
+    /// of those (at most 144) key combinations among the earlier rules'
+    /// exact keys.
+    pub fn first_covers(&self) -> Vec<Option<usize>> {
+        type Key<'a> = (
+            Option<&'a str>,
+            Option<&'a str>,
+            Option<&'static str>,
+            Option<&'static str>,
+            Option<&'a str>,
+            Option<&'a BTreeSet<String>>,
+        );
+        fn own(m: &Match) -> Key<'_> {
+            (
+                m.server.as_deref(),
+                m.call.as_deref(),
+                m.mode.map(Mode::as_str),
+                m.protocol_version.map(Revision::as_str),
+                m.message.as_ref().map(Pattern::as_str),
+                m.fields.as_ref(),
+            )
+        }
+        fn with_none<T>(v: Option<T>) -> Vec<Option<T>> {
+            std::iter::once(None).chain(v.map(Some)).collect()
+        }
+        let mut first: HashMap<Key<'_>, usize> = HashMap::with_capacity(self.rules.len());
+        let mut out = Vec::with_capacity(self.rules.len());
+        for (i, r) in self.rules.iter().enumerate() {
+            let m = &r.when;
+            let servers = with_none(m.server.as_deref());
+            let calls = with_none(m.call.as_deref());
+            let revisions = with_none(m.protocol_version.map(Revision::as_str));
+            // `mode: form` also covers a rule naming fields (only a form has them).
+            let mut modes = with_none(m.mode.map(Mode::as_str));
+            if m.fields.is_some() && m.mode != Some(Mode::Form) {
+                modes.push(Some(Mode::Form.as_str()));
+            }
+            // An empty pattern covers every rule that needs a message.
+            let mut messages = with_none(m.message.as_ref().map(Pattern::as_str));
+            if (m.message.is_some() || m.fields.is_some())
+                && m.message.as_ref().is_none_or(|p| !p.as_str().is_empty())
+            {
+                messages.push(Some(""));
+            }
+            let fields = with_none(m.fields.as_ref());
+            let mut best: Option<usize> = None;
+            for &s in &servers {
+                for &c in &calls {
+                    for &mo in &modes {
+                        for &v in &revisions {
+                            for &me in &messages {
+                                for &f in &fields {
+                                    if let Some(&j) = first.get(&(s, c, mo, v, me, f)) {
+                                        best = Some(best.map_or(j, |b| b.min(j)));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            out.push(best);
+            first.entry(own(m)).or_insert(i);
+        }
+        out
+    }
+
     /// The rules that can never answer, in file order: one whose keys
     /// contradict each other (`fields` with `mode: url`) or its answer (an
     /// accept with content for URL mode, content naming a field outside
     /// `fields`), and one an earlier rule always takes ([`Match::covers`]).
     pub fn lint(&self) -> Vec<Lint> {
         let mut out = Vec::new();
-        for (i, r) in self.rules.iter().enumerate() {
+        let covered = self.first_covers();
+        for (r, covered) in self.rules.iter().zip(covered) {
             let lint = |why: String| Lint {
                 pointer: r.pointer(),
                 why,
@@ -745,7 +834,7 @@ impl Rules {
                 ));
                 continue;
             }
-            if let Some(earlier) = self.rules[..i].iter().find(|e| e.when.covers(m)) {
+            if let Some(earlier) = covered.map(|j| &self.rules[j]) {
                 out.push(lint(format!(
                     "never matches: {} before it matches every request it would",
                     earlier.label()
@@ -845,7 +934,7 @@ mod tests {
                 "mode is form, not url",
                 "protocolVersion is 2025-11-25, not 2026-07-28",
                 "the message does not match /^x$/",
-                "fields are [a], not [b]",
+                "fields are ['a'], not ['b']",
             ]
         );
     }
@@ -857,6 +946,38 @@ mod tests {
         let why = m.misses(&Facts::of(&req))[0].to_string();
         assert!(!why.contains('\u{1b}'), "{why}");
         assert!(why.contains("ev\\u{1b}[2Jil"), "{why}");
+    }
+
+    #[test]
+    fn quoted_server_text_cannot_fake_its_delimiters() {
+        let m = matcher(json!({"server": "ok", "fields": ["guests", "name"]}));
+        let req = event(
+            "a', server 'b\\",
+            form("m", &["guests, name"]),
+            SchemaPolicy::Strict,
+        );
+        let why: Vec<String> = m
+            .misses(&Facts::of(&req))
+            .iter()
+            .map(Miss::to_string)
+            .collect();
+        assert_eq!(
+            why,
+            [
+                r"server is 'a\', server \'b\\', not 'ok'",
+                r"fields are ['guests, name'], not ['guests', 'name']",
+            ]
+        );
+        // A backslash written by the server stays apart from an escape.
+        assert_eq!(quoted("\\u{1b}\u{1b}\u{202e}"), r"'\\u{1b}\u{1b}\u{202e}'");
+    }
+
+    #[test]
+    fn a_unicode_class_with_a_bounded_repeat_compiles_and_a_huge_one_does_not() {
+        assert!(Pattern::new(r"^\w{3,40}$").is_ok());
+        assert!(Pattern::new(r"^(?-u:\w){3,400}$").is_ok());
+        let why = Pattern::new(r"\w{1000}").expect_err("over the bound");
+        assert!(why.contains("size limit"), "{why}");
     }
 
     #[test]
@@ -931,6 +1052,51 @@ mod tests {
         assert!(!m(json!({"message": ""})).covers(&m(json!({"mode": "form"}))));
         assert!(m(json!({"message": ""})).covers(&m(json!({"fields": []}))));
         assert!(!m(json!({"fields": ["a"]})).covers(&m(json!({"fields": ["a", "b"]}))));
+    }
+
+    #[test]
+    fn the_first_cover_is_the_one_trying_every_earlier_rule_finds() {
+        let mut matches = Vec::new();
+        for server in [None, Some("a"), Some("b")] {
+            for call in [None, Some("c")] {
+                for mode in [None, Some("form"), Some("url")] {
+                    for version in [None, Some("2026-07-28")] {
+                        for message in [None, Some(""), Some("x")] {
+                            for fields in [None, Some(json!([])), Some(json!(["f"]))] {
+                                let mut o = Map::new();
+                                let mut put = |k: &str, v: Option<Value>| {
+                                    if let Some(v) = v {
+                                        o.insert(k.into(), v);
+                                    }
+                                };
+                                put("server", server.map(Value::from));
+                                put("call", call.map(Value::from));
+                                put("mode", mode.map(Value::from));
+                                put("protocolVersion", version.map(Value::from));
+                                put("message", message.map(Value::from));
+                                put("fields", fields);
+                                matches.push(Value::Object(o));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // A fixed shuffle, so that covering rules come both before and after.
+        let n = matches.len();
+        let items: Vec<Value> = (0..n)
+            .map(|i| json!({"match": matches[(i * 97) % n], "answer": {"action": "cancel"}}))
+            .collect();
+        assert_ne!(n % 97, 0, "the shuffle is a permutation");
+        let r = rules(Value::Array(items));
+        let tried: Vec<Option<usize>> = r
+            .rules
+            .iter()
+            .enumerate()
+            .map(|(i, later)| r.rules[..i].iter().position(|e| e.when.covers(&later.when)))
+            .collect();
+        assert!(tried.iter().filter(|c| c.is_some()).count() > n / 2);
+        assert_eq!(r.first_covers(), tried);
     }
 
     #[test]

@@ -52,13 +52,16 @@ fn json_lines(path: &Path) -> Vec<Value> {
 }
 
 /// `answers check FILE EVENTS`: (request id, what it takes) per request
-/// line, the part after the `(input:line)` place.
+/// line, the part after the `(input:line)` place (lines of skipped events
+/// left out).
 fn dry_run(file: &str, events: &str) -> (i32, Vec<(String, String)>, String) {
     let o = ahp(&["answers", "check", file, events]);
     let out = text(&o.stdout);
     let choices = out
         .lines()
         .skip(1)
+        // A recorded file holds results too: each is said and skipped.
+        .filter(|l| !l.contains("): skipped, a "))
         .map(|l| {
             let (id, rest) = l.split_once(" (").expect("ID (INPUT:LINE): ...");
             let (_, what) = rest.split_once("): ").expect("place then choice");
@@ -197,9 +200,9 @@ fn mcp_fails_closed_on_a_request_no_rule_matches() {
     assert_eq!(got["offers"]["error"]["code"], -32603, "{got}");
     assert!(got["offers"].get("result").is_none());
     let reason = "no rule of the answers file matches this form request from server \
-'fake-mcp', call 'probe', fields [email]: rule 1 'booking' (/rules/0): the message does not match \
-/(?i)table/; fields are [email], not [guests, name] | rule 2 'feedback' (/rules/1): \
-fields are [email], not [comment, rating]";
+'fake-mcp', call 'probe', fields ['email']: rule 1 'booking' (/rules/0): the message does not match \
+/(?i)table/; fields are ['email'], not ['guests', 'name'] | rule 2 'feedback' (/rules/1): \
+fields are ['email'], not ['comment', 'rating']";
     assert!(r.stderr.contains(reason), "stderr: {}", r.stderr);
     assert!(
         r.stderr.contains("1 elicitation(s) got no valid answer"),
@@ -268,7 +271,7 @@ fn respond_matches_the_call_and_the_protocol_revision() {
         err.trim_end(),
         "ahp-elicit: request b-prompt (line 4): answer refused [answer-refused], no result: no rule of the \
 answers file matches this form request from server 'bookings', call 'plan', protocolVersion \
-2026-07-28, fields [guests, name]: rule 1 'new era' (/rules/0): call is 'plan', not 'book' \
+2026-07-28, fields ['guests', 'name']: rule 1 'new era' (/rules/0): call is 'plan', not 'book' \
 | rule 2 'old era' (/rules/1): call is 'plan', not 'book'; protocolVersion is 2026-07-28, \
 not 2025-11-25 | rule 3 'no call' (/rules/2): protocolVersion is 2026-07-28, not 2025-11-25"
     );
@@ -334,7 +337,7 @@ fn check_lists_the_faults_of_a_file_with_their_pointers() {
     assert_eq!(code, 1, "{out}");
     assert_eq!(
         out,
-        "/rules/0: never answers: its content sets [d] that fields does not list\n"
+        "/rules/0: never answers: its content sets ['d'] that fields does not list\n"
     );
     // Today's two forms, with a $schema for editors.
     let (code, out) = check_doc(&json!({"$schema": "x", "action": "decline"}));
@@ -467,4 +470,196 @@ fn the_dry_run_and_the_run_refuse_the_same_answer() {
         })
         .collect();
     assert_eq!(answered, ["fake-booking", "fake-offers"]);
+}
+
+/// A file in a temp dir with `text`; (dir, path).
+fn temp_file(name: &str, text: &[u8]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join(name);
+    std::fs::write(&p, text).expect("write");
+    let p = p.to_string_lossy().into_owned();
+    (dir, p)
+}
+
+fn example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A key given twice is not read last-wins: the run does not start (exit
+/// 2) and the check fails (exit 1), both naming the key and its pointer.
+#[test]
+fn a_key_given_twice_is_refused_by_the_run_and_the_check() {
+    let cases = [
+        (
+            r#"{"evt-stream-1": {"action": "decline"}, "evt-stream-1": {"action": "accept", "content": {"confirm": true}}}"#,
+            "/evt-stream-1: [json] the key 'evt-stream-1' is given twice in one object",
+        ),
+        (
+            r#"{"rules": [{"match": {"mode": "url", "mode": "form"}, "answer": {"action": "accept"}}]}"#,
+            "/rules/0/match/mode: [json] the key 'mode' is given twice in one object",
+        ),
+        (
+            r#"{"action": "decline", "action": "accept"}"#,
+            "/action: [json] the key 'action' is given twice in one object",
+        ),
+    ];
+    for (doc, said) in cases {
+        let (_dir, p) = temp_file("answers.json", doc.as_bytes());
+        let o = ahp(&[
+            "respond",
+            "--answers",
+            &p,
+            &example("stream.requests.jsonl"),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{doc}");
+        assert!(o.stdout.is_empty(), "{doc}: {}", text(&o.stdout));
+        assert!(text(&o.stderr).contains(said), "{}", text(&o.stderr));
+        let o = ahp(&["answers", "check", &p]);
+        assert_eq!(o.status.code(), Some(1), "{doc}");
+        assert!(text(&o.stdout).contains(said), "{}", text(&o.stdout));
+    }
+}
+
+/// Every input line that is not a valid request event is named with its
+/// place and fails the check, as it fails the run; a valid event of
+/// another type is skipped, one line.
+#[test]
+fn the_check_names_every_input_that_is_not_a_valid_event() {
+    let (_a, answers) = temp_file("answers.json", br#"{"action": "decline"}"#);
+    let request = std::fs::read_to_string(example("stream.requests.jsonl")).expect("read");
+    let request = request.lines().next().expect("a request");
+    let result: Value = serde_json::from_str(
+        &std::fs::read_to_string(example("form-every-kind.result.json")).expect("read"),
+    )
+    .expect("json");
+    let result = result.to_string();
+    // Valid: a request and a result, the result said and skipped.
+    let (_e, events) = temp_file("ok.jsonl", format!("{request}\n{result}\n").as_bytes());
+    let o = ahp(&["answers", "check", &answers, &events]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    assert_eq!(
+        text(&o.stdout).lines().skip(1).collect::<Vec<_>>(),
+        [
+            format!("evt-stream-1 ({events}:1): the one answer: decline"),
+            format!(
+                "evt-profile-1-result ({events}:2): skipped, a user.elicitation.result event is not a request"
+            ),
+        ]
+    );
+    for bad in [
+        "[]",
+        r#"{"a": 1}"#,
+        r#"{"ahp": "0.1", "id": "x-1", "type": "user.elicitation.nope"}"#,
+    ] {
+        let (_e, events) = temp_file("bad.jsonl", format!("{request}\n{bad}\n").as_bytes());
+        let o = ahp(&["answers", "check", &answers, &events]);
+        let out = text(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "{bad}: {out}");
+        let place = format!("({events}:2): not a valid AHP event");
+        assert!(out.contains(&place), "{bad}: {out}");
+        // The run refuses it too.
+        let o = ahp(&["respond", "--answers", &answers, &events]);
+        assert_eq!(o.status.code(), Some(1), "{bad}: {}", text(&o.stderr));
+    }
+}
+
+/// `answers check --modes` predicts what the run says of a mode it does
+/// not answer.
+#[test]
+fn the_check_takes_the_runs_modes() {
+    let (_a, answers) = temp_file(
+        "answers.json",
+        br#"{"rules": [{"match": {}, "answer": {"action": "decline"}}]}"#,
+    );
+    let events = example("stream.requests.jsonl");
+    let o = ahp(&["answers", "check", "--modes", "form", &answers, &events]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let said =
+        format!("evt-stream-2 ({events}:2): url mode is not advertised (--modes), no result");
+    assert!(out.lines().any(|l| l == said), "{out}");
+    assert!(
+        out.contains(&format!(
+            "evt-stream-1 ({events}:1): rule 1 (/rules/0): decline"
+        )),
+        "{out}"
+    );
+    let o = ahp(&["respond", "--modes", "form", "--answers", &answers, &events]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains(
+            "request evt-stream-2 (line 2): url mode is not advertised (--modes), no result"
+        ),
+        "{}",
+        text(&o.stderr)
+    );
+    // The default is the run's: both modes.
+    let o = ahp(&["answers", "check", &answers, &events]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+}
+
+/// A file over the size limit is refused by both commands with the same
+/// words, naming the answers file (not "per event").
+#[test]
+fn an_answers_file_over_the_limit_is_refused_by_both() {
+    let mut big = br#"{"action": "decline"}"#.to_vec();
+    big.resize(5 * 1024 * 1024, b' ');
+    let (_d, p) = temp_file("big.json", &big);
+    let said = "the answers file is longer than the limit of 4194304 bytes";
+    let o = ahp(&[
+        "respond",
+        "--answers",
+        &p,
+        &example("stream.requests.jsonl"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains(said), "{}", text(&o.stderr));
+    assert!(!text(&o.stderr).contains("per event"));
+    let o = ahp(&["answers", "check", &p]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stdout).contains(said), "{}", text(&o.stdout));
+}
+
+/// Ordinary patterns with Unicode classes compile; the misleading readings
+/// of a wrong `rules` or `$schema` are gone.
+#[test]
+fn the_check_reads_patterns_and_top_keys_as_meant() {
+    let (code, out) = check_doc(&json!({"rules": [
+        {"match": {"message": "^\\w{3,40}$"}, "answer": {"action": "decline"}},
+        {"match": {}, "answer": {"action": "cancel"}}
+    ]}));
+    assert_eq!((code, out.as_str()), (0, "ok, 2 rules\n"));
+    let (code, out) = check_doc(&json!({"rules": null}));
+    assert_eq!(code, 1);
+    assert!(out.contains("/rules"), "{out}");
+    let (_d, p) = temp_file("answers.json", br#"{"rules": null}"#);
+    let o = ahp(&[
+        "respond",
+        "--answers",
+        &p,
+        &example("stream.requests.jsonl"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("/rules: rules must be an array"),
+        "{}",
+        text(&o.stderr)
+    );
+    let (_d, p) = temp_file("answers.json", br#"{"$schema": 5, "action": "decline"}"#);
+    let o = ahp(&[
+        "respond",
+        "--answers",
+        &p,
+        &example("stream.requests.jsonl"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("/$schema: must be a string"),
+        "{}",
+        text(&o.stderr)
+    );
 }
