@@ -975,9 +975,23 @@ impl Responder for TuiResponder {
         self.wait_armed = false;
         // What the last request's end left to say comes first: no key read
         // before it is acknowledged reaches this request.
+        let asked = Instant::now();
         if self.acknowledge_pending()? {
             return Ok(Outcome::Quit);
         }
+        // The time the person spent on that notice is not this request's:
+        // its --timeout counts from when it can be shown.
+        let shifted;
+        let cx = match cx.deadline {
+            Some(d) => {
+                shifted = Context {
+                    deadline: Some(d + asked.elapsed()),
+                    ..cx.clone()
+                };
+                &shifted
+            }
+            None => cx,
+        };
         let origin = cx.origin();
         let who = (
             origin

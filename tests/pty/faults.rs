@@ -188,6 +188,48 @@ fn timeout_cancels_unanswered_requests_and_says_so() {
     );
 }
 
+/// The time a person spends on a "time ran out" notice is not the next
+/// request's: it is shown with its whole --timeout, however long the notice
+/// stayed up.
+#[test]
+fn the_next_request_gets_its_whole_time_after_a_timeout_notice() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[
+            request("evt-1", "First form.", None),
+            request("evt-2", "Second form.", None),
+        ],
+    );
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}' --timeout 3", input.display()),
+    );
+    t.wait_for("First form.");
+    t.wait_for("Time ran out: this request was cancelled (cancel was sent).");
+    // Read the notice for longer than the whole timeout.
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    assert_eq!(
+        actions_and_parents(&results_reach(&out, 1)),
+        vec![("cancel", "evt-1")]
+    );
+    t.send("x");
+    // The second request is on screen, with time left, not cancelled unseen.
+    t.wait_for("Second form.");
+    t.wait_for("s left · Ctrl-T +3s");
+    t.wait_for("Time ran out");
+    t.send("x");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-1"), ("cancel", "evt-2")]
+    );
+}
+
 /// Ctrl-T gives the request on screen the time again: a form with a 2 s
 /// limit is still answered well after 2 s.
 #[test]
