@@ -92,12 +92,22 @@ pub fn glyph_start_at_or_after(s: &str, col: usize) -> usize {
     at
 }
 
-/// Clip `s` to `w` columns, ending with `…` when cut.
+/// Clip `s` to `w` columns, ending with `…` when cut. A cut never leaves
+/// half a flag: a trailing regional indicator without its pair is left
+/// out, or the terminal would pair it with whatever comes next.
 pub fn clip(s: &str, w: usize) -> String {
     if width(s) <= w {
         return s.to_owned();
     }
     let mut out = slice_cols(s, 0, w.saturating_sub(1));
+    let trailing = out
+        .chars()
+        .rev()
+        .take_while(|c| matches!(*c as u32, 0x1f1e6..=0x1f1ff))
+        .count();
+    if trailing % 2 == 1 {
+        out.pop();
+    }
     out.push('…');
     out
 }
@@ -168,6 +178,32 @@ pub fn settle_wide(buf: &mut ratatui::buffer::Buffer) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_clip_never_leaves_half_a_flag() {
+        let flags = "\u{1f1ef}\u{1f1f5}".repeat(5);
+        for w in 1..12 {
+            let cut = clip(&flags, w);
+            let letters = cut
+                .chars()
+                .filter(|c| matches!(*c as u32, 0x1f1e6..=0x1f1ff))
+                .count();
+            assert_eq!(letters % 2, 0, "width {w}: {cut:?}");
+            assert!(width(&cut) <= w, "width {w}: {cut:?}");
+        }
+        let text = format!("xx{flags}");
+        let cut = clip(&text, 9);
+        assert!(cut.ends_with('…'), "{cut:?}");
+        assert_eq!(
+            cut.chars()
+                .filter(|c| matches!(*c as u32, 0x1f1e6..=0x1f1ff))
+                .count()
+                % 2,
+            0,
+            "{cut:?}"
+        );
+    }
+
     use super::*;
 
     #[test]
