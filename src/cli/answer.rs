@@ -131,14 +131,15 @@ impl AnswerArgs {
             (None, None) => None,
         };
         let launcher = self.launcher(scripted.is_some(), log);
-        match scripted {
-            Some(s) => Ok(Box::new(s.with_launcher(launcher))),
+        let made = match scripted {
+            Some(s) => return Ok(Box::new(s.with_launcher(launcher))),
             // Plain mode: line by line on the terminal (--plain, TERM=dumb).
             None if ahp_elicit::plain::chosen(self.plain) => {
                 ahp_elicit::plain::tty_responder(launcher, self.no_open)
             }
             None => terminal_responder(self, launcher),
-        }
+        };
+        made.map_err(|e| with_no_terminal_hint(e, NO_TERMINAL_HINT))
     }
 
     /// `--browser CMD`, else nothing with `--no-open` or a script (scripted
@@ -205,6 +206,18 @@ pub fn check_theme(arg: Option<&str>) -> Result<(), String> {
 #[cfg(not(feature = "tui"))]
 pub fn check_theme(_arg: Option<&str>) -> Result<(), String> {
     Ok(())
+}
+
+/// What `respond` and `mcp` say a person without a terminal can do.
+pub const NO_TERMINAL_HINT: &str = "use --answers FILE or --action to answer without one";
+
+/// `e` with `hint` after it when `e` says there is no terminal.
+pub fn with_no_terminal_hint(e: String, hint: &str) -> String {
+    if e.starts_with("no terminal") {
+        format!("{e}; {hint}")
+    } else {
+        e
+    }
 }
 
 #[cfg(feature = "tui")]

@@ -138,6 +138,7 @@ pub fn run(args: DemoArgs) -> Exit {
         let mut tui = match TuiResponder::new(theme) {
             Ok(t) => t,
             Err(e) => {
+                let e = super::answer::with_no_terminal_hint(e.to_string(), DEMO_HINT);
                 ahp_elicit::notice::say(format!("ahp-elicit: {e}"));
                 return Exit::Usage;
             }
@@ -158,6 +159,7 @@ pub fn run(args: DemoArgs) -> Exit {
         Ok(Outcome::Answer(a)) => a,
         Ok(Outcome::Quit) => Answer::bare(Action::Cancel),
         Err(e) => {
+            let e = super::answer::with_no_terminal_hint(e.to_string(), DEMO_HINT);
             ahp_elicit::notice::say(format!("ahp-elicit: {e}"));
             return Exit::Usage;
         }
@@ -168,6 +170,11 @@ pub fn run(args: DemoArgs) -> Exit {
         sig => Exit::Signal(i32::try_from(sig).unwrap_or(i32::MAX)),
     }
 }
+
+/// What `demo` says when there is no terminal: it has no scripted answers
+/// (those are `respond`'s).
+#[cfg(feature = "tui")]
+const DEMO_HINT: &str = "demo shows a form on a terminal: run it in one; without a terminal, `ahp-elicit respond --action accept FILE` answers a request by script";
 
 /// Print the validated result event for `answer` as one JSON line on
 /// stdout (a closed pipe is not an error).

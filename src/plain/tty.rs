@@ -95,11 +95,7 @@ impl TtyIo {
             .read(true)
             .write(true)
             .open("/dev/tty")
-            .map_err(|e| {
-                RespondError::Io(format!(
-                    "no terminal: cannot open /dev/tty ({e}); use --answers FILE or --action to answer without one"
-                ))
-            })?;
+            .map_err(|e| RespondError::Io(format!("no terminal: cannot open /dev/tty ({e})")))?;
         let fd = tty.as_raw_fd();
         // SAFETY: an all-zero termios is a valid value to be overwritten by
         // tcgetattr; `fd` is open for the whole call.

@@ -149,11 +149,7 @@ impl Tty {
             .read(true)
             .write(true)
             .open("/dev/tty")
-            .map_err(|e| {
-                RespondError::Io(format!(
-                    "no terminal: cannot open /dev/tty ({e}); use --answers FILE or --action to answer without one"
-                ))
-            })?;
+            .map_err(|e| RespondError::Io(format!("no terminal: cannot open /dev/tty ({e})")))?;
         RESTORE.install();
         enable_raw_mode()
             .map_err(|e| RespondError::Io(format!("no terminal: cannot enter raw mode ({e})")))?;

@@ -238,3 +238,44 @@ fn respond_takes_several_files() {
         .collect();
     assert_eq!(parents, vec!["evt-profile-1", "evt-url-1"]);
 }
+
+/// Without a terminal each command says what it can do instead: `respond`
+/// and `mcp` take scripted answers, `demo` has none and points to
+/// `respond`. The child runs in a session of its own, so it has no
+/// controlling terminal even when the test runner has one.
+#[test]
+fn no_terminal_hints_fit_the_command() {
+    use std::os::unix::process::CommandExt;
+    let run = |args: &[&str]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_ahp-elicit"));
+        c.args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(std::process::Stdio::null());
+        // SAFETY: setsid is async-signal-safe and touches only the child.
+        unsafe {
+            c.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
+        let out = c.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run(&["demo"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("no terminal"), "{err}");
+    assert!(
+        err.contains("ahp-elicit respond --action accept FILE"),
+        "{err}"
+    );
+    assert!(!err.contains("--answers FILE or --action"), "{err}");
+    let (code, err) = run(&["respond", "examples/form-every-kind.request.json"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("use --answers FILE or --action to answer without one"),
+        "{err}"
+    );
+}
