@@ -27,9 +27,10 @@ pub enum NumberError {
 /// sanitise before showing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EntryError {
-    /// A string that is not one of the select's options.
-    #[error("'{0}' is not one of the options")]
-    NotAnOption(String),
+    /// A string that is not one of the select's options, with what to give
+    /// instead ([`option_hint`]: the value whose title it is, or the values).
+    #[error("'{given}' is not one of the options{hint}")]
+    NotAnOption { given: String, hint: String },
     /// A number that is not one of a numeric select's options.
     #[error("{0} is not one of the options")]
     NotANumberOption(Number),
@@ -514,7 +515,7 @@ impl FieldState {
             (FieldValue::Boolean(b), Value::Bool(x)) => *b = Some(*x),
             (FieldValue::Single { selected, list }, Value::String(s)) => {
                 let Some(i) = index.position(s) else {
-                    return Err(EntryError::NotAnOption(s.clone()));
+                    return Err(not_an_option(&self.field.kind, s));
                 };
                 *selected = Some(i);
                 list.cursor = list.matches.iter().position(|&m| m == i).unwrap_or(0);
@@ -526,7 +527,7 @@ impl FieldState {
                         return Err(EntryError::ItemNotAString);
                     };
                     let Some(i) = index.position(s) else {
-                        return Err(EntryError::NotAnOption(s.to_owned()));
+                        return Err(not_an_option(&self.field.kind, s));
                     };
                     if new[i] {
                         return Err(EntryError::SelectedTwice(s.to_owned()));
@@ -650,6 +651,45 @@ pub fn parse_number(t: &str, integer: bool) -> Result<Number, NumberError> {
     Number::from_f64(f).ok_or(NumberError::NotANumber)
 }
 
+/// The refusal of `given` in a select of `kind`, with [`option_hint`].
+fn not_an_option(kind: &FieldKind, given: &str) -> EntryError {
+    let options: &[crate::binding::Choice] = match kind {
+        FieldKind::Single { options, .. } | FieldKind::Multi { options, .. } => options,
+        _ => &[],
+    };
+    EntryError::NotAnOption {
+        given: given.to_owned(),
+        hint: option_hint(options, given),
+    }
+}
+
+/// What to give instead of `given`, which no option's value is: the value
+/// of the option whose title it is (a script that answered with what the
+/// screen shows), else the values (the first eight, and how many in all).
+/// Server text: the caller sanitises it with the rest of the message.
+pub fn option_hint(options: &[crate::binding::Choice], given: &str) -> String {
+    if let Some(o) = options.iter().find(|o| o.title.as_deref() == Some(given)) {
+        return format!(
+            " (it is the title of the option whose value is '{}': give the value)",
+            o.value
+        );
+    }
+    if options.is_empty() {
+        return String::new();
+    }
+    let shown: Vec<String> = options
+        .iter()
+        .take(8)
+        .map(|o| format!("'{}'", o.value))
+        .collect();
+    let more = if options.len() > 8 {
+        format!(", … ({} in all)", options.len())
+    } else {
+        String::new()
+    };
+    format!(" (the values are {}{more})", shown.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -701,7 +741,11 @@ mod tests {
         );
         assert_eq!(
             f.set_json(&serde_json::json!(["v20000"])),
-            Err(EntryError::NotAnOption("v20000".into()))
+            Err(EntryError::NotAnOption {
+                given: "v20000".into(),
+                hint: " (the values are 'v0', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7', … (20000 in all))"
+                    .into()
+            })
         );
         let all: Vec<String> = (0..20_000).map(|i| format!("v{i}")).collect();
         assert_eq!(f.set_json(&serde_json::json!(all)), Ok(()));
@@ -712,7 +756,10 @@ mod tests {
     fn entry_errors_read_as_sentences() {
         let shown = |e: EntryError| e.to_string();
         assert_eq!(
-            shown(EntryError::NotAnOption("v9".into())),
+            shown(EntryError::NotAnOption {
+                given: "v9".into(),
+                hint: String::new()
+            }),
             "'v9' is not one of the options"
         );
         assert_eq!(

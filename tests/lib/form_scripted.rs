@@ -251,7 +251,28 @@ fn every_refused_field_is_reported_at_once() {
         Err(RespondError::Refused(m)) => assert_eq!(
             m,
             "'fullName': cannot enter a number in a text field; \
-             'plan': 'gold' is not one of the options; 'email' required"
+             'plan': 'gold' is not one of the options (the values are 'free', 'team', 'ent'); \
+             'email' required"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A script that answers a select with the title it sees on screen is told
+/// the value to give instead.
+#[test]
+fn an_options_title_given_as_its_value_is_refused_with_the_value() {
+    let req = every_kind();
+    let answers = Answers::from_value(&json!({"action": "accept", "content": {
+        "fullName": "Ada", "email": "a@b.co", "plan": "Enterprise"}}))
+    .expect("answers");
+    match ScriptedResponder::new(answers).respond(&req, &cx()) {
+        Err(RespondError::Refused(m)) => assert!(
+            m.contains(
+                "'plan': 'Enterprise' is not one of the options (it is the title of the \
+                 option whose value is 'ent': give the value)"
+            ),
+            "{m}"
         ),
         other => panic!("{other:?}"),
     }
