@@ -112,7 +112,7 @@ fn held_lines_are_the_lines_a_pipe_gets() {
         100,
         24,
         // A stream on stdin: a pipe gets each result at once (the results
-        // of FILE arguments wait for the screen, see tests/pty_faults.rs).
+        // of FILE arguments wait for the screen, see tests/pty/faults.rs).
         &format!("respond - < '{}' | cat", input.display()),
     );
     t.wait_for("First form.");
