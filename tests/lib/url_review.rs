@@ -57,7 +57,7 @@ fn every_valid_url_vector_is_reviewed() {
 }
 
 #[test]
-fn the_issue_examples() {
+fn userinfo_is_warned_and_unsafe_schemes_are_not_openable() {
     let r = review("https://trusted.example@evil.test/");
     assert!(matches!(&r.warnings[..], [Warning::Userinfo { host, .. }] if host == "evil.test"));
     for (u, s) in [
