@@ -186,6 +186,14 @@ impl ahp_elicit::responder::Responder for Session {
     ) -> ahp_elicit::responder::WaitKey {
         self.inner.wait(wait, shown)
     }
+
+    /// The screen says what it still has to say (time ran out on the last
+    /// request, the requests declined without being shown) before the
+    /// result is printed: the session may end before the waiting screen
+    /// ever ran again.
+    fn finish(&mut self) {
+        self.inner.finish()
+    }
 }
 
 fn parse_protocol(s: &str) -> Result<ProtocolChoice, String> {
@@ -388,5 +396,36 @@ mod tests {
         assert!(!e.contains("secret"), "{e}");
         assert!(parse_header("no colon", env).is_err());
         assert!(parse_header("Bad Name: v", env).is_err());
+    }
+
+    /// Counts the calls of `finish` it gets.
+    struct Finishes(std::rc::Rc<std::cell::Cell<u32>>);
+
+    impl ahp_elicit::responder::Responder for Finishes {
+        fn respond(
+            &mut self,
+            _: &ahp_elicit::binding::RequestEvent,
+            _: &ahp_elicit::responder::Context,
+        ) -> Result<ahp_elicit::responder::Outcome, ahp_elicit::responder::RespondError> {
+            Err(ahp_elicit::responder::RespondError::Io("not asked".into()))
+        }
+
+        fn finish(&mut self) {
+            self.0.set(self.0.get() + 1);
+        }
+    }
+
+    /// The session's end reaches the screen: what it still has to say (time
+    /// ran out on the last request) is shown even when the session ended
+    /// before the waiting screen ran again.
+    #[test]
+    fn the_end_of_the_session_reaches_the_screen() {
+        let calls = std::rc::Rc::new(std::cell::Cell::new(0));
+        let mut s = Session {
+            inner: Box::new(Finishes(calls.clone())),
+            log: None,
+        };
+        ahp_elicit::responder::Responder::finish(&mut s);
+        assert_eq!(calls.get(), 1);
     }
 }
