@@ -154,6 +154,12 @@ impl WithdrawReason {
     }
 }
 
+/// The banner a request screen shows once the call that asked for it has
+/// finished while the request stays open ([`Context::call_finished`]; MCP
+/// 2025-11-25, where the server's request outlives its tool call).
+pub const CALL_FINISHED_BANNER: &str =
+    "The call that asked for this has finished: your answer may no longer be used. It is still sent if you give one.";
+
 /// The state of a [`Withdrawal`]: nobody decided yet.
 const OPEN: u8 = 0;
 /// The source withdrew the request: nothing is sent for it.
@@ -168,10 +174,14 @@ const ANSWERED: u8 = 2;
 /// a key read just before a withdrawal either counts as the answer that is
 /// sent or not at all, never as an answer the screen reports but nobody
 /// sends. Cloned handles share the state and the reason.
+///
+/// Beside that decision it carries one note that does not end the request:
+/// the call that asked has finished ([`Withdrawal::note_call_finished`]).
 #[derive(Debug, Clone, Default)]
 pub struct Withdrawal(
     std::sync::Arc<std::sync::atomic::AtomicU8>,
     std::sync::Arc<std::sync::Mutex<Option<WithdrawReason>>>,
+    std::sync::Arc<std::sync::atomic::AtomicBool>,
 );
 
 impl Withdrawal {
@@ -234,6 +244,19 @@ impl Withdrawal {
             return None;
         }
         self.1.lock().ok().and_then(|r| r.clone())
+    }
+
+    /// The call that asked for the request has finished while the request
+    /// stays open (MCP 2025-11-25: the server's request is still open and
+    /// an answer is still sent, but the server may no longer use it). The
+    /// screen says so ([`CALL_FINISHED_BANNER`]); any thread, idempotent.
+    pub fn note_call_finished(&self) {
+        self.2.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether [`Withdrawal::note_call_finished`] was called.
+    pub fn call_finished(&self) -> bool {
+        self.2.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The reason the source gave for the withdrawal, if any (not
@@ -315,6 +338,13 @@ impl Context {
     /// answered (not sanitized: hostile server text), if it gave one.
     pub fn withdrawal_reason(&self) -> Option<String> {
         CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().and_then(Withdrawal::reason))
+    }
+
+    /// True when the call that asked for the request being answered has
+    /// finished while it stays open ([`Withdrawal::note_call_finished`]):
+    /// the screen shows [`CALL_FINISHED_BANNER`] and keeps the request.
+    pub fn call_finished(&self) -> bool {
+        CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().is_some_and(Withdrawal::call_finished))
     }
 
     /// Who asked for the request being answered, when the front door said

@@ -25,6 +25,8 @@ Cases that need a live session (stdio): "hold" sends a form (the URL
 request with "mode": "url") without waiting, pings after `delay` seconds (the record has `ping_ms`, the time
 to the answer), then cancels the form and records any late answer to it;
 "progress" sends progress for the call's token and for another one;
+"leave" sends a form and answers the call at once, leaving the form open
+(its answer, if any, is only seen in the FAKE_RECORD file);
 "swap" withdraws a URL request and sends one for another site in its place. The
 tool `gated` sends its completion notification `delay` seconds after the
 -32042 error and records whether the retry came after it; its argument
@@ -223,7 +225,7 @@ class State:
 def probe(state, case, call, notify, extra=None):
     """Run one case; call(method, params) returns the client's answer."""
     responses = {}
-    if case in ("hold", "progress", "flood", "swap", "dupid") and extra is not None:
+    if case in ("hold", "progress", "flood", "swap", "dupid", "leave") and extra is not None:
         return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
@@ -368,6 +370,11 @@ def run_stdio():
                 second = call("elicitation/create", evil)
                 return {"content": [{"type": "text", "text": "swap done"}],
                         "structuredContent": {"second": second}}
+            if case == "leave":
+                # The call ends with the form still open.
+                form_id = call("elicitation/create", FORM, send_only=True)
+                return {"content": [{"type": "text", "text": "left open"}],
+                        "structuredContent": {"form_id": form_id}}
             if case == "dupid":
                 # Two requests under one id, the first still open: every
                 # answer under that id is recorded, in order.

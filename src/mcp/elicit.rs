@@ -345,6 +345,41 @@ impl Session {
         }
     }
 
+    /// The call in progress has finished (answered or failed) while
+    /// requests the server sent during it are still open (2025-11-25: a
+    /// server's `elicitation/create` outlives its tool call). They stay
+    /// open, and an answer is still sent, but the server may no longer use
+    /// it: each screen says so, and so does stderr.
+    pub(super) fn call_finished_under_open_requests(&mut self) {
+        let keys: Vec<u64> = self
+            .elic
+            .asks
+            .iter()
+            .filter(|(_, a)| a.rpc_id.is_some())
+            .map(|(k, _)| *k)
+            .collect();
+        let noted = keys
+            .into_iter()
+            .filter(|k| self.desk.note_call_finished(*k))
+            .count();
+        if noted > 0 {
+            self.notice(&format!(
+                "the call finished while {} open: an answer may no longer be used (it is still sent)",
+                if noted == 1 {
+                    "a request was".to_owned()
+                } else {
+                    format!("{noted} requests were")
+                }
+            ));
+        }
+    }
+
+    /// Whether a request the server sent is still open (asked and not yet
+    /// answered or withdrawn).
+    pub(super) fn server_request_open(&self) -> bool {
+        self.elic.asks.values().any(|a| a.rpc_id.is_some())
+    }
+
     /// `notifications/cancelled`: the server withdrew one of its requests.
     pub(super) fn on_cancelled(&mut self, p: &Value) {
         let Some(rid) = p.get("requestId") else {

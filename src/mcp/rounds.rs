@@ -78,6 +78,7 @@ impl Session {
             });
         let result = self.rounds(method, name, base).await;
         self.elic.call = None;
+        self.call_finished_under_open_requests();
         result
     }
 

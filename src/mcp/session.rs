@@ -797,8 +797,11 @@ impl Session {
             }
             tokio::time::sleep(QUIT_GRACE).await;
         }
-        // A refused form still on screen stays until the person closes it.
-        while out.is_ok() && !self.elic.shown_refusals.is_empty() {
+        // A refused form still on screen stays until the person closes it;
+        // a request the server sent during the call that has finished stays
+        // until it is answered (the answer is still sent) or withdrawn.
+        let call_ended = matches!(out, Ok(_) | Err(McpError::Rpc { .. }));
+        while call_ended && (!self.elic.shown_refusals.is_empty() || self.server_request_open()) {
             if self.step(None).await.is_err() {
                 break;
             }

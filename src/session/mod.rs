@@ -214,6 +214,20 @@ impl Desk {
         }
     }
 
+    /// The call that asked for request `key` has finished, and the request
+    /// stays open: its screen says the answer may no longer be used
+    /// ([`Withdrawal::note_call_finished`]). Returns false when `key` is not
+    /// open.
+    pub fn note_call_finished(&self, key: u64) -> bool {
+        match self.open.get(&key) {
+            Some(o) => {
+                o.withdrawal.note_call_finished();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Withdraw every open request (the source is gone).
     pub fn withdraw_all(&mut self, reason: WithdrawReason) {
         let keys: Vec<u64> = self.open.keys().copied().collect();

@@ -510,8 +510,15 @@ impl TuiResponder {
         let extend = cx
             .deadline
             .map(|d| whole_secs(d.saturating_duration_since(Instant::now())));
+        let mut call_finished = false;
         loop {
             let left = crate::responder::time_left(deadline);
+            // The call that asked has finished: the request stays, and the
+            // screen says its answer may no longer be used.
+            if !call_finished && cx.call_finished() {
+                call_finished = true;
+                screen.put_banner(crate::responder::CALL_FINISHED_BANNER.to_owned());
+            }
             if cx.withdrawn() && SIGNAL.load(Ordering::SeqCst) == 0 {
                 return self.withdrawn_notice(cx);
             }

@@ -50,6 +50,10 @@ pub(crate) trait Screen {
     /// A one-line note for the person (why the editor did not help).
     fn put_note(&mut self, _note: String) {}
 
+    /// A warning that stays above the request from now on (the call that
+    /// asked has finished); a screen without a header ignores it.
+    fn put_banner(&mut self, _banner: String) {}
+
     /// Which step of the screen is shown: a different value means Enter
     /// (or `o`) now does something else (form → review, consent → copy),
     /// so the loop starts the grace period again and repaints the screen
@@ -189,6 +193,10 @@ impl Screen for FormScreen {
     fn put_note(&mut self, note: String) {
         self.form.set_notice(note);
     }
+
+    fn put_banner(&mut self, banner: String) {
+        self.header.banner = Some(banner);
+    }
 }
 
 /// A request that can only be declined or cancelled: why, one line each
@@ -243,6 +251,10 @@ impl Screen for RefusableScreen {
                 Step::Continue
             }
         }
+    }
+
+    fn put_banner(&mut self, banner: String) {
+        self.header.banner = Some(banner);
     }
 }
 
@@ -333,6 +345,7 @@ mod tests {
             extend_secs: None,
             launched: None,
             call: None,
+            banner: None,
         }
     }
 

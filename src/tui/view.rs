@@ -55,6 +55,9 @@ pub struct Header {
     /// The call that asked: method and name from `extensions.mcp.call`, or
     /// the front door's fuller line with the arguments (unsanitised).
     pub call: Option<String>,
+    /// A warning about the request that keeps it open, under the first
+    /// line (trusted text: e.g. [`crate::responder::CALL_FINISHED_BANNER`]).
+    pub banner: Option<String>,
 }
 
 impl Header {
@@ -71,6 +74,7 @@ impl Header {
             extend_secs: None,
             launched: None,
             call: crate::responder::request_call(req),
+            banner: None,
         }
     }
 
@@ -173,6 +177,15 @@ fn header_lines(
         Span::raw(" ".repeat(pad)),
         Span::styled(right, theme.muted()),
     ])];
+    if let Some(b) = &h.banner {
+        if compact {
+            out.push(Line::styled(clip(b, w), theme.warning()));
+        } else {
+            for l in wrap(b, w) {
+                out.push(Line::styled(l, theme.warning()));
+            }
+        }
+    }
     if compact {
         if let Some(what) = secret {
             let warn = format!("⚠ {}: secrets must use URL mode", display(what));

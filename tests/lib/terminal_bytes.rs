@@ -213,6 +213,7 @@ fn hostile_header(mode: Mode) -> Header {
         extend_secs: None,
         launched: None,
         call: None,
+        banner: None,
     }
 }
 

@@ -26,6 +26,7 @@ fn header() -> Header {
         extend_secs: None,
         launched: None,
         call: None,
+        banner: None,
     }
 }
 

@@ -154,6 +154,51 @@ fn timeout_cancels_an_unanswered_form() {
     );
 }
 
+/// 2025-11-25: the tool call returns while the form it asked for is still
+/// open. The form stays, with a banner that says the answer may no longer
+/// be used and is still sent; the answer given then reaches the server and
+/// the run ends after it, with the tool's result.
+#[test]
+fn a_form_outliving_its_call_says_so_and_its_answer_is_still_sent() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let record = dir.path().join("received.jsonl");
+    let args = format!(
+        "mcp --call probe --args '{{\"case\":\"leave\"}}' -- python3 '{}'",
+        server()
+    );
+    let envs = [("FAKE_RECORD", record.display().to_string())];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    t.wait_for("Fake form");
+    t.wait_for(ahp_elicit::responder::CALL_FINISHED_BANNER);
+    // Still the form, not a notice: it takes the answer.
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    assert_eq!(result["content"][0]["text"], "left open");
+    let form_id = result["structuredContent"]["form_id"].clone();
+    let got: Vec<Value> = std::fs::read_to_string(&record)
+        .expect("record")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let answer = got
+        .iter()
+        .find(|m| m["id"] == form_id && m.get("method").is_none())
+        .expect("the form's answer reached the server");
+    assert_eq!(answer["result"]["action"], "accept");
+    assert_eq!(answer["result"]["content"]["name"], "Ada");
+    let err = t.stderr();
+    assert!(
+        err.contains("the call finished while a request was open: an answer may no longer be used (it is still sent)"),
+        "{err}"
+    );
+    assert!(!err.contains("withdrawn"), "{err}");
+}
+
 /// -32042: the URL consent screen, then "waiting for the browser flow"
 /// (the server never reports completion) with a key to retry now; the
 /// retried call succeeds.
