@@ -381,7 +381,11 @@ impl FieldState {
     /// was refused.
     pub fn edit(&mut self, req: InputRequest) -> Option<String> {
         let integer = matches!(self.field.kind, FieldKind::Number { integer: true, .. });
+        let lines = self.takes_line_breaks();
         match &mut self.value {
+            FieldValue::Text { .. } if req == InputRequest::InsertChar('\n') && !lines => {
+                Some("a line break does not belong in this field".into())
+            }
             FieldValue::Text { input, set } => {
                 if input.handle(req).is_some_and(|c| c.value) {
                     *set = true;
@@ -423,8 +427,17 @@ impl FieldState {
         self.json().err().map(|e| e.to_string())
     }
 
+    /// Whether the field's value may hold line breaks: a text field
+    /// without a `format` (an e-mail address, a URI or a date is one line).
+    pub fn takes_line_breaks(&self) -> bool {
+        matches!(self.field.kind, FieldKind::Text { format: None, .. })
+    }
+
     /// Insert pasted text into a text input, one character at a time
-    /// through [`FieldState::edit`] (line breaks become spaces). In a number
+    /// through [`FieldState::edit`]. A line break (`\r\n`, `\r` or `\n`) is
+    /// kept as `\n` in a field that [takes line
+    /// breaks](FieldState::takes_line_breaks) and becomes a space in the
+    /// others. In a number
     /// field the paste (without surrounding white space) is taken whole only
     /// when the text it makes is a number of the field's type; else it is
     /// refused whole with a notice (`2.5` pasted in an integer field is not
@@ -457,13 +470,18 @@ impl FieldState {
         }
         let mut notice = None;
         let mut prev_cr = false;
+        let line_break = if self.takes_line_breaks() { '\n' } else { ' ' };
         for c in text.chars() {
             if c == '\n' && prev_cr {
                 prev_cr = false;
                 continue;
             }
             prev_cr = c == '\r';
-            let c = if c == '\n' || c == '\r' { ' ' } else { c };
+            let c = if c == '\n' || c == '\r' {
+                line_break
+            } else {
+                c
+            };
             if let Some(n) = self.edit(InputRequest::InsertChar(c)) {
                 notice = Some(n);
             }

@@ -260,6 +260,59 @@ pub fn input_view(value: &str, cursor_chars: usize, box_w: usize) -> (String, us
     (shown, cur.saturating_sub(skip))
 }
 
+/// Most rows a text field with line breaks shows at once (a window that
+/// follows the cursor; a line under it says which lines are shown).
+pub const MAX_TEXT_ROWS: usize = 8;
+
+/// A text value laid out one row per line of it ([`text_rows`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextRows {
+    /// The visible text of each row shown (each as [`input_view`] makes it).
+    pub rows: Vec<String>,
+    /// The cursor: (row among `rows`, column inside the box).
+    pub cursor: (usize, usize),
+    /// "lines 3–10 of 14" when not every line is shown.
+    pub more: Option<String>,
+}
+
+/// Lay out a text value in a box `box_w` columns wide: one row per line
+/// (split at `\n`, so a line break is never drawn as an escape), at most
+/// [`MAX_TEXT_ROWS`] of them around the cursor's line; the cursor's line
+/// scrolls sideways to keep the cursor in view, the others show their
+/// start.
+pub fn text_rows(value: &str, cursor_chars: usize, box_w: usize) -> TextRows {
+    let lines: Vec<&str> = value.split('\n').collect();
+    // The cursor's line and its place in that line, in characters.
+    let (mut at, mut col) = (0, cursor_chars);
+    for (i, l) in lines.iter().enumerate() {
+        let n = l.chars().count();
+        if col <= n || i + 1 == lines.len() {
+            at = i;
+            break;
+        }
+        col -= n + 1;
+    }
+    let first = at.saturating_sub(MAX_TEXT_ROWS - 1);
+    let last = (first + MAX_TEXT_ROWS).min(lines.len());
+    let mut cur = (at - first, 0);
+    let rows = (first..last)
+        .map(|i| {
+            let (shown, c) = input_view(lines[i], if i == at { col } else { 0 }, box_w);
+            if i == at {
+                cur.1 = c;
+            }
+            shown
+        })
+        .collect();
+    let more = (lines.len() > MAX_TEXT_ROWS)
+        .then(|| format!("lines {}–{} of {}", first + 1, last, lines.len()));
+    TextRows {
+        rows,
+        cursor: cur,
+        more,
+    }
+}
+
 fn format_hint(f: StringFormat) -> &'static str {
     match f {
         StringFormat::Email => "e-mail address, like name@example.com",
@@ -399,25 +452,34 @@ fn field_widget(b: &mut Body, st: &FieldState, focused: bool, theme: &Theme, w: 
     match &st.value {
         FieldValue::Text { input, set } => {
             let box_w = iw.saturating_sub(2).clamp(2, 60);
-            let (shown, cur) = input_view(input.value(), input.cursor(), box_w);
-            let mut spans = vec![Span::raw(IND), Span::styled("[", theme.border())];
             if !set && !focused {
-                spans.push(Span::styled(
-                    format!("{:<box_w$}", "— not set —"),
-                    theme.input(false).patch(theme.muted()),
-                ));
-            } else {
-                let pad = box_w.saturating_sub(width(&shown));
-                spans.push(Span::styled(
-                    format!("{shown}{}", " ".repeat(pad)),
-                    theme.input(focused),
-                ));
+                b.push(Line::from(vec![
+                    Span::raw(IND),
+                    Span::styled("[", theme.border()),
+                    Span::styled(
+                        format!("{:<box_w$}", "— not set —"),
+                        theme.input(false).patch(theme.muted()),
+                    ),
+                    Span::styled("]", theme.border()),
+                ]));
+                return;
             }
-            spans.push(Span::styled("]", theme.border()));
-            if focused {
-                b.cursor = Some((b.lines.len(), (5 + cur) as u16));
+            let rows = text_rows(input.value(), input.cursor(), box_w);
+            for (i, shown) in rows.rows.iter().enumerate() {
+                let pad = box_w.saturating_sub(width(shown));
+                if focused && i == rows.cursor.0 {
+                    b.cursor = Some((b.lines.len(), (5 + rows.cursor.1) as u16));
+                }
+                b.push(Line::from(vec![
+                    Span::raw(IND),
+                    Span::styled("[", theme.border()),
+                    Span::styled(format!("{shown}{}", " ".repeat(pad)), theme.input(focused)),
+                    Span::styled("]", theme.border()),
+                ]));
             }
-            b.push(Line::from(spans));
+            if let Some(n) = rows.more {
+                b.text(&n, theme.muted(), 4, w);
+            }
         }
         FieldValue::Number { input } => {
             let box_w = iw.saturating_sub(2).clamp(2, 24);
@@ -820,7 +882,11 @@ fn draw_form_inner(
             footer.push(buttons_line(&labels, theme));
             footer.push(match form.confirming() {
                 Some(a) => confirm_line(a, theme, w),
-                None => help_line(&HELP_EDIT_LINES, theme, w),
+                None => {
+                    let help = edit_help(form);
+                    let help: Vec<&str> = help.iter().map(String::as_str).collect();
+                    help_line(&help, theme, w)
+                }
             });
             if let Focus::Button(_) = form.focus() {
                 // Buttons are in the footer; keep the scroll where it is.
@@ -898,13 +964,78 @@ pub fn draw_form_view_seen(
     at_end
 }
 
-/// The edit step's key help, longest first (the first that fits is shown).
-const HELP_EDIT_LINES: [&str; 4] = [
-    crate::form::HELP_EDIT,
-    "Tab/S-Tab move · Space pick · ^X clear · ^S submit · ^D decline · Esc cancel",
-    "Tab next · ^S submit · ^D decline · Esc cancel",
-    "Tab next ^S submit ^D decline Esc cancel",
-];
+/// The edit step's key help for what has the focus, longest first (the
+/// first that fits is shown): a text field names its line-break and editor
+/// keys (and not Ctrl-D, which deletes there while it holds text), a
+/// number field no Space key, a yes/no field or a multi select "Space
+/// toggle", a single select "Space select", a button "Enter press"; with
+/// no focus the general line ([`crate::form::HELP_EDIT`]).
+pub fn edit_help(form: &Form) -> Vec<String> {
+    let field = match form.focus() {
+        Focus::Field(i) => form.fields().get(i),
+        Focus::Button(_) => None,
+    };
+    let (what, short, decline) = match field.map(|st| (&st.value, st.takes_line_breaks())) {
+        None if matches!(form.focus(), Focus::Button(_)) => ("Enter press", "Enter press", true),
+        None => return edit_help_general(),
+        Some((FieldValue::Text { .. }, true)) => (
+            "Alt-Enter new line · Ctrl-O editor",
+            "Alt-Enter new line · ^O editor",
+            false,
+        ),
+        Some((FieldValue::Text { .. }, false)) => ("Ctrl-O editor", "^O editor", false),
+        Some((FieldValue::Number { .. }, _)) => ("", "", false),
+        Some((FieldValue::Boolean(_) | FieldValue::Multi { .. }, _)) => {
+            ("Space toggle", "Space toggle", true)
+        }
+        Some((FieldValue::Single { .. }, _)) => ("Space select", "Space select", true),
+    };
+    let join = |parts: &[&str]| {
+        parts
+            .iter()
+            .filter(|p| !p.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
+    let d = if decline { "Ctrl-D decline" } else { "" };
+    let sd = if decline { "^D decline" } else { "" };
+    vec![
+        join(&[
+            "Tab/↓ next · Shift-Tab/↑ prev",
+            what,
+            "Ctrl-X clear · Ctrl-S submit",
+            d,
+            "Ctrl-N decline all from this server · Esc cancel",
+        ]),
+        join(&[
+            "Tab/S-Tab move",
+            short,
+            "^X clear · ^S submit",
+            sd,
+            "Esc cancel",
+        ]),
+        join(&["Tab/S-Tab move", short, "^S submit", sd, "Esc cancel"]),
+        join(&["Tab/S-Tab move · ^X clear · ^S submit", sd, "Esc cancel"]),
+        join(&["Tab next · ^S submit", sd, "Esc cancel"]),
+        format!(
+            "Tab next ^S submit{} Esc cancel",
+            if decline { " ^D decline" } else { "" }
+        ),
+    ]
+}
+
+/// The edit step's key help when nothing is focused.
+fn edit_help_general() -> Vec<String> {
+    [
+        crate::form::HELP_EDIT,
+        "Tab/S-Tab move · Space pick · ^X clear · ^S submit · ^D decline · Esc cancel",
+        "Tab next · ^S submit · ^D decline · Esc cancel",
+        "Tab next ^S submit ^D decline Esc cancel",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
 
 /// The buttons of a screen that can only be declined or cancelled.
 pub const REFUSE_BUTTONS: [Button; 2] = [Button::Decline, Button::Cancel];

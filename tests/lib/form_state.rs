@@ -132,6 +132,38 @@ fn clearing_leaves_a_default_out_and_required_refuses() {
     assert_eq!(Value::Object(c), json!({"plan": "a"}));
 }
 
+/// A text field without a format takes line breaks, typed (Alt-Enter) or
+/// pasted (CRLF, CR and LF alike); an e-mail field is one line: a pasted
+/// break becomes a space and Alt-Enter is refused with a notice.
+#[test]
+fn line_breaks_are_kept_where_a_field_takes_them() {
+    let s = schema(
+        json!({
+            "note": {"type": "string"},
+            "mail": {"type": "string", "format": "email"}
+        }),
+        &[],
+    );
+    let mut f = Form::new(&s, "m");
+    let mut ks = typed("a");
+    ks.push(Key::Alt('\n'));
+    ks.push(Key::Paste("b\r\nc\rd\ne".into()));
+    keys(&mut f, &ks);
+    assert!(f.fields()[0].takes_line_breaks());
+    assert_eq!(f.fields()[0].json().unwrap(), Some(json!("a\nb\nc\nd\ne")));
+    let mut ks = vec![Key::Tab];
+    ks.extend(typed("x@"));
+    ks.push(Key::Alt('\n'));
+    keys(&mut f, &ks);
+    assert!(!f.fields()[1].takes_line_breaks());
+    assert_eq!(
+        f.field_notice(),
+        Some("a line break does not belong in this field")
+    );
+    keys(&mut f, &[Key::Paste("exa\r\nmple.com".into())]);
+    assert_eq!(f.fields()[1].json().unwrap(), Some(json!("x@exa mple.com")));
+}
+
 #[test]
 fn text_editing_keys_and_paste() {
     let s = schema(json!({"t": {"type": "string", "maxLength": 20}}), &[]);
@@ -141,7 +173,8 @@ fn text_editing_keys_and_paste() {
     ks.push(Key::Paste("line1\r\nline2".into()));
     keys(&mut f, &ks);
     let c = f.content().expect("valid");
-    assert_eq!(c["t"], json!(">hello line1 line2"));
+    // A pasted line break stays a line break in a plain text field.
+    assert_eq!(c["t"], json!(">hello line1\nline2"));
     // Too long: live error once the field is left.
     keys(&mut f, &typed("xxxx"));
     assert_eq!(f.shown_error(0), None, "not shown while still in the field");

@@ -113,6 +113,38 @@ fn widget_text_focused_with_counter_and_error() {
     insta::assert_snapshot!(draw_form(&form, &header(), 60, 14));
 }
 
+/// A text field grows with its line breaks: one row per line, no `\u{a}`
+/// escape, the cursor on the line it is in; the help line names the keys of
+/// a text field (a line break, the editor), not Space.
+#[test]
+fn widget_text_grows_with_its_line_breaks() {
+    let s = schema(
+        json!({"note": {"type": "string", "title": "Note"}, "n": {"type": "integer", "title": "N"}}),
+        &[],
+    );
+    let mut form = Form::new(&s, "Lines");
+    let mut keys: Vec<Key> = "first".chars().map(Key::Char).collect();
+    keys.push(Key::Alt('\n'));
+    keys.push(Key::Paste("second\nthird".into()));
+    keys.push(Key::Left);
+    press(&mut form, &keys);
+    let b = draw_form(&form, &header(), 80, 20);
+    let rows: Vec<String> = b
+        .buffer()
+        .content()
+        .chunks(80)
+        .map(|r| r.iter().map(|c| c.symbol()).collect::<String>())
+        .collect();
+    let at = |t: &str| rows.iter().position(|r| r.contains(t));
+    let first = at("[first").expect("the first line has a row");
+    assert_eq!(at("[second"), Some(first + 1));
+    assert_eq!(at("[third"), Some(first + 2));
+    assert!(!rows.iter().any(|r| r.contains("\\u{a}")));
+    assert!(rows.iter().any(|r| r.contains("Alt-Enter new line")));
+    assert!(!rows.iter().any(|r| r.contains("Space")));
+    insta::assert_snapshot!(b);
+}
+
 #[test]
 fn widget_number_and_integer() {
     let s = schema(

@@ -147,7 +147,8 @@ fn ctrl_n_declines_everything_else_from_this_server() {
 
 /// Ctrl-O opens the focused text field in `$EDITOR` and reads it back
 /// (line breaks kept), the screen restored after; Alt-Enter types a line
-/// break.
+/// break and a pasted one is kept; the field grows a row per line (no
+/// `\u{a}` escape on one row).
 #[test]
 fn ctrl_o_edits_in_the_editor_and_alt_enter_breaks_the_line() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -180,12 +181,15 @@ fn ctrl_o_edits_in_the_editor_and_alt_enter_breaks_the_line() {
     t.send("a");
     t.send("\u{1b}\r");
     t.send("b");
-    t.wait_for("a\\u{a}b");
+    t.wait_for("[a]\n[b]");
     t.send("\u{f}");
-    t.wait_for("a\\u{a}b\\u{a}second line");
+    t.wait_for("[a]\n[b]\n[second line]");
+    t.send("\u{1b}[200~, pasted\r\nthen\u{1b}[201~");
+    t.wait_for("[a]\n[b]\n[second line, pasted]\n[then]");
+    assert!(!t.shows("\\u{a}"), "{}", t.screen());
     t.send("\u{13}");
     t.wait_for("Review");
     t.send("\r");
     assert_eq!(t.finish(), 0);
-    assert_eq!(sent_name(&out), "a\nb\nsecond line");
+    assert_eq!(sent_name(&out), "a\nb\nsecond line, pasted\nthen");
 }
