@@ -7,10 +7,13 @@
 //!
 //! crossterm reads `ESC ]` as Alt-`]` followed by the reply's characters as
 //! keys; a reply split across reads arrives as Esc, then `[` or `]`, then
-//! its characters. The filter recognises both: a string reply ends at its
-//! terminator (BEL, or ESC `\`), a CSI report at its final byte, and a
-//! pause longer than [`REPLY_GAP`] inside one ends it too, so a person's own
-//! Alt-`]` costs at most the keys typed within that pause.
+//! its characters, and a slow link may pause inside it. The filter
+//! recognises all of these: a string reply ends at its terminator (BEL, or
+//! ESC `\`), a CSI report at its final byte. Bounds, so that a person's own
+//! Alt-`]` or Alt-`[` never swallows their typing for long: a key no reply
+//! holds (Enter, Tab, Backspace, an arrow or other named key, a Ctrl key
+//! but Ctrl-G) ends it and acts; a pause longer than [`REPLY_GAP`] ends it,
+//! and so do [`REPLY_MAX_CHARS`] characters.
 //!
 //! The filter is pure (instants are passed in), so its rules are tested
 //! without a terminal or a clock.
@@ -23,9 +26,14 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 /// (documented in docs/keys.md). A lone Esc acts this much later.
 pub const ESC_WAIT: Duration = Duration::from_millis(100);
 
-/// The longest pause between two characters of one terminal reply: a
-/// longer pause ends what the filter takes for a reply.
-pub const REPLY_GAP: Duration = Duration::from_millis(100);
+/// The longest pause between two characters of one terminal reply (a
+/// reply split over a slow link): a longer pause ends what the filter takes
+/// for a reply (documented in docs/keys.md).
+pub const REPLY_GAP: Duration = Duration::from_secs(2);
+
+/// The most characters one terminal reply is taken to hold: the next one
+/// is a key again.
+pub const REPLY_MAX_CHARS: usize = 4096;
 
 /// The kind of terminal reply being dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,8 +49,9 @@ enum Reply {
 pub struct KeyFilter {
     /// An Esc read at this instant, held for a following key.
     esc: Option<Instant>,
-    /// A reply being dropped, and when its last character came.
-    reply: Option<(Reply, Instant)>,
+    /// A reply being dropped, when its last character came, and how many
+    /// characters it has had.
+    reply: Option<(Reply, Instant, usize)>,
 }
 
 fn plain(k: &KeyEvent) -> bool {
@@ -53,6 +62,19 @@ fn plain(k: &KeyEvent) -> bool {
 fn with_alt(mut k: KeyEvent) -> KeyEvent {
     k.modifiers |= KeyModifiers::ALT;
     k
+}
+
+/// Whether `k` is a key no terminal reply holds: a named key (Enter, Tab,
+/// Backspace, an arrow...) other than Esc, or a Ctrl key other than Ctrl-G
+/// (BEL, a string's terminator). Replies are printable characters between
+/// their introducer and terminator.
+fn never_in_a_reply(k: &KeyEvent) -> bool {
+    match k.code {
+        KeyCode::Char('g') => false,
+        KeyCode::Char(_) => k.modifiers.contains(KeyModifiers::CONTROL),
+        KeyCode::Esc => false,
+        _ => true,
+    }
 }
 
 /// The reply an Alt key opens, if it is one's introducer.
@@ -94,12 +116,14 @@ impl KeyFilter {
     /// (none while an Esc is held or a reply is dropped; two when a held
     /// Esc turns out to be alone).
     pub fn feed(&mut self, k: KeyEvent, now: Instant) -> Vec<KeyEvent> {
-        if let Some((kind, last)) = self.reply {
-            if now.saturating_duration_since(last) <= REPLY_GAP {
-                self.reply = self.reply_goes_on(kind, &k).map(|kind| (kind, now));
+        if let Some((kind, last, n)) = self.reply.take() {
+            let within = now.saturating_duration_since(last) <= REPLY_GAP
+                && n < REPLY_MAX_CHARS
+                && !never_in_a_reply(&k);
+            if within {
+                self.reply = self.reply_goes_on(kind, &k).map(|kind| (kind, now, n + 1));
                 return Vec::new();
             }
-            self.reply = None;
         }
         let mut out = Vec::new();
         let mut k = k;
@@ -118,7 +142,7 @@ impl KeyFilter {
             return out;
         }
         if let Some(kind) = reply_start(&k) {
-            self.reply = Some((kind, now));
+            self.reply = Some((kind, now, 0));
             return out;
         }
         out.push(k);
@@ -228,9 +252,57 @@ mod tests {
     }
 
     #[test]
-    fn a_pause_ends_what_looked_like_a_reply() {
-        // A person's own Alt-] followed, after a pause, by typing.
+    fn a_long_pause_ends_what_looked_like_a_reply() {
+        // A person's own Alt-] followed, after a long pause, by typing.
         let slow = REPLY_GAP + Duration::from_millis(50);
         assert_eq!(run(&[alt(']'), ch('a'), ch('b')], slow), typed("ab"));
+    }
+
+    #[test]
+    fn a_reply_split_by_a_pause_is_still_a_reply() {
+        // `ESC ] 11 ; rgb:ff`, 200 ms, `ff/ffff/ffff ESC \`, then a key.
+        let mut f = KeyFilter::default();
+        let t0 = Instant::now();
+        let ms = |n| t0 + Duration::from_millis(n);
+        let mut out = Vec::new();
+        let mut at = 0;
+        let mut feed = |f: &mut KeyFilter, k, t| {
+            out.extend(f.flush(t));
+            out.extend(f.feed(k, t));
+        };
+        feed(&mut f, esc(), ms(at));
+        for k in std::iter::once(ch(']')).chain(typed("11;rgb:ff")) {
+            at += 1;
+            feed(&mut f, k, ms(at));
+        }
+        at += 200;
+        for k in typed("ff/ffff/ffff") {
+            at += 1;
+            feed(&mut f, k, ms(at));
+        }
+        feed(&mut f, esc(), ms(at + 1));
+        feed(&mut f, ch('\\'), ms(at + 2));
+        feed(&mut f, ch('x'), ms(at + 600));
+        out.extend(f.flush(ms(at + 5000)));
+        assert_eq!(out, vec![ch('x')]);
+    }
+
+    #[test]
+    fn a_key_no_reply_holds_ends_one_and_counts() {
+        let fast = Duration::from_millis(1);
+        let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+        // A person's Alt-] then typing: the typing is taken for a reply
+        // until a key no reply holds, which acts.
+        assert_eq!(
+            run(&[alt(']'), ch('a'), enter, ch('b')], fast),
+            vec![enter, ch('b')]
+        );
+        let ctrl_s = KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL);
+        assert_eq!(run(&[alt('['), ch('1'), ctrl_s], fast), vec![ctrl_s]);
+        // And a reply longer than the bound ends at the bound.
+        let mut long = vec![alt(']')];
+        long.extend(std::iter::repeat_n(ch('f'), REPLY_MAX_CHARS));
+        long.push(ch('z'));
+        assert_eq!(run(&long, fast), vec![ch('z')]);
     }
 }

@@ -61,6 +61,10 @@ fn an_esc_then_a_letter_over_a_slow_link_is_alt_and_replies_are_not_typed() {
     t.send("\u{1b}");
     t.s.send("]11;rgb:0000/0000/0000\u{7}")
         .expect("send the rest");
+    // And split by a pause a slow link can make.
+    t.send("\u{1b}]11;rgb:ff");
+    std::thread::sleep(Duration::from_millis(200));
+    t.s.send("ff/ffff/ffff\u{1b}\\").expect("send the rest");
     t.send("X");
     t.wait_for("hello Xworld");
     t.send("\u{13}");
