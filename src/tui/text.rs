@@ -1,6 +1,7 @@
 //! Width-aware helpers for drawing: wrapping and clipping by display columns
 //! (unicode-width), so wide and combining characters never break the layout. Inputs here are already sanitised by `safe_text`.
 
+use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Display width of `s` in terminal columns.
@@ -9,8 +10,9 @@ pub fn width(s: &str) -> usize {
 }
 
 /// Wrap `s` into lines of at most `w` columns, breaking at spaces when
-/// possible and inside words otherwise; leading spaces (indentation) are
-/// kept on every line. Always at least one line.
+/// possible and inside words otherwise (between grapheme clusters, so a
+/// flag or an emoji sequence is never split across lines); leading spaces
+/// (indentation) are kept on every line. Always at least one line.
 pub fn wrap(s: &str, w: usize) -> Vec<String> {
     let rest = s.trim_start_matches(' ');
     let indent = s.len() - rest.len();
@@ -44,14 +46,16 @@ fn wrap_words(s: &str, w: usize) -> Vec<String> {
             out.push(std::mem::take(&mut line));
             lw = 0;
         }
-        for c in word.chars() {
-            let cw = UnicodeWidthChar::width(c).unwrap_or(0);
-            if lw + cw > w && !line.is_empty() {
+        // A word longer than the line breaks between grapheme clusters: a
+        // flag, a ZWJ sequence or a letter with its marks stays whole.
+        for g in UnicodeSegmentation::graphemes(word, true) {
+            let gw = width(g);
+            if lw + gw > w && !line.is_empty() {
                 out.push(std::mem::take(&mut line));
                 lw = 0;
             }
-            line.push(c);
-            lw += cw;
+            line.push_str(g);
+            lw += gw;
         }
     }
     out.push(line);
@@ -205,6 +209,24 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_wrap_never_splits_a_flag_or_an_emoji_sequence() {
+        // Three flags (two columns each) in a five-column line: the third
+        // goes to the next line whole.
+        let flags = "\u{1f1e9}\u{1f1ea}\u{1f1eb}\u{1f1f7}\u{1f1ef}\u{1f1f5}";
+        assert_eq!(
+            wrap(&format!("ab{flags}"), 5),
+            vec![
+                "ab\u{1f1e9}\u{1f1ea}".to_owned(),
+                "\u{1f1eb}\u{1f1f7}\u{1f1ef}\u{1f1f5}".to_owned()
+            ]
+        );
+        // A family (ZWJ sequence) is not cut between its people.
+        let family = "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}";
+        let lines = wrap(&format!("abc{family}"), 4);
+        assert_eq!(lines, vec!["abc".to_owned(), family.to_owned()]);
+    }
 
     #[test]
     fn wraps_by_columns() {
