@@ -377,6 +377,10 @@ pub struct Waiting {
     /// The driver waits for a browser flow the person may cut short: the
     /// screen offers "retry now" and "give up".
     pub offer_retry: bool,
+    /// The driver is still connecting to its source (`mcp` before the
+    /// server answered the handshake): the screen says so instead of
+    /// "waiting for the next request".
+    pub connecting: bool,
 }
 
 /// What the person did on a waiting screen.

@@ -135,12 +135,22 @@ impl AnswerArgs {
             Some(s) => return Ok(Box::new(s.with_launcher(launcher))),
             // Plain mode: line by line on the terminal (--plain, TERM=dumb).
             None if ahp_elicit::plain::chosen(self.plain) => {
-                ahp_elicit::plain::tty_responder(launcher, self.no_open)
+                ahp_elicit::plain::tty_responder(launcher, self.no_open, self.notify())
             }
             None => terminal_responder(self, launcher),
         };
         made.map_err(|e| with_no_terminal_hint(e, NO_TERMINAL_HINT))
     }
+
+    /// `--notify`, for plain mode.
+    #[cfg(feature = "tui")]
+    fn notify(&self) -> ahp_elicit::tui::Notify {
+        self.notify
+    }
+
+    /// Without the terminal front end there is nothing to signal with.
+    #[cfg(not(feature = "tui"))]
+    fn notify(&self) {}
 
     /// `--browser CMD`, else nothing with `--no-open` or a script (scripted
     /// consent runs --browser if given and opens nothing otherwise), else

@@ -258,6 +258,7 @@ impl Session {
                 self.desk.show(Waiting {
                     status: Some(capitalized(&said)),
                     offer_retry: false,
+                    connecting: false,
                 });
             }
             Reply::Key(_) => {}
@@ -422,6 +423,7 @@ impl Session {
             self.desk.show(Waiting {
                 status: Some(capitalized(&said)),
                 offer_retry: false,
+                connecting: false,
             });
         }
     }
@@ -482,6 +484,7 @@ impl Session {
         self.desk.show(Waiting {
             status: Some("Waiting for the browser flow to complete".into()),
             offer_retry: true,
+            connecting: false,
         });
         self.elic.wait_key = None;
         let limit = self

@@ -46,8 +46,21 @@ pub(super) fn run(
     responder: &mut dyn Responder,
 ) -> Result<SessionReport, McpError> {
     let opts = opts.clone();
-    crate::session::run(responder, move |desk| start(opts, desk))
-        .map_err(|e| McpError::Responder(e.to_string()))?
+    // Until the server answered the handshake, the screen says it is
+    // connecting (no request can come yet).
+    let connecting = crate::responder::Waiting {
+        status: Some(format!(
+            "Launched as: {}",
+            safe_text::display(&opts.target.launch_label())
+        )),
+        offer_retry: false,
+        connecting: true,
+    };
+    let between = crate::session::Between::Screen;
+    crate::session::run_showing(responder, between, connecting, move |desk| {
+        start(opts, desk)
+    })
+    .map_err(|e| McpError::Responder(e.to_string()))?
 }
 
 async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> {
@@ -242,6 +255,7 @@ enum Wake {
 impl Session {
     async fn drive(&mut self) -> Result<SessionReport, McpError> {
         self.connect_era().await?;
+        self.desk.show(crate::responder::Waiting::default());
         let server = self
             .life
             .server
@@ -746,6 +760,7 @@ impl Session {
         self.desk.show(Waiting {
             status: Some(format!("The tool reports {line}")),
             offer_retry: false,
+            connecting: false,
         });
         self.server_notice(&format!("ahp-elicit: the tool reports {line}"));
     }

@@ -54,6 +54,13 @@ pub trait LineIo {
     /// shown: `Some(Reply::Interrupt)` or `Some(Reply::Quit)`, None when
     /// nothing of the kind happened. Typed lines are thrown away.
     fn wait(&mut self, wait: Duration) -> Option<Reply>;
+
+    /// Write `bytes` as they are, with no line end: the bell or a
+    /// notification sequence that signals a waiting request (`--notify`).
+    /// The default writes nothing.
+    fn signal(&mut self, bytes: &[u8]) {
+        let _ = bytes;
+    }
 }
 
 /// A [`LineIo`] for tests: replays [`Reply`]s and records a transcript that
@@ -69,6 +76,8 @@ pub struct MemoryIo {
     pub transcript: String,
     /// How many times typeahead was discarded.
     pub discards: usize,
+    /// Every [`LineIo::signal`], in order.
+    pub signals: Vec<Vec<u8>>,
 }
 
 impl MemoryIo {
@@ -125,6 +134,10 @@ impl LineIo for MemoryIo {
 
     fn discard_typeahead(&mut self) {
         self.discards += 1;
+    }
+
+    fn signal(&mut self, bytes: &[u8]) {
+        self.signals.push(bytes.to_vec());
     }
 
     fn wait(&mut self, _wait: Duration) -> Option<Reply> {

@@ -59,6 +59,10 @@ enum Read {
     Done(Outcome),
 }
 
+/// The bytes that signal a waiting request (`--notify`), from the
+/// requesting server's name ([`PlainResponder::with_signal`]).
+pub type SignalBytes = Box<dyn Fn(&str) -> Vec<u8>>;
+
 /// A [`Responder`] that asks line by line on a [`LineIo`].
 pub struct PlainResponder<I: LineIo> {
     io: I,
@@ -88,6 +92,13 @@ pub struct PlainResponder<I: LineIo> {
     warned: bool,
     /// The withdrawal of the request on screen was said.
     said_withdrawn: bool,
+    /// `--notify`: the bytes that signal a request that arrives after a
+    /// wait, from the requesting server's name (None: no signal).
+    signal: Option<SignalBytes>,
+    /// A request that arrives after waiting this long is signalled.
+    notify_after: Duration,
+    /// Since when no request has been shown (None while one is).
+    waiting_since: Option<Instant>,
 }
 
 /// Plain mode says once, this long before `--timeout` cancels a request,
@@ -128,7 +139,20 @@ impl<I: LineIo> PlainResponder<I> {
             changed: false,
             warned: false,
             said_withdrawn: false,
+            signal: None,
+            notify_after: Duration::ZERO,
+            waiting_since: None,
         }
+    }
+
+    /// Signal a request that arrives after no request was shown for
+    /// `after` or longer: `make` gives the bytes (the bell, a notification
+    /// sequence) from the requesting server's name, written as they are
+    /// ([`LineIo::signal`]). A new responder signals nothing.
+    pub fn with_signal(mut self, make: SignalBytes, after: Duration) -> Self {
+        self.signal = Some(make);
+        self.notify_after = after;
+        self
     }
 
     /// The I/O (a test reads the transcript of a [`MemoryIo`] here).
@@ -594,6 +618,15 @@ impl<I: LineIo> Responder for PlainResponder<I> {
         // What was typed before this request was shown was meant for
         // something else: it is not an answer to this one.
         self.io.discard_typeahead();
+        let waited = self.waiting_since.take();
+        if let Some(make) = &self.signal {
+            if waited.is_some_and(|t| t.elapsed() >= self.notify_after) {
+                let bytes = make(&req.server.name);
+                if !bytes.is_empty() {
+                    self.io.signal(&bytes);
+                }
+            }
+        }
         // While the request is on screen nothing else is printed (a server's
         // stderr could otherwise print lines that pass for this request's
         // own); what was held is printed once it is answered.
@@ -631,6 +664,7 @@ impl<I: LineIo> Responder for PlainResponder<I> {
         // Said once per wait, after an answer, and only when the wait goes
         // on (the end of a finished input is not announced).
         self.idle_calls += 1;
+        self.waiting_since.get_or_insert_with(Instant::now);
         if !self.waiting_said && self.answered > 0 && self.idle_calls >= 2 {
             self.waiting_said = true;
             let n = self.answered;
@@ -674,11 +708,14 @@ impl<I: LineIo> Responder for PlainResponder<I> {
 pub fn tty_responder(
     launcher: Box<dyn Launcher>,
     no_open: bool,
+    notify: crate::tui::Notify,
 ) -> Result<Box<dyn Responder>, String> {
     let io = TtyIo::open().map_err(|e| e.to_string())?;
     // Notices on stderr go out at once, between the plain lines.
     crate::notice::release();
-    let mut r = PlainResponder::new(io, launcher, no_open);
+    let signal = move |from: &str| crate::tui::notify_signal_bytes(notify, from);
+    let mut r = PlainResponder::new(io, launcher, no_open)
+        .with_signal(Box::new(signal), crate::tui::NOTIFY_AFTER);
     r.consent_guard = CONSENT_GUARD;
     r.hold_notices = true;
     Ok(Box::new(r))
@@ -688,9 +725,10 @@ pub fn tty_responder(
 ///
 /// Errors: always, a sentence saying so.
 #[cfg(not(all(unix, feature = "tui")))]
-pub fn tty_responder(
+pub fn tty_responder<N>(
     _launcher: Box<dyn Launcher>,
     _no_open: bool,
+    _notify: N,
 ) -> Result<Box<dyn Responder>, String> {
     Err(
         "this build has no terminal front end (feature 'tui'): use --answers FILE or --action"

@@ -806,3 +806,26 @@ fn a_bound_of_one_is_one_character() {
     assert!(t.contains("text of at most 1 character"), "{t}");
     assert!(!t.contains("1 characters"), "{t}");
 }
+
+/// `--notify` in plain mode: a request that arrives after a wait rings
+/// (the bytes come from the server's name); one that follows an answer at
+/// once, or the first one before any wait, does not.
+#[test]
+fn a_request_after_a_wait_is_signalled() {
+    let req = form(json!({"a": {"type": "string"}}), &[]);
+    let mut p = PlainResponder::new(
+        MemoryIo::typing(&["", "send", "", "send", "x", "", "send"]),
+        Box::new(Recorder::default()),
+        false,
+    )
+    .with_signal(
+        Box::new(|from: &str| format!("\u{7}{from}").into_bytes()),
+        Duration::ZERO,
+    );
+    p.respond(&req, &cx()).expect("first");
+    p.respond(&req, &cx()).expect("second, at once");
+    assert!(p.io().signals.is_empty(), "{:?}", p.io().signals);
+    assert!(!p.idle(Duration::ZERO));
+    p.respond(&req, &cx()).expect("third, after a wait");
+    assert_eq!(p.io().signals, vec![b"\x07srv".to_vec()]);
+}

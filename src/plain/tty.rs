@@ -211,6 +211,10 @@ impl LineIo for TtyIo {
         self.write(&format!("{text}\n"))
     }
 
+    fn signal(&mut self, bytes: &[u8]) {
+        let _ = self.tty.write_all(bytes).and_then(|_| self.tty.flush());
+    }
+
     fn ask(
         &mut self,
         prompt: &str,

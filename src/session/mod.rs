@@ -408,9 +408,28 @@ where
     F: FnOnce(Desk) -> Fut + Send,
     Fut: Future<Output = T>,
 {
+    run_showing(responder, between, Waiting::default(), session)
+}
+
+/// [`run_with`], the waiting screen showing `first` until the session
+/// says otherwise ([`Desk::show`]): `mcp` says it is connecting from the
+/// first frame on.
+///
+/// Errors: see [`run_with`].
+pub fn run_showing<T, F, Fut>(
+    responder: &mut dyn Responder,
+    between: Between,
+    first: Waiting,
+    session: F,
+) -> Result<T, RunError>
+where
+    T: Send,
+    F: FnOnce(Desk) -> Fut + Send,
+    Fut: Future<Output = T>,
+{
     let (to_tx, to_rx) = smpsc::channel();
     let (from_tx, from_rx) = mpsc::channel(MAX_OPEN * 2);
-    let shown = Arc::new(Mutex::new(Waiting::default()));
+    let shown = Arc::new(Mutex::new(first));
     let desk = Desk {
         to: to_tx,
         shown: Arc::clone(&shown),

@@ -827,6 +827,32 @@ pub const NOTIFY_AFTER: Duration = Duration::from_secs(2);
 /// digits, spaces and `.-_()` of it are kept (at most 40), so nothing of
 /// the server's text can end or extend the escape sequence.
 pub fn notify_bytes(how: Notify, from: &str) -> Vec<u8> {
+    if how == Notify::None {
+        return Vec::new();
+    }
+    let mut out = format!("\x1b]2;ahp-elicit: {}\x1b\\", waiting_words(from)).into_bytes();
+    out.extend(notify_signal_bytes(how, from));
+    out
+}
+
+/// The signal of [`notify_bytes`] without the window title (plain mode,
+/// which leaves the title alone): the bell, or a notification and the
+/// bell; nothing for [`Notify::None`]. `from` is kept as there.
+pub fn notify_signal_bytes(how: Notify, from: &str) -> Vec<u8> {
+    let what = waiting_words(from);
+    match how {
+        Notify::Bell => b"\x07".to_vec(),
+        Notify::Osc => {
+            format!("\x1b]9;ahp-elicit: {what}\x1b\\\x1b]777;notify;ahp-elicit;{what}\x1b\\\x07")
+                .into_bytes()
+        }
+        Notify::None => Vec::new(),
+    }
+}
+
+/// "A request from NAME is waiting", with only letters, digits, spaces and
+/// `.-_()` of the server's name (at most 40).
+fn waiting_words(from: &str) -> String {
     let name: String = from
         .chars()
         .filter(|c| c.is_alphanumeric() || " .-_()".contains(*c))
@@ -834,22 +860,11 @@ pub fn notify_bytes(how: Notify, from: &str) -> Vec<u8> {
         .take(40)
         .collect();
     let name = name.trim();
-    let what = if name.is_empty() {
+    if name.is_empty() {
         "A request is waiting".to_owned()
     } else {
         format!("A request from {name} is waiting")
-    };
-    let mut out = format!("\x1b]2;ahp-elicit: {what}\x1b\\");
-    match how {
-        Notify::Bell => out.push('\x07'),
-        Notify::Osc => {
-            out.push_str(&format!("\x1b]9;ahp-elicit: {what}\x1b\\"));
-            out.push_str(&format!("\x1b]777;notify;ahp-elicit;{what}\x1b\\"));
-            out.push('\x07');
-        }
-        Notify::None => return Vec::new(),
     }
-    out.into_bytes()
 }
 
 /// The key that declines the request on screen and every later one from
@@ -1229,6 +1244,7 @@ mod tests {
         let flow = Waiting {
             status: Some("Waiting for the browser flow to complete".into()),
             offer_retry: true,
+            connecting: false,
         };
         let s = wait_screen(&flow);
         assert!(
@@ -1242,6 +1258,7 @@ mod tests {
         let next = wait_screen(&Waiting {
             status: Some("Tool progress".into()),
             offer_retry: false,
+            connecting: false,
         });
         assert!(next.contains("Waiting for the next request"), "{next}");
         assert!(next.contains("1 answered so far"), "{next}");

@@ -1109,7 +1109,11 @@ pub fn draw_wait(
             .flatten()
             .collect();
         let notice = (!notice.is_empty()).then(|| notice.join(" — "));
-        draw_waiting(f, theme, answered, notice.as_deref());
+        if shown.connecting {
+            draw_connecting(f, theme, notice.as_deref());
+        } else {
+            draw_waiting(f, theme, answered, notice.as_deref());
+        }
         return;
     }
     if too_small(f, theme) {
@@ -1128,6 +1132,37 @@ pub fn draw_wait(
         Line::styled(clip(FLOW_WAIT_KEYS, w), theme.muted()),
     ];
     if let Some(n) = extra {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(clip(n, w), theme.notice()));
+    }
+    let inner = Rect::new(
+        a.x + 1,
+        a.y + 1,
+        a.width.saturating_sub(2),
+        a.height.saturating_sub(1),
+    );
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The first line of the screen shown while the driver connects to its
+/// source ([`crate::responder::Waiting::connecting`]).
+pub const CONNECTING: &str = "Connecting to the server…";
+
+/// Draw the screen shown while the driver connects to its source: no
+/// request can come yet, so no count of answers.
+fn draw_connecting(f: &mut Frame, theme: &Theme, notice: Option<&str>) {
+    if too_small(f, theme) {
+        return;
+    }
+    let a = f.area();
+    let w = a.width as usize;
+    let mut lines = vec![
+        Line::styled("ahp-elicit", theme.title()),
+        Line::raw(""),
+        Line::styled(CONNECTING, theme.text()),
+        Line::styled("Ctrl-C twice quits.", theme.muted()),
+    ];
+    if let Some(n) = notice {
         lines.push(Line::raw(""));
         lines.push(Line::styled(clip(n, w), theme.notice()));
     }
