@@ -199,6 +199,34 @@ fn a_form_outliving_its_call_says_so_and_its_answer_is_still_sent() {
     assert!(!err.contains("withdrawn"), "{err}");
 }
 
+/// While the server has not answered the handshake (this one ignores
+/// server/discover, so the client waits out --connect-timeout and starts it
+/// again), the screen says it is connecting, with how the server was
+/// launched, and counts no answers; the form comes after.
+#[test]
+fn the_screen_says_it_is_connecting_until_the_handshake() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --connect-timeout 2 --call probe --args '{{\"case\":\"required\"}}' -- python3 '{}' --ignore-unknown",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for(ahp_elicit::tui::view::CONNECTING);
+    t.wait_for("Launched as: python3");
+    assert!(!t.shows("answered so far"), "{}", t.screen());
+    assert!(!t.shows("Waiting for the next request"), "{}", t.screen());
+    t.wait_for("Required");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    assert_eq!(
+        result["structuredContent"]["responses"]["required"]["result"],
+        serde_json::json!({"action": "cancel"})
+    );
+}
+
 /// -32042: the URL consent screen, then "waiting for the browser flow"
 /// (the server never reports completion) with a key to retry now; the
 /// retried call succeeds.
