@@ -11,11 +11,26 @@ use crate::binding::{Answer, RequestEvent};
 
 /// Where a request stands in the stream: `index` is 1-based; `total` is the
 /// number known so far (answered, this one and queued), so the header can say
-/// "request 2 of 5".
+/// "request 2 of 5"; `skipped` is how many requests of the stream were
+/// dropped as invalid so far (not counted in `index` or `total`), so a
+/// total that shrinks is explained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Progress {
     pub index: usize,
     pub total: usize,
+    pub skipped: usize,
+}
+
+impl Progress {
+    /// "request 2 of 5", and " (1 invalid skipped)" when requests were
+    /// dropped as invalid.
+    pub fn label(&self) -> String {
+        let mut s = format!("request {} of {}", self.index, self.total);
+        if self.skipped > 0 {
+            s.push_str(&format!(" ({} invalid skipped)", self.skipped));
+        }
+        s
+    }
 }
 
 /// Per-request context given to a responder.

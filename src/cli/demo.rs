@@ -144,7 +144,11 @@ pub fn run(args: DemoArgs) -> Exit {
             }
         };
         let cx = Context {
-            progress: Progress { index: 1, total: 1 },
+            progress: Progress {
+                index: 1,
+                total: 1,
+                skipped: 0,
+            },
             deadline: args
                 .timeout
                 .and_then(|d| std::time::Instant::now().checked_add(d)),

@@ -199,6 +199,7 @@ impl Session {
             progress: progress.unwrap_or(Progress {
                 index: self.elic.asked,
                 total: self.elic.asked,
+                skipped: 0,
             }),
             deadline: self.opts.timeout.map(|t| std::time::Instant::now() + t),
         };

@@ -65,6 +65,7 @@ impl Session {
             progress: Progress {
                 index: self.elic.asked,
                 total: self.elic.asked,
+                skipped: 0,
             },
             deadline: None,
         };

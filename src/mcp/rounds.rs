@@ -277,6 +277,7 @@ impl Session {
             let progress = Progress {
                 index: i + 1,
                 total,
+                skipped: 0,
             };
             match self.ask(None, req, None, Some(progress))? {
                 Some(k) => keys.push((key.clone(), k)),

@@ -292,6 +292,12 @@ impl<I: LineIo> PlainResponder<I> {
             cx.progress.total,
             display(&req.adapter)
         ))?;
+        if cx.progress.skipped > 0 {
+            self.say(&format!(
+                "{} invalid request(s) of this input were skipped (see the messages on stderr).",
+                cx.progress.skipped
+            ))?;
+        }
         let origin = cx.origin().unwrap_or_default();
         if let Some(l) = &origin.launched {
             let l: String = l.chars().take(200).collect();
@@ -746,7 +752,11 @@ pub fn answer_one(req: &RequestEvent) -> Result<Outcome, RespondError> {
     let io = TtyIo::open()?;
     let mut p = PlainResponder::new(io, Box::new(crate::launcher::SystemBrowser), false);
     let cx = Context {
-        progress: crate::responder::Progress { index: 1, total: 1 },
+        progress: crate::responder::Progress {
+            index: 1,
+            total: 1,
+            skipped: 0,
+        },
         deadline: None,
     };
     p.respond(req, &cx)

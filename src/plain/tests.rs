@@ -13,7 +13,11 @@ use crate::responder::{Progress, MAX_WITHDRAWN_REASON};
 
 fn cx() -> Context {
     Context {
-        progress: Progress { index: 1, total: 1 },
+        progress: Progress {
+            index: 1,
+            total: 1,
+            skipped: 0,
+        },
         deadline: None,
     }
 }
@@ -500,6 +504,7 @@ fn the_stream_example_reads_as_sentences() {
             progress: Progress {
                 index: i + 1,
                 total: reqs.len(),
+                skipped: 0,
             },
             ..cx()
         };

@@ -252,6 +252,9 @@ struct Run<'a> {
     unlogged: Vec<(String, String, Action)>,
     /// How many requests have been put to the responder.
     index: usize,
+    /// How many requests were dropped as invalid (the screen says so
+    /// beside "request N of M").
+    skipped: usize,
 }
 
 impl<'a> Run<'a> {
@@ -279,6 +282,7 @@ impl<'a> Run<'a> {
             stop: None,
             unlogged: Vec::new(),
             index: 0,
+            skipped: 0,
         }
     }
 
@@ -481,12 +485,14 @@ impl<'a> Run<'a> {
                 self.note(|l| l.request_invalid(None, std::slice::from_ref(&e)));
                 self.report(line, None, "invalid event", &[e]);
                 self.tally.failed += 1;
+                self.skipped += 1;
                 None
             }
             ReadEvent::Invalid { id, errors } => {
                 self.note(|l| l.request_invalid(id.as_deref(), &errors));
                 self.report(line, id.as_deref(), "invalid request, no result", &errors);
                 self.tally.failed += 1;
+                self.skipped += 1;
                 None
             }
         }
@@ -610,6 +616,7 @@ impl<'a> Run<'a> {
             progress: Progress {
                 index: self.index,
                 total: self.index + waiting,
+                skipped: self.skipped,
             },
             deadline: self
                 .config

@@ -205,8 +205,16 @@ fn the_input_ending_mid_request_still_answers_every_request_read() {
     assert_eq!(
         progress,
         vec![
-            Progress { index: 1, total: 2 },
-            Progress { index: 2, total: 2 }
+            Progress {
+                index: 1,
+                total: 2,
+                skipped: 0
+            },
+            Progress {
+                index: 2,
+                total: 2,
+                skipped: 0
+            }
         ]
     );
 }

@@ -64,7 +64,11 @@ fn request(message: &str, n: usize) -> RequestEvent {
 
 fn cx() -> Context {
     Context {
-        progress: Progress { index: 1, total: 1 },
+        progress: Progress {
+            index: 1,
+            total: 1,
+            skipped: 0,
+        },
         deadline: None,
     }
 }

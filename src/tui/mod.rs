@@ -787,7 +787,7 @@ impl TuiResponder {
             message,
             format!("{} (the name it gives itself)", server_label(&header)),
             header.adapter.clone(),
-            format!("request {} of {}", cx.progress.index, cx.progress.total),
+            cx.progress.label(),
         );
         state.set_origin(header.launched.clone(), header.call.clone());
         let launcher = self

@@ -340,7 +340,11 @@ mod tests {
             server_version: None,
             adapter: "mcp-stdio".into(),
             mode: Mode::Url,
-            progress: Progress { index: 1, total: 1 },
+            progress: Progress {
+                index: 1,
+                total: 1,
+                skipped: 0,
+            },
             seconds_left: None,
             extend_secs: None,
             launched: None,

@@ -165,7 +165,7 @@ fn header_lines(
             }
         }
     }
-    let mut right = format!("request {} of {}", h.progress.index, h.progress.total);
+    let mut right = h.progress.label();
     if let Some(s) = h.seconds_left {
         right.push_str(&countdown(s, h.extend_secs));
     }

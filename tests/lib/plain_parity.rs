@@ -19,7 +19,11 @@ use serde_json::{json, Map, Value};
 
 fn cx() -> Context {
     Context {
-        progress: Progress { index: 1, total: 1 },
+        progress: Progress {
+            index: 1,
+            total: 1,
+            skipped: 0,
+        },
         deadline: None,
     }
 }

@@ -42,7 +42,11 @@ fn header() -> Header {
         server_version: None,
         adapter: "mcp-stdio".into(),
         mode: Mode::Form,
-        progress: Progress { index: 1, total: 1 },
+        progress: Progress {
+            index: 1,
+            total: 1,
+            skipped: 0,
+        },
         seconds_left: None,
         extend_secs: None,
         launched: None,

@@ -435,3 +435,37 @@ fn results_of_a_file_input_piped_on_wait_for_the_screen_to_end() {
         ]
     );
 }
+
+/// A request dropped as invalid makes the count shrink ("request 1 of 3",
+/// then "2 of 2"): the screen says why beside it.
+#[test]
+fn a_request_skipped_as_invalid_is_counted_on_screen() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write_stream(
+        dir.path(),
+        &[
+            request("evt-1", "First form.", None),
+            r#"{"ahp":"0.1","id":"evt-2","type":"user.elicitation.request"}"#.to_owned(),
+            request("evt-3", "Third form.", None),
+        ],
+    );
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        100,
+        24,
+        &format!("respond '{}'", input.display()),
+    );
+    t.wait_for("First form.");
+    assert!(!t.shows("invalid skipped"), "{}", t.screen());
+    t.send("\u{1b}");
+    t.wait_for("Third form.");
+    t.wait_for("request 2 of 2 (1 invalid skipped)");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 1, "{}", t.stderr());
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-1"), ("cancel", "evt-3")]
+    );
+}

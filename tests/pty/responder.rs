@@ -24,7 +24,11 @@ fn example(name: &str) -> RequestEvent {
 
 fn cx(index: usize, total: usize, deadline: Option<Instant>) -> Context {
     Context {
-        progress: Progress { index, total },
+        progress: Progress {
+            index,
+            total,
+            skipped: 0,
+        },
         deadline,
     }
 }
