@@ -28,6 +28,7 @@ macro_rules! eprintln {
 }
 
 pub mod binding;
+pub mod consent;
 pub mod demo;
 pub mod files;
 pub mod form;
