@@ -111,8 +111,8 @@ pub enum Phase {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     /// Open this URL (the reviewed URL's [`UrlReview::target`]) with the
-    /// launcher, then report how it went with [`Consent::launched`] (or let
-    /// [`Consent::open_with`] do both).
+    /// launcher, then report how it went with [`Consent::launched`]
+    /// ([`Consent::open_with`] does both).
     Open(String),
     /// Show the URL for copying (the phase is now [`Phase::Copy`]).
     Copy,
@@ -349,17 +349,23 @@ impl Consent {
         self.step(effect, None)
     }
 
-    /// Carry out an [`Effect::Open`] of `url` with `launcher` and report it
-    /// ([`Launch::of`], `no_open` for `--no-open`); the step after the
-    /// report and the launcher's own result (for a log, or a script's
-    /// error).
+    /// Carry out an [`Effect::Open`]: hand the target (and nothing else)
+    /// to `launcher` and report how it went ([`Launch::of`], `no_open` for
+    /// `--no-open`). Returns the step after the report and the launcher's
+    /// own result (for a log, or a script's error). The answerers' one
+    /// path from consent to a launch.
+    ///
+    /// Errors (in the result): [`LaunchError::NoTarget`] without calling
+    /// the launcher for a URL that cannot be opened, else the launcher's.
     pub fn open_with(
         &mut self,
-        url: &str,
         launcher: &mut dyn Launcher,
         no_open: bool,
     ) -> (Step, Result<(), LaunchError>) {
-        let res = launcher.open(url);
+        let res = match self.target.as_deref() {
+            Some(t) => launcher.open(t),
+            None => Err(LaunchError::NoTarget),
+        };
         (self.launched(Launch::of(&res, no_open)), res)
     }
 

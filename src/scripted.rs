@@ -421,14 +421,16 @@ impl ScriptedResponder {
         let mut consent = Consent::new(&review, std::time::Duration::ZERO);
         consent.shown(Some(now));
         let step = match consent.input(Input::Consent, now).effect {
-            Some(Effect::Open(target)) => match self.launcher.as_mut() {
+            Some(Effect::Open(_)) => match self.launcher.as_mut() {
                 Some(l) => {
-                    let (step, res) = consent.open_with(&target, l.as_mut(), false);
+                    let (step, res) = consent.open_with(l.as_mut(), false);
                     if let Err(e) = res {
                         return Err(format!("the URL was not opened: {e}"));
                     }
                     step
                 }
+                // No launcher (a library caller's script): the consent is
+                // passed on and the caller opens what it will.
                 None => consent.launched(Launch::Opened),
             },
             _ => {

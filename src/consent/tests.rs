@@ -332,20 +332,24 @@ fn open_with_launches_the_target_and_reports_it() {
         fail: true,
         ..Rec::default()
     };
-    let Some(Effect::Open(url)) = c.input(Input::Consent, ms(t0, 500)).effect else {
-        panic!("consent opens")
-    };
-    let (s, res) = c.open_with(&url, &mut l, false);
+    assert_eq!(c.input(Input::Consent, ms(t0, 500)).effect, open().ok());
+    let (s, res) = c.open_with(&mut l, false);
     assert!(res.is_err());
     assert_eq!(
         s.phase,
         Phase::LaunchFailed("The browser command \"x\" failed (exit status 1).".into())
     );
     l.fail = false;
-    let (s, res) = c.open_with(&url, &mut l, true);
+    let (s, res) = c.open_with(&mut l, true);
     assert!(res.is_ok());
     assert_eq!(s.effect, Some(Effect::Copy), "--no-open shows the URL");
     assert_eq!(l.opened, vec![URL, URL]);
+    // A refused URL never reaches the launcher.
+    let mut r = Consent::new(&review("javascript:alert(1)"), Duration::ZERO);
+    let (s, res) = r.open_with(&mut l, false);
+    assert!(matches!(res, Err(LaunchError::NoTarget)), "{res:?}");
+    assert_eq!(s.not_taken, Some(NotTaken::NotOffered));
+    assert_eq!(l.opened.len(), 2);
     assert_eq!(
         Launch::of(&Ok(()), false),
         Launch::Opened,

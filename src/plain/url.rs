@@ -99,8 +99,8 @@ impl<I: LineIo> PlainResponder<I> {
                 self.say(said)?;
                 return Ok(Some(Outcome::Answer(Answer::bare(a))));
             }
-            (Some(Effect::Open(url)), _) => {
-                let (after, res) = consent.open_with(&url, self.launcher.as_mut(), self.no_open);
+            (Some(Effect::Open(_)), _) => {
+                let (after, res) = consent.open_with(self.launcher.as_mut(), self.no_open);
                 if let Err(e) = &res {
                     self.say(&crate::safe_text::display(&e.to_string()))?;
                 }

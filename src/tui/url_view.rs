@@ -383,14 +383,13 @@ impl UrlViewState {
         step
     }
 
-    /// Carry out an [`Effect::Open`] of `url` with `launcher`.
+    /// Carry out an [`Effect::Open`] with `launcher`.
     fn open(
         &mut self,
-        url: &str,
         launcher: &mut dyn Launcher,
         no_open: bool,
     ) -> (consent::Step, Result<(), LaunchError>) {
-        let (step, res) = self.consent.open_with(url, launcher, no_open);
+        let (step, res) = self.consent.open_with(launcher, no_open);
         self.settle(&step);
         (step, res)
     }
@@ -550,8 +549,8 @@ fn carry_out(
     no_open: bool,
 ) -> UrlStep {
     match effect {
-        Some(Effect::Open(url)) => {
-            let (step, res) = state.open(&url, launcher, no_open);
+        Some(Effect::Open(_)) => {
+            let (step, res) = state.open(launcher, no_open);
             UrlStep {
                 action: step.answer(),
                 launched: Some(res),
