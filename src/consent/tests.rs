@@ -59,113 +59,56 @@ fn answer(a: Action) -> Result<Effect, NotTaken> {
 const NO: Result<Effect, NotTaken> = Err(NotTaken::NotOffered);
 
 /// The whole table of the module docs: each phase × each input, what it
-/// does and the phase after it.
+/// does, and the phase after it (the same, but for Copy after a failure).
 #[test]
 fn every_phase_against_every_input() {
     let t0 = Instant::now();
-    let failed = Phase::LaunchFailed("no browser".into());
     let copy = |after_failure| Phase::Copy { after_failure };
-    // (phase, input, what it does, phase after)
-    let table: Vec<(Phase, Input, Result<Effect, NotTaken>, Phase)> = vec![
-        (Phase::Consent, Input::Consent, open(), Phase::Consent),
-        (
-            Phase::Consent,
-            Input::Decline,
-            answer(Action::Decline),
-            Phase::Consent,
-        ),
-        (
-            Phase::Consent,
-            Input::Cancel,
-            answer(Action::Cancel),
-            Phase::Consent,
-        ),
-        (Phase::Consent, Input::Retry, NO, Phase::Consent),
-        (Phase::Consent, Input::Copy, NO, Phase::Consent),
-        (Phase::Consent, Input::GiveUp, NO, Phase::Consent),
-        (Phase::Consent, Input::Done, NO, Phase::Consent),
-        (failed.clone(), Input::Consent, NO, failed.clone()),
-        (failed.clone(), Input::Decline, NO, failed.clone()),
-        (
-            failed.clone(),
-            Input::Cancel,
-            answer(Action::Cancel),
-            failed.clone(),
-        ),
-        (failed.clone(), Input::Retry, open(), failed.clone()),
-        (failed.clone(), Input::Copy, Ok(Effect::Copy), copy(true)),
-        (
-            failed.clone(),
-            Input::GiveUp,
-            answer(Action::Cancel),
-            failed.clone(),
-        ),
-        (failed.clone(), Input::Done, NO, failed.clone()),
-        (copy(true), Input::Consent, NO, copy(true)),
-        (copy(true), Input::Decline, NO, copy(true)),
-        (
-            copy(true),
-            Input::Cancel,
-            answer(Action::Cancel),
-            copy(true),
-        ),
-        (copy(true), Input::Retry, open(), copy(true)),
-        (copy(true), Input::Copy, NO, copy(true)),
-        (
-            copy(true),
-            Input::GiveUp,
-            answer(Action::Cancel),
-            copy(true),
-        ),
-        (copy(true), Input::Done, answer(Action::Accept), copy(true)),
-        (copy(false), Input::Consent, NO, copy(false)),
-        (copy(false), Input::Decline, NO, copy(false)),
-        (
-            copy(false),
-            Input::Cancel,
-            answer(Action::Cancel),
-            copy(false),
-        ),
-        (copy(false), Input::Retry, NO, copy(false)),
-        (copy(false), Input::Copy, NO, copy(false)),
-        (
-            copy(false),
-            Input::GiveUp,
-            answer(Action::Cancel),
-            copy(false),
-        ),
-        (
-            copy(false),
-            Input::Done,
-            answer(Action::Accept),
-            copy(false),
-        ),
+    // One letter a cell, columns in the order of `Input::ALL` (Consent,
+    // Decline, Cancel, Retry, Copy, GiveUp, Done): O opens, S shows the
+    // URL for copying, A/D/C answer accept/decline/cancel, - not offered.
+    let table = [
+        (Phase::Consent, "ODC----"),
+        (Phase::LaunchFailed("no browser".into()), "--COSC-"),
+        (copy(true), "--CO-CA"),
+        (copy(false), "--C--CA"),
     ];
-    assert_eq!(table.len(), 4 * Input::ALL.len(), "every pair is listed");
-    for (phase, input, does, after) in table {
-        let mut c = in_phase(&phase, t0);
-        let now = ms(t0, 1000);
-        assert_eq!(c.decide(input, now), does, "{phase:?} × {input:?}");
-        let step = c.input(input, now);
-        assert_eq!(step.effect, does.clone().ok(), "{phase:?} × {input:?}");
-        assert_eq!(step.not_taken, does.clone().err(), "{phase:?} × {input:?}");
-        assert_eq!(step.phase, after, "{phase:?} × {input:?}");
-        assert_eq!(c.phase(), &after);
-        assert_eq!(c.answer(), step.answer(), "{phase:?} × {input:?}");
-        // The choices a screen shows are exactly the inputs the phase
-        // takes (Cancel, taken everywhere, stands behind Give up).
-        let offered = c.choices();
-        if step.answer().is_none() && after == phase {
-            let taken = Input::ALL
-                .iter()
-                .filter(|i| c.decide(**i, now).is_ok() && **i != Input::Cancel);
-            let mut taken: Vec<Input> = taken.copied().collect();
-            let mut shown: Vec<Input> = offered.clone();
-            shown.retain(|i| *i != Input::Cancel);
-            taken.sort_by_key(|i| format!("{i:?}"));
-            shown.sort_by_key(|i| format!("{i:?}"));
-            assert_eq!(taken, shown, "{phase:?}");
+    let cell = |c: char| match c {
+        'O' => open(),
+        'S' => Ok(Effect::Copy),
+        'A' => answer(Action::Accept),
+        'D' => answer(Action::Decline),
+        'C' => answer(Action::Cancel),
+        _ => NO,
+    };
+    for (phase, row) in table {
+        for (input, does) in Input::ALL.into_iter().zip(row.chars().map(cell)) {
+            let after = match does {
+                Ok(Effect::Copy) => copy(true),
+                _ => phase.clone(),
+            };
+            let mut c = in_phase(&phase, t0);
+            let now = ms(t0, 1000);
+            assert_eq!(c.decide(input, now), does, "{phase:?} × {input:?}");
+            let step = c.input(input, now);
+            assert_eq!(step.effect, does.clone().ok(), "{phase:?} × {input:?}");
+            assert_eq!(step.not_taken, does.clone().err(), "{phase:?} × {input:?}");
+            assert_eq!(step.phase, after, "{phase:?} × {input:?}");
+            assert_eq!(c.phase(), &after);
+            assert_eq!(c.answer(), step.answer(), "{phase:?} × {input:?}");
         }
+        // The buttons a screen shows are the inputs the phase takes
+        // (Cancel, taken in every phase, stands behind Give up after
+        // consent).
+        let c = in_phase(&phase, t0);
+        let taken: Vec<Input> = Input::ALL
+            .into_iter()
+            .filter(|i| c.decide(*i, ms(t0, 1000)).is_ok())
+            .filter(|i| *i != Input::Cancel || phase == Phase::Consent)
+            .collect();
+        let mut choices = c.choices();
+        choices.sort_by_key(|i| Input::ALL.iter().position(|a| a == i));
+        assert_eq!(taken, choices, "{phase:?}");
     }
 }
 

@@ -49,8 +49,10 @@ impl<I: LineIo> PlainResponder<I> {
         for l in url_sentences(&r) {
             self.say(&l)?;
         }
-        if let Some(refusal) = &r.refusal {
-            self.say(&refusal.sentence())?;
+        if !consent.openable() {
+            if let Some(refusal) = &r.refusal {
+                self.say(&refusal.sentence())?;
+            }
             return self.decline_or_cancel(cx);
         }
         let open = if self.no_open {

@@ -44,7 +44,7 @@
 //! Show URL) shows the URL alone for copying with Done (focused; consent
 //! stands, so `accept`), Retry after a failure, and Give up.
 //!
-//! The screen takes keys through [`take_key`]: the machine's
+//! The screen takes keys through `take_key`: the machine's
 //! [`Effect::Open`] is carried out with the launcher
 //! ([`Consent::open_with`]) and a decided answer ends the screen.
 //! [`handle_key`] and [`apply`] are the same in two halves: what a key
