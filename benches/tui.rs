@@ -55,14 +55,7 @@ fn big_select_form() -> (Form, Header) {
     for c in "option-0".chars() {
         form.handle_key(&Key::Char(c));
     }
-    let header = Header::of(
-        &req,
-        Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
-    );
+    let header = Header::of(&req, Progress::of(1, 1));
     (form, header)
 }
 

@@ -22,6 +22,15 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// Request `index` of `total`, none skipped.
+    pub fn of(index: usize, total: usize) -> Self {
+        Progress {
+            index,
+            total,
+            skipped: 0,
+        }
+    }
+
     /// "request 2 of 5", and " (1 invalid skipped)" when requests were
     /// dropped as invalid.
     pub fn label(&self) -> String {

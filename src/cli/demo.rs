@@ -144,11 +144,7 @@ pub fn run(args: DemoArgs) -> Exit {
             }
         };
         let cx = Context {
-            progress: Progress {
-                index: 1,
-                total: 1,
-                skipped: 0,
-            },
+            progress: Progress::of(1, 1),
             deadline: args
                 .timeout
                 .and_then(|d| std::time::Instant::now().checked_add(d)),

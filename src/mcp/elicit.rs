@@ -196,11 +196,7 @@ impl Session {
             return Ok(None);
         }
         let cx = Context {
-            progress: progress.unwrap_or(Progress {
-                index: self.elic.asked,
-                total: self.elic.asked,
-                skipped: 0,
-            }),
+            progress: progress.unwrap_or(Progress::of(self.elic.asked, self.elic.asked)),
             deadline: self.opts.timeout.map(|t| std::time::Instant::now() + t),
         };
         // Who asked, for the screen: the server as launched, and the call.

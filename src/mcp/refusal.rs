@@ -62,11 +62,7 @@ impl Session {
             reasons: refusal_reasons(list, self.opts.schema_policy),
         };
         let cx = Context {
-            progress: Progress {
-                index: self.elic.asked,
-                total: self.elic.asked,
-                skipped: 0,
-            },
+            progress: Progress::of(self.elic.asked, self.elic.asked),
             deadline: None,
         };
         match self.desk.ask(req, cx) {

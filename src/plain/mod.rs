@@ -753,11 +753,7 @@ pub fn answer_one(req: &RequestEvent) -> Result<Outcome, RespondError> {
     let io = TtyIo::open()?;
     let mut p = PlainResponder::new(io, Box::new(crate::launcher::SystemBrowser), false);
     let cx = Context {
-        progress: crate::responder::Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
+        progress: crate::responder::Progress::of(1, 1),
         deadline: None,
     };
     p.respond(req, &cx)

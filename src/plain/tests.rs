@@ -13,11 +13,7 @@ use crate::responder::{Progress, MAX_WITHDRAWN_REASON};
 
 fn cx() -> Context {
     Context {
-        progress: Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
+        progress: Progress::of(1, 1),
         deadline: None,
     }
 }
@@ -501,11 +497,7 @@ fn the_stream_example_reads_as_sentences() {
     let mut actions = Vec::new();
     for (i, r) in reqs.iter().enumerate() {
         let c = Context {
-            progress: Progress {
-                index: i + 1,
-                total: reqs.len(),
-                skipped: 0,
-            },
+            progress: Progress::of(i + 1, reqs.len()),
             ..cx()
         };
         actions.push(action(&p.respond(r, &c).expect("answered")));

@@ -202,21 +202,7 @@ fn the_input_ending_mid_request_still_answers_every_request_read() {
         }
     );
     let progress: Vec<Progress> = r.seen.iter().map(|s| s.1).collect();
-    assert_eq!(
-        progress,
-        vec![
-            Progress {
-                index: 1,
-                total: 2,
-                skipped: 0
-            },
-            Progress {
-                index: 2,
-                total: 2,
-                skipped: 0
-            }
-        ]
-    );
+    assert_eq!(progress, vec![Progress::of(1, 2), Progress::of(2, 2)]);
 }
 
 #[test]

@@ -64,11 +64,7 @@ fn request(message: &str, n: usize) -> RequestEvent {
 
 fn cx() -> Context {
     Context {
-        progress: Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
+        progress: Progress::of(1, 1),
         deadline: None,
     }
 }

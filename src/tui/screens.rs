@@ -338,11 +338,7 @@ mod tests {
             server_version: None,
             adapter: "mcp-stdio".into(),
             mode: Mode::Url,
-            progress: Progress {
-                index: 1,
-                total: 1,
-                skipped: 0,
-            },
+            progress: Progress::of(1, 1),
             seconds_left: None,
             extend_secs: None,
             launched: None,

@@ -1151,32 +1151,18 @@ pub const CONNECTING: &str = "Connecting to the server…";
 /// Draw the screen shown while the driver connects to its source: no
 /// request can come yet, so no count of answers.
 fn draw_connecting(f: &mut Frame, theme: &Theme, notice: Option<&str>) {
-    if too_small(f, theme) {
-        return;
-    }
-    let a = f.area();
-    let w = a.width as usize;
-    let mut lines = vec![
-        Line::styled("ahp-elicit", theme.title()),
-        Line::raw(""),
-        Line::styled(CONNECTING, theme.text()),
-        Line::styled("Ctrl-C twice quits.", theme.muted()),
-    ];
-    if let Some(n) = notice {
-        lines.push(Line::raw(""));
-        lines.push(Line::styled(clip(n, w), theme.notice()));
-    }
-    let inner = Rect::new(
-        a.x + 1,
-        a.y + 1,
-        a.width.saturating_sub(2),
-        a.height.saturating_sub(1),
-    );
-    f.render_widget(Paragraph::new(lines), inner);
+    draw_idle(f, theme, CONNECTING, "Ctrl-C twice quits.".into(), notice);
 }
 
 /// Draw the screen shown while the driver waits for the next request.
 pub fn draw_waiting(f: &mut Frame, theme: &Theme, answered: usize, notice: Option<&str>) {
+    let count = format!("{answered} answered so far. Ctrl-C twice quits.");
+    draw_idle(f, theme, "Waiting for the next request…", count, notice);
+}
+
+/// A screen with no request on it: what is happening, then a quieter line
+/// and, under them, the `notice` (clipped to the width).
+fn draw_idle(f: &mut Frame, theme: &Theme, what: &str, then: String, notice: Option<&str>) {
     if too_small(f, theme) {
         return;
     }
@@ -1185,11 +1171,8 @@ pub fn draw_waiting(f: &mut Frame, theme: &Theme, answered: usize, notice: Optio
     let mut lines = vec![
         Line::styled("ahp-elicit", theme.title()),
         Line::raw(""),
-        Line::styled("Waiting for the next request…", theme.text()),
-        Line::styled(
-            format!("{answered} answered so far. Ctrl-C twice quits."),
-            theme.muted(),
-        ),
+        Line::styled(what.to_owned(), theme.text()),
+        Line::styled(then, theme.muted()),
     ];
     if let Some(n) = notice {
         lines.push(Line::raw(""));

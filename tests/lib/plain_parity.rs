@@ -19,11 +19,7 @@ use serde_json::{json, Map, Value};
 
 fn cx() -> Context {
     Context {
-        progress: Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
+        progress: Progress::of(1, 1),
         deadline: None,
     }
 }

@@ -25,11 +25,7 @@ fn header() -> Header {
         server_version: Some("1.0.0".into()),
         adapter: "mcp-stdio".into(),
         mode: Mode::Form,
-        progress: Progress {
-            index: 2,
-            total: 5,
-            skipped: 0,
-        },
+        progress: Progress::of(2, 5),
         seconds_left: None,
         extend_secs: None,
         launched: None,
@@ -76,14 +72,7 @@ fn press(form: &mut Form, keys: &[Key]) {
 fn every_kind_80x24() {
     let (req, s, msg) = every_kind();
     let form = Form::new(&s, &msg);
-    let h = Header::of(
-        &req,
-        Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
-    );
+    let h = Header::of(&req, Progress::of(1, 1));
     insta::assert_snapshot!(draw_form(&form, &h, 80, 24));
 }
 
@@ -91,14 +80,7 @@ fn every_kind_80x24() {
 fn every_kind_40x12() {
     let (req, s, msg) = every_kind();
     let form = Form::new(&s, &msg);
-    let h = Header::of(
-        &req,
-        Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
-    );
+    let h = Header::of(&req, Progress::of(1, 1));
     insta::assert_snapshot!(draw_form(&form, &h, 40, 12));
 }
 
@@ -108,14 +90,7 @@ fn every_kind_scrolled_to_languages_80x24() {
     let mut form = Form::new(&s, &msg);
     press(&mut form, &[Key::Ctrl('s')]); // refused: shows messages
     press(&mut form, &vec![Key::Tab; 11]);
-    let h = Header::of(
-        &req,
-        Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
-    );
+    let h = Header::of(&req, Progress::of(1, 1));
     insta::assert_snapshot!(draw_form(&form, &h, 80, 24));
 }
 
@@ -123,14 +98,7 @@ fn every_kind_scrolled_to_languages_80x24() {
 fn below_minimum_size() {
     let (req, s, msg) = every_kind();
     let form = Form::new(&s, &msg);
-    let h = Header::of(
-        &req,
-        Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
-    );
+    let h = Header::of(&req, Progress::of(1, 1));
     insta::assert_snapshot!(draw_form(&form, &h, 39, 9));
 }
 
@@ -350,14 +318,7 @@ fn monochrome_draws_no_colour_and_default_does() {
     let (req, s, msg) = every_kind();
     let mut form = Form::new(&s, &msg);
     press(&mut form, &[Key::Ctrl('s')]); // errors and notice shown too
-    let h = Header::of(
-        &req,
-        Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
-    );
+    let h = Header::of(&req, Progress::of(1, 1));
     let coloured = |theme: &Theme| {
         let mut t = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
         let mut scroll = 0;
@@ -448,14 +409,7 @@ fn max_items_refusal_shows_a_notice() {
 fn first_frame_40x12_shows_the_message() {
     let (req, s, msg) = every_kind();
     let form = Form::new(&s, &msg);
-    let h = Header::of(
-        &req,
-        Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
-    );
+    let h = Header::of(&req, Progress::of(1, 1));
     let mut t = Terminal::new(TestBackend::new(40, 12)).expect("terminal");
     let mut scroll = 0;
     t.draw(|f| {
@@ -477,14 +431,7 @@ fn error_under_a_tall_focused_field_is_shown_whole_40x12() {
     let (req, s, msg) = every_kind();
     let mut form = Form::new(&s, &msg);
     press(&mut form, &[Key::Char('A'), Key::Tab, Key::BackTab]);
-    let h = Header::of(
-        &req,
-        Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
-    );
+    let h = Header::of(&req, Progress::of(1, 1));
     let b = draw_form(&form, &h, 40, 12);
     let text = screen_text(&b);
     let lines: Vec<&str> = text.lines().collect();

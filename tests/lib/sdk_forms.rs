@@ -25,11 +25,7 @@ fn header() -> Header {
         server_version: Some("1.0.0".into()),
         adapter: "mcp-stdio".into(),
         mode: Mode::Form,
-        progress: Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
+        progress: Progress::of(1, 1),
         seconds_left: None,
         extend_secs: None,
         launched: None,

@@ -208,11 +208,7 @@ fn hostile_header(mode: Mode) -> Header {
         server_version: Some("1\u{9b}2J".into()),
         adapter: "mcp-stdio".into(),
         mode,
-        progress: Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
+        progress: Progress::of(1, 1),
         seconds_left: None,
         extend_secs: None,
         launched: None,

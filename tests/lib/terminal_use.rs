@@ -21,11 +21,7 @@ fn header() -> Header {
         server_version: None,
         adapter: "mcp-stdio".into(),
         mode: Mode::Form,
-        progress: Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
+        progress: Progress::of(1, 1),
         seconds_left: None,
         extend_secs: None,
         launched: None,
@@ -156,14 +152,7 @@ fn every_kind() -> (ahp_elicit::binding::RequestEvent, FormSchema, String) {
 fn first_frame_at_40x12_shows_the_focused_input() {
     let (req, s, msg) = every_kind();
     let form = Form::new(&s, &msg);
-    let h = Header::of(
-        &req,
-        Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
-    );
+    let h = Header::of(&req, Progress::of(1, 1));
     let theme = Theme::builtin("default").expect("theme");
     let mut t = Terminal::new(TestBackend::new(40, 12)).expect("terminal");
     let mut scroll = 0;
@@ -259,14 +248,7 @@ fn the_header_names_the_launch_and_the_call() {
     .to_owned();
     let v: Value = serde_json::from_str(&line).expect("json");
     let req = ahp_elicit::binding::read_request_event(&v["request"]).expect("valid");
-    let h = Header::of(
-        &req,
-        Progress {
-            index: 1,
-            total: 1,
-            skipped: 0,
-        },
-    );
+    let h = Header::of(&req, Progress::of(1, 1));
     assert_eq!(h.call.as_deref(), Some("tools/call book"));
     let h = h.with_origin(Some(ahp_elicit::responder::Origin {
         launched: Some("npx -y bookings-server\u{1b}[2J".into()),

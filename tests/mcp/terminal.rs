@@ -31,6 +31,17 @@ fn alive(pid: i32) -> bool {
         .unwrap_or(false)
 }
 
+/// The tool result in `out` (case "required") records `cancel` as the
+/// answer to its form.
+fn assert_required_was_cancelled(out: &Path) {
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(out).expect("stdout")).expect("JSON");
+    assert_eq!(
+        result["structuredContent"]["responses"]["required"]["result"],
+        serde_json::json!({"action": "cancel"})
+    );
+}
+
 /// The notice that replaces a screen its server withdrew.
 const WITHDRAWN: &str = "The server withdrew this request. Nothing was sent.";
 
@@ -146,12 +157,7 @@ fn timeout_cancels_an_unanswered_form() {
         "{}",
         t.stderr()
     );
-    let result: Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
-    assert_eq!(
-        result["structuredContent"]["responses"]["required"]["result"],
-        serde_json::json!({"action": "cancel"})
-    );
+    assert_required_was_cancelled(&out);
 }
 
 /// 2025-11-25: the tool call returns while the form it asked for is still
@@ -219,12 +225,7 @@ fn the_screen_says_it_is_connecting_until_the_handshake() {
     t.wait_for("Required");
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
-    let result: Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
-    assert_eq!(
-        result["structuredContent"]["responses"]["required"]["result"],
-        serde_json::json!({"action": "cancel"})
-    );
+    assert_required_was_cancelled(&out);
 }
 
 /// -32042: the URL consent screen, then "waiting for the browser flow"
