@@ -16,17 +16,6 @@
 //! Only `tui` imports ratatui or crossterm; the library builds without the
 //! `tui` feature.
 
-/// A line to the person on stderr that never panics: std's `eprintln!`
-/// panics when stderr is closed (`ahp-elicit … 2>&1 >/dev/null | head -1`),
-/// and a message the person can no longer read is not worth a crash. This
-/// definition shadows std's for every module of the library.
-macro_rules! eprintln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
-}
-
 pub mod binding;
 pub mod demo;
 pub mod files;

@@ -37,12 +37,68 @@ pub(crate) static TEST_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// [`HoldStderr`]); `None`: write at once.
 static HELD: std::sync::Mutex<Option<Held>> = std::sync::Mutex::new(None);
 
-/// Write one message to stderr, or hold it while [`HoldStderr`] is active.
-/// Every line of it goes through the sanitizer
+/// The program's name: every message to the person opens with it
+/// ("ahp-elicit: ..."), added here and nowhere else.
+pub const PROGRAM: &str = "ahp-elicit";
+
+/// `msg` as the person reads it: "ahp-elicit: msg", or with a command
+/// ("ahp-elicit mcp: msg"). Only the first line gets the prefix: later
+/// lines continue the message (indented lists).
+fn voiced(command: Option<&str>, msg: &str) -> String {
+    match command {
+        Some(c) => format!("{PROGRAM} {c}: {msg}"),
+        None => format!("{PROGRAM}: {msg}"),
+    }
+}
+
+/// Say `msg` to the person: "ahp-elicit: msg" on stderr, or held while
+/// [`HoldStderr`] is active, so messages come out in the order they were
+/// said. Every line goes through the sanitizer
 /// ([`crate::safe_text::display_lines`]): messages quote server text (ids,
 /// property names, details), which must never reach the terminal raw.
-pub fn say(msg: String) {
+pub fn say(msg: impl std::fmt::Display) {
+    write_or_hold(crate::safe_text::display_lines(&voiced(
+        None,
+        &msg.to_string(),
+    )));
+}
+
+/// [`say`] for one command: "ahp-elicit COMMAND: msg".
+pub fn say_in(command: &str, msg: impl std::fmt::Display) {
+    write_or_hold(crate::safe_text::display_lines(&voiced(
+        Some(command),
+        &msg.to_string(),
+    )));
+}
+
+/// Say `heading`, then each of `lines` indented by two spaces below it,
+/// as one message (held and written together).
+pub fn say_list(command: Option<&str>, heading: &str, lines: &[String]) {
+    let mut msg = voiced(command, heading);
+    for l in lines {
+        msg.push_str("\n  ");
+        msg.push_str(l);
+    }
     write_or_hold(crate::safe_text::display_lines(&msg));
+}
+
+/// An error as the person reads it: its own sentence, then each source it
+/// names (`std::error::Error::source`) after a colon, outermost first:
+/// "cannot read events.jsonl: Permission denied (os error 13)". A source
+/// whose sentence the message already carries is not repeated (some
+/// errors quote their cause in their own sentence).
+pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        let text = s.to_string();
+        if !text.is_empty() && !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        next = s.source();
+    }
+    out
 }
 
 /// Write one sanitized message to stderr, or hold it while [`HoldStderr`]
@@ -60,7 +116,16 @@ fn write_or_hold(msg: String) {
             return;
         }
     }
-    eprintln!("{msg}");
+    write_line(&msg);
+}
+
+/// Write one line to stderr. A write that fails (stderr closed:
+/// `ahp-elicit … 2>&1 >/dev/null | head -1`) is dropped: std's `eprintln!`
+/// would panic there, and a message the person can no longer read is not
+/// worth a crash. The only writer to stderr in the program.
+fn write_line(msg: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "{msg}");
 }
 
 /// While messages are held: how many were said (kept or not) and the first
@@ -124,14 +189,17 @@ fn write_held() {
     let held = HELD.lock().ok().and_then(|mut h| h.take());
     if let Some(h) = held {
         for m in h.msgs {
-            eprintln!("{m}");
+            write_line(&m);
         }
         if h.more > 0 {
-            eprintln!(
-                "ahp-elicit: {} more message{} not shown",
-                h.more,
-                if h.more == 1 { "" } else { "s" }
-            );
+            write_line(&voiced(
+                None,
+                &format!(
+                    "{} more message{} not shown",
+                    h.more,
+                    if h.more == 1 { "" } else { "s" }
+                ),
+            ));
         }
     }
 }
@@ -192,9 +260,26 @@ impl Notices {
         (Notices::new(move |n| into.keep(n)), kept)
     }
 
-    /// Report `msg`; it is sanitized before the sink sees it.
+    /// Report `msg` as [`say`] words it ("ahp-elicit: msg"); it is
+    /// sanitized before the sink sees it.
     pub fn say(&self, msg: &str) {
-        (self.sink)(Notice::new(msg));
+        (self.sink)(Notice::new(&voiced(None, msg)));
+    }
+
+    /// Report `heading` and the indented `lines` below it as one notice
+    /// (as [`say_list`]).
+    pub fn say_list(&self, heading: &str, lines: &[String]) {
+        let mut msg = voiced(None, heading);
+        for l in lines {
+            msg.push_str("\n  ");
+            msg.push_str(l);
+        }
+        (self.sink)(Notice::new(&msg));
+    }
+
+    /// Report an error with its sources ([`chain`]).
+    pub fn error(&self, e: &(dyn std::error::Error + 'static)) {
+        self.say(&chain(e));
     }
 }
 
@@ -250,7 +335,7 @@ mod tests {
     #[test]
     fn a_collecting_sink_gets_sanitized_text_within_bounds() {
         let (notices, kept) = Notices::collect();
-        notices.say("ahp-elicit: bad \u{1b}[2Jid\u{202e}x");
+        notices.say("bad \u{1b}[2Jid\u{202e}x");
         assert_eq!(kept.texts().len(), 1);
         let text = &kept.texts()[0];
         assert_eq!(text, r"ahp-elicit: bad \u{1b}[2Jid\u{202e}x");
@@ -266,10 +351,7 @@ mod tests {
         let _serial = TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let guard = HoldStderr::start(true);
         for i in 0..10_000 {
-            say(format!(
-                "ahp-elicit: line {i}: not a JSON event: {}",
-                "x".repeat(100)
-            ));
+            say(format!("line {i}: not a JSON event: {}", "x".repeat(100)));
         }
         // (Other tests of this process may say something meanwhile.)
         let (n, latest) = held_summary().expect("held");

@@ -183,7 +183,7 @@ fn rule_trace(log: SharedLog) -> ahp_elicit::scripted::RuleTrace {
             }
         };
         if let Err(e) = written {
-            ahp_elicit::notice::say(format!("ahp-elicit: cannot write the log: {e}"));
+            ahp_elicit::notice::say(format!("cannot write the log: {e}"));
         }
     })
 }

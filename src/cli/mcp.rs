@@ -147,7 +147,7 @@ impl Session {
     ) {
         if let Some(l) = &self.log {
             if let Err(e) = f(&mut ahp_elicit::respond::lock_log(l)) {
-                ahp_elicit::notice::say(format!("ahp-elicit: cannot write the log: {e}"));
+                ahp_elicit::notice::say(format!("cannot write the log: {e}"));
             }
         }
     }
@@ -230,7 +230,7 @@ fn parse_header(
 }
 
 fn usage(msg: &str) -> Exit {
-    ahp_elicit::notice::say(format!("ahp-elicit mcp: {msg}"));
+    ahp_elicit::notice::say_in("mcp", msg);
     Exit::Usage
 }
 
@@ -325,9 +325,9 @@ pub fn run(args: McpArgs) -> Exit {
         Ok(report) => report_result(&report),
         Err(e) => {
             // Errors may quote the server (an HTTP body): sanitized.
-            eprintln!(
-                "ahp-elicit mcp: {}",
-                ahp_elicit::safe_text::display(&e.to_string())
+            ahp_elicit::notice::say_in(
+                "mcp",
+                format!("{}", ahp_elicit::safe_text::display(&e.to_string())),
             );
             match e {
                 McpError::Rpc { .. } | McpError::Incomplete(_) => Exit::Invalid,
@@ -349,12 +349,15 @@ fn report_result(report: &ahp_elicit::mcp::SessionReport) -> Exit {
     }
     let tool_error = report.result.get("isError") == Some(&Value::Bool(true));
     if tool_error {
-        eprintln!("ahp-elicit mcp: the tool reported an error (isError: true)");
+        ahp_elicit::notice::say_in("mcp", "the tool reported an error (isError: true)");
     }
     if !report.refused.is_empty() {
-        eprintln!(
-            "ahp-elicit mcp: {} elicitation(s) got no valid answer",
-            report.refused.len()
+        ahp_elicit::notice::say_in(
+            "mcp",
+            format!(
+                "{} elicitation(s) got no valid answer",
+                report.refused.len()
+            ),
         );
     }
     if tool_error || !report.refused.is_empty() {

@@ -720,7 +720,7 @@ impl Session {
                 };
                 let data: String = data.chars().take(2_000).collect();
                 self.server_notice(&format!(
-                    "ahp-elicit: server log [{}]: {}",
+                    "server log [{}]: {}",
                     safe_text::display(&level),
                     safe_text::display(&data)
                 ));
@@ -747,7 +747,7 @@ impl Session {
             status: Some(format!("The tool reports {line}")),
             offer_retry: false,
         });
-        self.server_notice(&format!("ahp-elicit: the tool reports {line}"));
+        self.server_notice(&format!("the tool reports {line}"));
     }
 
     /// A notice that came from the server: shown up to
@@ -762,7 +762,7 @@ impl Session {
     /// A notice for the person; server text goes through the sanitizer
     /// before this is called.
     pub(super) fn notice(&self, msg: &str) {
-        self.opts.notices.say(&format!("ahp-elicit: {msg}"));
+        self.opts.notices.say(msg);
     }
 
     pub fn write_event(&mut self, ev: &Value) -> Result<(), McpError> {
@@ -823,26 +823,29 @@ impl Session {
 /// Show the tool list to the person (stderr, sanitized): name and title or
 /// the first line of the description.
 fn show_tools(notices: &Notices, tools: &[Value]) {
-    notices.say(&format!(
-        "ahp-elicit: the server offers {} tool(s):",
-        tools.len()
-    ));
-    for t in tools {
-        let name = str_field(t, "name").unwrap_or_default();
-        let about = str_field(t, "title")
-            .or_else(|| str_field(t, "description"))
-            .unwrap_or_default();
-        let about: String = about
-            .lines()
-            .next()
-            .unwrap_or("")
-            .chars()
-            .take(100)
-            .collect();
-        notices.say(&format!(
-            "  {}  {}",
-            safe_text::display(&name),
-            safe_text::display(&about)
-        ));
-    }
+    let lines: Vec<String> = tools
+        .iter()
+        .map(|t| {
+            let name = str_field(t, "name").unwrap_or_default();
+            let about = str_field(t, "title")
+                .or_else(|| str_field(t, "description"))
+                .unwrap_or_default();
+            let about: String = about
+                .lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(100)
+                .collect();
+            format!(
+                "{}  {}",
+                safe_text::display(&name),
+                safe_text::display(&about)
+            )
+        })
+        .collect();
+    notices.say_list(
+        &format!("the server offers {} tool(s):", tools.len()),
+        &lines,
+    );
 }

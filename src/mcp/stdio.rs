@@ -218,7 +218,7 @@ impl Transport for StdioTransport {
             return;
         }
         self.notices.say(&format!(
-            "ahp-elicit: the server did not exit after its stdin closed and SIGTERM; killing it (pid {})",
+            "the server did not exit after its stdin closed and SIGTERM; killing it (pid {})",
             self.child.id()
         ));
         let _ = self.child.kill();

@@ -686,7 +686,7 @@ impl LineIo for HoldProbe {
         deadline: Option<std::time::Instant>,
         withdrawn: &dyn Fn() -> bool,
     ) -> Result<Reply, RespondError> {
-        crate::notice::say("server: a line written while the prompt waits".into());
+        crate::notice::say("server: a line written while the prompt waits");
         self.held_while_asking
             .push(crate::notice::held_summary().is_some());
         self.inner.ask(prompt, deadline, withdrawn)

@@ -214,7 +214,7 @@ pub fn drive(
         Run::new(items, desk, sink, config, log).go()
     });
     ran.unwrap_or_else(|e| {
-        config.notices.say(&format!("ahp-elicit: {e}"));
+        config.notices.say(&e.to_string());
         Tally {
             fatal: true,
             ..Tally::default()
@@ -318,7 +318,7 @@ impl<'a> Run<'a> {
             .count();
         if left > 0 {
             self.config.notices.say(&format!(
-                "ahp-elicit: ended by signal {sig}: {left} requests read were not answered"
+                "ended by signal {sig}: {left} requests read were not answered"
             ));
         }
     }
@@ -435,7 +435,7 @@ impl<'a> Run<'a> {
             Item::ReadError(e) => {
                 self.config
                     .notices
-                    .say(&format!("ahp-elicit: cannot read the input: {e}"));
+                    .say(&format!("cannot read the input: {e}"));
                 self.tally.fatal = true;
                 return Step::Stop;
             }
@@ -698,7 +698,7 @@ impl<'a> Run<'a> {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             self.config
                 .notices
-                .say(&format!("ahp-elicit: cannot write the result: {e}"));
+                .say(&format!("cannot write the result: {e}"));
         }
         self.tally.fatal = true;
     }
@@ -710,7 +710,7 @@ impl<'a> Run<'a> {
             if let Err(e) = f(&mut lock_log(l)) {
                 self.config
                     .notices
-                    .say(&format!("ahp-elicit: cannot write the log: {e}"));
+                    .say(&format!("cannot write the log: {e}"));
             }
         }
     }
@@ -741,10 +741,10 @@ fn report_text(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) ->
     let what = crate::safe_text::display(what);
     let mut msg = match id {
         Some(id) if !id.is_empty() => format!(
-            "ahp-elicit: request {} (line {line}): {what}",
+            "request {} (line {line}): {what}",
             crate::safe_text::display(id)
         ),
-        _ => format!("ahp-elicit: line {line}: {what}"),
+        _ => format!("line {line}: {what}"),
     };
     for e in errs {
         msg.push_str(&format!(
@@ -774,8 +774,7 @@ impl crate::responder::Launcher for LoggingLauncher {
         let mut log = lock_log(&self.log);
         let id = log.current().to_owned();
         if let Err(e) = log.launch(&id, self.name, url, &r) {
-            self.notices
-                .say(&format!("ahp-elicit: cannot write the log: {e}"));
+            self.notices.say(&format!("cannot write the log: {e}"));
         }
         r
     }

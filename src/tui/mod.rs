@@ -527,7 +527,7 @@ impl TuiResponder {
                 self.pending = Some(Notice::timed_out(&screen_label(cx), extend));
                 if let Some(n) = &self.notices {
                     n.say(&format!(
-                        "ahp-elicit: {}: time ran out (--timeout), cancel was sent",
+                        "{}: time ran out (--timeout), cancel was sent",
                         screen_label(cx)
                     ));
                 }
@@ -1035,7 +1035,7 @@ impl Responder for TuiResponder {
         if self.auto_declined > 0 {
             if let Some(n) = &self.notices {
                 n.say(&format!(
-                    "ahp-elicit: {} declined without being shown ({BLOCK_KEY}: everything else from {})",
+                    "{} declined without being shown ({BLOCK_KEY}: everything else from {})",
                     requests(self.auto_declined),
                     self.blocked_names()
                 ));
