@@ -84,15 +84,18 @@ pub fn say_list(command: Option<&str>, heading: &str, lines: &[String]) {
 
 /// An error as the person reads it: its own sentence, then each source it
 /// names (`std::error::Error::source`) after a colon, outermost first:
-/// "cannot read events.jsonl: Permission denied (os error 13)". A source
-/// whose sentence the message already carries is not repeated (some
-/// errors quote their cause in their own sentence).
+/// "the responder failed: terminal: draw: Input/output error (os error 5)".
+/// A source whose sentence the message already carries is not repeated:
+/// most errors here quote their cause in their own sentence (so `to_string`
+/// alone says the whole), some in the short form of
+/// [`crate::files::io_reason`] (lower case, without "(os error N)").
 pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut out = e.to_string();
     let mut next = e.source();
     while let Some(s) = next {
         let text = s.to_string();
-        if !text.is_empty() && !out.contains(&text) {
+        let short = text.split(" (os error").next().unwrap_or("").to_lowercase();
+        if !short.is_empty() && !out.to_lowercase().contains(&short) {
             out.push_str(": ");
             out.push_str(&text);
         }

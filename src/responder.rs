@@ -39,15 +39,54 @@ pub enum Outcome {
 
 /// Why a responder gave no answer. The sentences do not name the request:
 /// the caller knows which request it asked about and says so in its report.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// Operating-system failures keep their `io::Error` as the source (and
+/// quote it in their sentence, so `to_string` says the whole of it).
+#[derive(Debug, thiserror::Error)]
 pub enum RespondError {
-    /// A scripted answer that the form refuses: no result
-    /// for this request, exit 1.
+    /// A scripted answer that the form refuses: no result for this request,
+    /// exit 1. The text is data, not a cause: the form's reasons, joined
+    /// (they may quote the request: sanitize before showing).
     #[error("answer refused: {0}")]
     Refused(String),
-    /// The terminal or another resource failed: no result, exit 2.
+    /// There is no terminal to answer on: `step` is what failed ("cannot
+    /// open /dev/tty", "/dev/tty is not a terminal", "cannot enter raw
+    /// mode", "cannot set up /dev/tty"). Exit 2; the message starts with
+    /// "no terminal:".
+    #[error("no terminal: {step} ({source})")]
+    NoTerminal {
+        /// The step that failed.
+        step: &'static str,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The terminal failed while in use: `step` is what was being done
+    /// ("draw", "read a key", "poll"). Exit 2.
+    #[error("terminal: {step}: {source}")]
+    Terminal {
+        /// The step that failed.
+        step: &'static str,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The terminal was closed (hung up) while a line was awaited, or an
+    /// in-memory terminal has no more typed lines. Exit 2.
+    #[error("the terminal was closed")]
+    TerminalClosed,
+    /// This build has no terminal front end (the `tui` feature is off).
+    #[error("this build has no terminal front end (feature 'tui')")]
+    NoFrontEnd,
+    /// The request was withdrawn before the responder saw it (its reason).
+    #[error("{}", .0.describe())]
+    Withdrawn(WithdrawReason),
+    /// The responder's thread has stopped: nothing can answer any more.
+    #[error("the responder has stopped")]
+    Stopped,
+    /// Nothing can answer here: why no responder could be made (a run that
+    /// only lists tools and has no terminal).
     #[error("{0}")]
-    Io(String),
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// Something that answers validated requests, one at a time.

@@ -138,7 +138,7 @@ pub fn run(args: DemoArgs) -> Exit {
         let mut tui = match TuiResponder::new(theme) {
             Ok(t) => t,
             Err(e) => {
-                let e = super::answer::with_no_terminal_hint(e.to_string(), DEMO_HINT);
+                let e = super::answer::with_no_terminal_hint(&e, DEMO_HINT);
                 ahp_elicit::notice::say(&e);
                 return Exit::Usage;
             }
@@ -159,7 +159,7 @@ pub fn run(args: DemoArgs) -> Exit {
         Ok(Outcome::Answer(a)) => a,
         Ok(Outcome::Quit) => Answer::bare(Action::Cancel),
         Err(e) => {
-            let e = super::answer::with_no_terminal_hint(e.to_string(), DEMO_HINT);
+            let e = super::answer::with_no_terminal_hint(&e, DEMO_HINT);
             ahp_elicit::notice::say(&e);
             return Exit::Usage;
         }

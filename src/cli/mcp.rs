@@ -129,7 +129,9 @@ impl ahp_elicit::responder::Responder for NoAnswerer {
         _: &ahp_elicit::binding::RequestEvent,
         _: &ahp_elicit::responder::Context,
     ) -> Result<ahp_elicit::responder::Outcome, ahp_elicit::responder::RespondError> {
-        Err(ahp_elicit::responder::RespondError::Io(self.0.clone()))
+        Err(ahp_elicit::responder::RespondError::Unavailable(
+            self.0.clone().into(),
+        ))
     }
 }
 
@@ -327,7 +329,7 @@ pub fn run(args: McpArgs) -> Exit {
             // Errors may quote the server (an HTTP body): sanitized.
             ahp_elicit::notice::say_in(
                 "mcp",
-                format!("{}", ahp_elicit::safe_text::display(&e.to_string())),
+                ahp_elicit::safe_text::display(&ahp_elicit::notice::chain(&e)),
             );
             match e {
                 McpError::Rpc { .. } | McpError::Incomplete(_) => Exit::Invalid,

@@ -223,7 +223,7 @@ impl Session {
                 self.reject(ask.rpc_id.as_ref(), INTERNAL_ERROR, why, None)?;
                 Ok(None)
             }
-            Err(AskError::Gone) => Err(McpError::Responder("the responder stopped".into())),
+            Err(AskError::Gone) => Err(McpError::Responder(RespondError::Stopped)),
         }
     }
 

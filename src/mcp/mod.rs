@@ -324,9 +324,13 @@ pub enum McpError {
         /// The error's `data`, as sent (boxed: it is rarely there).
         data: Option<Box<Value>>,
     },
-    /// The responder failed (terminal lost): exit 2.
+    /// The responder failed (terminal lost, its thread stopped): exit 2.
     #[error("the responder failed: {0}")]
-    Responder(String),
+    Responder(#[source] crate::responder::RespondError),
+    /// The shared loop could not run (its runtime or thread did not
+    /// start, or it panicked): exit 2.
+    #[error("{0}")]
+    Run(#[source] crate::session::RunError),
     /// The person asked to quit (Ctrl-C twice): exit 130.
     #[error("the person quit the session")]
     Quit,

@@ -74,7 +74,9 @@ impl Session {
                 Ok(())
             }
             Err(AskError::Busy) => Ok(()),
-            Err(AskError::Gone) => Err(McpError::Responder("the responder stopped".into())),
+            Err(AskError::Gone) => {
+                Err(McpError::Responder(crate::responder::RespondError::Stopped))
+            }
         }
     }
 }

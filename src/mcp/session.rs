@@ -46,8 +46,7 @@ pub(super) fn run(
     responder: &mut dyn Responder,
 ) -> Result<SessionReport, McpError> {
     let opts = opts.clone();
-    crate::session::run(responder, move |desk| start(opts, desk))
-        .map_err(|e| McpError::Responder(e.to_string()))?
+    crate::session::run(responder, move |desk| start(opts, desk)).map_err(McpError::Run)?
 }
 
 async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> {
@@ -562,7 +561,9 @@ impl Session {
                 return Err(McpError::Transport("the connection is closed".into()))
             }
             Wake::Incoming(Some(i)) => self.on_incoming(i)?,
-            Wake::Reply(None) => return Err(McpError::Responder("the responder stopped".into())),
+            Wake::Reply(None) => {
+                return Err(McpError::Responder(crate::responder::RespondError::Stopped))
+            }
             Wake::Reply(Some(Reply::Key(WaitKey::Quit))) => return Err(McpError::Quit),
             Wake::Reply(Some(Reply::Key(k))) => self.elic.wait_key = Some(k),
             Wake::Reply(Some(r)) if self.closes_refusal(&r) => {}

@@ -669,13 +669,13 @@ impl<I: LineIo> Responder for PlainResponder<I> {
 
 /// The plain responder on the controlling terminal.
 ///
-/// Errors: a sentence starting with `no terminal:` when there is none.
+/// Errors: [`RespondError::NoTerminal`] when there is none.
 #[cfg(all(unix, feature = "tui"))]
 pub fn tty_responder(
     launcher: Box<dyn Launcher>,
     no_open: bool,
-) -> Result<Box<dyn Responder>, String> {
-    let io = TtyIo::open().map_err(|e| e.to_string())?;
+) -> Result<Box<dyn Responder>, RespondError> {
+    let io = TtyIo::open()?;
     // Notices on stderr go out at once, between the plain lines.
     crate::notice::release();
     let mut r = PlainResponder::new(io, launcher, no_open);
@@ -686,16 +686,13 @@ pub fn tty_responder(
 
 /// Without the terminal front end there is no plain mode either.
 ///
-/// Errors: always, a sentence saying so.
+/// Errors: always, [`RespondError::NoFrontEnd`].
 #[cfg(not(all(unix, feature = "tui")))]
 pub fn tty_responder(
     _launcher: Box<dyn Launcher>,
     _no_open: bool,
-) -> Result<Box<dyn Responder>, String> {
-    Err(
-        "this build has no terminal front end (feature 'tui'): use --answers FILE or --action"
-            .into(),
-    )
+) -> Result<Box<dyn Responder>, RespondError> {
+    Err(RespondError::NoFrontEnd)
 }
 
 /// `demo --plain`: answer one request on the controlling terminal (URLs
@@ -719,9 +716,7 @@ pub fn answer_one(req: &RequestEvent) -> Result<Outcome, RespondError> {
 /// Errors: always.
 #[cfg(not(all(unix, feature = "tui")))]
 pub fn answer_one(_req: &RequestEvent) -> Result<Outcome, RespondError> {
-    Err(RespondError::Io(
-        "this build has no terminal front end (feature 'tui')".into(),
-    ))
+    Err(RespondError::NoFrontEnd)
 }
 
 #[cfg(test)]

@@ -214,7 +214,7 @@ pub fn drive(
         Run::new(items, desk, sink, config, log).go()
     });
     ran.unwrap_or_else(|e| {
-        config.notices.say(&e.to_string());
+        config.notices.error(&e);
         Tally {
             fatal: true,
             ..Tally::default()
@@ -584,7 +584,7 @@ impl<'a> Run<'a> {
                     if self.quit {
                         return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
                     }
-                    return Err(RespondError::Io(reason.describe()));
+                    return Err(RespondError::Withdrawn(reason));
                 }
                 // A quit on the waiting screen just before the request
                 // reached the responder: the request is not shown.
@@ -593,7 +593,7 @@ impl<'a> Run<'a> {
                     self.desk.withdraw(key, WithdrawReason::StreamClosed);
                 }
                 Some(_) => {}
-                None => return Err(RespondError::Io(AskError::Gone.to_string())),
+                None => return Err(RespondError::Stopped),
             }
         }
     }

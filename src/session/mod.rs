@@ -50,7 +50,7 @@ pub const MAX_OPEN: usize = 16;
 pub use crate::responder::WithdrawReason;
 
 /// What the responder thread reports to the front door ([`Desk::next`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum Reply {
     /// The responder finished request `key`.
     Answered {
@@ -354,10 +354,10 @@ fn serve(
 pub enum RunError {
     /// The tokio runtime of the session thread did not start.
     #[error("starting the session runtime: {0}")]
-    Runtime(std::io::Error),
+    Runtime(#[source] std::io::Error),
     /// The session thread did not start.
     #[error("starting the session thread: {0}")]
-    Thread(std::io::Error),
+    Thread(#[source] std::io::Error),
     /// The session thread panicked.
     #[error("the session thread panicked")]
     Panicked,
