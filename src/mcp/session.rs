@@ -23,6 +23,7 @@ use super::http::HttpTransport;
 use super::jsonrpc::{self, Message, METHOD_NOT_FOUND};
 use super::stdio::StdioTransport;
 use super::transport::{Incoming, Transport, INCOMING_CAPACITY};
+use super::{Incomplete, LinkDown, ProtocolBreak};
 use super::{McpError, McpOptions, Operation, SessionReport, Target};
 use crate::binding::{RequestEvent, Server};
 use crate::notice::Notices;
@@ -245,7 +246,7 @@ impl Session {
             .life
             .server
             .clone()
-            .ok_or_else(|| McpError::Protocol("the server did not name itself".into()))?;
+            .ok_or(McpError::Protocol(ProtocolBreak::Unnamed))?;
         let (tools, called, result) = match self.opts.operation.clone() {
             Operation::Prompt(name) => {
                 let _ = self.list("prompts/list", "prompts").await;
@@ -268,10 +269,7 @@ impl Session {
                 let tools = self.list_tools().await?;
                 let call = self.choose_tool(&tools);
                 if let Some(name) = call.as_ref().filter(|n| self.life.left_out.contains(n)) {
-                    return Err(McpError::Incomplete(format!(
-                        "the tool '{}' is not called: its x-mcp-header annotations break the rules (see above)",
-                        safe_text::display(name)
-                    )));
+                    return Err(Incomplete::BadHeaders(name.clone()).into());
                 }
                 let result = match &call {
                     Some(name) => self.call_tool(name).await?,
@@ -341,11 +339,7 @@ impl Session {
                         }
                     }
                 }
-                _ => {
-                    return Err(McpError::Protocol(
-                        "the tools/list result has no tools array".into(),
-                    ))
-                }
+                _ => return Err(ProtocolBreak::NoToolsArray.into()),
             }
             cursor = str_field(&page, "nextCursor");
             if cursor.is_none() {
@@ -369,9 +363,8 @@ impl Session {
             Err(why) => {
                 let name = str_field(tool, "name").unwrap_or_default();
                 self.notice(&format!(
-                    "left out the tool '{}': {}",
+                    "left out the tool '{}': {why}",
                     safe_text::display(&name),
-                    safe_text::display(&why)
                 ));
                 self.life.left_out.push(name);
                 false
@@ -428,9 +421,7 @@ impl Session {
                 self.link.transport.start_listening();
                 self.request_once(method, params, limit).await
             }
-            Err(McpError::SessionExpired) => Err(McpError::Transport(
-                "the server ended the session again (HTTP 404)".into(),
-            )),
+            Err(McpError::SessionExpired) => Err(LinkDown::SessionEndedAgain.into()),
             other => other,
         }
     }
@@ -557,9 +548,7 @@ impl Session {
         match wake {
             Wake::Timer => return Ok(false),
             Wake::Signal(n) => return Err(McpError::Interrupted(n)),
-            Wake::Incoming(None) => {
-                return Err(McpError::Transport("the connection is closed".into()))
-            }
+            Wake::Incoming(None) => return Err(LinkDown::Closed.into()),
             Wake::Incoming(Some(i)) => self.on_incoming(i)?,
             Wake::Reply(None) => {
                 return Err(McpError::Responder(crate::responder::RespondError::Stopped))
@@ -588,11 +577,9 @@ impl Session {
             Incoming::Log(line) => {
                 self.server_notice(&format!("server: {}", safe_text::display(&line)))
             }
-            Incoming::StreamEnded { id } => self.fail_pending(id, |m| {
-                McpError::Transport(format!(
-                    "the server ended the response stream of {m} without answering it"
-                ))
-            }),
+            Incoming::StreamEnded { id } => {
+                self.fail_pending(id, |m| McpError::from(LinkDown::StreamEnded(m.to_owned())))
+            }
             Incoming::Failed { id, error } => self.fail_pending(id, |m| McpError::Delivery {
                 what: m.to_owned(),
                 source: error,
