@@ -350,6 +350,58 @@ mod tests {
     }
 
     #[test]
+    fn every_notice_opens_with_the_program_name_once() {
+        let (notices, kept) = Notices::collect();
+        notices.say("cannot write the log: disk full");
+        notices.say_list(
+            "the server offers 2 tool(s):",
+            &["a  first".to_owned(), "b  second".to_owned()],
+        );
+        assert_eq!(
+            kept.texts(),
+            vec![
+                "ahp-elicit: cannot write the log: disk full".to_owned(),
+                "ahp-elicit: the server offers 2 tool(s):\n  a  first\n  b  second".to_owned(),
+            ]
+        );
+        assert_eq!(voiced(Some("mcp"), "x"), "ahp-elicit mcp: x");
+    }
+
+    /// An error whose sentence does not quote its cause.
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot read events.jsonl")]
+    struct Bare(#[source] std::io::Error);
+
+    /// An error whose sentence quotes its cause in the short form.
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot read events.jsonl: {}", crate::files::io_reason(.0))]
+    struct Quoting(#[source] std::io::Error);
+
+    #[test]
+    fn the_chain_names_each_cause_once() {
+        let denied = || std::io::Error::from_raw_os_error(libc::EACCES);
+        let os = denied().to_string();
+        assert_eq!(
+            chain(&Bare(denied())),
+            format!("cannot read events.jsonl: {os}")
+        );
+        // The cause is already in the sentence (lower case, no "os error").
+        let quoting = Quoting(denied());
+        assert_eq!(chain(&quoting), quoting.to_string());
+        assert!(
+            chain(&quoting).ends_with("permission denied"),
+            "{}",
+            chain(&quoting)
+        );
+        let (notices, kept) = Notices::collect();
+        notices.error(&Bare(denied()));
+        assert_eq!(
+            kept.texts(),
+            vec![format!("ahp-elicit: cannot read events.jsonl: {os}")]
+        );
+    }
+
+    #[test]
     fn a_flood_is_held_within_bounds_and_counted() {
         let _serial = TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let guard = HoldStderr::start(true);

@@ -331,8 +331,8 @@ fn settle_gives_one_result_or_one_reason() {
     let Err(NoResult::Failed(e)) = &failed else {
         panic!("expected a failure, got {failed:?}");
     };
+    assert!(matches!(e, RespondError::Terminal { step: "draw", .. }));
     let os = std::error::Error::source(e)
-        .and_then(std::error::Error::source)
         .and_then(|s| s.downcast_ref::<std::io::Error>())
         .and_then(std::io::Error::raw_os_error);
     assert_eq!(os, Some(libc::EIO));
