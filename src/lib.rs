@@ -26,6 +26,7 @@ pub mod mcp;
 pub mod misplaced;
 pub mod notice;
 pub mod plain;
+pub mod redact;
 pub mod respond;
 pub mod responder;
 #[cfg(feature = "tui")]

@@ -80,7 +80,7 @@ impl Target {
                 shlex::try_join(words.map(String::as_str))
                     .unwrap_or_else(|_| format!("{program} …"))
             }
-            Target::Http { url } => crate::log::redact_url(url),
+            Target::Http { url } => crate::redact::redact_url(url),
         }
     }
 

@@ -759,7 +759,7 @@ impl Session {
         };
         // Redacted (URLs' userinfo, query, fragment) and escaped (no raw
         // control, C1 or bidi character).
-        w.write_all(crate::log::event_line(ev, false).as_bytes())
+        w.write_all(crate::redact::event_line(ev, false).as_bytes())
             .and_then(|()| w.flush())
             .map_err(McpError::Events)
     }
