@@ -292,6 +292,46 @@ impl EventLog {
     }
 }
 
+/// The `--log` event log, shared by the front door's loop (on the session
+/// thread) and the launcher (on the responder thread).
+pub type SharedLog = std::sync::Arc<std::sync::Mutex<EventLog>>;
+
+/// Share an opened log between the loop and the launcher.
+pub fn share_log(log: EventLog) -> SharedLog {
+    std::sync::Arc::new(std::sync::Mutex::new(log))
+}
+
+/// The shared log, locked (a writer that panicked leaves a log that is
+/// still written: each record is one whole line).
+pub fn lock_log(log: &SharedLog) -> std::sync::MutexGuard<'_, EventLog> {
+    log.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A [`Launcher`](crate::launcher::Launcher) that logs each launch (URL
+/// redacted) before passing on its result.
+pub struct LoggingLauncher {
+    /// The launcher that opens the URL.
+    pub inner: Box<dyn crate::launcher::Launcher>,
+    /// Its name in the log ("browser", "command", "none").
+    pub name: &'static str,
+    /// The log written to.
+    pub log: SharedLog,
+    /// Where a log that cannot be written is said.
+    pub notices: crate::notice::Notices,
+}
+
+impl crate::launcher::Launcher for LoggingLauncher {
+    fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
+        let r = self.inner.open(url);
+        let mut log = lock_log(&self.log);
+        let id = log.current().to_owned();
+        if let Err(e) = log.launch(&id, self.name, url, &r) {
+            self.notices.say(&format!("cannot write the log: {e}"));
+        }
+        r
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 
 use ahp_elicit::binding::Action;
 use ahp_elicit::launcher::{CommandBrowser, NoOpen, SystemBrowser};
+use ahp_elicit::log::{LoggingLauncher, SharedLog};
 use ahp_elicit::notice::Notices;
-use ahp_elicit::respond::{LoggingLauncher, SharedLog};
 use ahp_elicit::responder::{Launcher, RespondError, Responder};
 
 /// How requests are answered: by a person on the terminal (full screen or
@@ -94,7 +94,7 @@ impl AnswerArgs {
     pub fn open_log(&self) -> Result<Option<SharedLog>, String> {
         match &self.log {
             Some(p) => match ahp_elicit::log::EventLog::open(p, self.log_values) {
-                Ok(l) => Ok(Some(ahp_elicit::respond::share_log(l))),
+                Ok(l) => Ok(Some(ahp_elicit::log::share_log(l))),
                 Err(e) => Err(e.to_string()),
             },
             None => Ok(None),
@@ -170,7 +170,7 @@ impl AnswerArgs {
 /// keys that did not hold.
 fn rule_trace(log: SharedLog) -> ahp_elicit::scripted::RuleTrace {
     Box::new(move |req, chosen| {
-        let mut l = ahp_elicit::respond::lock_log(&log);
+        let mut l = ahp_elicit::log::lock_log(&log);
         let written = match chosen {
             Ok(rule) => l.rule_chosen(&req.id, &rule.pointer(), rule.name.as_deref()),
             Err(none) => {

@@ -16,11 +16,11 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 use ahp_elicit::binding::{Action, Mode, SchemaPolicy};
+use ahp_elicit::log::SharedLog;
 use ahp_elicit::mcp::{
     run_session, ExtraHeaders, McpError, McpOptions, Operation, ProtocolChoice, Target,
 };
 use ahp_elicit::respond::sink::terminal_safe;
-use ahp_elicit::respond::SharedLog;
 
 use super::answer::AnswerArgs;
 use super::{Exit, Words};
@@ -148,7 +148,7 @@ impl Session {
         f: impl FnOnce(&mut ahp_elicit::log::EventLog) -> Result<(), ahp_elicit::log::LogError>,
     ) {
         if let Some(l) = &self.log {
-            if let Err(e) = f(&mut ahp_elicit::respond::lock_log(l)) {
+            if let Err(e) = f(&mut ahp_elicit::log::lock_log(l)) {
                 ahp_elicit::notice::say(format!("cannot write the log: {e}"));
             }
         }

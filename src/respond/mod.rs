@@ -20,34 +20,20 @@ pub mod input;
 pub mod sink;
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
 use crate::binding::{Action, Answer, Mode, RequestEvent, ResultMeta, SchemaPolicy, Violation};
 use crate::log::EventLog;
+use crate::log::{lock_log, SharedLog};
 use crate::notice::Notices;
 use crate::responder::{Context, Outcome, Progress, RespondError, Responder, WaitKey};
 use crate::session::{settle, AskError, Between, Desk, NoResult, Reply, Settled, WithdrawReason};
 
 use input::{read_event, Item, ReadEvent, READ_AHEAD};
 use sink::Sink;
-
-/// The `--log` event log, shared by the loop (on the session thread) and
-/// the launcher (on the responder thread).
-pub type SharedLog = Arc<Mutex<EventLog>>;
-
-/// Share an opened log between the loop and the launcher.
-pub fn share_log(log: EventLog) -> SharedLog {
-    Arc::new(Mutex::new(log))
-}
-
-/// The shared log, locked (a writer that panicked leaves a log that is
-/// still written: each record is one whole line).
-pub fn lock_log(log: &SharedLog) -> MutexGuard<'_, EventLog> {
-    log.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// How the stream is answered.
 #[derive(Debug, Clone)]
@@ -753,31 +739,6 @@ fn report_text(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) ->
         ));
     }
     msg
-}
-
-/// A [`Launcher`](crate::responder::Launcher) that logs each launch (URL
-/// redacted) before passing on its result.
-pub struct LoggingLauncher {
-    /// The launcher that opens the URL.
-    pub inner: Box<dyn crate::responder::Launcher>,
-    /// Its name in the log ("browser", "command", "none").
-    pub name: &'static str,
-    /// The log written to.
-    pub log: SharedLog,
-    /// Where a log that cannot be written is said.
-    pub notices: Notices,
-}
-
-impl crate::responder::Launcher for LoggingLauncher {
-    fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
-        let r = self.inner.open(url);
-        let mut log = lock_log(&self.log);
-        let id = log.current().to_owned();
-        if let Err(e) = log.launch(&id, self.name, url, &r) {
-            self.notices.say(&format!("cannot write the log: {e}"));
-        }
-        r
-    }
 }
 
 #[cfg(test)]
