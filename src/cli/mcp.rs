@@ -135,14 +135,14 @@ impl ahp_elicit::responder::Responder for NoAnswerer {
     }
 }
 
-/// The responder `mcp` hands to the session: `--log` records requests and
-/// decisions, as in `respond` (the session itself applies `--timeout`).
-struct Session {
+/// The responder `mcp` hands to the shared loop: `--log` records requests
+/// and decisions, as in `respond` (the loop itself applies `--timeout`).
+struct LoggingResponder {
     inner: Box<dyn ahp_elicit::responder::Responder>,
     log: Option<SharedLog>,
 }
 
-impl Session {
+impl LoggingResponder {
     fn note(
         &self,
         f: impl FnOnce(&mut ahp_elicit::log::EventLog) -> Result<(), ahp_elicit::log::LogError>,
@@ -155,7 +155,7 @@ impl Session {
     }
 }
 
-impl ahp_elicit::responder::Responder for Session {
+impl ahp_elicit::responder::Responder for LoggingResponder {
     fn respond(
         &mut self,
         req: &ahp_elicit::binding::RequestEvent,
@@ -318,7 +318,7 @@ pub fn run(args: McpArgs) -> Exit {
         }
         Err(e) => return usage(&e),
     };
-    let mut responder = Session { inner, log };
+    let mut responder = LoggingResponder { inner, log };
     let outcome = run_session(&opts, &mut responder);
     // The terminal is given back before the tool result is printed (stdout
     // may be that terminal).

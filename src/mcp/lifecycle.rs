@@ -13,9 +13,9 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
+use super::client::{connect, str_field, Client};
 use super::era::{self, Era, ProtocolChoice, MODERN_VERSION, UNSUPPORTED_VERSION};
 use super::jsonrpc::{self, METHOD_NOT_FOUND};
-use super::session::{connect, str_field, Session};
 use super::transport::TransportError;
 use super::ProtocolBreak;
 use super::{McpError, Target, OLDER_VERSIONS, PROTOCOL_VERSION};
@@ -35,9 +35,9 @@ enum Fallback {
     Restart,
 }
 
-impl Session {
+impl Client {
     /// Choose the era (`--protocol`) and connect in it: afterwards
-    /// [`Session::era`], [`Session::version`] and [`Session::server`] are
+    /// [`Client::era`], [`Client::version`] and [`Client::server`] are
     /// set.
     ///
     /// Errors: the question or the handshake failed (see [`McpError`]).

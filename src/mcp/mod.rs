@@ -38,15 +38,15 @@ pub mod era;
 mod lifecycle;
 mod refusal;
 mod rounds;
+pub use client::DUPLICATE_ID;
 pub use elicit::{COMPLETION_WAIT, SCRIPTED_COMPLETION_WAIT};
 pub use era::ProtocolChoice;
 pub use http::ExtraHeaders;
 pub use lifecycle::DISCOVER_WAIT;
 pub use rounds::DEFAULT_MAX_ROUNDS;
-pub use session::DUPLICATE_ID;
+mod client;
 pub mod http;
 pub mod jsonrpc;
-mod session;
 pub mod stdio;
 pub mod transport;
 
@@ -492,7 +492,7 @@ pub fn run_session(
     opts: &McpOptions,
     responder: &mut dyn Responder,
 ) -> Result<SessionReport, McpError> {
-    session::run(opts, responder)
+    client::run(opts, responder)
 }
 
 #[cfg(test)]

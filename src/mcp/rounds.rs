@@ -26,10 +26,10 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
+use super::client::Client;
 use super::elicit::{InputRef, URL_ELICITATION_REQUIRED};
 use super::era::{Era, ProtocolChoice};
 use super::jsonrpc::INVALID_REQUEST;
-use super::session::Session;
 use super::Incomplete;
 use super::McpError;
 use crate::responder::Progress;
@@ -50,7 +50,7 @@ pub fn state_pause(n: u32) -> Duration {
     (FIRST_STATE_PAUSE * factor).min(MAX_STATE_PAUSE)
 }
 
-impl Session {
+impl Client {
     /// `tools/call` of `name` with `--args`.
     pub(super) async fn call_tool(&mut self, name: &str) -> Result<Value, McpError> {
         let params = json!({
@@ -82,7 +82,7 @@ impl Session {
         result
     }
 
-    /// The rounds of [`Session::call_with_rounds`].
+    /// The rounds of [`Client::call_with_rounds`].
     async fn rounds(&mut self, method: &str, name: &str, base: Value) -> Result<Value, McpError> {
         let shown = safe_text::display(name).into_owned();
         let mut url_retried = false;

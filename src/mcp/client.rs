@@ -1,8 +1,8 @@
-//! One client session on tokio: the request/response loop, the server's
+//! The MCP client ([`Client`]) on tokio: the request/response loop, the server's
 //! requests (`ping`, `elicitation/create`) and notifications answered while
 //! a person looks at a screen, timers, signals and shutdown.
 //!
-//! The session runs as the future of a [`crate::session`] front door: it
+//! The client runs as the future of a [`crate::session`] front door: it
 //! puts elicitations to the responder through a [`Desk`] and never waits
 //! for a person itself, so `ping` is answered and `notifications/cancelled`
 //! closes the screen while a form is open. Elicitation handling and the
@@ -66,7 +66,7 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or(0);
-    let mut s = Session {
+    let mut s = Client {
         link: Link {
             transport,
             rx,
@@ -191,7 +191,7 @@ pub(super) struct Elicitations {
     pub rejected: Vec<String>,
     pub refused: Vec<String>,
     /// Desk keys of refused forms shown to the person
-    /// ([`Session::show_refusal`]): their replies are not answers.
+    /// ([`Client::show_refusal`]): their replies are not answers.
     pub shown_refusals: HashSet<u64>,
     /// The client request in progress (method and tool or prompt name or
     /// resource URI), recorded as `extensions.mcp.call` of every request
@@ -199,11 +199,11 @@ pub(super) struct Elicitations {
     pub call: Option<crate::binding::CallRef>,
 }
 
-/// One client session: the connection ([`Link`]), what its era
+/// The MCP client of one run: the connection ([`Link`]), what its era
 /// established ([`Lifecycle`]), the elicitations ([`Elicitations`]), and
 /// what the front door owns (the desk, the options, the events file,
 /// signals, notices).
-pub(super) struct Session {
+pub(super) struct Client {
     pub link: Link,
     pub life: Lifecycle,
     pub elic: Elicitations,
@@ -239,7 +239,7 @@ enum Wake {
     Timer,
 }
 
-impl Session {
+impl Client {
     async fn drive(&mut self) -> Result<SessionReport, McpError> {
         self.connect_era().await?;
         let server = self
