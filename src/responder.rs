@@ -18,13 +18,38 @@ pub struct Progress {
     pub total: usize,
 }
 
+impl Default for Progress {
+    /// A lone request: 1 of 1.
+    fn default() -> Self {
+        Progress { index: 1, total: 1 }
+    }
+}
+
+/// A second Ctrl-C (Control-C in plain mode) within this time after one
+/// that cancelled a request quits: the one window of every answerer.
+pub const QUIT_WINDOW: Duration = Duration::from_millis(1500);
+
+/// How long a run gets, after a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT),
+/// to end by itself (the terminal front end cancels what remains, a
+/// script's run writes what it decided) before the process restores the
+/// terminal and exits with 128 + the signal: the one grace period of
+/// every front end.
+pub const SIGNAL_GRACE: Duration = Duration::from_secs(2);
+
 /// Per-request context given to a responder.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Context {
     pub progress: Progress,
     /// `--timeout DURATION`: when this instant passes unanswered, the
     /// request is cancelled.
     pub deadline: Option<Instant>,
+    /// The request's withdrawal flag, when its driver can withdraw it (the
+    /// shared loop sets it): read through [`Context::withdrawn`], claimed
+    /// through [`Context::claim_answer`]. None: never withdrawn.
+    pub withdrawal: Option<Withdrawal>,
+    /// Who asked beyond the event, when the front door said ([`Origin`];
+    /// not sanitized).
+    pub origin: Option<Origin>,
 }
 
 /// How a responder finished one request.
@@ -299,72 +324,31 @@ pub struct Origin {
     pub call: Option<String>,
 }
 
-thread_local! {
-    /// Who asked for the request being answered on this thread, when the
-    /// front door said ([`with_origin`]).
-    static CURRENT_ORIGIN: std::cell::RefCell<Option<Origin>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Run `f` (a [`Responder::respond`] call) with `origin` readable through
-/// [`Context::origin`].
-pub fn with_origin<T>(origin: Option<&Origin>, f: impl FnOnce() -> T) -> T {
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            CURRENT_ORIGIN.with(|c| *c.borrow_mut() = None);
-        }
-    }
-    CURRENT_ORIGIN.with(|c| *c.borrow_mut() = origin.cloned());
-    let _reset = Reset;
-    f()
-}
-
-thread_local! {
-    /// The withdrawal flag of the request being answered on this thread.
-    /// Kept beside [`Context`] rather than in it, so that drivers which never
-    /// withdraw keep building `Context` as before.
-    static CURRENT_WITHDRAWAL: std::cell::RefCell<Option<Withdrawal>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Run `f` (a [`Responder::respond`] call) with `w` as the request's
-/// withdrawal flag, readable through [`Context::withdrawn`].
-pub fn with_withdrawal<T>(w: &Withdrawal, f: impl FnOnce() -> T) -> T {
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            CURRENT_WITHDRAWAL.with(|c| *c.borrow_mut() = None);
-        }
-    }
-    CURRENT_WITHDRAWAL.with(|c| *c.borrow_mut() = Some(w.clone()));
-    let _reset = Reset;
-    f()
-}
-
 impl Context {
     /// True when the request's source withdrew it while it was being
     /// answered: the responder should close its screen and return (any
     /// outcome; the driver sends nothing for a withdrawn request).
     pub fn withdrawn(&self) -> bool {
-        CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().is_some_and(Withdrawal::is_withdrawn))
+        self.withdrawal
+            .as_ref()
+            .is_some_and(Withdrawal::is_withdrawn)
     }
 
     /// The reason the source gave when it withdrew the request being
     /// answered (not sanitized: hostile server text), if it gave one.
     pub fn withdrawal_reason(&self) -> Option<String> {
-        CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().and_then(Withdrawal::reason))
+        self.withdrawal.as_ref().and_then(Withdrawal::reason)
     }
 
     /// Who asked for the request being answered, when the front door said
     /// ([`Origin`]; not sanitized).
     pub fn origin(&self) -> Option<Origin> {
-        CURRENT_ORIGIN.with(|c| c.borrow().clone())
+        self.origin.clone()
     }
 
     /// Why the request being answered was withdrawn (None while it is not).
     pub fn withdrawn_why(&self) -> Option<WithdrawReason> {
-        CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().and_then(Withdrawal::why))
+        self.withdrawal.as_ref().and_then(Withdrawal::why)
     }
 
     /// Claim the answer of the request being answered before the screen
@@ -372,7 +356,9 @@ impl Context {
     /// source withdrew it first (say so; nothing is sent). True when the
     /// driver gave no withdrawal flag.
     pub fn claim_answer(&self) -> bool {
-        CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().is_none_or(Withdrawal::claim_answer))
+        self.withdrawal
+            .as_ref()
+            .is_none_or(Withdrawal::claim_answer)
     }
 }
 

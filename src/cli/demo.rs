@@ -148,6 +148,7 @@ pub fn run(args: DemoArgs) -> Exit {
             deadline: args
                 .timeout
                 .and_then(|d| std::time::Instant::now().checked_add(d)),
+            ..Default::default()
         };
         let outcome = tui.respond(&req, &cx);
         // Time ran out: the notice that says so waits for a key.

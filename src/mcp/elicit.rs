@@ -201,6 +201,7 @@ impl Client {
                 total: self.elic.asked,
             }),
             deadline: self.opts.timeout.map(|t| std::time::Instant::now() + t),
+            ..Default::default()
         };
         // Who asked, for the screen: the server as launched, and the call.
         let origin = crate::responder::Origin {

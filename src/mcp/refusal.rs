@@ -67,6 +67,7 @@ impl Client {
                 total: self.elic.asked,
             },
             deadline: None,
+            ..Default::default()
         };
         match self.desk.ask(req, cx) {
             Ok(key) => {

@@ -33,9 +33,7 @@ pub use io::{LineIo, MemoryIo, Reply};
 #[cfg(all(unix, feature = "tui"))]
 pub use tty::TtyIo;
 
-/// A second Control-C within this time after one that cancelled a request
-/// quits (the same window as the full-screen UI).
-pub const QUIT_WINDOW: Duration = Duration::from_millis(1500);
+pub use crate::responder::QUIT_WINDOW;
 
 /// Whether plain mode is chosen: the `--plain` flag, `TERM=dumb`, or
 /// `AHP_ELICIT_PLAIN=1` (values from the environment passed in, so the rule
@@ -707,6 +705,7 @@ pub fn answer_one(req: &RequestEvent) -> Result<Outcome, RespondError> {
     let cx = Context {
         progress: crate::responder::Progress { index: 1, total: 1 },
         deadline: None,
+        ..Default::default()
     };
     p.respond(req, &cx)
 }

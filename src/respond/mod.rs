@@ -106,8 +106,7 @@ struct Stop {
     woken: Arc<tokio::sync::Notify>,
 }
 
-/// How long a script's run may take to end after a signal.
-pub const SIGNAL_GRACE: Duration = Duration::from_secs(2);
+pub use crate::responder::SIGNAL_GRACE;
 
 impl Stop {
     /// Catch the signals from now on. When they cannot be caught (no
@@ -601,6 +600,7 @@ impl<'a> Run<'a> {
                 .config
                 .timeout
                 .and_then(|d| Instant::now().checked_add(d)),
+            ..Default::default()
         }
     }
 

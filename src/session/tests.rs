@@ -74,6 +74,7 @@ fn cx() -> Context {
     Context {
         progress: Progress { index: 1, total: 1 },
         deadline: None,
+        ..Default::default()
     }
 }
 
@@ -153,16 +154,28 @@ fn refuses_more_than_max_open_and_reasons_read_well() {
 }
 
 #[test]
-fn withdrawn_is_read_only_inside_with_withdrawal() {
+fn withdrawn_is_read_from_the_contexts_own_flag() {
     let w = Withdrawal::new();
-    let c = cx();
+    let c = Context {
+        withdrawal: Some(w.clone()),
+        ..cx()
+    };
     assert!(!c.withdrawn());
     w.withdraw();
-    assert!(with_withdrawal(&w, || c.withdrawn()));
-    // Outside the call the flag is not seen any more.
-    assert!(!c.withdrawn());
-    let fresh = Withdrawal::new();
-    assert!(!with_withdrawal(&fresh, || c.withdrawn()));
+    assert!(c.withdrawn());
+    // A context without a flag (a driver that never withdraws), or with
+    // another request's flag, is not withdrawn.
+    assert!(!cx().withdrawn());
+    assert!(cx().claim_answer());
+    let other = Context {
+        withdrawal: Some(Withdrawal::new()),
+        ..cx()
+    };
+    assert!(!other.withdrawn());
+    assert!(
+        !c.claim_answer(),
+        "a withdrawn request's answer cannot be claimed"
+    );
 }
 
 /// What a fake source sends to its front door.

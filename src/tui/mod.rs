@@ -67,9 +67,7 @@ use screens::{FormScreen, RefusableScreen, Screen, Step, UrlScreen};
 pub use theme::Theme;
 use view::Header;
 
-/// A second Ctrl-C within this time after one that cancelled a request
-/// quits.
-pub const QUIT_WINDOW: Duration = Duration::from_millis(1500);
+pub use crate::responder::QUIT_WINDOW;
 
 /// How often the loop wakes up to check the deadline and signals.
 const TICK: Duration = Duration::from_millis(100);
