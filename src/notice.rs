@@ -1,7 +1,12 @@
-//! Messages for the person on stderr, held back while the terminal UI owns
-//! the screen (a message written then would land on the alternate screen,
-//! garble the frame and vanish on exit) and written once the terminal is
-//! given back.
+//! Messages for the person on stderr: the one path every message takes.
+//! It adds the program's prefix ("ahp-elicit: ", or "ahp-elicit mcp: "
+//! for a command; callers never type it), sanitizes every line, holds
+//! messages back while the terminal UI owns the screen (a message written
+//! then would land on the alternate screen, garble the frame and vanish on
+//! exit) and writes them, in the order they were said, once the terminal
+//! is given back. It is the only writer to stderr; a closed stderr drops
+//! the message instead of panicking. Errors are said with their causes
+//! ([`chain`]).
 //!
 //! Library code does not write here itself: it reports through the
 //! [`Notices`] handle its caller gives it (in `respond`'s `Config`, in

@@ -149,7 +149,7 @@ pub fn run(args: RespondArgs) -> Exit {
 
 /// Say `what` and give the usage exit status.
 fn usage(what: &str) -> Exit {
-    say(&what);
+    say(what);
     Exit::Usage
 }
 

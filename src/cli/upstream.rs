@@ -90,7 +90,7 @@ pub struct RefreshArgs {
 }
 
 fn report(e: &UpstreamError) -> Exit {
-    ahp_elicit::notice::say_in("upstream", &e);
+    ahp_elicit::notice::say_in("upstream", e);
     match e {
         UpstreamError::Mismatch(_) => Exit::Invalid,
         _ => Exit::Usage,

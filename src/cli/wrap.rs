@@ -134,7 +134,7 @@ pub fn run(args: WrapArgs) -> Exit {
         if n == 0 || n > 256 || k.chars().any(char::is_control) {
             ahp_elicit::notice::say_in(
                 "wrap",
-                format!("--input-key must be 1 to 256 characters, no control characters"),
+                "--input-key must be 1 to 256 characters, no control characters",
             );
             return Exit::Usage;
         }
