@@ -17,6 +17,7 @@ fn cx() -> Context {
     Context {
         progress: Progress::of(1, 1),
         deadline: None,
+        ..Default::default()
     }
 }
 

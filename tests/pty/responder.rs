@@ -30,6 +30,7 @@ fn cx(index: usize, total: usize, deadline: Option<Instant>) -> Context {
             skipped: 0,
         },
         deadline,
+        ..Default::default()
     }
 }
 
