@@ -45,10 +45,11 @@ use serde_json::{Map, Value};
 
 use super::content::format_ok;
 use super::elicitation::{
-    elicit_result, parse_text, proven_params_body, proven_result_checks, REQUEST_TYPE, RESULT_TYPE,
+    elicit_result, parse_text, proven_params_body, proven_result_checks, shallow_text,
+    REQUEST_TYPE, RESULT_TYPE,
 };
 use super::form_model::StringFormat;
-use super::limits::{json_depth, MAX_DEPTH, MAX_EVENT_BYTES};
+use super::limits::MAX_EVENT_BYTES;
 use super::revision::{revision_of, CallMethod, CallRef, McpExtension, Revision};
 use super::violation::Part;
 use super::{Action, ElicitationRequest, Mode, RequestEvent, RequestView, ResultEvent, Server};
@@ -78,11 +79,11 @@ pub enum ValidEvent {
 /// [`super::take_result_event`]) accepts the same bytes and gives the same
 /// value (but for `event`, `Null` here).
 pub fn read_valid(bytes: &[u8]) -> Option<ValidEvent> {
-    // The same order of limits as `parse_json`: size, depth, UTF-8.
-    if bytes.len() > MAX_EVENT_BYTES || json_depth(bytes) > MAX_DEPTH {
+    // The limits of `parse_json`: size, then depth and UTF-8.
+    if bytes.len() > MAX_EVENT_BYTES {
         return None;
     }
-    let text = std::str::from_utf8(bytes).ok()?;
+    let text = shallow_text(bytes).ok()?;
     let Obj(env): Obj<Envelope<'_>> = serde_json::from_str(text).ok()?;
     if env.ahp.0 != "0.1" || !event_id(&env.id.0) || !format_ok(StringFormat::DateTime, &env.time.0)
     {
@@ -257,8 +258,11 @@ fn body<'p>(part: Option<&'p TextPart<'_>>) -> Option<Body<'p>> {
     }
 }
 
+/// A member name and the rule its value must hold.
+type Member = (&'static str, fn(&Value) -> bool);
+
 /// Whether every member of `o` is one of `known` and holds its rule.
-fn closed(o: &Map<String, Value>, known: &[(&str, fn(&Value) -> bool)]) -> bool {
+fn closed(o: &Map<String, Value>, known: &[Member]) -> bool {
     o.iter().all(|(k, v)| {
         known
             .iter()
@@ -307,9 +311,9 @@ fn titled_options(v: &Value) -> bool {
 }
 
 /// The common members of every primitive definition but `type`.
-const TEXTS: [(&str, fn(&Value) -> bool); 2] = [("description", is_str), ("title", is_str)];
+const TEXTS: [Member; 2] = [("description", is_str), ("title", is_str)];
 
-fn closed_with(o: &Map<String, Value>, own: &[(&str, fn(&Value) -> bool)]) -> bool {
+fn closed_with(o: &Map<String, Value>, own: &[Member]) -> bool {
     o.iter().all(|(k, v)| {
         k == "type"
             || TEXTS

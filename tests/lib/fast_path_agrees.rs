@@ -7,8 +7,6 @@
 //! reading, and an event the full reading rejects is never taken by the
 //! fast one (it falls back).
 
-use std::path::Path;
-
 use ahp_elicit::binding::fast::read_valid;
 use ahp_elicit::validate::{prepare, prepare_full, split_input, Prepared};
 use proptest::prelude::*;
@@ -78,7 +76,7 @@ impl Tally {
         split_input(bytes, |c| chunks.push(c)).expect("reading memory");
         for c in chunks {
             if let Ok(b) = c.bytes {
-                self.check(&format!("{what}:{}", c.line), &b);
+                self.check(format!("{what}:{}", c.line), &b);
             }
         }
     }
@@ -125,7 +123,7 @@ fn every_vector_and_example_agrees() {
         }
         t.check(&what, &compact);
         t.check(
-            &format!("{what} (pretty)"),
+            format!("{what} (pretty)"),
             &serde_json::to_vec_pretty(&e).expect("json"),
         );
     }
@@ -148,26 +146,6 @@ fn every_vector_and_example_agrees() {
     );
 }
 
-/// The bytes of a hostile case's input (`input`, or the generated one).
-fn hostile_input(dir: &Path) -> Vec<u8> {
-    if let Ok(b) = std::fs::read(dir.join("input")) {
-        return b;
-    }
-    let g: Value = serde_json::from_slice(
-        &std::fs::read(dir.join("input.gen.json")).expect("input or input.gen.json"),
-    )
-    .expect("input.gen.json");
-    let s = |k: &str| g[k].as_str().unwrap_or_default().to_owned();
-    let count = g["count"].as_u64().unwrap_or(0) as usize;
-    format!(
-        "{}{}{}",
-        s("prefix"),
-        s("repeat").repeat(count),
-        s("suffix")
-    )
-    .into_bytes()
-}
-
 #[test]
 fn every_hostile_case_agrees() {
     let mut t = Tally::default();
@@ -179,8 +157,8 @@ fn every_hostile_case_agrees() {
     cases.sort();
     assert!(cases.len() >= 50, "{} hostile cases", cases.len());
     for c in &cases {
-        let bytes = hostile_input(c);
-        t.check(&c.display().to_string(), &bytes);
+        let bytes = common::hostile_input(c);
+        t.check(c.display().to_string(), &bytes);
         t.check_stream(&c.display().to_string(), &bytes);
     }
     t.assert_none();
@@ -197,9 +175,9 @@ fn the_fuzz_corpus_agrees() {
         for e in entries {
             let p = e.expect("entry").path();
             let bytes = std::fs::read(&p).expect("corpus file");
-            t.check(&p.display().to_string(), &bytes);
+            t.check(p.display().to_string(), &bytes);
             if let Some(first) = bytes.split(|b| *b == b'\n').next() {
-                t.check(&format!("{} (first line)", p.display()), first);
+                t.check(format!("{} (first line)", p.display()), first);
             }
         }
     }
@@ -252,7 +230,7 @@ fn the_sdk_forms_agree() {
             let params = json!({"message": "Book a table", "requestedSchema": schema});
             let e = request(&params, rev);
             t.check(
-                &format!("sdk form {i} {rev:?}"),
+                format!("sdk form {i} {rev:?}"),
                 &serde_json::to_vec(&e).expect("json"),
             );
         }
