@@ -1,20 +1,5 @@
-//! Thin entry point: parse the command line, run, map to an exit code.
-//! The command line (`cli`) belongs to the binary; everything it drives is
-//! the `ahp_elicit` library.
-
-/// A line to the person on stderr that never panics (std's `eprintln!`
-/// panics when stderr is closed: `ahp-elicit … 2>&1 >/dev/null | head -1`).
-/// This definition shadows std's for every module of the command line.
-macro_rules! eprintln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
-}
-
-mod cli;
-
-use clap::Parser;
+//! Thin entry point: the command line is `ahp_elicit::cli` (the `cli`
+//! feature); this file only chooses the binary's allocator.
 
 /// The binary's allocator: every event read, checked and written allocates
 /// (parsed values, strings, verdicts), and mimalloc serves these small,
@@ -24,6 +9,5 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    let cli = cli::Cli::parse();
-    std::process::ExitCode::from(cli::run(cli))
+    ahp_elicit::cli::main()
 }

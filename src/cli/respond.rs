@@ -1,15 +1,15 @@
 //! `ahp-elicit respond`: its arguments and wiring. The loop that answers
 //! the event stream (reading, validation, the responder, result events)
-//! is the library's [`ahp_elicit::respond`].
+//! is the library's [`crate::respond`].
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ahp_elicit::binding::{Mode, SchemaPolicy};
-use ahp_elicit::notice::{say, Notices};
-use ahp_elicit::respond::input::spawn_readers;
-use ahp_elicit::respond::sink::Sink;
-use ahp_elicit::respond::{drive, Config, Tally};
+use crate::binding::{Mode, SchemaPolicy};
+use crate::notice::{say, Notices};
+use crate::respond::input::spawn_readers;
+use crate::respond::sink::Sink;
+use crate::respond::{drive, Config, Tally};
 
 use super::answer::AnswerArgs;
 use super::Exit;
@@ -98,7 +98,7 @@ pub fn run(args: RespondArgs) -> Exit {
     };
     let interactive = args.answer.interactive();
     if let Some(hint) = stdin_is_the_keyboard(&args, interactive) {
-        eprintln!("ahp-elicit: {hint}");
+        crate::notice::say(&hint);
         return Exit::Usage;
     }
     // Declared before the responder, so it drops (and writes what it
@@ -133,7 +133,7 @@ pub fn run(args: RespondArgs) -> Exit {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => tally.fatal = true,
         Err(e) => {
-            say(format!("ahp-elicit: cannot write the results: {e}"));
+            say(format!("cannot write the results: {e}"));
             tally.fatal = true;
         }
     }
@@ -149,7 +149,7 @@ pub fn run(args: RespondArgs) -> Exit {
 
 /// Say `what` and give the usage exit status.
 fn usage(what: &str) -> Exit {
-    say(format!("ahp-elicit: {what}"));
+    say(what);
     Exit::Usage
 }
 
