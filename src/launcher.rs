@@ -14,8 +14,11 @@
 //! - [`NoOpen`]: `--no-open`: consent is recorded, nothing is opened; the
 //!   caller shows the URL for copying.
 //!
-//! [`consent_and_open`] is the one path from consent to a launch; it refuses
-//! a URL that [`review`](crate::url_review::review) did not find openable.
+//! The answerers launch through the consent machine
+//! ([`Consent::open_with`](crate::consent::Consent::open_with)), which
+//! hands a launcher only the target of a URL that
+//! [`review`](crate::url_review::review) found openable;
+//! [`consent_and_open`] does the same for a reviewed URL outside it.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -104,8 +107,8 @@ pub const LAUNCH_CHECK: Duration = Duration::from_secs(2);
 /// Open a consented URL: refuse one that is not openable (
 /// only `https`/`http`), else hand [`UrlReview::target`] to `launcher`.
 ///
-/// Used by the scripted responder (`--action accept` on a URL request means
-/// consent) and by the terminal view after consent.
+/// For a caller outside the answerers, which open through the consent
+/// machine ([`Consent::open_with`](crate::consent::Consent::open_with)).
 ///
 /// Errors: [`LaunchError::Refused`], [`LaunchError::NoTarget`], or the
 /// launcher's error.

@@ -6,7 +6,8 @@
 //! ([`binding::make_result_event`]).
 //!
 //! Dependency rule: the answerers build `binding ← form ← {tui, plain,
-//! scripted}`; the front doors build `binding ← responder ← session ←
+//! scripted}`, and all three decide URL consent through one terminal-free
+//! state machine, [`consent`]; the front doors build `binding ← responder ← session ←
 //! {respond, mcp}` and reach an answerer only through the
 //! [`responder::Responder`] trait (see docs/architecture.md); `validate`
 //! (stream validation) builds on `binding` and `stream`, and `upstream` (the
@@ -28,6 +29,7 @@ macro_rules! eprintln {
 }
 
 pub mod binding;
+pub mod consent;
 pub mod demo;
 pub mod files;
 pub mod form;

@@ -403,6 +403,44 @@ impl ScriptedResponder {
         self
     }
 
+    /// A script's accept of a URL-mode request, through the consent
+    /// machine ([`crate::consent`]): the script has the request whole, so
+    /// consent counts at once; the machine's open is carried out with the
+    /// launcher (none: consent is passed on, nothing opened).
+    ///
+    /// Errors: the sentence why there is no answer. Consent only to a URL
+    /// that can be opened: a refused scheme is a refused answer, not an I/O
+    /// fault. A URL that could not be opened was not consented to in
+    /// effect: that request gets an error and no result (a scripted accept
+    /// is not sent for a flow that never started), and the run goes on
+    /// with the next request.
+    fn consent_to(&mut self, url: &str) -> Result<Action, String> {
+        use crate::consent::{Consent, Effect, Input, Launch};
+        let review = crate::url_review::review(url);
+        let now = std::time::Instant::now();
+        let mut consent = Consent::new(&review, std::time::Duration::ZERO);
+        consent.shown(Some(now));
+        let step = match consent.input(Input::Consent, now).effect {
+            Some(Effect::Open(_)) => match self.launcher.as_mut() {
+                Some(l) => {
+                    let (step, res) = consent.open_with(l.as_mut(), false);
+                    if let Err(e) = res {
+                        return Err(format!("the URL was not opened: {e}"));
+                    }
+                    step
+                }
+                // No launcher (a library caller's script): the consent is
+                // passed on and the caller opens what it will.
+                None => consent.launched(Launch::Opened),
+            },
+            _ => {
+                let why = review.refusal.as_ref().map(|r| r.sentence());
+                return Err(why.unwrap_or_else(|| "the URL cannot be opened".into()));
+            }
+        };
+        step.answer().ok_or_else(|| "the URL was not opened".into())
+    }
+
     /// Answer one request with `a` (what [`Responder::respond`] does after
     /// choosing the answer).
     ///
@@ -432,22 +470,9 @@ impl ScriptedResponder {
                         "a URL-mode accept carries no content".into(),
                     ));
                 }
-                // Consent only to a URL that can be opened:
-                // a refused scheme is a refused answer, not an I/O fault.
-                let review = crate::url_review::review(url);
-                if let Some(r) = &review.refusal {
-                    return Err(RespondError::Refused(r.sentence()));
-                }
-                // A URL that could not be opened was not consented to in
-                // effect: that request gets an error and no result (a
-                // scripted accept is not sent for a flow that never
-                // started), and the run goes on with the next request.
-                if let Some(l) = self.launcher.as_mut() {
-                    crate::launcher::consent_and_open(l.as_mut(), &review).map_err(|e| {
-                        RespondError::Refused(format!("the URL was not opened: {e}"))
-                    })?;
-                }
-                Ok(Answer::bare(Action::Accept))
+                self.consent_to(url)
+                    .map(Answer::bare)
+                    .map_err(RespondError::Refused)
             }
             RequestBody::Form(schema) => {
                 let mut form = Form::new(schema, &r.message);

@@ -306,6 +306,16 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, Violation> {
             ),
         ));
     }
+    let text = shallow_text(bytes)?;
+    serde_json::from_str(text).map_err(|e| Violation::new("", Rule::Json, format!("not JSON: {e}")))
+}
+
+/// The text of JSON `bytes` whose size was checked: its nesting depth
+/// within [`MAX_DEPTH`] (checked before any parsing, so a deep input costs
+/// one pass), then UTF-8.
+///
+/// Errors: one violation at the root, rule `limits` or `utf8`.
+pub(crate) fn shallow_text(bytes: &[u8]) -> Result<&str, Violation> {
     let depth = json_depth(bytes);
     if depth > MAX_DEPTH {
         return Err(Violation::new(
@@ -314,7 +324,7 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, Violation> {
             format!("nesting depth {depth} exceeds the limit of {MAX_DEPTH}"),
         ));
     }
-    let text = std::str::from_utf8(bytes).map_err(|e| {
+    std::str::from_utf8(bytes).map_err(|e| {
         Violation::new(
             "",
             Rule::Utf8,
@@ -323,8 +333,7 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, Violation> {
                 e.valid_up_to()
             ),
         )
-    })?;
-    serde_json::from_str(text).map_err(|e| Violation::new("", Rule::Json, format!("not JSON: {e}")))
+    })
 }
 
 /// The value at a path of object keys (a JSON pointer without escapes,

@@ -42,8 +42,8 @@ pub enum AnswersCommand {
     /// Check an answers file and show which answer each request event would
     /// take, without answering anything.
     #[command(after_help = "\
-Examples:\n  ahp-elicit answers check rules.json\n  \
-ahp-elicit answers check rules.json recorded.events.jsonl\n\n\
+Examples:\n  ahp-elicit answers check examples/inputs/answers.rules.json\n  \
+ahp-elicit answers check examples/inputs/answers.rules.json examples/stream.requests.jsonl\n\n\
 Each EVENTS file holds AHP events (one JSON event or JSON Lines; `-` is stdin); \
 valid events of other types are skipped, one line each. `ahp-elicit mcp --events FILE` \
 records the events of a run.\n\n\

@@ -23,6 +23,8 @@ use super::Exit;
 /// Arguments of `ahp-elicit modify`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
+Examples:\n  ahp-elicit modify --permission read-write --request examples/form-every-kind.request.json \\\n      \
+--result examples/form-every-kind.result.json --effect examples/inputs/content.effect.json\n\n\
 The effect file holds {\"effect\": \"modify\", \"target\": \"content\", \"op\": \"replace\"|\"merge\", \"value\": ...}. \
 At a user.elicitation.result, value is an object (the new or merged answer content) and the \
 result must be an accepted form result with a body text part; at a user.message.outbound, \

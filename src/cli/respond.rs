@@ -17,7 +17,7 @@ use super::Exit;
 /// Arguments of `ahp-elicit respond`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = "\
-Examples:\n  ahp-elicit respond < requests.jsonl > results.jsonl\n  \
+Examples:\n  ahp-elicit respond < examples/stream.requests.jsonl > results.jsonl\n  \
 ahp-elicit respond examples/form-every-kind.request.json\n  \
 ahp-elicit respond --action decline examples/stream.requests.jsonl\n\n\
 The form is drawn on the controlling terminal (/dev/tty); stdin and stdout carry events. \

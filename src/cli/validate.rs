@@ -30,6 +30,8 @@ use super::Exit;
 /// Arguments of `ahp-elicit validate`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
+Examples:\n  ahp-elicit validate examples/form-every-kind.request.json examples/form-every-kind.result.json\n  \
+ahp-elicit validate --format json examples/stream.requests.jsonl\n\n\
 Each input is one JSON event or JSON Lines of events. Results are checked against \
 the request with id equal to their parentEventId: from --request FILE, else one seen \
 earlier in the inputs (the latest 4,096 requests, within 4 MiB, are kept; a result \

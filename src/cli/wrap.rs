@@ -35,6 +35,8 @@ use super::{revision_parser, Exit};
 /// Arguments of `ahp-elicit wrap`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
+Examples:\n  ahp-elicit wrap --server deployer examples/inputs/elicit.params.json > request.json\n  \
+ahp-elicit wrap --server deployer --protocol-version 2026-07-28 < examples/inputs/elicit.params.json\n\n\
 Reads the params object of an MCP elicitation/create request (not the JSON-RPC envelope) \
 and prints one user.elicitation.request event as a JSON line.\n\n\
 Exit status: 0 printed, 1 invalid params (errors on stderr), 2 usage or unreadable input.")]

@@ -98,8 +98,9 @@ pub const LATE_WARNING: Duration = Duration::from_secs(10);
 pub const TIMED_OUT: &str = "Time ran out: this request is cancelled (cancel is sent).";
 
 /// How long the URL block must have been on the terminal before `open`
-/// counts, as on the full-screen consent screen.
-pub const CONSENT_GUARD: Duration = Duration::from_millis(400);
+/// counts: the consent machine's period, as on the full-screen consent
+/// screen.
+pub use crate::consent::CONSENT_GUARD;
 
 impl<I: LineIo> std::fmt::Debug for PlainResponder<I> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -806,3 +806,45 @@ fn a_bound_of_one_is_one_character() {
     assert!(t.contains("text of at most 1 character"), "{t}");
     assert!(!t.contains("1 characters"), "{t}");
 }
+
+/// A launcher that fails its first launch and opens the rest.
+#[derive(Clone, Default)]
+struct FailsOnce(Rc<RefCell<Vec<String>>>);
+impl Launcher for FailsOnce {
+    fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
+        let mut tried = self.0.borrow_mut();
+        tried.push(url.to_owned());
+        if tried.len() == 1 {
+            return Err(crate::launcher::LaunchError::Other(
+                "The browser could not start.".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// After a failed launch, plain mode offers what the full screen offers
+/// (the consent machine's choices): retry from the copy step, and cancel
+/// as give up.
+#[test]
+fn after_a_failed_launch_the_copy_step_can_retry_and_cancel_gives_up() {
+    let req = url_request("https://a.example/cb");
+    let l = FailsOnce::default();
+    let (o, t) = run_with(&req, &["open", "copy", "retry"], Box::new(l.clone()), false);
+    assert_eq!(action(&o), Action::Accept);
+    assert_eq!(*l.0.borrow(), vec!["https://a.example/cb"; 2]);
+    assert!(
+        t.ends_with(
+            "https://a.example/cb\n\
+             Type done when you have it, retry, or give up to cancel: retry\n\
+             Opened in the browser. Consent sent.\n"
+        ),
+        "{t}"
+    );
+    let (o, t) = run_with(&req, &["open", "cancel"], Box::new(Broken), false);
+    assert_eq!(action(&o), Action::Cancel);
+    assert!(
+        t.ends_with("Type retry, copy, or give up: cancel\nCancelled.\n"),
+        "{t}"
+    );
+}

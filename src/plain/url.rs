@@ -1,22 +1,37 @@
 //! URL mode in plain lines (consent to open a URL is an
 //! explicit act): the full URL, the host, every warning as a sentence, then consent
-//! by typing `open`, never by a bare Enter. The launch goes through
-//! [`consent_and_open`](crate::launcher::consent_and_open), as in the
-//! full-screen view; `--no-open` shows the URL for copying instead.
+//! by typing `open`, never by a bare Enter. What each typed word means, when
+//! consent counts (the URL printed whole, then [`CONSENT_GUARD`] on a
+//! terminal), a failed launch and the copy step belong to the consent
+//! machine ([`crate::consent`]); this module prints its state and feeds it
+//! one input per line. The launch is the machine's [`Effect::Open`],
+//! carried out with the responder's launcher; `--no-open` shows the URL for
+//! copying instead.
+//!
+//! [`CONSENT_GUARD`]: crate::consent::CONSENT_GUARD
+
+use std::time::Instant;
 
 use crate::binding::{Action, Answer, RequestEvent};
+use crate::consent::{Consent, Effect, Input, NotTaken, Phase, Step};
 use crate::responder::{Context, Outcome, RespondError};
 use crate::url_review::{review, UrlReview};
 
 use super::{LineIo, PlainResponder, Read};
 
-/// What the person may type after consent when the URL was not opened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum After {
-    /// `--no-open`: the URL was shown for copying.
-    Copied,
-    /// The browser could not be started.
-    Failed,
+/// The input a typed line stands for (lower case, trimmed), in any phase;
+/// the machine says whether the phase takes it.
+fn line_input(line: &str) -> Option<Input> {
+    Some(match line {
+        "open" => Input::Consent,
+        "decline" => Input::Decline,
+        "cancel" => Input::Cancel,
+        "retry" => Input::Retry,
+        "copy" => Input::Copy,
+        "done" => Input::Done,
+        "give up" => Input::GiveUp,
+        _ => return None,
+    })
 }
 
 impl<I: LineIo> PlainResponder<I> {
@@ -28,13 +43,16 @@ impl<I: LineIo> PlainResponder<I> {
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
         let r = review(url);
+        let mut consent = Consent::new(&r, self.consent_guard);
         self.header(req, cx, Some(message))?;
         self.say("The server asks you to open a web page.")?;
         for l in url_sentences(&r) {
             self.say(&l)?;
         }
-        if let Some(refusal) = &r.refusal {
-            self.say(&refusal.sentence())?;
+        if !consent.openable() {
+            if let Some(refusal) = &r.refusal {
+                self.say(&refusal.sentence())?;
+            }
             return self.decline_or_cancel(cx);
         }
         let open = if self.no_open {
@@ -45,82 +63,96 @@ impl<I: LineIo> PlainResponder<I> {
         self.say(&format!(
             "{open} Otherwise type decline or cancel. Enter alone does nothing."
         ))?;
-        let shown = std::time::Instant::now();
+        // The URL and every warning are on the terminal now.
+        consent.shown(Some(Instant::now()));
         loop {
-            let line = match self.read("Type open, decline, or cancel: ", cx)? {
+            let line = match self.read(prompt(consent.phase()), cx)? {
                 Read::Line(l) => l,
                 Read::Done(o) => return Ok(o),
             };
-            match line.trim().to_lowercase().as_str() {
-                "open" if shown.elapsed() < self.consent_guard => self.say(
-                    "Not taken: that was typed before the URL could be read. Type open again to agree.",
-                )?,
-                "open" => return self.consent(&r, cx),
-                "decline" => return self.answered(Action::Decline, "Declined."),
-                "cancel" => return self.answered(Action::Cancel, "Cancelled."),
-                "" => self.say("Enter alone does nothing: type open, decline, or cancel.")?,
-                _ => self.say("Not understood: type open, decline, or cancel.")?,
+            let line = line.trim().to_lowercase();
+            let step = match line_input(&line) {
+                Some(input) => consent.input(input, Instant::now()),
+                None => not_offered(&consent),
+            };
+            if let Some(o) = self.carry_out(&mut consent, &r, step, &line)? {
+                return Ok(o);
             }
         }
     }
 
-    fn answered(&mut self, a: Action, said: &str) -> Result<Outcome, RespondError> {
-        self.say(said)?;
-        Ok(Outcome::Answer(Answer::bare(a)))
-    }
-
-    /// The person typed `open` (or `retry`): launch, or show for copying.
-    fn consent(&mut self, r: &UrlReview, cx: &Context) -> Result<Outcome, RespondError> {
-        let res = crate::launcher::consent_and_open(self.launcher.as_mut(), r);
-        let after = match res {
-            Ok(()) if !self.no_open => {
-                return self.answered(Action::Accept, "Opened in the browser. Consent sent.")
-            }
-            Ok(()) => After::Copied,
-            Err(e) => {
-                self.say(&crate::safe_text::display(&e.to_string()))?;
-                After::Failed
-            }
-        };
-        self.after_consent(r, after, cx)
-    }
-
-    fn after_consent(
+    /// Say and do what the machine's `step` asks (`line` is what was
+    /// typed); the outcome once the request is answered.
+    fn carry_out(
         &mut self,
+        consent: &mut Consent,
         r: &UrlReview,
-        mut after: After,
-        cx: &Context,
-    ) -> Result<Outcome, RespondError> {
-        if after == After::Copied {
-            self.say_copy(r)?;
-        }
-        loop {
-            let prompt = match after {
-                After::Copied => "Type done when you have it, or give up to cancel: ",
-                After::Failed => "Type retry, copy, or give up: ",
-            };
-            let line = match self.read(prompt, cx)? {
-                Read::Line(l) => l,
-                Read::Done(o) => return Ok(o),
-            };
-            match (after, line.trim().to_lowercase().as_str()) {
-                (After::Copied, "done") => {
-                    return self.answered(Action::Accept, "Consent sent.");
-                }
-                (_, "give up") => return self.answered(Action::Cancel, "Cancelled."),
-                (After::Failed, "retry") => return self.consent(r, cx),
-                (After::Failed, "copy") => {
-                    after = After::Copied;
-                    self.say_copy(r)?;
-                }
-                _ => self.say("Not understood.")?,
+        step: Step,
+        line: &str,
+    ) -> Result<Option<Outcome>, RespondError> {
+        let in_consent = step.phase == Phase::Consent;
+        match (step.effect, step.not_taken) {
+            (Some(Effect::Answer(a)), _) => {
+                let said = match a {
+                    Action::Accept => "Consent sent.",
+                    Action::Decline => "Declined.",
+                    Action::Cancel => "Cancelled.",
+                };
+                self.say(said)?;
+                return Ok(Some(Outcome::Answer(Answer::bare(a))));
             }
+            (Some(Effect::Open(_)), _) => {
+                let (after, res) = consent.open_with(self.launcher.as_mut(), self.no_open);
+                if let Err(e) = &res {
+                    self.say(&crate::safe_text::display(&e.to_string()))?;
+                }
+                if let Some(a) = after.answer() {
+                    self.say("Opened in the browser. Consent sent.")?;
+                    return Ok(Some(Outcome::Answer(Answer::bare(a))));
+                }
+                return self.carry_out(consent, r, after, line);
+            }
+            (Some(Effect::Copy), _) => {
+                self.say("Copy this URL and open it yourself:")?;
+                self.say(&r.display_url())?;
+            }
+            (None, Some(NotTaken::TooSoon)) => self.say(
+                "Not taken: that was typed before the URL could be read. Type open again to agree.",
+            )?,
+            (None, Some(_)) if in_consent && line.is_empty() => {
+                self.say("Enter alone does nothing: type open, decline, or cancel.")?
+            }
+            (None, Some(_)) if in_consent => {
+                self.say("Not understood: type open, decline, or cancel.")?
+            }
+            (None, Some(_)) => self.say("Not understood.")?,
+            // A failed launch: its sentence was said.
+            (None, None) => {}
         }
+        Ok(None)
     }
+}
 
-    fn say_copy(&mut self, r: &UrlReview) -> Result<(), RespondError> {
-        self.say("Copy this URL and open it yourself:")?;
-        self.say(&r.display_url())
+/// The step of a line that is no input at all: nothing taken.
+fn not_offered(consent: &Consent) -> Step {
+    Step {
+        phase: consent.phase().clone(),
+        effect: None,
+        not_taken: Some(NotTaken::NotOffered),
+    }
+}
+
+/// The prompt of each phase.
+fn prompt(phase: &Phase) -> &'static str {
+    match phase {
+        Phase::Consent => "Type open, decline, or cancel: ",
+        Phase::LaunchFailed(_) => "Type retry, copy, or give up: ",
+        Phase::Copy {
+            after_failure: true,
+        } => "Type done when you have it, retry, or give up to cancel: ",
+        Phase::Copy {
+            after_failure: false,
+        } => "Type done when you have it, or give up to cancel: ",
     }
 }
 

@@ -14,7 +14,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-use crate::binding::limits::{json_depth, MAX_DEPTH, MAX_EVENT_BYTES};
+use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{Rule, Violation};
 use crate::safe_text::display;
 
@@ -39,24 +39,7 @@ pub fn parse(bytes: &[u8]) -> Result<Value, Violation> {
             format!("the answers file is longer than the limit of {MAX_ANSWERS_BYTES} bytes"),
         ));
     }
-    let depth = json_depth(bytes);
-    if depth > MAX_DEPTH {
-        return Err(Violation::new(
-            "",
-            Rule::Limits,
-            format!("nesting depth {depth} exceeds the limit of {MAX_DEPTH}"),
-        ));
-    }
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        Violation::new(
-            "",
-            Rule::Utf8,
-            format!(
-                "input is not UTF-8: invalid byte at offset {}",
-                e.valid_up_to()
-            ),
-        )
-    })?;
+    let text = crate::binding::elicitation::shallow_text(bytes)?;
     let repeated = RefCell::new(None);
     let mut de = serde_json::Deserializer::from_str(text);
     let read = Node {

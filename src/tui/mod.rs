@@ -351,8 +351,8 @@ fn discard_typeahead() {
 
 /// How long the URL consent screen must have been on screen, whole and
 /// untouched, before its keys count (consent is an explicit act; see
-/// [`guard`]).
-pub const CONSENT_GUARD: Duration = Duration::from_millis(400);
+/// [`guard`]): the consent machine's period.
+pub use crate::consent::CONSENT_GUARD;
 
 /// The same grace period for forms and refusable screens: keys typed for
 /// the previous request never answer the next one.

@@ -246,10 +246,11 @@ impl Screen for RefusableScreen {
     }
 }
 
-/// URL consent: consent is an explicit act (focus starts on Decline; `o`
-/// or the Open button once the URL was read whole), then and only then the
-/// launcher opens the URL; a failed launch offers retry, copy or give up
-/// (cancel).
+/// URL consent: the view ([`url_view`]) draws the consent machine
+/// ([`crate::consent`]) and feeds it keys; an open the machine asks for is
+/// carried out with the launcher (consent is an explicit act: focus starts
+/// on Decline; `o` or the Open button once the URL was read whole; a failed
+/// launch offers retry, copy or give up).
 pub(crate) struct UrlScreen {
     state: UrlViewState,
     launcher: Box<dyn Launcher>,
@@ -290,11 +291,8 @@ impl Screen for UrlScreen {
     }
 
     fn key(&mut self, k: &Key) -> Step {
-        let Some(decision) = url_view::handle_key(&mut self.state, k) else {
-            return Step::Continue;
-        };
         let launcher = self.launcher.as_mut();
-        match url_view::apply(&mut self.state, decision, launcher, self.no_open).action {
+        match url_view::take_key(&mut self.state, k, launcher, self.no_open).action {
             Some(a) => bare(a),
             None => Step::Continue,
         }

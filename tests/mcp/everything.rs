@@ -135,6 +135,19 @@ fn accept_as_shown_is_refused_when_a_required_field_is_empty() {
         "{text}"
     );
     assert_eq!(r.events.len(), 1, "a request event and no result");
+    // docs/mcp.md quotes the error the tool reports: `answer refused:
+    // request ID: 'name' required`, ID the request's.
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/mcp.md"))
+        .expect("docs/mcp.md");
+    assert!(
+        doc.contains("`answer refused: request ID: 'name'\nrequired`"),
+        "docs/mcp.md quotes the refusal"
+    );
+    let id = r.events[0]["id"].as_str().expect("request id");
+    assert!(
+        text.contains(&format!("answer refused: request {id}: 'name' required")),
+        "{text}"
+    );
 }
 
 /// A person who fills some fields and keeps the shown defaults of the rest.
