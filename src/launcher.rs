@@ -94,9 +94,10 @@ pub enum LaunchError {
         #[source]
         source: std::io::Error,
     },
-    /// The sentence of a [`Launcher`] defined outside this module.
+    /// The failure of a [`Launcher`] defined outside this module, kept as
+    /// its own error (a sentence converts: `"...".into()`).
     #[error("{0}")]
-    Other(String),
+    Other(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// How long a launcher is watched for an early failure (a missing browser,

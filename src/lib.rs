@@ -17,17 +17,6 @@
 //! Only `tui` imports ratatui or crossterm; the library builds without the
 //! `tui` feature.
 
-/// A line to the person on stderr that never panics: std's `eprintln!`
-/// panics when stderr is closed (`ahp-elicit … 2>&1 >/dev/null | head -1`),
-/// and a message the person can no longer read is not worth a crash. This
-/// definition shadows std's for every module of the library.
-macro_rules! eprintln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
-}
-
 pub mod binding;
 pub mod consent;
 pub mod demo;
@@ -39,6 +28,7 @@ pub mod mcp;
 pub mod misplaced;
 pub mod notice;
 pub mod plain;
+pub mod redact;
 pub mod respond;
 pub mod responder;
 #[cfg(feature = "tui")]

@@ -17,18 +17,12 @@
 //! | `result-emitted` | `id` (the result event), `parent` (the request), `action`; written once the result is written to the output (`respond` writes results in batches, so these may follow the records of later requests) |
 //!
 //! Redaction, always on: every URL-looking span in every field (the URL,
-//! messages, errors, ids; not the form values `--log-values` adds) has its userinfo, query and fragment
-//! replaced by `[redacted]`
-//! (`https://u:pw@a.example/cb?code=1#x` → `https://[redacted]@a.example/cb?[redacted]#[redacted]`),
-//! malformed ones too (`https:/\a.example/cb?code=1`, `https:c.example/?t=1`,
-//! a quote inside the query) and ones without a scheme (`//u:p@h.example/?t=1`,
-//! `www.h.example/?t=1`); see [`redact_text`]. Form values are never
-//! written unless `log_values` is set. Every line is written by
-//! [`crate::safe_text::json_line`]: no raw control, C1 or bidi character
-//! reaches the file. The file is created 0600 and never through a symbolic
-//! link ([`crate::files::open_private`]). [`event_line`] applies the same to
-//! `mcp --events` lines, with [`EVENTS_REDACTED`] as the token so URLs stay
-//! valid URIs.
+//! messages, errors, ids; not the form values `--log-values` adds) has its
+//! userinfo, query and fragment replaced by `[redacted]`
+//! ([`crate::redact`]). Form values are never written unless `log_values`
+//! is set. Every line is written by [`crate::safe_text::json_line`]: no raw
+//! control, C1 or bidi character reaches the file. The file is created 0600
+//! and never through a symbolic link ([`crate::files::open_private`]).
 
 use std::fs::File;
 use std::io::Write;
@@ -38,15 +32,7 @@ use serde_json::{json, Map, Value};
 
 use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView, Violation};
 use crate::launcher::LaunchError;
-
-/// The text put in place of a redacted query, fragment or password.
-pub const REDACTED: &str = "[redacted]";
-
-/// The text [`event_line`] puts in place of a redacted query, fragment or
-/// userinfo in `mcp --events` lines: letters only, so a redacted URL stays
-/// a valid URI (`https://REDACTED@a.example/cb?REDACTED`) and every event
-/// written still passes `ahp-elicit validate`.
-pub const EVENTS_REDACTED: &str = "REDACTED";
+use crate::redact::{redact_json, redact_text, redact_url};
 
 /// Why the event log could not be opened or written.
 #[derive(Debug, thiserror::Error)]
@@ -306,362 +292,50 @@ impl EventLog {
     }
 }
 
-/// `url` with a non-empty query and fragment replaced by [`REDACTED`], and
-/// its userinfo (name and password) too. Works on the text as sent (no
-/// parsing), so a malformed URL is redacted the same way; after `scheme:`
-/// any run of `/` and `\` counts as the slashes, as browsers read it.
-///
-/// `https://u:pw@a.example/cb?code=1#x` → `https://[redacted]@a.example/cb?[redacted]#[redacted]`.
-pub fn redact_url(url: &str) -> String {
-    redact_url_with(url, REDACTED)
+/// The `--log` event log, shared by the front door's loop (on the session
+/// thread) and the launcher (on the responder thread).
+pub type SharedLog = std::sync::Arc<std::sync::Mutex<EventLog>>;
+
+/// Share an opened log between the loop and the launcher.
+pub fn share_log(log: EventLog) -> SharedLog {
+    std::sync::Arc::new(std::sync::Mutex::new(log))
 }
 
-/// [`redact_url`] with `token` in place of each redacted part.
-fn redact_url_with(url: &str, token: &str) -> String {
-    let (before_frag, frag) = match url.find('#') {
-        Some(i) => (&url[..i], Some(&url[i + 1..])),
-        None => (url, None),
-    };
-    let (base, query) = match before_frag.find('?') {
-        Some(i) => (&before_frag[..i], Some(&before_frag[i + 1..])),
-        None => (before_frag, None),
-    };
-    let mut out = redact_userinfo(base, token);
-    for (sep, part) in [('?', query), ('#', frag)] {
-        if let Some(p) = part {
-            out.push(sep);
-            if !p.is_empty() {
-                out.push_str(token);
-            }
+/// The shared log, locked (a writer that panicked leaves a log that is
+/// still written: each record is one whole line).
+pub fn lock_log(log: &SharedLog) -> std::sync::MutexGuard<'_, EventLog> {
+    log.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A [`Launcher`](crate::launcher::Launcher) that logs each launch (URL
+/// redacted) before passing on its result.
+pub struct LoggingLauncher {
+    /// The launcher that opens the URL.
+    pub inner: Box<dyn crate::launcher::Launcher>,
+    /// Its name in the log ("browser", "command", "none").
+    pub name: &'static str,
+    /// The log written to.
+    pub log: SharedLog,
+    /// Where a log that cannot be written is said.
+    pub notices: crate::notice::Notices,
+}
+
+impl crate::launcher::Launcher for LoggingLauncher {
+    fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
+        let r = self.inner.open(url);
+        let mut log = lock_log(&self.log);
+        let id = log.current().to_owned();
+        if let Err(e) = log.launch(&id, self.name, url, &r) {
+            self.notices.say(&format!("cannot write the log: {e}"));
         }
+        r
     }
-    out
-}
-
-/// The length of the scheme at the start of `s` (`[A-Za-z][A-Za-z0-9+.-]*`
-/// followed by `:`), if there is one.
-fn scheme_len(s: &str) -> Option<usize> {
-    let first = s.chars().next()?;
-    if !first.is_ascii_alphabetic() {
-        return None;
-    }
-    let n = s
-        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
-        .unwrap_or(s.len());
-    (s[n..].starts_with(':')).then_some(n)
-}
-
-/// Where the authority starts in `base`: after `scheme:` and its slashes,
-/// after the leading `//` of a scheme-relative URL, or at 0 for a
-/// `www.` host written without a scheme.
-fn authority_start(base: &str) -> Option<usize> {
-    let slashes_after = |i: usize| {
-        let after = &base[i..];
-        after.len() - after.trim_start_matches(['/', '\\']).len()
-    };
-    if let Some(n) = scheme_len(base) {
-        return Some(n + 1 + slashes_after(n + 1));
-    }
-    if base.starts_with("//") {
-        return Some(slashes_after(0));
-    }
-    starts_with_www(base).then_some(0)
-}
-
-fn starts_with_www(s: &str) -> bool {
-    s.get(..4).is_some_and(|w| w.eq_ignore_ascii_case("www."))
-        && s[4..].starts_with(|c: char| c.is_alphanumeric())
-}
-
-fn redact_userinfo(base: &str, token: &str) -> String {
-    let Some(auth_start) = authority_start(base) else {
-        return base.to_owned();
-    };
-    let rest = &base[auth_start..];
-    let auth_end = rest.find(['/', '\\']).unwrap_or(rest.len());
-    match rest[..auth_end].rfind('@') {
-        Some(at) if at > 0 => format!("{}{token}{}", &base[..auth_start], &rest[at..]),
-        _ => base.to_owned(),
-    }
-}
-
-/// Schemes a browser opens as web addresses even without `//`
-/// (`https:c.example/` is `https://c.example/`).
-const SPECIAL_SCHEMES: [&str; 6] = ["http", "https", "ws", "wss", "ftp", "file"];
-
-/// Where a URL starts in `token` (a run of text without whitespace): a
-/// scheme that is special, or any scheme followed by two slashes or
-/// backslashes, or, without a scheme, a `//host` authority or a `www.`
-/// host (see `schemeless_start`); the earliest of these.
-fn url_start(token: &str) -> Option<usize> {
-    match (scheme_start(token), schemeless_start(token)) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
-/// Where a URL written without a scheme starts in `token`: `//` followed
-/// by a host character (`//c:d@e.test/?q`), or `www.` followed by one
-/// (`www.z.test/?q`), either at the start of the token or after a
-/// character that cannot be part of a host or path (`(`, `"`, `=`, ...),
-/// so `a/b`, `2026/12/01` and `x.www.y` are left alone.
-fn schemeless_start(token: &str) -> Option<usize> {
-    token.char_indices().find_map(|(i, _)| {
-        let prev = token[..i].chars().next_back();
-        let boundary = prev.is_none_or(|c| {
-            !(c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | '/' | '\\' | ':' | '@' | '%'))
-        });
-        let at = &token[i..];
-        let slashed = at.starts_with("//") && at[2..].starts_with(|c: char| c.is_alphanumeric());
-        (boundary && (slashed || starts_with_www(at))).then_some(i)
-    })
-}
-
-/// Where a URL with a scheme starts in `token` (see [`url_start`]).
-fn scheme_start(token: &str) -> Option<usize> {
-    for (i, _) in token.match_indices(':') {
-        // Back over the scheme characters, then forward to a letter.
-        let start = token[..i]
-            .char_indices()
-            .rev()
-            .take_while(|(_, c)| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-            .last()
-            .map_or(i, |(j, _)| j);
-        let Some(off) = token[start..i].find(|c: char| c.is_ascii_alphabetic()) else {
-            continue;
-        };
-        let start = start + off;
-        let scheme = token[start..i].to_ascii_lowercase();
-        let tail = &token[i + 1..];
-        let slashed = tail.len() - tail.trim_start_matches(['/', '\\']).len() >= 2;
-        if SPECIAL_SCHEMES.contains(&scheme.as_str()) || slashed {
-            return Some(start);
-        }
-    }
-    None
-}
-
-/// `text` with every URL-looking span in it redacted by [`redact_url`]: a
-/// span starts at a scheme (see `url_start`: `https:`, `http:`, ... even
-/// malformed as `https:/\host` or `https:host`, or any `scheme://`), or
-/// without one at a `//host` authority or a `www.` host, and
-/// runs to the next whitespace, so a quote or bracket inside the query
-/// (`?a"&code=...`) does not end it.
-pub fn redact_text(text: &str) -> String {
-    redact_text_with(text, REDACTED)
-}
-
-/// [`redact_text`] with `token` in place of each redacted part.
-fn redact_text_with(text: &str, redact: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while !rest.is_empty() {
-        let ws = rest.find(char::is_whitespace).unwrap_or(rest.len());
-        let token = &rest[..ws];
-        match url_start(token) {
-            Some(s) => {
-                out.push_str(&token[..s]);
-                out.push_str(&redact_url_with(&token[s..], redact));
-            }
-            None => out.push_str(token),
-        }
-        let after = &rest[ws..];
-        let sp = after.len() - after.trim_start().len();
-        out.push_str(&after[..sp]);
-        rest = &after[sp..];
-    }
-    out
-}
-
-/// `v` with every string in it redacted by [`redact_text`] (object keys
-/// are kept). A string that holds JSON itself (an AHP `text` part) is
-/// redacted inside and written back compactly.
-pub fn redact_json(v: &Value) -> Value {
-    redact_json_with(v, REDACTED)
-}
-
-/// [`redact_json`] with `token` in place of each redacted part.
-fn redact_json_with(v: &Value, token: &str) -> Value {
-    match v {
-        Value::String(s) => {
-            let t = s.trim_start();
-            if t.starts_with('{') || t.starts_with('[') {
-                if let Ok(inner) = serde_json::from_str::<Value>(s) {
-                    let red = redact_json_with(&inner, token);
-                    return if red == inner {
-                        v.clone()
-                    } else {
-                        Value::String(red.to_string())
-                    };
-                }
-            }
-            Value::String(redact_text_with(s, token))
-        }
-        Value::Array(a) => Value::Array(a.iter().map(|x| redact_json_with(x, token)).collect()),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, x)| (k.clone(), redact_json_with(x, token)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
-}
-
-/// One line for an `--events` file: `ev` redacted as [`redact_json`] does
-/// but with [`EVENTS_REDACTED`] in place of each redacted part (so URLs
-/// stay valid URIs and the event still validates), unless `keep_values`;
-/// written by [`crate::safe_text::json_line`] (no raw
-/// control, C1 or bidi character), with its newline.
-pub fn event_line(ev: &Value, keep_values: bool) -> String {
-    let v = if keep_values {
-        ev.clone()
-    } else {
-        redact_json_with(ev, EVENTS_REDACTED)
-    };
-    let mut line = crate::safe_text::json_line(&v);
-    line.push('\n');
-    line
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::binding::{read_request_event, wrap_params, Rule, Server};
-
-    #[test]
-    fn url_query_and_fragment_are_redacted() {
-        assert_eq!(
-            redact_url("https://a.example/cb?code=abc&state=x#frag"),
-            "https://a.example/cb?[redacted]#[redacted]"
-        );
-        assert_eq!(redact_url("https://a.example/cb"), "https://a.example/cb");
-        assert_eq!(redact_url("https://a.example/?"), "https://a.example/?");
-        assert_eq!(
-            redact_url("https://a.example/#only"),
-            "https://a.example/#[redacted]"
-        );
-        assert_eq!(
-            redact_url("https://user:pw@a.example/x?q=1"),
-            "https://[redacted]@a.example/x?[redacted]"
-        );
-        assert_eq!(
-            redact_url("https://trusted.example@evil.test/"),
-            "https://[redacted]@evil.test/"
-        );
-        assert_eq!(redact_url("not a url?secret"), "not a url?[redacted]");
-    }
-
-    #[test]
-    fn urls_inside_text_are_redacted() {
-        assert_eq!(
-            redact_text("Open https://a.example/cb?code=1#x to sign in, or http://b.example/?t=2."),
-            "Open https://a.example/cb?[redacted]#[redacted] to sign in, or http://b.example/?[redacted]"
-        );
-        assert_eq!(
-            redact_text("see \"https://x.example/p?tok=9\" now"),
-            "see \"https://x.example/p?[redacted] now"
-        );
-        assert_eq!(
-            redact_text("(https://x.example/?a=1)"),
-            "(https://x.example/?[redacted]"
-        );
-        assert_eq!(redact_text("no urls here: a://"), "no urls here: a://");
-        assert_eq!(redact_text("://x?y"), "://x?y");
-        assert_eq!(
-            redact_text("Grüße https://ü.example/?k=1"),
-            "Grüße https://ü.example/?[redacted]"
-        );
-    }
-
-    #[test]
-    fn urls_without_a_scheme_are_redacted() {
-        assert_eq!(
-            redact_text("visit www.z.test/?q=SECRET3 or //c:d@e.test/?SECRET4 now"),
-            "visit www.z.test/?[redacted] or //[redacted]@e.test/?[redacted] now"
-        );
-        assert_eq!(
-            redact_text("(WWW.a.test/p#SECRET5) \"//h.test/x?t=SECRET6\""),
-            "(WWW.a.test/p#[redacted] \"//h.test/x?[redacted]"
-        );
-        for kept in [
-            "Pick red/green, then press Enter.",
-            "see a/b and ./c/d or ../e",
-            "due 2026/12/01 at 10:00",
-            "x.www.y.test and wwwx.test",
-            "a//b and // a comment",
-            "is it? yes",
-        ] {
-            assert_eq!(redact_text(kept), kept);
-        }
-    }
-
-    #[test]
-    fn event_lines_keep_urls_valid() {
-        let red = redact_json_with(
-            &json!("https://user:pw@evil.test/auth?x=1#f"),
-            EVENTS_REDACTED,
-        );
-        assert_eq!(
-            red,
-            json!("https://REDACTED@evil.test/auth?REDACTED#REDACTED")
-        );
-        assert!(url::Url::parse(red.as_str().unwrap_or_default()).is_ok());
-    }
-
-    #[test]
-    fn malformed_and_hidden_urls_are_redacted() {
-        assert_eq!(
-            redact_text(r#"go https://a.example/cb?x"&code=s3cret now"#),
-            "go https://a.example/cb?[redacted] now"
-        );
-        assert_eq!(
-            redact_text(r"at https:/\a.example/cb?code=s3cret"),
-            r"at https:/\a.example/cb?[redacted]"
-        );
-        assert_eq!(
-            redact_text("see https:c.example/?t=s3cret."),
-            "see https:c.example/?[redacted]"
-        );
-        assert_eq!(
-            redact_text("x https://admin:hunter2@h.example/p"),
-            "x https://[redacted]@h.example/p"
-        );
-        assert_eq!(
-            redact_text(r"HTTPS:\\h.example\p?k=s3cret#f"),
-            r"HTTPS:\\h.example\p?[redacted]#[redacted]"
-        );
-        assert_eq!(
-            redact_url(r"https:/\admin:hunter2@a.example\x"),
-            r"https:/\[redacted]@a.example\x"
-        );
-        assert_eq!(
-            redact_text("(see:https://a.example/?k=1)"),
-            "(see:https://a.example/?[redacted]"
-        );
-        // Not URLs: times, ratios, a colon in prose.
-        let prose = "at 10:30? ratio 3:4, note: fine; mailto-like a@b";
-        assert_eq!(redact_text(prose), prose);
-    }
-
-    #[test]
-    fn event_lines_are_redacted_inside_json_text_and_escaped() {
-        let inner = json!({"url": "https://admin:hunter2@a.example/cb?code=s3cret",
-            "message": "Go to https:c.example/?t=s3cret \u{9b}\u{202e}"});
-        let ev = json!({"id": "e\u{1b}1", "payload": {"text": inner.to_string()}});
-        let line = event_line(&ev, false);
-        assert!(line.ends_with('\n'));
-        for bad in ["hunter2", "s3cret", "admin", "\u{9b}", "\u{202e}", "\u{1b}"] {
-            assert!(!line.contains(bad), "{bad:?} in {line}");
-        }
-        let back: Value = serde_json::from_str(&line).unwrap();
-        assert_eq!(back["id"], "e\u{1b}1");
-        let text: Value = serde_json::from_str(back["payload"]["text"].as_str().unwrap()).unwrap();
-        // A URI-safe token: the redacted URL is still a valid URI.
-        assert_eq!(text["url"], "https://REDACTED@a.example/cb?REDACTED");
-        // With --log-values the event is kept whole (still escaped).
-        let kept: Value = serde_json::from_str(&event_line(&ev, true)).unwrap();
-        assert_eq!(kept, ev);
-    }
 
     fn url_request() -> RequestEvent {
         wrap_params(

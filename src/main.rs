@@ -2,16 +2,6 @@
 //! The command line (`cli`) belongs to the binary; everything it drives is
 //! the `ahp_elicit` library.
 
-/// A line to the person on stderr that never panics (std's `eprintln!`
-/// panics when stderr is closed: `ahp-elicit … 2>&1 >/dev/null | head -1`).
-/// This definition shadows std's for every module of the command line.
-macro_rules! eprintln {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
-}
-
 mod cli;
 
 use clap::Parser;

@@ -1,7 +1,12 @@
-//! Messages for the person on stderr, held back while the terminal UI owns
-//! the screen (a message written then would land on the alternate screen,
-//! garble the frame and vanish on exit) and written once the terminal is
-//! given back.
+//! Messages for the person on stderr: the one path every message takes.
+//! It adds the program's prefix ("ahp-elicit: ", or "ahp-elicit mcp: "
+//! for a command; callers never type it), sanitizes every line, holds
+//! messages back while the terminal UI owns the screen (a message written
+//! then would land on the alternate screen, garble the frame and vanish on
+//! exit) and writes them, in the order they were said, once the terminal
+//! is given back. It is the only writer to stderr; a closed stderr drops
+//! the message instead of panicking. Errors are said with their causes
+//! ([`chain`]).
 //!
 //! Library code does not write here itself: it reports through the
 //! [`Notices`] handle its caller gives it (in `respond`'s `Config`, in
@@ -37,12 +42,71 @@ pub(crate) static TEST_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// [`HoldStderr`]); `None`: write at once.
 static HELD: std::sync::Mutex<Option<Held>> = std::sync::Mutex::new(None);
 
-/// Write one message to stderr, or hold it while [`HoldStderr`] is active.
-/// Every line of it goes through the sanitizer
+/// The program's name: every message to the person opens with it
+/// ("ahp-elicit: ..."), added here and nowhere else.
+pub const PROGRAM: &str = "ahp-elicit";
+
+/// `msg` as the person reads it: "ahp-elicit: msg", or with a command
+/// ("ahp-elicit mcp: msg"). Only the first line gets the prefix: later
+/// lines continue the message (indented lists).
+fn voiced(command: Option<&str>, msg: &str) -> String {
+    match command {
+        Some(c) => format!("{PROGRAM} {c}: {msg}"),
+        None => format!("{PROGRAM}: {msg}"),
+    }
+}
+
+/// Say `msg` to the person: "ahp-elicit: msg" on stderr, or held while
+/// [`HoldStderr`] is active, so messages come out in the order they were
+/// said. Every line goes through the sanitizer
 /// ([`crate::safe_text::display_lines`]): messages quote server text (ids,
 /// property names, details), which must never reach the terminal raw.
-pub fn say(msg: String) {
+pub fn say(msg: impl std::fmt::Display) {
+    write_or_hold(crate::safe_text::display_lines(&voiced(
+        None,
+        &msg.to_string(),
+    )));
+}
+
+/// [`say`] for one command: "ahp-elicit COMMAND: msg".
+pub fn say_in(command: &str, msg: impl std::fmt::Display) {
+    write_or_hold(crate::safe_text::display_lines(&voiced(
+        Some(command),
+        &msg.to_string(),
+    )));
+}
+
+/// Say `heading`, then each of `lines` indented by two spaces below it,
+/// as one message (held and written together).
+pub fn say_list(command: Option<&str>, heading: &str, lines: &[String]) {
+    let mut msg = voiced(command, heading);
+    for l in lines {
+        msg.push_str("\n  ");
+        msg.push_str(l);
+    }
     write_or_hold(crate::safe_text::display_lines(&msg));
+}
+
+/// An error as the person reads it: its own sentence, then each source it
+/// names (`std::error::Error::source`) after a colon, outermost first:
+/// "the responder failed: terminal: draw: Input/output error (os error 5)".
+/// A source whose sentence the message already carries is not repeated:
+/// most errors here quote their cause in their own sentence (so `to_string`
+/// alone says the whole), some in the short form of
+/// [`crate::files::io_reason`] (lower case, without "(os error N)").
+pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(s) = next {
+        let text = s.to_string();
+        let short = text.split(" (os error").next().unwrap_or("").to_lowercase();
+        if !short.is_empty() && !out.to_lowercase().contains(&short) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        next = s.source();
+    }
+    out
 }
 
 /// Write one sanitized message to stderr, or hold it while [`HoldStderr`]
@@ -60,7 +124,16 @@ fn write_or_hold(msg: String) {
             return;
         }
     }
-    eprintln!("{msg}");
+    write_line(&msg);
+}
+
+/// Write one line to stderr. A write that fails (stderr closed:
+/// `ahp-elicit … 2>&1 >/dev/null | head -1`) is dropped: std's `eprintln!`
+/// would panic there, and a message the person can no longer read is not
+/// worth a crash. The only writer to stderr in the program.
+fn write_line(msg: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "{msg}");
 }
 
 /// While messages are held: how many were said (kept or not) and the first
@@ -124,14 +197,17 @@ fn write_held() {
     let held = HELD.lock().ok().and_then(|mut h| h.take());
     if let Some(h) = held {
         for m in h.msgs {
-            eprintln!("{m}");
+            write_line(&m);
         }
         if h.more > 0 {
-            eprintln!(
-                "ahp-elicit: {} more message{} not shown",
-                h.more,
-                if h.more == 1 { "" } else { "s" }
-            );
+            write_line(&voiced(
+                None,
+                &format!(
+                    "{} more message{} not shown",
+                    h.more,
+                    if h.more == 1 { "" } else { "s" }
+                ),
+            ));
         }
     }
 }
@@ -192,9 +268,26 @@ impl Notices {
         (Notices::new(move |n| into.keep(n)), kept)
     }
 
-    /// Report `msg`; it is sanitized before the sink sees it.
+    /// Report `msg` as [`say`] words it ("ahp-elicit: msg"); it is
+    /// sanitized before the sink sees it.
     pub fn say(&self, msg: &str) {
-        (self.sink)(Notice::new(msg));
+        (self.sink)(Notice::new(&voiced(None, msg)));
+    }
+
+    /// Report `heading` and the indented `lines` below it as one notice
+    /// (as [`say_list`]).
+    pub fn say_list(&self, heading: &str, lines: &[String]) {
+        let mut msg = voiced(None, heading);
+        for l in lines {
+            msg.push_str("\n  ");
+            msg.push_str(l);
+        }
+        (self.sink)(Notice::new(&msg));
+    }
+
+    /// Report an error with its sources ([`chain`]).
+    pub fn error(&self, e: &(dyn std::error::Error + 'static)) {
+        self.say(&chain(e));
     }
 }
 
@@ -250,7 +343,7 @@ mod tests {
     #[test]
     fn a_collecting_sink_gets_sanitized_text_within_bounds() {
         let (notices, kept) = Notices::collect();
-        notices.say("ahp-elicit: bad \u{1b}[2Jid\u{202e}x");
+        notices.say("bad \u{1b}[2Jid\u{202e}x");
         assert_eq!(kept.texts().len(), 1);
         let text = &kept.texts()[0];
         assert_eq!(text, r"ahp-elicit: bad \u{1b}[2Jid\u{202e}x");
@@ -262,14 +355,63 @@ mod tests {
     }
 
     #[test]
+    fn every_notice_opens_with_the_program_name_once() {
+        let (notices, kept) = Notices::collect();
+        notices.say("cannot write the log: disk full");
+        notices.say_list(
+            "the server offers 2 tool(s):",
+            &["a  first".to_owned(), "b  second".to_owned()],
+        );
+        assert_eq!(
+            kept.texts(),
+            vec![
+                "ahp-elicit: cannot write the log: disk full".to_owned(),
+                "ahp-elicit: the server offers 2 tool(s):\n  a  first\n  b  second".to_owned(),
+            ]
+        );
+        assert_eq!(voiced(Some("mcp"), "x"), "ahp-elicit mcp: x");
+    }
+
+    /// An error whose sentence does not quote its cause.
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot read events.jsonl")]
+    struct Bare(#[source] std::io::Error);
+
+    /// An error whose sentence quotes its cause in the short form.
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot read events.jsonl: {}", crate::files::io_reason(.0))]
+    struct Quoting(#[source] std::io::Error);
+
+    #[test]
+    fn the_chain_names_each_cause_once() {
+        let denied = || std::io::Error::from_raw_os_error(libc::EACCES);
+        let os = denied().to_string();
+        assert_eq!(
+            chain(&Bare(denied())),
+            format!("cannot read events.jsonl: {os}")
+        );
+        // The cause is already in the sentence (lower case, no "os error").
+        let quoting = Quoting(denied());
+        assert_eq!(chain(&quoting), quoting.to_string());
+        assert!(
+            chain(&quoting).ends_with("permission denied"),
+            "{}",
+            chain(&quoting)
+        );
+        let (notices, kept) = Notices::collect();
+        notices.error(&Bare(denied()));
+        assert_eq!(
+            kept.texts(),
+            vec![format!("ahp-elicit: cannot read events.jsonl: {os}")]
+        );
+    }
+
+    #[test]
     fn a_flood_is_held_within_bounds_and_counted() {
         let _serial = TEST_LOCK.lock().unwrap_or_else(|e| e.into_inner());
         let guard = HoldStderr::start(true);
         for i in 0..10_000 {
-            say(format!(
-                "ahp-elicit: line {i}: not a JSON event: {}",
-                "x".repeat(100)
-            ));
+            say(format!("line {i}: not a JSON event: {}", "x".repeat(100)));
         }
         // (Other tests of this process may say something meanwhile.)
         let (n, latest) = held_summary().expect("held");

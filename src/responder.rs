@@ -18,13 +18,38 @@ pub struct Progress {
     pub total: usize,
 }
 
+impl Default for Progress {
+    /// A lone request: 1 of 1.
+    fn default() -> Self {
+        Progress { index: 1, total: 1 }
+    }
+}
+
+/// A second Ctrl-C (Control-C in plain mode) within this time after one
+/// that cancelled a request quits: the one window of every answerer.
+pub const QUIT_WINDOW: Duration = Duration::from_millis(1500);
+
+/// How long a run gets, after a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT),
+/// to end by itself (the terminal front end cancels what remains, a
+/// script's run writes what it decided) before the process restores the
+/// terminal and exits with 128 + the signal: the one grace period of
+/// every front end.
+pub const SIGNAL_GRACE: Duration = Duration::from_secs(2);
+
 /// Per-request context given to a responder.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Context {
     pub progress: Progress,
     /// `--timeout DURATION`: when this instant passes unanswered, the
     /// request is cancelled.
     pub deadline: Option<Instant>,
+    /// The request's withdrawal flag, when its driver can withdraw it (the
+    /// shared loop sets it): read through [`Context::withdrawn`], claimed
+    /// through [`Context::claim_answer`]. None: never withdrawn.
+    pub withdrawal: Option<Withdrawal>,
+    /// Who asked beyond the event, when the front door said ([`Origin`];
+    /// not sanitized).
+    pub origin: Option<Origin>,
 }
 
 /// How a responder finished one request.
@@ -39,15 +64,54 @@ pub enum Outcome {
 
 /// Why a responder gave no answer. The sentences do not name the request:
 /// the caller knows which request it asked about and says so in its report.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// Operating-system failures keep their `io::Error` as the source (and
+/// quote it in their sentence, so `to_string` says the whole of it).
+#[derive(Debug, thiserror::Error)]
 pub enum RespondError {
-    /// A scripted answer that the form refuses: no result
-    /// for this request, exit 1.
+    /// A scripted answer that the form refuses: no result for this request,
+    /// exit 1. The text is data, not a cause: the form's reasons, joined
+    /// (they may quote the request: sanitize before showing).
     #[error("answer refused: {0}")]
     Refused(String),
-    /// The terminal or another resource failed: no result, exit 2.
+    /// There is no terminal to answer on: `step` is what failed ("cannot
+    /// open /dev/tty", "/dev/tty is not a terminal", "cannot enter raw
+    /// mode", "cannot set up /dev/tty"). Exit 2; the message starts with
+    /// "no terminal:".
+    #[error("no terminal: {step} ({source})")]
+    NoTerminal {
+        /// The step that failed.
+        step: &'static str,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The terminal failed while in use: `step` is what was being done
+    /// ("draw", "read a key", "poll"). Exit 2.
+    #[error("terminal: {step}: {source}")]
+    Terminal {
+        /// The step that failed.
+        step: &'static str,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The terminal was closed (hung up) while a line was awaited, or an
+    /// in-memory terminal has no more typed lines. Exit 2.
+    #[error("the terminal was closed")]
+    TerminalClosed,
+    /// This build has no terminal front end (the `tui` feature is off).
+    #[error("this build has no terminal front end (feature 'tui')")]
+    NoFrontEnd,
+    /// The request was withdrawn before the responder saw it (its reason).
+    #[error("{}", .0.describe())]
+    Withdrawn(WithdrawReason),
+    /// The responder's thread has stopped: nothing can answer any more.
+    #[error("the responder has stopped")]
+    Stopped,
+    /// Nothing can answer here: why no responder could be made (a run that
+    /// only lists tools and has no terminal).
     #[error("{0}")]
-    Io(String),
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// Something that answers validated requests, one at a time.
@@ -260,72 +324,31 @@ pub struct Origin {
     pub call: Option<String>,
 }
 
-thread_local! {
-    /// Who asked for the request being answered on this thread, when the
-    /// front door said ([`with_origin`]).
-    static CURRENT_ORIGIN: std::cell::RefCell<Option<Origin>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Run `f` (a [`Responder::respond`] call) with `origin` readable through
-/// [`Context::origin`].
-pub fn with_origin<T>(origin: Option<&Origin>, f: impl FnOnce() -> T) -> T {
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            CURRENT_ORIGIN.with(|c| *c.borrow_mut() = None);
-        }
-    }
-    CURRENT_ORIGIN.with(|c| *c.borrow_mut() = origin.cloned());
-    let _reset = Reset;
-    f()
-}
-
-thread_local! {
-    /// The withdrawal flag of the request being answered on this thread.
-    /// Kept beside [`Context`] rather than in it, so that drivers which never
-    /// withdraw keep building `Context` as before.
-    static CURRENT_WITHDRAWAL: std::cell::RefCell<Option<Withdrawal>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Run `f` (a [`Responder::respond`] call) with `w` as the request's
-/// withdrawal flag, readable through [`Context::withdrawn`].
-pub fn with_withdrawal<T>(w: &Withdrawal, f: impl FnOnce() -> T) -> T {
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            CURRENT_WITHDRAWAL.with(|c| *c.borrow_mut() = None);
-        }
-    }
-    CURRENT_WITHDRAWAL.with(|c| *c.borrow_mut() = Some(w.clone()));
-    let _reset = Reset;
-    f()
-}
-
 impl Context {
     /// True when the request's source withdrew it while it was being
     /// answered: the responder should close its screen and return (any
     /// outcome; the driver sends nothing for a withdrawn request).
     pub fn withdrawn(&self) -> bool {
-        CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().is_some_and(Withdrawal::is_withdrawn))
+        self.withdrawal
+            .as_ref()
+            .is_some_and(Withdrawal::is_withdrawn)
     }
 
     /// The reason the source gave when it withdrew the request being
     /// answered (not sanitized: hostile server text), if it gave one.
     pub fn withdrawal_reason(&self) -> Option<String> {
-        CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().and_then(Withdrawal::reason))
+        self.withdrawal.as_ref().and_then(Withdrawal::reason)
     }
 
     /// Who asked for the request being answered, when the front door said
     /// ([`Origin`]; not sanitized).
     pub fn origin(&self) -> Option<Origin> {
-        CURRENT_ORIGIN.with(|c| c.borrow().clone())
+        self.origin.clone()
     }
 
     /// Why the request being answered was withdrawn (None while it is not).
     pub fn withdrawn_why(&self) -> Option<WithdrawReason> {
-        CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().and_then(Withdrawal::why))
+        self.withdrawal.as_ref().and_then(Withdrawal::why)
     }
 
     /// Claim the answer of the request being answered before the screen
@@ -333,7 +356,9 @@ impl Context {
     /// source withdrew it first (say so; nothing is sent). True when the
     /// driver gave no withdrawal flag.
     pub fn claim_answer(&self) -> bool {
-        CURRENT_WITHDRAWAL.with(|c| c.borrow().as_ref().is_none_or(Withdrawal::claim_answer))
+        self.withdrawal
+            .as_ref()
+            .is_none_or(Withdrawal::claim_answer)
     }
 }
 

@@ -5,12 +5,8 @@
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Once;
-use std::time::Duration;
 
-/// How long a front end that is inside its loop gets, after a signal, to
-/// see [`Hooks::signal`] and end the run itself (cancelling what remains)
-/// before the process restores the terminal and exits.
-pub const SIGNAL_GRACE: Duration = Duration::from_secs(2);
+pub use crate::responder::SIGNAL_GRACE;
 
 /// One front end's restore hooks; every field is a `static` of that front
 /// end, so the hooks can live as long as the process.

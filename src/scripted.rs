@@ -556,9 +556,8 @@ impl ScriptedResponder {
         let launcher = self.launcher.take();
         let refused = match self.answer(req, &a) {
             Ok(_) => None,
-            Err(e) => Some(match e {
-                RespondError::Refused(m) | RespondError::Io(m) => m,
-            }),
+            Err(RespondError::Refused(m)) => Some(m),
+            Err(e) => Some(e.to_string()),
         };
         self.launcher = launcher;
         DryRun::Answered {

@@ -9,9 +9,9 @@ use std::path::PathBuf;
 
 use ahp_elicit::binding::Action;
 use ahp_elicit::launcher::{CommandBrowser, NoOpen, SystemBrowser};
+use ahp_elicit::log::{LoggingLauncher, SharedLog};
 use ahp_elicit::notice::Notices;
-use ahp_elicit::respond::{LoggingLauncher, SharedLog};
-use ahp_elicit::responder::{Launcher, Responder};
+use ahp_elicit::responder::{Launcher, RespondError, Responder};
 
 /// How requests are answered: by a person on the terminal (full screen or
 /// plain), or by a script (`--answers`, `--action`); where a consented URL
@@ -94,7 +94,7 @@ impl AnswerArgs {
     pub fn open_log(&self) -> Result<Option<SharedLog>, String> {
         match &self.log {
             Some(p) => match ahp_elicit::log::EventLog::open(p, self.log_values) {
-                Ok(l) => Ok(Some(ahp_elicit::respond::share_log(l))),
+                Ok(l) => Ok(Some(ahp_elicit::log::share_log(l))),
                 Err(e) => Err(e.to_string()),
             },
             None => Ok(None),
@@ -137,9 +137,9 @@ impl AnswerArgs {
             None if ahp_elicit::plain::chosen(self.plain) => {
                 ahp_elicit::plain::tty_responder(launcher, self.no_open)
             }
-            None => terminal_responder(self, launcher),
+            None => return terminal_responder(self, launcher),
         };
-        made.map_err(|e| with_no_terminal_hint(e, NO_TERMINAL_HINT))
+        made.map_err(|e| with_no_terminal_hint(&e, NO_TERMINAL_HINT))
     }
 
     /// `--browser CMD`, else nothing with `--no-open` or a script (scripted
@@ -170,7 +170,7 @@ impl AnswerArgs {
 /// keys that did not hold.
 fn rule_trace(log: SharedLog) -> ahp_elicit::scripted::RuleTrace {
     Box::new(move |req, chosen| {
-        let mut l = ahp_elicit::respond::lock_log(&log);
+        let mut l = ahp_elicit::log::lock_log(&log);
         let written = match chosen {
             Ok(rule) => l.rule_chosen(&req.id, &rule.pointer(), rule.name.as_deref()),
             Err(none) => {
@@ -183,7 +183,7 @@ fn rule_trace(log: SharedLog) -> ahp_elicit::scripted::RuleTrace {
             }
         };
         if let Err(e) = written {
-            ahp_elicit::notice::say(format!("ahp-elicit: cannot write the log: {e}"));
+            ahp_elicit::notice::say(format!("cannot write the log: {e}"));
         }
     })
 }
@@ -211,15 +211,20 @@ pub fn check_theme(_arg: Option<&str>) -> Result<(), String> {
 /// What `respond` and `mcp` say a person without a terminal can do.
 pub const NO_TERMINAL_HINT: &str = "use --answers FILE or --action to answer without one";
 
-/// `e` with `hint` after it when `e` says there is no terminal.
-pub fn with_no_terminal_hint(e: String, hint: &str) -> String {
-    if e.starts_with("no terminal") {
-        format!("{e}; {hint}")
-    } else {
-        e
+/// `e` as the person reads it (with its causes), and `hint` after it when
+/// `e` says there is no terminal.
+pub fn with_no_terminal_hint(e: &RespondError, hint: &str) -> String {
+    let text = ahp_elicit::notice::chain(e);
+    match e {
+        RespondError::NoTerminal { .. } | RespondError::NoFrontEnd => format!("{text}; {hint}"),
+        _ => text,
     }
 }
 
+/// The full-screen responder with the chosen theme.
+///
+/// Errors: a sentence for the person (the theme, no terminal with the
+/// hint).
 #[cfg(feature = "tui")]
 fn terminal_responder(
     args: &AnswerArgs,
@@ -227,7 +232,8 @@ fn terminal_responder(
 ) -> Result<Box<dyn Responder>, String> {
     use ahp_elicit::tui::theme::Theme;
     let theme = Theme::resolve_for_terminal(args.theme.as_deref()).map_err(|e| e.to_string())?;
-    let tui = ahp_elicit::tui::TuiResponder::new(theme).map_err(|e| e.to_string())?;
+    let tui = ahp_elicit::tui::TuiResponder::new(theme)
+        .map_err(|e| with_no_terminal_hint(&e, NO_TERMINAL_HINT))?;
     Ok(Box::new(
         tui.with_launcher(launcher, args.no_open)
             .with_notices(Notices::stderr())
@@ -240,8 +246,8 @@ fn terminal_responder(
     _args: &AnswerArgs,
     _launcher: Box<dyn Launcher>,
 ) -> Result<Box<dyn Responder>, String> {
-    Err(
-        "this build has no terminal front end (feature 'tui'): use --answers FILE or --action"
-            .into(),
-    )
+    Err(with_no_terminal_hint(
+        &RespondError::NoFrontEnd,
+        NO_TERMINAL_HINT,
+    ))
 }

@@ -91,7 +91,7 @@ fn check(args: &CheckArgs) -> Exit {
     let bytes = match super::read_input(&args.file, MAX_ANSWERS_BYTES, "answers file") {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("ahp-elicit answers: {e}");
+            ahp_elicit::notice::say_in("answers", &e);
             return Exit::Usage;
         }
     };
@@ -121,7 +121,7 @@ fn check(args: &CheckArgs) -> Exit {
             Ok(true) => {}
             Ok(false) => worst = worse(worst, Exit::Invalid),
             Err(e) => {
-                eprintln!("ahp-elicit answers: {e}");
+                ahp_elicit::notice::say_in("answers", &e);
                 worst = Exit::Usage;
             }
         }

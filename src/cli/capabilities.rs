@@ -49,9 +49,9 @@ pub fn run(args: CapabilitiesArgs) -> Exit {
             let v = match ahp_elicit::binding::parse_json(text.as_bytes()) {
                 Ok(v) => v,
                 Err(e) => {
-                    eprintln!(
-                        "ahp-elicit capabilities: --from-mcp: {}",
-                        display(&e.to_string())
+                    ahp_elicit::notice::say_in(
+                        "capabilities",
+                        format!("--from-mcp: {}", display(&e.to_string())),
                     );
                     return Exit::Invalid;
                 }
@@ -60,7 +60,8 @@ pub fn run(args: CapabilitiesArgs) -> Exit {
                 Ok(c) => c,
                 Err(es) => {
                     super::print_violations(
-                        "ahp-elicit capabilities: --from-mcp is not an MCP capability object",
+                        "capabilities",
+                        "--from-mcp is not an MCP capability object",
                         &es,
                     );
                     return Exit::Invalid;

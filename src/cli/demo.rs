@@ -108,7 +108,7 @@ pub fn run(args: DemoArgs) -> Exit {
     let theme = match theme {
         Ok(t) => t,
         Err(e) => {
-            ahp_elicit::notice::say(format!("ahp-elicit: {e}"));
+            ahp_elicit::notice::say(&e);
             return Exit::Usage;
         }
     };
@@ -122,7 +122,7 @@ pub fn run(args: DemoArgs) -> Exit {
     let req = match req {
         Ok(r) => r,
         Err(e) => {
-            ahp_elicit::notice::say(format!("ahp-elicit: {e}"));
+            ahp_elicit::notice::say(&e);
             return match e {
                 LoadError::Invalid(_) if args.request.is_some() => Exit::Invalid,
                 _ => Exit::Usage,
@@ -138,8 +138,8 @@ pub fn run(args: DemoArgs) -> Exit {
         let mut tui = match TuiResponder::new(theme) {
             Ok(t) => t,
             Err(e) => {
-                let e = super::answer::with_no_terminal_hint(e.to_string(), DEMO_HINT);
-                ahp_elicit::notice::say(format!("ahp-elicit: {e}"));
+                let e = super::answer::with_no_terminal_hint(&e, DEMO_HINT);
+                ahp_elicit::notice::say(&e);
                 return Exit::Usage;
             }
         };
@@ -148,6 +148,7 @@ pub fn run(args: DemoArgs) -> Exit {
             deadline: args
                 .timeout
                 .and_then(|d| std::time::Instant::now().checked_add(d)),
+            ..Default::default()
         };
         let outcome = tui.respond(&req, &cx);
         // Time ran out: the notice that says so waits for a key.
@@ -159,8 +160,8 @@ pub fn run(args: DemoArgs) -> Exit {
         Ok(Outcome::Answer(a)) => a,
         Ok(Outcome::Quit) => Answer::bare(Action::Cancel),
         Err(e) => {
-            let e = super::answer::with_no_terminal_hint(e.to_string(), DEMO_HINT);
-            ahp_elicit::notice::say(format!("ahp-elicit: {e}"));
+            let e = super::answer::with_no_terminal_hint(&e, DEMO_HINT);
+            ahp_elicit::notice::say(&e);
             return Exit::Usage;
         }
     };
@@ -188,14 +189,14 @@ fn emit(req: &binding::RequestEvent, answer: &binding::Answer) -> Exit {
                 Ok(()) => Exit::Ok,
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Ok,
                 Err(e) => {
-                    ahp_elicit::notice::say(format!("ahp-elicit: cannot write the result: {e}"));
+                    ahp_elicit::notice::say(format!("cannot write the result: {e}"));
                     Exit::Usage
                 }
             }
         }
         Err(es) => {
             for e in es {
-                ahp_elicit::notice::say(format!("ahp-elicit: result not emitted: {e}"));
+                ahp_elicit::notice::say(format!("result not emitted: {e}"));
             }
             Exit::Invalid
         }
@@ -205,8 +206,6 @@ fn emit(req: &binding::RequestEvent, answer: &binding::Answer) -> Exit {
 /// Run the command; without the `tui` feature there is no terminal UI.
 #[cfg(not(feature = "tui"))]
 pub fn run(_args: DemoArgs) -> Exit {
-    ahp_elicit::notice::say(format!(
-        "ahp-elicit: this build has no terminal UI (feature 'tui' is off)"
-    ));
+    ahp_elicit::notice::say("this build has no terminal UI (feature 'tui' is off)");
     Exit::Usage
 }

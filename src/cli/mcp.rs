@@ -16,11 +16,11 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 use ahp_elicit::binding::{Action, Mode, SchemaPolicy};
+use ahp_elicit::log::SharedLog;
 use ahp_elicit::mcp::{
     run_session, ExtraHeaders, McpError, McpOptions, Operation, ProtocolChoice, Target,
 };
 use ahp_elicit::respond::sink::terminal_safe;
-use ahp_elicit::respond::SharedLog;
 
 use super::answer::AnswerArgs;
 use super::{Exit, Words};
@@ -129,31 +129,33 @@ impl ahp_elicit::responder::Responder for NoAnswerer {
         _: &ahp_elicit::binding::RequestEvent,
         _: &ahp_elicit::responder::Context,
     ) -> Result<ahp_elicit::responder::Outcome, ahp_elicit::responder::RespondError> {
-        Err(ahp_elicit::responder::RespondError::Io(self.0.clone()))
+        Err(ahp_elicit::responder::RespondError::Unavailable(
+            self.0.clone().into(),
+        ))
     }
 }
 
-/// The responder `mcp` hands to the session: `--log` records requests and
-/// decisions, as in `respond` (the session itself applies `--timeout`).
-struct Session {
+/// The responder `mcp` hands to the shared loop: `--log` records requests
+/// and decisions, as in `respond` (the loop itself applies `--timeout`).
+struct LoggingResponder {
     inner: Box<dyn ahp_elicit::responder::Responder>,
     log: Option<SharedLog>,
 }
 
-impl Session {
+impl LoggingResponder {
     fn note(
         &self,
         f: impl FnOnce(&mut ahp_elicit::log::EventLog) -> Result<(), ahp_elicit::log::LogError>,
     ) {
         if let Some(l) = &self.log {
-            if let Err(e) = f(&mut ahp_elicit::respond::lock_log(l)) {
-                ahp_elicit::notice::say(format!("ahp-elicit: cannot write the log: {e}"));
+            if let Err(e) = f(&mut ahp_elicit::log::lock_log(l)) {
+                ahp_elicit::notice::say(format!("cannot write the log: {e}"));
             }
         }
     }
 }
 
-impl ahp_elicit::responder::Responder for Session {
+impl ahp_elicit::responder::Responder for LoggingResponder {
     fn respond(
         &mut self,
         req: &ahp_elicit::binding::RequestEvent,
@@ -230,7 +232,7 @@ fn parse_header(
 }
 
 fn usage(msg: &str) -> Exit {
-    ahp_elicit::notice::say(format!("ahp-elicit mcp: {msg}"));
+    ahp_elicit::notice::say_in("mcp", msg);
     Exit::Usage
 }
 
@@ -316,7 +318,7 @@ pub fn run(args: McpArgs) -> Exit {
         }
         Err(e) => return usage(&e),
     };
-    let mut responder = Session { inner, log };
+    let mut responder = LoggingResponder { inner, log };
     let outcome = run_session(&opts, &mut responder);
     // The terminal is given back before the tool result is printed (stdout
     // may be that terminal).
@@ -325,9 +327,9 @@ pub fn run(args: McpArgs) -> Exit {
         Ok(report) => report_result(&report),
         Err(e) => {
             // Errors may quote the server (an HTTP body): sanitized.
-            eprintln!(
-                "ahp-elicit mcp: {}",
-                ahp_elicit::safe_text::display(&e.to_string())
+            ahp_elicit::notice::say_in(
+                "mcp",
+                ahp_elicit::safe_text::display(&ahp_elicit::notice::chain(&e)),
             );
             match e {
                 McpError::Rpc { .. } | McpError::Incomplete(_) => Exit::Invalid,
@@ -349,12 +351,15 @@ fn report_result(report: &ahp_elicit::mcp::SessionReport) -> Exit {
     }
     let tool_error = report.result.get("isError") == Some(&Value::Bool(true));
     if tool_error {
-        eprintln!("ahp-elicit mcp: the tool reported an error (isError: true)");
+        ahp_elicit::notice::say_in("mcp", "the tool reported an error (isError: true)");
     }
     if !report.refused.is_empty() {
-        eprintln!(
-            "ahp-elicit mcp: {} elicitation(s) got no valid answer",
-            report.refused.len()
+        ahp_elicit::notice::say_in(
+            "mcp",
+            format!(
+                "{} elicitation(s) got no valid answer",
+                report.refused.len()
+            ),
         );
     }
     if tool_error || !report.refused.is_empty() {

@@ -99,13 +99,12 @@ pub fn read_input(path: &Path, cap: usize, what: &str) -> Result<Vec<u8>, String
     }
 }
 
-/// Print `heading` on stderr, then each violation on its own indented line
-/// (`pointer [rule] message`, server text sanitized).
-pub fn print_violations(heading: &str, errs: &[Violation]) {
-    eprintln!("{heading}");
-    for e in errs {
-        eprintln!("  {}", display(&e.to_string()));
-    }
+/// Say `heading` for `command` ("ahp-elicit COMMAND: heading"), then
+/// each violation on its own indented line (`pointer [rule] message`,
+/// server text sanitized), as one message.
+pub fn print_violations(command: &str, heading: &str, errs: &[Violation]) {
+    let lines: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
+    ahp_elicit::notice::say_list(Some(command), heading, &lines);
 }
 
 /// `values` without repeats, in their first order (`--modes form,form`).
@@ -327,7 +326,7 @@ fn write_stdout(bytes: &[u8], what: &str) -> Exit {
         Ok(()) => Exit::Ok,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Ok,
         Err(e) => {
-            eprintln!("ahp-elicit: cannot write {what}: {e}");
+            ahp_elicit::notice::say(format!("cannot write {what}: {e}"));
             Exit::Usage
         }
     }
@@ -361,10 +360,10 @@ fn man(dir: Option<&std::path::Path>) -> Exit {
         return match written {
             Ok(()) => Exit::Ok,
             Err(e) => {
-                eprintln!(
-                    "ahp-elicit: cannot write the manual pages into {}: {e}",
+                ahp_elicit::notice::say(format!(
+                    "cannot write the manual pages into {}: {e}",
                     display(&dir.display().to_string())
-                );
+                ));
                 Exit::Usage
             }
         };
@@ -374,7 +373,7 @@ fn man(dir: Option<&std::path::Path>) -> Exit {
     let mut out = Vec::new();
     for page in pages {
         if let Err(e) = clap_mangen::Man::new(page).render(&mut out) {
-            eprintln!("ahp-elicit: cannot render the manual page: {e}");
+            ahp_elicit::notice::say(format!("cannot render the manual page: {e}"));
             return Exit::Usage;
         }
     }

@@ -59,7 +59,7 @@ fn load(path: &Path, what: &str) -> Result<serde_json::Value, Load> {
 }
 
 fn refuse(what: &str, errs: &[Violation]) -> Exit {
-    super::print_violations(&format!("ahp-elicit modify: refused: {what}"), errs);
+    super::print_violations("modify", &format!("refused: {what}"), errs);
     Exit::Invalid
 }
 
@@ -74,14 +74,14 @@ pub fn run(args: ModifyArgs) -> Exit {
     .filter(|p| p.is_some_and(|p| p.as_os_str() == "-"))
     .count();
     if stdins > 1 {
-        eprintln!("ahp-elicit modify: only one of the files can be '-' (stdin)");
+        ahp_elicit::notice::say_in("modify", "only one of the files can be '-' (stdin)");
         return Exit::Usage;
     }
     let perm = args.permission;
     let get = |p: &PathBuf, what: &str| match load(p, what) {
         Ok(v) => Ok(v),
         Err(Load::Io(m)) => {
-            eprintln!("ahp-elicit modify: {}", display(&m));
+            ahp_elicit::notice::say_in("modify", display(&m));
             Err(Exit::Usage)
         }
         Err(Load::Bad(es)) => Err(refuse(&format!("the {what} is not a JSON event"), &es)),

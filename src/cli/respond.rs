@@ -98,7 +98,7 @@ pub fn run(args: RespondArgs) -> Exit {
     };
     let interactive = args.answer.interactive();
     if let Some(hint) = stdin_is_the_keyboard(&args, interactive) {
-        eprintln!("ahp-elicit: {hint}");
+        ahp_elicit::notice::say(&hint);
         return Exit::Usage;
     }
     // Declared before the responder, so it drops (and writes what it
@@ -133,7 +133,7 @@ pub fn run(args: RespondArgs) -> Exit {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => tally.fatal = true,
         Err(e) => {
-            say(format!("ahp-elicit: cannot write the results: {e}"));
+            say(format!("cannot write the results: {e}"));
             tally.fatal = true;
         }
     }
@@ -149,7 +149,7 @@ pub fn run(args: RespondArgs) -> Exit {
 
 /// Say `what` and give the usage exit status.
 fn usage(what: &str) -> Exit {
-    say(format!("ahp-elicit: {what}"));
+    say(what);
     Exit::Usage
 }
 

@@ -90,7 +90,7 @@ pub struct RefreshArgs {
 }
 
 fn report(e: &UpstreamError) -> Exit {
-    eprintln!("ahp-elicit upstream: {e}");
+    ahp_elicit::notice::say_in("upstream", e);
     match e {
         UpstreamError::Mismatch(_) => Exit::Invalid,
         _ => Exit::Usage,
@@ -103,7 +103,7 @@ fn report_missing(e: &UpstreamError, rev: Revision, dir: &std::path::Path) -> Ex
     let code = report(e);
     if let UpstreamError::Io { source, .. } = e {
         if source.kind() == std::io::ErrorKind::NotFound {
-            eprintln!("{}", where_looked(rev, dir));
+            ahp_elicit::notice::say_in("upstream", where_looked(rev, dir));
         }
     }
     code
@@ -112,7 +112,7 @@ fn report_missing(e: &UpstreamError, rev: Revision, dir: &std::path::Path) -> Ex
 /// Where the files of `rev` were looked for, and how to get them.
 fn where_looked(rev: Revision, dir: &std::path::Path) -> String {
     format!(
-        "ahp-elicit upstream: looked for the pinned MCP {rev} schema.ts and schema.json in {} \
+        "looked for the pinned MCP {rev} schema.ts and schema.json in {} \
          (--dir, else ${}/{rev}, else {} when it holds them, else {}, relative to the current folder).\n\
          To get them: run `ahp-elicit upstream refresh --protocol-version {rev}` in the project folder \
          (downloads the pinned files into {} and checks their digests), or point --dir or ${} at a folder that holds them.",
@@ -147,7 +147,7 @@ fn verify(a: VerifyArgs) -> Exit {
         Some(p) => match std::fs::read_to_string(p) {
             Ok(t) => Some(t),
             Err(e) => {
-                eprintln!("ahp-elicit upstream: {}: {e}", p.display());
+                ahp_elicit::notice::say_in("upstream", format!("{}: {e}", p.display()));
                 return Exit::Usage;
             }
         },
@@ -160,9 +160,12 @@ fn verify(a: VerifyArgs) -> Exit {
         // Without a named revision, a revision whose files are not here is
         // skipped (and said); a named one must be found.
         if a.revision.is_none() && !upstream::holds_files(&dir) {
-            eprintln!(
-                "ahp-elicit upstream verify: MCP {rev}: no pinned files found, skipped ({})",
-                dir.display()
+            ahp_elicit::notice::say_in(
+                "upstream verify",
+                format!(
+                    "MCP {rev}: no pinned files found, skipped ({})",
+                    dir.display()
+                ),
             );
             continue;
         }
@@ -190,25 +193,29 @@ fn verify(a: VerifyArgs) -> Exit {
                 verified += 1;
             }
             Ok(diffs) => {
-                eprintln!(
-                    "ahp-elicit upstream verify: MCP {rev}: {} differs:",
-                    dir.display()
+                ahp_elicit::notice::say_list(
+                    Some("upstream verify"),
+                    &format!("MCP {rev}: {} differs:", dir.display()),
+                    &diffs,
                 );
-                for d in diffs {
-                    eprintln!("  {d}");
-                }
                 worst = worse(worst, Exit::Invalid);
             }
             Err(e) => worst = worse(worst, report_missing(&e, rev, &dir)),
         }
     }
     if verified == 0 && worst == Exit::Ok {
-        eprintln!(
-            "ahp-elicit upstream verify: the files of no pinned revision ({}) were found",
-            Revision::list()
+        ahp_elicit::notice::say_in(
+            "upstream verify",
+            format!(
+                "the files of no pinned revision ({}) were found",
+                Revision::list()
+            ),
         );
         for rev in Revision::ALL {
-            eprintln!("{}", where_looked(*rev, &upstream::resolve_dir(*rev, None)));
+            ahp_elicit::notice::say_in(
+                "upstream",
+                where_looked(*rev, &upstream::resolve_dir(*rev, None)),
+            );
         }
         return Exit::Usage;
     }
@@ -235,13 +242,16 @@ fn extract(a: ExtractArgs) -> Exit {
             continue;
         }
         match std::fs::write(&out, text) {
-            Ok(()) => eprintln!(
-                "wrote {} from {} (MCP {rev}); review the diff before committing",
-                out.display(),
-                dir.display()
+            Ok(()) => ahp_elicit::notice::say_in(
+                "upstream",
+                format!(
+                    "wrote {} from {} (MCP {rev}); review the diff before committing",
+                    out.display(),
+                    dir.display()
+                ),
             ),
             Err(e) => {
-                eprintln!("ahp-elicit upstream: {}: {e}", out.display());
+                ahp_elicit::notice::say_in("upstream", format!("{}: {e}", out.display()));
                 worst = worse(worst, Exit::Usage);
             }
         }
@@ -267,10 +277,11 @@ fn refresh(a: RefreshArgs) -> Exit {
                 );
             }
             Ok(diffs) => {
-                eprintln!("ahp-elicit upstream refresh: MCP {rev}: refused, nothing kept:");
-                for d in diffs {
-                    eprintln!("  {d}");
-                }
+                ahp_elicit::notice::say_list(
+                    Some("upstream refresh"),
+                    &format!("MCP {rev}: refused, nothing kept:"),
+                    &diffs,
+                );
                 worst = worse(worst, Exit::Invalid);
             }
             Err(e) => worst = worse(worst, report(&e)),

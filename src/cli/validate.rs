@@ -86,12 +86,13 @@ fn load_reference(path: &Path) -> Result<(Vec<RequestEvent>, bool), String> {
     let who = display(&name(path)).into_owned();
     for (line, es) in &problems {
         super::print_violations(
-            &format!("ahp-elicit validate: --request {who}:{line}: not a valid request event"),
+            "validate",
+            &format!("--request {who}:{line}: not a valid request event"),
             es,
         );
     }
     if reqs.is_empty() && problems.is_empty() {
-        eprintln!("ahp-elicit validate: --request {who}: no event found");
+        ahp_elicit::notice::say_in("validate", format!("--request {who}: no event found"));
         return Ok((reqs, true));
     }
     Ok((reqs, !problems.is_empty()))
@@ -110,7 +111,7 @@ pub fn run(args: ValidateArgs) -> Exit {
                 r
             }
             Err(m) => {
-                eprintln!("ahp-elicit validate: {}", display(&m));
+                ahp_elicit::notice::say_in("validate", display(&m));
                 return Exit::Usage;
             }
         },
@@ -130,7 +131,10 @@ pub fn run(args: ValidateArgs) -> Exit {
         let rd = match open(path) {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("ahp-elicit validate: cannot read {}: {e}", display(&input));
+                ahp_elicit::notice::say_in(
+                    "validate",
+                    format!("cannot read {}: {e}", display(&input)),
+                );
                 unreadable = true;
                 continue;
             }
@@ -140,10 +144,10 @@ pub fn run(args: ValidateArgs) -> Exit {
             worst = Exit::Invalid;
         }
         if let Err(e) = res {
-            eprintln!("ahp-elicit validate: cannot read {}: {e}", display(&input));
+            ahp_elicit::notice::say_in("validate", format!("cannot read {}: {e}", display(&input)));
             unreadable = true;
         } else if o.events == 0 {
-            eprintln!("ahp-elicit validate: {}: no event found", display(&input));
+            ahp_elicit::notice::say_in("validate", format!("{}: no event found", display(&input)));
             worst = Exit::Invalid;
         }
         unreadable |= o.write_failed;
@@ -163,11 +167,14 @@ pub fn run(args: ValidateArgs) -> Exit {
 fn note_forgotten(checker: &Checker) {
     let (forgotten, alone) = checker.forgotten();
     if forgotten > 0 {
-        eprintln!(
-            "ahp-elicit validate: note: {forgotten} older requests were not kept for cross-checks \
+        ahp_elicit::notice::say_in(
+            "validate",
+            format!(
+                "note: {forgotten} older requests were not kept for cross-checks \
              (at most {MAX_REMEMBERED} requests or {} MiB are kept); {alone} results had no \
              remembered request and were checked on their own",
-            MAX_REMEMBERED_BYTES / (1024 * 1024)
+                MAX_REMEMBERED_BYTES / (1024 * 1024)
+            ),
         );
     }
 }

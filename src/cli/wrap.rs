@@ -112,9 +112,9 @@ pub fn default_id(text: &str) -> String {
 pub fn run(args: WrapArgs) -> Exit {
     if let Some(t) = &args.time {
         if !format_ok(StringFormat::DateTime, t) {
-            eprintln!(
-                "ahp-elicit wrap: --time '{}' is not an RFC 3339 date-time",
-                display(t)
+            ahp_elicit::notice::say_in(
+                "wrap",
+                format!("--time '{}' is not an RFC 3339 date-time", display(t)),
             );
             return Exit::Usage;
         }
@@ -122,15 +122,19 @@ pub fn run(args: WrapArgs) -> Exit {
     if let Some(id) = &args.id {
         let n = id.chars().count();
         if n == 0 || n > MAX_ID_CHARS || id.chars().any(char::is_control) {
-            eprintln!("ahp-elicit wrap: --id must be 1 to {MAX_ID_CHARS} characters, no control characters");
+            ahp_elicit::notice::say_in(
+                "wrap",
+                format!("--id must be 1 to {MAX_ID_CHARS} characters, no control characters"),
+            );
             return Exit::Usage;
         }
     }
     if let Some(k) = &args.input_key {
         let n = k.chars().count();
         if n == 0 || n > 256 || k.chars().any(char::is_control) {
-            eprintln!(
-                "ahp-elicit wrap: --input-key must be 1 to 256 characters, no control characters"
+            ahp_elicit::notice::say_in(
+                "wrap",
+                "--input-key must be 1 to 256 characters, no control characters",
             );
             return Exit::Usage;
         }
@@ -144,13 +148,14 @@ pub fn run(args: WrapArgs) -> Exit {
     let bytes = match super::read_input(input, MAX_EVENT_BYTES, "params") {
         Ok(b) => b,
         Err(e) => {
-            eprintln!("ahp-elicit wrap: {e}");
+            ahp_elicit::notice::say_in("wrap", &e);
             return Exit::Usage;
         }
     };
     let report = |errs: &[ahp_elicit::binding::Violation]| {
         super::print_violations(
-            "ahp-elicit wrap: the params are not a valid elicitation/create request",
+            "wrap",
+            "the params are not a valid elicitation/create request",
             errs,
         );
         Exit::Invalid
@@ -160,13 +165,13 @@ pub fn run(args: WrapArgs) -> Exit {
         Err(e) => return report(&[e]),
     };
     if let Some(hint) = wrapper_hint(&params) {
-        eprintln!("ahp-elicit wrap: {hint}");
+        ahp_elicit::notice::say_in("wrap", &hint);
         return Exit::Invalid;
     }
     let text = match serde_json::to_string(&params) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("ahp-elicit wrap: {e}");
+            ahp_elicit::notice::say_in("wrap", &e);
             return Exit::Usage;
         }
     };

@@ -15,9 +15,9 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
+use super::client::{str_field, Ask, Client};
 use super::era::Era;
 use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
-use super::session::{str_field, Ask, Session};
 use super::McpError;
 use crate::binding::violation::{Part, Violation};
 use crate::binding::{
@@ -70,7 +70,7 @@ pub(super) fn mcp_extension(era: Era, input: Option<&InputRef>) -> McpExtension 
     ext
 }
 
-impl Session {
+impl Client {
     /// The server's `elicitation/create` with request id `id`.
     pub(super) fn elicit_request(&mut self, id: Value, params: Value) -> Result<(), McpError> {
         let url_id = str_field(&params, "elicitationId");
@@ -201,6 +201,7 @@ impl Session {
                 total: self.elic.asked,
             }),
             deadline: self.opts.timeout.map(|t| std::time::Instant::now() + t),
+            ..Default::default()
         };
         // Who asked, for the screen: the server as launched, and the call.
         let origin = crate::responder::Origin {
@@ -223,7 +224,7 @@ impl Session {
                 self.reject(ask.rpc_id.as_ref(), INTERNAL_ERROR, why, None)?;
                 Ok(None)
             }
-            Err(AskError::Gone) => Err(McpError::Responder("the responder stopped".into())),
+            Err(AskError::Gone) => Err(McpError::Responder(RespondError::Stopped)),
         }
     }
 
@@ -439,7 +440,7 @@ impl Session {
     /// (`--timeout`, else the options' or [`COMPLETION_WAIT`]) ends (true:
     /// retry anyway).
     pub(super) async fn await_completion(&mut self, ids: &[String]) -> Result<bool, McpError> {
-        let done = |s: &Session| ids.iter().all(|i| s.elic.completed.contains(i));
+        let done = |s: &Client| ids.iter().all(|i| s.elic.completed.contains(i));
         if done(self) {
             return Ok(true);
         }

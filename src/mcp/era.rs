@@ -180,15 +180,50 @@ pub struct HeaderParam {
     pub path: Vec<String>,
 }
 
+/// Which rule an `x-mcp-header` annotation breaks; `at` is where it is
+/// ("the schema root" or a JSON Pointer below `inputSchema`), `name` the
+/// header name as sent (sanitized when shown).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderRule {
+    /// The annotation is not a string.
+    #[error("x-mcp-header at {} is not a string", crate::safe_text::display(.at))]
+    NotAString { at: String },
+    /// The annotation is empty.
+    #[error("x-mcp-header at {} is empty", crate::safe_text::display(.at))]
+    Empty { at: String },
+    /// The annotation is not an HTTP token.
+    #[error("x-mcp-header at {} is not an HTTP header name token", crate::safe_text::display(.at))]
+    NotAToken { at: String },
+    /// The annotated schema is not a property reached through
+    /// `properties` keys only.
+    #[error(
+        "x-mcp-header at {} is not on a property reached through properties only",
+        crate::safe_text::display(.at)
+    )]
+    NotReachable { at: String },
+    /// The annotated property is not a string, integer or boolean.
+    #[error(
+        "x-mcp-header at {} is on a property that is not a string, integer or boolean",
+        crate::safe_text::display(.at)
+    )]
+    WrongType { at: String },
+    /// Two annotations give one name (compared regardless of case).
+    #[error(
+        "x-mcp-header '{}' is used twice (names are compared regardless of case)",
+        crate::safe_text::display(.name)
+    )]
+    Twice { name: String },
+}
+
 /// Read and check the `x-mcp-header` annotations of a tool definition
 /// (2026-07-28 Streamable HTTP, "Custom Headers from Tool Parameters"):
 /// each is a non-empty HTTP token, unique regardless of case, on a
 /// property of type string, integer or boolean reached only through
 /// `properties` keys.
 ///
-/// Errors: the first broken rule, as a sentence (the tool is then left out
-/// of the tool list).
-pub fn header_params(tool: &Value) -> Result<Vec<HeaderParam>, String> {
+/// Errors: the first broken rule, [`HeaderRule`] (the tool is then left
+/// out of the tool list).
+pub fn header_params(tool: &Value) -> Result<Vec<HeaderParam>, HeaderRule> {
     let mut out = Vec::new();
     if let Some(schema) = tool.get("inputSchema") {
         collect(schema, &mut Vec::new(), true, &mut out)?;
@@ -196,10 +231,9 @@ pub fn header_params(tool: &Value) -> Result<Vec<HeaderParam>, String> {
     let mut seen = std::collections::HashSet::new();
     for p in &out {
         if !seen.insert(p.name.to_ascii_lowercase()) {
-            return Err(format!(
-                "x-mcp-header '{}' is used twice (names are compared regardless of case)",
-                p.name
-            ));
+            return Err(HeaderRule::Twice {
+                name: p.name.clone(),
+            });
         }
     }
     Ok(out)
@@ -215,7 +249,7 @@ fn collect(
     path: &mut Vec<String>,
     reachable: bool,
     out: &mut Vec<HeaderParam>,
-) -> Result<(), String> {
+) -> Result<(), HeaderRule> {
     match schema {
         Value::Object(o) => {
             if let Some(h) = o.get("x-mcp-header") {
@@ -225,26 +259,20 @@ fn collect(
                     format!("/{}", path.join("/"))
                 };
                 let Some(name) = h.as_str() else {
-                    return Err(format!("x-mcp-header at {at} is not a string"));
+                    return Err(HeaderRule::NotAString { at });
                 };
                 if name.is_empty() {
-                    return Err(format!("x-mcp-header at {at} is empty"));
+                    return Err(HeaderRule::Empty { at });
                 }
                 if !name.chars().all(is_tchar) {
-                    return Err(format!(
-                        "x-mcp-header at {at} is not an HTTP header name token"
-                    ));
+                    return Err(HeaderRule::NotAToken { at });
                 }
                 if !reachable || path.is_empty() {
-                    return Err(format!(
-                        "x-mcp-header at {at} is not on a property reached through properties only"
-                    ));
+                    return Err(HeaderRule::NotReachable { at });
                 }
                 let ty = o.get("type").and_then(Value::as_str);
                 if !matches!(ty, Some("string" | "integer" | "boolean")) {
-                    return Err(format!(
-                        "x-mcp-header at {at} is on a property that is not a string, integer or boolean"
-                    ));
+                    return Err(HeaderRule::WrongType { at });
                 }
                 out.push(HeaderParam {
                     name: name.to_owned(),
@@ -431,6 +459,7 @@ mod tests {
         let bad = |props: Value| {
             header_params(&json!({"inputSchema": {"type": "object", "properties": props}}))
                 .unwrap_err()
+                .to_string()
         };
         assert!(bad(json!({"a": {"type": "string", "x-mcp-header": ""}})).contains("empty"));
         assert!(bad(json!({"a": {"type": "string", "x-mcp-header": "A B"}})).contains("token"));

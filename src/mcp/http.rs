@@ -35,10 +35,10 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc::Sender;
 
 use super::transport::{
-    deliver, read_line, Delivered, Incoming, Line, Noise, Transport, TransportError,
+    deliver, read_line, Delivered, Incoming, Line, Noise, Refusal, Transport, TransportError,
     MAX_MESSAGE_BYTES,
 };
-use super::McpError;
+use super::{LinkDown, McpError};
 
 mod legacy;
 pub use legacy::{DEFAULT_RETRY, MAX_RESUMES};
@@ -260,9 +260,7 @@ fn handle_error_status(
             .chars()
             .take(300)
             .collect::<String>();
-        return Err(HttpFail::Refused(format!(
-            "the server answered HTTP {status} redirecting to {to}: redirects are not followed (give the final URL)"
-        )));
+        return Err(HttpFail::Refused(Refusal::Redirect { status, to }));
     }
     let had_session = legacy::has_session(&sh.state);
     let mut head = Vec::new();
@@ -274,9 +272,7 @@ fn handle_error_status(
         .read_to_end(&mut head);
     if status == 404 && had_session {
         let text: String = String::from_utf8_lossy(&head).chars().take(300).collect();
-        return Err(HttpFail::SessionGone(format!(
-            "the server ended the session (HTTP 404): {text}"
-        )));
+        return Err(HttpFail::SessionGone { body: text });
     }
     // A JSON-RPC error in the body says more than the status.
     let mut rpc: Option<(i64, String)> = None;
@@ -409,9 +405,10 @@ fn handle_response(
             ..StreamMark::default()
         });
     }
-    Err(HttpFail::Refused(format!(
-        "HTTP {status} with Content-Type '{ctype}' (expected application/json or text/event-stream)"
-    )))
+    Err(HttpFail::Refused(Refusal::ContentType {
+        status,
+        content_type: ctype.to_string(),
+    }))
 }
 
 /// Whether `v` is the response to request `id`.
@@ -480,7 +477,7 @@ fn run_request(sh: &Shared, id: u64, body: &[u8], headers: &[(String, String)]) 
     };
     let item = match out {
         Ok(_) => Incoming::StreamEnded { id },
-        Err(HttpFail::SessionGone(_)) => Incoming::SessionExpired { id },
+        Err(HttpFail::SessionGone { .. }) => Incoming::SessionExpired { id },
         Err(error) => Incoming::Failed { id, error },
     };
     let _ = sh.tx.blocking_send(item);
@@ -495,8 +492,8 @@ impl HttpTransport {
         match &self.fifo {
             Some(f) => f
                 .send((body, done))
-                .map_err(|_| McpError::Transport("the connection is closed".into())),
-            None => Err(McpError::Transport("the connection is closed".into())),
+                .map_err(|_| McpError::from(LinkDown::Closed)),
+            None => Err(McpError::from(LinkDown::Closed)),
         }
     }
 }
@@ -504,7 +501,7 @@ impl HttpTransport {
 impl Transport for HttpTransport {
     fn send(&mut self, msg: &Value, request_id: Option<u64>) -> Result<(), McpError> {
         if self.shared.closed.load(Ordering::SeqCst) {
-            return Err(McpError::Transport("the connection is closed".into()));
+            return Err(McpError::from(LinkDown::Closed));
         }
         let body = serde_json::to_vec(msg).map_err(McpError::Encode)?;
         match request_id {
@@ -527,7 +524,7 @@ impl Transport for HttpTransport {
         headers: Vec<(String, String)>,
     ) -> Result<(), McpError> {
         if self.shared.closed.load(Ordering::SeqCst) {
-            return Err(McpError::Transport("the connection is closed".into()));
+            return Err(McpError::from(LinkDown::Closed));
         }
         let body = serde_json::to_vec(msg).map_err(McpError::Encode)?;
         let sh = Arc::clone(&self.shared);

@@ -13,10 +13,11 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
+use super::client::{connect, str_field, Client};
 use super::era::{self, Era, ProtocolChoice, MODERN_VERSION, UNSUPPORTED_VERSION};
 use super::jsonrpc::{self, METHOD_NOT_FOUND};
-use super::session::{connect, str_field, Session};
 use super::transport::TransportError;
+use super::ProtocolBreak;
 use super::{McpError, Target, OLDER_VERSIONS, PROTOCOL_VERSION};
 use crate::binding::Server;
 use crate::safe_text;
@@ -34,9 +35,9 @@ enum Fallback {
     Restart,
 }
 
-impl Session {
+impl Client {
     /// Choose the era (`--protocol`) and connect in it: afterwards
-    /// [`Session::era`], [`Session::version`] and [`Session::server`] are
+    /// [`Client::era`], [`Client::version`] and [`Client::server`] are
     /// set.
     ///
     /// Errors: the question or the handshake failed (see [`McpError`]).
@@ -173,9 +174,7 @@ impl Session {
         let Some(list) = found.get("supportedVersions").and_then(Value::as_array) else {
             // An answer without the versions (an older server answering
             // every method with `{}`) is not a 2026-07-28 server.
-            return Err(McpError::Protocol(
-                "the server/discover result lists no supportedVersions".into(),
-            ));
+            return Err(ProtocolBreak::NoSupportedVersions.into());
         };
         {
             if !list.iter().any(|v| v.as_str() == Some(MODERN_VERSION)) {
@@ -274,15 +273,11 @@ impl Session {
             }
             other => other?,
         };
-        let version = str_field(&init, "protocolVersion").ok_or_else(|| {
-            McpError::Protocol("the initialize result has no protocolVersion".into())
-        })?;
+        let version = str_field(&init, "protocolVersion")
+            .ok_or_else(|| McpError::Protocol(ProtocolBreak::NoProtocolVersion))?;
         if version != PROTOCOL_VERSION {
             if !OLDER_VERSIONS.contains(&version.as_str()) {
-                return Err(McpError::Protocol(format!(
-                    "the server chose protocol version '{}', which this client does not speak ({PROTOCOL_VERSION})",
-                    safe_text::display(&version)
-                )));
+                return Err(ProtocolBreak::UnknownVersion(version).into());
             }
             self.notice(&format!(
                 "the server speaks MCP {version}, not {PROTOCOL_VERSION}: URL mode is not available"
@@ -290,9 +285,7 @@ impl Session {
         }
         let info = init.get("serverInfo").cloned().unwrap_or(Value::Null);
         let Some(name) = str_field(&info, "name") else {
-            return Err(McpError::Protocol(
-                "the initialize result has no serverInfo.name".into(),
-            ));
+            return Err(ProtocolBreak::NoServerName.into());
         };
         let server = Server {
             name,

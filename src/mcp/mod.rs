@@ -38,15 +38,15 @@ pub mod era;
 mod lifecycle;
 mod refusal;
 mod rounds;
+pub use client::DUPLICATE_ID;
 pub use elicit::{COMPLETION_WAIT, SCRIPTED_COMPLETION_WAIT};
 pub use era::ProtocolChoice;
 pub use http::ExtraHeaders;
 pub use lifecycle::DISCOVER_WAIT;
 pub use rounds::DEFAULT_MAX_ROUNDS;
-pub use session::DUPLICATE_ID;
+mod client;
 pub mod http;
 pub mod jsonrpc;
-mod session;
 pub mod stdio;
 pub mod transport;
 
@@ -80,7 +80,7 @@ impl Target {
                 shlex::try_join(words.map(String::as_str))
                     .unwrap_or_else(|_| format!("{program} …"))
             }
-            Target::Http { url } => crate::log::redact_url(url),
+            Target::Http { url } => crate::redact::redact_url(url),
         }
     }
 
@@ -257,6 +257,119 @@ pub enum TargetError {
     },
 }
 
+/// Why the connection cannot carry a message, when no error of the
+/// operating system is underneath.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkDown {
+    /// The connection was closed (by either side).
+    #[error("the connection is closed")]
+    Closed,
+    /// The server's stdin is full: it stopped reading.
+    #[error("the server is not reading its stdin ({0} messages waiting)")]
+    NotReading(usize),
+    /// The server process exited.
+    #[error("the server exited ({0})")]
+    Exited(std::process::ExitStatus),
+    /// The writer to the server's stdin stopped.
+    #[error("writing to the server's stdin failed")]
+    WriteFailed,
+    /// A Streamable HTTP session ended (404) right after it was begun again.
+    #[error("the server ended the session again (HTTP 404)")]
+    SessionEndedAgain,
+    /// A response stream ended before the answer to `method` came.
+    #[error("the server ended the response stream of {0} without answering it")]
+    StreamEnded(String),
+}
+
+/// What the server sent that the protocol forbids.
+#[derive(Debug, thiserror::Error)]
+pub enum ProtocolBreak {
+    /// `server/discover` named no revision.
+    #[error("the server/discover result lists no supportedVersions")]
+    NoSupportedVersions,
+    /// `initialize` answered without `protocolVersion`.
+    #[error("the initialize result has no protocolVersion")]
+    NoProtocolVersion,
+    /// `initialize` chose a revision this client does not speak (as sent;
+    /// sanitized when shown).
+    #[error(
+        "the server chose protocol version '{}', which this client does not speak ({})",
+        crate::safe_text::display(.0),
+        PROTOCOL_VERSION
+    )]
+    UnknownVersion(String),
+    /// `initialize` answered without `serverInfo.name`.
+    #[error("the initialize result has no serverInfo.name")]
+    NoServerName,
+    /// The session ended its handshake without the server's name.
+    #[error("the server did not name itself")]
+    Unnamed,
+    /// `tools/list` answered without a `tools` array.
+    #[error("the tools/list result has no tools array")]
+    NoToolsArray,
+}
+
+/// Why a call could not complete. `call` is the call as shown
+/// ("tools/call 'name'", sanitized); `key` an input request's key, as sent
+/// (sanitized when shown).
+#[derive(Debug, thiserror::Error)]
+pub enum Incomplete {
+    /// A `resultType` this client does not know (its first characters).
+    #[error(
+        "the server answered {call} with resultType {}, which this client does not know",
+        crate::safe_text::display(.result_type)
+    )]
+    UnknownResultType { call: String, result_type: String },
+    /// An `input_required` result on a 2025-11-25 session.
+    #[error(
+        "the server answered {call} with an MCP 2026-07-28 result (resultType input_required) on an MCP {} session: the call did not complete (the server mixes protocol revisions)",
+        crate::safe_text::display(.version)
+    )]
+    MixedRevisions { call: String, version: String },
+    /// More rounds than `--max-rounds`.
+    #[error(
+        "the server still asked for input after {max} round(s) of {call} (--max-rounds {max})"
+    )]
+    TooManyRounds { call: String, max: u32 },
+    /// A `requestState` that is not a string.
+    #[error(
+        "the server's input_required answer to {call} has a requestState that is not a string"
+    )]
+    BadRequestState { call: String },
+    /// An `input_required` result with nothing to answer or send back.
+    #[error(
+        "the server's input_required answer to {call} has neither inputRequests nor requestState"
+    )]
+    NothingRequired { call: String },
+    /// An input request for a method the client did not declare (`what`:
+    /// the method, quoted and sanitized, or "a request without a method").
+    #[error(
+        "the server's input request '{}' asks for {what}, which this client did not declare (it declares elicitation only): the server's error, nothing was answered",
+        crate::safe_text::display(.key)
+    )]
+    Undeclared { key: String, what: String },
+    /// An input request that is not a valid elicitation (`why`: the
+    /// refusal, sanitized).
+    #[error(
+        "the server's input request '{}' cannot be answered ({why}): the server's error, nothing was answered",
+        crate::safe_text::display(.key)
+    )]
+    Unanswerable { key: String, why: String },
+    /// An input request that could not be put to the person.
+    #[error("the input request '{}' could not be put to the person", crate::safe_text::display(.key))]
+    NotAsked { key: String },
+    /// An input request that got no answer.
+    #[error("the input request '{}' got no answer", crate::safe_text::display(.key))]
+    NoAnswer { key: String },
+    /// A tool whose `x-mcp-header` annotations break the rules (named,
+    /// sanitized when shown).
+    #[error(
+        "the tool '{}' is not called: its x-mcp-header annotations break the rules (see above)",
+        crate::safe_text::display(.0)
+    )]
+    BadHeaders(String),
+}
+
 /// Why a session failed. Failures of the operating system keep their
 /// `io::Error` as the source.
 #[derive(Debug, thiserror::Error)]
@@ -270,10 +383,10 @@ pub enum McpError {
         #[source]
         source: std::io::Error,
     },
-    /// Writing, reading or the connection failed, as one sentence (no
-    /// underlying error: the connection is closed, the server exited).
+    /// The connection cannot carry a message (no underlying error: the
+    /// connection is closed, the server exited).
     #[error("{0}")]
-    Transport(String),
+    Transport(#[from] LinkDown),
     /// A message could not be encoded as JSON.
     #[error("{0}")]
     Encode(#[source] serde_json::Error),
@@ -303,7 +416,7 @@ pub enum McpError {
     },
     /// The server sent something the protocol forbids.
     #[error("the server broke the protocol: {0}")]
-    Protocol(String),
+    Protocol(#[from] ProtocolBreak),
     /// The result made for an elicitation is not JSON (an invariant of
     /// the result event; kept typed rather than a panic).
     #[error("the server broke the protocol: result text: {0}")]
@@ -311,9 +424,9 @@ pub enum McpError {
     /// A request could not complete: its rounds could not go on (too many
     /// `input_required` rounds, an input request the client did not
     /// declare or cannot read, a 2026-07-28 result on a 2025-11-25
-    /// session). The sentence is sanitized. Exit 1.
+    /// session). Exit 1.
     #[error("{0}")]
-    Incomplete(String),
+    Incomplete(#[from] Incomplete),
     /// The server answered one of our requests with a JSON-RPC error.
     #[error("{method} failed: JSON-RPC error {code}: {message}")]
     Rpc {
@@ -324,9 +437,13 @@ pub enum McpError {
         /// The error's `data`, as sent (boxed: it is rarely there).
         data: Option<Box<Value>>,
     },
-    /// The responder failed (terminal lost): exit 2.
+    /// The responder failed (terminal lost, its thread stopped): exit 2.
     #[error("the responder failed: {0}")]
-    Responder(String),
+    Responder(#[source] crate::responder::RespondError),
+    /// The shared loop could not run (its runtime or thread did not
+    /// start, or it panicked): exit 2.
+    #[error("{0}")]
+    Run(#[source] crate::session::RunError),
     /// The person asked to quit (Ctrl-C twice): exit 130.
     #[error("the person quit the session")]
     Quit,
@@ -375,7 +492,7 @@ pub fn run_session(
     opts: &McpOptions,
     responder: &mut dyn Responder,
 ) -> Result<SessionReport, McpError> {
-    session::run(opts, responder)
+    client::run(opts, responder)
 }
 
 #[cfg(test)]
@@ -391,16 +508,22 @@ mod tests {
         use std::error::Error;
         let e = McpError::Delivery {
             what: "notifications/initialized".into(),
-            source: transport::TransportError::Refused("HTTP 500: \u{1b}[31mboom".into()),
+            source: transport::TransportError::Refused(transport::Refusal::ContentType {
+                status: 500,
+                content_type: "\u{1b}[31mboom".into(),
+            }),
         };
         let text = e.to_string();
         assert!(
-            text.starts_with("notifications/initialized: HTTP 500: "),
+            text.starts_with("notifications/initialized: HTTP 500 with Content-Type '"),
             "{text}"
         );
         assert!(!text.contains('\u{1b}'), "{text:?}");
         let source = e.source().map(|s| s.to_string());
-        assert_eq!(source.as_deref(), Some("HTTP 500: \u{1b}[31mboom"));
+        assert_eq!(
+            source.as_deref(),
+            Some("HTTP 500 with Content-Type '\u{1b}[31mboom' (expected application/json or text/event-stream)")
+        );
     }
 
     #[test]
@@ -464,7 +587,7 @@ mod tests {
             Some("reset")
         );
         let n = transport::Noise::Failed(transport::TransportError::Refused(
-            "the server refused the GET stream (HTTP 500)".into(),
+            transport::Refusal::GetRefused(500),
         ));
         assert_eq!(
             n.to_string(),

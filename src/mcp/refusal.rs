@@ -8,8 +8,8 @@
 
 use serde_json::Value;
 
+use super::client::Client;
 use super::jsonrpc::INVALID_PARAMS;
-use super::session::Session;
 use super::McpError;
 use crate::binding::{wrap_params_with, Mode, RequestView, SchemaPolicy};
 use crate::responder::{Context, Progress};
@@ -19,7 +19,7 @@ use crate::session::AskError;
 /// Most violations listed on the screen (the rest are counted).
 const MAX_SHOWN: usize = 8;
 
-impl Session {
+impl Client {
     /// After the -32602 `code` refused the form `params` with the
     /// violations in `data`: put the refusal on the person's screen (only
     /// with [`McpOptions::show_refusals`](super::McpOptions::show_refusals)).
@@ -67,6 +67,7 @@ impl Session {
                 total: self.elic.asked,
             },
             deadline: None,
+            ..Default::default()
         };
         match self.desk.ask(req, cx) {
             Ok(key) => {
@@ -74,7 +75,9 @@ impl Session {
                 Ok(())
             }
             Err(AskError::Busy) => Ok(()),
-            Err(AskError::Gone) => Err(McpError::Responder("the responder stopped".into())),
+            Err(AskError::Gone) => {
+                Err(McpError::Responder(crate::responder::RespondError::Stopped))
+            }
         }
     }
 }

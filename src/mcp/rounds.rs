@@ -26,10 +26,11 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
+use super::client::Client;
 use super::elicit::{InputRef, URL_ELICITATION_REQUIRED};
 use super::era::{Era, ProtocolChoice};
 use super::jsonrpc::INVALID_REQUEST;
-use super::session::Session;
+use super::Incomplete;
 use super::McpError;
 use crate::responder::Progress;
 use crate::safe_text;
@@ -49,7 +50,7 @@ pub fn state_pause(n: u32) -> Duration {
     (FIRST_STATE_PAUSE * factor).min(MAX_STATE_PAUSE)
 }
 
-impl Session {
+impl Client {
     /// `tools/call` of `name` with `--args`.
     pub(super) async fn call_tool(&mut self, name: &str) -> Result<Value, McpError> {
         let params = json!({
@@ -81,7 +82,7 @@ impl Session {
         result
     }
 
-    /// The rounds of [`Session::call_with_rounds`].
+    /// The rounds of [`Client::call_with_rounds`].
     async fn rounds(&mut self, method: &str, name: &str, base: Value) -> Result<Value, McpError> {
         let shown = safe_text::display(name).into_owned();
         let mut url_retried = false;
@@ -141,32 +142,36 @@ impl Session {
                 Some(Value::String(t)) if t == "input_required" => {}
                 Some(other) => {
                     let t: String = other.to_string().chars().take(60).collect();
-                    return Err(McpError::Incomplete(format!(
-                        "the server answered {method} '{shown}' with resultType {}, which this client does not know",
-                        safe_text::display(&t)
-                    )));
+                    return Err(Incomplete::UnknownResultType {
+                        call: format!("{method} '{shown}'"),
+                        result_type: t,
+                    }
+                    .into());
                 }
             }
             if self.life.era == Era::Legacy {
-                return Err(McpError::Incomplete(format!(
-                    "the server answered {method} '{shown}' with an MCP 2026-07-28 result (resultType input_required) on an MCP {} session: the call did not complete (the server mixes protocol revisions)",
-                    safe_text::display(&self.life.version)
-                )));
+                return Err(Incomplete::MixedRevisions {
+                    call: format!("{method} '{shown}'"),
+                    version: self.life.version.clone(),
+                }
+                .into());
             }
             rounds += 1;
             if rounds > self.opts.max_rounds {
-                return Err(McpError::Incomplete(format!(
-                    "the server still asked for input after {} round(s) of {method} '{shown}' (--max-rounds {})",
-                    self.opts.max_rounds, self.opts.max_rounds
-                )));
+                return Err(Incomplete::TooManyRounds {
+                    call: format!("{method} '{shown}'"),
+                    max: self.opts.max_rounds,
+                }
+                .into());
             }
             state = match result.get("requestState") {
                 None => None,
                 Some(s @ Value::String(_)) => Some(s.clone()),
                 Some(_) => {
-                    return Err(McpError::Incomplete(format!(
-                        "the server's input_required answer to {method} '{shown}' has a requestState that is not a string"
-                    )))
+                    return Err(Incomplete::BadRequestState {
+                        call: format!("{method} '{shown}'"),
+                    }
+                    .into())
                 }
             };
             match result.get("inputRequests") {
@@ -190,9 +195,10 @@ impl Session {
                     self.pause(pause).await?;
                 }
                 _ => {
-                    return Err(McpError::Incomplete(format!(
-                        "the server's input_required answer to {method} '{shown}' has neither inputRequests nor requestState"
-                    )))
+                    return Err(Incomplete::NothingRequired {
+                        call: format!("{method} '{shown}'"),
+                    }
+                    .into())
                 }
             }
         }
@@ -248,10 +254,11 @@ impl Session {
                 } else {
                     format!("'{}'", safe_text::display(m))
                 };
-                return Err(McpError::Incomplete(format!(
-                    "the server's input request '{}' asks for {what}, which this client did not declare (it declares elicitation only): the server's error, nothing was answered",
-                    safe_text::display(key)
-                )));
+                return Err(Incomplete::Undeclared {
+                    key: key.clone(),
+                    what,
+                }
+                .into());
             }
         }
         let total = list.len();
@@ -268,10 +275,10 @@ impl Session {
                 name: name.to_owned(),
             };
             let req = self.prepare(&params, Some(&input)).map_err(|(_, why, _)| {
-                McpError::Incomplete(format!(
-                    "the server's input request '{}' cannot be answered ({why}): the server's error, nothing was answered",
-                    safe_text::display(key)
-                ))
+                McpError::from(Incomplete::Unanswerable {
+                    key: key.clone(),
+                    why: why.to_string(),
+                })
             })?;
             let progress = Progress {
                 index: i + 1,
@@ -280,12 +287,7 @@ impl Session {
             match self.ask(None, req, None, Some(progress))? {
                 Some(k) => keys.push((key.clone(), k)),
                 None if self.elic.quit => return Err(McpError::Quit),
-                None => {
-                    return Err(McpError::Incomplete(format!(
-                        "the input request '{}' could not be put to the person",
-                        safe_text::display(key)
-                    )))
-                }
+                None => return Err(Incomplete::NotAsked { key: key.clone() }.into()),
             }
         }
         while keys
@@ -300,12 +302,7 @@ impl Session {
                 Some(result) => {
                     out.insert(key, result);
                 }
-                None => {
-                    return Err(McpError::Incomplete(format!(
-                        "the input request '{}' got no answer",
-                        safe_text::display(&key)
-                    )))
-                }
+                None => return Err(Incomplete::NoAnswer { key }.into()),
             }
         }
         if self.elic.quit {

@@ -27,7 +27,7 @@ use tokio::sync::mpsc::Sender;
 use super::transport::{
     deliver, read_line, Closed, Incoming, Line, Noise, Transport, MAX_MESSAGE_BYTES,
 };
-use super::McpError;
+use super::{LinkDown, McpError};
 use crate::notice::Notices;
 
 /// How long the child may take to exit after its stdin is closed, and
@@ -177,22 +177,16 @@ fn relay_stderr(mut r: impl BufRead, tx: Sender<Incoming>) {
 impl Transport for StdioTransport {
     fn send(&mut self, msg: &Value, _request_id: Option<u64>) -> Result<(), McpError> {
         let Some(writer) = self.writer.as_ref() else {
-            return Err(McpError::Transport("the connection is closed".into()));
+            return Err(LinkDown::Closed.into());
         };
         let mut line = serde_json::to_vec(msg).map_err(McpError::Encode)?;
         line.push(b'\n');
         match writer.try_send(line) {
             Ok(()) => Ok(()),
-            Err(smpsc::TrySendError::Full(_)) => Err(McpError::Transport(format!(
-                "the server is not reading its stdin ({WRITE_QUEUE} messages waiting)"
-            ))),
+            Err(smpsc::TrySendError::Full(_)) => Err(LinkDown::NotReading(WRITE_QUEUE).into()),
             Err(smpsc::TrySendError::Disconnected(_)) => match self.child.try_wait() {
-                Ok(Some(status)) => {
-                    Err(McpError::Transport(format!("the server exited ({status})")))
-                }
-                _ => Err(McpError::Transport(
-                    "writing to the server's stdin failed".into(),
-                )),
+                Ok(Some(status)) => Err(LinkDown::Exited(status).into()),
+                _ => Err(LinkDown::WriteFailed.into()),
             },
         }
     }
@@ -218,7 +212,7 @@ impl Transport for StdioTransport {
             return;
         }
         self.notices.say(&format!(
-            "ahp-elicit: the server did not exit after its stdin closed and SIGTERM; killing it (pid {})",
+            "the server did not exit after its stdin closed and SIGTERM; killing it (pid {})",
             self.child.id()
         ));
         let _ = self.child.kill();

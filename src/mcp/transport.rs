@@ -175,16 +175,48 @@ pub enum TransportError {
     /// The response body could not be read.
     #[error("reading the response: {0}")]
     Read(#[source] std::io::Error),
-    /// HTTP 404 while a session id was in use: the server ended the session.
+    /// HTTP 404 while a session id was in use: the server ended the
+    /// session; `body` is the start of the response body, as sent.
+    #[error("the server ended the session (HTTP 404): {body}")]
+    SessionGone {
+        /// The first characters of the body.
+        body: String,
+    },
+    /// The server answered with something this client does not take.
     #[error("{0}")]
-    SessionGone(String),
-    /// The server answered with something this client does not take (a
-    /// redirect, a content type), as one sentence.
-    #[error("{0}")]
-    Refused(String),
+    Refused(Refusal),
     /// An HTTP error status without an answer to the request.
     #[error("{0}")]
     Status(super::http::StatusError),
+}
+
+/// What the server answered that this client does not take over HTTP
+/// (texts as sent: sanitized when shown).
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    /// A redirect to `to` (the Location header's start).
+    #[error("the server answered HTTP {status} redirecting to {to}: redirects are not followed (give the final URL)")]
+    Redirect {
+        /// The status.
+        status: u16,
+        /// Where to.
+        to: String,
+    },
+    /// A content type that is neither JSON nor an event stream.
+    #[error("HTTP {status} with Content-Type '{content_type}' (expected application/json or text/event-stream)")]
+    ContentType {
+        /// The status.
+        status: u16,
+        /// The Content-Type given.
+        content_type: String,
+    },
+    /// A broken stream that cannot be resumed: the server has no GET
+    /// stream (HTTP 405).
+    #[error("the stream broke and the server offers no GET stream to resume it (HTTP 405)")]
+    NoResume,
+    /// The GET stream was refused with this status.
+    #[error("the server refused the GET stream (HTTP {0})")]
+    GetRefused(u16),
 }
 
 /// How a bounded line read ended.

@@ -110,9 +110,7 @@ impl LineIo for MemoryIo {
             self.transcript.push('\n');
             return Ok(Reply::Withdrawn);
         }
-        let r = self.input.pop_front().ok_or_else(|| {
-            RespondError::Io("the terminal was closed (no more typed lines)".into())
-        })?;
+        let r = self.input.pop_front().ok_or(RespondError::TerminalClosed)?;
         match &r {
             Reply::Line(s) => self.transcript.push_str(s),
             Reply::Interrupt => self.transcript.push_str("^C"),

@@ -33,9 +33,7 @@ pub use io::{LineIo, MemoryIo, Reply};
 #[cfg(all(unix, feature = "tui"))]
 pub use tty::TtyIo;
 
-/// A second Control-C within this time after one that cancelled a request
-/// quits (the same window as the full-screen UI).
-pub const QUIT_WINDOW: Duration = Duration::from_millis(1500);
+pub use crate::responder::QUIT_WINDOW;
 
 /// Whether plain mode is chosen: the `--plain` flag, `TERM=dumb`, or
 /// `AHP_ELICIT_PLAIN=1` (values from the environment passed in, so the rule
@@ -670,13 +668,13 @@ impl<I: LineIo> Responder for PlainResponder<I> {
 
 /// The plain responder on the controlling terminal.
 ///
-/// Errors: a sentence starting with `no terminal:` when there is none.
+/// Errors: [`RespondError::NoTerminal`] when there is none.
 #[cfg(all(unix, feature = "tui"))]
 pub fn tty_responder(
     launcher: Box<dyn Launcher>,
     no_open: bool,
-) -> Result<Box<dyn Responder>, String> {
-    let io = TtyIo::open().map_err(|e| e.to_string())?;
+) -> Result<Box<dyn Responder>, RespondError> {
+    let io = TtyIo::open()?;
     // Notices on stderr go out at once, between the plain lines.
     crate::notice::release();
     let mut r = PlainResponder::new(io, launcher, no_open);
@@ -687,16 +685,13 @@ pub fn tty_responder(
 
 /// Without the terminal front end there is no plain mode either.
 ///
-/// Errors: always, a sentence saying so.
+/// Errors: always, [`RespondError::NoFrontEnd`].
 #[cfg(not(all(unix, feature = "tui")))]
 pub fn tty_responder(
     _launcher: Box<dyn Launcher>,
     _no_open: bool,
-) -> Result<Box<dyn Responder>, String> {
-    Err(
-        "this build has no terminal front end (feature 'tui'): use --answers FILE or --action"
-            .into(),
-    )
+) -> Result<Box<dyn Responder>, RespondError> {
+    Err(RespondError::NoFrontEnd)
 }
 
 /// `demo --plain`: answer one request on the controlling terminal (URLs
@@ -711,6 +706,7 @@ pub fn answer_one(req: &RequestEvent) -> Result<Outcome, RespondError> {
     let cx = Context {
         progress: crate::responder::Progress { index: 1, total: 1 },
         deadline: None,
+        ..Default::default()
     };
     p.respond(req, &cx)
 }
@@ -720,9 +716,7 @@ pub fn answer_one(req: &RequestEvent) -> Result<Outcome, RespondError> {
 /// Errors: always.
 #[cfg(not(all(unix, feature = "tui")))]
 pub fn answer_one(_req: &RequestEvent) -> Result<Outcome, RespondError> {
-    Err(RespondError::Io(
-        "this build has no terminal front end (feature 'tui')".into(),
-    ))
+    Err(RespondError::NoFrontEnd)
 }
 
 #[cfg(test)]

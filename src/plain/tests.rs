@@ -15,6 +15,7 @@ fn cx() -> Context {
     Context {
         progress: Progress { index: 1, total: 1 },
         deadline: None,
+        ..Default::default()
     }
 }
 
@@ -566,7 +567,11 @@ fn a_withdrawn_request_is_closed_and_later_typing_answers_nothing() {
     let mut p = PlainResponder::new(MemoryIo::typing(&["open"]), Box::new(rec.clone()), false);
     let w = crate::responder::Withdrawal::new();
     w.withdraw();
-    let o = crate::responder::with_withdrawal(&w, || p.respond(&req, &cx())).expect("closed");
+    let c = Context {
+        withdrawal: Some(w.clone()),
+        ..cx()
+    };
+    let o = p.respond(&req, &c).expect("closed");
     assert_eq!(action(&o), Action::Cancel);
     let t = p.io().transcript.clone();
     assert!(
@@ -686,7 +691,7 @@ impl LineIo for HoldProbe {
         deadline: Option<std::time::Instant>,
         withdrawn: &dyn Fn() -> bool,
     ) -> Result<Reply, RespondError> {
-        crate::notice::say("server: a line written while the prompt waits".into());
+        crate::notice::say("server: a line written while the prompt waits");
         self.held_while_asking
             .push(crate::notice::held_summary().is_some());
         self.inner.ask(prompt, deadline, withdrawn)
@@ -755,7 +760,11 @@ fn a_withdrawal_shows_the_server_reason_sanitised_and_bounded() {
     let head = "user closed\u{1b}[2J the tab ";
     let long = format!("{head}{}", "x".repeat(400));
     w.withdraw_because(&long);
-    let o = crate::responder::with_withdrawal(&w, || p.respond(&req, &cx())).expect("closed");
+    let c = Context {
+        withdrawal: Some(w.clone()),
+        ..cx()
+    };
+    let o = p.respond(&req, &c).expect("closed");
     assert_eq!(action(&o), Action::Cancel);
     let t = p.io().transcript.clone();
     let expected = format!(

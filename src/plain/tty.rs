@@ -80,31 +80,34 @@ impl std::fmt::Debug for TtyIo {
     }
 }
 
-fn io_err(what: &str, e: std::io::Error) -> RespondError {
-    RespondError::Io(format!("terminal: {what}: {e}"))
+fn io_err(step: &'static str, source: std::io::Error) -> RespondError {
+    RespondError::Terminal { step, source }
 }
 
 impl TtyIo {
     /// Open `/dev/tty` and set it up for plain lines: canonical mode with
     /// echo, Control-C ending the line instead of sending SIGINT.
     ///
-    /// Errors: [`RespondError::Io`] starting with `no terminal:` when there
+    /// Errors: [`RespondError::NoTerminal`] when there
     /// is no controlling terminal or it cannot be set up.
     pub fn open() -> Result<Self, RespondError> {
         let tty = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .open("/dev/tty")
-            .map_err(|e| RespondError::Io(format!("no terminal: cannot open /dev/tty ({e})")))?;
+            .map_err(|source| RespondError::NoTerminal {
+                step: "cannot open /dev/tty",
+                source,
+            })?;
         let fd = tty.as_raw_fd();
         // SAFETY: an all-zero termios is a valid value to be overwritten by
         // tcgetattr; `fd` is open for the whole call.
         let mut t: libc::termios = unsafe { std::mem::zeroed() };
         if unsafe { libc::tcgetattr(fd, &mut t) } != 0 {
-            let e = std::io::Error::last_os_error();
-            return Err(RespondError::Io(format!(
-                "no terminal: /dev/tty is not a terminal ({e})"
-            )));
+            return Err(RespondError::NoTerminal {
+                step: "/dev/tty is not a terminal",
+                source: std::io::Error::last_os_error(),
+            });
         }
         RESTORE.install();
         let mut plain = t;
@@ -117,11 +120,12 @@ impl TtyIo {
         }
         // SAFETY: `fd` is open; `plain` is a termios read from it, changed.
         if unsafe { libc::tcsetattr(fd, libc::TCSANOW, &plain) } != 0 {
-            let e = std::io::Error::last_os_error();
+            let source = std::io::Error::last_os_error();
             restore_terminal();
-            return Err(RespondError::Io(format!(
-                "no terminal: cannot set up /dev/tty ({e})"
-            )));
+            return Err(RespondError::NoTerminal {
+                step: "cannot set up /dev/tty",
+                source,
+            });
         }
         Ok(TtyIo { tty })
     }
@@ -165,7 +169,7 @@ impl TtyIo {
                 return Ok(None);
             }
             if n > 0 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0 {
-                return Err(RespondError::Io("terminal: the terminal was closed".into()));
+                return Err(RespondError::TerminalClosed);
             }
         }
     }

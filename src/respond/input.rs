@@ -34,7 +34,7 @@ pub enum Item {
     /// Input that is not an event (bad line, too long, truncated document).
     Bad { line: usize, message: String },
     /// The input could not be read.
-    ReadError(String),
+    ReadError(std::io::Error),
 }
 
 /// One event text read as a request event ([`read_event`]).
@@ -109,7 +109,7 @@ pub fn split_events<R: BufRead>(input: R, mut send: impl FnMut(Item) -> bool) {
         })
     });
     if let Err(e) = read {
-        send(Item::ReadError(e.to_string()));
+        send(Item::ReadError(e));
     }
 }
 
@@ -198,11 +198,11 @@ pub const READ_AHEAD: usize = 256;
 /// run while the loop answers one. Every file is opened first, so a
 /// missing one is reported before anything is answered.
 ///
-/// Errors: the first input that cannot be opened, as "PATH: reason".
+/// Errors: [`OpenError`] for the first input that cannot be opened.
 pub fn spawn_readers(
     inputs: &[PathBuf],
     pre_read: Option<SchemaPolicy>,
-) -> Result<mpsc::Receiver<Item>, String> {
+) -> Result<mpsc::Receiver<Item>, OpenError> {
     let mut readers: Vec<Box<dyn BufRead + Send>> = Vec::new();
     if inputs.is_empty() {
         readers.push(Box::new(std::io::BufReader::new(std::io::stdin())));
@@ -211,8 +211,10 @@ pub fn spawn_readers(
         readers.push(if p.as_os_str() == "-" {
             Box::new(std::io::BufReader::new(std::io::stdin()))
         } else {
-            let f = std::fs::File::open(p)
-                .map_err(|e| format!("{}: {}", p.display(), io_reason(&e)))?;
+            let f = std::fs::File::open(p).map_err(|source| OpenError {
+                path: p.clone(),
+                source,
+            })?;
             Box::new(std::io::BufReader::new(f))
         });
     }
@@ -221,6 +223,18 @@ pub fn spawn_readers(
         std::sync::Arc::new(Budget::default()),
         pre_read,
     ))
+}
+
+/// An input file that could not be opened: "PATH: reason" (the reason as
+/// [`io_reason`] words it).
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {}", .path.display(), io_reason(.source))]
+pub struct OpenError {
+    /// The file as given.
+    pub path: PathBuf,
+    /// The operating system's error.
+    #[source]
+    pub source: std::io::Error,
 }
 
 /// Start a thread that splits `reader` into items sent to the returned

@@ -20,34 +20,20 @@ pub mod input;
 pub mod sink;
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
 use crate::binding::{Action, Answer, Mode, RequestEvent, ResultMeta, SchemaPolicy, Violation};
 use crate::log::EventLog;
+use crate::log::{lock_log, SharedLog};
 use crate::notice::Notices;
 use crate::responder::{Context, Outcome, Progress, RespondError, Responder, WaitKey};
 use crate::session::{settle, AskError, Between, Desk, NoResult, Reply, Settled, WithdrawReason};
 
 use input::{read_event, Item, ReadEvent, READ_AHEAD};
 use sink::Sink;
-
-/// The `--log` event log, shared by the loop (on the session thread) and
-/// the launcher (on the responder thread).
-pub type SharedLog = Arc<Mutex<EventLog>>;
-
-/// Share an opened log between the loop and the launcher.
-pub fn share_log(log: EventLog) -> SharedLog {
-    Arc::new(Mutex::new(log))
-}
-
-/// The shared log, locked (a writer that panicked leaves a log that is
-/// still written: each record is one whole line).
-pub fn lock_log(log: &SharedLog) -> MutexGuard<'_, EventLog> {
-    log.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// How the stream is answered.
 #[derive(Debug, Clone)]
@@ -120,8 +106,7 @@ struct Stop {
     woken: Arc<tokio::sync::Notify>,
 }
 
-/// How long a script's run may take to end after a signal.
-pub const SIGNAL_GRACE: Duration = Duration::from_secs(2);
+pub use crate::responder::SIGNAL_GRACE;
 
 impl Stop {
     /// Catch the signals from now on. When they cannot be caught (no
@@ -214,7 +199,7 @@ pub fn drive(
         Run::new(items, desk, sink, config, log).go()
     });
     ran.unwrap_or_else(|e| {
-        config.notices.say(&format!("ahp-elicit: {e}"));
+        config.notices.error(&e);
         Tally {
             fatal: true,
             ..Tally::default()
@@ -318,7 +303,7 @@ impl<'a> Run<'a> {
             .count();
         if left > 0 {
             self.config.notices.say(&format!(
-                "ahp-elicit: ended by signal {sig}: {left} requests read were not answered"
+                "ended by signal {sig}: {left} requests read were not answered"
             ));
         }
     }
@@ -435,7 +420,7 @@ impl<'a> Run<'a> {
             Item::ReadError(e) => {
                 self.config
                     .notices
-                    .say(&format!("ahp-elicit: cannot read the input: {e}"));
+                    .say(&format!("cannot read the input: {e}"));
                 self.tally.fatal = true;
                 return Step::Stop;
             }
@@ -584,7 +569,7 @@ impl<'a> Run<'a> {
                     if self.quit {
                         return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
                     }
-                    return Err(RespondError::Io(reason.describe()));
+                    return Err(RespondError::Withdrawn(reason));
                 }
                 // A quit on the waiting screen just before the request
                 // reached the responder: the request is not shown.
@@ -593,7 +578,7 @@ impl<'a> Run<'a> {
                     self.desk.withdraw(key, WithdrawReason::StreamClosed);
                 }
                 Some(_) => {}
-                None => return Err(RespondError::Io(AskError::Gone.to_string())),
+                None => return Err(RespondError::Stopped),
             }
         }
     }
@@ -615,6 +600,7 @@ impl<'a> Run<'a> {
                 .config
                 .timeout
                 .and_then(|d| Instant::now().checked_add(d)),
+            ..Default::default()
         }
     }
 
@@ -698,7 +684,7 @@ impl<'a> Run<'a> {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             self.config
                 .notices
-                .say(&format!("ahp-elicit: cannot write the result: {e}"));
+                .say(&format!("cannot write the result: {e}"));
         }
         self.tally.fatal = true;
     }
@@ -710,7 +696,7 @@ impl<'a> Run<'a> {
             if let Err(e) = f(&mut lock_log(l)) {
                 self.config
                     .notices
-                    .say(&format!("ahp-elicit: cannot write the log: {e}"));
+                    .say(&format!("cannot write the log: {e}"));
             }
         }
     }
@@ -741,10 +727,10 @@ fn report_text(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) ->
     let what = crate::safe_text::display(what);
     let mut msg = match id {
         Some(id) if !id.is_empty() => format!(
-            "ahp-elicit: request {} (line {line}): {what}",
+            "request {} (line {line}): {what}",
             crate::safe_text::display(id)
         ),
-        _ => format!("ahp-elicit: line {line}: {what}"),
+        _ => format!("line {line}: {what}"),
     };
     for e in errs {
         msg.push_str(&format!(
@@ -753,32 +739,6 @@ fn report_text(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) ->
         ));
     }
     msg
-}
-
-/// A [`Launcher`](crate::responder::Launcher) that logs each launch (URL
-/// redacted) before passing on its result.
-pub struct LoggingLauncher {
-    /// The launcher that opens the URL.
-    pub inner: Box<dyn crate::responder::Launcher>,
-    /// Its name in the log ("browser", "command", "none").
-    pub name: &'static str,
-    /// The log written to.
-    pub log: SharedLog,
-    /// Where a log that cannot be written is said.
-    pub notices: Notices,
-}
-
-impl crate::responder::Launcher for LoggingLauncher {
-    fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
-        let r = self.inner.open(url);
-        let mut log = lock_log(&self.log);
-        let id = log.current().to_owned();
-        if let Err(e) = log.launch(&id, self.name, url, &r) {
-            self.notices
-                .say(&format!("ahp-elicit: cannot write the log: {e}"));
-        }
-        r
-    }
 }
 
 #[cfg(test)]

@@ -219,7 +219,7 @@ fn a_source_error_ends_the_run_after_the_requests_before_it() {
             line: 2,
             message: "not a JSON event".into(),
         },
-        Item::ReadError("the disk went away".into()),
+        Item::ReadError(std::io::Error::other("the disk went away")),
         event(4, "c"),
     ];
     let (tally, results, r) = run_items(items, Vec::new(), None, false);

@@ -205,8 +205,8 @@ impl Pattern {
     /// Compile `source` (the `regex` crate's syntax; searched, not
     /// anchored: add `^...$` to match the whole message).
     ///
-    /// Errors: the compiler's message, on one line.
-    pub fn new(source: &str) -> Result<Pattern, String> {
+    /// Errors: [`PatternError`], the compiler's error (said on one line).
+    pub fn new(source: &str) -> Result<Pattern, PatternError> {
         regex::RegexBuilder::new(source)
             .size_limit(PATTERN_SIZE_LIMIT)
             .dfa_size_limit(PATTERN_SIZE_LIMIT)
@@ -215,7 +215,7 @@ impl Pattern {
                 source: source.to_owned(),
                 regex,
             })
-            .map_err(|e| regex_reason(&e))
+            .map_err(PatternError)
     }
 
     /// The pattern as written.
@@ -238,6 +238,22 @@ impl PartialEq for Pattern {
 /// The regex compiler's message on one line. A syntax error is drawn as
 /// the pattern, a caret under the fault and `error: WHAT`; this gives
 /// `WHAT (at character N)`.
+/// A `message` pattern that does not compile: the `regex` crate's error,
+/// said on one line with the place it names ([`regex_reason`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}", regex_reason(.0))]
+pub struct PatternError(regex::Error);
+
+/// `regex::Error`'s equality is derived (structural), so it is one.
+impl Eq for PatternError {}
+
+impl PatternError {
+    /// The compiler's own error (its multi-line text points at the place).
+    pub fn regex_error(&self) -> &regex::Error {
+        &self.0
+    }
+}
+
 fn regex_reason(e: &regex::Error) -> String {
     let text = e.to_string();
     let lines: Vec<&str> = text.lines().collect();
@@ -571,7 +587,7 @@ pub enum RuleFault {
     UnknownRevision(String),
     /// `message` does not compile.
     #[error("the pattern does not compile: {0}")]
-    BadPattern(String),
+    BadPattern(#[source] PatternError),
     /// `fields` is not an array of strings.
     #[error("fields must be an array of property names")]
     FieldsNotAnArray,
@@ -976,7 +992,9 @@ mod tests {
     fn a_unicode_class_with_a_bounded_repeat_compiles_and_a_huge_one_does_not() {
         assert!(Pattern::new(r"^\w{3,40}$").is_ok());
         assert!(Pattern::new(r"^(?-u:\w){3,400}$").is_ok());
-        let why = Pattern::new(r"\w{1000}").expect_err("over the bound");
+        let why = Pattern::new(r"\w{1000}")
+            .expect_err("over the bound")
+            .to_string();
         assert!(why.contains("size limit"), "{why}");
     }
 
@@ -1110,11 +1128,13 @@ mod tests {
     #[test]
     fn a_pattern_fault_says_what_and_where() {
         assert_eq!(
-            Pattern::new("ab(c").expect_err("unclosed"),
+            Pattern::new("ab(c").expect_err("unclosed").to_string(),
             "unclosed group (at character 3)"
         );
         assert_eq!(
-            Pattern::new("x{2,1}").expect_err("bad repetition"),
+            Pattern::new("x{2,1}")
+                .expect_err("bad repetition")
+                .to_string(),
             "invalid repetition count range, the start must be <= the end (at character 2)"
         );
         assert!(Pattern::new("(?i)table").is_ok());

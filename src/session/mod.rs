@@ -36,8 +36,7 @@ use tokio::sync::mpsc;
 
 use crate::binding::RequestEvent;
 use crate::responder::{
-    with_origin, with_withdrawal, Context, Origin, Outcome, RespondError, Responder, WaitKey,
-    Waiting, Withdrawal,
+    Context, Origin, Outcome, RespondError, Responder, WaitKey, Waiting, Withdrawal,
 };
 
 /// How long one look at the waiting screen lasts between checks for a new
@@ -50,7 +49,7 @@ pub const MAX_OPEN: usize = 16;
 pub use crate::responder::WithdrawReason;
 
 /// What the responder thread reports to the front door ([`Desk::next`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum Reply {
     /// The responder finished request `key`.
     Answered {
@@ -318,15 +317,16 @@ fn serve(
             Ok(ToResponder::Ask {
                 key,
                 req,
-                cx,
+                mut cx,
                 withdrawal,
                 origin,
             }) => {
                 answered = true;
+                // The request's flag and origin travel in its context.
+                cx.withdrawal = Some(withdrawal.clone());
+                cx.origin = origin.map(|o| *o);
                 let outcome = (!withdrawal.is_withdrawn()).then(|| {
-                    let o = with_origin(origin.as_deref(), || {
-                        with_withdrawal(&withdrawal, || responder.respond(&req, &cx))
-                    });
+                    let o = responder.respond(&req, &cx);
                     // Decided here at the latest: a withdrawal after this
                     // point no longer takes the answer back.
                     withdrawal.claim_answer();
@@ -354,10 +354,10 @@ fn serve(
 pub enum RunError {
     /// The tokio runtime of the session thread did not start.
     #[error("starting the session runtime: {0}")]
-    Runtime(std::io::Error),
+    Runtime(#[source] std::io::Error),
     /// The session thread did not start.
     #[error("starting the session thread: {0}")]
-    Thread(std::io::Error),
+    Thread(#[source] std::io::Error),
     /// The session thread panicked.
     #[error("the session thread panicked")]
     Panicked,

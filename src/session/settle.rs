@@ -20,7 +20,7 @@ pub struct Settled {
 }
 
 /// Why a request the responder finished gets no result.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum NoResult {
     /// The form refused a scripted answer (the reasons, which may quote the
     /// request: sanitize before showing).
@@ -38,7 +38,7 @@ pub enum NoResult {
     },
     /// The terminal (or another resource) failed: the front door ends.
     #[error("{0}")]
-    Failed(String),
+    Failed(#[source] RespondError),
 }
 
 /// Turn the responder's `outcome` for `req` into its one result event
@@ -55,7 +55,7 @@ pub fn settle(
         Ok(Outcome::Answer(a)) => (a, false),
         Ok(Outcome::Quit) => (Answer::bare(Action::Cancel), true),
         Err(RespondError::Refused(m)) => return Err(NoResult::Refused(m)),
-        Err(RespondError::Io(m)) => return Err(NoResult::Failed(m)),
+        Err(e) => return Err(NoResult::Failed(e)),
     };
     match make_result_event(req, &answer, meta) {
         Ok(event) => Ok(Settled {

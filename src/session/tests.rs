@@ -6,6 +6,14 @@ use super::*;
 use crate::binding::{wrap_params, Action, Answer, Server};
 use crate::responder::Progress;
 
+/// `assert_eq!` for values that hold a [`RespondError`] (which keeps an
+/// `io::Error` and so cannot be compared): their debug forms are equal.
+macro_rules! assert_same {
+    ($left:expr, $right:expr $(,)?) => {
+        assert_eq!(format!("{:?}", $left), format!("{:?}", $right))
+    };
+}
+
 /// Answers `decline` at once, except for a message "hold": that one waits
 /// until withdrawn (as the terminal does), then answers `cancel`.
 struct Holder {
@@ -66,6 +74,7 @@ fn cx() -> Context {
     Context {
         progress: Progress { index: 1, total: 1 },
         deadline: None,
+        ..Default::default()
     }
 }
 
@@ -91,21 +100,21 @@ fn answers_withdraws_and_skips_in_one_place() {
         out
     })
     .unwrap();
-    assert_eq!(
+    assert_same!(
         replies[0].1,
         Some(Reply::Answered {
             key: replies[0].0,
             outcome: Ok(Outcome::Answer(Answer::bare(Action::Decline)))
         })
     );
-    assert_eq!(
+    assert_same!(
         replies[1].1,
         Some(Reply::Withdrawn {
             key: replies[1].0,
             reason: WithdrawReason::Cancelled(Some("gone".into()))
         })
     );
-    assert_eq!(
+    assert_same!(
         replies[2].1,
         Some(Reply::Withdrawn {
             key: replies[2].0,
@@ -145,16 +154,28 @@ fn refuses_more_than_max_open_and_reasons_read_well() {
 }
 
 #[test]
-fn withdrawn_is_read_only_inside_with_withdrawal() {
+fn withdrawn_is_read_from_the_contexts_own_flag() {
     let w = Withdrawal::new();
-    let c = cx();
+    let c = Context {
+        withdrawal: Some(w.clone()),
+        ..cx()
+    };
     assert!(!c.withdrawn());
     w.withdraw();
-    assert!(with_withdrawal(&w, || c.withdrawn()));
-    // Outside the call the flag is not seen any more.
-    assert!(!c.withdrawn());
-    let fresh = Withdrawal::new();
-    assert!(!with_withdrawal(&fresh, || c.withdrawn()));
+    assert!(c.withdrawn());
+    // A context without a flag (a driver that never withdraws), or with
+    // another request's flag, is not withdrawn.
+    assert!(!cx().withdrawn());
+    assert!(cx().claim_answer());
+    let other = Context {
+        withdrawal: Some(Withdrawal::new()),
+        ..cx()
+    };
+    assert!(!other.withdrawn());
+    assert!(
+        !c.claim_answer(),
+        "a withdrawn request's answer cannot be claimed"
+    );
 }
 
 /// What a fake source sends to its front door.
@@ -213,7 +234,7 @@ fn a_source_error_withdraws_the_request_on_screen_and_the_queued_ones() {
     ];
     let asked = r.asked.clone();
     let replies = run(&mut r, |desk| fake_door(desk, source, asked)).unwrap();
-    assert_eq!(
+    assert_same!(
         replies,
         vec![
             Reply::Answered {
@@ -249,7 +270,10 @@ fn a_script_between_requests_sleeps_and_answers_a_long_stream_whole() {
             let key = desk.lend(request("next", i), cx()).unwrap();
             if let Some(Reply::Answered { key: k, outcome }) = desk.next().await {
                 assert_eq!(k, key);
-                assert_eq!(outcome, Ok(Outcome::Answer(Answer::bare(Action::Decline))));
+                assert_eq!(
+                    outcome.map_err(|e| e.to_string()),
+                    Ok(Outcome::Answer(Answer::bare(Action::Decline)))
+                );
                 // The lent request comes back once, with its own id.
                 let back = desk.returned(key).unwrap();
                 assert_eq!(back.id, format!("ev-{i}"));
@@ -292,7 +316,9 @@ fn settle_gives_one_result_or_one_reason() {
         &meta,
     );
     assert_eq!(
-        declined.map(|s| (s.answer.action, s.quit)),
+        declined
+            .map(|s| (s.answer.action, s.quit))
+            .map_err(|e| e.to_string()),
         Ok((Action::Decline, false))
     );
     let refused = settle(
@@ -300,9 +326,36 @@ fn settle_gives_one_result_or_one_reason() {
         Err(RespondError::Refused("'x' required".into())),
         &meta,
     );
-    assert_eq!(refused, Err(NoResult::Refused("'x' required".into())));
-    let failed = settle(&req, Err(RespondError::Io("terminal: gone".into())), &meta);
-    assert_eq!(failed, Err(NoResult::Failed("terminal: gone".into())));
+    assert!(
+        matches!(&refused, Err(NoResult::Refused(m)) if m == "'x' required"),
+        "{refused:?}"
+    );
+    let gone = std::io::Error::from_raw_os_error(libc::EIO);
+    let failed = settle(
+        &req,
+        Err(RespondError::Terminal {
+            step: "draw",
+            source: gone,
+        }),
+        &meta,
+    );
+    // The operating system's error stays the source, and the person reads
+    // the whole chain.
+    let Err(NoResult::Failed(e)) = &failed else {
+        panic!("expected a failure, got {failed:?}");
+    };
+    assert!(matches!(e, RespondError::Terminal { step: "draw", .. }));
+    let os = std::error::Error::source(e)
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .and_then(std::io::Error::raw_os_error);
+    assert_eq!(os, Some(libc::EIO));
+    assert_eq!(
+        crate::notice::chain(e),
+        format!(
+            "terminal: draw: {}",
+            std::io::Error::from_raw_os_error(libc::EIO)
+        )
+    );
     // Content the form does not have: the result event does not validate.
     let mut content = serde_json::Map::new();
     content.insert("nope".into(), json!(1));
@@ -436,7 +489,7 @@ fn an_answer_claimed_before_a_withdrawal_stands() {
     })
     .unwrap();
     assert!(!withdrew);
-    assert_eq!(
+    assert_same!(
         reply,
         Some(Reply::Answered {
             key,

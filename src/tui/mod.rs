@@ -67,9 +67,7 @@ use screens::{FormScreen, RefusableScreen, Screen, Step, UrlScreen};
 pub use theme::Theme;
 use view::Header;
 
-/// A second Ctrl-C within this time after one that cancelled a request
-/// quits.
-pub const QUIT_WINDOW: Duration = Duration::from_millis(1500);
+pub use crate::responder::QUIT_WINDOW;
 
 /// How often the loop wakes up to check the deadline and signals.
 const TICK: Duration = Duration::from_millis(100);
@@ -149,10 +147,15 @@ impl Tty {
             .read(true)
             .write(true)
             .open("/dev/tty")
-            .map_err(|e| RespondError::Io(format!("no terminal: cannot open /dev/tty ({e})")))?;
+            .map_err(|source| RespondError::NoTerminal {
+                step: "cannot open /dev/tty",
+                source,
+            })?;
         RESTORE.install();
-        enable_raw_mode()
-            .map_err(|e| RespondError::Io(format!("no terminal: cannot enter raw mode ({e})")))?;
+        enable_raw_mode().map_err(|source| RespondError::NoTerminal {
+            step: "cannot enter raw mode",
+            source,
+        })?;
         ACTIVE.store(true, Ordering::SeqCst);
         let mut w = BufWriter::new(tty);
         // The window title is saved (xterm's title stack) and restored on
@@ -161,11 +164,17 @@ impl Tty {
         let setup = execute!(w, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide);
         if let Err(e) = setup {
             restore_terminal();
-            return Err(RespondError::Io(format!("terminal: {e}")));
+            return Err(RespondError::Terminal {
+                step: "set up the screen",
+                source: e,
+            });
         }
         let term = Terminal::new(CrosstermBackend::new(w)).map_err(|e| {
             restore_terminal();
-            RespondError::Io(format!("terminal: {e}"))
+            RespondError::Terminal {
+                step: "set up the screen",
+                source: e,
+            }
         })?;
         Ok(Tty { term })
     }
@@ -173,12 +182,15 @@ impl Tty {
     /// Take the terminal back after another program used it (raw mode,
     /// the alternate screen, bracketed paste; the next frame is drawn
     /// whole).
-    fn resume(&mut self) -> Result<(), String> {
-        enable_raw_mode().map_err(|e| format!("terminal: {e}"))?;
+    fn resume(&mut self) -> Result<(), RespondError> {
+        let failed = |source| RespondError::Terminal {
+            step: "take the terminal back",
+            source,
+        };
+        enable_raw_mode().map_err(failed)?;
         ACTIVE.store(true, Ordering::SeqCst);
         let w = self.term.backend_mut();
-        execute!(w, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide)
-            .map_err(|e| format!("terminal: {e}"))?;
+        execute!(w, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide).map_err(failed)?;
         self.term.swap_buffers();
         Ok(())
     }
@@ -197,7 +209,10 @@ impl Tty {
         let backend = self.term.backend_mut();
         ratatui::backend::Backend::clear_region(backend, ratatui::backend::ClearType::All)
             .and_then(|()| ratatui::backend::Backend::flush(backend))
-            .map_err(|e| RespondError::Io(format!("terminal: {e}")))
+            .map_err(|source| RespondError::Terminal {
+                step: "clear the screen",
+                source,
+            })
     }
 
     /// Write `bytes` (a title, a bell: nothing that moves the cursor) to
@@ -224,7 +239,10 @@ impl Tty {
                 text::settle_wide(frame.buffer_mut());
             })
             .map(|_| ())
-            .map_err(|e| RespondError::Io(format!("terminal: {e}")))
+            .map_err(|source| RespondError::Terminal {
+                step: "draw",
+                source,
+            })
     }
 }
 
@@ -305,7 +323,10 @@ fn read_input(timeout: Duration) -> Result<Input, RespondError> {
     if let Some(i) = QUEUED.with(|q| q.borrow_mut().pop_front()) {
         return Ok(i);
     }
-    let io = |e: std::io::Error| RespondError::Io(format!("terminal: {e}"));
+    let io = |source| RespondError::Terminal {
+        step: "read a key",
+        source,
+    };
     let now = Instant::now();
     let due = FILTER.with(|f| f.borrow().due());
     let wait = due.map_or(timeout, |d| d.saturating_duration_since(now).min(timeout));
@@ -393,6 +414,38 @@ pub struct TuiResponder {
     auto_declined: usize,
 }
 
+/// Why a field edited in the outside editor (`$VISUAL`, `$EDITOR`, `vi`)
+/// is unchanged; the sentence is said in the form's notice.
+#[derive(Debug, thiserror::Error)]
+enum EditError {
+    /// The private temporary file could not be made or written.
+    #[error("cannot prepare the editor's file: {0}")]
+    Prepare(#[source] std::io::Error),
+    /// The terminal could not be taken back after the editor.
+    #[error("{0}")]
+    Resume(#[source] RespondError),
+    /// The editor ended with a failure status.
+    #[error("the editor ({editor}) failed ({status}): the field is unchanged")]
+    Failed {
+        /// The editor command as run.
+        editor: String,
+        /// How it ended.
+        status: std::process::ExitStatus,
+    },
+    /// The editor could not be started.
+    #[error("the editor ({editor}) did not start: {source}")]
+    NoStart {
+        /// The editor command as run.
+        editor: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file could not be read back.
+    #[error("cannot read the editor's file: {0}")]
+    Read(#[source] std::io::Error),
+}
+
 struct LoopGuard;
 impl LoopGuard {
     fn enter() -> Self {
@@ -410,7 +463,7 @@ impl TuiResponder {
     /// Open the controlling terminal and take it over (alternate screen,
     /// raw mode, bracketed paste).
     ///
-    /// Errors: [`RespondError::Io`] starting with `no terminal:` when
+    /// Errors: [`RespondError::NoTerminal`] when
     /// `/dev/tty` cannot be opened (no controlling terminal: exit 2).
     pub fn new(theme: Theme) -> Result<Self, RespondError> {
         Ok(TuiResponder {
@@ -527,7 +580,7 @@ impl TuiResponder {
                 self.pending = Some(Notice::timed_out(&screen_label(cx), extend));
                 if let Some(n) = &self.notices {
                     n.say(&format!(
-                        "ahp-elicit: {}: time ran out (--timeout), cancel was sent",
+                        "{}: time ran out (--timeout), cancel was sent",
                         screen_label(cx)
                     ));
                 }
@@ -551,7 +604,7 @@ impl TuiResponder {
                         let edited = self.edit_outside(&text);
                         match edited {
                             Ok(t) => screen.put_edited(t),
-                            Err(e) => screen.put_note(e),
+                            Err(e) => screen.put_note(e.to_string()),
                         }
                         discard_typeahead();
                         guard = guard::ConsentGuard::new(screen.grace());
@@ -638,9 +691,8 @@ impl TuiResponder {
     /// private temporary file holding `text`, and take it back; returns the
     /// file's text, one final line end removed.
     ///
-    /// Errors: a sentence for the form's notice (the editor could not start
-    /// or failed; the file could not be read).
-    fn edit_outside(&mut self, text: &str) -> Result<String, String> {
+    /// Errors: [`EditError`], said in the form's notice.
+    fn edit_outside(&mut self, text: &str) -> Result<String, EditError> {
         let editor = std::env::var("VISUAL")
             .ok()
             .filter(|e| !e.trim().is_empty())
@@ -658,7 +710,7 @@ impl TuiResponder {
         ));
         new_private_file(&path)
             .and_then(|mut f| f.write_all(text.as_bytes()))
-            .map_err(|e| format!("cannot prepare the editor's file: {e}"))?;
+            .map_err(EditError::Prepare)?;
         restore_terminal();
         // The editor is run as the shell runs it (`$EDITOR` may hold
         // arguments), with the file as its last argument.
@@ -671,17 +723,13 @@ impl TuiResponder {
         let back = self.tty.resume();
         let read = std::fs::read_to_string(&path);
         let _ = std::fs::remove_file(&path);
-        back?;
+        back.map_err(EditError::Resume)?;
         match status {
             Ok(s) if s.success() => {}
-            Ok(s) => {
-                return Err(format!(
-                    "the editor ({editor}) failed ({s}): the field is unchanged"
-                ))
-            }
-            Err(e) => return Err(format!("the editor ({editor}) did not start: {e}")),
+            Ok(status) => return Err(EditError::Failed { editor, status }),
+            Err(source) => return Err(EditError::NoStart { editor, source }),
         }
-        let mut t = read.map_err(|e| format!("cannot read the editor's file: {e}"))?;
+        let mut t = read.map_err(EditError::Read)?;
         if t.ends_with('\n') {
             t.pop();
             if t.ends_with('\r') {
@@ -1035,7 +1083,7 @@ impl Responder for TuiResponder {
         if self.auto_declined > 0 {
             if let Some(n) = &self.notices {
                 n.say(&format!(
-                    "ahp-elicit: {} declined without being shown ({BLOCK_KEY}: everything else from {})",
+                    "{} declined without being shown ({BLOCK_KEY}: everything else from {})",
                     requests(self.auto_declined),
                     self.blocked_names()
                 ));

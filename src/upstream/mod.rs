@@ -121,10 +121,17 @@ pub enum UpstreamError {
         source: std::io::Error,
     },
     /// A download failed (exit 2).
-    #[error("download {url}: {message}")]
-    Download { url: String, message: String },
+    #[error("download {url}: {source}")]
+    Download {
+        /// The address.
+        url: String,
+        /// The HTTP client's error.
+        #[source]
+        source: Box<ureq::Error>,
+    },
     /// The pinned files are not what the extraction expects, or a digest
-    /// does not match (exit 1).
+    /// does not match (exit 1). The text is a finding about the files (it
+    /// becomes a line of `verify`'s list of differences), not a cause.
     #[error("{0}")]
     Mismatch(String),
 }
@@ -308,7 +315,7 @@ fn download(url: &str) -> Result<Vec<u8>, UpstreamError> {
         .into();
     let fail = |e: ureq::Error| UpstreamError::Download {
         url: url.to_owned(),
-        message: e.to_string(),
+        source: Box::new(e),
     };
     let mut resp = agent.get(url).call().map_err(fail)?;
     resp.body_mut()

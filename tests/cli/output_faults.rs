@@ -432,7 +432,8 @@ fn a_flood_does_not_hold_back_the_first_answer() {
 }
 
 /// A closed stderr never turns a message into a panic (exit 101): the
-/// command still ends with its own exit status.
+/// command still ends with its own exit status (`mcp`: the server cannot
+/// be started, a usage error).
 #[test]
 fn a_closed_stderr_is_no_panic() {
     let dir = tempfile::tempdir().unwrap();
@@ -450,6 +451,17 @@ fn a_closed_stderr_is_no_panic() {
                 "respond".to_owned(),
                 "--action".to_owned(),
                 "decline".to_owned(),
+                missing.display().to_string(),
+            ],
+            2,
+        ),
+        // The MCP client's messages and its final error take the same path.
+        (
+            vec![
+                "mcp".to_owned(),
+                "--action".to_owned(),
+                "decline".to_owned(),
+                "--".to_owned(),
                 missing.display().to_string(),
             ],
             2,

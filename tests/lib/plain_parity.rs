@@ -21,6 +21,7 @@ fn cx() -> Context {
     Context {
         progress: Progress { index: 1, total: 1 },
         deadline: None,
+        ..Default::default()
     }
 }
 

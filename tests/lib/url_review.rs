@@ -5,7 +5,7 @@
 use crate::common;
 
 use ahp_elicit::binding::{parse_json, read_request_event, RequestBody};
-use ahp_elicit::log::{redact_text, redact_url, REDACTED};
+use ahp_elicit::redact::{redact_text, redact_url, REDACTED};
 use ahp_elicit::url_review::{review, Warning};
 use proptest::prelude::*;
 

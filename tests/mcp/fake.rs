@@ -566,7 +566,7 @@ mod library {
         // The fake server's first stderr line carries raw ESC sequences:
         // the sink gets them escaped, with the "server:" prefix.
         let said = kept.texts();
-        let line = r"server: fake server ready \u{1b}[31mred\u{1b}[0m";
+        let line = r"ahp-elicit: server: fake server ready \u{1b}[31mred\u{1b}[0m";
         assert!(said.iter().any(|s| s == line), "{said:#?}");
         assert!(said.iter().all(|s| !s.contains('\u{1b}')), "{said:#?}");
     }

@@ -430,3 +430,26 @@ fn ctrl_c_twice_cancels_a_2026_call_in_flight() {
         .expect("notifications/cancelled sent");
     assert_eq!(cancel["params"]["requestId"], call["id"]);
 }
+
+/// With the terminal UI up and stderr on the same terminal, messages wait
+/// for the screen to be given back and then come out in the order they
+/// were said: the era fallback and "connected" lines first, the error that
+/// ended the run (the server has no such tool) last.
+#[test]
+fn held_messages_and_the_final_error_keep_their_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!("mcp --call nosuch -- python3 '{}'", server());
+    let mut t = Tui::start_with(dir.path(), &out, 220, 30, &args, &[], false);
+    assert_eq!(t.finish(), 1, "{}", t.screen());
+    let screen = t.screen();
+    let at = |text: &str| {
+        screen
+            .find(text)
+            .unwrap_or_else(|| panic!("{text:?} on the screen:\n{screen}"))
+    };
+    let fallback = at("ahp-elicit: the server does not answer server/discover");
+    let connected = at("ahp-elicit: connected to Fake MCP");
+    let failed = at("ahp-elicit mcp: tools/call failed: JSON-RPC error -32602: unknown tool");
+    assert!(fallback < connected && connected < failed, "{screen}");
+}

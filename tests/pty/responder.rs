@@ -26,6 +26,7 @@ fn cx(index: usize, total: usize, deadline: Option<Instant>) -> Context {
     Context {
         progress: Progress { index, total },
         deadline,
+        ..Default::default()
     }
 }
 

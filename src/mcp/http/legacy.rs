@@ -18,7 +18,7 @@ use super::{
     handle_error_status, handle_response, read_sse, session_headers, HttpFail, Shared, SseReader,
     State, StreamMark,
 };
-use crate::mcp::transport::{Incoming, Noise};
+use crate::mcp::transport::{Incoming, Noise, Refusal};
 
 /// How long opening the GET stream may take before the session goes on.
 const GET_STREAM_WAIT: Duration = Duration::from_secs(5);
@@ -70,9 +70,7 @@ fn resume(sh: &Shared, request: Option<u64>, mark: StreamMark) -> Result<StreamM
     })?;
     let status = resp.status().as_u16();
     if status == 405 {
-        return Err(HttpFail::Refused(
-            "the stream broke and the server offers no GET stream to resume it (HTTP 405)".into(),
-        ));
+        return Err(HttpFail::Refused(Refusal::NoResume));
     }
     keep_session_id(&resp, &sh.state);
     if !resp.status().is_success() {
@@ -133,10 +131,9 @@ fn run_listener(sh: &Shared, ready: smpsc::Sender<()>) {
         }),
         // The server offers no GET stream (405).
         Ok(r) if r.status().as_u16() == 405 => return,
-        Ok(r) if !r.status().is_success() => Err(HttpFail::Refused(format!(
-            "the server refused the GET stream (HTTP {})",
-            r.status().as_u16()
-        ))),
+        Ok(r) if !r.status().is_success() => {
+            Err(HttpFail::Refused(Refusal::GetRefused(r.status().as_u16())))
+        }
         Ok(r) => handle_response(r, sh, None),
     };
     let mut resumes = 0;

@@ -1,8 +1,8 @@
-//! One client session on tokio: the request/response loop, the server's
+//! The MCP client ([`Client`]) on tokio: the request/response loop, the server's
 //! requests (`ping`, `elicitation/create`) and notifications answered while
 //! a person looks at a screen, timers, signals and shutdown.
 //!
-//! The session runs as the future of a [`crate::session`] front door: it
+//! The client runs as the future of a [`crate::session`] front door: it
 //! puts elicitations to the responder through a [`Desk`] and never waits
 //! for a person itself, so `ping` is answered and `notifications/cancelled`
 //! closes the screen while a form is open. Elicitation handling and the
@@ -23,6 +23,7 @@ use super::http::HttpTransport;
 use super::jsonrpc::{self, Message, METHOD_NOT_FOUND};
 use super::stdio::StdioTransport;
 use super::transport::{Incoming, Transport, INCOMING_CAPACITY};
+use super::{Incomplete, LinkDown, ProtocolBreak};
 use super::{McpError, McpOptions, Operation, SessionReport, Target};
 use crate::binding::{RequestEvent, Server};
 use crate::notice::Notices;
@@ -46,8 +47,7 @@ pub(super) fn run(
     responder: &mut dyn Responder,
 ) -> Result<SessionReport, McpError> {
     let opts = opts.clone();
-    crate::session::run(responder, move |desk| start(opts, desk))
-        .map_err(|e| McpError::Responder(e.to_string()))?
+    crate::session::run(responder, move |desk| start(opts, desk)).map_err(McpError::Run)?
 }
 
 async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> {
@@ -66,7 +66,7 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or(0);
-    let mut s = Session {
+    let mut s = Client {
         link: Link {
             transport,
             rx,
@@ -191,7 +191,7 @@ pub(super) struct Elicitations {
     pub rejected: Vec<String>,
     pub refused: Vec<String>,
     /// Desk keys of refused forms shown to the person
-    /// ([`Session::show_refusal`]): their replies are not answers.
+    /// ([`Client::show_refusal`]): their replies are not answers.
     pub shown_refusals: HashSet<u64>,
     /// The client request in progress (method and tool or prompt name or
     /// resource URI), recorded as `extensions.mcp.call` of every request
@@ -199,11 +199,11 @@ pub(super) struct Elicitations {
     pub call: Option<crate::binding::CallRef>,
 }
 
-/// One client session: the connection ([`Link`]), what its era
+/// The MCP client of one run: the connection ([`Link`]), what its era
 /// established ([`Lifecycle`]), the elicitations ([`Elicitations`]), and
 /// what the front door owns (the desk, the options, the events file,
 /// signals, notices).
-pub(super) struct Session {
+pub(super) struct Client {
     pub link: Link,
     pub life: Lifecycle,
     pub elic: Elicitations,
@@ -239,14 +239,14 @@ enum Wake {
     Timer,
 }
 
-impl Session {
+impl Client {
     async fn drive(&mut self) -> Result<SessionReport, McpError> {
         self.connect_era().await?;
         let server = self
             .life
             .server
             .clone()
-            .ok_or_else(|| McpError::Protocol("the server did not name itself".into()))?;
+            .ok_or(McpError::Protocol(ProtocolBreak::Unnamed))?;
         let (tools, called, result) = match self.opts.operation.clone() {
             Operation::Prompt(name) => {
                 let _ = self.list("prompts/list", "prompts").await;
@@ -269,10 +269,7 @@ impl Session {
                 let tools = self.list_tools().await?;
                 let call = self.choose_tool(&tools);
                 if let Some(name) = call.as_ref().filter(|n| self.life.left_out.contains(n)) {
-                    return Err(McpError::Incomplete(format!(
-                        "the tool '{}' is not called: its x-mcp-header annotations break the rules (see above)",
-                        safe_text::display(name)
-                    )));
+                    return Err(Incomplete::BadHeaders(name.clone()).into());
                 }
                 let result = match &call {
                     Some(name) => self.call_tool(name).await?,
@@ -342,11 +339,7 @@ impl Session {
                         }
                     }
                 }
-                _ => {
-                    return Err(McpError::Protocol(
-                        "the tools/list result has no tools array".into(),
-                    ))
-                }
+                _ => return Err(ProtocolBreak::NoToolsArray.into()),
             }
             cursor = str_field(&page, "nextCursor");
             if cursor.is_none() {
@@ -370,9 +363,8 @@ impl Session {
             Err(why) => {
                 let name = str_field(tool, "name").unwrap_or_default();
                 self.notice(&format!(
-                    "left out the tool '{}': {}",
+                    "left out the tool '{}': {why}",
                     safe_text::display(&name),
-                    safe_text::display(&why)
                 ));
                 self.life.left_out.push(name);
                 false
@@ -429,9 +421,7 @@ impl Session {
                 self.link.transport.start_listening();
                 self.request_once(method, params, limit).await
             }
-            Err(McpError::SessionExpired) => Err(McpError::Transport(
-                "the server ended the session again (HTTP 404)".into(),
-            )),
+            Err(McpError::SessionExpired) => Err(LinkDown::SessionEndedAgain.into()),
             other => other,
         }
     }
@@ -558,11 +548,11 @@ impl Session {
         match wake {
             Wake::Timer => return Ok(false),
             Wake::Signal(n) => return Err(McpError::Interrupted(n)),
-            Wake::Incoming(None) => {
-                return Err(McpError::Transport("the connection is closed".into()))
-            }
+            Wake::Incoming(None) => return Err(LinkDown::Closed.into()),
             Wake::Incoming(Some(i)) => self.on_incoming(i)?,
-            Wake::Reply(None) => return Err(McpError::Responder("the responder stopped".into())),
+            Wake::Reply(None) => {
+                return Err(McpError::Responder(crate::responder::RespondError::Stopped))
+            }
             Wake::Reply(Some(Reply::Key(WaitKey::Quit))) => return Err(McpError::Quit),
             Wake::Reply(Some(Reply::Key(k))) => self.elic.wait_key = Some(k),
             Wake::Reply(Some(r)) if self.closes_refusal(&r) => {}
@@ -587,11 +577,9 @@ impl Session {
             Incoming::Log(line) => {
                 self.server_notice(&format!("server: {}", safe_text::display(&line)))
             }
-            Incoming::StreamEnded { id } => self.fail_pending(id, |m| {
-                McpError::Transport(format!(
-                    "the server ended the response stream of {m} without answering it"
-                ))
-            }),
+            Incoming::StreamEnded { id } => {
+                self.fail_pending(id, |m| McpError::from(LinkDown::StreamEnded(m.to_owned())))
+            }
             Incoming::Failed { id, error } => self.fail_pending(id, |m| McpError::Delivery {
                 what: m.to_owned(),
                 source: error,
@@ -720,7 +708,7 @@ impl Session {
                 };
                 let data: String = data.chars().take(2_000).collect();
                 self.server_notice(&format!(
-                    "ahp-elicit: server log [{}]: {}",
+                    "server log [{}]: {}",
                     safe_text::display(&level),
                     safe_text::display(&data)
                 ));
@@ -747,7 +735,7 @@ impl Session {
             status: Some(format!("The tool reports {line}")),
             offer_retry: false,
         });
-        self.server_notice(&format!("ahp-elicit: the tool reports {line}"));
+        self.server_notice(&format!("the tool reports {line}"));
     }
 
     /// A notice that came from the server: shown up to
@@ -762,7 +750,7 @@ impl Session {
     /// A notice for the person; server text goes through the sanitizer
     /// before this is called.
     pub(super) fn notice(&self, msg: &str) {
-        self.opts.notices.say(&format!("ahp-elicit: {msg}"));
+        self.opts.notices.say(msg);
     }
 
     pub fn write_event(&mut self, ev: &Value) -> Result<(), McpError> {
@@ -771,7 +759,7 @@ impl Session {
         };
         // Redacted (URLs' userinfo, query, fragment) and escaped (no raw
         // control, C1 or bidi character).
-        w.write_all(crate::log::event_line(ev, false).as_bytes())
+        w.write_all(crate::redact::event_line(ev, false).as_bytes())
             .and_then(|()| w.flush())
             .map_err(McpError::Events)
     }
@@ -823,26 +811,29 @@ impl Session {
 /// Show the tool list to the person (stderr, sanitized): name and title or
 /// the first line of the description.
 fn show_tools(notices: &Notices, tools: &[Value]) {
-    notices.say(&format!(
-        "ahp-elicit: the server offers {} tool(s):",
-        tools.len()
-    ));
-    for t in tools {
-        let name = str_field(t, "name").unwrap_or_default();
-        let about = str_field(t, "title")
-            .or_else(|| str_field(t, "description"))
-            .unwrap_or_default();
-        let about: String = about
-            .lines()
-            .next()
-            .unwrap_or("")
-            .chars()
-            .take(100)
-            .collect();
-        notices.say(&format!(
-            "  {}  {}",
-            safe_text::display(&name),
-            safe_text::display(&about)
-        ));
-    }
+    let lines: Vec<String> = tools
+        .iter()
+        .map(|t| {
+            let name = str_field(t, "name").unwrap_or_default();
+            let about = str_field(t, "title")
+                .or_else(|| str_field(t, "description"))
+                .unwrap_or_default();
+            let about: String = about
+                .lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(100)
+                .collect();
+            format!(
+                "{}  {}",
+                safe_text::display(&name),
+                safe_text::display(&about)
+            )
+        })
+        .collect();
+    notices.say_list(
+        &format!("the server offers {} tool(s):", tools.len()),
+        &lines,
+    );
 }
