@@ -111,7 +111,7 @@ fn first_frame(c: &mut Criterion) {
                 cmd.arg("-c").arg(format!(
                     "stty rows 24 cols 80 && exec '{bin}' demo > /dev/null"
                 ));
-                cmd.env("TERM", "xterm-256color");
+                cmd.env("TERM", "xterm-256color").env_remove("NO_COLOR");
                 let start = Instant::now();
                 let mut p = expectrl::session::Session::spawn(cmd).expect("spawn in a pty");
                 p.get_process_mut().set_window_size(80, 24).ok();
