@@ -31,11 +31,10 @@ pub mod plain;
 pub mod redact;
 pub mod respond;
 pub mod responder;
-#[cfg(feature = "tui")]
-pub mod restore;
 pub mod safe_text;
 pub mod scripted;
 pub mod session;
+pub mod signals;
 pub mod stream;
 #[cfg(feature = "tui")]
 pub mod tui;

@@ -18,5 +18,6 @@ mod plain;
 mod repaint;
 mod responder;
 mod restore;
+mod suspend;
 mod terminal;
 mod url;
