@@ -11,7 +11,10 @@
 //!   [`SIGNAL_GRACE`] to do so (a request on screen ends as a quit, so the
 //!   driver can cancel what remains and write the results); then every
 //!   terminal is given back and the process exits with 128 + the signal
-//!   number. (The Ctrl-C key is a key in raw mode, not a signal.)
+//!   number. A run that ends the process itself ([`hold`]: `mcp`, which
+//!   first stops the server it started) is only told; a second ending
+//!   signal then ends the process at once. (The Ctrl-C key is a key in raw
+//!   mode, not a signal.)
 //! - SIGTSTP sent from outside ([`Event::Suspend`]): every terminal is
 //!   given back (the alternate screen left, the mode the terminal had
 //!   before), then the process stops as the default action would. The
@@ -65,6 +68,8 @@ static RECEIVED: AtomicI32 = AtomicI32::new(0);
 /// How many loops are running that end the run on their own when
 /// [`received`] says so.
 static BUSY: AtomicUsize = AtomicUsize::new(0);
+/// How many runs end the process themselves on a signal ([`hold`]).
+static HELD: AtomicUsize = AtomicUsize::new(0);
 /// The terminals to give back, in the order they were registered.
 static TERMINALS: Mutex<Vec<&'static Terminal>> = Mutex::new(Vec::new());
 /// The channel every signal is told on.
@@ -143,6 +148,28 @@ impl Drop for Busy {
     }
 }
 
+/// Held by a run that ends the process itself on an ending signal (it
+/// cleans up, such as stopping a server it started, gives the terminal
+/// back and exits with 128 + the signal, told by [`subscribe`] or
+/// [`received`]): while one is held the first such signal is only
+/// recorded and told; a second ends the process at once.
+#[must_use = "held only while kept"]
+pub struct Hold(());
+
+/// Say the run ends the process itself on a signal (until the guard
+/// drops); takes the signals over ([`install`]).
+pub fn hold() -> Hold {
+    install();
+    HELD.fetch_add(1, Ordering::SeqCst);
+    Hold(())
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        HELD.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// The terminals registered so far (a copy, so no lock is held while a
 /// terminal is restored).
 fn terminals() -> Vec<&'static Terminal> {
@@ -179,10 +206,17 @@ fn on_signal(sig: i32) {
         }
         libc::SIGWINCH => tell(Event::Resize),
         _ => {
-            RECEIVED.store(sig, Ordering::SeqCst);
-            tell(Event::End(sig));
-            if BUSY.load(Ordering::SeqCst) > 0 {
-                std::thread::sleep(SIGNAL_GRACE);
+            let first = RECEIVED
+                .compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok();
+            if first {
+                tell(Event::End(sig));
+                if HELD.load(Ordering::SeqCst) > 0 {
+                    return;
+                }
+                if BUSY.load(Ordering::SeqCst) > 0 {
+                    std::thread::sleep(SIGNAL_GRACE);
+                }
             }
             restore_all();
             std::process::exit(128 + sig);

@@ -333,7 +333,11 @@ pub fn run(args: McpArgs) -> Exit {
             );
             match e {
                 McpError::Rpc { .. } | McpError::Incomplete(_) => Exit::Invalid,
-                McpError::Quit => Exit::Interrupted,
+                // A signal also ends the screen as a quit: 128 + it wins.
+                McpError::Quit => match ahp_elicit::signals::received() {
+                    Some(sig) => Exit::Signal(sig),
+                    None => Exit::Interrupted,
+                },
                 McpError::Interrupted(sig) => Exit::Signal(sig),
                 _ => Exit::Usage,
             }
