@@ -159,18 +159,20 @@ fn resume_terminal() {
     }
     ACTIVE.store(true, Ordering::SeqCst);
     if let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
-        if was_given_back {
-            let _ = tty.write_all(b"\x1b[22;0t");
-        }
-        let _ = execute!(
-            tty,
-            EnterAlternateScreen,
-            EnableBracketedPaste,
-            cursor::Hide
-        );
-        let _ = tty.flush();
+        let _ = enter_screen(&mut tty, was_given_back);
     }
     REPAINT.store(true, Ordering::SeqCst);
+}
+
+/// Take the screen: save the window title (`save_title`; xterm's title
+/// stack: `--notify` sets it while a request waits, and it is put back when
+/// the terminal is given back), enter the alternate screen, enable
+/// bracketed paste, hide the cursor.
+fn enter_screen(w: &mut impl Write, save_title: bool) -> std::io::Result<()> {
+    if save_title {
+        w.write_all(b"\x1b[22;0t")?;
+    }
+    execute!(w, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide)
 }
 
 /// The full-screen terminal, given back and taken again by
@@ -205,10 +207,7 @@ impl Tty {
         })?;
         ACTIVE.store(true, Ordering::SeqCst);
         let mut w = BufWriter::new(tty);
-        // The window title is saved (xterm's title stack) and restored on
-        // exit: `--notify` sets it while a request waits.
-        let _ = w.write_all(b"\x1b[22;0t");
-        let setup = execute!(w, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide);
+        let setup = enter_screen(&mut w, true);
         if let Err(e) = setup {
             restore_terminal();
             return Err(RespondError::Terminal {
@@ -237,7 +236,7 @@ impl Tty {
         enable_raw_mode().map_err(failed)?;
         ACTIVE.store(true, Ordering::SeqCst);
         let w = self.term.backend_mut();
-        execute!(w, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide).map_err(failed)?;
+        enter_screen(w, false).map_err(failed)?;
         self.term.swap_buffers();
         Ok(())
     }

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common;
-use common::pty::{actions_and_parents, results, Tui, PATIENCE};
+use common::pty::{actions_and_parents, printed, results, Tui, PATIENCE};
 
 /// Send `sig` (`TSTP`, `CONT`) to `pid`.
 fn kill(sig: &str, pid: i32) {
@@ -60,36 +60,9 @@ fn stty(tty: &PathBuf, arg: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
-/// The `[before=…]` line the harness's shell printed (`stty -g` before the
-/// program started).
-fn mode_before(raw: &[u8]) -> String {
-    let raw = String::from_utf8_lossy(raw);
-    let at = raw.find("[before=").expect("[before= printed") + "[before=".len();
-    raw[at..at + raw[at..].find(']').expect("]")].to_owned()
-}
-
 /// Whether `flags` (`stty -a`) holds the setting `flag` as a whole word.
 fn has(flags: &str, flag: &str) -> bool {
     flags.split_whitespace().any(|w| w == flag)
-}
-
-/// Wait for the end of a plain-mode run; its exit code, after checking the
-/// terminal mode is as before.
-fn finish_plain(t: &mut Tui) -> i32 {
-    let end = Instant::now() + PATIENCE;
-    while !t.eof {
-        t.pump();
-        assert!(Instant::now() < end, "no end:\n{}", t.screen());
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let raw = String::from_utf8_lossy(&t.raw).into_owned();
-    let field = |name: &str| -> String {
-        let key = format!("[{name}=");
-        let at = raw.rfind(&key).expect("printed") + key.len();
-        raw[at..at + raw[at..].find(']').expect("]")].to_owned()
-    };
-    assert_eq!(field("after"), field("before"), "terminal mode restored");
-    field("exit").parse().expect("exit code")
 }
 
 #[test]
@@ -100,7 +73,7 @@ fn the_form_gives_the_terminal_back_while_stopped_and_repaints_after() {
     t.wait_for_frame("request 1 of 1");
     let pid = t.pid();
     let tty = pty_of(pid);
-    let before = mode_before(&t.raw);
+    let before = printed(&String::from_utf8_lossy(&t.raw), "before");
     assert_ne!(stty(&tty, "-g"), before, "the form runs in raw mode");
 
     kill("TSTP", pid);
@@ -172,7 +145,7 @@ fn plain_mode_gives_its_settings_back_while_stopped_and_takes_them_after() {
     t.wait_for("Full name:");
     let pid = t.pid();
     let tty = pty_of(pid);
-    let before = mode_before(&t.raw);
+    let before = printed(&String::from_utf8_lossy(&t.raw), "before");
     let plain = stty(&tty, "-g");
     assert_ne!(plain, before, "plain mode has Control-C end the line");
 
@@ -194,7 +167,7 @@ fn plain_mode_gives_its_settings_back_while_stopped_and_takes_them_after() {
     // Control-C ends the line again (it is not the interrupt key): it
     // cancels the request instead of killing the program.
     t.send("\u{3}");
-    assert_eq!(finish_plain(&mut t), 0, "{}", t.stderr());
+    assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
     assert_eq!(
         actions_and_parents(&results(&out)),
         vec![("cancel", "evt-profile-1")]
