@@ -173,3 +173,52 @@ fn plain_mode_gives_its_settings_back_while_stopped_and_takes_them_after() {
         vec![("cancel", "evt-profile-1")]
     );
 }
+
+/// SIGSTOP cannot be caught: nothing gives the terminal back, and the
+/// shell may put it in line mode while the program is stopped (here:
+/// `stty` sets the mode from before). On SIGCONT the program sets raw mode
+/// again and repaints.
+#[test]
+fn after_an_uncaught_stop_the_form_sets_raw_mode_again() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(dir.path(), &out, 80, 24, "demo --theme monochrome");
+    t.wait_for_frame("request 1 of 1");
+    let pid = t.pid();
+    let tty = pty_of(pid);
+    let before = printed(&String::from_utf8_lossy(&t.raw), "before");
+
+    kill("STOP", pid);
+    wait_state(pid, true);
+    let st = Command::new("stty")
+        .arg(&before)
+        .stdin(Stdio::from(
+            std::fs::File::open(&tty).expect("open the pty"),
+        ))
+        .status()
+        .expect("stty");
+    assert!(st.success());
+    assert!(has(&stty(&tty, "-a"), "icanon"), "line mode while stopped");
+
+    let drawn_before = t.raw.len();
+    kill("CONT", pid);
+    wait_state(pid, false);
+    let end = Instant::now() + PATIENCE;
+    while !has(&stty(&tty, "-a"), "-icanon") {
+        assert!(Instant::now() < end, "raw mode again");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    t.wait_for_frame("request 1 of 1");
+    let again = String::from_utf8_lossy(&t.raw[drawn_before..]).into_owned();
+    assert!(again.contains("\u{1b}[?1049h"), "the screen taken again");
+    assert!(t.shows("Full name"), "repainted whole: {}", t.screen());
+
+    t.send_marker("\u{1b}[Z");
+    t.send_marker("\u{1b}[Z");
+    t.send("\r");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("decline", "evt-profile-1")]
+    );
+}
