@@ -1,15 +1,15 @@
 //! `ahp-elicit respond`: its arguments and wiring. The loop that answers
 //! the event stream (reading, validation, the responder, result events)
-//! is the library's [`ahp_elicit::respond`].
+//! is the library's [`crate::respond`].
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ahp_elicit::binding::{Mode, SchemaPolicy};
-use ahp_elicit::notice::{say, Notices};
-use ahp_elicit::respond::input::spawn_readers;
-use ahp_elicit::respond::sink::Sink;
-use ahp_elicit::respond::{drive, Config, Tally};
+use crate::binding::{Mode, SchemaPolicy};
+use crate::notice::{say, Notices};
+use crate::respond::input::spawn_readers;
+use crate::respond::sink::Sink;
+use crate::respond::{drive, Config, Tally};
 
 use super::answer::AnswerArgs;
 use super::Exit;
@@ -98,7 +98,7 @@ pub fn run(args: RespondArgs) -> Exit {
     };
     let interactive = args.answer.interactive();
     if let Some(hint) = stdin_is_the_keyboard(&args, interactive) {
-        ahp_elicit::notice::say(&hint);
+        crate::notice::say(&hint);
         return Exit::Usage;
     }
     // Declared before the responder, so it drops (and writes what it
@@ -137,7 +137,7 @@ pub fn run(args: RespondArgs) -> Exit {
             tally.fatal = true;
         }
     }
-    if let Some(sig) = ahp_elicit::signals::received().or(tally.signal) {
+    if let Some(sig) = crate::signals::received().or(tally.signal) {
         return Exit::Signal(sig);
     }
     exit_code(&tally)
@@ -188,13 +188,13 @@ fn stdout_is_regular_file() -> bool {
     }
 }
 
-/// A person's run: the signals are taken over ([`ahp_elicit::signals`])
+/// A person's run: the signals are taken over ([`crate::signals`])
 /// before the terminal is, so SIGTERM/SIGHUP/SIGINT/SIGQUIT end the screen
 /// with cancels and the run then exits with 128 + the signal number, as a
 /// signal ends a process, not with the code of a normal end.
 pub(super) fn watch_signals(interactive: bool) {
     if interactive {
-        ahp_elicit::signals::install();
+        crate::signals::install();
     }
 }
 
