@@ -7,7 +7,7 @@
 
 #![cfg(unix)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -50,7 +50,7 @@ fn pty_of(pid: i32) -> PathBuf {
 }
 
 /// `stty ARG` on `tty` (its mode, read from outside the program).
-fn stty(tty: &PathBuf, arg: &str) -> String {
+fn stty(tty: &Path, arg: &str) -> String {
     let out = Command::new("stty")
         .arg(arg)
         .stdin(Stdio::from(std::fs::File::open(tty).expect("open the pty")))
@@ -65,15 +65,36 @@ fn has(flags: &str, flag: &str) -> bool {
     flags.split_whitespace().any(|w| w == flag)
 }
 
-#[test]
-fn the_form_gives_the_terminal_back_while_stopped_and_repaints_after() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(dir.path(), &out, 80, 24, "demo --theme monochrome");
+/// `demo` on its form screen: the run, the program's pid, its terminal
+/// and that terminal's mode before the program started.
+fn demo_on_screen(dir: &Path, out: &Path) -> (Tui, i32, PathBuf, String) {
+    let mut t = Tui::start(dir, out, 80, 24, "demo --theme monochrome");
     t.wait_for_frame("request 1 of 1");
     let pid = t.pid();
     let tty = pty_of(pid);
     let before = printed(&String::from_utf8_lossy(&t.raw), "before");
+    (t, pid, tty, before)
+}
+
+/// Keys act at once (no Enter needed): Shift-Tab moves the focus to the
+/// buttons, once more to Decline, and Enter declines; the run ends with
+/// the terminal given back.
+fn decline_and_finish(t: &mut Tui, out: &Path) {
+    t.send_marker("\u{1b}[Z");
+    t.send_marker("\u{1b}[Z");
+    t.send("\r");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    assert_eq!(
+        actions_and_parents(&results(out)),
+        vec![("decline", "evt-profile-1")]
+    );
+}
+
+#[test]
+fn the_form_gives_the_terminal_back_while_stopped_and_repaints_after() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let (mut t, pid, tty, before) = demo_on_screen(dir.path(), &out);
     assert_ne!(stty(&tty, "-g"), before, "the form runs in raw mode");
 
     kill("TSTP", pid);
@@ -118,16 +139,7 @@ fn the_form_gives_the_terminal_back_while_stopped_and_repaints_after() {
     assert!(t.shows("Workspace Setup"), "{}", t.screen());
     assert!(t.shows("Full name"), "{}", t.screen());
 
-    // Keys act at once (no Enter needed): Shift-Tab moves the focus to the
-    // buttons, once more to Decline, and Enter declines.
-    t.send_marker("\u{1b}[Z");
-    t.send_marker("\u{1b}[Z");
-    t.send("\r");
-    assert_eq!(t.finish(), 0, "{}", t.stderr());
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("decline", "evt-profile-1")]
-    );
+    decline_and_finish(&mut t, &out);
 }
 
 #[test]
@@ -182,11 +194,7 @@ fn plain_mode_gives_its_settings_back_while_stopped_and_takes_them_after() {
 fn after_an_uncaught_stop_the_form_sets_raw_mode_again() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(dir.path(), &out, 80, 24, "demo --theme monochrome");
-    t.wait_for_frame("request 1 of 1");
-    let pid = t.pid();
-    let tty = pty_of(pid);
-    let before = printed(&String::from_utf8_lossy(&t.raw), "before");
+    let (mut t, pid, tty, before) = demo_on_screen(dir.path(), &out);
 
     kill("STOP", pid);
     wait_state(pid, true);
@@ -213,12 +221,5 @@ fn after_an_uncaught_stop_the_form_sets_raw_mode_again() {
     assert!(again.contains("\u{1b}[?1049h"), "the screen taken again");
     assert!(t.shows("Full name"), "repainted whole: {}", t.screen());
 
-    t.send_marker("\u{1b}[Z");
-    t.send_marker("\u{1b}[Z");
-    t.send("\r");
-    assert_eq!(t.finish(), 0, "{}", t.stderr());
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("decline", "evt-profile-1")]
-    );
+    decline_and_finish(&mut t, &out);
 }
