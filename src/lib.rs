@@ -79,10 +79,9 @@ internal!(
 internal!(
     mod redact;
 );
-internal! {
-    #[cfg(feature = "tui")]
-    mod restore;
-}
+internal!(
+    mod signals;
+);
 internal!(
     mod session;
 );

@@ -131,7 +131,7 @@ pub fn run(args: DemoArgs) -> Exit {
     };
     // A signal ends the screen with a cancel, which is still printed; the
     // exit status is then 128 + the signal, as in `respond`.
-    let signalled = super::respond::watch_signals(true);
+    super::respond::watch_signals(true);
     let outcome = if plain {
         crate::plain::answer_one(&req)
     } else {
@@ -166,9 +166,9 @@ pub fn run(args: DemoArgs) -> Exit {
         }
     };
     let emitted = emit(&req, &answer);
-    match signalled.load(std::sync::atomic::Ordering::SeqCst) {
-        0 => emitted,
-        sig => Exit::Signal(i32::try_from(sig).unwrap_or(i32::MAX)),
+    match crate::signals::received() {
+        None => emitted,
+        Some(sig) => Exit::Signal(sig),
     }
 }
 

@@ -335,7 +335,11 @@ pub fn run(args: McpArgs) -> Exit {
             crate::notice::say_in("mcp", crate::safe_text::display(&crate::notice::chain(&e)));
             match e {
                 McpError::Rpc { .. } | McpError::Incomplete(_) => Exit::Invalid,
-                McpError::Quit => Exit::Interrupted,
+                // A signal also ends the screen as a quit: 128 + it wins.
+                McpError::Quit => match crate::signals::received() {
+                    Some(sig) => Exit::Signal(sig),
+                    None => Exit::Interrupted,
+                },
                 McpError::Interrupted(sig) => Exit::Signal(sig),
                 _ => Exit::Usage,
             }

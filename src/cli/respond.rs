@@ -116,7 +116,7 @@ pub fn run(args: RespondArgs) -> Exit {
         Ok(s) => s,
         Err(e) => return usage(&format!("cannot open the output {e}")),
     };
-    let signalled = watch_signals(interactive);
+    watch_signals(interactive);
     let config = Config {
         source_adapter: args.source_adapter.clone(),
         timeout: args.timeout,
@@ -137,11 +137,7 @@ pub fn run(args: RespondArgs) -> Exit {
             tally.fatal = true;
         }
     }
-    let sig = signalled.load(std::sync::atomic::Ordering::SeqCst);
-    if sig != 0 {
-        return Exit::Signal(i32::try_from(sig).unwrap_or(i32::MAX));
-    }
-    if let Some(sig) = tally.signal {
+    if let Some(sig) = crate::signals::received().or(tally.signal) {
         return Exit::Signal(sig);
     }
     exit_code(&tally)
@@ -192,25 +188,14 @@ fn stdout_is_regular_file() -> bool {
     }
 }
 
-/// SIGTERM/SIGHUP/SIGINT/SIGQUIT end the terminal UI with cancels; the run
-/// then exits with 128 + the signal number, as a signal ends a process,
-/// not with the code of a normal end. The flag holds the signal (0: none).
-pub(super) fn watch_signals(interactive: bool) -> std::sync::Arc<std::sync::atomic::AtomicUsize> {
-    let flag = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    #[cfg(feature = "tui")]
+/// A person's run: the signals are taken over ([`crate::signals`])
+/// before the terminal is, so SIGTERM/SIGHUP/SIGINT/SIGQUIT end the screen
+/// with cancels and the run then exits with 128 + the signal number, as a
+/// signal ends a process, not with the code of a normal end.
+pub(super) fn watch_signals(interactive: bool) {
     if interactive {
-        for sig in [
-            signal_hook::consts::SIGTERM,
-            signal_hook::consts::SIGHUP,
-            signal_hook::consts::SIGINT,
-            signal_hook::consts::SIGQUIT,
-        ] {
-            let _ = signal_hook::flag::register_usize(sig, flag.clone(), sig as usize);
-        }
+        crate::signals::install();
     }
-    #[cfg(not(feature = "tui"))]
-    let _ = interactive;
-    flag
 }
 
 /// The exit status of a run: 2 a fatal I/O or terminal error, 130 the

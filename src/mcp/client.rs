@@ -14,7 +14,6 @@ use std::io::{BufWriter, Write};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Map, Value};
-use tokio::signal::unix::{signal, Signal, SignalKind};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -103,8 +102,8 @@ async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> 
             .clone()
             .unwrap_or_else(|| opts.target.adapter().to_owned()),
         opts,
-        sigint: signal(SignalKind::interrupt()).ok(),
-        sigterm: signal(SignalKind::terminate()).ok(),
+        signals: crate::signals::subscribe(),
+        _hold: crate::signals::hold(),
         events,
         run_tag: format!("mcp-{run_tag}-{}", std::process::id()),
         progress_token: None,
@@ -224,8 +223,12 @@ pub(super) struct Client {
     pub desk: Desk,
     pub opts: McpOptions,
     pub adapter: String,
-    sigint: Option<Signal>,
-    sigterm: Option<Signal>,
+    /// Every signal ([`crate::signals`]): an ending one ends the session
+    /// with [`McpError::Interrupted`].
+    signals: tokio::sync::broadcast::Receiver<crate::signals::Event>,
+    /// The session ends the process itself on a signal, after stopping the
+    /// server it started.
+    _hold: crate::signals::Hold,
     events: Option<BufWriter<File>>,
     pub run_tag: String,
     pub progress_token: Option<Value>,
@@ -236,12 +239,19 @@ pub(super) fn str_field(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(Value::as_str).map(str::to_owned)
 }
 
-async fn next_signal(s: &mut Option<Signal>) {
-    match s {
-        Some(s) => {
-            s.recv().await;
+/// The next signal that ends the run (SIGINT, SIGTERM, SIGHUP, SIGQUIT),
+/// including one received before the session listened.
+async fn next_ending(events: &mut tokio::sync::broadcast::Receiver<crate::signals::Event>) -> i32 {
+    use tokio::sync::broadcast::error::RecvError;
+    loop {
+        if let Some(n) = crate::signals::received() {
+            return n;
         }
-        None => std::future::pending().await,
+        match events.recv().await {
+            Ok(crate::signals::Event::End(n)) => return n,
+            Ok(_) | Err(RecvError::Lagged(_)) => {}
+            Err(RecvError::Closed) => std::future::pending::<()>().await,
+        }
     }
 }
 
@@ -556,8 +566,7 @@ impl Client {
         let wake = tokio::select! {
             i = self.link.rx.recv() => Wake::Incoming(i),
             r = self.desk.next() => Wake::Reply(r),
-            _ = next_signal(&mut self.sigint) => Wake::Signal(libc::SIGINT),
-            _ = next_signal(&mut self.sigterm) => Wake::Signal(libc::SIGTERM),
+            n = next_ending(&mut self.signals) => Wake::Signal(n),
             _ = timer => Wake::Timer,
         };
         match wake {

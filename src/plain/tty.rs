@@ -5,17 +5,18 @@
 //! While plain mode runs, Control-C is not the interrupt character: it ends
 //! the line (`VEOL`), so it reaches the responder as [`Reply::Interrupt`]
 //! and cancels the request as in the full-screen UI, instead of killing the
-//! process. The terminal's settings are restored on drop, on a panic, and
-//! on SIGTERM, SIGHUP, SIGINT and SIGQUIT sent from outside (a watcher
-//! thread: a request being asked ends with [`Reply::Quit`], so the driver
-//! can cancel what remains; the process then exits with 128 + the signal
-//! number, after 2 s when a request was being asked, at once otherwise).
+//! process. The terminal's settings are restored on drop, and on a panic
+//! or a signal by [`crate::signals`]: SIGTERM, SIGHUP, SIGINT and SIGQUIT
+//! sent from outside end a request being asked with [`Reply::Quit`], so the
+//! driver can cancel what remains, then the process exits with 128 + the
+//! signal number; SIGTSTP (Control-Z, or sent from outside) puts the
+//! settings from before back while the process is stopped, and SIGCONT
+//! sets plain mode's again.
 
 use std::fs::File;
 use std::io::Write;
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::{Mutex, Once};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::io::{LineIo, Reply};
@@ -24,50 +25,59 @@ use crate::responder::RespondError;
 /// How often a wait wakes up to look at the deadline and signals.
 const TICK: Duration = Duration::from_millis(100);
 
-/// The last SIGTERM/SIGHUP/SIGINT/SIGQUIT received (0: none).
-static SIGNAL: AtomicI32 = AtomicI32::new(0);
-/// A read is in progress and will see [`SIGNAL`].
-static IN_READ: AtomicBool = AtomicBool::new(false);
-/// The terminal and its settings from before plain mode, to restore.
-static SAVED: Mutex<Option<(i32, libc::termios)>> = Mutex::new(None);
-static HOOKS: Once = Once::new();
+/// The terminal, its settings from before plain mode (to restore) and
+/// plain mode's own (to set again after a stop).
+struct Saved {
+    fd: i32,
+    before: libc::termios,
+    plain: libc::termios,
+}
+
+static SAVED: Mutex<Option<Saved>> = Mutex::new(None);
+
+fn saved() -> std::sync::MutexGuard<'static, Option<Saved>> {
+    SAVED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Set `t` on `fd`.
+fn set(fd: i32, t: &libc::termios) {
+    // SAFETY: `fd` is the open /dev/tty of the TtyIo (closed only after
+    // its restore, in its Drop) and `t` a termios read from it.
+    unsafe {
+        libc::tcsetattr(fd, libc::TCSANOW, t);
+    }
+}
 
 /// Put back the terminal settings saved by [`TtyIo::open`]; a no-op when
 /// there are none. Safe to call twice.
 pub fn restore_terminal() {
-    let saved = match SAVED.lock() {
-        Ok(mut g) => g.take(),
-        Err(e) => e.into_inner().take(),
-    };
-    if let Some((fd, t)) = saved {
-        // SAFETY: `fd` is the open /dev/tty of the TtyIo (closed only after
-        // this restore, in its Drop) and `t` a termios read from it.
-        unsafe {
-            libc::tcsetattr(fd, libc::TCSANOW, &t);
-        }
+    if let Some(s) = saved().take() {
+        set(s.fd, &s.before);
     }
 }
 
-/// Restore line mode on a panic or a signal (see [`crate::restore`]).
-static RESTORE: crate::restore::Hooks = crate::restore::Hooks {
-    once: &HOOKS,
-    signal: &SIGNAL,
-    busy: &IN_READ,
+/// For a stop: the settings from before, keeping plain mode's for
+/// [`resume_terminal`].
+fn suspend_terminal() {
+    if let Some(s) = saved().as_ref() {
+        set(s.fd, &s.before);
+    }
+}
+
+/// After a stop (or a SIGSTOP, after which the shell may have changed the
+/// mode): plain mode's settings again.
+fn resume_terminal() {
+    if let Some(s) = saved().as_ref() {
+        set(s.fd, &s.plain);
+    }
+}
+
+/// Plain mode's terminal, given back and taken again by [`crate::signals`].
+static SIGNALS: crate::signals::Terminal = crate::signals::Terminal {
     restore: restore_terminal,
+    suspend: suspend_terminal,
+    resume: resume_terminal,
 };
-
-struct ReadGuard;
-impl ReadGuard {
-    fn enter() -> Self {
-        IN_READ.store(true, Ordering::SeqCst);
-        ReadGuard
-    }
-}
-impl Drop for ReadGuard {
-    fn drop(&mut self) {
-        IN_READ.store(false, Ordering::SeqCst);
-    }
-}
 
 /// The controlling terminal, read and written by lines.
 pub struct TtyIo {
@@ -109,15 +119,16 @@ impl TtyIo {
                 source: std::io::Error::last_os_error(),
             });
         }
-        RESTORE.install();
+        crate::signals::own_terminal(&SIGNALS);
         let mut plain = t;
         plain.c_lflag |= libc::ICANON | libc::ECHO;
         plain.c_cc[libc::VINTR] = libc::_POSIX_VDISABLE;
         plain.c_cc[libc::VEOL] = 3;
-        match SAVED.lock() {
-            Ok(mut g) => *g = Some((fd, t)),
-            Err(e) => *e.into_inner() = Some((fd, t)),
-        }
+        *saved() = Some(Saved {
+            fd,
+            before: t,
+            plain,
+        });
         // SAFETY: `fd` is open; `plain` is a termios read from it, changed.
         if unsafe { libc::tcsetattr(fd, libc::TCSANOW, &plain) } != 0 {
             let source = std::io::Error::last_os_error();
@@ -140,7 +151,7 @@ impl TtyIo {
     ) -> Result<Option<Reply>, RespondError> {
         let fd = self.tty.as_raw_fd();
         loop {
-            if SIGNAL.load(Ordering::SeqCst) != 0 {
+            if crate::signals::received().is_some() {
                 return Ok(Some(Reply::Quit));
             }
             if withdrawn() {
@@ -225,7 +236,7 @@ impl LineIo for TtyIo {
         deadline: Option<Instant>,
         withdrawn: &dyn Fn() -> bool,
     ) -> Result<Reply, RespondError> {
-        let _g = ReadGuard::enter();
+        let _busy = crate::signals::busy();
         self.write(prompt)?;
         let r = match self.wait_readable(deadline, withdrawn)? {
             Some(r) => r,

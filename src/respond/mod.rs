@@ -24,7 +24,6 @@ internal!(
 );
 
 use std::collections::VecDeque;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
@@ -53,8 +52,8 @@ pub struct Config {
     /// A person answers: between requests the responder shows its waiting
     /// screen ([`Responder::wait`]), so it redraws and Ctrl-C is read.
     pub interactive: bool,
-    /// A script's run catches SIGINT, SIGTERM and SIGHUP (on a thread of
-    /// their own): it stops at the next request, writes the results it
+    /// A script's run ends on SIGINT, SIGTERM, SIGHUP and SIGQUIT (taken
+    /// over by [`crate::signals`]): it stops at the next request, writes the results it
     /// decided, and reports the signal in [`Tally::signal`]; when it cannot
     /// get there within [`SIGNAL_GRACE`] (blocked writing to a reader that
     /// does not read) the process exits with 128 + the signal. The binary
@@ -77,7 +76,8 @@ pub struct Tally {
     pub fatal: bool,
     /// The person quit (Ctrl-C twice).
     pub quit: bool,
-    /// A script's run ended on this signal (SIGINT, SIGTERM, SIGHUP): the
+    /// A script's run ended on this signal (SIGINT, SIGTERM, SIGHUP,
+    /// SIGQUIT): the
     /// results decided were written, the requests still unanswered got
     /// none (one notice says how many).
     pub signal: Option<i32>,
@@ -97,84 +97,46 @@ const PROGRESS_WINDOW: Duration = Duration::from_millis(20);
 /// as a browser starting, does not hold earlier results back).
 const FLUSH_AFTER: Duration = Duration::from_millis(10);
 
-/// The signals a script's run ends on (SIGINT, SIGTERM, SIGHUP), caught on
-/// a thread of their own: the run stops at the next request, writes the
+/// A script's run ends on SIGINT, SIGTERM, SIGHUP and SIGQUIT, taken over
+/// by [`crate::signals`]: the run stops at the next request, writes the
 /// results it decided (whole lines) and ends with 128 + the signal. A run
 /// that cannot get there within [`SIGNAL_GRACE`] (blocked writing to a
 /// reader that does not read) is ended then, as the signal would have. A
 /// person's run handles signals in its terminal front end instead.
-#[derive(Clone)]
 struct Stop {
-    /// The signal caught (0: none).
-    sig: Arc<std::sync::atomic::AtomicI32>,
-    woken: Arc<tokio::sync::Notify>,
+    /// The run ends on its own once a signal came.
+    _busy: crate::signals::Busy,
+    events: tokio::sync::broadcast::Receiver<crate::signals::Event>,
 }
 
 pub use crate::responder::SIGNAL_GRACE;
 
 impl Stop {
-    /// Catch the signals from now on. When they cannot be caught (no
-    /// thread, no runtime) they keep their default action.
+    /// Take the signals over from now on.
     fn watch() -> Stop {
-        let stop = Stop {
-            sig: Arc::new(std::sync::atomic::AtomicI32::new(0)),
-            woken: Arc::new(tokio::sync::Notify::new()),
-        };
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_io()
-            .build();
-        let (Ok(runtime), s) = (runtime, stop.clone()) else {
-            return stop;
-        };
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
-        let spawned = std::thread::Builder::new()
-            .name("signals".into())
-            .spawn(move || runtime.block_on(s.catch(ready_tx)));
-        // Caught from here on (the thread has set its handlers up).
-        if spawned.is_ok() {
-            let _ = ready_rx.recv();
+        crate::signals::install();
+        Stop {
+            _busy: crate::signals::busy(),
+            events: crate::signals::subscribe(),
         }
-        stop
-    }
-
-    /// On the signals thread: wait for a signal, tell the run, and end the
-    /// process if the run has not ended within [`SIGNAL_GRACE`].
-    async fn catch(self, ready: std::sync::mpsc::Sender<()>) {
-        use tokio::signal::unix::{signal, Signal, SignalKind};
-        async fn next(s: &mut Option<Signal>) -> Option<()> {
-            match s {
-                Some(s) => s.recv().await,
-                None => None,
-            }
-        }
-        let mut int = signal(SignalKind::interrupt()).ok();
-        let mut term = signal(SignalKind::terminate()).ok();
-        let mut hup = signal(SignalKind::hangup()).ok();
-        let _ = ready.send(());
-        let sig = tokio::select! {
-            Some(()) = next(&mut int) => libc::SIGINT,
-            Some(()) = next(&mut term) => libc::SIGTERM,
-            Some(()) = next(&mut hup) => libc::SIGHUP,
-            else => return,
-        };
-        self.sig.store(sig, std::sync::atomic::Ordering::SeqCst);
-        self.woken.notify_one();
-        std::thread::sleep(SIGNAL_GRACE);
-        std::process::exit(128 + sig);
     }
 
     fn signal(&self) -> Option<i32> {
-        match self.sig.load(std::sync::atomic::Ordering::SeqCst) {
-            0 => None,
-            n => Some(n),
-        }
+        crate::signals::received()
     }
 
-    /// Until a signal is caught (forever without a watch).
-    async fn wait(stop: Option<&Stop>) {
-        match stop {
-            Some(s) => s.woken.notified().await,
-            None => std::future::pending().await,
+    /// Until a signal that ends the run came (forever without a watch).
+    async fn wait(stop: Option<&mut Stop>) {
+        let Some(stop) = stop else {
+            return std::future::pending().await;
+        };
+        use tokio::sync::broadcast::error::RecvError;
+        while crate::signals::received().is_none() {
+            match stop.events.recv().await {
+                Ok(crate::signals::Event::End(_)) | Err(RecvError::Lagged(_)) => {}
+                Ok(_) => continue,
+                Err(RecvError::Closed) => return std::future::pending().await,
+            }
         }
     }
 }
@@ -389,13 +351,12 @@ impl<'a> Run<'a> {
     /// there (quit) ends the wait. None: nothing yet, or the input ended
     /// (`open` is false).
     async fn wait_for_item(&mut self) -> Option<Item> {
-        let stop = self.stop.clone();
         tokio::select! {
             it = self.items.recv() => {
                 self.open = it.is_some();
                 it
             }
-            _ = Stop::wait(stop.as_ref()) => None,
+            _ = Stop::wait(self.stop.as_mut()) => None,
             reply = self.desk.next() => {
                 match reply {
                     Some(Reply::Key(WaitKey::Quit)) => self.quit = true,

@@ -11,13 +11,14 @@
 //! - the screen is cleared and drawn whole when a request screen or one of
 //!   its steps starts, and on Ctrl-L (another program writing on the same
 //!   terminal, such as a consumer of stdout, leaves nothing behind);
-//! - raw mode and the alternate screen are restored by a `Drop` guard, by a
-//!   panic hook that runs before the default hook, and on SIGTERM, SIGHUP,
-//!   SIGINT and SIGQUIT sent from outside (a
-//!   watcher thread: a request on screen ends with [`Outcome::Quit`] so the
-//!   driver can cancel what remains; the watcher then restores the terminal
-//!   and exits with 128 + the signal number, after 2 s when the UI was on
-//!   screen, at once otherwise);
+//! - raw mode and the alternate screen are restored by a `Drop` guard, and
+//!   on a panic or a signal by [`crate::signals`], which owns the signals:
+//!   SIGTERM, SIGHUP, SIGINT and SIGQUIT sent from outside end a request on
+//!   screen with [`Outcome::Quit`] so the driver can cancel what remains,
+//!   then the process exits with 128 + the signal number; SIGTSTP gives
+//!   the terminal back before the process stops, and SIGCONT takes it
+//!   again and repaints the whole screen (Ctrl-Z is a key in raw mode and
+//!   does nothing);
 //! - Ctrl-C cancels the current request; another Ctrl-C within
 //!   [`QUIT_WINDOW`] of it (on the next request or while waiting), or a
 //!   second Ctrl-C while waiting, quits ([`Outcome::Quit`]);
@@ -58,8 +59,8 @@ internal!(
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::{Mutex, Once};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{
@@ -88,11 +89,12 @@ const TICK: Duration = Duration::from_millis(100);
 
 /// Whether the terminal is currently in raw mode + alternate screen by us.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
-/// The last SIGTERM/SIGHUP/SIGINT/SIGQUIT received (0: none).
-static SIGNAL: AtomicI32 = AtomicI32::new(0);
-/// The UI loop is running and will see [`SIGNAL`].
-static IN_LOOP: AtomicBool = AtomicBool::new(false);
-static HOOKS: Once = Once::new();
+/// The terminal was given back for a stop (SIGTSTP) and is taken back
+/// when the process continues.
+static SUSPENDED: AtomicBool = AtomicBool::new(false);
+/// The terminal was taken back after a stop: the next frame clears the
+/// screen and is drawn whole.
+static REPAINT: AtomicBool = AtomicBool::new(false);
 /// Held while drawing and while restoring, so a restore from the signal
 /// watcher never interleaves with a frame being written.
 static TERM_LOCK: Mutex<()> = Mutex::new(());
@@ -100,6 +102,11 @@ static TERM_LOCK: Mutex<()> = Mutex::new(());
 /// Leave the alternate screen, disable bracketed paste and raw mode, show
 /// the cursor; a no-op when the terminal is not ours. Safe to call twice.
 pub fn restore_terminal() {
+    give_back();
+}
+
+/// [`restore_terminal`]; true when the terminal was ours.
+fn give_back() -> bool {
     // Wait for a frame being written to end; a panic inside a draw (the
     // panic hook runs on the thread that holds the lock) or a poisoned lock
     // still restores, after at most ~200 ms.
@@ -119,7 +126,8 @@ pub fn restore_terminal() {
             }
         }
     }
-    if ACTIVE.swap(false, Ordering::SeqCst) {
+    let ours = ACTIVE.swap(false, Ordering::SeqCst);
+    if ours {
         if let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
             // The saved window title first: after leaving the alternate
             // screen only the cursor is shown.
@@ -134,18 +142,59 @@ pub fn restore_terminal() {
         }
         let _ = disable_raw_mode();
     }
+    ours
 }
 
-/// Leave raw mode and the alternate screen on a panic or a signal, including
-/// SIGINT and SIGQUIT sent from outside (`kill -INT`; the Ctrl-C key is a key
-/// event in raw mode). Inside the UI the loop sees [`SIGNAL`] within a tick
-/// and returns `Outcome::Quit`, so the driver can cancel the remaining
-/// requests before the process exits (see [`crate::restore`]).
-static RESTORE: crate::restore::Hooks = crate::restore::Hooks {
-    once: &HOOKS,
-    signal: &SIGNAL,
-    busy: &IN_LOOP,
+/// Give the terminal back for a stop, to be taken again by
+/// [`resume_terminal`]; a no-op when it is not ours.
+fn suspend_terminal() {
+    if give_back() {
+        SUSPENDED.store(true, Ordering::SeqCst);
+    }
+}
+
+/// After a stop: raw mode, the alternate screen, bracketed paste and the
+/// hidden cursor again, and a whole repaint at the next frame. A terminal
+/// that was ours and not given back (a stop by SIGSTOP, after which the
+/// shell may have put it in line mode) has its mode set again.
+fn resume_terminal() {
+    let _lock = TERM_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let was_given_back = SUSPENDED.swap(false, Ordering::SeqCst);
+    if !was_given_back && !ACTIVE.load(Ordering::SeqCst) {
+        return;
+    }
+    if !was_given_back {
+        // crossterm keeps raw mode as set: set it again from the mode the
+        // terminal has now.
+        let _ = disable_raw_mode();
+    }
+    if enable_raw_mode().is_err() {
+        return;
+    }
+    ACTIVE.store(true, Ordering::SeqCst);
+    if let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") {
+        let _ = enter_screen(&mut tty, was_given_back);
+    }
+    REPAINT.store(true, Ordering::SeqCst);
+}
+
+/// Take the screen: save the window title (`save_title`; xterm's title
+/// stack: `--notify` sets it while a request waits, and it is put back when
+/// the terminal is given back), enter the alternate screen, enable
+/// bracketed paste, hide the cursor.
+fn enter_screen(w: &mut impl Write, save_title: bool) -> std::io::Result<()> {
+    if save_title {
+        w.write_all(b"\x1b[22;0t")?;
+    }
+    execute!(w, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide)
+}
+
+/// The full-screen terminal, given back and taken again by
+/// [`crate::signals`].
+static SIGNALS: crate::signals::Terminal = crate::signals::Terminal {
     restore: restore_terminal,
+    suspend: suspend_terminal,
+    resume: resume_terminal,
 };
 
 type Backend = CrosstermBackend<BufWriter<File>>;
@@ -165,17 +214,14 @@ impl Tty {
                 step: "cannot open /dev/tty",
                 source,
             })?;
-        RESTORE.install();
+        crate::signals::own_terminal(&SIGNALS);
         enable_raw_mode().map_err(|source| RespondError::NoTerminal {
             step: "cannot enter raw mode",
             source,
         })?;
         ACTIVE.store(true, Ordering::SeqCst);
         let mut w = BufWriter::new(tty);
-        // The window title is saved (xterm's title stack) and restored on
-        // exit: `--notify` sets it while a request waits.
-        let _ = w.write_all(b"\x1b[22;0t");
-        let setup = execute!(w, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide);
+        let setup = enter_screen(&mut w, true);
         if let Err(e) = setup {
             restore_terminal();
             return Err(RespondError::Terminal {
@@ -204,7 +250,7 @@ impl Tty {
         enable_raw_mode().map_err(failed)?;
         ACTIVE.store(true, Ordering::SeqCst);
         let w = self.term.backend_mut();
-        execute!(w, EnterAlternateScreen, EnableBracketedPaste, cursor::Hide).map_err(failed)?;
+        enter_screen(w, false).map_err(failed)?;
         self.term.swap_buffers();
         Ok(())
     }
@@ -460,19 +506,6 @@ enum EditError {
     Read(#[source] std::io::Error),
 }
 
-struct LoopGuard;
-impl LoopGuard {
-    fn enter() -> Self {
-        IN_LOOP.store(true, Ordering::SeqCst);
-        LoopGuard
-    }
-}
-impl Drop for LoopGuard {
-    fn drop(&mut self) {
-        IN_LOOP.store(false, Ordering::SeqCst);
-    }
-}
-
 impl TuiResponder {
     /// Open the controlling terminal and take it over (alternate screen,
     /// raw mode, bracketed paste).
@@ -563,7 +596,7 @@ impl TuiResponder {
     /// new step such as the review), acts on it. While the request does not
     /// fit, only Esc (cancel) counts.
     fn run(&mut self, cx: &Context, screen: &mut dyn Screen) -> Result<Outcome, RespondError> {
-        let _g = LoopGuard::enter();
+        let _busy = crate::signals::busy();
         // Keys typed before this screen was drawn were meant for something
         // else (the previous request, or a browser that was slow to start):
         // they are discarded, so no answer is given to an unseen screen.
@@ -586,10 +619,10 @@ impl TuiResponder {
                 call_finished = true;
                 screen.put_banner(crate::responder::CALL_FINISHED_BANNER.to_owned());
             }
-            if cx.withdrawn() && SIGNAL.load(Ordering::SeqCst) == 0 {
+            if cx.withdrawn() && crate::signals::received().is_none() {
                 return self.withdrawn_notice(cx);
             }
-            if SIGNAL.load(Ordering::SeqCst) != 0 {
+            if crate::signals::received().is_some() {
                 return Ok(Outcome::Quit);
             }
             if left == Some(Duration::ZERO) {
@@ -675,7 +708,7 @@ impl TuiResponder {
         let mut guard = guard::ConsentGuard::new(CONSENT_GUARD);
         self.repaint = true;
         loop {
-            if SIGNAL.load(Ordering::SeqCst) != 0 {
+            if crate::signals::received().is_some() {
                 return Ok(Some(Outcome::Quit));
             }
             self.clear_if_asked()?;
@@ -701,7 +734,7 @@ impl TuiResponder {
         let Some(notice) = self.pending.take() else {
             return Ok(false);
         };
-        let _g = LoopGuard::enter();
+        let _busy = crate::signals::busy();
         match self.show_notice(&notice)? {
             Some(Outcome::Quit) => Ok(true),
             _ => Ok(false),
@@ -761,9 +794,9 @@ impl TuiResponder {
     }
 
     /// Clear the terminal when a repaint was asked for (a new screen or
-    /// step, Ctrl-L).
+    /// step, Ctrl-L, the terminal taken back after a stop).
     fn clear_if_asked(&mut self) -> Result<(), RespondError> {
-        if std::mem::take(&mut self.repaint) {
+        if std::mem::take(&mut self.repaint) | REPAINT.swap(false, Ordering::SeqCst) {
             self.tty.clear()?;
         }
         Ok(())
@@ -1137,7 +1170,7 @@ impl Responder for TuiResponder {
             Ok(false) => {}
             Err(_) => return WaitKey::Nothing,
         }
-        let _g = LoopGuard::enter();
+        let _busy = crate::signals::busy();
         if self.waiting_since.is_none() {
             self.waiting_since = Some(Instant::now());
             if self.notify != Notify::None {
@@ -1146,7 +1179,7 @@ impl Responder for TuiResponder {
         }
         let end = Instant::now() + wait;
         loop {
-            if SIGNAL.load(Ordering::SeqCst) != 0 {
+            if crate::signals::received().is_some() {
                 return WaitKey::Quit;
             }
             let armed = self.wait_armed.then_some(

@@ -267,12 +267,7 @@ impl Tui {
         let raw = String::from_utf8_lossy(&self.raw).into_owned();
         assert!(raw.contains("\u{1b}[?1049l"), "left the alternate screen");
         assert!(raw.contains("\u{1b}[?2004l"), "bracketed paste disabled");
-        let field = |name: &str| -> String {
-            let key = format!("[{name}=");
-            let at = raw.rfind(&key).unwrap_or_else(|| panic!("{key} printed"));
-            let rest = &raw[at + key.len()..];
-            rest[..rest.find(']').expect("]")].to_owned()
-        };
+        let field = |name: &str| printed(&raw, name);
         let code: i32 = field("exit").parse().expect("exit code");
         assert_eq!(
             field("after"),
@@ -285,6 +280,35 @@ impl Tui {
             self.stderr()
         );
         code
+    }
+}
+
+/// What the harness's shell printed last as `[NAME=…]` in `text` (`before`,
+/// `after`: `stty -g`; `exit`: the exit code).
+pub fn printed(text: &str, name: &str) -> String {
+    let key = format!("[{name}=");
+    let at = text.rfind(&key).unwrap_or_else(|| panic!("{key} printed"));
+    let rest = &text[at + key.len()..];
+    rest[..rest.find(']').expect("]")].to_owned()
+}
+
+impl Tui {
+    /// Wait for the end of a plain-mode run; returns its exit code. Checks
+    /// that plain mode wrote no escape sequence at all (so nothing a server
+    /// sent got through either) and that the terminal mode (`stty -g`) is
+    /// as before the program started.
+    pub fn finish_plain(&mut self) -> i32 {
+        let end = Instant::now() + PATIENCE;
+        while !self.eof {
+            self.pump();
+            assert!(Instant::now() < end, "no end:\n{}", self.screen());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let text = String::from_utf8_lossy(&self.raw).into_owned();
+        assert!(!text.contains('\u{1b}'), "{text:?}");
+        let field = |name: &str| printed(&text, name);
+        assert_eq!(field("after"), field("before"), "terminal mode restored");
+        field("exit").parse().expect("exit code")
     }
 }
 

@@ -400,30 +400,11 @@ fn a_strictly_refused_form_is_said_in_plain_mode() {
     t.wait_for("Why: Refused under --schema-policy strict: the server got JSON-RPC error -32602");
     t.wait_for("Type decline or cancel: ");
     t.send("decline\r");
-    assert_eq!(plain_finish(&mut t), 0, "{}", t.stderr());
+    assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
     let result: Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
     let refused = &result["structuredContent"]["responses"]["refused"];
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
-}
-
-/// Wait for the end of a plain-mode run; returns its exit code. Plain mode
-/// writes no escape sequence at all, so the server's ESC did not get
-/// through either.
-fn plain_finish(t: &mut Tui) -> i32 {
-    let end = Instant::now() + PATIENCE;
-    while !t.eof {
-        t.pump();
-        assert!(Instant::now() < end, "no end:\n{}", t.screen());
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let text = String::from_utf8_lossy(&t.raw).into_owned();
-    assert!(!text.contains('\u{1b}'), "{text:?}");
-    let at = text.rfind("[exit=").expect("[exit= printed") + "[exit=".len();
-    let rest = &text[at..];
-    rest[..rest.find(']').expect("]")]
-        .parse()
-        .expect("exit code")
 }
 
 /// MCP 2026-07-28 (the fake's `--modern`, no `--protocol`): two forms in

@@ -1,5 +1,6 @@
 //! The real binary in a pseudo-terminal, read through a terminal emulator: the form screen,
-//! plain mode, URL consent, repaint, restore and the terminal's own faults.
+//! plain mode, URL consent, repaint, restore, stop and continue, and the
+//! terminal's own faults.
 //!
 //! One test binary per area (it links the library once); one module per
 //! feature.
@@ -18,5 +19,6 @@ mod plain;
 mod repaint;
 mod responder;
 mod restore;
+mod suspend;
 mod terminal;
 mod url;

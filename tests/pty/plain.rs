@@ -85,12 +85,7 @@ impl Plain {
             !text.contains('\u{1b}'),
             "no escape sequence: no cursor addressing, no colours, no alternate screen:\n{text:?}"
         );
-        let field = |name: &str| -> String {
-            let key = format!("[{name}=");
-            let at = text.rfind(&key).unwrap_or_else(|| panic!("{key} printed"));
-            let rest = &text[at + key.len()..];
-            rest[..rest.find(']').expect("]")].to_owned()
-        };
+        let field = |name: &str| printed(&text, name);
         assert_eq!(field("after"), field("before"), "terminal mode restored");
         assert!(!self.t.stderr().contains("panicked"), "{}", self.t.stderr());
         let code = field("exit").parse().expect("exit code");
