@@ -62,6 +62,28 @@ fn wrap_words(s: &str, w: usize) -> Vec<String> {
     out
 }
 
+/// Wrap by glyph (grapheme cluster), ignoring spaces: every character is
+/// kept, each line is at most `w` columns (a glyph wider than `w` gets a
+/// line of its own), and a flag or an emoji sequence is never split. For a
+/// URL, whose every character must be shown. Always at least one line.
+pub fn wrap_chars(s: &str, w: usize) -> Vec<String> {
+    let w = w.max(1);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    let mut lw = 0;
+    for g in UnicodeSegmentation::graphemes(s, true) {
+        let gw = width(g);
+        if lw + gw > w && !line.is_empty() {
+            out.push(std::mem::take(&mut line));
+            lw = 0;
+        }
+        line.push_str(g);
+        lw += gw;
+    }
+    out.push(line);
+    out
+}
+
 /// The part of `s` from display column `skip` spanning at most `w` columns.
 pub fn slice_cols(s: &str, skip: usize, w: usize) -> String {
     let mut col = 0;
@@ -226,6 +248,19 @@ mod tests {
         let family = "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}";
         let lines = wrap(&format!("abc{family}"), 4);
         assert_eq!(lines, vec!["abc".to_owned(), family.to_owned()]);
+    }
+
+    #[test]
+    fn wrapping_by_glyph_keeps_every_character() {
+        assert_eq!(wrap_chars("abcdefg", 3), vec!["abc", "def", "g"]);
+        assert_eq!(wrap_chars("", 3), vec![""]);
+        assert_eq!(wrap_chars("例え例", 3), vec!["例", "え", "例"]);
+        assert_eq!(wrap_chars("ab🇳🇴", 3), vec!["ab", "🇳🇴"]);
+        assert_eq!(wrap("the quick brown fox", 9), vec!["the quick", "brown fox"]);
+        assert_eq!(
+            wrap("a verylongword b", 5),
+            vec!["a", "veryl", "ongwo", "rd b"]
+        );
     }
 
     #[test]

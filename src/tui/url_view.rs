@@ -62,6 +62,7 @@ use unicode_width::UnicodeWidthChar;
 
 use super::chrome::{button_row, help_line, row_width, ButtonCell, RowKind, ScrollView};
 use super::theme::Theme;
+use super::text;
 use crate::binding::Action;
 use crate::consent::{self, Consent, Effect, Input, Launch};
 use crate::form::Key;
@@ -636,7 +637,7 @@ fn draw_too_small(frame: &mut Frame<'_>, area: Rect, styles: &UrlStyles) {
         "Terminal too small ({}x{}) to show the web address and its host. Enlarge the window, or press Esc to cancel.",
         area.width, area.height
     );
-    let lines: Vec<Line<'static>> = wrap_words(&msg, usize::from(area.width))
+    let lines: Vec<Line<'static>> = text::wrap(&msg, usize::from(area.width))
         .into_iter()
         .map(|l| Line::from(Span::styled(l, styles.warning)))
         .collect();
@@ -741,7 +742,7 @@ fn title_text(state: &UrlViewState, title: &str, width: usize) -> String {
             format!("{title}{clock}")
         };
     }
-    wrap_words(&text, width)
+    text::wrap(&text, width)
         .into_iter()
         .next()
         .unwrap_or_default()
@@ -817,7 +818,7 @@ fn body_lines(
 
     match state.phase() {
         UrlPhase::LaunchFailed(msg) => {
-            for l in wrap_words(&safe_text::display(msg), width) {
+            for l in text::wrap(&safe_text::display(msg), width) {
                 out.push(Line::from(Span::styled(l, s.danger)));
             }
             out.push(blank());
@@ -828,12 +829,12 @@ fn body_lines(
             } else {
                 "Nothing was opened (--no-open). Copy this URL; Done sends your consent (accept), Give up sends cancel:"
             };
-            for l in wrap_words(t, width) {
+            for l in text::wrap(t, width) {
                 out.push(Line::from(Span::styled(l, s.muted)));
             }
             // The URL alone, from column 0, so a terminal selection copies
             // nothing else.
-            for l in wrap_chars(&r.display_url(), width) {
+            for l in text::wrap_chars(&r.display_url(), width) {
                 out.push(Line::from(Span::styled(l, s.normal)));
             }
             out.push(blank());
@@ -844,14 +845,14 @@ fn body_lines(
     }
 
     out.push(Line::from(Span::styled("URL", s.muted)));
-    let url = wrap_chars(&r.display_url(), width.saturating_sub(2).max(1));
+    let url = text::wrap_chars(&r.display_url(), width.saturating_sub(2).max(1));
     let url_rows = url.len();
     for l in url {
         out.push(Line::from(vec![Span::raw("  "), Span::styled(l, s.normal)]));
     }
     if r.rewritten() {
         out.push(Line::from(Span::styled("As sent", s.muted)));
-        for l in wrap_chars(&r.display_sent(), width.saturating_sub(2).max(1)) {
+        for l in text::wrap_chars(&r.display_sent(), width.saturating_sub(2).max(1)) {
             out.push(Line::from(vec![Span::raw("  "), Span::styled(l, s.muted)]));
         }
     }
@@ -902,7 +903,7 @@ fn who_and_message(
     out.push(Line::from(Span::styled(clip(head, width), s.muted)));
     let inner = width.saturating_sub(2).max(1);
     for l in safe_text::display_multiline(&state.message) {
-        for w in wrap_words(&l, inner) {
+        for w in text::wrap(&l, inner) {
             out.push(Line::from(vec![
                 Span::styled("│ ".to_owned(), s.muted),
                 Span::styled(w, s.normal),
@@ -994,7 +995,7 @@ fn labelled(
         ));
         return;
     }
-    for (i, l) in wrap_words(value, width - indent).into_iter().enumerate() {
+    for (i, l) in text::wrap(value, width - indent).into_iter().enumerate() {
         let lead = if i == 0 {
             Span::styled(label.to_owned(), s.muted)
         } else {
@@ -1008,7 +1009,7 @@ fn labelled(
 fn bullet(out: &mut Vec<Line<'static>>, mark: &str, text: &str, style: Style, width: usize) {
     let indent = mark.chars().count();
     let inner = width.saturating_sub(indent).max(1);
-    for (i, l) in wrap_words(text, inner).into_iter().enumerate() {
+    for (i, l) in text::wrap(text, inner).into_iter().enumerate() {
         let lead = if i == 0 {
             mark.to_owned()
         } else {
@@ -1037,66 +1038,6 @@ fn clip(text: &str, width: usize) -> String {
         out.push(c);
     }
     out
-}
-
-/// Wrap by character: every character is kept; each line is at most
-/// `width` columns (a character wider than `width` gets a line of its own).
-pub fn wrap_chars(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
-    let mut lines = Vec::new();
-    let mut cur = String::new();
-    let mut w = 0;
-    for c in text.chars() {
-        let c_w = cw(c);
-        if w + c_w > width && !cur.is_empty() {
-            lines.push(std::mem::take(&mut cur));
-            w = 0;
-        }
-        cur.push(c);
-        w += c_w;
-    }
-    if !cur.is_empty() || lines.is_empty() {
-        lines.push(cur);
-    }
-    lines
-}
-
-/// Wrap at spaces; a word longer than `width` is cut by character. Every
-/// non-space character is kept.
-pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
-    let mut lines: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    let mut w = 0;
-    for word in text.split(' ') {
-        let ww: usize = word.chars().map(cw).sum();
-        let sep = usize::from(!cur.is_empty());
-        if w + sep + ww <= width {
-            if sep == 1 {
-                cur.push(' ');
-            }
-            cur.push_str(word);
-            w += sep + ww;
-            continue;
-        }
-        if !cur.is_empty() {
-            lines.push(std::mem::take(&mut cur));
-        }
-        if ww <= width {
-            cur.push_str(word);
-            w = ww;
-        } else {
-            let mut pieces = wrap_chars(word, width);
-            let last = pieces.pop().unwrap_or_default();
-            lines.extend(pieces);
-            w = last.chars().map(cw).sum();
-            cur = last;
-        }
-    }
-    if !cur.is_empty() || lines.is_empty() {
-        lines.push(cur);
-    }
-    lines
 }
 
 /// Wrap styled segments by character to `width`, continuation lines
@@ -1144,21 +1085,6 @@ fn wrap_styled(segs: &[(String, Style)], width: usize, indent: usize) -> Vec<Lin
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn wrapping_keeps_every_character() {
-        assert_eq!(wrap_chars("abcdefg", 3), vec!["abc", "def", "g"]);
-        assert_eq!(wrap_chars("", 3), vec![""]);
-        assert_eq!(wrap_chars("例え例", 3), vec!["例", "え", "例"]);
-        assert_eq!(
-            wrap_words("the quick brown fox", 9),
-            vec!["the quick", "brown fox"]
-        );
-        assert_eq!(
-            wrap_words("a verylongword b", 5),
-            vec!["a", "veryl", "ongwo", "rd b"]
-        );
-    }
 
     #[test]
     fn styled_wrap_indents_continuations() {
