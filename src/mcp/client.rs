@@ -50,7 +50,8 @@ pub(super) fn run(
     crate::session::run(responder, move |desk| start(opts, desk)).map_err(McpError::Run)?
 }
 
-async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> {
+async fn start(opts: McpOptions, mut desk: Desk) -> Result<SessionReport, McpError> {
+    desk.set_time_limit(opts.timeout);
     let events = match &opts.events {
         Some(p) => {
             // 0600, never through a symbolic link (the error names the path).

@@ -200,7 +200,8 @@ impl Client {
                 index: self.elic.asked,
                 total: self.elic.asked,
             }),
-            deadline: self.opts.timeout.map(|t| std::time::Instant::now() + t),
+            // The deadline is set when the request can be shown
+            // (`Desk::set_time_limit`), not now: it may wait behind another.
             ..Default::default()
         };
         // Who asked, for the screen: the server as launched, and the call.

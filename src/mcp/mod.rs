@@ -162,7 +162,8 @@ pub struct McpOptions {
     /// `extensions`).
     pub schema_policy: SchemaPolicy,
     /// `--timeout SECS`: each elicitation is cancelled when unanswered this
-    /// long; also bounds the wait for a browser flow after -32042.
+    /// long, counted from when it can be shown (one waiting behind another
+    /// keeps its whole time); also bounds the wait for a browser flow after -32042.
     pub timeout: Option<Duration>,
     /// `--connect-timeout SECS`: how long `initialize` (and `tools/list`)
     /// may take (default [`DEFAULT_CONNECT_TIMEOUT`]).

@@ -148,7 +148,9 @@ impl<I: LineIo> PlainResponder<I> {
             let warn_at = cx
                 .deadline
                 .and_then(|d| d.checked_sub(LATE_WARNING))
-                .filter(|_| !self.warned);
+                // A limit shorter than the warning was said in full in the
+                // header: no warning that would claim more time.
+                .filter(|w| !self.warned && *w > Instant::now());
             let r = self
                 .io
                 .ask(prompt, warn_at.or(cx.deadline), &|| cx.withdrawn())?;

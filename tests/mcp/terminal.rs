@@ -453,3 +453,42 @@ fn held_messages_and_the_final_error_keep_their_order() {
     let failed = at("ahp-elicit mcp: tools/call failed: JSON-RPC error -32602: unknown tool");
     assert!(fallback < connected && connected < failed, "{screen}");
 }
+
+/// `--timeout` counts from when a request is shown, not from when it
+/// arrived: in a 2026-07-28 round of two forms, the second (which waited
+/// behind the first until the first timed out) is shown with its whole
+/// limit, and the limit shorter than the late warning is said once, never
+/// followed by a warning that claims more time.
+#[test]
+fn timeout_starts_when_a_request_is_shown() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --plain --timeout 2 --call mrtr --args '{{\"case\":\"two\"}}' -- python3 '{}' --modern",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 120, 40, &args);
+    t.wait_for("Request 1 of 2");
+    t.wait_for("Request 2 of 2");
+    let code = plain_finish(&mut t);
+    let text = String::from_utf8_lossy(&t.raw).into_owned();
+    let second = &text[text.find("Request 2 of 2").expect("request 2 shown")..];
+    assert!(
+        second.contains("You have 2 seconds to answer; then the request is cancelled."),
+        "{second}"
+    );
+    assert!(!text.contains("10 seconds left"), "{text}");
+    assert_eq!(code, 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    let calls = result["structuredContent"]["calls"]
+        .as_array()
+        .expect("calls");
+    assert_eq!(
+        calls[1]["params"]["inputResponses"],
+        serde_json::json!({
+            "first": {"action": "cancel"},
+            "second": {"action": "cancel"}
+        })
+    );
+}
