@@ -72,7 +72,8 @@ pub struct McpArgs {
     /// How elicitations are answered (the flags shared with `respond`).
     #[command(flatten)]
     pub answer: AnswerArgs,
-    /// Write every AHP event (requests and results) to FILE as JSON Lines.
+    /// Write every AHP event (requests and results) to FILE as JSON Lines,
+    /// exactly as sent (URLs not redacted; the file is created 0600).
     #[arg(long, value_name = "FILE", display_order = 41)]
     pub events: Option<PathBuf>,
     /// The elicitation modes to advertise, comma-separated.

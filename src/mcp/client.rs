@@ -758,9 +758,12 @@ impl Client {
         let Some(w) = self.events.as_mut() else {
             return Ok(());
         };
-        // Redacted (URLs' userinfo, query, fragment) and escaped (no raw
-        // control, C1 or bidi character).
-        w.write_all(crate::redact::event_line(ev, false).as_bytes())
+        // Exactly as sent, so every event stays valid and means what it
+        // meant (the file is its owner's only); escaped (no raw control,
+        // C1 or bidi character).
+        let mut line = crate::safe_text::json_line(ev);
+        line.push('\n');
+        w.write_all(line.as_bytes())
             .and_then(|()| w.flush())
             .map_err(McpError::Events)
     }

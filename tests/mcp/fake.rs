@@ -955,10 +955,27 @@ mod live {
     }
 }
 
+/// Run `validate` on `events`; asserts exit 0.
+fn assert_validates(events: &std::path::Path) {
+    let v = Command::new(bin())
+        .arg("validate")
+        .arg(events)
+        .output()
+        .unwrap();
+    assert_eq!(
+        v.status.code(),
+        Some(0),
+        "validate: {}{}",
+        String::from_utf8_lossy(&v.stdout),
+        String::from_utf8_lossy(&v.stderr)
+    );
+}
+
+/// The `--events` file records each event exactly as sent (it is readable
+/// by its owner only): a URL with userinfo, query and fragment is kept, so
+/// the event still validates and says what was asked.
 #[test]
-fn events_file_is_redacted_and_still_validates() {
-    // userinfo, query and fragment are redacted with a URI-safe token, so
-    // the redacted URL is still a URI and `validate` accepts every event.
+fn events_file_records_urls_as_sent_and_validates() {
     let dir = tempfile::tempdir().unwrap();
     let events = dir.path().join("events.jsonl");
     let server = fake_server();
@@ -979,30 +996,54 @@ fn events_file_is_redacted_and_still_validates() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = std::fs::read_to_string(&events).unwrap();
-    for secret in ["user:pw", "x=1", "frag"] {
-        assert!(!text.contains(secret), "{secret:?} in {text}");
-    }
     let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     let req = first["payload"]["elicitation"]["request"]["text"]
         .as_str()
         .unwrap();
     let req: Value = serde_json::from_str(req).unwrap();
-    assert_eq!(
-        req["url"],
-        "https://REDACTED@evil.test/auth?REDACTED#REDACTED"
-    );
-    let v = Command::new(bin())
-        .arg("validate")
+    assert_eq!(req["url"], "https://user:pw@evil.test/auth?x=1#frag");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&events).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    assert_validates(&events);
+}
+
+/// A form whose default (maxLength 12) and options are URLs with a query:
+/// the recorded request keeps them (a redacted default would outgrow its
+/// maxLength, two redacted options would be the same), so `validate`
+/// accepts the file and the result says which option was chosen.
+#[test]
+fn events_file_keeps_url_defaults_and_options_valid() {
+    let dir = tempfile::tempdir().unwrap();
+    let events = dir.path().join("events.jsonl");
+    let server = fake_server();
+    let out = Command::new(bin())
+        .arg("mcp")
+        .arg("--events")
         .arg(&events)
+        .args(["--call", "probe", "--action", "accept", "--args"])
+        .arg(r#"{"case": "links"}"#)
+        .args(["--", python(), server.as_str()])
+        .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(
-        v.status.code(),
+        out.status.code(),
         Some(0),
-        "validate: {}{}",
-        String::from_utf8_lossy(&v.stdout),
-        String::from_utf8_lossy(&v.stderr)
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    let text = std::fs::read_to_string(&events).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(
+        result_text(&lines[1])["content"],
+        serde_json::json!({"site": "http://a.b?q", "mirror": "http://x.y?b"})
+    );
+    assert_validates(&events);
 }
 
 mod modern {
