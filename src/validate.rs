@@ -35,8 +35,8 @@ use serde_json::Value;
 use crate::binding::elicitation::{REQUEST_TYPE, RESULT_TYPE};
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
-    check_answer, parse_json, schemas, take_request_event, take_result_event, RequestEvent,
-    RequestView, ResultEvent, Rule, Violation,
+    check_answer, parse_json, schemas, take_request_event_with, take_result_event, RequestEvent,
+    RequestView, ResultEvent, Rule, SchemaPolicy, Violation,
 };
 use crate::safe_text::display;
 use crate::stream::Frame;
@@ -166,6 +166,13 @@ pub enum Prepared {
 /// The checks of one event text that need no other event (limits, syntax,
 /// wire root, the codec's reading of the body): safe to run in parallel.
 pub fn prepare(bytes: &[u8]) -> Prepared {
+    prepare_with(bytes, SchemaPolicy::Strict)
+}
+
+/// [`prepare`] reading a request's `requestedSchema` under `policy`
+/// (`validate --schema-policy`; compatible accepts what real servers'
+/// SDKs add, as `mcp` records it).
+pub fn prepare_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
     let v = match parse_json(bytes) {
         Ok(v) => v,
         Err(e) => {
@@ -194,7 +201,7 @@ pub fn prepare(bytes: &[u8]) -> Prepared {
     };
     let verdict = move |errors| Verdict { id, ty, errors };
     match kind {
-        Some(true) => match take_request_event(v) {
+        Some(true) => match take_request_event_with(v, policy) {
             Ok(mut request) => {
                 // The cross-checks need the id, server, mode and the form
                 // only: the rest is dropped here, on the worker, and a
@@ -256,6 +263,8 @@ pub struct Checker {
     forgotten: usize,
     /// Results checked on their own: no remembered request matched.
     alone: usize,
+    /// How requests' schemas are read ([`Checker::with_policy`]).
+    policy: SchemaPolicy,
 }
 
 impl Checker {
@@ -265,6 +274,13 @@ impl Checker {
             reference,
             ..Checker::default()
         }
+    }
+
+    /// The same checker reading requests' schemas under `policy` (default
+    /// strict: the closed AHP subset).
+    pub fn with_policy(mut self, policy: SchemaPolicy) -> Self {
+        self.policy = policy;
+        self
     }
 
     /// How many requests are remembered now.
@@ -348,7 +364,7 @@ impl Checker {
 
     /// Validate one event text (see the module doc).
     pub fn check(&mut self, bytes: &[u8]) -> Verdict {
-        self.finish(prepare(bytes))
+        self.finish(prepare_with(bytes, self.policy))
     }
 }
 
@@ -540,6 +556,7 @@ pub fn check_input(
     workers: usize,
 ) -> (std::io::Result<()>, InputOutcome) {
     let mut o = InputOutcome::default();
+    let policy = checker.policy;
     let read = crate::stream::ordered::map_ordered(
         workers,
         WINDOW,
@@ -552,7 +569,12 @@ pub fn check_input(
                 send(batch, cost)
             })
         },
-        |batch: Vec<Chunk>| batch.into_iter().map(prepare_chunk).collect::<Vec<_>>(),
+        |batch: Vec<Chunk>| {
+            batch
+                .into_iter()
+                .map(|c| prepare_chunk(c, policy))
+                .collect::<Vec<_>>()
+        },
         |done| {
             for (line, p) in done {
                 o.events += 1;
@@ -568,9 +590,9 @@ pub fn check_input(
 }
 
 /// The order-free checks of one chunk, with its line.
-fn prepare_chunk(c: Chunk) -> (usize, Prepared) {
+fn prepare_chunk(c: Chunk, policy: SchemaPolicy) -> (usize, Prepared) {
     let p = match c.bytes {
-        Ok(b) => prepare(&b),
+        Ok(b) => prepare_with(&b, policy),
         Err(e) => Prepared::Done(Verdict {
             id: None,
             ty: None,

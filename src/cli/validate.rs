@@ -19,7 +19,7 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use ahp_elicit::binding::{parse_json, read_request_event, RequestEvent};
+use ahp_elicit::binding::{parse_json, read_request_event_with, RequestEvent, SchemaPolicy};
 use ahp_elicit::safe_text::display;
 use ahp_elicit::validate::{
     check_input, split_input, Checker, Format, MAX_REMEMBERED, MAX_REMEMBERED_BYTES,
@@ -47,6 +47,13 @@ pub struct ValidateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// How a request's requestedSchema outside the closed AHP form subset
+    /// is read: strict (the default) holds it to the subset; compatible
+    /// accepts what real servers' SDKs add (titles, patterns, nullable
+    /// fields...), as `mcp` and `respond --schema-policy compatible` read
+    /// it, so the events `mcp` recorded from such a server validate.
+    #[arg(long, value_enum, default_value = "strict", value_name = "POLICY")]
+    pub schema_policy: SchemaPolicy,
 }
 
 fn open(path: &Path) -> std::io::Result<Box<dyn Read + Send>> {
@@ -67,7 +74,7 @@ fn name(path: &Path) -> String {
 
 /// Load the `--request` events. Errors: unreadable (exit 2) or invalid
 /// (reported on stderr, exit at least 1; the valid ones are kept).
-fn load_reference(path: &Path) -> Result<(Vec<RequestEvent>, bool), String> {
+fn load_reference(path: &Path, policy: SchemaPolicy) -> Result<(Vec<RequestEvent>, bool), String> {
     let mut reqs = Vec::new();
     let mut problems = Vec::new();
     let rd = open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -75,7 +82,7 @@ fn load_reference(path: &Path) -> Result<(Vec<RequestEvent>, bool), String> {
         let r = c.bytes.map_err(|e| vec![e]).and_then(|b| {
             parse_json(&b)
                 .map_err(|e| vec![e])
-                .and_then(|v| read_request_event(&v))
+                .and_then(|v| read_request_event_with(&v, policy))
         });
         match r {
             Ok(r) => reqs.push(r),
@@ -103,7 +110,7 @@ pub fn run(args: ValidateArgs) -> Exit {
     let mut worst = Exit::Ok;
     let reference = match &args.request {
         None => Vec::new(),
-        Some(p) => match load_reference(p) {
+        Some(p) => match load_reference(p, args.schema_policy) {
             Ok((r, bad)) => {
                 if bad {
                     worst = Exit::Invalid;
@@ -122,7 +129,7 @@ pub fn run(args: ValidateArgs) -> Exit {
         args.inputs.clone()
     };
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let mut checker = Checker::new(reference);
+    let mut checker = Checker::new(reference).with_policy(args.schema_policy);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let mut unreadable = false;
