@@ -296,6 +296,8 @@ fn try_event(bytes: &[u8], line: usize, input: &str, run: &mut Run, requests: &m
             println!("{input}:{line}: {}", display(&e.to_string()));
             return false;
         }
+        // Events of other types were skipped above.
+        ReadEvent::Other { .. } => return true,
     };
     let at = format!("{} ({input}:{line})", display(&id));
     if !run.modes.contains(&req.mode) {
