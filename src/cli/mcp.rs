@@ -182,6 +182,12 @@ impl ahp_elicit::responder::Responder for LoggingResponder {
         self.inner.idle(wait)
     }
 
+    /// The screen's last words (time ran out on the last request; how
+    /// many requests Ctrl-N declined unseen) are the answerer's.
+    fn finish(&mut self) {
+        self.inner.finish()
+    }
+
     fn wait(
         &mut self,
         wait: std::time::Duration,

@@ -492,3 +492,35 @@ fn timeout_starts_when_a_request_is_shown() {
         })
     );
 }
+
+/// Ctrl-N declines the form on screen and every later one from the server
+/// without showing them, and the run says how many at the end.
+#[test]
+fn ctrl_n_in_mcp_reports_how_many_were_declined_unseen() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --call probe --args '{{\"case\":\"rules\"}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("Book");
+    t.send("\u{e}");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    let responses = &result["structuredContent"]["responses"];
+    for step in ["booking", "feedback", "offers"] {
+        assert_eq!(
+            responses[step]["result"],
+            serde_json::json!({"action": "decline"}),
+            "{step}: {responses}"
+        );
+    }
+    assert!(
+        t.stderr()
+            .contains("2 requests declined without being shown (Ctrl-N: everything else from"),
+        "{}",
+        t.stderr()
+    );
+}
