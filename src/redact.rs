@@ -212,7 +212,6 @@ pub fn redact_json(v: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn url_query_and_fragment_are_redacted() {

@@ -324,6 +324,19 @@ pub struct Origin {
     pub call: Option<String>,
 }
 
+/// The line that says how the server was reached, from
+/// [`Origin::launched`]: "Connected to URL" for a server URL (Streamable
+/// HTTP), "Launched as: COMMAND" for a command. Not sanitized (as
+/// `launched`).
+pub fn launched_line(launched: &str) -> String {
+    let lower = launched.get(..8).unwrap_or(launched).to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        format!("Connected to: {launched}")
+    } else {
+        format!("Launched as: {launched}")
+    }
+}
+
 impl Context {
     /// True when the request's source withdrew it while it was being
     /// answered: the responder should close its screen and return (any

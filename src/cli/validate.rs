@@ -123,6 +123,17 @@ pub fn run(args: ValidateArgs) -> Exit {
             }
         },
     };
+    // With no FILE and the keyboard as stdin nothing would ever arrive:
+    // a hint at once, as `respond` gives (an explicit `-` still reads it).
+    if args.inputs.is_empty() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        ahp_elicit::notice::say_in(
+            "validate",
+            "standard input is the terminal, so no events can arrive there: give a FILE \
+(ahp-elicit validate events.jsonl), pipe events in (adapter | ahp-elicit validate), \
+or give - to type or paste them",
+        );
+        return Exit::Usage;
+    }
     let inputs = if args.inputs.is_empty() {
         vec![PathBuf::from("-")]
     } else {

@@ -279,8 +279,23 @@ impl Client {
             Ok(s) => s,
             Err(NoResult::Refused(m)) => {
                 // The responder gives the reason; the request is named here.
-                let m = format!("answer refused: request {}: {m}", ask.req.id);
-                self.reject(id, INTERNAL_ERROR, m, None)?;
+                let said = format!("answer refused: request {}: {m}", ask.req.id);
+                // Why the browser did not open is the person's business: the
+                // server learns only that the URL was not opened.
+                if m.starts_with(crate::scripted::NOT_OPENED) {
+                    let sent = format!(
+                        "answer refused: request {}: {}",
+                        ask.req.id,
+                        crate::scripted::NOT_OPENED
+                    );
+                    self.notice(&format!("refused an elicitation: {said}"));
+                    self.elic.refused.push(said);
+                    if let Some(id) = id {
+                        self.reply(jsonrpc::error_response(id, INTERNAL_ERROR, &sent, None))?;
+                    }
+                    return Ok(None);
+                }
+                self.reject(id, INTERNAL_ERROR, said, None)?;
                 return Ok(None);
             }
             Err(NoResult::Failed(m)) => {

@@ -272,7 +272,7 @@ impl<I: LineIo> PlainResponder<I> {
         let origin = cx.origin().unwrap_or_default();
         if let Some(l) = &origin.launched {
             let l: String = l.chars().take(200).collect();
-            self.say(&format!("Launched as: {}", display(&l)))?;
+            self.say(&display(&crate::responder::launched_line(&l)))?;
         }
         if let Some(c) = origin.call.or_else(|| crate::responder::request_call(req)) {
             let c: String = c.chars().take(200).collect();

@@ -291,7 +291,7 @@ fn a_strictly_refused_form_is_shown_with_its_rule_until_closed() {
     // The tool result came back meanwhile; the screen still waits.
     assert!(t.shows("[ Decline ]"), "{}", t.screen());
     t.send("\x04");
-    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    assert_eq!(t.finish(), 1, "{}", t.stderr());
     let result: Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
     let refused = &result["structuredContent"]["responses"]["refused"];
@@ -323,7 +323,7 @@ fn a_strictly_refused_form_is_said_in_plain_mode() {
     t.wait_for("Why: Refused under --schema-policy strict: the server got JSON-RPC error -32602");
     t.wait_for("Type decline or cancel: ");
     t.send("decline\r");
-    assert_eq!(plain_finish(&mut t), 0, "{}", t.stderr());
+    assert_eq!(plain_finish(&mut t), 1, "{}", t.stderr());
     let result: Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
     let refused = &result["structuredContent"]["responses"]["refused"];
