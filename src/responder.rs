@@ -446,6 +446,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_server_url_is_connected_to_and_a_command_launched() {
+        assert_eq!(
+            launched_line("https://mcp.example/mcp"),
+            "Connected to: https://mcp.example/mcp"
+        );
+        assert_eq!(launched_line("HTTP://h/mcp"), "Connected to: HTTP://h/mcp");
+        assert_eq!(
+            launched_line("npx -y weather-server"),
+            "Launched as: npx -y weather-server"
+        );
+    }
+
+    #[test]
     fn a_withdrawal_and_a_claimed_answer_exclude_each_other() {
         let w = Withdrawal::new();
         assert!(w.withdraw_for(WithdrawReason::ServerExited));

@@ -649,6 +649,7 @@ mod tests {
         assert!(e.to_string().contains("before the URL"));
         let e = Target::from_args(&args(&["http://[bad"])).unwrap_err();
         assert!(matches!(e, TargetError::BadUrl { .. }), "{e:?}");
+        assert!(e.to_string().starts_with("bad server URL 'http://[bad': "));
         let e = Target::from_args(&args(&["ftp://x/mcp"])).unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -658,7 +659,6 @@ mod tests {
             Target::from_args(&args(&["./server", "--url", "ws://x"])),
             Ok(Target::Stdio { .. })
         ));
-        assert!(e.to_string().starts_with("bad server URL 'http://[bad': "));
         assert_eq!(Target::Http { url: String::new() }.adapter(), "mcp-http");
     }
 }
