@@ -11,34 +11,84 @@
 //! {respond, mcp}` and reach an answerer only through the
 //! [`responder::Responder`] trait (see docs/architecture.md); `validate`
 //! (stream validation) builds on `binding` and `stream`, and `upstream` (the
-//! pinned MCP files) on [`binding::Revision`] alone. The command line is not part
-//! of the library: it is the binary's (`src/main.rs`, `src/cli/`), and uses
-//! only what is public here.
+//! pinned MCP files) on [`binding::Revision`] alone. The command line (`cli`, with the
+//! `cli` feature) is the binary's; the library without it keeps none of its
+//! dependencies. The public API is the library's; the rest is crate-private
+//! (the `internals` feature opens it to the project's own tests).
 //! Only `tui` imports ratatui or crossterm; the library builds without the
 //! `tui` feature.
 
+/// Declares an internal module: crate-private, or public (and hidden from
+/// the documentation) with the `internals` feature, which only the
+/// project's own tests, benchmarks and fuzz targets turn on (a
+/// dev-dependency of the crate on itself). Items only they reach are no
+/// dead code.
+macro_rules! internal {
+    ($(#[$attr:meta])* mod $name:ident;) => {
+        $(#[$attr])*
+        #[cfg(feature = "internals")]
+        #[doc(hidden)]
+        pub mod $name;
+        $(#[$attr])*
+        #[cfg(not(feature = "internals"))]
+        #[allow(dead_code, unused_imports)]
+        pub(crate) mod $name;
+    };
+}
+
+// The library: reading and validating events, the answerers behind the
+// `Responder` trait, and the two front doors.
 pub mod binding;
-pub mod consent;
-pub mod demo;
-pub mod files;
 pub mod form;
 pub mod launcher;
-pub mod log;
 pub mod mcp;
-pub mod misplaced;
-pub mod notice;
 pub mod plain;
-pub mod redact;
 pub mod respond;
 pub mod responder;
-#[cfg(feature = "tui")]
-pub mod restore;
 pub mod safe_text;
 pub mod scripted;
-pub mod session;
-pub mod stream;
 #[cfg(feature = "tui")]
 pub mod tui;
-pub mod upstream;
 pub mod url_review;
 pub mod validate;
+
+// The binary's command line (`src/main.rs` calls `cli::main`).
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
+
+// The machinery behind them.
+internal!(
+    mod consent;
+);
+internal!(
+    mod demo;
+);
+internal!(
+    mod files;
+);
+internal!(
+    mod log;
+);
+internal!(
+    mod misplaced;
+);
+internal!(
+    mod notice;
+);
+internal!(
+    mod redact;
+);
+internal! {
+    #[cfg(feature = "tui")]
+    mod restore;
+}
+internal!(
+    mod session;
+);
+internal!(
+    mod stream;
+);
+internal!(
+    mod upstream;
+);

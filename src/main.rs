@@ -1,10 +1,5 @@
-//! Thin entry point: parse the command line, run, map to an exit code.
-//! The command line (`cli`) belongs to the binary; everything it drives is
-//! the `ahp_elicit` library.
-
-mod cli;
-
-use clap::Parser;
+//! Thin entry point: the command line is `ahp_elicit::cli` (the `cli`
+//! feature); this file only chooses the binary's allocator.
 
 /// The binary's allocator: every event read, checked and written allocates
 /// (parsed values, strings, verdicts), and mimalloc serves these small,
@@ -14,6 +9,5 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    let cli = cli::Cli::parse();
-    std::process::ExitCode::from(cli::run(cli))
+    ahp_elicit::cli::main()
 }

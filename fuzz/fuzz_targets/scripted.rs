@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(answers_value) = ahp_elicit::scripted::document::parse(answers_text) else { return };
     let Ok(answers) = Answers::from_value(&answers_value) else { return };
     let mut responder = ScriptedResponder::new(answers);
-    let cx = Context { progress: Progress { index: 1, total: 1 }, deadline: None };
+    let cx = Context { progress: Progress { index: 1, total: 1 }, ..Context::default() };
     if let Ok(Outcome::Answer(a)) = responder.respond(&req, &cx) {
         make_result_event(&req, &a, &ResultMeta::default()).expect("a scripted answer is a valid result");
     }

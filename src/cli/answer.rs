@@ -7,11 +7,11 @@
 
 use std::path::PathBuf;
 
-use ahp_elicit::binding::Action;
-use ahp_elicit::launcher::{CommandBrowser, NoOpen, SystemBrowser};
-use ahp_elicit::log::{LoggingLauncher, SharedLog};
-use ahp_elicit::notice::Notices;
-use ahp_elicit::responder::{Launcher, RespondError, Responder};
+use crate::binding::Action;
+use crate::launcher::{CommandBrowser, NoOpen, SystemBrowser};
+use crate::log::{LoggingLauncher, SharedLog};
+use crate::notice::Notices;
+use crate::responder::{Launcher, RespondError, Responder};
 
 /// How requests are answered: by a person on the terminal (full screen or
 /// plain), or by a script (`--answers`, `--action`); where a consented URL
@@ -69,7 +69,7 @@ pub struct AnswerArgs {
         default_value = "bell",
         display_order = 125
     )]
-    pub notify: ahp_elicit::tui::Notify,
+    pub notify: crate::tui::Notify,
 }
 
 /// `--browser CMD` checked when the command line is read: a value that
@@ -93,8 +93,8 @@ impl AnswerArgs {
     /// Errors: the file cannot be created; the sentence names it.
     pub fn open_log(&self) -> Result<Option<SharedLog>, String> {
         match &self.log {
-            Some(p) => match ahp_elicit::log::EventLog::open(p, self.log_values) {
-                Ok(l) => Ok(Some(ahp_elicit::log::share_log(l))),
+            Some(p) => match crate::log::EventLog::open(p, self.log_values) {
+                Ok(l) => Ok(Some(crate::log::share_log(l))),
                 Err(e) => Err(e.to_string()),
             },
             None => Ok(None),
@@ -104,8 +104,8 @@ impl AnswerArgs {
     /// Hold stderr notices while a person answers on the terminal (they are
     /// written when the returned guard drops, after the screen is given
     /// back). Declare the guard before the responder.
-    pub fn hold_stderr(&self) -> ahp_elicit::notice::HoldStderr {
-        ahp_elicit::notice::HoldStderr::start(
+    pub fn hold_stderr(&self) -> crate::notice::HoldStderr {
+        crate::notice::HoldStderr::start(
             self.interactive() && std::io::IsTerminal::is_terminal(&std::io::stderr()),
         )
     }
@@ -120,22 +120,22 @@ impl AnswerArgs {
         check_theme(self.theme.as_deref())?;
         let scripted = match (&self.answers, self.action) {
             (Some(path), _) => {
-                let s = ahp_elicit::scripted::ScriptedResponder::from_file(path)
+                let s = crate::scripted::ScriptedResponder::from_file(path)
                     .map_err(|e| e.to_string())?;
                 Some(match &log {
                     Some(log) => s.with_rule_trace(rule_trace(log.clone())),
                     None => s,
                 })
             }
-            (None, Some(a)) => Some(ahp_elicit::scripted::ScriptedResponder::from_action(a)),
+            (None, Some(a)) => Some(crate::scripted::ScriptedResponder::from_action(a)),
             (None, None) => None,
         };
         let launcher = self.launcher(scripted.is_some(), log);
         let made = match scripted {
             Some(s) => return Ok(Box::new(s.with_launcher(launcher))),
             // Plain mode: line by line on the terminal (--plain, TERM=dumb).
-            None if ahp_elicit::plain::chosen(self.plain) => {
-                ahp_elicit::plain::tty_responder(launcher, self.no_open)
+            None if crate::plain::chosen(self.plain) => {
+                crate::plain::tty_responder(launcher, self.no_open)
             }
             None => return terminal_responder(self, launcher),
         };
@@ -173,8 +173,8 @@ impl AnswerArgs {
 struct ScriptNoOpen;
 
 impl Launcher for ScriptNoOpen {
-    fn open(&mut self, _url: &str) -> Result<(), ahp_elicit::launcher::LaunchError> {
-        ahp_elicit::notice::say(
+    fn open(&mut self, _url: &str) -> Result<(), crate::launcher::LaunchError> {
+        crate::notice::say(
             "a URL request was accepted, but nothing was opened: scripted answers open a URL only with --browser CMD",
         );
         Ok(())
@@ -183,9 +183,9 @@ impl Launcher for ScriptNoOpen {
 
 /// Record in the log which rule answered each request, or, per rule, the
 /// keys that did not hold.
-fn rule_trace(log: SharedLog) -> ahp_elicit::scripted::RuleTrace {
+fn rule_trace(log: SharedLog) -> crate::scripted::RuleTrace {
     Box::new(move |req, chosen| {
-        let mut l = ahp_elicit::log::lock_log(&log);
+        let mut l = crate::log::lock_log(&log);
         let written = match chosen {
             Ok(rule) => l.rule_chosen(&req.id, &rule.pointer(), rule.name.as_deref()),
             Err(none) => {
@@ -198,7 +198,7 @@ fn rule_trace(log: SharedLog) -> ahp_elicit::scripted::RuleTrace {
             }
         };
         if let Err(e) = written {
-            ahp_elicit::notice::say(format!("cannot write the log: {e}"));
+            crate::notice::say(format!("cannot write the log: {e}"));
         }
     })
 }
@@ -210,7 +210,7 @@ fn rule_trace(log: SharedLog) -> ahp_elicit::scripted::RuleTrace {
 #[cfg(feature = "tui")]
 pub fn check_theme(arg: Option<&str>) -> Result<(), String> {
     match arg {
-        Some(_) => ahp_elicit::tui::theme::Theme::resolve(arg, false)
+        Some(_) => crate::tui::theme::Theme::resolve(arg, false)
             .map(|_| ())
             .map_err(|e| e.to_string()),
         None => Ok(()),
@@ -229,7 +229,7 @@ pub const NO_TERMINAL_HINT: &str = "use --answers FILE or --action to answer wit
 /// `e` as the person reads it (with its causes), and `hint` after it when
 /// `e` says there is no terminal.
 pub fn with_no_terminal_hint(e: &RespondError, hint: &str) -> String {
-    let text = ahp_elicit::notice::chain(e);
+    let text = crate::notice::chain(e);
     match e {
         RespondError::NoTerminal { .. } | RespondError::NoFrontEnd => format!("{text}; {hint}"),
         _ => text,
@@ -245,9 +245,9 @@ fn terminal_responder(
     args: &AnswerArgs,
     launcher: Box<dyn Launcher>,
 ) -> Result<Box<dyn Responder>, String> {
-    use ahp_elicit::tui::theme::Theme;
+    use crate::tui::theme::Theme;
     let theme = Theme::resolve_for_terminal(args.theme.as_deref()).map_err(|e| e.to_string())?;
-    let tui = ahp_elicit::tui::TuiResponder::new(theme)
+    let tui = crate::tui::TuiResponder::new(theme)
         .map_err(|e| with_no_terminal_hint(&e, NO_TERMINAL_HINT))?;
     Ok(Box::new(
         tui.with_launcher(launcher, args.no_open)

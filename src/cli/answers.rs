@@ -27,12 +27,12 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use ahp_elicit::binding::schemas::validate_event;
-use ahp_elicit::binding::{parse_json, Mode, SchemaPolicy};
-use ahp_elicit::respond::input::{read_event, split_events, Item, ReadEvent};
-use ahp_elicit::safe_text::display;
-use ahp_elicit::scripted::document::{self, MAX_ANSWERS_BYTES};
-use ahp_elicit::scripted::{schema_violations, Answers, AnswersError, DryRun, ScriptedResponder};
+use crate::binding::schemas::validate_event;
+use crate::binding::{parse_json, Mode, SchemaPolicy};
+use crate::respond::input::{read_event, split_events, Item, ReadEvent};
+use crate::safe_text::display;
+use crate::scripted::document::{self, MAX_ANSWERS_BYTES};
+use crate::scripted::{schema_violations, Answers, AnswersError, DryRun, ScriptedResponder};
 
 use super::Exit;
 
@@ -91,7 +91,7 @@ fn check(args: &CheckArgs) -> Exit {
     let bytes = match super::read_input(&args.file, MAX_ANSWERS_BYTES, "answers file") {
         Ok(b) => b,
         Err(e) => {
-            ahp_elicit::notice::say_in("answers", &e);
+            crate::notice::say_in("answers", &e);
             return Exit::Usage;
         }
     };
@@ -121,7 +121,7 @@ fn check(args: &CheckArgs) -> Exit {
             Ok(true) => {}
             Ok(false) => worst = worse(worst, Exit::Invalid),
             Err(e) => {
-                ahp_elicit::notice::say_in("answers", &e);
+                crate::notice::say_in("answers", &e);
                 worst = Exit::Usage;
             }
         }
@@ -169,7 +169,7 @@ fn read_answers(bytes: &[u8], shown: &str) -> Option<Answers> {
     // Patterns are not the schema's to check: every one that does not
     // compile, then the reader's first fault unless already said.
     let mut said = schema;
-    for (ptr, msg) in ahp_elicit::scripted::rules::pattern_faults(&doc) {
+    for (ptr, msg) in crate::scripted::rules::pattern_faults(&doc) {
         outln!("{shown}: {}: {}", display(&ptr), display(&msg));
         said.push((ptr, msg));
     }
@@ -214,7 +214,7 @@ fn try_events(path: &Path, run: &mut Run) -> Result<bool, String> {
         let f = std::fs::File::open(path).map_err(|e| {
             format!(
                 "cannot read the events {input}: {}",
-                ahp_elicit::files::io_reason(&e)
+                crate::files::io_reason(&e)
             )
         })?;
         Box::new(std::io::BufReader::new(f))

@@ -5,18 +5,18 @@
 //! Output: one JSON line `{"elicitation": {...}}` on stdout.
 //! - Without `--from-mcp`: a mode object for each of `--modes` (default
 //!   `form,url`), each listing only the effects this program enforces
-//!   ([`ahp_elicit::binding::capabilities::enforced_effects`]: `return` and, for
+//!   ([`crate::binding::capabilities::enforced_effects`]: `return` and, for
 //!   form, `modify`).
 //! - With `--from-mcp JSON`: the AHP reading of an MCP `ClientCapabilities`
-//!   object ([`ahp_elicit::binding::capabilities::from_mcp`]); the legacy
+//!   object ([`crate::binding::capabilities::from_mcp`]); the legacy
 //!   `elicitation: {}` means form only; MCP declares no AHP effects, so the
 //!   mode objects are empty.
 //!
 //! Exit: 0 printed; 1 the MCP capability object is malformed; 2 usage.
 
-use ahp_elicit::binding::capabilities::{advertise, from_mcp};
-use ahp_elicit::binding::Mode;
-use ahp_elicit::safe_text::display;
+use crate::binding::capabilities::{advertise, from_mcp};
+use crate::binding::Mode;
+use crate::safe_text::display;
 
 use super::Exit;
 
@@ -46,10 +46,10 @@ pub fn run(args: CapabilitiesArgs) -> Exit {
     let caps = match &args.from_mcp {
         None => advertise(&super::unique(&args.modes)),
         Some(text) => {
-            let v = match ahp_elicit::binding::parse_json(text.as_bytes()) {
+            let v = match crate::binding::parse_json(text.as_bytes()) {
                 Ok(v) => v,
                 Err(e) => {
-                    ahp_elicit::notice::say_in(
+                    crate::notice::say_in(
                         "capabilities",
                         format!("--from-mcp: {}", display(&e.to_string())),
                     );

@@ -1,8 +1,8 @@
 //! `ahp-elicit demo [--theme NAME|PATH]`: the terminal UI
 //! on a request embedded in the binary that has every field kind
-//! ([`ahp_elicit::demo::demo_request`]). When the person
+//! ([`crate::demo::demo_request`]). When the person
 //! is done, the validated result event (built by
-//! [`make_result_event`](ahp_elicit::binding::make_result_event)) is printed to
+//! [`make_result_event`](crate::binding::make_result_event)) is printed to
 //! stdout as one JSON line.
 //!
 //! `--request FILE` shows another request event instead (handy to look at
@@ -16,10 +16,10 @@
 // are unused.
 #![cfg_attr(not(feature = "tui"), allow(dead_code, unused_imports))]
 
-use ahp_elicit::binding;
-use ahp_elicit::binding::limits::MAX_EVENT_BYTES;
-use ahp_elicit::demo::demo_request;
-use ahp_elicit::respond::sink::terminal_safe;
+use crate::binding;
+use crate::binding::limits::MAX_EVENT_BYTES;
+use crate::demo::demo_request;
+use crate::respond::sink::terminal_safe;
 
 use super::Exit;
 
@@ -80,7 +80,7 @@ pub fn read_request_file(p: &std::path::Path) -> Result<binding::RequestEvent, L
 
 fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEvent, String> {
     let v = binding::parse_json(bytes).map_err(|e| format!("{}: {e}", p.display()))?;
-    if let Some(h) = ahp_elicit::misplaced::hint(&v) {
+    if let Some(h) = crate::misplaced::hint(&v) {
         return Err(format!("{}: {h}", p.display()));
     }
     binding::read_request_event(&v).map_err(|es| {
@@ -94,12 +94,12 @@ fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEv
 /// Run the command; returns the exit status.
 #[cfg(feature = "tui")]
 pub fn run(args: DemoArgs) -> Exit {
-    use ahp_elicit::binding::{Action, Answer};
-    use ahp_elicit::responder::{Context, Outcome, Progress, Responder};
-    use ahp_elicit::tui::{Theme, TuiResponder};
+    use crate::binding::{Action, Answer};
+    use crate::responder::{Context, Outcome, Progress, Responder};
+    use crate::tui::{Theme, TuiResponder};
     // Plain mode draws no colours: the terminal is not asked for its
     // background there, only the theme name is checked.
-    let plain = ahp_elicit::plain::chosen(args.plain);
+    let plain = crate::plain::chosen(args.plain);
     let theme = if plain {
         Theme::resolve(args.theme.as_deref(), true)
     } else {
@@ -108,7 +108,7 @@ pub fn run(args: DemoArgs) -> Exit {
     let theme = match theme {
         Ok(t) => t,
         Err(e) => {
-            ahp_elicit::notice::say(&e);
+            crate::notice::say(&e);
             return Exit::Usage;
         }
     };
@@ -122,7 +122,7 @@ pub fn run(args: DemoArgs) -> Exit {
     let req = match req {
         Ok(r) => r,
         Err(e) => {
-            ahp_elicit::notice::say(&e);
+            crate::notice::say(&e);
             return match e {
                 LoadError::Invalid(_) if args.request.is_some() => Exit::Invalid,
                 _ => Exit::Usage,
@@ -133,13 +133,13 @@ pub fn run(args: DemoArgs) -> Exit {
     // exit status is then 128 + the signal, as in `respond`.
     let signalled = super::respond::watch_signals(true);
     let outcome = if plain {
-        ahp_elicit::plain::answer_one(&req)
+        crate::plain::answer_one(&req)
     } else {
         let mut tui = match TuiResponder::new(theme) {
             Ok(t) => t,
             Err(e) => {
                 let e = super::answer::with_no_terminal_hint(&e, DEMO_HINT);
-                ahp_elicit::notice::say(&e);
+                crate::notice::say(&e);
                 return Exit::Usage;
             }
         };
@@ -161,7 +161,7 @@ pub fn run(args: DemoArgs) -> Exit {
         Ok(Outcome::Quit) => Answer::bare(Action::Cancel),
         Err(e) => {
             let e = super::answer::with_no_terminal_hint(&e, DEMO_HINT);
-            ahp_elicit::notice::say(&e);
+            crate::notice::say(&e);
             return Exit::Usage;
         }
     };
@@ -189,14 +189,14 @@ fn emit(req: &binding::RequestEvent, answer: &binding::Answer) -> Exit {
                 Ok(()) => Exit::Ok,
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Ok,
                 Err(e) => {
-                    ahp_elicit::notice::say(format!("cannot write the result: {e}"));
+                    crate::notice::say(format!("cannot write the result: {e}"));
                     Exit::Usage
                 }
             }
         }
         Err(es) => {
             for e in es {
-                ahp_elicit::notice::say(format!("result not emitted: {e}"));
+                crate::notice::say(format!("result not emitted: {e}"));
             }
             Exit::Invalid
         }
@@ -206,6 +206,6 @@ fn emit(req: &binding::RequestEvent, answer: &binding::Answer) -> Exit {
 /// Run the command; without the `tui` feature there is no terminal UI.
 #[cfg(not(feature = "tui"))]
 pub fn run(_args: DemoArgs) -> Exit {
-    ahp_elicit::notice::say("this build has no terminal UI (feature 'tui' is off)");
+    crate::notice::say("this build has no terminal UI (feature 'tui' is off)");
     Exit::Usage
 }

@@ -1,7 +1,7 @@
 //! `ahp-elicit mcp`: connect to a live MCP server (MCP 2026-07-28 or
 //! 2025-11-25, chosen by asking the server unless `--protocol` says), call a
 //! tool (or get a prompt, or read a resource) and answer its elicitations. The session is
-//! [`ahp_elicit::mcp::run_session`]; this file reads the flags and builds the
+//! [`crate::mcp::run_session`]; this file reads the flags and builds the
 //! responder.
 //!
 //! Output: the tool's result as one JSON document on stdout (or, when no
@@ -16,12 +16,12 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use ahp_elicit::binding::{Action, Mode, SchemaPolicy};
-use ahp_elicit::log::SharedLog;
-use ahp_elicit::mcp::{
+use crate::binding::{Action, Mode, SchemaPolicy};
+use crate::log::SharedLog;
+use crate::mcp::{
     run_session, ExtraHeaders, McpError, McpOptions, Operation, ProtocolChoice, Target,
 };
-use ahp_elicit::respond::sink::terminal_safe;
+use crate::respond::sink::terminal_safe;
 
 use super::answer::AnswerArgs;
 use super::{Exit, Words};
@@ -63,7 +63,7 @@ pub struct McpArgs {
     #[arg(long, value_name = "REVISION", default_value = "auto", value_parser = parse_protocol, display_order = 43)]
     pub protocol: ProtocolChoice,
     /// How many input_required rounds (MCP 2026-07-28) one request may take.
-    #[arg(long, value_name = "N", default_value_t = ahp_elicit::mcp::DEFAULT_MAX_ROUNDS, value_parser = clap::value_parser!(u32).range(1..=1000), display_order = 44)]
+    #[arg(long, value_name = "N", default_value_t = crate::mcp::DEFAULT_MAX_ROUNDS, value_parser = clap::value_parser!(u32).range(1..=1000), display_order = 44)]
     pub max_rounds: u32,
     /// Add a header to every HTTP request, written 'Name: value'
     /// (repeatable); a value 'env:VAR' is read from the environment
@@ -125,13 +125,13 @@ pub struct McpArgs {
 /// `--read`) and has no terminal: every request gets no answer, with why.
 struct NoAnswerer(String);
 
-impl ahp_elicit::responder::Responder for NoAnswerer {
+impl crate::responder::Responder for NoAnswerer {
     fn respond(
         &mut self,
-        _: &ahp_elicit::binding::RequestEvent,
-        _: &ahp_elicit::responder::Context,
-    ) -> Result<ahp_elicit::responder::Outcome, ahp_elicit::responder::RespondError> {
-        Err(ahp_elicit::responder::RespondError::Unavailable(
+        _: &crate::binding::RequestEvent,
+        _: &crate::responder::Context,
+    ) -> Result<crate::responder::Outcome, crate::responder::RespondError> {
+        Err(crate::responder::RespondError::Unavailable(
             self.0.clone().into(),
         ))
     }
@@ -140,38 +140,35 @@ impl ahp_elicit::responder::Responder for NoAnswerer {
 /// The responder `mcp` hands to the shared loop: `--log` records requests
 /// and decisions, as in `respond` (the loop itself applies `--timeout`).
 struct LoggingResponder {
-    inner: Box<dyn ahp_elicit::responder::Responder>,
+    inner: Box<dyn crate::responder::Responder>,
     log: Option<SharedLog>,
 }
 
 impl LoggingResponder {
-    fn note(
-        &self,
-        f: impl FnOnce(&mut ahp_elicit::log::EventLog) -> Result<(), ahp_elicit::log::LogError>,
-    ) {
+    fn note(&self, f: impl FnOnce(&mut crate::log::EventLog) -> Result<(), crate::log::LogError>) {
         if let Some(l) = &self.log {
-            if let Err(e) = f(&mut ahp_elicit::log::lock_log(l)) {
-                ahp_elicit::notice::say(format!("cannot write the log: {e}"));
+            if let Err(e) = f(&mut crate::log::lock_log(l)) {
+                crate::notice::say(format!("cannot write the log: {e}"));
             }
         }
     }
 }
 
-impl ahp_elicit::responder::Responder for LoggingResponder {
+impl crate::responder::Responder for LoggingResponder {
     fn respond(
         &mut self,
-        req: &ahp_elicit::binding::RequestEvent,
-        cx: &ahp_elicit::responder::Context,
-    ) -> Result<ahp_elicit::responder::Outcome, ahp_elicit::responder::RespondError> {
+        req: &crate::binding::RequestEvent,
+        cx: &crate::responder::Context,
+    ) -> Result<crate::responder::Outcome, crate::responder::RespondError> {
         self.note(|l| {
             l.set_current(&req.id);
             l.request_received(req)
         });
         let out = self.inner.respond(req, cx);
         match &out {
-            Ok(ahp_elicit::responder::Outcome::Answer(a)) => self.note(|l| l.decision(&req.id, a)),
-            Ok(ahp_elicit::responder::Outcome::Quit) => {
-                let a = ahp_elicit::binding::Answer::bare(Action::Cancel);
+            Ok(crate::responder::Outcome::Answer(a)) => self.note(|l| l.decision(&req.id, a)),
+            Ok(crate::responder::Outcome::Quit) => {
+                let a = crate::binding::Answer::bare(Action::Cancel);
                 self.note(|l| l.decision(&req.id, &a))
             }
             Err(_) => {}
@@ -192,8 +189,8 @@ impl ahp_elicit::responder::Responder for LoggingResponder {
     fn wait(
         &mut self,
         wait: std::time::Duration,
-        shown: &ahp_elicit::responder::Waiting,
-    ) -> ahp_elicit::responder::WaitKey {
+        shown: &crate::responder::Waiting,
+    ) -> crate::responder::WaitKey {
         self.inner.wait(wait, shown)
     }
 }
@@ -240,7 +237,7 @@ fn parse_header(
 }
 
 fn usage(msg: &str) -> Exit {
-    ahp_elicit::notice::say_in("mcp", msg);
+    crate::notice::say_in("mcp", msg);
     Exit::Usage
 }
 
@@ -289,8 +286,8 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         schema_policy: args.schema_policy,
         timeout: args.timeout,
         connect_timeout: args.connect_timeout,
-        completion_wait: (!interactive).then_some(ahp_elicit::mcp::SCRIPTED_COMPLETION_WAIT),
-        notices: ahp_elicit::notice::Notices::stderr(),
+        completion_wait: (!interactive).then_some(crate::mcp::SCRIPTED_COMPLETION_WAIT),
+        notices: crate::notice::Notices::stderr(),
         show_refusals: interactive,
     })
 }
@@ -317,7 +314,7 @@ pub fn run(args: McpArgs) -> Exit {
         // lists, and a request that comes all the same (a one-tool server
         // is called) gets no answer, with the reason.
         Err(e)
-            if opts.operation == ahp_elicit::mcp::Operation::List
+            if opts.operation == crate::mcp::Operation::List
                 && answer.answers.is_none()
                 && answer.action.is_none()
                 && super::answer::check_theme(answer.theme.as_deref()).is_ok() =>
@@ -335,10 +332,7 @@ pub fn run(args: McpArgs) -> Exit {
         Ok(report) => report_result(&report),
         Err(e) => {
             // Errors may quote the server (an HTTP body): sanitized.
-            ahp_elicit::notice::say_in(
-                "mcp",
-                ahp_elicit::safe_text::display(&ahp_elicit::notice::chain(&e)),
-            );
+            crate::notice::say_in("mcp", crate::safe_text::display(&crate::notice::chain(&e)));
             match e {
                 // The handshake refused: the server cannot be spoken to.
                 McpError::Rpc { ref method, .. } if is_handshake(method) => Exit::Usage,
@@ -361,7 +355,7 @@ fn is_handshake(method: &str) -> bool {
 /// Print the tool's result on stdout and say on stderr what went wrong:
 /// 1 when the tool reported `isError`, an elicitation got no valid answer,
 /// or one was refused as invalid (or in a mode not advertised).
-fn report_result(report: &ahp_elicit::mcp::SessionReport) -> Exit {
+fn report_result(report: &crate::mcp::SessionReport) -> Exit {
     match serde_json::to_string_pretty(&report.result) {
         Ok(s) => {
             if let Err(exit) = super::out_text(&format!("{}\n", terminal_safe(&s))) {
@@ -372,10 +366,10 @@ fn report_result(report: &ahp_elicit::mcp::SessionReport) -> Exit {
     }
     let tool_error = report.result.get("isError") == Some(&Value::Bool(true));
     if tool_error {
-        ahp_elicit::notice::say_in("mcp", "the tool reported an error (isError: true)");
+        crate::notice::say_in("mcp", "the tool reported an error (isError: true)");
     }
     if !report.refused.is_empty() {
-        ahp_elicit::notice::say_in(
+        crate::notice::say_in(
             "mcp",
             format!(
                 "{} elicitation(s) got no valid answer",
@@ -384,7 +378,7 @@ fn report_result(report: &ahp_elicit::mcp::SessionReport) -> Exit {
         );
     }
     if !report.rejected.is_empty() {
-        ahp_elicit::notice::say_in(
+        crate::notice::say_in(
             "mcp",
             format!(
                 "{} elicitation(s) refused without an answer (invalid params, or a mode not advertised)",

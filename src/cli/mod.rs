@@ -1,4 +1,5 @@
-//! The command line: clap definitions and dispatch. Each command lives in
+//! The command line (the binary's part of the crate, only with the `cli`
+//! feature): clap definitions and dispatch. Each command lives in
 //! its own module with its `Args` and a `run` returning the [`Exit`]
 //! status. The pieces several commands share are here and in [`answer`]:
 //! the answering flags, bounded reading of `FILE` or `-`, the violation
@@ -13,8 +14,8 @@ use std::path::Path;
 
 use clap::{Parser, Subcommand};
 
-use ahp_elicit::binding::Violation;
-use ahp_elicit::safe_text::display;
+use crate::binding::Violation;
+use crate::safe_text::display;
 
 /// `println!` for the commands' stdout that never panics: see
 /// [`out_or_exit`].
@@ -47,8 +48,8 @@ pub mod wrap;
 /// pinned versions are the possible values, listed in `--help`, the manual
 /// page and the completions.
 pub(crate) fn revision_parser(
-) -> impl clap::builder::TypedValueParser<Value = ahp_elicit::binding::Revision> {
-    use ahp_elicit::binding::Revision;
+) -> impl clap::builder::TypedValueParser<Value = crate::binding::Revision> {
+    use crate::binding::Revision;
     use clap::builder::TypedValueParser as _;
     clap::builder::PossibleValuesParser::new(Revision::ALL.iter().map(|r| r.as_str()))
         .map(|s: String| Revision::parse(&s).unwrap_or(Revision::DEFAULT))
@@ -110,7 +111,7 @@ pub fn read_input(path: &Path, cap: usize, what: &str) -> Result<Vec<u8>, String
         Ok(_) => Ok(bytes),
         Err(e) => Err(format!(
             "cannot read the {what} {shown}: {}",
-            ahp_elicit::files::io_reason(&e)
+            crate::files::io_reason(&e)
         )),
     }
 }
@@ -120,7 +121,7 @@ pub fn read_input(path: &Path, cap: usize, what: &str) -> Result<Vec<u8>, String
 /// server text sanitized), as one message.
 pub fn print_violations(command: &str, heading: &str, errs: &[Violation]) {
     let lines: Vec<String> = errs.iter().map(|e| e.to_string()).collect();
-    ahp_elicit::notice::say_list(Some(command), heading, &lines);
+    crate::notice::say_list(Some(command), heading, &lines);
 }
 
 /// `values` without repeats, in their first order (`--modes form,form`).
@@ -200,7 +201,7 @@ pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(100
 /// finite, not positive, or longer than [`MAX_DURATION`].
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     let t = s.trim();
-    let shown = ahp_elicit::safe_text::display(t);
+    let shown = crate::safe_text::display(t);
     let secs = match t.parse::<f64>() {
         Ok(x) => Some(x),
         Err(_) => unit_seconds(t),
@@ -348,7 +349,7 @@ pub fn out_text(text: &str) -> Result<(), Exit> {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Exit::Usage),
         Err(e) => {
-            ahp_elicit::notice::say(format!("cannot write to stdout: {e}"));
+            crate::notice::say(format!("cannot write to stdout: {e}"));
             Err(Exit::Usage)
         }
     }
@@ -371,7 +372,7 @@ fn write_stdout(bytes: &[u8], what: &str) -> Exit {
         Ok(()) => Exit::Ok,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Ok,
         Err(e) => {
-            ahp_elicit::notice::say(format!("cannot write {what}: {e}"));
+            crate::notice::say(format!("cannot write {what}: {e}"));
             Exit::Usage
         }
     }
@@ -405,7 +406,7 @@ fn man(dir: Option<&std::path::Path>) -> Exit {
         return match written {
             Ok(()) => Exit::Ok,
             Err(e) => {
-                ahp_elicit::notice::say(format!(
+                crate::notice::say(format!(
                     "cannot write the manual pages into {}: {e}",
                     display(&dir.display().to_string())
                 ));
@@ -418,11 +419,18 @@ fn man(dir: Option<&std::path::Path>) -> Exit {
     let mut out = Vec::new();
     for page in pages {
         if let Err(e) = clap_mangen::Man::new(page).render(&mut out) {
-            ahp_elicit::notice::say(format!("cannot render the manual page: {e}"));
+            crate::notice::say(format!("cannot render the manual page: {e}"));
             return Exit::Usage;
         }
     }
     write_stdout(&out, "the manual pages")
+}
+
+/// The program: parse the process's command line (clap prints usage and
+/// exits 2 on a usage error), run the command, and return its exit status.
+pub fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    std::process::ExitCode::from(run(cli))
 }
 
 /// Run one parsed command line; returns the process exit code.
@@ -535,7 +543,7 @@ mod duration_tests {
 #[cfg(test)]
 mod shared_tests {
     use super::*;
-    use ahp_elicit::binding::Mode;
+    use crate::binding::Mode;
     use clap::builder::TypedValueParser;
 
     #[test]

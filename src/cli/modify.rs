@@ -1,6 +1,6 @@
 //! `ahp-elicit modify`: apply a
 //! `modify(content)` effect to a result event (or a `user.message.outbound`
-//! event) through [`ahp_elicit::binding::effects`], and print the new event.
+//! event) through [`crate::binding::effects`], and print the new event.
 //!
 //! On success the new event is printed as one JSON line on stdout (exit 0).
 //! On refusal nothing is printed on stdout; each reason is printed on stderr
@@ -13,10 +13,10 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use ahp_elicit::binding::effects::{apply_content_effect, parse_effect, Permission};
-use ahp_elicit::binding::{parse_json, read_request_event, Violation};
-use ahp_elicit::respond::sink::terminal_safe;
-use ahp_elicit::safe_text::display;
+use crate::binding::effects::{apply_content_effect, parse_effect, Permission};
+use crate::binding::{parse_json, read_request_event, Violation};
+use crate::respond::sink::terminal_safe;
+use crate::safe_text::display;
 
 use super::Exit;
 
@@ -53,8 +53,8 @@ enum Load {
 }
 
 fn load(path: &Path, what: &str) -> Result<serde_json::Value, Load> {
-    let bytes = super::read_input(path, ahp_elicit::binding::limits::MAX_EVENT_BYTES, what)
-        .map_err(Load::Io)?;
+    let bytes =
+        super::read_input(path, crate::binding::limits::MAX_EVENT_BYTES, what).map_err(Load::Io)?;
     parse_json(&bytes).map_err(|e| Load::Bad(vec![e]))
 }
 
@@ -74,14 +74,14 @@ pub fn run(args: ModifyArgs) -> Exit {
     .filter(|p| p.is_some_and(|p| p.as_os_str() == "-"))
     .count();
     if stdins > 1 {
-        ahp_elicit::notice::say_in("modify", "only one of the files can be '-' (stdin)");
+        crate::notice::say_in("modify", "only one of the files can be '-' (stdin)");
         return Exit::Usage;
     }
     let perm = args.permission;
     let get = |p: &PathBuf, what: &str| match load(p, what) {
         Ok(v) => Ok(v),
         Err(Load::Io(m)) => {
-            ahp_elicit::notice::say_in("modify", display(&m));
+            crate::notice::say_in("modify", display(&m));
             Err(Exit::Usage)
         }
         Err(Load::Bad(es)) => Err(refuse(&format!("the {what} is not a JSON event"), &es)),

@@ -1,15 +1,15 @@
 //! `ahp-elicit respond`: its arguments and wiring. The loop that answers
 //! the event stream (reading, validation, the responder, result events)
-//! is the library's [`ahp_elicit::respond`].
+//! is the library's [`crate::respond`].
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ahp_elicit::binding::{Mode, SchemaPolicy};
-use ahp_elicit::notice::{say, Notices};
-use ahp_elicit::respond::input::spawn_readers;
-use ahp_elicit::respond::sink::Sink;
-use ahp_elicit::respond::{drive, Config, Tally};
+use crate::binding::{Mode, SchemaPolicy};
+use crate::notice::{say, Notices};
+use crate::respond::input::spawn_readers;
+use crate::respond::sink::Sink;
+use crate::respond::{drive, Config, Tally};
 
 use super::answer::AnswerArgs;
 use super::Exit;
@@ -98,7 +98,7 @@ pub fn run(args: RespondArgs) -> Exit {
     };
     let interactive = args.answer.interactive();
     if let Some(hint) = stdin_is_the_keyboard(&args, interactive) {
-        ahp_elicit::notice::say(&hint);
+        crate::notice::say(&hint);
         return Exit::Usage;
     }
     // Declared before the responder, so it drops (and writes what it

@@ -1,5 +1,5 @@
 //! `ahp-elicit upstream verify|extract|refresh`: the pinned MCP upstream,
-//! per pinned revision. The library side is [`ahp_elicit::upstream`].
+//! per pinned revision. The library side is [`crate::upstream`].
 //!
 //! `--protocol-version V` names one pinned revision; without it each
 //! command works on every pinned revision (`verify`: every one whose files
@@ -16,8 +16,8 @@
 
 use std::path::PathBuf;
 
-use ahp_elicit::binding::Revision;
-use ahp_elicit::upstream::{self, UpstreamError};
+use crate::binding::Revision;
+use crate::upstream::{self, UpstreamError};
 
 use super::{revision_parser, Exit};
 
@@ -90,7 +90,7 @@ pub struct RefreshArgs {
 }
 
 fn report(e: &UpstreamError) -> Exit {
-    ahp_elicit::notice::say_in("upstream", e);
+    crate::notice::say_in("upstream", e);
     match e {
         UpstreamError::Mismatch(_) => Exit::Invalid,
         _ => Exit::Usage,
@@ -103,7 +103,7 @@ fn report_missing(e: &UpstreamError, rev: Revision, dir: &std::path::Path) -> Ex
     let code = report(e);
     if let UpstreamError::Io { source, .. } = e {
         if source.kind() == std::io::ErrorKind::NotFound {
-            ahp_elicit::notice::say_in("upstream", where_looked(rev, dir));
+            crate::notice::say_in("upstream", where_looked(rev, dir));
         }
     }
     code
@@ -147,7 +147,7 @@ fn verify(a: VerifyArgs) -> Exit {
         Some(p) => match std::fs::read_to_string(p) {
             Ok(t) => Some(t),
             Err(e) => {
-                ahp_elicit::notice::say_in("upstream", format!("{}: {e}", p.display()));
+                crate::notice::say_in("upstream", format!("{}: {e}", p.display()));
                 return Exit::Usage;
             }
         },
@@ -160,7 +160,7 @@ fn verify(a: VerifyArgs) -> Exit {
         // Without a named revision, a revision whose files are not here is
         // skipped (and said); a named one must be found.
         if a.revision.is_none() && !upstream::holds_files(&dir) {
-            ahp_elicit::notice::say_in(
+            crate::notice::say_in(
                 "upstream verify",
                 format!(
                     "MCP {rev}: no pinned files found, skipped ({})",
@@ -193,7 +193,7 @@ fn verify(a: VerifyArgs) -> Exit {
                 verified += 1;
             }
             Ok(diffs) => {
-                ahp_elicit::notice::say_list(
+                crate::notice::say_list(
                     Some("upstream verify"),
                     &format!("MCP {rev}: {} differs:", dir.display()),
                     &diffs,
@@ -204,7 +204,7 @@ fn verify(a: VerifyArgs) -> Exit {
         }
     }
     if verified == 0 && worst == Exit::Ok {
-        ahp_elicit::notice::say_in(
+        crate::notice::say_in(
             "upstream verify",
             format!(
                 "the files of no pinned revision ({}) were found",
@@ -212,7 +212,7 @@ fn verify(a: VerifyArgs) -> Exit {
             ),
         );
         for rev in Revision::ALL {
-            ahp_elicit::notice::say_in(
+            crate::notice::say_in(
                 "upstream",
                 where_looked(*rev, &upstream::resolve_dir(*rev, None)),
             );
@@ -242,7 +242,7 @@ fn extract(a: ExtractArgs) -> Exit {
             continue;
         }
         match std::fs::write(&out, text) {
-            Ok(()) => ahp_elicit::notice::say_in(
+            Ok(()) => crate::notice::say_in(
                 "upstream",
                 format!(
                     "wrote {} from {} (MCP {rev}); review the diff before committing",
@@ -251,7 +251,7 @@ fn extract(a: ExtractArgs) -> Exit {
                 ),
             ),
             Err(e) => {
-                ahp_elicit::notice::say_in("upstream", format!("{}: {e}", out.display()));
+                crate::notice::say_in("upstream", format!("{}: {e}", out.display()));
                 worst = worse(worst, Exit::Usage);
             }
         }
@@ -277,7 +277,7 @@ fn refresh(a: RefreshArgs) -> Exit {
                 );
             }
             Ok(diffs) => {
-                ahp_elicit::notice::say_list(
+                crate::notice::say_list(
                     Some("upstream refresh"),
                     &format!("MCP {rev}: refused, nothing kept:"),
                     &diffs,

@@ -1,6 +1,6 @@
 //! `ahp-elicit validate`: validate events through the wire
 //! root and the binding, one report per event. The checks and the report
-//! format are the library's [`ahp_elicit::validate`]; this file reads the
+//! format are the library's [`crate::validate`]; this file reads the
 //! arguments, opens the inputs and the `--request` file, and maps the
 //! verdicts to the exit code.
 //!
@@ -11,7 +11,7 @@
 //! inputs (the latest 4,096 within 4 MiB).
 //!
 //! Output (stdout): text, or with `--format json` one object per event per
-//! line (see [`ahp_elicit::validate::write_verdict`]).
+//! line (see [`crate::validate::write_verdict`]).
 //!
 //! Exit: 0 every event valid; 1 some event invalid (or an input holds no
 //! event); 2 usage or an input that cannot be read.
@@ -19,9 +19,9 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use ahp_elicit::binding::{parse_json, read_request_event_with, RequestEvent, SchemaPolicy};
-use ahp_elicit::safe_text::display;
-use ahp_elicit::validate::{
+use crate::binding::{parse_json, read_request_event_with, RequestEvent, SchemaPolicy};
+use crate::safe_text::display;
+use crate::validate::{
     check_input, split_input, Checker, Format, MAX_REMEMBERED, MAX_REMEMBERED_BYTES,
 };
 
@@ -99,7 +99,7 @@ fn load_reference(path: &Path, policy: SchemaPolicy) -> Result<(Vec<RequestEvent
         );
     }
     if reqs.is_empty() && problems.is_empty() {
-        ahp_elicit::notice::say_in("validate", format!("--request {who}: no event found"));
+        crate::notice::say_in("validate", format!("--request {who}: no event found"));
         return Ok((reqs, true));
     }
     Ok((reqs, !problems.is_empty()))
@@ -118,7 +118,7 @@ pub fn run(args: ValidateArgs) -> Exit {
                 r
             }
             Err(m) => {
-                ahp_elicit::notice::say_in("validate", display(&m));
+                crate::notice::say_in("validate", display(&m));
                 return Exit::Usage;
             }
         },
@@ -126,7 +126,7 @@ pub fn run(args: ValidateArgs) -> Exit {
     // With no FILE and the keyboard as stdin nothing would ever arrive:
     // a hint at once, as `respond` gives (an explicit `-` still reads it).
     if args.inputs.is_empty() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-        ahp_elicit::notice::say_in(
+        crate::notice::say_in(
             "validate",
             "standard input is the terminal, so no events can arrive there: give a FILE \
 (ahp-elicit validate events.jsonl), pipe events in (adapter | ahp-elicit validate), \
@@ -149,10 +149,7 @@ or give - to type or paste them",
         let rd = match open(path) {
             Ok(r) => r,
             Err(e) => {
-                ahp_elicit::notice::say_in(
-                    "validate",
-                    format!("cannot read {}: {e}", display(&input)),
-                );
+                crate::notice::say_in("validate", format!("cannot read {}: {e}", display(&input)));
                 unreadable = true;
                 continue;
             }
@@ -162,10 +159,10 @@ or give - to type or paste them",
             worst = Exit::Invalid;
         }
         if let Err(e) = res {
-            ahp_elicit::notice::say_in("validate", format!("cannot read {}: {e}", display(&input)));
+            crate::notice::say_in("validate", format!("cannot read {}: {e}", display(&input)));
             unreadable = true;
         } else if o.events == 0 {
-            ahp_elicit::notice::say_in("validate", format!("{}: no event found", display(&input)));
+            crate::notice::say_in("validate", format!("{}: no event found", display(&input)));
             worst = Exit::Invalid;
         }
         unreadable |= o.write_failed;
@@ -185,7 +182,7 @@ or give - to type or paste them",
 fn note_forgotten(checker: &Checker) {
     let (forgotten, alone) = checker.forgotten();
     if forgotten > 0 {
-        ahp_elicit::notice::say_in(
+        crate::notice::say_in(
             "validate",
             format!(
                 "note: {forgotten} older requests were not kept for cross-checks \

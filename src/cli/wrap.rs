@@ -1,6 +1,6 @@
 //! `ahp-elicit wrap`: raw MCP `elicitation/create` params in,
 //! a validated `user.elicitation.request` event out, through
-//! [`ahp_elicit::binding::wrap_params_in`] (the params serialized whole into
+//! [`crate::binding::wrap_params_in`] (the params serialized whole into
 //! `request.text`, the mode written explicitly, nothing injected).
 //!
 //! `--protocol-version V` checks the params against that pinned revision's
@@ -22,13 +22,13 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use sha2::Digest;
 
-use ahp_elicit::binding::content::format_ok;
-use ahp_elicit::binding::limits::{MAX_EVENT_BYTES, MAX_ID_CHARS};
-use ahp_elicit::binding::{
+use crate::binding::content::format_ok;
+use crate::binding::limits::{MAX_EVENT_BYTES, MAX_ID_CHARS};
+use crate::binding::{
     parse_json, wrap_params_in, McpExtension, Revision, SchemaPolicy, Server, StringFormat,
 };
-use ahp_elicit::respond::sink::terminal_safe;
-use ahp_elicit::safe_text::display;
+use crate::respond::sink::terminal_safe;
+use crate::safe_text::display;
 
 use super::{revision_parser, Exit};
 
@@ -112,7 +112,7 @@ pub fn default_id(text: &str) -> String {
 pub fn run(args: WrapArgs) -> Exit {
     if let Some(t) = &args.time {
         if !format_ok(StringFormat::DateTime, t) {
-            ahp_elicit::notice::say_in(
+            crate::notice::say_in(
                 "wrap",
                 format!("--time '{}' is not an RFC 3339 date-time", display(t)),
             );
@@ -122,7 +122,7 @@ pub fn run(args: WrapArgs) -> Exit {
     if let Some(id) = &args.id {
         let n = id.chars().count();
         if n == 0 || n > MAX_ID_CHARS || id.chars().any(char::is_control) {
-            ahp_elicit::notice::say_in(
+            crate::notice::say_in(
                 "wrap",
                 format!("--id must be 1 to {MAX_ID_CHARS} characters, no control characters"),
             );
@@ -132,7 +132,7 @@ pub fn run(args: WrapArgs) -> Exit {
     if let Some(k) = &args.input_key {
         let n = k.chars().count();
         if n == 0 || n > 256 || k.chars().any(char::is_control) {
-            ahp_elicit::notice::say_in(
+            crate::notice::say_in(
                 "wrap",
                 "--input-key must be 1 to 256 characters, no control characters",
             );
@@ -148,11 +148,11 @@ pub fn run(args: WrapArgs) -> Exit {
     let bytes = match super::read_input(input, MAX_EVENT_BYTES, "params") {
         Ok(b) => b,
         Err(e) => {
-            ahp_elicit::notice::say_in("wrap", &e);
+            crate::notice::say_in("wrap", &e);
             return Exit::Usage;
         }
     };
-    let report = |errs: &[ahp_elicit::binding::Violation]| {
+    let report = |errs: &[crate::binding::Violation]| {
         super::print_violations(
             "wrap",
             "the params are not a valid elicitation/create request",
@@ -165,13 +165,13 @@ pub fn run(args: WrapArgs) -> Exit {
         Err(e) => return report(&[e]),
     };
     if let Some(hint) = wrapper_hint(&params) {
-        ahp_elicit::notice::say_in("wrap", &hint);
+        crate::notice::say_in("wrap", &hint);
         return Exit::Invalid;
     }
     let text = match serde_json::to_string(&params) {
         Ok(t) => t,
         Err(e) => {
-            ahp_elicit::notice::say_in("wrap", &e);
+            crate::notice::say_in("wrap", &e);
             return Exit::Usage;
         }
     };

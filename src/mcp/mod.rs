@@ -34,7 +34,9 @@ use crate::notice::Notices;
 use crate::responder::Responder;
 
 mod elicit;
-pub mod era;
+internal!(
+    mod era;
+);
 mod lifecycle;
 mod refusal;
 mod rounds;
@@ -45,10 +47,18 @@ pub use http::ExtraHeaders;
 pub use lifecycle::DISCOVER_WAIT;
 pub use rounds::DEFAULT_MAX_ROUNDS;
 mod client;
-pub mod http;
-pub mod jsonrpc;
-pub mod stdio;
-pub mod transport;
+internal!(
+    mod http;
+);
+internal!(
+    mod jsonrpc;
+);
+internal!(
+    mod stdio;
+);
+internal!(
+    mod transport;
+);
 
 /// The protocol revision this client speaks.
 pub const PROTOCOL_VERSION: &str = crate::binding::Revision::V2025_11_25.as_str();

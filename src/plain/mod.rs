@@ -16,10 +16,14 @@
 //! typing `open` (never a bare Enter); typeahead is discarded at each new
 //! request; server text goes through [`crate::safe_text`].
 
-pub mod form;
+internal!(
+    mod form;
+);
 pub mod io;
 #[cfg(all(unix, feature = "tui"))]
-pub mod tty;
+internal!(
+    mod tty;
+);
 mod url;
 
 use std::time::{Duration, Instant};

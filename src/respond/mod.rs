@@ -16,8 +16,12 @@
 //! read ahead on a reader thread, so the loop waits for a person and for
 //! input at once.
 
-pub mod input;
-pub mod sink;
+internal!(
+    mod input;
+);
+internal!(
+    mod sink;
+);
 
 use std::collections::VecDeque;
 use std::sync::Arc;

@@ -32,15 +32,29 @@
 //! deadline, Ctrl-C and signals; the screens share the scroll window, the
 //! button row and the help line ([`chrome`]) and draw with the [`Theme`].
 
-pub mod background;
-pub mod chrome;
-pub mod guard;
-pub mod keys;
+internal!(
+    mod background;
+);
+internal!(
+    mod chrome;
+);
+internal!(
+    mod guard;
+);
+internal!(
+    mod keys;
+);
 mod screens;
-pub mod text;
+internal!(
+    mod text;
+);
 pub mod theme;
-pub mod url_view;
-pub mod view;
+internal!(
+    mod url_view;
+);
+internal!(
+    mod view;
+);
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
