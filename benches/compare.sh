@@ -64,7 +64,7 @@ PY
   ajv=$(node "$here/ajv_validate.mjs" "$f" "$work/ajv.$w" "$runs")
   # Python: the first $py_n events only (it takes about 2 ms an event).
   py=$(python3 "$here/py_validate_file.py" "$f" "$work/py.$w" "$py_n" "$py_runs")
-  python3 - "$w" "$events" "$ours_s" "$ajv" "$py" "$work/ours.$w" "$work/ajv.$w" "$work/py.$w" "$ours_runs" <<'PY'
+  python3 - "$w" "$events" "$ours_s" "$ajv" "$py" "$work/ours.$w" "$work/ajv.$w" "$work/py.$w" "$ours_runs" "$work/rows" <<'PY'
 import json, sys
 w, events, ours_s = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 ours_runs = [float(x) for x in sys.argv[9].split()]
@@ -86,7 +86,20 @@ print(f"  ratio ahp-elicit / ajv:    {eps / ajv['eventsPerSecond']:.2f}x")
 print(f"  ratio ahp-elicit / python: {eps / py['eventsPerSecond']:.1f}x")
 print(f"  agreement: ajv vs jsonschema differ on {ajv_py}; schema-invalid but ahp-elicit-valid: {schema_only}; "
       f"ahp-elicit-only rejections (runtime and cross-body checks): {stricter}")
+ratio_ajv, ratio_py = eps / ajv['eventsPerSecond'], eps / py['eventsPerSecond']
+name = {"valid": "all-valid", "mixed": "mixed"}[w]
+with open(sys.argv[10], "a") as rows:
+    rows.write(f"| `validate`, {name} {events:,} events (whole process) vs ajv 8 in-process, warmed "
+               f"| {eps:,.0f}/s vs {ajv['eventsPerSecond']:,.0f}/s = {ratio_ajv:.2f}x | ≥ 1.5x "
+               f"| {'met' if ratio_ajv >= 1.5 else 'not met'} |\n")
+    rows.write(f"| same, {name}, vs Python `jsonschema` | {ratio_py:.1f}x | ≥ 100x "
+               f"| {'met' if ratio_py >= 100 else 'not met'} |\n")
 if ajv_py or schema_only:
     sys.exit(f"the validators disagree on the {w} workload")
 PY
 done
+# The validate rows of the speed table (figure, now, goal, whether met).
+echo
+echo "| figure | now | goal | |"
+echo "|---|---|---|---|"
+cat "$work/rows"

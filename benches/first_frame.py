@@ -5,7 +5,10 @@ Runs the binary RUNS times (default 30) in a fresh 80x24 pseudo-terminal and
 measures, for each run, the wall time from just before the process is
 spawned until the last row of the first frame (the key help, which holds
 "Esc cancel") has been written to the terminal; then the run is cancelled
-with Esc. Prints the median, the minimum and the maximum in milliseconds.
+with Esc. The pseudo-terminal answers the background query as a terminal
+does (see `answer_queries`). Prints the median, the minimum and the
+maximum in milliseconds, and the peak resident set size of the runs (the
+whole process, from its rusage: the form shown, then cancelled).
 
     python3 benches/first_frame.py [path/to/ahp-elicit] [RUNS]
 
@@ -16,6 +19,7 @@ import fcntl
 import os
 import pty
 import select
+import signal
 import statistics
 import struct
 import subprocess
@@ -24,6 +28,25 @@ import termios
 import time
 
 MARK = b"Esc cancel"
+
+
+# The background query a terminal answers before the first frame
+# (src/tui/background.rs): OSC 11 asks for the background colour, and the
+# device attributes query after it ends the wait. Every terminal answers
+# the latter within one round trip, so this pseudo-terminal answers both as
+# a dark xterm does; left unanswered, the screen would wait the query's
+# whole timeout (150 ms), which no real terminal makes it do.
+OSC11_QUERY = b"\x1b]11;?\x07"
+DA_QUERY = b"\x1b[c"
+OSC11_REPLY = b"\x1b]11;rgb:1e1e/1e1e/2e2e\x07"
+DA_REPLY = b"\x1b[?62;22c"
+
+
+def answer_queries(master, chunk):
+    if OSC11_QUERY in chunk:
+        os.write(master, OSC11_REPLY)
+    if DA_QUERY in chunk:
+        os.write(master, DA_REPLY)
 
 
 def one_run(binary):
@@ -50,6 +73,7 @@ def one_run(binary):
         if not chunk:
             break
         seen = seen[-64:] + chunk
+        answer_queries(master, chunk)
         if MARK in seen:
             took = time.perf_counter() - start
     # Cancel with Esc, again every 500 ms: a form drops the keys of its
@@ -59,8 +83,13 @@ def one_run(binary):
     # process never blocks on it.
     end = time.perf_counter() + 10
     last = 0.0
+    usage = None
     try:
-        while p.poll() is None and time.perf_counter() < end:
+        while usage is None and time.perf_counter() < end:
+            pid, _, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                usage = ru
+                break
             if time.perf_counter() - last > 0.5:
                 os.write(master, b"\x1b")
                 last = time.perf_counter()
@@ -68,22 +97,31 @@ def one_run(binary):
                 os.read(master, 65536)
     except OSError:
         pass
-    if p.poll() is None:
-        p.kill()
-    p.wait(timeout=10)
+    if usage is None:
+        # os.kill, not p.kill: Popen would reap the child (and its rusage).
+        try:
+            os.kill(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        _, _, usage = os.wait4(p.pid, 0)
+    p.returncode = 0  # reaped above
     os.close(master)
     if took is None:
         sys.exit("no first frame within 10 s")
-    return took * 1000
+    return took * 1000, usage.ru_maxrss
 
 
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else "target/release/ahp-elicit"
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 30
     one_run(binary)  # warm the page cache
-    ms = [one_run(binary) for _ in range(runs)]
+    got = [one_run(binary) for _ in range(runs)]
+    ms = [t for t, _ in got]
+    rss = sorted(kb for _, kb in got)
     print(f"first full demo frame over {runs} runs: median {statistics.median(ms):.2f} ms, "
           f"min {min(ms):.2f} ms, max {max(ms):.2f} ms")
+    print(f"demo peak RSS over {runs} runs: median {statistics.median(rss) / 1024:.1f} MB, "
+          f"max {rss[-1] / 1024:.1f} MB")
 
 
 if __name__ == "__main__":

@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
-# Long streams: events/s and peak RSS of `ahp-elicit validate` and
-# `ahp-elicit respond --action decline` on a short and a long stream of the
-# same events (every request and result of examples/ and tests/vectors/,
-# each with a distinct id), to show that speed holds and memory stays
-# bounded as the stream grows.
+# Long streams, start and size, in one run: events/s, CPU time and peak RSS
+# of `ahp-elicit validate` and `ahp-elicit respond --action decline` on a
+# short and a long stream of the same events (every request and result of
+# examples/ and tests/vectors/, each with a distinct id), to show that
+# speed holds and memory stays bounded as the stream grows; then the first
+# full `demo` frame and the demo's peak RSS (benches/first_frame.py) and the
+# size of the release binary. It ends with one table: each figure of this
+# run, its goal, and whether it is met.
 #
 #   bash benches/streams.sh [SHORT] [LONG]    # defaults 10000 1000000
-#   SHORT_RUNS=5 LONG_RUNS=3 BIN=path/to/ahp-elicit bash benches/streams.sh
+#   SHORT_RUNS=5 LONG_RUNS=3 FRAME_RUNS=30 BIN=path/to/ahp-elicit bash benches/streams.sh
 #
 # Each speed is the median of the runs (5 on the short stream, 3 on the
 # long one, by default) and each peak RSS the largest of them, so one slow
-# moment of a shared machine does not decide the comparison.
+# moment of a shared machine does not decide the comparison. The CPU time
+# per event (user + system, all threads, from the child's rusage) is
+# printed beside it: on a machine shared with other work it moves far less
+# than the wall time, so it tells a slower program from a busier machine.
+# All streams are written and synced to disk before any is timed, so the
+# kernel's writeback of those files does not run during the timed runs.
+# MB here is 2^20 bytes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 short=${1:-10000}
 long=${2:-1000000}
 short_runs=${SHORT_RUNS:-5}
 long_runs=${LONG_RUNS:-3}
+frame_runs=${FRAME_RUNS:-30}
 work=$(mktemp -d "${TMPDIR:-/tmp}/ahp-streams.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 if [ -z "${BIN:-}" ]; then cargo build --release --locked -q; fi
@@ -50,35 +60,86 @@ with open(out, "w") as f:
 PY
 }
 
-# Median seconds (wall, perf_counter) and largest peak RSS (KiB, from the
-# child's rusage) of RUNS runs of a command, stdout discarded.
+# Median seconds (wall, perf_counter), median CPU seconds (user + system,
+# from the child's rusage) and largest peak RSS (KiB) of RUNS runs of a
+# command, stdout discarded.
 measure() {
   python3 - "$@" <<'PY'
 import os, subprocess, sys, time
 runs, cmd = int(sys.argv[1]), sys.argv[2:]
-secs, peak = [], 0
+secs, cpu, peak = [], [], 0
 for _ in range(runs):
     t = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, _, usage = os.wait4(p.pid, 0)
     secs.append(time.perf_counter() - t)
+    cpu.append(usage.ru_utime + usage.ru_stime)
     peak = max(peak, usage.ru_maxrss)
-print(sorted(secs)[len(secs) // 2], peak)
+print(sorted(secs)[len(secs) // 2], sorted(cpu)[len(cpu) // 2], peak)
 PY
 }
 
+figures=$work/figures
 report() {
-  python3 -c "import sys; what,n,s,kb,unit=sys.argv[1],int(sys.argv[2]),float(sys.argv[3]),int(sys.argv[4]),sys.argv[5]; print(f'{what} {n:>9} {unit}: {s:6.2f} s {n/s:>10,.0f} {unit}/s  peak RSS {kb/1024:6.1f} MB')" "$@"
+  python3 -c 'import sys
+what, n, s, cpu, kb, unit = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+print(f"{what:<8} {n:>9} {unit}: {s:6.2f} s {n/s:>10,.0f} {unit}/s  CPU {cpu/n*1e6:6.1f} us/{unit[:-1]}  peak RSS {kb/1024:6.1f} MB")' "$@"
+  echo "$1 $2 $3 $4 $5" >> "$figures"
 }
 
 for n in "$short" "$long"; do
-  runs=$short_runs
-  [ "$n" = "$long" ] && runs=$long_runs
   make "$n" all "$work/v.$n.jsonl"
   make "$n" requests "$work/r.$n.jsonl"
-  read -r s kb < <(measure "$runs" "$bin" validate --format json "$work/v.$n.jsonl")
-  report "validate" "$n" "$s" "$kb" events
-  read -r s kb < <(measure "$runs" "$bin" respond --action decline "$work/r.$n.jsonl")
-  report "respond " "$n" "$s" "$kb" requests
-  rm -f "$work/v.$n.jsonl" "$work/r.$n.jsonl"
 done
+sync
+for n in "$short" "$long"; do
+  runs=$short_runs
+  [ "$n" = "$long" ] && runs=$long_runs
+  read -r s cpu kb < <(measure "$runs" "$bin" validate --format json "$work/v.$n.jsonl")
+  report validate "$n" "$s" "$cpu" "$kb" events
+  read -r s cpu kb < <(measure "$runs" "$bin" respond --action decline "$work/r.$n.jsonl")
+  report respond "$n" "$s" "$cpu" "$kb" requests
+done
+rm -f "$work"/*.jsonl
+
+frame=$(python3 benches/first_frame.py "$bin" "$frame_runs")
+echo "$frame"
+size=$(stat -c %s "$bin")
+echo "release binary: $size bytes"
+
+# One table: figure, this run, goal, met ("-": shown, no goal of its own).
+echo "$frame" | python3 -c '
+import re, sys
+figures, size, short, long = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+frame = sys.stdin.read()
+got = {}
+for line in open(figures):
+    what, n, s, cpu, kb = line.split()
+    got[(what, int(n))] = (int(n) / float(s), float(cpu) / int(n) * 1e6, int(kb) / 1024)
+ms = float(re.search(r"median ([0-9.]+) ms", frame).group(1))
+rss = float(re.search(r"RSS over .*?max ([0-9.]+) MB", frame).group(1))
+rs, rl = got[("respond", short)], got[("respond", long)]
+vs, vl = got[("validate", short)], got[("validate", long)]
+rows = [
+    (f"respond --action decline, {short:,} requests", f"{rs[0]:,.0f}/s", ">= 60,000/s", rs[0] >= 60000),
+    (f"respond, {long:,} requests", f"{rl[0]:,.0f}/s = {rl[0] / rs[0]:.2f}x the {short:,} figure",
+     ">= 0.90x", rl[0] >= 0.9 * rs[0]),
+    (f"respond CPU per request, {short:,} / {long:,}",
+     f"{rs[1]:.1f} / {rl[1]:.1f} us = {rl[1] / rs[1]:.2f}x", "-", None),
+    (f"respond peak RSS, {long:,} requests", f"{rl[2]:.1f} MB", "< 50 MB", rl[2] < 50),
+    (f"validate, {long:,} events", f"{vl[0]:,.0f}/s = {vl[0] / vs[0]:.2f}x the {short:,} figure", "-", None),
+    (f"validate peak RSS, {long:,} events", f"{vl[2]:.1f} MB", "< 50 MB", vl[2] < 50),
+    ("first full demo frame, median", f"{ms:.2f} ms", "<= 6 ms", ms <= 6),
+    ("demo peak RSS", f"{rss:.1f} MB", "<= 10 MB", rss <= 10),
+    ("release binary", f"{size / 2**20:.1f} MB ({size:,} bytes)", "<= 8 MB", size <= 8 * 2**20),
+]
+w = [max(len(r[i]) for r in rows + [("figure", "this run", "goal")]) for i in range(3)]
+print()
+def row(a, b, c, d):
+    print(f"| {a:<{w[0]}} | {b:<{w[1]}} | {c:<{w[2]}} | {d:<3} |")
+row("figure", "this run", "goal", "met")
+row("-" * w[0], "-" * w[1], "-" * w[2], "---")
+for what, now, goal, met in rows:
+    m = "-" if met is None else ("yes" if met else "no")
+    row(what, now, goal, m)
+' "$figures" "$size" "$short" "$long"

@@ -111,11 +111,17 @@ fn first_frame(c: &mut Criterion) {
                 cmd.arg("-c").arg(format!(
                     "stty rows 24 cols 80 && exec '{bin}' demo > /dev/null"
                 ));
-                cmd.env("TERM", "xterm-256color");
+                cmd.env("TERM", "xterm-256color").env_remove("NO_COLOR");
                 let start = Instant::now();
                 let mut p = expectrl::session::Session::spawn(cmd).expect("spawn in a pty");
                 p.get_process_mut().set_window_size(80, 24).ok();
                 p.set_expect_timeout(Some(Duration::from_secs(10)));
+                // Answer the background query (OSC 11, then device
+                // attributes) as a dark xterm does: every terminal answers
+                // the latter, and unanswered the screen would wait the
+                // query's whole timeout.
+                p.expect("\x1b[c").expect("background query");
+                p.send("\x1b]11;rgb:1e1e/1e1e/2e2e\x07\x1b[?62;22c").ok();
                 // The help line is the last row drawn in the first frame.
                 p.expect("Esc cancel").expect("first frame");
                 total += start.elapsed();

@@ -33,6 +33,7 @@ use std::io::{BufReader, Read, Write};
 use serde_json::Value;
 
 use crate::binding::elicitation::{REQUEST_TYPE, RESULT_TYPE};
+use crate::binding::fast::ValidEvent;
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
     check_answer, parse_json, schemas, take_request_event_with, take_result_event, RequestEvent,
@@ -145,7 +146,7 @@ pub const MAX_REMEMBERED_BYTES: usize = 4 * 1024 * 1024;
 
 /// What the order-free part of validation found for one event ([`prepare`]);
 /// [`Checker::finish`] completes it in input order.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum Prepared {
     /// The verdict is final.
     Done(Verdict),
@@ -165,14 +166,70 @@ pub enum Prepared {
 
 /// The checks of one event text that need no other event (limits, syntax,
 /// wire root, the codec's reading of the body): safe to run in parallel.
+///
+/// A valid request or result is read by the fast reading
+/// ([`crate::binding::fast::read_valid`]: one pass, no schema run); any
+/// event it is not sure of goes through [`prepare_full`], the only path
+/// that reports violations. Both give the same [`Prepared`] for every
+/// event the fast reading takes.
 pub fn prepare(bytes: &[u8]) -> Prepared {
     prepare_with(bytes, SchemaPolicy::Strict)
 }
 
 /// [`prepare`] reading a request's `requestedSchema` under `policy`
 /// (`validate --schema-policy`; compatible accepts what real servers'
-/// SDKs add, as `mcp` records it).
+/// SDKs add, as `mcp` records it). The fast reading is the strict one: under
+/// compatible every event takes the full reading.
 pub fn prepare_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
+    if policy != SchemaPolicy::Strict {
+        return prepare_full_with(bytes, policy);
+    }
+    match crate::binding::fast::read_valid(bytes) {
+        Some(ValidEvent::Request(mut request)) => {
+            keep_for_checks(&mut request);
+            Prepared::Request {
+                verdict: valid(&request.id, REQUEST_TYPE),
+                request,
+                size: bytes.len(),
+            }
+        }
+        Some(ValidEvent::Result(result)) => Prepared::Result {
+            verdict: valid(&result.id, RESULT_TYPE),
+            result,
+        },
+        None => prepare_full_with(bytes, policy),
+    }
+}
+
+/// The verdict of a valid event.
+fn valid(id: &str, ty: &str) -> Verdict {
+    Verdict {
+        id: Some(id.to_owned()),
+        ty: Some(ty.to_owned()),
+        errors: Vec::new(),
+    }
+}
+
+/// Drop what the cross-checks do not need from a valid request: they need
+/// the id, server, mode and the form only; a remembered request holds no
+/// more than that.
+fn keep_for_checks(request: &mut RequestEvent) {
+    request.event = Value::Null;
+    if let RequestView::Body(body) = &mut request.view {
+        body.params = serde_json::Map::new();
+        body.message = String::new();
+    }
+}
+
+/// [`prepare`] without the fast reading: parse the whole event, then the
+/// wire root and the codec with their schemas. Every verdict with
+/// violations comes from here.
+pub fn prepare_full(bytes: &[u8]) -> Prepared {
+    prepare_full_with(bytes, SchemaPolicy::Strict)
+}
+
+/// [`prepare_full`] under `policy`.
+fn prepare_full_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
     let v = match parse_json(bytes) {
         Ok(v) => v,
         Err(e) => {
@@ -203,14 +260,8 @@ pub fn prepare_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
     match kind {
         Some(true) => match take_request_event_with(v, policy) {
             Ok(mut request) => {
-                // The cross-checks need the id, server, mode and the form
-                // only: the rest is dropped here, on the worker, and a
-                // remembered request holds no more than that.
-                request.event = Value::Null;
-                if let RequestView::Body(body) = &mut request.view {
-                    body.params = serde_json::Map::new();
-                    body.message = String::new();
-                }
+                // Dropped here, on the worker.
+                keep_for_checks(&mut request);
                 Prepared::Request {
                     verdict: verdict(Vec::new()),
                     request,

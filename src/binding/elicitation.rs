@@ -368,7 +368,7 @@ fn server_at(event: &Value) -> Result<Server, Violation> {
 
 /// Parse the body text of `part` (limits, then JSON); a fault is at the
 /// root of the part.
-fn parse_text(text: &str, part: Part) -> Result<Value, Violation> {
+pub(super) fn parse_text(text: &str, part: Part) -> Result<Value, Violation> {
     let depth = json_depth(text.as_bytes());
     if depth > MAX_DEPTH {
         return Err(Violation::within(
@@ -626,7 +626,19 @@ fn read_params_body(
     params: &Value,
     meta_mode: Mode,
 ) -> Result<(String, RequestBody), Vec<Violation>> {
-    params_body(rev, params, meta_mode).map_err(|errs| tag_revision(errs, rev))
+    params_body(rev, params, meta_mode, None).map_err(|errs| tag_revision(errs, rev))
+}
+
+/// The runtime checks of [`read_params`] on params whose pinned `request`
+/// definition `_proof` shows to hold (the schema is not run again); returns
+/// the message and the body. Errors as [`read_params`].
+pub(crate) fn proven_params_body(
+    rev: Revision,
+    params: &Value,
+    meta_mode: Mode,
+    proof: &super::fast::SchemaHolds,
+) -> Result<(String, RequestBody), Vec<Violation>> {
+    params_body(rev, params, meta_mode, Some(proof)).map_err(|errs| tag_revision(errs, rev))
 }
 
 /// Append ` (MCP <version>)` to the message of each violation of a pinned
@@ -644,10 +656,13 @@ fn tag_revision(mut errs: Vec<Violation>, rev: Revision) -> Vec<Violation> {
     errs
 }
 
+/// `proof`: the pinned definition is known to hold (see [`super::fast`]);
+/// None runs it.
 fn params_body(
     rev: Revision,
     params: &Value,
     meta_mode: Mode,
+    proof: Option<&super::fast::SchemaHolds>,
 ) -> Result<(String, RequestBody), Vec<Violation>> {
     let Some(obj) = params.as_object() else {
         return Err(vec![Violation::new(
@@ -660,9 +675,11 @@ fn params_body(
     if !errs.is_empty() {
         return Err(errs);
     }
-    let schema_errs = schemas::validate_mcp_request(rev, params);
-    if !schema_errs.is_empty() {
-        return Err(schema_errs);
+    if proof.is_none() {
+        let schema_errs = schemas::validate_mcp_request(rev, params);
+        if !schema_errs.is_empty() {
+            return Err(schema_errs);
+        }
     }
     let message = match obj.get("message") {
         Some(Value::String(s)) => s.clone(),
@@ -931,7 +948,7 @@ fn not_an_object() -> Violation {
     Violation::new("", Rule::McpResult, "the result must be a JSON object")
 }
 
-fn elicit_result(value: Map<String, Value>, action: Action) -> ElicitResult {
+pub(super) fn elicit_result(value: Map<String, Value>, action: Action) -> ElicitResult {
     let content = value.get("content").and_then(Value::as_object).cloned();
     ElicitResult {
         value,
@@ -942,16 +959,36 @@ fn elicit_result(value: Map<String, Value>, action: Action) -> ElicitResult {
 
 /// The checks of [`read_result_value`]; returns the result's action.
 fn result_checks(rev: Revision, value: &Value, mode: Mode) -> Result<Action, Vec<Violation>> {
-    result_rules(rev, value, mode).map_err(|errs| tag_revision(errs, rev))
+    result_rules(rev, value, mode, None).map_err(|errs| tag_revision(errs, rev))
 }
 
-fn result_rules(rev: Revision, value: &Value, mode: Mode) -> Result<Action, Vec<Violation>> {
+/// The runtime checks of [`read_result_value`] on a result whose pinned
+/// `result` definition `proof` shows to hold (the schema is not run
+/// again); returns the result's action. Errors as [`read_result_value`].
+pub(crate) fn proven_result_checks(
+    rev: Revision,
+    value: &Value,
+    mode: Mode,
+    proof: &super::fast::SchemaHolds,
+) -> Result<Action, Vec<Violation>> {
+    result_rules(rev, value, mode, Some(proof)).map_err(|errs| tag_revision(errs, rev))
+}
+
+/// `proof`: the pinned definition is known to hold; None runs it.
+fn result_rules(
+    rev: Revision,
+    value: &Value,
+    mode: Mode,
+    proof: Option<&super::fast::SchemaHolds>,
+) -> Result<Action, Vec<Violation>> {
     let Some(obj) = value.as_object() else {
         return Err(vec![not_an_object()]);
     };
-    let errs = schemas::validate_mcp_result(rev, value);
-    if !errs.is_empty() {
-        return Err(errs);
+    if proof.is_none() {
+        let errs = schemas::validate_mcp_result(rev, value);
+        if !errs.is_empty() {
+            return Err(errs);
+        }
     }
     let Some(action) = obj
         .get("action")

@@ -6,6 +6,9 @@ pub mod capabilities;
 pub mod content;
 pub mod effects;
 pub mod elicitation;
+internal!(
+    mod fast;
+);
 pub mod form_model;
 pub mod form_schema;
 pub mod limits;

@@ -176,6 +176,15 @@ impl Framer {
                     i += run;
                     continue;
                 }
+                // An escape and the byte it escapes (not a line feed, which
+                // cuts the string), kept together: what two steps of
+                // `byte` would do.
+                if b == b'\\' && chunk.get(i + 1).is_some_and(|n| *n != b'\n') {
+                    self.keep_all(&chunk[i..i + 2]);
+                    self.bol = false;
+                    i += 2;
+                    continue;
+                }
             }
             self.byte(b, out);
             i += 1;

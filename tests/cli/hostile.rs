@@ -4,25 +4,10 @@
 
 use std::path::Path;
 
+use crate::common;
+
 use assert_cmd::Command;
 use serde_json::Value;
-
-fn input_of(dir: &Path) -> Vec<u8> {
-    if let Ok(b) = std::fs::read(dir.join("input")) {
-        return b;
-    }
-    let g: Value = serde_json::from_slice(
-        &std::fs::read(dir.join("input.gen.json")).expect("input or input.gen.json"),
-    )
-    .unwrap();
-    let mut out = g["prefix"].as_str().unwrap().as_bytes().to_vec();
-    let rep = g["repeat"].as_str().unwrap().as_bytes();
-    for _ in 0..g["count"].as_u64().unwrap() {
-        out.extend_from_slice(rep);
-    }
-    out.extend_from_slice(g["suffix"].as_str().unwrap().as_bytes());
-    out
-}
 
 fn run_case(dir: &Path) -> Result<(), String> {
     let expect: Value =
@@ -43,7 +28,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
     let out = Command::cargo_bin("ahp-elicit")
         .unwrap()
         .args(&args)
-        .write_stdin(input_of(dir))
+        .write_stdin(common::hostile_input(dir))
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .map_err(|e| e.to_string())?;

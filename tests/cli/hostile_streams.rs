@@ -8,6 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::common;
+
 use assert_cmd::Command;
 use serde_json::{json, Value};
 
@@ -96,23 +98,6 @@ fn run(args: &[String], stdin: Vec<u8>, files: &[(&str, PathBuf)]) -> Run {
     }
 }
 
-fn input_of(dir: &Path) -> Vec<u8> {
-    if let Ok(b) = std::fs::read(dir.join("input")) {
-        return b;
-    }
-    let g: Value = serde_json::from_slice(
-        &std::fs::read(dir.join("input.gen.json")).expect("input or input.gen.json"),
-    )
-    .expect("generator");
-    let text = |k: &str| g[k].as_str().unwrap_or_default().as_bytes().to_vec();
-    let mut out = text("prefix");
-    for _ in 0..g["count"].as_u64().unwrap_or(0) {
-        out.extend(text("repeat"));
-    }
-    out.extend(text("suffix"));
-    out
-}
-
 /// Every corpus case, with `--log` added: stdout, stderr and the log; and
 /// its input through `validate` (text and JSON): stdout and stderr.
 #[test]
@@ -143,7 +128,7 @@ fn the_hostile_corpus_leaves_no_raw_control_in_any_stream() {
             .collect();
         let log = tmp.path().join(format!("log-{i}.jsonl"));
         args.extend(["--log".to_owned(), log.to_string_lossy().into_owned()]);
-        let input = input_of(d);
+        let input = common::hostile_input(d);
         let name = d.file_name().unwrap_or_default().to_string_lossy();
         let r = run(&args, input.clone(), &[("log", log)]);
         failures.extend(r.problems().into_iter().map(|p| format!("{name}: {p}")));

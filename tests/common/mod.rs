@@ -13,6 +13,26 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The bytes of a hostile case's input (tests/hostile/cases/NAME): its
+/// `input` file, or the large one its `input.gen.json` describes
+/// (`prefix`, `repeat` times `count`, `suffix`).
+pub fn hostile_input(dir: &std::path::Path) -> Vec<u8> {
+    if let Ok(b) = std::fs::read(dir.join("input")) {
+        return b;
+    }
+    let g: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.join("input.gen.json")).expect("input or input.gen.json"),
+    )
+    .expect("input.gen.json is JSON");
+    let text = |k: &str| g[k].as_str().unwrap_or_default().as_bytes().to_vec();
+    let mut out = text("prefix");
+    for _ in 0..g["count"].as_u64().unwrap_or(0) {
+        out.extend(text("repeat"));
+    }
+    out.extend(text("suffix"));
+    out
+}
+
 /// The sample events kept in the repository (`examples/`).
 pub fn examples_dir() -> PathBuf {
     root().join("examples")

@@ -9,6 +9,7 @@ mod common;
 
 mod binding_props;
 mod effects;
+mod fast_path_agrees;
 mod form_props;
 mod form_scripted;
 mod form_state;

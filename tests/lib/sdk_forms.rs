@@ -45,7 +45,7 @@ fn read(schema: Value) -> RequestView {
 }
 
 /// What the Python SDK sends for a small pydantic model.
-fn booking() -> Value {
+pub(crate) fn booking() -> Value {
     json!({
         "description": "Book a table at the restaurant.",
         "properties": {

@@ -1,0 +1,684 @@
+//! The fast reading of a valid elicitation event: one pass over its bytes
+//! into closed, borrowed types, then the binding's runtime checks, with no
+//! `serde_json::Value` tree for the envelope and no JSON Schema run.
+//!
+//! It decides nothing on its own. [`read_valid`] answers only "this event is
+//! valid, and here is what the full reading would give", or `None`: "not
+//! sure". The caller then takes the full path ([`parse_json`],
+//! [`take_request_event`], [`take_result_event`]), whose violations, pointers
+//! and messages are the only ones ever reported. The schemas stay the
+//! authority: every check here is at least as strict as the schema keyword
+//! it stands for, and anything this module does not model refuses:
+//!
+//! - the envelope is read into closed types (`deny_unknown_fields`, a
+//!   duplicate member refuses, `null` never stands for an absent member);
+//!   only `user.elicitation.request` and `user.elicitation.result` events,
+//!   `extensions` holding `mcp` only, and the keywords of the wire root
+//!   (`const`, `enum`, the event id's length and pattern, the overlays'
+//!   text-part rules) checked by hand; `time` goes through the same
+//!   `date-time` format checker as the schema ([`format_ok`]);
+//! - the body text is read into a `Value` (the form reader needs one) and
+//!   held to a closed model of the pinned `request` / `result` definition
+//!   ([`request_holds`], [`result_holds`]): known members only, integers as
+//!   integer literals, formats through [`format_ok`];
+//! - the runtime checks that follow are the full path's own functions
+//!   ([`proven_params_body`], [`proven_result_checks`]); any violation
+//!   refuses, so an invalid event is always reported by the full path.
+//!
+//! The differential test (`tests/lib/fast_path_agrees.rs`) and the fuzz target
+//! `fast_path` run both readings over every vector, hostile case, SDK form
+//! and generated event, and require the same verdict and the same reading.
+//!
+//! [`parse_json`]: super::parse_json
+//! [`take_request_event`]: super::take_request_event
+//! [`take_result_event`]: super::take_result_event
+//! [`format_ok`]: super::content::format_ok
+//! [`proven_params_body`]: super::elicitation::proven_params_body
+//! [`proven_result_checks`]: super::elicitation::proven_result_checks
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::content::format_ok;
+use super::elicitation::{
+    elicit_result, parse_text, proven_params_body, proven_result_checks, shallow_text,
+    REQUEST_TYPE, RESULT_TYPE,
+};
+use super::form_model::StringFormat;
+use super::limits::MAX_EVENT_BYTES;
+use super::revision::{revision_of, CallMethod, CallRef, McpExtension, Revision};
+use super::violation::Part;
+use super::{Action, ElicitationRequest, Mode, RequestEvent, RequestView, ResultEvent, Server};
+
+/// The pinned definition of a body holds: only [`request_holds`] and
+/// [`result_holds`] make one, and the runtime checks take it in place of a
+/// schema run.
+#[derive(Debug)]
+pub(crate) struct SchemaHolds(());
+
+/// A valid event as the full reading gives it, with `event` left `Null`
+/// (the fast reading builds no tree of the whole event).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValidEvent {
+    /// A valid `user.elicitation.request`.
+    Request(RequestEvent),
+    /// A `user.elicitation.result` valid on its own (the cross-checks
+    /// against its request are still to run).
+    Result(ResultEvent),
+}
+
+/// Read `bytes` as a valid request or result event without building its
+/// tree, or `None` when it is not certainly one (invalid, another event
+/// type, or a shape this reading does not model): then only the full
+/// reading may judge it. When `Some`, the full reading
+/// ([`super::parse_json`], then [`super::take_request_event`] or
+/// [`super::take_result_event`]) accepts the same bytes and gives the same
+/// value (but for `event`, `Null` here).
+pub fn read_valid(bytes: &[u8]) -> Option<ValidEvent> {
+    // The limits of `parse_json`: size, then depth and UTF-8.
+    if bytes.len() > MAX_EVENT_BYTES {
+        return None;
+    }
+    let text = shallow_text(bytes).ok()?;
+    let Obj(env): Obj<Envelope<'_>> = serde_json::from_str(text).ok()?;
+    if env.ahp.0 != "0.1" || !event_id(&env.id.0) || !format_ok(StringFormat::DateTime, &env.time.0)
+    {
+        return None;
+    }
+    if env
+        .parent_event_id
+        .as_ref()
+        .is_some_and(|p| !event_id(&p.0))
+    {
+        return None;
+    }
+    let mcp = match env.extensions.as_ref().and_then(|e| e.0.mcp.as_ref()) {
+        None => None,
+        Some(m) => Some(mcp_extension(&m.0)?),
+    };
+    let rev = revision_of(mcp.as_ref());
+    let el = env.payload.0.elicitation.0;
+    let mode = Mode::parse(&el.mode.0)?;
+    let server = Server {
+        name: el.server.0.name.0.into_owned(),
+        title: el.server.0.title.map(|t| t.0.into_owned()),
+        version: el.server.0.version.map(|t| t.0.into_owned()),
+    };
+    let id = env.id.0.into_owned();
+    match &*env.ty.0 {
+        REQUEST_TYPE => {
+            if el.action.is_some() || el.result.is_some() {
+                return None;
+            }
+            let view = match body(el.request.as_ref().map(|p| &p.0))? {
+                Body::Metadata => RequestView::Metadata,
+                Body::Omit => RequestView::Omit,
+                Body::Gap { reason, detail } => RequestView::Gap { reason, detail },
+                Body::Text(t) => {
+                    let params = parse_text(t, Part::RequestText).ok()?;
+                    let proof = request_holds(rev, &params)?;
+                    let (message, body) = proven_params_body(rev, &params, mode, &proof).ok()?;
+                    let Value::Object(params) = params else {
+                        return None;
+                    };
+                    RequestView::Body(ElicitationRequest {
+                        params,
+                        message,
+                        body,
+                    })
+                }
+            };
+            Some(ValidEvent::Request(RequestEvent {
+                id,
+                adapter: env.source.0.adapter.0.into_owned(),
+                server,
+                mode,
+                view,
+                mcp,
+                event: Value::Null,
+            }))
+        }
+        RESULT_TYPE => {
+            if el.request.is_some() {
+                return None;
+            }
+            let action = Action::parse(&el.action?.0)?;
+            let parent_event_id = env.parent_event_id?.0.into_owned();
+            let result = match body(el.result.as_ref().map(|p| &p.0))? {
+                Body::Text(t) => {
+                    let value = parse_text(t, Part::ResultText).ok()?;
+                    let proof = result_holds(&value)?;
+                    let said = proven_result_checks(rev, &value, mode, &proof).ok()?;
+                    if said != action {
+                        return None;
+                    }
+                    let Value::Object(value) = value else {
+                        return None;
+                    };
+                    Some(elicit_result(value, action))
+                }
+                _ => None,
+            };
+            Some(ValidEvent::Result(ResultEvent {
+                id,
+                parent_event_id,
+                server,
+                mode,
+                action,
+                result,
+                mcp,
+                event: Value::Null,
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// `$defs/eventId` (and the same rule of `inputKey` and `call.name`):
+/// `min..=max` characters, none of them C0, DEL or C1.
+fn id_like(s: &str, max: usize) -> bool {
+    let mut n = 0;
+    for c in s.chars() {
+        if matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}') {
+            return false;
+        }
+        n += 1;
+    }
+    (1..=max).contains(&n)
+}
+
+fn event_id(s: &str) -> bool {
+    id_like(s, 256)
+}
+
+/// `extensions.mcp` (closed `$defs/mcpExtension`) as the full reading gives
+/// it; None when the version is not pinned or a member breaks its rule.
+fn mcp_extension(m: &Mcp<'_>) -> Option<McpExtension> {
+    let protocol_version = Revision::parse(&m.protocol_version.0)?;
+    if m.input_key.as_ref().is_some_and(|k| !id_like(&k.0, 256)) {
+        return None;
+    }
+    let call = match &m.call {
+        None => None,
+        Some(Obj(c)) => {
+            if !id_like(&c.name.0, 2048) {
+                return None;
+            }
+            Some(CallRef {
+                method: CallMethod::parse(&c.method.0)?,
+                name: c.name.0.clone().into_owned(),
+            })
+        }
+    };
+    Some(McpExtension {
+        protocol_version,
+        input_key: m.input_key.as_ref().map(|k| k.0.clone().into_owned()),
+        call,
+    })
+}
+
+/// What a text part selects.
+enum Body<'p> {
+    Text(&'p str),
+    Metadata,
+    Omit,
+    Gap {
+        reason: String,
+        detail: Option<String>,
+    },
+}
+
+/// `$defs/textPart` (and `$defs/gap`), absent meaning omit; None when a
+/// rule of the part does not hold.
+fn body<'p>(part: Option<&'p TextPart<'_>>) -> Option<Body<'p>> {
+    let Some(p) = part else {
+        return Some(Body::Omit);
+    };
+    if p.ty.0 != "text" {
+        return None;
+    }
+    match (&*p.selection.0, &p.text, &p.gap) {
+        ("body", Some(t), None) => Some(Body::Text(&t.0)),
+        ("body", None, Some(Obj(g))) => {
+            if !matches!(&*g.reason.0, "unavailable" | "too-large" | "error") {
+                return None;
+            }
+            Some(Body::Gap {
+                reason: g.reason.0.clone().into_owned(),
+                detail: g.detail.as_ref().map(|d| d.0.clone().into_owned()),
+            })
+        }
+        ("metadata", None, None) => Some(Body::Metadata),
+        ("omit", None, None) => Some(Body::Omit),
+        _ => None,
+    }
+}
+
+/// A member name and the rule its value must hold.
+type Member = (&'static str, fn(&Value) -> bool);
+
+/// Whether every member of `o` is one of `known` and holds its rule.
+fn closed(o: &Map<String, Value>, known: &[Member]) -> bool {
+    o.iter().all(|(k, v)| {
+        known
+            .iter()
+            .find(|(name, _)| name == k)
+            .is_some_and(|(_, ok)| ok(v))
+    })
+}
+
+fn is_str(v: &Value) -> bool {
+    v.is_string()
+}
+
+/// An integer literal (the schema's `integer` also takes `5.0`: refused
+/// here, judged by the full reading).
+fn is_int(v: &Value) -> bool {
+    v.as_i64().is_some() || v.as_u64().is_some()
+}
+
+fn is_num(v: &Value) -> bool {
+    v.is_number()
+}
+
+fn is_bool(v: &Value) -> bool {
+    v.is_boolean()
+}
+
+fn strings(v: &Value) -> bool {
+    v.as_array().is_some_and(|a| a.iter().all(Value::is_string))
+}
+
+fn has_type(o: &Map<String, Value>, t: &str) -> bool {
+    o.get("type").and_then(Value::as_str) == Some(t)
+}
+
+/// `{const, title}` options, both strings, closed.
+fn titled_options(v: &Value) -> bool {
+    v.as_array().is_some_and(|a| {
+        a.iter().all(|x| {
+            x.as_object().is_some_and(|o| {
+                o.contains_key("const")
+                    && o.contains_key("title")
+                    && closed(o, &[("const", is_str), ("title", is_str)])
+            })
+        })
+    })
+}
+
+/// The common members of every primitive definition but `type`.
+const TEXTS: [Member; 2] = [("description", is_str), ("title", is_str)];
+
+fn closed_with(o: &Map<String, Value>, own: &[Member]) -> bool {
+    o.iter().all(|(k, v)| {
+        k == "type"
+            || TEXTS
+                .iter()
+                .chain(own)
+                .find(|(name, _)| name == k)
+                .is_some_and(|(_, ok)| ok(v))
+    })
+}
+
+/// `$defs/PrimitiveSchemaDefinition` with its dispatch (the same in both
+/// pinned revisions).
+fn primitive(v: &Value) -> bool {
+    let Some(o) = v.as_object() else {
+        return false;
+    };
+    let Some(t) = o.get("type").and_then(Value::as_str) else {
+        return false;
+    };
+    match t {
+        "string" if o.contains_key("oneOf") => {
+            closed_with(o, &[("default", is_str), ("oneOf", titled_options)])
+        }
+        "string" if o.contains_key("enumNames") => {
+            closed_with(
+                o,
+                &[
+                    ("default", is_str),
+                    ("enum", strings),
+                    ("enumNames", strings),
+                ],
+            ) && o.contains_key("enum")
+        }
+        "string" if o.contains_key("enum") => {
+            closed_with(o, &[("default", is_str), ("enum", strings)])
+        }
+        "string" => closed_with(
+            o,
+            &[
+                ("default", is_str),
+                ("format", |f| {
+                    matches!(f.as_str(), Some("date" | "date-time" | "email" | "uri"))
+                }),
+                ("maxLength", is_int),
+                ("minLength", is_int),
+            ],
+        ),
+        "number" | "integer" => closed_with(
+            o,
+            &[
+                ("default", is_num),
+                ("maximum", is_num),
+                ("minimum", is_num),
+            ],
+        ),
+        "boolean" => closed_with(o, &[("default", is_bool)]),
+        "array" => {
+            let Some(items) = o.get("items").and_then(Value::as_object) else {
+                return false;
+            };
+            let items_ok = if items.contains_key("anyOf") {
+                closed(items, &[("anyOf", titled_options)])
+            } else {
+                items.contains_key("enum")
+                    && has_type(items, "string")
+                    && closed(items, &[("enum", strings), ("type", is_str)])
+            };
+            items_ok
+                && closed_with(
+                    o,
+                    &[
+                        ("default", strings),
+                        ("items", |_| true),
+                        ("maxItems", is_int),
+                        ("minItems", is_int),
+                    ],
+                )
+        }
+        _ => false,
+    }
+}
+
+/// `requestedSchema` of the form params (closed).
+fn requested_schema(v: &Value) -> bool {
+    let Some(o) = v.as_object() else {
+        return false;
+    };
+    has_type(o, "object")
+        && o.get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.values().all(primitive))
+        && closed(
+            o,
+            &[
+                ("$schema", is_str),
+                ("properties", |_| true),
+                ("required", strings),
+                ("type", is_str),
+            ],
+        )
+}
+
+/// `_meta` of the params: an object, its `progressToken` (when there is
+/// one) a string or a number (2025-11-25; open under 2026-07-28).
+fn request_meta(v: &Value) -> bool {
+    v.as_object().is_some_and(|m| {
+        m.get("progressToken")
+            .is_none_or(|t| t.is_string() || t.is_number())
+    })
+}
+
+/// `task` of the params: an object, its `ttl` (when there is one) a number
+/// (`TaskMetadata` of 2025-11-25; open under 2026-07-28).
+fn task(v: &Value) -> bool {
+    v.as_object()
+        .is_some_and(|t| t.get("ttl").is_none_or(Value::is_number))
+}
+
+/// Whether the pinned `request` definition of `rev` certainly holds for
+/// `params`: the members this reading knows, each of its type (the
+/// definition's other open members refuse).
+fn request_holds(rev: Revision, params: &Value) -> Option<SchemaHolds> {
+    let o = params.as_object()?;
+    let message = o.get("message").is_some_and(Value::is_string);
+    let ok = match o.get("mode").map(Value::as_str) {
+        Some(Some("url")) => {
+            let id_needed = rev.data().url_elicitation_id;
+            message
+                && (o.contains_key("elicitationId") || !id_needed)
+                && o.get("url")
+                    .and_then(Value::as_str)
+                    .is_some_and(|u| format_ok(StringFormat::Uri, u))
+                && closed(
+                    o,
+                    &[
+                        ("message", is_str),
+                        ("mode", is_str),
+                        ("url", is_str),
+                        ("elicitationId", is_str),
+                        ("_meta", request_meta),
+                        ("task", task),
+                    ],
+                )
+        }
+        None | Some(Some("form")) => {
+            message
+                && o.get("requestedSchema").is_some_and(requested_schema)
+                && closed(
+                    o,
+                    &[
+                        ("message", is_str),
+                        ("mode", is_str),
+                        ("requestedSchema", |_| true),
+                        ("_meta", request_meta),
+                        ("task", task),
+                    ],
+                )
+        }
+        Some(_) => false,
+    };
+    ok.then_some(SchemaHolds(()))
+}
+
+/// A value `content` may hold under the `result` definition.
+fn content_value(v: &Value) -> bool {
+    match v {
+        Value::String(_) | Value::Number(_) | Value::Bool(_) => true,
+        Value::Array(a) => a.iter().all(Value::is_string),
+        _ => false,
+    }
+}
+
+/// Whether the pinned `result` definition (the same `ElicitResult` rules in
+/// both pinned revisions for the members known here) certainly holds.
+fn result_holds(value: &Value) -> Option<SchemaHolds> {
+    let o = value.as_object()?;
+    let ok = matches!(
+        o.get("action").and_then(Value::as_str),
+        Some("accept" | "decline" | "cancel")
+    ) && closed(
+        o,
+        &[
+            ("action", is_str),
+            ("content", |c| {
+                c.as_object().is_some_and(|c| c.values().all(content_value))
+            }),
+            ("_meta", Value::is_object),
+        ],
+    );
+    ok.then_some(SchemaHolds(()))
+}
+
+/// A JSON string, borrowed from the input when it has no escapes. Unlike
+/// `Cow<str>` through serde's derive, this never takes `null`.
+#[derive(Debug)]
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Text<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(s.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(s)))
+            }
+        }
+        d.deserialize_str(V(std::marker::PhantomData))
+    }
+}
+
+/// A JSON object read as `T`. serde's derived structs also take a JSON
+/// array (members by position), which the schemas never allow: this reads
+/// only an object.
+struct Obj<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Obj<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Obj)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// An optional member that, when present, is a `T` (`null` refuses, where
+/// serde's `Option` would read it as absent).
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// The closed envelope (the wire root's members; `payload` as the request
+/// and result overlays close it).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    ahp: Text<'a>,
+    #[serde(borrow)]
+    id: Text<'a>,
+    #[serde(borrow, rename = "type")]
+    ty: Text<'a>,
+    #[serde(borrow)]
+    time: Text<'a>,
+    #[serde(borrow)]
+    source: Obj<Source<'a>>,
+    #[serde(
+        borrow,
+        default,
+        rename = "parentEventId",
+        deserialize_with = "present"
+    )]
+    parent_event_id: Option<Text<'a>>,
+    #[serde(borrow)]
+    payload: Obj<Payload<'a>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    extensions: Option<Obj<Extensions<'a>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Source<'a> {
+    #[serde(borrow)]
+    adapter: Text<'a>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    #[allow(dead_code)]
+    instance: Option<Text<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Payload<'a> {
+    #[serde(borrow)]
+    elicitation: Obj<Elicitation<'a>>,
+}
+
+/// `elicitationRequest` and `elicitationResult` in one: which members the
+/// event's type allows is checked after reading.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Elicitation<'a> {
+    #[serde(borrow)]
+    server: Obj<ServerText<'a>>,
+    #[serde(borrow)]
+    mode: Text<'a>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    action: Option<Text<'a>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    request: Option<Obj<TextPart<'a>>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    result: Option<Obj<TextPart<'a>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServerText<'a> {
+    #[serde(borrow)]
+    name: Text<'a>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    title: Option<Text<'a>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    version: Option<Text<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TextPart<'a> {
+    #[serde(borrow, rename = "type")]
+    ty: Text<'a>,
+    #[serde(borrow)]
+    selection: Text<'a>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    text: Option<Text<'a>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    gap: Option<Obj<GapText<'a>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GapText<'a> {
+    #[serde(borrow)]
+    reason: Text<'a>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    detail: Option<Text<'a>>,
+}
+
+/// `extensions` holding `mcp` only (other members refuse).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Extensions<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    mcp: Option<Obj<Mcp<'a>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Mcp<'a> {
+    #[serde(borrow, rename = "protocolVersion")]
+    protocol_version: Text<'a>,
+    #[serde(borrow, default, rename = "inputKey", deserialize_with = "present")]
+    input_key: Option<Text<'a>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    call: Option<Obj<Call<'a>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Call<'a> {
+    #[serde(borrow)]
+    method: Text<'a>,
+    #[serde(borrow)]
+    name: Text<'a>,
+}
