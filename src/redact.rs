@@ -5,20 +5,15 @@
 //! too (`https:/\\a.example/cb?code=1`, `https:c.example/?t=1`, a quote
 //! inside the query) and ones without a scheme (`//u:p@h.example/?t=1`,
 //! `www.h.example/?t=1`). The `--log` file ([`crate::log`]) writes
-//! [`REDACTED`]; `mcp --events` lines ([`event_line`]) write
-//! [`EVENTS_REDACTED`], so URLs stay valid URIs. Works on the text as sent
-//! (no parsing); never fetches.
+//! [`REDACTED`]. `mcp --events` files are not redacted: they record the
+//! events exactly as sent (a redacted URL, default or enum value would
+//! make an event invalid or ambiguous), in a file only its owner can read.
+//! Works on the text as sent (no parsing); never fetches.
 
 use serde_json::Value;
 
 /// The text put in place of a redacted query, fragment or password.
 pub const REDACTED: &str = "[redacted]";
-
-/// The text [`event_line`] puts in place of a redacted query, fragment or
-/// userinfo in `mcp --events` lines: letters only, so a redacted URL stays
-/// a valid URI (`https://REDACTED@a.example/cb?REDACTED`) and every event
-/// written still passes `ahp-elicit validate`.
-pub const EVENTS_REDACTED: &str = "REDACTED";
 
 /// `url` with a non-empty query and fragment replaced by [`REDACTED`], and
 /// its userinfo (name and password) too. Works on the text as sent (no
@@ -191,17 +186,12 @@ fn redact_text_with(text: &str, redact: &str) -> String {
 /// are kept). A string that holds JSON itself (an AHP `text` part) is
 /// redacted inside and written back compactly.
 pub fn redact_json(v: &Value) -> Value {
-    redact_json_with(v, REDACTED)
-}
-
-/// [`redact_json`] with `token` in place of each redacted part.
-fn redact_json_with(v: &Value, token: &str) -> Value {
     match v {
         Value::String(s) => {
             let t = s.trim_start();
             if t.starts_with('{') || t.starts_with('[') {
                 if let Ok(inner) = serde_json::from_str::<Value>(s) {
-                    let red = redact_json_with(&inner, token);
+                    let red = redact_json(&inner);
                     return if red == inner {
                         v.clone()
                     } else {
@@ -209,38 +199,19 @@ fn redact_json_with(v: &Value, token: &str) -> Value {
                     };
                 }
             }
-            Value::String(redact_text_with(s, token))
+            Value::String(redact_text(s))
         }
-        Value::Array(a) => Value::Array(a.iter().map(|x| redact_json_with(x, token)).collect()),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, x)| (k.clone(), redact_json_with(x, token)))
-                .collect(),
-        ),
+        Value::Array(a) => Value::Array(a.iter().map(redact_json).collect()),
+        Value::Object(o) => {
+            Value::Object(o.iter().map(|(k, x)| (k.clone(), redact_json(x))).collect())
+        }
         other => other.clone(),
     }
-}
-
-/// One line for an `--events` file: `ev` redacted as [`redact_json`] does
-/// but with [`EVENTS_REDACTED`] in place of each redacted part (so URLs
-/// stay valid URIs and the event still validates), unless `keep_values`;
-/// written by [`crate::safe_text::json_line`] (no raw
-/// control, C1 or bidi character), with its newline.
-pub fn event_line(ev: &Value, keep_values: bool) -> String {
-    let v = if keep_values {
-        ev.clone()
-    } else {
-        redact_json_with(ev, EVENTS_REDACTED)
-    };
-    let mut line = crate::safe_text::json_line(&v);
-    line.push('\n');
-    line
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn url_query_and_fragment_are_redacted() {
@@ -310,19 +281,6 @@ mod tests {
     }
 
     #[test]
-    fn event_lines_keep_urls_valid() {
-        let red = redact_json_with(
-            &json!("https://user:pw@evil.test/auth?x=1#f"),
-            EVENTS_REDACTED,
-        );
-        assert_eq!(
-            red,
-            json!("https://REDACTED@evil.test/auth?REDACTED#REDACTED")
-        );
-        assert!(url::Url::parse(red.as_str().unwrap_or_default()).is_ok());
-    }
-
-    #[test]
     fn malformed_and_hidden_urls_are_redacted() {
         assert_eq!(
             redact_text(r#"go https://a.example/cb?x"&code=s3cret now"#),
@@ -355,25 +313,5 @@ mod tests {
         // Not URLs: times, ratios, a colon in prose.
         let prose = "at 10:30? ratio 3:4, note: fine; mailto-like a@b";
         assert_eq!(redact_text(prose), prose);
-    }
-
-    #[test]
-    fn event_lines_are_redacted_inside_json_text_and_escaped() {
-        let inner = json!({"url": "https://admin:hunter2@a.example/cb?code=s3cret",
-            "message": "Go to https:c.example/?t=s3cret \u{9b}\u{202e}"});
-        let ev = json!({"id": "e\u{1b}1", "payload": {"text": inner.to_string()}});
-        let line = event_line(&ev, false);
-        assert!(line.ends_with('\n'));
-        for bad in ["hunter2", "s3cret", "admin", "\u{9b}", "\u{202e}", "\u{1b}"] {
-            assert!(!line.contains(bad), "{bad:?} in {line}");
-        }
-        let back: Value = serde_json::from_str(&line).unwrap();
-        assert_eq!(back["id"], "e\u{1b}1");
-        let text: Value = serde_json::from_str(back["payload"]["text"].as_str().unwrap()).unwrap();
-        // A URI-safe token: the redacted URL is still a valid URI.
-        assert_eq!(text["url"], "https://REDACTED@a.example/cb?REDACTED");
-        // With --log-values the event is kept whole (still escaped).
-        let kept: Value = serde_json::from_str(&event_line(&ev, true)).unwrap();
-        assert_eq!(kept, ev);
     }
 }

@@ -371,6 +371,19 @@ pub struct Origin {
     pub call: Option<String>,
 }
 
+/// The line that says how the server was reached, from
+/// [`Origin::launched`]: "Connected to URL" for a server URL (Streamable
+/// HTTP), "Launched as: COMMAND" for a command. Not sanitized (as
+/// `launched`).
+pub fn launched_line(launched: &str) -> String {
+    let lower = launched.get(..8).unwrap_or(launched).to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        format!("Connected to: {launched}")
+    } else {
+        format!("Launched as: {launched}")
+    }
+}
+
 impl Context {
     /// True when the request's source withdrew it while it was being
     /// answered: the responder should close its screen and return (any
@@ -491,6 +504,19 @@ pub fn request_message(req: &RequestEvent) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_url_is_connected_to_and_a_command_launched() {
+        assert_eq!(
+            launched_line("https://mcp.example/mcp"),
+            "Connected to: https://mcp.example/mcp"
+        );
+        assert_eq!(launched_line("HTTP://h/mcp"), "Connected to: HTTP://h/mcp");
+        assert_eq!(
+            launched_line("npx -y weather-server"),
+            "Launched as: npx -y weather-server"
+        );
+    }
 
     #[test]
     fn a_withdrawal_and_a_claimed_answer_exclude_each_other() {

@@ -339,6 +339,11 @@ impl Answers {
 /// (`--log` records it). Not called for the other forms of the file.
 pub type RuleTrace = Box<dyn FnMut(&RequestEvent, Result<&Rule, &NoRule>)>;
 
+/// How a refused scripted URL accept begins when the launcher could not
+/// open the URL ([`RespondError::Refused`]): what follows is the local
+/// reason (it names the browser program), for the person, not the server.
+pub const NOT_OPENED: &str = "the URL was not opened";
+
 /// A [`Responder`] that answers from a script.
 pub struct ScriptedResponder {
     answers: Answers,
@@ -425,7 +430,7 @@ impl ScriptedResponder {
                 Some(l) => {
                     let (step, res) = consent.open_with(l.as_mut(), false);
                     if let Err(e) = res {
-                        return Err(format!("the URL was not opened: {e}"));
+                        return Err(format!("{NOT_OPENED}: {e}"));
                     }
                     step
                 }
@@ -438,7 +443,7 @@ impl ScriptedResponder {
                 return Err(why.unwrap_or_else(|| "the URL cannot be opened".into()));
             }
         };
-        step.answer().ok_or_else(|| "the URL was not opened".into())
+        step.answer().ok_or_else(|| NOT_OPENED.into())
     }
 
     /// Answer one request with `a` (what [`Responder::respond`] does after

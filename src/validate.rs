@@ -36,8 +36,8 @@ use crate::binding::elicitation::{REQUEST_TYPE, RESULT_TYPE};
 use crate::binding::fast::ValidEvent;
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
-    check_answer, parse_json, schemas, take_request_event, take_result_event, RequestEvent,
-    RequestView, ResultEvent, Rule, Violation,
+    check_answer, parse_json, schemas, take_request_event_with, take_result_event, RequestEvent,
+    RequestView, ResultEvent, Rule, SchemaPolicy, Violation,
 };
 use crate::safe_text::display;
 use crate::stream::Frame;
@@ -173,6 +173,17 @@ pub enum Prepared {
 /// that reports violations. Both give the same [`Prepared`] for every
 /// event the fast reading takes.
 pub fn prepare(bytes: &[u8]) -> Prepared {
+    prepare_with(bytes, SchemaPolicy::Strict)
+}
+
+/// [`prepare`] reading a request's `requestedSchema` under `policy`
+/// (`validate --schema-policy`; compatible accepts what real servers'
+/// SDKs add, as `mcp` records it). The fast reading is the strict one: under
+/// compatible every event takes the full reading.
+pub fn prepare_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
+    if policy != SchemaPolicy::Strict {
+        return prepare_full_with(bytes, policy);
+    }
     match crate::binding::fast::read_valid(bytes) {
         Some(ValidEvent::Request(mut request)) => {
             keep_for_checks(&mut request);
@@ -186,7 +197,7 @@ pub fn prepare(bytes: &[u8]) -> Prepared {
             verdict: valid(&result.id, RESULT_TYPE),
             result,
         },
-        None => prepare_full(bytes),
+        None => prepare_full_with(bytes, policy),
     }
 }
 
@@ -214,6 +225,11 @@ fn keep_for_checks(request: &mut RequestEvent) {
 /// wire root and the codec with their schemas. Every verdict with
 /// violations comes from here.
 pub fn prepare_full(bytes: &[u8]) -> Prepared {
+    prepare_full_with(bytes, SchemaPolicy::Strict)
+}
+
+/// [`prepare_full`] under `policy`.
+fn prepare_full_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
     let v = match parse_json(bytes) {
         Ok(v) => v,
         Err(e) => {
@@ -242,7 +258,7 @@ pub fn prepare_full(bytes: &[u8]) -> Prepared {
     };
     let verdict = move |errors| Verdict { id, ty, errors };
     match kind {
-        Some(true) => match take_request_event(v) {
+        Some(true) => match take_request_event_with(v, policy) {
             Ok(mut request) => {
                 // Dropped here, on the worker.
                 keep_for_checks(&mut request);
@@ -298,6 +314,8 @@ pub struct Checker {
     forgotten: usize,
     /// Results checked on their own: no remembered request matched.
     alone: usize,
+    /// How requests' schemas are read ([`Checker::with_policy`]).
+    policy: SchemaPolicy,
 }
 
 impl Checker {
@@ -307,6 +325,13 @@ impl Checker {
             reference,
             ..Checker::default()
         }
+    }
+
+    /// The same checker reading requests' schemas under `policy` (default
+    /// strict: the closed AHP subset).
+    pub fn with_policy(mut self, policy: SchemaPolicy) -> Self {
+        self.policy = policy;
+        self
     }
 
     /// How many requests are remembered now.
@@ -390,7 +415,7 @@ impl Checker {
 
     /// Validate one event text (see the module doc).
     pub fn check(&mut self, bytes: &[u8]) -> Verdict {
-        self.finish(prepare(bytes))
+        self.finish(prepare_with(bytes, self.policy))
     }
 }
 
@@ -582,6 +607,7 @@ pub fn check_input(
     workers: usize,
 ) -> (std::io::Result<()>, InputOutcome) {
     let mut o = InputOutcome::default();
+    let policy = checker.policy;
     let read = crate::stream::ordered::map_ordered(
         workers,
         WINDOW,
@@ -594,7 +620,12 @@ pub fn check_input(
                 send(batch, cost)
             })
         },
-        |batch: Vec<Chunk>| batch.into_iter().map(prepare_chunk).collect::<Vec<_>>(),
+        |batch: Vec<Chunk>| {
+            batch
+                .into_iter()
+                .map(|c| prepare_chunk(c, policy))
+                .collect::<Vec<_>>()
+        },
         |done| {
             for (line, p) in done {
                 o.events += 1;
@@ -610,9 +641,9 @@ pub fn check_input(
 }
 
 /// The order-free checks of one chunk, with its line.
-fn prepare_chunk(c: Chunk) -> (usize, Prepared) {
+fn prepare_chunk(c: Chunk, policy: SchemaPolicy) -> (usize, Prepared) {
     let p = match c.bytes {
-        Ok(b) => prepare(&b),
+        Ok(b) => prepare_with(&b, policy),
         Err(e) => Prepared::Done(Verdict {
             id: None,
             ty: None,

@@ -15,7 +15,8 @@ notifications to the client and record each answer; the tool result's
 Steps of case "all": ping, form (defaults on name and age), url,
 (notification elicitation/complete), bad-mode, invalid (a nested object
 property), roots (roots/list, not offered by the client). Case "required":
-one form with a required field and no default. Case "rules": three
+one form with a required field and no default. Case "links": one form whose
+default and options are URLs with a query. Case "rules": three
 different forms in one call (a booking, feedback, an offer to sign up), for
 answer rules. The tool `gated` (stdio,
 not listed) first fails with -32042 carrying the URL elicitation, then
@@ -77,6 +78,17 @@ FORM = {
             "sure": {"type": "boolean"},
         },
         "required": ["name"],
+    },
+}
+LINKS = {
+    "message": "Pick a mirror",
+    "requestedSchema": {
+        "type": "object",
+        "properties": {
+            "site": {"type": "string", "maxLength": 12, "default": "http://a.b?q"},
+            "mirror": {"type": "string", "enum": ["http://x.y?a", "http://x.y?b"],
+                       "default": "http://x.y?b"},
+        },
     },
 }
 URL = {"mode": "url", "message": "Open the page", "url": "https://example.com/auth",
@@ -233,6 +245,8 @@ def probe(state, case, call, notify, extra=None):
         responses["booking"] = call("elicitation/create", BOOKING)
         responses["feedback"] = call("elicitation/create", FEEDBACK)
         responses["offers"] = call("elicitation/create", OFFERS)
+    elif case == "links":
+        responses["links"] = call("elicitation/create", LINKS)
     elif case == "refused":
         # A nested object under a key with an ESC: refused under the strict
         # policy; the key must reach the screen neutralised.

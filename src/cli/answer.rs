@@ -161,7 +161,8 @@ impl AnswerArgs {
                 Box::new(CommandBrowser::new(cmd.clone())),
                 "browser-command",
             ),
-            None if self.no_open || scripted => (Box::new(NoOpen::default()), "no-open"),
+            None if self.no_open => (Box::new(NoOpen::default()), "no-open"),
+            None if scripted => (Box::new(ScriptNoOpen), "no-open"),
             None => (Box::new(SystemBrowser), "system-browser"),
         };
         match log {
@@ -173,6 +174,20 @@ impl AnswerArgs {
             }),
             None => inner,
         }
+    }
+}
+
+/// A script's launcher without `--browser`: the consent is passed on and
+/// nothing is opened, which stderr says (the URL is not quoted: it may
+/// carry a secret).
+struct ScriptNoOpen;
+
+impl Launcher for ScriptNoOpen {
+    fn open(&mut self, _url: &str) -> Result<(), crate::launcher::LaunchError> {
+        crate::notice::say(
+            "a URL request was accepted, but nothing was opened: scripted answers open a URL only with --browser CMD",
+        );
+        Ok(())
     }
 }
 

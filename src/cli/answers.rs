@@ -104,10 +104,10 @@ fn check(args: &CheckArgs) -> Exit {
         _ => Vec::new(),
     };
     for l in &lints {
-        println!("{shown}: {}", display(&l.to_string()));
+        outln!("{shown}: {}", display(&l.to_string()));
     }
     if lints.is_empty() {
-        println!("{shown}: ok, {}", describe(&answers));
+        outln!("{shown}: ok, {}", describe(&answers));
     } else {
         worst = Exit::Invalid;
     }
@@ -157,26 +157,26 @@ fn read_answers(bytes: &[u8], shown: &str) -> Option<Answers> {
     let doc = match document::parse(bytes) {
         Ok(v) => v,
         Err(e) => {
-            println!("{shown}: {}", display(&e.to_string()));
+            outln!("{shown}: {}", display(&e.to_string()));
             return None;
         }
     };
     let schema = schema_violations(&doc);
     for (ptr, msg) in &schema {
         let ptr = if ptr.is_empty() { "(root)" } else { ptr };
-        println!("{shown}: {}: {}", display(ptr), display(msg));
+        outln!("{shown}: {}: {}", display(ptr), display(msg));
     }
     // Patterns are not the schema's to check: every one that does not
     // compile, then the reader's first fault unless already said.
     let mut said = schema;
     for (ptr, msg) in crate::scripted::rules::pattern_faults(&doc) {
-        println!("{shown}: {}: {}", display(&ptr), display(&msg));
+        outln!("{shown}: {}: {}", display(&ptr), display(&msg));
         said.push((ptr, msg));
     }
     let read = Answers::from_value(&doc);
     if let Err(e) = &read {
         if !said_at(&said, e) {
-            println!("{shown}: {}", display(&e.to_string()));
+            outln!("{shown}: {}", display(&e.to_string()));
         }
     }
     match read {
@@ -229,7 +229,7 @@ fn try_events(path: &Path, run: &mut Run) -> Result<bool, String> {
             }
             Item::Read { .. } => {}
             Item::Bad { line, message } => {
-                println!("{input}:{line}: {}", display(&message));
+                outln!("{input}:{line}: {}", display(&message));
                 all_ok = false;
             }
             Item::ReadError(e) => read_error = Some(e),
@@ -240,7 +240,7 @@ fn try_events(path: &Path, run: &mut Run) -> Result<bool, String> {
         return Err(format!("cannot read the events {input}: {e}"));
     }
     if requests == 0 {
-        println!("{input}: no request event found");
+        outln!("{input}: no request event found");
         all_ok = false;
     }
     Ok(all_ok)
@@ -255,7 +255,7 @@ fn try_event(bytes: &[u8], line: usize, input: &str, run: &mut Run, requests: &m
     let value = match parse_json(bytes) {
         Ok(v) => v,
         Err(e) => {
-            println!("{input}:{line}: {}", display(&e.to_string()));
+            outln!("{input}:{line}: {}", display(&e.to_string()));
             return false;
         }
     };
@@ -268,14 +268,14 @@ fn try_event(bytes: &[u8], line: usize, input: &str, run: &mut Run, requests: &m
         };
         let errors = validate_event(&value);
         if !errors.is_empty() {
-            println!("{at}: not a valid AHP event");
+            outln!("{at}: not a valid AHP event");
             for e in errors {
-                println!("  {}", display(&e.to_string()));
+                outln!("  {}", display(&e.to_string()));
             }
             return false;
         }
         // Results and other events in a recorded file are not asked.
-        println!(
+        outln!(
             "{at}: skipped, a {} event is not a request",
             display(kind.unwrap_or("?"))
         );
@@ -286,20 +286,22 @@ fn try_event(bytes: &[u8], line: usize, input: &str, run: &mut Run, requests: &m
         ReadEvent::Request { id, request } => (id.unwrap_or_default(), request),
         ReadEvent::Invalid { id, errors } => {
             let id = display(id.as_deref().unwrap_or("?")).into_owned();
-            println!("{id} ({input}:{line}): not a valid request event");
+            outln!("{id} ({input}:{line}): not a valid request event");
             for e in errors {
-                println!("  {}", display(&e.to_string()));
+                outln!("  {}", display(&e.to_string()));
             }
             return false;
         }
         ReadEvent::Unreadable(e) => {
-            println!("{input}:{line}: {}", display(&e.to_string()));
+            outln!("{input}:{line}: {}", display(&e.to_string()));
             return false;
         }
+        // Events of other types were skipped above.
+        ReadEvent::Other { .. } => return true,
     };
     let at = format!("{} ({input}:{line})", display(&id));
     if !run.modes.contains(&req.mode) {
-        println!(
+        outln!(
             "{at}: {} mode is not advertised (--modes), no result",
             req.mode.as_str()
         );
@@ -312,7 +314,7 @@ fn try_event(bytes: &[u8], line: usize, input: &str, run: &mut Run, requests: &m
             refused: None,
             ..
         } => {
-            println!("{at}: {}: {}", display(&source), action.as_str());
+            outln!("{at}: {}: {}", display(&source), action.as_str());
             true
         }
         DryRun::Answered {
@@ -321,7 +323,7 @@ fn try_event(bytes: &[u8], line: usize, input: &str, run: &mut Run, requests: &m
             refused: Some(why),
             ..
         } => {
-            println!(
+            outln!(
                 "{at}: {}: {}, refused: {}",
                 display(&source),
                 action.as_str(),
@@ -330,7 +332,7 @@ fn try_event(bytes: &[u8], line: usize, input: &str, run: &mut Run, requests: &m
             false
         }
         DryRun::Unanswered(why) => {
-            println!("{at}: no answer: {}", display(&why));
+            outln!("{at}: no answer: {}", display(&why));
             false
         }
     }

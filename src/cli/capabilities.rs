@@ -69,6 +69,6 @@ pub fn run(args: CapabilitiesArgs) -> Exit {
             }
         }
     };
-    println!("{}", caps.to_json());
+    outln!("{}", caps.to_json());
     Exit::Ok
 }

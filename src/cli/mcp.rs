@@ -8,7 +8,8 @@
 //! tool was called, `{"tools": [...]}`); notices on stderr.
 //!
 //! Exit codes: 0 done; 1 the tool call failed or reported `isError`, did
-//! not complete (rounds), or an answer was refused; 2 usage, connection, timeout or I/O error; 130 the
+//! not complete (rounds), an answer was refused, or an elicitation was
+//! refused as invalid (or in a mode not advertised); 2 usage, connection, timeout or I/O error; 130 the
 //! person quit (Ctrl-C twice) or SIGINT; 143 SIGTERM.
 
 use std::path::PathBuf;
@@ -28,7 +29,7 @@ use super::{Exit, Words};
 /// Arguments of `ahp-elicit mcp`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp\n\nExit status: 0 done, 1 the tool call failed or reported isError, the server answered what this client cannot take, or an answer was refused, 2 usage, connection or I/O error, 130 the person quit, 128+N ended by signal N.",
+    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp\n\nExit status: 0 done, 1 the tool call failed or reported isError, the server answered or asked what this client cannot take (an elicitation refused as invalid or in a mode not advertised), or an answer was refused, 2 usage, connection or I/O error, 130 the person quit, 128+N ended by signal N.",
     mut_arg("answers", |a| a
         .value_name("FILE")
         .help("Answer elicitations from this answers file (scripted person): one answer for all, answers by event id, or rules matching server, call, mode, protocol revision, message and fields (see `ahp-elicit answers check`)")),
@@ -72,7 +73,8 @@ pub struct McpArgs {
     /// How elicitations are answered (the flags shared with `respond`).
     #[command(flatten)]
     pub answer: AnswerArgs,
-    /// Write every AHP event (requests and results) to FILE as JSON Lines.
+    /// Write every AHP event (requests and results) to FILE as JSON Lines,
+    /// exactly as sent (URLs not redacted; the file is created 0600).
     #[arg(long, value_name = "FILE", display_order = 41)]
     pub events: Option<PathBuf>,
     /// The elicitation modes to advertise, comma-separated.
@@ -178,20 +180,20 @@ impl crate::responder::Responder for LoggingResponder {
         self.inner.idle(wait)
     }
 
-    fn wait(
-        &mut self,
-        wait: std::time::Duration,
-        shown: &crate::responder::Waiting,
-    ) -> crate::responder::WaitKey {
-        self.inner.wait(wait, shown)
-    }
-
     /// The screen says what it still has to say (time ran out on the last
     /// request, the requests declined without being shown) before the
     /// result is printed: the session may end before the waiting screen
     /// ever ran again.
     fn finish(&mut self) {
         self.inner.finish()
+    }
+
+    fn wait(
+        &mut self,
+        wait: std::time::Duration,
+        shown: &crate::responder::Waiting,
+    ) -> crate::responder::WaitKey {
+        self.inner.wait(wait, shown)
     }
 }
 
@@ -334,6 +336,8 @@ pub fn run(args: McpArgs) -> Exit {
             // Errors may quote the server (an HTTP body): sanitized.
             crate::notice::say_in("mcp", crate::safe_text::display(&crate::notice::chain(&e)));
             match e {
+                // The handshake refused: the server cannot be spoken to.
+                McpError::Rpc { ref method, .. } if is_handshake(method) => Exit::Usage,
                 McpError::Rpc { .. } | McpError::Incomplete(_) => Exit::Invalid,
                 // A signal also ends the screen as a quit: 128 + it wins.
                 McpError::Quit => match crate::signals::received() {
@@ -347,12 +351,23 @@ pub fn run(args: McpArgs) -> Exit {
     }
 }
 
+/// Whether `method` is one of the handshake's (`initialize`,
+/// `server/discover`): a refusal there means the server cannot be spoken
+/// to in the revision asked, exit 2 like a server that cannot be reached.
+fn is_handshake(method: &str) -> bool {
+    matches!(method, "initialize" | "server/discover")
+}
+
 /// Print the tool's result on stdout and say on stderr what went wrong:
-/// 1 when the tool reported `isError` or an elicitation got no valid
-/// answer.
+/// 1 when the tool reported `isError`, an elicitation got no valid answer,
+/// or one was refused as invalid (or in a mode not advertised).
 fn report_result(report: &crate::mcp::SessionReport) -> Exit {
     match serde_json::to_string_pretty(&report.result) {
-        Ok(s) => println!("{}", terminal_safe(&s)),
+        Ok(s) => {
+            if let Err(exit) = super::out_text(&format!("{}\n", terminal_safe(&s))) {
+                return exit;
+            }
+        }
         Err(e) => return usage(&format!("printing the result: {e}")),
     }
     let tool_error = report.result.get("isError") == Some(&Value::Bool(true));
@@ -368,7 +383,16 @@ fn report_result(report: &crate::mcp::SessionReport) -> Exit {
             ),
         );
     }
-    if tool_error || !report.refused.is_empty() {
+    if !report.rejected.is_empty() {
+        crate::notice::say_in(
+            "mcp",
+            format!(
+                "{} elicitation(s) refused without an answer (invalid params, or a mode not advertised)",
+                report.rejected.len()
+            ),
+        );
+    }
+    if tool_error || !report.refused.is_empty() || !report.rejected.is_empty() {
         Exit::Invalid
     } else {
         Exit::Ok

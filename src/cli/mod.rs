@@ -17,6 +17,22 @@ use clap::{Parser, Subcommand};
 use crate::binding::Violation;
 use crate::safe_text::display;
 
+/// `println!` for the commands' stdout that never panics: see
+/// [`out_or_exit`].
+macro_rules! outln {
+    ($($t:tt)*) => {
+        $crate::cli::out_or_exit(&format!("{}\n", format_args!($($t)*)))
+    };
+}
+
+/// `print!` for the commands' stdout that never panics: see
+/// [`out_or_exit`].
+macro_rules! out {
+    ($($t:tt)*) => {
+        $crate::cli::out_or_exit(&format!($($t)*))
+    };
+}
+
 pub mod answer;
 pub mod answers;
 pub mod capabilities;
@@ -317,6 +333,35 @@ fn fix_bash_names(script: &[u8]) -> Vec<u8> {
     String::from_utf8_lossy(script)
         .replace("ahp__subcmd__elicit", "ahp__elicit")
         .into_bytes()
+}
+
+/// Write `text` to stdout. Errors: a closed pipe is [`Exit::Usage`]
+/// quietly (the reader went away: nothing more can be delivered, as
+/// `respond` ends); any other write error is said on stderr and is
+/// [`Exit::Usage`] too.
+pub fn out_text(text: &str) -> Result<(), Exit> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Exit::Usage),
+        Err(e) => {
+            crate::notice::say(format!("cannot write to stdout: {e}"));
+            Err(Exit::Usage)
+        }
+    }
+}
+
+/// [`out_text`], ending the process with exit 2 when stdout cannot be
+/// written (used by the commands that hold no terminal and no messages:
+/// nothing is left to restore or to say).
+pub fn out_or_exit(text: &str) {
+    if out_text(text).is_err() {
+        std::process::exit(2);
+    }
 }
 
 /// Write `bytes` to stdout; a closed pipe ends quietly with exit 0.

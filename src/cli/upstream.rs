@@ -183,7 +183,7 @@ fn verify(a: VerifyArgs) -> Exit {
                     Some(_) => committed_name.clone(),
                     None => format!("the committed {committed_name}"),
                 };
-                println!(
+                outln!(
                     "ok: {} holds the pinned MCP {} files (tag {}, commit {}), and the extraction equals {what}",
                     dir.display(),
                     p.protocol_revision,
@@ -238,7 +238,7 @@ fn extract(a: ExtractArgs) -> Exit {
             .clone()
             .unwrap_or_else(|| PathBuf::from(rev.data().definitions_path));
         if out.as_os_str() == "-" {
-            print!("{text}");
+            out!("{text}");
             continue;
         }
         match std::fs::write(&out, text) {
@@ -271,7 +271,7 @@ fn refresh(a: RefreshArgs) -> Exit {
         };
         match upstream::refresh(rev, &dir, a.mirror.as_deref()) {
             Ok(diffs) if diffs.is_empty() => {
-                println!(
+                outln!(
                     "ok: downloaded the pinned MCP {rev} files into {}; both digests match",
                     dir.display()
                 );

@@ -19,7 +19,7 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::binding::{parse_json, read_request_event, RequestEvent};
+use crate::binding::{parse_json, read_request_event_with, RequestEvent, SchemaPolicy};
 use crate::safe_text::display;
 use crate::validate::{
     check_input, split_input, Checker, Format, MAX_REMEMBERED, MAX_REMEMBERED_BYTES,
@@ -47,6 +47,13 @@ pub struct ValidateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// How a request's requestedSchema outside the closed AHP form subset
+    /// is read: strict (the default) holds it to the subset; compatible
+    /// accepts what real servers' SDKs add (titles, patterns, nullable
+    /// fields...), as `mcp` and `respond --schema-policy compatible` read
+    /// it, so the events `mcp` recorded from such a server validate.
+    #[arg(long, value_enum, default_value = "strict", value_name = "POLICY")]
+    pub schema_policy: SchemaPolicy,
 }
 
 fn open(path: &Path) -> std::io::Result<Box<dyn Read + Send>> {
@@ -67,7 +74,7 @@ fn name(path: &Path) -> String {
 
 /// Load the `--request` events. Errors: unreadable (exit 2) or invalid
 /// (reported on stderr, exit at least 1; the valid ones are kept).
-fn load_reference(path: &Path) -> Result<(Vec<RequestEvent>, bool), String> {
+fn load_reference(path: &Path, policy: SchemaPolicy) -> Result<(Vec<RequestEvent>, bool), String> {
     let mut reqs = Vec::new();
     let mut problems = Vec::new();
     let rd = open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -75,7 +82,7 @@ fn load_reference(path: &Path) -> Result<(Vec<RequestEvent>, bool), String> {
         let r = c.bytes.map_err(|e| vec![e]).and_then(|b| {
             parse_json(&b)
                 .map_err(|e| vec![e])
-                .and_then(|v| read_request_event(&v))
+                .and_then(|v| read_request_event_with(&v, policy))
         });
         match r {
             Ok(r) => reqs.push(r),
@@ -103,7 +110,7 @@ pub fn run(args: ValidateArgs) -> Exit {
     let mut worst = Exit::Ok;
     let reference = match &args.request {
         None => Vec::new(),
-        Some(p) => match load_reference(p) {
+        Some(p) => match load_reference(p, args.schema_policy) {
             Ok((r, bad)) => {
                 if bad {
                     worst = Exit::Invalid;
@@ -116,13 +123,24 @@ pub fn run(args: ValidateArgs) -> Exit {
             }
         },
     };
+    // With no FILE and the keyboard as stdin nothing would ever arrive:
+    // a hint at once, as `respond` gives (an explicit `-` still reads it).
+    if args.inputs.is_empty() && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        crate::notice::say_in(
+            "validate",
+            "standard input is the terminal, so no events can arrive there: give a FILE \
+(ahp-elicit validate events.jsonl), pipe events in (adapter | ahp-elicit validate), \
+or give - to type or paste them",
+        );
+        return Exit::Usage;
+    }
     let inputs = if args.inputs.is_empty() {
         vec![PathBuf::from("-")]
     } else {
         args.inputs.clone()
     };
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let mut checker = Checker::new(reference);
+    let mut checker = Checker::new(reference).with_policy(args.schema_policy);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let mut unreadable = false;

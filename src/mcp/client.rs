@@ -63,7 +63,8 @@ pub(super) fn run(
     .map_err(McpError::Run)?
 }
 
-async fn start(opts: McpOptions, desk: Desk) -> Result<SessionReport, McpError> {
+async fn start(opts: McpOptions, mut desk: Desk) -> Result<SessionReport, McpError> {
+    desk.set_time_limit(opts.timeout);
     let events = match &opts.events {
         Some(p) => {
             // 0600, never through a symbolic link (the error names the path).
@@ -782,9 +783,12 @@ impl Client {
         let Some(w) = self.events.as_mut() else {
             return Ok(());
         };
-        // Redacted (URLs' userinfo, query, fragment) and escaped (no raw
-        // control, C1 or bidi character).
-        w.write_all(crate::redact::event_line(ev, false).as_bytes())
+        // Exactly as sent, so every event stays valid and means what it
+        // meant (the file is its owner's only); escaped (no raw control,
+        // C1 or bidi character).
+        let mut line = crate::safe_text::json_line(ev);
+        line.push('\n');
+        w.write_all(line.as_bytes())
             .and_then(|()| w.flush())
             .map_err(McpError::Events)
     }

@@ -197,7 +197,8 @@ impl Client {
         }
         let cx = Context {
             progress: progress.unwrap_or(Progress::of(self.elic.asked, self.elic.asked)),
-            deadline: self.opts.timeout.map(|t| std::time::Instant::now() + t),
+            // The deadline is set when the request can be shown
+            // (`Desk::set_time_limit`), not now: it may wait behind another.
             ..Default::default()
         };
         // Who asked, for the screen: the server as launched, and the call.
@@ -276,8 +277,23 @@ impl Client {
             Ok(s) => s,
             Err(NoResult::Refused(m)) => {
                 // The responder gives the reason; the request is named here.
-                let m = format!("answer refused: request {}: {m}", ask.req.id);
-                self.reject(id, INTERNAL_ERROR, m, None)?;
+                let said = format!("answer refused: request {}: {m}", ask.req.id);
+                // Why the browser did not open is the person's business: the
+                // server learns only that the URL was not opened.
+                if m.starts_with(crate::scripted::NOT_OPENED) {
+                    let sent = format!(
+                        "answer refused: request {}: {}",
+                        ask.req.id,
+                        crate::scripted::NOT_OPENED
+                    );
+                    self.notice(&format!("refused an elicitation: {said}"));
+                    self.elic.refused.push(said);
+                    if let Some(id) = id {
+                        self.reply(jsonrpc::error_response(id, INTERNAL_ERROR, &sent, None))?;
+                    }
+                    return Ok(None);
+                }
+                self.reject(id, INTERNAL_ERROR, said, None)?;
                 return Ok(None);
             }
             Err(NoResult::Failed(m)) => {

@@ -168,6 +168,22 @@ impl Client {
                         "the server refused the version once (-32022) but lists {MODERN_VERSION}: asking again"
                     ));
                 }
+                // Asked for 2026-07-28 only, of a server without it.
+                Err(McpError::Rpc {
+                    method,
+                    code: METHOD_NOT_FOUND,
+                    message,
+                    data,
+                }) if self.opts.protocol == ProtocolChoice::V2026 => {
+                    return Err(McpError::Rpc {
+                        method,
+                        code: METHOD_NOT_FOUND,
+                        message: format!(
+                            "{message} (the server has no server/discover: it speaks only MCP {PROTOCOL_VERSION} or older; drop --protocol, or give --protocol auto)"
+                        ),
+                        data,
+                    });
+                }
                 Err(e) => return Err(e),
             }
         };

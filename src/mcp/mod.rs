@@ -111,6 +111,11 @@ impl Target {
                 })?;
                 Ok(Target::Http { url: one.clone() })
             }
+            // `ftp://x/mcp`, `ws://...`: a URL this client cannot speak,
+            // not a program to run.
+            [first, ..] if url_scheme(first).is_some() => {
+                Err(TargetError::Scheme { url: first.clone() })
+            }
             [program, rest @ ..] => Ok(Target::Stdio {
                 program: program.clone(),
                 args: rest.to_vec(),
@@ -172,7 +177,8 @@ pub struct McpOptions {
     /// `extensions`).
     pub schema_policy: SchemaPolicy,
     /// `--timeout SECS`: each elicitation is cancelled when unanswered this
-    /// long; also bounds the wait for a browser flow after -32042.
+    /// long, counted from when it can be shown (one waiting behind another
+    /// keeps its whole time); also bounds the wait for a browser flow after -32042.
     pub timeout: Option<Duration>,
     /// `--connect-timeout SECS`: how long `initialize` (and `tools/list`)
     /// may take (default [`DEFAULT_CONNECT_TIMEOUT`]).
@@ -244,6 +250,17 @@ pub struct SessionReport {
     pub refused: Vec<String>,
 }
 
+/// The scheme of `arg` when it reads as a URL (`scheme://`, the scheme a
+/// letter followed by letters, digits, `+`, `-` or `.`); None for anything
+/// else (a program, a path).
+fn url_scheme(arg: &str) -> Option<&str> {
+    let (scheme, _) = arg.split_once("://")?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    (first.is_ascii_alphabetic() && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)))
+        .then_some(scheme)
+}
+
 /// Why the server arguments name no server (see [`Target::from_args`]).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetError {
@@ -255,6 +272,13 @@ pub enum TargetError {
     AfterUrl {
         /// The first argument after the URL.
         arg: String,
+    },
+    /// The server is a URL of a scheme other than http or https (usage
+    /// error: it is not run as a command).
+    #[error("'{url}': a server URL starts with http:// or https:// (Streamable HTTP); a command is given after --")]
+    Scheme {
+        /// The argument as given.
+        url: String,
     },
     /// The server URL does not parse.
     #[error("bad server URL '{url}': {source}")]
@@ -636,6 +660,15 @@ mod tests {
         let e = Target::from_args(&args(&["http://[bad"])).unwrap_err();
         assert!(matches!(e, TargetError::BadUrl { .. }), "{e:?}");
         assert!(e.to_string().starts_with("bad server URL 'http://[bad': "));
+        let e = Target::from_args(&args(&["ftp://x/mcp"])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "'ftp://x/mcp': a server URL starts with http:// or https:// (Streamable HTTP); a command is given after --"
+        );
+        assert!(matches!(
+            Target::from_args(&args(&["./server", "--url", "ws://x"])),
+            Ok(Target::Stdio { .. })
+        ));
         assert_eq!(Target::Http { url: String::new() }.adapter(), "mcp-http");
     }
 }

@@ -176,7 +176,9 @@ impl<I: LineIo> PlainResponder<I> {
             let warn_at = cx
                 .deadline
                 .and_then(|d| d.checked_sub(LATE_WARNING))
-                .filter(|_| !self.warned);
+                // A limit shorter than the warning was said in full in the
+                // header: no warning that would claim more time.
+                .filter(|w| !self.warned && *w > Instant::now());
             let r = self
                 .io
                 .ask(prompt, warn_at.or(cx.deadline), &|| cx.withdrawn())?;
@@ -304,7 +306,7 @@ impl<I: LineIo> PlainResponder<I> {
         let origin = cx.origin().unwrap_or_default();
         if let Some(l) = &origin.launched {
             let l: String = l.chars().take(200).collect();
-            self.say(&format!("Launched as: {}", display(&l)))?;
+            self.say(&display(&crate::responder::launched_line(&l)))?;
         }
         if let Some(c) = origin.call.or_else(|| crate::responder::request_call(req)) {
             let c: String = c.chars().take(200).collect();

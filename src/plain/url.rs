@@ -166,11 +166,24 @@ pub fn url_sentences(r: &UrlReview) -> Vec<String> {
     }
     if let Some(h) = &r.host {
         let (_, site) = h.split_unicode();
+        // A fully qualified host (`example.com.`) keeps its dot: quoted,
+        // so the sentence's own punctuation is not read as part of it.
+        let named = |n: &str| {
+            if n.ends_with('.') {
+                format!("\"{n}\"")
+            } else {
+                n.to_owned()
+            }
+        };
         out.push(if h.registrable_unicode.is_some() {
-            format!("It opens the site {site}, on the host {}.", h.unicode)
+            format!(
+                "It opens the site {}, on the host {}.",
+                named(site),
+                named(&h.unicode)
+            )
         } else {
             // An IP address or a single-label host: no site to name.
-            format!("It opens the host {}.", h.unicode)
+            format!("It opens the host {}.", named(&h.unicode))
         });
     }
     match r.warnings.len() {
@@ -182,4 +195,24 @@ pub fn url_sentences(r: &UrlReview) -> Vec<String> {
         out.push(format!("Warning: {}", w.sentence()));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fully_qualified_host_is_quoted_not_doubled_dotted() {
+        let r = crate::url_review::review("https://example.com./x");
+        let said = url_sentences(&r);
+        assert!(
+            said.iter()
+                .any(|l| l == "It opens the site \"example.com.\", on the host \"example.com.\"."),
+            "{said:?}"
+        );
+        let r = crate::url_review::review("https://auth.example.com/x");
+        assert!(url_sentences(&r)
+            .iter()
+            .any(|l| l == "It opens the site example.com, on the host auth.example.com."));
+    }
 }

@@ -53,6 +53,9 @@ pub enum ReadEvent {
         id: Option<String>,
         request: Box<RequestEvent>,
     },
+    /// A valid AHP event of another type (a result in a file `mcp
+    /// --events` recorded): nothing to answer, skipped with one line.
+    Other { id: Option<String>, ty: String },
 }
 
 /// Read one event text as a request event under `policy`: limits, UTF-8
@@ -69,6 +72,15 @@ pub fn read_event(bytes: &[u8], policy: SchemaPolicy) -> ReadEvent {
         let rule = crate::binding::violation::Rule::WireRoot;
         let errors = vec![crate::binding::Violation::new("", rule, h)];
         return ReadEvent::Invalid { id: None, errors };
+    }
+    let ty = value.get("type").and_then(|v| v.as_str());
+    if let Some(t) = ty.filter(|t| *t != crate::binding::elicitation::REQUEST_TYPE) {
+        if crate::validate::EVENT_TYPES.contains(&t)
+            && crate::binding::schemas::validate_event(&value).is_empty()
+        {
+            let ty = t.to_owned();
+            return ReadEvent::Other { id, ty };
+        }
     }
     match take_request_event_with(value, policy) {
         Ok(request) => ReadEvent::Request {

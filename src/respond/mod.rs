@@ -438,6 +438,19 @@ impl<'a> Run<'a> {
                 self.skipped += 1;
                 None
             }
+            ReadEvent::Other { id, ty } => {
+                // Not a fault: the results of a recorded run, for example.
+                self.flush();
+                let at = match id {
+                    Some(id) => format!("event {} (line {line})", crate::safe_text::display(&id)),
+                    None => format!("line {line}"),
+                };
+                let ty = crate::safe_text::display(&ty);
+                self.config
+                    .notices
+                    .say(&format!("{at}: skipped, a {ty} event is not a request"));
+                None
+            }
             ReadEvent::Invalid { id, errors } => {
                 self.note(|l| l.request_invalid(id.as_deref(), &errors));
                 self.report(line, id.as_deref(), "invalid request, no result", &errors);

@@ -71,6 +71,8 @@ enum ToResponder {
         cx: Context,
         withdrawal: Withdrawal,
         origin: Option<Box<Origin>>,
+        /// The time limit, started when the responder takes the request.
+        limit: Option<Duration>,
     },
 }
 
@@ -98,6 +100,8 @@ pub struct Desk {
     next_key: u64,
     /// The last lent request the responder gave back ([`Desk::lend`]).
     returned: Option<(u64, Box<RequestEvent>)>,
+    /// Each request's time limit ([`Desk::set_time_limit`]).
+    limit: Option<Duration>,
 }
 
 struct Open {
@@ -118,6 +122,16 @@ pub enum AskError {
 }
 
 impl Desk {
+    /// Give every request asked from now on this time limit (`--timeout`),
+    /// counted from the moment the responder takes it (the request can be
+    /// shown), not from when it was asked: a request queued behind another
+    /// keeps its whole time. The responder thread sets
+    /// [`Context::deadline`] from it; None leaves the deadline the front
+    /// door gave.
+    pub fn set_time_limit(&mut self, limit: Option<Duration>) {
+        self.limit = limit;
+    }
+
     /// Put `req` to the responder; returns the key its reply will carry.
     ///
     /// Errors: [`AskError::Busy`] when [`MAX_OPEN`] requests are open,
@@ -181,6 +195,7 @@ impl Desk {
                 cx,
                 withdrawal: withdrawal.clone(),
                 origin,
+                limit: self.limit,
             })
             .map_err(|_| AskError::Gone)?;
         self.open.insert(
@@ -334,8 +349,13 @@ fn serve(
                 mut cx,
                 withdrawal,
                 origin,
+                limit,
             }) => {
                 answered = true;
+                // The clock starts now, when the request can be shown.
+                if let Some(l) = limit {
+                    cx.deadline = std::time::Instant::now().checked_add(l);
+                }
                 // The request's flag and origin travel in its context.
                 cx.withdrawal = Some(withdrawal.clone());
                 cx.origin = origin.map(|o| *o);
@@ -437,6 +457,7 @@ where
         open: HashMap::new(),
         next_key: 0,
         returned: None,
+        limit: None,
     };
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()

@@ -200,7 +200,7 @@ fn header_lines(
     }
     // Who launched what, and which call asked: each cut to one line.
     if let Some(l) = &h.launched {
-        let line = format!("Launched as: {}", display(l));
+        let line = display(&crate::responder::launched_line(l)).into_owned();
         out.push(Line::styled(clip(&line, w), theme.text()));
     }
     if let Some(c) = &h.call {

@@ -191,3 +191,28 @@ fn a_cut_line_between_events_is_reported_and_the_rest_answered() {
         ]
     );
 }
+
+/// A file `mcp --events` wrote holds requests and their results: `respond`
+/// answers the requests and skips each valid event of another type with one
+/// line, and exits 0 when every request got its result.
+#[test]
+fn respond_skips_valid_events_of_another_type() {
+    let req = request("ev-1", 1, 5).to_string();
+    let (code, first, err) = run(&["respond", "--action", "decline"], req.as_bytes());
+    assert_eq!(code, Some(0), "{err}");
+    let both = format!("{req}\n{first}");
+    let (code, out, err) = run(&["respond", "--action", "decline"], both.as_bytes());
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(results(&out), vec![("decline".into(), "ev-1".into())]);
+    let result_id = serde_json::from_str::<Value>(first.trim()).expect("result")["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    assert!(
+        err.contains(&format!(
+            "event {result_id} (line 2): skipped, a user.elicitation.result event is not a request"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("invalid"), "{err}");
+}

@@ -53,7 +53,8 @@ impl Run {
             .unwrap_or_default()
     }
 
-    /// Every stream free of raw controls; the files free of secrets.
+    /// Every stream free of raw controls; the log free of secrets (the
+    /// events file records events as sent).
     fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
         for (name, bytes) in &self.streams {
@@ -61,7 +62,7 @@ impl Run {
             if !bad.is_empty() {
                 out.push(format!("{name}: raw {bad:?}"));
             }
-            if name == "log" || name == "events" {
+            if name == "log" {
                 let text = String::from_utf8_lossy(bytes);
                 for s in SECRETS {
                     if text.contains(s) {
@@ -267,9 +268,10 @@ fn demo_request_violations_are_escaped() {
 
 /// `mcp` with a hostile server (tests/hostile/mcp_server.py): its log
 /// lines, tool list, refusals, the tool result and the `--events` file
-/// carry no raw control, and the events keep no URL secret.
+/// carry no raw control; the events file (0600) keeps the URL as sent, so
+/// the event says what was asked.
 #[test]
-fn mcp_streams_and_events_are_escaped_and_redacted() {
+fn mcp_streams_and_events_are_escaped() {
     let python = match std::process::Command::new("python3").arg("-V").output() {
         Ok(o) if o.status.success() => "python3",
         _ => {
@@ -298,7 +300,7 @@ fn mcp_streams_and_events_are_escaped_and_redacted() {
     let ev = r.stream("events");
     assert!(ev.lines().count() >= 2, "events were written: {ev}");
     assert!(
-        ev.contains("https://REDACTED@evil.test/cb?REDACTED#REDACTED"),
+        ev.contains("https://admin:hunter2@evil.test/cb?code=s3cret#frag"),
         "{ev}"
     );
     let err = r.stderr_text();

@@ -491,3 +491,45 @@ fn a_closed_stderr_is_no_panic() {
         assert_eq!(wait(&mut child), Some(want), "{args:?}");
     }
 }
+
+/// Run `ahp-elicit ARGS` with stdout a pipe whose reading end is closed
+/// before the program writes; returns (exit code, stderr).
+fn with_stdout_closed(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    let code = wait(&mut child);
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut err)
+        .expect("stderr");
+    (code, err)
+}
+
+/// Every command's stdout write survives a closed pipe: exit 2, no panic,
+/// nothing on stderr (`answers check`, `capabilities`, `mcp`).
+#[test]
+fn a_closed_stdout_never_panics_any_command() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let answers = dir.path().join("answers.json");
+    std::fs::write(&answers, r#"{"action": "decline"}"#).expect("answers");
+    let events = dir.path().join("requests.jsonl");
+    std::fs::write(&events, request("r1") + "\n").expect("events");
+    let (a, e) = (answers.to_str().unwrap(), events.to_str().unwrap());
+    let fake = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_fake_server.py");
+    let runs: [&[&str]; 3] = [
+        &["answers", "check", a, e],
+        &["capabilities"],
+        &["mcp", "--action", "decline", "--", "python3", fake],
+    ];
+    for args in runs {
+        let (code, err) = with_stdout_closed(args);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(!err.contains("cannot write"), "{args:?}: quiet: {err}");
+    }
+}

@@ -427,3 +427,39 @@ fn request_file_with_several_requests_matches_by_parent_id() {
     assert_eq!(code, 1);
     assert_eq!(v[0]["errors"][0]["rule"], json!("parent-id"));
 }
+
+/// A request as `mcp` records it from a pydantic server (a `title` on the
+/// `requestedSchema`, outside the closed subset) and its result: strict
+/// (the default) refuses the request; `--schema-policy compatible` reads it
+/// as `mcp` did, and both events validate.
+#[test]
+fn schema_policy_compatible_accepts_what_mcp_recorded() {
+    let params = json!({"message": "Your contact", "mode": "form",
+        "requestedSchema": {"title": "ContactModel", "type": "object",
+            "properties": {"email": {"title": "Email", "type": "string"}},
+            "required": ["email"]}});
+    let request = json!({"ahp": "0.1", "id": "mcp-1", "type": "user.elicitation.request",
+        "time": "2026-12-01T18:55:06.796Z", "source": {"adapter": "mcp-stdio"},
+        "payload": {"elicitation": {"server": {"name": "py", "version": "1"}, "mode": "form",
+            "request": {"type": "text", "selection": "body", "text": params.to_string()}}},
+        "extensions": {"ahp-elicit/schema-policy":
+            {"policy": "compatible", "outsideSubset": ["/title"]}}});
+    let answer = json!({"action": "accept", "content": {"email": "q@w.ee"}});
+    let result = json!({"ahp": "0.1", "id": "mcp-1-result", "type": "user.elicitation.result",
+        "time": "2026-12-01T18:55:06.991Z", "source": {"adapter": "ahp-elicit"},
+        "parentEventId": "mcp-1",
+        "payload": {"elicitation": {"server": {"name": "py", "version": "1"}, "mode": "form",
+            "action": "accept",
+            "result": {"type": "text", "selection": "body", "text": answer.to_string()}}}});
+    let lines = format!("{request}\n{result}\n").into_bytes();
+    let (code, verdicts, _) = validate_json(&[], lines.clone());
+    assert_eq!(code, 1, "{verdicts:?}");
+    assert!(!verdicts[0]["valid"].as_bool().unwrap(), "{verdicts:?}");
+    let (code, verdicts, err) = validate_json(&["--schema-policy", "compatible"], lines);
+    assert_eq!(code, 0, "{verdicts:?} {err}");
+    assert_eq!(verdicts.len(), 2);
+    assert!(
+        verdicts.iter().all(|v| v["valid"] == json!(true)),
+        "{verdicts:?}"
+    );
+}

@@ -116,7 +116,23 @@ fn result_text(ev: &Value) -> Value {
 #[test]
 fn stdio_answers_form_and_url_and_refuses_the_rest() {
     let r = stdio(&["--call", "probe", "--action", "accept"]);
-    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    // The elicitations refused as invalid (an unknown mode, a nested
+    // object) got no answer: exit 1, said at the end.
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "2 elicitation(s) refused without an answer (invalid params, or a mode not advertised)"
+        ),
+        "{}",
+        r.stderr
+    );
+    // The URL was accepted without --browser: nothing was opened, and the
+    // run says so.
+    assert!(
+        r.stderr.contains("a URL request was accepted, but nothing was opened: scripted answers open a URL only with --browser CMD"),
+        "{}",
+        r.stderr
+    );
     let rec = r.record();
     // Initialize as a 2025-11-25 client advertising both modes, then
     // initialized before anything else.
@@ -246,6 +262,27 @@ fn stdio_answers_form_and_url_and_refuses_the_rest() {
     assert!(r.stderr.contains("this is not JSON"));
 }
 
+/// A `--browser` that cannot start: the person reads why (the program
+/// named); the server gets -32603 saying only that the URL was not opened.
+#[test]
+fn a_failed_browser_is_not_named_to_the_server() {
+    let r = stdio(&[
+        "--call",
+        "probe",
+        "--action",
+        "accept",
+        "--browser",
+        "/nonexistent/secret-browser-xyz",
+    ]);
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+    let url = r.response("url");
+    assert_eq!(url["error"]["code"], -32603, "{url}");
+    let sent = url["error"]["message"].as_str().unwrap_or_default();
+    assert!(sent.ends_with(": the URL was not opened"), "{sent}");
+    assert!(!sent.contains("secret-browser-xyz"), "{sent}");
+    assert!(r.stderr.contains("secret-browser-xyz"), "{}", r.stderr);
+}
+
 #[test]
 fn stdio_form_only_declines_and_rejects_url_mode() {
     let r = stdio(&[
@@ -258,7 +295,8 @@ fn stdio_form_only_declines_and_rejects_url_mode() {
         "--source-adapter",
         "lab-adapter",
     ]);
-    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    // The URL request (and the bad-mode and invalid ones) got no answer.
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
     assert_eq!(
         r.record()["initialize"]["capabilities"],
         json!({"elicitation": {"form": {}}})
@@ -279,7 +317,7 @@ fn stdio_form_only_declines_and_rejects_url_mode() {
 #[test]
 fn stdio_url_only_rejects_forms() {
     let r = stdio(&["--call", "probe", "--modes", "url", "--action", "cancel"]);
-    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
     assert_eq!(
         r.record()["initialize"]["capabilities"],
         json!({"elicitation": {"url": {}}})
@@ -358,6 +396,16 @@ fn usage_errors_exit_2() {
     let r = run(&["--action", "accept", "--args", "[1]", "--", "true"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("--args must be a JSON object"));
+    // A URL of another scheme is not run as a command.
+    let r = run(&["--action", "accept", "ftp://x/mcp"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("'ftp://x/mcp': a server URL starts with http:// or https://"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("could not start"), "{}", r.stderr);
     let out = Command::new(bin())
         .args([
             "mcp",
@@ -442,7 +490,8 @@ impl Drop for HttpServer {
 fn streamable_http_with_session_and_version_headers() {
     let srv = HttpServer::start();
     let r = run(&["--call", "probe", "--action", "accept", &srv.url]);
-    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    // The bad-mode and invalid requests got no answer: exit 1.
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
     assert_eq!(r.response("ping")["result"], json!({}));
     assert_eq!(
         r.response("form")["result"],
@@ -501,7 +550,8 @@ fn an_http_url_is_taken_as_the_trailing_argument_after_flags() {
     let r = run(&[
         "--action", "decline", "--call", "probe", "--modes", "form", &srv.url,
     ]);
-    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    // The URL request (mode not advertised) and the invalid ones: exit 1.
+    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
     assert_eq!(r.response("form")["result"], json!({"action": "decline"}));
     assert_eq!(r.response("url")["error"]["code"], -32602);
 }
@@ -955,10 +1005,27 @@ mod live {
     }
 }
 
+/// Run `validate` on `events`; asserts exit 0.
+fn assert_validates(events: &std::path::Path) {
+    let v = Command::new(bin())
+        .arg("validate")
+        .arg(events)
+        .output()
+        .unwrap();
+    assert_eq!(
+        v.status.code(),
+        Some(0),
+        "validate: {}{}",
+        String::from_utf8_lossy(&v.stdout),
+        String::from_utf8_lossy(&v.stderr)
+    );
+}
+
+/// The `--events` file records each event exactly as sent (it is readable
+/// by its owner only): a URL with userinfo, query and fragment is kept, so
+/// the event still validates and says what was asked.
 #[test]
-fn events_file_is_redacted_and_still_validates() {
-    // userinfo, query and fragment are redacted with a URI-safe token, so
-    // the redacted URL is still a URI and `validate` accepts every event.
+fn events_file_records_urls_as_sent_and_validates() {
     let dir = tempfile::tempdir().unwrap();
     let events = dir.path().join("events.jsonl");
     let server = fake_server();
@@ -979,30 +1046,54 @@ fn events_file_is_redacted_and_still_validates() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = std::fs::read_to_string(&events).unwrap();
-    for secret in ["user:pw", "x=1", "frag"] {
-        assert!(!text.contains(secret), "{secret:?} in {text}");
-    }
     let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     let req = first["payload"]["elicitation"]["request"]["text"]
         .as_str()
         .unwrap();
     let req: Value = serde_json::from_str(req).unwrap();
-    assert_eq!(
-        req["url"],
-        "https://REDACTED@evil.test/auth?REDACTED#REDACTED"
-    );
-    let v = Command::new(bin())
-        .arg("validate")
+    assert_eq!(req["url"], "https://user:pw@evil.test/auth?x=1#frag");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&events).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    assert_validates(&events);
+}
+
+/// A form whose default (maxLength 12) and options are URLs with a query:
+/// the recorded request keeps them (a redacted default would outgrow its
+/// maxLength, two redacted options would be the same), so `validate`
+/// accepts the file and the result says which option was chosen.
+#[test]
+fn events_file_keeps_url_defaults_and_options_valid() {
+    let dir = tempfile::tempdir().unwrap();
+    let events = dir.path().join("events.jsonl");
+    let server = fake_server();
+    let out = Command::new(bin())
+        .arg("mcp")
+        .arg("--events")
         .arg(&events)
+        .args(["--call", "probe", "--action", "accept", "--args"])
+        .arg(r#"{"case": "links"}"#)
+        .args(["--", python(), server.as_str()])
+        .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(
-        v.status.code(),
+        out.status.code(),
         Some(0),
-        "validate: {}{}",
-        String::from_utf8_lossy(&v.stdout),
-        String::from_utf8_lossy(&v.stderr)
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    let text = std::fs::read_to_string(&events).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(
+        result_text(&lines[1])["content"],
+        serde_json::json!({"site": "http://a.b?q", "mirror": "http://x.y?b"})
+    );
+    assert_validates(&events);
 }
 
 mod modern {
@@ -1293,10 +1384,27 @@ mod modern {
             &["--modern"],
             &["--protocol", "2025-11-25", "--action", "accept"],
         );
-        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
+        // The server cannot be spoken to in the revision asked: exit 2.
+        assert_eq!(r.code, 2, "stderr: {}", r.stderr);
         assert!(
             r.stderr.contains("JSON-RPC error -32022")
                 && r.stderr.contains("it speaks: 2026-07-28"),
+            "{}",
+            r.stderr
+        );
+    }
+
+    /// `--protocol 2026-07-28` of a server that speaks only 2025-11-25
+    /// (-32601 to server/discover): exit 2, with the way out.
+    #[test]
+    fn forcing_2026_on_a_2025_only_server_hints_to_drop_protocol() {
+        let r = stdio_with(&[], &["--protocol", "2026-07-28", "--action", "accept"]);
+        assert_eq!(r.code, 2, "stderr: {}", r.stderr);
+        assert!(
+            r.stderr.contains("server/discover failed: JSON-RPC error -32601")
+                && r.stderr.contains(
+                    "it speaks only MCP 2025-11-25 or older; drop --protocol, or give --protocol auto"
+                ),
             "{}",
             r.stderr
         );
@@ -1320,7 +1428,14 @@ mod modern {
     fn a_2025_server_that_exits_on_discover_is_started_again() {
         let r = stdio_with(
             &["--exit-on-unknown"],
-            &["--call", "probe", "--action", "accept"],
+            &[
+                "--call",
+                "probe",
+                "--args",
+                r#"{"case":"links"}"#,
+                "--action",
+                "accept",
+            ],
         );
         assert_eq!(r.code, 0, "stderr: {}", r.stderr);
         assert!(
@@ -1391,6 +1506,8 @@ mod modern {
             &[
                 "--call",
                 "probe",
+                "--args",
+                r#"{"case":"links"}"#,
                 "--action",
                 "accept",
                 "--connect-timeout",

@@ -368,7 +368,7 @@ fn a_strictly_refused_form_is_shown_with_its_rule_until_closed() {
     // The tool result came back meanwhile; the screen still waits.
     assert!(t.shows("[ Decline ]"), "{}", t.screen());
     t.send("\x04");
-    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    assert_eq!(t.finish(), 1, "{}", t.stderr());
     let result: Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
     let refused = &result["structuredContent"]["responses"]["refused"];
@@ -400,7 +400,7 @@ fn a_strictly_refused_form_is_said_in_plain_mode() {
     t.wait_for("Why: Refused under --schema-policy strict: the server got JSON-RPC error -32602");
     t.wait_for("Type decline or cancel: ");
     t.send("decline\r");
-    assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
+    assert_eq!(t.finish_plain(), 1, "{}", t.stderr());
     let result: Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
     let refused = &result["structuredContent"]["responses"]["refused"];
@@ -510,4 +510,75 @@ fn held_messages_and_the_final_error_keep_their_order() {
     let connected = at("ahp-elicit: connected to Fake MCP");
     let failed = at("ahp-elicit mcp: tools/call failed: JSON-RPC error -32602: unknown tool");
     assert!(fallback < connected && connected < failed, "{screen}");
+}
+
+/// `--timeout` counts from when a request is shown, not from when it
+/// arrived: in a 2026-07-28 round of two forms, the second (which waited
+/// behind the first until the first timed out) is shown with its whole
+/// limit, and the limit shorter than the late warning is said once, never
+/// followed by a warning that claims more time.
+#[test]
+fn timeout_starts_when_a_request_is_shown() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --plain --timeout 2 --call mrtr --args '{{\"case\":\"two\"}}' -- python3 '{}' --modern",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 120, 40, &args);
+    t.wait_for("Request 1 of 2");
+    t.wait_for("Request 2 of 2");
+    let code = t.finish_plain();
+    let text = String::from_utf8_lossy(&t.raw).into_owned();
+    let second = &text[text.find("Request 2 of 2").expect("request 2 shown")..];
+    assert!(
+        second.contains("You have 2 seconds to answer; then the request is cancelled."),
+        "{second}"
+    );
+    assert!(!text.contains("10 seconds left"), "{text}");
+    assert_eq!(code, 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    let calls = result["structuredContent"]["calls"]
+        .as_array()
+        .expect("calls");
+    assert_eq!(
+        calls[1]["params"]["inputResponses"],
+        serde_json::json!({
+            "first": {"action": "cancel"},
+            "second": {"action": "cancel"}
+        })
+    );
+}
+
+/// Ctrl-N declines the form on screen and every later one from the server
+/// without showing them, and the run says how many at the end.
+#[test]
+fn ctrl_n_in_mcp_reports_how_many_were_declined_unseen() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --call probe --args '{{\"case\":\"rules\"}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("Book");
+    t.send("\u{e}");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    let responses = &result["structuredContent"]["responses"];
+    for step in ["booking", "feedback", "offers"] {
+        assert_eq!(
+            responses[step]["result"],
+            serde_json::json!({"action": "decline"}),
+            "{step}: {responses}"
+        );
+    }
+    assert!(
+        t.stderr()
+            .contains("2 requests declined without being shown (Ctrl-N: everything else from"),
+        "{}",
+        t.stderr()
+    );
 }

@@ -371,7 +371,8 @@ fn mcp_plain_answers_a_live_server_line_by_line() {
     s.expect("Why: /properties/");
     s.answer("Type decline or cancel: ", "decline");
     let (code, _) = s.finish();
-    assert_eq!(code, 0, "{}", s.t.stderr());
+    // The request in an unknown mode was refused (-32602): exit 1.
+    assert_eq!(code, 1, "{}", s.t.stderr());
     let text = std::fs::read_to_string(&out).expect("tool result");
     let v: Value = serde_json::from_str(&text).expect("tool result JSON");
     let responses = &v["structuredContent"]["responses"];

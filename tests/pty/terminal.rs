@@ -398,3 +398,23 @@ fn a_failing_system_browser_is_a_plain_sentence() {
         vec![("cancel", "evt-url-1")]
     );
 }
+
+/// `validate` with no FILE and the keyboard as stdin: the same hint as
+/// `respond`, exit 2, instead of a silent wait.
+#[test]
+fn validate_with_the_keyboard_as_stdin_says_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(dir.path(), &out, 80, 24, "validate < /dev/tty");
+    let end = std::time::Instant::now() + PATIENCE;
+    while !t.eof {
+        t.pump();
+        assert!(std::time::Instant::now() < end, "{}", t.screen());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let raw = String::from_utf8_lossy(&t.raw).into_owned();
+    assert!(raw.contains("[exit=2]"), "{raw}");
+    let err = t.stderr();
+    assert!(err.contains("standard input is the terminal"), "{err}");
+    assert!(err.contains("give a FILE"), "{err}");
+}
