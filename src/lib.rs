@@ -42,6 +42,7 @@ pub mod binding;
 pub mod form;
 pub mod launcher;
 pub mod mcp;
+pub mod notice;
 pub mod plain;
 pub mod respond;
 pub mod responder;
@@ -72,9 +73,6 @@ internal!(
 );
 internal!(
     mod misplaced;
-);
-internal!(
-    mod notice;
 );
 internal!(
     mod redact;

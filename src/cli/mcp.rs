@@ -198,7 +198,13 @@ impl crate::responder::Responder for LoggingResponder {
 }
 
 fn parse_protocol(s: &str) -> Result<ProtocolChoice, String> {
-    ProtocolChoice::parse(s).ok_or_else(|| format!("'{s}': give auto, 2025-11-25 or 2026-07-28"))
+    ProtocolChoice::parse(s).ok_or_else(|| {
+        let versions: Vec<&str> = crate::binding::Revision::ALL
+            .iter()
+            .map(|r| r.as_str())
+            .collect();
+        format!("'{s}': give auto, {}", versions.join(" or "))
+    })
 }
 
 /// Read one `--header 'Name: value'`: the name an HTTP token, the value

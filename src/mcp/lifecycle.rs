@@ -94,7 +94,10 @@ impl Client {
         self.link.transport.reset_session();
         let stdio = matches!(self.opts.target, Target::Stdio { .. });
         if matches!(how, Fallback::Restart) {
-            self.notice("starting the server again for the MCP 2025-11-25 handshake");
+            self.notice(&format!(
+                "starting the server again for the MCP {} handshake",
+                super::era::LEGACY_VERSION
+            ));
             self.restart()?;
             return self.start_legacy().await;
         }

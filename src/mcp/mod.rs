@@ -356,7 +356,8 @@ pub enum Incomplete {
     UnknownResultType { call: String, result_type: String },
     /// An `input_required` result on a 2025-11-25 session.
     #[error(
-        "the server answered {call} with an MCP 2026-07-28 result (resultType input_required) on an MCP {} session: the call did not complete (the server mixes protocol revisions)",
+        "the server answered {call} with an MCP {} result (resultType input_required) on an MCP {} session: the call did not complete (the server mixes protocol revisions)",
+        era::MODERN_VERSION,
         crate::safe_text::display(.version)
     )]
     MixedRevisions { call: String, version: String },

@@ -28,7 +28,7 @@ use tokio::time::Instant;
 
 use super::client::Client;
 use super::elicit::{InputRef, URL_ELICITATION_REQUIRED};
-use super::era::{Era, ProtocolChoice};
+use super::era::{Era, ProtocolChoice, LEGACY_VERSION, MODERN_VERSION};
 use super::jsonrpc::INVALID_REQUEST;
 use super::Incomplete;
 use super::McpError;
@@ -130,7 +130,7 @@ impl Client {
                         method,
                         code: INVALID_REQUEST,
                         message: format!(
-                            "{message} (this was MCP 2026-07-28; if the tool asks in the older way, try --protocol 2025-11-25)"
+                            "{message} (this was MCP {MODERN_VERSION}; if the tool asks in the older way, try --protocol {LEGACY_VERSION})"
                         ),
                         data,
                     });

@@ -762,9 +762,26 @@ impl TuiResponder {
             std::process::id(),
             rand_suffix()
         ));
+        // The file ends with a line break, as editors write it back; one
+        // final line break is taken off when it is read.
         new_private_file(&path)
-            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .and_then(|mut f| f.write_all(format!("{text}\n").as_bytes()))
             .map_err(EditError::Prepare)?;
+        // The editor talks to the terminal the form is on, never to the
+        // program's stdin and stdout, which carry events and results.
+        let tty = |write: bool| {
+            std::fs::OpenOptions::new()
+                .read(!write)
+                .write(write)
+                .open("/dev/tty")
+        };
+        let (tty_in, tty_out, tty_err) = match (tty(false), tty(true), tty(true)) {
+            (Ok(i), Ok(o), Ok(e)) => (i, o, e),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+                let _ = std::fs::remove_file(&path);
+                return Err(EditError::Prepare(e));
+            }
+        };
         restore_terminal();
         // The editor is run as the shell runs it (`$EDITOR` may hold
         // arguments), with the file as its last argument.
@@ -773,6 +790,9 @@ impl TuiResponder {
             .arg(format!("{editor} \"$1\""))
             .arg("sh")
             .arg(&path)
+            .stdin(tty_in)
+            .stdout(tty_out)
+            .stderr(tty_err)
             .status();
         let back = self.tty.resume();
         let read = std::fs::read_to_string(&path);

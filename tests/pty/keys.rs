@@ -160,7 +160,9 @@ fn ctrl_o_edits_in_the_editor_and_alt_enter_breaks_the_line() {
     let editor = dir.path().join("editor.sh");
     std::fs::write(
         &editor,
-        "#!/bin/sh\nold=$(cat \"$1\")\nprintf '%s\\nsecond line\\n' \"$old\" > \"$1\"\n",
+        // The editor must get the terminal, not the program's stdin and
+        // stdout (here a file of results).
+        "#!/bin/sh\nold=$(cat \"$1\")\nif [ -t 0 ] && [ -t 1 ]; then s='second line'; else s='not a terminal'; fi\nprintf '%s\\n%s\\n' \"$old\" \"$s\" > \"$1\"\n",
     )
     .expect("editor script");
     let st = std::process::Command::new("chmod")
