@@ -27,7 +27,8 @@ request with "mode": "url") without waiting, pings after `delay` seconds (the re
 to the answer), then cancels the form and records any late answer to it;
 "progress" sends progress for the call's token and for another one;
 "leave" sends a form and answers the call at once, leaving the form open
-(its answer, if any, is only seen in the FAKE_RECORD file);
+(its answer, if any, is only seen in the FAKE_RECORD file); "die" sends a
+form and exits `delay` seconds later without answering the call;
 "swap" withdraws a URL request and sends one for another site in its place. The
 tool `gated` sends its completion notification `delay` seconds after the
 -32042 error and records whether the retry came after it; its argument
@@ -55,6 +56,7 @@ call's params and (HTTP) its MCP headers; a tools/call whose `_meta`
 declares no form elicitation gets -32021. `--mixed` speaks 2025-11-25 but
 answers tools/call with an input_required result.
 """
+import os
 import json
 import queue
 import sys
@@ -237,7 +239,7 @@ class State:
 def probe(state, case, call, notify, extra=None):
     """Run one case; call(method, params) returns the client's answer."""
     responses = {}
-    if case in ("hold", "progress", "flood", "swap", "dupid", "leave") and extra is not None:
+    if case in ("hold", "progress", "flood", "swap", "dupid", "leave", "die") and extra is not None:
         return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
@@ -384,6 +386,12 @@ def run_stdio():
                 second = call("elicitation/create", evil)
                 return {"content": [{"type": "text", "text": "swap done"}],
                         "structuredContent": {"second": second}}
+            if case == "die":
+                # The server exits with the form open and the call unanswered.
+                call("elicitation/create", FORM, send_only=True)
+                time.sleep(float(args.get("delay", 1)))
+                sys.stdout.flush()
+                os._exit(0)
             if case == "leave":
                 # The call ends with the form still open.
                 form_id = call("elicitation/create", FORM, send_only=True)

@@ -79,7 +79,12 @@ impl Client {
             });
         let result = self.rounds(method, name, base).await;
         self.elic.call = None;
-        self.call_finished_under_open_requests();
+        // The server answered the call (a result or its JSON-RPC error):
+        // a request still open outlived it. A lost link is no answer: the
+        // requests are withdrawn as the server's exit, not as a finished call.
+        if matches!(result, Ok(_) | Err(McpError::Rpc { .. })) {
+            self.call_finished_under_open_requests();
+        }
         result
     }
 

@@ -205,6 +205,27 @@ fn a_form_outliving_its_call_says_so_and_its_answer_is_still_sent() {
     assert!(!err.contains("withdrawn"), "{err}");
 }
 
+/// A server that exits with a form open: the screen says the server exited
+/// and nothing was sent, and stderr never says the call finished (it did
+/// not: the server went away before answering it).
+#[test]
+fn a_server_exiting_under_an_open_form_is_not_a_finished_call() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --call probe --args '{{\"case\":\"die\",\"delay\":1}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &[]);
+    t.wait_for("Fake form");
+    t.wait_for("The server exited before this request was answered");
+    t.send("\r");
+    let code = t.finish();
+    let err = t.stderr();
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("the call finished"), "{err}");
+}
+
 /// While the server has not answered the handshake (this one ignores
 /// server/discover, so the client waits out --connect-timeout and starts it
 /// again), the screen says it is connecting, with how the server was
