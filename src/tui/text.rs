@@ -44,19 +44,14 @@ fn wrap_words(s: &str, w: usize) -> Vec<String> {
         }
         if !line.is_empty() {
             out.push(std::mem::take(&mut line));
-            lw = 0;
         }
-        // A word longer than the line breaks between grapheme clusters: a
-        // flag, a ZWJ sequence or a letter with its marks stays whole.
-        for g in UnicodeSegmentation::graphemes(word, true) {
-            let gw = width(g);
-            if lw + gw > w && !line.is_empty() {
-                out.push(std::mem::take(&mut line));
-                lw = 0;
-            }
-            line.push_str(g);
-            lw += gw;
-        }
+        // A word longer than the line breaks between grapheme clusters
+        // (`wrap_chars`): a flag, a ZWJ sequence or a letter with its marks
+        // stays whole; its last piece starts the next line.
+        let mut pieces = wrap_chars(word, w);
+        line = pieces.pop().unwrap_or_default();
+        lw = width(&line);
+        out.extend(pieces);
     }
     out.push(line);
     out
