@@ -309,16 +309,23 @@ fn path_with_bin() -> String {
 
 /// Run `cmd` through `sh` in `dir`: (exit code, stdout, stderr).
 fn run(cmd: &str, dir: &Path) -> (i32, String, String) {
-    let o = Command::new("sh")
-        .arg("-c")
+    sh(cmd, dir, &[("HOME", dir.as_os_str())])
+}
+
+/// Run `cmd` through `sh` in `dir` with the built binary first on PATH,
+/// stdin empty, and `envs` set: (exit code, stdout, stderr).
+fn sh(cmd: &str, dir: &Path, envs: &[(&str, &std::ffi::OsStr)]) -> (i32, String, String) {
+    let mut c = Command::new("sh");
+    c.arg("-c")
         .arg(cmd)
         .current_dir(dir)
         .env("PATH", path_with_bin())
-        .env("HOME", dir)
         .env_remove("NO_COLOR")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("sh");
+        .stdin(std::process::Stdio::null());
+    for (k, v) in envs {
+        c.env(k, v);
+    }
+    let o = c.output().expect("sh");
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -403,21 +410,7 @@ fn serve_http(dir: &Path, port: u16) -> HttpServer {
 fn run_mcp(cmd: &str, port: Option<u16>) -> (i32, String, String) {
     let dir = mcp_dir();
     let _server = port.map(|p| serve_http(&dir, p));
-    let o = Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .current_dir(&dir)
-        .env("PATH", path_with_bin())
-        .env("npm_config_offline", "true")
-        .env_remove("NO_COLOR")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("sh");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    sh(cmd, &dir, &[("npm_config_offline", "true".as_ref())])
 }
 
 fn result_lines(text: &str) -> Vec<Value> {

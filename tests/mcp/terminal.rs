@@ -169,12 +169,8 @@ fn a_form_outliving_its_call_says_so_and_its_answer_is_still_sent() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
     let record = dir.path().join("received.jsonl");
-    let args = format!(
-        "mcp --call probe --args '{{\"case\":\"leave\"}}' -- python3 '{}'",
-        server()
-    );
     let envs = [("FAKE_RECORD", record.display().to_string())];
-    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    let mut t = probe_screen(dir.path(), r#"{"case":"leave"}"#, &envs);
     t.wait_for("Fake form");
     t.wait_for(ahp_elicit::responder::CALL_FINISHED_BANNER);
     // Still the form, not a notice: it takes the answer.
@@ -205,18 +201,20 @@ fn a_form_outliving_its_call_says_so_and_its_answer_is_still_sent() {
     assert!(!err.contains("withdrawn"), "{err}");
 }
 
+/// `mcp --call probe --args ARGS` against the fake server, on a 100x30
+/// screen in `dir` (stdout to `dir/out.json`).
+fn probe_screen(dir: &std::path::Path, args: &str, envs: &[(&str, String)]) -> Tui {
+    let cmd = format!("mcp --call probe --args '{args}' -- python3 '{}'", server());
+    Tui::start_env(dir, &dir.join("out.json"), 100, 30, &cmd, envs)
+}
+
 /// A server that exits with a form open: the screen says the server exited
 /// and nothing was sent, and stderr never says the call finished (it did
 /// not: the server went away before answering it).
 #[test]
 fn a_server_exiting_under_an_open_form_is_not_a_finished_call() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.json");
-    let args = format!(
-        "mcp --call probe --args '{{\"case\":\"die\",\"delay\":1}}' -- python3 '{}'",
-        server()
-    );
-    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &[]);
+    let mut t = probe_screen(dir.path(), r#"{"case":"die","delay":1}"#, &[]);
     t.wait_for("Fake form");
     t.wait_for("The server exited before this request was answered");
     t.send("\r");
