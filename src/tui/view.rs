@@ -109,7 +109,7 @@ pub fn too_small(f: &mut Frame, theme: &Theme) -> bool {
         return false;
     }
     let msg = format!(
-        "Terminal too small ({}x{}): ahp-elicit needs at least {MIN_WIDTH}x{MIN_HEIGHT}. Enlarge the window, or press Esc to cancel (twice if you entered anything).",
+        "Terminal too small ({}x{}): ahp-elicit needs at least {MIN_WIDTH}x{MIN_HEIGHT}. Enlarge the window, or press Esc to cancel.",
         a.width, a.height
     );
     let lines: Vec<Line> = wrap(&msg, a.width.max(1) as usize)
