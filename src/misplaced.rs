@@ -1,9 +1,12 @@
 //! Inputs that are not AHP events but look like something a server
 //! developer has at hand: the raw `params` of an MCP `elicitation/create`
-//! request (what a server log shows), or a whole JSON-RPC message. Where an
-//! event is expected they get one line that says what the input looks like
-//! and the `wrap` command that makes an event of it, instead of a list of
-//! wire-root errors.
+//! request (what a server log shows), a whole JSON-RPC message, a
+//! 2026-07-28 `inputRequests` entry (`{"method": "elicitation/create",
+//! "params": …}` without `jsonrpc`) or an `input_required` result holding
+//! `inputRequests`. Where an event is expected they get one line that says
+//! what the input looks like and the `wrap` command that makes an event of
+//! it (`wrap` takes params only, so the line says how to take them out),
+//! instead of a list of wire-root errors.
 
 use serde_json::Value;
 
@@ -18,6 +21,14 @@ pub fn hint(v: &Value) -> Option<String> {
         return None;
     }
     if o.get("jsonrpc").and_then(Value::as_str) == Some("2.0") {
+        // A response whose result asks for input (2026-07-28).
+        if let Some(reqs) = o.get("result").and_then(|r| r.get("inputRequests")) {
+            return Some(input_requests_hint(
+                "a JSON-RPC response whose result is input_required",
+                ".result.inputRequests",
+                reqs,
+            ));
+        }
         let method = o.get("method").and_then(Value::as_str);
         return Some(match method {
             Some("elicitation/create") => "this is a JSON-RPC elicitation/create request, not an AHP event: take its \"params\" and wrap them (jq .params FILE | ahp-elicit wrap --server NAME - > request.json)".to_owned(),
@@ -28,11 +39,52 @@ pub fn hint(v: &Value) -> Option<String> {
             None => "this is a JSON-RPC message, not an AHP event: only elicitation/create params can be wrapped (ahp-elicit wrap --server NAME PARAMS)".to_owned(),
         });
     }
+    if o.get("method").and_then(Value::as_str) == Some("elicitation/create")
+        && o.get("params").is_some_and(Value::is_object)
+    {
+        return Some(format!("this is an MCP {REVISION} inputRequests entry (an elicitation/create request without \"jsonrpc\"), not an AHP event: take its \"params\" and wrap them with the entry's key (jq .params FILE | ahp-elicit wrap --server NAME --protocol-version {REVISION} --input-key KEY - > request.json)"));
+    }
+    if let Some(reqs) = o.get("inputRequests").filter(|r| r.is_object()) {
+        return Some(input_requests_hint(
+            "an MCP input_required result",
+            ".inputRequests",
+            reqs,
+        ));
+    }
     let params = o.contains_key("message")
         && (o.contains_key("requestedSchema") || o.contains_key("url") || o.contains_key("mode"));
     params.then(|| {
         "this looks like the params of an MCP elicitation/create request, not an AHP event: wrap them first (ahp-elicit wrap --server NAME FILE > request.json)".to_owned()
     })
+}
+
+/// The MCP revision whose results carry `inputRequests`.
+const REVISION: &str = "2026-07-28";
+
+/// The line for an `inputRequests` map found at `path` (a jq path) of
+/// `what`: its keys (at most 3 named, sanitized and cut) and the command
+/// that wraps one entry's params at a time.
+fn input_requests_hint(what: &str, path: &str, reqs: &Value) -> String {
+    let keys: Vec<&String> = reqs.as_object().map(|m| m.keys().collect()).unwrap_or_default();
+    let mut named: Vec<String> = keys
+        .iter()
+        .take(3)
+        .map(|k| {
+            let k: String = k.chars().take(40).collect();
+            format!("\"{}\"", crate::safe_text::display(&k))
+        })
+        .collect();
+    if keys.len() > 3 {
+        named.push(format!("{} more", keys.len() - 3));
+    }
+    let entries = match keys.len() {
+        0 => "no entries".to_owned(),
+        1 => format!("1 entry: {}", named.join(", ")),
+        n => format!("{n} entries: {}", named.join(", ")),
+    };
+    format!(
+        "this is {what} ({entries}), not an AHP event: wrap each elicitation/create entry's \"params\" on its own, with its key (jq '{path}.KEY.params' FILE | ahp-elicit wrap --server NAME --protocol-version {REVISION} --input-key KEY - > request.json)"
+    )
 }
 
 #[cfg(test)]
@@ -56,5 +108,23 @@ mod tests {
         assert_eq!(hint(&event), None);
         assert_eq!(hint(&json!({"message": "just a message"})), None);
         assert_eq!(hint(&json!([1, 2])), None);
+    }
+
+    #[test]
+    fn input_requests_entries_and_results_are_named() {
+        let params = json!({"mode": "form", "message": "Name?", "requestedSchema": {"type": "object", "properties": {}}});
+        let entry = json!({"method": "elicitation/create", "params": params});
+        let h = hint(&entry).unwrap();
+        assert!(h.starts_with("this is an MCP 2026-07-28 inputRequests entry"), "{h}");
+        assert!(h.contains("jq .params FILE | ahp-elicit wrap --server NAME --protocol-version 2026-07-28 --input-key KEY -"), "{h}");
+        let result = json!({"resultType": "input_required", "inputRequests": {"ask\u{1b}[2J": entry, "b": entry, "c": entry, "d": entry}});
+        let h = hint(&result).unwrap();
+        assert!(h.starts_with("this is an MCP input_required result (4 entries: \"ask\\u{1b}[2J\", \"b\", \"c\", 1 more), not an AHP event"), "{h}");
+        assert!(h.contains("jq '.inputRequests.KEY.params' FILE | ahp-elicit wrap"), "{h}");
+        let rpc = json!({"jsonrpc": "2.0", "id": 3, "result": {"inputRequests": {"k": entry}}});
+        let h = hint(&rpc).unwrap();
+        assert!(h.contains("(1 entry: \"k\")") && h.contains("jq '.result.inputRequests.KEY.params'"), "{h}");
+        // Another method's entry is not an elicitation.
+        assert_eq!(hint(&json!({"method": "roots/list", "params": {}})), None);
     }
 }

@@ -134,8 +134,14 @@ pub enum Warning {
     HiddenCharacters { count: usize, escaped: Vec<String> },
     /// A query parameter holds a URL on another registrable domain (an
     /// OAuth `redirect_uri`, a `next=` or `return_to=`): after the page,
-    /// the browser may be sent there. `host` is that URL's host (Unicode).
-    ForeignRedirect { param: String, host: String },
+    /// the browser may be sent there. `host` is that URL's host: in Unicode
+    /// when it is pure ASCII or an IP literal, else in its ASCII (`xn--`)
+    /// form, with `idn` saying what the Unicode form imitates.
+    ForeignRedirect {
+        param: String,
+        host: String,
+        idn: Option<IdnNote>,
+    },
 }
 
 impl Warning {
@@ -236,11 +242,53 @@ impl Warning {
                 if *count == 1 { "" } else { "s" },
                 escaped.join(" ")
             ),
-            Warning::ForeignRedirect { param, host } => format!(
-                "The query parameter \"{param}\" holds a URL on another site ({host}): \
-                 after this page, the browser may be sent there."
-            ),
+            Warning::ForeignRedirect { param, host, idn } => {
+                let note = idn.as_ref().map(IdnNote::phrase).unwrap_or_default();
+                format!(
+                    "The query parameter \"{param}\" holds a URL on another site \
+                     ({host}{note}): after this page, the browser may be sent there."
+                )
+            }
         }
+    }
+}
+
+/// What the Unicode form of an international host found in the query
+/// imitates; the host itself is named by its ASCII form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdnNote {
+    /// The scripts its mixed-script labels mix (UTS #39), empty when every
+    /// label is single-script.
+    pub scripts: Vec<String>,
+    /// The ASCII name it reads as, when its non-ASCII labels are made of
+    /// characters that look like ASCII ones (e.g. `paypal.com`).
+    pub looks_like: Option<String>,
+}
+
+impl IdnNote {
+    /// The words after the host's ASCII form: `, an international name
+    /// that mixes scripts (Latin, Cyrillic) and reads as "paypal.com", a
+    /// common way to imitate another name`.
+    fn phrase(&self) -> String {
+        let mut out = String::from(", an international name");
+        if !self.scripts.is_empty() {
+            out.push_str(&format!(
+                " that mixes scripts ({})",
+                self.scripts.join(", ")
+            ));
+        }
+        if let Some(l) = &self.looks_like {
+            let joint = if self.scripts.is_empty() {
+                " that"
+            } else {
+                " and"
+            };
+            out.push_str(&format!("{joint} reads as \"{l}\""));
+        }
+        if !self.scripts.is_empty() || self.looks_like.is_some() {
+            out.push_str(", a common way to imitate another name");
+        }
+        out
     }
 }
 
@@ -419,19 +467,25 @@ pub fn review(url: &str) -> UrlReview {
     }
 }
 
-/// Query parameters whose value is an absolute http(s) URL whose
-/// registrable domain differs from `site`'s (or that has none while the
-/// site has one), one warning per parameter name (at most 5).
+/// How many more times a query value is percent-decoded, after the one
+/// decoding of the query itself, when it does not yet read as a URL: a
+/// value encoded twice (`https%253A%252F%252Fevil.test`) is still found,
+/// and a value encoded without end costs no more than this.
+pub const EXTRA_DECODINGS: usize = 3;
+
+/// Query parameters whose value leads to an http(s) URL whose registrable
+/// domain differs from `site`'s (or that has none while the site has one),
+/// one warning per parameter name (at most 5). A value leads to a URL when
+/// it is an absolute http(s) URL or a protocol-relative one (`//evil.test/`,
+/// `/\evil.test`, which a browser resolves against the page's scheme),
+/// as it is or after up to [`EXTRA_DECODINGS`] more percent-decodings.
 fn foreign_redirects(parsed: &url::Url, site: &HostInfo) -> Vec<Warning> {
     let own = site.registrable_ascii.as_deref().unwrap_or(&site.ascii);
     let mut out: Vec<Warning> = Vec::new();
     for (k, v) in parsed.query_pairs() {
-        let Ok(u) = url::Url::parse(&v) else {
+        let Some(u) = url_in_value(parsed, &v) else {
             continue;
         };
-        if !matches!(u.scheme(), "http" | "https") {
-            continue;
-        }
         let Some(h) = host_info(&u) else {
             continue;
         };
@@ -441,13 +495,110 @@ fn foreign_redirects(parsed: &url::Url, site: &HostInfo) -> Vec<Warning> {
             .iter()
             .any(|w| matches!(w, Warning::ForeignRedirect { param: p, .. } if *p == param));
         if !theirs.eq_ignore_ascii_case(own) && !seen && out.len() < 5 {
-            out.push(Warning::ForeignRedirect {
-                param,
-                host: h.unicode.clone(),
-            });
+            out.push(foreign_redirect(param, &h));
         }
     }
     out
+}
+
+/// The http(s) URL a query value leads to, if any (see
+/// [`foreign_redirects`]).
+fn url_in_value(page: &url::Url, value: &str) -> Option<url::Url> {
+    let mut text = value.to_owned();
+    for _ in 0..=EXTRA_DECODINGS {
+        // A browser drops tabs and newlines anywhere and leading spaces and
+        // controls before it reads a URL.
+        let clean: String = text
+            .chars()
+            .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+            .collect();
+        let clean = clean.trim_start_matches(|c: char| c <= ' ');
+        let mut lead = clean.chars();
+        let relative = matches!(
+            (lead.next(), lead.next()),
+            (Some('/' | '\\'), Some('/' | '\\'))
+        );
+        let found = if relative {
+            page.join(clean).ok()
+        } else {
+            url::Url::parse(clean).ok()
+        };
+        if let Some(u) = found.filter(|u| matches!(u.scheme(), "http" | "https")) {
+            return Some(u);
+        }
+        let decoded = percent_decode(&text);
+        if decoded == text {
+            return None;
+        }
+        text = decoded;
+    }
+    None
+}
+
+/// `s` with each `%XX` turned into its byte (invalid UTF-8 replaced);
+/// a `%` not followed by two hex digits is kept.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |j: usize| b.get(j).and_then(|c| (*c as char).to_digit(16));
+        match (b[i], hex(i + 1), hex(i + 2)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The warning for `param` leading to host `h`. A host that is not pure
+/// ASCII is named by its ASCII (`xn--`) form, which cannot pass for another
+/// name, with what its Unicode form imitates.
+fn foreign_redirect(param: String, h: &HostInfo) -> Warning {
+    if h.kind != HostKind::Domain || h.unicode == h.ascii {
+        return Warning::ForeignRedirect {
+            param,
+            host: h.unicode.clone(),
+            idn: None,
+        };
+    }
+    let mut scripts: Vec<String> = Vec::new();
+    let mut looks_like = false;
+    let mut reads_as: Vec<String> = Vec::new();
+    for label in h.unicode.trim_end_matches('.').split('.') {
+        if label.is_ascii() {
+            reads_as.push(label.to_owned());
+            continue;
+        }
+        match ascii_lookalike(label) {
+            Some(l) => {
+                looks_like = true;
+                reads_as.push(l);
+            }
+            None => reads_as.push(label.to_owned()),
+        }
+        if !label.is_single_script() {
+            for s in scripts_of(label) {
+                if !scripts.contains(&s) {
+                    scripts.push(s);
+                }
+            }
+        }
+    }
+    Warning::ForeignRedirect {
+        param,
+        host: h.ascii.clone(),
+        idn: Some(IdnNote {
+            scripts,
+            looks_like: looks_like.then(|| reads_as.join(".")),
+        }),
+    }
 }
 
 /// The control, bidi and invisible characters of the URL as sent: how many,

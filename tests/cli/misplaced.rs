@@ -44,3 +44,64 @@ fn params_and_json_rpc_get_one_line_naming_wrap() {
         "{out}{err}"
     );
 }
+
+/// A 2026-07-28 `inputRequests` entry (`method` and `params`, no `jsonrpc`)
+/// and an `input_required` result holding entries are named in one line
+/// with the `wrap` command for one entry's params, which `wrap` then takes.
+#[test]
+fn input_requests_entries_and_results_get_one_line_naming_wrap() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let params = serde_json::json!({"mode": "form", "message": "Name?",
+        "requestedSchema": {"type": "object", "properties": {"n": {"type": "string"}}}});
+    let entry = serde_json::json!({"method": "elicitation/create", "params": params});
+    let result = serde_json::json!({"resultType": "input_required",
+        "inputRequests": {"ask-name": entry}, "requestState": "s1"});
+    let e = write(dir.path(), "entry.json", &entry);
+    let r = write(dir.path(), "result.json", &result);
+    for (file, says) in [
+        (&e, "this is an MCP 2026-07-28 inputRequests entry"),
+        (
+            &r,
+            "this is an MCP input_required result (1 entry: \"ask-name\")",
+        ),
+    ] {
+        for args in [
+            vec!["validate", file.as_str()],
+            vec!["respond", "--action", "cancel", file.as_str()],
+            vec!["demo", "--request", file.as_str()],
+        ] {
+            let (code, out, err) = common::run_in(BIN, &args, dir.path());
+            let all = format!("{out}{err}");
+            assert_eq!(code, Some(1), "{args:?}: {all}");
+            assert!(all.contains(says), "{args:?}: {all}");
+            assert!(
+                all.contains(
+                    "ahp-elicit wrap --server NAME --protocol-version 2026-07-28 --input-key KEY -"
+                ),
+                "{args:?}: {all}"
+            );
+            assert!(!all.contains("wire-root/"), "{args:?}: {all}");
+            // The hint, after at most a heading line.
+            assert!(all.trim().lines().count() <= 2, "{args:?}: {all}");
+        }
+    }
+    // What the line says to give wrap, wrap takes.
+    let p = write(dir.path(), "params.json", &params);
+    let (code, out, err) = common::run_in(
+        BIN,
+        &[
+            "wrap",
+            "--server",
+            "NAME",
+            "--protocol-version",
+            "2026-07-28",
+            "--input-key",
+            "ask-name",
+            p.as_str(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, Some(0), "{out}{err}");
+    let ev: serde_json::Value = serde_json::from_str(out.trim()).expect("one event");
+    assert_eq!(ev["extensions"]["mcp"]["inputKey"], "ask-name", "{out}");
+}

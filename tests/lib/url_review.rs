@@ -141,3 +141,77 @@ fn a_foreign_url_in_the_query_is_flagged() {
     let same = review("https://example.com/login?next=https://app.example.com/");
     assert!(same.warnings.iter().all(|w| w.kind() != "foreign-redirect"));
 }
+
+/// The foreign-host sentences of `url`, in order.
+fn foreign_sentences(url: &str) -> Vec<String> {
+    review(url)
+        .warnings
+        .iter()
+        .filter(|w| w.kind() == "foreign-redirect")
+        .map(Warning::sentence)
+        .collect()
+}
+
+/// A protocol-relative URL in the query (`//evil.test/x`, also once more
+/// percent-encoded) leaves the site as an absolute one does: a browser
+/// resolves it against the page's scheme.
+#[test]
+fn a_protocol_relative_url_in_the_query_is_flagged() {
+    for url in [
+        "https://app.example.com/login?next=//evil.test/x",
+        "https://app.example.com/login?next=%2F%2Fevil.test%2F",
+        "https://app.example.com/login?next=/%5Cevil.test/",
+        "https://app.example.com/login?next=%252F%252Fevil.test%252F",
+    ] {
+        assert_eq!(
+            foreign_sentences(url),
+            ["The query parameter \"next\" holds a URL on another site (evil.test): after this page, the browser may be sent there."],
+            "{url}"
+        );
+    }
+    // A path on the same site, and a protocol-relative URL back to it,
+    // stay quiet.
+    assert!(foreign_sentences("https://app.example.com/login?next=/home").is_empty());
+    assert!(foreign_sentences("https://app.example.com/login?next=//www.example.com/").is_empty());
+}
+
+/// A URL percent-encoded twice in the query is decoded a bounded number of
+/// times and still found; one encoded more often than that is not chased.
+#[test]
+fn a_double_encoded_url_in_the_query_is_flagged() {
+    assert_eq!(
+        foreign_sentences(
+            "https://accounts.example.com/auth?client_id=1&redirect_uri=https%253A%252F%252Fevil.test"
+        ),
+        ["The query parameter \"redirect_uri\" holds a URL on another site (evil.test): after this page, the browser may be sent there."]
+    );
+    let mut deep = String::from("https://evil.test/");
+    for _ in 0..=ahp_elicit::url_review::EXTRA_DECODINGS + 1 {
+        deep = deep
+            .replace('%', "%25")
+            .replace(':', "%3A")
+            .replace('/', "%2F");
+    }
+    assert!(foreign_sentences(&format!("https://example.com/?next={deep}")).is_empty());
+}
+
+/// A foreign host that is not pure ASCII is named by its punycode form, with
+/// what its Unicode form imitates: never as `pаypal.com`, which reads as
+/// paypal.com.
+#[test]
+fn a_lookalike_foreign_host_is_named_by_its_punycode_form() {
+    let s = foreign_sentences("https://example.com/login?next=https://xn--pypal-4ve.com/");
+    assert_eq!(
+        s,
+        ["The query parameter \"next\" holds a URL on another site (xn--pypal-4ve.com, an international name that mixes scripts (Latin, Cyrillic) and reads as \"paypal.com\", a common way to imitate another name): after this page, the browser may be sent there."]
+    );
+    assert!(!s[0].contains('\u{430}'), "{s:?}");
+    // Whole-script Cyrillic: one script, still reads as an ASCII name.
+    let s = foreign_sentences(
+        "https://example.com/?next=https://\u{440}\u{430}\u{443}\u{440}\u{430}\u{4cf}.com/",
+    );
+    assert_eq!(
+        s,
+        ["The query parameter \"next\" holds a URL on another site (xn--80aa0cbo65f.com, an international name that reads as \"paypal.com\", a common way to imitate another name): after this page, the browser may be sent there."]
+    );
+}
