@@ -151,39 +151,58 @@ fn usage(what: &str) -> Exit {
 
 /// stdout or `--output FILE`. While a person answers on the terminal,
 /// results wait until the screen is given back when stdout is that
-/// terminal, and also when the input is FILE arguments only (finite: no
-/// live adapter waits for each result) and stdout is not a regular file (a
-/// pipe into a consumer such as `jq` that prints on the same terminal,
-/// where the lines would vanish with the screen). A file gets each result
-/// at once, and so does a pipe while the input is stdin (a live stream).
+/// terminal, and also when the input is finite (FILE arguments, or stdin
+/// redirected from a regular file, `< FILE`: no live adapter waits for
+/// each result) and stdout is not a regular file (a pipe into a consumer
+/// such as `jq` that prints on the same terminal, where the lines would
+/// vanish with the screen). A file gets each result at once, and so does a
+/// pipe while the input is a pipe or another stream (a live adapter).
 ///
 /// Errors: the file cannot be created; the message names the path.
 fn open_sink(args: &RespondArgs, interactive: bool) -> std::io::Result<Sink> {
     let sink = Sink::open(args.output.as_ref())?;
-    let finite = !args.inputs.is_empty()
-        && args
-            .inputs
-            .iter()
-            .all(|p| p.as_os_str() != "-" && p.is_file());
+    let stdin_finite = || is_regular_file(Stream::Stdin);
+    let finite = if args.inputs.is_empty() {
+        stdin_finite()
+    } else {
+        args.inputs.iter().all(|p| {
+            if p.as_os_str() == "-" {
+                stdin_finite()
+            } else {
+                p.is_file()
+            }
+        })
+    };
     let hold = interactive
         && args.output.is_none()
-        && (stdout_is_terminal() || (finite && !stdout_is_regular_file()));
+        && (stdout_is_terminal() || (finite && !is_regular_file(Stream::Stdout)));
     Ok(if hold { sink.hold() } else { sink })
 }
 
-/// Whether stdout is a regular file (`> out.jsonl`), not a pipe, a socket
-/// or a device.
-fn stdout_is_regular_file() -> bool {
+/// One of the process's standard streams.
+#[derive(Debug, Clone, Copy)]
+enum Stream {
+    Stdin,
+    Stdout,
+}
+
+/// Whether `stream` is a regular file (`< in.jsonl`, `> out.jsonl`), not a
+/// pipe, a socket, a terminal or another device.
+fn is_regular_file(stream: Stream) -> bool {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
-        let fd = std::io::stdout().as_fd().try_clone_to_owned();
+        let fd = match stream {
+            Stream::Stdin => std::io::stdin().as_fd().try_clone_to_owned(),
+            Stream::Stdout => std::io::stdout().as_fd().try_clone_to_owned(),
+        };
         fd.map(std::fs::File::from)
             .and_then(|f| f.metadata())
             .is_ok_and(|m| m.is_file())
     }
     #[cfg(not(unix))]
     {
+        let _ = stream;
         false
     }
 }
