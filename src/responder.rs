@@ -40,6 +40,16 @@ impl Progress {
         }
         s
     }
+
+    /// The short form a narrow header uses: "2/5", and " (1 skipped)" when
+    /// requests were dropped as invalid.
+    pub fn short_label(&self) -> String {
+        let mut s = format!("{}/{}", self.index, self.total);
+        if self.skipped > 0 {
+            s.push_str(&format!(" ({} skipped)", self.skipped));
+        }
+        s
+    }
 }
 
 impl Default for Progress {
@@ -178,6 +188,42 @@ pub use crate::launcher::Launcher;
 /// Time left until `deadline`, or None when there is none; zero when passed.
 pub fn time_left(deadline: Option<Instant>) -> Option<Duration> {
     deadline.map(|d| d.saturating_duration_since(Instant::now()))
+}
+
+/// Up to this many seconds a time left is said in seconds; from it on, in
+/// larger units ([`short_duration`], [`duration_words`]).
+pub const SECONDS_BELOW: u64 = 120;
+
+/// The parts of `secs` a duration is said in: seconds below
+/// [`SECONDS_BELOW`], then minutes and seconds below an hour, hours and
+/// minutes below two days, days and hours from there; the smaller part is
+/// cut, never rounded up.
+fn duration_parts(secs: u64) -> [(u64, &'static str, &'static str); 2] {
+    const NONE: (u64, &str, &str) = (0, "", "");
+    match secs {
+        s if s < SECONDS_BELOW => [(s, "s", "second"), NONE],
+        s if s < 3600 => [(s / 60, "m", "minute"), (s % 60, "s", "second")],
+        s if s < 48 * 3600 => [(s / 3600, "h", "hour"), (s / 60 % 60, "m", "minute")],
+        s => [(s / 86400, "d", "day"), (s / 3600 % 24, "h", "hour")],
+    }
+}
+
+/// A time left as a screen shows it: `42s`, `4m05s`, `1h59m`, `99d23h`.
+pub fn short_duration(secs: u64) -> String {
+    match duration_parts(secs) {
+        [(n, u, _), (_, "", _)] => format!("{n}{u}"),
+        [(n, u, _), (m, v, _)] => format!("{n}{u}{m:02}{v}"),
+    }
+}
+
+/// A time left in words, for plain mode: `1 second`, `42 seconds`,
+/// `4 minutes 5 seconds`, `2 hours 0 minutes`, `99 days 23 hours`.
+pub fn duration_words(secs: u64) -> String {
+    let word = |n: u64, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+    match duration_parts(secs) {
+        [(n, _, w), (_, "", _)] => word(n, w),
+        [(n, _, w), (m, _, x)] => format!("{} {}", word(n, w), word(m, x)),
+    }
 }
 
 /// Why a request's source withdrew it: each way has its own words on the
@@ -516,6 +562,27 @@ mod tests {
             launched_line("npx -y weather-server"),
             "Launched as: npx -y weather-server"
         );
+    }
+
+    #[test]
+    fn long_times_left_are_said_in_larger_units() {
+        let short: Vec<String> = [1, 42, 119, 120, 245, 3599, 3600, 7199, 172_799, 8_639_999]
+            .into_iter()
+            .map(short_duration)
+            .collect();
+        assert_eq!(
+            short,
+            [
+                "1s", "42s", "119s", "2m00s", "4m05s", "59m59s", "1h00m", "1h59m", "47h59m",
+                "99d23h"
+            ]
+        );
+        assert_eq!(duration_words(1), "1 second");
+        assert_eq!(duration_words(42), "42 seconds");
+        assert_eq!(duration_words(245), "4 minutes 5 seconds");
+        assert_eq!(duration_words(3660), "1 hour 1 minute");
+        assert_eq!(duration_words(7200), "2 hours 0 minutes");
+        assert_eq!(duration_words(8_639_999), "99 days 23 hours");
     }
 
     #[test]

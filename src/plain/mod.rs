@@ -104,7 +104,8 @@ pub struct PlainResponder<I: LineIo> {
 }
 
 /// Plain mode says once, this long before `--timeout` cancels a request,
-/// how much time is left (requests with a limit longer than twice this).
+/// how much time is left (requests with a limit longer than this; a
+/// shorter limit is said once, in the header, with no warning).
 pub const LATE_WARNING: Duration = Duration::from_secs(10);
 
 /// What plain mode says when `--timeout` ran out on a request.
@@ -314,9 +315,9 @@ impl<I: LineIo> PlainResponder<I> {
         }
         if let Some(left) = crate::responder::time_left(cx.deadline) {
             let secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
-            let unit = if secs == 1 { "second" } else { "seconds" };
+            let time = crate::responder::duration_words(secs);
             self.say(&format!(
-                "You have {secs} {unit} to answer; then the request is cancelled."
+                "You have {time} to answer; then the request is cancelled."
             ))?;
         }
         if let Some(m) = message {

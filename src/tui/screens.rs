@@ -502,6 +502,47 @@ mod tests {
             .collect()
     }
 
+    /// The first row of `screen` drawn at `w`x10 with `left` seconds left
+    /// and `extend` seconds on the extend key.
+    fn top_at(screen: &mut dyn Screen, w: u16, left: u64, extend: u64) -> String {
+        let mut t = Terminal::new(TestBackend::new(w, 10)).expect("terminal");
+        let theme = Theme::monochrome();
+        t.draw(|f| {
+            screen.draw(f, &theme, Some(Clock { left, extend }));
+        })
+        .expect("draw");
+        let buf = t.backend().buffer();
+        let top: String = (0..w).map(|x| buf[(x, 0)].symbol()).collect();
+        top.trim_end().to_owned()
+    }
+
+    /// A long limit is shown in hours and minutes, and a narrow header
+    /// shortens its counts so the server's name stays before them.
+    #[test]
+    fn a_narrow_header_keeps_the_server_name_and_long_times_read_as_hours() {
+        let lines = vec![("Why.".to_owned(), true)];
+        let mut wide = RefusableScreen::new(header(), lines.clone());
+        assert_eq!(
+            top_at(&mut wide, 80, 7199, 7200),
+            format!(
+                "srv{}request 1 of 1 · 1h59m left · Ctrl-T +2h00m",
+                " ".repeat(34)
+            )
+        );
+        let mut h = header();
+        h.server_name = "weather-server".into();
+        let mut narrow = RefusableScreen::new(h.clone(), lines.clone());
+        assert_eq!(
+            top_at(&mut narrow, 40, 42, 60),
+            format!("weather-server{}1/1 · 42s left", " ".repeat(12))
+        );
+        let mut narrow = RefusableScreen::new(h, lines);
+        assert_eq!(
+            top_at(&mut narrow, 40, 8_639_999, 8_640_000),
+            format!("weather-server{}1/1 · 99d23h left", " ".repeat(9))
+        );
+    }
+
     /// Whether a row is the focused input box (`[` ... `]`).
     fn has_input_box(rows: &[String]) -> bool {
         rows.iter()

@@ -142,13 +142,24 @@ pub fn too_small_asking(f: &mut Frame, theme: &Theme, confirming: Option<Action>
 pub const EXTEND_KEY: &str = "Ctrl-T";
 
 /// The countdown a header or title shows: ` · 42s left`, with the key that
-/// adds `extend` seconds when there is one (` · 42s left · Ctrl-T +60s`).
+/// adds `extend` seconds when there is one (` · 42s left · Ctrl-T +60s`);
+/// long times in larger units ([`crate::responder::short_duration`]:
+/// ` · 1h59m left · Ctrl-T +2h00m`).
 pub fn countdown(left: u64, extend: Option<u64>) -> String {
+    let left = crate::responder::short_duration(left);
     match extend {
-        Some(e) => format!(" · {left}s left · {EXTEND_KEY} +{e}s"),
-        None => format!(" · {left}s left"),
+        Some(e) => format!(
+            " · {left} left · {EXTEND_KEY} +{}",
+            crate::responder::short_duration(e)
+        ),
+        None => format!(" · {left} left"),
     }
 }
+
+/// The cells the server's name keeps before the counts in the header's
+/// first line when the counts can be shortened to leave them (the progress
+/// as `1/3`, then the countdown without the extend key).
+pub const WHO_ROOM: usize = 12;
 
 /// Below this many rows the header is compact: who asks and the progress on
 /// one line, the secret warning (if any) on one clipped line, then the rule,
@@ -182,12 +193,27 @@ fn header_lines(
             }
         }
     }
-    let mut right = h.progress.label();
-    if let Some(s) = h.seconds_left {
-        right.push_str(&countdown(s, h.extend_secs));
-    }
+    // The counts, from the fullest to the shortest, until the server keeps
+    // at least WHO_ROOM cells (or all it needs) before them.
+    let short_who = display(h.server_title.as_deref().unwrap_or(&h.server_name)).into_owned();
+    let wanted = width(&short_who).min(WHO_ROOM) + 1;
+    let clock = |extend| h.seconds_left.map(|s| countdown(s, extend)).unwrap_or_default();
+    let candidates = [
+        format!("{}{}", h.progress.label(), clock(h.extend_secs)),
+        format!("{}{}", h.progress.short_label(), clock(h.extend_secs)),
+        format!("{}{}", h.progress.short_label(), clock(None)),
+    ];
+    let last = candidates[2].clone();
+    let right = candidates
+        .into_iter()
+        .find(|r| w >= width(r) + wanted)
+        .unwrap_or(last);
     let room = w.saturating_sub(width(&right) + 1);
-    let left = clip(&who, room);
+    let left = if width(&who) <= room {
+        who
+    } else {
+        clip(&short_who, room)
+    };
     let pad = w.saturating_sub(width(&left) + width(&right));
     let mut out = vec![Line::from(vec![
         Span::styled(left, theme.title()),
