@@ -217,11 +217,12 @@ pub fn short_duration(secs: u64) -> String {
 }
 
 /// A time left in words, for plain mode: `1 second`, `42 seconds`,
-/// `4 minutes 5 seconds`, `2 hours 0 minutes`, `99 days 23 hours`.
+/// `4 minutes 5 seconds`, `2 hours`, `99 days 23 hours` (a smaller part of
+/// zero is left out).
 pub fn duration_words(secs: u64) -> String {
     let word = |n: u64, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
     match duration_parts(secs) {
-        [(n, _, w), (_, "", _)] => word(n, w),
+        [(n, _, w), (0, _, _)] => word(n, w),
         [(n, _, w), (m, _, x)] => format!("{} {}", word(n, w), word(m, x)),
     }
 }
@@ -581,7 +582,7 @@ mod tests {
         assert_eq!(duration_words(42), "42 seconds");
         assert_eq!(duration_words(245), "4 minutes 5 seconds");
         assert_eq!(duration_words(3660), "1 hour 1 minute");
-        assert_eq!(duration_words(7200), "2 hours 0 minutes");
+        assert_eq!(duration_words(7200), "2 hours");
         assert_eq!(duration_words(8_639_999), "99 days 23 hours");
     }
 

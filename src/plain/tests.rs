@@ -312,6 +312,25 @@ fn the_deadline_warns_once_then_cancels() {
     assert_eq!(t.matches("seconds left").count(), 1, "{t}");
 }
 
+/// A long limit is said in hours, not as thousands of seconds.
+#[test]
+fn a_long_limit_is_said_in_hours() {
+    let req = form(json!({"a": {"type": "string", "title": "A"}}), &[]);
+    let mut io = MemoryIo::default();
+    io.input.push_back(Reply::Eof);
+    let mut p = PlainResponder::new(io, Box::new(Recorder::default()), false);
+    let c = Context {
+        deadline: Some(Instant::now() + Duration::from_secs(7200)),
+        ..cx()
+    };
+    p.respond(&req, &c).expect("answered");
+    let t = &p.io().transcript;
+    assert!(
+        t.contains("You have 2 hours to answer; then the request is cancelled.\n"),
+        "{t}"
+    );
+}
+
 #[test]
 fn typeahead_is_discarded_at_each_request_and_waiting_ctrl_c_twice_quits() {
     let req = form(json!({"a": {"type": "string"}}), &[]);
