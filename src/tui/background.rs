@@ -10,7 +10,9 @@
 //!   `/dev/tty` in raw mode before the screen starts; anything that arrives
 //!   later is dropped by the key filter ([`super::keys`]);
 //! - `COLORFGBG` (`fg;bg` or `fg;extra;bg`, set by rxvt, Konsole and
-//!   others): background colour 7 or 9..=15 is light, 0..=6 and 8 dark.
+//!   others): background colour 7 or 9..=15 is light, 0..=6 and 8 dark; an
+//!   index of the 256-colour palette (16..=255) goes by its colour's
+//!   lightness.
 //!
 //! Parsing and the choice are pure functions, tested without a terminal.
 
@@ -92,12 +94,35 @@ pub fn parse_osc11(bytes: &[u8]) -> Option<[u8; 3]> {
 }
 
 /// The background `COLORFGBG` names, if it names one: its last part is the
-/// background's colour index.
+/// background's colour index. The 16 basic colours go by their names (7
+/// and 9..=15 light, 0..=6 and 8 dark, whatever shade a palette gives
+/// them); an index of the xterm 256-colour palette (16..=255: the 6x6x6
+/// colour cube and the grey ramp) by its colour's lightness
+/// ([`xterm_256`], [`classify`]), so 231 and 255 (whites) are light.
 pub fn parse_colorfgbg(value: &str) -> Option<Background> {
     let bg: u8 = value.rsplit(';').next()?.trim().parse().ok()?;
     match bg {
         7 | 9..=15 => Some(Background::Light),
         0..=6 | 8 => Some(Background::Dark),
+        _ => xterm_256(bg).map(classify),
+    }
+}
+
+/// The sRGB colour of xterm 256-colour palette index `i` from 16 on: the
+/// 6x6x6 cube (16..=231, levels 0, 95, 135, 175, 215, 255) and the grey ramp
+/// (232..=255, 8 to 238 in steps of 10). None for the 16 basic colours,
+/// which each terminal's palette sets.
+pub fn xterm_256(i: u8) -> Option<[u8; 3]> {
+    const LEVEL: [u8; 6] = [0, 95, 135, 175, 215, 255];
+    match i {
+        16..=231 => {
+            let n = usize::from(i - 16);
+            Some([LEVEL[n / 36], LEVEL[n / 6 % 6], LEVEL[n % 6]])
+        }
+        232..=255 => {
+            let g = 8 + 10 * (i - 232);
+            Some([g, g, g])
+        }
         _ => None,
     }
 }
@@ -223,6 +248,18 @@ mod tests {
         assert_eq!(parse_colorfgbg("15;default;0"), Some(Background::Dark));
         assert_eq!(parse_colorfgbg("0;default;7"), Some(Background::Light));
         assert_eq!(parse_colorfgbg("default"), None);
+        // The 256-colour palette by lightness: whites and light greys are
+        // light, the cube's black and the dark greys dark.
+        for light in ["0;231", "0;255", "0;default;254", "0;195", "0;250"] {
+            assert_eq!(parse_colorfgbg(light), Some(Background::Light), "{light}");
+        }
+        for dark in ["15;16", "15;232", "15;236", "15;17", "15;default;238"] {
+            assert_eq!(parse_colorfgbg(dark), Some(Background::Dark), "{dark}");
+        }
+        assert_eq!(xterm_256(231), Some([255, 255, 255]));
+        assert_eq!(xterm_256(196), Some([255, 0, 0]));
+        assert_eq!(xterm_256(244), Some([128, 128, 128]));
+        assert_eq!(xterm_256(15), None);
         assert_eq!(Background::Light.theme_name(), "light");
     }
 
