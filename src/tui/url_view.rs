@@ -696,7 +696,7 @@ fn draw_body(
     };
     frame.render_widget(
         Paragraph::new(Line::from(Span::styled(
-            clip(&text, usize::from(area.width)),
+            text::clip(&text, usize::from(area.width)),
             styles.muted,
         ))),
         Rect::new(area.x, area.y + visible_h, area.width, 1),
@@ -885,13 +885,16 @@ fn who_and_message(
 ) {
     let server = safe_text::display(&state.server).into_owned();
     labelled(out, "Server:  ", &server, s.normal, s, width);
+    // Each cut to the one line beside its label, ending with "…" when cut.
     if let Some(l) = &state.launched {
-        let l = clip(&safe_text::display(l), width.saturating_sub(9));
-        labelled(out, "Launched: ", &l, s.normal, s, width);
+        let label = "Launched: ";
+        let l = text::clip(&safe_text::display(l), width.saturating_sub(text::width(label)));
+        labelled(out, label, &l, s.normal, s, width);
     }
     if let Some(c) = &state.call {
-        let c = clip(&safe_text::display(c), width.saturating_sub(9));
-        labelled(out, "Asked in: ", &c, s.normal, s, width);
+        let label = "Asked in: ";
+        let c = text::clip(&safe_text::display(c), width.saturating_sub(text::width(label)));
+        labelled(out, label, &c, s.normal, s, width);
     }
     let adapter = safe_text::display(&state.adapter).into_owned();
     labelled(out, "Relayed: ", &adapter, s.normal, s, width);
@@ -900,7 +903,7 @@ fn who_and_message(
     }
     out.push(Line::from(""));
     let head = "┌ The server's message (its words, not checked):";
-    out.push(Line::from(Span::styled(clip(head, width), s.muted)));
+    out.push(Line::from(Span::styled(text::clip(head, width), s.muted)));
     let inner = width.saturating_sub(2).max(1);
     for l in safe_text::display_multiline(&state.message) {
         for w in text::wrap(&l, inner) {
@@ -1026,19 +1029,6 @@ fn cw(c: char) -> usize {
     c.width().unwrap_or(0)
 }
 
-/// Cut `text` to `width` columns (for the view's own short texts only).
-fn clip(text: &str, width: usize) -> String {
-    let mut w = 0;
-    let mut out = String::new();
-    for c in text.chars() {
-        w += cw(c);
-        if w > width {
-            break;
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// Wrap styled segments by character to `width`, continuation lines
 /// indented by `indent` columns; every character is kept.

@@ -1210,7 +1210,8 @@ fn draw_idle(f: &mut Frame, theme: &Theme, what: &str, then: String, notice: Opt
         return;
     }
     let a = f.area();
-    let w = a.width as usize;
+    // The lines are drawn one cell in from each side.
+    let w = (a.width as usize).saturating_sub(2);
     let mut lines = vec![
         Line::styled("ahp-elicit", theme.title()),
         Line::raw(""),

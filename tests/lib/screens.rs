@@ -273,6 +273,25 @@ fn waiting_screen() {
     insta::assert_snapshot!(t.backend());
 }
 
+/// The latest held message on the waiting screen is cut with "…" inside
+/// the screen's margins.
+#[test]
+fn a_long_waiting_notice_is_cut_with_an_ellipsis() {
+    let mut t = Terminal::new(TestBackend::new(40, 10)).expect("terminal");
+    let notice = format!(
+        "1 message shown on exit; latest: {}",
+        "bad line ".repeat(10)
+    );
+    t.draw(|f| view::draw_waiting(f, &theme(), 0, Some(&notice)))
+        .expect("draw");
+    let buf = t.backend().buffer();
+    let row = (0..10)
+        .map(|y| (0..40).map(|x| buf[(x, y)].symbol()).collect::<String>())
+        .find(|r| r.contains("1 message shown"))
+        .expect("the notice row");
+    assert_eq!(row, " 1 message shown on exit; latest: bad … ");
+}
+
 #[test]
 fn forty_fields_keep_focus_visible() {
     let mut props = serde_json::Map::new();

@@ -752,3 +752,30 @@ fn the_disabled_open_hint_points_to_the_unread_rows() {
     let h = hint(&big);
     assert!(h.contains("(↑ PgUp)"), "{h:?}");
 }
+
+/// A launch command or call too long for its line is cut with "…" beside
+/// its label, so the person sees that more was there.
+#[test]
+fn a_long_launch_line_is_cut_with_an_ellipsis() {
+    let mut s = state("https://auth.example.com/cb", "Sign in.");
+    s.set_origin(
+        Some(format!(
+            "npx -y weather-server {}--verbose",
+            "--flag ".repeat(20)
+        )),
+        Some(format!(
+            "tools/call forecast {{\"city\":\"{}\"}}",
+            "x".repeat(80)
+        )),
+    );
+    let lines = text(&render(&s, 50, 30));
+    for label in ["Launched: ", "Asked in: "] {
+        let row = lines
+            .iter()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("{label}: {}", lines.join("\n")));
+        assert!(row.ends_with('…'), "{row:?}");
+        let next = &lines[lines.iter().position(|l| l == row).unwrap() + 1];
+        assert!(!next.starts_with("          "), "cut to one line: {next:?}");
+    }
+}
