@@ -467,6 +467,9 @@ pub struct TuiResponder {
     waiting_since: Option<Instant>,
     /// [`BLOCK_KEY`] was pressed on the request on screen.
     block_asked: bool,
+    /// [`BLOCK_KEY`] on a changed form asked to confirm; the next key
+    /// confirms it (the key again, or `y`) or calls it off.
+    block_pending: bool,
     /// Servers whose later requests are declined without being shown
     /// (for this run), by how they were launched and the name they give.
     blocked: Vec<(String, String)>,
@@ -527,6 +530,7 @@ impl TuiResponder {
             notify: Notify::None,
             waiting_since: None,
             block_asked: false,
+            block_pending: false,
             blocked: Vec::new(),
             auto_declined: 0,
         })
@@ -863,20 +867,49 @@ impl TuiResponder {
             // Too small to show the form: Esc cancels an untouched one at
             // once; a changed one asks, as on the full screen (a second Esc
             // confirms), so one stray key never throws the answers away.
-            Key::Esc if small && screen.changed() => match screen.key(&k) {
-                Step::Done(o) => Some(o),
-                Step::Continue => None,
-            },
-            Key::Esc if small => Some(Outcome::Answer(Answer::bare(Action::Cancel))),
+            // No other key counts: nothing is answered blind.
+            Key::Esc if small => {
+                self.block_pending = false;
+                if !screen.changed() {
+                    return Some(Outcome::Answer(Answer::bare(Action::Cancel)));
+                }
+                match screen.key(&k) {
+                    Step::Done(o) => Some(o),
+                    Step::Continue => None,
+                }
+            }
+            _ if small => None,
+            // On a changed form the first Ctrl-N asks (nothing typed is
+            // lost by one stray key); the second, or `y`, confirms.
+            BLOCK
+                if !std::mem::take(&mut self.block_pending)
+                    && screen.ask_to_confirm(
+                        Action::Decline,
+                        "Throw away what you entered and decline all from this server?".to_owned(),
+                        format!(
+                            "{BLOCK_KEY} again or y: decline all · any other key: back to the form"
+                        ),
+                    ) =>
+            {
+                self.block_pending = true;
+                None
+            }
             BLOCK => {
                 self.block_asked = true;
                 Some(Outcome::Answer(Answer::bare(Action::Decline)))
             }
-            _ if small => None,
-            k => match screen.key(&k) {
-                Step::Done(o) => Some(o),
-                Step::Continue => None,
-            },
+            k => {
+                let blocking = std::mem::take(&mut self.block_pending);
+                match screen.key(&k) {
+                    Step::Done(o) => {
+                        let declined =
+                            matches!(&o, Outcome::Answer(a) if a.action == Action::Decline);
+                        self.block_asked |= blocking && declined;
+                        Some(o)
+                    }
+                    Step::Continue => None,
+                }
+            }
         }
     }
 

@@ -44,6 +44,13 @@ pub(crate) trait Screen {
         false
     }
 
+    /// Ask the person to confirm a front end's own discard (`question`,
+    /// answered by `keys`) before `a` is sent; false, asking nothing, when
+    /// nothing here would be thrown away.
+    fn ask_to_confirm(&mut self, _a: Action, _question: String, _keys: String) -> bool {
+        false
+    }
+
     /// The text of the focused text field, for an external editor (None:
     /// nothing to edit here).
     fn text_to_edit(&self) -> Option<String> {
@@ -132,6 +139,10 @@ impl Screen for FormScreen {
 
     fn changed(&self) -> bool {
         self.form.changed()
+    }
+
+    fn ask_to_confirm(&mut self, a: Action, question: String, keys: String) -> bool {
+        self.form.ask_to_confirm(a, question, keys)
     }
 
     fn draw(&mut self, f: &mut Frame, theme: &Theme, clock: Option<Clock>) -> bool {

@@ -897,8 +897,8 @@ fn draw_form_inner(
                 .map(|btn| (btn.label(), form.focus() == Focus::Button(*btn)))
                 .collect();
             footer.push(buttons_line(&labels, theme));
-            footer.push(match form.confirming() {
-                Some(a) => confirm_line(a, theme, w),
+            footer.push(match form.confirm_keys() {
+                Some(keys) => confirm_line(&keys, theme, w),
                 None => {
                     let help = edit_help(form);
                     let help: Vec<&str> = help.iter().map(String::as_str).collect();
@@ -928,8 +928,8 @@ fn draw_form_inner(
                 None => Line::raw(""),
             });
             footer.push(buttons_line(&[("Send", true), ("Back", false)], theme));
-            footer.push(match form.confirming() {
-                Some(a) => confirm_line(a, theme, w),
+            footer.push(match form.confirm_keys() {
+                Some(keys) => confirm_line(&keys, theme, w),
                 None => help_line(&[crate::form::HELP_REVIEW], theme, w),
             });
         }
@@ -944,8 +944,8 @@ fn draw_form_inner(
 
 /// The help line while a discard waits for confirmation: its keys, in the
 /// notice style so the question is not missed.
-fn confirm_line(a: crate::binding::Action, theme: &Theme, w: usize) -> Line<'static> {
-    Line::styled(clip(&crate::form::discard_keys(a), w), theme.notice())
+fn confirm_line(keys: &str, theme: &Theme, w: usize) -> Line<'static> {
+    Line::styled(clip(keys, w), theme.notice())
 }
 
 /// The review step's key help while its end has not been on screen: Enter

@@ -149,6 +149,52 @@ fn ctrl_n_declines_everything_else_from_this_server() {
     );
 }
 
+/// Ctrl-N on a form with typed text asks before it throws the text away
+/// (any other key goes back with the text kept); Ctrl-N again confirms,
+/// and the server's later requests are declined unseen.
+#[test]
+fn ctrl_n_on_a_touched_form_asks_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let form = |m: &str| {
+        json!({"message": m, "requestedSchema": {"type": "object",
+            "properties": {"n": {"type": "string"}}}})
+    };
+    let lines = [
+        common::request_line("pushy", "evt-1", &form("Pushy one.")),
+        common::request_line("pushy", "evt-2", &form("Pushy two.")),
+    ];
+    let input = dir.path().join("requests.jsonl");
+    std::fs::write(&input, lines.join("\n") + "\n").expect("write");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}'", input.display()),
+    );
+    t.wait_for("Pushy one.");
+    t.send("abc");
+    t.wait_for("abc");
+    t.send("\u{e}");
+    t.wait_for("Throw away what you entered and decline all from this server?");
+    t.wait_for("Ctrl-N again or y: decline all · any other key: back to the form");
+    // Any other key goes back, with the text kept.
+    t.send("x");
+    t.wait_for("^S submit");
+    assert!(t.shows("[abc "), "{}", t.screen());
+    assert!(!t.shows("Throw away"), "{}", t.screen());
+    t.send("\u{e}");
+    t.wait_for("Throw away what you entered and decline all from this server?");
+    t.send("\u{e}");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("decline", "evt-1"), ("decline", "evt-2")]
+    );
+    assert!(!t.raw.windows(10).any(|w| w == b"Pushy two."));
+}
+
 /// Ctrl-O opens the focused text field in `$EDITOR` and reads it back
 /// (line breaks kept), the screen restored after; Alt-Enter types a line
 /// break and a pasted one is kept; the field grows a row per line (no
