@@ -392,9 +392,11 @@ fn read_input(timeout: Duration) -> Result<Input, RespondError> {
     let wait = due.map_or(timeout, |d| d.saturating_duration_since(now).min(timeout));
     if !event::poll(wait).map_err(io)? {
         let held = FILTER.with(|f| f.borrow_mut().flush(Instant::now()));
-        return Ok(held
-            .and_then(|k| translate_key(&k))
-            .map_or(Input::Tick, Input::Key));
+        return QUEUED.with(|q| {
+            let mut q = q.borrow_mut();
+            q.extend(held.iter().filter_map(translate_key).map(Input::Key));
+            Ok(q.pop_front().unwrap_or(Input::Tick))
+        });
     }
     let ev = event::read().map_err(io)?;
     let now = Instant::now();
@@ -419,15 +421,22 @@ fn read_input(timeout: Duration) -> Result<Input, RespondError> {
 }
 
 /// Discard every input event already waiting (typeahead), with a held Esc
-/// and a half-read terminal reply.
+/// and characters held after one; a terminal reply partly read (or one
+/// that may follow an Esc) is still dropped when its rest comes
+/// ([`keys::KeyFilter::discarded`]).
 fn discard_typeahead() {
     while event::poll(Duration::ZERO).unwrap_or(false) {
-        if event::read().is_err() {
-            break;
+        match event::read() {
+            Ok(Event::Key(k)) if k.kind == KeyEventKind::Press => {
+                // Read through the filter, so a reply's state follows it.
+                FILTER.with(|f| f.borrow_mut().feed(k, Instant::now()));
+            }
+            Ok(_) => {}
+            Err(_) => break,
         }
     }
     QUEUED.with(|q| q.borrow_mut().clear());
-    FILTER.with(|f| *f.borrow_mut() = keys::KeyFilter::default());
+    FILTER.with(|f| f.borrow_mut().discarded());
 }
 
 /// How long the URL consent screen must have been on screen, whole and

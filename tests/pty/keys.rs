@@ -74,6 +74,32 @@ fn an_esc_then_a_letter_over_a_slow_link_is_alt_and_replies_are_not_typed() {
     assert_eq!(sent_name(&out), "hello Xworld");
 }
 
+/// A terminal reply split right after its ESC by a pause longer than the
+/// Esc wait: the Esc acts as a lone Esc (on a touched form it asks), but
+/// the reply that follows never answers the question and is never typed.
+#[test]
+fn a_reply_split_right_after_its_esc_neither_answers_nor_types() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = start(dir.path(), &out);
+    t.wait_for("Who are you?");
+    t.send("hello");
+    t.wait_for("hello");
+    t.send("\u{1b}");
+    t.wait_for("Throw away what you entered and cancel?");
+    // The rest of another program's colour reply, well after its ESC.
+    t.s.send("]11;rgb:ffff/ffff/ffff\u{1b}\\")
+        .expect("send the rest");
+    // Still the question: `q` goes back to the form, the text as typed.
+    t.send("q");
+    t.wait_for("^S submit");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(sent_name(&out), "hello");
+}
+
 #[test]
 fn esc_in_a_form_with_typed_text_asks_first() {
     let dir = tempfile::tempdir().expect("tempdir");
