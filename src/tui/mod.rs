@@ -22,7 +22,8 @@
 //! - Ctrl-C cancels the current request; another Ctrl-C within
 //!   [`QUIT_WINDOW`] of it (on the next request or while waiting), or a
 //!   second Ctrl-C while waiting, quits ([`Outcome::Quit`]);
-//! - `Context::deadline` (`--timeout`) cancels an unanswered request;
+//! - `Context::deadline` (`--timeout`) cancels an unanswered request; the
+//!   clock stands still while `$EDITOR` (Ctrl-O) has the terminal;
 //! - a request its source withdraws gives way to a notice that stays until
 //!   a key (guarded like a request screen), so one screen never turns into
 //!   another unseen.
@@ -664,7 +665,13 @@ impl TuiResponder {
                 }
                 if k == EDITOR && guard.admit(Instant::now()) {
                     if let Some(text) = screen.text_to_edit() {
+                        let opened = Instant::now();
                         let edited = self.edit_outside(&text);
+                        // The clock stands still while the editor has the
+                        // terminal: the deadline moves on by that time.
+                        if let Some(d) = deadline.as_mut() {
+                            *d += opened.elapsed();
+                        }
                         match edited {
                             Ok(t) => screen.put_edited(t),
                             Err(e) => screen.put_note(e.to_string()),

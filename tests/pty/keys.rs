@@ -175,6 +175,20 @@ fn ctrl_n_declines_everything_else_from_this_server() {
     );
 }
 
+/// An executable `editor.sh` in `dir` running `body` (the file to edit is
+/// `$1`).
+fn editor_script(dir: &Path, body: &str) -> PathBuf {
+    let editor = dir.join("editor.sh");
+    std::fs::write(&editor, format!("#!/bin/sh\n{body}")).expect("editor script");
+    let st = std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .expect("chmod");
+    assert!(st.success());
+    editor
+}
+
 /// Ctrl-O opens the focused text field in `$EDITOR` and reads it back
 /// (line breaks kept), the screen restored after; Alt-Enter types a line
 /// break and a pasted one is kept; the field grows a row per line (no
@@ -183,20 +197,12 @@ fn ctrl_n_declines_everything_else_from_this_server() {
 fn ctrl_o_edits_in_the_editor_and_alt_enter_breaks_the_line() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let editor = dir.path().join("editor.sh");
-    std::fs::write(
-        &editor,
+    let editor = editor_script(
+        dir.path(),
         // The editor must get the terminal, not the program's stdin and
         // stdout (here a file of results).
-        "#!/bin/sh\nold=$(cat \"$1\")\nif [ -t 0 ] && [ -t 1 ]; then s='second line'; else s='not a terminal'; fi\nprintf '%s\\n%s\\n' \"$old\" \"$s\" > \"$1\"\n",
-    )
-    .expect("editor script");
-    let st = std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&editor)
-        .status()
-        .expect("chmod");
-    assert!(st.success());
+        "old=$(cat \"$1\")\nif [ -t 0 ] && [ -t 1 ]; then s='second line'; else s='not a terminal'; fi\nprintf '%s\\n%s\\n' \"$old\" \"$s\" > \"$1\"\n",
+    );
     let input = one_form(dir.path());
     let mut t = Tui::start_env(
         dir.path(),
@@ -224,4 +230,35 @@ fn ctrl_o_edits_in_the_editor_and_alt_enter_breaks_the_line() {
     t.send("\r");
     assert_eq!(t.finish(), 0);
     assert_eq!(sent_name(&out), "a\nb\nsecond line, pasted\nthen");
+}
+
+/// With `--timeout`, the clock stands still while `$EDITOR` has the
+/// terminal: an editor open longer than the whole limit leaves the form
+/// there, with the edited text, and it can still be sent.
+#[test]
+fn the_timeout_clock_stops_while_the_editor_is_open() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let editor = editor_script(dir.path(), "sleep 6\nprintf 'from the editor\\n' > \"$1\"\n");
+    let input = one_form(dir.path());
+    let mut t = Tui::start_env(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond --timeout 5 '{}'", input.display()),
+        &[
+            ("VISUAL", String::new()),
+            ("EDITOR", editor.display().to_string()),
+        ],
+    );
+    t.wait_for("Who are you?");
+    t.send("\u{f}");
+    t.wait_for("[from the editor]");
+    assert!(!t.shows("Time ran out"), "{}", t.screen());
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(sent_name(&out), "from the editor");
 }
