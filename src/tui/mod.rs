@@ -654,6 +654,7 @@ impl TuiResponder {
                 left: whole_secs(l).as_secs(),
                 extend: e.as_secs(),
             });
+            screen.put_progress(cx.progress_now());
             let small = self.frame(screen, clock, &mut guard)?;
             let timeout = left.map_or(TICK, |l| l.min(TICK));
             if let Input::Key(k) = read_input(timeout)? {
@@ -1018,7 +1019,8 @@ fn whole_secs(d: Duration) -> Duration {
 
 /// Which request a notice is about: "request N of M".
 fn screen_label(cx: &Context) -> String {
-    format!("request {} of {}", cx.progress.index, cx.progress.total)
+    let p = cx.progress_now();
+    format!("request {} of {}", p.index, p.total)
 }
 
 /// A full-screen notice that waits for a key: how a request ended.

@@ -12,7 +12,7 @@ use super::view::{self, Header};
 use super::{CONSENT_GUARD, FORM_GUARD};
 use crate::binding::{Action, Answer, FormSchema};
 use crate::form::{Form, Key, KeyIntent, Stage, Status};
-use crate::responder::{Launcher, Outcome};
+use crate::responder::{Launcher, Outcome, Progress};
 
 /// What a screen's key handler tells the loop.
 pub(crate) enum Step {
@@ -53,6 +53,10 @@ pub(crate) trait Screen {
     /// A warning that stays above the request from now on (the call that
     /// asked has finished); a screen without a header ignores it.
     fn put_banner(&mut self, _banner: String) {}
+
+    /// Where the request stands now ("request 1 of 3": requests that
+    /// arrived behind it while it is on screen are counted).
+    fn put_progress(&mut self, progress: Progress);
 
     /// Which step of the screen is shown: a different value means Enter
     /// (or `o`) now does something else (form → review, consent → copy),
@@ -197,6 +201,10 @@ impl Screen for FormScreen {
     fn put_banner(&mut self, banner: String) {
         self.header.banner = Some(banner);
     }
+
+    fn put_progress(&mut self, progress: Progress) {
+        self.header.progress = progress;
+    }
 }
 
 /// A request that can only be declined or cancelled: why, one line each
@@ -256,6 +264,10 @@ impl Screen for RefusableScreen {
     fn put_banner(&mut self, banner: String) {
         self.header.banner = Some(banner);
     }
+
+    fn put_progress(&mut self, progress: Progress) {
+        self.header.progress = progress;
+    }
 }
 
 /// URL consent: the view ([`url_view`]) draws the consent machine
@@ -310,6 +322,10 @@ impl Screen for UrlScreen {
         }
     }
 
+    fn put_progress(&mut self, progress: Progress) {
+        self.state.set_progress(progress.label());
+    }
+
     fn stage(&self) -> u8 {
         match self.state.phase() {
             UrlPhase::Consent => 0,
@@ -329,7 +345,6 @@ mod tests {
 
     use super::*;
     use crate::binding::{Mode, RequestBody, RequestView};
-    use crate::responder::Progress;
 
     fn header() -> Header {
         Header {
