@@ -569,15 +569,7 @@ impl TuiResponder {
         let names: Vec<String> = self
             .blocked
             .iter()
-            .map(|(launched, name)| {
-                let n = crate::safe_text::display(name).into_owned();
-                if launched.is_empty() {
-                    n
-                } else {
-                    let l: String = launched.chars().take(60).collect();
-                    format!("{n} ({})", crate::safe_text::display(&l))
-                }
-            })
+            .map(|(launched, name)| blocked_label(launched, name))
             .collect();
         names.join(", ")
     }
@@ -1017,6 +1009,23 @@ fn whole_secs(d: Duration) -> Duration {
     Duration::from_secs(d.as_secs() + u64::from(d.subsec_nanos() > 0))
 }
 
+/// Most columns of a launch command named in the Ctrl-N report (the rest
+/// is cut, "…").
+const BLOCKED_LAUNCH_COLS: usize = 60;
+
+/// A server declined with [`BLOCK`], as the run's report names it: the name
+/// it gives itself and, when known, how it was launched (cut to
+/// [`BLOCKED_LAUNCH_COLS`] columns, ending with "…" when cut), both
+/// sanitized.
+fn blocked_label(launched: &str, name: &str) -> String {
+    let n = crate::safe_text::display(name).into_owned();
+    if launched.is_empty() {
+        return n;
+    }
+    let l = text::clip(launched, BLOCKED_LAUNCH_COLS);
+    format!("{n} ({})", crate::safe_text::display(&l))
+}
+
 /// Which request a notice is about: "request N of M".
 fn screen_label(cx: &Context) -> String {
     let p = cx.progress_now();
@@ -1322,6 +1331,19 @@ mod tests {
             kind,
             state: KeyEventState::NONE,
         }
+    }
+
+    #[test]
+    fn a_long_launch_command_is_cut_with_an_ellipsis_in_the_ctrl_n_report() {
+        let long = format!("npx -y {}", "x".repeat(80));
+        let label = blocked_label(&long, "srv");
+        assert!(label.starts_with("srv (npx -y xxx"), "{label}");
+        assert!(label.ends_with("x…)"), "{label}");
+        assert_eq!(text::width(&label), "srv ()".len() + BLOCKED_LAUNCH_COLS);
+        // Short: whole; none: the name alone; hostile text sanitized.
+        assert_eq!(blocked_label("npx srv", "srv"), "srv (npx srv)");
+        assert_eq!(blocked_label("", "srv"), "srv");
+        assert_eq!(blocked_label("a\u{1b}[2J", "s"), "s (a\\u{1b}[2J)");
     }
 
     #[test]

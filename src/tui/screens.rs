@@ -464,6 +464,24 @@ mod tests {
         row.trim_end().to_owned()
     }
 
+    /// The help line names the keys of what has the focus: Ctrl-X clears
+    /// a field, so it is named on a field and not on a button.
+    #[test]
+    fn the_help_line_offers_clear_on_a_field_and_not_on_a_button() {
+        let v = serde_json::json!({
+            "type": "object", "properties": {"seats": {"type": "integer"}}
+        });
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut f = FormScreen::new(header(), &schema, "m");
+        let on_field = help_row(&mut f);
+        assert!(on_field.contains("^X clear"), "{on_field}");
+        assert_eq!(decided(f.key(&Key::Tab)), None);
+        let on_button = help_row(&mut f);
+        assert!(on_button.contains("Enter press"), "{on_button}");
+        assert!(!on_button.contains("clear"), "{on_button}");
+    }
+
     /// The help line of a long review says what Enter does now: the next
     /// page until the end was on screen, then send.
     #[test]
