@@ -239,7 +239,10 @@ fn ctrl_o_edits_in_the_editor_and_alt_enter_breaks_the_line() {
 fn the_timeout_clock_stops_while_the_editor_is_open() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let editor = editor_script(dir.path(), "sleep 6\nprintf 'from the editor\\n' > \"$1\"\n");
+    let editor = editor_script(
+        dir.path(),
+        "sleep 6\nprintf 'from the editor\\n' > \"$1\"\n",
+    );
     let input = one_form(dir.path());
     let mut t = Tui::start_env(
         dir.path(),

@@ -425,8 +425,11 @@ fn a_terminal_reply_in_a_typed_line_is_not_part_of_the_answer() {
     let params = json!({"message": "Who are you?", "requestedSchema": {"type": "object",
         "properties": {"name": {"type": "string", "title": "Name"}}}});
     let input = dir.path().join("requests.jsonl");
-    std::fs::write(&input, common::request_line("keys", "evt-1", &params) + "\n")
-        .expect("write requests");
+    std::fs::write(
+        &input,
+        common::request_line("keys", "evt-1", &params) + "\n",
+    )
+    .expect("write requests");
     let mut s = Plain::start(
         dir.path(),
         &out,
