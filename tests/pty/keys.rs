@@ -175,9 +175,10 @@ fn ctrl_n_declines_everything_else_from_this_server() {
     );
 }
 
-/// An executable `editor.sh` in `dir` running `body` (the file to edit is
-/// `$1`).
-fn editor_script(dir: &Path, body: &str) -> PathBuf {
+/// The one-form run ([`one_form`]), `flags` before its file, with
+/// `$EDITOR` an executable `editor.sh` in `dir` running `body` (the file to
+/// edit is `$1`) and `$VISUAL` empty.
+fn start_with_editor(dir: &Path, out: &Path, flags: &str, body: &str) -> Tui {
     let editor = dir.join("editor.sh");
     std::fs::write(&editor, format!("#!/bin/sh\n{body}")).expect("editor script");
     let st = std::process::Command::new("chmod")
@@ -186,7 +187,18 @@ fn editor_script(dir: &Path, body: &str) -> PathBuf {
         .status()
         .expect("chmod");
     assert!(st.success());
-    editor
+    let input = one_form(dir);
+    Tui::start_env(
+        dir,
+        out,
+        80,
+        24,
+        &format!("respond {flags}'{}'", input.display()),
+        &[
+            ("VISUAL", String::new()),
+            ("EDITOR", editor.display().to_string()),
+        ],
+    )
 }
 
 /// Ctrl-O opens the focused text field in `$EDITOR` and reads it back
@@ -197,23 +209,13 @@ fn editor_script(dir: &Path, body: &str) -> PathBuf {
 fn ctrl_o_edits_in_the_editor_and_alt_enter_breaks_the_line() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let editor = editor_script(
+    let mut t = start_with_editor(
         dir.path(),
+        &out,
+        "",
         // The editor must get the terminal, not the program's stdin and
         // stdout (here a file of results).
         "old=$(cat \"$1\")\nif [ -t 0 ] && [ -t 1 ]; then s='second line'; else s='not a terminal'; fi\nprintf '%s\\n%s\\n' \"$old\" \"$s\" > \"$1\"\n",
-    );
-    let input = one_form(dir.path());
-    let mut t = Tui::start_env(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}'", input.display()),
-        &[
-            ("VISUAL", String::new()),
-            ("EDITOR", editor.display().to_string()),
-        ],
     );
     t.wait_for("Who are you?");
     t.send("a");
@@ -239,21 +241,11 @@ fn ctrl_o_edits_in_the_editor_and_alt_enter_breaks_the_line() {
 fn the_timeout_clock_stops_while_the_editor_is_open() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let editor = editor_script(
-        dir.path(),
-        "sleep 6\nprintf 'from the editor\\n' > \"$1\"\n",
-    );
-    let input = one_form(dir.path());
-    let mut t = Tui::start_env(
+    let mut t = start_with_editor(
         dir.path(),
         &out,
-        80,
-        24,
-        &format!("respond --timeout 5 '{}'", input.display()),
-        &[
-            ("VISUAL", String::new()),
-            ("EDITOR", editor.display().to_string()),
-        ],
+        "--timeout 5 ",
+        "sleep 6\nprintf 'from the editor\\n' > \"$1\"\n",
     );
     t.wait_for("Who are you?");
     t.send("\u{f}");
