@@ -56,8 +56,30 @@ pub struct KeyFilter {
     /// follows it within [`REPLY_GAP`] may open a terminal reply.
     late: Option<Instant>,
     /// Characters after a lone Esc that may be the start of a terminal
-    /// reply, held (not given out), and when the last of them came.
-    held: Option<(Vec<KeyEvent>, Instant)>,
+    /// reply, held (not given out).
+    held: Option<Held>,
+}
+
+/// Characters held after a lone Esc while they may open a reply.
+#[derive(Debug, Clone)]
+struct Held {
+    keys: Vec<KeyEvent>,
+    /// When the last of them came.
+    last: Instant,
+    /// They were typeahead a new screen threw away: if they open no reply,
+    /// they are still not given out.
+    thrown: bool,
+}
+
+impl Held {
+    /// The held keys to give out when they open no reply.
+    fn release(self) -> Vec<KeyEvent> {
+        if self.thrown {
+            Vec::new()
+        } else {
+            self.keys
+        }
+    }
 }
 
 /// What the characters after a lone Esc are so far.
@@ -110,7 +132,8 @@ fn opening(s: &str) -> Opening {
         },
         Some('[') => {
             let body = rest.strip_prefix(['?', '>', '=', '<']).unwrap_or(rest);
-            let params = body.trim_start_matches(|c: char| c.is_ascii_digit() || c == ';' || c == ':');
+            let param = |c: char| c.is_ascii_digit() || c == ';' || c == ':';
+            let params = body.trim_start_matches(param);
             let digits = body[..body.len() - params.len()]
                 .chars()
                 .any(|c| c.is_ascii_digit());
@@ -167,7 +190,7 @@ impl KeyFilter {
     /// acts then); None when nothing is held.
     pub fn due(&self) -> Option<Instant> {
         let esc = self.esc.map(|t| t + ESC_WAIT);
-        let held = self.held.as_ref().map(|(_, t)| *t + REPLY_GAP);
+        let held = self.held.as_ref().map(|h| h.last + REPLY_GAP);
         esc.into_iter().chain(held).min()
     }
 
@@ -176,8 +199,8 @@ impl KeyFilter {
     /// [`REPLY_GAP`] has.
     pub fn flush(&mut self, now: Instant) -> Vec<KeyEvent> {
         let mut out = Vec::new();
-        if self.held.as_ref().is_some_and(|(_, t)| now >= *t + REPLY_GAP) {
-            out.extend(self.held.take().map(|(k, _)| k).unwrap_or_default());
+        if self.held.as_ref().is_some_and(|h| now >= h.last + REPLY_GAP) {
+            out.extend(self.held.take().map(Held::release).unwrap_or_default());
         }
         if self.esc.is_some_and(|t| now >= t + ESC_WAIT) {
             out.extend(self.flush_now());
@@ -193,13 +216,16 @@ impl KeyFilter {
     }
 
     /// Keys read so far were thrown away (typeahead before a new screen):
-    /// a held Esc and held characters go, but a reply being dropped, or one
-    /// that may follow an Esc, is still recognised when the rest comes.
+    /// a held Esc and held characters are never given out, but a reply
+    /// being dropped, or one that may follow an Esc, is still recognised
+    /// when the rest comes.
     pub fn discarded(&mut self) {
         if let Some(t) = self.esc.take() {
             self.late = Some(t);
         }
-        self.held = None;
+        if let Some(h) = &mut self.held {
+            h.thrown = true;
+        }
     }
 
     /// A key after a lone Esc, while characters that may open a reply are
@@ -207,17 +233,22 @@ impl KeyFilter {
     /// completes); false when it is not part of one (the held characters
     /// are then in `out`, and the key is still to be read).
     fn after_late_esc(&mut self, k: &KeyEvent, now: Instant, out: &mut Vec<KeyEvent>) -> bool {
-        let Some((mut keys, last)) = self.held.take() else {
+        let Some(mut held) = self.held.take() else {
             return false;
         };
         let c = match k.code {
-            KeyCode::Char(c) if plain(k) && now.saturating_duration_since(last) <= REPLY_GAP => c,
+            KeyCode::Char(c)
+                if plain(k) && now.saturating_duration_since(held.last) <= REPLY_GAP =>
+            {
+                c
+            }
             _ => {
-                out.extend(keys);
+                out.extend(held.release());
                 return false;
             }
         };
-        let mut s: String = keys
+        let mut s: String = held
+            .keys
             .iter()
             .filter_map(|k| match k.code {
                 KeyCode::Char(c) => Some(c),
@@ -227,13 +258,14 @@ impl KeyFilter {
         s.push(c);
         match opening(&s) {
             Opening::Maybe => {
-                keys.push(*k);
-                self.held = Some((keys, now));
+                held.keys.push(*k);
+                held.last = now;
+                self.held = Some(held);
             }
             Opening::Str => self.reply = Some((Reply::Str { esc: false }, now, s.len())),
             Opening::Report => {}
             Opening::Not => {
-                out.extend(keys);
+                out.extend(held.release());
                 return false;
             }
         }
@@ -276,7 +308,11 @@ impl KeyFilter {
                 && plain(&k)
                 && now.saturating_duration_since(t) <= REPLY_GAP;
             if opens {
-                self.held = Some((vec![k], now));
+                self.held = Some(Held {
+                    keys: vec![k],
+                    last: now,
+                    thrown: false,
+                });
                 return out;
             }
         }
@@ -534,8 +570,8 @@ mod tests {
 
     #[test]
     fn a_reply_whose_start_was_discarded_is_still_dropped() {
-        // A new screen throws away typeahead: the Esc and `]1` with it; the
-        // rest of the reply, read after, is still not typed.
+        // A new screen throws away typeahead: the lone Esc and `]1` with
+        // it; the rest of the reply, read after, is still not typed.
         let mut f = KeyFilter::default();
         let t0 = Instant::now();
         let at = |ms| t0 + Duration::from_millis(ms);
@@ -543,14 +579,24 @@ mod tests {
         out.extend(f.flush(at(100)));
         out.extend(f.feed(ch(']'), at(200)));
         out.extend(f.feed(ch('1'), at(201)));
-        out.extend(f.feed(ch('1'), at(202)));
-        out.extend(f.feed(ch(';'), at(203)));
         f.discarded();
-        for (i, c) in "rgb:1/1/1".chars().enumerate() {
+        for (i, c) in "1;rgb:1/1/1".chars().enumerate() {
             out.extend(f.feed(ch(c), at(210 + i as u64)));
         }
         out.extend(f.feed(alt('\\'), at(230)));
         out.extend(f.feed(ch('k'), at(300)));
         assert_eq!(out, vec![esc(), ch('k')]);
+        // Thrown-away characters that open no reply stay thrown away; the
+        // key that showed it counts. A held Esc thrown away is not an Esc.
+        let mut f = KeyFilter::default();
+        let mut out = f.feed(esc(), at(0));
+        out.extend(f.flush(at(100)));
+        out.extend(f.feed(ch('['), at(200)));
+        f.discarded();
+        out.extend(f.feed(ch('a'), at(300)));
+        out.extend(f.feed(esc(), at(400)));
+        f.discarded();
+        out.extend(f.flush(at(2000)));
+        assert_eq!(out, vec![esc(), ch('a')]);
     }
 }
