@@ -136,8 +136,9 @@ pub fn clip(s: &str, w: usize) -> String {
 /// Whether the grapheme `s` (several code points) is drawn by terminals
 /// differently from how it is measured: regional indicator pairs (flags),
 /// variation selectors (VS15, VS16) and emoji modifiers, or any cluster
-/// whose measured width is not the sum of its characters' widths.
-fn ambiguous_cluster(s: &str) -> bool {
+/// whose measured width is not the sum of its characters' widths (an emoji
+/// ZWJ sequence).
+fn disputed_cluster(s: &str) -> bool {
     let mut chars = s.chars();
     if chars.next().is_none() || chars.next().is_none() {
         return false;
@@ -151,48 +152,140 @@ fn ambiguous_cluster(s: &str) -> bool {
             .any(|c| matches!(c as u32, 0xfe0e | 0xfe0f | 0x1f1e6..=0x1f1ff | 0x1f3fb..=0x1f3ff))
 }
 
-/// Draw every grapheme cluster whose width terminals disagree on (flags,
-/// VS16 emoji, emoji with modifiers) as its characters, one cell each, so
-/// that no cell is covered by a glyph the terminal may draw narrower: a
-/// covered cell is never written, and what an earlier frame left there
-/// would stay on screen. Each character with a width takes the next cells
-/// of the cluster's room (a flag's two letters side by side, which
-/// terminals that draw flags join again); variation selectors and
-/// characters that no longer fit are left out; the room left is blank.
-/// Called on every frame before it is written.
+/// The most columns a terminal that draws character by character gives
+/// the cluster `s`: the sum of its characters' widths, a character made
+/// wide by a following VS16 counted as two (as xterm-like emulators and
+/// older tmux do). Never less than the measured width.
+fn widest_drawing(s: &str) -> usize {
+    let mut cols = 0;
+    let mut last = 0;
+    for c in s.chars() {
+        if c == '\u{fe0f}' && last == 1 {
+            cols += 1;
+            last = 2;
+            continue;
+        }
+        let cw = UnicodeWidthChar::width(c).unwrap_or(0);
+        if cw > 0 {
+            last = cw;
+        }
+        cols += cw;
+    }
+    cols.max(width(s))
+}
+
+/// The longest start of the cluster `s` (whole characters) that no
+/// terminal draws wider than `room` columns: what is drawn of an emoji
+/// sequence at the right edge of the screen, where a terminal drawing it
+/// character by character would wrap the rest onto the next line.
+fn edge_part(s: &str, room: usize) -> &str {
+    let mut end = 0;
+    for (i, c) in s.char_indices() {
+        let next = i + c.len_utf8();
+        if widest_drawing(&s[..next]) > room {
+            break;
+        }
+        end = next;
+    }
+    &s[..end]
+}
+
+/// Make every frame draw emoji sequences whole and clean on any terminal.
+///
+/// Terminals disagree on the width of some grapheme clusters: a modern
+/// terminal (kitty, WezTerm, foot, Ghostty, iTerm2, Windows Terminal,
+/// Konsole, tmux 3.4 and later) draws an emoji ZWJ sequence (👩‍💻), an
+/// emoji with a skin tone (👍🏽), a VS16 emoji (❤️) and a flag as one glyph
+/// two columns wide, the width Unicode's emoji rules and `unicode-width`
+/// give and the one this program lays out with. A terminal that draws
+/// character by character (xterm, Alacritty, VTE before grapheme support,
+/// the Linux console) draws a ZWJ sequence or a skin tone wider (each
+/// emoji of it) and may draw a VS16 emoji one column wide. Either way,
+/// ratatui writes only the cells that changed and never the cells a wide
+/// glyph covers, so a glyph drawn narrower would leave what an earlier
+/// frame had there, and one drawn wider would cover its neighbours.
+///
+/// Each such cluster (and a run of them side by side in one style) is
+/// written as one cell of the measured width whose text first blanks the
+/// run's columns, then writes each cluster whole at its column, and puts
+/// the cursor at the run's end (absolute column moves, `CSI n G`; no other
+/// sequence; the text is the sanitized cluster itself). The glyphs after
+/// the run, as far as a character-by-character terminal could have drawn,
+/// are written again on every frame. So a modern terminal shows the emoji
+/// whole; an older one shows its first emoji (the rest it drew past the
+/// cluster's columns is overwritten by the neighbours): no cell is ever
+/// stale. At the right edge of the screen only the part of a cluster no
+/// terminal draws past the edge is written (an older terminal would wrap
+/// the rest onto the next line). Called on every frame before it is
+/// written.
 pub fn settle_wide(buf: &mut ratatui::buffer::Buffer) {
+    use ratatui::buffer::CellDiffOption;
+    use std::fmt::Write;
     let area = buf.area;
+    let right = area.right() as usize;
     for y in area.top()..area.bottom() {
-        let mut x = area.left();
-        while x < area.right() {
-            let sym = buf[(x, y)].symbol().to_owned();
-            let room = width(&sym).max(1);
-            if ambiguous_cluster(&sym) {
-                let style = buf[(x, y)].style();
-                let end = (x as usize + room).min(area.right() as usize);
-                let mut at = x as usize;
-                for c in sym.chars() {
-                    let cw = UnicodeWidthChar::width(c).unwrap_or(0);
-                    if matches!(c as u32, 0xfe0e | 0xfe0f) || cw == 0 || at + cw > end {
-                        continue;
-                    }
-                    let pos = (at as u16, y);
-                    buf[pos]
-                        .set_symbol(c.encode_utf8(&mut [0; 4]))
-                        .set_style(style);
-                    // A wide character covers the cell after it.
-                    for k in 1..cw {
-                        buf[(at as u16 + k as u16, y)]
-                            .set_symbol("")
-                            .set_style(style);
-                    }
-                    at += cw;
-                }
-                for k in at..end {
-                    buf[(k as u16, y)].set_symbol(" ").set_style(style);
-                }
+        let mut x = area.left() as usize;
+        while x < right {
+            let cell = &buf[(x as u16, y)];
+            let w = width(cell.symbol()).max(1);
+            if !disputed_cluster(cell.symbol()) {
+                x += w;
+                continue;
             }
-            x = x.saturating_add(room as u16);
+            // The run: this cluster and those right after it in its style.
+            let style = cell.style();
+            let mut parts: Vec<(usize, String)> = Vec::new();
+            let mut end = x;
+            let mut reach = x;
+            while end < right {
+                let c = &buf[(end as u16, y)];
+                if !disputed_cluster(c.symbol()) || (end > x && c.style() != style) {
+                    break;
+                }
+                let sym = c.symbol();
+                let cw = width(sym).max(1);
+                let part = edge_part(sym, right - end);
+                reach = reach.max(end + widest_drawing(part));
+                parts.push((end, part.to_owned()));
+                end += cw;
+            }
+            let end = end.min(right);
+            let mut text = format!("\x1b[{}G{}", x + 1, " ".repeat(end - x));
+            for (at, part) in &parts {
+                let _ = write!(text, "\x1b[{}G{part}", at + 1);
+            }
+            let _ = write!(text, "\x1b[{}G", end + 1);
+            let run = u16::try_from(end - x).ok().and_then(std::num::NonZeroU16::new);
+            let Some(run) = run else {
+                x += w;
+                continue;
+            };
+            buf[(x as u16, y)]
+                .set_symbol(&text)
+                .set_diff_option(CellDiffOption::ForcedWidth(run));
+            // The run's other columns are never written while it stands
+            // (the cell above covers them), and differ from any cell a
+            // later frame puts there: that cell is then written, even a
+            // blank, over what a terminal drew there of the run (a flag
+            // drawn as two letters).
+            for k in x + 1..end {
+                let c = &mut buf[(k as u16, y)];
+                c.reset();
+                c.set_style(style)
+                    .set_diff_option(CellDiffOption::AlwaysUpdate);
+            }
+            // What a character-by-character terminal drew past the run is
+            // overwritten by the glyphs that belong there, every frame.
+            let mut k = end;
+            while k < reach.min(right) {
+                let c = &mut buf[(k as u16, y)];
+                let cw = width(c.symbol()).max(1);
+                if c.diff_option == CellDiffOption::None {
+                    c.set_diff_option(CellDiffOption::AlwaysUpdate);
+                }
+                k += cw;
+            }
+            x = end;
         }
     }
 }
