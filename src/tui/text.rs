@@ -174,22 +174,6 @@ fn widest_drawing(s: &str) -> usize {
     cols.max(width(s))
 }
 
-/// The longest start of the cluster `s` (whole characters) that no
-/// terminal draws wider than `room` columns: what is drawn of an emoji
-/// sequence at the right edge of the screen, where a terminal drawing it
-/// character by character would wrap the rest onto the next line.
-fn edge_part(s: &str, room: usize) -> &str {
-    let mut end = 0;
-    for (i, c) in s.char_indices() {
-        let next = i + c.len_utf8();
-        if widest_drawing(&s[..next]) > room {
-            break;
-        }
-        end = next;
-    }
-    &s[..end]
-}
-
 /// Make every frame draw emoji sequences whole and clean on any terminal.
 ///
 /// Terminals disagree on the width of some grapheme clusters: a modern
@@ -214,10 +198,10 @@ fn edge_part(s: &str, room: usize) -> &str {
 /// are written again on every frame. So a modern terminal shows the emoji
 /// whole; an older one shows its first emoji (the rest it drew past the
 /// cluster's columns is overwritten by the neighbours): no cell is ever
-/// stale. At the right edge of the screen only the part of a cluster no
-/// terminal draws past the edge is written (an older terminal would wrap
-/// the rest onto the next line). Called on every frame before it is
-/// written.
+/// stale. A run an older terminal could draw past the right edge of the
+/// screen is written with automatic wrapping off (DECAWM, `CSI ? 7 l`, on
+/// again right after it), so nothing is wrapped onto the next line.
+/// Called on every frame before it is written.
 pub fn settle_wide(buf: &mut ratatui::buffer::Buffer) {
     use ratatui::buffer::CellDiffOption;
     use std::fmt::Write;
@@ -244,17 +228,24 @@ pub fn settle_wide(buf: &mut ratatui::buffer::Buffer) {
                 }
                 let sym = c.symbol();
                 let cw = width(sym).max(1);
-                let part = edge_part(sym, right - end);
-                reach = reach.max(end + widest_drawing(part));
-                parts.push((end, part.to_owned()));
+                reach = reach.max(end + widest_drawing(sym));
+                parts.push((end, sym.to_owned()));
                 end += cw;
             }
             let end = end.min(right);
-            let mut text = format!("\x1b[{}G{}", x + 1, " ".repeat(end - x));
+            let past_edge = reach > right;
+            let mut text = String::new();
+            if past_edge {
+                text.push_str("\x1b[?7l");
+            }
+            let _ = write!(text, "\x1b[{}G{}", x + 1, " ".repeat(end - x));
             for (at, part) in &parts {
                 let _ = write!(text, "\x1b[{}G{part}", at + 1);
             }
             let _ = write!(text, "\x1b[{}G", end + 1);
+            if past_edge {
+                text.push_str("\x1b[?7h");
+            }
             let run = u16::try_from(end - x).ok().and_then(std::num::NonZeroU16::new);
             let Some(run) = run else {
                 x += w;
@@ -360,6 +351,63 @@ mod tests {
         assert_eq!(wrap("  ab cd", 5), vec!["  ab", "  cd"]);
         assert_eq!(clip("hello world", 6), "hello…");
         assert_eq!(slice_cols("a世b", 1, 2), "世");
+    }
+
+    fn settled(line: &str, w: u16) -> ratatui::buffer::Buffer {
+        let mut buf = ratatui::buffer::Buffer::empty(ratatui::layout::Rect::new(0, 0, w, 1));
+        buf.set_string(0, 0, line, ratatui::style::Style::default());
+        settle_wide(&mut buf);
+        buf
+    }
+
+    #[test]
+    fn an_emoji_sequence_is_written_whole_in_one_cell_of_its_width() {
+        use ratatui::buffer::CellDiffOption::{AlwaysUpdate, ForcedWidth, None};
+        let coder = "\u{1f469}\u{200d}\u{1f4bb}";
+        let buf = settled(&format!("a{coder}bcdef"), 10);
+        // Blank the two columns, draw the sequence at column 2 (1-based),
+        // leave the cursor after it.
+        assert_eq!(
+            buf[(1, 0)].symbol(),
+            format!("\x1b[2G  \x1b[2G{coder}\x1b[4G")
+        );
+        assert_eq!(buf[(1, 0)].diff_option, ForcedWidth(2.try_into().unwrap()));
+        assert_eq!(buf[(2, 0)].diff_option, AlwaysUpdate);
+        // A terminal drawing it character by character takes four columns:
+        // the next two glyphs are written again on every frame.
+        assert_eq!(buf[(3, 0)].symbol(), "b");
+        assert_eq!(buf[(3, 0)].diff_option, AlwaysUpdate);
+        assert_eq!(buf[(4, 0)].diff_option, AlwaysUpdate);
+        assert_eq!(buf[(5, 0)].diff_option, None);
+        assert_eq!(buf[(0, 0)].diff_option, None);
+    }
+
+    #[test]
+    fn side_by_side_sequences_are_one_run_and_plain_text_is_untouched() {
+        let thumb = "\u{1f44d}\u{1f3fd}";
+        let heart = "\u{2764}\u{fe0f}";
+        let buf = settled(&format!("{thumb}{heart}x"), 6);
+        assert_eq!(
+            buf[(0, 0)].symbol(),
+            format!("\x1b[1G    \x1b[1G{thumb}\x1b[3G{heart}\x1b[5G")
+        );
+        let plain = "e\u{301}世界 ok";
+        let buf = settled(plain, 8);
+        let mut want = ratatui::buffer::Buffer::empty(buf.area);
+        want.set_string(0, 0, plain, ratatui::style::Style::default());
+        assert_eq!(buf, want);
+    }
+
+    #[test]
+    fn a_run_that_could_pass_the_right_edge_turns_wrapping_off() {
+        let family = "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}";
+        let buf = settled(&format!("abcd{family}"), 6);
+        assert_eq!(
+            buf[(4, 0)].symbol(),
+            format!("\x1b[?7l\x1b[5G  \x1b[5G{family}\x1b[7G\x1b[?7h")
+        );
+        let buf = settled(&format!("ab{family}xy"), 10);
+        assert!(!buf[(2, 0)].symbol().contains("?7"), "{:?}", buf[(2, 0)].symbol());
     }
 
     #[test]

@@ -21,6 +21,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 use serde_json::json;
+use unicode_segmentation::UnicodeSegmentation;
 
 #[derive(Clone, Default)]
 struct Sink(Rc<RefCell<Vec<u8>>>);
@@ -117,23 +118,142 @@ fn assert_screen(vt: &vt100::Parser, want: &ratatui::buffer::Buffer, step: &str)
     }
 }
 
-/// A terminal of `w` by `h` cells whose bytes go to `sink`, and an
-/// emulator of the same size.
-fn terminal(w: u16, h: u16, sink: &Sink) -> (Terminal<CrosstermBackend<Sink>>, vt100::Parser) {
+/// A model of a terminal that draws every grapheme cluster as one glyph of
+/// its measured width (kitty, WezTerm, foot, Ghostty, tmux 3.4+), for what
+/// the frames use: cursor moves (CUP, CHA), erase display, SGR (ignored)
+/// and text. A covered cell holds `None`; writing over any part of a wide
+/// glyph erases all of it, as terminals do.
+struct ClusterTerminal {
+    w: usize,
+    rows: Vec<Vec<Option<String>>>,
+    x: usize,
+    y: usize,
+}
+
+impl ClusterTerminal {
+    fn new(w: u16, h: u16) -> Self {
+        let w = usize::from(w);
+        ClusterTerminal {
+            w,
+            rows: vec![vec![Some(" ".to_owned()); w]; usize::from(h)],
+            x: 0,
+            y: 0,
+        }
+    }
+
+    fn process(&mut self, bytes: &[u8]) {
+        let text = std::str::from_utf8(bytes).expect("UTF-8");
+        let mut rest = text;
+        while !rest.is_empty() {
+            if let Some(seq) = rest.strip_prefix("\u{1b}[") {
+                let end = seq
+                    .find(|c: char| ('@'..='~').contains(&c))
+                    .expect("a whole CSI sequence");
+                let (params, last) = (&seq[..end], &seq[end..=end]);
+                let n: Vec<usize> = params
+                    .split(';')
+                    .map(|p| p.trim_start_matches('?').parse().unwrap_or(1))
+                    .collect();
+                match last {
+                    "H" => {
+                        self.y = n[0] - 1;
+                        self.x = n.get(1).copied().unwrap_or(1) - 1;
+                    }
+                    "G" => self.x = (n[0] - 1).min(self.w - 1),
+                    "J" if params == "2" => {
+                        for row in &mut self.rows {
+                            row.fill(Some(" ".to_owned()));
+                        }
+                    }
+                    "m" | "h" | "l" => {}
+                    other => panic!("the model does not know CSI {params}{other}"),
+                }
+                rest = &seq[end + 1..];
+                continue;
+            }
+            let end = rest.find('\u{1b}').unwrap_or(rest.len());
+            for g in rest[..end].graphemes(true) {
+                self.put(g);
+            }
+            rest = &rest[end..];
+        }
+    }
+
+    fn put(&mut self, g: &str) {
+        let gw = unicode_width::UnicodeWidthStr::width(g).max(1);
+        if self.x + gw > self.w {
+            panic!("{g:?} at column {} runs past the right edge", self.x);
+        }
+        let row = &mut self.rows[self.y];
+        // Erase every glyph this one overlaps, whole.
+        let mut start = self.x;
+        while start > 0 && row[start].is_none() {
+            start -= 1;
+        }
+        let mut end = self.x + gw;
+        while end < self.w && row[end].is_none() {
+            end += 1;
+        }
+        for cell in &mut row[start..end] {
+            *cell = Some(" ".to_owned());
+        }
+        row[self.x] = Some(g.to_owned());
+        for cell in &mut row[self.x + 1..self.x + gw] {
+            *cell = None;
+        }
+        self.x += gw;
+    }
+
+    /// Every glyph of `want` is in its cell, whole, the cells it covers
+    /// are covered.
+    fn assert_screen(&self, want: &ratatui::buffer::Buffer, step: &str) {
+        let area = want.area;
+        for y in area.top()..area.bottom() {
+            let row = &self.rows[usize::from(y)];
+            let shown: String = row.iter().flatten().map(String::as_str).collect();
+            let mut x = area.left();
+            while x < area.right() {
+                let g = want[(x, y)].symbol();
+                let gw = (unicode_width::UnicodeWidthStr::width(g) as u16).max(1);
+                assert_eq!(
+                    row[usize::from(x)].as_deref(),
+                    Some(g),
+                    "{step}, row {y}, column {x}: {shown}"
+                );
+                for k in x + 1..(x + gw).min(area.right()) {
+                    assert_eq!(
+                        row[usize::from(k)],
+                        None,
+                        "{step}, row {y}, column {k}: {shown}"
+                    );
+                }
+                x += gw;
+            }
+        }
+    }
+}
+
+/// Two terminal models read every frame: `vt100` (character by
+/// character, as xterm) and [`ClusterTerminal`] (cluster by cluster).
+type Emulators = (vt100::Parser, ClusterTerminal);
+
+/// A terminal of `w` by `h` cells whose bytes go to `sink`, and the
+/// emulators of the same size.
+fn terminal(w: u16, h: u16, sink: &Sink) -> (Terminal<CrosstermBackend<Sink>>, Emulators) {
     let options = TerminalOptions {
         viewport: Viewport::Fixed(Rect::new(0, 0, w, h)),
     };
     let t = Terminal::with_options(CrosstermBackend::new(sink.clone()), options)
         .expect("terminal over a byte buffer");
     let vt = vt100::Parser::new(NonZeroU16::new(h).unwrap(), NonZeroU16::new(w).unwrap(), 0);
-    (t, vt)
+    (t, (vt, ClusterTerminal::new(w, h)))
 }
 
 /// Draw `draw` as the terminal front end does (settled for the terminal),
 /// feed the bytes to the emulator and check its screen.
 fn frame(
     t: &mut Terminal<CrosstermBackend<Sink>>,
-    vt: &mut vt100::Parser,
+    vt: &mut Emulators,
     sink: &Sink,
     step: &str,
     draw: impl FnOnce(&mut ratatui::Frame),
@@ -145,8 +265,12 @@ fn frame(
         ahp_elicit::tui::text::settle_wide(f.buffer_mut());
     })
     .expect("draw");
-    vt.process(&std::mem::take(&mut *sink.0.borrow_mut()));
-    assert_screen(vt, &want.expect("drawn"), step);
+    let bytes = std::mem::take(&mut *sink.0.borrow_mut());
+    let want = want.expect("drawn");
+    vt.0.process(&bytes);
+    assert_screen(&vt.0, &want, step);
+    vt.1.process(&bytes);
+    vt.1.assert_screen(&want, step);
 }
 
 const FAMILY: &str = "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}";
@@ -204,15 +328,23 @@ fn move_through_emoji_options(h: u16) {
         if let Some(k) = k {
             form.handle_key(k);
         }
-        frame(&mut t, &mut vt, &sink, &format!("height {h}, step {step} ({k:?})"), |f| {
-            view::draw_form(f, &theme, &header(), &form, &mut scroll);
-        });
+        frame(
+            &mut t,
+            &mut vt,
+            &sink,
+            &format!("height {h}, step {step} ({k:?})"),
+            |f| {
+                view::draw_form(f, &theme, &header(), &form, &mut scroll);
+            },
+        );
     }
     let content = form.content().expect("a valid answer");
     // The last Backspace took the family (one glyph) before the heart.
     assert_eq!(
         content["note"],
-        json!(format!("\u{1f1ef}\u{1f1f5}\u{2764}\u{fe0f}x{CODER}a{THUMB} \u{2764}\u{fe0f}"))
+        json!(format!(
+            "\u{1f1ef}\u{1f1f5}\u{2764}\u{fe0f}x{CODER}a{THUMB} \u{2764}\u{fe0f}"
+        ))
     );
 }
 
@@ -224,4 +356,43 @@ fn moving_through_emoji_options_leaves_no_stale_cells() {
 #[test]
 fn a_scrolling_list_of_emoji_options_leaves_no_stale_cells() {
     move_through_emoji_options(14);
+}
+
+/// Emoji sequences at the right edge of the screen, changing from frame to
+/// frame over a line that stays: drawn whole up to the last column, and a
+/// terminal drawing them wider wraps nothing onto the next line (the run
+/// is written with automatic wrapping off). Checked on the cluster model
+/// only: `vt100` does not model DECAWM.
+#[test]
+fn emoji_sequences_at_the_right_edge_wrap_nothing() {
+    let (w, h) = (12u16, 3u16);
+    let sink = Sink::default();
+    let (mut t, _) = terminal(w, h, &sink);
+    let mut model = ClusterTerminal::new(w, h);
+    let style = ratatui::style::Style::default();
+    for (step, tail) in [FAMILY, THUMB, "\u{2764}\u{fe0f}", CODER, "ab", FAMILY]
+        .into_iter()
+        .enumerate()
+    {
+        let mut want = None;
+        t.draw(|f| {
+            let b = f.buffer_mut();
+            b.set_string(0, 0, "0123456789", style);
+            b.set_string(10, 0, tail, style);
+            b.set_string(0, 1, format!("{THUMB}{FAMILY}{CODER}x"), style);
+            b.set_string(0, 2, "next line", style);
+            want = Some(b.clone());
+            ahp_elicit::tui::text::settle_wide(b);
+        })
+        .expect("draw");
+        let bytes = std::mem::take(&mut *sink.0.borrow_mut());
+        let text = String::from_utf8(bytes.clone()).expect("UTF-8");
+        assert_eq!(
+            text.matches("\u{1b}[?7l").count(),
+            text.matches("\u{1b}[?7h").count(),
+            "wrapping is turned on again: {text:?}"
+        );
+        model.process(&bytes);
+        model.assert_screen(&want.expect("drawn"), &format!("step {step}"));
+    }
 }
