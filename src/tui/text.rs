@@ -154,8 +154,8 @@ fn disputed_cluster(s: &str) -> bool {
 
 /// The most columns a terminal that draws character by character gives
 /// the cluster `s`: the sum of its characters' widths, a character made
-/// wide by a following VS16 counted as two (as xterm-like emulators and
-/// older tmux do). Never less than the measured width.
+/// wide by a following VS16 counted as two (some such terminals widen it).
+/// Never less than the measured width.
 fn widest_drawing(s: &str) -> usize {
     let mut cols = 0;
     let mut last = 0;
@@ -178,8 +178,8 @@ fn widest_drawing(s: &str) -> usize {
 ///
 /// Terminals disagree on the width of some grapheme clusters: a modern
 /// terminal (kitty, WezTerm, foot, Ghostty, iTerm2, Windows Terminal,
-/// Konsole, tmux 3.4 and later) draws an emoji ZWJ sequence (👩‍💻), an
-/// emoji with a skin tone (👍🏽), a VS16 emoji (❤️) and a flag as one glyph
+/// Konsole; tmux depending on its version and build) draws an emoji ZWJ
+/// sequence (👩‍💻), an emoji with a skin tone (👍🏽), a VS16 emoji (❤️) and a flag as one glyph
 /// two columns wide, the width Unicode's emoji rules and `unicode-width`
 /// give and the one this program lays out with. A terminal that draws
 /// character by character (xterm, Alacritty, VTE before grapheme support,

@@ -119,7 +119,7 @@ fn assert_screen(vt: &vt100::Parser, want: &ratatui::buffer::Buffer, step: &str)
 }
 
 /// A model of a terminal that draws every grapheme cluster as one glyph of
-/// its measured width (kitty, WezTerm, foot, Ghostty, tmux 3.4+), for what
+/// its measured width (kitty, WezTerm, foot, Ghostty), for what
 /// the frames use: cursor moves (CUP, CHA), erase display, SGR (ignored)
 /// and text. A covered cell holds `None`; writing over any part of a wide
 /// glyph erases all of it, as terminals do.
