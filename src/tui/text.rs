@@ -174,14 +174,23 @@ fn widest_drawing(s: &str) -> usize {
     cols.max(width(s))
 }
 
+/// Append to `text` the sequence that sets exactly `style` (attributes
+/// reset first): what crossterm writes for it.
+fn sgr(text: &mut String, style: ratatui::style::Style) {
+    use ratatui::backend::IntoCrossterm;
+    use ratatui::crossterm::Command;
+    text.push_str("\x1b[0m");
+    let _ = ratatui::crossterm::style::SetStyle(style.into_crossterm()).write_ansi(text);
+}
+
 /// Make every frame draw emoji sequences whole and clean on any terminal.
 ///
 /// Terminals disagree on the width of some grapheme clusters: a modern
 /// terminal (kitty, WezTerm, foot, Ghostty, iTerm2, Windows Terminal,
 /// Konsole; tmux depending on its version and build) draws an emoji ZWJ
-/// sequence (👩‍💻), an emoji with a skin tone (👍🏽), a VS16 emoji (❤️) and a flag as one glyph
-/// two columns wide, the width Unicode's emoji rules and `unicode-width`
-/// give and the one this program lays out with. A terminal that draws
+/// sequence (👩‍💻), an emoji with a skin tone (👍🏽), a VS16 emoji (❤️)
+/// and a flag as one glyph two columns wide, the width Unicode's emoji
+/// rules and `unicode-width` give and the one this program lays out with. A terminal that draws
 /// character by character (xterm, Alacritty, VTE before grapheme support,
 /// the Linux console) draws a ZWJ sequence or a skin tone wider (each
 /// emoji of it) and may draw a VS16 emoji one column wide. Either way,
@@ -189,20 +198,22 @@ fn widest_drawing(s: &str) -> usize {
 /// glyph covers, so a glyph drawn narrower would leave what an earlier
 /// frame had there, and one drawn wider would cover its neighbours.
 ///
-/// Each such cluster (and a run of them side by side in one style) is
-/// written as one cell of the measured width whose text first blanks the
-/// run's columns, then writes each cluster whole at its column, and puts
-/// the cursor at the run's end (absolute column moves, `CSI n G`; no other
-/// sequence; the text is the sanitized cluster itself). The glyphs after
-/// the run, as far as a character-by-character terminal could have drawn,
-/// are written again on every frame. So a modern terminal shows the emoji
-/// whole; an older one shows its first emoji (the rest it drew past the
-/// cluster's columns is overwritten by the neighbours): no cell is ever
-/// stale. A run an older terminal could draw past the right edge of the
+/// Each such cluster, with the clusters right after it and the glyphs a
+/// character-by-character terminal could draw over (a run), is written as
+/// one cell of the run's measured width. Its text blanks each cluster's
+/// columns and writes it whole at its column, writes each other glyph at
+/// its column, each in its own style, and puts the cursor at the run's end
+/// in the style the run started with (absolute column moves, `CSI n G`,
+/// and SGR; the text is the sanitized glyphs themselves). Whenever any
+/// glyph of the run changes, the whole run is written again. So a modern
+/// terminal shows the emoji whole; an older one shows its first emoji (the
+/// rest it drew past the cluster's columns is overwritten by the glyphs
+/// that belong there): no cell is ever stale. A run an older terminal could draw past the right edge of the
 /// screen is written with automatic wrapping off (DECAWM, `CSI ? 7 l`, on
 /// again right after it), so nothing is wrapped onto the next line.
 /// Called on every frame before it is written.
 pub fn settle_wide(buf: &mut ratatui::buffer::Buffer) {
+    use ratatui::style::Style;
     use ratatui::buffer::CellDiffOption;
     use std::fmt::Write;
     let area = buf.area;
@@ -216,31 +227,47 @@ pub fn settle_wide(buf: &mut ratatui::buffer::Buffer) {
                 x += w;
                 continue;
             }
-            // The run: this cluster and those right after it in its style.
+            // The run: this cluster, the clusters right after it and every
+            // glyph a character-by-character terminal could draw over. Each
+            // is written in its own style; the run's first style is set
+            // again at its end, where the backend believes it stands.
             let style = cell.style();
-            let mut parts: Vec<(usize, String)> = Vec::new();
+            let mut parts: Vec<(usize, usize, String, Style)> = Vec::new();
             let mut end = x;
             let mut reach = x;
             while end < right {
                 let c = &buf[(end as u16, y)];
-                if !disputed_cluster(c.symbol()) || (end > x && c.style() != style) {
+                let sym = c.symbol();
+                let disputed = disputed_cluster(sym);
+                if !disputed && end >= reach {
                     break;
                 }
-                let sym = c.symbol();
-                let cw = width(sym).max(1);
-                reach = reach.max(end + widest_drawing(sym));
-                parts.push((end, sym.to_owned()));
+                let cw = width(sym).max(1).min(right - end);
+                if disputed {
+                    reach = reach.max(end + widest_drawing(sym));
+                }
+                parts.push((end, cw, sym.to_owned(), c.style()));
                 end += cw;
             }
-            let end = end.min(right);
             let past_edge = reach > right;
             let mut text = String::new();
             if past_edge {
                 text.push_str("\x1b[?7l");
             }
-            let _ = write!(text, "\x1b[{}G{}", x + 1, " ".repeat(end - x));
-            for (at, part) in &parts {
-                let _ = write!(text, "\x1b[{}G{part}", at + 1);
+            let mut current = style;
+            for (at, cw, part, part_style) in &parts {
+                if *part_style != current {
+                    sgr(&mut text, *part_style);
+                    current = *part_style;
+                }
+                let col = at + 1;
+                if disputed_cluster(part) {
+                    let _ = write!(text, "\x1b[{col}G{}", " ".repeat(*cw));
+                }
+                let _ = write!(text, "\x1b[{col}G{part}");
+            }
+            if current != style {
+                sgr(&mut text, style);
             }
             let _ = write!(text, "\x1b[{}G", end + 1);
             if past_edge {
@@ -259,22 +286,13 @@ pub fn settle_wide(buf: &mut ratatui::buffer::Buffer) {
             // later frame puts there: that cell is then written, even a
             // blank, over what a terminal drew there of the run (a flag
             // drawn as two letters).
-            for k in x + 1..end {
-                let c = &mut buf[(k as u16, y)];
-                c.reset();
-                c.set_style(style)
-                    .set_diff_option(CellDiffOption::AlwaysUpdate);
-            }
-            // What a character-by-character terminal drew past the run is
-            // overwritten by the glyphs that belong there, every frame.
-            let mut k = end;
-            while k < reach.min(right) {
-                let c = &mut buf[(k as u16, y)];
-                let cw = width(c.symbol()).max(1);
-                if c.diff_option == CellDiffOption::None {
-                    c.set_diff_option(CellDiffOption::AlwaysUpdate);
+            for (at, cw, _, part_style) in &parts {
+                for k in (*at).max(x + 1)..at + cw {
+                    let c = &mut buf[(k as u16, y)];
+                    c.reset();
+                    c.set_style(*part_style)
+                        .set_diff_option(CellDiffOption::AlwaysUpdate);
                 }
-                k += cw;
             }
             x = end;
         }
@@ -366,18 +384,17 @@ mod tests {
         let coder = "\u{1f469}\u{200d}\u{1f4bb}";
         let buf = settled(&format!("a{coder}bcdef"), 10);
         // Blank the two columns, draw the sequence at column 2 (1-based),
-        // leave the cursor after it.
+        // then the two glyphs a terminal drawing it character by character
+        // (four columns) would draw over, and leave the cursor after them.
         assert_eq!(
             buf[(1, 0)].symbol(),
-            format!("\x1b[2G  \x1b[2G{coder}\x1b[4G")
+            format!("\x1b[2G  \x1b[2G{coder}\x1b[4Gb\x1b[5Gc\x1b[6G")
         );
-        assert_eq!(buf[(1, 0)].diff_option, ForcedWidth(2.try_into().unwrap()));
-        assert_eq!(buf[(2, 0)].diff_option, AlwaysUpdate);
-        // A terminal drawing it character by character takes four columns:
-        // the next two glyphs are written again on every frame.
-        assert_eq!(buf[(3, 0)].symbol(), "b");
-        assert_eq!(buf[(3, 0)].diff_option, AlwaysUpdate);
-        assert_eq!(buf[(4, 0)].diff_option, AlwaysUpdate);
+        assert_eq!(buf[(1, 0)].diff_option, ForcedWidth(4.try_into().unwrap()));
+        for covered in 2..5 {
+            assert_eq!(buf[(covered, 0)].diff_option, AlwaysUpdate);
+        }
+        assert_eq!(buf[(5, 0)].symbol(), "d");
         assert_eq!(buf[(5, 0)].diff_option, None);
         assert_eq!(buf[(0, 0)].diff_option, None);
     }
@@ -389,7 +406,7 @@ mod tests {
         let buf = settled(&format!("{thumb}{heart}x"), 6);
         assert_eq!(
             buf[(0, 0)].symbol(),
-            format!("\x1b[1G    \x1b[1G{thumb}\x1b[3G{heart}\x1b[5G")
+            format!("\x1b[1G  \x1b[1G{thumb}\x1b[3G  \x1b[3G{heart}\x1b[5G")
         );
         let plain = "e\u{301}世界 ok";
         let buf = settled(plain, 8);

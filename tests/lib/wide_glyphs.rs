@@ -396,3 +396,43 @@ fn emoji_sequences_at_the_right_edge_wrap_nothing() {
         model.assert_screen(&want.expect("drawn"), &format!("step {step}"));
     }
 }
+
+/// Emoji sequences side by side in different styles, the first changing
+/// style from frame to frame while the second stays: on both models the
+/// second is never covered by what a character-by-character terminal drew
+/// of the first, and each keeps its own style.
+#[test]
+fn side_by_side_emoji_in_different_styles_stay_whole() {
+    use ratatui::style::{Modifier, Style};
+    let (w, h) = (16u16, 2u16);
+    let sink = Sink::default();
+    let (mut t, mut emulators) = terminal(w, h, &sink);
+    let reversed = Style::default().add_modifier(Modifier::REVERSED);
+    for step in 0..4 {
+        let first = if step % 2 == 0 {
+            Style::default()
+        } else {
+            reversed
+        };
+        frame(
+            &mut t,
+            &mut emulators,
+            &sink,
+            &format!("step {step}"),
+            |f| {
+                let b = f.buffer_mut();
+                b.set_string(0, 0, "a", Style::default());
+                b.set_string(1, 0, THUMB, first);
+                b.set_string(3, 0, CODER, reversed);
+                b.set_string(5, 0, "\u{2764}\u{fe0f}", Style::default());
+                b.set_string(7, 0, "tail", Style::default());
+                b.set_string(0, 1, "next", Style::default());
+            },
+        );
+        let screen = emulators.0.screen();
+        let cell = |x| screen.cell(0, x).expect("cell");
+        assert_eq!(cell(1).inverse(), step % 2 == 1, "step {step}");
+        assert!(cell(3).inverse(), "step {step}");
+        assert!(!cell(5).inverse() && !cell(7).inverse(), "step {step}");
+    }
+}
