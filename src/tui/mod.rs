@@ -860,6 +860,13 @@ impl TuiResponder {
                 None
             }
             _ if !guard.admit(Instant::now()) => None,
+            // Too small to show the form: Esc cancels an untouched one at
+            // once; a changed one asks, as on the full screen (a second Esc
+            // confirms), so one stray key never throws the answers away.
+            Key::Esc if small && screen.changed() => match screen.key(&k) {
+                Step::Done(o) => Some(o),
+                Step::Continue => None,
+            },
             Key::Esc if small => Some(Outcome::Answer(Answer::bare(Action::Cancel))),
             BLOCK => {
                 self.block_asked = true;

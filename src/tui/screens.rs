@@ -38,6 +38,12 @@ pub(crate) trait Screen {
     /// One key (never Ctrl-C).
     fn key(&mut self, k: &Key) -> Step;
 
+    /// Whether the person typed or chose anything here (a discard then
+    /// asks to confirm, also while the screen is too small to show it).
+    fn changed(&self) -> bool {
+        false
+    }
+
     /// The text of the focused text field, for an external editor (None:
     /// nothing to edit here).
     fn text_to_edit(&self) -> Option<String> {
@@ -122,6 +128,10 @@ impl FormScreen {
 impl Screen for FormScreen {
     fn grace(&self) -> Duration {
         FORM_GUARD
+    }
+
+    fn changed(&self) -> bool {
+        self.form.changed()
     }
 
     fn draw(&mut self, f: &mut Frame, theme: &Theme, clock: Option<Clock>) -> bool {

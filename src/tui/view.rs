@@ -14,7 +14,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use crate::binding::{FieldKind, Mode, RequestEvent, StringFormat};
+use crate::binding::{Action, FieldKind, Mode, RequestEvent, StringFormat};
 use crate::form::{Button, FieldState, FieldValue, Focus, Form, Stage, BUTTONS};
 use crate::responder::Progress;
 use crate::safe_text::{display, display_multiline};
@@ -104,14 +104,31 @@ pub fn relayed_line(mode: Mode, adapter: &str) -> String {
 
 /// Whether the area is below the minimum; draws the message if so.
 pub fn too_small(f: &mut Frame, theme: &Theme) -> bool {
+    too_small_asking(f, theme, None)
+}
+
+/// [`too_small`] for a form that may wait for a discard to be confirmed
+/// (`confirming`: the decline or cancel asked for): the message then says
+/// that a second Esc throws the answers away, so the question is seen
+/// even while the form itself cannot be.
+pub fn too_small_asking(f: &mut Frame, theme: &Theme, confirming: Option<Action>) -> bool {
     let a = f.area();
     if a.width >= MIN_WIDTH && a.height >= MIN_HEIGHT {
         return false;
     }
-    let msg = format!(
-        "Terminal too small ({}x{}): ahp-elicit needs at least {MIN_WIDTH}x{MIN_HEIGHT}. Enlarge the window, or press Esc to cancel.",
+    let size = format!(
+        "Terminal too small ({}x{}): ahp-elicit needs at least {MIN_WIDTH}x{MIN_HEIGHT}.",
         a.width, a.height
     );
+    let msg = match confirming {
+        Some(what) => format!(
+            "{size} {} Esc again: yes. Enlarge the window to go back to the form.",
+            crate::form::discard_question(what)
+        ),
+        None => format!(
+            "{size} Enlarge the window, or press Esc to cancel (twice if you entered anything)."
+        ),
+    };
     let lines: Vec<Line> = wrap(&msg, a.width.max(1) as usize)
         .into_iter()
         .map(|l| Line::styled(l, theme.warning()))
@@ -847,7 +864,7 @@ fn draw_form_inner(
     mode: FormViewMode,
 ) -> bool {
     let follow_focus = mode.follow_focus;
-    if too_small(f, theme) {
+    if too_small_asking(f, theme, form.confirming()) {
         return false;
     }
     let w = f.area().width as usize;

@@ -102,6 +102,19 @@ fn below_minimum_size() {
     insta::assert_snapshot!(draw_form(&form, &h, 39, 9));
 }
 
+/// A changed form whose cancel waits for confirmation while the window is
+/// too small: the small screen asks the form's question (a second Esc
+/// throws the answers away), so the question is never hidden.
+#[test]
+fn below_minimum_size_asks_before_throwing_answers_away() {
+    let (req, s, msg) = every_kind();
+    let mut form = Form::new(&s, &msg);
+    press(&mut form, &[Key::Char('Z'), Key::Esc]);
+    assert_eq!(form.confirming(), Some(ahp_elicit::binding::Action::Cancel));
+    let h = Header::of(&req, Progress::of(1, 1));
+    insta::assert_snapshot!(draw_form(&form, &h, 39, 9));
+}
+
 #[test]
 fn widget_text_focused_with_counter_and_error() {
     let s = schema(
