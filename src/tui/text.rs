@@ -79,56 +79,51 @@ pub fn wrap_chars(s: &str, w: usize) -> Vec<String> {
     out
 }
 
-/// The part of `s` from display column `skip` spanning at most `w` columns.
+/// The part of `s` from display column `skip` spanning at most `w` columns,
+/// glyph (grapheme cluster) by glyph: a glyph covering column `skip` is
+/// left out whole, so is one that would pass `w`; an emoji sequence or a
+/// letter with its marks is never cut.
 pub fn slice_cols(s: &str, skip: usize, w: usize) -> String {
     let mut col = 0;
     let mut out = String::new();
     let mut used = 0;
-    for c in s.chars() {
-        let cw = UnicodeWidthChar::width(c).unwrap_or(0);
+    for g in UnicodeSegmentation::graphemes(s, true) {
+        let gw = width(g);
         if col < skip {
-            col += cw;
+            col += gw;
             continue;
         }
-        if used + cw > w {
+        if used + gw > w {
             break;
         }
-        out.push(c);
-        used += cw;
+        out.push_str(g);
+        used += gw;
     }
     out
 }
 
-/// The first display column at or after `col` where a glyph of `s` starts
-/// (a wide character covering `col` is skipped whole, as
+/// The first display column at or after `col` where a glyph (grapheme
+/// cluster) of `s` starts (a glyph covering `col` is skipped whole, as
 /// [`slice_cols`] does); the width of `s` when none does.
 pub fn glyph_start_at_or_after(s: &str, col: usize) -> usize {
     let mut at = 0;
-    for c in s.chars() {
+    for g in UnicodeSegmentation::graphemes(s, true) {
         if at >= col {
             return at;
         }
-        at += UnicodeWidthChar::width(c).unwrap_or(0);
+        at += width(g);
     }
     at
 }
 
-/// Clip `s` to `w` columns, ending with `…` when cut. A cut never leaves
-/// half a flag: a trailing regional indicator without its pair is left
-/// out, or the terminal would pair it with whatever comes next.
+/// Clip `s` to `w` columns, ending with `…` when cut. A cut falls between
+/// glyphs ([`slice_cols`]): never half a flag (a lone regional indicator
+/// would pair with whatever comes next) nor part of an emoji sequence.
 pub fn clip(s: &str, w: usize) -> String {
     if width(s) <= w {
         return s.to_owned();
     }
     let mut out = slice_cols(s, 0, w.saturating_sub(1));
-    let trailing = out
-        .chars()
-        .rev()
-        .take_while(|c| matches!(*c as u32, 0x1f1e6..=0x1f1ff))
-        .count();
-    if trailing % 2 == 1 {
-        out.pop();
-    }
     out.push('…');
     out
 }
@@ -435,5 +430,14 @@ mod tests {
         assert_eq!(glyph_start_at_or_after("ab", 5), 2);
         // A combining mark has no width: it stays with its base.
         assert_eq!(glyph_start_at_or_after("e\u{301}f", 1), 1);
+        // An emoji sequence is one glyph two columns wide.
+        let coder = "\u{1f469}\u{1f3fd}\u{200d}\u{1f4bb}";
+        let text = format!("a{coder}b");
+        assert_eq!(glyph_start_at_or_after(&text, 2), 3);
+        assert_eq!(slice_cols(&text, 1, 2), coder);
+        assert_eq!(slice_cols(&text, 2, 2), "b");
+        assert_eq!(slice_cols(&text, 0, 2), "a");
+        assert_eq!(slice_cols("e\u{301}f", 1, 1), "f");
+        assert_eq!(clip(&format!("{coder}{coder}x"), 4), format!("{coder}…"));
     }
 }
