@@ -147,7 +147,7 @@ pub enum Warning {
 impl Warning {
     /// A short stable name for the warning kind (`http`, `idn`,
     /// `mixed-script`, `confusable`, `userinfo`, `ip-literal`, `port`,
-    /// `long`, `hidden-characters`), for logs and tests.
+    /// `long`, `hidden-characters`, `foreign-redirect`), for logs and tests.
     pub fn kind(&self) -> &'static str {
         match self {
             Warning::PlainHttp => "http",

@@ -13,6 +13,24 @@ fn write(dir: &std::path::Path, name: &str, v: &serde_json::Value) -> String {
     p.display().to_string()
 }
 
+/// What `validate`, `respond` and `demo --request` print for `file` (stdout
+/// and stderr together), each after checking that it exits with 1.
+fn where_an_event_is_expected(file: &str, dir: &std::path::Path) -> Vec<(String, String)> {
+    [
+        vec!["validate", file],
+        vec!["respond", "--action", "cancel", file],
+        vec!["demo", "--request", file],
+    ]
+    .into_iter()
+    .map(|args| {
+        let (code, out, err) = common::run_in(BIN, &args, dir);
+        let all = format!("{out}{err}");
+        assert_eq!(code, Some(1), "{args:?}: {all}");
+        (args[0].to_owned(), all)
+    })
+    .collect()
+}
+
 #[test]
 fn params_and_json_rpc_get_one_line_naming_wrap() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -22,14 +40,7 @@ fn params_and_json_rpc_get_one_line_naming_wrap() {
         "params": params});
     let p = write(dir.path(), "params.json", &params);
     let r = write(dir.path(), "rpc.json", &rpc);
-    for args in [
-        vec!["validate", p.as_str()],
-        vec!["respond", "--action", "cancel", p.as_str()],
-        vec!["demo", "--request", p.as_str()],
-    ] {
-        let (code, out, err) = common::run_in(BIN, &args, dir.path());
-        let all = format!("{out}{err}");
-        assert_eq!(code, Some(1), "{args:?}: {all}");
+    for (args, all) in where_an_event_is_expected(&p, dir.path()) {
         assert!(
             all.contains("looks like the params of an MCP elicitation/create request")
                 && all.contains("ahp-elicit wrap --server NAME"),
@@ -65,14 +76,7 @@ fn input_requests_entries_and_results_get_one_line_naming_wrap() {
             "this is an MCP input_required result (1 entry: \"ask-name\")",
         ),
     ] {
-        for args in [
-            vec!["validate", file.as_str()],
-            vec!["respond", "--action", "cancel", file.as_str()],
-            vec!["demo", "--request", file.as_str()],
-        ] {
-            let (code, out, err) = common::run_in(BIN, &args, dir.path());
-            let all = format!("{out}{err}");
-            assert_eq!(code, Some(1), "{args:?}: {all}");
+        for (args, all) in where_an_event_is_expected(file, dir.path()) {
             assert!(all.contains(says), "{args:?}: {all}");
             assert!(
                 all.contains(
