@@ -31,6 +31,24 @@ pub struct Tui {
 /// The least time between two key sends (see [`Tui::send`]).
 pub const PACE: Duration = Duration::from_millis(450);
 
+/// A FIFO in `dir` that gives the bytes of the file `input` to whoever
+/// opens it for reading, then end of input: a live stream on stdin
+/// (`respond - < FIFO`), where `< FILE` would be a regular file.
+pub fn stream_of(dir: &Path, input: &Path) -> PathBuf {
+    let fifo = dir.join("stream.fifo");
+    let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(st.success(), "mkfifo");
+    let bytes = std::fs::read(input).expect("read the input");
+    let path = fifo.clone();
+    std::thread::spawn(move || {
+        // Opening blocks until the program opens its end.
+        if let Ok(mut w) = std::fs::OpenOptions::new().write(true).open(&path) {
+            let _ = std::io::Write::write_all(&mut w, &bytes);
+        }
+    });
+    fifo
+}
+
 /// `text` without any whitespace (wrapping-insensitive comparison).
 pub fn squash(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()

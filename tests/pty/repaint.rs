@@ -1,5 +1,5 @@
 //! Another program writing on the terminal the UI draws on (a consumer of
-//! stdout that prints there, `ahp-elicit respond - < FILE | tee /dev/tty`): each
+//! stdout that prints there, `ahp-elicit respond - < STREAM | tee /dev/tty`): each
 //! new screen and each new step starts from a cleared terminal, and Ctrl-L
 //! repaints what was written over, in the real binary in a pseudo-terminal
 //! (harness: tests/common/pty.rs). Every wait is for screen text or output;
@@ -67,8 +67,10 @@ fn screens_and_steps_start_cleared_and_ctrl_l_repaints() {
     );
     let out = dir.path().join("out.jsonl");
     // Read from stdin (a stream: each result is written at once; the
-    // results of FILE arguments would wait for the screen to end).
-    let args = format!("respond - < '{}' | tee /dev/tty", input.display());
+    // results of FILE arguments or a file on stdin would wait for the
+    // screen to end).
+    let stream = stream_of(dir.path(), &input);
+    let args = format!("respond - < '{}' | tee /dev/tty", stream.display());
     let mut t = Tui::start(dir.path(), &out, 80, 24, &args);
     t.wait_for("First form.");
     let at_first = clears(&mut t);

@@ -112,8 +112,12 @@ fn held_lines_are_the_lines_a_pipe_gets() {
         100,
         24,
         // A stream on stdin: a pipe gets each result at once (the results
-        // of FILE arguments wait for the screen, see tests/pty/faults.rs).
-        &format!("respond - < '{}' | cat", input.display()),
+        // of FILE arguments or a file on stdin wait for the screen, see
+        // tests/pty/faults.rs).
+        &format!(
+            "respond - < '{}' | cat",
+            stream_of(dir.path(), &input).display()
+        ),
     );
     t.wait_for("First form.");
     t.send("\u{1b}");
