@@ -267,7 +267,7 @@ impl KeyFilter {
         if let Some((mut keys, last)) = self.burst.take() {
             let within = now.saturating_duration_since(last) <= BURST;
             match c {
-                Some(c) if within && (c.is_ascii_digit() || c == ';') => {
+                Some(c) if within && keys.len() < 64 && (c.is_ascii_digit() || c == ';') => {
                     keys.push(k);
                     self.burst = Some((keys, now));
                     return;
@@ -493,6 +493,9 @@ mod tests {
         // A burst of digits that is no reply's body is given out in order.
         assert_eq!(run(&typed("2026;12x3"), fast), typed("2026;12x3"));
         assert_eq!(run(&typed("12345"), fast), typed("12345"));
+        // A long burst is given out as it goes (at most 64 held).
+        let long = "1;".repeat(100) + "c";
+        assert_eq!(run(&typed(&long), fast), typed(&long));
         assert_eq!(run(&typed("1c"), fast), typed("1c"));
         // A burst held when another event came is given out first.
         let mut f = KeyFilter::default();
