@@ -924,7 +924,14 @@ fn draw_form_inner(
             footer.push(match form.confirm_keys() {
                 Some(keys) => confirm_line(&keys, theme, w),
                 None => {
-                    let help = edit_help(form);
+                    let mut help = edit_help(form);
+                    // With a deadline, the key that stretches it (the
+                    // header shows how much), in every form of the line.
+                    if header.extend_secs.is_some() {
+                        for h in &mut help {
+                            h.push_str(" · ^T more time");
+                        }
+                    }
                     let help: Vec<&str> = help.iter().map(String::as_str).collect();
                     help_line(&help, theme, w)
                 }

@@ -546,3 +546,19 @@ fn the_highlighted_option_stays_on_screen_in_a_list_taller_than_the_body() {
         check(&form, 16);
     }
 }
+
+/// With a deadline the header shows the time left and how much Ctrl-T
+/// adds, and the help line names the key.
+#[test]
+fn a_deadline_names_its_key_in_the_help_line() {
+    let s = schema(json!({"n": {"type": "string", "title": "Name"}}), &[]);
+    let form = Form::new(&s, "Name?");
+    let mut h = header();
+    h.seconds_left = Some(42);
+    h.extend_secs = Some(60);
+    let text = format!("{:?}", draw_form(&form, &h, 100, 14));
+    assert!(text.contains("^T more time"), "{text}");
+    assert!(text.contains("Ctrl-T +"), "{text}");
+    let text = format!("{:?}", draw_form(&form, &header(), 100, 14));
+    assert!(!text.contains("^T more time"), "{text}");
+}
