@@ -897,8 +897,8 @@ fn draw_form_inner(
                 .map(|btn| (btn.label(), form.focus() == Focus::Button(*btn)))
                 .collect();
             footer.push(buttons_line(&labels, theme));
-            footer.push(match form.confirming() {
-                Some(a) => confirm_line(a, theme, w),
+            footer.push(match form.confirm_keys() {
+                Some(keys) => confirm_line(&keys, theme, w),
                 None => {
                     let help = edit_help(form);
                     let help: Vec<&str> = help.iter().map(String::as_str).collect();
@@ -928,8 +928,8 @@ fn draw_form_inner(
                 None => Line::raw(""),
             });
             footer.push(buttons_line(&[("Send", true), ("Back", false)], theme));
-            footer.push(match form.confirming() {
-                Some(a) => confirm_line(a, theme, w),
+            footer.push(match form.confirm_keys() {
+                Some(keys) => confirm_line(&keys, theme, w),
                 None => help_line(&[crate::form::HELP_REVIEW], theme, w),
             });
         }
@@ -944,8 +944,8 @@ fn draw_form_inner(
 
 /// The help line while a discard waits for confirmation: its keys, in the
 /// notice style so the question is not missed.
-fn confirm_line(a: crate::binding::Action, theme: &Theme, w: usize) -> Line<'static> {
-    Line::styled(clip(&crate::form::discard_keys(a), w), theme.notice())
+fn confirm_line(keys: &str, theme: &Theme, w: usize) -> Line<'static> {
+    Line::styled(clip(keys, w), theme.notice())
 }
 
 /// The review step's key help while its end has not been on screen: Enter
@@ -985,8 +985,9 @@ pub fn draw_form_view_seen(
 /// first that fits is shown): a text field names its line-break and editor
 /// keys (and not Ctrl-D, which deletes there while it holds text), a
 /// number field no Space key, a yes/no field or a multi select "Space
-/// toggle", a single select "Space select", a button "Enter press"; with
-/// no focus the general line ([`crate::form::HELP_EDIT`]).
+/// toggle", a single select "Space select", a button "Enter press" (and
+/// no Ctrl-X, which clears fields); with no focus the general line
+/// ([`crate::form::HELP_EDIT`]).
 pub fn edit_help(form: &Form) -> Vec<String> {
     let field = match form.focus() {
         Focus::Field(i) => form.fields().get(i),
@@ -1017,23 +1018,23 @@ pub fn edit_help(form: &Form) -> Vec<String> {
     };
     let d = if decline { "Ctrl-D decline" } else { "" };
     let sd = if decline { "^D decline" } else { "" };
+    // Ctrl-X clears a field; a button has nothing to clear.
+    let (x, sx) = match field {
+        Some(_) => ("Ctrl-X clear", "^X clear"),
+        None => ("", ""),
+    };
     vec![
         join(&[
             "Tab/↓ next · Shift-Tab/↑ prev",
             what,
-            "Ctrl-X clear · Ctrl-S submit",
+            x,
+            "Ctrl-S submit",
             d,
             "Ctrl-N decline all from this server · Esc cancel",
         ]),
-        join(&[
-            "Tab/S-Tab move",
-            short,
-            "^X clear · ^S submit",
-            sd,
-            "Esc cancel",
-        ]),
+        join(&["Tab/S-Tab move", short, sx, "^S submit", sd, "Esc cancel"]),
         join(&["Tab/S-Tab move", short, "^S submit", sd, "Esc cancel"]),
-        join(&["Tab/S-Tab move · ^X clear · ^S submit", sd, "Esc cancel"]),
+        join(&["Tab/S-Tab move", sx, "^S submit", sd, "Esc cancel"]),
         join(&["Tab next · ^S submit", sd, "Esc cancel"]),
         format!(
             "Tab next ^S submit{} Esc cancel",

@@ -374,6 +374,31 @@ fn wide_and_combining_characters_keep_the_layout() {
     insta::assert_snapshot!(b);
 }
 
+/// ZWJ sequences, skin tones, VS16 emoji and flags in the message, a
+/// title, a description, option titles and a value are drawn whole, each
+/// one glyph two columns wide (no joiner shown escaped, no modifier left
+/// out), and a joiner between letters is still shown escaped.
+#[test]
+fn emoji_sequences_are_drawn_whole() {
+    let s = schema(
+        json!({
+            "who": {"type": "string", "title": "Who 👩‍💻 👍🏽", "description": "A ❤️ for 👨‍👩‍👧 and pay\u{200d}pal",
+                "default": "🇯🇵 👩🏽‍💻 ❤️"},
+            "c": {"type": "string", "title": "Flag 🏳️‍🌈", "oneOf": [{"const": "a", "title": "🇫🇷 France"}, {"const": "b", "title": "👍🏿 thumb"}], "default": "a"}
+        }),
+        &[],
+    );
+    let form = Form::new(&s, "A family 👨‍👩‍👧, a coder 👩🏽‍💻, a heart ❤️");
+    let b = draw_form(&form, &header(), 48, 14);
+    let text = screen_text(&b);
+    for whole in ["👨‍👩‍👧", "👩🏽‍💻", "❤️", "👍🏽", "🏳️‍🌈", "🇫🇷", "🇯🇵"]
+    {
+        assert!(text.contains(whole), "{whole:?} not whole in:\n{text}");
+    }
+    assert!(text.contains("pay\\u{200d}pal"), "{text}");
+    insta::assert_snapshot!(b);
+}
+
 fn screen_text(b: &TestBackend) -> String {
     let buf = b.buffer();
     let mut out = String::new();
