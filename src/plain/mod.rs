@@ -217,32 +217,45 @@ impl<I: LineIo> PlainResponder<I> {
                 }
                 continue;
             }
-            if r == Reply::Eof && self.changed && !self.confirm_decline(cx)? {
-                continue;
-            }
+            let discard = match r {
+                Reply::Eof => Some(Action::Decline),
+                Reply::Interrupt => Some(Action::Cancel),
+                _ => None,
+            };
+            let r = match discard {
+                Some(a) if self.changed => match self.confirm_discard(a, cx)? {
+                    Some(r) => r,
+                    None => continue,
+                },
+                _ => r,
+            };
             return self.decided(r, cx);
         }
     }
 
-    /// Control-D after a value was given: true when the person confirms
-    /// that the answers are thrown away and the request declined.
-    fn confirm_decline(&mut self, cx: &Context) -> Result<bool, RespondError> {
-        let q = crate::form::discard_question(Action::Decline);
+    /// Control-D (decline) or Control-C (cancel) after a value was given:
+    /// ask whether the answers are thrown away. Returns the reply that
+    /// decides the request (`y` or the same key again confirms `a`; another
+    /// key, the time or a withdrawal decide as they would at any prompt),
+    /// or None when the person goes back to the question.
+    fn confirm_discard(&mut self, a: Action, cx: &Context) -> Result<Option<Reply>, RespondError> {
+        let q = crate::form::discard_question(a);
+        let (verb, done, again, confirmed) = match a {
+            Action::Decline => ("decline", "declined", "Control-D", Reply::Eof),
+            _ => ("cancel", "cancelled", "Control-C", Reply::Interrupt),
+        };
         let r = self.io.ask(
-            &format!("{q} Type y to decline; anything else goes back: "),
+            &format!("{q} Type y (or {again} again) to {verb}; anything else goes back: "),
             cx.deadline,
             &|| cx.withdrawn(),
         )?;
         match r {
-            Reply::Line(l) if l.trim().eq_ignore_ascii_case("y") => Ok(true),
-            // A second Control-D confirms too.
-            Reply::Eof => Ok(true),
+            Reply::Line(l) if l.trim().eq_ignore_ascii_case("y") => Ok(Some(confirmed)),
             Reply::Line(_) => {
-                self.say("Not declined: back to the question.")?;
-                Ok(false)
+                self.say(&format!("Not {done}: back to the question."))?;
+                Ok(None)
             }
-            // Anything else (Control-C, time, a withdrawal) decides below.
-            _ => Ok(true),
+            other => Ok(Some(other)),
         }
     }
 

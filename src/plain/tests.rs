@@ -784,7 +784,7 @@ fn control_d_after_an_answer_asks_before_it_declines() {
     assert_eq!(action(&o), Action::Decline);
     assert!(
         t.contains(
-            "B: ^D\nThrow away what you entered and decline? Type y to decline; anything else goes back: n\n\
+            "B: ^D\nThrow away what you entered and decline? Type y (or Control-D again) to decline; anything else goes back: n\n\
              Not declined: back to the question.\nB: ^D\n"
         ),
         "{t}"
@@ -793,6 +793,31 @@ fn control_d_after_an_answer_asks_before_it_declines() {
     // Nothing given yet: Control-D declines at once.
     let (o, t) = run(&req, &["^D"]);
     assert_eq!(action(&o), Action::Decline);
+    assert!(!t.contains("Throw away"), "{t}");
+}
+
+/// Control-C after a value was given asks before it throws the answers
+/// away, as Control-D does; a second Control-C (or `y`) cancels, another
+/// line goes back to the question.
+#[test]
+fn control_c_after_an_answer_asks_before_it_cancels() {
+    let req = form(
+        json!({"a": {"type": "string", "title": "A"}, "b": {"type": "string", "title": "B"}}),
+        &[],
+    );
+    let (o, t) = run(&req, &["x", "^C", "n", "^C", "^C"]);
+    assert_eq!(action(&o), Action::Cancel);
+    assert!(
+        t.contains(
+            "B: ^C\nThrow away what you entered and cancel? Type y (or Control-C again) to cancel; anything else goes back: n\n\
+             Not cancelled: back to the question.\nB: ^C\n"
+        ),
+        "{t}"
+    );
+    assert!(t.contains("goes back: ^C\nCancelled."), "{t}");
+    // Nothing given yet: Control-C cancels at once.
+    let (o, t) = run(&req, &["^C"]);
+    assert_eq!(action(&o), Action::Cancel);
     assert!(!t.contains("Throw away"), "{t}");
 }
 

@@ -399,26 +399,34 @@ fn read_input(timeout: Duration) -> Result<Input, RespondError> {
             Ok(q.pop_front().unwrap_or(Input::Tick))
         });
     }
-    let ev = event::read().map_err(io)?;
-    let now = Instant::now();
-    let keys: Vec<KeyEvent> = match &ev {
-        Event::Key(k) if k.kind == KeyEventKind::Press => {
-            FILTER.with(|f| f.borrow_mut().feed(*k, now))
+    loop {
+        let ev = event::read().map_err(io)?;
+        let now = Instant::now();
+        let keys: Vec<KeyEvent> = match &ev {
+            Event::Key(k) if k.kind == KeyEventKind::Press => {
+                FILTER.with(|f| f.borrow_mut().feed(*k, now))
+            }
+            // Another event ends a held Esc (it was a lone Esc).
+            _ => FILTER.with(|f| f.borrow_mut().flush_now()),
+        };
+        let next = QUEUED.with(|q| {
+            let mut q = q.borrow_mut();
+            q.extend(keys.iter().filter_map(translate_key).map(Input::Key));
+            if let Event::Paste(s) = ev {
+                q.push_back(Input::Key(Key::Paste(s)));
+            }
+            q.pop_front()
+        });
+        if let Some(i) = next {
+            return Ok(i);
         }
-        // Another event ends a held Esc (it was a lone Esc).
-        _ => FILTER
-            .with(|f| f.borrow_mut().flush_now())
-            .into_iter()
-            .collect(),
-    };
-    QUEUED.with(|q| {
-        let mut q = q.borrow_mut();
-        q.extend(keys.iter().filter_map(translate_key).map(Input::Key));
-        if let Event::Paste(s) = ev {
-            q.push_back(Input::Key(Key::Paste(s)));
+        // The filter holds what it read: events already waiting (read in
+        // the same burst) are read now, before a frame is drawn, so the
+        // filter sees them as close together as they came.
+        if !event::poll(Duration::ZERO).map_err(io)? {
+            return Ok(Input::Tick);
         }
-        Ok(q.pop_front().unwrap_or(Input::Tick))
-    })
+    }
 }
 
 /// Discard every input event already waiting (typeahead), with a held Esc
