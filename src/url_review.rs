@@ -16,8 +16,11 @@
 //! - typed [`Warning`]s: plain `http`, IDN, mixed-script and confusable
 //!   labels (UTS #39 via `unicode-security`), userinfo, IP-literal hosts
 //!   (including odd forms such as decimal `3232235777` that the parser
-//!   rewrites), non-default ports, very long URLs, and control, bidi or
-//!   invisible characters (listed escaped via [`crate::safe_text`]).
+//!   rewrites), non-default ports, very long URLs, control, bidi or
+//!   invisible characters (listed escaped via [`crate::safe_text`]), and a
+//!   query parameter that leads to another registrable domain (absolute,
+//!   protocol-relative, or percent-encoded up to [`EXTRA_DECODINGS`] more
+//!   times; a non-ASCII host there is named by its `xn--` form).
 //!
 //! Every string a warning or refusal carries that comes from the URL has
 //! already been passed through [`crate::safe_text::display`].
