@@ -74,6 +74,39 @@ pub struct Context {
     /// Who asked beyond the event, when the front door said ([`Origin`];
     /// not sanitized).
     pub origin: Option<Origin>,
+    /// How many requests wait behind this one, kept up to date while it is
+    /// answered (the shared loop sets it): requests that arrive after it
+    /// was asked are counted in [`Context::progress_now`]. None: only
+    /// `progress` counts.
+    pub behind: Option<Behind>,
+}
+
+/// How many requests wait behind the one being answered (asked, not yet
+/// taken by the responder): a count shared between the thread that asks
+/// and the one that answers, so the screen's "request i of n" counts
+/// requests that arrive while it is up.
+#[derive(Debug, Clone, Default)]
+pub struct Behind(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl Behind {
+    /// The requests waiting now.
+    pub fn count(&self) -> usize {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// One more request waits.
+    pub fn arrived(&self) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// One waiting request was taken (or could not be put).
+    pub fn taken(&self) {
+        let _ = self.0.fetch_update(
+            std::sync::atomic::Ordering::SeqCst,
+            std::sync::atomic::Ordering::SeqCst,
+            |n| n.checked_sub(1),
+        );
+    }
 }
 
 /// How a responder finished one request.
@@ -385,6 +418,18 @@ pub fn launched_line(launched: &str) -> String {
 }
 
 impl Context {
+    /// Where the request stands now: [`Context::progress`], its total
+    /// raised to count the requests waiting behind it at this moment
+    /// ([`Context::behind`]), so "request 1 of 1" becomes "request 1 of 3"
+    /// when two more arrive while it is on screen.
+    pub fn progress_now(&self) -> Progress {
+        let mut p = self.progress;
+        if let Some(b) = &self.behind {
+            p.total = p.total.max(p.index + b.count());
+        }
+        p
+    }
+
     /// True when the request's source withdrew it while it was being
     /// answered: the responder should close its screen and return (any
     /// outcome; the driver sends nothing for a withdrawn request).
@@ -560,5 +605,30 @@ mod tests {
         assert!(WithdrawReason::CallFinished
             .notice()
             .starts_with("The call that asked for this has finished"));
+    }
+
+    #[test]
+    fn the_total_counts_the_requests_waiting_behind_now() {
+        let behind = Behind::default();
+        let cx = Context {
+            progress: Progress::of(1, 1),
+            behind: Some(behind.clone()),
+            ..Default::default()
+        };
+        assert_eq!(cx.progress_now(), Progress::of(1, 1));
+        behind.arrived();
+        behind.arrived();
+        assert_eq!(cx.progress_now().label(), "request 1 of 3");
+        // Taken ones no longer wait; a known total never shrinks.
+        behind.taken();
+        behind.taken();
+        behind.taken();
+        assert_eq!(behind.count(), 0);
+        let later = Context {
+            progress: Progress::of(2, 3),
+            behind: Some(behind),
+            ..Default::default()
+        };
+        assert_eq!(later.progress_now(), Progress::of(2, 3));
     }
 }

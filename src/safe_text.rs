@@ -12,7 +12,23 @@
 //! - zero-width and invisible characters (U+200B..U+200D, U+2060..U+2064,
 //!   U+FEFF, U+180E, U+00AD soft hyphen), and the line/paragraph separators
 //!   U+2028, U+2029;
-//! - Unicode tag characters (U+E0000..U+E007F) and noncharacters.
+//! - Unicode tag characters (U+E0000..U+E007F) and noncharacters;
+//! - a variation selector (U+FE00..U+FE0F, U+E0100..U+E01EF) that selects
+//!   nothing: at the start of the text or of a line, after white space, a
+//!   control, a joiner or another variation selector (a run of them is how
+//!   bytes are hidden in text that looks like one emoji).
+//!
+//! Emoji sequences are drawn whole (the rule, in [`display`]): these
+//! characters cannot hide or reorder text, so they stay:
+//! - U+200D ZERO WIDTH JOINER when it joins two emoji into one grapheme
+//!   cluster (an emoji ZWJ sequence such as 👩‍💻 or 👨‍👩‍👧: UAX #29
+//!   rule GB11 keeps the emoji after it in the cluster, and that emoji is
+//!   not a letter). Anywhere else (between letters, at an end, before a
+//!   space) it is invisible and is shown escaped, as is U+200C;
+//! - VS15/VS16 (U+FE0E, U+FE0F) and the other variation selectors right
+//!   after the character they select a form of (❤️, #️⃣);
+//! - emoji modifiers (skin tones U+1F3FB..U+1F3FF) and regional indicator
+//!   pairs (flags): visible characters, never escaped.
 //!
 //! Because ESC itself is escaped, no escape sequence (CSI, OSC hyperlinks,
 //! DCS, ...) can survive. The emitted JSON keeps the original values; only
@@ -31,26 +47,78 @@ pub fn is_unsafe(c: char) -> bool {
         || (u & 0xfffe) == 0xfffe
 }
 
+/// Whether `c` is a variation selector (VS1..VS16, U+FE00..U+FE0F, or
+/// VS17..VS256, U+E0100..U+E01EF): invisible on its own, it selects a form
+/// of the character before it.
+pub fn is_variation_selector(c: char) -> bool {
+    matches!(c as u32, 0xfe00..=0xfe0f | 0xe0100..=0xe01ef)
+}
+
+const ZWJ: char = '\u{200d}';
+
+/// Whether `c`, inside one grapheme cluster after `prev` and before
+/// `next` (both of the same cluster), is drawn as itself: a joiner of an
+/// emoji ZWJ sequence and a variation selector after the character it
+/// selects are; otherwise the rule of [`is_unsafe`].
+fn shown_in_cluster(prev: Option<char>, c: char, next: Option<char>) -> bool {
+    if c == ZWJ {
+        // The segmenter keeps the character after a joiner in its cluster
+        // only for an emoji ZWJ sequence (GB11) or an Indic conjunct
+        // (GB9c, whose consonants are letters).
+        return prev.is_some_and(|p| !p.is_alphabetic())
+            && next.is_some_and(|n| !n.is_alphabetic() && !is_unsafe(n));
+    }
+    if is_variation_selector(c) {
+        return prev
+            .is_some_and(|p| !(is_unsafe(p) || is_variation_selector(p) || p.is_whitespace()));
+    }
+    !is_unsafe(c)
+}
+
+/// Whether `s` may hold a character [`display`] changes (a quick test; the
+/// grapheme-aware rule decides).
+fn needs_care(c: char) -> bool {
+    is_unsafe(c) || is_variation_selector(c)
+}
+
 fn escape_into(out: &mut String, c: char) {
     use std::fmt::Write;
     let _ = write!(out, "\\u{{{:x}}}", c as u32);
 }
 
 /// One line of safe text: unsafe characters shown as `\u{..}`, a tab as a
-/// space, a newline as `\u{a}`.
+/// space, a newline as `\u{a}`. The rule is the module's: characters that
+/// can hide or reorder text are escaped, the joiners and variation
+/// selectors of an emoji sequence are kept (decided per grapheme cluster,
+/// UAX #29 extended clusters).
 pub fn display(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
+    if !s.chars().any(needs_care) {
         return Cow::Borrowed(s);
     }
+    use unicode_segmentation::UnicodeSegmentation;
     let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '\t' => out.push(' '),
-            c if is_unsafe(c) => escape_into(&mut out, c),
-            c => out.push(c),
+    let mut changed = false;
+    for g in s.graphemes(true) {
+        let mut prev = None;
+        let mut chars = g.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '\t' {
+                out.push(' ');
+                changed = true;
+            } else if shown_in_cluster(prev, c, chars.peek().copied()) {
+                out.push(c);
+            } else {
+                escape_into(&mut out, c);
+                changed = true;
+            }
+            prev = Some(c);
         }
     }
-    Cow::Owned(out)
+    if changed {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(s)
+    }
 }
 
 /// Multi-line safe text: like [`display`] but `\n` (and `\r\n`) stay line
@@ -65,7 +133,7 @@ pub fn display_multiline(s: &str) -> Vec<String> {
 /// `\n`. For a message written to stderr or a file: every line of it is
 /// neutralised, the line breaks stay.
 pub fn display_lines(s: &str) -> String {
-    if !s.chars().any(|c| c != '\n' && is_unsafe(c)) {
+    if !s.chars().any(|c| c != '\n' && needs_care(c)) {
         return s.to_owned();
     }
     display_multiline(s).join("\n")
@@ -127,6 +195,53 @@ mod tests {
         assert_eq!(display("a\u{200b}b\u{2066}c"), "a\\u{200b}b\\u{2066}c");
         assert_eq!(display("tab\there"), "tab here");
         assert_eq!(display("l1\nl2"), "l1\\u{a}l2");
+    }
+
+    #[test]
+    fn emoji_sequences_are_kept_whole() {
+        for whole in [
+            "\u{1f469}\u{200d}\u{1f4bb}",                  // 👩‍💻
+            "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}", // family
+            "\u{1f3f3}\u{fe0f}\u{200d}\u{1f308}",          // rainbow flag
+            "\u{1f469}\u{1f3fd}\u{200d}\u{1f4bb}",         // with a skin tone
+            "\u{1f44d}\u{1f3fd}",                          // 👍🏽
+            "\u{2764}\u{fe0f} \u{263a}\u{fe0e}",           // ❤️ ☺︎
+            "#\u{fe0f}\u{20e3}",                           // keycap
+            "\u{1f1eb}\u{1f1f7}",                          // 🇫🇷
+            "\u{845b}\u{e0100}",                           // an ideographic variant
+        ] {
+            assert_eq!(display(whole), whole);
+            assert!(matches!(display(whole), Cow::Borrowed(_)), "{whole:?}");
+            assert_eq!(display_lines(whole), whole);
+        }
+    }
+
+    #[test]
+    fn a_joiner_or_selector_outside_an_emoji_sequence_is_escaped() {
+        // Between letters, at either end, before a space or a letter.
+        assert_eq!(display("pay\u{200d}pal"), "pay\\u{200d}pal");
+        assert_eq!(display("\u{200d}\u{1f4bb}"), "\\u{200d}\u{1f4bb}");
+        assert_eq!(display("\u{1f469}\u{200d}"), "\u{1f469}\\u{200d}");
+        assert_eq!(display("\u{1f469}\u{200d} x"), "\u{1f469}\\u{200d} x");
+        assert_eq!(display("\u{1f469}\u{200d}a"), "\u{1f469}\\u{200d}a");
+        assert_eq!(display("a\u{200c}b"), "a\\u{200c}b");
+        // A selector with nothing to select, or a run of them (hidden bytes).
+        assert_eq!(display("\u{fe0f}x"), "\\u{fe0f}x");
+        assert_eq!(display("x \u{fe0f}"), "x \\u{fe0f}");
+        assert_eq!(
+            display("\u{1f600}\u{e0101}\u{e0102}"),
+            "\u{1f600}\u{e0101}\\u{e0102}"
+        );
+        assert_eq!(display("\u{1b}\u{fe0f}"), "\\u{1b}\\u{fe0f}");
+        // Bidi controls stay escaped inside an emoji sequence too.
+        assert_eq!(
+            display("\u{1f469}\u{200d}\u{202e}\u{1f4bb}"),
+            "\u{1f469}\\u{200d}\\u{202e}\u{1f4bb}"
+        );
+        assert_eq!(
+            display_lines("\u{200d}a\n\u{1f469}\u{200d}\u{1f4bb}"),
+            "\\u{200d}a\n\u{1f469}\u{200d}\u{1f4bb}"
+        );
     }
 
     #[test]

@@ -26,6 +26,7 @@ Cases that need a live session (stdio): "hold" sends a form (the URL
 request with "mode": "url") without waiting, pings after `delay` seconds (the record has `ping_ms`, the time
 to the answer), then cancels the form and records any late answer to it;
 "progress" sends progress for the call's token and for another one;
+"burst" sends three forms back to back and waits for the three answers;
 "leave" sends a form and answers the call at once, leaving the form open
 (its answer, if any, is only seen in the FAKE_RECORD file); "die" sends a
 form and exits `delay` seconds later without answering the call;
@@ -239,7 +240,7 @@ class State:
 def probe(state, case, call, notify, extra=None):
     """Run one case; call(method, params) returns the client's answer."""
     responses = {}
-    if case in ("hold", "progress", "flood", "swap", "dupid", "leave", "die") and extra is not None:
+    if case in ("hold", "progress", "flood", "swap", "dupid", "leave", "die", "burst") and extra is not None:
         return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
@@ -392,6 +393,23 @@ def run_stdio():
                 time.sleep(float(args.get("delay", 1)))
                 sys.stdout.flush()
                 os._exit(0)
+            if case == "burst":
+                # Three forms sent back to back, none waiting for an
+                # answer; the record holds the three answers in order.
+                ids = []
+                for n in (1, 2, 3):
+                    form = {"message": f"Burst form {n}", "requestedSchema": {
+                        "type": "object", "properties": {"note": {"type": "string"}}}}
+                    ids.append(call("elicitation/create", form, send_only=True))
+                got = {}
+                while len(got) < 3:
+                    m = read(timeout=60)
+                    if m is None:
+                        break
+                    if m.get("id") in ids and "method" not in m:
+                        got[m["id"]] = strip(m)
+                return {"content": [{"type": "text", "text": "burst done"}],
+                        "structuredContent": {"answers": [got.get(i) for i in ids]}}
             if case == "leave":
                 # The call ends with the form still open.
                 form_id = call("elicitation/create", FORM, send_only=True)

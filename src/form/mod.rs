@@ -118,6 +118,10 @@ pub struct Form {
     /// A decline or cancel waits for confirmation (the person changed the
     /// form): the action it will send.
     confirm: Option<ElicitAction>,
+    /// The keys that answer the waiting confirmation when a front end
+    /// asked it with its own words ([`Form::ask_to_confirm`]); None: the
+    /// form's own ([`discard_keys`]).
+    confirm_keys: Option<String>,
 }
 
 impl Form {
@@ -145,6 +149,7 @@ impl Form {
             notice_at_field: false,
             secrets,
             confirm: None,
+            confirm_keys: None,
         }
     }
 
@@ -159,6 +164,30 @@ impl Form {
     /// question is the form's notice).
     pub fn confirming(&self) -> Option<ElicitAction> {
         self.confirm
+    }
+
+    /// The keys that answer the waiting confirmation (the help line while
+    /// it waits); None when nothing waits.
+    pub fn confirm_keys(&self) -> Option<String> {
+        let a = self.confirm?;
+        Some(self.confirm_keys.clone().unwrap_or_else(|| discard_keys(a)))
+    }
+
+    /// A front end's own discard of a changed form (the screen's "decline
+    /// everything else from this server"): ask `question`, answered by
+    /// `keys` (the help line), as [`discard_question`] is: `y` then
+    /// confirms `a`, any key the form takes calls it off, and the front end
+    /// takes its own key again as the confirmation. Returns false, asking
+    /// nothing, on an unchanged form (the front end discards at once).
+    pub fn ask_to_confirm(&mut self, a: ElicitAction, question: String, keys: String) -> bool {
+        if !self.changed() {
+            return false;
+        }
+        self.confirm = Some(a);
+        self.confirm_keys = Some(keys);
+        self.notice_at_field = false;
+        self.notice = Some(question);
+        true
     }
 
     /// The fields in schema order.
@@ -423,6 +452,7 @@ impl Form {
             // Any key the form takes ends a wait for confirmation; a second
             // decline or cancel finds it in `confirming`.
             let confirming = self.confirm.take();
+            self.confirm_keys = None;
             if let KeyIntent::Cancel | KeyIntent::Decline = intent {
                 return self.discard(intent == KeyIntent::Cancel, confirming);
             }

@@ -291,10 +291,11 @@ impl<I: LineIo> PlainResponder<I> {
             crate::binding::Mode::Form => "a form",
             crate::binding::Mode::Url => "a web page to open",
         };
+        let progress = cx.progress_now();
         self.say(&format!(
             "Request {} of {}, from the server that calls itself {who}: {what}, relayed by {}.",
-            cx.progress.index,
-            cx.progress.total,
+            progress.index,
+            progress.total,
             display(&req.adapter)
         ))?;
         if cx.progress.skipped > 0 {

@@ -195,7 +195,9 @@ impl TtyIo {
                 Err(e) => return Err(io_err("read", e)),
             }
         };
-        let b = &buf[..n];
+        let kept = drop_terminal_replies(&buf[..n]);
+        // Only a reply and Control-D: an empty line's Control-D.
+        let (b, n) = (&kept[..], kept.len());
         Ok(match b.last() {
             None => Reply::Eof,
             Some(3) => Reply::Interrupt,
@@ -219,6 +221,67 @@ impl TtyIo {
             .and_then(|_| self.tty.flush())
             .map_err(|e| io_err("write", e))
     }
+}
+
+/// `b` without the terminal replies in it (they may answer another
+/// program's query and arrive while a line is typed): OSC, DCS, APC, PM and
+/// SOS strings up to BEL or ESC `\` (or the end of what was read), and
+/// control sequence reports (ESC `[`, parameters, intermediates, a final
+/// byte), such as a cursor position or device attributes. Any other byte,
+/// an ESC the person typed included, is kept.
+fn drop_terminal_replies(b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != 0x1b || i + 1 == b.len() {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        match b[i + 1] {
+            b']' | b'P' | b'_' | b'^' | b'X' => {
+                let mut j = i + 2;
+                loop {
+                    match b.get(j) {
+                        None => break,
+                        Some(7) => {
+                            j += 1;
+                            break;
+                        }
+                        Some(0x1b) if b.get(j + 1) == Some(&b'\\') => {
+                            j += 2;
+                            break;
+                        }
+                        Some(_) => j += 1,
+                    }
+                }
+                i = j;
+            }
+            b'[' => {
+                let mut j = i + 2;
+                while b.get(j).is_some_and(|c| (0x30..=0x3f).contains(c)) {
+                    j += 1;
+                }
+                while b.get(j).is_some_and(|c| (0x20..=0x2f).contains(c)) {
+                    j += 1;
+                }
+                match b.get(j) {
+                    // A report has parameters (`ESC [ A`, an arrow typed
+                    // in the line, is left as it is).
+                    Some(c) if (0x40..=0x7e).contains(c) && j > i + 2 => i = j + 1,
+                    _ => {
+                        out.push(b[i]);
+                        i += 1;
+                    }
+                }
+            }
+            _ => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 impl LineIo for TtyIo {
@@ -280,5 +343,33 @@ impl LineIo for TtyIo {
 impl Drop for TtyIo {
     fn drop(&mut self) {
         restore_terminal();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::drop_terminal_replies;
+
+    #[test]
+    fn terminal_replies_are_taken_out_of_a_line() {
+        let cases: [(&[u8], &[u8]); 7] = [
+            (b"Ada\x1b]11;rgb:ffff/ffff/ffff\x1b\\\n", b"Ada\n"),
+            (b"\x1b]11;rgb:0/0/0\x07Ada\n", b"Ada\n"),
+            (b"A\x1b[12;40Rda\x1b[?62;22c\n", b"Ada\n"),
+            (b"\x1bP1$r0m\x1b\\Ada\n", b"Ada\n"),
+            // Cut off at the end of what was read: dropped to there.
+            (b"Ada\x1b]11;rgb:ff", b"Ada"),
+            // Not replies: kept.
+            (b"a\x1b[Ab\n", b"a\x1b[Ab\n"),
+            (b"x\x1b\n", b"x\x1b\n"),
+        ];
+        for (line, want) in cases {
+            assert_eq!(
+                drop_terminal_replies(line),
+                want,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
     }
 }

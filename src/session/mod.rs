@@ -36,7 +36,7 @@ use tokio::sync::mpsc;
 
 use crate::binding::RequestEvent;
 use crate::responder::{
-    Context, Origin, Outcome, RespondError, Responder, WaitKey, Waiting, Withdrawal,
+    Behind, Context, Origin, Outcome, RespondError, Responder, WaitKey, Waiting, Withdrawal,
 };
 
 /// How long one look at the waiting screen lasts between checks for a new
@@ -73,6 +73,8 @@ enum ToResponder {
         origin: Option<Box<Origin>>,
         /// The time limit, started when the responder takes the request.
         limit: Option<Duration>,
+        /// The count of requests waiting for the responder.
+        behind: Behind,
     },
 }
 
@@ -102,6 +104,9 @@ pub struct Desk {
     returned: Option<(u64, Box<RequestEvent>)>,
     /// Each request's time limit ([`Desk::set_time_limit`]).
     limit: Option<Duration>,
+    /// Requests asked and not yet taken by the responder; the request on
+    /// screen reads it ([`Context::behind`]).
+    behind: Behind,
 }
 
 struct Open {
@@ -188,6 +193,7 @@ impl Desk {
         self.next_key += 1;
         let key = self.next_key;
         let withdrawal = Withdrawal::new();
+        self.behind.arrived();
         self.to
             .send(ToResponder::Ask {
                 key,
@@ -196,8 +202,12 @@ impl Desk {
                 withdrawal: withdrawal.clone(),
                 origin,
                 limit: self.limit,
+                behind: self.behind.clone(),
             })
-            .map_err(|_| AskError::Gone)?;
+            .map_err(|_| {
+                self.behind.taken();
+                AskError::Gone
+            })?;
         self.open.insert(
             key,
             Open {
@@ -350,8 +360,13 @@ fn serve(
                 withdrawal,
                 origin,
                 limit,
+                behind,
             }) => {
                 answered = true;
+                // Taken: it no longer waits, and those still waiting
+                // count in its "request i of n".
+                behind.taken();
+                cx.behind = Some(behind);
                 // The clock starts now, when the request can be shown.
                 if let Some(l) = limit {
                     cx.deadline = std::time::Instant::now().checked_add(l);
@@ -458,6 +473,7 @@ where
         next_key: 0,
         returned: None,
         limit: None,
+        behind: Behind::default(),
     };
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()

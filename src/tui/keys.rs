@@ -52,6 +52,101 @@ pub struct KeyFilter {
     /// A reply being dropped, when its last character came, and how many
     /// characters it has had.
     reply: Option<(Reply, Instant, usize)>,
+    /// A lone Esc was given out; the instant it was read. The key that
+    /// follows it within [`REPLY_GAP`] may open a terminal reply.
+    late: Option<Instant>,
+    /// Characters after a lone Esc that may be the start of a terminal
+    /// reply, held (not given out).
+    held: Option<Held>,
+}
+
+/// Characters held after a lone Esc while they may open a reply.
+#[derive(Debug, Clone)]
+struct Held {
+    keys: Vec<KeyEvent>,
+    /// When the last of them came.
+    last: Instant,
+    /// They were typeahead a new screen threw away: if they open no reply,
+    /// they are still not given out.
+    thrown: bool,
+}
+
+impl Held {
+    /// The held keys to give out when they open no reply.
+    fn release(self) -> Vec<KeyEvent> {
+        if self.thrown {
+            Vec::new()
+        } else {
+            self.keys
+        }
+    }
+}
+
+/// What the characters after a lone Esc are so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opening {
+    /// They may still begin a reply: hold them.
+    Maybe,
+    /// The opening of a string reply (OSC, DCS, APC): drop it up to its
+    /// terminator.
+    Str,
+    /// A whole control sequence report (CPR, DA, a mode report): drop it.
+    Report,
+    /// Not a reply: give them out.
+    Not,
+}
+
+/// Classify `s`, the characters read after a lone Esc: the reply
+/// openings a terminal sends are `]` digits `;` (OSC), `P` then `>`, `!`
+/// or digits and `$`, `+` or `|` (DCS: DECRQSS, XTGETTCAP, XTVERSION,
+/// DECRPTUI), `_G` (APC: kitty graphics), and `[`, an optional `?` `>` `=`
+/// `<`, parameters (digits, `;`, `:`), intermediates (space to `/`) and a
+/// final byte `@`..`~` (CSI reports, which need one parameter digit).
+fn opening(s: &str) -> Opening {
+    let first = s.chars().next();
+    let rest = &s[first.map_or(0, char::len_utf8)..];
+    match first {
+        Some(']') => {
+            let after = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+            match after {
+                "" => Opening::Maybe,
+                ";" if after.len() < rest.len() => Opening::Str,
+                _ => Opening::Not,
+            }
+        }
+        Some('P') => {
+            let body = rest.strip_prefix(['>', '!']).unwrap_or(rest);
+            let opened = body.len() < rest.len();
+            let after = body.trim_start_matches(|c: char| c.is_ascii_digit());
+            let any = opened || after.len() < body.len();
+            match after {
+                "" => Opening::Maybe,
+                "$" | "+" | "|" if any => Opening::Str,
+                _ => Opening::Not,
+            }
+        }
+        Some('_') => match rest {
+            "" => Opening::Maybe,
+            "G" => Opening::Str,
+            _ => Opening::Not,
+        },
+        Some('[') => {
+            let body = rest.strip_prefix(['?', '>', '=', '<']).unwrap_or(rest);
+            let param = |c: char| c.is_ascii_digit() || c == ';' || c == ':';
+            let params = body.trim_start_matches(param);
+            let digits = body[..body.len() - params.len()]
+                .chars()
+                .any(|c| c.is_ascii_digit());
+            let after = params.trim_start_matches(|c: char| (' '..='/').contains(&c));
+            let mut last = after.chars();
+            match (last.next(), last.next()) {
+                (None, _) => Opening::Maybe,
+                (Some(c), None) if digits && ('@'..='~').contains(&c) => Opening::Report,
+                _ => Opening::Not,
+            }
+        }
+        _ => Opening::Not,
+    }
 }
 
 fn plain(k: &KeyEvent) -> bool {
@@ -94,22 +189,87 @@ impl KeyFilter {
     /// When [`KeyFilter::flush`] must be called if no key came (a held Esc
     /// acts then); None when nothing is held.
     pub fn due(&self) -> Option<Instant> {
-        self.esc.map(|t| t + ESC_WAIT)
+        let esc = self.esc.map(|t| t + ESC_WAIT);
+        let held = self.held.as_ref().map(|h| h.last + REPLY_GAP);
+        esc.into_iter().chain(held).min()
     }
 
-    /// The held Esc, once [`ESC_WAIT`] has passed at `now` with no key.
-    pub fn flush(&mut self, now: Instant) -> Option<KeyEvent> {
-        match self.esc {
-            Some(t) if now >= t + ESC_WAIT => self.flush_now(),
-            _ => None,
+    /// What was held and is due at `now` with no key: the held Esc once
+    /// [`ESC_WAIT`] has passed, characters held after a lone Esc once
+    /// [`REPLY_GAP`] has.
+    pub fn flush(&mut self, now: Instant) -> Vec<KeyEvent> {
+        let mut out = Vec::new();
+        if self.held.as_ref().is_some_and(|h| now >= h.last + REPLY_GAP) {
+            out.extend(self.held.take().map(Held::release).unwrap_or_default());
         }
+        if self.esc.is_some_and(|t| now >= t + ESC_WAIT) {
+            out.extend(self.flush_now());
+        }
+        out
     }
 
     /// The held Esc at once (another kind of event came).
     pub fn flush_now(&mut self) -> Option<KeyEvent> {
-        self.esc
-            .take()
-            .map(|_| KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE))
+        let t = self.esc.take()?;
+        self.late = Some(t);
+        Some(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE))
+    }
+
+    /// Keys read so far were thrown away (typeahead before a new screen):
+    /// a held Esc and held characters are never given out, but a reply
+    /// being dropped, or one that may follow an Esc, is still recognised
+    /// when the rest comes.
+    pub fn discarded(&mut self) {
+        if let Some(t) = self.esc.take() {
+            self.late = Some(t);
+        }
+        if let Some(h) = &mut self.held {
+            h.thrown = true;
+        }
+    }
+
+    /// A key after a lone Esc, while characters that may open a reply are
+    /// held: true when it was taken (held, or dropped with the reply it
+    /// completes); false when it is not part of one (the held characters
+    /// are then in `out`, and the key is still to be read).
+    fn after_late_esc(&mut self, k: &KeyEvent, now: Instant, out: &mut Vec<KeyEvent>) -> bool {
+        let Some(mut held) = self.held.take() else {
+            return false;
+        };
+        let c = match k.code {
+            KeyCode::Char(c)
+                if plain(k) && now.saturating_duration_since(held.last) <= REPLY_GAP =>
+            {
+                c
+            }
+            _ => {
+                out.extend(held.release());
+                return false;
+            }
+        };
+        let mut s: String = held
+            .keys
+            .iter()
+            .filter_map(|k| match k.code {
+                KeyCode::Char(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        s.push(c);
+        match opening(&s) {
+            Opening::Maybe => {
+                held.keys.push(*k);
+                held.last = now;
+                self.held = Some(held);
+            }
+            Opening::Str => self.reply = Some((Reply::Str { esc: false }, now, s.len())),
+            Opening::Report => {}
+            Opening::Not => {
+                out.extend(held.release());
+                return false;
+            }
+        }
+        true
     }
 
     /// One key press read at `now`; returns the keys to act on, in order
@@ -126,6 +286,9 @@ impl KeyFilter {
             }
         }
         let mut out = Vec::new();
+        if self.after_late_esc(&k, now, &mut out) {
+            return out;
+        }
         let mut k = k;
         if let Some(t) = self.esc.take() {
             let joined = now.saturating_duration_since(t) <= ESC_WAIT
@@ -135,6 +298,22 @@ impl KeyFilter {
                 k = with_alt(k);
             } else {
                 out.push(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+                self.late = Some(t);
+            }
+        }
+        // The first key after a lone Esc may open a reply whose ESC came
+        // too early to be joined with it: held until that is known.
+        if let Some(t) = self.late.take() {
+            let opens = matches!(k.code, KeyCode::Char(']' | 'P' | '_' | '['))
+                && plain(&k)
+                && now.saturating_duration_since(t) <= REPLY_GAP;
+            if opens {
+                self.held = Some(Held {
+                    keys: vec![k],
+                    last: now,
+                    thrown: false,
+                });
+                return out;
             }
         }
         if k.code == KeyCode::Esc && plain(&k) {
@@ -190,9 +369,7 @@ mod tests {
         let mut out = Vec::new();
         for k in keys {
             t += gap;
-            if let Some(e) = f.flush(t) {
-                out.push(e);
-            }
+            out.extend(f.flush(t));
             out.extend(f.feed(*k, t));
         }
         out.extend(f.flush(t + Duration::from_secs(1)));
@@ -304,5 +481,122 @@ mod tests {
         long.extend(std::iter::repeat_n(ch('f'), REPLY_MAX_CHARS));
         long.push(ch('z'));
         assert_eq!(run(&long, fast), vec![ch('z')]);
+    }
+
+    /// Feed `(ms, key)` pairs (instants in milliseconds from a start),
+    /// flushing before each as the terminal loop does; a final flush well
+    /// after the last. What comes out.
+    fn timed(keys: &[(u64, KeyEvent)]) -> Vec<KeyEvent> {
+        let mut f = KeyFilter::default();
+        let t0 = Instant::now();
+        let mut out = Vec::new();
+        let mut last = 0;
+        for (ms, k) in keys {
+            let t = t0 + Duration::from_millis(*ms);
+            // The loop wakes at each due instant before the key is read.
+            while let Some(d) = f.due().filter(|d| *d <= t) {
+                out.extend(f.flush(d));
+            }
+            out.extend(f.feed(*k, t));
+            last = *ms;
+        }
+        out.extend(f.flush(t0 + Duration::from_millis(last) + REPLY_GAP * 2));
+        out
+    }
+
+    /// `s` typed 1 ms apart from `at` on.
+    fn typed_at(at: u64, s: &str) -> Vec<(u64, KeyEvent)> {
+        s.chars().zip(at..).map(|(c, t)| (t, ch(c))).collect()
+    }
+
+    #[test]
+    fn a_reply_split_right_after_its_esc_is_dropped_after_the_lone_esc() {
+        // ESC, a 250 ms pause (the Esc acts after its wait), then the rest
+        // of an OSC 11 reply ending in ESC `\`, then a key.
+        let mut keys = vec![(0, esc())];
+        keys.extend(typed_at(250, "]11;rgb:ffff/ffff/ffff"));
+        keys.extend([(300, esc()), (301, ch('\\')), (900, ch('x'))]);
+        assert_eq!(timed(&keys), vec![esc(), ch('x')]);
+        // Ended by BEL instead, and read while the Esc was still held (the
+        // loop was busy): the Esc is given out first, then nothing of it.
+        let bel = KeyEvent::new(KeyCode::Char('g'), KeyModifiers::CONTROL);
+        let mut f = KeyFilter::default();
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        let mut out = f.feed(esc(), at(0));
+        for (i, c) in "]11;rgb:0/0/0".chars().enumerate() {
+            out.extend(f.feed(ch(c), at(150 + i as u64)));
+        }
+        out.extend(f.feed(bel, at(170)));
+        out.extend(f.feed(ch('y'), at(400)));
+        assert_eq!(out, vec![esc(), ch('y')]);
+        // A cursor position report, device attributes and a DCS reply,
+        // each after a lone Esc.
+        let mut keys = vec![(0, esc())];
+        keys.extend(typed_at(200, "[12;40R"));
+        keys.push((400, esc()));
+        keys.extend(typed_at(600, "[?62;22c"));
+        keys.push((800, esc()));
+        keys.extend(typed_at(1000, "P1$r0m"));
+        keys.extend([(1010, esc()), (1011, ch('\\')), (1500, ch('z'))]);
+        assert_eq!(timed(&keys), vec![esc(), esc(), esc(), ch('z')]);
+    }
+
+    #[test]
+    fn keys_after_a_lone_esc_that_open_no_reply_are_typed_in_order() {
+        // `[a`, `]x`, `Paul`, `_y`: held only until they cannot be a reply.
+        for s in ["[a", "]x", "Paul", "_y", "]1x", "[?x", "P$"] {
+            let mut keys = vec![(0, esc())];
+            keys.extend(typed_at(300, s));
+            let mut want = vec![esc()];
+            want.extend(typed(s));
+            assert_eq!(timed(&keys), want, "{s}");
+        }
+        // A lone `]` after an Esc is given out once the reply wait is over.
+        assert_eq!(timed(&[(0, esc()), (300, ch(']'))]), vec![esc(), ch(']')]);
+        // Later than the reply wait after the Esc: typed at once.
+        let mut keys = vec![(0, esc())];
+        keys.extend(typed_at(2500, "]11;x"));
+        let mut want = vec![esc()];
+        want.extend(typed("]11;x"));
+        assert_eq!(timed(&keys), want);
+        // A named key ends the hold and acts after the held characters.
+        let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(
+            timed(&[(0, esc()), (300, ch('[')), (310, ch('1')), (320, enter)]),
+            vec![esc(), ch('['), ch('1'), enter]
+        );
+    }
+
+    #[test]
+    fn a_reply_whose_start_was_discarded_is_still_dropped() {
+        // A new screen throws away typeahead: the lone Esc and `]1` with
+        // it; the rest of the reply, read after, is still not typed.
+        let mut f = KeyFilter::default();
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        let mut out = f.feed(esc(), at(0));
+        out.extend(f.flush(at(100)));
+        out.extend(f.feed(ch(']'), at(200)));
+        out.extend(f.feed(ch('1'), at(201)));
+        f.discarded();
+        for (i, c) in "1;rgb:1/1/1".chars().enumerate() {
+            out.extend(f.feed(ch(c), at(210 + i as u64)));
+        }
+        out.extend(f.feed(alt('\\'), at(230)));
+        out.extend(f.feed(ch('k'), at(300)));
+        assert_eq!(out, vec![esc(), ch('k')]);
+        // Thrown-away characters that open no reply stay thrown away; the
+        // key that showed it counts. A held Esc thrown away is not an Esc.
+        let mut f = KeyFilter::default();
+        let mut out = f.feed(esc(), at(0));
+        out.extend(f.flush(at(100)));
+        out.extend(f.feed(ch('['), at(200)));
+        f.discarded();
+        out.extend(f.feed(ch('a'), at(300)));
+        out.extend(f.feed(esc(), at(400)));
+        f.discarded();
+        out.extend(f.flush(at(2000)));
+        assert_eq!(out, vec![esc(), ch('a')]);
     }
 }

@@ -22,7 +22,8 @@
 //! - Ctrl-C cancels the current request; another Ctrl-C within
 //!   [`QUIT_WINDOW`] of it (on the next request or while waiting), or a
 //!   second Ctrl-C while waiting, quits ([`Outcome::Quit`]);
-//! - `Context::deadline` (`--timeout`) cancels an unanswered request;
+//! - `Context::deadline` (`--timeout`) cancels an unanswered request; the
+//!   clock stands still while `$EDITOR` (Ctrl-O) has the terminal;
 //! - a request its source withdraws gives way to a notice that stays until
 //!   a key (guarded like a request screen), so one screen never turns into
 //!   another unseen.
@@ -392,9 +393,11 @@ fn read_input(timeout: Duration) -> Result<Input, RespondError> {
     let wait = due.map_or(timeout, |d| d.saturating_duration_since(now).min(timeout));
     if !event::poll(wait).map_err(io)? {
         let held = FILTER.with(|f| f.borrow_mut().flush(Instant::now()));
-        return Ok(held
-            .and_then(|k| translate_key(&k))
-            .map_or(Input::Tick, Input::Key));
+        return QUEUED.with(|q| {
+            let mut q = q.borrow_mut();
+            q.extend(held.iter().filter_map(translate_key).map(Input::Key));
+            Ok(q.pop_front().unwrap_or(Input::Tick))
+        });
     }
     let ev = event::read().map_err(io)?;
     let now = Instant::now();
@@ -419,15 +422,22 @@ fn read_input(timeout: Duration) -> Result<Input, RespondError> {
 }
 
 /// Discard every input event already waiting (typeahead), with a held Esc
-/// and a half-read terminal reply.
+/// and characters held after one; a terminal reply partly read (or one
+/// that may follow an Esc) is still dropped when its rest comes
+/// ([`keys::KeyFilter::discarded`]).
 fn discard_typeahead() {
     while event::poll(Duration::ZERO).unwrap_or(false) {
-        if event::read().is_err() {
-            break;
+        match event::read() {
+            Ok(Event::Key(k)) if k.kind == KeyEventKind::Press => {
+                // Read through the filter, so a reply's state follows it.
+                FILTER.with(|f| f.borrow_mut().feed(k, Instant::now()));
+            }
+            Ok(_) => {}
+            Err(_) => break,
         }
     }
     QUEUED.with(|q| q.borrow_mut().clear());
-    FILTER.with(|f| *f.borrow_mut() = keys::KeyFilter::default());
+    FILTER.with(|f| f.borrow_mut().discarded());
 }
 
 /// How long the URL consent screen must have been on screen, whole and
@@ -467,6 +477,9 @@ pub struct TuiResponder {
     waiting_since: Option<Instant>,
     /// [`BLOCK_KEY`] was pressed on the request on screen.
     block_asked: bool,
+    /// [`BLOCK_KEY`] on a changed form asked to confirm; the next key
+    /// confirms it (the key again, or `y`) or calls it off.
+    block_pending: bool,
     /// Servers whose later requests are declined without being shown
     /// (for this run), by how they were launched and the name they give.
     blocked: Vec<(String, String)>,
@@ -527,6 +540,7 @@ impl TuiResponder {
             notify: Notify::None,
             waiting_since: None,
             block_asked: false,
+            block_pending: false,
             blocked: Vec::new(),
             auto_declined: 0,
         })
@@ -559,15 +573,7 @@ impl TuiResponder {
         let names: Vec<String> = self
             .blocked
             .iter()
-            .map(|(launched, name)| {
-                let n = crate::safe_text::display(name).into_owned();
-                if launched.is_empty() {
-                    n
-                } else {
-                    let l: String = launched.chars().take(60).collect();
-                    format!("{n} ({})", crate::safe_text::display(&l))
-                }
-            })
+            .map(|(launched, name)| blocked_label(launched, name))
             .collect();
         names.join(", ")
     }
@@ -644,6 +650,7 @@ impl TuiResponder {
                 left: whole_secs(l).as_secs(),
                 extend: e.as_secs(),
             });
+            screen.put_progress(cx.progress_now());
             let small = self.frame(screen, clock, &mut guard)?;
             let timeout = left.map_or(TICK, |l| l.min(TICK));
             if let Input::Key(k) = read_input(timeout)? {
@@ -655,7 +662,13 @@ impl TuiResponder {
                 }
                 if k == EDITOR && guard.admit(Instant::now()) {
                     if let Some(text) = screen.text_to_edit() {
+                        let opened = Instant::now();
                         let edited = self.edit_outside(&text);
+                        // The clock stands still while the editor has the
+                        // terminal: the deadline moves on by that time.
+                        if let Some(d) = deadline.as_mut() {
+                            *d += opened.elapsed();
+                        }
                         match edited {
                             Ok(t) => screen.put_edited(t),
                             Err(e) => screen.put_note(e.to_string()),
@@ -860,16 +873,52 @@ impl TuiResponder {
                 None
             }
             _ if !guard.admit(Instant::now()) => None,
-            Key::Esc if small => Some(Outcome::Answer(Answer::bare(Action::Cancel))),
+            // Too small to show the form: Esc cancels an untouched one at
+            // once; a changed one asks, as on the full screen (a second Esc
+            // confirms), so one stray key never throws the answers away.
+            // No other key counts: nothing is answered blind.
+            Key::Esc if small => {
+                self.block_pending = false;
+                if !screen.changed() {
+                    return Some(Outcome::Answer(Answer::bare(Action::Cancel)));
+                }
+                match screen.key(&k) {
+                    Step::Done(o) => Some(o),
+                    Step::Continue => None,
+                }
+            }
+            _ if small => None,
+            // On a changed form the first Ctrl-N asks (nothing typed is
+            // lost by one stray key); the second, or `y`, confirms.
+            BLOCK
+                if !std::mem::take(&mut self.block_pending)
+                    && screen.ask_to_confirm(
+                        Action::Decline,
+                        "Throw away what you entered and decline all from this server?".to_owned(),
+                        format!(
+                            "{BLOCK_KEY} again or y: decline all · any other key: back to the form"
+                        ),
+                    ) =>
+            {
+                self.block_pending = true;
+                None
+            }
             BLOCK => {
                 self.block_asked = true;
                 Some(Outcome::Answer(Answer::bare(Action::Decline)))
             }
-            _ if small => None,
-            k => match screen.key(&k) {
-                Step::Done(o) => Some(o),
-                Step::Continue => None,
-            },
+            k => {
+                let blocking = std::mem::take(&mut self.block_pending);
+                match screen.key(&k) {
+                    Step::Done(o) => {
+                        let declined =
+                            matches!(&o, Outcome::Answer(a) if a.action == Action::Decline);
+                        self.block_asked |= blocking && declined;
+                        Some(o)
+                    }
+                    Step::Continue => None,
+                }
+            }
         }
     }
 
@@ -1000,9 +1049,27 @@ fn whole_secs(d: Duration) -> Duration {
     Duration::from_secs(d.as_secs() + u64::from(d.subsec_nanos() > 0))
 }
 
+/// Most columns of a launch command named in the Ctrl-N report (the rest
+/// is cut, "…").
+const BLOCKED_LAUNCH_COLS: usize = 60;
+
+/// A server declined with [`BLOCK`], as the run's report names it: the name
+/// it gives itself and, when known, how it was launched (cut to
+/// [`BLOCKED_LAUNCH_COLS`] columns, ending with "…" when cut), both
+/// sanitized.
+fn blocked_label(launched: &str, name: &str) -> String {
+    let n = crate::safe_text::display(name).into_owned();
+    if launched.is_empty() {
+        return n;
+    }
+    let l = text::clip(launched, BLOCKED_LAUNCH_COLS);
+    format!("{n} ({})", crate::safe_text::display(&l))
+}
+
 /// Which request a notice is about: "request N of M".
 fn screen_label(cx: &Context) -> String {
-    format!("request {} of {}", cx.progress.index, cx.progress.total)
+    let p = cx.progress_now();
+    format!("request {} of {}", p.index, p.total)
 }
 
 /// A full-screen notice that waits for a key: how a request ended.
@@ -1304,6 +1371,19 @@ mod tests {
             kind,
             state: KeyEventState::NONE,
         }
+    }
+
+    #[test]
+    fn a_long_launch_command_is_cut_with_an_ellipsis_in_the_ctrl_n_report() {
+        let long = format!("npx -y {}", "x".repeat(80));
+        let label = blocked_label(&long, "srv");
+        assert!(label.starts_with("srv (npx -y xxx"), "{label}");
+        assert!(label.ends_with("x…)"), "{label}");
+        assert_eq!(text::width(&label), "srv ()".len() + BLOCKED_LAUNCH_COLS);
+        // Short: whole; none: the name alone; hostile text sanitized.
+        assert_eq!(blocked_label("npx srv", "srv"), "srv (npx srv)");
+        assert_eq!(blocked_label("", "srv"), "srv");
+        assert_eq!(blocked_label("a\u{1b}[2J", "s"), "s (a\\u{1b}[2J)");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::view::{self, Header};
 use super::{CONSENT_GUARD, FORM_GUARD};
 use crate::binding::{Action, Answer, FormSchema};
 use crate::form::{Form, Key, KeyIntent, Stage, Status};
-use crate::responder::{Launcher, Outcome};
+use crate::responder::{Launcher, Outcome, Progress};
 
 /// What a screen's key handler tells the loop.
 pub(crate) enum Step {
@@ -38,6 +38,19 @@ pub(crate) trait Screen {
     /// One key (never Ctrl-C).
     fn key(&mut self, k: &Key) -> Step;
 
+    /// Whether the person typed or chose anything here (a discard then
+    /// asks to confirm, also while the screen is too small to show it).
+    fn changed(&self) -> bool {
+        false
+    }
+
+    /// Ask the person to confirm a front end's own discard (`question`,
+    /// answered by `keys`) before `a` is sent; false, asking nothing, when
+    /// nothing here would be thrown away.
+    fn ask_to_confirm(&mut self, _a: Action, _question: String, _keys: String) -> bool {
+        false
+    }
+
     /// The text of the focused text field, for an external editor (None:
     /// nothing to edit here).
     fn text_to_edit(&self) -> Option<String> {
@@ -53,6 +66,10 @@ pub(crate) trait Screen {
     /// A warning that stays above the request from now on (the call that
     /// asked has finished); a screen without a header ignores it.
     fn put_banner(&mut self, _banner: String) {}
+
+    /// Where the request stands now ("request 1 of 3": requests that
+    /// arrived behind it while it is on screen are counted).
+    fn put_progress(&mut self, progress: Progress);
 
     /// Which step of the screen is shown: a different value means Enter
     /// (or `o`) now does something else (form → review, consent → copy),
@@ -122,6 +139,14 @@ impl FormScreen {
 impl Screen for FormScreen {
     fn grace(&self) -> Duration {
         FORM_GUARD
+    }
+
+    fn changed(&self) -> bool {
+        self.form.changed()
+    }
+
+    fn ask_to_confirm(&mut self, a: Action, question: String, keys: String) -> bool {
+        self.form.ask_to_confirm(a, question, keys)
     }
 
     fn draw(&mut self, f: &mut Frame, theme: &Theme, clock: Option<Clock>) -> bool {
@@ -197,6 +222,10 @@ impl Screen for FormScreen {
     fn put_banner(&mut self, banner: String) {
         self.header.banner = Some(banner);
     }
+
+    fn put_progress(&mut self, progress: Progress) {
+        self.header.progress = progress;
+    }
 }
 
 /// A request that can only be declined or cancelled: why, one line each
@@ -256,6 +285,10 @@ impl Screen for RefusableScreen {
     fn put_banner(&mut self, banner: String) {
         self.header.banner = Some(banner);
     }
+
+    fn put_progress(&mut self, progress: Progress) {
+        self.header.progress = progress;
+    }
 }
 
 /// URL consent: the view ([`url_view`]) draws the consent machine
@@ -310,6 +343,10 @@ impl Screen for UrlScreen {
         }
     }
 
+    fn put_progress(&mut self, progress: Progress) {
+        self.state.set_progress(progress.label());
+    }
+
     fn stage(&self) -> u8 {
         match self.state.phase() {
             UrlPhase::Consent => 0,
@@ -329,7 +366,6 @@ mod tests {
 
     use super::*;
     use crate::binding::{Mode, RequestBody, RequestView};
-    use crate::responder::Progress;
 
     fn header() -> Header {
         Header {
@@ -447,6 +483,24 @@ mod tests {
         let buf = t.backend().buffer();
         let row: String = (0..80).map(|x| buf[(x, 23)].symbol().to_owned()).collect();
         row.trim_end().to_owned()
+    }
+
+    /// The help line names the keys of what has the focus: Ctrl-X clears
+    /// a field, so it is named on a field and not on a button.
+    #[test]
+    fn the_help_line_offers_clear_on_a_field_and_not_on_a_button() {
+        let v = serde_json::json!({
+            "type": "object", "properties": {"seats": {"type": "integer"}}
+        });
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut f = FormScreen::new(header(), &schema, "m");
+        let on_field = help_row(&mut f);
+        assert!(on_field.contains("^X clear"), "{on_field}");
+        assert_eq!(decided(f.key(&Key::Tab)), None);
+        let on_button = help_row(&mut f);
+        assert!(on_button.contains("Enter press"), "{on_button}");
+        assert!(!on_button.contains("clear"), "{on_button}");
     }
 
     /// The help line of a long review says what Enter does now: the next

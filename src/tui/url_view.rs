@@ -258,6 +258,12 @@ impl UrlViewState {
         }
     }
 
+    /// The progress text of the title ("request 1 of 3"), as it stands
+    /// now (more requests may have arrived since the screen opened).
+    pub fn set_progress(&mut self, progress: impl Into<String>) {
+        self.progress = progress.into();
+    }
+
     /// The seconds left before `--timeout` cancels the request (None: no
     /// timeout); the title shows them as `· 42s left`.
     pub fn set_seconds_left(&mut self, secs: Option<u64>) {

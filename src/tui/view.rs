@@ -14,7 +14,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use crate::binding::{FieldKind, Mode, RequestEvent, StringFormat};
+use crate::binding::{Action, FieldKind, Mode, RequestEvent, StringFormat};
 use crate::form::{Button, FieldState, FieldValue, Focus, Form, Stage, BUTTONS};
 use crate::responder::Progress;
 use crate::safe_text::{display, display_multiline};
@@ -104,14 +104,31 @@ pub fn relayed_line(mode: Mode, adapter: &str) -> String {
 
 /// Whether the area is below the minimum; draws the message if so.
 pub fn too_small(f: &mut Frame, theme: &Theme) -> bool {
+    too_small_asking(f, theme, None)
+}
+
+/// [`too_small`] for a form that may wait for a discard to be confirmed
+/// (`confirming`: the decline or cancel asked for): the message then says
+/// that a second Esc throws the answers away, so the question is seen
+/// even while the form itself cannot be.
+pub fn too_small_asking(f: &mut Frame, theme: &Theme, confirming: Option<Action>) -> bool {
     let a = f.area();
     if a.width >= MIN_WIDTH && a.height >= MIN_HEIGHT {
         return false;
     }
-    let msg = format!(
-        "Terminal too small ({}x{}): ahp-elicit needs at least {MIN_WIDTH}x{MIN_HEIGHT}. Enlarge the window, or press Esc to cancel.",
+    let size = format!(
+        "Terminal too small ({}x{}): ahp-elicit needs at least {MIN_WIDTH}x{MIN_HEIGHT}.",
         a.width, a.height
     );
+    let msg = match confirming {
+        Some(what) => format!(
+            "{size} {} Esc again: yes. Enlarge the window to go back to the form.",
+            crate::form::discard_question(what)
+        ),
+        None => format!(
+            "{size} Enlarge the window, or press Esc to cancel (twice if you entered anything)."
+        ),
+    };
     let lines: Vec<Line> = wrap(&msg, a.width.max(1) as usize)
         .into_iter()
         .map(|l| Line::styled(l, theme.warning()))
@@ -847,7 +864,7 @@ fn draw_form_inner(
     mode: FormViewMode,
 ) -> bool {
     let follow_focus = mode.follow_focus;
-    if too_small(f, theme) {
+    if too_small_asking(f, theme, form.confirming()) {
         return false;
     }
     let w = f.area().width as usize;
@@ -880,8 +897,8 @@ fn draw_form_inner(
                 .map(|btn| (btn.label(), form.focus() == Focus::Button(*btn)))
                 .collect();
             footer.push(buttons_line(&labels, theme));
-            footer.push(match form.confirming() {
-                Some(a) => confirm_line(a, theme, w),
+            footer.push(match form.confirm_keys() {
+                Some(keys) => confirm_line(&keys, theme, w),
                 None => {
                     let help = edit_help(form);
                     let help: Vec<&str> = help.iter().map(String::as_str).collect();
@@ -911,8 +928,8 @@ fn draw_form_inner(
                 None => Line::raw(""),
             });
             footer.push(buttons_line(&[("Send", true), ("Back", false)], theme));
-            footer.push(match form.confirming() {
-                Some(a) => confirm_line(a, theme, w),
+            footer.push(match form.confirm_keys() {
+                Some(keys) => confirm_line(&keys, theme, w),
                 None => help_line(&[crate::form::HELP_REVIEW], theme, w),
             });
         }
@@ -927,8 +944,8 @@ fn draw_form_inner(
 
 /// The help line while a discard waits for confirmation: its keys, in the
 /// notice style so the question is not missed.
-fn confirm_line(a: crate::binding::Action, theme: &Theme, w: usize) -> Line<'static> {
-    Line::styled(clip(&crate::form::discard_keys(a), w), theme.notice())
+fn confirm_line(keys: &str, theme: &Theme, w: usize) -> Line<'static> {
+    Line::styled(clip(keys, w), theme.notice())
 }
 
 /// The review step's key help while its end has not been on screen: Enter
@@ -968,8 +985,9 @@ pub fn draw_form_view_seen(
 /// first that fits is shown): a text field names its line-break and editor
 /// keys (and not Ctrl-D, which deletes there while it holds text), a
 /// number field no Space key, a yes/no field or a multi select "Space
-/// toggle", a single select "Space select", a button "Enter press"; with
-/// no focus the general line ([`crate::form::HELP_EDIT`]).
+/// toggle", a single select "Space select", a button "Enter press" (and
+/// no Ctrl-X, which clears fields); with no focus the general line
+/// ([`crate::form::HELP_EDIT`]).
 pub fn edit_help(form: &Form) -> Vec<String> {
     let field = match form.focus() {
         Focus::Field(i) => form.fields().get(i),
@@ -1000,23 +1018,23 @@ pub fn edit_help(form: &Form) -> Vec<String> {
     };
     let d = if decline { "Ctrl-D decline" } else { "" };
     let sd = if decline { "^D decline" } else { "" };
+    // Ctrl-X clears a field; a button has nothing to clear.
+    let (x, sx) = match field {
+        Some(_) => ("Ctrl-X clear", "^X clear"),
+        None => ("", ""),
+    };
     vec![
         join(&[
             "Tab/↓ next · Shift-Tab/↑ prev",
             what,
-            "Ctrl-X clear · Ctrl-S submit",
+            x,
+            "Ctrl-S submit",
             d,
             "Ctrl-N decline all from this server · Esc cancel",
         ]),
-        join(&[
-            "Tab/S-Tab move",
-            short,
-            "^X clear · ^S submit",
-            sd,
-            "Esc cancel",
-        ]),
+        join(&["Tab/S-Tab move", short, sx, "^S submit", sd, "Esc cancel"]),
         join(&["Tab/S-Tab move", short, "^S submit", sd, "Esc cancel"]),
-        join(&["Tab/S-Tab move · ^X clear · ^S submit", sd, "Esc cancel"]),
+        join(&["Tab/S-Tab move", sx, "^S submit", sd, "Esc cancel"]),
         join(&["Tab next · ^S submit", sd, "Esc cancel"]),
         format!(
             "Tab next ^S submit{} Esc cancel",

@@ -102,6 +102,19 @@ fn below_minimum_size() {
     insta::assert_snapshot!(draw_form(&form, &h, 39, 9));
 }
 
+/// A changed form whose cancel waits for confirmation while the window is
+/// too small: the small screen asks the form's question (a second Esc
+/// throws the answers away), so the question is never hidden.
+#[test]
+fn below_minimum_size_asks_before_throwing_answers_away() {
+    let (req, s, msg) = every_kind();
+    let mut form = Form::new(&s, &msg);
+    press(&mut form, &[Key::Char('Z'), Key::Esc]);
+    assert_eq!(form.confirming(), Some(ahp_elicit::binding::Action::Cancel));
+    let h = Header::of(&req, Progress::of(1, 1));
+    insta::assert_snapshot!(draw_form(&form, &h, 39, 9));
+}
+
 #[test]
 fn widget_text_focused_with_counter_and_error() {
     let s = schema(
@@ -358,6 +371,31 @@ fn wide_and_combining_characters_keep_the_layout() {
         .filter(|&x| buf[(x, row)].symbol() == "]")
         .count();
     assert_eq!(close, 1, "one closing bracket on the input row");
+    insta::assert_snapshot!(b);
+}
+
+/// ZWJ sequences, skin tones, VS16 emoji and flags in the message, a
+/// title, a description, option titles and a value are drawn whole, each
+/// one glyph two columns wide (no joiner shown escaped, no modifier left
+/// out), and a joiner between letters is still shown escaped.
+#[test]
+fn emoji_sequences_are_drawn_whole() {
+    let s = schema(
+        json!({
+            "who": {"type": "string", "title": "Who 👩‍💻 👍🏽", "description": "A ❤️ for 👨‍👩‍👧 and pay\u{200d}pal",
+                "default": "🇯🇵 👩🏽‍💻 ❤️"},
+            "c": {"type": "string", "title": "Flag 🏳️‍🌈", "oneOf": [{"const": "a", "title": "🇫🇷 France"}, {"const": "b", "title": "👍🏿 thumb"}], "default": "a"}
+        }),
+        &[],
+    );
+    let form = Form::new(&s, "A family 👨‍👩‍👧, a coder 👩🏽‍💻, a heart ❤️");
+    let b = draw_form(&form, &header(), 48, 14);
+    let text = screen_text(&b);
+    for whole in ["👨‍👩‍👧", "👩🏽‍💻", "❤️", "👍🏽", "🏳️‍🌈", "🇫🇷", "🇯🇵"]
+    {
+        assert!(text.contains(whole), "{whole:?} not whole in:\n{text}");
+    }
+    assert!(text.contains("pay\\u{200d}pal"), "{text}");
     insta::assert_snapshot!(b);
 }
 

@@ -601,3 +601,30 @@ fn ctrl_n_in_mcp_reports_how_many_were_declined_unseen() {
         t.stderr()
     );
 }
+
+/// Three forms a 2025-11-25 server sends back to back: each screen counts
+/// the requests already waiting behind it ("request 1 of 3" while the
+/// first is up, not "1 of 1").
+#[test]
+fn requests_sent_back_to_back_are_counted_on_the_first_screen() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut t = probe_screen(dir.path(), r#"{"case":"burst"}"#, &[]);
+    for n in 1..=3 {
+        t.wait_for(&format!("Burst form {n}"));
+        t.wait_for(&format!("request {n} of 3"));
+        t.send("\u{1b}");
+    }
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out.json")).expect("stdout"),
+    )
+    .expect("JSON");
+    let answers = &result["structuredContent"]["answers"];
+    for n in 0..3 {
+        assert_eq!(
+            answers[n]["result"],
+            serde_json::json!({"action": "cancel"}),
+            "{answers}"
+        );
+    }
+}

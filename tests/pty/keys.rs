@@ -74,6 +74,32 @@ fn an_esc_then_a_letter_over_a_slow_link_is_alt_and_replies_are_not_typed() {
     assert_eq!(sent_name(&out), "hello Xworld");
 }
 
+/// A terminal reply split right after its ESC by a pause longer than the
+/// Esc wait: the Esc acts as a lone Esc (on a touched form it asks), but
+/// the reply that follows never answers the question and is never typed.
+#[test]
+fn a_reply_split_right_after_its_esc_neither_answers_nor_types() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = start(dir.path(), &out);
+    t.wait_for("Who are you?");
+    t.send("hello");
+    t.wait_for("hello");
+    t.send("\u{1b}");
+    t.wait_for("Throw away what you entered and cancel?");
+    // The rest of another program's colour reply, well after its ESC.
+    t.s.send("]11;rgb:ffff/ffff/ffff\u{1b}\\")
+        .expect("send the rest");
+    // Still the question: `q` goes back to the form, the text as typed.
+    t.send("q");
+    t.wait_for("^S submit");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(sent_name(&out), "hello");
+}
+
 #[test]
 fn esc_in_a_form_with_typed_text_asks_first() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -149,6 +175,78 @@ fn ctrl_n_declines_everything_else_from_this_server() {
     );
 }
 
+/// Ctrl-N on a form with typed text asks before it throws the text away
+/// (any other key goes back with the text kept); Ctrl-N again confirms,
+/// and the server's later requests are declined unseen.
+#[test]
+fn ctrl_n_on_a_touched_form_asks_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let form = |m: &str| {
+        json!({"message": m, "requestedSchema": {"type": "object",
+            "properties": {"n": {"type": "string"}}}})
+    };
+    let lines = [
+        common::request_line("pushy", "evt-1", &form("Pushy one.")),
+        common::request_line("pushy", "evt-2", &form("Pushy two.")),
+    ];
+    let input = dir.path().join("requests.jsonl");
+    std::fs::write(&input, lines.join("\n") + "\n").expect("write");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("respond '{}'", input.display()),
+    );
+    t.wait_for("Pushy one.");
+    t.send("abc");
+    t.wait_for("abc");
+    t.send("\u{e}");
+    t.wait_for("Throw away what you entered and decline all from this server?");
+    t.wait_for("Ctrl-N again or y: decline all · any other key: back to the form");
+    // Any other key goes back, with the text kept.
+    t.send("x");
+    t.wait_for("^S submit");
+    assert!(t.shows("[abc "), "{}", t.screen());
+    assert!(!t.shows("Throw away"), "{}", t.screen());
+    t.send("\u{e}");
+    t.wait_for("Throw away what you entered and decline all from this server?");
+    t.send("\u{e}");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("decline", "evt-1"), ("decline", "evt-2")]
+    );
+    assert!(!t.raw.windows(10).any(|w| w == b"Pushy two."));
+}
+
+/// The one-form run ([`one_form`]), `flags` before its file, with
+/// `$EDITOR` an executable `editor.sh` in `dir` running `body` (the file to
+/// edit is `$1`) and `$VISUAL` empty.
+fn start_with_editor(dir: &Path, out: &Path, flags: &str, body: &str) -> Tui {
+    let editor = dir.join("editor.sh");
+    std::fs::write(&editor, format!("#!/bin/sh\n{body}")).expect("editor script");
+    let st = std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .expect("chmod");
+    assert!(st.success());
+    let input = one_form(dir);
+    Tui::start_env(
+        dir,
+        out,
+        80,
+        24,
+        &format!("respond {flags}'{}'", input.display()),
+        &[
+            ("VISUAL", String::new()),
+            ("EDITOR", editor.display().to_string()),
+        ],
+    )
+}
+
 /// Ctrl-O opens the focused text field in `$EDITOR` and reads it back
 /// (line breaks kept), the screen restored after; Alt-Enter types a line
 /// break and a pasted one is kept; the field grows a row per line (no
@@ -157,31 +255,13 @@ fn ctrl_n_declines_everything_else_from_this_server() {
 fn ctrl_o_edits_in_the_editor_and_alt_enter_breaks_the_line() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let editor = dir.path().join("editor.sh");
-    std::fs::write(
-        &editor,
-        // The editor must get the terminal, not the program's stdin and
-        // stdout (here a file of results).
-        "#!/bin/sh\nold=$(cat \"$1\")\nif [ -t 0 ] && [ -t 1 ]; then s='second line'; else s='not a terminal'; fi\nprintf '%s\\n%s\\n' \"$old\" \"$s\" > \"$1\"\n",
-    )
-    .expect("editor script");
-    let st = std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&editor)
-        .status()
-        .expect("chmod");
-    assert!(st.success());
-    let input = one_form(dir.path());
-    let mut t = Tui::start_env(
+    let mut t = start_with_editor(
         dir.path(),
         &out,
-        80,
-        24,
-        &format!("respond '{}'", input.display()),
-        &[
-            ("VISUAL", String::new()),
-            ("EDITOR", editor.display().to_string()),
-        ],
+        "",
+        // The editor must get the terminal, not the program's stdin and
+        // stdout (here a file of results).
+        "old=$(cat \"$1\")\nif [ -t 0 ] && [ -t 1 ]; then s='second line'; else s='not a terminal'; fi\nprintf '%s\\n%s\\n' \"$old\" \"$s\" > \"$1\"\n",
     );
     t.wait_for("Who are you?");
     t.send("a");
@@ -198,4 +278,28 @@ fn ctrl_o_edits_in_the_editor_and_alt_enter_breaks_the_line() {
     t.send("\r");
     assert_eq!(t.finish(), 0);
     assert_eq!(sent_name(&out), "a\nb\nsecond line, pasted\nthen");
+}
+
+/// With `--timeout`, the clock stands still while `$EDITOR` has the
+/// terminal: an editor open longer than the whole limit leaves the form
+/// there, with the edited text, and it can still be sent.
+#[test]
+fn the_timeout_clock_stops_while_the_editor_is_open() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = start_with_editor(
+        dir.path(),
+        &out,
+        "--timeout 5 ",
+        "sleep 6\nprintf 'from the editor\\n' > \"$1\"\n",
+    );
+    t.wait_for("Who are you?");
+    t.send("\u{f}");
+    t.wait_for("[from the editor]");
+    assert!(!t.shows("Time ran out"), "{}", t.screen());
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(sent_name(&out), "from the editor");
 }

@@ -22,3 +22,4 @@ mod restore;
 mod suspend;
 mod terminal;
 mod url;
+mod wide;

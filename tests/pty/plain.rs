@@ -414,3 +414,36 @@ fn mcp_plain_closes_a_withdrawn_url_request() {
     assert_eq!(v["structuredContent"]["late"], Value::Null);
     assert_eq!(v["structuredContent"]["ping"]["result"], json!({}));
 }
+
+/// A terminal's reply to another program's query (an OSC colour reply, a
+/// cursor position report) that arrives while a line is typed is not part
+/// of the answer.
+#[test]
+fn a_terminal_reply_in_a_typed_line_is_not_part_of_the_answer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let params = json!({"message": "Who are you?", "requestedSchema": {"type": "object",
+        "properties": {"name": {"type": "string", "title": "Name"}}}});
+    let input = dir.path().join("requests.jsonl");
+    std::fs::write(
+        &input,
+        common::request_line("keys", "evt-1", &params) + "\n",
+    )
+    .expect("write requests");
+    let mut s = Plain::start(
+        dir.path(),
+        &out,
+        &format!("respond --plain '{}'", input.display()),
+        &[],
+    );
+    s.answer(
+        "Name: ",
+        "Ad\u{1b}]11;rgb:ffff/ffff/ffff\u{1b}\\a\u{1b}[12;40R",
+    );
+    s.answer("Type send, edit N, decline, or cancel: ", "send");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    let rs = results(&out);
+    assert_eq!(actions_and_parents(&rs), vec![("accept", "evt-1")]);
+    assert_eq!(rs[0].2["content"], json!({"name": "Ada"}));
+}

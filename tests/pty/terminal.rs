@@ -320,6 +320,35 @@ fn resizes_during_a_form_leave_nothing_on_the_normal_screen() {
     assert!(screen.contains("[exit=0]"), "{screen}");
 }
 
+/// A form with typed text on a window too small to show it: one Esc does
+/// not throw the text away (a second would) and the small screen says so;
+/// back at a size that fits, the text is there and the form still asks.
+#[test]
+fn esc_on_a_too_small_screen_keeps_what_was_typed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(dir.path(), &out, 80, 24, "demo");
+    t.wait_for("Work email");
+    t.send("Zed");
+    t.wait_for("Zed");
+    resize(&mut t, 30, 8);
+    t.wait_for("Terminal too small");
+    t.wait_for("twice if you entered anything");
+    t.send("\u{1b}");
+    // The Esc was read while the form did not fit: the small screen asks.
+    t.wait_for("Throw away what you entered and cancel? Esc again: yes.");
+    resize(&mut t, 80, 24);
+    t.wait_for("Zed");
+    t.wait_for("Throw away what you entered and cancel?");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0);
+    let line = std::fs::read_to_string(&out).expect("result");
+    assert!(
+        line.contains(r#"\"action\": \"cancel\""#) || line.contains(r#"\"action\":\"cancel\""#),
+        "{line}"
+    );
+}
+
 /// `mcp` with stdout on the terminal: the tool result is printed after the
 /// form screen is given back (it used to be written over the form and lost
 /// with the alternate screen).
