@@ -74,6 +74,11 @@ pub struct Context {
     /// Who asked beyond the event, when the front door said ([`Origin`];
     /// not sanitized).
     pub origin: Option<Origin>,
+    /// The request is one of an MCP 2026-07-28 `input_required` round: its
+    /// answer (a `cancel` when time runs out too) goes to the server with
+    /// the round's other answers, once every request of the round is
+    /// answered, not at once ([`Context::cancel_words`]).
+    pub in_round: bool,
     /// How many requests wait behind this one, kept up to date while it is
     /// answered (the shared loop sets it): requests that arrive after it
     /// was asked are counted in [`Context::progress_now`]. None: only
@@ -228,6 +233,10 @@ pub enum WithdrawReason {
     ServerExited,
     /// The input stream the request came on closed.
     StreamClosed,
+    /// The connection to the server ended (`mcp`: over Streamable HTTP a
+    /// response stream that ended, or the session closing under the
+    /// request).
+    ConnectionClosed,
     /// The front door's timer ran out.
     TimedOut,
 }
@@ -248,6 +257,9 @@ impl WithdrawReason {
             WithdrawReason::StreamClosed => {
                 "the connection closed: the request was withdrawn".into()
             }
+            WithdrawReason::ConnectionClosed => {
+                "the connection to the server ended: the request was withdrawn".into()
+            }
             WithdrawReason::TimedOut => "the request timed out and was withdrawn".into(),
         }
     }
@@ -267,6 +279,9 @@ impl WithdrawReason {
             }
             WithdrawReason::StreamClosed => {
                 "The input closed before this request was answered. Nothing was sent."
+            }
+            WithdrawReason::ConnectionClosed => {
+                "The connection to the server ended before this request was answered. Nothing was sent."
             }
             WithdrawReason::TimedOut => {
                 "Time ran out before this request was answered. Nothing was sent."
@@ -452,6 +467,19 @@ impl Context {
         self.withdrawal
             .as_ref()
             .is_some_and(Withdrawal::call_finished)
+    }
+
+    /// How the `cancel` a responder gives when time runs out reaches the
+    /// source, as the person is told: "cancel was sent" for a request
+    /// answered on its own, "cancel will be sent with the round's answers"
+    /// for one of a round ([`Context::in_round`]), where it only goes out
+    /// with the round's retry.
+    pub fn cancel_words(&self) -> &'static str {
+        if self.in_round {
+            "cancel will be sent with the round's answers"
+        } else {
+            "cancel was sent"
+        }
     }
 
     /// Who asked for the request being answered, when the front door said

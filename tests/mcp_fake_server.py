@@ -411,8 +411,10 @@ def run_stdio():
                 return {"content": [{"type": "text", "text": "burst done"}],
                         "structuredContent": {"answers": [got.get(i) for i in ids]}}
             if case == "leave":
-                # The call ends with the form still open.
-                form_id = call("elicitation/create", FORM, send_only=True)
+                # The call ends with the form (with "mode": "url", the URL
+                # request) still open.
+                held = URL if args.get("mode") == "url" else FORM
+                form_id = call("elicitation/create", held, send_only=True)
                 return {"content": [{"type": "text", "text": "left open"}],
                         "structuredContent": {"form_id": form_id}}
             if case == "dupid":
@@ -735,6 +737,13 @@ def run_http():
 
                 p = m.get("params", {})
                 case = p.get("arguments", {}).get("case", "all")
+                if case == "die":
+                    # The server dies with the form open and the call
+                    # unanswered: its response stream ends.
+                    event({"jsonrpc": "2.0", "id": state.new_id(),
+                           "method": "elicitation/create", "params": FORM})
+                    time.sleep(float(p.get("arguments", {}).get("delay", 1)))
+                    os._exit(0)
                 event({"jsonrpc": "2.0", "id": m["id"], "result": probe(state, case, call, notify)})
                 return
             self.send_json({"jsonrpc": "2.0", "id": m["id"],

@@ -170,7 +170,12 @@ impl Form {
     /// it waits); None when nothing waits.
     pub fn confirm_keys(&self) -> Option<String> {
         let a = self.confirm?;
-        Some(self.confirm_keys.clone().unwrap_or_else(|| discard_keys(a)))
+        let keys = self.confirm_keys.clone().unwrap_or_else(|| discard_keys(a));
+        // "Back" is where the person was: the form, or the review.
+        Some(match self.stage {
+            Stage::Review(_) => keys.replace(BACK_TO_FORM, "back to the review"),
+            Stage::Edit => keys,
+        })
     }
 
     /// A front end's own discard of a changed form (the screen's "decline
@@ -712,13 +717,16 @@ pub fn discard_question(a: ElicitAction) -> String {
     format!("Throw away what you entered and {verb}?")
 }
 
+/// Where any other key than a confirmation goes (the help line's words).
+pub const BACK_TO_FORM: &str = "back to the form";
+
 /// The keys that answer [`discard_question`] (the help line while it waits).
 pub fn discard_keys(a: ElicitAction) -> String {
     let (verb, key) = match a {
         ElicitAction::Decline => ("decline", "Ctrl-D"),
         _ => ("cancel", "Esc"),
     };
-    format!("{key} again or {CONFIRM_KEY}: {verb} · any other key: back to the form")
+    format!("{key} again or {CONFIRM_KEY}: {verb} · any other key: {BACK_TO_FORM}")
 }
 
 fn options_of(kind: &FieldKind) -> &[crate::binding::Choice] {

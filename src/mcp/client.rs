@@ -823,8 +823,10 @@ impl Client {
                 break;
             }
         }
+        // What is still open ends with the connection (over HTTP, a server
+        // that died ends its response stream and lands here).
         self.desk
-            .withdraw_all(crate::session::WithdrawReason::StreamClosed);
+            .withdraw_all(crate::session::WithdrawReason::ConnectionClosed);
         self.link.transport.close();
         while let Ok(item) = self.link.rx.try_recv() {
             if let Incoming::Log(line) = item {

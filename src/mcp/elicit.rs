@@ -176,8 +176,10 @@ impl Client {
     /// Write the request event and put the request to the responder;
     /// returns its desk key (None when it was answered at once: the person
     /// quit earlier, or too many are open).
-    /// `progress` says "request i of n" for the entries of one round (None:
-    /// the count of elicitations so far).
+    /// `progress` is the request's place in its 2026-07-28 round ("request i
+    /// of n"; its answer then goes out with the round's:
+    /// [`Context::in_round`]); None for a request answered on its own,
+    /// counted among the elicitations so far.
     pub(super) fn ask(
         &mut self,
         rpc_id: Option<Value>,
@@ -196,6 +198,7 @@ impl Client {
             return Ok(None);
         }
         let cx = Context {
+            in_round: progress.is_some(),
             progress: progress.unwrap_or(Progress::of(self.elic.asked, self.elic.asked)),
             // The deadline is set when the request can be shown
             // (`Desk::set_time_limit`), not now: it may wait behind another.

@@ -94,6 +94,9 @@ pub struct PlainResponder<I: LineIo> {
     warned: bool,
     /// The withdrawal of the request on screen was said.
     said_withdrawn: bool,
+    /// That the call which asked for the request on screen has finished was
+    /// said ([`crate::responder::CALL_FINISHED_BANNER`], once a request).
+    said_call_finished: bool,
     /// `--notify`: the bytes that signal a request that arrives after a
     /// wait, from the requesting server's name (None: no signal).
     signal: Option<SignalBytes>,
@@ -109,6 +112,11 @@ pub const LATE_WARNING: Duration = Duration::from_secs(10);
 
 /// What plain mode says when `--timeout` ran out on a request.
 pub const TIMED_OUT: &str = "Time ran out: this request is cancelled (cancel is sent).";
+
+/// [`TIMED_OUT`] for a request of an MCP 2026-07-28 round, whose cancel
+/// goes to the server with the round's other answers.
+pub const TIMED_OUT_IN_ROUND: &str =
+    "Time ran out: this request is cancelled (cancel will be sent with the round's answers).";
 
 /// How long the URL block must have been on the terminal before `open`
 /// counts: the consent machine's period, as on the full-screen consent
@@ -142,6 +150,7 @@ impl<I: LineIo> PlainResponder<I> {
             changed: false,
             warned: false,
             said_withdrawn: false,
+            said_call_finished: false,
             signal: None,
             notify_after: Duration::ZERO,
             waiting_since: None,
@@ -173,15 +182,31 @@ impl<I: LineIo> PlainResponder<I> {
     /// once, [`LATE_WARNING`] before it passes.
     fn read(&mut self, prompt: &str, cx: &Context) -> Result<Read, RespondError> {
         loop {
+            // The call that asked has finished (the request stays open):
+            // said once, before the prompt.
+            if cx.call_finished() && !self.said_call_finished {
+                self.said_call_finished = true;
+                self.say(crate::responder::CALL_FINISHED_BANNER)?;
+            }
+            let said_finished = self.said_call_finished;
             let warn_at = cx
                 .deadline
                 .and_then(|d| d.checked_sub(LATE_WARNING))
                 // A limit shorter than the warning was said in full in the
                 // header: no warning that would claim more time.
                 .filter(|w| !self.warned && *w > Instant::now());
-            let r = self
-                .io
-                .ask(prompt, warn_at.or(cx.deadline), &|| cx.withdrawn())?;
+            let r = self.io.ask(prompt, warn_at.or(cx.deadline), &|| {
+                cx.withdrawn() || (!said_finished && cx.call_finished())
+            })?;
+            // The wait ended for the call that finished: say it, ask again.
+            if r == Reply::Withdrawn && !cx.withdrawn() {
+                continue;
+            }
+            // A line read as the source withdrew the request is not for it.
+            let r = match r {
+                Reply::Line(_) if cx.withdrawn() => Reply::Withdrawn,
+                r => r,
+            };
             if r == Reply::TimedOut && warn_at.is_some() {
                 self.warned = true;
                 if crate::responder::time_left(cx.deadline).is_some_and(|l| !l.is_zero()) {
@@ -192,32 +217,45 @@ impl<I: LineIo> PlainResponder<I> {
                 }
                 continue;
             }
-            if r == Reply::Eof && self.changed && !self.confirm_decline(cx)? {
-                continue;
-            }
+            let discard = match r {
+                Reply::Eof => Some(Action::Decline),
+                Reply::Interrupt => Some(Action::Cancel),
+                _ => None,
+            };
+            let r = match discard {
+                Some(a) if self.changed => match self.confirm_discard(a, cx)? {
+                    Some(r) => r,
+                    None => continue,
+                },
+                _ => r,
+            };
             return self.decided(r, cx);
         }
     }
 
-    /// Control-D after a value was given: true when the person confirms
-    /// that the answers are thrown away and the request declined.
-    fn confirm_decline(&mut self, cx: &Context) -> Result<bool, RespondError> {
-        let q = crate::form::discard_question(Action::Decline);
+    /// Control-D (decline) or Control-C (cancel) after a value was given:
+    /// ask whether the answers are thrown away. Returns the reply that
+    /// decides the request (`y` or the same key again confirms `a`; another
+    /// key, the time or a withdrawal decide as they would at any prompt),
+    /// or None when the person goes back to the question.
+    fn confirm_discard(&mut self, a: Action, cx: &Context) -> Result<Option<Reply>, RespondError> {
+        let q = crate::form::discard_question(a);
+        let (verb, done, again, confirmed) = match a {
+            Action::Decline => ("decline", "declined", "Control-D", Reply::Eof),
+            _ => ("cancel", "cancelled", "Control-C", Reply::Interrupt),
+        };
         let r = self.io.ask(
-            &format!("{q} Type y to decline; anything else goes back: "),
+            &format!("{q} Type y (or {again} again) to {verb}; anything else goes back: "),
             cx.deadline,
             &|| cx.withdrawn(),
         )?;
         match r {
-            Reply::Line(l) if l.trim().eq_ignore_ascii_case("y") => Ok(true),
-            // A second Control-D confirms too.
-            Reply::Eof => Ok(true),
+            Reply::Line(l) if l.trim().eq_ignore_ascii_case("y") => Ok(Some(confirmed)),
             Reply::Line(_) => {
-                self.say("Not declined: back to the question.")?;
-                Ok(false)
+                self.say(&format!("Not {done}: back to the question."))?;
+                Ok(None)
             }
-            // Anything else (Control-C, time, a withdrawal) decides below.
-            _ => Ok(true),
+            other => Ok(Some(other)),
         }
     }
 
@@ -244,13 +282,21 @@ impl<I: LineIo> PlainResponder<I> {
                 done(Action::Decline)
             }
             Reply::TimedOut => {
-                self.say(TIMED_OUT)?;
+                // A half-typed line is not left for whoever reads next.
+                self.io.discard_typeahead();
+                self.say(if cx.in_round {
+                    TIMED_OUT_IN_ROUND
+                } else {
+                    TIMED_OUT
+                })?;
                 done(Action::Cancel)
             }
             Reply::Quit => Ok(Read::Done(Outcome::Quit)),
             Reply::Withdrawn => {
                 // As in the full-screen UI: the driver sends nothing for a
-                // withdrawn request, whatever the outcome says.
+                // withdrawn request, whatever the outcome says; a
+                // half-typed line is thrown away.
+                self.io.discard_typeahead();
                 self.say_withdrawn(cx)?;
                 done(Action::Cancel)
             }
@@ -627,6 +673,7 @@ impl<I: LineIo> Responder for PlainResponder<I> {
         self.changed = false;
         self.warned = false;
         self.said_withdrawn = false;
+        self.said_call_finished = false;
         // What was typed before this request was shown was meant for
         // something else: it is not an answer to this one.
         self.io.discard_typeahead();

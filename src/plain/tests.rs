@@ -784,7 +784,7 @@ fn control_d_after_an_answer_asks_before_it_declines() {
     assert_eq!(action(&o), Action::Decline);
     assert!(
         t.contains(
-            "B: ^D\nThrow away what you entered and decline? Type y to decline; anything else goes back: n\n\
+            "B: ^D\nThrow away what you entered and decline? Type y (or Control-D again) to decline; anything else goes back: n\n\
              Not declined: back to the question.\nB: ^D\n"
         ),
         "{t}"
@@ -793,6 +793,31 @@ fn control_d_after_an_answer_asks_before_it_declines() {
     // Nothing given yet: Control-D declines at once.
     let (o, t) = run(&req, &["^D"]);
     assert_eq!(action(&o), Action::Decline);
+    assert!(!t.contains("Throw away"), "{t}");
+}
+
+/// Control-C after a value was given asks before it throws the answers
+/// away, as Control-D does; a second Control-C (or `y`) cancels, another
+/// line goes back to the question.
+#[test]
+fn control_c_after_an_answer_asks_before_it_cancels() {
+    let req = form(
+        json!({"a": {"type": "string", "title": "A"}, "b": {"type": "string", "title": "B"}}),
+        &[],
+    );
+    let (o, t) = run(&req, &["x", "^C", "n", "^C", "^C"]);
+    assert_eq!(action(&o), Action::Cancel);
+    assert!(
+        t.contains(
+            "B: ^C\nThrow away what you entered and cancel? Type y (or Control-C again) to cancel; anything else goes back: n\n\
+             Not cancelled: back to the question.\nB: ^C\n"
+        ),
+        "{t}"
+    );
+    assert!(t.contains("goes back: ^C\nCancelled."), "{t}");
+    // Nothing given yet: Control-C cancels at once.
+    let (o, t) = run(&req, &["^C"]);
+    assert_eq!(action(&o), Action::Cancel);
     assert!(!t.contains("Throw away"), "{t}");
 }
 
@@ -876,4 +901,103 @@ fn after_a_failed_launch_the_copy_step_can_retry_and_cancel_gives_up() {
         t.ends_with("Type retry, copy, or give up: cancel\nCancelled.\n"),
         "{t}"
     );
+}
+
+/// A [`MemoryIo`] whose source withdraws the request while the line is
+/// being read: the line comes back as typed, the withdrawal is already set.
+struct WithdrawnWhileTyping {
+    inner: MemoryIo,
+    withdrawal: crate::responder::Withdrawal,
+}
+
+impl LineIo for WithdrawnWhileTyping {
+    fn say(&mut self, text: &str) -> Result<(), RespondError> {
+        self.inner.say(text)
+    }
+    fn ask(
+        &mut self,
+        prompt: &str,
+        deadline: Option<std::time::Instant>,
+        withdrawn: &dyn Fn() -> bool,
+    ) -> Result<Reply, RespondError> {
+        let r = self.inner.ask(prompt, deadline, withdrawn);
+        self.withdrawal.withdraw();
+        r
+    }
+    fn discard_typeahead(&mut self) {
+        self.inner.discard_typeahead()
+    }
+    fn wait(&mut self, wait: Duration) -> Option<Reply> {
+        self.inner.wait(wait)
+    }
+}
+
+/// `open` read as the server withdraws the request: no browser is started
+/// and the withdrawal is said, never an open without an answer.
+#[test]
+fn open_read_as_the_request_is_withdrawn_opens_nothing() {
+    let rec = Recorder::default();
+    let w = crate::responder::Withdrawal::new();
+    let io = WithdrawnWhileTyping {
+        inner: MemoryIo::typing(&["open"]),
+        withdrawal: w.clone(),
+    };
+    let mut p = PlainResponder::new(io, Box::new(rec.clone()), false);
+    let c = Context {
+        withdrawal: Some(w),
+        ..cx()
+    };
+    let o = p.respond(&url_request("https://example.com/auth"), &c);
+    assert_eq!(action(&o.expect("closed")), Action::Cancel);
+    assert!(rec.0.borrow().is_empty(), "nothing was opened");
+    let t = &p.io().inner.transcript;
+    assert!(
+        t.ends_with("The server withdrew this request. Nothing was sent.\n"),
+        "{t}"
+    );
+    assert!(!t.contains("Opened"), "{t}");
+}
+
+/// The call that asked has finished while the request is open: plain mode
+/// says so once, before the prompt, and the answer is still taken.
+#[test]
+fn a_finished_call_is_said_once_and_the_answer_still_taken() {
+    let req = form(json!({"a": {"type": "string", "title": "A"}}), &[]);
+    let w = crate::responder::Withdrawal::new();
+    w.note_call_finished();
+    let c = Context {
+        withdrawal: Some(w),
+        ..cx()
+    };
+    let mut p = PlainResponder::new(
+        MemoryIo::typing(&["x", "send"]),
+        Box::new(Recorder::default()),
+        false,
+    );
+    let o = p.respond(&req, &c).expect("answered");
+    assert_eq!(action(&o), Action::Accept);
+    let t = &p.io().transcript;
+    let banner = crate::responder::CALL_FINISHED_BANNER;
+    assert_eq!(t.matches(banner).count(), 1, "{t}");
+    assert!(t.find(banner) < t.find("A: x"), "{t}");
+}
+
+/// Time runs out on a request of a 2026-07-28 round: its cancel goes with
+/// the round's answers, and plain mode says that, not that it was sent.
+#[test]
+fn a_timeout_in_a_round_says_when_the_cancel_goes() {
+    let req = form(json!({"a": {"type": "string", "title": "A"}}), &[]);
+    let mut io = MemoryIo::default();
+    io.input.push_back(Reply::TimedOut);
+    let mut p = PlainResponder::new(io, Box::new(Recorder::default()), false);
+    let c = Context {
+        deadline: Some(Instant::now() + Duration::from_secs(5)),
+        in_round: true,
+        ..cx()
+    };
+    let o = p.respond(&req, &c).expect("answered");
+    assert_eq!(action(&o), Action::Cancel);
+    let t = &p.io().transcript;
+    assert!(t.ends_with(&format!("A: \n{TIMED_OUT_IN_ROUND}\n")), "{t}");
+    assert!(!t.contains(TIMED_OUT), "{t}");
 }

@@ -49,9 +49,16 @@ fn set(fd: i32, t: &libc::termios) {
 }
 
 /// Put back the terminal settings saved by [`TtyIo::open`]; a no-op when
-/// there are none. Safe to call twice.
+/// there are none. Safe to call twice. A line typed and not ended is thrown
+/// away first (TCIFLUSH): it was meant for a prompt, not for the shell that
+/// reads the terminal next.
 pub fn restore_terminal() {
     if let Some(s) = saved().take() {
+        // SAFETY: `s.fd` is the open /dev/tty of the TtyIo (closed only
+        // after this restore); TCIFLUSH only drops unread input.
+        unsafe {
+            libc::tcflush(s.fd, libc::TCIFLUSH);
+        }
         set(s.fd, &s.before);
     }
 }

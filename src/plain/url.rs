@@ -75,20 +75,24 @@ impl<I: LineIo> PlainResponder<I> {
                 Some(input) => consent.input(input, Instant::now()),
                 None => not_offered(&consent),
             };
-            if let Some(o) = self.carry_out(&mut consent, &r, step, &line)? {
+            if let Some(o) = self.carry_out(&mut consent, &r, step, &line, cx)? {
                 return Ok(o);
             }
         }
     }
 
     /// Say and do what the machine's `step` asks (`line` is what was
-    /// typed); the outcome once the request is answered.
+    /// typed); the outcome once the request is answered. The answer is
+    /// claimed ([`Context::claim_answer`]) before a browser is started: a
+    /// request withdrawn first opens nothing (the caller then says the
+    /// withdrawal), and one opened always has its `accept` sent.
     fn carry_out(
         &mut self,
         consent: &mut Consent,
         r: &UrlReview,
         step: Step,
         line: &str,
+        cx: &Context,
     ) -> Result<Option<Outcome>, RespondError> {
         let in_consent = step.phase == Phase::Consent;
         match (step.effect, step.not_taken) {
@@ -102,6 +106,9 @@ impl<I: LineIo> PlainResponder<I> {
                 return Ok(Some(Outcome::Answer(Answer::bare(a))));
             }
             (Some(Effect::Open(_)), _) => {
+                if !self.no_open && !cx.claim_answer() {
+                    return Ok(Some(Outcome::Answer(Answer::bare(Action::Cancel))));
+                }
                 let (after, res) = consent.open_with(self.launcher.as_mut(), self.no_open);
                 if let Err(e) = &res {
                     self.say(&crate::safe_text::display(&e.to_string()))?;
@@ -110,7 +117,7 @@ impl<I: LineIo> PlainResponder<I> {
                     self.say("Opened in the browser. Consent sent.")?;
                     return Ok(Some(Outcome::Answer(Answer::bare(a))));
                 }
-                return self.carry_out(consent, r, after, line);
+                return self.carry_out(consent, r, after, line, cx);
             }
             (Some(Effect::Copy), _) => {
                 self.say("Copy this URL and open it yourself:")?;

@@ -241,14 +241,15 @@ impl Desk {
     /// The call that asked for request `key` has finished, and the request
     /// stays open: its screen says the answer may no longer be used
     /// ([`Withdrawal::note_call_finished`]). Returns false when `key` is not
-    /// open.
+    /// open, or was withdrawn (its screen says the withdrawal, and only
+    /// that: a withdrawn request is not open for an answer).
     pub fn note_call_finished(&self, key: u64) -> bool {
         match self.open.get(&key) {
-            Some(o) => {
+            Some(o) if o.reason.is_none() && !o.withdrawal.is_withdrawn() => {
                 o.withdrawal.note_call_finished();
                 true
             }
-            None => false,
+            _ => false,
         }
     }
 

@@ -499,3 +499,34 @@ fn an_answer_claimed_before_a_withdrawal_stands() {
         })
     );
 }
+
+/// A request withdrawn while its notice is still on screen is not open for
+/// an answer: the end of its call is not noted on it (only the withdrawal
+/// is said), while a request still open is noted.
+#[test]
+fn the_end_of_the_call_is_not_noted_on_a_withdrawn_request() {
+    let mut r = ReasonReader::new();
+    let asked = r.asked.clone();
+    let noted = run(&mut r, |mut desk| async move {
+        let k = desk.ask(request("hold", 1), cx()).unwrap();
+        until_shown(&asked).await;
+        assert!(desk.withdraw(k, WithdrawReason::Cancelled(None)));
+        let noted = desk.note_call_finished(k);
+        let _ = desk.next().await;
+        noted
+    })
+    .unwrap();
+    assert!(!noted, "a withdrawn request is not noted");
+    let mut r = ReasonReader::new();
+    let asked = r.asked.clone();
+    let noted = run(&mut r, |mut desk| async move {
+        let k = desk.ask(request("hold", 1), cx()).unwrap();
+        until_shown(&asked).await;
+        let noted = desk.note_call_finished(k);
+        assert!(desk.withdraw(k, WithdrawReason::StreamClosed));
+        let _ = desk.next().await;
+        noted
+    })
+    .unwrap();
+    assert!(noted, "an open request is noted");
+}

@@ -15,6 +15,14 @@
 //! but Ctrl-G) ends it and acts; a pause longer than [`REPLY_GAP`] ends it,
 //! and so do [`REPLY_MAX_CHARS`] characters.
 //!
+//! crossterm drops an introducer it does not know without a key (`ESC [ >`
+//! of a secondary device attributes reply), so the reply's body arrives as
+//! typed characters with no Esc before it (`41;356;0c`). Digits that come
+//! in one burst (each within [`BURST`] of the one before: no hand types so
+//! fast, and a paste comes whole as a paste) are held until known: a burst
+//! shaped like such a body (`digits;digits…c`) is dropped, any other is
+//! given out in order.
+//!
 //! The filter is pure (instants are passed in), so its rules are tested
 //! without a terminal or a clock.
 
@@ -34,6 +42,11 @@ pub const REPLY_GAP: Duration = Duration::from_secs(2);
 /// The most characters one terminal reply is taken to hold: the next one
 /// is a key again.
 pub const REPLY_MAX_CHARS: usize = 4096;
+
+/// The longest gap between two characters of one burst (see the module
+/// documentation): characters of one read arrive microseconds apart, a
+/// person's keys (even a held key's repeats) tens of milliseconds apart.
+pub const BURST: Duration = Duration::from_millis(15);
 
 /// The kind of terminal reply being dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +71,9 @@ pub struct KeyFilter {
     /// Characters after a lone Esc that may be the start of a terminal
     /// reply, held (not given out).
     held: Option<Held>,
+    /// Digits (and `;`) of one burst that may be the body of a reply whose
+    /// introducer crossterm dropped, and when the last came.
+    burst: Option<(Vec<KeyEvent>, Instant)>,
 }
 
 /// Characters held after a lone Esc while they may open a reply.
@@ -149,6 +165,20 @@ fn opening(s: &str) -> Opening {
     }
 }
 
+/// Whether `keys` (digits and `;`) are a device attributes reply's body
+/// but its final `c`: digits, then one or more `;` and digits.
+fn reply_body(keys: &[KeyEvent]) -> bool {
+    let s: String = keys
+        .iter()
+        .filter_map(|k| match k.code {
+            KeyCode::Char(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    let mut parts = s.split(';');
+    s.contains(';') && parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
 fn plain(k: &KeyEvent) -> bool {
     !k.modifiers
         .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SUPER)
@@ -191,7 +221,8 @@ impl KeyFilter {
     pub fn due(&self) -> Option<Instant> {
         let esc = self.esc.map(|t| t + ESC_WAIT);
         let held = self.held.as_ref().map(|h| h.last + REPLY_GAP);
-        esc.into_iter().chain(held).min()
+        let burst = self.burst.as_ref().map(|(_, t)| *t + BURST);
+        esc.into_iter().chain(held).chain(burst).min()
     }
 
     /// What was held and is due at `now` with no key: the held Esc once
@@ -199,20 +230,56 @@ impl KeyFilter {
     /// [`REPLY_GAP`] has.
     pub fn flush(&mut self, now: Instant) -> Vec<KeyEvent> {
         let mut out = Vec::new();
+        if self.burst.as_ref().is_some_and(|(_, t)| now >= *t + BURST) {
+            out.extend(self.burst.take().map(|(k, _)| k).unwrap_or_default());
+        }
         if self.held.as_ref().is_some_and(|h| now >= h.last + REPLY_GAP) {
             out.extend(self.held.take().map(Held::release).unwrap_or_default());
         }
         if self.esc.is_some_and(|t| now >= t + ESC_WAIT) {
-            out.extend(self.flush_now());
+            out.extend(self.esc_now());
         }
         out
     }
 
-    /// The held Esc at once (another kind of event came).
-    pub fn flush_now(&mut self) -> Option<KeyEvent> {
+    /// What is held at once (another kind of event came): a burst's
+    /// characters, then the held Esc.
+    pub fn flush_now(&mut self) -> Vec<KeyEvent> {
+        let mut out: Vec<KeyEvent> = self.burst.take().map(|(k, _)| k).unwrap_or_default();
+        out.extend(self.esc_now());
+        out
+    }
+
+    /// The held Esc, given out as a lone Esc.
+    fn esc_now(&mut self) -> Option<KeyEvent> {
         let t = self.esc.take()?;
         self.late = Some(t);
         Some(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE))
+    }
+
+    /// `k` (read at `now`, past every other rule) through the burst hold:
+    /// into `out`, or held while it may be part of a reply's body.
+    fn through_burst(&mut self, k: KeyEvent, now: Instant, out: &mut Vec<KeyEvent>) {
+        let c = match k.code {
+            KeyCode::Char(c) if plain(&k) => Some(c),
+            _ => None,
+        };
+        if let Some((mut keys, last)) = self.burst.take() {
+            let within = now.saturating_duration_since(last) <= BURST;
+            match c {
+                Some(c) if within && keys.len() < 64 && (c.is_ascii_digit() || c == ';') => {
+                    keys.push(k);
+                    self.burst = Some((keys, now));
+                    return;
+                }
+                Some('c') if within && reply_body(&keys) => return,
+                _ => out.extend(keys),
+            }
+        }
+        match c {
+            Some(c) if c.is_ascii_digit() => self.burst = Some((vec![k], now)),
+            _ => out.push(k),
+        }
     }
 
     /// Keys read so far were thrown away (typeahead before a new screen):
@@ -220,6 +287,7 @@ impl KeyFilter {
     /// being dropped, or one that may follow an Esc, is still recognised
     /// when the rest comes.
     pub fn discarded(&mut self) {
+        self.burst = None;
         if let Some(t) = self.esc.take() {
             self.late = Some(t);
         }
@@ -276,6 +344,15 @@ impl KeyFilter {
     /// (none while an Esc is held or a reply is dropped; two when a held
     /// Esc turns out to be alone).
     pub fn feed(&mut self, k: KeyEvent, now: Instant) -> Vec<KeyEvent> {
+        let mut out = Vec::new();
+        for k in self.feed_replies(k, now) {
+            self.through_burst(k, now, &mut out);
+        }
+        out
+    }
+
+    /// [`KeyFilter::feed`] before the burst hold.
+    fn feed_replies(&mut self, k: KeyEvent, now: Instant) -> Vec<KeyEvent> {
         if let Some((kind, last, n)) = self.reply.take() {
             let within = now.saturating_duration_since(last) <= REPLY_GAP
                 && n < REPLY_MAX_CHARS
@@ -293,7 +370,10 @@ impl KeyFilter {
         if let Some(t) = self.esc.take() {
             let joined = now.saturating_duration_since(t) <= ESC_WAIT
                 && plain(&k)
-                && matches!(k.code, KeyCode::Char(_) | KeyCode::Backspace);
+                && matches!(
+                    k.code,
+                    KeyCode::Char(_) | KeyCode::Backspace | KeyCode::Enter
+                );
             if joined {
                 k = with_alt(k);
             } else {
@@ -396,6 +476,41 @@ mod tests {
         // Esc then an arrow: both, in order.
         let up = KeyEvent::new(KeyCode::Up, KeyModifiers::NONE);
         assert_eq!(run(&[esc(), up], soon), vec![esc(), up]);
+    }
+
+    #[test]
+    fn a_reply_body_whose_introducer_crossterm_dropped_is_dropped() {
+        let fast = Duration::from_millis(1);
+        // `ESC [ >` of a DA2 reply never reaches the filter: its body does,
+        // in one burst.
+        let mut da2 = typed("41;356;0c");
+        da2.extend(typed("ok"));
+        assert_eq!(run(&da2, fast), typed("ok"));
+        assert_eq!(run(&typed("0;10;1c"), fast), Vec::<KeyEvent>::new());
+        // The same characters typed by a person (tens of ms apart) stay.
+        let person = Duration::from_millis(40);
+        assert_eq!(run(&typed("41;356;0c"), person), typed("41;356;0c"));
+        // A burst of digits that is no reply's body is given out in order.
+        assert_eq!(run(&typed("2026;12x3"), fast), typed("2026;12x3"));
+        assert_eq!(run(&typed("12345"), fast), typed("12345"));
+        // A long burst is given out as it goes (at most 64 held).
+        let long = "1;".repeat(100) + "c";
+        assert_eq!(run(&typed(&long), fast), typed(&long));
+        assert_eq!(run(&typed("1c"), fast), typed("1c"));
+        // A burst held when another event came is given out first.
+        let mut f = KeyFilter::default();
+        let t = Instant::now();
+        assert!(f.feed(ch('4'), t).is_empty());
+        assert_eq!(f.flush_now(), vec![ch('4')]);
+    }
+
+    #[test]
+    fn an_esc_split_from_enter_is_alt_enter() {
+        let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+        let soon = Duration::from_millis(60);
+        assert_eq!(run(&[esc(), enter], soon), vec![with_alt(enter)]);
+        let late = ESC_WAIT + Duration::from_millis(50);
+        assert_eq!(run(&[esc(), enter], late), vec![esc(), enter]);
     }
 
     #[test]

@@ -399,26 +399,34 @@ fn read_input(timeout: Duration) -> Result<Input, RespondError> {
             Ok(q.pop_front().unwrap_or(Input::Tick))
         });
     }
-    let ev = event::read().map_err(io)?;
-    let now = Instant::now();
-    let keys: Vec<KeyEvent> = match &ev {
-        Event::Key(k) if k.kind == KeyEventKind::Press => {
-            FILTER.with(|f| f.borrow_mut().feed(*k, now))
+    loop {
+        let ev = event::read().map_err(io)?;
+        let now = Instant::now();
+        let keys: Vec<KeyEvent> = match &ev {
+            Event::Key(k) if k.kind == KeyEventKind::Press => {
+                FILTER.with(|f| f.borrow_mut().feed(*k, now))
+            }
+            // Another event ends a held Esc (it was a lone Esc).
+            _ => FILTER.with(|f| f.borrow_mut().flush_now()),
+        };
+        let next = QUEUED.with(|q| {
+            let mut q = q.borrow_mut();
+            q.extend(keys.iter().filter_map(translate_key).map(Input::Key));
+            if let Event::Paste(s) = ev {
+                q.push_back(Input::Key(Key::Paste(s)));
+            }
+            q.pop_front()
+        });
+        if let Some(i) = next {
+            return Ok(i);
         }
-        // Another event ends a held Esc (it was a lone Esc).
-        _ => FILTER
-            .with(|f| f.borrow_mut().flush_now())
-            .into_iter()
-            .collect(),
-    };
-    QUEUED.with(|q| {
-        let mut q = q.borrow_mut();
-        q.extend(keys.iter().filter_map(translate_key).map(Input::Key));
-        if let Event::Paste(s) = ev {
-            q.push_back(Input::Key(Key::Paste(s)));
+        // The filter holds what it read: events already waiting (read in
+        // the same burst) are read now, before a frame is drawn, so the
+        // filter sees them as close together as they came.
+        if !event::poll(Duration::ZERO).map_err(io)? {
+            return Ok(Input::Tick);
         }
-        Ok(q.pop_front().unwrap_or(Input::Tick))
-    })
+    }
 }
 
 /// Discard every input event already waiting (typeahead), with a held Esc
@@ -637,11 +645,12 @@ impl TuiResponder {
                 if !cx.claim_answer() {
                     return self.withdrawn_notice(cx);
                 }
-                self.pending = Some(Notice::timed_out(&screen_label(cx), extend));
+                self.pending = Some(Notice::timed_out(cx, extend));
                 if let Some(n) = &self.notices {
                     n.say(&format!(
-                        "{}: time ran out (--timeout), cancel was sent",
-                        screen_label(cx)
+                        "{}: time ran out (--timeout), {}",
+                        screen_label(cx),
+                        cx.cancel_words()
                     ));
                 }
                 return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
@@ -654,6 +663,12 @@ impl TuiResponder {
             let small = self.frame(screen, clock, &mut guard)?;
             let timeout = left.map_or(TICK, |l| l.min(TICK));
             if let Input::Key(k) = read_input(timeout)? {
+                // A key read after the source withdrew the request is not
+                // for it: the withdrawal is said instead (the URL screen
+                // also claims the answer before it starts a browser).
+                if cx.withdrawn() && crate::signals::received().is_none() {
+                    return self.withdrawn_notice(cx);
+                }
                 if k == EXTEND {
                     if let (Some(d), Some(e)) = (deadline.as_mut(), extend) {
                         *d += e;
@@ -958,7 +973,8 @@ impl TuiResponder {
             .launcher
             .take()
             .unwrap_or_else(|| Box::new(crate::launcher::NoOpen::default()));
-        let mut screen = UrlScreen::new(state, launcher, self.no_open);
+        let mut screen =
+            UrlScreen::new(state, launcher, self.no_open).with_claim(cx.withdrawal.clone());
         let out = self.run(cx, &mut screen);
         self.launcher = Some(screen.into_launcher());
         out
@@ -1094,9 +1110,10 @@ impl Notice {
         }
     }
 
-    /// `--timeout` ran out on `which` request: cancel was sent.
-    fn timed_out(which: &str, extend: Option<Duration>) -> Self {
-        let mut lines = vec![format!("It was {which}.")];
+    /// `--timeout` ran out on the request of `cx`: cancel was sent, or
+    /// goes with its round's answers ([`Context::cancel_words`]).
+    fn timed_out(cx: &Context, extend: Option<Duration>) -> Self {
+        let mut lines = vec![format!("It was {}.", screen_label(cx))];
         if let Some(e) = extend {
             lines.push(format!(
                 "Next time, {} gives a request {}s more while it is on screen.",
@@ -1104,8 +1121,13 @@ impl Notice {
                 e.as_secs()
             ));
         }
+        let title = if cx.in_round {
+            TIMED_OUT_IN_ROUND_NOTICE
+        } else {
+            TIMED_OUT_NOTICE
+        };
         Notice {
-            title: TIMED_OUT_NOTICE.to_owned(),
+            title: title.to_owned(),
             lines,
         }
     }
@@ -1113,6 +1135,11 @@ impl Notice {
 
 /// The sentence of the notice shown when `--timeout` ran out on a request.
 pub const TIMED_OUT_NOTICE: &str = "Time ran out: this request was cancelled (cancel was sent).";
+
+/// [`TIMED_OUT_NOTICE`] for a request of an MCP 2026-07-28 round, whose
+/// cancel goes to the server with the round's other answers.
+pub const TIMED_OUT_IN_ROUND_NOTICE: &str =
+    "Time ran out: this request was cancelled (cancel will be sent with the round's answers).";
 
 /// Create `path`, which must not exist yet (no symbolic link followed),
 /// readable and writable by the owner only.

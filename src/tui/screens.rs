@@ -12,7 +12,7 @@ use super::view::{self, Header};
 use super::{CONSENT_GUARD, FORM_GUARD};
 use crate::binding::{Action, Answer, FormSchema};
 use crate::form::{Form, Key, KeyIntent, Stage, Status};
-use crate::responder::{Launcher, Outcome, Progress};
+use crate::responder::{Launcher, Outcome, Progress, Withdrawal};
 
 /// What a screen's key handler tells the loop.
 pub(crate) enum Step {
@@ -301,6 +301,9 @@ pub(crate) struct UrlScreen {
     launcher: Box<dyn Launcher>,
     /// `--no-open`: consent shows the URL for copying.
     no_open: bool,
+    /// The request's withdrawal flag: its answer is claimed before the
+    /// browser is started (None: never withdrawn).
+    claim: Option<Withdrawal>,
 }
 
 impl UrlScreen {
@@ -311,7 +314,15 @@ impl UrlScreen {
             state,
             launcher,
             no_open,
+            claim: None,
         }
+    }
+
+    /// Claim the answer through `withdrawal` before the browser is started
+    /// (see [`url_view::take_key`]): a withdrawal read first opens nothing.
+    pub(crate) fn with_claim(mut self, withdrawal: Option<Withdrawal>) -> Self {
+        self.claim = withdrawal;
+        self
     }
 
     /// The launcher back, for the next URL request.
@@ -337,10 +348,20 @@ impl Screen for UrlScreen {
 
     fn key(&mut self, k: &Key) -> Step {
         let launcher = self.launcher.as_mut();
-        match url_view::take_key(&mut self.state, k, launcher, self.no_open).action {
+        let claim = self.claim.as_ref();
+        let may_open = || claim.is_none_or(Withdrawal::claim_answer);
+        let step = url_view::take_key(&mut self.state, k, launcher, self.no_open, &may_open);
+        match step.action {
             Some(a) => bare(a),
+            // Withdrawn before the browser was started: the loop claims
+            // the answer, finds the withdrawal and says it.
+            None if step.refused_open => bare(Action::Cancel),
             None => Step::Continue,
         }
+    }
+
+    fn put_banner(&mut self, banner: String) {
+        self.state.set_banner(banner);
     }
 
     fn put_progress(&mut self, progress: Progress) {
@@ -698,5 +719,68 @@ mod tests {
         assert_eq!(decided(d.key(&Key::Alt(' '))), Some(Action::Decline));
         assert_eq!(decided(s.key(&Key::Char('o'))), Some(Action::Accept));
         assert_eq!(*opened.borrow(), vec![url.to_owned()]);
+    }
+
+    /// Every row of `screen` drawn at 80x24, joined by line ends.
+    fn rows(screen: &mut dyn Screen) -> String {
+        let mut t = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
+        let theme = Theme::monochrome();
+        t.draw(|f| {
+            screen.draw(f, &theme, None);
+        })
+        .expect("draw");
+        let buf = t.backend().buffer();
+        (0..24)
+            .map(|y| (0..80).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The browser is started only for a request whose answer the screen
+    /// could claim: `o` read after a withdrawal opens nothing (the step ends
+    /// the screen, and the loop says the withdrawal); `o` on an open request
+    /// claims it first, so a withdrawal after the launch cannot leave an
+    /// opened page without its `accept`.
+    #[test]
+    fn url_screen_claims_the_answer_before_it_opens_the_browser() {
+        let url = "https://auth.example.com/cb";
+        let screen = |opened: &Rc<RefCell<Vec<String>>>, w: &Withdrawal| {
+            let state = UrlViewState::new(crate::url_review::review(url), "m", "srv", "a", "");
+            UrlScreen::new(state, Box::new(Rec(opened.clone())), false).with_claim(Some(w.clone()))
+        };
+        let opened = Rc::new(RefCell::new(Vec::new()));
+        let w = Withdrawal::new();
+        let mut s = screen(&opened, &w);
+        let _ = frame(&mut s, None);
+        assert!(w.withdraw());
+        assert_eq!(decided(s.key(&Key::Char('o'))), Some(Action::Cancel));
+        assert!(opened.borrow().is_empty(), "nothing opened: {opened:?}");
+        let w = Withdrawal::new();
+        let mut s = screen(&opened, &w);
+        let _ = frame(&mut s, None);
+        assert_eq!(decided(s.key(&Key::Char('o'))), Some(Action::Accept));
+        assert_eq!(*opened.borrow(), vec![url.to_owned()]);
+        assert!(!w.withdraw(), "the answer was claimed before the launch");
+    }
+
+    /// The call that asked has finished: the URL screen says so in its
+    /// pinned block, as the form says it in its header.
+    #[test]
+    fn url_screen_shows_that_the_call_finished() {
+        let url = "https://auth.example.com/cb";
+        let state = UrlViewState::new(crate::url_review::review(url), "m", "srv", "a", "");
+        let mut s = UrlScreen::new(state, Box::new(Rec(Rc::default())), false);
+        assert!(!squash(&rows(&mut s)).contains("mayno"));
+        s.put_banner(crate::responder::CALL_FINISHED_BANNER.to_owned());
+        let shown = squash(&rows(&mut s));
+        assert!(
+            shown.contains(&squash(crate::responder::CALL_FINISHED_BANNER)),
+            "{shown}"
+        );
+    }
+
+    /// `text` without whitespace (rows wrap).
+    fn squash(text: &str) -> String {
+        text.chars().filter(|c| !c.is_whitespace()).collect()
     }
 }

@@ -216,6 +216,9 @@ pub struct UrlViewState {
     /// (unsanitised; each shown on one row).
     launched: Option<String>,
     call: Option<String>,
+    /// A warning pinned above the rule from now on (trusted text: the call
+    /// that asked has finished, [`crate::responder::CALL_FINISHED_BANNER`]).
+    banner: Option<String>,
 }
 
 impl UrlViewState {
@@ -255,7 +258,14 @@ impl UrlViewState {
             extend_secs: None,
             launched: None,
             call: None,
+            banner: None,
         }
+    }
+
+    /// Pin `banner` (trusted text) in the block no scrolling moves, above
+    /// the rule, from the next frame on.
+    pub fn set_banner(&mut self, banner: String) {
+        self.banner = Some(banner);
     }
 
     /// The progress text of the title ("request 1 of 3"), as it stands
@@ -500,28 +510,44 @@ pub struct UrlStep {
     pub action: Option<Action>,
     /// The launch attempted by this step and its result (for `--log`).
     pub launched: Option<Result<(), LaunchError>>,
+    /// The step would have opened the browser, and `may_open` said no (the
+    /// request was withdrawn first): nothing was opened.
+    pub refused_open: bool,
 }
 
 impl UrlStep {
     const NOTHING: UrlStep = UrlStep {
         action: None,
         launched: None,
+        refused_open: false,
     };
 }
 
 /// Take `key` as the screen does: the machine takes its input (or not), an
 /// [`Effect::Open`] is carried out with `launcher` (`no_open`:
-/// `--no-open`), and the step says whether the request is decided.
+/// `--no-open`) once `may_open` allows it, and the step says whether the
+/// request is decided. `may_open` is asked just before the browser would
+/// be started (not with `no_open`, which starts nothing): the screen claims
+/// the request's answer there, so a browser is never opened for a request
+/// whose withdrawal came first, and one that was opened always has its
+/// `accept` sent ([`UrlStep::refused_open`] when it said no).
 pub(crate) fn take_key(
     state: &mut UrlViewState,
     key: &Key,
     launcher: &mut dyn Launcher,
     no_open: bool,
+    may_open: &dyn Fn() -> bool,
 ) -> UrlStep {
     let Some(input) = key_input(state, key) else {
         return UrlStep::NOTHING;
     };
     let effect = state.take(input).effect;
+    if matches!(effect, Some(Effect::Open(_))) && !no_open && !may_open() {
+        return UrlStep {
+            refused_open: true,
+            ..UrlStep::NOTHING
+        };
+    }
     carry_out(state, effect, launcher, no_open)
 }
 
@@ -561,11 +587,12 @@ fn carry_out(
             UrlStep {
                 action: step.answer(),
                 launched: Some(res),
+                refused_open: false,
             }
         }
         Some(Effect::Answer(a)) => UrlStep {
             action: Some(a),
-            launched: None,
+            ..UrlStep::NOTHING
         },
         Some(Effect::Copy) | None => UrlStep::NOTHING,
     }
@@ -807,6 +834,11 @@ fn pinned_lines(state: &UrlViewState, s: &UrlStyles, width: usize) -> Vec<Line<'
         }
     };
     labelled(&mut out, "Check:   ", &text, style, s, width);
+    if let Some(b) = &state.banner {
+        for l in text::wrap(b, width) {
+            out.push(Line::from(Span::styled(l, s.warning)));
+        }
+    }
     out.push(Line::from(Span::styled("─".repeat(width), s.muted)));
     out
 }

@@ -241,6 +241,9 @@ struct Body {
     lines: Vec<Line<'static>>,
     focus: Option<(usize, usize)>,
     cursor: Option<(usize, u16)>,
+    /// A row of the focus range that must be on screen even when the range
+    /// is taller than the screen: the focused field's highlighted option.
+    mark: Option<usize>,
     /// The focused field's first input row and the end of its block.
     input: Option<(usize, usize)>,
     /// Scroll (only as far as needed) so that `input` is on screen: the
@@ -417,7 +420,11 @@ fn field_block(b: &mut Body, form: &Form, i: usize, theme: &Theme, w: usize) {
     let start = b.lines.len();
     field_head(b, st, focused, theme, w);
     let input_row = b.lines.len();
+    let mark = b.mark;
     field_widget(b, st, focused, theme, w);
+    if !focused {
+        b.mark = mark;
+    }
     if let Some(h) = field_hint(st) {
         b.text(&h, theme.hint(), 4, w);
     }
@@ -639,6 +646,9 @@ fn option_list(
             theme.text()
         };
         let label = display(o.label()).into_owned();
+        if here {
+            b.mark = Some(b.lines.len());
+        }
         b.push(Line::from(vec![
             Span::styled(if here { "  › " } else { "    " }, theme.focus()),
             Span::styled(format!("{mark} "), style),
@@ -666,6 +676,7 @@ fn follow_focus(
     scroll: usize,
     focus: Option<(usize, usize)>,
     cursor: Option<(usize, u16)>,
+    mark: Option<usize>,
     body_h: usize,
 ) -> usize {
     let Some((s, e)) = focus else {
@@ -676,9 +687,16 @@ fn follow_focus(
         // Taller than the screen: show as much of its end (the messages
         // under the input) as fits without scrolling the cursor row (the
         // input) out at the top; with no cursor, show its top.
-        match cursor {
+        let top = match cursor {
             Some((r, _)) if r >= s => s.max(r.min(e - body_h)),
             _ => s,
+        };
+        // The highlighted option stays on screen, whatever else must go.
+        match mark {
+            Some(m) if (s..e).contains(&m) && body_h > 0 => {
+                top.clamp(s.max((m + 1).saturating_sub(body_h)), m.min(e - body_h))
+            }
+            _ => top,
         }
     } else if s < scroll {
         s
@@ -737,7 +755,13 @@ fn frame_with(
         total: body.lines.len(),
         height: body_h,
     };
-    *scroll = view.clamp(follow_focus(*scroll, body.focus, body.cursor, body_h));
+    *scroll = view.clamp(follow_focus(
+        *scroll,
+        body.focus,
+        body.cursor,
+        body.mark,
+        body_h,
+    ));
     if body.place {
         *scroll = view.clamp(place_input(*scroll, body.input, body_h));
     }
@@ -900,7 +924,14 @@ fn draw_form_inner(
             footer.push(match form.confirm_keys() {
                 Some(keys) => confirm_line(&keys, theme, w),
                 None => {
-                    let help = edit_help(form);
+                    let mut help = edit_help(form);
+                    // With a deadline, the key that stretches it (the
+                    // header shows how much), in every form of the line.
+                    if header.extend_secs.is_some() {
+                        for h in &mut help {
+                            h.push_str(" · ^T more time");
+                        }
+                    }
                     let help: Vec<&str> = help.iter().map(String::as_str).collect();
                     help_line(&help, theme, w)
                 }

@@ -67,6 +67,24 @@ impl Tui {
         envs: &[(&str, String)],
         err_to_file: bool,
     ) -> Tui {
+        Tui::spawn(dir, out, (cols, rows), args, envs, err_to_file, "")
+    }
+
+    /// [`Tui::start`], and after the program the shell runs `then` on the
+    /// same terminal (what it reads there is what the program left unread).
+    pub fn start_then(dir: &Path, out: &Path, cols: u16, rows: u16, args: &str, then: &str) -> Tui {
+        Tui::spawn(dir, out, (cols, rows), args, &[], true, then)
+    }
+
+    fn spawn(
+        dir: &Path,
+        out: &Path,
+        (cols, rows): (u16, u16),
+        args: &str,
+        envs: &[(&str, String)],
+        err_to_file: bool,
+        then: &str,
+    ) -> Tui {
         let pid_file = dir.join("pid");
         let err_file = dir.join("stderr");
         let redirect = if err_to_file {
@@ -77,7 +95,7 @@ impl Tui {
         let script = format!(
             "stty rows {rows} cols {cols}; echo \"[before=$(stty -g)]\"; \
              '{BIN}' {args} > '{out}' {redirect} & echo $! > '{pid}'; \
-             wait $!; echo \"[exit=$?]\"; echo \"[after=$(stty -g)]\"",
+             wait $!; echo \"[exit=$?]\"; echo \"[after=$(stty -g)]\"; {then}",
             out = out.display(),
             pid = pid_file.display()
         );

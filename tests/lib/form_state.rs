@@ -491,6 +491,21 @@ fn a_changed_form_asks_before_it_discards() {
     // In the empty text field Ctrl-D declines at once (nothing changed).
     let mut f = Form::new(&s, &msg);
     assert_eq!(keys(&mut f, &[Key::Ctrl('d')]), decline);
+    // The keys that answer say where another key goes back to.
+    let mut f = Form::new(&s, &msg);
+    keys(&mut f, &[Key::Char('x'), Key::Esc]);
+    assert_eq!(
+        f.confirm_keys().as_deref(),
+        Some("Esc again or y: cancel · any other key: back to the form")
+    );
+    let t = schema(json!({"n": {"type": "string"}}), &[]);
+    let mut f = Form::new(&t, "One field.");
+    keys(&mut f, &[Key::Ctrl('s'), Key::Ctrl('d')]);
+    assert!(matches!(f.stage(), Stage::Review(_)));
+    assert_eq!(
+        f.confirm_keys().as_deref(),
+        Some("Ctrl-D again or y: decline · any other key: back to the review")
+    );
 }
 
 #[test]

@@ -499,3 +499,66 @@ fn refused_paste_notice_beside_the_field_40x12() {
     assert_eq!(lines.get(at + 1).map(|l| l.trim()), Some("whole number"));
     insta::assert_snapshot!(b);
 }
+
+/// A choice list taller than the screen's body: wherever the highlight
+/// moves (Down through every option, End, Home), the highlighted option is
+/// drawn, at several heights.
+#[test]
+fn the_highlighted_option_stays_on_screen_in_a_list_taller_than_the_body() {
+    let options: Vec<Value> = (1..=16)
+        .map(|i| json!({"const": format!("o{i}"), "title": format!("option {i}")}))
+        .collect();
+    let s = schema(
+        json!({"pick": {"type": "string", "title": "Pick", "oneOf": options},
+               "note": {"type": "string", "title": "Note"}}),
+        &[],
+    );
+    for rows in [12u16, 14, 16] {
+        let mut form = Form::new(&s, "Choose.");
+        let mut t = Terminal::new(TestBackend::new(80, rows)).expect("terminal");
+        let mut scroll = 0;
+        let mut check = |form: &Form, want: usize| {
+            t.draw(|f| view::draw_form(f, &theme(), &header(), form, &mut scroll))
+                .expect("draw");
+            let text: Vec<String> = (0..rows)
+                .map(|y| {
+                    (0..80u16)
+                        .map(|x| t.backend().buffer()[(x, y)].symbol().to_owned())
+                        .collect()
+                })
+                .collect();
+            let label = format!("option {want}");
+            assert!(
+                text.iter()
+                    .any(|l| l.contains('›') && l.trim_end().ends_with(&label)),
+                "{rows} rows: highlighted {label} not drawn:\n{}",
+                text.join("\n")
+            );
+        };
+        check(&form, 1);
+        for i in 2..=16 {
+            form.handle_key(&Key::Down);
+            check(&form, i);
+        }
+        form.handle_key(&Key::Home);
+        check(&form, 1);
+        form.handle_key(&Key::End);
+        check(&form, 16);
+    }
+}
+
+/// With a deadline the header shows the time left and how much Ctrl-T
+/// adds, and the help line names the key.
+#[test]
+fn a_deadline_names_its_key_in_the_help_line() {
+    let s = schema(json!({"n": {"type": "string", "title": "Name"}}), &[]);
+    let form = Form::new(&s, "Name?");
+    let mut h = header();
+    h.seconds_left = Some(42);
+    h.extend_secs = Some(60);
+    let text = format!("{:?}", draw_form(&form, &h, 100, 14));
+    assert!(text.contains("^T more time"), "{text}");
+    assert!(text.contains("Ctrl-T +"), "{text}");
+    let text = format!("{:?}", draw_form(&form, &header(), 100, 14));
+    assert!(!text.contains("^T more time"), "{text}");
+}

@@ -444,13 +444,15 @@ fn usage_errors_exit_2() {
 }
 
 /// The fake server in HTTP mode; killed on drop.
-struct HttpServer {
+pub(crate) struct HttpServer {
     child: Child,
-    url: String,
+    /// Where it answers: `http://127.0.0.1:PORT/mcp`.
+    pub(crate) url: String,
 }
 
 impl HttpServer {
-    fn start() -> HttpServer {
+    /// The fake server over HTTP.
+    pub(crate) fn start() -> HttpServer {
         HttpServer::start_with(&[])
     }
 

@@ -224,6 +224,110 @@ fn a_server_exiting_under_an_open_form_is_not_a_finished_call() {
     assert!(!err.contains("the call finished"), "{err}");
 }
 
+/// The server withdraws the form, and its call returns while the notice
+/// that says so is still on screen: a withdrawn request is not an open
+/// one, so stderr says the withdrawal and never that the call finished
+/// while a request was open.
+#[test]
+fn a_withdrawal_still_on_screen_when_the_call_returns_is_only_a_withdrawal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = r#"{"case":"hold","delay":1,"after":0.2}"#;
+    let mut t = probe_screen(dir.path(), args, &[]);
+    t.wait_for("Fake form");
+    t.wait_for(WITHDRAWN);
+    // The call returns 0.2 s after the withdrawal; the notice stays up
+    // until a key.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(t.shows(WITHDRAWN), "{}", t.screen());
+    t.send("\r");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let err = t.stderr();
+    assert!(err.contains("the server withdrew this request"), "{err}");
+    assert!(!err.contains("the call finished while"), "{err}");
+}
+
+/// 2025-11-25: the call returns while the URL request it asked for is
+/// still open. The consent screen says that the answer may no longer be
+/// used and is still sent, as the form does; in plain mode it is said
+/// once.
+#[test]
+fn a_url_request_outliving_its_call_says_so_on_screen_and_in_plain_mode() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut t = probe_screen(dir.path(), r#"{"case":"leave","mode":"url"}"#, &[]);
+    t.wait_for("Open a web page?");
+    t.wait_for(ahp_elicit::responder::CALL_FINISHED_BANNER);
+    t.send("d");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cmd = format!(
+        "mcp --plain --call probe --args '{{\"case\":\"leave\",\"mode\":\"url\"}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &dir.path().join("out.json"), 100, 30, &cmd);
+    t.wait_for("Type open, decline, or cancel:");
+    t.wait_for(ahp_elicit::responder::CALL_FINISHED_BANNER);
+    t.send("decline\r");
+    assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
+    let text = String::from_utf8_lossy(&t.raw).replace("\r\n", "\n");
+    let banner = ahp_elicit::responder::CALL_FINISHED_BANNER;
+    assert_eq!(text.matches(banner).count(), 1, "{text}");
+}
+
+/// Over Streamable HTTP, a server that dies with a form open ends its
+/// response stream: the screen says the connection to the server ended
+/// (not that an input closed), and nothing was sent.
+#[test]
+fn an_http_server_dying_under_a_form_is_a_connection_that_ended() {
+    let srv = crate::fake::HttpServer::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --call probe --args '{{\"case\":\"die\",\"delay\":1}}' {}",
+        srv.url
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("Fake form");
+    t.wait_for(
+        "The connection to the server ended before this request was answered. Nothing was sent.",
+    );
+    assert!(!t.shows("The input closed"), "{}", t.screen());
+    t.send("\r");
+    let code = t.finish();
+    let err = t.stderr();
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("ended the response stream"), "{err}");
+}
+
+/// `--timeout` in a 2026-07-28 round of two forms: the cancel of the first
+/// goes to the server with the round's answers, after the second is
+/// answered, and the notice says that, not that it was sent.
+#[test]
+fn a_timeout_in_a_round_says_the_cancel_goes_with_the_rounds_answers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --timeout 2 --call mrtr --args '{{\"case\":\"two\"}}' -- python3 '{}' --modern",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("request 1 of 2");
+    t.wait_for(ahp_elicit::tui::TIMED_OUT_IN_ROUND_NOTICE);
+    assert!(!t.shows("(cancel was sent)"), "{}", t.screen());
+    std::thread::sleep(Duration::from_millis(500));
+    t.send("x");
+    t.wait_for("request 2 of 2");
+    t.wait_for(ahp_elicit::tui::TIMED_OUT_IN_ROUND_NOTICE);
+    std::thread::sleep(Duration::from_millis(500));
+    t.send("x");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let err = t.stderr();
+    assert!(
+        err.contains("request 1 of 2: time ran out (--timeout), cancel will be sent with the round's answers"),
+        "{err}"
+    );
+    assert!(!err.contains("cancel was sent"), "{err}");
+}
+
 /// While the server has not answered the handshake (this one ignores
 /// server/discover, so the client waits out --connect-timeout and starts it
 /// again), the screen says it is connecting, with how the server was
@@ -554,6 +658,13 @@ fn timeout_starts_when_a_request_is_shown() {
         second.contains("You have 2 seconds to answer; then the request is cancelled."),
         "{second}"
     );
+    // The first request's cancel went out only with the round's answers.
+    let first = &text[..text.find("Request 2 of 2").expect("request 2 shown")];
+    assert!(
+        first.contains(ahp_elicit::plain::TIMED_OUT_IN_ROUND),
+        "{first}"
+    );
+    assert!(!text.contains(ahp_elicit::plain::TIMED_OUT), "{text}");
     assert!(!text.contains("10 seconds left"), "{text}");
     assert_eq!(code, 0, "{}", t.stderr());
     let result: Value =

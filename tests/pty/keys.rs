@@ -100,6 +100,30 @@ fn a_reply_split_right_after_its_esc_neither_answers_nor_types() {
     assert_eq!(sent_name(&out), "hello");
 }
 
+/// A secondary device attributes reply (`ESC [ > 41;356;0c`, whose
+/// introducer crossterm drops) is not typed into the field; an Esc that
+/// Enter follows over a slow link is Alt-Enter, a line break.
+#[test]
+fn a_da2_reply_is_not_typed_and_a_split_alt_enter_breaks_the_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = start(dir.path(), &out);
+    t.wait_for("Who are you?");
+    t.send("ab");
+    t.wait_for("ab");
+    t.send("\u{1b}[>41;356;0c");
+    t.send("\u{1b}");
+    std::thread::sleep(Duration::from_millis(30));
+    t.s.send("\r").expect("send Enter");
+    t.send("cd");
+    t.wait_for("cd");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(sent_name(&out), "ab\ncd");
+}
+
 #[test]
 fn esc_in_a_form_with_typed_text_asks_first() {
     let dir = tempfile::tempdir().expect("tempdir");

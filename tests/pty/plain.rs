@@ -316,6 +316,40 @@ fn the_timeout_cancels_an_unanswered_request() {
     );
 }
 
+/// A line typed and not ended when time runs out is thrown away with the
+/// request: when plain mode gives the terminal back, the shell reads
+/// nothing of it (it would otherwise run it as a command).
+#[test]
+fn a_half_typed_line_never_reaches_the_shell_after_the_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let input = write_stream(dir.path(), &["url-connect.request.json"]);
+    let mut s = Plain {
+        t: Tui::start_then(
+            dir.path(),
+            &out,
+            80,
+            24,
+            &format!("respond --plain --timeout 2 '{}'", input.display()),
+            "read -r typed; echo \"[typed=$typed]\"",
+        ),
+        seen: 0,
+    };
+    s.expect("Type open, decline, or cancel: ");
+    s.t.send("echo LEAKED");
+    s.expect("Time ran out: this request is cancelled (cancel is sent).");
+    s.expect("[after=");
+    // The shell's `read` waits now: end its line.
+    s.t.send("\r");
+    let (code, text) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    assert_eq!(printed(&text, "typed"), "", "{text}");
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("cancel", "evt-url-1")]
+    );
+}
+
 #[test]
 fn an_invalid_line_is_reported_at_once_between_the_plain_lines() {
     let dir = tempfile::tempdir().expect("tempdir");
