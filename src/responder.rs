@@ -600,19 +600,24 @@ pub fn withdrawn_reason_line(reason: &str) -> String {
 
 /// `extensions.mcp.call` of a request event as `method name`
 /// (informational: which call was in progress when the server asked; not
-/// sanitized).
+/// sanitized). Read from [`RequestEvent::mcp`], so a request read without
+/// its tree (the fast reading) says it too.
 pub fn request_call(req: &RequestEvent) -> Option<String> {
-    let call = req.event.pointer("/extensions/mcp/call")?;
-    let method = call.get("method")?.as_str()?;
-    let name = call.get("name").and_then(|n| n.as_str()).unwrap_or("");
-    Some(format!("{method} {name}").trim_end().to_owned())
+    let call = req.mcp.as_ref()?.call.as_ref()?;
+    let line = format!("{} {}", call.method.as_str(), call.name);
+    Some(line.trim_end().to_owned())
 }
 
 /// The message of a request as the server sent it (`message` of the
 /// params carried as the request part's text), or empty when there is none
 /// to read (a view that is not a body, or params without a message). Not
-/// sanitised: hostile text, for the not-a-form screen and plain mode.
+/// sanitised: hostile text, for the not-a-form screen and plain mode. A
+/// body's message is its own; another view's is read from the event (a
+/// not-a-form request keeps the event it was read from).
 pub fn request_message(req: &RequestEvent) -> String {
+    if let Some(r) = req.view.request() {
+        return r.message.clone();
+    }
     req.event
         .pointer("/payload/elicitation/request/text")
         .and_then(serde_json::Value::as_str)

@@ -17,21 +17,22 @@ use super::numbers::{cmp_numbers, is_integer};
 use super::policy::ExtraError;
 use super::violation::{join, Rule, Violation};
 
-fn format_validators() -> &'static [jsonschema::Validator; 4] {
-    static V: OnceLock<[jsonschema::Validator; 4]> = OnceLock::new();
-    V.get_or_init(|| {
-        let build = |f: &str| {
-            jsonschema::options()
-                .should_validate_formats(true)
-                .build(&serde_json::json!({"type": "string", "format": f}))
-                .expect("a one-keyword format schema always builds")
-        };
-        [
-            build("email"),
-            build("uri"),
-            build("date"),
-            build("date-time"),
-        ]
+/// The format checker of `format`, built on first use (one at a time: a
+/// build checks its schema against the meta-schema, so a start that meets
+/// only `date-time`, the event's `time`, builds only that one).
+fn format_validator(format: StringFormat) -> &'static jsonschema::Validator {
+    static V: [OnceLock<jsonschema::Validator>; 4] = [const { OnceLock::new() }; 4];
+    let (i, name) = match format {
+        StringFormat::Email => (0, "email"),
+        StringFormat::Uri => (1, "uri"),
+        StringFormat::Date => (2, "date"),
+        StringFormat::DateTime => (3, "date-time"),
+    };
+    V[i].get_or_init(|| {
+        jsonschema::options()
+            .should_validate_formats(true)
+            .build(&serde_json::json!({"type": "string", "format": name}))
+            .expect("a one-keyword format schema always builds")
     })
 }
 
@@ -39,14 +40,7 @@ fn format_validators() -> &'static [jsonschema::Validator; 4] {
 /// checkers: RFC 5321 address, RFC 3986 absolute URI, RFC 3339 full-date and
 /// date-time).
 pub fn format_ok(format: StringFormat, s: &str) -> bool {
-    let v = format_validators();
-    let i = match format {
-        StringFormat::Email => 0,
-        StringFormat::Uri => 1,
-        StringFormat::Date => 2,
-        StringFormat::DateTime => 3,
-    };
-    v[i].is_valid(&Value::String(s.to_owned()))
+    format_validator(format).is_valid(&Value::String(s.to_owned()))
 }
 
 /// The options of a select indexed by value (value → position), built

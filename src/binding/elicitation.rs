@@ -209,7 +209,10 @@ pub struct RequestEvent {
     /// `extensions.mcp` as the event gave it; None when it names no
     /// revision (it follows [`Revision::DEFAULT`]).
     pub mcp: Option<McpExtension>,
-    /// The complete event as read.
+    /// The complete event as read; `Null` when the fast reading
+    /// ([`super::fast::read_valid`]: `respond`, `demo --request`) took it,
+    /// which builds no tree of the event (every other member says what the
+    /// event said).
     pub event: Value,
 }
 
@@ -1370,7 +1373,7 @@ pub fn wrap_params_in(
     if let (Some(m), Some(o)) = (mcp, event.as_object_mut()) {
         o.insert("extensions".into(), json!({ EXTENSION_KEY: m.to_value() }));
     }
-    let mut req = read_request_event_with(&event, policy)?;
+    let mut req = read_built_request(event, policy)?;
     if policy == SchemaPolicy::Compatible && req.mode == Mode::Form {
         let note = policy_note(&req.view);
         if let Some(o) = req.event.as_object_mut() {
@@ -1383,6 +1386,26 @@ pub fn wrap_params_in(
         }
     }
     Ok(req)
+}
+
+/// A request event built here, read as [`read_request_event_with`] reads
+/// it. Under the strict policy its text goes through the fast reading
+/// first ([`super::fast::read_valid`]: no schema run, so the first request
+/// of a session does not wait for the schemas to compile); what it does not
+/// take, and every event under the compatible policy, takes the full
+/// reading, which alone reports violations. The event is kept whole either
+/// way.
+fn read_built_request(event: Value, policy: SchemaPolicy) -> Result<RequestEvent, Vec<Violation>> {
+    if policy == SchemaPolicy::Strict {
+        let fast = serde_json::to_vec(&event)
+            .ok()
+            .and_then(|b| super::fast::read_valid(&b));
+        if let Some(super::fast::ValidEvent::Request(mut req)) = fast {
+            req.event = event;
+            return Ok(req);
+        }
+    }
+    take_request_event_with(event, policy)
 }
 
 /// How a form request was read under the compatible policy, as the

@@ -179,8 +179,8 @@ pub fn read_valid(bytes: &[u8]) -> Option<ValidEvent> {
 }
 
 /// `$defs/eventId` (and the same rule of `inputKey` and `call.name`):
-/// `min..=max` characters, none of them C0, DEL or C1.
-fn id_like(s: &str, max: usize) -> bool {
+/// `1..=max` characters, none of them C0, DEL or C1.
+pub(crate) fn id_like(s: &str, max: usize) -> bool {
     let mut n = 0;
     for c in s.chars() {
         if matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}') {
@@ -191,7 +191,8 @@ fn id_like(s: &str, max: usize) -> bool {
     (1..=max).contains(&n)
 }
 
-fn event_id(s: &str) -> bool {
+/// `$defs/eventId`: 1 to 256 characters, no C0, DEL or C1.
+pub(crate) fn event_id(s: &str) -> bool {
     id_like(s, 256)
 }
 

@@ -15,6 +15,7 @@ pub mod limits;
 mod located;
 pub mod numbers;
 pub mod policy;
+pub mod result_line;
 pub mod revision;
 pub mod schemas;
 mod subset;
@@ -28,5 +29,6 @@ pub use elicitation::{
 };
 pub use form_schema::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
 pub use policy::{FieldExtra, SchemaPolicy};
+pub use result_line::{make_result_line, ResultLine};
 pub use revision::{CallMethod, CallRef, McpExtension, Revision};
 pub use violation::{Rule, Violation};

@@ -78,7 +78,13 @@ pub fn read_request_file(p: &std::path::Path) -> Result<binding::RequestEvent, L
     parse_request(&bytes, p).map_err(LoadError::Invalid)
 }
 
+/// A valid request is read by the fast reading (no tree, no schema run:
+/// the first frame does not wait for the schemas to compile); anything else
+/// takes the full reading, whose errors are the ones reported.
 fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEvent, String> {
+    if let Some(binding::fast::ValidEvent::Request(r)) = binding::fast::read_valid(bytes) {
+        return Ok(r);
+    }
     let v = binding::parse_json(bytes).map_err(|e| format!("{}: {e}", p.display()))?;
     if let Some(h) = crate::misplaced::hint(&v) {
         return Err(format!("{}: {h}", p.display()));

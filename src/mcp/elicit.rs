@@ -321,7 +321,8 @@ impl Client {
             }
         };
         self.elic.quit |= settled.quit;
-        let (answer, ev) = (settled.answer, settled.event);
+        let ev = settled.result.event().map_err(McpError::ResultText)?;
+        let answer = settled.answer;
         let text = ev
             .pointer("/payload/elicitation/result/text")
             .and_then(Value::as_str)

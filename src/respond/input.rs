@@ -7,6 +7,8 @@ use std::io::BufRead;
 use std::path::PathBuf;
 use tokio::sync::mpsc;
 
+use crate::binding::elicitation::RESULT_TYPE;
+use crate::binding::fast::{read_valid, ValidEvent};
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{parse_json, take_request_event_with, RequestEvent, SchemaPolicy, Violation};
 use crate::files::io_reason;
@@ -38,7 +40,7 @@ pub enum Item {
 }
 
 /// One event text read as a request event ([`read_event`]).
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 pub enum ReadEvent {
     /// The text is not a JSON event (limits, UTF-8, syntax).
     Unreadable(Violation),
@@ -62,7 +64,39 @@ pub enum ReadEvent {
 /// and syntax ([`parse_json`]), then the request codec
 /// ([`take_request_event_with`]: wire root, body, closed form subset).
 /// Needs no other event, so the reader thread runs it ahead of the loop.
+///
+/// Under the strict policy a valid event is read by the fast reading
+/// ([`read_valid`]: one pass, no tree of the event, no schema run), and the
+/// request's [`RequestEvent::event`] is then `Null`; any event it is not
+/// sure of, and every event under the compatible policy, takes
+/// [`read_event_full`], the only reading that reports violations. Both give
+/// the same answer for every event the fast reading takes (but for
+/// `event`).
 pub fn read_event(bytes: &[u8], policy: SchemaPolicy) -> ReadEvent {
+    if policy == SchemaPolicy::Strict {
+        match read_valid(bytes) {
+            Some(ValidEvent::Request(request)) => {
+                return ReadEvent::Request {
+                    id: Some(request.id.clone()),
+                    request: Box::new(request),
+                }
+            }
+            Some(ValidEvent::Result(result)) => {
+                return ReadEvent::Other {
+                    id: Some(result.id),
+                    ty: RESULT_TYPE.to_owned(),
+                }
+            }
+            None => {}
+        }
+    }
+    read_event_full(bytes, policy)
+}
+
+/// [`read_event`] without the fast reading: the whole event parsed into a
+/// tree, then the wire root and the codec with their schemas; the
+/// request's [`RequestEvent::event`] is the event as read.
+pub fn read_event_full(bytes: &[u8], policy: SchemaPolicy) -> ReadEvent {
     let value = match parse_json(bytes) {
         Ok(v) => v,
         Err(e) => return ReadEvent::Unreadable(e),

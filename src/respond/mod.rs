@@ -643,12 +643,12 @@ impl<'a> Run<'a> {
 
     /// Write the settled result event (gathered: see [`Sink`]).
     fn deliver(&mut self, req: &RequestEvent, settled: &Settled) -> Step {
-        match self.sink.emit(&settled.event) {
+        match self.sink.emit_line(&settled.result.line) {
             Ok(()) => {
                 self.tally.answered += 1;
-                let rid = settled.event["id"].as_str().unwrap_or_default();
+                let rid = settled.result.id.clone();
                 self.unlogged
-                    .push((rid.to_owned(), req.id.clone(), settled.answer.action));
+                    .push((rid, req.id.clone(), settled.answer.action));
                 if !self.sink.has_pending() {
                     self.log_written();
                 }

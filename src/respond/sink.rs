@@ -67,19 +67,23 @@ impl Sink {
     /// Errors: the event cannot be serialized, or writing gathered lines
     /// failed.
     pub fn emit(&mut self, event: &serde_json::Value) -> std::io::Result<()> {
-        let mut line = terminal_safe_json(event)
-            .map_err(std::io::Error::other)?
-            .into_bytes();
-        line.push(b'\n');
+        let line = terminal_safe_json(event).map_err(std::io::Error::other)?;
+        self.emit_line(&line)
+    }
+
+    /// Add `line` (one event as terminal-safe JSON without its newline, as
+    /// [`crate::binding::ResultLine::line`] holds it) and a newline, as
+    /// [`Sink::emit`] does.
+    ///
+    /// Errors: writing gathered lines failed.
+    pub fn emit_line(&mut self, line: &str) -> std::io::Result<()> {
         if let Some(held) = self.held.as_mut() {
-            held.extend_from_slice(&line);
+            held.extend_from_slice(line.as_bytes());
+            held.push(b'\n');
             return Ok(());
         }
-        if self.pending.is_empty() {
-            self.pending = line;
-        } else {
-            self.pending.extend_from_slice(&line);
-        }
+        self.pending.extend_from_slice(line.as_bytes());
+        self.pending.push(b'\n');
         if self.pending.len() >= BATCH_BYTES {
             return self.flush();
         }

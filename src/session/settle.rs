@@ -2,9 +2,7 @@
 //! the answer, built into a result event and validated, or the one reason
 //! there is none. Both front doors (`respond`, `mcp`) settle through it.
 
-use serde_json::Value;
-
-use crate::binding::{make_result_event, Action, Answer, RequestEvent, ResultMeta, Violation};
+use crate::binding::{make_result_line, Action, Answer, RequestEvent, ResultLine, ResultMeta, Violation};
 use crate::responder::{Outcome, RespondError};
 
 /// A request's one result.
@@ -12,8 +10,9 @@ use crate::responder::{Outcome, RespondError};
 pub struct Settled {
     /// The decision.
     pub answer: Answer,
-    /// Its `user.elicitation.result` event, validated.
-    pub event: Value,
+    /// Its `user.elicitation.result` event, validated, as the line it is
+    /// written as (and its id); [`ResultLine::event`] reads it back.
+    pub result: ResultLine,
     /// The person quit on this request: it is answered `cancel`, and so is
     /// every later one, unseen.
     pub quit: bool,
@@ -57,10 +56,10 @@ pub fn settle(
         Err(RespondError::Refused(m)) => return Err(NoResult::Refused(m)),
         Err(e) => return Err(NoResult::Failed(e)),
     };
-    match make_result_event(req, &answer, meta) {
-        Ok(event) => Ok(Settled {
+    match make_result_line(req, &answer, meta) {
+        Ok(result) => Ok(Settled {
             answer,
-            event,
+            result,
             quit,
         }),
         Err(violations) => Err(NoResult::Invalid {

@@ -308,8 +308,10 @@ fn settle_gives_one_result_or_one_reason() {
     let quit = settle(&req, Ok(Outcome::Quit), &meta).unwrap();
     assert_eq!(quit.answer, Answer::bare(Action::Cancel));
     assert!(quit.quit);
-    assert_eq!(quit.event["parentEventId"], "ev-7");
-    assert_eq!(quit.event["payload"]["elicitation"]["action"], "cancel");
+    let event = quit.result.event().unwrap();
+    assert_eq!(event["parentEventId"], "ev-7");
+    assert_eq!(event["payload"]["elicitation"]["action"], "cancel");
+    assert_eq!(quit.result.id, "ev-7-result");
     let declined = settle(
         &req,
         Ok(Outcome::Answer(Answer::bare(Action::Decline))),

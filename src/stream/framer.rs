@@ -167,22 +167,34 @@ impl Framer {
         let mut i = 0;
         while let Some(&b) = chunk.get(i) {
             if let Mode::Str { escape: false, .. } = self.mode {
-                // Fast path: the plain run of a string, kept in one copy.
-                let run =
-                    memchr::memchr3(b'"', b'\\', b'\n', &chunk[i..]).unwrap_or(chunk.len() - i);
+                // Fast path: the plain run of a string and the escapes
+                // inside it (each `\` and the byte it escapes, not a line
+                // feed, which cuts the string), kept in one copy; it stops
+                // at the closing quote, a line feed, or an escape it cannot
+                // finish in this chunk.
+                let rest = &chunk[i..];
+                let mut run = 0;
+                loop {
+                    match memchr::memchr3(b'"', b'\\', b'\n', &rest[run..]) {
+                        None => {
+                            run = rest.len();
+                            break;
+                        }
+                        Some(k) => {
+                            run += k;
+                            let escape = rest[run] == b'\\'
+                                && rest.get(run + 1).is_some_and(|n| *n != b'\n');
+                            if !escape {
+                                break;
+                            }
+                            run += 2;
+                        }
+                    }
+                }
                 if run > 0 {
-                    self.keep_all(&chunk[i..i + run]);
+                    self.keep_all(&rest[..run]);
                     self.bol = false;
                     i += run;
-                    continue;
-                }
-                // An escape and the byte it escapes (not a line feed, which
-                // cuts the string), kept together: what two steps of
-                // `byte` would do.
-                if b == b'\\' && chunk.get(i + 1).is_some_and(|n| *n != b'\n') {
-                    self.keep_all(&chunk[i..i + 2]);
-                    self.bol = false;
-                    i += 2;
                     continue;
                 }
             }

@@ -5,9 +5,13 @@
 //! forms, the fuzz corpus and generated events near the boundary (valid
 //! ones and one mutation away), they give the same verdict and the same
 //! reading, and an event the full reading rejects is never taken by the
-//! fast one (it falls back).
+//! fast one (it falls back). `respond`'s reading of a request, which keeps
+//! what `validate` drops (the params, the message), is compared the same
+//! way.
 
 use ahp_elicit::binding::fast::read_valid;
+use ahp_elicit::binding::SchemaPolicy;
+use ahp_elicit::respond::input::{read_event, read_event_full, ReadEvent};
 use ahp_elicit::validate::{prepare, prepare_full, split_input, Prepared};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -50,7 +54,26 @@ fn agree(bytes: &[u8]) -> Result<Route, String> {
             "the readings differ:\n fast: {quick:?}\n full: {full:?}"
         ));
     }
+    respond_agrees(bytes)?;
     Ok(Route::Fast)
+}
+
+/// `respond`'s reading (`read_event`, which keeps the params and message
+/// that `validate` drops) against its full reading, under the strict
+/// policy: the same answer, but for the tree the fast reading does not
+/// keep.
+fn respond_agrees(bytes: &[u8]) -> Result<(), String> {
+    let quick = read_event(bytes, SchemaPolicy::Strict);
+    let mut full = read_event_full(bytes, SchemaPolicy::Strict);
+    if let ReadEvent::Request { request, .. } = &mut full {
+        request.event = Value::Null;
+    }
+    if quick != full {
+        return Err(format!(
+            "respond's readings differ:\n fast: {quick:?}\n full: {full:?}"
+        ));
+    }
+    Ok(())
 }
 
 /// Counts and disagreements over a set of inputs.

@@ -14,6 +14,7 @@ mod form_props;
 mod form_scripted;
 mod form_state;
 mod plain_parity;
+mod result_line_agrees;
 mod schemas;
 mod screens;
 mod sdk_forms;
