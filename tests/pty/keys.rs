@@ -33,6 +33,22 @@ fn start(dir: &Path, out: &Path) -> Tui {
     Tui::start(dir, out, 80, 24, &format!("respond '{}'", input.display()))
 }
 
+/// `respond` on one form request per `(server, id, message)`, each with
+/// one text field, in this order.
+fn start_forms(dir: &Path, out: &Path, forms: &[(&str, &str, &str)]) -> Tui {
+    let lines: Vec<String> = forms
+        .iter()
+        .map(|(server, id, m)| {
+            let params = json!({"message": m, "requestedSchema": {"type": "object",
+                "properties": {"n": {"type": "string"}}}});
+            common::request_line(server, id, &params)
+        })
+        .collect();
+    let input = dir.join("requests.jsonl");
+    std::fs::write(&input, lines.join("\n") + "\n").expect("write");
+    Tui::start(dir, out, 80, 24, &format!("respond '{}'", input.display()))
+}
+
 /// The name the run sent (it must have been accepted).
 fn sent_name(out: &Path) -> String {
     let rs = results(out);
@@ -156,24 +172,15 @@ fn esc_in_a_form_with_typed_text_asks_first() {
 fn ctrl_n_declines_everything_else_from_this_server() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let form = |m: &str| {
-        json!({"message": m, "requestedSchema": {"type": "object",
-            "properties": {"n": {"type": "string"}}}})
-    };
-    let lines = [
-        common::request_line("pushy", "evt-1", &form("Pushy one.")),
-        common::request_line("pushy", "evt-2", &form("Pushy two.")),
-        common::request_line("calm", "evt-3", &form("Calm one.")),
-        common::request_line("pushy", "evt-4", &form("Pushy three.")),
-    ];
-    let input = dir.path().join("requests.jsonl");
-    std::fs::write(&input, lines.join("\n") + "\n").expect("write");
-    let mut t = Tui::start(
+    let mut t = start_forms(
         dir.path(),
         &out,
-        80,
-        24,
-        &format!("respond '{}'", input.display()),
+        &[
+            ("pushy", "evt-1", "Pushy one."),
+            ("pushy", "evt-2", "Pushy two."),
+            ("calm", "evt-3", "Calm one."),
+            ("pushy", "evt-4", "Pushy three."),
+        ],
     );
     t.wait_for("Pushy one.");
     t.send("\u{e}");
@@ -206,22 +213,13 @@ fn ctrl_n_declines_everything_else_from_this_server() {
 fn ctrl_n_on_a_touched_form_asks_first() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let form = |m: &str| {
-        json!({"message": m, "requestedSchema": {"type": "object",
-            "properties": {"n": {"type": "string"}}}})
-    };
-    let lines = [
-        common::request_line("pushy", "evt-1", &form("Pushy one.")),
-        common::request_line("pushy", "evt-2", &form("Pushy two.")),
-    ];
-    let input = dir.path().join("requests.jsonl");
-    std::fs::write(&input, lines.join("\n") + "\n").expect("write");
-    let mut t = Tui::start(
+    let mut t = start_forms(
         dir.path(),
         &out,
-        80,
-        24,
-        &format!("respond '{}'", input.display()),
+        &[
+            ("pushy", "evt-1", "Pushy one."),
+            ("pushy", "evt-2", "Pushy two."),
+        ],
     );
     t.wait_for("Pushy one.");
     t.send("abc");
