@@ -303,13 +303,16 @@ fn the_deadline_warns_once_then_cancels() {
         "{t}"
     );
     assert!(
-        t.ends_with(
-            "A: \n10 seconds left to answer; then the request is cancelled.\n\
+        t.ends_with(&format!(
+            "A: \n10 seconds left to answer; then the request is cancelled. {TYPED_CLEARED}\n\
              A: \nTime ran out: this request is cancelled (cancel is sent).\n"
-        ),
+        )),
         "{t}"
     );
     assert_eq!(t.matches("seconds left").count(), 1, "{t}");
+    // At the request's start, at the warning (a half-typed line), at the
+    // cancel.
+    assert_eq!(p.io().discards, 3, "{t}");
 }
 
 /// A long limit is said in hours, not as thousands of seconds.
@@ -1019,4 +1022,60 @@ fn a_timeout_in_a_round_says_when_the_cancel_goes() {
     let t = &p.io().transcript;
     assert!(t.ends_with(&format!("A: \n{TIMED_OUT_IN_ROUND}\n")), "{t}");
     assert!(!t.contains(TIMED_OUT), "{t}");
+}
+
+/// A [`MemoryIo`] on which the call that asked finishes while the first
+/// prompt waits (the prompt is cut short, as on the terminal); it writes
+/// `[cleared]` where typeahead is discarded.
+struct FinishedWhileAsking {
+    inner: MemoryIo,
+    withdrawal: crate::responder::Withdrawal,
+}
+
+impl LineIo for FinishedWhileAsking {
+    fn say(&mut self, text: &str) -> Result<(), RespondError> {
+        self.inner.say(text)
+    }
+    fn ask(
+        &mut self,
+        prompt: &str,
+        deadline: Option<std::time::Instant>,
+        withdrawn: &dyn Fn() -> bool,
+    ) -> Result<Reply, RespondError> {
+        self.withdrawal.note_call_finished();
+        self.inner.ask(prompt, deadline, withdrawn)
+    }
+    fn discard_typeahead(&mut self) {
+        self.inner.transcript.push_str("[cleared]");
+    }
+    fn wait(&mut self, wait: Duration) -> Option<Reply> {
+        self.inner.wait(wait)
+    }
+}
+
+/// The call that asked finishes while a prompt waits: the banner cuts the
+/// prompt short, what was half typed there is thrown away first and the
+/// banner says so; the prompt is asked again and its answer taken.
+#[test]
+fn a_finished_call_that_cuts_a_prompt_short_clears_what_was_typed() {
+    let req = form(json!({"a": {"type": "string", "title": "A"}}), &[]);
+    let w = crate::responder::Withdrawal::new();
+    let io = FinishedWhileAsking {
+        inner: MemoryIo::typing(&["x", "send"]),
+        withdrawal: w.clone(),
+    };
+    let c = Context {
+        withdrawal: Some(w),
+        ..cx()
+    };
+    let mut p = PlainResponder::new(io, Box::new(Recorder::default()), false);
+    let o = p.respond(&req, &c).expect("answered");
+    assert_eq!(action(&o), Action::Accept);
+    let t = &p.io().inner.transcript;
+    let banner = crate::responder::CALL_FINISHED_BANNER;
+    assert!(
+        t.contains(&format!("A: \n[cleared]{banner} {TYPED_CLEARED}\nA: x\n")),
+        "{t}"
+    );
+    assert_eq!(t.matches(banner).count(), 1, "{t}");
 }
