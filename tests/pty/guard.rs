@@ -39,6 +39,23 @@ fn write_stream(dir: &Path, lines: &[String]) -> PathBuf {
     path
 }
 
+/// `respond INPUT` at `cols`x`rows` with a browser that records each
+/// launch; returns the run, its output file and the launch record (which
+/// exists only once something was launched).
+fn start_recording(dir: &Path, input: &Path, (cols, rows): (u16, u16)) -> (Tui, PathBuf, PathBuf) {
+    let out = dir.join("out.jsonl");
+    let rec = dir.join("launches.txt");
+    let browser = format!(
+        "--browser \"sh '{}' '{}' 0\"",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/record-browser.sh")
+            .display(),
+        rec.display()
+    );
+    let args = format!("respond '{}' {browser}", input.display());
+    (Tui::start(dir, &out, cols, rows, &args), out, rec)
+}
+
 /// Send `keys` one by one, `gap` apart, without the harness pacing.
 fn burst(t: &mut Tui, keys: &[&str], gap: Duration) {
     for (i, k) in keys.iter().enumerate() {
@@ -153,22 +170,7 @@ fn a_carried_enter_does_not_decline_a_url_request() {
             ),
         ],
     );
-    let out = dir.path().join("out.jsonl");
-    let rec = dir.path().join("launches.txt");
-    let browser = format!(
-        "--browser \"sh '{}' '{}' 0\"",
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/record-browser.sh")
-            .display(),
-        rec.display()
-    );
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' {browser}", input.display()),
-    );
+    let (mut t, out, rec) = start_recording(dir.path(), &input, (80, 24));
     t.wait_for("Confirm first.");
     t.send("\u{13}");
     t.wait_for("Review: this exact content");
@@ -249,11 +251,23 @@ fn the_copy_step_has_its_own_grace_period() {
     );
 }
 
-/// A form of `props` (JSON Schema properties) with `message`.
-fn form_of(id: &str, message: &str, props: serde_json::Value) -> String {
+/// `respond` on one form of `props` (JSON Schema properties) with
+/// `message`, event id `id`, at `cols`x`rows`, once the message shows;
+/// returns the run and its output file.
+fn one_form(
+    dir: &Path,
+    (id, message): (&str, &str),
+    props: serde_json::Value,
+    (cols, rows): (u16, u16),
+) -> (Tui, PathBuf) {
     let params = json!({"message": message,
         "requestedSchema": {"type": "object", "properties": props}});
-    common::request_line("guard", id, &params)
+    let input = write_stream(dir, &[common::request_line("guard", id, &params)]);
+    let out = dir.join("out.jsonl");
+    let args = format!("respond '{}'", input.display());
+    let mut t = Tui::start(dir, &out, cols, rows, &args);
+    t.wait_for(message);
+    (t, out)
 }
 
 /// Send `key` at once, then `then` `gap` later, without the harness pacing
@@ -275,23 +289,8 @@ const CANCEL_QUESTION: &str = "Throw away what you entered and cancel?";
 #[test]
 fn yes_typed_right_after_esc_does_not_confirm_the_discard() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let input = write_stream(
-        dir.path(),
-        &[form_of(
-            "evt-q1",
-            "Who are you?",
-            json!({"name": {"type": "string", "title": "Name"}}),
-        )],
-    );
-    let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}'", input.display()),
-    );
-    t.wait_for("Who are you?");
+    let name = json!({"name": {"type": "string", "title": "Name"}});
+    let (mut t, out) = one_form(dir.path(), ("evt-q1", "Who are you?"), name, (80, 24));
     t.send("Ada");
     t.wait_for("Ada");
     t.send("");
@@ -317,23 +316,8 @@ fn yes_typed_right_after_esc_does_not_confirm_the_discard() {
 #[test]
 fn a_held_ctrl_d_stops_at_the_decline_question() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let input = write_stream(
-        dir.path(),
-        &[form_of(
-            "evt-q2",
-            "How many seats?",
-            json!({"seats": {"type": "integer", "title": "Seats"}}),
-        )],
-    );
-    let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}'", input.display()),
-    );
-    t.wait_for("How many seats?");
+    let seats = json!({"seats": {"type": "integer", "title": "Seats"}});
+    let (mut t, out) = one_form(dir.path(), ("evt-q2", "How many seats?"), seats, (80, 24));
     t.send("12");
     t.wait_for("12");
     // To the start of the field (Ctrl-A), then Ctrl-D held down.
@@ -373,19 +357,12 @@ fn an_enter_right_after_the_last_review_page_appears_does_not_send() {
             json!({"type": "string", "title": format!("Field {i}"), "default": "x"}),
         );
     }
-    let input = write_stream(
+    let (mut t, out) = one_form(
         dir.path(),
-        &[form_of("evt-q3", "Check these.", props.into())],
+        ("evt-q3", "Check these."),
+        props.into(),
+        (60, 12),
     );
-    let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        60,
-        12,
-        &format!("respond '{}'", input.display()),
-    );
-    t.wait_for("Check these.");
     t.send("\u{13}");
     t.wait_for("Enter next page");
     std::thread::sleep(Duration::from_millis(600));
@@ -413,22 +390,7 @@ fn o_right_after_a_page_down_opens_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
     let url = format!("http://auth.example.com/cb?state={}", "s".repeat(400));
     let input = write_stream(dir.path(), &[request("evt-q4", "Scroll me.", Some(&url))]);
-    let out = dir.path().join("out.jsonl");
-    let rec = dir.path().join("launches.txt");
-    let browser = format!(
-        "--browser \"sh '{}' '{}' 0\"",
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/record-browser.sh")
-            .display(),
-        rec.display()
-    );
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        60,
-        16,
-        &format!("respond '{}' {browser}", input.display()),
-    );
+    let (mut t, out, rec) = start_recording(dir.path(), &input, (60, 16));
     t.wait_for("scroll to read the whole URL");
     std::thread::sleep(Duration::from_millis(3500));
     quick_pair(&mut t, "\u{1b}[6~", Duration::from_millis(30), "o");
