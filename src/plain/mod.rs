@@ -111,6 +111,11 @@ pub struct PlainResponder<I: LineIo> {
 /// shorter limit is said once, in the header, with no warning).
 pub const LATE_WARNING: Duration = Duration::from_secs(10);
 
+/// What plain mode adds to a notice that cuts a prompt short (the late
+/// warning of `--timeout`, the call that asked has finished): the line half
+/// typed at that prompt was thrown away, and the prompt is asked again.
+pub const TYPED_CLEARED: &str = "Anything you had typed at the prompt was cleared.";
+
 /// What plain mode says when `--timeout` ran out on a request.
 pub const TIMED_OUT: &str = "Time ran out: this request is cancelled (cancel is sent).";
 
@@ -182,12 +187,18 @@ impl<I: LineIo> PlainResponder<I> {
     /// value was given asks to confirm first; the deadline is announced
     /// once, [`LATE_WARNING`] before it passes.
     fn read(&mut self, prompt: &str, cx: &Context) -> Result<Read, RespondError> {
+        // The prompt was cut short by the banner below.
+        let mut cut_short = false;
         loop {
             // The call that asked has finished (the request stays open):
             // said once, before the prompt.
             if cx.call_finished() && !self.said_call_finished {
                 self.said_call_finished = true;
-                self.say(crate::responder::CALL_FINISHED_BANNER)?;
+                if std::mem::take(&mut cut_short) {
+                    self.interrupt(crate::responder::CALL_FINISHED_BANNER)?;
+                } else {
+                    self.say(crate::responder::CALL_FINISHED_BANNER)?;
+                }
             }
             let said_finished = self.said_call_finished;
             let warn_at = cx
@@ -201,6 +212,7 @@ impl<I: LineIo> PlainResponder<I> {
             })?;
             // The wait ended for the call that finished: say it, ask again.
             if r == Reply::Withdrawn && !cx.withdrawn() {
+                cut_short = true;
                 continue;
             }
             // A line read as the source withdrew the request is not for it.
@@ -212,7 +224,7 @@ impl<I: LineIo> PlainResponder<I> {
                 self.warned = true;
                 if crate::responder::time_left(cx.deadline).is_some_and(|l| !l.is_zero()) {
                     let secs = LATE_WARNING.as_secs();
-                    self.say(&format!(
+                    self.interrupt(&format!(
                         "{secs} seconds left to answer; then the request is cancelled."
                     ))?;
                 }
@@ -232,6 +244,15 @@ impl<I: LineIo> PlainResponder<I> {
             };
             return self.decided(r, cx);
         }
+    }
+
+    /// Say `notice`, which cut a prompt short (the prompt is asked again
+    /// below it, empty): a line half typed at the cut prompt is thrown away
+    /// first, so it cannot join what is typed at the new one, and the
+    /// notice says so ([`TYPED_CLEARED`]).
+    fn interrupt(&mut self, notice: &str) -> Result<(), RespondError> {
+        self.io.discard_typeahead();
+        self.say(&format!("{notice} {TYPED_CLEARED}"))
     }
 
     /// Control-D (decline) or Control-C (cancel) after a value was given:

@@ -303,13 +303,16 @@ fn the_deadline_warns_once_then_cancels() {
         "{t}"
     );
     assert!(
-        t.ends_with(
-            "A: \n10 seconds left to answer; then the request is cancelled.\n\
+        t.ends_with(&format!(
+            "A: \n10 seconds left to answer; then the request is cancelled. {TYPED_CLEARED}\n\
              A: \nTime ran out: this request is cancelled (cancel is sent).\n"
-        ),
+        )),
         "{t}"
     );
     assert_eq!(t.matches("seconds left").count(), 1, "{t}");
+    // At the request's start, at the warning (a half-typed line), at the
+    // cancel.
+    assert_eq!(p.io().discards, 3, "{t}");
 }
 
 /// A long limit is said in hours, not as thousands of seconds.
@@ -922,11 +925,29 @@ fn after_a_failed_launch_the_copy_step_can_retry_and_cancel_gives_up() {
     );
 }
 
-/// A [`MemoryIo`] whose source withdraws the request while the line is
-/// being read: the line comes back as typed, the withdrawal is already set.
+/// A [`MemoryIo`] whose request's flag changes while a line is being
+/// read: `before` runs as the prompt starts to wait, `after` once the line
+/// was typed (e.g. the source withdraws the request: the line comes back as
+/// typed, the withdrawal already set).
 struct WithdrawnWhileTyping {
     inner: MemoryIo,
     withdrawal: crate::responder::Withdrawal,
+    before: fn(&crate::responder::Withdrawal),
+    after: fn(&crate::responder::Withdrawal),
+}
+
+impl WithdrawnWhileTyping {
+    /// The source withdraws the request once the line was typed.
+    fn withdrawing(inner: MemoryIo, withdrawal: crate::responder::Withdrawal) -> Self {
+        WithdrawnWhileTyping {
+            inner,
+            withdrawal,
+            before: |_| {},
+            after: |w| {
+                w.withdraw();
+            },
+        }
+    }
 }
 
 impl LineIo for WithdrawnWhileTyping {
@@ -939,8 +960,9 @@ impl LineIo for WithdrawnWhileTyping {
         deadline: Option<std::time::Instant>,
         withdrawn: &dyn Fn() -> bool,
     ) -> Result<Reply, RespondError> {
+        (self.before)(&self.withdrawal);
         let r = self.inner.ask(prompt, deadline, withdrawn);
-        self.withdrawal.withdraw();
+        (self.after)(&self.withdrawal);
         r
     }
     fn discard_typeahead(&mut self) {
@@ -957,10 +979,7 @@ impl LineIo for WithdrawnWhileTyping {
 fn open_read_as_the_request_is_withdrawn_opens_nothing() {
     let rec = Recorder::default();
     let w = crate::responder::Withdrawal::new();
-    let io = WithdrawnWhileTyping {
-        inner: MemoryIo::typing(&["open"]),
-        withdrawal: w.clone(),
-    };
+    let io = WithdrawnWhileTyping::withdrawing(MemoryIo::typing(&["open"]), w.clone());
     let mut p = PlainResponder::new(io, Box::new(rec.clone()), false);
     let c = Context {
         withdrawal: Some(w),
@@ -1019,4 +1038,35 @@ fn a_timeout_in_a_round_says_when_the_cancel_goes() {
     let t = &p.io().transcript;
     assert!(t.ends_with(&format!("A: \n{TIMED_OUT_IN_ROUND}\n")), "{t}");
     assert!(!t.contains(TIMED_OUT), "{t}");
+}
+
+/// The call that asked finishes while a prompt waits: the banner cuts the
+/// prompt short, what was half typed there is thrown away and the banner
+/// says so; the prompt is asked again and its answer taken.
+#[test]
+fn a_finished_call_that_cuts_a_prompt_short_clears_what_was_typed() {
+    let req = form(json!({"a": {"type": "string", "title": "A"}}), &[]);
+    let w = crate::responder::Withdrawal::new();
+    let io = WithdrawnWhileTyping {
+        inner: MemoryIo::typing(&["x", "send"]),
+        withdrawal: w.clone(),
+        before: |w| w.note_call_finished(),
+        after: |_| {},
+    };
+    let c = Context {
+        withdrawal: Some(w),
+        ..cx()
+    };
+    let mut p = PlainResponder::new(io, Box::new(Recorder::default()), false);
+    let o = p.respond(&req, &c).expect("answered");
+    assert_eq!(action(&o), Action::Accept);
+    let t = &p.io().inner.transcript;
+    let banner = crate::responder::CALL_FINISHED_BANNER;
+    assert!(
+        t.contains(&format!("A: \n{banner} {TYPED_CLEARED}\nA: x\n")),
+        "{t}"
+    );
+    assert_eq!(t.matches(banner).count(), 1, "{t}");
+    // At the request's start, and when the banner cut the prompt short.
+    assert_eq!(p.io().inner.discards, 2, "{t}");
 }

@@ -11,7 +11,12 @@
 //! - a key that arrives during the period is dropped and starts the period
 //!   again, so a burst of keys typed for the previous screen (Ctrl-S then
 //!   Enters, 50 or 150 ms apart, or a held key) never reaches this one: only
-//!   a pause of the full period followed by a key counts.
+//!   a pause of the full period followed by a key counts;
+//! - a change of what the screen's keys do ([`ConsentGuard::restart`]: a
+//!   question that asks to confirm a discard appears, the end of a long
+//!   review or more of a URL comes on screen, so Enter, `y` or `o` now
+//!   answers) starts it again too: a key typed with the one that made the
+//!   change, or a held key's repeats, never answers what it brought up.
 //!
 //! Keys that arrived before the first frame are read after it, so they fall
 //! in the period and are dropped too. The caller keeps Ctrl-C (cancel, and
@@ -49,6 +54,16 @@ impl ConsentGuard {
     pub fn frame(&mut self, area: Rect, whole: bool, now: Instant) {
         if self.last != Some((area, whole)) {
             self.last = Some((area, whole));
+            self.until = Some(now + self.grace);
+        }
+    }
+
+    /// What the screen's keys do changed at `now` (the frame that shows the
+    /// change was just drawn): the period starts again, as it does for a
+    /// resize. Before the first frame nothing counts anyway, and that
+    /// stays so.
+    pub fn restart(&mut self, now: Instant) {
+        if self.until.is_some() {
             self.until = Some(now + self.grace);
         }
     }
@@ -106,6 +121,27 @@ mod tests {
             // After a pause of the full period, the next key counts.
             assert!(g.admit(ms(t0, 4 * gap + 300)), "gap {gap}");
         }
+    }
+
+    /// A question that now takes `y`, drawn at 1000 ms on a screen up for
+    /// long: `y` 200 ms later is dropped (and restarts the period), and so
+    /// is every repeat of a held key 33 ms apart; a key after a full pause
+    /// counts.
+    #[test]
+    fn a_change_of_what_keys_do_restarts_the_period() {
+        let t0 = Instant::now();
+        let mut g = ConsentGuard::new(G);
+        g.restart(ms(t0, 10));
+        assert!(!g.admit(ms(t0, 5000)), "no frame yet: still nothing counts");
+        g.frame(Rect::new(0, 0, 80, 24), true, t0);
+        assert!(g.admit(ms(t0, 900)));
+        g.restart(ms(t0, 1000));
+        assert!(!g.admit(ms(t0, 1200)), "y 200 ms after the question");
+        for i in 0..10 {
+            assert!(!g.admit(ms(t0, 1233 + 33 * i)), "repeat {i}");
+        }
+        assert!(!g.admit(ms(t0, 1530 + 290)));
+        assert!(g.admit(ms(t0, 1820 + 300)));
     }
 
     #[test]

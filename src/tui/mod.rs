@@ -606,8 +606,10 @@ impl TuiResponder {
     ///
     /// Keys pass the [`guard::ConsentGuard`] with the screen's grace period
     /// first: nothing typed before the screen was shown whole, or within
-    /// the period of that (or of a resize, of another such key, or of a
-    /// new step such as the review), acts on it. While the request does not
+    /// the period of that (or of a resize, of another such key, of a new
+    /// step such as the review, or of a change of what the keys do: a
+    /// question to confirm a discard, the end of a long review, more of a
+    /// URL on screen), acts on it. While the request does not
     /// fit, only Esc (cancel) counts.
     fn run(&mut self, cx: &Context, screen: &mut dyn Screen) -> Result<Outcome, RespondError> {
         let _busy = crate::signals::busy();
@@ -851,7 +853,9 @@ impl TuiResponder {
     }
 
     /// Draw one frame of `screen` (`clock`: the time before the deadline)
-    /// and report it to `guard`; returns whether the request did not fit.
+    /// and report it to `guard`, with a change of what the screen's keys
+    /// do ([`Screen::keys_changed`]); returns whether the request did not
+    /// fit.
     fn frame(
         &mut self,
         screen: &mut dyn Screen,
@@ -867,7 +871,13 @@ impl TuiResponder {
             small = area.width < view::MIN_WIDTH || area.height < view::MIN_HEIGHT;
             small |= !screen.draw(f, theme, clock);
         })?;
-        guard.frame(area, !small, Instant::now());
+        let now = Instant::now();
+        guard.frame(area, !small, now);
+        // A question that now takes `y`, the end of a review that Enter now
+        // sends, more of a URL that `o` now opens: counted from this frame.
+        if screen.keys_changed() {
+            guard.restart(now);
+        }
         Ok(small)
     }
 

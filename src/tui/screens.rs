@@ -78,6 +78,16 @@ pub(crate) trait Screen {
     fn stage(&self) -> u8 {
         0
     }
+
+    /// Whether what this screen's keys do changed since the last call
+    /// (asked after each frame): a question now waits for `y` or the key
+    /// again, the end of a long review came on screen (Enter now sends),
+    /// other rows of a URL are on screen (`o` may now consent, new warnings
+    /// show). The loop then starts the grace period again, so a key typed
+    /// with the one that made the change never answers it.
+    fn keys_changed(&mut self) -> bool {
+        false
+    }
 }
 
 /// The time a screen shows: seconds left before `--timeout` cancels, and
@@ -120,6 +130,11 @@ pub(crate) struct FormScreen {
     /// The area of the last frame: a first frame or a new size places the
     /// focused input on screen.
     drawn_at: Option<ratatui::layout::Rect>,
+    /// The keys of the confirmation that waited when
+    /// [`Screen::keys_changed`] was last asked (None: no question).
+    asked: Option<String>,
+    /// Whether the end of the review had been seen then.
+    end_seen_said: bool,
 }
 
 impl FormScreen {
@@ -132,6 +147,8 @@ impl FormScreen {
             follow: false,
             review_end_seen: false,
             drawn_at: None,
+            asked: None,
+            end_seen_said: false,
         }
     }
 }
@@ -201,6 +218,17 @@ impl Screen for FormScreen {
             Stage::Edit => 0,
             Stage::Review(_) => 1,
         }
+    }
+
+    /// A question that asks to confirm a discard appeared (or another took
+    /// its place), or the end of the review came on screen.
+    fn keys_changed(&mut self) -> bool {
+        let asked = self.form.confirm_keys();
+        let new_question = asked.is_some() && asked != self.asked;
+        self.asked = asked;
+        let end_seen = self.review_end_seen && !self.end_seen_said;
+        self.end_seen_said = self.review_end_seen;
+        new_question || end_seen
     }
 
     fn text_to_edit(&self) -> Option<String> {
@@ -304,6 +332,9 @@ pub(crate) struct UrlScreen {
     /// The request's withdrawal flag: its answer is claimed before the
     /// browser is started (None: never withdrawn).
     claim: Option<Withdrawal>,
+    /// The scroll offset and whether Open was enabled when
+    /// [`Screen::keys_changed`] was last asked.
+    shown: Option<(u16, bool)>,
 }
 
 impl UrlScreen {
@@ -315,6 +346,7 @@ impl UrlScreen {
             launcher,
             no_open,
             claim: None,
+            shown: None,
         }
     }
 
@@ -374,6 +406,16 @@ impl Screen for UrlScreen {
             UrlPhase::LaunchFailed(_) => 1,
             UrlPhase::Copy { .. } => 2,
         }
+    }
+
+    /// The body scrolled (other rows of the URL, its warnings or the
+    /// message are on screen), or Open became enabled: `o` must wait until
+    /// what is now shown has been on screen for the grace period.
+    fn keys_changed(&mut self) -> bool {
+        let now = (self.state.scroll(), self.state.open_enabled());
+        let changed = self.shown.is_some_and(|was| was != now);
+        self.shown = Some(now);
+        changed
     }
 }
 
@@ -491,6 +533,72 @@ mod tests {
             pages >= 2,
             "40 lines of review take more than one page at 80x24"
         );
+    }
+
+    /// What the keys do changes, once each time: the question Esc asks on
+    /// a changed form (and again after going back), the end of a long
+    /// review coming on screen; plain editing and scrolling do not.
+    #[test]
+    fn a_question_or_the_review_end_changes_what_keys_do() {
+        let v = serde_json::json!({
+            "type": "object", "properties": {"note": {"type": "string"}}
+        });
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut f = FormScreen::new(header(), &schema, "m");
+        let _ = frame(&mut f, None);
+        assert!(!f.keys_changed(), "the first frame");
+        assert_eq!(decided(f.key(&Key::Char('a'))), None);
+        let _ = frame(&mut f, None);
+        assert!(!f.keys_changed(), "typing");
+        assert_eq!(decided(f.key(&Key::Esc)), None);
+        let _ = frame(&mut f, None);
+        assert!(f.keys_changed(), "the discard question");
+        let _ = frame(&mut f, None);
+        assert!(!f.keys_changed(), "said once");
+        assert_eq!(decided(f.key(&Key::Char('q'))), None, "back");
+        let _ = frame(&mut f, None);
+        assert!(!f.keys_changed());
+        assert_eq!(decided(f.key(&Key::Esc)), None);
+        let _ = frame(&mut f, None);
+        assert!(f.keys_changed(), "asked again");
+        // Another question in its place (the screen's own decline-all).
+        assert!(f.ask_to_confirm(Action::Decline, "Q?".into(), "keys".into()));
+        let _ = frame(&mut f, None);
+        assert!(f.keys_changed(), "another question");
+
+        let mut r = long_review();
+        let _ = frame(&mut r, None);
+        let mut changes = 0;
+        while !r.review_end_seen {
+            assert!(!r.keys_changed(), "a page before the end");
+            assert_eq!(decided(r.key(&Key::Enter)), None);
+            let _ = frame(&mut r, None);
+            changes += usize::from(r.keys_changed());
+        }
+        assert_eq!(changes, 1, "the end came on screen");
+        assert_eq!(decided(r.key(&Key::PageUp)), None);
+        let _ = frame(&mut r, None);
+        assert!(!r.keys_changed(), "scrolling back up");
+    }
+
+    /// The URL screen: a scroll shows other rows, so `o` waits again; a
+    /// frame with nothing new does not.
+    #[test]
+    fn a_scroll_of_the_url_screen_changes_what_keys_do() {
+        let url = format!("https://auth.example.com/cb?s={}", "s".repeat(3000));
+        let state = UrlViewState::new(crate::url_review::review(&url), "m", "srv", "a", "");
+        let mut s = UrlScreen::new(state, Box::new(Rec(Rc::default())), false);
+        let _ = frame(&mut s, None);
+        assert!(!s.keys_changed(), "the first frame");
+        let _ = frame(&mut s, None);
+        assert!(!s.keys_changed(), "the same rows");
+        assert_eq!(decided(s.key(&Key::PageDown)), None);
+        let _ = frame(&mut s, None);
+        assert!(s.keys_changed(), "other rows");
+        assert_eq!(decided(s.key(&Key::Tab)), None);
+        let _ = frame(&mut s, None);
+        assert!(!s.keys_changed(), "a focus move shows the same rows");
     }
 
     /// The last row of `screen` drawn at 80x24.

@@ -25,8 +25,9 @@
 //! ([`Consent::shown`]), which takes no consent before it. The grace
 //! period is the app loop's key guard (`tui::guard`, with
 //! [`crate::consent::CONSENT_GUARD`]): no key counts within 400 ms of the
-//! screen being shown whole, of a resize, of a new phase, or of another
-//! key; so the view's machine has no period of its own.
+//! screen being shown whole, of a resize, of a new phase, of a scroll (other
+//! rows on screen, Open perhaps enabled by them), or of another key; so the
+//! view's machine has no period of its own.
 //!
 //! Keys, each standing for one input of the machine, which takes it or
 //! not in the current phase:

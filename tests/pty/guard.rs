@@ -39,6 +39,23 @@ fn write_stream(dir: &Path, lines: &[String]) -> PathBuf {
     path
 }
 
+/// `respond INPUT` at `cols`x`rows` with a browser that records each
+/// launch; returns the run, its output file and the launch record (which
+/// exists only once something was launched).
+fn start_recording(dir: &Path, input: &Path, (cols, rows): (u16, u16)) -> (Tui, PathBuf, PathBuf) {
+    let out = dir.join("out.jsonl");
+    let rec = dir.join("launches.txt");
+    let browser = format!(
+        "--browser \"sh '{}' '{}' 0\"",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/record-browser.sh")
+            .display(),
+        rec.display()
+    );
+    let args = format!("respond '{}' {browser}", input.display());
+    (Tui::start(dir, &out, cols, rows, &args), out, rec)
+}
+
 /// Send `keys` one by one, `gap` apart, without the harness pacing.
 fn burst(t: &mut Tui, keys: &[&str], gap: Duration) {
     for (i, k) in keys.iter().enumerate() {
@@ -153,22 +170,7 @@ fn a_carried_enter_does_not_decline_a_url_request() {
             ),
         ],
     );
-    let out = dir.path().join("out.jsonl");
-    let rec = dir.path().join("launches.txt");
-    let browser = format!(
-        "--browser \"sh '{}' '{}' 0\"",
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/record-browser.sh")
-            .display(),
-        rec.display()
-    );
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' {browser}", input.display()),
-    );
+    let (mut t, out, rec) = start_recording(dir.path(), &input, (80, 24));
     t.wait_for("Confirm first.");
     t.send("\u{13}");
     t.wait_for("Review: this exact content");
@@ -247,4 +249,162 @@ fn the_copy_step_has_its_own_grace_period() {
         actions_and_parents(&results(&out)),
         vec![("accept", "evt-c1")]
     );
+}
+
+/// `respond` on one form of `props` (JSON Schema properties) with
+/// `message`, event id `id`, at `cols`x`rows`, once the message shows;
+/// returns the run and its output file.
+fn one_form(
+    dir: &Path,
+    (id, message): (&str, &str),
+    props: serde_json::Value,
+    (cols, rows): (u16, u16),
+) -> (Tui, PathBuf) {
+    let params = json!({"message": message,
+        "requestedSchema": {"type": "object", "properties": props}});
+    let input = write_stream(dir, &[common::request_line("guard", id, &params)]);
+    let out = dir.join("out.jsonl");
+    let args = format!("respond '{}'", input.display());
+    let mut t = Tui::start(dir, &out, cols, rows, &args);
+    t.wait_for(message);
+    (t, out)
+}
+
+/// Send `key` at once, then `then` `gap` later, without the harness pacing
+/// (a person who answers a question before it could be read).
+fn quick_pair(t: &mut Tui, key: &str, gap: Duration, then: &str) {
+    t.s.send(key).expect("send");
+    std::thread::sleep(gap);
+    t.s.send(then).expect("send");
+    t.last_key = std::time::Instant::now();
+}
+
+const CANCEL_QUESTION: &str = "Throw away what you entered and cancel?";
+
+/// Esc on a form with typed text asks whether to throw it away; "yes"
+/// typed 200 ms after the Esc (before the question could be read) does
+/// not answer it: the question is a new meaning for `y`, so its keys count
+/// only once it has been on screen for the grace period. After a pause,
+/// `q` goes back to the form with the text kept.
+#[test]
+fn yes_typed_right_after_esc_does_not_confirm_the_discard() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let name = json!({"name": {"type": "string", "title": "Name"}});
+    let (mut t, out) = one_form(dir.path(), ("evt-q1", "Who are you?"), name, (80, 24));
+    t.send("Ada");
+    t.wait_for("Ada");
+    t.send("");
+    quick_pair(&mut t, "\u{1b}", Duration::from_millis(200), "yes");
+    t.wait_for(CANCEL_QUESTION);
+    assert_eq!(results_after_a_pause(&mut t, &out), own(&[]));
+    assert!(t.shows(CANCEL_QUESTION), "{}", t.screen());
+    t.send("q");
+    t.wait_for("^S submit");
+    t.send("\u{13}");
+    t.wait_for("Review: this exact content");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    let rs = results(&out);
+    assert_eq!(actions_and_parents(&rs), vec![("accept", "evt-q1")]);
+    assert_eq!(rs[0].2["content"]["name"], "Ada");
+}
+
+/// Ctrl-D held in a number field (a repeat every 33 ms) deletes forward;
+/// once the field is empty the next repeat asks whether to decline, and
+/// the repeats after it are dropped (each restarts the period): the form
+/// stays, with the question, until the person answers it.
+#[test]
+fn a_held_ctrl_d_stops_at_the_decline_question() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let seats = json!({"seats": {"type": "integer", "title": "Seats"}});
+    let (mut t, out) = one_form(dir.path(), ("evt-q2", "How many seats?"), seats, (80, 24));
+    t.send("12");
+    t.wait_for("12");
+    // To the start of the field (Ctrl-A), then Ctrl-D held down.
+    t.send("\u{1}");
+    t.send("");
+    let held: Vec<&str> = vec!["\u{4}"; 20];
+    burst(&mut t, &held, Duration::from_millis(33));
+    t.wait_for("Throw away what you entered and decline?");
+    assert_eq!(results_after_a_pause(&mut t, &out), own(&[]));
+    assert!(
+        t.shows("Throw away what you entered and decline?"),
+        "{}",
+        t.screen()
+    );
+    t.send("q");
+    t.wait_for("^S submit");
+    t.send("3");
+    t.send("\u{13}");
+    t.wait_for("Review: this exact content");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    let rs = results(&out);
+    assert_eq!(actions_and_parents(&rs), vec![("accept", "evt-q2")]);
+    assert_eq!(rs[0].2["content"]["seats"], 3);
+}
+
+/// A review two pages tall at 60x12: Enter shows its second page (its
+/// end), which turns Enter into "send"; an Enter 50 ms later does not send
+/// what was on screen for 50 ms. An Enter after a pause does.
+#[test]
+fn an_enter_right_after_the_last_review_page_appears_does_not_send() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut props = serde_json::Map::new();
+    for i in 0..REVIEW_FIELDS {
+        props.insert(
+            format!("f{i}"),
+            json!({"type": "string", "title": format!("Field {i}"), "default": "x"}),
+        );
+    }
+    let (mut t, out) = one_form(
+        dir.path(),
+        ("evt-q3", "Check these."),
+        props.into(),
+        (60, 12),
+    );
+    t.send("\u{13}");
+    t.wait_for("Enter next page");
+    std::thread::sleep(Duration::from_millis(600));
+    quick_pair(&mut t, "\r", Duration::from_millis(50), "\r");
+    t.wait_for("Enter send");
+    assert_eq!(results_after_a_pause(&mut t, &out), own(&[]));
+    assert!(t.shows("Enter send"), "{}", t.screen());
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-q3")]
+    );
+}
+
+/// Fields of the review that takes two pages at 60x12.
+const REVIEW_FIELDS: usize = 8;
+
+/// A long `http` URL at 60x16: the warning is below the fold, so Open
+/// waits until it was scrolled to. PageDown after a long look brings it on
+/// screen; `o` 30 ms later opens nothing (what PageDown showed was on
+/// screen for 30 ms); `o` after a pause opens the URL.
+#[test]
+fn o_right_after_a_page_down_opens_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = format!("http://auth.example.com/cb?state={}", "s".repeat(400));
+    let input = write_stream(dir.path(), &[request("evt-q4", "Scroll me.", Some(&url))]);
+    let (mut t, out, rec) = start_recording(dir.path(), &input, (60, 16));
+    t.wait_for("scroll to read the whole URL");
+    std::thread::sleep(Duration::from_millis(3500));
+    quick_pair(&mut t, "\u{1b}[6~", Duration::from_millis(30), "o");
+    t.wait_for("o open");
+    // Ample time for the `o` to have been read (not a measurement).
+    std::thread::sleep(Duration::from_millis(1200));
+    t.pump();
+    assert!(!rec.exists(), "nothing launched");
+    assert_eq!(pairs(&out), own(&[]));
+    t.send("o");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-q4")]
+    );
+    assert!(rec.exists(), "launched after the pause");
 }

@@ -449,27 +449,29 @@ fn mcp_plain_closes_a_withdrawn_url_request() {
     assert_eq!(v["structuredContent"]["ping"]["result"], json!({}));
 }
 
+/// `respond --plain FLAGS` on one form request asking "Who are you?" with
+/// a text field "Name"; returns the session and its output file.
+fn name_form(dir: &Path, flags: &str) -> (Plain, PathBuf) {
+    let params = json!({"message": "Who are you?", "requestedSchema": {"type": "object",
+        "properties": {"name": {"type": "string", "title": "Name"}}}});
+    let input = dir.join("requests.jsonl");
+    std::fs::write(
+        &input,
+        common::request_line("keys", "evt-1", &params) + "\n",
+    )
+    .expect("write requests");
+    let out = dir.join("out.jsonl");
+    let args = format!("respond --plain {flags} '{}'", input.display());
+    (Plain::start(dir, &out, &args, &[]), out)
+}
+
 /// A terminal's reply to another program's query (an OSC colour reply, a
 /// cursor position report) that arrives while a line is typed is not part
 /// of the answer.
 #[test]
 fn a_terminal_reply_in_a_typed_line_is_not_part_of_the_answer() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let params = json!({"message": "Who are you?", "requestedSchema": {"type": "object",
-        "properties": {"name": {"type": "string", "title": "Name"}}}});
-    let input = dir.path().join("requests.jsonl");
-    std::fs::write(
-        &input,
-        common::request_line("keys", "evt-1", &params) + "\n",
-    )
-    .expect("write requests");
-    let mut s = Plain::start(
-        dir.path(),
-        &out,
-        &format!("respond --plain '{}'", input.display()),
-        &[],
-    );
+    let (mut s, out) = name_form(dir.path(), "");
     s.answer(
         "Name: ",
         "Ad\u{1b}]11;rgb:ffff/ffff/ffff\u{1b}\\a\u{1b}[12;40R",
@@ -480,4 +482,27 @@ fn a_terminal_reply_in_a_typed_line_is_not_part_of_the_answer() {
     let rs = results(&out);
     assert_eq!(actions_and_parents(&rs), vec![("accept", "evt-1")]);
     assert_eq!(rs[0].2["content"], json!({"name": "Ada"}));
+}
+
+/// The late `--timeout` warning printed while "Bob" is half typed: the
+/// prompt is asked again, empty, and the warning says what was typed was
+/// cleared; so "X" typed at the new prompt is the answer, not "BobX".
+#[test]
+fn a_notice_that_cuts_a_prompt_short_clears_the_half_typed_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The warning comes 10 seconds before the limit: 2 seconds in.
+    let (mut s, out) = name_form(dir.path(), "--timeout 12");
+    s.expect("Name: ");
+    s.t.send("Bob");
+    s.expect(&format!(
+        "10 seconds left to answer; then the request is cancelled. {}",
+        ahp_elicit::plain::TYPED_CLEARED
+    ));
+    s.answer("Name: ", "X");
+    s.answer("Type send, edit N, decline, or cancel: ", "send");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    let rs = results(&out);
+    assert_eq!(actions_and_parents(&rs), vec![("accept", "evt-1")]);
+    assert_eq!(rs[0].2["content"], json!({"name": "X"}));
 }
