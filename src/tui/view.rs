@@ -632,15 +632,16 @@ fn option_list(
 ) {
     let opts = st.options();
     if list.filterable {
-        let (shown, cur) = input_view(list.filter.value(), list.filter.cursor(), 20);
+        // The input takes up to 20 columns, narrower (not under 8) so the
+        // count fits; a count that still does not fit ends with `…`.
+        let count = format!("  {} of {}", list.matches.len(), opts.len());
+        let iw = 20.min(w.saturating_sub(12 + width(&count))).max(8);
+        let (shown, cur) = input_view(list.filter.value(), list.filter.cursor(), iw);
         b.cursor = Some((b.lines.len(), (12 + cur) as u16));
         b.push(Line::from(vec![
             Span::styled("    filter: ", theme.hint()),
-            Span::styled(format!("{shown:<20}"), theme.input(true)),
-            Span::styled(
-                format!("  {} of {}", list.matches.len(), opts.len()),
-                theme.muted(),
-            ),
+            Span::styled(format!("{shown:<iw$}"), theme.input(true)),
+            Span::styled(clip(&count, w.saturating_sub(12 + iw)), theme.muted()),
         ]));
     }
     if list.matches.is_empty() {
