@@ -20,7 +20,7 @@ use crate::responder::Progress;
 use crate::safe_text::{display, display_multiline};
 
 use super::chrome::{button_row, help_line, ButtonCell, RowKind, ScrollView};
-use super::text::{clip, slice_cols, width, wrap};
+use super::text::{clip, clip_middle, slice_cols, width, wrap};
 use super::theme::Theme;
 
 /// Smallest usable screen (columns).
@@ -243,8 +243,9 @@ fn header_lines(
     }
     // Who launched what, and which call asked: each cut to one line.
     if let Some(l) = &h.launched {
+        // Cut in the middle: the end names the program and its arguments.
         let line = display(&crate::responder::launched_line(l)).into_owned();
-        out.push(Line::styled(clip(&line, w), theme.text()));
+        out.push(Line::styled(clip_middle(&line, w), theme.text()));
     }
     if let Some(c) = &h.call {
         let line = format!("Asked during: {}", display(c));
@@ -1227,18 +1228,34 @@ pub const CONNECTING: &str = "Connecting to the server…";
 /// Draw the screen shown while the driver connects to its source: no
 /// request can come yet, so no count of answers.
 fn draw_connecting(f: &mut Frame, theme: &Theme, notice: Option<&str>) {
-    draw_idle(f, theme, CONNECTING, "Ctrl-C twice quits.".into(), notice);
+    // The notice says how the server was launched: cut in the middle, as
+    // its end names the program.
+    draw_idle(
+        f,
+        theme,
+        CONNECTING,
+        "Ctrl-C twice quits.".into(),
+        notice,
+        clip_middle,
+    );
 }
 
 /// Draw the screen shown while the driver waits for the next request.
 pub fn draw_waiting(f: &mut Frame, theme: &Theme, answered: usize, notice: Option<&str>) {
     let count = format!("{answered} answered so far. Ctrl-C twice quits.");
-    draw_idle(f, theme, "Waiting for the next request…", count, notice);
+    draw_idle(f, theme, "Waiting for the next request…", count, notice, clip);
 }
 
 /// A screen with no request on it: what is happening, then a quieter line
-/// and, under them, the `notice` (clipped to the width).
-fn draw_idle(f: &mut Frame, theme: &Theme, what: &str, then: String, notice: Option<&str>) {
+/// and, under them, the `notice` (cut to the width by `cut`).
+fn draw_idle(
+    f: &mut Frame,
+    theme: &Theme,
+    what: &str,
+    then: String,
+    notice: Option<&str>,
+    cut: fn(&str, usize) -> String,
+) {
     if too_small(f, theme) {
         return;
     }
@@ -1253,7 +1270,7 @@ fn draw_idle(f: &mut Frame, theme: &Theme, what: &str, then: String, notice: Opt
     ];
     if let Some(n) = notice {
         lines.push(Line::raw(""));
-        lines.push(Line::styled(clip(n, w), theme.notice()));
+        lines.push(Line::styled(cut(n, w), theme.notice()));
     }
     f.render_widget(
         Paragraph::new(lines),

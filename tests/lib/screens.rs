@@ -243,6 +243,28 @@ fn filter_line_fits_the_smallest_screen() {
     insta::assert_snapshot!(b);
 }
 
+/// A long "Launched as:" line is cut in the middle: its end, the program's
+/// file name and arguments, is what tells the server apart.
+#[test]
+fn a_long_launch_line_keeps_the_program_name() {
+    let s = schema(json!({"name": {"type": "string"}}), &[]);
+    let form = Form::new(&s, "Name?");
+    let mut h = header();
+    h.launched =
+        Some("node /home/ada/src/mcp-servers/src/server-everything/dist/index.js stdio".into());
+    let b = draw_form(&form, &h, 60, 24);
+    let all = format!("{b:?}");
+    let line = all
+        .lines()
+        .find(|l| l.contains("Launched as:"))
+        .expect("a launch line");
+    assert!(line.contains("…"), "{line}");
+    assert!(
+        line.contains("server-everything/dist/index.js stdio"),
+        "{line}"
+    );
+}
+
 #[test]
 fn secret_warning_and_hostile_text() {
     let s = schema(
