@@ -3,10 +3,13 @@
 //! request (what a server log shows), a whole JSON-RPC message, a
 //! 2026-07-28 `inputRequests` entry (`{"method": "elicitation/create",
 //! "params": …}` without `jsonrpc`) or an `input_required` result holding
-//! `inputRequests`. Where an event is expected they get one line that says
+//! `inputRequests`, or an MCP `ElicitResult` (`{"action": "accept",
+//! "content": …}`, alone or as a JSON-RPC response's `result`). Where an
+//! event is expected they get one line that says
 //! what the input looks like and the `wrap` command that makes an event of
-//! it (`wrap` takes params only, so the line says how to take them out),
-//! instead of a list of wire-root errors.
+//! it (`wrap` takes params only, so the line says how to take them out;
+//! for an `ElicitResult`, that `respond` makes result events), instead of
+//! a list of wire-root errors.
 
 use serde_json::Value;
 
@@ -27,6 +30,11 @@ pub fn hint(v: &Value) -> Option<String> {
                 "a JSON-RPC response whose result is input_required",
                 ".result.inputRequests",
                 reqs,
+            ));
+        }
+        if o.get("result").is_some_and(is_elicit_result) {
+            return Some(format!(
+                "this is a JSON-RPC response carrying an MCP ElicitResult, not an AHP event: {MAKE_RESULTS}"
             ));
         }
         let method = o.get("method").and_then(Value::as_str);
@@ -51,11 +59,34 @@ pub fn hint(v: &Value) -> Option<String> {
             reqs,
         ));
     }
+    if is_elicit_result(v) {
+        return Some(format!(
+            "this is an MCP ElicitResult (a client's answer), not an AHP result event: {MAKE_RESULTS}"
+        ));
+    }
     let params = o.contains_key("message")
         && (o.contains_key("requestedSchema") || o.contains_key("url") || o.contains_key("mode"));
     params.then(|| {
         "this looks like the params of an MCP elicitation/create request, not an AHP event: wrap them first (ahp-elicit wrap --server NAME FILE > request.json)".to_owned()
     })
+}
+
+/// How AHP result events are made, for a hint about an MCP answer.
+const MAKE_RESULTS: &str = "result events are made by answering a request event (ahp-elicit respond request.json > result.json), and validate checks events";
+
+/// Whether `v` is an MCP `ElicitResult`: an object whose `action` is
+/// `accept`, `decline` or `cancel`, with no keys beyond `action`, `content`
+/// and `_meta`.
+fn is_elicit_result(v: &Value) -> bool {
+    let Some(o) = v.as_object() else {
+        return false;
+    };
+    matches!(
+        o.get("action").and_then(Value::as_str),
+        Some("accept" | "decline" | "cancel")
+    ) && o
+        .keys()
+        .all(|k| matches!(k.as_str(), "action" | "content" | "_meta"))
 }
 
 /// The MCP revision whose results carry `inputRequests`.

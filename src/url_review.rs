@@ -17,10 +17,14 @@
 //!   labels (UTS #39 via `unicode-security`), userinfo, IP-literal hosts
 //!   (including odd forms such as decimal `3232235777` that the parser
 //!   rewrites), non-default ports, very long URLs, control, bidi or
-//!   invisible characters (listed escaped via [`crate::safe_text`]), and a
-//!   query parameter that leads to another registrable domain (absolute,
-//!   protocol-relative, or percent-encoded up to [`EXTRA_DECODINGS`] more
-//!   times; a non-ASCII host there is named by its `xn--` form).
+//!   invisible characters (listed escaped via [`crate::safe_text`]), a
+//!   query or fragment parameter (split on `&` and `;`) that leads to
+//!   another registrable domain (absolute, or two or more slashes and
+//!   backslashes in any mix, or percent-encoded up to [`EXTRA_DECODINGS`]
+//!   more times, or inside a same-site URL's own parameters up to
+//!   [`NESTED_DEPTH`] levels; a non-ASCII host there is named by its `xn--`
+//!   form), and a parameter holding a `javascript:`, `vbscript:` or `data:`
+//!   URL.
 //!
 //! Every string a warning or refusal carries that comes from the URL has
 //! already been passed through [`crate::safe_text::display`].
@@ -135,22 +139,36 @@ pub enum Warning {
     /// URL differs from what was sent). `escaped` lists each distinct one as
     /// `\u{..}`.
     HiddenCharacters { count: usize, escaped: Vec<String> },
-    /// A query parameter holds a URL on another registrable domain (an
-    /// OAuth `redirect_uri`, a `next=` or `return_to=`): after the page,
-    /// the browser may be sent there. `host` is that URL's host: in Unicode
-    /// when it is pure ASCII or an IP literal, else in its ASCII (`xn--`)
-    /// form, with `idn` saying what the Unicode form imitates.
+    /// A query or fragment parameter holds a URL on another registrable
+    /// domain (an OAuth `redirect_uri`, a `next=` or `return_to=`): after
+    /// the page, the browser may be sent there. `param` is the parameter's
+    /// name, or the path of names through same-site URLs (`next → to`);
+    /// `fragment` says the (outermost) parameter is in the fragment. `host`
+    /// is that URL's host: in Unicode when it is pure ASCII or an IP
+    /// literal, else in its ASCII (`xn--`) form, with `idn` saying what the
+    /// Unicode form imitates.
     ForeignRedirect {
         param: String,
+        fragment: bool,
         host: String,
         idn: Option<IdnNote>,
+    },
+    /// A query or fragment parameter holds a `javascript:`, `vbscript:` or
+    /// `data:` URL (`scheme`, lower case, without `:`): a page that follows
+    /// it runs code or shows a page of the server's making. `param` and
+    /// `fragment` as for [`Warning::ForeignRedirect`].
+    ScriptRedirect {
+        param: String,
+        fragment: bool,
+        scheme: String,
     },
 }
 
 impl Warning {
     /// A short stable name for the warning kind (`http`, `idn`,
     /// `mixed-script`, `confusable`, `userinfo`, `ip-literal`, `port`,
-    /// `long`, `hidden-characters`, `foreign-redirect`), for logs and tests.
+    /// `long`, `hidden-characters`, `foreign-redirect`, `script-redirect`),
+    /// for logs and tests.
     pub fn kind(&self) -> &'static str {
         match self {
             Warning::PlainHttp => "http",
@@ -163,6 +181,7 @@ impl Warning {
             Warning::Long { .. } => "long",
             Warning::HiddenCharacters { .. } => "hidden-characters",
             Warning::ForeignRedirect { .. } => "foreign-redirect",
+            Warning::ScriptRedirect { .. } => "script-redirect",
         }
     }
 
@@ -173,7 +192,8 @@ impl Warning {
             | Warning::Confusable { .. }
             | Warning::Userinfo { .. }
             | Warning::HiddenCharacters { .. }
-            | Warning::ForeignRedirect { .. } => Severity::Danger,
+            | Warning::ForeignRedirect { .. }
+            | Warning::ScriptRedirect { .. } => Severity::Danger,
             _ => Severity::Caution,
         }
     }
@@ -245,11 +265,32 @@ impl Warning {
                 if *count == 1 { "" } else { "s" },
                 escaped.join(" ")
             ),
-            Warning::ForeignRedirect { param, host, idn } => {
+            Warning::ForeignRedirect {
+                param,
+                fragment,
+                host,
+                idn,
+            } => {
                 let note = idn.as_ref().map(IdnNote::phrase).unwrap_or_default();
+                let place = if *fragment { "fragment" } else { "query" };
                 format!(
-                    "The query parameter \"{param}\" holds a URL on another site \
+                    "The {place} parameter \"{param}\" holds a URL on another site \
                      ({host}{note}): after this page, the browser may be sent there."
+                )
+            }
+            Warning::ScriptRedirect {
+                param,
+                fragment,
+                scheme,
+            } => {
+                let place = if *fragment { "fragment" } else { "query" };
+                let what = match scheme.as_str() {
+                    "data" => "which carries a page of its own that can imitate any site",
+                    _ => "which runs code in the page instead of opening one",
+                };
+                format!(
+                    "The {place} parameter \"{param}\" holds a {scheme}: URL, {what}, \
+                     if the page follows it."
                 )
             }
         }
@@ -476,37 +517,112 @@ pub fn review(url: &str) -> UrlReview {
 /// and a value encoded without end costs no more than this.
 pub const EXTRA_DECODINGS: usize = 3;
 
-/// Query parameters whose value leads to an http(s) URL whose registrable
-/// domain differs from `site`'s (or that has none while the site has one),
-/// one warning per parameter name (at most 5). A value leads to a URL when
-/// it is an absolute http(s) URL or a protocol-relative one (`//evil.test/`,
-/// `/\evil.test`, which a browser resolves against the page's scheme),
-/// as it is or after up to [`EXTRA_DECODINGS`] more percent-decodings.
+/// How many same-site URLs deep the parameters are followed: a value that
+/// is a URL on the reviewed site has its own query and fragment checked
+/// (`next=https://site/cb?to=https://evil.test`), up to this many levels.
+pub const NESTED_DEPTH: usize = 3;
+
+/// At most this many redirect warnings are given for one URL.
+const MAX_REDIRECT_WARNINGS: usize = 5;
+
+/// Where a parameter value leads.
+enum Lead {
+    /// An http(s) URL (absolute, or resolved against the page).
+    Url(url::Url),
+    /// A script or data scheme (`javascript`, `vbscript`, `data`), lower case.
+    Script(&'static str),
+}
+
+/// Parameters of the query and the fragment whose value leads to an
+/// http(s) URL whose registrable domain differs from `site`'s (or that has
+/// none while the site has one), or to a script or data scheme; one warning
+/// per parameter name (at most [`MAX_REDIRECT_WARNINGS`]).
+///
+/// Parameters are split on `&` and `;`. In the fragment, a route's query
+/// (`#/signin?next=...`) counts as its parameters. A value leads to a URL
+/// when it is an absolute http(s) URL or starts with two or more slashes or
+/// backslashes in any mix (`//evil.test/`, `///evil.test`, `/\evil.test`),
+/// which a browser resolves to a host with the page's scheme, as it is or
+/// after up to [`EXTRA_DECODINGS`] more percent-decodings. A value that is a
+/// URL on the same site has its own parameters checked, up to
+/// [`NESTED_DEPTH`] levels; the warning names the path of parameters
+/// (`next → to`).
 fn foreign_redirects(parsed: &url::Url, site: &HostInfo) -> Vec<Warning> {
     let own = site.registrable_ascii.as_deref().unwrap_or(&site.ascii);
     let mut out: Vec<Warning> = Vec::new();
-    for (k, v) in parsed.query_pairs() {
-        let Some(u) = url_in_value(parsed, &v) else {
-            continue;
+    scan_params(parsed, own, None, 0, &mut out);
+    out
+}
+
+/// [`foreign_redirects`] for the parameters of `page`, found `depth`
+/// same-site URLs deep under the parameter path `outer` (with whether that
+/// path starts in the reviewed URL's fragment).
+fn scan_params(
+    page: &url::Url,
+    own: &str,
+    outer: Option<(&str, bool)>,
+    depth: usize,
+    out: &mut Vec<Warning>,
+) {
+    for (in_fragment, k, v) in params_of(page) {
+        if out.len() >= MAX_REDIRECT_WARNINGS {
+            return;
+        }
+        let name = safe_text::display(&k.chars().take(60).collect::<String>()).into_owned();
+        let (param, fragment) = match outer {
+            Some((p, f)) => (format!("{p} → {name}"), f),
+            None => (name, in_fragment),
         };
-        let Some(h) = host_info(&u) else {
-            continue;
-        };
-        let theirs = h.registrable_ascii.as_deref().unwrap_or(&h.ascii);
-        let param = safe_text::display(&k.chars().take(60).collect::<String>()).into_owned();
-        let seen = out
-            .iter()
-            .any(|w| matches!(w, Warning::ForeignRedirect { param: p, .. } if *p == param));
-        if !theirs.eq_ignore_ascii_case(own) && !seen && out.len() < 5 {
-            out.push(foreign_redirect(param, &h));
+        let seen = out.iter().any(|w| match w {
+            Warning::ForeignRedirect { param: p, .. }
+            | Warning::ScriptRedirect { param: p, .. } => *p == param,
+            _ => false,
+        });
+        match lead_of_value(page, &v) {
+            Some(Lead::Script(scheme)) if !seen => out.push(Warning::ScriptRedirect {
+                param,
+                fragment,
+                scheme: scheme.to_owned(),
+            }),
+            Some(Lead::Url(u)) => {
+                let Some(h) = host_info(&u) else {
+                    continue;
+                };
+                let theirs = h.registrable_ascii.as_deref().unwrap_or(&h.ascii);
+                if !theirs.eq_ignore_ascii_case(own) {
+                    if !seen {
+                        out.push(foreign_redirect(param, fragment, &h));
+                    }
+                } else if depth < NESTED_DEPTH {
+                    scan_params(&u, own, Some((&param, fragment)), depth + 1, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The parameters of `u`'s query, then of its fragment (`true`), split on
+/// `&` and `;` and form-decoded. A fragment key holding `?` (a route with
+/// its own query, `/signin?next`) is named by what follows the last `?`.
+fn params_of(u: &url::Url) -> Vec<(bool, String, String)> {
+    let mut out = Vec::new();
+    for (in_fragment, text) in [(false, u.query()), (true, u.fragment())] {
+        let Some(text) = text else { continue };
+        let text = text.replace(';', "&");
+        for (k, v) in url::form_urlencoded::parse(text.as_bytes()) {
+            let k = match k.rsplit_once('?') {
+                Some((_, name)) if in_fragment => name.to_owned(),
+                _ => k.into_owned(),
+            };
+            out.push((in_fragment, k, v.into_owned()));
         }
     }
     out
 }
 
-/// The http(s) URL a query value leads to, if any (see
-/// [`foreign_redirects`]).
-fn url_in_value(page: &url::Url, value: &str) -> Option<url::Url> {
+/// Where a parameter value leads, if anywhere (see [`foreign_redirects`]).
+fn lead_of_value(page: &url::Url, value: &str) -> Option<Lead> {
     let mut text = value.to_owned();
     for _ in 0..=EXTRA_DECODINGS {
         // A browser drops tabs and newlines anywhere and leading spaces and
@@ -516,18 +632,26 @@ fn url_in_value(page: &url::Url, value: &str) -> Option<url::Url> {
             .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
             .collect();
         let clean = clean.trim_start_matches(|c: char| c <= ' ');
+        if let Some(s) = script_scheme(clean) {
+            return Some(Lead::Script(s));
+        }
         let mut lead = clean.chars();
         let relative = matches!(
             (lead.next(), lead.next()),
             (Some('/' | '\\'), Some('/' | '\\'))
         );
         let found = if relative {
-            page.join(clean).ok()
+            // Browsers skip every slash and backslash before the host of an
+            // http(s) URL (WHATWG "special authority ignore slashes"); the
+            // `url` crate reads a third one as an empty host, so the run is
+            // made two slashes first.
+            let rest = clean.trim_start_matches(['/', '\\']);
+            page.join(&format!("//{rest}")).ok()
         } else {
             url::Url::parse(clean).ok()
         };
         if let Some(u) = found.filter(|u| matches!(u.scheme(), "http" | "https")) {
-            return Some(u);
+            return Some(Lead::Url(u));
         }
         let decoded = percent_decode(&text);
         if decoded == text {
@@ -536,6 +660,15 @@ fn url_in_value(page: &url::Url, value: &str) -> Option<url::Url> {
         text = decoded;
     }
     None
+}
+
+/// The script or data scheme `value` starts with (`javascript:`,
+/// `vbscript:`, `data:`, any case), lower case.
+fn script_scheme(value: &str) -> Option<&'static str> {
+    let (scheme, _) = value.split_once(':')?;
+    ["javascript", "vbscript", "data"]
+        .into_iter()
+        .find(|s| s.eq_ignore_ascii_case(scheme))
 }
 
 /// `s` with each `%XX` turned into its byte (invalid UTF-8 replaced);
@@ -563,10 +696,11 @@ fn percent_decode(s: &str) -> String {
 /// The warning for `param` leading to host `h`. A host that is not pure
 /// ASCII is named by its ASCII (`xn--`) form, which cannot pass for another
 /// name, with what its Unicode form imitates.
-fn foreign_redirect(param: String, h: &HostInfo) -> Warning {
+fn foreign_redirect(param: String, fragment: bool, h: &HostInfo) -> Warning {
     if h.kind != HostKind::Domain || h.unicode == h.ascii {
         return Warning::ForeignRedirect {
             param,
+            fragment,
             host: h.unicode.clone(),
             idn: None,
         };
@@ -596,6 +730,7 @@ fn foreign_redirect(param: String, h: &HostInfo) -> Warning {
     }
     Warning::ForeignRedirect {
         param,
+        fragment,
         host: h.ascii.clone(),
         idn: Some(IdnNote {
             scripts,

@@ -233,6 +233,7 @@ fn try_events(path: &Path, run: &mut Run) -> Result<bool, String> {
                 all_ok = false;
             }
             Item::ReadError(e) => read_error = Some(e),
+            Item::Source { .. } | Item::Empty { .. } => {}
         }
         true
     });

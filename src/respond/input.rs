@@ -37,6 +37,12 @@ pub enum Item {
     Bad { line: usize, message: String },
     /// The input could not be read.
     ReadError(std::io::Error),
+    /// Of several inputs, the one whose items follow (its file name as
+    /// given, or `stdin` for `-`): reports of later items name it, since
+    /// each input counts its lines from 1.
+    Source { name: String },
+    /// A named file that held no event at all (nothing to answer).
+    Empty { name: String },
 }
 
 /// One event text read as a request event ([`read_event`]).
@@ -249,19 +255,29 @@ pub fn spawn_readers(
     inputs: &[PathBuf],
     pre_read: Option<SchemaPolicy>,
 ) -> Result<mpsc::Receiver<Item>, OpenError> {
-    let mut readers: Vec<Box<dyn BufRead + Send>> = Vec::new();
+    let mut readers: Vec<Input> = Vec::new();
     if inputs.is_empty() {
-        readers.push(Box::new(std::io::BufReader::new(std::io::stdin())));
+        readers.push(Input::unnamed(Box::new(std::io::BufReader::new(
+            std::io::stdin(),
+        ))));
     }
     for p in inputs {
         readers.push(if p.as_os_str() == "-" {
-            Box::new(std::io::BufReader::new(std::io::stdin()))
+            Input {
+                name: Some("stdin".to_owned()),
+                file: false,
+                reader: Box::new(std::io::BufReader::new(std::io::stdin())),
+            }
         } else {
             let f = std::fs::File::open(p).map_err(|source| OpenError {
                 path: p.clone(),
                 source,
             })?;
-            Box::new(std::io::BufReader::new(f))
+            Input {
+                name: Some(crate::safe_text::display(&p.display().to_string()).into_owned()),
+                file: true,
+                reader: Box::new(std::io::BufReader::new(f)),
+            }
         });
     }
     Ok(spawn_split_all(
@@ -292,14 +308,35 @@ pub fn spawn_split(
     reader: Box<dyn BufRead + Send>,
     budget: std::sync::Arc<Budget>,
 ) -> mpsc::Receiver<Item> {
-    spawn_split_all(vec![reader], budget, None)
+    spawn_split_all(vec![Input::unnamed(reader)], budget, None)
+}
+
+/// One input of a run: a reader, with its name (a file as given, or
+/// `stdin`) when it is named on the command line.
+struct Input {
+    name: Option<String>,
+    /// A file (not stdin): one without events is said to be empty.
+    file: bool,
+    reader: Box<dyn BufRead + Send>,
+}
+
+impl Input {
+    fn unnamed(reader: Box<dyn BufRead + Send>) -> Input {
+        Input {
+            name: None,
+            file: false,
+            reader,
+        }
+    }
 }
 
 /// [`spawn_split`] over several readers one after the other; with
 /// `pre_read`, events are read as requests ([`Item::Read`], counted
-/// [`PARSED_WEIGHT`] times their text).
+/// [`PARSED_WEIGHT`] times their text). With several readers, each one's
+/// items follow an [`Item::Source`]; a file with no event at all gives an
+/// [`Item::Empty`].
 fn spawn_split_all(
-    readers: Vec<Box<dyn BufRead + Send>>,
+    readers: Vec<Input>,
     budget: std::sync::Arc<Budget>,
     pre_read: Option<SchemaPolicy>,
 ) -> mpsc::Receiver<Item> {
@@ -307,16 +344,25 @@ fn spawn_split_all(
     // answers, so a flood of requests cannot fill memory.
     let (tx, rx) = mpsc::channel(READ_AHEAD);
     let weight = if pre_read.is_some() { PARSED_WEIGHT } else { 1 };
+    let several = readers.len() > 1;
     let split = move |send: &mut dyn FnMut(Item) -> bool| {
         let mut open = true;
-        for reader in readers {
+        for input in readers {
             if !open {
                 break;
             }
-            split_events(reader, |it| {
-                open = send(counted(it, &budget, weight));
+            if let Some(name) = input.name.clone().filter(|_| several) {
+                open = send(Item::Source { name });
+            }
+            let mut any = false;
+            split_events(input.reader, |it| {
+                any = true;
+                open = open && send(counted(it, &budget, weight));
                 open
             });
+            if let Some(name) = input.name.filter(|_| open && !any && input.file) {
+                open = send(Item::Empty { name });
+            }
         }
     };
     let Some(policy) = pre_read else {
@@ -380,6 +426,8 @@ mod tests {
                 }
                 Item::Read { line, .. } => format!("request@{line}"),
                 Item::ReadError(e) => format!("read:{e}"),
+                Item::Source { name } => format!("source:{name}"),
+                Item::Empty { name } => format!("empty:{name}"),
             });
             true
         });

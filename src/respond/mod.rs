@@ -186,6 +186,8 @@ struct Run<'a> {
     /// Items taken in ahead of the one being answered (at most
     /// [`READ_AHEAD`]; the rest waits in the bounded channel).
     queue: VecDeque<Item>,
+    /// The input now read, when several are ([`Item::Source`]).
+    source: Option<String>,
     desk: Desk,
     sink: &'a mut Sink,
     config: &'a Config,
@@ -219,6 +221,7 @@ impl<'a> Run<'a> {
         Run {
             items,
             queue: VecDeque::new(),
+            source: None,
             desk,
             sink,
             config,
@@ -393,6 +396,17 @@ impl<'a> Run<'a> {
                 self.tally.fatal = true;
                 return Step::Stop;
             }
+            Item::Source { name } => {
+                self.source = Some(name);
+                return Step::Next;
+            }
+            Item::Empty { name } => {
+                self.flush();
+                self.config
+                    .notices
+                    .say(&format!("no requests in {name}: it holds no event"));
+                return Step::Next;
+            }
         };
         let Some((req, id)) = self.take_request(line, read) else {
             return Step::Next;
@@ -441,9 +455,10 @@ impl<'a> Run<'a> {
             ReadEvent::Other { id, ty } => {
                 // Not a fault: the results of a recorded run, for example.
                 self.flush();
+                let place = self.place(line);
                 let at = match id {
-                    Some(id) => format!("event {} (line {line})", crate::safe_text::display(&id)),
-                    None => format!("line {line}"),
+                    Some(id) => format!("event {} ({place})", crate::safe_text::display(&id)),
+                    None => place,
                 };
                 let ty = crate::safe_text::display(&ty);
                 self.config
@@ -692,7 +707,18 @@ impl<'a> Run<'a> {
         // The results before it first: stdout and stderr sent to one file
         // keep the input's order.
         self.flush();
-        self.config.notices.say(&report_text(line, id, what, errs));
+        let place = self.place(line);
+        self.config
+            .notices
+            .say(&report_text(&place, id, what, errs));
+    }
+
+    /// `line N`, or `line N of FILE` when several inputs are read.
+    fn place(&self, line: usize) -> String {
+        match &self.source {
+            Some(f) => format!("line {line} of {f}"),
+            None => format!("line {line}"),
+        }
     }
 }
 
@@ -705,17 +731,17 @@ struct At<'a> {
     id: Option<&'a str>,
 }
 
-/// What went wrong with the item at `line` (and `id`), with its
-/// violations, all sanitized.
-fn report_text(line: usize, id: Option<&str>, what: &str, errs: &[Violation]) -> String {
+/// What went wrong with the item at `place` (`line N`, or `line N of
+/// FILE`; and `id`), with its violations, all sanitized.
+fn report_text(place: &str, id: Option<&str>, what: &str, errs: &[Violation]) -> String {
     // `what` may quote the request (a gap's reason, a refusal's reasons).
     let what = crate::safe_text::display(what);
     let mut msg = match id {
         Some(id) if !id.is_empty() => format!(
-            "request {} (line {line}): {what}",
+            "request {} ({place}): {what}",
             crate::safe_text::display(id)
         ),
-        _ => format!("line {line}: {what}"),
+        _ => format!("{place}: {what}"),
     };
     for e in errs {
         msg.push_str(&format!(

@@ -128,6 +128,28 @@ pub fn clip(s: &str, w: usize) -> String {
     out
 }
 
+/// Clip `s` to `w` columns by cutting its middle: the first third is kept,
+/// then `…`, then as much of the end as fits. For a command line or a path
+/// the end (the program's file name, its arguments) is what tells it
+/// apart. Cuts fall between glyphs, as in [`clip`].
+pub fn clip_middle(s: &str, w: usize) -> String {
+    let total = width(s);
+    if total <= w {
+        return s.to_owned();
+    }
+    if w < 8 {
+        return clip(s, w);
+    }
+    let room = w - 1;
+    let head = slice_cols(s, 0, room / 3);
+    let tail_w = room - width(&head);
+    let start = glyph_start_at_or_after(s, total - tail_w);
+    let mut out = head;
+    out.push('…');
+    out.push_str(&slice_cols(s, start, tail_w));
+    out
+}
+
 /// Whether the grapheme `s` (several code points) is drawn by terminals
 /// differently from how it is measured: regional indicator pairs (flags),
 /// variation selectors (VS15, VS16) and emoji modifiers, or any cluster
@@ -323,6 +345,19 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn clip_middle_keeps_the_end() {
+        let s = "Launched as: node /home/ada/src/servers/src/server-everything/dist/index.js stdio";
+        let got = clip_middle(s, 40);
+        assert_eq!(got, "Launched as: …ything/dist/index.js stdio");
+        assert_eq!(width(&got), 40);
+        assert_eq!(clip_middle("short", 40), "short");
+        // Wide glyphs are never split: the cut lands between them.
+        let got = clip_middle("漢字漢字漢字漢字漢字漢字", 13);
+        assert_eq!(got, "漢字…漢字漢字");
+        assert!(width(&got) <= 13);
+    }
 
     #[test]
     fn a_wrap_never_splits_a_flag_or_an_emoji_sequence() {

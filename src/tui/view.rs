@@ -20,7 +20,7 @@ use crate::responder::Progress;
 use crate::safe_text::{display, display_multiline};
 
 use super::chrome::{button_row, help_line, ButtonCell, RowKind, ScrollView};
-use super::text::{clip, slice_cols, width, wrap};
+use super::text::{clip, clip_middle, slice_cols, width, wrap};
 use super::theme::Theme;
 
 /// Smallest usable screen (columns).
@@ -258,8 +258,9 @@ fn header_lines(
     }
     // Who launched what, and which call asked: each cut to one line.
     if let Some(l) = &h.launched {
+        // Cut in the middle: the end names the program and its arguments.
         let line = display(&crate::responder::launched_line(l)).into_owned();
-        out.push(Line::styled(clip(&line, w), theme.text()));
+        out.push(Line::styled(clip_middle(&line, w), theme.text()));
     }
     if let Some(c) = &h.call {
         let line = format!("Asked during: {}", display(c));
@@ -647,15 +648,16 @@ fn option_list(
 ) {
     let opts = st.options();
     if list.filterable {
-        let (shown, cur) = input_view(list.filter.value(), list.filter.cursor(), 20);
+        // The input takes up to 20 columns, narrower (not under 8) so the
+        // count fits; a count that still does not fit ends with `…`.
+        let count = format!("  {} of {}", list.matches.len(), opts.len());
+        let iw = 20.min(w.saturating_sub(12 + width(&count))).max(8);
+        let (shown, cur) = input_view(list.filter.value(), list.filter.cursor(), iw);
         b.cursor = Some((b.lines.len(), (12 + cur) as u16));
         b.push(Line::from(vec![
             Span::styled("    filter: ", theme.hint()),
-            Span::styled(format!("{shown:<20}"), theme.input(true)),
-            Span::styled(
-                format!("  {} of {}", list.matches.len(), opts.len()),
-                theme.muted(),
-            ),
+            Span::styled(format!("{shown:<iw$}"), theme.input(true)),
+            Span::styled(clip(&count, w.saturating_sub(12 + iw)), theme.muted()),
         ]));
     }
     if list.matches.is_empty() {
@@ -1241,18 +1243,34 @@ pub const CONNECTING: &str = "Connecting to the server…";
 /// Draw the screen shown while the driver connects to its source: no
 /// request can come yet, so no count of answers.
 fn draw_connecting(f: &mut Frame, theme: &Theme, notice: Option<&str>) {
-    draw_idle(f, theme, CONNECTING, "Ctrl-C twice quits.".into(), notice);
+    // The notice says how the server was launched: cut in the middle, as
+    // its end names the program.
+    draw_idle(
+        f,
+        theme,
+        CONNECTING,
+        "Ctrl-C twice quits.".into(),
+        notice,
+        clip_middle,
+    );
 }
 
 /// Draw the screen shown while the driver waits for the next request.
 pub fn draw_waiting(f: &mut Frame, theme: &Theme, answered: usize, notice: Option<&str>) {
     let count = format!("{answered} answered so far. Ctrl-C twice quits.");
-    draw_idle(f, theme, "Waiting for the next request…", count, notice);
+    draw_idle(f, theme, "Waiting for the next request…", count, notice, clip);
 }
 
 /// A screen with no request on it: what is happening, then a quieter line
-/// and, under them, the `notice` (clipped to the width).
-fn draw_idle(f: &mut Frame, theme: &Theme, what: &str, then: String, notice: Option<&str>) {
+/// and, under them, the `notice` (cut to the width by `cut`).
+fn draw_idle(
+    f: &mut Frame,
+    theme: &Theme,
+    what: &str,
+    then: String,
+    notice: Option<&str>,
+    cut: fn(&str, usize) -> String,
+) {
     if too_small(f, theme) {
         return;
     }
@@ -1267,7 +1285,7 @@ fn draw_idle(f: &mut Frame, theme: &Theme, what: &str, then: String, notice: Opt
     ];
     if let Some(n) = notice {
         lines.push(Line::raw(""));
-        lines.push(Line::styled(clip(n, w), theme.notice()));
+        lines.push(Line::styled(cut(n, w), theme.notice()));
     }
     f.render_widget(
         Paragraph::new(lines),

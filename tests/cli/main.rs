@@ -22,6 +22,7 @@ mod output_faults;
 mod readme_examples;
 mod revisions;
 mod scripted_faults;
+mod several_inputs;
 mod terminal_use;
 mod upstream;
 mod validate;

@@ -109,3 +109,30 @@ fn input_requests_entries_and_results_get_one_line_naming_wrap() {
     let ev: serde_json::Value = serde_json::from_str(out.trim()).expect("one event");
     assert_eq!(ev["extensions"]["mcp"]["inputKey"], "ask-name", "{out}");
 }
+
+/// A raw MCP ElicitResult (alone or as a JSON-RPC response) is named as
+/// one, with how AHP result events are made, not a list of wire-root
+/// errors.
+#[test]
+fn an_elicit_result_is_named_with_how_results_are_made() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let result = serde_json::json!({"action": "accept", "content": {"a": 1}});
+    let rpc = serde_json::json!({"jsonrpc": "2.0", "id": 3, "result": result});
+    let p = write(dir.path(), "result.json", &result);
+    for (args, all) in where_an_event_is_expected(&p, dir.path()) {
+        assert!(
+            all.contains(
+                "this is an MCP ElicitResult (a client's answer), not an AHP result event"
+            ) && all.contains("ahp-elicit respond request.json > result.json"),
+            "{args:?}: {all}"
+        );
+        assert!(!all.contains("wire-root/"), "{args:?}: {all}");
+    }
+    let r = write(dir.path(), "rpc.json", &rpc);
+    let (code, out, err) = common::run_in(BIN, &["validate", r.as_str()], dir.path());
+    assert_eq!(code, Some(1));
+    assert!(
+        format!("{out}{err}").contains("JSON-RPC response carrying an MCP ElicitResult"),
+        "{out}{err}"
+    );
+}

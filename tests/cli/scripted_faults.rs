@@ -49,11 +49,11 @@ fn a_browser_that_cannot_start_fails_only_its_request_across_files() {
     assert_eq!(o.status.code(), Some(1), "stderr: {err}");
     let errors: Vec<&str> = err.lines().collect();
     assert_eq!(errors.len(), 3, "{err}");
-    assert!(errors[0].starts_with("ahp-elicit: request evt-url-1 (line 1): answer refused [answer-refused], no result: the URL was not opened: The browser command \"/nonexistent/x\" could not be started"), "{err}");
-    assert!(errors[1].starts_with("ahp-elicit: request evt-stream-2 (line 2): answer refused [answer-refused], no result: the URL was not opened"), "{err}");
+    assert!(errors[0].starts_with("ahp-elicit: request evt-url-1 (line 1 of examples/url-connect.request.json): answer refused [answer-refused], no result: the URL was not opened: The browser command \"/nonexistent/x\" could not be started"), "{err}");
+    assert!(errors[1].starts_with("ahp-elicit: request evt-stream-2 (line 2 of examples/stream.requests.jsonl): answer refused [answer-refused], no result: the URL was not opened"), "{err}");
     assert_eq!(
         errors[2],
-        "ahp-elicit: request evt-stream-3 (line 3): answer refused [answer-refused], no result: 'target' required"
+        "ahp-elicit: request evt-stream-3 (line 3 of examples/stream.requests.jsonl): answer refused [answer-refused], no result: 'target' required"
     );
     assert_eq!(answered(&o.stdout), ["evt-stream-1"]);
 }

@@ -222,6 +222,49 @@ fn widget_long_list_with_filter() {
     insta::assert_snapshot!(draw_form(&form, &header(), 60, 20));
 }
 
+/// At the smallest size (40x10) the filter line fits: the input narrows so
+/// the match count shows whole, never cut mid-word without a mark.
+#[test]
+fn filter_line_fits_the_smallest_screen() {
+    let opts: Vec<String> = (0..200).map(|i| format!("city-{i:03}")).collect();
+    let s = schema(
+        json!({"city": {"type": "string", "title": "City", "enum": opts}}),
+        &[],
+    );
+    let mut form = Form::new(&s, "Filter");
+    press(&mut form, &[Key::Char('1')]);
+    let b = draw_form(&form, &header(), 40, 10);
+    let line = format!("{b:?}")
+        .lines()
+        .find(|l| l.contains("filter:"))
+        .map(str::to_owned)
+        .expect("a filter line");
+    assert!(line.contains("119 of 200"), "{line}");
+    insta::assert_snapshot!(b);
+}
+
+/// A long "Launched as:" line is cut in the middle: its end, the program's
+/// file name and arguments, is what tells the server apart.
+#[test]
+fn a_long_launch_line_keeps_the_program_name() {
+    let s = schema(json!({"name": {"type": "string"}}), &[]);
+    let form = Form::new(&s, "Name?");
+    let mut h = header();
+    h.launched =
+        Some("node /home/ada/src/mcp-servers/src/server-everything/dist/index.js stdio".into());
+    let b = draw_form(&form, &h, 60, 24);
+    let all = format!("{b:?}");
+    let line = all
+        .lines()
+        .find(|l| l.contains("Launched as:"))
+        .expect("a launch line");
+    assert!(line.contains("…"), "{line}");
+    assert!(
+        line.contains("server-everything/dist/index.js stdio"),
+        "{line}"
+    );
+}
+
 #[test]
 fn secret_warning_and_hostile_text() {
     let s = schema(

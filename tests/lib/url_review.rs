@@ -215,3 +215,117 @@ fn a_lookalike_foreign_host_is_named_by_its_punycode_form() {
         ["The query parameter \"next\" holds a URL on another site (xn--80aa0cbo65f.com, an international name that reads as \"paypal.com\", a common way to imitate another name): after this page, the browser may be sent there."]
     );
 }
+
+/// Three or more slashes, or slashes mixed with backslashes, resolve to a
+/// host in a browser as two do; so does that value percent-encoded.
+#[test]
+fn many_slashes_in_the_query_are_flagged() {
+    for url in [
+        "https://auth.example.com/login?next=///evil.test",
+        "https://auth.example.com/login?next=%2F%2F%2Fevil.test",
+        "https://auth.example.com/login?next=/\\/evil.test/",
+        "https://auth.example.com/login?next=%5C%2F%5C%2Fevil.test",
+    ] {
+        assert_eq!(
+            foreign_sentences(url),
+            ["The query parameter \"next\" holds a URL on another site (evil.test): after this page, the browser may be sent there."],
+            "{url}"
+        );
+    }
+    assert!(
+        foreign_sentences("https://auth.example.com/login?next=///www.example.com/").is_empty()
+    );
+}
+
+/// A same-site redirect whose own query holds a foreign URL leads there in
+/// two hops: the nested value is checked too, to a bounded depth.
+#[test]
+fn a_foreign_url_nested_in_a_same_site_redirect_is_flagged() {
+    assert_eq!(
+        foreign_sentences(
+            "https://auth.example.com/login?next=https://auth.example.com/cb%3Fto%3Dhttps://evil.test"
+        ),
+        ["The query parameter \"next → to\" holds a URL on another site (evil.test): after this page, the browser may be sent there."]
+    );
+    // Twice nested is still found.
+    assert_eq!(
+        foreign_sentences(
+            "https://example.com/a?n=https%3A%2F%2Fexample.com%2Fb%3Fm%3Dhttps%253A%252F%252Fexample.com%252Fc%253Fto%253Dhttps%25253A%25252F%25252Fevil.test"
+        ).len(),
+        1
+    );
+    assert!(foreign_sentences(
+        "https://auth.example.com/login?next=https://auth.example.com/cb%3Fto%3D/home"
+    )
+    .is_empty());
+}
+
+/// `;` separates parameters for many servers, as `&` does.
+#[test]
+fn a_semicolon_separated_parameter_is_checked() {
+    assert_eq!(
+        foreign_sentences("https://auth.example.com/login?a=1;next=https://evil.test"),
+        ["The query parameter \"next\" holds a URL on another site (evil.test): after this page, the browser may be sent there."]
+    );
+}
+
+/// The fragment is read by the page's own script, which may follow a URL
+/// in it (`#next=`, or a route with its own query `#/login?next=`).
+#[test]
+fn a_foreign_url_in_the_fragment_is_flagged() {
+    for url in [
+        "https://auth.example.com/login#next=https://evil.test/",
+        "https://auth.example.com/login#/signin?next=https://evil.test/",
+    ] {
+        assert_eq!(
+            foreign_sentences(url),
+            ["The fragment parameter \"next\" holds a URL on another site (evil.test): after this page, the browser may be sent there."],
+            "{url}"
+        );
+    }
+    assert!(foreign_sentences("https://auth.example.com/login#next=/home").is_empty());
+}
+
+/// A redirect value with a script or data scheme runs code or shows a page
+/// of its own making if the page follows it.
+#[test]
+fn a_script_scheme_in_a_redirect_value_is_flagged() {
+    for (url, scheme) in [
+        (
+            "https://auth.example.com/login?next=javascript:alert(1)",
+            "javascript",
+        ),
+        (
+            "https://auth.example.com/login?next=JavaScript%3Aalert(1)",
+            "javascript",
+        ),
+        (
+            "https://auth.example.com/login?next=java%09script:alert(1)",
+            "javascript",
+        ),
+        ("https://auth.example.com/login?u=data:text/html,x", "data"),
+        ("https://auth.example.com/login#next=vbscript:x", "vbscript"),
+    ] {
+        let r = review(url);
+        let w: Vec<&Warning> = r
+            .warnings
+            .iter()
+            .filter(|w| w.kind() == "script-redirect")
+            .collect();
+        assert_eq!(w.len(), 1, "{url}: {:?}", r.warnings);
+        assert_eq!(w[0].severity(), ahp_elicit::url_review::Severity::Danger);
+        assert!(
+            w[0].sentence().contains(&format!("a {scheme}: URL")),
+            "{url}: {}",
+            w[0].sentence()
+        );
+    }
+    assert_eq!(
+        review("https://auth.example.com/login?next=javascript:alert(1)").warnings[0].sentence(),
+        "The query parameter \"next\" holds a javascript: URL, which runs code in the page instead of opening one, if the page follows it."
+    );
+    // A word that merely starts like a scheme is not one.
+    assert!(review("https://auth.example.com/login?q=datastore")
+        .warnings
+        .is_empty());
+}
