@@ -108,6 +108,9 @@ enum Opening {
     Str,
     /// A whole control sequence report (CPR, DA, a mode report): drop it.
     Report,
+    /// Not a reply but a cursor key whose ESC came alone (`[A`..`[D`,
+    /// `[H`, `[F` over a slow link): that key, never its letters typed.
+    Key(KeyCode),
     /// Not a reply: give them out.
     Not,
 }
@@ -146,6 +149,18 @@ fn opening(s: &str) -> Opening {
             "G" => Opening::Str,
             _ => Opening::Not,
         },
+        Some('[') if rest.len() == 1 && !rest.starts_with(|c: char| c.is_ascii_digit()) => {
+            match rest {
+                "A" => Opening::Key(KeyCode::Up),
+                "B" => Opening::Key(KeyCode::Down),
+                "C" => Opening::Key(KeyCode::Right),
+                "D" => Opening::Key(KeyCode::Left),
+                "H" => Opening::Key(KeyCode::Home),
+                "F" => Opening::Key(KeyCode::End),
+                _ if matches!(rest, "?" | ">" | "=" | "<" | ";" | ":") => Opening::Maybe,
+                _ => Opening::Not,
+            }
+        }
         Some('[') => {
             let body = rest.strip_prefix(['?', '>', '=', '<']).unwrap_or(rest);
             let param = |c: char| c.is_ascii_digit() || c == ';' || c == ':';
@@ -332,6 +347,11 @@ impl KeyFilter {
             }
             Opening::Str => self.reply = Some((Reply::Str { esc: false }, now, s.len())),
             Opening::Report => {}
+            Opening::Key(code) => {
+                if !held.thrown {
+                    out.push(KeyEvent::new(code, KeyModifiers::NONE));
+                }
+            }
             Opening::Not => {
                 out.extend(held.release());
                 return false;
@@ -502,6 +522,18 @@ mod tests {
         let t = Instant::now();
         assert!(f.feed(ch('4'), t).is_empty());
         assert_eq!(f.flush_now(), vec![ch('4')]);
+    }
+
+    #[test]
+    fn a_cursor_key_split_after_its_esc_is_that_key_not_typed_letters() {
+        let down = KeyEvent::new(KeyCode::Down, KeyModifiers::NONE);
+        // ESC, a pause longer than the Esc wait, then `[B`: the lone Esc
+        // acts, and `[B` is Down, never `[` and `B` typed.
+        let got = timed(&[(0, esc()), (150, ch('[')), (151, ch('B')), (400, ch('x'))]);
+        assert_eq!(got, vec![esc(), down, ch('x')]);
+        // `[` then a letter that is no cursor key stays typed.
+        let got = timed(&[(0, esc()), (150, ch('[')), (151, ch('q'))]);
+        assert_eq!(got, vec![esc(), ch('['), ch('q')]);
     }
 
     #[test]

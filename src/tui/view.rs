@@ -230,6 +230,21 @@ fn header_lines(
         }
     }
     if compact {
+        // Who launched what, and which call asked, on one line: a short
+        // window still says who is asking beyond the name the server
+        // gives itself.
+        let origin: Vec<String> = [
+            h.launched
+                .as_deref()
+                .map(|l| display(&crate::responder::launched_line(l)).into_owned()),
+            h.call.as_deref().map(|c| format!("asked during {}", display(c))),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if !origin.is_empty() {
+            out.push(Line::styled(clip(&origin.join(" · "), w), theme.text()));
+        }
         if let Some(what) = secret {
             let warn = format!("⚠ {}: secrets must use URL mode", display(what));
             out.push(Line::styled(clip(&warn, w), theme.warning()));

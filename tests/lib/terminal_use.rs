@@ -281,3 +281,25 @@ fn the_header_names_the_launch_and_the_call() {
     );
     assert!(rows[3].trim_end().ends_with('…'), "{rows:#?}");
 }
+
+/// On a window too short for the full header (under 16 rows) the launch
+/// and the call still show, on one line under the server's own name.
+#[test]
+fn a_short_window_still_names_the_launch_and_the_call() {
+    let h = header().with_origin(Some(ahp_elicit::responder::Origin {
+        launched: Some("python3 srv.py".into()),
+        call: Some("tools/call go {}".into()),
+    }));
+    let schema = schema(json!({"name": {"type": "string"}}));
+    let form = Form::new(&schema, "Name?");
+    let theme = Theme::monochrome();
+    let mut t = Terminal::new(TestBackend::new(80, 15)).expect("terminal");
+    let mut scroll = 0;
+    t.draw(|f| view::draw_form(f, &theme, &h, &form, &mut scroll))
+        .expect("draw");
+    let row1: String = (0..80).map(|x| cell(&t, x, 1)).collect();
+    assert!(
+        row1.starts_with("Launched as: python3 srv.py · asked during tools/call go {}"),
+        "{row1:?}"
+    );
+}
