@@ -42,10 +42,7 @@ async fn until_asked(asked: &std::sync::atomic::AtomicUsize, n: usize) {
 
 impl Responder for Holder {
     fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
-        let msg = req.event["payload"]["elicitation"]["request"]["text"]
-            .as_str()
-            .unwrap_or("")
-            .to_owned();
+        let msg = text_of(req);
         self.seen.push(msg.clone());
         self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         if msg.contains("hold") {
@@ -57,6 +54,14 @@ impl Responder for Holder {
         }
         Ok(Outcome::Answer(Answer::bare(Action::Decline)))
     }
+}
+
+/// The request's text (its params as sent).
+fn text_of(req: &RequestEvent) -> String {
+    req.event["payload"]["elicitation"]["request"]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned()
 }
 
 fn request(message: &str, n: usize) -> RequestEvent {
@@ -544,10 +549,7 @@ struct Quitter {
 
 impl Responder for Quitter {
     fn respond(&mut self, req: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
-        let msg = req.event["payload"]["elicitation"]["request"]["text"]
-            .as_str()
-            .unwrap_or("")
-            .to_owned();
+        let msg = text_of(req);
         let quit = msg.contains("\"quit\"");
         self.seen.push(msg);
         Ok(if quit {
