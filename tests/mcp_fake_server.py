@@ -27,6 +27,9 @@ request with "mode": "url") without waiting, pings after `delay` seconds (the re
 to the answer), then cancels the form and records any late answer to it;
 "progress" sends progress for the call's token and for another one;
 "burst" sends three forms back to back and waits for the three answers;
+"queue" sends two forms back to back, withdraws the second `delay` seconds
+later (reason "no longer needed"), waits for the answer to the first and
+records any answer to the second within `after` seconds;
 "leave" sends a form and answers the call at once, leaving the form open
 (its answer, if any, is only seen in the FAKE_RECORD file); "die" sends a
 form and exits `delay` seconds later without answering the call;
@@ -240,7 +243,7 @@ class State:
 def probe(state, case, call, notify, extra=None):
     """Run one case; call(method, params) returns the client's answer."""
     responses = {}
-    if case in ("hold", "progress", "flood", "swap", "dupid", "leave", "die", "burst") and extra is not None:
+    if case in ("hold", "progress", "flood", "swap", "dupid", "leave", "die", "burst", "queue") and extra is not None:
         return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
@@ -410,6 +413,34 @@ def run_stdio():
                         got[m["id"]] = strip(m)
                 return {"content": [{"type": "text", "text": "burst done"}],
                         "structuredContent": {"answers": [got.get(i) for i in ids]}}
+            if case == "queue":
+                # Two forms back to back; the second, still queued behind
+                # the first on the client's screen, is withdrawn.
+                forms = []
+                for n in (1, 2):
+                    form = {"message": f"Queued form {n}", "requestedSchema": {
+                        "type": "object", "properties": {"note": {"type": "string"}}}}
+                    forms.append(call("elicitation/create", form, send_only=True))
+                time.sleep(float(args.get("delay", 1)))
+                notify("notifications/cancelled",
+                       {"requestId": forms[1], "reason": "no longer needed"})
+                first = None
+                late = None
+                while first is None:
+                    m = read(timeout=60)
+                    if m is None:
+                        break
+                    if m.get("id") == forms[0] and "method" not in m:
+                        first = strip(m)
+                    elif m.get("id") == forms[1]:
+                        late = strip(m)
+                end = time.monotonic() + float(args.get("after", 0.5))
+                while late is None and time.monotonic() < end:
+                    m = read(timeout=max(0.01, end - time.monotonic()))
+                    if m is not None and m.get("id") == forms[1]:
+                        late = strip(m)
+                return {"content": [{"type": "text", "text": "queue done"}],
+                        "structuredContent": {"first": first, "late": late}}
             if case == "leave":
                 # The call ends with the form (with "mode": "url", the URL
                 # request) still open.

@@ -201,6 +201,9 @@ pub(super) struct Elicitations {
     pub asked: usize,
     /// The person quit: every later elicitation is answered `cancel`.
     pub quit: bool,
+    /// Requests of the server answered `cancel` by the quit (the one quit
+    /// on, those queued or arriving after it), for the closing notice.
+    pub cancelled_on_quit: usize,
     pub answered: usize,
     pub rejected: Vec<String>,
     pub refused: Vec<String>,
@@ -798,20 +801,34 @@ impl Client {
     /// elicitations: `cancel`); then close the connection and show the
     /// server's last log lines.
     async fn finish(&mut self, out: &Result<SessionReport, McpError>) {
-        if let Err(McpError::Quit | McpError::Interrupted(_)) = out {
+        if let Err(e @ (McpError::Quit | McpError::Interrupted(_))) = out {
             let ids: Vec<u64> = self.link.pending.keys().copied().collect();
+            let calls = ids.len();
             for id in ids {
                 self.cancel_request(id, "the person quit");
             }
-            let open: Vec<Value> = self
+            // The open requests leave the desk unseen (the responder shows
+            // nothing after a quit), answered `cancel` here.
+            let open: Vec<(u64, Value)> = self
                 .elic
                 .asks
-                .values()
-                .filter_map(|a| a.rpc_id.clone())
+                .iter()
+                .filter_map(|(k, a)| a.rpc_id.clone().map(|id| (*k, id)))
                 .collect();
-            for id in open {
-                let _ = self.reply(jsonrpc::response(&id, json!({ "action": "cancel" })));
+            for (key, id) in open {
+                self.elic.asks.remove(&key);
+                if self
+                    .reply(jsonrpc::response(&id, json!({ "action": "cancel" })))
+                    .is_ok()
+                {
+                    self.elic.cancelled_on_quit += 1;
+                }
             }
+            self.notice(&quit_summary(
+                matches!(e, McpError::Quit),
+                self.elic.cancelled_on_quit,
+                calls,
+            ));
             tokio::time::sleep(QUIT_GRACE).await;
         }
         // A refused form still on screen stays until the person closes it;
@@ -840,6 +857,33 @@ impl Client {
             ));
         }
     }
+}
+
+/// What a quit (`person`) or an ending signal did, for stderr: how many
+/// requests of the server were answered `cancel` and whether the call in
+/// progress was cancelled.
+fn quit_summary(person: bool, cancelled: usize, calls: usize) -> String {
+    let mut s = if person {
+        "the run was quit".to_owned()
+    } else {
+        "the run was ended by a signal".to_owned()
+    };
+    match cancelled {
+        0 => {}
+        1 => s.push_str(": 1 request of the server was answered cancel"),
+        n => s.push_str(&format!(
+            ": {n} requests of the server were answered cancel"
+        )),
+    }
+    if calls > 0 {
+        s.push_str(if cancelled > 0 { "; " } else { ": " });
+        s.push_str(if calls == 1 {
+            "the call in progress was cancelled"
+        } else {
+            "the calls in progress were cancelled"
+        });
+    }
+    s
 }
 
 /// Show the tool list to the person (stderr, sanitized): name and title or

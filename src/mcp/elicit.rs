@@ -246,7 +246,7 @@ impl Client {
                     return Err(McpError::Quit);
                 }
             }
-            Reply::Withdrawn { key, reason } => {
+            Reply::Withdrawn { key, reason, shown } => {
                 if self
                     .elic
                     .asks
@@ -254,6 +254,13 @@ impl Client {
                     .is_some_and(|a| a.rpc_id.is_none())
                 {
                     self.elic.finished.insert(key, None);
+                }
+                // A request the person never saw is not "this request":
+                // stderr says a queued one went, and the waiting screen
+                // keeps what it said.
+                if !shown {
+                    self.notice(&unseen_withdrawal(&reason));
+                    return Ok(());
                 }
                 let said = reason.describe();
                 self.notice(&said);
@@ -338,6 +345,9 @@ impl Client {
         }
         if let Some(id) = id {
             self.reply(jsonrpc::response(id, result.clone()))?;
+            if self.elic.quit {
+                self.elic.cancelled_on_quit += 1;
+            }
         }
         Ok(Some(result))
     }
@@ -533,6 +543,26 @@ impl Client {
         };
         self.desk.show(Waiting::default());
         Ok(out)
+    }
+}
+
+/// The notice for a request withdrawn while it was still queued (never
+/// shown): the server's reason, sanitized and cut, when it gave one.
+fn unseen_withdrawal(reason: &WithdrawReason) -> String {
+    const SAID: &str = "a queued request was withdrawn before it was shown";
+    match reason {
+        WithdrawReason::Cancelled(None) => format!("{SAID} (the server withdrew it)"),
+        WithdrawReason::Cancelled(Some(r)) => format!(
+            "{SAID} (the server withdrew it: {})",
+            safe_text::display(&r.chars().take(200).collect::<String>())
+        ),
+        WithdrawReason::CallFinished => format!("{SAID} (the call that asked has finished)"),
+        WithdrawReason::ServerExited => format!("{SAID} (the server exited)"),
+        WithdrawReason::StreamClosed => format!("{SAID} (the connection closed)"),
+        WithdrawReason::ConnectionClosed => {
+            format!("{SAID} (the connection to the server ended)")
+        }
+        WithdrawReason::TimedOut => format!("{SAID} (it timed out)"),
     }
 }
 

@@ -564,7 +564,7 @@ impl<'a> Run<'a> {
             match next {
                 Some(Reply::Answered { key: k, outcome }) if k == key => return outcome,
                 // Only a quit withdraws a request of this stream.
-                Some(Reply::Withdrawn { key: k, reason }) if k == key => {
+                Some(Reply::Withdrawn { key: k, reason, .. }) if k == key => {
                     if self.quit {
                         return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
                     }

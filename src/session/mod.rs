@@ -18,9 +18,16 @@
 //! Cancellation from the source (the server cancelled the request, its
 //! stream closed, a timer ran out, the person quit) is [`Desk::withdraw`]: the request's
 //! [`Withdrawal`] flag is set, the screen showing it closes
-//! ([`Context::withdrawn`]), a request not yet shown is skipped, and the
+//! ([`Context::withdrawn`]), a request not yet shown is skipped (and no
+//! longer counted among those waiting, [`Context::behind`]), and the
 //! eventual answer comes back as [`Reply::Withdrawn`], so the front door
 //! sends nothing for it.
+//!
+//! A quit ends the run for the responder: once a respond returns
+//! [`Outcome::Quit`] (or the waiting screen reports [`WaitKey::Quit`]), no
+//! later request is shown and no waiting screen runs again; each request
+//! still asked is answered [`Outcome::Quit`] at once (its `cancel`), so
+//! nothing says that the source ended a request the person quit on.
 
 mod settle;
 
@@ -28,6 +35,7 @@ pub use settle::{settle, NoResult, Settled};
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc as smpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -57,8 +65,14 @@ pub enum Reply {
         outcome: Result<Outcome, RespondError>,
     },
     /// Request `key` was withdrawn by its source: nothing must be sent for
-    /// it (whatever the responder did).
-    Withdrawn { key: u64, reason: WithdrawReason },
+    /// it (whatever the responder did). `shown` is false when it was
+    /// withdrawn while still queued: the person never saw it, and no screen
+    /// said the withdrawal.
+    Withdrawn {
+        key: u64,
+        reason: WithdrawReason,
+        shown: bool,
+    },
     /// A key on the waiting screen: quit, retry now, give up.
     Key(WaitKey),
 }
@@ -75,6 +89,9 @@ enum ToResponder {
         limit: Option<Duration>,
         /// The count of requests waiting for the responder.
         behind: Behind,
+        /// Set by whichever comes first, the responder taking the request
+        /// or its withdrawal while queued: that one takes it off `behind`.
+        uncounted: Arc<AtomicBool>,
     },
 }
 
@@ -111,6 +128,8 @@ pub struct Desk {
 
 struct Open {
     withdrawal: Withdrawal,
+    /// As [`ToResponder::Ask`]'s `uncounted`.
+    uncounted: Arc<AtomicBool>,
     reason: Option<WithdrawReason>,
     /// Asked with [`Desk::lend`]: the request is kept when it comes back.
     lent: bool,
@@ -193,6 +212,7 @@ impl Desk {
         self.next_key += 1;
         let key = self.next_key;
         let withdrawal = Withdrawal::new();
+        let uncounted = Arc::new(AtomicBool::new(false));
         self.behind.arrived();
         self.to
             .send(ToResponder::Ask {
@@ -203,6 +223,7 @@ impl Desk {
                 origin,
                 limit: self.limit,
                 behind: self.behind.clone(),
+                uncounted: Arc::clone(&uncounted),
             })
             .map_err(|_| {
                 self.behind.taken();
@@ -212,6 +233,7 @@ impl Desk {
             key,
             Open {
                 withdrawal,
+                uncounted,
                 reason: None,
                 lent,
             },
@@ -220,7 +242,9 @@ impl Desk {
     }
 
     /// The source withdrew request `key`: its screen closes and its reply
-    /// will be [`Reply::Withdrawn`]. Returns false when `key` is not open
+    /// will be [`Reply::Withdrawn`]; a request still queued is no longer
+    /// counted among those waiting (the screen's "request i of n" drops
+    /// it at once). Returns false when `key` is not open
     /// (already answered, or never asked) or the responder already claimed
     /// its answer ([`Withdrawal::claim_answer`]: the answer is then sent).
     pub fn withdraw(&mut self, key: u64, reason: WithdrawReason) -> bool {
@@ -230,6 +254,9 @@ impl Desk {
             Some(o) if o.reason.is_none() => {
                 if !o.withdrawal.withdraw_for(reason.clone()) {
                     return false;
+                }
+                if !o.uncounted.swap(true, Ordering::SeqCst) {
+                    self.behind.taken();
                 }
                 o.reason = Some(reason);
                 true
@@ -291,14 +318,16 @@ impl Desk {
                     if open.lent {
                         self.returned = Some((key, req));
                     }
+                    let shown = outcome.is_some();
                     return Some(match (open.reason, outcome) {
-                        (Some(reason), _) => Reply::Withdrawn { key, reason },
+                        (Some(reason), _) => Reply::Withdrawn { key, reason, shown },
                         (None, Some(outcome)) => Reply::Answered { key, outcome },
                         // Skipped without a reason cannot happen; report it
                         // as withdrawn rather than invent an answer.
                         (None, None) => Reply::Withdrawn {
                             key,
                             reason: WithdrawReason::TimedOut,
+                            shown,
                         },
                     });
                 }
@@ -334,7 +363,9 @@ const FOLLOW_ON: Duration = Duration::from_millis(25);
 /// Serve `responder` on this thread until the desk is dropped: each asked
 /// request is answered (or skipped when already withdrawn); between
 /// requests the waiting screen runs in slices of [`WAIT_SLICE`] (or, for a
-/// script, the thread sleeps until the next request).
+/// script, the thread sleeps until the next request). After a quit no
+/// request is shown and no waiting screen runs: each request still asked
+/// is answered [`Outcome::Quit`] unseen, until the desk is dropped.
 fn serve(
     responder: &mut dyn Responder,
     rx: smpsc::Receiver<ToResponder>,
@@ -343,8 +374,10 @@ fn serve(
     between: Between,
 ) {
     let mut answered = false;
+    let mut quit = false;
     loop {
         let next = match (between, answered) {
+            _ if quit => rx.recv().map_err(|_| smpsc::RecvTimeoutError::Disconnected),
             (Between::Sleep, _) => rx.recv().map_err(|_| smpsc::RecvTimeoutError::Disconnected),
             (Between::Screen, true) => rx.recv_timeout(FOLLOW_ON),
             (Between::Screen, false) => rx.try_recv().map_err(|e| match e {
@@ -362,11 +395,15 @@ fn serve(
                 origin,
                 limit,
                 behind,
+                uncounted,
             }) => {
                 answered = true;
-                // Taken: it no longer waits, and those still waiting
-                // count in its "request i of n".
-                behind.taken();
+                // Taken: it no longer waits (unless a withdrawal already
+                // took it off), and those still waiting count in its
+                // "request i of n".
+                if !uncounted.swap(true, Ordering::SeqCst) {
+                    behind.taken();
+                }
                 cx.behind = Some(behind);
                 // The clock starts now, when the request can be shown.
                 if let Some(l) = limit {
@@ -376,19 +413,29 @@ fn serve(
                 cx.withdrawal = Some(withdrawal.clone());
                 cx.origin = origin.map(|o| *o);
                 let outcome = (!withdrawal.is_withdrawn()).then(|| {
-                    let o = responder.respond(&req, &cx);
+                    // After a quit the request is not shown: it is
+                    // answered as the quit answered the rest.
+                    let o = if quit {
+                        Ok(Outcome::Quit)
+                    } else {
+                        responder.respond(&req, &cx)
+                    };
                     // Decided here at the latest: a withdrawal after this
                     // point no longer takes the answer back.
                     withdrawal.claim_answer();
                     o
                 });
+                quit |= matches!(outcome, Some(Ok(Outcome::Quit)));
                 FromResponder::Done { key, req, outcome }
             }
             Err(smpsc::RecvTimeoutError::Timeout) => {
                 let waiting = shown.lock().map(|w| w.clone()).unwrap_or_default();
                 match responder.wait(WAIT_SLICE, &waiting) {
                     WaitKey::Nothing => continue,
-                    k => FromResponder::Key(k),
+                    k => {
+                        quit |= k == WaitKey::Quit;
+                        FromResponder::Key(k)
+                    }
                 }
             }
             Err(smpsc::RecvTimeoutError::Disconnected) => return,

@@ -42,10 +42,7 @@ async fn until_asked(asked: &std::sync::atomic::AtomicUsize, n: usize) {
 
 impl Responder for Holder {
     fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
-        let msg = req.event["payload"]["elicitation"]["request"]["text"]
-            .as_str()
-            .unwrap_or("")
-            .to_owned();
+        let msg = text_of(req);
         self.seen.push(msg.clone());
         self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         if msg.contains("hold") {
@@ -57,6 +54,14 @@ impl Responder for Holder {
         }
         Ok(Outcome::Answer(Answer::bare(Action::Decline)))
     }
+}
+
+/// The request's text (its params as sent).
+fn text_of(req: &RequestEvent) -> String {
+    req.event["payload"]["elicitation"]["request"]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned()
 }
 
 fn request(message: &str, n: usize) -> RequestEvent {
@@ -111,14 +116,16 @@ fn answers_withdraws_and_skips_in_one_place() {
         replies[1].1,
         Some(Reply::Withdrawn {
             key: replies[1].0,
-            reason: WithdrawReason::Cancelled(Some("gone".into()))
+            reason: WithdrawReason::Cancelled(Some("gone".into())),
+            shown: true,
         })
     );
     assert_same!(
         replies[2].1,
         Some(Reply::Withdrawn {
             key: replies[2].0,
-            reason: WithdrawReason::TimedOut
+            reason: WithdrawReason::TimedOut,
+            shown: false,
         })
     );
     // The withdrawn queued request never reached the responder.
@@ -243,11 +250,13 @@ fn a_source_error_withdraws_the_request_on_screen_and_the_queued_ones() {
             },
             Reply::Withdrawn {
                 key: 2,
-                reason: WithdrawReason::StreamClosed
+                reason: WithdrawReason::StreamClosed,
+                shown: true,
             },
             Reply::Withdrawn {
                 key: 3,
-                reason: WithdrawReason::StreamClosed
+                reason: WithdrawReason::StreamClosed,
+                shown: false,
             },
         ]
     );
@@ -529,4 +538,115 @@ fn the_end_of_the_call_is_not_noted_on_a_withdrawn_request() {
     })
     .unwrap();
     assert!(noted, "an open request is noted");
+}
+
+/// Quits on a message "quit", declines the rest; counts the looks at the
+/// waiting screen after its first request.
+struct Quitter {
+    seen: Vec<String>,
+    waits: usize,
+}
+
+impl Responder for Quitter {
+    fn respond(&mut self, req: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
+        let msg = text_of(req);
+        let quit = msg.contains("\"quit\"");
+        self.seen.push(msg);
+        Ok(if quit {
+            Outcome::Quit
+        } else {
+            Outcome::Answer(Answer::bare(Action::Decline))
+        })
+    }
+
+    fn wait(&mut self, _: Duration, _: &Waiting) -> WaitKey {
+        if !self.seen.is_empty() {
+            self.waits += 1;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+        WaitKey::Nothing
+    }
+}
+
+#[test]
+fn a_quit_answers_the_queued_requests_unseen_and_the_waiting_screen_stops() {
+    let mut r = Quitter {
+        seen: Vec::new(),
+        waits: 0,
+    };
+    let replies = run(&mut r, |mut desk| async move {
+        let keys: Vec<u64> = ["quit", "queued 1", "queued 2"]
+            .iter()
+            .enumerate()
+            .map(|(n, m)| desk.ask(request(m, n), cx()).unwrap())
+            .collect();
+        let mut replies = Vec::new();
+        for _ in &keys {
+            match desk.next().await {
+                Some(Reply::Answered { key, outcome }) => {
+                    replies.push((key, outcome.map_err(|e| e.to_string())))
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // Time in which a waiting screen would have run many times.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        // A request asked after the quit is not shown either.
+        let late = desk.ask(request("late", 9), cx()).unwrap();
+        let last = desk.next().await;
+        assert_same!(
+            last,
+            Some(Reply::Answered {
+                key: late,
+                outcome: Ok(Outcome::Quit)
+            })
+        );
+        replies
+    })
+    .unwrap();
+    assert_eq!(
+        replies,
+        vec![(1, Ok(Outcome::Quit)), (2, Ok(Outcome::Quit)), (3, Ok(Outcome::Quit))]
+    );
+    // Only the request quit on reached the person.
+    assert_eq!(r.seen.len(), 1, "{:?}", r.seen);
+    assert!(r.seen[0].contains("\"quit\""), "{:?}", r.seen);
+    // No waiting screen ran after the quit.
+    assert_eq!(r.waits, 0);
+}
+
+#[test]
+fn a_queued_request_withdrawn_leaves_the_count_at_once_and_is_reported_unseen() {
+    let mut r = Holder::new();
+    let asked = r.asked.clone();
+    let (counts, replies) = run(&mut r, |mut desk| async move {
+        let held = desk.ask(request("hold me", 1), cx()).unwrap();
+        let queued = desk.ask(request("queued", 2), cx()).unwrap();
+        until_asked(&asked, 1).await;
+        let before = desk.behind.count();
+        assert!(desk.withdraw(queued, WithdrawReason::Cancelled(Some("not needed".into()))));
+        let after = desk.behind.count();
+        // A second withdrawal does not count it off again.
+        assert!(!desk.withdraw(queued, WithdrawReason::StreamClosed));
+        assert!(desk.withdraw(held, WithdrawReason::Cancelled(None)));
+        let replies = vec![desk.next().await, desk.next().await];
+        ((before, after, desk.behind.count()), replies)
+    })
+    .unwrap();
+    assert_eq!(counts, (1, 0, 0));
+    assert_same!(
+        replies,
+        vec![
+            Some(Reply::Withdrawn {
+                key: 1,
+                reason: WithdrawReason::Cancelled(None),
+                shown: true,
+            }),
+            Some(Reply::Withdrawn {
+                key: 2,
+                reason: WithdrawReason::Cancelled(Some("not needed".into())),
+                shown: false,
+            }),
+        ]
+    );
 }

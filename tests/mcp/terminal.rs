@@ -739,3 +739,155 @@ fn requests_sent_back_to_back_are_counted_on_the_first_screen() {
         );
     }
 }
+
+/// The client's JSON-RPC answers to elicitations in a `FAKE_RECORD` file
+/// (request id, `action`), waiting (at most [`PATIENCE`]) until there are
+/// `n`: the server records what it reads, a little after it was sent.
+fn recorded_answers(record: &Path, n: usize) -> Vec<(Value, Value)> {
+    let end = Instant::now() + PATIENCE;
+    loop {
+        let got: Vec<(Value, Value)> = std::fs::read_to_string(record)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|m| m["result"].get("action").is_some())
+            .map(|m| (m["id"].clone(), m["result"]["action"].clone()))
+            .collect();
+        if got.len() >= n || Instant::now() >= end {
+            return got;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The server read `n` answers to its elicitations, each `cancel`, under
+/// `n` different ids.
+fn assert_each_cancelled(record: &Path, n: usize) {
+    let answers = recorded_answers(record, n);
+    let ids: std::collections::HashSet<String> =
+        answers.iter().map(|(id, _)| id.to_string()).collect();
+    assert_eq!((answers.len(), ids.len()), (n, n), "{answers:?}");
+    assert!(answers.iter().all(|(_, a)| a == "cancel"), "{answers:?}");
+}
+
+/// Three forms sent back to back: Ctrl-C cancels the first, a second
+/// Ctrl-C on the next one quits. The quit ends the run: the third form is
+/// never shown, no notice waits for a key (the run ends without one, and
+/// nothing says the connection ended: it had not), each of the three
+/// got `cancel`, and stderr says the run was quit and what it cancelled.
+#[test]
+fn a_quit_with_a_request_queued_ends_the_run_and_cancels_it_unseen() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let record = dir.path().join("received.jsonl");
+    let envs = [("FAKE_RECORD", record.display().to_string())];
+    let mut t = probe_screen(dir.path(), r#"{"case":"burst"}"#, &envs);
+    t.wait_for("Burst form 1");
+    t.wait_for("request 1 of 3");
+    t.send("\u{3}");
+    t.wait_for("Burst form 2");
+    t.send("\u{3}");
+    // No key after the quit: the run ends on its own.
+    assert_eq!(t.finish(), 130, "{}", t.stderr());
+    let raw = String::from_utf8_lossy(&t.raw).into_owned();
+    assert!(!raw.contains("connection to the server ended"), "{raw}");
+    assert!(!raw.contains("Press any key"), "{raw}");
+    // The last frame of the full screen is the one quit on, not the third
+    // form (its frames differ from the second's in one digit, so the
+    // screen is rebuilt from the bytes up to leaving it).
+    let left = raw
+        .rfind("\u{1b}[?1049l")
+        .expect("left the alternate screen");
+    let mut vt = vt100::Parser::new(
+        std::num::NonZeroU16::new(30).unwrap(),
+        std::num::NonZeroU16::new(100).unwrap(),
+        0,
+    );
+    vt.process(&t.raw[..left]);
+    let last = vt.screen().contents();
+    assert!(last.contains("Burst form 2"), "{last}");
+    assert!(!last.contains("Burst form 3"), "{last}");
+    assert_each_cancelled(&record, 3);
+    let err = t.stderr();
+    assert!(
+        err.contains("the run was quit: 2 requests of the server were answered cancel"),
+        "{err}"
+    );
+}
+
+/// The same quit in plain mode: after "Quitting", nothing of the third
+/// form, no false sentence and no waiting line is printed.
+#[test]
+fn a_quit_in_plain_mode_prints_nothing_after_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let record = dir.path().join("received.jsonl");
+    let envs = [("FAKE_RECORD", record.display().to_string())];
+    let cmd = format!(
+        "mcp --plain --call probe --args '{{\"case\":\"burst\"}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start_env(
+        dir.path(),
+        &dir.path().join("out.json"),
+        100,
+        30,
+        &cmd,
+        &envs,
+    );
+    t.wait_for("Burst form 1");
+    t.send("\u{3}");
+    t.wait_for("Burst form 2");
+    t.send("\u{3}");
+    assert_eq!(t.finish_plain(), 130, "{}", t.stderr());
+    let text = String::from_utf8_lossy(&t.raw).replace("\r\n", "\n");
+    let at = text.find("Quitting").expect("Quitting said");
+    let after = &text[at..text.rfind("[exit=").expect("exit printed")];
+    assert_eq!(
+        after.trim_end(),
+        "Quitting: this request and every remaining one are cancelled.",
+        "{text}"
+    );
+    assert!(!text.contains("Burst form 3"), "{text}");
+    assert_each_cancelled(&record, 3);
+    assert!(
+        t.stderr()
+            .contains("the run was quit: 2 requests of the server were answered cancel"),
+        "{}",
+        t.stderr()
+    );
+}
+
+/// Two forms back to back; the server withdraws the second while the first
+/// is on screen. The header's count drops to "request 1 of 1" at once, the
+/// withdrawn form is never shown and no notice waits for a key about it,
+/// and stderr says a queued request was withdrawn (not "this request").
+#[test]
+fn a_queued_request_withdrawn_drops_from_the_count_and_is_said_as_unseen() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut t = probe_screen(dir.path(), r#"{"case":"queue","delay":1}"#, &[]);
+    t.wait_for("Queued form 1");
+    t.wait_for("request 1 of 2");
+    t.wait_for("request 1 of 1");
+    t.send("\u{1b}");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let raw = String::from_utf8_lossy(&t.raw).into_owned();
+    assert!(!raw.contains("Queued form 2"), "{raw}");
+    assert!(!raw.contains("withdrew"), "{raw}");
+    let err = t.stderr();
+    assert!(
+        err.contains(
+            "a queued request was withdrawn before it was shown (the server withdrew it: no longer needed)"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("the server withdrew this request"), "{err}");
+    let result: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out.json")).expect("stdout"),
+    )
+    .expect("JSON");
+    let rec = &result["structuredContent"];
+    assert_eq!(
+        rec["first"]["result"],
+        serde_json::json!({"action": "cancel"})
+    );
+    assert_eq!(rec["late"], Value::Null, "{rec}");
+}
