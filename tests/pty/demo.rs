@@ -148,6 +148,7 @@ fn demo_esc_cancels() {
     // Typed text is not thrown away by one key: Esc asks, `y` confirms.
     s.expect(expectrl::Regex("Throw.{0,12}away.{0,12}what"))
         .expect("asks to confirm");
+    read_the_screen();
     s.send("y").expect("confirm");
     let drawn = finish(&mut s);
     assert_restored(&drawn);
@@ -336,6 +337,7 @@ fn fourth_check_over_max_items_shows_a_notice() {
     s.send("\u{1b}").expect("esc");
     // The question's keys, on the help line (drawn whole there).
     s.expect("Esc again or y: cancel").expect("asks to confirm");
+    read_the_screen();
     s.send("y").expect("confirm");
     let drawn = finish(&mut s);
     assert_restored(&drawn);
