@@ -1,6 +1,7 @@
 //! Inputs that are not AHP events but look like something a server
 //! developer has at hand: the raw `params` of an MCP `elicitation/create`
-//! request (what a server log shows), a whole JSON-RPC message, a
+//! request (what a server log shows), a whole JSON-RPC message or a batch
+//! of them (a JSON array), a
 //! 2026-07-28 `inputRequests` entry (`{"method": "elicitation/create",
 //! "params": …}` without `jsonrpc`) or an `input_required` result holding
 //! `inputRequests`, or an MCP `ElicitResult` (`{"action": "accept",
@@ -17,6 +18,9 @@ use serde_json::Value;
 /// message rather than an AHP event; None for anything else (an event,
 /// even an invalid one, keeps its own errors).
 pub fn hint(v: &Value) -> Option<String> {
+    if let Some(items) = v.as_array() {
+        return batch_hint(items);
+    }
     let o = v.as_object()?;
     // An AHP event names its type and carries a payload: its own errors
     // say more than a guess.
@@ -71,6 +75,35 @@ pub fn hint(v: &Value) -> Option<String> {
     })
 }
 
+/// The line for a JSON array holding JSON-RPC messages (a batch, as
+/// JSON-RPC 2.0 allows and MCP 2025-03-26 sent): how many messages, how
+/// many of them are `elicitation/create` requests, and how to wrap the
+/// params of the first such one (its index in the array, for jq). None
+/// when no item is a JSON-RPC message (an array of anything else keeps
+/// its own errors).
+fn batch_hint(items: &[Value]) -> Option<String> {
+    let is_rpc = |v: &Value| v.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
+    if !items.iter().any(is_rpc) {
+        return None;
+    }
+    let asks = |v: &Value| {
+        is_rpc(v) && v.get("method").and_then(Value::as_str) == Some("elicitation/create")
+    };
+    let count = items.iter().filter(|v| asks(v)).count();
+    let messages = match items.len() {
+        1 => "1 message".to_owned(),
+        n => format!("{n} messages"),
+    };
+    Some(match items.iter().position(asks) {
+        Some(first) => format!(
+            "this is a JSON-RPC batch ({messages}, {count} of them elicitation/create), not an AHP event: wrap each request's \"params\" on its own (jq '.[{first}].params' FILE | ahp-elicit wrap --server NAME - > request.json)"
+        ),
+        None => format!(
+            "this is a JSON-RPC batch ({messages}, none of them elicitation/create), not an AHP event: only elicitation/create params can be wrapped (ahp-elicit wrap --server NAME PARAMS)"
+        ),
+    })
+}
+
 /// How AHP result events are made, for a hint about an MCP answer.
 const MAKE_RESULTS: &str = "result events are made by answering a request event (ahp-elicit respond request.json > result.json), and validate checks events";
 
@@ -122,6 +155,25 @@ fn input_requests_hint(what: &str, path: &str, reqs: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_json_rpc_batch_is_named_with_the_index_of_its_first_request() {
+        let ask = json!({"jsonrpc": "2.0", "id": 5, "method": "elicitation/create",
+            "params": {"message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}});
+        let ping = json!({"jsonrpc": "2.0", "id": 6, "method": "ping"});
+        assert_eq!(
+            hint(&json!([ask])).as_deref(),
+            Some("this is a JSON-RPC batch (1 message, 1 of them elicitation/create), not an AHP event: wrap each request's \"params\" on its own (jq '.[0].params' FILE | ahp-elicit wrap --server NAME - > request.json)")
+        );
+        let h = hint(&json!([ping, ask, ask])).expect("a batch is named");
+        assert!(h.contains("(3 messages, 2 of them elicitation/create)"), "{h}");
+        assert!(h.contains("jq '.[1].params' FILE"), "{h}");
+        let h = hint(&json!([ping])).expect("a batch is named");
+        assert!(h.contains("none of them elicitation/create"), "{h}");
+        // Arrays of anything else keep their own errors.
+        assert_eq!(hint(&json!([])), None);
+        assert_eq!(hint(&json!([1, {"type": "x"}])), None);
+    }
 
     #[test]
     fn params_and_json_rpc_are_named_and_events_are_left_alone() {

@@ -136,3 +136,26 @@ fn an_elicit_result_is_named_with_how_results_are_made() {
         "{out}{err}"
     );
 }
+
+/// A JSON-RPC batch (an array of messages) is named as one, with the jq
+/// path of its first elicitation/create request's params, in all three
+/// places an event is expected.
+#[test]
+fn a_json_rpc_batch_gets_one_line_naming_wrap() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let params = serde_json::json!({"message": "Name?",
+        "requestedSchema": {"type": "object", "properties": {"n": {"type": "string"}}}});
+    let batch = serde_json::json!([
+        {"jsonrpc": "2.0", "id": 4, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 5, "method": "elicitation/create", "params": params},
+    ]);
+    let b = write(dir.path(), "batch.json", &batch);
+    for (args, all) in where_an_event_is_expected(&b, dir.path()) {
+        assert!(
+            all.contains("this is a JSON-RPC batch (2 messages, 1 of them elicitation/create)")
+                && all.contains("jq '.[1].params' FILE | ahp-elicit wrap --server NAME -"),
+            "{args:?}: {all}"
+        );
+        assert!(!all.contains("is not of type"), "{args:?}: {all}");
+    }
+}
