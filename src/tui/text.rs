@@ -150,6 +150,24 @@ pub fn clip_middle(s: &str, w: usize) -> String {
     out
 }
 
+/// Clip `s` to `w` columns by cutting its start: `…`, then as much of the
+/// end as fits (cuts fall between glyphs, as in [`clip`]). For the end of
+/// a command line where even a middle cut leaves too little.
+pub fn clip_start(s: &str, w: usize) -> String {
+    let total = width(s);
+    if total <= w {
+        return s.to_owned();
+    }
+    if w == 0 {
+        return String::new();
+    }
+    let tail_w = w - 1;
+    let start = glyph_start_at_or_after(s, total - tail_w);
+    let mut out = String::from('…');
+    out.push_str(&slice_cols(s, start, tail_w));
+    out
+}
+
 /// Whether the grapheme `s` (several code points) is drawn by terminals
 /// differently from how it is measured: regional indicator pairs (flags),
 /// variation selectors (VS15, VS16) and emoji modifiers, or any cluster
@@ -345,6 +363,15 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn a_start_cut_keeps_the_end_whole_glyphs_only() {
+        assert_eq!(clip_start("python3 srv.py form", 6), "… form");
+        assert_eq!(clip_start("short", 9), "short");
+        assert_eq!(clip_start("abc", 0), "");
+        // A wide glyph that would be split at the cut is left out.
+        assert_eq!(clip_start("x日本", 3), "…本");
+    }
 
     #[test]
     fn clip_middle_keeps_the_end() {

@@ -166,6 +166,47 @@ pub const WHO_ROOM: usize = 12;
 /// so a 12-row screen still shows the focused field's input at once.
 pub const COMPACT_HEADER_BELOW: u16 = 16;
 
+/// The compact header's one origin line, `w` cells wide at most: the
+/// launch and the call joined by " · ", each keeping a share when both do
+/// not fit. The launch is cut in the middle (its end names the program and
+/// its arguments) to at most half the line unless the call needs less; the
+/// call is cut at its end. None when there is neither.
+fn origin_line(launched: Option<&str>, call: Option<&str>, w: usize) -> Option<String> {
+    const JOIN: &str = " · ";
+    match (launched, call) {
+        (None, None) => None,
+        (Some(l), None) => Some(clip_middle(l, w)),
+        (None, Some(c)) => Some(clip(c, w)),
+        (Some(l), Some(c)) => {
+            let room = w.saturating_sub(width(JOIN));
+            if width(l) + width(c) <= room {
+                return Some(format!("{l}{JOIN}{c}"));
+            }
+            let half = room / 2;
+            // The launch gets what the call leaves of its half, and never
+            // less than half the room.
+            let for_launch = room.saturating_sub(width(c)).max(half).min(width(l));
+            let for_call = room - for_launch;
+            // The label ("Launched as: ", "Connected to: ") stays whole;
+            // what follows is cut in the middle, or from its start when
+            // too little room is left for a middle cut.
+            let launch = match l.split_once(": ") {
+                Some((label, rest)) if width(label) + 2 + 4 <= for_launch => {
+                    let left = for_launch - width(label) - 2;
+                    let rest = if left >= 16 {
+                        clip_middle(rest, left)
+                    } else {
+                        crate::tui::text::clip_start(rest, left)
+                    };
+                    format!("{label}: {rest}")
+                }
+                _ => clip_middle(l, for_launch),
+            };
+            Some(format!("{launch}{JOIN}{}", clip(c, for_call)))
+        }
+    }
+}
+
 fn header_lines(
     h: &Header,
     theme: &Theme,
@@ -233,17 +274,16 @@ fn header_lines(
         // Who launched what, and which call asked, on one line: a short
         // window still says who is asking beyond the name the server
         // gives itself.
-        let origin: Vec<String> = [
-            h.launched
-                .as_deref()
-                .map(|l| display(&crate::responder::launched_line(l)).into_owned()),
-            h.call.as_deref().map(|c| format!("asked during {}", display(c))),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if !origin.is_empty() {
-            out.push(Line::styled(clip(&origin.join(" · "), w), theme.text()));
+        let launched = h
+            .launched
+            .as_deref()
+            .map(|l| display(&crate::responder::launched_line(l)).into_owned());
+        let call = h
+            .call
+            .as_deref()
+            .map(|c| format!("asked during {}", display(c)));
+        if let Some(line) = origin_line(launched.as_deref(), call.as_deref(), w) {
+            out.push(Line::styled(line, theme.text()));
         }
         if let Some(what) = secret {
             let warn = format!("⚠ {}: secrets must use URL mode", display(what));

@@ -303,3 +303,38 @@ fn a_short_window_still_names_the_launch_and_the_call() {
         "{row1:?}"
     );
 }
+
+/// When the launch and the call do not both fit on the short header's
+/// line, each keeps a share: the launch cut in the middle to half the
+/// line, the call cut at its end, so neither pushes the other out.
+#[test]
+fn a_short_narrow_window_keeps_a_share_for_the_launch_and_the_call() {
+    let h = header().with_origin(Some(ahp_elicit::responder::Origin {
+        launched: Some("python3 /work/main/tests/mcp_fake_server.py form".into()),
+        call: Some("tools/call probe {\"city\":\"Paris\"}".into()),
+    }));
+    let schema = schema(json!({"name": {"type": "string"}}));
+    let form = Form::new(&schema, "Name?");
+    let theme = Theme::monochrome();
+    for (w, rows) in [(60u16, 15u16), (40, 10)] {
+        let mut t = Terminal::new(TestBackend::new(w, rows)).expect("terminal");
+        let mut scroll = 0;
+        t.draw(|f| view::draw_form(f, &theme, &h, &form, &mut scroll))
+            .expect("draw");
+        let row1: String = (0..w).map(|x| cell(&t, x, 1)).collect();
+        let (launch, call) = row1
+            .split_once(" · ")
+            .unwrap_or_else(|| panic!("{w}x{rows}: {row1:?}"));
+        assert!(
+            launch.starts_with("Launched as:") && launch.contains('…'),
+            "{w}x{rows}: {row1:?}"
+        );
+        assert!(launch.ends_with("form"), "{w}x{rows}: {row1:?}");
+        assert!(
+            call.starts_with("asked during tools"),
+            "{w}x{rows}: {row1:?}"
+        );
+        let half = usize::from(w - 3) / 2;
+        assert!(launch.chars().count() <= half, "{w}x{rows}: {row1:?}");
+    }
+}
