@@ -129,12 +129,64 @@ pub fn too_small_asking(f: &mut Frame, theme: &Theme, confirming: Option<Action>
             "{size} Enlarge the window, or press Esc to cancel (twice if you entered anything)."
         ),
     };
-    let lines: Vec<Line> = wrap(&msg, a.width.max(1) as usize)
+    let w = a.width.max(1) as usize;
+    let mut text = wrap(&msg, w);
+    if text.len() > a.height as usize {
+        // Too few rows for the sentences: the short form, so what a key
+        // does is never cut away.
+        let short = match confirming {
+            Some(Action::Decline) => {
+                format!("Too small: needs {MIN_WIDTH}x{MIN_HEIGHT}. Discard and decline? Esc: yes.")
+            }
+            Some(_) => {
+                format!("Too small: needs {MIN_WIDTH}x{MIN_HEIGHT}. Discard and cancel? Esc: yes.")
+            }
+            None => format!("Too small: needs {MIN_WIDTH}x{MIN_HEIGHT}. Enlarge it, or Esc: cancel."),
+        };
+        text = wrap(&short, w);
+    }
+    let lines: Vec<Line> = text
         .into_iter()
         .map(|l| Line::styled(l, theme.warning()))
         .collect();
     f.render_widget(Paragraph::new(lines), a);
     true
+}
+
+#[cfg(test)]
+mod too_small_tests {
+    use super::*;
+    use ratatui::{backend::TestBackend, Terminal};
+
+    fn shown(w: u16, h: u16, confirming: Option<Action>) -> String {
+        let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+        t.draw(|f| {
+            too_small_asking(f, &Theme::monochrome(), confirming);
+        })
+        .expect("draw");
+        let buf = t.backend().buffer().clone();
+        (0..h)
+            .map(|y| {
+                (0..w)
+                    .map(|x| buf[(x, y)].symbol().to_owned())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_owned()
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn a_tiny_window_says_what_esc_does_whole() {
+        let s = shown(20, 6, None);
+        assert!(s.contains("Esc: cancel."), "{s:?}");
+        let s = shown(20, 6, Some(Action::Decline));
+        assert!(s.contains("decline? Esc: yes."), "{s:?}");
+        // Where the sentences fit, they are shown.
+        let s = shown(39, 11, None);
+        assert!(s.contains("(twice if you entered anything)."), "{s:?}");
+    }
 }
 
 /// The key that gives the request on screen more time (`--timeout`): the
