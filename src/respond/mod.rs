@@ -563,7 +563,8 @@ impl<'a> Run<'a> {
             };
             match next {
                 Some(Reply::Answered { key: k, outcome }) if k == key => return outcome,
-                // Only a quit withdraws a request of this stream.
+                // Only a quit withdraws a request of this stream: the end of
+                // the input leaves a request already read to be answered.
                 Some(Reply::Withdrawn { key: k, reason, .. }) if k == key => {
                     if self.quit {
                         return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
