@@ -386,6 +386,12 @@ impl FieldState {
             FieldValue::Text { .. } if req == InputRequest::InsertChar('\n') && !lines => {
                 Some("a line break does not belong in this field".into())
             }
+            FieldValue::Text { input, .. }
+                if matches!(req, InputRequest::InsertChar(_))
+                    && input.value().chars().count() >= MAX_TEXT_CHARS =>
+            {
+                Some(too_long_notice())
+            }
             FieldValue::Text { input, set } => {
                 if input.handle(req).is_some_and(|c| c.value) {
                     *set = true;
@@ -433,8 +439,7 @@ impl FieldState {
         matches!(self.field.kind, FieldKind::Text { format: None, .. })
     }
 
-    /// Insert pasted text into a text input, one character at a time
-    /// through [`FieldState::edit`]. A line break (`\r\n`, `\r` or `\n`) is
+    /// Insert pasted text into a text input at the cursor. A line break (`\r\n`, `\r` or `\n`) is
     /// kept as `\n` in a field that [takes line
     /// breaks](FieldState::takes_line_breaks) and becomes a space in the
     /// others. In a number
@@ -468,25 +473,43 @@ impl FieldState {
             }
             return None;
         }
-        let mut notice = None;
-        let mut prev_cr = false;
         let line_break = if self.takes_line_breaks() { '\n' } else { ' ' };
+        let FieldValue::Text { input, set } = &mut self.value else {
+            return None;
+        };
+        // The text with its line breaks made one `\n` (or a space), cut to
+        // what the field has room for, put in at the cursor in one step
+        // (a long paste costs one pass, not one pass per character).
+        let value = input.value();
+        let room = MAX_TEXT_CHARS.saturating_sub(value.chars().count());
+        let mut taken = String::new();
+        let (mut n, mut cut, mut prev_cr) = (0usize, false, false);
         for c in text.chars() {
             if c == '\n' && prev_cr {
                 prev_cr = false;
                 continue;
             }
             prev_cr = c == '\r';
-            let c = if c == '\n' || c == '\r' {
+            if n == room {
+                cut = true;
+                break;
+            }
+            taken.push(if c == '\n' || c == '\r' {
                 line_break
             } else {
                 c
-            };
-            if let Some(n) = self.edit(InputRequest::InsertChar(c)) {
-                notice = Some(n);
-            }
+            });
+            n += 1;
         }
-        notice
+        if n > 0 {
+            let at = input.cursor();
+            let split = value.char_indices().nth(at).map_or(value.len(), |(i, _)| i);
+            let next = format!("{}{taken}{}", &value[..split], &value[split..]);
+            *input = Input::new(next).with_cursor(at + n);
+            *set = true;
+            self.touched = true;
+        }
+        cut.then(too_long_notice)
     }
 
     /// Set the value from a JSON value, as a person would set it on the form
@@ -706,6 +729,17 @@ pub fn option_hint(options: &[crate::binding::Choice], given: &str) -> String {
         String::new()
     };
     format!(" (the values are {}{more})", shown.join(", "))
+}
+
+/// The most characters a text field takes from typing, pasting or an
+/// external editor: 65,536, the limit on any one string of a request
+/// ([`crate::binding::limits::MAX_STRING_CHARS`]). It keeps each answer
+/// well inside one event and each key's work on the value small.
+pub const MAX_TEXT_CHARS: usize = crate::binding::limits::MAX_STRING_CHARS;
+
+/// What the form says when text was refused or cut at [`MAX_TEXT_CHARS`].
+pub fn too_long_notice() -> String {
+    "a text answer holds at most 65,536 characters: the rest was not taken".into()
 }
 
 #[cfg(test)]

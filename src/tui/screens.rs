@@ -236,9 +236,18 @@ impl Screen for FormScreen {
     }
 
     fn put_edited(&mut self, text: String) {
+        use crate::form::field::{too_long_notice, MAX_TEXT_CHARS};
         if let Some((name, _)) = self.form.focused_text() {
+            // An editor can write more than the field takes: the start is
+            // kept and the form says the rest was not taken.
+            let (text, cut) = match text.char_indices().nth(MAX_TEXT_CHARS) {
+                Some((at, _)) => (text[..at].to_owned(), true),
+                None => (text, false),
+            };
             if let Err(e) = self.form.set_json(&name, &serde_json::Value::String(text)) {
                 self.form.set_notice(e.to_string());
+            } else if cut {
+                self.form.set_notice(too_long_notice());
             }
         }
     }

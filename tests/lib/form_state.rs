@@ -185,6 +185,45 @@ fn text_editing_keys_and_paste() {
     );
 }
 
+/// A text field takes at most 65,536 characters from a paste or typing:
+/// a longer paste keeps its start, put in at the cursor, and says so; a
+/// key typed at the limit is refused with the same notice.
+#[test]
+fn a_paste_past_the_text_limit_keeps_its_start_and_says_so() {
+    let s = schema(json!({"t": {"type": "string"}}), &[]);
+    let mut f = Form::new(&s, "m");
+    keys(&mut f, &typed("ab"));
+    keys(&mut f, &[Key::Left]);
+    let limit = ahp_elicit::form::field::MAX_TEXT_CHARS;
+    let long = "é".repeat(limit);
+    keys(&mut f, &[Key::Paste(long)]);
+    assert_eq!(
+        f.notice(),
+        Some("a text answer holds at most 65,536 characters: the rest was not taken")
+    );
+    let v = f.content().expect("valid")["t"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(v.chars().count(), limit);
+    // Put in at the cursor: between the a and the b, the b kept last.
+    assert!(v.starts_with("aé") && v.ends_with("éb"), "{}", &v[..8]);
+    keys(&mut f, &typed("z"));
+    assert_eq!(
+        f.notice(),
+        Some("a text answer holds at most 65,536 characters: the rest was not taken")
+    );
+    assert!(!f.content().expect("valid")["t"]
+        .as_str()
+        .unwrap()
+        .contains('z'));
+    // Under the limit a paste is taken whole, with no notice.
+    let mut g = Form::new(&s, "m");
+    keys(&mut g, &[Key::Paste("x".repeat(1000))]);
+    assert_eq!(g.notice(), None);
+    assert_eq!(g.content().expect("valid")["t"], json!("x".repeat(1000)));
+}
+
 #[test]
 fn integer_refuses_fraction_and_number_takes_exponent() {
     let s = schema(
