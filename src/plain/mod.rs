@@ -116,14 +116,6 @@ pub const LATE_WARNING: Duration = Duration::from_secs(10);
 /// typed at that prompt was thrown away, and the prompt is asked again.
 pub const TYPED_CLEARED: &str = "Anything you had typed at the prompt was cleared.";
 
-/// What plain mode says when `--timeout` ran out on a request.
-pub const TIMED_OUT: &str = "Time ran out: this request is cancelled (cancel is sent).";
-
-/// [`TIMED_OUT`] for a request of an MCP 2026-07-28 round, whose cancel
-/// goes to the server with the round's other answers.
-pub const TIMED_OUT_IN_ROUND: &str =
-    "Time ran out: this request is cancelled (cancel will be sent with the round's answers).";
-
 /// How long the URL block must have been on the terminal before `open`
 /// counts: the consent machine's period, as on the full-screen consent
 /// screen.
@@ -306,11 +298,7 @@ impl<I: LineIo> PlainResponder<I> {
             Reply::TimedOut => {
                 // A half-typed line is not left for whoever reads next.
                 self.io.discard_typeahead();
-                self.say(if cx.in_round {
-                    TIMED_OUT_IN_ROUND
-                } else {
-                    TIMED_OUT
-                })?;
+                self.say(cx.timed_out_notice())?;
                 done(Action::Cancel)
             }
             Reply::Quit => Ok(Read::Done(Outcome::Quit)),

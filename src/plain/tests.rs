@@ -305,7 +305,7 @@ fn the_deadline_warns_once_then_cancels() {
     assert!(
         t.ends_with(&format!(
             "A: \n10 seconds left to answer; then the request is cancelled. {TYPED_CLEARED}\n\
-             A: \nTime ran out: this request is cancelled (cancel is sent).\n"
+             A: \nTime ran out: this request was cancelled (cancel was sent).\n"
         )),
         "{t}"
     );
@@ -1036,8 +1036,14 @@ fn a_timeout_in_a_round_says_when_the_cancel_goes() {
     let o = p.respond(&req, &c).expect("answered");
     assert_eq!(action(&o), Action::Cancel);
     let t = &p.io().transcript;
-    assert!(t.ends_with(&format!("A: \n{TIMED_OUT_IN_ROUND}\n")), "{t}");
-    assert!(!t.contains(TIMED_OUT), "{t}");
+    assert!(
+        t.ends_with(
+            "A: \nTime ran out: this request was cancelled \
+             (cancel will be sent with the round's answers).\n"
+        ),
+        "{t}"
+    );
+    assert!(!t.contains("(cancel was sent)"), "{t}");
 }
 
 /// The call that asked finishes while a prompt waits: the banner cuts the

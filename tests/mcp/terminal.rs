@@ -661,10 +661,13 @@ fn timeout_starts_when_a_request_is_shown() {
     // The first request's cancel went out only with the round's answers.
     let first = &text[..text.find("Request 2 of 2").expect("request 2 shown")];
     assert!(
-        first.contains(ahp_elicit::plain::TIMED_OUT_IN_ROUND),
+        first.contains(ahp_elicit::responder::TIMED_OUT_IN_ROUND_NOTICE),
         "{first}"
     );
-    assert!(!text.contains(ahp_elicit::plain::TIMED_OUT), "{text}");
+    assert!(
+        !text.contains(ahp_elicit::responder::TIMED_OUT_NOTICE),
+        "{text}"
+    );
     assert!(!text.contains("10 seconds left"), "{text}");
     assert_eq!(code, 0, "{}", t.stderr());
     let result: Value =

@@ -307,7 +307,8 @@ fn the_timeout_cancels_an_unanswered_request() {
         &[],
     );
     s.expect("You have 1 second to answer");
-    s.expect("Time ran out: this request is cancelled (cancel is sent).");
+    // The full screen's words.
+    s.expect("Time ran out: this request was cancelled (cancel was sent).");
     let (code, _) = s.finish();
     assert_eq!(code, 0, "{}", s.t.stderr());
     assert_eq!(
@@ -337,7 +338,7 @@ fn a_half_typed_line_never_reaches_the_shell_after_the_run() {
     };
     s.expect("Type open, decline, or cancel: ");
     s.t.send("echo LEAKED");
-    s.expect("Time ran out: this request is cancelled (cancel is sent).");
+    s.expect("Time ran out: this request was cancelled (cancel was sent).");
     s.expect("[after=");
     // The shell's `read` waits now: end its line.
     s.t.send("\r");
