@@ -14,7 +14,10 @@
 //! a second Control-C within [`QUIT_WINDOW`] (or while waiting) quits;
 //! Control-D on an empty line declines; `--timeout` cancels; URL consent is
 //! typing `open` (never a bare Enter); typeahead is discarded at each new
-//! request; server text goes through [`crate::safe_text`].
+//! request; a notice that a request ended without an answer (time ran
+//! out, a withdrawal) waits for Enter ([`PRESS_ENTER`]) before the next
+//! request or the end of the run, as the full screen's waits for a key;
+//! server text goes through [`crate::safe_text`].
 
 internal!(
     mod form;
@@ -81,8 +84,9 @@ pub struct PlainResponder<I: LineIo> {
     /// Requests answered so far.
     answered: usize,
     /// A consent typed sooner than this after the URL was shown is not
-    /// taken (it was typed before the URL could be read); zero for
-    /// in-memory tests, [`CONSENT_GUARD`] on a terminal.
+    /// taken (it was typed before the URL could be read), nor an Enter this
+    /// soon after a notice that a request ended; zero for in-memory tests,
+    /// [`CONSENT_GUARD`] on a terminal.
     consent_guard: Duration,
     /// Hold stderr notices while a request is on screen (on a terminal;
     /// holding is process-wide, so in-memory tests leave it off).
@@ -104,6 +108,9 @@ pub struct PlainResponder<I: LineIo> {
     notify_after: Duration,
     /// Since when no request has been shown (None while one is).
     waiting_since: Option<Instant>,
+    /// When the notice that the last request ended without the person's
+    /// answer was printed, while it waits for Enter ([`PRESS_ENTER`]).
+    unacknowledged: Option<Instant>,
 }
 
 /// Plain mode says once, this long before `--timeout` cancels a request,
@@ -115,6 +122,18 @@ pub const LATE_WARNING: Duration = Duration::from_secs(10);
 /// warning of `--timeout`, the call that asked has finished): the line half
 /// typed at that prompt was thrown away, and the prompt is asked again.
 pub const TYPED_CLEARED: &str = "Anything you had typed at the prompt was cleared.";
+
+/// The prompt after a notice that a request ended without the person's
+/// answer (time ran out, the server withdrew it, the call finished, the
+/// server exited, the connection or the input closed): nothing goes on
+/// until Enter (or Control-C, Control-D) is typed here.
+pub const PRESS_ENTER: &str = "Press Enter to go on: ";
+
+/// What plain mode says when a line reached [`PRESS_ENTER`] sooner than
+/// [`CONSENT_GUARD`] after the notice was printed: it was typed before the
+/// notice could be read, and it is thrown away.
+pub const NOTICE_TOO_SOON: &str =
+    "Not taken: that was typed before the notice could be read. Press Enter again to go on.";
 
 /// How long the URL block must have been on the terminal before `open`
 /// counts: the consent machine's period, as on the full-screen consent
@@ -152,6 +171,7 @@ impl<I: LineIo> PlainResponder<I> {
             signal: None,
             notify_after: Duration::ZERO,
             waiting_since: None,
+            unacknowledged: None,
         }
     }
 
@@ -299,6 +319,9 @@ impl<I: LineIo> PlainResponder<I> {
                 // A half-typed line is not left for whoever reads next.
                 self.io.discard_typeahead();
                 self.say(cx.timed_out_notice())?;
+                // The cancel is sent at once; the notice then waits for
+                // Enter, before whatever comes next.
+                self.unacknowledged = Some(Instant::now());
                 done(Action::Cancel)
             }
             Reply::Quit => Ok(Read::Done(Outcome::Quit)),
@@ -324,7 +347,51 @@ impl<I: LineIo> PlainResponder<I> {
         if let Some(r) = cx.withdrawal_reason() {
             self.say(&crate::responder::withdrawn_reason_line(&r))?;
         }
+        // Nothing is sent; the notice waits for Enter, before whatever
+        // comes next.
+        self.unacknowledged = Some(Instant::now());
         Ok(())
+    }
+
+    /// The notice that the last request ended without the person's answer
+    /// waits for Enter ([`PRESS_ENTER`]), as the full screen's waits for a
+    /// key: a line typed before it was printed was thrown away with the
+    /// request, and one read sooner than the guard after it is not taken
+    /// ([`NOTICE_TOO_SOON`]). Control-C goes on too, or quits when it is
+    /// the second within [`QUIT_WINDOW`]; `next` says a request follows (the
+    /// hint about a second Control-C is said only then). Returns true when
+    /// the person quit here (or a signal came); does nothing when no notice
+    /// waits.
+    ///
+    /// Errors: the terminal cannot be read or written.
+    fn acknowledge(&mut self, next: bool) -> Result<bool, RespondError> {
+        let Some(said) = self.unacknowledged.take() else {
+            return Ok(false);
+        };
+        loop {
+            match self.io.ask(PRESS_ENTER, None, &|| false)? {
+                Reply::Quit => return Ok(true),
+                Reply::Interrupt => {
+                    let now = Instant::now();
+                    if self
+                        .last_ctrl_c
+                        .is_some_and(|t| now.duration_since(t) < QUIT_WINDOW)
+                    {
+                        self.say("Quitting: any request still to come is cancelled.")?;
+                        return Ok(true);
+                    }
+                    self.last_ctrl_c = Some(now);
+                    if next {
+                        self.say("Press Control-C again at once to quit.")?;
+                    }
+                    return Ok(false);
+                }
+                Reply::Line(_) | Reply::Eof if said.elapsed() < self.consent_guard => {
+                    self.say(NOTICE_TOO_SOON)?;
+                }
+                _ => return Ok(false),
+            }
+        }
     }
 
     /// The request header: who asks, in which mode, through which adapter,
@@ -684,6 +751,25 @@ impl<I: LineIo> Responder for PlainResponder<I> {
         self.warned = false;
         self.said_withdrawn = false;
         self.said_call_finished = false;
+        // How the last request ended is acknowledged first: no line typed
+        // before that reaches this request.
+        let asked = Instant::now();
+        if self.acknowledge(true)? {
+            return Ok(Outcome::Quit);
+        }
+        // The time spent on that notice is not this request's: its
+        // --timeout counts from when it is shown.
+        let shifted;
+        let cx = match cx.deadline {
+            Some(d) => {
+                shifted = Context {
+                    deadline: Some(d + asked.elapsed()),
+                    ..cx.clone()
+                };
+                &shifted
+            }
+            None => cx,
+        };
         // What was typed before this request was shown was meant for
         // something else: it is not an answer to this one.
         self.io.discard_typeahead();
@@ -730,6 +816,12 @@ impl<I: LineIo> Responder for PlainResponder<I> {
     }
 
     fn idle(&mut self, wait: Duration) -> bool {
+        // How the last request ended is acknowledged before the wait.
+        match self.acknowledge(false) {
+            Ok(true) => return true,
+            Ok(false) => {}
+            Err(_) => return false,
+        }
         // Said once per wait, after an answer, and only when the wait goes
         // on (the end of a finished input is not announced).
         self.idle_calls += 1;
@@ -767,6 +859,13 @@ impl<I: LineIo> Responder for PlainResponder<I> {
             }
             _ => false,
         }
+    }
+
+    /// At the end of the run, as on the full screen: the notice that the
+    /// last request ended without the person's answer waits for Enter
+    /// before the terminal is given back.
+    fn finish(&mut self) {
+        let _ = self.acknowledge(false);
     }
 }
 
