@@ -328,8 +328,7 @@ impl<I: LineIo> PlainResponder<I> {
             Reply::Withdrawn => {
                 // As in the full-screen UI: the driver sends nothing for a
                 // withdrawn request, whatever the outcome says; a
-                // half-typed line is thrown away.
-                self.io.discard_typeahead();
+                // half-typed line is thrown away (by say_withdrawn).
                 self.say_withdrawn(cx)?;
                 done(Action::Cancel)
             }
@@ -337,9 +336,15 @@ impl<I: LineIo> PlainResponder<I> {
     }
 
     /// Say how the source withdrew the request, in the words the full
-    /// screen uses, with the server's reason if it gave one.
+    /// screen uses, with the server's reason if it gave one, after throwing
+    /// away what was typed; the notice then waits for Enter
+    /// ([`PlainResponder::acknowledge`]).
     fn say_withdrawn(&mut self, cx: &Context) -> Result<(), RespondError> {
         self.said_withdrawn = true;
+        // Whatever was typed for the withdrawn request, a line ended just
+        // after an answer that came too late included, is for nothing:
+        // it neither acknowledges the notice nor reaches the next request.
+        self.io.discard_typeahead();
         let why = cx
             .withdrawn_why()
             .unwrap_or(crate::responder::WithdrawReason::Cancelled(None));
