@@ -337,6 +337,17 @@ impl WithdrawReason {
     }
 }
 
+/// The sentence of the notice that says `--timeout` ran out on a request
+/// (the full screen and plain mode say the same,
+/// [`Context::timed_out_notice`]); the words in brackets are
+/// [`Context::cancel_words`].
+pub const TIMED_OUT_NOTICE: &str = "Time ran out: this request was cancelled (cancel was sent).";
+
+/// [`TIMED_OUT_NOTICE`] for a request of an MCP 2026-07-28 round, whose
+/// cancel goes to the server with the round's other answers.
+pub const TIMED_OUT_IN_ROUND_NOTICE: &str =
+    "Time ran out: this request was cancelled (cancel will be sent with the round's answers).";
+
 /// The banner a request screen shows once the call that asked for it has
 /// finished while the request stays open ([`Context::call_finished`]; MCP
 /// 2025-11-25, where the server's request outlives its tool call).
@@ -529,6 +540,17 @@ impl Context {
         }
     }
 
+    /// The sentence that says `--timeout` ran out on the request being
+    /// answered ([`TIMED_OUT_NOTICE`], or [`TIMED_OUT_IN_ROUND_NOTICE`] for
+    /// a request of a round): the full screen and plain mode both say it.
+    pub fn timed_out_notice(&self) -> &'static str {
+        if self.in_round {
+            TIMED_OUT_IN_ROUND_NOTICE
+        } else {
+            TIMED_OUT_NOTICE
+        }
+    }
+
     /// Who asked for the request being answered, when the front door said
     /// ([`Origin`]; not sanitized).
     pub fn origin(&self) -> Option<Origin> {
@@ -629,6 +651,25 @@ pub fn request_message(req: &RequestEvent) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The time-out sentence names the same cancel as the words the
+    /// report uses, for a request on its own and one of a round.
+    #[test]
+    fn the_timed_out_notice_says_how_the_cancel_goes() {
+        for in_round in [false, true] {
+            let cx = Context {
+                in_round,
+                ..Context::default()
+            };
+            assert_eq!(
+                cx.timed_out_notice(),
+                format!(
+                    "Time ran out: this request was cancelled ({}).",
+                    cx.cancel_words()
+                )
+            );
+        }
+    }
 
     #[test]
     fn a_server_url_is_connected_to_and_a_command_launched() {

@@ -14,7 +14,10 @@
 //! a second Control-C within [`QUIT_WINDOW`] (or while waiting) quits;
 //! Control-D on an empty line declines; `--timeout` cancels; URL consent is
 //! typing `open` (never a bare Enter); typeahead is discarded at each new
-//! request; server text goes through [`crate::safe_text`].
+//! request; a notice that a request ended without an answer (time ran
+//! out, a withdrawal) waits for Enter ([`PRESS_ENTER`]) before the next
+//! request or the end of the run, as the full screen's waits for a key;
+//! server text goes through [`crate::safe_text`].
 
 internal!(
     mod form;
@@ -81,8 +84,9 @@ pub struct PlainResponder<I: LineIo> {
     /// Requests answered so far.
     answered: usize,
     /// A consent typed sooner than this after the URL was shown is not
-    /// taken (it was typed before the URL could be read); zero for
-    /// in-memory tests, [`CONSENT_GUARD`] on a terminal.
+    /// taken (it was typed before the URL could be read), nor an Enter this
+    /// soon after a notice that a request ended; zero for in-memory tests,
+    /// [`CONSENT_GUARD`] on a terminal.
     consent_guard: Duration,
     /// Hold stderr notices while a request is on screen (on a terminal;
     /// holding is process-wide, so in-memory tests leave it off).
@@ -104,6 +108,9 @@ pub struct PlainResponder<I: LineIo> {
     notify_after: Duration,
     /// Since when no request has been shown (None while one is).
     waiting_since: Option<Instant>,
+    /// When the notice that the last request ended without the person's
+    /// answer was printed, while it waits for Enter ([`PRESS_ENTER`]).
+    unacknowledged: Option<Instant>,
 }
 
 /// Plain mode says once, this long before `--timeout` cancels a request,
@@ -116,13 +123,17 @@ pub const LATE_WARNING: Duration = Duration::from_secs(10);
 /// typed at that prompt was thrown away, and the prompt is asked again.
 pub const TYPED_CLEARED: &str = "Anything you had typed at the prompt was cleared.";
 
-/// What plain mode says when `--timeout` ran out on a request.
-pub const TIMED_OUT: &str = "Time ran out: this request is cancelled (cancel is sent).";
+/// The prompt after a notice that a request ended without the person's
+/// answer (time ran out, the server withdrew it, the call finished, the
+/// server exited, the connection or the input closed): nothing goes on
+/// until Enter (or Control-C, Control-D) is typed here.
+pub const PRESS_ENTER: &str = "Press Enter to go on: ";
 
-/// [`TIMED_OUT`] for a request of an MCP 2026-07-28 round, whose cancel
-/// goes to the server with the round's other answers.
-pub const TIMED_OUT_IN_ROUND: &str =
-    "Time ran out: this request is cancelled (cancel will be sent with the round's answers).";
+/// What plain mode says when a line reached [`PRESS_ENTER`] sooner than
+/// [`CONSENT_GUARD`] after the notice was printed: it was typed before the
+/// notice could be read, and it is thrown away.
+pub const NOTICE_TOO_SOON: &str =
+    "Not taken: that was typed before the notice could be read. Press Enter again to go on.";
 
 /// How long the URL block must have been on the terminal before `open`
 /// counts: the consent machine's period, as on the full-screen consent
@@ -160,6 +171,7 @@ impl<I: LineIo> PlainResponder<I> {
             signal: None,
             notify_after: Duration::ZERO,
             waiting_since: None,
+            unacknowledged: None,
         }
     }
 
@@ -306,19 +318,17 @@ impl<I: LineIo> PlainResponder<I> {
             Reply::TimedOut => {
                 // A half-typed line is not left for whoever reads next.
                 self.io.discard_typeahead();
-                self.say(if cx.in_round {
-                    TIMED_OUT_IN_ROUND
-                } else {
-                    TIMED_OUT
-                })?;
+                self.say(cx.timed_out_notice())?;
+                // The cancel is sent at once; the notice then waits for
+                // Enter, before whatever comes next.
+                self.unacknowledged = Some(Instant::now());
                 done(Action::Cancel)
             }
             Reply::Quit => Ok(Read::Done(Outcome::Quit)),
             Reply::Withdrawn => {
                 // As in the full-screen UI: the driver sends nothing for a
                 // withdrawn request, whatever the outcome says; a
-                // half-typed line is thrown away.
-                self.io.discard_typeahead();
+                // half-typed line is thrown away (by say_withdrawn).
                 self.say_withdrawn(cx)?;
                 done(Action::Cancel)
             }
@@ -326,9 +336,15 @@ impl<I: LineIo> PlainResponder<I> {
     }
 
     /// Say how the source withdrew the request, in the words the full
-    /// screen uses, with the server's reason if it gave one.
+    /// screen uses, with the server's reason if it gave one, after throwing
+    /// away what was typed; the notice then waits for Enter
+    /// ([`PlainResponder::acknowledge`]).
     fn say_withdrawn(&mut self, cx: &Context) -> Result<(), RespondError> {
         self.said_withdrawn = true;
+        // Whatever was typed for the withdrawn request, a line ended just
+        // after an answer that came too late included, is for nothing:
+        // it neither acknowledges the notice nor reaches the next request.
+        self.io.discard_typeahead();
         let why = cx
             .withdrawn_why()
             .unwrap_or(crate::responder::WithdrawReason::Cancelled(None));
@@ -336,7 +352,51 @@ impl<I: LineIo> PlainResponder<I> {
         if let Some(r) = cx.withdrawal_reason() {
             self.say(&crate::responder::withdrawn_reason_line(&r))?;
         }
+        // Nothing is sent; the notice waits for Enter, before whatever
+        // comes next.
+        self.unacknowledged = Some(Instant::now());
         Ok(())
+    }
+
+    /// The notice that the last request ended without the person's answer
+    /// waits for Enter ([`PRESS_ENTER`]), as the full screen's waits for a
+    /// key: a line typed before it was printed was thrown away with the
+    /// request, and one read sooner than the guard after it is not taken
+    /// ([`NOTICE_TOO_SOON`]). Control-C goes on too, or quits when it is
+    /// the second within [`QUIT_WINDOW`]; `next` says a request follows (the
+    /// hint about a second Control-C is said only then). Returns true when
+    /// the person quit here (or a signal came); does nothing when no notice
+    /// waits.
+    ///
+    /// Errors: the terminal cannot be read or written.
+    fn acknowledge(&mut self, next: bool) -> Result<bool, RespondError> {
+        let Some(said) = self.unacknowledged.take() else {
+            return Ok(false);
+        };
+        loop {
+            match self.io.ask(PRESS_ENTER, None, &|| false)? {
+                Reply::Quit => return Ok(true),
+                Reply::Interrupt => {
+                    let now = Instant::now();
+                    if self
+                        .last_ctrl_c
+                        .is_some_and(|t| now.duration_since(t) < QUIT_WINDOW)
+                    {
+                        self.say("Quitting: any request still to come is cancelled.")?;
+                        return Ok(true);
+                    }
+                    self.last_ctrl_c = Some(now);
+                    if next {
+                        self.say("Press Control-C again at once to quit.")?;
+                    }
+                    return Ok(false);
+                }
+                Reply::Line(_) | Reply::Eof if said.elapsed() < self.consent_guard => {
+                    self.say(NOTICE_TOO_SOON)?;
+                }
+                _ => return Ok(false),
+            }
+        }
     }
 
     /// The request header: who asks, in which mode, through which adapter,
@@ -696,6 +756,25 @@ impl<I: LineIo> Responder for PlainResponder<I> {
         self.warned = false;
         self.said_withdrawn = false;
         self.said_call_finished = false;
+        // How the last request ended is acknowledged first: no line typed
+        // before that reaches this request.
+        let asked = Instant::now();
+        if self.acknowledge(true)? {
+            return Ok(Outcome::Quit);
+        }
+        // The time spent on that notice is not this request's: its
+        // --timeout counts from when it is shown.
+        let shifted;
+        let cx = match cx.deadline {
+            Some(d) => {
+                shifted = Context {
+                    deadline: Some(d + asked.elapsed()),
+                    ..cx.clone()
+                };
+                &shifted
+            }
+            None => cx,
+        };
         // What was typed before this request was shown was meant for
         // something else: it is not an answer to this one.
         self.io.discard_typeahead();
@@ -742,6 +821,12 @@ impl<I: LineIo> Responder for PlainResponder<I> {
     }
 
     fn idle(&mut self, wait: Duration) -> bool {
+        // How the last request ended is acknowledged before the wait.
+        match self.acknowledge(false) {
+            Ok(true) => return true,
+            Ok(false) => {}
+            Err(_) => return false,
+        }
         // Said once per wait, after an answer, and only when the wait goes
         // on (the end of a finished input is not announced).
         self.idle_calls += 1;
@@ -779,6 +864,13 @@ impl<I: LineIo> Responder for PlainResponder<I> {
             }
             _ => false,
         }
+    }
+
+    /// At the end of the run, as on the full screen: the notice that the
+    /// last request ended without the person's answer waits for Enter
+    /// before the terminal is given back.
+    fn finish(&mut self) {
+        let _ = self.acknowledge(false);
     }
 }
 

@@ -305,7 +305,7 @@ fn the_deadline_warns_once_then_cancels() {
     assert!(
         t.ends_with(&format!(
             "A: \n10 seconds left to answer; then the request is cancelled. {TYPED_CLEARED}\n\
-             A: \nTime ran out: this request is cancelled (cancel is sent).\n"
+             A: \nTime ran out: this request was cancelled (cancel was sent).\n"
         )),
         "{t}"
     );
@@ -1036,8 +1036,14 @@ fn a_timeout_in_a_round_says_when_the_cancel_goes() {
     let o = p.respond(&req, &c).expect("answered");
     assert_eq!(action(&o), Action::Cancel);
     let t = &p.io().transcript;
-    assert!(t.ends_with(&format!("A: \n{TIMED_OUT_IN_ROUND}\n")), "{t}");
-    assert!(!t.contains(TIMED_OUT), "{t}");
+    assert!(
+        t.ends_with(
+            "A: \nTime ran out: this request was cancelled \
+             (cancel will be sent with the round's answers).\n"
+        ),
+        "{t}"
+    );
+    assert!(!t.contains("(cancel was sent)"), "{t}");
 }
 
 /// The call that asked finishes while a prompt waits: the banner cuts the
@@ -1069,4 +1075,95 @@ fn a_finished_call_that_cuts_a_prompt_short_clears_what_was_typed() {
     assert_eq!(t.matches(banner).count(), 1, "{t}");
     // At the request's start, and when the banner cut the prompt short.
     assert_eq!(p.io().inner.discards, 2, "{t}");
+}
+
+/// A request timed out: the next one is shown only once Enter was typed
+/// at the notice, and the line typed there is no answer to it.
+#[test]
+fn after_a_timeout_enter_is_asked_before_the_next_request() {
+    let req = form(json!({"a": {"type": "string", "title": "A"}}), &[]);
+    let mut io = MemoryIo::default();
+    io.input.push_back(Reply::TimedOut);
+    io.input.push_back(Reply::Line("hello".into()));
+    io.input.push_back(Reply::Line("x".into()));
+    io.input.push_back(Reply::Line("send".into()));
+    let mut p = PlainResponder::new(io, Box::new(Recorder::default()), false);
+    let c = Context {
+        deadline: Some(Instant::now() + Duration::from_secs(5)),
+        ..cx()
+    };
+    assert_eq!(action(&p.respond(&req, &c).expect("first")), Action::Cancel);
+    let second = Context {
+        progress: Progress::of(2, 2),
+        ..c
+    };
+    let o = p.respond(&req, &second).expect("second");
+    assert_eq!(accepted(&o), json!({"a": "x"}));
+    let t = &p.io().transcript;
+    let notice = "Time ran out: this request was cancelled (cancel was sent).\n";
+    assert!(
+        t.contains(&format!("{notice}{PRESS_ENTER}hello\n\nRequest 2 of 2")),
+        "{t}"
+    );
+}
+
+/// Control-C at the notice goes on and arms the quit: a second one at the
+/// next request's prompt quits, as at any plain prompt.
+#[test]
+fn control_c_at_the_notice_then_again_quits() {
+    let req = form(json!({"a": {"type": "string", "title": "A"}}), &[]);
+    let mut io = MemoryIo::typing(&["^C", "^C"]);
+    io.input.push_front(Reply::TimedOut);
+    let mut p = PlainResponder::new(io, Box::new(Recorder::default()), false);
+    let c = Context {
+        deadline: Some(Instant::now() + Duration::from_secs(5)),
+        ..cx()
+    };
+    assert_eq!(action(&p.respond(&req, &c).expect("first")), Action::Cancel);
+    let o = p.respond(&req, &c).expect("second");
+    assert!(matches!(o, Outcome::Quit), "{o:?}");
+    let t = &p.io().transcript;
+    assert!(
+        t.contains(&format!(
+            "{PRESS_ENTER}^C\nPress Control-C again at once to quit.\n"
+        )),
+        "{t}"
+    );
+    assert!(
+        t.ends_with("A: ^C\nQuitting: this request and every remaining one are cancelled.\n"),
+        "{t}"
+    );
+}
+
+/// A withdrawn request is the last of the run: its notice waits for Enter
+/// before the run ends, as the full screen's does; none waits when the
+/// last request was answered.
+#[test]
+fn at_the_end_of_the_run_the_last_notice_waits_for_enter() {
+    let req = form(json!({"a": {"type": "string", "title": "A"}}), &[]);
+    let mut p = PlainResponder::new(
+        MemoryIo::typing(&[""]),
+        Box::new(Recorder::default()),
+        false,
+    );
+    let w = crate::responder::Withdrawal::new();
+    w.withdraw_for(crate::responder::WithdrawReason::StreamClosed);
+    let c = Context {
+        withdrawal: Some(w),
+        ..cx()
+    };
+    p.respond(&req, &c).expect("closed");
+    assert!(!p.io().transcript.contains(PRESS_ENTER));
+    p.finish();
+    let t = &p.io().transcript;
+    assert!(
+        t.ends_with(&format!(
+            "The input closed before this request was answered. Nothing was sent.\n{PRESS_ENTER}\n"
+        )),
+        "{t}"
+    );
+    assert!(p.io().input.is_empty());
+    // Said once: a second finish asks nothing more.
+    p.finish();
+    assert_eq!(p.io().transcript.matches(PRESS_ENTER).count(), 1);
 }

@@ -1131,25 +1131,16 @@ impl Notice {
                 e.as_secs()
             ));
         }
-        let title = if cx.in_round {
-            TIMED_OUT_IN_ROUND_NOTICE
-        } else {
-            TIMED_OUT_NOTICE
-        };
         Notice {
-            title: title.to_owned(),
+            title: cx.timed_out_notice().to_owned(),
             lines,
         }
     }
 }
 
-/// The sentence of the notice shown when `--timeout` ran out on a request.
-pub const TIMED_OUT_NOTICE: &str = "Time ran out: this request was cancelled (cancel was sent).";
-
-/// [`TIMED_OUT_NOTICE`] for a request of an MCP 2026-07-28 round, whose
-/// cancel goes to the server with the round's other answers.
-pub const TIMED_OUT_IN_ROUND_NOTICE: &str =
-    "Time ran out: this request was cancelled (cancel will be sent with the round's answers).";
+/// The sentence of the notice shown when `--timeout` ran out on a request
+/// (shared with plain mode).
+pub use crate::responder::{TIMED_OUT_IN_ROUND_NOTICE, TIMED_OUT_NOTICE};
 
 /// Create `path`, which must not exist yet (no symbolic link followed),
 /// readable and writable by the owner only.

@@ -15,6 +15,7 @@ use common::pty::*;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use expectrl::Expect;
 use serde_json::{json, Value};
 
 /// A session: the pty and how far its output was read by [`expect`].
@@ -307,7 +308,10 @@ fn the_timeout_cancels_an_unanswered_request() {
         &[],
     );
     s.expect("You have 1 second to answer");
-    s.expect("Time ran out: this request is cancelled (cancel is sent).");
+    // The full screen's words, and as there the notice waits, at the end
+    // of the run too: the program ends only once Enter was typed.
+    s.expect("Time ran out: this request was cancelled (cancel was sent).");
+    s.answer(ahp_elicit::plain::PRESS_ENTER, "");
     let (code, _) = s.finish();
     assert_eq!(code, 0, "{}", s.t.stderr());
     assert_eq!(
@@ -337,7 +341,8 @@ fn a_half_typed_line_never_reaches_the_shell_after_the_run() {
     };
     s.expect("Type open, decline, or cancel: ");
     s.t.send("echo LEAKED");
-    s.expect("Time ran out: this request is cancelled (cancel is sent).");
+    s.expect("Time ran out: this request was cancelled (cancel was sent).");
+    s.answer(ahp_elicit::plain::PRESS_ENTER, "");
     s.expect("[after=");
     // The shell's `read` waits now: end its line.
     s.t.send("\r");
@@ -437,6 +442,8 @@ fn mcp_plain_closes_a_withdrawn_url_request() {
     );
     s.expect("Type open, decline, or cancel: ");
     s.expect("The server withdrew this request. Nothing was sent.");
+    // The notice waits for Enter; the "open" typed there only goes on.
+    s.expect(ahp_elicit::plain::PRESS_ENTER);
     s.t.send("open\r");
     let (code, transcript) = s.finish();
     assert_eq!(code, 0, "{}", s.t.stderr());
@@ -505,4 +512,67 @@ fn a_notice_that_cuts_a_prompt_short_clears_the_half_typed_line() {
     let rs = results(&out);
     assert_eq!(actions_and_parents(&rs), vec![("accept", "evt-1")]);
     assert_eq!(rs[0].2["content"], json!({"name": "X"}));
+}
+
+/// `respond --plain --timeout SECS` on three form requests, each with a
+/// text field "Note" and a yes/no field "OK"; returns the session and its
+/// output file.
+fn three_notes(dir: &Path, secs: u64) -> (Plain, PathBuf) {
+    let params = json!({"message": "Anything to add?", "requestedSchema": {"type": "object",
+        "properties": {"note": {"type": "string", "title": "Note"},
+                       "ok": {"type": "boolean", "title": "OK"}}}});
+    let input = dir.join("three.jsonl");
+    let text: String = (1..=3)
+        .map(|i| common::request_line("notes", &format!("evt-{i}"), &params) + "\n")
+        .collect();
+    std::fs::write(&input, text).expect("write requests");
+    let out = dir.join("out.jsonl");
+    let args = format!("respond --plain --timeout {secs} '{}'", input.display());
+    (Plain::start(dir, &out, &args, &[]), out)
+}
+
+/// Time runs out on request 1 while "hello" and Enter are on their way:
+/// the notice waits for Enter, the line typed straight after it is not
+/// taken (and that is said), so it never becomes request 2's note; Enter
+/// typed once the notice could be read goes on to request 2.
+#[test]
+fn a_line_typed_as_time_runs_out_is_not_the_next_requests_answer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut s, out) = three_notes(dir.path(), 5);
+    s.expect("Request 1 of 3");
+    s.expect("Note: ");
+    s.expect("Time ran out: this request was cancelled (cancel was sent).");
+    // At once, as a person still typing for request 1 would: no pacing.
+    s.t.s.send("hello\r").expect("send keys");
+    s.expect(
+        "Not taken: that was typed before the notice could be read. \
+         Press Enter again to go on.",
+    );
+    // The notice was read: Enter goes on.
+    s.answer(ahp_elicit::plain::PRESS_ENTER, "");
+    s.expect("Request 2 of 3");
+    s.answer("Note: ", "second");
+    s.answer("OK: ", "y");
+    s.answer("Type send, edit N, decline, or cancel: ", "send");
+    s.expect("Request 3 of 3");
+    s.expect("Note: ");
+    s.t.send("\u{4}");
+    let (code, transcript) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    let rs = results(&out);
+    assert_eq!(
+        actions_and_parents(&rs),
+        vec![
+            ("cancel", "evt-1"),
+            ("accept", "evt-2"),
+            ("decline", "evt-3")
+        ]
+    );
+    assert_eq!(rs[1].2["content"], json!({"note": "second", "ok": true}));
+    // Request 2's prompt came only after the Enter that went on.
+    let enter = transcript
+        .find(ahp_elicit::plain::PRESS_ENTER)
+        .expect("asked");
+    let second = transcript.find("Request 2 of 3").expect("shown");
+    assert!(enter < second, "{transcript}");
 }
