@@ -35,7 +35,7 @@ MARK = b"Esc cancel"
 # device attributes query after it ends the wait. Every terminal answers
 # the latter within one round trip, so this pseudo-terminal answers both as
 # a dark xterm does; left unanswered, the screen would wait the query's
-# whole timeout (150 ms), which no real terminal makes it do.
+# whole timeout (1 s), which no real terminal makes it do.
 OSC11_QUERY = b"\x1b]11;?\x07"
 DA_QUERY = b"\x1b[c"
 OSC11_REPLY = b"\x1b]11;rgb:1e1e/1e1e/2e2e\x07"

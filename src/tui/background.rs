@@ -19,7 +19,11 @@
 use std::time::Duration;
 
 /// The longest wait for the terminal's answer to the background query.
-pub const QUERY_WAIT: Duration = Duration::from_millis(150);
+/// Long enough for a slow link (ssh with a round trip of most of a second,
+/// whose answer may arrive in pieces): a terminal that answers ends the
+/// wait with its device attributes reply, one round trip after the query,
+/// so only a terminal that answers nothing waits all of it.
+pub const QUERY_WAIT: Duration = Duration::from_secs(1);
 
 /// What the background looks like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

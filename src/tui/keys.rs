@@ -34,6 +34,14 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 /// (documented in docs/keys.md). A lone Esc acts this much later.
 pub const ESC_WAIT: Duration = Duration::from_millis(100);
 
+/// How long a lone Esc is held while it would throw typed answers away (a
+/// question "Throw away what you entered and cancel?" is up, which Esc
+/// confirms; see [`KeyFilter::set_esc_discards`]): a reply's opening
+/// (`]`, `P`, `_`, `[`) that follows within this wait makes the Esc part of
+/// that reply, dropped with it, so a terminal reply split after its ESC by
+/// a slow link never answers the question (documented in docs/keys.md).
+pub const DISCARD_ESC_WAIT: Duration = Duration::from_millis(500);
+
 /// The longest pause between two characters of one terminal reply (a
 /// reply split over a slow link): a longer pause ends what the filter takes
 /// for a reply (documented in docs/keys.md).
@@ -60,8 +68,9 @@ enum Reply {
 /// Keys in, keys out: see the module documentation.
 #[derive(Debug, Clone, Default)]
 pub struct KeyFilter {
-    /// An Esc read at this instant, held for a following key.
-    esc: Option<Instant>,
+    /// An Esc read at this instant, held for a following key for this
+    /// long.
+    esc: Option<(Instant, Duration)>,
     /// A reply being dropped, when its last character came, and how many
     /// characters it has had.
     reply: Option<(Reply, Instant, usize)>,
@@ -74,6 +83,9 @@ pub struct KeyFilter {
     /// Digits (and `;`) of one burst that may be the body of a reply whose
     /// introducer crossterm dropped, and when the last came.
     burst: Option<(Vec<KeyEvent>, Instant)>,
+    /// A lone Esc would now throw typed answers away: it is held for
+    /// [`DISCARD_ESC_WAIT`] instead of [`ESC_WAIT`].
+    esc_discards: bool,
 }
 
 /// Characters held after a lone Esc while they may open a reply.
@@ -85,16 +97,23 @@ struct Held {
     /// They were typeahead a new screen threw away: if they open no reply,
     /// they are still not given out.
     thrown: bool,
+    /// The Esc before them was not given out yet (it was held for
+    /// [`DISCARD_ESC_WAIT`]): it goes out before them when they open no
+    /// reply, and is dropped with them when they do.
+    esc: bool,
 }
 
 impl Held {
-    /// The held keys to give out when they open no reply.
+    /// The held keys to give out when they open no reply (the Esc first
+    /// when it was still held).
     fn release(self) -> Vec<KeyEvent> {
         if self.thrown {
-            Vec::new()
-        } else {
-            self.keys
+            return Vec::new();
         }
+        let esc = self
+            .esc
+            .then(|| KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+        esc.into_iter().chain(self.keys).collect()
     }
 }
 
@@ -217,6 +236,12 @@ fn never_in_a_reply(k: &KeyEvent) -> bool {
     }
 }
 
+/// Whether `k`, read after an Esc that came alone, may be the second
+/// character of a terminal reply (`]`, `P`, `_`, `[`).
+fn opens_reply(k: &KeyEvent) -> bool {
+    matches!(k.code, KeyCode::Char(']' | 'P' | '_' | '['))
+}
+
 /// The reply an Alt key opens, if it is one's introducer.
 fn reply_start(k: &KeyEvent) -> Option<Reply> {
     if !k.modifiers.contains(KeyModifiers::ALT) || k.modifiers.contains(KeyModifiers::CONTROL) {
@@ -231,18 +256,37 @@ fn reply_start(k: &KeyEvent) -> Option<Reply> {
 }
 
 impl KeyFilter {
+    /// Tell the filter whether a lone Esc would now throw typed answers
+    /// away (a question to confirm a cancel is up, which Esc answers). While
+    /// it would, a lone Esc is held for [`DISCARD_ESC_WAIT`] rather than
+    /// [`ESC_WAIT`], and a reply's opening that follows it within that wait
+    /// is read, with the Esc, as a terminal reply and dropped. An Esc
+    /// already held keeps the wait it was read with.
+    pub fn set_esc_discards(&mut self, on: bool) {
+        self.esc_discards = on;
+    }
+
+    /// How long the Esc read now is held.
+    fn esc_wait(&self) -> Duration {
+        if self.esc_discards {
+            DISCARD_ESC_WAIT
+        } else {
+            ESC_WAIT
+        }
+    }
+
     /// When [`KeyFilter::flush`] must be called if no key came (a held Esc
     /// acts then); None when nothing is held.
     pub fn due(&self) -> Option<Instant> {
-        let esc = self.esc.map(|t| t + ESC_WAIT);
+        let esc = self.esc.map(|(t, wait)| t + wait);
         let held = self.held.as_ref().map(|h| h.last + REPLY_GAP);
         let burst = self.burst.as_ref().map(|(_, t)| *t + BURST);
         esc.into_iter().chain(held).chain(burst).min()
     }
 
     /// What was held and is due at `now` with no key: the held Esc once
-    /// [`ESC_WAIT`] has passed, characters held after a lone Esc once
-    /// [`REPLY_GAP`] has.
+    /// its wait ([`ESC_WAIT`], or [`DISCARD_ESC_WAIT`]) has passed,
+    /// characters held after a lone Esc once [`REPLY_GAP`] has.
     pub fn flush(&mut self, now: Instant) -> Vec<KeyEvent> {
         let mut out = Vec::new();
         if self.burst.as_ref().is_some_and(|(_, t)| now >= *t + BURST) {
@@ -251,7 +295,7 @@ impl KeyFilter {
         if self.held.as_ref().is_some_and(|h| now >= h.last + REPLY_GAP) {
             out.extend(self.held.take().map(Held::release).unwrap_or_default());
         }
-        if self.esc.is_some_and(|t| now >= t + ESC_WAIT) {
+        if self.esc.is_some_and(|(t, wait)| now >= t + wait) {
             out.extend(self.esc_now());
         }
         out
@@ -267,7 +311,7 @@ impl KeyFilter {
 
     /// The held Esc, given out as a lone Esc.
     fn esc_now(&mut self) -> Option<KeyEvent> {
-        let t = self.esc.take()?;
+        let (t, _) = self.esc.take()?;
         self.late = Some(t);
         Some(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE))
     }
@@ -303,7 +347,7 @@ impl KeyFilter {
     /// when the rest comes.
     pub fn discarded(&mut self) {
         self.burst = None;
-        if let Some(t) = self.esc.take() {
+        if let Some((t, _)) = self.esc.take() {
             self.late = Some(t);
         }
         if let Some(h) = &mut self.held {
@@ -347,6 +391,7 @@ impl KeyFilter {
             }
             Opening::Str => self.reply = Some((Reply::Str { esc: false }, now, s.len())),
             Opening::Report => {}
+            // The Esc, if still held, was this key's own ESC.
             Opening::Key(code) => {
                 if !held.thrown {
                     out.push(KeyEvent::new(code, KeyModifiers::NONE));
@@ -387,15 +432,27 @@ impl KeyFilter {
             return out;
         }
         let mut k = k;
-        if let Some(t) = self.esc.take() {
-            let joined = now.saturating_duration_since(t) <= ESC_WAIT
+        if let Some((t, wait)) = self.esc.take() {
+            let after = now.saturating_duration_since(t);
+            let joined = after <= ESC_WAIT
                 && plain(&k)
                 && matches!(
                     k.code,
                     KeyCode::Char(_) | KeyCode::Backspace | KeyCode::Enter
                 );
+            // Held the longer wait (it would throw answers away): a reply's
+            // opening within it holds the Esc with it until it is known.
+            let opens = after <= wait && plain(&k) && opens_reply(&k);
             if joined {
                 k = with_alt(k);
+            } else if opens {
+                self.held = Some(Held {
+                    keys: vec![k],
+                    last: now,
+                    thrown: false,
+                    esc: true,
+                });
+                return out;
             } else {
                 out.push(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
                 self.late = Some(t);
@@ -404,20 +461,20 @@ impl KeyFilter {
         // The first key after a lone Esc may open a reply whose ESC came
         // too early to be joined with it: held until that is known.
         if let Some(t) = self.late.take() {
-            let opens = matches!(k.code, KeyCode::Char(']' | 'P' | '_' | '['))
-                && plain(&k)
-                && now.saturating_duration_since(t) <= REPLY_GAP;
+            let opens =
+                opens_reply(&k) && plain(&k) && now.saturating_duration_since(t) <= REPLY_GAP;
             if opens {
                 self.held = Some(Held {
                     keys: vec![k],
                     last: now,
                     thrown: false,
+                    esc: false,
                 });
                 return out;
             }
         }
         if k.code == KeyCode::Esc && plain(&k) {
-            self.esc = Some(now);
+            self.esc = Some((now, self.esc_wait()));
             return out;
         }
         if let Some(kind) = reply_start(&k) {
@@ -634,7 +691,11 @@ mod tests {
     /// flushing before each as the terminal loop does; a final flush well
     /// after the last. What comes out.
     fn timed(keys: &[(u64, KeyEvent)]) -> Vec<KeyEvent> {
-        let mut f = KeyFilter::default();
+        timed_in(KeyFilter::default(), keys)
+    }
+
+    /// [`timed`] through the filter `f`.
+    fn timed_in(mut f: KeyFilter, keys: &[(u64, KeyEvent)]) -> Vec<KeyEvent> {
         let t0 = Instant::now();
         let mut out = Vec::new();
         let mut last = 0;
@@ -745,5 +806,99 @@ mod tests {
         f.discarded();
         out.extend(f.flush(at(2000)));
         assert_eq!(out, vec![esc(), ch('a')]);
+    }
+
+    /// A filter told that a lone Esc now throws typed answers away.
+    fn asking() -> KeyFilter {
+        let mut f = KeyFilter::default();
+        f.set_esc_discards(true);
+        f
+    }
+
+    #[test]
+    fn a_reply_split_after_its_esc_never_answers_a_discard_question() {
+        // ESC, 150 ms, the rest of a cursor position report: one reply,
+        // dropped whole with its Esc; the key after it counts.
+        let mut keys = vec![(0, esc())];
+        keys.extend(typed_at(150, "[12;5R"));
+        keys.push((700, ch('q')));
+        assert_eq!(timed_in(asking(), &keys), vec![ch('q')]);
+        // The same with an OSC colour reply ended by ESC `\`, a DCS reply,
+        // and device attributes, each 400 ms after its ESC.
+        let mut keys = vec![(0, esc())];
+        keys.extend(typed_at(400, "]11;rgb:ffff/ffff/ffff"));
+        keys.extend([(430, esc()), (431, ch('\\'))]);
+        keys.push((1000, esc()));
+        keys.extend(typed_at(1400, "P1$r0m"));
+        keys.extend([(1410, esc()), (1411, ch('\\'))]);
+        keys.push((2000, esc()));
+        keys.extend(typed_at(2400, "[?62;22c"));
+        keys.push((3000, ch('z')));
+        assert_eq!(timed_in(asking(), &keys), vec![ch('z')]);
+        // Without the question, the same Esc acts after its 100 ms (the
+        // reply after it is still dropped).
+        let mut keys = vec![(0, esc())];
+        keys.extend(typed_at(150, "[12;5R"));
+        assert_eq!(timed(&keys), vec![esc()]);
+    }
+
+    #[test]
+    fn a_lone_esc_while_it_discards_waits_longer_and_other_keys_keep_it() {
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        let mut f = asking();
+        assert!(f.feed(esc(), at(0)).is_empty());
+        assert_eq!(f.due(), Some(at(500)));
+        assert!(f.flush(at(499)).is_empty());
+        assert_eq!(f.flush(at(500)), vec![esc()]);
+        // A key that opens no reply: the Esc acts, then the key.
+        assert_eq!(
+            timed_in(asking(), &[(0, esc()), (200, ch('y'))]),
+            vec![esc(), ch('y')]
+        );
+        // Within 100 ms a letter still makes it Alt.
+        assert_eq!(
+            timed_in(asking(), &[(0, esc()), (50, ch('b'))]),
+            vec![alt('b')]
+        );
+        // A reply's opening that turns out to be none: Esc, then the keys.
+        assert_eq!(
+            timed_in(asking(), &[(0, esc()), (200, ch('[')), (210, ch('q'))]),
+            vec![esc(), ch('['), ch('q')]
+        );
+        let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(
+            timed_in(asking(), &[(0, esc()), (200, ch(']')), (210, enter)]),
+            vec![esc(), ch(']'), enter]
+        );
+        // A lone `[` is given out with its Esc once the reply wait is over.
+        assert_eq!(
+            timed_in(asking(), &[(0, esc()), (300, ch('['))]),
+            vec![esc(), ch('[')]
+        );
+        // A cursor key split after its ESC is that key alone.
+        let down = KeyEvent::new(KeyCode::Down, KeyModifiers::NONE);
+        assert_eq!(
+            timed_in(asking(), &[(0, esc()), (300, ch('[')), (301, ch('B'))]),
+            vec![down]
+        );
+        // Later than the longer wait, the Esc has acted: `[` after it is
+        // still recognised as a reply's start.
+        let mut keys = vec![(0, esc())];
+        keys.extend(typed_at(600, "[12;5R"));
+        assert_eq!(timed_in(asking(), &keys), vec![esc()]);
+        // Thrown away with typeahead, the held Esc and `[` are never given.
+        let mut f = asking();
+        let mut out = f.feed(esc(), at(0));
+        out.extend(f.feed(ch('['), at(200)));
+        f.discarded();
+        out.extend(f.feed(ch('a'), at(300)));
+        out.extend(f.flush(at(5000)));
+        assert_eq!(out, vec![ch('a')]);
+        // An Esc keeps the wait it was read with.
+        let mut f = KeyFilter::default();
+        assert!(f.feed(esc(), at(0)).is_empty());
+        f.set_esc_discards(true);
+        assert_eq!(f.due(), Some(at(100)));
     }
 }

@@ -379,11 +379,14 @@ thread_local! {
 /// One input, waiting at most `timeout`: keys pass the [`keys::KeyFilter`]
 /// (an Esc is held for [`keys::ESC_WAIT`] and becomes Alt with a key that
 /// follows it; replies of the terminal are dropped), pastes pass as they
-/// are, anything else is a tick.
-fn read_input(timeout: Duration) -> Result<Input, RespondError> {
+/// are, anything else is a tick. `esc_discards`: a lone Esc read now would
+/// throw typed answers away (it is held longer,
+/// [`keys::KeyFilter::set_esc_discards`]).
+fn read_input(timeout: Duration, esc_discards: bool) -> Result<Input, RespondError> {
     if let Some(i) = QUEUED.with(|q| q.borrow_mut().pop_front()) {
         return Ok(i);
     }
+    FILTER.with(|f| f.borrow_mut().set_esc_discards(esc_discards));
     let io = |source| RespondError::Terminal {
         step: "read a key",
         source,
@@ -664,7 +667,7 @@ impl TuiResponder {
             screen.put_progress(cx.progress_now());
             let small = self.frame(screen, clock, &mut guard)?;
             let timeout = left.map_or(TICK, |l| l.min(TICK));
-            if let Input::Key(k) = read_input(timeout)? {
+            if let Input::Key(k) = read_input(timeout, screen.esc_discards())? {
                 // A key read after the source withdrew the request is not
                 // for it: the withdrawal is said instead (the URL screen
                 // also claims the answer before it starts a browser).
@@ -749,7 +752,7 @@ impl TuiResponder {
                 view::draw_notice(f, theme, &notice.title, &notice.lines);
             })?;
             guard.frame(area, true, Instant::now());
-            match read_input(TICK)? {
+            match read_input(TICK, false)? {
                 Input::Key(Key::Ctrl('c')) => return Ok(Some(self.ctrl_c())),
                 Input::Key(Key::Ctrl('l')) => self.repaint = true,
                 Input::Key(_) if guard.admit(Instant::now()) => return Ok(None),
@@ -1334,7 +1337,7 @@ impl Responder for TuiResponder {
             if now >= end {
                 return WaitKey::Nothing;
             }
-            match read_input((end - now).min(TICK)) {
+            match read_input((end - now).min(TICK), false) {
                 Ok(Input::Key(Key::Ctrl('c'))) => {
                     let recent = self
                         .last_ctrl_c

@@ -79,6 +79,13 @@ pub(crate) trait Screen {
         0
     }
 
+    /// Whether a lone Esc now would throw what was typed away (a question
+    /// that Esc confirms is up): the key filter then holds an Esc longer,
+    /// so a terminal reply split after its ESC never answers it.
+    fn esc_discards(&self) -> bool {
+        false
+    }
+
     /// Whether what this screen's keys do changed since the last call
     /// (asked after each frame): a question now waits for `y` or the key
     /// again, the end of a long review came on screen (Enter now sends),
@@ -218,6 +225,12 @@ impl Screen for FormScreen {
             Stage::Edit => 0,
             Stage::Review(_) => 1,
         }
+    }
+
+    /// The question "Throw away what you entered and cancel?" is up (Esc
+    /// confirms it).
+    fn esc_discards(&self) -> bool {
+        self.form.confirming() == Some(Action::Cancel)
     }
 
     /// A question that asks to confirm a discard appeared (or another took
@@ -497,6 +510,26 @@ mod tests {
         assert_eq!(u.stage(), 0);
         assert_eq!(decided(u.key(&Key::Char('o'))), None);
         assert_eq!(u.stage(), 2, "the copy step");
+    }
+
+    #[test]
+    fn esc_throws_answers_away_only_while_the_cancel_question_is_up() {
+        let v = serde_json::json!({"type": "object", "properties": {"n": {"type": "string"}}});
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut f = FormScreen::new(header(), &schema, "m");
+        assert!(!f.esc_discards(), "untouched");
+        assert_eq!(decided(f.key(&Key::Char('a'))), None);
+        assert!(!f.esc_discards(), "typed, nothing asked");
+        assert_eq!(decided(f.key(&Key::Esc)), None);
+        assert!(f.esc_discards(), "the cancel question");
+        assert_eq!(decided(f.key(&Key::Char('q'))), None);
+        assert!(!f.esc_discards(), "back to the form");
+        // The decline question: Esc there asks about cancel, loses nothing.
+        assert_eq!(decided(f.key(&Key::Ctrl('x'))), None);
+        assert_eq!(decided(f.key(&Key::Ctrl('d'))), None);
+        assert_eq!(f.form.confirming(), Some(Action::Decline));
+        assert!(!f.esc_discards(), "the decline question");
     }
 
     /// A form of 40 text fields with defaults, on its review step (taller

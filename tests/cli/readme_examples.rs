@@ -357,6 +357,7 @@ fn start_pty(cmd: &str, dir: &Path) -> Tui {
         pid_file: dir.join("pid"),
         err_file: dir.join("no-stderr-file"),
         last_key: Instant::now(),
+        answer_queries: true,
     }
 }
 

@@ -26,7 +26,20 @@ pub struct Tui {
     /// a person's, at least [`PACE`] apart, so the URL consent guard
     /// (`CONSENT_GUARD`, 400 ms) is passed as it is by a person who reads.
     pub last_key: Instant,
+    /// Answer the program's background query as a terminal that does not
+    /// know OSC 11 does: its device attributes query (`ESC [ c`, after
+    /// `ESC ] 11 ; ?`) gets `ESC [ ? 62 ; 22 c`, once, when [`Tui::pump`]
+    /// reads it, so the query ends at once as with every real terminal. A
+    /// test that plays the terminal's answers itself sets this false.
+    pub answer_queries: bool,
 }
+
+/// The background query a terminal answers (src/tui/background.rs).
+const BACKGROUND_QUERY: &[u8] = b"\x1b]11;?\x07\x1b[c";
+
+/// The most bytes of output searched for [`BACKGROUND_QUERY`]: it comes
+/// before the first frame.
+const QUERY_WITHIN: usize = 1 << 16;
 
 /// The least time between two key sends (see [`Tui::send`]).
 pub const PACE: Duration = Duration::from_millis(450);
@@ -138,12 +151,15 @@ impl Tui {
             pid_file,
             err_file,
             last_key: Instant::now(),
+            answer_queries: true,
         }
     }
 
-    /// Read what the pty has now (never blocks).
+    /// Read what the pty has now (never blocks); answer the background
+    /// query when [`Tui::answer_queries`] says so.
     pub fn pump(&mut self) {
         let mut buf = [0u8; 16384];
+        let searched = self.raw.len();
         while !self.eof {
             match self.s.try_read(&mut buf) {
                 Ok(0) => self.eof = true,
@@ -155,6 +171,17 @@ impl Tui {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 // EIO: the other side of the pty is closed.
                 Err(_) => self.eof = true,
+            }
+        }
+        if self.answer_queries && searched < QUERY_WITHIN {
+            let from = searched.saturating_sub(BACKGROUND_QUERY.len());
+            let upto = self.raw.len().min(QUERY_WITHIN + BACKGROUND_QUERY.len());
+            if self.raw[from..upto]
+                .windows(BACKGROUND_QUERY.len())
+                .any(|w| w == BACKGROUND_QUERY)
+            {
+                self.answer_queries = false;
+                let _ = self.s.send("\x1b[?62;22c");
             }
         }
     }

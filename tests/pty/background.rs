@@ -12,23 +12,35 @@ use crate::common;
 use common::pty::*;
 
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use expectrl::Expect;
 
 /// Start `demo ARGS` and, when `reply` is given, answer the background
 /// query with it as a terminal would; returns the run once the form shows.
 fn demo(dir: &Path, args: &str, reply: Option<&str>, envs: &[(&str, String)]) -> Tui {
+    let pieces: Vec<(u64, &str)> = reply.map(|r| (0, r)).into_iter().collect();
+    demo_slow(dir, args, &pieces, envs)
+}
+
+/// [`demo`] over a slow link: the answer comes in `pieces`, each sent the
+/// given milliseconds after the one before (the first after the query).
+fn demo_slow(dir: &Path, args: &str, pieces: &[(u64, &str)], envs: &[(&str, String)]) -> Tui {
     let out = dir.join("out.json");
     let mut t = Tui::start_env(dir, &out, 100, 30, &format!("demo {args}"), envs);
-    if let Some(r) = reply {
+    // This test plays the terminal: it answers, or (no pieces) it does not.
+    t.answer_queries = false;
+    if !pieces.is_empty() {
         let end = Instant::now() + PATIENCE;
         while !String::from_utf8_lossy(&t.raw).contains("\u{1b}]11;?") {
             t.pump();
             assert!(Instant::now() < end, "no background query");
-            std::thread::sleep(std::time::Duration::from_millis(5));
+            std::thread::sleep(Duration::from_millis(5));
         }
-        t.s.send(r).expect("reply");
+    }
+    for (pause, piece) in pieces {
+        std::thread::sleep(Duration::from_millis(*pause));
+        t.s.send(piece).expect("reply");
     }
     t.wait_for("Workspace Setup");
     t
@@ -53,6 +65,25 @@ fn a_white_background_chooses_the_light_theme() {
     let reply = "\u{1b}]11;rgb:ffff/ffff/ffff\u{1b}\\\u{1b}[?62;22c";
     let t = demo(dir.path(), "", Some(reply), &[]);
     assert_eq!(title_colour(&t), BLUE, "{}", t.screen());
+    end(t);
+}
+
+/// Over a slow link the answer comes late and in pieces (its ESC alone,
+/// then the rest): it is still read as the background's colour, and its
+/// ESC never acts as a key on the form.
+#[test]
+fn a_late_answer_split_after_its_esc_still_chooses_the_light_theme() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pieces = [
+        (400, "\u{1b}"),
+        (110, "]11;rgb:ffff/ffff/ffff\u{1b}\\"),
+        (10, "\u{1b}[?62;22c"),
+    ];
+    let mut t = demo_slow(dir.path(), "", &pieces, &[]);
+    assert_eq!(title_colour(&t), BLUE, "{}", t.screen());
+    // The form is still up (Tab moves its focus), nothing typed into it.
+    t.send_marker("\t");
+    assert!(!t.shows("11;rgb"), "{}", t.screen());
     end(t);
 }
 

@@ -116,6 +116,40 @@ fn a_reply_split_right_after_its_esc_neither_answers_nor_types() {
     assert_eq!(sent_name(&out), "hello");
 }
 
+/// While "Throw away what you entered and cancel?" is up, a terminal reply
+/// split after its ESC by a slow link (a cursor position report: ESC,
+/// 150 ms, `[12;5R`) is dropped whole: its ESC never confirms the question,
+/// and nothing typed is lost.
+#[test]
+fn a_split_reply_never_confirms_the_discard_question() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = start(dir.path(), &out);
+    t.wait_for("Who are you?");
+    t.send("abc");
+    t.wait_for("abc");
+    // A colour reply split after its ESC: the ESC asks, the rest is dropped.
+    t.send("\u{1b}");
+    std::thread::sleep(Duration::from_millis(150));
+    t.s.send("]11;rgb:ffff/ffff/ffff\u{1b}\\")
+        .expect("send the rest");
+    t.wait_for("Throw away what you entered and cancel?");
+    // A cursor position report split the same way, once the question has
+    // been read.
+    t.send("\u{1b}");
+    std::thread::sleep(Duration::from_millis(150));
+    t.s.send("[12;5R").expect("send the rest");
+    // Still the question: `q` goes back to the form, the text as typed.
+    t.send("q");
+    t.wait_for("^S submit");
+    assert!(!t.shows("Throw away"), "{}", t.screen());
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(sent_name(&out), "abc");
+}
+
 /// A secondary device attributes reply (`ESC [ > 41;356;0c`, whose
 /// introducer crossterm drops) is not typed into the field; an Esc that
 /// Enter follows over a slow link is Alt-Enter, a line break.
