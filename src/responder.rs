@@ -491,6 +491,17 @@ pub fn launched_line(launched: &str) -> String {
 }
 
 impl Context {
+    /// This context with its deadline moved `by` later (None when it has
+    /// no deadline): the time a person spent acknowledging how the last
+    /// request ended is not the next request's, whose `--timeout` counts
+    /// from when it can be shown.
+    pub fn deadline_later_by(&self, by: std::time::Duration) -> Option<Context> {
+        self.deadline.map(|d| Context {
+            deadline: Some(d + by),
+            ..self.clone()
+        })
+    }
+
     /// Where the request stands now: [`Context::progress`], its total
     /// raised to count the requests waiting behind it at this moment
     /// ([`Context::behind`]), so "request 1 of 1" becomes "request 1 of 3"

@@ -762,19 +762,9 @@ impl<I: LineIo> Responder for PlainResponder<I> {
         if self.acknowledge(true)? {
             return Ok(Outcome::Quit);
         }
-        // The time spent on that notice is not this request's: its
-        // --timeout counts from when it is shown.
-        let shifted;
-        let cx = match cx.deadline {
-            Some(d) => {
-                shifted = Context {
-                    deadline: Some(d + asked.elapsed()),
-                    ..cx.clone()
-                };
-                &shifted
-            }
-            None => cx,
-        };
+        // The time spent on that notice is not this request's.
+        let shifted = cx.deadline_later_by(asked.elapsed());
+        let cx = shifted.as_ref().unwrap_or(cx);
         // What was typed before this request was shown was meant for
         // something else: it is not an answer to this one.
         self.io.discard_typeahead();

@@ -1210,19 +1210,9 @@ impl Responder for TuiResponder {
         if self.acknowledge_pending()? {
             return Ok(Outcome::Quit);
         }
-        // The time the person spent on that notice is not this request's:
-        // its --timeout counts from when it can be shown.
-        let shifted;
-        let cx = match cx.deadline {
-            Some(d) => {
-                shifted = Context {
-                    deadline: Some(d + asked.elapsed()),
-                    ..cx.clone()
-                };
-                &shifted
-            }
-            None => cx,
-        };
+        // The time spent on that notice is not this request's.
+        let shifted = cx.deadline_later_by(asked.elapsed());
+        let cx = shifted.as_ref().unwrap_or(cx);
         let origin = cx.origin();
         let who = (
             origin
