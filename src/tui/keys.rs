@@ -21,7 +21,11 @@
 //! in one burst (each within [`BURST`] of the one before: no hand types so
 //! fast, and a paste comes whole as a paste) are held until known: a burst
 //! shaped like such a body (`digits;digits…c`) is dropped, any other is
-//! given out in order.
+//! given out in order. A slow link can split the body once (`4`, a pause,
+//! `1;356;0c`): a held run accepts one gap up to [`SPLIT_GAP`], after which
+//! every gap must be a burst's, and only a whole body (three numbers) is
+//! then dropped; a person's keys have a slow gap between each, so they
+//! are given out, at most [`SPLIT_GAP`] late.
 //!
 //! The filter is pure (instants are passed in), so its rules are tested
 //! without a terminal or a clock.
@@ -56,6 +60,11 @@ pub const REPLY_MAX_CHARS: usize = 4096;
 /// person's keys (even a held key's repeats) tens of milliseconds apart.
 pub const BURST: Duration = Duration::from_millis(15);
 
+/// The longest pause, once in a held run of digits, where a slow link split
+/// a reply's body (`4`, a pause, `1;356;0c`): a digit waits this long for
+/// the rest before it is given out (documented in docs/keys.md).
+pub const SPLIT_GAP: Duration = Duration::from_millis(100);
+
 /// The kind of terminal reply being dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Reply {
@@ -81,11 +90,35 @@ pub struct KeyFilter {
     /// reply, held (not given out).
     held: Option<Held>,
     /// Digits (and `;`) of one burst that may be the body of a reply whose
-    /// introducer crossterm dropped, and when the last came.
-    burst: Option<(Vec<KeyEvent>, Instant)>,
+    /// introducer crossterm dropped.
+    burst: Option<Burst>,
     /// A lone Esc would now throw typed answers away: it is held for
     /// [`DISCARD_ESC_WAIT`] instead of [`ESC_WAIT`].
     esc_discards: bool,
+}
+
+/// Digits (and `;`) held while they may be a reply's body.
+#[derive(Debug, Clone)]
+struct Burst {
+    keys: Vec<KeyEvent>,
+    /// When the last of them came.
+    last: Instant,
+    /// One gap between them was longer than [`BURST`] (at most
+    /// [`SPLIT_GAP`]): the reply came in two pieces over a slow link, so
+    /// every later gap must be a burst's, and only a whole secondary device
+    /// attributes body (`digits;digits;digits c`) is dropped.
+    split: bool,
+}
+
+impl Burst {
+    /// How long after its last character the burst waits for the next.
+    fn wait(&self) -> Duration {
+        if self.split {
+            BURST
+        } else {
+            SPLIT_GAP
+        }
+    }
 }
 
 /// Characters held after a lone Esc while they may open a reply.
@@ -213,6 +246,23 @@ fn reply_body(keys: &[KeyEvent]) -> bool {
     s.contains(';') && parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// Whether `keys` are a whole secondary device attributes body before its
+/// final `c`: three numbers joined by `;` (`41;356;0`).
+fn da2_body(keys: &[KeyEvent]) -> bool {
+    let s: String = keys
+        .iter()
+        .filter_map(|k| match k.code {
+            KeyCode::Char(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    let parts: Vec<&str> = s.split(';').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
 fn plain(k: &KeyEvent) -> bool {
     !k.modifiers
         .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SUPER)
@@ -280,7 +330,7 @@ impl KeyFilter {
     pub fn due(&self) -> Option<Instant> {
         let esc = self.esc.map(|(t, wait)| t + wait);
         let held = self.held.as_ref().map(|h| h.last + REPLY_GAP);
-        let burst = self.burst.as_ref().map(|(_, t)| *t + BURST);
+        let burst = self.burst.as_ref().map(|b| b.last + b.wait());
         esc.into_iter().chain(held).chain(burst).min()
     }
 
@@ -289,8 +339,8 @@ impl KeyFilter {
     /// characters held after a lone Esc once [`REPLY_GAP`] has.
     pub fn flush(&mut self, now: Instant) -> Vec<KeyEvent> {
         let mut out = Vec::new();
-        if self.burst.as_ref().is_some_and(|(_, t)| now >= *t + BURST) {
-            out.extend(self.burst.take().map(|(k, _)| k).unwrap_or_default());
+        if self.burst.as_ref().is_some_and(|b| now >= b.last + b.wait()) {
+            out.extend(self.burst.take().map(|b| b.keys).unwrap_or_default());
         }
         if self.held.as_ref().is_some_and(|h| now >= h.last + REPLY_GAP) {
             out.extend(self.held.take().map(Held::release).unwrap_or_default());
@@ -304,7 +354,7 @@ impl KeyFilter {
     /// What is held at once (another kind of event came): a burst's
     /// characters, then the held Esc.
     pub fn flush_now(&mut self) -> Vec<KeyEvent> {
-        let mut out: Vec<KeyEvent> = self.burst.take().map(|(k, _)| k).unwrap_or_default();
+        let mut out: Vec<KeyEvent> = self.burst.take().map(|b| b.keys).unwrap_or_default();
         out.extend(self.esc_now());
         out
     }
@@ -323,20 +373,32 @@ impl KeyFilter {
             KeyCode::Char(c) if plain(&k) => Some(c),
             _ => None,
         };
-        if let Some((mut keys, last)) = self.burst.take() {
-            let within = now.saturating_duration_since(last) <= BURST;
+        if let Some(mut b) = self.burst.take() {
+            let gap = now.saturating_duration_since(b.last);
+            let fast = gap <= BURST;
+            // One slower gap is a split; a second is a person typing.
+            let within = fast || (!b.split && gap <= SPLIT_GAP);
             match c {
-                Some(c) if within && keys.len() < 64 && (c.is_ascii_digit() || c == ';') => {
-                    keys.push(k);
-                    self.burst = Some((keys, now));
+                Some(c) if within && b.keys.len() < 64 && (c.is_ascii_digit() || c == ';') => {
+                    b.keys.push(k);
+                    b.split |= !fast;
+                    b.last = now;
+                    self.burst = Some(b);
                     return;
                 }
-                Some('c') if within && reply_body(&keys) => return,
-                _ => out.extend(keys),
+                Some('c') if within && (b.split || !fast) && da2_body(&b.keys) => return,
+                Some('c') if fast && !b.split && reply_body(&b.keys) => return,
+                _ => out.extend(b.keys),
             }
         }
         match c {
-            Some(c) if c.is_ascii_digit() => self.burst = Some((vec![k], now)),
+            Some(c) if c.is_ascii_digit() => {
+                self.burst = Some(Burst {
+                    keys: vec![k],
+                    last: now,
+                    split: false,
+                })
+            }
             _ => out.push(k),
         }
     }
@@ -579,6 +641,53 @@ mod tests {
         let t = Instant::now();
         assert!(f.feed(ch('4'), t).is_empty());
         assert_eq!(f.flush_now(), vec![ch('4')]);
+    }
+
+    /// A secondary device attributes body split once by a slow link (its
+    /// first digits, a pause under [`SPLIT_GAP`], the rest in one burst)
+    /// is dropped whole at every cut; the same characters typed by a person
+    /// (every gap slow) or a body split twice stay typed.
+    #[test]
+    fn a_reply_body_split_once_by_a_slow_link_is_dropped() {
+        let body = "41;356;0c";
+        for cut in 1..body.len() {
+            for pause in [20u64, 40, 60, 80, 95] {
+                let mut keys = Vec::new();
+                for (i, c) in body.chars().enumerate() {
+                    let at = if i < cut { i as u64 } else { pause + i as u64 };
+                    keys.push((at, ch(c)));
+                }
+                keys.push((pause + 300, ch('x')));
+                assert_eq!(timed(&keys), vec![ch('x')], "cut {cut}, pause {pause} ms");
+            }
+        }
+        // A person's digits: every gap slow, all kept, in order.
+        let person: Vec<(u64, KeyEvent)> = body
+            .chars()
+            .enumerate()
+            .map(|(i, c)| (i as u64 * 50, ch(c)))
+            .collect();
+        assert_eq!(timed(&person), typed(body));
+        // Two slow gaps are no one reply split once: kept.
+        let twice = [
+            (0, ch('4')),
+            (50, ch('1')),
+            (100, ch(';')),
+            (101, ch('2')),
+            (150, ch(';')),
+            (151, ch('3')),
+            (200, ch('c')),
+        ];
+        assert_eq!(timed(&twice), typed("41;2;3c"));
+        // Split, a body of another shape stays.
+        let other = [(0, ch('1')), (50, ch(';')), (51, ch('2')), (52, ch('c'))];
+        assert_eq!(timed(&other), typed("1;2c"));
+        // A digit alone is given out once the split wait has passed.
+        let mut f = KeyFilter::default();
+        let t = Instant::now();
+        assert!(f.feed(ch('7'), t).is_empty());
+        assert_eq!(f.due(), Some(t + SPLIT_GAP));
+        assert_eq!(f.flush(t + SPLIT_GAP), vec![ch('7')]);
     }
 
     #[test]

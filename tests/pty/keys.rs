@@ -174,6 +174,32 @@ fn a_da2_reply_is_not_typed_and_a_split_alt_enter_breaks_the_line() {
     assert_eq!(sent_name(&out), "ab\ncd");
 }
 
+/// The same reply split inside its body by a slow link (`ESC [ > 4`,
+/// 40 ms, `1;356;0c`, and cut later on, before its final `c`) is not typed
+/// either: the text is what the person typed around it.
+#[test]
+fn a_da2_reply_split_inside_its_body_is_not_typed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = start(dir.path(), &out);
+    t.wait_for("Who are you?");
+    t.send("abc");
+    t.wait_for("abc");
+    for (head, rest) in [("\u{1b}[>4", "1;356;0c"), ("\u{1b}[>41;356;0", "c")] {
+        t.s.send(head).expect("send the first piece");
+        std::thread::sleep(Duration::from_millis(40));
+        t.s.send(rest).expect("send the rest");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    t.send("def");
+    t.wait_for("abcdef");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(sent_name(&out), "abcdef");
+}
+
 #[test]
 fn esc_in_a_form_with_typed_text_asks_first() {
     let dir = tempfile::tempdir().expect("tempdir");
