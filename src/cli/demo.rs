@@ -85,7 +85,28 @@ fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEv
     if let Some(binding::fast::ValidEvent::Request(r)) = binding::fast::read_valid(bytes) {
         return Ok(r);
     }
-    let v = binding::parse_json(bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+    let v = binding::parse_json(bytes).map_err(|e| {
+        // Several JSON lines: a stream, which respond answers one by one.
+        let lines = bytes
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+            .collect::<Vec<_>>();
+        if lines.len() > 1 && lines.iter().all(|l| binding::parse_json(l).is_ok()) {
+            let first = lines
+                .first()
+                .and_then(|l| binding::parse_json(l).ok())
+                .and_then(|v| crate::misplaced::hint(&v))
+                .map(|h| format!(" (the first line: {h})"))
+                .unwrap_or_default();
+            format!(
+                "{}: holds {} JSON lines, and demo --request shows one request: answer a stream with ahp-elicit respond FILE{first}",
+                p.display(),
+                lines.len()
+            )
+        } else {
+            format!("{}: {e}", p.display())
+        }
+    })?;
     if let Some(h) = crate::misplaced::hint(&v) {
         return Err(format!("{}: {h}", p.display()));
     }

@@ -13,6 +13,11 @@
 //! the serialized params (the `request.text`), so wrapping the same params
 //! twice gives the same id; with `--time` the whole output is reproducible.
 //!
+//! JSON Lines of params (a server's log) are wrapped one event a line, in
+//! order; nothing is written unless every line is valid (an error names its
+//! line), `--id` is refused, and the same params twice get their line
+//! number added to the second id.
+//!
 //! Exit: 0 the event is on stdout; 1 the params are not valid (each error on
 //! stderr with its pointer and rule); 2 usage or unreadable input.
 
@@ -38,7 +43,8 @@ use super::{revision_parser, Exit};
 Examples:\n  ahp-elicit wrap --server deployer examples/inputs/elicit.params.json > request.json\n  \
 ahp-elicit wrap --server deployer --protocol-version 2026-07-28 < examples/inputs/elicit.params.json\n\n\
 Reads the params object of an MCP elicitation/create request (not the JSON-RPC envelope) \
-and prints one user.elicitation.request event as a JSON line.\n\n\
+and prints one user.elicitation.request event as a JSON line \
+(JSON Lines of params: one event a line).\n\n\
 Exit status: 0 printed, 1 invalid params (errors on stderr), 2 usage or unreadable input.")]
 pub struct WrapArgs {
     /// The requesting MCP server's name (identity as this adapter knows it).
@@ -160,46 +166,97 @@ pub fn run(args: WrapArgs) -> Exit {
         );
         Exit::Invalid
     };
-    let params = match parse_json(&bytes) {
-        Ok(v) => v,
-        Err(e) => return report(&[e]),
+    // One params object, or JSON Lines of them (a server's log): each
+    // line is wrapped as its own event, and nothing is written unless
+    // every line is valid.
+    let docs: Vec<(Option<usize>, Value)> = match parse_json(&bytes) {
+        Ok(v) => vec![(None, v)],
+        Err(e) => match json_lines(&bytes) {
+            Some(lines) => lines,
+            None => return report(&[e]),
+        },
     };
-    if let Some(hint) = wrapper_hint(&params) {
-        crate::notice::say_in("wrap", &hint);
-        return Exit::Invalid;
+    if docs.len() > 1 && args.id.is_some() {
+        crate::notice::say_in(
+            "wrap",
+            "--id names one event, and the input holds several params (JSON Lines): leave --id out",
+        );
+        return Exit::Usage;
     }
-    let text = match serde_json::to_string(&params) {
-        Ok(t) => t,
-        Err(e) => {
-            crate::notice::say_in("wrap", &e);
-            return Exit::Usage;
-        }
-    };
-    let id = args.id.clone().unwrap_or_else(|| default_id(&text));
     let server = Server {
         name: args.server.clone(),
         title: args.server_title.clone(),
         version: args.server_version.clone(),
     };
-    match wrap_params_in(
-        &params,
-        &server,
-        &args.adapter,
-        &id,
-        args.time.as_deref(),
-        SchemaPolicy::Strict,
-        mcp.as_ref(),
-    ) {
-        Ok(ev) => {
-            let mut out = std::io::stdout().lock();
-            if writeln!(out, "{}", terminal_safe(&ev.event.to_string()))
-                .and_then(|_| out.flush())
-                .is_err()
-            {
+    let mut events = Vec::with_capacity(docs.len());
+    let mut ids = std::collections::HashSet::new();
+    for (line, params) in &docs {
+        let at = |what: String| match line {
+            Some(n) => format!("line {n}: {what}"),
+            None => what,
+        };
+        if let Some(hint) = wrapper_hint(params) {
+            crate::notice::say_in("wrap", at(hint));
+            return Exit::Invalid;
+        }
+        let text = match serde_json::to_string(params) {
+            Ok(t) => t,
+            Err(e) => {
+                crate::notice::say_in("wrap", at(e.to_string()));
                 return Exit::Usage;
             }
-            Exit::Ok
+        };
+        let mut id = args.id.clone().unwrap_or_else(|| default_id(&text));
+        // The same params twice in one stream still get distinct ids.
+        if let (false, Some(n)) = (ids.insert(id.clone()), line) {
+            id = format!("{id}-{n}");
+            ids.insert(id.clone());
         }
-        Err(es) => report(&es),
+        match wrap_params_in(
+            params,
+            &server,
+            &args.adapter,
+            &id,
+            args.time.as_deref(),
+            SchemaPolicy::Strict,
+            mcp.as_ref(),
+        ) {
+            Ok(ev) => events.push(terminal_safe(&ev.event.to_string())),
+            Err(es) => {
+                let what = match line {
+                    Some(n) => {
+                        format!("line {n}: the params are not a valid elicitation/create request")
+                    }
+                    None => "the params are not a valid elicitation/create request".into(),
+                };
+                super::print_violations("wrap", &what, &es);
+                return Exit::Invalid;
+            }
+        }
     }
+    let mut out = std::io::stdout().lock();
+    if events
+        .iter()
+        .try_for_each(|e| writeln!(out, "{e}"))
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        return Exit::Usage;
+    }
+    Exit::Ok
+}
+
+/// The JSON values of `bytes` read as JSON Lines (one value a line; blank
+/// lines skipped), each with its line number (from 1); None when there are
+/// fewer than two or some line is not JSON (the caller then reports the
+/// whole input's parse error).
+fn json_lines(bytes: &[u8]) -> Option<Vec<(Option<usize>, Value)>> {
+    let mut out = Vec::new();
+    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        out.push((Some(i + 1), parse_json(line).ok()?));
+    }
+    (out.len() > 1).then_some(out)
 }

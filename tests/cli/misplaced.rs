@@ -159,3 +159,69 @@ fn a_json_rpc_batch_gets_one_line_naming_wrap() {
         assert!(!all.contains("is not of type"), "{args:?}: {all}");
     }
 }
+
+/// JSON Lines of params (a server's log) are wrapped line by line into a
+/// stream of request events that `validate` takes (the same params twice
+/// get distinct ids); one invalid line writes nothing and names its line;
+/// `--id` with several lines is refused; `demo --request` on such a file
+/// says that it holds several lines and that `respond` answers a stream.
+#[test]
+fn json_lines_of_params_are_wrapped_line_by_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = serde_json::json!({"message": "A?",
+        "requestedSchema": {"type": "object", "properties": {"a": {"type": "string"}}}});
+    let b = serde_json::json!({"message": "B?",
+        "requestedSchema": {"type": "object", "properties": {"b": {"type": "string"}}}});
+    let lines = format!("{a}\n\n{b}\n{a}\n");
+    let p = dir.path().join("params.jsonl");
+    std::fs::write(&p, &lines).expect("write");
+    let file = p.display().to_string();
+    let (code, out, err) = common::run_in(BIN, &["wrap", "--server", "s", &file], dir.path());
+    assert_eq!(code, Some(0), "{err}");
+    let events: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("an event a line"))
+        .collect();
+    assert_eq!(events.len(), 3);
+    let ids: Vec<&str> = events.iter().map(|e| e["id"].as_str().unwrap()).collect();
+    assert_eq!(ids[2], format!("{}-4", ids[0]), "{ids:?}");
+    assert_ne!(ids[0], ids[1]);
+    let texts: Vec<&str> = events
+        .iter()
+        .map(|e| {
+            e["payload"]["elicitation"]["request"]["text"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert!(texts[1].contains("\"B?\""), "{texts:?}");
+    let stream = dir.path().join("requests.jsonl");
+    std::fs::write(&stream, &out).expect("write");
+    let (code, out, err) = common::run_in(BIN, &["validate", stream.to_str().unwrap()], dir.path());
+    assert_eq!(code, Some(0), "{out}{err}");
+    // One invalid line: nothing written, the line named.
+    std::fs::write(&p, format!("{a}\n{{\"message\": \"B?\"}}\n")).expect("write");
+    let (code, out, err) = common::run_in(BIN, &["wrap", "--server", "s", &file], dir.path());
+    assert_eq!(code, Some(1));
+    assert_eq!(out, "");
+    assert!(
+        err.contains("line 2: the params are not a valid elicitation/create request"),
+        "{err}"
+    );
+    // --id names one event.
+    std::fs::write(&p, &lines).expect("write");
+    let (code, _, err) = common::run_in(
+        BIN,
+        &["wrap", "--server", "s", "--id", "x", &file],
+        dir.path(),
+    );
+    assert_eq!(code, Some(2));
+    assert!(err.contains("leave --id out"), "{err}");
+    let (code, _, err) = common::run_in(BIN, &["demo", "--request", &file], dir.path());
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("holds 3 JSON lines, and demo --request shows one request: answer a stream with ahp-elicit respond FILE")
+            && err.contains("wrap them first"),
+        "{err}"
+    );
+}

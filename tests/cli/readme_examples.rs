@@ -66,6 +66,7 @@ fn checks() -> Vec<(&'static str, Check)> {
         ("ahp-elicit capabilities --from-mcp '{\"elicitation\": {}}'", Run(capabilities_legacy)),
         ("echo '{\"message\":\"Your name?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}}' | ahp-elicit wrap --server github --server-title GitHub -", Run(wraps)),
         ("echo '{\"mode\":\"url\",\"message\":\"Sign in\",\"url\":\"https://example.com/login\"}' | ahp-elicit wrap --server bookings --protocol-version 2026-07-28 --input-key login -", Run(wraps_2026)),
+        ("ahp-elicit wrap --server github examples/inputs/elicit.params.jsonl > requests.jsonl", Run(wraps_json_lines)),
         ("ahp-elicit respond --action accept --browser 'sh -c \"echo \\\"\\$0\\\" >> opened.txt\"' examples/url-connect.request.json", Run(browser_command_gets_the_url)),
         ("ahp-elicit upstream verify", Run(upstream_verify)),
         ("ahp-elicit completions bash > ahp-elicit.bash", Run(completions)),
@@ -712,6 +713,25 @@ fn wraps_to_a_file(code: i32, out: &str, err: &str, dir: &Path) {
     let req = ahp_elicit::binding::read_request_event(&v).expect("a valid request");
     assert_eq!(req.server.name, "deployer");
     assert_eq!(req.revision(), ahp_elicit::binding::Revision::V2025_11_25);
+}
+
+fn wraps_json_lines(code: i32, out: &str, err: &str, dir: &Path) {
+    assert_eq!((code, out), (0, ""), "{err}");
+    let text = std::fs::read_to_string(dir.join("requests.jsonl")).expect("requests.jsonl");
+    let messages: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("json");
+            let req = ahp_elicit::binding::read_request_event(&v).expect("a valid request");
+            assert_eq!(req.server.name, "github");
+            let text = v["payload"]["elicitation"]["request"]["text"]
+                .as_str()
+                .expect("text");
+            let params: Value = serde_json::from_str(text).expect("params");
+            params["message"].as_str().expect("message").to_owned()
+        })
+        .collect();
+    assert_eq!(messages, ["Which repository?", "Open a pull request?"]);
 }
 
 fn wraps_stdin_2026(code: i32, out: &str, err: &str, _: &Path) {
