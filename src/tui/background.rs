@@ -73,17 +73,23 @@ pub fn classify(rgb: [u8; 3]) -> Background {
 }
 
 /// The colour in a terminal's OSC 11 reply found in `bytes`
-/// (`ESC ] 11 ; rgb:RRRR/GGGG/BBBB` ended by BEL or `ESC \`; each part has
+/// (`ESC ] 11 ; rgb:RRRR/GGGG/BBBB`, or `rgba:` with a fourth part, the alpha, left out; ended by BEL or `ESC \`; each part has
 /// 1 to 4 hex digits), if there is one.
 pub fn parse_osc11(bytes: &[u8]) -> Option<[u8; 3]> {
     let text = String::from_utf8_lossy(bytes);
     let at = text.find("\u{1b}]11;")?;
     let rest = &text[at + 5..];
     let end = rest.find(['\u{7}', '\u{1b}'])?;
-    let spec = rest[..end].strip_prefix("rgb:")?;
+    // `rgb:R/G/B`, or `rgba:R/G/B/A` (some terminals with a translucent
+    // background; the alpha is left out).
+    let spec = rest[..end].trim_start_matches(' ');
+    let (spec, parts_wanted) = match spec.strip_prefix("rgba:") {
+        Some(s) => (s, 4),
+        None => (spec.strip_prefix("rgb:")?, 3),
+    };
     let mut out = [0u8; 3];
     let parts: Vec<&str> = spec.split('/').collect();
-    if parts.len() != 3 {
+    if parts.len() != parts_wanted || parts.iter().any(|p| p.is_empty() || p.len() > 4) {
         return None;
     }
     for (o, p) in out.iter_mut().zip(parts) {
@@ -236,6 +242,11 @@ mod tests {
             Some([253, 246, 227])
         );
         assert_eq!(parse_osc11(b"\x1b]11;rgb:f/0/0\x07"), Some([255, 0, 0]));
+        assert_eq!(
+            parse_osc11(b"\x1b]11;rgba:ffff/ffff/ffff/ffff\x1b\\"),
+            Some([255, 255, 255])
+        );
+        assert_eq!(parse_osc11(b"\x1b]11;rgba:ff/ff/ff\x07"), None);
         assert_eq!(parse_osc11(b"\x1b[?62;22c"), None);
         assert_eq!(parse_osc11(b"\x1b]11;rgb:ff/ff\x07"), None);
         assert_eq!(parse_osc11(b"\x1b]11;rgb:zz/00/00\x07"), None);
