@@ -241,9 +241,13 @@ fn origin_line(launched: Option<&str>, call: Option<&str>, w: usize) -> Option<S
             let for_call = room - for_launch;
             // The label ("Launched as: ", "Connected to: ") stays whole;
             // what follows is cut in the middle, or from its start when
-            // too little room is left for a middle cut.
+            // too little room is left for a middle cut. With less room
+            // still the label goes, so the end of the command can show.
             let launch = match l.split_once(": ") {
-                Some((label, rest)) if width(label) + 2 + 4 <= for_launch => {
+                Some((label, rest)) if width(label) + 2 + 12 > for_launch => {
+                    crate::tui::text::clip_start(rest, for_launch)
+                }
+                Some((label, rest)) => {
                     let left = for_launch - width(label) - 2;
                     let rest = if left >= 16 {
                         clip_middle(rest, left)
