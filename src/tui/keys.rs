@@ -21,11 +21,14 @@
 //! in one burst (each within [`BURST`] of the one before: no hand types so
 //! fast, and a paste comes whole as a paste) are held until known: a burst
 //! shaped like such a body (`digits;digits…c`) is dropped, any other is
-//! given out in order. A slow link can split the body once (`4`, a pause,
-//! `1;356;0c`): a held run accepts one gap up to [`SPLIT_GAP`], after which
-//! every gap must be a burst's, and only a whole body (three numbers) is
-//! then dropped; a person's keys have a slow gap between each, so they
-//! are given out, at most [`SPLIT_GAP`] late.
+//! given out in order. A slow link can split the body once (`41;3`, a
+//! pause, `56;0c`): a held run accepts one gap up to [`SPLIT_GAP`], after
+//! which every gap must be a burst's, and only a whole body (three numbers)
+//! is then dropped; when the keys after the gap are a whole body on their
+//! own, those before it were typed and are given out. A person's keys have
+//! a slow gap between each, so they are given out, at most [`SPLIT_GAP`]
+//! late. ESC `[` within the Esc wait is held as the keys after a lone Esc
+//! are: a report is dropped, a cursor key is that key.
 //!
 //! The filter is pure (instants are passed in), so its rules are tested
 //! without a terminal or a clock.
@@ -103,17 +106,19 @@ struct Burst {
     keys: Vec<KeyEvent>,
     /// When the last of them came.
     last: Instant,
-    /// One gap between them was longer than [`BURST`] (at most
-    /// [`SPLIT_GAP`]): the reply came in two pieces over a slow link, so
-    /// every later gap must be a burst's, and only a whole secondary device
-    /// attributes body (`digits;digits;digits c`) is dropped.
-    split: bool,
+    /// Where one gap between them was longer than [`BURST`] (at most
+    /// [`SPLIT_GAP`]): the index of the first key after it. The reply came
+    /// in two pieces over a slow link, or a person typed the keys before
+    /// the gap; every later gap must be a burst's, and only a whole
+    /// secondary device attributes body (`digits;digits;digits c`) is
+    /// dropped.
+    split: Option<usize>,
 }
 
 impl Burst {
     /// How long after its last character the burst waits for the next.
     fn wait(&self) -> Duration {
-        if self.split {
+        if self.split.is_some() {
             BURST
         } else {
             SPLIT_GAP
@@ -377,17 +382,28 @@ impl KeyFilter {
             let gap = now.saturating_duration_since(b.last);
             let fast = gap <= BURST;
             // One slower gap is a split; a second is a person typing.
-            let within = fast || (!b.split && gap <= SPLIT_GAP);
+            let within = fast || (b.split.is_none() && gap <= SPLIT_GAP);
             match c {
                 Some(c) if within && b.keys.len() < 64 && (c.is_ascii_digit() || c == ';') => {
+                    if !fast {
+                        b.split = Some(b.keys.len());
+                    }
                     b.keys.push(k);
-                    b.split |= !fast;
                     b.last = now;
                     self.burst = Some(b);
                     return;
                 }
-                Some('c') if within && (b.split || !fast) && da2_body(&b.keys) => return,
-                Some('c') if fast && !b.split && reply_body(&b.keys) => return,
+                // The keys after the pause are a whole body on their own:
+                // those before it were typed (a person's digit just before
+                // a reply), and are given out.
+                Some('c') if fast && b.split.is_some_and(|at| da2_body(&b.keys[at..])) => {
+                    let at = b.split.unwrap_or(0);
+                    b.keys.truncate(at);
+                    out.extend(b.keys);
+                    return;
+                }
+                Some('c') if within && (b.split.is_some() || !fast) && da2_body(&b.keys) => return,
+                Some('c') if fast && b.split.is_none() && reply_body(&b.keys) => return,
                 _ => out.extend(b.keys),
             }
         }
@@ -396,7 +412,7 @@ impl KeyFilter {
                 self.burst = Some(Burst {
                     keys: vec![k],
                     last: now,
-                    split: false,
+                    split: None,
                 })
             }
             _ => out.push(k),
@@ -539,6 +555,18 @@ impl KeyFilter {
             self.esc = Some((now, self.esc_wait()));
             return out;
         }
+        // ESC `[` (an Esc that `[` followed within the wait): a control
+        // sequence split after its ESC, a reply (`[12;5R`) or a cursor key
+        // (`[B`): held and told apart as after a lone Esc.
+        if k.code == KeyCode::Char('[') && k.modifiers == KeyModifiers::ALT {
+            self.held = Some(Held {
+                keys: vec![k],
+                last: now,
+                thrown: false,
+                esc: false,
+            });
+            return out;
+        }
         if let Some(kind) = reply_start(&k) {
             self.reply = Some((kind, now, 0));
             return out;
@@ -658,8 +686,28 @@ mod tests {
                     keys.push((at, ch(c)));
                 }
                 keys.push((pause + 300, ch('x')));
-                assert_eq!(timed(&keys), vec![ch('x')], "cut {cut}, pause {pause} ms");
+                // Where the piece after the pause is a whole body on its
+                // own, the piece before it may have been typed (a person's
+                // digit just before a reply): it is given out, never lost.
+                let rest: Vec<KeyEvent> = typed(&body[cut..body.len() - 1]);
+                let mut want = if da2_body(&rest) {
+                    typed(&body[..cut])
+                } else {
+                    Vec::new()
+                };
+                want.push(ch('x'));
+                assert_eq!(timed(&keys), want, "cut {cut}, pause {pause} ms");
             }
+        }
+        // A digit typed just before a whole reply is kept (closer than
+        // a burst's gap, the two are one burst and go together).
+        for pause in [20u64, 50, 90] {
+            let mut keys = vec![(0, ch('1'))];
+            for (i, c) in body.chars().enumerate() {
+                keys.push((pause + 1 + i as u64 / 4, ch(c)));
+            }
+            keys.push((pause + 300, ch('x')));
+            assert_eq!(timed(&keys), typed("1x"), "pause {pause} ms");
         }
         // A person's digits: every gap slow, all kept, in order.
         let person: Vec<(u64, KeyEvent)> = body
@@ -787,8 +835,21 @@ mod tests {
             run(&[alt(']'), ch('a'), enter, ch('b')], fast),
             vec![enter, ch('b')]
         );
+        // Alt-[ (ESC `[` within the Esc wait) is held as after a lone Esc:
+        // a report is dropped, a cursor key is that key, and what is no
+        // reply is given out, the Ctrl key after it too.
         let ctrl_s = KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL);
-        assert_eq!(run(&[alt('['), ch('1'), ctrl_s], fast), vec![ctrl_s]);
+        assert_eq!(
+            run(&[alt('['), ch('1'), ctrl_s], fast),
+            vec![alt('['), ch('1'), ctrl_s]
+        );
+        let report: Vec<KeyEvent> = std::iter::once(alt('['))
+            .chain(typed("12;5R"))
+            .chain(typed("ok"))
+            .collect();
+        assert_eq!(run(&report, fast), typed("ok"));
+        let down = KeyEvent::new(KeyCode::Down, KeyModifiers::NONE);
+        assert_eq!(run(&[alt('['), ch('B'), ch('x')], fast), vec![down, ch('x')]);
         // And a reply longer than the bound ends at the bound.
         let mut long = vec![alt(']')];
         long.extend(std::iter::repeat_n(ch('f'), REPLY_MAX_CHARS));

@@ -174,9 +174,10 @@ fn a_da2_reply_is_not_typed_and_a_split_alt_enter_breaks_the_line() {
     assert_eq!(sent_name(&out), "ab\ncd");
 }
 
-/// The same reply split inside its body by a slow link (`ESC [ > 4`,
-/// 40 ms, `1;356;0c`, and cut later on, before its final `c`) is not typed
-/// either: the text is what the person typed around it.
+/// The same reply split inside its body by a slow link (`ESC [ > 41;3`,
+/// 40 ms, `56;0c`, and cut just before its final `c`) is not typed either,
+/// and a digit the person typed 50 ms before a whole reply is kept: the
+/// text is what the person typed around the replies.
 #[test]
 fn a_da2_reply_split_inside_its_body_is_not_typed() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -185,19 +186,46 @@ fn a_da2_reply_split_inside_its_body_is_not_typed() {
     t.wait_for("Who are you?");
     t.send("abc");
     t.wait_for("abc");
-    for (head, rest) in [("\u{1b}[>4", "1;356;0c"), ("\u{1b}[>41;356;0", "c")] {
+    for (head, rest) in [
+        ("\u{1b}[>41;3", "56;0c"),
+        ("\u{1b}[>41;356;0", "c"),
+        ("1", "\u{1b}[>41;356;0c"),
+    ] {
         t.s.send(head).expect("send the first piece");
         std::thread::sleep(Duration::from_millis(40));
         t.s.send(rest).expect("send the rest");
         std::thread::sleep(Duration::from_millis(200));
     }
     t.send("def");
-    t.wait_for("abcdef");
+    t.wait_for("abc1def");
     t.send("\u{13}");
     t.wait_for("Review");
     t.send("\r");
     assert_eq!(t.finish(), 0);
-    assert_eq!(sent_name(&out), "abcdef");
+    assert_eq!(sent_name(&out), "abc1def");
+}
+
+/// A cursor key split right after its ESC by a slow link (ESC, 40 ms,
+/// `[D`) is that key: the cursor moves left, nothing is dropped or typed.
+#[test]
+fn a_cursor_key_split_right_after_its_esc_moves_the_cursor() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = start(dir.path(), &out);
+    t.wait_for("Who are you?");
+    t.send("12");
+    t.wait_for("12");
+    t.s.send("\u{1b}").expect("send ESC");
+    std::thread::sleep(Duration::from_millis(40));
+    t.s.send("[D").expect("send the rest");
+    std::thread::sleep(Duration::from_millis(200));
+    t.send("3");
+    t.wait_for("132");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(sent_name(&out), "132");
 }
 
 #[test]
