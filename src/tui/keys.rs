@@ -144,6 +144,17 @@ struct Held {
 impl Held {
     /// The held keys to give out when they open no reply (the Esc first
     /// when it was still held).
+    /// The first key `k` held at `now`, after an Esc not given out yet
+    /// (`esc`) or one already given out.
+    fn first(k: KeyEvent, now: Instant, esc: bool) -> Self {
+        Held {
+            keys: vec![k],
+            last: now,
+            thrown: false,
+            esc,
+        }
+    }
+
     fn release(self) -> Vec<KeyEvent> {
         if self.thrown {
             return Vec::new();
@@ -524,12 +535,7 @@ impl KeyFilter {
             if joined {
                 k = with_alt(k);
             } else if opens {
-                self.held = Some(Held {
-                    keys: vec![k],
-                    last: now,
-                    thrown: false,
-                    esc: true,
-                });
+                self.held = Some(Held::first(k, now, true));
                 return out;
             } else {
                 out.push(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
@@ -542,12 +548,7 @@ impl KeyFilter {
             let opens =
                 opens_reply(&k) && plain(&k) && now.saturating_duration_since(t) <= REPLY_GAP;
             if opens {
-                self.held = Some(Held {
-                    keys: vec![k],
-                    last: now,
-                    thrown: false,
-                    esc: false,
-                });
+                self.held = Some(Held::first(k, now, false));
                 return out;
             }
         }
@@ -559,12 +560,7 @@ impl KeyFilter {
         // sequence split after its ESC, a reply (`[12;5R`) or a cursor key
         // (`[B`): held and told apart as after a lone Esc.
         if k.code == KeyCode::Char('[') && k.modifiers == KeyModifiers::ALT {
-            self.held = Some(Held {
-                keys: vec![k],
-                last: now,
-                thrown: false,
-                esc: false,
-            });
+            self.held = Some(Held::first(k, now, false));
             return out;
         }
         if let Some(kind) = reply_start(&k) {
