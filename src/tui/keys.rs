@@ -142,8 +142,6 @@ struct Held {
 }
 
 impl Held {
-    /// The held keys to give out when they open no reply (the Esc first
-    /// when it was still held).
     /// The first key `k` held at `now`, after an Esc not given out yet
     /// (`esc`) or one already given out.
     fn first(k: KeyEvent, now: Instant, esc: bool) -> Self {
@@ -155,6 +153,8 @@ impl Held {
         }
     }
 
+    /// The held keys to give out when they open no reply (the Esc first
+    /// when it was still held).
     fn release(self) -> Vec<KeyEvent> {
         if self.thrown {
             return Vec::new();
