@@ -87,15 +87,14 @@ fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEv
     }
     let v = binding::parse_json(bytes).map_err(|e| {
         // Several JSON lines: a stream, which respond answers one by one.
-        let lines = bytes
+        let lines: Option<Vec<serde_json::Value>> = bytes
             .split(|b| *b == b'\n')
             .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
-            .collect::<Vec<_>>();
-        if lines.len() > 1 && lines.iter().all(|l| binding::parse_json(l).is_ok()) {
-            let first = lines
-                .first()
-                .and_then(|l| binding::parse_json(l).ok())
-                .and_then(|v| crate::misplaced::hint(&v))
+            .map(|l| binding::parse_json(l).ok())
+            .collect();
+        let lines = lines.unwrap_or_default();
+        if lines.len() > 1 {
+            let first = crate::misplaced::hint(&lines[0])
                 .map(|h| format!(" (the first line: {h})"))
                 .unwrap_or_default();
             format!(

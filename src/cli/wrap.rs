@@ -223,12 +223,7 @@ pub fn run(args: WrapArgs) -> Exit {
         ) {
             Ok(ev) => events.push(terminal_safe(&ev.event.to_string())),
             Err(es) => {
-                let what = match line {
-                    Some(n) => {
-                        format!("line {n}: the params are not a valid elicitation/create request")
-                    }
-                    None => "the params are not a valid elicitation/create request".into(),
-                };
+                let what = at("the params are not a valid elicitation/create request".into());
                 super::print_violations("wrap", &what, &es);
                 return Exit::Invalid;
             }

@@ -248,35 +248,35 @@ fn opening(s: &str) -> Opening {
     }
 }
 
-/// Whether `keys` (digits and `;`) are a device attributes reply's body
-/// but its final `c`: digits, then one or more `;` and digits.
-fn reply_body(keys: &[KeyEvent]) -> bool {
-    let s: String = keys
-        .iter()
+/// The characters of `keys`, other keys left out.
+fn chars_of(keys: &[KeyEvent]) -> String {
+    keys.iter()
         .filter_map(|k| match k.code {
             KeyCode::Char(c) => Some(c),
             _ => None,
         })
-        .collect();
-    let mut parts = s.split(';');
-    s.contains(';') && parts.all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        .collect()
+}
+
+/// How many numbers `keys` are, joined by `;` (`41;356;0` is 3); None
+/// when they are anything else (an empty part, another character).
+fn numbers(keys: &[KeyEvent]) -> Option<usize> {
+    let s = chars_of(keys);
+    s.split(';')
+        .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| s.split(';').count())
+}
+
+/// Whether `keys` (digits and `;`) are a device attributes reply's body
+/// but its final `c`: digits, then one or more `;` and digits.
+fn reply_body(keys: &[KeyEvent]) -> bool {
+    numbers(keys).is_some_and(|n| n >= 2)
 }
 
 /// Whether `keys` are a whole secondary device attributes body before its
 /// final `c`: three numbers joined by `;` (`41;356;0`).
 fn da2_body(keys: &[KeyEvent]) -> bool {
-    let s: String = keys
-        .iter()
-        .filter_map(|k| match k.code {
-            KeyCode::Char(c) => Some(c),
-            _ => None,
-        })
-        .collect();
-    let parts: Vec<&str> = s.split(';').collect();
-    parts.len() == 3
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    numbers(keys) == Some(3)
 }
 
 fn plain(k: &KeyEvent) -> bool {
@@ -463,14 +463,7 @@ impl KeyFilter {
                 return false;
             }
         };
-        let mut s: String = held
-            .keys
-            .iter()
-            .filter_map(|k| match k.code {
-                KeyCode::Char(c) => Some(c),
-                _ => None,
-            })
-            .collect();
+        let mut s = chars_of(&held.keys);
         s.push(c);
         match opening(&s) {
             Opening::Maybe => {
