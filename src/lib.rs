@@ -18,24 +18,6 @@
 //! Only `tui` imports ratatui or crossterm; the library builds without the
 //! `tui` feature.
 
-/// Declares an internal module: crate-private, or public (and hidden from
-/// the documentation) with the `internals` feature, which only the
-/// project's own tests, benchmarks and fuzz targets turn on (a
-/// dev-dependency of the crate on itself). Items only they reach are no
-/// dead code.
-macro_rules! internal {
-    ($(#[$attr:meta])* mod $name:ident;) => {
-        $(#[$attr])*
-        #[cfg(feature = "internals")]
-        #[doc(hidden)]
-        pub mod $name;
-        $(#[$attr])*
-        #[cfg(not(feature = "internals"))]
-        #[allow(dead_code, unused_imports)]
-        pub(crate) mod $name;
-    };
-}
-
 // The library: reading and validating events, the answerers behind the
 // `Responder` trait, and the two front doors.
 pub mod binding;
@@ -58,34 +40,58 @@ pub mod validate;
 #[doc(hidden)]
 pub mod cli;
 
-// The machinery behind them.
-internal!(
-    mod consent;
-);
-internal!(
-    mod demo;
-);
-internal!(
-    mod files;
-);
-internal!(
-    mod log;
-);
-internal!(
-    mod misplaced;
-);
-internal!(
-    mod redact;
-);
-internal!(
-    mod signals;
-);
-internal!(
-    mod session;
-);
-internal!(
-    mod stream;
-);
-internal!(
-    mod upstream;
-);
+// The machinery behind them: crate-private, or public (and hidden from the
+// documentation) with the `internals` feature, which only the project's own
+// tests, benchmarks and fuzz targets turn on (a dev-dependency of the crate
+// on itself). Plain declarations, so rustfmt formats every file and the
+// compiler reports dead code in them when the feature is off.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod consent;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod consent;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod demo;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod demo;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod files;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod files;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod log;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod log;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod misplaced;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod misplaced;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod redact;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod redact;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod session;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod session;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod signals;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod signals;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod stream;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod stream;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod upstream;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod upstream;

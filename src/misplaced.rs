@@ -129,7 +129,10 @@ const REVISION: &str = "2026-07-28";
 /// `what`: its keys (at most 3 named, sanitized and cut) and the command
 /// that wraps one entry's params at a time.
 fn input_requests_hint(what: &str, path: &str, reqs: &Value) -> String {
-    let keys: Vec<&String> = reqs.as_object().map(|m| m.keys().collect()).unwrap_or_default();
+    let keys: Vec<&String> = reqs
+        .as_object()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
     let mut named: Vec<String> = keys
         .iter()
         .take(3)
@@ -166,7 +169,10 @@ mod tests {
             Some("this is a JSON-RPC batch (1 message, 1 of them elicitation/create), not an AHP event: wrap each request's \"params\" on its own (jq '.[0].params' FILE | ahp-elicit wrap --server NAME - > request.json)")
         );
         let h = hint(&json!([ping, ask, ask])).expect("a batch is named");
-        assert!(h.contains("(3 messages, 2 of them elicitation/create)"), "{h}");
+        assert!(
+            h.contains("(3 messages, 2 of them elicitation/create)"),
+            "{h}"
+        );
         assert!(h.contains("jq '.[1].params' FILE"), "{h}");
         let h = hint(&json!([ping])).expect("a batch is named");
         assert!(h.contains("none of them elicitation/create"), "{h}");
@@ -198,15 +204,24 @@ mod tests {
         let params = json!({"mode": "form", "message": "Name?", "requestedSchema": {"type": "object", "properties": {}}});
         let entry = json!({"method": "elicitation/create", "params": params});
         let h = hint(&entry).unwrap();
-        assert!(h.starts_with("this is an MCP 2026-07-28 inputRequests entry"), "{h}");
+        assert!(
+            h.starts_with("this is an MCP 2026-07-28 inputRequests entry"),
+            "{h}"
+        );
         assert!(h.contains("jq .params FILE | ahp-elicit wrap --server NAME --protocol-version 2026-07-28 --input-key KEY -"), "{h}");
         let result = json!({"resultType": "input_required", "inputRequests": {"ask\u{1b}[2J": entry, "b": entry, "c": entry, "d": entry}});
         let h = hint(&result).unwrap();
         assert!(h.starts_with("this is an MCP input_required result (4 entries: \"ask\\u{1b}[2J\", \"b\", \"c\", 1 more), not an AHP event"), "{h}");
-        assert!(h.contains("jq '.inputRequests.KEY.params' FILE | ahp-elicit wrap"), "{h}");
+        assert!(
+            h.contains("jq '.inputRequests.KEY.params' FILE | ahp-elicit wrap"),
+            "{h}"
+        );
         let rpc = json!({"jsonrpc": "2.0", "id": 3, "result": {"inputRequests": {"k": entry}}});
         let h = hint(&rpc).unwrap();
-        assert!(h.contains("(1 entry: \"k\")") && h.contains("jq '.result.inputRequests.KEY.params'"), "{h}");
+        assert!(
+            h.contains("(1 entry: \"k\")") && h.contains("jq '.result.inputRequests.KEY.params'"),
+            "{h}"
+        );
         // Another method's entry is not an elicitation.
         assert_eq!(hint(&json!({"method": "roots/list", "params": {}})), None);
     }

@@ -3,7 +3,9 @@
 //! byte). Nothing may panic, and an accepted form must give a valid result.
 #![no_main]
 
-use ahp_elicit::binding::{make_result_event, parse_json, read_request_event, RequestBody, ResultMeta};
+use ahp_elicit::binding::{
+    make_result_event, parse_json, read_request_event, RequestBody, ResultMeta,
+};
 use ahp_elicit::form::{Form, Key, Status};
 use libfuzzer_sys::fuzz_target;
 
@@ -35,14 +37,21 @@ fn key(b: u8) -> Key {
 
 fuzz_target!(|data: &[u8]| {
     let split = data.iter().position(|&b| b == b'\n').unwrap_or(data.len());
-    let Ok(v) = parse_json(&data[..split]) else { return };
-    let Ok(req) = read_request_event(&v) else { return };
+    let Ok(v) = parse_json(&data[..split]) else {
+        return;
+    };
+    let Ok(req) = read_request_event(&v) else {
+        return;
+    };
     let Some(r) = req.view.request() else { return };
-    let RequestBody::Form(schema) = &r.body else { return };
+    let RequestBody::Form(schema) = &r.body else {
+        return;
+    };
     let mut form = Form::new(schema, &r.message);
     for &b in data.get(split + 1..).unwrap_or_default() {
         if let Status::Done(answer) = form.handle_key(&key(b)) {
-            make_result_event(&req, &answer, &ResultMeta::default()).expect("a submitted form is a valid answer");
+            make_result_event(&req, &answer, &ResultMeta::default())
+                .expect("a submitted form is a valid answer");
             return;
         }
     }

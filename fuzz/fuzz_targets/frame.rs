@@ -8,7 +8,9 @@ use ahp_elicit::stream::{frame_all, Frame, Framer};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&knobs, data)) = data.split_first() else { return };
+    let Some((&knobs, data)) = data.split_first() else {
+        return;
+    };
     let limit = if knobs & 0x80 != 0 { 64 } else { 1 << 20 };
     let step = usize::from(knobs & 0x1f) + 1;
     let whole = frame_all(data, limit);

@@ -5,7 +5,8 @@
 #![no_main]
 
 use ahp_elicit::binding::{
-    check_answer, make_result_event, parse_json, read_request_event, read_result_event, Action, Answer, ResultMeta,
+    check_answer, make_result_event, parse_json, read_request_event, read_result_event, Action,
+    Answer, ResultMeta,
 };
 use libfuzzer_sys::fuzz_target;
 

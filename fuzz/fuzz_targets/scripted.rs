@@ -10,15 +10,27 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let split = data.iter().position(|&b| b == b'\n').unwrap_or(data.len());
-    let Ok(v) = parse_json(&data[..split]) else { return };
-    let Ok(req) = read_request_event(&v) else { return };
+    let Ok(v) = parse_json(&data[..split]) else {
+        return;
+    };
+    let Ok(req) = read_request_event(&v) else {
+        return;
+    };
     // The answers text is read as the run reads a file: no key twice.
     let answers_text = data.get(split + 1..).unwrap_or_default();
-    let Ok(answers_value) = ahp_elicit::scripted::document::parse(answers_text) else { return };
-    let Ok(answers) = Answers::from_value(&answers_value) else { return };
+    let Ok(answers_value) = ahp_elicit::scripted::document::parse(answers_text) else {
+        return;
+    };
+    let Ok(answers) = Answers::from_value(&answers_value) else {
+        return;
+    };
     let mut responder = ScriptedResponder::new(answers);
-    let cx = Context { progress: Progress { index: 1, total: 1 }, ..Context::default() };
+    let cx = Context {
+        progress: Progress { index: 1, total: 1 },
+        ..Context::default()
+    };
     if let Ok(Outcome::Answer(a)) = responder.respond(&req, &cx) {
-        make_result_event(&req, &a, &ResultMeta::default()).expect("a scripted answer is a valid result");
+        make_result_event(&req, &a, &ResultMeta::default())
+            .expect("a scripted answer is a valid result");
     }
 });

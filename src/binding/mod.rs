@@ -6,9 +6,11 @@ pub mod capabilities;
 pub mod content;
 pub mod effects;
 pub mod elicitation;
-internal!(
-    mod fast;
-);
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod fast;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod fast;
 pub mod form_model;
 pub mod form_schema;
 pub mod limits;

@@ -34,9 +34,11 @@ use crate::notice::Notices;
 use crate::responder::Responder;
 
 mod elicit;
-internal!(
-    mod era;
-);
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod era;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod era;
 mod lifecycle;
 mod refusal;
 mod rounds;
@@ -47,18 +49,26 @@ pub use http::ExtraHeaders;
 pub use lifecycle::DISCOVER_WAIT;
 pub use rounds::DEFAULT_MAX_ROUNDS;
 mod client;
-internal!(
-    mod http;
-);
-internal!(
-    mod jsonrpc;
-);
-internal!(
-    mod stdio;
-);
-internal!(
-    mod transport;
-);
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod http;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod http;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod jsonrpc;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod jsonrpc;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod stdio;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod stdio;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod transport;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod transport;
 
 /// The protocol revision this client speaks.
 pub const PROTOCOL_VERSION: &str = crate::binding::Revision::V2025_11_25.as_str();

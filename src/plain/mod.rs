@@ -19,14 +19,19 @@
 //! request or the end of the run, as the full screen's waits for a key;
 //! server text goes through [`crate::safe_text`].
 
-internal!(
-    mod form;
-);
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod form;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod form;
 pub mod io;
 #[cfg(all(unix, feature = "tui"))]
-internal!(
-    mod tty;
-);
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod tty;
+#[cfg(all(unix, feature = "tui"))]
+#[cfg(not(feature = "internals"))]
+pub(crate) mod tty;
 mod url;
 
 use std::time::{Duration, Instant};

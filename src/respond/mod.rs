@@ -16,12 +16,16 @@
 //! read ahead on a reader thread, so the loop waits for a person and for
 //! input at once.
 
-internal!(
-    mod input;
-);
-internal!(
-    mod sink;
-);
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod input;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod input;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod sink;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod sink;
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};

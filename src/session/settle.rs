@@ -2,7 +2,9 @@
 //! the answer, built into a result event and validated, or the one reason
 //! there is none. Both front doors (`respond`, `mcp`) settle through it.
 
-use crate::binding::{make_result_line, Action, Answer, RequestEvent, ResultLine, ResultMeta, Violation};
+use crate::binding::{
+    make_result_line, Action, Answer, RequestEvent, ResultLine, ResultMeta, Violation,
+};
 use crate::responder::{Outcome, RespondError};
 
 /// A request's one result.

@@ -606,7 +606,11 @@ fn a_quit_answers_the_queued_requests_unseen_and_the_waiting_screen_stops() {
     .unwrap();
     assert_eq!(
         replies,
-        vec![(1, Ok(Outcome::Quit)), (2, Ok(Outcome::Quit)), (3, Ok(Outcome::Quit))]
+        vec![
+            (1, Ok(Outcome::Quit)),
+            (2, Ok(Outcome::Quit)),
+            (3, Ok(Outcome::Quit))
+        ]
     );
     // Only the request quit on reached the person.
     assert_eq!(r.seen.len(), 1, "{:?}", r.seen);

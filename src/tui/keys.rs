@@ -355,10 +355,18 @@ impl KeyFilter {
     /// characters held after a lone Esc once [`REPLY_GAP`] has.
     pub fn flush(&mut self, now: Instant) -> Vec<KeyEvent> {
         let mut out = Vec::new();
-        if self.burst.as_ref().is_some_and(|b| now >= b.last + b.wait()) {
+        if self
+            .burst
+            .as_ref()
+            .is_some_and(|b| now >= b.last + b.wait())
+        {
             out.extend(self.burst.take().map(|b| b.keys).unwrap_or_default());
         }
-        if self.held.as_ref().is_some_and(|h| now >= h.last + REPLY_GAP) {
+        if self
+            .held
+            .as_ref()
+            .is_some_and(|h| now >= h.last + REPLY_GAP)
+        {
             out.extend(self.held.take().map(Held::release).unwrap_or_default());
         }
         if self.esc.is_some_and(|(t, wait)| now >= t + wait) {
@@ -838,7 +846,10 @@ mod tests {
             .collect();
         assert_eq!(run(&report, fast), typed("ok"));
         let down = KeyEvent::new(KeyCode::Down, KeyModifiers::NONE);
-        assert_eq!(run(&[alt('['), ch('B'), ch('x')], fast), vec![down, ch('x')]);
+        assert_eq!(
+            run(&[alt('['), ch('B'), ch('x')], fast),
+            vec![down, ch('x')]
+        );
         // And a reply longer than the bound ends at the bound.
         let mut long = vec![alt(']')];
         long.extend(std::iter::repeat_n(ch('f'), REPLY_MAX_CHARS));

@@ -34,29 +34,43 @@
 //! deadline, Ctrl-C and signals; the screens share the scroll window, the
 //! button row and the help line ([`chrome`]) and draw with the [`Theme`].
 
-internal!(
-    mod background;
-);
-internal!(
-    mod chrome;
-);
-internal!(
-    mod guard;
-);
-internal!(
-    mod keys;
-);
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod background;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod background;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod chrome;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod chrome;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod guard;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod guard;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod keys;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod keys;
 mod screens;
-internal!(
-    mod text;
-);
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod text;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod text;
 pub mod theme;
-internal!(
-    mod url_view;
-);
-internal!(
-    mod view;
-);
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod url_view;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod url_view;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod view;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod view;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -998,7 +1012,8 @@ impl TuiResponder {
 /// been waiting for at least [`NOTIFY_AFTER`] (`--notify`; default
 /// `bell`). With `bell` or `osc` the window title also says a request is
 /// waiting while one is on screen (the title is restored on exit).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Notify {
     /// Ring the terminal bell (BEL).
     #[default]

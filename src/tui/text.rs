@@ -248,8 +248,8 @@ fn sgr(text: &mut String, style: ratatui::style::Style) {
 /// again right after it), so nothing is wrapped onto the next line.
 /// Called on every frame before it is written.
 pub fn settle_wide(buf: &mut ratatui::buffer::Buffer) {
-    use ratatui::style::Style;
     use ratatui::buffer::CellDiffOption;
+    use ratatui::style::Style;
     use std::fmt::Write;
     let area = buf.area;
     let right = area.right() as usize;
@@ -308,7 +308,9 @@ pub fn settle_wide(buf: &mut ratatui::buffer::Buffer) {
             if past_edge {
                 text.push_str("\x1b[?7h");
             }
-            let run = u16::try_from(end - x).ok().and_then(std::num::NonZeroU16::new);
+            let run = u16::try_from(end - x)
+                .ok()
+                .and_then(std::num::NonZeroU16::new);
             let Some(run) = run else {
                 x += w;
                 continue;
@@ -410,7 +412,10 @@ mod tests {
         assert_eq!(wrap_chars("", 3), vec![""]);
         assert_eq!(wrap_chars("例え例", 3), vec!["例", "え", "例"]);
         assert_eq!(wrap_chars("ab🇳🇴", 3), vec!["ab", "🇳🇴"]);
-        assert_eq!(wrap("the quick brown fox", 9), vec!["the quick", "brown fox"]);
+        assert_eq!(
+            wrap("the quick brown fox", 9),
+            vec!["the quick", "brown fox"]
+        );
         assert_eq!(
             wrap("a verylongword b", 5),
             vec!["a", "veryl", "ongwo", "rd b"]
@@ -481,7 +486,11 @@ mod tests {
             format!("\x1b[?7l\x1b[5G  \x1b[5G{family}\x1b[7G\x1b[?7h")
         );
         let buf = settled(&format!("ab{family}xy"), 10);
-        assert!(!buf[(2, 0)].symbol().contains("?7"), "{:?}", buf[(2, 0)].symbol());
+        assert!(
+            !buf[(2, 0)].symbol().contains("?7"),
+            "{:?}",
+            buf[(2, 0)].symbol()
+        );
     }
 
     #[test]

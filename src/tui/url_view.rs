@@ -62,8 +62,8 @@ use ratatui::Frame;
 use unicode_width::UnicodeWidthChar;
 
 use super::chrome::{button_row, help_line, row_width, ButtonCell, RowKind, ScrollView};
-use super::theme::Theme;
 use super::text;
+use super::theme::Theme;
 use crate::binding::Action;
 use crate::consent::{self, Consent, Effect, Input, Launch};
 use crate::form::Key;
@@ -927,12 +927,18 @@ fn who_and_message(
     // Each cut to the one line beside its label, ending with "…" when cut.
     if let Some(l) = &state.launched {
         let label = "Launched: ";
-        let l = text::clip(&safe_text::display(l), width.saturating_sub(text::width(label)));
+        let l = text::clip(
+            &safe_text::display(l),
+            width.saturating_sub(text::width(label)),
+        );
         labelled(out, label, &l, s.normal, s, width);
     }
     if let Some(c) = &state.call {
         let label = "Asked in: ";
-        let c = text::clip(&safe_text::display(c), width.saturating_sub(text::width(label)));
+        let c = text::clip(
+            &safe_text::display(c),
+            width.saturating_sub(text::width(label)),
+        );
         labelled(out, label, &c, s.normal, s, width);
     }
     let adapter = safe_text::display(&state.adapter).into_owned();
@@ -1067,7 +1073,6 @@ fn bullet(out: &mut Vec<Line<'static>>, mark: &str, text: &str, style: Style, wi
 fn cw(c: char) -> usize {
     c.width().unwrap_or(0)
 }
-
 
 /// Wrap styled segments by character to `width`, continuation lines
 /// indented by `indent` columns; every character is kept.

@@ -141,7 +141,9 @@ pub fn too_small_asking(f: &mut Frame, theme: &Theme, confirming: Option<Action>
             Some(_) => {
                 format!("Too small: needs {MIN_WIDTH}x{MIN_HEIGHT}. Discard and cancel? Esc: yes.")
             }
-            None => format!("Too small: needs {MIN_WIDTH}x{MIN_HEIGHT}. Enlarge it, or Esc: cancel."),
+            None => {
+                format!("Too small: needs {MIN_WIDTH}x{MIN_HEIGHT}. Enlarge it, or Esc: cancel.")
+            }
         };
         text = wrap(&short, w);
     }
@@ -294,7 +296,11 @@ fn header_lines(
     // at least WHO_ROOM cells (or all it needs) before them.
     let short_who = display(h.server_title.as_deref().unwrap_or(&h.server_name)).into_owned();
     let wanted = width(&short_who).min(WHO_ROOM) + 1;
-    let clock = |extend| h.seconds_left.map(|s| countdown(s, extend)).unwrap_or_default();
+    let clock = |extend| {
+        h.seconds_left
+            .map(|s| countdown(s, extend))
+            .unwrap_or_default()
+    };
     let candidates = [
         format!("{}{}", h.progress.label(), clock(h.extend_secs)),
         format!("{}{}", h.progress.short_label(), clock(h.extend_secs)),
@@ -1354,7 +1360,14 @@ fn draw_connecting(f: &mut Frame, theme: &Theme, notice: Option<&str>) {
 /// Draw the screen shown while the driver waits for the next request.
 pub fn draw_waiting(f: &mut Frame, theme: &Theme, answered: usize, notice: Option<&str>) {
     let count = format!("{answered} answered so far. Ctrl-C twice quits.");
-    draw_idle(f, theme, "Waiting for the next request…", count, notice, clip);
+    draw_idle(
+        f,
+        theme,
+        "Waiting for the next request…",
+        count,
+        notice,
+        clip,
+    );
 }
 
 /// A screen with no request on it: what is happening, then a quieter line
