@@ -33,6 +33,7 @@ use crate::binding::{Mode, SchemaPolicy, Server};
 use crate::notice::Notices;
 use crate::responder::Responder;
 
+pub mod auth;
 mod elicit;
 #[cfg(feature = "internals")]
 #[doc(hidden)]

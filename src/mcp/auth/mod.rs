@@ -1,0 +1,9 @@
+//! Signing in to remote MCP servers: OAuth 2.1 authorization as the MCP
+//! authorization specification asks (both pinned revisions), for the
+//! Streamable HTTP transport only (stdio servers take their credentials
+//! from the environment).
+//!
+//! [`store`] keeps what a sign-in leaves behind (client registrations and
+//! tokens) behind the [`store::Store`] trait.
+
+pub mod store;

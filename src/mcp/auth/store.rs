@@ -1,0 +1,343 @@
+//! Stored sign-ins: what an OAuth sign-in to one MCP server leaves behind
+//! (the client registration at the authorization server and the tokens),
+//! and the [`Store`] trait the authorizer reads and writes them through.
+//!
+//! Two stores implement it: [`MemoryStore`] (`--auth-store memory`:
+//! nothing read from or written to disk, for hermetic runs) and the file
+//! store (`file_store`: one `0600` file per sign-in in a `0700` directory
+//! under the XDG state directory, written atomically, with a lock file
+//! around refresh).
+//!
+//! Identifiers (`resource`, `issuer`, `redirect_uri`, `client_id`) are kept
+//! as exact strings, byte for byte as published or sent: they are compared
+//! and sent back as they are, never re-serialized through `url::Url`.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+/// A credential string (access or refresh token, client secret): its
+/// `Debug` and `Display` print `(hidden)`, so it never reaches stderr,
+/// `--log`, `--events` or an error by accident. [`Secret::expose`] is the
+/// one way to read it, at the point where it is sent or stored.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a credential.
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The credential itself, for a request header or body, or the store.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("(hidden)")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("(hidden)")
+    }
+}
+
+/// Where a client identity came from (the MCP authorization spec's order
+/// of preference: pre-registered, Client ID Metadata Document, Dynamic
+/// Client Registration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientKind {
+    /// `--client-id` (with `--client-secret env:VAR|file:PATH`); its secret
+    /// is read each run and never stored.
+    PreRegistered,
+    /// `--client-metadata-url`: the URL is the client id.
+    MetadataDocument,
+    /// Registered at the authorization server's `registration_endpoint`
+    /// (RFC 7591), kept per issuer.
+    Dynamic,
+}
+
+impl ClientKind {
+    /// The stored spelling: `pre`, `cimd` or `dcr`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PreRegistered => "pre",
+            Self::MetadataDocument => "cimd",
+            Self::Dynamic => "dcr",
+        }
+    }
+
+    /// Reads the stored spelling back; `None` for anything else.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "pre" => Some(Self::PreRegistered),
+            "cimd" => Some(Self::MetadataDocument),
+            "dcr" => Some(Self::Dynamic),
+            _ => None,
+        }
+    }
+}
+
+/// A client identity at one authorization server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientRegistration {
+    /// The authorization server's `issuer`, exactly as published.
+    pub issuer: String,
+    /// How the identity was obtained.
+    pub kind: ClientKind,
+    /// `client_id`, exactly as issued or given.
+    pub client_id: String,
+    /// A DCR-issued `client_secret` (never a pre-registered one).
+    pub client_secret: Option<Secret>,
+    /// `client_secret_expires_at` of a DCR answer, seconds since the Unix
+    /// epoch; 0 or `None` means it does not expire.
+    pub client_secret_expires_at: Option<u64>,
+    /// The token endpoint authentication method in use:
+    /// `client_secret_basic`, `client_secret_post` or `none`.
+    pub token_endpoint_auth_method: String,
+    /// The redirect URI registered (DCR) or used, exactly as sent.
+    pub redirect_uri: String,
+}
+
+/// The tokens of one sign-in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tokens {
+    /// `access_token`.
+    pub access_token: Secret,
+    /// `token_type` as issued (`Bearer`, any case).
+    pub token_type: String,
+    /// When the access token expires (from `expires_in`); `None` when the
+    /// authorization server did not say.
+    pub expires_at: Option<SystemTime>,
+    /// `refresh_token`, replaced whenever a refresh rotates it.
+    pub refresh_token: Option<Secret>,
+    /// The scopes asked for in the authorization request, in order.
+    pub scopes_requested: Vec<String>,
+    /// The token answer's `scope`, split on spaces; `None` when absent.
+    pub scopes_granted: Option<Vec<String>>,
+    /// When these tokens were obtained.
+    pub obtained_at: SystemTime,
+}
+
+/// What names one sign-in: the protected resource (the PRM `resource`
+/// string), the authorization server's issuer and an account name
+/// (`--account`, default `default`), so one server can have several.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SignInKey {
+    /// The PRM `resource`, exactly as published.
+    pub resource: String,
+    /// The authorization server's `issuer`, exactly as published.
+    pub issuer: String,
+    /// The account name.
+    pub account: String,
+}
+
+/// One stored sign-in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignIn {
+    /// Which sign-in this is.
+    pub key: SignInKey,
+    /// The MCP server URL the sign-in was made for (as given).
+    pub mcp_url: String,
+    /// The URL the authorization server metadata was read from.
+    pub as_metadata_url: String,
+    /// The client identity the tokens were issued to.
+    pub client: ClientRegistration,
+    /// The tokens.
+    pub tokens: Tokens,
+}
+
+/// Why the store could not be read or written. The message names the
+/// file and, for unsafe files, the command that fixes them (as `ssh` does
+/// for its keys). Never holds a secret.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct StoreError(pub String);
+
+/// A held lock on one sign-in (released on drop). Refresh holds it, reads
+/// the sign-in again and uses a token another process already refreshed,
+/// so two processes never both spend a rotating refresh token.
+pub trait StoreLock: Send {}
+
+/// Where sign-ins and client registrations are kept.
+pub trait Store: Send + Sync {
+    /// The sign-ins stored for `resource` and `account`, any issuer.
+    fn sign_ins(&self, resource: &str, account: &str) -> Result<Vec<SignIn>, StoreError>;
+    /// Every stored sign-in (`auth status`).
+    fn all(&self) -> Result<Vec<SignIn>, StoreError>;
+    /// Writes (or replaces) a sign-in.
+    fn save(&self, sign_in: &SignIn) -> Result<(), StoreError>;
+    /// Deletes a sign-in's tokens; `Ok(false)` when there was none.
+    fn remove(&self, key: &SignInKey) -> Result<bool, StoreError>;
+    /// The client registered at `issuer` (DCR or metadata document;
+    /// pre-registered clients are never stored).
+    fn client(&self, issuer: &str) -> Result<Option<ClientRegistration>, StoreError>;
+    /// Keeps a client registration for its issuer.
+    fn save_client(&self, client: &ClientRegistration) -> Result<(), StoreError>;
+    /// Forgets the client registered at `issuer`.
+    fn remove_client(&self, issuer: &str) -> Result<bool, StoreError>;
+    /// Takes the lock on one sign-in, waiting for another process that
+    /// holds it.
+    fn lock(&self, key: &SignInKey) -> Result<Box<dyn StoreLock>, StoreError>;
+}
+
+/// `--auth-store memory`: sign-ins live only as long as the run.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    sign_ins: Mutex<HashMap<SignInKey, SignIn>>,
+    clients: Mutex<HashMap<String, ClientRegistration>>,
+}
+
+struct NoLock;
+impl StoreLock for NoLock {}
+
+fn poisoned() -> StoreError {
+    StoreError("the in-memory sign-in store was poisoned by a panic".into())
+}
+
+impl Store for MemoryStore {
+    fn sign_ins(&self, resource: &str, account: &str) -> Result<Vec<SignIn>, StoreError> {
+        let map = self.sign_ins.lock().map_err(|_| poisoned())?;
+        Ok(map
+            .values()
+            .filter(|s| s.key.resource == resource && s.key.account == account)
+            .cloned()
+            .collect())
+    }
+
+    fn all(&self) -> Result<Vec<SignIn>, StoreError> {
+        let map = self.sign_ins.lock().map_err(|_| poisoned())?;
+        Ok(map.values().cloned().collect())
+    }
+
+    fn save(&self, sign_in: &SignIn) -> Result<(), StoreError> {
+        let mut map = self.sign_ins.lock().map_err(|_| poisoned())?;
+        map.insert(sign_in.key.clone(), sign_in.clone());
+        Ok(())
+    }
+
+    fn remove(&self, key: &SignInKey) -> Result<bool, StoreError> {
+        let mut map = self.sign_ins.lock().map_err(|_| poisoned())?;
+        Ok(map.remove(key).is_some())
+    }
+
+    fn client(&self, issuer: &str) -> Result<Option<ClientRegistration>, StoreError> {
+        let map = self.clients.lock().map_err(|_| poisoned())?;
+        Ok(map.get(issuer).cloned())
+    }
+
+    fn save_client(&self, client: &ClientRegistration) -> Result<(), StoreError> {
+        let mut map = self.clients.lock().map_err(|_| poisoned())?;
+        map.insert(client.issuer.clone(), client.clone());
+        Ok(())
+    }
+
+    fn remove_client(&self, issuer: &str) -> Result<bool, StoreError> {
+        let mut map = self.clients.lock().map_err(|_| poisoned())?;
+        Ok(map.remove(issuer).is_some())
+    }
+
+    fn lock(&self, _key: &SignInKey) -> Result<Box<dyn StoreLock>, StoreError> {
+        Ok(Box::new(NoLock))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sign_in(account: &str) -> SignIn {
+        SignIn {
+            key: SignInKey {
+                resource: "http://localhost:1234".into(),
+                issuer: "http://localhost:1234".into(),
+                account: account.into(),
+            },
+            mcp_url: "http://localhost:1234/mcp".into(),
+            as_metadata_url: "http://localhost:1234/.well-known/oauth-authorization-server".into(),
+            client: ClientRegistration {
+                issuer: "http://localhost:1234".into(),
+                kind: ClientKind::Dynamic,
+                client_id: "c-1".into(),
+                client_secret: Some(Secret::new("client-secret-value")),
+                client_secret_expires_at: None,
+                token_endpoint_auth_method: "client_secret_basic".into(),
+                redirect_uri: "http://127.0.0.1:5555/callback".into(),
+            },
+            tokens: Tokens {
+                access_token: Secret::new("access-token-value"),
+                token_type: "Bearer".into(),
+                expires_at: None,
+                refresh_token: Some(Secret::new("refresh-token-value")),
+                scopes_requested: vec!["mcp".into()],
+                scopes_granted: None,
+                obtained_at: SystemTime::UNIX_EPOCH,
+            },
+        }
+    }
+
+    #[test]
+    fn debug_output_never_shows_a_credential() {
+        let text = format!("{:?}", sign_in("default"));
+        for secret in [
+            "access-token-value",
+            "refresh-token-value",
+            "client-secret-value",
+        ] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        assert!(text.contains("(hidden)"));
+    }
+
+    #[test]
+    fn the_memory_store_keeps_sign_ins_per_account_with_exact_identifiers() {
+        let store = MemoryStore::default();
+        store.save(&sign_in("default")).unwrap();
+        store.save(&sign_in("work")).unwrap();
+        assert_eq!(
+            store
+                .sign_ins("http://localhost:1234", "work")
+                .unwrap()
+                .len(),
+            1
+        );
+        // `http://localhost:1234/` is another string, so another resource.
+        assert!(store
+            .sign_ins("http://localhost:1234/", "work")
+            .unwrap()
+            .is_empty());
+        assert_eq!(store.all().unwrap().len(), 2);
+        assert!(store.remove(&sign_in("work").key).unwrap());
+        assert!(!store.remove(&sign_in("work").key).unwrap());
+        assert_eq!(store.all().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn client_registrations_are_kept_per_issuer() {
+        let store = MemoryStore::default();
+        let client = sign_in("default").client;
+        store.save_client(&client).unwrap();
+        assert_eq!(store.client("http://localhost:1234").unwrap(), Some(client));
+        assert_eq!(store.client("http://localhost:1234/").unwrap(), None);
+        assert!(store.remove_client("http://localhost:1234").unwrap());
+        assert_eq!(store.client("http://localhost:1234").unwrap(), None);
+    }
+
+    #[test]
+    fn client_kinds_read_back_their_stored_spelling() {
+        for kind in [
+            ClientKind::PreRegistered,
+            ClientKind::MetadataDocument,
+            ClientKind::Dynamic,
+        ] {
+            assert_eq!(ClientKind::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(ClientKind::parse("other"), None);
+    }
+}
