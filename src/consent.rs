@@ -71,6 +71,7 @@ pub enum Input {
 }
 
 impl Input {
+    #[cfg(any(test, feature = "internals"))]
     /// Every input, for tests that try each one in each phase.
     pub const ALL: [Input; 7] = [
         Input::Consent,
@@ -209,6 +210,7 @@ impl Consent {
         &self.phase
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// The answer given, once there is one.
     pub fn answer(&self) -> Option<Action> {
         self.answer
@@ -219,12 +221,14 @@ impl Consent {
         self.target.is_some()
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// What an [`Effect::Open`] opens: the reviewed URL's
     /// [`UrlReview::target`] (None when it cannot be opened).
     pub fn target(&self) -> Option<&str> {
         self.target.as_deref()
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// The grace period this machine was given.
     pub fn grace(&self) -> Duration {
         self.grace
@@ -233,6 +237,7 @@ impl Consent {
     /// The choices the current phase offers, in the order a screen shows
     /// them as buttons (empty once answered). [`Input::Cancel`] is also
     /// taken in the phases that offer [`Input::GiveUp`] instead.
+    #[cfg(any(test, feature = "tui", feature = "internals"))]
     pub fn choices(&self) -> Vec<Input> {
         if self.answer.is_some() {
             return Vec::new();

@@ -44,7 +44,8 @@ pub mod cli;
 // documentation) with the `internals` feature, which only the project's own
 // tests, benchmarks and fuzz targets turn on (a dev-dependency of the crate
 // on itself). Plain declarations, so rustfmt formats every file and the
-// compiler reports dead code in them when the feature is off.
+// compiler reports dead code in them when the feature is off. `demo` and
+// `upstream` serve only the command line.
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod consent;
@@ -53,7 +54,7 @@ pub(crate) mod consent;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod demo;
-#[cfg(not(feature = "internals"))]
+#[cfg(all(feature = "cli", not(feature = "internals")))]
 pub(crate) mod demo;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
@@ -93,5 +94,5 @@ pub(crate) mod stream;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod upstream;
-#[cfg(not(feature = "internals"))]
+#[cfg(all(feature = "cli", not(feature = "internals")))]
 pub(crate) mod upstream;

@@ -297,6 +297,7 @@ impl EventLog {
 pub type SharedLog = std::sync::Arc<std::sync::Mutex<EventLog>>;
 
 /// Share an opened log between the loop and the launcher.
+#[cfg(feature = "cli")]
 pub fn share_log(log: EventLog) -> SharedLog {
     std::sync::Arc::new(std::sync::Mutex::new(log))
 }
@@ -309,6 +310,7 @@ pub fn lock_log(log: &SharedLog) -> std::sync::MutexGuard<'_, EventLog> {
 
 /// A [`Launcher`](crate::launcher::Launcher) that logs each launch (URL
 /// redacted) before passing on its result.
+#[cfg(feature = "cli")]
 pub struct LoggingLauncher {
     /// The launcher that opens the URL.
     pub inner: Box<dyn crate::launcher::Launcher>,
@@ -320,6 +322,7 @@ pub struct LoggingLauncher {
     pub notices: crate::notice::Notices,
 }
 
+#[cfg(feature = "cli")]
 impl crate::launcher::Launcher for LoggingLauncher {
     fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
         let r = self.inner.open(url);

@@ -106,6 +106,7 @@ pub fn install() {
 /// Register `terminal` to be given back on every way out and across a
 /// stop (and [`install`]). Registering the same terminal twice is one
 /// registration.
+#[cfg(feature = "tui")]
 pub fn own_terminal(terminal: &'static Terminal) {
     install();
     let mut all = TERMINALS.lock().unwrap_or_else(|e| e.into_inner());

@@ -41,7 +41,6 @@ use super::transport::{
 use super::{LinkDown, McpError};
 
 mod legacy;
-pub use legacy::{DEFAULT_RETRY, MAX_RESUMES};
 
 /// Bytes of an error body that are read and shown.
 const MAX_ERROR_BODY: u64 = 64 * 1024;
@@ -104,13 +103,9 @@ type Queued = (
 );
 
 impl HttpTransport {
-    /// A transport for the endpoint `url` (`http://` or `https://`); nothing
-    /// is sent until the first message. Messages go to `tx`.
-    pub fn new(url: &str, tx: Sender<Incoming>) -> Self {
-        Self::with_headers(url, tx, ExtraHeaders::default())
-    }
-
-    /// As [`HttpTransport::new`], adding `extra` to every request.
+    /// A transport for the endpoint `url` (`http://` or `https://`),
+    /// adding `extra` to every request; nothing is sent until the first
+    /// message. Messages go to `tx`.
     pub fn with_headers(url: &str, tx: Sender<Incoming>, extra: ExtraHeaders) -> Self {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
@@ -154,15 +149,6 @@ impl HttpTransport {
             shared,
             fifo: Some(ftx),
         }
-    }
-
-    /// The session id the server assigned, if any.
-    pub fn session_id(&self) -> Option<String> {
-        self.shared
-            .state
-            .lock()
-            .ok()
-            .and_then(|s| s.session_id.clone())
     }
 }
 

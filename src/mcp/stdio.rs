@@ -100,11 +100,6 @@ impl StdioTransport {
         })
     }
 
-    /// The child's process id.
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
     /// Wait up to `grace` for the child to exit; true when it did.
     fn wait_exit(&mut self, grace: Duration) -> bool {
         let until = Instant::now() + grace;

@@ -146,6 +146,7 @@ pub fn terminal_safe_json(v: &serde_json::Value) -> serde_json::Result<String> {
 
 /// JSON text `s` with every unsafe character written as a `\uXXXX` escape
 /// (see [`terminal_safe_json`]; the rule is [`crate::safe_text::json_text`]).
+#[cfg(feature = "cli")]
 pub fn terminal_safe(s: &str) -> String {
     crate::safe_text::json_text(s).into_owned()
 }

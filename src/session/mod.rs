@@ -289,11 +289,15 @@ impl Desk {
     }
 
     /// Whether request `key` is still open.
+    #[cfg(any(test, feature = "internals"))]
+    #[cfg(any(test, feature = "internals"))]
     pub fn is_open(&self, key: u64) -> bool {
         self.open.contains_key(&key)
     }
 
     /// How many requests are open.
+    #[cfg(any(test, feature = "internals"))]
+    #[cfg(any(test, feature = "internals"))]
     pub fn open_count(&self) -> usize {
         self.open.len()
     }
@@ -464,6 +468,8 @@ pub enum RunError {
 /// waiting screen between requests ([`Between::Screen`]).
 ///
 /// Errors: see [`run_with`].
+#[cfg(any(test, feature = "internals"))]
+#[cfg(any(test, feature = "internals"))]
 pub fn run<T, F, Fut>(responder: &mut dyn Responder, session: F) -> Result<T, RunError>
 where
     T: Send,

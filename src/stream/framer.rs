@@ -157,6 +157,7 @@ impl Framer {
     }
 
     /// The line of the next byte (1-based).
+    #[cfg(any(test, feature = "internals"))]
     pub fn line(&self) -> usize {
         self.line
     }
@@ -477,6 +478,7 @@ impl Framer {
 /// within one frame's limit plus the reader's buffer.
 ///
 /// Errors: a read error of the input (frames before it were delivered).
+#[cfg(any(feature = "cli", feature = "internals"))]
 pub fn frame_reader<R: std::io::BufRead>(
     input: R,
     limit: usize,
@@ -525,6 +527,7 @@ pub fn frame_reader_batches<R: std::io::BufRead>(
 }
 
 /// Frame a whole byte string (see [`Framer`]).
+#[cfg(any(test, feature = "internals"))]
 pub fn frame_all(bytes: &[u8], limit: usize) -> Vec<Frame> {
     let mut framer = Framer::new(limit);
     let mut out = Vec::new();

@@ -6,4 +6,10 @@
 pub mod framer;
 pub mod ordered;
 
-pub use framer::{frame_all, frame_reader, frame_reader_batches, Frame, Framer};
+#[cfg(any(feature = "cli", feature = "internals"))]
+pub use framer::frame_reader;
+pub use framer::{frame_reader_batches, Frame};
+// The whole-input framer and the incremental one, for the benchmarks and
+// fuzz targets (the readers above drive the framer themselves).
+#[cfg(feature = "internals")]
+pub use framer::{frame_all, Framer};

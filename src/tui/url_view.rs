@@ -65,7 +65,9 @@ use super::chrome::{button_row, help_line, row_width, ButtonCell, RowKind, Scrol
 use super::text;
 use super::theme::Theme;
 use crate::binding::Action;
-use crate::consent::{self, Consent, Effect, Input, Launch};
+#[cfg(any(test, feature = "internals"))]
+use crate::consent::Launch;
+use crate::consent::{self, Consent, Effect, Input};
 use crate::form::Key;
 use crate::launcher::LaunchError;
 use crate::responder::Launcher;
@@ -78,6 +80,7 @@ pub use crate::consent::Phase as UrlPhase;
 /// carries it out: the consent machine's [`Input`] (`Consent` is Open in
 /// browser; `Cancel` is Esc or Ctrl-C while asking for consent, `GiveUp`
 /// after).
+#[cfg(any(test, feature = "internals"))]
 pub use crate::consent::Input as UrlDecision;
 
 /// The theme's styles by what they mean on this screen (a view of the
@@ -309,6 +312,7 @@ impl UrlViewState {
 
     /// Whether every row of the full URL and of every warning has been on
     /// screen (at the current width).
+    #[cfg(any(test, feature = "internals"))]
     pub fn read_all(&self) -> bool {
         self.read_all.get()
     }
@@ -345,6 +349,7 @@ impl UrlViewState {
     }
 
     /// The reviewed URL.
+    #[cfg(any(test, feature = "internals"))]
     pub fn review(&self) -> &UrlReview {
         &self.review
     }
@@ -355,6 +360,7 @@ impl UrlViewState {
     }
 
     /// The focused button.
+    #[cfg(any(test, feature = "internals"))]
     pub fn focus(&self) -> UrlButton {
         self.focus
     }
@@ -367,6 +373,7 @@ impl UrlViewState {
     /// Report that the browser could not be launched, with `msg` (the
     /// launcher's sentence) shown: the phase offers Retry (focused), Show
     /// URL and Give up. Nothing changes for a URL that cannot be opened.
+    #[cfg(any(test, feature = "internals"))]
     pub fn launch_failed(&mut self, msg: impl Into<String>) {
         let step = self.consent.launched(Launch::Failed(msg.into()));
         self.settle(&step);
@@ -375,6 +382,7 @@ impl UrlViewState {
     /// Report that consent was recorded and nothing opened (`--no-open`):
     /// the copy phase, Done focused. Nothing changes for a URL that cannot
     /// be opened.
+    #[cfg(any(test, feature = "internals"))]
     pub fn show_for_copy(&mut self) {
         let step = self.consent.launched(Launch::NotOpened);
         self.settle(&step);
@@ -488,6 +496,7 @@ fn key_input(state: &mut UrlViewState, key: &Key) -> Option<Input> {
 /// it: a decision for [`apply`], or None (a key of the view, or an input
 /// the machine does not take now, such as Open before the URL was read
 /// whole). Show URL is taken at once: it only changes what is shown.
+#[cfg(any(test, feature = "internals"))]
 pub fn handle_key(state: &mut UrlViewState, key: &Key) -> Option<UrlDecision> {
     let input = key_input(state, key)?;
     state.consent.shown(state.read_since.get());
@@ -509,8 +518,6 @@ pub struct UrlStep {
     /// `cancel`); None while the view stays up (a failed launch, the copy
     /// phase).
     pub action: Option<Action>,
-    /// The launch attempted by this step and its result (for `--log`).
-    pub launched: Option<Result<(), LaunchError>>,
     /// The step would have opened the browser, and `may_open` said no (the
     /// request was withdrawn first): nothing was opened.
     pub refused_open: bool,
@@ -519,7 +526,6 @@ pub struct UrlStep {
 impl UrlStep {
     const NOTHING: UrlStep = UrlStep {
         action: None,
-        launched: None,
         refused_open: false,
     };
 }
@@ -560,6 +566,7 @@ pub(crate) fn take_key(
 /// Cancel and Give up `cancel`, Done `accept`. The decision is trusted as
 /// given: the machine's rules (the URL read whole first) were applied when
 /// the key was decided.
+#[cfg(any(test, feature = "internals"))]
 pub fn apply(
     state: &mut UrlViewState,
     decision: UrlDecision,
@@ -584,10 +591,11 @@ fn carry_out(
 ) -> UrlStep {
     match effect {
         Some(Effect::Open(_)) => {
-            let (step, res) = state.open(launcher, no_open);
+            // A failed launch shows its own phase; the step carries only
+            // the answer.
+            let (step, _launch) = state.open(launcher, no_open);
             UrlStep {
                 action: step.answer(),
-                launched: Some(res),
                 refused_open: false,
             }
         }

@@ -984,6 +984,8 @@ fn message_lines(b: &mut Body, msg: &str, theme: &Theme, w: usize) {
 }
 
 /// Draw a form-mode request: the edit step or the review step.
+#[cfg(any(test, feature = "internals"))]
+#[cfg(any(test, feature = "internals"))]
 pub fn draw_form(f: &mut Frame, theme: &Theme, header: &Header, form: &Form, scroll: &mut usize) {
     draw_form_view(f, theme, header, form, scroll, true);
 }
@@ -995,6 +997,8 @@ pub fn draw_form(f: &mut Frame, theme: &Theme, header: &Header, form: &Form, scr
 ///
 /// Returns whether the end of the body (the last line of a long review)
 /// was on screen; false when the screen is too small.
+#[cfg(any(test, feature = "internals"))]
+#[cfg(any(test, feature = "internals"))]
 pub fn draw_form_view(
     f: &mut Frame,
     theme: &Theme,
@@ -1409,12 +1413,16 @@ fn draw_idle(
 
 /// The notice shown when the source withdrew the request on screen; it
 /// stays until a key, so a screen never changes into another one unseen.
+#[cfg(any(test, feature = "internals"))]
+#[cfg(any(test, feature = "internals"))]
 pub fn draw_withdrawn(f: &mut Frame, theme: &Theme) {
     draw_withdrawn_because(f, theme, None);
 }
 
 /// [`draw_withdrawn`] with the `reason` the server gave, if any (sanitised
 /// and bounded here, [`crate::responder::withdrawn_reason_line`]).
+#[cfg(any(test, feature = "internals"))]
+#[cfg(any(test, feature = "internals"))]
 pub fn draw_withdrawn_because(f: &mut Frame, theme: &Theme, reason: Option<&str>) {
     let lines: Vec<String> = reason
         .map(crate::responder::withdrawn_reason_line)
@@ -1453,6 +1461,8 @@ pub fn draw_notice(f: &mut Frame, theme: &Theme, title: &str, more: &[String]) {
 }
 
 /// The sentence of the withdrawal notice ([`draw_withdrawn`]).
+#[cfg(any(test, feature = "internals"))]
+#[cfg(any(test, feature = "internals"))]
 pub const WITHDRAWN_NOTICE: &str = "The server withdrew this request. Nothing was sent.";
 
 #[cfg(test)]

@@ -200,8 +200,8 @@ fn apply_override(defs: &mut Value, ts: &str, o: &Override) -> Result<(), Upstre
     for ev in o.ts_evidence {
         if !block.contains(ev) {
             return Err(mismatch(format!(
-                "override {}: schema.ts `{}` no longer says `{ev}`; review the override",
-                o.name, o.ts_scope
+                "override {}: schema.ts `{}` no longer says `{ev}`; review the override (it exists because: {})",
+                o.name, o.ts_scope, o.reason
             )));
         }
     }
@@ -216,8 +216,8 @@ fn apply_override(defs: &mut Value, ts: &str, o: &Override) -> Result<(), Upstre
         })?;
         if *slot != upstream {
             return Err(mismatch(format!(
-                "override {}: schema.json has {} at $defs{site}, the override expects {}; review the override",
-                o.name, slot, upstream
+                "override {}: schema.json has {} at $defs{site}, the override expects {}; review the override (it exists because: {})",
+                o.name, slot, upstream, o.reason
             )));
         }
         *slot = corrected.clone();

@@ -41,7 +41,9 @@ use crate::binding::Revision;
 
 mod extract;
 
-pub use extract::{extract, overrides_of, render, Override, OVERRIDES, PRIMITIVES};
+pub use extract::{extract, overrides_of, render};
+#[cfg(feature = "internals")]
+pub use extract::{Override, OVERRIDES};
 
 /// The environment variable naming a folder that holds one folder per
 /// pinned revision (`$AHP_UPSTREAM_DIR/<version>/schema.json`), as
@@ -134,16 +136,6 @@ pub enum UpstreamError {
     /// becomes a line of `verify`'s list of differences), not a cause.
     #[error("{0}")]
     Mismatch(String),
-}
-
-impl UpstreamError {
-    /// The exit code for this error: 1 for a mismatch, 2 for I/O.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            UpstreamError::Mismatch(_) => 1,
-            _ => 2,
-        }
-    }
 }
 
 fn mismatch(msg: impl Into<String>) -> UpstreamError {
