@@ -5,8 +5,7 @@
 //! command works on every pinned revision (`verify`: every one whose files
 //! are found). A revision's upstream folder is `--dir DIR` (which therefore
 //! needs `--protocol-version`), else `$AHP_UPSTREAM_DIR/<version>/`, else
-//! `upstream/mcp/<version>/` when it holds the files, else
-//! `../shared/upstream/mcp/<version>/` (relative to the current directory).
+//! `upstream/mcp/<version>/` (relative to the current directory).
 //! `refresh` writes to `--dir`, else `$AHP_UPSTREAM_DIR/<version>/`, else
 //! `upstream/mcp/<version>/`.
 //!
@@ -113,13 +112,12 @@ fn report_missing(e: &UpstreamError, rev: Revision, dir: &std::path::Path) -> Ex
 fn where_looked(rev: Revision, dir: &std::path::Path) -> String {
     format!(
         "looked for the pinned MCP {rev} schema.ts and schema.json in {} \
-         (--dir, else ${}/{rev}, else {} when it holds them, else {}, relative to the current folder).\n\
+         (--dir, else ${}/{rev}, else {}, relative to the current folder).\n\
          To get them: run `ahp-elicit upstream refresh --protocol-version {rev}` in the project folder \
          (downloads the pinned files into {} and checks their digests), or point --dir or ${} at a folder that holds them.",
         dir.display(),
         upstream::ENV_DIR,
         upstream::local_dir(rev).display(),
-        upstream::shared_dir(rev).display(),
         upstream::local_dir(rev).display(),
         upstream::ENV_DIR,
     )

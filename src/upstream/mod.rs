@@ -52,20 +52,11 @@ pub const ENV_DIR: &str = "AHP_UPSTREAM_DIR";
 /// The project's own upstream folder, holding one folder per revision
 /// (relative to the current directory).
 pub const LOCAL_ROOT: &str = "upstream/mcp";
-/// The shared read-only copy, one folder per revision (relative to the
-/// current directory).
-pub const SHARED_ROOT: &str = "../shared/upstream/mcp";
 
 /// The project's own folder of `rev`'s upstream files
 /// (`upstream/mcp/<version>`, relative to the current directory).
 pub fn local_dir(rev: Revision) -> PathBuf {
     Path::new(LOCAL_ROOT).join(rev.as_str())
-}
-
-/// The shared copy of `rev`'s upstream files
-/// (`../shared/upstream/mcp/<version>`).
-pub fn shared_dir(rev: Revision) -> PathBuf {
-    Path::new(SHARED_ROOT).join(rev.as_str())
 }
 
 /// One pinned file.
@@ -158,9 +149,8 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// The folder of `rev`'s upstream files: `explicit` (`--dir`), else
-/// `$AHP_UPSTREAM_DIR/<version>`, else [`local_dir`] when it holds
-/// `schema.json`, else [`shared_dir`]; the defaults relative to the current
-/// directory.
+/// `$AHP_UPSTREAM_DIR/<version>`, else [`local_dir`] (relative to the
+/// current directory).
 pub fn resolve_dir(rev: Revision, explicit: Option<&Path>) -> PathBuf {
     if let Some(d) = explicit {
         return d.to_path_buf();
@@ -170,11 +160,7 @@ pub fn resolve_dir(rev: Revision, explicit: Option<&Path>) -> PathBuf {
             return PathBuf::from(d).join(rev.as_str());
         }
     }
-    let local = local_dir(rev);
-    if local.join("schema.json").is_file() {
-        return local;
-    }
-    shared_dir(rev)
+    local_dir(rev)
 }
 
 /// Whether `dir` holds upstream files at all (a `schema.json`).

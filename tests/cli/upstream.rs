@@ -514,7 +514,7 @@ fn verify_with_no_upstream_files_says_where_it_looked_and_how_to_get_them() {
     for rev in Revision::ALL {
         assert!(
             err.contains(&format!(
-                "looked for the pinned MCP {rev} schema.ts and schema.json in ../shared/upstream/mcp/{rev}"
+                "looked for the pinned MCP {rev} schema.ts and schema.json in upstream/mcp/{rev}"
             )),
             "{err}"
         );
