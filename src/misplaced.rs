@@ -123,7 +123,7 @@ fn is_elicit_result(v: &Value) -> bool {
 }
 
 /// The MCP revision whose results carry `inputRequests`.
-const REVISION: &str = "2026-07-28";
+const REVISION: &str = crate::binding::Revision::V2026_07_28.as_str();
 
 /// The line for an `inputRequests` map found at `path` (a jq path) of
 /// `what`: its keys (at most 3 named, sanitized and cut) and the command
