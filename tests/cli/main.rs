@@ -8,6 +8,7 @@
 mod common;
 
 mod answer_rules;
+mod auth;
 mod binding;
 mod completions;
 mod exact_numbers;

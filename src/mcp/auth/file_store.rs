@@ -152,24 +152,40 @@ impl FileStore {
         Ok(files.len())
     }
 
+    /// Deletes every client registration (`auth logout --all
+    /// --forget-client`); returns how many were deleted.
+    ///
+    /// Errors: the first file that could not be deleted.
+    pub fn remove_all_clients(&self) -> Result<usize, StoreError> {
+        let files = json_files(&self.clients)?;
+        for f in &files {
+            remove_file(f)?;
+        }
+        Ok(files.len())
+    }
+
     /// The sign-in files (`*.json` in `oauth/`), sorted.
     fn files(&self) -> Result<Vec<PathBuf>, StoreError> {
-        let list = std::fs::read_dir(&self.oauth)
-            .map_err(|e| StoreError(format!("cannot list {}: {}", shown(&self.oauth), why(&e))))?;
-        let mut out = Vec::new();
-        for entry in list {
-            let entry = entry.map_err(|e| {
-                StoreError(format!("cannot list {}: {}", shown(&self.oauth), why(&e)))
-            })?;
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if name.ends_with(".json") && !name.starts_with('.') {
-                out.push(entry.path());
-            }
-        }
-        out.sort();
-        Ok(out)
+        json_files(&self.oauth)
     }
+}
+
+/// The `*.json` files of `dir` (not the temporary `.…` ones), sorted.
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
+    let list = std::fs::read_dir(dir)
+        .map_err(|e| StoreError(format!("cannot list {}: {}", shown(dir), why(&e))))?;
+    let mut out = Vec::new();
+    for entry in list {
+        let entry =
+            entry.map_err(|e| StoreError(format!("cannot list {}: {}", shown(dir), why(&e))))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(".json") && !name.starts_with('.') {
+            out.push(entry.path());
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 impl Store for FileStore {
