@@ -103,8 +103,11 @@ impl EventLog {
             let v = if k == "content" { v } else { redact_json(&v) };
             (k, v)
         }));
-        // No raw control, C1 or bidi character reaches the file.
-        let mut line = crate::safe_text::json_line(&Value::Object(obj));
+        // No credential the run knows (a server may quote one back), and
+        // no raw control, C1 or bidi character reaches the file.
+        let mut record = Value::Object(obj);
+        crate::redact::redact_secrets_json(&mut record);
+        let mut line = crate::safe_text::json_line(&record);
         line.push('\n');
         self.file
             .write_all(line.as_bytes())

@@ -112,6 +112,12 @@ pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
 /// Write one sanitized message to stderr, or hold it while [`HoldStderr`]
 /// is active.
 fn write_or_hold(msg: String) {
+    // A credential the run knows never reaches stderr, even quoted back
+    // by a server.
+    let msg = match crate::redact::redact_secrets(&msg) {
+        std::borrow::Cow::Owned(r) => r,
+        std::borrow::Cow::Borrowed(_) => msg,
+    };
     if let Ok(mut held) = HELD.lock() {
         if let Some(h) = held.as_mut() {
             h.latest = msg.lines().next().unwrap_or("").chars().take(300).collect();
@@ -220,10 +226,11 @@ pub struct Notice {
 }
 
 impl Notice {
-    /// A notice of `msg`, sanitized (messages quote server text).
+    /// A notice of `msg`, sanitized (messages quote server text), with the
+    /// registered credentials redacted ([`crate::redact::redact_secrets`]).
     pub fn new(msg: &str) -> Notice {
         Notice {
-            text: crate::safe_text::display_lines(msg),
+            text: crate::safe_text::display_lines(&crate::redact::redact_secrets(msg)),
         }
     }
 

@@ -5,10 +5,19 @@
 //! too (`https:/\\a.example/cb?code=1`, `https:c.example/?t=1`, a quote
 //! inside the query) and ones without a scheme (`//u:p@h.example/?t=1`,
 //! `www.h.example/?t=1`). The `--log` file ([`crate::log`]) writes
-//! [`REDACTED`]. `mcp --events` files are not redacted: they record the
+//! [`REDACTED`]. `mcp --events` files are not URL-redacted: they record the
 //! events exactly as sent (a redacted URL, default or enum value would
 //! make an event invalid or ambiguous), in a file only its owner can read.
 //! Works on the text as sent (no parsing); never fetches.
+//!
+//! Credentials the run knows (every `--header` value; tokens a sign-in
+//! obtains) are registered with [`register_secret`] and replaced by
+//! [`REDACTED`] wherever server text could carry them back: every notice
+//! on stderr ([`crate::notice`]), every `--log` record and every `--events`
+//! line ([`redact_secrets`], [`redact_secrets_json`]). A server that quotes
+//! the `Authorization` header it got ("token Bearer abc… is not allowed")
+//! has the value shown as `[redacted]`. This one replacement is made in
+//! events too, which otherwise keep URLs as sent.
 
 use serde_json::Value;
 
@@ -209,6 +218,94 @@ pub fn redact_json(v: &Value) -> Value {
     }
 }
 
+/// Registered values shorter than this are not redacted (a value of a
+/// few characters, `1` or `yes`, would blank ordinary words).
+pub const MIN_SECRET_LEN: usize = 8;
+
+/// Credentials registered for redaction (see the module documentation).
+static SECRETS: std::sync::RwLock<Vec<String>> = std::sync::RwLock::new(Vec::new());
+
+/// Registers `value` (a `--header` value, an access or refresh token, a
+/// client secret) so that [`redact_secrets`] replaces it from now on in
+/// this process; for a value written `Scheme credential` (`Bearer abc…`,
+/// `Basic …`, `token …`) the credential alone is registered too, since a
+/// server may quote only that. Values (and credentials) shorter than
+/// [`MIN_SECRET_LEN`] characters are ignored; registering one twice keeps
+/// one.
+pub fn register_secret(value: &str) {
+    let value = value.trim();
+    let mut parts = vec![value];
+    if let Some((scheme, cred)) = value.split_once(' ') {
+        if !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-')
+        {
+            parts.push(cred.trim());
+        }
+    }
+    let Ok(mut list) = SECRETS.write() else {
+        return;
+    };
+    for p in parts {
+        if p.chars().count() >= MIN_SECRET_LEN && !list.iter().any(|s| s == p) {
+            list.push(p.to_owned());
+        }
+    }
+    // Longest first: a value and its credential both match, the value wins.
+    list.sort_by_key(|s| std::cmp::Reverse(s.len()));
+}
+
+/// Whether any secret is registered (a caller can skip copying a value
+/// that [`redact_secrets_json`] would leave as it is).
+pub fn any_secret() -> bool {
+    SECRETS.read().map(|l| !l.is_empty()).unwrap_or(false)
+}
+
+/// `text` with every registered secret replaced by [`REDACTED`]
+/// (borrowed unchanged when none occurs).
+pub fn redact_secrets(text: &str) -> std::borrow::Cow<'_, str> {
+    let Ok(list) = SECRETS.read() else {
+        return text.into();
+    };
+    if list.is_empty() || !list.iter().any(|s| text.contains(s.as_str())) {
+        return text.into();
+    }
+    let mut out = text.to_owned();
+    for s in list.iter() {
+        if out.contains(s.as_str()) {
+            out = out.replace(s.as_str(), REDACTED);
+        }
+    }
+    out.into()
+}
+
+/// [`redact_secrets`] on every string (keys too) of a JSON value, in place.
+pub fn redact_secrets_json(v: &mut Value) {
+    if !any_secret() {
+        return;
+    }
+    match v {
+        Value::String(s) => {
+            if let std::borrow::Cow::Owned(r) = redact_secrets(s) {
+                *s = r;
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(redact_secrets_json),
+        Value::Object(o) => {
+            if o.keys().any(|k| redact_secrets(k) != k.as_str()) {
+                let old = std::mem::take(o);
+                *o = old
+                    .into_iter()
+                    .map(|(k, v)| (redact_secrets(&k).into_owned(), v))
+                    .collect();
+            }
+            o.values_mut().for_each(redact_secrets_json);
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,5 +410,27 @@ mod tests {
         // Not URLs: times, ratios, a colon in prose.
         let prose = "at 10:30? ratio 3:4, note: fine; mailto-like a@b";
         assert_eq!(redact_text(prose), prose);
+    }
+
+    #[test]
+    fn registered_secrets_are_redacted_from_text_and_json() {
+        register_secret("Bearer TOPSECRET-123456");
+        register_secret("short");
+        let said = "token Bearer TOPSECRET-123456 is not allowed; TOPSECRET-123456 again; short";
+        assert_eq!(
+            redact_secrets(said),
+            "token [redacted] is not allowed; [redacted] again; short"
+        );
+        assert!(matches!(
+            redact_secrets("nothing here"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        let mut v = serde_json::json!({"message": "got TOPSECRET-123456",
+            "TOPSECRET-123456": ["x TOPSECRET-123456", 1]});
+        redact_secrets_json(&mut v);
+        assert_eq!(
+            v,
+            serde_json::json!({"message": "got [redacted]", "[redacted]": ["x [redacted]", 1]})
+        );
     }
 }

@@ -215,6 +215,16 @@ def modern(state, m, headers=None):
     if method == "tools/call" and "form" not in (caps.get("elicitation") or {}):
         return rpc_err(rid, -32021, "form elicitation not declared",
                        {"requiredCapabilities": {"elicitation": {"form": {}}}})
+    if method == "tools/call" and (p.get("arguments") or {}).get("case") == "echo-auth":
+        # A server that quotes the credential it got: first in a form's
+        # message, then in its error.
+        said = "token %s is not allowed" % (headers or {}).get("Authorization")
+        if p.get("inputResponses") is None:
+            form = dict(FORM, message=said)
+            return rpc_ok(rid, {"resultType": "input_required",
+                                "inputRequests": {"form": {"method": "elicitation/create",
+                                                           "params": form}}})
+        return rpc_err(rid, -32000, said)
     if method in ("tools/call", "prompts/get", "resources/read"):
         state.calls.append({"method": method, "params": p, "headers": headers})
         return rpc_ok(rid, mrtr(state, method, p))
@@ -672,7 +682,7 @@ def run_http():
             state.received.append(m["method"])
             hdrs = {k: self.headers.get(k) for k in (
                 "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Param-Region",
-                "Mcp-Session-Id", "X-Api-Key")}
+                "Mcp-Session-Id", "X-Api-Key", "Authorization")}
             r = modern(state, m, hdrs)
             if r == "SILENT":
                 # An SSE stream that never answers: a keep-alive comment

@@ -67,9 +67,16 @@ pub struct McpArgs {
     pub max_rounds: u32,
     /// Add a header to every HTTP request, written 'Name: value'
     /// (repeatable); a value 'env:VAR' is read from the environment
-    /// variable VAR. Values never appear in logs, events or messages.
+    /// variable VAR. Values never appear in logs, events or messages, even
+    /// quoted back by the server (shown as [redacted]).
     #[arg(long = "header", value_name = "HEADER", display_order = 45)]
     pub headers: Vec<String>,
+    /// Send credential headers (Authorization, Proxy-Authorization, Cookie,
+    /// or a name holding token, key, secret, auth, password, credential or
+    /// session) over plain http:// to a host other than this machine;
+    /// refused without it, since anyone on the path can read them.
+    #[arg(long, display_order = 46)]
+    pub allow_insecure_http: bool,
     /// How elicitations are answered (the flags shared with `respond`).
     #[command(flatten)]
     pub answer: AnswerArgs,
@@ -244,6 +251,62 @@ fn parse_header(
     Ok((name.to_owned(), value))
 }
 
+/// Whether a header carries a credential: `Authorization`,
+/// `Proxy-Authorization`, `Cookie`, or a name holding `token`, `key`,
+/// `secret`, `auth`, `password`, `credential` or `session` (any case:
+/// `X-Api-Key`, `X-Auth-Token`, `Mcp-Session-Id`).
+pub fn is_credential_header(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    n == "cookie"
+        || [
+            "token",
+            "key",
+            "secret",
+            "auth",
+            "password",
+            "credential",
+            "session",
+        ]
+        .iter()
+        .any(|w| n.contains(w))
+}
+
+/// The host of `url` when it is plain `http://` to a host other than this
+/// machine (not `localhost`, `*.localhost`, `127.0.0.0/8` or `::1`);
+/// `None` for `https://`, loopback, or a URL that does not parse.
+pub fn plain_http_host(url: &str) -> Option<String> {
+    let u = url::Url::parse(url).ok()?;
+    if u.scheme() != "http" {
+        return None;
+    }
+    let loopback = match u.host()? {
+        url::Host::Domain(d) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        url::Host::Ipv4(a) => a.is_loopback(),
+        url::Host::Ipv6(a) => a.is_loopback(),
+    };
+    (!loopback).then(|| u.host_str().unwrap_or_default().to_owned())
+}
+
+/// Refuses credential headers (see [`is_credential_header`]) on a plain
+/// `http://` URL to another host (`--allow-insecure-http` lifts it).
+///
+/// Errors: one line naming the header (never its value) and the host.
+fn check_plain_http(url: &str, headers: &[(String, String)]) -> Result<(), String> {
+    let Some(host) = plain_http_host(url) else {
+        return Ok(());
+    };
+    match headers.iter().find(|(n, _)| is_credential_header(n)) {
+        Some((name, _)) => Err(format!(
+            "--header {name}: refusing to send a credential over plain http:// to {} (anyone on the way can read it); use https://, or pass --allow-insecure-http",
+            terminal_safe(&host)
+        )),
+        None => Ok(()),
+    }
+}
+
 fn usage(msg: &str) -> Exit {
     crate::notice::say_in("mcp", msg);
     Exit::Usage
@@ -270,10 +333,18 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
     let interactive = args.answer.interactive();
     let mut headers = Vec::new();
     for h in &args.headers {
-        headers.push(parse_header(h, |v| std::env::var(v).ok())?);
+        let (name, value) = parse_header(h, |v| std::env::var(v).ok())?;
+        // Never shown again, even when a server quotes it back.
+        crate::redact::register_secret(&value);
+        headers.push((name, value));
     }
     if !headers.is_empty() && !matches!(target, Target::Http { .. }) {
         return Err("--header applies to a server URL (Streamable HTTP), not to a command".into());
+    }
+    if let Target::Http { url } = &target {
+        if !args.allow_insecure_http {
+            check_plain_http(url, &headers)?;
+        }
     }
     let operation = match (args.call, args.prompt, args.read) {
         (Some(t), _, _) => Operation::Tool(t),
@@ -429,6 +500,53 @@ mod tests {
         assert!(!e.contains("secret"), "{e}");
         assert!(parse_header("no colon", env).is_err());
         assert!(parse_header("Bad Name: v", env).is_err());
+    }
+
+    #[test]
+    fn credential_headers_are_named_by_their_names() {
+        for n in [
+            "Authorization",
+            "proxy-authorization",
+            "Cookie",
+            "X-Api-Key",
+            "X-Auth-Token",
+            "Private-Token",
+            "X-Client-Secret",
+            "Mcp-Session-Id",
+        ] {
+            assert!(is_credential_header(n), "{n}");
+        }
+        for n in ["Accept-Language", "X-Trace", "User-Agent", "Mcp-Param-City"] {
+            assert!(!is_credential_header(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn plain_http_to_another_host_is_told_apart_from_loopback() {
+        assert_eq!(
+            plain_http_host("http://mcp.example.com/mcp").as_deref(),
+            Some("mcp.example.com")
+        );
+        assert_eq!(
+            plain_http_host("http://10.0.0.5:8080/mcp").as_deref(),
+            Some("10.0.0.5")
+        );
+        for url in [
+            "https://mcp.example.com/mcp",
+            "http://127.0.0.1:3000/mcp",
+            "http://127.8.0.1/mcp",
+            "http://localhost:3000/mcp",
+            "http://api.localhost/mcp",
+            "http://[::1]:3000/mcp",
+        ] {
+            assert_eq!(plain_http_host(url), None, "{url}");
+        }
+        let h = vec![("Authorization".to_owned(), "Bearer TOPSECRET".to_owned())];
+        let e = check_plain_http("http://mcp.example.com/mcp", &h).unwrap_err();
+        assert_eq!(e, "--header Authorization: refusing to send a credential over plain http:// to mcp.example.com (anyone on the way can read it); use https://, or pass --allow-insecure-http");
+        assert!(check_plain_http("https://mcp.example.com/mcp", &h).is_ok());
+        let plain = vec![("X-Trace".to_owned(), "1".to_owned())];
+        assert!(check_plain_http("http://mcp.example.com/mcp", &plain).is_ok());
     }
 
     /// Counts the calls of `finish` it gets.

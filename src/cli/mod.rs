@@ -35,6 +35,8 @@ macro_rules! out {
 
 pub mod answer;
 pub mod answers;
+#[cfg(unix)]
+pub mod auth;
 pub mod capabilities;
 pub mod demo;
 pub mod mcp;
@@ -283,6 +285,10 @@ pub enum Command {
     /// Check an answers file (--answers) and dry-run it on request events.
     #[command(subcommand)]
     Answers(answers::AnswersCommand),
+    /// The sign-ins stored for remote MCP servers: list them, sign out.
+    #[cfg(unix)]
+    #[command(subcommand)]
+    Auth(auth::AuthCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "\
 Examples:\n  ahp-elicit completions bash > ~/.local/share/bash-completion/completions/ahp-elicit\n  \
@@ -445,6 +451,8 @@ pub fn run(cli: Cli) -> Exit {
         Command::Upstream(c) => upstream::run(c),
         Command::Mcp(a) => mcp::run(a),
         Command::Answers(c) => answers::run(c),
+        #[cfg(unix)]
+        Command::Auth(c) => auth::run(c),
         Command::Completions { shell } => completions(shell),
         Command::Man { dir } => man(dir.as_deref()),
     }
@@ -495,7 +503,7 @@ mod man_tests {
         }
         let text = String::from_utf8(out).expect("UTF-8");
         let named = references(&text);
-        assert_eq!(named.len(), 15, "{named:?}");
+        assert_eq!(named.len(), 18, "{named:?}");
         for name in &named {
             let title = format!(".TH {name} 1");
             assert!(text.contains(&title), "{title} printed");

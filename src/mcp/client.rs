@@ -787,8 +787,18 @@ impl Client {
             return Ok(());
         };
         // Exactly as sent, so every event stays valid and means what it
-        // meant (the file is its owner's only); escaped (no raw control,
-        // C1 or bidi character).
+        // meant (the file is its owner's only), except that a credential
+        // the run knows is redacted (a server may quote one back); escaped
+        // (no raw control, C1 or bidi character).
+        let redacted;
+        let ev = if crate::redact::any_secret() {
+            let mut copy = ev.clone();
+            crate::redact::redact_secrets_json(&mut copy);
+            redacted = copy;
+            &redacted
+        } else {
+            ev
+        };
         let mut line = crate::safe_text::json_line(ev);
         line.push('\n');
         w.write_all(line.as_bytes())

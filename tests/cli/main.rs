@@ -8,6 +8,7 @@
 mod common;
 
 mod answer_rules;
+mod auth;
 mod binding;
 mod completions;
 mod exact_numbers;
@@ -16,6 +17,7 @@ mod flag_values;
 mod framing;
 mod hostile;
 mod hostile_streams;
+mod insecure_http;
 mod large_options;
 mod misplaced;
 mod output_faults;

@@ -1684,6 +1684,48 @@ mod modern {
         }
     }
 
+    /// A server that quotes the credential it got (in a form's message,
+    /// then in its error) has it redacted from stderr, --log and --events.
+    #[test]
+    fn a_credential_quoted_back_by_the_server_is_redacted_everywhere() {
+        let srv = HttpServer::start_with(&["--modern"]);
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log.jsonl");
+        let events = dir.path().join("events.jsonl");
+        let out = Command::new(bin())
+            .arg("mcp")
+            .arg("--events")
+            .arg(&events)
+            .arg("--log")
+            .arg(&log)
+            .args(["--header", "Authorization: env:FAKE_AUTH"])
+            .args(["--call", "mrtr", "--args", r#"{"case":"echo-auth"}"#])
+            .args(["--action", "decline", &srv.url])
+            .env("FAKE_AUTH", "Bearer TOPSECRET-123")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let events = std::fs::read_to_string(&events).unwrap_or_default();
+        let logged = std::fs::read_to_string(&log).unwrap_or_default();
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("token [redacted] is not allowed"),
+            "{stderr}"
+        );
+        assert!(
+            events.contains("token [redacted] is not allowed"),
+            "{events}"
+        );
+        assert!(
+            logged.contains("token [redacted] is not allowed"),
+            "{logged}"
+        );
+        for (what, text) in [("stderr", &stderr), ("events", &events), ("log", &logged)] {
+            assert!(!text.contains("TOPSECRET"), "{what}: {text}");
+        }
+    }
+
     #[test]
     fn http_auto_on_a_2025_server_falls_back_to_initialize() {
         let srv = HttpServer::start();

@@ -4,6 +4,9 @@
 //! from the environment).
 //!
 //! [`store`] keeps what a sign-in leaves behind (client registrations and
-//! tokens) behind the [`store::Store`] trait.
+//! tokens) behind the [`store::Store`] trait; [`file_store`] keeps them on
+//! disk between runs.
 
+#[cfg(unix)]
+pub mod file_store;
 pub mod store;

@@ -1,0 +1,1080 @@
+//! The sign-in store on disk ([`FileStore`]): where `ahp-elicit auth login`
+//! and `mcp` keep sign-ins between runs.
+//!
+//! Layout, under the state directory ([`default_dir`], or `--auth-store
+//! DIR`):
+//!
+//! - `oauth/` (mode `0700`): one file per sign-in,
+//!   `<16 hex digits of sha256(resource, issuer, account)>.json`, mode
+//!   `0600`, and beside it the sign-in's lock file (`<same>.lock`, taken
+//!   with `flock` around a refresh);
+//! - `oauth/clients/` (mode `0700`): one file per authorization server's
+//!   client registration (DCR or metadata document),
+//!   `<16 hex digits of sha256(issuer)>.json`, mode `0600`.
+//!
+//! The hash input is each string's length (8 bytes, big-endian) followed by
+//! its bytes, so no two different triples hash alike by concatenation.
+//!
+//! Writes are atomic: a new file beside the old one is opened
+//! `O_CREAT|O_EXCL|O_NOFOLLOW` with mode `0600`, written, `fsync`ed and
+//! renamed over the old one (then the directory is `fsync`ed); a reader sees
+//! the old file or the new one, never half of one. Reads open with
+//! `O_NOFOLLOW` and check the open file (`fstat`): a symbolic link, a file
+//! that is not a regular file, a file owned by another user or one that
+//! its group or others may read or write is refused with one line naming
+//! the file and the command that fixes it, as `ssh` does for its keys.
+//! The directories are checked the same way (`chmod 700`).
+//!
+//! The files are JSON with a `version` ([`FORMAT_VERSION`]); a file of
+//! another version, or one that is not such JSON, is reported by name,
+//! never read as something else. Tokens and DCR client secrets are in the
+//! files (that is what they are for); a pre-registered client's secret is
+//! never written. Nothing here puts a secret in an error or in `Debug`.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::store::{
+    ClientKind, ClientRegistration, Secret, SignIn, SignInKey, Store, StoreError, StoreLock, Tokens,
+};
+
+/// The version of the files this build writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The largest sign-in or client file read (64 KiB): tokens are long, but
+/// not that long; a bigger file is refused rather than read whole.
+const MAX_FILE_BYTES: u64 = 64 * 1024;
+
+/// The state directory by the environment: `$AHP_ELICIT_STATE_DIR`, else
+/// `$XDG_STATE_HOME/ahp-elicit`, else `$HOME/.local/state/ahp-elicit`
+/// (empty variables and a relative `XDG_STATE_HOME` are ignored, as the
+/// XDG base directory specification says). `None` when none is set.
+pub fn default_dir() -> Option<PathBuf> {
+    dir_from(|name| std::env::var_os(name))
+}
+
+/// [`default_dir`] with the environment given as a function.
+fn dir_from(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let set = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(d) = set("AHP_ELICIT_STATE_DIR") {
+        return Some(d);
+    }
+    if let Some(d) = set("XDG_STATE_HOME").filter(|d| d.is_absolute()) {
+        return Some(d.join("ahp-elicit"));
+    }
+    set("HOME").map(|h| h.join(".local/state/ahp-elicit"))
+}
+
+/// The sign-in store in a directory (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct FileStore {
+    /// `<dir>/oauth`.
+    oauth: PathBuf,
+    /// `<dir>/oauth/clients`.
+    clients: PathBuf,
+}
+
+/// One file of the store as `auth status` lists it: where it is and what
+/// it holds, or why it could not be read.
+#[derive(Debug)]
+pub struct Entry {
+    /// The file.
+    pub path: PathBuf,
+    /// The sign-in it holds, or the one-line reason it was not read.
+    pub sign_in: Result<SignIn, StoreError>,
+}
+
+impl FileStore {
+    /// Opens (creating when missing) the store in `dir`: `dir` itself is
+    /// created with mode `0700` when missing; `oauth/` and
+    /// `oauth/clients/` are created `0700` and must be directories (not
+    /// links) owned by this user with no group or other bits.
+    ///
+    /// Errors: one line naming the directory and, when it is unsafe, the
+    /// `chmod` that fixes it.
+    pub fn open(dir: &Path) -> Result<FileStore, StoreError> {
+        let oauth = dir.join("oauth");
+        let clients = oauth.join("clients");
+        for d in [dir, oauth.as_path(), clients.as_path()] {
+            make_dir(d)?;
+        }
+        for d in [&oauth, &clients] {
+            check_dir(d)?;
+        }
+        Ok(FileStore { oauth, clients })
+    }
+
+    /// The file a sign-in is kept in (whether or not it exists).
+    pub fn path_of(&self, key: &SignInKey) -> PathBuf {
+        self.oauth.join(format!(
+            "{}.json",
+            hash(&[&key.resource, &key.issuer, &key.account])
+        ))
+    }
+
+    /// The file the client registered at `issuer` is kept in.
+    pub fn client_path(&self, issuer: &str) -> PathBuf {
+        self.clients.join(format!("{}.json", hash(&[issuer])))
+    }
+
+    /// Every sign-in file with what it holds or why it could not be read,
+    /// sorted by file name (`auth status`, which lists a broken file
+    /// instead of failing on it).
+    ///
+    /// Errors: the `oauth/` directory cannot be listed.
+    pub fn entries(&self) -> Result<Vec<Entry>, StoreError> {
+        Ok(self
+            .files()?
+            .into_iter()
+            .map(|path| Entry {
+                sign_in: read_sign_in(&path),
+                path,
+            })
+            .collect())
+    }
+
+    /// Deletes every sign-in file (`auth logout --all`), read or not;
+    /// returns how many were deleted.
+    ///
+    /// Errors: the first file that could not be deleted.
+    pub fn remove_all(&self) -> Result<usize, StoreError> {
+        let files = self.files()?;
+        for f in &files {
+            remove_file(f)?;
+        }
+        Ok(files.len())
+    }
+
+    /// Deletes every client registration (`auth logout --all
+    /// --forget-client`); returns how many were deleted.
+    ///
+    /// Errors: the first file that could not be deleted.
+    pub fn remove_all_clients(&self) -> Result<usize, StoreError> {
+        let files = json_files(&self.clients)?;
+        for f in &files {
+            remove_file(f)?;
+        }
+        Ok(files.len())
+    }
+
+    /// The sign-in files (`*.json` in `oauth/`), sorted.
+    fn files(&self) -> Result<Vec<PathBuf>, StoreError> {
+        json_files(&self.oauth)
+    }
+}
+
+/// The `*.json` files of `dir` (not the temporary `.…` ones), sorted.
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
+    let list = std::fs::read_dir(dir)
+        .map_err(|e| StoreError(format!("cannot list {}: {}", shown(dir), why(&e))))?;
+    let mut out = Vec::new();
+    for entry in list {
+        let entry =
+            entry.map_err(|e| StoreError(format!("cannot list {}: {}", shown(dir), why(&e))))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.ends_with(".json") && !name.starts_with('.') {
+            out.push(entry.path());
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+impl Store for FileStore {
+    fn sign_ins(&self, resource: &str, account: &str) -> Result<Vec<SignIn>, StoreError> {
+        Ok(self
+            .all()?
+            .into_iter()
+            .filter(|s| s.key.resource == resource && s.key.account == account)
+            .collect())
+    }
+
+    /// Every stored sign-in. Errors: the first file that is unsafe or
+    /// unreadable (`auth status` lists them all with [`FileStore::entries`]).
+    fn all(&self) -> Result<Vec<SignIn>, StoreError> {
+        self.files()?.iter().map(|p| read_sign_in(p)).collect()
+    }
+
+    fn save(&self, sign_in: &SignIn) -> Result<(), StoreError> {
+        let bytes = serde_json::to_vec_pretty(&SignInFile::from(sign_in))
+            .map_err(|e| StoreError(format!("cannot write a sign-in: {e}")))?;
+        write_atomic(&self.path_of(&sign_in.key), &bytes)
+    }
+
+    fn remove(&self, key: &SignInKey) -> Result<bool, StoreError> {
+        remove_file(&self.path_of(key))
+    }
+
+    fn client(&self, issuer: &str) -> Result<Option<ClientRegistration>, StoreError> {
+        let path = self.client_path(issuer);
+        let Some(bytes) = read_private(&path)? else {
+            return Ok(None);
+        };
+        let file: ClientFile = parse(&path, &bytes)?;
+        let client = file.client.into_registration(&path)?;
+        // Another issuer with the same 64-bit hash: not this one's.
+        Ok((client.issuer == issuer).then_some(client))
+    }
+
+    fn save_client(&self, client: &ClientRegistration) -> Result<(), StoreError> {
+        let file = ClientFile {
+            version: FORMAT_VERSION,
+            client: ClientJson::from(client),
+        };
+        let bytes = serde_json::to_vec_pretty(&file)
+            .map_err(|e| StoreError(format!("cannot write a client registration: {e}")))?;
+        write_atomic(&self.client_path(&client.issuer), &bytes)
+    }
+
+    fn remove_client(&self, issuer: &str) -> Result<bool, StoreError> {
+        remove_file(&self.client_path(issuer))
+    }
+
+    fn lock(&self, key: &SignInKey) -> Result<Box<dyn StoreLock>, StoreError> {
+        let path = self.path_of(key).with_extension("lock");
+        let file = open_lock(&path)?;
+        // SAFETY: flock on a descriptor this function owns; blocks until
+        // the lock is free.
+        loop {
+            let rc = unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&file), libc::LOCK_EX) };
+            if rc == 0 {
+                return Ok(Box::new(FileLock(file)));
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(StoreError(format!(
+                    "cannot lock {}: {}",
+                    shown(&path),
+                    why(&e)
+                )));
+            }
+        }
+    }
+}
+
+/// A held `flock` on a sign-in's lock file, released when dropped (the
+/// descriptor is closed).
+struct FileLock(#[allow(dead_code)] File);
+impl StoreLock for FileLock {}
+
+/// Opens (creating, `0600`, never through a link) a lock file.
+fn open_lock(path: &Path) -> Result<File, StoreError> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| refused_open(path, &e, "open the lock file"))
+}
+
+/// 16 lowercase hex digits of SHA-256 over each part's length (8 bytes,
+/// big-endian) and bytes.
+fn hash(parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update((p.len() as u64).to_be_bytes());
+        h.update(p.as_bytes());
+    }
+    h.finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A path for a message: made safe for a terminal.
+fn shown(path: &Path) -> String {
+    crate::safe_text::display(&path.to_string_lossy()).into_owned()
+}
+
+fn why(e: &std::io::Error) -> String {
+    crate::files::io_reason(e)
+}
+
+/// Creates `dir` (mode `0700`) when missing.
+fn make_dir(dir: &Path) -> Result<(), StoreError> {
+    match std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+    {
+        Ok(()) => Ok(()),
+        Err(e) => Err(StoreError(format!(
+            "cannot create the sign-in directory {}: {}",
+            shown(dir),
+            why(&e)
+        ))),
+    }
+}
+
+/// `dir` is a real directory, this user's, with no group or other bits.
+fn check_dir(dir: &Path) -> Result<(), StoreError> {
+    let p = shown(dir);
+    let m = std::fs::symlink_metadata(dir).map_err(|e| {
+        StoreError(format!(
+            "cannot read the sign-in directory {p}: {}",
+            why(&e)
+        ))
+    })?;
+    if m.file_type().is_symlink() {
+        return Err(StoreError(format!(
+            "refusing to use the sign-in directory {p}: it is a symbolic link; remove it (rm {p}) and sign in again"
+        )));
+    }
+    if !m.is_dir() {
+        return Err(StoreError(format!(
+            "refusing to use the sign-in directory {p}: it is not a directory"
+        )));
+    }
+    check_owner_and_mode(&m, &p, "the sign-in directory", "700")
+}
+
+/// Owned by this user and no group or other permission bits.
+fn check_owner_and_mode(
+    m: &std::fs::Metadata,
+    shown: &str,
+    what: &str,
+    fix: &str,
+) -> Result<(), StoreError> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if m.uid() != me {
+        return Err(StoreError(format!(
+            "refusing to read {what} {shown}: it belongs to another user (uid {}); remove it, or run chown {me} {shown}",
+            m.uid()
+        )));
+    }
+    let mode = m.mode() & 0o777;
+    if mode & 0o077 != 0 {
+        let who = if mode & 0o070 != 0 && mode & 0o007 == 0 {
+            "its group"
+        } else {
+            "others"
+        };
+        return Err(StoreError(format!(
+            "refusing to read {what} {shown}: it is open to {who} (mode {mode:04o}); run chmod {fix} {shown}"
+        )));
+    }
+    Ok(())
+}
+
+/// An open that failed, as one line: a symbolic link says so and how to
+/// get rid of it.
+fn refused_open(path: &Path, e: &std::io::Error, doing: &str) -> StoreError {
+    let p = shown(path);
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        return StoreError(format!(
+            "refusing to {doing} {p}: it is a symbolic link; remove it (rm {p}) and sign in again"
+        ));
+    }
+    StoreError(format!("cannot {doing} {p}: {}", why(e)))
+}
+
+/// The bytes of a store file, `None` when it does not exist; the file is
+/// opened without following a link and checked once open (regular, this
+/// user's, `0600` or stricter).
+fn read_private(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
+    // O_NONBLOCK: a FIFO planted at the path must not hang the open.
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(refused_open(path, &e, "read the sign-in file")),
+    };
+    let p = shown(path);
+    let m = file
+        .metadata()
+        .map_err(|e| StoreError(format!("cannot read the sign-in file {p}: {}", why(&e))))?;
+    if !m.is_file() {
+        return Err(StoreError(format!(
+            "refusing to read the sign-in file {p}: it is not a regular file; remove it (rm {p})"
+        )));
+    }
+    check_owner_and_mode(&m, &p, "the sign-in file", "600")?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| StoreError(format!("cannot read the sign-in file {p}: {}", why(&e))))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(StoreError(format!(
+            "the sign-in file {p} is over {} KiB: not a sign-in; remove it (rm {p})",
+            MAX_FILE_BYTES / 1024
+        )));
+    }
+    Ok(Some(bytes))
+}
+
+/// Reads one sign-in file.
+fn read_sign_in(path: &Path) -> Result<SignIn, StoreError> {
+    let bytes = read_private(path)?.ok_or_else(|| {
+        StoreError(format!(
+            "the sign-in file {} disappeared while it was read",
+            shown(path)
+        ))
+    })?;
+    let file: SignInFile = parse(path, &bytes)?;
+    file.into_sign_in(path)
+}
+
+/// Parses a store file after checking its version.
+fn parse<T: serde::de::DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T, StoreError> {
+    let p = shown(path);
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        StoreError(format!(
+            "the sign-in file {p} is not JSON ({e}); remove it (rm {p}) and sign in again"
+        ))
+    })?;
+    match value.get("version").and_then(serde_json::Value::as_u64) {
+        Some(v) if v == u64::from(FORMAT_VERSION) => {}
+        Some(v) => {
+            return Err(StoreError(format!(
+                "the sign-in file {p} has format version {v}; this ahp-elicit reads version {FORMAT_VERSION} (was it written by another version?)"
+            )))
+        }
+        None => {
+            return Err(StoreError(format!(
+                "the sign-in file {p} has no format version: not an ahp-elicit sign-in; remove it (rm {p})"
+            )))
+        }
+    }
+    serde_json::from_value(value).map_err(|e| {
+        StoreError(format!(
+            "the sign-in file {p} is damaged ({}); remove it (rm {p}) and sign in again",
+            without_values(&e.to_string())
+        ))
+    })
+}
+
+/// A serde message without the values it quotes (a token may be one):
+/// "missing field `x`" as it is, "invalid type: string \"…\", expected a
+/// sequence" as "a field has the wrong type (expected a sequence)".
+fn without_values(message: &str) -> String {
+    if message.starts_with("missing field") {
+        return message.to_owned();
+    }
+    match message.rsplit_once(", expected ") {
+        Some((_, expected)) => format!("a field has the wrong type (expected {expected})"),
+        None => "a field has the wrong type".to_owned(),
+    }
+}
+
+/// Counter for temporary file names within this process.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `bytes` to `path` atomically (see the module documentation).
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (tmp, mut file) = loop {
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(refused_open(&tmp, &e, "write the sign-in file")),
+        }
+    };
+    let p = shown(path);
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(StoreError(format!(
+            "cannot write the sign-in file {p}: {}",
+            why(&e)
+        )));
+    }
+    // The rename itself made durable.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Deletes `path`; `Ok(false)` when it was not there.
+fn remove_file(path: &Path) -> Result<bool, StoreError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(StoreError(format!(
+            "cannot delete the sign-in file {}: {}",
+            shown(path),
+            why(&e)
+        ))),
+    }
+}
+
+/// A time as RFC 3339 in UTC with nanoseconds (exact round trip).
+fn time_text(t: SystemTime) -> String {
+    humantime::format_rfc3339_nanos(t).to_string()
+}
+
+fn time_from(text: &str, path: &Path, field: &str) -> Result<SystemTime, StoreError> {
+    humantime::parse_rfc3339(text).map_err(|_| {
+        let p = shown(path);
+        StoreError(format!(
+            "the sign-in file {p} is damaged ({field} is not an RFC 3339 time); remove it (rm {p}) and sign in again"
+        ))
+    })
+}
+
+/// A sign-in file.
+#[derive(Serialize, Deserialize)]
+struct SignInFile {
+    version: u32,
+    mcp_url: String,
+    resource: String,
+    issuer: String,
+    account: String,
+    as_metadata_url: String,
+    client: ClientJson,
+    tokens: TokensJson,
+}
+
+/// A client registration file (`oauth/clients/`).
+#[derive(Serialize, Deserialize)]
+struct ClientFile {
+    version: u32,
+    client: ClientJson,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ClientJson {
+    issuer: String,
+    kind: String,
+    client_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    client_secret: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    client_secret_expires_at: Option<u64>,
+    token_endpoint_auth_method: String,
+    redirect_uri: String,
+}
+
+#[derive(Serialize, Deserialize)]
+struct TokensJson {
+    access_token: String,
+    token_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    expires_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    refresh_token: Option<String>,
+    scopes_requested: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scopes_granted: Option<Vec<String>>,
+    obtained_at: String,
+}
+
+impl From<&ClientRegistration> for ClientJson {
+    fn from(c: &ClientRegistration) -> Self {
+        ClientJson {
+            issuer: c.issuer.clone(),
+            kind: c.kind.as_str().to_owned(),
+            client_id: c.client_id.clone(),
+            // A pre-registered client's secret is read each run
+            // (`--client-secret env:|file:`), never written.
+            client_secret: match c.kind {
+                ClientKind::PreRegistered => None,
+                _ => c.client_secret.as_ref().map(|s| s.expose().to_owned()),
+            },
+            client_secret_expires_at: c.client_secret_expires_at,
+            token_endpoint_auth_method: c.token_endpoint_auth_method.clone(),
+            redirect_uri: c.redirect_uri.clone(),
+        }
+    }
+}
+
+impl ClientJson {
+    fn into_registration(self, path: &Path) -> Result<ClientRegistration, StoreError> {
+        let kind = ClientKind::parse(&self.kind).ok_or_else(|| {
+            let p = shown(path);
+            StoreError(format!(
+                "the sign-in file {p} names an unknown client kind '{}'; remove it (rm {p}) and sign in again",
+                crate::safe_text::display(&self.kind)
+            ))
+        })?;
+        Ok(ClientRegistration {
+            issuer: self.issuer,
+            kind,
+            client_id: self.client_id,
+            client_secret: self.client_secret.map(Secret::new),
+            client_secret_expires_at: self.client_secret_expires_at,
+            token_endpoint_auth_method: self.token_endpoint_auth_method,
+            redirect_uri: self.redirect_uri,
+        })
+    }
+}
+
+impl From<&SignIn> for SignInFile {
+    fn from(s: &SignIn) -> Self {
+        let t = &s.tokens;
+        SignInFile {
+            version: FORMAT_VERSION,
+            mcp_url: s.mcp_url.clone(),
+            resource: s.key.resource.clone(),
+            issuer: s.key.issuer.clone(),
+            account: s.key.account.clone(),
+            as_metadata_url: s.as_metadata_url.clone(),
+            client: ClientJson::from(&s.client),
+            tokens: TokensJson {
+                access_token: t.access_token.expose().to_owned(),
+                token_type: t.token_type.clone(),
+                expires_at: t.expires_at.map(time_text),
+                refresh_token: t.refresh_token.as_ref().map(|r| r.expose().to_owned()),
+                scopes_requested: t.scopes_requested.clone(),
+                scopes_granted: t.scopes_granted.clone(),
+                obtained_at: time_text(t.obtained_at),
+            },
+        }
+    }
+}
+
+impl SignInFile {
+    fn into_sign_in(self, path: &Path) -> Result<SignIn, StoreError> {
+        let t = self.tokens;
+        let expires_at = match &t.expires_at {
+            Some(x) => Some(time_from(x, path, "expires_at")?),
+            None => None,
+        };
+        Ok(SignIn {
+            key: SignInKey {
+                resource: self.resource,
+                issuer: self.issuer,
+                account: self.account,
+            },
+            mcp_url: self.mcp_url,
+            as_metadata_url: self.as_metadata_url,
+            client: self.client.into_registration(path)?,
+            tokens: Tokens {
+                access_token: Secret::new(t.access_token),
+                token_type: t.token_type,
+                expires_at,
+                refresh_token: t.refresh_token.map(Secret::new),
+                scopes_requested: t.scopes_requested,
+                scopes_granted: t.scopes_granted,
+                obtained_at: time_from(&t.obtained_at, path, "obtained_at")?,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::Duration;
+
+    fn sign_in(account: &str) -> SignIn {
+        SignIn {
+            key: SignInKey {
+                resource: "https://mcp.example.com/mcp".into(),
+                issuer: "https://login.example.com".into(),
+                account: account.into(),
+            },
+            mcp_url: "https://mcp.example.com/mcp".into(),
+            as_metadata_url: "https://login.example.com/.well-known/oauth-authorization-server"
+                .into(),
+            client: ClientRegistration {
+                issuer: "https://login.example.com".into(),
+                kind: ClientKind::Dynamic,
+                client_id: "client-1".into(),
+                client_secret: Some(Secret::new("CLIENT-SECRET-1")),
+                client_secret_expires_at: Some(1_900_000_000),
+                token_endpoint_auth_method: "client_secret_basic".into(),
+                redirect_uri: "http://127.0.0.1:51234/callback".into(),
+            },
+            tokens: Tokens {
+                access_token: Secret::new("ACCESS-TOKEN-1"),
+                token_type: "Bearer".into(),
+                expires_at: Some(
+                    SystemTime::UNIX_EPOCH + Duration::new(1_800_000_000, 123_456_789),
+                ),
+                refresh_token: Some(Secret::new("REFRESH-TOKEN-1")),
+                scopes_requested: vec!["mcp:read".into(), "offline_access".into()],
+                scopes_granted: Some(vec!["mcp:read".into()]),
+                obtained_at: SystemTime::UNIX_EPOCH + Duration::new(1_799_996_400, 1),
+            },
+        }
+    }
+
+    fn mode(p: &Path) -> u32 {
+        std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o777
+    }
+
+    fn chmod(p: &Path, m: u32) {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    }
+
+    #[test]
+    fn every_field_round_trips_and_files_are_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileStore::open(&dir.path().join("state")).unwrap();
+        let s = sign_in("default");
+        store.save(&s).unwrap();
+        let path = store.path_of(&s.key);
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&dir.path().join("state/oauth")), 0o700);
+        assert_eq!(mode(&dir.path().join("state/oauth/clients")), 0o700);
+        assert_eq!(mode(&dir.path().join("state")), 0o700);
+        let name = path.file_name().unwrap().to_str().unwrap();
+        assert_eq!(name.len(), 16 + ".json".len(), "{name}");
+        assert!(name[..16].chars().all(|c| c.is_ascii_hexdigit()));
+
+        assert_eq!(store.all().unwrap(), vec![s.clone()]);
+        assert_eq!(
+            store
+                .sign_ins("https://mcp.example.com/mcp", "default")
+                .unwrap(),
+            vec![s.clone()]
+        );
+        // Identifiers are exact strings.
+        assert!(store
+            .sign_ins("https://mcp.example.com/mcp/", "default")
+            .unwrap()
+            .is_empty());
+        assert!(store
+            .sign_ins("https://mcp.example.com/mcp", "work")
+            .unwrap()
+            .is_empty());
+
+        // The optional fields absent round-trip too.
+        let mut bare = sign_in("bare");
+        bare.tokens.expires_at = None;
+        bare.tokens.refresh_token = None;
+        bare.tokens.scopes_granted = None;
+        bare.client.client_secret = None;
+        bare.client.client_secret_expires_at = None;
+        bare.client.kind = ClientKind::MetadataDocument;
+        store.save(&bare).unwrap();
+        let all = store.all().unwrap();
+        assert_eq!(all.len(), 2);
+        assert!(all.contains(&bare) && all.contains(&s));
+    }
+
+    #[test]
+    fn secrets_are_in_the_file_but_never_in_debug_or_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileStore::open(dir.path()).unwrap();
+        let s = sign_in("default");
+        store.save(&s).unwrap();
+        let path = store.path_of(&s.key);
+        let text = std::fs::read_to_string(&path).unwrap();
+        for secret in ["ACCESS-TOKEN-1", "REFRESH-TOKEN-1", "CLIENT-SECRET-1"] {
+            assert!(text.contains(secret), "{secret} not stored");
+        }
+        let debug = format!("{:?} {:?}", store.all().unwrap(), store.entries().unwrap());
+        assert!(
+            !debug.contains("TOKEN-1") && !debug.contains("SECRET-1"),
+            "{debug}"
+        );
+
+        // A damaged file (a field of the wrong type) is named, its values not.
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["tokens"]["scopes_requested"] = serde_json::json!("ACCESS-TOKEN-2");
+        std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+        let e = store.all().unwrap_err().0;
+        assert!(
+            e.contains("is damaged (a field has the wrong type (expected a sequence))"),
+            "{e}"
+        );
+        assert!(e.contains(&path.display().to_string()), "{e}");
+        assert!(!e.contains("TOKEN-2"), "{e}");
+        // Not JSON at all.
+        std::fs::write(&path, "ACCESS-TOKEN-3 {").unwrap();
+        let e = store.all().unwrap_err().0;
+        assert!(e.contains("is not JSON") && !e.contains("TOKEN-3"), "{e}");
+    }
+
+    #[test]
+    fn a_pre_registered_clients_secret_is_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileStore::open(dir.path()).unwrap();
+        let mut s = sign_in("default");
+        s.client.kind = ClientKind::PreRegistered;
+        store.save(&s).unwrap();
+        store.save_client(&s.client).unwrap();
+        let text = std::fs::read_to_string(store.path_of(&s.key)).unwrap();
+        let client = std::fs::read_to_string(store.client_path(&s.client.issuer)).unwrap();
+        assert!(!text.contains("CLIENT-SECRET-1") && !client.contains("CLIENT-SECRET-1"));
+        assert_eq!(store.all().unwrap()[0].client.client_secret, None);
+    }
+
+    #[test]
+    fn client_registrations_are_kept_per_issuer() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileStore::open(dir.path()).unwrap();
+        let c = sign_in("default").client;
+        store.save_client(&c).unwrap();
+        assert_eq!(mode(&store.client_path(&c.issuer)), 0o600);
+        assert_eq!(store.client(&c.issuer).unwrap(), Some(c.clone()));
+        assert_eq!(store.client("https://login.example.com/").unwrap(), None);
+        // Client files are not sign-ins.
+        assert!(store.all().unwrap().is_empty());
+        assert!(store.remove_client(&c.issuer).unwrap());
+        assert!(!store.remove_client(&c.issuer).unwrap());
+        assert_eq!(store.client(&c.issuer).unwrap(), None);
+    }
+
+    #[test]
+    fn a_file_open_to_others_is_refused_with_the_chmod_that_fixes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileStore::open(dir.path()).unwrap();
+        let s = sign_in("default");
+        store.save(&s).unwrap();
+        let path = store.path_of(&s.key);
+        let p = path.display().to_string();
+        chmod(&path, 0o644);
+        let e = store.all().unwrap_err().0;
+        assert_eq!(
+            e,
+            format!("refusing to read the sign-in file {p}: it is open to others (mode 0644); run chmod 600 {p}")
+        );
+        chmod(&path, 0o640);
+        let e = store.all().unwrap_err().0;
+        assert!(e.contains("open to its group (mode 0640)"), "{e}");
+        chmod(&path, 0o600);
+        assert_eq!(store.all().unwrap().len(), 1);
+
+        let oauth = dir.path().join("oauth");
+        chmod(&oauth, 0o755);
+        let e = FileStore::open(dir.path()).unwrap_err().0;
+        let o = oauth.display().to_string();
+        assert!(
+            e.ends_with(&format!("(mode 0755); run chmod 700 {o}")),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_file_owned_by_another_user_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.json");
+        std::fs::write(&path, "{}").unwrap();
+        // Root can give the file away; anyone else checks the rule on a
+        // file they do not own (the root directory).
+        let root = unsafe { libc::geteuid() } == 0;
+        if root {
+            std::os::unix::fs::chown(&path, Some(65534), None).unwrap();
+        }
+        let m = std::fs::metadata(if root { path.as_path() } else { Path::new("/") }).unwrap();
+        assert_ne!(m.uid(), unsafe { libc::geteuid() });
+        let e = check_owner_and_mode(&m, "F", "the sign-in file", "600")
+            .unwrap_err()
+            .0;
+        assert!(
+            e.starts_with("refusing to read the sign-in file F: it belongs to another user (uid "),
+            "{e}"
+        );
+        if unsafe { libc::geteuid() } == 0 {
+            chmod(&path, 0o600);
+            let e = read_private(&path).unwrap_err().0;
+            assert!(e.contains("belongs to another user (uid 65534)"), "{e}");
+        }
+    }
+
+    #[test]
+    fn links_and_fifos_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileStore::open(dir.path()).unwrap();
+        let s = sign_in("default");
+        let path = store.path_of(&s.key);
+        let victim = dir.path().join("elsewhere.json");
+        std::fs::write(&victim, "{}").unwrap();
+        chmod(&victim, 0o600);
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        let e = store.all().unwrap_err().0;
+        assert!(e.contains("is a symbolic link; remove it (rm "), "{e}");
+        // Writing replaces the link itself, never the file it names.
+        store.save(&s).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "{}");
+        assert!(!std::fs::symlink_metadata(&path)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(store.all().unwrap(), vec![s.clone()]);
+
+        std::fs::remove_file(&path).unwrap();
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = store.all().unwrap_err().0;
+        assert!(e.contains("is not a regular file"), "{e}");
+
+        // A linked oauth directory is refused.
+        let other = tempfile::tempdir().unwrap();
+        let linked = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(other.path(), linked.path().join("oauth")).unwrap();
+        let e = FileStore::open(linked.path()).unwrap_err().0;
+        assert!(e.contains("is a symbolic link"), "{e}");
+    }
+
+    #[test]
+    fn a_save_replaces_the_file_atomically_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileStore::open(dir.path()).unwrap();
+        let mut s = sign_in("default");
+        store.save(&s).unwrap();
+        let path = store.path_of(&s.key);
+        // A hard link keeps the old file: a rename leaves it whole, an
+        // in-place write would change it.
+        let old = dir.path().join("old");
+        std::fs::hard_link(&path, &old).unwrap();
+        let before = std::fs::read(&old).unwrap();
+        s.tokens.access_token = Secret::new("ACCESS-TOKEN-NEW");
+        store.save(&s).unwrap();
+        assert_eq!(std::fs::read(&old).unwrap(), before);
+        assert_eq!(
+            store.all().unwrap()[0].tokens.access_token.expose(),
+            "ACCESS-TOKEN-NEW"
+        );
+        assert_eq!(mode(&path), 0o600);
+        let names: Vec<String> = std::fs::read_dir(dir.path().join("oauth"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+    }
+
+    #[test]
+    fn other_versions_and_foreign_files_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileStore::open(dir.path()).unwrap();
+        let s = sign_in("default");
+        store.save(&s).unwrap();
+        let path = store.path_of(&s.key);
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        v["version"] = 2.into();
+        std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+        let e = store.all().unwrap_err().0;
+        assert!(
+            e.contains("has format version 2; this ahp-elicit reads version 1"),
+            "{e}"
+        );
+        std::fs::write(&path, "[1, 2]").unwrap();
+        let e = store.all().unwrap_err().0;
+        assert!(e.contains("has no format version"), "{e}");
+        // `entries` lists the broken file rather than failing.
+        let entries = store.entries().unwrap();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[0].path, path);
+        assert!(entries[0].sign_in.is_err());
+        assert_eq!(store.remove_all().unwrap(), 1);
+        assert!(store.entries().unwrap().is_empty());
+    }
+
+    #[test]
+    fn remove_deletes_one_sign_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileStore::open(dir.path()).unwrap();
+        store.save(&sign_in("default")).unwrap();
+        store.save(&sign_in("work")).unwrap();
+        assert!(store.remove(&sign_in("work").key).unwrap());
+        assert!(!store.remove(&sign_in("work").key).unwrap());
+        assert_eq!(store.all().unwrap(), vec![sign_in("default")]);
+    }
+
+    /// Whether another open of the lock file could take the lock now.
+    fn free(store: &FileStore, key: &SignInKey) -> bool {
+        let f = open_lock(&store.path_of(key).with_extension("lock")).unwrap();
+        let rc = unsafe {
+            libc::flock(
+                std::os::fd::AsRawFd::as_raw_fd(&f),
+                libc::LOCK_EX | libc::LOCK_NB,
+            )
+        };
+        rc == 0
+    }
+
+    #[test]
+    fn the_lock_is_held_until_dropped_and_serializes_read_modify_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileStore::open(dir.path()).unwrap();
+        let s = sign_in("default");
+        let held = store.lock(&s.key).unwrap();
+        assert_eq!(mode(&store.path_of(&s.key).with_extension("lock")), 0o600);
+        assert!(!free(&store, &s.key));
+        // Another sign-in's lock is another file.
+        assert!(free(&store, &sign_in("work").key));
+        drop(held);
+        assert!(free(&store, &s.key));
+
+        // Two threads each refresh (read, change, write) 25 times under
+        // the lock: no update is lost.
+        let mut first = s.clone();
+        first.tokens.token_type = "0".into();
+        store.save(&first).unwrap();
+        let threads: Vec<_> = (0..2)
+            .map(|_| {
+                let store = store.clone();
+                let key = s.key.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..25 {
+                        let _l = store.lock(&key).unwrap();
+                        let mut cur = store.all().unwrap().remove(0);
+                        let n: u32 = cur.tokens.token_type.parse().unwrap();
+                        cur.tokens.token_type = (n + 1).to_string();
+                        store.save(&cur).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(store.all().unwrap()[0].tokens.token_type, "50");
+    }
+
+    #[test]
+    fn the_directory_follows_the_environment() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| std::ffi::OsString::from(v))
+            }
+        };
+        assert_eq!(
+            dir_from(env(&[("AHP_ELICIT_STATE_DIR", "/s"), ("HOME", "/h")])),
+            Some(PathBuf::from("/s"))
+        );
+        assert_eq!(
+            dir_from(env(&[("XDG_STATE_HOME", "/x"), ("HOME", "/h")])),
+            Some(PathBuf::from("/x/ahp-elicit"))
+        );
+        assert_eq!(
+            dir_from(env(&[
+                ("XDG_STATE_HOME", "rel"),
+                ("AHP_ELICIT_STATE_DIR", ""),
+                ("HOME", "/h")
+            ])),
+            Some(PathBuf::from("/h/.local/state/ahp-elicit"))
+        );
+        assert_eq!(dir_from(env(&[])), None);
+    }
+}
