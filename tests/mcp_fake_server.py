@@ -45,6 +45,8 @@ Last-Event-ID; "expire" answers the first call with 404 for the session.
 Hostile text: the server's stderr and one elicitationId carry an ESC, which
 the client must never pass to the terminal raw.
 
+`--one-tool` lists only `probe` (a server with one tool).
+
 Eras (flags): by default the server speaks only 2025-11-25 and answers
 server/discover with -32601; `--exit-on-unknown` exits on it instead, and
 `--ignore-unknown` never answers it, `--discover-32022` refuses it with
@@ -288,7 +290,7 @@ def answer(state, msg):
         return {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                 "serverInfo": SERVER_INFO}
     if method == "tools/list":
-        return {"tools": TOOLS}
+        return {"tools": TOOLS[:1] if "--one-tool" in sys.argv else TOOLS}
     if method == "ping":
         return {}
     return None

@@ -44,7 +44,7 @@ use super::{Exit, Words};
 )]
 pub struct McpArgs {
     /// The tool to call. Without it (and without --prompt or --read) the
-    /// tools are listed (and a server's only tool is called).
+    /// tools are only listed: no tool is called.
     #[arg(long, value_name = "TOOL", display_order = 1, conflicts_with_all = ["prompt", "read"])]
     pub call: Option<String>,
     /// Get this prompt (prompts/get) instead of calling a tool; --args are
@@ -319,8 +319,8 @@ pub fn run(args: McpArgs) -> Exit {
     let inner = match answer.responder(log.clone()) {
         Ok(r) => r,
         // Listing asks nothing of the person: without a terminal it still
-        // lists, and a request that comes all the same (a one-tool server
-        // is called) gets no answer, with the reason.
+        // lists, and a request a server pushes all the same gets no
+        // answer, with the reason.
         Err(e)
             if opts.operation == crate::mcp::Operation::List
                 && answer.answers.is_none()

@@ -319,24 +319,14 @@ impl Client {
         })
     }
 
+    /// The tool to call: the one `--call` named, never one the person did
+    /// not name (without `--call` the tools are only listed and shown).
     fn choose_tool(&self, tools: &[Value]) -> Option<String> {
         let call = match &self.opts.operation {
             Operation::Tool(t) => Some(t.clone()),
             _ => {
                 show_tools(&self.opts.notices, tools);
-                match tools {
-                    [only] => {
-                        let name = str_field(only, "name");
-                        if let Some(n) = &name {
-                            self.notice(&format!(
-                                "no --call given and the server offers one tool: calling '{}'",
-                                safe_text::display(n)
-                            ));
-                        }
-                        name
-                    }
-                    _ => None,
-                }
+                None
             }
         };
         if let Some(name) = &call {

@@ -147,8 +147,8 @@ impl Target {
 /// What the session asks of the server once connected.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Operation {
-    /// List the tools; if the server offers exactly one tool, call it (so
-    /// a one-tool test server needs no flag).
+    /// List the tools (printed as `{"tools": [...]}`); no tool is called,
+    /// not even a server's only one.
     #[default]
     List,
     /// `--call TOOL`: `tools/call`.
@@ -214,8 +214,8 @@ pub struct McpOptions {
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl McpOptions {
-    /// Options for `target` with every default: list the tools (calling a
-    /// server's only tool), both modes, no events file, no timeout.
+    /// Options for `target` with every default: list the tools (calling
+    /// none), both modes, no events file, no timeout.
     pub fn new(target: Target) -> Self {
         McpOptions {
             target,

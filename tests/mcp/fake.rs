@@ -106,6 +106,35 @@ fn listing_needs_no_terminal() {
     assert!(!r.stderr.contains("no terminal"), "{}", r.stderr);
 }
 
+/// Without --call a server's only tool is listed, never called: the
+/// server sees no tools/call.
+#[test]
+fn listing_never_calls_a_servers_only_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("received.jsonl");
+    let env = format!("FAKE_RECORD={}", record.display());
+    let server = fake_server();
+    let r = run(&["--", "env", &env, python(), &server, "--one-tool"]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let listed: Value = serde_json::from_str(&r.stdout).expect("the tools as JSON");
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["probe"]);
+    let seen = std::fs::read_to_string(&record).unwrap_or_default();
+    let methods: Vec<String> = seen
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|m| m["method"].as_str().map(str::to_owned))
+        .collect();
+    assert!(methods.iter().any(|m| m == "tools/list"), "{methods:?}");
+    assert!(!methods.iter().any(|m| m == "tools/call"), "{methods:?}");
+    assert!(r.events.is_empty(), "{:?}", r.events);
+}
+
 fn result_text(ev: &Value) -> Value {
     let t = ev["payload"]["elicitation"]["result"]["text"]
         .as_str()
