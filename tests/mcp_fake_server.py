@@ -15,7 +15,8 @@ notifications to the client and record each answer; the tool result's
 Steps of case "all": ping, form (defaults on name and age), url,
 (notification elicitation/complete), bad-mode, invalid (a nested object
 property), roots (roots/list, not offered by the client). Case "required":
-one form with a required field and no default. Case "links": one form whose
+one form with a required field and no default. Case "quiet": asks nothing.
+Case "links": one form whose
 default and options are URLs with a query. Case "rules": three
 different forms in one call (a booking, feedback, an offer to sign up), for
 answer rules. The tool `gated` (stdio,
@@ -255,6 +256,8 @@ def probe(state, case, call, notify, extra=None):
         responses["offers"] = call("elicitation/create", OFFERS)
     elif case == "links":
         responses["links"] = call("elicitation/create", LINKS)
+    elif case == "quiet":
+        pass
     elif case == "refused":
         # A nested object under a key with an ESC: refused under the strict
         # policy; the key must reach the screen neutralised.

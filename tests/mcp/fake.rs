@@ -135,6 +135,70 @@ fn listing_never_calls_a_servers_only_tool() {
     assert!(r.events.is_empty(), "{:?}", r.events);
 }
 
+/// `ahp-elicit mcp ARGS -- python3 fake` in a new session (no
+/// controlling terminal, no /dev/tty), without --events or a policy.
+fn without_terminal(args: &[&str]) -> Run {
+    use std::os::unix::process::CommandExt;
+    let mut c = Command::new(bin());
+    c.arg("mcp")
+        .args(args)
+        .args(["--", python(), &fake_server()])
+        .stdin(Stdio::null());
+    // SAFETY: setsid is async-signal-safe; nothing else runs in the child
+    // before exec.
+    unsafe {
+        c.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let out = c.output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        events: Vec::new(),
+    }
+}
+
+/// A call that asks nothing needs no terminal and no --action.
+#[test]
+fn a_call_that_asks_nothing_runs_without_a_terminal() {
+    let r = without_terminal(&["--call", "probe", "--args", r#"{"case":"quiet"}"#]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert_eq!(r.json()["content"][0]["text"], "probe done");
+    assert!(!r.stderr.contains("no terminal"), "{}", r.stderr);
+}
+
+/// Without a terminal, an elicitation that comes is answered cancel, the
+/// reason is said, and the run exits 2.
+#[test]
+fn an_elicitation_without_a_terminal_is_cancelled_and_said() {
+    let r = without_terminal(&["--call", "probe", "--args", r#"{"case":"required"}"#]);
+    assert_eq!(r.code, 2, "stderr: {}", r.stderr);
+    assert_eq!(
+        r.response("required"),
+        json!({"id": r.response("required")["id"], "result": {"action": "cancel"}})
+    );
+    assert!(
+        r.stderr.contains("answered cancel: no terminal"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("use --answers FILE or --action to answer without one"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("1 elicitation(s) answered cancel: no terminal to answer on"),
+        "{}",
+        r.stderr
+    );
+}
+
 fn result_text(ev: &Value) -> Value {
     let t = ev["payload"]["elicitation"]["result"]["text"]
         .as_str()
