@@ -978,14 +978,90 @@ mod live {
             "import sys; sys.stdin.read()",
         ]);
         assert_eq!(r.code, 2, "{}", r.stderr);
+        // One --connect-timeout for the question and the fallback, said
+        // as given.
         assert!(
-            r.stderr
-                .contains("no answer to initialize within 1 s (--connect-timeout)"),
+            r.stderr.contains(
+                "no answer to server/discover or initialize within 1 s (--connect-timeout)"
+            ),
             "{}",
             r.stderr
         );
         // Hang detection only.
         assert!(start.elapsed() < Duration::from_secs(20));
+        let r = run(&[
+            "--connect-timeout",
+            "1.5s",
+            "--protocol",
+            "2025-11-25",
+            "--action",
+            "accept",
+            "--",
+            python(),
+            "-c",
+            "import sys; sys.stdin.read()",
+        ]);
+        assert!(
+            r.stderr
+                .contains("no answer to initialize within 1.5 s (--connect-timeout)"),
+            "{}",
+            r.stderr
+        );
+    }
+
+    /// A server that crashes at start is said with its exit status and
+    /// last stderr line, and not started again.
+    #[test]
+    fn a_server_that_crashes_at_start_is_not_started_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let starts = dir.path().join("starts");
+        let code = format!(
+            "import sys; open({:?}, 'a').write('x'); sys.stderr.write('Traceback\\nImportError: no module named mcp\\n'); sys.exit(3)",
+            starts.display().to_string()
+        );
+        let r = run(&[
+            "--call",
+            "x",
+            "--action",
+            "accept",
+            "--",
+            python(),
+            "-c",
+            &code,
+        ]);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(
+            r.stderr.contains(
+                "the server exited with status 3 before answering server/discover (its last stderr line: ImportError: no module named mcp)"
+            ),
+            "{}",
+            r.stderr
+        );
+        assert!(
+            !r.stderr.contains("starting the server again"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(std::fs::read_to_string(&starts).unwrap(), "x");
+        // In the older revision too.
+        let r = run(&[
+            "--protocol",
+            "2025-11-25",
+            "--call",
+            "x",
+            "--action",
+            "accept",
+            "--",
+            python(),
+            "-c",
+            &code,
+        ]);
+        assert!(
+            r.stderr
+                .contains("the server exited with status 3 before answering initialize"),
+            "{}",
+            r.stderr
+        );
     }
 
     fn alive(pid: i32) -> bool {
