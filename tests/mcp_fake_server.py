@@ -15,7 +15,8 @@ notifications to the client and record each answer; the tool result's
 Steps of case "all": ping, form (defaults on name and age), url,
 (notification elicitation/complete), bad-mode, invalid (a nested object
 property), roots (roots/list, not offered by the client). Case "required":
-one form with a required field and no default. Case "links": one form whose
+one form with a required field and no default. Case "quiet": asks nothing.
+Case "links": one form whose
 default and options are URLs with a query. Case "rules": three
 different forms in one call (a booking, feedback, an offer to sign up), for
 answer rules. The tool `gated` (stdio,
@@ -44,6 +45,8 @@ Last-Event-ID; "expire" answers the first call with 404 for the session.
 
 Hostile text: the server's stderr and one elicitationId carry an ESC, which
 the client must never pass to the terminal raw.
+
+`--one-tool` lists only `probe` (a server with one tool).
 
 Eras (flags): by default the server speaks only 2025-11-25 and answers
 server/discover with -32601; `--exit-on-unknown` exits on it instead, and
@@ -263,6 +266,8 @@ def probe(state, case, call, notify, extra=None):
         responses["offers"] = call("elicitation/create", OFFERS)
     elif case == "links":
         responses["links"] = call("elicitation/create", LINKS)
+    elif case == "quiet":
+        pass
     elif case == "refused":
         # A nested object under a key with an ESC: refused under the strict
         # policy; the key must reach the screen neutralised.
@@ -298,7 +303,7 @@ def answer(state, msg):
         return {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                 "serverInfo": SERVER_INFO}
     if method == "tools/list":
-        return {"tools": TOOLS}
+        return {"tools": TOOLS[:1] if "--one-tool" in sys.argv else TOOLS}
     if method == "ping":
         return {}
     return None

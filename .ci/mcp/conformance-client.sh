@@ -14,6 +14,10 @@ for url; do :; done
 case "${MCP_CONFORMANCE_SCENARIO:-}" in
   tools_call)
     exec "$bin" mcp --call add_numbers --args '{"a":5,"b":3}' --action accept "$@" ;;
+  sse-retry)
+    exec "$bin" mcp --call test_reconnection --action accept "$@" ;;
+  elicitation-sep1034-client-defaults)
+    exec "$bin" mcp --call test_client_elicitation_defaults --action accept "$@" ;;
   json-schema-2020-12-preservation)
     # (0.2.0 pre-releases) Echo the focal tool's inputSchema, as listed by
     # `ahp-elicit mcp` (verbatim), through the echo tool.
@@ -56,10 +60,16 @@ for t in json.load(sys.stdin)["tools"]:
       "$bin" mcp --call "$name" --args "$args" --action accept "$url" >/dev/null
     done ;;
   json-schema-ref-no-deref)
-    # Only the listing matters (no network $ref is fetched); the server's
-    # only tool, which the client then calls, is not implemented there
-    # (-32601), so the call's failure is expected.
-    "$bin" mcp --action accept "$url" >/dev/null || test $? -eq 1 ;;
+    # Only the listing matters (no network $ref is fetched).
+    "$bin" mcp --action accept "$url" >/dev/null ;;
   *)
-    exec "$bin" mcp --action accept "$@" ;;
+    # The scenario's server offers one tool (or none): list, then call it
+    # by name (the client never calls a tool it was not given).
+    tool=$("$bin" mcp --action accept "$url" | python3 -c '
+import json, sys
+tools = json.load(sys.stdin)["tools"]
+print(tools[0]["name"] if len(tools) == 1 else "")')
+    if [ -n "$tool" ]; then
+      exec "$bin" mcp --call "$tool" --action accept "$@"
+    fi ;;
 esac

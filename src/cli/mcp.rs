@@ -44,7 +44,7 @@ use super::{Exit, Words};
 )]
 pub struct McpArgs {
     /// The tool to call. Without it (and without --prompt or --read) the
-    /// tools are listed (and a server's only tool is called).
+    /// tools are only listed: no tool is called.
     #[arg(long, value_name = "TOOL", display_order = 1, conflicts_with_all = ["prompt", "read"])]
     pub call: Option<String>,
     /// Get this prompt (prompts/get) instead of calling a tool; --args are
@@ -128,18 +128,34 @@ pub struct McpArgs {
     pub server: Vec<String>,
 }
 
-/// The responder of a run that only lists (no `--call`, `--prompt` or
-/// `--read`) and has no terminal: every request gets no answer, with why.
-struct NoAnswerer(String);
+/// The responder of a run with no terminal and neither `--answers` nor
+/// `--action`: the call starts all the same (most calls ask nothing), and
+/// an elicitation that arrives is answered `cancel`, with the reason
+/// there is no one to answer (`why`, ending with what to use instead) on
+/// stderr; `cancelled` counts them, and the run then exits 2.
+struct NoTerminal {
+    why: String,
+    cancelled: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
 
-impl crate::responder::Responder for NoAnswerer {
+impl crate::responder::Responder for NoTerminal {
     fn respond(
         &mut self,
-        _: &crate::binding::RequestEvent,
+        req: &crate::binding::RequestEvent,
         _: &crate::responder::Context,
     ) -> Result<crate::responder::Outcome, crate::responder::RespondError> {
-        Err(crate::responder::RespondError::Unavailable(
-            self.0.clone().into(),
+        self.cancelled
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        crate::notice::say_in(
+            "mcp",
+            format!(
+                "the server asked for input (request {}), answered cancel: {}",
+                terminal_safe(&req.id),
+                self.why
+            ),
+        );
+        Ok(crate::responder::Outcome::Answer(
+            crate::binding::Answer::bare(Action::Cancel),
         ))
     }
 }
@@ -374,7 +390,7 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
 /// Run the command; returns the exit status.
 pub fn run(args: McpArgs) -> Exit {
     let answer = args.answer.clone();
-    let opts = match options(args) {
+    let mut opts = match options(args) {
         Ok(o) => o,
         Err(e) => return usage(&e),
     };
@@ -387,18 +403,21 @@ pub fn run(args: McpArgs) -> Exit {
     let _hold = answer.hold_stderr();
     // The same responders as `respond`: scripted with --answers/--action,
     // else the terminal.
+    let cancelled = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let inner = match answer.responder(log.clone()) {
         Ok(r) => r,
-        // Listing asks nothing of the person: without a terminal it still
-        // lists, and a request that comes all the same (a one-tool server
-        // is called) gets no answer, with the reason.
+        // No terminal and no script: the call starts all the same (most
+        // ask nothing); an elicitation that comes is answered cancel.
         Err(e)
-            if opts.operation == crate::mcp::Operation::List
-                && answer.answers.is_none()
-                && answer.action.is_none()
+            if answer.interactive()
                 && super::answer::check_theme(answer.theme.as_deref()).is_ok() =>
         {
-            Box::new(NoAnswerer(e))
+            opts.show_refusals = false;
+            opts.completion_wait = Some(crate::mcp::SCRIPTED_COMPLETION_WAIT);
+            Box::new(NoTerminal {
+                why: e,
+                cancelled: cancelled.clone(),
+            })
         }
         Err(e) => return usage(&e),
     };
@@ -407,7 +426,19 @@ pub fn run(args: McpArgs) -> Exit {
     // The terminal is given back before the tool result is printed (stdout
     // may be that terminal).
     drop(responder);
+    let unanswered = cancelled.load(std::sync::atomic::Ordering::Relaxed);
     match outcome {
+        Ok(report) if unanswered > 0 => {
+            let exit = report_result(&report);
+            crate::notice::say_in(
+                "mcp",
+                format!("{unanswered} elicitation(s) answered cancel: no terminal to answer on"),
+            );
+            match exit {
+                Exit::Ok | Exit::Invalid => Exit::Usage,
+                other => other,
+            }
+        }
         Ok(report) => report_result(&report),
         Err(e) => {
             // Errors may quote the server (an HTTP body): sanitized.

@@ -95,6 +95,8 @@ async fn start(opts: McpOptions, mut desk: Desk) -> Result<SessionReport, McpErr
             reinitialized: false,
             tools: Vec::new(),
             left_out: Vec::new(),
+            handshake_until: None,
+            last_stderr: None,
         },
         elic: Elicitations::default(),
         desk,
@@ -181,6 +183,11 @@ pub(super) struct Lifecycle {
     pub tools: Vec<Value>,
     /// Tools left out of the list (broken `x-mcp-header` annotations).
     pub left_out: Vec<String>,
+    /// `--protocol auto`: when the whole handshake (`server/discover` and
+    /// the fallback) must be done (one `--connect-timeout`).
+    pub handshake_until: Option<Instant>,
+    /// The last line of a stdio server's stderr, as written.
+    pub last_stderr: Option<String>,
 }
 
 /// The elicitations of the session: open, finished, consented, counted.
@@ -319,24 +326,14 @@ impl Client {
         })
     }
 
+    /// The tool to call: the one `--call` named, never one the person did
+    /// not name (without `--call` the tools are only listed and shown).
     fn choose_tool(&self, tools: &[Value]) -> Option<String> {
         let call = match &self.opts.operation {
             Operation::Tool(t) => Some(t.clone()),
             _ => {
                 show_tools(&self.opts.notices, tools);
-                match tools {
-                    [only] => {
-                        let name = str_field(only, "name");
-                        if let Some(n) = &name {
-                            self.notice(&format!(
-                                "no --call given and the server offers one tool: calling '{}'",
-                                safe_text::display(n)
-                            ));
-                        }
-                        name
-                    }
-                    _ => None,
-                }
+                None
             }
         };
         if let Some(name) = &call {
@@ -492,7 +489,7 @@ impl Client {
                 self.cancel_request(id, "timed out");
                 return Err(McpError::Timeout {
                     method: method.to_owned(),
-                    secs: limit.map_or(0, |l| l.as_secs()),
+                    limit: limit.unwrap_or_default(),
                 });
             }
         }
@@ -602,9 +599,7 @@ impl Client {
                 Err(e) => self.notice(&format!("ignored a message: {e}")),
             },
             Incoming::Noise(n) => self.server_notice(&safe_text::display(&n.to_string())),
-            Incoming::Log(line) => {
-                self.server_notice(&format!("server: {}", safe_text::display(&line)))
-            }
+            Incoming::Log(line) => self.server_log(line),
             Incoming::StreamEnded { id } => {
                 self.fail_pending(id, |m| McpError::from(LinkDown::StreamEnded(m.to_owned())))
             }
@@ -765,6 +760,13 @@ impl Client {
             connecting: false,
         });
         self.server_notice(&format!("the tool reports {line}"));
+    }
+
+    /// A line of a stdio server's stderr: shown (sanitized, `server: `
+    /// before it) and kept as the last one.
+    pub(super) fn server_log(&mut self, line: String) {
+        self.server_notice(&format!("server: {}", safe_text::display(&line)));
+        self.life.last_stderr = Some(line);
     }
 
     /// A notice that came from the server: shown up to

@@ -26,6 +26,9 @@ use crate::safe_text;
 /// `--protocol auto` (bounded by `--connect-timeout` too): a server of the
 /// older era may ignore the unknown method instead of answering it.
 pub const DISCOVER_WAIT: Duration = Duration::from_secs(15);
+/// How long a stdio server whose connection closed may take to exit (and
+/// its last stderr lines to arrive) before its exit status is read.
+const EXIT_WAIT: Duration = Duration::from_millis(500);
 
 /// What `--protocol auto` does after `server/discover` failed.
 enum Fallback {
@@ -42,22 +45,72 @@ impl Client {
     ///
     /// Errors: the question or the handshake failed (see [`McpError`]).
     pub(super) async fn connect_era(&mut self) -> Result<(), McpError> {
-        match self.opts.protocol {
+        let out = match self.opts.protocol {
             ProtocolChoice::V2025 => self.start_legacy().await,
             ProtocolChoice::V2026 => self.discover().await,
-            ProtocolChoice::Auto => match self.discover().await {
-                Ok(()) => Ok(()),
-                Err(e) => {
-                    let Some(how) = self.fallback_for(&e) else {
-                        return Err(e);
-                    };
-                    self.notice(&format!(
-                        "the server does not answer server/discover as an MCP {MODERN_VERSION} server ({}): using MCP {PROTOCOL_VERSION} (initialize)",
-                        safe_text::display(&e.to_string())
-                    ));
-                    self.fall_back(how).await
-                }
+            ProtocolChoice::Auto => self.connect_auto().await,
+        };
+        self.life.handshake_until = None;
+        match out {
+            Err(e) => Err(self.exited_early(e, "the handshake").await),
+            ok => ok,
+        }
+    }
+
+    /// `--protocol auto`: `server/discover`, then the fallback, all within
+    /// one `--connect-timeout` (a hung server fails once, with the figure
+    /// given). A stdio server that exited before writing anything is not
+    /// started again.
+    async fn connect_auto(&mut self) -> Result<(), McpError> {
+        let total = self.opts.connect_timeout;
+        self.life.handshake_until = Some(Instant::now() + total);
+        let e = match self.discover().await {
+            Ok(()) => return Ok(()),
+            Err(e) => self.exited_early(e, "server/discover").await,
+        };
+        let Some(how) = self.fallback_for(&e) else {
+            return Err(e);
+        };
+        self.notice(&format!(
+            "the server does not answer server/discover as an MCP {MODERN_VERSION} server ({}): using MCP {PROTOCOL_VERSION} (initialize)",
+            safe_text::display(&e.to_string())
+        ));
+        self.fall_back(how).await.map_err(|e| match e {
+            McpError::Timeout { .. } => McpError::Timeout {
+                method: "server/discover or initialize".into(),
+                limit: total,
             },
+            e => e,
+        })
+    }
+
+    /// `e` (a failure while waiting for `method`) as a stdio server that
+    /// exited before it wrote anything on its stdout: its exit status and
+    /// its last stderr line ([`McpError::ExitedEarly`]); any other `e` as
+    /// it is.
+    async fn exited_early(&mut self, e: McpError, method: &str) -> McpError {
+        let method = match &e {
+            McpError::Waiting { method, source }
+                if matches!(**source, McpError::Transport(_) | McpError::Closed(_)) =>
+            {
+                method.clone()
+            }
+            McpError::Transport(_) | McpError::Closed(_) => method.to_owned(),
+            _ => return e,
+        };
+        let Some(status) = self.link.transport.exited_silent(EXIT_WAIT) else {
+            return e;
+        };
+        // Its last stderr lines may still be on their way.
+        while let Ok(Some(item)) = tokio::time::timeout(EXIT_WAIT, self.link.rx.recv()).await {
+            if let super::transport::Incoming::Log(line) = item {
+                self.server_log(line);
+            }
+        }
+        McpError::ExitedEarly {
+            method,
+            status,
+            stderr: self.life.last_stderr.clone(),
         }
     }
 
@@ -152,7 +205,8 @@ impl Client {
         if self.opts.protocol == ProtocolChoice::Auto
             && matches!(self.opts.target, Target::Stdio { .. })
         {
-            limit = limit.min(DISCOVER_WAIT);
+            // The rest of --connect-timeout is the handshake's.
+            limit = (limit / 2).min(DISCOVER_WAIT);
         }
         let mut asked_again = false;
         let found = loop {
@@ -270,7 +324,10 @@ impl Client {
             "capabilities": { "elicitation": era::elicitation_capability(&self.opts.modes) },
             "clientInfo": era::client_info(),
         });
-        let limit = self.opts.connect_timeout;
+        let limit = match self.life.handshake_until {
+            Some(until) => until.saturating_duration_since(Instant::now()),
+            None => self.opts.connect_timeout,
+        };
         let init = match self
             .request_once("initialize", Some(params), Some(limit))
             .await

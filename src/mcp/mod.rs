@@ -147,8 +147,8 @@ impl Target {
 /// What the session asks of the server once connected.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Operation {
-    /// List the tools; if the server offers exactly one tool, call it (so
-    /// a one-tool test server needs no flag).
+    /// List the tools (printed as `{"tools": [...]}`); no tool is called,
+    /// not even a server's only one.
     #[default]
     List,
     /// `--call TOOL`: `tools/call`.
@@ -214,8 +214,8 @@ pub struct McpOptions {
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl McpOptions {
-    /// Options for `target` with every default: list the tools (calling a
-    /// server's only tool), both modes, no events file, no timeout.
+    /// Options for `target` with every default: list the tools (calling
+    /// none), both modes, no events file, no timeout.
     pub fn new(target: Target) -> Self {
         McpOptions {
             target,
@@ -496,14 +496,30 @@ pub enum McpError {
     /// A signal (SIGINT, SIGTERM) ended the session: exit 128 + its number.
     #[error("ended by signal {0}")]
     Interrupted(i32),
-    /// The server did not answer `method` within `secs` seconds
-    /// (`--connect-timeout`).
-    #[error("no answer to {method} within {secs} s (--connect-timeout)")]
+    /// The server did not answer `method` within `limit`
+    /// (`--connect-timeout`, as given).
+    #[error("no answer to {method} within {} (--connect-timeout)", seconds(.limit))]
     Timeout {
-        /// The request that got no answer.
+        /// The request (or requests) that got no answer.
         method: String,
         /// The limit.
-        secs: u64,
+        limit: Duration,
+    },
+    /// A stdio server exited before it wrote anything on its stdout (it
+    /// crashed at start): it is not started again. `stderr` is the last
+    /// line of its log, as written (sanitized when shown).
+    #[error(
+        "the server exited with {} before answering {method}{}",
+        exit_words(.status),
+        .stderr.as_deref().map(|l| format!(" (its last stderr line: {})", crate::safe_text::display(l))).unwrap_or_default()
+    )]
+    ExitedEarly {
+        /// The request it did not answer.
+        method: String,
+        /// How it ended.
+        status: std::process::ExitStatus,
+        /// The last line it wrote on stderr, if any.
+        stderr: Option<String>,
     },
     /// The server did not take `notifications/initialized` within `secs`
     /// seconds.
@@ -519,6 +535,26 @@ pub enum McpError {
     /// `--events FILE` could not be opened or written.
     #[error("events file: {0}")]
     Events(#[source] std::io::Error),
+}
+
+/// A duration in seconds as a person reads it: `30 s`, `1.5 s`.
+fn seconds(d: &Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{} s", (s * 1000.0).round() / 1000.0)
+    }
+}
+
+/// How a process ended: `status 3`, or `signal 9`.
+fn exit_words(status: &std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("status {c}"),
+        (None, Some(sig)) => format!("signal {sig}"),
+        (None, None) => status.to_string(),
+    }
 }
 
 /// Run one session: connect in the era `opts.protocol` chooses (MCP
@@ -598,7 +634,7 @@ mod tests {
         );
         let t = McpError::Timeout {
             method: "initialize".into(),
-            secs: 1,
+            limit: Duration::from_secs(1),
         };
         assert_eq!(
             t.to_string(),

@@ -17,7 +17,9 @@
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc as smpsc;
+use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -45,6 +47,9 @@ pub struct StdioTransport {
     closed: bool,
     /// Where a server that will not exit is said.
     notices: Notices,
+    /// The server wrote something on its stdout (a line, even one that is
+    /// not JSON).
+    spoke: Arc<AtomicBool>,
 }
 
 impl StdioTransport {
@@ -84,8 +89,10 @@ impl StdioTransport {
             let tx = tx.clone();
             thread::spawn(move || relay_stderr(BufReader::new(err), tx));
         }
+        let spoke = Arc::new(AtomicBool::new(false));
         if let Some(out) = stdout {
-            thread::spawn(move || read_stdout(BufReader::new(out), tx));
+            let spoke = spoke.clone();
+            thread::spawn(move || read_stdout(BufReader::new(out), tx, &spoke));
         }
         let writer = stdin.map(|stdin| {
             let (wtx, wrx) = smpsc::sync_channel(WRITE_QUEUE);
@@ -97,6 +104,7 @@ impl StdioTransport {
             writer,
             closed: false,
             notices,
+            spoke,
         })
     }
 
@@ -123,7 +131,7 @@ fn write_stdin(mut stdin: ChildStdin, rx: smpsc::Receiver<Vec<u8>>) {
     }
 }
 
-fn read_stdout(mut r: impl BufRead, tx: Sender<Incoming>) {
+fn read_stdout(mut r: impl BufRead, tx: Sender<Incoming>, spoke: &AtomicBool) {
     let (mut buf, mut cr) = (Vec::new(), false);
     loop {
         match read_line(&mut r, &mut buf, MAX_MESSAGE_BYTES, &mut cr) {
@@ -131,11 +139,13 @@ fn read_stdout(mut r: impl BufRead, tx: Sender<Incoming>) {
                 if buf.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
+                spoke.store(true, Ordering::Relaxed);
                 if !deliver(&buf, &tx) {
                     return;
                 }
             }
             Ok(Line::TooLong) => {
+                spoke.store(true, Ordering::Relaxed);
                 if tx.blocking_send(Incoming::Noise(Noise::TooLong)).is_err() {
                     return;
                 }
@@ -184,6 +194,13 @@ impl Transport for StdioTransport {
                 _ => Err(LinkDown::WriteFailed.into()),
             },
         }
+    }
+
+    fn exited_silent(&mut self, grace: Duration) -> Option<std::process::ExitStatus> {
+        if self.spoke.load(Ordering::Relaxed) || !self.wait_exit(grace) {
+            return None;
+        }
+        self.child.try_wait().ok().flatten()
     }
 
     fn close(&mut self) {

@@ -131,6 +131,12 @@ pub trait Transport {
     /// HTTP: forget the session id the server ended (404), so the next
     /// `initialize` starts a new one.
     fn reset_session(&mut self) {}
+    /// Stdio: when the server wrote nothing on its stdout, wait up to
+    /// `grace` for it to exit and give its exit status (a server that
+    /// crashed at start). None otherwise, and for HTTP.
+    fn exited_silent(&mut self, _grace: std::time::Duration) -> Option<std::process::ExitStatus> {
+        None
+    }
     /// End the connection (stdio: close stdin, wait, SIGTERM, wait,
     /// SIGKILL; HTTP: DELETE the session). Blocks for a bounded time. Safe
     /// to call twice.

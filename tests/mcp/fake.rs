@@ -106,6 +106,99 @@ fn listing_needs_no_terminal() {
     assert!(!r.stderr.contains("no terminal"), "{}", r.stderr);
 }
 
+/// Without --call a server's only tool is listed, never called: the
+/// server sees no tools/call.
+#[test]
+fn listing_never_calls_a_servers_only_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("received.jsonl");
+    let env = format!("FAKE_RECORD={}", record.display());
+    let server = fake_server();
+    let r = run(&["--", "env", &env, python(), &server, "--one-tool"]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let listed: Value = serde_json::from_str(&r.stdout).expect("the tools as JSON");
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["probe"]);
+    let seen = std::fs::read_to_string(&record).unwrap_or_default();
+    let methods: Vec<String> = seen
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|m| m["method"].as_str().map(str::to_owned))
+        .collect();
+    assert!(methods.iter().any(|m| m == "tools/list"), "{methods:?}");
+    assert!(!methods.iter().any(|m| m == "tools/call"), "{methods:?}");
+    assert!(r.events.is_empty(), "{:?}", r.events);
+}
+
+/// `ahp-elicit mcp ARGS -- python3 fake` in a new session (no
+/// controlling terminal, no /dev/tty), without --events or a policy.
+fn without_terminal(args: &[&str]) -> Run {
+    use std::os::unix::process::CommandExt;
+    let mut c = Command::new(bin());
+    c.arg("mcp")
+        .args(args)
+        .args(["--", python(), &fake_server()])
+        .stdin(Stdio::null());
+    // SAFETY: setsid is async-signal-safe; nothing else runs in the child
+    // before exec.
+    unsafe {
+        c.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let out = c.output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        events: Vec::new(),
+    }
+}
+
+/// A call that asks nothing needs no terminal and no --action.
+#[test]
+fn a_call_that_asks_nothing_runs_without_a_terminal() {
+    let r = without_terminal(&["--call", "probe", "--args", r#"{"case":"quiet"}"#]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert_eq!(r.json()["content"][0]["text"], "probe done");
+    assert!(!r.stderr.contains("no terminal"), "{}", r.stderr);
+}
+
+/// Without a terminal, an elicitation that comes is answered cancel, the
+/// reason is said, and the run exits 2.
+#[test]
+fn an_elicitation_without_a_terminal_is_cancelled_and_said() {
+    let r = without_terminal(&["--call", "probe", "--args", r#"{"case":"required"}"#]);
+    assert_eq!(r.code, 2, "stderr: {}", r.stderr);
+    assert_eq!(
+        r.response("required"),
+        json!({"id": r.response("required")["id"], "result": {"action": "cancel"}})
+    );
+    assert!(
+        r.stderr.contains("answered cancel: no terminal"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("use --answers FILE or --action to answer without one"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("1 elicitation(s) answered cancel: no terminal to answer on"),
+        "{}",
+        r.stderr
+    );
+}
+
 fn result_text(ev: &Value) -> Value {
     let t = ev["payload"]["elicitation"]["result"]["text"]
         .as_str()
@@ -885,14 +978,90 @@ mod live {
             "import sys; sys.stdin.read()",
         ]);
         assert_eq!(r.code, 2, "{}", r.stderr);
+        // One --connect-timeout for the question and the fallback, said
+        // as given.
         assert!(
-            r.stderr
-                .contains("no answer to initialize within 1 s (--connect-timeout)"),
+            r.stderr.contains(
+                "no answer to server/discover or initialize within 1 s (--connect-timeout)"
+            ),
             "{}",
             r.stderr
         );
         // Hang detection only.
         assert!(start.elapsed() < Duration::from_secs(20));
+        let r = run(&[
+            "--connect-timeout",
+            "1.5s",
+            "--protocol",
+            "2025-11-25",
+            "--action",
+            "accept",
+            "--",
+            python(),
+            "-c",
+            "import sys; sys.stdin.read()",
+        ]);
+        assert!(
+            r.stderr
+                .contains("no answer to initialize within 1.5 s (--connect-timeout)"),
+            "{}",
+            r.stderr
+        );
+    }
+
+    /// A server that crashes at start is said with its exit status and
+    /// last stderr line, and not started again.
+    #[test]
+    fn a_server_that_crashes_at_start_is_not_started_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let starts = dir.path().join("starts");
+        let code = format!(
+            "import sys; open({:?}, 'a').write('x'); sys.stderr.write('Traceback\\nImportError: no module named mcp\\n'); sys.exit(3)",
+            starts.display().to_string()
+        );
+        let r = run(&[
+            "--call",
+            "x",
+            "--action",
+            "accept",
+            "--",
+            python(),
+            "-c",
+            &code,
+        ]);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(
+            r.stderr.contains(
+                "the server exited with status 3 before answering server/discover (its last stderr line: ImportError: no module named mcp)"
+            ),
+            "{}",
+            r.stderr
+        );
+        assert!(
+            !r.stderr.contains("starting the server again"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(std::fs::read_to_string(&starts).unwrap(), "x");
+        // In the older revision too.
+        let r = run(&[
+            "--protocol",
+            "2025-11-25",
+            "--call",
+            "x",
+            "--action",
+            "accept",
+            "--",
+            python(),
+            "-c",
+            &code,
+        ]);
+        assert!(
+            r.stderr
+                .contains("the server exited with status 3 before answering initialize"),
+            "{}",
+            r.stderr
+        );
     }
 
     fn alive(pid: i32) -> bool {
