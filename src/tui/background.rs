@@ -269,11 +269,27 @@ pub fn query_terminal() -> Option<[u8; 3]> {
         read_replies(&mut tty, &mut got);
     }
     give_back_query();
+    if let Some(left) = super::keys::ReplyLeft::of(&got) {
+        *REPLY_LEFT.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((left, std::time::Instant::now()));
+    }
     if got.contains(&CTRL_C) {
         crate::signals::end_as(libc::SIGINT);
         return None;
     }
     parse_osc11(&got)
+}
+
+/// Where the replies the query read stopped, when inside one, and when
+/// the query ended: the key filter drops the rest when it comes.
+static REPLY_LEFT: std::sync::Mutex<Option<(super::keys::ReplyLeft, std::time::Instant)>> =
+    std::sync::Mutex::new(None);
+
+/// Take (once) where the replies the background query read stopped inside
+/// one, and when: a slow link split a reply after its first bytes, and its
+/// rest arrives later as typed keys ([`super::keys::KeyFilter::rest_of_reply`]).
+pub fn take_reply_left() -> Option<(super::keys::ReplyLeft, std::time::Instant)> {
+    REPLY_LEFT.lock().unwrap_or_else(|e| e.into_inner()).take()
 }
 
 /// The byte the Ctrl-C key sends in raw mode.

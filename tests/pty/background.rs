@@ -168,3 +168,26 @@ fn ctrl_c_during_the_background_query_ends_the_run() {
     t.s.send("\u{3}").expect("ctrl-c");
     assert_eq!(exit_before_the_screen(t), 130);
 }
+
+/// The answer split after its first bytes by a slow link, the query's
+/// wait ending between the pieces: the rest, arriving once the form is
+/// drawn, is not typed into the field; what the person types is.
+#[test]
+fn the_rest_of_an_answer_split_across_the_query_wait_is_not_typed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pieces = [(0, "\u{1b}]1")];
+    let mut t = demo_slow(dir.path(), "", &pieces, &[]);
+    // After the form's guard period: keys now act on it.
+    std::thread::sleep(Duration::from_millis(500));
+    t.s.send("1;rgb:ffff/ffff/ffff\u{1b}\\")
+        .expect("the rest of the reply");
+    t.s.send("\u{1b}[?62;22c").expect("device attributes");
+    t.send("Zq");
+    t.wait_for("[Zq");
+    assert!(!t.shows("rgb"), "{}", t.screen());
+    assert!(!t.shows("11;"), "{}", t.screen());
+    t.send("\u{1b}");
+    t.wait_for("Throw away");
+    t.send("y");
+    t.finish();
+}
