@@ -171,6 +171,17 @@ impl Drop for Hold {
     }
 }
 
+/// Act on the ending signal `sig` as if it had been received from
+/// outside (the Ctrl-C key read while no screen takes keys, such as during
+/// the terminal's background query, is SIGINT): recorded and told; unless
+/// a run ends the process itself ([`hold`]), every terminal is given back
+/// and the process exits with 128 + `sig` (after [`SIGNAL_GRACE`] when a
+/// loop is [`busy`]).
+pub fn end_as(sig: i32) {
+    install();
+    on_signal(sig);
+}
+
 /// The terminals registered so far (a copy, so no lock is held while a
 /// terminal is restored).
 fn terminals() -> Vec<&'static Terminal> {

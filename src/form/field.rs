@@ -386,6 +386,9 @@ impl FieldState {
             FieldValue::Text { .. } if req == InputRequest::InsertChar('\n') && !lines => {
                 Some("a line break does not belong in this field".into())
             }
+            // A control character typed (one the terminal did not read as
+            // a key) never enters a value.
+            _ if matches!(req, InputRequest::InsertChar(c) if c.is_control() && c != '\n') => None,
             FieldValue::Text { input, .. }
                 if matches!(req, InputRequest::InsertChar(_))
                     && input.value().chars().count() >= MAX_TEXT_CHARS =>
@@ -439,7 +442,10 @@ impl FieldState {
         matches!(self.field.kind, FieldKind::Text { format: None, .. })
     }
 
-    /// Insert pasted text into a text input at the cursor. A line break (`\r\n`, `\r` or `\n`) is
+    /// Insert pasted text into a text input at the cursor, made fit for a
+    /// value first ([`clean_entered`](super::entered::clean_entered): a key
+    /// the terminal encoded in the paste is read as that key, no control
+    /// character is kept). A line break (`\r\n`, `\r` or `\n`) is
     /// kept as `\n` in a field that [takes line
     /// breaks](FieldState::takes_line_breaks) and becomes a space in the
     /// others. In a number
@@ -448,6 +454,7 @@ impl FieldState {
     /// refused whole with a notice (`2.5` pasted in an integer field is not
     /// turned into `25`).
     pub fn paste(&mut self, text: &str) -> Option<String> {
+        let text = &super::entered::clean_entered(text);
         let integer = matches!(self.field.kind, FieldKind::Number { integer: true, .. });
         if let FieldValue::Number { input } = &mut self.value {
             let t = text.trim();

@@ -21,6 +21,7 @@
 //!   confirm (the same key again, or `y`; any other key goes back to the
 //!   form), so one stray key never throws answers away.
 
+pub mod entered;
 pub mod field;
 pub mod key;
 pub mod secret;
@@ -541,12 +542,13 @@ impl Form {
         Status::Open
     }
 
-    /// A paste: into a list's filter (control characters dropped), else
-    /// into the focused input.
+    /// A paste ([`entered::clean_entered`]: no control character): into a
+    /// list's filter (line breaks dropped), else into the focused input.
     fn insert(&mut self, t: &str) {
         let Some(f) = self.focused_mut() else {
             return;
         };
+        let t = &entered::clean_entered(t);
         match &mut f.value {
             FieldValue::Single { list, .. } | FieldValue::Multi { list, .. } => {
                 list.filter.handle(tui_input::InputRequest::GoToEnd);

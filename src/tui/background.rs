@@ -7,8 +7,10 @@
 //!   followed by a device attributes query (`ESC [ c`), which every terminal
 //!   answers, so a terminal that does not know OSC 11 ends the wait at once;
 //!   otherwise the wait ends after [`QUERY_WAIT`]. The reply is read from
-//!   `/dev/tty` in raw mode before the screen starts; anything that arrives
-//!   later is dropped by the key filter ([`super::keys`]);
+//!   `/dev/tty` in raw mode before the screen starts, with the signals
+//!   already owned by [`crate::signals`] (a signal or the Ctrl-C key during
+//!   the wait gives the terminal its mode back and ends the run); anything
+//!   that arrives later is dropped by the key filter ([`super::keys`]);
 //! - `COLORFGBG` (`fg;bg` or `fg;extra;bg`, set by rxvt, Konsole and
 //!   others): background colour 7 or 9..=15 is light, 0..=6 and 8 dark; an
 //!   index of the 256-colour palette (16..=255) goes by its colour's
@@ -145,11 +147,90 @@ fn has_da_reply(bytes: &[u8]) -> bool {
         .is_some_and(|at| text[at + 3..].contains('c'))
 }
 
+/// The terminal mode to put back while the background query has the
+/// terminal in raw mode: the descriptor and the mode it had before.
+#[cfg(unix)]
+static QUERY_MODE: std::sync::Mutex<Option<(std::os::fd::RawFd, libc::termios)>> =
+    std::sync::Mutex::new(None);
+
+/// The mode the query set (raw, signals kept), to set again after a stop.
+#[cfg(unix)]
+static QUERY_RAW: std::sync::Mutex<Option<libc::termios>> = std::sync::Mutex::new(None);
+
+/// Put back the mode the terminal had before the query (a no-op when no
+/// query has it): on every way out, from the signal watcher too.
+#[cfg(unix)]
+fn give_back_query() {
+    let held = QUERY_MODE.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some((fd, saved)) = held {
+        // SAFETY: `fd` is open while the query runs (the query takes the
+        // saved mode out of `QUERY_MODE` before it closes the descriptor);
+        // `saved` was read from it.
+        unsafe {
+            libc::tcsetattr(fd, libc::TCSANOW, &saved);
+        }
+    }
+}
+
+/// For a stop (SIGTSTP): the mode given back, to be set again at
+/// [`resume_query`].
+#[cfg(unix)]
+fn suspend_query() {
+    let held = *QUERY_MODE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((fd, saved)) = held {
+        // SAFETY: as in `give_back_query`.
+        unsafe {
+            libc::tcsetattr(fd, libc::TCSANOW, &saved);
+        }
+    }
+}
+
+/// After a stop: raw mode again while the query still runs.
+#[cfg(unix)]
+fn resume_query() {
+    let held = *QUERY_MODE.lock().unwrap_or_else(|e| e.into_inner());
+    let raw = *QUERY_RAW.lock().unwrap_or_else(|e| e.into_inner());
+    if let (Some((fd, _)), Some(raw)) = (held, raw) {
+        // SAFETY: as in `give_back_query`.
+        unsafe {
+            libc::tcsetattr(fd, libc::TCSANOW, &raw);
+        }
+    }
+}
+
+/// The query's hold on the terminal, given back by [`crate::signals`] on
+/// a signal or a panic.
+#[cfg(unix)]
+static QUERY_TERMINAL: crate::signals::Terminal = crate::signals::Terminal {
+    restore: give_back_query,
+    suspend: suspend_query,
+    resume: resume_query,
+};
+
+/// `mode` made raw for the query (no echo, no line editing, reads that do
+/// not wait).
+#[cfg(unix)]
+fn query_mode(mode: &libc::termios) -> libc::termios {
+    let mut raw = *mode;
+    // SAFETY: `raw` is a valid termios.
+    unsafe { libc::cfmakeraw(&mut raw) };
+    raw.c_cc[libc::VMIN] = 0;
+    raw.c_cc[libc::VTIME] = 0;
+    raw
+}
+
 /// Ask the controlling terminal for its background (OSC 11), waiting at
 /// most [`QUERY_WAIT`]; None when there is no terminal or no answer.
+///
+/// The signals are taken over ([`crate::signals::own_terminal`]) before the
+/// terminal's mode is changed: SIGTERM, SIGHUP, SIGINT or SIGQUIT while
+/// the query waits give the terminal its mode back before the process
+/// exits with 128 + the signal. The Ctrl-C key typed while it waits (a
+/// byte no reply holds) ends the run as SIGINT does
+/// ([`crate::signals::end_as`]).
 #[cfg(unix)]
 pub fn query_terminal() -> Option<[u8; 3]> {
-    use std::io::{Read, Write};
+    use std::io::Write;
     use std::os::fd::AsRawFd;
     let mut tty = std::fs::OpenOptions::new()
         .read(true)
@@ -157,56 +238,96 @@ pub fn query_terminal() -> Option<[u8; 3]> {
         .open("/dev/tty")
         .ok()?;
     let fd = tty.as_raw_fd();
-    // SAFETY: fd is open for the life of `tty`; the termios is read
-    // before it is changed and put back before returning.
+    crate::signals::own_terminal(&QUERY_TERMINAL);
+    // SAFETY: fd is open for the life of `tty`.
     let saved = unsafe {
         let mut t: libc::termios = std::mem::zeroed();
         if libc::tcgetattr(fd, &mut t) != 0 {
             return None;
         }
-        let mut raw = t;
-        libc::cfmakeraw(&mut raw);
-        raw.c_cc[libc::VMIN] = 0;
-        raw.c_cc[libc::VTIME] = 0;
-        if libc::tcsetattr(fd, libc::TCSANOW, &raw) != 0 {
-            return None;
-        }
         t
     };
+    let raw = query_mode(&saved);
+    *QUERY_RAW.lock().unwrap_or_else(|e| e.into_inner()) = Some(raw);
+    {
+        // Recorded before the mode changes, under the lock a signal's
+        // restore takes: a signal from here on puts it back.
+        let mut held = QUERY_MODE.lock().unwrap_or_else(|e| e.into_inner());
+        *held = Some((fd, saved));
+        // SAFETY: as above.
+        if unsafe { libc::tcsetattr(fd, libc::TCSANOW, &raw) } != 0 {
+            *held = None;
+            return None;
+        }
+    }
     let mut got = Vec::new();
     if tty
         .write_all(b"\x1b]11;?\x07\x1b[c")
         .and_then(|()| tty.flush())
         .is_ok()
     {
-        let end = std::time::Instant::now() + QUERY_WAIT;
-        let mut buf = [0u8; 256];
-        while std::time::Instant::now() < end && got.len() < 4096 {
-            let left = end.saturating_duration_since(std::time::Instant::now());
-            let mut pfd = libc::pollfd {
-                fd,
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            let ms = i32::try_from(left.as_millis()).unwrap_or(0).max(1);
-            // SAFETY: one valid pollfd.
-            if unsafe { libc::poll(&mut pfd, 1, ms) } <= 0 {
-                break;
-            }
-            match tty.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => got.extend_from_slice(&buf[..n]),
-            }
-            if has_da_reply(&got) {
-                break;
-            }
-        }
+        read_replies(&mut tty, &mut got);
     }
-    // SAFETY: as above; `saved` was read from this fd.
-    unsafe {
-        libc::tcsetattr(fd, libc::TCSANOW, &saved);
+    give_back_query();
+    if let Some(left) = super::keys::ReplyLeft::of(&got) {
+        *REPLY_LEFT.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((left, std::time::Instant::now()));
+    }
+    if got.contains(&CTRL_C) {
+        crate::signals::end_as(libc::SIGINT);
+        return None;
     }
     parse_osc11(&got)
+}
+
+/// Where the replies the query read stopped, when inside one, and when
+/// the query ended: the key filter drops the rest when it comes.
+static REPLY_LEFT: std::sync::Mutex<Option<(super::keys::ReplyLeft, std::time::Instant)>> =
+    std::sync::Mutex::new(None);
+
+/// Take (once) where the replies the background query read stopped inside
+/// one, and when: a slow link split a reply after its first bytes, and its
+/// rest arrives later as typed keys ([`super::keys::KeyFilter::rest_of_reply`]).
+pub fn take_reply_left() -> Option<(super::keys::ReplyLeft, std::time::Instant)> {
+    REPLY_LEFT.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
+
+/// The byte the Ctrl-C key sends in raw mode.
+const CTRL_C: u8 = 0x03;
+
+/// Read the terminal's replies into `got` until the device attributes
+/// reply, the Ctrl-C key, [`QUERY_WAIT`] or 4 KiB.
+#[cfg(unix)]
+fn read_replies(tty: &mut std::fs::File, got: &mut Vec<u8>) {
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+    let fd = tty.as_raw_fd();
+    let end = std::time::Instant::now() + QUERY_WAIT;
+    let mut buf = [0u8; 256];
+    while std::time::Instant::now() < end && got.len() < 4096 {
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = i32::try_from(left.as_millis()).unwrap_or(0).max(1);
+        // SAFETY: one valid pollfd.
+        let ready = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if ready < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        if ready <= 0 {
+            break;
+        }
+        match tty.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+        if has_da_reply(got) || got.contains(&CTRL_C) {
+            break;
+        }
+    }
 }
 
 /// Without a Unix terminal there is nothing to ask.

@@ -77,6 +77,47 @@ enum Reply {
     Csi,
 }
 
+/// Where the terminal's replies that were read before the screen (the
+/// background query, [`super::background`]) stopped: inside a reply whose
+/// rest comes later, as typed keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyLeft {
+    /// Right after an ESC: what follows may open a reply.
+    Esc,
+    /// Inside a control sequence report (`ESC [` and more, no final byte).
+    Csi,
+    /// Inside a string reply (OSC, DCS, APC, PM, SOS), not at its end.
+    Str,
+    /// Inside a string reply, right after an ESC (`\` ends it).
+    StrEsc,
+}
+
+impl ReplyLeft {
+    /// Where the reply bytes `bytes` stop (None: outside any reply, so
+    /// nothing that follows is taken for one's rest).
+    pub fn of(bytes: &[u8]) -> Option<ReplyLeft> {
+        let mut at = None;
+        for &b in bytes {
+            at = match (at, b) {
+                (Some(ReplyLeft::Str), 0x07) => None,
+                (Some(ReplyLeft::Str), 0x1b) => Some(ReplyLeft::StrEsc),
+                (Some(ReplyLeft::Str), _) => Some(ReplyLeft::Str),
+                (Some(ReplyLeft::StrEsc), b'\\') => None,
+                (Some(ReplyLeft::StrEsc), 0x1b) => Some(ReplyLeft::Esc),
+                (Some(ReplyLeft::StrEsc), _) => None,
+                (Some(ReplyLeft::Csi), 0x20..=0x3f) => Some(ReplyLeft::Csi),
+                (Some(ReplyLeft::Csi), 0x1b) => Some(ReplyLeft::Esc),
+                (Some(ReplyLeft::Csi), _) => None,
+                (Some(ReplyLeft::Esc), b'[') => Some(ReplyLeft::Csi),
+                (Some(ReplyLeft::Esc), b']' | b'P' | b'_' | b'^' | b'X') => Some(ReplyLeft::Str),
+                (_, 0x1b) => Some(ReplyLeft::Esc),
+                _ => None,
+            };
+        }
+        at
+    }
+}
+
 /// Keys in, keys out: see the module documentation.
 #[derive(Debug, Clone, Default)]
 pub struct KeyFilter {
@@ -438,6 +479,19 @@ impl KeyFilter {
         }
     }
 
+    /// The terminal's replies read before the screen stopped inside one
+    /// (`left`) at `now`: the keys that follow within [`REPLY_GAP`] of each
+    /// other are its rest and are dropped up to its end, as if its start
+    /// had been read here (a slow link split it after its first bytes).
+    pub fn rest_of_reply(&mut self, left: ReplyLeft, now: Instant) {
+        match left {
+            ReplyLeft::Esc => self.late = Some(now),
+            ReplyLeft::Csi => self.reply = Some((Reply::Csi, now, 0)),
+            ReplyLeft::Str => self.reply = Some((Reply::Str { esc: false }, now, 0)),
+            ReplyLeft::StrEsc => self.reply = Some((Reply::Str { esc: true }, now, 0)),
+        }
+    }
+
     /// Keys read so far were thrown away (typeahead before a new screen):
     /// a held Esc and held characters are never given out, but a reply
     /// being dropped, or one that may follow an Esc, is still recognised
@@ -622,6 +676,58 @@ mod tests {
 
     fn typed(s: &str) -> Vec<KeyEvent> {
         s.chars().map(ch).collect()
+    }
+
+    #[test]
+    fn where_replies_read_before_the_screen_stop() {
+        assert_eq!(ReplyLeft::of(b""), None);
+        assert_eq!(ReplyLeft::of(b"\x1b]11;rgb:ffff/ffff/ffff\x07"), None);
+        assert_eq!(ReplyLeft::of(b"\x1b"), Some(ReplyLeft::Esc));
+        assert_eq!(ReplyLeft::of(b"\x1b]"), Some(ReplyLeft::Str));
+        assert_eq!(ReplyLeft::of(b"\x1b]11;rgb:ff"), Some(ReplyLeft::Str));
+        assert_eq!(
+            ReplyLeft::of(b"\x1b]11;rgb:0/0/0\x1b"),
+            Some(ReplyLeft::StrEsc)
+        );
+        assert_eq!(ReplyLeft::of(b"\x1b]11;rgb:0/0/0\x1b\\"), None);
+        assert_eq!(
+            ReplyLeft::of(b"\x1b]11;rgb:0/0/0\x07\x1b[?62;"),
+            Some(ReplyLeft::Csi)
+        );
+        assert_eq!(ReplyLeft::of(b"\x1b[?62;22c"), None);
+    }
+
+    /// The rest of a reply whose start the background query read comes
+    /// as keys (`11;rgb:ffff/ffff/ffff`, ESC `\`): dropped; what the person
+    /// types after it is theirs.
+    #[test]
+    fn the_rest_of_a_reply_read_before_the_screen_is_not_typed() {
+        let t0 = Instant::now();
+        let mut f = KeyFilter::default();
+        f.rest_of_reply(ReplyLeft::Str, t0);
+        let mut out = Vec::new();
+        let mut at = t0 + Duration::from_millis(300);
+        for c in "11;rgb:ffff/ffff/ffff".chars() {
+            out.extend(f.feed(ch(c), at));
+            at += Duration::from_millis(1);
+        }
+        out.extend(f.feed(alt('\\'), at));
+        at += Duration::from_millis(500);
+        for c in "hi".chars() {
+            out.extend(f.feed(ch(c), at));
+            at += Duration::from_millis(200);
+        }
+        out.extend(f.flush(at + Duration::from_secs(1)));
+        assert_eq!(out, vec![ch('h'), ch('i')]);
+        // A partial report: its rest up to the final byte.
+        let mut f = KeyFilter::default();
+        f.rest_of_reply(ReplyLeft::Csi, t0);
+        let mut out = Vec::new();
+        for c in "22cx".chars() {
+            out.extend(f.feed(ch(c), t0 + Duration::from_millis(50)));
+        }
+        out.extend(f.flush(t0 + Duration::from_secs(1)));
+        assert_eq!(out, vec![ch('x')]);
     }
 
     #[test]

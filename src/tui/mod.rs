@@ -400,6 +400,7 @@ fn read_input(timeout: Duration, esc_discards: bool) -> Result<Input, RespondErr
     if let Some(i) = QUEUED.with(|q| q.borrow_mut().pop_front()) {
         return Ok(i);
     }
+    reply_left_by_the_query();
     FILTER.with(|f| f.borrow_mut().set_esc_discards(esc_discards));
     let io = |source| RespondError::Terminal {
         step: "read a key",
@@ -446,11 +447,20 @@ fn read_input(timeout: Duration, esc_discards: bool) -> Result<Input, RespondErr
     }
 }
 
+/// A reply the background query read the start of: the filter drops its
+/// rest when it arrives as keys (once per process).
+fn reply_left_by_the_query() {
+    if let Some((left, at)) = background::take_reply_left() {
+        FILTER.with(|f| f.borrow_mut().rest_of_reply(left, at));
+    }
+}
+
 /// Discard every input event already waiting (typeahead), with a held Esc
 /// and characters held after one; a terminal reply partly read (or one
 /// that may follow an Esc) is still dropped when its rest comes
 /// ([`keys::KeyFilter::discarded`]).
 fn discard_typeahead() {
+    reply_left_by_the_query();
     while event::poll(Duration::ZERO).unwrap_or(false) {
         match event::read() {
             Ok(Event::Key(k)) if k.kind == KeyEventKind::Press => {

@@ -253,6 +253,11 @@ impl Screen for FormScreen {
         if let Some((name, _)) = self.form.focused_text() {
             // An editor can write more than the field takes: the start is
             // kept and the form says the rest was not taken.
+            // What the editor wrote holds no control character once in
+            // the value (`\r\n` is one line break).
+            let text = crate::form::entered::clean_entered(&text)
+                .replace("\r\n", "\n")
+                .replace('\r', "\n");
             let (text, cut) = match text.char_indices().nth(MAX_TEXT_CHARS) {
                 Some((at, _)) => (text[..at].to_owned(), true),
                 None => (text, false),

@@ -108,3 +108,86 @@ fn colorfgbg_names_a_light_background_when_the_terminal_does_not_answer() {
     assert_eq!(title_colour(&t), BLUE, "{}", t.screen());
     end(t);
 }
+
+/// Start `demo` and wait (answering nothing) until it has asked the
+/// terminal for its background: the query has the terminal in raw mode.
+fn demo_asking(dir: &Path) -> Tui {
+    let out = dir.join("out.json");
+    let mut t = Tui::start(dir, &out, 100, 30, "demo");
+    t.answer_queries = false;
+    let end = Instant::now() + PATIENCE;
+    while !String::from_utf8_lossy(&t.raw).contains("\u{1b}]11;?") {
+        t.pump();
+        assert!(Instant::now() < end, "no background query");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    t
+}
+
+/// The exit code of a run that ends before its screen, once checked that
+/// the terminal mode (`stty -g`) is as before it started.
+fn exit_before_the_screen(mut t: Tui) -> i32 {
+    let end = Instant::now() + PATIENCE;
+    while !t.eof {
+        t.pump();
+        assert!(Instant::now() < end, "no end:\n{}", t.screen());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let raw = String::from_utf8_lossy(&t.raw).into_owned();
+    assert_eq!(
+        printed(&raw, "after"),
+        printed(&raw, "before"),
+        "the terminal mode is restored"
+    );
+    printed(&raw, "exit").parse().expect("exit code")
+}
+
+/// A signal from outside while the background query waits (raw mode on)
+/// gives the terminal its mode back, then ends the run with 128 + it.
+#[test]
+fn a_signal_during_the_background_query_restores_the_terminal() {
+    for (sig, code) in [("-TERM", 143), ("-HUP", 129), ("-INT", 130)] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let t = demo_asking(dir.path());
+        let st = std::process::Command::new("sh")
+            .args(["-c", &format!("kill {sig} {}", t.pid())])
+            .status()
+            .expect("kill");
+        assert!(st.success());
+        assert_eq!(exit_before_the_screen(t), code, "{sig}");
+    }
+}
+
+/// Ctrl-C typed while the background query waits is not swallowed as
+/// part of the terminal's reply: it ends the run (SIGINT, 130), the
+/// terminal restored.
+#[test]
+fn ctrl_c_during_the_background_query_ends_the_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut t = demo_asking(dir.path());
+    t.s.send("\u{3}").expect("ctrl-c");
+    assert_eq!(exit_before_the_screen(t), 130);
+}
+
+/// The answer split after its first bytes by a slow link, the query's
+/// wait ending between the pieces: the rest, arriving once the form is
+/// drawn, is not typed into the field; what the person types is.
+#[test]
+fn the_rest_of_an_answer_split_across_the_query_wait_is_not_typed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pieces = [(0, "\u{1b}]1")];
+    let mut t = demo_slow(dir.path(), "", &pieces, &[]);
+    // After the form's guard period: keys now act on it.
+    std::thread::sleep(Duration::from_millis(500));
+    t.s.send("1;rgb:ffff/ffff/ffff\u{1b}\\")
+        .expect("the rest of the reply");
+    t.s.send("\u{1b}[?62;22c").expect("device attributes");
+    t.send("Zq");
+    t.wait_for("[Zq");
+    assert!(!t.shows("rgb"), "{}", t.screen());
+    assert!(!t.shows("11;"), "{}", t.screen());
+    t.send("\u{1b}");
+    t.wait_for("Throw away");
+    t.send("y");
+    t.finish();
+}

@@ -413,3 +413,22 @@ fn the_timeout_clock_stops_while_the_editor_is_open() {
     assert_eq!(t.finish(), 0);
     assert_eq!(sent_name(&out), "from the editor");
 }
+
+/// A Ctrl-J the terminal encodes inside a bracketed paste (the kitty
+/// keyboard protocol's `CSI 106 ; 5 u`, as tmux popups send it) is a line
+/// break in the value; no ESC or the rest of the sequence reaches it, nor
+/// any other control character the paste holds.
+#[test]
+fn an_encoded_ctrl_j_in_a_paste_is_a_line_break_and_no_control_character_is_sent() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let mut t = start(dir.path(), &out);
+    t.wait_for("Who are you?");
+    t.send("\u{1b}[200~one\u{1b}[106;5utwo\u{7}\u{1b}[31m three\u{1b}[201~");
+    t.wait_for("[one]\n[two three]");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(sent_name(&out), "one\ntwo three");
+}
