@@ -221,7 +221,7 @@ def modern(state, m, headers=None):
     if method == "tools/call" and (p.get("arguments") or {}).get("case") == "echo-auth":
         # A server that quotes the credential it got: first in a form's
         # message, then in its error.
-        said = "token %s is not allowed" % (headers or {}).get("Authorization")
+        said = "token %s is not allowed" % getattr(state, "authorization", None)
         if p.get("inputResponses") is None:
             form = dict(FORM, message=said)
             return rpc_ok(rid, {"resultType": "input_required",
@@ -687,7 +687,8 @@ def run_http():
             state.received.append(m["method"])
             hdrs = {k: self.headers.get(k) for k in (
                 "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Param-Region",
-                "Mcp-Session-Id", "X-Api-Key", "Authorization")}
+                "Mcp-Session-Id", "X-Api-Key")}
+            state.authorization = self.headers.get("Authorization")
             r = modern(state, m, hdrs)
             if r == "SILENT":
                 # An SSE stream that never answers: a keep-alive comment

@@ -384,6 +384,8 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         completion_wait: (!interactive).then_some(crate::mcp::SCRIPTED_COMPLETION_WAIT),
         notices: crate::notice::Notices::stderr(),
         show_refusals: interactive,
+        // A script takes each request the moment it is ready.
+        waiting_screen: interactive,
     })
 }
 

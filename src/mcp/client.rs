@@ -56,7 +56,11 @@ pub(super) fn run(
         offer_retry: false,
         connecting: true,
     };
-    let between = crate::session::Between::Screen;
+    let between = if opts.waiting_screen {
+        crate::session::Between::Screen
+    } else {
+        crate::session::Between::Sleep
+    };
     crate::session::run_showing(responder, between, connecting, move |desk| {
         start(opts, desk)
     })

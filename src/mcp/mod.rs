@@ -208,6 +208,12 @@ pub struct McpOptions {
     /// the "cannot be answered as a form" screen, with each rule and
     /// pointer, after the error was sent. Default false.
     pub show_refusals: bool,
+    /// Between requests the responder shows its waiting screen (and reads
+    /// keys) in slices of 50 ms: right for a person. False for a script:
+    /// the responder thread then sleeps until the next request and takes
+    /// it at once, instead of at the end of a slice (up to 50 ms later).
+    /// Default true.
+    pub waiting_screen: bool,
 }
 
 /// Default of `--connect-timeout`.
@@ -233,6 +239,7 @@ impl McpOptions {
             schema_policy: SchemaPolicy::Compatible,
             notices: Notices::stderr(),
             show_refusals: false,
+            waiting_screen: true,
         }
     }
 }

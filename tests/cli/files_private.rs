@@ -105,3 +105,64 @@ fn a_symlinked_events_file_is_refused() {
         "precious\n"
     );
 }
+
+/// `/dev/stdout` (a link to the process's own stream) and `/dev/null` keep
+/// working; another device is refused.
+#[test]
+fn the_standard_streams_and_dev_null_work_and_other_devices_are_refused() {
+    let out = Command::cargo_bin("ahp-elicit")
+        .expect("binary")
+        .args(["respond", "--action", "accept", "--output", "/dev/stdout"])
+        .args(["--log", "/dev/null"])
+        .write_stdin(request())
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("\"evt-1\""), "{text}");
+
+    let out = Command::cargo_bin("ahp-elicit")
+        .expect("binary")
+        .args(["respond", "--action", "accept", "--log", "/dev/zero"])
+        .write_stdin(request())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "/dev/zero: is a device (not /dev/null or your terminal); refusing to write to it"
+        ),
+        "{err}"
+    );
+}
+
+/// A log file that belongs to another user is refused and left as it
+/// was (needs root to give a file away; skipped otherwise).
+#[test]
+fn another_users_log_is_refused_and_left_alone() {
+    if unsafe { libc::geteuid() } != 0 {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("theirs.log");
+    std::fs::write(&log, "theirs\n").expect("write");
+    std::os::unix::fs::chown(&log, Some(65534), Some(65534)).expect("chown");
+    let out = Command::cargo_bin("ahp-elicit")
+        .expect("binary")
+        .args(["respond", "--action", "accept", "--log"])
+        .arg(&log)
+        .write_stdin(request())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("belongs to another user (uid 65534)"), "{err}");
+    assert_eq!(std::fs::read_to_string(&log).expect("log"), "theirs\n");
+}

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""How long an elicitation takes to reach the person: stdio against
+Streamable HTTP (SSE), whole processes.
+
+A minimal MCP 2025-11-25 server (this file) answers `initialize` and, on
+`tools/call`, sends one `elicitation/create` (a form with one field and a
+default) and notes the time (CLOCK_MONOTONIC, which every process on the
+machine shares). Two figures per transport, each the median of RUNS runs:
+
+- `scripted`: `ahp-elicit mcp --action accept`; from the moment the server
+  wrote the request to the moment it read the answer (the whole client
+  path: transport read, session, responder, write back);
+- `terminal`: `ahp-elicit mcp` in an 80x24 pseudo-terminal; from the moment
+  the server wrote the request to the moment the form (its message)
+  reached the terminal (then Esc twice ends the run). The pseudo-terminal
+  answers the background query as a terminal does (see first_frame.py).
+
+    python3 benches/elicit_latency.py [path/to/ahp-elicit] [RUNS]
+
+Over stdio the server is this file run by ahp-elicit (`--stdio`); over HTTP
+it is a thread of this process on 127.0.0.1.
+"""
+import fcntl
+import json
+import os
+import pty
+import select
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ELICIT = {
+    "jsonrpc": "2.0", "id": 900, "method": "elicitation/create",
+    "params": {"mode": "form", "message": "Latency probe",
+               "requestedSchema": {"type": "object", "properties": {
+                   "name": {"type": "string", "title": "Name", "default": "Ada"}}}}}
+
+
+def init_result(rid):
+    return {"jsonrpc": "2.0", "id": rid, "result": {
+        "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+        "serverInfo": {"name": "latency", "version": "1"}}}
+
+
+def tool_result(rid):
+    return {"jsonrpc": "2.0", "id": rid, "result": {
+        "content": [{"type": "text", "text": "done"}]}}
+
+
+def tools_list(rid):
+    return {"jsonrpc": "2.0", "id": rid, "result": {"tools": [
+        {"name": "probe", "inputSchema": {"type": "object"}}]}}
+
+
+# ---- stdio server (run by ahp-elicit) ----
+
+def stdio_server(stamp_path):
+    out = sys.stdout
+
+    def send(obj):
+        out.write(json.dumps(obj) + "\n")
+        out.flush()
+
+    for line in sys.stdin:
+        m = json.loads(line)
+        method, rid = m.get("method"), m.get("id")
+        if method == "initialize":
+            send(init_result(rid))
+        elif method == "tools/list":
+            send(tools_list(rid))
+        elif method == "tools/call":
+            call_id = rid
+            send(ELICIT)
+            sent = time.monotonic()
+            with open(stamp_path, "w") as f:
+                f.write("%r\n" % sent)
+        elif method is None and m.get("id") == 900:
+            got = time.monotonic()
+            with open(stamp_path, "a") as f:
+                f.write("%r\n" % got)
+            send(tool_result(call_id))
+        elif rid is not None:
+            send({"jsonrpc": "2.0", "id": rid, "result": {}})
+
+
+# ---- HTTP server (a thread of the harness) ----
+
+class Http:
+    def __init__(self):
+        self.sent = None
+        self.got = None
+        self.answered = threading.Event()
+        harness = self
+
+        class H(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a):
+                pass
+
+            def reply(self, status, obj=None):
+                body = b"" if obj is None else json.dumps(obj).encode()
+                self.send_response(status)
+                if obj is not None:
+                    self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                self.reply(405)
+
+            def do_DELETE(self):
+                self.reply(200)
+
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length", "0"))
+                m = json.loads(self.rfile.read(n))
+                method, rid = m.get("method"), m.get("id")
+                if method == "initialize":
+                    self.reply(200, init_result(rid))
+                elif method == "tools/list":
+                    self.reply(200, tools_list(rid))
+                elif method == "tools/call":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Cache-Control", "no-cache")
+                    self.end_headers()
+                    self.wfile.write(b"data: " + json.dumps(ELICIT).encode() + b"\n\n")
+                    self.wfile.flush()
+                    harness.sent = time.monotonic()
+                    harness.answered.wait(60)
+                    self.wfile.write(b"data: " + json.dumps(tool_result(rid)).encode() + b"\n\n")
+                    self.wfile.flush()
+                    self.close_connection = True
+                elif method is None and rid == 900:
+                    harness.got = time.monotonic()
+                    self.reply(202)
+                    harness.answered.set()
+                elif rid is not None:
+                    self.reply(200, {"jsonrpc": "2.0", "id": rid, "result": {}})
+                else:
+                    self.reply(202)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = "http://127.0.0.1:%d/mcp" % self.server.server_address[1]
+
+    def reset(self):
+        self.sent = self.got = None
+        self.answered.clear()
+
+
+OSC11_QUERY = b"\x1b]11;?\x07"
+DA_QUERY = b"\x1b[c"
+OSC11_REPLY = b"\x1b]11;rgb:1e1e/1e1e/2e2e\x07"
+DA_REPLY = b"\x1b[?62;22c"
+# The form's message: drawn in the frame that first shows the form.
+MARK = b"Latency"
+
+
+def server_args(transport, http, stamp):
+    if transport == "http":
+        return [http.url]
+    return ["--", sys.executable, os.path.abspath(__file__), "--stdio", stamp]
+
+
+def scripted(binary, transport, http):
+    with tempfile.TemporaryDirectory() as d:
+        stamp = os.path.join(d, "stamp")
+        if http:
+            http.reset()
+        subprocess.run([binary, "mcp", "--protocol", "2025-11-25", "--call", "probe",
+                        "--action", "accept"] + server_args(transport, http, stamp),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       stdin=subprocess.DEVNULL, check=True, timeout=60)
+        if transport == "http":
+            return http.got - http.sent
+        sent, got = (float(x) for x in open(stamp).read().split())
+        return got - sent
+
+
+def terminal(binary, transport, http):
+    with tempfile.TemporaryDirectory() as d:
+        stamp = os.path.join(d, "stamp")
+        if http:
+            http.reset()
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        env = dict(os.environ, TERM="xterm-256color")
+        env.pop("NO_COLOR", None)
+        p = subprocess.Popen(
+            [binary, "mcp", "--protocol", "2025-11-25", "--call", "probe"]
+            + server_args(transport, http, stamp),
+            stdin=slave, stdout=subprocess.DEVNULL, stderr=slave, env=env,
+            start_new_session=True,
+            preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+        os.close(slave)
+        seen = b""
+        shown = None
+        deadline = time.monotonic() + 30
+        while shown is None and time.monotonic() < deadline:
+            r, _, _ = select.select([master], [], [], 0.5)
+            if not r:
+                continue
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if OSC11_QUERY in chunk:
+                os.write(master, OSC11_REPLY)
+            if DA_QUERY in chunk:
+                os.write(master, DA_REPLY)
+            seen += chunk
+            if MARK in seen:
+                shown = time.monotonic()
+        for _ in range(3):
+            try:
+                os.write(master, b"\x1b")
+            except OSError:
+                pass
+            time.sleep(0.05)
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        # Drain and close.
+        try:
+            while select.select([master], [], [], 0)[0] and os.read(master, 65536):
+                pass
+        except OSError:
+            pass
+        os.close(master)
+        if shown is None:
+            raise SystemExit("the form never appeared (%s): %r" % (transport, seen[:2500]))
+        if transport == "http":
+            sent = http.sent
+        else:
+            sent = float(open(stamp).read().split()[0])
+        return shown - sent
+
+
+def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "--stdio":
+        stdio_server(sys.argv[2])
+        return
+    binary = sys.argv[1] if len(sys.argv) > 1 else "target/release/ahp-elicit"
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 15
+    http = Http()
+    for what, fn in (("scripted", scripted), ("terminal", terminal)):
+        for transport in ("stdio", "http"):
+            ms = [fn(binary, transport, http if transport == "http" else None) * 1000
+                  for _ in range(runs)]
+            print("%-8s %-5s median %7.2f ms  min %7.2f  max %7.2f  (%d runs)" % (
+                what, transport, statistics.median(ms), min(ms), max(ms), runs))
+
+
+if __name__ == "__main__":
+    main()
