@@ -221,6 +221,9 @@ pub(super) struct Elicitations {
     /// resource URI), recorded as `extensions.mcp.call` of every request
     /// event made while it runs, in both eras.
     pub call: Option<crate::binding::CallRef>,
+    /// The call failed because the tool asks the 2025-11-25 way (see
+    /// [`super::older_way_hint`]).
+    pub older_way: bool,
 }
 
 /// The MCP client of one run: the connection ([`Link`]), what its era
@@ -323,6 +326,7 @@ impl Client {
             answered: self.elic.answered,
             rejected: std::mem::take(&mut self.elic.rejected),
             refused: std::mem::take(&mut self.elic.refused),
+            older_way: self.elic.older_way,
         })
     }
 

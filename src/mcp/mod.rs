@@ -48,7 +48,7 @@ pub use elicit::{COMPLETION_WAIT, SCRIPTED_COMPLETION_WAIT};
 pub use era::ProtocolChoice;
 pub use http::ExtraHeaders;
 pub use lifecycle::DISCOVER_WAIT;
-pub use rounds::DEFAULT_MAX_ROUNDS;
+pub use rounds::{older_way_hint, DEFAULT_MAX_ROUNDS};
 mod client;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
@@ -259,6 +259,10 @@ pub struct SessionReport {
     /// answer the form refuses): answered with JSON-RPC error -32603, no
     /// result event; the command exits 1.
     pub refused: Vec<String>,
+    /// Under `--protocol auto` at 2026-07-28 the tool reported (`isError`)
+    /// that it could not push its question: it asks the 2025-11-25 way
+    /// ([`older_way_hint`]).
+    pub older_way: bool,
 }
 
 /// The scheme of `arg` when it reads as a URL (`scheme://`, the scheme a
@@ -407,6 +411,14 @@ pub enum Incomplete {
     /// An input request that got no answer.
     #[error("the input request '{}' got no answer", crate::safe_text::display(.key))]
     NoAnswer { key: String },
+    /// A 2026-07-28 call refused with -32600 under `--protocol auto`: the
+    /// tool asks the 2025-11-25 way (`said`: the server's message,
+    /// sanitized).
+    #[error(
+        "{call} failed: JSON-RPC error -32600: {said}; {}",
+        rounds::older_way_hint()
+    )]
+    OlderWayOnly { call: String, said: String },
     /// A tool whose `x-mcp-header` annotations break the rules (named,
     /// sanitized when shown).
     #[error(
