@@ -9,6 +9,7 @@ mod common;
 
 mod answer_rules;
 mod binding;
+mod bom;
 mod completions;
 mod exact_numbers;
 mod files_private;
