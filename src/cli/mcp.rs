@@ -110,6 +110,11 @@ pub struct McpArgs {
     /// `tools/list`): seconds or a duration, as for --timeout.
     #[arg(long, value_name = "DURATION", default_value = "30", value_parser = super::parse_duration, allow_hyphen_values = true, display_order = 124)]
     pub connect_timeout: std::time::Duration,
+    /// How long one call (tools/call, prompts/get, resources/read) may wait
+    /// for its answer: seconds or a duration, as for --timeout. The time a
+    /// form or consent screen is open does not count.
+    #[arg(long, value_name = "DURATION", default_value = "600", value_parser = super::parse_duration, allow_hyphen_values = true, display_order = 124)]
+    pub call_timeout: std::time::Duration,
     /// `source.adapter` of the request events (default mcp-stdio or mcp-http).
     #[arg(long, value_name = "NAME", display_order = 125)]
     pub source_adapter: Option<String>,
@@ -339,6 +344,7 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         schema_policy: args.schema_policy,
         timeout: args.timeout,
         connect_timeout: args.connect_timeout,
+        call_timeout: args.call_timeout,
         completion_wait: (!interactive).then_some(crate::mcp::SCRIPTED_COMPLETION_WAIT),
         notices: crate::notice::Notices::stderr(),
         show_refusals: interactive,
@@ -480,7 +486,9 @@ fn exit_for(e: McpError) -> Exit {
     match e {
         // The handshake refused: the server cannot be spoken to.
         McpError::Rpc { ref method, .. } if is_handshake(method) => Exit::Usage,
-        McpError::Rpc { .. } | McpError::Incomplete(_) => Exit::Invalid,
+        McpError::Rpc { .. } | McpError::Incomplete(_) | McpError::Unreadable { .. } => {
+            Exit::Invalid
+        }
         // A signal also ends the screen as a quit: 128 + it wins.
         McpError::Quit => match crate::signals::received() {
             Some(sig) => Exit::Signal(sig),

@@ -194,6 +194,11 @@ pub struct McpOptions {
     /// `--connect-timeout SECS`: how long `initialize` (and `tools/list`)
     /// may take (default [`DEFAULT_CONNECT_TIMEOUT`]).
     pub connect_timeout: Duration,
+    /// `--call-timeout`: how long one `tools/call`, `prompts/get` or
+    /// `resources/read` request may wait for its answer (default
+    /// [`DEFAULT_CALL_TIMEOUT`]); the time an elicitation is open on the
+    /// person's screen does not count.
+    pub call_timeout: Duration,
     /// How long to wait for a browser flow's completion after -32042 when
     /// `timeout` is not given; None: 300 s (a person in a browser). The
     /// command sets a short wait for scripted answers, which can do no
@@ -212,6 +217,9 @@ pub struct McpOptions {
 
 /// Default of `--connect-timeout`.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default of `--call-timeout`: ten minutes (a tool may work long; the
+/// time a person answers is not counted).
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(600);
 
 impl McpOptions {
     /// Options for `target` with every default: list the tools (calling
@@ -229,6 +237,7 @@ impl McpOptions {
             source_adapter: None,
             timeout: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
             completion_wait: None,
             schema_policy: SchemaPolicy::Compatible,
             notices: Notices::stderr(),
@@ -516,6 +525,25 @@ pub enum McpError {
         method: String,
         /// The limit.
         limit: Duration,
+    },
+    /// The server did not answer the call `method` within `limit`
+    /// (`--call-timeout`), not counting the time a form or consent screen
+    /// was open.
+    #[error("no answer to {method} within {} (--call-timeout; the time a form or consent screen was open is not counted)", seconds(.limit))]
+    CallTimeout {
+        /// The request that got no answer.
+        method: String,
+        /// The limit.
+        limit: Duration,
+    },
+    /// The answer to our request `method` could not be read (nested too
+    /// deep, too large): the request ends at once. `why` is sanitized.
+    #[error("the server's answer to {method} cannot be read: {why}")]
+    Unreadable {
+        /// The request whose answer was lost.
+        method: String,
+        /// Why (the reader's reason, sanitized).
+        why: String,
     },
     /// A stdio server exited before it wrote anything on its stdout (it
     /// crashed at start): it is not started again. `stderr` is the last

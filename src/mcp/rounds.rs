@@ -144,7 +144,12 @@ impl Client {
             if let Some(s) = &state {
                 params["requestState"] = s.clone();
             }
-            let result = match self.request(method, Some(params), None).await {
+            let limit = Some(self.opts.call_timeout);
+            let answer = self.request(method, Some(params), limit).await;
+            let result = match answer.map_err(|e| match e {
+                McpError::Timeout { method, limit } => McpError::CallTimeout { method, limit },
+                e => e,
+            }) {
                 Err(
                     e @ McpError::Rpc {
                         code: URL_ELICITATION_REQUIRED,
