@@ -20,6 +20,7 @@ mod hostile_streams;
 mod large_options;
 mod misplaced;
 mod output_faults;
+mod policy_roundtrip;
 mod readme_examples;
 mod revisions;
 mod scripted_faults;
