@@ -298,9 +298,11 @@ impl Answers {
         std::fs::File::open(path)
             .and_then(|f| f.take(limit).read_to_end(&mut bytes))
             .map_err(read_err)?;
-        let v = document::parse(&bytes).map_err(|source| AnswersError::Json {
-            path: path.to_owned(),
-            source,
+        let v = document::parse(crate::stream::without_bom(&bytes)).map_err(|source| {
+            AnswersError::Json {
+                path: path.to_owned(),
+                source,
+            }
         })?;
         Self::from_value(&v).map_err(|e| AnswersError::Document {
             path: path.to_owned(),

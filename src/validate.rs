@@ -228,6 +228,37 @@ pub fn prepare_full(bytes: &[u8]) -> Prepared {
     prepare_full_with(bytes, SchemaPolicy::Strict)
 }
 
+/// What is said of a request refused under the strict policy that the
+/// compatible policy reads (events `ahp-elicit mcp --events` recorded from
+/// real servers' SDKs are such requests).
+pub const COMPATIBLE_WOULD_PASS: &str =
+    "it is a valid request under --schema-policy compatible, the policy `ahp-elicit mcp` reads real servers' forms (and records its --events) under";
+
+/// Say in `errors` (of the request event `bytes` read under `policy`) that
+/// the compatible policy reads it as a form, when the policy was strict and
+/// it does:
+/// the last violation's message ends with [`COMPATIBLE_WOULD_PASS`].
+pub fn note_compatible(bytes: &[u8], policy: SchemaPolicy, errors: &mut [Violation]) {
+    if policy != SchemaPolicy::Strict || errors.is_empty() {
+        return;
+    }
+    // A form under it, not only a valid request ("not a form" is one too).
+    let passes = parse_json(bytes).is_ok_and(|v| {
+        take_request_event_with(v, SchemaPolicy::Compatible)
+            .is_ok_and(|r| !matches!(r.view, crate::binding::RequestView::NotAForm { .. }))
+    });
+    if passes {
+        note(errors);
+    }
+}
+
+/// End the last of `errors` with [`COMPATIBLE_WOULD_PASS`].
+pub fn note(errors: &mut [Violation]) {
+    if let Some(last) = errors.last_mut() {
+        last.message = format!("{} ({COMPATIBLE_WOULD_PASS})", last.message);
+    }
+}
+
 /// [`prepare_full`] under `policy`.
 fn prepare_full_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
     let v = match parse_json(bytes) {
@@ -268,7 +299,10 @@ fn prepare_full_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
                     size: bytes.len(),
                 }
             }
-            Err(e) => Prepared::Done(verdict(e)),
+            Err(mut e) => {
+                note_compatible(bytes, policy, &mut e);
+                Prepared::Done(verdict(e))
+            }
         },
         Some(false) => match take_result_event(v) {
             Ok(mut result) => {

@@ -16,6 +16,8 @@ Steps of case "all": ping, form (defaults on name and age), url,
 (notification elicitation/complete), bad-mode, invalid (a nested object
 property), roots (roots/list, not offered by the client). Case "required":
 one form with a required field and no default. Case "quiet": asks nothing.
+Cases "deep", "toodeep", "huge": answers with a result nested 66 deep,
+200 deep, or over 5 MiB (see `big_result`).
 Case "links": one form whose
 default and options are URLs with a query. Case "rules": three
 different forms in one call (a booking, feedback, an offer to sign up), for
@@ -253,9 +255,23 @@ class State:
             return self.next_id
 
 
+def big_result(case):
+    """A result that is hard to read: "deep" nests its structuredContent 66
+    arrays deep (a legitimate result), "toodeep" 200 deep, "huge" carries
+    a text of 5 MiB (one line over the client's limit)."""
+    if case == "huge":
+        return {"content": [{"type": "text", "text": "x" * (5 * 1024 * 1024)}]}
+    v = "bottom"
+    for _ in range(66 if case == "deep" else 200):
+        v = [v]
+    return {"content": [{"type": "text", "text": case}], "structuredContent": {"deep": v}}
+
+
 def probe(state, case, call, notify, extra=None):
     """Run one case; call(method, params) returns the client's answer."""
     responses = {}
+    if case in ("deep", "toodeep", "huge"):
+        return big_result(case)
     if case in ("hold", "progress", "flood", "swap", "dupid", "leave", "die", "burst", "queue") and extra is not None:
         return extra(case)
     if case == "required":

@@ -39,6 +39,11 @@ pub struct DemoArgs {
     /// Show this request event (a JSON file) instead of the built-in one.
     #[arg(long, value_name = "FILE")]
     pub request: Option<std::path::PathBuf>,
+    /// How the --request file's requestedSchema is read: strict (the AHP
+    /// rule) or compatible (what `mcp` reads real servers' forms under, and
+    /// records its --events under).
+    #[arg(long, value_enum, default_value = "strict", value_name = "POLICY")]
+    pub schema_policy: crate::binding::SchemaPolicy,
     /// Plain mode: ask line by line (screen readers, dumb terminals); also
     /// chosen by TERM=dumb or AHP_ELICIT_PLAIN=1.
     #[arg(long)]
@@ -69,21 +74,31 @@ impl std::fmt::Display for LoadError {
     }
 }
 
-/// Read and validate one request event from a file (`--request`).
+/// Read and validate one request event from a file (`--request`), its
+/// `requestedSchema` under `policy`.
 ///
 /// Errors: [`LoadError::Read`] when the file cannot be read,
 /// [`LoadError::Invalid`] when the event is invalid.
-pub fn read_request_file(p: &std::path::Path) -> Result<binding::RequestEvent, LoadError> {
+pub fn read_request_file(
+    p: &std::path::Path,
+    policy: binding::SchemaPolicy,
+) -> Result<binding::RequestEvent, LoadError> {
     let bytes = super::read_input(p, MAX_EVENT_BYTES, "request file").map_err(LoadError::Read)?;
-    parse_request(&bytes, p).map_err(LoadError::Invalid)
+    parse_request(&bytes, p, policy).map_err(LoadError::Invalid)
 }
 
 /// A valid request is read by the fast reading (no tree, no schema run:
 /// the first frame does not wait for the schemas to compile); anything else
 /// takes the full reading, whose errors are the ones reported.
-fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEvent, String> {
-    if let Some(binding::fast::ValidEvent::Request(r)) = binding::fast::read_valid(bytes) {
-        return Ok(r);
+fn parse_request(
+    bytes: &[u8],
+    p: &std::path::Path,
+    policy: binding::SchemaPolicy,
+) -> Result<binding::RequestEvent, String> {
+    if policy == binding::SchemaPolicy::Strict {
+        if let Some(binding::fast::ValidEvent::Request(r)) = binding::fast::read_valid(bytes) {
+            return Ok(r);
+        }
     }
     let v = binding::parse_json(bytes).map_err(|e| {
         // Several JSON lines: a stream, which respond answers one by one.
@@ -109,7 +124,8 @@ fn parse_request(bytes: &[u8], p: &std::path::Path) -> Result<binding::RequestEv
     if let Some(h) = crate::misplaced::hint(&v) {
         return Err(format!("{}: {h}", p.display()));
     }
-    binding::read_request_event(&v).map_err(|es| {
+    binding::read_request_event_with(&v, policy).map_err(|mut es| {
+        crate::validate::note_compatible(bytes, policy, &mut es);
         es.iter()
             .map(|e| format!("{}: {e}", p.display()))
             .collect::<Vec<_>>()
@@ -139,7 +155,7 @@ pub fn run(args: DemoArgs) -> Exit {
         }
     };
     let req = match &args.request {
-        Some(p) => read_request_file(p),
+        Some(p) => read_request_file(p, args.schema_policy),
         None => demo_request().map_err(|es| {
             let each: Vec<String> = es.iter().map(|e| e.to_string()).collect();
             LoadError::Invalid(each.join("; "))

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use crate::binding::{Action, Mode, SchemaPolicy};
+use crate::binding::{Action, Mode, Revision, SchemaPolicy};
 use crate::log::SharedLog;
 use crate::mcp::{
     run_session, ExtraHeaders, McpError, McpOptions, Operation, ProtocolChoice, Target,
@@ -58,10 +58,11 @@ pub struct McpArgs {
     #[arg(long, value_name = "JSON", display_order = 2)]
     pub args: Option<String>,
     /// The MCP revision to speak: auto asks the server (server/discover,
-    /// then initialize when the server is older); 2025-11-25 or 2026-07-28
-    /// speak only that one.
-    #[arg(long, value_name = "REVISION", default_value = "auto", value_parser = parse_protocol, display_order = 43)]
-    pub protocol: ProtocolChoice,
+    /// then initialize when the server is older); a revision speaks only
+    /// that one. Default: the environment variable AHP_ELICIT_PROTOCOL
+    /// (same values), else auto.
+    #[arg(long, value_name = "REVISION", value_parser = protocol_values(), display_order = 43)]
+    pub protocol: Option<ProtocolChoice>,
     /// How many input_required rounds (MCP 2026-07-28) one request may take.
     #[arg(long, value_name = "N", default_value_t = crate::mcp::DEFAULT_MAX_ROUNDS, value_parser = clap::value_parser!(u32).range(1..=1000), display_order = 44)]
     pub max_rounds: u32,
@@ -116,6 +117,11 @@ pub struct McpArgs {
     /// `tools/list`): seconds or a duration, as for --timeout.
     #[arg(long, value_name = "DURATION", default_value = "30", value_parser = super::parse_duration, allow_hyphen_values = true, display_order = 124)]
     pub connect_timeout: std::time::Duration,
+    /// How long one call (tools/call, prompts/get, resources/read) may wait
+    /// for its answer: seconds or a duration, as for --timeout. The time a
+    /// form or consent screen is open does not count.
+    #[arg(long, value_name = "DURATION", default_value = "600", value_parser = super::parse_duration, allow_hyphen_values = true, display_order = 124)]
+    pub call_timeout: std::time::Duration,
     /// `source.adapter` of the request events (default mcp-stdio or mcp-http).
     #[arg(long, value_name = "NAME", display_order = 125)]
     pub source_adapter: Option<String>,
@@ -220,14 +226,42 @@ impl crate::responder::Responder for LoggingResponder {
     }
 }
 
-fn parse_protocol(s: &str) -> Result<ProtocolChoice, String> {
-    ProtocolChoice::parse(s).ok_or_else(|| {
-        let versions: Vec<&str> = crate::binding::Revision::ALL
-            .iter()
-            .map(|r| r.as_str())
-            .collect();
-        format!("'{s}': give auto, {}", versions.join(" or "))
-    })
+/// The values of `--protocol` (listed by `--help` and the completions):
+/// `auto` and every pinned revision.
+fn protocol_values() -> impl clap::builder::TypedValueParser<Value = ProtocolChoice> {
+    let names = std::iter::once("auto").chain(Revision::ALL.iter().map(|r| r.as_str()));
+    clap::builder::TypedValueParser::map(
+        clap::builder::PossibleValuesParser::new(names.collect::<Vec<_>>()),
+        |s: String| ProtocolChoice::parse(&s).unwrap_or(ProtocolChoice::Auto),
+    )
+}
+
+/// The environment variable that sets the default of `--protocol`.
+pub const PROTOCOL_ENV: &str = "AHP_ELICIT_PROTOCOL";
+
+/// `--protocol` if given, else [`PROTOCOL_ENV`] when set and not empty,
+/// else auto.
+///
+/// Errors: the variable holds another value (the sentence names it and the
+/// values it takes).
+fn protocol_choice(
+    flag: Option<ProtocolChoice>,
+    env: Option<String>,
+) -> Result<ProtocolChoice, String> {
+    if let Some(p) = flag {
+        return Ok(p);
+    }
+    match env.filter(|v| !v.is_empty()) {
+        None => Ok(ProtocolChoice::Auto),
+        Some(v) => ProtocolChoice::parse(v.trim()).ok_or_else(|| {
+            let versions: Vec<&str> = Revision::ALL.iter().map(|r| r.as_str()).collect();
+            format!(
+                "{PROTOCOL_ENV}='{}': give auto, {}",
+                terminal_safe(&v),
+                versions.join(" or ")
+            )
+        }),
+    }
 }
 
 /// Read one `--header 'Name: value'`: the name an HTTP token, the value
@@ -372,7 +406,7 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         target,
         operation,
         arguments,
-        protocol: args.protocol,
+        protocol: protocol_choice(args.protocol, std::env::var(PROTOCOL_ENV).ok())?,
         max_rounds: args.max_rounds,
         headers: ExtraHeaders(headers),
         modes,
@@ -381,6 +415,7 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         schema_policy: args.schema_policy,
         timeout: args.timeout,
         connect_timeout: args.connect_timeout,
+        call_timeout: args.call_timeout,
         completion_wait: (!interactive).then_some(crate::mcp::SCRIPTED_COMPLETION_WAIT),
         notices: crate::notice::Notices::stderr(),
         show_refusals: interactive,
@@ -403,9 +438,57 @@ pub fn run(args: McpArgs) -> Exit {
     // Declared before the responder: held messages are written after the
     // terminal is given back.
     let _hold = answer.hold_stderr();
-    // The same responders as `respond`: scripted with --answers/--action,
-    // else the terminal.
     let cancelled = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut outcome = match session(&mut opts, &answer, &log, &cancelled) {
+        Ok(o) => o,
+        Err(e) => return usage(&e),
+    };
+    // At a terminal, a tool that asks the 2025-11-25 way may be run again
+    // in that revision, if the person says so.
+    if answer.interactive() && cancelled_is_zero(&cancelled) && older_way(&outcome) && run_again() {
+        crate::notice::say_in(
+            "mcp",
+            format!("running the call again over MCP {}", Revision::V2025_11_25),
+        );
+        opts.protocol = ProtocolChoice::V2025;
+        outcome = match session(&mut opts, &answer, &log, &cancelled) {
+            Ok(o) => o,
+            Err(e) => return usage(&e),
+        };
+    }
+    let unanswered = cancelled.load(std::sync::atomic::Ordering::Relaxed);
+    match outcome {
+        Ok(report) if unanswered > 0 => {
+            let exit = report_result(&report);
+            crate::notice::say_in(
+                "mcp",
+                format!("{unanswered} elicitation(s) answered cancel: no terminal to answer on"),
+            );
+            match exit {
+                Exit::Ok | Exit::Invalid => Exit::Usage,
+                other => other,
+            }
+        }
+        Ok(report) => report_result(&report),
+        Err(e) => exit_for(e),
+    }
+}
+
+fn cancelled_is_zero(c: &std::sync::atomic::AtomicUsize) -> bool {
+    c.load(std::sync::atomic::Ordering::Relaxed) == 0
+}
+
+/// One session with the responder the flags choose (the same as
+/// `respond`'s: scripted with --answers/--action, else the terminal; with
+/// neither and no terminal, [`NoTerminal`], counting into `cancelled`).
+///
+/// Errors: the responder cannot be made (a sentence for the person).
+fn session(
+    opts: &mut McpOptions,
+    answer: &AnswerArgs,
+    log: &Option<SharedLog>,
+    cancelled: &std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> Result<Result<crate::mcp::SessionReport, McpError>, String> {
     let inner = match answer.responder(log.clone()) {
         Ok(r) => r,
         // No terminal and no script: the call starts all the same (most
@@ -421,43 +504,71 @@ pub fn run(args: McpArgs) -> Exit {
                 cancelled: cancelled.clone(),
             })
         }
-        Err(e) => return usage(&e),
+        Err(e) => return Err(e),
     };
-    let mut responder = LoggingResponder { inner, log };
-    let outcome = run_session(&opts, &mut responder);
+    let mut responder = LoggingResponder {
+        inner,
+        log: log.clone(),
+    };
+    let outcome = run_session(opts, &mut responder);
     // The terminal is given back before the tool result is printed (stdout
     // may be that terminal).
     drop(responder);
-    let unanswered = cancelled.load(std::sync::atomic::Ordering::Relaxed);
+    Ok(outcome)
+}
+
+/// Whether the session ended because the tool asks the 2025-11-25 way (a
+/// -32600, or an `isError` result saying it could not push its question).
+fn older_way(outcome: &Result<crate::mcp::SessionReport, McpError>) -> bool {
     match outcome {
-        Ok(report) if unanswered > 0 => {
-            let exit = report_result(&report);
-            crate::notice::say_in(
-                "mcp",
-                format!("{unanswered} elicitation(s) answered cancel: no terminal to answer on"),
-            );
-            match exit {
-                Exit::Ok | Exit::Invalid => Exit::Usage,
-                other => other,
-            }
+        Ok(report) => report.older_way,
+        Err(McpError::Incomplete(crate::mcp::Incomplete::OlderWayOnly { .. })) => true,
+        Err(_) => false,
+    }
+}
+
+/// Ask the person on the terminal whether to run the call again over MCP
+/// 2025-11-25 (the tool may run twice); false without a terminal or on
+/// anything but yes.
+fn run_again() -> bool {
+    let Ok(mut tty) = crate::plain::TtyIo::open() else {
+        return false;
+    };
+    use crate::plain::LineIo;
+    let legacy = Revision::V2025_11_25;
+    let modern = Revision::V2026_07_28;
+    let said = tty.say(&format!(
+        "The tool asks its questions the MCP {legacy} way, which this MCP {modern} session cannot carry."
+    ));
+    if said.is_err() {
+        return false;
+    }
+    let prompt = format!(
+        "Run the call again over MCP {legacy}? The tool may run twice (it has run once already). [y/N] "
+    );
+    matches!(
+        tty.ask(&prompt, None, &|| false),
+        Ok(crate::plain::Reply::Line(l)) if matches!(l.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+    )
+}
+
+/// The exit status of a failed session, said on stderr first.
+fn exit_for(e: McpError) -> Exit {
+    // Errors may quote the server (an HTTP body): sanitized.
+    crate::notice::say_in("mcp", crate::safe_text::display(&crate::notice::chain(&e)));
+    match e {
+        // The handshake refused: the server cannot be spoken to.
+        McpError::Rpc { ref method, .. } if is_handshake(method) => Exit::Usage,
+        McpError::Rpc { .. } | McpError::Incomplete(_) | McpError::Unreadable { .. } => {
+            Exit::Invalid
         }
-        Ok(report) => report_result(&report),
-        Err(e) => {
-            // Errors may quote the server (an HTTP body): sanitized.
-            crate::notice::say_in("mcp", crate::safe_text::display(&crate::notice::chain(&e)));
-            match e {
-                // The handshake refused: the server cannot be spoken to.
-                McpError::Rpc { ref method, .. } if is_handshake(method) => Exit::Usage,
-                McpError::Rpc { .. } | McpError::Incomplete(_) => Exit::Invalid,
-                // A signal also ends the screen as a quit: 128 + it wins.
-                McpError::Quit => match crate::signals::received() {
-                    Some(sig) => Exit::Signal(sig),
-                    None => Exit::Interrupted,
-                },
-                McpError::Interrupted(sig) => Exit::Signal(sig),
-                _ => Exit::Usage,
-            }
-        }
+        // A signal also ends the screen as a quit: 128 + it wins.
+        McpError::Quit => match crate::signals::received() {
+            Some(sig) => Exit::Signal(sig),
+            None => Exit::Interrupted,
+        },
+        McpError::Interrupted(sig) => Exit::Signal(sig),
+        _ => Exit::Usage,
     }
 }
 
@@ -483,6 +594,9 @@ fn report_result(report: &crate::mcp::SessionReport) -> Exit {
     let tool_error = report.result.get("isError") == Some(&Value::Bool(true));
     if tool_error {
         crate::notice::say_in("mcp", "the tool reported an error (isError: true)");
+    }
+    if report.older_way {
+        crate::notice::say_in("mcp", crate::mcp::older_way_hint());
     }
     if !report.refused.is_empty() {
         crate::notice::say_in(
@@ -512,6 +626,25 @@ fn report_result(report: &crate::mcp::SessionReport) -> Exit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_flag_wins_over_the_environment_which_wins_over_auto() {
+        let v2025 = Some(Revision::V2025_11_25.as_str().to_owned());
+        assert_eq!(
+            protocol_choice(Some(ProtocolChoice::V2026), v2025.clone()),
+            Ok(ProtocolChoice::V2026)
+        );
+        assert_eq!(protocol_choice(None, v2025), Ok(ProtocolChoice::V2025));
+        assert_eq!(
+            protocol_choice(None, Some(String::new())),
+            Ok(ProtocolChoice::Auto)
+        );
+        assert_eq!(protocol_choice(None, None), Ok(ProtocolChoice::Auto));
+        assert_eq!(
+            protocol_choice(None, Some("2024".into())),
+            Err("AHP_ELICIT_PROTOCOL='2024': give auto, 2025-11-25 or 2026-07-28".into())
+        );
+    }
 
     #[test]
     fn reads_headers_and_never_quotes_their_values() {

@@ -95,7 +95,8 @@ impl From<Exit> for std::process::ExitCode {
 
 /// Read `path`, or stdin when it is `-`, keeping at most `cap + 1` bytes:
 /// enough for a parser to see that the input is over the cap, without
-/// reading an endless input to its end.
+/// reading an endless input to its end. A UTF-8 byte order mark at the
+/// start is dropped.
 ///
 /// Errors: "cannot read the WHAT PATH: reason" (PATH "from stdin" for `-`,
 /// sanitized; the reason without Rust's "(os error N)").
@@ -110,7 +111,12 @@ pub fn read_input(path: &Path, cap: usize, what: &str) -> Result<Vec<u8>, String
         (r, display(&path.display().to_string()).into_owned())
     };
     match res {
-        Ok(_) => Ok(bytes),
+        Ok(_) => {
+            // A byte order mark at the start is read past.
+            let skip = bytes.len() - crate::stream::without_bom(&bytes).len();
+            bytes.drain(..skip);
+            Ok(bytes)
+        }
         Err(e) => Err(format!(
             "cannot read the {what} {shown}: {}",
             crate::files::io_reason(&e)

@@ -83,6 +83,10 @@ fn load_reference(path: &Path, policy: SchemaPolicy) -> Result<(Vec<RequestEvent
             parse_json(&b)
                 .map_err(|e| vec![e])
                 .and_then(|v| read_request_event_with(&v, policy))
+                .map_err(|mut es| {
+                    crate::validate::note_compatible(&b, policy, &mut es);
+                    es
+                })
         });
         match r {
             Ok(r) => reqs.push(r),

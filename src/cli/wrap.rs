@@ -73,6 +73,11 @@ pub struct WrapArgs {
     /// extensions.mcp.inputKey (needs --protocol-version).
     #[arg(long, value_name = "KEY", requires = "protocol_version")]
     pub input_key: Option<String>,
+    /// How the params' requestedSchema is read: strict (the AHP rule) or
+    /// compatible (what real servers' SDKs send: the event then says so in
+    /// its extensions, as `mcp --events` records it).
+    #[arg(long, value_enum, default_value = "strict", value_name = "POLICY")]
+    pub schema_policy: SchemaPolicy,
     /// The params file; `-` or nothing is stdin.
     #[arg(value_name = "FILE|-")]
     pub input: Option<PathBuf>,
@@ -218,11 +223,22 @@ pub fn run(args: WrapArgs) -> Exit {
             &args.adapter,
             &id,
             args.time.as_deref(),
-            SchemaPolicy::Strict,
+            args.schema_policy,
             mcp.as_ref(),
         ) {
             Ok(ev) => events.push(terminal_safe(&ev.event.to_string())),
-            Err(es) => {
+            Err(mut es) => {
+                let compatible = || {
+                    let c = SchemaPolicy::Compatible;
+                    let t = args.time.as_deref();
+                    wrap_params_in(params, &server, &args.adapter, &id, t, c, mcp.as_ref())
+                };
+                let form = |r: crate::binding::RequestEvent| {
+                    !matches!(r.view, crate::binding::RequestView::NotAForm { .. })
+                };
+                if args.schema_policy == SchemaPolicy::Strict && compatible().is_ok_and(form) {
+                    crate::validate::note(&mut es);
+                }
                 let what = at("the params are not a valid elicitation/create request".into());
                 super::print_violations("wrap", &what, &es);
                 return Exit::Invalid;

@@ -225,6 +225,9 @@ pub(super) struct Elicitations {
     /// resource URI), recorded as `extensions.mcp.call` of every request
     /// event made while it runs, in both eras.
     pub call: Option<crate::binding::CallRef>,
+    /// The call failed because the tool asks the 2025-11-25 way (see
+    /// [`super::older_way_hint`]).
+    pub older_way: bool,
 }
 
 /// The MCP client of one run: the connection ([`Link`]), what its era
@@ -327,6 +330,7 @@ impl Client {
             answered: self.elic.answered,
             rejected: std::mem::take(&mut self.elic.rejected),
             refused: std::mem::take(&mut self.elic.refused),
+            older_way: self.elic.older_way,
         })
     }
 
@@ -432,7 +436,8 @@ impl Client {
     }
 
     /// Send a request and handle everything that arrives until its answer
-    /// (at most `limit`). A 404 for the HTTP session re-initializes once and
+    /// (at most `limit`, not counting the time an elicitation is open on
+    /// the person's screen). A 404 for the HTTP session re-initializes once and
     /// sends the request again.
     pub async fn request(
         &mut self,
@@ -476,12 +481,20 @@ impl Client {
             },
         );
         self.send_request(id, method, params)?;
-        let until = limit.map(|l| Instant::now() + l);
+        let mut until = limit.map(|l| Instant::now() + l);
         loop {
             if let Some(r) = self.link.responses.remove(&id) {
                 return r;
             }
-            let woke = self.step(until).await.map_err(|e| match e {
+            // While an elicitation is open on the person's screen the
+            // clock stops: the time it was open is added to the limit.
+            let asking = !self.elic.asks.is_empty();
+            let before = Instant::now();
+            let step = self.step(if asking { None } else { until }).await;
+            if let (true, Some(u)) = (asking, until.as_mut()) {
+                *u += before.elapsed();
+            }
+            let woke = step.map_err(|e| match e {
                 e @ (McpError::Transport(_) | McpError::Closed(_)) => McpError::Waiting {
                     method: method.to_owned(),
                     source: Box::new(e),
@@ -612,6 +625,17 @@ impl Client {
                 source: error,
             }),
             Incoming::SessionExpired { id } => self.fail_pending(id, |_| McpError::SessionExpired),
+            Incoming::Unreadable { id, noise } => {
+                let why = safe_text::display(&noise.to_string()).into_owned();
+                if self.link.pending.contains_key(&id) {
+                    self.fail_pending(id, |m| McpError::Unreadable {
+                        method: m.to_owned(),
+                        why,
+                    });
+                } else {
+                    self.server_notice(&why);
+                }
+            }
             Incoming::Closed(reason) => {
                 self.desk
                     .withdraw_all(crate::session::WithdrawReason::ServerExited);

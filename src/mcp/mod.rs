@@ -48,7 +48,7 @@ pub use elicit::{COMPLETION_WAIT, SCRIPTED_COMPLETION_WAIT};
 pub use era::ProtocolChoice;
 pub use http::ExtraHeaders;
 pub use lifecycle::DISCOVER_WAIT;
-pub use rounds::DEFAULT_MAX_ROUNDS;
+pub use rounds::{older_way_hint, DEFAULT_MAX_ROUNDS};
 mod client;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
@@ -194,6 +194,11 @@ pub struct McpOptions {
     /// `--connect-timeout SECS`: how long `initialize` (and `tools/list`)
     /// may take (default [`DEFAULT_CONNECT_TIMEOUT`]).
     pub connect_timeout: Duration,
+    /// `--call-timeout`: how long one `tools/call`, `prompts/get` or
+    /// `resources/read` request may wait for its answer (default
+    /// [`DEFAULT_CALL_TIMEOUT`]); the time an elicitation is open on the
+    /// person's screen does not count.
+    pub call_timeout: Duration,
     /// How long to wait for a browser flow's completion after -32042 when
     /// `timeout` is not given; None: 300 s (a person in a browser). The
     /// command sets a short wait for scripted answers, which can do no
@@ -218,6 +223,9 @@ pub struct McpOptions {
 
 /// Default of `--connect-timeout`.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default of `--call-timeout`: ten minutes (a tool may work long; the
+/// time a person answers is not counted).
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(600);
 
 impl McpOptions {
     /// Options for `target` with every default: list the tools (calling
@@ -235,6 +243,7 @@ impl McpOptions {
             source_adapter: None,
             timeout: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
             completion_wait: None,
             schema_policy: SchemaPolicy::Compatible,
             notices: Notices::stderr(),
@@ -266,6 +275,10 @@ pub struct SessionReport {
     /// answer the form refuses): answered with JSON-RPC error -32603, no
     /// result event; the command exits 1.
     pub refused: Vec<String>,
+    /// Under `--protocol auto` at 2026-07-28 the tool reported (`isError`)
+    /// that it could not push its question: it asks the 2025-11-25 way
+    /// ([`older_way_hint`]).
+    pub older_way: bool,
 }
 
 /// The scheme of `arg` when it reads as a URL (`scheme://`, the scheme a
@@ -414,6 +427,14 @@ pub enum Incomplete {
     /// An input request that got no answer.
     #[error("the input request '{}' got no answer", crate::safe_text::display(.key))]
     NoAnswer { key: String },
+    /// A 2026-07-28 call refused with -32600 under `--protocol auto`: the
+    /// tool asks the 2025-11-25 way (`said`: the server's message,
+    /// sanitized).
+    #[error(
+        "{call} failed: JSON-RPC error -32600: {said}; {}",
+        rounds::older_way_hint()
+    )]
+    OlderWayOnly { call: String, said: String },
     /// A tool whose `x-mcp-header` annotations break the rules (named,
     /// sanitized when shown).
     #[error(
@@ -511,6 +532,25 @@ pub enum McpError {
         method: String,
         /// The limit.
         limit: Duration,
+    },
+    /// The server did not answer the call `method` within `limit`
+    /// (`--call-timeout`), not counting the time a form or consent screen
+    /// was open.
+    #[error("no answer to {method} within {} (--call-timeout; the time a form or consent screen was open is not counted)", seconds(.limit))]
+    CallTimeout {
+        /// The request that got no answer.
+        method: String,
+        /// The limit.
+        limit: Duration,
+    },
+    /// The answer to our request `method` could not be read (nested too
+    /// deep, too large): the request ends at once. `why` is sanitized.
+    #[error("the server's answer to {method} cannot be read: {why}")]
+    Unreadable {
+        /// The request whose answer was lost.
+        method: String,
+        /// Why (the reader's reason, sanitized).
+        why: String,
     },
     /// A stdio server exited before it wrote anything on its stdout (it
     /// crashed at start): it is not started again. `stderr` is the last

@@ -50,7 +50,44 @@ pub fn state_pause(n: u32) -> Duration {
     (FIRST_STATE_PAUSE * factor).min(MAX_STATE_PAUSE)
 }
 
+/// What a 2026-07-28 session says when a tool can only ask the 2025-11-25
+/// way (push `elicitation/create` mid-call): which revision to ask for, by
+/// flag or by environment variable.
+pub fn older_way_hint() -> String {
+    format!(
+        "the tool asks in the MCP {LEGACY_VERSION} way (it pushes elicitation/create during the call), which an MCP {MODERN_VERSION} session cannot carry: run it with --protocol {LEGACY_VERSION} (or set AHP_ELICIT_PROTOCOL={LEGACY_VERSION})"
+    )
+}
+
+/// Whether a tool's error text says it could not push a request to the
+/// client (the Python SDKs' words on a 2026-07-28 connection: "no
+/// back-channel", "server-initiated requests").
+fn says_no_push(text: &str) -> bool {
+    let t = text.to_ascii_lowercase();
+    t.contains("back-channel") || t.contains("server-initiated")
+}
+
 impl Client {
+    /// A complete result as it is; under `--protocol auto` at 2026-07-28,
+    /// an `isError` result whose text says the tool could not push its
+    /// question is noted ([`older_way_hint`] is said at the end).
+    fn said_older_way(&mut self, result: Value) -> Value {
+        if self.life.era != Era::Modern
+            || self.opts.protocol != ProtocolChoice::Auto
+            || result.get("isError") != Some(&Value::Bool(true))
+        {
+            return result;
+        }
+        let texts = result.get("content").and_then(Value::as_array);
+        let pushed = texts.into_iter().flatten().any(|c| {
+            c.get("text")
+                .and_then(Value::as_str)
+                .is_some_and(says_no_push)
+        });
+        self.elic.older_way |= pushed;
+        result
+    }
+
     /// `tools/call` of `name` with `--args`.
     pub(super) async fn call_tool(&mut self, name: &str) -> Result<Value, McpError> {
         let params = json!({
@@ -107,7 +144,12 @@ impl Client {
             if let Some(s) = &state {
                 params["requestState"] = s.clone();
             }
-            let result = match self.request(method, Some(params), None).await {
+            let limit = Some(self.opts.call_timeout);
+            let answer = self.request(method, Some(params), limit).await;
+            let result = match answer.map_err(|e| match e {
+                McpError::Timeout { method, limit } => McpError::CallTimeout { method, limit },
+                e => e,
+            }) {
                 Err(
                     e @ McpError::Rpc {
                         code: URL_ELICITATION_REQUIRED,
@@ -122,29 +164,26 @@ impl Client {
                     continue;
                 }
                 Err(McpError::Rpc {
-                    method,
                     code: INVALID_REQUEST,
                     message,
-                    data,
+                    ..
                 }) if self.life.era == Era::Modern
                     && self.opts.protocol == ProtocolChoice::Auto =>
                 {
                     // A dual-era server whose tool can only push its
                     // questions (2025-11-25) fails this way at 2026-07-28.
-                    return Err(McpError::Rpc {
-                        method,
-                        code: INVALID_REQUEST,
-                        message: format!(
-                            "{message} (this was MCP {MODERN_VERSION}; if the tool asks in the older way, try --protocol {LEGACY_VERSION})"
-                        ),
-                        data,
-                    });
+                    self.elic.older_way = true;
+                    return Err(Incomplete::OlderWayOnly {
+                        call: format!("{method} '{shown}'"),
+                        said: message,
+                    }
+                    .into());
                 }
                 other => other?,
             };
             match result.get("resultType") {
-                None => return Ok(result),
-                Some(Value::String(t)) if t == "complete" => return Ok(result),
+                None => return Ok(self.said_older_way(result)),
+                Some(Value::String(t)) if t == "complete" => return Ok(self.said_older_way(result)),
                 Some(Value::String(t)) if t == "input_required" => {}
                 Some(other) => {
                     let t: String = other.to_string().chars().take(60).collect();

@@ -146,7 +146,14 @@ fn read_stdout(mut r: impl BufRead, tx: Sender<Incoming>, spoke: &AtomicBool) {
             }
             Ok(Line::TooLong) => {
                 spoke.store(true, Ordering::Relaxed);
-                if tx.blocking_send(Incoming::Noise(Noise::TooLong)).is_err() {
+                let item = match super::transport::top_level_id(&buf) {
+                    Some(id) => Incoming::Unreadable {
+                        id,
+                        noise: Noise::TooLong,
+                    },
+                    None => Incoming::Noise(Noise::TooLong),
+                };
+                if tx.blocking_send(item).is_err() {
                     return;
                 }
             }

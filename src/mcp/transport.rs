@@ -16,7 +16,6 @@ use serde_json::Value;
 
 use super::McpError;
 use crate::binding::limits::MAX_EVENT_BYTES;
-use crate::binding::parse_json;
 
 /// Bytes in one transport message (a stdio line, an SSE event's data, an
 /// HTTP JSON body): the event limit plus room for the JSON-RPC envelope.
@@ -46,6 +45,10 @@ pub enum Incoming {
     SessionExpired { id: u64 },
     /// The connection is gone (the child closed stdout, a fatal error).
     Closed(Closed),
+    /// A message that could not be read (too deep, too large) whose
+    /// top-level `id` is `id`: the answer to that request, if it is one of
+    /// ours, is lost, so the request ends at once.
+    Unreadable { id: u64, noise: Noise },
 }
 
 /// Something a transport's reader skipped, and why (the text quotes the
@@ -143,20 +146,24 @@ pub trait Transport {
     fn close(&mut self);
 }
 
-/// Parse one message's bytes (limits first, via
-/// [`parse_json`](crate::binding::parse_json)) and put it on the channel; a
-/// JSON array is split into its elements. Returns false when the receiver is
-/// gone.
+/// Parse one message's bytes (limits first, [`parse_message`]) and put it
+/// on the channel; a JSON array is split into its elements; one that cannot
+/// be read but names a top-level `id` is [`Incoming::Unreadable`]. Returns
+/// false when the receiver is gone.
 pub fn deliver(bytes: &[u8], tx: &Sender<Incoming>) -> bool {
-    match parse_json(bytes) {
+    match parse_message(bytes) {
         Ok(Value::Array(items)) => items
             .into_iter()
             .all(|v| tx.blocking_send(Incoming::Message(v)).is_ok()),
         Ok(v) => tx.blocking_send(Incoming::Message(v)).is_ok(),
         Err(e) => {
             let head: String = String::from_utf8_lossy(&bytes[..bytes.len().min(120)]).into();
-            tx.blocking_send(Incoming::Noise(Noise::NotJson { head, source: e }))
-                .is_ok()
+            let noise = Noise::NotJson { head, source: e };
+            let item = match top_level_id(bytes) {
+                Some(id) => Incoming::Unreadable { id, noise },
+                None => Incoming::Noise(noise),
+            };
+            tx.blocking_send(item).is_ok()
         }
     }
 }
@@ -238,7 +245,8 @@ pub enum Line {
 
 /// Read one line ended by `\n`, `\r\n` or a lone `\r` into `buf` (cleared
 /// first), keeping at most `limit` bytes; a longer line is consumed up to
-/// its end and reported as [`Line::TooLong`].
+/// its end and reported as [`Line::TooLong`], with its first
+/// [`TOO_LONG_HEAD`] bytes left in `buf` (where a message's `id` is found).
 ///
 /// `pending_cr` carries a `\r` seen at the end of the previous line so that
 /// a following `\n` is not read as an empty line.
@@ -275,6 +283,7 @@ pub fn read_line(
                 if !too_long && buf.len() + i <= limit {
                     buf.extend_from_slice(&rest[..i]);
                 } else {
+                    keep_head(buf, &rest[..i], too_long);
                     too_long = true;
                 }
                 *pending_cr = rest[i] == b'\r';
@@ -289,8 +298,8 @@ pub fn read_line(
                 if !too_long && buf.len() + n <= limit {
                     buf.extend_from_slice(rest);
                 } else {
+                    keep_head(buf, rest, too_long);
                     too_long = true;
-                    buf.clear();
                 }
                 r.consume(start + n);
             }
@@ -298,10 +307,122 @@ pub fn read_line(
     }
 }
 
+/// Bytes of a too long line kept for a look at its start.
+pub const TOO_LONG_HEAD: usize = 64 * 1024;
+
+/// A line went over its limit: keep only its first [`TOO_LONG_HEAD`] bytes
+/// (`more` follows what `buf` holds; `already`: the line was over before).
+fn keep_head(buf: &mut Vec<u8>, more: &[u8], already: bool) {
+    if !already {
+        buf.truncate(TOO_LONG_HEAD);
+    }
+    let room = TOO_LONG_HEAD.saturating_sub(buf.len());
+    buf.extend_from_slice(&more[..more.len().min(room)]);
+}
+
+/// Bytes of one MCP message kept for the look at its top-level `id`.
+const ID_SCAN: usize = TOO_LONG_HEAD;
+
+/// The top-level `"id"` of a JSON-RPC message that could not be read (too
+/// deep, too large, cut): a scan of its first bytes that skips strings and
+/// nested values. None when no integer id is found there.
+pub fn top_level_id(bytes: &[u8]) -> Option<u64> {
+    let bytes = &bytes[..bytes.len().min(ID_SCAN)];
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i + 1;
+                i = start;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                let key = bytes.get(start..i)?;
+                i += 1;
+                if depth == 1 && key == b"id" {
+                    let rest = bytes.get(i..)?;
+                    let rest = rest
+                        .trim_ascii_start()
+                        .strip_prefix(b":")?
+                        .trim_ascii_start();
+                    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+                    return std::str::from_utf8(&rest[..digits]).ok()?.parse().ok();
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Deepest nesting of an MCP message this client reads (serde_json's own
+/// limit): deeper than an AHP event may be, since a tool's structured
+/// result sits inside the JSON-RPC envelope.
+pub const MAX_MESSAGE_DEPTH: usize = 128;
+
+/// Parse one MCP message: at most [`MAX_MESSAGE_BYTES`] and
+/// [`MAX_MESSAGE_DEPTH`] (checked before parsing), UTF-8, JSON.
+///
+/// Errors: a violation at the root naming the limit, or the parser's
+/// reason.
+pub fn parse_message(bytes: &[u8]) -> Result<Value, crate::binding::violation::Violation> {
+    use crate::binding::violation::{Rule, Violation};
+    if bytes.len() > MAX_MESSAGE_BYTES {
+        return Err(Violation::new(
+            "",
+            Rule::Limits,
+            format!(
+                "{} bytes exceed the limit of {MAX_MESSAGE_BYTES} bytes per message",
+                bytes.len()
+            ),
+        ));
+    }
+    let depth = crate::binding::limits::json_depth(bytes);
+    if depth > MAX_MESSAGE_DEPTH {
+        return Err(Violation::new(
+            "",
+            Rule::Limits,
+            format!("nesting depth {depth} exceeds the limit of {MAX_MESSAGE_DEPTH}"),
+        ));
+    }
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| Violation::new("", Rule::Json, format!("not UTF-8: {e}")))?;
+    serde_json::from_str(text).map_err(|e| Violation::new("", Rule::Json, format!("not JSON: {e}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Cursor;
+
+    #[test]
+    fn finds_the_top_level_id_of_an_unreadable_message() {
+        let deep = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\": 7,\"result\":{}1{}}}",
+            "[".repeat(300),
+            "]".repeat(300)
+        );
+        assert_eq!(top_level_id(deep.as_bytes()), Some(7));
+        let later = br#"{"result":{"id":1,"s":"\"id\":2"},"id":3}"#;
+        assert_eq!(top_level_id(later), Some(3));
+        assert_eq!(top_level_id(br#"{"method":"x","params":{"id":4}}"#), None);
+        assert_eq!(top_level_id(br#"{"id":"abc"}"#), None);
+        assert!(parse_message(deep.as_bytes()).is_err());
+        let ok = format!(
+            "{{\"id\":1,\"result\":{}1{}}}",
+            "[".repeat(70),
+            "]".repeat(70)
+        );
+        assert!(parse_message(ok.as_bytes()).is_ok());
+    }
 
     fn lines(input: &[u8], limit: usize) -> Vec<(Line, String)> {
         let mut r = std::io::BufReader::with_capacity(4, Cursor::new(input.to_vec()));

@@ -128,7 +128,10 @@ pub fn read_event_full(bytes: &[u8], policy: SchemaPolicy) -> ReadEvent {
             id,
             request: Box::new(request),
         },
-        Err(errors) => ReadEvent::Invalid { id, errors },
+        Err(mut errors) => {
+            crate::validate::note_compatible(bytes, policy, &mut errors);
+            ReadEvent::Invalid { id, errors }
+        }
     }
 }
 

@@ -120,6 +120,9 @@ pub struct Framer {
     bol: bool,
     /// The byte being looked at stands in column 0.
     col0: bool,
+    /// At the start of the input: how many bytes of a UTF-8 byte order
+    /// mark were read past so far (None once the input has begun).
+    bom: Option<usize>,
 }
 
 impl Default for Framer {
@@ -153,6 +156,7 @@ impl Framer {
             line: 1,
             bol: true,
             col0: true,
+            bom: Some(0),
         }
     }
 
@@ -163,8 +167,43 @@ impl Framer {
     }
 
     /// Frame `chunk`, the next bytes of the input, appending every frame
-    /// it completes to `out`.
+    /// it completes to `out`. A UTF-8 byte order mark at the start of the
+    /// input is read past (even split across chunks).
     pub fn push(&mut self, chunk: &[u8], out: &mut Vec<Frame>) {
+        let chunk = self.past_bom(chunk, out);
+        self.push_bytes(chunk, out);
+    }
+
+    /// `chunk` after the part of a byte order mark it holds at the start of
+    /// the input; bytes that began like one but were not are framed first.
+    fn past_bom<'a>(&mut self, chunk: &'a [u8], out: &mut Vec<Frame>) -> &'a [u8] {
+        let Some(mut seen) = self.bom else {
+            return chunk;
+        };
+        let bom = super::UTF8_BOM;
+        let mut i = 0;
+        while seen < bom.len() {
+            match chunk.get(i) {
+                None => {
+                    self.bom = Some(seen);
+                    return &[];
+                }
+                Some(&b) if b == bom[seen] => {
+                    seen += 1;
+                    i += 1;
+                }
+                Some(_) => {
+                    self.bom = None;
+                    self.push_bytes(&bom[..seen], out);
+                    return &chunk[i..];
+                }
+            }
+        }
+        self.bom = None;
+        &chunk[i..]
+    }
+
+    fn push_bytes(&mut self, chunk: &[u8], out: &mut Vec<Frame>) {
         let mut i = 0;
         while let Some(&b) = chunk.get(i) {
             if let Mode::Str { escape: false, .. } = self.mode {
@@ -222,6 +261,10 @@ impl Framer {
     /// End of input: the frame still open, if any, is emitted (broken, or
     /// split at its column-0 `{`s).
     pub fn finish(&mut self, out: &mut Vec<Frame>) {
+        if let Some(seen) = self.bom.take() {
+            // The input was only the start of a byte order mark.
+            self.push_bytes(&super::UTF8_BOM[..seen], out);
+        }
         match self.mode {
             Mode::Top => {}
             Mode::Junk { .. } => self.emit(out),
@@ -422,6 +465,7 @@ impl Framer {
             let end = cuts.get(i + 1).map_or(held.len(), |c| c.0);
             let mut piece = Framer::new(self.limit);
             piece.resync = false;
+            piece.bom = None;
             piece.line = line;
             piece.push(&held[at..end], out);
             piece.finish(out);
@@ -539,6 +583,33 @@ pub fn frame_all(bytes: &[u8], limit: usize) -> Vec<Frame> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A byte order mark at the start is read past, whole or split across
+    /// chunks; one that is not at the start, or only begun, is text.
+    #[test]
+    fn reads_past_a_byte_order_mark_at_the_start() {
+        let text = b"\xEF\xBB\xBF{\n  \"a\": 1\n}\n{\"b\":2}\n";
+        let plain = frame_all(&text[3..], 100);
+        assert_eq!(frame_all(text, 100), plain);
+        assert!(plain.iter().all(|f| matches!(f, Frame::Value { .. })));
+        for cut in 1..5 {
+            let mut f = Framer::new(100);
+            let mut out = Vec::new();
+            f.push(&text[..cut], &mut out);
+            f.push(&text[cut..], &mut out);
+            f.finish(&mut out);
+            assert_eq!(out, plain, "cut at {cut}");
+        }
+        let late = frame_all(b"{\"a\":1}\n\xEF\xBB\xBF{\"b\":2}\n", 100);
+        assert!(
+            late.iter().any(|f| matches!(f, Frame::Broken { .. })),
+            "{late:?}"
+        );
+        let begun = frame_all(b"\xEF\xBB{}", 100);
+        assert!(matches!(begun[0], Frame::Broken { .. }), "{begun:?}");
+        assert_eq!(crate::stream::without_bom(b"\xEF\xBB\xBF{}"), b"{}");
+        assert_eq!(crate::stream::without_bom(b"{}"), b"{}");
+    }
 
     /// Frames as `kind@line:text` (the text trimmed; Broken without its message).
     fn show(s: &str, limit: usize) -> Vec<String> {

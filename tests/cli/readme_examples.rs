@@ -42,6 +42,7 @@ fn checks() -> Vec<(&'static str, Check)> {
     vec![
         ("cargo install --path .", Skip("installs into ~/.cargo/bin: a release build of the whole program")),
         ("ahp-elicit demo", Pty(demo_to_the_terminal)),
+        ("AHP_ELICIT_PROTOCOL=2025-11-25 ahp-elicit mcp --call my_tool -- python3 server.py", Skip("server.py stands for the reader's Python server; tests/mcp/python_sdk.rs runs ctx.elicit servers of both Python SDKs with the variable set")),
         ("ahp-elicit mcp -- ./my-server", Skip("./my-server stands for the reader's server; tests/mcp/fake.rs lists a fake server's tools without --call")),
         ("ahp-elicit mcp --call my_tool --args '{\"city\":\"Oslo\"}' -- ./my-server", Skip("./my-server stands for the reader's server; tests/mcp/fake.rs calls tools with arguments over stdio")),
         ("ahp-elicit mcp --call my_tool http://127.0.0.1:8000/mcp", Skip("stands for the reader's own server's address; tests/mcp/fake.rs runs the fake server over Streamable HTTP on a loopback port")),

@@ -199,6 +199,77 @@ fn an_elicitation_without_a_terminal_is_cancelled_and_said() {
     );
 }
 
+/// A structured result nested 66 deep (inside the JSON-RPC envelope) is
+/// read; one nested 200 deep, or a line over the size limit, ends the call
+/// at once with why, never a wait.
+#[test]
+fn a_deep_or_huge_answer_ends_the_call_at_once() {
+    let r = stdio(&[
+        "--call",
+        "probe",
+        "--args",
+        r#"{"case":"deep"}"#,
+        "--action",
+        "accept",
+        "--call-timeout",
+        "60",
+    ]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let mut v = &r.json()["structuredContent"]["deep"];
+    let mut depth = 0;
+    while let Some(inner) = v.get(0) {
+        v = inner;
+        depth += 1;
+    }
+    assert_eq!((depth, v.as_str()), (66, Some("bottom")));
+    for (case, why) in [
+        ("toodeep", "nesting depth 203 exceeds the limit of 128"),
+        ("huge", "skipped a line of more than"),
+    ] {
+        let args = format!(r#"{{"case":"{case}"}}"#);
+        let r = stdio(&[
+            "--call",
+            "probe",
+            "--args",
+            &args,
+            "--action",
+            "accept",
+            "--call-timeout",
+            "60",
+        ]);
+        assert_eq!(r.code, 1, "{case}: {}", r.stderr);
+        assert!(
+            r.stderr
+                .contains("the server's answer to tools/call cannot be read: ")
+                && r.stderr.contains(why),
+            "{case}: {}",
+            r.stderr
+        );
+        assert_eq!(r.stdout, "", "{case}");
+    }
+}
+
+/// A call the server never answers ends after --call-timeout, said as
+/// given.
+#[test]
+fn a_call_never_answered_ends_after_the_call_timeout() {
+    let r = stdio(&[
+        "--call",
+        "silent",
+        "--action",
+        "accept",
+        "--call-timeout",
+        "1.5",
+    ]);
+    assert_eq!(r.code, 2, "stderr: {}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("no answer to tools/call within 1.5 s (--call-timeout;"),
+        "{}",
+        r.stderr
+    );
+}
+
 fn result_text(ev: &Value) -> Value {
     let t = ev["payload"]["elicitation"]["result"]["text"]
         .as_str()
@@ -523,14 +594,18 @@ fn usage_errors_exit_2() {
     let r = run(&["--action", "accept", "--", "/nonexistent/mcp-server"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("could not start the server"));
-    // A server that exits at once: the connection closes during initialize.
+    // A server that exits at once, having said nothing: said with its
+    // status, not started again.
     let r = run(&["--action", "accept", "--", "true"]);
     assert_eq!(r.code, 2);
-    // (Which side notices first is a race: reading or writing.)
     assert!(
         r.stderr
-            .contains("closed its stdout while waiting for the answer to initialize")
-            || r.stderr.contains("the server exited (exit status: 0)"),
+            .contains("the server exited with status 0 before answering server/discover"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        !r.stderr.contains("starting the server again"),
         "{}",
         r.stderr
     );
@@ -784,6 +859,36 @@ mod live {
                 ahp_elicit::binding::Action::Accept,
             )))
         }
+    }
+
+    /// Answers every request decline, after a person's pause.
+    struct Pondering(Duration);
+
+    impl Responder for Pondering {
+        fn respond(&mut self, _r: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
+            std::thread::sleep(self.0);
+            Ok(Outcome::Answer(ahp_elicit::binding::Answer::bare(
+                ahp_elicit::binding::Action::Decline,
+            )))
+        }
+    }
+
+    /// The time a form is open is not counted against --call-timeout: a
+    /// person who takes longer than it still gets the answer through.
+    #[test]
+    fn the_call_timeout_stops_while_a_form_is_open() {
+        let mut o = McpOptions::new(Target::Stdio {
+            program: python().into(),
+            args: vec![fake_server()],
+        });
+        o.operation = Operation::Tool("probe".into());
+        o.arguments = json!({"case": "required"}).as_object().unwrap().clone();
+        o.call_timeout = Duration::from_secs(1);
+        let report = run_session(&o, &mut Pondering(Duration::from_secs(3))).unwrap();
+        assert_eq!(
+            report.result["structuredContent"]["responses"]["required"]["result"],
+            json!({"action": "decline"})
+        );
     }
 
     #[test]

@@ -394,3 +394,91 @@ fn the_sdk_request_event_is_strict_invalid_and_compatible_answerable() {
     assert_eq!(note["policy"], "compatible");
     assert_eq!(note["outsideSubset"], json!(["/properties/code/examples"]));
 }
+
+/// The server that asks with `ctx.elicit` as the SDKs' documentation shows
+/// (`mcp`, or fastmcp with `--fastmcp`).
+fn ctx_elicit_server(py: &str, fastmcp: bool) -> Vec<String> {
+    let script = root().join("tests/servers/py_ctx_elicit_server.py");
+    let mut s = vec![py.to_owned(), script.display().to_string()];
+    if fastmcp {
+        s.push("--fastmcp".into());
+    }
+    s
+}
+
+/// `ctx.elicit` cannot push its question on the auto-chosen 2026-07-28
+/// session: the `mcp` SDK refuses the call (-32600), fastmcp reports an
+/// `isError` result; both end with the same hint, and both work with
+/// AHP_ELICIT_PROTOCOL set to 2025-11-25 (as with --protocol).
+#[test]
+fn ctx_elicit_of_both_sdks_gets_the_same_hint_and_runs_with_the_variable() {
+    let Some(py) = python() else { return };
+    let hint = "the tool asks in the MCP 2025-11-25 way (it pushes elicitation/create during the call), which an MCP 2026-07-28 session cannot carry: run it with --protocol 2025-11-25 (or set AHP_ELICIT_PROTOCOL=2025-11-25)";
+    for fastmcp in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let server = ctx_elicit_server(&py, fastmcp);
+        let r = run_mcp(
+            dir.path(),
+            &["--call", "book", "--action", "decline"],
+            &server,
+        );
+        assert_eq!(r.code, 1, "fastmcp {fastmcp}: {}", r.stderr);
+        assert!(r.stderr.contains(hint), "fastmcp {fastmcp}: {}", r.stderr);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ahp-elicit"))
+            .args(["mcp", "--call", "book", "--action", "decline", "--"])
+            .args(&server)
+            .env("AHP_ELICIT_PROTOCOL", "2025-11-25")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "fastmcp {fastmcp}: {stderr}");
+        let report = tool_report(&String::from_utf8_lossy(&out.stdout));
+        assert_eq!(report, json!({"action": "decline", "name": null}));
+    }
+}
+
+/// At a terminal the person is offered to run the call again over
+/// 2025-11-25 (told the tool may run twice); yes runs it, and the form
+/// comes.
+#[test]
+fn ctx_elicit_at_a_terminal_offers_to_run_again_over_2025_11_25() {
+    let Some(py) = python() else { return };
+    for fastmcp in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let args: Vec<String> = ["mcp", "--call", "book", "--"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(ctx_elicit_server(&py, fastmcp))
+            .map(|s| sh_quote(&s))
+            .collect();
+        let mut t = Tui::start(
+            dir.path(),
+            &dir.path().join("out.json"),
+            100,
+            40,
+            &args.join(" "),
+        );
+        t.wait_for("Run the call again over MCP 2025-11-25?");
+        t.wait_for("The tool may run twice");
+        t.send("y\r");
+        t.wait_for("Book a table");
+        t.send("Ada");
+        t.send("\x13");
+        t.wait_for("Review");
+        t.send("\r");
+        assert_eq!(t.finish(), 0, "fastmcp {fastmcp}: {}", t.stderr());
+        let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
+        assert_eq!(
+            tool_report(&out),
+            json!({"action": "accept", "name": "Ada"}),
+            "fastmcp {fastmcp}"
+        );
+        assert!(
+            t.stderr()
+                .contains("running the call again over MCP 2025-11-25"),
+            "{}",
+            t.stderr()
+        );
+    }
+}
