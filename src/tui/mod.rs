@@ -54,6 +54,7 @@ pub(crate) mod guard;
 pub mod keys;
 #[cfg(not(feature = "internals"))]
 pub(crate) mod keys;
+mod link;
 mod screens;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
@@ -299,6 +300,14 @@ impl Tty {
         }
         let w = self.term.backend_mut();
         let _ = w.write_all(bytes).and_then(|()| w.flush());
+    }
+
+    /// Write `bytes` over the frame just drawn (the same cells again, as a
+    /// hyperlink: [`link`]); nothing once the terminal was given back. The
+    /// next frame places the cursor itself (ratatui moves to each cell run
+    /// it draws).
+    fn write_over(&mut self, bytes: &[u8]) {
+        self.write_raw(bytes);
     }
 
     fn draw(&mut self, f: impl FnOnce(&mut Frame)) -> Result<(), RespondError> {
@@ -893,11 +902,17 @@ impl TuiResponder {
         let theme = &self.theme;
         let mut small = false;
         let mut area = ratatui::layout::Rect::default();
+        let mut over = Vec::new();
         self.tty.draw(|f| {
             area = f.area();
             small = area.width < view::MIN_WIDTH || area.height < view::MIN_HEIGHT;
             small |= !screen.draw(f, theme, clock);
+            if let Some(l) = screen.link().filter(|_| link::supported()) {
+                over = link::bytes(&l, f.buffer_mut());
+            }
         })?;
+        // The URL as one hyperlink, over the cells just drawn.
+        self.tty.write_over(&over);
         let now = Instant::now();
         guard.frame(area, !small, now);
         // A question that now takes `y`, the end of a review that Enter now
