@@ -421,9 +421,14 @@ impl ScriptedResponder {
     /// effect: that request gets an error and no result (a scripted accept
     /// is not sent for a flow that never started), and the run goes on
     /// with the next request.
-    fn consent_to(&mut self, url: &str) -> Result<Action, String> {
+    fn consent_to(&mut self, url: &str, host_named: bool) -> Result<Action, String> {
         use crate::consent::{Consent, Effect, Input, Launch};
         let review = crate::url_review::review(url);
+        // What the consent screen warns about is not consented to with
+        // nobody to read it, unless the rule names the host.
+        if let Some(why) = review.unattended_refusal().filter(|_| !host_named) {
+            return Err(why);
+        }
         let now = std::time::Instant::now();
         let mut consent = Consent::new(&review, std::time::Duration::ZERO);
         consent.shown(Some(now));
@@ -477,7 +482,12 @@ impl ScriptedResponder {
                         "a URL-mode accept carries no content".into(),
                     ));
                 }
-                self.consent_to(url)
+                // The rule that answers this request names its host.
+                let host_named = matches!(
+                    self.answers.choose(req),
+                    Ok(Choice::Rule(r)) if r.when.host.is_some()
+                );
+                self.consent_to(url, host_named)
                     .map(Answer::bare)
                     .map_err(RespondError::Refused)
             }

@@ -424,6 +424,38 @@ impl UrlReview {
         safe_text::display(&self.raw).into_owned()
     }
 
+    /// Why a script (`--action accept`, an answers file) may not consent to
+    /// this URL with nobody to read the consent screen's warnings: one
+    /// sentence naming the host and the first reason, or None. Refused:
+    /// every warning the screen marks as danger (look-alike, mixed-script
+    /// or confusable names, a user name before `@`, hidden characters,
+    /// redirects away), an international (Punycode) name, an IP address in
+    /// a special range (loopback such as `0x7f000001`, link-local such as
+    /// the cloud metadata address `169.254.169.254`, private, unspecified)
+    /// and the names `localhost` and `*.localhost`. A rule that names the
+    /// host (`host` in its `match`) lifts it.
+    pub fn unattended_refusal(&self) -> Option<String> {
+        let host = self.host.as_ref().map_or("(none)", |h| h.ascii.as_str());
+        let local = host == "localhost" || host.ends_with(".localhost");
+        let why = self
+            .warnings
+            .iter()
+            .find_map(|w| match w {
+                Warning::IpLiteral { note: Some(n), .. } => Some(format!("is {n}")),
+                Warning::Idn { .. } => Some("is an international (Punycode) name".to_owned()),
+                w if w.severity() == Severity::Danger => {
+                    Some(format!("is warned about: {}", w.sentence()))
+                }
+                _ => None,
+            })
+            .or_else(|| local.then(|| "is this computer (localhost)".to_owned()))?;
+        Some(format!(
+            "refused to consent unattended to a URL whose host '{}' {why} (a rule with \"host\": \"{}\" allows it)",
+            safe_text::display(host),
+            safe_text::display(host)
+        ))
+    }
+
     /// Whether the parser rewrote the URL (so the screen also shows it as
     /// sent). A trailing `/` added to an empty path does not count.
     pub fn rewritten(&self) -> bool {

@@ -14,6 +14,13 @@
 //! | `protocolVersion` | the event's revision (`extensions.mcp.protocolVersion`; none means 2025-11-25) |
 //! | `message` | this regular expression (the `regex` crate's syntax) matches somewhere in the message |
 //! | `fields` | the form asks for exactly these property names (order free) |
+//! | `host` | the URL request's host is this name (case-insensitive; an international name in its ASCII `xn--` form, an IP address as the URL parser writes it) |
+//!
+//! A scripted accept of a URL whose host the consent screen warns about
+//! (look-alike or international names, a user name before `@`, a loopback,
+//! link-local or private address, `localhost`) is refused unless the rule
+//! that answers names that host with `host`
+//! ([`crate::url_review::UrlReview::unattended_refusal`]).
 //!
 //! `{"match": {}}` holds for every request: a catch-all, written on purpose.
 //! There is no default: a request no rule matches gets no answer, and the
@@ -51,6 +58,7 @@ pub const MATCH_KEYS: &[&str] = &[
     "protocolVersion",
     "message",
     "fields",
+    "host",
 ];
 
 /// What an event says in `extensions.mcp`: the revision it follows and the
@@ -97,12 +105,24 @@ pub struct Facts {
     /// What the request shows instead of params (`metadata only`, ...), for
     /// the reasons; None for a body.
     pub view: Option<&'static str>,
+    /// A URL request's host as the URL parser writes it (lower case, ASCII
+    /// form); None for a form or a URL without a host.
+    pub host: Option<String>,
 }
 
 impl Facts {
     /// The facts of `req` (see the module docs for where each comes from).
     pub fn of(req: &RequestEvent) -> Facts {
         let mcp = mcp_facts(req);
+        let host = match &req.view {
+            RequestView::Body(r) => match &r.body {
+                RequestBody::Url { url, .. } => url::Url::parse(url)
+                    .ok()
+                    .and_then(|u| u.host_str().map(str::to_ascii_lowercase)),
+                RequestBody::Form(_) => None,
+            },
+            _ => None,
+        };
         let (message, fields, view) = match &req.view {
             RequestView::Body(r) => {
                 let fields = match &r.body {
@@ -140,6 +160,7 @@ impl Facts {
             message,
             fields,
             view,
+            host,
         }
     }
 
@@ -302,6 +323,8 @@ pub struct Match {
     pub protocol_version: Option<Revision>,
     pub message: Option<Pattern>,
     pub fields: Option<BTreeSet<String>>,
+    /// `host`, in lower case.
+    pub host: Option<String>,
 }
 
 /// One key of a rule's `match` that does not hold for a request.
@@ -324,6 +347,9 @@ pub enum Miss {
         found: Option<BTreeSet<String>>,
         want: BTreeSet<String>,
     },
+    /// `host`: the URL's host (None: not a URL request with a host), the
+    /// rule's.
+    Host { found: Option<String>, want: String },
 }
 
 impl Miss {
@@ -336,6 +362,7 @@ impl Miss {
             Miss::ProtocolVersion { .. } => "protocolVersion",
             Miss::Message { .. } | Miss::NoMessage { .. } => "message",
             Miss::Fields { .. } => "fields",
+            Miss::Host { .. } => "host",
         }
     }
 }
@@ -374,6 +401,13 @@ impl fmt::Display for Miss {
             } => write!(f, "fields are {}, not {}", list(found), list(want)),
             Miss::Fields { found: None, want } => {
                 write!(f, "no form fields, not {}", list(want))
+            }
+            Miss::Host {
+                found: Some(h),
+                want,
+            } => write!(f, "host is {}, not {}", quoted(h), quoted(want)),
+            Miss::Host { found: None, want } => {
+                write!(f, "no URL host, not {}", quoted(want))
             }
         }
     }
@@ -436,6 +470,14 @@ impl Match {
                 });
             }
         }
+        if let Some(want) = &self.host {
+            if facts.host.as_ref() != Some(want) {
+                out.push(Miss::Host {
+                    found: facts.host.clone(),
+                    want: want.clone(),
+                });
+            }
+        }
         out
     }
 
@@ -464,6 +506,7 @@ impl Match {
             && same(&self.protocol_version, &later.protocol_version)
             && message
             && fields
+            && same(&self.host, &later.host)
     }
 }
 
@@ -733,6 +776,7 @@ impl Rules {
             protocol_version,
             message,
             fields,
+            host: text("host")?.map(|h| h.to_ascii_lowercase()),
         })
     }
 
@@ -769,7 +813,7 @@ impl Rules {
     /// exact keys.
     pub fn first_covers(&self) -> Vec<Option<usize>> {
         type Key<'a> = (
-            Option<&'a str>,
+            (Option<&'a str>, Option<&'a str>),
             Option<&'a str>,
             Option<&'static str>,
             Option<&'static str>,
@@ -778,7 +822,7 @@ impl Rules {
         );
         fn own(m: &Match) -> Key<'_> {
             (
-                m.server.as_deref(),
+                (m.server.as_deref(), m.host.as_deref()),
                 m.call.as_deref(),
                 m.mode.map(Mode::as_str),
                 m.protocol_version.map(Revision::as_str),
@@ -793,7 +837,15 @@ impl Rules {
         let mut out = Vec::with_capacity(self.rules.len());
         for (i, r) in self.rules.iter().enumerate() {
             let m = &r.when;
-            let servers = with_none(m.server.as_deref());
+            // The server and the host, as one key: each given or not.
+            let servers: Vec<(Option<&str>, Option<&str>)> = with_none(m.server.as_deref())
+                .into_iter()
+                .flat_map(|s| {
+                    with_none(m.host.as_deref())
+                        .into_iter()
+                        .map(move |h| (s, h))
+                })
+                .collect();
             let calls = with_none(m.call.as_deref());
             let revisions = with_none(m.protocol_version.map(Revision::as_str));
             // `mode: form` also covers a rule naming fields (only a form has them).
@@ -856,6 +908,13 @@ impl Rules {
                     earlier.label()
                 )));
                 continue;
+            }
+            if let Some(p) = m.message.as_ref().filter(|p| p.is_match("")) {
+                out.push(lint(format!(
+                    "matches every message: /{}/ matches the empty text, so message narrows nothing{}",
+                    display(p.as_str()),
+                    if p.as_str().is_empty() { "" } else { " (anchor it, or drop it to say so)" }
+                )));
             }
             let a = &r.answer;
             if let (Action::Accept, Some(content)) = (a.action, &a.content) {
@@ -936,7 +995,8 @@ mod tests {
     #[test]
     fn every_key_that_does_not_hold_is_named_in_key_order() {
         let m = matcher(json!({"fields": ["b"], "message": "^x$", "mode": "url",
-            "server": "other", "call": "book", "protocolVersion": "2026-07-28"}));
+            "server": "other", "call": "book", "protocolVersion": "2026-07-28",
+            "host": "Auth.Example"}));
         let req = event("srv", form("x y", &["a"]), SchemaPolicy::Strict);
         let misses = m.misses(&Facts::of(&req));
         let keys: Vec<&str> = misses.iter().map(Miss::key).collect();
@@ -951,6 +1011,7 @@ mod tests {
                 "protocolVersion is 2025-11-25, not 2026-07-28",
                 "the message does not match /^x$/",
                 "fields are ['a'], not ['b']",
+                "no URL host, not 'auth.example'",
             ]
         );
     }

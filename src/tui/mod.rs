@@ -54,6 +54,7 @@ pub(crate) mod guard;
 pub mod keys;
 #[cfg(not(feature = "internals"))]
 pub(crate) mod keys;
+mod link;
 mod screens;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
@@ -301,6 +302,14 @@ impl Tty {
         let _ = w.write_all(bytes).and_then(|()| w.flush());
     }
 
+    /// Write `bytes` over the frame just drawn (the same cells again, as a
+    /// hyperlink: [`link`]); nothing once the terminal was given back. The
+    /// next frame places the cursor itself (ratatui moves to each cell run
+    /// it draws).
+    fn write_over(&mut self, bytes: &[u8]) {
+        self.write_raw(bytes);
+    }
+
     fn draw(&mut self, f: impl FnOnce(&mut Frame)) -> Result<(), RespondError> {
         // Never draw once the terminal was given back (a signal restored it
         // from the watcher thread): that would write on the normal screen.
@@ -516,7 +525,8 @@ pub struct TuiResponder {
     /// confirms it (the key again, or `y`) or calls it off.
     block_pending: bool,
     /// Servers whose later requests are declined without being shown
-    /// (for this run), by how they were launched and the name they give.
+    /// (for this run): how they were launched and the name they gave when
+    /// blocked; told apart by [`same_server`].
     blocked: Vec<(String, String)>,
     /// How many requests were declined that way.
     auto_declined: usize,
@@ -893,11 +903,17 @@ impl TuiResponder {
         let theme = &self.theme;
         let mut small = false;
         let mut area = ratatui::layout::Rect::default();
+        let mut over = Vec::new();
         self.tty.draw(|f| {
             area = f.area();
             small = area.width < view::MIN_WIDTH || area.height < view::MIN_HEIGHT;
             small |= !screen.draw(f, theme, clock);
+            if let Some(l) = screen.link().filter(|_| link::supported()) {
+                over = link::bytes(&l, f.buffer_mut());
+            }
         })?;
+        // The URL as one hyperlink, over the cells just drawn.
+        self.tty.write_over(&over);
         let now = Instant::now();
         guard.frame(area, !small, now);
         // A question that now takes `y`, the end of a review that Enter now
@@ -1111,6 +1127,20 @@ const BLOCKED_LAUNCH_COLS: usize = 60;
 /// it gives itself and, when known, how it was launched (cut to
 /// [`BLOCKED_LAUNCH_COLS`] columns, ending with "…" when cut), both
 /// sanitized.
+/// Whether `a` and `b` (how a server was launched, the name it gives) are
+/// the same server for [`BLOCK_KEY`]: by the launch (the command or URL the
+/// person gave) when one is known, never by the name the server reports,
+/// which it may change (a re-initialization under a new name does not
+/// evade the block); by the name only when no launch is known (`respond`
+/// on a stream).
+fn same_server(a: &(String, String), b: &(String, String)) -> bool {
+    if a.0.is_empty() && b.0.is_empty() {
+        a.1 == b.1
+    } else {
+        a.0 == b.0
+    }
+}
+
 fn blocked_label(launched: &str, name: &str) -> String {
     let n = crate::safe_text::display(name).into_owned();
     if launched.is_empty() {
@@ -1246,7 +1276,7 @@ impl Responder for TuiResponder {
                 .unwrap_or_default(),
             req.server.name.clone(),
         );
-        if self.blocked.contains(&who) && cx.claim_answer() {
+        if self.blocked.iter().any(|b| same_server(b, &who)) && cx.claim_answer() {
             self.auto_declined += 1;
             return Ok(Outcome::Answer(Answer::bare(Action::Decline)));
         }
@@ -1273,7 +1303,9 @@ impl Responder for TuiResponder {
         };
         if matches!(out, Ok(Outcome::Answer(_))) && !cx.withdrawn() {
             self.answered += 1;
-            if std::mem::take(&mut self.block_asked) && !self.blocked.contains(&who) {
+            if std::mem::take(&mut self.block_asked)
+                && !self.blocked.iter().any(|b| same_server(b, &who))
+            {
                 self.blocked.push(who);
             }
         }
@@ -1417,6 +1449,19 @@ mod tests {
             kind,
             state: KeyEventState::NONE,
         }
+    }
+
+    /// A Ctrl-N block is kept by the launch: a server that re-initializes
+    /// under a new name is still blocked; another launch under the same
+    /// name is not. Without a launch, the name tells servers apart.
+    #[test]
+    fn a_block_is_kept_by_the_launch_not_the_name() {
+        let blocked = ("npx srv".to_owned(), "srv".to_owned());
+        assert!(same_server(&blocked, &("npx srv".into(), "renamed".into())));
+        assert!(!same_server(&blocked, &("npx other".into(), "srv".into())));
+        let unlaunched = (String::new(), "srv".to_owned());
+        assert!(same_server(&unlaunched, &(String::new(), "srv".into())));
+        assert!(!same_server(&unlaunched, &(String::new(), "other".into())));
     }
 
     #[test]

@@ -60,6 +60,12 @@ pub(crate) trait Screen {
     /// The editor's text for the focused text field.
     fn put_edited(&mut self, _text: String) {}
 
+    /// The URL drawn by the last frame, to be written again as one
+    /// hyperlink (None: no URL on this screen).
+    fn link(&self) -> Option<url_view::UrlLink> {
+        None
+    }
+
     /// A one-line note for the person (why the editor did not help).
     fn put_note(&mut self, _note: String) {}
 
@@ -396,6 +402,7 @@ impl Screen for UrlScreen {
     }
 
     fn draw(&mut self, f: &mut Frame, theme: &Theme, clock: Option<Clock>) -> bool {
+        self.state.forget_link();
         if view::too_small(f, theme) {
             return false;
         }
@@ -403,6 +410,10 @@ impl Screen for UrlScreen {
         self.state.set_extend_secs(clock.map(|c| c.extend));
         url_view::draw(f, f.area(), &self.state, theme);
         self.state.shown_whole()
+    }
+
+    fn link(&self) -> Option<url_view::UrlLink> {
+        self.state.link()
     }
 
     fn key(&mut self, k: &Key) -> Step {

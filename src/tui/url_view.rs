@@ -208,6 +208,9 @@ pub struct UrlViewState {
     /// The first row still to read is above the rows on screen (the hint
     /// then says to scroll up).
     unread_above: Cell<bool>,
+    /// Where the last draw put the URL's rows, for the front end to make
+    /// them one hyperlink ([`UrlViewState::link`]).
+    link: RefCell<Option<UrlLink>>,
     /// `--no-open`: consent shows the URL for copying; the consent button
     /// and hint say so instead of "open".
     no_open: bool,
@@ -257,6 +260,7 @@ impl UrlViewState {
             read_all: Cell::new(false),
             read_since: Cell::new(None),
             unread_above: Cell::new(false),
+            link: RefCell::new(None),
             no_open: false,
             seconds_left: None,
             extend_secs: None,
@@ -308,6 +312,19 @@ impl UrlViewState {
     /// first draw and when the screen was too small.
     pub fn shown_whole(&self) -> bool {
         self.complete.get()
+    }
+
+    /// The URL as the last draw put it on screen, with the address a
+    /// hyperlink on it opens ([`link_target`]); None when no row of it was
+    /// on screen or it may not be opened.
+    pub fn link(&self) -> Option<UrlLink> {
+        self.link.borrow().clone()
+    }
+
+    /// Forget where the URL was drawn (a frame that does not draw this
+    /// view, such as the "too small" message, has no link).
+    pub fn forget_link(&self) {
+        *self.link.borrow_mut() = None;
     }
 
     /// Whether every row of the full URL and of every warning has been on
@@ -607,6 +624,40 @@ fn carry_out(
     }
 }
 
+/// The longest address made a hyperlink: terminals drop longer OSC 8
+/// targets (VTE takes 2083 bytes).
+pub const LINK_MAX: usize = 2048;
+
+/// The URL's rows on screen, for the front end to write again as one
+/// OSC 8 hyperlink: Ctrl+click (or the terminal's own link action) on any
+/// row then opens the whole address, never the part of it on that row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlLink {
+    /// The address the link opens ([`link_target`]: printable ASCII only).
+    pub target: String,
+    /// Each URL row on screen: column, row (cells from the frame's
+    /// origin), the text drawn there.
+    pub rows: Vec<(u16, u16, String)>,
+    /// The rows are the whole URL from column 0, each but the last as wide
+    /// as the screen: written as one string, the terminal wraps it itself,
+    /// so a selection copies it as one line with no line breaks (the copy
+    /// screen).
+    pub one_line: bool,
+}
+
+/// The address a hyperlink on the URL opens: the URL as parsed (its ASCII
+/// form), only when it may be opened (no refusal), is at most
+/// [`LINK_MAX`] bytes and holds nothing but printable ASCII (no control
+/// character, no space), so it cannot end the OSC 8 sequence early.
+pub fn link_target(review: &UrlReview) -> Option<String> {
+    if review.refusal.is_some() {
+        return None;
+    }
+    let s = review.url.as_ref()?.as_str();
+    let printable = s.bytes().all(|b| (0x21..=0x7e).contains(&b));
+    (printable && !s.is_empty() && s.len() <= LINK_MAX).then(|| s.to_owned())
+}
+
 /// Rows the URL must be able to show under the pinned block (fewer when the
 /// URL is shorter) for the screen to count as big enough.
 pub const MIN_URL_ROWS: usize = 3;
@@ -621,6 +672,9 @@ struct Layout {
     must_read: usize,
     /// Rows the URL itself takes in the body.
     url_rows: usize,
+    /// The URL's rows in the body: the first's index, the column they
+    /// start at, and their text.
+    url_at: (usize, u16, Vec<String>),
 }
 
 /// Draw the view into `area` of `frame`. Records the scroll limits, whether
@@ -639,6 +693,7 @@ struct Layout {
 pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &UrlViewState, theme: &Theme) {
     let styles = &UrlStyles::of(theme);
     state.complete.set(false);
+    state.forget_link();
     if area.width == 0 || area.height == 0 {
         return;
     }
@@ -714,6 +769,7 @@ fn draw_body(
     let scroll = state.scroll.min(max_scroll);
     let rows = view.rows(usize::from(scroll));
     state.mark_read(area.width, lay.body.len(), rows.clone(), lay.must_read);
+    *state.link.borrow_mut() = url_link(state, area, lay, rows.clone());
     frame.render_widget(
         Paragraph::new(lay.body[rows].to_vec()),
         Rect::new(area.x, area.y, area.width, visible_h),
@@ -745,6 +801,39 @@ fn draw_body(
     );
 }
 
+/// The URL's rows among the body rows `rows` shown in `area`, as a
+/// [`UrlLink`] (None when none is shown or the URL may not be opened).
+fn url_link(
+    state: &UrlViewState,
+    area: Rect,
+    lay: &Layout,
+    rows: std::ops::Range<usize>,
+) -> Option<UrlLink> {
+    let target = link_target(&state.review)?;
+    let (first, indent, texts) = &lay.url_at;
+    let mut out = Vec::new();
+    for (i, t) in texts.iter().enumerate() {
+        let at = first + i;
+        if rows.contains(&at) {
+            let y = area.y + u16::try_from(at - rows.start).ok()?;
+            out.push((area.x + indent, y, t.clone()));
+        }
+    }
+    if out.is_empty() {
+        return None;
+    }
+    let w = usize::from(area.width);
+    let full = texts
+        .split_last()
+        .is_some_and(|(_, before)| before.iter().all(|t| text::width(t) == w));
+    let one_line = *indent == 0 && area.x == 0 && out.len() == texts.len() && full;
+    Some(UrlLink {
+        target,
+        rows: out,
+        one_line,
+    })
+}
+
 fn layout(state: &UrlViewState, styles: &UrlStyles, width: usize) -> Layout {
     let title = match state.phase() {
         UrlPhase::Consent => "Open a web page?",
@@ -756,12 +845,14 @@ fn layout(state: &UrlViewState, styles: &UrlStyles, width: usize) -> Layout {
         styles.emphasis,
     ));
     let (body, must_read, url_rows) = body_lines(state, styles, width);
+    let url_at = url_in_body(state, width);
     Layout {
         title,
         pinned: pinned_lines(state, styles, width),
         body,
         must_read,
         url_rows,
+        url_at,
     }
 }
 
@@ -852,6 +943,37 @@ fn pinned_lines(state: &UrlViewState, s: &UrlStyles, width: usize) -> Vec<Line<'
     out
 }
 
+/// Where [`body_lines`] puts the URL: the index of its first body row, the
+/// column its rows start at, and their text.
+fn url_in_body(state: &UrlViewState, width: usize) -> (usize, u16, Vec<String>) {
+    let r = &state.review;
+    match state.phase() {
+        UrlPhase::Copy { after_failure } => {
+            let t = if *after_failure {
+                COPY_AFTER_FAILURE
+            } else {
+                COPY_NO_OPEN
+            };
+            let first = text::wrap(t, width).len();
+            (first, 0, text::wrap_chars(&r.display_url(), width))
+        }
+        UrlPhase::LaunchFailed(msg) => {
+            let first = text::wrap(&safe_text::display(msg), width).len() + 2;
+            let rows = text::wrap_chars(&r.display_url(), width.saturating_sub(2).max(1));
+            (first, 2, rows)
+        }
+        UrlPhase::Consent => {
+            let rows = text::wrap_chars(&r.display_url(), width.saturating_sub(2).max(1));
+            (1, 2, rows)
+        }
+    }
+}
+
+/// The copy screen's sentence after a failed launch.
+const COPY_AFTER_FAILURE: &str = "Copy this URL and open it in a browser yourself:";
+/// The copy screen's sentence with `--no-open`.
+const COPY_NO_OPEN: &str = "Nothing was opened (--no-open). Copy this URL; Done sends your consent (accept), Give up sends cancel:";
+
 /// The scrollable body, pre-wrapped to `width`, with the number of leading
 /// rows that must be read before consent and the rows of the URL itself.
 fn body_lines(
@@ -872,9 +994,9 @@ fn body_lines(
         }
         UrlPhase::Copy { after_failure } => {
             let t = if *after_failure {
-                "Copy this URL and open it in a browser yourself:"
+                COPY_AFTER_FAILURE
             } else {
-                "Nothing was opened (--no-open). Copy this URL; Done sends your consent (accept), Give up sends cancel:"
+                COPY_NO_OPEN
             };
             for l in text::wrap(t, width) {
                 out.push(Line::from(Span::styled(l, s.muted)));

@@ -976,11 +976,37 @@ fn outside_subset_lines(b: &mut Body, pointers: &[String], theme: &Theme, w: usi
     b.push(Line::raw(""));
 }
 
+/// The first row of the frame around the server's message on the form,
+/// as on the URL consent screen: what follows is the server's, not ours.
+pub const MESSAGE_HEAD: &str = "┌ The server's message (its words, not checked):";
+
+/// [`MESSAGE_HEAD`] where that does not fit.
+pub const MESSAGE_HEAD_SHORT: &str = "┌ The server's words, not checked:";
+
+/// The server's message, framed and marked as its own words (a muted
+/// head, a `│` before each row, a closing `└` row where a blank row would
+/// be), so text in it that imitates the header ("Launched as: …") never
+/// reads as ours. An empty message draws nothing.
 fn message_lines(b: &mut Body, msg: &str, theme: &Theme, w: usize) {
-    for l in display_multiline(msg) {
-        b.text(&l, theme.text(), 1, w.saturating_sub(1));
+    if msg.trim().is_empty() {
+        return;
     }
-    b.push(Line::raw(""));
+    let head = if width(MESSAGE_HEAD) <= w {
+        MESSAGE_HEAD
+    } else {
+        MESSAGE_HEAD_SHORT
+    };
+    b.push(Line::styled(clip(head, w), theme.muted()));
+    let inner = w.saturating_sub(2).max(1);
+    for l in display_multiline(msg) {
+        for row in wrap(&l, inner) {
+            b.push(Line::from(vec![
+                Span::styled("│ ", theme.muted()),
+                Span::styled(row, theme.text()),
+            ]));
+        }
+    }
+    b.push(Line::styled("└", theme.muted()));
 }
 
 /// Draw a form-mode request: the edit step or the review step.

@@ -336,3 +336,81 @@ fn url_accept_is_consent_and_calls_the_launcher() {
         Err(RespondError::Refused(_))
     ));
 }
+
+/// A URL-mode request for `url`, as read from its event.
+fn url_request(url: &str) -> RequestEvent {
+    let params = json!({"mode": "url", "message": "Sign in", "url": url, "elicitationId": "el-1"});
+    let server = binding::Server {
+        name: "auth".into(),
+        title: None,
+        version: None,
+    };
+    let ev = binding::wrap_params(&params, &server, "mcp-stdio", "evt-u", None)
+        .expect("valid request")
+        .event;
+    binding::read_request_event(&ev).expect("valid event")
+}
+
+/// A scripted accept never consents to what the consent screen warns
+/// about (look-alike and international names, a user name before `@`,
+/// cloud metadata, loopback written in hex, localhost): refused with one
+/// sentence naming the host, nothing opened; a rule that names the host
+/// (`host`) lets it through, and a plain https URL is still opened.
+#[test]
+fn scripted_consent_refuses_what_the_consent_screen_warns_about() {
+    let opened = Rc::new(RefCell::new(Vec::new()));
+    let cases = [
+        ("https://xn--pple-43d.com/login", "xn--pple-43d.com"),
+        ("https://accounts.google.com@evil.test/", "evil.test"),
+        (
+            "http://169.254.169.254/latest/meta-data/",
+            "169.254.169.254",
+        ),
+        ("http://0x7f000001/admin", "127.0.0.1"),
+        ("http://localhost:8080/callback", "localhost"),
+    ];
+    for (url, host) in cases {
+        let mut s = ScriptedResponder::from_action(Action::Accept)
+            .with_launcher(Box::new(Recorder(opened.clone())));
+        match s.respond(&url_request(url), &cx()) {
+            Err(RespondError::Refused(why)) => {
+                assert!(why.contains(&format!("host '{host}'")), "{url}: {why}");
+                assert!(why.contains("\"host\""), "{url}: {why}");
+                assert!(!why.contains('\n'), "one line: {why}");
+            }
+            other => panic!("{url}: {other:?}"),
+        }
+        // A rule that names the host allows it.
+        let rules = Answers::from_value(&json!({"rules": [
+            {"match": {"host": host.to_uppercase()}, "answer": {"action": "accept"}}
+        ]}))
+        .expect("rules");
+        let mut s = ScriptedResponder::new(rules).with_launcher(Box::new(Recorder(opened.clone())));
+        let a = answer(s.respond(&url_request(url), &cx())).expect("named host");
+        assert_eq!(a, Answer::bare(Action::Accept), "{url}");
+    }
+    assert_eq!(opened.borrow().len(), cases.len());
+    let mut s = ScriptedResponder::from_action(Action::Accept)
+        .with_launcher(Box::new(Recorder(opened.clone())));
+    answer(s.respond(&url_request("https://auth.example.com/ok"), &cx())).expect("plain");
+    assert_eq!(opened.borrow().len(), cases.len() + 1);
+}
+
+/// `answers check` reports a `message` pattern that matches the empty
+/// text: it narrows nothing, so the rule is a catch-all.
+#[test]
+fn a_message_pattern_that_matches_everything_is_reported() {
+    let Answers::Rules(rules) = Answers::from_value(&json!({"rules": [
+        {"match": {"server": "a", "message": "x*"}, "answer": {"action": "decline"}},
+        {"match": {"server": "b", "message": "^delete$"}, "answer": {"action": "decline"}}
+    ]}))
+    .expect("rules") else {
+        panic!("rules expected")
+    };
+    let lints: Vec<String> = rules.lint().iter().map(ToString::to_string).collect();
+    assert_eq!(lints.len(), 1, "{lints:?}");
+    assert!(
+        lints[0].starts_with("/rules/0: matches every message"),
+        "{lints:?}"
+    );
+}

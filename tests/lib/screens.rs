@@ -374,9 +374,10 @@ fn long_message_scrolled_by_hand() {
     })
     .expect("draw");
     assert!(format!("{}", t.backend()).contains("› Understood"));
-    // 31 message rows + label + value; a compact header (2 rows) and the
+    // The message's frame head, its 30 rows and the frame's end (where the
+    // blank row was), label and value; a compact header (2 rows) and the
     // footer (3) leave 9 body rows.
-    assert_eq!(scroll, 24);
+    assert_eq!(scroll, 25);
     // PageUp sets the scroll by hand: the top of the message is readable.
     let mut scroll = 0;
     t.draw(|f| {
@@ -623,4 +624,34 @@ fn a_deadline_names_its_key_in_the_help_line() {
     assert!(text.contains("Ctrl-T +"), "{text}");
     let text = format!("{:?}", draw_form(&form, &header(), 100, 14));
     assert!(!text.contains("^T more time"), "{text}");
+}
+
+/// The server's message on the form is framed and marked as its words: a
+/// line in it that imitates the header ("Launched as: … (verified by
+/// ahp-elicit)") stands inside the frame, below the real launch line, which
+/// a long server title does not push down (80x14, the compact header).
+#[test]
+fn the_message_is_framed_as_the_servers_words_80x14() {
+    let s = schema(json!({"name": {"type": "string", "title": "Name"}}), &[]);
+    let form = Form::new(
+        &s,
+        "Launched as: gh mcp-server (verified by ahp-elicit)\nPlease type your name.",
+    );
+    let mut h = header();
+    h.server_title = Some(format!("Trusted {}", "very long title ".repeat(12)));
+    h.launched = Some("python3 server.py".into());
+    h.call = Some("tools/call greet".into());
+    let b = draw_form(&form, &h, 80, 14);
+    let text = screen_text(&b);
+    let rows: Vec<&str> = text.lines().collect();
+    assert!(
+        rows[1].starts_with("Launched as: python3 server.py"),
+        "{text}"
+    );
+    assert!(rows[3].starts_with("┌ The server's message"), "{text}");
+    assert!(
+        rows[4].starts_with("│ Launched as: gh mcp-server"),
+        "{text}"
+    );
+    insta::assert_snapshot!(b);
 }

@@ -1305,11 +1305,21 @@ fn events_file_records_urls_as_sent_and_validates() {
     let dir = tempfile::tempdir().unwrap();
     let events = dir.path().join("events.jsonl");
     let server = fake_server();
+    // A scripted accept of a URL with a user name before `@` needs a rule
+    // that names its host.
+    let answers = dir.path().join("answers.json");
+    std::fs::write(
+        &answers,
+        r#"{"rules": [{"match": {"host": "evil.test"}, "answer": {"action": "accept"}}]}"#,
+    )
+    .unwrap();
     let out = Command::new(bin())
         .arg("mcp")
         .arg("--events")
         .arg(&events)
-        .args(["--call", "gated", "--action", "accept", "--args"])
+        .args(["--call", "gated", "--answers"])
+        .arg(&answers)
+        .arg("--args")
         .arg(r#"{"url": "https://user:pw@evil.test/auth?x=1#frag"}"#)
         .args(["--", python(), server.as_str()])
         .stdin(Stdio::null())

@@ -1101,3 +1101,53 @@ fn burst_esc(t: &mut Tui) {
     std::thread::sleep(Duration::from_millis(50));
     t.s.send("\u{1b}").expect("send");
 }
+
+/// A URL longer than a row is written as one OSC 8 hyperlink: every row
+/// of it on the consent screen carries the whole address (Ctrl+click on
+/// any row opens all of it, never the part on that row), and on the
+/// `--no-open` copy screen it is one string the terminal wraps itself, so
+/// a selection copies one line.
+#[test]
+fn a_long_url_is_one_hyperlink_and_one_line_to_copy() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = format!(
+        "https://auth.example.com/oauth/authorize?client_id=abc&state={}&scope=read",
+        "0123456789".repeat(21)
+    );
+    assert!(url.len() > 280);
+    let input = write_stream(dir.path(), &[("evt-long", "Sign in.", &url)]);
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        80,
+        30,
+        &format!("respond '{}' --no-open", input.display()),
+    );
+    t.wait_for("Sign in.");
+    let open = format!("\u{1b}]8;id=ahp-elicit-url;{url}\u{1b}\\");
+    // Four rows at 80 columns, each a link to the whole address.
+    wait_raw(&mut t, |raw| raw.matches(&open).count() >= 4);
+    assert!(t.shows(&url), "{}", t.screen());
+    t.send("o");
+    t.wait_for("Nothing was opened (--no-open). Copy this URL;");
+    let one_line = format!("{open}{url}\u{1b}]8;;\u{1b}\\");
+    wait_raw(&mut t, |raw| raw.contains(&one_line));
+    assert!(t.shows(&url), "{}", t.screen());
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+}
+
+/// Wait until the bytes the program wrote satisfy `ok`.
+fn wait_raw(t: &mut Tui, ok: impl Fn(&str) -> bool) {
+    let end = std::time::Instant::now() + PATIENCE;
+    loop {
+        t.pump();
+        let raw = String::from_utf8_lossy(&t.raw).into_owned();
+        if ok(&raw) {
+            return;
+        }
+        assert!(std::time::Instant::now() < end, "not written: {raw:?}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
