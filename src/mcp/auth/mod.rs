@@ -4,6 +4,12 @@
 //! from the environment).
 //!
 //! [`store`] keeps what a sign-in leaves behind (client registrations and
-//! tokens) behind the [`store::Store`] trait.
+//! tokens) behind the [`store::Store`] trait. [`challenge`] reads
+//! `WWW-Authenticate`, [`discovery`] finds and checks the metadata, and
+//! [`flow`] holds the pure steps of one authorization (PKCE, scopes, the
+//! authorization URL, the callback's checks, the token answer).
 
+pub mod challenge;
+pub mod discovery;
+pub mod flow;
 pub mod store;
