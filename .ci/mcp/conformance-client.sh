@@ -60,6 +60,27 @@ for t in json.load(sys.stdin)["tools"]:
     # only tool, which the client then calls, is not implemented there
     # (-32601), so the call's failure is expected.
     "$bin" mcp --action accept "$url" >/dev/null || test $? -eq 1 ;;
+  auth/*)
+    # Signing in with no person: the suite's authorization server answers
+    # /authorize with a redirect to our loopback listener at once, and the
+    # stand-in browser follows it, so the listener, state and iss checks
+    # run as they do for a person. Sign-ins are kept in memory; the
+    # suite's client metadata document is offered; pre-registration takes
+    # its id and secret from MCP_CONFORMANCE_CONTEXT.
+    set -- --auth-store memory \
+      --client-metadata-url https://conformance-test.local/client-metadata.json \
+      --browser "python3 $here/.ci/mcp/follow-redirects.py" "$@"
+    id=$(printf '%s' "${MCP_CONFORMANCE_CONTEXT:-{\}}" | python3 -c '
+import json, sys
+print(json.load(sys.stdin).get("client_id", ""))')
+    if [ -n "$id" ]; then
+      CONFORMANCE_CLIENT_SECRET=$(printf '%s' "$MCP_CONFORMANCE_CONTEXT" | python3 -c '
+import json, sys
+print(json.load(sys.stdin).get("client_secret", ""))')
+      export CONFORMANCE_CLIENT_SECRET
+      set -- --client-id "$id" --client-secret env:CONFORMANCE_CLIENT_SECRET "$@"
+    fi
+    exec "$bin" mcp --action accept "$@" ;;
   *)
     exec "$bin" mcp --action accept "$@" ;;
 esac

@@ -9,7 +9,8 @@
 //!
 //! Exit codes: 0 done; 1 the tool call failed or reported `isError`, did
 //! not complete (rounds), an answer was refused, or an elicitation was
-//! refused as invalid (or in a mode not advertised); 2 usage, connection, timeout or I/O error; 130 the
+//! refused as invalid (or in a mode not advertised); 2 usage, connection, timeout or I/O error; 3
+//! a sign-in (OAuth) was needed and could not be made, or failed; 130 the
 //! person quit (Ctrl-C twice) or SIGINT; 143 SIGTERM.
 
 use std::path::PathBuf;
@@ -29,7 +30,7 @@ use super::{Exit, Words};
 /// Arguments of `ahp-elicit mcp`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp\n\nExit status: 0 done, 1 the tool call failed or reported isError, the server answered or asked what this client cannot take (an elicitation refused as invalid or in a mode not advertised), or an answer was refused, 2 usage, connection or I/O error, 130 the person quit, 128+N ended by signal N.",
+    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp\n\nExit status: 0 done, 1 the tool call failed or reported isError, the server answered or asked what this client cannot take (an elicitation refused as invalid or in a mode not advertised), or an answer was refused, 2 usage, connection or I/O error, 3 the server needs a sign-in that could not be made (no --browser CMD without a terminal: run `ahp-elicit auth login URL`) or the sign-in failed, 130 the person quit, 128+N ended by signal N.",
     mut_arg("answers", |a| a
         .value_name("FILE")
         .help("Answer elicitations from this answers file (scripted person): one answer for all, answers by event id, or rules matching server, call, mode, protocol revision, message and fields (see `ahp-elicit answers check`)")),
@@ -73,6 +74,9 @@ pub struct McpArgs {
     /// How elicitations are answered (the flags shared with `respond`).
     #[command(flatten)]
     pub answer: AnswerArgs,
+    /// Signing in when an HTTP server asks for it (OAuth).
+    #[command(flatten)]
+    pub auth: super::auth::AuthFlags,
     /// Write every AHP event (requests and results) to FILE as JSON Lines,
     /// exactly as sent (URLs not redacted; the file is created 0600).
     #[arg(long, value_name = "FILE", display_order = 41)]
@@ -272,9 +276,30 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
     for h in &args.headers {
         headers.push(parse_header(h, |v| std::env::var(v).ok())?);
     }
-    if !headers.is_empty() && !matches!(target, Target::Http { .. }) {
+    let http = matches!(target, Target::Http { .. });
+    if !headers.is_empty() && !http {
         return Err("--header applies to a server URL (Streamable HTTP), not to a command".into());
     }
+    if args.auth.any() && !http {
+        return Err("the sign-in flags apply to a server URL (Streamable HTTP), not to a command: a stdio server takes its credentials from its environment".into());
+    }
+    // A token brought with --header: OAuth is off for the run.
+    let brought = headers
+        .iter()
+        .any(|(k, _): &(String, String)| k.eq_ignore_ascii_case("authorization"));
+    let auth = if http && !brought {
+        let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let open = match (&args.answer.browser, terminal) {
+            (Some(cmd), _) => super::auth::Open::Command(cmd),
+            (None, true) => {
+                super::auth::Open::Not("signing in on this screen is not in this build yet")
+            }
+            (None, false) => super::auth::Open::Not("this run has no terminal to sign in on"),
+        };
+        Some(super::auth::options(&args.auth, open)?)
+    } else {
+        None
+    };
     let operation = match (args.call, args.prompt, args.read) {
         (Some(t), _, _) => Operation::Tool(t),
         (_, Some(p), _) => Operation::Prompt(p),
@@ -297,6 +322,7 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         completion_wait: (!interactive).then_some(crate::mcp::SCRIPTED_COMPLETION_WAIT),
         notices: crate::notice::Notices::stderr(),
         show_refusals: interactive,
+        auth,
     })
 }
 
@@ -341,6 +367,9 @@ pub fn run(args: McpArgs) -> Exit {
         Err(e) => {
             // Errors may quote the server (an HTTP body): sanitized.
             crate::notice::say_in("mcp", crate::safe_text::display(&crate::notice::chain(&e)));
+            if is_sign_in_failure(&e) {
+                return Exit::SignIn;
+            }
             match e {
                 // The handshake refused: the server cannot be spoken to.
                 McpError::Rpc { ref method, .. } if is_handshake(method) => Exit::Usage,
@@ -354,6 +383,18 @@ pub fn run(args: McpArgs) -> Exit {
                 _ => Exit::Usage,
             }
         }
+    }
+}
+
+/// Whether signing in was needed and failed (exit 3).
+fn is_sign_in_failure(e: &McpError) -> bool {
+    match e {
+        McpError::Delivery {
+            source: crate::mcp::transport::TransportError::Auth(_),
+            ..
+        } => true,
+        McpError::Waiting { source, .. } => is_sign_in_failure(source),
+        _ => false,
     }
 }
 

@@ -6,7 +6,8 @@
 //! printer, the exit statuses.
 //!
 //! Exit codes: 0 ok; 1 invalid input or a refused answer;
-//! 2 usage or I/O error, or no terminal; 130 quit with Ctrl-C twice;
+//! 2 usage or I/O error, or no terminal; 3 a sign-in to a remote MCP
+//! server is needed or failed; 130 quit with Ctrl-C twice;
 //! 128+N ended by signal N.
 
 use std::io::Read;
@@ -35,6 +36,7 @@ macro_rules! out {
 
 pub mod answer;
 pub mod answers;
+pub mod auth;
 pub mod capabilities;
 pub mod demo;
 pub mod mcp;
@@ -64,6 +66,8 @@ pub enum Exit {
     Invalid,
     /// 2: usage or I/O error, or no terminal.
     Usage,
+    /// 3: a sign-in (OAuth) is needed and could not be made, or failed.
+    SignIn,
     /// 130: the person quit (Ctrl-C twice), as after an interrupt.
     Interrupted,
     /// 128 + N: ended by signal N (SIGTERM: 143), as a signal ends a
@@ -78,6 +82,7 @@ impl Exit {
             Exit::Ok => 0,
             Exit::Invalid => 1,
             Exit::Usage => 2,
+            Exit::SignIn => 3,
             Exit::Interrupted => 130,
             // Signal numbers are small; a number past 127 cannot be one.
             Exit::Signal(n) => u8::try_from(128 + n).unwrap_or(130),
@@ -283,6 +288,9 @@ pub enum Command {
     /// Check an answers file (--answers) and dry-run it on request events.
     #[command(subcommand)]
     Answers(answers::AnswersCommand),
+    /// Sign in to remote MCP servers (OAuth).
+    #[command(subcommand)]
+    Auth(auth::AuthCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "\
 Examples:\n  ahp-elicit completions bash > ~/.local/share/bash-completion/completions/ahp-elicit\n  \
@@ -445,6 +453,7 @@ pub fn run(cli: Cli) -> Exit {
         Command::Upstream(c) => upstream::run(c),
         Command::Mcp(a) => mcp::run(a),
         Command::Answers(c) => answers::run(c),
+        Command::Auth(c) => auth::run(c),
         Command::Completions { shell } => completions(shell),
         Command::Man { dir } => man(dir.as_deref()),
     }

@@ -34,6 +34,9 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::mpsc::Sender;
 
+use super::auth::challenge::BearerChallenge;
+use super::auth::flow::oauth_error;
+use super::auth::{AuthError, Authorizer, Unauthorized};
 use super::transport::{
     deliver, read_line, Delivered, Incoming, Line, Noise, Refusal, Transport, TransportError,
     MAX_MESSAGE_BYTES,
@@ -89,6 +92,9 @@ struct Shared {
     tx: Sender<Incoming>,
     closed: AtomicBool,
     extra: ExtraHeaders,
+    /// OAuth sign-in: the bearer token on every request, and what a 401
+    /// or a 403 `insufficient_scope` does. None: a 401 ends the request.
+    auth: Option<Arc<Authorizer>>,
 }
 
 /// A connection to a Streamable HTTP MCP endpoint.
@@ -112,6 +118,18 @@ impl HttpTransport {
 
     /// As [`HttpTransport::new`], adding `extra` to every request.
     pub fn with_headers(url: &str, tx: Sender<Incoming>, extra: ExtraHeaders) -> Self {
+        Self::with_auth(url, tx, extra, None)
+    }
+
+    /// As [`HttpTransport::with_headers`], signing in with `auth` when the
+    /// server asks (401, 403 `insufficient_scope`): the request is sent
+    /// again with the new token (at most [`MAX_AUTH_RETRIES`] times).
+    pub fn with_auth(
+        url: &str,
+        tx: Sender<Incoming>,
+        extra: ExtraHeaders,
+        auth: Option<Arc<Authorizer>>,
+    ) -> Self {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
@@ -127,12 +145,13 @@ impl HttpTransport {
             tx,
             closed: AtomicBool::new(false),
             extra,
+            auth,
         });
         let (ftx, frx) = smpsc::channel::<Queued>();
         let sh = Arc::clone(&shared);
         thread::spawn(move || {
             for (body, done) in frx {
-                let out = post_and_read(&sh, &body, &[], SEND_TIMEOUT);
+                let out = with_sign_in(&sh, || post_and_read(&sh, &body, &[], SEND_TIMEOUT));
                 match (done, out) {
                     (Some(d), out) => {
                         let _ = d.send(out);
@@ -167,9 +186,14 @@ impl HttpTransport {
 }
 
 /// Headers every POST (and the GET and the final DELETE) carries: those of
-/// `--header`, then the session's.
+/// `--header`, the bearer token of the sign-in, then the session's.
 fn session_headers(sh: &Shared) -> Vec<(String, String)> {
     let mut h: Vec<(String, String)> = sh.extra.0.clone();
+    if let Some(a) = &sh.auth {
+        if let (_, Some(token)) = a.header() {
+            h.push(("Authorization".into(), token));
+        }
+    }
     if let Ok(s) = sh.state.lock() {
         if let Some(id) = &s.session_id {
             h.push(("Mcp-Session-Id".into(), id.clone()));
@@ -263,6 +287,18 @@ fn handle_error_status(
         return Err(HttpFail::Refused(Refusal::Redirect { status, to }));
     }
     let had_session = legacy::has_session(&sh.state);
+    let challenge = if matches!(status, 401 | 403) {
+        BearerChallenge::from_headers(
+            resp.headers()
+                .get_all("www-authenticate")
+                .iter()
+                .map(|v| v.as_bytes()),
+        )
+    } else {
+        None
+    };
+    let wants_sign_in = status == 401
+        || (status == 403 && challenge.as_ref().is_some_and(|c| c.insufficient_scope()));
     let mut head = Vec::new();
     let _ = resp
         .into_body()
@@ -273,6 +309,39 @@ fn handle_error_status(
     if status == 404 && had_session {
         let text: String = String::from_utf8_lossy(&head).chars().take(300).collect();
         return Err(HttpFail::SessionGone { body: text });
+    }
+    if wants_sign_in && sh.auth.is_some() {
+        return Err(HttpFail::Unauthorized(Unauthorized {
+            status,
+            challenge,
+            generation: 0,
+        }));
+    }
+    // An OAuth error body (RFC 6750 §3.1): read as such, never as JSON-RPC.
+    if matches!(status, 400 | 401 | 403) {
+        if let Some((error, description)) = oauth_error(&head) {
+            let hint = if status == 403 {
+                "the token does not allow this"
+            } else if sh
+                .extra
+                .0
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+            {
+                "the Authorization header given with --header was refused"
+            } else {
+                "the server needs a sign-in"
+            };
+            return Err(HttpFail::Status(StatusError {
+                status,
+                url: sh.url.clone(),
+                detail: Some(match description {
+                    Some(d) => format!("{error}: {d}"),
+                    None => error,
+                }),
+                hint: Some(hint.into()),
+            }));
+        }
     }
     // A JSON-RPC error in the body says more than the status.
     let mut rpc: Option<(i64, String)> = None;
@@ -296,6 +365,13 @@ fn handle_error_status(
         status,
         url: sh.url.clone(),
         detail: error_detail(ctype, &head, rpc),
+        hint: matches!(status, 401 | 403).then(|| {
+            if status == 401 {
+                "the server needs a sign-in".into()
+            } else {
+                "the server refused access".into()
+            }
+        }),
     }))
 }
 
@@ -338,8 +414,11 @@ pub struct StatusError {
     pub status: u16,
     /// The endpoint URL.
     pub url: String,
-    /// See [`error_detail`].
+    /// See [`error_detail`]; for an OAuth error body (RFC 6750),
+    /// `error: error_description`.
     pub detail: Option<String>,
+    /// What the status means for the person (401: a sign-in is needed).
+    pub hint: Option<String>,
 }
 
 impl std::fmt::Display for StatusError {
@@ -355,6 +434,9 @@ impl std::fmt::Display for StatusError {
         let path = url::Url::parse(&self.url)
             .map(|u| u.path().to_owned())
             .unwrap_or_default();
+        if let Some(h) = &self.hint {
+            write!(f, ": {h}")?;
+        }
         if matches!(self.status, 404 | 405) {
             write!(
                 f,
@@ -471,7 +553,9 @@ fn read_sse<R: BufRead>(
 /// One request: POST it, read its answer, resume its stream while it ends
 /// unanswered; report the end.
 fn run_request(sh: &Shared, id: u64, body: &[u8], headers: &[(String, String)]) {
-    let out = post(sh, body, headers, None).and_then(|r| handle_response(r, sh, Some(id)));
+    let out = with_sign_in(sh, || {
+        post(sh, body, headers, None).and_then(|r| handle_response(r, sh, Some(id)))
+    });
     let Some(out) = legacy::resume_request(sh, id, out) else {
         return;
     };
@@ -481,6 +565,46 @@ fn run_request(sh: &Shared, id: u64, body: &[u8], headers: &[(String, String)]) 
         Err(error) => Incoming::Failed { id, error },
     };
     let _ = sh.tx.blocking_send(item);
+}
+
+/// Most times one message is sent again after signing in (a first
+/// sign-in, then a step-up).
+pub const MAX_AUTH_RETRIES: usize = 3;
+
+/// Send with `send` and, while the server asks for a sign-in (and the
+/// authorizer gets a token), send the same bytes again. A 401 that cannot
+/// be answered becomes [`HttpFail::Auth`].
+fn with_sign_in<T>(
+    sh: &Shared,
+    mut send: impl FnMut() -> Result<T, HttpFail>,
+) -> Result<T, HttpFail> {
+    let Some(auth) = &sh.auth else {
+        return send();
+    };
+    let mut tries = 0;
+    loop {
+        let generation = auth.header().0;
+        match send() {
+            Err(HttpFail::Unauthorized(mut u)) => {
+                if tries == MAX_AUTH_RETRIES {
+                    let what = u
+                        .challenge
+                        .as_ref()
+                        .and_then(|c| c.scope.as_ref())
+                        .map(|s| format!(" (it asks for {})", s.join(" ")))
+                        .unwrap_or_default();
+                    return Err(HttpFail::Auth(AuthError(format!(
+                        "{} still refuses the request with HTTP {} after signing in {MAX_AUTH_RETRIES} times{what}",
+                        sh.url, u.status
+                    ))));
+                }
+                tries += 1;
+                u.generation = generation;
+                auth.authorize(&u).map_err(HttpFail::Auth)?;
+            }
+            other => return other,
+        }
+    }
 }
 
 impl HttpTransport {

@@ -208,6 +208,9 @@ pub struct McpOptions {
     /// the "cannot be answered as a form" screen, with each rule and
     /// pointer, after the error was sent. Default false.
     pub show_refusals: bool,
+    /// Signing in (OAuth) when an HTTP server asks for it; None: a 401
+    /// ends the request (stdio servers, `--header Authorization`).
+    pub auth: Option<auth::AuthOptions>,
 }
 
 /// Default of `--connect-timeout`.
@@ -233,6 +236,7 @@ impl McpOptions {
             schema_policy: SchemaPolicy::Compatible,
             notices: Notices::stderr(),
             show_refusals: false,
+            auth: None,
         }
     }
 }
