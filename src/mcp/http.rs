@@ -317,20 +317,23 @@ fn handle_error_status(
             generation: 0,
         }));
     }
-    // An OAuth error body (RFC 6750 §3.1): read as such, never as JSON-RPC.
-    if matches!(status, 400 | 401 | 403) {
+    // An OAuth error body (RFC 6749 §5.2, RFC 6750 §3.1: `error` is a
+    // string): read as such, never as JSON-RPC.
+    {
         if let Some((error, description)) = oauth_error(&head) {
             let hint = if status == 403 {
-                "the token does not allow this"
+                Some("the token does not allow this")
+            } else if status != 401 {
+                None
             } else if sh
                 .extra
                 .0
                 .iter()
                 .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
             {
-                "the Authorization header given with --header was refused"
+                Some("the Authorization header given with --header was refused")
             } else {
-                "the server needs a sign-in"
+                Some("the server needs a sign-in")
             };
             return Err(HttpFail::Status(StatusError {
                 status,
@@ -339,7 +342,7 @@ fn handle_error_status(
                     Some(d) => format!("{error}: {d}"),
                     None => error,
                 }),
-                hint: Some(hint.into()),
+                hint: hint.map(str::to_owned),
             }));
         }
     }
@@ -354,7 +357,7 @@ fn handle_error_status(
                     ..StreamMark::default()
                 });
             }
-            if let Some(e) = v.get("error") {
+            if let Some(e) = v.get("error").filter(|e| e.is_object()) {
                 let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
                 let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
                 rpc = Some((code, msg.chars().take(200).collect()));
@@ -881,6 +884,25 @@ mod tests {
         let got = events("\n\ndata: one\n\n\n\ndata: two");
         assert_eq!(got.len(), 1);
         assert_eq!(data(&got[0]), "one");
+    }
+
+    #[test]
+    fn a_refused_token_is_said_with_its_oauth_error_and_what_it_means() {
+        let e = StatusError {
+            status: 401,
+            url: "http://127.0.0.1:1/mcp".into(),
+            detail: Some("invalid_token: Missing Authorization header".into()),
+            hint: Some("the server needs a sign-in".into()),
+        };
+        assert_eq!(
+            e.to_string(),
+            "HTTP 401 Unauthorized (invalid_token: Missing Authorization header): the server needs a sign-in"
+        );
+        // A JSON-RPC error is an object; an OAuth `error` is a string.
+        assert_eq!(
+            error_detail("application/json", br#"{"error":"invalid_token"}"#, None),
+            Some("\"{\"error\":\"invalid_token\"}\"".into())
+        );
     }
 
     #[test]
