@@ -74,9 +74,6 @@ pub struct McpArgs {
     /// How elicitations are answered (the flags shared with `respond`).
     #[command(flatten)]
     pub answer: AnswerArgs,
-    /// Signing in when an HTTP server asks for it (OAuth).
-    #[command(flatten)]
-    pub auth: super::auth::AuthFlags,
     /// Write every AHP event (requests and results) to FILE as JSON Lines,
     /// exactly as sent (URLs not redacted; the file is created 0600).
     #[arg(long, value_name = "FILE", display_order = 41)]
@@ -116,6 +113,9 @@ pub struct McpArgs {
     /// `source.adapter` of the request events (default mcp-stdio or mcp-http).
     #[arg(long, value_name = "NAME", display_order = 125)]
     pub source_adapter: Option<String>,
+    /// Signing in when an HTTP server asks for it (OAuth).
+    #[command(flatten)]
+    pub auth: super::auth::AuthFlags,
     /// The server: `-- COMMAND [ARGS...]` (stdio) or a URL (Streamable HTTP).
     #[arg(
         value_name = "SERVER",

@@ -284,12 +284,15 @@ pub enum Command {
     )]
     Upstream(upstream::UpstreamCommand),
     /// Connect to a live MCP server as a client and answer its elicitations.
-    Mcp(mcp::McpArgs),
+    Mcp(Box<mcp::McpArgs>),
     /// Check an answers file (--answers) and dry-run it on request events.
     #[command(subcommand)]
     Answers(answers::AnswersCommand),
     /// Sign in to remote MCP servers (OAuth).
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Exit status: 0 signed in, 2 usage or connection error, 3 the sign-in failed or could not start."
+    )]
     Auth(auth::AuthCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "\
@@ -451,7 +454,7 @@ pub fn run(cli: Cli) -> Exit {
         Command::Capabilities(a) => capabilities::run(a),
         Command::Wrap(a) => wrap::run(a),
         Command::Upstream(c) => upstream::run(c),
-        Command::Mcp(a) => mcp::run(a),
+        Command::Mcp(a) => mcp::run(*a),
         Command::Answers(c) => answers::run(c),
         Command::Auth(c) => auth::run(c),
         Command::Completions { shell } => completions(shell),
@@ -504,7 +507,7 @@ mod man_tests {
         }
         let text = String::from_utf8(out).expect("UTF-8");
         let named = references(&text);
-        assert_eq!(named.len(), 15, "{named:?}");
+        assert_eq!(named.len(), 17, "{named:?}");
         for name in &named {
             let title = format!(".TH {name} 1");
             assert!(text.contains(&title), "{title} printed");
@@ -663,7 +666,14 @@ mod shared_tests {
                 "notify",
                 "source-adapter",
                 "log",
-                "log-values"
+                "log-values",
+                "auth-store",
+                "account",
+                "scope",
+                "client-id",
+                "client-secret",
+                "client-metadata-url",
+                "auth-timeout"
             ]
         );
     }

@@ -311,11 +311,11 @@ fn handle_error_status(
         return Err(HttpFail::SessionGone { body: text });
     }
     if wants_sign_in && sh.auth.is_some() {
-        return Err(HttpFail::Unauthorized(Unauthorized {
+        return Err(HttpFail::Unauthorized(Box::new(Unauthorized {
             status,
             challenge,
             generation: 0,
-        }));
+        })));
     }
     // An OAuth error body (RFC 6749 §5.2, RFC 6750 §3.1: `error` is a
     // string): read as such, never as JSON-RPC.

@@ -192,7 +192,7 @@ pub enum TransportError {
     /// transport asks its authorizer and sends the message again; the
     /// session never sees this one.
     #[error("HTTP {} (a sign-in is needed)", .0.status)]
-    Unauthorized(super::auth::Unauthorized),
+    Unauthorized(Box<super::auth::Unauthorized>),
     /// Signing in failed or is not possible in this run (exit 3).
     #[error("{0}")]
     Auth(super::auth::AuthError),

@@ -874,6 +874,7 @@ fn read_body(resp: ureq::http::Response<ureq::Body>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Read;
 
     fn client(method: &str) -> ClientRegistration {
         ClientRegistration {
@@ -932,5 +933,251 @@ mod tests {
             "http://127.0.0.1:9/mcp needs a sign-in: run \"ahp-elicit auth login http://127.0.0.1:9/mcp\" at a terminal (or pass --browser CMD); this run cannot open a browser"
         );
         assert_eq!(g.flows, 0);
+    }
+
+    /// A tiny authorization server on 127.0.0.1 for the tests: `route`
+    /// answers (method, target, body) with a status and a JSON body; every
+    /// request is recorded.
+    struct FakeAs {
+        base: String,
+        seen: Arc<Mutex<Vec<(String, String, String)>>>,
+    }
+
+    fn fake_as(route: impl Fn(&str, &str, &str, &str) -> (u16, String) + Send + 'static) -> FakeAs {
+        use std::io::Write;
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://127.0.0.1:{}", l.local_addr().unwrap().port());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (b, rec) = (base.clone(), Arc::clone(&seen));
+        std::thread::spawn(move || {
+            for conn in l.incoming() {
+                let Ok(mut c) = conn else { return };
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    if c.read(&mut byte).unwrap_or(0) == 0 {
+                        break;
+                    }
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let len = head
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                    })
+                    .unwrap_or(0);
+                let mut body = vec![0u8; len];
+                let _ = c.read_exact(&mut body);
+                let body = String::from_utf8_lossy(&body).into_owned();
+                let mut first = head.lines().next().unwrap_or("").split(' ');
+                let (m, t) = (
+                    first.next().unwrap_or("").to_owned(),
+                    first.next().unwrap_or("").to_owned(),
+                );
+                rec.lock()
+                    .unwrap()
+                    .push((m.clone(), t.clone(), body.clone()));
+                let (status, answer) = route(&b, &m, &t, &body);
+                let _ = write!(
+                    c,
+                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                    answer.len()
+                );
+            }
+        });
+        FakeAs { base, seen }
+    }
+
+    fn metadata(base: &str) -> String {
+        json!({
+            "issuer": base,
+            "authorization_endpoint": format!("{base}/authorize"),
+            "token_endpoint": format!("{base}/token"),
+            "registration_endpoint": format!("{base}/register"),
+            "code_challenge_methods_supported": ["S256"],
+            "scopes_supported": ["a", "b"],
+        })
+        .to_string()
+    }
+
+    fn stored(base: &str, expires_in: i64, scopes: &[&str]) -> SignIn {
+        let at = if expires_in < 0 {
+            now() - Duration::from_secs(expires_in.unsigned_abs())
+        } else {
+            now() + Duration::from_secs(expires_in as u64)
+        };
+        SignIn {
+            key: SignInKey {
+                resource: format!("{base}/mcp"),
+                issuer: base.to_owned(),
+                account: "default".into(),
+            },
+            mcp_url: format!("{base}/mcp"),
+            as_metadata_url: format!("{base}/.well-known/oauth-authorization-server"),
+            client: ClientRegistration {
+                kind: ClientKind::Dynamic,
+                client_secret: None,
+                token_endpoint_auth_method: "none".into(),
+                issuer: base.to_owned(),
+                ..client("none")
+            },
+            tokens: Tokens {
+                access_token: Secret::new("a1"),
+                token_type: "Bearer".into(),
+                expires_at: Some(at),
+                refresh_token: Some(Secret::new("r1")),
+                scopes_requested: scopes.iter().map(|s| s.to_string()).collect(),
+                scopes_granted: Some(scopes.iter().map(|s| s.to_string()).collect()),
+                obtained_at: now(),
+            },
+        }
+    }
+
+    fn authorizer(
+        base: &str,
+        store: Arc<super::super::store::MemoryStore>,
+    ) -> (Authorizer, crate::notice::Collected) {
+        let (notices, said) = Notices::collect();
+        let mut o = AuthOptions::new(Ok(store));
+        o.notices = notices;
+        (Authorizer::new(&format!("{base}/mcp"), o), said)
+    }
+
+    #[test]
+    fn a_token_near_its_expiry_is_refreshed_and_the_rotated_refresh_token_kept() {
+        let fake = fake_as(|base, m, t, _| {
+            match (m, t) {
+            ("GET", "/.well-known/oauth-authorization-server") => (200, metadata(base)),
+            ("POST", "/token") => (
+                200,
+                r#"{"access_token":"a2","token_type":"Bearer","expires_in":3600,"refresh_token":"r2"}"#.into(),
+            ),
+            _ => (404, "{}".into()),
+        }
+        });
+        let store = Arc::new(super::super::store::MemoryStore::default());
+        store.save(&stored(&fake.base, 30, &["a"])).unwrap();
+        let (a, said) = authorizer(&fake.base, Arc::clone(&store));
+        assert_eq!(a.header(), (1, Some("Bearer a2".into())));
+        let kept = &store.all().unwrap()[0];
+        assert_eq!(kept.tokens.refresh_token.as_ref().unwrap().expose(), "r2");
+        // The grant kept when the answer names no scope.
+        assert_eq!(kept.tokens.scopes_granted, Some(vec!["a".to_string()]));
+        let seen = fake.seen.lock().unwrap();
+        let (_, _, body) = seen.iter().find(|(_, t, _)| t == "/token").unwrap();
+        let form: Vec<(String, String)> = url::form_urlencoded::parse(body.as_bytes())
+            .into_owned()
+            .collect();
+        assert!(form.contains(&("grant_type".into(), "refresh_token".into())));
+        assert!(form.contains(&("refresh_token".into(), "r1".into())));
+        assert!(form.contains(&("resource".into(), format!("{}/mcp", fake.base))));
+        assert!(form.contains(&("client_id".into(), "cid".into())));
+        assert!(said
+            .texts()
+            .iter()
+            .all(|t| !t.contains("a2") && !t.contains("r2")));
+        // A fresh token is sent as it is.
+        assert_eq!(a.header(), (1, Some("Bearer a2".into())));
+    }
+
+    #[test]
+    fn invalid_grant_drops_the_tokens_and_a_new_sign_in_is_needed() {
+        let fake = fake_as(|base, m, t, _| match (m, t) {
+            ("GET", "/.well-known/oauth-protected-resource/mcp") => (
+                200,
+                json!({"resource": format!("{base}/mcp"), "authorization_servers": [base]})
+                    .to_string(),
+            ),
+            ("GET", "/.well-known/oauth-authorization-server") => (200, metadata(base)),
+            ("POST", "/token") => (400, r#"{"error":"invalid_grant"}"#.into()),
+            _ => (404, "{}".into()),
+        });
+        let store = Arc::new(super::super::store::MemoryStore::default());
+        store.save(&stored(&fake.base, 3600, &["a"])).unwrap();
+        let (a, said) = authorizer(&fake.base, Arc::clone(&store));
+        let (generation, h) = a.header();
+        assert_eq!(h.as_deref(), Some("Bearer a1"));
+        let e = a
+            .authorize(&Unauthorized {
+                status: 401,
+                challenge: None,
+                generation,
+            })
+            .unwrap_err();
+        assert!(
+            e.0.contains("needs a sign-in: run \"ahp-elicit auth login"),
+            "{e}"
+        );
+        assert!(store.all().unwrap().is_empty());
+        assert_eq!(a.header().1, None);
+        assert!(said
+            .texts()
+            .iter()
+            .any(|t| t.contains("the stored sign-in expired or was revoked")));
+    }
+
+    #[test]
+    fn step_up_signs_in_again_for_the_union_of_scopes() {
+        let fake = fake_as(|base, m, t, _| match (m, t) {
+            ("GET", "/.well-known/oauth-protected-resource/mcp") => (
+                200,
+                json!({"resource": format!("{base}/mcp"), "authorization_servers": [base]})
+                    .to_string(),
+            ),
+            ("GET", "/.well-known/oauth-authorization-server") => (200, metadata(base)),
+            ("POST", "/register") => (201, r#"{"client_id":"new-client"}"#.into()),
+            ("POST", "/token") => (
+                200,
+                r#"{"access_token":"a3","token_type":"bearer","scope":"a b"}"#.into(),
+            ),
+            _ => (404, "{}".into()),
+        });
+        let store = Arc::new(super::super::store::MemoryStore::default());
+        store.save(&stored(&fake.base, 3600, &["a"])).unwrap();
+        let (mut a, _) = authorizer(&fake.base, Arc::clone(&store));
+        let urls = Arc::new(Mutex::new(Vec::new()));
+        let rec = Arc::clone(&urls);
+        // A browser that the authorization server redirects at once.
+        a.opts.opener = Some(Arc::new(move |url: &str| {
+            rec.lock().unwrap().push(url.to_owned());
+            let u = url::Url::parse(url).unwrap();
+            let q: std::collections::HashMap<String, String> =
+                u.query_pairs().into_owned().collect();
+            let back = format!("{}?code=c1&state={}", q["redirect_uri"], q["state"]);
+            std::thread::spawn(move || {
+                let _ = ureq::get(&back).call();
+            });
+            Ok(())
+        }));
+        a.opts.opener_name = "a test".into();
+        let (generation, _) = a.header();
+        let challenge = BearerChallenge {
+            error: Some("insufficient_scope".into()),
+            scope: Some(vec!["b".into()]),
+            ..BearerChallenge::default()
+        };
+        a.authorize(&Unauthorized {
+            status: 403,
+            challenge: Some(challenge.clone()),
+            generation,
+        })
+        .unwrap();
+        let asked = urls.lock().unwrap()[0].clone();
+        assert!(asked.contains("&scope=a+b&"), "{asked}");
+        assert!(asked.contains("client_id=new-client"), "{asked}");
+        assert_eq!(a.header(), (generation + 1, Some("Bearer a3".into())));
+        // The same challenge again adds nothing: refused, no new flow.
+        let e = a
+            .authorize(&Unauthorized {
+                status: 403,
+                challenge: Some(challenge),
+                generation: generation + 1,
+            })
+            .unwrap_err();
+        assert!(e.0.contains("already asked for and not granted"), "{e}");
+        assert_eq!(urls.lock().unwrap().len(), 1);
     }
 }
