@@ -123,16 +123,16 @@ pub enum Open<'a> {
 /// Errors: a usage sentence (a secret that cannot be read, a metadata
 /// document URL that is not https).
 pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String> {
-    let mut o = AuthOptions::new(auth::open_store(flags.auth_store.as_deref()));
-    if let Some(s) = &flags.auth_store {
-        if s != "memory" {
-            // Checked now, so the flag's mistake shows before any request.
-            return Err(format!(
-                "--auth-store {}: sign-ins are kept only with --auth-store memory in this build",
-                crate::safe_text::display(s)
-            ));
-        }
+    let store = auth::open_store(flags.auth_store.as_deref());
+    if let (Some(s), Err(e)) = (&flags.auth_store, &store) {
+        // A store named on the command line that cannot be used is a
+        // mistake shown before any request.
+        return Err(format!(
+            "--auth-store {}: {e}",
+            crate::safe_text::display(s)
+        ));
     }
+    let mut o = AuthOptions::new(store);
     o.account = flags.account.clone();
     o.scope = flags
         .scope
