@@ -422,4 +422,44 @@ mod tests {
         assert_eq!(b.resource_metadata, None);
         assert_eq!(BearerChallenge::from_headers([h1]), None);
     }
+
+    proptest::proptest! {
+        /// The fuzz target's invariants on inputs built from the grammar's
+        /// own characters: no panic, bounds kept, names are tokens, a
+        /// fault lies inside the header, several headers read as one list.
+        #[test]
+        fn any_header_keeps_the_parser_invariants(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "Bearer", "Basic", " ", "\t", ",", "=", "\"", "\\", "a", "scope",
+                    "resource_metadata", "x/y+z", "==", "\u{0}", "\u{1}", "é",
+                ]),
+                0..40,
+            )
+        ) {
+            let text: String = parts.concat();
+            let data = text.as_bytes();
+            let mut one = Vec::new();
+            match parse_into(data, &mut one) {
+                Ok(()) => {}
+                Err(ChallengeError::TooLong) => proptest::prop_assert!(one.is_empty()),
+                Err(ChallengeError::Syntax { at, .. }) => proptest::prop_assert!(at <= data.len()),
+            }
+            proptest::prop_assert!(one.len() <= MAX_CHALLENGES);
+            for c in &one {
+                proptest::prop_assert!(!c.scheme.is_empty() && c.scheme.bytes().all(is_tchar));
+                proptest::prop_assert!(c.token68.is_none() || c.params.is_empty());
+                for (n, _) in &c.params {
+                    proptest::prop_assert!(!n.is_empty() && n.bytes().all(|b| is_tchar(b) && !b.is_ascii_uppercase()));
+                }
+            }
+            let headers: Vec<&[u8]> = data.split(|&b| b == 0).collect();
+            let (all, _) = parse_all(headers.iter().copied());
+            let mut each = Vec::new();
+            for h in &headers {
+                let _ = parse_into(h, &mut each);
+            }
+            proptest::prop_assert_eq!(all, each);
+        }
+    }
 }
