@@ -177,6 +177,7 @@ impl Drop for Hold {
 /// a run ends the process itself ([`hold`]), every terminal is given back
 /// and the process exits with 128 + `sig` (after [`SIGNAL_GRACE`] when a
 /// loop is [`busy`]).
+#[cfg(feature = "tui")]
 pub fn end_as(sig: i32) {
     install();
     on_signal(sig);

@@ -62,6 +62,27 @@ for t in json.load(sys.stdin)["tools"]:
   json-schema-ref-no-deref)
     # Only the listing matters (no network $ref is fetched).
     "$bin" mcp --action accept "$url" >/dev/null ;;
+  auth/*)
+    # Signing in with no person: the suite's authorization server answers
+    # /authorize with a redirect to our loopback listener at once, and the
+    # stand-in browser follows it, so the listener, state and iss checks
+    # run as they do for a person. Sign-ins are kept in memory; the
+    # suite's client metadata document is offered; pre-registration takes
+    # its id and secret from MCP_CONFORMANCE_CONTEXT.
+    set -- --auth-store memory \
+      --client-metadata-url https://conformance-test.local/client-metadata.json \
+      --browser "python3 $here/.ci/mcp/follow-redirects.py" "$@"
+    id=$(printf '%s' "${MCP_CONFORMANCE_CONTEXT:-{\}}" | python3 -c '
+import json, sys
+print(json.load(sys.stdin).get("client_id", ""))')
+    if [ -n "$id" ]; then
+      CONFORMANCE_CLIENT_SECRET=$(printf '%s' "$MCP_CONFORMANCE_CONTEXT" | python3 -c '
+import json, sys
+print(json.load(sys.stdin).get("client_secret", ""))')
+      export CONFORMANCE_CLIENT_SECRET
+      set -- --client-id "$id" --client-secret env:CONFORMANCE_CLIENT_SECRET "$@"
+    fi
+    exec "$bin" mcp --action accept "$@" ;;
   *)
     # The scenario's server offers one tool (or none): list, then call it
     # by name (the client never calls a tool it was not given).

@@ -9,7 +9,8 @@
 //!
 //! Exit codes: 0 done; 1 the tool call failed or reported `isError`, did
 //! not complete (rounds), an answer was refused, or an elicitation was
-//! refused as invalid (or in a mode not advertised); 2 usage, connection, timeout or I/O error; 130 the
+//! refused as invalid (or in a mode not advertised); 2 usage, connection, timeout or I/O error; 3
+//! a sign-in (OAuth) was needed and could not be made, or failed; 130 the
 //! person quit (Ctrl-C twice) or SIGINT; 143 SIGTERM.
 
 use std::path::PathBuf;
@@ -29,7 +30,7 @@ use super::{Exit, Words};
 /// Arguments of `ahp-elicit mcp`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp\n\nExit status: 0 done, 1 the tool call failed or reported isError, the server answered or asked what this client cannot take (an elicitation refused as invalid or in a mode not advertised), or an answer was refused, 2 usage, connection or I/O error, 130 the person quit, 128+N ended by signal N.",
+    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp\n\nExit status: 0 done, 1 the tool call failed or reported isError, the server answered or asked what this client cannot take (an elicitation refused as invalid or in a mode not advertised), or an answer was refused, 2 usage, connection or I/O error, 3 the server needs a sign-in that could not be made (no --browser CMD without a terminal: run `ahp-elicit auth login URL`) or the sign-in failed, 130 the person quit, 128+N ended by signal N.",
     mut_arg("answers", |a| a
         .value_name("FILE")
         .help("Answer elicitations from this answers file (scripted person): one answer for all, answers by event id, or rules matching server, call, mode, protocol revision, message and fields (see `ahp-elicit answers check`)")),
@@ -125,6 +126,9 @@ pub struct McpArgs {
     /// `source.adapter` of the request events (default mcp-stdio or mcp-http).
     #[arg(long, value_name = "NAME", display_order = 125)]
     pub source_adapter: Option<String>,
+    /// Signing in when an HTTP server asks for it (OAuth).
+    #[command(flatten)]
+    pub auth: super::auth::AuthFlags,
     /// The server: `-- COMMAND [ARGS...]` (stdio) or a URL (Streamable HTTP).
     #[arg(
         value_name = "SERVER",
@@ -388,7 +392,8 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         crate::redact::register_secret(&value);
         headers.push((name, value));
     }
-    if !headers.is_empty() && !matches!(target, Target::Http { .. }) {
+    let http = matches!(target, Target::Http { .. });
+    if !headers.is_empty() && !http {
         return Err("--header applies to a server URL (Streamable HTTP), not to a command".into());
     }
     if let Target::Http { url } = &target {
@@ -396,6 +401,26 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
             check_plain_http(url, &headers)?;
         }
     }
+    if args.auth.any() && !http {
+        return Err("the sign-in flags apply to a server URL (Streamable HTTP), not to a command: a stdio server takes its credentials from its environment".into());
+    }
+    // A token brought with --header: OAuth is off for the run.
+    let brought = headers
+        .iter()
+        .any(|(k, _): &(String, String)| k.eq_ignore_ascii_case("authorization"));
+    let auth = if http && !brought {
+        let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let open = match (&args.answer.browser, terminal) {
+            (Some(cmd), _) => super::auth::Open::Command(cmd),
+            (None, true) => {
+                super::auth::Open::Not("signing in on this screen is not in this build yet")
+            }
+            (None, false) => super::auth::Open::Not("this run has no terminal to sign in on"),
+        };
+        Some(super::auth::options(&args.auth, open)?)
+    } else {
+        None
+    };
     let operation = match (args.call, args.prompt, args.read) {
         (Some(t), _, _) => Operation::Tool(t),
         (_, Some(p), _) => Operation::Prompt(p),
@@ -421,6 +446,7 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         show_refusals: interactive,
         // A script takes each request the moment it is ready.
         waiting_screen: interactive,
+        auth,
     })
 }
 
@@ -527,9 +553,17 @@ fn older_way(outcome: &Result<crate::mcp::SessionReport, McpError>) -> bool {
     }
 }
 
+/// Whether to run the call again over MCP 2025-11-25: never in a build
+/// without the terminal front end, where no terminal is read.
+#[cfg(not(feature = "tui"))]
+fn run_again() -> bool {
+    false
+}
+
 /// Ask the person on the terminal whether to run the call again over MCP
 /// 2025-11-25 (the tool may run twice); false without a terminal or on
 /// anything but yes.
+#[cfg(feature = "tui")]
 fn run_again() -> bool {
     let Ok(mut tty) = crate::plain::TtyIo::open() else {
         return false;
@@ -556,6 +590,9 @@ fn run_again() -> bool {
 fn exit_for(e: McpError) -> Exit {
     // Errors may quote the server (an HTTP body): sanitized.
     crate::notice::say_in("mcp", crate::safe_text::display(&crate::notice::chain(&e)));
+    if is_sign_in_failure(&e) {
+        return Exit::SignIn;
+    }
     match e {
         // The handshake refused: the server cannot be spoken to.
         McpError::Rpc { ref method, .. } if is_handshake(method) => Exit::Usage,
@@ -569,6 +606,18 @@ fn exit_for(e: McpError) -> Exit {
         },
         McpError::Interrupted(sig) => Exit::Signal(sig),
         _ => Exit::Usage,
+    }
+}
+
+/// Whether signing in was needed and failed (exit 3).
+fn is_sign_in_failure(e: &McpError) -> bool {
+    match e {
+        McpError::Delivery {
+            source: crate::mcp::transport::TransportError::Auth(_),
+            ..
+        } => true,
+        McpError::Waiting { source, .. } => is_sign_in_failure(source),
+        _ => false,
     }
 }
 

@@ -6,7 +6,8 @@
 //! printer, the exit statuses.
 //!
 //! Exit codes: 0 ok; 1 invalid input or a refused answer;
-//! 2 usage or I/O error, or no terminal; 130 quit with Ctrl-C twice;
+//! 2 usage or I/O error, or no terminal; 3 a sign-in to a remote MCP
+//! server is needed or failed; 130 quit with Ctrl-C twice;
 //! 128+N ended by signal N.
 
 use std::io::Read;
@@ -35,7 +36,6 @@ macro_rules! out {
 
 pub mod answer;
 pub mod answers;
-#[cfg(unix)]
 pub mod auth;
 pub mod capabilities;
 pub mod demo;
@@ -66,6 +66,8 @@ pub enum Exit {
     Invalid,
     /// 2: usage or I/O error, or no terminal.
     Usage,
+    /// 3: a sign-in (OAuth) is needed and could not be made, or failed.
+    SignIn,
     /// 130: the person quit (Ctrl-C twice), as after an interrupt.
     Interrupted,
     /// 128 + N: ended by signal N (SIGTERM: 143), as a signal ends a
@@ -80,6 +82,7 @@ impl Exit {
             Exit::Ok => 0,
             Exit::Invalid => 1,
             Exit::Usage => 2,
+            Exit::SignIn => 3,
             Exit::Interrupted => 130,
             // Signal numbers are small; a number past 127 cannot be one.
             Exit::Signal(n) => u8::try_from(128 + n).unwrap_or(130),
@@ -287,13 +290,16 @@ pub enum Command {
     )]
     Upstream(upstream::UpstreamCommand),
     /// Connect to a live MCP server as a client and answer its elicitations.
-    Mcp(mcp::McpArgs),
+    Mcp(Box<mcp::McpArgs>),
     /// Check an answers file (--answers) and dry-run it on request events.
     #[command(subcommand)]
     Answers(answers::AnswersCommand),
-    /// The sign-ins stored for remote MCP servers: list them, sign out.
-    #[cfg(unix)]
-    #[command(subcommand)]
+    /// Sign in to remote MCP servers (OAuth), list the stored sign-ins,
+    /// sign out.
+    #[command(
+        subcommand,
+        after_help = "Exit status: 0 done; 1 no sign-in stored for the URL given (status, logout); 2 usage, a connection error or an unsafe store file; 3 the sign-in failed or could not start (login)."
+    )]
     Auth(auth::AuthCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = "\
@@ -455,9 +461,8 @@ pub fn run(cli: Cli) -> Exit {
         Command::Capabilities(a) => capabilities::run(a),
         Command::Wrap(a) => wrap::run(a),
         Command::Upstream(c) => upstream::run(c),
-        Command::Mcp(a) => mcp::run(a),
+        Command::Mcp(a) => mcp::run(*a),
         Command::Answers(c) => answers::run(c),
-        #[cfg(unix)]
         Command::Auth(c) => auth::run(c),
         Command::Completions { shell } => completions(shell),
         Command::Man { dir } => man(dir.as_deref()),
@@ -509,7 +514,7 @@ mod man_tests {
         }
         let text = String::from_utf8(out).expect("UTF-8");
         let named = references(&text);
-        assert_eq!(named.len(), 18, "{named:?}");
+        assert_eq!(named.len(), 19, "{named:?}");
         for name in &named {
             let title = format!(".TH {name} 1");
             assert!(text.contains(&title), "{title} printed");
@@ -668,7 +673,14 @@ mod shared_tests {
                 "notify",
                 "source-adapter",
                 "log",
-                "log-values"
+                "log-values",
+                "auth-store",
+                "account",
+                "scope",
+                "client-id",
+                "client-secret",
+                "client-metadata-url",
+                "auth-timeout"
             ]
         );
     }

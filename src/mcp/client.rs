@@ -137,9 +137,14 @@ pub(super) fn connect(
             tx,
             opts.notices.clone(),
         )?),
-        Target::Http { url } => {
-            Box::new(HttpTransport::with_headers(url, tx, opts.headers.clone()))
-        }
+        Target::Http { url } => Box::new(HttpTransport::with_auth(
+            url,
+            tx,
+            opts.headers.clone(),
+            opts.auth
+                .clone()
+                .map(|a| std::sync::Arc::new(super::auth::Authorizer::new(url, a))),
+        )),
     };
     Ok((transport, rx))
 }

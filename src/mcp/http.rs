@@ -34,6 +34,9 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::mpsc::Sender;
 
+use super::auth::challenge::BearerChallenge;
+use super::auth::flow::oauth_error;
+use super::auth::{AuthError, Authorizer, Unauthorized};
 use super::transport::{
     deliver, read_line, Delivered, Incoming, Line, Noise, Refusal, Transport, TransportError,
     MAX_MESSAGE_BYTES,
@@ -88,6 +91,9 @@ struct Shared {
     tx: Sender<Incoming>,
     closed: AtomicBool,
     extra: ExtraHeaders,
+    /// OAuth sign-in: the bearer token on every request, and what a 401
+    /// or a 403 `insufficient_scope` does. None: a 401 ends the request.
+    auth: Option<Arc<Authorizer>>,
 }
 
 /// A connection to a Streamable HTTP MCP endpoint.
@@ -104,9 +110,16 @@ type Queued = (
 
 impl HttpTransport {
     /// A transport for the endpoint `url` (`http://` or `https://`),
-    /// adding `extra` to every request; nothing is sent until the first
-    /// message. Messages go to `tx`.
-    pub fn with_headers(url: &str, tx: Sender<Incoming>, extra: ExtraHeaders) -> Self {
+    /// adding `extra` to every request, and signing in with `auth` when the
+    /// server asks (401, 403 `insufficient_scope`): the request is sent
+    /// again with the new token (at most [`MAX_AUTH_RETRIES`] times).
+    /// Nothing is sent until the first message. Messages go to `tx`.
+    pub fn with_auth(
+        url: &str,
+        tx: Sender<Incoming>,
+        extra: ExtraHeaders,
+        auth: Option<Arc<Authorizer>>,
+    ) -> Self {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
@@ -122,12 +135,13 @@ impl HttpTransport {
             tx,
             closed: AtomicBool::new(false),
             extra,
+            auth,
         });
         let (ftx, frx) = smpsc::channel::<Queued>();
         let sh = Arc::clone(&shared);
         thread::spawn(move || {
             for (body, done) in frx {
-                let out = post_and_read(&sh, &body, &[], SEND_TIMEOUT);
+                let out = with_sign_in(&sh, || post_and_read(&sh, &body, &[], SEND_TIMEOUT));
                 match (done, out) {
                     (Some(d), out) => {
                         let _ = d.send(out);
@@ -153,9 +167,14 @@ impl HttpTransport {
 }
 
 /// Headers every POST (and the GET and the final DELETE) carries: those of
-/// `--header`, then the session's.
+/// `--header`, the bearer token of the sign-in, then the session's.
 fn session_headers(sh: &Shared) -> Vec<(String, String)> {
     let mut h: Vec<(String, String)> = sh.extra.0.clone();
+    if let Some(a) = &sh.auth {
+        if let (_, Some(token)) = a.header() {
+            h.push(("Authorization".into(), token));
+        }
+    }
     if let Ok(s) = sh.state.lock() {
         if let Some(id) = &s.session_id {
             h.push(("Mcp-Session-Id".into(), id.clone()));
@@ -249,6 +268,18 @@ fn handle_error_status(
         return Err(HttpFail::Refused(Refusal::Redirect { status, to }));
     }
     let had_session = legacy::has_session(&sh.state);
+    let challenge = if matches!(status, 401 | 403) {
+        BearerChallenge::from_headers(
+            resp.headers()
+                .get_all("www-authenticate")
+                .iter()
+                .map(|v| v.as_bytes()),
+        )
+    } else {
+        None
+    };
+    let wants_sign_in = status == 401
+        || (status == 403 && challenge.as_ref().is_some_and(|c| c.insufficient_scope()));
     let mut head = Vec::new();
     let _ = resp
         .into_body()
@@ -259,6 +290,42 @@ fn handle_error_status(
     if status == 404 && had_session {
         let text: String = String::from_utf8_lossy(&head).chars().take(300).collect();
         return Err(HttpFail::SessionGone { body: text });
+    }
+    if wants_sign_in && sh.auth.is_some() {
+        return Err(HttpFail::Unauthorized(Box::new(Unauthorized {
+            status,
+            challenge,
+            generation: 0,
+        })));
+    }
+    // An OAuth error body (RFC 6749 §5.2, RFC 6750 §3.1: `error` is a
+    // string): read as such, never as JSON-RPC.
+    {
+        if let Some((error, description)) = oauth_error(&head) {
+            let hint = if status == 403 {
+                Some("the token does not allow this")
+            } else if status != 401 {
+                None
+            } else if sh
+                .extra
+                .0
+                .iter()
+                .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+            {
+                Some("the Authorization header given with --header was refused")
+            } else {
+                Some("the server needs a sign-in")
+            };
+            return Err(HttpFail::Status(StatusError {
+                status,
+                url: sh.url.clone(),
+                detail: Some(match description {
+                    Some(d) => format!("{error}: {d}"),
+                    None => error,
+                }),
+                hint: hint.map(str::to_owned),
+            }));
+        }
     }
     // A JSON-RPC error in the body says more than the status.
     let mut rpc: Option<(i64, String)> = None;
@@ -271,7 +338,7 @@ fn handle_error_status(
                     ..StreamMark::default()
                 });
             }
-            if let Some(e) = v.get("error") {
+            if let Some(e) = v.get("error").filter(|e| e.is_object()) {
                 let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
                 let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
                 rpc = Some((code, msg.chars().take(200).collect()));
@@ -282,6 +349,13 @@ fn handle_error_status(
         status,
         url: sh.url.clone(),
         detail: error_detail(ctype, &head, rpc),
+        hint: matches!(status, 401 | 403).then(|| {
+            if status == 401 {
+                "the server needs a sign-in".into()
+            } else {
+                "the server refused access".into()
+            }
+        }),
     }))
 }
 
@@ -324,8 +398,11 @@ pub struct StatusError {
     pub status: u16,
     /// The endpoint URL.
     pub url: String,
-    /// See [`error_detail`].
+    /// See [`error_detail`]; for an OAuth error body (RFC 6750),
+    /// `error: error_description`.
     pub detail: Option<String>,
+    /// What the status means for the person (401: a sign-in is needed).
+    pub hint: Option<String>,
 }
 
 impl std::fmt::Display for StatusError {
@@ -341,6 +418,9 @@ impl std::fmt::Display for StatusError {
         let path = url::Url::parse(&self.url)
             .map(|u| u.path().to_owned())
             .unwrap_or_default();
+        if let Some(h) = &self.hint {
+            write!(f, ": {h}")?;
+        }
         if matches!(self.status, 404 | 405) {
             write!(
                 f,
@@ -457,7 +537,9 @@ fn read_sse<R: BufRead>(
 /// One request: POST it, read its answer, resume its stream while it ends
 /// unanswered; report the end.
 fn run_request(sh: &Shared, id: u64, body: &[u8], headers: &[(String, String)]) {
-    let out = post(sh, body, headers, None).and_then(|r| handle_response(r, sh, Some(id)));
+    let out = with_sign_in(sh, || {
+        post(sh, body, headers, None).and_then(|r| handle_response(r, sh, Some(id)))
+    });
     let Some(out) = legacy::resume_request(sh, id, out) else {
         return;
     };
@@ -467,6 +549,46 @@ fn run_request(sh: &Shared, id: u64, body: &[u8], headers: &[(String, String)]) 
         Err(error) => Incoming::Failed { id, error },
     };
     let _ = sh.tx.blocking_send(item);
+}
+
+/// Most times one message is sent again after signing in (a first
+/// sign-in, then a step-up).
+pub const MAX_AUTH_RETRIES: usize = 3;
+
+/// Send with `send` and, while the server asks for a sign-in (and the
+/// authorizer gets a token), send the same bytes again. A 401 that cannot
+/// be answered becomes [`HttpFail::Auth`].
+fn with_sign_in<T>(
+    sh: &Shared,
+    mut send: impl FnMut() -> Result<T, HttpFail>,
+) -> Result<T, HttpFail> {
+    let Some(auth) = &sh.auth else {
+        return send();
+    };
+    let mut tries = 0;
+    loop {
+        let generation = auth.header().0;
+        match send() {
+            Err(HttpFail::Unauthorized(mut u)) => {
+                if tries == MAX_AUTH_RETRIES {
+                    let what = u
+                        .challenge
+                        .as_ref()
+                        .and_then(|c| c.scope.as_ref())
+                        .map(|s| format!(" (it asks for {})", s.join(" ")))
+                        .unwrap_or_default();
+                    return Err(HttpFail::Auth(AuthError(format!(
+                        "{} still refuses the request with HTTP {} after signing in {MAX_AUTH_RETRIES} times{what}",
+                        sh.url, u.status
+                    ))));
+                }
+                tries += 1;
+                u.generation = generation;
+                auth.authorize(&u).map_err(HttpFail::Auth)?;
+            }
+            other => return other,
+        }
+    }
 }
 
 impl HttpTransport {
@@ -743,6 +865,25 @@ mod tests {
         let got = events("\n\ndata: one\n\n\n\ndata: two");
         assert_eq!(got.len(), 1);
         assert_eq!(data(&got[0]), "one");
+    }
+
+    #[test]
+    fn a_refused_token_is_said_with_its_oauth_error_and_what_it_means() {
+        let e = StatusError {
+            status: 401,
+            url: "http://127.0.0.1:1/mcp".into(),
+            detail: Some("invalid_token: Missing Authorization header".into()),
+            hint: Some("the server needs a sign-in".into()),
+        };
+        assert_eq!(
+            e.to_string(),
+            "HTTP 401 Unauthorized (invalid_token: Missing Authorization header): the server needs a sign-in"
+        );
+        // A JSON-RPC error is an object; an OAuth `error` is a string.
+        assert_eq!(
+            error_detail("application/json", br#"{"error":"invalid_token"}"#, None),
+            Some("\"{\"error\":\"invalid_token\"}\"".into())
+        );
     }
 
     #[test]

@@ -219,6 +219,9 @@ pub struct McpOptions {
     /// it at once, instead of at the end of a slice (up to 50 ms later).
     /// Default true.
     pub waiting_screen: bool,
+    /// Signing in (OAuth) when an HTTP server asks for it; None: a 401
+    /// ends the request (stdio servers, `--header Authorization`).
+    pub auth: Option<auth::AuthOptions>,
 }
 
 /// Default of `--connect-timeout`.
@@ -249,6 +252,7 @@ impl McpOptions {
             notices: Notices::stderr(),
             show_refusals: false,
             waiting_screen: true,
+            auth: None,
         }
     }
 }

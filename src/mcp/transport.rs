@@ -201,6 +201,14 @@ pub enum TransportError {
     /// An HTTP error status without an answer to the request.
     #[error("{0}")]
     Status(super::http::StatusError),
+    /// HTTP 401 (or 403 `insufficient_scope`) while signing in is on: the
+    /// transport asks its authorizer and sends the message again; the
+    /// session never sees this one.
+    #[error("HTTP {} (a sign-in is needed)", .0.status)]
+    Unauthorized(Box<super::auth::Unauthorized>),
+    /// Signing in failed or is not possible in this run (exit 3).
+    #[error("{0}")]
+    Auth(super::auth::AuthError),
 }
 
 /// What the server answered that this client does not take over HTTP

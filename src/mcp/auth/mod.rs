@@ -5,8 +5,130 @@
 //!
 //! [`store`] keeps what a sign-in leaves behind (client registrations and
 //! tokens) behind the [`store::Store`] trait; [`file_store`] keeps them on
-//! disk between runs.
+//! disk between runs. [`challenge`] reads `WWW-Authenticate`,
+//! [`discovery`] finds and checks the metadata, and [`flow`] holds the pure
+//! steps of one authorization (PKCE, scopes, the authorization URL, the
+//! callback's checks, the token answer). [`listener`] is the loopback
+//! listener the browser comes back to, and [`authorizer::Authorizer`] runs
+//! the whole flow for the HTTP transport.
 
+pub mod authorizer;
+pub mod challenge;
+pub mod discovery;
 #[cfg(unix)]
 pub mod file_store;
+pub mod flow;
+pub mod listener;
 pub mod store;
+
+use std::sync::Arc;
+#[cfg(unix)]
+use std::{path::PathBuf, sync::OnceLock};
+
+pub use authorizer::{AuthError, AuthOptions, Authorizer, Opener, PreRegistered, Unauthorized};
+#[cfg(unix)]
+use store::{ClientRegistration, SignIn, SignInKey, StoreLock};
+use store::{Store, StoreError};
+
+/// The store `--auth-store` names: `memory` keeps sign-ins for the run
+/// only; a directory, or by default the state directory
+/// ([`file_store::default_dir`]), keeps them on disk. The file store is
+/// opened (and its directories created) only when a sign-in is first read
+/// or written, so a run that never signs in touches nothing.
+///
+/// Errors: no state directory can be found in the environment (no `HOME`,
+/// `XDG_STATE_HOME` or `AHP_ELICIT_STATE_DIR`), or (not on Unix) sign-ins
+/// cannot be kept on disk at all.
+pub fn open_store(choice: Option<&str>) -> Result<Arc<dyn Store>, StoreError> {
+    if choice == Some("memory") {
+        return Ok(Arc::new(store::MemoryStore::default()));
+    }
+    #[cfg(unix)]
+    {
+        let dir = match choice {
+            Some(d) => PathBuf::from(d),
+            None => file_store::default_dir().ok_or_else(|| {
+                StoreError(
+                    "no state directory to keep sign-ins in: set HOME or XDG_STATE_HOME, or give --auth-store DIR (or memory)"
+                        .into(),
+                )
+            })?,
+        };
+        Ok(Arc::new(LazyFileStore {
+            dir,
+            opened: OnceLock::new(),
+        }))
+    }
+    #[cfg(not(unix))]
+    {
+        Err(StoreError(
+            "sign-ins are kept on disk only on Unix: give --auth-store memory".into(),
+        ))
+    }
+}
+
+/// A [`file_store::FileStore`] opened on first use.
+#[cfg(unix)]
+struct LazyFileStore {
+    dir: PathBuf,
+    opened: OnceLock<Result<file_store::FileStore, StoreError>>,
+}
+
+#[cfg(unix)]
+impl LazyFileStore {
+    fn get(&self) -> Result<&file_store::FileStore, StoreError> {
+        self.opened
+            .get_or_init(|| file_store::FileStore::open(&self.dir))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+#[cfg(unix)]
+impl Store for LazyFileStore {
+    fn sign_ins(&self, resource: &str, account: &str) -> Result<Vec<SignIn>, StoreError> {
+        self.get()?.sign_ins(resource, account)
+    }
+    fn all(&self) -> Result<Vec<SignIn>, StoreError> {
+        self.get()?.all()
+    }
+    fn save(&self, sign_in: &SignIn) -> Result<(), StoreError> {
+        self.get()?.save(sign_in)
+    }
+    fn remove(&self, key: &SignInKey) -> Result<bool, StoreError> {
+        self.get()?.remove(key)
+    }
+    fn client(&self, issuer: &str) -> Result<Option<ClientRegistration>, StoreError> {
+        self.get()?.client(issuer)
+    }
+    fn save_client(&self, client: &ClientRegistration) -> Result<(), StoreError> {
+        self.get()?.save_client(client)
+    }
+    fn remove_client(&self, issuer: &str) -> Result<bool, StoreError> {
+        self.get()?.remove_client(issuer)
+    }
+    fn lock(&self, key: &SignInKey) -> Result<Box<dyn StoreLock>, StoreError> {
+        self.get()?.lock(key)
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_file_store_is_opened_only_when_first_used() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("state");
+        let store = open_store(Some(dir.to_str().unwrap())).unwrap();
+        assert!(!dir.exists(), "nothing is created before a sign-in is read");
+        assert!(store.all().unwrap().is_empty());
+        assert!(dir.join("oauth").is_dir());
+    }
+
+    #[test]
+    fn memory_keeps_nothing_on_disk() {
+        let store = open_store(Some("memory")).unwrap();
+        assert!(store.all().unwrap().is_empty());
+    }
+}

@@ -1,0 +1,1199 @@
+//! The [`Authorizer`]: the sign-in state the HTTP transport's threads
+//! share. It hands out the `Authorization: Bearer` header for every
+//! request, and on a 401 (or a 403 `insufficient_scope`) runs what the
+//! MCP authorization specification asks, one flow at a time:
+//!
+//! 1. Protected Resource Metadata (the challenge's `resource_metadata`,
+//!    else path-aware, else root), its `resource` checked against the
+//!    server before anything else is sent;
+//! 2. the authorization server's metadata (spec order, `issuer`
+//!    byte-equal, S256 advertised, https endpoints);
+//! 3. with tokens from the same issuer and a refresh token, a refresh
+//!    first (a rotated refresh token is kept; `invalid_grant` drops the
+//!    tokens); a new issuer drops the old sign-in and never reuses its
+//!    client;
+//! 4. else an authorization code flow: the client identity (pre-registered
+//!    `--client-id`, then `--client-metadata-url` where the server takes
+//!    metadata documents, then a registration kept per issuer, then Dynamic
+//!    Client Registration with `application_type: native`), the loopback
+//!    listener, PKCE and `state`, the authorization URL handed to the
+//!    opener (`--browser CMD`), the callback's checks, the token request
+//!    with `resource` and the client's authentication.
+//!
+//! Limits: [`MAX_FLOWS`] authorization flows per run; a step-up that asks
+//! for nothing new is refused. Without an opener nothing is started: the
+//! run fails with the `ahp-elicit auth login` command to run.
+//!
+//! Secrets (tokens, codes, verifiers, `state`, client secrets) are
+//! [`Secret`]s: they reach the wire and the store, never a notice or an
+//! error.
+
+use std::io::Read;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
+
+use serde_json::{json, Value};
+
+use super::challenge::BearerChallenge;
+use super::discovery::{
+    as_metadata_urls, endpoint_allowed, prm_urls, resource_matches, ResourceMetadata,
+    ServerMetadata,
+};
+use super::flow::{
+    auth_method, basic_auth, initial_scopes, oauth_error, random_token, read_tokens,
+    s256_challenge, union_scopes, AuthorizationRequest,
+};
+use super::listener::Loopback;
+use super::store::{ClientKind, ClientRegistration, Secret, SignIn, SignInKey, Store, Tokens};
+use crate::notice::Notices;
+
+/// Most authorization flows one run starts.
+pub const MAX_FLOWS: u32 = 3;
+/// A token this close to its expiry is refreshed before it is sent.
+pub const REFRESH_MARGIN: Duration = Duration::from_secs(60);
+/// Default wait for the browser to come back (`--auth-timeout`).
+pub const DEFAULT_WAIT: Duration = Duration::from_secs(300);
+/// Bytes of a metadata, registration or token answer that are read.
+const MAX_ANSWER_BYTES: u64 = 1024 * 1024;
+/// Time for one request to an authorization server.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Opens the authorization URL (the CLI's `--browser CMD`). Errors: why
+/// it could not, one sentence.
+pub type Opener = Arc<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
+
+/// A pre-registered client: `--client-id` and the secret read from
+/// `--client-secret env:VAR|file:PATH` (never stored).
+#[derive(Debug, Clone)]
+pub struct PreRegistered {
+    /// `client_id`.
+    pub client_id: String,
+    /// `client_secret`, when the client has one.
+    pub client_secret: Option<Secret>,
+}
+
+/// How a run signs in: what the `mcp` and `auth login` flags say.
+#[derive(Clone)]
+pub struct AuthOptions {
+    /// Where sign-ins and client registrations are kept; an error (why
+    /// there is no store) ends a run that must sign in.
+    pub store: Result<Arc<dyn Store>, String>,
+    /// `--account` (default `default`).
+    pub account: String,
+    /// `--scope`: the scopes to ask for instead of the server's.
+    pub scope: Option<Vec<String>>,
+    /// `--client-id` and `--client-secret`.
+    pub client: Option<PreRegistered>,
+    /// `--client-metadata-url`: a Client ID Metadata Document URL.
+    pub client_metadata_url: Option<String>,
+    /// How the authorization URL is opened; None: no flow is started (the
+    /// run fails with the command to sign in).
+    pub opener: Option<Opener>,
+    /// What the opener is, for the notice (`the browser command "CMD"`).
+    pub opener_name: String,
+    /// Why there is no opener, for the error (`this run has no terminal
+    /// to sign in on`).
+    pub no_opener_reason: String,
+    /// How long to wait for the browser to come back.
+    pub wait: Duration,
+    /// Where "signing in at ..." is said.
+    pub notices: Notices,
+}
+
+impl std::fmt::Debug for AuthOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthOptions")
+            .field("account", &self.account)
+            .field("scope", &self.scope)
+            .field("client", &self.client)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("opener", &self.opener_name)
+            .field("wait", &self.wait)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AuthOptions {
+    /// Options with every default: no opener, the account `default`.
+    pub fn new(store: Result<Arc<dyn Store>, String>) -> Self {
+        Self {
+            store,
+            account: "default".into(),
+            scope: None,
+            client: None,
+            client_metadata_url: None,
+            opener: None,
+            opener_name: String::new(),
+            no_opener_reason: "this run cannot open a browser".into(),
+            wait: DEFAULT_WAIT,
+            notices: Notices::stderr(),
+        }
+    }
+}
+
+/// Why signing in failed: one sentence naming the step and the fix (it may
+/// quote a server: sanitized when shown; never a secret). The command
+/// exits 3.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct AuthError(pub String);
+
+impl From<String> for AuthError {
+    fn from(s: String) -> Self {
+        Self(s)
+    }
+}
+
+/// What a 401 or 403 said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unauthorized {
+    /// 401 or 403.
+    pub status: u16,
+    /// The `Bearer` challenge, when there was one.
+    pub challenge: Option<BearerChallenge>,
+    /// The generation of the token the request carried.
+    pub generation: u64,
+}
+
+struct Current {
+    sign_in: SignIn,
+    /// The generation a refresh was last tried for.
+    refreshed_for: Option<u64>,
+}
+
+#[derive(Default)]
+struct Inner {
+    /// Bumped with every new token: a thread whose 401 came with an older
+    /// one just retries.
+    generation: u64,
+    current: Option<Current>,
+    flows: u32,
+    /// The issuer a pre-registered client was first used with.
+    pre_issuer: Option<String>,
+    loaded: bool,
+}
+
+/// The sign-in state of one MCP server URL, shared by the transport's
+/// threads (one flow at a time).
+pub struct Authorizer {
+    mcp_url: String,
+    opts: AuthOptions,
+    agent: ureq::Agent,
+    inner: Mutex<Inner>,
+}
+
+impl std::fmt::Debug for Authorizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authorizer")
+            .field("mcp_url", &self.mcp_url)
+            .field("opts", &self.opts)
+            .finish_non_exhaustive()
+    }
+}
+
+fn now() -> SystemTime {
+    SystemTime::now()
+}
+
+impl Authorizer {
+    /// An authorizer for the MCP endpoint `mcp_url`.
+    pub fn new(mcp_url: &str, opts: AuthOptions) -> Self {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .timeout_global(Some(REQUEST_TIMEOUT))
+            .user_agent(concat!("ahp-elicit/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .into();
+        Self {
+            mcp_url: mcp_url.to_owned(),
+            opts,
+            agent,
+            inner: Mutex::new(Inner::default()),
+        }
+    }
+
+    fn lock(&self) -> Result<MutexGuard<'_, Inner>, AuthError> {
+        let mut g = self
+            .inner
+            .lock()
+            .map_err(|_| AuthError("the sign-in state was poisoned by a panic".into()))?;
+        if !g.loaded {
+            g.loaded = true;
+            // A stored sign-in made for this URL and account.
+            match self.opts.store.as_ref().map(|s| s.all()) {
+                Err(_) => {}
+                Ok(Ok(all)) => {
+                    g.current = all
+                        .into_iter()
+                        .filter(|s| s.mcp_url == self.mcp_url && s.key.account == self.opts.account)
+                        .max_by_key(|s| s.tokens.obtained_at)
+                        .map(|sign_in| Current {
+                            sign_in,
+                            refreshed_for: None,
+                        });
+                }
+                Ok(Err(e)) => self.opts.notices.say(&e.to_string()),
+            }
+        }
+        Ok(g)
+    }
+
+    /// The header value to send (`Bearer TOKEN`) and the generation it
+    /// belongs to. A token close to its expiry is refreshed first (a
+    /// failed refresh leaves it: the 401 that follows starts over).
+    pub fn header(&self) -> (u64, Option<String>) {
+        let Ok(mut g) = self.lock() else {
+            return (0, None);
+        };
+        let due = g.current.as_ref().is_some_and(|c| {
+            c.sign_in.tokens.refresh_token.is_some()
+                && c.sign_in
+                    .tokens
+                    .expires_at
+                    .is_some_and(|t| t <= now() + REFRESH_MARGIN)
+        });
+        if due {
+            let generation = g.generation;
+            let _ = self.try_refresh(&mut g, None, generation);
+        }
+        let h = g
+            .current
+            .as_ref()
+            .map(|c| format!("Bearer {}", c.sign_in.tokens.access_token.expose()));
+        (g.generation, h)
+    }
+
+    /// Whether a sign-in is in use.
+    pub fn signed_in(&self) -> bool {
+        self.lock().is_ok_and(|g| g.current.is_some())
+    }
+
+    /// The sign-in in use, in words (never a secret): `signed in to URL at
+    /// ISSUER (account NAME); access for N min, renewable`.
+    pub fn summary(&self) -> Option<String> {
+        let g = self.lock().ok()?;
+        let s = &g.current.as_ref()?.sign_in;
+        let mut out = format!(
+            "signed in to {} at {} (account {})",
+            s.mcp_url, s.key.issuer, s.key.account
+        );
+        if let Some(left) = s
+            .tokens
+            .expires_at
+            .and_then(|t| t.duration_since(now()).ok())
+        {
+            out.push_str(&format!("; access for {} min", left.as_secs() / 60));
+        }
+        if s.tokens.refresh_token.is_some() {
+            out.push_str(", renewable");
+        }
+        Some(out)
+    }
+
+    /// After a 401 or 403: get a token the request can be sent again with
+    /// (refresh, or a new flow), unless another thread already did.
+    ///
+    /// Errors: [`AuthError`], the run cannot go on signed in.
+    pub fn authorize(&self, u: &Unauthorized) -> Result<(), AuthError> {
+        let mut g = self.lock()?;
+        if g.generation != u.generation {
+            return Ok(());
+        }
+        self.store()?;
+        let ch = u.challenge.clone().unwrap_or_default();
+        let step_up = u.status == 403;
+        let prm = self.resource_metadata(ch.resource_metadata.as_deref())?;
+        // The stored issuer first when the server still names it.
+        let issuer = match &g.current {
+            Some(c) if prm.authorization_servers.contains(&c.sign_in.key.issuer) => {
+                c.sign_in.key.issuer.clone()
+            }
+            _ => prm.authorization_servers[0].clone(),
+        };
+        if let Some(c) = &g.current {
+            if c.sign_in.key.issuer != issuer {
+                self.opts.notices.say(&format!(
+                    "{} now uses {issuer} for sign-in; signing in there",
+                    self.mcp_url
+                ));
+                let _ = self.store()?.remove(&c.sign_in.key);
+                g.current = None;
+            }
+        }
+        let (meta, meta_url) = self.server_metadata(&issuer)?;
+        meta.check()?;
+        if !step_up {
+            let generation = g.generation;
+            if self.try_refresh(&mut g, Some(&meta), generation)? {
+                return Ok(());
+            }
+        }
+        let scopes = match (&g.current, step_up) {
+            (Some(c), true) => {
+                let t = &c.sign_in.tokens;
+                let granted = t.scopes_granted.clone().unwrap_or_default();
+                let asked = ch.scope.clone().unwrap_or_default();
+                let union = union_scopes(&t.scopes_requested, &granted, &asked);
+                let before = union_scopes(&t.scopes_requested, &granted, &[]);
+                if union.len() == before.len() {
+                    return Err(AuthError(format!(
+                        "{} refused the request for lack of access ({}), but that access was already asked for and not granted",
+                        self.mcp_url,
+                        if asked.is_empty() { "no scope named".into() } else { asked.join(" ") }
+                    )));
+                }
+                union
+            }
+            _ => initial_scopes(
+                self.opts.scope.as_deref(),
+                ch.scope.as_deref(),
+                prm.scopes_supported.as_deref(),
+                meta.scopes_supported.as_deref(),
+            ),
+        };
+        if g.flows >= MAX_FLOWS {
+            return Err(AuthError(format!(
+                "gave up signing in to {} after {MAX_FLOWS} sign-ins in this run (the server keeps refusing the tokens)",
+                self.mcp_url
+            )));
+        }
+        let sign_in = self.flow(&mut g, &prm, &meta, &meta_url, scopes)?;
+        remember(&sign_in);
+        if let Err(e) = self.store()?.save(&sign_in) {
+            self.opts.notices.say(&e.to_string());
+        }
+        g.current = Some(Current {
+            sign_in,
+            refreshed_for: None,
+        });
+        g.generation += 1;
+        Ok(())
+    }
+
+    /// Refresh the current tokens when they can be: same issuer, a refresh
+    /// token, not yet tried for `generation`. Ok(true): new tokens are in.
+    /// `invalid_grant` drops the tokens (Ok(false): sign in again).
+    fn try_refresh(
+        &self,
+        g: &mut Inner,
+        meta: Option<&ServerMetadata>,
+        generation: u64,
+    ) -> Result<bool, AuthError> {
+        let Some(c) = g.current.as_mut() else {
+            return Ok(false);
+        };
+        let Some(refresh) = c.sign_in.tokens.refresh_token.clone() else {
+            return Ok(false);
+        };
+        if c.refreshed_for == Some(generation) {
+            return Ok(false);
+        }
+        c.refreshed_for = Some(generation);
+        let fetched;
+        let meta = match meta {
+            Some(m) => m,
+            None => {
+                fetched = self.server_metadata(&c.sign_in.key.issuer)?.0;
+                &fetched
+            }
+        };
+        let _lock = self
+            .store()?
+            .lock(&c.sign_in.key)
+            .map_err(|e| AuthError(e.0))?;
+        let mut form = vec![
+            ("grant_type".to_owned(), "refresh_token".to_owned()),
+            ("refresh_token".to_owned(), refresh.expose().to_owned()),
+            ("resource".to_owned(), c.sign_in.key.resource.clone()),
+        ];
+        let client = c.sign_in.client.clone();
+        let secret = self.secret_of(&client);
+        let basic = client_auth(&client, secret.as_ref(), &mut form);
+        let (status, body) = self.post_form(&meta.token_endpoint, &form, basic)?;
+        if !(200..300).contains(&status) {
+            let (err, _) = oauth_error(&body).unwrap_or_else(|| (format!("HTTP {status}"), None));
+            if err == "invalid_grant" {
+                self.opts
+                    .notices
+                    .say("the stored sign-in expired or was revoked; signing in again");
+                let _ = self.store()?.remove(&c.sign_in.key);
+                g.current = None;
+            }
+            return Ok(false);
+        }
+        let v: Value = serde_json::from_slice(&body).map_err(|_| {
+            AuthError(format!(
+                "the token endpoint of {} answered the refresh with something that is not JSON",
+                meta.issuer
+            ))
+        })?;
+        let mut t = read_tokens(&v, &meta.issuer, &c.sign_in.tokens.scopes_requested, now())?;
+        // A refresh without a new refresh token keeps the old one (RFC
+        // 6749 §6), and without a scope keeps the grant.
+        if t.refresh_token.is_none() {
+            t.refresh_token = Some(refresh);
+        }
+        if t.scopes_granted.is_none() {
+            t.scopes_granted = c.sign_in.tokens.scopes_granted.clone();
+        }
+        c.sign_in.tokens = t;
+        remember(&c.sign_in);
+        if let Err(e) = self.store()?.save(&c.sign_in) {
+            self.opts.notices.say(&e.to_string());
+        }
+        g.generation += 1;
+        Ok(true)
+    }
+
+    /// The store.
+    ///
+    /// Errors: why there is none (a sign-in is needed and cannot be kept).
+    fn store(&self) -> Result<&Arc<dyn Store>, AuthError> {
+        self.opts
+            .store
+            .as_ref()
+            .map_err(|e| AuthError(format!("{} needs a sign-in, but {e}", self.mcp_url)))
+    }
+
+    /// The pre-registered client's secret when `client` is it.
+    fn secret_of(&self, client: &ClientRegistration) -> Option<Secret> {
+        match client.kind {
+            ClientKind::PreRegistered => self
+                .opts
+                .client
+                .as_ref()
+                .and_then(|p| p.client_secret.clone()),
+            _ => client.client_secret.clone(),
+        }
+    }
+
+    /// Read the Protected Resource Metadata and check its `resource`.
+    fn resource_metadata(&self, from_header: Option<&str>) -> Result<ResourceMetadata, AuthError> {
+        let urls = prm_urls(&self.mcp_url, from_header)?;
+        for url in &urls {
+            let Some(v) = self.get_json(url)? else {
+                continue;
+            };
+            let prm = ResourceMetadata::parse(&v).map_err(|e| {
+                AuthError(format!(
+                    "the protected resource metadata at {url} cannot be used: {e}"
+                ))
+            })?;
+            if !resource_matches(&prm.resource, &self.mcp_url) {
+                return Err(AuthError(format!(
+                    "the metadata of {} says it is for {}: refusing to sign in",
+                    self.mcp_url, prm.resource
+                )));
+            }
+            return Ok(prm);
+        }
+        Err(AuthError(format!(
+            "{} asks for a sign-in but publishes no protected resource metadata (tried {}): it cannot be signed in to automatically",
+            self.mcp_url,
+            urls.join(" and ")
+        )))
+    }
+
+    /// Read the authorization server's metadata (spec order); its `issuer`
+    /// must be `issuer` exactly.
+    fn server_metadata(&self, issuer: &str) -> Result<(ServerMetadata, String), AuthError> {
+        let urls = as_metadata_urls(issuer)?;
+        for url in &urls {
+            let Some(v) = self.get_json(url)? else {
+                continue;
+            };
+            let meta = ServerMetadata::parse(&v).map_err(|e| {
+                AuthError(format!(
+                    "the authorization server metadata at {url} cannot be used: {e}"
+                ))
+            })?;
+            if meta.issuer != issuer {
+                return Err(AuthError(format!(
+                    "the authorization server metadata at {url} says it is \"{}\", not \"{issuer}\": refusing to use it",
+                    meta.issuer
+                )));
+            }
+            return Ok((meta, url.clone()));
+        }
+        Err(AuthError(format!(
+            "no authorization server metadata for {issuer} (tried {} addresses)",
+            urls.len()
+        )))
+    }
+
+    /// GET a JSON document: None for a 4xx, 5xx or redirect (the next
+    /// address is tried).
+    ///
+    /// Errors: the request failed, or a 2xx body is not JSON.
+    fn get_json(&self, url: &str) -> Result<Option<Value>, AuthError> {
+        let resp = self
+            .agent
+            .get(url)
+            .header("Accept", "application/json")
+            .call()
+            .map_err(|e| AuthError(format!("GET {url}: {e}")))?;
+        if !resp.status().is_success() {
+            return Ok(None);
+        }
+        let body = read_body(resp);
+        serde_json::from_slice(&body)
+            .map(Some)
+            .map_err(|_| AuthError(format!("GET {url}: the answer is not JSON")))
+    }
+
+    /// POST a form; returns the status and up to 1 MiB of the body.
+    fn post_form(
+        &self,
+        url: &str,
+        form: &[(String, String)],
+        basic: Option<String>,
+    ) -> Result<(u16, Vec<u8>), AuthError> {
+        let mut body = url::form_urlencoded::Serializer::new(String::new());
+        for (k, v) in form {
+            body.append_pair(k, v);
+        }
+        let mut rb = self
+            .agent
+            .post(url)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .header("Accept", "application/json");
+        if let Some(b) = basic {
+            rb = rb.header("Authorization", b);
+        }
+        let resp = rb
+            .send(body.finish().as_bytes())
+            .map_err(|e| AuthError(format!("POST {url}: {e}")))?;
+        Ok((resp.status().as_u16(), read_body(resp)))
+    }
+
+    /// One authorization code flow.
+    fn flow(
+        &self,
+        g: &mut Inner,
+        prm: &ResourceMetadata,
+        meta: &ServerMetadata,
+        meta_url: &str,
+        scopes: Vec<String>,
+    ) -> Result<SignIn, AuthError> {
+        let Some(opener) = self.opts.opener.clone() else {
+            return Err(AuthError(format!(
+                "{url} needs a sign-in: run \"ahp-elicit auth login {url}\" at a terminal (or pass --browser CMD); {}",
+                self.opts.no_opener_reason,
+                url = self.mcp_url
+            )));
+        };
+        g.flows += 1;
+        let stored = match self.store()?.client(&meta.issuer) {
+            Ok(c) => c.filter(|c| c.kind == ClientKind::Dynamic),
+            Err(e) => {
+                self.opts.notices.say(&e.to_string());
+                None
+            }
+        };
+        // A stored registration's port first, so it can be used again.
+        let stored_port = stored.as_ref().and_then(|c| {
+            c.redirect_uri
+                .strip_prefix("http://127.0.0.1:")
+                .and_then(|r| r.strip_suffix(super::listener::CALLBACK_PATH))
+                .and_then(|p| p.parse::<u16>().ok())
+        });
+        let loopback = match stored_port.map(Loopback::bind) {
+            Some(Ok(l)) => l,
+            _ => Loopback::bind(0)?,
+        };
+        let client = self.client_identity(g, meta, stored, &loopback.redirect_uri)?;
+        let secret = self.secret_of(&client);
+        let verifier = random_token()?;
+        let state = random_token()?;
+        let request = AuthorizationRequest {
+            endpoint: &meta.authorization_endpoint,
+            client_id: &client.client_id,
+            redirect_uri: &client.redirect_uri,
+            scopes: &scopes,
+            state: &state,
+            code_challenge: &s256_challenge(verifier.expose()),
+            resource: &prm.resource,
+        };
+        let url = request.url();
+        let stop = Arc::new(AtomicBool::new(false));
+        let rx = loopback.serve(
+            state.clone(),
+            meta.issuer.clone(),
+            meta.authorization_response_iss_parameter_supported,
+            Arc::clone(&stop),
+        );
+        let host = url::Url::parse(&meta.authorization_endpoint)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_default();
+        self.opts.notices.say(&format!(
+            "signing in at {host} for {}{}: opening the authorization URL with {}",
+            self.mcp_url,
+            if scopes.is_empty() {
+                String::new()
+            } else {
+                format!(" (access asked: {})", scopes.join(" "))
+            },
+            self.opts.opener_name
+        ));
+        let opened = opener(&url);
+        let verdict = match opened {
+            // The browser ended before its page: the verdict is in already
+            // when there is one.
+            Err(e) => rx
+                .try_recv()
+                .map_err(|_| AuthError(format!("opening the authorization URL failed: {e}"))),
+            Ok(()) => rx.recv_timeout(self.opts.wait).map_err(|_| {
+                AuthError(format!(
+                    "no answer from the browser within {} (the sign-in page was not completed, or it could not reach 127.0.0.1:{})",
+                    humantime::format_duration(self.opts.wait),
+                    loopback_port(&client.redirect_uri)
+                ))
+            }),
+        };
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let code = verdict?.map_err(|e| AuthError(e.to_string()))?;
+        let mut form = vec![
+            ("grant_type".to_owned(), "authorization_code".to_owned()),
+            ("code".to_owned(), code.expose().to_owned()),
+            ("redirect_uri".to_owned(), client.redirect_uri.clone()),
+            ("code_verifier".to_owned(), verifier.expose().to_owned()),
+            ("resource".to_owned(), prm.resource.clone()),
+        ];
+        let basic = client_auth(&client, secret.as_ref(), &mut form);
+        let (status, body) = self.post_form(&meta.token_endpoint, &form, basic)?;
+        if !(200..300).contains(&status) {
+            let why = match oauth_error(&body) {
+                Some((e, Some(d))) => format!("{e}: {d}"),
+                Some((e, None)) => e,
+                None => format!("HTTP {status}"),
+            };
+            return Err(AuthError(format!(
+                "token request to {} failed: {why}",
+                meta.issuer
+            )));
+        }
+        let v: Value = serde_json::from_slice(&body).map_err(|_| {
+            AuthError(format!(
+                "the token endpoint of {} answered with something that is not JSON",
+                meta.issuer
+            ))
+        })?;
+        let tokens: Tokens = read_tokens(&v, &meta.issuer, &scopes, now())?;
+        Ok(SignIn {
+            key: SignInKey {
+                resource: prm.resource.clone(),
+                issuer: meta.issuer.clone(),
+                account: self.opts.account.clone(),
+            },
+            mcp_url: self.mcp_url.clone(),
+            as_metadata_url: meta_url.to_owned(),
+            client,
+            tokens,
+        })
+    }
+
+    /// The client identity at this server, in the specification's order.
+    fn client_identity(
+        &self,
+        g: &mut Inner,
+        meta: &ServerMetadata,
+        stored: Option<ClientRegistration>,
+        redirect_uri: &str,
+    ) -> Result<ClientRegistration, AuthError> {
+        let supported = meta.token_endpoint_auth_methods_supported.as_deref();
+        if let Some(pre) = &self.opts.client {
+            match &g.pre_issuer {
+                Some(first) if *first != meta.issuer => {
+                    return Err(AuthError(format!(
+                        "the client id given with --client-id was used at {first}, but the server now names {}: not sending it there",
+                        meta.issuer
+                    )))
+                }
+                _ => g.pre_issuer = Some(meta.issuer.clone()),
+            }
+            return Ok(ClientRegistration {
+                issuer: meta.issuer.clone(),
+                kind: ClientKind::PreRegistered,
+                client_id: pre.client_id.clone(),
+                client_secret: None,
+                client_secret_expires_at: None,
+                token_endpoint_auth_method: auth_method(
+                    None,
+                    supported,
+                    pre.client_secret.is_some(),
+                )
+                .into(),
+                redirect_uri: redirect_uri.into(),
+            });
+        }
+        if let Some(cimd) = &self.opts.client_metadata_url {
+            if meta.client_id_metadata_document_supported {
+                return Ok(ClientRegistration {
+                    issuer: meta.issuer.clone(),
+                    kind: ClientKind::MetadataDocument,
+                    client_id: cimd.clone(),
+                    client_secret: None,
+                    client_secret_expires_at: None,
+                    token_endpoint_auth_method: "none".into(),
+                    redirect_uri: redirect_uri.into(),
+                });
+            }
+        }
+        if let Some(c) = stored {
+            let expired = c.client_secret_expires_at.is_some_and(|t| {
+                t != 0 && SystemTime::UNIX_EPOCH + Duration::from_secs(t) <= now()
+            });
+            if c.redirect_uri == redirect_uri && !expired {
+                return Ok(c);
+            }
+        }
+        let Some(endpoint) = &meta.registration_endpoint else {
+            return Err(AuthError(format!(
+                "{} offers no dynamic registration{}: give a client id with --client-id (and --client-secret env:VAR){}",
+                meta.issuer,
+                if meta.client_id_metadata_document_supported { "" } else { " and no client metadata documents" },
+                if meta.client_id_metadata_document_supported { " or --client-metadata-url URL" } else { "" }
+            )));
+        };
+        if !endpoint_allowed(endpoint) {
+            return Err(AuthError(format!(
+                "the registration endpoint of {} is not https",
+                meta.issuer
+            )));
+        }
+        let body = json!({
+            "client_name": "ahp-elicit",
+            "redirect_uris": [redirect_uri],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+            "application_type": "native",
+            "software_id": "ahp-elicit",
+            "software_version": env!("CARGO_PKG_VERSION"),
+        });
+        let resp = self
+            .agent
+            .post(endpoint)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json")
+            .send(body.to_string().as_bytes())
+            .map_err(|e| AuthError(format!("registration at {}: {e}", meta.issuer)))?;
+        let status = resp.status().as_u16();
+        let answer = read_body(resp);
+        if !(200..300).contains(&status) {
+            let why = match oauth_error(&answer) {
+                Some((e, Some(d))) => format!("{e}: {d}"),
+                Some((e, None)) => e,
+                None => format!("HTTP {status}"),
+            };
+            return Err(AuthError(format!(
+                "registration at {} was refused: {why}",
+                meta.issuer
+            )));
+        }
+        let v: Value = serde_json::from_slice(&answer).map_err(|_| {
+            AuthError(format!(
+                "registration at {} answered with something that is not JSON",
+                meta.issuer
+            ))
+        })?;
+        let client_id = v
+            .get("client_id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| {
+                AuthError(format!("registration at {} gave no client_id", meta.issuer))
+            })?;
+        let secret = v
+            .get("client_secret")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(Secret::new);
+        let registered = v
+            .get("token_endpoint_auth_method")
+            .and_then(Value::as_str)
+            .or(secret.is_some().then_some("client_secret_basic"));
+        let client = ClientRegistration {
+            issuer: meta.issuer.clone(),
+            kind: ClientKind::Dynamic,
+            client_id: client_id.to_owned(),
+            token_endpoint_auth_method: auth_method(registered, supported, secret.is_some()).into(),
+            client_secret: secret,
+            client_secret_expires_at: v.get("client_secret_expires_at").and_then(Value::as_u64),
+            redirect_uri: redirect_uri.into(),
+        };
+        if let Err(e) = self.store()?.save_client(&client) {
+            self.opts.notices.say(&e.to_string());
+        }
+        Ok(client)
+    }
+}
+
+/// The port of a loopback redirect URI, for messages.
+fn loopback_port(redirect_uri: &str) -> String {
+    redirect_uri
+        .rsplit_once(':')
+        .map(|(_, r)| r.split('/').next().unwrap_or("").to_owned())
+        .unwrap_or_default()
+}
+
+/// Add the client's authentication to a token request: `client_id` (and
+/// `client_secret` for `client_secret_post`) in the form, or the Basic
+/// header it returns.
+fn client_auth(
+    client: &ClientRegistration,
+    secret: Option<&Secret>,
+    form: &mut Vec<(String, String)>,
+) -> Option<String> {
+    match (client.token_endpoint_auth_method.as_str(), secret) {
+        ("client_secret_basic", Some(s)) => Some(basic_auth(&client.client_id, s.expose())),
+        ("client_secret_post", Some(s)) => {
+            form.push(("client_id".into(), client.client_id.clone()));
+            form.push(("client_secret".into(), s.expose().to_owned()));
+            None
+        }
+        _ => {
+            form.push(("client_id".into(), client.client_id.clone()));
+            None
+        }
+    }
+}
+
+fn read_body(resp: ureq::http::Response<ureq::Body>) -> Vec<u8> {
+    let mut body = Vec::new();
+    let _ = resp
+        .into_body()
+        .into_with_config()
+        .limit(MAX_ANSWER_BYTES)
+        .reader()
+        .read_to_end(&mut body);
+    body
+}
+
+/// Registers a sign-in's credentials (access and refresh token, a
+/// registered client's secret) for redaction, so that a server or an
+/// authorization server that quotes one back never has it shown on stderr,
+/// in `--log` or in `--events` ([`crate::redact::register_secret`]).
+fn remember(s: &SignIn) {
+    crate::redact::register_secret(s.tokens.access_token.expose());
+    if let Some(r) = &s.tokens.refresh_token {
+        crate::redact::register_secret(r.expose());
+    }
+    if let Some(c) = &s.client.client_secret {
+        crate::redact::register_secret(c.expose());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    fn client(method: &str) -> ClientRegistration {
+        ClientRegistration {
+            issuer: "http://as".into(),
+            kind: ClientKind::Dynamic,
+            client_id: "cid".into(),
+            client_secret: Some(Secret::new("sec")),
+            client_secret_expires_at: None,
+            token_endpoint_auth_method: method.into(),
+            redirect_uri: "http://127.0.0.1:1/callback".into(),
+        }
+    }
+
+    #[test]
+    fn client_authentication_goes_where_the_method_says() {
+        let s = Secret::new("sec");
+        let mut form = Vec::new();
+        assert_eq!(
+            client_auth(&client("client_secret_basic"), Some(&s), &mut form),
+            Some(basic_auth("cid", "sec"))
+        );
+        assert!(form.is_empty());
+        assert_eq!(
+            client_auth(&client("client_secret_post"), Some(&s), &mut form),
+            None
+        );
+        assert_eq!(
+            form,
+            [
+                ("client_id".into(), "cid".into()),
+                ("client_secret".into(), "sec".into())
+            ]
+        );
+        form.clear();
+        assert_eq!(client_auth(&client("none"), Some(&s), &mut form), None);
+        assert_eq!(form, [("client_id".to_string(), "cid".to_string())]);
+    }
+
+    #[test]
+    fn without_an_opener_no_flow_starts_and_the_error_names_auth_login() {
+        let a = Authorizer::new(
+            "http://127.0.0.1:9/mcp",
+            AuthOptions::new(Ok(Arc::new(super::super::store::MemoryStore::default()))),
+        );
+        let mut g = a.lock().unwrap();
+        let prm = ResourceMetadata {
+            resource: "http://127.0.0.1:9/mcp".into(),
+            authorization_servers: vec!["http://127.0.0.1:9".into()],
+            scopes_supported: None,
+        };
+        let e = a
+            .flow(&mut g, &prm, &ServerMetadata::default(), "", vec![])
+            .unwrap_err();
+        assert_eq!(
+            e.0,
+            "http://127.0.0.1:9/mcp needs a sign-in: run \"ahp-elicit auth login http://127.0.0.1:9/mcp\" at a terminal (or pass --browser CMD); this run cannot open a browser"
+        );
+        assert_eq!(g.flows, 0);
+    }
+
+    /// A tiny authorization server on 127.0.0.1 for the tests: `route`
+    /// answers (method, target, body) with a status and a JSON body; every
+    /// request is recorded.
+    struct FakeAs {
+        base: String,
+        seen: Arc<Mutex<Vec<(String, String, String)>>>,
+    }
+
+    fn fake_as(route: impl Fn(&str, &str, &str, &str) -> (u16, String) + Send + 'static) -> FakeAs {
+        use std::io::Write;
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://127.0.0.1:{}", l.local_addr().unwrap().port());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (b, rec) = (base.clone(), Arc::clone(&seen));
+        std::thread::spawn(move || {
+            for conn in l.incoming() {
+                let Ok(mut c) = conn else { return };
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    if c.read(&mut byte).unwrap_or(0) == 0 {
+                        break;
+                    }
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let len = head
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                    })
+                    .unwrap_or(0);
+                let mut body = vec![0u8; len];
+                let _ = c.read_exact(&mut body);
+                let body = String::from_utf8_lossy(&body).into_owned();
+                let mut first = head.lines().next().unwrap_or("").split(' ');
+                let (m, t) = (
+                    first.next().unwrap_or("").to_owned(),
+                    first.next().unwrap_or("").to_owned(),
+                );
+                rec.lock()
+                    .unwrap()
+                    .push((m.clone(), t.clone(), body.clone()));
+                let (status, answer) = route(&b, &m, &t, &body);
+                let _ = write!(
+                    c,
+                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                    answer.len()
+                );
+            }
+        });
+        FakeAs { base, seen }
+    }
+
+    fn metadata(base: &str) -> String {
+        json!({
+            "issuer": base,
+            "authorization_endpoint": format!("{base}/authorize"),
+            "token_endpoint": format!("{base}/token"),
+            "registration_endpoint": format!("{base}/register"),
+            "code_challenge_methods_supported": ["S256"],
+            "scopes_supported": ["a", "b"],
+        })
+        .to_string()
+    }
+
+    fn stored(base: &str, expires_in: i64, scopes: &[&str]) -> SignIn {
+        let at = if expires_in < 0 {
+            now() - Duration::from_secs(expires_in.unsigned_abs())
+        } else {
+            now() + Duration::from_secs(expires_in as u64)
+        };
+        SignIn {
+            key: SignInKey {
+                resource: format!("{base}/mcp"),
+                issuer: base.to_owned(),
+                account: "default".into(),
+            },
+            mcp_url: format!("{base}/mcp"),
+            as_metadata_url: format!("{base}/.well-known/oauth-authorization-server"),
+            client: ClientRegistration {
+                kind: ClientKind::Dynamic,
+                client_secret: None,
+                token_endpoint_auth_method: "none".into(),
+                issuer: base.to_owned(),
+                ..client("none")
+            },
+            tokens: Tokens {
+                access_token: Secret::new("a1"),
+                token_type: "Bearer".into(),
+                expires_at: Some(at),
+                refresh_token: Some(Secret::new("r1")),
+                scopes_requested: scopes.iter().map(|s| s.to_string()).collect(),
+                scopes_granted: Some(scopes.iter().map(|s| s.to_string()).collect()),
+                obtained_at: now(),
+            },
+        }
+    }
+
+    fn authorizer(
+        base: &str,
+        store: Arc<super::super::store::MemoryStore>,
+    ) -> (Authorizer, crate::notice::Collected) {
+        let (notices, said) = Notices::collect();
+        let mut o = AuthOptions::new(Ok(store));
+        o.notices = notices;
+        (Authorizer::new(&format!("{base}/mcp"), o), said)
+    }
+
+    #[test]
+    fn a_token_near_its_expiry_is_refreshed_and_the_rotated_refresh_token_kept() {
+        let fake = fake_as(|base, m, t, _| {
+            match (m, t) {
+            ("GET", "/.well-known/oauth-authorization-server") => (200, metadata(base)),
+            ("POST", "/token") => (
+                200,
+                r#"{"access_token":"a2","token_type":"Bearer","expires_in":3600,"refresh_token":"r2"}"#.into(),
+            ),
+            _ => (404, "{}".into()),
+        }
+        });
+        let store = Arc::new(super::super::store::MemoryStore::default());
+        store.save(&stored(&fake.base, 30, &["a"])).unwrap();
+        let (a, said) = authorizer(&fake.base, Arc::clone(&store));
+        assert_eq!(a.header(), (1, Some("Bearer a2".into())));
+        let kept = &store.all().unwrap()[0];
+        assert_eq!(kept.tokens.refresh_token.as_ref().unwrap().expose(), "r2");
+        // The grant kept when the answer names no scope.
+        assert_eq!(kept.tokens.scopes_granted, Some(vec!["a".to_string()]));
+        let seen = fake.seen.lock().unwrap();
+        let (_, _, body) = seen.iter().find(|(_, t, _)| t == "/token").unwrap();
+        let form: Vec<(String, String)> = url::form_urlencoded::parse(body.as_bytes())
+            .into_owned()
+            .collect();
+        assert!(form.contains(&("grant_type".into(), "refresh_token".into())));
+        assert!(form.contains(&("refresh_token".into(), "r1".into())));
+        assert!(form.contains(&("resource".into(), format!("{}/mcp", fake.base))));
+        assert!(form.contains(&("client_id".into(), "cid".into())));
+        assert!(said
+            .texts()
+            .iter()
+            .all(|t| !t.contains("a2") && !t.contains("r2")));
+        // A fresh token is sent as it is.
+        assert_eq!(a.header(), (1, Some("Bearer a2".into())));
+    }
+
+    #[test]
+    fn invalid_grant_drops_the_tokens_and_a_new_sign_in_is_needed() {
+        let fake = fake_as(|base, m, t, _| match (m, t) {
+            ("GET", "/.well-known/oauth-protected-resource/mcp") => (
+                200,
+                json!({"resource": format!("{base}/mcp"), "authorization_servers": [base]})
+                    .to_string(),
+            ),
+            ("GET", "/.well-known/oauth-authorization-server") => (200, metadata(base)),
+            ("POST", "/token") => (400, r#"{"error":"invalid_grant"}"#.into()),
+            _ => (404, "{}".into()),
+        });
+        let store = Arc::new(super::super::store::MemoryStore::default());
+        store.save(&stored(&fake.base, 3600, &["a"])).unwrap();
+        let (a, said) = authorizer(&fake.base, Arc::clone(&store));
+        let (generation, h) = a.header();
+        assert_eq!(h.as_deref(), Some("Bearer a1"));
+        let e = a
+            .authorize(&Unauthorized {
+                status: 401,
+                challenge: None,
+                generation,
+            })
+            .unwrap_err();
+        assert!(
+            e.0.contains("needs a sign-in: run \"ahp-elicit auth login"),
+            "{e}"
+        );
+        assert!(store.all().unwrap().is_empty());
+        assert_eq!(a.header().1, None);
+        assert!(said
+            .texts()
+            .iter()
+            .any(|t| t.contains("the stored sign-in expired or was revoked")));
+    }
+
+    #[test]
+    fn step_up_signs_in_again_for_the_union_of_scopes() {
+        let fake = fake_as(|base, m, t, _| match (m, t) {
+            ("GET", "/.well-known/oauth-protected-resource/mcp") => (
+                200,
+                json!({"resource": format!("{base}/mcp"), "authorization_servers": [base]})
+                    .to_string(),
+            ),
+            ("GET", "/.well-known/oauth-authorization-server") => (200, metadata(base)),
+            ("POST", "/register") => (201, r#"{"client_id":"new-client"}"#.into()),
+            ("POST", "/token") => (
+                200,
+                r#"{"access_token":"a3","token_type":"bearer","scope":"a b"}"#.into(),
+            ),
+            _ => (404, "{}".into()),
+        });
+        let store = Arc::new(super::super::store::MemoryStore::default());
+        store.save(&stored(&fake.base, 3600, &["a"])).unwrap();
+        let (mut a, _) = authorizer(&fake.base, Arc::clone(&store));
+        let urls = Arc::new(Mutex::new(Vec::new()));
+        let rec = Arc::clone(&urls);
+        // A browser that the authorization server redirects at once.
+        a.opts.opener = Some(Arc::new(move |url: &str| {
+            rec.lock().unwrap().push(url.to_owned());
+            let u = url::Url::parse(url).unwrap();
+            let q: std::collections::HashMap<String, String> =
+                u.query_pairs().into_owned().collect();
+            let back = format!("{}?code=c1&state={}", q["redirect_uri"], q["state"]);
+            std::thread::spawn(move || {
+                let _ = ureq::get(&back).call();
+            });
+            Ok(())
+        }));
+        a.opts.opener_name = "a test".into();
+        let (generation, _) = a.header();
+        let challenge = BearerChallenge {
+            error: Some("insufficient_scope".into()),
+            scope: Some(vec!["b".into()]),
+            ..BearerChallenge::default()
+        };
+        a.authorize(&Unauthorized {
+            status: 403,
+            challenge: Some(challenge.clone()),
+            generation,
+        })
+        .unwrap();
+        let asked = urls.lock().unwrap()[0].clone();
+        assert!(asked.contains("&scope=a+b&"), "{asked}");
+        assert!(asked.contains("client_id=new-client"), "{asked}");
+        assert_eq!(a.header(), (generation + 1, Some("Bearer a3".into())));
+        // The same challenge again adds nothing: refused, no new flow.
+        let e = a
+            .authorize(&Unauthorized {
+                status: 403,
+                challenge: Some(challenge),
+                generation: generation + 1,
+            })
+            .unwrap_err();
+        assert!(e.0.contains("already asked for and not granted"), "{e}");
+        assert_eq!(urls.lock().unwrap().len(), 1);
+    }
+}

@@ -1,0 +1,235 @@
+//! The loopback listener the browser comes back to (RFC 8252 §7.3): a
+//! `std::net::TcpListener` on `127.0.0.1`, one accept loop on its own
+//! thread. Only a `GET` of the callback path counts; its query is checked
+//! with [`validate_callback`](super::flow::validate_callback). The pages
+//! are fixed text: nothing from the request is echoed.
+//!
+//! A callback whose `state` is not this flow's gets a 400 page and the
+//! wait goes on; the first callback with the right `state` ends it (its
+//! verdict is handed over before its page is written, so a browser
+//! command that ends after reading the page finds the verdict waiting).
+//! Each connection gets [`READ_DEADLINE`] and [`MAX_HEAD_BYTES`].
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::flow::{validate_callback, CallbackError, Expected};
+use super::store::Secret;
+
+/// How long one connection may take to send its request head.
+pub const READ_DEADLINE: Duration = Duration::from_secs(5);
+/// The most bytes of a request head read.
+pub const MAX_HEAD_BYTES: usize = 8 * 1024;
+/// The callback path.
+pub const CALLBACK_PATH: &str = "/callback";
+
+const OK_PAGE: &str = "Signed in. You can close this tab and go back to the terminal.\n";
+const FAIL_PAGE: &str = "Sign-in failed; the terminal says why.\n";
+const STATE_PAGE: &str = "This address is not for the sign-in in progress.\n";
+const NOT_FOUND: &str = "Not found.\n";
+
+/// A bound listener and its redirect URI.
+#[derive(Debug)]
+pub struct Loopback {
+    listener: TcpListener,
+    /// `http://127.0.0.1:PORT/callback`.
+    pub redirect_uri: String,
+    /// The port bound.
+    pub port: u16,
+}
+
+impl Loopback {
+    /// Bind `127.0.0.1:port` (0: any free port).
+    ///
+    /// Errors: the port is taken (a sentence naming it).
+    pub fn bind(port: u16) -> Result<Self, String> {
+        let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| {
+            if port == 0 {
+                format!("cannot listen on 127.0.0.1 for the browser to come back: {e}")
+            } else {
+                format!("port {port} is in use (is another sign-in running?): {e}")
+            }
+        })?;
+        let port = listener
+            .local_addr()
+            .map_err(|e| format!("cannot read the listening port: {e}"))?
+            .port();
+        Ok(Self {
+            listener,
+            redirect_uri: format!("http://127.0.0.1:{port}{CALLBACK_PATH}"),
+            port,
+        })
+    }
+
+    /// Serve callbacks on a thread until one carries this flow's `state`;
+    /// its verdict (the code, or why not) arrives on the returned channel.
+    /// Setting `stop` ends the thread at its next poll.
+    pub fn serve(
+        self,
+        state: Secret,
+        issuer: String,
+        iss_required: bool,
+        stop: Arc<AtomicBool>,
+    ) -> mpsc::Receiver<Result<Secret, CallbackError>> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            if self.listener.set_nonblocking(true).is_err() {
+                return;
+            }
+            let want = Expected {
+                state: &state,
+                issuer: &issuer,
+                iss_required,
+            };
+            while !stop.load(Ordering::SeqCst) {
+                match self.listener.accept() {
+                    Ok((conn, _)) => {
+                        if one(conn, &want, &tx) {
+                            return;
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(50)),
+                }
+            }
+        });
+        rx
+    }
+}
+
+/// Answer one connection; true when it ended the flow.
+fn one(
+    mut conn: TcpStream,
+    want: &Expected<'_>,
+    tx: &mpsc::Sender<Result<Secret, CallbackError>>,
+) -> bool {
+    let _ = conn.set_nonblocking(false);
+    let _ = conn.set_read_timeout(Some(READ_DEADLINE));
+    let _ = conn.set_write_timeout(Some(READ_DEADLINE));
+    let Some(target) = request_target(&mut conn) else {
+        page(&mut conn, 400, FAIL_PAGE);
+        return false;
+    };
+    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+    if path != CALLBACK_PATH {
+        page(&mut conn, 404, NOT_FOUND);
+        return false;
+    }
+    match validate_callback(query, want) {
+        Err(CallbackError::State) => {
+            page(&mut conn, 400, STATE_PAGE);
+            false
+        }
+        verdict => {
+            let ok = verdict.is_ok();
+            let _ = tx.send(verdict);
+            if ok {
+                page(&mut conn, 200, OK_PAGE);
+            } else {
+                page(&mut conn, 400, FAIL_PAGE);
+            }
+            true
+        }
+    }
+}
+
+/// The request target of a `GET` (None for anything else, or a head that
+/// is too long or too slow).
+fn request_target(conn: &mut TcpStream) -> Option<String> {
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") && !head.windows(2).any(|w| w == b"\n\n") {
+        let n = conn.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        head.extend_from_slice(&buf[..n]);
+        if head.len() > MAX_HEAD_BYTES {
+            return None;
+        }
+    }
+    let line = head.split(|&b| b == b'\n').next()?;
+    let line = std::str::from_utf8(line).ok()?.trim_end_matches('\r');
+    let mut parts = line.split(' ');
+    let (method, target) = (parts.next()?, parts.next()?);
+    (method == "GET").then(|| target.to_owned())
+}
+
+fn page(conn: &mut TcpStream, status: u16, body: &str) {
+    let reason = match status {
+        200 => "OK",
+        404 => "Not Found",
+        _ => "Bad Request",
+    };
+    let _ = write!(
+        conn,
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = conn.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn get(port: u16, target: &str) -> String {
+        let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(c, "GET {target} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut out = String::new();
+        c.read_to_string(&mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn waits_past_other_states_and_never_echoes_the_request() {
+        let lb = Loopback::bind(0).unwrap();
+        let port = lb.port;
+        assert_eq!(lb.redirect_uri, format!("http://127.0.0.1:{port}/callback"));
+        let stop = Arc::new(AtomicBool::new(false));
+        let rx = lb.serve(Secret::new("s1"), "http://as".into(), false, stop);
+        let other = get(port, "/callback?code=c0&state=zzz-marker");
+        assert!(other.starts_with("HTTP/1.1 400"), "{other}");
+        assert!(!other.contains("zzz-marker"));
+        assert!(get(port, "/favicon.ico").starts_with("HTTP/1.1 404"));
+        assert!(rx.try_recv().is_err());
+        let ok = get(port, "/callback?code=c1&state=s1");
+        assert!(
+            ok.starts_with("HTTP/1.1 200") && ok.contains("Signed in."),
+            "{ok}"
+        );
+        assert!(!ok.contains("c1"));
+        assert_eq!(rx.recv().unwrap().unwrap().expose(), "c1");
+    }
+
+    #[test]
+    fn a_refused_answer_ends_the_wait_with_why() {
+        let lb = Loopback::bind(0).unwrap();
+        let port = lb.port;
+        let rx = lb.serve(
+            Secret::new("s1"),
+            "http://as".into(),
+            true,
+            Arc::new(AtomicBool::new(false)),
+        );
+        let page = get(port, "/callback?code=c1&state=s1");
+        assert!(page.starts_with("HTTP/1.1 400") && page.contains("Sign-in failed"));
+        assert_eq!(
+            rx.recv().unwrap(),
+            Err(CallbackError::NoIssuer("http://as".into()))
+        );
+    }
+
+    #[test]
+    fn a_taken_port_is_named() {
+        let lb = Loopback::bind(0).unwrap();
+        let e = Loopback::bind(lb.port).unwrap_err();
+        assert!(e.starts_with(&format!("port {} is in use", lb.port)), "{e}");
+    }
+}
