@@ -79,6 +79,11 @@ pub struct AuthFlags {
     /// duration (`5m`).
     #[arg(long, value_name = "DURATION", default_value = "300", value_parser = super::parse_duration, display_order = 206)]
     pub auth_timeout: Duration,
+    /// The port the browser comes back to, http://127.0.0.1:PORT/callback
+    /// (for a client registered with that redirect URI); default: any free
+    /// port.
+    #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..), display_order = 207)]
+    pub callback_port: Option<u16>,
 }
 
 impl AuthFlags {
@@ -90,6 +95,7 @@ impl AuthFlags {
             || self.scope.is_some()
             || self.client_id.is_some()
             || self.client_metadata_url.is_some()
+            || self.callback_port.is_some()
     }
 }
 
@@ -182,6 +188,7 @@ pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String>
         o.client_metadata_url = Some(u.clone());
     }
     o.wait = flags.auth_timeout;
+    o.callback_port = flags.callback_port;
     match open {
         Open::Command(cmd) => {
             let b = CommandBrowser::new(cmd);

@@ -680,7 +680,8 @@ mod shared_tests {
                 "client-id",
                 "client-secret",
                 "client-metadata-url",
-                "auth-timeout"
+                "auth-timeout",
+                "callback-port"
             ]
         );
     }

@@ -243,6 +243,22 @@ fn without_a_terminal_or_browser_command_nothing_opens_and_the_run_ends_with_exi
     );
     assert!(!dir.path().join("visited.txt").exists());
     assert!(!r.stderr.contains("JSON-RPC error 0"), "{}", r.stderr);
+    // Without --auth-store memory, this build keeps no sign-in: said, exit 3.
+    let b = browser();
+    let r = ahp(
+        dir.path(),
+        &["mcp", "--browser", &b, "--action", "accept", &ex.url],
+    );
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "{} needs a sign-in, but sign-ins are kept only with --auth-store memory in this build",
+            ex.url
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(!dir.path().join("visited.txt").exists());
 }
 
 #[test]

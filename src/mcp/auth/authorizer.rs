@@ -97,6 +97,10 @@ pub struct AuthOptions {
     pub no_opener_reason: String,
     /// How long to wait for the browser to come back.
     pub wait: Duration,
+    /// `--callback-port`: the loopback port the browser comes back to
+    /// (`http://127.0.0.1:PORT/callback`, for clients registered with that
+    /// exact redirect URI); None: a kept registration's port, else any.
+    pub callback_port: Option<u16>,
     /// Where "signing in at ..." is said.
     pub notices: Notices,
 }
@@ -127,6 +131,7 @@ impl AuthOptions {
             opener_name: String::new(),
             no_opener_reason: "this run cannot open a browser".into(),
             wait: DEFAULT_WAIT,
+            callback_port: None,
             notices: Notices::stderr(),
         }
     }
@@ -599,9 +604,14 @@ impl Authorizer {
                 .and_then(|r| r.strip_suffix(super::listener::CALLBACK_PATH))
                 .and_then(|p| p.parse::<u16>().ok())
         });
-        let loopback = match stored_port.map(Loopback::bind) {
-            Some(Ok(l)) => l,
-            _ => Loopback::bind(0)?,
+        let loopback = match (self.opts.callback_port, stored_port.map(Loopback::bind)) {
+            (Some(port), _) => Loopback::bind(port).map_err(|e| {
+                AuthError(format!(
+                    "{e}: choose another with --callback-port or leave it out"
+                ))
+            })?,
+            (None, Some(Ok(l))) => l,
+            (None, _) => Loopback::bind(0)?,
         };
         let client = self.client_identity(g, meta, stored, &loopback.redirect_uri)?;
         let secret = self.secret_of(&client);
@@ -1169,6 +1179,13 @@ mod tests {
             Ok(())
         }));
         a.opts.opener_name = "a test".into();
+        // A pinned callback port is the one in the redirect URI.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        a.opts.callback_port = Some(port);
         let (generation, _) = a.header();
         let challenge = BearerChallenge {
             error: Some("insufficient_scope".into()),
@@ -1184,6 +1201,12 @@ mod tests {
         let asked = urls.lock().unwrap()[0].clone();
         assert!(asked.contains("&scope=a+b&"), "{asked}");
         assert!(asked.contains("client_id=new-client"), "{asked}");
+        assert!(
+            asked.contains(&format!(
+                "redirect_uri=http%3A%2F%2F127.0.0.1%3A{port}%2Fcallback"
+            )),
+            "{asked}"
+        );
         assert_eq!(a.header(), (generation + 1, Some("Bearer a3".into())));
         // The same challenge again adds nothing: refused, no new flow.
         let e = a
