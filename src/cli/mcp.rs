@@ -195,6 +195,13 @@ impl crate::responder::Responder for LoggingResponder {
     ) -> crate::responder::WaitKey {
         self.inner.wait(wait, shown)
     }
+
+    fn browse(
+        &mut self,
+        step: &crate::browse::Step,
+    ) -> Result<crate::browse::Reply, crate::responder::RespondError> {
+        self.inner.browse(step)
+    }
 }
 
 fn parse_protocol(s: &str) -> Result<ProtocolChoice, String> {
@@ -368,6 +375,11 @@ fn is_handshake(method: &str) -> bool {
 /// 1 when the tool reported `isError`, an elicitation got no valid answer,
 /// or one was refused as invalid (or in a mode not advertised).
 fn report_result(report: &crate::mcp::SessionReport) -> Exit {
+    // The person tried the server by hand and left the list: the results
+    // were on the screen, nothing is printed.
+    if report.browsed {
+        return Exit::Ok;
+    }
     match serde_json::to_string_pretty(&report.result) {
         Ok(s) => {
             if let Err(exit) = super::out_text(&format!("{}\n", terminal_safe(&s))) {

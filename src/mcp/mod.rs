@@ -34,6 +34,7 @@ use crate::notice::Notices;
 use crate::responder::Responder;
 
 pub mod auth;
+mod browse;
 mod elicit;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
@@ -259,6 +260,9 @@ pub struct SessionReport {
     /// answer the form refuses): answered with JSON-RPC error -32603, no
     /// result event; the command exits 1.
     pub refused: Vec<String>,
+    /// The person tried the server by hand ([`crate::browse`]) and left
+    /// the tool list: `result` is null and nothing is printed.
+    pub browsed: bool,
 }
 
 /// The scheme of `arg` when it reads as a URL (`scheme://`, the scheme a
