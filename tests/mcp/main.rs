@@ -13,4 +13,5 @@ mod fake;
 mod python_sdk;
 mod sdk_both_eras;
 mod terminal;
+mod try_by_hand;
 mod typescript_sdk;
