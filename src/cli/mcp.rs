@@ -5,7 +5,8 @@
 //! responder.
 //!
 //! Output: the tool's result as one JSON document on stdout (or, when no
-//! tool was called, `{"tools": [...]}`); notices on stderr.
+//! tool was called, `{"tools": [...]}`; nothing after trying the server by
+//! hand at a terminal, [`crate::browse`]); notices on stderr.
 //!
 //! Exit codes: 0 done; 1 the tool call failed or reported `isError`, did
 //! not complete (rounds), an answer was refused, or an elicitation was
@@ -43,8 +44,10 @@ use super::{Exit, Words};
     mut_arg("log_values", |a| a.display_order(127)),
 )]
 pub struct McpArgs {
-    /// The tool to call. Without it (and without --prompt or --read) the
-    /// tools are listed (and a server's only tool is called).
+    /// The tool to call. Without it (and without --prompt or --read), at a
+    /// terminal, pick tools from a list, fill in their arguments and see
+    /// their results; otherwise the tools are listed (and a server's only
+    /// tool is called).
     #[arg(long, value_name = "TOOL", display_order = 1, conflicts_with_all = ["prompt", "read"])]
     pub call: Option<String>,
     /// Get this prompt (prompts/get) instead of calling a tool; --args are

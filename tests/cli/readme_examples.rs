@@ -42,7 +42,8 @@ fn checks() -> Vec<(&'static str, Check)> {
     vec![
         ("cargo install --path .", Skip("installs into ~/.cargo/bin: a release build of the whole program")),
         ("ahp-elicit demo", Pty(demo_to_the_terminal)),
-        ("ahp-elicit mcp -- ./my-server", Skip("./my-server stands for the reader's server; tests/mcp/fake.rs lists a fake server's tools without --call")),
+        ("ahp-elicit mcp -- ./my-server", Skip("./my-server stands for the reader's server; tests/mcp/try_by_hand.rs picks and calls a server's tools at a terminal without --call, tests/mcp/fake.rs lists a fake server's tools without one")),
+        ("ahp-elicit mcp -- .ci/sdk/venv/bin/python tests/servers/py_try_server.py", Skip("needs .ci/sdk-setup.sh and a person at the terminal; tests/mcp/try_by_hand.rs drives the same session in a pseudo-terminal")),
         ("ahp-elicit mcp --call my_tool --args '{\"city\":\"Oslo\"}' -- ./my-server", Skip("./my-server stands for the reader's server; tests/mcp/fake.rs calls tools with arguments over stdio")),
         ("ahp-elicit mcp --call my_tool http://127.0.0.1:8000/mcp", Skip("stands for the reader's own server's address; tests/mcp/fake.rs runs the fake server over Streamable HTTP on a loopback port")),
         ("cargo run --release -- demo", Skip("a release build; `ahp-elicit demo` itself is run by readme_demo_screen_is_the_real_first_frame")),
