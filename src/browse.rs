@@ -62,12 +62,19 @@ pub enum Step {
     /// request whose `requestedSchema` holds the properties of its
     /// `inputSchema` that fit the form (see
     /// [`crate::binding::tool_form`]); the answer's `content` is the
-    /// arguments.
+    /// arguments. When properties were left out of the form, the answer is
+    /// then edited as JSON with them added
+    /// ([`crate::binding::tool_form::arguments_text`]) and checked against
+    /// `input_schema` ([`crate::binding::tool_form::check_arguments`]).
     Arguments {
         /// The tool's name (unsanitized).
         tool: String,
         /// The form to show, built by the front door.
         request: Box<RequestEvent>,
+        /// The tool's `inputSchema` as listed.
+        input_schema: Value,
+        /// The properties the form could not draw (unsanitized names).
+        left_out: Vec<String>,
     },
     /// Show the outcome of `tools/call` `tool`.
     Result {

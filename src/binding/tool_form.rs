@@ -109,7 +109,7 @@ impl ToolForm {
                 })
                 .collect();
             m.push_str(&format!(
-                " Left out, as this form cannot draw them: {}. To give them, call the tool with --call '{tool}' --args JSON.",
+                " Left out, as this form cannot draw them: {}. After this form, the arguments are edited as JSON in $VISUAL or $EDITOR (or call the tool with --call '{tool}' --args JSON).",
                 names.join(", ")
             ));
         }
@@ -124,6 +124,75 @@ impl ToolForm {
             "message": self.message(tool),
             "requestedSchema": self.schema,
         })
+    }
+}
+
+/// Most violations [`check_arguments`] reports.
+const MAX_ARGUMENT_FAULTS: usize = 5;
+
+/// The arguments to edit as JSON when properties were left out of the form:
+/// the form's `answered` values, then each left-out property with its
+/// declared `default` (null when it has none), pretty-printed.
+pub fn arguments_text(
+    input_schema: &Value,
+    answered: &Map<String, Value>,
+    left_out: &[String],
+) -> String {
+    let mut all = answered.clone();
+    for name in left_out {
+        let default = input_schema
+            .get("properties")
+            .and_then(|p| p.get(name))
+            .and_then(|d| d.get("default"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        all.insert(name.clone(), default);
+    }
+    serde_json::to_string_pretty(&Value::Object(all)).unwrap_or_else(|_| "{}".to_owned())
+}
+
+/// Read `text` as a tool's arguments and check them against its
+/// `input_schema` (JSON Schema, offline: no reference is fetched).
+///
+/// Errors: one sentence each (safe text), at most [`MAX_ARGUMENT_FAULTS`]:
+/// the text is not JSON (with line and column), not an object, or a
+/// violation as `POINTER: message` (`(root)` for the whole); or an
+/// `inputSchema` that does not compile.
+pub fn check_arguments(
+    input_schema: &Value,
+    text: &str,
+) -> Result<Map<String, Value>, Vec<String>> {
+    let safe = |s: String| crate::safe_text::display(&s).into_owned();
+    let args = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(o)) => o,
+        Ok(_) => return Err(vec!["the arguments must be a JSON object".to_owned()]),
+        Err(e) => return Err(vec![safe(format!("the arguments are not JSON: {e}"))]),
+    };
+    let validator = match jsonschema::options().offline().build(input_schema) {
+        Ok(v) => v,
+        Err(e) => {
+            return Err(vec![safe(format!(
+                "the tool's inputSchema cannot check them: {e}"
+            ))])
+        }
+    };
+    let instance = Value::Object(args);
+    let faults: Vec<String> = validator
+        .iter_errors(&instance)
+        .take(MAX_ARGUMENT_FAULTS)
+        .map(|e| {
+            let at = e.instance_path().as_str().to_owned();
+            let at = if at.is_empty() {
+                "(root)".to_owned()
+            } else {
+                at
+            };
+            safe(format!("{at}: {e}"))
+        })
+        .collect();
+    match (faults.is_empty(), instance) {
+        (true, Value::Object(args)) => Ok(args),
+        _ => Err(faults),
     }
 }
 
@@ -209,7 +278,7 @@ mod tests {
         let m = f.message("book");
         assert_eq!(
             m,
-            "The arguments of the tool 'book'. Left out, as this form cannot draw them: guest (required), when. To give them, call the tool with --call 'book' --args JSON."
+            "The arguments of the tool 'book'. Left out, as this form cannot draw them: guest (required), when. After this form, the arguments are edited as JSON in $VISUAL or $EDITOR (or call the tool with --call 'book' --args JSON)."
         );
     }
 
@@ -231,6 +300,46 @@ mod tests {
         };
         assert_eq!(form.fields.len(), 6);
         assert!(form.field("city").unwrap().required);
+    }
+
+    #[test]
+    fn left_out_arguments_are_edited_with_their_defaults_and_checked() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "guest": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}},
+                    "required": ["name"]
+                },
+                "tags": {"type": "array", "items": {"type": "object"}, "default": []}
+            },
+            "required": ["city", "guest"]
+        });
+        let mut answered = Map::new();
+        answered.insert("city".into(), json!("Oslo"));
+        let text = arguments_text(&schema, &answered, &["guest".into(), "tags".into()]);
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap(),
+            json!({"city": "Oslo", "guest": null, "tags": []})
+        );
+        let e = check_arguments(&schema, &text).unwrap_err();
+        assert_eq!(e, ["/guest: null is not of type \"object\""]);
+        let ok = check_arguments(&schema, r#"{"city": "Oslo", "guest": {"name": "Ada"}}"#)
+            .expect("fits");
+        assert_eq!(ok["guest"]["name"], "Ada");
+        let e = check_arguments(&schema, r#"{"city": "Oslo", "guest": {}}"#).unwrap_err();
+        assert_eq!(e, ["/guest: \"name\" is a required property"]);
+        let e = check_arguments(&schema, "[1]").unwrap_err();
+        assert_eq!(e, ["the arguments must be a JSON object"]);
+        let e = check_arguments(&schema, "{\"city\": ").unwrap_err();
+        assert!(e[0].starts_with("the arguments are not JSON: EOF"), "{e:?}");
+        let e = check_arguments(&json!({"type": 3}), "{}").unwrap_err();
+        assert!(
+            e[0].starts_with("the tool's inputSchema cannot check them"),
+            "{e:?}"
+        );
     }
 
     #[test]

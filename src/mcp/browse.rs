@@ -80,6 +80,8 @@ impl Client {
                 let step = Step::Arguments {
                     tool: name.clone(),
                     request: Box::new(request),
+                    input_schema: tool.get("inputSchema").cloned().unwrap_or(Value::Null),
+                    left_out: form.left_out.iter().map(|l| l.name.clone()).collect(),
                 };
                 match self.put_step(step).await? {
                     Reply::Arguments(a) => a,

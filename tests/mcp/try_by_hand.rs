@@ -38,15 +38,15 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     let args = format!("mcp {protocol} -- '{py}' '{}'", script.display());
     let envs = [("TRY_RECORD", record.display().to_string())];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
-    t.wait_for("The server's tools: 3 of 3 shown");
+    t.wait_for("The server's tools: 4 of 4 shown");
     t.wait_for("book_table — Book a table in a city.");
     // Typing part of a name narrows the list.
     t.send("mood");
-    t.wait_for("1 of 3 shown");
+    t.wait_for("1 of 4 shown");
     t.send("\u{7f}\u{7f}\u{7f}\u{7f}");
-    t.wait_for("3 of 3 shown");
+    t.wait_for("4 of 4 shown");
     t.send("table");
-    t.wait_for("1 of 3 shown");
+    t.wait_for("1 of 4 shown");
     t.send("\r");
     t.wait_for("The arguments of the tool 'book_table'.");
     // City, then Guests out of range: refused.
@@ -65,11 +65,11 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     t.wait_for(r#""guests": 4"#);
     t.wait_for("Structured content:");
     t.send("\r");
-    t.wait_for("3 of 3 shown");
+    t.wait_for("4 of 4 shown");
     // A tool without arguments is called at once; its form is answered on
     // the same screen.
     t.send("survey");
-    t.wait_for("1 of 3 shown");
+    t.wait_for("1 of 4 shown");
     t.send("\r");
     t.wait_for("How was it?");
     t.send("4");
@@ -79,10 +79,10 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     t.wait_for("Result of the tool 'ask_survey'");
     t.wait_for(r#""rating": 4"#);
     t.send("\r");
-    t.wait_for("3 of 3 shown");
+    t.wait_for("4 of 4 shown");
     // An enum argument is a select.
     t.send("mood");
-    t.wait_for("1 of 3 shown");
+    t.wait_for("1 of 4 shown");
     t.send("\r");
     t.wait_for("The arguments of the tool 'set_mood'.");
     // calm, busy, wild: the third.
@@ -95,16 +95,16 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     t.wait_for("Result of the tool 'set_mood'");
     t.wait_for(r#"{"mood": "wild"}"#);
     t.send("\r");
-    t.wait_for("3 of 3 shown");
+    t.wait_for("4 of 4 shown");
     // The list starts on the last tool picked; a tool picked again starts
     // with the arguments last sent to it.
     t.send("table");
-    t.wait_for("1 of 3 shown");
+    t.wait_for("1 of 4 shown");
     t.send("\r");
     t.wait_for("[Paris");
     t.wait_for("[4 ");
     t.send("\u{1b}");
-    t.wait_for("3 of 3 shown");
+    t.wait_for("4 of 4 shown");
     t.send("q");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     // Nothing is printed after the list is left.
@@ -134,4 +134,70 @@ fn a_person_tries_each_tool_from_the_list_in_2026_07_28() {
 #[test]
 fn a_person_tries_each_tool_from_the_list_in_2025_11_25() {
     pick_fill_call_answer_and_leave("--protocol 2025-11-25");
+}
+
+/// A tool whose argument the form cannot draw (a nested object through
+/// `$ref`): the form asks the rest and names it as left out; then the
+/// arguments are edited as JSON in `$VISUAL` (a stand-in script here). An
+/// edit that does not fit the `inputSchema` is refused, naming the JSON
+/// pointer; Enter edits again, and the arguments that fit are sent.
+#[test]
+fn a_nested_argument_is_edited_as_json_and_checked_before_the_call() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let record = dir.path().join("received.jsonl");
+    let editor = dir.path().join("editor.sh");
+    let count = dir.path().join("edits");
+    // First edit: the address lacks its city; second: whole.
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\n\
+             echo x >> '{count}'\n\
+             if [ \"$(wc -l < '{count}')\" -eq 1 ]; then\n\
+             printf '%s' '{{\"recipient\": \"Ada\", \"address\": {{\"street\": \"1 Main St\"}}}}' > \"$1\"\n\
+             else\n\
+             printf '%s' '{{\"recipient\": \"Ada\", \"address\": {{\"street\": \"1 Main St\", \"city\": \"Oslo\"}}}}' > \"$1\"\n\
+             fi\n",
+            count = count.display()
+        ),
+    )
+    .expect("editor");
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .expect("chmod");
+    let script = root().join("tests/servers/py_try_server.py");
+    let args = format!("mcp -- '{py}' '{}'", script.display());
+    let envs = [
+        ("TRY_RECORD", record.display().to_string()),
+        ("VISUAL", editor.display().to_string()),
+    ];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    t.wait_for("4 of 4 shown");
+    t.send("parcel");
+    t.wait_for("1 of 4 shown");
+    t.send("\r");
+    t.wait_for("Left out, as this form cannot draw them: address (required).");
+    t.send("Ada");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for("The arguments of the tool 'ship_parcel' were not taken:");
+    t.wait_for(r#"/address: "city" is a required property"#);
+    t.send("\r");
+    t.wait_for("Result of the tool 'ship_parcel'");
+    t.wait_for(r#""city": "Oslo""#);
+    t.send("\r");
+    t.wait_for("4 of 4 shown");
+    t.send("q");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let got = received(&record);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        got[0]["received"],
+        serde_json::json!({"recipient": "Ada", "address": {"street": "1 Main St", "city": "Oslo"}})
+    );
 }

@@ -12,6 +12,9 @@ Tools (each returns one text: JSON of what it received):
               is pushed (`elicitation/create`); at 2026-07-28 it comes back
               in an `InputRequiredResult` and the answer is read on the retry.
   set_mood    argument: `mood`, one of calm, busy, wild.
+  ship_parcel arguments: `recipient` (required string) and `address` (a
+              required nested object, street and city, through `$ref`):
+              the form cannot draw it, so it is edited as JSON.
 
 With the environment variable TRY_RECORD set, each tool also appends what
 it received, one JSON line, to that file.
@@ -34,6 +37,11 @@ class Survey(BaseModel):
 
     rating: int = Field(ge=1, le=5, description="From 1 to 5")
     comment: str = Field(default="", description="Anything to add")
+
+
+class Address(BaseModel):
+    street: str
+    city: str
 
 
 server = MCPServer("py-try-by-hand", version="1.0.0")
@@ -84,6 +92,12 @@ async def ask_survey(ctx: Context) -> str | InputRequiredResult:
 def set_mood(mood: Literal["calm", "busy", "wild"]) -> str:
     """Set the mood of the room."""
     return record("set_mood", {"mood": mood})
+
+
+@server.tool()
+def ship_parcel(recipient: str, address: Address) -> str:
+    """Ship a parcel to an address."""
+    return record("ship_parcel", {"recipient": recipient, "address": address.model_dump()})
 
 
 if __name__ == "__main__":
