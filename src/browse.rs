@@ -83,6 +83,10 @@ pub enum Step {
         /// The call's `CallToolResult` (`content`, `structuredContent`,
         /// `isError`), or, when the call failed, `{"error": "sentence"}`.
         result: Value,
+        /// When the tool declares an `outputSchema` and the result has
+        /// `structuredContent`: whether it fits (the sentences saying why
+        /// not, safe text).
+        output_check: Option<Result<(), Vec<String>>>,
     },
 }
 

@@ -168,17 +168,47 @@ pub fn check_arguments(
         Ok(_) => return Err(vec!["the arguments must be a JSON object".to_owned()]),
         Err(e) => return Err(vec![safe(format!("the arguments are not JSON: {e}"))]),
     };
-    let validator = match jsonschema::options().offline().build(input_schema) {
-        Ok(v) => v,
-        Err(e) => {
-            return Err(vec![safe(format!(
-                "the tool's inputSchema cannot check them: {e}"
-            ))])
-        }
-    };
     let instance = Value::Object(args);
+    check_value(input_schema, &instance).map_err(|e| e.sentences("inputSchema", "them"))?;
+    match instance {
+        Value::Object(args) => Ok(args),
+        _ => Err(Vec::new()),
+    }
+}
+
+/// Why a value does not fit a tool's schema ([`check_value`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Misfit {
+    /// The schema does not compile (the validator's sentence, safe text).
+    Schema(String),
+    /// The violations, `POINTER: message` each (`(root)` for the whole),
+    /// safe text, at most [`MAX_ARGUMENT_FAULTS`].
+    Faults(Vec<String>),
+}
+
+impl Misfit {
+    /// The sentences to show: a schema that does not compile is said as
+    /// "the tool's SCHEMA cannot check WHAT: ...".
+    pub fn sentences(self, schema: &str, what: &str) -> Vec<String> {
+        match self {
+            Misfit::Schema(e) => vec![format!("the tool's {schema} cannot check {what}: {e}")],
+            Misfit::Faults(f) => f,
+        }
+    }
+}
+
+/// Check `value` against `schema` (a tool's `inputSchema` or
+/// `outputSchema`; JSON Schema, offline: no reference is fetched).
+///
+/// Errors: [`Misfit`].
+pub fn check_value(schema: &Value, value: &Value) -> Result<(), Misfit> {
+    let safe = |s: String| crate::safe_text::display(&s).into_owned();
+    let validator = jsonschema::options()
+        .offline()
+        .build(schema)
+        .map_err(|e| Misfit::Schema(safe(e.to_string())))?;
     let faults: Vec<String> = validator
-        .iter_errors(&instance)
+        .iter_errors(value)
         .take(MAX_ARGUMENT_FAULTS)
         .map(|e| {
             let at = e.instance_path().as_str().to_owned();
@@ -190,9 +220,10 @@ pub fn check_arguments(
             safe(format!("{at}: {e}"))
         })
         .collect();
-    match (faults.is_empty(), instance) {
-        (true, Value::Object(args)) => Ok(args),
-        _ => Err(faults),
+    if faults.is_empty() {
+        Ok(())
+    } else {
+        Err(Misfit::Faults(faults))
     }
 }
 
@@ -340,6 +371,25 @@ mod tests {
             e[0].starts_with("the tool's inputSchema cannot check them"),
             "{e:?}"
         );
+    }
+
+    #[test]
+    fn structured_content_is_checked_against_the_output_schema() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"count": {"type": "integer", "minimum": 0}},
+            "required": ["count"]
+        });
+        assert_eq!(check_value(&schema, &json!({"count": 3})), Ok(()));
+        assert_eq!(
+            check_value(&schema, &json!({"count": -1})),
+            Err(Misfit::Faults(vec![
+                "/count: -1 is less than the minimum of 0".to_owned()
+            ]))
+        );
+        let Err(Misfit::Schema(_)) = check_value(&json!({"minimum": "x"}), &json!(1)) else {
+            panic!("a schema that does not compile");
+        };
     }
 
     #[test]

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use super::client::Client;
 use super::McpError;
-use crate::binding::tool_form::ToolForm;
+use crate::binding::tool_form::{self, ToolForm};
 use crate::binding::{wrap_params_in, SchemaPolicy};
 use crate::browse::{Reply, Step, ToolEntry};
 use crate::responder::{RespondError, Waiting};
@@ -71,7 +71,12 @@ impl Client {
                     Ok(r) => r,
                     Err(why) => {
                         let result = json!({ "error": why });
-                        match self.put_step(Step::Result { tool: name, result }).await? {
+                        let step = Step::Result {
+                            tool: name,
+                            result,
+                            output_check: None,
+                        };
+                        match self.put_step(step).await? {
                             Reply::Quit => return Err(McpError::Quit),
                             _ => continue,
                         }
@@ -91,7 +96,19 @@ impl Client {
             };
             kept.insert(name.clone(), arguments.clone());
             let result = self.browse_call(&name, arguments).await?;
-            match self.put_step(Step::Result { tool: name, result }).await? {
+            let output_check = match (tool.get("outputSchema"), result.get("structuredContent")) {
+                (Some(schema), Some(content)) => Some(
+                    tool_form::check_value(schema, content)
+                        .map_err(|e| e.sentences("outputSchema", "it")),
+                ),
+                _ => None,
+            };
+            let step = Step::Result {
+                tool: name,
+                result,
+                output_check,
+            };
+            match self.put_step(step).await? {
                 Reply::Quit => return Err(McpError::Quit),
                 Reply::Leave => return Ok(Browsed::Left),
                 _ => {}

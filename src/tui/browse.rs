@@ -171,8 +171,12 @@ impl TuiResponder {
                     Outcome::Answer(_) => Ok(Reply::Back),
                 }
             }
-            Step::Result { tool, result } => {
-                let mut screen = ResultScreen(ResultView::new(tool, result));
+            Step::Result {
+                tool,
+                result,
+                output_check,
+            } => {
+                let mut screen = ResultScreen(ResultView::new(tool, result, output_check.as_ref()));
                 match self.run(&cx, &mut screen)? {
                     Outcome::Quit => Ok(Reply::Quit),
                     Outcome::Answer(_) => match screen.0.seen() {

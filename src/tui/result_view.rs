@@ -44,8 +44,14 @@ pub enum Tone {
 }
 
 /// The result as lines (safe text, not yet wrapped): the failure, the
-/// content blocks, the structured content.
-pub fn result_lines(tool: &str, result: &Value) -> Vec<(Tone, String)> {
+/// content blocks, the structured content and, when the tool declares an
+/// `outputSchema`, whether it fits (`output_check`, its sentences safe
+/// text).
+pub fn result_lines(
+    tool: &str,
+    result: &Value,
+    output_check: Option<&Result<(), Vec<String>>>,
+) -> Vec<(Tone, String)> {
     let mut out = vec![(
         Tone::Heading,
         format!("Result of the tool '{}'", display(tool)),
@@ -77,6 +83,20 @@ pub fn result_lines(tool: &str, result: &Value) -> Vec<(Tone, String)> {
                 .into_iter()
                 .map(|l| (Tone::Text, l)),
         );
+    }
+    match output_check {
+        Some(Ok(())) => out.push((
+            Tone::Muted,
+            "The structured content fits the tool's outputSchema.".to_owned(),
+        )),
+        Some(Err(faults)) => {
+            out.push((
+                Tone::Error,
+                "The structured content does not fit the tool's outputSchema:".to_owned(),
+            ));
+            out.extend(faults.iter().map(|f| (Tone::Error, format!("  {f}"))));
+        }
+        None => {}
     }
     out
 }
@@ -171,10 +191,11 @@ pub struct ResultView {
 }
 
 impl ResultView {
-    /// The result `result` of the tool `tool`.
-    pub fn new(tool: &str, result: &Value) -> Self {
+    /// The result `result` of the tool `tool`, with the check of its
+    /// structured content (see [`result_lines`]).
+    pub fn new(tool: &str, result: &Value, output_check: Option<&Result<(), Vec<String>>>) -> Self {
         ResultView {
-            lines: result_lines(tool, result),
+            lines: result_lines(tool, result, output_check),
             scroll: 0,
             rows: 1,
             total: 0,
@@ -291,7 +312,7 @@ mod tests {
 
     #[test]
     fn every_block_is_named_and_server_text_escaped() {
-        let lines: Vec<String> = result_lines("book", &result())
+        let lines: Vec<String> = result_lines("book", &result(), None)
             .into_iter()
             .map(|(_, l)| l)
             .collect();
@@ -320,7 +341,7 @@ mod tests {
 
     #[test]
     fn a_failed_call_says_so() {
-        let lines = result_lines("book", &json!({"error": "tools/call failed: boom"}));
+        let lines = result_lines("book", &json!({"error": "tools/call failed: boom"}), None);
         assert_eq!(
             lines[1],
             (
@@ -332,17 +353,42 @@ mod tests {
     }
 
     #[test]
+    fn the_output_schema_check_is_said_under_the_structured_content() {
+        let ok = result_lines("book", &result(), Some(&Ok(())));
+        assert_eq!(
+            ok.last().unwrap(),
+            &(
+                Tone::Muted,
+                "The structured content fits the tool's outputSchema.".to_owned()
+            )
+        );
+        let bad = Err(vec!["/guests: 3 is not of type \"string\"".to_owned()]);
+        let lines = result_lines("book", &result(), Some(&bad));
+        let tail: Vec<&str> = lines[lines.len() - 2..]
+            .iter()
+            .map(|(_, l)| l.as_str())
+            .collect();
+        assert_eq!(
+            tail,
+            [
+                "The structured content does not fit the tool's outputSchema:",
+                "  /guests: 3 is not of type \"string\""
+            ]
+        );
+    }
+
+    #[test]
     fn keys_go_back_or_leave() {
-        let mut v = ResultView::new("t", &result());
+        let mut v = ResultView::new("t", &result(), None);
         assert_eq!(v.on_key(&Key::Down), None);
         assert_eq!(v.on_key(&Key::Enter), Some(Seen::Back));
-        let mut v = ResultView::new("t", &result());
+        let mut v = ResultView::new("t", &result(), None);
         assert_eq!(v.on_key(&Key::Char('q')), Some(Seen::Leave));
     }
 
     #[test]
     fn the_result_screen_wraps_and_scrolls() {
-        let mut v = ResultView::new("book", &result());
+        let mut v = ResultView::new("book", &result(), None);
         let mut t =
             ratatui::Terminal::new(ratatui::backend::TestBackend::new(40, 12)).expect("terminal");
         let theme = Theme::monochrome();

@@ -64,6 +64,8 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     t.wait_for("Result of the tool 'book_table'");
     t.wait_for(r#""guests": 4"#);
     t.wait_for("Structured content:");
+    // The SDK declares an outputSchema for the tool's text result.
+    t.wait_for("The structured content fits the tool's outputSchema.");
     t.send("\r");
     t.wait_for("4 of 4 shown");
     // A tool without arguments is called at once; its form is answered on
