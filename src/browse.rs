@@ -83,6 +83,8 @@ pub enum Step {
         /// The call's `CallToolResult` (`content`, `structuredContent`,
         /// `isError`), or, when the call failed, `{"error": "sentence"}`.
         result: Value,
+        /// The arguments the tool was called with.
+        arguments: Map<String, Value>,
         /// When the tool declares an `outputSchema` and the result has
         /// `structuredContent`: whether it fits (the sentences saying why
         /// not, safe text).

@@ -199,10 +199,21 @@ impl crate::responder::Responder for LoggingResponder {
         self.inner.wait(wait, shown)
     }
 
+    /// `--log` records each call made while trying the server by hand
+    /// (when its result is shown).
     fn browse(
         &mut self,
         step: &crate::browse::Step,
     ) -> Result<crate::browse::Reply, crate::responder::RespondError> {
+        if let crate::browse::Step::Result {
+            tool,
+            result,
+            arguments,
+            ..
+        } = step
+        {
+            self.note(|l| l.tool_called(tool, arguments, result));
+        }
         self.inner.browse(step)
     }
 }

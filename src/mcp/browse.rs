@@ -74,6 +74,7 @@ impl Client {
                         let step = Step::Result {
                             tool: name,
                             result,
+                            arguments: Map::new(),
                             output_check: None,
                         };
                         match self.put_step(step).await? {
@@ -95,7 +96,7 @@ impl Client {
                 }
             };
             kept.insert(name.clone(), arguments.clone());
-            let result = self.browse_call(&name, arguments).await?;
+            let result = self.browse_call(&name, arguments.clone()).await?;
             let output_check = match (tool.get("outputSchema"), result.get("structuredContent")) {
                 (Some(schema), Some(content)) => Some(
                     tool_form::check_value(schema, content)
@@ -106,6 +107,7 @@ impl Client {
             let step = Step::Result {
                 tool: name,
                 result,
+                arguments,
                 output_check,
             };
             match self.put_step(step).await? {

@@ -175,6 +175,7 @@ impl TuiResponder {
                 tool,
                 result,
                 output_check,
+                ..
             } => {
                 let mut screen = ResultScreen(ResultView::new(tool, result, output_check.as_ref()));
                 match self.run(&cx, &mut screen)? {

@@ -35,7 +35,12 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     let out = dir.path().join("out.json");
     let record = dir.path().join("received.jsonl");
     let script = root().join("tests/servers/py_try_server.py");
-    let args = format!("mcp {protocol} -- '{py}' '{}'", script.display());
+    let log = dir.path().join("run.log");
+    let args = format!(
+        "mcp {protocol} --log '{}' -- '{py}' '{}'",
+        log.display(),
+        script.display()
+    );
     let envs = [("TRY_RECORD", record.display().to_string())];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
     t.wait_for("The server's tools: 4 of 4 shown");
@@ -122,6 +127,29 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     assert_eq!(got[1]["received"]["action"], "accept");
     assert_eq!(got[1]["received"]["content"]["rating"], 4);
     assert_eq!(got[2]["received"], serde_json::json!({"mood": "wild"}));
+    // --log names each call and its arguments, never their values.
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(!text.contains("Paris"), "{text}");
+    let calls: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+        .filter(|r| r["event"] == "tool-called")
+        .collect();
+    let named: Vec<(&str, &Value)> = calls
+        .iter()
+        .map(|r| (r["tool"].as_str().unwrap_or(""), &r["fields"]))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            (
+                "book_table",
+                &serde_json::json!(["city", "guests", "terrace"])
+            ),
+            ("ask_survey", &serde_json::json!([])),
+            ("set_mood", &serde_json::json!(["mood"])),
+        ]
+    );
 }
 
 /// At 2026-07-28 (what the server chooses when asked): the form comes in
