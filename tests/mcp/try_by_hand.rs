@@ -231,3 +231,25 @@ fn a_nested_argument_is_edited_as_json_and_checked_before_the_call() {
         serde_json::json!({"recipient": "Ada", "address": {"street": "1 Main St", "city": "Oslo"}})
     );
 }
+
+/// Ctrl-C on the list: the first does nothing but arm the quit, a second
+/// within the window quits the run (exit 130), as on every screen; nothing
+/// is printed and the server is not called.
+#[test]
+fn ctrl_c_twice_on_the_list_quits_with_130() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let record = dir.path().join("received.jsonl");
+    let script = root().join("tests/servers/py_try_server.py");
+    let args = format!("mcp -- '{py}' '{}'", script.display());
+    let envs = [("TRY_RECORD", record.display().to_string())];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    t.wait_for("4 of 4 shown");
+    t.send("\u{3}");
+    t.send("\u{3}");
+    assert_eq!(t.finish(), 130, "{}", t.stderr());
+    assert_eq!(std::fs::read_to_string(&out).expect("stdout"), "");
+    assert!(received(&record).is_empty());
+    assert!(t.stderr().contains("the run was quit"), "{}", t.stderr());
+}
