@@ -21,6 +21,7 @@
 // The library: reading and validating events, the answerers behind the
 // `Responder` trait, and the two front doors.
 pub mod binding;
+pub mod browse;
 pub mod form;
 pub mod launcher;
 pub mod mcp;

@@ -14,6 +14,7 @@
 //! | `answer-rule` | `id`, then `rule` (the JSON Pointer of the rule of the answers file that answers it, `/rules/0`) and `name` when the rule has one; or `rule: null` and `misses`: `[{rule, keys}]`, the keys of each rule's `match` that did not hold (names only). Written before `decision` (or `answer-refused`) when `--answers` holds rules |
 //! | `decision` | `id`, `action`, `fields` (answered field names), plus `content` only with `--log-values` |
 //! | `launch` | `id`, `launcher`, `url`, `ok`, `error` when not ok |
+//! | `tool-called` | `tool` (its name), `fields` (the argument names), `isError` (what the tool said), `error` (when the call failed), plus `content` (the arguments) only with `--log-values`; written by `mcp` for each call made while trying a server by hand |
 //! | `result-emitted` | `id` (the result event), `parent` (the request), `action`; written once the result is written to the output (`respond` writes results in batches, so these may follow the records of later requests) |
 //!
 //! Redaction, always on: every URL-looking span in every field (the URL,
@@ -280,6 +281,34 @@ impl EventLog {
         self.record("launch", f)
     }
 
+    /// A tool called while trying a server by hand: its name, the argument
+    /// names (the values only with `log_values`), and how it ended (the
+    /// call's `result`: `isError`, or `{"error": sentence}`).
+    pub fn tool_called(
+        &mut self,
+        tool: &str,
+        arguments: &Map<String, Value>,
+        result: &Value,
+    ) -> Result<(), LogError> {
+        let mut f = Map::new();
+        f.insert("tool".into(), json!(tool));
+        let names: Vec<&str> = arguments.keys().map(String::as_str).collect();
+        f.insert("fields".into(), json!(names));
+        match result.get("error") {
+            Some(e) => {
+                f.insert("error".into(), e.clone());
+            }
+            None => {
+                let is_error = result.get("isError") == Some(&Value::Bool(true));
+                f.insert("isError".into(), json!(is_error));
+            }
+        }
+        if self.log_values {
+            f.insert("content".into(), Value::Object(arguments.clone()));
+        }
+        self.record("tool-called", f)
+    }
+
     /// A result event was written to standard output.
     pub fn result_emitted(
         &mut self,
@@ -447,6 +476,40 @@ mod tests {
         c.insert("name".into(), json!("Alice Secret"));
         c.insert("age".into(), json!(42));
         c
+    }
+
+    #[test]
+    fn tool_calls_name_their_arguments_and_give_values_only_with_log_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = Map::new();
+        args.insert("city".into(), json!("Secretville"));
+        args.insert("guests".into(), json!(4));
+        let p = dir.path().join("a.jsonl");
+        {
+            let mut log = EventLog::open(&p, false).unwrap();
+            log.tool_called("book", &args, &json!({"content": [], "isError": true}))
+                .unwrap();
+            log.tool_called("book", &Map::new(), &json!({"error": "tools/call failed"}))
+                .unwrap();
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(!text.contains("Secretville"), "{text}");
+        let l = lines(&p);
+        assert_eq!(l[0]["event"], "tool-called");
+        assert_eq!(l[0]["tool"], "book");
+        assert_eq!(l[0]["fields"], json!(["city", "guests"]));
+        assert_eq!(l[0]["isError"], true);
+        assert_eq!(l[0].get("content"), None);
+        assert_eq!(l[1]["error"], "tools/call failed");
+        let q = dir.path().join("b.jsonl");
+        {
+            let mut log = EventLog::open(&q, true).unwrap();
+            log.tool_called("book", &args, &json!({"content": []}))
+                .unwrap();
+        }
+        let l = lines(&q);
+        assert_eq!(l[0]["content"], json!({"city": "Secretville", "guests": 4}));
+        assert_eq!(l[0]["isError"], false);
     }
 
     #[test]

@@ -217,6 +217,19 @@ pub trait Responder {
     /// still has to say (time ran out on the last request) until the
     /// person acknowledges it. The default does nothing.
     fn finish(&mut self) {}
+
+    /// Put a step of trying a server by hand to the person
+    /// ([`crate::browse`]: the tool list, a tool's arguments, its result).
+    ///
+    /// Errors: [`RespondError::Unavailable`] (the default) when this
+    /// responder cannot show it (a script, plain lines for now): the front
+    /// door then lists the tools as JSON; a terminal's own failures.
+    fn browse(&mut self, step: &crate::browse::Step) -> Result<crate::browse::Reply, RespondError> {
+        let _ = step;
+        Err(RespondError::Unavailable(
+            "this answerer cannot show the tool list".into(),
+        ))
+    }
 }
 
 /// The launcher every responder opens a consented URL through (defined

@@ -21,6 +21,7 @@ pub mod result_line;
 pub mod revision;
 pub mod schemas;
 mod subset;
+pub mod tool_form;
 pub mod violation;
 
 pub use elicitation::{

@@ -5,7 +5,8 @@
 //! responder.
 //!
 //! Output: the tool's result as one JSON document on stdout (or, when no
-//! tool was called, `{"tools": [...]}`); notices on stderr.
+//! tool was called, `{"tools": [...]}`; nothing after trying the server by
+//! hand at a terminal, [`crate::browse`]); notices on stderr.
 //!
 //! Exit codes: 0 done; 1 the tool call failed or reported `isError`, did
 //! not complete (rounds), an answer was refused, or an elicitation was
@@ -44,8 +45,10 @@ use super::{Exit, Words};
     mut_arg("log_values", |a| a.display_order(127)),
 )]
 pub struct McpArgs {
-    /// The tool to call. Without it (and without --prompt or --read) the
-    /// tools are only listed: no tool is called.
+    /// The tool to call. Without it (and without --prompt or --read), at a
+    /// terminal, pick tools from a list, fill in their arguments and see
+    /// their results; otherwise the tools are only listed: no tool is
+    /// called.
     #[arg(long, value_name = "TOOL", display_order = 1, conflicts_with_all = ["prompt", "read"])]
     pub call: Option<String>,
     /// Get this prompt (prompts/get) instead of calling a tool; --args are
@@ -227,6 +230,24 @@ impl crate::responder::Responder for LoggingResponder {
         shown: &crate::responder::Waiting,
     ) -> crate::responder::WaitKey {
         self.inner.wait(wait, shown)
+    }
+
+    /// `--log` records each call made while trying the server by hand
+    /// (when its result is shown).
+    fn browse(
+        &mut self,
+        step: &crate::browse::Step,
+    ) -> Result<crate::browse::Reply, crate::responder::RespondError> {
+        if let crate::browse::Step::Result {
+            tool,
+            result,
+            arguments,
+            ..
+        } = step
+        {
+            self.note(|l| l.tool_called(tool, arguments, result));
+        }
+        self.inner.browse(step)
     }
 }
 
@@ -632,6 +653,11 @@ fn is_handshake(method: &str) -> bool {
 /// 1 when the tool reported `isError`, an elicitation got no valid answer,
 /// or one was refused as invalid (or in a mode not advertised).
 fn report_result(report: &crate::mcp::SessionReport) -> Exit {
+    // The person tried the server by hand and left the list: the results
+    // were on the screen, nothing is printed.
+    if report.browsed {
+        return Exit::Ok;
+    }
     match serde_json::to_string_pretty(&report.result) {
         Ok(s) => {
             if let Err(exit) = super::out_text(&format!("{}\n", terminal_safe(&s))) {

@@ -315,6 +315,13 @@ impl Client {
             }
             Operation::Tool(_) | Operation::List => {
                 let tools = self.list_tools().await?;
+                // At a terminal without --call the person picks and calls
+                // tools until they leave ([`super::browse`]).
+                if self.opts.operation == Operation::List
+                    && matches!(self.browse(&tools).await?, super::browse::Browsed::Left)
+                {
+                    return Ok(self.report(server, tools, None, Value::Null, true));
+                }
                 let call = self.choose_tool(&tools);
                 if let Some(name) = call.as_ref().filter(|n| self.life.left_out.contains(n)) {
                     return Err(Incomplete::BadHeaders(name.clone()).into());
@@ -326,7 +333,19 @@ impl Client {
                 (tools, call, result)
             }
         };
-        Ok(SessionReport {
+        Ok(self.report(server, tools, called, result, false))
+    }
+
+    /// The session's report (the elicitations' counts taken).
+    fn report(
+        &mut self,
+        server: Server,
+        tools: Vec<Value>,
+        called: Option<String>,
+        result: Value,
+        browsed: bool,
+    ) -> SessionReport {
+        SessionReport {
             server,
             protocol_version: self.life.version.clone(),
             tools,
@@ -336,7 +355,8 @@ impl Client {
             rejected: std::mem::take(&mut self.elic.rejected),
             refused: std::mem::take(&mut self.elic.refused),
             older_way: self.elic.older_way,
-        })
+            browsed,
+        }
     }
 
     /// The tool to call: the one `--call` named, never one the person did

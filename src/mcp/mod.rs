@@ -34,6 +34,7 @@ use crate::notice::Notices;
 use crate::responder::Responder;
 
 pub mod auth;
+mod browse;
 mod elicit;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
@@ -283,6 +284,9 @@ pub struct SessionReport {
     /// that it could not push its question: it asks the 2025-11-25 way
     /// ([`older_way_hint`]).
     pub older_way: bool,
+    /// The person tried the server by hand ([`crate::browse`]) and left
+    /// the tool list: `result` is null and nothing is printed.
+    pub browsed: bool,
 }
 
 /// The scheme of `arg` when it reads as a URL (`scheme://`, the scheme a

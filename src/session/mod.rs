@@ -93,7 +93,22 @@ enum ToResponder {
         /// or its withdrawal while queued: that one takes it off `behind`.
         uncounted: Arc<AtomicBool>,
     },
+    /// A step of trying a server by hand ([`Desk::browse`]).
+    Browse {
+        step: Box<crate::browse::Step>,
+        reply: BrowseSender,
+    },
 }
+
+/// Where the responder thread sends what the person did on a
+/// [`crate::browse::Step`].
+type BrowseSender = tokio::sync::oneshot::Sender<Result<crate::browse::Reply, RespondError>>;
+
+/// What [`Desk::browse`] gives to wait on: the person's reply to the step
+/// (an error when the responder cannot show it); closed when the responder
+/// thread stopped first.
+pub type BrowseReceiver =
+    tokio::sync::oneshot::Receiver<Result<crate::browse::Reply, RespondError>>;
 
 /// What the responder thread sends back.
 enum FromResponder {
@@ -302,6 +317,23 @@ impl Desk {
         self.open.len()
     }
 
+    /// Put a step of trying a server by hand to the responder (the tool
+    /// list, a tool's arguments, its result: [`crate::browse`]). The
+    /// responder takes it after the requests asked before it; the front
+    /// door keeps serving its source while it waits on the receiver.
+    ///
+    /// Errors: [`AskError::Gone`] when the responder thread ended.
+    pub fn browse(&mut self, step: crate::browse::Step) -> Result<BrowseReceiver, AskError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.to
+            .send(ToResponder::Browse {
+                step: Box::new(step),
+                reply: tx,
+            })
+            .map_err(|_| AskError::Gone)?;
+        Ok(rx)
+    }
+
     /// What the waiting screen shows from now on.
     pub fn show(&self, waiting: Waiting) {
         if let Ok(mut w) = self.shown.lock() {
@@ -431,6 +463,19 @@ fn serve(
                 });
                 quit |= matches!(outcome, Some(Ok(Outcome::Quit)));
                 FromResponder::Done { key, req, outcome }
+            }
+            Ok(ToResponder::Browse { step, reply }) => {
+                answered = true;
+                // After a quit nothing is shown: the step ends the run too.
+                let r = if quit {
+                    Ok(crate::browse::Reply::Quit)
+                } else {
+                    responder.browse(&step)
+                };
+                quit |= matches!(r, Ok(crate::browse::Reply::Quit));
+                // The front door may have stopped waiting (it ended).
+                let _ = reply.send(r);
+                continue;
             }
             Err(smpsc::RecvTimeoutError::Timeout) => {
                 let waiting = shown.lock().map(|w| w.clone()).unwrap_or_default();

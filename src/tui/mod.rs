@@ -39,6 +39,7 @@
 pub mod background;
 #[cfg(not(feature = "internals"))]
 pub(crate) mod background;
+mod browse;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod chrome;
@@ -55,6 +56,16 @@ pub mod keys;
 #[cfg(not(feature = "internals"))]
 pub(crate) mod keys;
 mod link;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod picker;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod picker;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod result_view;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod result_view;
 mod screens;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
@@ -1327,6 +1338,10 @@ impl Responder for TuiResponder {
 
     fn idle(&mut self, wait: Duration) -> bool {
         self.wait(wait, &Waiting::default()) == WaitKey::Quit
+    }
+
+    fn browse(&mut self, step: &crate::browse::Step) -> Result<crate::browse::Reply, RespondError> {
+        self.browse_step(step)
     }
 
     fn wait(&mut self, wait: Duration, shown: &Waiting) -> WaitKey {

@@ -14,4 +14,5 @@ mod oauth;
 mod python_sdk;
 mod sdk_both_eras;
 mod terminal;
+mod try_by_hand;
 mod typescript_sdk;

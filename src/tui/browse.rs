@@ -1,0 +1,191 @@
+//! The terminal's side of trying a server by hand ([`crate::browse`]): the
+//! tool list ([`super::picker`]), a tool's arguments on the elicitation
+//! form ([`super::screens::FormScreen`], with its review), and the result
+//! ([`super::result_view`]). Each runs in the loop of every request screen
+//! ([`TuiResponder::run`]): the consent guard, Ctrl-C (a second within
+//! [`super::QUIT_WINDOW`] quits), signals and resizes as there.
+
+use std::time::Duration;
+
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::Frame;
+use serde_json::{Map, Value};
+
+use super::picker::{Picked, Picker, PickerScreen};
+use super::result_view::{ResultScreen, ResultView, Seen};
+use super::screens::FormScreen;
+use super::screens::{Clock, Screen, Step as ScreenStep};
+use super::theme::Theme;
+use super::view::Header;
+use super::TuiResponder;
+use crate::binding::tool_form;
+use crate::binding::{Action, Answer, RequestBody, RequestView};
+use crate::browse::{Reply, Step};
+use crate::form::Key;
+use crate::responder::{Context, Outcome, Progress, RespondError};
+use crate::safe_text::display;
+
+/// Why edited arguments were not taken, and the two ways on: Enter edits
+/// them again, Esc goes back to the list.
+struct FaultScreen {
+    lines: Vec<String>,
+    /// Enter was pressed: edit again.
+    again: bool,
+}
+
+impl FaultScreen {
+    /// The faults (safe text) of the arguments of `tool` (unsanitized).
+    fn new(tool: &str, faults: Vec<String>) -> Self {
+        let mut lines = vec![format!(
+            "The arguments of the tool '{}' were not taken:",
+            display(tool)
+        )];
+        lines.extend(faults.into_iter().map(|f| format!("  {f}")));
+        FaultScreen {
+            lines,
+            again: false,
+        }
+    }
+}
+
+impl Screen for FaultScreen {
+    fn grace(&self) -> Duration {
+        super::FORM_GUARD
+    }
+
+    fn draw(&mut self, f: &mut Frame, theme: &Theme, _clock: Option<Clock>) -> bool {
+        let area = f.area();
+        let mut lines: Vec<Line> = self
+            .lines
+            .iter()
+            .map(|l| Line::styled(l.clone(), theme.error()))
+            .collect();
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            "Enter: edit them again · Esc: back to the tools",
+            theme.muted(),
+        ));
+        f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
+        true
+    }
+
+    fn key(&mut self, k: &Key) -> ScreenStep {
+        match k {
+            Key::Enter => {
+                self.again = true;
+                ScreenStep::Done(Outcome::Answer(Answer::bare(Action::Accept)))
+            }
+            Key::Esc => ScreenStep::Done(Outcome::Answer(Answer::bare(Action::Cancel))),
+            _ => ScreenStep::Continue,
+        }
+    }
+
+    fn put_progress(&mut self, _progress: Progress) {}
+}
+
+impl TuiResponder {
+    /// The arguments of `tool` with the properties the form left out,
+    /// edited as JSON in the outside editor (`$VISUAL`, `$EDITOR`, `vi`)
+    /// until they fit its `input_schema` (a screen names what does not fit:
+    /// Enter edits again, Esc goes back to the list).
+    ///
+    /// Errors: the terminal's.
+    fn edit_arguments(
+        &mut self,
+        tool: &str,
+        input_schema: &Value,
+        answered: &Map<String, Value>,
+        left_out: &[String],
+    ) -> Result<Reply, RespondError> {
+        let mut text = tool_form::arguments_text(input_schema, answered, left_out);
+        loop {
+            let faults = match self.edit_outside(&text) {
+                Ok(t) => {
+                    text = t;
+                    match tool_form::check_arguments(input_schema, &text) {
+                        Ok(args) => return Ok(Reply::Arguments(args)),
+                        Err(faults) => faults,
+                    }
+                }
+                Err(e) => vec![display(&e.to_string()).into_owned()],
+            };
+            let mut note = FaultScreen::new(tool, faults);
+            match self.run(&Context::default(), &mut note)? {
+                Outcome::Quit => return Ok(Reply::Quit),
+                _ if note.again => continue,
+                _ => return Ok(Reply::Back),
+            }
+        }
+    }
+
+    /// Show `step` until the person decides ([`crate::responder::Responder::browse`]).
+    ///
+    /// Errors: the terminal's.
+    pub(super) fn browse_step(&mut self, step: &Step) -> Result<Reply, RespondError> {
+        // What the last request's end left to say comes first.
+        if self.acknowledge_pending()? {
+            return Ok(Reply::Quit);
+        }
+        self.waiting_since = None;
+        let cx = Context::default();
+        match step {
+            Step::Pick { tools, last } => {
+                let mut screen = PickerScreen(Picker::new(tools.clone(), *last));
+                loop {
+                    match self.run(&cx, &mut screen)? {
+                        Outcome::Quit => return Ok(Reply::Quit),
+                        Outcome::Answer(_) => match screen.0.picked() {
+                            Some(Picked::Tool(i)) => return Ok(Reply::Picked(i)),
+                            Some(Picked::Leave) => return Ok(Reply::Leave),
+                            // A first Ctrl-C: the list stays (a second
+                            // within the window quits).
+                            None => continue,
+                        },
+                    }
+                }
+            }
+            Step::Arguments {
+                tool,
+                request,
+                input_schema,
+                left_out,
+            } => {
+                let header = Header::of(request, Progress::default());
+                let RequestView::Body(r) = &request.view else {
+                    return Ok(Reply::Back);
+                };
+                let RequestBody::Form(schema) = &r.body else {
+                    return Ok(Reply::Back);
+                };
+                let mut screen = FormScreen::new(header, schema, &r.message);
+                match self.run(&cx, &mut screen)? {
+                    Outcome::Quit => Ok(Reply::Quit),
+                    Outcome::Answer(a) if a.action == Action::Accept => {
+                        let answered = a.content.unwrap_or_default();
+                        if left_out.is_empty() {
+                            return Ok(Reply::Arguments(answered));
+                        }
+                        self.edit_arguments(tool, input_schema, &answered, left_out)
+                    }
+                    Outcome::Answer(_) => Ok(Reply::Back),
+                }
+            }
+            Step::Result {
+                tool,
+                result,
+                output_check,
+                ..
+            } => {
+                let mut screen = ResultScreen(ResultView::new(tool, result, output_check.as_ref()));
+                match self.run(&cx, &mut screen)? {
+                    Outcome::Quit => Ok(Reply::Quit),
+                    Outcome::Answer(_) => match screen.0.seen() {
+                        Some(Seen::Leave) => Ok(Reply::Leave),
+                        _ => Ok(Reply::Back),
+                    },
+                }
+            }
+        }
+    }
+}

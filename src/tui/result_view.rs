@@ -1,0 +1,402 @@
+//! The result of a tool called while trying a server by hand
+//! ([`crate::browse::Step::Result`]): whether it failed (`isError`, or the
+//! call itself), its content blocks (text wrapped; images and audio named
+//! with their type and size; embedded resources and links by URI), then
+//! `structuredContent` pretty-printed. Every text is the server's: escaped
+//! ([`crate::safe_text::display`]).
+//!
+//! Keys: ↑ ↓ PageUp PageDown scroll; Enter or Esc: back to the list; `q`:
+//! leave.
+
+use std::time::Duration;
+
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+use serde_json::Value;
+
+use super::screens::{Clock, Screen, Step};
+use super::text::{clip, wrap};
+use super::theme::Theme;
+use crate::binding::{Action, Answer};
+use crate::form::Key;
+use crate::responder::{Outcome, Progress};
+use crate::safe_text::{display, display_multiline};
+
+/// How long the result must have been on screen before a key counts (a
+/// key typed while the call ran never dismisses it unseen).
+const RESULT_GUARD: Duration = Duration::from_millis(300);
+/// Most characters of one text block shown (the rest is counted).
+const MAX_TEXT: usize = 20_000;
+
+/// What a line is, for its style.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// A heading of ours.
+    Heading,
+    /// The server's text.
+    Text,
+    /// A failure.
+    Error,
+    /// A note of ours.
+    Muted,
+}
+
+/// The result as lines (safe text, not yet wrapped): the failure, the
+/// content blocks, the structured content and, when the tool declares an
+/// `outputSchema`, whether it fits (`output_check`, its sentences safe
+/// text).
+pub fn result_lines(
+    tool: &str,
+    result: &Value,
+    output_check: Option<&Result<(), Vec<String>>>,
+) -> Vec<(Tone, String)> {
+    let mut out = vec![(
+        Tone::Heading,
+        format!("Result of the tool '{}'", display(tool)),
+    )];
+    if let Some(e) = result.get("error").and_then(Value::as_str) {
+        out.push((Tone::Error, format!("The call failed: {}", display(e))));
+        return out;
+    }
+    if result.get("isError") == Some(&Value::Bool(true)) {
+        out.push((
+            Tone::Error,
+            "The tool reported an error (isError: true).".to_owned(),
+        ));
+    }
+    let blocks = result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    out.push((Tone::Heading, format!("Content: {} block(s)", blocks.len())));
+    for b in blocks {
+        block_lines(b, &mut out);
+    }
+    if let Some(s) = result.get("structuredContent") {
+        out.push((Tone::Heading, "Structured content:".to_owned()));
+        let pretty = serde_json::to_string_pretty(s).unwrap_or_default();
+        out.extend(
+            display_multiline(&pretty)
+                .into_iter()
+                .map(|l| (Tone::Text, l)),
+        );
+    }
+    match output_check {
+        Some(Ok(())) => out.push((
+            Tone::Muted,
+            "The structured content fits the tool's outputSchema.".to_owned(),
+        )),
+        Some(Err(faults)) => {
+            out.push((
+                Tone::Error,
+                "The structured content does not fit the tool's outputSchema:".to_owned(),
+            ));
+            out.extend(faults.iter().map(|f| (Tone::Error, format!("  {f}"))));
+        }
+        None => {}
+    }
+    out
+}
+
+/// A base64 `data` field's decoded size in bytes (about: padding aside).
+fn decoded_size(data: &str) -> usize {
+    let body = data.trim_end_matches('=');
+    body.len() * 3 / 4
+}
+
+fn text_of<'a>(v: &'a Value, k: &str) -> &'a str {
+    v.get(k).and_then(Value::as_str).unwrap_or("")
+}
+
+/// One content block as lines.
+fn block_lines(b: &Value, out: &mut Vec<(Tone, String)>) {
+    let kind = text_of(b, "type");
+    match kind {
+        "text" => {
+            let t = text_of(b, "text");
+            let cut: String = t.chars().take(MAX_TEXT).collect();
+            out.extend(display_multiline(&cut).into_iter().map(|l| (Tone::Text, l)));
+            let more = t.chars().count().saturating_sub(MAX_TEXT);
+            if more > 0 {
+                out.push((Tone::Muted, format!("({more} more characters not shown)")));
+            }
+        }
+        "image" | "audio" => out.push((
+            Tone::Muted,
+            format!(
+                "[{kind}: {}, {} bytes]",
+                display(text_of(b, "mimeType")),
+                decoded_size(text_of(b, "data"))
+            ),
+        )),
+        "resource_link" => out.push((
+            Tone::Muted,
+            format!(
+                "[link: {}{}]",
+                display(text_of(b, "uri")),
+                match text_of(b, "name") {
+                    "" => String::new(),
+                    n => format!(" ({})", display(n)),
+                }
+            ),
+        )),
+        "resource" => {
+            let r = b.get("resource").unwrap_or(&Value::Null);
+            let what = match (r.get("text"), r.get("blob")) {
+                (Some(_), _) => "text".to_owned(),
+                (_, Some(Value::String(blob))) => format!("{} bytes", decoded_size(blob)),
+                _ => "empty".to_owned(),
+            };
+            out.push((
+                Tone::Muted,
+                format!(
+                    "[resource: {}, {}, {what}]",
+                    display(text_of(r, "uri")),
+                    display(text_of(r, "mimeType"))
+                ),
+            ));
+            if let Some(t) = r.get("text").and_then(Value::as_str) {
+                let cut: String = t.chars().take(MAX_TEXT).collect();
+                out.extend(display_multiline(&cut).into_iter().map(|l| (Tone::Text, l)));
+            }
+        }
+        other => out.push((
+            Tone::Muted,
+            format!("[a block of type '{}']", display(other)),
+        )),
+    }
+}
+
+/// What the person did on the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// Back to the list.
+    Back,
+    /// Leave the session.
+    Leave,
+}
+
+/// The result on screen, scrolled.
+pub struct ResultView {
+    lines: Vec<(Tone, String)>,
+    scroll: usize,
+    /// The rows that fit in the last frame.
+    rows: usize,
+    /// The wrapped line count of the last frame.
+    total: usize,
+    seen: Option<Seen>,
+}
+
+impl ResultView {
+    /// The result `result` of the tool `tool`, with the check of its
+    /// structured content (see [`result_lines`]).
+    pub fn new(tool: &str, result: &Value, output_check: Option<&Result<(), Vec<String>>>) -> Self {
+        ResultView {
+            lines: result_lines(tool, result, output_check),
+            scroll: 0,
+            rows: 1,
+            total: 0,
+            seen: None,
+        }
+    }
+
+    /// What the person did, once done.
+    pub fn seen(&self) -> Option<Seen> {
+        self.seen
+    }
+
+    /// Handle one key; returns what the person did once done.
+    pub fn on_key(&mut self, k: &Key) -> Option<Seen> {
+        let max = self.total.saturating_sub(self.rows);
+        match k {
+            Key::Enter | Key::Esc => self.seen = Some(Seen::Back),
+            Key::Char('q') => self.seen = Some(Seen::Leave),
+            Key::Up => self.scroll = self.scroll.saturating_sub(1),
+            Key::Down => self.scroll = (self.scroll + 1).min(max),
+            Key::PageUp => self.scroll = self.scroll.saturating_sub(10),
+            Key::PageDown => self.scroll = (self.scroll + 10).min(max),
+            Key::Home => self.scroll = 0,
+            Key::End => self.scroll = max,
+            _ => {}
+        }
+        self.seen
+    }
+
+    /// Draw the result in `area`: the lines wrapped, scrolled, and the
+    /// keys under them.
+    pub fn draw(&mut self, f: &mut Frame, theme: &Theme, area: Rect) {
+        let w = (area.width as usize).max(1);
+        let wrapped: Vec<Line> = self
+            .lines
+            .iter()
+            .flat_map(|(tone, l)| {
+                let style = match tone {
+                    Tone::Heading => theme.title(),
+                    Tone::Text => theme.text(),
+                    Tone::Error => theme.error(),
+                    Tone::Muted => theme.muted(),
+                };
+                wrap(l, w).into_iter().map(move |s| Line::styled(s, style))
+            })
+            .collect();
+        self.total = wrapped.len();
+        self.rows = (area.height as usize).saturating_sub(1).max(1);
+        self.scroll = self.scroll.min(self.total.saturating_sub(self.rows));
+        let mut lines: Vec<Line> = wrapped
+            .into_iter()
+            .skip(self.scroll)
+            .take(self.rows)
+            .collect();
+        while lines.len() < self.rows {
+            lines.push(Line::raw(""));
+        }
+        let more = if self.scroll + self.rows < self.total {
+            " · ↓ more"
+        } else {
+            ""
+        };
+        let help =
+            format!("Enter: back to the tools · q: leave · ↑↓ PageUp PageDown: scroll{more}");
+        lines.push(Line::styled(clip(&help, w), theme.muted()));
+        f.render_widget(Paragraph::new(lines), area);
+    }
+}
+
+/// The result as a screen of the terminal loop. Done with an accept once
+/// the person read it ([`ResultView::seen`] says what next).
+pub(crate) struct ResultScreen(pub ResultView);
+
+impl Screen for ResultScreen {
+    fn grace(&self) -> Duration {
+        RESULT_GUARD
+    }
+
+    fn draw(&mut self, f: &mut Frame, theme: &Theme, _clock: Option<Clock>) -> bool {
+        let area = f.area();
+        self.0.draw(f, theme, area);
+        true
+    }
+
+    fn key(&mut self, k: &Key) -> Step {
+        match self.0.on_key(k) {
+            Some(_) => Step::Done(Outcome::Answer(Answer::bare(Action::Accept))),
+            None => Step::Continue,
+        }
+    }
+
+    fn put_progress(&mut self, _progress: Progress) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn result() -> Value {
+        json!({
+            "content": [
+                {"type": "text", "text": "Booked for 3.\nSee you\u{1b}[31m soon."},
+                {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
+                {"type": "audio", "mimeType": "audio/wav", "data": "UklGRg=="},
+                {"type": "resource_link", "uri": "file:///menu.txt", "name": "menu"},
+                {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "A"}},
+                {"type": "hologram"}
+            ],
+            "structuredContent": {"guests": 3, "ok": true},
+            "isError": true
+        })
+    }
+
+    #[test]
+    fn every_block_is_named_and_server_text_escaped() {
+        let lines: Vec<String> = result_lines("book", &result(), None)
+            .into_iter()
+            .map(|(_, l)| l)
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "Result of the tool 'book'",
+                "The tool reported an error (isError: true).",
+                "Content: 6 block(s)",
+                "Booked for 3.",
+                "See you\\u{1b}[31m soon.",
+                "[image: image/png, 8 bytes]",
+                "[audio: audio/wav, 4 bytes]",
+                "[link: file:///menu.txt (menu)]",
+                "[resource: file:///a.txt, text/plain, text]",
+                "A",
+                "[a block of type 'hologram']",
+                "Structured content:",
+                "{",
+                "  \"guests\": 3,",
+                "  \"ok\": true",
+                "}",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failed_call_says_so() {
+        let lines = result_lines("book", &json!({"error": "tools/call failed: boom"}), None);
+        assert_eq!(
+            lines[1],
+            (
+                Tone::Error,
+                "The call failed: tools/call failed: boom".to_owned()
+            )
+        );
+        assert_eq!(lines.len(), 2);
+    }
+
+    #[test]
+    fn the_output_schema_check_is_said_under_the_structured_content() {
+        let ok = result_lines("book", &result(), Some(&Ok(())));
+        assert_eq!(
+            ok.last().unwrap(),
+            &(
+                Tone::Muted,
+                "The structured content fits the tool's outputSchema.".to_owned()
+            )
+        );
+        let bad = Err(vec!["/guests: 3 is not of type \"string\"".to_owned()]);
+        let lines = result_lines("book", &result(), Some(&bad));
+        let tail: Vec<&str> = lines[lines.len() - 2..]
+            .iter()
+            .map(|(_, l)| l.as_str())
+            .collect();
+        assert_eq!(
+            tail,
+            [
+                "The structured content does not fit the tool's outputSchema:",
+                "  /guests: 3 is not of type \"string\""
+            ]
+        );
+    }
+
+    #[test]
+    fn keys_go_back_or_leave() {
+        let mut v = ResultView::new("t", &result(), None);
+        assert_eq!(v.on_key(&Key::Down), None);
+        assert_eq!(v.on_key(&Key::Enter), Some(Seen::Back));
+        let mut v = ResultView::new("t", &result(), None);
+        assert_eq!(v.on_key(&Key::Char('q')), Some(Seen::Leave));
+    }
+
+    #[test]
+    fn the_result_screen_wraps_and_scrolls() {
+        let mut v = ResultView::new("book", &result(), None);
+        let mut t =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(40, 12)).expect("terminal");
+        let theme = Theme::monochrome();
+        t.draw(|f| {
+            let a = f.area();
+            v.draw(f, &theme, a)
+        })
+        .expect("draw");
+        insta::assert_snapshot!(t.backend());
+    }
+}

@@ -1,0 +1,255 @@
+//! Trying a server by hand: `ahp-elicit mcp -- SERVER` at a terminal with
+//! no `--call`, in a real pseudo-terminal, against the Python SDK server
+//! tests/servers/py_try_server.py. The person picks a tool by typing part
+//! of its name, fills its arguments on the form (a bounded integer refused
+//! out of range, then taken), reads the result, picks a tool that asks a
+//! form during its call and answers it, and leaves the list with exit 0.
+//! Every wait is for screen text or for the program to end.
+
+#![cfg(unix)]
+
+use crate::common;
+use common::pty::*;
+use common::sdk::{installed, root};
+
+use serde_json::Value;
+
+fn python() -> Option<String> {
+    let py = root().join(".ci/sdk/venv/bin/python");
+    installed("the Python MCP SDK", &py).then(|| py.display().to_string())
+}
+
+/// What the server's tools received, one JSON object per call.
+fn received(record: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(record)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+/// The whole loop in one run, in the revision `protocol` asks for.
+fn pick_fill_call_answer_and_leave(protocol: &str) {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let record = dir.path().join("received.jsonl");
+    let script = root().join("tests/servers/py_try_server.py");
+    let log = dir.path().join("run.log");
+    let args = format!(
+        "mcp {protocol} --log '{}' -- '{py}' '{}'",
+        log.display(),
+        script.display()
+    );
+    let envs = [("TRY_RECORD", record.display().to_string())];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    t.wait_for("The server's tools: 4 of 4 shown");
+    t.wait_for("book_table — Book a table in a city.");
+    // Typing part of a name narrows the list.
+    t.send("mood");
+    t.wait_for("1 of 4 shown");
+    t.send("\u{7f}\u{7f}\u{7f}\u{7f}");
+    t.wait_for("4 of 4 shown");
+    t.send("table");
+    t.wait_for("1 of 4 shown");
+    t.send("\r");
+    t.wait_for("The arguments of the tool 'book_table'.");
+    // City, then Guests out of range: refused.
+    t.send("Paris");
+    t.send("\t");
+    t.send("99");
+    t.wait_for("[99");
+    t.send("\u{13}");
+    t.wait_for("must be at most 12");
+    assert!(!t.shows("Review"), "{}", t.screen());
+    t.send("\u{7f}\u{7f}4");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for("Result of the tool 'book_table'");
+    t.wait_for(r#""guests": 4"#);
+    t.wait_for("Structured content:");
+    // The SDK declares an outputSchema for the tool's text result.
+    t.wait_for("The structured content fits the tool's outputSchema.");
+    t.send("\r");
+    t.wait_for("4 of 4 shown");
+    // A tool without arguments is called at once; its form is answered on
+    // the same screen.
+    t.send("survey");
+    t.wait_for("1 of 4 shown");
+    t.send("\r");
+    t.wait_for("How was it?");
+    t.send("4");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for("Result of the tool 'ask_survey'");
+    t.wait_for(r#""rating": 4"#);
+    t.send("\r");
+    t.wait_for("4 of 4 shown");
+    // An enum argument is a select.
+    t.send("mood");
+    t.wait_for("1 of 4 shown");
+    t.send("\r");
+    t.wait_for("The arguments of the tool 'set_mood'.");
+    // calm, busy, wild: the third.
+    t.send("\u{1b}[B");
+    t.send("\u{1b}[B");
+    t.send(" ");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for("Result of the tool 'set_mood'");
+    t.wait_for(r#"{"mood": "wild"}"#);
+    t.send("\r");
+    t.wait_for("4 of 4 shown");
+    // The list starts on the last tool picked; a tool picked again starts
+    // with the arguments last sent to it.
+    t.send("table");
+    t.wait_for("1 of 4 shown");
+    t.send("\r");
+    t.wait_for("[Paris");
+    t.wait_for("[4 ");
+    t.send("\u{1b}");
+    t.wait_for("4 of 4 shown");
+    t.send("q");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    // Nothing is printed after the list is left.
+    assert_eq!(std::fs::read_to_string(&out).expect("stdout"), "");
+    let got = received(&record);
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert_eq!(got[0]["tool"], "book_table");
+    assert_eq!(
+        got[0]["received"],
+        serde_json::json!({"city": "Paris", "guests": 4, "terrace": false})
+    );
+    assert_eq!(got[1]["tool"], "ask_survey");
+    assert_eq!(got[1]["received"]["action"], "accept");
+    assert_eq!(got[1]["received"]["content"]["rating"], 4);
+    assert_eq!(got[2]["received"], serde_json::json!({"mood": "wild"}));
+    // --log names each call and its arguments, never their values.
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(!text.contains("Paris"), "{text}");
+    let calls: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+        .filter(|r| r["event"] == "tool-called")
+        .collect();
+    let named: Vec<(&str, &Value)> = calls
+        .iter()
+        .map(|r| (r["tool"].as_str().unwrap_or(""), &r["fields"]))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            (
+                "book_table",
+                &serde_json::json!(["city", "guests", "terrace"])
+            ),
+            ("ask_survey", &serde_json::json!([])),
+            ("set_mood", &serde_json::json!(["mood"])),
+        ]
+    );
+}
+
+/// At 2026-07-28 (what the server chooses when asked): the form comes in
+/// an `input_required` round.
+#[test]
+fn a_person_tries_each_tool_from_the_list_in_2026_07_28() {
+    pick_fill_call_answer_and_leave("");
+}
+
+/// At 2025-11-25: the form is pushed as `elicitation/create` during the
+/// call.
+#[test]
+fn a_person_tries_each_tool_from_the_list_in_2025_11_25() {
+    pick_fill_call_answer_and_leave("--protocol 2025-11-25");
+}
+
+/// A tool whose argument the form cannot draw (a nested object through
+/// `$ref`): the form asks the rest and names it as left out; then the
+/// arguments are edited as JSON in `$VISUAL` (a stand-in script here). An
+/// edit that does not fit the `inputSchema` is refused, naming the JSON
+/// pointer; Enter edits again, and the arguments that fit are sent.
+#[test]
+fn a_nested_argument_is_edited_as_json_and_checked_before_the_call() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let record = dir.path().join("received.jsonl");
+    let editor = dir.path().join("editor.sh");
+    let count = dir.path().join("edits");
+    // First edit: the address lacks its city; second: whole.
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\n\
+             echo x >> '{count}'\n\
+             if [ \"$(wc -l < '{count}')\" -eq 1 ]; then\n\
+             printf '%s' '{{\"recipient\": \"Ada\", \"address\": {{\"street\": \"1 Main St\"}}}}' > \"$1\"\n\
+             else\n\
+             printf '%s' '{{\"recipient\": \"Ada\", \"address\": {{\"street\": \"1 Main St\", \"city\": \"Oslo\"}}}}' > \"$1\"\n\
+             fi\n",
+            count = count.display()
+        ),
+    )
+    .expect("editor");
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .expect("chmod");
+    let script = root().join("tests/servers/py_try_server.py");
+    let args = format!("mcp -- '{py}' '{}'", script.display());
+    let envs = [
+        ("TRY_RECORD", record.display().to_string()),
+        ("VISUAL", editor.display().to_string()),
+    ];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    t.wait_for("4 of 4 shown");
+    t.send("parcel");
+    t.wait_for("1 of 4 shown");
+    t.send("\r");
+    t.wait_for("Left out, as this form cannot draw them: address (required).");
+    t.send("Ada");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for("The arguments of the tool 'ship_parcel' were not taken:");
+    t.wait_for(r#"/address: "city" is a required property"#);
+    t.send("\r");
+    t.wait_for("Result of the tool 'ship_parcel'");
+    t.wait_for(r#""city": "Oslo""#);
+    t.send("\r");
+    t.wait_for("4 of 4 shown");
+    t.send("q");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let got = received(&record);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        got[0]["received"],
+        serde_json::json!({"recipient": "Ada", "address": {"street": "1 Main St", "city": "Oslo"}})
+    );
+}
+
+/// Ctrl-C on the list: the first does nothing but arm the quit, a second
+/// within the window quits the run (exit 130), as on every screen; nothing
+/// is printed and the server is not called.
+#[test]
+fn ctrl_c_twice_on_the_list_quits_with_130() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let record = dir.path().join("received.jsonl");
+    let script = root().join("tests/servers/py_try_server.py");
+    let args = format!("mcp -- '{py}' '{}'", script.display());
+    let envs = [("TRY_RECORD", record.display().to_string())];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    t.wait_for("4 of 4 shown");
+    t.send("\u{3}");
+    t.send("\u{3}");
+    assert_eq!(t.finish(), 130, "{}", t.stderr());
+    assert_eq!(std::fs::read_to_string(&out).expect("stdout"), "");
+    assert!(received(&record).is_empty());
+    assert!(t.stderr().contains("the run was quit"), "{}", t.stderr());
+}
