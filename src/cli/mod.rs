@@ -652,6 +652,7 @@ mod shared_tests {
                 "protocol",
                 "max-rounds",
                 "header",
+                "allow-insecure-http",
                 "browser",
                 "no-open",
                 "plain",
