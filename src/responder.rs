@@ -103,6 +103,29 @@ pub struct Context {
 #[derive(Debug, Clone, Default)]
 pub struct Behind(std::sync::Arc<std::sync::atomic::AtomicUsize>);
 
+/// Requests waiting for the responder in the whole process (every
+/// [`Behind`] together): see [`request_waiting`].
+static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Whether a request has been asked and not yet taken by its responder
+/// (any session of the process). A waiting screen ([`Responder::wait`])
+/// reads it between short input polls and returns as soon as it is true,
+/// so the request is drawn at once instead of at the end of the slice.
+pub fn request_waiting() -> bool {
+    WAITING.load(std::sync::atomic::Ordering::SeqCst) > 0
+}
+
+/// How many waiting requests were taken in the whole process so far: a
+/// waiting screen that returned for a waiting request and finds, at its
+/// next call, the count unchanged and a request still said to wait reads
+/// its slice out as before (nothing it could take was there).
+static TAKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// See [`TAKEN`].
+pub fn requests_taken() -> u64 {
+    TAKEN.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 impl Behind {
     /// The requests waiting now.
     pub fn count(&self) -> usize {
@@ -112,15 +135,42 @@ impl Behind {
     /// One more request waits.
     pub fn arrived(&self) {
         self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        WAITING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// One waiting request was taken (or could not be put).
     pub fn taken(&self) {
-        let _ = self.0.fetch_update(
+        let was = self.0.fetch_update(
             std::sync::atomic::Ordering::SeqCst,
             std::sync::atomic::Ordering::SeqCst,
             |n| n.checked_sub(1),
         );
+        if was.is_ok() {
+            TAKEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let _ = WAITING.fetch_update(
+                std::sync::atomic::Ordering::SeqCst,
+                std::sync::atomic::Ordering::SeqCst,
+                |n| n.checked_sub(1),
+            );
+        }
+    }
+}
+
+impl Drop for Behind {
+    /// The last handle of a count takes its requests out of the process's
+    /// count: a session that ends with requests never taken leaves no
+    /// waiting screen believing one is coming.
+    fn drop(&mut self) {
+        if std::sync::Arc::strong_count(&self.0) == 1 {
+            let left = self.count();
+            if left > 0 {
+                let _ = WAITING.fetch_update(
+                    std::sync::atomic::Ordering::SeqCst,
+                    std::sync::atomic::Ordering::SeqCst,
+                    |n| Some(n.saturating_sub(left)),
+                );
+            }
+        }
     }
 }
 

@@ -663,6 +663,7 @@ mod shared_tests {
                 "protocol",
                 "max-rounds",
                 "header",
+                "allow-insecure-http",
                 "browser",
                 "no-open",
                 "plain",

@@ -416,6 +416,33 @@ thread_local! {
 /// are, anything else is a tick. `esc_discards`: a lone Esc read now would
 /// throw typed answers away (it is held longer,
 /// [`keys::KeyFilter::set_esc_discards`]).
+/// How often a waiting screen looks for a request that became ready while
+/// it reads keys.
+const ASKED_POLL: Duration = Duration::from_millis(5);
+
+/// [`read_input`] for a waiting screen: reads keys for at most `timeout`,
+/// in steps of [`ASKED_POLL`], and stops early with `None` when a request
+/// is ready for the responder ([`crate::responder::request_waiting`]), so
+/// its form is drawn at once rather than at the end of the slice. With
+/// `heed` false, one plain read of `timeout`.
+fn read_input_until_asked(timeout: Duration, heed: bool) -> Result<Option<Input>, RespondError> {
+    if !heed {
+        return read_input(timeout, false).map(Some);
+    }
+    let end = Instant::now() + timeout;
+    loop {
+        if crate::responder::request_waiting() {
+            return Ok(None);
+        }
+        let now = Instant::now();
+        let step = end.saturating_duration_since(now).min(ASKED_POLL);
+        match read_input(step, false)? {
+            Input::Tick if Instant::now() < end => continue,
+            i => return Ok(Some(i)),
+        }
+    }
+}
+
 fn read_input(timeout: Duration, esc_discards: bool) -> Result<Input, RespondError> {
     if let Some(i) = QUEUED.with(|q| q.borrow_mut().pop_front()) {
         return Ok(i);
@@ -530,6 +557,9 @@ pub struct TuiResponder {
     notify: Notify,
     /// Since when the waiting screen has been up (None while a request is).
     waiting_since: Option<Instant>,
+    /// The count of requests taken ([`crate::responder::requests_taken`])
+    /// when the waiting screen last returned early for a waiting request.
+    returned_for: Option<u64>,
     /// [`BLOCK_KEY`] was pressed on the request on screen.
     block_asked: bool,
     /// [`BLOCK_KEY`] on a changed form asked to confirm; the next key
@@ -595,6 +625,7 @@ impl TuiResponder {
             notices: None,
             notify: Notify::None,
             waiting_since: None,
+            returned_for: None,
             block_asked: false,
             block_pending: false,
             blocked: Vec::new(),
@@ -1399,8 +1430,17 @@ impl Responder for TuiResponder {
             if now >= end {
                 return WaitKey::Nothing;
             }
-            match read_input((end - now).min(TICK), false) {
-                Ok(Input::Key(Key::Ctrl('c'))) => {
+            // A request said to wait that was not taken since the last
+            // early return is not there to take: read the slice out.
+            let taken = crate::responder::requests_taken();
+            let heed = self.returned_for != Some(taken);
+            match read_input_until_asked((end - now).min(TICK), heed) {
+                // A request is ready: give the thread back to take it.
+                Ok(None) => {
+                    self.returned_for = Some(taken);
+                    return WaitKey::Nothing;
+                }
+                Ok(Some(Input::Key(Key::Ctrl('c')))) => {
                     let recent = self
                         .last_ctrl_c
                         .is_some_and(|t| Instant::now().duration_since(t) < QUIT_WINDOW);
@@ -1409,9 +1449,11 @@ impl Responder for TuiResponder {
                     }
                     self.wait_armed = true;
                 }
-                Ok(Input::Key(Key::Ctrl('l'))) => self.repaint = true,
-                Ok(Input::Key(Key::Char('r'))) if shown.offer_retry => return WaitKey::RetryNow,
-                Ok(Input::Key(Key::Esc)) if shown.offer_retry => return WaitKey::GiveUp,
+                Ok(Some(Input::Key(Key::Ctrl('l')))) => self.repaint = true,
+                Ok(Some(Input::Key(Key::Char('r')))) if shown.offer_retry => {
+                    return WaitKey::RetryNow
+                }
+                Ok(Some(Input::Key(Key::Esc))) if shown.offer_retry => return WaitKey::GiveUp,
                 Ok(_) => {}
                 Err(_) => return WaitKey::Nothing,
             }
