@@ -270,6 +270,21 @@ fn a_call_never_answered_ends_after_the_call_timeout() {
     );
 }
 
+/// A server that pages its tools without end is read up to the list's
+/// bound (tools, not pages), said on stderr.
+#[test]
+fn an_endless_tool_list_is_cut_at_its_bound() {
+    let server = fake_server();
+    let r = run(&["--", python(), &server, "--endless-tools"]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert_eq!(r.json()["tools"].as_array().map(Vec::len), Some(10_000));
+    assert!(
+        r.stderr.contains("tools/list: stopped after 10000 tools"),
+        "{}",
+        r.stderr
+    );
+}
+
 fn result_text(ev: &Value) -> Value {
     let t = ev["payload"]["elicitation"]["result"]["text"]
         .as_str()
@@ -992,7 +1007,7 @@ mod live {
         assert_eq!(hold.asked.len(), 1, "{:?}", hold.asked);
         assert_eq!(report.answered, 1);
         assert_eq!(
-            report.rejected,
+            report.rejected.kept,
             vec![format!(
                 "a request with this id is still open (elicitation/create id {id})"
             )]
