@@ -208,6 +208,10 @@ pub struct McpOptions {
     /// server logs, what it refused. The binary writes them to stderr
     /// ([`Notices::stderr`], the default); a library user may collect them.
     pub notices: Notices,
+    /// `--quiet`: the informational lines about the connection (the era
+    /// fallback, "connected to ...") are not said; errors, warnings and
+    /// the server's own text still are. Default false.
+    pub quiet: bool,
     /// A person answers (not a script): a form refused with -32602 (its
     /// rules broken, e.g. under `--schema-policy strict`) is also shown on
     /// the "cannot be answered as a form" screen, with each rule and
@@ -242,6 +246,7 @@ impl McpOptions {
             schema_policy: SchemaPolicy::Compatible,
             notices: Notices::stderr(),
             show_refusals: false,
+            quiet: false,
         }
     }
 }

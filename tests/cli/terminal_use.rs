@@ -216,6 +216,10 @@ fn every_help_lists_exit_statuses_and_values() {
     let mcp = help("mcp");
     assert!(mcp.contains("--timeout <DURATION>"), "{mcp}");
     assert!(mcp.contains("--log <FILE>"), "{mcp}");
+    assert!(
+        mcp.contains("[possible values: auto, 2025-11-25, 2026-07-28]"),
+        "{mcp}"
+    );
 }
 
 /// `respond` takes several FILEs, like `validate`: each is read in turn.

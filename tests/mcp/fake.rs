@@ -285,6 +285,35 @@ fn an_endless_tool_list_is_cut_at_its_bound() {
     );
 }
 
+/// --quiet leaves out the lines about the revision chosen and the fallback.
+#[test]
+fn quiet_leaves_out_the_fallback_line() {
+    let r = stdio(&["--call", "probe", "--args", r#"{"case":"quiet"}"#]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert!(
+        r.stderr.contains("using MCP 2025-11-25 (initialize)"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("connected to Fake MCP"), "{}", r.stderr);
+    let r = stdio(&[
+        "--quiet",
+        "--call",
+        "probe",
+        "--args",
+        r#"{"case":"quiet"}"#,
+    ]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert!(!r.stderr.contains("using MCP 2025-11-25"), "{}", r.stderr);
+    assert!(!r.stderr.contains("connected to"), "{}", r.stderr);
+    // The server's own lines are still said.
+    assert!(
+        r.stderr.contains("server: fake server ready"),
+        "{}",
+        r.stderr
+    );
+}
+
 fn result_text(ev: &Value) -> Value {
     let t = ev["payload"]["elicitation"]["result"]["text"]
         .as_str()
