@@ -48,7 +48,8 @@ Last-Event-ID; "expire" answers the first call with 404 for the session.
 Hostile text: the server's stderr and one elicitationId carry an ESC, which
 the client must never pass to the terminal raw.
 
-`--one-tool` lists only `probe` (a server with one tool).
+`--one-tool` lists only `probe` (a server with one tool); `--endless-tools`
+pages tools/list without end, 1000 tools a page.
 
 Eras (flags): by default the server speaks only 2025-11-25 and answers
 server/discover with -32601; `--exit-on-unknown` exits on it instead, and
@@ -319,6 +320,11 @@ def answer(state, msg):
         return {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                 "serverInfo": SERVER_INFO}
     if method == "tools/list":
+        if "--endless-tools" in sys.argv:
+            page = int((msg.get("params") or {}).get("cursor", "0"))
+            tools = [{"name": "t%d-%d" % (page, i), "inputSchema": {"type": "object"}}
+                     for i in range(1000)]
+            return {"tools": tools, "nextCursor": str(page + 1)}
         return {"tools": TOOLS[:1] if "--one-tool" in sys.argv else TOOLS}
     if method == "ping":
         return {}

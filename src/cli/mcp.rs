@@ -126,6 +126,10 @@ pub struct McpArgs {
     /// form or consent screen is open does not count.
     #[arg(long, value_name = "DURATION", default_value = "600", value_parser = super::parse_duration, allow_hyphen_values = true, display_order = 124)]
     pub call_timeout: std::time::Duration,
+    /// Say less: no line about the revision chosen or the fallback to the
+    /// older one; errors, warnings and the server's own text are still said.
+    #[arg(long, short = 'q', display_order = 125)]
+    pub quiet: bool,
     /// `source.adapter` of the request events (default mcp-stdio or mcp-http).
     #[arg(long, value_name = "NAME", display_order = 125)]
     pub source_adapter: Option<String>,
@@ -468,6 +472,7 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         // A script takes each request the moment it is ready.
         waiting_screen: interactive,
         auth,
+        quiet: args.quiet,
     })
 }
 
@@ -484,7 +489,7 @@ pub fn run(args: McpArgs) -> Exit {
     };
     // Declared before the responder: held messages are written after the
     // terminal is given back.
-    let _hold = answer.hold_stderr();
+    let hold = answer.hold_stderr();
     let cancelled = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut outcome = match session(&mut opts, &answer, &log, &cancelled) {
         Ok(o) => o,
@@ -503,6 +508,8 @@ pub fn run(args: McpArgs) -> Exit {
             Err(e) => return usage(&e),
         };
     }
+    // What was held while the screen was up is said before the result.
+    drop(hold);
     let unanswered = cancelled.load(std::sync::atomic::Ordering::Relaxed);
     match outcome {
         Ok(report) if unanswered > 0 => {

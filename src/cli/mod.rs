@@ -621,6 +621,7 @@ mod shared_tests {
             .filter_map(|l| {
                 let l = l.trim_start();
                 let l = l.strip_prefix("-o, ").unwrap_or(l);
+                let l = l.strip_prefix("-q, ").unwrap_or(l);
                 l.strip_prefix("--")
                     .map(|f| f.split([' ', '=']).next().unwrap_or(f).to_owned())
             })
@@ -670,8 +671,10 @@ mod shared_tests {
                 "theme",
                 "schema-policy",
                 "timeout",
+                "call-timeout",
                 "connect-timeout",
                 "notify",
+                "quiet",
                 "source-adapter",
                 "log",
                 "log-values",

@@ -30,8 +30,64 @@ use crate::responder::{Responder, WaitKey, Waiting};
 use crate::safe_text;
 use crate::session::{Desk, Reply};
 
-/// Most pages of `tools/list` followed.
-const MAX_TOOL_PAGES: usize = 100;
+/// Most items of a list (`tools/list`, `prompts/list`, `resources/list`)
+/// kept, over all its pages.
+pub const MAX_LISTED: usize = 10_000;
+/// Most bytes of a list's items (as JSON, and 64 for each page) read, over
+/// all its pages: a server cannot grow the client's memory by paging.
+pub const MAX_LISTED_BYTES: usize = 32 << 20;
+
+/// How much of a list was read ([`MAX_LISTED`], [`MAX_LISTED_BYTES`]).
+#[derive(Default)]
+struct ListBound {
+    items: usize,
+    bytes: usize,
+}
+
+/// Counts the bytes written to it.
+struct Counter(usize);
+
+impl Write for Counter {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0 += b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl ListBound {
+    /// A page came, with `cursor` for the next one.
+    fn page(&mut self, cursor: Option<&str>) {
+        self.bytes += 64 + cursor.map_or(0, str::len);
+    }
+
+    /// Count `item`; false when it is over the bound (not kept).
+    fn take(&mut self, item: &Value) -> bool {
+        let mut c = Counter(0);
+        let _ = serde_json::to_writer(&mut c, item);
+        if self.items >= MAX_LISTED || self.bytes + c.0 > MAX_LISTED_BYTES {
+            return false;
+        }
+        self.items += 1;
+        self.bytes += c.0;
+        true
+    }
+
+    /// Whether another page may be read.
+    fn more(&self) -> bool {
+        self.items < MAX_LISTED && self.bytes < MAX_LISTED_BYTES
+    }
+
+    /// What is said when the list is cut.
+    fn cut_notice(&self, method: &str, key: &str) -> String {
+        format!(
+            "{method}: stopped after {} {key} ({} bytes): the list is cut at {MAX_LISTED} {key} or {MAX_LISTED_BYTES} bytes",
+            self.items, self.bytes
+        )
+    }
+}
 /// Server-originated notices (log lines, log notifications, progress)
 /// shown; later ones are counted and summed up at the end.
 const MAX_SERVER_NOTICES: usize = 300;
@@ -221,8 +277,8 @@ pub(super) struct Elicitations {
     /// on, those queued or arriving after it), for the closing notice.
     pub cancelled_on_quit: usize,
     pub answered: usize,
-    pub rejected: Vec<String>,
-    pub refused: Vec<String>,
+    pub rejected: super::Tally,
+    pub refused: super::Tally,
     /// Desk keys of refused forms shown to the person
     /// ([`Client::show_refusal`]): their replies are not answers.
     pub shown_refusals: HashSet<u64>,
@@ -314,23 +370,32 @@ impl Client {
                 (Vec::new(), Some(uri), r)
             }
             Operation::Tool(_) | Operation::List => {
-                let tools = self.list_tools().await?;
+                self.list_tools().await?;
                 // At a terminal without --call the person picks and calls
-                // tools until they leave ([`super::browse`]).
-                if self.opts.operation == Operation::List
-                    && matches!(self.browse(&tools).await?, super::browse::Browsed::Left)
-                {
-                    return Ok(self.report(server, tools, None, Value::Null, true));
+                // tools until they leave ([`super::browse`]); a person is
+                // there, so the list is copied for the screen.
+                if self.opts.operation == Operation::List {
+                    let tools = self.life.tools.clone();
+                    if matches!(self.browse(&tools).await?, super::browse::Browsed::Left) {
+                        self.life.tools = Vec::new();
+                        return Ok(self.report(server, tools, None, Value::Null, true));
+                    }
                 }
-                let call = self.choose_tool(&tools);
+                let call = self.choose_tool(&self.life.tools);
                 if let Some(name) = call.as_ref().filter(|n| self.life.left_out.contains(n)) {
                     return Err(Incomplete::BadHeaders(name.clone()).into());
                 }
-                let result = match &call {
-                    Some(name) => self.call_tool(name).await?,
-                    None => json!({ "tools": tools }),
-                };
-                (tools, call, result)
+                match &call {
+                    Some(name) => {
+                        let r = self.call_tool(name).await?;
+                        (std::mem::take(&mut self.life.tools), call, r)
+                    }
+                    // The list is moved into the result, not copied.
+                    None => {
+                        let tools = Value::Array(std::mem::take(&mut self.life.tools));
+                        (Vec::new(), call, json!({ "tools": tools }))
+                    }
+                }
             }
         };
         Ok(self.report(server, tools, called, result, false))
@@ -383,31 +448,43 @@ impl Client {
         call
     }
 
-    async fn list_tools(&mut self) -> Result<Vec<Value>, McpError> {
+    /// `tools/list`, following `nextCursor`, into [`Lifecycle::tools`]
+    /// (moved, never copied): at most [`MAX_LISTED`] tools and
+    /// [`MAX_LISTED_BYTES`] of them (as JSON), however they are paged;
+    /// past either the list is cut, with a notice.
+    ///
+    /// Errors: the request failed, or a page has no `tools` array.
+    async fn list_tools(&mut self) -> Result<(), McpError> {
         let mut tools = Vec::new();
+        let mut bound = ListBound::default();
         let mut cursor: Option<String> = None;
-        for _ in 0..MAX_TOOL_PAGES {
+        loop {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
             let limit = Some(self.opts.connect_timeout);
-            let page = self.request("tools/list", params, limit).await?;
-            match page.get("tools") {
-                Some(Value::Array(t)) => {
-                    for tool in t {
-                        if self.keeps_tool(tool) {
-                            tools.push(tool.clone());
-                        }
-                    }
-                }
-                _ => return Err(ProtocolBreak::NoToolsArray.into()),
-            }
+            let mut page = self.request("tools/list", params, limit).await?;
+            let Some(Value::Array(items)) = page.get_mut("tools").map(Value::take) else {
+                return Err(ProtocolBreak::NoToolsArray.into());
+            };
             cursor = str_field(&page, "nextCursor");
-            if cursor.is_none() {
-                self.life.tools = tools.clone();
-                return Ok(tools);
+            bound.page(cursor.as_deref());
+            for tool in items {
+                if !bound.take(&tool) {
+                    self.notice(&bound.cut_notice("tools/list", "tools"));
+                    self.life.tools = tools;
+                    return Ok(());
+                }
+                if self.keeps_tool(&tool) {
+                    tools.push(tool);
+                }
+            }
+            if cursor.is_none() || !bound.more() {
+                if cursor.is_some() {
+                    self.notice(&bound.cut_notice("tools/list", "tools"));
+                }
+                self.life.tools = tools;
+                return Ok(());
             }
         }
-        self.notice(&format!("tools/list: stopped after {MAX_TOOL_PAGES} pages"));
-        Ok(tools)
     }
 
     /// Whether a listed tool is kept: over Streamable HTTP in 2026-07-28, a
@@ -434,30 +511,39 @@ impl Client {
     /// List prompts or resources (`method`, all pages, into `key`), as a
     /// notice for the person; failures are said and skipped (a server may
     /// offer no list).
-    async fn list(&mut self, method: &str, key: &str) -> Result<Vec<Value>, McpError> {
-        let mut items = Vec::new();
+    async fn list(&mut self, method: &str, key: &str) -> Result<usize, McpError> {
+        let mut count = 0usize;
+        let mut bound = ListBound::default();
         let mut cursor: Option<String> = None;
-        for _ in 0..MAX_TOOL_PAGES {
+        loop {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
             let limit = Some(self.opts.connect_timeout);
             let page = match self.request(method, params, limit).await {
                 Ok(p) => p,
                 Err(e @ (McpError::Rpc { .. } | McpError::Delivery { .. })) => {
                     self.notice(&format!("{method}: {}", safe_text::display(&e.to_string())));
-                    return Ok(items);
+                    return Ok(count);
                 }
                 Err(e) => return Err(e),
             };
-            if let Some(Value::Array(t)) = page.get(key) {
-                items.extend(t.iter().cloned());
-            }
             cursor = str_field(&page, "nextCursor");
-            if cursor.is_none() {
+            bound.page(cursor.as_deref());
+            if let Some(Value::Array(t)) = page.get(key) {
+                for item in t {
+                    if !bound.take(item) {
+                        cursor = None;
+                        self.notice(&bound.cut_notice(method, key));
+                        break;
+                    }
+                    count += 1;
+                }
+            }
+            if cursor.is_none() || !bound.more() {
                 break;
             }
         }
-        self.notice(&format!("the server lists {} {key}", items.len()));
-        Ok(items)
+        self.notice(&format!("the server lists {count} {key}"));
+        Ok(count)
     }
 
     /// Send a request and handle everything that arrives until its answer

@@ -362,20 +362,41 @@ pub fn explain(code: i64, data: Option<&Value>) -> Option<String> {
     }
 }
 
-/// The versions of a -32022 error's `data.supported`, comma-separated.
+/// Versions of a list a server sent that are named; the rest are counted.
+const VERSIONS_SHOWN: usize = 10;
+
+/// The versions of a -32022 error's `data.supported`, comma-separated: the
+/// first [`VERSIONS_SHOWN`] (each cut to 40 characters), then how many more.
 pub fn supported_versions(data: Option<&Value>) -> Option<String> {
     let list = data?.get("supported")?.as_array()?;
-    let names: Vec<String> = list
-        .iter()
-        .filter_map(Value::as_str)
+    let named = list.iter().filter_map(Value::as_str);
+    let total = named.clone().count();
+    let mut names: Vec<String> = named
+        .take(VERSIONS_SHOWN)
         .map(|s| s.chars().take(40).collect())
         .collect();
+    if total > VERSIONS_SHOWN {
+        names.push(format!("and {} more", total - VERSIONS_SHOWN));
+    }
     (!names.is_empty()).then(|| names.join(", "))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_version_list_is_cut_when_shown() {
+        let many: Vec<String> = (0..100_000).map(|i| format!("2026-01-{i}")).collect();
+        let said = supported_versions(Some(&json!({ "supported": many }))).unwrap();
+        assert!(said.starts_with("2026-01-0, 2026-01-1, "), "{said}");
+        assert!(said.ends_with(", 2026-01-9, and 99990 more"), "{said}");
+        let few = json!({ "supported": ["2025-11-25"] });
+        assert_eq!(
+            supported_versions(Some(&few)).as_deref(),
+            Some("2025-11-25")
+        );
+    }
 
     #[test]
     fn encodes_header_values_as_the_transport_says() {

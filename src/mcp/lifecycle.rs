@@ -71,10 +71,12 @@ impl Client {
         let Some(how) = self.fallback_for(&e) else {
             return Err(e);
         };
-        self.notice(&format!(
-            "the server does not answer server/discover as an MCP {MODERN_VERSION} server ({}): using MCP {PROTOCOL_VERSION} (initialize)",
-            safe_text::display(&e.to_string())
-        ));
+        if !self.opts.quiet {
+            self.notice(&format!(
+                "the server does not answer server/discover as an MCP {MODERN_VERSION} server ({}): using MCP {PROTOCOL_VERSION} (initialize)",
+                safe_text::display(&e.to_string())
+            ));
+        }
         self.fall_back(how).await.map_err(|e| match e {
             McpError::Timeout { .. } => McpError::Timeout {
                 method: "server/discover or initialize".into(),
@@ -305,6 +307,9 @@ impl Client {
 
     /// The one line that says which server and which era.
     fn say_connected(&self, server: &Server) {
+        if self.opts.quiet {
+            return;
+        }
         self.notice(&format!(
             "connected to {} {} (MCP {})",
             safe_text::display(server.title.as_deref().unwrap_or(&server.name)),

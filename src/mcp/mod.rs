@@ -209,6 +209,10 @@ pub struct McpOptions {
     /// server logs, what it refused. The binary writes them to stderr
     /// ([`Notices::stderr`], the default); a library user may collect them.
     pub notices: Notices,
+    /// `--quiet`: the informational lines about the connection (the era
+    /// fallback, "connected to ...") are not said; errors, warnings and
+    /// the server's own text still are. Default false.
+    pub quiet: bool,
     /// A person answers (not a script): a form refused with -32602 (its
     /// rules broken, e.g. under `--schema-policy strict`) is also shown on
     /// the "cannot be answered as a form" screen, with each rule and
@@ -254,6 +258,7 @@ impl McpOptions {
             show_refusals: false,
             waiting_screen: true,
             auth: None,
+            quiet: false,
         }
     }
 }
@@ -265,7 +270,9 @@ pub struct SessionReport {
     pub server: Server,
     /// The protocol version the server chose.
     pub protocol_version: String,
-    /// The tools as `tools/list` gave them (all pages).
+    /// The tools as `tools/list` gave them (all pages, within the list's
+    /// bounds) when a tool was called; empty for a listing, whose tools are
+    /// in `result`.
     pub tools: Vec<Value>,
     /// The tool that was called, if any.
     pub called: Option<String>,
@@ -274,12 +281,12 @@ pub struct SessionReport {
     /// Elicitations answered with a result.
     pub answered: usize,
     /// Elicitations refused with a JSON-RPC error (mode not advertised,
-    /// invalid params), one sentence each.
-    pub rejected: Vec<String>,
+    /// invalid params): counted, the first sentences kept.
+    pub rejected: Tally,
     /// Elicitations for which no valid answer could be made (a scripted
     /// answer the form refuses): answered with JSON-RPC error -32603, no
     /// result event; the command exits 1.
-    pub refused: Vec<String>,
+    pub refused: Tally,
     /// Under `--protocol auto` at 2026-07-28 the tool reported (`isError`)
     /// that it could not push its question: it asks the 2025-11-25 way
     /// ([`older_way_hint`]).
@@ -287,6 +294,40 @@ pub struct SessionReport {
     /// The person tried the server by hand ([`crate::browse`]) and left
     /// the tool list: `result` is null and nothing is printed.
     pub browsed: bool,
+}
+
+/// How many of something happened, with the sentences of the first
+/// [`Tally::KEPT`] (a server that makes the client refuse without end
+/// cannot grow its memory).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// How many in all.
+    pub count: usize,
+    /// The first ones' sentences, in order.
+    pub kept: Vec<String>,
+}
+
+impl Tally {
+    /// Sentences kept at most.
+    pub const KEPT: usize = 20;
+
+    /// Count one; keep its sentence while fewer than [`Tally::KEPT`] are.
+    pub fn push(&mut self, sentence: String) {
+        self.count += 1;
+        if self.kept.len() < Self::KEPT {
+            self.kept.push(sentence);
+        }
+    }
+
+    /// How many in all.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// None at all.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
 }
 
 /// The scheme of `arg` when it reads as a URL (`scheme://`, the scheme a
@@ -731,6 +772,19 @@ mod tests {
             "the server refused the GET stream (HTTP 500)"
         );
         assert!(n.source().is_some());
+    }
+
+    #[test]
+    fn a_tally_counts_all_and_keeps_the_first_sentences() {
+        let mut t = Tally::default();
+        for i in 0..1000 {
+            t.push(format!("refused {i}"));
+        }
+        assert_eq!(t.len(), 1000);
+        assert_eq!(t.kept.len(), Tally::KEPT);
+        assert_eq!(t.kept[0], "refused 0");
+        assert!(!t.is_empty());
+        assert!(Tally::default().is_empty());
     }
 
     #[test]

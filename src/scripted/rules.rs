@@ -214,12 +214,24 @@ pub fn quoted(s: &str) -> String {
 /// read.
 pub const PATTERN_SIZE_LIMIT: usize = 16 << 20;
 
+/// The size classes a pattern is compiled in, smallest first: it is
+/// counted at the first it fits (its compiled form and search cache each
+/// stay within it).
+const PATTERN_CLASSES: [usize; 5] = [32 << 10, 256 << 10, 1 << 20, 4 << 20, PATTERN_SIZE_LIMIT];
+
+/// The most memory the `message` patterns of one rules document may take
+/// together, counted by size class: 64 MiB. A document over it is refused
+/// when read, at the pattern that goes over.
+pub const PATTERNS_SIZE_LIMIT: usize = 64 << 20;
+
 /// A `message` pattern: the text as written and its compiled form. Equal
 /// when the text is equal.
 #[derive(Debug, Clone)]
 pub struct Pattern {
     source: String,
     regex: Regex,
+    /// The size class it compiled in (bytes; see [`PATTERNS_SIZE_LIMIT`]).
+    size: usize,
 }
 
 impl Pattern {
@@ -228,15 +240,33 @@ impl Pattern {
     ///
     /// Errors: [`PatternError`], the compiler's error (said on one line).
     pub fn new(source: &str) -> Result<Pattern, PatternError> {
-        regex::RegexBuilder::new(source)
-            .size_limit(PATTERN_SIZE_LIMIT)
-            .dfa_size_limit(PATTERN_SIZE_LIMIT)
-            .build()
-            .map(|regex| Pattern {
-                source: source.to_owned(),
-                regex,
-            })
-            .map_err(PatternError)
+        let mut last = None;
+        for size in PATTERN_CLASSES {
+            let built = regex::RegexBuilder::new(source)
+                .size_limit(size)
+                .dfa_size_limit(size)
+                .build();
+            match built {
+                Ok(regex) => {
+                    return Ok(Pattern {
+                        source: source.to_owned(),
+                        regex,
+                        size,
+                    })
+                }
+                Err(e @ regex::Error::CompiledTooBig(_)) => last = Some(e),
+                Err(e) => return Err(PatternError(e)),
+            }
+        }
+        Err(PatternError(last.unwrap_or(regex::Error::CompiledTooBig(
+            PATTERN_SIZE_LIMIT,
+        ))))
+    }
+
+    /// The size class it is counted at, in bytes (at most
+    /// [`PATTERN_SIZE_LIMIT`]).
+    pub fn size(&self) -> usize {
+        self.size
     }
 
     /// The pattern as written.
@@ -631,6 +661,13 @@ pub enum RuleFault {
     /// `message` does not compile.
     #[error("the pattern does not compile: {0}")]
     BadPattern(#[source] PatternError),
+    /// The `message` patterns up to this one take more than
+    /// [`PATTERNS_SIZE_LIMIT`] together.
+    #[error(
+        "the message patterns up to this one take more than {} MiB together (each counts the size class it compiles in: 32 KiB, 256 KiB, 1, 4 or 16 MiB): use fewer or smaller patterns (an ASCII class such as (?-u:\\w) is far smaller than \\w)",
+        PATTERNS_SIZE_LIMIT >> 20
+    )]
+    PatternsTooLarge,
     /// `fields` is not an array of strings.
     #[error("fields must be an array of property names")]
     FieldsNotAnArray,
@@ -671,11 +708,19 @@ impl Rules {
         if items.is_empty() {
             return Err(at("/rules".into(), RuleFault::NoRules));
         }
-        let rules = items
-            .iter()
-            .enumerate()
-            .map(|(index, v)| Self::rule(index, v))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut rules = Vec::with_capacity(items.len());
+        let mut size = 0usize;
+        for (index, v) in items.iter().enumerate() {
+            let rule = Self::rule(index, v)?;
+            size += rule.when.message.as_ref().map_or(0, Pattern::size);
+            if size > PATTERNS_SIZE_LIMIT {
+                return Err(at(
+                    format!("/rules/{index}/match/message"),
+                    RuleFault::PatternsTooLarge,
+                ));
+            }
+            rules.push(rule);
+        }
         Ok(Rules { rules })
     }
 
@@ -977,6 +1022,26 @@ mod tests {
         rules(json!([{"match": v, "answer": {"action": "cancel"}}])).rules[0]
             .when
             .clone()
+    }
+
+    /// The patterns of one document are bounded together: many large
+    /// ones are refused at the one that goes over, many small ones pass.
+    #[test]
+    fn message_patterns_are_bounded_in_sum() {
+        assert_eq!(Pattern::new("table").unwrap().size(), 32 << 10);
+        let big = Pattern::new(r"^\w{3,40}$").unwrap().size();
+        assert_eq!(big, 4 << 20);
+        let doc = |n: usize, p: &str| {
+            let rules: Vec<Value> = (0..n)
+                .map(|_| json!({"match": {"message": p}, "answer": {"action": "decline"}}))
+                .collect();
+            json!({ "rules": rules }).as_object().unwrap().clone()
+        };
+        let e = Rules::from_value(&doc(40, r"^\w{3,40}$")).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("/rules/16/match/message"), "{text}");
+        assert!(text.contains("take more than 64 MiB together"), "{text}");
+        assert!(Rules::from_value(&doc(500, "table")).is_ok());
     }
 
     #[test]

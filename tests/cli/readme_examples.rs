@@ -77,10 +77,10 @@ fn checks() -> Vec<(&'static str, Check)> {
         ("ahp-elicit man > ahp-elicit.1", Run(man_page)),
         ("ahp-elicit mcp --call trigger-elicitation-request -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio", Skip("downloads the server from npm; the same server, installed by .ci/mcp-setup.sh, is driven by tests/mcp/everything.rs")),
         (".ci/mcp-setup.sh", Skip("installs the pinned Node packages from npm (what .ci/run does first)")),
-        ("cargo run -- mcp --call trigger-elicitation-request --action decline -- node .ci/mcp/node_modules/.bin/mcp-server-everything stdio", Skip("needs .ci/mcp-setup.sh; tests/mcp/everything.rs runs the same session")),
-        ("cargo run -- mcp --call trigger-url-elicitation --args '{\"url\":\"https://example.com/consent\"}' --action accept -- node .ci/mcp/node_modules/.bin/mcp-server-everything stdio", Skip("needs .ci/mcp-setup.sh; tests/mcp/everything.rs runs the same session")),
+        ("ahp-elicit mcp --call trigger-elicitation-request --action decline -- node .ci/mcp/node_modules/.bin/mcp-server-everything stdio", Skip("needs .ci/mcp-setup.sh; tests/mcp/everything.rs runs the same session")),
+        ("ahp-elicit mcp --call trigger-url-elicitation --args '{\"url\":\"https://example.com/consent\"}' --action accept -- node .ci/mcp/node_modules/.bin/mcp-server-everything stdio", Skip("needs .ci/mcp-setup.sh; tests/mcp/everything.rs runs the same session")),
         ("PORT=3001 node .ci/mcp/node_modules/.bin/mcp-server-everything streamableHttp", Skip("a network server left running; tests/mcp/everything.rs starts it on a free loopback port")),
-        ("cargo run -- mcp --call trigger-elicitation-request --action decline http://127.0.0.1:3001/mcp", Skip("needs the server above")),
+        ("ahp-elicit mcp --call trigger-elicitation-request --action decline http://127.0.0.1:3001/mcp", Skip("needs the server above")),
         // The examples of the commands' --help.
         ("ahp-elicit validate examples/form-every-kind.request.json examples/form-every-kind.result.json", Run(validates_the_pair)),
         ("ahp-elicit wrap --server deployer examples/inputs/elicit.params.json > request.json", Run(wraps_to_a_file)),

@@ -220,6 +220,10 @@ fn every_help_lists_exit_statuses_and_values() {
     assert!(mcp.contains("--log <FILE>"), "{mcp}");
     assert!(mcp.contains("Signing in (HTTP servers):"), "{mcp}");
     assert!(mcp.contains("3 the server needs a sign-in"), "{mcp}");
+    assert!(
+        mcp.contains("[possible values: auto, 2025-11-25, 2026-07-28]"),
+        "{mcp}"
+    );
 }
 
 /// `respond` takes several FILEs, like `validate`: each is read in turn.

@@ -270,6 +270,50 @@ fn a_call_never_answered_ends_after_the_call_timeout() {
     );
 }
 
+/// A server that pages its tools without end is read up to the list's
+/// bound (tools, not pages), said on stderr.
+#[test]
+fn an_endless_tool_list_is_cut_at_its_bound() {
+    let server = fake_server();
+    let r = run(&["--", python(), &server, "--endless-tools"]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert_eq!(r.json()["tools"].as_array().map(Vec::len), Some(10_000));
+    assert!(
+        r.stderr.contains("tools/list: stopped after 10000 tools"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// --quiet leaves out the lines about the revision chosen and the fallback.
+#[test]
+fn quiet_leaves_out_the_fallback_line() {
+    let r = stdio(&["--call", "probe", "--args", r#"{"case":"quiet"}"#]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert!(
+        r.stderr.contains("using MCP 2025-11-25 (initialize)"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("connected to Fake MCP"), "{}", r.stderr);
+    let r = stdio(&[
+        "--quiet",
+        "--call",
+        "probe",
+        "--args",
+        r#"{"case":"quiet"}"#,
+    ]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    assert!(!r.stderr.contains("using MCP 2025-11-25"), "{}", r.stderr);
+    assert!(!r.stderr.contains("connected to"), "{}", r.stderr);
+    // The server's own lines are still said.
+    assert!(
+        r.stderr.contains("server: fake server ready"),
+        "{}",
+        r.stderr
+    );
+}
+
 fn result_text(ev: &Value) -> Value {
     let t = ev["payload"]["elicitation"]["result"]["text"]
         .as_str()
@@ -992,7 +1036,7 @@ mod live {
         assert_eq!(hold.asked.len(), 1, "{:?}", hold.asked);
         assert_eq!(report.answered, 1);
         assert_eq!(
-            report.rejected,
+            report.rejected.kept,
             vec![format!(
                 "a request with this id is still open (elicitation/create id {id})"
             )]

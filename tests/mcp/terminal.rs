@@ -909,3 +909,30 @@ fn a_queued_request_withdrawn_drops_from_the_count_and_is_said_as_unseen() {
     );
     assert_eq!(rec["late"], Value::Null, "{rec}");
 }
+
+/// At a terminal the lines held while the screen was up (the era, the
+/// server's stderr) are said before the result, never after it.
+#[test]
+fn held_lines_come_before_the_result() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = format!(
+        "mcp --call probe --args '{{\"case\":\"quiet\"}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start_with(
+        dir.path(),
+        Path::new("/dev/tty"),
+        100,
+        40,
+        &args,
+        &[],
+        false,
+    );
+    assert_eq!(t.finish(), 0, "{}", t.screen());
+    let screen = t.screen();
+    let said = screen
+        .find("connected to Fake MCP")
+        .unwrap_or_else(|| panic!("the era's line: {screen}"));
+    let result = screen.find("probe done").expect("the result");
+    assert!(said < result, "{screen}");
+}
