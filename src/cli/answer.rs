@@ -75,7 +75,7 @@ pub struct AnswerArgs {
 /// `--browser CMD` checked when the command line is read: a value that
 /// could never run (empty, an unclosed quote) is a usage error at startup
 /// (exit 2, naming the flag and why), not a failure at the first URL.
-fn browser_command(cmd: &str) -> Result<String, String> {
+pub(crate) fn browser_command(cmd: &str) -> Result<String, String> {
     CommandBrowser::new(cmd)
         .words()
         .map(|_| cmd.to_owned())
