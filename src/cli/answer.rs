@@ -20,7 +20,7 @@ use crate::responder::{Launcher, RespondError, Responder};
 pub struct AnswerArgs {
     /// Theme: default, light, high-contrast, monochrome, or a TOML file
     /// (PATH). NO_COLOR selects monochrome unless a theme is given.
-    #[arg(long, value_name = "NAME|PATH", display_order = 20)]
+    #[arg(long, value_name = "NAME|PATH", value_parser = super::ThemeArg, hide_possible_values = true, display_order = 20)]
     pub theme: Option<String>,
     /// Answer from a file instead of a terminal: {"action":..,"content":{..}}
     /// for every request, an object keyed by request event id, or

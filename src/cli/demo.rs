@@ -34,7 +34,7 @@ Exit status: 0 a result was printed, 1 the --request event is invalid, \
 pub struct DemoArgs {
     /// Theme: default, light, high-contrast, monochrome, or a TOML file
     /// (PATH). NO_COLOR selects monochrome unless a theme is given.
-    #[arg(long, value_name = "NAME|PATH")]
+    #[arg(long, value_name = "NAME|PATH", value_parser = super::ThemeArg, hide_possible_values = true)]
     pub theme: Option<String>,
     /// Show this request event (a JSON file) instead of the built-in one.
     #[arg(long, value_name = "FILE")]

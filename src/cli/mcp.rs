@@ -60,7 +60,7 @@ pub struct McpArgs {
     /// The MCP revision to speak: auto asks the server (server/discover,
     /// then initialize when the server is older); 2025-11-25 or 2026-07-28
     /// speak only that one.
-    #[arg(long, value_name = "REVISION", default_value = "auto", value_parser = parse_protocol, display_order = 43)]
+    #[arg(long, value_name = "REVISION", default_value = "auto", value_parser = protocol_parser(), display_order = 43)]
     pub protocol: ProtocolChoice,
     /// How many input_required rounds (MCP 2026-07-28) one request may take.
     #[arg(long, value_name = "N", default_value_t = crate::mcp::DEFAULT_MAX_ROUNDS, value_parser = clap::value_parser!(u32).range(1..=1000), display_order = 44)]
@@ -195,6 +195,15 @@ impl crate::responder::Responder for LoggingResponder {
     ) -> crate::responder::WaitKey {
         self.inner.wait(wait, shown)
     }
+}
+
+/// `--protocol`: `auto` or a revision, the values offered by the shell
+/// completions and listed by `--help`.
+fn protocol_parser() -> impl clap::builder::TypedValueParser<Value = ProtocolChoice> {
+    use clap::builder::TypedValueParser;
+    let mut names = vec!["auto"];
+    names.extend(crate::binding::Revision::ALL.iter().map(|r| r.as_str()));
+    clap::builder::PossibleValuesParser::new(names).try_map(|s: String| parse_protocol(&s))
 }
 
 fn parse_protocol(s: &str) -> Result<ProtocolChoice, String> {
