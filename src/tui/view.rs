@@ -1347,14 +1347,7 @@ pub fn draw_wait(
         if shown.connecting {
             draw_connecting(f, theme, status, extra);
         } else {
-            let count = format!("{answered} answered so far. Ctrl-C twice quits.");
-            let idle = Idle {
-                what: "Waiting for the next request…",
-                then: count,
-                notice: status,
-                extra,
-            };
-            draw_idle(f, theme, &idle, clip);
+            draw_waiting(f, theme, answered, status, extra);
         }
         return;
     }
@@ -1404,14 +1397,22 @@ fn draw_connecting(f: &mut Frame, theme: &Theme, notice: Option<&str>, extra: Op
     draw_idle(f, theme, &idle, clip_middle);
 }
 
-/// Draw the screen shown while the driver waits for the next request.
-pub fn draw_waiting(f: &mut Frame, theme: &Theme, answered: usize, notice: Option<&str>) {
+/// Draw the screen shown while the driver waits for the next request: the
+/// count of answers, a `notice` cut to one line, and under it `extra` (an
+/// instruction such as the second Ctrl-C's) wrapped whole.
+pub fn draw_waiting(
+    f: &mut Frame,
+    theme: &Theme,
+    answered: usize,
+    notice: Option<&str>,
+    extra: Option<&str>,
+) {
     let count = format!("{answered} answered so far. Ctrl-C twice quits.");
     let idle = Idle {
         what: "Waiting for the next request…",
         then: count,
         notice,
-        extra: None,
+        extra,
     };
     draw_idle(f, theme, &idle, clip);
 }

@@ -311,7 +311,7 @@ fn not_executable_view() {
 #[test]
 fn waiting_screen() {
     let mut t = Terminal::new(TestBackend::new(60, 10)).expect("terminal");
-    t.draw(|f| view::draw_waiting(f, &theme(), 3, Some("Press Ctrl-C again to quit.")))
+    t.draw(|f| view::draw_waiting(f, &theme(), 3, Some("Press Ctrl-C again to quit."), None))
         .expect("draw");
     insta::assert_snapshot!(t.backend());
 }
@@ -325,7 +325,7 @@ fn a_long_waiting_notice_is_cut_with_an_ellipsis() {
         "1 message shown on exit; latest: {}",
         "bad line ".repeat(10)
     );
-    t.draw(|f| view::draw_waiting(f, &theme(), 0, Some(&notice)))
+    t.draw(|f| view::draw_waiting(f, &theme(), 0, Some(&notice), None))
         .expect("draw");
     let buf = t.backend().buffer();
     let row = (0..10)
