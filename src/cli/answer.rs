@@ -20,7 +20,7 @@ use crate::responder::{Launcher, RespondError, Responder};
 pub struct AnswerArgs {
     /// Theme: default, light, high-contrast, monochrome, or a TOML file
     /// (PATH). NO_COLOR selects monochrome unless a theme is given.
-    #[arg(long, value_name = "NAME|PATH", display_order = 20)]
+    #[arg(long, value_name = "NAME|PATH", value_parser = super::ThemeArg, hide_possible_values = true, display_order = 20)]
     pub theme: Option<String>,
     /// Answer from a file instead of a terminal: {"action":..,"content":{..}}
     /// for every request, an object keyed by request event id, or
@@ -75,7 +75,7 @@ pub struct AnswerArgs {
 /// `--browser CMD` checked when the command line is read: a value that
 /// could never run (empty, an unclosed quote) is a usage error at startup
 /// (exit 2, naming the flag and why), not a failure at the first URL.
-fn browser_command(cmd: &str) -> Result<String, String> {
+pub(crate) fn browser_command(cmd: &str) -> Result<String, String> {
     CommandBrowser::new(cmd)
         .words()
         .map(|_| cmd.to_owned())

@@ -34,7 +34,7 @@ Exit status: 0 a result was printed, 1 the --request event is invalid, \
 pub struct DemoArgs {
     /// Theme: default, light, high-contrast, monochrome, or a TOML file
     /// (PATH). NO_COLOR selects monochrome unless a theme is given.
-    #[arg(long, value_name = "NAME|PATH")]
+    #[arg(long, value_name = "NAME|PATH", value_parser = super::ThemeArg, hide_possible_values = true)]
     pub theme: Option<String>,
     /// Show this request event (a JSON file) instead of the built-in one.
     #[arg(long, value_name = "FILE")]
@@ -52,6 +52,11 @@ pub struct DemoArgs {
     /// or a duration (`2m`, `1.5s`); finite and positive.
     #[arg(long, value_name = "DURATION", value_parser = super::parse_duration, allow_hyphen_values = true)]
     pub timeout: Option<std::time::Duration>,
+    /// Open a consented URL (a URL request from --request) with CMD (no
+    /// shell; the URL is added as its last argument) instead of the system
+    /// browser.
+    #[arg(long, value_name = "CMD", value_parser = super::answer::browser_command)]
+    pub browser: Option<String>,
 }
 
 /// Why `--request FILE` gave no request.
@@ -174,8 +179,15 @@ pub fn run(args: DemoArgs) -> Exit {
     // A signal ends the screen with a cancel, which is still printed; the
     // exit status is then 128 + the signal, as in `respond`.
     super::respond::watch_signals(true);
+    // `--browser CMD`, else the system browser.
+    let launcher = || -> Box<dyn crate::responder::Launcher> {
+        match &args.browser {
+            Some(cmd) => Box::new(crate::launcher::CommandBrowser::new(cmd.clone())),
+            None => Box::new(crate::launcher::SystemBrowser),
+        }
+    };
     let outcome = if plain {
-        crate::plain::answer_one(&req)
+        crate::plain::answer_one(&req, launcher())
     } else {
         let mut tui = match TuiResponder::new(theme) {
             Ok(t) => t,
@@ -185,6 +197,7 @@ pub fn run(args: DemoArgs) -> Exit {
                 return Exit::Usage;
             }
         };
+        tui = tui.with_launcher(launcher(), false);
         let cx = Context {
             progress: Progress::of(1, 1),
             deadline: args

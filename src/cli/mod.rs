@@ -204,6 +204,39 @@ impl<T: clap::ValueEnum + Clone + Send + Sync + 'static> clap::builder::TypedVal
 /// means nothing, and the clock arithmetic stays far from overflow.
 pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(100 * 24 * 3600);
 
+/// The built-in theme names (`crate::tui::theme::BUILTIN`), offered by the
+/// shell completions for `--theme`.
+pub const THEME_NAMES: [&str; 4] = ["default", "light", "high-contrast", "monochrome"];
+
+/// `--theme NAME|PATH`: any text is taken (a built-in name or a theme
+/// file, checked when the theme is loaded), and the completions offer the
+/// built-in names ([`THEME_NAMES`]) rather than files.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ThemeArg;
+
+impl clap::builder::TypedValueParser for ThemeArg {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            THEME_NAMES
+                .iter()
+                .map(|n| clap::builder::PossibleValue::new(*n)),
+        ))
+    }
+}
+
 /// clap value parser for a duration flag (`--timeout`): seconds as a
 /// plain number (`120`, `1.5`), or a number with a unit (`1.5s`, `2m`,
 /// `250ms`, `1h`), or a humantime span (`1m 30s`).

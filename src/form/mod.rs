@@ -420,6 +420,14 @@ impl Form {
         self.notice_at_field = false;
     }
 
+    /// Whether the focused field looks like it asks for a secret (its
+    /// name, title or description: [`secret::field_secret`]): the outside
+    /// editor is not offered for it, so nothing of it is written to a file.
+    pub fn focused_is_secret(&self) -> bool {
+        self.focused_field()
+            .is_some_and(|f| secret::field_secret(&f.field).is_some())
+    }
+
     /// The focused text field's name and value, for editing it in an
     /// external editor (None on anything but a text field, or in review).
     pub fn focused_text(&self) -> Option<(String, String)> {

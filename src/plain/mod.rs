@@ -907,9 +907,12 @@ pub fn tty_responder<N>(
 ///
 /// Errors: no terminal, or the terminal failed.
 #[cfg(all(unix, feature = "tui"))]
-pub fn answer_one(req: &RequestEvent) -> Result<Outcome, RespondError> {
+pub fn answer_one(
+    req: &RequestEvent,
+    launcher: Box<dyn crate::responder::Launcher>,
+) -> Result<Outcome, RespondError> {
     let io = TtyIo::open()?;
-    let mut p = PlainResponder::new(io, Box::new(crate::launcher::SystemBrowser), false);
+    let mut p = PlainResponder::new(io, launcher, false);
     let cx = Context {
         progress: crate::responder::Progress::of(1, 1),
         deadline: None,
@@ -922,7 +925,10 @@ pub fn answer_one(req: &RequestEvent) -> Result<Outcome, RespondError> {
 ///
 /// Errors: always.
 #[cfg(not(all(unix, feature = "tui")))]
-pub fn answer_one(_req: &RequestEvent) -> Result<Outcome, RespondError> {
+pub fn answer_one(
+    _req: &RequestEvent,
+    _launcher: Box<dyn crate::responder::Launcher>,
+) -> Result<Outcome, RespondError> {
     Err(RespondError::NoFrontEnd)
 }
 

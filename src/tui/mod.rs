@@ -45,6 +45,7 @@ mod browse;
 pub mod chrome;
 #[cfg(not(feature = "internals"))]
 pub(crate) mod chrome;
+mod editor;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod guard;
@@ -757,6 +758,10 @@ impl TuiResponder {
                     continue;
                 }
                 if k == EDITOR && guard.admit(Instant::now()) {
+                    if let Some(why) = screen.editor_refused() {
+                        screen.put_note(why);
+                        continue;
+                    }
                     if let Some(text) = screen.text_to_edit() {
                         let opened = Instant::now();
                         let edited = self.edit_outside(&text);
@@ -872,10 +877,18 @@ impl TuiResponder {
             rand_suffix()
         ));
         // The file ends with a line break, as editors write it back; one
-        // final line break is taken off when it is read.
-        new_private_file(&path)
-            .and_then(|mut f| f.write_all(format!("{text}\n").as_bytes()))
-            .map_err(EditError::Prepare)?;
+        // final line break is taken off when it is read. Control
+        // characters (a server's default may hold ESC or BEL) are written
+        // as visible escapes. From here until it is removed, a signal
+        // removes the file and ends the editor.
+        editor::track(&path);
+        if let Err(e) = new_private_file(&path).and_then(|mut f| {
+            f.write_all(format!("{}\n", editor::escape_controls(text)).as_bytes())
+        }) {
+            editor::done();
+            let _ = std::fs::remove_file(&path);
+            return Err(EditError::Prepare(e));
+        }
         // The editor talks to the terminal the form is on, never to the
         // program's stdin and stdout, which carry events and results.
         let tty = |write: bool| {
@@ -887,24 +900,36 @@ impl TuiResponder {
         let (tty_in, tty_out, tty_err) = match (tty(false), tty(true), tty(true)) {
             (Ok(i), Ok(o), Ok(e)) => (i, o, e),
             (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+                editor::done();
                 let _ = std::fs::remove_file(&path);
                 return Err(EditError::Prepare(e));
             }
         };
         restore_terminal();
         // The editor is run as the shell runs it (`$EDITOR` may hold
-        // arguments), with the file as its last argument.
-        let status = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("{editor} \"$1\""))
-            .arg("sh")
-            .arg(&path)
-            .stdin(tty_in)
-            .stdout(tty_out)
-            .stderr(tty_err)
-            .status();
-        let back = self.tty.resume();
+        // arguments), with the file as its last argument; the shell
+        // becomes the editor (`exec`), so ending its process ends it.
+        let status = editor::run(
+            std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("exec {editor} \"$1\""))
+                .arg("sh")
+                .arg(&path)
+                .stdin(tty_in)
+                .stdout(tty_out)
+                .stderr(tty_err),
+        );
+        // A signal ends the run (it ended the editor): the terminal is not
+        // taken again, so it stays as it was given back.
+        let back = match crate::signals::received() {
+            Some(_) => Err(RespondError::Terminal {
+                step: "take the terminal back",
+                source: std::io::Error::other("a signal ends the run"),
+            }),
+            None => self.tty.resume(),
+        };
         let read = std::fs::read_to_string(&path);
+        editor::done();
         let _ = std::fs::remove_file(&path);
         back.map_err(EditError::Resume)?;
         match status {
@@ -1605,7 +1630,11 @@ mod tests {
         });
         assert!(next.contains("Waiting for the next request"), "{next}");
         assert!(next.contains("1 answered so far"), "{next}");
-        assert!(next.contains("Tool progress — held"), "{next}");
+        // The status, then what is held on a line of its own (never cut
+        // with it).
+        let rows: Vec<&str> = next.lines().map(str::trim).collect();
+        let at = rows.iter().position(|r| *r == "Tool progress");
+        assert!(at.is_some_and(|i| rows[i + 1] == "held"), "{next}");
         assert!(!next.contains(view::FLOW_WAIT_KEYS), "{next}");
     }
 

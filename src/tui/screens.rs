@@ -57,6 +57,12 @@ pub(crate) trait Screen {
         None
     }
 
+    /// Why the outside editor is not opened here now (a field that looks
+    /// like a secret), said as the form's notice; None: it may be.
+    fn editor_refused(&self) -> Option<String> {
+        None
+    }
+
     /// The editor's text for the focused text field.
     fn put_edited(&mut self, _text: String) {}
 
@@ -251,7 +257,16 @@ impl Screen for FormScreen {
     }
 
     fn text_to_edit(&self) -> Option<String> {
+        if self.form.focused_is_secret() {
+            return None;
+        }
         self.form.focused_text().map(|(_, v)| v)
+    }
+
+    fn editor_refused(&self) -> Option<String> {
+        (self.form.focused_is_secret() && self.form.focused_text().is_some()).then(|| {
+            "the editor is not used for a field that looks like a secret (nothing of it is written to a file)".to_owned()
+        })
     }
 
     fn put_edited(&mut self, text: String) {

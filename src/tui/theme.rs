@@ -436,4 +436,12 @@ mod tests {
         let e = Theme::from_toml("[roles]\nfocsu = {}").unwrap_err();
         assert!(e.to_string().contains("unknown role 'focsu'"), "{e}");
     }
+
+    /// The shell completions offer the built-in names.
+    #[cfg(feature = "cli")]
+    #[test]
+    fn the_completions_offer_every_builtin_theme() {
+        let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, crate::cli::THEME_NAMES);
+    }
 }

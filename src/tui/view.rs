@@ -966,14 +966,30 @@ fn scroll_mark(f: &mut Frame, theme: &Theme, t: &str, y: u16) {
     }
 }
 
-/// The keywords ignored for drawing (compatible schema policy), one line.
+/// The keywords ignored for drawing (compatible schema policy), in words a
+/// person reads ([`ignored_words`]), one line.
 fn outside_subset_lines(b: &mut Body, pointers: &[String], theme: &Theme, w: usize) {
     if pointers.is_empty() {
         return;
     }
-    let text = format!("outside the AHP form subset: {}", pointers.join(", "));
+    let words: Vec<String> = pointers.iter().map(|p| ignored_words(p)).collect();
+    let text = format!("Not used on this form: {}", words.join(", "));
     b.text(&display(&text), theme.muted(), 1, w.saturating_sub(1));
     b.push(Line::raw(""));
+}
+
+/// A schema pointer the form leaves out, said for a person: `/title` is
+/// "the form's title", `/properties/age/examples` is "examples of the
+/// field age"; anything else is the pointer itself.
+pub fn ignored_words(pointer: &str) -> String {
+    let parts: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
+    match parts.as_slice() {
+        [kw] if !kw.is_empty() => format!("the form's {kw}"),
+        ["properties", field, rest @ ..] if !rest.is_empty() => {
+            format!("{} of the field {field}", rest.join("/"))
+        }
+        _ => pointer.to_owned(),
+    }
 }
 
 /// The first row of the frame around the server's message on the form,
@@ -1328,15 +1344,14 @@ pub fn draw_wait(
     extra: Option<&str>,
 ) {
     if !shown.offer_retry {
-        let notice: Vec<&str> = [shown.status.as_deref(), extra]
-            .into_iter()
-            .flatten()
-            .collect();
-        let notice = (!notice.is_empty()).then(|| notice.join(" — "));
+        // The status (a launch line, cut to one line) and the extra (an
+        // instruction such as the second Ctrl-C's, wrapped whole) each on
+        // their own lines: an instruction is never cut.
+        let status = shown.status.as_deref();
         if shown.connecting {
-            draw_connecting(f, theme, notice.as_deref());
+            draw_connecting(f, theme, status, extra);
         } else {
-            draw_waiting(f, theme, answered, notice.as_deref());
+            draw_waiting(f, theme, answered, status, extra);
         }
         return;
     }
@@ -1374,42 +1389,54 @@ pub const CONNECTING: &str = "Connecting to the server…";
 
 /// Draw the screen shown while the driver connects to its source: no
 /// request can come yet, so no count of answers.
-fn draw_connecting(f: &mut Frame, theme: &Theme, notice: Option<&str>) {
+fn draw_connecting(f: &mut Frame, theme: &Theme, notice: Option<&str>, extra: Option<&str>) {
     // The notice says how the server was launched: cut in the middle, as
     // its end names the program.
-    draw_idle(
-        f,
-        theme,
-        CONNECTING,
-        "Ctrl-C twice quits.".into(),
+    let idle = Idle {
+        what: CONNECTING,
+        then: "Ctrl-C twice quits.".into(),
         notice,
-        clip_middle,
-    );
+        extra,
+    };
+    draw_idle(f, theme, &idle, clip_middle);
 }
 
-/// Draw the screen shown while the driver waits for the next request.
-pub fn draw_waiting(f: &mut Frame, theme: &Theme, answered: usize, notice: Option<&str>) {
+/// Draw the screen shown while the driver waits for the next request: the
+/// count of answers, a `notice` cut to one line, and under it `extra` (an
+/// instruction such as the second Ctrl-C's) wrapped whole.
+pub fn draw_waiting(
+    f: &mut Frame,
+    theme: &Theme,
+    answered: usize,
+    notice: Option<&str>,
+    extra: Option<&str>,
+) {
     let count = format!("{answered} answered so far. Ctrl-C twice quits.");
-    draw_idle(
-        f,
-        theme,
-        "Waiting for the next request…",
-        count,
+    let idle = Idle {
+        what: "Waiting for the next request…",
+        then: count,
         notice,
-        clip,
-    );
+        extra,
+    };
+    draw_idle(f, theme, &idle, clip);
+}
+
+/// What a screen with no request on it says.
+struct Idle<'a> {
+    /// What is happening.
+    what: &'a str,
+    /// A quieter line under it.
+    then: String,
+    /// A notice, cut to one line.
+    notice: Option<&'a str>,
+    /// An instruction under the notice, wrapped whole (never cut).
+    extra: Option<&'a str>,
 }
 
 /// A screen with no request on it: what is happening, then a quieter line
 /// and, under them, the `notice` (cut to the width by `cut`).
-fn draw_idle(
-    f: &mut Frame,
-    theme: &Theme,
-    what: &str,
-    then: String,
-    notice: Option<&str>,
-    cut: fn(&str, usize) -> String,
-) {
+fn draw_idle(f: &mut Frame, theme: &Theme, idle: &Idle<'_>, cut: fn(&str, usize) -> String) {
+    let (what, then, notice) = (idle.what, idle.then.clone(), idle.notice);
     if too_small(f, theme) {
         return;
     }
@@ -1422,9 +1449,14 @@ fn draw_idle(
         Line::styled(what.to_owned(), theme.text()),
         Line::styled(then, theme.muted()),
     ];
-    if let Some(n) = notice {
+    if notice.is_some() || idle.extra.is_some() {
         lines.push(Line::raw(""));
+    }
+    if let Some(n) = notice {
         lines.push(Line::styled(cut(n, w), theme.notice()));
+    }
+    for l in idle.extra.map(|e| wrap(e, w.max(1))).unwrap_or_default() {
+        lines.push(Line::styled(l, theme.notice()));
     }
     f.render_widget(
         Paragraph::new(lines),

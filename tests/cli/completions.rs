@@ -75,6 +75,24 @@ fn bash_offers_a_subcommands_options_and_values() {
     assert_eq!(top, ["respond"]);
 }
 
+/// `--protocol` and `--theme` offer their values, not files.
+#[test]
+fn bash_offers_protocol_and_theme_values_not_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = script("bash", dir.path());
+    assert_eq!(
+        bash_complete(&s, &["ahp-elicit", "mcp", "--protocol", ""]),
+        ["auto", "2025-11-25", "2026-07-28"]
+    );
+    for sub in ["respond", "demo"] {
+        assert_eq!(
+            bash_complete(&s, &["ahp-elicit", sub, "--theme", ""]),
+            ["default", "light", "high-contrast", "monochrome"],
+            "{sub}"
+        );
+    }
+}
+
 #[test]
 fn fish_offers_a_subcommands_options() {
     if !has("fish") {

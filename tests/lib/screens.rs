@@ -311,7 +311,7 @@ fn not_executable_view() {
 #[test]
 fn waiting_screen() {
     let mut t = Terminal::new(TestBackend::new(60, 10)).expect("terminal");
-    t.draw(|f| view::draw_waiting(f, &theme(), 3, Some("Press Ctrl-C again to quit.")))
+    t.draw(|f| view::draw_waiting(f, &theme(), 3, Some("Press Ctrl-C again to quit."), None))
         .expect("draw");
     insta::assert_snapshot!(t.backend());
 }
@@ -325,7 +325,7 @@ fn a_long_waiting_notice_is_cut_with_an_ellipsis() {
         "1 message shown on exit; latest: {}",
         "bad line ".repeat(10)
     );
-    t.draw(|f| view::draw_waiting(f, &theme(), 0, Some(&notice)))
+    t.draw(|f| view::draw_waiting(f, &theme(), 0, Some(&notice), None))
         .expect("draw");
     let buf = t.backend().buffer();
     let row = (0..10)
@@ -654,4 +654,39 @@ fn the_message_is_framed_as_the_servers_words_80x14() {
         "{text}"
     );
     insta::assert_snapshot!(b);
+}
+
+/// The connecting screen at 80 columns: a long launch line is cut to one
+/// line, and the second Ctrl-C's instruction under it is shown whole.
+#[test]
+fn the_connecting_screen_shows_the_second_ctrl_c_instruction_whole() {
+    let shown = ahp_elicit::responder::Waiting {
+        status: Some(
+            "Launched as: node /home/ada/src/mcp-servers/src/server-everything/dist/index.js stdio"
+                .into(),
+        ),
+        offer_retry: false,
+        connecting: true,
+    };
+    let extra = "Press Ctrl-C again to quit (the remaining requests will be cancelled).";
+    let mut t = Terminal::new(TestBackend::new(80, 12)).expect("terminal");
+    t.draw(|f| view::draw_wait(f, &theme(), 0, &shown, Some(extra)))
+        .expect("draw");
+    let text = screen_text(t.backend());
+    let squashed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let want: String = extra.chars().filter(|c| !c.is_whitespace()).collect();
+    assert!(squashed.contains(&want), "{text}");
+    assert!(text.contains("Connecting to the server…"), "{text}");
+    assert!(text.contains("index.js stdio"), "{text}");
+}
+
+/// What the form leaves out of a schema is said in words, not pointers.
+#[test]
+fn what_the_form_leaves_out_is_said_in_words() {
+    assert_eq!(view::ignored_words("/title"), "the form's title");
+    assert_eq!(
+        view::ignored_words("/properties/age/examples"),
+        "examples of the field age"
+    );
+    assert_eq!(view::ignored_words("/$defs/x/y"), "/$defs/x/y");
 }

@@ -432,3 +432,125 @@ fn an_encoded_ctrl_j_in_a_paste_is_a_line_break_and_no_control_character_is_sent
     assert_eq!(t.finish(), 0);
     assert_eq!(sent_name(&out), "one\ntwo three");
 }
+
+/// `respond` on one form of `props` (with `$EDITOR` an executable
+/// `editor.sh` in `dir` running `body`, `$VISUAL` empty, `$TMPDIR` the
+/// directory `dir/tmp`).
+fn start_form_with_editor(dir: &Path, out: &Path, props: serde_json::Value, body: &str) -> Tui {
+    let editor = dir.join("editor.sh");
+    std::fs::write(&editor, format!("#!/bin/sh\n{body}")).expect("editor script");
+    let st = std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .expect("chmod");
+    assert!(st.success());
+    let tmp = dir.join("tmp");
+    std::fs::create_dir(&tmp).expect("tmp");
+    let params = json!({"message": "Who are you?", "requestedSchema": {"type": "object",
+        "properties": props}});
+    let input = dir.join("requests.jsonl");
+    std::fs::write(
+        &input,
+        common::request_line("keys", "evt-1", &params) + "\n",
+    )
+    .expect("write requests");
+    Tui::start_env(
+        dir,
+        out,
+        80,
+        24,
+        &format!("respond '{}'", input.display()),
+        &[
+            ("VISUAL", String::new()),
+            ("EDITOR", editor.display().to_string()),
+            ("TMPDIR", tmp.display().to_string()),
+        ],
+    )
+}
+
+/// Wait until `path` exists.
+fn wait_file(path: &Path) {
+    let end = std::time::Instant::now() + PATIENCE;
+    while !path.exists() {
+        assert!(std::time::Instant::now() < end, "no {}", path.display());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A signal while `$EDITOR` is open removes the temporary file (which
+/// holds what was typed) and ends the editor; the server's default is
+/// written into the file with its control characters escaped.
+#[test]
+fn a_signal_while_the_editor_is_open_removes_its_file_and_ends_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let seen = dir.path().join("seen");
+    let pid_file = dir.path().join("editor.pid");
+    let body = format!(
+        "cp \"$1\" '{seen}'\necho $$ > '{pid}'\nwhile :; do sleep 1; done\n",
+        seen = seen.display(),
+        pid = pid_file.display()
+    );
+    let props = json!({"name": {"type": "string", "default": "Ada\u{1b}[2J\u{7}"}});
+    let mut t = start_form_with_editor(dir.path(), &out, props, &body);
+    t.wait_for("Who are you?");
+    t.send("\u{f}");
+    wait_file(&pid_file);
+    let written = std::fs::read(&seen).expect("the editor's copy");
+    assert_eq!(written, b"Ada\\u{1b}[2J\\u{7}\n");
+    let editor_pid: i32 = std::fs::read_to_string(&pid_file)
+        .expect("pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    let st = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -TERM {}", t.pid())])
+        .status()
+        .expect("kill");
+    assert!(st.success());
+    assert_eq!(t.finish(), 143);
+    let left: Vec<_> = std::fs::read_dir(dir.path().join("tmp"))
+        .expect("tmp")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // The editor ended (gone, or a zombie waiting to be reaped).
+    let end = std::time::Instant::now() + PATIENCE;
+    loop {
+        let status = std::fs::read_to_string(format!("/proc/{editor_pid}/status"));
+        match status {
+            Err(_) => break,
+            Ok(s)
+                if s.lines()
+                    .any(|l| l.starts_with("State:") && l.contains('Z')) =>
+            {
+                break
+            }
+            Ok(_) => {}
+        }
+        assert!(std::time::Instant::now() < end, "the editor still runs");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Ctrl-O on a field that looks like a secret opens no editor and writes
+/// no file: the form says why.
+#[test]
+fn no_editor_for_a_field_that_looks_like_a_secret() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let seen = dir.path().join("seen");
+    let body = format!("cp \"$1\" '{}'\n", seen.display());
+    let props = json!({"password": {"type": "string", "title": "Password"}});
+    let mut t = start_form_with_editor(dir.path(), &out, props, &body);
+    t.wait_for("Who are you?");
+    t.send("hunter2");
+    t.wait_for("hunter2");
+    t.send("\u{f}");
+    t.wait_for("the editor is not used for a field that looks like a secret");
+    assert!(!seen.exists());
+    t.send("\u{1b}");
+    t.wait_for("Throw away");
+    t.send("y");
+    assert_eq!(t.finish(), 0);
+}

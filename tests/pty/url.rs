@@ -1151,3 +1151,33 @@ fn wait_raw(t: &mut Tui, ok: impl Fn(&str) -> bool) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// `demo --request` on a URL request takes `--browser CMD`, as the
+/// launch failure's hint says: consent opens the URL with CMD.
+#[test]
+fn demo_opens_a_url_request_with_browser() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let req = dir.path().join("req.json");
+    std::fs::write(
+        &req,
+        url_request("evt-demo", "Sign in here.", "https://auth.example.com/demo"),
+    )
+    .expect("write");
+    let log = dir.path().join("launches.log");
+    let out = dir.path().join("out.json");
+    let mut t = Tui::start(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!(
+            "demo --request '{}' {}",
+            req.display(),
+            browser_arg(&log, 0)
+        ),
+    );
+    t.wait_for("Sign in here.");
+    t.send("o");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(launches(&log), vec!["1 https://auth.example.com/demo"]);
+}
