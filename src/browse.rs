@@ -1,9 +1,10 @@
 //! Trying a server by hand (`ahp-elicit mcp SERVER` at a terminal, without
 //! `--call`): what the front door puts to the person besides elicitations.
-//! The session lists the server's tools ([`Step::Pick`]), asks a picked
-//! tool's arguments as a form ([`Step::Arguments`]), calls it (its
-//! elicitations are answered as always) and shows the result
-//! ([`Step::Result`]); then the list again, until the person leaves.
+//! The session lists the server's tools, then its prompts and resources
+//! ([`Step::Pick`]), asks a picked tool's (or prompt's) arguments as a
+//! form ([`Step::Arguments`]), calls it (gets the prompt, reads the
+//! resource; elicitations on the way are answered as always) and shows the
+//! result ([`Step::Result`]); then the list again, until the person leaves.
 //!
 //! These are plain data: the terminal front end draws them
 //! ([`crate::responder::Responder::browse`]); a responder that cannot show
@@ -15,18 +16,44 @@ use serde_json::{Map, Value};
 
 use crate::binding::RequestEvent;
 
-/// One tool of the server's `tools/list`, as the picker shows it
-/// (unsanitized server text).
+/// What an entry of the list is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A tool (`tools/list`, called with `tools/call`).
+    Tool,
+    /// A prompt (`prompts/list`, got with `prompts/get`).
+    Prompt,
+    /// A resource (`resources/list`, read with `resources/read`).
+    Resource,
+}
+
+impl Kind {
+    /// The word for it: `tool`, `prompt`, `resource`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Prompt => "prompt",
+            Kind::Resource => "resource",
+        }
+    }
+}
+
+/// One entry of the server's lists (a tool, a prompt or a resource), as the
+/// picker shows it (unsanitized server text).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolEntry {
-    /// `name`: what `tools/call` names.
+    /// A tool, a prompt or a resource.
+    pub kind: Kind,
+    /// `name`: what `tools/call` or `prompts/get` names (a resource's
+    /// name, else its URI).
     pub name: String,
     /// `title`, when the server gave one.
     pub title: Option<String>,
     /// `description`, when the server gave one (any length: the screen cuts
     /// it).
     pub description: Option<String>,
-    /// Whether the `inputSchema` declares any property.
+    /// Whether the `inputSchema` declares any property (a prompt: any
+    /// argument; a resource: never).
     pub takes_arguments: bool,
 }
 
@@ -35,6 +62,7 @@ impl ToolEntry {
     pub fn of(tool: &Value) -> Option<ToolEntry> {
         let text = |k: &str| tool.get(k).and_then(Value::as_str).map(str::to_owned);
         Some(ToolEntry {
+            kind: Kind::Tool,
             name: text("name")?,
             title: text("title").filter(|t| !t.is_empty()),
             description: text("description").filter(|d| !d.is_empty()),
@@ -45,11 +73,50 @@ impl ToolEntry {
                 .is_some_and(|p| !p.is_empty()),
         })
     }
+
+    /// The entry of one listed prompt (None when it has no string `name`).
+    pub fn prompt(prompt: &Value) -> Option<ToolEntry> {
+        let text = |k: &str| prompt.get(k).and_then(Value::as_str).map(str::to_owned);
+        Some(ToolEntry {
+            kind: Kind::Prompt,
+            name: text("name")?,
+            title: text("title").filter(|t| !t.is_empty()),
+            description: text("description").filter(|d| !d.is_empty()),
+            takes_arguments: prompt
+                .get("arguments")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty()),
+        })
+    }
+
+    /// The entry of one listed resource: its name, else its URI (None when
+    /// it has no string `uri`).
+    pub fn resource(resource: &Value) -> Option<ToolEntry> {
+        let text = |k: &str| resource.get(k).and_then(Value::as_str).map(str::to_owned);
+        let uri = text("uri")?;
+        Some(ToolEntry {
+            kind: Kind::Resource,
+            name: text("name")
+                .filter(|n| !n.is_empty())
+                .unwrap_or(uri.clone()),
+            title: text("title").filter(|t| !t.is_empty()),
+            description: Some(match text("description").filter(|d| !d.is_empty()) {
+                Some(d) => format!("{uri}\n{d}"),
+                None => uri,
+            }),
+            takes_arguments: false,
+        })
+    }
 }
 
 /// What the front door asks the person to do next.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
+    /// Whether the responder can show the steps: one that can answers
+    /// [`Reply::Back`] at once, showing nothing (the default answer,
+    /// unavailable, makes the front door list the tools as JSON without
+    /// asking the server anything more).
+    Ready,
     /// Pick one of `tools` (listed order); `last` is the index of the tool
     /// picked last time (the list starts on it).
     Pick {
@@ -76,12 +143,17 @@ pub enum Step {
         /// The properties the form could not draw (unsanitized names).
         left_out: Vec<String>,
     },
-    /// Show the outcome of `tools/call` `tool`.
+    /// Show the outcome of `tools/call` `tool` (or `prompts/get`,
+    /// `resources/read`: `kind` says).
     Result {
-        /// The tool's name (unsanitized).
+        /// What was called, got or read.
+        kind: Kind,
+        /// The tool's (prompt's, resource's) name (unsanitized).
         tool: String,
         /// The call's `CallToolResult` (`content`, `structuredContent`,
-        /// `isError`), or, when the call failed, `{"error": "sentence"}`.
+        /// `isError`; a `GetPromptResult`'s `messages`, a
+        /// `ReadResourceResult`'s `contents`), or, when the call failed,
+        /// `{"error": "sentence"}`.
         result: Value,
         /// The arguments the tool was called with.
         arguments: Map<String, Value>,

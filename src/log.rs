@@ -284,6 +284,7 @@ impl EventLog {
     /// A tool called while trying a server by hand: its name, the argument
     /// names (the values only with `log_values`), and how it ended (the
     /// call's `result`: `isError`, or `{"error": sentence}`).
+    #[cfg(feature = "cli")]
     pub fn tool_called(
         &mut self,
         tool: &str,
@@ -479,6 +480,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "cli")]
     fn tool_calls_name_their_arguments_and_give_values_only_with_log_values() {
         let dir = tempfile::tempdir().unwrap();
         let mut args = Map::new();

@@ -91,11 +91,12 @@ impl ToolForm {
         self.left_out.iter().any(|l| l.required)
     }
 
-    /// The form's message for the tool `tool` (unsanitized, like any
+    /// The form's message for the `noun` (`tool`, `prompt`) named `tool`
+    /// (unsanitized, like any
     /// request's message: the screen escapes it): what is asked and, when
     /// properties were left out, which and how to give them.
-    pub fn message(&self, tool: &str) -> String {
-        let mut m = format!("The arguments of the tool '{tool}'.");
+    pub fn message(&self, noun: &str, tool: &str) -> String {
+        let mut m = format!("The arguments of the {noun} '{tool}'.");
         if !self.left_out.is_empty() {
             let names: Vec<String> = self
                 .left_out
@@ -118,13 +119,41 @@ impl ToolForm {
 
     /// The `elicitation/create`-style params of the form (mode form, the
     /// message of [`ToolForm::message`], the schema).
-    pub fn params(&self, tool: &str) -> Value {
+    pub fn params(&self, noun: &str, tool: &str) -> Value {
         json!({
             "mode": "form",
-            "message": self.message(tool),
+            "message": self.message(noun, tool),
             "requestedSchema": self.schema,
         })
     }
+}
+
+/// A prompt's `arguments` (`[{name, description, required}]`) as an
+/// `inputSchema`: each a string property, required as declared.
+pub fn prompt_input_schema(prompt: &Value) -> Value {
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    for a in prompt
+        .get("arguments")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let Some(name) = a.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let mut def = json!({ "type": "string" });
+        for k in ["title", "description"] {
+            if let Some(t) = a.get(k).and_then(Value::as_str) {
+                def[k] = json!(t);
+            }
+        }
+        props.insert(name.to_owned(), def);
+        if a.get("required") == Some(&Value::Bool(true)) {
+            required.push(json!(name));
+        }
+    }
+    json!({ "type": "object", "properties": props, "required": required })
 }
 
 /// Most violations [`check_arguments`] reports.
@@ -306,7 +335,7 @@ mod tests {
         );
         assert!(f.misses_required());
         assert!(!f.is_empty());
-        let m = f.message("book");
+        let m = f.message("tool", "book");
         assert_eq!(
             m,
             "The arguments of the tool 'book'. Left out, as this form cannot draw them: guest (required), when. After this form, the arguments are edited as JSON in $VISUAL or $EDITOR (or call the tool with --call 'book' --args JSON)."
@@ -318,7 +347,7 @@ mod tests {
         let f = ToolForm::of(&input());
         let view = read_params_with(
             Revision::V2025_11_25,
-            &f.params("book"),
+            &f.params("tool", "book"),
             Mode::Form,
             SchemaPolicy::Compatible,
         )
@@ -393,6 +422,24 @@ mod tests {
     }
 
     #[test]
+    fn a_prompts_arguments_are_strings_required_as_declared() {
+        let p = json!({"name": "greet", "arguments": [
+            {"name": "who", "description": "Whom to greet", "required": true},
+            {"name": "tone"},
+            {"description": "no name"}
+        ]});
+        let s = prompt_input_schema(&p);
+        assert_eq!(
+            s,
+            json!({"type": "object", "properties": {
+                "who": {"type": "string", "description": "Whom to greet"},
+                "tone": {"type": "string"}
+            }, "required": ["who"]})
+        );
+        assert!(ToolForm::of(&s).left_out.is_empty());
+    }
+
+    #[test]
     fn a_tool_without_properties_has_an_empty_form() {
         for schema in [
             json!({"type": "object"}),
@@ -402,7 +449,10 @@ mod tests {
             let f = ToolForm::of(&schema);
             assert!(f.is_empty(), "{schema}");
             assert!(f.left_out.is_empty());
-            assert_eq!(f.message("ping"), "The arguments of the tool 'ping'.");
+            assert_eq!(
+                f.message("prompt", "ping"),
+                "The arguments of the prompt 'ping'."
+            );
         }
     }
 }

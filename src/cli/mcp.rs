@@ -243,6 +243,7 @@ impl crate::responder::Responder for LoggingResponder {
         step: &crate::browse::Step,
     ) -> Result<crate::browse::Reply, crate::responder::RespondError> {
         if let crate::browse::Step::Result {
+            kind: crate::browse::Kind::Tool,
             tool,
             result,
             arguments,

@@ -1,10 +1,11 @@
 //! Trying a server by hand: at a terminal, without `--call`, `--prompt`
 //! or `--read`, the session keeps the connection and puts the server's
-//! tools to the person ([`crate::browse`]): pick a tool, fill in its
-//! arguments on the elicitation form (built by
-//! [`crate::binding::tool_form`]), the call runs (its elicitations are
-//! answered on the same screen, as for `--call`), the result is shown,
-//! then the list again. The server is served all the while (pings,
+//! tools, prompts and resources to the person ([`crate::browse`]): pick
+//! one, fill in its arguments on the elicitation form (built by
+//! [`crate::binding::tool_form`]), the call runs (`tools/call`,
+//! `prompts/get` or `resources/read`; its elicitations are answered on the
+//! same screen, as for `--call`), the result is shown, then the list
+//! again. The server is served all the while (pings,
 //! notifications, its requests).
 
 use std::collections::HashMap;
@@ -15,9 +16,14 @@ use super::client::Client;
 use super::McpError;
 use crate::binding::tool_form::{self, ToolForm};
 use crate::binding::{wrap_params_in, SchemaPolicy};
-use crate::browse::{Reply, Step, ToolEntry};
+use crate::browse::{Kind, Reply, Step, ToolEntry};
 use crate::responder::{RespondError, Waiting};
 use crate::safe_text;
+
+/// Most pages of `prompts/list` or `resources/list` followed.
+const MAX_PAGES: usize = 100;
+/// Most prompts (or resources) put in the list.
+const MAX_ENTRIES: usize = 1000;
 
 /// How a browsing session ended.
 pub(super) enum Browsed {
@@ -36,10 +42,27 @@ impl Client {
     /// rounds cut short, no answer in time) is shown on the result screen
     /// and the list comes back.
     pub(super) async fn browse(&mut self, tools: &[Value]) -> Result<Browsed, McpError> {
-        let listed: Vec<(ToolEntry, &Value)> = tools
+        match self.put_step(Step::Ready).await {
+            Err(McpError::Responder(RespondError::Unavailable(_))) => {
+                return Ok(Browsed::Unavailable)
+            }
+            Err(e) => return Err(e),
+            Ok(_) => {}
+        }
+        let mut listed: Vec<(ToolEntry, Value)> = tools
             .iter()
-            .filter_map(|t| ToolEntry::of(t).map(|e| (e, t)))
+            .filter_map(|t| ToolEntry::of(t).map(|e| (e, t.clone())))
             .collect();
+        for p in self.quiet_list("prompts/list", "prompts").await? {
+            if let Some(e) = ToolEntry::prompt(&p) {
+                listed.push((e, p));
+            }
+        }
+        for r in self.quiet_list("resources/list", "resources").await? {
+            if let Some(e) = ToolEntry::resource(&r) {
+                listed.push((e, r));
+            }
+        }
         let entries: Vec<ToolEntry> = listed.iter().map(|(e, _)| e.clone()).collect();
         let mut last: Option<usize> = None;
         // The last arguments sent to each tool: its form starts with them.
@@ -49,29 +72,32 @@ impl Client {
                 tools: entries.clone(),
                 last,
             };
-            let i = match self.put_step(pick).await {
-                Err(McpError::Responder(RespondError::Unavailable(_))) if last.is_none() => {
-                    return Ok(Browsed::Unavailable)
-                }
-                Err(e) => return Err(e),
-                Ok(Reply::Picked(i)) if i < listed.len() => i,
-                Ok(Reply::Quit) => return Err(McpError::Quit),
-                Ok(Reply::Leave) => return Ok(Browsed::Left),
-                Ok(_) => continue,
+            let i = match self.put_step(pick).await? {
+                Reply::Picked(i) if i < listed.len() => i,
+                Reply::Quit => return Err(McpError::Quit),
+                Reply::Leave => return Ok(Browsed::Left),
+                _ => continue,
             };
             last = Some(i);
             let (entry, tool) = &listed[i];
-            let name = entry.name.clone();
-            let form = ToolForm::of(tool.get("inputSchema").unwrap_or(&Value::Null));
+            let (kind, name) = (entry.kind, entry.name.clone());
+            let input_schema = match kind {
+                Kind::Tool => tool.get("inputSchema").cloned().unwrap_or(Value::Null),
+                Kind::Prompt => tool_form::prompt_input_schema(tool),
+                Kind::Resource => Value::Null,
+            };
+            let form = ToolForm::of(&input_schema);
+            let key = format!("{}:{name}", kind.noun());
             let arguments = if form.is_empty() && form.left_out.is_empty() {
                 // Nothing to ask: called at once.
                 Map::new()
             } else {
-                let request = match self.arguments_form(&name, &form, kept.get(&name)) {
+                let request = match self.arguments_form(kind.noun(), &name, &form, kept.get(&key)) {
                     Ok(r) => r,
                     Err(why) => {
                         let result = json!({ "error": why });
                         let step = Step::Result {
+                            kind,
                             tool: name,
                             result,
                             arguments: Map::new(),
@@ -86,7 +112,7 @@ impl Client {
                 let step = Step::Arguments {
                     tool: name.clone(),
                     request: Box::new(request),
-                    input_schema: tool.get("inputSchema").cloned().unwrap_or(Value::Null),
+                    input_schema: input_schema.clone(),
                     left_out: form.left_out.iter().map(|l| l.name.clone()).collect(),
                 };
                 match self.put_step(step).await? {
@@ -95,16 +121,40 @@ impl Client {
                     _ => continue,
                 }
             };
-            kept.insert(name.clone(), arguments.clone());
-            let result = self.browse_call(&name, arguments.clone()).await?;
-            let output_check = match (tool.get("outputSchema"), result.get("structuredContent")) {
-                (Some(schema), Some(content)) => Some(
+            kept.insert(key, arguments.clone());
+            let (method, params) = match kind {
+                Kind::Tool => (
+                    "tools/call",
+                    json!({ "name": name, "arguments": arguments }),
+                ),
+                Kind::Prompt => (
+                    "prompts/get",
+                    json!({ "name": name, "arguments": arguments }),
+                ),
+                Kind::Resource => {
+                    let uri = tool.get("uri").cloned().unwrap_or(Value::Null);
+                    ("resources/read", json!({ "uri": uri }))
+                }
+            };
+            let label = match kind {
+                Kind::Resource => tool.get("uri").and_then(Value::as_str).unwrap_or(&name),
+                _ => &name,
+            }
+            .to_owned();
+            let result = self.browse_call(kind, method, &label, params).await?;
+            let output_check = match (
+                kind,
+                tool.get("outputSchema"),
+                result.get("structuredContent"),
+            ) {
+                (Kind::Tool, Some(schema), Some(content)) => Some(
                     tool_form::check_value(schema, content)
                         .map_err(|e| e.sentences("outputSchema", "it")),
                 ),
                 _ => None,
             };
             let step = Step::Result {
+                kind,
                 tool: name,
                 result,
                 arguments,
@@ -118,23 +168,30 @@ impl Client {
         }
     }
 
-    /// Call `name` with `arguments` while the waiting screen says so;
-    /// returns the result, or `{"error": sentence}` for a call that failed
-    /// in a way the person can try again.
+    /// Send `method` (`tools/call`, `prompts/get`, `resources/read`) for
+    /// the `kind` named `name` with `params` while the waiting screen says
+    /// so; returns the result, or `{"error": sentence}` for a call that
+    /// failed in a way the person can try again.
     ///
     /// Errors: what ends the session (quit, signal, connection lost).
     async fn browse_call(
         &mut self,
+        kind: Kind,
+        method: &str,
         name: &str,
-        arguments: Map<String, Value>,
+        params: Value,
     ) -> Result<Value, McpError> {
+        let doing = match kind {
+            Kind::Tool => "Calling the tool",
+            Kind::Prompt => "Getting the prompt",
+            Kind::Resource => "Reading the resource",
+        };
         self.desk.show(Waiting {
-            status: Some(format!("Calling the tool '{}'…", safe_text::display(name))),
+            status: Some(format!("{doing} '{}'…", safe_text::display(name))),
             offer_retry: false,
             connecting: false,
         });
-        let params = json!({ "name": name, "arguments": Value::Object(arguments) });
-        let out = self.call_with_rounds("tools/call", name, params).await;
+        let out = self.call_with_rounds(method, name, params).await;
         self.desk.show(Waiting::default());
         match out {
             Ok(v) => Ok(v),
@@ -148,18 +205,20 @@ impl Client {
         }
     }
 
-    /// The form of `tool`'s arguments as a request event (never written to
+    /// The form of the arguments of the `noun` (`tool`, `prompt`) named
+    /// `tool` as a request event (never written to
     /// `--events`: it is not the server's), its fields starting with the
     /// arguments `last` sent to it.
     ///
     /// Errors: why the form cannot be built (a sentence, safe text).
     fn arguments_form(
         &mut self,
+        noun: &str,
         tool: &str,
         form: &ToolForm,
         last: Option<&Map<String, Value>>,
     ) -> Result<crate::binding::RequestEvent, String> {
-        let mut params = form.params(tool);
+        let mut params = form.params(noun, tool);
         if let (Some(last), Some(props)) = (
             last,
             params["requestedSchema"]["properties"].as_object_mut(),
@@ -187,7 +246,7 @@ impl Client {
         // the form as declared.
         let built = match built {
             Err(_) if last.is_some() => wrap_params_in(
-                &form.params(tool),
+                &form.params(noun, tool),
                 &server,
                 &self.adapter,
                 &id,
@@ -208,6 +267,41 @@ impl Client {
                 safe_text::display(&first)
             )
         })
+    }
+
+    /// Every page of `method`'s `key` list; a server that offers none (a
+    /// JSON-RPC error, a failed delivery) gives an empty list, quietly.
+    ///
+    /// Errors: what ends the session.
+    async fn quiet_list(&mut self, method: &str, key: &str) -> Result<Vec<Value>, McpError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
+            let limit = Some(self.opts.connect_timeout);
+            let page = match self.request(method, params, limit).await {
+                Ok(p) => p,
+                Err(
+                    McpError::Rpc { .. } | McpError::Delivery { .. } | McpError::Timeout { .. },
+                ) => return Ok(items),
+                Err(e) => return Err(e),
+            };
+            if let Some(Value::Array(t)) = page.get(key) {
+                items.extend(
+                    t.iter()
+                        .take(MAX_ENTRIES.saturating_sub(items.len()))
+                        .cloned(),
+                );
+            }
+            cursor = page
+                .get("nextCursor")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            if cursor.is_none() || items.len() >= MAX_ENTRIES {
+                break;
+            }
+        }
+        Ok(items)
     }
 
     /// Put `step` to the person and serve the server until the reply.

@@ -130,6 +130,7 @@ impl TuiResponder {
         self.waiting_since = None;
         let cx = Context::default();
         match step {
+            Step::Ready => Ok(Reply::Back),
             Step::Pick { tools, last } => {
                 let mut screen = PickerScreen(Picker::new(tools.clone(), *last));
                 loop {
@@ -172,12 +173,14 @@ impl TuiResponder {
                 }
             }
             Step::Result {
+                kind,
                 tool,
                 result,
                 output_check,
                 ..
             } => {
-                let mut screen = ResultScreen(ResultView::new(tool, result, output_check.as_ref()));
+                let mut screen =
+                    ResultScreen(ResultView::new(*kind, tool, result, output_check.as_ref()));
                 match self.run(&cx, &mut screen)? {
                     Outcome::Quit => Ok(Reply::Quit),
                     Outcome::Answer(_) => match screen.0.seen() {

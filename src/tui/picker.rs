@@ -21,7 +21,7 @@ use super::screens::{Clock, Screen, Step};
 use super::text::{clip, width, wrap};
 use super::theme::Theme;
 use crate::binding::{Action, Answer};
-use crate::browse::ToolEntry;
+use crate::browse::{Kind, ToolEntry};
 use crate::form::Key;
 use crate::responder::{Outcome, Progress};
 use crate::safe_text::display;
@@ -147,10 +147,12 @@ impl Picker {
             .as_deref()
             .or_else(|| t.description.as_deref().and_then(|d| d.lines().next()))
             .unwrap_or("");
-        let args = if t.takes_arguments {
-            "  [arguments]"
-        } else {
-            "  [no arguments]"
+        let args = match (t.kind, t.takes_arguments) {
+            (Kind::Tool, true) => "  [arguments]",
+            (Kind::Tool, false) => "  [no arguments]",
+            (Kind::Prompt, true) => "  [prompt, arguments]",
+            (Kind::Prompt, false) => "  [prompt]",
+            (Kind::Resource, _) => "  [resource]",
         };
         let marker = if on { "› " } else { "  " };
         let name = display(&t.name).into_owned();
@@ -188,7 +190,12 @@ impl Picker {
             Line::styled(
                 clip(
                     &format!(
-                        "The server's tools: {} of {} shown",
+                        "{}: {} of {} shown",
+                        if self.tools.iter().all(|t| t.kind == Kind::Tool) {
+                            "The server's tools"
+                        } else {
+                            "The server's tools, prompts and resources"
+                        },
                         shown.len(),
                         self.tools.len()
                     ),
@@ -280,6 +287,7 @@ mod tests {
 
     fn tools() -> Vec<ToolEntry> {
         let t = |name: &str, title: Option<&str>, description: Option<&str>, args| ToolEntry {
+            kind: Kind::Tool,
             name: name.into(),
             title: title.map(Into::into),
             description: description.map(Into::into),

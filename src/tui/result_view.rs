@@ -20,6 +20,7 @@ use super::screens::{Clock, Screen, Step};
 use super::text::{clip, wrap};
 use super::theme::Theme;
 use crate::binding::{Action, Answer};
+use crate::browse::Kind;
 use crate::form::Key;
 use crate::responder::{Outcome, Progress};
 use crate::safe_text::{display, display_multiline};
@@ -48,13 +49,14 @@ pub enum Tone {
 /// `outputSchema`, whether it fits (`output_check`, its sentences safe
 /// text).
 pub fn result_lines(
+    kind: Kind,
     tool: &str,
     result: &Value,
     output_check: Option<&Result<(), Vec<String>>>,
 ) -> Vec<(Tone, String)> {
     let mut out = vec![(
         Tone::Heading,
-        format!("Result of the tool '{}'", display(tool)),
+        format!("Result of the {} '{}'", kind.noun(), display(tool)),
     )];
     if let Some(e) = result.get("error").and_then(Value::as_str) {
         out.push((Tone::Error, format!("The call failed: {}", display(e))));
@@ -65,6 +67,29 @@ pub fn result_lines(
             Tone::Error,
             "The tool reported an error (isError: true).".to_owned(),
         ));
+    }
+    // A prompt: its description and messages, each block under its role.
+    if let Some(messages) = result.get("messages").and_then(Value::as_array) {
+        if let Some(d) = result.get("description").and_then(Value::as_str) {
+            out.extend(display_multiline(d).into_iter().map(|l| (Tone::Text, l)));
+        }
+        out.push((Tone::Heading, format!("Messages: {}", messages.len())));
+        for m in messages {
+            out.push((Tone::Heading, format!("{}:", display(text_of(m, "role")))));
+            block_lines(m.get("content").unwrap_or(&Value::Null), &mut out);
+        }
+        return out;
+    }
+    // A resource: each of its contents as an embedded resource.
+    if let Some(contents) = result.get("contents").and_then(Value::as_array) {
+        out.push((Tone::Heading, format!("Contents: {}", contents.len())));
+        for c in contents {
+            block_lines(
+                &serde_json::json!({"type": "resource", "resource": c}),
+                &mut out,
+            );
+        }
+        return out;
     }
     let blocks = result
         .get("content")
@@ -193,9 +218,14 @@ pub struct ResultView {
 impl ResultView {
     /// The result `result` of the tool `tool`, with the check of its
     /// structured content (see [`result_lines`]).
-    pub fn new(tool: &str, result: &Value, output_check: Option<&Result<(), Vec<String>>>) -> Self {
+    pub fn new(
+        kind: Kind,
+        tool: &str,
+        result: &Value,
+        output_check: Option<&Result<(), Vec<String>>>,
+    ) -> Self {
         ResultView {
-            lines: result_lines(tool, result, output_check),
+            lines: result_lines(kind, tool, result, output_check),
             scroll: 0,
             rows: 1,
             total: 0,
@@ -312,7 +342,7 @@ mod tests {
 
     #[test]
     fn every_block_is_named_and_server_text_escaped() {
-        let lines: Vec<String> = result_lines("book", &result(), None)
+        let lines: Vec<String> = result_lines(Kind::Tool, "book", &result(), None)
             .into_iter()
             .map(|(_, l)| l)
             .collect();
@@ -341,7 +371,12 @@ mod tests {
 
     #[test]
     fn a_failed_call_says_so() {
-        let lines = result_lines("book", &json!({"error": "tools/call failed: boom"}), None);
+        let lines = result_lines(
+            Kind::Tool,
+            "book",
+            &json!({"error": "tools/call failed: boom"}),
+            None,
+        );
         assert_eq!(
             lines[1],
             (
@@ -354,7 +389,7 @@ mod tests {
 
     #[test]
     fn the_output_schema_check_is_said_under_the_structured_content() {
-        let ok = result_lines("book", &result(), Some(&Ok(())));
+        let ok = result_lines(Kind::Tool, "book", &result(), Some(&Ok(())));
         assert_eq!(
             ok.last().unwrap(),
             &(
@@ -363,7 +398,7 @@ mod tests {
             )
         );
         let bad = Err(vec!["/guests: 3 is not of type \"string\"".to_owned()]);
-        let lines = result_lines("book", &result(), Some(&bad));
+        let lines = result_lines(Kind::Tool, "book", &result(), Some(&bad));
         let tail: Vec<&str> = lines[lines.len() - 2..]
             .iter()
             .map(|(_, l)| l.as_str())
@@ -378,17 +413,56 @@ mod tests {
     }
 
     #[test]
+    fn a_prompt_shows_its_messages_and_a_resource_its_contents() {
+        let prompt = json!({"description": "A greeting", "messages": [
+            {"role": "user", "content": {"type": "text", "text": "Hello, Ada"}}
+        ]});
+        let lines: Vec<String> = result_lines(Kind::Prompt, "greet", &prompt, None)
+            .into_iter()
+            .map(|(_, l)| l)
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "Result of the prompt 'greet'",
+                "A greeting",
+                "Messages: 1",
+                "user:",
+                "Hello, Ada"
+            ]
+        );
+        let read = json!({"contents": [
+            {"uri": "menu://today", "mimeType": "text/plain", "text": "Soup"},
+            {"uri": "menu://logo", "mimeType": "image/png", "blob": "iVBORw0KGgo="}
+        ]});
+        let lines: Vec<String> = result_lines(Kind::Resource, "menu://today", &read, None)
+            .into_iter()
+            .map(|(_, l)| l)
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "Result of the resource 'menu://today'",
+                "Contents: 2",
+                "[resource: menu://today, text/plain, text]",
+                "Soup",
+                "[resource: menu://logo, image/png, 8 bytes]"
+            ]
+        );
+    }
+
+    #[test]
     fn keys_go_back_or_leave() {
-        let mut v = ResultView::new("t", &result(), None);
+        let mut v = ResultView::new(Kind::Tool, "t", &result(), None);
         assert_eq!(v.on_key(&Key::Down), None);
         assert_eq!(v.on_key(&Key::Enter), Some(Seen::Back));
-        let mut v = ResultView::new("t", &result(), None);
+        let mut v = ResultView::new(Kind::Tool, "t", &result(), None);
         assert_eq!(v.on_key(&Key::Char('q')), Some(Seen::Leave));
     }
 
     #[test]
     fn the_result_screen_wraps_and_scrolls() {
-        let mut v = ResultView::new("book", &result(), None);
+        let mut v = ResultView::new(Kind::Tool, "book", &result(), None);
         let mut t =
             ratatui::Terminal::new(ratatui::backend::TestBackend::new(40, 12)).expect("terminal");
         let theme = Theme::monochrome();

@@ -43,15 +43,15 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     );
     let envs = [("TRY_RECORD", record.display().to_string())];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
-    t.wait_for("The server's tools: 4 of 4 shown");
+    t.wait_for("The server's tools, prompts and resources: 6 of 6 shown");
     t.wait_for("book_table — Book a table in a city.");
     // Typing part of a name narrows the list.
     t.send("mood");
-    t.wait_for("1 of 4 shown");
+    t.wait_for("1 of 6 shown");
     t.send("\u{7f}\u{7f}\u{7f}\u{7f}");
-    t.wait_for("4 of 4 shown");
+    t.wait_for("6 of 6 shown");
     t.send("table");
-    t.wait_for("1 of 4 shown");
+    t.wait_for("1 of 6 shown");
     t.send("\r");
     t.wait_for("The arguments of the tool 'book_table'.");
     // City, then Guests out of range: refused.
@@ -72,11 +72,11 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     // The SDK declares an outputSchema for the tool's text result.
     t.wait_for("The structured content fits the tool's outputSchema.");
     t.send("\r");
-    t.wait_for("4 of 4 shown");
+    t.wait_for("6 of 6 shown");
     // A tool without arguments is called at once; its form is answered on
     // the same screen.
     t.send("survey");
-    t.wait_for("1 of 4 shown");
+    t.wait_for("1 of 6 shown");
     t.send("\r");
     t.wait_for("How was it?");
     t.send("4");
@@ -86,10 +86,10 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     t.wait_for("Result of the tool 'ask_survey'");
     t.wait_for(r#""rating": 4"#);
     t.send("\r");
-    t.wait_for("4 of 4 shown");
+    t.wait_for("6 of 6 shown");
     // An enum argument is a select.
     t.send("mood");
-    t.wait_for("1 of 4 shown");
+    t.wait_for("1 of 6 shown");
     t.send("\r");
     t.wait_for("The arguments of the tool 'set_mood'.");
     // calm, busy, wild: the third.
@@ -102,16 +102,38 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     t.wait_for("Result of the tool 'set_mood'");
     t.wait_for(r#"{"mood": "wild"}"#);
     t.send("\r");
-    t.wait_for("4 of 4 shown");
+    t.wait_for("6 of 6 shown");
     // The list starts on the last tool picked; a tool picked again starts
     // with the arguments last sent to it.
     t.send("table");
-    t.wait_for("1 of 4 shown");
+    t.wait_for("1 of 6 shown");
     t.send("\r");
     t.wait_for("[Paris");
     t.wait_for("[4 ");
     t.send("\u{1b}");
-    t.wait_for("4 of 4 shown");
+    t.wait_for("6 of 6 shown");
+    // A prompt: its argument asked as a form, its messages shown.
+    t.send("greet");
+    t.wait_for("1 of 6 shown");
+    t.wait_for("[prompt, arguments]");
+    t.send("\r");
+    t.wait_for("The arguments of the prompt 'greeting'.");
+    t.send("Ada");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for("Result of the prompt 'greeting'");
+    t.wait_for("Hello, Ada");
+    t.send("\r");
+    t.wait_for("6 of 6 shown");
+    // A resource: read at once, its contents shown.
+    t.send("menu");
+    t.wait_for("1 of 6 shown");
+    t.send("\r");
+    t.wait_for("Result of the resource 'menu'");
+    t.wait_for("Soup of the day");
+    t.send("\r");
+    t.wait_for("6 of 6 shown");
     t.send("q");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     // Nothing is printed after the list is left.
@@ -206,9 +228,9 @@ fn a_nested_argument_is_edited_as_json_and_checked_before_the_call() {
         ("VISUAL", editor.display().to_string()),
     ];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
-    t.wait_for("4 of 4 shown");
+    t.wait_for("6 of 6 shown");
     t.send("parcel");
-    t.wait_for("1 of 4 shown");
+    t.wait_for("1 of 6 shown");
     t.send("\r");
     t.wait_for("Left out, as this form cannot draw them: address (required).");
     t.send("Ada");
@@ -221,7 +243,7 @@ fn a_nested_argument_is_edited_as_json_and_checked_before_the_call() {
     t.wait_for("Result of the tool 'ship_parcel'");
     t.wait_for(r#""city": "Oslo""#);
     t.send("\r");
-    t.wait_for("4 of 4 shown");
+    t.wait_for("6 of 6 shown");
     t.send("q");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     let got = received(&record);
@@ -245,7 +267,7 @@ fn ctrl_c_twice_on_the_list_quits_with_130() {
     let args = format!("mcp -- '{py}' '{}'", script.display());
     let envs = [("TRY_RECORD", record.display().to_string())];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
-    t.wait_for("4 of 4 shown");
+    t.wait_for("6 of 6 shown");
     t.send("\u{3}");
     t.send("\u{3}");
     assert_eq!(t.finish(), 130, "{}", t.stderr());

@@ -16,6 +16,9 @@ Tools (each returns one text: JSON of what it received):
               required nested object, street and city, through `$ref`):
               the form cannot draw it, so it is edited as JSON.
 
+Prompt: `greeting` (argument `name`, required): one user message
+"Hello, NAME". Resource: `menu://today` (text: "Soup of the day").
+
 With the environment variable TRY_RECORD set, each tool also appends what
 it received, one JSON line, to that file.
 """
@@ -98,6 +101,18 @@ def set_mood(mood: Literal["calm", "busy", "wild"]) -> str:
 def ship_parcel(recipient: str, address: Address) -> str:
     """Ship a parcel to an address."""
     return record("ship_parcel", {"recipient": recipient, "address": address.model_dump()})
+
+
+@server.prompt()
+def greeting(name: str) -> str:
+    """Greet someone by name."""
+    return f"Hello, {name}"
+
+
+@server.resource("menu://today", name="menu", mime_type="text/plain")
+def menu() -> str:
+    """Today's menu."""
+    return "Soup of the day"
 
 
 if __name__ == "__main__":
