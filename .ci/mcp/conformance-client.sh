@@ -11,6 +11,18 @@ set -eu
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 bin="${AHP_ELICIT_BIN:-$here/target/debug/ahp-elicit}"
 for url; do :; done
+# The scenario's server offers one tool (or none): list, then call it by
+# name (the client never calls a tool it was not given). The arguments are
+# the flags for both runs and the URL last.
+only_tool() {
+  tool=$("$bin" mcp --action accept "$@" | python3 -c '
+import json, sys
+tools = json.load(sys.stdin)["tools"]
+print(tools[0]["name"] if len(tools) == 1 else "")')
+  if [ -n "$tool" ]; then
+    exec "$bin" mcp --call "$tool" --action accept "$@"
+  fi
+}
 case "${MCP_CONFORMANCE_SCENARIO:-}" in
   tools_call)
     exec "$bin" mcp --call add_numbers --args '{"a":5,"b":3}' --action accept "$@" ;;
@@ -82,15 +94,9 @@ print(json.load(sys.stdin).get("client_secret", ""))')
       export CONFORMANCE_CLIENT_SECRET
       set -- --client-id "$id" --client-secret env:CONFORMANCE_CLIENT_SECRET "$@"
     fi
-    exec "$bin" mcp --action accept "$@" ;;
+    # One process lists and calls the suite's one tool (test-tool), so the
+    # whole scenario (a step-up on the call included) is one sign-in.
+    exec "$bin" mcp --call test-tool --action accept "$@" ;;
   *)
-    # The scenario's server offers one tool (or none): list, then call it
-    # by name (the client never calls a tool it was not given).
-    tool=$("$bin" mcp --action accept "$url" | python3 -c '
-import json, sys
-tools = json.load(sys.stdin)["tools"]
-print(tools[0]["name"] if len(tools) == 1 else "")')
-    if [ -n "$tool" ]; then
-      exec "$bin" mcp --call "$tool" --action accept "$@"
-    fi ;;
+    only_tool "$@" ;;
 esac
