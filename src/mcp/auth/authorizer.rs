@@ -8,10 +8,12 @@
 //!    server before anything else is sent;
 //! 2. the authorization server's metadata (spec order, `issuer`
 //!    byte-equal, S256 advertised, https endpoints);
-//! 3. with tokens from the same issuer and a refresh token, a refresh
-//!    first (a rotated refresh token is kept; `invalid_grant` drops the
-//!    tokens); a new issuer drops the old sign-in and never reuses its
-//!    client;
+//! 3. a sign-in stored for (resource, issuer, account) that is not the
+//!    token just refused (another run made it) is used at once; with
+//!    tokens from the same issuer and a refresh token, a refresh first (a
+//!    rotated refresh token is kept; `invalid_grant` deletes the tokens and
+//!    keeps the client); stored sign-ins at an issuer the server no longer
+//!    names are deleted, and their clients never reused;
 //! 4. else an authorization code flow: the client identity (pre-registered
 //!    `--client-id`, then `--client-metadata-url` where the server takes
 //!    metadata documents, then a registration kept per issuer, then Dynamic
@@ -23,6 +25,11 @@
 //! Limits: [`MAX_FLOWS`] authorization flows per run; a step-up that asks
 //! for nothing new is refused. Without an opener nothing is started: the
 //! run fails with the `ahp-elicit auth login` command to run.
+//!
+//! Before the first request, the sign-in stored for this MCP URL and
+//! account is sent (refreshed first when it is due). Every refresh holds
+//! the store's lock on the sign-in and reads it again under the lock, so
+//! two processes never both spend a rotating refresh token.
 //!
 //! Secrets (tokens, codes, verifiers, `state`, client secrets) are
 //! [`Secret`]s: they reach the wire and the store, never a notice or an
@@ -374,7 +381,7 @@ impl Authorizer {
                 .as_ref()
                 .is_some_and(|c| c.sign_in.tokens.access_token == s.tokens.access_token);
             let renewable = s.tokens.refresh_token.is_some();
-            let fresh = !expired(&s.tokens) && !(due(&s.tokens) && renewable);
+            let fresh = !expired(&s.tokens) && (!due(&s.tokens) || !renewable);
             if !refused && fresh {
                 remember(&s);
                 g.current = Some(Current {
