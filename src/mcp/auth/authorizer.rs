@@ -1510,4 +1510,103 @@ mod tests {
             .iter()
             .any(|t| t.contains("was removed from the store; signing in again")));
     }
+
+    /// A browser that the authorization server redirects at once; every
+    /// authorization URL is recorded.
+    fn redirecting_opener(urls: &Arc<Mutex<Vec<String>>>) -> Opener {
+        let rec = Arc::clone(urls);
+        Arc::new(move |url: &str| {
+            rec.lock().unwrap().push(url.to_owned());
+            let u = url::Url::parse(url).unwrap();
+            let q: std::collections::HashMap<String, String> =
+                u.query_pairs().into_owned().collect();
+            let back = format!("{}?code=c1&state={}", q["redirect_uri"], q["state"]);
+            std::thread::spawn(move || {
+                let _ = ureq::get(&back).call();
+            });
+            Ok(())
+        })
+    }
+
+    #[test]
+    fn a_kept_registration_is_used_again_when_its_port_can_be_bound() {
+        let fake = fake_as(|base, m, t, _| {
+            if let Some(a) = prm_and_metadata(base, m, t) {
+                return a;
+            }
+            match (m, t) {
+                ("POST", "/register") => (201, r#"{"client_id":"new-client"}"#.into()),
+                ("POST", "/token") => (
+                    200,
+                    r#"{"access_token":"a-new","token_type":"Bearer"}"#.into(),
+                ),
+                _ => (404, "{}".into()),
+            }
+        });
+        let kept = |port: u16| {
+            let store = Arc::new(super::super::store::MemoryStore::default());
+            store
+                .save_client(&ClientRegistration {
+                    issuer: fake.base.clone(),
+                    kind: ClientKind::Dynamic,
+                    client_id: "kept-client".into(),
+                    client_secret: None,
+                    client_secret_expires_at: None,
+                    token_endpoint_auth_method: "none".into(),
+                    redirect_uri: format!("http://127.0.0.1:{port}/callback"),
+                })
+                .unwrap();
+            store
+        };
+        let sign_in = |store: &Arc<super::super::store::MemoryStore>| {
+            let (mut a, _) = authorizer(&fake.base, Arc::clone(store));
+            let urls = Arc::new(Mutex::new(Vec::new()));
+            a.opts.opener = Some(redirecting_opener(&urls));
+            a.opts.opener_name = "a test".into();
+            a.authorize(&Unauthorized {
+                status: 401,
+                challenge: None,
+                generation: 0,
+            })
+            .unwrap();
+            assert_eq!(a.header().1.as_deref(), Some("Bearer a-new"));
+            let url = urls.lock().unwrap()[0].clone();
+            url
+        };
+        let registrations = || {
+            fake.seen
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|(m, t, _)| m == "POST" && t == "/register")
+                .count()
+        };
+        // Its port is free: the kept client and its redirect URI are used,
+        // nothing is registered.
+        let free = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let url = sign_in(&kept(free));
+        assert!(url.contains("client_id=kept-client"), "{url}");
+        assert!(
+            url.contains(&format!(
+                "redirect_uri=http%3A%2F%2F127.0.0.1%3A{free}%2Fcallback"
+            )),
+            "{url}"
+        );
+        assert_eq!(registrations(), 0);
+        // Its port is taken: registered anew (on another port), and the new
+        // registration is kept in its place.
+        let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let store = kept(held.local_addr().unwrap().port());
+        let url = sign_in(&store);
+        assert!(url.contains("client_id=new-client"), "{url}");
+        assert_eq!(registrations(), 1);
+        assert_eq!(
+            store.client(&fake.base).unwrap().unwrap().client_id,
+            "new-client"
+        );
+    }
 }
