@@ -8,6 +8,10 @@
 //! records every URL it visits, so the test can look for `state`, the
 //! PKCE challenge and the authorization code where they must not be.
 //!
+//! A sign-in kept in the file store (`AHP_ELICIT_STATE_DIR`, a temporary
+//! directory) is used again by the next runs without a browser, with or
+//! without a terminal, until `auth logout`.
+//!
 //! Also: without a terminal and without `--browser` nothing is opened and
 //! the run ends at once with exit 3 naming `ahp-elicit auth login`; a
 //! token brought with `--header Authorization` turns signing in off and a
@@ -97,6 +101,8 @@ fn ahp(dir: &Path, args: &[&str]) -> Run {
         .args(args)
         .current_dir(dir)
         .env("FOLLOW_REDIRECTS_RECORD", dir.join("visited.txt"))
+        // Never the real home: the file store lives in the test's directory.
+        .env("AHP_ELICIT_STATE_DIR", dir.join("state"))
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -243,22 +249,6 @@ fn without_a_terminal_or_browser_command_nothing_opens_and_the_run_ends_with_exi
     );
     assert!(!dir.path().join("visited.txt").exists());
     assert!(!r.stderr.contains("JSON-RPC error 0"), "{}", r.stderr);
-    // Without --auth-store memory, this build keeps no sign-in: said, exit 3.
-    let b = browser();
-    let r = ahp(
-        dir.path(),
-        &["mcp", "--browser", &b, "--action", "accept", &ex.url],
-    );
-    assert_eq!(r.code, 3, "{}", r.stderr);
-    assert!(
-        r.stderr.contains(&format!(
-            "{} needs a sign-in, but sign-ins are kept only with --auth-store memory in this build",
-            ex.url
-        )),
-        "{}",
-        r.stderr
-    );
-    assert!(!dir.path().join("visited.txt").exists());
 }
 
 #[test]
@@ -306,4 +296,150 @@ fn sign_in_flags_with_a_stdio_server_are_a_usage_error() {
         "{}",
         r.stderr
     );
+}
+
+/// The mode bits of a path.
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+/// The one `*.json` file of a directory.
+fn only_json(dir: &Path) -> std::path::PathBuf {
+    let files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files[0].clone()
+}
+
+#[test]
+fn a_stored_sign_in_is_used_again_without_a_browser_until_signed_out() {
+    let Some(ex) = example() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let greet = |extra: &[&str]| {
+        let mut args = vec!["mcp", "--call", "greet", "--args", r#"{"name":"Ada"}"#];
+        args.extend_from_slice(extra);
+        args.push(&ex.url);
+        ahp(d, &args)
+    };
+    // 1. Signed in with the stand-in browser; the sign-in is kept.
+    let b = browser();
+    let first = greet(&["--browser", &b]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(first.stdout.contains("Hello, Ada!"), "{}", first.stdout);
+    assert!(d.join("visited.txt").exists());
+    let (state, oauth) = (d.join("state"), d.join("state/oauth"));
+    let clients = oauth.join("clients");
+    for dir in [&state, &oauth, &clients] {
+        assert_eq!(mode(dir), 0o700, "{}", dir.display());
+    }
+    let (sign_in, client) = (only_json(&oauth), only_json(&clients));
+    assert_eq!(mode(&sign_in), 0o600);
+    assert_eq!(mode(&client), 0o600);
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&sign_in).unwrap()).unwrap();
+    assert_eq!(file["mcp_url"], ex.url.as_str());
+    assert_eq!(file["client"]["kind"], "dcr");
+    let mut secrets = vec![file["tokens"]["access_token"].as_str().unwrap().to_owned()];
+    // This authorization server issues no refresh token; one would be
+    // looked for too.
+    secrets.extend(file["tokens"]["refresh_token"].as_str().map(str::to_owned));
+    secrets.extend(file["client"]["client_secret"].as_str().map(str::to_owned));
+    assert!(secrets[0].len() >= 8, "{secrets:?}");
+    std::fs::remove_file(d.join("visited.txt")).unwrap();
+
+    // 2. A browser command that must not be called: the stored token is
+    // sent at once.
+    let record = d.join("record.sh");
+    std::fs::write(
+        &record,
+        "#!/bin/sh\necho \"$@\" >> \"$(dirname \"$0\")/called.txt\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&record, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // It answers the server's form, so that --events has something to say.
+    let answers = d.join("answers.json");
+    std::fs::write(
+        &answers,
+        r#"{"action":"accept","content":{"name":"Ada","email":"ada@example.com"}}"#,
+    )
+    .unwrap();
+    let second = ahp(
+        d,
+        &[
+            "mcp",
+            "--browser",
+            record.to_str().unwrap(),
+            "--call",
+            "collect-user-info",
+            "--args",
+            r#"{"infoType":"contact"}"#,
+            "--answers",
+            answers.to_str().unwrap(),
+            "--log",
+            "log.jsonl",
+            "--events",
+            "events.jsonl",
+            &ex.url,
+        ],
+    );
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    let result: Value = serde_json::from_str(&second.stdout).unwrap();
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("\"name\": \"Ada\""), "{text}");
+    assert!(!d.join("called.txt").exists(), "the browser command ran");
+    assert!(!second.stderr.contains("signing in"), "{}", second.stderr);
+
+    // 3. No terminal and no --browser: the stored sign-in is enough.
+    let third = greet(&[]);
+    assert_eq!(third.code, 0, "{}", third.stderr);
+    assert!(third.stdout.contains("Hello, Ada!"), "{}", third.stdout);
+    assert!(!d.join("visited.txt").exists());
+
+    // 4. `auth status` lists it, never a token.
+    let status = ahp(d, &["auth", "status", &ex.url]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    assert!(status.stdout.contains(&ex.url), "{}", status.stdout);
+    let json = ahp(d, &["auth", "status", "--json", &ex.url]);
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    let listed: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(listed["sign_ins"].as_array().unwrap().len(), 1, "{listed}");
+    assert!(json.stdout.contains(&ex.url), "{}", json.stdout);
+
+    // 5. Signed out: the tokens are gone (the client stays), and a run
+    // without a browser needs a sign-in again.
+    let out = ahp(d, &["auth", "logout", &ex.url]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!sign_in.exists());
+    assert!(client.exists());
+    let after = greet(&[]);
+    assert_eq!(after.code, 3, "{}", after.stderr);
+    assert!(
+        after.stderr.contains(&format!(
+            "{url} needs a sign-in: run \"ahp-elicit auth login {url}\" at a terminal (or pass --browser CMD)",
+            url = ex.url
+        )),
+        "{}",
+        after.stderr
+    );
+    assert!(!d.join("visited.txt").exists() && !d.join("called.txt").exists());
+
+    let log = std::fs::read_to_string(d.join("log.jsonl")).unwrap();
+    let events = std::fs::read_to_string(d.join("events.jsonl")).unwrap();
+    assert!(!log.is_empty() && !events.is_empty());
+    for run in [&first, &second, &third, &status, &json, &out, &after] {
+        for place in [&run.stderr, &run.stdout] {
+            for s in &secrets {
+                assert!(!place.contains(s.as_str()), "a credential leaked: {place}");
+            }
+        }
+    }
+    for place in [&log, &events] {
+        for s in &secrets {
+            assert!(!place.contains(s.as_str()), "a credential leaked: {place}");
+        }
+    }
 }

@@ -8,10 +8,12 @@
 //!    server before anything else is sent;
 //! 2. the authorization server's metadata (spec order, `issuer`
 //!    byte-equal, S256 advertised, https endpoints);
-//! 3. with tokens from the same issuer and a refresh token, a refresh
-//!    first (a rotated refresh token is kept; `invalid_grant` drops the
-//!    tokens); a new issuer drops the old sign-in and never reuses its
-//!    client;
+//! 3. a sign-in stored for (resource, issuer, account) that is not the
+//!    token just refused (another run made it) is used at once; with
+//!    tokens from the same issuer and a refresh token, a refresh first (a
+//!    rotated refresh token is kept; `invalid_grant` deletes the tokens and
+//!    keeps the client); stored sign-ins at an issuer the server no longer
+//!    names are deleted, and their clients never reused;
 //! 4. else an authorization code flow: the client identity (pre-registered
 //!    `--client-id`, then `--client-metadata-url` where the server takes
 //!    metadata documents, then a registration kept per issuer, then Dynamic
@@ -23,6 +25,11 @@
 //! Limits: [`MAX_FLOWS`] authorization flows per run; a step-up that asks
 //! for nothing new is refused. Without an opener nothing is started: the
 //! run fails with the `ahp-elicit auth login` command to run.
+//!
+//! Before the first request, the sign-in stored for this MCP URL and
+//! account is sent (refreshed first when it is due). Every refresh holds
+//! the store's lock on the sign-in and reads it again under the lock, so
+//! two processes never both spend a rotating refresh token.
 //!
 //! Secrets (tokens, codes, verifiers, `state`, client secrets) are
 //! [`Secret`]s: they reach the wire and the store, never a notice or an
@@ -226,17 +233,23 @@ impl Authorizer {
             .map_err(|_| AuthError("the sign-in state was poisoned by a panic".into()))?;
         if !g.loaded {
             g.loaded = true;
-            // A stored sign-in made for this URL and account.
+            // A stored sign-in made for this URL and account, sent with
+            // the first request (refreshed first when it is due); one
+            // that has expired and cannot be renewed is left for the 401.
             match self.opts.store.as_ref().map(|s| s.all()) {
                 Err(_) => {}
                 Ok(Ok(all)) => {
                     g.current = all
                         .into_iter()
                         .filter(|s| s.mcp_url == self.mcp_url && s.key.account == self.opts.account)
+                        .filter(|s| s.tokens.refresh_token.is_some() || !expired(&s.tokens))
                         .max_by_key(|s| s.tokens.obtained_at)
-                        .map(|sign_in| Current {
-                            sign_in,
-                            refreshed_for: None,
+                        .map(|sign_in| {
+                            remember(&sign_in);
+                            Current {
+                                sign_in,
+                                refreshed_for: None,
+                            }
                         });
                 }
                 Ok(Err(e)) => self.opts.notices.say(&e.to_string()),
@@ -252,13 +265,10 @@ impl Authorizer {
         let Ok(mut g) = self.lock() else {
             return (0, None);
         };
-        let due = g.current.as_ref().is_some_and(|c| {
-            c.sign_in.tokens.refresh_token.is_some()
-                && c.sign_in
-                    .tokens
-                    .expires_at
-                    .is_some_and(|t| t <= now() + REFRESH_MARGIN)
-        });
+        let due = g
+            .current
+            .as_ref()
+            .is_some_and(|c| c.sign_in.tokens.refresh_token.is_some() && due(&c.sign_in.tokens));
         if due {
             let generation = g.generation;
             let _ = self.try_refresh(&mut g, None, generation);
@@ -310,25 +320,85 @@ impl Authorizer {
         let ch = u.challenge.clone().unwrap_or_default();
         let step_up = u.status == 403;
         let prm = self.resource_metadata(ch.resource_metadata.as_deref())?;
-        // The stored issuer first when the server still names it.
-        let issuer = match &g.current {
-            Some(c) if prm.authorization_servers.contains(&c.sign_in.key.issuer) => {
-                c.sign_in.key.issuer.clone()
+        // The sign-ins stored for this resource and account.
+        let stored = match self.store()?.sign_ins(&prm.resource, &self.opts.account) {
+            Ok(v) => v,
+            Err(e) => {
+                self.opts.notices.say(&e.to_string());
+                Vec::new()
             }
-            _ => prm.authorization_servers[0].clone(),
         };
+        let named = |issuer: &str| prm.authorization_servers.iter().any(|a| a == issuer);
+        // The issuer of the sign-in in use first, then of a stored one,
+        // when the server still names it.
+        let issuer = g
+            .current
+            .as_ref()
+            .map(|c| &c.sign_in)
+            .filter(|s| named(&s.key.issuer))
+            .or_else(|| {
+                stored
+                    .iter()
+                    .filter(|s| named(&s.key.issuer))
+                    .max_by_key(|s| s.tokens.obtained_at)
+            })
+            .map_or_else(
+                || prm.authorization_servers[0].clone(),
+                |s| s.key.issuer.clone(),
+            );
+        // Sign-ins at an issuer the server no longer names are dropped
+        // (their clients are never used at the new one).
+        let mut gone: Vec<SignInKey> = stored
+            .iter()
+            .filter(|s| !named(&s.key.issuer))
+            .map(|s| s.key.clone())
+            .collect();
         if let Some(c) = &g.current {
             if c.sign_in.key.issuer != issuer {
-                self.opts.notices.say(&format!(
-                    "{} now uses {issuer} for sign-in; signing in there",
-                    self.mcp_url
-                ));
-                let _ = self.store()?.remove(&c.sign_in.key);
+                gone.push(c.sign_in.key.clone());
                 g.current = None;
+            }
+        }
+        if !gone.is_empty() {
+            self.opts.notices.say(&format!(
+                "{} now uses {issuer} for sign-in; signing in there",
+                self.mcp_url
+            ));
+            for key in &gone {
+                if let Err(e) = self.store()?.remove(key) {
+                    self.opts.notices.say(&e.to_string());
+                }
             }
         }
         let (meta, meta_url) = self.server_metadata(&issuer)?;
         meta.check()?;
+        // A sign-in stored for (resource, issuer, account) that is not the
+        // one just refused (another run made it): used at once while it
+        // is fresh, else refreshed below.
+        if let Some(s) = stored.into_iter().find(|s| s.key.issuer == issuer) {
+            let refused = g
+                .current
+                .as_ref()
+                .is_some_and(|c| c.sign_in.tokens.access_token == s.tokens.access_token);
+            let renewable = s.tokens.refresh_token.is_some();
+            let fresh = !expired(&s.tokens) && (!due(&s.tokens) || !renewable);
+            if !refused && fresh {
+                remember(&s);
+                g.current = Some(Current {
+                    sign_in: s,
+                    refreshed_for: None,
+                });
+                g.generation += 1;
+                return Ok(());
+            }
+            if !refused && renewable {
+                remember(&s);
+                g.current = Some(Current {
+                    sign_in: s,
+                    refreshed_for: None,
+                });
+            }
+        }
         if !step_up {
             let generation = g.generation;
             if self.try_refresh(&mut g, Some(&meta), generation)? {
@@ -379,7 +449,14 @@ impl Authorizer {
 
     /// Refresh the current tokens when they can be: same issuer, a refresh
     /// token, not yet tried for `generation`. Ok(true): new tokens are in.
-    /// `invalid_grant` drops the tokens (Ok(false): sign in again).
+    /// `invalid_grant` deletes the stored tokens (the client registration
+    /// stays; Ok(false): sign in again).
+    ///
+    /// The store's lock on the sign-in is held from before the stored
+    /// sign-in is read again until the answer is saved: when another
+    /// process refreshed it meanwhile, its fresh token is used and the
+    /// (rotated, spent) refresh token is not sent again; when it was
+    /// deleted (signed out, or refused elsewhere), the tokens are dropped.
     fn try_refresh(
         &self,
         g: &mut Inner,
@@ -389,13 +466,41 @@ impl Authorizer {
         let Some(c) = g.current.as_mut() else {
             return Ok(false);
         };
-        let Some(refresh) = c.sign_in.tokens.refresh_token.clone() else {
-            return Ok(false);
-        };
-        if c.refreshed_for == Some(generation) {
+        if c.sign_in.tokens.refresh_token.is_none() || c.refreshed_for == Some(generation) {
             return Ok(false);
         }
         c.refreshed_for = Some(generation);
+        let key = c.sign_in.key.clone();
+        let _lock = self.store()?.lock(&key).map_err(|e| AuthError(e.0))?;
+        match self.stored(&key) {
+            Ok(Some(s)) => {
+                if s.tokens.access_token != c.sign_in.tokens.access_token && !due(&s.tokens) {
+                    // Refreshed by another run while this one waited.
+                    remember(&s);
+                    c.sign_in = s;
+                    g.generation += 1;
+                    return Ok(true);
+                }
+                if s.tokens.refresh_token.is_none() {
+                    return Ok(false);
+                }
+                remember(&s);
+                c.sign_in = s;
+            }
+            Ok(None) => {
+                self.opts.notices.say(&format!(
+                    "the sign-in to {} was removed from the store; signing in again",
+                    self.mcp_url
+                ));
+                g.current = None;
+                return Ok(false);
+            }
+            // An unreadable store: the tokens this run holds are used.
+            Err(e) => self.opts.notices.say(&e.to_string()),
+        }
+        let Some(refresh) = c.sign_in.tokens.refresh_token.clone() else {
+            return Ok(false);
+        };
         let fetched;
         let meta = match meta {
             Some(m) => m,
@@ -404,10 +509,6 @@ impl Authorizer {
                 &fetched
             }
         };
-        let _lock = self
-            .store()?
-            .lock(&c.sign_in.key)
-            .map_err(|e| AuthError(e.0))?;
         let mut form = vec![
             ("grant_type".to_owned(), "refresh_token".to_owned()),
             ("refresh_token".to_owned(), refresh.expose().to_owned()),
@@ -450,6 +551,18 @@ impl Authorizer {
         }
         g.generation += 1;
         Ok(true)
+    }
+
+    /// The sign-in stored under `key`, read again from the store.
+    ///
+    /// Errors: the store cannot be read.
+    fn stored(&self, key: &SignInKey) -> Result<Option<SignIn>, AuthError> {
+        Ok(self
+            .store()?
+            .sign_ins(&key.resource, &key.account)
+            .map_err(|e| AuthError(e.0))?
+            .into_iter()
+            .find(|s| s.key.issuer == key.issuer))
     }
 
     /// The store.
@@ -842,6 +955,17 @@ impl Authorizer {
     }
 }
 
+/// Whether an access token expires within [`REFRESH_MARGIN`] (a token
+/// without an expiry never does).
+fn due(t: &Tokens) -> bool {
+    t.expires_at.is_some_and(|at| at <= now() + REFRESH_MARGIN)
+}
+
+/// Whether an access token has expired.
+fn expired(t: &Tokens) -> bool {
+    t.expires_at.is_some_and(|at| at <= now())
+}
+
 /// The port of a loopback redirect URI, for messages.
 fn loopback_port(redirect_uri: &str) -> String {
     redirect_uri
@@ -1122,7 +1246,9 @@ mod tests {
             _ => (404, "{}".into()),
         });
         let store = Arc::new(super::super::store::MemoryStore::default());
-        store.save(&stored(&fake.base, 3600, &["a"])).unwrap();
+        let s = stored(&fake.base, 3600, &["a"]);
+        store.save(&s).unwrap();
+        store.save_client(&s.client).unwrap();
         let (a, said) = authorizer(&fake.base, Arc::clone(&store));
         let (generation, h) = a.header();
         assert_eq!(h.as_deref(), Some("Bearer a1"));
@@ -1138,6 +1264,8 @@ mod tests {
             "{e}"
         );
         assert!(store.all().unwrap().is_empty());
+        // The tokens are gone, the client registration stays.
+        assert_eq!(store.client(&fake.base).unwrap(), Some(s.client));
         assert_eq!(a.header().1, None);
         assert!(said
             .texts()
@@ -1218,5 +1346,267 @@ mod tests {
             .unwrap_err();
         assert!(e.0.contains("already asked for and not granted"), "{e}");
         assert_eq!(urls.lock().unwrap().len(), 1);
+    }
+
+    fn prm_and_metadata(base: &str, m: &str, t: &str) -> Option<(u16, String)> {
+        match (m, t) {
+            ("GET", "/.well-known/oauth-protected-resource/mcp") => Some((
+                200,
+                json!({"resource": format!("{base}/mcp"), "authorization_servers": [base]})
+                    .to_string(),
+            )),
+            ("GET", "/.well-known/oauth-authorization-server") => Some((200, metadata(base))),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn two_runs_sharing_a_store_spend_a_rotating_refresh_token_once() {
+        // The authorization server rotates: r1 is good once, then refused.
+        let spent = Arc::new(Mutex::new(false));
+        let s2 = Arc::clone(&spent);
+        let fake = fake_as(move |base, m, t, body| {
+            if let Some(a) = prm_and_metadata(base, m, t) {
+                return a;
+            }
+            let mut spent = s2.lock().unwrap();
+            match (m, t) {
+                ("POST", "/token") if body.contains("refresh_token=r1") && !*spent => {
+                    *spent = true;
+                    (
+                        200,
+                        r#"{"access_token":"a2","token_type":"Bearer","expires_in":3600,"refresh_token":"r2"}"#.into(),
+                    )
+                }
+                ("POST", "/token") => (400, r#"{"error":"invalid_grant"}"#.into()),
+                _ => (404, "{}".into()),
+            }
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let open = || -> Arc<dyn Store> {
+            Arc::new(super::super::file_store::FileStore::open(dir.path()).unwrap())
+        };
+        open().save(&stored(&fake.base, 30, &["a"])).unwrap();
+        let run = |store: Arc<dyn Store>| {
+            let mut o = AuthOptions::new(Ok(store));
+            o.notices = Notices::collect().0;
+            Authorizer::new(&format!("{}/mcp", fake.base), o)
+        };
+        // Both runs read the sign-in (due for a refresh) before either
+        // refreshes it, each through its own store (its own lock file
+        // descriptor, as two processes).
+        let (first, second) = (run(open()), run(open()));
+        assert!(first.signed_in() && second.signed_in());
+        assert_eq!(first.header(), (1, Some("Bearer a2".into())));
+        // The second takes the lock, reads the refreshed sign-in and uses
+        // it: r1 is not sent again.
+        assert_eq!(second.header(), (1, Some("Bearer a2".into())));
+        let posts = fake
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(m, t, _)| m == "POST" && t == "/token")
+            .count();
+        assert_eq!(posts, 1);
+        let kept = open().all().unwrap();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(
+            kept[0].tokens.refresh_token.as_ref().unwrap().expose(),
+            "r2"
+        );
+    }
+
+    #[test]
+    fn after_a_401_a_sign_in_stored_by_another_run_is_used_without_a_flow() {
+        let fake =
+            fake_as(|base, m, t, _| prm_and_metadata(base, m, t).unwrap_or((404, "{}".into())));
+        let store = Arc::new(super::super::store::MemoryStore::default());
+        // No opener: a flow would fail.
+        let (a, said) = authorizer(&fake.base, Arc::clone(&store));
+        assert!(!a.signed_in());
+        // Another run signs in meanwhile, for another spelling of the URL.
+        let mut other = stored(&fake.base, 3600, &["a"]);
+        other.mcp_url = format!("{}/mcp?from=elsewhere", fake.base);
+        other.tokens.access_token = Secret::new("stored-access-token-of-another-run");
+        store.save(&other).unwrap();
+        a.authorize(&Unauthorized {
+            status: 401,
+            challenge: None,
+            generation: 0,
+        })
+        .unwrap();
+        assert_eq!(
+            a.header(),
+            (1, Some("Bearer stored-access-token-of-another-run".into()))
+        );
+        // Registered for redaction when read from the store.
+        assert_eq!(
+            crate::redact::redact_secrets("x stored-access-token-of-another-run y"),
+            format!("x {} y", crate::redact::REDACTED)
+        );
+        assert!(said.texts().is_empty(), "{:?}", said.texts());
+        // The same token refused again: not used a second time; no
+        // refresh token would help (r1 refused), so a flow is needed.
+        let e = a
+            .authorize(&Unauthorized {
+                status: 401,
+                challenge: None,
+                generation: 1,
+            })
+            .unwrap_err();
+        assert!(e.0.contains("needs a sign-in: run"), "{e}");
+    }
+
+    #[test]
+    fn a_stored_sign_in_at_an_issuer_the_server_no_longer_names_is_dropped() {
+        let fake =
+            fake_as(|base, m, t, _| prm_and_metadata(base, m, t).unwrap_or((404, "{}".into())));
+        let store = Arc::new(super::super::store::MemoryStore::default());
+        let (a, said) = authorizer(&fake.base, Arc::clone(&store));
+        assert!(!a.signed_in());
+        let mut old = stored(&fake.base, 3600, &["a"]);
+        old.key.issuer = "https://old-issuer.example".into();
+        old.mcp_url = "elsewhere".into();
+        store.save(&old).unwrap();
+        let e = a
+            .authorize(&Unauthorized {
+                status: 401,
+                challenge: None,
+                generation: 0,
+            })
+            .unwrap_err();
+        assert!(e.0.contains("needs a sign-in: run"), "{e}");
+        assert!(store.all().unwrap().is_empty());
+        assert_eq!(
+            said.texts(),
+            [format!(
+                "ahp-elicit: {}/mcp now uses {} for sign-in; signing in there",
+                fake.base, fake.base
+            )]
+        );
+    }
+
+    #[test]
+    fn a_stored_sign_in_removed_by_another_run_is_not_refreshed() {
+        let fake =
+            fake_as(|base, m, t, _| prm_and_metadata(base, m, t).unwrap_or((404, "{}".into())));
+        let store = Arc::new(super::super::store::MemoryStore::default());
+        let s = stored(&fake.base, 30, &["a"]);
+        store.save(&s).unwrap();
+        let (a, said) = authorizer(&fake.base, Arc::clone(&store));
+        assert!(a.signed_in());
+        // `auth logout` in another terminal.
+        store.remove(&s.key).unwrap();
+        assert_eq!(a.header(), (0, None));
+        assert!(fake
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|(m, _, _)| m != "POST"));
+        assert!(said
+            .texts()
+            .iter()
+            .any(|t| t.contains("was removed from the store; signing in again")));
+    }
+
+    /// A browser that the authorization server redirects at once; every
+    /// authorization URL is recorded.
+    fn redirecting_opener(urls: &Arc<Mutex<Vec<String>>>) -> Opener {
+        let rec = Arc::clone(urls);
+        Arc::new(move |url: &str| {
+            rec.lock().unwrap().push(url.to_owned());
+            let u = url::Url::parse(url).unwrap();
+            let q: std::collections::HashMap<String, String> =
+                u.query_pairs().into_owned().collect();
+            let back = format!("{}?code=c1&state={}", q["redirect_uri"], q["state"]);
+            std::thread::spawn(move || {
+                let _ = ureq::get(&back).call();
+            });
+            Ok(())
+        })
+    }
+
+    #[test]
+    fn a_kept_registration_is_used_again_when_its_port_can_be_bound() {
+        let fake = fake_as(|base, m, t, _| {
+            if let Some(a) = prm_and_metadata(base, m, t) {
+                return a;
+            }
+            match (m, t) {
+                ("POST", "/register") => (201, r#"{"client_id":"new-client"}"#.into()),
+                ("POST", "/token") => (
+                    200,
+                    r#"{"access_token":"a-new","token_type":"Bearer"}"#.into(),
+                ),
+                _ => (404, "{}".into()),
+            }
+        });
+        let kept = |port: u16| {
+            let store = Arc::new(super::super::store::MemoryStore::default());
+            store
+                .save_client(&ClientRegistration {
+                    issuer: fake.base.clone(),
+                    kind: ClientKind::Dynamic,
+                    client_id: "kept-client".into(),
+                    client_secret: None,
+                    client_secret_expires_at: None,
+                    token_endpoint_auth_method: "none".into(),
+                    redirect_uri: format!("http://127.0.0.1:{port}/callback"),
+                })
+                .unwrap();
+            store
+        };
+        let sign_in = |store: &Arc<super::super::store::MemoryStore>| {
+            let (mut a, _) = authorizer(&fake.base, Arc::clone(store));
+            let urls = Arc::new(Mutex::new(Vec::new()));
+            a.opts.opener = Some(redirecting_opener(&urls));
+            a.opts.opener_name = "a test".into();
+            a.authorize(&Unauthorized {
+                status: 401,
+                challenge: None,
+                generation: 0,
+            })
+            .unwrap();
+            assert_eq!(a.header().1.as_deref(), Some("Bearer a-new"));
+            let url = urls.lock().unwrap()[0].clone();
+            url
+        };
+        let registrations = || {
+            fake.seen
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|(m, t, _)| m == "POST" && t == "/register")
+                .count()
+        };
+        // Its port is free: the kept client and its redirect URI are used,
+        // nothing is registered.
+        let free = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let url = sign_in(&kept(free));
+        assert!(url.contains("client_id=kept-client"), "{url}");
+        assert!(
+            url.contains(&format!(
+                "redirect_uri=http%3A%2F%2F127.0.0.1%3A{free}%2Fcallback"
+            )),
+            "{url}"
+        );
+        assert_eq!(registrations(), 0);
+        // Its port is taken: registered anew (on another port), and the new
+        // registration is kept in its place.
+        let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let store = kept(held.local_addr().unwrap().port());
+        let url = sign_in(&store);
+        assert!(url.contains("client_id=new-client"), "{url}");
+        assert_eq!(registrations(), 1);
+        assert_eq!(
+            store.client(&fake.base).unwrap().unwrap().client_id,
+            "new-client"
+        );
     }
 }
