@@ -25,6 +25,7 @@ pub mod form;
 #[cfg(not(feature = "internals"))]
 pub(crate) mod form;
 pub mod io;
+pub mod signin;
 #[cfg(all(unix, feature = "tui"))]
 #[cfg(feature = "internals")]
 #[doc(hidden)]
