@@ -213,6 +213,10 @@ impl crate::responder::Responder for LoggingResponder {
         self.inner.idle(wait)
     }
 
+    fn in_lines(&mut self, job: &mut crate::responder::LinesJob<'_>) -> Result<(), String> {
+        self.inner.in_lines(job)
+    }
+
     /// The screen says what it still has to say (time ran out on the last
     /// request, the requests declined without being shown) before the
     /// result is printed: the session may end before the waiting screen
@@ -409,12 +413,14 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         .iter()
         .any(|(k, _): &(String, String)| k.eq_ignore_ascii_case("authorization"));
     let auth = if http && !brought {
-        let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
-        let open = match (&args.answer.browser, terminal) {
+        let open = match (&args.answer.browser, super::auth::at_terminal()) {
             (Some(cmd), _) => super::auth::Open::Command(cmd),
-            (None, true) => {
-                super::auth::Open::Not("signing in on this screen is not in this build yet")
-            }
+            // The answering thread holds the terminal: the sign-in is
+            // asked there, between requests.
+            (None, true) if interactive => super::auth::Open::Terminal { desk: true },
+            (None, true) => super::auth::Open::Not(
+                "with --answers or --action the sign-in is not asked at the terminal",
+            ),
             (None, false) => super::auth::Open::Not("this run has no terminal to sign in on"),
         };
         Some(super::auth::options(&args.auth, open)?)

@@ -145,7 +145,7 @@ fn prompt(phase: &Phase) -> &'static str {
 ///
 /// Errors: [`CANCELLED`]; the URL cannot be opened at all; the terminal
 /// failed (a sentence).
-pub fn sign_in<I: LineIo>(
+pub fn sign_in<I: LineIo + ?Sized>(
     io: &mut I,
     req: &SignInRequest<'_>,
     launcher: &mut dyn Launcher,

@@ -433,6 +433,8 @@ fn serve(
                 FromResponder::Done { key, req, outcome }
             }
             Err(smpsc::RecvTimeoutError::Timeout) => {
+                // A sign-in asked by the transport, on this terminal.
+                crate::responder::serve_lines(responder);
                 let waiting = shown.lock().map(|w| w.clone()).unwrap_or_default();
                 match responder.wait(WAIT_SLICE, &waiting) {
                     WaitKey::Nothing => continue,

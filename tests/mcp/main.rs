@@ -13,5 +13,6 @@ mod fake;
 mod oauth;
 mod python_sdk;
 mod sdk_both_eras;
+mod signin_screen;
 mod terminal;
 mod typescript_sdk;
