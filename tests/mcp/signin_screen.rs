@@ -162,6 +162,8 @@ fn the_sign_in_is_asked_at_the_terminal_and_open_completes_it() {
     wait_raw(&mut t, "Type open, or cancel:");
     let raw = String::from_utf8_lossy(&t.raw).into_owned();
     assert!(!raw.contains("another domain"), "{raw}");
+    // Typed after the URL could be read (the consent guard).
+    t.last_key = Instant::now();
     t.send("open\r");
     wait_raw(
         &mut t,
@@ -216,6 +218,8 @@ fn plain_on_a_remote_session_takes_the_pasted_address_of_this_sign_in_only() {
     let mut t = Tui::start_env(dir.path(), &out, 1000, 50, &args(&ex, true), &env);
     wait_raw(&mut t, "This looks like a remote session.");
     wait_raw(&mut t, "Type open, or cancel:");
+    // Typed after the URL could be read (the consent guard).
+    t.last_key = Instant::now();
     t.send("open\r");
     wait_raw(&mut t, "Copy this URL and open it in a browser:");
     wait_raw(&mut t, "or type done to wait, or cancel:");
