@@ -250,3 +250,28 @@ fn plain_on_a_remote_session_takes_the_pasted_address_of_this_sign_in_only() {
     assert_eq!(t.finish_plain(), 0, "stderr: {}", t.stderr());
     assert_eq!(greeting(&out), "Hello, Ada!");
 }
+
+#[test]
+fn auth_login_at_a_terminal_asks_the_same_sign_in() {
+    let Some(ex) = example() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.txt");
+    let path = stand_in_browser(dir.path());
+    let env = [
+        ("PATH", path),
+        ("DISPLAY", ":0".to_owned()),
+        ("SSH_CONNECTION", String::new()),
+        ("SSH_TTY", String::new()),
+    ];
+    let args = format!("auth login --auth-store memory {}", ex.url);
+    let mut t = Tui::start_env(dir.path(), &out, 200, 50, &args, &env);
+    wait_raw(&mut t, "Sign in to use localhost");
+    wait_raw(&mut t, "Access asked mcp:tools");
+    wait_raw(&mut t, "Type open, or cancel:");
+    t.last_key = Instant::now();
+    t.send("open\r");
+    wait_raw(&mut t, "Opened in the browser.");
+    assert_eq!(t.finish_plain(), 0, "stderr: {}", t.stderr());
+    let said = std::fs::read_to_string(&out).unwrap_or_default() + &t.stderr();
+    assert!(said.contains("signed in"), "{said}");
+}
