@@ -189,11 +189,11 @@ pub enum RespondError {
 /// Work done on the terminal in plain lines ([`Responder::in_lines`]).
 pub type LinesJob<'a> = dyn FnMut(&mut dyn crate::plain::LineIo) -> Result<(), String> + 'a;
 
+/// A job for the answering thread ([`post_lines`]).
+pub type PostedJob = Box<dyn FnOnce(&mut dyn crate::plain::LineIo) -> Result<(), String> + Send>;
+
 /// A job waiting for the answering thread, and where its result goes.
-type Posted = (
-    Box<dyn FnOnce(&mut dyn crate::plain::LineIo) -> Result<(), String> + Send>,
-    std::sync::mpsc::Sender<Result<(), String>>,
-);
+type Posted = (PostedJob, std::sync::mpsc::Sender<Result<(), String>>);
 
 /// Jobs posted for the thread that answers requests ([`post_lines`]).
 static LINES_DESK: std::sync::Mutex<Vec<Posted>> = std::sync::Mutex::new(Vec::new());
@@ -202,9 +202,7 @@ static LINES_DESK: std::sync::Mutex<Vec<Posted>> = std::sync::Mutex::new(Vec::ne
 /// terminal between requests ([`serve_lines`]); the result comes back on
 /// the returned channel (closed without a result when no answering thread
 /// takes it before the run ends).
-pub fn post_lines(
-    job: Box<dyn FnOnce(&mut dyn crate::plain::LineIo) -> Result<(), String> + Send>,
-) -> std::sync::mpsc::Receiver<Result<(), String>> {
+pub fn post_lines(job: PostedJob) -> std::sync::mpsc::Receiver<Result<(), String>> {
     let (tx, rx) = std::sync::mpsc::channel();
     LINES_DESK
         .lock()

@@ -314,7 +314,7 @@ mod tests {
             Duration::ZERO,
         )
         .unwrap();
-        assert_eq!(b.consented, [u.clone()]);
+        assert_eq!(b.consented, vec![u.clone()]);
         let t = &io.transcript;
         for line in [
             "Sign in to use mcp.example.com\n",
