@@ -27,7 +27,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 
-use crate::launcher::{CommandBrowser, Launcher, SystemBrowser};
+use crate::launcher::{CommandBrowser, Launcher};
 use crate::mcp::auth::{self, AuthOptions, Authorizer, Opener, PreRegistered, Unauthorized};
 
 use crate::mcp::auth::file_store::{default_dir, FileStore};
@@ -291,7 +291,7 @@ impl OwnedRequest {
         crate::plain::signin::sign_in(
             io,
             &req,
-            &mut SystemBrowser,
+            &mut crate::launcher::SystemBrowser,
             remote,
             crate::plain::CONSENT_GUARD,
         )
@@ -305,8 +305,8 @@ pub enum AuthCommand {
     #[command(after_help = "\
 Examples:\n  ahp-elicit auth login https://mcp.example.com/mcp\n  \
 ahp-elicit auth login --browser 'firefox --new-window' --auth-store memory http://127.0.0.1:3000/mcp\n\n\
-At a terminal the system browser is opened (or --browser CMD); without one only --browser CMD opens anything.\n\n\
-Exit status: 0 signed in (or no sign-in needed), 2 usage or connection error, 3 the sign-in failed or could not start.")]
+At a terminal the sign-in is asked on it (type open to start the system browser; on a remote session paste back the address the browser ended on), unless --browser CMD is given; without a terminal only --browser CMD opens anything.\n\n\
+Exit status: 0 signed in (or no sign-in needed), 2 usage or connection error, 3 the sign-in failed, was cancelled or could not start.")]
     Login(LoginArgs),
     /// List the stored sign-ins (never a token or secret): resource,
     /// account, issuer, client kind, scopes granted, access expiry, whether
