@@ -413,15 +413,18 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         .iter()
         .any(|(k, _): &(String, String)| k.eq_ignore_ascii_case("authorization"));
     let auth = if http && !brought {
-        let open = match (&args.answer.browser, super::auth::at_terminal()) {
-            (Some(cmd), _) => super::auth::Open::Command(cmd),
+        let stderr_terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let open = match &args.answer.browser {
+            Some(cmd) => super::auth::Open::Command(cmd),
             // The answering thread holds the terminal: the sign-in is
             // asked there, between requests.
-            (None, true) if interactive => super::auth::Open::Terminal { desk: true },
-            (None, true) => super::auth::Open::Not(
+            None if interactive && super::auth::at_terminal() => {
+                super::auth::Open::Terminal { desk: true }
+            }
+            None if stderr_terminal => super::auth::Open::Not(
                 "with --answers or --action the sign-in is not asked at the terminal",
             ),
-            (None, false) => super::auth::Open::Not("this run has no terminal to sign in on"),
+            None => super::auth::Open::Not("this run has no terminal to sign in on"),
         };
         Some(super::auth::options(&args.auth, open)?)
     } else {
