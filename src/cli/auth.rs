@@ -144,6 +144,8 @@ pub enum Open<'a> {
     Terminal {
         /// Post the sign-in to the answering thread.
         desk: bool,
+        /// `--no-open`: the URL is shown for copying, never opened.
+        copy: bool,
     },
     /// Nothing, and why (the run fails when a sign-in is needed).
     Not(&'a str),
@@ -205,7 +207,7 @@ pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String>
             o.opener = Some(opener);
             o.opener_name = format!("the browser command \"{}\"", crate::safe_text::display(cmd));
         }
-        Open::Terminal { desk } => terminal_screen(&mut o, desk),
+        Open::Terminal { desk, copy } => terminal_screen(&mut o, desk, copy),
         Open::Not(why) => o.no_opener_reason = why.into(),
     }
     Ok(o)
@@ -227,12 +229,14 @@ pub(crate) fn at_terminal() -> bool {
 /// Ask the sign-in at the terminal: on the answering thread's terminal
 /// with `desk`, else on `/dev/tty` here; the system browser opens on
 /// consent, or on a remote session ([`crate::plain::signin::remote_session`])
-/// the URL is shown for copying and the address pasted back.
+/// or with `copy` (`--no-open`) the URL is shown for copying and the
+/// address pasted back.
 #[cfg(all(unix, feature = "tui"))]
-fn terminal_screen(o: &mut AuthOptions, desk: bool) {
+fn terminal_screen(o: &mut AuthOptions, desk: bool, copy: bool) {
     let wait = o.wait;
     let screen: auth::Screen = Arc::new(move |req: &auth::SignInRequest<'_>| {
-        let owned = OwnedRequest::of(req);
+        let mut owned = OwnedRequest::of(req);
+        owned.copy = copy;
         if desk {
             let rx = crate::responder::post_lines(Box::new(move |io| owned.ask(io)));
             match rx.recv_timeout(wait) {
@@ -250,7 +254,7 @@ fn terminal_screen(o: &mut AuthOptions, desk: bool) {
 
 /// Without the terminal front end no sign-in is asked at the terminal.
 #[cfg(not(all(unix, feature = "tui")))]
-fn terminal_screen(o: &mut AuthOptions, _desk: bool) {
+fn terminal_screen(o: &mut AuthOptions, _desk: bool, _copy: bool) {
     o.no_opener_reason = "this build has no terminal front end to sign in on".into();
 }
 
@@ -263,6 +267,8 @@ struct OwnedRequest {
     scopes: Vec<String>,
     step_up: Option<Vec<String>>,
     paste: auth::listener::PasteBack,
+    /// Show the URL for copying, never open it.
+    copy: bool,
 }
 
 #[cfg(all(unix, feature = "tui"))]
@@ -275,6 +281,7 @@ impl OwnedRequest {
             scopes: r.scopes.to_vec(),
             step_up: r.step_up.map(<[String]>::to_vec),
             paste: r.paste.clone(),
+            copy: false,
         }
     }
 
@@ -287,7 +294,7 @@ impl OwnedRequest {
             step_up: self.step_up.as_deref(),
             paste: &self.paste,
         };
-        let remote = crate::plain::signin::remote_session(&|k| std::env::var(k).ok());
+        let remote = self.copy || crate::plain::signin::remote_session(&|k| std::env::var(k).ok());
         crate::plain::signin::sign_in(
             io,
             &req,
@@ -664,7 +671,10 @@ fn login(a: LoginArgs) -> Exit {
     }
     let open = match (&a.browser, at_terminal()) {
         (Some(cmd), _) => Open::Command(cmd),
-        (None, true) => Open::Terminal { desk: false },
+        (None, true) => Open::Terminal {
+            desk: false,
+            copy: false,
+        },
         (None, false) => Open::Not("this run has no terminal to sign in on"),
     };
     let opts = match options(&a.auth, open) {

@@ -418,9 +418,10 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
             Some(cmd) => super::auth::Open::Command(cmd),
             // The answering thread holds the terminal: the sign-in is
             // asked there, between requests.
-            None if interactive && super::auth::at_terminal() => {
-                super::auth::Open::Terminal { desk: true }
-            }
+            None if interactive && super::auth::at_terminal() => super::auth::Open::Terminal {
+                desk: true,
+                copy: args.answer.no_open,
+            },
             None if stderr_terminal => super::auth::Open::Not(
                 "with --answers or --action the sign-in is not asked at the terminal",
             ),
