@@ -428,4 +428,45 @@ mod tests {
         assert!(!remote_session(&env(&[("WAYLAND_DISPLAY", "wayland-0")])));
         assert_eq!(remote_session(&env(&[])), cfg!(target_os = "linux"));
     }
+
+    #[test]
+    fn a_posted_sign_in_runs_on_the_answering_threads_terminal_or_says_there_is_none() {
+        let (_rx, paste, port) = listener();
+        let u = url(port);
+        let job = {
+            let (u, paste) = (u.clone(), paste.clone());
+            move |io: &mut dyn LineIo| {
+                let scopes = vec!["mcp:tools".to_owned()];
+                let mut b = NoOpen::default();
+                sign_in(
+                    io,
+                    &request(&u, &scopes, &paste),
+                    &mut b,
+                    false,
+                    Duration::ZERO,
+                )
+            }
+        };
+        let done = crate::responder::post_lines(Box::new(job.clone()));
+        let mut p = crate::plain::PlainResponder::new(
+            MemoryIo::typing(&["open"]),
+            Box::new(NoOpen::default()),
+            false,
+        );
+        crate::responder::serve_lines(&mut p);
+        assert_eq!(done.recv().unwrap(), Ok(()));
+        assert!(
+            p.io.transcript.contains("Access asked mcp:tools\n"),
+            "{}",
+            p.io.transcript
+        );
+        // A responder without a terminal does not run it.
+        let done = crate::responder::post_lines(Box::new(job));
+        let mut s = crate::scripted::ScriptedResponder::from_action(crate::binding::Action::Accept);
+        crate::responder::serve_lines(&mut s);
+        assert_eq!(
+            done.recv().unwrap(),
+            Err("no terminal to sign in on".into())
+        );
+    }
 }
