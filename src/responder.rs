@@ -236,11 +236,63 @@ pub enum RespondError {
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
+/// Work done on the terminal in plain lines ([`Responder::in_lines`]).
+pub type LinesJob<'a> = dyn FnMut(&mut dyn crate::plain::LineIo) -> Result<(), String> + 'a;
+
+/// A job for the answering thread ([`post_lines`]).
+pub type PostedJob = Box<dyn FnOnce(&mut dyn crate::plain::LineIo) -> Result<(), String> + Send>;
+
+/// A job waiting for the answering thread, and where its result goes.
+type Posted = (PostedJob, std::sync::mpsc::Sender<Result<(), String>>);
+
+/// Jobs posted for the thread that answers requests ([`post_lines`]).
+static LINES_DESK: std::sync::Mutex<Vec<Posted>> = std::sync::Mutex::new(Vec::new());
+
+/// Post `job` for the thread that answers requests, which runs it on its
+/// terminal between requests ([`serve_lines`]); the result comes back on
+/// the returned channel (closed without a result when no answering thread
+/// takes it before the run ends).
+pub fn post_lines(job: PostedJob) -> std::sync::mpsc::Receiver<Result<(), String>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    LINES_DESK
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((job, tx));
+    rx
+}
+
+/// Run every posted job with `responder` ([`Responder::in_lines`]); called
+/// by the answering thread between requests.
+pub fn serve_lines(responder: &mut dyn Responder) {
+    loop {
+        let next = {
+            let mut desk = LINES_DESK.lock().unwrap_or_else(|e| e.into_inner());
+            (!desk.is_empty()).then(|| desk.remove(0))
+        };
+        let Some((job, tx)) = next else { return };
+        let mut job = Some(job);
+        let r = responder.in_lines(&mut |io| match job.take() {
+            Some(j) => j(io),
+            None => Err("the sign-in was already asked".into()),
+        });
+        let _ = tx.send(r);
+    }
+}
+
 /// Something that answers validated requests, one at a time.
 pub trait Responder {
     /// Answer one validated request. The answer is validated by the driver
     /// before it is emitted.
     fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError>;
+
+    /// Run `job` on this responder's terminal in plain lines (a sign-in
+    /// asked while the session runs), between requests, on the thread that
+    /// answers them. The default has no terminal: the job is not run and
+    /// the error says so.
+    fn in_lines(&mut self, job: &mut LinesJob<'_>) -> Result<(), String> {
+        let _ = job;
+        Err("no terminal to sign in on".into())
+    }
 
     /// Called while the driver waits for the next request on a stream that is
     /// still open; `wait` is how long the driver will wait before calling

@@ -477,6 +477,16 @@ impl UrlReview {
 /// Analyse `url`. Never fails and never fetches:
 /// an unparseable URL gives a review with [`Refusal::Unparseable`].
 pub fn review(url: &str) -> UrlReview {
+    review_with_known(url, &[])
+}
+
+/// [`review`], with the query parameters named in `known` left out of the
+/// "parameter leads to another domain" check: parameters the program
+/// itself added and knows (an OAuth authorization URL's `redirect_uri`,
+/// which leads to this machine). Only the query's top level is spared: the
+/// same name in the fragment, or deeper in a nested URL, is checked as
+/// usual.
+pub fn review_with_known(url: &str, known: &[&str]) -> UrlReview {
     let raw = url.to_owned();
     let mut warnings: Vec<Warning> = hidden_warning(&raw).into_iter().collect();
     let chars = raw.chars().count();
@@ -529,7 +539,7 @@ pub fn review(url: &str) -> UrlReview {
         warnings.push(Warning::Long { chars });
     }
     if let Some(h) = &host {
-        warnings.extend(foreign_redirects(&parsed, h));
+        warnings.extend(foreign_redirects(&parsed, h, known));
     }
 
     UrlReview {
@@ -579,10 +589,10 @@ enum Lead {
 /// URL on the same site has its own parameters checked, up to
 /// [`NESTED_DEPTH`] levels; the warning names the path of parameters
 /// (`next → to`).
-fn foreign_redirects(parsed: &url::Url, site: &HostInfo) -> Vec<Warning> {
+fn foreign_redirects(parsed: &url::Url, site: &HostInfo, known: &[&str]) -> Vec<Warning> {
     let own = site.registrable_ascii.as_deref().unwrap_or(&site.ascii);
     let mut out: Vec<Warning> = Vec::new();
-    scan_params(parsed, own, None, 0, &mut out);
+    scan_params(parsed, own, None, 0, known, &mut out);
     out
 }
 
@@ -594,11 +604,15 @@ fn scan_params(
     own: &str,
     outer: Option<(&str, bool)>,
     depth: usize,
+    known: &[&str],
     out: &mut Vec<Warning>,
 ) {
     for (in_fragment, k, v) in params_of(page) {
         if out.len() >= MAX_REDIRECT_WARNINGS {
             return;
+        }
+        if outer.is_none() && !in_fragment && known.contains(&k.as_str()) {
+            continue;
         }
         let name = safe_text::display(&k.chars().take(60).collect::<String>()).into_owned();
         let (param, fragment) = match outer {
@@ -626,7 +640,7 @@ fn scan_params(
                         out.push(foreign_redirect(param, fragment, &h));
                     }
                 } else if depth < NESTED_DEPTH {
-                    scan_params(&u, own, Some((&param, fragment)), depth + 1, out);
+                    scan_params(&u, own, Some((&param, fragment)), depth + 1, &[], out);
                 }
             }
             _ => {}
@@ -1389,5 +1403,30 @@ mod tests {
         assert_eq!(r.host.as_ref().unwrap().ascii, "example.com");
         assert!(r.rewritten());
         assert!(r.warnings.is_empty());
+    }
+
+    #[test]
+    fn known_parameters_are_spared_the_foreign_domain_check_and_others_are_not() {
+        let url = "https://login.example.com/authorize?next=https://evil.test/&response_type=code&client_id=https://app.example.org/c.json&redirect_uri=http%3A%2F%2F127.0.0.1%3A51234%2Fcallback&state=s&resource=https://mcp.other.example/mcp#redirect_uri=https://evil.test/";
+        let names = |r: &UrlReview| -> Vec<String> {
+            r.warnings
+                .iter()
+                .filter_map(|w| match w {
+                    Warning::ForeignRedirect { param, .. } => Some(param.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(
+            names(&review(url)),
+            ["next", "client_id", "redirect_uri", "resource"]
+        );
+        let known = review_with_known(url, &["client_id", "redirect_uri", "resource"]);
+        // The fragment's redirect_uri is not the client's: still warned.
+        assert_eq!(names(&known), ["next", "redirect_uri"]);
+        assert!(known.warnings.iter().any(|w| matches!(
+            w,
+            Warning::ForeignRedirect { param, fragment: true, .. } if param == "redirect_uri"
+        )));
     }
 }

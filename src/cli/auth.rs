@@ -27,7 +27,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 
-use crate::launcher::{CommandBrowser, Launcher, SystemBrowser};
+use crate::launcher::{CommandBrowser, Launcher};
 use crate::mcp::auth::{self, AuthOptions, Authorizer, Opener, PreRegistered, Unauthorized};
 
 use crate::mcp::auth::file_store::{default_dir, FileStore};
@@ -137,8 +137,16 @@ fn read_secret(spec: &str, env: impl Fn(&str) -> Option<String>) -> Result<Strin
 pub enum Open<'a> {
     /// `--browser CMD`.
     Command(&'a str),
-    /// The system browser (`auth login` at a terminal).
-    System,
+    /// The sign-in asked at this terminal ([`crate::plain::signin`]), the
+    /// system browser opened on consent. `desk`: asked on the thread that
+    /// answers the session's requests (`mcp`, whose terminal that thread
+    /// holds), else on the terminal directly (`auth login`).
+    Terminal {
+        /// Post the sign-in to the answering thread.
+        desk: bool,
+        /// `--no-open`: the URL is shown for copying, never opened.
+        copy: bool,
+    },
     /// Nothing, and why (the run fails when a sign-in is needed).
     Not(&'a str),
 }
@@ -199,15 +207,102 @@ pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String>
             o.opener = Some(opener);
             o.opener_name = format!("the browser command \"{}\"", crate::safe_text::display(cmd));
         }
-        Open::System => {
-            let opener: Opener =
-                Arc::new(|url: &str| SystemBrowser.open(url).map_err(|e| e.to_string()));
-            o.opener = Some(opener);
-            o.opener_name = "the system browser".into();
-        }
+        Open::Terminal { desk, copy } => terminal_screen(&mut o, desk, copy),
         Open::Not(why) => o.no_opener_reason = why.into(),
     }
     Ok(o)
+}
+
+/// Whether there is a terminal to sign in on: stderr is one, or the
+/// controlling terminal (`/dev/tty`, which the screens use) can be opened
+/// (stderr may go to a file while the screen is on the terminal).
+pub(crate) fn at_terminal() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stderr())
+        || (cfg!(unix)
+            && std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open("/dev/tty")
+                .is_ok())
+}
+
+/// Ask the sign-in at the terminal: on the answering thread's terminal
+/// with `desk`, else on `/dev/tty` here; the system browser opens on
+/// consent, or on a remote session ([`crate::plain::signin::remote_session`])
+/// or with `copy` (`--no-open`) the URL is shown for copying and the
+/// address pasted back.
+#[cfg(all(unix, feature = "tui"))]
+fn terminal_screen(o: &mut AuthOptions, desk: bool, copy: bool) {
+    let wait = o.wait;
+    let screen: auth::Screen = Arc::new(move |req: &auth::SignInRequest<'_>| {
+        let mut owned = OwnedRequest::of(req);
+        owned.copy = copy;
+        if desk {
+            let rx = crate::responder::post_lines(Box::new(move |io| owned.ask(io)));
+            match rx.recv_timeout(wait) {
+                Ok(r) => r,
+                Err(_) => Err("the sign-in could not be asked on this terminal".into()),
+            }
+        } else {
+            let mut io = crate::plain::TtyIo::open().map_err(|e| e.to_string())?;
+            owned.ask(&mut io)
+        }
+    });
+    o.screen = Some(screen);
+    o.opener_name = "this terminal".into();
+}
+
+/// Without the terminal front end no sign-in is asked at the terminal.
+#[cfg(not(all(unix, feature = "tui")))]
+fn terminal_screen(o: &mut AuthOptions, _desk: bool, _copy: bool) {
+    o.no_opener_reason = "this build has no terminal front end to sign in on".into();
+}
+
+/// A [`auth::SignInRequest`] that can cross to the answering thread.
+#[cfg(all(unix, feature = "tui"))]
+struct OwnedRequest {
+    url: String,
+    mcp_url: String,
+    issuer: String,
+    scopes: Vec<String>,
+    step_up: Option<Vec<String>>,
+    paste: auth::listener::PasteBack,
+    /// Show the URL for copying, never open it.
+    copy: bool,
+}
+
+#[cfg(all(unix, feature = "tui"))]
+impl OwnedRequest {
+    fn of(r: &auth::SignInRequest<'_>) -> Self {
+        Self {
+            url: r.url.to_owned(),
+            mcp_url: r.mcp_url.to_owned(),
+            issuer: r.issuer.to_owned(),
+            scopes: r.scopes.to_vec(),
+            step_up: r.step_up.map(<[String]>::to_vec),
+            paste: r.paste.clone(),
+            copy: false,
+        }
+    }
+
+    fn ask(&self, io: &mut dyn crate::plain::LineIo) -> Result<(), String> {
+        let req = auth::SignInRequest {
+            url: &self.url,
+            mcp_url: &self.mcp_url,
+            issuer: &self.issuer,
+            scopes: &self.scopes,
+            step_up: self.step_up.as_deref(),
+            paste: &self.paste,
+        };
+        let remote = self.copy || crate::plain::signin::remote_session(&|k| std::env::var(k).ok());
+        crate::plain::signin::sign_in(
+            io,
+            &req,
+            &mut crate::launcher::SystemBrowser,
+            remote,
+            crate::plain::CONSENT_GUARD,
+        )
+    }
 }
 
 /// `ahp-elicit auth`.
@@ -217,8 +312,8 @@ pub enum AuthCommand {
     #[command(after_help = "\
 Examples:\n  ahp-elicit auth login https://mcp.example.com/mcp\n  \
 ahp-elicit auth login --browser 'firefox --new-window' --auth-store memory http://127.0.0.1:3000/mcp\n\n\
-At a terminal the system browser is opened (or --browser CMD); without one only --browser CMD opens anything.\n\n\
-Exit status: 0 signed in (or no sign-in needed), 2 usage or connection error, 3 the sign-in failed or could not start.")]
+At a terminal the sign-in is asked on it (type open to start the system browser; on a remote session paste back the address the browser ended on), unless --browser CMD is given; without a terminal only --browser CMD opens anything.\n\n\
+Exit status: 0 signed in (or no sign-in needed), 2 usage or connection error, 3 the sign-in failed, was cancelled or could not start.")]
     Login(LoginArgs),
     /// List the stored sign-ins (never a token or secret): resource,
     /// account, issuer, client kind, scopes granted, access expiry, whether
@@ -574,10 +669,12 @@ fn login(a: LoginArgs) -> Exit {
         say("give the MCP server's http(s) URL");
         return Exit::Usage;
     }
-    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let open = match (&a.browser, terminal) {
+    let open = match (&a.browser, at_terminal()) {
         (Some(cmd), _) => Open::Command(cmd),
-        (None, true) => Open::System,
+        (None, true) => Open::Terminal {
+            desk: false,
+            copy: false,
+        },
         (None, false) => Open::Not("this run has no terminal to sign in on"),
     };
     let opts = match options(&a.auth, open) {

@@ -31,7 +31,7 @@ use super::{Exit, Words};
 /// Arguments of `ahp-elicit mcp`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp\n\nExit status: 0 done, 1 the tool call failed or reported isError, the server answered or asked what this client cannot take (an elicitation refused as invalid or in a mode not advertised), or an answer was refused, 2 usage, connection or I/O error, 3 the server needs a sign-in that could not be made (no --browser CMD without a terminal: run `ahp-elicit auth login URL`) or the sign-in failed, 130 the person quit, 128+N ended by signal N.",
+    after_help = "Examples:\n  ahp-elicit mcp --call trigger-elicitation-request --action decline -- npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio\n  ahp-elicit mcp --action accept http://127.0.0.1:3001/mcp\n\nExit status: 0 done, 1 the tool call failed or reported isError, the server answered or asked what this client cannot take (an elicitation refused as invalid or in a mode not advertised), or an answer was refused, 2 usage, connection or I/O error, 3 the server needs a sign-in that could not be made (no --browser CMD without a terminal: run `ahp-elicit auth login URL`), was cancelled at the terminal or failed, 130 the person quit, 128+N ended by signal N.",
     mut_arg("answers", |a| a
         .value_name("FILE")
         .help("Answer elicitations from this answers file (scripted person): one answer for all, answers by event id, or rules matching server, call, mode, protocol revision, message and fields (see `ahp-elicit answers check`)")),
@@ -218,6 +218,10 @@ impl crate::responder::Responder for LoggingResponder {
 
     fn idle(&mut self, wait: std::time::Duration) -> bool {
         self.inner.idle(wait)
+    }
+
+    fn in_lines(&mut self, job: &mut crate::responder::LinesJob<'_>) -> Result<(), String> {
+        self.inner.in_lines(job)
     }
 
     /// The screen says what it still has to say (time ran out on the last
@@ -435,13 +439,19 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         .iter()
         .any(|(k, _): &(String, String)| k.eq_ignore_ascii_case("authorization"));
     let auth = if http && !brought {
-        let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
-        let open = match (&args.answer.browser, terminal) {
-            (Some(cmd), _) => super::auth::Open::Command(cmd),
-            (None, true) => {
-                super::auth::Open::Not("signing in on this screen is not in this build yet")
-            }
-            (None, false) => super::auth::Open::Not("this run has no terminal to sign in on"),
+        let stderr_terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let open = match &args.answer.browser {
+            Some(cmd) => super::auth::Open::Command(cmd),
+            // The answering thread holds the terminal: the sign-in is
+            // asked there, between requests.
+            None if interactive && super::auth::at_terminal() => super::auth::Open::Terminal {
+                desk: true,
+                copy: args.answer.no_open,
+            },
+            None if stderr_terminal => super::auth::Open::Not(
+                "with --answers or --action the sign-in is not asked at the terminal",
+            ),
+            None => super::auth::Open::Not("this run has no terminal to sign in on"),
         };
         Some(super::auth::options(&args.auth, open)?)
     } else {

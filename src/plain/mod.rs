@@ -25,6 +25,7 @@ pub mod form;
 #[cfg(not(feature = "internals"))]
 pub(crate) mod form;
 pub mod io;
+pub mod signin;
 #[cfg(all(unix, feature = "tui"))]
 #[cfg(feature = "internals")]
 #[doc(hidden)]
@@ -753,6 +754,10 @@ fn review_command(line: &str, fields: usize) -> Result<ReviewCommand, ReviewComm
 }
 
 impl<I: LineIo> Responder for PlainResponder<I> {
+    fn in_lines(&mut self, job: &mut crate::responder::LinesJob<'_>) -> Result<(), String> {
+        job(&mut self.io)
+    }
+
     fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
         self.wait_armed = false;
         self.waiting_said = false;

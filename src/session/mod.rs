@@ -478,6 +478,8 @@ fn serve(
                 continue;
             }
             Err(smpsc::RecvTimeoutError::Timeout) => {
+                // A sign-in asked by the transport, on this terminal.
+                crate::responder::serve_lines(responder);
                 let waiting = shown.lock().map(|w| w.clone()).unwrap_or_default();
                 match responder.wait(WAIT_SLICE, &waiting) {
                     WaitKey::Nothing => continue,

@@ -1324,6 +1324,21 @@ fn not_executable_lines(req: &RequestEvent, reason: String) -> Vec<(String, bool
 }
 
 impl Responder for TuiResponder {
+    /// The full screen is given back while the job asks in lines on the
+    /// terminal, then taken again and drawn whole.
+    #[cfg(unix)]
+    fn in_lines(&mut self, job: &mut crate::responder::LinesJob<'_>) -> Result<(), String> {
+        suspend_terminal();
+        let r = match crate::plain::TtyIo::open() {
+            Ok(mut io) => job(&mut io),
+            Err(e) => Err(e.to_string()),
+        };
+        crate::signals::own_terminal(&SIGNALS);
+        resume_terminal();
+        self.repaint = true;
+        r
+    }
+
     fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
         self.wait_armed = false;
         // What the last request's end left to say comes first: no key read

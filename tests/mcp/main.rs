@@ -13,6 +13,7 @@ mod fake;
 mod oauth;
 mod python_sdk;
 mod sdk_both_eras;
+mod signin_screen;
 mod terminal;
 mod try_by_hand;
 mod typescript_sdk;

@@ -51,7 +51,7 @@ use super::flow::{
     auth_method, basic_auth, initial_scopes, oauth_error, random_token, read_tokens,
     s256_challenge, union_scopes, AuthorizationRequest,
 };
-use super::listener::Loopback;
+use super::listener::{Loopback, PasteBack};
 use super::store::{ClientKind, ClientRegistration, Secret, SignIn, SignInKey, Store, Tokens};
 use crate::notice::Notices;
 
@@ -69,6 +69,34 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Opens the authorization URL (the CLI's `--browser CMD`). Errors: why
 /// it could not, one sentence.
 pub type Opener = Arc<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
+
+/// What a sign-in screen shows, and the way back for a pasted address:
+/// handed to [`AuthOptions::screen`] once per authorization flow, after
+/// the loopback listener is up.
+#[derive(Debug)]
+pub struct SignInRequest<'a> {
+    /// The whole authorization URL (the client's own parameters added to
+    /// the metadata's `authorization_endpoint`).
+    pub url: &'a str,
+    /// The MCP server signed in to.
+    pub mcp_url: &'a str,
+    /// The authorization server's issuer.
+    pub issuer: &'a str,
+    /// The scopes asked for (empty: the server's default access).
+    pub scopes: &'a [String],
+    /// For a step-up, the scopes the server's refusal named (which the
+    /// new sign-in adds); None for a first sign-in.
+    pub step_up: Option<&'a [String]>,
+    /// Where the browser comes back to (and a pasted address is fed in).
+    pub paste: &'a PasteBack,
+}
+
+/// Shows the sign-in to the person, asks consent and opens the
+/// authorization URL (or shows it for copying). It returns once the person
+/// consented and the URL was opened or shown, or a pasted address ended
+/// the wait; an error ends the sign-in with that sentence (`sign-in to URL
+/// cancelled` when the person cancelled).
+pub type Screen = Arc<dyn Fn(&SignInRequest<'_>) -> Result<(), String> + Send + Sync>;
 
 /// A pre-registered client: `--client-id` and the secret read from
 /// `--client-secret env:VAR|file:PATH` (never stored).
@@ -102,6 +130,9 @@ pub struct AuthOptions {
     /// Why there is no opener, for the error (`this run has no terminal
     /// to sign in on`).
     pub no_opener_reason: String,
+    /// The sign-in screen at a terminal; when set it is used instead of
+    /// [`opener`](Self::opener).
+    pub screen: Option<Screen>,
     /// How long to wait for the browser to come back.
     pub wait: Duration,
     /// `--callback-port`: the loopback port the browser comes back to
@@ -137,6 +168,7 @@ impl AuthOptions {
             opener: None,
             opener_name: String::new(),
             no_opener_reason: "this run cannot open a browser".into(),
+            screen: None,
             wait: DEFAULT_WAIT,
             callback_port: None,
             notices: Notices::stderr(),
@@ -434,7 +466,8 @@ impl Authorizer {
                 self.mcp_url
             )));
         }
-        let sign_in = self.flow(&mut g, &prm, &meta, &meta_url, scopes)?;
+        let asked = step_up.then(|| ch.scope.clone().unwrap_or_default());
+        let sign_in = self.flow(&mut g, &prm, &meta, &meta_url, scopes, asked.as_deref())?;
         remember(&sign_in);
         if let Err(e) = self.store()?.save(&sign_in) {
             self.opts.notices.say(&e.to_string());
@@ -694,14 +727,17 @@ impl Authorizer {
         meta: &ServerMetadata,
         meta_url: &str,
         scopes: Vec<String>,
+        step_up: Option<&[String]>,
     ) -> Result<SignIn, AuthError> {
-        let Some(opener) = self.opts.opener.clone() else {
+        let screen = self.opts.screen.clone();
+        let opener = self.opts.opener.clone();
+        if screen.is_none() && opener.is_none() {
             return Err(AuthError(format!(
                 "{url} needs a sign-in: run \"ahp-elicit auth login {url}\" at a terminal (or pass --browser CMD); {}",
                 self.opts.no_opener_reason,
                 url = self.mcp_url
             )));
-        };
+        }
         g.flows += 1;
         let stored = match self.store()?.client(&meta.issuer) {
             Ok(c) => c.filter(|c| c.kind == ClientKind::Dynamic),
@@ -741,7 +777,7 @@ impl Authorizer {
         };
         let url = request.url();
         let stop = Arc::new(AtomicBool::new(false));
-        let rx = loopback.serve(
+        let (rx, paste) = loopback.serve_with_paste(
             state.clone(),
             meta.issuer.clone(),
             meta.authorization_response_iss_parameter_supported,
@@ -751,17 +787,37 @@ impl Authorizer {
             .ok()
             .and_then(|u| u.host_str().map(str::to_owned))
             .unwrap_or_default();
-        self.opts.notices.say(&format!(
-            "signing in at {host} for {}{}: opening the authorization URL with {}",
-            self.mcp_url,
-            if scopes.is_empty() {
-                String::new()
-            } else {
-                format!(" (access asked: {})", scopes.join(" "))
-            },
-            self.opts.opener_name
-        ));
-        let opened = opener(&url);
+        let opened = match (&screen, &opener) {
+            (Some(screen), _) => {
+                let shown = screen(&SignInRequest {
+                    url: &url,
+                    mcp_url: &self.mcp_url,
+                    issuer: &meta.issuer,
+                    scopes: &scopes,
+                    step_up,
+                    paste: &paste,
+                });
+                if let Err(e) = shown {
+                    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                    return Err(AuthError(e));
+                }
+                Ok(())
+            }
+            (None, Some(opener)) => {
+                self.opts.notices.say(&format!(
+                    "signing in at {host} for {}{}: opening the authorization URL with {}",
+                    self.mcp_url,
+                    if scopes.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (access asked: {})", scopes.join(" "))
+                    },
+                    self.opts.opener_name
+                ));
+                opener(&url)
+            }
+            (None, None) => Err("nothing to open the URL with".to_owned()),
+        };
         let verdict = match opened {
             // The browser ended before its page: the verdict is in already
             // when there is one.
@@ -1076,7 +1132,7 @@ mod tests {
             scopes_supported: None,
         };
         let e = a
-            .flow(&mut g, &prm, &ServerMetadata::default(), "", vec![])
+            .flow(&mut g, &prm, &ServerMetadata::default(), "", vec![], None)
             .unwrap_err();
         assert_eq!(
             e.0,

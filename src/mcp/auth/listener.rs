@@ -9,6 +9,10 @@
 //! verdict is handed over before its page is written, so a browser
 //! command that ends after reading the page finds the verdict waiting).
 //! Each connection gets [`READ_DEADLINE`] and [`MAX_HEAD_BYTES`].
+//!
+//! A browser on another machine cannot reach this listener: the address
+//! it ended on can be pasted instead ([`PasteBack`]), checked the same way
+//! and fed into the same wait.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -75,7 +79,28 @@ impl Loopback {
         iss_required: bool,
         stop: Arc<AtomicBool>,
     ) -> mpsc::Receiver<Result<Secret, CallbackError>> {
+        self.serve_with_paste(state, issuer, iss_required, stop).0
+    }
+
+    /// [`serve`](Self::serve), with a [`PasteBack`] that feeds a pasted
+    /// address into the same wait.
+    pub fn serve_with_paste(
+        self,
+        state: Secret,
+        issuer: String,
+        iss_required: bool,
+        stop: Arc<AtomicBool>,
+    ) -> (mpsc::Receiver<Result<Secret, CallbackError>>, PasteBack) {
         let (tx, rx) = mpsc::channel();
+        let answered = Arc::new(AtomicBool::new(false));
+        let paste = PasteBack {
+            tx: tx.clone(),
+            redirect_uri: self.redirect_uri.clone(),
+            state: state.clone(),
+            issuer: issuer.clone(),
+            iss_required,
+            answered: Arc::clone(&answered),
+        };
         std::thread::spawn(move || {
             if self.listener.set_nonblocking(true).is_err() {
                 return;
@@ -88,7 +113,10 @@ impl Loopback {
             while !stop.load(Ordering::SeqCst) {
                 match self.listener.accept() {
                     Ok((conn, _)) => {
-                        if one(conn, &want, &tx) {
+                        if answered.load(Ordering::SeqCst) {
+                            return;
+                        }
+                        if one(conn, &want, &tx, &answered) {
                             return;
                         }
                     }
@@ -99,7 +127,86 @@ impl Loopback {
                 }
             }
         });
-        rx
+        (rx, paste)
+    }
+}
+
+/// The way back for the address a browser ended on, pasted by the person
+/// when the browser could not reach the listener (another machine). A
+/// pasted address must be `http`, this listener's host, port and path, and
+/// carry this flow's `state`; then its query is checked like a callback's
+/// ([`validate_callback`]) and the verdict ends the wait.
+#[derive(Clone)]
+pub struct PasteBack {
+    tx: mpsc::Sender<Result<Secret, CallbackError>>,
+    redirect_uri: String,
+    state: Secret,
+    issuer: String,
+    iss_required: bool,
+    answered: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for PasteBack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PasteBack")
+            .field("redirect_uri", &self.redirect_uri)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PasteBack {
+    /// The address the browser comes back to (`http://127.0.0.1:PORT/callback`).
+    pub fn redirect_uri(&self) -> &str {
+        &self.redirect_uri
+    }
+
+    /// Whether the wait has its verdict (from the listener or a paste).
+    pub fn answered(&self) -> bool {
+        self.answered.load(Ordering::SeqCst)
+    }
+
+    /// Feed a pasted address into the wait. `Ok(true)`: it ended the wait
+    /// (with a code, or with why the sign-in failed); `Ok(false)`: the wait
+    /// had already ended.
+    ///
+    /// Errors (the wait goes on): not an address of this listener (a bare
+    /// code included: it carries neither `state` nor `iss`), or another
+    /// sign-in's `state`; a sentence that quotes nothing pasted.
+    pub fn paste(&self, address: &str) -> Result<bool, String> {
+        let want = url::Url::parse(&self.redirect_uri)
+            .map_err(|e| format!("the return address cannot be read: {e}"))?;
+        let got = url::Url::parse(address.trim()).map_err(|_| {
+            format!(
+                "that is not a whole address: paste the full address the browser ended on (it starts with {})",
+                self.redirect_uri
+            )
+        })?;
+        if got.scheme() != "http"
+            || got.host_str() != want.host_str()
+            || got.port() != want.port()
+            || got.path() != want.path()
+        {
+            return Err(format!(
+                "that address does not lead back here: it must start with {}",
+                self.redirect_uri
+            ));
+        }
+        let verdict = validate_callback(
+            got.query().unwrap_or(""),
+            &Expected {
+                state: &self.state,
+                issuer: &self.issuer,
+                iss_required: self.iss_required,
+            },
+        );
+        if verdict == Err(CallbackError::State) {
+            return Err(format!("{}: the wait goes on", CallbackError::State));
+        }
+        if self.answered.swap(true, Ordering::SeqCst) {
+            return Ok(false);
+        }
+        let _ = self.tx.send(verdict);
+        Ok(true)
     }
 }
 
@@ -108,6 +215,7 @@ fn one(
     mut conn: TcpStream,
     want: &Expected<'_>,
     tx: &mpsc::Sender<Result<Secret, CallbackError>>,
+    answered: &AtomicBool,
 ) -> bool {
     let _ = conn.set_nonblocking(false);
     let _ = conn.set_read_timeout(Some(READ_DEADLINE));
@@ -128,6 +236,11 @@ fn one(
         }
         verdict => {
             let ok = verdict.is_ok();
+            if answered.swap(true, Ordering::SeqCst) {
+                // A pasted address ended the wait first.
+                page(&mut conn, 400, STATE_PAGE);
+                return true;
+            }
             let _ = tx.send(verdict);
             if ok {
                 page(&mut conn, 200, OK_PAGE);
@@ -223,6 +336,61 @@ mod tests {
         assert_eq!(
             rx.recv().unwrap(),
             Err(CallbackError::NoIssuer("http://as".into()))
+        );
+    }
+
+    #[test]
+    fn a_pasted_address_is_checked_and_ends_the_wait() {
+        let lb = Loopback::bind(0).unwrap();
+        let port = lb.port;
+        let (rx, paste) = lb.serve_with_paste(
+            Secret::new("s1"),
+            "http://as".into(),
+            false,
+            Arc::new(AtomicBool::new(false)),
+        );
+        let e = paste.paste("c1").unwrap_err();
+        assert!(e.starts_with("that is not a whole address"), "{e}");
+        let e = paste
+            .paste(&format!(
+                "https://127.0.0.1:{port}/callback?code=c1&state=s1"
+            ))
+            .unwrap_err();
+        assert!(e.starts_with("that address does not lead back here"), "{e}");
+        let e = paste
+            .paste(&format!(
+                "http://127.0.0.1:{}/callback?code=c1&state=s1",
+                port + 1
+            ))
+            .unwrap_err();
+        assert!(e.starts_with("that address does not lead back here"), "{e}");
+        let e = paste
+            .paste(&format!("http://127.0.0.1:{port}/other?code=c1&state=s1"))
+            .unwrap_err();
+        assert!(e.starts_with("that address does not lead back here"), "{e}");
+        let e = paste
+            .paste(&format!(
+                "http://127.0.0.1:{port}/callback?code=c1&state=zzz"
+            ))
+            .unwrap_err();
+        assert_eq!(
+            e,
+            "that address is not from this sign-in (its state does not match): the wait goes on"
+        );
+        assert!(rx.try_recv().is_err() && !paste.answered());
+        assert_eq!(
+            paste.paste(&format!(
+                " http://127.0.0.1:{port}/callback?code=c7&state=s1\n"
+            )),
+            Ok(true)
+        );
+        assert!(paste.answered());
+        assert_eq!(rx.recv().unwrap().unwrap().expose(), "c7");
+        assert_eq!(
+            paste.paste(&format!(
+                "http://127.0.0.1:{port}/callback?code=c8&state=s1"
+            )),
+            Ok(false)
         );
     }
 

@@ -25,7 +25,9 @@ use std::sync::Arc;
 #[cfg(unix)]
 use std::{path::PathBuf, sync::OnceLock};
 
-pub use authorizer::{AuthError, AuthOptions, Authorizer, Opener, PreRegistered, Unauthorized};
+pub use authorizer::{
+    AuthError, AuthOptions, Authorizer, Opener, PreRegistered, Screen, SignInRequest, Unauthorized,
+};
 #[cfg(unix)]
 use store::{ClientRegistration, SignIn, SignInKey, StoreLock};
 use store::{Store, StoreError};

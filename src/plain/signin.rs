@@ -1,0 +1,472 @@
+//! Signing in to an MCP server at the terminal, in plain lines: the same
+//! review and consent as a URL request ([`crate::consent`]), naming the MCP
+//! server, the authorization server's host and issuer, the access asked
+//! and the address the browser comes back to. The client's own OAuth
+//! parameters are known to the review ([`CLIENT_PARAMS`]) and raise no
+//! "leads to another domain" warning.
+//!
+//! With no usable browser on this machine ([`remote_session`]) the URL is
+//! shown for copying, and the address the browser ended on can be pasted
+//! back (checked by [`PasteBack`](crate::mcp::auth::listener::PasteBack)); a pasted address of another sign-in is
+//! refused and the wait goes on. Typing `cancel` (or Control-C, or
+//! Control-D) ends the sign-in: [`CANCELLED`].
+
+use std::time::Instant;
+
+use crate::consent::{Consent, Effect, Input, NotTaken, Phase};
+use crate::mcp::auth::SignInRequest;
+use crate::responder::Launcher;
+use crate::safe_text::display;
+use crate::url_review::{review_with_known, UrlReview};
+
+use super::url::url_sentences;
+use super::{LineIo, Reply};
+
+/// The parameters an authorization URL gets from this client (OAuth 2.1,
+/// RFC 7636, RFC 8707): known, so not reviewed as redirects.
+pub const CLIENT_PARAMS: [&str; 8] = [
+    "response_type",
+    "client_id",
+    "redirect_uri",
+    "scope",
+    "state",
+    "code_challenge",
+    "code_challenge_method",
+    "resource",
+];
+
+/// The error a cancelled sign-in ends with.
+pub const CANCELLED: &str = "sign-in to URL cancelled";
+
+/// Whether a browser on this machine cannot be used for the sign-in: an SSH
+/// session (`SSH_CONNECTION` or `SSH_TTY` set), or on Linux neither
+/// `DISPLAY` nor `WAYLAND_DISPLAY` set. `env` reads a variable (empty
+/// counts as unset).
+pub fn remote_session(env: &dyn Fn(&str) -> Option<String>) -> bool {
+    let set = |k: &str| env(k).is_some_and(|v| !v.is_empty());
+    set("SSH_CONNECTION")
+        || set("SSH_TTY")
+        || (cfg!(target_os = "linux") && !set("DISPLAY") && !set("WAYLAND_DISPLAY"))
+}
+
+/// The authorization URL reviewed with the client's parameters known.
+pub fn review_sign_in(url: &str) -> UrlReview {
+    review_with_known(url, &CLIENT_PARAMS)
+}
+
+/// The host of `url` (safe for the terminal), or the URL itself.
+fn host_of(url: &str) -> String {
+    let h = url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_else(|| url.to_owned());
+    display(&h).into_owned()
+}
+
+/// What the sign-in says before the URL: whom it is for, where, the access
+/// asked and where the browser comes back; each a line, safe for the
+/// terminal.
+pub fn sign_in_sentences(req: &SignInRequest<'_>) -> Vec<String> {
+    let server = host_of(req.mcp_url);
+    let access = if req.scopes.is_empty() {
+        "the server's default access".to_owned()
+    } else {
+        display(&req.scopes.join(" ")).into_owned()
+    };
+    let mut out = vec![match req.step_up {
+        Some(more) => format!(
+            "{server} needs more access: {}. Sign in again to grant it.",
+            if more.is_empty() {
+                "no scope named".to_owned()
+            } else {
+                display(&more.join(" ")).into_owned()
+            }
+        ),
+        None => format!("Sign in to use {server}"),
+    }];
+    out.push(format!(
+        "The MCP server {} needs you to sign in.",
+        display(req.mcp_url)
+    ));
+    out.push(format!(
+        "Sign in at   {}   (issuer {})",
+        host_of(req.url),
+        display(req.issuer)
+    ));
+    out.push(format!("Access asked {access}"));
+    out.push(format!(
+        "Comes back   {} on this machine",
+        display(req.paste.redirect_uri())
+    ));
+    out
+}
+
+/// The instructions when no browser on this machine can be used.
+pub fn remote_sentences(redirect_uri: &str) -> Vec<String> {
+    let port = url::Url::parse(redirect_uri)
+        .ok()
+        .and_then(|u| u.port())
+        .map_or_else(|| "PORT".to_owned(), |p| p.to_string());
+    vec![
+        "This looks like a remote session. Open the URL in a browser on your computer.".into(),
+        "When it ends on an error page for 127.0.0.1, copy that page's full address and paste it here.".into(),
+        format!("Or forward the port first: ssh -L {port}:127.0.0.1:{port} this-host"),
+    ]
+}
+
+/// The input a typed line stands for.
+fn line_input(line: &str) -> Option<Input> {
+    Some(match line {
+        "open" => Input::Consent,
+        "cancel" | "give up" => Input::Cancel,
+        "retry" => Input::Retry,
+        "copy" => Input::Copy,
+        "done" => Input::Done,
+        _ => return None,
+    })
+}
+
+fn prompt(phase: &Phase) -> &'static str {
+    match phase {
+        Phase::Consent => "Type open, or cancel: ",
+        Phase::LaunchFailed(_) => "Type retry, copy, or cancel: ",
+        Phase::Copy { .. } => {
+            "Paste the address the browser ended on, or type done to wait, or cancel: "
+        }
+    }
+}
+
+/// Ask the person to sign in, in lines: the sentences, the URL and its
+/// warnings, then consent by typing `open` (a browser is opened with
+/// `launcher`; with `remote` the URL is shown for copying instead). A line
+/// that starts with `http` is a pasted address, fed into the wait. Returns
+/// once the browser was opened, `done` was typed after copying, or the
+/// wait has its answer.
+///
+/// Errors: [`CANCELLED`]; the URL cannot be opened at all; the terminal
+/// failed (a sentence).
+pub fn sign_in<I: LineIo + ?Sized>(
+    io: &mut I,
+    req: &SignInRequest<'_>,
+    launcher: &mut dyn Launcher,
+    remote: bool,
+    guard: std::time::Duration,
+) -> Result<(), String> {
+    let term = |e: crate::responder::RespondError| format!("the terminal failed: {e}");
+    let r = review_sign_in(req.url);
+    let mut consent = Consent::new(&r, guard);
+    for l in sign_in_sentences(req) {
+        io.say(&l).map_err(term)?;
+    }
+    for l in url_sentences(&r) {
+        io.say(&l).map_err(term)?;
+    }
+    if !consent.openable() {
+        let why = r
+            .refusal
+            .as_ref()
+            .map_or_else(|| "it cannot be opened".to_owned(), |f| f.sentence());
+        return Err(format!("the authorization URL is refused: {why}"));
+    }
+    if remote {
+        for l in remote_sentences(req.paste.redirect_uri()) {
+            io.say(&l).map_err(term)?;
+        }
+        io.say("To agree, type open: the URL is then shown for copying. Otherwise type cancel.")
+            .map_err(term)?;
+    } else {
+        io.say("To open it in the browser, type open. Otherwise type cancel. Enter alone does nothing.")
+            .map_err(term)?;
+    }
+    consent.shown(Some(Instant::now()));
+    let answered = || req.paste.answered();
+    loop {
+        let line = match io
+            .ask(prompt(consent.phase()), None, &answered)
+            .map_err(term)?
+        {
+            Reply::Line(l) => l,
+            Reply::Withdrawn => return Ok(()),
+            Reply::Interrupt | Reply::Eof | Reply::Quit => return Err(CANCELLED.into()),
+            Reply::TimedOut => continue,
+        };
+        let line = line.trim();
+        if line.starts_with("http") {
+            match req.paste.paste(line) {
+                Ok(_) => {
+                    io.say("Address taken.").map_err(term)?;
+                    return Ok(());
+                }
+                Err(e) => io.say(&format!("Not taken: {e}.")).map_err(term)?,
+            }
+            continue;
+        }
+        let lower = line.to_lowercase();
+        let step = match line_input(&lower) {
+            Some(input) => consent.input(input, Instant::now()),
+            None => {
+                io.say("Not understood.").map_err(term)?;
+                continue;
+            }
+        };
+        let mut step = step;
+        let mut opened = false;
+        if let Some(Effect::Open(_)) = step.effect {
+            let mut nothing = crate::launcher::NoOpen::default();
+            let with: &mut dyn Launcher = if remote { &mut nothing } else { launcher };
+            let (after, res) = consent.open_with(with, remote);
+            if let Err(e) = &res {
+                io.say(&display(&e.to_string())).map_err(term)?;
+            }
+            opened = res.is_ok() && !remote;
+            step = after;
+        }
+        match (step.effect, step.not_taken) {
+            (Some(Effect::Answer(crate::binding::Action::Accept)), _) => {
+                let said = if opened {
+                    format!("Opened in the browser. {}", waiting(req))
+                } else {
+                    waiting(req)
+                };
+                io.say(&said).map_err(term)?;
+                return Ok(());
+            }
+            (Some(Effect::Answer(_)), _) => return Err(CANCELLED.into()),
+            (Some(Effect::Copy), _) => {
+                io.say("Copy this URL and open it in a browser:")
+                    .map_err(term)?;
+                io.say(&r.display_url()).map_err(term)?;
+            }
+            (None, Some(NotTaken::TooSoon)) => io
+                .say("Not taken: that was typed before the URL could be read. Type open again to agree.")
+                .map_err(term)?,
+            (None, Some(_)) => io.say("Not understood.").map_err(term)?,
+            _ => {}
+        }
+    }
+}
+
+/// The waiting sentence.
+fn waiting(req: &SignInRequest<'_>) -> String {
+    let at = req
+        .paste
+        .redirect_uri()
+        .trim_start_matches("http://")
+        .trim_end_matches(crate::mcp::auth::listener::CALLBACK_PATH)
+        .to_owned();
+    format!("Waiting for the sign-in to finish in the browser (listening on {at}).")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::{mpsc, Arc};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::launcher::NoOpen;
+    use crate::mcp::auth::flow::CallbackError;
+    use crate::mcp::auth::listener::{Loopback, PasteBack};
+    use crate::mcp::auth::store::Secret;
+    use crate::plain::MemoryIo;
+
+    type Rx = mpsc::Receiver<Result<Secret, CallbackError>>;
+
+    fn listener() -> (Rx, PasteBack, u16) {
+        let lb = Loopback::bind(0).unwrap();
+        let port = lb.port;
+        let (rx, paste) = lb.serve_with_paste(
+            Secret::new("s1"),
+            "https://login.example.com".into(),
+            false,
+            Arc::new(AtomicBool::new(false)),
+        );
+        (rx, paste, port)
+    }
+
+    fn url(port: u16) -> String {
+        format!("https://login.example.com/authorize?response_type=code&client_id=https%3A%2F%2Fapp.example.org%2Fc.json&redirect_uri=http%3A%2F%2F127.0.0.1%3A{port}%2Fcallback&code_challenge=x&code_challenge_method=S256&state=s1&scope=files%3Aread+files%3Awrite&resource=https%3A%2F%2Fmcp.example.com%2Fmcp")
+    }
+
+    fn request<'a>(url: &'a str, scopes: &'a [String], paste: &'a PasteBack) -> SignInRequest<'a> {
+        SignInRequest {
+            url,
+            mcp_url: "https://mcp.example.com/mcp",
+            issuer: "https://login.example.com",
+            scopes,
+            step_up: None,
+            paste,
+        }
+    }
+
+    #[test]
+    fn names_server_issuer_access_and_return_then_opens_on_consent() {
+        let (_rx, paste, port) = listener();
+        let u = url(port);
+        let scopes = vec!["files:read".to_owned(), "files:write".to_owned()];
+        let mut io = MemoryIo::typing(&["", "open"]);
+        let mut b = NoOpen::default();
+        sign_in(
+            &mut io,
+            &request(&u, &scopes, &paste),
+            &mut b,
+            false,
+            Duration::ZERO,
+        )
+        .unwrap();
+        assert_eq!(b.consented, vec![u.clone()]);
+        let t = &io.transcript;
+        for line in [
+            "Sign in to use mcp.example.com\n",
+            "The MCP server https://mcp.example.com/mcp needs you to sign in.\n",
+            "Sign in at   login.example.com   (issuer https://login.example.com)\n",
+            "Access asked files:read files:write\n",
+            &format!("Comes back   http://127.0.0.1:{port}/callback on this machine\n"),
+            "No warnings.\n",
+            &format!("Opened in the browser. Waiting for the sign-in to finish in the browser (listening on 127.0.0.1:{port}).\n"),
+        ] {
+            assert!(t.contains(line), "{line:?} not in:\n{t}");
+        }
+        assert!(!t.contains("another domain"), "{t}");
+    }
+
+    #[test]
+    fn default_access_and_cancel() {
+        let (_rx, paste, port) = listener();
+        let u = url(port);
+        let mut io = MemoryIo::typing(&["cancel"]);
+        let mut b = NoOpen::default();
+        let e = sign_in(
+            &mut io,
+            &request(&u, &[], &paste),
+            &mut b,
+            false,
+            Duration::ZERO,
+        )
+        .unwrap_err();
+        assert_eq!(e, "sign-in to URL cancelled");
+        assert!(b.consented.is_empty());
+        assert!(io
+            .transcript
+            .contains("Access asked the server's default access\n"));
+        let mut io = MemoryIo::typing(&["^C"]);
+        assert_eq!(
+            sign_in(
+                &mut io,
+                &request(&u, &[], &paste),
+                &mut b,
+                false,
+                Duration::ZERO
+            ),
+            Err(CANCELLED.into())
+        );
+    }
+
+    #[test]
+    fn remote_shows_the_url_and_takes_a_pasted_address_of_this_sign_in_only() {
+        let (rx, paste, port) = listener();
+        let u = url(port);
+        let other = format!("http://127.0.0.1:{port}/callback?code=c0&state=zzz");
+        let ours = format!("http://127.0.0.1:{port}/callback?code=c1&state=s1");
+        let mut io = MemoryIo::typing(&["open", &other, &ours]);
+        let mut b = NoOpen::default();
+        sign_in(
+            &mut io,
+            &request(&u, &[], &paste),
+            &mut b,
+            true,
+            Duration::ZERO,
+        )
+        .unwrap();
+        assert!(b.consented.is_empty(), "nothing opened on a remote session");
+        let t = &io.transcript;
+        assert!(t.contains("This looks like a remote session."), "{t}");
+        assert!(
+            t.contains(&format!("ssh -L {port}:127.0.0.1:{port} this-host")),
+            "{t}"
+        );
+        assert!(
+            t.contains(&format!("Copy this URL and open it in a browser:\n{u}\n")),
+            "{t}"
+        );
+        assert!(t.contains("Not taken: that address is not from this sign-in (its state does not match): the wait goes on.\n"), "{t}");
+        assert!(t.ends_with("Address taken.\n"), "{t}");
+        assert_eq!(rx.recv().unwrap().unwrap().expose(), "c1");
+    }
+
+    #[test]
+    fn a_step_up_names_the_access_it_adds() {
+        let (_rx, paste, port) = listener();
+        let u = url(port);
+        let more = vec!["files:write".to_owned()];
+        let mut r = request(&u, &more, &paste);
+        r.step_up = Some(&more);
+        assert_eq!(
+            sign_in_sentences(&r)[0],
+            "mcp.example.com needs more access: files:write. Sign in again to grant it."
+        );
+    }
+
+    #[test]
+    fn remote_is_ssh_or_no_display() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert!(remote_session(&env(&[
+            ("SSH_CONNECTION", "1 2 3 4"),
+            ("DISPLAY", ":0")
+        ])));
+        assert!(remote_session(&env(&[
+            ("SSH_TTY", "/dev/pts/1"),
+            ("WAYLAND_DISPLAY", "w")
+        ])));
+        assert!(!remote_session(&env(&[("DISPLAY", ":0")])));
+        assert!(!remote_session(&env(&[("WAYLAND_DISPLAY", "wayland-0")])));
+        assert_eq!(remote_session(&env(&[])), cfg!(target_os = "linux"));
+    }
+
+    #[test]
+    fn a_posted_sign_in_runs_on_the_answering_threads_terminal_or_says_there_is_none() {
+        let (_rx, paste, port) = listener();
+        let u = url(port);
+        let job = {
+            let (u, paste) = (u.clone(), paste.clone());
+            move |io: &mut dyn LineIo| {
+                let scopes = vec!["mcp:tools".to_owned()];
+                let mut b = NoOpen::default();
+                sign_in(
+                    io,
+                    &request(&u, &scopes, &paste),
+                    &mut b,
+                    false,
+                    Duration::ZERO,
+                )
+            }
+        };
+        let done = crate::responder::post_lines(Box::new(job.clone()));
+        let mut p = crate::plain::PlainResponder::new(
+            MemoryIo::typing(&["open"]),
+            Box::new(NoOpen::default()),
+            false,
+        );
+        crate::responder::serve_lines(&mut p);
+        assert_eq!(done.recv().unwrap(), Ok(()));
+        assert!(
+            p.io.transcript.contains("Access asked mcp:tools\n"),
+            "{}",
+            p.io.transcript
+        );
+        // A responder without a terminal does not run it.
+        let done = crate::responder::post_lines(Box::new(job));
+        let mut s = crate::scripted::ScriptedResponder::from_action(crate::binding::Action::Accept);
+        crate::responder::serve_lines(&mut s);
+        assert_eq!(
+            done.recv().unwrap(),
+            Err("no terminal to sign in on".into())
+        );
+    }
+}

@@ -1,0 +1,277 @@
+//! Signing in at the terminal, in a real pseudo-terminal, against the
+//! TypeScript MCP SDK example `simpleStreamableHttp.js --oauth` (pinned in
+//! `.ci/sdk/node`, started as tests/mcp/oauth.rs starts it): the sign-in is
+//! asked in lines on the terminal the session holds, naming the MCP server,
+//! the authorization server's host, the access asked and the return
+//! address; `open` starts the system browser (a stand-in `xdg-open` on
+//! `PATH` that runs `.ci/mcp/follow-redirects.py`), `cancel` ends with exit
+//! 3; on a remote session (`SSH_CONNECTION`) the address the browser ended
+//! on is pasted back, and one with another `state` is refused.
+//!
+//! Every wait is for terminal text or the program's end; the timeouts are
+//! only a safety net against a hang.
+
+#![cfg(unix)]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::common::pty::*;
+use crate::common::sdk::{installed, root};
+
+/// The example server and its authorization server; killed on drop.
+struct Example {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Example {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn example() -> Option<Example> {
+    let script = root().join(
+        ".ci/sdk/node/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js",
+    );
+    if !installed("the TypeScript MCP SDK", &script) {
+        return None;
+    }
+    let (mcp, auth) = (free_port(), free_port());
+    let mut child = Command::new("node")
+        .arg(&script)
+        .arg("--oauth")
+        .env("MCP_PORT", mcp.to_string())
+        .env("MCP_AUTH_PORT", auth.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start node");
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if line.starts_with("MCP Streamable HTTP Server listening") {
+                let _ = tx.send(());
+            }
+        }
+    });
+    let ex = Example {
+        child,
+        url: format!("http://localhost:{mcp}/mcp"),
+    };
+    rx.recv_timeout(Duration::from_secs(90))
+        .expect("the example did not start");
+    Some(ex)
+}
+
+/// A directory holding a stand-in `xdg-open` (the system browser's opener
+/// on Linux) that follows the redirects into the loopback listener.
+fn stand_in_browser(dir: &Path) -> String {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let opener = bin.join("xdg-open");
+    std::fs::write(
+        &opener,
+        format!(
+            "#!/bin/sh\nexec python3 '{}' \"$1\"\n",
+            root().join(".ci/mcp/follow-redirects.py").display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+fn args(ex: &Example, plain: bool) -> String {
+    format!(
+        "mcp {}--auth-store memory --call greet --args '{{\"name\":\"Ada\"}}' {}",
+        if plain { "--plain " } else { "" },
+        ex.url
+    )
+}
+
+/// Wait until `text` (whitespace ignored) is on the pty.
+fn wait_raw(t: &mut Tui, text: &str) {
+    let end = Instant::now() + Duration::from_secs(60);
+    let want = squash(text);
+    loop {
+        t.pump();
+        if squash(&String::from_utf8_lossy(&t.raw)).contains(&want) {
+            return;
+        }
+        assert!(
+            Instant::now() < end,
+            "{text:?} never came:\n{}",
+            String::from_utf8_lossy(&t.raw)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn greeting(out: &Path) -> String {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out).expect("stdout")).expect("JSON");
+    v["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn the_sign_in_is_asked_at_the_terminal_and_open_completes_it() {
+    let Some(ex) = example() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    let path = stand_in_browser(dir.path());
+    let env = [
+        ("PATH", path),
+        ("DISPLAY", ":0".to_owned()),
+        ("SSH_CONNECTION", String::new()),
+        ("SSH_TTY", String::new()),
+    ];
+    let mut t = Tui::start_env(dir.path(), &out, 200, 50, &args(&ex, false), &env);
+    wait_raw(&mut t, "Sign in to use localhost");
+    wait_raw(
+        &mut t,
+        &format!("The MCP server {} needs you to sign in.", ex.url),
+    );
+    wait_raw(&mut t, "Sign in at localhost (issuer http://localhost:");
+    wait_raw(&mut t, "Access asked mcp:tools");
+    wait_raw(&mut t, "Comes back http://127.0.0.1:");
+    wait_raw(&mut t, "Type open, or cancel:");
+    let raw = String::from_utf8_lossy(&t.raw).into_owned();
+    assert!(!raw.contains("another domain"), "{raw}");
+    // Typed after the URL could be read (the consent guard).
+    t.last_key = Instant::now();
+    t.send("open\r");
+    wait_raw(
+        &mut t,
+        "Opened in the browser. Waiting for the sign-in to finish",
+    );
+    assert_eq!(t.finish(), 0, "stderr: {}", t.stderr());
+    assert_eq!(greeting(&out), "Hello, Ada!");
+}
+
+#[test]
+fn cancel_ends_the_run_with_exit_3() {
+    let Some(ex) = example() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    let mut t = Tui::start_env(dir.path(), &out, 200, 50, &args(&ex, false), &[]);
+    wait_raw(&mut t, "or cancel:");
+    t.send("cancel\r");
+    assert_eq!(t.finish(), 3);
+    assert!(
+        t.stderr().contains("sign-in to URL cancelled"),
+        "{}",
+        t.stderr()
+    );
+}
+
+/// The authorization server's answer to `url`: where it redirects (the
+/// address a browser on another machine would end on).
+fn ends_on(url: &str) -> String {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sys, urllib.request, urllib.error\n\
+             class N(urllib.request.HTTPRedirectHandler):\n\
+             \x20   def redirect_request(self, *a): return None\n\
+             try:\n\
+             \x20   urllib.request.build_opener(N).open(sys.argv[1])\n\
+             except urllib.error.HTTPError as e:\n\
+             \x20   print(e.headers['Location'])\n",
+        )
+        .arg(url)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+#[test]
+fn plain_on_a_remote_session_takes_the_pasted_address_of_this_sign_in_only() {
+    let Some(ex) = example() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.json");
+    let env = [("SSH_CONNECTION", "10.0.0.1 5 10.0.0.2 22".to_owned())];
+    let mut t = Tui::start_env(dir.path(), &out, 1000, 50, &args(&ex, true), &env);
+    wait_raw(&mut t, "This looks like a remote session.");
+    wait_raw(&mut t, "Type open, or cancel:");
+    // Typed after the URL could be read (the consent guard).
+    t.last_key = Instant::now();
+    t.send("open\r");
+    wait_raw(&mut t, "Copy this URL and open it in a browser:");
+    wait_raw(&mut t, "or type done to wait, or cancel:");
+    let raw = String::from_utf8_lossy(&t.raw).into_owned();
+    let at = raw
+        .rfind("Copy this URL and open it in a browser:")
+        .unwrap();
+    let url = raw[at..]
+        .lines()
+        .nth(1)
+        .expect("the URL line")
+        .trim()
+        .to_owned();
+    assert!(url.contains("/authorize?"), "{url}");
+    let back = ends_on(&url);
+    assert!(back.starts_with("http://127.0.0.1:"), "{back}");
+    let u = url::Url::parse(&back).unwrap();
+    let state: String = u
+        .query_pairs()
+        .find(|(k, _)| k == "state")
+        .map(|(_, v)| v.into_owned())
+        .unwrap();
+    let other = back.replace(&state, "another-sign-in");
+    t.send(&format!("{other}\r"));
+    wait_raw(&mut t, "Not taken: that address is not from this sign-in (its state does not match): the wait goes on.");
+    t.send(&format!("{back}\r"));
+    wait_raw(&mut t, "Address taken.");
+    assert_eq!(t.finish_plain(), 0, "stderr: {}", t.stderr());
+    assert_eq!(greeting(&out), "Hello, Ada!");
+}
+
+#[test]
+fn auth_login_at_a_terminal_asks_the_same_sign_in() {
+    let Some(ex) = example() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.txt");
+    let path = stand_in_browser(dir.path());
+    let env = [
+        ("PATH", path),
+        ("DISPLAY", ":0".to_owned()),
+        ("SSH_CONNECTION", String::new()),
+        ("SSH_TTY", String::new()),
+    ];
+    let args = format!("auth login --auth-store memory {}", ex.url);
+    let mut t = Tui::start_env(dir.path(), &out, 200, 50, &args, &env);
+    wait_raw(&mut t, "Sign in to use localhost");
+    wait_raw(&mut t, "Access asked mcp:tools");
+    wait_raw(&mut t, "Type open, or cancel:");
+    t.last_key = Instant::now();
+    t.send("open\r");
+    wait_raw(&mut t, "Opened in the browser.");
+    assert_eq!(t.finish_plain(), 0, "stderr: {}", t.stderr());
+    let said = std::fs::read_to_string(&out).unwrap_or_default() + &t.stderr();
+    assert!(said.contains("signed in"), "{said}");
+}
