@@ -59,6 +59,11 @@ pub fn bytes(link: &UrlLink, buf: &Buffer) -> Vec<u8> {
         let _ = queue!(out, Print(&open), Print(&text), Print(close));
         let _ = queue!(out, SetAttribute(Attribute::Reset));
     }
+    if !out.is_empty() {
+        // The frame ends as ratatui ends one on a screen without a text
+        // cursor (URL screens have none): the cursor hidden, last.
+        let _ = queue!(out, crossterm::cursor::Hide);
+    }
     let _ = out.flush();
     out
 }
@@ -105,6 +110,8 @@ mod tests {
         assert_eq!(text.matches(open).count(), 2, "{text:?}");
         assert!(text.contains(&format!("{open}https://\x1b]8;;\x1b\\")));
         assert!(text.contains("\x1b[3;3H"), "{text:?}");
+        // Written after ratatui's frame, it ends the frame as ratatui does.
+        assert!(text.ends_with("\x1b[?25l"), "{text:?}");
         let one = UrlLink {
             one_line: true,
             rows: vec![(0, 1, "https://a.".into()), (0, 2, "example/".into())],
