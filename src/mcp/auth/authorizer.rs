@@ -766,6 +766,11 @@ impl Authorizer {
         let secret = self.secret_of(&client);
         let verifier = random_token()?;
         let state = random_token()?;
+        // An authorization server that quotes these back in its error text
+        // never has them shown (stderr, --log, --events).
+        for v in secret.iter().chain([&verifier, &state]) {
+            crate::redact::register_secret(v.expose());
+        }
         let request = AuthorizationRequest {
             endpoint: &meta.authorization_endpoint,
             client_id: &client.client_id,
@@ -834,6 +839,7 @@ impl Authorizer {
         };
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
         let code = verdict?.map_err(|e| AuthError(e.to_string()))?;
+        crate::redact::register_secret(code.expose());
         let mut form = vec![
             ("grant_type".to_owned(), "authorization_code".to_owned()),
             ("code".to_owned(), code.expose().to_owned()),
@@ -1582,6 +1588,62 @@ mod tests {
             });
             Ok(())
         })
+    }
+
+    #[test]
+    fn what_an_authorization_server_quotes_back_in_its_error_is_never_shown() {
+        // The token endpoint echoes the whole request (code verifier and
+        // the registered client's secret) in its error description.
+        let fake = fake_as(|base, m, t, body| {
+            if let Some(a) = prm_and_metadata(base, m, t) {
+                return a;
+            }
+            match (m, t) {
+                ("POST", "/register") => (
+                    201,
+                    r#"{"client_id":"echo-client","client_secret":"CLIENTSECRET-abcdefgh123","token_endpoint_auth_method":"client_secret_post"}"#
+                        .into(),
+                ),
+                ("POST", "/token") => (
+                    400,
+                    json!({"error": "invalid_grant", "error_description": body}).to_string(),
+                ),
+                _ => (404, "{}".into()),
+            }
+        });
+        let store = Arc::new(super::super::store::MemoryStore::default());
+        let (mut a, _) = authorizer(&fake.base, store);
+        let urls = Arc::new(Mutex::new(Vec::new()));
+        a.opts.opener = Some(redirecting_opener(&urls));
+        a.opts.opener_name = "a test".into();
+        let e = a
+            .authorize(&Unauthorized {
+                status: 401,
+                challenge: None,
+                generation: 0,
+            })
+            .unwrap_err();
+        let asked = url::Url::parse(&urls.lock().unwrap()[0]).unwrap();
+        let state: String = asked
+            .query_pairs()
+            .find(|(k, _)| k == "state")
+            .map(|(_, v)| v.into_owned())
+            .unwrap();
+        let sent = fake.seen.lock().unwrap().clone();
+        let (_, _, token_body) = sent.iter().find(|(_, t, _)| t == "/token").unwrap();
+        let verifier: String = url::form_urlencoded::parse(token_body.as_bytes())
+            .find(|(k, _)| k == "code_verifier")
+            .map(|(_, v)| v.into_owned())
+            .unwrap();
+        assert!(e.0.contains(&verifier), "the server did echo it: {}", e.0);
+        let shown = crate::redact::redact_secrets(&e.0);
+        for secret in [
+            verifier.as_str(),
+            "CLIENTSECRET-abcdefgh123",
+            state.as_str(),
+        ] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
     }
 
     #[test]
