@@ -677,13 +677,15 @@ fn login(a: LoginArgs) -> Exit {
         },
         (None, false) => Open::Not("this run has no terminal to sign in on"),
     };
-    let opts = match options(&a.auth, open) {
+    let mut opts = match options(&a.auth, open) {
         Ok(o) => o,
         Err(e) => {
             say(&e);
             return Exit::Usage;
         }
     };
+    // This run is `auth login`: the error never sends the person back to it.
+    opts.name_login = false;
     let authorizer = Authorizer::new(&a.url, opts);
     let challenge = match probe(&a.url) {
         Ok(Some(c)) => c,

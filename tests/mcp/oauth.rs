@@ -223,6 +223,32 @@ fn auth_login_signs_in_and_says_where() {
     );
 }
 
+/// `auth login` with no terminal and no browser command says what to do
+/// instead, never "run auth login" again.
+#[test]
+fn auth_login_without_a_way_to_sign_in_does_not_send_the_person_back_to_itself() {
+    let Some(ex) = example() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let r = ahp(
+        dir.path(),
+        &["auth", "login", "--auth-store", "memory", &ex.url],
+    );
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "{} needs a sign-in: run this at a terminal, or pass --browser CMD; this run has no terminal to sign in on",
+            ex.url
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        !r.stderr.contains("run \"ahp-elicit auth login"),
+        "{}",
+        r.stderr
+    );
+}
+
 #[test]
 fn without_a_terminal_or_browser_command_nothing_opens_and_the_run_ends_with_exit_3() {
     let Some(ex) = example() else { return };

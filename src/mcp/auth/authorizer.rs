@@ -130,6 +130,10 @@ pub struct AuthOptions {
     /// Why there is no opener, for the error (`this run has no terminal
     /// to sign in on`).
     pub no_opener_reason: String,
+    /// Whether the error without an opener names `ahp-elicit auth login
+    /// URL` as the way to sign in (not when this run is that command).
+    /// Default true.
+    pub name_login: bool,
     /// The sign-in screen at a terminal; when set it is used instead of
     /// [`opener`](Self::opener).
     pub screen: Option<Screen>,
@@ -168,6 +172,7 @@ impl AuthOptions {
             opener: None,
             opener_name: String::new(),
             no_opener_reason: "this run cannot open a browser".into(),
+            name_login: true,
             screen: None,
             wait: DEFAULT_WAIT,
             callback_port: None,
@@ -732,10 +737,17 @@ impl Authorizer {
         let screen = self.opts.screen.clone();
         let opener = self.opts.opener.clone();
         if screen.is_none() && opener.is_none() {
+            let how = if self.opts.name_login {
+                format!(
+                    "run \"ahp-elicit auth login {}\" at a terminal (or pass --browser CMD)",
+                    self.mcp_url
+                )
+            } else {
+                "run this at a terminal, or pass --browser CMD".to_owned()
+            };
             return Err(AuthError(format!(
-                "{url} needs a sign-in: run \"ahp-elicit auth login {url}\" at a terminal (or pass --browser CMD); {}",
-                self.opts.no_opener_reason,
-                url = self.mcp_url
+                "{} needs a sign-in: {how}; {}",
+                self.mcp_url, self.opts.no_opener_reason
             )));
         }
         g.flows += 1;
