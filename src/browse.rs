@@ -142,6 +142,9 @@ pub enum Step {
         input_schema: Value,
         /// The properties the form could not draw (unsanitized names).
         left_out: Vec<String>,
+        /// The arguments last sent to this tool (empty before its first
+        /// call): the JSON to edit starts with those the form does not draw.
+        last: Map<String, Value>,
     },
     /// Show the outcome of `tools/call` `tool` (or `prompts/get`,
     /// `resources/read`: `kind` says).

@@ -114,6 +114,7 @@ impl Client {
                     request: Box::new(request),
                     input_schema: input_schema.clone(),
                     left_out: form.left_out.iter().map(|l| l.name.clone()).collect(),
+                    last: kept.get(&key).cloned().unwrap_or_default(),
                 };
                 match self.put_step(step).await? {
                     Reply::Arguments(a) => a,

@@ -97,8 +97,9 @@ impl TuiResponder {
         input_schema: &Value,
         answered: &Map<String, Value>,
         left_out: &[String],
+        last: &Map<String, Value>,
     ) -> Result<Reply, RespondError> {
-        let mut text = tool_form::arguments_text(input_schema, answered, left_out);
+        let mut text = tool_form::arguments_text(input_schema, answered, left_out, Some(last));
         loop {
             let faults = match self.edit_outside(&text) {
                 Ok(t) => {
@@ -151,6 +152,7 @@ impl TuiResponder {
                 request,
                 input_schema,
                 left_out,
+                last,
             } => {
                 let header = Header::of(request, Progress::default());
                 let RequestView::Body(r) = &request.view else {
@@ -167,7 +169,7 @@ impl TuiResponder {
                         if left_out.is_empty() {
                             return Ok(Reply::Arguments(answered));
                         }
-                        self.edit_arguments(tool, input_schema, &answered, left_out)
+                        self.edit_arguments(tool, input_schema, &answered, left_out, last)
                     }
                     Outcome::Answer(_) => Ok(Reply::Back),
                 }
