@@ -164,6 +164,10 @@ pub enum Step {
         /// `structuredContent`: whether it fits (the sentences saying why
         /// not, safe text).
         output_check: Option<Result<(), Vec<String>>>,
+        /// Our hint on how the call could work (safe text), said after the
+        /// result: the tool asks the 2025-11-25 way, which this session
+        /// cannot carry ([`crate::mcp::older_way_hint`]).
+        hint: Option<String>,
     },
 }
 

@@ -179,10 +179,13 @@ impl TuiResponder {
                 tool,
                 result,
                 output_check,
+                hint,
                 ..
             } => {
-                let mut screen =
-                    ResultScreen(ResultView::new(*kind, tool, result, output_check.as_ref()));
+                let mut screen = ResultScreen(
+                    ResultView::new(*kind, tool, result, output_check.as_ref())
+                        .with_hint(hint.as_deref()),
+                );
                 match self.run(&cx, &mut screen)? {
                     Outcome::Quit => Ok(Reply::Quit),
                     Outcome::Answer(_) => match screen.0.seen() {
