@@ -161,7 +161,7 @@ impl TuiResponder {
                 let RequestBody::Form(schema) = &r.body else {
                     return Ok(Reply::Back);
                 };
-                let mut screen = FormScreen::new(header, schema, &r.message);
+                let mut screen = FormScreen::new(header, schema, &r.message).ours();
                 match self.run(&cx, &mut screen)? {
                     Outcome::Quit => Ok(Reply::Quit),
                     Outcome::Answer(a) if a.action == Action::Accept => {
