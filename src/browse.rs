@@ -142,6 +142,9 @@ pub enum Step {
         input_schema: Value,
         /// The properties the form could not draw (unsanitized names).
         left_out: Vec<String>,
+        /// The arguments last sent to this tool (empty before its first
+        /// call): the JSON to edit starts with those the form does not draw.
+        last: Map<String, Value>,
     },
     /// Show the outcome of `tools/call` `tool` (or `prompts/get`,
     /// `resources/read`: `kind` says).
@@ -161,6 +164,10 @@ pub enum Step {
         /// `structuredContent`: whether it fits (the sentences saying why
         /// not, safe text).
         output_check: Option<Result<(), Vec<String>>>,
+        /// Our hint on how the call could work (safe text), said after the
+        /// result: the tool asks the 2025-11-25 way, which this session
+        /// cannot carry ([`crate::mcp::older_way_hint`]).
+        hint: Option<String>,
     },
 }
 

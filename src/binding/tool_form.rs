@@ -160,22 +160,36 @@ pub fn prompt_input_schema(prompt: &Value) -> Value {
 const MAX_ARGUMENT_FAULTS: usize = 5;
 
 /// The arguments to edit as JSON when properties were left out of the form:
-/// the form's `answered` values, then each left-out property with its
-/// declared `default` (null when it has none), pretty-printed.
+/// the form's `answered` values, then each left-out property with the value
+/// `last` sent to the tool (its arguments in the call before, if any), else
+/// its declared `default` (null when it has none), then every other argument
+/// `last` sent that the `input_schema` does not declare (only the editor
+/// sets those), pretty-printed. A declared property the form draws is never
+/// taken from `last`: the form's answer (even leaving it empty) stands.
 pub fn arguments_text(
     input_schema: &Value,
     answered: &Map<String, Value>,
     left_out: &[String],
+    last: Option<&Map<String, Value>>,
 ) -> String {
+    let declared = input_schema.get("properties").and_then(Value::as_object);
     let mut all = answered.clone();
     for name in left_out {
-        let default = input_schema
-            .get("properties")
-            .and_then(|p| p.get(name))
-            .and_then(|d| d.get("default"))
+        let value = last
+            .and_then(|l| l.get(name))
+            .or_else(|| {
+                declared
+                    .and_then(|p| p.get(name))
+                    .and_then(|d| d.get("default"))
+            })
             .cloned()
             .unwrap_or(Value::Null);
-        all.insert(name.clone(), default);
+        all.insert(name.clone(), value);
+    }
+    for (name, value) in last.into_iter().flatten() {
+        if !all.contains_key(name) && declared.is_none_or(|p| !p.contains_key(name)) {
+            all.insert(name.clone(), value.clone());
+        }
     }
     serde_json::to_string_pretty(&Value::Object(all)).unwrap_or_else(|_| "{}".to_owned())
 }
@@ -363,6 +377,38 @@ mod tests {
     }
 
     #[test]
+    fn left_out_arguments_start_with_those_last_sent() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "recipient": {"type": "string"},
+                "note": {"type": "string"},
+                "address": {"type": "object", "properties": {"city": {"type": "string"}}},
+                "tags": {"type": "array", "items": {"type": "object"}, "default": []}
+            }
+        });
+        let last = json!({
+            "recipient": "Ann",
+            "note": "old",
+            "address": {"street": "Main", "city": "Oslo"},
+            "extra": 7
+        });
+        let mut answered = Map::new();
+        answered.insert("recipient".into(), json!("Bo"));
+        let left_out = ["address".to_owned(), "tags".to_owned()];
+        let text = arguments_text(&schema, &answered, &left_out, last.as_object());
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap(),
+            json!({
+                "recipient": "Bo",
+                "address": {"street": "Main", "city": "Oslo"},
+                "tags": [],
+                "extra": 7
+            })
+        );
+    }
+
+    #[test]
     fn left_out_arguments_are_edited_with_their_defaults_and_checked() {
         let schema = json!({
             "type": "object",
@@ -379,7 +425,7 @@ mod tests {
         });
         let mut answered = Map::new();
         answered.insert("city".into(), json!("Oslo"));
-        let text = arguments_text(&schema, &answered, &["guest".into(), "tags".into()]);
+        let text = arguments_text(&schema, &answered, &["guest".into(), "tags".into()], None);
         assert_eq!(
             serde_json::from_str::<Value>(&text).unwrap(),
             json!({"city": "Oslo", "guest": null, "tags": []})

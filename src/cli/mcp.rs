@@ -583,10 +583,12 @@ fn session(
 }
 
 /// Whether the session ended because the tool asks the 2025-11-25 way (a
-/// -32600, or an `isError` result saying it could not push its question).
+/// -32600, or an `isError` result saying it could not push its question),
+/// and the person was not already told so on the list's result screen (a
+/// session of the list is not run again).
 fn older_way(outcome: &Result<crate::mcp::SessionReport, McpError>) -> bool {
     match outcome {
-        Ok(report) => report.older_way,
+        Ok(report) => report.older_way && !report.browsed,
         Err(McpError::Incomplete(crate::mcp::Incomplete::OlderWayOnly { .. })) => true,
         Err(_) => false,
     }

@@ -103,6 +103,10 @@ pub enum Status {
 pub struct Form {
     /// The request's message, as given (sanitise before drawing).
     pub message: String,
+    /// Whether the message is ahp-elicit's own (a tool's arguments asked
+    /// as a form), drawn as ours; else it is the server's, framed as its
+    /// words.
+    pub message_is_ours: bool,
     /// Keywords of the requested schema ignored for drawing (compatible
     /// schema policy; pointers, sanitise before drawing).
     pub outside_subset: Vec<String>,
@@ -142,6 +146,7 @@ impl Form {
         };
         Form {
             message: message.to_owned(),
+            message_is_ours: false,
             outside_subset: schema.outside_subset.clone(),
             fields,
             focus,

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 
 use super::client::Client;
-use super::McpError;
+use super::{Incomplete, McpError};
 use crate::binding::tool_form::{self, ToolForm};
 use crate::binding::{wrap_params_in, SchemaPolicy};
 use crate::browse::{Kind, Reply, Step, ToolEntry};
@@ -102,6 +102,7 @@ impl Client {
                             result,
                             arguments: Map::new(),
                             output_check: None,
+                            hint: None,
                         };
                         match self.put_step(step).await? {
                             Reply::Quit => return Err(McpError::Quit),
@@ -114,6 +115,7 @@ impl Client {
                     request: Box::new(request),
                     input_schema: input_schema.clone(),
                     left_out: form.left_out.iter().map(|l| l.name.clone()).collect(),
+                    last: kept.get(&key).cloned().unwrap_or_default(),
                 };
                 match self.put_step(step).await? {
                     Reply::Arguments(a) => a,
@@ -141,7 +143,16 @@ impl Client {
                 _ => &name,
             }
             .to_owned();
-            let result = self.browse_call(kind, method, &label, params).await?;
+            // Whether this call (not an earlier one) said the tool asks
+            // the 2025-11-25 way.
+            let before = std::mem::take(&mut self.elic.older_way);
+            let result = self.browse_call(kind, method, &label, params).await;
+            let older_way = self.elic.older_way;
+            self.elic.older_way |= before;
+            let result = result?;
+            // The same hint whether the call was refused (-32600) or its
+            // result says so (`isError`).
+            let hint = older_way.then(crate::mcp::older_way_hint);
             let output_check = match (
                 kind,
                 tool.get("outputSchema"),
@@ -159,6 +170,7 @@ impl Client {
                 result,
                 arguments,
                 output_check,
+                hint,
             };
             match self.put_step(step).await? {
                 Reply::Quit => return Err(McpError::Quit),
@@ -195,6 +207,10 @@ impl Client {
         self.desk.show(Waiting::default());
         match out {
             Ok(v) => Ok(v),
+            // Its hint is said apart, as for an `isError` result.
+            Err(McpError::Incomplete(Incomplete::OlderWayOnly { call, said })) => {
+                Ok(json!({ "error": format!("{call} failed: JSON-RPC error -32600: {said}") }))
+            }
             Err(
                 e @ (McpError::Rpc { .. }
                 | McpError::Incomplete(_)

@@ -97,8 +97,9 @@ impl TuiResponder {
         input_schema: &Value,
         answered: &Map<String, Value>,
         left_out: &[String],
+        last: &Map<String, Value>,
     ) -> Result<Reply, RespondError> {
-        let mut text = tool_form::arguments_text(input_schema, answered, left_out);
+        let mut text = tool_form::arguments_text(input_schema, answered, left_out, Some(last));
         loop {
             let faults = match self.edit_outside(&text) {
                 Ok(t) => {
@@ -151,6 +152,7 @@ impl TuiResponder {
                 request,
                 input_schema,
                 left_out,
+                last,
             } => {
                 let header = Header::of(request, Progress::default());
                 let RequestView::Body(r) = &request.view else {
@@ -159,7 +161,7 @@ impl TuiResponder {
                 let RequestBody::Form(schema) = &r.body else {
                     return Ok(Reply::Back);
                 };
-                let mut screen = FormScreen::new(header, schema, &r.message);
+                let mut screen = FormScreen::new(header, schema, &r.message).ours();
                 match self.run(&cx, &mut screen)? {
                     Outcome::Quit => Ok(Reply::Quit),
                     Outcome::Answer(a) if a.action == Action::Accept => {
@@ -167,7 +169,7 @@ impl TuiResponder {
                         if left_out.is_empty() {
                             return Ok(Reply::Arguments(answered));
                         }
-                        self.edit_arguments(tool, input_schema, &answered, left_out)
+                        self.edit_arguments(tool, input_schema, &answered, left_out, last)
                     }
                     Outcome::Answer(_) => Ok(Reply::Back),
                 }
@@ -177,10 +179,13 @@ impl TuiResponder {
                 tool,
                 result,
                 output_check,
+                hint,
                 ..
             } => {
-                let mut screen =
-                    ResultScreen(ResultView::new(*kind, tool, result, output_check.as_ref()));
+                let mut screen = ResultScreen(
+                    ResultView::new(*kind, tool, result, output_check.as_ref())
+                        .with_hint(hint.as_deref()),
+                );
                 match self.run(&cx, &mut screen)? {
                     Outcome::Quit => Ok(Reply::Quit),
                     Outcome::Answer(_) => match screen.0.seen() {

@@ -233,6 +233,16 @@ impl ResultView {
         }
     }
 
+    /// The view with our `hint` (safe text) said after the result, as a
+    /// note of ours (not framed as the server's text).
+    pub fn with_hint(mut self, hint: Option<&str>) -> Self {
+        if let Some(h) = hint {
+            self.lines
+                .push((Tone::Muted, format!("Hint: {}", display(h))));
+        }
+        self
+    }
+
     /// What the person did, once done.
     pub fn seen(&self) -> Option<Seen> {
         self.seen
@@ -462,6 +472,11 @@ mod tests {
 
     #[test]
     fn the_result_screen_wraps_and_scrolls() {
+        let hinted = ResultView::new(Kind::Tool, "book", &result(), None).with_hint(Some("run it"));
+        assert_eq!(
+            hinted.lines.last(),
+            Some(&(Tone::Muted, "Hint: run it".to_owned()))
+        );
         let mut v = ResultView::new(Kind::Tool, "book", &result(), None);
         let mut t =
             ratatui::Terminal::new(ratatui::backend::TestBackend::new(40, 12)).expect("terminal");

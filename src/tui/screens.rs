@@ -172,6 +172,15 @@ impl FormScreen {
     }
 }
 
+impl FormScreen {
+    /// The same form with a message of ours (not the server's): drawn
+    /// without the frame that marks the server's words.
+    pub(crate) fn ours(mut self) -> Self {
+        self.form.message_is_ours = true;
+        self
+    }
+}
+
 impl Screen for FormScreen {
     fn grace(&self) -> Duration {
         FORM_GUARD

@@ -1025,6 +1025,20 @@ fn message_lines(b: &mut Body, msg: &str, theme: &Theme, w: usize) {
     b.push(Line::styled("└", theme.muted()));
 }
 
+/// A message of ours (escaped all the same: it may quote the server's
+/// names), wrapped, then a blank row; no frame.
+fn own_message_lines(b: &mut Body, msg: &str, theme: &Theme, w: usize) {
+    if msg.trim().is_empty() {
+        return;
+    }
+    for l in display_multiline(msg) {
+        for row in wrap(&l, w.max(1)) {
+            b.push(Line::styled(row, theme.text()));
+        }
+    }
+    b.push(Line::raw(""));
+}
+
 /// Draw a form-mode request: the edit step or the review step.
 #[cfg(any(test, feature = "internals"))]
 #[cfg(any(test, feature = "internals"))]
@@ -1087,7 +1101,11 @@ fn draw_form_inner(
     let mut footer = Vec::new();
     match form.stage() {
         Stage::Edit => {
-            message_lines(&mut b, &form.message, theme, w);
+            if form.message_is_ours {
+                own_message_lines(&mut b, &form.message, theme, w);
+            } else {
+                message_lines(&mut b, &form.message, theme, w);
+            }
             outside_subset_lines(&mut b, &form.outside_subset, theme, w);
             for i in 0..form.fields().len() {
                 field_block(&mut b, form, i, theme, w);

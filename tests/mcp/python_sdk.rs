@@ -482,3 +482,40 @@ fn ctx_elicit_at_a_terminal_offers_to_run_again_over_2025_11_25() {
         );
     }
 }
+
+/// Tried from the list, the tool of either SDK that asks the 2025-11-25
+/// way gets the same hint on its result screen, and nothing more is asked
+/// once the person leaves the list.
+#[test]
+fn ctx_elicit_from_the_list_shows_the_hint_on_the_result_screen() {
+    let Some(py) = python() else { return };
+    for fastmcp in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let args: Vec<String> = ["mcp", "--"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(ctx_elicit_server(&py, fastmcp))
+            .map(|s| sh_quote(&s))
+            .collect();
+        let mut t = Tui::start(
+            dir.path(),
+            &dir.path().join("out.json"),
+            120,
+            40,
+            &args.join(" "),
+        );
+        t.wait_for("shown");
+        t.send("book");
+        t.wait_for("1 of 1 shown");
+        t.send("\r");
+        t.wait_for("Result of the tool 'book'");
+        t.wait_for("Hint: the tool asks in the MCP 2025-11-25 way");
+        t.send("q");
+        assert_eq!(t.finish(), 0, "fastmcp {fastmcp}: {}", t.stderr());
+        assert!(
+            !t.screen().contains("Run the call again"),
+            "fastmcp {fastmcp}: {}",
+            t.screen()
+        );
+    }
+}

@@ -54,6 +54,10 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     t.wait_for("1 of 6 shown");
     t.send("\r");
     t.wait_for("The arguments of the tool 'book_table'.");
+    // The form's message is ours: not framed as the server's words.
+    let screen = t.screen();
+    assert!(!screen.contains("The server's message"), "{screen}");
+    assert!(!screen.contains("not checked"), "{screen}");
     // City, then Guests out of range: refused.
     t.send("Paris");
     t.send("\t");
