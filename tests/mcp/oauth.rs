@@ -32,9 +32,10 @@ use crate::common::sdk::{installed, root};
 use serde_json::Value;
 
 /// The example server and its authorization server; killed on drop.
-struct Example {
+pub(crate) struct Example {
     child: Child,
-    url: String,
+    /// The MCP endpoint, `http://localhost:PORT/mcp`.
+    pub(crate) url: String,
 }
 
 impl Drop for Example {
@@ -52,8 +53,9 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// Start the example with `--oauth` (None when the SDK is not installed).
-fn example() -> Option<Example> {
+/// Start the example with `--oauth` (None when the SDK is not installed);
+/// tests/mcp/signin_screen.rs uses it too.
+pub(crate) fn example() -> Option<Example> {
     let script = root().join(
         ".ci/sdk/node/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js",
     );

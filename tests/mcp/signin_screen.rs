@@ -13,72 +13,13 @@
 
 #![cfg(unix)]
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use super::oauth::{example, Example};
 use crate::common::pty::*;
-use crate::common::sdk::{installed, root};
-
-/// The example server and its authorization server; killed on drop.
-struct Example {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Example {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn example() -> Option<Example> {
-    let script = root().join(
-        ".ci/sdk/node/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js",
-    );
-    if !installed("the TypeScript MCP SDK", &script) {
-        return None;
-    }
-    let (mcp, auth) = (free_port(), free_port());
-    let mut child = Command::new("node")
-        .arg(&script)
-        .arg("--oauth")
-        .env("MCP_PORT", mcp.to_string())
-        .env("MCP_AUTH_PORT", auth.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start node");
-    let out = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines() {
-            let Ok(line) = line else { break };
-            if line.starts_with("MCP Streamable HTTP Server listening") {
-                let _ = tx.send(());
-            }
-        }
-    });
-    let ex = Example {
-        child,
-        url: format!("http://localhost:{mcp}/mcp"),
-    };
-    rx.recv_timeout(Duration::from_secs(90))
-        .expect("the example did not start");
-    Some(ex)
-}
+use crate::common::sdk::root;
 
 /// A directory holding a stand-in `xdg-open` (the system browser's opener
 /// on Linux) that follows the redirects into the loopback listener.
