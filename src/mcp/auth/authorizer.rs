@@ -862,11 +862,7 @@ impl Authorizer {
         let basic = client_auth(&client, secret.as_ref(), &mut form);
         let (status, body) = self.post_form(&meta.token_endpoint, &form, basic)?;
         if !(200..300).contains(&status) {
-            let why = match oauth_error(&body) {
-                Some((e, Some(d))) => format!("{e}: {d}"),
-                Some((e, None)) => e,
-                None => format!("HTTP {status}"),
-            };
+            let why = refusal(status, &body);
             return Err(AuthError(format!(
                 "token request to {} failed: {why}",
                 meta.issuer
@@ -981,11 +977,7 @@ impl Authorizer {
         let status = resp.status().as_u16();
         let answer = read_body(resp);
         if !(200..300).contains(&status) {
-            let why = match oauth_error(&answer) {
-                Some((e, Some(d))) => format!("{e}: {d}"),
-                Some((e, None)) => e,
-                None => format!("HTTP {status}"),
-            };
+            let why = refusal(status, &answer);
             return Err(AuthError(format!(
                 "registration at {} was refused: {why}",
                 meta.issuer
@@ -1079,6 +1071,17 @@ fn read_body(resp: ureq::http::Response<ureq::Body>) -> Vec<u8> {
         .reader()
         .read_to_end(&mut body);
     body
+}
+
+/// Why an authorization server refused a request, in one line: its
+/// RFC 6749 `error` and `error_description` (`invalid_grant: …`), or the
+/// HTTP status when the body carries none. Never the rest of the body.
+fn refusal(status: u16, body: &[u8]) -> String {
+    match oauth_error(body) {
+        Some((e, Some(d))) => format!("{e}: {d}"),
+        Some((e, None)) => e,
+        None => format!("HTTP {status}"),
+    }
 }
 
 /// Registers a sign-in's credentials (access and refresh token, a
