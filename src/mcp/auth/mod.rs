@@ -35,8 +35,9 @@ use store::{Store, StoreError};
 /// The store `--auth-store` names: `memory` keeps sign-ins for the run
 /// only; a directory, or by default the state directory
 /// ([`file_store::default_dir`]), keeps them on disk. The file store is
-/// opened (and its directories created) only when a sign-in is first read
-/// or written, so a run that never signs in touches nothing.
+/// opened only when first used, and its directories are created only when
+/// a sign-in or a client is first written, so a run that never signs in
+/// leaves nothing behind.
 ///
 /// Errors: no state directory can be found in the environment (no `HOME`,
 /// `XDG_STATE_HOME` or `AHP_ELICIT_STATE_DIR`), or (not on Unix) sign-ins
@@ -87,12 +88,31 @@ impl LazyFileStore {
 }
 
 #[cfg(unix)]
+impl LazyFileStore {
+    /// The store when it exists already: reading creates nothing, so a run
+    /// against a server that never asks for a sign-in leaves no directory.
+    fn existing(&self) -> Result<Option<&file_store::FileStore>, StoreError> {
+        if self.opened.get().is_none() && std::fs::symlink_metadata(self.dir.join("oauth")).is_err()
+        {
+            return Ok(None);
+        }
+        self.get().map(Some)
+    }
+}
+
+#[cfg(unix)]
 impl Store for LazyFileStore {
     fn sign_ins(&self, resource: &str, account: &str) -> Result<Vec<SignIn>, StoreError> {
-        self.get()?.sign_ins(resource, account)
+        match self.existing()? {
+            Some(s) => s.sign_ins(resource, account),
+            None => Ok(Vec::new()),
+        }
     }
     fn all(&self) -> Result<Vec<SignIn>, StoreError> {
-        self.get()?.all()
+        match self.existing()? {
+            Some(s) => s.all(),
+            None => Ok(Vec::new()),
+        }
     }
     fn save(&self, sign_in: &SignIn) -> Result<(), StoreError> {
         self.get()?.save(sign_in)
@@ -101,7 +121,10 @@ impl Store for LazyFileStore {
         self.get()?.remove(key)
     }
     fn client(&self, issuer: &str) -> Result<Option<ClientRegistration>, StoreError> {
-        self.get()?.client(issuer)
+        match self.existing()? {
+            Some(s) => s.client(issuer),
+            None => Ok(None),
+        }
     }
     fn save_client(&self, client: &ClientRegistration) -> Result<(), StoreError> {
         self.get()?.save_client(client)
@@ -119,12 +142,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_file_store_is_opened_only_when_first_used() {
+    fn the_file_store_is_created_only_when_first_written() {
         let t = tempfile::tempdir().unwrap();
         let dir = t.path().join("state");
         let store = open_store(Some(dir.to_str().unwrap())).unwrap();
-        assert!(!dir.exists(), "nothing is created before a sign-in is read");
+        assert!(!dir.exists(), "nothing is created when the store is opened");
+        // Looking for a sign-in creates nothing either.
         assert!(store.all().unwrap().is_empty());
+        assert!(store
+            .sign_ins("http://a.example/mcp", "default")
+            .unwrap()
+            .is_empty());
+        assert!(store.client("http://a.example").unwrap().is_none());
+        assert!(!dir.exists(), "nothing is created by a look-up");
+        // The first write creates the store.
+        assert!(!store.remove_client("http://a.example").unwrap());
         assert!(dir.join("oauth").is_dir());
     }
 
