@@ -798,7 +798,10 @@ mod tests {
             ..AuthFlags::default()
         };
         let o = options(&flags, Open::Not("x")).unwrap();
-        assert!(o.store.unwrap().all().unwrap().is_empty());
+        let store = o.store.unwrap();
+        assert!(store.all().unwrap().is_empty());
+        assert!(!dir.exists(), "a look-up creates nothing");
+        assert!(!store.remove_client("http://a.example").unwrap());
         assert!(dir.join("oauth").is_dir(), "the directory is the store");
         let flags = AuthFlags {
             auth_store: Some("memory".into()),
