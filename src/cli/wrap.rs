@@ -121,40 +121,10 @@ pub fn default_id(text: &str) -> String {
 
 /// Run the command; returns the exit status.
 pub fn run(args: WrapArgs) -> Exit {
-    if let Some(t) = &args.time {
-        if !format_ok(StringFormat::DateTime, t) {
-            crate::notice::say_in(
-                "wrap",
-                format!("--time '{}' is not an RFC 3339 date-time", display(t)),
-            );
-            return Exit::Usage;
-        }
+    if let Some(usage) = flag_fault(&args) {
+        crate::notice::say_in("wrap", usage);
+        return Exit::Usage;
     }
-    if let Some(id) = &args.id {
-        let n = id.chars().count();
-        if n == 0 || n > MAX_ID_CHARS || id.chars().any(char::is_control) {
-            crate::notice::say_in(
-                "wrap",
-                format!("--id must be 1 to {MAX_ID_CHARS} characters, no control characters"),
-            );
-            return Exit::Usage;
-        }
-    }
-    if let Some(k) = &args.input_key {
-        let n = k.chars().count();
-        if n == 0 || n > 256 || k.chars().any(char::is_control) {
-            crate::notice::say_in(
-                "wrap",
-                "--input-key must be 1 to 256 characters, no control characters",
-            );
-            return Exit::Usage;
-        }
-    }
-    let mcp = args.protocol_version.map(|protocol_version| McpExtension {
-        protocol_version,
-        input_key: args.input_key.clone(),
-        call: None,
-    });
     let input = args.input.as_deref().unwrap_or(Path::new("-"));
     let bytes = match super::read_input(input, MAX_EVENT_BYTES, "params") {
         Ok(b) => b,
@@ -163,14 +133,6 @@ pub fn run(args: WrapArgs) -> Exit {
             return Exit::Usage;
         }
     };
-    let report = |errs: &[crate::binding::Violation]| {
-        super::print_violations(
-            "wrap",
-            "the params are not a valid elicitation/create request",
-            errs,
-        );
-        Exit::Invalid
-    };
     // One params object, or JSON Lines of them (a server's log): each
     // line is wrapped as its own event, and nothing is written unless
     // every line is valid.
@@ -178,7 +140,14 @@ pub fn run(args: WrapArgs) -> Exit {
         Ok(v) => vec![(None, v)],
         Err(e) => match json_lines(&bytes) {
             Some(lines) => lines,
-            None => return report(&[e]),
+            None => {
+                super::print_violations(
+                    "wrap",
+                    "the params are not a valid elicitation/create request",
+                    &[e],
+                );
+                return Exit::Invalid;
+            }
         },
     };
     if docs.len() > 1 && args.id.is_some() {
@@ -188,6 +157,61 @@ pub fn run(args: WrapArgs) -> Exit {
         );
         return Exit::Usage;
     }
+    let events = match wrap_all(&args, &docs) {
+        Ok(events) => events,
+        Err(exit) => return exit,
+    };
+    let mut out = std::io::stdout().lock();
+    if events
+        .iter()
+        .try_for_each(|e| writeln!(out, "{e}"))
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        return Exit::Usage;
+    }
+    Exit::Ok
+}
+
+/// The flags' own rules, before any input is read: `--time` an RFC 3339
+/// date-time, `--id` 1 to [`MAX_ID_CHARS`] characters and `--input-key`
+/// 1 to 256, neither with a control character. Returns the sentence that
+/// names the first flag that breaks its rule, None when all hold.
+fn flag_fault(args: &WrapArgs) -> Option<String> {
+    if let Some(t) = &args.time {
+        if !format_ok(StringFormat::DateTime, t) {
+            return Some(format!(
+                "--time '{}' is not an RFC 3339 date-time",
+                display(t)
+            ));
+        }
+    }
+    let bad = |v: &str, max: usize| {
+        let n = v.chars().count();
+        n == 0 || n > max || v.chars().any(char::is_control)
+    };
+    if args.id.as_deref().is_some_and(|id| bad(id, MAX_ID_CHARS)) {
+        return Some(format!(
+            "--id must be 1 to {MAX_ID_CHARS} characters, no control characters"
+        ));
+    }
+    if args.input_key.as_deref().is_some_and(|k| bad(k, 256)) {
+        return Some("--input-key must be 1 to 256 characters, no control characters".into());
+    }
+    None
+}
+
+/// Every params object of `docs` wrapped as one request event line
+/// (terminal-safe JSON), in order; each event gets `--id`, or the digest
+/// of its params (made distinct when the same params come twice).
+/// Errors: the exit status after the first params that cannot be
+/// wrapped were reported (nothing is written then).
+fn wrap_all(args: &WrapArgs, docs: &[(Option<usize>, Value)]) -> Result<Vec<String>, Exit> {
+    let mcp = args.protocol_version.map(|protocol_version| McpExtension {
+        protocol_version,
+        input_key: args.input_key.clone(),
+        call: None,
+    });
     let server = Server {
         name: args.server.clone(),
         title: args.server_title.clone(),
@@ -195,20 +219,20 @@ pub fn run(args: WrapArgs) -> Exit {
     };
     let mut events = Vec::with_capacity(docs.len());
     let mut ids = std::collections::HashSet::new();
-    for (line, params) in &docs {
+    for (line, params) in docs {
         let at = |what: String| match line {
             Some(n) => format!("line {n}: {what}"),
             None => what,
         };
         if let Some(hint) = wrapper_hint(params) {
             crate::notice::say_in("wrap", at(hint));
-            return Exit::Invalid;
+            return Err(Exit::Invalid);
         }
         let text = match serde_json::to_string(params) {
             Ok(t) => t,
             Err(e) => {
                 crate::notice::say_in("wrap", at(e.to_string()));
-                return Exit::Usage;
+                return Err(Exit::Usage);
             }
         };
         let mut id = args.id.clone().unwrap_or_else(|| default_id(&text));
@@ -241,20 +265,11 @@ pub fn run(args: WrapArgs) -> Exit {
                 }
                 let what = at("the params are not a valid elicitation/create request".into());
                 super::print_violations("wrap", &what, &es);
-                return Exit::Invalid;
+                return Err(Exit::Invalid);
             }
         }
     }
-    let mut out = std::io::stdout().lock();
-    if events
-        .iter()
-        .try_for_each(|e| writeln!(out, "{e}"))
-        .and_then(|_| out.flush())
-        .is_err()
-    {
-        return Exit::Usage;
-    }
-    Exit::Ok
+    Ok(events)
 }
 
 /// The JSON values of `bytes` read as JSON Lines (one value a line; blank

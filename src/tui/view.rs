@@ -265,6 +265,10 @@ fn origin_line(launched: Option<&str>, call: Option<&str>, w: usize) -> Option<S
     }
 }
 
+/// The header's lines, `w` cells wide: the server and the request count
+/// (with the clock) on the first row, the `--banner`, then who relayed,
+/// launched and asked, the secret warning, and a rule. `compact` (a short
+/// window) keeps each of those to one line.
 fn header_lines(
     h: &Header,
     theme: &Theme,
@@ -272,25 +276,42 @@ fn header_lines(
     secret: Option<&str>,
     compact: bool,
 ) -> Vec<Line<'static>> {
+    let mut out = vec![title_row(h, theme, w)];
+    if let Some(b) = &h.banner {
+        if compact {
+            out.push(Line::styled(clip(b, w), theme.warning()));
+        } else {
+            for l in wrap(b, w) {
+                out.push(Line::styled(l, theme.warning()));
+            }
+        }
+    }
+    if compact {
+        compact_origin(h, theme, w, secret, &mut out);
+    } else {
+        full_origin(h, theme, w, secret, &mut out);
+    }
+    out.push(Line::styled("─".repeat(w), theme.border()));
+    out
+}
+
+/// The server as it names itself (title, name and version, escaped) on
+/// the left and the request count with the clock on the right, in `w`
+/// cells: the count shortens before the server's name is cut below
+/// [`WHO_ROOM`] cells.
+fn title_row(h: &Header, theme: &Theme, w: usize) -> Line<'static> {
     let mut who = String::new();
-    match &h.server_title {
-        Some(t) => {
-            who.push_str(&display(t));
-            who.push_str(" (");
-            who.push_str(&display(&h.server_name));
-            if let Some(v) = &h.server_version {
-                who.push(' ');
-                who.push_str(&display(v));
-            }
-            who.push(')');
-        }
-        None => {
-            who.push_str(&display(&h.server_name));
-            if let Some(v) = &h.server_version {
-                who.push(' ');
-                who.push_str(&display(v));
-            }
-        }
+    if let Some(t) = &h.server_title {
+        who.push_str(&display(t));
+        who.push_str(" (");
+    }
+    who.push_str(&display(&h.server_name));
+    if let Some(v) = &h.server_version {
+        who.push(' ');
+        who.push_str(&display(v));
+    }
+    if h.server_title.is_some() {
+        who.push(')');
     }
     // The counts, from the fullest to the shortest, until the server keeps
     // at least WHO_ROOM cells (or all it needs) before them.
@@ -318,47 +339,54 @@ fn header_lines(
         clip(&short_who, room)
     };
     let pad = w.saturating_sub(width(&left) + width(&right));
-    let mut out = vec![Line::from(vec![
+    Line::from(vec![
         Span::styled(left, theme.title()),
         Span::raw(" ".repeat(pad)),
         Span::styled(right, theme.muted()),
-    ])];
-    if let Some(b) = &h.banner {
-        if compact {
-            out.push(Line::styled(clip(b, w), theme.warning()));
-        } else {
-            for l in wrap(b, w) {
-                out.push(Line::styled(l, theme.warning()));
-            }
-        }
+    ])
+}
+
+/// A short window's origin: who launched what and which call asked on one
+/// line (it still says who is asking beyond the name the server gives
+/// itself), and the secret warning cut to one line.
+fn compact_origin(
+    h: &Header,
+    theme: &Theme,
+    w: usize,
+    secret: Option<&str>,
+    out: &mut Vec<Line<'static>>,
+) {
+    let launched = h
+        .launched
+        .as_deref()
+        .map(|l| display(&crate::responder::launched_line(l)).into_owned());
+    let call = h
+        .call
+        .as_deref()
+        .map(|c| format!("asked during {}", display(c)));
+    if let Some(line) = origin_line(launched.as_deref(), call.as_deref(), w) {
+        out.push(Line::styled(line, theme.text()));
     }
-    if compact {
-        // Who launched what, and which call asked, on one line: a short
-        // window still says who is asking beyond the name the server
-        // gives itself.
-        let launched = h
-            .launched
-            .as_deref()
-            .map(|l| display(&crate::responder::launched_line(l)).into_owned());
-        let call = h
-            .call
-            .as_deref()
-            .map(|c| format!("asked during {}", display(c)));
-        if let Some(line) = origin_line(launched.as_deref(), call.as_deref(), w) {
-            out.push(Line::styled(line, theme.text()));
-        }
-        if let Some(what) = secret {
-            let warn = format!("⚠ {}: secrets must use URL mode", display(what));
-            out.push(Line::styled(clip(&warn, w), theme.warning()));
-        }
-        out.push(Line::styled("─".repeat(w), theme.border()));
-        return out;
+    if let Some(what) = secret {
+        let warn = format!("⚠ {}: secrets must use URL mode", display(what));
+        out.push(Line::styled(clip(&warn, w), theme.warning()));
     }
+}
+
+/// The full origin: who relayed the request (wrapped), who launched what
+/// and which call asked (each cut to one line), and the secret warning
+/// (wrapped).
+fn full_origin(
+    h: &Header,
+    theme: &Theme,
+    w: usize,
+    secret: Option<&str>,
+    out: &mut Vec<Line<'static>>,
+) {
     let via = relayed_line(h.mode, &h.adapter);
     for l in wrap(&via, w) {
         out.push(Line::styled(l, theme.muted()));
     }
-    // Who launched what, and which call asked: each cut to one line.
     if let Some(l) = &h.launched {
         // Cut in the middle: the end names the program and its arguments.
         let line = display(&crate::responder::launched_line(l)).into_owned();
@@ -374,8 +402,6 @@ fn header_lines(
             out.push(Line::styled(l, theme.warning()));
         }
     }
-    out.push(Line::styled("─".repeat(w), theme.border()));
-    out
 }
 
 /// A body of lines with the row range of the focused part and an optional
