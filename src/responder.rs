@@ -195,6 +195,13 @@ pub enum RespondError {
     /// (they may quote the request: sanitize before showing).
     #[error("answer refused: {0}")]
     Refused(String),
+    /// A scripted URL-mode accept whose URL could not be opened (the
+    /// launcher failed): no result for this request, exit 1, and the run
+    /// goes on. The text is the launcher's reason, for the person only (it
+    /// names the browser program): a server learns only that the URL was
+    /// not opened.
+    #[error("answer refused: {what}: {0}", what = crate::scripted::NOT_OPENED)]
+    NotOpened(#[source] crate::launcher::LaunchError),
     /// There is no terminal to answer on: `step` is what failed ("cannot
     /// open /dev/tty", "/dev/tty is not a terminal", "cannot enter raw
     /// mode", "cannot set up /dev/tty"). Exit 2; the message starts with

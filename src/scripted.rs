@@ -341,9 +341,9 @@ impl Answers {
 /// (`--log` records it). Not called for the other forms of the file.
 pub type RuleTrace = Box<dyn FnMut(&RequestEvent, Result<&Rule, &NoRule>)>;
 
-/// How a refused scripted URL accept begins when the launcher could not
-/// open the URL ([`RespondError::Refused`]): what follows is the local
-/// reason (it names the browser program), for the person, not the server.
+/// What is said of a scripted URL accept whose URL the launcher could not
+/// open ([`RespondError::NotOpened`]): all a server is told; the person's
+/// message adds the local reason (it names the browser program).
 pub const NOT_OPENED: &str = "the URL was not opened";
 
 /// A [`Responder`] that answers from a script.
@@ -403,7 +403,7 @@ impl ScriptedResponder {
 
     /// The hook for URL consent: on a URL-mode accept, `launcher.open(url)`
     /// is called. Its failure is that request's outcome,
-    /// [`RespondError::Refused`] (no result, exit 1): an accept whose URL
+    /// [`RespondError::NotOpened`] (no result, exit 1): an accept whose URL
     /// was never opened is not sent, and later requests are still answered.
     pub fn with_launcher(mut self, launcher: Box<dyn Launcher>) -> Self {
         self.launcher = Some(launcher);
@@ -415,19 +415,20 @@ impl ScriptedResponder {
     /// consent counts at once; the machine's open is carried out with the
     /// launcher (none: consent is passed on, nothing opened).
     ///
-    /// Errors: the sentence why there is no answer. Consent only to a URL
-    /// that can be opened: a refused scheme is a refused answer, not an I/O
-    /// fault. A URL that could not be opened was not consented to in
-    /// effect: that request gets an error and no result (a scripted accept
-    /// is not sent for a flow that never started), and the run goes on
-    /// with the next request.
-    fn consent_to(&mut self, url: &str, host_named: bool) -> Result<Action, String> {
+    /// Errors: [`RespondError::Refused`] with the sentence why there is no
+    /// answer: consent only to a URL that can be opened, so a refused
+    /// scheme is a refused answer, not an I/O fault.
+    /// [`RespondError::NotOpened`] with the launcher's reason: a URL that
+    /// could not be opened was not consented to in effect, so that request
+    /// gets an error and no result (a scripted accept is not sent for a
+    /// flow that never started), and the run goes on with the next request.
+    fn consent_to(&mut self, url: &str, host_named: bool) -> Result<Action, RespondError> {
         use crate::consent::{Consent, Effect, Input, Launch};
         let review = crate::url_review::review(url);
         // What the consent screen warns about is not consented to with
         // nobody to read it, unless the rule names the host.
         if let Some(why) = review.unattended_refusal().filter(|_| !host_named) {
-            return Err(why);
+            return Err(RespondError::Refused(why));
         }
         let now = std::time::Instant::now();
         let mut consent = Consent::new(&review, std::time::Duration::ZERO);
@@ -437,7 +438,7 @@ impl ScriptedResponder {
                 Some(l) => {
                     let (step, res) = consent.open_with(l.as_mut(), false);
                     if let Err(e) = res {
-                        return Err(format!("{NOT_OPENED}: {e}"));
+                        return Err(RespondError::NotOpened(e));
                     }
                     step
                 }
@@ -447,10 +448,13 @@ impl ScriptedResponder {
             },
             _ => {
                 let why = review.refusal.as_ref().map(|r| r.sentence());
-                return Err(why.unwrap_or_else(|| "the URL cannot be opened".into()));
+                let why = why.unwrap_or_else(|| "the URL cannot be opened".into());
+                return Err(RespondError::Refused(why));
             }
         };
-        step.answer().ok_or_else(|| NOT_OPENED.into())
+        step.answer().ok_or(RespondError::NotOpened(
+            crate::launcher::LaunchError::NoTarget,
+        ))
     }
 
     /// Answer one request with `a` (what [`Responder::respond`] does after
@@ -487,9 +491,7 @@ impl ScriptedResponder {
                     self.answers.choose(req),
                     Ok(Choice::Rule(r)) if r.when.host.is_some()
                 );
-                self.consent_to(url, host_named)
-                    .map(Answer::bare)
-                    .map_err(RespondError::Refused)
+                self.consent_to(url, host_named).map(Answer::bare)
             }
             RequestBody::Form(schema) => {
                 let mut form = Form::new(schema, &r.message);
@@ -574,6 +576,7 @@ impl ScriptedResponder {
         let refused = match self.answer(req, &a) {
             Ok(_) => None,
             Err(RespondError::Refused(m)) => Some(m),
+            Err(RespondError::NotOpened(why)) => Some(format!("{NOT_OPENED}: {why}")),
             Err(e) => Some(e.to_string()),
         };
         self.launcher = launcher;

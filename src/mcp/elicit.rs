@@ -288,22 +288,27 @@ impl Client {
             Err(NoResult::Refused(m)) => {
                 // The responder gives the reason; the request is named here.
                 let said = format!("answer refused: request {}: {m}", ask.req.id);
+                self.reject(id, INTERNAL_ERROR, said, None)?;
+                return Ok(None);
+            }
+            Err(not_opened @ NoResult::NotOpened(_)) => {
+                let said = format!(
+                    "answer refused: request {}: {}",
+                    ask.req.id,
+                    not_opened.reasons()
+                );
                 // Why the browser did not open is the person's business: the
                 // server learns only that the URL was not opened.
-                if m.starts_with(crate::scripted::NOT_OPENED) {
-                    let sent = format!(
-                        "answer refused: request {}: {}",
-                        ask.req.id,
-                        crate::scripted::NOT_OPENED
-                    );
-                    self.notice(&format!("refused an elicitation: {said}"));
-                    self.elic.refused.push(said);
-                    if let Some(id) = id {
-                        self.reply(jsonrpc::error_response(id, INTERNAL_ERROR, &sent, None))?;
-                    }
-                    return Ok(None);
+                let sent = format!(
+                    "answer refused: request {}: {}",
+                    ask.req.id,
+                    crate::scripted::NOT_OPENED
+                );
+                self.notice(&format!("refused an elicitation: {said}"));
+                self.elic.refused.push(said);
+                if let Some(id) = id {
+                    self.reply(jsonrpc::error_response(id, INTERNAL_ERROR, &sent, None))?;
                 }
-                self.reject(id, INTERNAL_ERROR, said, None)?;
                 return Ok(None);
             }
             Err(NoResult::Failed(m)) => {

@@ -624,7 +624,8 @@ impl<'a> Run<'a> {
                 self.note(|l| l.decision(&req.id, &s.answer));
                 self.deliver(req, &s)
             }
-            Err(NoResult::Refused(m)) => {
+            Err(refused @ (NoResult::Refused(_) | NoResult::NotOpened(_))) => {
+                let m = refused.reasons();
                 // The reasons name no request: the report adds it.
                 self.note(|l| {
                     l.answer_refused(

@@ -27,6 +27,10 @@ pub enum NoResult {
     /// request: sanitize before showing).
     #[error("answer refused: {0}")]
     Refused(String),
+    /// A scripted URL accept whose URL could not be opened: the launcher's
+    /// reason, for the person only (see [`RespondError::NotOpened`]).
+    #[error("answer refused: {what}: {0}", what = crate::scripted::NOT_OPENED)]
+    NotOpened(#[source] crate::launcher::LaunchError),
     /// The answer does not make a valid result event.
     #[error("the answer does not make a valid result")]
     Invalid {
@@ -40,6 +44,20 @@ pub enum NoResult {
     /// The terminal (or another resource) failed: the front door ends.
     #[error("{0}")]
     Failed(#[source] RespondError),
+}
+
+impl NoResult {
+    /// Why an answer was refused, without the "answer refused" lead: the
+    /// form's reasons, or for a URL that could not be opened
+    /// [`crate::scripted::NOT_OPENED`] and the launcher's reason; for the
+    /// other kinds, their sentence.
+    pub fn reasons(&self) -> String {
+        match self {
+            NoResult::Refused(m) => m.clone(),
+            NoResult::NotOpened(why) => format!("{}: {why}", crate::scripted::NOT_OPENED),
+            other => other.to_string(),
+        }
+    }
 }
 
 /// Turn the responder's `outcome` for `req` into its one result event
@@ -56,6 +74,7 @@ pub fn settle(
         Ok(Outcome::Answer(a)) => (a, false),
         Ok(Outcome::Quit) => (Answer::bare(Action::Cancel), true),
         Err(RespondError::Refused(m)) => return Err(NoResult::Refused(m)),
+        Err(RespondError::NotOpened(why)) => return Err(NoResult::NotOpened(why)),
         Err(e) => return Err(NoResult::Failed(e)),
     };
     match make_result_line(req, &answer, meta) {

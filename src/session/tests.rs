@@ -341,6 +341,28 @@ fn settle_gives_one_result_or_one_reason() {
         matches!(&refused, Err(NoResult::Refused(m)) if m == "'x' required"),
         "{refused:?}"
     );
+    // A URL that could not be opened keeps the launcher's error as its
+    // cause; the reasons name it after the words a server is told.
+    let not_opened = settle(
+        &req,
+        Err(RespondError::NotOpened(
+            crate::launcher::LaunchError::EmptyCommand,
+        )),
+        &meta,
+    );
+    let Err(no @ NoResult::NotOpened(_)) = &not_opened else {
+        panic!("expected a URL not opened, got {not_opened:?}");
+    };
+    assert_eq!(
+        no.reasons(),
+        "the URL was not opened: The browser command is empty."
+    );
+    let cause = std::error::Error::source(no)
+        .and_then(|s| s.downcast_ref::<crate::launcher::LaunchError>());
+    assert!(
+        matches!(cause, Some(crate::launcher::LaunchError::EmptyCommand)),
+        "{cause:?}"
+    );
     let gone = std::io::Error::from_raw_os_error(libc::EIO);
     let failed = settle(
         &req,
