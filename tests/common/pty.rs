@@ -26,6 +26,8 @@ pub struct Tui {
     /// a person's, at least [`PACE`] apart, so the URL consent guard
     /// (`CONSENT_GUARD`, 400 ms) is passed as it is by a person who reads.
     pub last_key: Instant,
+    /// When output last arrived (see [`Tui::send`]).
+    pub last_output: Instant,
     /// Answer the program's background query as a terminal that does not
     /// know OSC 11 does: its device attributes query (`ESC [ c`, after
     /// `ESC ] 11 ; ?`) gets `ESC [ ? 62 ; 22 c`, once, when [`Tui::pump`]
@@ -151,6 +153,7 @@ impl Tui {
             pid_file,
             err_file,
             last_key: Instant::now(),
+            last_output: Instant::now(),
             answer_queries: true,
         }
     }
@@ -164,6 +167,7 @@ impl Tui {
             match self.s.try_read(&mut buf) {
                 Ok(0) => self.eof = true,
                 Ok(n) => {
+                    self.last_output = Instant::now();
                     self.vt.process(&buf[..n]);
                     self.raw.extend_from_slice(&buf[..n]);
                 }
@@ -282,11 +286,24 @@ impl Tui {
         squash(&self.screen()).contains(&squash(text))
     }
 
+    /// Send `keys` as a person types them: at least [`PACE`] after the
+    /// last key (or the text last waited for), and [`PACE`] after the last
+    /// output that came within that pause, at most twice [`PACE`] in all
+    /// (a clock or spinner that redraws does not hold keys back). Output is
+    /// read all the while, as a terminal reads it: a frame whose bytes
+    /// fill the pseudo-terminal is written whole before the pause ends, so
+    /// the screen's guard, which counts from the end of the frame's write,
+    /// has seen it for the pause too.
     pub fn send(&mut self, keys: &str) {
-        let next = self.last_key + PACE;
-        let now = Instant::now();
-        if next > now {
-            std::thread::sleep(next - now);
+        let cap = self.last_key + 2 * PACE;
+        loop {
+            self.pump();
+            let ready = (self.last_key.max(self.last_output) + PACE).min(cap);
+            let now = Instant::now();
+            if now >= ready || self.eof {
+                break;
+            }
+            std::thread::sleep((ready - now).min(Duration::from_millis(10)));
         }
         self.s.send(keys).expect("send keys");
         self.last_key = Instant::now();
