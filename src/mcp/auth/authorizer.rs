@@ -1021,10 +1021,19 @@ impl Authorizer {
     }
 }
 
-/// Whether an access token expires within [`REFRESH_MARGIN`] (a token
-/// without an expiry never does).
+/// Whether an access token is due for a refresh: it expires within
+/// [`REFRESH_MARGIN`], or within half its lifetime when that is shorter
+/// (a token issued for 2 s is used for 1 s, not refreshed before every
+/// request). A token without an expiry never is.
 fn due(t: &Tokens) -> bool {
-    t.expires_at.is_some_and(|at| at <= now() + REFRESH_MARGIN)
+    due_at(t, now())
+}
+
+fn due_at(t: &Tokens, now: SystemTime) -> bool {
+    t.expires_at.is_some_and(|at| {
+        let life = at.duration_since(t.obtained_at).unwrap_or_default();
+        at <= now + REFRESH_MARGIN.min(life / 2)
+    })
 }
 
 /// Whether an access token has expired.
@@ -1258,7 +1267,8 @@ mod tests {
                 refresh_token: Some(Secret::new("r1")),
                 scopes_requested: scopes.iter().map(|s| s.to_string()).collect(),
                 scopes_granted: Some(scopes.iter().map(|s| s.to_string()).collect()),
-                obtained_at: now(),
+                // An hour-long token: one that ends in 30 s is due.
+                obtained_at: at - Duration::from_secs(3600),
             },
         }
     }
@@ -1348,6 +1358,34 @@ mod tests {
             .texts()
             .iter()
             .any(|t| t.contains("the stored sign-in expired or was revoked")));
+    }
+
+    #[test]
+    fn a_token_is_due_a_minute_before_its_end_or_halfway_when_it_is_short() {
+        let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let token = |life: u64| Tokens {
+            access_token: Secret::new("a"),
+            token_type: "Bearer".into(),
+            expires_at: Some(t0 + Duration::from_secs(life)),
+            refresh_token: None,
+            scopes_requested: vec![],
+            scopes_granted: None,
+            obtained_at: t0,
+        };
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        // An hour: due in its last minute.
+        assert!(!due_at(&token(3600), at(3539)));
+        assert!(due_at(&token(3600), at(3540)));
+        // Two seconds: used for one, then due.
+        assert!(!due_at(&token(2), at(0)));
+        assert!(due_at(&token(2), at(1)));
+        // Two minutes: due after one.
+        assert!(!due_at(&token(120), at(59)));
+        assert!(due_at(&token(120), at(60)));
+        // No expiry: never due.
+        let mut forever = token(1);
+        forever.expires_at = None;
+        assert!(!due_at(&forever, at(1_000_000)));
     }
 
     #[test]
