@@ -84,11 +84,88 @@ pub struct SignInRequest<'a> {
     pub issuer: &'a str,
     /// The scopes asked for (empty: the server's default access).
     pub scopes: &'a [String],
-    /// For a step-up, the scopes the server's refusal named (which the
-    /// new sign-in adds); None for a first sign-in.
-    pub step_up: Option<&'a [String]>,
+    /// For a step-up, what the refusal asked for and of which request;
+    /// None for a first sign-in.
+    pub step_up: Option<StepUp<'a>>,
     /// Where the browser comes back to (and a pasted address is fed in).
     pub paste: &'a PasteBack,
+}
+
+/// The request a server refused for lack of a sign-in or of access: its
+/// JSON-RPC method and, for `tools/call`, the tool's name (as this client
+/// sent it: the server's text, unescaped).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RequestName {
+    /// The JSON-RPC method (`tools/call`).
+    pub method: String,
+    /// The tool called, for `tools/call`.
+    pub tool: Option<String>,
+}
+
+impl RequestName {
+    /// The request named in a JSON-RPC message's bytes (the body the
+    /// transport sent); None when it is not a request (a response or
+    /// something that does not parse).
+    pub fn of_message(body: &[u8]) -> Option<Self> {
+        let v: Value = serde_json::from_slice(body).ok()?;
+        let method = v.get("method")?.as_str()?.to_owned();
+        let tool = (method == "tools/call")
+            .then(|| v.pointer("/params/name").and_then(Value::as_str))
+            .flatten()
+            .map(str::to_owned);
+        Some(Self { method, tool })
+    }
+}
+
+impl std::fmt::Display for RequestName {
+    /// `tools/call NAME` (the name made safe for a terminal), or the method.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::safe_text::display(&self.method))?;
+        if let Some(t) = &self.tool {
+            write!(f, " {}", crate::safe_text::display(t))?;
+        }
+        Ok(())
+    }
+}
+
+/// What a step-up sign-in is for: a 403 `insufficient_scope` named access
+/// the token in use does not have.
+#[derive(Debug, Clone, Copy)]
+pub struct StepUp<'a> {
+    /// The scopes the refusal named that were neither asked for nor
+    /// granted before (what the new sign-in adds).
+    pub adds: &'a [String],
+    /// The scopes of the token in use: as granted, else as asked for.
+    pub has: &'a [String],
+    /// The request refused, when known.
+    pub request: Option<&'a RequestName>,
+}
+
+impl StepUp<'_> {
+    /// One sentence, safe for a terminal: `tools/call admin_reset needs
+    /// more access: scope admin (you have: read)`; `host` names the
+    /// server when the request is not known.
+    pub fn sentence(&self, host: &str) -> String {
+        let who = match self.request {
+            Some(r) => r.to_string(),
+            None => crate::safe_text::display(host).into_owned(),
+        };
+        let adds = crate::safe_text::display(&self.adds.join(" ")).into_owned();
+        let what = match self.adds.len() {
+            0 => "no scope named".to_owned(),
+            1 => format!("scope {adds}"),
+            _ => format!("scopes {adds}"),
+        };
+        let has = if self.has.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (you have: {})",
+                crate::safe_text::display(&self.has.join(" "))
+            )
+        };
+        format!("{who} needs more access: {what}{has}")
+    }
 }
 
 /// Shows the sign-in to the person, asks consent and opens the
@@ -195,7 +272,7 @@ impl From<String> for AuthError {
 }
 
 /// What a 401 or 403 said.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Unauthorized {
     /// 401 or 403.
     pub status: u16,
@@ -203,6 +280,18 @@ pub struct Unauthorized {
     pub challenge: Option<BearerChallenge>,
     /// The generation of the token the request carried.
     pub generation: u64,
+    /// The request refused, when known (said by a step-up sign-in).
+    pub request: Option<RequestName>,
+}
+
+/// The scopes of a step-up ([`Authorizer::step_up_scopes`]).
+struct StepUpScopes {
+    /// Asked for now: asked and granted before, then the challenge's.
+    union: Vec<String>,
+    /// What the union adds.
+    adds: Vec<String>,
+    /// What the token in use has.
+    has: Vec<String>,
 }
 
 struct Current {
@@ -442,27 +531,20 @@ impl Authorizer {
                 return Ok(());
             }
         }
-        let scopes = match (&g.current, step_up) {
+        // A step-up: the union, and what it adds to the token in use.
+        let (scopes, more) = match (&g.current, step_up) {
             (Some(c), true) => {
-                let t = &c.sign_in.tokens;
-                let granted = t.scopes_granted.clone().unwrap_or_default();
-                let asked = ch.scope.clone().unwrap_or_default();
-                let union = union_scopes(&t.scopes_requested, &granted, &asked);
-                let before = union_scopes(&t.scopes_requested, &granted, &[]);
-                if union.len() == before.len() {
-                    return Err(AuthError(format!(
-                        "{} refused the request for lack of access ({}), but that access was already asked for and not granted",
-                        self.mcp_url,
-                        if asked.is_empty() { "no scope named".into() } else { asked.join(" ") }
-                    )));
-                }
-                union
+                let s = self.step_up_scopes(&c.sign_in.tokens, &ch, u.request.as_ref())?;
+                (s.union, Some((s.adds, s.has)))
             }
-            _ => initial_scopes(
-                self.opts.scope.as_deref(),
-                ch.scope.as_deref(),
-                prm.scopes_supported.as_deref(),
-                meta.scopes_supported.as_deref(),
+            _ => (
+                initial_scopes(
+                    self.opts.scope.as_deref(),
+                    ch.scope.as_deref(),
+                    prm.scopes_supported.as_deref(),
+                    meta.scopes_supported.as_deref(),
+                ),
+                None,
             ),
         };
         if g.flows >= MAX_FLOWS {
@@ -471,8 +553,12 @@ impl Authorizer {
                 self.mcp_url
             )));
         }
-        let asked = step_up.then(|| ch.scope.clone().unwrap_or_default());
-        let sign_in = self.flow(&mut g, &prm, &meta, &meta_url, scopes, asked.as_deref())?;
+        let step = more.as_ref().map(|(adds, has)| StepUp {
+            adds,
+            has,
+            request: u.request.as_ref(),
+        });
+        let sign_in = self.flow(&mut g, &prm, &meta, &meta_url, scopes, step)?;
         remember(&sign_in);
         if let Err(e) = self.store()?.save(&sign_in) {
             self.opts.notices.say(&e.to_string());
@@ -483,6 +569,61 @@ impl Authorizer {
         });
         g.generation += 1;
         Ok(())
+    }
+
+    /// A step-up's scopes: the union, in first-seen order, of those asked
+    /// for and granted before and those the challenge names; what that
+    /// adds; and what the token in use has (granted, else asked for).
+    ///
+    /// Errors: the union adds nothing ([`Self::nothing_new`]).
+    fn step_up_scopes(
+        &self,
+        t: &Tokens,
+        ch: &BearerChallenge,
+        request: Option<&RequestName>,
+    ) -> Result<StepUpScopes, AuthError> {
+        let granted = t.scopes_granted.clone().unwrap_or_default();
+        let asked = ch.scope.clone().unwrap_or_default();
+        let union = union_scopes(&t.scopes_requested, &granted, &asked);
+        let before = union_scopes(&t.scopes_requested, &granted, &[]);
+        if union.len() == before.len() {
+            return Err(self.nothing_new(request, &asked, &granted));
+        }
+        let has = t
+            .scopes_granted
+            .clone()
+            .unwrap_or_else(|| t.scopes_requested.clone());
+        let adds = union[before.len()..].to_vec();
+        Ok(StepUpScopes { union, adds, has })
+    }
+
+    /// The error of a step-up that would ask for nothing new: the scopes
+    /// the refusal names (`asked`) the token has, or were asked for and
+    /// not granted.
+    fn nothing_new(
+        &self,
+        request: Option<&RequestName>,
+        asked: &[String],
+        granted: &[String],
+    ) -> AuthError {
+        let (named, why) = if asked.is_empty() {
+            (
+                "no scope named".to_owned(),
+                "so there is nothing to ask for",
+            )
+        } else if asked.iter().all(|s| granted.contains(s)) {
+            (asked.join(" "), "which the token in use has already")
+        } else {
+            (
+                asked.join(" "),
+                "which was asked for before and not granted",
+            )
+        };
+        AuthError(format!(
+            "{} refused {} for lack of access ({named}), {why}: not signing in again",
+            self.mcp_url,
+            request.map_or_else(|| "the request".to_owned(), ToString::to_string),
+        ))
     }
 
     /// Refresh the current tokens when they can be: same issuer, a refresh
@@ -732,7 +873,7 @@ impl Authorizer {
         meta: &ServerMetadata,
         meta_url: &str,
         scopes: Vec<String>,
-        step_up: Option<&[String]>,
+        step_up: Option<StepUp<'_>>,
     ) -> Result<SignIn, AuthError> {
         let screen = self.opts.screen.clone();
         let opener = self.opts.opener.clone();
@@ -800,10 +941,7 @@ impl Authorizer {
             meta.authorization_response_iss_parameter_supported,
             Arc::clone(&stop),
         );
-        let host = url::Url::parse(&meta.authorization_endpoint)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_owned))
-            .unwrap_or_default();
+        let host = host_of(&meta.authorization_endpoint);
         let opened = match (&screen, &opener) {
             (Some(screen), _) => {
                 let shown = screen(&SignInRequest {
@@ -822,7 +960,11 @@ impl Authorizer {
             }
             (None, Some(opener)) => {
                 self.opts.notices.say(&format!(
-                    "signing in at {host} for {}{}: opening the authorization URL with {}",
+                    "{}signing in at {host} for {}{}: opening the authorization URL with {}",
+                    step_up.map_or_else(String::new, |s| format!(
+                        "{}; ",
+                        s.sentence(&host_of(&self.mcp_url))
+                    )),
                     self.mcp_url,
                     if scopes.is_empty() {
                         String::new()
@@ -1039,6 +1181,14 @@ fn due_at(t: &Tokens, now: SystemTime) -> bool {
 /// Whether an access token has expired.
 fn expired(t: &Tokens) -> bool {
     t.expires_at.is_some_and(|at| at <= now())
+}
+
+/// The host of a URL, for messages (empty when it has none).
+fn host_of(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 /// The port of a loopback redirect URI, for messages.
@@ -1344,6 +1494,7 @@ mod tests {
                 status: 401,
                 challenge: None,
                 generation,
+                request: None,
             })
             .unwrap_err();
         assert!(
@@ -1439,6 +1590,7 @@ mod tests {
             status: 403,
             challenge: Some(challenge.clone()),
             generation,
+            request: None,
         })
         .unwrap();
         let asked = urls.lock().unwrap()[0].clone();
@@ -1457,9 +1609,13 @@ mod tests {
                 status: 403,
                 challenge: Some(challenge),
                 generation: generation + 1,
+                request: None,
             })
             .unwrap_err();
-        assert!(e.0.contains("already asked for and not granted"), "{e}");
+        assert!(
+            e.0.ends_with("refused the request for lack of access (b), which the token in use has already: not signing in again"),
+            "{e}"
+        );
         assert_eq!(urls.lock().unwrap().len(), 1);
     }
 
@@ -1549,6 +1705,7 @@ mod tests {
             status: 401,
             challenge: None,
             generation: 0,
+            request: None,
         })
         .unwrap();
         assert_eq!(
@@ -1568,6 +1725,7 @@ mod tests {
                 status: 401,
                 challenge: None,
                 generation: 1,
+                request: None,
             })
             .unwrap_err();
         assert!(e.0.contains("needs a sign-in: run"), "{e}");
@@ -1589,6 +1747,7 @@ mod tests {
                 status: 401,
                 challenge: None,
                 generation: 0,
+                request: None,
             })
             .unwrap_err();
         assert!(e.0.contains("needs a sign-in: run"), "{e}");
@@ -1674,6 +1833,7 @@ mod tests {
                 status: 401,
                 challenge: None,
                 generation: 0,
+                request: None,
             })
             .unwrap_err();
         let asked = url::Url::parse(&urls.lock().unwrap()[0]).unwrap();
@@ -1738,6 +1898,7 @@ mod tests {
                 status: 401,
                 challenge: None,
                 generation: 0,
+                request: None,
             })
             .unwrap();
             assert_eq!(a.header().1.as_deref(), Some("Bearer a-new"));
