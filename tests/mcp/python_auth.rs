@@ -355,3 +355,31 @@ fn a_step_up_asking_for_nothing_new_is_refused_without_a_browser() {
     assert_eq!(count(d, "insufficient_scope", None), 1);
     assert_eq!(count(d, "authorize", None), 1);
 }
+
+#[test]
+fn a_sign_in_file_open_to_others_is_named_once_per_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(srv) = server(d, &[]) else { return };
+    let first = call(d, &srv.url, "whoami", &[]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let file = only_json(&d.join("state/oauth"));
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let warning = format!(
+        "refusing to read the sign-in file {f}: it is open to others (mode 0644); run chmod 600 {f}",
+        f = file.display()
+    );
+    // Read when the run starts and again at the server's 401: said once.
+    let run = ahp(d, &["mcp", "--call", "whoami", &srv.url]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert_eq!(run.stderr.matches(&warning).count(), 1, "{}", run.stderr);
+    let login = ahp(d, &["auth", "login", &srv.url]);
+    assert_eq!(login.code, 3, "{}", login.stderr);
+    assert_eq!(
+        login.stderr.matches(&warning).count(),
+        1,
+        "{}",
+        login.stderr
+    );
+    assert_eq!(sign_in_visits(d).len(), 1);
+}

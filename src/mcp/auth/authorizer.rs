@@ -319,6 +319,8 @@ pub struct Authorizer {
     opts: AuthOptions,
     agent: ureq::Agent,
     inner: Mutex<Inner>,
+    /// The store troubles said so far (each is said once a run).
+    said: Mutex<Vec<String>>,
 }
 
 impl std::fmt::Debug for Authorizer {
@@ -349,6 +351,21 @@ impl Authorizer {
             opts,
             agent,
             inner: Mutex::new(Inner::default()),
+            said: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Say a store trouble (an unsafe or unreadable file, a failed
+    /// write) once: the store is read again at every step of a sign-in,
+    /// and a file that is unsafe stays so for the run.
+    fn store_trouble(&self, e: &dyn std::fmt::Display) {
+        let text = e.to_string();
+        let Ok(mut said) = self.said.lock() else {
+            return;
+        };
+        if !said.contains(&text) {
+            self.opts.notices.say(&text);
+            said.push(text);
         }
     }
 
@@ -378,7 +395,7 @@ impl Authorizer {
                             }
                         });
                 }
-                Ok(Err(e)) => self.opts.notices.say(&e.to_string()),
+                Ok(Err(e)) => self.store_trouble(&e),
             }
         }
         Ok(g)
@@ -450,7 +467,7 @@ impl Authorizer {
         let stored = match self.store()?.sign_ins(&prm.resource, &self.opts.account) {
             Ok(v) => v,
             Err(e) => {
-                self.opts.notices.say(&e.to_string());
+                self.store_trouble(&e);
                 Vec::new()
             }
         };
@@ -492,7 +509,7 @@ impl Authorizer {
             ));
             for key in &gone {
                 if let Err(e) = self.store()?.remove(key) {
-                    self.opts.notices.say(&e.to_string());
+                    self.store_trouble(&e);
                 }
             }
         }
@@ -561,7 +578,7 @@ impl Authorizer {
         let sign_in = self.flow(&mut g, &prm, &meta, &meta_url, scopes, step)?;
         remember(&sign_in);
         if let Err(e) = self.store()?.save(&sign_in) {
-            self.opts.notices.say(&e.to_string());
+            self.store_trouble(&e);
         }
         g.current = Some(Current {
             sign_in,
@@ -675,7 +692,7 @@ impl Authorizer {
                 return Ok(false);
             }
             // An unreadable store: the tokens this run holds are used.
-            Err(e) => self.opts.notices.say(&e.to_string()),
+            Err(e) => self.store_trouble(&e),
         }
         let Some(refresh) = c.sign_in.tokens.refresh_token.clone() else {
             return Ok(false);
@@ -726,7 +743,7 @@ impl Authorizer {
         c.sign_in.tokens = t;
         remember(&c.sign_in);
         if let Err(e) = self.store()?.save(&c.sign_in) {
-            self.opts.notices.say(&e.to_string());
+            self.store_trouble(&e);
         }
         g.generation += 1;
         Ok(true)
@@ -895,7 +912,7 @@ impl Authorizer {
         let stored = match self.store()?.client(&meta.issuer) {
             Ok(c) => c.filter(|c| c.kind == ClientKind::Dynamic),
             Err(e) => {
-                self.opts.notices.say(&e.to_string());
+                self.store_trouble(&e);
                 None
             }
         };
@@ -1157,7 +1174,7 @@ impl Authorizer {
             redirect_uri: redirect_uri.into(),
         };
         if let Err(e) = self.store()?.save_client(&client) {
-            self.opts.notices.say(&e.to_string());
+            self.store_trouble(&e);
         }
         Ok(client)
     }
