@@ -465,11 +465,14 @@ fn status(a: StatusArgs) -> Exit {
     let now = SystemTime::now();
     let mut shown = Vec::new();
     let mut unreadable = Vec::new();
+    // The accounts signed in for URL when another account is asked for.
+    let mut others = Vec::new();
     for e in entries {
         match e.sign_in {
             Ok(s) if matches(&s, a.url.as_deref(), a.account.as_deref()) => {
                 shown.push(describe(&s, &e.path, now))
             }
+            Ok(s) if matches(&s, a.url.as_deref(), None) => others.push(s.key.account),
             Ok(_) => {}
             Err(err) => unreadable.push(json!({
                 "file": e.path.to_string_lossy(),
@@ -499,7 +502,11 @@ fn status(a: StatusArgs) -> Exit {
             (None, Some(acc)) => format!("for account {}", display(acc)),
             (None, None) => String::new(),
         };
-        let msg = format!("no sign-in stored {which}").trim_end().to_owned();
+        others.sort_unstable();
+        others.dedup();
+        let names: Vec<&str> = others.iter().map(String::as_str).collect();
+        let msg = format!("no sign-in stored {which}").trim_end().to_owned()
+            + &auth::authorizer::accounts_hint(&names);
         crate::notice::say_in("auth", &msg);
         return if a.url.is_some() {
             Exit::Invalid

@@ -15,7 +15,8 @@
 //! signs in once more for the union of scopes and then succeeds, in both
 //! protocol revisions; a step-up that asks for nothing new is refused
 //! without a browser. No stored credential reaches stderr, `--log` or
-//! `--events`.
+//! `--events`. A sign-in file open to others is named once a run; a run
+//! for an account with no sign-in points at the accounts that have one.
 //!
 //! The waits for a token's end are on the stored file's `expires_at` (the
 //! client decides from it); every other wait is for a process to end, and
@@ -380,6 +381,47 @@ fn a_sign_in_file_open_to_others_is_named_once_per_run() {
         1,
         "{}",
         login.stderr
+    );
+    assert_eq!(sign_in_visits(d).len(), 1);
+}
+
+#[test]
+fn a_sign_in_stored_for_another_account_is_pointed_at() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(srv) = server(d, &[]) else { return };
+    let first = call(d, &srv.url, "whoami", &[]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let run = ahp(
+        d,
+        &["mcp", "--account", "work", "--call", "whoami", &srv.url],
+    );
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "{url} needs a sign-in: run \"ahp-elicit auth login --account work {url}\" at a terminal (or pass --browser CMD); this run has no terminal to sign in on; a sign-in is stored for account default (pass --account default)",
+            url = srv.url
+        )),
+        "{}",
+        run.stderr
+    );
+    let status = ahp(d, &["auth", "status", "--account", "work", &srv.url]);
+    assert_eq!(status.code, 1, "{}", status.stderr);
+    assert!(
+        status.stderr.contains(&format!(
+            "no sign-in stored for {} (account work); a sign-in is stored for account default (pass --account default)",
+            srv.url
+        )),
+        "{}",
+        status.stderr
+    );
+    // The account named is the one signed in: listed, no hint.
+    let listed = ahp(d, &["auth", "status", "--account", "default", &srv.url]);
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    assert!(
+        !listed.stderr.contains("pass --account"),
+        "{}",
+        listed.stderr
     );
     assert_eq!(sign_in_visits(d).len(), 1);
 }

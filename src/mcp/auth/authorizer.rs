@@ -895,18 +895,7 @@ impl Authorizer {
         let screen = self.opts.screen.clone();
         let opener = self.opts.opener.clone();
         if screen.is_none() && opener.is_none() {
-            let how = if self.opts.name_login {
-                format!(
-                    "run \"ahp-elicit auth login {}\" at a terminal (or pass --browser CMD)",
-                    self.mcp_url
-                )
-            } else {
-                "run this at a terminal, or pass --browser CMD".to_owned()
-            };
-            return Err(AuthError(format!(
-                "{} needs a sign-in: {how}; {}",
-                self.mcp_url, self.opts.no_opener_reason
-            )));
+            return Err(self.no_way_to_sign_in(&prm.resource));
         }
         g.flows += 1;
         let stored = match self.store()?.client(&meta.issuer) {
@@ -1045,6 +1034,53 @@ impl Authorizer {
             client,
             tokens,
         })
+    }
+
+    /// The error when a flow is needed and nothing can show it: the
+    /// command to sign in with (`auth login`, with this run's account),
+    /// why this run cannot, and the accounts signed in to this server
+    /// when this run's is not one of them.
+    fn no_way_to_sign_in(&self, resource: &str) -> AuthError {
+        let account = &self.opts.account;
+        let how = if self.opts.name_login {
+            format!(
+                "run \"ahp-elicit auth login {}{}\" at a terminal (or pass --browser CMD)",
+                if account == "default" {
+                    String::new()
+                } else {
+                    format!("--account {account} ")
+                },
+                self.mcp_url
+            )
+        } else {
+            "run this at a terminal, or pass --browser CMD".to_owned()
+        };
+        AuthError(format!(
+            "{} needs a sign-in: {how}; {}{}",
+            self.mcp_url,
+            self.opts.no_opener_reason,
+            self.other_accounts_hint(resource)
+        ))
+    }
+
+    /// When no sign-in is stored for this run's account but some are for
+    /// others (same MCP URL or resource): `; a sign-in is stored for
+    /// account NAME (pass --account NAME)`; else empty.
+    fn other_accounts_hint(&self, resource: &str) -> String {
+        let Ok(Ok(all)) = self.opts.store.as_ref().map(|s| s.all()) else {
+            return String::new();
+        };
+        let mut names: Vec<&str> = all
+            .iter()
+            .filter(|s| s.mcp_url == self.mcp_url || s.key.resource == resource)
+            .map(|s| s.key.account.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        if names.contains(&self.opts.account.as_str()) {
+            return String::new();
+        }
+        accounts_hint(&names)
     }
 
     /// The client identity at this server, in the specification's order.
@@ -1216,6 +1252,24 @@ fn loopback_port(redirect_uri: &str) -> String {
         .unwrap_or_default()
 }
 
+/// `; a sign-in is stored for account NAME (pass --account NAME)` (or
+/// `for accounts A, B (pass --account NAME)`), empty for no names; the
+/// names made safe for a terminal.
+pub fn accounts_hint(names: &[&str]) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .map(|n| crate::safe_text::display(n).into_owned())
+        .collect();
+    match shown.as_slice() {
+        [] => String::new(),
+        [one] => format!("; a sign-in is stored for account {one} (pass --account {one})"),
+        many => format!(
+            "; sign-ins are stored for accounts {} (pass --account NAME)",
+            many.join(", ")
+        ),
+    }
+}
+
 /// Add the client's authentication to a token request: `client_id` (and
 /// `client_secret` for `client_secret_post`) in the form, or the Basic
 /// header it returns.
@@ -1314,6 +1368,19 @@ mod tests {
         form.clear();
         assert_eq!(client_auth(&client("none"), Some(&s), &mut form), None);
         assert_eq!(form, [("client_id".to_string(), "cid".to_string())]);
+    }
+
+    #[test]
+    fn other_accounts_are_named_with_the_flag_to_pass() {
+        assert_eq!(accounts_hint(&[]), "");
+        assert_eq!(
+            accounts_hint(&["work"]),
+            "; a sign-in is stored for account work (pass --account work)"
+        );
+        assert_eq!(
+            accounts_hint(&["home", "w\u{1b}[2Jork"]),
+            "; sign-ins are stored for accounts home, w\\u{1b}[2Jork (pass --account NAME)"
+        );
     }
 
     #[test]
