@@ -213,6 +213,8 @@ fn a_short_lived_token_is_refreshed_on_the_next_run_and_a_rotated_one_kept() {
     assert_ne!(access2, access1);
     // The rotated refresh token is what is stored now.
     assert_ne!(refresh2, refresh1);
+    let refreshed = count(d, "refresh", Some("ok"));
+    assert!(refreshed >= 1, "{:?}", recorded(d));
     // 3. Once more: the new refresh token is spent, never the old one.
     wait_for_expiry(d);
     let third = reset();
@@ -220,8 +222,15 @@ fn a_short_lived_token_is_refreshed_on_the_next_run_and_a_rotated_one_kept() {
     let (access3, refresh3) = tokens(d);
     assert_ne!(refresh3, refresh2);
     assert_eq!(sign_in_visits(d).len(), 1);
-    assert_eq!(count(d, "refresh", Some("ok")), 2, "{:?}", recorded(d));
-    assert_eq!(count(d, "refresh", None), 2, "{:?}", recorded(d));
+    assert!(count(d, "refresh", Some("ok")) > refreshed);
+    // Every refresh sent a live refresh token: none was spent twice. (A
+    // slow run may refresh once more in the middle; that is no fault.)
+    assert_eq!(
+        count(d, "refresh", None),
+        count(d, "refresh", Some("ok")),
+        "{:?}",
+        recorded(d)
+    );
     assert_eq!(count(d, "authorize", None), 1);
     // The client registration was used all along.
     assert_eq!(stored_client(d), client);
@@ -252,7 +261,7 @@ fn invalid_grant_on_refresh_signs_in_again_once_and_keeps_the_client() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // Every refresh is refused.
-    let Some(srv) = server(d, &["--access-ttl", "2", "--refresh-limit", "0"]) else {
+    let Some(srv) = server(d, &["--access-ttl", "3", "--refresh-limit", "0"]) else {
         return;
     };
     let reset = || call(d, &srv.url, "admin_reset", &["--scope", "read admin"]);
@@ -274,15 +283,20 @@ fn invalid_grant_on_refresh_signs_in_again_once_and_keeps_the_client() {
         "{}",
         second.stderr
     );
-    // One refused refresh, then one sign-in with the browser: no loop.
-    assert_eq!(count(d, "refresh", Some("limit")), 1, "{:?}", recorded(d));
-    assert_eq!(count(d, "refresh", None), 1, "{:?}", recorded(d));
+    // Each refused refresh is followed by one sign-in with the browser:
+    // no loop. (One at the start of this run; a slow run may meet another
+    // in its middle, when the new 3-second token is due.)
+    let refused = count(d, "refresh", Some("limit"));
+    assert!(refused >= 1, "{:?}", recorded(d));
+    assert_eq!(count(d, "refresh", None), refused, "{:?}", recorded(d));
     let visits = sign_in_visits(d);
-    assert_eq!(visits.len(), 2);
+    assert_eq!(visits.len(), 1 + refused, "{:?}", recorded(d));
     // The registered client is kept and signed in with again.
     assert_eq!(stored_client(d), client);
     let client_id = client["client"]["client_id"].as_str().unwrap();
-    assert_eq!(param(&visits[1], "client_id"), client_id);
+    for v in &visits {
+        assert_eq!(param(v, "client_id"), client_id);
+    }
     let (access2, refresh2) = tokens(d);
     assert_ne!(access2, access1);
     let secrets = [access1, refresh1, access2, refresh2];
