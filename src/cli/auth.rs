@@ -265,7 +265,8 @@ struct OwnedRequest {
     mcp_url: String,
     issuer: String,
     scopes: Vec<String>,
-    step_up: Option<Vec<String>>,
+    /// A step-up's scopes added, scopes held and request refused.
+    step_up: Option<(Vec<String>, Vec<String>, Option<auth::RequestName>)>,
     paste: auth::listener::PasteBack,
     /// Show the URL for copying, never open it.
     copy: bool,
@@ -279,7 +280,9 @@ impl OwnedRequest {
             mcp_url: r.mcp_url.to_owned(),
             issuer: r.issuer.to_owned(),
             scopes: r.scopes.to_vec(),
-            step_up: r.step_up.map(<[String]>::to_vec),
+            step_up: r
+                .step_up
+                .map(|s| (s.adds.to_vec(), s.has.to_vec(), s.request.cloned())),
             paste: r.paste.clone(),
             copy: false,
         }
@@ -291,7 +294,14 @@ impl OwnedRequest {
             mcp_url: &self.mcp_url,
             issuer: &self.issuer,
             scopes: &self.scopes,
-            step_up: self.step_up.as_deref(),
+            step_up: self
+                .step_up
+                .as_ref()
+                .map(|(adds, has, request)| auth::StepUp {
+                    adds,
+                    has,
+                    request: request.as_ref(),
+                }),
             paste: &self.paste,
         };
         let remote = self.copy || crate::plain::signin::remote_session(&|k| std::env::var(k).ok());
@@ -455,11 +465,14 @@ fn status(a: StatusArgs) -> Exit {
     let now = SystemTime::now();
     let mut shown = Vec::new();
     let mut unreadable = Vec::new();
+    // The accounts signed in for URL when another account is asked for.
+    let mut others = Vec::new();
     for e in entries {
         match e.sign_in {
             Ok(s) if matches(&s, a.url.as_deref(), a.account.as_deref()) => {
                 shown.push(describe(&s, &e.path, now))
             }
+            Ok(s) if matches(&s, a.url.as_deref(), None) => others.push(s.key.account),
             Ok(_) => {}
             Err(err) => unreadable.push(json!({
                 "file": e.path.to_string_lossy(),
@@ -489,7 +502,11 @@ fn status(a: StatusArgs) -> Exit {
             (None, Some(acc)) => format!("for account {}", display(acc)),
             (None, None) => String::new(),
         };
-        let msg = format!("no sign-in stored {which}").trim_end().to_owned();
+        others.sort_unstable();
+        others.dedup();
+        let names: Vec<&str> = others.iter().map(String::as_str).collect();
+        let msg = format!("no sign-in stored {which}").trim_end().to_owned()
+            + &auth::authorizer::accounts_hint(&names);
         crate::notice::say_in("auth", &msg);
         return if a.url.is_some() {
             Exit::Invalid
@@ -748,6 +765,7 @@ fn probe(url: &str) -> Result<Option<Unauthorized>, String> {
                 status: 401,
                 challenge,
                 generation: 0,
+                request: None,
             },
         ),
     )

@@ -36,7 +36,7 @@ use tokio::sync::mpsc::Sender;
 
 use super::auth::challenge::BearerChallenge;
 use super::auth::flow::oauth_error;
-use super::auth::{AuthError, Authorizer, Unauthorized};
+use super::auth::{AuthError, Authorizer, RequestName, Unauthorized};
 use super::transport::{
     deliver, read_line, Delivered, Incoming, Line, Noise, Refusal, Transport, TransportError,
     MAX_MESSAGE_BYTES,
@@ -141,7 +141,7 @@ impl HttpTransport {
         let sh = Arc::clone(&shared);
         thread::spawn(move || {
             for (body, done) in frx {
-                let out = with_sign_in(&sh, || post_and_read(&sh, &body, &[], SEND_TIMEOUT));
+                let out = with_sign_in(&sh, &body, || post_and_read(&sh, &body, &[], SEND_TIMEOUT));
                 match (done, out) {
                     (Some(d), out) => {
                         let _ = d.send(out);
@@ -295,7 +295,7 @@ fn handle_error_status(
         return Err(HttpFail::Unauthorized(Box::new(Unauthorized {
             status,
             challenge,
-            generation: 0,
+            ..Unauthorized::default()
         })));
     }
     // An OAuth error body (RFC 6749 §5.2, RFC 6750 §3.1: `error` is a
@@ -537,7 +537,7 @@ fn read_sse<R: BufRead>(
 /// One request: POST it, read its answer, resume its stream while it ends
 /// unanswered; report the end.
 fn run_request(sh: &Shared, id: u64, body: &[u8], headers: &[(String, String)]) {
-    let out = with_sign_in(sh, || {
+    let out = with_sign_in(sh, body, || {
         post(sh, body, headers, None).and_then(|r| handle_response(r, sh, Some(id)))
     });
     let Some(out) = legacy::resume_request(sh, id, out) else {
@@ -557,9 +557,12 @@ pub const MAX_AUTH_RETRIES: usize = 3;
 
 /// Send with `send` and, while the server asks for a sign-in (and the
 /// authorizer gets a token), send the same bytes again. A 401 that cannot
-/// be answered becomes [`HttpFail::Auth`].
+/// be answered becomes [`HttpFail::Auth`]. `body` is the message sent: the
+/// request it names is told to the authorizer (a step-up says which call
+/// needs more access).
 fn with_sign_in<T>(
     sh: &Shared,
+    body: &[u8],
     mut send: impl FnMut() -> Result<T, HttpFail>,
 ) -> Result<T, HttpFail> {
     let Some(auth) = &sh.auth else {
@@ -584,6 +587,7 @@ fn with_sign_in<T>(
                 }
                 tries += 1;
                 u.generation = generation;
+                u.request = RequestName::of_message(body);
                 auth.authorize(&u).map_err(HttpFail::Auth)?;
             }
             other => return other,

@@ -74,14 +74,7 @@ pub fn sign_in_sentences(req: &SignInRequest<'_>) -> Vec<String> {
         display(&req.scopes.join(" ")).into_owned()
     };
     let mut out = vec![match req.step_up {
-        Some(more) => format!(
-            "{server} needs more access: {}. Sign in again to grant it.",
-            if more.is_empty() {
-                "no scope named".to_owned()
-            } else {
-                display(&more.join(" ")).into_owned()
-            }
-        ),
+        Some(more) => format!("{}. Sign in again to grant it.", more.sentence(&server)),
         None => format!("Sign in to use {server}"),
     }];
     out.push(format!(
@@ -259,6 +252,7 @@ fn waiting(req: &SignInRequest<'_>) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crate::mcp::auth::{RequestName, StepUp};
     use std::sync::atomic::AtomicBool;
     use std::sync::{mpsc, Arc};
     use std::time::Duration;
@@ -395,16 +389,60 @@ mod tests {
     }
 
     #[test]
-    fn a_step_up_names_the_access_it_adds() {
+    fn a_step_up_names_the_call_and_the_access_it_adds() {
         let (_rx, paste, port) = listener();
         let u = url(port);
-        let more = vec!["files:write".to_owned()];
-        let mut r = request(&u, &more, &paste);
-        r.step_up = Some(&more);
+        let scopes = vec!["files:read".to_owned(), "files:write".to_owned()];
+        let (adds, has) = (&scopes[1..], &scopes[..1]);
+        let call = RequestName {
+            method: "tools/call".into(),
+            tool: Some("deploy".into()),
+        };
+        let mut r = request(&u, &scopes, &paste);
+        r.step_up = Some(StepUp {
+            adds,
+            has,
+            request: Some(&call),
+        });
         assert_eq!(
             sign_in_sentences(&r)[0],
-            "mcp.example.com needs more access: files:write. Sign in again to grant it."
+            "tools/call deploy needs more access: scope files:write (you have: files:read). Sign in again to grant it."
         );
+        // Without the request: the server; several scopes; none held.
+        let two = vec!["a".to_owned(), "b".to_owned()];
+        r.step_up = Some(StepUp {
+            adds: &two,
+            has: &[],
+            request: None,
+        });
+        assert_eq!(
+            sign_in_sentences(&r)[0],
+            "mcp.example.com needs more access: scopes a b. Sign in again to grant it."
+        );
+    }
+
+    #[test]
+    fn a_hostile_tool_name_in_a_step_up_reaches_the_terminal_escaped() {
+        let (_rx, paste, port) = listener();
+        let u = url(port);
+        let scopes = vec!["admin".to_owned()];
+        let call = RequestName {
+            method: "tools/call".into(),
+            tool: Some("reset\x1b[2J\u{202e}evil\nline".into()),
+        };
+        let mut r = request(&u, &scopes, &paste);
+        r.step_up = Some(StepUp {
+            adds: &scopes,
+            has: &[],
+            request: Some(&call),
+        });
+        let first = &sign_in_sentences(&r)[0];
+        assert!(
+            !first.chars().any(|c| c.is_control() || c == '\u{202e}'),
+            "{first:?}"
+        );
+        assert!(first.starts_with("tools/call reset"), "{first}");
+        assert!(first.contains("needs more access: scope admin."), "{first}");
     }
 
     #[test]

@@ -1,11 +1,16 @@
-//! Shared by the real-SDK form tests (tests/mcp/python_sdk.rs,
-//! tests/mcp/typescript_sdk.rs): where `.ci/sdk-setup.sh` put the SDKs, running
-//! `ahp-elicit mcp` against a server written with one, and reading what the
-//! server's tool received.
+//! Shared by the real-SDK tests (tests/mcp/python_sdk.rs,
+//! tests/mcp/typescript_sdk.rs, tests/mcp/sdk_both_eras.rs,
+//! tests/mcp/python_auth.rs): where `.ci/sdk-setup.sh` put the SDKs,
+//! starting a server that listens on Streamable HTTP, running `ahp-elicit
+//! mcp` against a server written with one, and reading what the server's
+//! tool received.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -104,4 +109,55 @@ pub fn answers(dir: &Path, answer: &Value) -> String {
 /// Quote one word for the `sh -c` line of the pty harness.
 pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The longest a server may take to print where it listens (Python
+/// servers import for seconds on a loaded machine): a safety net against
+/// a hang.
+pub const START_PATIENCE: Duration = Duration::from_secs(90);
+
+/// A server listening on Streamable HTTP; killed (and reaped) on drop.
+pub struct HttpServer {
+    child: Child,
+    /// The URL it said it listens at.
+    pub url: String,
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Start `argv` (a server serving Streamable HTTP) and wait, bounded, for the line
+/// `listening http://127.0.0.1:<port>/mcp` it prints once it accepts
+/// connections.
+pub fn start_http(argv: &[String]) -> HttpServer {
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("start {argv:?}: {e}"));
+    let out = child.stdout.take().expect("piped stdout");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if let Some(url) = line.strip_prefix("listening ") {
+                let _ = tx.send(url.trim().to_owned());
+            }
+        }
+    });
+    let mut server = HttpServer {
+        child,
+        url: String::new(),
+    };
+    match rx.recv_timeout(START_PATIENCE) {
+        Ok(url) => server.url = url,
+        Err(_) => panic!("{argv:?} did not say where it listens within {START_PATIENCE:?}"),
+    }
+    server
 }

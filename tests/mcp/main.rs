@@ -11,6 +11,7 @@ mod conformance;
 mod everything;
 mod fake;
 mod oauth;
+mod python_auth;
 mod python_sdk;
 mod sdk_both_eras;
 mod signin_screen;

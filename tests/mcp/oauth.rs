@@ -92,13 +92,16 @@ pub(crate) fn example() -> Option<Example> {
     Some(ex)
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+/// One finished run of the program.
+pub(crate) struct Run {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
-fn ahp(dir: &Path, args: &[&str]) -> Run {
+/// Run the program in `dir` with `args`, stdin closed, the file store in
+/// `dir/state` and the stand-in browser recording into `dir/visited.txt`.
+pub(crate) fn ahp(dir: &Path, args: &[&str]) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_ahp-elicit"))
         .args(args)
         .current_dir(dir)
@@ -115,7 +118,8 @@ fn ahp(dir: &Path, args: &[&str]) -> Run {
     }
 }
 
-fn browser() -> String {
+/// The stand-in browser, for `--browser`.
+pub(crate) fn browser() -> String {
     format!(
         "python3 {}",
         root().join(".ci/mcp/follow-redirects.py").display()
@@ -123,7 +127,7 @@ fn browser() -> String {
 }
 
 /// The query values of the URLs the stand-in browser visited.
-fn visited_values(dir: &Path, names: &[&str]) -> Vec<String> {
+pub(crate) fn visited_values(dir: &Path, names: &[&str]) -> Vec<String> {
     let text = std::fs::read_to_string(dir.join("visited.txt")).unwrap_or_default();
     let mut out = Vec::new();
     for line in text.lines() {
@@ -327,13 +331,13 @@ fn sign_in_flags_with_a_stdio_server_are_a_usage_error() {
 }
 
 /// The mode bits of a path.
-fn mode(p: &Path) -> u32 {
+pub(crate) fn mode(p: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o777
 }
 
 /// The one `*.json` file of a directory.
-fn only_json(dir: &Path) -> std::path::PathBuf {
+pub(crate) fn only_json(dir: &Path) -> std::path::PathBuf {
     let files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -30,11 +30,8 @@
 use crate::common;
 use crate::common::sdk;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::{Command, Stdio};
 
 use common::pty::*;
 use sdk::*;
@@ -45,9 +42,6 @@ const V2026: &str = "2026-07-28";
 const V2025: &str = "2025-11-25";
 /// The page every `visit` tool asks to open.
 const CONSENT_URL: &str = "https://example.com/ahp-consent";
-/// The longest a server may take to print where it listens (Python
-/// servers import for seconds on a loaded machine).
-const START_PATIENCE: Duration = Duration::from_secs(90);
 
 /// A server of the table above.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -147,51 +141,6 @@ impl Sdk {
             V2026
         }
     }
-}
-
-/// A server listening on Streamable HTTP; killed (and reaped) on drop.
-struct HttpServer {
-    child: Child,
-    url: String,
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Start `argv` (a server with `--http`) and wait, bounded, for the line
-/// `listening http://127.0.0.1:<port>/mcp` it prints once it accepts
-/// connections.
-fn start_http(argv: &[String]) -> HttpServer {
-    let mut child = Command::new(&argv[0])
-        .args(&argv[1..])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("start {argv:?}: {e}"));
-    let out = child.stdout.take().expect("piped stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines() {
-            let Ok(line) = line else { break };
-            if let Some(url) = line.strip_prefix("listening ") {
-                let _ = tx.send(url.trim().to_owned());
-            }
-        }
-    });
-    let mut server = HttpServer {
-        child,
-        url: String::new(),
-    };
-    match rx.recv_timeout(START_PATIENCE) {
-        Ok(url) => server.url = url,
-        Err(_) => panic!("{argv:?} did not say where it listens within {START_PATIENCE:?}"),
-    }
-    server
 }
 
 /// A server ready to be reached: the words that name it on the command

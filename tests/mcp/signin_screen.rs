@@ -6,7 +6,10 @@
 //! address; `open` starts the system browser (a stand-in `xdg-open` on
 //! `PATH` that runs `.ci/mcp/follow-redirects.py`), `cancel` ends with exit
 //! 3; on a remote session (`SSH_CONNECTION`) the address the browser ended
-//! on is pasted back, and one with another `state` is refused.
+//! on is pasted back, and one with another `state` is refused. A step-up,
+//! against the Python authorization server of tests/mcp/python_auth.rs,
+//! names the call that needs more access, the scope it adds and the scopes
+//! held.
 //!
 //! Every wait is for terminal text or the program's end; the timeouts are
 //! only a safety net against a hang.
@@ -17,7 +20,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use super::oauth::{example, Example};
+use super::oauth::{ahp, browser, example, Example};
+use super::python_auth::{param, server, sign_in_visits};
 use crate::common::pty::*;
 use crate::common::sdk::root;
 
@@ -215,4 +219,62 @@ fn auth_login_at_a_terminal_asks_the_same_sign_in() {
     assert_eq!(t.finish_plain(), 0, "stderr: {}", t.stderr());
     let said = std::fs::read_to_string(&out).unwrap_or_default() + &t.stderr();
     assert!(said.contains("signed in"), "{said}");
+}
+
+#[test]
+fn a_step_up_says_which_call_needs_which_new_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(srv) = server(d, &[]) else { return };
+    // Signed in for `read` by an earlier run (the file store in d/state).
+    let b = browser();
+    let first = ahp(d, &["mcp", "--browser", &b, "--call", "whoami", &srv.url]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let out = d.join("out.json");
+    let env = [
+        ("PATH", stand_in_browser(d)),
+        ("DISPLAY", ":0".to_owned()),
+        ("SSH_CONNECTION", String::new()),
+        ("SSH_TTY", String::new()),
+        (
+            "AHP_ELICIT_STATE_DIR",
+            d.join("state").display().to_string(),
+        ),
+        (
+            "FOLLOW_REDIRECTS_RECORD",
+            d.join("visited.txt").display().to_string(),
+        ),
+    ];
+    let args = format!("mcp --plain --call admin_reset {}", srv.url);
+    let mut t = Tui::start_env(d, &out, 200, 50, &args, &env);
+    wait_raw(
+        &mut t,
+        "tools/call admin_reset needs more access: scope admin (you have: read). Sign in again to grant it.",
+    );
+    wait_raw(
+        &mut t,
+        &format!("The MCP server {} needs you to sign in.", srv.url),
+    );
+    wait_raw(&mut t, "Access asked read admin");
+    wait_raw(&mut t, "Type open, or cancel:");
+    // Typed after the URL could be read (the consent guard).
+    t.last_key = Instant::now();
+    t.send("open\r");
+    wait_raw(&mut t, "Opened in the browser.");
+    // The call goes on with the new token: its form.
+    wait_raw(&mut t, "Field 1 of 1: Reason, required, text.");
+    wait_raw(&mut t, "Reason:");
+    t.send("spring cleaning\r");
+    wait_raw(&mut t, "Type send, edit N, decline, or cancel:");
+    t.send("send\r");
+    assert_eq!(t.finish_plain(), 0, "stderr: {}", t.stderr());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let got: serde_json::Value =
+        serde_json::from_str(v["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(got["reason"], "spring cleaning");
+    assert_eq!(got["scopes"], serde_json::json!(["admin", "read"]));
+    let visits = sign_in_visits(d);
+    assert_eq!(visits.len(), 2);
+    assert_eq!(param(&visits[1], "scope"), "read admin");
 }

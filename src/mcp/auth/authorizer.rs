@@ -84,11 +84,88 @@ pub struct SignInRequest<'a> {
     pub issuer: &'a str,
     /// The scopes asked for (empty: the server's default access).
     pub scopes: &'a [String],
-    /// For a step-up, the scopes the server's refusal named (which the
-    /// new sign-in adds); None for a first sign-in.
-    pub step_up: Option<&'a [String]>,
+    /// For a step-up, what the refusal asked for and of which request;
+    /// None for a first sign-in.
+    pub step_up: Option<StepUp<'a>>,
     /// Where the browser comes back to (and a pasted address is fed in).
     pub paste: &'a PasteBack,
+}
+
+/// The request a server refused for lack of a sign-in or of access: its
+/// JSON-RPC method and, for `tools/call`, the tool's name (as this client
+/// sent it: the server's text, unescaped).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RequestName {
+    /// The JSON-RPC method (`tools/call`).
+    pub method: String,
+    /// The tool called, for `tools/call`.
+    pub tool: Option<String>,
+}
+
+impl RequestName {
+    /// The request named in a JSON-RPC message's bytes (the body the
+    /// transport sent); None when it is not a request (a response or
+    /// something that does not parse).
+    pub fn of_message(body: &[u8]) -> Option<Self> {
+        let v: Value = serde_json::from_slice(body).ok()?;
+        let method = v.get("method")?.as_str()?.to_owned();
+        let tool = (method == "tools/call")
+            .then(|| v.pointer("/params/name").and_then(Value::as_str))
+            .flatten()
+            .map(str::to_owned);
+        Some(Self { method, tool })
+    }
+}
+
+impl std::fmt::Display for RequestName {
+    /// `tools/call NAME` (the name made safe for a terminal), or the method.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::safe_text::display(&self.method))?;
+        if let Some(t) = &self.tool {
+            write!(f, " {}", crate::safe_text::display(t))?;
+        }
+        Ok(())
+    }
+}
+
+/// What a step-up sign-in is for: a 403 `insufficient_scope` named access
+/// the token in use does not have.
+#[derive(Debug, Clone, Copy)]
+pub struct StepUp<'a> {
+    /// The scopes the refusal named that were neither asked for nor
+    /// granted before (what the new sign-in adds).
+    pub adds: &'a [String],
+    /// The scopes of the token in use: as granted, else as asked for.
+    pub has: &'a [String],
+    /// The request refused, when known.
+    pub request: Option<&'a RequestName>,
+}
+
+impl StepUp<'_> {
+    /// One sentence, safe for a terminal: `tools/call admin_reset needs
+    /// more access: scope admin (you have: read)`; `host` names the
+    /// server when the request is not known.
+    pub fn sentence(&self, host: &str) -> String {
+        let who = match self.request {
+            Some(r) => r.to_string(),
+            None => crate::safe_text::display(host).into_owned(),
+        };
+        let adds = crate::safe_text::display(&self.adds.join(" ")).into_owned();
+        let what = match self.adds.len() {
+            0 => "no scope named".to_owned(),
+            1 => format!("scope {adds}"),
+            _ => format!("scopes {adds}"),
+        };
+        let has = if self.has.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (you have: {})",
+                crate::safe_text::display(&self.has.join(" "))
+            )
+        };
+        format!("{who} needs more access: {what}{has}")
+    }
 }
 
 /// Shows the sign-in to the person, asks consent and opens the
@@ -195,7 +272,7 @@ impl From<String> for AuthError {
 }
 
 /// What a 401 or 403 said.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Unauthorized {
     /// 401 or 403.
     pub status: u16,
@@ -203,6 +280,18 @@ pub struct Unauthorized {
     pub challenge: Option<BearerChallenge>,
     /// The generation of the token the request carried.
     pub generation: u64,
+    /// The request refused, when known (said by a step-up sign-in).
+    pub request: Option<RequestName>,
+}
+
+/// The scopes of a step-up ([`Authorizer::step_up_scopes`]).
+struct StepUpScopes {
+    /// Asked for now: asked and granted before, then the challenge's.
+    union: Vec<String>,
+    /// What the union adds.
+    adds: Vec<String>,
+    /// What the token in use has.
+    has: Vec<String>,
 }
 
 struct Current {
@@ -230,6 +319,8 @@ pub struct Authorizer {
     opts: AuthOptions,
     agent: ureq::Agent,
     inner: Mutex<Inner>,
+    /// The store troubles said so far (each is said once a run).
+    said: Mutex<Vec<String>>,
 }
 
 impl std::fmt::Debug for Authorizer {
@@ -260,6 +351,21 @@ impl Authorizer {
             opts,
             agent,
             inner: Mutex::new(Inner::default()),
+            said: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Say a store trouble (an unsafe or unreadable file, a failed
+    /// write) once: the store is read again at every step of a sign-in,
+    /// and a file that is unsafe stays so for the run.
+    fn store_trouble(&self, e: &dyn std::fmt::Display) {
+        let text = e.to_string();
+        let Ok(mut said) = self.said.lock() else {
+            return;
+        };
+        if !said.contains(&text) {
+            self.opts.notices.say(&text);
+            said.push(text);
         }
     }
 
@@ -289,7 +395,7 @@ impl Authorizer {
                             }
                         });
                 }
-                Ok(Err(e)) => self.opts.notices.say(&e.to_string()),
+                Ok(Err(e)) => self.store_trouble(&e),
             }
         }
         Ok(g)
@@ -361,7 +467,7 @@ impl Authorizer {
         let stored = match self.store()?.sign_ins(&prm.resource, &self.opts.account) {
             Ok(v) => v,
             Err(e) => {
-                self.opts.notices.say(&e.to_string());
+                self.store_trouble(&e);
                 Vec::new()
             }
         };
@@ -403,7 +509,7 @@ impl Authorizer {
             ));
             for key in &gone {
                 if let Err(e) = self.store()?.remove(key) {
-                    self.opts.notices.say(&e.to_string());
+                    self.store_trouble(&e);
                 }
             }
         }
@@ -442,27 +548,20 @@ impl Authorizer {
                 return Ok(());
             }
         }
-        let scopes = match (&g.current, step_up) {
+        // A step-up: the union, and what it adds to the token in use.
+        let (scopes, more) = match (&g.current, step_up) {
             (Some(c), true) => {
-                let t = &c.sign_in.tokens;
-                let granted = t.scopes_granted.clone().unwrap_or_default();
-                let asked = ch.scope.clone().unwrap_or_default();
-                let union = union_scopes(&t.scopes_requested, &granted, &asked);
-                let before = union_scopes(&t.scopes_requested, &granted, &[]);
-                if union.len() == before.len() {
-                    return Err(AuthError(format!(
-                        "{} refused the request for lack of access ({}), but that access was already asked for and not granted",
-                        self.mcp_url,
-                        if asked.is_empty() { "no scope named".into() } else { asked.join(" ") }
-                    )));
-                }
-                union
+                let s = self.step_up_scopes(&c.sign_in.tokens, &ch, u.request.as_ref())?;
+                (s.union, Some((s.adds, s.has)))
             }
-            _ => initial_scopes(
-                self.opts.scope.as_deref(),
-                ch.scope.as_deref(),
-                prm.scopes_supported.as_deref(),
-                meta.scopes_supported.as_deref(),
+            _ => (
+                initial_scopes(
+                    self.opts.scope.as_deref(),
+                    ch.scope.as_deref(),
+                    prm.scopes_supported.as_deref(),
+                    meta.scopes_supported.as_deref(),
+                ),
+                None,
             ),
         };
         if g.flows >= MAX_FLOWS {
@@ -471,11 +570,15 @@ impl Authorizer {
                 self.mcp_url
             )));
         }
-        let asked = step_up.then(|| ch.scope.clone().unwrap_or_default());
-        let sign_in = self.flow(&mut g, &prm, &meta, &meta_url, scopes, asked.as_deref())?;
+        let step = more.as_ref().map(|(adds, has)| StepUp {
+            adds,
+            has,
+            request: u.request.as_ref(),
+        });
+        let sign_in = self.flow(&mut g, &prm, &meta, &meta_url, scopes, step)?;
         remember(&sign_in);
         if let Err(e) = self.store()?.save(&sign_in) {
-            self.opts.notices.say(&e.to_string());
+            self.store_trouble(&e);
         }
         g.current = Some(Current {
             sign_in,
@@ -483,6 +586,61 @@ impl Authorizer {
         });
         g.generation += 1;
         Ok(())
+    }
+
+    /// A step-up's scopes: the union, in first-seen order, of those asked
+    /// for and granted before and those the challenge names; what that
+    /// adds; and what the token in use has (granted, else asked for).
+    ///
+    /// Errors: the union adds nothing ([`Self::nothing_new`]).
+    fn step_up_scopes(
+        &self,
+        t: &Tokens,
+        ch: &BearerChallenge,
+        request: Option<&RequestName>,
+    ) -> Result<StepUpScopes, AuthError> {
+        let granted = t.scopes_granted.clone().unwrap_or_default();
+        let asked = ch.scope.clone().unwrap_or_default();
+        let union = union_scopes(&t.scopes_requested, &granted, &asked);
+        let before = union_scopes(&t.scopes_requested, &granted, &[]);
+        if union.len() == before.len() {
+            return Err(self.nothing_new(request, &asked, &granted));
+        }
+        let has = t
+            .scopes_granted
+            .clone()
+            .unwrap_or_else(|| t.scopes_requested.clone());
+        let adds = union[before.len()..].to_vec();
+        Ok(StepUpScopes { union, adds, has })
+    }
+
+    /// The error of a step-up that would ask for nothing new: the scopes
+    /// the refusal names (`asked`) the token has, or were asked for and
+    /// not granted.
+    fn nothing_new(
+        &self,
+        request: Option<&RequestName>,
+        asked: &[String],
+        granted: &[String],
+    ) -> AuthError {
+        let (named, why) = if asked.is_empty() {
+            (
+                "no scope named".to_owned(),
+                "so there is nothing to ask for",
+            )
+        } else if asked.iter().all(|s| granted.contains(s)) {
+            (asked.join(" "), "which the token in use has already")
+        } else {
+            (
+                asked.join(" "),
+                "which was asked for before and not granted",
+            )
+        };
+        AuthError(format!(
+            "{} refused {} for lack of access ({named}), {why}: not signing in again",
+            self.mcp_url,
+            request.map_or_else(|| "the request".to_owned(), ToString::to_string),
+        ))
     }
 
     /// Refresh the current tokens when they can be: same issuer, a refresh
@@ -534,7 +692,7 @@ impl Authorizer {
                 return Ok(false);
             }
             // An unreadable store: the tokens this run holds are used.
-            Err(e) => self.opts.notices.say(&e.to_string()),
+            Err(e) => self.store_trouble(&e),
         }
         let Some(refresh) = c.sign_in.tokens.refresh_token.clone() else {
             return Ok(false);
@@ -585,7 +743,7 @@ impl Authorizer {
         c.sign_in.tokens = t;
         remember(&c.sign_in);
         if let Err(e) = self.store()?.save(&c.sign_in) {
-            self.opts.notices.say(&e.to_string());
+            self.store_trouble(&e);
         }
         g.generation += 1;
         Ok(true)
@@ -732,29 +890,18 @@ impl Authorizer {
         meta: &ServerMetadata,
         meta_url: &str,
         scopes: Vec<String>,
-        step_up: Option<&[String]>,
+        step_up: Option<StepUp<'_>>,
     ) -> Result<SignIn, AuthError> {
         let screen = self.opts.screen.clone();
         let opener = self.opts.opener.clone();
         if screen.is_none() && opener.is_none() {
-            let how = if self.opts.name_login {
-                format!(
-                    "run \"ahp-elicit auth login {}\" at a terminal (or pass --browser CMD)",
-                    self.mcp_url
-                )
-            } else {
-                "run this at a terminal, or pass --browser CMD".to_owned()
-            };
-            return Err(AuthError(format!(
-                "{} needs a sign-in: {how}; {}",
-                self.mcp_url, self.opts.no_opener_reason
-            )));
+            return Err(self.no_way_to_sign_in(&prm.resource));
         }
         g.flows += 1;
         let stored = match self.store()?.client(&meta.issuer) {
             Ok(c) => c.filter(|c| c.kind == ClientKind::Dynamic),
             Err(e) => {
-                self.opts.notices.say(&e.to_string());
+                self.store_trouble(&e);
                 None
             }
         };
@@ -800,10 +947,7 @@ impl Authorizer {
             meta.authorization_response_iss_parameter_supported,
             Arc::clone(&stop),
         );
-        let host = url::Url::parse(&meta.authorization_endpoint)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_owned))
-            .unwrap_or_default();
+        let host = host_of(&meta.authorization_endpoint);
         let opened = match (&screen, &opener) {
             (Some(screen), _) => {
                 let shown = screen(&SignInRequest {
@@ -822,7 +966,11 @@ impl Authorizer {
             }
             (None, Some(opener)) => {
                 self.opts.notices.say(&format!(
-                    "signing in at {host} for {}{}: opening the authorization URL with {}",
+                    "{}signing in at {host} for {}{}: opening the authorization URL with {}",
+                    step_up.map_or_else(String::new, |s| format!(
+                        "{}; ",
+                        s.sentence(&host_of(&self.mcp_url))
+                    )),
                     self.mcp_url,
                     if scopes.is_empty() {
                         String::new()
@@ -886,6 +1034,53 @@ impl Authorizer {
             client,
             tokens,
         })
+    }
+
+    /// The error when a flow is needed and nothing can show it: the
+    /// command to sign in with (`auth login`, with this run's account),
+    /// why this run cannot, and the accounts signed in to this server
+    /// when this run's is not one of them.
+    fn no_way_to_sign_in(&self, resource: &str) -> AuthError {
+        let account = &self.opts.account;
+        let how = if self.opts.name_login {
+            format!(
+                "run \"ahp-elicit auth login {}{}\" at a terminal (or pass --browser CMD)",
+                if account == "default" {
+                    String::new()
+                } else {
+                    format!("--account {account} ")
+                },
+                self.mcp_url
+            )
+        } else {
+            "run this at a terminal, or pass --browser CMD".to_owned()
+        };
+        AuthError(format!(
+            "{} needs a sign-in: {how}; {}{}",
+            self.mcp_url,
+            self.opts.no_opener_reason,
+            self.other_accounts_hint(resource)
+        ))
+    }
+
+    /// When no sign-in is stored for this run's account but some are for
+    /// others (same MCP URL or resource): `; a sign-in is stored for
+    /// account NAME (pass --account NAME)`; else empty.
+    fn other_accounts_hint(&self, resource: &str) -> String {
+        let Ok(Ok(all)) = self.opts.store.as_ref().map(|s| s.all()) else {
+            return String::new();
+        };
+        let mut names: Vec<&str> = all
+            .iter()
+            .filter(|s| s.mcp_url == self.mcp_url || s.key.resource == resource)
+            .map(|s| s.key.account.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        if names.contains(&self.opts.account.as_str()) {
+            return String::new();
+        }
+        accounts_hint(&names)
     }
 
     /// The client identity at this server, in the specification's order.
@@ -1015,21 +1210,38 @@ impl Authorizer {
             redirect_uri: redirect_uri.into(),
         };
         if let Err(e) = self.store()?.save_client(&client) {
-            self.opts.notices.say(&e.to_string());
+            self.store_trouble(&e);
         }
         Ok(client)
     }
 }
 
-/// Whether an access token expires within [`REFRESH_MARGIN`] (a token
-/// without an expiry never does).
+/// Whether an access token is due for a refresh: it expires within
+/// [`REFRESH_MARGIN`], or within half its lifetime when that is shorter
+/// (a token issued for 2 s is used for 1 s, not refreshed before every
+/// request). A token without an expiry never is.
 fn due(t: &Tokens) -> bool {
-    t.expires_at.is_some_and(|at| at <= now() + REFRESH_MARGIN)
+    due_at(t, now())
+}
+
+fn due_at(t: &Tokens, now: SystemTime) -> bool {
+    t.expires_at.is_some_and(|at| {
+        let life = at.duration_since(t.obtained_at).unwrap_or_default();
+        at <= now + REFRESH_MARGIN.min(life / 2)
+    })
 }
 
 /// Whether an access token has expired.
 fn expired(t: &Tokens) -> bool {
     t.expires_at.is_some_and(|at| at <= now())
+}
+
+/// The host of a URL, for messages (empty when it has none).
+fn host_of(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 /// The port of a loopback redirect URI, for messages.
@@ -1038,6 +1250,24 @@ fn loopback_port(redirect_uri: &str) -> String {
         .rsplit_once(':')
         .map(|(_, r)| r.split('/').next().unwrap_or("").to_owned())
         .unwrap_or_default()
+}
+
+/// `; a sign-in is stored for account NAME (pass --account NAME)` (or
+/// `for accounts A, B (pass --account NAME)`), empty for no names; the
+/// names made safe for a terminal.
+pub fn accounts_hint(names: &[&str]) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .map(|n| crate::safe_text::display(n).into_owned())
+        .collect();
+    match shown.as_slice() {
+        [] => String::new(),
+        [one] => format!("; a sign-in is stored for account {one} (pass --account {one})"),
+        many => format!(
+            "; sign-ins are stored for accounts {} (pass --account NAME)",
+            many.join(", ")
+        ),
+    }
 }
 
 /// Add the client's authentication to a token request: `client_id` (and
@@ -1138,6 +1368,19 @@ mod tests {
         form.clear();
         assert_eq!(client_auth(&client("none"), Some(&s), &mut form), None);
         assert_eq!(form, [("client_id".to_string(), "cid".to_string())]);
+    }
+
+    #[test]
+    fn other_accounts_are_named_with_the_flag_to_pass() {
+        assert_eq!(accounts_hint(&[]), "");
+        assert_eq!(
+            accounts_hint(&["work"]),
+            "; a sign-in is stored for account work (pass --account work)"
+        );
+        assert_eq!(
+            accounts_hint(&["home", "w\u{1b}[2Jork"]),
+            "; sign-ins are stored for accounts home, w\\u{1b}[2Jork (pass --account NAME)"
+        );
     }
 
     #[test]
@@ -1258,7 +1501,8 @@ mod tests {
                 refresh_token: Some(Secret::new("r1")),
                 scopes_requested: scopes.iter().map(|s| s.to_string()).collect(),
                 scopes_granted: Some(scopes.iter().map(|s| s.to_string()).collect()),
-                obtained_at: now(),
+                // An hour-long token: one that ends in 30 s is due.
+                obtained_at: at - Duration::from_secs(3600),
             },
         }
     }
@@ -1334,6 +1578,7 @@ mod tests {
                 status: 401,
                 challenge: None,
                 generation,
+                request: None,
             })
             .unwrap_err();
         assert!(
@@ -1348,6 +1593,34 @@ mod tests {
             .texts()
             .iter()
             .any(|t| t.contains("the stored sign-in expired or was revoked")));
+    }
+
+    #[test]
+    fn a_token_is_due_a_minute_before_its_end_or_halfway_when_it_is_short() {
+        let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        let token = |life: u64| Tokens {
+            access_token: Secret::new("a"),
+            token_type: "Bearer".into(),
+            expires_at: Some(t0 + Duration::from_secs(life)),
+            refresh_token: None,
+            scopes_requested: vec![],
+            scopes_granted: None,
+            obtained_at: t0,
+        };
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        // An hour: due in its last minute.
+        assert!(!due_at(&token(3600), at(3539)));
+        assert!(due_at(&token(3600), at(3540)));
+        // Two seconds: used for one, then due.
+        assert!(!due_at(&token(2), at(0)));
+        assert!(due_at(&token(2), at(1)));
+        // Two minutes: due after one.
+        assert!(!due_at(&token(120), at(59)));
+        assert!(due_at(&token(120), at(60)));
+        // No expiry: never due.
+        let mut forever = token(1);
+        forever.expires_at = None;
+        assert!(!due_at(&forever, at(1_000_000)));
     }
 
     #[test]
@@ -1401,6 +1674,7 @@ mod tests {
             status: 403,
             challenge: Some(challenge.clone()),
             generation,
+            request: None,
         })
         .unwrap();
         let asked = urls.lock().unwrap()[0].clone();
@@ -1419,9 +1693,13 @@ mod tests {
                 status: 403,
                 challenge: Some(challenge),
                 generation: generation + 1,
+                request: None,
             })
             .unwrap_err();
-        assert!(e.0.contains("already asked for and not granted"), "{e}");
+        assert!(
+            e.0.ends_with("refused the request for lack of access (b), which the token in use has already: not signing in again"),
+            "{e}"
+        );
         assert_eq!(urls.lock().unwrap().len(), 1);
     }
 
@@ -1511,6 +1789,7 @@ mod tests {
             status: 401,
             challenge: None,
             generation: 0,
+            request: None,
         })
         .unwrap();
         assert_eq!(
@@ -1530,6 +1809,7 @@ mod tests {
                 status: 401,
                 challenge: None,
                 generation: 1,
+                request: None,
             })
             .unwrap_err();
         assert!(e.0.contains("needs a sign-in: run"), "{e}");
@@ -1551,6 +1831,7 @@ mod tests {
                 status: 401,
                 challenge: None,
                 generation: 0,
+                request: None,
             })
             .unwrap_err();
         assert!(e.0.contains("needs a sign-in: run"), "{e}");
@@ -1636,6 +1917,7 @@ mod tests {
                 status: 401,
                 challenge: None,
                 generation: 0,
+                request: None,
             })
             .unwrap_err();
         let asked = url::Url::parse(&urls.lock().unwrap()[0]).unwrap();
@@ -1700,6 +1982,7 @@ mod tests {
                 status: 401,
                 challenge: None,
                 generation: 0,
+                request: None,
             })
             .unwrap();
             assert_eq!(a.header().1.as_deref(), Some("Bearer a-new"));

@@ -26,7 +26,8 @@ use std::sync::Arc;
 use std::{path::PathBuf, sync::OnceLock};
 
 pub use authorizer::{
-    AuthError, AuthOptions, Authorizer, Opener, PreRegistered, Screen, SignInRequest, Unauthorized,
+    AuthError, AuthOptions, Authorizer, Opener, PreRegistered, RequestName, Screen, SignInRequest,
+    StepUp, Unauthorized,
 };
 #[cfg(unix)]
 use store::{ClientRegistration, SignIn, SignInKey, StoreLock};
