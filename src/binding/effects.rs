@@ -39,11 +39,13 @@
 use serde_json::{Map, Value};
 
 use super::content::check_content;
-use super::elicitation::{
-    check_answer, read_result_event, read_result_value, Action, ElicitResult, Mode, RequestBody,
-    RequestEvent, RequestView, ResultEvent, REQUEST_TYPE, RESULT_TYPE,
-};
+use super::envelope::{Action, Mode, REQUEST_TYPE, RESULT_TYPE};
 use super::form_schema::FormSchema;
+use super::params::{RequestBody, RequestView};
+use super::request::RequestEvent;
+use super::result::{
+    check_answer, read_result_event, read_result_value, ElicitResult, ResultEvent,
+};
 use super::revision::Revision;
 use super::schemas;
 use super::violation::{Part, Rule, Violation};

@@ -781,7 +781,7 @@ fn read_items(rd: &mut Reader, name: &str, v: &Value, ptr: &str) -> Value {
 mod tests {
     use super::*;
     use crate::binding::content::check_content;
-    use crate::binding::elicitation::{read_params, read_params_with};
+    use crate::binding::params::{read_params, read_params_with};
     use crate::binding::{FieldKind, Mode, RequestBody, RequestView, Revision};
     use serde_json::json;
 

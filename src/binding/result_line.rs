@@ -15,10 +15,12 @@
 use serde_json::Value;
 
 use super::content::format_ok;
-use super::elicitation::{derive_result_id, make_result_event, RELATED_TASK, RESULT_TYPE};
+use super::envelope::RESULT_TYPE;
 use super::fast::{event_id, id_like};
 use super::form_model::StringFormat;
+use super::params::RELATED_TASK;
 use super::violation::{Rule, Violation};
+use super::wrap::{derive_result_id, make_result_event};
 use super::{Action, Answer, RequestEvent, ResultMeta};
 
 /// A validated result event as written.

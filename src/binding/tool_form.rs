@@ -2,7 +2,7 @@
 //!
 //! Each property is read on its own exactly as an elicitation's
 //! `requestedSchema` is read under the compatible schema policy
-//! ([`super::elicitation::read_params_with`]): a property that reads as a
+//! ([`super::params::read_params_with`]): a property that reads as a
 //! field (a string with its format, a number or integer with its bounds, a
 //! boolean, an enum or `oneOf` of options, an array of enum strings; its
 //! default and title as declared) goes into the form; anything else (nested
@@ -12,7 +12,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::elicitation::{read_params_with, Mode, RequestView};
+use super::envelope::Mode;
+use super::params::{read_params_with, RequestView};
 use super::policy::SchemaPolicy;
 use super::revision::Revision;
 

@@ -1,0 +1,127 @@
+//! The request event: a validated `user.elicitation.request` (envelope,
+//! then the request params of its text part) as a [`RequestEvent`].
+
+use serde_json::Value;
+
+use super::envelope::{
+    check_type, elicitation_str, parse_text, read_view, server_at, str_at, Mode, PartView,
+    REQUEST_TYPE,
+};
+use super::params::{take_params_with, RequestView};
+use super::policy::SchemaPolicy;
+use super::revision::{read_mcp_extension, revision_of, McpExtension, Revision};
+use super::schemas;
+use super::violation::{Part, Rule, Violation};
+use super::Server;
+
+/// A validated `user.elicitation.request` event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestEvent {
+    pub id: String,
+    /// `source.adapter`: the adapter the request came through.
+    pub adapter: String,
+    pub server: Server,
+    /// The explicit metadata mode (equal to the parsed mode).
+    pub mode: Mode,
+    pub view: RequestView,
+    /// `extensions.mcp` as the event gave it; None when it names no
+    /// revision (it follows [`Revision::DEFAULT`]).
+    pub mcp: Option<McpExtension>,
+    /// The complete event as read; `Null` when the fast reading
+    /// ([`super::fast::read_valid`]: `respond`, `demo --request`) took it,
+    /// which builds no tree of the event (every other member says what the
+    /// event said).
+    pub event: Value,
+}
+
+impl RequestEvent {
+    /// The MCP revision whose definitions the body was checked against.
+    pub fn revision(&self) -> Revision {
+        revision_of(self.mcp.as_ref())
+    }
+}
+
+/// Read and validate a `user.elicitation.request` event under the strict
+/// schema policy.
+///
+/// Errors: every violation, pointers into the event or, for faults in the
+/// body, the request text part ([`Part::RequestText`]) and a pointer into
+/// the params.
+pub fn read_request_event(event: &Value) -> Result<RequestEvent, Vec<Violation>> {
+    read_request_event_with(event, SchemaPolicy::Strict)
+}
+
+/// [`read_request_event`] with the `requestedSchema` read under `policy`
+/// (see [`super::policy`]): under the compatible policy a form outside the
+/// subset becomes a form with extra checks, or a
+/// [`RequestView::NotAForm`]. The params are kept complete either way.
+pub fn read_request_event_with(
+    event: &Value,
+    policy: SchemaPolicy,
+) -> Result<RequestEvent, Vec<Violation>> {
+    let mut r = request_parts(event, policy)?;
+    r.event = event.clone();
+    Ok(r)
+}
+
+/// [`read_request_event`] for an event the caller owns: the event is moved
+/// into the [`RequestEvent`], not copied.
+pub fn take_request_event(event: Value) -> Result<RequestEvent, Vec<Violation>> {
+    take_request_event_with(event, SchemaPolicy::Strict)
+}
+
+/// [`read_request_event_with`] for an event the caller owns (moved, not
+/// copied).
+pub fn take_request_event_with(
+    event: Value,
+    policy: SchemaPolicy,
+) -> Result<RequestEvent, Vec<Violation>> {
+    let mut r = request_parts(&event, policy)?;
+    r.event = event;
+    Ok(r)
+}
+
+/// The checks of [`read_request_event`]; `event` of the answer is null.
+fn request_parts(event: &Value, policy: SchemaPolicy) -> Result<RequestEvent, Vec<Violation>> {
+    let errs = schemas::validate_event(event);
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    check_type(event, REQUEST_TYPE)?;
+    let mcp = read_mcp_extension(event).map_err(|e| vec![e])?;
+    let rev = revision_of(mcp.as_ref());
+    let id = str_at(event, &["id"]).unwrap_or_default().to_owned();
+    let adapter = str_at(event, &["source", "adapter"])
+        .unwrap_or_default()
+        .to_owned();
+    let server = server_at(event).map_err(|e| vec![e])?;
+    let Some(mode) = elicitation_str(event, "mode").and_then(Mode::parse) else {
+        return Err(vec![Violation::new(
+            "/payload/elicitation/mode",
+            Rule::WireRoot,
+            "mode must be \"form\" or \"url\"",
+        )]);
+    };
+    let view = match read_view(event, "request") {
+        PartView::Metadata => RequestView::Metadata,
+        PartView::Omit => RequestView::Omit,
+        PartView::Gap { reason, detail } => RequestView::Gap { reason, detail },
+        PartView::Text(t) => {
+            let params = parse_text(t, Part::RequestText).map_err(|e| vec![e])?;
+            take_params_with(rev, params, mode, policy).map_err(|es| {
+                es.into_iter()
+                    .map(|e| e.in_part(Part::RequestText))
+                    .collect::<Vec<_>>()
+            })?
+        }
+    };
+    Ok(RequestEvent {
+        id,
+        adapter,
+        server,
+        mode,
+        view,
+        mcp,
+        event: Value::Null,
+    })
+}
