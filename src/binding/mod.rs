@@ -20,6 +20,7 @@ mod located;
 pub mod numbers;
 mod params;
 pub mod policy;
+mod read;
 mod request;
 mod result;
 pub mod result_line;
@@ -34,6 +35,7 @@ pub use envelope::{parse_json, Action, Mode, Server};
 pub use form_schema::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
 pub use params::{ElicitationRequest, RequestBody, RequestView};
 pub use policy::{FieldExtra, SchemaPolicy};
+pub use read::{read_request, read_result, ReadOptions};
 pub use request::{
     read_request_event, read_request_event_with, take_request_event, take_request_event_with,
     RequestEvent,
@@ -43,5 +45,6 @@ pub use result_line::{make_result_line, ResultLine};
 pub use revision::{CallMethod, CallRef, McpExtension, Revision};
 pub use violation::{Rule, Violation};
 pub use wrap::{
-    make_result_event, wrap_params, wrap_params_in, wrap_params_with, Answer, ResultMeta,
+    make_result_event, wrap_params, wrap_params_in, wrap_params_with, wrap_request, Answer,
+    ResultMeta, WrapOptions,
 };

@@ -82,7 +82,10 @@ pub fn take_request_event_with(
 }
 
 /// The checks of [`read_request_event`]; `event` of the answer is null.
-fn request_parts(event: &Value, policy: SchemaPolicy) -> Result<RequestEvent, Vec<Violation>> {
+pub(super) fn request_parts(
+    event: &Value,
+    policy: SchemaPolicy,
+) -> Result<RequestEvent, Vec<Violation>> {
     let errs = schemas::validate_event(event);
     if !errs.is_empty() {
         return Err(errs);

@@ -9,7 +9,8 @@ use serde_json::{json, Map, Value};
 use super::envelope::{Action, Mode, Server, REQUEST_TYPE, RESULT_TYPE};
 use super::params::{ElicitationRequest, RequestBody, RequestView, RELATED_TASK};
 use super::policy::{self, SchemaPolicy};
-use super::request::{take_request_event_with, RequestEvent};
+use super::read::{read_request, ReadOptions};
+use super::request::RequestEvent;
 use super::result::{check_answer, result_parts};
 use super::revision::{revision_of, McpExtension, EXTENSION_KEY};
 use super::violation::{Part, Rule, Violation};
@@ -134,59 +135,89 @@ pub fn derive_result_id(request_id: &str) -> String {
     }
 }
 
+/// The envelope a request event is built in by [`wrap_request`], and how
+/// its params are read. [`WrapOptions::new`] gives the strict policy, the
+/// current time and no `extensions.mcp`.
+#[derive(Debug, Clone, Copy)]
+pub struct WrapOptions<'a> {
+    /// `payload.elicitation.server`: the requesting server's identity.
+    pub server: &'a Server,
+    /// `source.adapter`: the adapter the request comes through.
+    pub adapter: &'a str,
+    /// The event's `id`.
+    pub id: &'a str,
+    /// The event's `time` (RFC 3339); None takes the current time.
+    pub time: Option<&'a str>,
+    /// How `requestedSchema` is read. Under the compatible policy a form
+    /// request's event also says how it was read, in its open `extensions`
+    /// object under [`policy::EXTENSION_KEY`] ([`policy_note`]:
+    /// `{"policy": "compatible", "outsideSubset": [pointers]}`, plus
+    /// `"notAForm": [reasons]` when it cannot be answered as a form); a
+    /// strict reader (`validate`) still reports such a request with the
+    /// subset's rule.
+    pub policy: SchemaPolicy,
+    /// The MCP revision of the params: `Some` is written as the event's
+    /// `extensions.mcp` (with `inputKey` and `call` when given) and the
+    /// params are checked against that revision's definitions; None writes
+    /// no `extensions.mcp` (the event follows [`Revision::DEFAULT`](super::Revision::DEFAULT)).
+    pub mcp: Option<&'a McpExtension>,
+}
+
+impl<'a> WrapOptions<'a> {
+    /// The envelope of `server`'s request `id` through `adapter`, at the
+    /// current time, read under the strict policy, with no
+    /// `extensions.mcp`.
+    pub fn new(server: &'a Server, adapter: &'a str, id: &'a str) -> Self {
+        WrapOptions {
+            server,
+            adapter,
+            id,
+            time: None,
+            policy: SchemaPolicy::Strict,
+            mcp: None,
+        }
+    }
+}
+
 /// Wrap raw MCP `elicitation/create` params into a validated
-/// `user.elicitation.request` event (`ahp-elicit wrap`): the mode is
-/// taken from the params (missing means form) and written explicitly in the
-/// metadata; the params are serialized whole into `request.text`, nothing
-/// injected.
+/// `user.elicitation.request` event (`ahp-elicit wrap`, the MCP client):
+/// the mode is taken from the params (missing means form) and written
+/// explicitly in the metadata; the params are serialized whole into
+/// `request.text`, nothing injected. The event is then read as
+/// [`read_request`] reads it under `options.policy`, with the fast reading
+/// first (see [`ReadOptions::fast`]), and kept whole in the request.
 ///
-/// Errors: the violations of the built event, as [`read_request_event`]
-/// reports them.
-pub fn wrap_params(
+/// Errors: the violations of the built event, as [`read_request`] reports
+/// them (a `mode` that is not a string is reported before any event is
+/// built).
+pub fn wrap_request(
     params: &Value,
-    server: &Server,
-    adapter: &str,
-    id: &str,
-    time: Option<&str>,
+    options: &WrapOptions<'_>,
 ) -> Result<RequestEvent, Vec<Violation>> {
-    wrap_params_with(params, server, adapter, id, time, SchemaPolicy::Strict)
+    let event = request_event(params, options)?;
+    let read = ReadOptions {
+        policy: options.policy,
+        fast: true,
+    };
+    let mut req = read_request(event, read)?;
+    if options.policy == SchemaPolicy::Compatible && req.mode == Mode::Form {
+        let note = policy_note(&req.view);
+        if let Some(o) = req.event.as_object_mut() {
+            let ext = o
+                .entry("extensions")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(e) = ext.as_object_mut() {
+                e.insert(policy::EXTENSION_KEY.into(), note);
+            }
+        }
+    }
+    Ok(req)
 }
 
-/// [`wrap_params`] with the params read under `policy`. Under the
-/// compatible policy the event also says how it was read, in its open
-/// `extensions` object under [`policy::EXTENSION_KEY`]:
-/// `{"policy": "compatible", "outsideSubset": [pointers]}` for a form, plus
-/// `"notAForm": [reasons]` when it cannot be answered as one. The params in
-/// `request.text` are the complete params either way; a strict reader
-/// (`validate`) still reports such a request with the subset's rule.
-pub fn wrap_params_with(
-    params: &Value,
-    server: &Server,
-    adapter: &str,
-    id: &str,
-    time: Option<&str>,
-    policy: SchemaPolicy,
-) -> Result<RequestEvent, Vec<Violation>> {
-    wrap_params_in(params, server, adapter, id, time, policy, None)
-}
-
-/// [`wrap_params_with`] for params of the revision that `mcp` names:
-/// `Some` writes it as the event's `extensions.mcp` (with `inputKey` and
-/// `call` when given) and the params are checked against that revision's
-/// definitions; None writes no `extensions.mcp` (2025-11-25).
-///
-/// Errors: the violations of the built event, as [`read_request_event`]
-/// reports them.
-pub fn wrap_params_in(
-    params: &Value,
-    server: &Server,
-    adapter: &str,
-    id: &str,
-    time: Option<&str>,
-    policy: SchemaPolicy,
-    mcp: Option<&McpExtension>,
-) -> Result<RequestEvent, Vec<Violation>> {
-    let rev = revision_of(mcp);
+/// The request event around `params` as [`wrap_request`] builds it, not
+/// yet read.
+fn request_event(params: &Value, options: &WrapOptions<'_>) -> Result<Value, Vec<Violation>> {
+    let rev = revision_of(options.mcp);
     let mode = match params.get("mode") {
         None => "form",
         Some(Value::String(s)) => s.as_str(),
@@ -201,57 +232,68 @@ pub fn wrap_params_in(
     };
     let text = serde_json::to_string(params)
         .map_err(|e| vec![Violation::new("", Rule::Serialize, e.to_string())])?;
-    let time = time.map(str::to_owned).unwrap_or_else(|| {
+    let time = options.time.map(str::to_owned).unwrap_or_else(|| {
         humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
     });
     let mut event = json!({
         "ahp": "0.1",
-        "id": id,
+        "id": options.id,
         "type": REQUEST_TYPE,
         "time": time,
-        "source": { "adapter": adapter },
+        "source": { "adapter": options.adapter },
         "payload": { "elicitation": {
-            "server": server,
+            "server": options.server,
             "mode": mode,
             "request": { "type": "text", "selection": "body", "text": text }
         } }
     });
-    if let (Some(m), Some(o)) = (mcp, event.as_object_mut()) {
+    if let (Some(m), Some(o)) = (options.mcp, event.as_object_mut()) {
         o.insert("extensions".into(), json!({ EXTENSION_KEY: m.to_value() }));
     }
-    let mut req = read_built_request(event, policy)?;
-    if policy == SchemaPolicy::Compatible && req.mode == Mode::Form {
-        let note = policy_note(&req.view);
-        if let Some(o) = req.event.as_object_mut() {
-            let ext = o
-                .entry("extensions")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Some(e) = ext.as_object_mut() {
-                e.insert(policy::EXTENSION_KEY.into(), note);
-            }
-        }
-    }
-    Ok(req)
+    Ok(event)
 }
 
-/// A request event built here, read as [`read_request_event_with`] reads
-/// it. Under the strict policy its text goes through the fast reading
-/// first ([`super::fast::read_valid`]: no schema run, so the first request
-/// of a session does not wait for the schemas to compile); what it does not
-/// take, and every event under the compatible policy, takes the full
-/// reading, which alone reports violations. The event is kept whole either
-/// way.
-fn read_built_request(event: Value, policy: SchemaPolicy) -> Result<RequestEvent, Vec<Violation>> {
-    if policy == SchemaPolicy::Strict {
-        let fast = serde_json::to_vec(&event)
-            .ok()
-            .and_then(|b| super::fast::read_valid(&b));
-        if let Some(super::fast::ValidEvent::Request(mut req)) = fast {
-            req.event = event;
-            return Ok(req);
-        }
-    }
-    take_request_event_with(event, policy)
+/// [`wrap_request`] under the strict policy with no `extensions.mcp`.
+pub fn wrap_params(
+    params: &Value,
+    server: &Server,
+    adapter: &str,
+    id: &str,
+    time: Option<&str>,
+) -> Result<RequestEvent, Vec<Violation>> {
+    wrap_params_with(params, server, adapter, id, time, SchemaPolicy::Strict)
+}
+
+/// [`wrap_request`] under `policy` with no `extensions.mcp`.
+pub fn wrap_params_with(
+    params: &Value,
+    server: &Server,
+    adapter: &str,
+    id: &str,
+    time: Option<&str>,
+    policy: SchemaPolicy,
+) -> Result<RequestEvent, Vec<Violation>> {
+    wrap_params_in(params, server, adapter, id, time, policy, None)
+}
+
+/// [`wrap_request`] under `policy` for params of the revision that `mcp`
+/// names.
+pub fn wrap_params_in(
+    params: &Value,
+    server: &Server,
+    adapter: &str,
+    id: &str,
+    time: Option<&str>,
+    policy: SchemaPolicy,
+    mcp: Option<&McpExtension>,
+) -> Result<RequestEvent, Vec<Violation>> {
+    let options = WrapOptions {
+        time,
+        policy,
+        mcp,
+        ..WrapOptions::new(server, adapter, id)
+    };
+    wrap_request(params, &options)
 }
 
 /// How a form request was read under the compatible policy, as the
