@@ -153,7 +153,7 @@ impl EventLog {
     pub fn schema_policy(&mut self, req: &RequestEvent) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(req.id));
-        if let Value::Object(note) = crate::binding::elicitation::policy_note(&req.view) {
+        if let Value::Object(note) = crate::binding::policy_note(&req.view) {
             for (k, v) in note {
                 let v = match v {
                     Value::Array(items) => Value::Array(

@@ -3,7 +3,4 @@
 //! [`super::params`], [`super::request`], [`super::result`]) and of what it
 //! builds ([`super::wrap`]).
 
-pub(crate) use super::envelope::shallow_text;
-pub use super::envelope::{REQUEST_TYPE, RESULT_TYPE};
 pub use super::params::{read_params, read_params_with};
-pub use super::wrap::policy_note;

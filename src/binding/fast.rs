@@ -5,7 +5,7 @@
 //! It decides nothing on its own. [`read_valid`] answers only "this event is
 //! valid, and here is what the full reading would give", or `None`: "not
 //! sure". The caller then takes the full path ([`parse_json`],
-//! [`take_request_event`], [`take_result_event`]), whose violations, pointers
+//! [`read_request`], [`read_result`]), whose violations, pointers
 //! and messages are the only ones ever reported. The schemas stay the
 //! authority: every check here is at least as strict as the schema keyword
 //! it stands for, and anything this module does not model refuses:
@@ -30,8 +30,8 @@
 //! and generated event, and require the same verdict and the same reading.
 //!
 //! [`parse_json`]: super::parse_json
-//! [`take_request_event`]: super::take_request_event
-//! [`take_result_event`]: super::take_result_event
+//! [`read_request`]: super::read_request
+//! [`read_result`]: super::read_result
 //! [`format_ok`]: super::content::format_ok
 //! [`proven_params_body`]: super::params::proven_params_body
 //! [`proven_result_checks`]: super::result::proven_result_checks
@@ -71,8 +71,8 @@ pub enum ValidEvent {
 /// tree, or `None` when it is not certainly one (invalid, another event
 /// type, or a shape this reading does not model): then only the full
 /// reading may judge it. When `Some`, the full reading
-/// ([`super::parse_json`], then [`super::take_request_event`] or
-/// [`super::take_result_event`]) accepts the same bytes and gives the same
+/// ([`super::parse_json`], then [`super::read_request`] or
+/// [`super::read_result`]) accepts the same bytes and gives the same
 /// value (but for `event`, `Null` here).
 pub fn read_valid(bytes: &[u8]) -> Option<ValidEvent> {
     // The limits of `parse_json`: size, then depth and UTF-8.

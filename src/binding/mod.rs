@@ -31,7 +31,8 @@ pub mod tool_form;
 pub mod violation;
 mod wrap;
 
-pub use envelope::{parse_json, Action, Mode, Server};
+pub(crate) use envelope::shallow_text;
+pub use envelope::{parse_json, Action, Mode, Server, REQUEST_TYPE, RESULT_TYPE};
 pub use form_schema::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
 pub use params::{ElicitationRequest, RequestBody, RequestView};
 pub use policy::{FieldExtra, SchemaPolicy};
@@ -45,6 +46,6 @@ pub use result_line::{make_result_line, ResultLine};
 pub use revision::{CallMethod, CallRef, McpExtension, Revision};
 pub use violation::{Rule, Violation};
 pub use wrap::{
-    make_result_event, wrap_params, wrap_params_in, wrap_params_with, wrap_request, Answer,
-    ResultMeta, WrapOptions,
+    make_result_event, policy_note, wrap_params, wrap_params_in, wrap_params_with, wrap_request,
+    Answer, ResultMeta, WrapOptions,
 };
