@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut responder = ScriptedResponder::new(answers);
     let cx = Context {
-        progress: Progress { index: 1, total: 1 },
+        progress: Progress::of(1, 1),
         ..Context::default()
     };
     if let Ok(Outcome::Answer(a)) = responder.respond(&req, &cx) {
