@@ -5,7 +5,6 @@
 pub mod capabilities;
 pub mod content;
 pub mod effects;
-pub mod elicitation;
 mod envelope;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
@@ -34,18 +33,12 @@ mod wrap;
 pub(crate) use envelope::shallow_text;
 pub use envelope::{parse_json, Action, Mode, Server, REQUEST_TYPE, RESULT_TYPE};
 pub use form_schema::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
-pub use params::{ElicitationRequest, RequestBody, RequestView};
+pub use params::{read_params, ElicitationRequest, RequestBody, RequestView};
 pub use policy::{FieldExtra, SchemaPolicy};
 pub use read::{read_request, read_result, ReadOptions};
-pub use request::{
-    read_request_event, read_request_event_with, take_request_event, take_request_event_with,
-    RequestEvent,
-};
-pub use result::{check_answer, read_result_event, take_result_event, ElicitResult, ResultEvent};
+pub use request::RequestEvent;
+pub use result::{check_answer, ElicitResult, ResultEvent};
 pub use result_line::{make_result_line, ResultLine};
 pub use revision::{CallMethod, CallRef, McpExtension, Revision};
 pub use violation::{Rule, Violation};
-pub use wrap::{
-    make_result_event, policy_note, wrap_params, wrap_params_in, wrap_params_with, wrap_request,
-    Answer, ResultMeta, WrapOptions,
-};
+pub use wrap::{make_result_event, policy_note, wrap_request, Answer, ResultMeta, WrapOptions};

@@ -16,7 +16,7 @@ use super::schemas::{self, tag_revision};
 use super::violation::{Rule, Violation};
 
 /// The `_meta` key of MCP related-task metadata, echoed into results.
-pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+pub(super) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// A request's body as parsed from `request.text`.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,14 +136,9 @@ fn has_long_string(v: &Value) -> bool {
     }
 }
 
-/// Read elicitation/create params of MCP revision `rev`, already parsed
-/// from the text. `meta_mode` is the event's explicit mode. Pointers are
-/// relative to the params (`/requestedSchema/...`).
-///
-/// Errors: schema violations (`mcp-request/...`), then runtime checks
-/// (`mode-match`, `form-subset` and the rules of
-/// [`parse_form_schema`](super::form_schema::parse_form_schema)).
-pub fn read_params(
+/// [`read_params`] under the strict policy: the executable request.
+/// Errors as [`read_params`] under the strict policy.
+fn strict_params(
     rev: Revision,
     params: &Value,
     meta_mode: Mode,
@@ -156,7 +151,7 @@ pub fn read_params(
     })
 }
 
-/// [`read_params`] for params the caller owns: the params map is moved into
+/// [`strict_params`] for params the caller owns: the params map is moved into
 /// the request, not copied.
 fn take_params(
     rev: Revision,
@@ -176,17 +171,25 @@ fn take_params(
     })
 }
 
-/// Read elicitation/create params under `policy`: [`read_params`] under the
-/// strict policy; under the compatible one a form's `requestedSchema` is
-/// first read by [`policy::read_compatible`] and the rest of the params by
-/// [`read_params`], and a schema the form cannot take (or one whose
-/// rewritten subset still breaks a rule of the closed form subset) gives
-/// [`RequestView::NotAForm`]. `params` of the request stay the complete
-/// params as sent.
+/// Read elicitation/create params of MCP revision `rev`, already parsed
+/// from the text, under `policy`. `meta_mode` is the event's explicit
+/// mode. Pointers are relative to the params (`/requestedSchema/...`).
 ///
-/// Errors: the violations of the params outside `requestedSchema` (and,
-/// under the strict policy, inside it), as [`read_params`] gives them.
-pub fn read_params_with(
+/// Under the strict policy the params are checked against the pinned
+/// `request` definition, then by the runtime checks (`mode-match`, the
+/// string limits, `form-subset` and the rules of
+/// [`parse_form_schema`](super::form_schema::parse_form_schema)), into a
+/// [`RequestView::Body`]. Under the compatible policy a form's
+/// `requestedSchema` is first read by [`policy::read_compatible`] and the
+/// rest of the params as under the strict policy, and a schema the form
+/// cannot take (or one whose rewritten subset still breaks a rule of the
+/// closed form subset) gives [`RequestView::NotAForm`]. `params` of the
+/// request stay the complete params as sent.
+///
+/// Errors: schema violations (`mcp-request/...`), then the runtime checks,
+/// of the params outside `requestedSchema` and, under the strict policy,
+/// inside it.
+pub fn read_params(
     rev: Revision,
     params: &Value,
     meta_mode: Mode,
@@ -194,7 +197,7 @@ pub fn read_params_with(
 ) -> Result<RequestView, Vec<Violation>> {
     let schema = match (policy, meta_mode, params.get("requestedSchema")) {
         (SchemaPolicy::Compatible, Mode::Form, Some(rs)) => rs,
-        _ => return read_params(rev, params, meta_mode).map(RequestView::Body),
+        _ => return strict_params(rev, params, meta_mode).map(RequestView::Body),
     };
     let mut normal = params.clone();
     let reading = policy::read_compatible(schema);
@@ -206,7 +209,7 @@ pub fn read_params_with(
     if let Some(o) = normal.as_object_mut() {
         o.insert("requestedSchema".into(), subset);
     }
-    let mut req = match (read_params(rev, &normal, meta_mode), reading) {
+    let mut req = match (strict_params(rev, &normal, meta_mode), reading) {
         (Err(errs), _) => return not_a_form_or_errors(errs),
         (Ok(_), Err(naf)) => {
             return Ok(RequestView::NotAForm {
@@ -277,7 +280,7 @@ fn not_a_form_or_errors(errs: Vec<Violation>) -> Result<RequestView, Vec<Violati
     }
 }
 
-/// [`read_params_with`] for params the caller owns: under the strict policy
+/// [`read_params`] for params the caller owns: under the strict policy
 /// they are moved into the request, not copied.
 pub(super) fn take_params_with(
     rev: Revision,
@@ -287,11 +290,11 @@ pub(super) fn take_params_with(
 ) -> Result<RequestView, Vec<Violation>> {
     match policy {
         SchemaPolicy::Strict => take_params(rev, params, meta_mode).map(RequestView::Body),
-        SchemaPolicy::Compatible => read_params_with(rev, &params, meta_mode, policy),
+        SchemaPolicy::Compatible => read_params(rev, &params, meta_mode, policy),
     }
 }
 
-/// The checks of [`read_params`]; returns the message and the body. Every
+/// The checks of [`strict_params`]; returns the message and the body. Every
 /// `mcp-request` violation names the revision whose definitions were
 /// applied.
 fn read_params_body(
@@ -302,10 +305,10 @@ fn read_params_body(
     params_body(rev, params, meta_mode, None).map_err(|errs| tag_revision(errs, rev))
 }
 
-/// The runtime checks of [`read_params`] on params whose pinned `request`
+/// The runtime checks of [`strict_params`] on params whose pinned `request`
 /// definition `_proof` shows to hold (the schema is not run again); returns
-/// the message and the body. Errors as [`read_params`].
-pub(crate) fn proven_params_body(
+/// the message and the body. Errors as [`strict_params`].
+pub(super) fn proven_params_body(
     rev: Revision,
     params: &Value,
     meta_mode: Mode,

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::envelope::{
-    check_type, elicitation_str, parse_text, read_view, server_at, str_at, Mode, PartView,
+    check_type, elicitation_str, parse_text, read_view, server_at, str_at, Mode, PartView, Server,
     REQUEST_TYPE,
 };
 use super::params::{take_params_with, RequestView};
@@ -12,7 +12,6 @@ use super::policy::SchemaPolicy;
 use super::revision::{read_mcp_extension, revision_of, McpExtension, Revision};
 use super::schemas;
 use super::violation::{Part, Rule, Violation};
-use super::Server;
 
 /// A validated `user.elicitation.request` event.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,47 +40,7 @@ impl RequestEvent {
     }
 }
 
-/// Read and validate a `user.elicitation.request` event under the strict
-/// schema policy.
-///
-/// Errors: every violation, pointers into the event or, for faults in the
-/// body, the request text part ([`Part::RequestText`]) and a pointer into
-/// the params.
-pub fn read_request_event(event: &Value) -> Result<RequestEvent, Vec<Violation>> {
-    read_request_event_with(event, SchemaPolicy::Strict)
-}
-
-/// [`read_request_event`] with the `requestedSchema` read under `policy`
-/// (see [`super::policy`]): under the compatible policy a form outside the
-/// subset becomes a form with extra checks, or a
-/// [`RequestView::NotAForm`]. The params are kept complete either way.
-pub fn read_request_event_with(
-    event: &Value,
-    policy: SchemaPolicy,
-) -> Result<RequestEvent, Vec<Violation>> {
-    let mut r = request_parts(event, policy)?;
-    r.event = event.clone();
-    Ok(r)
-}
-
-/// [`read_request_event`] for an event the caller owns: the event is moved
-/// into the [`RequestEvent`], not copied.
-pub fn take_request_event(event: Value) -> Result<RequestEvent, Vec<Violation>> {
-    take_request_event_with(event, SchemaPolicy::Strict)
-}
-
-/// [`read_request_event_with`] for an event the caller owns (moved, not
-/// copied).
-pub fn take_request_event_with(
-    event: Value,
-    policy: SchemaPolicy,
-) -> Result<RequestEvent, Vec<Violation>> {
-    let mut r = request_parts(&event, policy)?;
-    r.event = event;
-    Ok(r)
-}
-
-/// The checks of [`read_request_event`]; `event` of the answer is null.
+/// The checks of [`read_request`](super::read_request); `event` of the answer is null.
 pub(super) fn request_parts(
     event: &Value,
     policy: SchemaPolicy,

@@ -52,7 +52,7 @@ impl ResultEvent {
 ///
 /// Errors: schema violations (`mcp-result/...`), then the runtime rules
 /// (content values, `content-only-accepted-form`).
-pub fn read_result_value(
+pub(super) fn read_result_value(
     rev: Revision,
     value: &Value,
     mode: Mode,
@@ -98,7 +98,7 @@ fn result_checks(rev: Revision, value: &Value, mode: Mode) -> Result<Action, Vec
 /// The runtime checks of [`read_result_value`] on a result whose pinned
 /// `result` definition `proof` shows to hold (the schema is not run
 /// again); returns the result's action. Errors as [`read_result_value`].
-pub(crate) fn proven_result_checks(
+pub(super) fn proven_result_checks(
     rev: Revision,
     value: &Value,
     mode: Mode,
@@ -183,24 +183,7 @@ fn is_content_value(v: &Value) -> bool {
     }
 }
 
-/// Read and validate a `user.elicitation.result` event on its own (no
-/// request known): wire root, pinned `result` definition, action equal to
-/// the parsed action, content only for an accepted form.
-pub fn read_result_event(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
-    let mut r = result_parts(event)?;
-    r.event = event.clone();
-    Ok(r)
-}
-
-/// [`read_result_event`] for an event the caller owns: the event is moved
-/// into the [`ResultEvent`], not copied.
-pub fn take_result_event(event: Value) -> Result<ResultEvent, Vec<Violation>> {
-    let mut r = result_parts(&event)?;
-    r.event = event;
-    Ok(r)
-}
-
-/// The checks of [`read_result_event`]; `event` of the answer is null.
+/// The checks of [`read_result`](super::read_result); `event` of the answer is null.
 pub(super) fn result_parts(event: &Value) -> Result<ResultEvent, Vec<Violation>> {
     let errs = schemas::validate_event(event);
     if !errs.is_empty() {

@@ -124,7 +124,7 @@ pub fn make_result_event(
 /// `<request id>-result`, or for a request id too long to extend, `result-`
 /// and the first 32 hex digits of the id's SHA-256 (ids are at most 256
 /// characters).
-pub fn derive_result_id(request_id: &str) -> String {
+pub(super) fn derive_result_id(request_id: &str) -> String {
     if request_id.chars().count() <= 249 {
         format!("{request_id}-result")
     } else {
@@ -251,49 +251,6 @@ fn request_event(params: &Value, options: &WrapOptions<'_>) -> Result<Value, Vec
         o.insert("extensions".into(), json!({ EXTENSION_KEY: m.to_value() }));
     }
     Ok(event)
-}
-
-/// [`wrap_request`] under the strict policy with no `extensions.mcp`.
-pub fn wrap_params(
-    params: &Value,
-    server: &Server,
-    adapter: &str,
-    id: &str,
-    time: Option<&str>,
-) -> Result<RequestEvent, Vec<Violation>> {
-    wrap_params_with(params, server, adapter, id, time, SchemaPolicy::Strict)
-}
-
-/// [`wrap_request`] under `policy` with no `extensions.mcp`.
-pub fn wrap_params_with(
-    params: &Value,
-    server: &Server,
-    adapter: &str,
-    id: &str,
-    time: Option<&str>,
-    policy: SchemaPolicy,
-) -> Result<RequestEvent, Vec<Violation>> {
-    wrap_params_in(params, server, adapter, id, time, policy, None)
-}
-
-/// [`wrap_request`] under `policy` for params of the revision that `mcp`
-/// names.
-pub fn wrap_params_in(
-    params: &Value,
-    server: &Server,
-    adapter: &str,
-    id: &str,
-    time: Option<&str>,
-    policy: SchemaPolicy,
-    mcp: Option<&McpExtension>,
-) -> Result<RequestEvent, Vec<Violation>> {
-    let options = WrapOptions {
-        time,
-        policy,
-        mcp,
-        ..WrapOptions::new(server, adapter, id)
-    };
-    wrap_request(params, &options)
 }
 
 /// How a form request was read under the compatible policy, as the
