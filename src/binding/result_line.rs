@@ -15,13 +15,13 @@
 use serde_json::Value;
 
 use super::content::format_ok;
-use super::envelope::RESULT_TYPE;
+use super::envelope::{Action, RESULT_TYPE};
 use super::fast::{event_id, id_like};
 use super::form_model::StringFormat;
 use super::params::RELATED_TASK;
+use super::request::RequestEvent;
 use super::violation::{Rule, Violation};
-use super::wrap::{derive_result_id, make_result_event};
-use super::{Action, Answer, RequestEvent, ResultMeta};
+use super::wrap::{derive_result_id, make_result_event, Answer, ResultMeta};
 
 /// A validated result event as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
