@@ -14,7 +14,9 @@
 
 use std::time::{Duration, Instant};
 
-use ahp_elicit::binding::{read_request_event, wrap_params, RequestBody, Server};
+use ahp_elicit::binding::{
+    read_request, wrap_request, ReadOptions, RequestBody, Server, WrapOptions,
+};
 use ahp_elicit::form::{Form, Key};
 use ahp_elicit::responder::Progress;
 use ahp_elicit::tui::theme::Theme;
@@ -38,15 +40,15 @@ fn big_select_form() -> (Form, Header) {
         title: None,
         version: None,
     };
-    let req = wrap_params(
+    let req = wrap_request(
         &params,
-        &server,
-        "bench",
-        "evt-bench",
-        Some("2026-11-30T09:00:00Z"),
+        &WrapOptions {
+            time: Some("2026-11-30T09:00:00Z"),
+            ..WrapOptions::new(&server, "bench", "evt-bench")
+        },
     )
     .expect("valid");
-    let req = read_request_event(&req.event).expect("valid");
+    let req = read_request(req.event, ReadOptions::default()).expect("valid");
     let RequestBody::Form(schema) = &req.view.request().unwrap().body else {
         unreachable!()
     };

@@ -19,7 +19,7 @@ pub fn demo_request() -> Result<binding::RequestEvent, Vec<binding::Violation>> 
         return Ok(r);
     }
     let v = binding::parse_json(DEMO_REQUEST.as_bytes()).map_err(|e| vec![e])?;
-    binding::read_request_event(&v)
+    binding::read_request(v, binding::ReadOptions::default())
 }
 
 #[cfg(test)]
@@ -33,7 +33,7 @@ mod tests {
         // full reading does.
         assert!(r.event.is_null());
         let v = crate::binding::parse_json(super::DEMO_REQUEST.as_bytes()).unwrap();
-        let mut full = crate::binding::read_request_event(&v).expect("valid");
+        let mut full = crate::binding::read_request(v, Default::default()).expect("valid");
         full.event = serde_json::Value::Null;
         assert_eq!(r, full);
     }

@@ -1,7 +1,7 @@
 //! ahp-elicit answers MCP elicitations in a terminal.
 //!
 //! Data flows one way: event in ([`binding::parse_json`],
-//! [`binding::read_request_event`]) → validated request → form state
+//! [`binding::read_request`]) → validated request → form state
 //! (`form`) → answer → validated result event out
 //! ([`binding::make_result_event`]).
 //!

@@ -153,7 +153,7 @@ impl EventLog {
     pub fn schema_policy(&mut self, req: &RequestEvent) -> Result<(), LogError> {
         let mut f = Map::new();
         f.insert("id".into(), json!(req.id));
-        if let Value::Object(note) = crate::binding::elicitation::policy_note(&req.view) {
+        if let Value::Object(note) = crate::binding::policy_note(&req.view) {
             for (k, v) in note {
                 let v = match v {
                     Value::Array(items) => Value::Array(
@@ -371,46 +371,43 @@ impl crate::launcher::Launcher for LoggingLauncher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::binding::{read_request_event, wrap_params, Rule, Server};
+    use crate::binding::{read_request, wrap_request, ReadOptions, Rule, Server, WrapOptions};
+
+    fn request(params: Value, id: &str) -> RequestEvent {
+        let server = Server {
+            name: "srv".into(),
+            title: None,
+            version: None,
+        };
+        let options = WrapOptions {
+            time: Some("2026-01-01T00:00:00Z"),
+            ..WrapOptions::new(&server, "test-adapter", id)
+        };
+        wrap_request(&params, &options).unwrap()
+    }
 
     fn url_request() -> RequestEvent {
-        wrap_params(
-            &json!({
+        request(
+            json!({
                 "mode": "url",
                 "message": "Sign in at https://a.example/login?session=s3cret",
                 "url": "https://a.example/cb?code=abc#x",
                 "elicitationId": "e-1"
             }),
-            &Server {
-                name: "srv".into(),
-                title: None,
-                version: None,
-            },
-            "test-adapter",
             "req-1",
-            Some("2026-01-01T00:00:00Z"),
         )
-        .unwrap()
     }
 
     fn form_request() -> RequestEvent {
-        wrap_params(
-            &json!({
+        request(
+            json!({
                 "message": "Who?",
                 "requestedSchema": {"type": "object", "properties": {
                     "name": {"type": "string"}, "age": {"type": "integer"}
                 }}
             }),
-            &Server {
-                name: "srv".into(),
-                title: None,
-                version: None,
-            },
-            "test-adapter",
             "req-2",
-            Some("2026-01-01T00:00:00Z"),
         )
-        .unwrap()
     }
 
     fn lines(p: &Path) -> Vec<Value> {
@@ -572,7 +569,7 @@ mod tests {
             .request_invalid(None, &[Violation::new("", Rule::Json, "not JSON")])
             .unwrap();
         let bad = json!({"ahp": "0.1"});
-        let errs = read_request_event(&bad).unwrap_err();
+        let errs = read_request(bad, ReadOptions::default()).unwrap_err();
         EventLog::open(&p, false)
             .unwrap()
             .request_invalid(Some("x"), &errs)

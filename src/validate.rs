@@ -32,12 +32,11 @@ use std::io::{BufReader, Read, Write};
 
 use serde_json::Value;
 
-use crate::binding::elicitation::{REQUEST_TYPE, RESULT_TYPE};
 use crate::binding::fast::ValidEvent;
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
-    check_answer, parse_json, schemas, take_request_event_with, take_result_event, RequestEvent,
-    RequestView, ResultEvent, Rule, SchemaPolicy, Violation,
+    check_answer, parse_json, read_request, read_result, schemas, ReadOptions, RequestEvent,
+    RequestView, ResultEvent, Rule, SchemaPolicy, Violation, REQUEST_TYPE, RESULT_TYPE,
 };
 use crate::safe_text::display;
 use crate::stream::Frame;
@@ -244,7 +243,7 @@ pub fn note_compatible(bytes: &[u8], policy: SchemaPolicy, errors: &mut [Violati
     }
     // A form under it, not only a valid request ("not a form" is one too).
     let passes = parse_json(bytes).is_ok_and(|v| {
-        take_request_event_with(v, SchemaPolicy::Compatible)
+        read_request(v, ReadOptions::with_policy(SchemaPolicy::Compatible))
             .is_ok_and(|r| !matches!(r.view, crate::binding::RequestView::NotAForm { .. }))
     });
     if passes {
@@ -289,7 +288,7 @@ fn prepare_full_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
     };
     let verdict = move |errors| Verdict { id, ty, errors };
     match kind {
-        Some(true) => match take_request_event_with(v, policy) {
+        Some(true) => match read_request(v, ReadOptions::with_policy(policy)) {
             Ok(mut request) => {
                 // Dropped here, on the worker.
                 keep_for_checks(&mut request);
@@ -304,7 +303,7 @@ fn prepare_full_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
                 Prepared::Done(verdict(e))
             }
         },
-        Some(false) => match take_result_event(v) {
+        Some(false) => match read_result(v) {
             Ok(mut result) => {
                 result.event = Value::Null;
                 Prepared::Result {

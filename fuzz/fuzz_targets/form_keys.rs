@@ -4,7 +4,7 @@
 #![no_main]
 
 use ahp_elicit::binding::{
-    make_result_event, parse_json, read_request_event, RequestBody, ResultMeta,
+    make_result_event, parse_json, read_request, ReadOptions, RequestBody, ResultMeta,
 };
 use ahp_elicit::form::{Form, Key, Status};
 use libfuzzer_sys::fuzz_target;
@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(v) = parse_json(&data[..split]) else {
         return;
     };
-    let Ok(req) = read_request_event(&v) else {
+    let Ok(req) = read_request(v, ReadOptions::default()) else {
         return;
     };
     let Some(r) = req.view.request() else { return };

@@ -5,19 +5,19 @@
 #![no_main]
 
 use ahp_elicit::binding::{
-    check_answer, make_result_event, parse_json, read_request_event, read_result_event, Action,
-    Answer, ResultMeta,
+    check_answer, make_result_event, parse_json, read_request, read_result, Action, Answer,
+    ReadOptions, ResultMeta,
 };
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(v) = parse_json(data) else { return };
-    let _ = read_result_event(&v);
-    if let Ok(req) = read_request_event(&v) {
+    let _ = read_result(v.clone());
+    if let Ok(req) = read_request(v, ReadOptions::default()) {
         for action in [Action::Decline, Action::Cancel] {
             let ev = make_result_event(&req, &Answer::bare(action), &ResultMeta::default())
                 .expect("decline and cancel are always answerable");
-            let res = read_result_event(&ev).expect("a built result reads back");
+            let res = read_result(ev).expect("a built result reads back");
             assert!(check_answer(&req, &res).is_empty());
         }
     }

@@ -3,7 +3,7 @@
 //! responder gives must always make a valid result event.
 #![no_main]
 
-use ahp_elicit::binding::{make_result_event, parse_json, read_request_event, ResultMeta};
+use ahp_elicit::binding::{make_result_event, parse_json, read_request, ReadOptions, ResultMeta};
 use ahp_elicit::responder::{Context, Outcome, Progress, Responder};
 use ahp_elicit::scripted::{Answers, ScriptedResponder};
 use libfuzzer_sys::fuzz_target;
@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(v) = parse_json(&data[..split]) else {
         return;
     };
-    let Ok(req) = read_request_event(&v) else {
+    let Ok(req) = read_request(v, ReadOptions::default()) else {
         return;
     };
     // The answers text is read as the run reads a file: no key twice.
@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let mut responder = ScriptedResponder::new(answers);
     let cx = Context {
-        progress: Progress { index: 1, total: 1 },
+        progress: Progress::of(1, 1),
         ..Context::default()
     };
     if let Ok(Outcome::Answer(a)) = responder.respond(&req, &cx) {

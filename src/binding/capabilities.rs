@@ -12,7 +12,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::elicitation::Mode;
+use super::envelope::Mode;
 use super::violation::{Rule, Violation};
 
 /// An effect a subscriber may apply to an elicitation event.

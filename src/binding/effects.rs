@@ -39,11 +39,12 @@
 use serde_json::{Map, Value};
 
 use super::content::check_content;
-use super::elicitation::{
-    check_answer, read_result_event, read_result_value, Action, ElicitResult, Mode, RequestBody,
-    RequestEvent, RequestView, ResultEvent, REQUEST_TYPE, RESULT_TYPE,
-};
+use super::envelope::{Action, Mode, REQUEST_TYPE, RESULT_TYPE};
 use super::form_schema::FormSchema;
+use super::params::{RequestBody, RequestView};
+use super::read::read_result;
+use super::request::RequestEvent;
+use super::result::{check_answer, read_result_value, ElicitResult, ResultEvent};
 use super::revision::Revision;
 use super::schemas;
 use super::violation::{Part, Rule, Violation};
@@ -231,7 +232,7 @@ pub fn modify_result(
     perm: Permission,
 ) -> Result<Value, Vec<Violation>> {
     need_write(perm)?;
-    let res = read_result_event(event)?;
+    let res = read_result(event.clone())?;
     let cross = check_answer(req, &res);
     if !cross.is_empty() {
         return Err(cross);
@@ -259,10 +260,10 @@ pub fn modify_result(
         }
     }
     // Read the new event back as any reader would: never emit an invalid one.
-    let back = read_result_event(&out)?;
+    let back = read_result(out)?;
     let errs = check_answer(req, &back);
     if errs.is_empty() {
-        Ok(out)
+        Ok(back.event)
     } else {
         Err(errs)
     }

@@ -781,7 +781,7 @@ fn read_items(rd: &mut Reader, name: &str, v: &Value, ptr: &str) -> Value {
 mod tests {
     use super::*;
     use crate::binding::content::check_content;
-    use crate::binding::elicitation::{read_params, read_params_with};
+    use crate::binding::params::read_params;
     use crate::binding::{FieldKind, Mode, RequestBody, RequestView, Revision};
     use serde_json::json;
 
@@ -810,7 +810,7 @@ mod tests {
 
     fn form_of(schema: Value) -> crate::binding::FormSchema {
         let params = json!({"message": "m", "requestedSchema": schema});
-        match read_params_with(
+        match read_params(
             Revision::DEFAULT,
             &params,
             Mode::Form,
@@ -826,7 +826,7 @@ mod tests {
 
     fn reasons_of(schema: Value) -> Vec<String> {
         let params = json!({"message": "m", "requestedSchema": schema});
-        match read_params_with(
+        match read_params(
             Revision::DEFAULT,
             &params,
             Mode::Form,
@@ -1128,7 +1128,7 @@ mod tests {
         );
         // A fault outside requestedSchema is an invalid request, as in strict.
         let params = json!({"requestedSchema": {"type": "object", "title": "T", "properties": {}}});
-        let errs = read_params_with(
+        let errs = read_params(
             Revision::DEFAULT,
             &params,
             Mode::Form,
@@ -1142,21 +1142,19 @@ mod tests {
         );
         // Strict: today's refusal, the subset's rule named.
         let params = json!({"message": "m", "requestedSchema": pydantic()});
-        let errs = read_params(Revision::DEFAULT, &params, Mode::Form).unwrap_err();
+        let errs =
+            read_params(Revision::DEFAULT, &params, Mode::Form, SchemaPolicy::Strict).unwrap_err();
         assert!(
             errs.iter().any(|e| e.pointer() == "/requestedSchema/title"
                 && e.rule == "mcp-request/additionalProperties"),
             "{errs:?}"
-        );
-        assert!(
-            read_params_with(Revision::DEFAULT, &params, Mode::Form, SchemaPolicy::Strict).is_err()
         );
     }
 
     #[test]
     fn params_stay_complete_and_a_subset_form_reads_the_same() {
         let params = json!({"message": "m", "requestedSchema": pydantic()});
-        let Ok(RequestView::Body(r)) = read_params_with(
+        let Ok(RequestView::Body(r)) = read_params(
             Revision::DEFAULT,
             &params,
             Mode::Form,
@@ -1169,8 +1167,12 @@ mod tests {
         let subset = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
             "a": {"type": "string", "format": "email"}, "n": {"type": "number", "minimum": 1}
         }, "required": ["a"]}});
-        let strict = read_params(Revision::DEFAULT, &subset, Mode::Form).unwrap();
-        let Ok(RequestView::Body(compat)) = read_params_with(
+        let Ok(RequestView::Body(strict)) =
+            read_params(Revision::DEFAULT, &subset, Mode::Form, SchemaPolicy::Strict)
+        else {
+            panic!("a body")
+        };
+        let Ok(RequestView::Body(compat)) = read_params(
             Revision::DEFAULT,
             &subset,
             Mode::Form,

@@ -15,11 +15,13 @@
 use serde_json::Value;
 
 use super::content::format_ok;
-use super::elicitation::{derive_result_id, make_result_event, RELATED_TASK, RESULT_TYPE};
+use super::envelope::{Action, RESULT_TYPE};
 use super::fast::{event_id, id_like};
 use super::form_model::StringFormat;
+use super::params::RELATED_TASK;
+use super::request::RequestEvent;
 use super::violation::{Rule, Violation};
-use super::{Action, Answer, RequestEvent, ResultMeta};
+use super::wrap::{derive_result_id, make_result_event, Answer, ResultMeta};
 
 /// A validated result event as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,11 +178,11 @@ fn string(out: &mut Vec<u8>, s: &str) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::binding::{parse_json, read_request_event};
+    use crate::binding::{parse_json, read_request, ReadOptions};
 
     fn request() -> RequestEvent {
         let text = r#"{"ahp":"0.1","id":"evt-1","type":"user.elicitation.request","time":"2026-11-30T10:00:00Z","source":{"adapter":"a"},"payload":{"elicitation":{"server":{"name":"s"},"mode":"url","request":{"type":"text","selection":"body","text":"{\"mode\":\"url\",\"message\":\"Go\",\"url\":\"https://example.com\",\"elicitationId\":\"e\"}"}}}}"#;
-        read_request_event(&parse_json(text.as_bytes()).unwrap()).unwrap()
+        read_request(parse_json(text.as_bytes()).unwrap(), ReadOptions::default()).unwrap()
     }
 
     fn meta() -> ResultMeta {

@@ -343,6 +343,21 @@ fn tagged(mut errs: Vec<Violation>, rev: Revision) -> Vec<Violation> {
     errs
 }
 
+/// Append ` (MCP <version>)` to the message of each violation of a pinned
+/// definition's rule (`mcp-request`, `mcp-result` and their keywords) that
+/// does not name it yet.
+pub(super) fn tag_revision(mut errs: Vec<Violation>, rev: Revision) -> Vec<Violation> {
+    let tag = rev.tag();
+    for e in &mut errs {
+        let name = e.rule.as_str();
+        let pinned = name.starts_with("mcp-request") || name.starts_with("mcp-result");
+        if pinned && !e.message.ends_with(&tag) {
+            e.message.push_str(&tag);
+        }
+    }
+    errs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 //!
 //! Each property is read on its own exactly as an elicitation's
 //! `requestedSchema` is read under the compatible schema policy
-//! ([`super::elicitation::read_params_with`]): a property that reads as a
+//! ([`super::params::read_params`]): a property that reads as a
 //! field (a string with its format, a number or integer with its bounds, a
 //! boolean, an enum or `oneOf` of options, an array of enum strings; its
 //! default and title as declared) goes into the form; anything else (nested
@@ -12,7 +12,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::elicitation::{read_params_with, Mode, RequestView};
+use super::envelope::Mode;
+use super::params::{read_params, RequestView};
 use super::policy::SchemaPolicy;
 use super::revision::Revision;
 
@@ -278,7 +279,7 @@ fn fits(name: &str, def: &Value, required: bool) -> Result<(), String> {
         schema["required"] = json!([name]);
     }
     let params = json!({ "mode": "form", "message": "", "requestedSchema": schema });
-    match read_params_with(
+    match read_params(
         Revision::V2025_11_25,
         &params,
         Mode::Form,
@@ -359,7 +360,7 @@ mod tests {
     #[test]
     fn the_form_reads_as_an_elicitation_under_the_compatible_policy() {
         let f = ToolForm::of(&input());
-        let view = read_params_with(
+        let view = read_params(
             Revision::V2025_11_25,
             &f.params("tool", "book"),
             Mode::Form,

@@ -129,7 +129,7 @@ fn parse_request(
     if let Some(h) = crate::misplaced::hint(&v) {
         return Err(format!("{}: {h}", p.display()));
     }
-    binding::read_request_event_with(&v, policy).map_err(|mut es| {
+    binding::read_request(v, binding::ReadOptions::with_policy(policy)).map_err(|mut es| {
         crate::validate::note_compatible(bytes, policy, &mut es);
         es.iter()
             .map(|e| format!("{}: {e}", p.display()))

@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::binding::effects::{apply_content_effect, parse_effect, Permission};
-use crate::binding::{parse_json, read_request_event, Violation};
+use crate::binding::{parse_json, read_request, ReadOptions, Violation};
 use crate::respond::sink::terminal_safe;
 use crate::safe_text::display;
 
@@ -101,7 +101,7 @@ pub fn run(args: ModifyArgs) -> Exit {
                 Ok(v) => v,
                 Err(c) => return c,
             };
-            match read_request_event(&v) {
+            match read_request(v, ReadOptions::default()) {
                 Ok(r) => Some(r),
                 Err(es) => return refuse("the request event is not valid", &es),
             }

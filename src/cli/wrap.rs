@@ -1,6 +1,6 @@
 //! `ahp-elicit wrap`: raw MCP `elicitation/create` params in,
 //! a validated `user.elicitation.request` event out, through
-//! [`crate::binding::wrap_params_in`] (the params serialized whole into
+//! [`crate::binding::wrap_request`] (the params serialized whole into
 //! `request.text`, the mode written explicitly, nothing injected).
 //!
 //! `--protocol-version V` checks the params against that pinned revision's
@@ -30,7 +30,8 @@ use sha2::Digest;
 use crate::binding::content::format_ok;
 use crate::binding::limits::{MAX_EVENT_BYTES, MAX_ID_CHARS};
 use crate::binding::{
-    parse_json, wrap_params_in, McpExtension, Revision, SchemaPolicy, Server, StringFormat,
+    parse_json, wrap_request, McpExtension, Revision, SchemaPolicy, Server, StringFormat,
+    WrapOptions,
 };
 use crate::respond::sink::terminal_safe;
 use crate::safe_text::display;
@@ -241,21 +242,18 @@ fn wrap_all(args: &WrapArgs, docs: &[(Option<usize>, Value)]) -> Result<Vec<Stri
             id = format!("{id}-{n}");
             ids.insert(id.clone());
         }
-        match wrap_params_in(
-            params,
-            &server,
-            &args.adapter,
-            &id,
-            args.time.as_deref(),
-            args.schema_policy,
-            mcp.as_ref(),
-        ) {
+        let options = WrapOptions {
+            time: args.time.as_deref(),
+            policy: args.schema_policy,
+            mcp: mcp.as_ref(),
+            ..WrapOptions::new(&server, &args.adapter, &id)
+        };
+        match wrap_request(params, &options) {
             Ok(ev) => events.push(terminal_safe(&ev.event.to_string())),
             Err(mut es) => {
                 let compatible = || {
-                    let c = SchemaPolicy::Compatible;
-                    let t = args.time.as_deref();
-                    wrap_params_in(params, &server, &args.adapter, &id, t, c, mcp.as_ref())
+                    let policy = SchemaPolicy::Compatible;
+                    wrap_request(params, &WrapOptions { policy, ..options })
                 };
                 let form = |r: crate::binding::RequestEvent| {
                     !matches!(r.view, crate::binding::RequestView::NotAForm { .. })

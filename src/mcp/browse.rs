@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 use super::client::Client;
 use super::{Incomplete, McpError};
 use crate::binding::tool_form::{self, ToolForm};
-use crate::binding::{wrap_params_in, SchemaPolicy};
+use crate::binding::{wrap_request, SchemaPolicy, WrapOptions};
 use crate::browse::{Kind, Reply, Step, ToolEntry};
 use crate::responder::{RespondError, Waiting};
 use crate::safe_text;
@@ -249,27 +249,15 @@ impl Client {
             return Err("the server has not named itself yet".to_owned());
         };
         let id = format!("{}-arguments-{}", self.run_tag, self.peek_id());
-        let built = wrap_params_in(
-            &params,
-            &server,
-            &self.adapter,
-            &id,
-            None,
-            SchemaPolicy::Compatible,
-            None,
-        );
+        let options = WrapOptions {
+            policy: SchemaPolicy::Compatible,
+            ..WrapOptions::new(&server, &self.adapter, &id)
+        };
+        let built = wrap_request(&params, &options);
         // Kept arguments that no longer fit (they always did when sent):
         // the form as declared.
         let built = match built {
-            Err(_) if last.is_some() => wrap_params_in(
-                &form.params(noun, tool),
-                &server,
-                &self.adapter,
-                &id,
-                None,
-                SchemaPolicy::Compatible,
-                None,
-            ),
+            Err(_) if last.is_some() => wrap_request(&form.params(noun, tool), &options),
             other => other,
         };
         built.map_err(|v| {

@@ -4,7 +4,7 @@
 //! (`notifications/elicitation/complete`).
 //!
 //! Data flow per elicitation: params → mode advertised? (else -32602) →
-//! [`wrap_params_in`] (else -32602 with the violations) → request event (to
+//! [`wrap_request`] (else -32602 with the violations) → request event (to
 //! `--events`) → [`Desk::ask`](crate::session::Desk::ask) → … the reply →
 //! [`make_result_event`] → result event → its `ElicitResult` is the
 //! JSON-RPC result. A withdrawn elicitation gets no answer and no result
@@ -21,8 +21,8 @@ use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
 use super::McpError;
 use crate::binding::violation::{Part, Violation};
 use crate::binding::{
-    wrap_params_in, Action, Answer, CallMethod, CallRef, McpExtension, Mode, RequestEvent,
-    ResultMeta, Revision,
+    wrap_request, Action, Answer, CallMethod, CallRef, McpExtension, Mode, RequestEvent,
+    ResultMeta, Revision, WrapOptions,
 };
 use crate::responder::{Context, Outcome, Progress, RespondError, WaitKey, Waiting};
 use crate::safe_text;
@@ -134,16 +134,12 @@ impl Client {
         if ext.call.is_none() {
             ext.call = self.elic.call.clone();
         }
-        wrap_params_in(
-            params,
-            &server,
-            &self.adapter,
-            &event_id,
-            None,
-            self.opts.schema_policy,
-            Some(&ext),
-        )
-        .map_err(|violations| {
+        let options = WrapOptions {
+            policy: self.opts.schema_policy,
+            mcp: Some(&ext),
+            ..WrapOptions::new(&server, &self.adapter, &event_id)
+        };
+        wrap_request(params, &options).map_err(|violations| {
             // A fault in the params is reported relative to the params.
             let strip = |v: &Violation| match v.location.part {
                 Some(Part::RequestText) => v.location.pointer.clone(),

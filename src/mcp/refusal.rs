@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::client::Client;
 use super::jsonrpc::INVALID_PARAMS;
 use super::McpError;
-use crate::binding::{wrap_params_with, Mode, RequestView, SchemaPolicy};
+use crate::binding::{wrap_request, Mode, RequestView, SchemaPolicy, WrapOptions};
 use crate::responder::{Context, Progress};
 use crate::safe_text;
 use crate::session::AskError;
@@ -44,14 +44,11 @@ impl Client {
             return Ok(());
         };
         let id = format!("{}-{}-refused", self.run_tag, self.elic.asked);
-        let read = wrap_params_with(
-            params,
-            &server,
-            &self.adapter,
-            &id,
-            None,
-            SchemaPolicy::Compatible,
-        );
+        let options = WrapOptions {
+            policy: SchemaPolicy::Compatible,
+            ..WrapOptions::new(&server, &self.adapter, &id)
+        };
+        let read = wrap_request(params, &options);
         let Ok(mut req) = read else {
             return Ok(());
         };

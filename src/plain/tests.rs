@@ -8,7 +8,7 @@ use std::rc::Rc;
 use serde_json::{json, Value};
 
 use super::*;
-use crate::binding::{wrap_params, Server};
+use crate::binding::{wrap_request, Server, WrapOptions};
 use crate::responder::{Progress, MAX_WITHDRAWN_REASON};
 
 fn cx() -> Context {
@@ -25,12 +25,12 @@ fn request(params: Value) -> RequestEvent {
         title: None,
         version: None,
     };
-    wrap_params(
+    wrap_request(
         &params,
-        &server,
-        "test",
-        "evt-1",
-        Some("2026-11-30T09:00:00Z"),
+        &WrapOptions {
+            time: Some("2026-11-30T09:00:00Z"),
+            ..WrapOptions::new(&server, "test", "evt-1")
+        },
     )
     .expect("valid request")
 }
@@ -486,7 +486,8 @@ fn refused_url_offers_only_decline_or_cancel() {
 fn metadata_view_says_what_was_withheld() {
     let v: Value = serde_json::from_str(include_str!("../../examples/metadata-view.request.json"))
         .expect("json");
-    let req = crate::binding::read_request_event(&v).expect("valid");
+    let req =
+        crate::binding::read_request(v, crate::binding::ReadOptions::default()).expect("valid");
     let (o, t) = run(&req, &["cancel"]);
     assert_eq!(action(&o), Action::Cancel);
     let expected = "
@@ -514,7 +515,7 @@ fn the_stream_example_reads_as_sentences() {
         .lines()
         .map(|l| {
             let v: Value = serde_json::from_str(l).expect("json line");
-            crate::binding::read_request_event(&v).expect("valid")
+            crate::binding::read_request(v, crate::binding::ReadOptions::default()).expect("valid")
         })
         .collect();
     let mut actions = Vec::new();
@@ -547,7 +548,7 @@ fn omit_and_gap_views_say_why() {
             "time": "2026-11-30T09:00:00Z", "source": {"adapter": "a"},
             "payload": {"elicitation": {"server": {"name": "s"}, "mode": "form",
                 "request": request}}});
-        crate::binding::read_request_event(&v).expect("valid view")
+        crate::binding::read_request(v, crate::binding::ReadOptions::default()).expect("valid view")
     };
     let omit = ev(json!({"type": "text", "selection": "omit"}));
     let (o, t) = run(&omit, &["^D"]);
@@ -747,13 +748,13 @@ fn not_a_form_shows_the_server_message_before_the_reasons() {
     let params = json!({"message": "Where should\u{1b}[2J we ship it?\nSecond line.",
         "requestedSchema": {"type": "object", "properties": {
             "address": {"type": "object", "properties": {"street": {"type": "string"}}}}}});
-    let req = crate::binding::wrap_params_with(
+    let req = wrap_request(
         &params,
-        &server,
-        "test",
-        "evt-1",
-        Some("2026-11-30T09:00:00Z"),
-        crate::binding::SchemaPolicy::Compatible,
+        &WrapOptions {
+            time: Some("2026-11-30T09:00:00Z"),
+            policy: crate::binding::SchemaPolicy::Compatible,
+            ..WrapOptions::new(&server, "test", "evt-1")
+        },
     )
     .expect("valid request");
     assert!(matches!(req.view, RequestView::NotAForm { .. }), "{req:?}");

@@ -3,9 +3,10 @@
 //! with backpressure (a bounded channel and a byte budget), so a flood of
 //! requests cannot fill memory while a person answers one.
 
-use crate::binding::elicitation::RESULT_TYPE;
 use crate::binding::fast::{read_valid, ValidEvent};
-use crate::binding::{parse_json, take_request_event_with, RequestEvent, SchemaPolicy, Violation};
+use crate::binding::{
+    parse_json, read_request, ReadOptions, RequestEvent, SchemaPolicy, Violation, RESULT_TYPE,
+};
 
 // The readers of files and stdin (`spawn_readers` and what it builds on)
 // serve the command line only.
@@ -69,7 +70,7 @@ pub enum ReadEvent {
 
 /// Read one event text as a request event under `policy`: limits, UTF-8
 /// and syntax ([`parse_json`]), then the request codec
-/// ([`take_request_event_with`]: wire root, body, closed form subset).
+/// ([`read_request`]: wire root, body, closed form subset).
 /// Needs no other event, so the reader thread runs it ahead of the loop.
 ///
 /// Under the strict policy a valid event is read by the fast reading
@@ -115,7 +116,7 @@ pub fn read_event_full(bytes: &[u8], policy: SchemaPolicy) -> ReadEvent {
         return ReadEvent::Invalid { id: None, errors };
     }
     let ty = value.get("type").and_then(|v| v.as_str());
-    if let Some(t) = ty.filter(|t| *t != crate::binding::elicitation::REQUEST_TYPE) {
+    if let Some(t) = ty.filter(|t| *t != crate::binding::REQUEST_TYPE) {
         if crate::validate::EVENT_TYPES.contains(&t)
             && crate::binding::schemas::validate_event(&value).is_empty()
         {
@@ -123,7 +124,7 @@ pub fn read_event_full(bytes: &[u8], policy: SchemaPolicy) -> ReadEvent {
             return ReadEvent::Other { id, ty };
         }
     }
-    match take_request_event_with(value, policy) {
+    match read_request(value, ReadOptions::with_policy(policy)) {
         Ok(request) => ReadEvent::Request {
             id,
             request: Box::new(request),

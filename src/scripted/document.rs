@@ -39,7 +39,7 @@ pub fn parse(bytes: &[u8]) -> Result<Value, Violation> {
             format!("the answers file is longer than the limit of {MAX_ANSWERS_BYTES} bytes"),
         ));
     }
-    let text = crate::binding::elicitation::shallow_text(bytes)?;
+    let text = crate::binding::shallow_text(bytes)?;
     let repeated = RefCell::new(None);
     let mut de = serde_json::Deserializer::from_str(text);
     let read = Node {

@@ -990,7 +990,7 @@ impl Rules {
 mod tests {
     use super::*;
     use crate::binding::{
-        wrap_params_in, wrap_params_with, CallMethod, CallRef, McpExtension, SchemaPolicy, Server,
+        wrap_request, CallMethod, CallRef, McpExtension, SchemaPolicy, Server, WrapOptions,
     };
     use serde_json::json;
 
@@ -1000,7 +1000,14 @@ mod tests {
             title: None,
             version: None,
         };
-        wrap_params_with(&params, &server, "mcp-stdio", "evt-1", None, policy).expect("valid")
+        wrap_request(
+            &params,
+            &WrapOptions {
+                policy,
+                ..WrapOptions::new(&server, "mcp-stdio", "evt-1")
+            },
+        )
+        .expect("valid")
     }
 
     fn form(message: &str, names: &[&str]) -> Value {
@@ -1154,14 +1161,12 @@ mod tests {
             }),
         };
         let params = form("m", &["a"]);
-        let req = wrap_params_in(
+        let req = wrap_request(
             &params,
-            &server,
-            "mcp-http",
-            "evt-1",
-            None,
-            SchemaPolicy::Strict,
-            Some(&mcp),
+            &WrapOptions {
+                mcp: Some(&mcp),
+                ..WrapOptions::new(&server, "mcp-http", "evt-1")
+            },
         )
         .expect("valid");
         let facts = Facts::of(&req);

@@ -3,7 +3,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::*;
-use crate::binding::{wrap_params, Action, Answer, Server};
+use crate::binding::{wrap_request, Action, Answer, Server, WrapOptions};
 use crate::responder::Progress;
 
 /// `assert_eq!` for values that hold a [`RespondError`] (which keeps an
@@ -72,7 +72,11 @@ fn request(message: &str, n: usize) -> RequestEvent {
     };
     let params =
         json!({"message": message, "requestedSchema": {"type": "object", "properties": {}}});
-    wrap_params(&params, &server, "test", &format!("ev-{n}"), None).unwrap()
+    wrap_request(
+        &params,
+        &WrapOptions::new(&server, "test", &format!("ev-{n}")),
+    )
+    .unwrap()
 }
 
 fn cx() -> Context {

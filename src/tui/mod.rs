@@ -1584,15 +1584,11 @@ mod tests {
         let params = serde_json::json!({"message": "Ship\u{1b}[2J where?\nSecond.",
             "requestedSchema": {"type": "object", "properties": {
                 "address": {"type": "object"}}}});
-        let req = crate::binding::wrap_params_with(
-            &params,
-            &server,
-            "test",
-            "e-1",
-            None,
-            crate::binding::SchemaPolicy::Compatible,
-        )
-        .expect("valid request");
+        let options = crate::binding::WrapOptions {
+            policy: crate::binding::SchemaPolicy::Compatible,
+            ..crate::binding::WrapOptions::new(&server, "test", "e-1")
+        };
+        let req = crate::binding::wrap_request(&params, &options).expect("valid request");
         let RequestView::NotAForm { reasons } = &req.view else {
             panic!("not a form: {req:?}")
         };

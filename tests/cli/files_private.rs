@@ -18,9 +18,12 @@ fn request() -> String {
         title: None,
         version: None,
     };
-    let ev = ahp_elicit::binding::wrap_params(&params, &server, "mcp-stdio", "evt-1", None)
-        .expect("valid request")
-        .event;
+    let ev = ahp_elicit::binding::wrap_request(
+        &params,
+        &ahp_elicit::binding::WrapOptions::new(&server, "mcp-stdio", "evt-1"),
+    )
+    .expect("valid request")
+    .event;
     format!("{ev}\n")
 }
 

@@ -32,12 +32,12 @@ fn padded(id: &str, n: usize, desc: usize, pad: usize) -> Value {
         title: None,
         version: None,
     };
-    let mut ev = ahp_elicit::binding::wrap_params(
+    let mut ev = ahp_elicit::binding::wrap_request(
         &params,
-        &server,
-        "mcp-stdio",
-        id,
-        Some("2026-11-30T09:00:00Z"),
+        &ahp_elicit::binding::WrapOptions {
+            time: Some("2026-11-30T09:00:00Z"),
+            ..ahp_elicit::binding::WrapOptions::new(&server, "mcp-stdio", id)
+        },
     )
     .expect("valid request")
     .event;

@@ -44,7 +44,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
         match serde_json::from_str::<Value>(line) {
             Ok(ev) => {
                 // Every emitted line is a valid result event.
-                if let Err(e) = ahp_elicit::binding::read_result_event(&ev) {
+                if let Err(e) = ahp_elicit::binding::read_result(ev.clone()) {
                     problems.push(format!("emitted an invalid result: {e:?}"));
                 }
                 actions.push(

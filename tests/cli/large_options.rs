@@ -22,10 +22,13 @@ fn request() -> String {
         title: None,
         version: None,
     };
-    ahp_elicit::binding::wrap_params(&params, &server, "mcp-stdio", "many", None)
-        .expect("valid request")
-        .event
-        .to_string()
+    ahp_elicit::binding::wrap_request(
+        &params,
+        &ahp_elicit::binding::WrapOptions::new(&server, "mcp-stdio", "many"),
+    )
+    .expect("valid request")
+    .event
+    .to_string()
 }
 
 fn run(args: &[&str], dir: &std::path::Path) -> (Option<i32>, String, String) {

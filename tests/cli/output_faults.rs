@@ -56,7 +56,7 @@ fn wait(child: &mut Child) -> Option<i32> {
 fn parse_result(line: &str) -> (String, String) {
     let ev: Value =
         serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON line ({e}): {line:?}"));
-    ahp_elicit::binding::read_result_event(&ev)
+    ahp_elicit::binding::read_result(ev.clone())
         .unwrap_or_else(|e| panic!("not a valid result event ({e:?}): {line}"));
     (
         ev["payload"]["elicitation"]["action"]

@@ -424,7 +424,7 @@ fn result_lines(text: &str) -> Vec<Value> {
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let v: Value = serde_json::from_str(l).expect("a JSON line");
-            ahp_elicit::binding::read_result_event(&v).expect("a valid result event");
+            ahp_elicit::binding::read_result(v.clone()).expect("a valid result event");
             v
         })
         .collect()
@@ -648,7 +648,8 @@ fn capabilities_legacy(code: i32, out: &str, _: &str, _: &Path) {
 fn wraps(code: i32, out: &str, err: &str, _: &Path) {
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(out.trim()).expect("json");
-    let req = ahp_elicit::binding::read_request_event(&v).expect("a valid request");
+    let req = ahp_elicit::binding::read_request(v, ahp_elicit::binding::ReadOptions::default())
+        .expect("a valid request");
     assert_eq!(req.server.name, "github");
     assert_eq!(req.server.title.as_deref(), Some("GitHub"));
 }
@@ -656,7 +657,8 @@ fn wraps(code: i32, out: &str, err: &str, _: &Path) {
 fn wraps_2026(code: i32, out: &str, err: &str, _: &Path) {
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(out.trim()).expect("json");
-    let req = ahp_elicit::binding::read_request_event(&v).expect("a valid request");
+    let req = ahp_elicit::binding::read_request(v, ahp_elicit::binding::ReadOptions::default())
+        .expect("a valid request");
     assert_eq!(req.revision(), ahp_elicit::binding::Revision::V2026_07_28);
     assert_eq!(req.mcp.and_then(|m| m.input_key).as_deref(), Some("login"));
 }
@@ -714,7 +716,8 @@ fn wraps_to_a_file(code: i32, out: &str, err: &str, dir: &Path) {
     assert_eq!((code, out), (0, ""), "{err}");
     let text = std::fs::read_to_string(dir.join("request.json")).expect("request.json");
     let v: Value = serde_json::from_str(text.trim()).expect("json");
-    let req = ahp_elicit::binding::read_request_event(&v).expect("a valid request");
+    let req = ahp_elicit::binding::read_request(v, ahp_elicit::binding::ReadOptions::default())
+        .expect("a valid request");
     assert_eq!(req.server.name, "deployer");
     assert_eq!(req.revision(), ahp_elicit::binding::Revision::V2025_11_25);
 }
@@ -726,7 +729,11 @@ fn wraps_json_lines(code: i32, out: &str, err: &str, dir: &Path) {
         .lines()
         .map(|l| {
             let v: Value = serde_json::from_str(l).expect("json");
-            let req = ahp_elicit::binding::read_request_event(&v).expect("a valid request");
+            let req = ahp_elicit::binding::read_request(
+                v.clone(),
+                ahp_elicit::binding::ReadOptions::default(),
+            )
+            .expect("a valid request");
             assert_eq!(req.server.name, "github");
             let text = v["payload"]["elicitation"]["request"]["text"]
                 .as_str()
@@ -741,7 +748,9 @@ fn wraps_json_lines(code: i32, out: &str, err: &str, dir: &Path) {
 fn wraps_stdin_2026(code: i32, out: &str, err: &str, _: &Path) {
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(out.trim()).expect("json");
-    let req = ahp_elicit::binding::read_request_event(&v).expect("a valid request");
+    let req =
+        ahp_elicit::binding::read_request(v.clone(), ahp_elicit::binding::ReadOptions::default())
+            .expect("a valid request");
     assert_eq!(req.revision(), ahp_elicit::binding::Revision::V2026_07_28);
     assert_eq!(v["extensions"]["mcp"]["protocolVersion"], "2026-07-28");
 }

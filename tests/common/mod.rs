@@ -123,12 +123,12 @@ pub fn request_line(server: &str, id: &str, params: &serde_json::Value) -> Strin
         title: None,
         version: None,
     };
-    ahp_elicit::binding::wrap_params(
+    ahp_elicit::binding::wrap_request(
         params,
-        &server,
-        "mcp-stdio",
-        id,
-        Some("2026-11-30T09:00:00Z"),
+        &ahp_elicit::binding::WrapOptions {
+            time: Some("2026-11-30T09:00:00Z"),
+            ..ahp_elicit::binding::WrapOptions::new(&server, "mcp-stdio", id)
+        },
     )
     .unwrap_or_else(|e| panic!("valid request {id}: {e:?}"))
     .event

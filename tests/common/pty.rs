@@ -403,7 +403,7 @@ pub fn results(out: &Path) -> Vec<(String, String, Value)> {
     text.lines()
         .map(|l| {
             let ev: Value = serde_json::from_str(l).expect("a JSON line");
-            ahp_elicit::binding::read_result_event(&ev).expect("a valid result event");
+            ahp_elicit::binding::read_result(ev.clone()).expect("a valid result event");
             let inner: Value = serde_json::from_str(
                 ev["payload"]["elicitation"]["result"]["text"]
                     .as_str()

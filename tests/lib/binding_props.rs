@@ -2,8 +2,8 @@
 //! survive a serialize/parse round trip with values and `_meta` intact.
 
 use ahp_elicit::binding::{
-    make_result_event, read_request_event, read_result_event, wrap_params, Action, Answer,
-    ResultMeta, Server,
+    make_result_event, read_request, read_result, wrap_request, Action, Answer, ReadOptions,
+    ResultMeta, Server, WrapOptions,
 };
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -65,9 +65,9 @@ proptest! {
         params["_meta"] = m;
         params["task"] = json!({"ttl": ttl});
         let server = Server { name, title: Some("T".into()), version: None };
-        let req = wrap_params(&params, &server, "mcp-stdio", "evt-1", Some("2026-11-30T09:00:00Z")).expect("valid request");
+        let req = wrap_request(&params, &WrapOptions { time: Some("2026-11-30T09:00:00Z"), ..WrapOptions::new(&server, "mcp-stdio", "evt-1") }).expect("valid request");
         let text = serde_json::to_string(&req.event).unwrap();
-        let back = read_request_event(&serde_json::from_str(&text).unwrap()).expect("reads back");
+        let back = read_request(serde_json::from_str(&text).unwrap(), ReadOptions::default()).expect("reads back");
         prop_assert_eq!(&Value::Object(back.view.request().unwrap().params.clone()), &params);
         prop_assert_eq!(back.server, server);
     }
@@ -77,10 +77,10 @@ proptest! {
         let mut params = params;
         params["_meta"] = m.clone();
         let server = Server { name: "s".into(), title: None, version: None };
-        let req = wrap_params(&params, &server, "mcp-stdio", "evt-1", None).unwrap();
+        let req = wrap_request(&params, &WrapOptions::new(&server, "mcp-stdio", "evt-1")).unwrap();
         let ev = make_result_event(&req, &Answer { action: Action::Accept, content: Some(content.clone()) }, &ResultMeta::default()).expect("valid answer");
         let text = serde_json::to_string(&ev).unwrap();
-        let res = read_result_event(&serde_json::from_str(&text).unwrap()).expect("reads back");
+        let res = read_result(serde_json::from_str(&text).unwrap()).expect("reads back");
         let r = res.result.expect("body");
         prop_assert_eq!(r.content, Some(content));
         // The related-task metadata of the request is echoed intact.

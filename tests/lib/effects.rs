@@ -8,7 +8,7 @@ use ahp_elicit::binding::effects::{
     Permission,
 };
 use ahp_elicit::binding::{
-    make_result_event, parse_json, read_request_event, read_result_event, Action, Answer,
+    make_result_event, parse_json, read_request, read_result, Action, Answer, ReadOptions,
     RequestEvent, ResultMeta, Violation,
 };
 use serde_json::{json, Map, Value};
@@ -19,7 +19,11 @@ fn example(name: &str) -> Value {
 }
 
 fn every_kind() -> (RequestEvent, Value) {
-    let req = read_request_event(&example("form-every-kind.request.json")).unwrap();
+    let req = read_request(
+        example("form-every-kind.request.json"),
+        ReadOptions::default(),
+    )
+    .unwrap();
     (req, example("form-every-kind.result.json"))
 }
 
@@ -66,7 +70,7 @@ fn replace_swaps_the_content_and_keeps_meta_action_mode_envelope() {
         json!({"action": "accept", "content": value, "_meta": {"example.org/trace": "abc"}})
     );
     assert_envelope_unchanged(&res, &out);
-    let back = read_result_event(&out).unwrap();
+    let back = read_result(out).unwrap();
     assert_eq!(back.action, Action::Accept);
     assert_eq!(back.parent_event_id, "evt-profile-1");
 }
@@ -172,7 +176,7 @@ fn decline_and_cancel_results_are_refused() {
 
 #[test]
 fn url_result_is_refused() {
-    let req = read_request_event(&example("url-connect.request.json")).unwrap();
+    let req = read_request(example("url-connect.request.json"), ReadOptions::default()).unwrap();
     let res =
         make_result_event(&req, &Answer::bare(Action::Accept), &ResultMeta::default()).unwrap();
     let errs = modify_result(
@@ -513,13 +517,13 @@ fn other_event_types_have_no_content_target() {
 #[test]
 fn merge_into_an_accept_without_content() {
     // An accepted form whose optional answers were all left out.
-    let req = read_request_event(&json!({
+    let req = read_request(json!({
         "ahp": "0.1", "id": "evt-opt", "type": "user.elicitation.request",
         "time": "2026-11-30T10:00:00Z", "source": {"adapter": "t"},
         "payload": {"elicitation": {"server": {"name": "s"}, "mode": "form",
             "request": {"type": "text", "selection": "body",
                 "text": "{\"message\":\"m\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}}}}"}}}
-    }))
+    }), ReadOptions::default())
     .unwrap();
     let res = make_result_event(
         &req,

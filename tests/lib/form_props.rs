@@ -42,7 +42,11 @@ fn request() -> &'static binding::RequestEvent {
     R.get_or_init(|| {
         let bytes = std::fs::read(common::examples_dir().join("form-every-kind.request.json"))
             .expect("example");
-        binding::read_request_event(&binding::parse_json(&bytes).expect("json")).expect("valid")
+        binding::read_request(
+            binding::parse_json(&bytes).expect("json"),
+            binding::ReadOptions::default(),
+        )
+        .expect("valid")
     })
 }
 

@@ -41,7 +41,8 @@ fn example_requests() -> Vec<(String, RequestEvent)> {
         };
         for d in docs {
             if d["type"] == "user.elicitation.request" {
-                let r = binding::read_request_event(&d).expect("valid example request");
+                let r = binding::read_request(d, binding::ReadOptions::default())
+                    .expect("valid example request");
                 out.push((name.clone(), r));
             }
         }
@@ -143,7 +144,7 @@ fn every_kind_answers_match_the_example_result() {
             .expect("result example"),
     )
     .expect("json");
-    let want_res = binding::read_result_event(&want_ev).expect("valid result example");
+    let want_res = binding::read_result(want_ev).expect("valid result example");
     let want = want_res.result.expect("body").content.expect("content");
     // Same keys and values (order aside).
     assert_eq!(
@@ -345,10 +346,13 @@ fn url_request(url: &str) -> RequestEvent {
         title: None,
         version: None,
     };
-    let ev = binding::wrap_params(&params, &server, "mcp-stdio", "evt-u", None)
-        .expect("valid request")
-        .event;
-    binding::read_request_event(&ev).expect("valid event")
+    let ev = binding::wrap_request(
+        &params,
+        &binding::WrapOptions::new(&server, "mcp-stdio", "evt-u"),
+    )
+    .expect("valid request")
+    .event;
+    binding::read_request(ev, binding::ReadOptions::default()).expect("valid event")
 }
 
 /// A scripted accept never consents to what the consent screen warns

@@ -12,7 +12,7 @@ fn every_kind() -> (FormSchema, String) {
     let bytes = std::fs::read(common::examples_dir().join("form-every-kind.request.json"))
         .expect("example");
     let v = binding::parse_json(&bytes).expect("json");
-    let req = binding::read_request_event(&v).expect("valid request");
+    let req = binding::read_request(v, binding::ReadOptions::default()).expect("valid request");
     let r = req.view.request().expect("body").clone();
     match r.body {
         RequestBody::Form(s) => (s, r.message),

@@ -40,7 +40,10 @@ fn example_requests() -> Vec<RequestEvent> {
         };
         for d in docs {
             if d["type"] == "user.elicitation.request" {
-                out.push(binding::read_request_event(&d).expect("valid example request"));
+                out.push(
+                    binding::read_request(d, binding::ReadOptions::default())
+                        .expect("valid example request"),
+                );
             }
         }
     }

@@ -8,8 +8,8 @@
 //! both give the same line and id, or the same violations.
 
 use ahp_elicit::binding::{
-    make_result_event, make_result_line, read_request_event, Action, Answer, CallMethod, CallRef,
-    McpExtension, RequestEvent, ResultLine, ResultMeta, Revision, Server, Violation,
+    make_result_event, make_result_line, read_request, Action, Answer, CallMethod, CallRef,
+    McpExtension, ReadOptions, RequestEvent, ResultLine, ResultMeta, Revision, Server, Violation,
 };
 use ahp_elicit::safe_text::json_line;
 use serde_json::{json, Map, Value};
@@ -89,7 +89,7 @@ fn vector_requests() -> Vec<(String, RequestEvent)> {
         let Some(e) = v.get("request") else {
             continue;
         };
-        if let Ok(r) = read_request_event(e) {
+        if let Ok(r) = read_request(e.clone(), ReadOptions::default()) {
             out.push((v["id"].as_str().unwrap_or("?").to_owned(), r));
         }
     }

@@ -45,8 +45,11 @@ fn schema(props: Value, required: &[&str]) -> FormSchema {
 fn every_kind() -> (binding::RequestEvent, FormSchema, String) {
     let bytes = std::fs::read(common::examples_dir().join("form-every-kind.request.json"))
         .expect("example");
-    let req =
-        binding::read_request_event(&binding::parse_json(&bytes).expect("json")).expect("valid");
+    let req = binding::read_request(
+        binding::parse_json(&bytes).expect("json"),
+        binding::ReadOptions::default(),
+    )
+    .expect("valid");
     let r = req.view.request().expect("body").clone();
     let RequestBody::Form(s) = r.body else {
         panic!("form expected")

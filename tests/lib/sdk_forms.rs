@@ -4,8 +4,7 @@
 //! numbers, a live pattern message), and the screen of a request that
 //! cannot be answered as a form. Text only.
 
-use ahp_elicit::binding::elicitation::read_params_with;
-use ahp_elicit::binding::{Mode, RequestBody, RequestView, Revision, SchemaPolicy};
+use ahp_elicit::binding::{read_params, Mode, RequestBody, RequestView, Revision, SchemaPolicy};
 use ahp_elicit::form::{Form, Key};
 use ahp_elicit::responder::Progress;
 use ahp_elicit::tui::view::{self, Header};
@@ -36,7 +35,7 @@ fn header() -> Header {
 
 fn read(schema: Value) -> RequestView {
     let params = json!({"message": "Book a table", "requestedSchema": schema});
-    read_params_with(
+    read_params(
         Revision::DEFAULT,
         &params,
         Mode::Form,

@@ -6,8 +6,7 @@
 //! check (only a required field without a default can be missing).
 
 use ahp_elicit::binding::content::check_content;
-use ahp_elicit::binding::elicitation::read_params_with;
-use ahp_elicit::binding::{Mode, RequestBody, RequestView, Revision, SchemaPolicy};
+use ahp_elicit::binding::{read_params, Mode, RequestBody, RequestView, Revision, SchemaPolicy};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -167,7 +166,7 @@ proptest! {
     ) {
         // The form subset is the same in every pinned revision.
         let params = json!({"message": "m", "requestedSchema": rs});
-        match read_params_with(rev, &params, Mode::Form, SchemaPolicy::Compatible) {
+        match read_params(rev, &params, Mode::Form, SchemaPolicy::Compatible) {
             Ok(RequestView::Body(r)) => {
                 prop_assert_eq!(&Value::Object(r.params.clone()), &params);
                 let RequestBody::Form(form) = &r.body else {
@@ -220,7 +219,7 @@ fn the_generator_reaches_forms_and_not_forms() {
             .current();
         let params = json!({"message": "m", "requestedSchema": rs});
         let rev = Revision::ALL[i % Revision::ALL.len()];
-        match read_params_with(rev, &params, Mode::Form, SchemaPolicy::Compatible) {
+        match read_params(rev, &params, Mode::Form, SchemaPolicy::Compatible) {
             Ok(RequestView::Body(r)) => {
                 if let RequestBody::Form(f) = &r.body {
                     if !f.fields.is_empty() {

@@ -247,7 +247,11 @@ fn the_header_names_the_launch_and_the_call() {
     .expect("vector")
     .to_owned();
     let v: Value = serde_json::from_str(&line).expect("json");
-    let req = ahp_elicit::binding::read_request_event(&v["request"]).expect("valid");
+    let req = ahp_elicit::binding::read_request(
+        v["request"].clone(),
+        ahp_elicit::binding::ReadOptions::default(),
+    )
+    .expect("valid");
     let h = Header::of(&req, Progress::of(1, 1));
     assert_eq!(h.call.as_deref(), Some("tools/call book"));
     let h = h.with_origin(Some(ahp_elicit::responder::Origin {

@@ -4,13 +4,13 @@
 
 use crate::common;
 
-use ahp_elicit::binding::{parse_json, read_request_event, RequestBody};
+use ahp_elicit::binding::{parse_json, read_request, ReadOptions, RequestBody};
 use ahp_elicit::redact::{redact_text, redact_url, REDACTED};
 use ahp_elicit::url_review::{review, Warning};
 use proptest::prelude::*;
 
 fn url_of(event: &serde_json::Value) -> Option<String> {
-    let req = read_request_event(event).ok()?;
+    let req = read_request(event.clone(), ReadOptions::default()).ok()?;
     match &req.view.request()?.body {
         RequestBody::Url { url, .. } => Some(url.clone()),
         RequestBody::Form(_) => None,

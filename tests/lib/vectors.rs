@@ -3,22 +3,22 @@
 use crate::common;
 
 use ahp_elicit::binding::{
-    check_answer, read_request_event, read_result_event, Revision, Violation,
+    check_answer, read_request, read_result, ReadOptions, Revision, Violation,
 };
 
 fn judge(v: &serde_json::Value) -> Result<(), String> {
     let kind = v["kind"].as_str().unwrap();
     match kind {
-        "request" => read_request_event(&v["request"])
+        "request" => read_request(v["request"].clone(), ReadOptions::default())
             .map(|_| ())
             .map_err(|e| format!("{e:?}")),
-        "result" => read_result_event(&v["result"])
+        "result" => read_result(v["result"].clone())
             .map(|_| ())
             .map_err(|e| format!("{e:?}")),
         "request+result" => {
-            let req = read_request_event(&v["request"])
+            let req = read_request(v["request"].clone(), ReadOptions::default())
                 .map_err(|e| format!("request itself invalid: {e:?}"))?;
-            let res = read_result_event(&v["result"]).map_err(|e| format!("{e:?}"))?;
+            let res = read_result(v["result"].clone()).map_err(|e| format!("{e:?}"))?;
             let errs = check_answer(&req, &res);
             if errs.is_empty() {
                 Ok(())
@@ -65,11 +65,13 @@ fn check_vector(v: &serde_json::Value, failures: &mut Vec<String>) {
 fn first_violation(v: &serde_json::Value) -> Option<Violation> {
     let first = |e: Vec<Violation>| e.into_iter().next();
     match v["kind"].as_str().unwrap() {
-        "request" => read_request_event(&v["request"]).err().and_then(first),
-        "result" => read_result_event(&v["result"]).err().and_then(first),
+        "request" => read_request(v["request"].clone(), ReadOptions::default())
+            .err()
+            .and_then(first),
+        "result" => read_result(v["result"].clone()).err().and_then(first),
         _ => {
-            let req = read_request_event(&v["request"]).ok()?;
-            match read_result_event(&v["result"]) {
+            let req = read_request(v["request"].clone(), ReadOptions::default()).ok()?;
+            match read_result(v["result"].clone()) {
                 Err(e) => first(e),
                 Ok(res) => first(check_answer(&req, &res)),
             }

@@ -243,12 +243,12 @@ fn forty_fields_in_24_rows_reach_submit() {
         title: None,
         version: None,
     };
-    let req = ahp_elicit::binding::wrap_params(
+    let req = ahp_elicit::binding::wrap_request(
         &params,
-        &server,
-        "test",
-        "evt-40",
-        Some("2026-11-30T09:00:00Z"),
+        &ahp_elicit::binding::WrapOptions {
+            time: Some("2026-11-30T09:00:00Z"),
+            ..ahp_elicit::binding::WrapOptions::new(&server, "test", "evt-40")
+        },
     )
     .expect("valid request");
     let path = dir.path().join("req.json");

@@ -24,10 +24,13 @@ fn request(id: &str, message: &str) -> String {
         title: None,
         version: None,
     };
-    ahp_elicit::binding::wrap_params(&params, &server, "mcp-stdio", id, None)
-        .expect("valid request")
-        .event
-        .to_string()
+    ahp_elicit::binding::wrap_request(
+        &params,
+        &ahp_elicit::binding::WrapOptions::new(&server, "mcp-stdio", id),
+    )
+    .expect("valid request")
+    .event
+    .to_string()
 }
 
 fn write_stream(dir: &Path, lines: &[String]) -> PathBuf {

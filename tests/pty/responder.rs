@@ -19,7 +19,11 @@ use expectrl::{Eof, Expect, Session};
 
 fn example(name: &str) -> RequestEvent {
     let bytes = std::fs::read(common::examples_dir().join(name)).expect("example");
-    binding::read_request_event(&binding::parse_json(&bytes).expect("json")).expect("valid")
+    binding::read_request(
+        binding::parse_json(&bytes).expect("json"),
+        binding::ReadOptions::default(),
+    )
+    .expect("valid")
 }
 
 fn cx(index: usize, total: usize, deadline: Option<Instant>) -> Context {

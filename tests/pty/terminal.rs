@@ -87,7 +87,7 @@ fn results_on_the_terminal_come_after_the_screen_is_given_back() {
     let got: Vec<(&str, &str)> = lines
         .iter()
         .map(|v| {
-            ahp_elicit::binding::read_result_event(v).expect("a valid result event");
+            ahp_elicit::binding::read_result(v.clone()).expect("a valid result event");
             (
                 v["payload"]["elicitation"]["action"].as_str().unwrap_or(""),
                 v["parentEventId"].as_str().unwrap_or(""),

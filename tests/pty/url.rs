@@ -29,12 +29,12 @@ fn url_request(id: &str, message: &str, url: &str) -> String {
         title: Some("Auth Server".into()),
         version: None,
     };
-    ahp_elicit::binding::wrap_params(
+    ahp_elicit::binding::wrap_request(
         &params,
-        &server,
-        "mcp-stdio",
-        id,
-        Some("2026-11-30T09:00:00Z"),
+        &ahp_elicit::binding::WrapOptions {
+            time: Some("2026-11-30T09:00:00Z"),
+            ..ahp_elicit::binding::WrapOptions::new(&server, "mcp-stdio", id)
+        },
     )
     .unwrap_or_else(|e| panic!("valid request for {url:?}: {e:?}"))
     .event

@@ -1,0 +1,89 @@
+//! The request event: a validated `user.elicitation.request` (envelope,
+//! then the request params of its text part) as a [`RequestEvent`].
+
+use serde_json::Value;
+
+use super::envelope::{
+    check_type, elicitation_str, parse_text, read_view, server_at, str_at, Mode, PartView, Server,
+    REQUEST_TYPE,
+};
+use super::params::{take_params_with, RequestView};
+use super::policy::SchemaPolicy;
+use super::revision::{read_mcp_extension, revision_of, McpExtension, Revision};
+use super::schemas;
+use super::violation::{Part, Rule, Violation};
+
+/// A validated `user.elicitation.request` event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestEvent {
+    pub id: String,
+    /// `source.adapter`: the adapter the request came through.
+    pub adapter: String,
+    pub server: Server,
+    /// The explicit metadata mode (equal to the parsed mode).
+    pub mode: Mode,
+    pub view: RequestView,
+    /// `extensions.mcp` as the event gave it; None when it names no
+    /// revision (it follows [`Revision::DEFAULT`]).
+    pub mcp: Option<McpExtension>,
+    /// The complete event as read; `Null` when the fast reading
+    /// ([`super::fast::read_valid`]: `respond`, `demo --request`) took it,
+    /// which builds no tree of the event (every other member says what the
+    /// event said).
+    pub event: Value,
+}
+
+impl RequestEvent {
+    /// The MCP revision whose definitions the body was checked against.
+    pub fn revision(&self) -> Revision {
+        revision_of(self.mcp.as_ref())
+    }
+}
+
+/// The checks of [`read_request`](super::read_request); `event` of the answer is null.
+pub(super) fn request_parts(
+    event: &Value,
+    policy: SchemaPolicy,
+) -> Result<RequestEvent, Vec<Violation>> {
+    let errs = schemas::validate_event(event);
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    check_type(event, REQUEST_TYPE)?;
+    let mcp = read_mcp_extension(event).map_err(|e| vec![e])?;
+    let rev = revision_of(mcp.as_ref());
+    let id = str_at(event, &["id"]).unwrap_or_default().to_owned();
+    let adapter = str_at(event, &["source", "adapter"])
+        .unwrap_or_default()
+        .to_owned();
+    let server = server_at(event).map_err(|e| vec![e])?;
+    let Some(mode) = elicitation_str(event, "mode").and_then(Mode::parse) else {
+        return Err(vec![Violation::new(
+            "/payload/elicitation/mode",
+            Rule::WireRoot,
+            "mode must be \"form\" or \"url\"",
+        )]);
+    };
+    let view = match read_view(event, "request") {
+        PartView::Metadata => RequestView::Metadata,
+        PartView::Omit => RequestView::Omit,
+        PartView::Gap { reason, detail } => RequestView::Gap { reason, detail },
+        PartView::Text(t) => {
+            let params = parse_text(t, Part::RequestText).map_err(|e| vec![e])?;
+            take_params_with(rev, params, mode, policy).map_err(|es| {
+                es.into_iter()
+                    .map(|e| e.in_part(Part::RequestText))
+                    .collect::<Vec<_>>()
+            })?
+        }
+    };
+    Ok(RequestEvent {
+        id,
+        adapter,
+        server,
+        mode,
+        view,
+        mcp,
+        event: Value::Null,
+    })
+}
