@@ -180,16 +180,19 @@ impl TuiResponder {
                 result,
                 output_check,
                 hint,
+                again,
                 ..
             } => {
                 let mut screen = ResultScreen(
                     ResultView::new(*kind, tool, result, output_check.as_ref())
-                        .with_hint(hint.as_deref()),
+                        .with_hint(hint.as_deref())
+                        .with_again(*again),
                 );
                 match self.run(&cx, &mut screen)? {
                     Outcome::Quit => Ok(Reply::Quit),
                     Outcome::Answer(_) => match screen.0.seen() {
                         Some(Seen::Leave) => Ok(Reply::Leave),
+                        Some(Seen::Again) => Ok(Reply::Again),
                         _ => Ok(Reply::Back),
                     },
                 }

@@ -1494,6 +1494,9 @@ impl Responder for TuiResponder {
                     return WaitKey::RetryNow
                 }
                 Ok(Some(Input::Key(Key::Esc))) if shown.offer_retry => return WaitKey::GiveUp,
+                Ok(Some(Input::Key(Key::Esc))) if shown.call.is_some() => {
+                    return WaitKey::CancelCall
+                }
                 Ok(_) => {}
                 Err(_) => return WaitKey::Nothing,
             }
@@ -1628,6 +1631,7 @@ mod tests {
             status: Some("Waiting for the browser flow to complete".into()),
             offer_retry: true,
             connecting: false,
+            call: None,
         };
         let s = wait_screen(&flow);
         assert!(
@@ -1642,6 +1646,7 @@ mod tests {
             status: Some("Tool progress".into()),
             offer_retry: false,
             connecting: false,
+            call: None,
         });
         assert!(next.contains("Waiting for the next request"), "{next}");
         assert!(next.contains("1 answered so far"), "{next}");
@@ -1651,6 +1656,39 @@ mod tests {
         let at = rows.iter().position(|r| *r == "Tool progress");
         assert!(at.is_some_and(|i| rows[i + 1] == "held"), "{next}");
         assert!(!next.contains(view::FLOW_WAIT_KEYS), "{next}");
+    }
+
+    #[test]
+    fn a_call_in_progress_shows_its_keys_and_what_the_server_reports() {
+        let mut call = crate::responder::CallInProgress {
+            number: 1,
+            ..Default::default()
+        };
+        call.push("Progress 1/3: warming up".into());
+        call.push("Log [info]: still working \\u{1b}[2J".into());
+        let s = wait_screen(&Waiting {
+            status: Some("Calling the tool 'slow'…".into()),
+            call: Some(call),
+            ..Waiting::default()
+        });
+        let rows: Vec<&str> = s.lines().map(str::trim_end).collect();
+        assert_eq!(
+            rows[..10],
+            [
+                "",
+                " ahp-elicit",
+                "",
+                " Calling the tool 'slow'…",
+                " Esc: cancel the call · Ctrl-C twice quits.",
+                "",
+                " The server reports:",
+                " Progress 1/3: warming up",
+                " Log [info]: still working \\u{1b}[2J",
+                "",
+            ]
+        );
+        assert_eq!(rows[10], " held");
+        assert!(!s.contains("Waiting for the next request"), "{s}");
     }
 
     #[test]

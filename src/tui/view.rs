@@ -1366,7 +1366,9 @@ pub fn draw_wait(
         // instruction such as the second Ctrl-C's, wrapped whole) each on
         // their own lines: an instruction is never cut.
         let status = shown.status.as_deref();
-        if shown.connecting {
+        if let Some(call) = &shown.call {
+            draw_call(f, theme, status, call, extra);
+        } else if shown.connecting {
             draw_connecting(f, theme, status, extra);
         } else {
             draw_waiting(f, theme, answered, status, extra);
@@ -1399,6 +1401,56 @@ pub fn draw_wait(
         a.height.saturating_sub(1),
     );
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The keys of the waiting screen of a call the person started
+/// ([`draw_wait`] with [`crate::responder::Waiting::call`]).
+pub const CALL_WAIT_KEYS: &str = "Esc: cancel the call · Ctrl-C twice quits.";
+
+/// Draw the waiting screen of a call the person started (trying a server
+/// by hand): what is being done (`status`, safe text), the keys, then what
+/// the server reported meanwhile (`call`'s lines, safe text, each cut to
+/// one line), and `extra` wrapped whole.
+fn draw_call(
+    f: &mut Frame,
+    theme: &Theme,
+    status: Option<&str>,
+    call: &crate::responder::CallInProgress,
+    extra: Option<&str>,
+) {
+    if too_small(f, theme) {
+        return;
+    }
+    let a = f.area();
+    let w = (a.width as usize).saturating_sub(2);
+    let mut lines = vec![
+        Line::styled("ahp-elicit", theme.title()),
+        Line::raw(""),
+        Line::styled(clip(status.unwrap_or("Calling…"), w), theme.text()),
+        Line::styled(clip(CALL_WAIT_KEYS, w), theme.muted()),
+    ];
+    if !call.lines.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled("The server reports:", theme.muted()));
+    }
+    for l in &call.lines {
+        lines.push(Line::styled(clip(&display(l), w), theme.notice()));
+    }
+    if let Some(e) = extra {
+        lines.push(Line::raw(""));
+        for l in wrap(e, w.max(1)) {
+            lines.push(Line::styled(l, theme.notice()));
+        }
+    }
+    f.render_widget(
+        Paragraph::new(lines),
+        Rect::new(
+            a.x + 1,
+            a.y + 1,
+            a.width.saturating_sub(2),
+            a.height.saturating_sub(1),
+        ),
+    );
 }
 
 /// The first line of the screen shown while the driver connects to its
