@@ -534,3 +534,38 @@ fn ctx_elicit_from_the_list_is_run_again_over_2025_11_25_on_request() {
         );
     }
 }
+
+/// The same offer in plain mode: `again` runs the call again over
+/// 2025-11-25 and its form is asked in lines.
+#[test]
+fn ctx_elicit_from_the_plain_list_is_run_again_over_2025_11_25() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let args: Vec<String> = ["mcp", "--plain", "--"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(ctx_elicit_server(&py, true))
+        .map(|s| sh_quote(&s))
+        .collect();
+    let mut t = Tui::start(
+        dir.path(),
+        &dir.path().join("out.json"),
+        120,
+        50,
+        &args.join(" "),
+    );
+    t.wait_for("Type a number or part of a name to pick one (q leaves):");
+    t.send("book\r");
+    t.wait_for("Result of the tool 'book'");
+    t.wait_for("the tool may run twice (it has run once already)");
+    t.wait_for("Type again to run it again over MCP 2025-11-25");
+    t.send("again\r");
+    t.wait_for("Message from the server: Book a table");
+    t.send("Ada\r");
+    t.wait_for("Type send, edit N, decline, or cancel:");
+    t.send("send\r");
+    t.wait_for(r#"| {"action": "accept", "name": "Ada"}"#);
+    t.wait_for("Press Enter to go back to the list (q leaves):");
+    t.send("q\r");
+    assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
+}

@@ -415,3 +415,80 @@ fn an_answer_after_the_cancel_is_dropped() {
     assert_eq!(cancel["params"]["reason"], "cancelled by the person");
     assert!(!t.stderr().contains("unknown request id"), "{}", t.stderr());
 }
+
+/// The same loop in plain lines (`--plain`): numbered choices picked by
+/// part of a name, one question per argument (a bounded integer refused
+/// out of range), the review, the result in lines, a call cancelled with
+/// Control-C while the server's progress is said, a form asked during a
+/// call answered in lines, then `q` with exit 0; no escape sequence is
+/// ever written.
+#[test]
+fn the_plain_loop_picks_asks_calls_cancels_and_leaves() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let record = dir.path().join("received.jsonl");
+    let script = root().join("tests/servers/py_try_server.py");
+    let args = format!("mcp --plain -- '{py}' '{}'", script.display());
+    let envs = [("TRY_RECORD", record.display().to_string())];
+    let mut t = Tui::start_env(dir.path(), &out, 120, 60, &args, &envs);
+    t.wait_for("The server's tools, prompts and resources: 7.");
+    t.wait_for("1. book_table — Book a table in a city. [arguments]");
+    t.wait_for("7. menu — menu://today [resource]");
+    t.wait_for("Type a number or part of a name to pick one (q leaves):");
+    // Several match: said with their numbers, nothing is called.
+    t.send("s\r");
+    t.wait_for("entries match \"s\":");
+    t.send("table\r");
+    t.wait_for("The arguments of the tool 'book_table'.");
+    t.wait_for("3 arguments to give, 2 required.");
+    t.wait_for("Field 1 of 3: City, required, text.");
+    t.send("Paris\r");
+    t.wait_for("Field 2 of 3: Guests, required, whole number from 1 to 12.");
+    t.send("99\r");
+    t.wait_for("Not accepted:");
+    t.send("4\r");
+    t.wait_for("Field 3 of 3: Terrace, optional, yes or no.");
+    t.send("\r");
+    t.wait_for("Review: the call is made with exactly these arguments.");
+    t.wait_for("2. Guests: 4.");
+    t.send("send\r");
+    t.wait_for("Result of the tool 'book_table'");
+    t.wait_for(
+        r#"| {"received": {"city": "Paris", "guests": 4, "terrace": false}, "tool": "book_table"}"#,
+    );
+    t.wait_for("Press Enter to go back to the list (q leaves):");
+    t.send("\r");
+    t.wait_for("Picked last: 1.");
+    // A call cancelled with Control-C while it says how it goes.
+    t.send("slow\r");
+    t.wait_for("Calling the tool 'slow'… Control-C cancels the call.");
+    t.wait_for("The server reports: Progress 1/3: warming up");
+    t.send("\u{3}");
+    t.wait_for("Cancelling the call: back to the list.");
+    t.wait_for("Picked last: 5.");
+    let got = wait_for_records(&record, 2);
+    assert_eq!(
+        got[1],
+        serde_json::json!({"tool": "slow", "received": {"cancelled": true}})
+    );
+    // A form asked during the call, answered in lines.
+    t.send("survey\r");
+    t.wait_for("Asked during: tools/call ask_survey {}");
+    t.wait_for("Field 1 of 2: Rating, required, whole number from 1 to 5.");
+    t.send("5\r");
+    t.wait_for("Field 2 of 2: Comment, optional, text.");
+    t.send("\r");
+    t.wait_for("Type send, edit N, decline, or cancel:");
+    t.send("send\r");
+    t.wait_for("Result of the tool 'ask_survey'");
+    t.wait_for("Press Enter to go back to the list (q leaves):");
+    t.send("\r");
+    t.wait_for("Picked last: 2.");
+    t.send("q\r");
+    assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
+    assert_eq!(std::fs::read_to_string(&out).expect("stdout"), "");
+    let got = received(&record);
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert_eq!(got[2]["received"]["content"]["rating"], 5);
+}
