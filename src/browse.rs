@@ -169,8 +169,9 @@ pub enum Step {
     /// request whose `requestedSchema` holds the properties of its
     /// `inputSchema` that fit the form (see
     /// [`crate::binding::tool_form`]); the answer's `content` is the
-    /// arguments. When properties were left out of the form, the answer is
-    /// then edited as JSON with them added
+    /// arguments. When properties were left out of the form (or, at the
+    /// terminal, on Ctrl-O at any time), the answer is then edited as JSON
+    /// with them added
     /// ([`crate::binding::tool_form::arguments_text`]) and checked against
     /// `input_schema` ([`crate::binding::tool_form::check_arguments`]).
     Arguments {

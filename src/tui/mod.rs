@@ -762,6 +762,9 @@ impl TuiResponder {
                         screen.put_note(why);
                         continue;
                     }
+                    if let Some(o) = screen.edit_whole() {
+                        return Ok(o);
+                    }
                     if let Some(text) = screen.text_to_edit() {
                         let opened = Instant::now();
                         let edited = self.edit_outside(&text);

@@ -1236,12 +1236,10 @@ pub fn edit_help(form: &Form) -> Vec<String> {
     let (what, short, decline) = match field.map(|st| (&st.value, st.takes_line_breaks())) {
         None if matches!(form.focus(), Focus::Button(_)) => ("Enter press", "Enter press", true),
         None => return edit_help_general(),
-        Some((FieldValue::Text { .. }, true)) => (
-            "Alt-Enter new line · Ctrl-O editor",
-            "Alt-Enter new line · ^O editor",
-            false,
-        ),
-        Some((FieldValue::Text { .. }, false)) => ("Ctrl-O editor", "^O editor", false),
+        Some((FieldValue::Text { .. }, true)) => {
+            ("Alt-Enter new line", "Alt-Enter new line", false)
+        }
+        Some((FieldValue::Text { .. }, false)) => ("", "", false),
         Some((FieldValue::Number { .. }, _)) => ("", "", false),
         Some((FieldValue::Boolean(_) | FieldValue::Multi { .. }, _)) => {
             ("Space toggle", "Space toggle", true)
@@ -1256,6 +1254,15 @@ pub fn edit_help(form: &Form) -> Vec<String> {
             .collect::<Vec<_>>()
             .join(" · ")
     };
+    // Ctrl-O opens the outside editor: on the whole content (a tool's
+    // arguments), or on a text field.
+    let (o, so) = match field.map(|st| &st.value) {
+        _ if form.editor_takes_all => ("Ctrl-O all as JSON", "^O JSON"),
+        Some(FieldValue::Text { .. }) => ("Ctrl-O editor", "^O editor"),
+        _ => ("", ""),
+    };
+    let (what, short) = (join(&[what, o]), join(&[short, so]));
+    let (what, short) = (what.as_str(), short.as_str());
     let d = if decline { "Ctrl-D decline" } else { "" };
     let sd = if decline { "^D decline" } else { "" };
     // Ctrl-X clears a field; a button has nothing to clear.
@@ -1623,5 +1630,47 @@ mod tests {
         assert_eq!(hint(one, "").as_deref(), Some("0/1 character"));
         let many = serde_json::json!({"a": {"type": "string", "maxLength": 80}});
         assert_eq!(hint(many, "x").as_deref(), Some("1/80 characters"));
+    }
+
+    /// A tool's arguments form: what was entered so far (a number that is
+    /// not one kept as its text), whether a secret-looking field holds a
+    /// value, and the key help naming Ctrl-O for the whole as JSON on every
+    /// field (a text field's own editor is not offered then).
+    #[test]
+    fn the_arguments_form_offers_the_whole_as_json() {
+        let v = serde_json::json!({"type": "object", "properties": {
+            "guests": {"type": "integer"},
+            "note": {"type": "string"},
+            "api_token": {"type": "string"},
+            "terrace": {"type": "boolean", "default": false}
+        }});
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut form = Form::new(&schema, "");
+        for c in "4-".chars() {
+            form.handle_key(&crate::form::Key::Char(c));
+        }
+        assert_eq!(
+            serde_json::Value::Object(form.entered()),
+            serde_json::json!({"guests": "4-", "terrace": false})
+        );
+        assert!(!form.secret_entered());
+        assert_eq!(
+            edit_help(&form)[1],
+            "Tab/S-Tab move · ^X clear · ^S submit · Esc cancel"
+        );
+        form.editor_takes_all = true;
+        assert_eq!(
+            edit_help(&form)[1],
+            "Tab/S-Tab move · ^O JSON · ^X clear · ^S submit · Esc cancel"
+        );
+        form.handle_key(&crate::form::Key::Tab);
+        assert!(edit_help(&form)[0].contains("Ctrl-O all as JSON"));
+        assert!(!edit_help(&form)[0].contains("Ctrl-O editor"));
+        form.editor_takes_all = false;
+        assert!(edit_help(&form)[0].contains("Ctrl-O editor"));
+        form.handle_key(&crate::form::Key::Tab);
+        form.handle_key(&crate::form::Key::Char('s'));
+        assert!(form.secret_entered());
     }
 }

@@ -492,3 +492,82 @@ fn the_plain_loop_picks_asks_calls_cancels_and_leaves() {
     assert_eq!(got.len(), 3, "{got:?}");
     assert_eq!(got[2]["received"]["content"]["rating"], 5);
 }
+
+/// Ctrl-O on the arguments form, at any time: the whole arguments as
+/// entered so far open as JSON in `$VISUAL` (a stand-in script here, in a
+/// temporary directory of the test's); arguments that do not fit the
+/// inputSchema are refused naming the JSON pointer, Enter edits them
+/// again, and those that fit are sent; the editor's file is gone after.
+#[test]
+fn ctrl_o_edits_the_whole_arguments_as_json() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).expect("tmp");
+    let out = dir.path().join("out.json");
+    let record = dir.path().join("received.jsonl");
+    let editor = dir.path().join("editor.sh");
+    let seen = dir.path().join("seen.json");
+    // First edit: keeps what it was given, and 40 guests; second: fits.
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\n\
+             if [ ! -e '{seen}' ]; then\n\
+             cp \"$1\" '{seen}'\n\
+             printf '%s' '{{\"city\": \"Paris\", \"guests\": 40}}' > \"$1\"\n\
+             else\n\
+             printf '%s' '{{\"city\": \"Oslo\", \"guests\": 3, \"terrace\": true}}' > \"$1\"\n\
+             fi\n",
+            seen = seen.display()
+        ),
+    )
+    .expect("editor");
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .expect("chmod");
+    let script = root().join("tests/servers/py_try_server.py");
+    let args = format!("mcp -- '{py}' '{}'", script.display());
+    let envs = [
+        ("TRY_RECORD", record.display().to_string()),
+        ("VISUAL", editor.display().to_string()),
+        ("TMPDIR", tmp.display().to_string()),
+    ];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    t.wait_for("7 of 7 shown");
+    t.send("table");
+    t.wait_for("1 of 7 shown");
+    t.send("\r");
+    t.wait_for("The arguments of the tool 'book_table'.");
+    t.wait_for("^O JSON");
+    t.send("Paris");
+    t.wait_for("[Paris");
+    t.send("\u{f}");
+    t.wait_for("The arguments of the tool 'book_table' were not taken:");
+    t.wait_for("/guests: 40 is greater than the maximum of 12");
+    t.send("\r");
+    t.wait_for("Result of the tool 'book_table'");
+    t.wait_for(r#""city": "Oslo""#);
+    t.send("\r");
+    t.wait_for("7 of 7 shown");
+    t.send("q");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    // The editor got what the form held: the city typed, the default of
+    // the boolean; nothing for the guests not yet given.
+    let given: Value =
+        serde_json::from_str(&std::fs::read_to_string(&seen).expect("seen")).expect("JSON");
+    assert_eq!(
+        given,
+        serde_json::json!({"city": "Paris", "terrace": false})
+    );
+    let got = received(&record);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        got[0]["received"],
+        serde_json::json!({"city": "Oslo", "guests": 3, "terrace": true})
+    );
+    let left: Vec<_> = std::fs::read_dir(&tmp).expect("tmp").collect();
+    assert!(left.is_empty(), "{left:?}");
+}
