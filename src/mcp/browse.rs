@@ -275,6 +275,8 @@ impl Client {
             Kind::Resource => "Reading the resource",
         };
         self.calls += 1;
+        // An Esc read for an earlier call's screen is not for this one.
+        self.elic.wait_key = None;
         self.watch = Some(Watch {
             status: format!("{doing} '{}'…", safe_text::display(name)),
             call: CallInProgress {

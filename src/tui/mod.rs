@@ -758,28 +758,8 @@ impl TuiResponder {
                     continue;
                 }
                 if k == EDITOR && guard.admit(Instant::now()) {
-                    if let Some(why) = screen.editor_refused() {
-                        screen.put_note(why);
-                        continue;
-                    }
-                    if let Some(o) = screen.edit_whole() {
+                    if let Some(o) = self.editor_key(screen, &mut deadline, &mut guard) {
                         return Ok(o);
-                    }
-                    if let Some(text) = screen.text_to_edit() {
-                        let opened = Instant::now();
-                        let edited = self.edit_outside(&text);
-                        // The clock stands still while the editor has the
-                        // terminal: the deadline moves on by that time.
-                        if let Some(d) = deadline.as_mut() {
-                            *d += opened.elapsed();
-                        }
-                        match edited {
-                            Ok(t) => screen.put_edited(t),
-                            Err(e) => screen.put_note(e.to_string()),
-                        }
-                        discard_typeahead();
-                        guard = guard::ConsentGuard::new(screen.grace());
-                        self.repaint = true;
                     }
                     continue;
                 }
@@ -801,6 +781,42 @@ impl TuiResponder {
                 }
             }
         }
+    }
+
+    /// Ctrl-O on `screen`: refused with a note (a secret), the screen
+    /// ended for its owner to edit everything (Some outcome: the arguments
+    /// of a tool), or the focused text field edited in the outside editor;
+    /// while the editor has the terminal the clock stands still (the
+    /// `deadline` moves on by that time) and afterwards the `guard` starts
+    /// again. The editor's failures are said as the screen's note.
+    fn editor_key(
+        &mut self,
+        screen: &mut dyn Screen,
+        deadline: &mut Option<Instant>,
+        guard: &mut guard::ConsentGuard,
+    ) -> Option<Outcome> {
+        if let Some(why) = screen.editor_refused() {
+            screen.put_note(why);
+            return None;
+        }
+        if let Some(o) = screen.edit_whole() {
+            return Some(o);
+        }
+        if let Some(text) = screen.text_to_edit() {
+            let opened = Instant::now();
+            let edited = self.edit_outside(&text);
+            if let Some(d) = deadline.as_mut() {
+                *d += opened.elapsed();
+            }
+            match edited {
+                Ok(t) => screen.put_edited(t),
+                Err(e) => screen.put_note(e.to_string()),
+            }
+            discard_typeahead();
+            *guard = guard::ConsentGuard::new(screen.grace());
+            self.repaint = true;
+        }
+        None
     }
 
     /// The request on screen was withdrawn by its source: say how (in
