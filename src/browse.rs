@@ -16,6 +16,8 @@ use serde_json::{Map, Value};
 
 use crate::binding::RequestEvent;
 
+pub mod result;
+
 /// What an entry of the list is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -74,6 +76,44 @@ impl ToolEntry {
         })
     }
 
+    /// Whether the entry's name, title or description contains `needle`,
+    /// ignoring case (an empty needle: every entry); how the list is
+    /// narrowed by typing, at the terminal and in plain mode.
+    pub fn matches(&self, needle: &str) -> bool {
+        let needle = needle.to_lowercase();
+        needle.is_empty()
+            || [
+                Some(&self.name),
+                self.title.as_ref(),
+                self.description.as_ref(),
+            ]
+            .into_iter()
+            .flatten()
+            .any(|s| s.to_lowercase().contains(&needle))
+    }
+
+    /// What the entry is about, in one line: its title, else the first
+    /// line of its description, else nothing (unsanitized).
+    pub fn about(&self) -> &str {
+        self.title
+            .as_deref()
+            .or_else(|| self.description.as_deref().and_then(|d| d.lines().next()))
+            .unwrap_or("")
+    }
+
+    /// What it is and whether it takes arguments, as the list tags it:
+    /// `[arguments]`, `[no arguments]`, `[prompt, arguments]`, `[prompt]`,
+    /// `[resource]`.
+    pub fn tag(&self) -> &'static str {
+        match (self.kind, self.takes_arguments) {
+            (Kind::Tool, true) => "[arguments]",
+            (Kind::Tool, false) => "[no arguments]",
+            (Kind::Prompt, true) => "[prompt, arguments]",
+            (Kind::Prompt, false) => "[prompt]",
+            (Kind::Resource, _) => "[resource]",
+        }
+    }
+
     /// The entry of one listed prompt (None when it has no string `name`).
     pub fn prompt(prompt: &Value) -> Option<ToolEntry> {
         let text = |k: &str| prompt.get(k).and_then(Value::as_str).map(str::to_owned);
@@ -129,8 +169,9 @@ pub enum Step {
     /// request whose `requestedSchema` holds the properties of its
     /// `inputSchema` that fit the form (see
     /// [`crate::binding::tool_form`]); the answer's `content` is the
-    /// arguments. When properties were left out of the form, the answer is
-    /// then edited as JSON with them added
+    /// arguments. When properties were left out of the form (or, at the
+    /// terminal, on Ctrl-O at any time), the answer is then edited as JSON
+    /// with them added
     /// ([`crate::binding::tool_form::arguments_text`]) and checked against
     /// `input_schema` ([`crate::binding::tool_form::check_arguments`]).
     Arguments {
@@ -168,7 +209,26 @@ pub enum Step {
         /// result: the tool asks the 2025-11-25 way, which this session
         /// cannot carry ([`crate::mcp::older_way_hint`]).
         hint: Option<String>,
+        /// The session speaks 2026-07-28 and the tool asks the 2025-11-25
+        /// way: the screen offers to run the call again over 2025-11-25,
+        /// with the same arguments ([`Reply::Again`]), saying the tool may
+        /// run twice.
+        again: bool,
     },
+}
+
+/// What a result screen with [`Step::Result`]'s `again` says: why the call
+/// could not ask, and that it can be run again over MCP 2025-11-25 with the
+/// same arguments, the tool then running twice. Each front end adds its
+/// key.
+pub fn again_offer() -> String {
+    use crate::binding::Revision;
+    format!(
+        "The tool asks its questions the MCP {} way, which this MCP {} session cannot carry. The call can be run again over MCP {}, with the same arguments: the tool may run twice (it has run once already).",
+        Revision::V2025_11_25,
+        Revision::V2026_07_28,
+        Revision::V2025_11_25
+    )
 }
 
 /// What the person did on a [`Step`].
@@ -180,6 +240,9 @@ pub enum Reply {
     Arguments(Map<String, Value>),
     /// Back to the list (the arguments form given up, the result read).
     Back,
+    /// [`Step::Result`] with `again`: connect again over MCP 2025-11-25
+    /// and run the same call with the same arguments.
+    Again,
     /// Leave the session (Esc or `q` on the list): exit 0.
     Leave,
     /// Quit the run (Ctrl-C twice, a signal): exit 130 or 128+N.

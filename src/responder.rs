@@ -720,6 +720,51 @@ pub struct Waiting {
     /// server answered the handshake): the screen says so instead of
     /// "waiting for the next request".
     pub connecting: bool,
+    /// A call the person started is running (trying a server by hand):
+    /// the screen says so with what the server reports meanwhile, and
+    /// offers to cancel it ([`WaitKey::CancelCall`]). None otherwise.
+    pub call: Option<CallInProgress>,
+}
+
+/// Most lines of a call's progress and log kept for its waiting screen
+/// ([`CallInProgress::lines`]).
+pub const CALL_LINES: usize = 5;
+
+/// A call running while the waiting screen is up ([`Waiting::call`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallInProgress {
+    /// Which call this is, counted from 1 in the run: a new number is a
+    /// new call (a front end that says each line once starts again).
+    pub number: u64,
+    /// What the server reported while it runs (`notifications/progress`
+    /// and `notifications/message`), one safe line each (escaped, cut),
+    /// the latest last, at most [`CALL_LINES`].
+    pub lines: Vec<String>,
+    /// How many lines came in all: more than `lines` holds once older ones
+    /// were dropped, so a front end that says each line once says the
+    /// last `total - said` of them.
+    pub total: u64,
+}
+
+impl CallInProgress {
+    /// Add `line` (safe text), dropping the oldest beyond [`CALL_LINES`].
+    pub fn push(&mut self, line: String) {
+        if self.lines.len() == CALL_LINES {
+            self.lines.remove(0);
+        }
+        self.lines.push(line);
+        self.total += 1;
+    }
+
+    /// The lines that came after the first `said` (as many of them as are
+    /// still kept), oldest first.
+    pub fn after(&self, said: u64) -> &[String] {
+        let new = self.total.saturating_sub(said);
+        let n = usize::try_from(new)
+            .unwrap_or(usize::MAX)
+            .min(self.lines.len());
+        &self.lines[self.lines.len() - n..]
+    }
 }
 
 /// What the person did on a waiting screen.
@@ -733,6 +778,9 @@ pub enum WaitKey {
     RetryNow,
     /// Give up waiting (only when [`Waiting::offer_retry`]).
     GiveUp,
+    /// Cancel the call in progress (only while [`Waiting::call`] is set:
+    /// Esc on the full screen, Control-C in plain mode).
+    CancelCall,
 }
 
 /// Most characters of a withdrawal reason shown (the rest is cut, "…").
@@ -802,6 +850,25 @@ mod tests {
                 )
             );
         }
+    }
+
+    #[test]
+    fn a_call_keeps_its_last_lines_and_says_which_are_new() {
+        let mut c = CallInProgress::default();
+        c.push("one".into());
+        c.push("two".into());
+        assert_eq!(c.after(0), ["one", "two"]);
+        assert_eq!(c.after(1), ["two"]);
+        assert!(c.after(2).is_empty());
+        for i in 3..=8 {
+            c.push(format!("n{i}"));
+        }
+        assert_eq!(c.total, 8);
+        assert_eq!(c.lines.len(), CALL_LINES);
+        assert_eq!(c.lines[0], "n4");
+        // Said two: the six after them, of which five are kept.
+        assert_eq!(c.after(2), ["n4", "n5", "n6", "n7", "n8"]);
+        assert_eq!(c.after(7), ["n8"]);
     }
 
     #[test]

@@ -29,6 +29,8 @@ Cases that need a live session (stdio): "hold" sends a form (the URL
 request with "mode": "url") without waiting, pings after `delay` seconds (the record has `ping_ms`, the time
 to the answer), then cancels the form and records any late answer to it;
 "progress" sends progress for the call's token and for another one;
+"late" sends progress, waits for notifications/cancelled and answers the
+call all the same;
 "burst" sends three forms back to back and waits for the three answers;
 "queue" sends two forms back to back, withdraws the second `delay` seconds
 later (reason "no longer needed"), waits for the answer to the first and
@@ -273,7 +275,7 @@ def probe(state, case, call, notify, extra=None):
     responses = {}
     if case in ("deep", "toodeep", "huge"):
         return big_result(case)
-    if case in ("hold", "progress", "flood", "swap", "dupid", "leave", "die", "burst", "queue") and extra is not None:
+    if case in ("hold", "late", "progress", "flood", "swap", "dupid", "leave", "die", "burst", "queue") and extra is not None:
         return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
@@ -396,6 +398,16 @@ def run_stdio():
 
     def extra_case(args, meta):
         def run(case):
+            if case == "late":
+                # Reports progress, then waits for the client to cancel the
+                # call and answers it all the same: a late answer.
+                notify("notifications/progress", {"progressToken": meta.get("progressToken"),
+                                                  "progress": 1, "message": "working"})
+                while True:
+                    m = read()
+                    if m.get("method") == "notifications/cancelled":
+                        break
+                return {"content": [{"type": "text", "text": "too late"}]}
             if case == "progress":
                 token = meta.get("progressToken")
                 notify("notifications/progress", {"progressToken": "someone-else", "progress": 9})

@@ -111,7 +111,7 @@ impl ToolForm {
                 })
                 .collect();
             m.push_str(&format!(
-                " Left out, as this form cannot draw them: {}. After this form, the arguments are edited as JSON in $VISUAL or $EDITOR (or call the tool with --call '{tool}' --args JSON).",
+                " Left out, as this form cannot draw them: {}. After this form, they are given as JSON, checked against the tool's inputSchema (or call the tool with --call '{tool}' --args JSON).",
                 names.join(", ")
             ));
         }
@@ -353,7 +353,7 @@ mod tests {
         let m = f.message("tool", "book");
         assert_eq!(
             m,
-            "The arguments of the tool 'book'. Left out, as this form cannot draw them: guest (required), when. After this form, the arguments are edited as JSON in $VISUAL or $EDITOR (or call the tool with --call 'book' --args JSON)."
+            "The arguments of the tool 'book'. Left out, as this form cannot draw them: guest (required), when. After this form, they are given as JSON, checked against the tool's inputSchema (or call the tool with --call 'book' --args JSON)."
         );
     }
 

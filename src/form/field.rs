@@ -329,6 +329,19 @@ impl FieldState {
         }))
     }
 
+    /// The value entered, checked or not: [`FieldState::json`], or, for a
+    /// number field whose text is not a number, that text as a string;
+    /// None when not set.
+    pub fn entered(&self) -> Option<Value> {
+        match (self.json(), &self.value) {
+            (Ok(v), _) => v,
+            (Err(_), FieldValue::Number { input }) => {
+                Some(Value::String(input.value().trim().to_owned()))
+            }
+            (Err(_), _) => None,
+        }
+    }
+
     /// The live validation message (the binding's rules via
     /// [`check_value`]), or None when the field is fine. A required field
     /// that is not set gives `required`.

@@ -107,6 +107,9 @@ pub struct Form {
     /// as a form), drawn as ours; else it is the server's, framed as its
     /// words.
     pub message_is_ours: bool,
+    /// Ctrl-O edits the whole content as JSON (a tool's arguments), not
+    /// the focused field: the key help says so. Set by the front end.
+    pub editor_takes_all: bool,
     /// Keywords of the requested schema ignored for drawing (compatible
     /// schema policy; pointers, sanitise before drawing).
     pub outside_subset: Vec<String>,
@@ -147,6 +150,7 @@ impl Form {
         Form {
             message: message.to_owned(),
             message_is_ours: false,
+            editor_takes_all: false,
             outside_subset: schema.outside_subset.clone(),
             fields,
             focus,
@@ -292,6 +296,24 @@ impl Form {
         } else {
             Err(errs)
         }
+    }
+
+    /// Every value entered so far, checked or not, as each field would send
+    /// it ([`FieldState::entered`]); fields not set are left out. For
+    /// editing the whole content elsewhere: nothing typed is lost.
+    pub fn entered(&self) -> Map<String, Value> {
+        self.fields
+            .iter()
+            .filter_map(|f| f.entered().map(|v| (f.field.name.clone(), v)))
+            .collect()
+    }
+
+    /// Whether a field that looks like it asks for a secret holds a
+    /// value (nothing of it may be written to a file).
+    pub fn secret_entered(&self) -> bool {
+        self.fields
+            .iter()
+            .any(|f| secret::field_secret(&f.field).is_some() && f.entered().is_some())
     }
 
     /// Set a field's value from JSON as a person would;

@@ -12,12 +12,13 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use super::client::Client;
+use super::client::{Client, Watch};
+use super::era::Era;
 use super::{Incomplete, McpError};
 use crate::binding::tool_form::{self, ToolForm};
-use crate::binding::{wrap_request, SchemaPolicy, WrapOptions};
+use crate::binding::{wrap_request, Revision, SchemaPolicy, WrapOptions};
 use crate::browse::{Kind, Reply, Step, ToolEntry};
-use crate::responder::{RespondError, Waiting};
+use crate::responder::{CallInProgress, RespondError, Waiting};
 use crate::safe_text;
 
 /// Most pages of `prompts/list` or `resources/list` followed.
@@ -34,13 +35,24 @@ pub(super) enum Browsed {
     Left,
 }
 
+/// Where the loop goes after a step.
+enum Next<T> {
+    /// On, with this.
+    Go(T),
+    /// Back to the list.
+    List,
+    /// The person left the list (exit 0).
+    Leave,
+}
+
 impl Client {
     /// Browse `tools` (as listed) until the person leaves.
     ///
     /// Errors: [`McpError::Quit`] (Ctrl-C twice), a signal, the connection
     /// lost, the terminal failing. A call that fails (a JSON-RPC error, its
     /// rounds cut short, no answer in time) is shown on the result screen
-    /// and the list comes back.
+    /// and the list comes back; a call the person cancels brings the list
+    /// back at once.
     pub(super) async fn browse(&mut self, tools: &[Value]) -> Result<Browsed, McpError> {
         match self.put_step(Step::Ready).await {
             Err(McpError::Responder(RespondError::Unavailable(_))) => {
@@ -49,20 +61,7 @@ impl Client {
             Err(e) => return Err(e),
             Ok(_) => {}
         }
-        let mut listed: Vec<(ToolEntry, Value)> = tools
-            .iter()
-            .filter_map(|t| ToolEntry::of(t).map(|e| (e, t.clone())))
-            .collect();
-        for p in self.quiet_list("prompts/list", "prompts").await? {
-            if let Some(e) = ToolEntry::prompt(&p) {
-                listed.push((e, p));
-            }
-        }
-        for r in self.quiet_list("resources/list", "resources").await? {
-            if let Some(e) = ToolEntry::resource(&r) {
-                listed.push((e, r));
-            }
-        }
+        let listed = self.browse_list(tools).await?;
         let entries: Vec<ToolEntry> = listed.iter().map(|(e, _)| e.clone()).collect();
         let mut last: Option<usize> = None;
         // The last arguments sent to each tool: its form starts with them.
@@ -79,83 +78,144 @@ impl Client {
                 _ => continue,
             };
             last = Some(i);
-            let (entry, tool) = &listed[i];
-            let (kind, name) = (entry.kind, entry.name.clone());
-            let input_schema = match kind {
-                Kind::Tool => tool.get("inputSchema").cloned().unwrap_or(Value::Null),
-                Kind::Prompt => tool_form::prompt_input_schema(tool),
-                Kind::Resource => Value::Null,
-            };
-            let form = ToolForm::of(&input_schema);
-            let key = format!("{}:{name}", kind.noun());
-            let arguments = if form.is_empty() && form.left_out.is_empty() {
-                // Nothing to ask: called at once.
-                Map::new()
-            } else {
-                let request = match self.arguments_form(kind.noun(), &name, &form, kept.get(&key)) {
-                    Ok(r) => r,
-                    Err(why) => {
-                        let result = json!({ "error": why });
-                        let step = Step::Result {
-                            kind,
-                            tool: name,
-                            result,
-                            arguments: Map::new(),
-                            output_check: None,
-                            hint: None,
-                        };
-                        match self.put_step(step).await? {
-                            Reply::Quit => return Err(McpError::Quit),
-                            _ => continue,
-                        }
-                    }
-                };
-                let step = Step::Arguments {
-                    tool: name.clone(),
-                    request: Box::new(request),
-                    input_schema: input_schema.clone(),
-                    left_out: form.left_out.iter().map(|l| l.name.clone()).collect(),
-                    last: kept.get(&key).cloned().unwrap_or_default(),
-                };
-                match self.put_step(step).await? {
-                    Reply::Arguments(a) => a,
-                    Reply::Quit => return Err(McpError::Quit),
-                    _ => continue,
-                }
+            let (entry, item) = &listed[i];
+            let key = format!("{}:{}", entry.kind.noun(), entry.name);
+            let arguments = match self.ask_arguments(entry, item, kept.get(&key)).await? {
+                Next::Go(a) => a,
+                Next::List => continue,
+                Next::Leave => return Ok(Browsed::Left),
             };
             kept.insert(key, arguments.clone());
-            let (method, params) = match kind {
-                Kind::Tool => (
-                    "tools/call",
-                    json!({ "name": name, "arguments": arguments }),
-                ),
-                Kind::Prompt => (
-                    "prompts/get",
-                    json!({ "name": name, "arguments": arguments }),
-                ),
-                Kind::Resource => {
-                    let uri = tool.get("uri").cloned().unwrap_or(Value::Null);
-                    ("resources/read", json!({ "uri": uri }))
-                }
-            };
-            let label = match kind {
-                Kind::Resource => tool.get("uri").and_then(Value::as_str).unwrap_or(&name),
-                _ => &name,
+            if let Next::Leave = self.run_picked(entry, item, arguments).await? {
+                return Ok(Browsed::Left);
             }
-            .to_owned();
+        }
+    }
+
+    /// The server's tools (as listed), then its prompts and resources,
+    /// each with its entry for the list.
+    ///
+    /// Errors: what ends the session.
+    async fn browse_list(&mut self, tools: &[Value]) -> Result<Vec<(ToolEntry, Value)>, McpError> {
+        let mut listed: Vec<(ToolEntry, Value)> = tools
+            .iter()
+            .filter_map(|t| ToolEntry::of(t).map(|e| (e, t.clone())))
+            .collect();
+        for p in self.quiet_list("prompts/list", "prompts").await? {
+            if let Some(e) = ToolEntry::prompt(&p) {
+                listed.push((e, p));
+            }
+        }
+        for r in self.quiet_list("resources/list", "resources").await? {
+            if let Some(e) = ToolEntry::resource(&r) {
+                listed.push((e, r));
+            }
+        }
+        Ok(listed)
+    }
+
+    /// The arguments of the picked `entry` (`item` as listed): none for
+    /// an entry without any (called at once), else those the person gives
+    /// on the arguments form, which starts with `last` (sent to it the time
+    /// before).
+    ///
+    /// Errors: what ends the session (a quit included).
+    async fn ask_arguments(
+        &mut self,
+        entry: &ToolEntry,
+        item: &Value,
+        last: Option<&Map<String, Value>>,
+    ) -> Result<Next<Map<String, Value>>, McpError> {
+        let (kind, name) = (entry.kind, entry.name.clone());
+        let input_schema = match kind {
+            Kind::Tool => item.get("inputSchema").cloned().unwrap_or(Value::Null),
+            Kind::Prompt => tool_form::prompt_input_schema(item),
+            Kind::Resource => Value::Null,
+        };
+        let form = ToolForm::of(&input_schema);
+        if form.is_empty() && form.left_out.is_empty() {
+            // Nothing to ask: called at once.
+            return Ok(Next::Go(Map::new()));
+        }
+        let request = match self.arguments_form(kind.noun(), &name, &form, last) {
+            Ok(r) => r,
+            Err(why) => {
+                let step = Step::Result {
+                    kind,
+                    tool: name,
+                    result: json!({ "error": why }),
+                    arguments: Map::new(),
+                    output_check: None,
+                    hint: None,
+                    again: false,
+                };
+                return match self.put_step(step).await? {
+                    Reply::Quit => Err(McpError::Quit),
+                    _ => Ok(Next::List),
+                };
+            }
+        };
+        let step = Step::Arguments {
+            tool: name,
+            request: Box::new(request),
+            input_schema,
+            left_out: form.left_out.iter().map(|l| l.name.clone()).collect(),
+            last: last.cloned().unwrap_or_default(),
+        };
+        match self.put_step(step).await? {
+            Reply::Arguments(a) => Ok(Next::Go(a)),
+            Reply::Quit => Err(McpError::Quit),
+            Reply::Leave => Ok(Next::Leave),
+            _ => Ok(Next::List),
+        }
+    }
+
+    /// Call the picked `entry` (`item` as listed) with `arguments` and show
+    /// the result; when the tool could only ask the 2025-11-25 way and the
+    /// person says so, connect again over 2025-11-25 and call it again, with
+    /// the same arguments.
+    ///
+    /// Errors: what ends the session (a quit included).
+    async fn run_picked(
+        &mut self,
+        entry: &ToolEntry,
+        item: &Value,
+        arguments: Map<String, Value>,
+    ) -> Result<Next<()>, McpError> {
+        let (kind, name) = (entry.kind, entry.name.clone());
+        let (method, params) = match kind {
+            Kind::Tool => (
+                "tools/call",
+                json!({ "name": name, "arguments": arguments }),
+            ),
+            Kind::Prompt => (
+                "prompts/get",
+                json!({ "name": name, "arguments": arguments }),
+            ),
+            Kind::Resource => {
+                let uri = item.get("uri").cloned().unwrap_or(Value::Null);
+                ("resources/read", json!({ "uri": uri }))
+            }
+        };
+        let label = match kind {
+            Kind::Resource => item.get("uri").and_then(Value::as_str).unwrap_or(&name),
+            _ => &name,
+        }
+        .to_owned();
+        loop {
             // Whether this call (not an earlier one) said the tool asks
             // the 2025-11-25 way.
             let before = std::mem::take(&mut self.elic.older_way);
-            let result = self.browse_call(kind, method, &label, params).await;
+            let result = self.browse_call(kind, method, &label, params.clone()).await;
             let older_way = self.elic.older_way;
             self.elic.older_way |= before;
-            let result = result?;
-            // The same hint whether the call was refused (-32600) or its
-            // result says so (`isError`).
-            let hint = older_way.then(crate::mcp::older_way_hint);
+            let Some(result) = result? else {
+                // Cancelled by the person: back to the list.
+                return Ok(Next::List);
+            };
             let output_check = match (
                 kind,
-                tool.get("outputSchema"),
+                item.get("outputSchema"),
                 result.get("structuredContent"),
             ) {
                 (Kind::Tool, Some(schema), Some(content)) => Some(
@@ -164,26 +224,42 @@ impl Client {
                 ),
                 _ => None,
             };
+            // The same hint whether the call was refused (-32600) or its
+            // result says so (`isError`); the call may be run again over
+            // 2025-11-25 while this session speaks 2026-07-28.
             let step = Step::Result {
                 kind,
-                tool: name,
+                tool: name.clone(),
                 result,
-                arguments,
+                arguments: arguments.clone(),
                 output_check,
-                hint,
+                hint: older_way.then(crate::mcp::older_way_hint),
+                again: older_way && self.life.era == Era::Modern,
             };
             match self.put_step(step).await? {
                 Reply::Quit => return Err(McpError::Quit),
-                Reply::Leave => return Ok(Browsed::Left),
-                _ => {}
+                Reply::Leave => return Ok(Next::Leave),
+                Reply::Again if older_way => {
+                    self.notice(&format!(
+                        "running the call again over MCP {}",
+                        Revision::V2025_11_25
+                    ));
+                    self.show_status(format!(
+                        "Connecting again over MCP {}…",
+                        Revision::V2025_11_25
+                    ));
+                    self.reconnect_legacy().await?;
+                }
+                _ => return Ok(Next::List),
             }
         }
     }
 
     /// Send `method` (`tools/call`, `prompts/get`, `resources/read`) for
     /// the `kind` named `name` with `params` while the waiting screen says
-    /// so; returns the result, or `{"error": sentence}` for a call that
-    /// failed in a way the person can try again.
+    /// so, with what the server reports meanwhile; returns the result, or
+    /// `{"error": sentence}` for a call that failed in a way the person can
+    /// try again, or None when the person cancelled it (Esc).
     ///
     /// Errors: what ends the session (quit, signal, connection lost).
     async fn browse_call(
@@ -192,31 +268,41 @@ impl Client {
         method: &str,
         name: &str,
         params: Value,
-    ) -> Result<Value, McpError> {
+    ) -> Result<Option<Value>, McpError> {
         let doing = match kind {
             Kind::Tool => "Calling the tool",
             Kind::Prompt => "Getting the prompt",
             Kind::Resource => "Reading the resource",
         };
-        self.desk.show(Waiting {
-            status: Some(format!("{doing} '{}'…", safe_text::display(name))),
-            offer_retry: false,
-            connecting: false,
+        self.calls += 1;
+        // An Esc read for an earlier call's screen is not for this one.
+        self.elic.wait_key = None;
+        self.watch = Some(Watch {
+            status: format!("{doing} '{}'…", safe_text::display(name)),
+            call: CallInProgress {
+                number: self.calls,
+                ..CallInProgress::default()
+            },
         });
+        self.show_watch();
         let out = self.call_with_rounds(method, name, params).await;
+        self.watch = None;
         self.desk.show(Waiting::default());
         match out {
-            Ok(v) => Ok(v),
+            Ok(v) => Ok(Some(v)),
+            Err(McpError::Cancelled { .. }) => Ok(None),
             // Its hint is said apart, as for an `isError` result.
-            Err(McpError::Incomplete(Incomplete::OlderWayOnly { call, said })) => {
-                Ok(json!({ "error": format!("{call} failed: JSON-RPC error -32600: {said}") }))
-            }
+            Err(McpError::Incomplete(Incomplete::OlderWayOnly { call, said })) => Ok(Some(
+                json!({ "error": format!("{call} failed: JSON-RPC error -32600: {said}") }),
+            )),
             Err(
                 e @ (McpError::Rpc { .. }
                 | McpError::Incomplete(_)
                 | McpError::Timeout { .. }
+                | McpError::CallTimeout { .. }
+                | McpError::Unreadable { .. }
                 | McpError::Delivery { .. }),
-            ) => Ok(json!({ "error": e.to_string() })),
+            ) => Ok(Some(json!({ "error": e.to_string() }))),
             Err(e) => Err(e),
         }
     }

@@ -26,7 +26,7 @@ use super::{Incomplete, LinkDown, ProtocolBreak};
 use super::{McpError, McpOptions, Operation, SessionReport, Target};
 use crate::binding::{RequestEvent, Server};
 use crate::notice::Notices;
-use crate::responder::{Responder, WaitKey, Waiting};
+use crate::responder::{CallInProgress, Responder, WaitKey, Waiting};
 use crate::safe_text;
 use crate::session::{Desk, Reply};
 
@@ -111,6 +111,7 @@ pub(super) fn run(
         )),
         offer_retry: false,
         connecting: true,
+        call: None,
     };
     let between = if opts.waiting_screen {
         crate::session::Between::Screen
@@ -147,6 +148,7 @@ async fn start(opts: McpOptions, mut desk: Desk) -> Result<SessionReport, McpErr
             next_id: 1,
             pending: HashMap::new(),
             responses: HashMap::new(),
+            dropped: HashSet::new(),
         },
         life: Lifecycle {
             era: Era::Legacy,
@@ -171,6 +173,8 @@ async fn start(opts: McpOptions, mut desk: Desk) -> Result<SessionReport, McpErr
         run_tag: format!("mcp-{run_tag}-{}", std::process::id()),
         progress_token: None,
         server_notices: 0,
+        watch: None,
+        calls: 0,
     };
     let out = s.drive().await;
     s.finish(&out).await;
@@ -231,6 +235,18 @@ pub(super) struct Link {
     pub pending: HashMap<u64, Pending>,
     /// Answers not yet taken by their waiter, by id.
     pub responses: HashMap<u64, Result<Value, McpError>>,
+    /// Our requests the person cancelled: an answer that still comes for
+    /// one is dropped without a word (each id once).
+    pub dropped: HashSet<u64>,
+}
+
+/// A call the person started from the list, while it runs: what its
+/// waiting screen shows ([`Waiting::call`]).
+pub(super) struct Watch {
+    /// What is being done, e.g. "Calling the tool 'NAME'…" (safe text).
+    pub status: String,
+    /// The call's number and what the server reported so far.
+    pub call: CallInProgress,
 }
 
 /// What the connection in its era established ([`super::lifecycle`]).
@@ -286,6 +302,9 @@ pub(super) struct Elicitations {
     /// resource URI), recorded as `extensions.mcp.call` of every request
     /// event made while it runs, in both eras.
     pub call: Option<crate::binding::CallRef>,
+    /// The arguments of the call in progress, as sent (shown with it on
+    /// the screen: "Asked during: tools/call NAME {…}").
+    pub call_args: Option<Value>,
     /// The call failed because the tool asks the 2025-11-25 way (see
     /// [`super::older_way_hint`]).
     pub older_way: bool,
@@ -312,6 +331,12 @@ pub(super) struct Client {
     pub run_tag: String,
     pub progress_token: Option<Value>,
     server_notices: usize,
+    /// The call the person started from the list, while it runs (None
+    /// otherwise): Esc cancels it, and the server's progress and log lines
+    /// go to its waiting screen instead of stderr.
+    pub watch: Option<Watch>,
+    /// Calls watched so far (the number of the next is one more).
+    pub calls: u64,
 }
 
 pub(super) fn str_field(v: &Value, k: &str) -> Option<String> {
@@ -612,6 +637,18 @@ impl Client {
                 },
                 e => e,
             })?;
+            // Esc on the waiting screen of a call the person started: the
+            // server is told, and an answer that still comes is dropped.
+            if self.elic.wait_key == Some(WaitKey::CancelCall) {
+                self.elic.wait_key = None;
+                if self.watch.is_some() && self.link.pending.remove(&id).is_some() {
+                    self.link.dropped.insert(id);
+                    self.cancel_request(id, "cancelled by the person");
+                    return Err(McpError::Cancelled {
+                        method: method.to_owned(),
+                    });
+                }
+            }
             if !woke {
                 self.link.pending.remove(&id);
                 self.cancel_request(id, "timed out");
@@ -773,6 +810,10 @@ impl Client {
     }
 
     fn on_response(&mut self, id: Value, outcome: Result<Value, jsonrpc::RpcError>) {
+        // The answer to a request the person cancelled: nobody waits for it.
+        if id.as_u64().is_some_and(|n| self.link.dropped.remove(&n)) {
+            return;
+        }
         let pending = id
             .as_u64()
             .and_then(|n| self.link.pending.remove(&n).map(|p| (n, p)));
@@ -869,9 +910,14 @@ impl Client {
                     None => String::new(),
                 };
                 let data: String = data.chars().take(2_000).collect();
+                let level = safe_text::display(&level).into_owned();
+                if self.watch.is_some() {
+                    let short: String = data.chars().take(200).collect();
+                    self.watch_line(format!("Log [{level}]: {}", safe_text::display(&short)));
+                    return;
+                }
                 self.server_notice(&format!(
-                    "server log [{}]: {}",
-                    safe_text::display(&level),
+                    "server log [{level}]: {}",
                     safe_text::display(&data)
                 ));
             }
@@ -884,21 +930,67 @@ impl Client {
             return;
         }
         let num = |k: &str| p.get(k).and_then(Value::as_f64);
-        let mut line = match (num("progress"), num("total")) {
-            (Some(v), Some(t)) => format!("progress {v}/{t}"),
-            (Some(v), None) => format!("progress {v}"),
-            _ => "progress".to_owned(),
+        let mut figures = match (num("progress"), num("total")) {
+            (Some(v), Some(t)) => format!(" {v}/{t}"),
+            (Some(v), None) => format!(" {v}"),
+            _ => String::new(),
         };
         if let Some(m) = str_field(p, "message") {
             let m: String = m.chars().take(200).collect();
-            line.push_str(&format!(": {}", safe_text::display(&m)));
+            figures.push_str(&format!(": {}", safe_text::display(&m)));
         }
+        if self.watch.is_some() {
+            self.watch_line(format!("Progress{figures}"));
+            return;
+        }
+        let line = format!("progress{figures}");
         self.desk.show(Waiting {
             status: Some(format!("The tool reports {line}")),
             offer_retry: false,
             connecting: false,
+            call: None,
         });
         self.server_notice(&format!("the tool reports {line}"));
+    }
+
+    /// Show the watched call's waiting screen: what is being done, the
+    /// lines the server reported so far, Esc to cancel.
+    pub(super) fn show_watch(&self) {
+        if let Some(w) = &self.watch {
+            self.desk.show(Waiting {
+                status: Some(w.status.clone()),
+                call: Some(w.call.clone()),
+                ..Waiting::default()
+            });
+        }
+    }
+
+    /// What the waiting screen shows when nothing else is said: the
+    /// watched call's screen, else the wait for the next request.
+    pub(super) fn show_idle(&self) {
+        match &self.watch {
+            Some(_) => self.show_watch(),
+            None => self.desk.show(Waiting::default()),
+        }
+    }
+
+    /// Say `status` (safe text) on the waiting screen; the watched call
+    /// stays on it (its lines, Esc to cancel).
+    pub(super) fn show_status(&self, status: String) {
+        self.desk.show(Waiting {
+            status: Some(status),
+            call: self.watch.as_ref().map(|w| w.call.clone()),
+            ..Waiting::default()
+        });
+    }
+
+    /// A line (safe text) the server reported during the watched call:
+    /// kept for its waiting screen, which is shown again.
+    fn watch_line(&mut self, line: String) {
+        if let Some(w) = self.watch.as_mut() {
+            w.call.push(line);
+        }
+        self.show_watch();
     }
 
     /// A line of a stdio server's stderr: shown (sanitized, `server: `

@@ -206,7 +206,11 @@ impl Client {
             call: self.elic.call.as_ref().map(|c| match c.method {
                 CallMethod::ResourcesRead => format!("{} {}", c.method.as_str(), c.name),
                 _ => {
-                    let args = Value::Object(self.opts.arguments.clone());
+                    let args = self
+                        .elic
+                        .call_args
+                        .clone()
+                        .unwrap_or_else(|| Value::Object(self.opts.arguments.clone()));
                     format!("{} {} {args}", c.method.as_str(), c.name)
                 }
             }),
@@ -260,11 +264,7 @@ impl Client {
                 }
                 let said = reason.describe();
                 self.notice(&said);
-                self.desk.show(Waiting {
-                    status: Some(capitalized(&said)),
-                    offer_retry: false,
-                    connecting: false,
-                });
+                self.show_status(capitalized(&said));
             }
             Reply::Key(_) => {}
         }
@@ -449,11 +449,7 @@ impl Client {
         } else {
             let said = format!("the server reports URL elicitation '{shown}' complete");
             self.notice(&said);
-            self.desk.show(Waiting {
-                status: Some(capitalized(&said)),
-                offer_retry: false,
-                connecting: false,
-            });
+            self.show_status(capitalized(&said));
         }
     }
 
@@ -514,6 +510,7 @@ impl Client {
             status: Some("Waiting for the browser flow to complete".into()),
             offer_retry: true,
             connecting: false,
+            call: None,
         });
         self.elic.wait_key = None;
         let limit = self
@@ -542,7 +539,7 @@ impl Client {
                 break true;
             }
         };
-        self.desk.show(Waiting::default());
+        self.show_idle();
         Ok(out)
     }
 }

@@ -173,6 +173,22 @@ impl Client {
         }
     }
 
+    /// Connect again, over MCP 2025-11-25 only (the person chose to run a
+    /// call again that way: [`super::browse`]): the stdio server is started
+    /// again (an HTTP server gets a new connection), then the handshake;
+    /// every later call of the session is a 2025-11-25 one.
+    ///
+    /// Errors: the server could not be started, or refused the handshake.
+    pub(super) async fn reconnect_legacy(&mut self) -> Result<(), McpError> {
+        self.opts.protocol = ProtocolChoice::V2025;
+        self.restart()?;
+        self.link.dropped.clear();
+        match self.start_legacy().await {
+            Err(e) => Err(self.exited_early(e, "initialize").await),
+            ok => ok,
+        }
+    }
+
     /// End the stdio server and start it again: a new connection, nothing
     /// in flight.
     fn restart(&mut self) -> Result<(), McpError> {

@@ -570,6 +570,13 @@ pub enum McpError {
     /// The person asked to quit (Ctrl-C twice): exit 130.
     #[error("the person quit the session")]
     Quit,
+    /// The person cancelled the call `method` while it ran (Esc on its
+    /// waiting screen): the server was told, the session goes on.
+    #[error("the person cancelled {method}")]
+    Cancelled {
+        /// The request that was cancelled.
+        method: String,
+    },
     /// A signal (SIGINT, SIGTERM) ended the session: exit 128 + its number.
     #[error("ended by signal {0}")]
     Interrupted(i32),

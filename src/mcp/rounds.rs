@@ -114,8 +114,10 @@ impl Client {
                 method,
                 name: name.to_owned(),
             });
+        self.elic.call_args = base.get("arguments").cloned();
         let result = self.rounds(method, name, base).await;
         self.elic.call = None;
+        self.elic.call_args = None;
         // The server answered the call (a result or its JSON-RPC error):
         // a request still open outlived it. A lost link is no answer: the
         // requests are withdrawn as the server's exit, not as a finished call.

@@ -19,6 +19,7 @@
 //! request or the end of the run, as the full screen's waits for a key;
 //! server text goes through [`crate::safe_text`].
 
+mod browse;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod form;
@@ -117,6 +118,12 @@ pub struct PlainResponder<I: LineIo> {
     /// When the notice that the last request ended without the person's
     /// answer was printed, while it waits for Enter ([`PRESS_ENTER`]).
     unacknowledged: Option<Instant>,
+    /// The person is trying a server by hand ([`crate::browse`]): the wait
+    /// between its steps is not a wait for the next request.
+    browsing: bool,
+    /// The call in progress whose waiting lines were said: its number and
+    /// how many of its lines ([`crate::responder::CallInProgress`]).
+    call_said: Option<(u64, u64)>,
 }
 
 /// Plain mode says once, this long before `--timeout` cancels a request,
@@ -178,6 +185,8 @@ impl<I: LineIo> PlainResponder<I> {
             notify_after: Duration::ZERO,
             waiting_since: None,
             unacknowledged: None,
+            browsing: false,
+            call_said: None,
         }
     }
 
@@ -493,7 +502,7 @@ impl<I: LineIo> PlainResponder<I> {
                 return Ok(o);
             }
         }
-        self.review(&mut form, cx)
+        self.review(&mut form, cx, &REQUEST_REVIEW)
     }
 
     /// Ask field `i` until it holds a value that passes the live check;
@@ -559,9 +568,14 @@ impl<I: LineIo> PlainResponder<I> {
         }
     }
 
-    /// The review step: read the exact content back, then send, edit a
-    /// field, decline or cancel.
-    fn review(&mut self, form: &mut Form, cx: &Context) -> Result<Outcome, RespondError> {
+    /// The review step: read the exact content back (introduced by
+    /// `words`), then send, edit a field, decline or cancel.
+    fn review(
+        &mut self,
+        form: &mut Form,
+        cx: &Context,
+        words: &ReviewWords,
+    ) -> Result<Outcome, RespondError> {
         loop {
             form.apply(KeyIntent::Submit);
             let content = match form.stage() {
@@ -574,11 +588,11 @@ impl<I: LineIo> PlainResponder<I> {
                     continue;
                 }
             };
-            for l in form::review_lines(form, &content) {
-                self.say(&l)?;
+            for (k, l) in form::review_lines(form, &content).iter().enumerate() {
+                self.say(if k == 0 { words.intro } else { l })?;
             }
             loop {
-                let line = match self.read("Type send, edit N, decline, or cancel: ", cx)? {
+                let line = match self.read(words.prompt, cx)? {
                     Read::Line(l) => l,
                     Read::Done(o) => return Ok(o),
                 };
@@ -588,7 +602,7 @@ impl<I: LineIo> PlainResponder<I> {
                             // Withdrawn as it was typed: not sent (the
                             // respond step says how it ended).
                             if cx.claim_answer() {
-                                self.say("Sent.")?;
+                                self.say(words.sent)?;
                             }
                             return Ok(Outcome::Answer(a));
                         }
@@ -694,6 +708,21 @@ impl<I: LineIo> PlainResponder<I> {
         }
     }
 }
+
+/// What the review step says ([`PlainResponder::review`]): its first
+/// line, its prompt, and what it says once sent.
+struct ReviewWords {
+    intro: &'static str,
+    prompt: &'static str,
+    sent: &'static str,
+}
+
+/// The review of a request's answer.
+const REQUEST_REVIEW: ReviewWords = ReviewWords {
+    intro: "Review: this exact content will be sent as an accept.",
+    prompt: "Type send, edit N, decline, or cancel: ",
+    sent: "Sent.",
+};
 
 /// Server text `text` as safe lines, each marked as the server's words so
 /// that no line of it can pass for one of plain mode's own sentences: the
@@ -831,7 +860,7 @@ impl<I: LineIo> Responder for PlainResponder<I> {
         // on (the end of a finished input is not announced).
         self.idle_calls += 1;
         self.waiting_since.get_or_insert_with(Instant::now);
-        if !self.waiting_said && self.answered > 0 && self.idle_calls >= 2 {
+        if !self.waiting_said && !self.browsing && self.answered > 0 && self.idle_calls >= 2 {
             self.waiting_said = true;
             let n = self.answered;
             let said = self.say(&format!(
@@ -864,6 +893,18 @@ impl<I: LineIo> Responder for PlainResponder<I> {
             }
             _ => false,
         }
+    }
+
+    fn browse(&mut self, step: &crate::browse::Step) -> Result<crate::browse::Reply, RespondError> {
+        self.browse_step(step)
+    }
+
+    fn wait(
+        &mut self,
+        wait: Duration,
+        shown: &crate::responder::Waiting,
+    ) -> crate::responder::WaitKey {
+        self.wait_call(wait, shown)
     }
 
     /// At the end of the run, as on the full screen: the notice that the

@@ -1,7 +1,8 @@
 //! The terminal's side of trying a server by hand ([`crate::browse`]): the
 //! tool list ([`super::picker`]), a tool's arguments on the elicitation
-//! form ([`super::screens::FormScreen`], with its review), and the result
-//! ([`super::result_view`]). Each runs in the loop of every request screen
+//! form ([`super::screens::FormScreen`], with its review; Ctrl-O there, at
+//! any time, edits the whole arguments as JSON in the outside editor), and
+//! the result ([`super::result_view`]). Each runs in the loop of every request screen
 //! ([`TuiResponder::run`]): the consent guard, Ctrl-C (a second within
 //! [`super::QUIT_WINDOW`] quits), signals and resizes as there.
 
@@ -85,10 +86,12 @@ impl Screen for FaultScreen {
 }
 
 impl TuiResponder {
-    /// The arguments of `tool` with the properties the form left out,
-    /// edited as JSON in the outside editor (`$VISUAL`, `$EDITOR`, `vi`)
-    /// until they fit its `input_schema` (a screen names what does not fit:
-    /// Enter edits again, Esc goes back to the list).
+    /// The arguments of `tool` (`answered` on the form, with the properties
+    /// the form left out), edited as JSON in the outside editor (`$VISUAL`,
+    /// `$EDITOR`, `vi`) until they fit its `input_schema` (a screen names
+    /// what does not fit by JSON pointer: Enter edits again, Esc goes back
+    /// to the list): after the form when properties were left out, or at
+    /// once on Ctrl-O.
     ///
     /// Errors: the terminal's.
     fn edit_arguments(
@@ -161,8 +164,15 @@ impl TuiResponder {
                 let RequestBody::Form(schema) = &r.body else {
                     return Ok(Reply::Back);
                 };
-                let mut screen = FormScreen::new(header, schema, &r.message).ours();
-                match self.run(&cx, &mut screen)? {
+                let mut screen = FormScreen::new(header, schema, &r.message)
+                    .ours()
+                    .edits_whole();
+                let out = self.run(&cx, &mut screen)?;
+                // Ctrl-O: the whole arguments, as entered so far, as JSON.
+                if let (Some(entered), false) = (screen.whole_asked(), out == Outcome::Quit) {
+                    return self.edit_arguments(tool, input_schema, &entered, left_out, last);
+                }
+                match out {
                     Outcome::Quit => Ok(Reply::Quit),
                     Outcome::Answer(a) if a.action == Action::Accept => {
                         let answered = a.content.unwrap_or_default();
@@ -180,16 +190,19 @@ impl TuiResponder {
                 result,
                 output_check,
                 hint,
+                again,
                 ..
             } => {
                 let mut screen = ResultScreen(
                     ResultView::new(*kind, tool, result, output_check.as_ref())
-                        .with_hint(hint.as_deref()),
+                        .with_hint(hint.as_deref())
+                        .with_again(*again),
                 );
                 match self.run(&cx, &mut screen)? {
                     Outcome::Quit => Ok(Reply::Quit),
                     Outcome::Answer(_) => match screen.0.seen() {
                         Some(Seen::Leave) => Ok(Reply::Leave),
+                        Some(Seen::Again) => Ok(Reply::Again),
                         _ => Ok(Reply::Back),
                     },
                 }

@@ -758,25 +758,8 @@ impl TuiResponder {
                     continue;
                 }
                 if k == EDITOR && guard.admit(Instant::now()) {
-                    if let Some(why) = screen.editor_refused() {
-                        screen.put_note(why);
-                        continue;
-                    }
-                    if let Some(text) = screen.text_to_edit() {
-                        let opened = Instant::now();
-                        let edited = self.edit_outside(&text);
-                        // The clock stands still while the editor has the
-                        // terminal: the deadline moves on by that time.
-                        if let Some(d) = deadline.as_mut() {
-                            *d += opened.elapsed();
-                        }
-                        match edited {
-                            Ok(t) => screen.put_edited(t),
-                            Err(e) => screen.put_note(e.to_string()),
-                        }
-                        discard_typeahead();
-                        guard = guard::ConsentGuard::new(screen.grace());
-                        self.repaint = true;
+                    if let Some(o) = self.editor_key(screen, &mut deadline, &mut guard) {
+                        return Ok(o);
                     }
                     continue;
                 }
@@ -798,6 +781,42 @@ impl TuiResponder {
                 }
             }
         }
+    }
+
+    /// Ctrl-O on `screen`: refused with a note (a secret), the screen
+    /// ended for its owner to edit everything (Some outcome: the arguments
+    /// of a tool), or the focused text field edited in the outside editor;
+    /// while the editor has the terminal the clock stands still (the
+    /// `deadline` moves on by that time) and afterwards the `guard` starts
+    /// again. The editor's failures are said as the screen's note.
+    fn editor_key(
+        &mut self,
+        screen: &mut dyn Screen,
+        deadline: &mut Option<Instant>,
+        guard: &mut guard::ConsentGuard,
+    ) -> Option<Outcome> {
+        if let Some(why) = screen.editor_refused() {
+            screen.put_note(why);
+            return None;
+        }
+        if let Some(o) = screen.edit_whole() {
+            return Some(o);
+        }
+        if let Some(text) = screen.text_to_edit() {
+            let opened = Instant::now();
+            let edited = self.edit_outside(&text);
+            if let Some(d) = deadline.as_mut() {
+                *d += opened.elapsed();
+            }
+            match edited {
+                Ok(t) => screen.put_edited(t),
+                Err(e) => screen.put_note(e.to_string()),
+            }
+            discard_typeahead();
+            *guard = guard::ConsentGuard::new(screen.grace());
+            self.repaint = true;
+        }
+        None
     }
 
     /// The request on screen was withdrawn by its source: say how (in
@@ -1494,6 +1513,9 @@ impl Responder for TuiResponder {
                     return WaitKey::RetryNow
                 }
                 Ok(Some(Input::Key(Key::Esc))) if shown.offer_retry => return WaitKey::GiveUp,
+                Ok(Some(Input::Key(Key::Esc))) if shown.call.is_some() => {
+                    return WaitKey::CancelCall
+                }
                 Ok(_) => {}
                 Err(_) => return WaitKey::Nothing,
             }
@@ -1624,6 +1646,7 @@ mod tests {
             status: Some("Waiting for the browser flow to complete".into()),
             offer_retry: true,
             connecting: false,
+            call: None,
         };
         let s = wait_screen(&flow);
         assert!(
@@ -1638,6 +1661,7 @@ mod tests {
             status: Some("Tool progress".into()),
             offer_retry: false,
             connecting: false,
+            call: None,
         });
         assert!(next.contains("Waiting for the next request"), "{next}");
         assert!(next.contains("1 answered so far"), "{next}");
@@ -1647,6 +1671,39 @@ mod tests {
         let at = rows.iter().position(|r| *r == "Tool progress");
         assert!(at.is_some_and(|i| rows[i + 1] == "held"), "{next}");
         assert!(!next.contains(view::FLOW_WAIT_KEYS), "{next}");
+    }
+
+    #[test]
+    fn a_call_in_progress_shows_its_keys_and_what_the_server_reports() {
+        let mut call = crate::responder::CallInProgress {
+            number: 1,
+            ..Default::default()
+        };
+        call.push("Progress 1/3: warming up".into());
+        call.push("Log [info]: still working \\u{1b}[2J".into());
+        let s = wait_screen(&Waiting {
+            status: Some("Calling the tool 'slow'…".into()),
+            call: Some(call),
+            ..Waiting::default()
+        });
+        let rows: Vec<&str> = s.lines().map(str::trim_end).collect();
+        assert_eq!(
+            rows[..10],
+            [
+                "",
+                " ahp-elicit",
+                "",
+                " Calling the tool 'slow'…",
+                " Esc: cancel the call · Ctrl-C twice quits.",
+                "",
+                " The server reports:",
+                " Progress 1/3: warming up",
+                " Log [info]: still working \\u{1b}[2J",
+                "",
+            ]
+        );
+        assert_eq!(rows[10], " held");
+        assert!(!s.contains("Waiting for the next request"), "{s}");
     }
 
     #[test]

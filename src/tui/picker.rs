@@ -79,17 +79,10 @@ impl Picker {
     /// The indexes (into the full list) of the tools the filter keeps, in
     /// order.
     pub fn shown(&self) -> Vec<usize> {
-        let needle = self.filter.to_lowercase();
         self.tools
             .iter()
             .enumerate()
-            .filter(|(_, t)| {
-                needle.is_empty()
-                    || [Some(&t.name), t.title.as_ref(), t.description.as_ref()]
-                        .into_iter()
-                        .flatten()
-                        .any(|s| s.to_lowercase().contains(&needle))
-            })
+            .filter(|(_, t)| t.matches(&self.filter))
             .map(|(i, _)| i)
             .collect()
     }
@@ -142,22 +135,12 @@ impl Picker {
     /// takes arguments; cut to `w` columns.
     fn line(&self, i: usize, on: bool, theme: &Theme, w: usize) -> Line<'static> {
         let t = &self.tools[i];
-        let about = t
-            .title
-            .as_deref()
-            .or_else(|| t.description.as_deref().and_then(|d| d.lines().next()))
-            .unwrap_or("");
-        let args = match (t.kind, t.takes_arguments) {
-            (Kind::Tool, true) => "  [arguments]",
-            (Kind::Tool, false) => "  [no arguments]",
-            (Kind::Prompt, true) => "  [prompt, arguments]",
-            (Kind::Prompt, false) => "  [prompt]",
-            (Kind::Resource, _) => "  [resource]",
-        };
+        let about = t.about();
+        let args = format!("  {}", t.tag());
         let marker = if on { "› " } else { "  " };
         let name = display(&t.name).into_owned();
         let about = display(about).into_owned();
-        let room = w.saturating_sub(width(marker) + width(args));
+        let room = w.saturating_sub(width(marker) + width(&args));
         let name = clip(&name, room.max(1));
         let about_room = room.saturating_sub(width(&name) + 3);
         let mut spans = vec![

@@ -20,180 +20,15 @@ use super::screens::{Clock, Screen, Step};
 use super::text::{clip, wrap};
 use super::theme::Theme;
 use crate::binding::{Action, Answer};
+use crate::browse::result::{result_lines, Tone};
 use crate::browse::Kind;
 use crate::form::Key;
 use crate::responder::{Outcome, Progress};
-use crate::safe_text::{display, display_multiline};
+use crate::safe_text::display;
 
 /// How long the result must have been on screen before a key counts (a
 /// key typed while the call ran never dismisses it unseen).
 const RESULT_GUARD: Duration = Duration::from_millis(300);
-/// Most characters of one text block shown (the rest is counted).
-const MAX_TEXT: usize = 20_000;
-
-/// What a line is, for its style.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
-    /// A heading of ours.
-    Heading,
-    /// The server's text.
-    Text,
-    /// A failure.
-    Error,
-    /// A note of ours.
-    Muted,
-}
-
-/// The result as lines (safe text, not yet wrapped): the failure, the
-/// content blocks, the structured content and, when the tool declares an
-/// `outputSchema`, whether it fits (`output_check`, its sentences safe
-/// text).
-pub fn result_lines(
-    kind: Kind,
-    tool: &str,
-    result: &Value,
-    output_check: Option<&Result<(), Vec<String>>>,
-) -> Vec<(Tone, String)> {
-    let mut out = vec![(
-        Tone::Heading,
-        format!("Result of the {} '{}'", kind.noun(), display(tool)),
-    )];
-    if let Some(e) = result.get("error").and_then(Value::as_str) {
-        out.push((Tone::Error, format!("The call failed: {}", display(e))));
-        return out;
-    }
-    if result.get("isError") == Some(&Value::Bool(true)) {
-        out.push((
-            Tone::Error,
-            "The tool reported an error (isError: true).".to_owned(),
-        ));
-    }
-    // A prompt: its description and messages, each block under its role.
-    if let Some(messages) = result.get("messages").and_then(Value::as_array) {
-        if let Some(d) = result.get("description").and_then(Value::as_str) {
-            out.extend(display_multiline(d).into_iter().map(|l| (Tone::Text, l)));
-        }
-        out.push((Tone::Heading, format!("Messages: {}", messages.len())));
-        for m in messages {
-            out.push((Tone::Heading, format!("{}:", display(text_of(m, "role")))));
-            block_lines(m.get("content").unwrap_or(&Value::Null), &mut out);
-        }
-        return out;
-    }
-    // A resource: each of its contents as an embedded resource.
-    if let Some(contents) = result.get("contents").and_then(Value::as_array) {
-        out.push((Tone::Heading, format!("Contents: {}", contents.len())));
-        for c in contents {
-            block_lines(
-                &serde_json::json!({"type": "resource", "resource": c}),
-                &mut out,
-            );
-        }
-        return out;
-    }
-    let blocks = result
-        .get("content")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    out.push((Tone::Heading, format!("Content: {} block(s)", blocks.len())));
-    for b in blocks {
-        block_lines(b, &mut out);
-    }
-    if let Some(s) = result.get("structuredContent") {
-        out.push((Tone::Heading, "Structured content:".to_owned()));
-        let pretty = serde_json::to_string_pretty(s).unwrap_or_default();
-        out.extend(
-            display_multiline(&pretty)
-                .into_iter()
-                .map(|l| (Tone::Text, l)),
-        );
-    }
-    match output_check {
-        Some(Ok(())) => out.push((
-            Tone::Muted,
-            "The structured content fits the tool's outputSchema.".to_owned(),
-        )),
-        Some(Err(faults)) => {
-            out.push((
-                Tone::Error,
-                "The structured content does not fit the tool's outputSchema:".to_owned(),
-            ));
-            out.extend(faults.iter().map(|f| (Tone::Error, format!("  {f}"))));
-        }
-        None => {}
-    }
-    out
-}
-
-/// A base64 `data` field's decoded size in bytes (about: padding aside).
-fn decoded_size(data: &str) -> usize {
-    let body = data.trim_end_matches('=');
-    body.len() * 3 / 4
-}
-
-fn text_of<'a>(v: &'a Value, k: &str) -> &'a str {
-    v.get(k).and_then(Value::as_str).unwrap_or("")
-}
-
-/// One content block as lines.
-fn block_lines(b: &Value, out: &mut Vec<(Tone, String)>) {
-    let kind = text_of(b, "type");
-    match kind {
-        "text" => {
-            let t = text_of(b, "text");
-            let cut: String = t.chars().take(MAX_TEXT).collect();
-            out.extend(display_multiline(&cut).into_iter().map(|l| (Tone::Text, l)));
-            let more = t.chars().count().saturating_sub(MAX_TEXT);
-            if more > 0 {
-                out.push((Tone::Muted, format!("({more} more characters not shown)")));
-            }
-        }
-        "image" | "audio" => out.push((
-            Tone::Muted,
-            format!(
-                "[{kind}: {}, {} bytes]",
-                display(text_of(b, "mimeType")),
-                decoded_size(text_of(b, "data"))
-            ),
-        )),
-        "resource_link" => out.push((
-            Tone::Muted,
-            format!(
-                "[link: {}{}]",
-                display(text_of(b, "uri")),
-                match text_of(b, "name") {
-                    "" => String::new(),
-                    n => format!(" ({})", display(n)),
-                }
-            ),
-        )),
-        "resource" => {
-            let r = b.get("resource").unwrap_or(&Value::Null);
-            let what = match (r.get("text"), r.get("blob")) {
-                (Some(_), _) => "text".to_owned(),
-                (_, Some(Value::String(blob))) => format!("{} bytes", decoded_size(blob)),
-                _ => "empty".to_owned(),
-            };
-            out.push((
-                Tone::Muted,
-                format!(
-                    "[resource: {}, {}, {what}]",
-                    display(text_of(r, "uri")),
-                    display(text_of(r, "mimeType"))
-                ),
-            ));
-            if let Some(t) = r.get("text").and_then(Value::as_str) {
-                let cut: String = t.chars().take(MAX_TEXT).collect();
-                out.extend(display_multiline(&cut).into_iter().map(|l| (Tone::Text, l)));
-            }
-        }
-        other => out.push((
-            Tone::Muted,
-            format!("[a block of type '{}']", display(other)),
-        )),
-    }
-}
 
 /// What the person did on the result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,6 +37,9 @@ pub enum Seen {
     Back,
     /// Leave the session.
     Leave,
+    /// Run the call again over MCP 2025-11-25 (only when offered:
+    /// [`ResultView::with_again`]).
+    Again,
 }
 
 /// The result on screen, scrolled.
@@ -213,6 +51,8 @@ pub struct ResultView {
     /// The wrapped line count of the last frame.
     total: usize,
     seen: Option<Seen>,
+    /// `a` runs the call again over MCP 2025-11-25.
+    again: bool,
 }
 
 impl ResultView {
@@ -230,6 +70,7 @@ impl ResultView {
             rows: 1,
             total: 0,
             seen: None,
+            again: false,
         }
     }
 
@@ -239,6 +80,21 @@ impl ResultView {
         if let Some(h) = hint {
             self.lines
                 .push((Tone::Muted, format!("Hint: {}", display(h))));
+        }
+        self
+    }
+
+    /// The view offering to run the call again over MCP 2025-11-25 (`a`),
+    /// when `again` ([`crate::browse::again_offer`]).
+    pub fn with_again(mut self, again: bool) -> Self {
+        if again {
+            self.again = true;
+            self.lines
+                .push((Tone::Heading, crate::browse::again_offer()));
+            self.lines.push((
+                Tone::Heading,
+                "Press a to run it again over MCP 2025-11-25.".to_owned(),
+            ));
         }
         self
     }
@@ -254,6 +110,7 @@ impl ResultView {
         match k {
             Key::Enter | Key::Esc => self.seen = Some(Seen::Back),
             Key::Char('q') => self.seen = Some(Seen::Leave),
+            Key::Char('a') if self.again => self.seen = Some(Seen::Again),
             Key::Up => self.scroll = self.scroll.saturating_sub(1),
             Key::Down => self.scroll = (self.scroll + 1).min(max),
             Key::PageUp => self.scroll = self.scroll.saturating_sub(10),
@@ -298,8 +155,14 @@ impl ResultView {
         } else {
             ""
         };
-        let help =
-            format!("Enter: back to the tools · q: leave · ↑↓ PageUp PageDown: scroll{more}");
+        let again = if self.again {
+            "a: run again over MCP 2025-11-25 · "
+        } else {
+            ""
+        };
+        let help = format!(
+            "{again}Enter: back to the tools · q: leave · ↑↓ PageUp PageDown: scroll{more}"
+        );
         lines.push(Line::styled(clip(&help, w), theme.muted()));
         f.render_widget(Paragraph::new(lines), area);
     }
@@ -351,123 +214,21 @@ mod tests {
     }
 
     #[test]
-    fn every_block_is_named_and_server_text_escaped() {
-        let lines: Vec<String> = result_lines(Kind::Tool, "book", &result(), None)
-            .into_iter()
-            .map(|(_, l)| l)
-            .collect();
-        assert_eq!(
-            lines,
-            [
-                "Result of the tool 'book'",
-                "The tool reported an error (isError: true).",
-                "Content: 6 block(s)",
-                "Booked for 3.",
-                "See you\\u{1b}[31m soon.",
-                "[image: image/png, 8 bytes]",
-                "[audio: audio/wav, 4 bytes]",
-                "[link: file:///menu.txt (menu)]",
-                "[resource: file:///a.txt, text/plain, text]",
-                "A",
-                "[a block of type 'hologram']",
-                "Structured content:",
-                "{",
-                "  \"guests\": 3,",
-                "  \"ok\": true",
-                "}",
-            ]
-        );
-    }
-
-    #[test]
-    fn a_failed_call_says_so() {
-        let lines = result_lines(
-            Kind::Tool,
-            "book",
-            &json!({"error": "tools/call failed: boom"}),
-            None,
-        );
-        assert_eq!(
-            lines[1],
-            (
-                Tone::Error,
-                "The call failed: tools/call failed: boom".to_owned()
-            )
-        );
-        assert_eq!(lines.len(), 2);
-    }
-
-    #[test]
-    fn the_output_schema_check_is_said_under_the_structured_content() {
-        let ok = result_lines(Kind::Tool, "book", &result(), Some(&Ok(())));
-        assert_eq!(
-            ok.last().unwrap(),
-            &(
-                Tone::Muted,
-                "The structured content fits the tool's outputSchema.".to_owned()
-            )
-        );
-        let bad = Err(vec!["/guests: 3 is not of type \"string\"".to_owned()]);
-        let lines = result_lines(Kind::Tool, "book", &result(), Some(&bad));
-        let tail: Vec<&str> = lines[lines.len() - 2..]
-            .iter()
-            .map(|(_, l)| l.as_str())
-            .collect();
-        assert_eq!(
-            tail,
-            [
-                "The structured content does not fit the tool's outputSchema:",
-                "  /guests: 3 is not of type \"string\""
-            ]
-        );
-    }
-
-    #[test]
-    fn a_prompt_shows_its_messages_and_a_resource_its_contents() {
-        let prompt = json!({"description": "A greeting", "messages": [
-            {"role": "user", "content": {"type": "text", "text": "Hello, Ada"}}
-        ]});
-        let lines: Vec<String> = result_lines(Kind::Prompt, "greet", &prompt, None)
-            .into_iter()
-            .map(|(_, l)| l)
-            .collect();
-        assert_eq!(
-            lines,
-            [
-                "Result of the prompt 'greet'",
-                "A greeting",
-                "Messages: 1",
-                "user:",
-                "Hello, Ada"
-            ]
-        );
-        let read = json!({"contents": [
-            {"uri": "menu://today", "mimeType": "text/plain", "text": "Soup"},
-            {"uri": "menu://logo", "mimeType": "image/png", "blob": "iVBORw0KGgo="}
-        ]});
-        let lines: Vec<String> = result_lines(Kind::Resource, "menu://today", &read, None)
-            .into_iter()
-            .map(|(_, l)| l)
-            .collect();
-        assert_eq!(
-            lines,
-            [
-                "Result of the resource 'menu://today'",
-                "Contents: 2",
-                "[resource: menu://today, text/plain, text]",
-                "Soup",
-                "[resource: menu://logo, image/png, 8 bytes]"
-            ]
-        );
-    }
-
-    #[test]
     fn keys_go_back_or_leave() {
         let mut v = ResultView::new(Kind::Tool, "t", &result(), None);
         assert_eq!(v.on_key(&Key::Down), None);
         assert_eq!(v.on_key(&Key::Enter), Some(Seen::Back));
         let mut v = ResultView::new(Kind::Tool, "t", &result(), None);
         assert_eq!(v.on_key(&Key::Char('q')), Some(Seen::Leave));
+        // `a` runs the call again only when that is offered.
+        let mut v = ResultView::new(Kind::Tool, "t", &result(), None);
+        assert_eq!(v.on_key(&Key::Char('a')), None);
+        let mut v = ResultView::new(Kind::Tool, "t", &result(), None).with_again(true);
+        assert_eq!(
+            v.lines.last().map(|(_, l)| l.as_str()),
+            Some("Press a to run it again over MCP 2025-11-25.")
+        );
+        assert_eq!(v.on_key(&Key::Char('a')), Some(Seen::Again));
     }
 
     #[test]

@@ -66,6 +66,14 @@ pub(crate) trait Screen {
     /// The editor's text for the focused text field.
     fn put_edited(&mut self, _text: String) {}
 
+    /// Ctrl-O here edits everything the screen asks as one JSON text (a
+    /// tool's arguments, [`FormScreen::edits_whole`]): the screen ends with
+    /// this outcome and whoever ran it opens the editor. None: Ctrl-O edits
+    /// the focused field, if any.
+    fn edit_whole(&mut self) -> Option<Outcome> {
+        None
+    }
+
     /// The URL drawn by the last frame, to be written again as one
     /// hyperlink (None: no URL on this screen).
     fn link(&self) -> Option<url_view::UrlLink> {
@@ -146,6 +154,9 @@ pub(crate) struct FormScreen {
     /// The end of the review has been on screen: only then does a send
     /// key send (a long review is read whole first, as a long URL is).
     review_end_seen: bool,
+    /// Ctrl-O was pressed on a form whose Ctrl-O edits the whole content
+    /// ([`FormScreen::edits_whole`]).
+    whole_asked: bool,
     /// The area of the last frame: a first frame or a new size places the
     /// focused input on screen.
     drawn_at: Option<ratatui::layout::Rect>,
@@ -165,6 +176,7 @@ impl FormScreen {
             scroll: 0,
             follow: false,
             review_end_seen: false,
+            whole_asked: false,
             drawn_at: None,
             asked: None,
             end_seen_said: false,
@@ -178,6 +190,20 @@ impl FormScreen {
     pub(crate) fn ours(mut self) -> Self {
         self.form.message_is_ours = true;
         self
+    }
+
+    /// The same form with Ctrl-O editing its whole content as JSON (a
+    /// tool's arguments), at any step: the screen ends and
+    /// [`FormScreen::whole_asked`] gives what was entered so far.
+    pub(crate) fn edits_whole(mut self) -> Self {
+        self.form.editor_takes_all = true;
+        self
+    }
+
+    /// What was entered so far, checked or not ([`Form::entered`]), once
+    /// Ctrl-O asked to edit the whole content; None otherwise.
+    pub(crate) fn whole_asked(&self) -> Option<serde_json::Map<String, serde_json::Value>> {
+        self.whole_asked.then(|| self.form.entered())
     }
 }
 
@@ -265,6 +291,14 @@ impl Screen for FormScreen {
         new_question || end_seen
     }
 
+    fn edit_whole(&mut self) -> Option<Outcome> {
+        if !self.form.editor_takes_all {
+            return None;
+        }
+        self.whole_asked = true;
+        Some(Outcome::Answer(Answer::bare(Action::Accept)))
+    }
+
     fn text_to_edit(&self) -> Option<String> {
         if self.form.focused_is_secret() {
             return None;
@@ -273,6 +307,11 @@ impl Screen for FormScreen {
     }
 
     fn editor_refused(&self) -> Option<String> {
+        if self.form.editor_takes_all {
+            return self.form.secret_entered().then(|| {
+                "the editor is not used while a field that looks like a secret holds a value (nothing of it is written to a file)".to_owned()
+            });
+        }
         (self.form.focused_is_secret() && self.form.focused_text().is_some()).then(|| {
             "the editor is not used for a field that looks like a secret (nothing of it is written to a file)".to_owned()
         })

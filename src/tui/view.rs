@@ -1262,12 +1262,10 @@ pub fn edit_help(form: &Form) -> Vec<String> {
     let (what, short, decline) = match field.map(|st| (&st.value, st.takes_line_breaks())) {
         None if matches!(form.focus(), Focus::Button(_)) => ("Enter press", "Enter press", true),
         None => return edit_help_general(),
-        Some((FieldValue::Text { .. }, true)) => (
-            "Alt-Enter new line · Ctrl-O editor",
-            "Alt-Enter new line · ^O editor",
-            false,
-        ),
-        Some((FieldValue::Text { .. }, false)) => ("Ctrl-O editor", "^O editor", false),
+        Some((FieldValue::Text { .. }, true)) => {
+            ("Alt-Enter new line", "Alt-Enter new line", false)
+        }
+        Some((FieldValue::Text { .. }, false)) => ("", "", false),
         Some((FieldValue::Number { .. }, _)) => ("", "", false),
         Some((FieldValue::Boolean(_) | FieldValue::Multi { .. }, _)) => {
             ("Space toggle", "Space toggle", true)
@@ -1282,6 +1280,15 @@ pub fn edit_help(form: &Form) -> Vec<String> {
             .collect::<Vec<_>>()
             .join(" · ")
     };
+    // Ctrl-O opens the outside editor: on the whole content (a tool's
+    // arguments), or on a text field.
+    let (o, so) = match field.map(|st| &st.value) {
+        _ if form.editor_takes_all => ("Ctrl-O all as JSON", "^O JSON"),
+        Some(FieldValue::Text { .. }) => ("Ctrl-O editor", "^O editor"),
+        _ => ("", ""),
+    };
+    let (what, short) = (join(&[what, o]), join(&[short, so]));
+    let (what, short) = (what.as_str(), short.as_str());
     let d = if decline { "Ctrl-D decline" } else { "" };
     let sd = if decline { "^D decline" } else { "" };
     // Ctrl-X clears a field; a button has nothing to clear.
@@ -1392,7 +1399,9 @@ pub fn draw_wait(
         // instruction such as the second Ctrl-C's, wrapped whole) each on
         // their own lines: an instruction is never cut.
         let status = shown.status.as_deref();
-        if shown.connecting {
+        if let Some(call) = &shown.call {
+            draw_call(f, theme, status, call, extra);
+        } else if shown.connecting {
             draw_connecting(f, theme, status, extra);
         } else {
             draw_waiting(f, theme, answered, status, extra);
@@ -1425,6 +1434,56 @@ pub fn draw_wait(
         a.height.saturating_sub(1),
     );
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The keys of the waiting screen of a call the person started
+/// ([`draw_wait`] with [`crate::responder::Waiting::call`]).
+pub const CALL_WAIT_KEYS: &str = "Esc: cancel the call · Ctrl-C twice quits.";
+
+/// Draw the waiting screen of a call the person started (trying a server
+/// by hand): what is being done (`status`, safe text), the keys, then what
+/// the server reported meanwhile (`call`'s lines, safe text, each cut to
+/// one line), and `extra` wrapped whole.
+fn draw_call(
+    f: &mut Frame,
+    theme: &Theme,
+    status: Option<&str>,
+    call: &crate::responder::CallInProgress,
+    extra: Option<&str>,
+) {
+    if too_small(f, theme) {
+        return;
+    }
+    let a = f.area();
+    let w = (a.width as usize).saturating_sub(2);
+    let mut lines = vec![
+        Line::styled("ahp-elicit", theme.title()),
+        Line::raw(""),
+        Line::styled(clip(status.unwrap_or("Calling…"), w), theme.text()),
+        Line::styled(clip(CALL_WAIT_KEYS, w), theme.muted()),
+    ];
+    if !call.lines.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled("The server reports:", theme.muted()));
+    }
+    for l in &call.lines {
+        lines.push(Line::styled(clip(&display(l), w), theme.notice()));
+    }
+    if let Some(e) = extra {
+        lines.push(Line::raw(""));
+        for l in wrap(e, w.max(1)) {
+            lines.push(Line::styled(l, theme.notice()));
+        }
+    }
+    f.render_widget(
+        Paragraph::new(lines),
+        Rect::new(
+            a.x + 1,
+            a.y + 1,
+            a.width.saturating_sub(2),
+            a.height.saturating_sub(1),
+        ),
+    );
 }
 
 /// The first line of the screen shown while the driver connects to its
@@ -1597,5 +1656,47 @@ mod tests {
         assert_eq!(hint(one, "").as_deref(), Some("0/1 character"));
         let many = serde_json::json!({"a": {"type": "string", "maxLength": 80}});
         assert_eq!(hint(many, "x").as_deref(), Some("1/80 characters"));
+    }
+
+    /// A tool's arguments form: what was entered so far (a number that is
+    /// not one kept as its text), whether a secret-looking field holds a
+    /// value, and the key help naming Ctrl-O for the whole as JSON on every
+    /// field (a text field's own editor is not offered then).
+    #[test]
+    fn the_arguments_form_offers_the_whole_as_json() {
+        let v = serde_json::json!({"type": "object", "properties": {
+            "guests": {"type": "integer"},
+            "note": {"type": "string"},
+            "api_token": {"type": "string"},
+            "terrace": {"type": "boolean", "default": false}
+        }});
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut form = Form::new(&schema, "");
+        for c in "4-".chars() {
+            form.handle_key(&crate::form::Key::Char(c));
+        }
+        assert_eq!(
+            serde_json::Value::Object(form.entered()),
+            serde_json::json!({"guests": "4-", "terrace": false})
+        );
+        assert!(!form.secret_entered());
+        assert_eq!(
+            edit_help(&form)[1],
+            "Tab/S-Tab move · ^X clear · ^S submit · Esc cancel"
+        );
+        form.editor_takes_all = true;
+        assert_eq!(
+            edit_help(&form)[1],
+            "Tab/S-Tab move · ^O JSON · ^X clear · ^S submit · Esc cancel"
+        );
+        form.handle_key(&crate::form::Key::Tab);
+        assert!(edit_help(&form)[0].contains("Ctrl-O all as JSON"));
+        assert!(!edit_help(&form)[0].contains("Ctrl-O editor"));
+        form.editor_takes_all = false;
+        assert!(edit_help(&form)[0].contains("Ctrl-O editor"));
+        form.handle_key(&crate::form::Key::Tab);
+        form.handle_key(&crate::form::Key::Char('s'));
+        assert!(form.secret_entered());
     }
 }

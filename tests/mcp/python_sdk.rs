@@ -484,10 +484,12 @@ fn ctx_elicit_at_a_terminal_offers_to_run_again_over_2025_11_25() {
 }
 
 /// Tried from the list, the tool of either SDK that asks the 2025-11-25
-/// way gets the same hint on its result screen, and nothing more is asked
-/// once the person leaves the list.
+/// way gets the same hint on its result screen, with the offer to run the
+/// call again over 2025-11-25 (saying the tool may run twice); `a` connects
+/// again in that revision and runs the same call, whose form then comes and
+/// whose answer reaches the tool; the list goes on in that revision.
 #[test]
-fn ctx_elicit_from_the_list_shows_the_hint_on_the_result_screen() {
+fn ctx_elicit_from_the_list_is_run_again_over_2025_11_25_on_request() {
     let Some(py) = python() else { return };
     for fastmcp in [false, true] {
         let dir = tempfile::tempdir().unwrap();
@@ -510,12 +512,60 @@ fn ctx_elicit_from_the_list_shows_the_hint_on_the_result_screen() {
         t.send("\r");
         t.wait_for("Result of the tool 'book'");
         t.wait_for("Hint: the tool asks in the MCP 2025-11-25 way");
+        t.wait_for("the tool may run twice (it has run once already)");
+        t.wait_for("Press a to run it again over MCP 2025-11-25.");
+        t.send("a");
+        t.wait_for("Book a table");
+        t.send("Ada");
+        t.send("\x13");
+        t.wait_for("Review");
+        t.send("\r");
+        t.wait_for("Result of the tool 'book'");
+        t.wait_for(r#"{"action": "accept", "name": "Ada"}"#);
+        // Over 2025-11-25 the call asked: nothing more is offered.
+        assert!(!t.shows("Press a to run it again"), "{}", t.screen());
         t.send("q");
         assert_eq!(t.finish(), 0, "fastmcp {fastmcp}: {}", t.stderr());
         assert!(
-            !t.screen().contains("Run the call again"),
-            "fastmcp {fastmcp}: {}",
-            t.screen()
+            t.stderr()
+                .contains("running the call again over MCP 2025-11-25"),
+            "{}",
+            t.stderr()
         );
     }
+}
+
+/// The same offer in plain mode: `again` runs the call again over
+/// 2025-11-25 and its form is asked in lines.
+#[test]
+fn ctx_elicit_from_the_plain_list_is_run_again_over_2025_11_25() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let args: Vec<String> = ["mcp", "--plain", "--"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(ctx_elicit_server(&py, true))
+        .map(|s| sh_quote(&s))
+        .collect();
+    let mut t = Tui::start(
+        dir.path(),
+        &dir.path().join("out.json"),
+        120,
+        50,
+        &args.join(" "),
+    );
+    t.wait_for("Type a number or part of a name to pick one (q leaves):");
+    t.send("book\r");
+    t.wait_for("Result of the tool 'book'");
+    t.wait_for("the tool may run twice (it has run once already)");
+    t.wait_for("Type again to run it again over MCP 2025-11-25");
+    t.send("again\r");
+    t.wait_for("Message from the server: Book a table");
+    t.send("Ada\r");
+    t.wait_for("Type send, edit N, decline, or cancel:");
+    t.send("send\r");
+    t.wait_for(r#"| {"action": "accept", "name": "Ada"}"#);
+    t.wait_for("Press Enter to go back to the list (q leaves):");
+    t.send("q\r");
+    assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
 }

@@ -43,15 +43,15 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     );
     let envs = [("TRY_RECORD", record.display().to_string())];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
-    t.wait_for("The server's tools, prompts and resources: 6 of 6 shown");
+    t.wait_for("The server's tools, prompts and resources: 7 of 7 shown");
     t.wait_for("book_table — Book a table in a city.");
     // Typing part of a name narrows the list.
     t.send("mood");
-    t.wait_for("1 of 6 shown");
+    t.wait_for("1 of 7 shown");
     t.send("\u{7f}\u{7f}\u{7f}\u{7f}");
-    t.wait_for("6 of 6 shown");
+    t.wait_for("7 of 7 shown");
     t.send("table");
-    t.wait_for("1 of 6 shown");
+    t.wait_for("1 of 7 shown");
     t.send("\r");
     t.wait_for("The arguments of the tool 'book_table'.");
     // The form's message is ours: not framed as the server's words.
@@ -76,11 +76,11 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     // The SDK declares an outputSchema for the tool's text result.
     t.wait_for("The structured content fits the tool's outputSchema.");
     t.send("\r");
-    t.wait_for("6 of 6 shown");
+    t.wait_for("7 of 7 shown");
     // A tool without arguments is called at once; its form is answered on
     // the same screen.
     t.send("survey");
-    t.wait_for("1 of 6 shown");
+    t.wait_for("1 of 7 shown");
     t.send("\r");
     t.wait_for("How was it?");
     t.send("4");
@@ -90,10 +90,10 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     t.wait_for("Result of the tool 'ask_survey'");
     t.wait_for(r#""rating": 4"#);
     t.send("\r");
-    t.wait_for("6 of 6 shown");
+    t.wait_for("7 of 7 shown");
     // An enum argument is a select.
     t.send("mood");
-    t.wait_for("1 of 6 shown");
+    t.wait_for("1 of 7 shown");
     t.send("\r");
     t.wait_for("The arguments of the tool 'set_mood'.");
     // calm, busy, wild: the third.
@@ -106,19 +106,19 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     t.wait_for("Result of the tool 'set_mood'");
     t.wait_for(r#"{"mood": "wild"}"#);
     t.send("\r");
-    t.wait_for("6 of 6 shown");
+    t.wait_for("7 of 7 shown");
     // The list starts on the last tool picked; a tool picked again starts
     // with the arguments last sent to it.
     t.send("table");
-    t.wait_for("1 of 6 shown");
+    t.wait_for("1 of 7 shown");
     t.send("\r");
     t.wait_for("[Paris");
     t.wait_for("[4 ");
     t.send("\u{1b}");
-    t.wait_for("6 of 6 shown");
+    t.wait_for("7 of 7 shown");
     // A prompt: its argument asked as a form, its messages shown.
     t.send("greet");
-    t.wait_for("1 of 6 shown");
+    t.wait_for("1 of 7 shown");
     t.wait_for("[prompt, arguments]");
     t.send("\r");
     t.wait_for("The arguments of the prompt 'greeting'.");
@@ -129,15 +129,15 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     t.wait_for("Result of the prompt 'greeting'");
     t.wait_for("Hello, Ada");
     t.send("\r");
-    t.wait_for("6 of 6 shown");
+    t.wait_for("7 of 7 shown");
     // A resource: read at once, its contents shown.
     t.send("menu");
-    t.wait_for("1 of 6 shown");
+    t.wait_for("1 of 7 shown");
     t.send("\r");
     t.wait_for("Result of the resource 'menu'");
     t.wait_for("Soup of the day");
     t.send("\r");
-    t.wait_for("6 of 6 shown");
+    t.wait_for("7 of 7 shown");
     t.send("q");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     // Nothing is printed after the list is left.
@@ -232,9 +232,9 @@ fn a_nested_argument_is_edited_as_json_and_checked_before_the_call() {
         ("VISUAL", editor.display().to_string()),
     ];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
-    t.wait_for("6 of 6 shown");
+    t.wait_for("7 of 7 shown");
     t.send("parcel");
-    t.wait_for("1 of 6 shown");
+    t.wait_for("1 of 7 shown");
     t.send("\r");
     // The message is framed and wrapped: its start stands on one row.
     t.wait_for("Left out, as this form cannot draw them: address");
@@ -248,7 +248,7 @@ fn a_nested_argument_is_edited_as_json_and_checked_before_the_call() {
     t.wait_for("Result of the tool 'ship_parcel'");
     t.wait_for(r#""city": "Oslo""#);
     t.send("\r");
-    t.wait_for("6 of 6 shown");
+    t.wait_for("7 of 7 shown");
     t.send("q");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     let got = received(&record);
@@ -272,11 +272,302 @@ fn ctrl_c_twice_on_the_list_quits_with_130() {
     let args = format!("mcp -- '{py}' '{}'", script.display());
     let envs = [("TRY_RECORD", record.display().to_string())];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
-    t.wait_for("6 of 6 shown");
+    t.wait_for("7 of 7 shown");
     t.send("\u{3}");
     t.send("\u{3}");
     assert_eq!(t.finish(), 130, "{}", t.stderr());
     assert_eq!(std::fs::read_to_string(&out).expect("stdout"), "");
     assert!(received(&record).is_empty());
     assert!(t.stderr().contains("the run was quit"), "{}", t.stderr());
+}
+
+/// Wait (a safety net against a hang only) until the record file holds
+/// `n` lines; returns them.
+fn wait_for_records(record: &std::path::Path, n: usize) -> Vec<Value> {
+    let end = std::time::Instant::now() + PATIENCE;
+    loop {
+        let got = received(record);
+        if got.len() >= n {
+            return got;
+        }
+        assert!(
+            std::time::Instant::now() < end,
+            "{n} record(s) awaited: {got:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// While a picked tool runs, its waiting screen shows what the server
+/// reports (progress, and at 2025-11-25 its log line), and Esc cancels the
+/// call: the server's tool sees the cancellation, the person is back on the
+/// list, and the session goes on.
+fn esc_cancels_a_call_in_progress(protocol: &str, logs: bool) {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let record = dir.path().join("received.jsonl");
+    let script = root().join("tests/servers/py_try_server.py");
+    let args = format!("mcp {protocol} -- '{py}' '{}'", script.display());
+    let envs = [("TRY_RECORD", record.display().to_string())];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    t.wait_for("7 of 7 shown");
+    t.send("slow");
+    t.wait_for("1 of 7 shown");
+    t.send("\r");
+    t.wait_for("Calling the tool 'slow'…");
+    t.wait_for("Esc: cancel the call");
+    t.wait_for("Progress 1/3: warming up");
+    if logs {
+        t.wait_for("Log [info]: still working");
+    }
+    t.send("\u{1b}");
+    t.wait_for("7 of 7 shown");
+    let got = wait_for_records(&record, 1);
+    assert_eq!(
+        got,
+        [serde_json::json!({"tool": "slow", "received": {"cancelled": true}})]
+    );
+    // The session goes on: another tool is called and answers.
+    t.send("mood");
+    t.wait_for("1 of 7 shown");
+    t.send("\r");
+    t.wait_for("The arguments of the tool 'set_mood'.");
+    t.send(" ");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for(r#"{"mood": "calm"}"#);
+    t.send("q");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    assert_eq!(wait_for_records(&record, 2).len(), 2);
+    // Nothing about an answer nobody waited for.
+    assert!(!t.stderr().contains("unknown request id"), "{}", t.stderr());
+}
+
+#[test]
+fn esc_cancels_a_call_in_progress_in_2026_07_28() {
+    // The SDK sends no log notification at 2026-07-28 (logging is gone).
+    esc_cancels_a_call_in_progress("", false);
+}
+
+#[test]
+fn esc_cancels_a_call_in_progress_in_2025_11_25() {
+    esc_cancels_a_call_in_progress("--protocol 2025-11-25", true);
+}
+
+/// A server that answers a call after the person cancelled it (the fake
+/// server's case "late"): it got `notifications/cancelled` with the call's
+/// request id, and its late answer is dropped without a word; the next
+/// call (a form asked during it, cancelled) is answered as usual.
+#[test]
+fn an_answer_after_the_cancel_is_dropped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let record = dir.path().join("fake.jsonl");
+    let server = root().join("tests/mcp_fake_server.py");
+    let args = format!("mcp -- python3 '{}'", server.display());
+    let envs = [("FAKE_RECORD", record.display().to_string())];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    t.wait_for("2 of 2 shown");
+    t.send("probe");
+    t.wait_for("1 of 2 shown");
+    t.send("\r");
+    t.wait_for("The arguments of the tool 'probe'.");
+    t.send("late");
+    t.wait_for("[late");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for("Progress 1: working");
+    t.send("\u{1b}");
+    t.wait_for("2 of 2 shown");
+    t.send("probe");
+    t.wait_for("1 of 2 shown");
+    t.send("\r");
+    t.wait_for("[late");
+    t.send("\u{7f}\u{7f}\u{7f}\u{7f}required");
+    t.wait_for("[required");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    // The form the call asks names the call with the arguments it was
+    // made with (not those of --args).
+    t.wait_for(r#"Asked during: tools/call probe {"case":"required"}"#);
+    t.send("\u{1b}");
+    t.wait_for("Result of the tool 'probe'");
+    t.send("q");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let sent: Vec<Value> = std::fs::read_to_string(&record)
+        .expect("record")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let call = sent
+        .iter()
+        .find(|m| m["method"] == "tools/call" && m["params"]["arguments"]["case"] == "late")
+        .expect("the call");
+    let cancel = sent
+        .iter()
+        .find(|m| m["method"] == "notifications/cancelled")
+        .expect("the cancellation");
+    assert_eq!(cancel["params"]["requestId"], call["id"]);
+    assert_eq!(cancel["params"]["reason"], "cancelled by the person");
+    assert!(!t.stderr().contains("unknown request id"), "{}", t.stderr());
+}
+
+/// The same loop in plain lines (`--plain`): numbered choices picked by
+/// part of a name, one question per argument (a bounded integer refused
+/// out of range), the review, the result in lines, a call cancelled with
+/// Control-C while the server's progress is said, a form asked during a
+/// call answered in lines, then `q` with exit 0; no escape sequence is
+/// ever written.
+#[test]
+fn the_plain_loop_picks_asks_calls_cancels_and_leaves() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let record = dir.path().join("received.jsonl");
+    let script = root().join("tests/servers/py_try_server.py");
+    let args = format!("mcp --plain -- '{py}' '{}'", script.display());
+    let envs = [("TRY_RECORD", record.display().to_string())];
+    let mut t = Tui::start_env(dir.path(), &out, 120, 60, &args, &envs);
+    t.wait_for("The server's tools, prompts and resources: 7.");
+    t.wait_for("1. book_table — Book a table in a city. [arguments]");
+    t.wait_for("7. menu — menu://today [resource]");
+    t.wait_for("Type a number or part of a name to pick one (q leaves):");
+    // Several match: said with their numbers, nothing is called.
+    t.send("s\r");
+    t.wait_for("entries match \"s\":");
+    t.send("table\r");
+    t.wait_for("The arguments of the tool 'book_table'.");
+    t.wait_for("3 arguments to give, 2 required.");
+    t.wait_for("Field 1 of 3: City, required, text.");
+    t.send("Paris\r");
+    t.wait_for("Field 2 of 3: Guests, required, whole number from 1 to 12.");
+    t.send("99\r");
+    t.wait_for("Not accepted:");
+    t.send("4\r");
+    t.wait_for("Field 3 of 3: Terrace, optional, yes or no.");
+    t.send("\r");
+    t.wait_for("Review: the call is made with exactly these arguments.");
+    t.wait_for("2. Guests: 4.");
+    t.send("send\r");
+    t.wait_for("Result of the tool 'book_table'");
+    t.wait_for(
+        r#"| {"received": {"city": "Paris", "guests": 4, "terrace": false}, "tool": "book_table"}"#,
+    );
+    t.wait_for("Press Enter to go back to the list (q leaves):");
+    t.send("\r");
+    t.wait_for("Picked last: 1.");
+    // A call cancelled with Control-C while it says how it goes.
+    t.send("slow\r");
+    t.wait_for("Calling the tool 'slow'… Control-C cancels the call.");
+    t.wait_for("The server reports: Progress 1/3: warming up");
+    t.send("\u{3}");
+    t.wait_for("Cancelling the call: back to the list.");
+    t.wait_for("Picked last: 5.");
+    let got = wait_for_records(&record, 2);
+    assert_eq!(
+        got[1],
+        serde_json::json!({"tool": "slow", "received": {"cancelled": true}})
+    );
+    // A form asked during the call, answered in lines.
+    t.send("survey\r");
+    t.wait_for("Asked during: tools/call ask_survey {}");
+    t.wait_for("Field 1 of 2: Rating, required, whole number from 1 to 5.");
+    t.send("5\r");
+    t.wait_for("Field 2 of 2: Comment, optional, text.");
+    t.send("\r");
+    t.wait_for("Type send, edit N, decline, or cancel:");
+    t.send("send\r");
+    t.wait_for("Result of the tool 'ask_survey'");
+    t.wait_for("Press Enter to go back to the list (q leaves):");
+    t.send("\r");
+    t.wait_for("Picked last: 2.");
+    t.send("q\r");
+    assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
+    assert_eq!(std::fs::read_to_string(&out).expect("stdout"), "");
+    let got = received(&record);
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert_eq!(got[2]["received"]["content"]["rating"], 5);
+}
+
+/// Ctrl-O on the arguments form, at any time: the whole arguments as
+/// entered so far open as JSON in `$VISUAL` (a stand-in script here, in a
+/// temporary directory of the test's); arguments that do not fit the
+/// inputSchema are refused naming the JSON pointer, Enter edits them
+/// again, and those that fit are sent; the editor's file is gone after.
+#[test]
+fn ctrl_o_edits_the_whole_arguments_as_json() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).expect("tmp");
+    let out = dir.path().join("out.json");
+    let record = dir.path().join("received.jsonl");
+    let editor = dir.path().join("editor.sh");
+    let seen = dir.path().join("seen.json");
+    // First edit: keeps what it was given, and 40 guests; second: fits.
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\n\
+             if [ ! -e '{seen}' ]; then\n\
+             cp \"$1\" '{seen}'\n\
+             printf '%s' '{{\"city\": \"Paris\", \"guests\": 40}}' > \"$1\"\n\
+             else\n\
+             printf '%s' '{{\"city\": \"Oslo\", \"guests\": 3, \"terrace\": true}}' > \"$1\"\n\
+             fi\n",
+            seen = seen.display()
+        ),
+    )
+    .expect("editor");
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .expect("chmod");
+    let script = root().join("tests/servers/py_try_server.py");
+    let args = format!("mcp -- '{py}' '{}'", script.display());
+    let envs = [
+        ("TRY_RECORD", record.display().to_string()),
+        ("VISUAL", editor.display().to_string()),
+        ("TMPDIR", tmp.display().to_string()),
+    ];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    t.wait_for("7 of 7 shown");
+    t.send("table");
+    t.wait_for("1 of 7 shown");
+    t.send("\r");
+    t.wait_for("The arguments of the tool 'book_table'.");
+    t.wait_for("^O JSON");
+    t.send("Paris");
+    t.wait_for("[Paris");
+    t.send("\u{f}");
+    t.wait_for("The arguments of the tool 'book_table' were not taken:");
+    t.wait_for("/guests: 40 is greater than the maximum of 12");
+    t.send("\r");
+    t.wait_for("Result of the tool 'book_table'");
+    t.wait_for(r#""city": "Oslo""#);
+    t.send("\r");
+    t.wait_for("7 of 7 shown");
+    t.send("q");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    // The editor got what the form held: the city typed, the default of
+    // the boolean; nothing for the guests not yet given.
+    let given: Value =
+        serde_json::from_str(&std::fs::read_to_string(&seen).expect("seen")).expect("JSON");
+    assert_eq!(
+        given,
+        serde_json::json!({"city": "Paris", "terrace": false})
+    );
+    let got = received(&record);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(
+        got[0]["received"],
+        serde_json::json!({"city": "Oslo", "guests": 3, "terrace": true})
+    );
+    let left: Vec<_> = std::fs::read_dir(&tmp).expect("tmp").collect();
+    assert!(left.is_empty(), "{left:?}");
 }

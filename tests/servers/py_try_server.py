@@ -15,6 +15,10 @@ Tools (each returns one text: JSON of what it received):
   ship_parcel arguments: `recipient` (required string) and `address` (a
               required nested object, street and city, through `$ref`):
               the form cannot draw it, so it is edited as JSON.
+  slow        no arguments; reports progress (1 of 3, "warming up") and
+              logs "still working" (info), then works for two minutes
+              unless cancelled: a cancellation is recorded as
+              `{"cancelled": true}` (the client's Esc reached the server).
 
 Prompt: `greeting` (argument `name`, required): one user message
 "Hello, NAME". Resource: `menu://today` (text: "Soup of the day").
@@ -25,10 +29,13 @@ it received, one JSON line, to that file.
 
 import json
 import os
+import warnings
 from typing import Annotated, Literal
 
+import anyio
 from pydantic import BaseModel, Field
 
+from mcp import MCPDeprecationWarning
 from mcp.server.elicitation import AcceptedElicitation, render_elicitation_schema
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
@@ -48,6 +55,10 @@ class Address(BaseModel):
 
 
 server = MCPServer("py-try-by-hand", version="1.0.0")
+
+# `ctx.info` is deprecated at 2026-07-28 (logging, SEP-2577) but still sent:
+# the warning would only clutter the client's stderr.
+warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
 
 
 def record(tool: str, received) -> str:
@@ -101,6 +112,19 @@ def set_mood(mood: Literal["calm", "busy", "wild"]) -> str:
 def ship_parcel(recipient: str, address: Address) -> str:
     """Ship a parcel to an address."""
     return record("ship_parcel", {"recipient": recipient, "address": address.model_dump()})
+
+
+@server.tool()
+async def slow(ctx: Context) -> str:
+    """Work for a long while, saying how it goes."""
+    await ctx.report_progress(1, 3, "warming up")
+    await ctx.info("still working")
+    try:
+        await anyio.sleep(120)
+    except anyio.get_cancelled_exc_class():
+        record("slow", {"cancelled": True})
+        raise
+    return record("slow", {"cancelled": False})
 
 
 @server.prompt()
