@@ -179,24 +179,32 @@ fn block_lines(b: &Value, out: &mut Vec<(Tone, String)>) {
     }
 }
 
+/// A tool result with one block of every kind (server text with an
+/// escape in it), structured content and `isError`: the one the result
+/// lines and the result screen are tested with.
+#[cfg(test)]
+pub(crate) fn sample_result() -> Value {
+    serde_json::json!({
+        "content": [
+            {"type": "text", "text": "Booked for 3.\nSee you\u{1b}[31m soon."},
+            {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
+            {"type": "audio", "mimeType": "audio/wav", "data": "UklGRg=="},
+            {"type": "resource_link", "uri": "file:///menu.txt", "name": "menu"},
+            {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "A"}},
+            {"type": "hologram"}
+        ],
+        "structuredContent": {"guests": 3, "ok": true},
+        "isError": true
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
     fn result() -> Value {
-        json!({
-            "content": [
-                {"type": "text", "text": "Booked for 3.\nSee you\u{1b}[31m soon."},
-                {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
-                {"type": "audio", "mimeType": "audio/wav", "data": "UklGRg=="},
-                {"type": "resource_link", "uri": "file:///menu.txt", "name": "menu"},
-                {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "A"}},
-                {"type": "hologram"}
-            ],
-            "structuredContent": {"guests": 3, "ok": true},
-            "isError": true
-        })
+        sample_result()
     }
 
     #[test]

@@ -196,21 +196,9 @@ impl Screen for ResultScreen {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn result() -> Value {
-        json!({
-            "content": [
-                {"type": "text", "text": "Booked for 3.\nSee you\u{1b}[31m soon."},
-                {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
-                {"type": "audio", "mimeType": "audio/wav", "data": "UklGRg=="},
-                {"type": "resource_link", "uri": "file:///menu.txt", "name": "menu"},
-                {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "A"}},
-                {"type": "hologram"}
-            ],
-            "structuredContent": {"guests": 3, "ok": true},
-            "isError": true
-        })
+        crate::browse::result::sample_result()
     }
 
     #[test]
