@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use crate::consent::{Consent, Effect, Input, NotTaken, Phase};
+use crate::consent::{Consent, Effect, Input, NotTaken, Phase, Reader};
 use crate::mcp::auth::SignInRequest;
 use crate::responder::Launcher;
 use crate::safe_text::display;
@@ -147,7 +147,7 @@ pub fn sign_in<I: LineIo + ?Sized>(
 ) -> Result<(), String> {
     let term = |e: crate::responder::RespondError| format!("the terminal failed: {e}");
     let r = review_sign_in(req.url);
-    let mut consent = Consent::new(&r, guard);
+    let mut consent = Consent::new(&r, Reader::Person { grace: guard });
     for l in sign_in_sentences(req) {
         io.say(&l).map_err(term)?;
     }

@@ -13,7 +13,7 @@
 use std::time::Instant;
 
 use crate::binding::{Action, Answer, RequestEvent};
-use crate::consent::{Consent, Effect, Input, NotTaken, Phase, Step};
+use crate::consent::{Consent, Effect, Input, NotTaken, Phase, Reader, Step};
 use crate::responder::{Context, Outcome, RespondError};
 use crate::url_review::{review, UrlReview};
 
@@ -43,7 +43,10 @@ impl<I: LineIo> PlainResponder<I> {
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
         let r = review(url);
-        let mut consent = Consent::new(&r, self.consent_guard);
+        let reader = Reader::Person {
+            grace: self.consent_guard,
+        };
+        let mut consent = Consent::new(&r, reader);
         self.header(req, cx, Some(message))?;
         self.say("The server asks you to open a web page.")?;
         for l in url_sentences(&r) {

@@ -67,7 +67,7 @@ use super::theme::Theme;
 use crate::binding::Action;
 #[cfg(any(test, feature = "internals"))]
 use crate::consent::Launch;
-use crate::consent::{self, Consent, Effect, Input};
+use crate::consent::{self, Consent, Effect, Input, Reader};
 use crate::form::Key;
 use crate::launcher::LaunchError;
 use crate::responder::Launcher;
@@ -242,7 +242,12 @@ impl UrlViewState {
         adapter: impl Into<String>,
         progress: impl Into<String>,
     ) -> Self {
-        let consent = Consent::new(&review, Duration::ZERO);
+        let consent = Consent::new(
+            &review,
+            Reader::Person {
+                grace: Duration::ZERO,
+            },
+        );
         UrlViewState {
             review,
             message: message.into(),
