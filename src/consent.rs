@@ -43,7 +43,7 @@ use std::time::{Duration, Instant};
 
 use crate::binding::Action;
 use crate::launcher::{LaunchError, Launcher};
-use crate::url_review::UrlReview;
+use crate::url_review::{Refusal, UrlReview};
 
 /// How long the URL and every warning must have been shown whole before a
 /// consent counts (consent is an explicit act, not a key typed for
@@ -205,6 +205,8 @@ impl Launch {
 pub struct Consent {
     /// What would be opened; None when the URL is refused.
     target: Option<String>,
+    /// Why the URL is not opened (None: it is, or it has no form to open).
+    refusal: Option<Refusal>,
     reader: Reader,
     phase: Phase,
     /// Since when the URL and every warning have been shown whole.
@@ -219,6 +221,7 @@ impl Consent {
     pub fn new(review: &UrlReview, reader: Reader) -> Self {
         Consent {
             target: review.target().map(str::to_owned),
+            refusal: review.refusal.clone(),
             reader,
             phase: Phase::Consent,
             shown_since: None,
@@ -393,16 +396,18 @@ impl Consent {
     /// own result (for a log, or a script's error). The answerers' one
     /// path from consent to a launch.
     ///
-    /// Errors (in the result): [`LaunchError::NoTarget`] without calling
-    /// the launcher for a URL that cannot be opened, else the launcher's.
+    /// Errors (in the result), without calling the launcher for a URL that
+    /// cannot be opened: [`LaunchError::Refused`] with the review's reason,
+    /// or [`LaunchError::NoTarget`]; else the launcher's.
     pub fn open_with(
         &mut self,
         launcher: &mut dyn Launcher,
         no_open: bool,
     ) -> (Step, Result<(), LaunchError>) {
-        let res = match self.target.as_deref() {
-            Some(t) => launcher.open(t),
-            None => Err(LaunchError::NoTarget),
+        let res = match (self.target.as_deref(), &self.refusal) {
+            (Some(t), _) => launcher.open(t),
+            (None, Some(r)) => Err(LaunchError::Refused(r.clone())),
+            (None, None) => Err(LaunchError::NoTarget),
         };
         (self.launched(Launch::of(&res, no_open)), res)
     }
