@@ -31,13 +31,15 @@
 //! The grace period: consent counts only once the URL and every warning
 //! have been shown whole for a period, which depends on who answers
 //! ([`Reader`]): a person ([`Reader::Person`]) must have had them on screen
-//! whole ([`Consent::shown`]) for the period (plain mode on a terminal
-//! passes [`CONSENT_GUARD`]; the full screen passes zero because its key
-//! guard, `tui::guard`, already holds every key for [`CONSENT_GUARD`] after
-//! the screen is shown whole, after a resize, a new phase and each early
-//! key); a script ([`Reader::Script`]) has the request whole when it
-//! answers, so its consent counts at once. Retry, copy, done and give up
-//! come after consent was given and have no period of their own.
+//! whole ([`Consent::shown`]) for the period, [`CONSENT_GUARD`] at a
+//! terminal (the full screen and plain mode; the full screen reports when
+//! every row of the URL and its warnings had been on screen at the current
+//! width); a script ([`Reader::Script`]) has the request whole when it
+//! answers, so its consent counts at once. The full screen's key guard,
+//! `tui::guard`, holds every key of every screen as well (after the screen
+//! is shown whole, a resize, a new phase, a scroll and each early key); the
+//! machine does not rely on it. Retry, copy, done and give up come after
+//! consent was given and have no period of their own.
 
 use std::time::{Duration, Instant};
 
@@ -47,8 +49,8 @@ use crate::url_review::{Refusal, UrlReview};
 
 /// How long the URL and every warning must have been shown whole before a
 /// consent counts (consent is an explicit act, not a key typed for
-/// something else). The only definition: the full screen's guard and plain
-/// mode use this one.
+/// something else). The only definition: the full screen's machine and its
+/// key guard, and plain mode's machine, use this one ([`Reader::AT_TERMINAL`]).
 pub const CONSENT_GUARD: Duration = Duration::from_millis(400);
 
 /// Who answers a request, which decides when a consent counts.
@@ -56,7 +58,7 @@ pub const CONSENT_GUARD: Duration = Duration::from_millis(400);
 pub enum Reader {
     /// A person, who reads the URL and its warnings where the answerer
     /// shows them: consent counts once they have been shown whole
-    /// ([`Consent::shown`]) for `grace` ([`CONSENT_GUARD`] at a
+    /// ([`Consent::shown`]) for `grace` ([`Reader::AT_TERMINAL`] at a
     /// terminal; plain mode's in-memory tests, which type at once, pass
     /// zero).
     Person {
@@ -68,6 +70,15 @@ pub enum Reader {
     /// counts at once (what a script may consent to at all is the
     /// script's rule: `scripted`).
     Script,
+}
+
+impl Reader {
+    /// A person at a terminal: the grace period is [`CONSENT_GUARD`] (the
+    /// full screen's; plain mode keeps its period as a setting).
+    #[cfg(any(test, feature = "tui", feature = "internals"))]
+    pub const AT_TERMINAL: Reader = Reader::Person {
+        grace: CONSENT_GUARD,
+    };
 }
 
 /// What the person (or a script) chose, as the drivers map keys, lines and

@@ -213,6 +213,12 @@ fn a_scripts_consent_counts_at_once() {
     let r = Consent::new(&review("javascript:alert(1)"), Reader::Script);
     assert_eq!(r.decide(Input::Consent, t0), NO);
     assert_eq!(r.decide(Input::Decline, t0), answer(Action::Decline));
+    assert_eq!(
+        Reader::AT_TERMINAL,
+        Reader::Person {
+            grace: CONSENT_GUARD
+        }
+    );
 }
 
 #[test]
