@@ -10,6 +10,8 @@ use proptest::prelude::*;
 use super::*;
 use crate::url_review::review;
 
+mod answerers;
+
 const URL: &str = "https://auth.example.com/cb?x=1";
 const G: Duration = Duration::from_millis(400);
 const PERSON: Reader = Reader::Person { grace: G };

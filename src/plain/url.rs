@@ -147,6 +147,17 @@ impl<I: LineIo> PlainResponder<I> {
     }
 }
 
+#[cfg(test)]
+impl<I: LineIo> PlainResponder<I> {
+    /// The same responder with `grace` as the consent machine's period (on
+    /// a terminal [`crate::consent::CONSENT_GUARD`]; a new in-memory
+    /// responder has none), for tests that type too soon on purpose.
+    pub(crate) fn with_consent_guard(mut self, grace: std::time::Duration) -> Self {
+        self.consent_guard = grace;
+        self
+    }
+}
+
 /// The step of a line that is no input at all: nothing taken.
 fn not_offered(consent: &Consent) -> Step {
     Step {
