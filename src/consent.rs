@@ -13,7 +13,7 @@
 //!
 //! | phase | input | effect, new phase |
 //! |---|---|---|
-//! | `Consent` | `Consent` | [`Effect::Open`], only for an openable URL ([`UrlReview::openable`]) shown whole ([`Consent::shown`]) for the grace period |
+//! | `Consent` | `Consent` | [`Effect::Open`], only for an openable URL ([`UrlReview::openable`]) shown whole ([`Consent::shown`]) for the grace period (a script's: at once) |
 //! | `Consent` | `Decline` | answer `decline` |
 //! | any | `Cancel` | answer `cancel` |
 //! | `LaunchFailed` | `Retry` | [`Effect::Open`] again (consent was given) |
@@ -29,25 +29,57 @@
 //! ([`NotTaken::Answered`]): a request gets exactly one.
 //!
 //! The grace period: consent counts only once the URL and every warning
-//! have been shown whole for [`CONSENT_GUARD`] (the driver passes the
-//! period: plain mode on a terminal passes [`CONSENT_GUARD`]; a script,
-//! which reads the request whole, passes zero; the full screen passes zero
-//! because its key guard, `tui::guard`, already holds every key for
-//! [`CONSENT_GUARD`] after the screen is shown whole, after a resize, a new
-//! phase and each early key). Retry, copy, done and give up come after
+//! have been shown whole for a period, which depends on who answers
+//! ([`Reader`]): a person ([`Reader::Person`]) must have had them on screen
+//! whole ([`Consent::shown`]) for the period, [`CONSENT_GUARD`] at a
+//! terminal (the full screen and plain mode; the full screen reports when
+//! every row of the URL and its warnings had been on screen at the current
+//! width); a script ([`Reader::Script`]) has the request whole when it
+//! answers, so its consent counts at once. The full screen's key guard,
+//! `tui::guard`, holds every key of every screen as well (after the screen
+//! is shown whole, a resize, a new phase, a scroll and each early key); the
+//! machine does not rely on it. Retry, copy, done and give up come after
 //! consent was given and have no period of their own.
 
 use std::time::{Duration, Instant};
 
 use crate::binding::Action;
 use crate::launcher::{LaunchError, Launcher};
-use crate::url_review::UrlReview;
+use crate::url_review::{Refusal, UrlReview};
 
 /// How long the URL and every warning must have been shown whole before a
 /// consent counts (consent is an explicit act, not a key typed for
-/// something else). The only definition: the full screen's guard and plain
-/// mode use this one.
+/// something else). The only definition: the full screen's machine and its
+/// key guard, and plain mode's machine, use this one ([`Reader::AT_TERMINAL`]).
 pub const CONSENT_GUARD: Duration = Duration::from_millis(400);
+
+/// Who answers a request, which decides when a consent counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    /// A person, who reads the URL and its warnings where the answerer
+    /// shows them: consent counts once they have been shown whole
+    /// ([`Consent::shown`]) for `grace` ([`Reader::AT_TERMINAL`] at a
+    /// terminal; plain mode's in-memory tests, which type at once, pass
+    /// zero).
+    Person {
+        /// How long the URL and every warning must have been shown whole.
+        grace: Duration,
+    },
+    /// A script (`--answers`, `--action`): it has the request whole when it
+    /// answers, with nothing shown and nobody to read it, so its consent
+    /// counts at once (what a script may consent to at all is the
+    /// script's rule: `scripted`).
+    Script,
+}
+
+impl Reader {
+    /// A person at a terminal: the grace period is [`CONSENT_GUARD`] (the
+    /// full screen's; plain mode keeps its period as a setting).
+    #[cfg(any(test, feature = "tui", feature = "internals"))]
+    pub const AT_TERMINAL: Reader = Reader::Person {
+        grace: CONSENT_GUARD,
+    };
+}
 
 /// What the person (or a script) chose, as the drivers map keys, lines and
 /// actions onto it.
@@ -184,7 +216,9 @@ impl Launch {
 pub struct Consent {
     /// What would be opened; None when the URL is refused.
     target: Option<String>,
-    grace: Duration,
+    /// Why the URL is not opened (None: it is, or it has no form to open).
+    refusal: Option<Refusal>,
+    reader: Reader,
     phase: Phase,
     /// Since when the URL and every warning have been shown whole.
     shown_since: Option<Instant>,
@@ -192,13 +226,14 @@ pub struct Consent {
 }
 
 impl Consent {
-    /// Consent for the reviewed URL `review`, which counts once the URL has
-    /// been shown whole for `grace` (see the module docs for who passes
-    /// what). Starts in [`Phase::Consent`], not yet shown.
-    pub fn new(review: &UrlReview, grace: Duration) -> Self {
+    /// Consent for the reviewed URL `review`, answered by `reader` (which
+    /// decides when a consent counts: see [`Reader`]). Starts in
+    /// [`Phase::Consent`], not yet shown.
+    pub fn new(review: &UrlReview, reader: Reader) -> Self {
         Consent {
             target: review.target().map(str::to_owned),
-            grace,
+            refusal: review.refusal.clone(),
+            reader,
             phase: Phase::Consent,
             shown_since: None,
             answer: None,
@@ -229,9 +264,9 @@ impl Consent {
     }
 
     #[cfg(any(test, feature = "internals"))]
-    /// The grace period this machine was given.
-    pub fn grace(&self) -> Duration {
-        self.grace
+    /// Who answers, as this machine was given it.
+    pub fn reader(&self) -> Reader {
+        self.reader
     }
 
     /// The choices the current phase offers, in the order a screen shows
@@ -260,8 +295,25 @@ impl Consent {
     /// Report what has been on screen: `since` is when the URL and every
     /// warning came to be shown whole (and have stayed so), None when they
     /// are not shown whole now (not yet, or a resize rewrapped them unread).
+    /// A script's machine ([`Reader::Script`]) needs no report.
     pub fn shown(&mut self, since: Option<Instant>) {
         self.shown_since = since;
+    }
+
+    /// Whether a consent at `now` counts as read: for a person, the URL and
+    /// every warning shown whole for the grace period; for a script, always.
+    ///
+    /// Errors: [`NotTaken::NotShown`] or [`NotTaken::TooSoon`].
+    fn read_in_time(&self, now: Instant) -> Result<(), NotTaken> {
+        let grace = match self.reader {
+            Reader::Script => return Ok(()),
+            Reader::Person { grace } => grace,
+        };
+        match self.shown_since {
+            None => Err(NotTaken::NotShown),
+            Some(t) if now.saturating_duration_since(t) < grace => Err(NotTaken::TooSoon),
+            Some(_) => Ok(()),
+        }
     }
 
     /// What `input` at `now` would do, without doing it.
@@ -282,13 +334,8 @@ impl Consent {
             (_, Input::Cancel) | (Phase::Consent, Input::Decline) => answer(input),
             (Phase::Consent, Input::Consent) => {
                 let effect = open()?;
-                match self.shown_since {
-                    None => Err(NotTaken::NotShown),
-                    Some(t) if now.saturating_duration_since(t) < self.grace => {
-                        Err(NotTaken::TooSoon)
-                    }
-                    Some(_) => Ok(effect),
-                }
+                self.read_in_time(now)?;
+                Ok(effect)
             }
             (Phase::LaunchFailed(_), Input::Retry)
             | (
@@ -360,16 +407,18 @@ impl Consent {
     /// own result (for a log, or a script's error). The answerers' one
     /// path from consent to a launch.
     ///
-    /// Errors (in the result): [`LaunchError::NoTarget`] without calling
-    /// the launcher for a URL that cannot be opened, else the launcher's.
+    /// Errors (in the result), without calling the launcher for a URL that
+    /// cannot be opened: [`LaunchError::Refused`] with the review's reason,
+    /// or [`LaunchError::NoTarget`]; else the launcher's.
     pub fn open_with(
         &mut self,
         launcher: &mut dyn Launcher,
         no_open: bool,
     ) -> (Step, Result<(), LaunchError>) {
-        let res = match self.target.as_deref() {
-            Some(t) => launcher.open(t),
-            None => Err(LaunchError::NoTarget),
+        let res = match (self.target.as_deref(), &self.refusal) {
+            (Some(t), _) => launcher.open(t),
+            (None, Some(r)) => Err(LaunchError::Refused(r.clone())),
+            (None, None) => Err(LaunchError::NoTarget),
         };
         (self.launched(Launch::of(&res, no_open)), res)
     }

@@ -14,16 +14,15 @@
 //! - [`NoOpen`]: `--no-open`: consent is recorded, nothing is opened; the
 //!   caller shows the URL for copying.
 //!
-//! The answerers launch through the consent machine
+//! The answerers launch through the consent machine, and only through it
 //! ([`Consent::open_with`](crate::consent::Consent::open_with)), which
 //! hands a launcher only the target of a URL that
-//! [`review`](crate::url_review::review) found openable;
-//! [`consent_and_open`] does the same for a reviewed URL outside it.
+//! [`review`](crate::url_review::review) found openable.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::url_review::{Refusal, UrlReview};
+use crate::url_review::Refusal;
 
 /// Opens a consented URL: the system browser, a
 /// `--browser CMD`, or nothing (`--no-open`).
@@ -104,27 +103,6 @@ pub enum LaunchError {
 /// a bad argument) before it is taken to have started. A browser command
 /// that is still running then is left to run, and reaped in the background.
 pub const LAUNCH_CHECK: Duration = Duration::from_secs(2);
-
-/// Open a consented URL: refuse one that is not openable (
-/// only `https`/`http`), else hand [`UrlReview::target`] to `launcher`.
-///
-/// For a caller outside the answerers, which open through the consent
-/// machine ([`Consent::open_with`](crate::consent::Consent::open_with)).
-///
-/// Errors: [`LaunchError::Refused`], [`LaunchError::NoTarget`], or the
-/// launcher's error.
-pub fn consent_and_open(
-    launcher: &mut dyn Launcher,
-    review: &UrlReview,
-) -> Result<(), LaunchError> {
-    if let Some(r) = &review.refusal {
-        return Err(LaunchError::Refused(r.clone()));
-    }
-    match review.target() {
-        Some(t) => launcher.open(t),
-        None => Err(LaunchError::NoTarget),
-    }
-}
 
 /// The system browser, through the `open` crate.
 #[derive(Debug, Default, Clone)]
@@ -318,10 +296,20 @@ mod tests {
         }
     }
 
+    /// Consent to `url` through the consent machine (a script's: at once)
+    /// and carry out its launch with `l`: the launcher's result.
+    fn consent_and_launch(l: &mut dyn Launcher, url: &str) -> Result<(), LaunchError> {
+        use crate::consent::{Consent, Input, Reader};
+        let mut c = Consent::new(&review(url), Reader::Script);
+        let step = c.input(Input::Consent, Instant::now());
+        assert_eq!(step.effect.is_some(), c.openable(), "{url}");
+        c.open_with(l, false).1
+    }
+
     #[test]
     fn consent_opens_the_target_once() {
         let mut l = Recorder::default();
-        consent_and_open(&mut l, &review("https://a.example/cb?x=1#f")).unwrap();
+        consent_and_launch(&mut l, "https://a.example/cb?x=1#f").unwrap();
         assert_eq!(l.0, vec!["https://a.example/cb?x=1#f"]);
     }
 
@@ -334,7 +322,7 @@ mod tests {
             "data:,x",
             "nope",
         ] {
-            let e = consent_and_open(&mut l, &review(u)).unwrap_err();
+            let e = consent_and_launch(&mut l, u).unwrap_err();
             assert!(matches!(e, LaunchError::Refused(_)), "{e:?}");
             let e = e.to_string();
             assert!(
@@ -348,7 +336,7 @@ mod tests {
     #[test]
     fn no_open_records_consent() {
         let mut l = NoOpen::default();
-        consent_and_open(&mut l, &review("https://a.example/")).unwrap();
+        consent_and_launch(&mut l, "https://a.example/").unwrap();
         assert_eq!(l.consented, vec!["https://a.example/"]);
     }
 

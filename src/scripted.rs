@@ -410,30 +410,47 @@ impl ScriptedResponder {
         self
     }
 
-    /// A script's accept of a URL-mode request, through the consent
-    /// machine ([`crate::consent`]): the script has the request whole, so
-    /// consent counts at once; the machine's open is carried out with the
-    /// launcher (none: consent is passed on, nothing opened).
+    /// A script's `action` on a URL-mode request, through the consent
+    /// machine ([`crate::consent`]) as a script's ([`Reader::Script`]: the
+    /// script has the request whole, so its consent counts at once):
+    /// accept is the machine's consent, whose open is carried out with the
+    /// launcher (none: consent is passed on, nothing opened); decline and
+    /// cancel are its answers. `host_named`: the rule that answers names
+    /// the URL's host.
     ///
     /// Errors: [`RespondError::Refused`] with the sentence why there is no
-    /// answer: consent only to a URL that can be opened, so a refused
-    /// scheme is a refused answer, not an I/O fault.
+    /// answer: consent only to a URL that can be opened, and, unless the
+    /// rule names the host, to none the consent screen warns about
+    /// ([`UrlReview::unattended_refusal`](crate::url_review::UrlReview::unattended_refusal)),
+    /// so a refused scheme is a refused answer, not an I/O fault.
     /// [`RespondError::NotOpened`] with the launcher's reason: a URL that
     /// could not be opened was not consented to in effect, so that request
     /// gets an error and no result (a scripted accept is not sent for a
     /// flow that never started), and the run goes on with the next request.
-    fn consent_to(&mut self, url: &str, host_named: bool) -> Result<Action, RespondError> {
-        use crate::consent::{Consent, Effect, Input, Launch};
+    ///
+    /// [`Reader::Script`]: crate::consent::Reader::Script
+    fn consent_to(
+        &mut self,
+        url: &str,
+        action: Action,
+        host_named: bool,
+    ) -> Result<Action, RespondError> {
+        use crate::consent::{Consent, Effect, Input, Launch, Reader};
         let review = crate::url_review::review(url);
+        let input = match action {
+            Action::Accept => Input::Consent,
+            Action::Decline => Input::Decline,
+            Action::Cancel => Input::Cancel,
+        };
         // What the consent screen warns about is not consented to with
         // nobody to read it, unless the rule names the host.
-        if let Some(why) = review.unattended_refusal().filter(|_| !host_named) {
+        let unattended = input == Input::Consent && !host_named;
+        if let Some(why) = review.unattended_refusal().filter(|_| unattended) {
             return Err(RespondError::Refused(why));
         }
-        let now = std::time::Instant::now();
-        let mut consent = Consent::new(&review, std::time::Duration::ZERO);
-        consent.shown(Some(now));
-        let step = match consent.input(Input::Consent, now).effect {
+        let mut consent = Consent::new(&review, Reader::Script);
+        let step = match consent.input(input, std::time::Instant::now()).effect {
+            Some(Effect::Answer(a)) => return Ok(a),
             Some(Effect::Open(_)) => match self.launcher.as_mut() {
                 Some(l) => {
                     let (step, res) = consent.open_with(l.as_mut(), false);
@@ -457,21 +474,45 @@ impl ScriptedResponder {
         ))
     }
 
+    /// Answer the URL-mode request `req` for `url` with `a`, through the
+    /// consent machine ([`ScriptedResponder::consent_to`]).
+    ///
+    /// Errors: [`RespondError::Refused`] for an accept with content or one
+    /// the machine does not take; [`RespondError::NotOpened`].
+    fn url_answer(
+        &mut self,
+        req: &RequestEvent,
+        url: &str,
+        a: &ScriptedAnswer,
+    ) -> Result<Answer, RespondError> {
+        if a.action == Action::Accept && a.content.is_some() {
+            return Err(RespondError::Refused(
+                "a URL-mode accept carries no content".into(),
+            ));
+        }
+        // The rule that answers this request names its host.
+        let host_named = matches!(
+            self.answers.choose(req),
+            Ok(Choice::Rule(r)) if r.when.host.is_some()
+        );
+        self.consent_to(url, a.action, host_named).map(Answer::bare)
+    }
+
     /// Answer one request with `a` (what [`Responder::respond`] does after
     /// choosing the answer).
     ///
-    /// Errors: [`RespondError::Refused`] when the form refuses the answer or
-    /// an accept targets a view that is not executable.
+    /// Errors: [`RespondError::Refused`] when the form refuses the answer,
+    /// an accept targets a view that is not executable, or the consent
+    /// machine takes no consent to a URL; [`RespondError::NotOpened`] when
+    /// a consented URL could not be opened.
     pub fn answer(
         &mut self,
         req: &RequestEvent,
         a: &ScriptedAnswer,
     ) -> Result<Answer, RespondError> {
-        if a.action != Action::Accept {
-            return Ok(Answer::bare(a.action));
-        }
         let r = match &req.view {
             RequestView::Body(r) => r,
+            _ if a.action != Action::Accept => return Ok(Answer::bare(a.action)),
             other => {
                 return Err(RespondError::Refused(format!(
                     "cannot accept a view that is not executable ({}); only decline or cancel",
@@ -480,19 +521,8 @@ impl ScriptedResponder {
             }
         };
         match &r.body {
-            RequestBody::Url { url, .. } => {
-                if a.content.is_some() {
-                    return Err(RespondError::Refused(
-                        "a URL-mode accept carries no content".into(),
-                    ));
-                }
-                // The rule that answers this request names its host.
-                let host_named = matches!(
-                    self.answers.choose(req),
-                    Ok(Choice::Rule(r)) if r.when.host.is_some()
-                );
-                self.consent_to(url, host_named).map(Answer::bare)
-            }
+            RequestBody::Url { url, .. } => self.url_answer(req, url, a),
+            RequestBody::Form(_) if a.action != Action::Accept => Ok(Answer::bare(a.action)),
             RequestBody::Form(schema) => {
                 let mut form = Form::new(schema, &r.message);
                 let mut errs = Vec::new();

@@ -10,8 +10,11 @@ use proptest::prelude::*;
 use super::*;
 use crate::url_review::review;
 
+mod answerers;
+
 const URL: &str = "https://auth.example.com/cb?x=1";
 const G: Duration = Duration::from_millis(400);
+const PERSON: Reader = Reader::Person { grace: G };
 
 fn ms(t0: Instant, n: u64) -> Instant {
     t0 + Duration::from_millis(n)
@@ -19,7 +22,7 @@ fn ms(t0: Instant, n: u64) -> Instant {
 
 /// A machine for `URL` shown whole at `t0`.
 fn shown(t0: Instant) -> Consent {
-    let mut c = Consent::new(&review(URL), G);
+    let mut c = Consent::new(&review(URL), PERSON);
     c.shown(Some(t0));
     c
 }
@@ -144,7 +147,7 @@ fn the_choices_of_each_phase_in_button_order() {
 fn a_refused_url_is_declined_or_cancelled_only() {
     let t0 = Instant::now();
     for u in ["javascript:alert(1)", "file:///etc/passwd", "::not a url::"] {
-        let mut c = Consent::new(&review(u), Duration::ZERO);
+        let mut c = Consent::new(&review(u), PERSON);
         c.shown(Some(t0));
         assert!(!c.openable(), "{u}");
         assert_eq!(c.choices(), vec![Input::Decline, Input::Cancel], "{u}");
@@ -160,8 +163,8 @@ fn a_refused_url_is_declined_or_cancelled_only() {
 #[test]
 fn consent_counts_only_after_the_url_was_shown_whole_for_the_grace_period() {
     let t0 = Instant::now();
-    let mut c = Consent::new(&review(URL), G);
-    assert_eq!(c.grace(), G);
+    let mut c = Consent::new(&review(URL), PERSON);
+    assert_eq!(c.reader(), PERSON);
     assert_eq!(
         c.decide(Input::Consent, ms(t0, 5000)),
         Err(NotTaken::NotShown)
@@ -188,9 +191,36 @@ fn consent_counts_only_after_the_url_was_shown_whole_for_the_grace_period() {
     c.shown(Some(ms(t0, 2000)));
     assert_eq!(c.decide(Input::Consent, t0), Err(NotTaken::TooSoon));
     // A zero period: at once.
-    let mut z = Consent::new(&review(URL), Duration::ZERO);
+    let mut z = Consent::new(
+        &review(URL),
+        Reader::Person {
+            grace: Duration::ZERO,
+        },
+    );
     z.shown(Some(t0));
     assert_eq!(z.decide(Input::Consent, t0), open());
+}
+
+/// A script has the request whole: its consent counts at once, with no
+/// report of what was shown; what it may consent to is the same.
+#[test]
+fn a_scripts_consent_counts_at_once() {
+    let t0 = Instant::now();
+    let mut s = Consent::new(&review(URL), Reader::Script);
+    assert_eq!(s.reader(), Reader::Script);
+    assert_eq!(s.decide(Input::Consent, t0), open());
+    s.shown(None);
+    assert_eq!(s.decide(Input::Consent, t0), open());
+    assert_eq!(s.decide(Input::Retry, t0), NO, "no launch failed yet");
+    let r = Consent::new(&review("javascript:alert(1)"), Reader::Script);
+    assert_eq!(r.decide(Input::Consent, t0), NO);
+    assert_eq!(r.decide(Input::Decline, t0), answer(Action::Decline));
+    assert_eq!(
+        Reader::AT_TERMINAL,
+        Reader::Person {
+            grace: CONSENT_GUARD
+        }
+    );
 }
 
 #[test]
@@ -287,10 +317,13 @@ fn open_with_launches_the_target_and_reports_it() {
     assert!(res.is_ok());
     assert_eq!(s.effect, Some(Effect::Copy), "--no-open shows the URL");
     assert_eq!(l.opened, vec![URL, URL]);
-    // A refused URL never reaches the launcher.
-    let mut r = Consent::new(&review("javascript:alert(1)"), Duration::ZERO);
+    // A refused URL never reaches the launcher: the error says why.
+    let mut r = Consent::new(&review("javascript:alert(1)"), Reader::Script);
     let (s, res) = r.open_with(&mut l, false);
-    assert!(matches!(res, Err(LaunchError::NoTarget)), "{res:?}");
+    assert!(
+        matches!(&res, Err(e @ LaunchError::Refused(_)) if e.to_string().contains("only https and http URLs are opened")),
+        "{res:?}"
+    );
     assert_eq!(s.not_taken, Some(NotTaken::NotOffered));
     assert_eq!(l.opened.len(), 2);
     assert_eq!(
@@ -332,7 +365,7 @@ proptest! {
     ) {
         let t0 = Instant::now();
         let mut now = t0;
-        let mut c = Consent::new(&review(url), G);
+        let mut c = Consent::new(&review(url), PERSON);
         let mut shown_at: Option<Instant> = None;
         let mut awaiting = false;
         let mut opened = false;

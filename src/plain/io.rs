@@ -55,6 +55,14 @@ pub trait LineIo {
     /// nothing of the kind happened. Typed lines are thrown away.
     fn wait(&mut self, wait: Duration) -> Option<Reply>;
 
+    /// The time now, as this I/O reads it: when the URL was printed whole
+    /// and when a line was typed, for the consent machine's grace period.
+    /// The default is the system clock; a test's I/O may keep its own, so
+    /// a test types "too soon" or "in time" without sleeping.
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+
     /// Write `bytes` as they are, with no line end: the bell or a
     /// notification sequence that signals a waiting request (`--notify`).
     /// The default writes nothing.

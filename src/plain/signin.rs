@@ -11,9 +11,7 @@
 //! refused and the wait goes on. Typing `cancel` (or Control-C, or
 //! Control-D) ends the sign-in: [`CANCELLED`].
 
-use std::time::Instant;
-
-use crate::consent::{Consent, Effect, Input, NotTaken, Phase};
+use crate::consent::{Consent, Effect, Input, NotTaken, Phase, Reader};
 use crate::mcp::auth::SignInRequest;
 use crate::responder::Launcher;
 use crate::safe_text::display;
@@ -147,7 +145,7 @@ pub fn sign_in<I: LineIo + ?Sized>(
 ) -> Result<(), String> {
     let term = |e: crate::responder::RespondError| format!("the terminal failed: {e}");
     let r = review_sign_in(req.url);
-    let mut consent = Consent::new(&r, guard);
+    let mut consent = Consent::new(&r, Reader::Person { grace: guard });
     for l in sign_in_sentences(req) {
         io.say(&l).map_err(term)?;
     }
@@ -171,7 +169,7 @@ pub fn sign_in<I: LineIo + ?Sized>(
         io.say("To open it in the browser, type open. Otherwise type cancel. Enter alone does nothing.")
             .map_err(term)?;
     }
-    consent.shown(Some(Instant::now()));
+    consent.shown(Some(io.now()));
     let answered = || req.paste.answered();
     loop {
         let line = match io
@@ -196,7 +194,7 @@ pub fn sign_in<I: LineIo + ?Sized>(
         }
         let lower = line.to_lowercase();
         let step = match line_input(&lower) {
-            Some(input) => consent.input(input, Instant::now()),
+            Some(input) => consent.input(input, io.now()),
             None => {
                 io.say("Not understood.").map_err(term)?;
                 continue;

@@ -2,18 +2,17 @@
 //! explicit act): the full URL, the host, every warning as a sentence, then consent
 //! by typing `open`, never by a bare Enter. What each typed word means, when
 //! consent counts (the URL printed whole, then [`CONSENT_GUARD`] on a
-//! terminal), a failed launch and the copy step belong to the consent
-//! machine ([`crate::consent`]); this module prints its state and feeds it
-//! one input per line. The launch is the machine's [`Effect::Open`],
-//! carried out with the responder's launcher; `--no-open` shows the URL for
-//! copying instead.
+//! terminal), a failed launch, the copy step and a URL that cannot be
+//! opened (decline or cancel only) belong to the consent machine
+//! ([`crate::consent`]); this module prints its state and feeds it one
+//! input per line, at the time its [`LineIo`] reads ([`LineIo::now`]). The
+//! launch is the machine's [`Effect::Open`], carried out with the
+//! responder's launcher; `--no-open` shows the URL for copying instead.
 //!
 //! [`CONSENT_GUARD`]: crate::consent::CONSENT_GUARD
 
-use std::time::Instant;
-
 use crate::binding::{Action, Answer, RequestEvent};
-use crate::consent::{Consent, Effect, Input, NotTaken, Phase, Step};
+use crate::consent::{Consent, Effect, Input, NotTaken, Phase, Reader, Step};
 use crate::responder::{Context, Outcome, RespondError};
 use crate::url_review::{review, UrlReview};
 
@@ -43,36 +42,40 @@ impl<I: LineIo> PlainResponder<I> {
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
         let r = review(url);
-        let mut consent = Consent::new(&r, self.consent_guard);
+        let reader = Reader::Person {
+            grace: self.consent_guard,
+        };
+        let mut consent = Consent::new(&r, reader);
         self.header(req, cx, Some(message))?;
         self.say("The server asks you to open a web page.")?;
         for l in url_sentences(&r) {
             self.say(&l)?;
         }
-        if !consent.openable() {
-            if let Some(refusal) = &r.refusal {
-                self.say(&refusal.sentence())?;
+        match &r.refusal {
+            // Only decline and cancel are offered: the machine says so.
+            Some(refusal) => self.say(&refusal.sentence())?,
+            None if !consent.openable() => {}
+            None => {
+                let open = if self.no_open {
+                    "To agree, type open: the URL is then shown for copying, not opened."
+                } else {
+                    "To open it in the browser, type open."
+                };
+                self.say(&format!(
+                    "{open} Otherwise type decline or cancel. Enter alone does nothing."
+                ))?;
             }
-            return self.decline_or_cancel(cx);
         }
-        let open = if self.no_open {
-            "To agree, type open: the URL is then shown for copying, not opened."
-        } else {
-            "To open it in the browser, type open."
-        };
-        self.say(&format!(
-            "{open} Otherwise type decline or cancel. Enter alone does nothing."
-        ))?;
         // The URL and every warning are on the terminal now.
-        consent.shown(Some(Instant::now()));
+        consent.shown(Some(self.io.now()));
         loop {
-            let line = match self.read(prompt(consent.phase()), cx)? {
+            let line = match self.read(prompt(&consent), cx)? {
                 Read::Line(l) => l,
                 Read::Done(o) => return Ok(o),
             };
             let line = line.trim().to_lowercase();
             let step = match line_input(&line) {
-                Some(input) => consent.input(input, Instant::now()),
+                Some(input) => consent.input(input, self.io.now()),
                 None => not_offered(&consent),
             };
             if let Some(o) = self.carry_out(&mut consent, &r, step, &line, cx)? {
@@ -95,6 +98,7 @@ impl<I: LineIo> PlainResponder<I> {
         cx: &Context,
     ) -> Result<Option<Outcome>, RespondError> {
         let in_consent = step.phase == Phase::Consent;
+        let openable = consent.openable();
         match (step.effect, step.not_taken) {
             (Some(Effect::Answer(a)), _) => {
                 let said = match a {
@@ -126,6 +130,9 @@ impl<I: LineIo> PlainResponder<I> {
             (None, Some(NotTaken::TooSoon)) => self.say(
                 "Not taken: that was typed before the URL could be read. Type open again to agree.",
             )?,
+            (None, Some(_)) if in_consent && !openable => {
+                self.say("Not understood: type decline or cancel.")?
+            }
             (None, Some(_)) if in_consent && line.is_empty() => {
                 self.say("Enter alone does nothing: type open, decline, or cancel.")?
             }
@@ -140,6 +147,17 @@ impl<I: LineIo> PlainResponder<I> {
     }
 }
 
+#[cfg(test)]
+impl<I: LineIo> PlainResponder<I> {
+    /// The same responder with `grace` as the consent machine's period (on
+    /// a terminal [`crate::consent::CONSENT_GUARD`]; a new in-memory
+    /// responder has none), for tests that type too soon on purpose.
+    pub(crate) fn with_consent_guard(mut self, grace: std::time::Duration) -> Self {
+        self.consent_guard = grace;
+        self
+    }
+}
+
 /// The step of a line that is no input at all: nothing taken.
 fn not_offered(consent: &Consent) -> Step {
     Step {
@@ -149,9 +167,11 @@ fn not_offered(consent: &Consent) -> Step {
     }
 }
 
-/// The prompt of each phase.
-fn prompt(phase: &Phase) -> &'static str {
-    match phase {
+/// The prompt of the machine's phase (a URL that cannot be opened is only
+/// declined or cancelled).
+fn prompt(consent: &Consent) -> &'static str {
+    match consent.phase() {
+        Phase::Consent if !consent.openable() => "Type decline or cancel: ",
         Phase::Consent => "Type open, decline, or cancel: ",
         Phase::LaunchFailed(_) => "Type retry, copy, or give up: ",
         Phase::Copy {

@@ -467,6 +467,7 @@ impl Screen for UrlScreen {
     fn draw(&mut self, f: &mut Frame, theme: &Theme, clock: Option<Clock>) -> bool {
         self.state.forget_link();
         if view::too_small(f, theme) {
+            self.state.off_screen();
             return false;
         }
         self.state.set_seconds_left(clock.map(|c| c.left));
@@ -524,6 +525,7 @@ impl Screen for UrlScreen {
 mod tests {
     use std::cell::RefCell;
     use std::rc::Rc;
+    use std::time::Instant;
 
     use ratatui::backend::TestBackend;
     use ratatui::Terminal;
@@ -570,6 +572,19 @@ mod tests {
         (top.trim_end().to_owned(), whole)
     }
 
+    /// A URL consent screen for `url` whose view reads the time from a test
+    /// clock standing at `t0` (moved on with [`at`]).
+    fn url_screen(url: &str, launcher: Rec, no_open: bool, t0: Instant) -> UrlScreen {
+        let mut state = UrlViewState::new(crate::url_review::review(url), "m", "srv", "a", "");
+        state.set_clock(Some(t0));
+        UrlScreen::new(state, Box::new(launcher), no_open)
+    }
+
+    /// Move `screen`'s clock to `now`.
+    fn at(screen: &mut UrlScreen, now: Instant) {
+        screen.state.set_clock(Some(now));
+    }
+
     #[test]
     fn the_stage_changes_with_what_enter_does() {
         let v = serde_json::json!({
@@ -581,11 +596,11 @@ mod tests {
         assert_eq!(f.stage(), 0);
         assert_eq!(decided(f.key(&Key::Ctrl('s'))), None);
         assert_eq!(f.stage(), 1, "the review");
+        let t0 = Instant::now();
         let url = "https://auth.example.com/cb";
-        let state = UrlViewState::new(crate::url_review::review(url), "m", "srv", "a", "");
-        let none = Rc::new(RefCell::new(Vec::new()));
-        let mut u = UrlScreen::new(state, Box::new(Rec(none)), true);
+        let mut u = url_screen(url, Rec(Rc::default()), true, t0);
         let _ = frame(&mut u, None);
+        at(&mut u, t0 + CONSENT_GUARD);
         assert_eq!(u.stage(), 0);
         assert_eq!(decided(u.key(&Key::Char('o'))), None);
         assert_eq!(u.stage(), 2, "the copy step");
@@ -968,17 +983,25 @@ mod tests {
 
     #[test]
     fn url_screen_opens_only_after_a_frame_showed_the_url() {
+        let t0 = Instant::now();
         let opened = Rc::new(RefCell::new(Vec::new()));
         let url = "https://auth.example.com/cb";
-        let state = UrlViewState::new(crate::url_review::review(url), "m", "srv", "a", "");
-        let mut s = UrlScreen::new(state, Box::new(Rec(opened.clone())), false);
+        let mut s = url_screen(url, Rec(opened.clone()), false, t0);
         assert_eq!(s.grace(), CONSENT_GUARD);
-        // Before any frame the URL was not read: `o` opens nothing.
+        // Before any frame the URL was not read: `o` opens nothing, however
+        // long the screen waited.
+        at(&mut s, t0 + CONSENT_GUARD * 10);
         assert_eq!(decided(s.key(&Key::Char('o'))), None);
+        at(&mut s, t0);
         let (top, whole) = frame(&mut s, Some(42));
         assert!(whole);
         assert_eq!(top, "Open a web page? · 42s left · Ctrl-T +30s");
+        // Within the grace period of that frame the machine takes no
+        // consent, whatever the key guard let through.
+        at(&mut s, t0 + CONSENT_GUARD - Duration::from_millis(1));
+        assert_eq!(decided(s.key(&Key::Char('o'))), None);
         assert!(opened.borrow().is_empty());
+        at(&mut s, t0 + CONSENT_GUARD);
         // The translated key type reaches the view: Alt-Space presses the
         // focused button (Decline), as Space does.
         let mut d = UrlScreen::new(
@@ -987,6 +1010,27 @@ mod tests {
             false,
         );
         assert_eq!(decided(d.key(&Key::Alt(' '))), Some(Action::Decline));
+        assert_eq!(decided(s.key(&Key::Char('o'))), Some(Action::Accept));
+        assert_eq!(*opened.borrow(), vec![url.to_owned()]);
+    }
+
+    /// A frame too small for any screen (the front end's own message)
+    /// hides the URL: consent waits a grace period from the frame that
+    /// shows it whole again, however long ago it was first read.
+    #[test]
+    fn url_screen_counts_again_after_a_too_small_frame() {
+        let t0 = Instant::now();
+        let opened = Rc::new(RefCell::new(Vec::new()));
+        let url = "https://auth.example.com/cb";
+        let mut s = url_screen(url, Rec(opened.clone()), false, t0);
+        assert!(frame(&mut s, None).1);
+        let back = t0 + CONSENT_GUARD * 10;
+        at(&mut s, back);
+        let small = rows_at(&mut s, view::MIN_WIDTH - 1, view::MIN_HEIGHT);
+        assert!(small.join("").contains("small"), "{small:?}");
+        assert!(frame(&mut s, None).1);
+        assert_eq!(decided(s.key(&Key::Char('o'))), None);
+        at(&mut s, back + CONSENT_GUARD);
         assert_eq!(decided(s.key(&Key::Char('o'))), Some(Action::Accept));
         assert_eq!(*opened.borrow(), vec![url.to_owned()]);
     }
@@ -1014,20 +1058,22 @@ mod tests {
     #[test]
     fn url_screen_claims_the_answer_before_it_opens_the_browser() {
         let url = "https://auth.example.com/cb";
+        let t0 = Instant::now();
+        // Shown whole at `t0`, read for the grace period.
         let screen = |opened: &Rc<RefCell<Vec<String>>>, w: &Withdrawal| {
-            let state = UrlViewState::new(crate::url_review::review(url), "m", "srv", "a", "");
-            UrlScreen::new(state, Box::new(Rec(opened.clone())), false).with_claim(Some(w.clone()))
+            let mut s = url_screen(url, Rec(opened.clone()), false, t0).with_claim(Some(w.clone()));
+            let _ = frame(&mut s, None);
+            at(&mut s, t0 + CONSENT_GUARD);
+            s
         };
         let opened = Rc::new(RefCell::new(Vec::new()));
         let w = Withdrawal::new();
         let mut s = screen(&opened, &w);
-        let _ = frame(&mut s, None);
         assert!(w.withdraw());
         assert_eq!(decided(s.key(&Key::Char('o'))), Some(Action::Cancel));
         assert!(opened.borrow().is_empty(), "nothing opened: {opened:?}");
         let w = Withdrawal::new();
         let mut s = screen(&opened, &w);
-        let _ = frame(&mut s, None);
         assert_eq!(decided(s.key(&Key::Char('o'))), Some(Action::Accept));
         assert_eq!(*opened.borrow(), vec![url.to_owned()]);
         assert!(!w.withdraw(), "the answer was claimed before the launch");

@@ -21,13 +21,18 @@
 //! Open is enabled only once every row of the URL and of every warning
 //! has been on screen at the current width (scrolled through when long;
 //! [`UrlViewState::read_all`]); until then the help line says "scroll to
-//! read the whole URL". The view reports that to the machine
-//! ([`Consent::shown`]), which takes no consent before it. The grace
-//! period is the app loop's key guard (`tui::guard`, with
-//! [`crate::consent::CONSENT_GUARD`]): no key counts within 400 ms of the
-//! screen being shown whole, of a resize, of a new phase, of a scroll (other
-//! rows on screen, Open perhaps enabled by them), or of another key; so the
-//! view's machine has no period of its own.
+//! read the whole URL". The view reports to the machine when that came to
+//! hold ([`Consent::shown`]; a new width that wraps the URL again, or a
+//! frame too small to show it, starts it over), and the machine, a person's at a terminal
+//! ([`Reader::AT_TERMINAL`]), takes no consent before the URL and every
+//! warning have been read whole for [`crate::consent::CONSENT_GUARD`]:
+//! consent is decided there, as for plain mode and scripts. The app loop's
+//! key guard (`tui::guard`, with the same period) holds every key of every
+//! screen besides: no key counts within 400 ms of the screen being shown
+//! whole, of a resize, of a new phase, of a scroll (other rows on screen,
+//! Open perhaps enabled by them), or of another key. The view reads the
+//! time from its clock ([`UrlViewState::set_clock`]: the system's, or one
+//! a test sets), when the URL came to be read whole and when a key comes.
 //!
 //! Keys, each standing for one input of the machine, which takes it or
 //! not in the current phase:
@@ -45,14 +50,13 @@
 //! Show URL) shows the URL alone for copying with Done (focused; consent
 //! stands, so `accept`), Retry after a failure, and Give up.
 //!
-//! The screen takes keys through `take_key`: the machine's
+//! The screen takes keys through [`take_key`], the one path from a key to
+//! the machine: the key's input is given to the machine, the machine's
 //! [`Effect::Open`] is carried out with the launcher
-//! ([`Consent::open_with`]) and a decided answer ends the screen.
-//! [`handle_key`] and [`apply`] are the same in two halves: what a key
-//! would decide, then carrying out a decision.
+//! ([`Consent::open_with`]), and a decided answer ends the screen.
 
 use std::cell::{Cell, RefCell};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -67,7 +71,7 @@ use super::theme::Theme;
 use crate::binding::Action;
 #[cfg(any(test, feature = "internals"))]
 use crate::consent::Launch;
-use crate::consent::{self, Consent, Effect, Input};
+use crate::consent::{self, Consent, Effect, Input, NotTaken, Reader};
 use crate::form::Key;
 use crate::launcher::LaunchError;
 use crate::responder::Launcher;
@@ -75,13 +79,6 @@ use crate::safe_text;
 use crate::url_review::{Severity, UrlReview};
 
 pub use crate::consent::Phase as UrlPhase;
-
-/// What the person chose, as [`handle_key`] reports it and [`apply`]
-/// carries it out: the consent machine's [`Input`] (`Consent` is Open in
-/// browser; `Cancel` is Esc or Ctrl-C while asking for consent, `GiveUp`
-/// after).
-#[cfg(any(test, feature = "internals"))]
-pub use crate::consent::Input as UrlDecision;
 
 /// The theme's styles by what they mean on this screen (a view of the
 /// [`Theme`], built for each frame).
@@ -205,6 +202,9 @@ pub struct UrlViewState {
     read_all: Cell<bool>,
     /// Since when `read_all` has held (reported to the machine).
     read_since: Cell<Option<Instant>>,
+    /// The time the view reads instead of the system's (tests; None: the
+    /// system clock).
+    clock: Option<Instant>,
     /// The first row still to read is above the rows on screen (the hint
     /// then says to scroll up).
     unread_above: Cell<bool>,
@@ -233,8 +233,9 @@ impl UrlViewState {
     /// `server` a label for the requesting server (e.g. title, name and
     /// version), `adapter` the adapter name, `progress` a short text such
     /// as `request 2 of 5`. All are sanitised when drawn. Its consent
-    /// machine has no grace period of its own: the screen's key guard
-    /// holds keys for [`crate::consent::CONSENT_GUARD`] (module docs).
+    /// machine is a person's at a terminal ([`Reader::AT_TERMINAL`]):
+    /// consent counts [`crate::consent::CONSENT_GUARD`] after every row of
+    /// the URL and its warnings was on screen (module docs).
     pub fn new(
         review: UrlReview,
         message: impl Into<String>,
@@ -242,7 +243,7 @@ impl UrlViewState {
         adapter: impl Into<String>,
         progress: impl Into<String>,
     ) -> Self {
-        let consent = Consent::new(&review, Duration::ZERO);
+        let consent = Consent::new(&review, Reader::AT_TERMINAL);
         UrlViewState {
             review,
             message: message.into(),
@@ -259,6 +260,7 @@ impl UrlViewState {
             read_width: Cell::new(0),
             read_all: Cell::new(false),
             read_since: Cell::new(None),
+            clock: None,
             unread_above: Cell::new(false),
             link: RefCell::new(None),
             no_open: false,
@@ -268,6 +270,26 @@ impl UrlViewState {
             call: None,
             banner: None,
         }
+    }
+
+    /// Read the time from `now` from here on (None: the system clock, as
+    /// at a terminal): when the URL came to be read whole (at a draw) and
+    /// when a key came. Tests set it, and move it on, instead of sleeping.
+    #[cfg(any(test, feature = "internals"))]
+    pub fn set_clock(&mut self, now: Option<Instant>) {
+        self.clock = now;
+    }
+
+    /// The time a test set ([`UrlViewState::set_clock`]; None: the system
+    /// clock is read).
+    #[cfg(any(test, feature = "internals"))]
+    pub fn clock(&self) -> Option<Instant> {
+        self.clock
+    }
+
+    /// The time now, as the view reads it.
+    fn now(&self) -> Instant {
+        self.clock.unwrap_or_else(Instant::now)
     }
 
     /// Pin `banner` (trusted text) in the block no scrolling moves, above
@@ -327,6 +349,16 @@ impl UrlViewState {
         *self.link.borrow_mut() = None;
     }
 
+    /// A frame that does not show the view (a "too small" message, the
+    /// front end's or the view's own): no link, and the URL and its
+    /// warnings are not shown whole now, so the machine's grace period
+    /// starts again at the next frame that shows them whole (what was read
+    /// stays read).
+    pub fn off_screen(&self) {
+        self.forget_link();
+        self.read_since.set(None);
+    }
+
     /// Whether every row of the full URL and of every warning has been on
     /// screen (at the current width).
     #[cfg(any(test, feature = "internals"))]
@@ -358,7 +390,7 @@ impl UrlViewState {
         self.read_all.set(first_unread.is_none());
         match (first_unread, self.read_since.get()) {
             (Some(_), _) => self.read_since.set(None),
-            (None, None) => self.read_since.set(Some(Instant::now())),
+            (None, None) => self.read_since.set(Some(self.now())),
             (None, Some(_)) => {}
         }
         self.unread_above
@@ -419,7 +451,7 @@ impl UrlViewState {
     fn take(&mut self, input: Input) -> consent::Step {
         self.consent.shown(self.read_since.get());
         let before = self.consent.phase().clone();
-        let step = self.consent.input(input, Instant::now());
+        let step = self.consent.input(input, self.now());
         if step.phase != before {
             self.settle(&step);
         }
@@ -509,26 +541,8 @@ fn key_input(state: &mut UrlViewState, key: &Key) -> Option<Input> {
     None
 }
 
-/// What `key` decides, as the machine would take it now, without taking
-/// it: a decision for [`apply`], or None (a key of the view, or an input
-/// the machine does not take now, such as Open before the URL was read
-/// whole). Show URL is taken at once: it only changes what is shown.
-#[cfg(any(test, feature = "internals"))]
-pub fn handle_key(state: &mut UrlViewState, key: &Key) -> Option<UrlDecision> {
-    let input = key_input(state, key)?;
-    state.consent.shown(state.read_since.get());
-    match state.consent.decide(input, Instant::now()) {
-        Ok(Effect::Copy) => {
-            state.take(input);
-            None
-        }
-        Ok(_) => Some(input),
-        Err(_) => None,
-    }
-}
-
-/// What the driver does after a key or a decision.
-#[derive(Debug)]
+/// What the driver does after a key ([`take_key`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlStep {
     /// The request's action when it is decided (consent with a successful
     /// launch or Done: `accept`; Decline: `decline`; Cancel or Give up:
@@ -538,24 +552,31 @@ pub struct UrlStep {
     /// The step would have opened the browser, and `may_open` said no (the
     /// request was withdrawn first): nothing was opened.
     pub refused_open: bool,
+    /// Why the machine did not take the key's input (None: it took it, or
+    /// the key was the view's own: a scroll, a focus move, no key at all).
+    pub not_taken: Option<NotTaken>,
 }
 
 impl UrlStep {
     const NOTHING: UrlStep = UrlStep {
         action: None,
         refused_open: false,
+        not_taken: None,
     };
 }
 
-/// Take `key` as the screen does: the machine takes its input (or not), an
-/// [`Effect::Open`] is carried out with `launcher` (`no_open`:
-/// `--no-open`) once `may_open` allows it, and the step says whether the
-/// request is decided. `may_open` is asked just before the browser would
-/// be started (not with `no_open`, which starts nothing): the screen claims
-/// the request's answer there, so a browser is never opened for a request
-/// whose withdrawal came first, and one that was opened always has its
-/// `accept` sent ([`UrlStep::refused_open`] when it said no).
-pub(crate) fn take_key(
+/// Take `key` as the screen does, at the view's time now: the machine
+/// takes its input (or not, [`UrlStep::not_taken`] says why: Open before
+/// the URL and every warning were read whole, or within
+/// [`crate::consent::CONSENT_GUARD`] of it), an [`Effect::Open`] is
+/// carried out with `launcher` (`no_open`: `--no-open`) once `may_open`
+/// allows it, and the step says whether the request is decided. `may_open`
+/// is asked just before the browser would be started (not with `no_open`,
+/// which starts nothing): the screen claims the request's answer there, so
+/// a browser is never opened for a request whose withdrawal came first,
+/// and one that was opened always has its `accept` sent
+/// ([`UrlStep::refused_open`] when it said no).
+pub fn take_key(
     state: &mut UrlViewState,
     key: &Key,
     launcher: &mut dyn Launcher,
@@ -565,36 +586,20 @@ pub(crate) fn take_key(
     let Some(input) = key_input(state, key) else {
         return UrlStep::NOTHING;
     };
-    let effect = state.take(input).effect;
+    let step = state.take(input);
+    if step.not_taken.is_some() {
+        return UrlStep {
+            not_taken: step.not_taken,
+            ..UrlStep::NOTHING
+        };
+    }
+    let effect = step.effect;
     if matches!(effect, Some(Effect::Open(_))) && !no_open && !may_open() {
         return UrlStep {
             refused_open: true,
             ..UrlStep::NOTHING
         };
     }
-    carry_out(state, effect, launcher, no_open)
-}
-
-/// Carry out `decision` as [`handle_key`] returned it: Consent and Retry
-/// open the URL with `launcher` (never one that cannot be opened) and
-/// report the launch to the machine: success answers `accept` (with
-/// `no_open`, `--no-open`, the copy phase first, and Done then answers
-/// `accept`), failure shows the failure phase; Decline answers `decline`,
-/// Cancel and Give up `cancel`, Done `accept`. The decision is trusted as
-/// given: the machine's rules (the URL read whole first) were applied when
-/// the key was decided.
-#[cfg(any(test, feature = "internals"))]
-pub fn apply(
-    state: &mut UrlViewState,
-    decision: UrlDecision,
-    launcher: &mut dyn Launcher,
-    no_open: bool,
-) -> UrlStep {
-    let effect = match (decision.answer(), decision) {
-        (Some(a), _) => Some(Effect::Answer(a)),
-        (None, Input::Copy) => state.take(Input::Copy).effect,
-        (None, _) => state.consent.target().map(|u| Effect::Open(u.to_owned())),
-    };
     carry_out(state, effect, launcher, no_open)
 }
 
@@ -613,7 +618,7 @@ fn carry_out(
             let (step, _launch) = state.open(launcher, no_open);
             UrlStep {
                 action: step.answer(),
-                refused_open: false,
+                ..UrlStep::NOTHING
             }
         }
         Some(Effect::Answer(a)) => UrlStep {
@@ -695,6 +700,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &UrlViewState, theme: &The
     state.complete.set(false);
     state.forget_link();
     if area.width == 0 || area.height == 0 {
+        state.off_screen();
         return;
     }
     let width = usize::from(area.width);
@@ -702,6 +708,7 @@ pub fn draw(frame: &mut Frame<'_>, area: Rect, state: &UrlViewState, theme: &The
     // title, pinned, URL rows, scroll indicator, buttons, help
     let need = 1 + lay.pinned.len() + lay.url_rows.min(MIN_URL_ROWS) + 3;
     if width < 20 || usize::from(area.height) < need {
+        state.off_screen();
         draw_too_small(frame, area, styles);
         return;
     }

@@ -3,11 +3,25 @@
 //! executes a file another thread may still hold open for writing.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use ahp_elicit::launcher::{consent_and_open, CommandBrowser, LaunchError, NoOpen};
+use ahp_elicit::consent::{Consent, Effect, Input, Reader};
+use ahp_elicit::launcher::{CommandBrowser, LaunchError, NoOpen};
 use ahp_elicit::responder::Launcher;
-use ahp_elicit::url_review::review;
+use ahp_elicit::url_review::{review, UrlReview};
+
+/// Consent to the reviewed URL `r` through the consent machine (a
+/// script's: at once) and carry out the open it asks for with `launcher`
+/// (`Consent::open_with`, the answerers' one path to a launch); the
+/// launcher's result. A URL that cannot be opened is not offered consent,
+/// and `open_with` refuses it without calling the launcher.
+fn consent_and_open(launcher: &mut dyn Launcher, r: &UrlReview) -> Result<(), LaunchError> {
+    let mut c = Consent::new(r, Reader::Script);
+    let effect = c.input(Input::Consent, Instant::now()).effect;
+    let asked = r.target().map(|t| Effect::Open(t.to_owned()));
+    assert_eq!(effect, asked, "{}", r.raw);
+    c.open_with(launcher, false).1
+}
 
 /// A script that appends its argument count and each argument, one a line,
 /// to `rec`, then exits with `status`.

@@ -1,10 +1,15 @@
 //! The URL consent view: snapshots at 80x24 and
-//! 40x12, keys, styles, and that the full URL is always reachable.
+//! 40x12, keys (taken as the screen takes them, with a test clock), styles,
+//! and that the full URL is always reachable.
 #![cfg(feature = "tui")]
 
-use ahp_elicit::tui::url_view::{
-    draw, handle_key as view_key, UrlButton, UrlDecision, UrlPhase, UrlViewState,
-};
+use std::time::{Duration, Instant};
+
+use ahp_elicit::binding::Action;
+use ahp_elicit::consent::{NotTaken, CONSENT_GUARD};
+use ahp_elicit::launcher::LaunchError;
+use ahp_elicit::responder::Launcher;
+use ahp_elicit::tui::url_view::{draw, take_key, UrlButton, UrlPhase, UrlStep, UrlViewState};
 use ahp_elicit::tui::{translate_key, Theme};
 use ahp_elicit::url_review::review;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -12,14 +17,18 @@ use ratatui::backend::TestBackend;
 use ratatui::style::Modifier;
 use ratatui::Terminal;
 
+/// A view whose clock is a test clock, standing at the system's time now
+/// (each [`press`] moves it on).
 fn state(url: &str, message: &str) -> UrlViewState {
-    UrlViewState::new(
+    let mut s = UrlViewState::new(
         review(url),
         message,
         "Calendar Connector (calendar-mcp 1.4.0)",
         "claude-code",
         "request 1 of 2",
-    )
+    );
+    s.set_clock(Some(Instant::now()));
+    s
 }
 
 fn render(s: &UrlViewState, w: u16, h: u16) -> Terminal<TestBackend> {
@@ -49,10 +58,39 @@ fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
 }
 
-/// A key press as the terminal delivers it: translated as the front end
-/// does (releases dropped), then handed to the view.
-fn handle_key(s: &mut UrlViewState, ev: KeyEvent) -> Option<UrlDecision> {
-    translate_key(&ev).and_then(|k| view_key(s, &k))
+/// A key press as the terminal delivers it, `after` the last frame or key:
+/// translated as the front end does (releases dropped), then taken as the
+/// screen takes it ([`take_key`]), opening with `l` (`no_open`:
+/// `--no-open`).
+fn press_after(
+    s: &mut UrlViewState,
+    after: Duration,
+    ev: KeyEvent,
+    l: &mut dyn Launcher,
+    no_open: bool,
+) -> UrlStep {
+    let now = s.clock().expect("a test clock") + after;
+    s.set_clock(Some(now));
+    match translate_key(&ev) {
+        Some(k) => take_key(s, &k, l, no_open, &|| true),
+        None => UrlStep {
+            action: None,
+            refused_open: false,
+            not_taken: None,
+        },
+    }
+}
+
+/// A key press a grace period after the last frame or key (the key guard
+/// lets no key through sooner), opening with `l`.
+fn press_with(s: &mut UrlViewState, ev: KeyEvent, l: &mut dyn Launcher) -> UrlStep {
+    press_after(s, CONSENT_GUARD, ev, l, false)
+}
+
+/// A key press a grace period after the last frame or key, with a
+/// launcher that opens; the action it decides.
+fn press(s: &mut UrlViewState, ev: KeyEvent) -> Option<Action> {
+    press_with(s, ev, &mut Rec::default()).action
 }
 
 const SPOOF: &str = "http://trusted.example@login.evil.test:8080/oauth/authorize?client_id=cal&redirect_uri=https%3A%2F%2Fapp.example%2Fcb&state=af0ifjsldkj";
@@ -73,7 +111,7 @@ fn consent_40x12_with_warnings() {
 fn consent_40x12_scrolled_to_the_warnings() {
     let mut s = state(SPOOF, "Sign in to connect your calendar.");
     let _ = render(&s, 40, 12);
-    assert_eq!(handle_key(&mut s, key(KeyCode::End)), None);
+    assert_eq!(press(&mut s, key(KeyCode::End)), None);
     insta::assert_snapshot!(render(&s, 40, 12).backend());
 }
 
@@ -167,6 +205,13 @@ fn registrable_domain_is_emphasised() {
     assert!(!bold(28));
 }
 
+/// The step of a key that is the view's own, or no key at all.
+const NOTHING: UrlStep = UrlStep {
+    action: None,
+    refused_open: false,
+    not_taken: None,
+};
+
 #[test]
 fn enter_never_consents_first() {
     let mut s = state("https://a.example/", "m");
@@ -175,61 +220,48 @@ fn enter_never_consents_first() {
         s.buttons(),
         vec![UrlButton::Open, UrlButton::Decline, UrlButton::Cancel]
     );
-    assert_eq!(
-        handle_key(&mut s, key(KeyCode::Enter)),
-        Some(UrlDecision::Decline)
-    );
+    let _ = render(&s, 80, 24);
+    assert_eq!(press(&mut s, key(KeyCode::Enter)), Some(Action::Decline));
     // Before any frame showed the URL, Open does nothing.
     let mut s = state("https://a.example/", "m");
-    assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None);
+    let mut l = Rec::default();
+    let step = press_with(&mut s, key(KeyCode::Char('o')), &mut l);
+    assert_eq!(step.not_taken, Some(NotTaken::NotShown));
+    assert_eq!(step.action, None);
+    assert!(l.opened.is_empty());
     let _ = render(&s, 80, 24);
-    assert_eq!(
-        handle_key(&mut s, key(KeyCode::Char('o'))),
-        Some(UrlDecision::Consent)
-    );
+    let step = press_with(&mut s, key(KeyCode::Char('o')), &mut l);
+    assert_eq!(step.action, Some(Action::Accept));
+    assert_eq!(l.opened, vec!["https://a.example/"]);
+    // Shift-Tab reaches Open; Enter presses it.
     let mut s = state("https://a.example/", "m");
     let _ = render(&s, 80, 24);
-    assert_eq!(handle_key(&mut s, key(KeyCode::BackTab)), None);
+    assert_eq!(press(&mut s, key(KeyCode::BackTab)), None);
     assert_eq!(s.focus(), UrlButton::Open);
-    assert_eq!(
-        handle_key(&mut s, key(KeyCode::Enter)),
-        Some(UrlDecision::Consent)
-    );
+    assert_eq!(press(&mut s, key(KeyCode::Enter)), Some(Action::Accept));
     let mut s = state("https://a.example/", "m");
-    assert_eq!(handle_key(&mut s, key(KeyCode::Tab)), None);
+    assert_eq!(press(&mut s, key(KeyCode::Tab)), None);
     assert_eq!(s.focus(), UrlButton::Cancel);
-    assert_eq!(
-        handle_key(&mut s, key(KeyCode::Char(' '))),
-        Some(UrlDecision::Cancel)
-    );
+    assert_eq!(press(&mut s, key(KeyCode::Char(' '))), Some(Action::Cancel));
+    let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+    for (ev, a) in [
+        (key(KeyCode::Char('d')), Action::Decline),
+        (ctrl('d'), Action::Decline),
+        (key(KeyCode::Esc), Action::Cancel),
+        (ctrl('c'), Action::Cancel),
+    ] {
+        let mut s = state("https://a.example/", "m");
+        assert_eq!(press(&mut s, ev), Some(a), "{ev:?}");
+    }
+    // A release of 'o' is not a press, and Ctrl-O is not 'o': neither is
+    // an input at all, on a screen where `o` would open.
     let mut s = state("https://a.example/", "m");
-    assert_eq!(
-        handle_key(&mut s, key(KeyCode::Char('d'))),
-        Some(UrlDecision::Decline)
-    );
-    assert_eq!(
-        handle_key(&mut s, key(KeyCode::Esc)),
-        Some(UrlDecision::Cancel)
-    );
-    assert_eq!(
-        handle_key(
-            &mut s,
-            KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)
-        ),
-        Some(UrlDecision::Cancel)
-    );
-    // A release of 'o' is not a press.
+    let _ = render(&s, 80, 24);
     let mut release = key(KeyCode::Char('o'));
     release.kind = KeyEventKind::Release;
-    assert_eq!(handle_key(&mut s, release), None);
-    // Ctrl-O is not 'o'.
-    assert_eq!(
-        handle_key(
-            &mut s,
-            KeyEvent::new(KeyCode::Char('o'), KeyModifiers::CONTROL)
-        ),
-        None
-    );
+    assert_eq!(press_with(&mut s, release, &mut l), NOTHING);
+    assert_eq!(press_with(&mut s, ctrl('o'), &mut l), NOTHING);
+    assert_eq!(l.opened.len(), 1, "only the first consent opened");
 }
 
 #[test]
@@ -246,51 +278,58 @@ fn refused_scheme_offers_only_decline_and_cancel() {
             vec![UrlButton::Decline, UrlButton::Cancel],
             "{u}"
         );
-        assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None, "{u}");
-        handle_key(&mut s, key(KeyCode::Tab));
-        handle_key(&mut s, key(KeyCode::Tab));
+        let lines = text(&render(&s, 80, 24)).join("\n");
+        assert!(!lines.contains("Open in browser"), "{lines}");
+        let mut l = Rec::default();
+        let step = press_with(&mut s, key(KeyCode::Char('o')), &mut l);
+        assert_eq!(step.not_taken, Some(NotTaken::NotOffered), "{u}");
+        press(&mut s, key(KeyCode::Tab));
+        press(&mut s, key(KeyCode::Tab));
         assert_eq!(
             s.focus(),
             UrlButton::Decline,
             "{u}: focus never reaches Open"
         );
         assert_eq!(
-            handle_key(&mut s, key(KeyCode::Enter)),
-            Some(UrlDecision::Decline)
+            press_with(&mut s, key(KeyCode::Enter), &mut l).action,
+            Some(Action::Decline)
         );
-        let lines = text(&render(&s, 80, 24)).join("\n");
-        assert!(!lines.contains("Open in browser"), "{lines}");
+        assert!(l.opened.is_empty(), "{u}: never launched");
     }
 }
+
+const FAILED: &str = "The browser command \"x\" failed (exit status 1).";
 
 #[test]
 fn launch_failure_retry_copy_give_up() {
     let mut s = state("https://a.example/cb", "m");
     let _ = render(&s, 80, 24);
+    let mut fail = Rec {
+        fail: true,
+        ..Rec::default()
+    };
     assert_eq!(
-        handle_key(&mut s, key(KeyCode::Char('o'))),
-        Some(UrlDecision::Consent)
+        press_with(&mut s, key(KeyCode::Char('o')), &mut fail).action,
+        None
     );
-    s.launch_failed("no browser");
+    assert_eq!(s.phase(), &UrlPhase::LaunchFailed(FAILED.into()));
     assert_eq!(s.focus(), UrlButton::Retry);
-    assert_eq!(
-        handle_key(&mut s, key(KeyCode::Enter)),
-        Some(UrlDecision::Retry)
-    );
-    assert_eq!(
-        handle_key(&mut s, key(KeyCode::Char('r'))),
-        Some(UrlDecision::Retry)
-    );
-    assert_eq!(
-        handle_key(&mut s, key(KeyCode::Esc)),
-        Some(UrlDecision::GiveUp)
-    );
-    assert_eq!(
-        handle_key(&mut s, key(KeyCode::Char('g'))),
-        Some(UrlDecision::GiveUp)
-    );
-    assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None);
-    assert_eq!(handle_key(&mut s, key(KeyCode::Char('s'))), None);
+    // Retry, the focused button or `r`, launches again.
+    for k in [KeyCode::Enter, KeyCode::Char('r')] {
+        assert_eq!(press_with(&mut s, key(k), &mut fail).action, None);
+        assert_eq!(s.phase(), &UrlPhase::LaunchFailed(FAILED.into()));
+    }
+    assert_eq!(fail.opened.len(), 3);
+    // Esc and `g` give up: cancel.
+    for k in [KeyCode::Esc, KeyCode::Char('g')] {
+        let mut t = s.clone();
+        assert_eq!(press(&mut t, key(k)), Some(Action::Cancel), "{k:?}");
+    }
+    // Consent was given: Open is no choice here any more.
+    let step = press_with(&mut s, key(KeyCode::Char('o')), &mut fail);
+    assert_eq!(step.not_taken, Some(NotTaken::NotOffered));
+    assert_eq!(fail.opened.len(), 3);
+    assert_eq!(press(&mut s, key(KeyCode::Char('s'))), None);
     assert_eq!(
         s.phase(),
         &UrlPhase::Copy {
@@ -306,17 +345,20 @@ fn launch_failure_retry_copy_give_up() {
         lines.iter().any(|l| l.trim_end() == "https://a.example/cb"),
         "the URL alone on a line from column 0: {lines:?}"
     );
+    let mut t = s.clone();
     assert_eq!(
-        handle_key(&mut s, key(KeyCode::Enter)),
-        Some(UrlDecision::Done)
+        press(&mut t, key(KeyCode::Enter)),
+        Some(Action::Accept),
+        "Done"
     );
-    assert_eq!(
-        handle_key(
-            &mut s,
-            KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)
-        ),
-        Some(UrlDecision::GiveUp)
-    );
+    let mut t = s.clone();
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    assert_eq!(press(&mut t, ctrl_c), Some(Action::Cancel));
+    // A retry from the copy screen that opens the browser: accept.
+    let mut ok = Rec::default();
+    let step = press_with(&mut s, key(KeyCode::Char('r')), &mut ok);
+    assert_eq!(step.action, Some(Action::Accept));
+    assert_eq!(ok.opened, vec!["https://a.example/cb"]);
 }
 
 /// The first row below the pinned block (after its `─` rule).
@@ -349,7 +391,7 @@ fn the_whole_long_url_is_reachable_by_scrolling() {
             for (i, l) in lines[top..usize::from(h) - 3].iter().enumerate() {
                 seen.insert(usize::from(s.scroll()) + i, l.clone());
             }
-            handle_key(&mut s, key(KeyCode::Down));
+            press(&mut s, key(KeyCode::Down));
         }
         let joined: String = seen
             .values()
@@ -368,10 +410,11 @@ fn the_whole_long_url_is_reachable_by_scrolling() {
         // End jumps over the middle of the URL: Open stays disabled.
         let mut s = state(&url, "m");
         let _ = render(&s, w, h);
-        handle_key(&mut s, key(KeyCode::End));
+        press(&mut s, key(KeyCode::End));
         let _ = render(&s, w, h);
         assert!(!s.open_enabled(), "{w}x{h}: the middle was never shown");
-        assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None);
+        let step = press_with(&mut s, key(KeyCode::Char('o')), &mut Rec::default());
+        assert_eq!(step.not_taken, Some(NotTaken::NotShown), "{w}x{h}");
     }
 }
 
@@ -381,11 +424,11 @@ struct Rec {
     opened: Vec<String>,
     fail: bool,
 }
-impl ahp_elicit::responder::Launcher for Rec {
-    fn open(&mut self, url: &str) -> Result<(), ahp_elicit::launcher::LaunchError> {
+impl Launcher for Rec {
+    fn open(&mut self, url: &str) -> Result<(), LaunchError> {
         self.opened.push(url.to_owned());
         if self.fail {
-            Err(ahp_elicit::launcher::LaunchError::Failed {
+            Err(LaunchError::Failed {
                 program: "x".into(),
                 code: 1,
             })
@@ -396,75 +439,76 @@ impl ahp_elicit::responder::Launcher for Rec {
 }
 
 #[test]
-fn apply_consent_launches_once_then_accepts() {
-    use ahp_elicit::binding::Action;
-    use ahp_elicit::tui::url_view::apply;
+fn open_launches_once_then_accepts() {
     let mut s = state("https://a.example/cb?x=1", "m");
     let mut l = Rec::default();
     // Moving around and scrolling launches nothing.
     for k in [KeyCode::Tab, KeyCode::BackTab, KeyCode::Down, KeyCode::Left] {
-        assert_eq!(handle_key(&mut s, key(k)), None);
+        assert_eq!(press_with(&mut s, key(k), &mut l), NOTHING, "{k:?}");
     }
     assert!(l.opened.is_empty());
     let _ = render(&s, 80, 24);
-    let d = handle_key(&mut s, key(KeyCode::Char('o'))).unwrap();
-    let step = apply(&mut s, d, &mut l, false);
+    let step = press_with(&mut s, key(KeyCode::Char('o')), &mut l);
     assert_eq!(step.action, Some(Action::Accept));
     assert_eq!(l.opened, vec!["https://a.example/cb?x=1"]);
+    // The request has its one answer: no key opens again.
+    let step = press_with(&mut s, key(KeyCode::Char('o')), &mut l);
+    assert_eq!(step.not_taken, Some(NotTaken::Answered));
+    assert_eq!(l.opened.len(), 1);
 }
 
 #[test]
-fn apply_failure_then_retry_or_give_up() {
-    use ahp_elicit::binding::Action;
-    use ahp_elicit::tui::url_view::apply;
-    let mut s = state("https://a.example/", "m");
+fn a_failed_launch_is_retried_or_given_up() {
     let mut l = Rec {
         fail: true,
         ..Rec::default()
     };
-    let step = apply(&mut s, UrlDecision::Consent, &mut l, false);
-    assert_eq!(step.action, None);
+    let mut s = state("https://a.example/", "m");
+    let _ = render(&s, 80, 24);
     assert_eq!(
-        s.phase(),
-        &UrlPhase::LaunchFailed("The browser command \"x\" failed (exit status 1).".into())
+        press_with(&mut s, key(KeyCode::Char('o')), &mut l).action,
+        None
     );
+    assert_eq!(s.phase(), &UrlPhase::LaunchFailed(FAILED.into()));
     l.fail = false;
-    let d = handle_key(&mut s, key(KeyCode::Enter)).unwrap();
-    assert_eq!(d, UrlDecision::Retry);
-    assert_eq!(apply(&mut s, d, &mut l, false).action, Some(Action::Accept));
+    let step = press_with(&mut s, key(KeyCode::Enter), &mut l);
+    assert_eq!(step.action, Some(Action::Accept), "Retry, focused, opened");
     assert_eq!(l.opened.len(), 2);
 
     let mut s = state("https://a.example/", "m");
+    let _ = render(&s, 80, 24);
     l.fail = true;
-    apply(&mut s, UrlDecision::Consent, &mut l, false);
-    let d = handle_key(&mut s, key(KeyCode::Esc)).unwrap();
-    assert_eq!(apply(&mut s, d, &mut l, false).action, Some(Action::Cancel));
-    // Declining and cancelling never launch.
-    let n = l.opened.len();
-    let mut s = state("https://a.example/", "m");
+    press_with(&mut s, key(KeyCode::Char('o')), &mut l);
     assert_eq!(
-        apply(&mut s, UrlDecision::Decline, &mut l, false).action,
-        Some(Action::Decline)
-    );
-    assert_eq!(
-        apply(&mut s, UrlDecision::Cancel, &mut l, false).action,
+        press_with(&mut s, key(KeyCode::Esc), &mut l).action,
         Some(Action::Cancel)
     );
-    // A refused scheme is never launched, even if Consent were sent.
+    // Declining and cancelling never launch.
+    let n = l.opened.len();
+    for (k, a) in [
+        (KeyCode::Char('d'), Action::Decline),
+        (KeyCode::Esc, Action::Cancel),
+    ] {
+        let mut s = state("https://a.example/", "m");
+        let _ = render(&s, 80, 24);
+        assert_eq!(press_with(&mut s, key(k), &mut l).action, Some(a));
+    }
+    // A refused scheme is never launched, read or not.
     let mut s = state("javascript:alert(1)", "m");
-    let step = apply(&mut s, UrlDecision::Consent, &mut l, false);
-    assert!(step.action.is_none(), "{step:?}");
+    let _ = render(&s, 80, 24);
+    let step = press_with(&mut s, key(KeyCode::Char('o')), &mut l);
+    assert_eq!(step.not_taken, Some(NotTaken::NotOffered), "{step:?}");
     assert_eq!(l.opened.len(), n);
 }
 
 #[test]
-fn apply_no_open_shows_the_url_then_accepts() {
-    use ahp_elicit::binding::Action;
+fn no_open_shows_the_url_then_accepts() {
     use ahp_elicit::launcher::NoOpen;
-    use ahp_elicit::tui::url_view::apply;
     let mut s = state("https://a.example/cb", "m");
+    s.set_no_open(true);
+    let _ = render(&s, 80, 24);
     let mut l = NoOpen::default();
-    let step = apply(&mut s, UrlDecision::Consent, &mut l, true);
+    let step = press_after(&mut s, CONSENT_GUARD, key(KeyCode::Char('o')), &mut l, true);
     assert_eq!(step.action, None);
     assert_eq!(
         s.phase(),
@@ -473,9 +517,56 @@ fn apply_no_open_shows_the_url_then_accepts() {
         }
     );
     assert_eq!(l.consented, vec!["https://a.example/cb"]);
-    let d = handle_key(&mut s, key(KeyCode::Enter)).unwrap();
-    assert_eq!(d, UrlDecision::Done);
-    assert_eq!(apply(&mut s, d, &mut l, true).action, Some(Action::Accept));
+    assert_eq!(s.focus(), UrlButton::Done);
+    let step = press_after(&mut s, CONSENT_GUARD, key(KeyCode::Enter), &mut l, true);
+    assert_eq!(step.action, Some(Action::Accept));
+    assert_eq!(l.consented.len(), 1);
+}
+
+/// The machine's grace period counts from the frame that brought the last
+/// unread rows of the URL and its warnings on screen, not from the first
+/// frame: `o` sooner is not taken (whatever a key filter let through), `o`
+/// a full period later opens.
+#[test]
+fn open_counts_only_a_grace_period_after_the_url_was_read_whole() {
+    let url = format!("https://a.example/cb?data={}", "0123456789".repeat(210));
+    let mut s = state(&url, "m");
+    let mut l = Rec::default();
+    let _ = render(&s, 80, 24);
+    while !s.open_enabled() {
+        press(&mut s, key(KeyCode::PageDown));
+        let _ = render(&s, 80, 24);
+    }
+    let ms = Duration::from_millis;
+    for after in [ms(0), ms(1), CONSENT_GUARD - ms(1)] {
+        let mut t = s.clone();
+        let step = press_after(&mut t, after, key(KeyCode::Char('o')), &mut l, false);
+        assert_eq!(step.not_taken, Some(NotTaken::TooSoon), "{after:?}");
+        assert_eq!(t.phase(), &UrlPhase::Consent);
+    }
+    assert!(l.opened.is_empty());
+    // Scrolling on keeps what was read: the period still counts from then.
+    let mut t = s.clone();
+    let step = press_after(&mut t, ms(100), key(KeyCode::Up), &mut l, false);
+    assert_eq!(step, NOTHING);
+    let _ = render(&t, 80, 24);
+    let step = press_after(
+        &mut t,
+        CONSENT_GUARD - ms(100),
+        key(KeyCode::Char('o')),
+        &mut l,
+        false,
+    );
+    assert_eq!(step.action, Some(Action::Accept));
+    let step = press_after(
+        &mut s,
+        CONSENT_GUARD,
+        key(KeyCode::Char('o')),
+        &mut l,
+        false,
+    );
+    assert_eq!(step.action, Some(Action::Accept));
+    assert_eq!(l.opened.len(), 2);
 }
 
 #[test]
@@ -485,8 +576,8 @@ fn odd_sizes_do_not_panic() {
         for (w, h) in [(1u16, 1u16), (2, 2), (5, 3), (10, 4), (13, 5), (200, 60)] {
             let mut s = state(u, "m\u{202e}");
             let _ = render(&s, w, h);
-            handle_key(&mut s, key(KeyCode::End));
-            handle_key(&mut s, key(KeyCode::PageUp));
+            press(&mut s, key(KeyCode::End));
+            press(&mut s, key(KeyCode::PageUp));
             let _ = render(&s, w, h);
             s.launch_failed("x");
             let _ = render(&s, w, h);
@@ -540,7 +631,7 @@ fn a_message_cannot_imitate_or_push_away_the_url() {
     }
     insta::assert_snapshot!(t.backend());
     // Scrolled to the bottom, the pinned host is still there.
-    handle_key(&mut s, key(KeyCode::End));
+    press(&mut s, key(KeyCode::End));
     let lines = text(&render(&s, 80, 24));
     assert_eq!(lines[1].trim_end(), "Host:    auth.example.com.evil.test");
 }
@@ -564,17 +655,21 @@ fn a_long_userinfo_url_shows_its_host_and_must_be_read() {
         .any(|l| l.contains("scroll to read the whole URL")));
     insta::assert_snapshot!(t.backend());
     assert!(!s.open_enabled());
-    assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None);
+    let mut l = Rec::default();
+    let step = press_with(&mut s, key(KeyCode::Char('o')), &mut l);
+    assert_eq!(step.not_taken, Some(NotTaken::NotShown));
     // Focus on Open and Enter: still nothing.
-    handle_key(&mut s, key(KeyCode::BackTab));
+    press(&mut s, key(KeyCode::BackTab));
     assert_eq!(s.focus(), UrlButton::Open);
-    assert_eq!(handle_key(&mut s, key(KeyCode::Enter)), None);
+    let step = press_with(&mut s, key(KeyCode::Enter), &mut l);
+    assert_eq!(step.not_taken, Some(NotTaken::NotShown));
+    assert!(l.opened.is_empty());
     // Page through to the end: now Open works.
     for _ in 0..400 {
         if s.open_enabled() {
             break;
         }
-        handle_key(&mut s, key(KeyCode::PageDown));
+        press(&mut s, key(KeyCode::PageDown));
         let lines = text(&render(&s, 80, 24));
         assert_eq!(lines[1].trim_end(), "Host:    evil.test");
     }
@@ -582,10 +677,9 @@ fn a_long_userinfo_url_shows_its_host_and_must_be_read() {
     assert!(!text(&render(&s, 80, 24))
         .iter()
         .any(|l| l.contains("scroll to read")));
-    assert_eq!(
-        handle_key(&mut s, key(KeyCode::Enter)),
-        Some(UrlDecision::Consent)
-    );
+    let step = press_with(&mut s, key(KeyCode::Enter), &mut l);
+    assert_eq!(step.action, Some(Action::Accept));
+    assert_eq!(l.opened.len(), 1);
 }
 
 /// Too small for the pinned block and the URL: a message, and nothing can
@@ -598,12 +692,42 @@ fn too_small_for_the_pinned_block_takes_no_consent() {
     let lines = text(&t).join("\n");
     assert!(lines.contains("Terminal too small (40x8)"), "{lines}");
     insta::assert_snapshot!(t.backend());
-    assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None);
+    let step = press_with(&mut s, key(KeyCode::Char('o')), &mut Rec::default());
+    assert_eq!(step.not_taken, Some(NotTaken::NotShown));
     assert!(!s.open_enabled());
     // At 40x12 it fits: the host is pinned and the URL is read whole.
     let lines = text(&render(&s, 40, 12));
     assert!(s.shown_whole());
     assert_eq!(lines[1].trim_end(), "Host:    auth.example.com.evil.test");
+    // Too small again, then back, long after it was read: the URL has
+    // been shown whole only since it came back.
+    let mut l = Rec::default();
+    let later = CONSENT_GUARD * 10;
+    assert_eq!(
+        press_after(&mut s, later, key(KeyCode::Down), &mut l, false),
+        NOTHING
+    );
+    let _ = render(&s, 40, 8);
+    assert!(!s.shown_whole());
+    let _ = render(&s, 40, 12);
+    assert!(s.open_enabled(), "what was read stays read");
+    let step = press_after(
+        &mut s,
+        Duration::ZERO,
+        key(KeyCode::Char('o')),
+        &mut l,
+        false,
+    );
+    assert_eq!(step.not_taken, Some(NotTaken::TooSoon));
+    let step = press_after(
+        &mut s,
+        CONSENT_GUARD,
+        key(KeyCode::Char('o')),
+        &mut l,
+        false,
+    );
+    assert_eq!(step.action, Some(Action::Accept));
+    assert_eq!(l.opened.len(), 1);
 }
 
 /// A new width wraps the URL again: what was read must be read again.
@@ -613,7 +737,7 @@ fn a_new_width_must_be_read_again() {
     let mut s = state(&url, "m");
     for _ in 0..100 {
         let _ = render(&s, 80, 24);
-        handle_key(&mut s, key(KeyCode::PageDown));
+        press(&mut s, key(KeyCode::PageDown));
     }
     assert!(s.open_enabled());
     let _ = render(&s, 100, 30);
@@ -630,19 +754,17 @@ fn at_40x10_the_host_is_pinned_and_open_waits_for_reading() {
     let lines = text(&t);
     assert_eq!(lines[1].trim_end(), "Host:    auth.example.com.evil.test");
     insta::assert_snapshot!(t.backend());
-    assert_eq!(handle_key(&mut s, key(KeyCode::Char('o'))), None);
+    let step = press_with(&mut s, key(KeyCode::Char('o')), &mut Rec::default());
+    assert_eq!(step.not_taken, Some(NotTaken::NotShown));
     for _ in 0..40 {
         if s.open_enabled() {
             break;
         }
-        handle_key(&mut s, key(KeyCode::Down));
+        press(&mut s, key(KeyCode::Down));
         let _ = render(&s, 40, 10);
     }
     assert!(s.open_enabled());
-    assert_eq!(
-        handle_key(&mut s, key(KeyCode::Char('o'))),
-        Some(UrlDecision::Consent)
-    );
+    assert_eq!(press(&mut s, key(KeyCode::Char('o'))), Some(Action::Accept));
 }
 
 /// Too small, then big: only the big frame shows the request whole.
@@ -729,7 +851,7 @@ fn the_disabled_open_hint_points_to_the_unread_rows() {
     let mut s = state(&url, "m");
     let top = hint(&text(&render(&s, 60, 16)));
     assert!(top.contains("(↓ PgDn)"), "{top:?}");
-    handle_key(&mut s, key(KeyCode::End));
+    press(&mut s, key(KeyCode::End));
     let after_end = hint(&text(&render(&s, 60, 16)));
     assert!(!s.open_enabled());
     assert!(
@@ -742,7 +864,7 @@ fn the_disabled_open_hint_points_to_the_unread_rows() {
     let mut s = state(&url, "m");
     let _ = render(&s, 40, 12);
     for _ in 0..10 {
-        handle_key(&mut s, key(KeyCode::PageDown));
+        press(&mut s, key(KeyCode::PageDown));
         let _ = render(&s, 40, 12);
     }
     let big = text(&render(&s, 100, 45));
