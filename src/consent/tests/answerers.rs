@@ -242,7 +242,8 @@ fn request(url: &str) -> RequestEvent {
         "time": "2026-11-30T09:00:00Z", "source": {"adapter": "test"},
         "payload": {"elicitation": {"server": {"name": "srv"}, "mode": "url",
             "request": {"type": "text", "selection": "body", "text": params.to_string()}}}});
-    crate::binding::read_request_event(&ev).expect("a valid URL request")
+    crate::binding::read_request(ev, crate::binding::ReadOptions::default())
+        .expect("a valid URL request")
 }
 
 fn cx() -> Context {
