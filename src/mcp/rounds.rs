@@ -67,6 +67,68 @@ fn says_no_push(text: &str) -> bool {
     t.contains("back-channel") || t.contains("server-initiated")
 }
 
+/// A call's answer, read once: complete, or a round that asks for more.
+#[derive(Debug)]
+enum Answer {
+    /// The call's result (no `resultType`, or `complete`).
+    Complete(Value),
+    /// `resultType: "input_required"`: the result object of the round.
+    InputRequired(Map<String, Value>),
+}
+
+/// Read `result` of `call` by its `resultType`.
+///
+/// Errors: [`Incomplete::UnknownResultType`] for any other value (cut to
+/// 60 characters); an `input_required` answer that is not an object is
+/// [`Incomplete::NothingRequired`].
+fn read_answer(result: Value, call: &str) -> Result<Answer, Incomplete> {
+    match result.get("resultType") {
+        None => Ok(Answer::Complete(result)),
+        Some(Value::String(t)) if t == "complete" => Ok(Answer::Complete(result)),
+        Some(Value::String(t)) if t == "input_required" => match result {
+            Value::Object(round) => Ok(Answer::InputRequired(round)),
+            _ => Err(Incomplete::NothingRequired {
+                call: call.to_owned(),
+            }),
+        },
+        Some(other) => Err(Incomplete::UnknownResultType {
+            call: call.to_owned(),
+            result_type: other.to_string().chars().take(60).collect(),
+        }),
+    }
+}
+
+/// What an `input_required` round asks: its `inputRequests` (None when
+/// absent or empty) and its `requestState` (a string, to be echoed).
+///
+/// Errors: [`Incomplete::BadRequestState`] when `requestState` is not a
+/// string; [`Incomplete::NothingRequired`] when `inputRequests` is not an
+/// object.
+fn read_round<'r>(
+    round: &'r Map<String, Value>,
+    call: &str,
+) -> Result<(Option<&'r Map<String, Value>>, Option<Value>), Incomplete> {
+    let state = match round.get("requestState") {
+        None => None,
+        Some(s @ Value::String(_)) => Some(s.clone()),
+        Some(_) => {
+            return Err(Incomplete::BadRequestState {
+                call: call.to_owned(),
+            })
+        }
+    };
+    let requests = match round.get("inputRequests") {
+        Some(Value::Object(list)) => Some(list).filter(|l| !l.is_empty()),
+        None => None,
+        Some(_) => {
+            return Err(Incomplete::NothingRequired {
+                call: call.to_owned(),
+            })
+        }
+    };
+    Ok((requests, state))
+}
+
 impl Client {
     /// A complete result as it is; under `--protocol auto` at 2026-07-28,
     /// an `isError` result whose text says the tool could not push its
@@ -127,127 +189,134 @@ impl Client {
         result
     }
 
-    /// The rounds of [`Client::call_with_rounds`].
+    /// The rounds of [`Client::call_with_rounds`]: send, read the answer
+    /// ([`read_answer`]), and while it asks for more, answer and send
+    /// again.
     async fn rounds(&mut self, method: &str, name: &str, base: Value) -> Result<Value, McpError> {
         let shown = safe_text::display(name).into_owned();
+        let call = format!("{method} '{shown}'");
         let mut url_retried = false;
         let mut rounds = 0u32;
         let mut state_only = 0u32;
         let mut answers: Option<Map<String, Value>> = None;
         let mut state: Option<Value> = None;
         loop {
-            let mut params = base.clone();
-            let token = json!(format!("{}-call-{}", self.run_tag, self.peek_id()));
-            self.progress_token = Some(token.clone());
-            params["_meta"] = json!({ "progressToken": token });
-            if let Some(a) = &answers {
-                params["inputResponses"] = Value::Object(a.clone());
-            }
-            if let Some(s) = &state {
-                params["requestState"] = s.clone();
-            }
-            let limit = Some(self.opts.call_timeout);
-            let answer = self.request(method, Some(params), limit).await;
-            let result = match answer.map_err(|e| match e {
-                McpError::Timeout { method, limit } => McpError::CallTimeout { method, limit },
-                e => e,
-            }) {
-                Err(
-                    e @ McpError::Rpc {
-                        code: URL_ELICITATION_REQUIRED,
-                        ..
-                    },
-                ) if self.life.era == Era::Legacy && !url_retried => {
-                    if !self.url_round(&e).await? {
-                        return Err(e);
-                    }
-                    url_retried = true;
-                    self.notice(&format!("retrying the tool call '{shown}'"));
-                    continue;
-                }
-                Err(McpError::Rpc {
-                    code: INVALID_REQUEST,
-                    message,
-                    ..
-                }) if self.life.era == Era::Modern
-                    && self.opts.protocol == ProtocolChoice::Auto =>
-                {
-                    // A dual-era server whose tool can only push its
-                    // questions (2025-11-25) fails this way at 2026-07-28.
-                    self.elic.older_way = true;
-                    return Err(Incomplete::OlderWayOnly {
-                        call: format!("{method} '{shown}'"),
-                        said: message,
-                    }
-                    .into());
-                }
-                other => other?,
+            let params = self.round_params(&base, answers.as_ref(), state.as_ref());
+            let Some(result) = self
+                .send_round(method, params, (&call, &shown), &mut url_retried)
+                .await?
+            else {
+                continue;
             };
-            match result.get("resultType") {
-                None => return Ok(self.said_older_way(result)),
-                Some(Value::String(t)) if t == "complete" => return Ok(self.said_older_way(result)),
-                Some(Value::String(t)) if t == "input_required" => {}
-                Some(other) => {
-                    let t: String = other.to_string().chars().take(60).collect();
-                    return Err(Incomplete::UnknownResultType {
-                        call: format!("{method} '{shown}'"),
-                        result_type: t,
-                    }
-                    .into());
-                }
-            }
+            let round = match read_answer(result, &call)? {
+                Answer::Complete(result) => return Ok(self.said_older_way(result)),
+                Answer::InputRequired(round) => round,
+            };
             if self.life.era == Era::Legacy {
-                return Err(Incomplete::MixedRevisions {
-                    call: format!("{method} '{shown}'"),
-                    version: self.life.version.clone(),
-                }
-                .into());
+                let version = self.life.version.clone();
+                return Err(Incomplete::MixedRevisions { call, version }.into());
             }
             rounds += 1;
             if rounds > self.opts.max_rounds {
-                return Err(Incomplete::TooManyRounds {
-                    call: format!("{method} '{shown}'"),
-                    max: self.opts.max_rounds,
-                }
-                .into());
+                let max = self.opts.max_rounds;
+                return Err(Incomplete::TooManyRounds { call, max }.into());
             }
-            state = match result.get("requestState") {
-                None => None,
-                Some(s @ Value::String(_)) => Some(s.clone()),
-                Some(_) => {
-                    return Err(Incomplete::BadRequestState {
-                        call: format!("{method} '{shown}'"),
-                    }
-                    .into())
-                }
-            };
-            match result.get("inputRequests") {
-                Some(Value::Object(list)) if !list.is_empty() => {
+            let (requests, next_state) = read_round(&round, &call)?;
+            state = next_state;
+            match requests {
+                Some(list) => {
                     state_only = 0;
-                    let list = list.clone();
-                    answers = Some(self.input_round(method, name, &list).await?);
+                    answers = Some(self.input_round(method, name, list).await?);
                     self.notice(&format!(
-                        "sending {method} '{shown}' again with {} answer(s) (round {rounds})",
+                        "sending {call} again with {} answer(s) (round {rounds})",
                         list.len()
                     ));
                 }
-                Some(Value::Object(_)) | None if state.is_some() => {
+                None if state.is_some() => {
                     state_only += 1;
                     answers = None;
                     let pause = state_pause(state_only);
                     self.notice(&format!(
-                        "the server is not done with {method} '{shown}' yet: sending it again in {} ms (round {rounds})",
+                        "the server is not done with {call} yet: sending it again in {} ms (round {rounds})",
                         pause.as_millis()
                     ));
                     self.pause(pause).await?;
                 }
-                _ => {
-                    return Err(Incomplete::NothingRequired {
-                        call: format!("{method} '{shown}'"),
-                    }
-                    .into())
-                }
+                None => return Err(Incomplete::NothingRequired { call }.into()),
             }
+        }
+    }
+
+    /// The params of one round: `base` with a fresh `progressToken` in
+    /// `_meta`, and the answers (`inputResponses`) and `requestState` the
+    /// last round asks to send back.
+    fn round_params(
+        &mut self,
+        base: &Value,
+        answers: Option<&Map<String, Value>>,
+        state: Option<&Value>,
+    ) -> Value {
+        let mut params = base.clone();
+        let token = json!(format!("{}-call-{}", self.run_tag, self.peek_id()));
+        self.progress_token = Some(token.clone());
+        params["_meta"] = json!({ "progressToken": token });
+        if let Some(a) = answers {
+            params["inputResponses"] = Value::Object(a.clone());
+        }
+        if let Some(s) = state {
+            params["requestState"] = s.clone();
+        }
+        params
+    }
+
+    /// Send one round of `call` (the method and the name as shown, and the
+    /// name alone) and take its answer: the result, or None when a
+    /// 2025-11-25 -32042 was answered and the call is to be sent once more
+    /// (`url_retried` then set).
+    ///
+    /// Errors: the request's own; a timeout as the call's (`--call-timeout`);
+    /// a 2026-07-28 -32600 under `--protocol auto` as
+    /// [`Incomplete::OlderWayOnly`] (a dual-era server whose tool can only
+    /// push its questions fails this way).
+    async fn send_round(
+        &mut self,
+        method: &str,
+        params: Value,
+        (call, shown): (&str, &str),
+        url_retried: &mut bool,
+    ) -> Result<Option<Value>, McpError> {
+        let limit = Some(self.opts.call_timeout);
+        let answer = self.request(method, Some(params), limit).await;
+        match answer.map_err(|e| match e {
+            McpError::Timeout { method, limit } => McpError::CallTimeout { method, limit },
+            e => e,
+        }) {
+            Err(
+                e @ McpError::Rpc {
+                    code: URL_ELICITATION_REQUIRED,
+                    ..
+                },
+            ) if self.life.era == Era::Legacy && !*url_retried => {
+                if !self.url_round(&e).await? {
+                    return Err(e);
+                }
+                *url_retried = true;
+                self.notice(&format!("retrying the tool call '{shown}'"));
+                Ok(None)
+            }
+            Err(McpError::Rpc {
+                code: INVALID_REQUEST,
+                message,
+                ..
+            }) if self.life.era == Era::Modern && self.opts.protocol == ProtocolChoice::Auto => {
+                self.elic.older_way = true;
+                Err(Incomplete::OlderWayOnly {
+                    call: call.to_owned(),
+                    said: message,
+                }
+                .into())
+            }
+            other => other.map(Some),
         }
     }
 
@@ -363,6 +432,49 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each `resultType` is read once into what the driver does next;
+    /// what the round asks is read only from an `input_required` answer.
+    #[test]
+    fn an_answer_is_complete_or_a_round_and_a_round_says_what_it_asks() {
+        let call = "tools/call 'book'";
+        let done = json!({"content": [], "resultType": "complete"});
+        assert!(matches!(read_answer(done.clone(), call), Ok(Answer::Complete(r)) if r == done));
+        let bare = json!({"content": []});
+        assert!(matches!(read_answer(bare.clone(), call), Ok(Answer::Complete(r)) if r == bare));
+        let odd = json!({"resultType": "x".repeat(100)});
+        match read_answer(odd, call) {
+            Err(Incomplete::UnknownResultType { result_type, .. }) => {
+                assert_eq!(result_type.chars().count(), 60)
+            }
+            other => panic!("{other:?}"),
+        }
+        let ask = json!({"resultType": "input_required", "requestState": "s1",
+            "inputRequests": {"k": {"method": "elicitation/create", "params": {}}}});
+        let Ok(Answer::InputRequired(round)) = read_answer(ask, call) else {
+            panic!("a round");
+        };
+        let (requests, state) = read_round(&round, call).expect("a round");
+        assert_eq!(requests.map(|r| r.len()), Some(1));
+        assert_eq!(state, Some(json!("s1")));
+        // An empty list is no request; the state alone asks to send again.
+        let wait = json!({"inputRequests": {}, "requestState": "s2"});
+        let wait = wait.as_object().expect("object");
+        assert_eq!(
+            read_round(wait, call).expect("a round"),
+            (None, Some(json!("s2")))
+        );
+        let bad_state = json!({"requestState": 7});
+        assert!(matches!(
+            read_round(bad_state.as_object().expect("object"), call),
+            Err(Incomplete::BadRequestState { .. })
+        ));
+        let bad_list = json!({"inputRequests": [1]});
+        assert!(matches!(
+            read_round(bad_list.as_object().expect("object"), call),
+            Err(Incomplete::NothingRequired { .. })
+        ));
+    }
 
     #[test]
     fn the_pause_grows_and_is_capped() {
