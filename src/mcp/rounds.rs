@@ -98,16 +98,21 @@ fn read_answer(result: Value, call: &str) -> Result<Answer, Incomplete> {
     }
 }
 
-/// What an `input_required` round asks: its `inputRequests` (None when
-/// absent or empty) and its `requestState` (a string, to be echoed).
+/// What an `input_required` round asks.
+#[derive(Debug, PartialEq)]
+struct Asks<'r> {
+    /// Its `inputRequests` (None when absent or empty).
+    requests: Option<&'r Map<String, Value>>,
+    /// Its `requestState` (a string, to be echoed).
+    state: Option<Value>,
+}
+
+/// What the `input_required` round `round` of `call` asks.
 ///
 /// Errors: [`Incomplete::BadRequestState`] when `requestState` is not a
 /// string; [`Incomplete::NothingRequired`] when `inputRequests` is not an
 /// object.
-fn read_round<'r>(
-    round: &'r Map<String, Value>,
-    call: &str,
-) -> Result<(Option<&'r Map<String, Value>>, Option<Value>), Incomplete> {
+fn read_round<'r>(round: &'r Map<String, Value>, call: &str) -> Result<Asks<'r>, Incomplete> {
     let state = match round.get("requestState") {
         None => None,
         Some(s @ Value::String(_)) => Some(s.clone()),
@@ -126,7 +131,7 @@ fn read_round<'r>(
             })
         }
     };
-    Ok((requests, state))
+    Ok(Asks { requests, state })
 }
 
 impl Client {
@@ -221,9 +226,9 @@ impl Client {
                 let max = self.opts.max_rounds;
                 return Err(Incomplete::TooManyRounds { call, max }.into());
             }
-            let (requests, next_state) = read_round(&round, &call)?;
-            state = next_state;
-            match requests {
+            let asks = read_round(&round, &call)?;
+            state = asks.state;
+            match asks.requests {
                 Some(list) => {
                     state_only = 0;
                     answers = Some(self.input_round(method, name, list).await?);
@@ -454,15 +459,18 @@ mod tests {
         let Ok(Answer::InputRequired(round)) = read_answer(ask, call) else {
             panic!("a round");
         };
-        let (requests, state) = read_round(&round, call).expect("a round");
-        assert_eq!(requests.map(|r| r.len()), Some(1));
-        assert_eq!(state, Some(json!("s1")));
+        let asks = read_round(&round, call).expect("a round");
+        assert_eq!(asks.requests.map(|r| r.len()), Some(1));
+        assert_eq!(asks.state, Some(json!("s1")));
         // An empty list is no request; the state alone asks to send again.
         let wait = json!({"inputRequests": {}, "requestState": "s2"});
         let wait = wait.as_object().expect("object");
         assert_eq!(
             read_round(wait, call).expect("a round"),
-            (None, Some(json!("s2")))
+            Asks {
+                requests: None,
+                state: Some(json!("s2"))
+            }
         );
         let bad_state = json!({"requestState": 7});
         assert!(matches!(
