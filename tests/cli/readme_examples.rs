@@ -362,6 +362,7 @@ fn start_pty(cmd: &str, dir: &Path) -> Tui {
         pid_file: dir.join("pid"),
         err_file: dir.join("no-stderr-file"),
         last_key: Instant::now(),
+        last_output: Instant::now(),
         answer_queries: true,
     }
 }
