@@ -647,9 +647,65 @@ fn logout(a: LogoutArgs) -> Exit {
         Exit::Ok
     } else if unreadable > 0 {
         Exit::Usage
+    } else if a.forget_client {
+        forget_client_of(&store, &a)
     } else {
         not_stored(&a)
     }
+}
+
+/// `auth logout URL --forget-client` with no sign-in stored for URL (it
+/// was deleted, or the sign-in never finished): the client registrations
+/// kept for the authorization servers URL names now are forgotten, so an
+/// authorization server that forgot them (it restarted) gets a new one.
+fn forget_client_of(store: &FileStore, a: &LogoutArgs) -> Exit {
+    let url = a.url.as_deref().unwrap_or_default();
+    let issuers = match probe(url).and_then(|c| {
+        let from_header = c
+            .as_ref()
+            .and_then(|u| u.challenge.as_ref())
+            .and_then(|ch| ch.resource_metadata.clone());
+        let finder = Authorizer::new(url, AuthOptions::new(Err("not signing in".into())));
+        finder
+            .authorization_servers(from_header.as_deref())
+            .map_err(|e| e.0)
+    }) {
+        Ok(i) => i,
+        Err(e) => {
+            crate::notice::say_in(
+                "auth",
+                format!(
+                    "no sign-in stored for {}, and its authorization server could not be found to forget its client registration: {}; \"ahp-elicit auth logout --all --forget-client\" forgets every one",
+                    display(url),
+                    display(&e)
+                ),
+            );
+            return Exit::Usage;
+        }
+    };
+    let mut forgot = 0;
+    for issuer in &issuers {
+        match store.remove_client(issuer) {
+            Ok(true) => {
+                forgot += 1;
+                outln!("forgot the client registered at {}", display(issuer));
+            }
+            Ok(false) => {}
+            Err(e) => return fail(&e.0),
+        }
+    }
+    if forgot > 0 {
+        return Exit::Ok;
+    }
+    crate::notice::say_in(
+        "auth",
+        format!(
+            "no sign-in stored for {}, and no client registration kept for {}",
+            display(url),
+            display(&issuers.join(", "))
+        ),
+    );
+    Exit::Invalid
 }
 
 fn not_stored(a: &LogoutArgs) -> Exit {

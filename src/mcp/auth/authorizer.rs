@@ -49,7 +49,7 @@ use super::discovery::{
 };
 use super::flow::{
     auth_method, basic_auth, initial_scopes, oauth_error, random_token, read_tokens,
-    s256_challenge, union_scopes, AuthorizationRequest,
+    s256_challenge, union_scopes, AuthorizationRequest, CallbackError,
 };
 use super::listener::{Loopback, PasteBack};
 use super::store::{ClientKind, ClientRegistration, Secret, SignIn, SignInKey, Store, Tokens};
@@ -298,6 +298,10 @@ struct Current {
     sign_in: SignIn,
     /// The generation a refresh was last tried for.
     refreshed_for: Option<u64>,
+    /// Whether the tokens were read from the store as an earlier run (or
+    /// another one) left them, not obtained or renewed by this run: when
+    /// the server fails on them, the error says how to clear them.
+    from_store: bool,
 }
 
 #[derive(Default)]
@@ -310,6 +314,28 @@ struct Inner {
     /// The issuer a pre-registered client was first used with.
     pre_issuer: Option<String>,
     loaded: bool,
+    /// The last flow's token request refused the client (`invalid_client`)
+    /// and its kept registration was forgotten: one more flow registers
+    /// again.
+    forgot_client: bool,
+    /// That one more flow was made.
+    registered_again: bool,
+}
+
+/// What one flow shows or opens, and where the browser comes back.
+struct Shown<'a> {
+    url: &'a str,
+    meta: &'a ServerMetadata,
+    scopes: &'a [String],
+    step_up: Option<StepUp<'a>>,
+    paste: &'a PasteBack,
+}
+
+/// What the token request of a flow sends besides the client's id.
+struct Grant<'a> {
+    code: &'a Secret,
+    verifier: &'a Secret,
+    secret: Option<&'a Secret>,
 }
 
 /// The sign-in state of one MCP server URL, shared by the transport's
@@ -392,6 +418,7 @@ impl Authorizer {
                             Current {
                                 sign_in,
                                 refreshed_for: None,
+                                from_store: true,
                             }
                         });
                 }
@@ -426,6 +453,24 @@ impl Authorizer {
     /// Whether a sign-in is in use.
     pub fn signed_in(&self) -> bool {
         self.lock().is_ok_and(|g| g.current.is_some())
+    }
+
+    /// When the token in use is one an earlier run stored (read from the
+    /// store, not obtained or renewed by this run): what to say with an
+    /// error the server answered it with. A server that restarted and
+    /// forgot its tokens may fail on one (HTTP 500) rather than ask for a
+    /// sign-in.
+    pub fn stored_sign_in_hint(&self) -> Option<String> {
+        let g = self.lock().ok()?;
+        let c = g.current.as_ref().filter(|c| c.from_store)?;
+        let account = match c.sign_in.key.account.as_str() {
+            "default" => String::new(),
+            a => format!("--account {} ", crate::safe_text::display(a)),
+        };
+        Some(format!(
+            "a sign-in stored by an earlier run was sent with the request; if the server no longer takes it, \"ahp-elicit auth logout {account}{}\" clears it",
+            self.mcp_url
+        ))
     }
 
     /// The sign-in in use, in words (never a secret): `signed in to URL at
@@ -471,76 +516,11 @@ impl Authorizer {
                 Vec::new()
             }
         };
-        let named = |issuer: &str| prm.authorization_servers.iter().any(|a| a == issuer);
-        // The issuer of the sign-in in use first, then of a stored one,
-        // when the server still names it.
-        let issuer = g
-            .current
-            .as_ref()
-            .map(|c| &c.sign_in)
-            .filter(|s| named(&s.key.issuer))
-            .or_else(|| {
-                stored
-                    .iter()
-                    .filter(|s| named(&s.key.issuer))
-                    .max_by_key(|s| s.tokens.obtained_at)
-            })
-            .map_or_else(
-                || prm.authorization_servers[0].clone(),
-                |s| s.key.issuer.clone(),
-            );
-        // Sign-ins at an issuer the server no longer names are dropped
-        // (their clients are never used at the new one).
-        let mut gone: Vec<SignInKey> = stored
-            .iter()
-            .filter(|s| !named(&s.key.issuer))
-            .map(|s| s.key.clone())
-            .collect();
-        if let Some(c) = &g.current {
-            if c.sign_in.key.issuer != issuer {
-                gone.push(c.sign_in.key.clone());
-                g.current = None;
-            }
-        }
-        if !gone.is_empty() {
-            self.opts.notices.say(&format!(
-                "{} now uses {issuer} for sign-in; signing in there",
-                self.mcp_url
-            ));
-            for key in &gone {
-                if let Err(e) = self.store()?.remove(key) {
-                    self.store_trouble(&e);
-                }
-            }
-        }
+        let issuer = self.choose_issuer(&mut g, &prm, &stored)?;
         let (meta, meta_url) = self.server_metadata(&issuer)?;
         meta.check()?;
-        // A sign-in stored for (resource, issuer, account) that is not the
-        // one just refused (another run made it): used at once while it
-        // is fresh, else refreshed below.
-        if let Some(s) = stored.into_iter().find(|s| s.key.issuer == issuer) {
-            let refused = g
-                .current
-                .as_ref()
-                .is_some_and(|c| c.sign_in.tokens.access_token == s.tokens.access_token);
-            let renewable = s.tokens.refresh_token.is_some();
-            let fresh = !expired(&s.tokens) && (!due(&s.tokens) || !renewable);
-            if !refused && fresh {
-                remember(&s);
-                g.current = Some(Current {
-                    sign_in: s,
-                    refreshed_for: None,
-                });
-                g.generation += 1;
-                return Ok(());
-            }
-            if !refused && renewable {
-                remember(&s);
-                g.current = Some(Current {
-                    sign_in: s,
-                    refreshed_for: None,
-                });
-            }
+        if self.use_stored(&mut g, stored, &issuer) {
+            return Ok(());
         }
         if !step_up {
             let generation = g.generation;
@@ -575,7 +555,7 @@ impl Authorizer {
             has,
             request: u.request.as_ref(),
         });
-        let sign_in = self.flow(&mut g, &prm, &meta, &meta_url, scopes, step)?;
+        let sign_in = self.flow_or_register_again(&mut g, &prm, &meta, &meta_url, scopes, step)?;
         remember(&sign_in);
         if let Err(e) = self.store()?.save(&sign_in) {
             self.store_trouble(&e);
@@ -583,9 +563,116 @@ impl Authorizer {
         g.current = Some(Current {
             sign_in,
             refreshed_for: None,
+            from_store: false,
         });
         g.generation += 1;
         Ok(())
+    }
+
+    /// The issuer to sign in at: that of the sign-in in use, else of the
+    /// newest stored one, when the server still names it; else the first
+    /// the server names. Sign-ins at an issuer the server no longer names
+    /// are dropped (their clients are never used at the new one).
+    ///
+    /// Errors: the store is not there.
+    fn choose_issuer(
+        &self,
+        g: &mut Inner,
+        prm: &ResourceMetadata,
+        stored: &[SignIn],
+    ) -> Result<String, AuthError> {
+        let named = |issuer: &str| prm.authorization_servers.iter().any(|a| a == issuer);
+        let issuer = g
+            .current
+            .as_ref()
+            .map(|c| &c.sign_in)
+            .filter(|s| named(&s.key.issuer))
+            .or_else(|| {
+                stored
+                    .iter()
+                    .filter(|s| named(&s.key.issuer))
+                    .max_by_key(|s| s.tokens.obtained_at)
+            })
+            .map_or_else(
+                || prm.authorization_servers[0].clone(),
+                |s| s.key.issuer.clone(),
+            );
+        let mut gone: Vec<SignInKey> = stored
+            .iter()
+            .filter(|s| !named(&s.key.issuer))
+            .map(|s| s.key.clone())
+            .collect();
+        if let Some(c) = &g.current {
+            if c.sign_in.key.issuer != issuer {
+                gone.push(c.sign_in.key.clone());
+                g.current = None;
+            }
+        }
+        if !gone.is_empty() {
+            self.opts.notices.say(&format!(
+                "{} now uses {issuer} for sign-in; signing in there",
+                self.mcp_url
+            ));
+            for key in &gone {
+                if let Err(e) = self.store()?.remove(key) {
+                    self.store_trouble(&e);
+                }
+            }
+        }
+        Ok(issuer)
+    }
+
+    /// A sign-in stored for (resource, issuer, account) that is not the
+    /// one just refused (another run made it): taken at once while it is
+    /// fresh (true: the request can be sent again), else taken to be
+    /// refreshed.
+    fn use_stored(&self, g: &mut Inner, stored: Vec<SignIn>, issuer: &str) -> bool {
+        let Some(s) = stored.into_iter().find(|s| s.key.issuer == issuer) else {
+            return false;
+        };
+        let refused = g
+            .current
+            .as_ref()
+            .is_some_and(|c| c.sign_in.tokens.access_token == s.tokens.access_token);
+        let renewable = s.tokens.refresh_token.is_some();
+        let fresh = !expired(&s.tokens) && (!due(&s.tokens) || !renewable);
+        if refused || !(fresh || renewable) {
+            return false;
+        }
+        remember(&s);
+        g.current = Some(Current {
+            sign_in: s,
+            refreshed_for: None,
+            from_store: true,
+        });
+        if fresh {
+            g.generation += 1;
+        }
+        fresh
+    }
+
+    /// A flow; when its token request found the kept client unknown (and
+    /// forgot it), one more flow that registers again, once a run.
+    fn flow_or_register_again(
+        &self,
+        g: &mut Inner,
+        prm: &ResourceMetadata,
+        meta: &ServerMetadata,
+        meta_url: &str,
+        scopes: Vec<String>,
+        step: Option<StepUp<'_>>,
+    ) -> Result<SignIn, AuthError> {
+        match self.flow(g, prm, meta, meta_url, scopes.clone(), step) {
+            Err(e) if std::mem::take(&mut g.forgot_client) && !g.registered_again => {
+                g.registered_again = true;
+                self.opts.notices.say(&format!(
+                    "{}: registering again and signing in once more",
+                    crate::safe_text::display(&e.0)
+                ));
+                self.flow(g, prm, meta, meta_url, scopes, step)
+            }
+            r => r,
+        }
     }
 
     /// A step-up's scopes: the union, in first-seen order, of those asked
@@ -715,14 +802,8 @@ impl Authorizer {
         let basic = client_auth(&client, secret.as_ref(), &mut form);
         let (status, body) = self.post_form(&meta.token_endpoint, &form, basic)?;
         if !(200..300).contains(&status) {
-            let (err, _) = oauth_error(&body).unwrap_or_else(|| (format!("HTTP {status}"), None));
-            if err == "invalid_grant" {
-                self.opts
-                    .notices
-                    .say("the stored sign-in expired or was revoked; signing in again");
-                let _ = self.store()?.remove(&c.sign_in.key);
-                g.current = None;
-            }
+            let key = c.sign_in.key.clone();
+            self.refresh_refused(g, &key, &client, status, &body)?;
             return Ok(false);
         }
         let v: Value = serde_json::from_slice(&body).map_err(|_| {
@@ -741,12 +822,47 @@ impl Authorizer {
             t.scopes_granted = c.sign_in.tokens.scopes_granted.clone();
         }
         c.sign_in.tokens = t;
+        c.from_store = false;
         remember(&c.sign_in);
         if let Err(e) = self.store()?.save(&c.sign_in) {
             self.store_trouble(&e);
         }
         g.generation += 1;
         Ok(true)
+    }
+
+    /// A refused refresh: `invalid_grant` deletes the stored tokens (the
+    /// client registration stays); `invalid_client` or
+    /// `unauthorized_client` for a registered client forgets the
+    /// registration and the tokens (the flow that follows registers
+    /// again). Anything else leaves them.
+    ///
+    /// Errors: the store is not there.
+    fn refresh_refused(
+        &self,
+        g: &mut Inner,
+        key: &SignInKey,
+        client: &ClientRegistration,
+        status: u16,
+        body: &[u8],
+    ) -> Result<(), AuthError> {
+        let (err, _) = oauth_error(body).unwrap_or_else(|| (format!("HTTP {status}"), None));
+        if err == "invalid_grant" {
+            self.opts
+                .notices
+                .say("the stored sign-in expired or was revoked; signing in again");
+        } else if self.forget_rejected_client(client, body) {
+            // The authorization server forgot the client (it restarted).
+            self.opts.notices.say(&format!(
+                "{} no longer knows the client registered there ({err}); registering again",
+                key.issuer
+            ));
+        } else {
+            return Ok(());
+        }
+        let _ = self.store()?.remove(key);
+        g.current = None;
+        Ok(())
     }
 
     /// The sign-in stored under `key`, read again from the store.
@@ -781,6 +897,19 @@ impl Authorizer {
                 .and_then(|p| p.client_secret.clone()),
             _ => client.client_secret.clone(),
         }
+    }
+
+    /// The authorization servers the server names in its Protected
+    /// Resource Metadata (the challenge's `resource_metadata`, else the
+    /// well-known addresses), its `resource` checked: where a client
+    /// registration for it is kept.
+    ///
+    /// Errors: the metadata cannot be found, read or used.
+    pub fn authorization_servers(
+        &self,
+        from_header: Option<&str>,
+    ) -> Result<Vec<String>, AuthError> {
+        Ok(self.resource_metadata(from_header)?.authorization_servers)
     }
 
     /// Read the Protected Resource Metadata and check its `resource`.
@@ -882,7 +1011,9 @@ impl Authorizer {
         Ok((resp.status().as_u16(), read_body(resp)))
     }
 
-    /// One authorization code flow.
+    /// One authorization code flow: the client identity, the loopback
+    /// listener, the authorization URL shown or opened, the browser's
+    /// return and the token request.
     fn flow(
         &self,
         g: &mut Inner,
@@ -892,36 +1023,15 @@ impl Authorizer {
         scopes: Vec<String>,
         step_up: Option<StepUp<'_>>,
     ) -> Result<SignIn, AuthError> {
-        let screen = self.opts.screen.clone();
-        let opener = self.opts.opener.clone();
-        if screen.is_none() && opener.is_none() {
+        if self.opts.screen.is_none() && self.opts.opener.is_none() {
             return Err(self.no_way_to_sign_in(&prm.resource));
         }
         g.flows += 1;
-        let stored = match self.store()?.client(&meta.issuer) {
-            Ok(c) => c.filter(|c| c.kind == ClientKind::Dynamic),
-            Err(e) => {
-                self.store_trouble(&e);
-                None
-            }
-        };
-        // A stored registration's port first, so it can be used again.
-        let stored_port = stored.as_ref().and_then(|c| {
-            c.redirect_uri
-                .strip_prefix("http://127.0.0.1:")
-                .and_then(|r| r.strip_suffix(super::listener::CALLBACK_PATH))
-                .and_then(|p| p.parse::<u16>().ok())
-        });
-        let loopback = match (self.opts.callback_port, stored_port.map(Loopback::bind)) {
-            (Some(port), _) => Loopback::bind(port).map_err(|e| {
-                AuthError(format!(
-                    "{e}: choose another with --callback-port or leave it out"
-                ))
-            })?,
-            (None, Some(Ok(l))) => l,
-            (None, _) => Loopback::bind(0)?,
-        };
-        let client = self.client_identity(g, meta, stored, &loopback.redirect_uri)?;
+        let (loopback, kept) = self.loopback(meta)?;
+        let client = self.client_identity(g, meta, kept.clone(), &loopback.redirect_uri)?;
+        // A registration kept from an earlier run, which the authorization
+        // server may have forgotten since (it restarted).
+        let reused = kept.as_ref() == Some(&client);
         let secret = self.secret_of(&client);
         let verifier = random_token()?;
         let state = random_token()?;
@@ -930,7 +1040,7 @@ impl Authorizer {
         for v in secret.iter().chain([&verifier, &state]) {
             crate::redact::register_secret(v.expose());
         }
-        let request = AuthorizationRequest {
+        let url = AuthorizationRequest {
             endpoint: &meta.authorization_endpoint,
             client_id: &client.client_id,
             redirect_uri: &client.redirect_uri,
@@ -938,8 +1048,8 @@ impl Authorizer {
             state: &state,
             code_challenge: &s256_challenge(verifier.expose()),
             resource: &prm.resource,
-        };
-        let url = request.url();
+        }
+        .url();
         let stop = Arc::new(AtomicBool::new(false));
         let (rx, paste) = loopback.serve_with_paste(
             state.clone(),
@@ -947,82 +1057,26 @@ impl Authorizer {
             meta.authorization_response_iss_parameter_supported,
             Arc::clone(&stop),
         );
-        let host = host_of(&meta.authorization_endpoint);
-        let opened = match (&screen, &opener) {
-            (Some(screen), _) => {
-                let shown = screen(&SignInRequest {
-                    url: &url,
-                    mcp_url: &self.mcp_url,
-                    issuer: &meta.issuer,
-                    scopes: &scopes,
-                    step_up,
-                    paste: &paste,
-                });
-                if let Err(e) = shown {
-                    stop.store(true, std::sync::atomic::Ordering::SeqCst);
-                    return Err(AuthError(e));
-                }
-                Ok(())
-            }
-            (None, Some(opener)) => {
-                self.opts.notices.say(&format!(
-                    "{}signing in at {host} for {}{}: opening the authorization URL with {}",
-                    step_up.map_or_else(String::new, |s| format!(
-                        "{}; ",
-                        s.sentence(&host_of(&self.mcp_url))
-                    )),
-                    self.mcp_url,
-                    if scopes.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (access asked: {})", scopes.join(" "))
-                    },
-                    self.opts.opener_name
-                ));
-                opener(&url)
-            }
-            (None, None) => Err("nothing to open the URL with".to_owned()),
+        let shown = Shown {
+            url: &url,
+            meta,
+            scopes: &scopes,
+            step_up,
+            paste: &paste,
         };
-        let verdict = match opened {
-            // The browser ended before its page: the verdict is in already
-            // when there is one.
-            Err(e) => rx
-                .try_recv()
-                .map_err(|_| AuthError(format!("opening the authorization URL failed: {e}"))),
-            Ok(()) => rx.recv_timeout(self.opts.wait).map_err(|_| {
-                AuthError(format!(
-                    "no answer from the browser within {} (the sign-in page was not completed, or it could not reach 127.0.0.1:{})",
-                    humantime::format_duration(self.opts.wait),
-                    loopback_port(&client.redirect_uri)
-                ))
-            }),
-        };
+        let code = self.ask_and_wait(&shown, &rx);
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
-        let code = verdict?.map_err(|e| AuthError(e.to_string()))?;
-        crate::redact::register_secret(code.expose());
-        let mut form = vec![
-            ("grant_type".to_owned(), "authorization_code".to_owned()),
-            ("code".to_owned(), code.expose().to_owned()),
-            ("redirect_uri".to_owned(), client.redirect_uri.clone()),
-            ("code_verifier".to_owned(), verifier.expose().to_owned()),
-            ("resource".to_owned(), prm.resource.clone()),
-        ];
-        let basic = client_auth(&client, secret.as_ref(), &mut form);
-        let (status, body) = self.post_form(&meta.token_endpoint, &form, basic)?;
-        if !(200..300).contains(&status) {
-            let why = refusal(status, &body);
-            return Err(AuthError(format!(
-                "token request to {} failed: {why}",
-                meta.issuer
-            )));
-        }
-        let v: Value = serde_json::from_slice(&body).map_err(|_| {
-            AuthError(format!(
-                "the token endpoint of {} answered with something that is not JSON",
-                meta.issuer
-            ))
+        let code = code.map_err(|e| match reused {
+            true => AuthError(format!("{e}{}", self.forget_client_hint(&meta.issuer))),
+            false => e,
         })?;
-        let tokens: Tokens = read_tokens(&v, &meta.issuer, &scopes, now())?;
+        crate::redact::register_secret(code.expose());
+        let grant = Grant {
+            code: &code,
+            verifier: &verifier,
+            secret: secret.as_ref(),
+        };
+        let tokens = self.redeem(g, prm, meta, &client, &grant, &scopes)?;
         Ok(SignIn {
             key: SignInKey {
                 resource: prm.resource.clone(),
@@ -1034,6 +1088,188 @@ impl Authorizer {
             client,
             tokens,
         })
+    }
+
+    /// The loopback listener the browser comes back to, and the client
+    /// registration kept for the issuer (Dynamic Client Registration
+    /// only): its port is bound first, so it can be used again.
+    ///
+    /// Errors: `--callback-port` cannot be bound, or no port can.
+    fn loopback(
+        &self,
+        meta: &ServerMetadata,
+    ) -> Result<(Loopback, Option<ClientRegistration>), AuthError> {
+        let kept = match self.store()?.client(&meta.issuer) {
+            Ok(c) => c.filter(|c| c.kind == ClientKind::Dynamic),
+            Err(e) => {
+                self.store_trouble(&e);
+                None
+            }
+        };
+        let kept_port = kept.as_ref().and_then(|c| {
+            c.redirect_uri
+                .strip_prefix("http://127.0.0.1:")
+                .and_then(|r| r.strip_suffix(super::listener::CALLBACK_PATH))
+                .and_then(|p| p.parse::<u16>().ok())
+        });
+        let loopback = match (self.opts.callback_port, kept_port.map(Loopback::bind)) {
+            (Some(port), _) => Loopback::bind(port).map_err(|e| {
+                AuthError(format!(
+                    "{e}: choose another with --callback-port or leave it out"
+                ))
+            })?,
+            (None, Some(Ok(l))) => l,
+            (None, _) => Loopback::bind(0)?,
+        };
+        Ok((loopback, kept))
+    }
+
+    /// Show the sign-in (the screen) or open the authorization URL (the
+    /// opener), then wait for the browser's return (or a pasted address).
+    ///
+    /// Errors: the person cancelled, the URL could not be opened, no answer
+    /// within `--auth-timeout`, or the answer was refused.
+    fn ask_and_wait(
+        &self,
+        s: &Shown<'_>,
+        rx: &std::sync::mpsc::Receiver<Result<Secret, CallbackError>>,
+    ) -> Result<Secret, AuthError> {
+        let opened = match (&self.opts.screen, &self.opts.opener) {
+            (Some(screen), _) => {
+                screen(&SignInRequest {
+                    url: s.url,
+                    mcp_url: &self.mcp_url,
+                    issuer: &s.meta.issuer,
+                    scopes: s.scopes,
+                    step_up: s.step_up,
+                    paste: s.paste,
+                })
+                .map_err(AuthError)?;
+                Ok(())
+            }
+            (None, Some(opener)) => {
+                self.opts.notices.say(&self.opening_sentence(s));
+                opener(s.url)
+            }
+            (None, None) => Err("nothing to open the URL with".to_owned()),
+        };
+        let verdict = match opened {
+            // The browser ended before its page: the verdict is in already
+            // when there is one.
+            Err(e) => rx
+                .try_recv()
+                .map_err(|_| {
+                    AuthError(format!(
+                        "opening the authorization URL failed: {}",
+                        e.trim_end_matches('.')
+                    ))
+                }),
+            Ok(()) => rx.recv_timeout(self.opts.wait).map_err(|_| {
+                AuthError(format!(
+                    "no answer from the browser within {} (the sign-in page was not completed, or it could not reach 127.0.0.1:{})",
+                    humantime::format_duration(self.opts.wait),
+                    loopback_port(s.paste.redirect_uri())
+                ))
+            }),
+        };
+        verdict?.map_err(|e| AuthError(e.to_string()))
+    }
+
+    /// What is said before the opener opens the authorization URL.
+    fn opening_sentence(&self, s: &Shown<'_>) -> String {
+        format!(
+            "{}signing in at {} for {}{}: opening the authorization URL with {}",
+            s.step_up.map_or_else(String::new, |u| format!(
+                "{}; ",
+                u.sentence(&host_of(&self.mcp_url))
+            )),
+            host_of(&s.meta.authorization_endpoint),
+            self.mcp_url,
+            if s.scopes.is_empty() {
+                String::new()
+            } else {
+                format!(" (access asked: {})", s.scopes.join(" "))
+            },
+            self.opts.opener_name
+        )
+    }
+
+    /// What a failed sign-in with a kept client registration adds: the way
+    /// to forget it, for an authorization server that no longer knows it.
+    fn forget_client_hint(&self, issuer: &str) -> String {
+        format!(
+            "; the client registration kept for {issuer} was used: if that authorization server no longer knows it (it restarted), run \"ahp-elicit auth logout {} --forget-client\" and sign in again",
+            self.mcp_url
+        )
+    }
+
+    /// The token request for the code the browser brought back.
+    /// `invalid_client` or `unauthorized_client` for a registered client
+    /// forgets its registration (the next flow registers again: see
+    /// [`Inner::forgot_client`]).
+    ///
+    /// Errors: the request failed or was refused, or its answer cannot be
+    /// taken.
+    fn redeem(
+        &self,
+        g: &mut Inner,
+        prm: &ResourceMetadata,
+        meta: &ServerMetadata,
+        client: &ClientRegistration,
+        grant: &Grant<'_>,
+        scopes: &[String],
+    ) -> Result<Tokens, AuthError> {
+        let mut form = vec![
+            ("grant_type".to_owned(), "authorization_code".to_owned()),
+            ("code".to_owned(), grant.code.expose().to_owned()),
+            ("redirect_uri".to_owned(), client.redirect_uri.clone()),
+            (
+                "code_verifier".to_owned(),
+                grant.verifier.expose().to_owned(),
+            ),
+            ("resource".to_owned(), prm.resource.clone()),
+        ];
+        let basic = client_auth(client, grant.secret, &mut form);
+        let (status, body) = self.post_form(&meta.token_endpoint, &form, basic)?;
+        if !(200..300).contains(&status) {
+            let why = refusal(status, &body);
+            let forgot = self.forget_rejected_client(client, &body);
+            g.forgot_client |= forgot;
+            return Err(AuthError(format!(
+                "token request to {} failed: {why}{}",
+                meta.issuer,
+                if forgot {
+                    "; the client registration kept there is forgotten"
+                } else {
+                    ""
+                }
+            )));
+        }
+        let v: Value = serde_json::from_slice(&body).map_err(|_| {
+            AuthError(format!(
+                "the token endpoint of {} answered with something that is not JSON",
+                meta.issuer
+            ))
+        })?;
+        Ok(read_tokens(&v, &meta.issuer, scopes, now())?)
+    }
+
+    /// After a token endpoint refusal: when it says the client is unknown
+    /// (`invalid_client`, `unauthorized_client`) and the client was
+    /// registered here (Dynamic Client Registration), forget that
+    /// registration. Returns whether it was forgotten.
+    fn forget_rejected_client(&self, client: &ClientRegistration, body: &[u8]) -> bool {
+        let rejected = oauth_error(body)
+            .is_some_and(|(e, _)| matches!(e.as_str(), "invalid_client" | "unauthorized_client"));
+        if !rejected || client.kind != ClientKind::Dynamic {
+            return false;
+        }
+        if let Ok(store) = self.store() {
+            if let Err(e) = store.remove_client(&client.issuer) {
+                self.store_trouble(&e);
+            }
+        }
+        true
     }
 
     /// The error when a flow is needed and nothing can show it: the
@@ -1146,6 +1382,21 @@ impl Authorizer {
                 if meta.client_id_metadata_document_supported { " or --client-metadata-url URL" } else { "" }
             )));
         };
+        self.register(meta, endpoint, redirect_uri)
+    }
+
+    /// Dynamic Client Registration (RFC 7591) at `endpoint`, kept in the
+    /// store for the issuer.
+    ///
+    /// Errors: the endpoint is not https, the request fails or is refused,
+    /// or the answer gives no `client_id`.
+    fn register(
+        &self,
+        meta: &ServerMetadata,
+        endpoint: &str,
+        redirect_uri: &str,
+    ) -> Result<ClientRegistration, AuthError> {
+        let supported = meta.token_endpoint_auth_methods_supported.as_deref();
         if !endpoint_allowed(endpoint) {
             return Err(AuthError(format!(
                 "the registration endpoint of {} is not https",

@@ -1,0 +1,202 @@
+//! Signing in against an authorization server that forgets, lies and
+//! misbehaves: tests/servers/hostile_as.py (standard library Python), one
+//! process serving every scenario at `/s/<scenario>/mcp`, with
+//! `.ci/mcp/follow-redirects.py` as the browser. What a person meets there
+//! must end in one line naming the step and the fix, exit 3 for a sign-in
+//! that failed, and never a loop.
+//!
+//! Every wait is for a process to end; the server's start is bounded only
+//! as a safety net against a hang.
+
+#![cfg(unix)]
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::oauth::{ahp, browser, Run};
+use crate::common::sdk::{root, start_http, HttpServer};
+
+/// The server, recording into `dir/as.jsonl`.
+fn server(dir: &Path) -> HttpServer {
+    start_http(&[
+        "python3".to_owned(),
+        root()
+            .join("tests/servers/hostile_as.py")
+            .display()
+            .to_string(),
+        "--record".to_owned(),
+        dir.join("as.jsonl").display().to_string(),
+    ])
+}
+
+/// The MCP endpoint of `scenario`.
+fn endpoint(srv: &HttpServer, scenario: &str) -> String {
+    format!("{}/s/{scenario}/mcp", srv.url)
+}
+
+/// What the authorization server recorded, one event a line.
+fn recorded(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("as.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn count(dir: &Path, event: &str) -> usize {
+    recorded(dir).iter().filter(|e| e["event"] == event).count()
+}
+
+/// The authorization server forgets every client and token, as it does
+/// when it restarts.
+fn restart(srv: &HttpServer) {
+    ureq::post(&format!("{}/restart", srv.url))
+        .send_empty()
+        .unwrap();
+}
+
+/// `mcp --call t URL` with the file store in `dir/state`, and more flags.
+fn call(dir: &Path, url: &str, extra: &[&str]) -> Run {
+    let mut args = vec!["mcp", "--call", "t"];
+    args.extend_from_slice(extra);
+    args.push(url);
+    ahp(dir, &args)
+}
+
+/// `mcp --browser STAND-IN --call t URL` with the file store in `dir/state`.
+fn call_signing_in(dir: &Path, url: &str) -> Run {
+    let b = browser();
+    call(dir, url, &["--browser", &b])
+}
+
+/// The stderr lines that come from ahp-elicit (every one is said with its
+/// name).
+fn said(r: &Run) -> Vec<&str> {
+    r.stderr
+        .lines()
+        .filter(|l| l.starts_with("ahp-elicit"))
+        .collect()
+}
+
+#[test]
+fn a_client_registration_the_authorization_server_forgot_is_named_and_forgotten_by_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let url = endpoint(&srv, "forgetful");
+    let first = call_signing_in(d, &url);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(count(d, "register"), 1);
+    restart(&srv);
+    // 1. The stored token is sent; the server fails on it (HTTP 500): the
+    //    error says a stored sign-in was sent and what clears it.
+    let stale = call(d, &url, &[]);
+    assert_eq!(stale.code, 2, "{}", stale.stderr);
+    assert!(
+        stale.stderr.contains(&format!(
+            "HTTP 500 Internal Server Error (server_error: Internal Server Error): a sign-in stored by an earlier run was sent with the request; if the server no longer takes it, \"ahp-elicit auth logout {url}\" clears it"
+        )),
+        "{}",
+        stale.stderr
+    );
+    let out = ahp(d, &["auth", "logout", &url]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // 2. Signing in again sends the kept client id, which the
+    //    authorization server refuses (the browser command fails): the
+    //    error names the command that forgets it.
+    let refused = call_signing_in(d, &url);
+    assert_eq!(refused.code, 3, "{}", refused.stderr);
+    let last = *said(&refused).last().unwrap();
+    assert!(
+        last.contains("opening the authorization URL failed: The browser command \"python3\" failed (exit status 1); the client registration kept for")
+            && last.ends_with(&format!(
+                "was used: if that authorization server no longer knows it (it restarted), run \"ahp-elicit auth logout {url} --forget-client\" and sign in again"
+            )),
+        "{}",
+        refused.stderr
+    );
+    // 3. That command works with no sign-in stored: the server's metadata
+    //    names the authorization server.
+    let forget = ahp(d, &["auth", "logout", &url, "--forget-client"]);
+    assert_eq!(forget.code, 0, "{}", forget.stderr);
+    assert_eq!(
+        forget.stdout,
+        format!("forgot the client registered at {}/as/forgetful\n", srv.url)
+    );
+    let again = ahp(d, &["auth", "logout", &url, "--forget-client"]);
+    assert_eq!(again.code, 1, "{}", again.stderr);
+    assert!(
+        again.stderr.contains(&format!(
+            "no sign-in stored for {url}, and no client registration kept for {}/as/forgetful",
+            srv.url
+        )),
+        "{}",
+        again.stderr
+    );
+    // 4. The next sign-in registers anew and goes through.
+    let signed = call_signing_in(d, &url);
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    assert_eq!(count(d, "register"), 2);
+}
+
+#[test]
+fn invalid_client_at_the_token_endpoint_registers_again_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    // /authorize takes any client id: only the token endpoint finds that
+    // the kept one is unknown.
+    let url = endpoint(&srv, "lenient");
+    assert_eq!(call_signing_in(d, &url).code, 0);
+    restart(&srv);
+    let out = ahp(d, &["auth", "logout", &url]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let r = call_signing_in(d, &url);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "token request to {}/as/lenient failed: invalid_client: unknown client; the client registration kept there is forgotten: registering again and signing in once more",
+            srv.url
+        )),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(count(d, "register"), 2, "{:?}", recorded(d));
+    assert_eq!(count(d, "authorize"), 3, "{:?}", recorded(d));
+}
+
+#[test]
+fn invalid_client_on_refresh_forgets_the_client_and_registers_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let url = endpoint(&srv, "ok");
+    assert_eq!(call_signing_in(d, &url).code, 0);
+    restart(&srv);
+    // The stored token is refused (401): its refresh gets invalid_client.
+    let r = call_signing_in(d, &url);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "{}/as/ok no longer knows the client registered there (invalid_client); registering again",
+            srv.url
+        )),
+        "{}",
+        r.stderr
+    );
+    let tokens: Vec<String> = recorded(d)
+        .iter()
+        .filter(|e| e["event"] == "token")
+        .map(|e| format!("{} {}", e["grant"], e["outcome"]))
+        .collect();
+    assert_eq!(
+        tokens,
+        [
+            "\"authorization_code\" \"ok\"",
+            "\"refresh_token\" \"invalid_client\"",
+            "\"authorization_code\" \"ok\""
+        ]
+    );
+    assert_eq!(count(d, "register"), 2);
+}
