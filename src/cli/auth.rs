@@ -200,9 +200,10 @@ pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String>
     match open {
         Open::Command(cmd) => {
             let b = CommandBrowser::new(cmd);
+            let notices = o.notices.clone();
             let opener: Opener = Arc::new(move |url: &str| {
                 let mut b = b.clone();
-                b.open(url).map_err(|e| e.to_string())
+                open_reviewed(&mut b, url, &notices)
             });
             o.opener = Some(opener);
             o.opener_name = format!("the browser command \"{}\"", crate::safe_text::display(cmd));
@@ -211,6 +212,28 @@ pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String>
         Open::Not(why) => o.no_opener_reason = why.into(),
     }
     Ok(o)
+}
+
+/// Hand `launcher` (`--browser CMD`) the authorization URL as the terminal
+/// sign-in opens it: reviewed ([`crate::plain::signin::review_sign_in`]),
+/// its warnings said first, one line each, and the reviewed form given
+/// (percent-encoded: no raw control or bidi character reaches the
+/// command). A URL the review refuses is not opened.
+///
+/// Errors: why it was not opened, one sentence.
+fn open_reviewed(
+    launcher: &mut dyn Launcher,
+    url: &str,
+    notices: &crate::notice::Notices,
+) -> Result<(), String> {
+    let review = crate::plain::signin::review_sign_in(url);
+    if let Some(r) = &review.refusal {
+        return Err(format!("the URL is refused: {}", r.sentence()));
+    }
+    for w in &review.warnings {
+        notices.say(&format!("the authorization URL: {}", w.sentence()));
+    }
+    crate::launcher::consent_and_open(launcher, &review).map_err(|e| e.to_string())
 }
 
 /// Whether there is a terminal to sign in on: stderr is one, or the

@@ -200,3 +200,57 @@ fn invalid_client_on_refresh_forgets_the_client_and_registers_again() {
     );
     assert_eq!(count(d, "register"), 2);
 }
+
+#[test]
+fn a_browser_command_gets_the_reviewed_authorization_url_after_its_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    // A browser command that records the URL it was given and fails.
+    let rec = d.join("given.txt");
+    let b = format!(
+        "sh -c 'printf \"%s\\n\" \"$1\" >> \"$0\"; exit 1' {}",
+        rec.display()
+    );
+    let cases = [
+        (
+            "authz-idn",
+            "the authorization URL: The host label \"p\u{430}ypal\" looks like \"paypal\" but is made of other characters.",
+            "https://xn--pypal-4ve.com/authorize?",
+        ),
+        (
+            "authz-userinfo",
+            "the authorization URL: The text before '@' (\"accounts.example.com\") is not the site: this URL opens evil.test.",
+            "https://accounts.example.com@evil.test/authorize?",
+        ),
+        (
+            "authz-ctl",
+            "the authorization URL: The URL as sent contains 3 control, bidi or invisible characters (\\u{202e} \\u{1b} \\u{7}); they are shown escaped.",
+            "https://evil.test/auth%E2%80%AEorize%1B]8;;x%07?",
+        ),
+    ];
+    for (scenario, warning, given) in cases {
+        let _ = std::fs::remove_file(&rec);
+        let r = call(d, &endpoint(&srv, scenario), &["--browser", &b]);
+        assert_eq!(r.code, 3, "{}", r.stderr);
+        let lines = said(&r);
+        let at = lines
+            .iter()
+            .position(|l| l.ends_with(warning))
+            .unwrap_or_else(|| panic!("{warning} not in {}", r.stderr));
+        // Said after "signing in at" and before the launch's failure.
+        assert!(lines[at - 1].contains("opening the authorization URL with"));
+        assert!(lines
+            .last()
+            .unwrap()
+            .contains("opening the authorization URL failed"));
+        let url = std::fs::read_to_string(&rec).unwrap();
+        assert!(url.starts_with(given), "{scenario}: {url}");
+        assert!(
+            !url.trim_end()
+                .chars()
+                .any(|c| c.is_control() || c == '\u{202e}' || !c.is_ascii()),
+            "{url:?}"
+        );
+    }
+}

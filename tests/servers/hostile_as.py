@@ -28,7 +28,8 @@ Scenarios (anything else behaves):
   rm-file        the challenge's resource_metadata is a file: URL
   rm-remote-http the challenge's resource_metadata is plain http to
                  another host
-  authz-idn      the authorization endpoint is a look-alike IDN host
+  authz-idn      the authorization endpoint is a look-alike IDN host, in
+                 Unicode
   authz-userinfo the authorization endpoint has user info before its host
   authz-ctl      the authorization endpoint holds bidi and escape
                  characters
@@ -187,7 +188,7 @@ class H(BaseHTTPRequestHandler):
             "response_types_supported": ["code"],
         }
         endpoint = {
-            "authz-idn": "https://xn--pypal-4ve.com/authorize",
+            "authz-idn": "https://p\u0430ypal.com/authorize",
             "authz-userinfo": "https://accounts.example.com@evil.test/authorize",
             "authz-ctl": "https://evil.test/auth\u202eorize\x1b]8;;x\x07",
         }.get(sc)
