@@ -254,3 +254,21 @@ fn a_browser_command_gets_the_reviewed_authorization_url_after_its_warnings() {
         );
     }
 }
+
+#[test]
+fn a_token_refusal_with_control_characters_is_said_once_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let r = call_signing_in(d, &endpoint(&srv, "token-ctl"));
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let last = *said(&r).last().unwrap();
+    assert_eq!(
+        last,
+        format!(
+            "ahp-elicit mcp: server/discover: token request to {}/as/token-ctl failed: invalid_grant: \\u{{202e}}oops\\u{{1b}}[2J\\u{{1b}}]0;title\\u{{7}}",
+            srv.url
+        )
+    );
+    assert!(!r.stderr.contains('\u{1b}') && !r.stderr.contains('\u{202e}'));
+}

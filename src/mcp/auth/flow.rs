@@ -258,15 +258,16 @@ pub fn validate_callback(query: &str, want: &Expected<'_>) -> Result<Secret, Cal
     }
 }
 
-/// At most `n` characters of `s`, an ellipsis when cut; control characters
-/// dropped.
+/// At most `n` characters of `s`, an ellipsis when cut, made safe for a
+/// terminal: control, bidi and invisible characters shown escaped
+/// (`\u{1b}`, [`crate::safe_text::display`]), never dropped, so what a
+/// server sent can be read as it was.
 pub fn cut(s: &str, n: usize) -> String {
-    let clean: String = s.chars().filter(|c| !c.is_control()).collect();
-    let mut out: String = clean.chars().take(n).collect();
-    if clean.chars().count() > n {
+    let mut out: String = s.chars().take(n).collect();
+    if s.chars().nth(n).is_some() {
         out.push('…');
     }
-    out
+    crate::safe_text::display(&out).into_owned()
 }
 
 /// An OAuth error body (RFC 6749 §5.2, RFC 6750 §3.1): `error` and
@@ -509,9 +510,10 @@ mod tests {
             &lax,
         )
         .unwrap_err();
+        // The line break is shown escaped, not dropped.
         assert_eq!(
             e.to_string(),
-            "http://localhost:1234 refused the sign-in: access_denied: nothanks"
+            "http://localhost:1234 refused the sign-in: access_denied: no\\u{a}thanks"
         );
         assert_eq!(
             validate_callback("state=s1", &lax),
@@ -524,6 +526,14 @@ mod tests {
         assert_eq!(
             oauth_error(br#"{"error":"invalid_token","error_description":"Missing Authorization header","token":"abc"}"#),
             Some(("invalid_token".into(), Some("Missing Authorization header".into())))
+        );
+        // Control and bidi characters are shown escaped, never dropped.
+        assert_eq!(
+            oauth_error(br#"{"error":"invalid_grant","error_description":"\u202eoops\u001b[2J"}"#),
+            Some((
+                "invalid_grant".into(),
+                Some("\\u{202e}oops\\u{1b}[2J".into())
+            ))
         );
         assert_eq!(oauth_error(br#"{"error":{"code":1}}"#), None);
         assert_eq!(oauth_error(b"nope"), None);
