@@ -128,7 +128,8 @@ fn cancel_ends_the_run_with_exit_3() {
     t.send("cancel\r");
     assert_eq!(t.finish(), 3);
     assert!(
-        t.stderr().contains("sign-in to URL cancelled"),
+        t.stderr()
+            .contains(&format!("sign-in to {} cancelled", ex.url)),
         "{}",
         t.stderr()
     );

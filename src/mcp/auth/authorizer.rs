@@ -171,8 +171,8 @@ impl StepUp<'_> {
 /// Shows the sign-in to the person, asks consent and opens the
 /// authorization URL (or shows it for copying). It returns once the person
 /// consented and the URL was opened or shown, or a pasted address ended
-/// the wait; an error ends the sign-in with that sentence (`sign-in to URL
-/// cancelled` when the person cancelled).
+/// the wait; an error ends the sign-in with that sentence ([`cancelled`]
+/// when the person cancelled).
 pub type Screen = Arc<dyn Fn(&SignInRequest<'_>) -> Result<(), String> + Send + Sync>;
 
 /// A pre-registered client: `--client-id` and the secret read from
@@ -1503,6 +1503,15 @@ fn loopback_port(redirect_uri: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The error a sign-in the person cancelled ends with: `sign-in to URL
+/// cancelled`, naming the MCP server (made safe for a terminal).
+pub fn cancelled(mcp_url: &str) -> String {
+    format!(
+        "sign-in to {} cancelled",
+        crate::safe_text::display(mcp_url)
+    )
+}
+
 /// `; a sign-in is stored for account NAME (pass --account NAME)` (or
 /// `for accounts A, B (pass --account NAME)`), empty for no names; the
 /// names made safe for a terminal.
@@ -1619,6 +1628,18 @@ mod tests {
         form.clear();
         assert_eq!(client_auth(&client("none"), Some(&s), &mut form), None);
         assert_eq!(form, [("client_id".to_string(), "cid".to_string())]);
+    }
+
+    #[test]
+    fn a_cancelled_sign_in_names_the_server_escaped() {
+        assert_eq!(
+            cancelled("https://mcp.example.com/mcp"),
+            "sign-in to https://mcp.example.com/mcp cancelled"
+        );
+        assert_eq!(
+            cancelled("http://a.example/\u{1b}[2J"),
+            "sign-in to http://a.example/\\u{1b}[2J cancelled"
+        );
     }
 
     #[test]
