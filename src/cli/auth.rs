@@ -809,7 +809,12 @@ fn login(a: LoginArgs) -> Exit {
         }
         Err(e) => {
             say(&e.0);
-            Exit::SignIn
+            // Control-C (SIGINT) cancels the sign-in; another ending signal
+            // ends the run as signals do.
+            match crate::signals::received() {
+                Some(sig) if sig != libc::SIGINT => Exit::Signal(sig),
+                _ => Exit::SignIn,
+            }
         }
     }
 }

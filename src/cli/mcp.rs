@@ -658,6 +658,7 @@ fn is_sign_in_failure(e: &McpError) -> bool {
             ..
         } => true,
         McpError::Waiting { source, .. } => is_sign_in_failure(source),
+        McpError::SignIn(_) => true,
         _ => false,
     }
 }

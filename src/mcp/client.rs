@@ -334,6 +334,17 @@ async fn next_ending(events: &mut tokio::sync::broadcast::Receiver<crate::signal
     }
 }
 
+/// What an ending signal `n` ends: the sign-in waiting for the browser
+/// when there is one (or was, and the signal ended it), else the session.
+fn signal_ends(n: i32) -> McpError {
+    match crate::mcp::auth::wait::ended_by_signal(n) {
+        Some(url) => McpError::SignIn(crate::mcp::auth::AuthError(
+            crate::mcp::auth::authorizer::cancelled(&url),
+        )),
+        None => McpError::Interrupted(n),
+    }
+}
+
 /// What woke the session.
 enum Wake {
     Incoming(Option<Incoming>),
@@ -700,13 +711,20 @@ impl Client {
         };
         match wake {
             Wake::Timer => return Ok(false),
-            Wake::Signal(n) => return Err(McpError::Interrupted(n)),
+            // A signal during a sign-in's wait ends the sign-in (exit 3),
+            // as Control-C at the sign-in does.
+            Wake::Signal(n) => return Err(signal_ends(n)),
             Wake::Incoming(None) => return Err(LinkDown::Closed.into()),
             Wake::Incoming(Some(i)) => self.on_incoming(i)?,
             Wake::Reply(None) => {
                 return Err(McpError::Responder(crate::responder::RespondError::Stopped))
             }
-            Wake::Reply(Some(Reply::Key(WaitKey::Quit))) => return Err(McpError::Quit),
+            Wake::Reply(Some(Reply::Key(WaitKey::Quit))) => {
+                return Err(match crate::signals::received() {
+                    Some(n) => signal_ends(n),
+                    None => McpError::Quit,
+                })
+            }
             Wake::Reply(Some(Reply::Key(k))) => self.elic.wait_key = Some(k),
             Wake::Reply(Some(r)) if self.closes_refusal(&r) => {}
             Wake::Reply(Some(r)) => self.on_reply(r)?,

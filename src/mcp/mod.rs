@@ -573,6 +573,10 @@ pub enum McpError {
     /// A signal (SIGINT, SIGTERM) ended the session: exit 128 + its number.
     #[error("ended by signal {0}")]
     Interrupted(i32),
+    /// A signal ended the sign-in waiting for the browser: exit 3, as a
+    /// cancelled sign-in.
+    #[error("{0}")]
+    SignIn(auth::AuthError),
     /// The server did not answer `method` within `limit`
     /// (`--connect-timeout`, as given).
     #[error("no answer to {method} within {} (--connect-timeout)", seconds(.limit))]

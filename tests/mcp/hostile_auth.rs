@@ -17,8 +17,9 @@ use serde_json::Value;
 use super::oauth::{ahp, browser, Run};
 use crate::common::sdk::{root, start_http, HttpServer};
 
-/// The server, recording into `dir/as.jsonl`.
-fn server(dir: &Path) -> HttpServer {
+/// The server, recording into `dir/as.jsonl` (tests/mcp/signin_screen.rs
+/// uses it too).
+pub(crate) fn server(dir: &Path) -> HttpServer {
     start_http(&[
         "python3".to_owned(),
         root()
@@ -31,7 +32,7 @@ fn server(dir: &Path) -> HttpServer {
 }
 
 /// The MCP endpoint of `scenario`.
-fn endpoint(srv: &HttpServer, scenario: &str) -> String {
+pub(crate) fn endpoint(srv: &HttpServer, scenario: &str) -> String {
     format!("{}/s/{scenario}/mcp", srv.url)
 }
 

@@ -65,6 +65,8 @@ pub const DEFAULT_WAIT: Duration = Duration::from_secs(300);
 const MAX_ANSWER_BYTES: u64 = 1024 * 1024;
 /// Time for one request to an authorization server.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How often the wait for the browser looks whether it was cancelled.
+const WAIT_TICK: Duration = Duration::from_millis(100);
 
 /// Opens the authorization URL (the CLI's `--browser CMD`). Errors: why
 /// it could not, one sentence.
@@ -1134,6 +1136,10 @@ impl Authorizer {
         s: &Shown<'_>,
         rx: &std::sync::mpsc::Receiver<Result<Secret, CallbackError>>,
     ) -> Result<Secret, AuthError> {
+        // From here a signal ends the sign-in, not the run: held until the
+        // wait ends, and published so that the session knows.
+        let _hold = crate::signals::hold();
+        let published = super::wait::Published::new(&self.mcp_url);
         let opened = match (&self.opts.screen, &self.opts.opener) {
             (Some(screen), _) => {
                 screen(&SignInRequest {
@@ -1156,23 +1162,55 @@ impl Authorizer {
         let verdict = match opened {
             // The browser ended before its page: the verdict is in already
             // when there is one.
-            Err(e) => rx
-                .try_recv()
-                .map_err(|_| {
-                    AuthError(format!(
-                        "opening the authorization URL failed: {}",
-                        e.trim_end_matches('.')
-                    ))
-                }),
-            Ok(()) => rx.recv_timeout(self.opts.wait).map_err(|_| {
+            Err(e) => rx.try_recv().map_err(|_| {
                 AuthError(format!(
-                    "no answer from the browser within {} (the sign-in page was not completed, or it could not reach 127.0.0.1:{})",
-                    humantime::format_duration(self.opts.wait),
-                    loopback_port(s.paste.redirect_uri())
+                    "opening the authorization URL failed: {}",
+                    e.trim_end_matches('.')
                 ))
             }),
+            Ok(()) => self.wait_for_browser(s, rx, &published),
         };
         verdict?.map_err(|e| AuthError(e.to_string()))
+    }
+
+    /// Wait for the browser's return (or a pasted address), up to
+    /// `--auth-timeout`. Meanwhile the wait is published for the screens
+    /// ([`super::wait`]): Control-C there, or an ending signal (SIGINT at a
+    /// terminal given back), ends it as a cancelled sign-in.
+    ///
+    /// Errors: [`cancelled`], or no answer in time.
+    fn wait_for_browser(
+        &self,
+        s: &Shown<'_>,
+        rx: &std::sync::mpsc::Receiver<Result<Secret, CallbackError>>,
+        published: &super::wait::Published,
+    ) -> Result<Result<Secret, CallbackError>, AuthError> {
+        use std::sync::mpsc::RecvTimeoutError;
+        let port = loopback_port(s.paste.redirect_uri());
+        let until = std::time::Instant::now() + self.opts.wait;
+        published.waiting(super::wait::Waiting {
+            mcp_url: self.mcp_url.clone(),
+            url: s.url.to_owned(),
+            listening: format!("127.0.0.1:{port}"),
+            until,
+            timeout: self.opts.wait,
+        });
+        loop {
+            if published.cancelled() {
+                return Err(AuthError(cancelled(&self.mcp_url)));
+            }
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left.min(WAIT_TICK)) {
+                Ok(v) => return Ok(v),
+                Err(RecvTimeoutError::Timeout) if !left.is_zero() => {}
+                Err(_) => {
+                    return Err(AuthError(format!(
+                        "no answer from the browser within {} (the sign-in page was not completed, or it could not reach 127.0.0.1:{port})",
+                        humantime::format_duration(self.opts.wait),
+                    )))
+                }
+            }
+        }
     }
 
     /// What is said before the opener opens the authorization URL.
