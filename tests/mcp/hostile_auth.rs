@@ -273,3 +273,22 @@ fn a_token_refusal_with_control_characters_is_said_once_escaped() {
     );
     assert!(!r.stderr.contains('\u{1b}') && !r.stderr.contains('\u{202e}'));
 }
+
+#[test]
+fn an_access_token_a_bearer_header_cannot_carry_is_refused_at_the_token_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let r = call_signing_in(d, &endpoint(&srv, "token-crlf"));
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let last = *said(&r).last().unwrap();
+    assert!(
+        last.ends_with(&format!(
+            "the token endpoint {0}/token/token-crlf of {0}/as/token-crlf issued an access token that cannot be sent as a Bearer token (a character outside RFC 6750's b64token: letters, digits, - . _ ~ + / and a trailing =): refusing it; the authorization server is at fault",
+            srv.url
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("X-Injected"), "{}", r.stderr);
+}

@@ -48,7 +48,7 @@ use super::discovery::{
     ServerMetadata,
 };
 use super::flow::{
-    auth_method, basic_auth, initial_scopes, oauth_error, random_token, read_tokens,
+    auth_method, basic_auth, initial_scopes, is_b64token, oauth_error, random_token, read_tokens,
     s256_challenge, union_scopes, AuthorizationRequest, CallbackError,
 };
 use super::listener::{Loopback, PasteBack};
@@ -445,10 +445,14 @@ impl Authorizer {
             let generation = g.generation;
             let _ = self.try_refresh(&mut g, None, generation);
         }
+        // (A token a header cannot carry, kept by an older version, is
+        // not sent: the 401 that follows signs in again.)
         let h = g
             .current
             .as_ref()
-            .map(|c| format!("Bearer {}", c.sign_in.tokens.access_token.expose()));
+            .map(|c| c.sign_in.tokens.access_token.expose())
+            .filter(|t| is_b64token(t))
+            .map(|t| format!("Bearer {t}"));
         (g.generation, h)
     }
 
@@ -814,7 +818,12 @@ impl Authorizer {
                 meta.issuer
             ))
         })?;
-        let mut t = read_tokens(&v, &meta.issuer, &c.sign_in.tokens.scopes_requested, now())?;
+        let mut t = read_tokens(
+            &v,
+            (&meta.issuer, &meta.token_endpoint),
+            &c.sign_in.tokens.scopes_requested,
+            now(),
+        )?;
         // A refresh without a new refresh token keeps the old one (RFC
         // 6749 §6), and without a scope keeps the grant.
         if t.refresh_token.is_none() {
@@ -1289,7 +1298,12 @@ impl Authorizer {
                 meta.issuer
             ))
         })?;
-        Ok(read_tokens(&v, &meta.issuer, scopes, now())?)
+        Ok(read_tokens(
+            &v,
+            (&meta.issuer, &meta.token_endpoint),
+            scopes,
+            now(),
+        )?)
     }
 
     /// After a token endpoint refusal: when it says the client is unknown
