@@ -835,7 +835,10 @@ fn probe(url: &str) -> Result<Option<Unauthorized>, String> {
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream")
         .send(br#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}"#.as_slice())
-        .map_err(|e| format!("POST {url}: {e}"))?;
+        .map_err(|e| match e {
+            ureq::Error::Timeout(_) => format!("no answer from {url} within 30 s"),
+            e => format!("POST {url}: {e}"),
+        })?;
     let status = resp.status().as_u16();
     let challenge = auth::challenge::BearerChallenge::from_headers(
         resp.headers()

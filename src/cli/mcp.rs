@@ -453,7 +453,12 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
             ),
             None => super::auth::Open::Not("this run has no terminal to sign in on"),
         };
-        Some(super::auth::options(&args.auth, open)?)
+        let mut o = super::auth::options(&args.auth, open)?;
+        // The sign-in's requests are bounded as the handshake is (whose
+        // clock stops meanwhile).
+        o.request_timeout = args.connect_timeout;
+        o.request_timeout_flag = Some("--connect-timeout");
+        Some(o)
     } else {
         None
     };

@@ -249,8 +249,10 @@ pub(super) struct Lifecycle {
     /// Tools left out of the list (broken `x-mcp-header` annotations).
     pub left_out: Vec<String>,
     /// `--protocol auto`: when the whole handshake (`server/discover` and
-    /// the fallback) must be done (one `--connect-timeout`).
-    pub handshake_until: Option<Instant>,
+    /// the fallback) must be done (one `--connect-timeout`), and the time
+    /// spent signing in then ([`crate::mcp::auth::wait::time_signing_in`]):
+    /// the time sign-ins take since moves it on.
+    pub handshake_until: Option<(Instant, Duration)>,
     /// The last line of a stdio server's stderr, as written.
     pub last_stderr: Option<String>,
 }
@@ -333,6 +335,9 @@ async fn next_ending(events: &mut tokio::sync::broadcast::Receiver<crate::signal
         }
     }
 }
+
+/// How often a request's wait looks whether a sign-in it waits on ended.
+const SIGN_IN_TICK: Duration = Duration::from_millis(200);
 
 /// What an ending signal `n` ends: the sign-in waiting for the browser
 /// when there is one (or was, and the signal ended it), else the session.
@@ -604,15 +609,27 @@ impl Client {
         );
         self.send_request(id, method, params)?;
         let mut until = limit.map(|l| Instant::now() + l);
+        // While a sign-in is under way (its own limits apply) the clock
+        // stops: the time sign-ins take is added to the limit.
+        let signed = crate::mcp::auth::wait::time_signing_in();
+        let deadline = |until: Option<Instant>| {
+            until.map(|u| u + crate::mcp::auth::wait::time_signing_in().saturating_sub(signed))
+        };
         loop {
             if let Some(r) = self.link.responses.remove(&id) {
                 return r;
             }
             // While an elicitation is open on the person's screen the
-            // clock stops: the time it was open is added to the limit.
+            // clock stops too: the time it was open is added to the limit.
+            // A sign-in is looked at again every tick.
             let asking = !self.elic.asks.is_empty();
             let before = Instant::now();
-            let step = self.step(if asking { None } else { until }).await;
+            let wake = match (asking, crate::mcp::auth::wait::signing_in()) {
+                (true, _) => None,
+                (false, true) => Some(before + SIGN_IN_TICK),
+                (false, false) => deadline(until),
+            };
+            let step = self.step(wake).await;
             if let (true, Some(u)) = (asking, until.as_mut()) {
                 *u += before.elapsed();
             }
@@ -623,6 +640,12 @@ impl Client {
                 },
                 e => e,
             })?;
+            if !woke
+                && (crate::mcp::auth::wait::signing_in()
+                    || deadline(until).is_some_and(|d| Instant::now() < d))
+            {
+                continue;
+            }
             if !woke {
                 self.link.pending.remove(&id);
                 self.cancel_request(id, "timed out");

@@ -638,7 +638,7 @@ pub enum McpError {
 }
 
 /// A duration in seconds as a person reads it: `30 s`, `1.5 s`.
-fn seconds(d: &Duration) -> String {
+pub(crate) fn seconds(d: &Duration) -> String {
     let s = d.as_secs_f64();
     if s.fract() == 0.0 {
         format!("{s:.0} s")

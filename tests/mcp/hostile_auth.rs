@@ -292,3 +292,91 @@ fn an_access_token_a_bearer_header_cannot_carry_is_refused_at_the_token_answer()
     );
     assert!(!r.stderr.contains("X-Injected"), "{}", r.stderr);
 }
+
+/// The last line ahp-elicit said of a run of `scenario` with more flags.
+fn last_said(srv: &HttpServer, d: &Path, scenario: &str, extra: &[&str]) -> (i32, String) {
+    let b = browser();
+    let mut flags = vec!["--browser", b.as_str()];
+    flags.extend_from_slice(extra);
+    let r = call(d, &endpoint(srv, scenario), &flags);
+    let last = said(&r).last().copied().unwrap_or_default().to_owned();
+    (r.code, last)
+}
+
+#[test]
+fn answers_too_large_too_deep_or_never_given_are_named_as_such_with_the_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let base = &srv.url;
+    let cases = [
+        (
+            "prm-deep",
+            &[][..],
+            format!("the protected resource metadata at {base}/prm/prm-deep is nested too deeply to read (over 128 levels)"),
+        ),
+        (
+            "token-deep",
+            &[][..],
+            format!("the token answer at {base}/token/token-deep is nested too deeply to read (over 128 levels)"),
+        ),
+        (
+            "token-huge",
+            &[][..],
+            format!("the token answer at {base}/token/token-huge is larger than 1 MiB: not read"),
+        ),
+        (
+            "prm-hang",
+            &["--connect-timeout", "2"][..],
+            format!("no answer from {base}/prm/prm-hang (the protected resource metadata) within 2 s (--connect-timeout)"),
+        ),
+    ];
+    for (scenario, flags, want) in cases {
+        let (code, last) = last_said(&srv, d, scenario, flags);
+        assert_eq!(code, 3, "{scenario}: {last}");
+        assert_eq!(
+            last,
+            format!("ahp-elicit mcp: server/discover: {want}"),
+            "{scenario}"
+        );
+    }
+}
+
+#[test]
+fn a_challenges_resource_metadata_that_is_not_asked_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    for (scenario, rm) in [
+        ("rm-file", "file:///etc/passwd"),
+        ("rm-remote-http", "http://metadata.example/prm"),
+    ] {
+        let (code, last) = last_said(&srv, d, scenario, &[]);
+        assert_eq!(code, 3, "{last}");
+        assert!(
+            last.ends_with(&format!(
+                "; not asked: the resource_metadata its challenge names, \"{rm}\", which is not https (nor http on this machine)): it cannot be signed in to automatically"
+            )),
+            "{last}"
+        );
+    }
+}
+
+#[test]
+fn the_time_a_sign_in_takes_is_not_counted_against_connect_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    // A browser that takes longer than --connect-timeout to come back.
+    let slow = format!(
+        "sh -c 'sleep 4; exec python3 {} \"$1\"' sh",
+        root().join(".ci/mcp/follow-redirects.py").display()
+    );
+    let r = call(
+        d,
+        &endpoint(&srv, "ok"),
+        &["--browser", &slow, "--connect-timeout", "2"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("signed in"), "{}", r.stdout);
+}

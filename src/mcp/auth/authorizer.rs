@@ -63,8 +63,9 @@ pub const REFRESH_MARGIN: Duration = Duration::from_secs(60);
 pub const DEFAULT_WAIT: Duration = Duration::from_secs(300);
 /// Bytes of a metadata, registration or token answer that are read.
 const MAX_ANSWER_BYTES: u64 = 1024 * 1024;
-/// Time for one request to an authorization server.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default time for one request to an authorization server
+/// ([`AuthOptions::request_timeout`]).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// How often the wait for the browser looks whether it was cancelled.
 const WAIT_TICK: Duration = Duration::from_millis(100);
 
@@ -224,6 +225,11 @@ pub struct AuthOptions {
     pub callback_port: Option<u16>,
     /// Where "signing in at ..." is said.
     pub notices: Notices,
+    /// Time for one request of a sign-in (metadata, registration, token):
+    /// `mcp`'s `--connect-timeout`, else [`REQUEST_TIMEOUT`].
+    pub request_timeout: Duration,
+    /// The flag that set [`Self::request_timeout`], named when it runs out.
+    pub request_timeout_flag: Option<&'static str>,
 }
 
 impl std::fmt::Debug for AuthOptions {
@@ -256,6 +262,8 @@ impl AuthOptions {
             wait: DEFAULT_WAIT,
             callback_port: None,
             notices: Notices::stderr(),
+            request_timeout: REQUEST_TIMEOUT,
+            request_timeout_flag: None,
         }
     }
 }
@@ -370,7 +378,7 @@ impl Authorizer {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
-            .timeout_global(Some(REQUEST_TIMEOUT))
+            .timeout_global(Some(opts.request_timeout))
             .user_agent(concat!("ahp-elicit/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
@@ -442,6 +450,7 @@ impl Authorizer {
             .as_ref()
             .is_some_and(|c| c.sign_in.tokens.refresh_token.is_some() && due(&c.sign_in.tokens));
         if due {
+            let _under_way = super::wait::SigningIn::start();
             let generation = g.generation;
             let _ = self.try_refresh(&mut g, None, generation);
         }
@@ -506,6 +515,7 @@ impl Authorizer {
     ///
     /// Errors: [`AuthError`], the run cannot go on signed in.
     pub fn authorize(&self, u: &Unauthorized) -> Result<(), AuthError> {
+        let _under_way = super::wait::SigningIn::start();
         let mut g = self.lock()?;
         if g.generation != u.generation {
             return Ok(());
@@ -806,33 +816,18 @@ impl Authorizer {
         let client = c.sign_in.client.clone();
         let secret = self.secret_of(&client);
         let basic = client_auth(&client, secret.as_ref(), &mut form);
-        let (status, body) = self.post_form(&meta.token_endpoint, &form, basic)?;
+        let (status, body) = self.post_form(
+            "the refresh's token answer",
+            &meta.token_endpoint,
+            &form,
+            basic,
+        )?;
         if !(200..300).contains(&status) {
             let key = c.sign_in.key.clone();
             self.refresh_refused(g, &key, &client, status, &body)?;
             return Ok(false);
         }
-        let v: Value = serde_json::from_slice(&body).map_err(|_| {
-            AuthError(format!(
-                "the token endpoint of {} answered the refresh with something that is not JSON",
-                meta.issuer
-            ))
-        })?;
-        let mut t = read_tokens(
-            &v,
-            (&meta.issuer, &meta.token_endpoint),
-            &c.sign_in.tokens.scopes_requested,
-            now(),
-        )?;
-        // A refresh without a new refresh token keeps the old one (RFC
-        // 6749 §6), and without a scope keeps the grant.
-        if t.refresh_token.is_none() {
-            t.refresh_token = Some(refresh);
-        }
-        if t.scopes_granted.is_none() {
-            t.scopes_granted = c.sign_in.tokens.scopes_granted.clone();
-        }
-        c.sign_in.tokens = t;
+        c.sign_in.tokens = refreshed(meta, &c.sign_in.tokens, refresh, &body)?;
         c.from_store = false;
         remember(&c.sign_in);
         if let Err(e) = self.store()?.save(&c.sign_in) {
@@ -927,7 +922,7 @@ impl Authorizer {
     fn resource_metadata(&self, from_header: Option<&str>) -> Result<ResourceMetadata, AuthError> {
         let urls = prm_urls(&self.mcp_url, from_header)?;
         for url in &urls {
-            let Some(v) = self.get_json(url)? else {
+            let Some(v) = self.get_json("the protected resource metadata", url)? else {
                 continue;
             };
             let prm = ResourceMetadata::parse(&v).map_err(|e| {
@@ -943,8 +938,18 @@ impl Authorizer {
             }
             return Ok(prm);
         }
+        // A challenge's resource_metadata that was not asked is named.
+        let skipped = from_header
+            .filter(|r| !endpoint_allowed(r))
+            .map(|r| {
+                format!(
+                    "; not asked: the resource_metadata its challenge names, \"{}\", which is not https (nor http on this machine)",
+                    super::flow::cut(r, 200)
+                )
+            })
+            .unwrap_or_default();
         Err(AuthError(format!(
-            "{} asks for a sign-in but publishes no protected resource metadata (tried {}): it cannot be signed in to automatically",
+            "{} asks for a sign-in but publishes no protected resource metadata (tried {}{skipped}): it cannot be signed in to automatically",
             self.mcp_url,
             urls.join(" and ")
         )))
@@ -955,7 +960,7 @@ impl Authorizer {
     fn server_metadata(&self, issuer: &str) -> Result<(ServerMetadata, String), AuthError> {
         let urls = as_metadata_urls(issuer)?;
         for url in &urls {
-            let Some(v) = self.get_json(url)? else {
+            let Some(v) = self.get_json("the authorization server metadata", url)? else {
                 continue;
             };
             let meta = ServerMetadata::parse(&v).map_err(|e| {
@@ -980,26 +985,71 @@ impl Authorizer {
     /// GET a JSON document: None for a 4xx, 5xx or redirect (the next
     /// address is tried).
     ///
-    /// Errors: the request failed, or a 2xx body is not JSON.
-    fn get_json(&self, url: &str) -> Result<Option<Value>, AuthError> {
+    /// Errors: the request failed or had no answer in time, or a 2xx body
+    /// is too large, too deep or not JSON (each said naming `what` is asked
+    /// for and where).
+    fn get_json(&self, what: &str, url: &str) -> Result<Option<Value>, AuthError> {
+        let ask = Ask { what, url };
         let resp = self
             .agent
             .get(url)
             .header("Accept", "application/json")
             .call()
-            .map_err(|e| AuthError(format!("GET {url}: {e}")))?;
+            .map_err(|e| self.trouble(ask, e))?;
         if !resp.status().is_success() {
             return Ok(None);
         }
-        let body = read_body(resp);
-        serde_json::from_slice(&body)
-            .map(Some)
-            .map_err(|_| AuthError(format!("GET {url}: the answer is not JSON")))
+        let body = self.read_answer(ask, resp)?;
+        json_answer(ask, &body).map(Some)
     }
 
-    /// POST a form; returns the status and up to 1 MiB of the body.
+    /// What went wrong asking `ask`: no answer in time (naming the limit),
+    /// an answer larger than [`MAX_ANSWER_BYTES`], or the request's error.
+    fn trouble(&self, ask: Ask<'_>, e: ureq::Error) -> AuthError {
+        let Ask { what, url } = ask;
+        match e {
+            ureq::Error::Timeout(_) => AuthError(format!(
+                "no answer from {url} ({what}) within {}{}",
+                crate::mcp::seconds(&self.opts.request_timeout),
+                self.opts
+                    .request_timeout_flag
+                    .map(|f| format!(" ({f})"))
+                    .unwrap_or_default()
+            )),
+            ureq::Error::BodyExceedsLimit(_) => AuthError(format!(
+                "{what} at {url} is larger than {} MiB: not read",
+                MAX_ANSWER_BYTES / (1024 * 1024)
+            )),
+            e => AuthError(format!("{what}: {url}: {e}")),
+        }
+    }
+
+    /// The body of an answer to `ask`, at most [`MAX_ANSWER_BYTES`].
+    ///
+    /// Errors: it is larger, or could not be read in time.
+    fn read_answer(
+        &self,
+        ask: Ask<'_>,
+        resp: ureq::http::Response<ureq::Body>,
+    ) -> Result<Vec<u8>, AuthError> {
+        let mut body = Vec::new();
+        resp.into_body()
+            .into_with_config()
+            .limit(MAX_ANSWER_BYTES)
+            .reader()
+            .read_to_end(&mut body)
+            .map_err(|e| self.trouble(ask, ureq::Error::from(e)))?;
+        Ok(body)
+    }
+
+    /// POST a form (`what` it asks for, in words); returns the status and
+    /// the body.
+    ///
+    /// Errors: the request failed or had no answer in time, or the body is
+    /// larger than [`MAX_ANSWER_BYTES`].
     fn post_form(
         &self,
+        what: &str,
         url: &str,
         form: &[(String, String)],
         basic: Option<String>,
@@ -1016,10 +1066,12 @@ impl Authorizer {
         if let Some(b) = basic {
             rb = rb.header("Authorization", b);
         }
+        let ask = Ask { what, url };
         let resp = rb
             .send(body.finish().as_bytes())
-            .map_err(|e| AuthError(format!("POST {url}: {e}")))?;
-        Ok((resp.status().as_u16(), read_body(resp)))
+            .map_err(|e| self.trouble(ask, e))?;
+        let status = resp.status().as_u16();
+        Ok((status, self.read_answer(ask, resp)?))
     }
 
     /// One authorization code flow: the client identity, the loopback
@@ -1277,7 +1329,8 @@ impl Authorizer {
             ("resource".to_owned(), prm.resource.clone()),
         ];
         let basic = client_auth(client, grant.secret, &mut form);
-        let (status, body) = self.post_form(&meta.token_endpoint, &form, basic)?;
+        let (status, body) =
+            self.post_form("the token answer", &meta.token_endpoint, &form, basic)?;
         if !(200..300).contains(&status) {
             let why = refusal(status, &body);
             let forgot = self.forget_rejected_client(client, &body);
@@ -1292,12 +1345,13 @@ impl Authorizer {
                 }
             )));
         }
-        let v: Value = serde_json::from_slice(&body).map_err(|_| {
-            AuthError(format!(
-                "the token endpoint of {} answered with something that is not JSON",
-                meta.issuer
-            ))
-        })?;
+        let v = json_answer(
+            Ask {
+                what: "the token answer",
+                url: &meta.token_endpoint,
+            },
+            &body,
+        )?;
         Ok(read_tokens(
             &v,
             (&meta.issuer, &meta.token_endpoint),
@@ -1470,10 +1524,14 @@ impl Authorizer {
             .post(endpoint)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json")
-            .send(body.to_string().as_bytes())
-            .map_err(|e| AuthError(format!("registration at {}: {e}", meta.issuer)))?;
+            .send(body.to_string().as_bytes());
+        let ask = Ask {
+            what: "the registration answer",
+            url: endpoint,
+        };
+        let resp = resp.map_err(|e| self.trouble(ask, e))?;
         let status = resp.status().as_u16();
-        let answer = read_body(resp);
+        let answer = self.read_answer(ask, resp)?;
         if !(200..300).contains(&status) {
             let why = refusal(status, &answer);
             return Err(AuthError(format!(
@@ -1481,12 +1539,7 @@ impl Authorizer {
                 meta.issuer
             )));
         }
-        let v: Value = serde_json::from_slice(&answer).map_err(|_| {
-            AuthError(format!(
-                "registration at {} answered with something that is not JSON",
-                meta.issuer
-            ))
-        })?;
+        let v = json_answer(ask, &answer)?;
         let client_id = v
             .get("client_id")
             .and_then(Value::as_str)
@@ -1517,6 +1570,39 @@ impl Authorizer {
         }
         Ok(client)
     }
+}
+
+/// The tokens a refresh's answer (`body`) gives: a refresh without a new
+/// refresh token keeps the old one (RFC 6749 §6), and without a scope
+/// keeps the grant of `old`.
+///
+/// Errors: the answer cannot be read or taken.
+fn refreshed(
+    meta: &ServerMetadata,
+    old: &Tokens,
+    refresh: Secret,
+    body: &[u8],
+) -> Result<Tokens, AuthError> {
+    let v = json_answer(
+        Ask {
+            what: "the refresh's token answer",
+            url: &meta.token_endpoint,
+        },
+        body,
+    )?;
+    let mut t = read_tokens(
+        &v,
+        (&meta.issuer, &meta.token_endpoint),
+        &old.scopes_requested,
+        now(),
+    )?;
+    if t.refresh_token.is_none() {
+        t.refresh_token = Some(refresh);
+    }
+    if t.scopes_granted.is_none() {
+        t.scopes_granted = old.scopes_granted.clone();
+    }
+    Ok(t)
 }
 
 /// Whether an access token is due for a refresh: it expires within
@@ -1604,15 +1690,30 @@ fn client_auth(
     }
 }
 
-fn read_body(resp: ureq::http::Response<ureq::Body>) -> Vec<u8> {
-    let mut body = Vec::new();
-    let _ = resp
-        .into_body()
-        .into_with_config()
-        .limit(MAX_ANSWER_BYTES)
-        .reader()
-        .read_to_end(&mut body);
-    body
+/// One thing asked of an authorization server (or of the resource), for
+/// the errors: `what` in words ("the protected resource metadata") and
+/// where.
+#[derive(Clone, Copy)]
+struct Ask<'a> {
+    what: &'a str,
+    url: &'a str,
+}
+
+/// Read an answer as JSON.
+///
+/// Errors: nested deeper than the reader goes (128 levels), or not JSON,
+/// each said as such.
+fn json_answer(ask: Ask<'_>, body: &[u8]) -> Result<Value, AuthError> {
+    let Ask { what, url } = ask;
+    serde_json::from_slice(body).map_err(|e| {
+        if e.to_string().starts_with("recursion limit exceeded") {
+            AuthError(format!(
+                "{what} at {url} is nested too deeply to read (over 128 levels)"
+            ))
+        } else {
+            AuthError(format!("{what} at {url} is not JSON"))
+        }
+    })
 }
 
 /// Why an authorization server refused a request, in one line: its
@@ -1680,6 +1781,31 @@ mod tests {
         form.clear();
         assert_eq!(client_auth(&client("none"), Some(&s), &mut form), None);
         assert_eq!(form, [("client_id".to_string(), "cid".to_string())]);
+    }
+
+    #[test]
+    fn a_request_without_an_answer_in_time_names_its_step_url_and_limit() {
+        let a = Authorizer::new(
+            "http://127.0.0.1:9/mcp",
+            AuthOptions::new(Ok(Arc::new(super::super::store::MemoryStore::default()))),
+        );
+        let ask = Ask {
+            what: "the protected resource metadata",
+            url: "http://127.0.0.1:9/prm",
+        };
+        assert_eq!(
+            a.trouble(ask, ureq::Error::Timeout(ureq::Timeout::Global))
+                .0,
+            "no answer from http://127.0.0.1:9/prm (the protected resource metadata) within 30 s"
+        );
+        assert_eq!(
+            a.trouble(ask, ureq::Error::BodyExceedsLimit(1)).0,
+            "the protected resource metadata at http://127.0.0.1:9/prm is larger than 1 MiB: not read"
+        );
+        assert_eq!(
+            json_answer(ask, b"[[1]").unwrap_err().0,
+            "the protected resource metadata at http://127.0.0.1:9/prm is not JSON"
+        );
     }
 
     #[test]

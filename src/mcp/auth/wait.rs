@@ -3,6 +3,8 @@
 //! listening address, the time left) and keep the authorization URL
 //! within reach ([`current`]); Control-C there ends the sign-in
 //! ([`cancel`]), as does an ending signal (SIGINT) received during it.
+//! While any part of a sign-in is under way ([`signing_in`]) a session's
+//! clock for the request waiting on it stops.
 //!
 //! One wait at a time per process (the authorizer runs one flow at a time;
 //! a run signs in to one server).
@@ -59,6 +61,65 @@ struct Slot {
 }
 
 static CURRENT: Mutex<Option<Slot>> = Mutex::new(None);
+/// The time sign-ins took: those ended, how many are under way, and since
+/// when.
+struct Clock {
+    ended: Duration,
+    under_way: usize,
+    since: Option<Instant>,
+}
+
+static CLOCK: Mutex<Clock> = Mutex::new(Clock {
+    ended: Duration::ZERO,
+    under_way: 0,
+    since: None,
+});
+
+fn clock() -> std::sync::MutexGuard<'static, Clock> {
+    CLOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether a sign-in or a refresh is under way: a session's clock for the
+/// request it holds stops meanwhile (the sign-in's own limits apply: each
+/// request's, and `--auth-timeout` for the browser).
+pub fn signing_in() -> bool {
+    clock().under_way > 0
+}
+
+/// The time this process has spent signing in so far (sign-ins and
+/// refreshes, the one under way included): what a request's limit is
+/// moved on by.
+pub fn time_signing_in() -> Duration {
+    let c = clock();
+    c.ended + c.since.map_or(Duration::ZERO, |s| s.elapsed())
+}
+
+/// Held while a sign-in or a refresh is under way ([`signing_in`]).
+pub(crate) struct SigningIn(());
+
+impl SigningIn {
+    pub(crate) fn start() -> Self {
+        let mut c = clock();
+        if c.under_way == 0 {
+            c.since = Some(Instant::now());
+        }
+        c.under_way += 1;
+        Self(())
+    }
+}
+
+impl Drop for SigningIn {
+    fn drop(&mut self) {
+        let mut c = clock();
+        c.under_way = c.under_way.saturating_sub(1);
+        if c.under_way == 0 {
+            if let Some(s) = c.since.take() {
+                c.ended += s.elapsed();
+            }
+        }
+    }
+}
+
 /// The MCP URL of the last sign-in an ending signal ended.
 static SIGNALLED: Mutex<Option<String>> = Mutex::new(None);
 
