@@ -293,6 +293,8 @@ struct OwnedRequest {
     paste: auth::listener::PasteBack,
     /// Show the URL for copying, never open it.
     copy: bool,
+    /// Where the system browser's launch is recorded (`--log`).
+    record_launch: Option<auth::authorizer::LaunchRecord>,
 }
 
 #[cfg(all(unix, feature = "tui"))]
@@ -308,6 +310,7 @@ impl OwnedRequest {
                 .map(|s| (s.adds.to_vec(), s.has.to_vec(), s.request.cloned())),
             paste: r.paste.clone(),
             copy: false,
+            record_launch: r.record_launch.cloned(),
         }
     }
 
@@ -326,15 +329,35 @@ impl OwnedRequest {
                     request: request.as_ref(),
                 }),
             paste: &self.paste,
+            record_launch: self.record_launch.as_ref(),
         };
         let remote = self.copy || crate::plain::signin::remote_session(&|k| std::env::var(k).ok());
-        crate::plain::signin::sign_in(
-            io,
-            &req,
-            &mut crate::launcher::SystemBrowser,
-            remote,
-            crate::plain::CONSENT_GUARD,
-        )
+        let mut browser = Recorded {
+            inner: crate::launcher::SystemBrowser,
+            name: "system-browser",
+            record: self.record_launch.clone(),
+        };
+        crate::plain::signin::sign_in(io, &req, &mut browser, remote, crate::plain::CONSENT_GUARD)
+    }
+}
+
+/// A launcher whose launches are recorded (`--log`).
+#[cfg(all(unix, feature = "tui"))]
+struct Recorded<L> {
+    inner: L,
+    name: &'static str,
+    record: Option<auth::authorizer::LaunchRecord>,
+}
+
+#[cfg(all(unix, feature = "tui"))]
+impl<L: Launcher> Launcher for Recorded<L> {
+    fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
+        let r = self.inner.open(url);
+        if let Some(record) = &self.record {
+            let why = r.as_ref().err().map(ToString::to_string);
+            record(self.name, url, why.as_deref().map_or(Ok(()), Err));
+        }
+        r
     }
 }
 

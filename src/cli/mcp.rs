@@ -503,6 +503,10 @@ pub fn run(args: McpArgs) -> Exit {
         Ok(l) => l,
         Err(e) => return usage(&format!("cannot open the log: {e}")),
     };
+    // A sign-in's launches of the browser are logged too.
+    if let (Some(a), Some(l)) = (opts.auth.as_mut(), &log) {
+        a.record_launch = Some(crate::log::sign_in_launches(l.clone()));
+    }
     // Declared before the responder: held messages are written after the
     // terminal is given back.
     let hold = answer.hold_stderr();

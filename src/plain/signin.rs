@@ -289,6 +289,7 @@ mod tests {
             scopes,
             step_up: None,
             paste,
+            record_launch: None,
         }
     }
 

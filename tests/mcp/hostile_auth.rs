@@ -380,3 +380,33 @@ fn the_time_a_sign_in_takes_is_not_counted_against_connect_timeout() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.contains("signed in"), "{}", r.stdout);
 }
+
+#[test]
+fn the_log_records_a_sign_ins_launch_of_the_browser_with_the_url_redacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let r = call(
+        d,
+        &endpoint(&srv, "ok"),
+        &["--browser", &browser(), "--log", "log.jsonl"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let log = std::fs::read_to_string(d.join("log.jsonl")).unwrap();
+    let launches: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["event"] == "launch")
+        .collect();
+    assert_eq!(launches.len(), 1, "{log}");
+    let l = &launches[0];
+    assert_eq!(l["id"], Value::Null);
+    assert_eq!(l["for"], "sign-in");
+    assert_eq!(l["launcher"], "browser-command");
+    assert_eq!(l["ok"], true);
+    assert_eq!(
+        l["url"],
+        format!("{}/authorize/ok?[redacted]", srv.url),
+        "no query: state and the PKCE challenge never reach the log"
+    );
+}

@@ -96,7 +96,10 @@ fn the_sign_in_is_asked_at_the_terminal_and_open_completes_it() {
         ("SSH_CONNECTION", String::new()),
         ("SSH_TTY", String::new()),
     ];
-    let mut t = Tui::start_env(dir.path(), &out, 200, 50, &args(&ex, false), &env);
+    // The system browser's launch is logged (--log), its URL redacted.
+    let log = dir.path().join("log.jsonl");
+    let args = args(&ex, false).replacen("mcp ", &format!("mcp --log '{}' ", log.display()), 1);
+    let mut t = Tui::start_env(dir.path(), &out, 200, 50, &args, &env);
     wait_raw(&mut t, "Sign in to use localhost");
     wait_raw(
         &mut t,
@@ -117,6 +120,17 @@ fn the_sign_in_is_asked_at_the_terminal_and_open_completes_it() {
     );
     assert_eq!(t.finish(), 0, "stderr: {}", t.stderr());
     assert_eq!(greeting(&out), "Hello, Ada!");
+    let launch: serde_json::Value = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["event"] == "launch")
+        .expect("the launch is logged");
+    assert_eq!(launch["for"], "sign-in");
+    assert_eq!(launch["launcher"], "system-browser");
+    assert_eq!(launch["ok"], true);
+    let url = launch["url"].as_str().unwrap();
+    assert!(url.ends_with("/authorize?[redacted]"), "{url}");
 }
 
 #[test]

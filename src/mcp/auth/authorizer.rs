@@ -76,7 +76,6 @@ pub type Opener = Arc<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
 /// What a sign-in screen shows, and the way back for a pasted address:
 /// handed to [`AuthOptions::screen`] once per authorization flow, after
 /// the loopback listener is up.
-#[derive(Debug)]
 pub struct SignInRequest<'a> {
     /// The whole authorization URL (the client's own parameters added to
     /// the metadata's `authorization_endpoint`).
@@ -92,6 +91,26 @@ pub struct SignInRequest<'a> {
     pub step_up: Option<StepUp<'a>>,
     /// Where the browser comes back to (and a pasted address is fed in).
     pub paste: &'a PasteBack,
+    /// Where a launch of the browser is recorded (`--log`), if anywhere.
+    pub record_launch: Option<&'a LaunchRecord>,
+}
+
+/// Records a launch of the browser for a sign-in (`--log`): the launcher's
+/// name (`browser-command`, `system-browser`), the URL handed to it and
+/// whether it started (else why not).
+pub type LaunchRecord = Arc<dyn Fn(&str, &str, Result<(), &str>) + Send + Sync>;
+
+impl std::fmt::Debug for SignInRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignInRequest")
+            .field("url", &self.url)
+            .field("mcp_url", &self.mcp_url)
+            .field("issuer", &self.issuer)
+            .field("scopes", &self.scopes)
+            .field("step_up", &self.step_up)
+            .field("paste", &self.paste)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The request a server refused for lack of a sign-in or of access: its
@@ -230,6 +249,8 @@ pub struct AuthOptions {
     pub request_timeout: Duration,
     /// The flag that set [`Self::request_timeout`], named when it runs out.
     pub request_timeout_flag: Option<&'static str>,
+    /// Where the browser's launches are recorded (`--log`), if anywhere.
+    pub record_launch: Option<LaunchRecord>,
 }
 
 impl std::fmt::Debug for AuthOptions {
@@ -264,6 +285,7 @@ impl AuthOptions {
             notices: Notices::stderr(),
             request_timeout: REQUEST_TIMEOUT,
             request_timeout_flag: None,
+            record_launch: None,
         }
     }
 }
@@ -1210,13 +1232,22 @@ impl Authorizer {
                     scopes: s.scopes,
                     step_up: s.step_up,
                     paste: s.paste,
+                    record_launch: self.opts.record_launch.as_ref(),
                 })
                 .map_err(AuthError)?;
                 Ok(())
             }
             (None, Some(opener)) => {
                 self.opts.notices.say(&self.opening_sentence(s));
-                opener(s.url)
+                let r = opener(s.url);
+                if let Some(record) = &self.opts.record_launch {
+                    record(
+                        "browser-command",
+                        s.url,
+                        r.as_ref().map(|_| ()).map_err(String::as_str),
+                    );
+                }
+                r
             }
             (None, None) => Err("nothing to open the URL with".to_owned()),
         };
