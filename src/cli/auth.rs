@@ -455,7 +455,9 @@ pub struct LogoutArgs {
     #[arg(long)]
     pub all: bool,
     /// Also forget the client registration kept for the authorization
-    /// server (the next sign-in registers again).
+    /// server (the next sign-in registers again); with URL and no sign-in
+    /// stored for it, the server is asked which authorization server that
+    /// is.
     #[arg(long)]
     pub forget_client: bool,
     #[command(flatten)]
