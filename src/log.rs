@@ -13,7 +13,7 @@
 //! | `answer-refused` | `id`, `violations`: `[{pointer, rule}]`, plus `message` only with `--log-values` (messages may quote values) |
 //! | `answer-rule` | `id`, then `rule` (the JSON Pointer of the rule of the answers file that answers it, `/rules/0`) and `name` when the rule has one; or `rule: null` and `misses`: `[{rule, keys}]`, the keys of each rule's `match` that did not hold (names only). Written before `decision` (or `answer-refused`) when `--answers` holds rules |
 //! | `decision` | `id`, `action`, `fields` (answered field names), plus `content` only with `--log-values` |
-//! | `launch` | `id`, `launcher`, `url`, `ok`, `error` when not ok |
+//! | `launch` | `id`, `launcher`, `url`, `ok`, `error` when not ok; for a sign-in's launch of the browser (`mcp`), `id` is null and `for` is `sign-in` |
 //! | `tool-called` | `tool` (its name), `fields` (the argument names), `isError` (what the tool said), `error` (when the call failed), plus `content` (the arguments) only with `--log-values`; written by `mcp` for each call made while trying a server by hand |
 //! | `result-emitted` | `id` (the result event), `parent` (the request), `action`; written once the result is written to the output (`respond` writes results in batches, so these may follow the records of later requests) |
 //!
@@ -281,6 +281,27 @@ impl EventLog {
         self.record("launch", f)
     }
 
+    /// A launch of the browser for a sign-in (no request is being
+    /// answered): `launcher` names it (`browser-command`,
+    /// `system-browser`); `result` is its answer (why it failed).
+    pub fn sign_in_launch(
+        &mut self,
+        launcher: &str,
+        url: &str,
+        result: Result<(), &str>,
+    ) -> Result<(), LogError> {
+        let mut f = Map::new();
+        f.insert("id".into(), Value::Null);
+        f.insert("for".into(), json!("sign-in"));
+        f.insert("launcher".into(), json!(launcher));
+        f.insert("url".into(), json!(redact_url(url)));
+        f.insert("ok".into(), json!(result.is_ok()));
+        if let Err(e) = result {
+            f.insert("error".into(), json!(redact_text(e)));
+        }
+        self.record("launch", f)
+    }
+
     /// A tool called while trying a server by hand: its name, the argument
     /// names (the values only with `log_values`), and how it ended (the
     /// call's `result`: `isError`, or `{"error": sentence}`).
@@ -339,6 +360,17 @@ pub fn share_log(log: EventLog) -> SharedLog {
 /// still written: each record is one whole line).
 pub fn lock_log(log: &SharedLog) -> std::sync::MutexGuard<'_, EventLog> {
     log.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What records a sign-in's launches of the browser in `log`
+/// ([`EventLog::sign_in_launch`]); a log that cannot be written is said.
+#[cfg(feature = "cli")]
+pub fn sign_in_launches(log: SharedLog) -> crate::mcp::auth::authorizer::LaunchRecord {
+    std::sync::Arc::new(move |launcher: &str, url: &str, result: Result<(), &str>| {
+        if let Err(e) = lock_log(&log).sign_in_launch(launcher, url, result) {
+            crate::notice::say(format!("cannot write the log: {e}"));
+        }
+    })
 }
 
 /// A [`Launcher`](crate::launcher::Launcher) that logs each launch (URL

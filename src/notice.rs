@@ -94,13 +94,18 @@ pub fn say_list(command: Option<&str>, heading: &str, lines: &[String]) {
 /// most errors here quote their cause in their own sentence (so `to_string`
 /// alone says the whole), some in the short form of
 /// [`crate::files::io_reason`] (lower case, without "(os error N)").
+///
+/// The comparison is of the text as shown: a sentence that quotes its cause
+/// made safe for the terminal (`\u{202e}` for a bidi override) carries the
+/// cause all the same.
 pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let shown = |t: &str| crate::safe_text::display(t).to_lowercase();
     let mut out = e.to_string();
     let mut next = e.source();
     while let Some(s) = next {
         let text = s.to_string();
-        let short = text.split(" (os error").next().unwrap_or("").to_lowercase();
-        if !short.is_empty() && !out.to_lowercase().contains(&short) {
+        let short = shown(text.split(" (os error").next().unwrap_or(""));
+        if !short.is_empty() && !shown(&out).contains(&short) {
             out.push_str(": ");
             out.push_str(&text);
         }
@@ -410,6 +415,26 @@ mod tests {
         assert_eq!(
             kept.texts(),
             vec![format!("ahp-elicit: cannot read events.jsonl: {os}")]
+        );
+    }
+
+    /// An error whose sentence quotes its cause made safe for a terminal.
+    #[derive(Debug, thiserror::Error)]
+    #[error("server/discover: {}", crate::safe_text::display(&.0.to_string()))]
+    struct Sanitizing(#[source] Raw);
+
+    /// A cause whose text holds control and bidi characters as a server
+    /// sent them.
+    #[derive(Debug, thiserror::Error)]
+    #[error("token request failed: invalid_grant: \u{202e}oops\u{1b}[2J")]
+    struct Raw;
+
+    #[test]
+    fn a_cause_quoted_made_safe_is_not_said_again() {
+        let e = Sanitizing(Raw);
+        assert_eq!(
+            chain(&e),
+            "server/discover: token request failed: invalid_grant: \\u{202e}oops\\u{1b}[2J"
         );
     }
 

@@ -200,9 +200,10 @@ pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String>
     match open {
         Open::Command(cmd) => {
             let b = CommandBrowser::new(cmd);
+            let notices = o.notices.clone();
             let opener: Opener = Arc::new(move |url: &str| {
                 let mut b = b.clone();
-                b.open(url).map_err(|e| e.to_string())
+                open_reviewed(&mut b, url, &notices)
             });
             o.opener = Some(opener);
             o.opener_name = format!("the browser command \"{}\"", crate::safe_text::display(cmd));
@@ -211,6 +212,32 @@ pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String>
         Open::Not(why) => o.no_opener_reason = why.into(),
     }
     Ok(o)
+}
+
+/// Hand `launcher` (`--browser CMD`) the authorization URL as the terminal
+/// sign-in opens it: reviewed ([`crate::plain::signin::review_sign_in`]),
+/// its warnings said first, one line each, and the reviewed form given
+/// (percent-encoded: no raw control or bidi character reaches the
+/// command). A URL the review refuses is not opened.
+///
+/// Errors: why it was not opened, one sentence.
+fn open_reviewed(
+    launcher: &mut dyn Launcher,
+    url: &str,
+    notices: &crate::notice::Notices,
+) -> Result<(), String> {
+    let review = crate::plain::signin::review_sign_in(url);
+    if let Some(r) = &review.refusal {
+        return Err(format!("the URL is refused: {}", r.sentence()));
+    }
+    for w in &review.warnings {
+        notices.say(&format!("the authorization URL: {}", w.sentence()));
+    }
+    // `--browser CMD` is the person's consent given in advance: the
+    // machine takes it as a script's and opens the reviewed form.
+    let mut consent = crate::consent::Consent::new(&review, crate::consent::Reader::Script);
+    let (_, opened) = consent.open_with(launcher, false);
+    opened.map_err(|e| e.to_string())
 }
 
 /// Whether there is a terminal to sign in on: stderr is one, or the
@@ -270,6 +297,8 @@ struct OwnedRequest {
     paste: auth::listener::PasteBack,
     /// Show the URL for copying, never open it.
     copy: bool,
+    /// Where the system browser's launch is recorded (`--log`).
+    record_launch: Option<auth::authorizer::LaunchRecord>,
 }
 
 #[cfg(all(unix, feature = "tui"))]
@@ -285,6 +314,7 @@ impl OwnedRequest {
                 .map(|s| (s.adds.to_vec(), s.has.to_vec(), s.request.cloned())),
             paste: r.paste.clone(),
             copy: false,
+            record_launch: r.record_launch.cloned(),
         }
     }
 
@@ -303,15 +333,35 @@ impl OwnedRequest {
                     request: request.as_ref(),
                 }),
             paste: &self.paste,
+            record_launch: self.record_launch.as_ref(),
         };
         let remote = self.copy || crate::plain::signin::remote_session(&|k| std::env::var(k).ok());
-        crate::plain::signin::sign_in(
-            io,
-            &req,
-            &mut crate::launcher::SystemBrowser,
-            remote,
-            crate::plain::CONSENT_GUARD,
-        )
+        let mut browser = Recorded {
+            inner: crate::launcher::SystemBrowser,
+            name: "system-browser",
+            record: self.record_launch.clone(),
+        };
+        crate::plain::signin::sign_in(io, &req, &mut browser, remote, crate::plain::CONSENT_GUARD)
+    }
+}
+
+/// A launcher whose launches are recorded (`--log`).
+#[cfg(all(unix, feature = "tui"))]
+struct Recorded<L> {
+    inner: L,
+    name: &'static str,
+    record: Option<auth::authorizer::LaunchRecord>,
+}
+
+#[cfg(all(unix, feature = "tui"))]
+impl<L: Launcher> Launcher for Recorded<L> {
+    fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
+        let r = self.inner.open(url);
+        if let Some(record) = &self.record {
+            let why = r.as_ref().err().map(ToString::to_string);
+            record(self.name, url, why.as_deref().map_or(Ok(()), Err));
+        }
+        r
     }
 }
 
@@ -409,7 +459,9 @@ pub struct LogoutArgs {
     #[arg(long)]
     pub all: bool,
     /// Also forget the client registration kept for the authorization
-    /// server (the next sign-in registers again).
+    /// server (the next sign-in registers again); with URL and no sign-in
+    /// stored for it, the server is asked which authorization server that
+    /// is.
     #[arg(long)]
     pub forget_client: bool,
     #[command(flatten)]
@@ -647,9 +699,65 @@ fn logout(a: LogoutArgs) -> Exit {
         Exit::Ok
     } else if unreadable > 0 {
         Exit::Usage
+    } else if a.forget_client {
+        forget_client_of(&store, &a)
     } else {
         not_stored(&a)
     }
+}
+
+/// `auth logout URL --forget-client` with no sign-in stored for URL (it
+/// was deleted, or the sign-in never finished): the client registrations
+/// kept for the authorization servers URL names now are forgotten, so an
+/// authorization server that forgot them (it restarted) gets a new one.
+fn forget_client_of(store: &FileStore, a: &LogoutArgs) -> Exit {
+    let url = a.url.as_deref().unwrap_or_default();
+    let issuers = match probe(url).and_then(|c| {
+        let from_header = c
+            .as_ref()
+            .and_then(|u| u.challenge.as_ref())
+            .and_then(|ch| ch.resource_metadata.clone());
+        let finder = Authorizer::new(url, AuthOptions::new(Err("not signing in".into())));
+        finder
+            .authorization_servers(from_header.as_deref())
+            .map_err(|e| e.0)
+    }) {
+        Ok(i) => i,
+        Err(e) => {
+            crate::notice::say_in(
+                "auth",
+                format!(
+                    "no sign-in stored for {}, and its authorization server could not be found to forget its client registration: {}; \"ahp-elicit auth logout --all --forget-client\" forgets every one",
+                    display(url),
+                    display(&e)
+                ),
+            );
+            return Exit::Usage;
+        }
+    };
+    let mut forgot = 0;
+    for issuer in &issuers {
+        match store.remove_client(issuer) {
+            Ok(true) => {
+                forgot += 1;
+                outln!("forgot the client registered at {}", display(issuer));
+            }
+            Ok(false) => {}
+            Err(e) => return fail(&e.0),
+        }
+    }
+    if forgot > 0 {
+        return Exit::Ok;
+    }
+    crate::notice::say_in(
+        "auth",
+        format!(
+            "no sign-in stored for {}, and no client registration kept for {}",
+            display(url),
+            display(&issuers.join(", "))
+        ),
+    );
+    Exit::Invalid
 }
 
 fn not_stored(a: &LogoutArgs) -> Exit {
@@ -730,7 +838,12 @@ fn login(a: LoginArgs) -> Exit {
         }
         Err(e) => {
             say(&e.0);
-            Exit::SignIn
+            // Control-C (SIGINT) cancels the sign-in; another ending signal
+            // ends the run as signals do.
+            match crate::signals::received() {
+                Some(sig) if sig != libc::SIGINT => Exit::Signal(sig),
+                _ => Exit::SignIn,
+            }
         }
     }
 }
@@ -751,7 +864,10 @@ fn probe(url: &str) -> Result<Option<Unauthorized>, String> {
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream")
         .send(br#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}"#.as_slice())
-        .map_err(|e| format!("POST {url}: {e}"))?;
+        .map_err(|e| match e {
+            ureq::Error::Timeout(_) => format!("no answer from {url} within 30 s"),
+            e => format!("POST {url}: {e}"),
+        })?;
     let status = resp.status().as_u16();
     let challenge = auth::challenge::BearerChallenge::from_headers(
         resp.headers()

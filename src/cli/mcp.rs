@@ -453,7 +453,12 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
             ),
             None => super::auth::Open::Not("this run has no terminal to sign in on"),
         };
-        Some(super::auth::options(&args.auth, open)?)
+        let mut o = super::auth::options(&args.auth, open)?;
+        // The sign-in's requests are bounded as the handshake is (whose
+        // clock stops meanwhile).
+        o.request_timeout = args.connect_timeout;
+        o.request_timeout_flag = Some("--connect-timeout");
+        Some(o)
     } else {
         None
     };
@@ -498,6 +503,10 @@ pub fn run(args: McpArgs) -> Exit {
         Ok(l) => l,
         Err(e) => return usage(&format!("cannot open the log: {e}")),
     };
+    // A sign-in's launches of the browser are logged too.
+    if let (Some(a), Some(l)) = (opts.auth.as_mut(), &log) {
+        a.record_launch = Some(crate::log::sign_in_launches(l.clone()));
+    }
     // Declared before the responder: held messages are written after the
     // terminal is given back.
     let hold = answer.hold_stderr();
@@ -658,6 +667,7 @@ fn is_sign_in_failure(e: &McpError) -> bool {
             ..
         } => true,
         McpError::Waiting { source, .. } => is_sign_in_failure(source),
+        McpError::SignIn(_) => true,
         _ => false,
     }
 }

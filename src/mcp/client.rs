@@ -265,8 +265,10 @@ pub(super) struct Lifecycle {
     /// Tools left out of the list (broken `x-mcp-header` annotations).
     pub left_out: Vec<String>,
     /// `--protocol auto`: when the whole handshake (`server/discover` and
-    /// the fallback) must be done (one `--connect-timeout`).
-    pub handshake_until: Option<Instant>,
+    /// the fallback) must be done (one `--connect-timeout`), and the time
+    /// spent signing in then ([`crate::mcp::auth::wait::time_signing_in`]):
+    /// the time sign-ins take since moves it on.
+    pub handshake_until: Option<(Instant, Duration)>,
     /// The last line of a stdio server's stderr, as written.
     pub last_stderr: Option<String>,
 }
@@ -356,6 +358,20 @@ async fn next_ending(events: &mut tokio::sync::broadcast::Receiver<crate::signal
             Ok(_) | Err(RecvError::Lagged(_)) => {}
             Err(RecvError::Closed) => std::future::pending::<()>().await,
         }
+    }
+}
+
+/// How often a request's wait looks whether a sign-in it waits on ended.
+const SIGN_IN_TICK: Duration = Duration::from_millis(200);
+
+/// What an ending signal `n` ends: the sign-in waiting for the browser
+/// when there is one (or was, and the signal ended it), else the session.
+fn signal_ends(n: i32) -> McpError {
+    match crate::mcp::auth::wait::ended_by_signal(n) {
+        Some(url) => McpError::SignIn(crate::mcp::auth::AuthError(
+            crate::mcp::auth::authorizer::cancelled(&url),
+        )),
+        None => McpError::Interrupted(n),
     }
 }
 
@@ -618,15 +634,27 @@ impl Client {
         );
         self.send_request(id, method, params)?;
         let mut until = limit.map(|l| Instant::now() + l);
+        // While a sign-in is under way (its own limits apply) the clock
+        // stops: the time sign-ins take is added to the limit.
+        let signed = crate::mcp::auth::wait::time_signing_in();
+        let deadline = |until: Option<Instant>| {
+            until.map(|u| u + crate::mcp::auth::wait::time_signing_in().saturating_sub(signed))
+        };
         loop {
             if let Some(r) = self.link.responses.remove(&id) {
                 return r;
             }
             // While an elicitation is open on the person's screen the
-            // clock stops: the time it was open is added to the limit.
+            // clock stops too: the time it was open is added to the limit.
+            // A sign-in is looked at again every tick.
             let asking = !self.elic.asks.is_empty();
             let before = Instant::now();
-            let step = self.step(if asking { None } else { until }).await;
+            let wake = match (asking, crate::mcp::auth::wait::signing_in()) {
+                (true, _) => None,
+                (false, true) => Some(before + SIGN_IN_TICK),
+                (false, false) => deadline(until),
+            };
+            let step = self.step(wake).await;
             if let (true, Some(u)) = (asking, until.as_mut()) {
                 *u += before.elapsed();
             }
@@ -648,6 +676,12 @@ impl Client {
                         method: method.to_owned(),
                     });
                 }
+            }
+            if !woke
+                && (crate::mcp::auth::wait::signing_in()
+                    || deadline(until).is_some_and(|d| Instant::now() < d))
+            {
+                continue;
             }
             if !woke {
                 self.link.pending.remove(&id);
@@ -737,13 +771,20 @@ impl Client {
         };
         match wake {
             Wake::Timer => return Ok(false),
-            Wake::Signal(n) => return Err(McpError::Interrupted(n)),
+            // A signal during a sign-in's wait ends the sign-in (exit 3),
+            // as Control-C at the sign-in does.
+            Wake::Signal(n) => return Err(signal_ends(n)),
             Wake::Incoming(None) => return Err(LinkDown::Closed.into()),
             Wake::Incoming(Some(i)) => self.on_incoming(i)?,
             Wake::Reply(None) => {
                 return Err(McpError::Responder(crate::responder::RespondError::Stopped))
             }
-            Wake::Reply(Some(Reply::Key(WaitKey::Quit))) => return Err(McpError::Quit),
+            Wake::Reply(Some(Reply::Key(WaitKey::Quit))) => {
+                return Err(match crate::signals::received() {
+                    Some(n) => signal_ends(n),
+                    None => McpError::Quit,
+                })
+            }
             Wake::Reply(Some(Reply::Key(k))) => self.elic.wait_key = Some(k),
             Wake::Reply(Some(r)) if self.closes_refusal(&r) => {}
             Wake::Reply(Some(r)) => self.on_reply(r)?,

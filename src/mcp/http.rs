@@ -300,32 +300,8 @@ fn handle_error_status(
     }
     // An OAuth error body (RFC 6749 §5.2, RFC 6750 §3.1: `error` is a
     // string): read as such, never as JSON-RPC.
-    {
-        if let Some((error, description)) = oauth_error(&head) {
-            let hint = if status == 403 {
-                Some("the token does not allow this")
-            } else if status != 401 {
-                None
-            } else if sh
-                .extra
-                .0
-                .iter()
-                .any(|(k, _)| k.eq_ignore_ascii_case("authorization"))
-            {
-                Some("the Authorization header given with --header was refused")
-            } else {
-                Some("the server needs a sign-in")
-            };
-            return Err(HttpFail::Status(StatusError {
-                status,
-                url: sh.url.clone(),
-                detail: Some(match description {
-                    Some(d) => format!("{error}: {d}"),
-                    None => error,
-                }),
-                hint: hint.map(str::to_owned),
-            }));
-        }
+    if let Some(e) = oauth_status(sh, status, &head) {
+        return Err(HttpFail::Status(e));
     }
     // A JSON-RPC error in the body says more than the status.
     let mut rpc: Option<(i64, String)> = None;
@@ -349,14 +325,50 @@ fn handle_error_status(
         status,
         url: sh.url.clone(),
         detail: error_detail(ctype, &head, rpc),
-        hint: matches!(status, 401 | 403).then(|| {
-            if status == 401 {
-                "the server needs a sign-in".into()
-            } else {
-                "the server refused access".into()
-            }
-        }),
+        hint: match status {
+            401 => Some("the server needs a sign-in".into()),
+            403 => Some("the server refused access".into()),
+            _ => stored_sign_in_hint(sh, status),
+        },
     }))
+}
+
+/// An error status whose body is an OAuth error (RFC 6749 §5.2, RFC 6750
+/// §3.1): its `error` and `error_description`, and what the status means
+/// here. None when the body is not one.
+fn oauth_status(sh: &Shared, status: u16, head: &[u8]) -> Option<StatusError> {
+    let (error, description) = oauth_error(head)?;
+    let brought = sh
+        .extra
+        .0
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("authorization"));
+    let hint = match status {
+        403 => Some("the token does not allow this".to_owned()),
+        401 if brought => {
+            Some("the Authorization header given with --header was refused".to_owned())
+        }
+        401 => Some("the server needs a sign-in".to_owned()),
+        _ => stored_sign_in_hint(sh, status),
+    };
+    Some(StatusError {
+        status,
+        url: sh.url.clone(),
+        detail: Some(match description {
+            Some(d) => format!("{error}: {d}"),
+            None => error,
+        }),
+        hint,
+    })
+}
+
+/// For a server error (5xx) answered to a request that carried a token an
+/// earlier run stored: that it was sent and how to clear it.
+fn stored_sign_in_hint(sh: &Shared, status: u16) -> Option<String> {
+    if status < 500 {
+        return None;
+    }
+    sh.auth.as_ref()?.stored_sign_in_hint()
 }
 
 /// What an error answer's body says, in a few words: the JSON-RPC error it

@@ -63,7 +63,10 @@ impl Client {
     /// started again.
     async fn connect_auto(&mut self) -> Result<(), McpError> {
         let total = self.opts.connect_timeout;
-        self.life.handshake_until = Some(Instant::now() + total);
+        self.life.handshake_until = Some((
+            Instant::now() + total,
+            crate::mcp::auth::wait::time_signing_in(),
+        ));
         let e = match self.discover().await {
             Ok(()) => return Ok(()),
             Err(e) => self.exited_early(e, "server/discover").await,
@@ -346,7 +349,10 @@ impl Client {
             "clientInfo": era::client_info(),
         });
         let limit = match self.life.handshake_until {
-            Some(until) => until.saturating_duration_since(Instant::now()),
+            Some((until, signed)) => {
+                let moved = crate::mcp::auth::wait::time_signing_in().saturating_sub(signed);
+                (until + moved).saturating_duration_since(Instant::now())
+            }
             None => self.opts.connect_timeout,
         };
         let init = match self

@@ -580,6 +580,10 @@ pub enum McpError {
     /// A signal (SIGINT, SIGTERM) ended the session: exit 128 + its number.
     #[error("ended by signal {0}")]
     Interrupted(i32),
+    /// A signal ended the sign-in waiting for the browser: exit 3, as a
+    /// cancelled sign-in.
+    #[error("{0}")]
+    SignIn(auth::AuthError),
     /// The server did not answer `method` within `limit`
     /// (`--connect-timeout`, as given).
     #[error("no answer to {method} within {} (--connect-timeout)", seconds(.limit))]
@@ -641,7 +645,7 @@ pub enum McpError {
 }
 
 /// A duration in seconds as a person reads it: `30 s`, `1.5 s`.
-fn seconds(d: &Duration) -> String {
+pub(crate) fn seconds(d: &Duration) -> String {
     let s = d.as_secs_f64();
     if s.fract() == 0.0 {
         format!("{s:.0} s")

@@ -877,6 +877,9 @@ impl<I: LineIo> Responder for PlainResponder<I> {
         }
         match self.io.wait(wait) {
             Some(Reply::Quit) => true,
+            // Control-C while a sign-in waits for the browser ends the
+            // sign-in (exit 3), as at its question.
+            Some(Reply::Interrupt) if crate::mcp::auth::wait::cancel() => false,
             Some(Reply::Interrupt) => {
                 let recent = self
                     .last_ctrl_c

@@ -9,7 +9,7 @@
 //! shown for copying, and the address the browser ended on can be pasted
 //! back (checked by [`PasteBack`](crate::mcp::auth::listener::PasteBack)); a pasted address of another sign-in is
 //! refused and the wait goes on. Typing `cancel` (or Control-C, or
-//! Control-D) ends the sign-in: [`CANCELLED`].
+//! Control-D) ends the sign-in: [`cancelled`].
 
 use crate::consent::{Consent, Effect, Input, NotTaken, Phase, Reader};
 use crate::mcp::auth::SignInRequest;
@@ -33,8 +33,7 @@ pub const CLIENT_PARAMS: [&str; 8] = [
     "resource",
 ];
 
-/// The error a cancelled sign-in ends with.
-pub const CANCELLED: &str = "sign-in to URL cancelled";
+pub use crate::mcp::auth::authorizer::cancelled;
 
 /// Whether a browser on this machine cannot be used for the sign-in: an SSH
 /// session (`SSH_CONNECTION` or `SSH_TTY` set), or on Linux neither
@@ -134,7 +133,7 @@ fn prompt(phase: &Phase) -> &'static str {
 /// once the browser was opened, `done` was typed after copying, or the
 /// wait has its answer.
 ///
-/// Errors: [`CANCELLED`]; the URL cannot be opened at all; the terminal
+/// Errors: [`cancelled`]; the URL cannot be opened at all; the terminal
 /// failed (a sentence).
 pub fn sign_in<I: LineIo + ?Sized>(
     io: &mut I,
@@ -178,7 +177,7 @@ pub fn sign_in<I: LineIo + ?Sized>(
         {
             Reply::Line(l) => l,
             Reply::Withdrawn => return Ok(()),
-            Reply::Interrupt | Reply::Eof | Reply::Quit => return Err(CANCELLED.into()),
+            Reply::Interrupt | Reply::Eof | Reply::Quit => return Err(cancelled(req.mcp_url)),
             Reply::TimedOut => continue,
         };
         let line = line.trim();
@@ -222,7 +221,7 @@ pub fn sign_in<I: LineIo + ?Sized>(
                 io.say(&said).map_err(term)?;
                 return Ok(());
             }
-            (Some(Effect::Answer(_)), _) => return Err(CANCELLED.into()),
+            (Some(Effect::Answer(_)), _) => return Err(cancelled(req.mcp_url)),
             (Some(Effect::Copy), _) => {
                 io.say("Copy this URL and open it in a browser:")
                     .map_err(term)?;
@@ -288,6 +287,7 @@ mod tests {
             scopes,
             step_up: None,
             paste,
+            record_launch: None,
         }
     }
 
@@ -336,7 +336,7 @@ mod tests {
             Duration::ZERO,
         )
         .unwrap_err();
-        assert_eq!(e, "sign-in to URL cancelled");
+        assert_eq!(e, "sign-in to https://mcp.example.com/mcp cancelled");
         assert!(b.consented.is_empty());
         assert!(io
             .transcript
@@ -350,7 +350,7 @@ mod tests {
                 false,
                 Duration::ZERO
             ),
-            Err(CANCELLED.into())
+            Err("sign-in to https://mcp.example.com/mcp cancelled".into())
         );
     }
 

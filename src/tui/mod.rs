@@ -1477,10 +1477,10 @@ impl Responder for TuiResponder {
             if self.clear_if_asked().is_err() {
                 return WaitKey::Nothing;
             }
-            let (theme, answered) = (&self.theme, self.answered);
+            // A sign-in waiting for the browser is what the screen says.
+            let signing_in = crate::mcp::auth::wait::current();
             if self
-                .tty
-                .draw(|f| view::draw_wait(f, theme, answered, shown, extra.as_deref()))
+                .draw_wait_frame(shown, signing_in.as_ref(), extra.as_deref())
                 .is_err()
             {
                 return WaitKey::Nothing;
@@ -1498,6 +1498,16 @@ impl Responder for TuiResponder {
                 Ok(None) => {
                     self.returned_for = Some(taken);
                     return WaitKey::Nothing;
+                }
+                // Control-C ends the sign-in waiting (exit 3), as at its
+                // question; `u` shows its URL in lines.
+                Ok(Some(Input::Key(Key::Ctrl('c')))) if signing_in.is_some() => {
+                    crate::mcp::auth::wait::cancel();
+                }
+                Ok(Some(Input::Key(Key::Char('u')))) if signing_in.is_some() => {
+                    if let Some(w) = &signing_in {
+                        self.show_sign_in_url(w);
+                    }
                 }
                 Ok(Some(Input::Key(Key::Ctrl('c')))) => {
                     let recent = self
@@ -1520,6 +1530,66 @@ impl Responder for TuiResponder {
                 Err(_) => return WaitKey::Nothing,
             }
         }
+    }
+}
+
+impl TuiResponder {
+    /// Draw the waiting screen: the sign-in's wait when one is on
+    /// (`signing_in`), else what `shown` says.
+    fn draw_wait_frame(
+        &mut self,
+        shown: &Waiting,
+        signing_in: Option<&crate::mcp::auth::wait::Waiting>,
+        extra: Option<&str>,
+    ) -> Result<(), RespondError> {
+        let (theme, answered) = (&self.theme, self.answered);
+        let Some(w) = signing_in else {
+            return self
+                .tty
+                .draw(|f| view::draw_wait(f, theme, answered, shown, extra))
+                .map(|_| ());
+        };
+        let url = crate::plain::signin::review_sign_in(&w.url).display_url();
+        let (waiting, left) = (w.sentence(), w.time_left());
+        let s = view::SignInWait {
+            waiting: &waiting,
+            left: &left,
+            url: &url,
+        };
+        self.tty
+            .draw(|f| view::draw_sign_in_wait(f, theme, &s, extra))
+            .map(|_| ())
+    }
+
+    /// Show the authorization URL of the sign-in waiting in lines on the
+    /// terminal (the full screen steps aside), whole and on one line, for
+    /// copying; back on Enter, or when the wait ends. Control-C there ends
+    /// the sign-in.
+    fn show_sign_in_url(&mut self, w: &crate::mcp::auth::wait::Waiting) {
+        use crate::plain::{LineIo, Reply};
+        let url = crate::plain::signin::review_sign_in(&w.url).display_url();
+        let sentence = w.sentence();
+        let mut job = |io: &mut dyn LineIo| -> Result<(), String> {
+            let term = |e: RespondError| e.to_string();
+            io.say("Copy this URL and open it in a browser:")
+                .map_err(term)?;
+            io.say(&url).map_err(term)?;
+            io.say(&sentence).map_err(term)?;
+            let ended = || crate::mcp::auth::wait::current().is_none();
+            let reply = io
+                .ask(
+                    "Press Enter to go back (or Control-C to cancel the sign-in): ",
+                    None,
+                    &ended,
+                )
+                .map_err(term)?;
+            if matches!(reply, Reply::Interrupt | Reply::Quit) {
+                crate::mcp::auth::wait::cancel();
+            }
+            Ok(())
+        };
+        let _ = Responder::in_lines(self, &mut job);
+        self.repaint = true;
     }
 }
 

@@ -323,3 +323,24 @@ fn logout_needs_a_url_or_all_and_memory_is_refused() {
         "ahp-elicit auth: --auth-store memory keeps nothing between runs: there is nothing to list or delete\n"
     );
 }
+
+#[test]
+fn forgetting_the_client_of_a_url_without_a_sign_in_asks_the_server_and_says_when_it_cannot() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = filled(dir.path());
+    // Nothing listens there: the authorization server cannot be found.
+    let (code, out, err) = auth(
+        dir.path(),
+        &["logout", "http://127.0.0.1:1/mcp", "--forget-client"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.starts_with("ahp-elicit auth: no sign-in stored for http://127.0.0.1:1/mcp, and its authorization server could not be found to forget its client registration: ")
+            && err.trim_end().ends_with("\"ahp-elicit auth logout --all --forget-client\" forgets every one"),
+        "{err}"
+    );
+    // Nothing else was touched.
+    assert!(store.client("https://login.example.com").unwrap().is_some());
+    assert_eq!(store.all().unwrap().len(), 3);
+}

@@ -20,6 +20,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use super::hostile_auth::{endpoint, server as hostile};
 use super::oauth::{ahp, browser, example, Example};
 use super::python_auth::{param, server, sign_in_visits};
 use crate::common::pty::*;
@@ -95,7 +96,10 @@ fn the_sign_in_is_asked_at_the_terminal_and_open_completes_it() {
         ("SSH_CONNECTION", String::new()),
         ("SSH_TTY", String::new()),
     ];
-    let mut t = Tui::start_env(dir.path(), &out, 200, 50, &args(&ex, false), &env);
+    // The system browser's launch is logged (--log), its URL redacted.
+    let log = dir.path().join("log.jsonl");
+    let args = args(&ex, false).replacen("mcp ", &format!("mcp --log '{}' ", log.display()), 1);
+    let mut t = Tui::start_env(dir.path(), &out, 200, 50, &args, &env);
     wait_raw(&mut t, "Sign in to use localhost");
     wait_raw(
         &mut t,
@@ -116,6 +120,17 @@ fn the_sign_in_is_asked_at_the_terminal_and_open_completes_it() {
     );
     assert_eq!(t.finish(), 0, "stderr: {}", t.stderr());
     assert_eq!(greeting(&out), "Hello, Ada!");
+    let launch: serde_json::Value = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["event"] == "launch")
+        .expect("the launch is logged");
+    assert_eq!(launch["for"], "sign-in");
+    assert_eq!(launch["launcher"], "system-browser");
+    assert_eq!(launch["ok"], true);
+    let url = launch["url"].as_str().unwrap();
+    assert!(url.ends_with("/authorize?[redacted]"), "{url}");
 }
 
 #[test]
@@ -128,7 +143,8 @@ fn cancel_ends_the_run_with_exit_3() {
     t.send("cancel\r");
     assert_eq!(t.finish(), 3);
     assert!(
-        t.stderr().contains("sign-in to URL cancelled"),
+        t.stderr()
+            .contains(&format!("sign-in to {} cancelled", ex.url)),
         "{}",
         t.stderr()
     );
@@ -277,4 +293,102 @@ fn a_step_up_says_which_call_needs_which_new_scope() {
     let visits = sign_in_visits(d);
     assert_eq!(visits.len(), 2);
     assert_eq!(param(&visits[1], "scope"), "read admin");
+}
+
+/// The environment of a remote session (no browser here: `open` shows the
+/// URL for copying) with the file store in `dir/state`.
+fn remote(dir: &Path) -> [(&'static str, String); 2] {
+    [
+        ("SSH_CONNECTION", "10.0.0.1 1 10.0.0.2 22".to_owned()),
+        (
+            "AHP_ELICIT_STATE_DIR",
+            dir.join("state").display().to_string(),
+        ),
+    ]
+}
+
+#[test]
+fn while_the_sign_in_waits_the_screen_says_so_and_keeps_the_url_within_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = hostile(d);
+    let url = endpoint(&srv, "ok");
+    let out = d.join("out.json");
+    let args = format!("mcp --call t {url}");
+    let mut t = Tui::start_env(d, &out, 120, 40, &args, &remote(d));
+    wait_raw(&mut t, "Type open, or cancel:");
+    t.last_key = Instant::now();
+    t.send("open\r");
+    wait_raw(&mut t, "or type done to wait, or cancel:");
+    t.send("done\r");
+    // The full screen is back, saying what it waits for, for how long, and
+    // the URL for a browser that did not open.
+    t.wait_for_frame("Waiting for the sign-in to finish in the browser (listening on 127.0.0.1:");
+    for text in [
+        "left of 5m (--auth-timeout)",
+        "u: show the URL in lines for copying · Ctrl-C: cancel the sign-in",
+        "If the browser did not open, open this URL:",
+        "http://127.0.0.1:",
+        "/authorize/ok?response_type=code&client_id=client-",
+    ] {
+        assert!(t.shows(text), "{text:?} not on:\n{}", t.screen());
+    }
+    // `u` shows it whole, in lines; Enter goes back.
+    t.send("u");
+    wait_raw(
+        &mut t,
+        "Press Enter to go back (or Control-C to cancel the sign-in):",
+    );
+    let raw = String::from_utf8_lossy(&t.raw).into_owned();
+    let shown = raw
+        .split("Copy this URL and open it in a browser:")
+        .last()
+        .unwrap()
+        .trim_start_matches(['\r', '\n']);
+    let line = shown.lines().next().unwrap();
+    assert!(
+        line.starts_with(&format!("{}/authorize/ok?response_type=code", srv.url)),
+        "{line:?}"
+    );
+    t.send("\r");
+    t.wait_for_frame("If the browser did not open, open this URL:");
+    // Control-C ends the sign-in: exit 3, and the sentence says which.
+    t.send("\x03");
+    assert_eq!(t.finish(), 3, "stderr: {}", t.stderr());
+    assert!(
+        t.stderr().contains(&format!("sign-in to {url} cancelled")),
+        "{}",
+        t.stderr()
+    );
+}
+
+#[test]
+fn control_c_while_auth_login_waits_ends_the_sign_in_with_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = hostile(d);
+    let url = endpoint(&srv, "ok");
+    let out = d.join("out.txt");
+    let args = format!("auth login {url}");
+    let mut t = Tui::start_env(d, &out, 120, 40, &args, &remote(d));
+    wait_raw(&mut t, "Type open, or cancel:");
+    t.last_key = Instant::now();
+    t.send("open\r");
+    wait_raw(&mut t, "or type done to wait, or cancel:");
+    t.send("done\r");
+    wait_raw(&mut t, "Waiting for the sign-in to finish in the browser");
+    // Control-C at the terminal given back is SIGINT to the program.
+    let killed = Command::new("kill")
+        .args(["-INT", &t.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert_eq!(t.finish_plain(), 3, "stderr: {}", t.stderr());
+    assert!(
+        t.stderr().contains(&format!(
+            "ahp-elicit auth login: sign-in to {url} cancelled"
+        )),
+        "{}",
+        t.stderr()
+    );
 }

@@ -48,8 +48,8 @@ use super::discovery::{
     ServerMetadata,
 };
 use super::flow::{
-    auth_method, basic_auth, initial_scopes, oauth_error, random_token, read_tokens,
-    s256_challenge, union_scopes, AuthorizationRequest,
+    auth_method, basic_auth, initial_scopes, is_b64token, oauth_error, random_token, read_tokens,
+    s256_challenge, union_scopes, AuthorizationRequest, CallbackError,
 };
 use super::listener::{Loopback, PasteBack};
 use super::store::{ClientKind, ClientRegistration, Secret, SignIn, SignInKey, Store, Tokens};
@@ -63,8 +63,11 @@ pub const REFRESH_MARGIN: Duration = Duration::from_secs(60);
 pub const DEFAULT_WAIT: Duration = Duration::from_secs(300);
 /// Bytes of a metadata, registration or token answer that are read.
 const MAX_ANSWER_BYTES: u64 = 1024 * 1024;
-/// Time for one request to an authorization server.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default time for one request to an authorization server
+/// ([`AuthOptions::request_timeout`]).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How often the wait for the browser looks whether it was cancelled.
+const WAIT_TICK: Duration = Duration::from_millis(100);
 
 /// Opens the authorization URL (the CLI's `--browser CMD`). Errors: why
 /// it could not, one sentence.
@@ -73,7 +76,6 @@ pub type Opener = Arc<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
 /// What a sign-in screen shows, and the way back for a pasted address:
 /// handed to [`AuthOptions::screen`] once per authorization flow, after
 /// the loopback listener is up.
-#[derive(Debug)]
 pub struct SignInRequest<'a> {
     /// The whole authorization URL (the client's own parameters added to
     /// the metadata's `authorization_endpoint`).
@@ -89,6 +91,26 @@ pub struct SignInRequest<'a> {
     pub step_up: Option<StepUp<'a>>,
     /// Where the browser comes back to (and a pasted address is fed in).
     pub paste: &'a PasteBack,
+    /// Where a launch of the browser is recorded (`--log`), if anywhere.
+    pub record_launch: Option<&'a LaunchRecord>,
+}
+
+/// Records a launch of the browser for a sign-in (`--log`): the launcher's
+/// name (`browser-command`, `system-browser`), the URL handed to it and
+/// whether it started (else why not).
+pub type LaunchRecord = Arc<dyn Fn(&str, &str, Result<(), &str>) + Send + Sync>;
+
+impl std::fmt::Debug for SignInRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignInRequest")
+            .field("url", &self.url)
+            .field("mcp_url", &self.mcp_url)
+            .field("issuer", &self.issuer)
+            .field("scopes", &self.scopes)
+            .field("step_up", &self.step_up)
+            .field("paste", &self.paste)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The request a server refused for lack of a sign-in or of access: its
@@ -171,8 +193,8 @@ impl StepUp<'_> {
 /// Shows the sign-in to the person, asks consent and opens the
 /// authorization URL (or shows it for copying). It returns once the person
 /// consented and the URL was opened or shown, or a pasted address ended
-/// the wait; an error ends the sign-in with that sentence (`sign-in to URL
-/// cancelled` when the person cancelled).
+/// the wait; an error ends the sign-in with that sentence ([`cancelled`]
+/// when the person cancelled).
 pub type Screen = Arc<dyn Fn(&SignInRequest<'_>) -> Result<(), String> + Send + Sync>;
 
 /// A pre-registered client: `--client-id` and the secret read from
@@ -222,6 +244,13 @@ pub struct AuthOptions {
     pub callback_port: Option<u16>,
     /// Where "signing in at ..." is said.
     pub notices: Notices,
+    /// Time for one request of a sign-in (metadata, registration, token):
+    /// `mcp`'s `--connect-timeout`, else [`REQUEST_TIMEOUT`].
+    pub request_timeout: Duration,
+    /// The flag that set [`Self::request_timeout`], named when it runs out.
+    pub request_timeout_flag: Option<&'static str>,
+    /// Where the browser's launches are recorded (`--log`), if anywhere.
+    pub record_launch: Option<LaunchRecord>,
 }
 
 impl std::fmt::Debug for AuthOptions {
@@ -254,6 +283,9 @@ impl AuthOptions {
             wait: DEFAULT_WAIT,
             callback_port: None,
             notices: Notices::stderr(),
+            request_timeout: REQUEST_TIMEOUT,
+            request_timeout_flag: None,
+            record_launch: None,
         }
     }
 }
@@ -298,6 +330,10 @@ struct Current {
     sign_in: SignIn,
     /// The generation a refresh was last tried for.
     refreshed_for: Option<u64>,
+    /// Whether the tokens were read from the store as an earlier run (or
+    /// another one) left them, not obtained or renewed by this run: when
+    /// the server fails on them, the error says how to clear them.
+    from_store: bool,
 }
 
 #[derive(Default)]
@@ -310,6 +346,28 @@ struct Inner {
     /// The issuer a pre-registered client was first used with.
     pre_issuer: Option<String>,
     loaded: bool,
+    /// The last flow's token request refused the client (`invalid_client`)
+    /// and its kept registration was forgotten: one more flow registers
+    /// again.
+    forgot_client: bool,
+    /// That one more flow was made.
+    registered_again: bool,
+}
+
+/// What one flow shows or opens, and where the browser comes back.
+struct Shown<'a> {
+    url: &'a str,
+    meta: &'a ServerMetadata,
+    scopes: &'a [String],
+    step_up: Option<StepUp<'a>>,
+    paste: &'a PasteBack,
+}
+
+/// What the token request of a flow sends besides the client's id.
+struct Grant<'a> {
+    code: &'a Secret,
+    verifier: &'a Secret,
+    secret: Option<&'a Secret>,
 }
 
 /// The sign-in state of one MCP server URL, shared by the transport's
@@ -342,7 +400,7 @@ impl Authorizer {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
-            .timeout_global(Some(REQUEST_TIMEOUT))
+            .timeout_global(Some(opts.request_timeout))
             .user_agent(concat!("ahp-elicit/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
@@ -392,6 +450,7 @@ impl Authorizer {
                             Current {
                                 sign_in,
                                 refreshed_for: None,
+                                from_store: true,
                             }
                         });
                 }
@@ -413,19 +472,42 @@ impl Authorizer {
             .as_ref()
             .is_some_and(|c| c.sign_in.tokens.refresh_token.is_some() && due(&c.sign_in.tokens));
         if due {
+            let _under_way = super::wait::SigningIn::start();
             let generation = g.generation;
             let _ = self.try_refresh(&mut g, None, generation);
         }
+        // (A token a header cannot carry, kept by an older version, is
+        // not sent: the 401 that follows signs in again.)
         let h = g
             .current
             .as_ref()
-            .map(|c| format!("Bearer {}", c.sign_in.tokens.access_token.expose()));
+            .map(|c| c.sign_in.tokens.access_token.expose())
+            .filter(|t| is_b64token(t))
+            .map(|t| format!("Bearer {t}"));
         (g.generation, h)
     }
 
     /// Whether a sign-in is in use.
     pub fn signed_in(&self) -> bool {
         self.lock().is_ok_and(|g| g.current.is_some())
+    }
+
+    /// When the token in use is one an earlier run stored (read from the
+    /// store, not obtained or renewed by this run): what to say with an
+    /// error the server answered it with. A server that restarted and
+    /// forgot its tokens may fail on one (HTTP 500) rather than ask for a
+    /// sign-in.
+    pub fn stored_sign_in_hint(&self) -> Option<String> {
+        let g = self.lock().ok()?;
+        let c = g.current.as_ref().filter(|c| c.from_store)?;
+        let account = match c.sign_in.key.account.as_str() {
+            "default" => String::new(),
+            a => format!("--account {} ", crate::safe_text::display(a)),
+        };
+        Some(format!(
+            "a sign-in stored by an earlier run was sent with the request; if the server no longer takes it, \"ahp-elicit auth logout {account}{}\" clears it",
+            self.mcp_url
+        ))
     }
 
     /// The sign-in in use, in words (never a secret): `signed in to URL at
@@ -455,6 +537,7 @@ impl Authorizer {
     ///
     /// Errors: [`AuthError`], the run cannot go on signed in.
     pub fn authorize(&self, u: &Unauthorized) -> Result<(), AuthError> {
+        let _under_way = super::wait::SigningIn::start();
         let mut g = self.lock()?;
         if g.generation != u.generation {
             return Ok(());
@@ -471,76 +554,11 @@ impl Authorizer {
                 Vec::new()
             }
         };
-        let named = |issuer: &str| prm.authorization_servers.iter().any(|a| a == issuer);
-        // The issuer of the sign-in in use first, then of a stored one,
-        // when the server still names it.
-        let issuer = g
-            .current
-            .as_ref()
-            .map(|c| &c.sign_in)
-            .filter(|s| named(&s.key.issuer))
-            .or_else(|| {
-                stored
-                    .iter()
-                    .filter(|s| named(&s.key.issuer))
-                    .max_by_key(|s| s.tokens.obtained_at)
-            })
-            .map_or_else(
-                || prm.authorization_servers[0].clone(),
-                |s| s.key.issuer.clone(),
-            );
-        // Sign-ins at an issuer the server no longer names are dropped
-        // (their clients are never used at the new one).
-        let mut gone: Vec<SignInKey> = stored
-            .iter()
-            .filter(|s| !named(&s.key.issuer))
-            .map(|s| s.key.clone())
-            .collect();
-        if let Some(c) = &g.current {
-            if c.sign_in.key.issuer != issuer {
-                gone.push(c.sign_in.key.clone());
-                g.current = None;
-            }
-        }
-        if !gone.is_empty() {
-            self.opts.notices.say(&format!(
-                "{} now uses {issuer} for sign-in; signing in there",
-                self.mcp_url
-            ));
-            for key in &gone {
-                if let Err(e) = self.store()?.remove(key) {
-                    self.store_trouble(&e);
-                }
-            }
-        }
+        let issuer = self.choose_issuer(&mut g, &prm, &stored)?;
         let (meta, meta_url) = self.server_metadata(&issuer)?;
         meta.check()?;
-        // A sign-in stored for (resource, issuer, account) that is not the
-        // one just refused (another run made it): used at once while it
-        // is fresh, else refreshed below.
-        if let Some(s) = stored.into_iter().find(|s| s.key.issuer == issuer) {
-            let refused = g
-                .current
-                .as_ref()
-                .is_some_and(|c| c.sign_in.tokens.access_token == s.tokens.access_token);
-            let renewable = s.tokens.refresh_token.is_some();
-            let fresh = !expired(&s.tokens) && (!due(&s.tokens) || !renewable);
-            if !refused && fresh {
-                remember(&s);
-                g.current = Some(Current {
-                    sign_in: s,
-                    refreshed_for: None,
-                });
-                g.generation += 1;
-                return Ok(());
-            }
-            if !refused && renewable {
-                remember(&s);
-                g.current = Some(Current {
-                    sign_in: s,
-                    refreshed_for: None,
-                });
-            }
+        if self.use_stored(&mut g, stored, &issuer) {
+            return Ok(());
         }
         if !step_up {
             let generation = g.generation;
@@ -575,7 +593,7 @@ impl Authorizer {
             has,
             request: u.request.as_ref(),
         });
-        let sign_in = self.flow(&mut g, &prm, &meta, &meta_url, scopes, step)?;
+        let sign_in = self.flow_or_register_again(&mut g, &prm, &meta, &meta_url, scopes, step)?;
         remember(&sign_in);
         if let Err(e) = self.store()?.save(&sign_in) {
             self.store_trouble(&e);
@@ -583,9 +601,116 @@ impl Authorizer {
         g.current = Some(Current {
             sign_in,
             refreshed_for: None,
+            from_store: false,
         });
         g.generation += 1;
         Ok(())
+    }
+
+    /// The issuer to sign in at: that of the sign-in in use, else of the
+    /// newest stored one, when the server still names it; else the first
+    /// the server names. Sign-ins at an issuer the server no longer names
+    /// are dropped (their clients are never used at the new one).
+    ///
+    /// Errors: the store is not there.
+    fn choose_issuer(
+        &self,
+        g: &mut Inner,
+        prm: &ResourceMetadata,
+        stored: &[SignIn],
+    ) -> Result<String, AuthError> {
+        let named = |issuer: &str| prm.authorization_servers.iter().any(|a| a == issuer);
+        let issuer = g
+            .current
+            .as_ref()
+            .map(|c| &c.sign_in)
+            .filter(|s| named(&s.key.issuer))
+            .or_else(|| {
+                stored
+                    .iter()
+                    .filter(|s| named(&s.key.issuer))
+                    .max_by_key(|s| s.tokens.obtained_at)
+            })
+            .map_or_else(
+                || prm.authorization_servers[0].clone(),
+                |s| s.key.issuer.clone(),
+            );
+        let mut gone: Vec<SignInKey> = stored
+            .iter()
+            .filter(|s| !named(&s.key.issuer))
+            .map(|s| s.key.clone())
+            .collect();
+        if let Some(c) = &g.current {
+            if c.sign_in.key.issuer != issuer {
+                gone.push(c.sign_in.key.clone());
+                g.current = None;
+            }
+        }
+        if !gone.is_empty() {
+            self.opts.notices.say(&format!(
+                "{} now uses {issuer} for sign-in; signing in there",
+                self.mcp_url
+            ));
+            for key in &gone {
+                if let Err(e) = self.store()?.remove(key) {
+                    self.store_trouble(&e);
+                }
+            }
+        }
+        Ok(issuer)
+    }
+
+    /// A sign-in stored for (resource, issuer, account) that is not the
+    /// one just refused (another run made it): taken at once while it is
+    /// fresh (true: the request can be sent again), else taken to be
+    /// refreshed.
+    fn use_stored(&self, g: &mut Inner, stored: Vec<SignIn>, issuer: &str) -> bool {
+        let Some(s) = stored.into_iter().find(|s| s.key.issuer == issuer) else {
+            return false;
+        };
+        let refused = g
+            .current
+            .as_ref()
+            .is_some_and(|c| c.sign_in.tokens.access_token == s.tokens.access_token);
+        let renewable = s.tokens.refresh_token.is_some();
+        let fresh = !expired(&s.tokens) && (!due(&s.tokens) || !renewable);
+        if refused || !(fresh || renewable) {
+            return false;
+        }
+        remember(&s);
+        g.current = Some(Current {
+            sign_in: s,
+            refreshed_for: None,
+            from_store: true,
+        });
+        if fresh {
+            g.generation += 1;
+        }
+        fresh
+    }
+
+    /// A flow; when its token request found the kept client unknown (and
+    /// forgot it), one more flow that registers again, once a run.
+    fn flow_or_register_again(
+        &self,
+        g: &mut Inner,
+        prm: &ResourceMetadata,
+        meta: &ServerMetadata,
+        meta_url: &str,
+        scopes: Vec<String>,
+        step: Option<StepUp<'_>>,
+    ) -> Result<SignIn, AuthError> {
+        match self.flow(g, prm, meta, meta_url, scopes.clone(), step) {
+            Err(e) if std::mem::take(&mut g.forgot_client) && !g.registered_again => {
+                g.registered_again = true;
+                self.opts.notices.say(&format!(
+                    "{}: registering again and signing in once more",
+                    crate::safe_text::display(&e.0)
+                ));
+                self.flow(g, prm, meta, meta_url, scopes, step)
+            }
+            r => r,
+        }
     }
 
     /// A step-up's scopes: the union, in first-seen order, of those asked
@@ -713,40 +838,59 @@ impl Authorizer {
         let client = c.sign_in.client.clone();
         let secret = self.secret_of(&client);
         let basic = client_auth(&client, secret.as_ref(), &mut form);
-        let (status, body) = self.post_form(&meta.token_endpoint, &form, basic)?;
+        let (status, body) = self.post_form(
+            "the refresh's token answer",
+            &meta.token_endpoint,
+            &form,
+            basic,
+        )?;
         if !(200..300).contains(&status) {
-            let (err, _) = oauth_error(&body).unwrap_or_else(|| (format!("HTTP {status}"), None));
-            if err == "invalid_grant" {
-                self.opts
-                    .notices
-                    .say("the stored sign-in expired or was revoked; signing in again");
-                let _ = self.store()?.remove(&c.sign_in.key);
-                g.current = None;
-            }
+            let key = c.sign_in.key.clone();
+            self.refresh_refused(g, &key, &client, status, &body)?;
             return Ok(false);
         }
-        let v: Value = serde_json::from_slice(&body).map_err(|_| {
-            AuthError(format!(
-                "the token endpoint of {} answered the refresh with something that is not JSON",
-                meta.issuer
-            ))
-        })?;
-        let mut t = read_tokens(&v, &meta.issuer, &c.sign_in.tokens.scopes_requested, now())?;
-        // A refresh without a new refresh token keeps the old one (RFC
-        // 6749 §6), and without a scope keeps the grant.
-        if t.refresh_token.is_none() {
-            t.refresh_token = Some(refresh);
-        }
-        if t.scopes_granted.is_none() {
-            t.scopes_granted = c.sign_in.tokens.scopes_granted.clone();
-        }
-        c.sign_in.tokens = t;
+        c.sign_in.tokens = refreshed(meta, &c.sign_in.tokens, refresh, &body)?;
+        c.from_store = false;
         remember(&c.sign_in);
         if let Err(e) = self.store()?.save(&c.sign_in) {
             self.store_trouble(&e);
         }
         g.generation += 1;
         Ok(true)
+    }
+
+    /// A refused refresh: `invalid_grant` deletes the stored tokens (the
+    /// client registration stays); `invalid_client` or
+    /// `unauthorized_client` for a registered client forgets the
+    /// registration and the tokens (the flow that follows registers
+    /// again). Anything else leaves them.
+    ///
+    /// Errors: the store is not there.
+    fn refresh_refused(
+        &self,
+        g: &mut Inner,
+        key: &SignInKey,
+        client: &ClientRegistration,
+        status: u16,
+        body: &[u8],
+    ) -> Result<(), AuthError> {
+        let (err, _) = oauth_error(body).unwrap_or_else(|| (format!("HTTP {status}"), None));
+        if err == "invalid_grant" {
+            self.opts
+                .notices
+                .say("the stored sign-in expired or was revoked; signing in again");
+        } else if self.forget_rejected_client(client, body) {
+            // The authorization server forgot the client (it restarted).
+            self.opts.notices.say(&format!(
+                "{} no longer knows the client registered there ({err}); registering again",
+                key.issuer
+            ));
+        } else {
+            return Ok(());
+        }
+        let _ = self.store()?.remove(key);
+        g.current = None;
+        Ok(())
     }
 
     /// The sign-in stored under `key`, read again from the store.
@@ -783,11 +927,24 @@ impl Authorizer {
         }
     }
 
+    /// The authorization servers the server names in its Protected
+    /// Resource Metadata (the challenge's `resource_metadata`, else the
+    /// well-known addresses), its `resource` checked: where a client
+    /// registration for it is kept.
+    ///
+    /// Errors: the metadata cannot be found, read or used.
+    pub fn authorization_servers(
+        &self,
+        from_header: Option<&str>,
+    ) -> Result<Vec<String>, AuthError> {
+        Ok(self.resource_metadata(from_header)?.authorization_servers)
+    }
+
     /// Read the Protected Resource Metadata and check its `resource`.
     fn resource_metadata(&self, from_header: Option<&str>) -> Result<ResourceMetadata, AuthError> {
         let urls = prm_urls(&self.mcp_url, from_header)?;
         for url in &urls {
-            let Some(v) = self.get_json(url)? else {
+            let Some(v) = self.get_json("the protected resource metadata", url)? else {
                 continue;
             };
             let prm = ResourceMetadata::parse(&v).map_err(|e| {
@@ -803,8 +960,18 @@ impl Authorizer {
             }
             return Ok(prm);
         }
+        // A challenge's resource_metadata that was not asked is named.
+        let skipped = from_header
+            .filter(|r| !endpoint_allowed(r))
+            .map(|r| {
+                format!(
+                    "; not asked: the resource_metadata its challenge names, \"{}\", which is not https (nor http on this machine)",
+                    super::flow::cut(r, 200)
+                )
+            })
+            .unwrap_or_default();
         Err(AuthError(format!(
-            "{} asks for a sign-in but publishes no protected resource metadata (tried {}): it cannot be signed in to automatically",
+            "{} asks for a sign-in but publishes no protected resource metadata (tried {}{skipped}): it cannot be signed in to automatically",
             self.mcp_url,
             urls.join(" and ")
         )))
@@ -815,7 +982,7 @@ impl Authorizer {
     fn server_metadata(&self, issuer: &str) -> Result<(ServerMetadata, String), AuthError> {
         let urls = as_metadata_urls(issuer)?;
         for url in &urls {
-            let Some(v) = self.get_json(url)? else {
+            let Some(v) = self.get_json("the authorization server metadata", url)? else {
                 continue;
             };
             let meta = ServerMetadata::parse(&v).map_err(|e| {
@@ -840,26 +1007,71 @@ impl Authorizer {
     /// GET a JSON document: None for a 4xx, 5xx or redirect (the next
     /// address is tried).
     ///
-    /// Errors: the request failed, or a 2xx body is not JSON.
-    fn get_json(&self, url: &str) -> Result<Option<Value>, AuthError> {
+    /// Errors: the request failed or had no answer in time, or a 2xx body
+    /// is too large, too deep or not JSON (each said naming `what` is asked
+    /// for and where).
+    fn get_json(&self, what: &str, url: &str) -> Result<Option<Value>, AuthError> {
+        let ask = Ask { what, url };
         let resp = self
             .agent
             .get(url)
             .header("Accept", "application/json")
             .call()
-            .map_err(|e| AuthError(format!("GET {url}: {e}")))?;
+            .map_err(|e| self.trouble(ask, e))?;
         if !resp.status().is_success() {
             return Ok(None);
         }
-        let body = read_body(resp);
-        serde_json::from_slice(&body)
-            .map(Some)
-            .map_err(|_| AuthError(format!("GET {url}: the answer is not JSON")))
+        let body = self.read_answer(ask, resp)?;
+        json_answer(ask, &body).map(Some)
     }
 
-    /// POST a form; returns the status and up to 1 MiB of the body.
+    /// What went wrong asking `ask`: no answer in time (naming the limit),
+    /// an answer larger than [`MAX_ANSWER_BYTES`], or the request's error.
+    fn trouble(&self, ask: Ask<'_>, e: ureq::Error) -> AuthError {
+        let Ask { what, url } = ask;
+        match e {
+            ureq::Error::Timeout(_) => AuthError(format!(
+                "no answer from {url} ({what}) within {}{}",
+                crate::mcp::seconds(&self.opts.request_timeout),
+                self.opts
+                    .request_timeout_flag
+                    .map(|f| format!(" ({f})"))
+                    .unwrap_or_default()
+            )),
+            ureq::Error::BodyExceedsLimit(_) => AuthError(format!(
+                "{what} at {url} is larger than {} MiB: not read",
+                MAX_ANSWER_BYTES / (1024 * 1024)
+            )),
+            e => AuthError(format!("{what}: {url}: {e}")),
+        }
+    }
+
+    /// The body of an answer to `ask`, at most [`MAX_ANSWER_BYTES`].
+    ///
+    /// Errors: it is larger, or could not be read in time.
+    fn read_answer(
+        &self,
+        ask: Ask<'_>,
+        resp: ureq::http::Response<ureq::Body>,
+    ) -> Result<Vec<u8>, AuthError> {
+        let mut body = Vec::new();
+        resp.into_body()
+            .into_with_config()
+            .limit(MAX_ANSWER_BYTES)
+            .reader()
+            .read_to_end(&mut body)
+            .map_err(|e| self.trouble(ask, ureq::Error::from(e)))?;
+        Ok(body)
+    }
+
+    /// POST a form (`what` it asks for, in words); returns the status and
+    /// the body.
+    ///
+    /// Errors: the request failed or had no answer in time, or the body is
+    /// larger than [`MAX_ANSWER_BYTES`].
     fn post_form(
         &self,
+        what: &str,
         url: &str,
         form: &[(String, String)],
         basic: Option<String>,
@@ -876,13 +1088,17 @@ impl Authorizer {
         if let Some(b) = basic {
             rb = rb.header("Authorization", b);
         }
+        let ask = Ask { what, url };
         let resp = rb
             .send(body.finish().as_bytes())
-            .map_err(|e| AuthError(format!("POST {url}: {e}")))?;
-        Ok((resp.status().as_u16(), read_body(resp)))
+            .map_err(|e| self.trouble(ask, e))?;
+        let status = resp.status().as_u16();
+        Ok((status, self.read_answer(ask, resp)?))
     }
 
-    /// One authorization code flow.
+    /// One authorization code flow: the client identity, the loopback
+    /// listener, the authorization URL shown or opened, the browser's
+    /// return and the token request.
     fn flow(
         &self,
         g: &mut Inner,
@@ -892,36 +1108,15 @@ impl Authorizer {
         scopes: Vec<String>,
         step_up: Option<StepUp<'_>>,
     ) -> Result<SignIn, AuthError> {
-        let screen = self.opts.screen.clone();
-        let opener = self.opts.opener.clone();
-        if screen.is_none() && opener.is_none() {
+        if self.opts.screen.is_none() && self.opts.opener.is_none() {
             return Err(self.no_way_to_sign_in(&prm.resource));
         }
         g.flows += 1;
-        let stored = match self.store()?.client(&meta.issuer) {
-            Ok(c) => c.filter(|c| c.kind == ClientKind::Dynamic),
-            Err(e) => {
-                self.store_trouble(&e);
-                None
-            }
-        };
-        // A stored registration's port first, so it can be used again.
-        let stored_port = stored.as_ref().and_then(|c| {
-            c.redirect_uri
-                .strip_prefix("http://127.0.0.1:")
-                .and_then(|r| r.strip_suffix(super::listener::CALLBACK_PATH))
-                .and_then(|p| p.parse::<u16>().ok())
-        });
-        let loopback = match (self.opts.callback_port, stored_port.map(Loopback::bind)) {
-            (Some(port), _) => Loopback::bind(port).map_err(|e| {
-                AuthError(format!(
-                    "{e}: choose another with --callback-port or leave it out"
-                ))
-            })?,
-            (None, Some(Ok(l))) => l,
-            (None, _) => Loopback::bind(0)?,
-        };
-        let client = self.client_identity(g, meta, stored, &loopback.redirect_uri)?;
+        let (loopback, kept) = self.loopback(meta)?;
+        let client = self.client_identity(g, meta, kept.clone(), &loopback.redirect_uri)?;
+        // A registration kept from an earlier run, which the authorization
+        // server may have forgotten since (it restarted).
+        let reused = kept.as_ref() == Some(&client);
         let secret = self.secret_of(&client);
         let verifier = random_token()?;
         let state = random_token()?;
@@ -930,7 +1125,7 @@ impl Authorizer {
         for v in secret.iter().chain([&verifier, &state]) {
             crate::redact::register_secret(v.expose());
         }
-        let request = AuthorizationRequest {
+        let url = AuthorizationRequest {
             endpoint: &meta.authorization_endpoint,
             client_id: &client.client_id,
             redirect_uri: &client.redirect_uri,
@@ -938,8 +1133,8 @@ impl Authorizer {
             state: &state,
             code_challenge: &s256_challenge(verifier.expose()),
             resource: &prm.resource,
-        };
-        let url = request.url();
+        }
+        .url();
         let stop = Arc::new(AtomicBool::new(false));
         let (rx, paste) = loopback.serve_with_paste(
             state.clone(),
@@ -947,82 +1142,26 @@ impl Authorizer {
             meta.authorization_response_iss_parameter_supported,
             Arc::clone(&stop),
         );
-        let host = host_of(&meta.authorization_endpoint);
-        let opened = match (&screen, &opener) {
-            (Some(screen), _) => {
-                let shown = screen(&SignInRequest {
-                    url: &url,
-                    mcp_url: &self.mcp_url,
-                    issuer: &meta.issuer,
-                    scopes: &scopes,
-                    step_up,
-                    paste: &paste,
-                });
-                if let Err(e) = shown {
-                    stop.store(true, std::sync::atomic::Ordering::SeqCst);
-                    return Err(AuthError(e));
-                }
-                Ok(())
-            }
-            (None, Some(opener)) => {
-                self.opts.notices.say(&format!(
-                    "{}signing in at {host} for {}{}: opening the authorization URL with {}",
-                    step_up.map_or_else(String::new, |s| format!(
-                        "{}; ",
-                        s.sentence(&host_of(&self.mcp_url))
-                    )),
-                    self.mcp_url,
-                    if scopes.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (access asked: {})", scopes.join(" "))
-                    },
-                    self.opts.opener_name
-                ));
-                opener(&url)
-            }
-            (None, None) => Err("nothing to open the URL with".to_owned()),
+        let shown = Shown {
+            url: &url,
+            meta,
+            scopes: &scopes,
+            step_up,
+            paste: &paste,
         };
-        let verdict = match opened {
-            // The browser ended before its page: the verdict is in already
-            // when there is one.
-            Err(e) => rx
-                .try_recv()
-                .map_err(|_| AuthError(format!("opening the authorization URL failed: {e}"))),
-            Ok(()) => rx.recv_timeout(self.opts.wait).map_err(|_| {
-                AuthError(format!(
-                    "no answer from the browser within {} (the sign-in page was not completed, or it could not reach 127.0.0.1:{})",
-                    humantime::format_duration(self.opts.wait),
-                    loopback_port(&client.redirect_uri)
-                ))
-            }),
-        };
+        let code = self.ask_and_wait(&shown, &rx);
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
-        let code = verdict?.map_err(|e| AuthError(e.to_string()))?;
-        crate::redact::register_secret(code.expose());
-        let mut form = vec![
-            ("grant_type".to_owned(), "authorization_code".to_owned()),
-            ("code".to_owned(), code.expose().to_owned()),
-            ("redirect_uri".to_owned(), client.redirect_uri.clone()),
-            ("code_verifier".to_owned(), verifier.expose().to_owned()),
-            ("resource".to_owned(), prm.resource.clone()),
-        ];
-        let basic = client_auth(&client, secret.as_ref(), &mut form);
-        let (status, body) = self.post_form(&meta.token_endpoint, &form, basic)?;
-        if !(200..300).contains(&status) {
-            let why = refusal(status, &body);
-            return Err(AuthError(format!(
-                "token request to {} failed: {why}",
-                meta.issuer
-            )));
-        }
-        let v: Value = serde_json::from_slice(&body).map_err(|_| {
-            AuthError(format!(
-                "the token endpoint of {} answered with something that is not JSON",
-                meta.issuer
-            ))
+        let code = code.map_err(|e| match reused {
+            true => AuthError(format!("{e}{}", self.forget_client_hint(&meta.issuer))),
+            false => e,
         })?;
-        let tokens: Tokens = read_tokens(&v, &meta.issuer, &scopes, now())?;
+        crate::redact::register_secret(code.expose());
+        let grant = Grant {
+            code: &code,
+            verifier: &verifier,
+            secret: secret.as_ref(),
+        };
+        let tokens = self.redeem(g, prm, meta, &client, &grant, &scopes)?;
         Ok(SignIn {
             key: SignInKey {
                 resource: prm.resource.clone(),
@@ -1034,6 +1173,240 @@ impl Authorizer {
             client,
             tokens,
         })
+    }
+
+    /// The loopback listener the browser comes back to, and the client
+    /// registration kept for the issuer (Dynamic Client Registration
+    /// only): its port is bound first, so it can be used again.
+    ///
+    /// Errors: `--callback-port` cannot be bound, or no port can.
+    fn loopback(
+        &self,
+        meta: &ServerMetadata,
+    ) -> Result<(Loopback, Option<ClientRegistration>), AuthError> {
+        let kept = match self.store()?.client(&meta.issuer) {
+            Ok(c) => c.filter(|c| c.kind == ClientKind::Dynamic),
+            Err(e) => {
+                self.store_trouble(&e);
+                None
+            }
+        };
+        let kept_port = kept.as_ref().and_then(|c| {
+            c.redirect_uri
+                .strip_prefix("http://127.0.0.1:")
+                .and_then(|r| r.strip_suffix(super::listener::CALLBACK_PATH))
+                .and_then(|p| p.parse::<u16>().ok())
+        });
+        let loopback = match (self.opts.callback_port, kept_port.map(Loopback::bind)) {
+            (Some(port), _) => Loopback::bind(port).map_err(|e| {
+                AuthError(format!(
+                    "{e}: choose another with --callback-port or leave it out"
+                ))
+            })?,
+            (None, Some(Ok(l))) => l,
+            (None, _) => Loopback::bind(0)?,
+        };
+        Ok((loopback, kept))
+    }
+
+    /// Show the sign-in (the screen) or open the authorization URL (the
+    /// opener), then wait for the browser's return (or a pasted address).
+    ///
+    /// Errors: the person cancelled, the URL could not be opened, no answer
+    /// within `--auth-timeout`, or the answer was refused.
+    fn ask_and_wait(
+        &self,
+        s: &Shown<'_>,
+        rx: &std::sync::mpsc::Receiver<Result<Secret, CallbackError>>,
+    ) -> Result<Secret, AuthError> {
+        // From here a signal ends the sign-in, not the run: held until the
+        // wait ends, and published so that the session knows.
+        let _hold = crate::signals::hold();
+        let published = super::wait::Published::new(&self.mcp_url);
+        let opened = match (&self.opts.screen, &self.opts.opener) {
+            (Some(screen), _) => {
+                screen(&SignInRequest {
+                    url: s.url,
+                    mcp_url: &self.mcp_url,
+                    issuer: &s.meta.issuer,
+                    scopes: s.scopes,
+                    step_up: s.step_up,
+                    paste: s.paste,
+                    record_launch: self.opts.record_launch.as_ref(),
+                })
+                .map_err(AuthError)?;
+                Ok(())
+            }
+            (None, Some(opener)) => {
+                self.opts.notices.say(&self.opening_sentence(s));
+                let r = opener(s.url);
+                if let Some(record) = &self.opts.record_launch {
+                    record(
+                        "browser-command",
+                        s.url,
+                        r.as_ref().map(|_| ()).map_err(String::as_str),
+                    );
+                }
+                r
+            }
+            (None, None) => Err("nothing to open the URL with".to_owned()),
+        };
+        let verdict = match opened {
+            // The browser ended before its page: the verdict is in already
+            // when there is one.
+            Err(e) => rx.try_recv().map_err(|_| {
+                AuthError(format!(
+                    "opening the authorization URL failed: {}",
+                    e.trim_end_matches('.')
+                ))
+            }),
+            Ok(()) => self.wait_for_browser(s, rx, &published),
+        };
+        verdict?.map_err(|e| AuthError(e.to_string()))
+    }
+
+    /// Wait for the browser's return (or a pasted address), up to
+    /// `--auth-timeout`. Meanwhile the wait is published for the screens
+    /// ([`super::wait`]): Control-C there, or an ending signal (SIGINT at a
+    /// terminal given back), ends it as a cancelled sign-in.
+    ///
+    /// Errors: [`cancelled`], or no answer in time.
+    fn wait_for_browser(
+        &self,
+        s: &Shown<'_>,
+        rx: &std::sync::mpsc::Receiver<Result<Secret, CallbackError>>,
+        published: &super::wait::Published,
+    ) -> Result<Result<Secret, CallbackError>, AuthError> {
+        use std::sync::mpsc::RecvTimeoutError;
+        let port = loopback_port(s.paste.redirect_uri());
+        let until = std::time::Instant::now() + self.opts.wait;
+        published.waiting(super::wait::Waiting {
+            mcp_url: self.mcp_url.clone(),
+            url: s.url.to_owned(),
+            listening: format!("127.0.0.1:{port}"),
+            until,
+            timeout: self.opts.wait,
+        });
+        loop {
+            if published.cancelled() {
+                return Err(AuthError(cancelled(&self.mcp_url)));
+            }
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left.min(WAIT_TICK)) {
+                Ok(v) => return Ok(v),
+                Err(RecvTimeoutError::Timeout) if !left.is_zero() => {}
+                Err(_) => {
+                    return Err(AuthError(format!(
+                        "no answer from the browser within {} (the sign-in page was not completed, or it could not reach 127.0.0.1:{port})",
+                        humantime::format_duration(self.opts.wait),
+                    )))
+                }
+            }
+        }
+    }
+
+    /// What is said before the opener opens the authorization URL.
+    fn opening_sentence(&self, s: &Shown<'_>) -> String {
+        format!(
+            "{}signing in at {} for {}{}: opening the authorization URL with {}",
+            s.step_up.map_or_else(String::new, |u| format!(
+                "{}; ",
+                u.sentence(&host_of(&self.mcp_url))
+            )),
+            host_of(&s.meta.authorization_endpoint),
+            self.mcp_url,
+            if s.scopes.is_empty() {
+                String::new()
+            } else {
+                format!(" (access asked: {})", s.scopes.join(" "))
+            },
+            self.opts.opener_name
+        )
+    }
+
+    /// What a failed sign-in with a kept client registration adds: the way
+    /// to forget it, for an authorization server that no longer knows it.
+    fn forget_client_hint(&self, issuer: &str) -> String {
+        format!(
+            "; the client registration kept for {issuer} was used: if that authorization server no longer knows it (it restarted), run \"ahp-elicit auth logout {} --forget-client\" and sign in again",
+            self.mcp_url
+        )
+    }
+
+    /// The token request for the code the browser brought back.
+    /// `invalid_client` or `unauthorized_client` for a registered client
+    /// forgets its registration (the next flow registers again: see
+    /// [`Inner::forgot_client`]).
+    ///
+    /// Errors: the request failed or was refused, or its answer cannot be
+    /// taken.
+    fn redeem(
+        &self,
+        g: &mut Inner,
+        prm: &ResourceMetadata,
+        meta: &ServerMetadata,
+        client: &ClientRegistration,
+        grant: &Grant<'_>,
+        scopes: &[String],
+    ) -> Result<Tokens, AuthError> {
+        let mut form = vec![
+            ("grant_type".to_owned(), "authorization_code".to_owned()),
+            ("code".to_owned(), grant.code.expose().to_owned()),
+            ("redirect_uri".to_owned(), client.redirect_uri.clone()),
+            (
+                "code_verifier".to_owned(),
+                grant.verifier.expose().to_owned(),
+            ),
+            ("resource".to_owned(), prm.resource.clone()),
+        ];
+        let basic = client_auth(client, grant.secret, &mut form);
+        let (status, body) =
+            self.post_form("the token answer", &meta.token_endpoint, &form, basic)?;
+        if !(200..300).contains(&status) {
+            let why = refusal(status, &body);
+            let forgot = self.forget_rejected_client(client, &body);
+            g.forgot_client |= forgot;
+            return Err(AuthError(format!(
+                "token request to {} failed: {why}{}",
+                meta.issuer,
+                if forgot {
+                    "; the client registration kept there is forgotten"
+                } else {
+                    ""
+                }
+            )));
+        }
+        let v = json_answer(
+            Ask {
+                what: "the token answer",
+                url: &meta.token_endpoint,
+            },
+            &body,
+        )?;
+        Ok(read_tokens(
+            &v,
+            (&meta.issuer, &meta.token_endpoint),
+            scopes,
+            now(),
+        )?)
+    }
+
+    /// After a token endpoint refusal: when it says the client is unknown
+    /// (`invalid_client`, `unauthorized_client`) and the client was
+    /// registered here (Dynamic Client Registration), forget that
+    /// registration. Returns whether it was forgotten.
+    fn forget_rejected_client(&self, client: &ClientRegistration, body: &[u8]) -> bool {
+        let rejected = oauth_error(body)
+            .is_some_and(|(e, _)| matches!(e.as_str(), "invalid_client" | "unauthorized_client"));
+        if !rejected || client.kind != ClientKind::Dynamic {
+            return false;
+        }
+        if let Ok(store) = self.store() {
+            if let Err(e) = store.remove_client(&client.issuer) {
+                self.store_trouble(&e);
+            }
+        }
+        true
     }
 
     /// The error when a flow is needed and nothing can show it: the
@@ -1146,6 +1519,21 @@ impl Authorizer {
                 if meta.client_id_metadata_document_supported { " or --client-metadata-url URL" } else { "" }
             )));
         };
+        self.register(meta, endpoint, redirect_uri)
+    }
+
+    /// Dynamic Client Registration (RFC 7591) at `endpoint`, kept in the
+    /// store for the issuer.
+    ///
+    /// Errors: the endpoint is not https, the request fails or is refused,
+    /// or the answer gives no `client_id`.
+    fn register(
+        &self,
+        meta: &ServerMetadata,
+        endpoint: &str,
+        redirect_uri: &str,
+    ) -> Result<ClientRegistration, AuthError> {
+        let supported = meta.token_endpoint_auth_methods_supported.as_deref();
         if !endpoint_allowed(endpoint) {
             return Err(AuthError(format!(
                 "the registration endpoint of {} is not https",
@@ -1167,10 +1555,14 @@ impl Authorizer {
             .post(endpoint)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json")
-            .send(body.to_string().as_bytes())
-            .map_err(|e| AuthError(format!("registration at {}: {e}", meta.issuer)))?;
+            .send(body.to_string().as_bytes());
+        let ask = Ask {
+            what: "the registration answer",
+            url: endpoint,
+        };
+        let resp = resp.map_err(|e| self.trouble(ask, e))?;
         let status = resp.status().as_u16();
-        let answer = read_body(resp);
+        let answer = self.read_answer(ask, resp)?;
         if !(200..300).contains(&status) {
             let why = refusal(status, &answer);
             return Err(AuthError(format!(
@@ -1178,12 +1570,7 @@ impl Authorizer {
                 meta.issuer
             )));
         }
-        let v: Value = serde_json::from_slice(&answer).map_err(|_| {
-            AuthError(format!(
-                "registration at {} answered with something that is not JSON",
-                meta.issuer
-            ))
-        })?;
+        let v = json_answer(ask, &answer)?;
         let client_id = v
             .get("client_id")
             .and_then(Value::as_str)
@@ -1214,6 +1601,39 @@ impl Authorizer {
         }
         Ok(client)
     }
+}
+
+/// The tokens a refresh's answer (`body`) gives: a refresh without a new
+/// refresh token keeps the old one (RFC 6749 §6), and without a scope
+/// keeps the grant of `old`.
+///
+/// Errors: the answer cannot be read or taken.
+fn refreshed(
+    meta: &ServerMetadata,
+    old: &Tokens,
+    refresh: Secret,
+    body: &[u8],
+) -> Result<Tokens, AuthError> {
+    let v = json_answer(
+        Ask {
+            what: "the refresh's token answer",
+            url: &meta.token_endpoint,
+        },
+        body,
+    )?;
+    let mut t = read_tokens(
+        &v,
+        (&meta.issuer, &meta.token_endpoint),
+        &old.scopes_requested,
+        now(),
+    )?;
+    if t.refresh_token.is_none() {
+        t.refresh_token = Some(refresh);
+    }
+    if t.scopes_granted.is_none() {
+        t.scopes_granted = old.scopes_granted.clone();
+    }
+    Ok(t)
 }
 
 /// Whether an access token is due for a refresh: it expires within
@@ -1250,6 +1670,15 @@ fn loopback_port(redirect_uri: &str) -> String {
         .rsplit_once(':')
         .map(|(_, r)| r.split('/').next().unwrap_or("").to_owned())
         .unwrap_or_default()
+}
+
+/// The error a sign-in the person cancelled ends with: `sign-in to URL
+/// cancelled`, naming the MCP server (made safe for a terminal).
+pub fn cancelled(mcp_url: &str) -> String {
+    format!(
+        "sign-in to {} cancelled",
+        crate::safe_text::display(mcp_url)
+    )
 }
 
 /// `; a sign-in is stored for account NAME (pass --account NAME)` (or
@@ -1292,15 +1721,30 @@ fn client_auth(
     }
 }
 
-fn read_body(resp: ureq::http::Response<ureq::Body>) -> Vec<u8> {
-    let mut body = Vec::new();
-    let _ = resp
-        .into_body()
-        .into_with_config()
-        .limit(MAX_ANSWER_BYTES)
-        .reader()
-        .read_to_end(&mut body);
-    body
+/// One thing asked of an authorization server (or of the resource), for
+/// the errors: `what` in words ("the protected resource metadata") and
+/// where.
+#[derive(Clone, Copy)]
+struct Ask<'a> {
+    what: &'a str,
+    url: &'a str,
+}
+
+/// Read an answer as JSON.
+///
+/// Errors: nested deeper than the reader goes (128 levels), or not JSON,
+/// each said as such.
+fn json_answer(ask: Ask<'_>, body: &[u8]) -> Result<Value, AuthError> {
+    let Ask { what, url } = ask;
+    serde_json::from_slice(body).map_err(|e| {
+        if e.to_string().starts_with("recursion limit exceeded") {
+            AuthError(format!(
+                "{what} at {url} is nested too deeply to read (over 128 levels)"
+            ))
+        } else {
+            AuthError(format!("{what} at {url} is not JSON"))
+        }
+    })
 }
 
 /// Why an authorization server refused a request, in one line: its
@@ -1368,6 +1812,43 @@ mod tests {
         form.clear();
         assert_eq!(client_auth(&client("none"), Some(&s), &mut form), None);
         assert_eq!(form, [("client_id".to_string(), "cid".to_string())]);
+    }
+
+    #[test]
+    fn a_request_without_an_answer_in_time_names_its_step_url_and_limit() {
+        let a = Authorizer::new(
+            "http://127.0.0.1:9/mcp",
+            AuthOptions::new(Ok(Arc::new(super::super::store::MemoryStore::default()))),
+        );
+        let ask = Ask {
+            what: "the protected resource metadata",
+            url: "http://127.0.0.1:9/prm",
+        };
+        assert_eq!(
+            a.trouble(ask, ureq::Error::Timeout(ureq::Timeout::Global))
+                .0,
+            "no answer from http://127.0.0.1:9/prm (the protected resource metadata) within 30 s"
+        );
+        assert_eq!(
+            a.trouble(ask, ureq::Error::BodyExceedsLimit(1)).0,
+            "the protected resource metadata at http://127.0.0.1:9/prm is larger than 1 MiB: not read"
+        );
+        assert_eq!(
+            json_answer(ask, b"[[1]").unwrap_err().0,
+            "the protected resource metadata at http://127.0.0.1:9/prm is not JSON"
+        );
+    }
+
+    #[test]
+    fn a_cancelled_sign_in_names_the_server_escaped() {
+        assert_eq!(
+            cancelled("https://mcp.example.com/mcp"),
+            "sign-in to https://mcp.example.com/mcp cancelled"
+        );
+        assert_eq!(
+            cancelled("http://a.example/\u{1b}[2J"),
+            "sign-in to http://a.example/\\u{1b}[2J cancelled"
+        );
     }
 
     #[test]

@@ -258,15 +258,16 @@ pub fn validate_callback(query: &str, want: &Expected<'_>) -> Result<Secret, Cal
     }
 }
 
-/// At most `n` characters of `s`, an ellipsis when cut; control characters
-/// dropped.
+/// At most `n` characters of `s`, an ellipsis when cut, made safe for a
+/// terminal: control, bidi and invisible characters shown escaped
+/// (`\u{1b}`, [`crate::safe_text::display`]), never dropped, so what a
+/// server sent can be read as it was.
 pub fn cut(s: &str, n: usize) -> String {
-    let clean: String = s.chars().filter(|c| !c.is_control()).collect();
-    let mut out: String = clean.chars().take(n).collect();
-    if clean.chars().count() > n {
+    let mut out: String = s.chars().take(n).collect();
+    if s.chars().nth(n).is_some() {
         out.push('…');
     }
-    out
+    crate::safe_text::display(&out).into_owned()
 }
 
 /// An OAuth error body (RFC 6749 §5.2, RFC 6750 §3.1): `error` and
@@ -284,15 +285,29 @@ pub fn oauth_error(body: &[u8]) -> Option<(String, Option<String>)> {
     Some((cut(e, 100), d))
 }
 
+/// Whether `token` is an RFC 6750 `b64token` (`1*( ALPHA / DIGIT / "-" /
+/// "." / "_" / "~" / "+" / "/" ) *"="`): what an `Authorization: Bearer`
+/// header can carry. A token with a line break or a space could end the
+/// header or add another.
+pub fn is_b64token(token: &str) -> bool {
+    let body = token.trim_end_matches('=');
+    !body.is_empty()
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b))
+}
+
 /// Read a token endpoint answer (RFC 6749 §5.1): `access_token`,
 /// `token_type` Bearer (any case), `expires_in` (made absolute from
-/// `now`), `refresh_token`, `scope`. `requested` is kept with the tokens.
+/// `now`), `refresh_token`, `scope`. `requested` is kept with the tokens;
+/// `endpoint` is the token endpoint that answered (named when its token
+/// cannot be sent).
 ///
-/// Errors: a sentence naming the missing member or the unsupported token
-/// type (never a token).
+/// Errors: a sentence naming the missing member, the unsupported token
+/// type or an access token that is not a `b64token` (never a token).
 pub fn read_tokens(
     v: &Value,
-    issuer: &str,
+    (issuer, endpoint): (&str, &str),
     requested: &[String],
     now: SystemTime,
 ) -> Result<Tokens, String> {
@@ -301,6 +316,11 @@ pub fn read_tokens(
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .ok_or_else(|| format!("the token answer of {issuer} has no access_token"))?;
+    if !is_b64token(access) {
+        return Err(format!(
+            "the token endpoint {endpoint} of {issuer} issued an access token that cannot be sent as a Bearer token (a character outside RFC 6750's b64token: letters, digits, - . _ ~ + / and a trailing =): refusing it; the authorization server is at fault"
+        ));
+    }
     let ty = v
         .get("token_type")
         .and_then(Value::as_str)
@@ -509,9 +529,10 @@ mod tests {
             &lax,
         )
         .unwrap_err();
+        // The line break is shown escaped, not dropped.
         assert_eq!(
             e.to_string(),
-            "http://localhost:1234 refused the sign-in: access_denied: nothanks"
+            "http://localhost:1234 refused the sign-in: access_denied: no\\u{a}thanks"
         );
         assert_eq!(
             validate_callback("state=s1", &lax),
@@ -525,6 +546,14 @@ mod tests {
             oauth_error(br#"{"error":"invalid_token","error_description":"Missing Authorization header","token":"abc"}"#),
             Some(("invalid_token".into(), Some("Missing Authorization header".into())))
         );
+        // Control and bidi characters are shown escaped, never dropped.
+        assert_eq!(
+            oauth_error(br#"{"error":"invalid_grant","error_description":"\u202eoops\u001b[2J"}"#),
+            Some((
+                "invalid_grant".into(),
+                Some("\\u{202e}oops\\u{1b}[2J".into())
+            ))
+        );
         assert_eq!(oauth_error(br#"{"error":{"code":1}}"#), None);
         assert_eq!(oauth_error(b"nope"), None);
     }
@@ -534,7 +563,7 @@ mod tests {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1000);
         let t = read_tokens(
             &json!({"access_token": "at", "token_type": "bearer", "expires_in": 60, "refresh_token": "rt", "scope": "a b"}),
-            "http://as",
+            ("http://as", "http://as/token"),
             &v(&["a"]),
             now,
         )
@@ -545,7 +574,7 @@ mod tests {
         assert_eq!(t.scopes_granted, Some(v(&["a", "b"])));
         let e = read_tokens(
             &json!({"access_token": "at", "token_type": "DPoP"}),
-            "http://as",
+            ("http://as", "http://as/token"),
             &[],
             now,
         )
@@ -554,6 +583,32 @@ mod tests {
             e,
             "http://as issued a \"DPoP\" token, which ahp-elicit does not support"
         );
-        assert!(read_tokens(&json!({"token_type": "Bearer"}), "http://as", &[], now).is_err());
+        assert!(read_tokens(
+            &json!({"token_type": "Bearer"}),
+            ("http://as", "http://as/token"),
+            &[],
+            now
+        )
+        .is_err());
+        // A token a Bearer header cannot carry is refused at once.
+        let e = read_tokens(
+            &json!({"access_token": "abc\r\nX-Injected: 1", "token_type": "Bearer"}),
+            ("http://as", "http://as/token"),
+            &[],
+            now,
+        )
+        .unwrap_err();
+        assert!(e.starts_with("the token endpoint http://as/token of http://as issued an access token that cannot be sent as a Bearer token"), "{e}");
+        assert!(!e.contains("abc"), "{e}");
+    }
+
+    #[test]
+    fn bearer_tokens_are_b64tokens() {
+        for ok in ["abc", "eyJh.eyJz.c2ln", "a-b_c~d+e/f==", "x="] {
+            assert!(is_b64token(ok), "{ok}");
+        }
+        for bad in ["", "=", "a b", "a\r\nb", "a=b", "\u{e9}", "a,b", "a\"b"] {
+            assert!(!is_b64token(bad), "{bad:?}");
+        }
     }
 }

@@ -20,6 +20,7 @@ pub mod file_store;
 pub mod flow;
 pub mod listener;
 pub mod store;
+pub mod wait;
 
 use std::sync::Arc;
 #[cfg(unix)]

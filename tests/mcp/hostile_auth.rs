@@ -1,0 +1,412 @@
+//! Signing in against an authorization server that forgets, lies and
+//! misbehaves: tests/servers/hostile_as.py (standard library Python), one
+//! process serving every scenario at `/s/<scenario>/mcp`, with
+//! `.ci/mcp/follow-redirects.py` as the browser. What a person meets there
+//! must end in one line naming the step and the fix, exit 3 for a sign-in
+//! that failed, and never a loop.
+//!
+//! Every wait is for a process to end; the server's start is bounded only
+//! as a safety net against a hang.
+
+#![cfg(unix)]
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::oauth::{ahp, browser, Run};
+use crate::common::sdk::{root, start_http, HttpServer};
+
+/// The server, recording into `dir/as.jsonl` (tests/mcp/signin_screen.rs
+/// uses it too).
+pub(crate) fn server(dir: &Path) -> HttpServer {
+    start_http(&[
+        "python3".to_owned(),
+        root()
+            .join("tests/servers/hostile_as.py")
+            .display()
+            .to_string(),
+        "--record".to_owned(),
+        dir.join("as.jsonl").display().to_string(),
+    ])
+}
+
+/// The MCP endpoint of `scenario`.
+pub(crate) fn endpoint(srv: &HttpServer, scenario: &str) -> String {
+    format!("{}/s/{scenario}/mcp", srv.url)
+}
+
+/// What the authorization server recorded, one event a line.
+fn recorded(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("as.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn count(dir: &Path, event: &str) -> usize {
+    recorded(dir).iter().filter(|e| e["event"] == event).count()
+}
+
+/// The authorization server forgets every client and token, as it does
+/// when it restarts.
+fn restart(srv: &HttpServer) {
+    ureq::post(&format!("{}/restart", srv.url))
+        .send_empty()
+        .unwrap();
+}
+
+/// `mcp --call t URL` with the file store in `dir/state`, and more flags.
+fn call(dir: &Path, url: &str, extra: &[&str]) -> Run {
+    let mut args = vec!["mcp", "--call", "t"];
+    args.extend_from_slice(extra);
+    args.push(url);
+    ahp(dir, &args)
+}
+
+/// `mcp --browser STAND-IN --call t URL` with the file store in `dir/state`.
+fn call_signing_in(dir: &Path, url: &str) -> Run {
+    let b = browser();
+    call(dir, url, &["--browser", &b])
+}
+
+/// The stderr lines that come from ahp-elicit (every one is said with its
+/// name).
+fn said(r: &Run) -> Vec<&str> {
+    r.stderr
+        .lines()
+        .filter(|l| l.starts_with("ahp-elicit"))
+        .collect()
+}
+
+#[test]
+fn a_client_registration_the_authorization_server_forgot_is_named_and_forgotten_by_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let url = endpoint(&srv, "forgetful");
+    let first = call_signing_in(d, &url);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(count(d, "register"), 1);
+    restart(&srv);
+    // 1. The stored token is sent; the server fails on it (HTTP 500): the
+    //    error says a stored sign-in was sent and what clears it.
+    let stale = call(d, &url, &[]);
+    assert_eq!(stale.code, 2, "{}", stale.stderr);
+    assert!(
+        stale.stderr.contains(&format!(
+            "HTTP 500 Internal Server Error (server_error: Internal Server Error): a sign-in stored by an earlier run was sent with the request; if the server no longer takes it, \"ahp-elicit auth logout {url}\" clears it"
+        )),
+        "{}",
+        stale.stderr
+    );
+    let out = ahp(d, &["auth", "logout", &url]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // 2. Signing in again sends the kept client id, which the
+    //    authorization server refuses (the browser command fails): the
+    //    error names the command that forgets it.
+    let refused = call_signing_in(d, &url);
+    assert_eq!(refused.code, 3, "{}", refused.stderr);
+    let last = *said(&refused).last().unwrap();
+    assert!(
+        last.contains("opening the authorization URL failed: The browser command \"python3\" failed (exit status 1); the client registration kept for")
+            && last.ends_with(&format!(
+                "was used: if that authorization server no longer knows it (it restarted), run \"ahp-elicit auth logout {url} --forget-client\" and sign in again"
+            )),
+        "{}",
+        refused.stderr
+    );
+    // 3. That command works with no sign-in stored: the server's metadata
+    //    names the authorization server.
+    let forget = ahp(d, &["auth", "logout", &url, "--forget-client"]);
+    assert_eq!(forget.code, 0, "{}", forget.stderr);
+    assert_eq!(
+        forget.stdout,
+        format!("forgot the client registered at {}/as/forgetful\n", srv.url)
+    );
+    let again = ahp(d, &["auth", "logout", &url, "--forget-client"]);
+    assert_eq!(again.code, 1, "{}", again.stderr);
+    assert!(
+        again.stderr.contains(&format!(
+            "no sign-in stored for {url}, and no client registration kept for {}/as/forgetful",
+            srv.url
+        )),
+        "{}",
+        again.stderr
+    );
+    // 4. The next sign-in registers anew and goes through.
+    let signed = call_signing_in(d, &url);
+    assert_eq!(signed.code, 0, "{}", signed.stderr);
+    assert_eq!(count(d, "register"), 2);
+}
+
+#[test]
+fn invalid_client_at_the_token_endpoint_registers_again_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    // /authorize takes any client id: only the token endpoint finds that
+    // the kept one is unknown.
+    let url = endpoint(&srv, "lenient");
+    assert_eq!(call_signing_in(d, &url).code, 0);
+    restart(&srv);
+    let out = ahp(d, &["auth", "logout", &url]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let r = call_signing_in(d, &url);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "token request to {}/as/lenient failed: invalid_client: unknown client; the client registration kept there is forgotten: registering again and signing in once more",
+            srv.url
+        )),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(count(d, "register"), 2, "{:?}", recorded(d));
+    assert_eq!(count(d, "authorize"), 3, "{:?}", recorded(d));
+}
+
+#[test]
+fn invalid_client_on_refresh_forgets_the_client_and_registers_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let url = endpoint(&srv, "ok");
+    assert_eq!(call_signing_in(d, &url).code, 0);
+    restart(&srv);
+    // The stored token is refused (401): its refresh gets invalid_client.
+    let r = call_signing_in(d, &url);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "{}/as/ok no longer knows the client registered there (invalid_client); registering again",
+            srv.url
+        )),
+        "{}",
+        r.stderr
+    );
+    let tokens: Vec<String> = recorded(d)
+        .iter()
+        .filter(|e| e["event"] == "token")
+        .map(|e| format!("{} {}", e["grant"], e["outcome"]))
+        .collect();
+    assert_eq!(
+        tokens,
+        [
+            "\"authorization_code\" \"ok\"",
+            "\"refresh_token\" \"invalid_client\"",
+            "\"authorization_code\" \"ok\""
+        ]
+    );
+    assert_eq!(count(d, "register"), 2);
+}
+
+#[test]
+fn a_browser_command_gets_the_reviewed_authorization_url_after_its_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    // A browser command that records the URL it was given and fails.
+    let rec = d.join("given.txt");
+    let b = format!(
+        "sh -c 'printf \"%s\\n\" \"$1\" >> \"$0\"; exit 1' {}",
+        rec.display()
+    );
+    let cases = [
+        (
+            "authz-idn",
+            "the authorization URL: The host label \"p\u{430}ypal\" looks like \"paypal\" but is made of other characters.",
+            "https://xn--pypal-4ve.com/authorize?",
+        ),
+        (
+            "authz-userinfo",
+            "the authorization URL: The text before '@' (\"accounts.example.com\") is not the site: this URL opens evil.test.",
+            "https://accounts.example.com@evil.test/authorize?",
+        ),
+        (
+            "authz-ctl",
+            "the authorization URL: The URL as sent contains 3 control, bidi or invisible characters (\\u{202e} \\u{1b} \\u{7}); they are shown escaped.",
+            "https://evil.test/auth%E2%80%AEorize%1B]8;;x%07?",
+        ),
+    ];
+    for (scenario, warning, given) in cases {
+        let _ = std::fs::remove_file(&rec);
+        let r = call(d, &endpoint(&srv, scenario), &["--browser", &b]);
+        assert_eq!(r.code, 3, "{}", r.stderr);
+        let lines = said(&r);
+        let at = lines
+            .iter()
+            .position(|l| l.ends_with(warning))
+            .unwrap_or_else(|| panic!("{warning} not in {}", r.stderr));
+        // Said after "signing in at" and before the launch's failure.
+        assert!(lines[at - 1].contains("opening the authorization URL with"));
+        assert!(lines
+            .last()
+            .unwrap()
+            .contains("opening the authorization URL failed"));
+        let url = std::fs::read_to_string(&rec).unwrap();
+        assert!(url.starts_with(given), "{scenario}: {url}");
+        assert!(
+            !url.trim_end()
+                .chars()
+                .any(|c| c.is_control() || c == '\u{202e}' || !c.is_ascii()),
+            "{url:?}"
+        );
+    }
+}
+
+#[test]
+fn a_token_refusal_with_control_characters_is_said_once_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let r = call_signing_in(d, &endpoint(&srv, "token-ctl"));
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let last = *said(&r).last().unwrap();
+    assert_eq!(
+        last,
+        format!(
+            "ahp-elicit mcp: server/discover: token request to {}/as/token-ctl failed: invalid_grant: \\u{{202e}}oops\\u{{1b}}[2J\\u{{1b}}]0;title\\u{{7}}",
+            srv.url
+        )
+    );
+    assert!(!r.stderr.contains('\u{1b}') && !r.stderr.contains('\u{202e}'));
+}
+
+#[test]
+fn an_access_token_a_bearer_header_cannot_carry_is_refused_at_the_token_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let r = call_signing_in(d, &endpoint(&srv, "token-crlf"));
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let last = *said(&r).last().unwrap();
+    assert!(
+        last.ends_with(&format!(
+            "the token endpoint {0}/token/token-crlf of {0}/as/token-crlf issued an access token that cannot be sent as a Bearer token (a character outside RFC 6750's b64token: letters, digits, - . _ ~ + / and a trailing =): refusing it; the authorization server is at fault",
+            srv.url
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("X-Injected"), "{}", r.stderr);
+}
+
+/// The last line ahp-elicit said of a run of `scenario` with more flags.
+fn last_said(srv: &HttpServer, d: &Path, scenario: &str, extra: &[&str]) -> (i32, String) {
+    let b = browser();
+    let mut flags = vec!["--browser", b.as_str()];
+    flags.extend_from_slice(extra);
+    let r = call(d, &endpoint(srv, scenario), &flags);
+    let last = said(&r).last().copied().unwrap_or_default().to_owned();
+    (r.code, last)
+}
+
+#[test]
+fn answers_too_large_too_deep_or_never_given_are_named_as_such_with_the_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let base = &srv.url;
+    let cases = [
+        (
+            "prm-deep",
+            &[][..],
+            format!("the protected resource metadata at {base}/prm/prm-deep is nested too deeply to read (over 128 levels)"),
+        ),
+        (
+            "token-deep",
+            &[][..],
+            format!("the token answer at {base}/token/token-deep is nested too deeply to read (over 128 levels)"),
+        ),
+        (
+            "token-huge",
+            &[][..],
+            format!("the token answer at {base}/token/token-huge is larger than 1 MiB: not read"),
+        ),
+        (
+            "prm-hang",
+            &["--connect-timeout", "2"][..],
+            format!("no answer from {base}/prm/prm-hang (the protected resource metadata) within 2 s (--connect-timeout)"),
+        ),
+    ];
+    for (scenario, flags, want) in cases {
+        let (code, last) = last_said(&srv, d, scenario, flags);
+        assert_eq!(code, 3, "{scenario}: {last}");
+        assert_eq!(
+            last,
+            format!("ahp-elicit mcp: server/discover: {want}"),
+            "{scenario}"
+        );
+    }
+}
+
+#[test]
+fn a_challenges_resource_metadata_that_is_not_asked_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    for (scenario, rm) in [
+        ("rm-file", "file:///etc/passwd"),
+        ("rm-remote-http", "http://metadata.example/prm"),
+    ] {
+        let (code, last) = last_said(&srv, d, scenario, &[]);
+        assert_eq!(code, 3, "{last}");
+        assert!(
+            last.ends_with(&format!(
+                "; not asked: the resource_metadata its challenge names, \"{rm}\", which is not https (nor http on this machine)): it cannot be signed in to automatically"
+            )),
+            "{last}"
+        );
+    }
+}
+
+#[test]
+fn the_time_a_sign_in_takes_is_not_counted_against_connect_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    // A browser that takes longer than --connect-timeout to come back.
+    let slow = format!(
+        "sh -c 'sleep 4; exec python3 {} \"$1\"' sh",
+        root().join(".ci/mcp/follow-redirects.py").display()
+    );
+    let r = call(
+        d,
+        &endpoint(&srv, "ok"),
+        &["--browser", &slow, "--connect-timeout", "2"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("signed in"), "{}", r.stdout);
+}
+
+#[test]
+fn the_log_records_a_sign_ins_launch_of_the_browser_with_the_url_redacted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let r = call(
+        d,
+        &endpoint(&srv, "ok"),
+        &["--browser", &browser(), "--log", "log.jsonl"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let log = std::fs::read_to_string(d.join("log.jsonl")).unwrap();
+    let launches: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["event"] == "launch")
+        .collect();
+    assert_eq!(launches.len(), 1, "{log}");
+    let l = &launches[0];
+    assert_eq!(l["id"], Value::Null);
+    assert_eq!(l["for"], "sign-in");
+    assert_eq!(l["launcher"], "browser-command");
+    assert_eq!(l["ok"], true);
+    assert_eq!(
+        l["url"],
+        format!("{}/authorize/ok?[redacted]", srv.url),
+        "no query: state and the PKCE challenge never reach the log"
+    );
+}

@@ -1,0 +1,247 @@
+"""A small MCP server with its own OAuth authorization server, standard
+library only, that misbehaves on purpose, for tests/mcp/hostile_auth.rs.
+
+Every MCP endpoint is http://127.0.0.1:PORT/s/<scenario>/mcp; the scenario
+also names its protected resource metadata (/prm/<scenario>) and its
+authorization server (issuer http://127.0.0.1:PORT/as/<scenario>, metadata
+at /.well-known/oauth-authorization-server/as/<scenario>), so one process
+serves every case. The authorization server keeps its registered clients
+and issued tokens in memory; POST /restart forgets them all, as a real one
+does when it restarts. /authorize redirects at once (a stand-in browser
+that follows redirects signs in), but refuses a client it does not know
+with HTTP 400, as the TypeScript SDK's example does; the token endpoint
+answers `invalid_client` for one.
+
+Scenarios (anything else behaves):
+  forgetful      a token it did not issue gets HTTP 500 from the MCP
+                 endpoint (the TypeScript SDK's example after a restart)
+  lenient        /authorize takes any client id (only the token endpoint
+                 checks it)
+  token-ctl      the token endpoint refuses with control and bidi
+                 characters in its error_description
+  token-crlf     the access token issued holds CR LF
+  token-huge     the token answer is over 1 MiB
+  token-deep     the token answer is nested 100000 deep
+  prm-deep       the resource metadata is nested 100000 deep
+  prm-hang       the resource metadata never answers (until the client
+                 gives up)
+  rm-file        the challenge's resource_metadata is a file: URL
+  rm-remote-http the challenge's resource_metadata is plain http to
+                 another host
+  authz-idn      the authorization endpoint is a look-alike IDN host, in
+                 Unicode
+  authz-userinfo the authorization endpoint has user info before its host
+  authz-ctl      the authorization endpoint holds bidi and escape
+                 characters
+
+With --record FILE, one JSON line per event: {"event": "register"},
+{"event": "authorize", "known": bool}, {"event": "token", "grant": ...,
+"outcome": ...}, {"event": "restart"}.
+
+Usage: python3 hostile_as.py [--record FILE]; prints "listening
+http://127.0.0.1:PORT" when ready.
+"""
+
+import json
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+RECORD = sys.argv[sys.argv.index("--record") + 1] if "--record" in sys.argv else None
+LOCK = threading.Lock()
+STATE = {"clients": set(), "tokens": set(), "refresh": set(), "n": 0}
+
+
+def record(event, **fields):
+    if RECORD:
+        with LOCK, open(RECORD, "a") as f:
+            f.write(json.dumps(dict(event=event, **fields)) + "\n")
+
+
+def fresh(prefix):
+    with LOCK:
+        STATE["n"] += 1
+        return f"{prefix}{STATE['n']}"
+
+
+class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def base(self):
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def send(self, code, body=b"", ctype="application/json", headers=()):
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body)
+        if isinstance(body, str):
+            body = body.encode()
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self.route("GET")
+
+    def do_POST(self):
+        self.route("POST")
+
+    def do_DELETE(self):
+        self.send(405)
+
+    def route(self, method):
+        n = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(n) if n else b""
+        url = urllib.parse.urlparse(self.path)
+        parts = url.path.strip("/").split("/")
+        if parts == ["restart"]:
+            with LOCK:
+                for k in ("clients", "tokens", "refresh"):
+                    STATE[k].clear()
+            record("restart")
+            return self.send(200, {})
+        if len(parts) == 3 and parts[0] == "s" and parts[2] == "mcp":
+            if method == "GET":
+                return self.send(405)
+            return self.mcp(parts[1], body)
+        if len(parts) == 2 and parts[0] == "prm":
+            return self.prm(parts[1])
+        if parts[:2] == [".well-known", "oauth-authorization-server"] and len(parts) == 4:
+            return self.send(200, self.as_metadata(parts[3]))
+        if len(parts) == 2 and parts[0] == "register":
+            cid = fresh("client-")
+            with LOCK:
+                STATE["clients"].add(cid)
+            record("register")
+            answer = json.loads(body or b"{}")
+            answer.update(client_id=cid, token_endpoint_auth_method="none")
+            return self.send(201, answer)
+        if len(parts) == 2 and parts[0] == "authorize":
+            return self.authorize(parts[1], urllib.parse.parse_qs(url.query))
+        if len(parts) == 2 and parts[0] == "token":
+            form = {k: v[0] for k, v in urllib.parse.parse_qs(body.decode()).items()}
+            return self.token(parts[1], form)
+        return self.send(404, "not found", ctype="text/plain")
+
+    def mcp(self, sc, body):
+        auth = self.headers.get("Authorization") or ""
+        token = auth[len("Bearer "):] if auth.startswith("Bearer ") else None
+        with LOCK:
+            known = token in STATE["tokens"]
+        if token and not known and sc == "forgetful":
+            return self.send(500, {"error": "server_error", "error_description": "Internal Server Error"})
+        if not known:
+            rm = f"{self.base()}/prm/{sc}"
+            if sc == "rm-file":
+                rm = "file:///etc/passwd"
+            if sc == "rm-remote-http":
+                rm = "http://metadata.example/prm"
+            challenge = f'Bearer error="invalid_token", resource_metadata="{rm}"'
+            return self.send(401, {"error": "invalid_token"}, headers=[("WWW-Authenticate", challenge)])
+        msg = json.loads(body or b"{}")
+        if "id" not in msg:
+            return self.send(202)
+        m = msg.get("method")
+        if m == "initialize":
+            result = {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "hostile-as", "version": "0"},
+            }
+        elif m == "tools/list":
+            result = {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}
+        elif m == "tools/call":
+            result = {"content": [{"type": "text", "text": "signed in"}]}
+        else:
+            err = {"code": -32601, "message": "Method not found"}
+            return self.send(200, {"jsonrpc": "2.0", "id": msg["id"], "error": err})
+        return self.send(200, {"jsonrpc": "2.0", "id": msg["id"], "result": result})
+
+    def prm(self, sc):
+        if sc == "prm-deep":
+            return self.send(200, "[" * 100000 + "]" * 100000)
+        if sc == "prm-hang":
+            time.sleep(600)
+            return
+        return self.send(200, {
+            "resource": f"{self.base()}/s/{sc}/mcp",
+            "authorization_servers": [f"{self.base()}/as/{sc}"],
+            "scopes_supported": ["mcp"],
+        })
+
+    def as_metadata(self, sc):
+        b = self.base()
+        d = {
+            "issuer": f"{b}/as/{sc}",
+            "authorization_endpoint": f"{b}/authorize/{sc}",
+            "token_endpoint": f"{b}/token/{sc}",
+            "registration_endpoint": f"{b}/register/{sc}",
+            "code_challenge_methods_supported": ["S256"],
+            "response_types_supported": ["code"],
+        }
+        endpoint = {
+            "authz-idn": "https://p\u0430ypal.com/authorize",
+            "authz-userinfo": "https://accounts.example.com@evil.test/authorize",
+            "authz-ctl": "https://evil.test/auth\u202eorize\x1b]8;;x\x07",
+        }.get(sc)
+        if endpoint:
+            d["authorization_endpoint"] = endpoint
+        return d
+
+    def authorize(self, sc, q):
+        cid = q.get("client_id", [""])[0]
+        with LOCK:
+            known = cid in STATE["clients"]
+        record("authorize", known=known)
+        if not known and sc != "lenient":
+            return self.send(400, {"error": "invalid_client", "error_description": "unknown client"})
+        back = {"code": fresh("code-"), "state": q["state"][0]}
+        loc = q["redirect_uri"][0] + "?" + urllib.parse.urlencode(back)
+        return self.send(302, headers=[("Location", loc)])
+
+    def token(self, sc, form):
+        grant = form.get("grant_type")
+        with LOCK:
+            known = form.get("client_id") in STATE["clients"]
+            renewable = form.get("refresh_token") in STATE["refresh"]
+        if not known:
+            record("token", grant=grant, outcome="invalid_client")
+            return self.send(401, {"error": "invalid_client", "error_description": "unknown client"})
+        if grant == "refresh_token" and not renewable:
+            record("token", grant=grant, outcome="invalid_grant")
+            return self.send(400, {"error": "invalid_grant"})
+        if sc == "token-ctl":
+            record("token", grant=grant, outcome="refused")
+            desc = "\u202eoops\x1b[2J\x1b]0;title\x07"
+            return self.send(400, {"error": "invalid_grant", "error_description": desc})
+        if sc == "token-huge":
+            return self.send(200, {"access_token": "A" * (2 * 1024 * 1024), "token_type": "Bearer"})
+        if sc == "token-deep":
+            return self.send(200, '{"a":' * 100000 + "1" + "}" * 100000)
+        access, refresh = fresh("access-"), fresh("refresh-")
+        if sc == "token-crlf":
+            access = "abc\r\nX-Injected: 1"
+        with LOCK:
+            STATE["tokens"].add(access)
+            STATE["refresh"].add(refresh)
+        record("token", grant=grant, outcome="ok")
+        return self.send(200, {
+            "access_token": access,
+            "token_type": "Bearer",
+            "expires_in": 3600,
+            "refresh_token": refresh,
+        })
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+server.daemon_threads = True
+print(f"listening http://127.0.0.1:{server.server_address[1]}", flush=True)
+server.serve_forever()
