@@ -215,6 +215,17 @@ pub enum Step {
         /// run twice.
         again: bool,
     },
+    /// The person cancelled the call of `tool` while it ran (Esc, or
+    /// Control-C in lines): nothing is shown, the front end answers
+    /// [`Reply::Back`] at once (the call's end is logged, as a result's).
+    Cancelled {
+        /// What was called, got or read.
+        kind: Kind,
+        /// The tool's (prompt's, resource's) name (unsanitized).
+        tool: String,
+        /// The arguments the call was made with.
+        arguments: Map<String, Value>,
+    },
 }
 
 /// What a result screen with [`Step::Result`]'s `again` says: why the call

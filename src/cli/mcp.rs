@@ -241,20 +241,27 @@ impl crate::responder::Responder for LoggingResponder {
     }
 
     /// `--log` records each call made while trying the server by hand
-    /// (when its result is shown).
+    /// (when its result is shown, or when the person cancelled it).
     fn browse(
         &mut self,
         step: &crate::browse::Step,
     ) -> Result<crate::browse::Reply, crate::responder::RespondError> {
-        if let crate::browse::Step::Result {
-            kind: crate::browse::Kind::Tool,
-            tool,
-            result,
-            arguments,
-            ..
-        } = step
-        {
-            self.note(|l| l.tool_called(tool, arguments, result));
+        use crate::browse::Step;
+        use crate::log::CallEnd;
+        match step {
+            Step::Result {
+                kind,
+                tool,
+                result,
+                arguments,
+                ..
+            } => self.note(|l| l.called(*kind, tool, arguments, CallEnd::Answered(result))),
+            Step::Cancelled {
+                kind,
+                tool,
+                arguments,
+            } => self.note(|l| l.called(*kind, tool, arguments, CallEnd::Cancelled)),
+            _ => {}
         }
         self.inner.browse(step)
     }

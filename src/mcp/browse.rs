@@ -210,8 +210,17 @@ impl Client {
             let older_way = self.elic.older_way;
             self.elic.older_way |= before;
             let Some(result) = result? else {
-                // Cancelled by the person: back to the list.
-                return Ok(Next::List);
+                // Cancelled by the person: back to the list (the front
+                // door's log records it).
+                let step = Step::Cancelled {
+                    kind,
+                    tool: name.clone(),
+                    arguments: arguments.clone(),
+                };
+                return match self.put_step(step).await? {
+                    Reply::Quit => Err(McpError::Quit),
+                    _ => Ok(Next::List),
+                };
             };
             let output_check = match (
                 kind,

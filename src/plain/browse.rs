@@ -128,7 +128,7 @@ impl<I: LineIo> PlainResponder<I> {
         if self.acknowledge(false)? {
             return Ok(Reply::Quit);
         }
-        if matches!(step, Step::Ready) {
+        if matches!(step, Step::Ready | Step::Cancelled { .. }) {
             return Ok(Reply::Back);
         }
         self.browsing = true;
@@ -150,7 +150,7 @@ impl<I: LineIo> PlainResponder<I> {
     /// notices held meanwhile).
     fn browse_said(&mut self, step: &Step) -> Result<Reply, RespondError> {
         match step {
-            Step::Ready => Ok(Reply::Back),
+            Step::Ready | Step::Cancelled { .. } => Ok(Reply::Back),
             Step::Pick { tools, last } => self.pick(tools, *last),
             Step::Arguments {
                 tool,

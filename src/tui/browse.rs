@@ -134,7 +134,7 @@ impl TuiResponder {
         self.waiting_since = None;
         let cx = Context::default();
         match step {
-            Step::Ready => Ok(Reply::Back),
+            Step::Ready | Step::Cancelled { .. } => Ok(Reply::Back),
             Step::Pick { tools, last } => {
                 let mut screen = PickerScreen(Picker::new(tools.clone(), *last));
                 loop {

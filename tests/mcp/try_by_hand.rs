@@ -156,26 +156,47 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     // --log names each call and its arguments, never their values.
     let text = std::fs::read_to_string(&log).expect("log");
     assert!(!text.contains("Paris"), "{text}");
-    let calls: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
-        .filter(|r| r["event"] == "tool-called")
-        .collect();
-    let named: Vec<(&str, &Value)> = calls
-        .iter()
-        .map(|r| (r["tool"].as_str().unwrap_or(""), &r["fields"]))
-        .collect();
+    assert!(!text.contains("Ada"), "{text}");
     assert_eq!(
-        named,
+        calls_logged(&text),
         [
             (
-                "book_table",
-                &serde_json::json!(["city", "guests", "terrace"])
+                "tool-called",
+                "book_table".into(),
+                serde_json::json!(["city", "guests", "terrace"])
             ),
-            ("ask_survey", &serde_json::json!([])),
-            ("set_mood", &serde_json::json!(["mood"])),
+            ("tool-called", "ask_survey".into(), serde_json::json!([])),
+            (
+                "tool-called",
+                "set_mood".into(),
+                serde_json::json!(["mood"])
+            ),
+            ("prompt-got", "greeting".into(), serde_json::json!(["name"])),
+            ("resource-read", "menu".into(), serde_json::json!([])),
         ]
     );
+}
+
+/// The calls `--log` recorded (its text): the event, what was called
+/// (the tool, prompt or resource) and the argument names.
+fn calls_logged(text: &str) -> Vec<(&'static str, String, Value)> {
+    let mut calls = Vec::new();
+    for r in text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+    {
+        for (event, key) in [
+            ("tool-called", "tool"),
+            ("prompt-got", "prompt"),
+            ("resource-read", "resource"),
+        ] {
+            if r["event"] == event {
+                let name = r[key].as_str().unwrap_or("").to_owned();
+                calls.push((event, name, r["fields"].clone()));
+            }
+        }
+    }
+    calls
 }
 
 /// At 2026-07-28 (what the server chooses when asked): the form comes in
@@ -308,7 +329,12 @@ fn esc_cancels_a_call_in_progress(protocol: &str, logs: bool) {
     let out = dir.path().join("out.json");
     let record = dir.path().join("received.jsonl");
     let script = root().join("tests/servers/py_try_server.py");
-    let args = format!("mcp {protocol} -- '{py}' '{}'", script.display());
+    let log = dir.path().join("run.log");
+    let args = format!(
+        "mcp {protocol} --log '{}' -- '{py}' '{}'",
+        log.display(),
+        script.display()
+    );
     let envs = [("TRY_RECORD", record.display().to_string())];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
     t.wait_for("7 of 7 shown");
@@ -343,6 +369,20 @@ fn esc_cancels_a_call_in_progress(protocol: &str, logs: bool) {
     assert_eq!(wait_for_records(&record, 2).len(), 2);
     // Nothing about an answer nobody waited for.
     assert!(!t.stderr().contains("unknown request id"), "{}", t.stderr());
+    // --log says the first call was cancelled, the second answered.
+    let logged: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("log")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+        .filter(|r| r["event"] == "tool-called")
+        .collect();
+    assert_eq!(logged.len(), 2, "{logged:?}");
+    assert_eq!(logged[0]["tool"], "slow");
+    assert_eq!(logged[0]["cancelled"], true);
+    assert_eq!(logged[0].get("isError"), None);
+    assert_eq!(logged[1]["tool"], "set_mood");
+    assert_eq!(logged[1]["isError"], false);
+    assert_eq!(logged[1].get("cancelled"), None);
 }
 
 #[test]
@@ -429,7 +469,12 @@ fn the_plain_loop_picks_asks_calls_cancels_and_leaves() {
     let out = dir.path().join("out.json");
     let record = dir.path().join("received.jsonl");
     let script = root().join("tests/servers/py_try_server.py");
-    let args = format!("mcp --plain -- '{py}' '{}'", script.display());
+    let log = dir.path().join("run.log");
+    let args = format!(
+        "mcp --plain --log '{}' -- '{py}' '{}'",
+        log.display(),
+        script.display()
+    );
     let envs = [("TRY_RECORD", record.display().to_string())];
     let mut t = Tui::start_env(dir.path(), &out, 120, 60, &args, &envs);
     t.wait_for("The server's tools, prompts and resources: 7.");
@@ -491,6 +536,20 @@ fn the_plain_loop_picks_asks_calls_cancels_and_leaves() {
     let got = received(&record);
     assert_eq!(got.len(), 3, "{got:?}");
     assert_eq!(got[2]["received"]["content"]["rating"], 5);
+    // --log: the cancelled call too.
+    let text = std::fs::read_to_string(&log).expect("log");
+    let slow: Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+        .find(|r| r["tool"] == "slow")
+        .expect("slow logged");
+    assert_eq!(slow["event"], "tool-called");
+    assert_eq!(slow["cancelled"], true);
+    assert_eq!(
+        calls_logged(&text).len(),
+        3,
+        "book_table, slow, ask_survey: {text}"
+    );
 }
 
 /// Ctrl-O on the arguments form, at any time: the whole arguments as
