@@ -30,6 +30,16 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The method that calls it: `tools/call`, `prompts/get`,
+    /// `resources/read`.
+    pub fn method(self) -> &'static str {
+        match self {
+            Kind::Tool => "tools/call",
+            Kind::Prompt => "prompts/get",
+            Kind::Resource => "resources/read",
+        }
+    }
+
     /// The word for it: `tool`, `prompt`, `resource`.
     pub fn noun(self) -> &'static str {
         match self {
@@ -175,6 +185,8 @@ pub enum Step {
     /// ([`crate::binding::tool_form::arguments_text`]) and checked against
     /// `input_schema` ([`crate::binding::tool_form::check_arguments`]).
     Arguments {
+        /// A tool or a prompt.
+        kind: Kind,
         /// The tool's name (unsanitized).
         tool: String,
         /// The form to show, built by the front door.

@@ -156,6 +156,7 @@ impl Client {
             }
         };
         let step = Step::Arguments {
+            kind,
             tool: name,
             request: Box::new(request),
             input_schema,

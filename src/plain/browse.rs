@@ -34,8 +34,9 @@ const MATCHES_SAID: usize = 20;
 /// The review of a tool's arguments.
 const ARGUMENTS_REVIEW: ReviewWords = ReviewWords {
     intro: "Review: the call is made with exactly these arguments.",
-    prompt: "Type send, edit N, or cancel: ",
+    prompt: "Type call, edit N, or back: ",
     sent: "Arguments taken.",
+    arguments: true,
 };
 
 /// What a line typed at the list means.
@@ -153,6 +154,7 @@ impl<I: LineIo> PlainResponder<I> {
             Step::Ready | Step::Cancelled { .. } => Ok(Reply::Back),
             Step::Pick { tools, last } => self.pick(tools, *last),
             Step::Arguments {
+                kind,
                 tool,
                 request,
                 input_schema,
@@ -166,7 +168,12 @@ impl<I: LineIo> PlainResponder<I> {
                     return Ok(Reply::Back);
                 };
                 let mut form = Form::new(schema, &r.message);
-                let given = self.ask_arguments(&mut form, &r.message)?;
+                form.for_arguments = true;
+                let call = format!("{} {tool}", kind.method());
+                self.arguments = true;
+                let given = self.ask_arguments(&mut form, &call, &r.message);
+                self.arguments = false;
+                let given = given?;
                 match given {
                     Reply::Arguments(a) if !left_out.is_empty() => {
                         self.left_out_arguments(tool, input_schema, a, left_out, last)
@@ -254,13 +261,20 @@ impl<I: LineIo> PlainResponder<I> {
         }
     }
 
-    /// The arguments form, one question per field, then its review:
-    /// [`Reply::Arguments`] with what the person gave, [`Reply::Back`] when
-    /// they gave up (Control-C, Control-D, cancel), [`Reply::Quit`].
+    /// The arguments form of `call` (`tools/call NAME`, unsanitized), one
+    /// question per field, then its review: [`Reply::Arguments`] with what
+    /// the person gave, [`Reply::Back`] when they gave up (Control-C,
+    /// Control-D, back), [`Reply::Quit`].
     ///
     /// Errors: the terminal's.
-    fn ask_arguments(&mut self, form: &mut Form, message: &str) -> Result<Reply, RespondError> {
+    fn ask_arguments(
+        &mut self,
+        form: &mut Form,
+        call: &str,
+        message: &str,
+    ) -> Result<Reply, RespondError> {
         self.say("")?;
+        self.say(&format!("Arguments for {}.", display(call)))?;
         // The message is ours (the names in it are escaped as said).
         for l in display_multiline(message) {
             self.say(&l)?;
@@ -530,6 +544,7 @@ mod tests {
         };
         let request = wrap_request(&form.params("tool", "ship"), &options).expect("a form");
         Step::Arguments {
+            kind: crate::browse::Kind::Tool,
             tool: "ship".into(),
             request: Box::new(request),
             input_schema: schema.clone(),
@@ -589,6 +604,51 @@ mod tests {
             assert!(t.contains(said), "{said:?} in:\n{t}");
         }
         assert!(!t.contains('\u{1b}'), "{t}");
+    }
+
+    /// The arguments form says what it is (the call's arguments) and its
+    /// words are a call's: `call` and `back` at the review, nothing to
+    /// decline; Control-C on a question goes back to the list.
+    #[test]
+    fn the_arguments_form_speaks_of_the_call_not_of_an_answer() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"]
+        });
+        let mut p = plain(&["Paris", "", "decline", "back"]);
+        let reply = p.browse_step(&arguments_step(&schema)).expect("reply");
+        assert_eq!(reply, Reply::Back);
+        let t = p.io().transcript.clone();
+        for said in [
+            "Arguments for tools/call ship.",
+            "The arguments of the tool 'ship'.",
+            "Type call, edit N, or back: ",
+            "Not understood: a bare Enter does not call; type call.",
+            "Not understood: type call, edit and a field number, or back.",
+            "Back to the list.",
+        ] {
+            assert!(t.contains(said), "{said:?} in:\n{t}");
+        }
+        for unsaid in ["decline,", "Declined", "Cancelled", "cancel:", "request 1"] {
+            assert!(!t.contains(unsaid), "{unsaid:?} in:\n{t}");
+        }
+        // Control-C on a question: back to the list, in those words.
+        let mut p = plain(&["^C"]);
+        let reply = p.browse_step(&arguments_step(&schema)).expect("reply");
+        assert_eq!(reply, Reply::Back);
+        let t = &p.io().transcript;
+        assert!(
+            t.contains("Back to the list. Press Control-C again at once to quit."),
+            "{t}"
+        );
+        // `call` makes it.
+        let mut p = plain(&["Oslo", "call"]);
+        let reply = p.browse_step(&arguments_step(&schema)).expect("reply");
+        assert_eq!(
+            reply,
+            Reply::Arguments(json!({"city": "Oslo"}).as_object().cloned().unwrap())
+        );
     }
 
     /// While a call runs: what is being done is said once, each line the

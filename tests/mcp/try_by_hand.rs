@@ -28,6 +28,44 @@ fn received(record: &std::path::Path) -> Vec<Value> {
         .collect()
 }
 
+/// From the list: pick `book_table` by part of its name, see that its
+/// form is the call's arguments, give a guest count out of range (refused)
+/// then one that fits, call it and read its result; back on the list.
+fn book_a_table(t: &mut Tui) {
+    t.send("table");
+    t.wait_for("1 of 7 shown");
+    t.send("\r");
+    t.wait_for("The arguments of the tool 'book_table'.");
+    // The form says what it is: the call's arguments, called or left.
+    t.wait_for("Arguments for tools/call book_table");
+    t.wait_for("[ Call ]  [ Back ]");
+    // The form's message is ours: not framed as the server's words.
+    let screen = t.screen();
+    assert!(!screen.contains("The server's message"), "{screen}");
+    assert!(!screen.contains("not checked"), "{screen}");
+    assert!(!screen.contains("request 1 of 1"), "{screen}");
+    assert!(!screen.contains("Decline"), "{screen}");
+    // City, then Guests out of range: refused.
+    t.send("Paris");
+    t.send("\t");
+    t.send("99");
+    t.wait_for("[99");
+    t.send("\u{13}");
+    t.wait_for("must be at most 12");
+    assert!(!t.shows("Review"), "{}", t.screen());
+    t.send("\u{7f}\u{7f}4");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for("Result of the tool 'book_table'");
+    t.wait_for(r#""guests": 4"#);
+    t.wait_for("Structured content:");
+    // The SDK declares an outputSchema for the tool's text result.
+    t.wait_for("The structured content fits the tool's outputSchema.");
+    t.send("\r");
+    t.wait_for("7 of 7 shown");
+}
+
 /// The whole loop in one run, in the revision `protocol` asks for.
 fn pick_fill_call_answer_and_leave(protocol: &str) {
     let Some(py) = python() else { return };
@@ -50,33 +88,7 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     t.wait_for("1 of 7 shown");
     t.send("\u{7f}\u{7f}\u{7f}\u{7f}");
     t.wait_for("7 of 7 shown");
-    t.send("table");
-    t.wait_for("1 of 7 shown");
-    t.send("\r");
-    t.wait_for("The arguments of the tool 'book_table'.");
-    // The form's message is ours: not framed as the server's words.
-    let screen = t.screen();
-    assert!(!screen.contains("The server's message"), "{screen}");
-    assert!(!screen.contains("not checked"), "{screen}");
-    // City, then Guests out of range: refused.
-    t.send("Paris");
-    t.send("\t");
-    t.send("99");
-    t.wait_for("[99");
-    t.send("\u{13}");
-    t.wait_for("must be at most 12");
-    assert!(!t.shows("Review"), "{}", t.screen());
-    t.send("\u{7f}\u{7f}4");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
-    t.wait_for("Result of the tool 'book_table'");
-    t.wait_for(r#""guests": 4"#);
-    t.wait_for("Structured content:");
-    // The SDK declares an outputSchema for the tool's text result.
-    t.wait_for("The structured content fits the tool's outputSchema.");
-    t.send("\r");
-    t.wait_for("7 of 7 shown");
+    book_a_table(&mut t);
     // A tool without arguments is called at once; its form is answered on
     // the same screen.
     t.send("survey");
@@ -485,6 +497,7 @@ fn the_plain_loop_picks_asks_calls_cancels_and_leaves() {
     t.send("s\r");
     t.wait_for("entries match \"s\":");
     t.send("table\r");
+    t.wait_for("Arguments for tools/call book_table.");
     t.wait_for("The arguments of the tool 'book_table'.");
     t.wait_for("3 arguments to give, 2 required.");
     t.wait_for("Field 1 of 3: City, required, text.");
@@ -497,7 +510,8 @@ fn the_plain_loop_picks_asks_calls_cancels_and_leaves() {
     t.send("\r");
     t.wait_for("Review: the call is made with exactly these arguments.");
     t.wait_for("2. Guests: 4.");
-    t.send("send\r");
+    t.wait_for("Type call, edit N, or back:");
+    t.send("call\r");
     t.wait_for("Result of the tool 'book_table'");
     t.wait_for(
         r#"| {"received": {"city": "Paris", "guests": 4, "terrace": false}, "tool": "book_table"}"#,
