@@ -126,6 +126,9 @@ pub struct Form {
     /// Keywords of the requested schema ignored for drawing (compatible
     /// schema policy; pointers, sanitise before drawing).
     pub outside_subset: Vec<String>,
+    /// The schema's own title and description when they were ignored for
+    /// drawing ([`FormSchema::title`], unsanitized).
+    pub outside_text: (Option<String>, Option<String>),
     fields: Vec<FieldState>,
     focus: Focus,
     stage: Stage,
@@ -166,6 +169,7 @@ impl Form {
             editor_takes_all: false,
             for_arguments: false,
             outside_subset: schema.outside_subset.clone(),
+            outside_text: (schema.title.clone(), schema.description.clone()),
             fields,
             focus,
             stage: Stage::Edit,

@@ -1019,24 +1019,49 @@ fn scroll_mark(f: &mut Frame, theme: &Theme, t: &str, y: u16) {
 }
 
 /// The keywords ignored for drawing (compatible schema policy), in words a
-/// person reads ([`ignored_words`]), one line.
-fn outside_subset_lines(b: &mut Body, pointers: &[String], theme: &Theme, w: usize) {
-    if pointers.is_empty() {
+/// person reads ([`ignored_words`]; the schema's own title and description
+/// quoted), one sentence.
+fn outside_subset_lines(b: &mut Body, form: &Form, theme: &Theme, w: usize) {
+    if form.outside_subset.is_empty() {
         return;
     }
-    let words: Vec<String> = pointers.iter().map(|p| ignored_words(p)).collect();
-    let text = format!("Not used on this form: {}", words.join(", "));
+    let (title, description) = &form.outside_text;
+    let words: Vec<String> = form
+        .outside_subset
+        .iter()
+        .map(|p| {
+            let text = match p.as_str() {
+                "/title" => title.as_deref(),
+                "/description" => description.as_deref(),
+                _ => None,
+            };
+            ignored_words(p, text)
+        })
+        .collect();
+    let text = format!(
+        "From the server's schema, not used on this form: {}.",
+        words.join(", ")
+    );
     b.text(&display(&text), theme.muted(), 1, w.saturating_sub(1));
     b.push(Line::raw(""));
 }
 
-/// A schema pointer the form leaves out, said for a person: `/title` is
-/// "the form's title", `/properties/age/examples` is "examples of the
-/// field age"; anything else is the pointer itself.
-pub fn ignored_words(pointer: &str) -> String {
+/// The most columns of the schema's own title or description quoted on the
+/// form ([`ignored_words`]).
+pub const IGNORED_TEXT_COLS: usize = 60;
+
+/// A schema pointer the form leaves out, said for a person: `/title` with
+/// its `text` is `the title "Booking"` (cut to [`IGNORED_TEXT_COLS`]),
+/// without it "the form's title"; `/properties/age/examples` is "examples
+/// of the field age"; anything else is the pointer itself (server text:
+/// escape before drawing).
+pub fn ignored_words(pointer: &str, text: Option<&str>) -> String {
     let parts: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
     match parts.as_slice() {
-        [kw] if !kw.is_empty() => format!("the form's {kw}"),
+        [kw] if !kw.is_empty() => match text {
+            Some(t) => format!("the {kw} \"{}\"", clip(t.trim(), IGNORED_TEXT_COLS)),
+            None => format!("the form's {kw}"),
+        },
         ["properties", field, rest @ ..] if !rest.is_empty() => {
             format!("{} of the field {field}", rest.join("/"))
         }
@@ -1158,7 +1183,7 @@ fn draw_form_inner(
             } else {
                 message_lines(&mut b, &form.message, theme, w);
             }
-            outside_subset_lines(&mut b, &form.outside_subset, theme, w);
+            outside_subset_lines(&mut b, form, theme, w);
             for i in 0..form.fields().len() {
                 field_block(&mut b, form, i, theme, w);
             }

@@ -266,7 +266,7 @@ fn pydantic_form_is_filled_in_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = start_tui(dir.path(), "book", &py);
     t.wait_for("Book a table");
-    t.wait_for("Not used on this form: examples of the field code");
+    t.wait_for("From the server's schema, not used on this form: examples of the field code.");
     t.wait_for("pattern ^[A-Z]{2}$");
     t.send("Ada Lovelace");
     // guests, seating, then the integer select: the next option is 3.
