@@ -424,6 +424,8 @@ fn ctx_elicit_of_both_sdks_gets_the_same_hint_and_runs_with_the_variable() {
         );
         assert_eq!(r.code, 1, "fastmcp {fastmcp}: {}", r.stderr);
         assert!(r.stderr.contains(hint), "fastmcp {fastmcp}: {}", r.stderr);
+        // The SDK's sentence is quoted without its full stop before ours.
+        assert!(!r.stderr.contains(".;"), "fastmcp {fastmcp}: {}", r.stderr);
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_ahp-elicit"))
             .args(["mcp", "--call", "book", "--action", "decline", "--"])
             .args(&server)
