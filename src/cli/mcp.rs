@@ -515,7 +515,11 @@ pub fn run(args: McpArgs) -> Exit {
     };
     // At a terminal, a tool that asks the 2025-11-25 way may be run again
     // in that revision, if the person says so.
-    if answer.interactive() && cancelled_is_zero(&cancelled) && older_way(&outcome) && run_again() {
+    if answer.interactive()
+        && cancelled_is_zero(&cancelled)
+        && older_way(&outcome)
+        && run_again(crate::plain::chosen(answer.plain))
+    {
         crate::notice::say_in(
             "mcp",
             format!("running the call again over MCP {}", Revision::V2025_11_25),
@@ -604,15 +608,16 @@ fn older_way(outcome: &Result<crate::mcp::SessionReport, McpError>) -> bool {
 /// Whether to run the call again over MCP 2025-11-25: never in a build
 /// without the terminal front end, where no terminal is read.
 #[cfg(not(feature = "tui"))]
-fn run_again() -> bool {
+fn run_again(_plain: bool) -> bool {
     false
 }
 
 /// Ask the person on the terminal whether to run the call again over MCP
-/// 2025-11-25 (the tool may run twice); false without a terminal or on
-/// anything but yes.
+/// 2025-11-25 (the tool may run twice): the key `y`, with no Enter (in
+/// plain lines, `y` then Enter); false without a terminal or on anything
+/// else.
 #[cfg(feature = "tui")]
-fn run_again() -> bool {
+fn run_again(plain: bool) -> bool {
     let Ok(mut tty) = crate::plain::TtyIo::open() else {
         return false;
     };
@@ -625,12 +630,21 @@ fn run_again() -> bool {
     if said.is_err() {
         return false;
     }
-    let prompt = format!(
-        "Run the call again over MCP {legacy}? The tool may run twice (it has run once already). [y/N] "
+    let question = format!(
+        "Run the call again over MCP {legacy}? The tool may run twice (it has run once already)."
     );
+    if plain {
+        let prompt =
+            format!("{question} Type y and press Enter to run it again; anything else does not: ");
+        return matches!(
+            tty.ask(&prompt, None, &|| false),
+            Ok(crate::plain::Reply::Line(l)) if matches!(l.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+        );
+    }
+    let prompt = format!("{question} Press y to run it again, any other key not to: ");
     matches!(
-        tty.ask(&prompt, None, &|| false),
-        Ok(crate::plain::Reply::Line(l)) if matches!(l.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+        tty.ask_key(&prompt, crate::tui::FORM_GUARD),
+        Ok(Some(b'y' | b'Y'))
     )
 }
 

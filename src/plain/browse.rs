@@ -444,10 +444,16 @@ impl<I: LineIo> PlainResponder<I> {
         if again {
             self.say(&crate::browse::again_offer())?;
         }
-        let prompt = if again {
-            "Type again to run it again over MCP 2025-11-25; Enter goes back to the list, q leaves: "
+        let (prompt, not_understood) = if again {
+            (
+                "Type again to run it again over MCP 2025-11-25; Enter goes back to the list, q leaves: ",
+                "Not understood: type again to run it again, press Enter, or type q.",
+            )
         } else {
-            "Press Enter to go back to the list (q leaves): "
+            (
+                "Press Enter to go back to the list (q leaves): ",
+                "Not understood: press Enter, or type q.",
+            )
         };
         loop {
             match self.io.ask(prompt, None, &|| false)? {
@@ -455,7 +461,7 @@ impl<I: LineIo> PlainResponder<I> {
                     "" => return Ok(Reply::Back),
                     "q" | "quit" => return Ok(Reply::Leave),
                     "again" if again => return Ok(Reply::Again),
-                    _ => self.say("Not understood: press Enter, or type q.")?,
+                    _ => self.say(not_understood)?,
                 },
                 Typed::Interrupt => {
                     return Ok(if self.ctrl_c()? {
@@ -649,6 +655,30 @@ mod tests {
             reply,
             Reply::Arguments(json!({"city": "Oslo"}).as_object().cloned().unwrap())
         );
+    }
+
+    /// The offer to run a call again over 2025-11-25 says what to type, and
+    /// says it again after a line it does not take (a bare `y`).
+    #[test]
+    fn the_offer_to_run_again_says_exactly_what_to_type() {
+        let step = Step::Result {
+            kind: crate::browse::Kind::Tool,
+            tool: "book".into(),
+            result: json!({"error": "tools/call 'book' failed"}),
+            arguments: Map::new(),
+            output_check: None,
+            hint: None,
+            again: true,
+        };
+        let mut p = plain(&["y", "again"]);
+        assert_eq!(p.browse_step(&step).expect("reply"), Reply::Again);
+        let t = &p.io().transcript;
+        for said in [
+            "Type again to run it again over MCP 2025-11-25; Enter goes back to the list, q leaves: ",
+            "Not understood: type again to run it again, press Enter, or type q.",
+        ] {
+            assert!(t.contains(said), "{said:?} in:\n{t}");
+        }
     }
 
     /// While a call runs: what is being done is said once, each line the

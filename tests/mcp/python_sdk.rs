@@ -441,14 +441,20 @@ fn ctx_elicit_of_both_sdks_gets_the_same_hint_and_runs_with_the_variable() {
 }
 
 /// At a terminal the person is offered to run the call again over
-/// 2025-11-25 (told the tool may run twice); yes runs it, and the form
+/// 2025-11-25 (told the tool may run twice); the key `y` alone runs it
+/// (in plain lines, `y` then Enter, as the prompt says), and the form
 /// comes.
 #[test]
 fn ctx_elicit_at_a_terminal_offers_to_run_again_over_2025_11_25() {
     let Some(py) = python() else { return };
-    for fastmcp in [false, true] {
+    for (fastmcp, plain) in [(false, false), (true, false), (false, true)] {
         let dir = tempfile::tempdir().unwrap();
-        let args: Vec<String> = ["mcp", "--call", "book", "--"]
+        let flags: &[&str] = if plain {
+            &["mcp", "--plain", "--call", "book", "--"]
+        } else {
+            &["mcp", "--call", "book", "--"]
+        };
+        let args: Vec<String> = flags
             .iter()
             .map(|s| s.to_string())
             .chain(ctx_elicit_server(&py, fastmcp))
@@ -463,7 +469,24 @@ fn ctx_elicit_at_a_terminal_offers_to_run_again_over_2025_11_25() {
         );
         t.wait_for("Run the call again over MCP 2025-11-25?");
         t.wait_for("The tool may run twice");
-        t.send("y\r");
+        if plain {
+            t.wait_for("Type y and press Enter to run it again; anything else does not:");
+            t.send("y\r");
+            t.wait_for("Field 1 of 1: Name, required, text.");
+            t.send("Ada\r");
+            t.wait_for("Type send, edit N, decline, or cancel:");
+            t.send("send\r");
+            assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
+            let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
+            assert_eq!(
+                tool_report(&out),
+                json!({"action": "accept", "name": "Ada"})
+            );
+            continue;
+        }
+        t.wait_for("Press y to run it again, any other key not to:");
+        // One key, no Enter.
+        t.send("y");
         t.wait_for("Book a table");
         t.send("Ada");
         t.send("\x13");
