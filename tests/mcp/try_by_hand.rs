@@ -10,7 +10,7 @@
 
 use crate::common;
 use common::pty::*;
-use common::sdk::{installed, root};
+use common::sdk::{installed, root, start_http_env};
 
 use serde_json::Value;
 
@@ -406,6 +406,62 @@ fn esc_cancels_a_call_in_progress_in_2026_07_28() {
 #[test]
 fn esc_cancels_a_call_in_progress_in_2025_11_25() {
     esc_cancels_a_call_in_progress("--protocol 2025-11-25", true);
+}
+
+/// Over Streamable HTTP at 2026-07-28 (which defines no cancel
+/// notification there), Esc on a picked call gives the call up: the list
+/// comes back at once, `--log` records the call as cancelled, the next call
+/// of the session is answered meanwhile, and the SDK server's tool sees the
+/// cancellation by the end of the session. (Not yet held: that it sees it
+/// at once. The response stream of a tool that writes nothing more is only
+/// closed when the server next writes on it, its read idles out, or the
+/// session ends.)
+#[test]
+fn esc_cancels_a_call_over_streamable_http_in_2026_07_28() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let record = dir.path().join("received.jsonl");
+    let script = root().join("tests/servers/py_try_server.py");
+    let argv = [py, script.display().to_string(), "--http".to_owned()];
+    let http = start_http_env(&argv, &[("TRY_RECORD", record.display().to_string())]);
+    let log = dir.path().join("run.log");
+    let args = format!("mcp --log '{}' '{}'", log.display(), http.url);
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("7 of 7 shown");
+    t.send("slow");
+    t.wait_for("1 of 7 shown");
+    t.send("\r");
+    t.wait_for("Calling the tool 'slow'…");
+    t.wait_for("Progress 1/3: warming up");
+    t.send("\u{1b}");
+    t.wait_for("7 of 7 shown");
+    t.send("mood");
+    t.wait_for("1 of 7 shown");
+    t.send("\r");
+    t.wait_for("Arguments for tools/call set_mood");
+    t.send(" ");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for(r#"{"mood": "calm"}"#);
+    t.send("q");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    assert!(t.stderr().contains("(MCP 2026-07-28)"), "{}", t.stderr());
+    // In either order: the cancellation may reach the tool before the
+    // next call or with the session's end.
+    let got = wait_for_records(&record, 2);
+    assert!(
+        got.contains(&serde_json::json!({"tool": "set_mood", "received": {"mood": "calm"}})),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&serde_json::json!({"tool": "slow", "received": {"cancelled": true}})),
+        "{got:?}"
+    );
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(text.contains(r#""tool":"slow""#), "{text}");
+    assert!(text.contains(r#""cancelled":true"#), "{text}");
 }
 
 /// A server that answers a call after the person cancelled it (the fake
