@@ -30,6 +30,16 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The method that calls it: `tools/call`, `prompts/get`,
+    /// `resources/read`.
+    pub fn method(self) -> &'static str {
+        match self {
+            Kind::Tool => "tools/call",
+            Kind::Prompt => "prompts/get",
+            Kind::Resource => "resources/read",
+        }
+    }
+
     /// The word for it: `tool`, `prompt`, `resource`.
     pub fn noun(self) -> &'static str {
         match self {
@@ -175,6 +185,8 @@ pub enum Step {
     /// ([`crate::binding::tool_form::arguments_text`]) and checked against
     /// `input_schema` ([`crate::binding::tool_form::check_arguments`]).
     Arguments {
+        /// A tool or a prompt.
+        kind: Kind,
         /// The tool's name (unsanitized).
         tool: String,
         /// The form to show, built by the front door.
@@ -214,6 +226,17 @@ pub enum Step {
         /// with the same arguments ([`Reply::Again`]), saying the tool may
         /// run twice.
         again: bool,
+    },
+    /// The person cancelled the call of `tool` while it ran (Esc, or
+    /// Control-C in lines): nothing is shown, the front end answers
+    /// [`Reply::Back`] at once (the call's end is logged, as a result's).
+    Cancelled {
+        /// What was called, got or read.
+        kind: Kind,
+        /// The tool's (prompt's, resource's) name (unsanitized).
+        tool: String,
+        /// The arguments the call was made with.
+        arguments: Map<String, Value>,
     },
 }
 

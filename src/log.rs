@@ -14,7 +14,9 @@
 //! | `answer-rule` | `id`, then `rule` (the JSON Pointer of the rule of the answers file that answers it, `/rules/0`) and `name` when the rule has one; or `rule: null` and `misses`: `[{rule, keys}]`, the keys of each rule's `match` that did not hold (names only). Written before `decision` (or `answer-refused`) when `--answers` holds rules |
 //! | `decision` | `id`, `action`, `fields` (answered field names), plus `content` only with `--log-values` |
 //! | `launch` | `id`, `launcher`, `url`, `ok`, `error` when not ok; for a sign-in's launch of the browser (`mcp`), `id` is null and `for` is `sign-in` |
-//! | `tool-called` | `tool` (its name), `fields` (the argument names), `isError` (what the tool said), `error` (when the call failed), plus `content` (the arguments) only with `--log-values`; written by `mcp` for each call made while trying a server by hand |
+//! | `tool-called` | `tool` (its name), `fields` (the argument names), `isError` (what the tool said), `error` (when the call failed) or `cancelled: true` (the person cancelled it), plus `content` (the arguments) only with `--log-values`; written by `mcp` for each call made while trying a server by hand |
+//! | `prompt-got` | `prompt` (its name), then as `tool-called` but without `isError`; for each `prompts/get` made while trying a server by hand |
+//! | `resource-read` | `resource` (its name as listed, else its URI), `fields` (empty), `error` or `cancelled: true`; for each `resources/read` made while trying a server by hand |
 //! | `result-emitted` | `id` (the result event), `parent` (the request), `action`; written once the result is written to the output (`respond` writes results in batches, so these may follow the records of later requests) |
 //!
 //! Redaction, always on: every URL-looking span in every field (the URL,
@@ -302,33 +304,49 @@ impl EventLog {
         self.record("launch", f)
     }
 
-    /// A tool called while trying a server by hand: its name, the argument
-    /// names (the values only with `log_values`), and how it ended (the
-    /// call's `result`: `isError`, or `{"error": sentence}`).
+    /// A call made while trying a server by hand: `tool-called`,
+    /// `prompt-got` or `resource-read` (as `kind` says), naming what was
+    /// called (`tool`, `prompt`, `resource`) and the argument names (the
+    /// values only with `log_values`), and how it ended: cancelled by the
+    /// person, or the call's `result` (a tool's `isError`, or
+    /// `{"error": sentence}`).
     #[cfg(feature = "cli")]
-    pub fn tool_called(
+    pub fn called(
         &mut self,
-        tool: &str,
+        kind: crate::browse::Kind,
+        name: &str,
         arguments: &Map<String, Value>,
-        result: &Value,
+        end: CallEnd<'_>,
     ) -> Result<(), LogError> {
+        use crate::browse::Kind;
         let mut f = Map::new();
-        f.insert("tool".into(), json!(tool));
+        f.insert(kind.noun().into(), json!(name));
         let names: Vec<&str> = arguments.keys().map(String::as_str).collect();
         f.insert("fields".into(), json!(names));
-        match result.get("error") {
-            Some(e) => {
-                f.insert("error".into(), e.clone());
+        match end {
+            CallEnd::Cancelled => {
+                f.insert("cancelled".into(), json!(true));
             }
-            None => {
-                let is_error = result.get("isError") == Some(&Value::Bool(true));
-                f.insert("isError".into(), json!(is_error));
-            }
+            CallEnd::Answered(result) => match result.get("error") {
+                Some(e) => {
+                    f.insert("error".into(), e.clone());
+                }
+                None if kind == Kind::Tool => {
+                    let is_error = result.get("isError") == Some(&Value::Bool(true));
+                    f.insert("isError".into(), json!(is_error));
+                }
+                None => {}
+            },
         }
         if self.log_values {
             f.insert("content".into(), Value::Object(arguments.clone()));
         }
-        self.record("tool-called", f)
+        let event = match kind {
+            Kind::Tool => "tool-called",
+            Kind::Prompt => "prompt-got",
+            Kind::Resource => "resource-read",
+        };
+        self.record(event, f)
     }
 
     /// A result event was written to standard output.
@@ -344,6 +362,17 @@ impl EventLog {
         f.insert("action".into(), json!(action.as_str()));
         self.record("result-emitted", f)
     }
+}
+
+/// How a call made by hand ended ([`EventLog::called`]).
+#[cfg(feature = "cli")]
+#[derive(Debug, Clone, Copy)]
+pub enum CallEnd<'a> {
+    /// The server answered, or the call failed: the result shown
+    /// (`{"error": sentence}` for a failure).
+    Answered(&'a Value),
+    /// The person cancelled the call while it ran.
+    Cancelled,
 }
 
 /// The `--log` event log, shared by the front door's loop (on the session
@@ -404,6 +433,8 @@ impl crate::launcher::Launcher for LoggingLauncher {
 mod tests {
     use super::*;
     use crate::binding::{read_request, wrap_request, ReadOptions, Rule, Server, WrapOptions};
+    #[cfg(feature = "cli")]
+    use crate::browse::Kind;
 
     fn request(params: Value, id: &str) -> RequestEvent {
         let server = Server {
@@ -518,9 +549,11 @@ mod tests {
         let p = dir.path().join("a.jsonl");
         {
             let mut log = EventLog::open(&p, false).unwrap();
-            log.tool_called("book", &args, &json!({"content": [], "isError": true}))
+            let r = json!({"content": [], "isError": true});
+            log.called(Kind::Tool, "book", &args, CallEnd::Answered(&r))
                 .unwrap();
-            log.tool_called("book", &Map::new(), &json!({"error": "tools/call failed"}))
+            let r = json!({"error": "tools/call failed"});
+            log.called(Kind::Tool, "book", &Map::new(), CallEnd::Answered(&r))
                 .unwrap();
         }
         let text = std::fs::read_to_string(&p).unwrap();
@@ -535,12 +568,49 @@ mod tests {
         let q = dir.path().join("b.jsonl");
         {
             let mut log = EventLog::open(&q, true).unwrap();
-            log.tool_called("book", &args, &json!({"content": []}))
+            let r = json!({"content": []});
+            log.called(Kind::Tool, "book", &args, CallEnd::Answered(&r))
                 .unwrap();
         }
         let l = lines(&q);
         assert_eq!(l[0]["content"], json!({"city": "Secretville", "guests": 4}));
         assert_eq!(l[0]["isError"], false);
+    }
+
+    #[test]
+    #[cfg(feature = "cli")]
+    fn prompts_got_resources_read_and_cancelled_calls_are_logged() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = Map::new();
+        args.insert("name".into(), json!("Secret Ada"));
+        let p = dir.path().join("a.jsonl");
+        {
+            let mut log = EventLog::open(&p, false).unwrap();
+            let r = json!({"messages": []});
+            log.called(Kind::Prompt, "greeting", &args, CallEnd::Answered(&r))
+                .unwrap();
+            let r = json!({"error": "resources/read failed"});
+            log.called(Kind::Resource, "menu", &Map::new(), CallEnd::Answered(&r))
+                .unwrap();
+            log.called(Kind::Tool, "slow", &args, CallEnd::Cancelled)
+                .unwrap();
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(!text.contains("Secret Ada"), "{text}");
+        let l = lines(&p);
+        assert_eq!(l[0]["event"], "prompt-got");
+        assert_eq!(l[0]["prompt"], "greeting");
+        assert_eq!(l[0]["fields"], json!(["name"]));
+        assert_eq!(l[0].get("isError"), None);
+        assert_eq!(l[0].get("error"), None);
+        assert_eq!(l[1]["event"], "resource-read");
+        assert_eq!(l[1]["resource"], "menu");
+        assert_eq!(l[1]["fields"], json!([]));
+        assert_eq!(l[1]["error"], "resources/read failed");
+        assert_eq!(l[2]["event"], "tool-called");
+        assert_eq!(l[2]["tool"], "slow");
+        assert_eq!(l[2]["cancelled"], true);
+        assert_eq!(l[2].get("isError"), None);
     }
 
     #[test]

@@ -147,6 +147,12 @@ pub struct FormSchema {
     /// ignored for drawing (pointers relative to `requestedSchema`; only
     /// under the compatible schema policy).
     pub outside_subset: Vec<String>,
+    /// The schema's own `title`, when it was ignored for drawing (in
+    /// `outside_subset`): as given (unsanitized), for the line that says
+    /// what the form does not use.
+    pub title: Option<String>,
+    /// The schema's own `description`, likewise.
+    pub description: Option<String>,
 }
 
 impl FormSchema {

@@ -159,6 +159,8 @@ pub fn parse_form_schema(v: &Value, ptr: &str) -> Result<FormSchema, Vec<Violati
         Ok(FormSchema {
             fields,
             outside_subset: Vec::new(),
+            title: None,
+            description: None,
         })
     } else {
         Err(cx.errs)

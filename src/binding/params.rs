@@ -219,6 +219,15 @@ pub fn read_params(
         (Ok(req), Ok(c)) => {
             let mut req = req;
             if let RequestBody::Form(form) = &mut req.body {
+                // The schema's own title and description, said on the
+                // form as what it does not use.
+                let text = |k: &str| {
+                    let ignored = c.outside_subset.iter().any(|p| *p == format!("/{k}"));
+                    let v = schema.get(k).and_then(Value::as_str);
+                    v.filter(|_| ignored).map(str::to_owned)
+                };
+                form.title = text("title");
+                form.description = text("description");
                 form.outside_subset = c.outside_subset;
                 for (name, extra) in c.extras {
                     if let Some(f) = form.fields.iter_mut().find(|f| f.name == name) {

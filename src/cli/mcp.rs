@@ -241,20 +241,27 @@ impl crate::responder::Responder for LoggingResponder {
     }
 
     /// `--log` records each call made while trying the server by hand
-    /// (when its result is shown).
+    /// (when its result is shown, or when the person cancelled it).
     fn browse(
         &mut self,
         step: &crate::browse::Step,
     ) -> Result<crate::browse::Reply, crate::responder::RespondError> {
-        if let crate::browse::Step::Result {
-            kind: crate::browse::Kind::Tool,
-            tool,
-            result,
-            arguments,
-            ..
-        } = step
-        {
-            self.note(|l| l.tool_called(tool, arguments, result));
+        use crate::browse::Step;
+        use crate::log::CallEnd;
+        match step {
+            Step::Result {
+                kind,
+                tool,
+                result,
+                arguments,
+                ..
+            } => self.note(|l| l.called(*kind, tool, arguments, CallEnd::Answered(result))),
+            Step::Cancelled {
+                kind,
+                tool,
+                arguments,
+            } => self.note(|l| l.called(*kind, tool, arguments, CallEnd::Cancelled)),
+            _ => {}
         }
         self.inner.browse(step)
     }
@@ -517,7 +524,11 @@ pub fn run(args: McpArgs) -> Exit {
     };
     // At a terminal, a tool that asks the 2025-11-25 way may be run again
     // in that revision, if the person says so.
-    if answer.interactive() && cancelled_is_zero(&cancelled) && older_way(&outcome) && run_again() {
+    if answer.interactive()
+        && cancelled_is_zero(&cancelled)
+        && older_way(&outcome)
+        && run_again(crate::plain::chosen(answer.plain))
+    {
         crate::notice::say_in(
             "mcp",
             format!("running the call again over MCP {}", Revision::V2025_11_25),
@@ -606,15 +617,16 @@ fn older_way(outcome: &Result<crate::mcp::SessionReport, McpError>) -> bool {
 /// Whether to run the call again over MCP 2025-11-25: never in a build
 /// without the terminal front end, where no terminal is read.
 #[cfg(not(feature = "tui"))]
-fn run_again() -> bool {
+fn run_again(_plain: bool) -> bool {
     false
 }
 
 /// Ask the person on the terminal whether to run the call again over MCP
-/// 2025-11-25 (the tool may run twice); false without a terminal or on
-/// anything but yes.
+/// 2025-11-25 (the tool may run twice): the key `y`, with no Enter (in
+/// plain lines, `y` then Enter); false without a terminal or on anything
+/// else.
 #[cfg(feature = "tui")]
-fn run_again() -> bool {
+fn run_again(plain: bool) -> bool {
     let Ok(mut tty) = crate::plain::TtyIo::open() else {
         return false;
     };
@@ -627,12 +639,21 @@ fn run_again() -> bool {
     if said.is_err() {
         return false;
     }
-    let prompt = format!(
-        "Run the call again over MCP {legacy}? The tool may run twice (it has run once already). [y/N] "
+    let question = format!(
+        "Run the call again over MCP {legacy}? The tool may run twice (it has run once already)."
     );
+    if plain {
+        let prompt =
+            format!("{question} Type y and press Enter to run it again; anything else does not: ");
+        return matches!(
+            tty.ask(&prompt, None, &|| false),
+            Ok(crate::plain::Reply::Line(l)) if matches!(l.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+        );
+    }
+    let prompt = format!("{question} Press y to run it again, any other key not to: ");
     matches!(
-        tty.ask(&prompt, None, &|| false),
-        Ok(crate::plain::Reply::Line(l)) if matches!(l.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+        tty.ask_key(&prompt, crate::tui::FORM_GUARD),
+        Ok(Some(b'y' | b'Y'))
     )
 }
 

@@ -127,3 +127,7 @@ pub const HELP_EDIT: &str = "Tab/↓ next · Shift-Tab/↑ prev · Space toggle/
 /// The help line: the keys of the review step.
 pub const HELP_REVIEW: &str =
     "Enter send · b/Backspace back to the form · Ctrl-D decline · Esc cancel";
+/// The help line: the keys of the review step of a form of arguments
+/// ([`crate::form::Form::for_arguments`]).
+pub const HELP_REVIEW_ARGUMENTS: &str =
+    "Enter call · b/Backspace back to the form · Esc back to the list";

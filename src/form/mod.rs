@@ -20,6 +20,9 @@
 //!   person has typed or chosen anything, a decline or cancel first asks to
 //!   confirm (the same key again, or `y`; any other key goes back to the
 //!   form), so one stray key never throws answers away.
+//! - a form of a call's arguments ([`Form::for_arguments`], trying a server
+//!   by hand) is no answer: its buttons are Call and Back, nothing is
+//!   declined, and its notices say so.
 
 pub mod entered;
 pub mod field;
@@ -31,7 +34,7 @@ use serde_json::{Map, Value};
 use crate::binding::{Action as ElicitAction, Answer, FieldKind, FormSchema};
 
 pub use field::{EntryError, FieldState, FieldValue, NumberError, OptionList, FILTER_MIN_OPTIONS};
-pub use key::{Key, KeyIntent, CONFIRM_KEY, HELP_EDIT, HELP_REVIEW};
+pub use key::{Key, KeyIntent, CONFIRM_KEY, HELP_EDIT, HELP_REVIEW, HELP_REVIEW_ARGUMENTS};
 
 /// Why [`Form::set_json`] could not set a field. Names are server text:
 /// sanitise before showing.
@@ -60,6 +63,10 @@ pub enum Button {
 
 /// All buttons in focus order.
 pub const BUTTONS: [Button; 3] = [Button::Submit, Button::Decline, Button::Cancel];
+
+/// The buttons of a form of arguments ([`Form::for_arguments`]), in focus
+/// order: there is nothing to decline.
+pub const ARGUMENT_BUTTONS: [Button; 2] = [Button::Submit, Button::Cancel];
 
 impl Button {
     /// The button's caption.
@@ -110,9 +117,18 @@ pub struct Form {
     /// Ctrl-O edits the whole content as JSON (a tool's arguments), not
     /// the focused field: the key help says so. Set by the front end.
     pub editor_takes_all: bool,
+    /// The form asks the arguments of a call (trying a server by hand),
+    /// not an answer for a server: its buttons are Call and Back (nothing
+    /// is declined; Ctrl-D declines nothing), and its notices and
+    /// questions say call and back ([`Form::button_label`],
+    /// [`ARGUMENT_BUTTONS`]). Set by the front end.
+    pub for_arguments: bool,
     /// Keywords of the requested schema ignored for drawing (compatible
     /// schema policy; pointers, sanitise before drawing).
     pub outside_subset: Vec<String>,
+    /// The schema's own title and description when they were ignored for
+    /// drawing ([`FormSchema::title`], unsanitized).
+    pub outside_text: (Option<String>, Option<String>),
     fields: Vec<FieldState>,
     focus: Focus,
     stage: Stage,
@@ -151,7 +167,9 @@ impl Form {
             message: message.to_owned(),
             message_is_ours: false,
             editor_takes_all: false,
+            for_arguments: false,
             outside_subset: schema.outside_subset.clone(),
+            outside_text: (schema.title.clone(), schema.description.clone()),
             fields,
             focus,
             stage: Stage::Edit,
@@ -180,7 +198,11 @@ impl Form {
     /// it waits); None when nothing waits.
     pub fn confirm_keys(&self) -> Option<String> {
         let a = self.confirm?;
-        let keys = self.confirm_keys.clone().unwrap_or_else(|| discard_keys(a));
+        let keys = match (&self.confirm_keys, self.for_arguments) {
+            (Some(k), _) => k.clone(),
+            (None, true) => ARGUMENTS_DISCARD_KEYS.to_owned(),
+            (None, false) => discard_keys(a),
+        };
         // "Back" is where the person was: the form, or the review.
         Some(match self.stage {
             Stage::Review(_) => keys.replace(BACK_TO_FORM, "back to the review"),
@@ -203,6 +225,26 @@ impl Form {
         self.notice_at_field = false;
         self.notice = Some(question);
         true
+    }
+
+    /// The buttons below the fields, in focus order ([`BUTTONS`]; a form
+    /// of arguments: [`ARGUMENT_BUTTONS`]).
+    pub fn buttons(&self) -> &'static [Button] {
+        if self.for_arguments {
+            &ARGUMENT_BUTTONS
+        } else {
+            &BUTTONS
+        }
+    }
+
+    /// The caption of `b` on this form: a form of arguments says Call
+    /// (for Submit) and Back (for Cancel: back to the list).
+    pub fn button_label(&self, b: Button) -> &'static str {
+        match (self.for_arguments, b) {
+            (true, Button::Submit) => "Call",
+            (true, Button::Cancel) => "Back",
+            _ => b.label(),
+        }
     }
 
     /// The fields in schema order.
@@ -344,13 +386,7 @@ impl Form {
         // A discard waiting for confirmation: the same key again or `y`
         // confirms, any other key calls it off.
         if let Some(a) = self.confirm {
-            return match (key, a) {
-                (Key::Esc | Key::Ctrl('c'), _) => KeyIntent::Cancel,
-                (Key::Ctrl('d'), ElicitAction::Decline) => KeyIntent::Decline,
-                (Key::Char(CONFIRM_KEY), ElicitAction::Decline) => KeyIntent::Decline,
-                (Key::Char(CONFIRM_KEY), _) => KeyIntent::Cancel,
-                _ => KeyIntent::KeepEditing,
-            };
+            return confirming_intent(key, a);
         }
         // Keys that mean the same everywhere (Ctrl-D deletes the character
         // under the cursor in a non-empty text or number field, the Emacs
@@ -360,6 +396,8 @@ impl Form {
             Key::Ctrl('d') if self.stage == Stage::Edit && self.focused_has_text() => {
                 return KeyIntent::Edit(tui_input::InputRequest::DeleteNextChar)
             }
+            // A form of arguments has nothing to decline.
+            Key::Ctrl('d') if self.for_arguments => return KeyIntent::None,
             Key::Ctrl('d') => return KeyIntent::Decline,
             _ => {}
         }
@@ -573,7 +611,11 @@ impl Form {
         }
         self.confirm = Some(a);
         self.notice_at_field = false;
-        self.notice = Some(discard_question(a));
+        self.notice = Some(if self.for_arguments {
+            ARGUMENTS_DISCARD_QUESTION.to_owned()
+        } else {
+            discard_question(a)
+        });
         Status::Open
     }
 
@@ -692,7 +734,7 @@ impl Form {
         match self.focus {
             Focus::Field(i) => i,
             Focus::Button(b) => {
-                self.fields.len() + BUTTONS.iter().position(|x| *x == b).unwrap_or(0)
+                self.fields.len() + self.buttons().iter().position(|x| *x == b).unwrap_or(0)
             }
         }
     }
@@ -701,7 +743,8 @@ impl Form {
         if idx < self.fields.len() {
             Focus::Field(idx)
         } else {
-            Focus::Button(BUTTONS[(idx - self.fields.len()).min(BUTTONS.len() - 1)])
+            let buttons = self.buttons();
+            Focus::Button(buttons[(idx - self.fields.len()).min(buttons.len() - 1)])
         }
     }
 
@@ -713,7 +756,7 @@ impl Form {
                 f.visited = true;
             }
         }
-        let n = (self.fields.len() + BUTTONS.len()) as isize;
+        let n = (self.fields.len() + self.buttons().len()) as isize;
         let idx = (self.focus_index() as isize + d).rem_euclid(n) as usize;
         self.focus = self.focus_at(idx);
     }
@@ -735,12 +778,29 @@ impl Form {
                 {
                     self.focus = Focus::Field(i);
                 }
+                let refused = if self.for_arguments {
+                    "Not called yet"
+                } else {
+                    "Submit refused"
+                };
                 self.notice = Some(match errs.len() {
-                    1 => "Submit refused: 1 field needs attention".into(),
-                    n => format!("Submit refused: {n} fields need attention"),
+                    1 => format!("{refused}: 1 field needs attention"),
+                    n => format!("{refused}: {n} fields need attention"),
                 });
             }
         }
+    }
+}
+
+/// What `key` means while a discard (`a`) waits for confirmation: the
+/// same key again or `y` confirms, any other key calls it off.
+fn confirming_intent(key: &Key, a: ElicitAction) -> KeyIntent {
+    match (key, a) {
+        (Key::Esc | Key::Ctrl('c'), _) => KeyIntent::Cancel,
+        (Key::Ctrl('d'), ElicitAction::Decline) => KeyIntent::Decline,
+        (Key::Char(CONFIRM_KEY), ElicitAction::Decline) => KeyIntent::Decline,
+        (Key::Char(CONFIRM_KEY), _) => KeyIntent::Cancel,
+        _ => KeyIntent::KeepEditing,
     }
 }
 
@@ -753,6 +813,14 @@ pub fn discard_question(a: ElicitAction) -> String {
     };
     format!("Throw away what you entered and {verb}?")
 }
+
+/// The question a changed form of arguments ([`Form::for_arguments`])
+/// asks before it goes back to the list.
+pub const ARGUMENTS_DISCARD_QUESTION: &str = "Throw away what you entered and go back to the list?";
+
+/// The keys that answer [`ARGUMENTS_DISCARD_QUESTION`].
+pub const ARGUMENTS_DISCARD_KEYS: &str =
+    "Esc again or y: back to the list · any other key: back to the form";
 
 /// Where any other key than a confirmation goes (the help line's words).
 pub const BACK_TO_FORM: &str = "back to the form";

@@ -156,6 +156,7 @@ impl Client {
             }
         };
         let step = Step::Arguments {
+            kind,
             tool: name,
             request: Box::new(request),
             input_schema,
@@ -210,8 +211,17 @@ impl Client {
             let older_way = self.elic.older_way;
             self.elic.older_way |= before;
             let Some(result) = result? else {
-                // Cancelled by the person: back to the list.
-                return Ok(Next::List);
+                // Cancelled by the person: back to the list (the front
+                // door's log records it).
+                let step = Step::Cancelled {
+                    kind,
+                    tool: name.clone(),
+                    arguments: arguments.clone(),
+                };
+                return match self.put_step(step).await? {
+                    Reply::Quit => Err(McpError::Quit),
+                    _ => Ok(Next::List),
+                };
             };
             let output_check = match (
                 kind,

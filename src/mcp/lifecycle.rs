@@ -365,14 +365,22 @@ impl Client {
                 message,
                 data,
             }) => {
+                // Under --protocol auto, server/discover was asked first
+                // and did not do: no other revision is left to try.
+                let hint = match self.opts.protocol {
+                    ProtocolChoice::Auto => format!(
+                        "the server has no initialize, and did not answer server/discover as an MCP {MODERN_VERSION} server either: it speaks neither revision this client knows, or its server/discover is broken"
+                    ),
+                    _ => format!(
+                        "the server has no initialize: it speaks only MCP {MODERN_VERSION} or later; try --protocol auto"
+                    ),
+                };
                 return Err(McpError::Rpc {
                     method,
                     code: METHOD_NOT_FOUND,
-                    message: format!(
-                        "{message} (the server has no initialize: it speaks only MCP {MODERN_VERSION} or later; try --protocol auto)"
-                    ),
+                    message: format!("{message} ({hint})"),
                     data,
-                })
+                });
             }
             other => other?,
         };

@@ -480,7 +480,8 @@ pub enum Incomplete {
     /// tool asks the 2025-11-25 way (`said`: the server's message,
     /// sanitized).
     #[error(
-        "{call} failed: JSON-RPC error -32600: {said}; {}",
+        "{call} failed: JSON-RPC error -32600: {}; {}",
+        without_full_stop(.said),
         rounds::older_way_hint()
     )]
     OlderWayOnly { call: String, said: String },
@@ -644,6 +645,12 @@ pub enum McpError {
     Events(#[source] std::io::Error),
 }
 
+/// `s` without the full stop (or stops) it ends with: a server's sentence
+/// quoted before more of ours (`…requests; the tool asks…`).
+fn without_full_stop(s: &str) -> &str {
+    s.trim_end().trim_end_matches('.')
+}
+
 /// A duration in seconds as a person reads it: `30 s`, `1.5 s`.
 pub(crate) fn seconds(d: &Duration) -> String {
     let s = d.as_secs_f64();
@@ -690,6 +697,22 @@ mod tests {
 
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// The server's sentence, quoted before the hint, keeps no full stop
+    /// of its own before the semicolon.
+    #[test]
+    fn the_older_way_error_has_no_stop_before_its_hint() {
+        let e = McpError::from(Incomplete::OlderWayOnly {
+            call: "tools/call 'book'".into(),
+            said: "no back-channel for server-initiated requests.".into(),
+        });
+        let said = e.to_string();
+        assert!(
+            said.starts_with("tools/call 'book' failed: JSON-RPC error -32600: no back-channel for server-initiated requests; the tool asks in the MCP 2025-11-25 way"),
+            "{said}"
+        );
+        assert!(!said.contains(".;"), "{said}");
     }
 
     #[test]

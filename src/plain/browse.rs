@@ -34,8 +34,9 @@ const MATCHES_SAID: usize = 20;
 /// The review of a tool's arguments.
 const ARGUMENTS_REVIEW: ReviewWords = ReviewWords {
     intro: "Review: the call is made with exactly these arguments.",
-    prompt: "Type send, edit N, or cancel: ",
+    prompt: "Type call, edit N, or back: ",
     sent: "Arguments taken.",
+    arguments: true,
 };
 
 /// What a line typed at the list means.
@@ -128,7 +129,7 @@ impl<I: LineIo> PlainResponder<I> {
         if self.acknowledge(false)? {
             return Ok(Reply::Quit);
         }
-        if matches!(step, Step::Ready) {
+        if matches!(step, Step::Ready | Step::Cancelled { .. }) {
             return Ok(Reply::Back);
         }
         self.browsing = true;
@@ -150,9 +151,10 @@ impl<I: LineIo> PlainResponder<I> {
     /// notices held meanwhile).
     fn browse_said(&mut self, step: &Step) -> Result<Reply, RespondError> {
         match step {
-            Step::Ready => Ok(Reply::Back),
+            Step::Ready | Step::Cancelled { .. } => Ok(Reply::Back),
             Step::Pick { tools, last } => self.pick(tools, *last),
             Step::Arguments {
+                kind,
                 tool,
                 request,
                 input_schema,
@@ -166,7 +168,12 @@ impl<I: LineIo> PlainResponder<I> {
                     return Ok(Reply::Back);
                 };
                 let mut form = Form::new(schema, &r.message);
-                let given = self.ask_arguments(&mut form, &r.message)?;
+                form.for_arguments = true;
+                let call = format!("{} {tool}", kind.method());
+                self.arguments = true;
+                let given = self.ask_arguments(&mut form, &call, &r.message);
+                self.arguments = false;
+                let given = given?;
                 match given {
                     Reply::Arguments(a) if !left_out.is_empty() => {
                         self.left_out_arguments(tool, input_schema, a, left_out, last)
@@ -254,13 +261,20 @@ impl<I: LineIo> PlainResponder<I> {
         }
     }
 
-    /// The arguments form, one question per field, then its review:
-    /// [`Reply::Arguments`] with what the person gave, [`Reply::Back`] when
-    /// they gave up (Control-C, Control-D, cancel), [`Reply::Quit`].
+    /// The arguments form of `call` (`tools/call NAME`, unsanitized), one
+    /// question per field, then its review: [`Reply::Arguments`] with what
+    /// the person gave, [`Reply::Back`] when they gave up (Control-C,
+    /// Control-D, back), [`Reply::Quit`].
     ///
     /// Errors: the terminal's.
-    fn ask_arguments(&mut self, form: &mut Form, message: &str) -> Result<Reply, RespondError> {
+    fn ask_arguments(
+        &mut self,
+        form: &mut Form,
+        call: &str,
+        message: &str,
+    ) -> Result<Reply, RespondError> {
         self.say("")?;
+        self.say(&format!("Arguments for {}.", display(call)))?;
         // The message is ours (the names in it are escaped as said).
         for l in display_multiline(message) {
             self.say(&l)?;
@@ -430,10 +444,16 @@ impl<I: LineIo> PlainResponder<I> {
         if again {
             self.say(&crate::browse::again_offer())?;
         }
-        let prompt = if again {
-            "Type again to run it again over MCP 2025-11-25; Enter goes back to the list, q leaves: "
+        let (prompt, not_understood) = if again {
+            (
+                "Type again to run it again over MCP 2025-11-25; Enter goes back to the list, q leaves: ",
+                "Not understood: type again to run it again, press Enter, or type q.",
+            )
         } else {
-            "Press Enter to go back to the list (q leaves): "
+            (
+                "Press Enter to go back to the list (q leaves): ",
+                "Not understood: press Enter, or type q.",
+            )
         };
         loop {
             match self.io.ask(prompt, None, &|| false)? {
@@ -441,7 +461,7 @@ impl<I: LineIo> PlainResponder<I> {
                     "" => return Ok(Reply::Back),
                     "q" | "quit" => return Ok(Reply::Leave),
                     "again" if again => return Ok(Reply::Again),
-                    _ => self.say("Not understood: press Enter, or type q.")?,
+                    _ => self.say(not_understood)?,
                 },
                 Typed::Interrupt => {
                     return Ok(if self.ctrl_c()? {
@@ -530,6 +550,7 @@ mod tests {
         };
         let request = wrap_request(&form.params("tool", "ship"), &options).expect("a form");
         Step::Arguments {
+            kind: crate::browse::Kind::Tool,
             tool: "ship".into(),
             request: Box::new(request),
             input_schema: schema.clone(),
@@ -589,6 +610,75 @@ mod tests {
             assert!(t.contains(said), "{said:?} in:\n{t}");
         }
         assert!(!t.contains('\u{1b}'), "{t}");
+    }
+
+    /// The arguments form says what it is (the call's arguments) and its
+    /// words are a call's: `call` and `back` at the review, nothing to
+    /// decline; Control-C on a question goes back to the list.
+    #[test]
+    fn the_arguments_form_speaks_of_the_call_not_of_an_answer() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"]
+        });
+        let mut p = plain(&["Paris", "", "decline", "back"]);
+        let reply = p.browse_step(&arguments_step(&schema)).expect("reply");
+        assert_eq!(reply, Reply::Back);
+        let t = p.io().transcript.clone();
+        for said in [
+            "Arguments for tools/call ship.",
+            "The arguments of the tool 'ship'.",
+            "Type call, edit N, or back: ",
+            "Not understood: a bare Enter does not call; type call.",
+            "Not understood: type call, edit and a field number, or back.",
+            "Back to the list.",
+        ] {
+            assert!(t.contains(said), "{said:?} in:\n{t}");
+        }
+        for unsaid in ["decline,", "Declined", "Cancelled", "cancel:", "request 1"] {
+            assert!(!t.contains(unsaid), "{unsaid:?} in:\n{t}");
+        }
+        // Control-C on a question: back to the list, in those words.
+        let mut p = plain(&["^C"]);
+        let reply = p.browse_step(&arguments_step(&schema)).expect("reply");
+        assert_eq!(reply, Reply::Back);
+        let t = &p.io().transcript;
+        assert!(
+            t.contains("Back to the list. Press Control-C again at once to quit."),
+            "{t}"
+        );
+        // `call` makes it.
+        let mut p = plain(&["Oslo", "call"]);
+        let reply = p.browse_step(&arguments_step(&schema)).expect("reply");
+        assert_eq!(
+            reply,
+            Reply::Arguments(json!({"city": "Oslo"}).as_object().cloned().unwrap())
+        );
+    }
+
+    /// The offer to run a call again over 2025-11-25 says what to type, and
+    /// says it again after a line it does not take (a bare `y`).
+    #[test]
+    fn the_offer_to_run_again_says_exactly_what_to_type() {
+        let step = Step::Result {
+            kind: crate::browse::Kind::Tool,
+            tool: "book".into(),
+            result: json!({"error": "tools/call 'book' failed"}),
+            arguments: Map::new(),
+            output_check: None,
+            hint: None,
+            again: true,
+        };
+        let mut p = plain(&["y", "again"]);
+        assert_eq!(p.browse_step(&step).expect("reply"), Reply::Again);
+        let t = &p.io().transcript;
+        for said in [
+            "Type again to run it again over MCP 2025-11-25; Enter goes back to the list, q leaves: ",
+            "Not understood: type again to run it again, press Enter, or type q.",
+        ] {
+            assert!(t.contains(said), "{said:?} in:\n{t}");
+        }
     }
 
     /// While a call runs: what is being done is said once, each line the

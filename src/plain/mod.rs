@@ -121,6 +121,9 @@ pub struct PlainResponder<I: LineIo> {
     /// The person is trying a server by hand ([`crate::browse`]): the wait
     /// between its steps is not a wait for the next request.
     browsing: bool,
+    /// The questions said are a call's arguments, not a request's: Control-C
+    /// and Control-D go back to the list, and the words say so.
+    arguments: bool,
     /// The call in progress whose waiting lines were said: its number and
     /// how many of its lines ([`crate::responder::CallInProgress`]).
     call_said: Option<(u64, u64)>,
@@ -186,6 +189,7 @@ impl<I: LineIo> PlainResponder<I> {
             waiting_since: None,
             unacknowledged: None,
             browsing: false,
+            arguments: false,
             call_said: None,
         }
     }
@@ -288,20 +292,25 @@ impl<I: LineIo> PlainResponder<I> {
     /// key, the time or a withdrawal decide as they would at any prompt),
     /// or None when the person goes back to the question.
     fn confirm_discard(&mut self, a: Action, cx: &Context) -> Result<Option<Reply>, RespondError> {
-        let q = crate::form::discard_question(a);
         let (verb, done, again, confirmed) = match a {
-            Action::Decline => ("decline", "declined", "Control-D", Reply::Eof),
-            _ => ("cancel", "cancelled", "Control-C", Reply::Interrupt),
+            Action::Decline => ("decline", "Not declined", "Control-D", Reply::Eof),
+            _ => ("cancel", "Not cancelled", "Control-C", Reply::Interrupt),
         };
-        let r = self.io.ask(
-            &format!("{q} Type y (or {again} again) to {verb}; anything else goes back: "),
-            cx.deadline,
-            &|| cx.withdrawn(),
-        )?;
+        let asked = if self.arguments {
+            format!(
+                "{} Type y (or {again} again) to go back to the list; anything else returns to the question: ",
+                crate::form::ARGUMENTS_DISCARD_QUESTION
+            )
+        } else {
+            let q = crate::form::discard_question(a);
+            format!("{q} Type y (or {again} again) to {verb}; anything else goes back: ")
+        };
+        let r = self.io.ask(&asked, cx.deadline, &|| cx.withdrawn())?;
         match r {
             Reply::Line(l) if l.trim().eq_ignore_ascii_case("y") => Ok(Some(confirmed)),
             Reply::Line(_) => {
-                self.say(&format!("Not {done}: back to the question."))?;
+                let done = if self.arguments { "Kept" } else { done };
+                self.say(&format!("{done}: back to the question."))?;
                 Ok(None)
             }
             other => Ok(Some(other)),
@@ -323,11 +332,19 @@ impl<I: LineIo> PlainResponder<I> {
                     return Ok(Read::Done(Outcome::Quit));
                 }
                 self.last_ctrl_c = Some(now);
-                self.say("Cancelled. Press Control-C again at once to quit.")?;
+                self.say(if self.arguments {
+                    "Back to the list. Press Control-C again at once to quit."
+                } else {
+                    "Cancelled. Press Control-C again at once to quit."
+                })?;
                 done(Action::Cancel)
             }
             Reply::Eof => {
-                self.say("Declined.")?;
+                self.say(if self.arguments {
+                    BACK_TO_THE_LIST
+                } else {
+                    "Declined."
+                })?;
                 done(Action::Decline)
             }
             Reply::TimedOut => {
@@ -596,7 +613,7 @@ impl<I: LineIo> PlainResponder<I> {
                     Read::Line(l) => l,
                     Read::Done(o) => return Ok(o),
                 };
-                match review_command(&line, form.fields().len()) {
+                match review_command(&line, form.fields().len(), words.arguments) {
                     Ok(ReviewCommand::Send) => {
                         if let Status::Done(a) = form.apply(KeyIntent::Send) {
                             // Withdrawn as it was typed: not sent (the
@@ -619,7 +636,11 @@ impl<I: LineIo> PlainResponder<I> {
                         return Ok(Outcome::Answer(Answer::bare(Action::Decline)));
                     }
                     Ok(ReviewCommand::Cancel) => {
-                        self.say("Cancelled.")?;
+                        self.say(if words.arguments {
+                            BACK_TO_THE_LIST
+                        } else {
+                            "Cancelled."
+                        })?;
                         return Ok(Outcome::Answer(Answer::bare(Action::Cancel)));
                     }
                     Err(e) => self.say(&format!("Not understood: {e}."))?,
@@ -715,6 +736,9 @@ struct ReviewWords {
     intro: &'static str,
     prompt: &'static str,
     sent: &'static str,
+    /// The review of a call's arguments: `call` sends, `back` goes back to
+    /// the list, nothing is declined.
+    arguments: bool,
 }
 
 /// The review of a request's answer.
@@ -722,7 +746,11 @@ const REQUEST_REVIEW: ReviewWords = ReviewWords {
     intro: "Review: this exact content will be sent as an accept.",
     prompt: "Type send, edit N, decline, or cancel: ",
     sent: "Sent.",
+    arguments: false,
 };
+
+/// What is said when a call's arguments are given up.
+const BACK_TO_THE_LIST: &str = "Back to the list.";
 
 /// Server text `text` as safe lines, each marked as the server's words so
 /// that no line of it can pass for one of plain mode's own sentences: the
@@ -760,13 +788,29 @@ enum ReviewCommandError {
     /// Anything else.
     #[error("type send, edit and a field number, decline, or cancel")]
     Unknown,
+    /// An empty line at the review of a call's arguments.
+    #[error("a bare Enter does not call; type call")]
+    BareEnterCall,
+    /// Anything else at the review of a call's arguments.
+    #[error("type call, edit and a field number, or back")]
+    UnknownCall,
 }
 
-fn review_command(line: &str, fields: usize) -> Result<ReviewCommand, ReviewCommandError> {
+/// The command typed at the review step (`arguments`: the review of a
+/// call's arguments, where `call` sends, `back` goes back to the list and
+/// nothing is declined; `send` and `cancel` are taken there too).
+fn review_command(
+    line: &str,
+    fields: usize,
+    arguments: bool,
+) -> Result<ReviewCommand, ReviewCommandError> {
     let t = line.trim().to_lowercase();
     let words: Vec<&str> = t.split_whitespace().collect();
     match words.as_slice() {
         ["send"] | ["s"] => Ok(ReviewCommand::Send),
+        ["call"] if arguments => Ok(ReviewCommand::Send),
+        ["back"] | ["b"] if arguments => Ok(ReviewCommand::Cancel),
+        ["decline"] | ["d"] if arguments => Err(ReviewCommandError::UnknownCall),
         ["decline"] | ["d"] => Ok(ReviewCommand::Decline),
         ["cancel"] | ["c"] => Ok(ReviewCommand::Cancel),
         ["edit" | "e", n] => match n.parse::<usize>() {
@@ -777,7 +821,9 @@ fn review_command(line: &str, fields: usize) -> Result<ReviewCommand, ReviewComm
             }),
         },
         ["edit" | "e"] => Err(ReviewCommandError::WhichField { fields }),
+        [] if arguments => Err(ReviewCommandError::BareEnterCall),
         [] => Err(ReviewCommandError::BareEnter),
+        _ if arguments => Err(ReviewCommandError::UnknownCall),
         _ => Err(ReviewCommandError::Unknown),
     }
 }

@@ -195,7 +195,13 @@ pub fn sign_in<I: LineIo + ?Sized>(
         let step = match line_input(&lower) {
             Some(input) => consent.input(input, io.now()),
             None => {
-                io.say("Not understood.").map_err(term)?;
+                // Most often a code copied out of the address: the whole
+                // address is what the sign-in checks.
+                io.say(&format!(
+                    "Not understood. If you copied a code from the browser, paste instead the whole address it ended on (starting with {}), not only the code in it.",
+                    display(req.paste.redirect_uri())
+                ))
+                .map_err(term)?;
                 continue;
             }
         };
@@ -382,6 +388,32 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("Not taken: that address is not from this sign-in (its state does not match): the wait goes on.\n"), "{t}");
+        assert!(t.ends_with("Address taken.\n"), "{t}");
+        assert_eq!(rx.recv().unwrap().unwrap().expose(), "c1");
+    }
+
+    /// A bare authorization code pasted at the prompt is not taken, and the
+    /// answer says to paste the whole address the browser ended on.
+    #[test]
+    fn a_bare_code_asks_for_the_whole_address() {
+        let (rx, paste, port) = listener();
+        let u = url(port);
+        let ours = format!("http://127.0.0.1:{port}/callback?code=c1&state=s1");
+        let mut io = MemoryIo::typing(&["open", "c1", &ours]);
+        let mut b = NoOpen::default();
+        sign_in(
+            &mut io,
+            &request(&u, &[], &paste),
+            &mut b,
+            true,
+            Duration::ZERO,
+        )
+        .unwrap();
+        let t = &io.transcript;
+        assert!(
+            t.contains(&format!("Not understood. If you copied a code from the browser, paste instead the whole address it ended on (starting with http://127.0.0.1:{port}/callback), not only the code in it.\n")),
+            "{t}"
+        );
         assert!(t.ends_with("Address taken.\n"), "{t}");
         assert_eq!(rx.recv().unwrap().unwrap().expose(), "c1");
     }

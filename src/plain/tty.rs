@@ -222,6 +222,61 @@ impl TtyIo {
         })
     }
 
+    /// Say `prompt` and read one key, with no Enter: the terminal leaves
+    /// line mode (and echo) for that key only. Keys typed before the
+    /// prompt, and within `guard` after it (typed before it could be read),
+    /// are thrown away, as are terminal replies. Returns the key's first
+    /// byte (Control-C is 3), or None on a signal.
+    ///
+    /// Errors: the terminal's (closed, unreadable).
+    pub fn ask_key(&mut self, prompt: &str, guard: Duration) -> Result<Option<u8>, RespondError> {
+        let _busy = crate::signals::busy();
+        self.write(prompt)?;
+        self.discard_typeahead();
+        let fd = self.tty.as_raw_fd();
+        let plain = saved().as_ref().map(|s| s.plain);
+        if let Some(p) = &plain {
+            let mut key = *p;
+            key.c_lflag &= !(libc::ICANON | libc::ECHO);
+            key.c_cc[libc::VMIN] = 1;
+            key.c_cc[libc::VTIME] = 0;
+            set(fd, &key);
+        }
+        let shown = Instant::now();
+        let got = self.first_key(shown + guard);
+        if let Some(p) = &plain {
+            set(fd, p);
+        }
+        self.write("\n")?;
+        got
+    }
+
+    /// The first key read after `from` ([`TtyIo::ask_key`]).
+    fn first_key(&mut self, from: Instant) -> Result<Option<u8>, RespondError> {
+        loop {
+            if self.wait_readable(None, &|| false)?.is_some() {
+                return Ok(None);
+            }
+            let mut buf = [0u8; 256];
+            let n = loop {
+                match std::io::Read::read(&mut self.tty, &mut buf) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(io_err("read", e)),
+                }
+            };
+            if n == 0 {
+                return Err(RespondError::TerminalClosed);
+            }
+            if Instant::now() < from {
+                continue;
+            }
+            if let Some(b) = drop_terminal_replies(&buf[..n]).first() {
+                return Ok(Some(*b));
+            }
+        }
+    }
+
     fn write(&mut self, s: &str) -> Result<(), RespondError> {
         self.tty
             .write_all(s.as_bytes())

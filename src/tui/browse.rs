@@ -134,7 +134,7 @@ impl TuiResponder {
         self.waiting_since = None;
         let cx = Context::default();
         match step {
-            Step::Ready => Ok(Reply::Back),
+            Step::Ready | Step::Cancelled { .. } => Ok(Reply::Back),
             Step::Pick { tools, last } => {
                 let mut screen = PickerScreen(Picker::new(tools.clone(), *last));
                 loop {
@@ -151,6 +151,7 @@ impl TuiResponder {
                 }
             }
             Step::Arguments {
+                kind,
                 tool,
                 request,
                 input_schema,
@@ -158,6 +159,7 @@ impl TuiResponder {
                 last,
             } => {
                 let header = Header::of(request, Progress::default());
+                let call = format!("{} {tool}", kind.method());
                 let RequestView::Body(r) = &request.view else {
                     return Ok(Reply::Back);
                 };
@@ -165,7 +167,7 @@ impl TuiResponder {
                     return Ok(Reply::Back);
                 };
                 let mut screen = FormScreen::new(header, schema, &r.message)
-                    .ours()
+                    .asks_arguments(call)
                     .edits_whole();
                 let out = self.run(&cx, &mut screen)?;
                 // Ctrl-O: the whole arguments, as entered so far, as JSON.
@@ -208,5 +210,130 @@ impl TuiResponder {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binding::tool_form::ToolForm;
+    use crate::binding::{wrap_request, SchemaPolicy, Server, WrapOptions};
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+    use serde_json::json;
+
+    /// The arguments form of the tool `name` (a city, a bounded number of
+    /// guests, a terrace), as the terminal puts it.
+    fn arguments_screen(name: &str) -> FormScreen {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "title": "City"},
+                "guests": {"type": "integer", "minimum": 1, "maximum": 12},
+                "terrace": {"type": "boolean", "default": false}
+            },
+            "required": ["city", "guests"]
+        });
+        let params = ToolForm::of(&schema).params("tool", name);
+        let server = Server {
+            name: "try".into(),
+            title: None,
+            version: Some("1.0".into()),
+        };
+        let options = WrapOptions {
+            policy: SchemaPolicy::Compatible,
+            ..WrapOptions::new(&server, "mcp-stdio", "run-arguments-1")
+        };
+        let req = wrap_request(&params, &options).expect("a form");
+        let header = Header::of(&req, Progress::default());
+        let RequestView::Body(r) = &req.view else {
+            panic!("a body")
+        };
+        let RequestBody::Form(s) = &r.body else {
+            panic!("a form")
+        };
+        FormScreen::new(header, s, &r.message)
+            .asks_arguments(format!("tools/call {name}"))
+            .edits_whole()
+    }
+
+    fn draw(screen: &mut FormScreen, w: u16, h: u16) -> TestBackend {
+        let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+        let theme = Theme::monochrome();
+        t.draw(|f| {
+            screen.draw(f, &theme, None);
+        })
+        .expect("draw");
+        t.backend().clone()
+    }
+
+    /// The text of a drawn screen, one line a row.
+    fn text(b: &TestBackend) -> String {
+        let buf = b.buffer();
+        let w = buf.area.width as usize;
+        buf.content()
+            .chunks(w)
+            .map(|row| row.iter().map(|c| c.symbol()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// The arguments form says what it is (the arguments of the call, not
+    /// a request of the server's) and its buttons and keys are a call's:
+    /// Call and Back, nothing to decline; so is its review.
+    #[test]
+    fn the_arguments_form_says_call_and_back() {
+        let mut screen = arguments_screen("book_table");
+        let edit = draw(&mut screen, 80, 24);
+        let shown = text(&edit);
+        for unsaid in [
+            "request 1",
+            "relayed",
+            "Submit",
+            "Decline",
+            "decline",
+            "Cancel",
+            "cancel",
+        ] {
+            assert!(!shown.contains(unsaid), "{unsaid:?} in:\n{shown}");
+        }
+        insta::assert_snapshot!("arguments_form", edit);
+        for k in [Key::Char('P'), Key::Tab, Key::Char('4'), Key::Ctrl('s')] {
+            screen.key(&k);
+        }
+        let review = draw(&mut screen, 80, 24);
+        let shown = text(&review);
+        for unsaid in ["accept", "Send", "decline", "cancel"] {
+            assert!(!shown.contains(unsaid), "{unsaid:?} in:\n{shown}");
+        }
+        insta::assert_snapshot!("arguments_review", review);
+        // Ctrl-D declines nothing here: the review stays.
+        assert!(matches!(screen.key(&Key::Ctrl('d')), ScreenStep::Continue));
+        // Esc on a changed form asks, in the call's words.
+        assert!(matches!(screen.key(&Key::Esc), ScreenStep::Continue));
+        let asked = text(&draw(&mut screen, 80, 24));
+        assert!(
+            asked.contains("Throw away what you entered and go back to the list?"),
+            "{asked}"
+        );
+        assert!(
+            asked.contains("Esc again or y: back to the list"),
+            "{asked}"
+        );
+    }
+
+    /// On a short window the header keeps what the form is for on its one
+    /// origin line; a hostile tool name is escaped there.
+    #[test]
+    fn a_short_window_keeps_what_the_arguments_are_for_escaped() {
+        let mut screen = arguments_screen("book\u{1b}[2J_table");
+        let b = draw(&mut screen, 60, 12);
+        let shown = text(&b);
+        assert!(!shown.contains('\u{1b}'), "{shown}");
+        assert!(
+            shown.contains("arguments for tools/call book\\u{1b}[2J_table"),
+            "{shown}"
+        );
+        insta::assert_snapshot!("arguments_form_short", b);
     }
 }

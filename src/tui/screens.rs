@@ -185,10 +185,15 @@ impl FormScreen {
 }
 
 impl FormScreen {
-    /// The same form with a message of ours (not the server's): drawn
-    /// without the frame that marks the server's words.
-    pub(crate) fn ours(mut self) -> Self {
+    /// The same form asking the arguments of `call` (`tools/call NAME`,
+    /// unsanitised), not an answer: its message is ours (drawn without the
+    /// frame that marks the server's words), the header says "Arguments
+    /// for" the call, and its buttons and keys say Call and Back
+    /// ([`Form::for_arguments`]).
+    pub(crate) fn asks_arguments(mut self, call: String) -> Self {
         self.form.message_is_ours = true;
+        self.form.for_arguments = true;
+        self.header.arguments_for = Some(call);
         self
     }
 
@@ -546,6 +551,7 @@ mod tests {
             launched: None,
             call: None,
             banner: None,
+            arguments_for: None,
         }
     }
 

@@ -15,7 +15,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 use crate::binding::{Action, FieldKind, Mode, RequestEvent, StringFormat};
-use crate::form::{Button, FieldState, FieldValue, Focus, Form, Stage, BUTTONS};
+use crate::form::{Button, FieldState, FieldValue, Focus, Form, Stage};
 use crate::responder::Progress;
 use crate::safe_text::{display, display_multiline};
 
@@ -58,6 +58,11 @@ pub struct Header {
     /// A warning about the request that keeps it open, under the first
     /// line (trusted text: e.g. [`crate::responder::CALL_FINISHED_BANNER`]).
     pub banner: Option<String>,
+    /// The screen asks the arguments of this call (`tools/call NAME`,
+    /// `prompts/get NAME`; unsanitised), not a request of the server's:
+    /// the header says "Arguments for" it where a request says how many
+    /// there are and who relayed it.
+    pub arguments_for: Option<String>,
 }
 
 impl Header {
@@ -75,6 +80,7 @@ impl Header {
             launched: None,
             call: crate::responder::request_call(req),
             banner: None,
+            arguments_for: None,
         }
     }
 
@@ -322,10 +328,19 @@ fn title_row(h: &Header, theme: &Theme, w: usize) -> Line<'static> {
             .map(|s| countdown(s, extend))
             .unwrap_or_default()
     };
+    // A form of arguments is no request: no count.
+    let count = |label: String| match h.arguments_for {
+        Some(_) => String::new(),
+        None => label,
+    };
     let candidates = [
-        format!("{}{}", h.progress.label(), clock(h.extend_secs)),
-        format!("{}{}", h.progress.short_label(), clock(h.extend_secs)),
-        format!("{}{}", h.progress.short_label(), clock(None)),
+        format!("{}{}", count(h.progress.label()), clock(h.extend_secs)),
+        format!(
+            "{}{}",
+            count(h.progress.short_label()),
+            clock(h.extend_secs)
+        ),
+        format!("{}{}", count(h.progress.short_label()), clock(None)),
     ];
     let last = candidates[2].clone();
     let right = candidates
@@ -360,10 +375,13 @@ fn compact_origin(
         .launched
         .as_deref()
         .map(|l| display(&crate::responder::launched_line(l)).into_owned());
-    let call = h
-        .call
-        .as_deref()
-        .map(|c| format!("asked during {}", display(c)));
+    let call = match &h.arguments_for {
+        Some(a) => Some(format!("arguments for {}", display(a))),
+        None => h
+            .call
+            .as_deref()
+            .map(|c| format!("asked during {}", display(c))),
+    };
     if let Some(line) = origin_line(launched.as_deref(), call.as_deref(), w) {
         out.push(Line::styled(line, theme.text()));
     }
@@ -383,9 +401,17 @@ fn full_origin(
     secret: Option<&str>,
     out: &mut Vec<Line<'static>>,
 ) {
-    let via = relayed_line(h.mode, &h.adapter);
-    for l in wrap(&via, w) {
-        out.push(Line::styled(l, theme.muted()));
+    match &h.arguments_for {
+        Some(a) => {
+            let line = format!("Arguments for {}", display(a));
+            out.push(Line::styled(clip(&line, w), theme.text()));
+        }
+        None => {
+            let via = relayed_line(h.mode, &h.adapter);
+            for l in wrap(&via, w) {
+                out.push(Line::styled(l, theme.muted()));
+            }
+        }
     }
     if let Some(l) = &h.launched {
         // Cut in the middle: the end names the program and its arguments.
@@ -993,24 +1019,49 @@ fn scroll_mark(f: &mut Frame, theme: &Theme, t: &str, y: u16) {
 }
 
 /// The keywords ignored for drawing (compatible schema policy), in words a
-/// person reads ([`ignored_words`]), one line.
-fn outside_subset_lines(b: &mut Body, pointers: &[String], theme: &Theme, w: usize) {
-    if pointers.is_empty() {
+/// person reads ([`ignored_words`]; the schema's own title and description
+/// quoted), one sentence.
+fn outside_subset_lines(b: &mut Body, form: &Form, theme: &Theme, w: usize) {
+    if form.outside_subset.is_empty() {
         return;
     }
-    let words: Vec<String> = pointers.iter().map(|p| ignored_words(p)).collect();
-    let text = format!("Not used on this form: {}", words.join(", "));
+    let (title, description) = &form.outside_text;
+    let words: Vec<String> = form
+        .outside_subset
+        .iter()
+        .map(|p| {
+            let text = match p.as_str() {
+                "/title" => title.as_deref(),
+                "/description" => description.as_deref(),
+                _ => None,
+            };
+            ignored_words(p, text)
+        })
+        .collect();
+    let text = format!(
+        "From the server's schema, not used on this form: {}.",
+        words.join(", ")
+    );
     b.text(&display(&text), theme.muted(), 1, w.saturating_sub(1));
     b.push(Line::raw(""));
 }
 
-/// A schema pointer the form leaves out, said for a person: `/title` is
-/// "the form's title", `/properties/age/examples` is "examples of the
-/// field age"; anything else is the pointer itself.
-pub fn ignored_words(pointer: &str) -> String {
+/// The most columns of the schema's own title or description quoted on the
+/// form ([`ignored_words`]).
+pub const IGNORED_TEXT_COLS: usize = 60;
+
+/// A schema pointer the form leaves out, said for a person: `/title` with
+/// its `text` is `the title "Booking"` (cut to [`IGNORED_TEXT_COLS`]),
+/// without it "the form's title"; `/properties/age/examples` is "examples
+/// of the field age"; anything else is the pointer itself (server text:
+/// escape before drawing).
+pub fn ignored_words(pointer: &str, text: Option<&str>) -> String {
     let parts: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
     match parts.as_slice() {
-        [kw] if !kw.is_empty() => format!("the form's {kw}"),
+        [kw] if !kw.is_empty() => match text {
+            Some(t) => format!("the {kw} \"{}\"", clip(t.trim(), IGNORED_TEXT_COLS)),
+            None => format!("the form's {kw}"),
+        },
         ["properties", field, rest @ ..] if !rest.is_empty() => {
             format!("{} of the field {field}", rest.join("/"))
         }
@@ -1132,7 +1183,7 @@ fn draw_form_inner(
             } else {
                 message_lines(&mut b, &form.message, theme, w);
             }
-            outside_subset_lines(&mut b, &form.outside_subset, theme, w);
+            outside_subset_lines(&mut b, form, theme, w);
             for i in 0..form.fields().len() {
                 field_block(&mut b, form, i, theme, w);
             }
@@ -1151,9 +1202,10 @@ fn draw_form_inner(
                 ),
                 None => Line::raw(""),
             });
-            let labels: Vec<(&str, bool)> = BUTTONS
+            let labels: Vec<(&str, bool)> = form
+                .buttons()
                 .iter()
-                .map(|btn| (btn.label(), form.focus() == Focus::Button(*btn)))
+                .map(|btn| (form.button_label(*btn), form.focus() == Focus::Button(*btn)))
                 .collect();
             footer.push(buttons_line(&labels, theme));
             footer.push(match form.confirm_keys() {
@@ -1175,30 +1227,7 @@ fn draw_form_inner(
                 // Buttons are in the footer; keep the scroll where it is.
             }
         }
-        Stage::Review(content) => {
-            b.text(
-                "Review: this exact content will be sent as an accept.",
-                theme.title(),
-                1,
-                w,
-            );
-            b.push(Line::raw(""));
-            let json = serde_json::to_string_pretty(&serde_json::Value::Object(content.clone()))
-                .unwrap_or_default();
-            for l in display_multiline(&json) {
-                b.text(&l, theme.text(), 2, w);
-            }
-            // A discard waiting for confirmation asks here.
-            footer.push(match form.notice() {
-                Some(n) => Line::styled(clip(&format!(" {}", display(n)), w), theme.notice()),
-                None => Line::raw(""),
-            });
-            footer.push(buttons_line(&[("Send", true), ("Back", false)], theme));
-            footer.push(match form.confirm_keys() {
-                Some(keys) => confirm_line(&keys, theme, w),
-                None => help_line(&[crate::form::HELP_REVIEW], theme, w),
-            });
-        }
+        Stage::Review(content) => review_body(&mut b, &mut footer, (form, content), theme, w),
     }
     if !follow_focus {
         b.focus = None;
@@ -1206,6 +1235,48 @@ fn draw_form_inner(
     b.place = mode.place_input && matches!(form.stage(), Stage::Edit);
     let secret = form.secret_warning();
     frame_with(f, theme, header, secret.as_deref(), b, footer, scroll)
+}
+
+/// The review step's body (the exact content, pretty-printed) and footer
+/// (a waiting question, the buttons, the keys), `w` cells wide; a form of
+/// arguments says the call is made with it.
+fn review_body(
+    b: &mut Body,
+    footer: &mut Vec<Line<'static>>,
+    (form, content): (&Form, &serde_json::Map<String, serde_json::Value>),
+    theme: &Theme,
+    w: usize,
+) {
+    let (intro, send, help) = if form.for_arguments {
+        (
+            "Review: the call is made with exactly these arguments.",
+            "Call",
+            crate::form::HELP_REVIEW_ARGUMENTS,
+        )
+    } else {
+        (
+            "Review: this exact content will be sent as an accept.",
+            "Send",
+            crate::form::HELP_REVIEW,
+        )
+    };
+    b.text(intro, theme.title(), 1, w);
+    b.push(Line::raw(""));
+    let json = serde_json::to_string_pretty(&serde_json::Value::Object(content.clone()))
+        .unwrap_or_default();
+    for l in display_multiline(&json) {
+        b.text(&l, theme.text(), 2, w);
+    }
+    // A discard waiting for confirmation asks here.
+    footer.push(match form.notice() {
+        Some(n) => Line::styled(clip(&format!(" {}", display(n)), w), theme.notice()),
+        None => Line::raw(""),
+    });
+    footer.push(buttons_line(&[(send, true), ("Back", false)], theme));
+    footer.push(match form.confirm_keys() {
+        Some(keys) => confirm_line(&keys, theme, w),
+        None => help_line(&[help], theme, w),
+    });
 }
 
 /// The help line while a discard waits for confirmation: its keys, in the
@@ -1218,6 +1289,10 @@ fn confirm_line(keys: &str, theme: &Theme, w: usize) -> Line<'static> {
 /// shows the next page instead of sending.
 pub const HELP_REVIEW_MORE: &str =
     "Enter next page · b/Backspace back to the form · Ctrl-D decline · Esc cancel";
+
+/// [`HELP_REVIEW_MORE`] on a form of arguments ([`Form::for_arguments`]).
+pub const HELP_REVIEW_MORE_ARGUMENTS: &str =
+    "Enter next page · b/Backspace back to the form · Esc back to the list";
 
 /// [`draw_form_view`] with the scrolling `mode` of a form screen: until the
 /// end of the review was on screen (`mode.review_end_seen`, or now), the
@@ -1241,7 +1316,12 @@ pub fn draw_form_view_seen(
         // The help is the footer's last row (drawn by frame_with).
         let row = Rect::new(a.x, a.y + a.height - 1, a.width, 1);
         f.render_widget(ratatui::widgets::Clear, row);
-        let help = help_line(&[HELP_REVIEW_MORE], theme, a.width as usize);
+        let more = if form.for_arguments {
+            HELP_REVIEW_MORE_ARGUMENTS
+        } else {
+            HELP_REVIEW_MORE
+        };
+        let help = help_line(&[more], theme, a.width as usize);
         f.render_widget(Paragraph::new(help), row);
     }
     at_end
@@ -1261,7 +1341,7 @@ pub fn edit_help(form: &Form) -> Vec<String> {
     };
     let (what, short, decline) = match field.map(|st| (&st.value, st.takes_line_breaks())) {
         None if matches!(form.focus(), Focus::Button(_)) => ("Enter press", "Enter press", true),
-        None => return edit_help_general(),
+        None => return edit_help_general(form.for_arguments),
         Some((FieldValue::Text { .. }, true)) => {
             ("Alt-Enter new line", "Alt-Enter new line", false)
         }
@@ -1289,35 +1369,89 @@ pub fn edit_help(form: &Form) -> Vec<String> {
     };
     let (what, short) = (join(&[what, o]), join(&[short, so]));
     let (what, short) = (what.as_str(), short.as_str());
+    // A form of arguments is called or left (back to the list): nothing
+    // to decline, no server to decline everything from.
+    let decline = decline && !form.for_arguments;
     let d = if decline { "Ctrl-D decline" } else { "" };
     let sd = if decline { "^D decline" } else { "" };
+    let words = HelpWords::of(form.for_arguments);
     // Ctrl-X clears a field; a button has nothing to clear.
     let (x, sx) = match field {
         Some(_) => ("Ctrl-X clear", "^X clear"),
         None => ("", ""),
     };
+    let HelpWords {
+        submit,
+        s_submit,
+        block,
+        esc,
+    } = words;
     vec![
         join(&[
             "Tab/↓ next · Shift-Tab/↑ prev",
             what,
             x,
-            "Ctrl-S submit",
+            submit,
             d,
-            "Ctrl-N decline all from this server · Esc cancel",
+            block,
+            esc,
         ]),
-        join(&["Tab/S-Tab move", short, sx, "^S submit", sd, "Esc cancel"]),
-        join(&["Tab/S-Tab move", short, "^S submit", sd, "Esc cancel"]),
-        join(&["Tab/S-Tab move", sx, "^S submit", sd, "Esc cancel"]),
-        join(&["Tab next · ^S submit", sd, "Esc cancel"]),
+        join(&["Tab/S-Tab move", short, sx, s_submit, sd, esc]),
+        join(&["Tab/S-Tab move", short, s_submit, sd, esc]),
+        join(&["Tab/S-Tab move", sx, s_submit, sd, esc]),
+        join(&["Tab next", s_submit, sd, esc]),
         format!(
-            "Tab next ^S submit{} Esc cancel",
+            "Tab next {s_submit}{} {esc}",
             if decline { " ^D decline" } else { "" }
         ),
     ]
 }
 
-/// The edit step's key help when nothing is focused.
-fn edit_help_general() -> Vec<String> {
+/// The words of the edit step's key help for Ctrl-S, Ctrl-N and Esc: an
+/// answer's (submit, decline all, cancel) or, on a form of arguments,
+/// the call's (call, back to the list).
+#[derive(Clone, Copy)]
+struct HelpWords {
+    submit: &'static str,
+    s_submit: &'static str,
+    /// Ctrl-N, when it means something here.
+    block: &'static str,
+    esc: &'static str,
+}
+
+impl HelpWords {
+    fn of(for_arguments: bool) -> HelpWords {
+        if for_arguments {
+            HelpWords {
+                submit: "Ctrl-S call",
+                s_submit: "^S call",
+                block: "",
+                esc: "Esc back",
+            }
+        } else {
+            HelpWords {
+                submit: "Ctrl-S submit",
+                s_submit: "^S submit",
+                block: "Ctrl-N decline all from this server",
+                esc: "Esc cancel",
+            }
+        }
+    }
+}
+
+/// The edit step's key help when nothing is focused (`for_arguments`: on
+/// a form of arguments).
+fn edit_help_general(for_arguments: bool) -> Vec<String> {
+    if for_arguments {
+        return [
+            "Tab/↓ next · Shift-Tab/↑ prev · Space toggle/select · Ctrl-X clear · Ctrl-S call · Esc back",
+            "Tab/S-Tab move · Space pick · ^X clear · ^S call · Esc back",
+            "Tab next · ^S call · Esc back",
+            "Tab next ^S call Esc back",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+    }
     [
         crate::form::HELP_EDIT,
         "Tab/S-Tab move · Space pick · ^X clear · ^S submit · ^D decline · Esc cancel",

@@ -134,8 +134,14 @@ impl Drop for HttpServer {
 /// `listening http://127.0.0.1:<port>/mcp` it prints once it accepts
 /// connections.
 pub fn start_http(argv: &[String]) -> HttpServer {
+    start_http_env(argv, &[])
+}
+
+/// [`start_http`] with `envs` set for the server.
+pub fn start_http_env(argv: &[String], envs: &[(&str, String)]) -> HttpServer {
     let mut child = Command::new(&argv[0])
         .args(&argv[1..])
+        .envs(envs.iter().map(|(k, v)| (*k, v.as_str())))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -31,6 +31,7 @@ fn header() -> Header {
         launched: None,
         call: None,
         banner: None,
+        arguments_for: None,
     }
 }
 
@@ -687,10 +688,17 @@ fn the_connecting_screen_shows_the_second_ctrl_c_instruction_whole() {
 /// What the form leaves out of a schema is said in words, not pointers.
 #[test]
 fn what_the_form_leaves_out_is_said_in_words() {
-    assert_eq!(view::ignored_words("/title"), "the form's title");
+    assert_eq!(view::ignored_words("/title", None), "the form's title");
     assert_eq!(
-        view::ignored_words("/properties/age/examples"),
+        view::ignored_words("/title", Some("Booking")),
+        "the title \"Booking\""
+    );
+    let long = "d".repeat(80);
+    let cut = view::ignored_words("/description", Some(&long));
+    assert_eq!(cut, format!("the description \"{}…\"", "d".repeat(59)));
+    assert_eq!(
+        view::ignored_words("/properties/age/examples", None),
         "examples of the field age"
     );
-    assert_eq!(view::ignored_words("/$defs/x/y"), "/$defs/x/y");
+    assert_eq!(view::ignored_words("/$defs/x/y", None), "/$defs/x/y");
 }

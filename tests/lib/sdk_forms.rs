@@ -30,6 +30,7 @@ fn header() -> Header {
         launched: None,
         call: None,
         banner: None,
+        arguments_for: None,
     }
 }
 

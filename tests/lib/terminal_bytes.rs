@@ -214,6 +214,7 @@ fn hostile_header(mode: Mode) -> Header {
         launched: None,
         call: None,
         banner: None,
+        arguments_for: None,
     }
 }
 

@@ -314,6 +314,39 @@ fn quiet_leaves_out_the_fallback_line() {
     );
 }
 
+/// A server that answers server/discover with an internal error and has
+/// no initialize: under `--protocol auto` both revisions were tried, so the
+/// error never suggests `--protocol auto`; with `--protocol 2025-11-25` it
+/// does (that is the revision not yet tried).
+#[test]
+fn no_initialize_after_auto_suggests_nothing_already_tried() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = dir.path().join("neither.py");
+    std::fs::write(
+        &server,
+        r#"import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m.get("method") == "server/discover":
+        err = {"code": -32603, "message": "discover broke"}
+    else:
+        err = {"code": -32601, "message": "Method not found"}
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "error": err}), flush=True)
+"#,
+    )
+    .unwrap();
+    let server = server.display().to_string();
+    let r = run(&["--", python(), &server]);
+    assert_ne!(r.code, 0, "stderr: {}", r.stderr);
+    assert!(r.stderr.contains("the server has no initialize, and did not answer server/discover as an MCP 2026-07-28 server either"), "{}", r.stderr);
+    assert!(!r.stderr.contains("try --protocol auto"), "{}", r.stderr);
+    let r = run(&["--protocol", "2025-11-25", "--", python(), &server]);
+    assert_ne!(r.code, 0, "stderr: {}", r.stderr);
+    assert!(r.stderr.contains("try --protocol auto"), "{}", r.stderr);
+}
+
 fn result_text(ev: &Value) -> Value {
     let t = ev["payload"]["elicitation"]["result"]["text"]
         .as_str()

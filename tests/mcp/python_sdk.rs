@@ -266,7 +266,7 @@ fn pydantic_form_is_filled_in_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = start_tui(dir.path(), "book", &py);
     t.wait_for("Book a table");
-    t.wait_for("Not used on this form: examples of the field code");
+    t.wait_for("From the server's schema, not used on this form: examples of the field code.");
     t.wait_for("pattern ^[A-Z]{2}$");
     t.send("Ada Lovelace");
     // guests, seating, then the integer select: the next option is 3.
@@ -424,6 +424,8 @@ fn ctx_elicit_of_both_sdks_gets_the_same_hint_and_runs_with_the_variable() {
         );
         assert_eq!(r.code, 1, "fastmcp {fastmcp}: {}", r.stderr);
         assert!(r.stderr.contains(hint), "fastmcp {fastmcp}: {}", r.stderr);
+        // The SDK's sentence is quoted without its full stop before ours.
+        assert!(!r.stderr.contains(".;"), "fastmcp {fastmcp}: {}", r.stderr);
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_ahp-elicit"))
             .args(["mcp", "--call", "book", "--action", "decline", "--"])
             .args(&server)
@@ -439,14 +441,20 @@ fn ctx_elicit_of_both_sdks_gets_the_same_hint_and_runs_with_the_variable() {
 }
 
 /// At a terminal the person is offered to run the call again over
-/// 2025-11-25 (told the tool may run twice); yes runs it, and the form
+/// 2025-11-25 (told the tool may run twice); the key `y` alone runs it
+/// (in plain lines, `y` then Enter, as the prompt says), and the form
 /// comes.
 #[test]
 fn ctx_elicit_at_a_terminal_offers_to_run_again_over_2025_11_25() {
     let Some(py) = python() else { return };
-    for fastmcp in [false, true] {
+    for (fastmcp, plain) in [(false, false), (true, false), (false, true)] {
         let dir = tempfile::tempdir().unwrap();
-        let args: Vec<String> = ["mcp", "--call", "book", "--"]
+        let flags: &[&str] = if plain {
+            &["mcp", "--plain", "--call", "book", "--"]
+        } else {
+            &["mcp", "--call", "book", "--"]
+        };
+        let args: Vec<String> = flags
             .iter()
             .map(|s| s.to_string())
             .chain(ctx_elicit_server(&py, fastmcp))
@@ -461,7 +469,24 @@ fn ctx_elicit_at_a_terminal_offers_to_run_again_over_2025_11_25() {
         );
         t.wait_for("Run the call again over MCP 2025-11-25?");
         t.wait_for("The tool may run twice");
-        t.send("y\r");
+        if plain {
+            t.wait_for("Type y and press Enter to run it again; anything else does not:");
+            t.send("y\r");
+            t.wait_for("Field 1 of 1: Name, required, text.");
+            t.send("Ada\r");
+            t.wait_for("Type send, edit N, decline, or cancel:");
+            t.send("send\r");
+            assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
+            let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
+            assert_eq!(
+                tool_report(&out),
+                json!({"action": "accept", "name": "Ada"})
+            );
+            continue;
+        }
+        t.wait_for("Press y to run it again, any other key not to:");
+        // One key, no Enter.
+        t.send("y");
         t.wait_for("Book a table");
         t.send("Ada");
         t.send("\x13");

@@ -10,7 +10,7 @@
 
 use crate::common;
 use common::pty::*;
-use common::sdk::{installed, root};
+use common::sdk::{installed, root, start_http_env};
 
 use serde_json::Value;
 
@@ -26,6 +26,44 @@ fn received(record: &std::path::Path) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect()
+}
+
+/// From the list: pick `book_table` by part of its name, see that its
+/// form is the call's arguments, give a guest count out of range (refused)
+/// then one that fits, call it and read its result; back on the list.
+fn book_a_table(t: &mut Tui) {
+    t.send("table");
+    t.wait_for("1 of 7 shown");
+    t.send("\r");
+    t.wait_for("The arguments of the tool 'book_table'.");
+    // The form says what it is: the call's arguments, called or left.
+    t.wait_for("Arguments for tools/call book_table");
+    t.wait_for("[ Call ]  [ Back ]");
+    // The form's message is ours: not framed as the server's words.
+    let screen = t.screen();
+    assert!(!screen.contains("The server's message"), "{screen}");
+    assert!(!screen.contains("not checked"), "{screen}");
+    assert!(!screen.contains("request 1 of 1"), "{screen}");
+    assert!(!screen.contains("Decline"), "{screen}");
+    // City, then Guests out of range: refused.
+    t.send("Paris");
+    t.send("\t");
+    t.send("99");
+    t.wait_for("[99");
+    t.send("\u{13}");
+    t.wait_for("must be at most 12");
+    assert!(!t.shows("Review"), "{}", t.screen());
+    t.send("\u{7f}\u{7f}4");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for("Result of the tool 'book_table'");
+    t.wait_for(r#""guests": 4"#);
+    t.wait_for("Structured content:");
+    // The SDK declares an outputSchema for the tool's text result.
+    t.wait_for("The structured content fits the tool's outputSchema.");
+    t.send("\r");
+    t.wait_for("7 of 7 shown");
 }
 
 /// The whole loop in one run, in the revision `protocol` asks for.
@@ -50,33 +88,7 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     t.wait_for("1 of 7 shown");
     t.send("\u{7f}\u{7f}\u{7f}\u{7f}");
     t.wait_for("7 of 7 shown");
-    t.send("table");
-    t.wait_for("1 of 7 shown");
-    t.send("\r");
-    t.wait_for("The arguments of the tool 'book_table'.");
-    // The form's message is ours: not framed as the server's words.
-    let screen = t.screen();
-    assert!(!screen.contains("The server's message"), "{screen}");
-    assert!(!screen.contains("not checked"), "{screen}");
-    // City, then Guests out of range: refused.
-    t.send("Paris");
-    t.send("\t");
-    t.send("99");
-    t.wait_for("[99");
-    t.send("\u{13}");
-    t.wait_for("must be at most 12");
-    assert!(!t.shows("Review"), "{}", t.screen());
-    t.send("\u{7f}\u{7f}4");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
-    t.wait_for("Result of the tool 'book_table'");
-    t.wait_for(r#""guests": 4"#);
-    t.wait_for("Structured content:");
-    // The SDK declares an outputSchema for the tool's text result.
-    t.wait_for("The structured content fits the tool's outputSchema.");
-    t.send("\r");
-    t.wait_for("7 of 7 shown");
+    book_a_table(&mut t);
     // A tool without arguments is called at once; its form is answered on
     // the same screen.
     t.send("survey");
@@ -156,26 +168,47 @@ fn pick_fill_call_answer_and_leave(protocol: &str) {
     // --log names each call and its arguments, never their values.
     let text = std::fs::read_to_string(&log).expect("log");
     assert!(!text.contains("Paris"), "{text}");
-    let calls: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
-        .filter(|r| r["event"] == "tool-called")
-        .collect();
-    let named: Vec<(&str, &Value)> = calls
-        .iter()
-        .map(|r| (r["tool"].as_str().unwrap_or(""), &r["fields"]))
-        .collect();
+    assert!(!text.contains("Ada"), "{text}");
     assert_eq!(
-        named,
+        calls_logged(&text),
         [
             (
-                "book_table",
-                &serde_json::json!(["city", "guests", "terrace"])
+                "tool-called",
+                "book_table".into(),
+                serde_json::json!(["city", "guests", "terrace"])
             ),
-            ("ask_survey", &serde_json::json!([])),
-            ("set_mood", &serde_json::json!(["mood"])),
+            ("tool-called", "ask_survey".into(), serde_json::json!([])),
+            (
+                "tool-called",
+                "set_mood".into(),
+                serde_json::json!(["mood"])
+            ),
+            ("prompt-got", "greeting".into(), serde_json::json!(["name"])),
+            ("resource-read", "menu".into(), serde_json::json!([])),
         ]
     );
+}
+
+/// The calls `--log` recorded (its text): the event, what was called
+/// (the tool, prompt or resource) and the argument names.
+fn calls_logged(text: &str) -> Vec<(&'static str, String, Value)> {
+    let mut calls = Vec::new();
+    for r in text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+    {
+        for (event, key) in [
+            ("tool-called", "tool"),
+            ("prompt-got", "prompt"),
+            ("resource-read", "resource"),
+        ] {
+            if r["event"] == event {
+                let name = r[key].as_str().unwrap_or("").to_owned();
+                calls.push((event, name, r["fields"].clone()));
+            }
+        }
+    }
+    calls
 }
 
 /// At 2026-07-28 (what the server chooses when asked): the form comes in
@@ -308,7 +341,12 @@ fn esc_cancels_a_call_in_progress(protocol: &str, logs: bool) {
     let out = dir.path().join("out.json");
     let record = dir.path().join("received.jsonl");
     let script = root().join("tests/servers/py_try_server.py");
-    let args = format!("mcp {protocol} -- '{py}' '{}'", script.display());
+    let log = dir.path().join("run.log");
+    let args = format!(
+        "mcp {protocol} --log '{}' -- '{py}' '{}'",
+        log.display(),
+        script.display()
+    );
     let envs = [("TRY_RECORD", record.display().to_string())];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
     t.wait_for("7 of 7 shown");
@@ -343,6 +381,20 @@ fn esc_cancels_a_call_in_progress(protocol: &str, logs: bool) {
     assert_eq!(wait_for_records(&record, 2).len(), 2);
     // Nothing about an answer nobody waited for.
     assert!(!t.stderr().contains("unknown request id"), "{}", t.stderr());
+    // --log says the first call was cancelled, the second answered.
+    let logged: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("log")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+        .filter(|r| r["event"] == "tool-called")
+        .collect();
+    assert_eq!(logged.len(), 2, "{logged:?}");
+    assert_eq!(logged[0]["tool"], "slow");
+    assert_eq!(logged[0]["cancelled"], true);
+    assert_eq!(logged[0].get("isError"), None);
+    assert_eq!(logged[1]["tool"], "set_mood");
+    assert_eq!(logged[1]["isError"], false);
+    assert_eq!(logged[1].get("cancelled"), None);
 }
 
 #[test]
@@ -354,6 +406,62 @@ fn esc_cancels_a_call_in_progress_in_2026_07_28() {
 #[test]
 fn esc_cancels_a_call_in_progress_in_2025_11_25() {
     esc_cancels_a_call_in_progress("--protocol 2025-11-25", true);
+}
+
+/// Over Streamable HTTP at 2026-07-28 (which defines no cancel
+/// notification there), Esc on a picked call gives the call up: the list
+/// comes back at once, `--log` records the call as cancelled, the next call
+/// of the session is answered meanwhile, and the SDK server's tool sees the
+/// cancellation by the end of the session. (Not yet held: that it sees it
+/// at once. The response stream of a tool that writes nothing more is only
+/// closed when the server next writes on it, its read idles out, or the
+/// session ends.)
+#[test]
+fn esc_cancels_a_call_over_streamable_http_in_2026_07_28() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let record = dir.path().join("received.jsonl");
+    let script = root().join("tests/servers/py_try_server.py");
+    let argv = [py, script.display().to_string(), "--http".to_owned()];
+    let http = start_http_env(&argv, &[("TRY_RECORD", record.display().to_string())]);
+    let log = dir.path().join("run.log");
+    let args = format!("mcp --log '{}' '{}'", log.display(), http.url);
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("7 of 7 shown");
+    t.send("slow");
+    t.wait_for("1 of 7 shown");
+    t.send("\r");
+    t.wait_for("Calling the tool 'slow'…");
+    t.wait_for("Progress 1/3: warming up");
+    t.send("\u{1b}");
+    t.wait_for("7 of 7 shown");
+    t.send("mood");
+    t.wait_for("1 of 7 shown");
+    t.send("\r");
+    t.wait_for("Arguments for tools/call set_mood");
+    t.send(" ");
+    t.send("\u{13}");
+    t.wait_for("Review");
+    t.send("\r");
+    t.wait_for(r#"{"mood": "calm"}"#);
+    t.send("q");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    assert!(t.stderr().contains("(MCP 2026-07-28)"), "{}", t.stderr());
+    // In either order: the cancellation may reach the tool before the
+    // next call or with the session's end.
+    let got = wait_for_records(&record, 2);
+    assert!(
+        got.contains(&serde_json::json!({"tool": "set_mood", "received": {"mood": "calm"}})),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&serde_json::json!({"tool": "slow", "received": {"cancelled": true}})),
+        "{got:?}"
+    );
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(text.contains(r#""tool":"slow""#), "{text}");
+    assert!(text.contains(r#""cancelled":true"#), "{text}");
 }
 
 /// A server that answers a call after the person cancelled it (the fake
@@ -429,7 +537,12 @@ fn the_plain_loop_picks_asks_calls_cancels_and_leaves() {
     let out = dir.path().join("out.json");
     let record = dir.path().join("received.jsonl");
     let script = root().join("tests/servers/py_try_server.py");
-    let args = format!("mcp --plain -- '{py}' '{}'", script.display());
+    let log = dir.path().join("run.log");
+    let args = format!(
+        "mcp --plain --log '{}' -- '{py}' '{}'",
+        log.display(),
+        script.display()
+    );
     let envs = [("TRY_RECORD", record.display().to_string())];
     let mut t = Tui::start_env(dir.path(), &out, 120, 60, &args, &envs);
     t.wait_for("The server's tools, prompts and resources: 7.");
@@ -440,6 +553,7 @@ fn the_plain_loop_picks_asks_calls_cancels_and_leaves() {
     t.send("s\r");
     t.wait_for("entries match \"s\":");
     t.send("table\r");
+    t.wait_for("Arguments for tools/call book_table.");
     t.wait_for("The arguments of the tool 'book_table'.");
     t.wait_for("3 arguments to give, 2 required.");
     t.wait_for("Field 1 of 3: City, required, text.");
@@ -452,7 +566,8 @@ fn the_plain_loop_picks_asks_calls_cancels_and_leaves() {
     t.send("\r");
     t.wait_for("Review: the call is made with exactly these arguments.");
     t.wait_for("2. Guests: 4.");
-    t.send("send\r");
+    t.wait_for("Type call, edit N, or back:");
+    t.send("call\r");
     t.wait_for("Result of the tool 'book_table'");
     t.wait_for(
         r#"| {"received": {"city": "Paris", "guests": 4, "terrace": false}, "tool": "book_table"}"#,
@@ -491,6 +606,20 @@ fn the_plain_loop_picks_asks_calls_cancels_and_leaves() {
     let got = received(&record);
     assert_eq!(got.len(), 3, "{got:?}");
     assert_eq!(got[2]["received"]["content"]["rating"], 5);
+    // --log: the cancelled call too.
+    let text = std::fs::read_to_string(&log).expect("log");
+    let slow: Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+        .find(|r| r["tool"] == "slow")
+        .expect("slow logged");
+    assert_eq!(slow["event"], "tool-called");
+    assert_eq!(slow["cancelled"], true);
+    assert_eq!(
+        calls_logged(&text).len(),
+        3,
+        "book_table, slow, ask_survey: {text}"
+    );
 }
 
 /// Ctrl-O on the arguments form, at any time: the whole arguments as

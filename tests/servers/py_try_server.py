@@ -25,10 +25,17 @@ Prompt: `greeting` (argument `name`, required): one user message
 
 With the environment variable TRY_RECORD set, each tool also appends what
 it received, one JSON line, to that file.
+
+Usage: python py_try_server.py [--http]
+  stdio by default; --http serves Streamable HTTP at
+  http://127.0.0.1:<ephemeral>/mcp and prints one line
+  "listening http://127.0.0.1:<port>/mcp" on stdout when ready.
 """
 
 import json
 import os
+import socket
+import sys
 import warnings
 from typing import Annotated, Literal
 
@@ -139,5 +146,28 @@ def menu() -> str:
     return "Soup of the day"
 
 
+def serve_http() -> None:
+    import uvicorn
+
+    app = server.streamable_http_app()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    http = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(http.serve, [sock])
+            while not http.started:
+                await anyio.sleep(0.02)
+            print(f"listening http://127.0.0.1:{port}/mcp", flush=True)
+
+    anyio.run(main)
+
+
 if __name__ == "__main__":
-    server.run("stdio")
+    if "--http" in sys.argv:
+        serve_http()
+    else:
+        server.run("stdio")
