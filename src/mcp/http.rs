@@ -38,8 +38,8 @@ use super::auth::challenge::BearerChallenge;
 use super::auth::flow::oauth_error;
 use super::auth::{AuthError, Authorizer, Unauthorized};
 use super::transport::{
-    deliver, read_line, Delivered, Incoming, Line, Noise, Refusal, Transport, TransportError,
-    MAX_MESSAGE_BYTES,
+    deliver, read_line, Delivered, Incoming, Line, Noise, OversizedEvent, Refusal, StatusError,
+    Transport, TransportError, MAX_MESSAGE_BYTES,
 };
 use super::{LinkDown, McpError};
 
@@ -388,47 +388,6 @@ fn error_detail(ctype: &str, body: &[u8], rpc: Option<(i64, String)>) -> Option<
         line.push('…');
     }
     Some(format!("\"{line}\""))
-}
-
-/// An HTTP error answer (4xx, 5xx) that carries no answer to a request:
-/// its status, the endpoint, and what the body said in a few words.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StatusError {
-    /// The HTTP status.
-    pub status: u16,
-    /// The endpoint URL.
-    pub url: String,
-    /// See [`error_detail`]; for an OAuth error body (RFC 6750),
-    /// `error: error_description`.
-    pub detail: Option<String>,
-    /// What the status means for the person (401: a sign-in is needed).
-    pub hint: Option<String>,
-}
-
-impl std::fmt::Display for StatusError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let reason = ureq::http::StatusCode::from_u16(self.status)
-            .ok()
-            .and_then(|s| s.canonical_reason())
-            .unwrap_or("");
-        write!(f, "HTTP {} {reason}", self.status)?;
-        if let Some(d) = &self.detail {
-            write!(f, " ({d})")?;
-        }
-        let path = url::Url::parse(&self.url)
-            .map(|u| u.path().to_owned())
-            .unwrap_or_default();
-        if let Some(h) = &self.hint {
-            write!(f, ": {h}")?;
-        }
-        if matches!(self.status, 404 | 405) {
-            write!(
-                f,
-                ": is {path} the server's MCP endpoint? Most servers serve it at /mcp"
-            )?;
-        }
-        Ok(())
-    }
 }
 
 /// Read one HTTP answer: keep the session id, then deliver the JSON body or
@@ -799,12 +758,6 @@ impl<R: BufRead> SseReader<R> {
         }
     }
 }
-
-/// An SSE event longer than [`MAX_MESSAGE_BYTES`]: it was read to its end
-/// and dropped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("skipped an event of more than {} bytes", MAX_MESSAGE_BYTES)]
-pub struct OversizedEvent;
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,8 @@
 //! What the two transports share: the [`Transport`] trait the session
-//! writes to, the [`Incoming`] items their reader threads put on a channel,
-//! and a bounded line reader.
+//! writes to, the [`Incoming`] items their reader threads put on a channel
+//! with the reasons they carry ([`Noise`], [`TransportError`],
+//! [`StatusError`], [`OversizedEvent`]), and a bounded line reader. The
+//! transports use this module; it uses neither of them.
 //!
 //! Reading and writing happen on threads (one for a child's stdout, one for
 //! its stdin, one per HTTP response stream); they hand items to the session
@@ -69,7 +71,7 @@ pub enum Noise {
     TooLong,
     /// An SSE event over [`MAX_MESSAGE_BYTES`].
     #[error("{0}")]
-    Oversized(#[source] super::http::OversizedEvent),
+    Oversized(#[source] OversizedEvent),
     /// A notification or a response that could not be sent, or a GET
     /// stream that failed: the session goes on.
     #[error("{0}")]
@@ -200,7 +202,7 @@ pub enum TransportError {
     Refused(Refusal),
     /// An HTTP error status without an answer to the request.
     #[error("{0}")]
-    Status(super::http::StatusError),
+    Status(StatusError),
     /// HTTP 401 (or 403 `insufficient_scope`) while signing in is on: the
     /// transport asks its authorizer and sends the message again; the
     /// session never sees this one.
@@ -210,6 +212,54 @@ pub enum TransportError {
     #[error("{0}")]
     Auth(super::auth::AuthError),
 }
+
+/// An HTTP error answer (4xx, 5xx) that carries no answer to a request:
+/// its status, the endpoint, and what the body said in a few words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusError {
+    /// The HTTP status.
+    pub status: u16,
+    /// The endpoint URL.
+    pub url: String,
+    /// What the body said in a few words (the JSON-RPC error it carries,
+    /// the first line of a short text, "an HTML page"); for an OAuth error
+    /// body (RFC 6750), `error: error_description`.
+    pub detail: Option<String>,
+    /// What the status means for the person (401: a sign-in is needed).
+    pub hint: Option<String>,
+}
+
+impl std::fmt::Display for StatusError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let reason = ureq::http::StatusCode::from_u16(self.status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or("");
+        write!(f, "HTTP {} {reason}", self.status)?;
+        if let Some(d) = &self.detail {
+            write!(f, " ({d})")?;
+        }
+        let path = url::Url::parse(&self.url)
+            .map(|u| u.path().to_owned())
+            .unwrap_or_default();
+        if let Some(h) = &self.hint {
+            write!(f, ": {h}")?;
+        }
+        if matches!(self.status, 404 | 405) {
+            write!(
+                f,
+                ": is {path} the server's MCP endpoint? Most servers serve it at /mcp"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// An SSE event longer than [`MAX_MESSAGE_BYTES`]: it was read to its end
+/// and dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("skipped an event of more than {} bytes", MAX_MESSAGE_BYTES)]
+pub struct OversizedEvent;
 
 /// What the server answered that this client does not take over HTTP
 /// (texts as sent: sanitized when shown).
