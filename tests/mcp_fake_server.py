@@ -17,7 +17,12 @@ Steps of case "all": ping, form (defaults on name and age), url,
 property), roots (roots/list, not offered by the client). Case "required":
 one form with a required field and no default. Case "quiet": asks nothing.
 Cases "deep", "toodeep", "huge": answers with a result nested 66 deep,
-200 deep, or over 5 MiB (see `big_result`).
+200 deep, or over 5 MiB (see `big_result`). Over HTTP, for any case, the
+arguments `late_id` (the answer's "id" written after its "result"),
+`event_id` (an SSE `id:` line after the answer's data; a GET resuming from
+"hang" is held open) and `hold` (the stream stays open after the answer,
+with a comment every 100 ms until the client closes it) make an answer
+that cannot be read harder to place.
 Case "links": one form whose
 default and options are URLs with a query. Case "rules": three
 different forms in one call (a booking, feedback, an offer to sign up), for
@@ -638,6 +643,19 @@ def run_http():
             self.end_headers()
             self.wfile.write(body)
 
+        def keep_alive(self):
+            """A comment every 100 ms for at most 60 s; False when the
+            client closed the stream first."""
+            end = time.monotonic() + 60
+            while time.monotonic() < end:
+                try:
+                    self.wfile.write(b": waiting\n\n")
+                    self.wfile.flush()
+                except OSError:
+                    return False
+                time.sleep(0.1)
+            return True
+
         def do_GET(self):
             if self.path == "/record":
                 # For the tests: what the server saw of silent calls.
@@ -647,6 +665,13 @@ def run_http():
                 return
             self.record("GET")
             last = self.headers.get("Last-Event-ID")
+            if last == "hang":
+                # A resumed stream that never answers.
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                self.keep_alive()
+                return
             if last is None or resume["call"] is None:
                 self.send_response(405)
                 self.send_header("Content-Length", "0")
@@ -719,15 +744,8 @@ def run_http():
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
-                end = time.monotonic() + 60
-                while time.monotonic() < end:
-                    try:
-                        self.wfile.write(b": waiting\n\n")
-                        self.wfile.flush()
-                    except OSError:
-                        state.closed_streams.append(m["id"])
-                        return
-                    time.sleep(0.1)
+                if not self.keep_alive():
+                    state.closed_streams.append(m["id"])
                 return
             if r is not None:
                 self.send_json(r)
@@ -813,7 +831,20 @@ def run_http():
                            "method": "elicitation/create", "params": FORM})
                     time.sleep(float(p.get("arguments", {}).get("delay", 1)))
                     os._exit(0)
-                event({"jsonrpc": "2.0", "id": m["id"], "result": probe(state, case, call, notify)})
+                result = probe(state, case, call, notify)
+                a = p.get("arguments", {})
+                if a.get("late_id"):
+                    msg = {"jsonrpc": "2.0", "result": result, "id": m["id"]}
+                else:
+                    msg = {"jsonrpc": "2.0", "id": m["id"], "result": result}
+                tail = b""
+                if "event_id" in a:
+                    tail = b"id: " + a["event_id"].encode() + b"\n"
+                with lock:
+                    self.wfile.write(b"data: " + json.dumps(msg).encode() + b"\n" + tail + b"\n")
+                    self.wfile.flush()
+                if a.get("hold"):
+                    self.keep_alive()
                 return
             self.send_json({"jsonrpc": "2.0", "id": m["id"],
                             "error": {"code": -32601, "message": "method not found"}})
