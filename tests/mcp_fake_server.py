@@ -44,7 +44,9 @@ form and exits `delay` seconds later without answering the call;
 "swap" withdraws a URL request and sends one for another site in its place. The
 tool `gated` sends its completion notification `delay` seconds after the
 -32042 error and records whether the retry came after it; its argument
-`url` replaces the URL of the (first) elicitation it carries.
+`url` replaces the URL of the (first) elicitation it carries, and
+`push_again` makes the retried call push the same URL elicitation (same
+elicitationId) before it answers, recording the answer as "pushed".
 
 Streamable HTTP cases: "drop" closes the call's SSE stream after a priming
 event (id and retry) and answers on the GET that resumes it with
@@ -589,10 +591,14 @@ def run_stdio():
                         threading.Thread(target=later, daemon=True).start()
                 else:
                     after = complete_sent[0] is not None
+                    # `push_again`: the retried call asks for the same URL
+                    # elicitation once more, pushed this time.
+                    pushed = call("elicitation/create", URL) if args.get("push_again") else None
                     write({"jsonrpc": "2.0", "id": m["id"], "result": {
                         "content": [{"type": "text", "text": "gate open"}],
                         "structuredContent": {"retry_after_complete": after,
-                                              "received": state.received}}})
+                                              "received": state.received,
+                                              "pushed": pushed}}})
                 continue
             if p.get("name") == "probe":
                 case = args.get("case", "all")
