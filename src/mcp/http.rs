@@ -44,6 +44,7 @@ use super::transport::{
 use super::{LinkDown, McpError};
 
 mod legacy;
+mod tcp;
 
 /// Bytes of an error body that are read and shown.
 const MAX_ERROR_BODY: u64 = 64 * 1024;
@@ -120,14 +121,15 @@ impl HttpTransport {
         extra: ExtraHeaders,
         auth: Option<Arc<Authorizer>>,
     ) -> Self {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .timeout_connect(Some(CONNECT_TIMEOUT))
-            .timeout_per_read(Some(READ_IDLE_TIMEOUT))
-            .user_agent(concat!("ahp-elicit/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
+        let agent = tcp::agent(
+            ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .max_redirects(0)
+                .timeout_connect(Some(CONNECT_TIMEOUT))
+                .timeout_per_read(Some(READ_IDLE_TIMEOUT))
+                .user_agent(concat!("ahp-elicit/", env!("CARGO_PKG_VERSION")))
+                .build(),
+        );
         let shared = Arc::new(Shared {
             agent,
             url: url.to_owned(),
