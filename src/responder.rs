@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use crate::binding::{Answer, RequestEvent};
 
+pub(crate) mod wake;
+
 /// Where a request stands in the stream: `index` is 1-based; `total` is the
 /// number known so far (answered, this one and queued), so the header can say
 /// "request 2 of 5"; `skipped` is how many requests of the stream were
@@ -109,8 +111,9 @@ static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize:
 
 /// Whether a request has been asked and not yet taken by its responder
 /// (any session of the process). A waiting screen ([`Responder::wait`])
-/// reads it between short input polls and returns as soon as it is true,
-/// so the request is drawn at once instead of at the end of the slice.
+/// reads it whenever it wakes (an arrival wakes it: [`wake`]) and returns
+/// as soon as it is true, so the request is drawn at once instead of at
+/// the end of the slice.
 pub fn request_waiting() -> bool {
     WAITING.load(std::sync::atomic::Ordering::SeqCst) > 0
 }
@@ -132,7 +135,9 @@ impl Behind {
         self.0.load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    /// One more request waits.
+    /// One more request waits. Counted before the request is handed over
+    /// (so its taking never comes first); the waiting screen is woken
+    /// ([`wake`]) once it is on the responder's channel.
     pub fn arrived(&self) {
         self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         WAITING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);

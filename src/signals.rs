@@ -200,6 +200,8 @@ fn restore_all() {
 fn on_signal(sig: i32) {
     let tell = |e| {
         let _ = events().send(e);
+        // A waiting screen looks at once (a resize, the end of the run).
+        crate::responder::wake::wake();
     };
     match sig {
         libc::SIGTSTP => {

@@ -17,7 +17,12 @@ Steps of case "all": ping, form (defaults on name and age), url,
 property), roots (roots/list, not offered by the client). Case "required":
 one form with a required field and no default. Case "quiet": asks nothing.
 Cases "deep", "toodeep", "huge": answers with a result nested 66 deep,
-200 deep, or over 5 MiB (see `big_result`).
+200 deep, or over 5 MiB (see `big_result`). Over HTTP, for any case, the
+arguments `late_id` (the answer's "id" written after its "result"),
+`event_id` (an SSE `id:` line after the answer's data; a GET resuming from
+"hang" is held open) and `hold` (the stream stays open after the answer,
+with a comment every 100 ms until the client closes it) make an answer
+that cannot be read harder to place.
 Case "links": one form whose
 default and options are URLs with a query. Case "rules": three
 different forms in one call (a booking, feedback, an offer to sign up), for
@@ -41,7 +46,9 @@ form and exits `delay` seconds later without answering the call;
 "swap" withdraws a URL request and sends one for another site in its place. The
 tool `gated` sends its completion notification `delay` seconds after the
 -32042 error and records whether the retry came after it; its argument
-`url` replaces the URL of the (first) elicitation it carries.
+`url` replaces the URL of the (first) elicitation it carries, and
+`push_again` makes the retried call push the same URL elicitation (same
+elicitationId) before it answers, recording the answer as "pushed".
 
 Streamable HTTP cases: "drop" closes the call's SSE stream after a priming
 event (id and retry) and answers on the GET that resumes it with
@@ -596,10 +603,14 @@ def run_stdio():
                         threading.Thread(target=later, daemon=True).start()
                 else:
                     after = complete_sent[0] is not None
+                    # `push_again`: the retried call asks for the same URL
+                    # elicitation once more, pushed this time.
+                    pushed = call("elicitation/create", URL) if args.get("push_again") else None
                     write({"jsonrpc": "2.0", "id": m["id"], "result": {
                         "content": [{"type": "text", "text": "gate open"}],
                         "structuredContent": {"retry_after_complete": after,
-                                              "received": state.received}}})
+                                              "received": state.received,
+                                              "pushed": pushed}}})
                 continue
             if p.get("name") == "probe":
                 case = args.get("case", "all")
@@ -650,6 +661,19 @@ def run_http():
             self.end_headers()
             self.wfile.write(body)
 
+        def keep_alive(self):
+            """A comment every 100 ms for at most 60 s; False when the
+            client closed the stream first."""
+            end = time.monotonic() + 60
+            while time.monotonic() < end:
+                try:
+                    self.wfile.write(b": waiting\n\n")
+                    self.wfile.flush()
+                except OSError:
+                    return False
+                time.sleep(0.1)
+            return True
+
         def do_GET(self):
             if self.path == "/record":
                 # For the tests: what the server saw of silent calls.
@@ -659,6 +683,13 @@ def run_http():
                 return
             self.record("GET")
             last = self.headers.get("Last-Event-ID")
+            if last == "hang":
+                # A resumed stream that never answers.
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                self.keep_alive()
+                return
             if last is None or resume["call"] is None:
                 self.send_response(405)
                 self.send_header("Content-Length", "0")
@@ -731,15 +762,8 @@ def run_http():
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
-                end = time.monotonic() + 60
-                while time.monotonic() < end:
-                    try:
-                        self.wfile.write(b": waiting\n\n")
-                        self.wfile.flush()
-                    except OSError:
-                        state.closed_streams.append(m["id"])
-                        return
-                    time.sleep(0.1)
+                if not self.keep_alive():
+                    state.closed_streams.append(m["id"])
                 return
             if r is not None:
                 self.send_json(r)
@@ -825,7 +849,20 @@ def run_http():
                            "method": "elicitation/create", "params": FORM})
                     time.sleep(float(p.get("arguments", {}).get("delay", 1)))
                     os._exit(0)
-                event({"jsonrpc": "2.0", "id": m["id"], "result": probe(state, case, call, notify)})
+                result = probe(state, case, call, notify)
+                a = p.get("arguments", {})
+                if a.get("late_id"):
+                    msg = {"jsonrpc": "2.0", "result": result, "id": m["id"]}
+                else:
+                    msg = {"jsonrpc": "2.0", "id": m["id"], "result": result}
+                tail = b""
+                if "event_id" in a:
+                    tail = b"id: " + a["event_id"].encode() + b"\n"
+                with lock:
+                    self.wfile.write(b"data: " + json.dumps(msg).encode() + b"\n" + tail + b"\n")
+                    self.wfile.flush()
+                if a.get("hold"):
+                    self.keep_alive()
                 return
             self.send_json({"jsonrpc": "2.0", "id": m["id"],
                             "error": {"code": -32601, "message": "method not found"}})

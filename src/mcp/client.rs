@@ -273,6 +273,10 @@ pub(super) struct Lifecycle {
     pub last_stderr: Option<String>,
 }
 
+/// URL elicitations whose number is kept for a later repeat; past this,
+/// a repeat counts as a new request.
+pub(super) const MAX_URL_PLACES: usize = 1024;
+
 /// The elicitations of the session: open, finished, consented, counted.
 #[derive(Default)]
 pub(super) struct Elicitations {
@@ -289,6 +293,13 @@ pub(super) struct Elicitations {
     pub wait_key: Option<WaitKey>,
     /// Elicitations put to the person so far.
     pub asked: usize,
+    /// Of those, URL elicitations asked again under an `elicitationId`
+    /// asked before (a call retried after -32042 asks for the same one):
+    /// not new requests, so not counted in "request i of n".
+    pub repeats: usize,
+    /// The number each URL elicitation was shown under, by `elicitationId`
+    /// (at most [`MAX_URL_PLACES`]).
+    pub url_places: HashMap<String, usize>,
     /// The person quit: every later elicitation is answered `cancel`.
     pub quit: bool,
     /// Requests of the server answered `cancel` by the quit (the one quit
@@ -310,6 +321,14 @@ pub(super) struct Elicitations {
     /// The call failed because the tool asks the 2025-11-25 way (see
     /// [`super::older_way_hint`]).
     pub older_way: bool,
+}
+
+impl Elicitations {
+    /// The requests counted so far: those asked, less URL elicitations
+    /// asked again ([`Elicitations::repeats`]).
+    pub fn counted(&self) -> usize {
+        self.asked - self.repeats
+    }
 }
 
 /// The MCP client of one run: the connection ([`Link`]), what its era

@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
-use super::client::{str_field, Ask, Client};
+use super::client::{str_field, Ask, Client, MAX_URL_PLACES};
 use super::era::Era;
 use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
 use super::McpError;
@@ -195,7 +195,7 @@ impl Client {
         }
         let cx = Context {
             in_round: progress.is_some(),
-            progress: progress.unwrap_or(Progress::of(self.elic.asked, self.elic.asked)),
+            progress: progress.unwrap_or_else(|| self.place(ask.url_id.as_deref())),
             // The deadline is set when the request can be shown
             // (`Desk::set_time_limit`), not now: it may wait behind another.
             ..Default::default()
@@ -227,6 +227,25 @@ impl Client {
             }
             Err(AskError::Gone) => Err(McpError::Responder(RespondError::Stopped)),
         }
+    }
+
+    /// Where an elicitation answered on its own stands among those asked so
+    /// far ("request i of n"): a new one is the last; a URL elicitation
+    /// asked again under an `elicitationId` asked before (the retry of a
+    /// call after -32042 may ask for it once more) is the same request,
+    /// under its first number, and the count does not grow.
+    fn place(&mut self, url_id: Option<&str>) -> Progress {
+        let first = url_id.and_then(|u| self.elic.url_places.get(u).copied());
+        if first.is_some() {
+            self.elic.repeats += 1;
+        }
+        let count = self.elic.counted();
+        if let (None, Some(u)) = (first, url_id) {
+            if self.elic.url_places.len() < MAX_URL_PLACES {
+                self.elic.url_places.insert(u.to_owned(), count);
+            }
+        }
+        Progress::of(first.unwrap_or(count), count)
     }
 
     /// A reply from the responder thread (keys are handled by `step`).

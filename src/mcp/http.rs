@@ -38,12 +38,13 @@ use super::auth::challenge::BearerChallenge;
 use super::auth::flow::oauth_error;
 use super::auth::{AuthError, Authorizer, RequestName, Unauthorized};
 use super::transport::{
-    deliver, read_line, Delivered, Incoming, Line, Noise, Refusal, Transport, TransportError,
-    MAX_MESSAGE_BYTES,
+    deliver, lost_answer, read_line, Delivered, Delivery, Incoming, Line, Noise, OversizedEvent,
+    Refusal, StatusError, Transport, TransportError, MAX_MESSAGE_BYTES, TOO_LONG_HEAD,
 };
 use super::{LinkDown, McpError};
 
 mod legacy;
+mod tcp;
 
 /// Bytes of an error body that are read and shown.
 const MAX_ERROR_BODY: u64 = 64 * 1024;
@@ -120,14 +121,15 @@ impl HttpTransport {
         extra: ExtraHeaders,
         auth: Option<Arc<Authorizer>>,
     ) -> Self {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .timeout_connect(Some(CONNECT_TIMEOUT))
-            .timeout_per_read(Some(READ_IDLE_TIMEOUT))
-            .user_agent(concat!("ahp-elicit/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
+        let agent = tcp::agent(
+            ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .max_redirects(0)
+                .timeout_connect(Some(CONNECT_TIMEOUT))
+                .timeout_per_read(Some(READ_IDLE_TIMEOUT))
+                .user_agent(concat!("ahp-elicit/", env!("CARGO_PKG_VERSION")))
+                .build(),
+        );
         let shared = Arc::new(Shared {
             agent,
             url: url.to_owned(),
@@ -402,47 +404,6 @@ fn error_detail(ctype: &str, body: &[u8], rpc: Option<(i64, String)>) -> Option<
     Some(format!("\"{line}\""))
 }
 
-/// An HTTP error answer (4xx, 5xx) that carries no answer to a request:
-/// its status, the endpoint, and what the body said in a few words.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StatusError {
-    /// The HTTP status.
-    pub status: u16,
-    /// The endpoint URL.
-    pub url: String,
-    /// See [`error_detail`]; for an OAuth error body (RFC 6750),
-    /// `error: error_description`.
-    pub detail: Option<String>,
-    /// What the status means for the person (401: a sign-in is needed).
-    pub hint: Option<String>,
-}
-
-impl std::fmt::Display for StatusError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let reason = ureq::http::StatusCode::from_u16(self.status)
-            .ok()
-            .and_then(|s| s.canonical_reason())
-            .unwrap_or("");
-        write!(f, "HTTP {} {reason}", self.status)?;
-        if let Some(d) = &self.detail {
-            write!(f, " ({d})")?;
-        }
-        let path = url::Url::parse(&self.url)
-            .map(|u| u.path().to_owned())
-            .unwrap_or_default();
-        if let Some(h) = &self.hint {
-            write!(f, ": {h}")?;
-        }
-        if matches!(self.status, 404 | 405) {
-            write!(
-                f,
-                ": is {path} the server's MCP endpoint? Most servers serve it at /mcp"
-            )?;
-        }
-        Ok(())
-    }
-}
-
 /// Read one HTTP answer: keep the session id, then deliver the JSON body or
 /// every SSE message. `request` is the id of the client's request this
 /// answers (its response marks the stream answered).
@@ -477,7 +438,7 @@ fn handle_response(
             .reader()
             .read_to_end(&mut body)
             .map_err(HttpFail::Read)?;
-        deliver(&body, &sh.tx);
+        deliver(&body, &sh.tx, request);
         return Ok(StreamMark {
             answered: true,
             ..StreamMark::default()
@@ -515,12 +476,20 @@ fn read_sse<R: BufRead>(
         }
         match next {
             Ok(None) | Err(_) => return Ok(mark),
-            Ok(Some(Err(noise))) => {
-                if sh
-                    .tx
-                    .blocking_send(Incoming::Noise(Noise::Oversized(noise)))
-                    .is_err()
-                {
+            Ok(Some(Err(over))) => {
+                // An oversized answer to this stream's request ends it at
+                // once; nothing after it on the stream is waited for.
+                let lost = lost_answer(over.head(), request);
+                let noise = Noise::Oversized(over);
+                let item = match lost {
+                    Some(id) => Incoming::Unreadable { id, noise },
+                    None => Incoming::Noise(noise),
+                };
+                if sh.tx.blocking_send(item).is_err() {
+                    return Ok(mark);
+                }
+                if lost.is_some() && lost == request {
+                    mark.answered = true;
                     return Ok(mark);
                 }
             }
@@ -538,8 +507,15 @@ fn read_sse<R: BufRead>(
                     mark.answered = true;
                     return Ok(mark);
                 }
-                if !deliver(&ev.data, &sh.tx) {
-                    return Ok(mark);
+                match deliver(&ev.data, &sh.tx, request) {
+                    Delivery::Gone => return Ok(mark),
+                    // This stream's answer could not be read: the request
+                    // ended with it.
+                    Delivery::Lost(id) if Some(id) == request => {
+                        mark.answered = true;
+                        return Ok(mark);
+                    }
+                    Delivery::Handed | Delivery::Lost(_) => {}
                 }
             }
         }
@@ -751,7 +727,8 @@ impl<R: BufRead> SseReader<R> {
 
     /// The next complete event: `Ok(None)` at the end of the stream (an
     /// unfinished last event is dropped, as the standard says),
-    /// `Ok(Some(Err(OversizedEvent)))` for an oversized event (skipped).
+    /// `Ok(Some(Err(OversizedEvent)))` for an oversized event (skipped; the
+    /// first bytes of its data kept when it is a message).
     ///
     /// Errors: the underlying read error.
     pub fn next_event(&mut self) -> std::io::Result<Option<Result<SseEvent, OversizedEvent>>> {
@@ -761,13 +738,24 @@ impl<R: BufRead> SseReader<R> {
             id: None,
         };
         let (mut has_data, mut too_long) = (false, false);
+        let mut head = Vec::new();
         loop {
             match read_line(&mut self.r, &mut self.line, MAX_MESSAGE_BYTES, &mut self.cr)? {
                 Line::Eof => return Ok(None),
-                Line::TooLong => too_long = true,
+                Line::TooLong => {
+                    if !too_long {
+                        let (field, value) = split_field(&self.line);
+                        let more = (field == b"data").then_some(value);
+                        head = oversized_head(&ev.data, has_data, more);
+                    }
+                    too_long = true;
+                }
                 Line::Text if self.line.is_empty() => {
                     if too_long {
-                        return Ok(Some(Err(OversizedEvent)));
+                        if !(ev.event.is_empty() || ev.event == "message") {
+                            head.clear();
+                        }
+                        return Ok(Some(Err(OversizedEvent::with_head(head))));
                     }
                     if has_data {
                         return Ok(Some(Ok(ev)));
@@ -778,25 +766,21 @@ impl<R: BufRead> SseReader<R> {
                     if self.line[0] == b':' {
                         continue;
                     }
-                    let (field, value) = match self.line.iter().position(|&b| b == b':') {
-                        Some(i) => {
-                            let v = &self.line[i + 1..];
-                            (&self.line[..i], v.strip_prefix(b" ").unwrap_or(v))
-                        }
-                        None => (&self.line[..], &b""[..]),
-                    };
+                    let (field, value) = split_field(&self.line);
                     match field {
                         b"data" => {
-                            if has_data {
-                                ev.data.push(b'\n');
-                            }
-                            has_data = true;
-                            if ev.data.len() + value.len() > MAX_MESSAGE_BYTES {
+                            let joined = ev.data.len() + usize::from(has_data) + value.len();
+                            if !too_long && joined > MAX_MESSAGE_BYTES {
+                                head = oversized_head(&ev.data, has_data, Some(value));
                                 too_long = true;
-                                ev.data.clear();
+                                ev.data = Vec::new();
                             } else if !too_long {
+                                if has_data {
+                                    ev.data.push(b'\n');
+                                }
                                 ev.data.extend_from_slice(value);
                             }
+                            has_data = true;
                         }
                         b"event" => ev.event = String::from_utf8_lossy(value).into_owned(),
                         b"id" if !value.contains(&0) => {
@@ -816,11 +800,33 @@ impl<R: BufRead> SseReader<R> {
     }
 }
 
-/// An SSE event longer than [`MAX_MESSAGE_BYTES`]: it was read to its end
-/// and dropped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("skipped an event of more than {} bytes", MAX_MESSAGE_BYTES)]
-pub struct OversizedEvent;
+/// An SSE line's field name and value (one space after the colon dropped;
+/// a line without a colon is a field with an empty value).
+fn split_field(line: &[u8]) -> (&[u8], &[u8]) {
+    match line.iter().position(|&b| b == b':') {
+        Some(i) => {
+            let v = &line[i + 1..];
+            (&line[..i], v.strip_prefix(b" ").unwrap_or(v))
+        }
+        None => (line, &b""[..]),
+    }
+}
+
+/// The first bytes of an event's data when it went over the limit: the
+/// data so far (`has_data`: some data line came before), then `more`, the
+/// value of the data line that did not fit (None when the long line was
+/// another field).
+fn oversized_head(data: &[u8], has_data: bool, more: Option<&[u8]>) -> Vec<u8> {
+    let mut head = data[..data.len().min(TOO_LONG_HEAD)].to_vec();
+    if let Some(v) = more {
+        if has_data {
+            head.push(b'\n');
+        }
+        let room = TOO_LONG_HEAD.saturating_sub(head.len());
+        head.extend_from_slice(&v[..v.len().min(room)]);
+    }
+    head
+}
 
 #[cfg(test)]
 mod tests {
@@ -902,14 +908,38 @@ mod tests {
         );
     }
 
+    /// An oversized message keeps the start of its data, where the answer's
+    /// id is found (one long line, or data lines that add up); an oversized
+    /// event of another type keeps nothing.
+    #[test]
+    fn an_oversized_event_keeps_the_start_where_its_id_is() {
+        let big = "x".repeat(MAX_MESSAGE_BYTES);
+        let one_line = format!("data: {{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"{big}\"}}\n\n");
+        let lines = format!("data: {{\"id\":8,\ndata: \"result\":\"{big}\"}}\n\n");
+        let other = format!("event: other\ndata: {{\"id\":9,\"r\":\"{big}\"}}\n\n");
+        let heads: Vec<Option<u64>> = [one_line, lines, other]
+            .iter()
+            .map(|input| {
+                let got = events(input);
+                assert_eq!(got.len(), 1);
+                let over = got[0].as_ref().expect_err("oversized");
+                lost_answer(over.head(), None)
+            })
+            .collect();
+        assert_eq!(heads, [Some(7), Some(8), None]);
+    }
+
     #[test]
     fn reports_an_oversized_event_then_goes_on() {
         let big = "x".repeat(MAX_MESSAGE_BYTES / 2 + 10);
         let input = format!("data: {big}\ndata: {big}\n\ndata: ok\n\n");
         let got = events(&input);
         assert_eq!(got.len(), 2);
-        assert_eq!(got[0], Err(OversizedEvent));
-        assert!(OversizedEvent.to_string().contains("more than"));
+        let over = got[0].as_ref().expect_err("oversized");
+        assert!(over.to_string().contains("more than"));
+        // Its first bytes are kept: "x" up to the kept length.
+        assert_eq!(over.head().len(), TOO_LONG_HEAD);
+        assert!(over.head().iter().all(|&b| b == b'x'));
         assert_eq!(data(&got[1]), "ok");
     }
 }

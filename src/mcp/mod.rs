@@ -862,4 +862,27 @@ mod tests {
         ));
         assert_eq!(Target::Http { url: String::new() }.adapter(), "mcp-http");
     }
+
+    /// The transports build on `transport.rs`, which names neither of them
+    /// (no module cycle): the types both need live there.
+    #[test]
+    fn the_shared_transport_module_names_no_transport() {
+        let src = include_str!("transport.rs");
+        for (n, line) in src.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for module in ["http", "stdio"] {
+                let path = format!("{module}::");
+                let mut rest = code;
+                while let Some(at) = rest.find(&path) {
+                    let before = &rest[..at];
+                    assert!(
+                        before.ends_with("ureq::"),
+                        "src/mcp/transport.rs:{}: names the {module} transport: {line}",
+                        n + 1
+                    );
+                    rest = &rest[at + path.len()..];
+                }
+            }
+        }
+    }
 }

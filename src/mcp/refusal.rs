@@ -59,7 +59,7 @@ impl Client {
             reasons: refusal_reasons(list, self.opts.schema_policy),
         };
         let cx = Context {
-            progress: Progress::of(self.elic.asked, self.elic.asked),
+            progress: Progress::of(self.elic.counted(), self.elic.counted()),
             deadline: None,
             ..Default::default()
         };

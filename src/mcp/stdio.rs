@@ -27,7 +27,7 @@ use serde_json::Value;
 use tokio::sync::mpsc::Sender;
 
 use super::transport::{
-    deliver, read_line, Closed, Incoming, Line, Noise, Transport, MAX_MESSAGE_BYTES,
+    deliver, read_line, Closed, Delivery, Incoming, Line, Noise, Transport, MAX_MESSAGE_BYTES,
 };
 use super::{LinkDown, McpError};
 use crate::notice::Notices;
@@ -140,13 +140,13 @@ fn read_stdout(mut r: impl BufRead, tx: Sender<Incoming>, spoke: &AtomicBool) {
                     continue;
                 }
                 spoke.store(true, Ordering::Relaxed);
-                if !deliver(&buf, &tx) {
+                if deliver(&buf, &tx, None) == Delivery::Gone {
                     return;
                 }
             }
             Ok(Line::TooLong) => {
                 spoke.store(true, Ordering::Relaxed);
-                let item = match super::transport::top_level_id(&buf) {
+                let item = match super::transport::lost_answer(&buf, None) {
                     Some(id) => Incoming::Unreadable {
                         id,
                         noise: Noise::TooLong,

@@ -1,6 +1,8 @@
 //! What the two transports share: the [`Transport`] trait the session
-//! writes to, the [`Incoming`] items their reader threads put on a channel,
-//! and a bounded line reader.
+//! writes to, the [`Incoming`] items their reader threads put on a channel
+//! with the reasons they carry ([`Noise`], [`TransportError`],
+//! [`StatusError`], [`OversizedEvent`]), and a bounded line reader. The
+//! transports use this module; it uses neither of them.
 //!
 //! Reading and writing happen on threads (one for a child's stdout, one for
 //! its stdin, one per HTTP response stream); they hand items to the session
@@ -69,7 +71,7 @@ pub enum Noise {
     TooLong,
     /// An SSE event over [`MAX_MESSAGE_BYTES`].
     #[error("{0}")]
-    Oversized(#[source] super::http::OversizedEvent),
+    Oversized(#[source] OversizedEvent),
     /// A notification or a response that could not be sent, or a GET
     /// stream that failed: the session goes on.
     #[error("{0}")]
@@ -146,24 +148,42 @@ pub trait Transport {
     fn close(&mut self);
 }
 
+/// What [`deliver`] did with one message's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// The messages (or the noise) are on the channel.
+    Handed,
+    /// The message could not be read and is on the channel as the lost
+    /// answer to request `id` ([`Incoming::Unreadable`]).
+    Lost(u64),
+    /// The receiver is gone.
+    Gone,
+}
+
 /// Parse one message's bytes (limits first, [`parse_message`]) and put it
 /// on the channel; a JSON array is split into its elements; one that cannot
-/// be read but names a top-level `id` is [`Incoming::Unreadable`]. Returns
-/// false when the receiver is gone.
-pub fn deliver(bytes: &[u8], tx: &Sender<Incoming>) -> bool {
+/// be read but is the answer to a request ([`lost_answer`]; `stream_of`: the
+/// client request whose response stream carried it, HTTP) is
+/// [`Incoming::Unreadable`].
+pub fn deliver(bytes: &[u8], tx: &Sender<Incoming>, stream_of: Option<u64>) -> Delivery {
+    let handed = |ok: bool| if ok { Delivery::Handed } else { Delivery::Gone };
     match parse_message(bytes) {
-        Ok(Value::Array(items)) => items
-            .into_iter()
-            .all(|v| tx.blocking_send(Incoming::Message(v)).is_ok()),
-        Ok(v) => tx.blocking_send(Incoming::Message(v)).is_ok(),
+        Ok(Value::Array(items)) => handed(
+            items
+                .into_iter()
+                .all(|v| tx.blocking_send(Incoming::Message(v)).is_ok()),
+        ),
+        Ok(v) => handed(tx.blocking_send(Incoming::Message(v)).is_ok()),
         Err(e) => {
             let head: String = String::from_utf8_lossy(&bytes[..bytes.len().min(120)]).into();
             let noise = Noise::NotJson { head, source: e };
-            let item = match top_level_id(bytes) {
-                Some(id) => Incoming::Unreadable { id, noise },
-                None => Incoming::Noise(noise),
-            };
-            tx.blocking_send(item).is_ok()
+            match lost_answer(bytes, stream_of) {
+                Some(id) => match tx.blocking_send(Incoming::Unreadable { id, noise }) {
+                    Ok(()) => Delivery::Lost(id),
+                    Err(_) => Delivery::Gone,
+                },
+                None => handed(tx.blocking_send(Incoming::Noise(noise)).is_ok()),
+            }
         }
     }
 }
@@ -200,7 +220,7 @@ pub enum TransportError {
     Refused(Refusal),
     /// An HTTP error status without an answer to the request.
     #[error("{0}")]
-    Status(super::http::StatusError),
+    Status(StatusError),
     /// HTTP 401 (or 403 `insufficient_scope`) while signing in is on: the
     /// transport asks its authorizer and sends the message again; the
     /// session never sees this one.
@@ -209,6 +229,79 @@ pub enum TransportError {
     /// Signing in failed or is not possible in this run (exit 3).
     #[error("{0}")]
     Auth(super::auth::AuthError),
+}
+
+/// An HTTP error answer (4xx, 5xx) that carries no answer to a request:
+/// its status, the endpoint, and what the body said in a few words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusError {
+    /// The HTTP status.
+    pub status: u16,
+    /// The endpoint URL.
+    pub url: String,
+    /// What the body said in a few words (the JSON-RPC error it carries,
+    /// the first line of a short text, "an HTML page"); for an OAuth error
+    /// body (RFC 6750), `error: error_description`.
+    pub detail: Option<String>,
+    /// What the status means for the person (401: a sign-in is needed).
+    pub hint: Option<String>,
+}
+
+impl std::fmt::Display for StatusError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let reason = ureq::http::StatusCode::from_u16(self.status)
+            .ok()
+            .and_then(|s| s.canonical_reason())
+            .unwrap_or("");
+        write!(f, "HTTP {} {reason}", self.status)?;
+        if let Some(d) = &self.detail {
+            write!(f, " ({d})")?;
+        }
+        let path = url::Url::parse(&self.url)
+            .map(|u| u.path().to_owned())
+            .unwrap_or_default();
+        if let Some(h) = &self.hint {
+            write!(f, ": {h}")?;
+        }
+        if matches!(self.status, 404 | 405) {
+            write!(
+                f,
+                ": is {path} the server's MCP endpoint? Most servers serve it at /mcp"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// An SSE event longer than [`MAX_MESSAGE_BYTES`]: it was read to its end
+/// and dropped, keeping the first [`TOO_LONG_HEAD`] bytes of its data
+/// (where [`lost_answer`] looks for whose answer it was).
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
+#[error("skipped an event of more than {} bytes", MAX_MESSAGE_BYTES)]
+pub struct OversizedEvent {
+    head: Vec<u8>,
+}
+
+impl OversizedEvent {
+    /// An oversized event whose data began with `head` (cut to
+    /// [`TOO_LONG_HEAD`] bytes); empty for an event that is no message.
+    pub fn with_head(mut head: Vec<u8>) -> Self {
+        head.truncate(TOO_LONG_HEAD);
+        OversizedEvent { head }
+    }
+
+    /// The first bytes of its data.
+    pub fn head(&self) -> &[u8] {
+        &self.head
+    }
+}
+
+impl std::fmt::Debug for OversizedEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OversizedEvent")
+            .field("head_bytes", &self.head.len())
+            .finish()
+    }
 }
 
 /// What the server answered that this client does not take over HTTP
@@ -331,11 +424,22 @@ fn keep_head(buf: &mut Vec<u8>, more: &[u8], already: bool) {
 /// Bytes of one MCP message kept for the look at its top-level `id`.
 const ID_SCAN: usize = TOO_LONG_HEAD;
 
-/// The top-level `"id"` of a JSON-RPC message that could not be read (too
-/// deep, too large, cut): a scan of its first bytes that skips strings and
-/// nested values. None when no integer id is found there.
-pub fn top_level_id(bytes: &[u8]) -> Option<u64> {
+/// What the first bytes of a message that could not be read show at its
+/// top level.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct TopLevel {
+    /// Its integer `"id"`, when one is there.
+    id: Option<u64>,
+    /// A `"method"` key is there: a request or a notification, no answer.
+    method: bool,
+}
+
+/// Scan the first [`ID_SCAN`] bytes of a JSON-RPC message that could not be
+/// read (too deep, too large, cut) for its top-level `"id"` and `"method"`
+/// keys, skipping strings and nested values.
+fn scan_top_level(bytes: &[u8]) -> TopLevel {
     let bytes = &bytes[..bytes.len().min(ID_SCAN)];
+    let mut found = TopLevel::default();
     let (mut depth, mut i) = (0usize, 0usize);
     while i < bytes.len() {
         match bytes[i] {
@@ -345,16 +449,24 @@ pub fn top_level_id(bytes: &[u8]) -> Option<u64> {
                 while i < bytes.len() && bytes[i] != b'"' {
                     i += if bytes[i] == b'\\' { 2 } else { 1 };
                 }
-                let key = bytes.get(start..i)?;
+                let Some(key) = bytes.get(start..i) else {
+                    break;
+                };
                 i += 1;
-                if depth == 1 && key == b"id" {
-                    let rest = bytes.get(i..)?;
-                    let rest = rest
-                        .trim_ascii_start()
-                        .strip_prefix(b":")?
-                        .trim_ascii_start();
-                    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-                    return std::str::from_utf8(&rest[..digits]).ok()?.parse().ok();
+                // A key is followed by a colon; a string value is not.
+                let value = bytes
+                    .get(i..)
+                    .and_then(|r| r.trim_ascii_start().strip_prefix(b":"));
+                match (depth, key, value) {
+                    (1, b"method", Some(_)) => found.method = true,
+                    (1, b"id", Some(v)) if found.id.is_none() => {
+                        let v = v.trim_ascii_start();
+                        let digits = v.iter().take_while(|b| b.is_ascii_digit()).count();
+                        found.id = std::str::from_utf8(&v[..digits])
+                            .ok()
+                            .and_then(|d| d.parse().ok());
+                    }
+                    _ => {}
                 }
             }
             b'{' | b'[' => {
@@ -368,7 +480,23 @@ pub fn top_level_id(bytes: &[u8]) -> Option<u64> {
             _ => i += 1,
         }
     }
-    None
+    found
+}
+
+/// Which request a message that could not be read answered, from its first
+/// bytes: its top-level integer `"id"`, unless a `"method"` shows it is
+/// the server's own request or notification. On the response stream of
+/// client request `stream_of` (HTTP), an object whose first bytes show
+/// neither key is that request's answer: the stream carries nothing else
+/// without a method, and the `id` may come after the part that was kept.
+/// None: nothing to end.
+pub fn lost_answer(head: &[u8], stream_of: Option<u64>) -> Option<u64> {
+    let top = scan_top_level(head);
+    if top.method {
+        return None;
+    }
+    top.id
+        .or_else(|| stream_of.filter(|_| head.trim_ascii_start().starts_with(b"{")))
 }
 
 /// Deepest nesting of an MCP message this client reads (serde_json's own
@@ -418,11 +546,25 @@ mod tests {
             "[".repeat(300),
             "]".repeat(300)
         );
-        assert_eq!(top_level_id(deep.as_bytes()), Some(7));
+        assert_eq!(lost_answer(deep.as_bytes(), None), Some(7));
         let later = br#"{"result":{"id":1,"s":"\"id\":2"},"id":3}"#;
-        assert_eq!(top_level_id(later), Some(3));
-        assert_eq!(top_level_id(br#"{"method":"x","params":{"id":4}}"#), None);
-        assert_eq!(top_level_id(br#"{"id":"abc"}"#), None);
+        assert_eq!(lost_answer(later, None), Some(3));
+        // A string value "id" is no key.
+        assert_eq!(lost_answer(br#"{"x":"id","id":5}"#, None), Some(5));
+        assert_eq!(
+            lost_answer(br#"{"method":"x","params":{"id":4}}"#, None),
+            None
+        );
+        assert_eq!(lost_answer(br#"{"id":"abc"}"#, None), None);
+        // The server's own request is no answer, even with an id.
+        let request = br#"{"jsonrpc":"2.0","id":3,"method":"elicitation/create","params":{"#;
+        assert_eq!(lost_answer(request, Some(3)), None);
+        // On the stream of request 9: an object whose id is not in its
+        // first bytes is request 9's answer; text that is no object is not.
+        let cut = br#"{"jsonrpc":"2.0","result":{"content":[{"text":"xxxx"#;
+        assert_eq!(lost_answer(cut, Some(9)), Some(9));
+        assert_eq!(lost_answer(cut, None), None);
+        assert_eq!(lost_answer(b"not json", Some(9)), None);
         assert!(parse_message(deep.as_bytes()).is_err());
         let ok = format!(
             "{{\"id\":1,\"result\":{}1{}}}",
@@ -474,9 +616,14 @@ mod tests {
     #[test]
     fn delivers_values_splits_arrays_and_reports_noise() {
         let (tx, mut rx) = tokio::sync::mpsc::channel(8);
-        assert!(deliver(br#"{"a":1}"#, &tx));
-        assert!(deliver(br#"[{"b":1},{"c":2}]"#, &tx));
-        assert!(deliver(b"not json", &tx));
+        assert_eq!(deliver(br#"{"a":1}"#, &tx, None), Delivery::Handed);
+        assert_eq!(
+            deliver(br#"[{"b":1},{"c":2}]"#, &tx, None),
+            Delivery::Handed
+        );
+        assert_eq!(deliver(b"not json", &tx, Some(4)), Delivery::Handed);
+        let deep = format!("{{\"result\":{}1{}}}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(deliver(deep.as_bytes(), &tx, Some(4)), Delivery::Lost(4));
         drop(tx);
         let mut got = Vec::new();
         while let Some(i) = rx.blocking_recv() {
@@ -493,5 +640,13 @@ mod tests {
             }
             other => panic!("expected noise, got {other:?}"),
         }
+        match &got[4] {
+            Incoming::Unreadable { id, noise } => {
+                assert_eq!(*id, 4);
+                assert!(noise.to_string().contains("nesting depth 201"), "{noise}");
+            }
+            other => panic!("expected the lost answer, got {other:?}"),
+        }
+        assert_eq!(got.len(), 5);
     }
 }

@@ -244,6 +244,9 @@ impl Desk {
                 self.behind.taken();
                 AskError::Gone
             })?;
+        // Only now: a waiting screen woken earlier would find the request
+        // counted but not yet there to take, and read out its slice.
+        crate::responder::wake::wake();
         self.open.insert(
             key,
             Open {

@@ -680,3 +680,82 @@ fn a_queued_request_withdrawn_leaves_the_count_at_once_and_is_reported_unseen() 
         ]
     );
 }
+
+/// A waiting screen as the terminal's: it sleeps on the arrival pipe (at
+/// most 20 s, a safety net) and looks for a request only when woken. It
+/// reads its own desk's count of waiting requests (`behind`), so requests
+/// of other tests running at the same time never make it look.
+struct Sleeper {
+    /// `wait` calls so far.
+    waits: usize,
+    /// `wait` calls made before the first request reached `respond`.
+    waits_before: Option<usize>,
+    /// The desk's count, once the session gives it.
+    behind: std::sync::Arc<Mutex<Option<Behind>>>,
+    /// Set once the screen watches the pipe with nothing to take.
+    watching: std::sync::Arc<AtomicBool>,
+}
+
+impl Sleeper {
+    fn waiting(&self) -> usize {
+        self.behind
+            .lock()
+            .ok()
+            .and_then(|b| b.as_ref().map(Behind::count))
+            .unwrap_or(0)
+    }
+}
+
+impl Responder for Sleeper {
+    fn respond(&mut self, _req: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
+        self.waits_before.get_or_insert(self.waits);
+        Ok(Outcome::Answer(Answer::bare(Action::Decline)))
+    }
+
+    fn wait(&mut self, _wait: Duration, _shown: &Waiting) -> WaitKey {
+        self.waits += 1;
+        let w = crate::responder::wake::watch().expect("the arrival pipe");
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            w.drain();
+            if self.waiting() > 0 || Instant::now() >= until {
+                return WaitKey::Nothing;
+            }
+            self.watching.store(true, Ordering::SeqCst);
+            let mut p = libc::pollfd {
+                fd: w.fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: poll(2) on one live pollfd.
+            unsafe { libc::poll(&mut p, 1, 1000) };
+        }
+    }
+}
+
+/// The wake comes once the request is on the responder's channel: the
+/// screen it wakes finds the request there at its one look, and never
+/// goes back to sleep for a request counted but not yet handed over.
+#[test]
+fn a_woken_waiting_screen_finds_the_request_there_to_take() {
+    let watching = std::sync::Arc::new(AtomicBool::new(false));
+    let behind = std::sync::Arc::new(Mutex::new(None));
+    let mut r = Sleeper {
+        waits: 0,
+        waits_before: None,
+        behind: behind.clone(),
+        watching: watching.clone(),
+    };
+    let reply = run(&mut r, |mut desk| async move {
+        *behind.lock().unwrap() = Some(desk.behind.clone());
+        let until = Instant::now() + Duration::from_secs(20);
+        while !watching.load(Ordering::SeqCst) && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        desk.ask(request("wake", 1), cx()).unwrap();
+        desk.next().await
+    })
+    .unwrap();
+    assert!(matches!(reply, Some(Reply::Answered { .. })), "{reply:?}");
+    assert_eq!(r.waits_before, Some(1));
+}

@@ -411,25 +411,56 @@ thread_local! {
         const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
 }
 
-/// One input, waiting at most `timeout`: keys pass the [`keys::KeyFilter`]
-/// (an Esc is held for [`keys::ESC_WAIT`] and becomes Alt with a key that
-/// follows it; replies of the terminal are dropped), pastes pass as they
-/// are, anything else is a tick. `esc_discards`: a lone Esc read now would
-/// throw typed answers away (it is held longer,
-/// [`keys::KeyFilter::set_esc_discards`]).
 /// How often a waiting screen looks for a request that became ready while
-/// it reads keys.
+/// it reads keys, when it cannot be woken ([`read_input_in_steps`]).
 const ASKED_POLL: Duration = Duration::from_millis(5);
 
-/// [`read_input`] for a waiting screen: reads keys for at most `timeout`,
-/// in steps of [`ASKED_POLL`], and stops early with `None` when a request
-/// is ready for the responder ([`crate::responder::request_waiting`]), so
-/// its form is drawn at once rather than at the end of the slice. With
-/// `heed` false, one plain read of `timeout`.
+/// [`read_input`] for a waiting screen: reads keys for at most `timeout`
+/// and stops early with `None` when a request is ready for the responder
+/// ([`crate::responder::request_waiting`]), so its form is drawn at once
+/// rather than at the end of the slice. The screen sleeps on the terminal
+/// and on the arrival pipe together ([`crate::responder::wake`]): a key or
+/// an arrival wakes it, nothing else. With `heed` false, one plain read of
+/// `timeout`.
 fn read_input_until_asked(timeout: Duration, heed: bool) -> Result<Option<Input>, RespondError> {
     if !heed {
         return read_input(timeout, false).map(Some);
     }
+    let (Some(watch), Some(keys)) = (crate::responder::wake::watch(), key_fd()) else {
+        return read_input_in_steps(timeout);
+    };
+    let end = Instant::now() + timeout;
+    loop {
+        // Emptied before the look, so an arrival after it wakes the wait.
+        watch.drain();
+        if crate::responder::request_waiting() {
+            return Ok(None);
+        }
+        // What the terminal gave (read without waiting), and keys the
+        // filter held that are due.
+        match read_input(READ_NOW, false)? {
+            Input::Tick => {}
+            i => return Ok(Some(i)),
+        }
+        let now = Instant::now();
+        if now >= end {
+            return Ok(Some(Input::Tick));
+        }
+        let until = FILTER
+            .with(|f| f.borrow().due())
+            .map_or(end, |d| d.min(end));
+        wait_readable(&[keys, watch.fd()], until.saturating_duration_since(now));
+    }
+}
+
+/// The timeout of a read that must not wait: crossterm reads the terminal
+/// only for a timeout above zero (with zero it gives only events it
+/// already parsed); this one rounds to a poll(2) of 0 ms.
+const READ_NOW: Duration = Duration::from_micros(1);
+
+/// [`read_input_until_asked`] without the arrival pipe: keys read in steps
+/// of [`ASKED_POLL`], looking for a waiting request between them.
+fn read_input_in_steps(timeout: Duration) -> Result<Option<Input>, RespondError> {
     let end = Instant::now() + timeout;
     loop {
         if crate::responder::request_waiting() {
@@ -444,6 +475,46 @@ fn read_input_until_asked(timeout: Duration, heed: bool) -> Result<Option<Input>
     }
 }
 
+/// The descriptor keys come from, as crossterm reads them: standard input
+/// when it is a terminal, else `/dev/tty` (opened once, only to wait on).
+fn key_fd() -> Option<std::os::fd::RawFd> {
+    use std::os::fd::AsRawFd;
+    static DEV_TTY: std::sync::OnceLock<Option<std::fs::File>> = std::sync::OnceLock::new();
+    // SAFETY: isatty(3) on the standard input's descriptor.
+    if unsafe { libc::isatty(libc::STDIN_FILENO) } == 1 {
+        return Some(libc::STDIN_FILENO);
+    }
+    DEV_TTY
+        .get_or_init(|| std::fs::File::open("/dev/tty").ok())
+        .as_ref()
+        .map(|f| f.as_raw_fd())
+}
+
+/// Sleep until one of `fds` is readable or `wait` has passed (a signal
+/// ends it early too; the caller looks again either way).
+fn wait_readable(fds: &[std::os::fd::RawFd], wait: Duration) {
+    let mut polled: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    // Rounded up: a wait cut to 0 ms would spin until its end.
+    let ms = wait.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+    // SAFETY: poll(2) on a live array of pollfd of the length given.
+    unsafe {
+        libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, ms);
+    }
+}
+
+/// One input, waiting at most `timeout`: keys pass the [`keys::KeyFilter`]
+/// (an Esc is held for [`keys::ESC_WAIT`] and becomes Alt with a key that
+/// follows it; replies of the terminal are dropped), pastes pass as they
+/// are, anything else is a tick. `esc_discards`: a lone Esc read now would
+/// throw typed answers away (it is held longer,
+/// [`keys::KeyFilter::set_esc_discards`]).
 fn read_input(timeout: Duration, esc_discards: bool) -> Result<Input, RespondError> {
     if let Some(i) = QUEUED.with(|q| q.borrow_mut().pop_front()) {
         return Ok(i);

@@ -249,6 +249,58 @@ fn a_deep_or_huge_answer_ends_the_call_at_once() {
     }
 }
 
+/// Over Streamable HTTP an answer that cannot be read ends the call at once
+/// too, never a wait for --call-timeout: an SSE event over the size limit
+/// (its id first or after the result), one nested too deep with its id
+/// after the result, each while the stream stays open; and one followed by
+/// an SSE event id, whose resumption would never answer.
+#[test]
+fn an_unreadable_answer_over_http_ends_the_call_at_once() {
+    let srv = HttpServer::start();
+    for (args, why) in [
+        (
+            r#"{"case":"huge","hold":true}"#,
+            "skipped an event of more than",
+        ),
+        (
+            r#"{"case":"huge","late_id":true,"hold":true}"#,
+            "skipped an event of more than",
+        ),
+        (
+            r#"{"case":"toodeep","late_id":true,"hold":true}"#,
+            "nesting depth 203 exceeds the limit of 128",
+        ),
+        (
+            r#"{"case":"huge","event_id":"hang"}"#,
+            "skipped an event of more than",
+        ),
+    ] {
+        let r = run(&[
+            "--protocol",
+            "2025-11-25",
+            "--call",
+            "probe",
+            "--args",
+            args,
+            "--action",
+            "accept",
+            "--call-timeout",
+            "120",
+            &srv.url,
+        ]);
+        assert_eq!(r.code, 1, "{args}: {}", r.stderr);
+        assert!(
+            r.stderr
+                .contains("the server's answer to tools/call cannot be read: ")
+                && r.stderr.contains(why),
+            "{args}: {}",
+            r.stderr
+        );
+        assert!(!r.stderr.contains("--call-timeout"), "{args}: {}", r.stderr);
+        assert_eq!(r.stdout, "", "{args}");
+    }
+}
+
 /// A call the server never answers ends after --call-timeout, said as
 /// given.
 #[test]

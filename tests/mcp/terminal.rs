@@ -400,6 +400,52 @@ fn url_required_waits_for_the_browser_flow_and_r_retries() {
     assert_eq!(std::fs::read_to_string(&out).unwrap_or_default(), "");
 }
 
+/// -32042 (the browser flow never completes; r retries), then the retried
+/// call pushes the same URL elicitation (same elicitationId) once more: it
+/// is the same request, shown again as "request 1 of 1", never as a second
+/// one.
+#[test]
+fn a_url_elicitation_asked_again_after_the_retry_keeps_its_number() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let args = format!(
+        "mcp --no-open --call gated --args '{{\"delay\":-1,\"push_again\":true}}' -- python3 '{}'",
+        server()
+    );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    t.wait_for("Open the page");
+    t.wait_for("request 1 of 1");
+    t.send("o");
+    t.wait_for("Nothing was opened (--no-open)");
+    t.send("\r");
+    t.wait_for("r: retry now");
+    t.send("r");
+    // The second consent screen: the page offered again, not yet opened.
+    let end = Instant::now() + PATIENCE;
+    while !(t.at_frame_end() && t.shows("Open the page") && !t.shows("Nothing was opened")) {
+        assert!(
+            Instant::now() < end,
+            "waiting for the second consent screen; the screen:\n{}\nstderr: {}",
+            t.screen(),
+            t.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(t.shows("request 1 of 1"), "{}", t.screen());
+    assert!(!t.shows("of 2"), "{}", t.screen());
+    t.send("o");
+    t.wait_for("Nothing was opened (--no-open)");
+    t.send("\r");
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
+    assert_eq!(result["content"][0]["text"], "gate open");
+    assert_eq!(
+        result["structuredContent"]["pushed"]["result"],
+        serde_json::json!({"action": "accept"})
+    );
+}
+
 /// Peak resident memory (VmHWM) of `pid`, in KiB.
 fn peak_rss_kib(pid: i32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
