@@ -51,6 +51,7 @@ use crate::url_review::{Refusal, UrlReview};
 /// consent counts (consent is an explicit act, not a key typed for
 /// something else). The only definition: the full screen's machine and its
 /// key guard, and plain mode's machine, use this one ([`Reader::AT_TERMINAL`]).
+#[cfg(feature = "cli")]
 pub const CONSENT_GUARD: Duration = Duration::from_millis(400);
 
 /// Who answers a request, which decides when a consent counts.
@@ -60,7 +61,8 @@ pub enum Reader {
     /// shows them: consent counts once they have been shown whole
     /// ([`Consent::shown`]) for `grace` ([`Reader::AT_TERMINAL`] at a
     /// terminal; plain mode's in-memory tests, which type at once, pass
-    /// zero).
+    /// zero). Only the command line's terminal answerers read as a person.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     Person {
         /// How long the URL and every warning must have been shown whole.
         grace: Duration,
@@ -75,7 +77,7 @@ pub enum Reader {
 impl Reader {
     /// A person at a terminal: the grace period is [`CONSENT_GUARD`] (the
     /// full screen's; plain mode keeps its period as a setting).
-    #[cfg(any(test, feature = "tui", feature = "internals"))]
+    #[cfg(any(test, feature = "cli", feature = "internals"))]
     pub const AT_TERMINAL: Reader = Reader::Person {
         grace: CONSENT_GUARD,
     };
@@ -92,13 +94,19 @@ pub enum Input {
     Decline,
     /// Cancel (`cancel`); taken in every phase.
     Cancel,
+    // The inputs of a failed launch and of the copy phase come from the
+    // terminal answerers (the command line's); a script never gives them.
     /// Try the launch again after it failed.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     Retry,
     /// Show the URL for copying after the launch failed.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     Copy,
     /// Give up after a failed launch or in the copy phase (`cancel`).
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     GiveUp,
     /// Done with the URL shown for copying: consent stands (`accept`).
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     Done,
 }
 
@@ -241,6 +249,7 @@ impl Consent {
     }
 
     /// The current phase.
+    #[cfg(feature = "cli")]
     pub fn phase(&self) -> &Phase {
         &self.phase
     }
@@ -272,7 +281,7 @@ impl Consent {
     /// The choices the current phase offers, in the order a screen shows
     /// them as buttons (empty once answered). [`Input::Cancel`] is also
     /// taken in the phases that offer [`Input::GiveUp`] instead.
-    #[cfg(any(test, feature = "tui", feature = "internals"))]
+    #[cfg(any(test, feature = "cli", feature = "internals"))]
     pub fn choices(&self) -> Vec<Input> {
         if self.answer.is_some() {
             return Vec::new();
@@ -296,6 +305,7 @@ impl Consent {
     /// warning came to be shown whole (and have stayed so), None when they
     /// are not shown whole now (not yet, or a resize rewrapped them unread).
     /// A script's machine ([`Reader::Script`]) needs no report.
+    #[cfg(feature = "cli")]
     pub fn shown(&mut self, since: Option<Instant>) {
         self.shown_since = since;
     }

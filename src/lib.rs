@@ -1,40 +1,91 @@
-//! ahp-elicit answers MCP elicitations in a terminal.
+//! ahp-elicit answers MCP elicitations in a terminal; this library is what
+//! it is built on, without the terminal.
 //!
 //! Data flows one way: event in ([`binding::parse_json`],
 //! [`binding::read_request`]) → validated request → form state
-//! (`form`) → answer → validated result event out
-//! ([`binding::make_result_event`]).
+//! ([`form::Form`]) → answer ([`binding::Answer`]) → validated result event
+//! out ([`binding::make_result_event`]). A program that answers requests
+//! implements [`responder::Responder`], or uses the scripted answerer
+//! ([`scripted::ScriptedResponder`]: an answers file or one action); a
+//! consented URL is opened through a [`launcher::Launcher`].
 //!
-//! Dependency rule: the answerers build `binding ← form ← {tui, plain,
-//! scripted}`, and all three decide URL consent through one terminal-free
-//! state machine, [`consent`]; the front doors build `binding ← responder ← session ←
-//! {respond, mcp}` and reach an answerer only through the
-//! [`responder::Responder`] trait (see docs/architecture.md); `validate`
-//! (stream validation) builds on `binding` and `stream`, and `upstream` (the
-//! pinned MCP files) on [`binding::Revision`] alone. The command line (`cli`, with the
-//! `cli` feature) is the binary's; the library without it keeps none of its
-//! dependencies. The public API is the library's; the rest is crate-private
-//! (the `internals` feature opens it to the project's own tests).
-//! Only `tui` imports ratatui or crossterm; the library builds without the
-//! `tui` feature.
+//! The public API is these five modules; with `default-features = false`
+//! (no `cli` feature) the library has no terminal dependency. The command
+//! line (`cli`) is the binary's: its front doors (`respond`, the MCP client
+//! `mcp`), stream validation, plain mode and the full-screen terminal
+//! (`tui`, the only module that imports ratatui or crossterm) are
+//! crate-private (the `internals` feature opens them to the project's own
+//! tests). Dependency rule: the answerers build `binding ← form ← {tui,
+//! plain, scripted}` and decide URL consent through one terminal-free state
+//! machine (`consent`); the front doors build `binding ← responder ← session
+//! ← {respond, mcp}` and reach an answerer only through the `Responder`
+//! trait (docs/architecture.md).
+//!
+//! Read a request, fill its form and make the result event:
+//!
+//! ```
+//! use ahp_elicit::binding::{self, Answer, ReadOptions, RequestBody, RequestView, ResultMeta};
+//! use ahp_elicit::form::Form;
+//! use serde_json::json;
+//!
+//! let params = json!({
+//!     "message": "Where should the data live?",
+//!     "requestedSchema": {
+//!         "type": "object",
+//!         "properties": {"region": {"type": "string", "enum": ["eu-west", "us-east"]}},
+//!         "required": ["region"]
+//!     }
+//! });
+//! let event = json!({
+//!     "ahp": "0.1", "id": "evt-1", "type": "user.elicitation.request",
+//!     "time": "2026-12-03T10:00:00Z", "source": {"adapter": "example"},
+//!     "payload": {"elicitation": {
+//!         "server": {"name": "workspace"}, "mode": "form",
+//!         "request": {"type": "text", "selection": "body", "text": params.to_string()}
+//!     }}
+//! });
+//! let request = binding::read_request(event, ReadOptions::default()).expect("a valid request");
+//!
+//! let RequestView::Body(body) = &request.view else { unreachable!("a body") };
+//! let RequestBody::Form(schema) = &body.body else { unreachable!("a form") };
+//! let mut form = Form::new(schema, &body.message);
+//! assert!(form.content().is_err(), "region is required");
+//! form.set_json("region", &json!("eu-west")).expect("one of the options");
+//!
+//! let answer = Answer { action: binding::Action::Accept, content: Some(form.content().unwrap()) };
+//! let result = binding::make_result_event(&request, &answer, &ResultMeta::default())
+//!     .expect("a valid result");
+//! assert_eq!(result["type"], "user.elicitation.result");
+//! assert_eq!(
+//!     result["payload"]["elicitation"]["result"]["text"],
+//!     r#"{"action":"accept","content":{"region":"eu-west"}}"#
+//! );
+//! ```
+//!
+//! A bad event is refused with every violation, each naming its place
+//! (a JSON pointer) and its rule:
+//!
+//! ```
+//! use ahp_elicit::binding::{self, ReadOptions};
+//! use serde_json::json;
+//!
+//! let event = json!({"ahp": "0.1", "id": "evt-2", "type": "user.elicitation.request"});
+//! let violations = binding::read_request(event, ReadOptions::default()).unwrap_err();
+//! let said: Vec<String> = violations.iter().map(|v| v.message.clone()).collect();
+//! assert_eq!(said, [r#""time" is required"#, r#""source" is required"#, r#""payload" is required"#]);
+//! assert!(violations.iter().all(|v| v.location.pointer.is_empty()), "all at the wire root");
+//! ```
 
-// The library: reading and validating events, the answerers behind the
-// `Responder` trait, and the two front doors.
+// The library: reading, validating and writing events (`binding`), the
+// form model (`form`), the `Responder` trait a front door drives
+// (`responder`), the scripted answerer (`scripted`), the responder a
+// program can use as it is, and the launchers that open a consented URL
+// (`launcher`).
 pub mod binding;
-pub mod browse;
 pub mod form;
 pub mod launcher;
-pub mod mcp;
-pub mod notice;
-pub mod plain;
-pub mod respond;
 pub mod responder;
-pub mod safe_text;
 pub mod scripted;
-#[cfg(feature = "tui")]
-pub mod tui;
-pub mod url_review;
-pub mod validate;
 
 // The binary's command line (`src/main.rs` calls `cli::main`).
 #[cfg(feature = "cli")]
@@ -45,8 +96,9 @@ pub mod cli;
 // documentation) with the `internals` feature, which only the project's own
 // tests, benchmarks and fuzz targets turn on (a dev-dependency of the crate
 // on itself). Plain declarations, so rustfmt formats every file and the
-// compiler reports dead code in them when the feature is off. `demo` and
-// `upstream` serve only the command line.
+// compiler reports dead code in them when the feature is off.
+//
+// What the library's public modules use:
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod consent;
@@ -54,39 +106,9 @@ pub mod consent;
 pub(crate) mod consent;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
-pub mod demo;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod demo;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod files;
+pub mod safe_text;
 #[cfg(not(feature = "internals"))]
-pub(crate) mod files;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod log;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod log;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod misplaced;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod misplaced;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod redact;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod redact;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod session;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod session;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod signals;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod signals;
+pub(crate) mod safe_text;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod stream;
@@ -94,6 +116,87 @@ pub mod stream;
 pub(crate) mod stream;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
+pub mod url_review;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod url_review;
+
+// The command line's machinery (the `cli` feature): the two front doors
+// (`respond`, `mcp`), stream validation, plain mode, the interactive
+// session's state (`browse`), signals and logs; `demo` and `upstream` serve
+// only the command line; the full-screen front end (`tui`), the only module
+// that imports ratatui or crossterm.
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod browse;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod browse;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod demo;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod demo;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod files;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod files;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod log;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod log;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod mcp;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod mcp;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod misplaced;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod misplaced;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod notice;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod notice;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod plain;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod plain;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod redact;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod redact;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod respond;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod respond;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod session;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod session;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod signals;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod signals;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod tui;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod tui;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
 pub mod upstream;
 #[cfg(all(feature = "cli", not(feature = "internals")))]
 pub(crate) mod upstream;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod validate;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod validate;

@@ -310,7 +310,6 @@ impl EventLog {
     /// values only with `log_values`), and how it ended: cancelled by the
     /// person, or the call's `result` (a tool's `isError`, or
     /// `{"error": sentence}`).
-    #[cfg(feature = "cli")]
     pub fn called(
         &mut self,
         kind: crate::browse::Kind,
@@ -365,7 +364,6 @@ impl EventLog {
 }
 
 /// How a call made by hand ended ([`EventLog::called`]).
-#[cfg(feature = "cli")]
 #[derive(Debug, Clone, Copy)]
 pub enum CallEnd<'a> {
     /// The server answered, or the call failed: the result shown
@@ -380,7 +378,6 @@ pub enum CallEnd<'a> {
 pub type SharedLog = std::sync::Arc<std::sync::Mutex<EventLog>>;
 
 /// Share an opened log between the loop and the launcher.
-#[cfg(feature = "cli")]
 pub fn share_log(log: EventLog) -> SharedLog {
     std::sync::Arc::new(std::sync::Mutex::new(log))
 }
@@ -393,7 +390,6 @@ pub fn lock_log(log: &SharedLog) -> std::sync::MutexGuard<'_, EventLog> {
 
 /// What records a sign-in's launches of the browser in `log`
 /// ([`EventLog::sign_in_launch`]); a log that cannot be written is said.
-#[cfg(feature = "cli")]
 pub fn sign_in_launches(log: SharedLog) -> crate::mcp::auth::authorizer::LaunchRecord {
     std::sync::Arc::new(move |launcher: &str, url: &str, result: Result<(), &str>| {
         if let Err(e) = lock_log(&log).sign_in_launch(launcher, url, result) {
@@ -404,7 +400,6 @@ pub fn sign_in_launches(log: SharedLog) -> crate::mcp::auth::authorizer::LaunchR
 
 /// A [`Launcher`](crate::launcher::Launcher) that logs each launch (URL
 /// redacted) before passing on its result.
-#[cfg(feature = "cli")]
 pub struct LoggingLauncher {
     /// The launcher that opens the URL.
     pub inner: Box<dyn crate::launcher::Launcher>,
@@ -416,7 +411,6 @@ pub struct LoggingLauncher {
     pub notices: crate::notice::Notices,
 }
 
-#[cfg(feature = "cli")]
 impl crate::launcher::Launcher for LoggingLauncher {
     fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
         let r = self.inner.open(url);
@@ -433,7 +427,6 @@ impl crate::launcher::Launcher for LoggingLauncher {
 mod tests {
     use super::*;
     use crate::binding::{read_request, wrap_request, ReadOptions, Rule, Server, WrapOptions};
-    #[cfg(feature = "cli")]
     use crate::browse::Kind;
 
     fn request(params: Value, id: &str) -> RequestEvent {
@@ -540,7 +533,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg(feature = "cli")]
     fn tool_calls_name_their_arguments_and_give_values_only_with_log_values() {
         let dir = tempfile::tempdir().unwrap();
         let mut args = Map::new();
@@ -578,7 +570,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg(feature = "cli")]
     fn prompts_got_resources_read_and_cancelled_calls_are_logged() {
         let dir = tempfile::tempdir().unwrap();
         let mut args = Map::new();

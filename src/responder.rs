@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::binding::{Answer, RequestEvent};
 
+#[cfg(feature = "cli")]
 pub(crate) mod wake;
 
 /// Where a request stands in the stream: `index` is 1-based; `total` is the
@@ -249,21 +250,26 @@ pub enum RespondError {
 }
 
 /// Work done on the terminal in plain lines ([`Responder::in_lines`]).
+#[cfg(feature = "cli")]
 pub type LinesJob<'a> = dyn FnMut(&mut dyn crate::plain::LineIo) -> Result<(), String> + 'a;
 
 /// A job for the answering thread ([`post_lines`]).
+#[cfg(feature = "cli")]
 pub type PostedJob = Box<dyn FnOnce(&mut dyn crate::plain::LineIo) -> Result<(), String> + Send>;
 
 /// A job waiting for the answering thread, and where its result goes.
+#[cfg(feature = "cli")]
 type Posted = (PostedJob, std::sync::mpsc::Sender<Result<(), String>>);
 
 /// Jobs posted for the thread that answers requests ([`post_lines`]).
+#[cfg(feature = "cli")]
 static LINES_DESK: std::sync::Mutex<Vec<Posted>> = std::sync::Mutex::new(Vec::new());
 
 /// Post `job` for the thread that answers requests, which runs it on its
 /// terminal between requests ([`serve_lines`]); the result comes back on
 /// the returned channel (closed without a result when no answering thread
 /// takes it before the run ends).
+#[cfg(feature = "cli")]
 pub fn post_lines(job: PostedJob) -> std::sync::mpsc::Receiver<Result<(), String>> {
     let (tx, rx) = std::sync::mpsc::channel();
     LINES_DESK
@@ -275,6 +281,7 @@ pub fn post_lines(job: PostedJob) -> std::sync::mpsc::Receiver<Result<(), String
 
 /// Run every posted job with `responder` ([`Responder::in_lines`]); called
 /// by the answering thread between requests.
+#[cfg(feature = "cli")]
 pub fn serve_lines(responder: &mut dyn Responder) {
     loop {
         let next = {
@@ -300,7 +307,8 @@ pub trait Responder {
     /// Run `job` on this responder's terminal in plain lines (a sign-in
     /// asked while the session runs), between requests, on the thread that
     /// answers them. The default has no terminal: the job is not run and
-    /// the error says so.
+    /// the error says so. (The command line's MCP sessions sign in here.)
+    #[cfg(feature = "cli")]
     fn in_lines(&mut self, job: &mut LinesJob<'_>) -> Result<(), String> {
         let _ = job;
         Err("no terminal to sign in on".into())
@@ -338,6 +346,7 @@ pub trait Responder {
     /// Errors: [`RespondError::Unavailable`] (the default) when this
     /// responder cannot show it (a script, plain lines for now): the front
     /// door then lists the tools as JSON; a terminal's own failures.
+    #[cfg(feature = "cli")]
     fn browse(&mut self, step: &crate::browse::Step) -> Result<crate::browse::Reply, RespondError> {
         let _ = step;
         Err(RespondError::Unavailable(

@@ -32,8 +32,16 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+#[cfg(feature = "internals")]
+#[doc(hidden)]
 pub mod document;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod document;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
 pub mod rules;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod rules;
 
 use rules::{NoRule, Rule, RuleFault, Rules};
 
@@ -346,7 +354,33 @@ pub type RuleTrace = Box<dyn FnMut(&RequestEvent, Result<&Rule, &NoRule>)>;
 /// message adds the local reason (it names the browser program).
 pub const NOT_OPENED: &str = "the URL was not opened";
 
-/// A [`Responder`] that answers from a script.
+/// A [`Responder`] that answers from a script: one action for every
+/// request ([`from_action`](Self::from_action), `--action`), or an answers
+/// document ([`from_file`](Self::from_file), `--answers`) whose content or
+/// rules are checked against each request's form as a person's entry is.
+///
+/// ```
+/// use ahp_elicit::binding::{self, Action, ReadOptions};
+/// use ahp_elicit::responder::{Context, Outcome, Responder};
+/// use ahp_elicit::scripted::ScriptedResponder;
+/// use serde_json::json;
+///
+/// let params = json!({"message": "Go on?", "requestedSchema": {"type": "object", "properties": {}}});
+/// let event = json!({
+///     "ahp": "0.1", "id": "evt-3", "type": "user.elicitation.request",
+///     "time": "2026-12-03T10:00:00Z", "source": {"adapter": "example"},
+///     "payload": {"elicitation": {
+///         "server": {"name": "demo"}, "mode": "form",
+///         "request": {"type": "text", "selection": "body", "text": params.to_string()}
+///     }}
+/// });
+/// let request = binding::read_request(event, ReadOptions::default()).unwrap();
+/// let mut responder = ScriptedResponder::from_action(Action::Decline);
+/// match responder.respond(&request, &Context::default()).unwrap() {
+///     Outcome::Answer(a) => assert_eq!((a.action, a.content), (Action::Decline, None)),
+///     other => panic!("{other:?}"),
+/// }
+/// ```
 pub struct ScriptedResponder {
     answers: Answers,
     launcher: Option<Box<dyn Launcher>>,

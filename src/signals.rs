@@ -106,7 +106,6 @@ pub fn install() {
 /// Register `terminal` to be given back on every way out and across a
 /// stop (and [`install`]). Registering the same terminal twice is one
 /// registration.
-#[cfg(feature = "tui")]
 pub fn own_terminal(terminal: &'static Terminal) {
     install();
     let mut all = TERMINALS.lock().unwrap_or_else(|e| e.into_inner());
@@ -177,7 +176,6 @@ impl Drop for Hold {
 /// a run ends the process itself ([`hold`]), every terminal is given back
 /// and the process exits with 128 + `sig` (after [`SIGNAL_GRACE`] when a
 /// loop is [`busy`]).
-#[cfg(feature = "tui")]
 pub fn end_as(sig: i32) {
     install();
     on_signal(sig);

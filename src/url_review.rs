@@ -77,6 +77,7 @@ impl HostInfo {
     /// the registrable domain). For `login.example.com`:
     /// `("login.", "example.com")`. With no registrable domain the whole
     /// host is the second part, so a view emphasises all of it.
+    #[cfg(feature = "cli")]
     pub fn split_unicode(&self) -> (&str, &str) {
         match &self.registrable_unicode {
             Some(r) if self.unicode.ends_with(r.as_str()) => {
@@ -169,6 +170,7 @@ impl Warning {
     /// `mixed-script`, `confusable`, `userinfo`, `ip-literal`, `port`,
     /// `long`, `hidden-characters`, `foreign-redirect`, `script-redirect`),
     /// for logs and tests.
+    #[cfg(any(test, feature = "internals"))]
     pub fn kind(&self) -> &'static str {
         match self {
             Warning::PlainHttp => "http",
@@ -395,6 +397,7 @@ pub struct UrlReview {
 impl UrlReview {
     /// Whether the URL may be opened after consent (`https`/`http` and
     /// parseable). When false, only decline and cancel are offered.
+    #[cfg(feature = "cli")]
     pub fn openable(&self) -> bool {
         self.refusal.is_none()
     }
@@ -411,6 +414,7 @@ impl UrlReview {
 
     /// The URL to show, in full: the parsed serialisation, or the raw text
     /// when it does not parse; safe for the terminal.
+    #[cfg(feature = "cli")]
     pub fn display_url(&self) -> String {
         match &self.url {
             Some(u) => safe_text::display(u.as_str()).into_owned(),
@@ -420,6 +424,7 @@ impl UrlReview {
 
     /// The URL as sent, safe for the terminal (control and bidi characters
     /// shown as `\u{..}`).
+    #[cfg(feature = "cli")]
     pub fn display_sent(&self) -> String {
         safe_text::display(&self.raw).into_owned()
     }
@@ -458,6 +463,7 @@ impl UrlReview {
 
     /// Whether the parser rewrote the URL (so the screen also shows it as
     /// sent). A trailing `/` added to an empty path does not count.
+    #[cfg(feature = "cli")]
     pub fn rewritten(&self) -> bool {
         match &self.url {
             Some(u) => {
@@ -469,6 +475,7 @@ impl UrlReview {
     }
 
     /// The warning kinds in order (see [`Warning::kind`]).
+    #[cfg(test)]
     pub fn warning_kinds(&self) -> Vec<&'static str> {
         self.warnings.iter().map(Warning::kind).collect()
     }

@@ -54,8 +54,7 @@ pub const EVENT_TYPES: [&str; 8] = [
 ];
 
 /// Output format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// `FILE:LINE: ID: valid|invalid` and indented `pointer [rule] message` lines.
     Text,
@@ -171,6 +170,7 @@ pub enum Prepared {
 /// event it is not sure of goes through [`prepare_full`], the only path
 /// that reports violations. Both give the same [`Prepared`] for every
 /// event the fast reading takes.
+#[cfg(any(test, feature = "internals"))]
 pub fn prepare(bytes: &[u8]) -> Prepared {
     prepare_with(bytes, SchemaPolicy::Strict)
 }
@@ -223,6 +223,7 @@ fn keep_for_checks(request: &mut RequestEvent) {
 /// [`prepare`] without the fast reading: parse the whole event, then the
 /// wire root and the codec with their schemas. Every verdict with
 /// violations comes from here.
+#[cfg(any(test, feature = "internals"))]
 pub fn prepare_full(bytes: &[u8]) -> Prepared {
     prepare_full_with(bytes, SchemaPolicy::Strict)
 }
@@ -368,6 +369,7 @@ impl Checker {
     }
 
     /// How many requests are remembered now.
+    #[cfg(any(test, feature = "internals"))]
     pub fn remembered(&self) -> usize {
         self.seen.len()
     }
@@ -447,6 +449,7 @@ impl Checker {
     }
 
     /// Validate one event text (see the module doc).
+    #[cfg(any(test, feature = "internals"))]
     pub fn check(&mut self, bytes: &[u8]) -> Verdict {
         self.finish(prepare_with(bytes, self.policy))
     }

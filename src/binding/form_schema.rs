@@ -28,7 +28,7 @@ use super::subset::{
 use super::violation::{join, Rule, Violation};
 
 pub use super::form_model::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
-pub use super::numbers::{cmp_numbers, is_integer, num_f64};
+use super::numbers::cmp_numbers;
 
 /// The rule of a property or `requestedSchema` outside the closed subset.
 const RULE: Rule = Rule::FormSubset;

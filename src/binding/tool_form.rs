@@ -88,6 +88,7 @@ impl ToolForm {
 
     /// Whether a required property was left out: the form alone cannot
     /// make a valid call.
+    #[cfg(test)]
     pub fn misses_required(&self) -> bool {
         self.left_out.iter().any(|l| l.required)
     }

@@ -61,7 +61,6 @@ pub struct AnswerArgs {
     /// signalled: the terminal bell, a desktop notification through the
     /// terminal (OSC 9 / OSC 777, and the bell), or nothing; with bell or
     /// osc the window title says a request is waiting.
-    #[cfg(feature = "tui")]
     #[arg(
         long,
         value_enum,
@@ -143,14 +142,9 @@ impl AnswerArgs {
     }
 
     /// `--notify`, for plain mode.
-    #[cfg(feature = "tui")]
     fn notify(&self) -> crate::tui::Notify {
         self.notify
     }
-
-    /// Without the terminal front end there is nothing to signal with.
-    #[cfg(not(feature = "tui"))]
-    fn notify(&self) {}
 
     /// `--browser CMD`, else nothing with `--no-open` or a script (scripted
     /// consent runs --browser if given and opens nothing otherwise), else
@@ -217,7 +211,6 @@ fn rule_trace(log: SharedLog) -> crate::scripted::RuleTrace {
 /// nothing, but a typo must not pass silently).
 ///
 /// Errors: the theme is neither built in nor a readable theme file.
-#[cfg(feature = "tui")]
 pub fn check_theme(arg: Option<&str>) -> Result<(), String> {
     match arg {
         Some(_) => crate::tui::theme::Theme::resolve(arg, false)
@@ -225,12 +218,6 @@ pub fn check_theme(arg: Option<&str>) -> Result<(), String> {
             .map_err(|e| e.to_string()),
         None => Ok(()),
     }
-}
-
-/// Without the terminal front end there are no themes to check.
-#[cfg(not(feature = "tui"))]
-pub fn check_theme(_arg: Option<&str>) -> Result<(), String> {
-    Ok(())
 }
 
 /// What `respond` and `mcp` say a person without a terminal can do.
@@ -250,7 +237,6 @@ pub fn with_no_terminal_hint(e: &RespondError, hint: &str) -> String {
 ///
 /// Errors: a sentence for the person (the theme, no terminal with the
 /// hint).
-#[cfg(feature = "tui")]
 fn terminal_responder(
     args: &AnswerArgs,
     launcher: Box<dyn Launcher>,
@@ -263,16 +249,5 @@ fn terminal_responder(
         tui.with_launcher(launcher, args.no_open)
             .with_notices(Notices::stderr())
             .with_notify(args.notify),
-    ))
-}
-
-#[cfg(not(feature = "tui"))]
-fn terminal_responder(
-    _args: &AnswerArgs,
-    _launcher: Box<dyn Launcher>,
-) -> Result<Box<dyn Responder>, String> {
-    Err(with_no_terminal_hint(
-        &RespondError::NoFrontEnd,
-        NO_TERMINAL_HINT,
     ))
 }

@@ -258,7 +258,7 @@ pub(crate) fn at_terminal() -> bool {
 /// consent, or on a remote session ([`crate::plain::signin::remote_session`])
 /// or with `copy` (`--no-open`) the URL is shown for copying and the
 /// address pasted back.
-#[cfg(all(unix, feature = "tui"))]
+#[cfg(unix)]
 fn terminal_screen(o: &mut AuthOptions, desk: bool, copy: bool) {
     let wait = o.wait;
     let screen: auth::Screen = Arc::new(move |req: &auth::SignInRequest<'_>| {
@@ -280,13 +280,13 @@ fn terminal_screen(o: &mut AuthOptions, desk: bool, copy: bool) {
 }
 
 /// Without the terminal front end no sign-in is asked at the terminal.
-#[cfg(not(all(unix, feature = "tui")))]
+#[cfg(not(unix))]
 fn terminal_screen(o: &mut AuthOptions, _desk: bool, _copy: bool) {
     o.no_opener_reason = "this build has no terminal front end to sign in on".into();
 }
 
 /// A [`auth::SignInRequest`] that can cross to the answering thread.
-#[cfg(all(unix, feature = "tui"))]
+#[cfg(unix)]
 struct OwnedRequest {
     url: String,
     mcp_url: String,
@@ -301,7 +301,7 @@ struct OwnedRequest {
     record_launch: Option<auth::authorizer::LaunchRecord>,
 }
 
-#[cfg(all(unix, feature = "tui"))]
+#[cfg(unix)]
 impl OwnedRequest {
     fn of(r: &auth::SignInRequest<'_>) -> Self {
         Self {
@@ -346,14 +346,14 @@ impl OwnedRequest {
 }
 
 /// A launcher whose launches are recorded (`--log`).
-#[cfg(all(unix, feature = "tui"))]
+#[cfg(unix)]
 struct Recorded<L> {
     inner: L,
     name: &'static str,
     record: Option<auth::authorizer::LaunchRecord>,
 }
 
-#[cfg(all(unix, feature = "tui"))]
+#[cfg(unix)]
 impl<L: Launcher> Launcher for Recorded<L> {
     fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
         let r = self.inner.open(url);

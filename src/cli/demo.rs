@@ -12,10 +12,6 @@
 //! 2 with no terminal, a bad `--theme`, or an I/O error; 128+N when signal
 //! N ended the screen (its cancel result is printed first).
 
-// Without the terminal front end `demo` only says so: loading and printing
-// are unused.
-#![cfg_attr(not(feature = "tui"), allow(dead_code, unused_imports))]
-
 use crate::binding;
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::demo::demo_request;
@@ -139,7 +135,6 @@ fn parse_request(
 }
 
 /// Run the command; returns the exit status.
-#[cfg(feature = "tui")]
 pub fn run(args: DemoArgs) -> Exit {
     use crate::binding::{Action, Answer};
     use crate::responder::{Context, Outcome, Progress, Responder};
@@ -229,12 +224,10 @@ pub fn run(args: DemoArgs) -> Exit {
 
 /// What `demo` says when there is no terminal: it has no scripted answers
 /// (those are `respond`'s).
-#[cfg(feature = "tui")]
 const DEMO_HINT: &str = "demo shows a form on a terminal: run it in one; without a terminal, `ahp-elicit respond --action accept FILE` answers a request by script";
 
 /// Print the validated result event for `answer` as one JSON line on
 /// stdout (a closed pipe is not an error).
-#[cfg(feature = "tui")]
 fn emit(req: &binding::RequestEvent, answer: &binding::Answer) -> Exit {
     use std::io::Write;
     match binding::make_result_event(req, answer, &binding::ResultMeta::default()) {
@@ -256,11 +249,4 @@ fn emit(req: &binding::RequestEvent, answer: &binding::Answer) -> Exit {
             Exit::Invalid
         }
     }
-}
-
-/// Run the command; without the `tui` feature there is no terminal UI.
-#[cfg(not(feature = "tui"))]
-pub fn run(_args: DemoArgs) -> Exit {
-    crate::notice::say("this build has no terminal UI (feature 'tui' is off)");
-    Exit::Usage
 }

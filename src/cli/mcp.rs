@@ -614,18 +614,10 @@ fn older_way(outcome: &Result<crate::mcp::SessionReport, McpError>) -> bool {
     }
 }
 
-/// Whether to run the call again over MCP 2025-11-25: never in a build
-/// without the terminal front end, where no terminal is read.
-#[cfg(not(feature = "tui"))]
-fn run_again(_plain: bool) -> bool {
-    false
-}
-
 /// Ask the person on the terminal whether to run the call again over MCP
 /// 2025-11-25 (the tool may run twice): the key `y`, with no Enter (in
 /// plain lines, `y` then Enter); false without a terminal or on anything
 /// else.
-#[cfg(feature = "tui")]
 fn run_again(plain: bool) -> bool {
     let Ok(mut tty) = crate::plain::TtyIo::open() else {
         return false;

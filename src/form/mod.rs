@@ -24,10 +24,26 @@
 //!   by hand) is no answer: its buttons are Call and Back, nothing is
 //!   declined, and its notices say so.
 
+#[cfg(feature = "internals")]
+#[doc(hidden)]
 pub mod entered;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod entered;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
 pub mod field;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod field;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
 pub mod key;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod key;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
 pub mod secret;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod secret;
 
 use serde_json::{Map, Value};
 

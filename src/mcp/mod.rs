@@ -44,11 +44,9 @@ pub(crate) mod era;
 mod lifecycle;
 mod refusal;
 mod rounds;
-pub use client::DUPLICATE_ID;
-pub use elicit::{COMPLETION_WAIT, SCRIPTED_COMPLETION_WAIT};
+pub use elicit::SCRIPTED_COMPLETION_WAIT;
 pub use era::ProtocolChoice;
 pub use http::ExtraHeaders;
-pub use lifecycle::DISCOVER_WAIT;
 pub use rounds::{older_way_hint, DEFAULT_MAX_ROUNDS};
 mod client;
 #[cfg(feature = "internals")]
@@ -230,14 +228,17 @@ pub struct McpOptions {
 }
 
 /// Default of `--connect-timeout`.
+#[cfg(any(test, feature = "internals"))]
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default of `--call-timeout`: ten minutes (a tool may work long; the
 /// time a person answers is not counted).
+#[cfg(any(test, feature = "internals"))]
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(600);
 
 impl McpOptions {
     /// Options for `target` with every default: list the tools (calling
     /// none), both modes, no events file, no timeout.
+    #[cfg(any(test, feature = "internals"))]
     pub fn new(target: Target) -> Self {
         McpOptions {
             target,

@@ -3,7 +3,6 @@
 //! controlling terminal; [`MemoryIo`] replays typed lines and records the
 //! transcript, so every prompt can be tested without a terminal.
 
-use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use crate::responder::RespondError;
@@ -76,10 +75,11 @@ pub trait LineIo {
 /// Control-C, `^D` for Control-D). Test support, not part of the library's
 /// surface.
 #[doc(hidden)]
+#[cfg(any(test, feature = "internals"))]
 #[derive(Debug, Default, Clone)]
 pub struct MemoryIo {
     /// What is still to be typed.
-    pub input: VecDeque<Reply>,
+    pub input: std::collections::VecDeque<Reply>,
     /// Everything written, with the typed lines echoed.
     pub transcript: String,
     /// How many times typeahead was discarded.
@@ -88,6 +88,7 @@ pub struct MemoryIo {
     pub signals: Vec<Vec<u8>>,
 }
 
+#[cfg(any(test, feature = "internals"))]
 impl MemoryIo {
     /// A person who will type `lines` in order (`^C` stands for Control-C,
     /// `^D` for Control-D).
@@ -107,6 +108,7 @@ impl MemoryIo {
     }
 }
 
+#[cfg(any(test, feature = "internals"))]
 impl LineIo for MemoryIo {
     fn say(&mut self, text: &str) -> Result<(), RespondError> {
         self.transcript.push_str(text);

@@ -27,11 +27,11 @@ pub mod form;
 pub(crate) mod form;
 pub mod io;
 pub mod signin;
-#[cfg(all(unix, feature = "tui"))]
+#[cfg(unix)]
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod tty;
-#[cfg(all(unix, feature = "tui"))]
+#[cfg(unix)]
 #[cfg(not(feature = "internals"))]
 pub(crate) mod tty;
 mod url;
@@ -43,8 +43,10 @@ use crate::form::{Form, KeyIntent, Stage, Status};
 use crate::responder::{Context, Launcher, Outcome, RespondError, Responder};
 use crate::safe_text::{display, display_multiline};
 
-pub use io::{LineIo, MemoryIo, Reply};
-#[cfg(all(unix, feature = "tui"))]
+#[cfg(any(test, feature = "internals"))]
+pub use io::MemoryIo;
+pub use io::{LineIo, Reply};
+#[cfg(unix)]
 pub use tty::TtyIo;
 
 pub use crate::responder::QUIT_WINDOW;
@@ -205,6 +207,7 @@ impl<I: LineIo> PlainResponder<I> {
     }
 
     /// The I/O (a test reads the transcript of a [`MemoryIo`] here).
+    #[cfg(any(test, feature = "internals"))]
     pub fn io(&self) -> &I {
         &self.io
     }
@@ -967,7 +970,7 @@ impl<I: LineIo> Responder for PlainResponder<I> {
 /// The plain responder on the controlling terminal.
 ///
 /// Errors: [`RespondError::NoTerminal`] when there is none.
-#[cfg(all(unix, feature = "tui"))]
+#[cfg(unix)]
 pub fn tty_responder(
     launcher: Box<dyn Launcher>,
     no_open: bool,
@@ -987,7 +990,7 @@ pub fn tty_responder(
 /// Without the terminal front end there is no plain mode either.
 ///
 /// Errors: always, [`RespondError::NoFrontEnd`].
-#[cfg(not(all(unix, feature = "tui")))]
+#[cfg(not(unix))]
 pub fn tty_responder<N>(
     _launcher: Box<dyn Launcher>,
     _no_open: bool,
@@ -1001,7 +1004,7 @@ pub fn tty_responder<N>(
 /// returns.
 ///
 /// Errors: no terminal, or the terminal failed.
-#[cfg(all(unix, feature = "tui"))]
+#[cfg(unix)]
 pub fn answer_one(
     req: &RequestEvent,
     launcher: Box<dyn crate::responder::Launcher>,
@@ -1019,7 +1022,7 @@ pub fn answer_one(
 /// Without the terminal front end there is no plain mode either.
 ///
 /// Errors: always.
-#[cfg(not(all(unix, feature = "tui")))]
+#[cfg(not(unix))]
 pub fn answer_one(
     _req: &RequestEvent,
     _launcher: Box<dyn crate::responder::Launcher>,

@@ -271,7 +271,7 @@ mod tests {
 
     fn listener() -> (Rx, PasteBack, u16) {
         let lb = Loopback::bind(0).unwrap();
-        let port = lb.port;
+        let port = lb.port();
         let (rx, paste) = lb.serve_with_paste(
             Secret::new("s1"),
             "https://login.example.com".into(),

@@ -10,7 +10,6 @@ use crate::binding::{
 
 // The readers of files and stdin (`spawn_readers` and what it builds on)
 // serve the command line only.
-#[cfg(feature = "cli")]
 use {
     crate::binding::limits::MAX_EVENT_BYTES, crate::files::io_reason, crate::stream::Frame,
     std::io::BufRead, std::path::PathBuf, tokio::sync::mpsc,
@@ -139,7 +138,6 @@ pub fn read_event_full(bytes: &[u8], policy: SchemaPolicy) -> ReadEvent {
 /// How much an event read ahead counts against the read-ahead budget, per
 /// byte of its text: its parsed form ([`Item::Read`]) takes about this many
 /// times the text.
-#[cfg(feature = "cli")]
 pub const PARSED_WEIGHT: usize = 3;
 
 /// Split a byte stream into events with the incremental
@@ -148,7 +146,6 @@ pub const PARSED_WEIGHT: usize = 3;
 /// document over [`MAX_EVENT_BYTES`] is reported and skipped without being
 /// held in memory. One pass over the input. Sends items until end of input
 /// or until `send` returns false.
-#[cfg(feature = "cli")]
 pub fn split_events<R: BufRead>(input: R, mut send: impl FnMut(Item) -> bool) {
     let read = crate::stream::frame_reader(input, MAX_EVENT_BYTES, |f| {
         send(match f {
@@ -175,7 +172,6 @@ pub fn split_events<R: BufRead>(input: R, mut send: impl FnMut(Item) -> bool) {
 /// Why broken text is not an event: text that is not UTF-8 under the
 /// binding's `utf8` rule (as `validate` reports it), else the framer's
 /// JSON message.
-#[cfg(feature = "cli")]
 fn broken_message(bytes: &[u8], error: &str) -> String {
     if std::str::from_utf8(bytes).is_err() {
         if let Err(v) = crate::binding::parse_json(bytes) {
@@ -188,7 +184,6 @@ fn broken_message(bytes: &[u8], error: &str) -> String {
 /// How many bytes of event text the reader may hold ahead of the driver
 /// (in the channel and the driver's queue together); one event larger than
 /// this still passes when nothing else is held.
-#[cfg(feature = "cli")]
 pub const READ_AHEAD_BYTES: usize = 8 * 1024 * 1024;
 
 /// The read-ahead budget shared by the reader thread and the driver.
@@ -208,7 +203,6 @@ struct Use {
 
 impl Budget {
     /// Wait until `n` more bytes fit (or nothing is held), then count them.
-    #[cfg(feature = "cli")]
     pub fn acquire(self: &std::sync::Arc<Self>, n: usize) -> Held {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         while st.used > 0 && st.used + n > READ_AHEAD_BYTES {
@@ -262,7 +256,6 @@ pub const READ_AHEAD: usize = 256;
 /// missing one is reported before anything is answered.
 ///
 /// Errors: [`OpenError`] for the first input that cannot be opened.
-#[cfg(feature = "cli")]
 pub fn spawn_readers(
     inputs: &[PathBuf],
     pre_read: Option<SchemaPolicy>,
@@ -301,7 +294,6 @@ pub fn spawn_readers(
 
 /// An input file that could not be opened: "PATH: reason" (the reason as
 /// [`io_reason`] words it).
-#[cfg(feature = "cli")]
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {}", .path.display(), io_reason(.source))]
 pub struct OpenError {
@@ -327,7 +319,6 @@ pub fn spawn_split(
 
 /// One input of a run: a reader, with its name (a file as given, or
 /// `stdin`) when it is named on the command line.
-#[cfg(feature = "cli")]
 struct Input {
     name: Option<String>,
     /// A file (not stdin): one without events is said to be empty.
@@ -335,7 +326,6 @@ struct Input {
     reader: Box<dyn BufRead + Send>,
 }
 
-#[cfg(feature = "cli")]
 impl Input {
     fn unnamed(reader: Box<dyn BufRead + Send>) -> Input {
         Input {
@@ -351,7 +341,6 @@ impl Input {
 /// [`PARSED_WEIGHT`] times their text). With several readers, each one's
 /// items follow an [`Item::Source`]; a file with no event at all gives an
 /// [`Item::Empty`].
-#[cfg(feature = "cli")]
 fn spawn_split_all(
     readers: Vec<Input>,
     budget: std::sync::Arc<Budget>,
@@ -401,11 +390,9 @@ fn spawn_split_all(
 }
 
 /// How many framed events wait between the framing and the reading stage.
-#[cfg(feature = "cli")]
 const PRE_READ_QUEUE: usize = 64;
 
 /// An event counted against `budget` (`weight` per byte of its text).
-#[cfg(feature = "cli")]
 fn counted(it: Item, budget: &std::sync::Arc<Budget>, weight: usize) -> Item {
     match it {
         Item::Event { line, bytes, .. } => {
@@ -418,7 +405,6 @@ fn counted(it: Item, budget: &std::sync::Arc<Budget>, weight: usize) -> Item {
 
 /// An event read as a request under `policy` ([`Item::Read`]; its text is
 /// dropped, its share of the budget kept).
-#[cfg(feature = "cli")]
 fn read_ahead(it: Item, policy: SchemaPolicy) -> Item {
     match it {
         Item::Event { line, bytes, held } => Item::Read {

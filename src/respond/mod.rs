@@ -113,8 +113,6 @@ struct Stop {
     events: tokio::sync::broadcast::Receiver<crate::signals::Event>,
 }
 
-pub use crate::responder::SIGNAL_GRACE;
-
 impl Stop {
     /// Take the signals over from now on.
     fn watch() -> Stop {

@@ -66,6 +66,7 @@ impl Sink {
     ///
     /// Errors: the event cannot be serialized, or writing gathered lines
     /// failed.
+    #[cfg(test)]
     pub fn emit(&mut self, event: &serde_json::Value) -> std::io::Result<()> {
         let line = terminal_safe_json(event).map_err(std::io::Error::other)?;
         self.emit_line(&line)
@@ -135,7 +136,9 @@ impl Drop for Sink {
 /// a `\uXXXX` escape (serde_json already escapes C0 controls; this also
 /// covers DEL, C1 controls, bidi and zero-width characters). The value is
 /// unchanged: a JSON reader gets the original strings back, and printing the
-/// line on a terminal cannot inject anything.
+/// line on a terminal cannot inject anything. (The run writes lines the
+/// binding made terminal-safe already: [`crate::binding::ResultLine`].)
+#[cfg(test)]
 pub fn terminal_safe_json(v: &serde_json::Value) -> serde_json::Result<String> {
     let text = serde_json::to_string(v)?;
     Ok(match crate::safe_text::json_text(&text) {
@@ -145,8 +148,7 @@ pub fn terminal_safe_json(v: &serde_json::Value) -> serde_json::Result<String> {
 }
 
 /// JSON text `s` with every unsafe character written as a `\uXXXX` escape
-/// (see [`terminal_safe_json`]; the rule is [`crate::safe_text::json_text`]).
-#[cfg(feature = "cli")]
+/// (the rule is [`crate::safe_text::json_text`]).
 pub fn terminal_safe(s: &str) -> String {
     crate::safe_text::json_text(s).into_owned()
 }

@@ -60,7 +60,6 @@ pub fn wake() {
 
 /// A waiting screen's watch of the pipe, for as long as it lives (the
 /// terminal's waiting screen is its one user).
-#[cfg(any(test, feature = "tui"))]
 #[derive(Debug)]
 pub struct Watch {
     fd: std::os::fd::RawFd,
@@ -71,14 +70,12 @@ pub struct Watch {
 /// [`Watch::drain`], so no arrival falls between the look and the wait.
 /// None when the pipe could not be made (the screen looks in short steps
 /// instead).
-#[cfg(any(test, feature = "tui"))]
 pub fn watch() -> Option<Watch> {
     let (r, _) = pipe()?;
     WATCHERS.fetch_add(1, Ordering::SeqCst);
     Some(Watch { fd: r.as_raw_fd() })
 }
 
-#[cfg(any(test, feature = "tui"))]
 impl Watch {
     /// The descriptor to wait on (readable: something to look at).
     pub fn fd(&self) -> std::os::fd::RawFd {
@@ -94,7 +91,6 @@ impl Watch {
     }
 }
 
-#[cfg(any(test, feature = "tui"))]
 impl Drop for Watch {
     fn drop(&mut self) {
         WATCHERS.fetch_sub(1, Ordering::SeqCst);

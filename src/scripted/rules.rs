@@ -326,6 +326,7 @@ fn regex_reason(e: &regex::Error) -> String {
 /// Every `message` pattern of a rules document that does not compile, as
 /// (pointer, reason), whatever else is wrong with the document (reading it
 /// stops at the first fault; `answers check` lists them all).
+#[cfg(feature = "cli")]
 pub fn pattern_faults(doc: &Value) -> Vec<(String, String)> {
     let Some(items) = doc.get("rules").and_then(Value::as_array) else {
         return Vec::new();

@@ -522,7 +522,6 @@ impl Framer {
 /// within one frame's limit plus the reader's buffer.
 ///
 /// Errors: a read error of the input (frames before it were delivered).
-#[cfg(any(feature = "cli", feature = "internals"))]
 pub fn frame_reader<R: std::io::BufRead>(
     input: R,
     limit: usize,

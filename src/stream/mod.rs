@@ -3,7 +3,9 @@
 //! used by `respond`, `validate` and `--request` loading. No terminal
 //! dependency.
 
+#[cfg(feature = "cli")]
 pub mod framer;
+#[cfg(feature = "cli")]
 pub mod ordered;
 
 /// The UTF-8 byte order mark, which some editors (Windows Notepad,
@@ -18,10 +20,9 @@ pub fn without_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes)
 }
 
-#[cfg(any(feature = "cli", feature = "internals"))]
-pub use framer::frame_reader;
-pub use framer::{frame_reader_batches, Frame};
+#[cfg(feature = "cli")]
+pub use framer::{frame_reader, frame_reader_batches, Frame};
 // The whole-input framer and the incremental one, for the benchmarks and
 // fuzz targets (the readers above drive the framer themselves).
-#[cfg(feature = "internals")]
+#[cfg(all(feature = "cli", feature = "internals"))]
 pub use framer::{frame_all, Framer};

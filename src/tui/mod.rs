@@ -745,6 +745,7 @@ impl TuiResponder {
     }
 
     /// The theme in use.
+    #[cfg(test)]
     pub fn theme(&self) -> &Theme {
         &self.theme
     }
@@ -1195,8 +1196,7 @@ impl TuiResponder {
 /// been waiting for at least [`NOTIFY_AFTER`] (`--notify`; default
 /// `bell`). With `bell` or `osc` the window title also says a request is
 /// waiting while one is on screen (the title is restored on exit).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Notify {
     /// Ring the terminal bell (BEL).
     #[default]
@@ -1352,10 +1352,6 @@ impl Notice {
         }
     }
 }
-
-/// The sentence of the notice shown when `--timeout` ran out on a request
-/// (shared with plain mode).
-pub use crate::responder::{TIMED_OUT_IN_ROUND_NOTICE, TIMED_OUT_NOTICE};
 
 /// Create `path`, which must not exist yet (no symbolic link followed),
 /// readable and writable by the owner only.

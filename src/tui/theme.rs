@@ -438,7 +438,6 @@ mod tests {
     }
 
     /// The shell completions offer the built-in names.
-    #[cfg(feature = "cli")]
     #[test]
     fn the_completions_offer_every_builtin_theme() {
         let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();

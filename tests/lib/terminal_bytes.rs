@@ -6,7 +6,7 @@
 //! that no escape sequence, C1 control or bidi override from the server
 //! reaches the terminal, and that the escaped form (`\u{1b}`) is what the
 //! person sees instead.
-#![cfg(feature = "tui")]
+#![cfg(feature = "cli")]
 
 use ahp_elicit::binding::{form_schema::parse_form_schema, Mode};
 use ahp_elicit::form::Form;

@@ -9,7 +9,7 @@
 //! is made for: `default` and `high-contrast` on black and on a dark gray
 //! (#1e1e1e), `light` on white and on a light gray (#f0f0f0).
 
-#![cfg(feature = "tui")]
+#![cfg(feature = "cli")]
 
 use crate::common;
 

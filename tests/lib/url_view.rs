@@ -1,7 +1,7 @@
 //! The URL consent view: snapshots at 80x24 and
 //! 40x12, keys (taken as the screen takes them, with a test clock), styles,
 //! and that the full URL is always reachable.
-#![cfg(feature = "tui")]
+#![cfg(feature = "cli")]
 
 use std::time::{Duration, Instant};
 

@@ -5,7 +5,7 @@
 //! frame after frame on one screen, as a terminal would; after every frame
 //! the emulator's screen must match what ratatui meant to draw.
 
-#![cfg(feature = "tui")]
+#![cfg(feature = "cli")]
 
 use std::cell::RefCell;
 use std::io::Write;

@@ -311,12 +311,12 @@ fn a_timeout_in_a_round_says_the_cancel_goes_with_the_rounds_answers() {
     );
     let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for("request 1 of 2");
-    t.wait_for(ahp_elicit::tui::TIMED_OUT_IN_ROUND_NOTICE);
+    t.wait_for(ahp_elicit::responder::TIMED_OUT_IN_ROUND_NOTICE);
     assert!(!t.shows("(cancel was sent)"), "{}", t.screen());
     std::thread::sleep(Duration::from_millis(500));
     t.send("x");
     t.wait_for("request 2 of 2");
-    t.wait_for(ahp_elicit::tui::TIMED_OUT_IN_ROUND_NOTICE);
+    t.wait_for(ahp_elicit::responder::TIMED_OUT_IN_ROUND_NOTICE);
     std::thread::sleep(Duration::from_millis(500));
     t.send("x");
     assert_eq!(t.finish(), 0, "{}", t.stderr());

@@ -344,7 +344,7 @@ fn script(url: &str, phase: &Phase, input: Input) -> Option<Verdict> {
     })
 }
 
-#[cfg(feature = "tui")]
+#[cfg(feature = "cli")]
 mod screen {
     use ratatui::backend::TestBackend;
     use ratatui::Terminal;
@@ -473,7 +473,7 @@ fn every_answerer_reaches_the_machines_verdict() {
                     let case = format!("{url} · {phase:?} × {input:?} at {at:?}");
                     assert_eq!(plain(url, phase, input, at), want, "plain: {case}");
                     checked[1] += 1;
-                    #[cfg(feature = "tui")]
+                    #[cfg(feature = "cli")]
                     {
                         let choices = reached(url, person, phase, true, Instant::now()).choices();
                         let offered = choices.contains(&input);
@@ -487,7 +487,7 @@ fn every_answerer_reaches_the_machines_verdict() {
                     }
                 }
                 // Never drawn: the screen takes no consent, however late.
-                #[cfg(feature = "tui")]
+                #[cfg(feature = "cli")]
                 if *phase == Phase::Consent && input != Input::Done {
                     let want = machine(url, Reader::AT_TERMINAL, phase, false, input, G * 10);
                     let got = screen::verdict(url, phase, false, input, G * 10);
@@ -514,6 +514,6 @@ fn every_answerer_reaches_the_machines_verdict() {
     // never drawn for each URL.
     assert_eq!(checked[1], 5 * 7 * 3);
     assert_eq!(checked[2], 6);
-    #[cfg(feature = "tui")]
+    #[cfg(feature = "cli")]
     assert_eq!(checked[0], (4 * 6 + 5) * 3 + 2 * 6);
 }

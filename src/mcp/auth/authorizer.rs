@@ -488,6 +488,7 @@ impl Authorizer {
     }
 
     /// Whether a sign-in is in use.
+    #[cfg(test)]
     pub fn signed_in(&self) -> bool {
         self.lock().is_ok_and(|g| g.current.is_some())
     }
@@ -1281,7 +1282,6 @@ impl Authorizer {
         let port = loopback_port(s.paste.redirect_uri());
         let until = std::time::Instant::now() + self.opts.wait;
         published.waiting(super::wait::Waiting {
-            mcp_url: self.mcp_url.clone(),
             url: s.url.to_owned(),
             listening: format!("127.0.0.1:{port}"),
             until,

@@ -42,8 +42,6 @@ pub struct Loopback {
     listener: TcpListener,
     /// `http://127.0.0.1:PORT/callback`.
     pub redirect_uri: String,
-    /// The port bound.
-    pub port: u16,
 }
 
 impl Loopback {
@@ -65,13 +63,22 @@ impl Loopback {
         Ok(Self {
             listener,
             redirect_uri: format!("http://127.0.0.1:{port}{CALLBACK_PATH}"),
-            port,
         })
+    }
+
+    /// The port bound (the one in [`redirect_uri`](Self::redirect_uri)).
+    #[cfg(test)]
+    pub fn port(&self) -> u16 {
+        self.redirect_uri["http://127.0.0.1:".len()..]
+            .trim_end_matches(CALLBACK_PATH)
+            .parse()
+            .expect("the redirect URI names the port bound")
     }
 
     /// Serve callbacks on a thread until one carries this flow's `state`;
     /// its verdict (the code, or why not) arrives on the returned channel.
     /// Setting `stop` ends the thread at its next poll.
+    #[cfg(test)]
     pub fn serve(
         self,
         state: Secret,
@@ -303,7 +310,7 @@ mod tests {
     #[test]
     fn waits_past_other_states_and_never_echoes_the_request() {
         let lb = Loopback::bind(0).unwrap();
-        let port = lb.port;
+        let port = lb.port();
         assert_eq!(lb.redirect_uri, format!("http://127.0.0.1:{port}/callback"));
         let stop = Arc::new(AtomicBool::new(false));
         let rx = lb.serve(Secret::new("s1"), "http://as".into(), false, stop);
@@ -324,7 +331,7 @@ mod tests {
     #[test]
     fn a_refused_answer_ends_the_wait_with_why() {
         let lb = Loopback::bind(0).unwrap();
-        let port = lb.port;
+        let port = lb.port();
         let rx = lb.serve(
             Secret::new("s1"),
             "http://as".into(),
@@ -342,7 +349,7 @@ mod tests {
     #[test]
     fn a_pasted_address_is_checked_and_ends_the_wait() {
         let lb = Loopback::bind(0).unwrap();
-        let port = lb.port;
+        let port = lb.port();
         let (rx, paste) = lb.serve_with_paste(
             Secret::new("s1"),
             "http://as".into(),
@@ -397,7 +404,10 @@ mod tests {
     #[test]
     fn a_taken_port_is_named() {
         let lb = Loopback::bind(0).unwrap();
-        let e = Loopback::bind(lb.port).unwrap_err();
-        assert!(e.starts_with(&format!("port {} is in use", lb.port)), "{e}");
+        let e = Loopback::bind(lb.port()).unwrap_err();
+        assert!(
+            e.starts_with(&format!("port {} is in use", lb.port())),
+            "{e}"
+        );
     }
 }

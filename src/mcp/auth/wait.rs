@@ -16,8 +16,6 @@ use std::time::{Duration, Instant};
 /// A sign-in waiting for the browser to come back.
 #[derive(Debug, Clone)]
 pub struct Waiting {
-    /// The MCP server signed in to.
-    pub mcp_url: String,
     /// The authorization URL, as the authorizer made it (review it before
     /// showing: [`crate::plain::signin::review_sign_in`]).
     pub url: String,
@@ -230,7 +228,6 @@ mod tests {
     #[test]
     fn a_wait_says_what_it_waits_for_and_the_time_left() {
         let w = Waiting {
-            mcp_url: "https://mcp.example.com/mcp".into(),
             url: "https://login.example.com/authorize?x=1".into(),
             listening: "127.0.0.1:4242".into(),
             until: Instant::now() + Duration::from_secs(300),
