@@ -8,7 +8,9 @@
 //! definitions and the names of the `schema.ts` overrides its extraction
 //! applies, plus the few rules of the binding that differ between
 //! revisions. Nothing else in the crate names a pinned revision as a
-//! literal (the client names them through [`Revision::as_str`]);
+//! literal (the client names them through [`Revision::as_str`], and the
+//! older versions it accepts at `initialize` through
+//! [`Revision::OLDER_WIRE_VERSIONS`]);
 //! everything from a validated [`RequestEvent`](super::RequestEvent) on (the
 //! form model, the answerers, the session) is revision-blind.
 //!
@@ -111,6 +113,12 @@ impl Revision {
     pub const DEFAULT: Revision = Revision::V2025_11_25;
     /// The newest pinned revision.
     pub const LATEST: Revision = Revision::V2026_07_28;
+    /// Protocol versions older than every pin that the live client still
+    /// accepts when a server answers `initialize` with one of them: the
+    /// session then goes on under [`Revision::V2025_11_25`] (the same
+    /// handshake; URL mode does not exist before it) and its events name
+    /// that revision. Not pinned: no event names one of these.
+    pub const OLDER_WIRE_VERSIONS: &'static [&'static str] = &["2025-06-18", "2025-03-26"];
 
     /// This revision's position in [`TABLE`] and [`Revision::ALL`].
     pub fn index(self) -> usize {
@@ -330,6 +338,13 @@ mod tests {
         }
         assert_eq!(Revision::ALL.len(), TABLE.len());
         assert_eq!(Revision::parse("2025-06-18"), None);
+        for v in Revision::OLDER_WIRE_VERSIONS {
+            assert_eq!(Revision::parse(v), None, "{v} is not pinned");
+            assert!(
+                *v < Revision::ALL[0].as_str(),
+                "{v} is older than every pin"
+            );
+        }
         assert_eq!(Revision::parse(""), None);
         assert!(Revision::DEFAULT < Revision::LATEST);
     }

@@ -20,9 +20,7 @@ use serde_json::{Map, Value};
 
 use crate::binding::{Action, Mode, Revision, SchemaPolicy};
 use crate::log::SharedLog;
-use crate::mcp::{
-    run_session, ExtraHeaders, McpError, McpOptions, Operation, ProtocolChoice, Target,
-};
+use crate::mcp::{run_session, ExtraHeaders, McpError, McpOptions, Operation, Target};
 use crate::respond::sink::terminal_safe;
 
 use super::answer::AnswerArgs;
@@ -66,7 +64,7 @@ pub struct McpArgs {
     /// that one. Default: the environment variable AHP_ELICIT_PROTOCOL
     /// (same values), else auto.
     #[arg(long, value_name = "REVISION", value_parser = protocol_values(), display_order = 43)]
-    pub protocol: Option<ProtocolChoice>,
+    pub protocol: Option<String>,
     /// How many input_required rounds (MCP 2026-07-28) one request may take.
     #[arg(long, value_name = "N", default_value_t = crate::mcp::DEFAULT_MAX_ROUNDS, value_parser = clap::value_parser!(u32).range(1..=1000), display_order = 44)]
     pub max_rounds: u32,
@@ -268,33 +266,28 @@ impl crate::responder::Responder for LoggingResponder {
 }
 
 /// The values of `--protocol` (listed by `--help` and the completions):
-/// `auto` and every pinned revision.
-fn protocol_values() -> impl clap::builder::TypedValueParser<Value = ProtocolChoice> {
+/// `auto` and every pinned revision; read by [`protocol_choice`].
+fn protocol_values() -> clap::builder::PossibleValuesParser {
     let names = std::iter::once("auto").chain(Revision::ALL.iter().map(|r| r.as_str()));
-    clap::builder::TypedValueParser::map(
-        clap::builder::PossibleValuesParser::new(names.collect::<Vec<_>>()),
-        |s: String| ProtocolChoice::parse(&s).unwrap_or(ProtocolChoice::Auto),
-    )
+    clap::builder::PossibleValuesParser::new(names.collect::<Vec<_>>())
 }
 
 /// The environment variable that sets the default of `--protocol`.
 pub const PROTOCOL_ENV: &str = "AHP_ELICIT_PROTOCOL";
 
-/// `--protocol` if given, else [`PROTOCOL_ENV`] when set and not empty,
-/// else auto.
+/// The revision `--protocol` asks for (a value of [`protocol_values`]) if
+/// given, else [`PROTOCOL_ENV`] when set and not empty (trimmed), else
+/// auto: None for `auto` (ask the server), the pinned revision otherwise.
 ///
 /// Errors: the variable holds another value (the sentence names it and the
 /// values it takes).
-fn protocol_choice(
-    flag: Option<ProtocolChoice>,
-    env: Option<String>,
-) -> Result<ProtocolChoice, String> {
-    if let Some(p) = flag {
-        return Ok(p);
-    }
-    match env.filter(|v| !v.is_empty()) {
-        None => Ok(ProtocolChoice::Auto),
-        Some(v) => ProtocolChoice::parse(v.trim()).ok_or_else(|| {
+fn protocol_choice(flag: Option<String>, env: Option<String>) -> Result<Option<Revision>, String> {
+    let Some(v) = flag.or(env.filter(|v| !v.is_empty())) else {
+        return Ok(None);
+    };
+    match v.trim() {
+        "auto" => Ok(None),
+        given => Revision::parse(given).map(Some).ok_or_else(|| {
             let versions: Vec<&str> = Revision::ALL.iter().map(|r| r.as_str()).collect();
             format!(
                 "{PROTOCOL_ENV}='{}': give auto, {}",
@@ -533,7 +526,7 @@ pub fn run(args: McpArgs) -> Exit {
             "mcp",
             format!("running the call again over MCP {}", Revision::V2025_11_25),
         );
-        opts.protocol = ProtocolChoice::V2025;
+        opts.protocol = Some(Revision::V2025_11_25);
         outcome = match session(&mut opts, &answer, &log, &cancelled) {
             Ok(o) => o,
             Err(e) => return usage(&e),
@@ -748,16 +741,26 @@ mod tests {
     #[test]
     fn the_flag_wins_over_the_environment_which_wins_over_auto() {
         let v2025 = Some(Revision::V2025_11_25.as_str().to_owned());
+        let v2026 = Some(Revision::V2026_07_28.as_str().to_owned());
         assert_eq!(
-            protocol_choice(Some(ProtocolChoice::V2026), v2025.clone()),
-            Ok(ProtocolChoice::V2026)
+            protocol_choice(v2026, v2025.clone()),
+            Ok(Some(Revision::V2026_07_28))
         );
-        assert_eq!(protocol_choice(None, v2025), Ok(ProtocolChoice::V2025));
         assert_eq!(
-            protocol_choice(None, Some(String::new())),
-            Ok(ProtocolChoice::Auto)
+            protocol_choice(Some("auto".into()), v2025.clone()),
+            Ok(None)
         );
-        assert_eq!(protocol_choice(None, None), Ok(ProtocolChoice::Auto));
+        assert_eq!(
+            protocol_choice(None, v2025),
+            Ok(Some(Revision::V2025_11_25))
+        );
+        assert_eq!(
+            protocol_choice(None, Some(" 2026-07-28 ".into())),
+            Ok(Some(Revision::V2026_07_28))
+        );
+        assert_eq!(protocol_choice(None, Some("auto".into())), Ok(None));
+        assert_eq!(protocol_choice(None, Some(String::new())), Ok(None));
+        assert_eq!(protocol_choice(None, None), Ok(None));
         assert_eq!(
             protocol_choice(None, Some("2024".into())),
             Err("AHP_ELICIT_PROTOCOL='2024': give auto, 2025-11-25 or 2026-07-28".into())

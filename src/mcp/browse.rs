@@ -13,7 +13,6 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 
 use super::client::{Client, Watch};
-use super::era::Era;
 use super::{Incomplete, McpError};
 use crate::binding::tool_form::{self, ToolForm};
 use crate::binding::{wrap_request, Revision, SchemaPolicy, WrapOptions};
@@ -244,7 +243,7 @@ impl Client {
                 arguments: arguments.clone(),
                 output_check,
                 hint: older_way.then(crate::mcp::older_way_hint),
-                again: older_way && self.life.era == Era::Modern,
+                again: older_way && self.life.revision == Revision::V2026_07_28,
             };
             match self.put_step(step).await? {
                 Reply::Quit => return Err(McpError::Quit),

@@ -17,14 +17,14 @@ use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::era::{self, Era};
+use super::era;
 use super::http::HttpTransport;
 use super::jsonrpc::{self, Message, METHOD_NOT_FOUND};
 use super::stdio::StdioTransport;
 use super::transport::{Incoming, Transport, INCOMING_CAPACITY};
 use super::{Incomplete, LinkDown, ProtocolBreak};
 use super::{McpError, McpOptions, Operation, SessionReport, Target};
-use crate::binding::{RequestEvent, Server};
+use crate::binding::{RequestEvent, Revision, Server};
 use crate::notice::Notices;
 use crate::responder::{CallInProgress, Responder, WaitKey, Waiting};
 use crate::safe_text;
@@ -151,7 +151,7 @@ async fn start(opts: McpOptions, mut desk: Desk) -> Result<SessionReport, McpErr
             dropped: HashSet::new(),
         },
         life: Lifecycle {
-            era: Era::Legacy,
+            revision: Revision::V2025_11_25,
             version: String::new(),
             server: None,
             reinitialized: false,
@@ -249,12 +249,17 @@ pub(super) struct Watch {
     pub call: CallInProgress,
 }
 
-/// What the connection in its era established ([`super::lifecycle`]).
+/// What the connection established in its revision
+/// ([`super::lifecycle`]).
 pub(super) struct Lifecycle {
-    /// The era in use (set once connected).
-    pub era: Era,
-    /// The protocol version in use (`2026-07-28`, or what `initialize`
-    /// agreed).
+    /// The revision in use (set once connected): 2025-11-25 (a handshake,
+    /// a session, elicitations pushed as server requests) or 2026-07-28 (no
+    /// handshake; every request says its version and capabilities;
+    /// elicitations come back inside `input_required` results).
+    pub revision: Revision,
+    /// The protocol version on the wire: the revision's, or an older one
+    /// the server agreed at `initialize`
+    /// ([`Revision::OLDER_WIRE_VERSIONS`], spoken under 2025-11-25).
     pub version: String,
     /// The server as it named itself.
     pub server: Option<Server>,
@@ -404,7 +409,7 @@ enum Wake {
 
 impl Client {
     async fn drive(&mut self) -> Result<SessionReport, McpError> {
-        self.connect_era().await?;
+        self.connect_revision().await?;
         self.desk.show(crate::responder::Waiting::default());
         let server = self
             .life
@@ -551,7 +556,9 @@ impl Client {
     /// tool whose `x-mcp-header` annotations break the rules is left out,
     /// with a notice naming it and the rule.
     fn keeps_tool(&mut self, tool: &Value) -> bool {
-        if self.life.era != Era::Modern || !matches!(self.opts.target, Target::Http { .. }) {
+        if self.life.revision != Revision::V2026_07_28
+            || !matches!(self.opts.target, Target::Http { .. })
+        {
             return true;
         }
         match era::header_params(tool) {
@@ -721,7 +728,7 @@ impl Client {
         method: &str,
         params: Option<Value>,
     ) -> Result<(), McpError> {
-        if self.life.era != Era::Modern {
+        if self.life.revision != Revision::V2026_07_28 {
             return self
                 .link
                 .transport

@@ -16,7 +16,6 @@ use serde_json::{json, Value};
 use tokio::time::Instant;
 
 use super::client::{str_field, Ask, Client, MAX_URL_PLACES};
-use super::era::Era;
 use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
 use super::McpError;
 use crate::binding::violation::{Part, Violation};
@@ -50,15 +49,11 @@ pub(super) struct InputRef {
     pub name: String,
 }
 
-/// The event's `extensions.mcp` (ahp-wire.md 6.1): the revision of the
-/// era in use (every 2025-era version the server may choose is read under
-/// 2025-11-25), and for an entry of an `input_required` round its
+/// The event's `extensions.mcp` (ahp-wire.md 6.1): the session's
+/// `revision` (an older version the server chose at `initialize` is read
+/// under 2025-11-25), and for an entry of an `input_required` round its
 /// `inputKey` and the `call` in progress.
-pub(super) fn mcp_extension(era: Era, input: Option<&InputRef>) -> McpExtension {
-    let revision = match era {
-        Era::Legacy => Revision::V2025_11_25,
-        Era::Modern => Revision::V2026_07_28,
-    };
+pub(super) fn mcp_extension(revision: Revision, input: Option<&InputRef>) -> McpExtension {
     let mut ext = McpExtension::of(revision);
     if let Some(i) = input {
         ext.input_key = Some(i.key.clone());
@@ -129,7 +124,7 @@ impl Client {
         }
         self.elic.asked += 1;
         let event_id = format!("{}-{}", self.run_tag, self.elic.asked);
-        let mut ext = mcp_extension(self.life.era, input);
+        let mut ext = mcp_extension(self.life.revision, input);
         // A pushed (2025-11-25) elicitation names the call in progress too.
         if ext.call.is_none() {
             ext.call = self.elic.call.clone();

@@ -1,56 +1,16 @@
-//! The two protocol eras a session can speak, and what MCP 2026-07-28 adds
-//! to every client request: the `_meta` entries (protocol version, client
-//! info, per-request capabilities) and, over Streamable HTTP, the request
-//! metadata headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
-//! `Mcp-Param-*`) with the transport's value encoding.
+//! What MCP 2026-07-28 adds to every client request: the `_meta` entries
+//! (protocol version, client info, per-request capabilities) and, over
+//! Streamable HTTP, the request metadata headers (`MCP-Protocol-Version`,
+//! `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) with the transport's value
+//! encoding.
 //!
 //! Pure functions over `serde_json::Value`: the session decides when they
-//! apply, the transports only carry the headers.
+//! apply (when its revision, a [`Revision`], is 2026-07-28), the
+//! transports only carry the headers.
 
 use serde_json::{json, Map, Value};
 
-use crate::binding::Mode;
-
-/// The protocol revision chosen with `--protocol`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ProtocolChoice {
-    /// Ask the server (`server/discover` first, `initialize` when that
-    /// fails): the default.
-    #[default]
-    Auto,
-    /// Only MCP 2025-11-25 (`initialize`, sessions, pushed elicitations).
-    V2025,
-    /// Only MCP 2026-07-28 (per-request `_meta`, `input_required` rounds).
-    V2026,
-}
-
-impl ProtocolChoice {
-    /// Read `auto`, `2025-11-25` or `2026-07-28`.
-    pub fn parse(s: &str) -> Option<ProtocolChoice> {
-        match s {
-            "auto" => Some(ProtocolChoice::Auto),
-            LEGACY_VERSION => Some(ProtocolChoice::V2025),
-            MODERN_VERSION => Some(ProtocolChoice::V2026),
-            _ => None,
-        }
-    }
-}
-
-/// The era a session speaks once connected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Era {
-    /// MCP 2025-11-25 (or an older revision the server chose): a handshake,
-    /// a session, elicitations pushed as server requests.
-    Legacy,
-    /// MCP 2026-07-28: no handshake; every request says its version and
-    /// capabilities; elicitations come back inside `input_required` results.
-    Modern,
-}
-
-/// The 2025-11-25 revision string.
-pub const LEGACY_VERSION: &str = crate::binding::Revision::V2025_11_25.as_str();
-/// The 2026-07-28 revision string.
-pub const MODERN_VERSION: &str = crate::binding::Revision::V2026_07_28.as_str();
+use crate::binding::{Mode, Revision};
 
 /// MCP error code: the HTTP headers do not match the body (2026-07-28).
 pub const HEADER_MISMATCH: i64 = -32020;
@@ -100,7 +60,7 @@ pub fn with_meta(params: Option<Value>, modes: &[Mode]) -> Value {
     };
     let meta = p.entry("_meta").or_insert_with(|| json!({}));
     if let Some(m) = meta.as_object_mut() {
-        m.insert(META_VERSION.into(), json!(MODERN_VERSION));
+        m.insert(META_VERSION.into(), json!(Revision::V2026_07_28.as_str()));
         m.insert(META_CLIENT_INFO.into(), client_info());
         m.insert(
             META_CAPABILITIES.into(),
@@ -115,7 +75,10 @@ pub fn with_meta(params: Option<Value>, modes: &[Mode]) -> Value {
 /// `prompts/get` (`params.name`) and `resources/read` (`params.uri`).
 pub fn standard_headers(method: &str, params: Option<&Value>) -> Vec<(String, String)> {
     let mut h = vec![
-        ("MCP-Protocol-Version".to_owned(), MODERN_VERSION.to_owned()),
+        (
+            "MCP-Protocol-Version".to_owned(),
+            Revision::V2026_07_28.as_str().to_owned(),
+        ),
         ("Mcp-Method".to_owned(), method.to_owned()),
     ];
     let source = match method {
@@ -429,7 +392,7 @@ mod tests {
         );
         assert_eq!(p["name"], "t");
         assert_eq!(p["_meta"]["progressToken"], "x");
-        assert_eq!(p["_meta"][META_VERSION], MODERN_VERSION);
+        assert_eq!(p["_meta"][META_VERSION], "2026-07-28");
         assert_eq!(p["_meta"][META_CLIENT_INFO]["name"], "ahp-elicit");
         assert_eq!(
             p["_meta"][META_CAPABILITIES],

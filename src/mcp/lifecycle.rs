@@ -1,4 +1,4 @@
-//! How a session starts, per era: MCP 2026-07-28 asks `server/discover`
+//! How a session starts, per revision: MCP 2026-07-28 asks `server/discover`
 //! (no handshake, no session); MCP 2025-11-25 runs the `initialize`
 //! handshake and `notifications/initialized`, then (HTTP) opens the GET
 //! stream. With `--protocol auto` the modern question comes first and the
@@ -6,7 +6,10 @@
 //! server that cannot go on after the question (it exited, or refuses or
 //! ignores the handshake that follows) is started again.
 //!
-//! The era chosen is said once on stderr ("connected to ... (MCP ...)").
+//! The revision chosen ([`Lifecycle::revision`](super::client::Lifecycle),
+//! a [`Revision`], with the version the server agreed in
+//! `Lifecycle::version`) is said once on stderr ("connected to ... (MCP
+//! ...)").
 
 use std::time::Duration;
 
@@ -14,17 +17,17 @@ use serde_json::{json, Value};
 use tokio::time::Instant;
 
 use super::client::{connect, str_field, Client};
-use super::era::{self, Era, ProtocolChoice, MODERN_VERSION, UNSUPPORTED_VERSION};
+use super::era::{self, UNSUPPORTED_VERSION};
 use super::jsonrpc::{self, METHOD_NOT_FOUND};
 use super::transport::TransportError;
 use super::ProtocolBreak;
-use super::{McpError, Target, OLDER_VERSIONS, PROTOCOL_VERSION};
-use crate::binding::Server;
+use super::{McpError, Target};
+use crate::binding::{Revision, Server};
 use crate::safe_text;
 
 /// The longest wait for the answer to `server/discover` over stdio under
-/// `--protocol auto` (bounded by `--connect-timeout` too): a server of the
-/// older era may ignore the unknown method instead of answering it.
+/// `--protocol auto` (bounded by `--connect-timeout` too): a server of an
+/// older revision may ignore the unknown method instead of answering it.
 pub const DISCOVER_WAIT: Duration = Duration::from_secs(15);
 /// How long a stdio server whose connection closed may take to exit (and
 /// its last stderr lines to arrive) before its exit status is read.
@@ -39,16 +42,17 @@ enum Fallback {
 }
 
 impl Client {
-    /// Choose the era (`--protocol`) and connect in it: afterwards
-    /// [`Client::era`], [`Client::version`] and [`Client::server`] are
-    /// set.
+    /// Choose the revision (`--protocol`; None asks the server) and
+    /// connect in it: afterwards the lifecycle's `revision`, `version` and
+    /// `server` are set.
     ///
     /// Errors: the question or the handshake failed (see [`McpError`]).
-    pub(super) async fn connect_era(&mut self) -> Result<(), McpError> {
+    pub(super) async fn connect_revision(&mut self) -> Result<(), McpError> {
         let out = match self.opts.protocol {
-            ProtocolChoice::V2025 => self.start_legacy().await,
-            ProtocolChoice::V2026 => self.discover().await,
-            ProtocolChoice::Auto => self.connect_auto().await,
+            None => self.connect_auto().await,
+            Some(Revision::V2025_11_25) => self.start_legacy().await,
+            // 2026-07-28, the only other revision pinned.
+            Some(_) => self.discover().await,
         };
         self.life.handshake_until = None;
         match out {
@@ -76,8 +80,10 @@ impl Client {
         };
         if !self.opts.quiet {
             self.notice(&format!(
-                "the server does not answer server/discover as an MCP {MODERN_VERSION} server ({}): using MCP {PROTOCOL_VERSION} (initialize)",
-                safe_text::display(&e.to_string())
+                "the server does not answer server/discover as an MCP {} server ({}): using MCP {} (initialize)",
+                Revision::V2026_07_28,
+                safe_text::display(&e.to_string()),
+                Revision::V2025_11_25
             ));
         }
         self.fall_back(how).await.map_err(|e| match e {
@@ -148,13 +154,13 @@ impl Client {
     /// connection, or after starting the stdio server again (at once for
     /// `Restart`, or when the handshake on the same process fails).
     async fn fall_back(&mut self, how: Fallback) -> Result<(), McpError> {
-        self.life.era = Era::Legacy;
+        self.life.revision = Revision::V2025_11_25;
         self.link.transport.reset_session();
         let stdio = matches!(self.opts.target, Target::Stdio { .. });
         if matches!(how, Fallback::Restart) {
             self.notice(&format!(
                 "starting the server again for the MCP {} handshake",
-                super::era::LEGACY_VERSION
+                Revision::V2025_11_25
             ));
             self.restart()?;
             return self.start_legacy().await;
@@ -183,7 +189,7 @@ impl Client {
     ///
     /// Errors: the server could not be started, or refused the handshake.
     pub(super) async fn reconnect_legacy(&mut self) -> Result<(), McpError> {
-        self.opts.protocol = ProtocolChoice::V2025;
+        self.opts.protocol = Some(Revision::V2025_11_25);
         self.restart()?;
         self.link.dropped.clear();
         match self.start_legacy().await {
@@ -206,7 +212,7 @@ impl Client {
 
     /// MCP 2025-11-25: the handshake, then (HTTP) the GET stream.
     async fn start_legacy(&mut self) -> Result<(), McpError> {
-        self.life.era = Era::Legacy;
+        self.life.revision = Revision::V2025_11_25;
         self.initialize().await?;
         self.link.transport.start_listening();
         Ok(())
@@ -219,13 +225,11 @@ impl Client {
     /// Errors: the request failed, or the server does not list 2026-07-28
     /// ([`McpError::Rpc`] -32022 style, with the versions it named).
     async fn discover(&mut self) -> Result<(), McpError> {
-        self.life.era = Era::Modern;
-        self.life.version = MODERN_VERSION.to_owned();
+        self.life.revision = Revision::V2026_07_28;
+        self.life.version = Revision::V2026_07_28.as_str().to_owned();
         self.link.transport.set_stateless();
         let mut limit = self.opts.connect_timeout;
-        if self.opts.protocol == ProtocolChoice::Auto
-            && matches!(self.opts.target, Target::Stdio { .. })
-        {
+        if self.opts.protocol.is_none() && matches!(self.opts.target, Target::Stdio { .. }) {
             // The rest of --connect-timeout is the handshake's.
             limit = (limit / 2).min(DISCOVER_WAIT);
         }
@@ -243,7 +247,8 @@ impl Client {
                 }) if !asked_again && lists_modern(data.as_deref()) => {
                     asked_again = true;
                     self.notice(&format!(
-                        "the server refused the version once (-32022) but lists {MODERN_VERSION}: asking again"
+                        "the server refused the version once (-32022) but lists {}: asking again",
+                        Revision::V2026_07_28
                     ));
                 }
                 // Asked for 2026-07-28 only, of a server without it.
@@ -252,12 +257,13 @@ impl Client {
                     code: METHOD_NOT_FOUND,
                     message,
                     data,
-                }) if self.opts.protocol == ProtocolChoice::V2026 => {
+                }) if self.opts.protocol == Some(Revision::V2026_07_28) => {
                     return Err(McpError::Rpc {
                         method,
                         code: METHOD_NOT_FOUND,
                         message: format!(
-                            "{message} (the server has no server/discover: it speaks only MCP {PROTOCOL_VERSION} or older; drop --protocol, or give --protocol auto)"
+                            "{message} (the server has no server/discover: it speaks only MCP {} or older; drop --protocol, or give --protocol auto)",
+                            Revision::V2025_11_25
                         ),
                         data,
                     });
@@ -271,8 +277,9 @@ impl Client {
             return Err(ProtocolBreak::NoSupportedVersions.into());
         };
         {
-            if !list.iter().any(|v| v.as_str() == Some(MODERN_VERSION)) {
-                let data = json!({ "supported": list, "requested": MODERN_VERSION });
+            let modern = Revision::V2026_07_28.as_str();
+            if !list.iter().any(|v| v.as_str() == Some(modern)) {
+                let data = json!({ "supported": list, "requested": modern });
                 let words = era::explain(UNSUPPORTED_VERSION, Some(&data)).unwrap_or_default();
                 return Err(McpError::Rpc {
                     method: "server/discover".into(),
@@ -324,7 +331,7 @@ impl Client {
         }
     }
 
-    /// The one line that says which server and which era.
+    /// The one line that says which server and which protocol version.
     fn say_connected(&self, server: &Server) {
         if self.opts.quiet {
             return;
@@ -342,9 +349,9 @@ impl Client {
     /// with -32022 or -32601 says which versions the server speaks (as far
     /// as it said).
     pub(super) async fn initialize(&mut self) -> Result<String, McpError> {
-        self.life.era = Era::Legacy;
+        self.life.revision = Revision::V2025_11_25;
         let params = json!({
-            "protocolVersion": PROTOCOL_VERSION,
+            "protocolVersion": Revision::V2025_11_25.as_str(),
             "capabilities": { "elicitation": era::elicitation_capability(&self.opts.modes) },
             "clientInfo": era::client_info(),
         });
@@ -367,12 +374,13 @@ impl Client {
             }) => {
                 // Under --protocol auto, server/discover was asked first
                 // and did not do: no other revision is left to try.
+                let modern = Revision::V2026_07_28;
                 let hint = match self.opts.protocol {
-                    ProtocolChoice::Auto => format!(
-                        "the server has no initialize, and did not answer server/discover as an MCP {MODERN_VERSION} server either: it speaks neither revision this client knows, or its server/discover is broken"
+                    None => format!(
+                        "the server has no initialize, and did not answer server/discover as an MCP {modern} server either: it speaks neither revision this client knows, or its server/discover is broken"
                     ),
-                    _ => format!(
-                        "the server has no initialize: it speaks only MCP {MODERN_VERSION} or later; try --protocol auto"
+                    Some(_) => format!(
+                        "the server has no initialize: it speaks only MCP {modern} or later; try --protocol auto"
                     ),
                 };
                 return Err(McpError::Rpc {
@@ -386,12 +394,13 @@ impl Client {
         };
         let version = str_field(&init, "protocolVersion")
             .ok_or_else(|| McpError::Protocol(ProtocolBreak::NoProtocolVersion))?;
-        if version != PROTOCOL_VERSION {
-            if !OLDER_VERSIONS.contains(&version.as_str()) {
+        let asked = Revision::V2025_11_25;
+        if version != asked.as_str() {
+            if !Revision::OLDER_WIRE_VERSIONS.contains(&version.as_str()) {
                 return Err(ProtocolBreak::UnknownVersion(version).into());
             }
             self.notice(&format!(
-                "the server speaks MCP {version}, not {PROTOCOL_VERSION}: URL mode is not available"
+                "the server speaks MCP {version}, not {asked}: URL mode is not available"
             ));
         }
         let info = init.get("serverInfo").cloned().unwrap_or(Value::Null);
@@ -446,7 +455,8 @@ impl Client {
 
 /// Whether a -32022 error's `data.supported` names 2026-07-28.
 fn lists_modern(data: Option<&Value>) -> bool {
+    let modern = Revision::V2026_07_28.as_str();
     data.and_then(|d| d.get("supported"))
         .and_then(Value::as_array)
-        .is_some_and(|l| l.iter().any(|v| v.as_str() == Some(MODERN_VERSION)))
+        .is_some_and(|l| l.iter().any(|v| v.as_str() == Some(modern)))
 }

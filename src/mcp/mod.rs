@@ -8,9 +8,10 @@
 //!
 //! Layout: [`transport`] (and [`stdio`], [`http`]) only send, receive and
 //! close; [`era`] builds what 2026-07-28 adds to every request (`_meta`,
-//! HTTP request headers); [`lifecycle`] connects per era (`server/discover`
-//! or the `initialize` handshake, with the fallback); [`rounds`] repeats a
-//! request until it completes (-32042 and `input_required` rounds alike);
+//! HTTP request headers); [`lifecycle`] connects per revision
+//! (`server/discover` or the `initialize` handshake, with the fallback);
+//! [`rounds`] repeats a request until it completes (-32042 and
+//! `input_required` rounds alike);
 //! [`elicit`] turns one elicitation into events and an answer.
 //!
 //! Why not the official Rust SDK `rmcp` (3.x): it re-serializes
@@ -29,7 +30,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::binding::{Mode, SchemaPolicy, Server};
+use crate::binding::{Mode, Revision, SchemaPolicy, Server};
 use crate::notice::Notices;
 use crate::responder::Responder;
 
@@ -45,7 +46,6 @@ mod lifecycle;
 mod refusal;
 mod rounds;
 pub use elicit::SCRIPTED_COMPLETION_WAIT;
-pub use era::ProtocolChoice;
 pub use http::ExtraHeaders;
 pub use rounds::{older_way_hint, DEFAULT_MAX_ROUNDS};
 mod client;
@@ -70,11 +70,6 @@ pub mod transport;
 #[cfg(not(feature = "internals"))]
 pub(crate) mod transport;
 
-/// The protocol revision this client speaks.
-pub const PROTOCOL_VERSION: &str = crate::binding::Revision::V2025_11_25.as_str();
-/// Older revisions a server may answer with; the session goes on with a
-/// notice (URL mode does not exist before 2025-11-25).
-pub const OLDER_VERSIONS: &[&str] = &["2025-06-18", "2025-03-26"];
 /// `source.adapter` of request events that came over stdio.
 pub const ADAPTER_STDIO: &str = "mcp-stdio";
 /// `source.adapter` of request events that came over Streamable HTTP.
@@ -167,8 +162,10 @@ pub struct McpOptions {
     /// `--args JSON`: the tool's (or the prompt's) `arguments` object
     /// (default `{}`).
     pub arguments: Map<String, Value>,
-    /// `--protocol`: which revision to speak (default: ask the server).
-    pub protocol: ProtocolChoice,
+    /// `--protocol`: the one revision to speak; None (`auto`, the
+    /// default): ask the server (`server/discover` first, `initialize`
+    /// when that fails).
+    pub protocol: Option<Revision>,
     /// `--max-rounds`: how many `input_required` rounds one request may
     /// take (default [`DEFAULT_MAX_ROUNDS`]).
     pub max_rounds: u32,
@@ -244,7 +241,7 @@ impl McpOptions {
             target,
             operation: Operation::List,
             arguments: Map::new(),
-            protocol: ProtocolChoice::Auto,
+            protocol: None,
             max_rounds: DEFAULT_MAX_ROUNDS,
             headers: ExtraHeaders::default(),
             modes: vec![Mode::Form, Mode::Url],
@@ -410,7 +407,7 @@ pub enum ProtocolBreak {
     #[error(
         "the server chose protocol version '{}', which this client does not speak ({})",
         crate::safe_text::display(.0),
-        PROTOCOL_VERSION
+        Revision::V2025_11_25
     )]
     UnknownVersion(String),
     /// `initialize` answered without `serverInfo.name`.
@@ -438,7 +435,7 @@ pub enum Incomplete {
     /// An `input_required` result on a 2025-11-25 session.
     #[error(
         "the server answered {call} with an MCP {} result (resultType input_required) on an MCP {} session: the call did not complete (the server mixes protocol revisions)",
-        era::MODERN_VERSION,
+        Revision::V2026_07_28,
         crate::safe_text::display(.version)
     )]
     MixedRevisions { call: String, version: String },

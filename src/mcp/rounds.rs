@@ -1,6 +1,6 @@
 //! The round driver: one client request (`tools/call`, `prompts/get`,
-//! `resources/read`) repeated until it completes, whichever era asks for
-//! more first.
+//! `resources/read`) repeated until it completes, whichever revision asks
+//! for more first.
 //!
 //! - MCP 2026-07-28 (Multi Round-Trip Requests): a result with
 //!   `resultType: "input_required"` is a round. Each `elicitation/create`
@@ -28,10 +28,10 @@ use tokio::time::Instant;
 
 use super::client::Client;
 use super::elicit::{InputRef, URL_ELICITATION_REQUIRED};
-use super::era::{Era, ProtocolChoice, LEGACY_VERSION, MODERN_VERSION};
 use super::jsonrpc::INVALID_REQUEST;
 use super::Incomplete;
 use super::McpError;
+use crate::binding::Revision;
 use crate::responder::Progress;
 use crate::safe_text;
 
@@ -54,8 +54,9 @@ pub fn state_pause(n: u32) -> Duration {
 /// way (push `elicitation/create` mid-call): which revision to ask for, by
 /// flag or by environment variable.
 pub fn older_way_hint() -> String {
+    let (older, modern) = (Revision::V2025_11_25, Revision::V2026_07_28);
     format!(
-        "the tool asks in the MCP {LEGACY_VERSION} way (it pushes elicitation/create during the call), which an MCP {MODERN_VERSION} session cannot carry: run it with --protocol {LEGACY_VERSION} (or set AHP_ELICIT_PROTOCOL={LEGACY_VERSION})"
+        "the tool asks in the MCP {older} way (it pushes elicitation/create during the call), which an MCP {modern} session cannot carry: run it with --protocol {older} (or set AHP_ELICIT_PROTOCOL={older})"
     )
 }
 
@@ -139,8 +140,8 @@ impl Client {
     /// an `isError` result whose text says the tool could not push its
     /// question is noted ([`older_way_hint`] is said at the end).
     fn said_older_way(&mut self, result: Value) -> Value {
-        if self.life.era != Era::Modern
-            || self.opts.protocol != ProtocolChoice::Auto
+        if self.life.revision != Revision::V2026_07_28
+            || self.opts.protocol.is_some()
             || result.get("isError") != Some(&Value::Bool(true))
         {
             return result;
@@ -217,7 +218,7 @@ impl Client {
                 Answer::Complete(result) => return Ok(self.said_older_way(result)),
                 Answer::InputRequired(round) => round,
             };
-            if self.life.era == Era::Legacy {
+            if self.life.revision == Revision::V2025_11_25 {
                 let version = self.life.version.clone();
                 return Err(Incomplete::MixedRevisions { call, version }.into());
             }
@@ -301,7 +302,7 @@ impl Client {
                     code: URL_ELICITATION_REQUIRED,
                     ..
                 },
-            ) if self.life.era == Era::Legacy && !*url_retried => {
+            ) if self.life.revision == Revision::V2025_11_25 && !*url_retried => {
                 if !self.url_round(&e).await? {
                     return Err(e);
                 }
@@ -313,7 +314,7 @@ impl Client {
                 code: INVALID_REQUEST,
                 message,
                 ..
-            }) if self.life.era == Era::Modern && self.opts.protocol == ProtocolChoice::Auto => {
+            }) if self.life.revision == Revision::V2026_07_28 && self.opts.protocol.is_none() => {
                 self.elic.older_way = true;
                 Err(Incomplete::OlderWayOnly {
                     call: call.to_owned(),
