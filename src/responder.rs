@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::binding::{Answer, RequestEvent};
+use crate::binding::{Answer, RequestEvent, RequestView};
 
 pub(crate) mod wake;
 
@@ -817,21 +817,17 @@ pub fn request_call(req: &RequestEvent) -> Option<String> {
 }
 
 /// The message of a request as the server sent it (`message` of the
-/// params carried as the request part's text), or empty when there is none
-/// to read (a view that is not a body, or params without a message). Not
+/// params), or empty when there is none (a view that is neither a body nor
+/// a form refused as not a form, or params without a message). Not
 /// sanitised: hostile text, for the not-a-form screen and plain mode. A
-/// body's message is its own; another view's is read from the event (a
-/// not-a-form request keeps the event it was read from).
+/// body's message is its own; a not-a-form view keeps the one its params
+/// gave.
 pub fn request_message(req: &RequestEvent) -> String {
-    if let Some(r) = req.view.request() {
-        return r.message.clone();
+    match &req.view {
+        RequestView::Body(r) => r.message.clone(),
+        RequestView::NotAForm { message, .. } => message.clone().unwrap_or_default(),
+        _ => String::new(),
     }
-    req.event
-        .pointer("/payload/elicitation/request/text")
-        .and_then(serde_json::Value::as_str)
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
-        .and_then(|p| p.get("message").and_then(|m| m.as_str().map(str::to_owned)))
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -832,7 +832,7 @@ mod tests {
             Mode::Form,
             SchemaPolicy::Compatible,
         ) {
-            Ok(RequestView::NotAForm { reasons }) => reasons,
+            Ok(RequestView::NotAForm { reasons, .. }) => reasons,
             other => panic!("not a form: {other:?}"),
         }
     }

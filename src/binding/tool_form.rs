@@ -286,7 +286,7 @@ fn fits(name: &str, def: &Value, required: bool) -> Result<(), String> {
         SchemaPolicy::Compatible,
     ) {
         Ok(RequestView::Body(_)) => Ok(()),
-        Ok(RequestView::NotAForm { reasons }) => Err(reasons
+        Ok(RequestView::NotAForm { reasons, .. }) => Err(reasons
             .into_iter()
             .next()
             .unwrap_or_else(|| "not a form field".to_owned())),

@@ -680,7 +680,7 @@ impl<I: LineIo> PlainResponder<I> {
         req: &RequestEvent,
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
-        if let RequestView::NotAForm { reasons } = &req.view {
+        if let RequestView::NotAForm { reasons, .. } = &req.view {
             let message = crate::responder::request_message(req);
             self.header(req, cx, (!message.is_empty()).then_some(message.as_str()))?;
             self.say("This request cannot be answered as a form: its requestedSchema asks for a shape a form cannot take.")?;

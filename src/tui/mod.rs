@@ -1464,7 +1464,7 @@ impl Responder for TuiResponder {
                 RequestBody::Form(s) => self.run(cx, &mut FormScreen::new(header, s, &r.message)),
                 RequestBody::Url { url, .. } => self.respond_url(req, &r.message, url, cx),
             },
-            RequestView::NotAForm { reasons } => {
+            RequestView::NotAForm { reasons, .. } => {
                 let lines = not_a_form_lines(&crate::responder::request_message(req), reasons);
                 self.run(cx, &mut RefusableScreen::new(header, lines))
             }
@@ -1752,7 +1752,7 @@ mod tests {
             ..crate::binding::WrapOptions::new(&server, "test", "e-1")
         };
         let req = crate::binding::wrap_request(&params, &options).expect("valid request");
-        let RequestView::NotAForm { reasons } = &req.view else {
+        let RequestView::NotAForm { reasons, .. } = &req.view else {
             panic!("not a form: {req:?}")
         };
         let lines = not_a_form_lines(&crate::responder::request_message(&req), reasons);

@@ -132,7 +132,7 @@ impl RequestName {
         let v: Value = serde_json::from_slice(body).ok()?;
         let method = v.get("method")?.as_str()?.to_owned();
         let tool = (method == "tools/call")
-            .then(|| v.pointer("/params/name").and_then(Value::as_str))
+            .then(|| v.get("params")?.get("name")?.as_str())
             .flatten()
             .map(str::to_owned);
         Some(Self { method, tool })
