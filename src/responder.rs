@@ -8,6 +8,7 @@
 use std::time::{Duration, Instant};
 
 use crate::binding::{Answer, RequestEvent, RequestView};
+use crate::mcp::auth::authorizer::SignInError;
 
 pub(crate) mod wake;
 
@@ -248,14 +249,17 @@ pub enum RespondError {
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
-/// Work done on the terminal in plain lines ([`Responder::in_lines`]).
-pub type LinesJob<'a> = dyn FnMut(&mut dyn crate::plain::LineIo) -> Result<(), String> + 'a;
+/// Work done on the terminal in plain lines ([`Responder::in_lines`]): a
+/// sign-in, or its URL shown again. Errors: why the sign-in ended
+/// ([`SignInError`]).
+pub type LinesJob<'a> = dyn FnMut(&mut dyn crate::plain::LineIo) -> Result<(), SignInError> + 'a;
 
 /// A job for the answering thread ([`post_lines`]).
-pub type PostedJob = Box<dyn FnOnce(&mut dyn crate::plain::LineIo) -> Result<(), String> + Send>;
+pub type PostedJob =
+    Box<dyn FnOnce(&mut dyn crate::plain::LineIo) -> Result<(), SignInError> + Send>;
 
 /// A job waiting for the answering thread, and where its result goes.
-type Posted = (PostedJob, std::sync::mpsc::Sender<Result<(), String>>);
+type Posted = (PostedJob, std::sync::mpsc::Sender<Result<(), SignInError>>);
 
 /// Jobs posted for the thread that answers requests ([`post_lines`]).
 static LINES_DESK: std::sync::Mutex<Vec<Posted>> = std::sync::Mutex::new(Vec::new());
@@ -264,7 +268,7 @@ static LINES_DESK: std::sync::Mutex<Vec<Posted>> = std::sync::Mutex::new(Vec::ne
 /// terminal between requests ([`serve_lines`]); the result comes back on
 /// the returned channel (closed without a result when no answering thread
 /// takes it before the run ends).
-pub fn post_lines(job: PostedJob) -> std::sync::mpsc::Receiver<Result<(), String>> {
+pub fn post_lines(job: PostedJob) -> std::sync::mpsc::Receiver<Result<(), SignInError>> {
     let (tx, rx) = std::sync::mpsc::channel();
     LINES_DESK
         .lock()
@@ -285,7 +289,7 @@ pub fn serve_lines(responder: &mut dyn Responder) {
         let mut job = Some(job);
         let r = responder.in_lines(&mut |io| match job.take() {
             Some(j) => j(io),
-            None => Err("the sign-in was already asked".into()),
+            None => Err(SignInError::AlreadyAsked),
         });
         let _ = tx.send(r);
     }
@@ -301,9 +305,9 @@ pub trait Responder {
     /// asked while the session runs), between requests, on the thread that
     /// answers them. The default has no terminal: the job is not run and
     /// the error says so.
-    fn in_lines(&mut self, job: &mut LinesJob<'_>) -> Result<(), String> {
+    fn in_lines(&mut self, job: &mut LinesJob<'_>) -> Result<(), SignInError> {
         let _ = job;
-        Err("no terminal to sign in on".into())
+        Err(SignInError::NoTerminal)
     }
 
     /// Called while the driver waits for the next request on a stream that is

@@ -829,7 +829,10 @@ fn review_command(
 }
 
 impl<I: LineIo> Responder for PlainResponder<I> {
-    fn in_lines(&mut self, job: &mut crate::responder::LinesJob<'_>) -> Result<(), String> {
+    fn in_lines(
+        &mut self,
+        job: &mut crate::responder::LinesJob<'_>,
+    ) -> Result<(), crate::mcp::auth::authorizer::SignInError> {
         job(&mut self.io)
     }
 
