@@ -44,12 +44,12 @@ use serde_json::{json, Value};
 
 use super::challenge::BearerChallenge;
 use super::discovery::{
-    as_metadata_urls, endpoint_allowed, prm_urls, resource_matches, ResourceMetadata,
-    ServerMetadata,
+    as_metadata_urls, endpoint_allowed, prm_urls, resource_matches, DiscoveryError,
+    ResourceMetadata, ServerMetadata,
 };
 use super::flow::{
     auth_method, basic_auth, initial_scopes, is_b64token, oauth_error, random_token, read_tokens,
-    s256_challenge, union_scopes, AuthorizationRequest, CallbackError,
+    s256_challenge, union_scopes, AuthorizationRequest, CallbackError, FlowError,
 };
 use super::listener::{Loopback, PasteBack};
 use super::store::{
@@ -342,9 +342,15 @@ impl AuthOptions {
 #[error("{0}")]
 pub struct AuthError(pub String);
 
-impl From<String> for AuthError {
-    fn from(s: String) -> Self {
-        Self(s)
+impl From<DiscoveryError> for AuthError {
+    fn from(e: DiscoveryError) -> Self {
+        Self(e.to_string())
+    }
+}
+
+impl From<FlowError> for AuthError {
+    fn from(e: FlowError) -> Self {
+        Self(e.to_string())
     }
 }
 
@@ -1249,7 +1255,7 @@ impl Authorizer {
                 ))
             })?,
             (None, Some(Ok(l))) => l,
-            (None, _) => Loopback::bind(0)?,
+            (None, _) => Loopback::bind(0).map_err(|e| AuthError(e.to_string()))?,
         };
         Ok((loopback, kept))
     }
