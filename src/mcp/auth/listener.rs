@@ -101,7 +101,7 @@ impl Loopback {
         })?;
         let port = listener
             .local_addr()
-            .map_err(|e| ListenerError::LocalAddr(e))?
+            .map_err(ListenerError::LocalAddr)?
             .port();
         Ok(Self {
             listener,
