@@ -7,7 +7,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::binding::{Answer, RequestEvent};
+use crate::binding::{Answer, RequestEvent, RequestView};
+#[cfg(feature = "cli")]
+use crate::mcp::auth::authorizer::SignInError;
 
 #[cfg(feature = "cli")]
 pub(crate) mod wake;
@@ -249,17 +251,20 @@ pub enum RespondError {
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
-/// Work done on the terminal in plain lines ([`Responder::in_lines`]).
+/// Work done on the terminal in plain lines ([`Responder::in_lines`]): a
+/// sign-in, or its URL shown again. Errors: why the sign-in ended
+/// ([`SignInError`]).
 #[cfg(feature = "cli")]
-pub type LinesJob<'a> = dyn FnMut(&mut dyn crate::plain::LineIo) -> Result<(), String> + 'a;
+pub type LinesJob<'a> = dyn FnMut(&mut dyn crate::plain::LineIo) -> Result<(), SignInError> + 'a;
 
 /// A job for the answering thread ([`post_lines`]).
 #[cfg(feature = "cli")]
-pub type PostedJob = Box<dyn FnOnce(&mut dyn crate::plain::LineIo) -> Result<(), String> + Send>;
+pub type PostedJob =
+    Box<dyn FnOnce(&mut dyn crate::plain::LineIo) -> Result<(), SignInError> + Send>;
 
 /// A job waiting for the answering thread, and where its result goes.
 #[cfg(feature = "cli")]
-type Posted = (PostedJob, std::sync::mpsc::Sender<Result<(), String>>);
+type Posted = (PostedJob, std::sync::mpsc::Sender<Result<(), SignInError>>);
 
 /// Jobs posted for the thread that answers requests ([`post_lines`]).
 #[cfg(feature = "cli")]
@@ -270,7 +275,7 @@ static LINES_DESK: std::sync::Mutex<Vec<Posted>> = std::sync::Mutex::new(Vec::ne
 /// the returned channel (closed without a result when no answering thread
 /// takes it before the run ends).
 #[cfg(feature = "cli")]
-pub fn post_lines(job: PostedJob) -> std::sync::mpsc::Receiver<Result<(), String>> {
+pub fn post_lines(job: PostedJob) -> std::sync::mpsc::Receiver<Result<(), SignInError>> {
     let (tx, rx) = std::sync::mpsc::channel();
     LINES_DESK
         .lock()
@@ -292,7 +297,7 @@ pub fn serve_lines(responder: &mut dyn Responder) {
         let mut job = Some(job);
         let r = responder.in_lines(&mut |io| match job.take() {
             Some(j) => j(io),
-            None => Err("the sign-in was already asked".into()),
+            None => Err(SignInError::AlreadyAsked),
         });
         let _ = tx.send(r);
     }
@@ -309,9 +314,9 @@ pub trait Responder {
     /// answers them. The default has no terminal: the job is not run and
     /// the error says so. (The command line's MCP sessions sign in here.)
     #[cfg(feature = "cli")]
-    fn in_lines(&mut self, job: &mut LinesJob<'_>) -> Result<(), String> {
+    fn in_lines(&mut self, job: &mut LinesJob<'_>) -> Result<(), SignInError> {
         let _ = job;
-        Err("no terminal to sign in on".into())
+        Err(SignInError::NoTerminal)
     }
 
     /// Called while the driver waits for the next request on a stream that is
@@ -826,21 +831,17 @@ pub fn request_call(req: &RequestEvent) -> Option<String> {
 }
 
 /// The message of a request as the server sent it (`message` of the
-/// params carried as the request part's text), or empty when there is none
-/// to read (a view that is not a body, or params without a message). Not
+/// params), or empty when there is none (a view that is neither a body nor
+/// a form refused as not a form, or params without a message). Not
 /// sanitised: hostile text, for the not-a-form screen and plain mode. A
-/// body's message is its own; another view's is read from the event (a
-/// not-a-form request keeps the event it was read from).
+/// body's message is its own; a not-a-form view keeps the one its params
+/// gave.
 pub fn request_message(req: &RequestEvent) -> String {
-    if let Some(r) = req.view.request() {
-        return r.message.clone();
+    match &req.view {
+        RequestView::Body(r) => r.message.clone(),
+        RequestView::NotAForm { message, .. } => message.clone().unwrap_or_default(),
+        _ => String::new(),
     }
-    req.event
-        .pointer("/payload/elicitation/request/text")
-        .and_then(serde_json::Value::as_str)
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
-        .and_then(|p| p.get("message").and_then(|m| m.as_str().map(str::to_owned)))
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -82,4 +82,6 @@ pub use result::{check_answer, ElicitResult, ResultEvent};
 pub use result_line::{make_result_line, ResultLine};
 pub use revision::{CallMethod, CallRef, McpExtension, Revision};
 pub use violation::{Rule, Violation};
-pub use wrap::{make_result_event, policy_note, wrap_request, Answer, ResultMeta, WrapOptions};
+pub use wrap::{
+    make_result_event, mcp_result, policy_note, wrap_request, Answer, ResultMeta, WrapOptions,
+};

@@ -62,10 +62,36 @@ pub enum RequestView {
         /// One sentence each, starting with a pointer into `requestedSchema`;
         /// safe text (they quote the server's keys).
         reasons: Vec<String>,
+        /// The params' `message` as sent, when it is a string; not
+        /// sanitised (hostile text).
+        message: Option<String>,
+        /// The names of `requestedSchema.properties` as sent, in their
+        /// order, when it is an object; not sanitised (hostile text).
+        fields: Option<Vec<String>>,
     },
 }
 
 impl RequestView {
+    /// A [`RequestView::NotAForm`] for the `elicitation/create` `params` as
+    /// sent, refused for `reasons`: their message and property names are
+    /// kept, so nobody reads them from the request text again.
+    pub fn not_a_form(params: &Value, reasons: Vec<String>) -> RequestView {
+        let message = params
+            .get("message")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let fields = params
+            .get("requestedSchema")
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+            .map(|o| o.keys().cloned().collect());
+        RequestView::NotAForm {
+            reasons,
+            message,
+            fields,
+        }
+    }
+
     /// The executable request, if this is a body view.
     pub fn request(&self) -> Option<&ElicitationRequest> {
         match self {
@@ -88,7 +114,7 @@ impl RequestView {
                 Some(d) => format!("gap: the content is missing ({reason}: {d})"),
                 None => format!("gap: the content is missing ({reason})"),
             }),
-            RequestView::NotAForm { reasons } => Some(format!(
+            RequestView::NotAForm { reasons, .. } => Some(format!(
                 "not a form: the requested schema cannot be answered as a form ({})",
                 reasons.join("; ")
             )),
@@ -210,12 +236,8 @@ pub fn read_params(
         o.insert("requestedSchema".into(), subset);
     }
     let mut req = match (strict_params(rev, &normal, meta_mode), reading) {
-        (Err(errs), _) => return not_a_form_or_errors(errs),
-        (Ok(_), Err(naf)) => {
-            return Ok(RequestView::NotAForm {
-                reasons: naf.reasons,
-            })
-        }
+        (Err(errs), _) => return not_a_form_or_errors(params, errs),
+        (Ok(_), Err(naf)) => return Ok(RequestView::not_a_form(params, naf.reasons)),
         (Ok(req), Ok(c)) => {
             let mut req = req;
             if let RequestBody::Form(form) = &mut req.body {
@@ -236,7 +258,7 @@ pub fn read_params(
                 }
                 let reasons = defaults_misfit(form);
                 if !reasons.is_empty() {
-                    return Ok(RequestView::NotAForm { reasons });
+                    return Ok(RequestView::not_a_form(params, reasons));
                 }
             }
             req
@@ -267,7 +289,10 @@ fn defaults_misfit(form: &FormSchema) -> Vec<String> {
 /// Violations of the rewritten params: all inside `requestedSchema` means
 /// the form cannot be answered (shown to the person); any outside it is an
 /// invalid request.
-fn not_a_form_or_errors(errs: Vec<Violation>) -> Result<RequestView, Vec<Violation>> {
+fn not_a_form_or_errors(
+    params: &Value,
+    errs: Vec<Violation>,
+) -> Result<RequestView, Vec<Violation>> {
     const AT: &str = "/requestedSchema";
     let inside = |v: &Violation| {
         v.location.part.is_none()
@@ -283,7 +308,7 @@ fn not_a_form_or_errors(errs: Vec<Violation>) -> Result<RequestView, Vec<Violati
                 crate::safe_text::display(&text).into_owned()
             })
             .collect();
-        Ok(RequestView::NotAForm { reasons })
+        Ok(RequestView::not_a_form(params, reasons))
     } else {
         Err(errs)
     }

@@ -58,14 +58,14 @@ impl ToolForm {
         let mut left_out = Vec::new();
         for (name, def) in props {
             let is_required = required.contains(&name.as_str());
-            match fits(name, def, is_required) {
-                Ok(()) => {
+            match misfit(name, def, is_required) {
+                None => {
                     kept.insert(name.clone(), def.clone());
                     if is_required {
                         kept_required.push(Value::String(name.clone()));
                     }
                 }
-                Err(why) => left_out.push(LeftOut {
+                Some(why) => left_out.push(LeftOut {
                     name: name.clone(),
                     required: is_required,
                     why,
@@ -272,36 +272,29 @@ pub fn check_value(schema: &Value, value: &Value) -> Result<(), Misfit> {
     }
 }
 
-/// Whether the property `name` (`def`) reads as a form field on its own;
-/// else the first reason (safe text).
-fn fits(name: &str, def: &Value, required: bool) -> Result<(), String> {
+/// Why the property `name` (`def`) does not read as a form field on its
+/// own: the first reason (safe text), or None when it does.
+fn misfit(name: &str, def: &Value, required: bool) -> Option<String> {
     let mut schema = json!({ "type": "object", "properties": { name: def } });
     if required {
         schema["required"] = json!([name]);
     }
     let params = json!({ "mode": "form", "message": "", "requestedSchema": schema });
-    match read_params(
+    let why = match read_params(
         Revision::V2025_11_25,
         &params,
         Mode::Form,
         SchemaPolicy::Compatible,
     ) {
-        Ok(RequestView::Body(_)) => Ok(()),
-        Ok(RequestView::NotAForm { reasons }) => Err(reasons
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| "not a form field".to_owned())),
-        Ok(other) => Err(other
-            .describe()
-            .unwrap_or_else(|| "not a form field".to_owned())),
-        Err(violations) => Err(violations
-            .first()
-            .map(|v| {
-                let text = format!("{}: [{}] {}", v.pointer(), v.rule, v.message);
-                crate::safe_text::display(&text).into_owned()
-            })
-            .unwrap_or_else(|| "not a form field".to_owned())),
-    }
+        Ok(RequestView::Body(_)) => return None,
+        Ok(RequestView::NotAForm { reasons, .. }) => reasons.into_iter().next(),
+        Ok(other) => other.describe(),
+        Err(violations) => violations.first().map(|v| {
+            let text = format!("{}: [{}] {}", v.pointer(), v.rule, v.message);
+            crate::safe_text::display(&text).into_owned()
+        }),
+    };
+    Some(why.unwrap_or_else(|| "not a form field".to_owned()))
 }
 
 #[cfg(test)]

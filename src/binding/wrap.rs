@@ -54,19 +54,14 @@ impl Default for ResultMeta {
     }
 }
 
-/// Build the result event for `answer` to `req`, then validate it exactly as
-/// a reader would (wire root, pinned result definition, cross-body checks).
-/// The result repeats the request's `extensions.mcp` revision and
-/// `inputKey` (never `call`); under 2025-11-25 the related-task `_meta` of
-/// the request is echoed into the result.
-///
-/// Errors: the violations of the built event; nothing is returned then, so
-/// an invalid result is never emitted.
-pub fn make_result_event(
-    req: &RequestEvent,
-    answer: &Answer,
-    meta: &ResultMeta,
-) -> Result<Value, Vec<Violation>> {
+/// The MCP `ElicitResult` that answers `req` with `answer`, as a JSON
+/// object: `action`, `content` when the answer has some, and under a
+/// revision that echoes it the related-task `_meta` of the request. It is
+/// the one value both ways out carry: the result event's `result.text`
+/// ([`make_result_event`]) and the JSON-RPC result an MCP client sends.
+/// Not validated here: a value whose event [`make_result_event`] accepts
+/// is a valid result.
+pub fn mcp_result(req: &RequestEvent, answer: &Answer) -> Value {
     let mut result = Map::new();
     result.insert("action".into(), json!(answer.action.as_str()));
     if let Some(c) = &answer.content {
@@ -81,7 +76,23 @@ pub fn make_result_event(
     {
         result.insert("_meta".into(), json!({ RELATED_TASK: task }));
     }
-    let text = serde_json::to_string(&Value::Object(result))
+    Value::Object(result)
+}
+
+/// Build the result event for `answer` to `req`, then validate it exactly as
+/// a reader would (wire root, pinned result definition, cross-body checks).
+/// The result repeats the request's `extensions.mcp` revision and
+/// `inputKey` (never `call`); under 2025-11-25 the related-task `_meta` of
+/// the request is echoed into the result.
+///
+/// Errors: the violations of the built event; nothing is returned then, so
+/// an invalid result is never emitted.
+pub fn make_result_event(
+    req: &RequestEvent,
+    answer: &Answer,
+    meta: &ResultMeta,
+) -> Result<Value, Vec<Violation>> {
+    let text = serde_json::to_string(&mcp_result(req, answer))
         .map_err(|e| vec![Violation::new("", Rule::Serialize, e.to_string())])?;
     let id = meta.id.clone().unwrap_or_else(|| derive_result_id(&req.id));
     let time = meta.time.clone().unwrap_or_else(|| {
@@ -266,7 +277,7 @@ pub fn policy_note(view: &RequestView) -> Value {
         _ => &[],
     };
     note.insert("outsideSubset".into(), json!(outside));
-    if let RequestView::NotAForm { reasons } = view {
+    if let RequestView::NotAForm { reasons, .. } = view {
         note.insert("notAForm".into(), json!(reasons));
     }
     Value::Object(note)

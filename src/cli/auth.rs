@@ -30,8 +30,9 @@ use serde_json::{json, Value};
 use crate::launcher::{CommandBrowser, Launcher};
 use crate::mcp::auth::{self, AuthOptions, Authorizer, Opener, PreRegistered, Unauthorized};
 
+use crate::mcp::auth::authorizer::SignInError;
 use crate::mcp::auth::file_store::{default_dir, FileStore};
-use crate::mcp::auth::store::{SignIn, Store};
+use crate::mcp::auth::store::{SignIn, Store, StoreError};
 use crate::safe_text::display;
 
 use super::Exit;
@@ -156,7 +157,7 @@ pub enum Open<'a> {
 /// Errors: a usage sentence (a secret that cannot be read, a metadata
 /// document URL that is not https).
 pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String> {
-    let store = auth::open_store(flags.auth_store.as_deref()).map_err(|e| e.0);
+    let store = auth::open_store(flags.auth_store.as_deref());
     if let (Some(s), Err(e)) = (&flags.auth_store, &store) {
         // A store named on the command line that cannot be used is a
         // mistake shown before any request.
@@ -220,15 +221,16 @@ pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String>
 /// (percent-encoded: no raw control or bidi character reaches the
 /// command). A URL the review refuses is not opened.
 ///
-/// Errors: why it was not opened, one sentence.
+/// Errors: why it was not opened ([`SignInError::Refused`],
+/// [`SignInError::Launch`]).
 fn open_reviewed(
     launcher: &mut dyn Launcher,
     url: &str,
     notices: &crate::notice::Notices,
-) -> Result<(), String> {
+) -> Result<(), SignInError> {
     let review = crate::plain::signin::review_sign_in(url);
     if let Some(r) = &review.refusal {
-        return Err(format!("the URL is refused: {}", r.sentence()));
+        return Err(SignInError::Refused(r.sentence()));
     }
     for w in &review.warnings {
         notices.say(&format!("the authorization URL: {}", w.sentence()));
@@ -237,7 +239,7 @@ fn open_reviewed(
     // machine takes it as a script's and opens the reviewed form.
     let mut consent = crate::consent::Consent::new(&review, crate::consent::Reader::Script);
     let (_, opened) = consent.open_with(launcher, false);
-    opened.map_err(|e| e.to_string())
+    opened.map_err(SignInError::Launch)
 }
 
 /// Whether there is a terminal to sign in on: stderr is one, or the
@@ -268,10 +270,10 @@ fn terminal_screen(o: &mut AuthOptions, desk: bool, copy: bool) {
             let rx = crate::responder::post_lines(Box::new(move |io| owned.ask(io)));
             match rx.recv_timeout(wait) {
                 Ok(r) => r,
-                Err(_) => Err("the sign-in could not be asked on this terminal".into()),
+                Err(_) => Err(SignInError::NotAsked),
             }
         } else {
-            let mut io = crate::plain::TtyIo::open().map_err(|e| e.to_string())?;
+            let mut io = crate::plain::TtyIo::open().map_err(SignInError::Lines)?;
             owned.ask(&mut io)
         }
     });
@@ -318,7 +320,7 @@ impl OwnedRequest {
         }
     }
 
-    fn ask(&self, io: &mut dyn crate::plain::LineIo) -> Result<(), String> {
+    fn ask(&self, io: &mut dyn crate::plain::LineIo) -> Result<(), SignInError> {
         let req = auth::SignInRequest {
             url: &self.url,
             mcp_url: &self.mcp_url,
@@ -717,7 +719,10 @@ fn forget_client_of(store: &FileStore, a: &LogoutArgs) -> Exit {
             .as_ref()
             .and_then(|u| u.challenge.as_ref())
             .and_then(|ch| ch.resource_metadata.clone());
-        let finder = Authorizer::new(url, AuthOptions::new(Err("not signing in".into())));
+        let finder = Authorizer::new(
+            url,
+            AuthOptions::new(Err(StoreError("not signing in".into()))),
+        );
         finder
             .authorization_servers(from_header.as_deref())
             .map_err(|e| e.0)

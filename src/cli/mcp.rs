@@ -218,7 +218,10 @@ impl crate::responder::Responder for LoggingResponder {
         self.inner.idle(wait)
     }
 
-    fn in_lines(&mut self, job: &mut crate::responder::LinesJob<'_>) -> Result<(), String> {
+    fn in_lines(
+        &mut self,
+        job: &mut crate::responder::LinesJob<'_>,
+    ) -> Result<(), crate::mcp::auth::authorizer::SignInError> {
         self.inner.in_lines(job)
     }
 

@@ -142,7 +142,7 @@ impl Client {
                 let step = Step::Result {
                     kind,
                     tool: name,
-                    result: json!({ "error": why }),
+                    result: json!({ "error": why.to_string() }),
                     arguments: Map::new(),
                     output_check: None,
                     hint: None,
@@ -321,14 +321,14 @@ impl Client {
     /// `--events`: it is not the server's), its fields starting with the
     /// arguments `last` sent to it.
     ///
-    /// Errors: why the form cannot be built (a sentence, safe text).
+    /// Errors: why the form cannot be built ([`ArgumentsFormError`]).
     fn arguments_form(
         &mut self,
         noun: &str,
         tool: &str,
         form: &ToolForm,
         last: Option<&Map<String, Value>>,
-    ) -> Result<crate::binding::RequestEvent, String> {
+    ) -> Result<crate::binding::RequestEvent, ArgumentsFormError> {
         let mut params = form.params(noun, tool);
         if let (Some(last), Some(props)) = (
             last,
@@ -341,7 +341,7 @@ impl Client {
             }
         }
         let Some(server) = self.life.server.clone() else {
-            return Err("the server has not named itself yet".to_owned());
+            return Err(ArgumentsFormError::NoServer);
         };
         let id = format!("{}-arguments-{}", self.run_tag, self.peek_id());
         let options = WrapOptions {
@@ -355,16 +355,9 @@ impl Client {
             Err(_) if last.is_some() => wrap_request(&form.params(noun, tool), &options),
             other => other,
         };
-        built.map_err(|v| {
-            let first = v
-                .first()
-                .map(|v| format!("{}: {}", v.pointer(), v.message))
-                .unwrap_or_default();
-            format!(
-                "the arguments of '{}' cannot be asked as a form: {}",
-                safe_text::display(tool),
-                safe_text::display(&first)
-            )
+        built.map_err(|violations| ArgumentsFormError::NotAForm {
+            tool: tool.to_owned(),
+            violations,
         })
     }
 
@@ -427,3 +420,41 @@ impl Client {
         }
     }
 }
+
+/// Why the arguments of a tool or prompt cannot be asked as a form; the
+/// text is safe for a terminal.
+#[derive(Debug)]
+enum ArgumentsFormError {
+    /// The server has not said who it is yet (no request can name it).
+    NoServer,
+    /// The form built from the arguments' schema is not a valid request:
+    /// the name asked for and what its request broke.
+    NotAForm {
+        tool: String,
+        violations: Vec<crate::binding::Violation>,
+    },
+}
+
+impl std::fmt::Display for ArgumentsFormError {
+    /// `the server has not named itself yet`, or `the arguments of 'NAME'
+    /// cannot be asked as a form: POINTER: MESSAGE` (the first violation).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArgumentsFormError::NoServer => f.write_str("the server has not named itself yet"),
+            ArgumentsFormError::NotAForm { tool, violations } => {
+                let first = violations
+                    .first()
+                    .map(|v| format!("{}: {}", v.pointer(), v.message))
+                    .unwrap_or_default();
+                write!(
+                    f,
+                    "the arguments of '{}' cannot be asked as a form: {}",
+                    safe_text::display(tool),
+                    safe_text::display(&first)
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for ArgumentsFormError {}

@@ -345,12 +345,9 @@ impl Client {
         self.elic.quit |= settled.quit;
         let ev = settled.result.event().map_err(McpError::ResultText)?;
         let answer = settled.answer;
-        let text = ev
-            .pointer("/payload/elicitation/result/text")
-            .and_then(Value::as_str)
-            .unwrap_or("{}");
-        // The text was built and re-read by make_result_event: it is JSON.
-        let result: Value = serde_json::from_str(text).map_err(McpError::ResultText)?;
+        // The value the result event's text was built from, and validated
+        // with it.
+        let result = crate::binding::mcp_result(&ask.req, &answer);
         self.write_event(&ev)?;
         self.elic.answered += 1;
         if answer.action == Action::Accept {

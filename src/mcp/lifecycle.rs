@@ -292,10 +292,9 @@ impl Client {
         let info = found
             .get("serverInfo")
             .or_else(|| {
-                found.pointer(&format!(
-                    "/_meta/{}",
-                    era::META_SERVER_INFO.replace('/', "~1")
-                ))
+                found
+                    .get("_meta")
+                    .and_then(|m| m.get(era::META_SERVER_INFO))
             })
             .cloned()
             .unwrap_or(Value::Null);

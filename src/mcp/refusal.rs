@@ -55,9 +55,7 @@ impl Client {
         if req.mode != Mode::Form {
             return Ok(());
         }
-        req.view = RequestView::NotAForm {
-            reasons: refusal_reasons(list, self.opts.schema_policy),
-        };
+        req.view = RequestView::not_a_form(params, refusal_reasons(list, self.opts.schema_policy));
         let cx = Context {
             progress: Progress::of(self.elic.counted(), self.elic.counted()),
             deadline: None,

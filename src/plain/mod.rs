@@ -683,7 +683,7 @@ impl<I: LineIo> PlainResponder<I> {
         req: &RequestEvent,
         cx: &Context,
     ) -> Result<Outcome, RespondError> {
-        if let RequestView::NotAForm { reasons } = &req.view {
+        if let RequestView::NotAForm { reasons, .. } = &req.view {
             let message = crate::responder::request_message(req);
             self.header(req, cx, (!message.is_empty()).then_some(message.as_str()))?;
             self.say("This request cannot be answered as a form: its requestedSchema asks for a shape a form cannot take.")?;
@@ -832,7 +832,10 @@ fn review_command(
 }
 
 impl<I: LineIo> Responder for PlainResponder<I> {
-    fn in_lines(&mut self, job: &mut crate::responder::LinesJob<'_>) -> Result<(), String> {
+    fn in_lines(
+        &mut self,
+        job: &mut crate::responder::LinesJob<'_>,
+    ) -> Result<(), crate::mcp::auth::authorizer::SignInError> {
         job(&mut self.io)
     }
 

@@ -33,7 +33,7 @@ pub const CLIENT_PARAMS: [&str; 8] = [
     "resource",
 ];
 
-pub use crate::mcp::auth::authorizer::cancelled;
+use crate::mcp::auth::authorizer::SignInError;
 
 /// Whether a browser on this machine cannot be used for the sign-in: an SSH
 /// session (`SSH_CONNECTION` or `SSH_TTY` set), or on Linux neither
@@ -133,22 +133,66 @@ fn prompt(phase: &Phase) -> &'static str {
 /// once the browser was opened, `done` was typed after copying, or the
 /// wait has its answer.
 ///
-/// Errors: [`cancelled`]; the URL cannot be opened at all; the terminal
-/// failed (a sentence).
+/// Errors: [`SignInError::Cancelled`]; the URL cannot be opened at all
+/// ([`SignInError::UrlRefused`]); the terminal failed
+/// ([`SignInError::Terminal`]).
 pub fn sign_in<I: LineIo + ?Sized>(
     io: &mut I,
     req: &SignInRequest<'_>,
     launcher: &mut dyn Launcher,
     remote: bool,
     guard: std::time::Duration,
-) -> Result<(), String> {
-    let term = |e: crate::responder::RespondError| format!("the terminal failed: {e}");
+) -> Result<(), SignInError> {
     let r = review_sign_in(req.url);
     let mut consent = Consent::new(&r, Reader::Person { grace: guard });
+    introduce(io, req, &r, &consent, remote)?;
+    consent.shown(Some(io.now()));
+    let answered = || req.paste.answered();
+    loop {
+        let line = match io
+            .ask(prompt(consent.phase()), None, &answered)
+            .map_err(SignInError::Terminal)?
+        {
+            Reply::Line(l) => l,
+            Reply::Withdrawn => return Ok(()),
+            Reply::Interrupt | Reply::Eof | Reply::Quit => return Err(cancelled_by(req)),
+            Reply::TimedOut => continue,
+        };
+        let mut turn = Turn {
+            req,
+            review: &r,
+            consent: &mut consent,
+            launcher: &mut *launcher,
+            remote,
+        };
+        if turn.take(io, line.trim())? {
+            return Ok(());
+        }
+    }
+}
+
+/// The sign-in the person cancelled.
+fn cancelled_by(req: &SignInRequest<'_>) -> SignInError {
+    SignInError::Cancelled {
+        mcp_url: req.mcp_url.to_owned(),
+    }
+}
+
+/// Say what the sign-in is, the URL reviewed `r` and how to agree.
+///
+/// Errors: the URL cannot be opened at all; the terminal failed.
+fn introduce<I: LineIo + ?Sized>(
+    io: &mut I,
+    req: &SignInRequest<'_>,
+    r: &UrlReview,
+    consent: &Consent,
+    remote: bool,
+) -> Result<(), SignInError> {
+    let term = SignInError::Terminal;
     for l in sign_in_sentences(req) {
         io.say(&l).map_err(term)?;
     }
-    for l in url_sentences(&r) {
+    for l in url_sentences(r) {
         io.say(&l).map_err(term)?;
     }
     if !consent.openable() {
@@ -156,7 +200,7 @@ pub fn sign_in<I: LineIo + ?Sized>(
             .refusal
             .as_ref()
             .map_or_else(|| "it cannot be opened".to_owned(), |f| f.sentence());
-        return Err(format!("the authorization URL is refused: {why}"));
+        return Err(SignInError::UrlRefused(why));
     }
     if remote {
         for l in remote_sentences(req.paste.redirect_uri()) {
@@ -168,32 +212,40 @@ pub fn sign_in<I: LineIo + ?Sized>(
         io.say("To open it in the browser, type open. Otherwise type cancel. Enter alone does nothing.")
             .map_err(term)?;
     }
-    consent.shown(Some(io.now()));
-    let answered = || req.paste.answered();
-    loop {
-        let line = match io
-            .ask(prompt(consent.phase()), None, &answered)
-            .map_err(term)?
-        {
-            Reply::Line(l) => l,
-            Reply::Withdrawn => return Ok(()),
-            Reply::Interrupt | Reply::Eof | Reply::Quit => return Err(cancelled(req.mcp_url)),
-            Reply::TimedOut => continue,
-        };
-        let line = line.trim();
+    Ok(())
+}
+
+/// One line typed during a sign-in, and what it acts on.
+struct Turn<'a, 'r> {
+    req: &'a SignInRequest<'r>,
+    review: &'a UrlReview,
+    consent: &'a mut Consent,
+    launcher: &'a mut dyn Launcher,
+    remote: bool,
+}
+
+impl Turn<'_, '_> {
+    /// Take the (trimmed) `line`: a pasted address, or a consent word.
+    /// Returns true when the sign-in is done asking (the browser opened,
+    /// the URL copied, or the address taken).
+    ///
+    /// Errors: the person cancelled; the terminal failed.
+    fn take<I: LineIo + ?Sized>(&mut self, io: &mut I, line: &str) -> Result<bool, SignInError> {
+        let term = SignInError::Terminal;
+        let req = self.req;
         if line.starts_with("http") {
             match req.paste.paste(line) {
                 Ok(_) => {
                     io.say("Address taken.").map_err(term)?;
-                    return Ok(());
+                    return Ok(true);
                 }
                 Err(e) => io.say(&format!("Not taken: {e}.")).map_err(term)?,
             }
-            continue;
+            return Ok(false);
         }
         let lower = line.to_lowercase();
         let step = match line_input(&lower) {
-            Some(input) => consent.input(input, io.now()),
+            Some(input) => self.consent.input(input, io.now()),
             None => {
                 // Most often a code copied out of the address: the whole
                 // address is what the sign-in checks.
@@ -202,15 +254,20 @@ pub fn sign_in<I: LineIo + ?Sized>(
                     display(req.paste.redirect_uri())
                 ))
                 .map_err(term)?;
-                continue;
+                return Ok(false);
             }
         };
         let mut step = step;
         let mut opened = false;
         if let Some(Effect::Open(_)) = step.effect {
             let mut nothing = crate::launcher::NoOpen::default();
-            let with: &mut dyn Launcher = if remote { &mut nothing } else { launcher };
-            let (after, res) = consent.open_with(with, remote);
+            let remote = self.remote;
+            let with: &mut dyn Launcher = if remote {
+                &mut nothing
+            } else {
+                &mut *self.launcher
+            };
+            let (after, res) = self.consent.open_with(with, remote);
             if let Err(e) = &res {
                 io.say(&display(&e.to_string())).map_err(term)?;
             }
@@ -225,13 +282,13 @@ pub fn sign_in<I: LineIo + ?Sized>(
                     waiting(req)
                 };
                 io.say(&said).map_err(term)?;
-                return Ok(());
+                return Ok(true);
             }
-            (Some(Effect::Answer(_)), _) => return Err(cancelled(req.mcp_url)),
+            (Some(Effect::Answer(_)), _) => return Err(cancelled_by(req)),
             (Some(Effect::Copy), _) => {
                 io.say("Copy this URL and open it in a browser:")
                     .map_err(term)?;
-                io.say(&r.display_url()).map_err(term)?;
+                io.say(&self.review.display_url()).map_err(term)?;
             }
             (None, Some(NotTaken::TooSoon)) => io
                 .say("Not taken: that was typed before the URL could be read. Type open again to agree.")
@@ -239,6 +296,7 @@ pub fn sign_in<I: LineIo + ?Sized>(
             (None, Some(_)) => io.say("Not understood.").map_err(term)?,
             _ => {}
         }
+        Ok(false)
     }
 }
 
@@ -342,7 +400,10 @@ mod tests {
             Duration::ZERO,
         )
         .unwrap_err();
-        assert_eq!(e, "sign-in to https://mcp.example.com/mcp cancelled");
+        assert_eq!(
+            e.to_string(),
+            "sign-in to https://mcp.example.com/mcp cancelled"
+        );
         assert!(b.consented.is_empty());
         assert!(io
             .transcript
@@ -355,8 +416,10 @@ mod tests {
                 &mut b,
                 false,
                 Duration::ZERO
-            ),
-            Err("sign-in to https://mcp.example.com/mcp cancelled".into())
+            )
+            .unwrap_err()
+            .to_string(),
+            "sign-in to https://mcp.example.com/mcp cancelled"
         );
     }
 
@@ -522,7 +585,7 @@ mod tests {
             false,
         );
         crate::responder::serve_lines(&mut p);
-        assert_eq!(done.recv().unwrap(), Ok(()));
+        assert!(done.recv().unwrap().is_ok());
         assert!(
             p.io.transcript.contains("Access asked mcp:tools\n"),
             "{}",
@@ -533,8 +596,8 @@ mod tests {
         let mut s = crate::scripted::ScriptedResponder::from_action(crate::binding::Action::Accept);
         crate::responder::serve_lines(&mut s);
         assert_eq!(
-            done.recv().unwrap(),
-            Err("no terminal to sign in on".into())
+            done.recv().unwrap().unwrap_err().to_string(),
+            "no terminal to sign in on"
         );
     }
 }

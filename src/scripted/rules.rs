@@ -131,23 +131,13 @@ impl Facts {
                 };
                 (Some(r.message.clone()), fields, None)
             }
-            RequestView::NotAForm { .. } => {
-                let params = req
-                    .event
-                    .pointer("/payload/elicitation/request/text")
-                    .and_then(Value::as_str)
-                    .and_then(|t| serde_json::from_str::<Value>(t).ok())
-                    .unwrap_or(Value::Null);
-                let message = params
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned);
-                let fields = params
-                    .pointer("/requestedSchema/properties")
-                    .and_then(Value::as_object)
-                    .map(|o| o.keys().cloned().collect());
-                (message, fields, None)
-            }
+            RequestView::NotAForm {
+                message, fields, ..
+            } => (
+                message.clone(),
+                fields.as_ref().map(|f| f.iter().cloned().collect()),
+                None,
+            ),
             RequestView::Metadata => (None, None, Some("a metadata-only view")),
             RequestView::Omit => (None, None, Some("an omitted view")),
             RequestView::Gap { .. } => (None, None, Some("a gap")),
@@ -335,7 +325,7 @@ pub fn pattern_faults(doc: &Value) -> Vec<(String, String)> {
         .iter()
         .enumerate()
         .filter_map(|(i, r)| {
-            let p = r.pointer("/match/message")?.as_str()?;
+            let p = r.get("match")?.get("message")?.as_str()?;
             let why = Pattern::new(p).err()?;
             Some((
                 format!("/rules/{i}/match/message"),

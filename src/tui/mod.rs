@@ -1413,11 +1413,14 @@ impl Responder for TuiResponder {
     /// The full screen is given back while the job asks in lines on the
     /// terminal, then taken again and drawn whole.
     #[cfg(unix)]
-    fn in_lines(&mut self, job: &mut crate::responder::LinesJob<'_>) -> Result<(), String> {
+    fn in_lines(
+        &mut self,
+        job: &mut crate::responder::LinesJob<'_>,
+    ) -> Result<(), crate::mcp::auth::authorizer::SignInError> {
         suspend_terminal();
         let r = match crate::plain::TtyIo::open() {
             Ok(mut io) => job(&mut io),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(crate::mcp::auth::authorizer::SignInError::Lines(e)),
         };
         crate::signals::own_terminal(&SIGNALS);
         resume_terminal();
@@ -1460,7 +1463,7 @@ impl Responder for TuiResponder {
                 RequestBody::Form(s) => self.run(cx, &mut FormScreen::new(header, s, &r.message)),
                 RequestBody::Url { url, .. } => self.respond_url(req, &r.message, url, cx),
             },
-            RequestView::NotAForm { reasons } => {
+            RequestView::NotAForm { reasons, .. } => {
                 let lines = not_a_form_lines(&crate::responder::request_message(req), reasons);
                 self.run(cx, &mut RefusableScreen::new(header, lines))
             }
@@ -1633,11 +1636,12 @@ impl TuiResponder {
     /// copying; back on Enter, or when the wait ends. Control-C there ends
     /// the sign-in.
     fn show_sign_in_url(&mut self, w: &crate::mcp::auth::wait::Waiting) {
+        use crate::mcp::auth::authorizer::SignInError;
         use crate::plain::{LineIo, Reply};
         let url = crate::plain::signin::review_sign_in(&w.url).display_url();
         let sentence = w.sentence();
-        let mut job = |io: &mut dyn LineIo| -> Result<(), String> {
-            let term = |e: RespondError| e.to_string();
+        let mut job = |io: &mut dyn LineIo| -> Result<(), SignInError> {
+            let term = SignInError::Lines;
             io.say("Copy this URL and open it in a browser:")
                 .map_err(term)?;
             io.say(&url).map_err(term)?;
@@ -1748,7 +1752,7 @@ mod tests {
             ..crate::binding::WrapOptions::new(&server, "test", "e-1")
         };
         let req = crate::binding::wrap_request(&params, &options).expect("valid request");
-        let RequestView::NotAForm { reasons } = &req.view else {
+        let RequestView::NotAForm { reasons, .. } = &req.view else {
             panic!("not a form: {req:?}")
         };
         let lines = not_a_form_lines(&crate::responder::request_message(&req), reasons);

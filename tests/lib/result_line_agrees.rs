@@ -8,8 +8,9 @@
 //! both give the same line and id, or the same violations.
 
 use ahp_elicit::binding::{
-    make_result_event, make_result_line, read_request, Action, Answer, CallMethod, CallRef,
-    McpExtension, ReadOptions, RequestEvent, ResultLine, ResultMeta, Revision, Server, Violation,
+    make_result_event, make_result_line, mcp_result, read_request, Action, Answer, CallMethod,
+    CallRef, McpExtension, ReadOptions, RequestEvent, ResultLine, ResultMeta, Revision, Server,
+    Violation,
 };
 use ahp_elicit::safe_text::json_line;
 use serde_json::{json, Map, Value};
@@ -187,7 +188,17 @@ fn a_result_line_is_the_full_build_for_every_request_answer_and_meta() {
                     differ.push(format!(
                         "{what} {answer:?} {m:?}:\n quick: {quick:?}\n full: {full:?}"
                     ));
-                } else if full.is_ok() {
+                } else if let Ok(line) = &full {
+                    // The text the event carries is the MCP result a
+                    // client sends.
+                    let ev = line.event().expect("JSON");
+                    let text = ev["payload"]["elicitation"]["result"]["text"]
+                        .as_str()
+                        .expect("a result text");
+                    let carried: Value = serde_json::from_str(text).expect("JSON text");
+                    if carried != mcp_result(req, &answer) {
+                        differ.push(format!("{what} {answer:?} {m:?}: carries {carried}"));
+                    }
                     same += 1;
                 } else {
                     refused += 1;

@@ -186,7 +186,7 @@ proptest! {
                     prop_assert_eq!(&e.rule, "content-required", "{}", e);
                 }
             }
-            Ok(RequestView::NotAForm { reasons }) => {
+            Ok(RequestView::NotAForm { reasons, .. }) => {
                 prop_assert!(!reasons.is_empty());
                 for r in &reasons {
                     prop_assert!(!r.chars().any(|c| c.is_control()), "safe text: {:?}", r);

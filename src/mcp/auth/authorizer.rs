@@ -44,15 +44,17 @@ use serde_json::{json, Value};
 
 use super::challenge::BearerChallenge;
 use super::discovery::{
-    as_metadata_urls, endpoint_allowed, prm_urls, resource_matches, ResourceMetadata,
-    ServerMetadata,
+    as_metadata_urls, endpoint_allowed, prm_urls, resource_matches, DiscoveryError,
+    ResourceMetadata, ServerMetadata,
 };
 use super::flow::{
     auth_method, basic_auth, initial_scopes, is_b64token, oauth_error, random_token, read_tokens,
-    s256_challenge, union_scopes, AuthorizationRequest, CallbackError,
+    s256_challenge, union_scopes, AuthorizationRequest, CallbackError, FlowError,
 };
 use super::listener::{Loopback, PasteBack};
-use super::store::{ClientKind, ClientRegistration, Secret, SignIn, SignInKey, Store, Tokens};
+use super::store::{
+    ClientKind, ClientRegistration, Secret, SignIn, SignInKey, Store, StoreError, Tokens,
+};
 use crate::notice::Notices;
 
 /// Most authorization flows one run starts.
@@ -70,8 +72,51 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 const WAIT_TICK: Duration = Duration::from_millis(100);
 
 /// Opens the authorization URL (the CLI's `--browser CMD`). Errors: why
-/// it could not, one sentence.
-pub type Opener = Arc<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
+/// it could not ([`SignInError`]).
+pub type Opener = Arc<dyn Fn(&str) -> Result<(), SignInError> + Send + Sync>;
+
+/// Why a sign-in screen or opener did not show or open the authorization
+/// URL, or ended the sign-in: one sentence for the person, each kind
+/// keeping its cause. Never holds a secret (the authorization URL's review
+/// sentences and the terminal's failures only).
+#[derive(Debug, thiserror::Error)]
+pub enum SignInError {
+    /// The person cancelled: `sign-in to URL cancelled` ([`cancelled`]).
+    #[error("{}", cancelled(.mcp_url))]
+    Cancelled {
+        /// The MCP server's URL, as given.
+        mcp_url: String,
+    },
+    /// The terminal sign-in's review refuses the authorization URL (the
+    /// review's sentence).
+    #[error("the authorization URL is refused: {0}")]
+    UrlRefused(String),
+    /// The browser command's review refuses the authorization URL (the
+    /// review's sentence).
+    #[error("the URL is refused: {0}")]
+    Refused(String),
+    /// The browser could not be launched.
+    #[error("{0}")]
+    Launch(#[source] crate::launcher::LaunchError),
+    /// The terminal failed while the sign-in was asked.
+    #[error("the terminal failed: {0}")]
+    Terminal(#[source] crate::responder::RespondError),
+    /// The terminal could not be opened, or failed while showing the URL.
+    #[error("{0}")]
+    Lines(#[source] crate::responder::RespondError),
+    /// The answering thread did not take the sign-in in time.
+    #[error("the sign-in could not be asked on this terminal")]
+    NotAsked,
+    /// A sign-in handed to the answering thread was asked once already.
+    #[error("the sign-in was already asked")]
+    AlreadyAsked,
+    /// The responder has no terminal.
+    #[error("no terminal to sign in on")]
+    NoTerminal,
+    /// Neither a screen nor an opener was given.
+    #[error("nothing to open the URL with")]
+    NothingToOpen,
+}
 
 /// What a sign-in screen shows, and the way back for a pasted address:
 /// handed to [`AuthOptions::screen`] once per authorization flow, after
@@ -132,7 +177,7 @@ impl RequestName {
         let v: Value = serde_json::from_slice(body).ok()?;
         let method = v.get("method")?.as_str()?.to_owned();
         let tool = (method == "tools/call")
-            .then(|| v.pointer("/params/name").and_then(Value::as_str))
+            .then(|| v.get("params")?.get("name")?.as_str())
             .flatten()
             .map(str::to_owned);
         Some(Self { method, tool })
@@ -195,7 +240,7 @@ impl StepUp<'_> {
 /// consented and the URL was opened or shown, or a pasted address ended
 /// the wait; an error ends the sign-in with that sentence ([`cancelled`]
 /// when the person cancelled).
-pub type Screen = Arc<dyn Fn(&SignInRequest<'_>) -> Result<(), String> + Send + Sync>;
+pub type Screen = Arc<dyn Fn(&SignInRequest<'_>) -> Result<(), SignInError> + Send + Sync>;
 
 /// A pre-registered client: `--client-id` and the secret read from
 /// `--client-secret env:VAR|file:PATH` (never stored).
@@ -212,7 +257,7 @@ pub struct PreRegistered {
 pub struct AuthOptions {
     /// Where sign-ins and client registrations are kept; an error (why
     /// there is no store) ends a run that must sign in.
-    pub store: Result<Arc<dyn Store>, String>,
+    pub store: Result<Arc<dyn Store>, StoreError>,
     /// `--account` (default `default`).
     pub account: String,
     /// `--scope`: the scopes to ask for instead of the server's.
@@ -268,7 +313,7 @@ impl std::fmt::Debug for AuthOptions {
 
 impl AuthOptions {
     /// Options with every default: no opener, the account `default`.
-    pub fn new(store: Result<Arc<dyn Store>, String>) -> Self {
+    pub fn new(store: Result<Arc<dyn Store>, StoreError>) -> Self {
         Self {
             store,
             account: "default".into(),
@@ -297,9 +342,15 @@ impl AuthOptions {
 #[error("{0}")]
 pub struct AuthError(pub String);
 
-impl From<String> for AuthError {
-    fn from(s: String) -> Self {
-        Self(s)
+impl From<DiscoveryError> for AuthError {
+    fn from(e: DiscoveryError) -> Self {
+        Self(e.to_string())
+    }
+}
+
+impl From<FlowError> for AuthError {
+    fn from(e: FlowError) -> Self {
+        Self(e.to_string())
     }
 }
 
@@ -1205,7 +1256,7 @@ impl Authorizer {
                 ))
             })?,
             (None, Some(Ok(l))) => l,
-            (None, _) => Loopback::bind(0)?,
+            (None, _) => Loopback::bind(0).map_err(|e| AuthError(e.to_string()))?,
         };
         Ok((loopback, kept))
     }
@@ -1235,22 +1286,19 @@ impl Authorizer {
                     paste: s.paste,
                     record_launch: self.opts.record_launch.as_ref(),
                 })
-                .map_err(AuthError)?;
+                .map_err(|e| AuthError(e.to_string()))?;
                 Ok(())
             }
             (None, Some(opener)) => {
                 self.opts.notices.say(&self.opening_sentence(s));
                 let r = opener(s.url);
                 if let Some(record) = &self.opts.record_launch {
-                    record(
-                        "browser-command",
-                        s.url,
-                        r.as_ref().map(|_| ()).map_err(String::as_str),
-                    );
+                    let why = r.as_ref().err().map(ToString::to_string);
+                    record("browser-command", s.url, why.as_deref().map_or(Ok(()), Err));
                 }
                 r
             }
-            (None, None) => Err("nothing to open the URL with".to_owned()),
+            (None, None) => Err(SignInError::NothingToOpen),
         };
         let verdict = match opened {
             // The browser ended before its page: the verdict is in already
@@ -1258,7 +1306,7 @@ impl Authorizer {
             Err(e) => rx.try_recv().map_err(|_| {
                 AuthError(format!(
                     "opening the authorization URL failed: {}",
-                    e.trim_end_matches('.')
+                    e.to_string().trim_end_matches('.')
                 ))
             }),
             Ok(()) => self.wait_for_browser(s, rx, &published),

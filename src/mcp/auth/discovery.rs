@@ -54,6 +54,44 @@ pub fn is_loopback(u: &Url) -> bool {
     }
 }
 
+/// Why discovery cannot go on: an endpoint that is not an allowed URL, a
+/// metadata document without a member the client needs, or a server that
+/// breaks a rule the client signs in under. One sentence each (it quotes
+/// the URLs and issuer as given: sanitized when shown).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DiscoveryError {
+    /// The MCP endpoint is not an http(s) URL.
+    #[error("{0} is not an http(s) URL")]
+    NotHttp(String),
+    /// The issuer is not https (nor http on this machine).
+    #[error("the authorization server \"{0}\" is not an https URL (nor http on this machine)")]
+    IssuerNotHttps(String),
+    /// The issuer has a query or fragment.
+    #[error("the authorization server \"{0}\" has a query or fragment (RFC 8414 forbids them)")]
+    IssuerQuery(String),
+    /// A metadata document has no string member by this name.
+    #[error("it has no \"{0}\" string")]
+    NoString(&'static str),
+    /// A PRM document names no authorization server.
+    #[error("it names no \"authorization_servers\"")]
+    NoAuthorizationServers,
+    /// The server (its issuer) does not advertise PKCE S256.
+    #[error("{0} does not say it supports PKCE (S256): ahp-elicit does not sign in without it")]
+    NoPkce(String),
+    /// The server (its issuer) does not offer response type `code`.
+    #[error("{0} does not offer the authorization code flow (response type \"code\")")]
+    NoCodeFlow(String),
+    /// An endpoint (`authorization`, `token`, `registration`) of the server
+    /// (its issuer) is not https nor on this machine.
+    #[error("the {endpoint} endpoint of {issuer} is not https: credentials are sent over https only (or to this machine)")]
+    NotHttps {
+        /// Which endpoint.
+        endpoint: &'static str,
+        /// The server's issuer.
+        issuer: String,
+    },
+}
+
 /// The Protected Resource Metadata URLs to try for the MCP endpoint
 /// `mcp_url`, in order: `resource_metadata` from the challenge (when it is
 /// an allowed URL), then `origin/.well-known/oauth-protected-resource/PATH`
@@ -61,11 +99,14 @@ pub fn is_loopback(u: &Url) -> bool {
 /// the root `origin/.well-known/oauth-protected-resource`. No duplicates.
 ///
 /// Errors: `mcp_url` is not an http(s) URL.
-pub fn prm_urls(mcp_url: &str, resource_metadata: Option<&str>) -> Result<Vec<String>, String> {
+pub fn prm_urls(
+    mcp_url: &str,
+    resource_metadata: Option<&str>,
+) -> Result<Vec<String>, DiscoveryError> {
     let u = Url::parse(mcp_url)
         .ok()
         .filter(|u| matches!(u.scheme(), "http" | "https"))
-        .ok_or_else(|| format!("{mcp_url} is not an http(s) URL"))?;
+        .ok_or_else(|| DiscoveryError::NotHttp(mcp_url.to_owned()))?;
     let mut out = Vec::new();
     if let Some(rm) = resource_metadata.filter(|r| endpoint_allowed(r)) {
         out.push(rm.to_owned());
@@ -96,17 +137,13 @@ pub fn prm_urls(mcp_url: &str, resource_metadata: Option<&str>) -> Result<Vec<St
 ///
 /// Errors: `issuer` is not an allowed URL (https, or http on this
 /// machine), or has a query or fragment (RFC 8414 §2).
-pub fn as_metadata_urls(issuer: &str) -> Result<Vec<String>, String> {
+pub fn as_metadata_urls(issuer: &str) -> Result<Vec<String>, DiscoveryError> {
     let u = Url::parse(issuer)
         .ok()
         .filter(|_| endpoint_allowed(issuer))
-        .ok_or_else(|| {
-            format!("the authorization server \"{issuer}\" is not an https URL (nor http on this machine)")
-        })?;
+        .ok_or_else(|| DiscoveryError::IssuerNotHttps(issuer.to_owned()))?;
     if u.query().is_some() || u.fragment().is_some() {
-        return Err(format!(
-            "the authorization server \"{issuer}\" has a query or fragment (RFC 8414 forbids them)"
-        ));
+        return Err(DiscoveryError::IssuerQuery(issuer.to_owned()));
     }
     let o = origin(&u);
     let path = u.path().trim_end_matches('/');
@@ -173,16 +210,16 @@ fn strings(v: Option<&Value>) -> Option<Vec<String>> {
 impl ResourceMetadata {
     /// Read a PRM document.
     ///
-    /// Errors: a sentence naming the member that is missing or wrong.
-    pub fn parse(v: &Value) -> Result<Self, String> {
+    /// Errors: the member that is missing or wrong ([`DiscoveryError`]).
+    pub fn parse(v: &Value) -> Result<Self, DiscoveryError> {
         let resource = v
             .get("resource")
             .and_then(Value::as_str)
-            .ok_or("it has no \"resource\" string")?
+            .ok_or(DiscoveryError::NoString("resource"))?
             .to_owned();
         let authorization_servers = strings(v.get("authorization_servers"))
             .filter(|a| !a.is_empty())
-            .ok_or("it names no \"authorization_servers\"")?;
+            .ok_or(DiscoveryError::NoAuthorizationServers)?;
         Ok(Self {
             resource,
             authorization_servers,
@@ -220,10 +257,10 @@ pub struct ServerMetadata {
 impl ServerMetadata {
     /// Read an RFC 8414 or OpenID Connect Discovery document.
     ///
-    /// Errors: a sentence naming the member that is missing.
-    pub fn parse(v: &Value) -> Result<Self, String> {
+    /// Errors: the member that is missing ([`DiscoveryError::NoString`]).
+    pub fn parse(v: &Value) -> Result<Self, DiscoveryError> {
         let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
-        let need = |k: &str| s(k).ok_or_else(|| format!("it has no \"{k}\" string"));
+        let need = |k: &'static str| s(k).ok_or(DiscoveryError::NoString(k));
         let flag = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
         Ok(Self {
             issuer: need("issuer")?,
@@ -247,23 +284,19 @@ impl ServerMetadata {
     /// PKCE S256 advertised, `code` among the response types (when
     /// listed), every endpoint https or on this machine.
     ///
-    /// Errors: one sentence naming the server and the rule.
-    pub fn check(&self) -> Result<(), String> {
+    /// Errors: the rule broken, naming the server ([`DiscoveryError`]).
+    pub fn check(&self) -> Result<(), DiscoveryError> {
         let who = &self.issuer;
         if !self
             .code_challenge_methods_supported
             .as_ref()
             .is_some_and(|m| m.iter().any(|x| x == "S256"))
         {
-            return Err(format!(
-                "{who} does not say it supports PKCE (S256): ahp-elicit does not sign in without it"
-            ));
+            return Err(DiscoveryError::NoPkce(who.clone()));
         }
         if let Some(rt) = &self.response_types_supported {
             if !rt.iter().any(|x| x == "code") {
-                return Err(format!(
-                    "{who} does not offer the authorization code flow (response type \"code\")"
-                ));
+                return Err(DiscoveryError::NoCodeFlow(who.clone()));
             }
         }
         for (name, url) in [
@@ -273,9 +306,10 @@ impl ServerMetadata {
         ] {
             if let Some(url) = url {
                 if !endpoint_allowed(url) {
-                    return Err(format!(
-                        "the {name} endpoint of {who} is not https: credentials are sent over https only (or to this machine)"
-                    ));
+                    return Err(DiscoveryError::NotHttps {
+                        endpoint: name,
+                        issuer: who.clone(),
+                    });
                 }
             }
         }
@@ -399,12 +433,16 @@ mod tests {
             .remove("code_challenge_methods_supported");
         let e = ServerMetadata::parse(&v).unwrap().check().unwrap_err();
         assert_eq!(
-            e,
+            e.to_string(),
             "http://localhost:1234 does not say it supports PKCE (S256): ahp-elicit does not sign in without it"
         );
         v = metadata();
         v["token_endpoint"] = json!("http://login.example.com/token");
-        let e = ServerMetadata::parse(&v).unwrap().check().unwrap_err();
+        let e = ServerMetadata::parse(&v)
+            .unwrap()
+            .check()
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("the token endpoint of http://localhost:1234 is not https"),
             "{e}"
@@ -412,7 +450,7 @@ mod tests {
         v = metadata();
         v.as_object_mut().unwrap().remove("token_endpoint");
         assert_eq!(
-            ServerMetadata::parse(&v).unwrap_err(),
+            ServerMetadata::parse(&v).unwrap_err().to_string(),
             "it has no \"token_endpoint\" string"
         );
     }

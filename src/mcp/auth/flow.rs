@@ -13,13 +13,46 @@ use sha2::{Digest, Sha256};
 
 use super::store::{Secret, Tokens};
 
+/// Why a flow's secret could not be made or a token answer cannot be used:
+/// one sentence each, naming the authorization server; never a token.
+#[derive(Debug, thiserror::Error)]
+pub enum FlowError {
+    /// The operating system's random generator failed (its error, which
+    /// this build's `getrandom` gives no `std::error::Error` for).
+    #[error("no random bytes from the system: {0}")]
+    NoRandom(getrandom::Error),
+    /// The token answer has no `access_token` (the issuer).
+    #[error("the token answer of {0} has no access_token")]
+    NoAccessToken(String),
+    /// The access token is not a `b64token`, so it cannot be sent.
+    #[error("the token endpoint {endpoint} of {issuer} issued an access token that cannot be sent as a Bearer token (a character outside RFC 6750's b64token: letters, digits, - . _ ~ + / and a trailing =): refusing it; the authorization server is at fault")]
+    NotB64Token {
+        /// The issuer.
+        issuer: String,
+        /// The token endpoint that answered.
+        endpoint: String,
+    },
+    /// The token answer has no `token_type` (the issuer).
+    #[error("the token answer of {0} has no token_type")]
+    NoTokenType(String),
+    /// A token type other than Bearer.
+    #[error("{issuer} issued a \"{token_type}\" token, which ahp-elicit does not support")]
+    NotBearer {
+        /// The issuer.
+        issuer: String,
+        /// The type given, cut to 40 characters.
+        token_type: String,
+    },
+}
+
 /// 32 random bytes from the operating system, base64url without padding
 /// (43 characters): a PKCE verifier or a `state`.
 ///
-/// Errors: the operating system's generator failed (a sentence).
-pub fn random_token() -> Result<Secret, String> {
+/// Errors: the operating system's generator failed
+/// ([`FlowError::NoRandom`]).
+pub fn random_token() -> Result<Secret, FlowError> {
     let mut b = [0u8; 32];
-    getrandom::fill(&mut b).map_err(|e| format!("no random bytes from the system: {e}"))?;
+    getrandom::fill(&mut b).map_err(FlowError::NoRandom)?;
     Ok(Secret::new(URL_SAFE_NO_PAD.encode(b)))
 }
 
@@ -303,33 +336,34 @@ pub fn is_b64token(token: &str) -> bool {
 /// `endpoint` is the token endpoint that answered (named when its token
 /// cannot be sent).
 ///
-/// Errors: a sentence naming the missing member, the unsupported token
-/// type or an access token that is not a `b64token` (never a token).
+/// Errors: the missing member, the unsupported token type or an access
+/// token that is not a `b64token` ([`FlowError`], never a token).
 pub fn read_tokens(
     v: &Value,
     (issuer, endpoint): (&str, &str),
     requested: &[String],
     now: SystemTime,
-) -> Result<Tokens, String> {
+) -> Result<Tokens, FlowError> {
     let access = v
         .get("access_token")
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
-        .ok_or_else(|| format!("the token answer of {issuer} has no access_token"))?;
+        .ok_or_else(|| FlowError::NoAccessToken(issuer.to_owned()))?;
     if !is_b64token(access) {
-        return Err(format!(
-            "the token endpoint {endpoint} of {issuer} issued an access token that cannot be sent as a Bearer token (a character outside RFC 6750's b64token: letters, digits, - . _ ~ + / and a trailing =): refusing it; the authorization server is at fault"
-        ));
+        return Err(FlowError::NotB64Token {
+            issuer: issuer.to_owned(),
+            endpoint: endpoint.to_owned(),
+        });
     }
     let ty = v
         .get("token_type")
         .and_then(Value::as_str)
-        .ok_or_else(|| format!("the token answer of {issuer} has no token_type"))?;
+        .ok_or_else(|| FlowError::NoTokenType(issuer.to_owned()))?;
     if !ty.eq_ignore_ascii_case("bearer") {
-        return Err(format!(
-            "{issuer} issued a \"{}\" token, which ahp-elicit does not support",
-            cut(ty, 40)
-        ));
+        return Err(FlowError::NotBearer {
+            issuer: issuer.to_owned(),
+            token_type: cut(ty, 40),
+        });
     }
     let expires_at = v
         .get("expires_in")
@@ -578,7 +612,8 @@ mod tests {
             &[],
             now,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert_eq!(
             e,
             "http://as issued a \"DPoP\" token, which ahp-elicit does not support"
@@ -597,7 +632,8 @@ mod tests {
             &[],
             now,
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.starts_with("the token endpoint http://as/token of http://as issued an access token that cannot be sent as a Bearer token"), "{e}");
         assert!(!e.contains("abc"), "{e}");
     }

@@ -37,6 +37,46 @@ const STATE_PAGE: &str = "This address is not for the sign-in in progress.\n";
 const NOT_FOUND: &str = "Not found.\n";
 
 /// A bound listener and its redirect URI.
+/// Why the loopback listener could not listen, or a pasted address was not
+/// taken: one sentence, each kind keeping its cause. Never holds what was
+/// pasted.
+#[derive(Debug, thiserror::Error)]
+pub enum ListenerError {
+    /// No port at all could be listened on.
+    #[error("cannot listen on 127.0.0.1 for the browser to come back: {0}")]
+    NoPort(#[source] std::io::Error),
+    /// The port asked for is taken.
+    #[error("port {port} is in use (is another sign-in running?): {source}")]
+    PortInUse {
+        /// The port asked for.
+        port: u16,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The bound socket's port could not be read.
+    #[error("cannot read the listening port: {0}")]
+    LocalAddr(#[source] std::io::Error),
+    /// This listener's own return address does not parse.
+    #[error("the return address cannot be read: {0}")]
+    ReturnAddress(#[source] url::ParseError),
+    /// What was pasted is not a URL (a bare code, most often).
+    #[error("that is not a whole address: paste the full address the browser ended on (it starts with {redirect_uri})")]
+    NotAnAddress {
+        /// The address the browser comes back to.
+        redirect_uri: String,
+    },
+    /// The pasted address is not this listener's.
+    #[error("that address does not lead back here: it must start with {redirect_uri}")]
+    NotHere {
+        /// The address the browser comes back to.
+        redirect_uri: String,
+    },
+    /// The pasted address carries another sign-in's `state`.
+    #[error("{}: the wait goes on", CallbackError::State)]
+    OtherSignIn,
+}
+
 #[derive(Debug)]
 pub struct Loopback {
     listener: TcpListener,
@@ -47,18 +87,19 @@ pub struct Loopback {
 impl Loopback {
     /// Bind `127.0.0.1:port` (0: any free port).
     ///
-    /// Errors: the port is taken (a sentence naming it).
-    pub fn bind(port: u16) -> Result<Self, String> {
+    /// Errors: the port is taken ([`ListenerError::PortInUse`]), or no
+    /// port can be listened on.
+    pub fn bind(port: u16) -> Result<Self, ListenerError> {
         let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| {
             if port == 0 {
-                format!("cannot listen on 127.0.0.1 for the browser to come back: {e}")
+                ListenerError::NoPort(e)
             } else {
-                format!("port {port} is in use (is another sign-in running?): {e}")
+                ListenerError::PortInUse { port, source: e }
             }
         })?;
         let port = listener
             .local_addr()
-            .map_err(|e| format!("cannot read the listening port: {e}"))?
+            .map_err(ListenerError::LocalAddr)?
             .port();
         Ok(Self {
             listener,
@@ -178,25 +219,20 @@ impl PasteBack {
     ///
     /// Errors (the wait goes on): not an address of this listener (a bare
     /// code included: it carries neither `state` nor `iss`), or another
-    /// sign-in's `state`; a sentence that quotes nothing pasted.
-    pub fn paste(&self, address: &str) -> Result<bool, String> {
-        let want = url::Url::parse(&self.redirect_uri)
-            .map_err(|e| format!("the return address cannot be read: {e}"))?;
-        let got = url::Url::parse(address.trim()).map_err(|_| {
-            format!(
-                "that is not a whole address: paste the full address the browser ended on (it starts with {})",
-                self.redirect_uri
-            )
+    /// sign-in's `state` ([`ListenerError`], quoting nothing pasted).
+    pub fn paste(&self, address: &str) -> Result<bool, ListenerError> {
+        let want = url::Url::parse(&self.redirect_uri).map_err(ListenerError::ReturnAddress)?;
+        let got = url::Url::parse(address.trim()).map_err(|_| ListenerError::NotAnAddress {
+            redirect_uri: self.redirect_uri.clone(),
         })?;
         if got.scheme() != "http"
             || got.host_str() != want.host_str()
             || got.port() != want.port()
             || got.path() != want.path()
         {
-            return Err(format!(
-                "that address does not lead back here: it must start with {}",
-                self.redirect_uri
-            ));
+            return Err(ListenerError::NotHere {
+                redirect_uri: self.redirect_uri.clone(),
+            });
         }
         let verdict = validate_callback(
             got.query().unwrap_or(""),
@@ -207,7 +243,7 @@ impl PasteBack {
             },
         );
         if verdict == Err(CallbackError::State) {
-            return Err(format!("{}: the wait goes on", CallbackError::State));
+            return Err(ListenerError::OtherSignIn);
         }
         if self.answered.swap(true, Ordering::SeqCst) {
             return Ok(false);
@@ -356,55 +392,57 @@ mod tests {
             false,
             Arc::new(AtomicBool::new(false)),
         );
-        let e = paste.paste("c1").unwrap_err();
+        let e = paste.paste("c1").unwrap_err().to_string();
         assert!(e.starts_with("that is not a whole address"), "{e}");
         let e = paste
             .paste(&format!(
                 "https://127.0.0.1:{port}/callback?code=c1&state=s1"
             ))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("that address does not lead back here"), "{e}");
         let e = paste
             .paste(&format!(
                 "http://127.0.0.1:{}/callback?code=c1&state=s1",
                 port + 1
             ))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("that address does not lead back here"), "{e}");
         let e = paste
             .paste(&format!("http://127.0.0.1:{port}/other?code=c1&state=s1"))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("that address does not lead back here"), "{e}");
         let e = paste
             .paste(&format!(
                 "http://127.0.0.1:{port}/callback?code=c1&state=zzz"
             ))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "that address is not from this sign-in (its state does not match): the wait goes on"
         );
         assert!(rx.try_recv().is_err() && !paste.answered());
-        assert_eq!(
-            paste.paste(&format!(
+        assert!(paste
+            .paste(&format!(
                 " http://127.0.0.1:{port}/callback?code=c7&state=s1\n"
-            )),
-            Ok(true)
-        );
+            ))
+            .unwrap());
         assert!(paste.answered());
         assert_eq!(rx.recv().unwrap().unwrap().expose(), "c7");
-        assert_eq!(
-            paste.paste(&format!(
+        assert!(!paste
+            .paste(&format!(
                 "http://127.0.0.1:{port}/callback?code=c8&state=s1"
-            )),
-            Ok(false)
-        );
+            ))
+            .unwrap());
     }
 
     #[test]
     fn a_taken_port_is_named() {
         let lb = Loopback::bind(0).unwrap();
-        let e = Loopback::bind(lb.port()).unwrap_err();
+        let e = Loopback::bind(lb.port()).unwrap_err().to_string();
         assert!(
             e.starts_with(&format!("port {} is in use", lb.port())),
             "{e}"
