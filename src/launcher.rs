@@ -15,14 +15,15 @@
 //!   caller shows the URL for copying.
 //!
 //! The answerers launch through the consent machine, and only through it
-//! ([`Consent::open_with`](crate::consent::Consent::open_with)), which
+//! (`Consent::open_with`), which
 //! hands a launcher only the target of a URL that
-//! [`review`](crate::url_review::review) found openable.
+//! `review` found openable.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::url_review::Refusal;
+/// Why a reviewed URL is not opened at all ([`LaunchError::Refused`]).
+pub use crate::url_review::Refusal;
 
 /// Opens a consented URL: the system browser, a
 /// `--browser CMD`, or nothing (`--no-open`).

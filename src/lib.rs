@@ -76,6 +76,11 @@
 //! assert!(violations.iter().all(|v| v.location.pointer.is_empty()), "all at the wire root");
 //! ```
 
+// Every type the library's API hands out can be named by its user
+// (re-exported where its module is crate-private). Checked on the library
+// alone: the command line's own types are the binary's.
+#![cfg_attr(not(feature = "cli"), warn(unnameable_types))]
+
 // The library: reading, validating and writing events (`binding`), the
 // form model (`form`), the `Responder` trait a front door drives
 // (`responder`), the scripted answerer (`scripted`), the responder a

@@ -2,12 +2,12 @@
 //! form state machine with no terminal, for tests, CI and demos.
 //!
 //! An answers file has one of three forms (JSON Schema:
-//! `schemas/answers.schema.json`, [`rules::SCHEMA`]):
+//! `schemas/answers.schema.json`, `rules::SCHEMA`):
 //! - one answer for every request,
 //!   `{"action": "accept"|"decline"|"cancel", "content": {...}}`;
 //! - an object keyed by request event id whose values are such answers;
 //! - `{"rules": [{"match": {...}, "answer": {...}}, ...]}`: the first rule
-//!   whose match holds answers ([`rules`]); a request no rule matches gets
+//!   whose match holds answers (`rules`); a request no rule matches gets
 //!   no answer ([`RespondError::Refused`] with the reason rule by rule),
 //!   never a default.
 //!
@@ -43,7 +43,10 @@ pub mod rules;
 #[cfg(not(feature = "internals"))]
 pub(crate) mod rules;
 
-use rules::{NoRule, Rule, RuleFault, Rules};
+/// The rules of an answers document (`{"rules": [...]}`), what a rule
+/// matches on and why none matched: read with the document, reported by
+/// [`ScriptedResponder::with_rule_trace`] and `answers check`.
+pub use rules::{Facts, Lint, Match, Miss, NoRule, Pattern, PatternError, Rule, RuleFault, Rules};
 
 use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView, Violation};
 use crate::form::{Form, Status};
@@ -286,8 +289,8 @@ impl Answers {
         Ok(Answers::ById(by))
     }
 
-    /// Read an answers file ([`document::parse`]: at most
-    /// [`document::MAX_ANSWERS_BYTES`] bytes, the binding's depth limit, no
+    /// Read an answers file (`document::parse`: at most
+    /// `document::MAX_ANSWERS_BYTES` bytes, the binding's depth limit, no
     /// key given twice in one object). Reads no more than the limit and one
     /// byte, whatever the file's size.
     ///
@@ -653,7 +656,7 @@ impl ScriptedResponder {
     }
 }
 
-/// Check an answers document against its JSON Schema ([`rules::SCHEMA`]):
+/// Check an answers document against its JSON Schema (`rules::SCHEMA`):
 /// every violation as (JSON Pointer, message), in the validator's order.
 pub fn schema_violations(doc: &Value) -> Vec<(String, String)> {
     static V: std::sync::OnceLock<Option<jsonschema::Validator>> = std::sync::OnceLock::new();

@@ -75,13 +75,13 @@ pub(crate) use envelope::shallow_text;
 pub use envelope::{parse_json, Action, Mode, Server, REQUEST_TYPE, RESULT_TYPE};
 pub use form_schema::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
 pub use params::{read_params, ElicitationRequest, RequestBody, RequestView};
-pub use policy::{FieldExtra, SchemaPolicy};
+pub use policy::{ExtraError, FieldExtra, Pattern, PatternError, SchemaPolicy};
 pub use read::{read_request, read_result, ReadOptions};
 pub use request::RequestEvent;
 pub use result::{check_answer, ElicitResult, ResultEvent};
 pub use result_line::{make_result_line, ResultLine};
-pub use revision::{CallMethod, CallRef, McpExtension, Revision};
-pub use violation::{Rule, Violation};
+pub use revision::{CallMethod, CallRef, McpExtension, Revision, RevisionData};
+pub use violation::{Location, Part, Rule, Schema, SchemaKeyword, Violation};
 pub use wrap::{
     make_result_event, mcp_result, policy_note, wrap_request, Answer, ResultMeta, WrapOptions,
 };

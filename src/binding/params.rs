@@ -204,9 +204,9 @@ fn take_params(
 /// Under the strict policy the params are checked against the pinned
 /// `request` definition, then by the runtime checks (`mode-match`, the
 /// string limits, `form-subset` and the rules of
-/// [`parse_form_schema`](super::form_schema::parse_form_schema)), into a
+/// `parse_form_schema`), into a
 /// [`RequestView::Body`]. Under the compatible policy a form's
-/// `requestedSchema` is first read by [`policy::read_compatible`] and the
+/// `requestedSchema` is first read by `policy::read_compatible` and the
 /// rest of the params as under the strict policy, and a schema the form
 /// cannot take (or one whose rewritten subset still breaks a rule of the
 /// closed form subset) gives [`RequestView::NotAForm`]. `params` of the
