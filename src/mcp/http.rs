@@ -475,7 +475,14 @@ fn read_sse<R: BufRead>(
             mark.retry = Some(Duration::from_millis(ms).min(legacy::MAX_RETRY));
         }
         match next {
-            Ok(None) | Err(_) => return Ok(mark),
+            Ok(None) | Err(_) => {
+                // A cancelled request's read was given up: its stream is
+                // closed, not to be resumed.
+                if request.is_some_and(|id| is_cancelled(sh, id)) {
+                    mark.answered = true;
+                }
+                return Ok(mark);
+            }
             Ok(Some(Err(over))) => {
                 // An oversized answer to this stream's request ends it at
                 // once; nothing after it on the stream is waited for.
@@ -522,9 +529,15 @@ fn read_sse<R: BufRead>(
     }
 }
 
-/// One request: POST it, read its answer, resume its stream while it ends
-/// unanswered; report the end.
-fn run_request(sh: &Shared, id: u64, body: &[u8], headers: &[(String, String)]) {
+/// One request, on its own thread: POST it, read its answer, resume its
+/// stream while it ends unanswered; report the end. Once the request is
+/// cancelled ([`Transport::cancel`]) this thread's reads are given up
+/// within [`tcp::GIVE_UP_CHECK`], which drops the connection: the server
+/// sees the response stream closed at once, even while it writes nothing.
+fn run_request(sh: Arc<Shared>, id: u64, body: &[u8], headers: &[(String, String)]) {
+    let watch = Arc::clone(&sh);
+    tcp::give_up_when(move || is_cancelled(&watch, id));
+    let sh = &*sh;
     let out = with_sign_in(sh, body, || {
         post(sh, body, headers, None).and_then(|r| handle_response(r, sh, Some(id)))
     });
@@ -532,6 +545,9 @@ fn run_request(sh: &Shared, id: u64, body: &[u8], headers: &[(String, String)]) 
         return;
     };
     let item = match out {
+        // A cancelled request's stream was closed by the client: it ended,
+        // whatever the read that was given up said.
+        _ if is_cancelled(sh, id) => Incoming::StreamEnded { id },
         Ok(_) => Incoming::StreamEnded { id },
         Err(HttpFail::SessionGone { .. }) => Incoming::SessionExpired { id },
         Err(error) => Incoming::Failed { id, error },
@@ -609,7 +625,7 @@ impl Transport for HttpTransport {
             // own requests, so it is read on a thread.
             Some(id) => {
                 let sh = Arc::clone(&self.shared);
-                thread::spawn(move || run_request(&sh, id, &body, &[]));
+                thread::spawn(move || run_request(sh, id, &body, &[]));
                 Ok(())
             }
             // A notification or a response: in order, on the sender thread.
@@ -628,7 +644,7 @@ impl Transport for HttpTransport {
         }
         let body = serde_json::to_vec(msg).map_err(McpError::Encode)?;
         let sh = Arc::clone(&self.shared);
-        thread::spawn(move || run_request(&sh, id, &body, &headers));
+        thread::spawn(move || run_request(sh, id, &body, &headers));
         Ok(())
     }
 

@@ -410,12 +410,10 @@ fn esc_cancels_a_call_in_progress_in_2025_11_25() {
 
 /// Over Streamable HTTP at 2026-07-28 (which defines no cancel
 /// notification there), Esc on a picked call gives the call up: the list
-/// comes back at once, `--log` records the call as cancelled, the next call
-/// of the session is answered meanwhile, and the SDK server's tool sees the
-/// cancellation by the end of the session. (Not yet held: that it sees it
-/// at once. The response stream of a tool that writes nothing more is only
-/// closed when the server next writes on it, its read idles out, or the
-/// session ends.)
+/// comes back at once, the call's response stream is closed at once (the
+/// tool writes nothing more, and the SDK server's tool sees the
+/// cancellation while the list is shown), `--log` records the call as
+/// cancelled, and the next call of the session is answered.
 #[test]
 fn esc_cancels_a_call_over_streamable_http_in_2026_07_28() {
     let Some(py) = python() else { return };
@@ -436,6 +434,14 @@ fn esc_cancels_a_call_over_streamable_http_in_2026_07_28() {
     t.wait_for("Progress 1/3: warming up");
     t.send("\u{1b}");
     t.wait_for("7 of 7 shown");
+    // The response stream is closed at once, though the tool writes
+    // nothing more: the cancellation reaches it while the list is shown,
+    // before anything else is called.
+    let first = wait_for_records(&record, 1);
+    assert_eq!(
+        first,
+        vec![serde_json::json!({"tool": "slow", "received": {"cancelled": true}})]
+    );
     t.send("mood");
     t.wait_for("1 of 7 shown");
     t.send("\r");

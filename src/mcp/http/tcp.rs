@@ -13,10 +13,20 @@
 //! it. Everything else (connect timeouts per address, read and write
 //! timeouts, the agent's shutdown handle) is as ureq's own TCP connector
 //! does it.
+//!
+//! A read can also be given up: a thread that reads a request's answer may
+//! say when it no longer wants it ([`give_up_when`]); a read on that thread
+//! then waits in slices of [`GIVE_UP_CHECK`] and ends with
+//! `ConnectionAborted` once the condition holds, so the connection is
+//! dropped (closed) at once rather than when the server next writes. At
+//! MCP 2026-07-28 over Streamable HTTP, closing a request's response stream
+//! is how the client cancels it.
 
+use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
 
 use ureq::unversioned::resolver::DefaultResolver;
 use ureq::unversioned::transport::{
@@ -24,6 +34,40 @@ use ureq::unversioned::transport::{
     RustlsConnector, ShutdownHandle, Transport,
 };
 use ureq::{Error, Timeout};
+
+/// How often a read that may be given up checks whether it is.
+pub(super) const GIVE_UP_CHECK: Duration = Duration::from_millis(100);
+
+thread_local! {
+    /// When this thread's reads are no longer wanted ([`give_up_when`]).
+    static GIVE_UP: RefCell<Option<Box<dyn Fn() -> bool>>> = const { RefCell::new(None) };
+}
+
+/// From now on, every read on this thread ends (`ConnectionAborted`, "the
+/// request was cancelled") once `wanted_no_more` returns true; it is asked
+/// every [`GIVE_UP_CHECK`] while a read waits. For the threads that each
+/// carry one request and read its answer.
+pub(super) fn give_up_when(wanted_no_more: impl Fn() -> bool + 'static) {
+    GIVE_UP.with(|g| *g.borrow_mut() = Some(Box::new(wanted_no_more)));
+}
+
+/// Whether this thread's reads are no longer wanted.
+fn given_up() -> bool {
+    GIVE_UP.with(|g| g.borrow().as_ref().is_some_and(|f| f()))
+}
+
+/// Whether this thread's reads may be given up (they then wait in slices).
+fn may_give_up() -> bool {
+    GIVE_UP.with(|g| g.borrow().is_some())
+}
+
+/// The error a given-up read ends with.
+fn given_up_error() -> Error {
+    Error::Io(io::Error::new(
+        io::ErrorKind::ConnectionAborted,
+        "the request was cancelled",
+    ))
+}
 
 /// An agent with `config` whose TCP sockets ask for quick ACKs.
 pub(super) fn agent(config: ureq::config::Config) -> ureq::Agent {
@@ -193,9 +237,23 @@ impl Transport for QuickAckTransport {
     fn await_input(&mut self, timeout: NextTimeout) -> Result<bool, Error> {
         let timeout = timeout.for_read();
         let left = time_left(timeout)?;
-        let start = std::time::Instant::now();
-        let mut wait = left;
+        let start = Instant::now();
+        let sliced = may_give_up();
         let amount = loop {
+            if sliced && given_up() {
+                return Err(given_up_error());
+            }
+            // What is left of the read's own timeout; a read that may be
+            // given up waits at most a slice of it at a time.
+            let rest = left.map(|l| l.saturating_sub(start.elapsed()));
+            if rest.is_some_and(|r| r.is_zero()) {
+                return Err(Error::Timeout(timeout.reason));
+            }
+            let wait = match (sliced, rest) {
+                (true, Some(r)) => Some(r.min(GIVE_UP_CHECK)),
+                (true, None) => Some(GIVE_UP_CHECK),
+                (false, r) => r,
+            };
             if wait != self.read_timeout {
                 self.stream.set_read_timeout(wait)?;
                 self.read_timeout = wait;
@@ -204,12 +262,14 @@ impl Transport for QuickAckTransport {
             match (&*self.stream).read(self.buffers.input_append_buf()) {
                 // A signal: read again for the time left (a socket read
                 // with a timeout is not restarted by the kernel).
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {
-                    wait = left.map(|l| l.saturating_sub(start.elapsed()));
-                    if wait.is_some_and(|w| w.is_zero()) {
-                        return Err(Error::Timeout(timeout.reason));
-                    }
-                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                // A slice ran out: check, then wait for the rest.
+                Err(e)
+                    if sliced
+                        && matches!(
+                            e.kind(),
+                            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                        ) => {}
                 Err(e) => return Err(io_error(e, timeout.reason)),
                 Ok(n) => break n,
             }
@@ -281,5 +341,65 @@ mod tests {
         }
         // One connection served both: the server accepted only one.
         server.join().expect("server");
+    }
+
+    /// A read given up on its thread ends within a slice, and the
+    /// connection is closed: the server, which writes nothing more after a
+    /// stream's headers, reads the end of the connection.
+    #[test]
+    fn a_read_given_up_closes_its_connection() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let server = std::thread::spawn(move || {
+            let (conn, _) = listener.accept().expect("accept");
+            let mut reader = io::BufReader::new(conn.try_clone().expect("clone"));
+            let mut writer = conn;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).expect("read") == 0 || line == "\r\n" {
+                    break;
+                }
+            }
+            writer
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n: open\n\n")
+                .expect("head");
+            // Nothing more is written: the next read sees the client close.
+            let mut rest = Vec::new();
+            let _ = reader.read_to_end(&mut rest);
+            Instant::now()
+        });
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&cancelled);
+        let client = std::thread::spawn(move || {
+            give_up_when(move || flag.load(Ordering::SeqCst));
+            // Without the give-up the read would end only here, 5 s on.
+            let config = ureq::Agent::config_builder()
+                .timeout_recv_body(Some(Duration::from_secs(5)))
+                .build();
+            let agent = agent(config);
+            let mut body = agent
+                .get(format!("http://127.0.0.1:{port}/"))
+                .call()
+                .expect("headers")
+                .into_body()
+                .into_reader();
+            let mut all = Vec::new();
+            // A body read to the connection's end takes the given-up read
+            // as that end; either way nothing more is waited for.
+            let _ = body.read_to_end(&mut all);
+            all
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        let set = Instant::now();
+        cancelled.store(true, Ordering::SeqCst);
+        let read = client.join().expect("client");
+        assert_eq!(read, b": open\n\n", "what was sent before the cancel");
+        let closed = server.join().expect("server");
+        let after = closed.duration_since(set);
+        assert!(
+            after < Duration::from_secs(2),
+            "closed {after:?} after the cancel"
+        );
     }
 }
