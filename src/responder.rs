@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::binding::{Answer, RequestEvent, RequestView};
+use crate::binding::{Answer, RequestEvent};
 #[cfg(feature = "cli")]
 use crate::mcp::auth::authorizer::SignInError;
 
@@ -66,14 +66,16 @@ impl Default for Progress {
 
 /// A second Ctrl-C (Control-C in plain mode) within this time after one
 /// that cancelled a request quits: the one window of every answerer.
-pub const QUIT_WINDOW: Duration = Duration::from_millis(1500);
+#[cfg(feature = "cli")]
+pub(crate) const QUIT_WINDOW: Duration = Duration::from_millis(1500);
 
 /// How long a run gets, after a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT),
 /// to end by itself (the terminal front end cancels what remains, a
 /// script's run writes what it decided) before the process restores the
 /// terminal and exits with 128 + the signal: the one grace period of
 /// every front end.
-pub const SIGNAL_GRACE: Duration = Duration::from_secs(2);
+#[cfg(feature = "cli")]
+pub(crate) const SIGNAL_GRACE: Duration = Duration::from_secs(2);
 
 /// Per-request context given to a responder.
 #[derive(Debug, Clone, Default)]
@@ -117,7 +119,8 @@ static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize:
 /// reads it whenever it wakes (an arrival wakes it: `wake`) and returns
 /// as soon as it is true, so the request is drawn at once instead of at
 /// the end of the slice.
-pub fn request_waiting() -> bool {
+#[cfg(feature = "cli")]
+pub(crate) fn request_waiting() -> bool {
     WAITING.load(std::sync::atomic::Ordering::SeqCst) > 0
 }
 
@@ -128,7 +131,8 @@ pub fn request_waiting() -> bool {
 static TAKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// See `TAKEN`.
-pub fn requests_taken() -> u64 {
+#[cfg(feature = "cli")]
+pub(crate) fn requests_taken() -> u64 {
     TAKEN.load(std::sync::atomic::Ordering::SeqCst)
 }
 
@@ -259,7 +263,7 @@ pub type LinesJob<'a> = dyn FnMut(&mut dyn crate::plain::LineIo) -> Result<(), S
 
 /// A job for the answering thread ([`post_lines`]).
 #[cfg(feature = "cli")]
-pub type PostedJob =
+pub(crate) type PostedJob =
     Box<dyn FnOnce(&mut dyn crate::plain::LineIo) -> Result<(), SignInError> + Send>;
 
 /// A job waiting for the answering thread, and where its result goes.
@@ -275,7 +279,7 @@ static LINES_DESK: std::sync::Mutex<Vec<Posted>> = std::sync::Mutex::new(Vec::ne
 /// the returned channel (closed without a result when no answering thread
 /// takes it before the run ends).
 #[cfg(feature = "cli")]
-pub fn post_lines(job: PostedJob) -> std::sync::mpsc::Receiver<Result<(), SignInError>> {
+pub(crate) fn post_lines(job: PostedJob) -> std::sync::mpsc::Receiver<Result<(), SignInError>> {
     let (tx, rx) = std::sync::mpsc::channel();
     LINES_DESK
         .lock()
@@ -287,7 +291,7 @@ pub fn post_lines(job: PostedJob) -> std::sync::mpsc::Receiver<Result<(), SignIn
 /// Run every posted job with `responder` ([`Responder::in_lines`]); called
 /// by the answering thread between requests.
 #[cfg(feature = "cli")]
-pub fn serve_lines(responder: &mut dyn Responder) {
+pub(crate) fn serve_lines(responder: &mut dyn Responder) {
     loop {
         let next = {
             let mut desk = LINES_DESK.lock().unwrap_or_else(|e| e.into_inner());
@@ -365,18 +369,21 @@ pub trait Responder {
 pub use crate::launcher::Launcher;
 
 /// Time left until `deadline`, or None when there is none; zero when passed.
-pub fn time_left(deadline: Option<Instant>) -> Option<Duration> {
+#[cfg(feature = "cli")]
+pub(crate) fn time_left(deadline: Option<Instant>) -> Option<Duration> {
     deadline.map(|d| d.saturating_duration_since(Instant::now()))
 }
 
 /// Up to this many seconds a time left is said in seconds; from it on, in
 /// larger units ([`short_duration`], [`duration_words`]).
-pub const SECONDS_BELOW: u64 = 120;
+#[cfg(feature = "cli")]
+pub(crate) const SECONDS_BELOW: u64 = 120;
 
 /// The parts of `secs` a duration is said in: seconds below
 /// [`SECONDS_BELOW`], then minutes and seconds below an hour, hours and
 /// minutes below two days, days and hours from there; the smaller part is
 /// cut, never rounded up.
+#[cfg(feature = "cli")]
 fn duration_parts(secs: u64) -> [(u64, &'static str, &'static str); 2] {
     const NONE: (u64, &str, &str) = (0, "", "");
     match secs {
@@ -388,7 +395,8 @@ fn duration_parts(secs: u64) -> [(u64, &'static str, &'static str); 2] {
 }
 
 /// A time left as a screen shows it: `42s`, `4m05s`, `1h59m`, `99d23h`.
-pub fn short_duration(secs: u64) -> String {
+#[cfg(feature = "cli")]
+pub(crate) fn short_duration(secs: u64) -> String {
     match duration_parts(secs) {
         [(n, u, _), (_, "", _)] => format!("{n}{u}"),
         [(n, u, _), (m, v, _)] => format!("{n}{u}{m:02}{v}"),
@@ -398,7 +406,8 @@ pub fn short_duration(secs: u64) -> String {
 /// A time left in words, for plain mode: `1 second`, `42 seconds`,
 /// `4 minutes 5 seconds`, `2 hours`, `99 days 23 hours` (a smaller part of
 /// zero is left out).
-pub fn duration_words(secs: u64) -> String {
+#[cfg(feature = "cli")]
+pub(crate) fn duration_words(secs: u64) -> String {
     let word = |n: u64, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
     match duration_parts(secs) {
         [(n, _, w), (0, _, _)] => word(n, w),
@@ -622,7 +631,8 @@ pub struct Origin {
 /// [`Origin::launched`]: "Connected to URL" for a server URL (Streamable
 /// HTTP), "Launched as: COMMAND" for a command. Not sanitized (as
 /// `launched`).
-pub fn launched_line(launched: &str) -> String {
+#[cfg(feature = "cli")]
+pub(crate) fn launched_line(launched: &str) -> String {
     let lower = launched.get(..8).unwrap_or(launched).to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") {
         format!("Connected to: {launched}")
@@ -747,7 +757,7 @@ pub struct Waiting {
 
 /// Most lines of a call's progress and log kept for its waiting screen
 /// ([`CallInProgress::lines`]).
-pub const CALL_LINES: usize = 5;
+pub(crate) const CALL_LINES: usize = 5;
 
 /// A call running while the waiting screen is up ([`Waiting::call`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -757,7 +767,7 @@ pub struct CallInProgress {
     pub number: u64,
     /// What the server reported while it runs (`notifications/progress`
     /// and `notifications/message`), one safe line each (escaped, cut),
-    /// the latest last, at most [`CALL_LINES`].
+    /// the latest last, at most five.
     pub lines: Vec<String>,
     /// How many lines came in all: more than `lines` holds once older ones
     /// were dropped, so a front end that says each line once says the
@@ -766,7 +776,7 @@ pub struct CallInProgress {
 }
 
 impl CallInProgress {
-    /// Add `line` (safe text), dropping the oldest beyond [`CALL_LINES`].
+    /// Add `line` (safe text), dropping the oldest beyond the last five.
     pub fn push(&mut self, line: String) {
         if self.lines.len() == CALL_LINES {
             self.lines.remove(0);
@@ -803,13 +813,15 @@ pub enum WaitKey {
 }
 
 /// Most characters of a withdrawal reason shown (the rest is cut, "…").
-pub const MAX_WITHDRAWN_REASON: usize = 200;
+#[cfg(feature = "cli")]
+pub(crate) const MAX_WITHDRAWN_REASON: usize = 200;
 
 /// The reason a server gave for withdrawing a request (MCP
 /// `notifications/cancelled` `reason`) as one safe line, framed as its
 /// words and cut to [`MAX_WITHDRAWN_REASON`] characters; the full-screen
 /// notice shows the same line.
-pub fn withdrawn_reason_line(reason: &str) -> String {
+#[cfg(feature = "cli")]
+pub(crate) fn withdrawn_reason_line(reason: &str) -> String {
     let mut r: String = reason.chars().take(MAX_WITHDRAWN_REASON).collect();
     if reason.chars().nth(MAX_WITHDRAWN_REASON).is_some() {
         r.push('…');
@@ -824,7 +836,8 @@ pub fn withdrawn_reason_line(reason: &str) -> String {
 /// (informational: which call was in progress when the server asked; not
 /// sanitized). Read from [`RequestEvent::mcp`], so a request read without
 /// its tree (the fast reading) says it too.
-pub fn request_call(req: &RequestEvent) -> Option<String> {
+#[cfg(feature = "cli")]
+pub(crate) fn request_call(req: &RequestEvent) -> Option<String> {
     let call = req.mcp.as_ref()?.call.as_ref()?;
     let line = format!("{} {}", call.method.as_str(), call.name);
     Some(line.trim_end().to_owned())
@@ -836,10 +849,13 @@ pub fn request_call(req: &RequestEvent) -> Option<String> {
 /// sanitised: hostile text, for the not-a-form screen and plain mode. A
 /// body's message is its own; a not-a-form view keeps the one its params
 /// gave.
-pub fn request_message(req: &RequestEvent) -> String {
+#[cfg(feature = "cli")]
+pub(crate) fn request_message(req: &RequestEvent) -> String {
     match &req.view {
-        RequestView::Body(r) => r.message.clone(),
-        RequestView::NotAForm { message, .. } => message.clone().unwrap_or_default(),
+        crate::binding::RequestView::Body(r) => r.message.clone(),
+        crate::binding::RequestView::NotAForm { message, .. } => {
+            message.clone().unwrap_or_default()
+        }
         _ => String::new(),
     }
 }

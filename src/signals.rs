@@ -31,7 +31,7 @@
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Mutex, Once, OnceLock};
 
-pub use crate::responder::SIGNAL_GRACE;
+pub(crate) use crate::responder::SIGNAL_GRACE;
 
 /// What a signal told the program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

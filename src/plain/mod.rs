@@ -49,7 +49,7 @@ pub use io::{LineIo, Reply};
 #[cfg(unix)]
 pub use tty::TtyIo;
 
-pub use crate::responder::QUIT_WINDOW;
+pub(crate) use crate::responder::QUIT_WINDOW;
 
 /// Whether plain mode is chosen: the `--plain` flag, `TERM=dumb`, or
 /// `AHP_ELICIT_PLAIN=1` (values from the environment passed in, so the rule

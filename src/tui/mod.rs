@@ -110,7 +110,7 @@ use screens::{FormScreen, RefusableScreen, Screen, Step, UrlScreen};
 pub use theme::Theme;
 use view::Header;
 
-pub use crate::responder::QUIT_WINDOW;
+pub(crate) use crate::responder::QUIT_WINDOW;
 
 /// How often the loop wakes up to check the deadline and signals.
 const TICK: Duration = Duration::from_millis(100);
