@@ -9,8 +9,20 @@ use std::time::{Duration, Instant};
 
 use crate::binding::{Answer, RequestEvent};
 #[cfg(feature = "cli")]
-use crate::mcp::auth::authorizer::SignInError;
+use lines::SignInError;
 
+// The command line's: its lines jobs and plain mode's line I/O, `--notify`,
+// the arrival pipe that wakes a waiting screen.
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod lines;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod lines;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod notify;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod notify;
 #[cfg(feature = "cli")]
 pub(crate) mod wake;
 
@@ -196,6 +208,11 @@ pub enum Outcome {
     Quit,
 }
 
+/// What is said of a scripted URL accept whose URL the launcher could not
+/// open ([`RespondError::NotOpened`]): all a server is told; the person's
+/// message adds the local reason (it names the browser program).
+pub(crate) const NOT_OPENED: &str = "the URL was not opened";
+
 /// Why a responder gave no answer. The sentences do not name the request:
 /// the caller knows which request it asked about and says so in its report.
 /// Operating-system failures keep their `io::Error` as the source (and
@@ -212,7 +229,7 @@ pub enum RespondError {
     /// goes on. The text is the launcher's reason, for the person only (it
     /// names the browser program): a server learns only that the URL was
     /// not opened.
-    #[error("answer refused: {what}: {0}", what = crate::scripted::NOT_OPENED)]
+    #[error("answer refused: {what}: {0}", what = NOT_OPENED)]
     NotOpened(#[source] crate::launcher::LaunchError),
     /// There is no terminal to answer on: `step` is what failed ("cannot
     /// open /dev/tty", "/dev/tty is not a terminal", "cannot enter raw
@@ -259,12 +276,12 @@ pub enum RespondError {
 /// sign-in, or its URL shown again. Errors: why the sign-in ended
 /// ([`SignInError`]).
 #[cfg(feature = "cli")]
-pub type LinesJob<'a> = dyn FnMut(&mut dyn crate::plain::LineIo) -> Result<(), SignInError> + 'a;
+pub type LinesJob<'a> = dyn FnMut(&mut dyn lines::LineIo) -> Result<(), SignInError> + 'a;
 
 /// A job for the answering thread ([`post_lines`]).
 #[cfg(feature = "cli")]
 pub(crate) type PostedJob =
-    Box<dyn FnOnce(&mut dyn crate::plain::LineIo) -> Result<(), SignInError> + Send>;
+    Box<dyn FnOnce(&mut dyn lines::LineIo) -> Result<(), SignInError> + Send>;
 
 /// A job waiting for the answering thread, and where its result goes.
 #[cfg(feature = "cli")]

@@ -50,7 +50,7 @@ pub use rules::{Facts, Lint, Match, Miss, NoRule, Pattern, PatternError, Rule, R
 
 use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView, Violation};
 use crate::form::{Form, Status};
-use crate::responder::{Context, Launcher, Outcome, RespondError, Responder};
+use crate::responder::{Context, Launcher, Outcome, RespondError, Responder, NOT_OPENED};
 
 /// One scripted answer: an action and, for an accepted form, field values.
 #[derive(Debug, Clone, PartialEq)]
@@ -351,11 +351,6 @@ impl Answers {
 /// Told which rule of a rules file answered each request, or why none did
 /// (`--log` records it). Not called for the other forms of the file.
 pub type RuleTrace = Box<dyn FnMut(&RequestEvent, Result<&Rule, &NoRule>)>;
-
-/// What is said of a scripted URL accept whose URL the launcher could not
-/// open ([`RespondError::NotOpened`]): all a server is told; the person's
-/// message adds the local reason (it names the browser program).
-pub const NOT_OPENED: &str = "the URL was not opened";
 
 /// A [`Responder`] that answers from a script: one action for every
 /// request ([`from_action`](Self::from_action), `--action`), or an answers

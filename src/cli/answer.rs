@@ -68,7 +68,7 @@ pub struct AnswerArgs {
         default_value = "bell",
         display_order = 125
     )]
-    pub notify: crate::tui::Notify,
+    pub notify: crate::responder::notify::Notify,
 }
 
 /// `--browser CMD` checked when the command line is read: a value that
@@ -142,7 +142,7 @@ impl AnswerArgs {
     }
 
     /// `--notify`, for plain mode.
-    fn notify(&self) -> crate::tui::Notify {
+    fn notify(&self) -> crate::responder::notify::Notify {
         self.notify
     }
 

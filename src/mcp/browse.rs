@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use super::client::{Client, Watch};
+use super::client::{Browsed, Client, Watch};
 use super::{Incomplete, McpError};
 use crate::binding::tool_form::{self, ToolForm};
 use crate::binding::{wrap_request, Revision, SchemaPolicy, WrapOptions};
@@ -24,15 +24,6 @@ use crate::safe_text;
 const MAX_PAGES: usize = 100;
 /// Most prompts (or resources) put in the list.
 const MAX_ENTRIES: usize = 1000;
-
-/// How a browsing session ended.
-pub(super) enum Browsed {
-    /// The responder cannot show the list (no terminal, a script, plain
-    /// lines): the caller lists the tools as before.
-    Unavailable,
-    /// The person left the list (exit 0).
-    Left,
-}
 
 /// Where the loop goes after a step.
 enum Next<T> {

@@ -30,6 +30,15 @@ use crate::responder::{CallInProgress, Responder, WaitKey, Waiting};
 use crate::safe_text;
 use crate::session::{Desk, Reply};
 
+/// How a browsing session ended (`Client::browse`, in `super::browse`).
+pub(super) enum Browsed {
+    /// The responder cannot show the list (no terminal, a script, plain
+    /// lines): the caller lists the tools as before.
+    Unavailable,
+    /// The person left the list (exit 0).
+    Left,
+}
+
 /// Most items of a list (`tools/list`, `prompts/list`, `resources/list`)
 /// kept, over all its pages.
 pub const MAX_LISTED: usize = 10_000;
@@ -441,7 +450,7 @@ impl Client {
                 // there, so the list is copied for the screen.
                 if self.opts.operation == Operation::List {
                     let tools = self.life.tools.clone();
-                    if matches!(self.browse(&tools).await?, super::browse::Browsed::Left) {
+                    if matches!(self.browse(&tools).await?, Browsed::Left) {
                         self.life.tools = Vec::new();
                         return Ok(self.report(server, tools, None, Value::Null, true));
                     }

@@ -312,7 +312,7 @@ impl Client {
                 let sent = format!(
                     "answer refused: request {}: {}",
                     ask.req.id,
-                    crate::scripted::NOT_OPENED
+                    crate::responder::NOT_OPENED
                 );
                 self.notice(&format!("refused an elicitation: {said}"));
                 self.elic.refused.push(said);

@@ -3,72 +3,13 @@
 //! controlling terminal; [`MemoryIo`] replays typed lines and records the
 //! transcript, so every prompt can be tested without a terminal.
 
+#[cfg(any(test, feature = "internals"))]
 use std::time::{Duration, Instant};
 
+#[cfg(any(test, feature = "internals"))]
 use crate::responder::RespondError;
 
-/// What one read gave.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reply {
-    /// A typed line, without its line end.
-    Line(String),
-    /// Control-C: cancel the request (a second one soon after quits).
-    Interrupt,
-    /// Control-D on an empty line: decline the request.
-    Eof,
-    /// The `--timeout` deadline passed before a line was typed.
-    TimedOut,
-    /// A signal from outside (SIGTERM, SIGHUP, SIGINT, SIGQUIT): quit.
-    Quit,
-    /// The request's source withdrew it while the line was awaited (the
-    /// server cancelled it, its stream closed): nothing is to be sent.
-    Withdrawn,
-}
-
-/// Plain lines in, plain lines out: no cursor addressing, no colours.
-pub trait LineIo {
-    /// Write `text` followed by a line end. The caller has made any server
-    /// text in it safe ([`crate::safe_text`]).
-    ///
-    /// Errors: the terminal cannot be written.
-    fn say(&mut self, text: &str) -> Result<(), RespondError>;
-
-    /// Write `prompt` (no line end) and read one line, waiting at most until
-    /// `deadline`; while waiting, `withdrawn` is polled and a true answer
-    /// ends the wait with [`Reply::Withdrawn`] (nothing typed is read then).
-    ///
-    /// Errors: the terminal cannot be read or was closed.
-    fn ask(
-        &mut self,
-        prompt: &str,
-        deadline: Option<Instant>,
-        withdrawn: &dyn Fn() -> bool,
-    ) -> Result<Reply, RespondError>;
-
-    /// Throw away whatever was typed before now (typeahead meant for
-    /// something else).
-    fn discard_typeahead(&mut self);
-
-    /// Wait up to `wait` for a Control-C or a signal while no request is
-    /// shown: `Some(Reply::Interrupt)` or `Some(Reply::Quit)`, None when
-    /// nothing of the kind happened. Typed lines are thrown away.
-    fn wait(&mut self, wait: Duration) -> Option<Reply>;
-
-    /// The time now, as this I/O reads it: when the URL was printed whole
-    /// and when a line was typed, for the consent machine's grace period.
-    /// The default is the system clock; a test's I/O may keep its own, so
-    /// a test types "too soon" or "in time" without sleeping.
-    fn now(&self) -> Instant {
-        Instant::now()
-    }
-
-    /// Write `bytes` as they are, with no line end: the bell or a
-    /// notification sequence that signals a waiting request (`--notify`).
-    /// The default writes nothing.
-    fn signal(&mut self, bytes: &[u8]) {
-        let _ = bytes;
-    }
-}
+pub use crate::responder::lines::{LineIo, Reply};
 
 /// A [`LineIo`] for tests: replays [`Reply`]s and records a transcript that
 /// reads like the terminal (the prompt followed by the typed line, `^C` for

@@ -977,14 +977,14 @@ impl<I: LineIo> Responder for PlainResponder<I> {
 pub fn tty_responder(
     launcher: Box<dyn Launcher>,
     no_open: bool,
-    notify: crate::tui::Notify,
+    notify: crate::responder::notify::Notify,
 ) -> Result<Box<dyn Responder>, RespondError> {
     let io = TtyIo::open()?;
     // Notices on stderr go out at once, between the plain lines.
     crate::notice::release();
-    let signal = move |from: &str| crate::tui::notify_signal_bytes(notify, from);
+    let signal = move |from: &str| crate::responder::notify::notify_signal_bytes(notify, from);
     let mut r = PlainResponder::new(io, launcher, no_open)
-        .with_signal(Box::new(signal), crate::tui::NOTIFY_AFTER);
+        .with_signal(Box::new(signal), crate::responder::notify::NOTIFY_AFTER);
     r.consent_guard = CONSENT_GUARD;
     r.hold_notices = true;
     Ok(Box::new(r))

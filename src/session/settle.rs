@@ -29,7 +29,7 @@ pub enum NoResult {
     Refused(String),
     /// A scripted URL accept whose URL could not be opened: the launcher's
     /// reason, for the person only (see [`RespondError::NotOpened`]).
-    #[error("answer refused: {what}: {0}", what = crate::scripted::NOT_OPENED)]
+    #[error("answer refused: {what}: {0}", what = crate::responder::NOT_OPENED)]
     NotOpened(#[source] crate::launcher::LaunchError),
     /// The answer does not make a valid result event.
     #[error("the answer does not make a valid result")]
@@ -49,12 +49,12 @@ pub enum NoResult {
 impl NoResult {
     /// Why an answer was refused, without the "answer refused" lead: the
     /// form's reasons, or for a URL that could not be opened
-    /// [`crate::scripted::NOT_OPENED`] and the launcher's reason; for the
+    /// [`crate::responder::NOT_OPENED`] and the launcher's reason; for the
     /// other kinds, their sentence.
     pub fn reasons(&self) -> String {
         match self {
             NoResult::Refused(m) => m.clone(),
-            NoResult::NotOpened(why) => format!("{}: {why}", crate::scripted::NOT_OPENED),
+            NoResult::NotOpened(why) => format!("{}: {why}", crate::responder::NOT_OPENED),
             other => other.to_string(),
         }
     }

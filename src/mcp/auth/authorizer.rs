@@ -56,6 +56,7 @@ use super::store::{
     ClientKind, ClientRegistration, Secret, SignIn, SignInKey, Store, StoreError, Tokens,
 };
 use crate::notice::Notices;
+pub use crate::responder::lines::{cancelled, SignInError};
 
 /// Most authorization flows one run starts.
 pub const MAX_FLOWS: u32 = 3;
@@ -74,49 +75,6 @@ const WAIT_TICK: Duration = Duration::from_millis(100);
 /// Opens the authorization URL (the CLI's `--browser CMD`). Errors: why
 /// it could not ([`SignInError`]).
 pub type Opener = Arc<dyn Fn(&str) -> Result<(), SignInError> + Send + Sync>;
-
-/// Why a sign-in screen or opener did not show or open the authorization
-/// URL, or ended the sign-in: one sentence for the person, each kind
-/// keeping its cause. Never holds a secret (the authorization URL's review
-/// sentences and the terminal's failures only).
-#[derive(Debug, thiserror::Error)]
-pub enum SignInError {
-    /// The person cancelled: `sign-in to URL cancelled` ([`cancelled`]).
-    #[error("{}", cancelled(.mcp_url))]
-    Cancelled {
-        /// The MCP server's URL, as given.
-        mcp_url: String,
-    },
-    /// The terminal sign-in's review refuses the authorization URL (the
-    /// review's sentence).
-    #[error("the authorization URL is refused: {0}")]
-    UrlRefused(String),
-    /// The browser command's review refuses the authorization URL (the
-    /// review's sentence).
-    #[error("the URL is refused: {0}")]
-    Refused(String),
-    /// The browser could not be launched.
-    #[error("{0}")]
-    Launch(#[source] crate::launcher::LaunchError),
-    /// The terminal failed while the sign-in was asked.
-    #[error("the terminal failed: {0}")]
-    Terminal(#[source] crate::responder::RespondError),
-    /// The terminal could not be opened, or failed while showing the URL.
-    #[error("{0}")]
-    Lines(#[source] crate::responder::RespondError),
-    /// The answering thread did not take the sign-in in time.
-    #[error("the sign-in could not be asked on this terminal")]
-    NotAsked,
-    /// A sign-in handed to the answering thread was asked once already.
-    #[error("the sign-in was already asked")]
-    AlreadyAsked,
-    /// The responder has no terminal.
-    #[error("no terminal to sign in on")]
-    NoTerminal,
-    /// Neither a screen nor an opener was given.
-    #[error("nothing to open the URL with")]
-    NothingToOpen,
-}
 
 /// What a sign-in screen shows, and the way back for a pasted address:
 /// handed to [`AuthOptions::screen`] once per authorization flow, after
@@ -1718,15 +1676,6 @@ fn loopback_port(redirect_uri: &str) -> String {
         .rsplit_once(':')
         .map(|(_, r)| r.split('/').next().unwrap_or("").to_owned())
         .unwrap_or_default()
-}
-
-/// The error a sign-in the person cancelled ends with: `sign-in to URL
-/// cancelled`, naming the MCP server (made safe for a terminal).
-pub fn cancelled(mcp_url: &str) -> String {
-    format!(
-        "sign-in to {} cancelled",
-        crate::safe_text::display(mcp_url)
-    )
 }
 
 /// `; a sign-in is stored for account NAME (pass --account NAME)` (or
