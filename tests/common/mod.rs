@@ -13,6 +13,54 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
+
+/// `ahp-elicit` as an `assert_cmd` command: stdin is what `write_stdin`
+/// gives (empty when not called), nothing else set.
+pub fn ahp() -> assert_cmd::Command {
+    assert_cmd::Command::new(BIN)
+}
+
+/// (exit code, stdout, stderr) of a finished run, the streams as text
+/// (invalid UTF-8 replaced).
+pub fn texts(o: &std::process::Output) -> (Option<i32>, String, String) {
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The fake MCP server (tests/mcp_fake_server.py; run with `python3`).
+pub fn fake_server() -> String {
+    root()
+        .join("tests/mcp_fake_server.py")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Send the signal named `sig` (`TERM`, `INT`, `TSTP`, ...) to `pid`
+/// with kill(1); panics when kill fails (no such process).
+#[cfg(unix)]
+pub fn signal(pid: impl std::fmt::Display, sig: &str) {
+    let st = std::process::Command::new("kill")
+        .args([format!("-{sig}"), pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(st.success(), "kill -{sig} {pid}");
+}
+
+/// Whether process `pid` exists (kill -0).
+#[cfg(unix)]
+pub fn alive(pid: i32) -> bool {
+    std::process::Command::new("kill")
+        .args(["-0", &pid.to_string()])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// The bytes of a hostile case's input (tests/hostile/cases/NAME): its
 /// `input` file, or the large one its `input.gen.json` describes
 /// (`prefix`, `repeat` times `count`, `suffix`).
@@ -143,9 +191,5 @@ pub fn run_in(bin: &str, args: &[&str], dir: &std::path::Path) -> (Option<i32>, 
         .stdin(std::process::Stdio::null())
         .output()
         .expect("run");
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    texts(&o)
 }

@@ -1,7 +1,7 @@
-//! The pseudo-terminal harness shared by the end-to-end tests
-//! (tests/pty/url.rs, tests/pty/faults.rs): the real binary in a pty, its
-//! screen read through a terminal emulator (`vt100`), the result file
-//! checked line by line.
+//! The pseudo-terminal harness shared by the end-to-end tests (tests/pty
+//! and the terminal tests of tests/mcp): the real binary in a pty, its
+//! screen read through a terminal emulator (`vt100`), keys sent paced as a
+//! person types them, the result file checked line by line.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -13,6 +13,9 @@ use serde_json::Value;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
 pub const PATIENCE: Duration = Duration::from_secs(40);
+/// How long [`Tui::wait_raw`] waits: the sign-in lines come after a server
+/// and its authorization server answered.
+pub const RAW_PATIENCE: Duration = Duration::from_secs(60);
 
 /// One run of the binary in a pty, with the screen it draws.
 pub struct Tui {
@@ -278,6 +281,44 @@ impl Tui {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Wait until the bytes written so far (all of them, not the screen:
+    /// text printed in lines, then drawn over) satisfy `ok`; then, as
+    /// [`Tui::wait_for`], a person reads before the next key. `what` names
+    /// what is awaited in the failure message.
+    pub fn wait_raw_until(&mut self, what: &str, ok: impl Fn(&str) -> bool) {
+        let end = Instant::now() + RAW_PATIENCE;
+        loop {
+            self.pump();
+            let raw = String::from_utf8_lossy(&self.raw).into_owned();
+            if ok(&raw) {
+                self.last_key = Instant::now();
+                return;
+            }
+            assert!(Instant::now() < end, "{what} never came; written:\n{raw:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// [`Tui::wait_raw_until`] the bytes written hold `text` (whitespace
+    /// ignored).
+    pub fn wait_raw(&mut self, text: &str) {
+        let want = squash(text);
+        self.wait_raw_until(&format!("{text:?}"), |raw| squash(raw).contains(&want));
+    }
+
+    /// Send `keys`, then [`Tui::wait_for`] `text`.
+    pub fn press(&mut self, keys: &str, text: &str) {
+        self.send(keys);
+        self.wait_for(text);
+    }
+
+    /// Submit the form on screen and send it from its review: Ctrl-S, the
+    /// review step, Enter.
+    pub fn submit(&mut self) {
+        self.press("\u{13}", "Review");
+        self.send("\r");
     }
 
     /// Whether the screen shows `text` now (whitespace ignored).

@@ -279,15 +279,13 @@ fn pydantic_form_is_filled_in_a_terminal() {
     t.send("\t");
     t.send("\x18");
     t.send("z9");
-    t.send("\t");
-    t.wait_for("must match the pattern ^[A-Z]{2}$");
+    t.press("\t", "must match the pattern ^[A-Z]{2}$");
     t.send("\x1b[Z");
     t.send("\x18");
     t.send("ZZ");
     t.send("\t");
     t.send("ada");
-    t.send("\x13");
-    t.wait_for("Review");
+    t.press("\x13", "Review");
     t.send("\r");
     assert_eq!(t.finish(), 0, "stderr: {}", t.stderr());
     let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
@@ -471,10 +469,8 @@ fn ctx_elicit_at_a_terminal_offers_to_run_again_over_2025_11_25() {
         t.wait_for("The tool may run twice");
         if plain {
             t.wait_for("Type y and press Enter to run it again; anything else does not:");
-            t.send("y\r");
-            t.wait_for("Field 1 of 1: Name, required, text.");
-            t.send("Ada\r");
-            t.wait_for("Type send, edit N, decline, or cancel:");
+            t.press("y\r", "Field 1 of 1: Name, required, text.");
+            t.press("Ada\r", "Type send, edit N, decline, or cancel:");
             t.send("send\r");
             assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
             let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
@@ -486,11 +482,9 @@ fn ctx_elicit_at_a_terminal_offers_to_run_again_over_2025_11_25() {
         }
         t.wait_for("Press y to run it again, any other key not to:");
         // One key, no Enter.
-        t.send("y");
-        t.wait_for("Book a table");
+        t.press("y", "Book a table");
         t.send("Ada");
-        t.send("\x13");
-        t.wait_for("Review");
+        t.press("\x13", "Review");
         t.send("\r");
         assert_eq!(t.finish(), 0, "fastmcp {fastmcp}: {}", t.stderr());
         let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
@@ -532,20 +526,15 @@ fn ctx_elicit_from_the_list_is_run_again_over_2025_11_25_on_request() {
             &args.join(" "),
         );
         t.wait_for("shown");
-        t.send("book");
-        t.wait_for("1 of 1 shown");
-        t.send("\r");
-        t.wait_for("Result of the tool 'book'");
+        t.press("book", "1 of 1 shown");
+        t.press("\r", "Result of the tool 'book'");
         t.wait_for("Hint: the tool asks in the MCP 2025-11-25 way");
         t.wait_for("the tool may run twice (it has run once already)");
         t.wait_for("Press a to run it again over MCP 2025-11-25.");
-        t.send("a");
-        t.wait_for("Book a table");
+        t.press("a", "Book a table");
         t.send("Ada");
-        t.send("\x13");
-        t.wait_for("Review");
-        t.send("\r");
-        t.wait_for("Result of the tool 'book'");
+        t.press("\x13", "Review");
+        t.press("\r", "Result of the tool 'book'");
         t.wait_for(r#"{"action": "accept", "name": "Ada"}"#);
         // Over 2025-11-25 the call asked: nothing more is offered.
         assert!(!t.shows("Press a to run it again"), "{}", t.screen());
@@ -580,16 +569,12 @@ fn ctx_elicit_from_the_plain_list_is_run_again_over_2025_11_25() {
         &args.join(" "),
     );
     t.wait_for("Type a number or part of a name to pick one (q leaves):");
-    t.send("book\r");
-    t.wait_for("Result of the tool 'book'");
+    t.press("book\r", "Result of the tool 'book'");
     t.wait_for("the tool may run twice (it has run once already)");
     t.wait_for("Type again to run it again over MCP 2025-11-25");
-    t.send("again\r");
-    t.wait_for("Message from the server: Book a table");
-    t.send("Ada\r");
-    t.wait_for("Type send, edit N, decline, or cancel:");
-    t.send("send\r");
-    t.wait_for(r#"| {"action": "accept", "name": "Ada"}"#);
+    t.press("again\r", "Message from the server: Book a table");
+    t.press("Ada\r", "Type send, edit N, decline, or cancel:");
+    t.press("send\r", r#"| {"action": "accept", "name": "Ada"}"#);
     t.wait_for("Press Enter to go back to the list (q leaves):");
     t.send("q\r");
     assert_eq!(t.finish_plain(), 0, "{}", t.stderr());

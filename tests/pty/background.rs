@@ -182,12 +182,10 @@ fn the_rest_of_an_answer_split_across_the_query_wait_is_not_typed() {
     t.s.send("1;rgb:ffff/ffff/ffff\u{1b}\\")
         .expect("the rest of the reply");
     t.s.send("\u{1b}[?62;22c").expect("device attributes");
-    t.send("Zq");
-    t.wait_for("[Zq");
+    t.press("Zq", "[Zq");
     assert!(!t.shows("rgb"), "{}", t.screen());
     assert!(!t.shows("11;"), "{}", t.screen());
-    t.send("\u{1b}");
-    t.wait_for("Throw away");
+    t.press("\u{1b}", "Throw away");
     t.send("y");
     t.finish();
 }

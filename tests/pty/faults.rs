@@ -51,14 +51,6 @@ fn three_forms(dir: &Path) -> PathBuf {
     )
 }
 
-fn kill(pid: i32, sig: &str) {
-    let st = Command::new("kill")
-        .args([sig, &pid.to_string()])
-        .status()
-        .expect("kill");
-    assert!(st.success(), "kill {sig} {pid}");
-}
-
 // ---- the tests ----
 
 /// Ctrl-C cancels the request on screen; the next one is still shown and
@@ -82,8 +74,7 @@ fn ctrl_c_cancels_the_current_request_only() {
         &format!("respond '{}' --no-open", input.display()),
     );
     t.wait_for("First form.");
-    t.send("\u{3}");
-    t.wait_for("Second, a URL.");
+    t.press("\u{3}", "Second, a URL.");
     t.send("d");
     assert_eq!(t.finish(), 0);
     assert_eq!(
@@ -169,8 +160,7 @@ fn timeout_cancels_unanswered_requests_and_says_so() {
         vec![("cancel", "evt-1")]
     );
     assert!(!t.shows("Second, a URL."), "{}", t.screen());
-    t.send("x");
-    t.wait_for("Second, a URL.");
+    t.press("x", "Second, a URL.");
     t.wait_for("Time ran out");
     t.send("x");
     assert_eq!(t.finish(), 0);
@@ -267,8 +257,7 @@ fn ctrl_t_extends_the_deadline() {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    t.send("Ada\u{13}");
-    t.wait_for("Review");
+    t.press("Ada\u{13}", "Review");
     t.send("\r");
     assert_eq!(t.finish(), 0);
     assert_eq!(
@@ -291,9 +280,8 @@ fn signal_run(sig: &str) -> (i32, Vec<(String, String, Value)>, String) {
         &format!("respond '{}'", input.display()),
     );
     t.wait_for("First form.");
-    t.send("typed");
-    t.wait_for("typed");
-    kill(t.pid(), sig);
+    t.press("typed", "typed");
+    common::signal(t.pid(), sig);
     let code = t.finish();
     (code, results(&out), t.stderr())
 }
@@ -304,7 +292,7 @@ fn signal_run(sig: &str) -> (i32, Vec<(String, String, Value)>, String) {
 /// complete; the run exits with 128 + 15.
 #[test]
 fn sigterm_restores_the_terminal_and_cancels_what_was_read() {
-    let (code, rs, err) = signal_run("-TERM");
+    let (code, rs, err) = signal_run("TERM");
     assert_eq!(code, 143, "{err}");
     assert_eq!(
         actions_and_parents(&rs),
@@ -320,7 +308,7 @@ fn sigterm_restores_the_terminal_and_cancels_what_was_read() {
 /// SIGHUP (the terminal closed) behaves like SIGTERM; exit 128 + 1.
 #[test]
 fn sighup_restores_the_terminal_and_cancels_what_was_read() {
-    let (code, rs, err) = signal_run("-HUP");
+    let (code, rs, err) = signal_run("HUP");
     assert_eq!(code, 129, "{err}");
     assert_eq!(
         actions_and_parents(&rs),
@@ -345,7 +333,7 @@ fn sigterm_on_a_live_stream_ends_with_143() {
     writeln!(w, "{}", request("evt-1", "First form.", None)).expect("write");
     w.flush().expect("flush");
     t.wait_for("First form.");
-    kill(t.pid(), "-TERM");
+    common::signal(t.pid(), "TERM");
     assert_eq!(t.finish(), 143);
     drop(w);
     assert_eq!(
@@ -387,10 +375,8 @@ fn second_ctrl_c_while_waiting_quits_a_live_stream() {
     writeln!(w, "{}", request("evt-1", "First form.", None)).expect("write");
     w.flush().expect("flush");
     t.wait_for("First form.");
-    t.send("\u{1b}");
-    t.wait_for("Waiting for the next request");
-    t.send("\u{3}");
-    t.wait_for("Press Ctrl-C again to quit");
+    t.press("\u{1b}", "Waiting for the next request");
+    t.press("\u{3}", "Press Ctrl-C again to quit");
     t.send("\u{3}");
     assert_eq!(t.finish(), 130);
     drop(w);
@@ -417,13 +403,11 @@ fn results_wait_for_the_screen_to_end(input_arg: &str) {
         &format!("respond {from} | tee '{}'", piped.display()),
     );
     t.wait_for("First form.");
-    t.send("\u{1b}");
-    t.wait_for("Second form.");
+    t.press("\u{1b}", "Second form.");
     // Had it been written, the first result would be in the file by now.
     std::thread::sleep(std::time::Duration::from_millis(500));
     assert_eq!(std::fs::read_to_string(&piped).unwrap_or_default(), "");
-    t.send("\u{1b}");
-    t.wait_for("Third form.");
+    t.press("\u{1b}", "Third form.");
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
     assert_eq!(
@@ -474,8 +458,7 @@ fn a_request_skipped_as_invalid_is_counted_on_screen() {
     );
     t.wait_for("First form.");
     assert!(!t.shows("invalid skipped"), "{}", t.screen());
-    t.send("\u{1b}");
-    t.wait_for("Third form.");
+    t.press("\u{1b}", "Third form.");
     t.wait_for("request 2 of 2 (1 invalid skipped)");
     t.send("\u{1b}");
     assert_eq!(t.finish(), 1, "{}", t.stderr());

@@ -43,8 +43,7 @@ fn bad_lines_while_waiting_are_counted_on_screen_and_summarized_on_exit() {
     }
     w.flush().expect("flush");
     t.wait_for("1000 messages shown on exit; latest: ahp-elicit: line 1000: not a JSON event");
-    t.send("\u{3}");
-    t.wait_for("Press Ctrl-C again to quit");
+    t.press("\u{3}", "Press Ctrl-C again to quit");
     t.send("\u{3}");
     assert_eq!(t.finish(), 130, "quit with Ctrl-C twice: exit 130");
     drop(w);

@@ -123,8 +123,7 @@ fn a_burst_for_one_form_does_not_answer_the_next() {
             &format!("respond '{}'", input.display()),
         );
         t.wait_for("First form.");
-        t.send("\u{13}");
-        t.wait_for("Review: this exact content");
+        t.press("\u{13}", "Review: this exact content");
         t.send("");
         burst(
             &mut t,
@@ -172,8 +171,7 @@ fn a_carried_enter_does_not_decline_a_url_request() {
     );
     let (mut t, out, rec) = start_recording(dir.path(), &input, (80, 24));
     t.wait_for("Confirm first.");
-    t.send("\u{13}");
-    t.wait_for("Review: this exact content");
+    t.press("\u{13}", "Review: this exact content");
     t.send("");
     burst(&mut t, &["\r", "\r", "o", "\r"], Duration::from_millis(50));
     t.wait_for("Then open this.");
@@ -291,17 +289,14 @@ fn yes_typed_right_after_esc_does_not_confirm_the_discard() {
     let dir = tempfile::tempdir().expect("tempdir");
     let name = json!({"name": {"type": "string", "title": "Name"}});
     let (mut t, out) = one_form(dir.path(), ("evt-q1", "Who are you?"), name, (80, 24));
-    t.send("Ada");
-    t.wait_for("Ada");
+    t.press("Ada", "Ada");
     t.send("");
     quick_pair(&mut t, "\u{1b}", Duration::from_millis(200), "yes");
     t.wait_for(CANCEL_QUESTION);
     assert_eq!(results_after_a_pause(&mut t, &out), own(&[]));
     assert!(t.shows(CANCEL_QUESTION), "{}", t.screen());
-    t.send("q");
-    t.wait_for("^S submit");
-    t.send("\u{13}");
-    t.wait_for("Review: this exact content");
+    t.press("q", "^S submit");
+    t.press("\u{13}", "Review: this exact content");
     t.send("\r");
     assert_eq!(t.finish(), 0);
     let rs = results(&out);
@@ -318,8 +313,7 @@ fn a_held_ctrl_d_stops_at_the_decline_question() {
     let dir = tempfile::tempdir().expect("tempdir");
     let seats = json!({"seats": {"type": "integer", "title": "Seats"}});
     let (mut t, out) = one_form(dir.path(), ("evt-q2", "How many seats?"), seats, (80, 24));
-    t.send("12");
-    t.wait_for("12");
+    t.press("12", "12");
     // To the start of the field (Ctrl-A), then Ctrl-D held down.
     t.send("\u{1}");
     t.send("");
@@ -332,11 +326,9 @@ fn a_held_ctrl_d_stops_at_the_decline_question() {
         "{}",
         t.screen()
     );
-    t.send("q");
-    t.wait_for("^S submit");
+    t.press("q", "^S submit");
     t.send("3");
-    t.send("\u{13}");
-    t.wait_for("Review: this exact content");
+    t.press("\u{13}", "Review: this exact content");
     t.send("\r");
     assert_eq!(t.finish(), 0);
     let rs = results(&out);
@@ -363,8 +355,7 @@ fn an_enter_right_after_the_last_review_page_appears_does_not_send() {
         props.into(),
         (60, 12),
     );
-    t.send("\u{13}");
-    t.wait_for("Enter next page");
+    t.press("\u{13}", "Enter next page");
     std::thread::sleep(Duration::from_millis(600));
     quick_pair(&mut t, "\r", Duration::from_millis(50), "\r");
     t.wait_for("Enter send");

@@ -232,11 +232,7 @@ fn sigterm_while_asking_cancels_and_restores_the_terminal() {
     );
     s.expect("Yes, delete it: ");
     let pid = s.t.pid();
-    let st = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .expect("kill");
-    assert!(st.success());
+    common::signal(pid, "TERM");
     let (code, _) = s.finish();
     assert_eq!(code, 143);
     assert_eq!(

@@ -79,13 +79,11 @@ fn screens_and_steps_start_cleared_and_ctrl_l_repaints() {
     let at_first = clears(&mut t);
     assert!(at_first >= 1, "the first screen starts cleared");
     // The review step starts cleared too.
-    t.send("\u{13}");
-    t.wait_for("Review: this exact content");
+    t.press("\u{13}", "Review: this exact content");
     let at_review = clears(&mut t);
     assert!(at_review > at_first, "{at_review} > {at_first}");
     // Sent: `tee` prints the result line on the terminal.
-    t.send("\r");
-    t.wait_for("Second form.");
+    t.press("\r", "Second form.");
     wait_until(&mut t, "the result printed by tee", |t| {
         t.pump();
         String::from_utf8_lossy(&t.raw).contains("\"parentEventId\":\"evt-p1\"")

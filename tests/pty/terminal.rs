@@ -120,8 +120,7 @@ fn held_lines_are_the_lines_a_pipe_gets() {
         ),
     );
     t.wait_for("First form.");
-    t.send("\u{1b}");
-    t.wait_for("Second form.");
+    t.press("\u{1b}", "Second form.");
     t.send("\u{1b}");
     t.finish();
     // Through `cat` each line is written as soon as it is decided: the
@@ -175,8 +174,7 @@ fn ctrl_c_twice_while_waiting_for_the_first_request_quits_with_130() {
     });
     let w = rx.recv_timeout(PATIENCE).expect("opened").expect("fifo");
     t.wait_for("Waiting");
-    t.send("\u{3}");
-    t.wait_for("Press Ctrl-C again to quit");
+    t.press("\u{3}", "Press Ctrl-C again to quit");
     t.send("\u{3}");
     assert_eq!(t.finish(), 130);
     drop(w);
@@ -333,8 +331,7 @@ fn esc_on_a_too_small_screen_keeps_what_was_typed() {
     let out = dir.path().join("out.jsonl");
     let mut t = Tui::start(dir.path(), &out, 80, 24, "demo");
     t.wait_for("Work email");
-    t.send("Zed");
-    t.wait_for("Zed");
+    t.press("Zed", "Zed");
     resize(&mut t, 30, 8);
     t.wait_for("Terminal too small");
     t.wait_for("twice if you entered anything");
@@ -419,8 +416,7 @@ fn a_failing_system_browser_is_a_plain_sentence() {
         &[("PATH", path), ("BROWSER", String::new())],
     );
     t.wait_for("Open a web page?");
-    t.send("o");
-    t.wait_for("The system browser (xdg-open) failed (exit status 2)");
+    t.press("o", "The system browser (xdg-open) failed (exit status 2)");
     let screen = t.screen();
     assert!(!screen.contains("ExitStatus"), "{screen}");
     assert!(!screen.contains("unix_wait_status"), "{screen}");

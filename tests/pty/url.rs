@@ -138,8 +138,7 @@ fn consent_is_explicit_and_launches_once() {
     t.wait_for("Step 5 of the sign-in.");
     assert_eq!(launches(&log), vec![format!("1 {}", urls[3])]);
     // Shift-Tab from Decline focuses Open; Enter presses it.
-    t.send("\u{1b}[Z");
-    t.wait_for("[>Open in browser<] [ Decline ]");
+    t.press("\u{1b}[Z", "[>Open in browser<] [ Decline ]");
     t.send("\r");
     assert_eq!(t.finish(), 0);
 
@@ -287,8 +286,7 @@ fn hidden_characters_are_refused_at_the_boundary() {
         &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
     );
     t.wait_for("Before.");
-    t.send("d");
-    t.wait_for("After.");
+    t.press("d", "After.");
     t.send("d");
     // 1: a request was refused.
     assert_eq!(t.finish(), 1);
@@ -340,8 +338,7 @@ fn errors_wait_until_the_terminal_is_given_back() {
         false,
     );
     t.wait_for("Before.");
-    t.send("d");
-    t.wait_for("After.");
+    t.press("d", "After.");
     // The first whole frame of the third request: nothing else is on it.
     t.wait_for_frame("https://example.com/third");
     let screen = t.screen();
@@ -451,8 +448,7 @@ fn failed_launch_offers_retry_copy_and_give_up() {
     let failed = "failed (exit status 3).";
 
     t.wait_for("Fail one.");
-    t.send("o");
-    t.wait_for(failed);
+    t.press("o", failed);
     t.wait_for("[>Retry<] [ Show URL to copy ] [ Give up ]");
     assert_eq!(launches(&log).len(), 1);
     t.send("r");
@@ -463,19 +459,12 @@ fn failed_launch_offers_retry_copy_and_give_up() {
         std::thread::sleep(Duration::from_millis(20));
     }
     t.wait_for("[>Retry<]");
-    t.send("g");
-
-    t.wait_for("Fail two.");
-    t.send("o");
-    t.wait_for(failed);
-    t.send("s");
-    t.wait_for("Copy this URL and open it in a browser yourself:");
+    t.press("g", "Fail two.");
+    t.press("o", failed);
+    t.press("s", "Copy this URL and open it in a browser yourself:");
     t.wait_for("[>Done<]");
-    t.send("\r");
-
-    t.wait_for("Fail three.");
-    t.send("o");
-    t.wait_for(failed);
+    t.press("\r", "Fail three.");
+    t.press("o", failed);
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
 
@@ -515,8 +504,10 @@ fn missing_browser_program_is_a_failure() {
         ),
     );
     t.wait_for("Missing browser.");
-    t.send("o");
-    t.wait_for("The browser command \"/nonexistent/dir/browser\" could not be started");
+    t.press(
+        "o",
+        "The browser command \"/nonexistent/dir/browser\" could not be started",
+    );
     t.send("g");
     assert_eq!(t.finish(), 0);
     assert_eq!(
@@ -599,10 +590,8 @@ fn no_open_records_consent_without_launching() {
     t.wait_for("Nothing was opened (--no-open). Copy this URL;");
     t.wait_for("https://auth.example.com/n1");
     t.wait_for("[>Done<] [ Give up ]");
-    t.send("\r");
-    t.wait_for("No open two.");
-    t.send("o");
-    t.wait_for("Nothing was opened (--no-open).");
+    t.press("\r", "No open two.");
+    t.press("o", "Nothing was opened (--no-open).");
     t.send("g");
     assert_eq!(t.finish(), 0);
     assert!(
@@ -746,8 +735,7 @@ fn typeahead_is_no_consent_and_ctrl_d_declines() {
     );
     t.wait_for("First page.");
     // Both presses in one write: the second arrives before the next screen.
-    t.send("oo");
-    t.wait_for("Second page.");
+    t.press("oo", "Second page.");
     t.send("\x04");
     assert_eq!(t.finish(), 0);
     assert_eq!(
@@ -809,8 +797,7 @@ fn a_spoofed_url_block_in_the_message_is_framed_below_the_real_host() {
         }
     }
     // Scrolling to the end never moves the real host away.
-    t.send("\u{1b}[F");
-    t.wait_for("↑ top");
+    t.press("\u{1b}[F", "↑ top");
     assert_eq!(
         screen_row(&mut t, 1).trim_end(),
         "Host:    auth.example.com.evil.test"
@@ -847,12 +834,10 @@ fn a_long_userinfo_url_opens_nothing_before_it_was_read() {
     t.wait_for("scroll to read the whole URL");
     assert_eq!(screen_row(&mut t, 1).trim_end(), "Host:    evil.test");
     t.send("o");
-    t.send("\u{1b}[Z");
-    t.wait_for("[>Open in browser<]");
+    t.press("\u{1b}[Z", "[>Open in browser<]");
     t.send("\r");
     // End jumps past the middle of the URL: still nothing.
-    t.send("\u{1b}[F");
-    t.wait_for("↑ top");
+    t.press("\u{1b}[F", "↑ top");
     t.send("o");
     // The unread middle is above the window now: the hint says so.
     assert!(t.shows("scroll up to read the whole URL (↑ PgUp)"));
@@ -1127,29 +1112,15 @@ fn a_long_url_is_one_hyperlink_and_one_line_to_copy() {
     t.wait_for("Sign in.");
     let open = format!("\u{1b}]8;id=ahp-elicit-url;{url}\u{1b}\\");
     // Four rows at 80 columns, each a link to the whole address.
-    wait_raw(&mut t, |raw| raw.matches(&open).count() >= 4);
+    t.wait_raw_until("four rows linked", |raw| raw.matches(&open).count() >= 4);
     assert!(t.shows(&url), "{}", t.screen());
     t.send("o");
     t.wait_for("Nothing was opened (--no-open). Copy this URL;");
     let one_line = format!("{open}{url}\u{1b}]8;;\u{1b}\\");
-    wait_raw(&mut t, |raw| raw.contains(&one_line));
+    t.wait_raw_until("the URL in one link", |raw| raw.contains(&one_line));
     assert!(t.shows(&url), "{}", t.screen());
     t.send("\r");
     assert_eq!(t.finish(), 0);
-}
-
-/// Wait until the bytes the program wrote satisfy `ok`.
-fn wait_raw(t: &mut Tui, ok: impl Fn(&str) -> bool) {
-    let end = std::time::Instant::now() + PATIENCE;
-    loop {
-        t.pump();
-        let raw = String::from_utf8_lossy(&t.raw).into_owned();
-        if ok(&raw) {
-            return;
-        }
-        assert!(std::time::Instant::now() < end, "not written: {raw:?}");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
 }
 
 /// `demo --request` on a URL request takes `--browser CMD`, as the
