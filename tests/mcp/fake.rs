@@ -5,19 +5,12 @@
 //! the tool result, which these tests read.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use serde_json::{json, Value};
 
-fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_ahp-elicit"))
-}
-
-fn fake_server() -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_fake_server.py");
-    p.to_string_lossy().into_owned()
-}
+use crate::common::sdk::{ahp_in, mcp_in, McpRun as Run};
+use crate::common::{alive, fake_server, signal, BIN};
 
 fn python() -> &'static str {
     let ok = Command::new("python3")
@@ -32,22 +25,15 @@ fn python() -> &'static str {
     "python3"
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    events: Vec<Value>,
+/// What the fake server records in a call's result.
+trait Recorded {
+    /// The record: the result's `structuredContent`.
+    fn record(&self) -> Value;
+    /// The person's answer to the fake server's step `step`.
+    fn response(&self, step: &str) -> Value;
 }
 
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!(
-                "stdout is not JSON ({e}): {}\nstderr: {}",
-                self.stdout, self.stderr
-            )
-        })
-    }
+impl Recorded for Run {
     fn record(&self) -> Value {
         self.json()["structuredContent"].clone()
     }
@@ -59,28 +45,9 @@ impl Run {
 /// Run `ahp-elicit mcp ARGS` with `--events` into a temp file.
 fn run(args: &[&str]) -> Run {
     let dir = tempfile::tempdir().unwrap();
-    let events = dir.path().join("events.jsonl");
-    let out = Command::new(bin())
-        .arg("mcp")
-        .arg("--events")
-        .arg(&events)
-        // The fake server's invalid request is refused with -32602 under
-        // the strict reading; the compatible default is tested in sdk_*.rs.
-        .args(["--schema-policy", "strict"])
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let text = std::fs::read_to_string(&events).unwrap_or_default();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        events: text
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("event line is JSON"))
-            .collect(),
-    }
+    // The fake server's invalid request is refused with -32602 under the
+    // strict reading; the compatible default is tested in sdk_*.rs.
+    mcp_in(dir.path(), ["--schema-policy", "strict"].iter().chain(args))
 }
 
 fn stdio(extra: &[&str]) -> Run {
@@ -139,11 +106,11 @@ fn listing_never_calls_a_servers_only_tool() {
 /// controlling terminal, no /dev/tty), without --events or a policy.
 fn without_terminal(args: &[&str]) -> Run {
     use std::os::unix::process::CommandExt;
-    let mut c = Command::new(bin());
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = ahp_in(dir.path());
     c.arg("mcp")
         .args(args)
-        .args(["--", python(), &fake_server()])
-        .stdin(Stdio::null());
+        .args(["--", python(), &fake_server()]);
     // SAFETY: setsid is async-signal-safe; nothing else runs in the child
     // before exec.
     unsafe {
@@ -152,13 +119,7 @@ fn without_terminal(args: &[&str]) -> Run {
             Ok(())
         });
     }
-    let out = c.output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        events: Vec::new(),
-    }
+    Run::of(&c.output().unwrap(), None)
 }
 
 /// A call that asks nothing needs no terminal and no --action.
@@ -699,7 +660,7 @@ fn usage_errors_exit_2() {
         r.stderr
     );
     assert!(!r.stderr.contains("could not start"), "{}", r.stderr);
-    let out = Command::new(bin())
+    let out = Command::new(BIN)
         .args([
             "mcp",
             "--action",
@@ -1298,26 +1259,16 @@ mod live {
         );
     }
 
-    fn alive(pid: i32) -> bool {
-        Command::new("kill")
-            .args(["-0", &pid.to_string()])
-            .stderr(Stdio::null())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false)
-    }
-
     #[test]
     fn sigterm_ends_the_stdio_server_even_a_stubborn_one() {
         let dir = tempfile::tempdir().unwrap();
         let pid_file = dir.path().join("server.pid");
-        let mut child = Command::new(bin())
+        let mut child = ahp_in(dir.path())
             .args(["mcp", "--call", "silent", "--action", "accept", "--"])
             .arg(python())
             .arg(fake_server())
             .env("FAKE_PID_FILE", &pid_file)
             .env("FAKE_STUBBORN", "1")
-            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -1336,10 +1287,7 @@ mod live {
             .parse()
             .unwrap();
         assert!(alive(server));
-        Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status()
-            .unwrap();
+        signal(child.id(), "TERM");
         let status = child.wait().unwrap();
         let mut rest = String::new();
         let _ = std::io::Read::read_to_string(&mut err, &mut rest);
@@ -1412,7 +1360,7 @@ mod live {
 
 /// Run `validate` on `events`; asserts exit 0.
 fn assert_validates(events: &std::path::Path) {
-    let v = Command::new(bin())
+    let v = Command::new(BIN)
         .arg("validate")
         .arg(events)
         .output()
@@ -1442,7 +1390,7 @@ fn events_file_records_urls_as_sent_and_validates() {
         r#"{"rules": [{"match": {"host": "evil.test"}, "answer": {"action": "accept"}}]}"#,
     )
     .unwrap();
-    let out = Command::new(bin())
+    let out = ahp_in(dir.path())
         .arg("mcp")
         .arg("--events")
         .arg(&events)
@@ -1451,7 +1399,6 @@ fn events_file_records_urls_as_sent_and_validates() {
         .arg("--args")
         .arg(r#"{"url": "https://user:pw@evil.test/auth?x=1#frag"}"#)
         .args(["--", python(), server.as_str()])
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(
@@ -1482,14 +1429,13 @@ fn events_file_keeps_url_defaults_and_options_valid() {
     let dir = tempfile::tempdir().unwrap();
     let events = dir.path().join("events.jsonl");
     let server = fake_server();
-    let out = Command::new(bin())
+    let out = ahp_in(dir.path())
         .arg("mcp")
         .arg("--events")
         .arg(&events)
         .args(["--call", "probe", "--action", "accept", "--args"])
         .arg(r#"{"case": "links"}"#)
         .args(["--", python(), server.as_str()])
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(
@@ -2014,7 +1960,8 @@ mod modern {
                 .unwrap();
             serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
         };
-        let mut child = Command::new(bin())
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = ahp_in(dir.path())
             .args([
                 "mcp",
                 "--call",
@@ -2025,7 +1972,6 @@ mod modern {
                 "accept",
                 &srv.url,
             ])
-            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -2037,12 +1983,7 @@ mod modern {
         {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        let pid = child.id().to_string();
-        assert!(Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .unwrap()
-            .success());
+        signal(child.id(), "INT");
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(130));
         let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
@@ -2071,14 +2012,13 @@ mod modern {
         let log_s = log.to_string_lossy().into_owned();
         let r = {
             let events = dir.path().join("events.jsonl");
-            let out = Command::new(bin())
+            let out = ahp_in(dir.path())
                 .arg("mcp")
                 .arg("--events")
                 .arg(&events)
                 .args(["--log", &log_s, "--header", "X-Api-Key: env:FAKE_TOKEN"])
                 .args(["--call", "mrtr", "--action", "accept", &srv.url])
                 .env("FAKE_TOKEN", "tok-s3cret-42")
-                .stdin(Stdio::null())
                 .output()
                 .unwrap();
             let ev = std::fs::read_to_string(&events).unwrap_or_default();
@@ -2105,7 +2045,7 @@ mod modern {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log.jsonl");
         let events = dir.path().join("events.jsonl");
-        let out = Command::new(bin())
+        let out = ahp_in(dir.path())
             .arg("mcp")
             .arg("--events")
             .arg(&events)
@@ -2115,7 +2055,6 @@ mod modern {
             .args(["--call", "mrtr", "--args", r#"{"case":"echo-auth"}"#])
             .args(["--action", "decline", &srv.url])
             .env("FAKE_AUTH", "Bearer TOPSECRET-123")
-            .stdin(Stdio::null())
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();

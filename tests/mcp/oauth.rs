@@ -28,7 +28,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::common::sdk::{installed, root};
+use crate::common::sdk::{ahp_in, installed, root};
 use serde_json::Value;
 
 /// The example server and its authorization server; killed on drop.
@@ -93,29 +93,18 @@ pub(crate) fn example() -> Option<Example> {
 }
 
 /// One finished run of the program.
-pub(crate) struct Run {
-    pub(crate) code: i32,
-    pub(crate) stdout: String,
-    pub(crate) stderr: String,
-}
+pub(crate) use crate::common::sdk::McpRun as Run;
 
 /// Run the program in `dir` with `args`, stdin closed, the file store in
 /// `dir/state` and the stand-in browser recording into `dir/visited.txt`.
 pub(crate) fn ahp(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_ahp-elicit"))
+    let out = ahp_in(dir)
         .args(args)
         .current_dir(dir)
         .env("FOLLOW_REDIRECTS_RECORD", dir.join("visited.txt"))
-        // Never the real home: the file store lives in the test's directory.
-        .env("AHP_ELICIT_STATE_DIR", dir.join("state"))
-        .stdin(Stdio::null())
         .output()
         .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::of(&out, None)
 }
 
 /// The stand-in browser, for `--browser`.

@@ -329,18 +329,9 @@ fn the_sdk_request_event_is_strict_invalid_and_compatible_answerable() {
     assert_eq!(r.code, 0, "stderr: {}", r.stderr);
     let req = dir.path().join("request.json");
     std::fs::write(&req, r.events[0].to_string()).unwrap();
-    let bin = env!("CARGO_BIN_EXE_ahp-elicit");
     let run = |args: &[&str]| {
-        let o = std::process::Command::new(bin)
-            .args(args)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
-        (
-            o.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&o.stdout).into_owned(),
-            String::from_utf8_lossy(&o.stderr).into_owned(),
-        )
+        let r = McpRun::of(&ahp_in(dir.path()).args(args).output().unwrap(), None);
+        (r.code, r.stdout, r.stderr)
     };
     let req_s = req.display().to_string();
     let (code, out, err) = run(&["validate", &req_s]);
@@ -424,11 +415,10 @@ fn ctx_elicit_of_both_sdks_gets_the_same_hint_and_runs_with_the_variable() {
         assert!(r.stderr.contains(hint), "fastmcp {fastmcp}: {}", r.stderr);
         // The SDK's sentence is quoted without its full stop before ours.
         assert!(!r.stderr.contains(".;"), "fastmcp {fastmcp}: {}", r.stderr);
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ahp-elicit"))
+        let out = ahp_in(dir.path())
             .args(["mcp", "--call", "book", "--action", "decline", "--"])
             .args(&server)
             .env("AHP_ELICIT_PROTOCOL", "2025-11-25")
-            .stdin(std::process::Stdio::null())
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
