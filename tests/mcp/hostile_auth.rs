@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::oauth::{ahp, browser, Run};
+use super::oauth::{ahp, browser, recorded, Run};
 use crate::common::sdk::{root, start_http, HttpServer};
 
 /// The server, recording into `dir/as.jsonl` (tests/mcp/signin_screen.rs
@@ -36,17 +36,9 @@ pub(crate) fn endpoint(srv: &HttpServer, scenario: &str) -> String {
     format!("{}/s/{scenario}/mcp", srv.url)
 }
 
-/// What the authorization server recorded, one event a line.
-fn recorded(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("as.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
+/// How many events named `event` the authorization server recorded.
 fn count(dir: &Path, event: &str) -> usize {
-    recorded(dir).iter().filter(|e| e["event"] == event).count()
+    super::oauth::recorded_count(dir, event, None)
 }
 
 /// The authorization server forgets every client and token, as it does

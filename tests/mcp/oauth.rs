@@ -107,6 +107,25 @@ pub(crate) fn ahp(dir: &Path, args: &[&str]) -> Run {
     Run::of(&out, None)
 }
 
+/// What an authorization server of the tests (tests/servers/hostile_as.py,
+/// py_auth_server.py) recorded in `dir/as.jsonl`, one event a line.
+pub(crate) fn recorded(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("as.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// How many [`recorded`] events are named `event` (with `outcome` when
+/// given).
+pub(crate) fn recorded_count(dir: &Path, event: &str, outcome: Option<&str>) -> usize {
+    recorded(dir)
+        .iter()
+        .filter(|e| e["event"] == event && outcome.is_none_or(|o| e["outcome"] == o))
+        .count()
+}
+
 /// The stand-in browser, for `--browser`.
 pub(crate) fn browser() -> String {
     format!(

@@ -59,22 +59,7 @@ pub(crate) fn server(dir: &Path, flags: &[&str]) -> Option<HttpServer> {
     Some(start_http(&argv))
 }
 
-/// What the authorization server recorded, one event a line.
-fn recorded(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("as.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-/// The recorded events named `event` (with `outcome` when given).
-fn count(dir: &Path, event: &str, outcome: Option<&str>) -> usize {
-    recorded(dir)
-        .iter()
-        .filter(|e| e["event"] == event && outcome.is_none_or(|o| e["outcome"] == o))
-        .count()
-}
+use super::oauth::{recorded, recorded_count as count};
 
 /// The authorization URLs the stand-in browser was sent to, parsed.
 pub(crate) fn sign_in_visits(dir: &Path) -> Vec<url::Url> {

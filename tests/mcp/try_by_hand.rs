@@ -19,6 +19,55 @@ fn python() -> Option<String> {
     installed("the Python MCP SDK", &py).then(|| py.display().to_string())
 }
 
+/// One session of `ahp-elicit mcp FLAGS -- PYTHON py_try_server.py` in a
+/// pseudo-terminal: stdout goes to `out`, the server's tools write what
+/// they received to `record`, and `log` is the `--log` file when asked.
+struct Session {
+    out: std::path::PathBuf,
+    record: std::path::PathBuf,
+    log: std::path::PathBuf,
+    t: Tui,
+}
+
+/// Start a [`Session`] in `dir` on a `cols`x`rows` screen, with `flags`
+/// (and `--log` when `log`) and `envs` besides the server's record file.
+fn session(
+    dir: &std::path::Path,
+    py: &str,
+    flags: &str,
+    log: bool,
+    envs: &[(&str, String)],
+    (cols, rows): (u16, u16),
+) -> Session {
+    let out = dir.join("out.json");
+    let record = dir.join("received.jsonl");
+    let log_file = dir.join("run.log");
+    let script = root().join("tests/servers/py_try_server.py");
+    let log_flag = if log {
+        format!(" --log '{}'", log_file.display())
+    } else {
+        String::new()
+    };
+    let args = format!("mcp {flags}{log_flag} -- '{py}' '{}'", script.display());
+    let mut all = vec![("TRY_RECORD", record.display().to_string())];
+    all.extend(envs.iter().cloned());
+    let t = Tui::start_env(dir, &out, cols, rows, &args, &all);
+    Session {
+        out,
+        record,
+        log: log_file,
+        t,
+    }
+}
+
+/// Write the shell script `text` at `path`, executable (a stand-in
+/// `$VISUAL`).
+fn write_script(path: &std::path::Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, text).expect("write the script");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
 /// What the server's tools received, one JSON object per call.
 fn received(record: &std::path::Path) -> Vec<Value> {
     std::fs::read_to_string(record)
@@ -63,17 +112,12 @@ fn book_a_table(t: &mut Tui) {
 fn pick_fill_call_answer_and_leave(protocol: &str) {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.json");
-    let record = dir.path().join("received.jsonl");
-    let script = root().join("tests/servers/py_try_server.py");
-    let log = dir.path().join("run.log");
-    let args = format!(
-        "mcp {protocol} --log '{}' -- '{py}' '{}'",
-        log.display(),
-        script.display()
-    );
-    let envs = [("TRY_RECORD", record.display().to_string())];
-    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    let Session {
+        out,
+        record,
+        log,
+        mut t,
+    } = session(dir.path(), &py, protocol, true, &[], (100, 30));
     t.wait_for("The server's tools, prompts and resources: 7 of 7 shown");
     t.wait_for("book_table — Book a table in a city.");
     // Typing part of a name narrows the list.
@@ -204,14 +248,12 @@ fn a_person_tries_each_tool_from_the_list_in_2025_11_25() {
 fn a_nested_argument_is_edited_as_json_and_checked_before_the_call() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.json");
-    let record = dir.path().join("received.jsonl");
     let editor = dir.path().join("editor.sh");
     let count = dir.path().join("edits");
     // First edit: the address lacks its city; second: whole.
-    std::fs::write(
+    write_script(
         &editor,
-        format!(
+        &format!(
             "#!/bin/sh\n\
              echo x >> '{count}'\n\
              if [ \"$(wc -l < '{count}')\" -eq 1 ]; then\n\
@@ -221,20 +263,9 @@ fn a_nested_argument_is_edited_as_json_and_checked_before_the_call() {
              fi\n",
             count = count.display()
         ),
-    )
-    .expect("editor");
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&editor)
-        .status()
-        .expect("chmod");
-    let script = root().join("tests/servers/py_try_server.py");
-    let args = format!("mcp -- '{py}' '{}'", script.display());
-    let envs = [
-        ("TRY_RECORD", record.display().to_string()),
-        ("VISUAL", editor.display().to_string()),
-    ];
-    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    );
+    let envs = [("VISUAL", editor.display().to_string())];
+    let Session { record, mut t, .. } = session(dir.path(), &py, "", false, &envs, (100, 30));
     t.wait_for("7 of 7 shown");
     t.press("parcel", "1 of 7 shown");
     t.send("\r");
@@ -264,12 +295,9 @@ fn a_nested_argument_is_edited_as_json_and_checked_before_the_call() {
 fn ctrl_c_twice_on_the_list_quits_with_130() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.json");
-    let record = dir.path().join("received.jsonl");
-    let script = root().join("tests/servers/py_try_server.py");
-    let args = format!("mcp -- '{py}' '{}'", script.display());
-    let envs = [("TRY_RECORD", record.display().to_string())];
-    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    let Session {
+        out, record, mut t, ..
+    } = session(dir.path(), &py, "", false, &[], (100, 30));
     t.wait_for("7 of 7 shown");
     t.send("\u{3}");
     t.send("\u{3}");
@@ -303,17 +331,9 @@ fn wait_for_records(record: &std::path::Path, n: usize) -> Vec<Value> {
 fn esc_cancels_a_call_in_progress(protocol: &str, logs: bool) {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.json");
-    let record = dir.path().join("received.jsonl");
-    let script = root().join("tests/servers/py_try_server.py");
-    let log = dir.path().join("run.log");
-    let args = format!(
-        "mcp {protocol} --log '{}' -- '{py}' '{}'",
-        log.display(),
-        script.display()
-    );
-    let envs = [("TRY_RECORD", record.display().to_string())];
-    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    let Session {
+        record, log, mut t, ..
+    } = session(dir.path(), &py, protocol, true, &[], (100, 30));
     t.wait_for("7 of 7 shown");
     t.press("slow", "1 of 7 shown");
     t.press("\r", "Calling the tool 'slow'…");
@@ -473,17 +493,12 @@ fn an_answer_after_the_cancel_is_dropped() {
 fn the_plain_loop_picks_asks_calls_cancels_and_leaves() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.json");
-    let record = dir.path().join("received.jsonl");
-    let script = root().join("tests/servers/py_try_server.py");
-    let log = dir.path().join("run.log");
-    let args = format!(
-        "mcp --plain --log '{}' -- '{py}' '{}'",
-        log.display(),
-        script.display()
-    );
-    let envs = [("TRY_RECORD", record.display().to_string())];
-    let mut t = Tui::start_env(dir.path(), &out, 120, 60, &args, &envs);
+    let Session {
+        out,
+        record,
+        log,
+        mut t,
+    } = session(dir.path(), &py, "--plain", true, &[], (120, 60));
     t.wait_for("The server's tools, prompts and resources: 7.");
     t.wait_for("1. book_table — Book a table in a city. [arguments]");
     t.wait_for("7. menu — menu://today [resource]");
@@ -566,14 +581,12 @@ fn ctrl_o_edits_the_whole_arguments_as_json() {
     let dir = tempfile::tempdir().expect("tempdir");
     let tmp = dir.path().join("tmp");
     std::fs::create_dir(&tmp).expect("tmp");
-    let out = dir.path().join("out.json");
-    let record = dir.path().join("received.jsonl");
     let editor = dir.path().join("editor.sh");
     let seen = dir.path().join("seen.json");
     // First edit: keeps what it was given, and 40 guests; second: fits.
-    std::fs::write(
+    write_script(
         &editor,
-        format!(
+        &format!(
             "#!/bin/sh\n\
              if [ ! -e '{seen}' ]; then\n\
              cp \"$1\" '{seen}'\n\
@@ -583,21 +596,12 @@ fn ctrl_o_edits_the_whole_arguments_as_json() {
              fi\n",
             seen = seen.display()
         ),
-    )
-    .expect("editor");
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&editor)
-        .status()
-        .expect("chmod");
-    let script = root().join("tests/servers/py_try_server.py");
-    let args = format!("mcp -- '{py}' '{}'", script.display());
+    );
     let envs = [
-        ("TRY_RECORD", record.display().to_string()),
         ("VISUAL", editor.display().to_string()),
         ("TMPDIR", tmp.display().to_string()),
     ];
-    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    let Session { record, mut t, .. } = session(dir.path(), &py, "", false, &envs, (100, 30));
     t.wait_for("7 of 7 shown");
     t.press("table", "1 of 7 shown");
     t.press("\r", "The arguments of the tool 'book_table'.");
