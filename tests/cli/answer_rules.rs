@@ -12,10 +12,6 @@ use std::process::{Command, Output, Stdio};
 use ahp_elicit::scripted::{schema_violations, Answers};
 use serde_json::{json, Value};
 
-fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_ahp-elicit"))
-}
-
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/answers")
@@ -32,7 +28,7 @@ fn fake_server() -> String {
 }
 
 fn ahp(args: &[&str]) -> Output {
-    Command::new(bin())
+    Command::new(crate::common::BIN)
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -95,7 +91,7 @@ fn mcp_rules(rules: &str) -> McpRun {
     let log = dir.path().join("log.jsonl");
     let events = dir.path().join("events.jsonl");
     let server = fake_server();
-    let o = Command::new(bin())
+    let o = Command::new(crate::common::BIN)
         .args(["mcp", "--call", "probe", "--args", r#"{"case":"rules"}"#])
         .args(["--answers", rules])
         .arg("--log")

@@ -5,12 +5,7 @@ use crate::common;
 
 use ahp_elicit::binding::capabilities::{advertise, from_ahp, from_mcp, EffectKind};
 use ahp_elicit::binding::Mode;
-use assert_cmd::Command;
 use serde_json::{json, Value};
-
-fn bin() -> Command {
-    Command::cargo_bin("ahp-elicit").expect("the binary is built")
-}
 
 struct Out {
     code: i32,
@@ -19,7 +14,7 @@ struct Out {
 }
 
 fn run(args: &[&str], stdin: &[u8]) -> Out {
-    let o = bin()
+    let o = crate::common::ahp()
         .args(args)
         .write_stdin(stdin.to_vec())
         .output()

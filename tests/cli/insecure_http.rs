@@ -2,12 +2,9 @@
 //! sent over plain `http://` to another machine unless the person says so
 //! with `--allow-insecure-http`; loopback and `https://` are not refused.
 
-use assert_cmd::Command;
-
 /// `ahp-elicit mcp ARGS`: (exit code, stderr).
 fn mcp(args: &[&str]) -> (i32, String) {
-    let out = Command::cargo_bin("ahp-elicit")
-        .expect("binary")
+    let out = crate::common::ahp()
         .arg("mcp")
         .args(args)
         .env("FAKE_KEY", "KEY-VALUE-123456")

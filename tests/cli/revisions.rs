@@ -15,7 +15,7 @@ use assert_cmd::Command;
 use serde_json::{json, Value};
 
 fn bin() -> Command {
-    let mut c = Command::cargo_bin("ahp-elicit").unwrap();
+    let mut c = crate::common::ahp();
     c.current_dir(env!("CARGO_MANIFEST_DIR"));
     c
 }

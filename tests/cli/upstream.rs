@@ -45,7 +45,7 @@ fn embedded(rev: Revision) -> &'static str {
 }
 
 fn bin() -> Command {
-    let mut c = Command::cargo_bin("ahp-elicit").unwrap();
+    let mut c = crate::common::ahp();
     c.current_dir(env!("CARGO_MANIFEST_DIR"));
     c.env_remove("AHP_UPSTREAM_DIR");
     c

@@ -183,9 +183,10 @@ pub fn request_line(server: &str, id: &str, params: &serde_json::Value) -> Strin
     .to_string()
 }
 
-/// Run `bin` with `args` in `dir`, stdin empty: (exit code, stdout, stderr).
-pub fn run_in(bin: &str, args: &[&str], dir: &std::path::Path) -> (Option<i32>, String, String) {
-    let o = std::process::Command::new(bin)
+/// Run `ahp-elicit ARGS` in `dir`, stdin empty: (exit code, stdout,
+/// stderr).
+pub fn run_in(args: &[&str], dir: &std::path::Path) -> (Option<i32>, String, String) {
+    let o = std::process::Command::new(BIN)
         .args(args)
         .current_dir(dir)
         .stdin(std::process::Stdio::null())

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use expectrl::Expect;
 use serde_json::Value;
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
+pub use super::BIN;
 pub const PATIENCE: Duration = Duration::from_secs(40);
 /// How long [`Tui::wait_raw`] waits: the sign-in lines come after a server
 /// and its authorization server answered.

@@ -15,7 +15,7 @@ use std::time::Duration;
 use expectrl::{Eof, Expect, Session};
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
+use crate::common::BIN;
 
 /// Start `ahp-elicit demo ARGS > out` in an 80x24 (or given) pty.
 fn start(out: &Path, cols: u16, rows: u16, args: &str) -> expectrl::session::OsSession {

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use expectrl::Expect;
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
+use crate::common::BIN;
 const PATIENCE: Duration = Duration::from_secs(40);
 
 /// What a clean restore writes after `ESC[?1049l`: only "show the cursor".
