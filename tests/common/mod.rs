@@ -98,6 +98,51 @@ pub fn example_files() -> Vec<PathBuf> {
     v
 }
 
+/// The events of one example file: every non-blank line of a `.jsonl`
+/// file, or the one document of a `.json` file, parsed.
+pub fn example_documents(path: &std::path::Path) -> Vec<serde_json::Value> {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let parse =
+        |t: &str| serde_json::from_str(t).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if path.extension().is_some_and(|x| x == "jsonl") {
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(parse)
+            .collect()
+    } else {
+        vec![parse(&text)]
+    }
+}
+
+/// Every request event of the examples ([`example_files`]), each with the
+/// name of its file; at least the six shared ones.
+pub fn example_requests() -> Vec<(String, ahp_elicit::binding::RequestEvent)> {
+    let mut out = Vec::new();
+    for p in example_files() {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for d in example_documents(&p) {
+            if d["type"] == "user.elicitation.request" {
+                let r = ahp_elicit::binding::read_request(
+                    d,
+                    ahp_elicit::binding::ReadOptions::default(),
+                )
+                .expect("valid example request");
+                out.push((name.clone(), r));
+            }
+        }
+    }
+    assert!(
+        out.len() >= 6,
+        "expected the shared examples, found {}",
+        out.len()
+    );
+    out
+}
+
 /// The conformance vectors kept in the repository (`tests/vectors/`).
 pub fn vectors_dir() -> PathBuf {
     root().join("tests/vectors")
