@@ -67,6 +67,16 @@ pub fn stream_of(dir: &Path, input: &Path) -> PathBuf {
     fifo
 }
 
+/// Write `lines` (request events, one a line) to `dir/requests.jsonl`;
+/// returns its path.
+pub fn write_requests(dir: &Path, lines: &[String]) -> PathBuf {
+    let path = dir.join("requests.jsonl");
+    let mut text = lines.join("\n");
+    text.push('\n');
+    std::fs::write(&path, text).expect("write requests");
+    path
+}
+
 /// `text` without any whitespace (wrapping-insensitive comparison).
 pub fn squash(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()
@@ -78,6 +88,19 @@ impl Tui {
     /// `stty -g` before and after, and `[exit=N]`.
     pub fn start(dir: &Path, out: &Path, cols: u16, rows: u16, args: &str) -> Tui {
         Tui::start_env(dir, out, cols, rows, args, &[])
+    }
+
+    /// `ahp-elicit respond 'INPUT' FLAGS > out` in a `cols`x`rows` pty
+    /// ([`Tui::start`]).
+    pub fn respond(
+        dir: &Path,
+        out: &Path,
+        (cols, rows): (u16, u16),
+        input: &Path,
+        flags: &str,
+    ) -> Tui {
+        let args = format!("respond '{}' {flags}", input.display());
+        Tui::start(dir, out, cols, rows, args.trim_end())
     }
 
     /// [`Tui::start`] with extra environment variables.

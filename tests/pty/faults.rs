@@ -31,17 +31,8 @@ fn request(id: &str, message: &str, url: Option<&str>) -> String {
     common::request_line("faults", id, &params)
 }
 
-/// Write the requests as a JSON Lines file.
-fn write_stream(dir: &Path, lines: &[String]) -> PathBuf {
-    let path = dir.join("requests.jsonl");
-    let mut text = lines.join("\n");
-    text.push('\n');
-    std::fs::write(&path, text).expect("write requests");
-    path
-}
-
 fn three_forms(dir: &Path) -> PathBuf {
-    write_stream(
+    write_requests(
         dir,
         &[
             request("evt-1", "First form.", None),
@@ -58,7 +49,7 @@ fn three_forms(dir: &Path) -> PathBuf {
 #[test]
 fn ctrl_c_cancels_the_current_request_only() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let input = write_stream(
+    let input = write_requests(
         dir.path(),
         &[
             request("evt-1", "First form.", None),
@@ -66,13 +57,7 @@ fn ctrl_c_cancels_the_current_request_only() {
         ],
     );
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' --no-open", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "--no-open");
     t.wait_for("First form.");
     t.press("\u{3}", "Second, a URL.");
     t.send("d");
@@ -91,13 +76,7 @@ fn second_ctrl_c_quits_and_cancels_the_rest() {
     let dir = tempfile::tempdir().expect("tempdir");
     let input = three_forms(dir.path());
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}'", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "");
     t.wait_for("First form.");
     t.send("\u{3}\u{3}");
     assert_eq!(t.finish(), 130);
@@ -136,7 +115,7 @@ fn results_reach(out: &Path, n: usize) -> Vec<(String, String, Value)> {
 #[test]
 fn timeout_cancels_unanswered_requests_and_says_so() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let input = write_stream(
+    let input = write_requests(
         dir.path(),
         &[
             request("evt-1", "First form.", None),
@@ -144,13 +123,7 @@ fn timeout_cancels_unanswered_requests_and_says_so() {
         ],
     );
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' --timeout 1 --no-open", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "--timeout 1 --no-open");
     t.wait_for("First form.");
     t.wait_for("s left · Ctrl-T +1s");
     t.wait_for("Time ran out: this request was cancelled (cancel was sent).");
@@ -184,7 +157,7 @@ fn timeout_cancels_unanswered_requests_and_says_so() {
 #[test]
 fn the_next_request_gets_its_whole_time_after_a_timeout_notice() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let input = write_stream(
+    let input = write_requests(
         dir.path(),
         &[
             request("evt-1", "First form.", None),
@@ -192,13 +165,7 @@ fn the_next_request_gets_its_whole_time_after_a_timeout_notice() {
         ],
     );
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' --timeout 3", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "--timeout 3");
     t.wait_for("First form.");
     t.wait_for("Time ran out: this request was cancelled (cancel was sent).");
     // Read the notice for longer than the whole timeout.
@@ -225,15 +192,9 @@ fn the_next_request_gets_its_whole_time_after_a_timeout_notice() {
 #[test]
 fn ctrl_t_extends_the_deadline() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let input = write_stream(dir.path(), &[request("evt-1", "First form.", None)]);
+    let input = write_requests(dir.path(), &[request("evt-1", "First form.", None)]);
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' --timeout 2", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "--timeout 2");
     t.wait_for("Ctrl-T +2s");
     // Three extensions: at least 8 s in all, shown in the header.
     t.send("\u{14}\u{14}\u{14}");
@@ -272,13 +233,7 @@ fn signal_run(sig: &str) -> (i32, Vec<(String, String, Value)>, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     let input = three_forms(dir.path());
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}'", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "");
     t.wait_for("First form.");
     t.press("typed", "typed");
     common::signal(t.pid(), sig);
@@ -440,7 +395,7 @@ fn results_of_a_file_on_stdin_piped_on_wait_for_the_screen_to_end() {
 #[test]
 fn a_request_skipped_as_invalid_is_counted_on_screen() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let input = write_stream(
+    let input = write_requests(
         dir.path(),
         &[
             request("evt-1", "First form.", None),
@@ -449,13 +404,7 @@ fn a_request_skipped_as_invalid_is_counted_on_screen() {
         ],
     );
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        100,
-        24,
-        &format!("respond '{}'", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (100, 24), &input, "");
     t.wait_for("First form.");
     assert!(!t.shows("invalid skipped"), "{}", t.screen());
     t.press("\u{1b}", "Third form.");

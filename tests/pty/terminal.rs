@@ -161,13 +161,7 @@ fn ctrl_c_twice_while_waiting_for_the_first_request_quits_with_130() {
     let fifo = dir.path().join("requests.fifo");
     let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
     assert!(st.success());
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}'", fifo.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &fifo, "");
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let _ = tx.send(std::fs::OpenOptions::new().write(true).open(&fifo));
@@ -187,13 +181,7 @@ fn ctrl_c_twice_on_a_form_quits_with_130() {
     let dir = tempfile::tempdir().expect("tempdir");
     let input = two_forms(dir.path());
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}'", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "");
     t.wait_for("First form.");
     t.send("\u{3}\u{3}");
     assert_eq!(t.finish(), 130);

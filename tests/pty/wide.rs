@@ -69,13 +69,7 @@ fn emoji_options_scroll_clean_and_emoji_values_are_sent_exactly() {
     )
     .expect("write requests");
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        60,
-        16,
-        &format!("respond '{}'", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (60, 16), &input, "");
     t.wait_for_frame("plain 2");
     let first = cells(&t);
     for _ in 0..11 {
