@@ -632,30 +632,26 @@ fn the_check_reads_patterns_and_top_keys_as_meant() {
     let (code, out) = check_doc(&json!({"rules": null}));
     assert_eq!(code, 1);
     assert!(out.contains("/rules"), "{out}");
-    let (_d, p) = temp_file("answers.json", br#"{"rules": null}"#);
-    let o = ahp(&[
-        "respond",
-        "--answers",
-        &p,
-        &example("stream.requests.jsonl"),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("/rules: rules must be an array"),
-        "{}",
-        text(&o.stderr)
-    );
-    let (_d, p) = temp_file("answers.json", br#"{"$schema": 5, "action": "decline"}"#);
-    let o = ahp(&[
-        "respond",
-        "--answers",
-        &p,
-        &example("stream.requests.jsonl"),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("/$schema: must be a string"),
-        "{}",
-        text(&o.stderr)
-    );
+    // `respond` refuses the same files before it reads a request.
+    for (file, said) in [
+        (r#"{"rules": null}"#, "/rules: rules must be an array"),
+        (
+            r#"{"$schema": 5, "action": "decline"}"#,
+            "/$schema: must be a string",
+        ),
+    ] {
+        let (_d, p) = temp_file("answers.json", file.as_bytes());
+        let o = ahp(&[
+            "respond",
+            "--answers",
+            &p,
+            &example("stream.requests.jsonl"),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{file}");
+        assert!(
+            text(&o.stderr).contains(said),
+            "{file}: {}",
+            text(&o.stderr)
+        );
+    }
 }
