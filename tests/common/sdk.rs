@@ -63,6 +63,17 @@ impl McpRun {
         }
     }
 
+    /// Asserts that the run ended with exit `code` and said `text` on
+    /// stderr; each failure message holds the stderr.
+    pub fn assert_said(&self, code: i32, text: &str) {
+        assert_eq!(self.code, code, "stderr: {}", self.stderr);
+        assert!(
+            self.stderr.contains(text),
+            "{text:?} not said; stderr: {}",
+            self.stderr
+        );
+    }
+
     /// Stdout parsed as JSON (the result `--call` prints); panics naming
     /// stdout and stderr when it is not.
     pub fn json(&self) -> Value {

@@ -62,12 +62,7 @@ fn stdio(extra: &[&str]) -> Run {
 #[test]
 fn listing_needs_no_terminal() {
     let r = stdio(&[]);
-    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-    assert!(
-        r.stderr.contains("the server offers 2 tool(s)"),
-        "{}",
-        r.stderr
-    );
+    r.assert_said(0, "the server offers 2 tool(s)");
     let listed: Value = serde_json::from_str(&r.stdout).expect("the tools as JSON");
     assert_eq!(listed["tools"][0]["name"], "probe");
     assert!(!r.stderr.contains("no terminal"), "{}", r.stderr);
@@ -302,12 +297,7 @@ fn an_endless_tool_list_is_cut_at_its_bound() {
 #[test]
 fn quiet_leaves_out_the_fallback_line() {
     let r = stdio(&["--call", "probe", "--args", r#"{"case":"quiet"}"#]);
-    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-    assert!(
-        r.stderr.contains("using MCP 2025-11-25 (initialize)"),
-        "{}",
-        r.stderr
-    );
+    r.assert_said(0, "using MCP 2025-11-25 (initialize)");
     assert!(r.stderr.contains("connected to Fake MCP"), "{}", r.stderr);
     let r = stdio(&[
         "--quiet",
@@ -372,13 +362,9 @@ fn stdio_answers_form_and_url_and_refuses_the_rest() {
     let r = stdio(&["--call", "probe", "--action", "accept"]);
     // The elicitations refused as invalid (an unknown mode, a nested
     // object) got no answer: exit 1, said at the end.
-    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
-    assert!(
-        r.stderr.contains(
-            "2 elicitation(s) refused without an answer (invalid params, or a mode not advertised)"
-        ),
-        "{}",
-        r.stderr
+    r.assert_said(
+        1,
+        "2 elicitation(s) refused without an answer (invalid params, or a mode not advertised)",
     );
     // The URL was accepted without --browser: nothing was opened, and the
     // run says so.
@@ -652,12 +638,9 @@ fn usage_errors_exit_2() {
     assert!(r.stderr.contains("--args must be a JSON object"));
     // A URL of another scheme is not run as a command.
     let r = run(&["--action", "accept", "ftp://x/mcp"]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr
-            .contains("'ftp://x/mcp': a server URL starts with http:// or https://"),
-        "{}",
-        r.stderr
+    r.assert_said(
+        2,
+        "'ftp://x/mcp': a server URL starts with http:// or https://",
     );
     assert!(!r.stderr.contains("could not start"), "{}", r.stderr);
     let out = Command::new(BIN)
@@ -675,24 +658,16 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("events file: /nonexistent/dir/ev.jsonl"));
     let r = run(&["http://127.0.0.1:9/mcp", "--action", "accept"]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr.contains("give the flags before the URL"),
-        "{}",
-        r.stderr
-    );
+    r.assert_said(2, "give the flags before the URL");
     let r = run(&["--action", "accept", "--", "/nonexistent/mcp-server"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("could not start the server"));
     // A server that exits at once, having said nothing: said with its
     // status, not started again.
     let r = run(&["--action", "accept", "--", "true"]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr
-            .contains("the server exited with status 0 before answering server/discover"),
-        "{}",
-        r.stderr
+    r.assert_said(
+        2,
+        "the server exited with status 0 before answering server/discover",
     );
     assert!(
         !r.stderr.contains("starting the server again"),
@@ -1224,14 +1199,7 @@ mod live {
             "-c",
             &code,
         ]);
-        assert_eq!(r.code, 2, "{}", r.stderr);
-        assert!(
-            r.stderr.contains(
-                "the server exited with status 3 before answering server/discover (its last stderr line: ImportError: no module named mcp)"
-            ),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(2, "the server exited with status 3 before answering server/discover (its last stderr line: ImportError: no module named mcp)");
         assert!(
             !r.stderr.contains("starting the server again"),
             "{}",
@@ -1347,14 +1315,7 @@ mod live {
         let srv = HttpServer::start();
         let url = srv.url.replace("/mcp", "/redirect");
         let r = run(&["--action", "accept", &url]);
-        assert_eq!(r.code, 2, "{}", r.stderr);
-        assert!(
-            r.stderr.contains(
-                "the server answered HTTP 307 redirecting to http://127.0.0.1:1/elsewhere: redirects are not followed"
-            ),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(2, "the server answered HTTP 307 redirecting to http://127.0.0.1:1/elsewhere: redirects are not followed");
     }
 }
 
@@ -1493,13 +1454,7 @@ mod modern {
                 "accept",
             ],
         );
-        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr
-                .contains("connected to Fake MCP 0.0.1 (MCP 2026-07-28)"),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(0, "connected to Fake MCP 0.0.1 (MCP 2026-07-28)");
         assert_eq!(r.stderr.matches("connected to").count(), 1, "{}", r.stderr);
         let calls = calls(&r);
         assert_eq!(calls.len(), 2);
@@ -1663,14 +1618,7 @@ mod modern {
                 "2",
             ],
         );
-        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains(
-                "the server still asked for input after 2 round(s) of tools/call 'mrtr' (--max-rounds 2)"
-            ),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(1, "the server still asked for input after 2 round(s) of tools/call 'mrtr' (--max-rounds 2)");
         assert_eq!(r.stdout, "");
     }
 
@@ -1687,12 +1635,9 @@ mod modern {
                 "accept",
             ],
         );
-        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr
-                .contains("asks for 'sampling/createMessage', which this client did not declare"),
-            "{}",
-            r.stderr
+        r.assert_said(
+            1,
+            "asks for 'sampling/createMessage', which this client did not declare",
         );
         assert!(r.events.is_empty());
     }
@@ -1746,13 +1691,8 @@ mod modern {
             &["--protocol", "2025-11-25", "--action", "accept"],
         );
         // The server cannot be spoken to in the revision asked: exit 2.
-        assert_eq!(r.code, 2, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains("JSON-RPC error -32022")
-                && r.stderr.contains("it speaks: 2026-07-28"),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(2, "JSON-RPC error -32022");
+        r.assert_said(2, "it speaks: 2026-07-28");
     }
 
     /// `--protocol 2026-07-28` of a server that speaks only 2025-11-25
@@ -1774,14 +1714,7 @@ mod modern {
     #[test]
     fn an_input_required_result_on_a_2025_session_is_never_success() {
         let r = stdio_with(&["--mixed"], &["--call", "probe", "--action", "accept"]);
-        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains(
-                "with an MCP 2026-07-28 result (resultType input_required) on an MCP 2025-11-25 session"
-            ),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(1, "with an MCP 2026-07-28 result (resultType input_required) on an MCP 2025-11-25 session");
         assert_eq!(r.stdout, "");
     }
 
@@ -1798,12 +1731,7 @@ mod modern {
                 "accept",
             ],
         );
-        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains("starting the server again"),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(0, "starting the server again");
         // The new process saw the handshake first.
         assert_eq!(r.record()["received"][0], "initialize");
         assert_eq!(r.record()["initialize"]["protocolVersion"], "2025-11-25");
@@ -1822,12 +1750,7 @@ mod modern {
                 "decline",
             ],
         );
-        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains("it speaks: 2025-11-25, 2025-06-18"),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(0, "it speaks: 2025-11-25, 2025-06-18");
         assert!(
             !r.stderr.contains("starting the server again"),
             "{}",
@@ -1851,13 +1774,8 @@ mod modern {
             &["--modern"],
             &["--modes", "url", "--call", "mrtr", "--action", "accept"],
         );
-        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains("JSON-RPC error -32021")
-                && r.stderr.contains("the server needs a client capability this client did not declare (-32021): {\"elicitation\":{\"form\":{}}}"),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(1, "JSON-RPC error -32021");
+        r.assert_said(1, "the server needs a client capability this client did not declare (-32021): {\"elicitation\":{\"form\":{}}}");
     }
 
     #[test]
@@ -1875,12 +1793,7 @@ mod modern {
                 "2",
             ],
         );
-        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains("starting the server again"),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(0, "starting the server again");
         assert_eq!(r.record()["received"][0], "initialize");
     }
 
@@ -1936,12 +1849,7 @@ mod modern {
     fn http_2026_never_calls_a_tool_left_out_for_its_annotations() {
         let srv = HttpServer::start_with(&["--modern"]);
         let r = run(&["--call", "bad-header", "--action", "accept", &srv.url]);
-        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains("the tool 'bad-header' is not called"),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(1, "the tool 'bad-header' is not called");
         assert_eq!(r.stdout, "");
     }
 

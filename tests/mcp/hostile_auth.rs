@@ -118,14 +118,12 @@ fn a_client_registration_the_authorization_server_forgot_is_named_and_forgotten_
         format!("forgot the client registered at {}/as/forgetful\n", srv.url)
     );
     let again = ahp(d, &["auth", "logout", &url, "--forget-client"]);
-    assert_eq!(again.code, 1, "{}", again.stderr);
-    assert!(
-        again.stderr.contains(&format!(
+    again.assert_said(
+        1,
+        &format!(
             "no sign-in stored for {url}, and no client registration kept for {}/as/forgetful",
             srv.url
-        )),
-        "{}",
-        again.stderr
+        ),
     );
     // 4. The next sign-in registers anew and goes through.
     let signed = call_signing_in(d, &url);

@@ -328,13 +328,9 @@ fn a_token_brought_with_header_turns_signing_in_off() {
 fn sign_in_flags_with_a_stdio_server_are_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let r = ahp(dir.path(), &["mcp", "--auth-store", "memory", "--", "true"]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr.contains(
-            "the sign-in flags apply to a server URL (Streamable HTTP), not to a command"
-        ),
-        "{}",
-        r.stderr
+    r.assert_said(
+        2,
+        "the sign-in flags apply to a server URL (Streamable HTTP), not to a command",
     );
 }
 
@@ -456,15 +452,10 @@ fn a_stored_sign_in_is_used_again_without_a_browser_until_signed_out() {
     assert!(!sign_in.exists());
     assert!(client.exists());
     let after = greet(&[]);
-    assert_eq!(after.code, 3, "{}", after.stderr);
-    assert!(
-        after.stderr.contains(&format!(
+    after.assert_said(3, &format!(
             "{url} needs a sign-in: run \"ahp-elicit auth login {url}\" at a terminal (or pass --browser CMD)",
             url = ex.url
-        )),
-        "{}",
-        after.stderr
-    );
+        ));
     assert!(!d.join("visited.txt").exists() && !d.join("called.txt").exists());
 
     let log = std::fs::read_to_string(d.join("log.jsonl")).unwrap();

@@ -341,15 +341,10 @@ fn a_step_up_asking_for_nothing_new_is_refused_without_a_browser() {
     let d = dir.path();
     let Some(srv) = server(d, &[]) else { return };
     let r = call(d, &srv.url, "locked", &[]);
-    assert_eq!(r.code, 3, "{}", r.stderr);
-    assert!(
-        r.stderr.contains(&format!(
+    r.assert_said(3, &format!(
             "{} refused tools/call locked for lack of access (read), which the token in use has already: not signing in again",
             srv.url
-        )),
-        "{}",
-        r.stderr
-    );
+        ));
     // The first sign-in only; the refusal was met once.
     assert_eq!(sign_in_visits(d).len(), 1);
     assert_eq!(count(d, "insufficient_scope", None), 1);
