@@ -103,6 +103,20 @@ impl Tui {
         Tui::start(dir, out, cols, rows, args.trim_end())
     }
 
+    /// `ahp-elicit WORDS... > dir/out.json` in a `cols`x`rows` pty, each
+    /// word quoted for the shell ([`Tui::start`]).
+    pub fn start_words<S: AsRef<str>>(
+        dir: &Path,
+        (cols, rows): (u16, u16),
+        words: impl IntoIterator<Item = S>,
+    ) -> Tui {
+        let args: Vec<String> = words
+            .into_iter()
+            .map(|w| super::sdk::sh_quote(w.as_ref()))
+            .collect();
+        Tui::start(dir, &dir.join("out.json"), cols, rows, &args.join(" "))
+    }
+
     /// [`Tui::start`] with extra environment variables.
     pub fn start_env(
         dir: &Path,

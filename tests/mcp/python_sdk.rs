@@ -251,13 +251,14 @@ fn nested_model_is_not_a_form_decline_only() {
 }
 
 fn start_tui(dir: &std::path::Path, tool: &str, py: &str) -> Tui {
-    let args: Vec<String> = ["mcp", "--call", tool, "--"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain(server(py))
-        .map(|s| sh_quote(&s))
-        .collect();
-    Tui::start(dir, &dir.join("out.json"), 100, 40, &args.join(" "))
+    Tui::start_words(
+        dir,
+        (100, 40),
+        ["mcp", "--call", tool, "--"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(server(py)),
+    )
 }
 
 #[test]
@@ -285,8 +286,7 @@ fn pydantic_form_is_filled_in_a_terminal() {
     t.send("ZZ");
     t.send("\t");
     t.send("ada");
-    t.press("\x13", "Review");
-    t.send("\r");
+    t.submit();
     assert_eq!(t.finish(), 0, "stderr: {}", t.stderr());
     let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
     let report = tool_report(&out);
@@ -442,18 +442,13 @@ fn ctx_elicit_at_a_terminal_offers_to_run_again_over_2025_11_25() {
         } else {
             &["mcp", "--call", "book", "--"]
         };
-        let args: Vec<String> = flags
-            .iter()
-            .map(|s| s.to_string())
-            .chain(ctx_elicit_server(&py, fastmcp))
-            .map(|s| sh_quote(&s))
-            .collect();
-        let mut t = Tui::start(
+        let mut t = Tui::start_words(
             dir.path(),
-            &dir.path().join("out.json"),
-            100,
-            40,
-            &args.join(" "),
+            (100, 40),
+            flags
+                .iter()
+                .map(|s| s.to_string())
+                .chain(ctx_elicit_server(&py, fastmcp)),
         );
         t.wait_for("Run the call again over MCP 2025-11-25?");
         t.wait_for("The tool may run twice");
@@ -474,8 +469,7 @@ fn ctx_elicit_at_a_terminal_offers_to_run_again_over_2025_11_25() {
         // One key, no Enter.
         t.press("y", "Book a table");
         t.send("Ada");
-        t.press("\x13", "Review");
-        t.send("\r");
+        t.submit();
         assert_eq!(t.finish(), 0, "fastmcp {fastmcp}: {}", t.stderr());
         let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
         assert_eq!(
@@ -502,18 +496,13 @@ fn ctx_elicit_from_the_list_is_run_again_over_2025_11_25_on_request() {
     let Some(py) = python() else { return };
     for fastmcp in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let args: Vec<String> = ["mcp", "--"]
-            .iter()
-            .map(|s| s.to_string())
-            .chain(ctx_elicit_server(&py, fastmcp))
-            .map(|s| sh_quote(&s))
-            .collect();
-        let mut t = Tui::start(
+        let mut t = Tui::start_words(
             dir.path(),
-            &dir.path().join("out.json"),
-            120,
-            40,
-            &args.join(" "),
+            (120, 40),
+            ["mcp", "--"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain(ctx_elicit_server(&py, fastmcp)),
         );
         t.wait_for("shown");
         t.press("book", "1 of 1 shown");
@@ -545,18 +534,13 @@ fn ctx_elicit_from_the_list_is_run_again_over_2025_11_25_on_request() {
 fn ctx_elicit_from_the_plain_list_is_run_again_over_2025_11_25() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let args: Vec<String> = ["mcp", "--plain", "--"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain(ctx_elicit_server(&py, true))
-        .map(|s| sh_quote(&s))
-        .collect();
-    let mut t = Tui::start(
+    let mut t = Tui::start_words(
         dir.path(),
-        &dir.path().join("out.json"),
-        120,
-        50,
-        &args.join(" "),
+        (120, 50),
+        ["mcp", "--plain", "--"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(ctx_elicit_server(&py, true)),
     );
     t.wait_for("Type a number or part of a name to pick one (q leaves):");
     t.press("book\r", "Result of the tool 'book'");

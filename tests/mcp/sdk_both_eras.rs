@@ -492,13 +492,14 @@ fn ts_v1_url_over_stdio_stays_2025() {
 
 /// `ahp-elicit mcp --call TOOL TARGET` in a pty, stdout into `out.json`.
 fn start_tui(dir: &Path, tool: &str, t: &Target) -> Tui {
-    let args: Vec<String> = ["mcp", "--no-open", "--call", tool]
-        .iter()
-        .map(|s| s.to_string())
-        .chain(t.words.iter().cloned())
-        .map(|s| sh_quote(&s))
-        .collect();
-    Tui::start(dir, &dir.join("out.json"), 100, 40, &args.join(" "))
+    Tui::start_words(
+        dir,
+        (100, 40),
+        ["mcp", "--no-open", "--call", tool]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(t.words.iter().cloned()),
+    )
 }
 
 /// The run said on stderr the era it picked.

@@ -590,8 +590,7 @@ fn a_2026_round_of_two_forms_is_counted_in_the_terminal() {
     t.press("\x13", "Review");
     t.press("\r", "request 2 of 2");
     t.wait_for("Second form");
-    t.press("\x13", "Review");
-    t.send("\r");
+    t.submit();
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     let result: Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");

@@ -28,9 +28,15 @@ fn one_form(dir: &Path) -> PathBuf {
     path
 }
 
-fn start(dir: &Path, out: &Path) -> Tui {
-    let input = one_form(dir);
-    Tui::start(dir, out, 80, 24, &format!("respond '{}'", input.display()))
+/// `respond` on [`one_form`] in a new temporary directory (returned, to
+/// keep), stdout to its `out.jsonl`, once the form is on screen.
+fn name_form_on_screen() -> (tempfile::TempDir, PathBuf, Tui) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let input = one_form(dir.path());
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "");
+    t.wait_for("Who are you?");
+    (dir, out, t)
 }
 
 /// `respond` on one form request per `(server, id, message)`, each with
@@ -61,10 +67,7 @@ fn sent_name(out: &Path) -> String {
 
 #[test]
 fn an_esc_then_a_letter_over_a_slow_link_is_alt_and_replies_are_not_typed() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
+    let (_dir, out, mut t) = name_form_on_screen();
     t.press("hello world", "hello world");
     // Alt-B as a slow link delivers it: ESC, then `b` a little later.
     t.send("\u{1b}");
@@ -91,10 +94,7 @@ fn an_esc_then_a_letter_over_a_slow_link_is_alt_and_replies_are_not_typed() {
 /// the reply that follows never answers the question and is never typed.
 #[test]
 fn a_reply_split_right_after_its_esc_neither_answers_nor_types() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
+    let (_dir, out, mut t) = name_form_on_screen();
     t.press("hello", "hello");
     t.press("\u{1b}", "Throw away what you entered and cancel?");
     // The rest of another program's colour reply, well after its ESC.
@@ -113,10 +113,7 @@ fn a_reply_split_right_after_its_esc_neither_answers_nor_types() {
 /// and nothing typed is lost.
 #[test]
 fn a_split_reply_never_confirms_the_discard_question() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
+    let (_dir, out, mut t) = name_form_on_screen();
     t.press("abc", "abc");
     // A colour reply split after its ESC: the ESC asks, the rest is dropped.
     t.send("\u{1b}");
@@ -142,10 +139,7 @@ fn a_split_reply_never_confirms_the_discard_question() {
 /// Enter follows over a slow link is Alt-Enter, a line break.
 #[test]
 fn a_da2_reply_is_not_typed_and_a_split_alt_enter_breaks_the_line() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
+    let (_dir, out, mut t) = name_form_on_screen();
     t.press("ab", "ab");
     t.send("\u{1b}[>41;356;0c");
     t.send("\u{1b}");
@@ -163,10 +157,7 @@ fn a_da2_reply_is_not_typed_and_a_split_alt_enter_breaks_the_line() {
 /// text is what the person typed around the replies.
 #[test]
 fn a_da2_reply_split_inside_its_body_is_not_typed() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
+    let (_dir, out, mut t) = name_form_on_screen();
     t.press("abc", "abc");
     for (head, rest) in [
         ("\u{1b}[>41;3", "56;0c"),
@@ -188,10 +179,7 @@ fn a_da2_reply_split_inside_its_body_is_not_typed() {
 /// `[D`) is that key: the cursor moves left, nothing is dropped or typed.
 #[test]
 fn a_cursor_key_split_right_after_its_esc_moves_the_cursor() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
+    let (_dir, out, mut t) = name_form_on_screen();
     t.press("12", "12");
     t.s.send("\u{1b}").expect("send ESC");
     std::thread::sleep(Duration::from_millis(40));
@@ -205,10 +193,7 @@ fn a_cursor_key_split_right_after_its_esc_moves_the_cursor() {
 
 #[test]
 fn esc_in_a_form_with_typed_text_asks_first() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
+    let (_dir, out, mut t) = name_form_on_screen();
     t.press("Ada", "Ada");
     t.press("\u{1b}", "Throw away what you entered and cancel?");
     t.wait_for("Esc again or y: cancel");
@@ -387,10 +372,7 @@ fn the_timeout_clock_stops_while_the_editor_is_open() {
 /// any other control character the paste holds.
 #[test]
 fn an_encoded_ctrl_j_in_a_paste_is_a_line_break_and_no_control_character_is_sent() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
+    let (_dir, out, mut t) = name_form_on_screen();
     t.send("\u{1b}[200~one\u{1b}[106;5utwo\u{7}\u{1b}[31m three\u{1b}[201~");
     t.wait_for("[one]\n[two three]");
     t.submit();
