@@ -20,13 +20,6 @@ fn fixture(name: &str) -> String {
         .into_owned()
 }
 
-fn fake_server() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/mcp_fake_server.py")
-        .to_string_lossy()
-        .into_owned()
-}
-
 fn ahp(args: &[&str]) -> Output {
     Command::new(crate::common::BIN)
         .args(args)
@@ -90,23 +83,28 @@ fn mcp_rules(rules: &str) -> McpRun {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("log.jsonl");
     let events = dir.path().join("events.jsonl");
-    let server = fake_server();
-    let o = Command::new(crate::common::BIN)
-        .args(["mcp", "--call", "probe", "--args", r#"{"case":"rules"}"#])
-        .args(["--answers", rules])
-        .arg("--log")
-        .arg(&log)
-        .arg("--events")
-        .arg(&events)
-        .args(["--", "python3", server.as_str()])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run ahp-elicit mcp (python3 runs the fake server)");
-    let stdout = text(&o.stdout);
+    let server = crate::common::fake_server();
+    let log_s = log.display().to_string();
+    let r = crate::common::sdk::mcp_in(
+        dir.path(),
+        [
+            "--call",
+            "probe",
+            "--args",
+            r#"{"case":"rules"}"#,
+            "--answers",
+            rules,
+            "--log",
+            &log_s,
+            "--",
+            "python3",
+            &server,
+        ],
+    );
     McpRun {
-        code: o.status.code().unwrap_or(-1),
-        result: serde_json::from_str(&stdout).unwrap_or(Value::Null),
-        stderr: text(&o.stderr),
+        code: r.code,
+        result: serde_json::from_str(&r.stdout).unwrap_or(Value::Null),
+        stderr: r.stderr,
         log: json_lines(&log),
         events,
         _dir: dir,

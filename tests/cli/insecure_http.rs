@@ -4,16 +4,15 @@
 
 /// `ahp-elicit mcp ARGS`: (exit code, stderr).
 fn mcp(args: &[&str]) -> (i32, String) {
-    let out = crate::common::ahp()
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = crate::common::sdk::ahp_in(dir.path())
         .arg("mcp")
         .args(args)
         .env("FAKE_KEY", "KEY-VALUE-123456")
         .output()
         .expect("run");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let r = crate::common::sdk::McpRun::of(&out, None);
+    (r.code, r.stderr)
 }
 
 #[test]
