@@ -42,7 +42,7 @@ fn scenario(name: &str) -> Vec<Value> {
 /// Run one scenario at `spec` (or its default revision); returns its
 /// checks (status is not INFO).
 fn scenario_spec(name: &str, spec: Option<&str>) -> Vec<Value> {
-    run_suite("conformance", name, spec, &["INFO"])
+    run_suite("@modelcontextprotocol/conformance", name, spec, &["INFO"])
 }
 
 /// Run scenario `name` of the conformance suite installed as `package`
