@@ -441,6 +441,29 @@ impl Tui {
     }
 }
 
+impl Tui {
+    /// [`Tui::finish`], and the restore was the last thing the program
+    /// wrote: after leaving the alternate screen only "show the cursor"
+    /// (`ESC [ ? 25 h`), nothing drawn over the normal screen. Returns the
+    /// exit code.
+    pub fn finish_restored_last(&mut self) -> i32 {
+        let code = self.finish();
+        let raw = String::from_utf8_lossy(&self.raw).into_owned();
+        let at = raw
+            .rfind("\u{1b}[?1049l")
+            .expect("the alternate screen was left");
+        let tail = &raw[at + "\u{1b}[?1049l".len()..];
+        // The shell's own lines follow the program's output.
+        let program_tail = &tail[..tail.find("[exit=").unwrap_or(tail.len())];
+        assert_eq!(
+            program_tail.trim_end_matches(['\r', '\n']),
+            "\u{1b}[?25h",
+            "nothing but the restore after leaving the alternate screen"
+        );
+        code
+    }
+}
+
 /// What the harness's shell printed last as `[NAME=…]` in `text` (`before`,
 /// `after`: `stty -g`; `exit`: the exit code).
 pub fn printed(text: &str, name: &str) -> String {

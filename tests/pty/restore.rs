@@ -21,29 +21,6 @@ use serde_json::json;
 use crate::common;
 use common::pty::{actions_and_parents, results, Tui};
 
-/// What a clean restore writes after `ESC[?1049l`: only "show the cursor".
-const AFTER_LEAVE: &str = "\u{1b}[?25h";
-
-/// [`Tui::finish`] (the alternate screen left, the terminal mode back),
-/// and the restore came last: nothing but [`AFTER_LEAVE`] after leaving
-/// the alternate screen. Returns the exit code.
-fn finish(t: &mut Tui) -> i32 {
-    let code = t.finish();
-    let raw = String::from_utf8_lossy(&t.raw).into_owned();
-    let at = raw
-        .rfind("\u{1b}[?1049l")
-        .expect("the alternate screen was left");
-    let tail = &raw[at + "\u{1b}[?1049l".len()..];
-    // The shell's own lines follow the program's output.
-    let program_tail = &tail[..tail.find("[exit=").unwrap_or(tail.len())];
-    assert_eq!(
-        program_tail.trim_end_matches(['\r', '\n']),
-        AFTER_LEAVE,
-        "nothing but the restore after leaving the alternate screen"
-    );
-    code
-}
-
 fn request(id: &str, message: &str) -> String {
     let params = json!({"message": message, "requestedSchema": {"type": "object",
         "properties": {"name": {"type": "string", "title": "Name"}}}});
@@ -79,7 +56,7 @@ fn normal_end_after_the_waiting_screen_writes_nothing_after_the_restore() {
     r.s.send("\u{1b}").expect("esc");
     r.wait_for("Waiting for the next request");
     drop(w);
-    assert_eq!(finish(&mut r), 0);
+    assert_eq!(r.finish_restored_last(), 0);
     assert_eq!(actions_and_parents(&results(&out)), [("cancel", "evt-1")]);
 }
 
@@ -90,7 +67,7 @@ fn signal_ends_the_run(sig: &str, code: i32) {
     r.s.send("typed").expect("type");
     r.wait_for("typed");
     common::signal(r.pid(), sig);
-    assert_eq!(finish(&mut r), code);
+    assert_eq!(r.finish_restored_last(), code);
     drop(w);
     assert_eq!(actions_and_parents(&results(&out)), [("cancel", "evt-1")]);
 }
