@@ -67,6 +67,29 @@ pub fn stream_of(dir: &Path, input: &Path) -> PathBuf {
     fifo
 }
 
+/// A FIFO at `dir/requests.fifo`: the input of a run fed as a live
+/// stream (see [`open_live`]).
+pub fn make_fifo(dir: &Path) -> PathBuf {
+    let fifo = dir.join("requests.fifo");
+    let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(st.success(), "mkfifo {}", fifo.display());
+    fifo
+}
+
+/// The writing end of `fifo`, once the program opened it for reading.
+/// Opening blocks until then: done in a thread, so a program that never
+/// opens it fails the test (after [`PATIENCE`]) instead of hanging it.
+pub fn open_live(fifo: &Path) -> std::fs::File {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = fifo.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::OpenOptions::new().write(true).open(&path));
+    });
+    rx.recv_timeout(PATIENCE)
+        .expect("ahp-elicit opens the FIFO")
+        .expect("open the FIFO")
+}
+
 /// Write `lines` (request events, one a line) to `dir/requests.jsonl`;
 /// returns its path.
 pub fn write_requests(dir: &Path, lines: &[String]) -> PathBuf {

@@ -14,7 +14,6 @@ use crate::common;
 use common::pty::*;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{json, Value};
 
@@ -300,21 +299,9 @@ fn sigterm_on_a_live_stream_ends_with_143() {
 /// Open a FIFO as the input of a run; returns the session and the writer
 /// (kept open: a live stream).
 fn live_stream(dir: &Path, out: &Path) -> (Tui, std::fs::File) {
-    let fifo = dir.join("requests.fifo");
-    let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
-    assert!(st.success());
-    let t = Tui::start(dir, out, 80, 24, &format!("respond '{}'", fifo.display()));
-    // Opening blocks until ahp-elicit opens the FIFO for reading: done in
-    // a thread, so a program that never opens it fails the test instead of
-    // hanging it.
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(std::fs::OpenOptions::new().write(true).open(&fifo));
-    });
-    let w = rx
-        .recv_timeout(PATIENCE)
-        .expect("ahp-elicit opens the FIFO")
-        .expect("open the FIFO");
+    let fifo = make_fifo(dir);
+    let t = Tui::respond(dir, out, (80, 24), &fifo, "");
+    let w = open_live(&fifo);
     (t, w)
 }
 

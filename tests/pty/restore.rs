@@ -12,14 +12,13 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use expectrl::Expect;
 use serde_json::json;
 
 use crate::common;
-use common::pty::{actions_and_parents, results, Tui};
+use common::pty::{actions_and_parents, make_fifo, open_live, results, Tui};
 
 fn request(id: &str, message: &str) -> String {
     let params = json!({"message": message, "requestedSchema": {"type": "object",
@@ -29,14 +28,9 @@ fn request(id: &str, message: &str) -> String {
 
 /// A live stream (a FIFO) with one request written; returns the writer.
 fn live(dir: &Path, out: &Path) -> (Tui, std::fs::File) {
-    let fifo = dir.join("requests.fifo");
-    let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
-    assert!(st.success());
-    let mut r = Tui::start(dir, out, 80, 24, &format!("respond '{}'", fifo.display()));
-    let mut w = std::fs::OpenOptions::new()
-        .write(true)
-        .open(&fifo)
-        .expect("open the FIFO");
+    let fifo = make_fifo(dir);
+    let mut r = Tui::respond(dir, out, (80, 24), &fifo, "");
+    let mut w = open_live(&fifo);
     writeln!(w, "{}", request("evt-1", "First form.")).expect("write");
     w.flush().expect("flush");
     r.wait_for("First form.");

@@ -10,7 +10,6 @@ use crate::common;
 use common::pty::*;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{json, Value};
 
@@ -158,15 +157,9 @@ fn stdin_the_keyboard_is_refused_at_once() {
 fn ctrl_c_twice_while_waiting_for_the_first_request_quits_with_130() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let fifo = dir.path().join("requests.fifo");
-    let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
-    assert!(st.success());
+    let fifo = make_fifo(dir.path());
     let mut t = Tui::respond(dir.path(), &out, (80, 24), &fifo, "");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(std::fs::OpenOptions::new().write(true).open(&fifo));
-    });
-    let w = rx.recv_timeout(PATIENCE).expect("opened").expect("fifo");
+    let w = open_live(&fifo);
     t.wait_for("Waiting");
     t.press("\u{3}", "Press Ctrl-C again to quit");
     t.send("\u{3}");
