@@ -430,11 +430,9 @@ impl Tui {
         std::fs::read_to_string(&self.err_file).unwrap_or_default()
     }
 
-    /// Wait for the end of the run; returns the program's exit code and
-    /// checks that the terminal was given back: the alternate screen left,
-    /// bracketed paste off, and the terminal mode (`stty -g`) as it was
-    /// before the program started (so raw mode is off).
-    pub fn finish(&mut self) -> i32 {
+    /// Wait until the run ended (the shell closed the pty), reading all it
+    /// wrote; panics after [`PATIENCE`] showing the screen.
+    pub fn wait_end(&mut self) {
         let end = Instant::now() + PATIENCE;
         while !self.eof {
             self.pump();
@@ -445,6 +443,14 @@ impl Tui {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Wait for the end of the run; returns the program's exit code and
+    /// checks that the terminal was given back: the alternate screen left,
+    /// bracketed paste off, and the terminal mode (`stty -g`) as it was
+    /// before the program started (so raw mode is off).
+    pub fn finish(&mut self) -> i32 {
+        self.wait_end();
         let raw = String::from_utf8_lossy(&self.raw).into_owned();
         assert!(raw.contains("\u{1b}[?1049l"), "left the alternate screen");
         assert!(raw.contains("\u{1b}[?2004l"), "bracketed paste disabled");
@@ -502,12 +508,7 @@ impl Tui {
     /// sent got through either) and that the terminal mode (`stty -g`) is
     /// as before the program started.
     pub fn finish_plain(&mut self) -> i32 {
-        let end = Instant::now() + PATIENCE;
-        while !self.eof {
-            self.pump();
-            assert!(Instant::now() < end, "no end:\n{}", self.screen());
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.wait_end();
         let text = String::from_utf8_lossy(&self.raw).into_owned();
         assert!(!text.contains('\u{1b}'), "{text:?}");
         let field = |name: &str| printed(&text, name);

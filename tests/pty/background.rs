@@ -127,12 +127,7 @@ fn demo_asking(dir: &Path) -> Tui {
 /// The exit code of a run that ends before its screen, once checked that
 /// the terminal mode (`stty -g`) is as before it started.
 fn exit_before_the_screen(mut t: Tui) -> i32 {
-    let end = Instant::now() + PATIENCE;
-    while !t.eof {
-        t.pump();
-        assert!(Instant::now() < end, "no end:\n{}", t.screen());
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    t.wait_end();
     let raw = String::from_utf8_lossy(&t.raw).into_owned();
     assert_eq!(
         printed(&raw, "after"),

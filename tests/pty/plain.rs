@@ -75,12 +75,7 @@ impl Plain {
     /// harness's own lines. Checks that the terminal mode is as before and
     /// that nothing but text was written (no escape sequence at all).
     fn finish(&mut self) -> (i32, String) {
-        let end = Instant::now() + PATIENCE;
-        while !self.t.eof {
-            self.t.pump();
-            assert!(Instant::now() < end, "no end; output:\n{}", self.text());
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        self.t.wait_end();
         let text = self.text();
         assert!(
             !text.contains('\u{1b}'),

@@ -128,27 +128,30 @@ fn held_lines_are_the_lines_a_pipe_gets() {
     assert!(during.contains("\"parentEventId\":\"evt-1\""), "{during:?}");
 }
 
-/// `respond` with no FILE and the keyboard as stdin: nothing could ever
-/// arrive, and the UI would fight the reader for keys. Exit 2 at once with
-/// a hint.
+/// `respond` or `validate` with no FILE and the keyboard as stdin: nothing
+/// could ever arrive (and `respond`'s UI would fight the reader for keys).
+/// Exit 2 at once with a hint, the screen never taken, instead of a silent
+/// wait.
 #[test]
-fn stdin_the_keyboard_is_refused_at_once() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(dir.path(), &out, 80, 24, "respond < /dev/tty");
-    let end = std::time::Instant::now() + PATIENCE;
-    while !t.eof {
-        t.pump();
-        assert!(std::time::Instant::now() < end, "{}", t.screen());
-        std::thread::sleep(std::time::Duration::from_millis(20));
+fn the_keyboard_as_stdin_is_refused_at_once_with_a_hint() {
+    let hint = ["standard input is the terminal", "give a FILE"];
+    for (command, also) in [("respond", Some("pipe events in")), ("validate", None)] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("out.jsonl");
+        let args = format!("{command} < /dev/tty");
+        let mut t = Tui::start(dir.path(), &out, 80, 24, &args);
+        t.wait_end();
+        let raw = String::from_utf8_lossy(&t.raw).into_owned();
+        assert!(raw.contains("[exit=2]"), "{command}: {raw}");
+        assert!(
+            !raw.contains("\u{1b}[?1049h"),
+            "{command} never took the screen"
+        );
+        let err = t.stderr();
+        for said in hint.iter().chain(also.iter()) {
+            assert!(err.contains(said), "{command}: {said:?} not in {err}");
+        }
     }
-    let raw = String::from_utf8_lossy(&t.raw).into_owned();
-    assert!(raw.contains("[exit=2]"), "{raw}");
-    assert!(!raw.contains("\u{1b}[?1049h"), "never took the screen");
-    let err = t.stderr();
-    assert!(err.contains("standard input is the terminal"), "{err}");
-    assert!(err.contains("give a FILE"), "{err}");
-    assert!(err.contains("pipe events in"), "{err}");
 }
 
 /// A live stream that has sent nothing yet: the waiting screen, and
@@ -407,24 +410,4 @@ fn a_failing_system_browser_is_a_plain_sentence() {
         actions_and_parents(&results(&out)),
         vec![("cancel", "evt-url-1")]
     );
-}
-
-/// `validate` with no FILE and the keyboard as stdin: the same hint as
-/// `respond`, exit 2, instead of a silent wait.
-#[test]
-fn validate_with_the_keyboard_as_stdin_says_so() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(dir.path(), &out, 80, 24, "validate < /dev/tty");
-    let end = std::time::Instant::now() + PATIENCE;
-    while !t.eof {
-        t.pump();
-        assert!(std::time::Instant::now() < end, "{}", t.screen());
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let raw = String::from_utf8_lossy(&t.raw).into_owned();
-    assert!(raw.contains("[exit=2]"), "{raw}");
-    let err = t.stderr();
-    assert!(err.contains("standard input is the terminal"), "{err}");
-    assert!(err.contains("give a FILE"), "{err}");
 }
