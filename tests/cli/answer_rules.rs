@@ -12,10 +12,6 @@ use std::process::{Command, Output, Stdio};
 use ahp_elicit::scripted::{schema_violations, Answers};
 use serde_json::{json, Value};
 
-fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_ahp-elicit"))
-}
-
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/answers")
@@ -24,15 +20,8 @@ fn fixture(name: &str) -> String {
         .into_owned()
 }
 
-fn fake_server() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/mcp_fake_server.py")
-        .to_string_lossy()
-        .into_owned()
-}
-
 fn ahp(args: &[&str]) -> Output {
-    Command::new(bin())
+    Command::new(crate::common::BIN)
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -94,23 +83,28 @@ fn mcp_rules(rules: &str) -> McpRun {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("log.jsonl");
     let events = dir.path().join("events.jsonl");
-    let server = fake_server();
-    let o = Command::new(bin())
-        .args(["mcp", "--call", "probe", "--args", r#"{"case":"rules"}"#])
-        .args(["--answers", rules])
-        .arg("--log")
-        .arg(&log)
-        .arg("--events")
-        .arg(&events)
-        .args(["--", "python3", server.as_str()])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run ahp-elicit mcp (python3 runs the fake server)");
-    let stdout = text(&o.stdout);
+    let server = crate::common::fake_server();
+    let log_s = log.display().to_string();
+    let r = crate::common::sdk::mcp_in(
+        dir.path(),
+        [
+            "--call",
+            "probe",
+            "--args",
+            r#"{"case":"rules"}"#,
+            "--answers",
+            rules,
+            "--log",
+            &log_s,
+            "--",
+            "python3",
+            &server,
+        ],
+    );
     McpRun {
-        code: o.status.code().unwrap_or(-1),
-        result: serde_json::from_str(&stdout).unwrap_or(Value::Null),
-        stderr: text(&o.stderr),
+        code: r.code,
+        result: serde_json::from_str(&r.stdout).unwrap_or(Value::Null),
+        stderr: r.stderr,
         log: json_lines(&log),
         events,
         _dir: dir,
@@ -636,30 +630,26 @@ fn the_check_reads_patterns_and_top_keys_as_meant() {
     let (code, out) = check_doc(&json!({"rules": null}));
     assert_eq!(code, 1);
     assert!(out.contains("/rules"), "{out}");
-    let (_d, p) = temp_file("answers.json", br#"{"rules": null}"#);
-    let o = ahp(&[
-        "respond",
-        "--answers",
-        &p,
-        &example("stream.requests.jsonl"),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("/rules: rules must be an array"),
-        "{}",
-        text(&o.stderr)
-    );
-    let (_d, p) = temp_file("answers.json", br#"{"$schema": 5, "action": "decline"}"#);
-    let o = ahp(&[
-        "respond",
-        "--answers",
-        &p,
-        &example("stream.requests.jsonl"),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        text(&o.stderr).contains("/$schema: must be a string"),
-        "{}",
-        text(&o.stderr)
-    );
+    // `respond` refuses the same files before it reads a request.
+    for (file, said) in [
+        (r#"{"rules": null}"#, "/rules: rules must be an array"),
+        (
+            r#"{"$schema": 5, "action": "decline"}"#,
+            "/$schema: must be a string",
+        ),
+    ] {
+        let (_d, p) = temp_file("answers.json", file.as_bytes());
+        let o = ahp(&[
+            "respond",
+            "--answers",
+            &p,
+            &example("stream.requests.jsonl"),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{file}");
+        assert!(
+            text(&o.stderr).contains(said),
+            "{file}: {}",
+            text(&o.stderr)
+        );
+    }
 }

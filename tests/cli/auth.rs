@@ -13,7 +13,6 @@ use ahp_elicit::mcp::auth::file_store::FileStore;
 use ahp_elicit::mcp::auth::store::{
     ClientKind, ClientRegistration, Secret, SignIn, SignInKey, Store, Tokens,
 };
-use assert_cmd::Command;
 use serde_json::Value;
 
 const SECRETS: [&str; 3] = ["ACCESS-TOKEN-XYZ", "REFRESH-TOKEN-XYZ", "CLIENT-SECRET-XYZ"];
@@ -81,8 +80,7 @@ fn filled(dir: &Path) -> FileStore {
 
 /// `ahp-elicit ARGS --auth-store DIR`: (exit code, stdout, stderr).
 fn auth(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("ahp-elicit")
-        .expect("binary")
+    let out = crate::common::ahp()
         .arg("auth")
         .args(args)
         .arg("--auth-store")
@@ -312,8 +310,7 @@ fn logout_needs_a_url_or_all_and_memory_is_refused() {
     let (code, _, err) = auth(dir.path(), &["logout"]);
     assert_eq!(code, 2);
     assert!(err.contains("<URL|--all>"), "{err}");
-    let out = Command::cargo_bin("ahp-elicit")
-        .expect("binary")
+    let out = crate::common::ahp()
         .args(["auth", "status", "--auth-store", "memory"])
         .output()
         .expect("run");

@@ -5,12 +5,7 @@ use crate::common;
 
 use ahp_elicit::binding::capabilities::{advertise, from_ahp, from_mcp, EffectKind};
 use ahp_elicit::binding::Mode;
-use assert_cmd::Command;
 use serde_json::{json, Value};
-
-fn bin() -> Command {
-    Command::cargo_bin("ahp-elicit").expect("the binary is built")
-}
 
 struct Out {
     code: i32,
@@ -19,7 +14,7 @@ struct Out {
 }
 
 fn run(args: &[&str], stdin: &[u8]) -> Out {
-    let o = bin()
+    let o = crate::common::ahp()
         .args(args)
         .write_stdin(stdin.to_vec())
         .output()
@@ -52,14 +47,19 @@ fn modify(effect: &Value, extra: &[&str]) -> Out {
     let e = write(&dir, "effect.json", effect);
     let req = ex("form-every-kind.request.json");
     let res = ex("form-every-kind.result.json");
+    modify_files(&res, &req, &e, extra)
+}
+
+/// `modify --result RESULT --request REQUEST --effect EFFECT EXTRA...`.
+fn modify_files(result: &str, request: &str, effect: &str, extra: &[&str]) -> Out {
     let mut args = vec![
         "modify",
         "--result",
-        &res,
+        result,
         "--request",
-        &req,
+        request,
         "--effect",
-        &e,
+        effect,
     ];
     args.extend_from_slice(extra);
     run(&args, b"")
@@ -138,20 +138,7 @@ fn modify_refuses_a_request_and_a_decline() {
     let dir = tempfile::tempdir().unwrap();
     let e = write(&dir, "e.json", &merge(json!({"seats": 2})));
     let req = ex("form-every-kind.request.json");
-    let o = run(
-        &[
-            "modify",
-            "--result",
-            &req,
-            "--request",
-            &req,
-            "--effect",
-            &e,
-            "--permission",
-            "read-write",
-        ],
-        b"",
-    );
+    let o = modify_files(&req, &req, &e, &["--permission", "read-write"]);
     assert_eq!(o.code, 1);
     assert!(o.stderr.contains("no modify(request)"), "{}", o.stderr);
 
@@ -160,20 +147,7 @@ fn modify_refuses_a_request_and_a_decline() {
     res["payload"]["elicitation"]["action"] = json!("decline");
     res["payload"]["elicitation"]["result"]["text"] = json!("{\"action\":\"decline\"}");
     let r = write(&dir, "decline.json", &res);
-    let o = run(
-        &[
-            "modify",
-            "--result",
-            &r,
-            "--request",
-            &req,
-            "--effect",
-            &e,
-            "--permission",
-            "read-write",
-        ],
-        b"",
-    );
+    let o = modify_files(&r, &req, &e, &["--permission", "read-write"]);
     assert_eq!(o.code, 1);
     assert_eq!(o.stdout, "");
     assert!(o.stderr.contains("[effect-action]"), "{}", o.stderr);

@@ -4,8 +4,6 @@
 
 use crate::common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
-
 /// The repository's example `name`, written into `dir` twice: as it is,
 /// and with a byte order mark before it (`bom-NAME`).
 fn both(dir: &std::path::Path, from: &str, name: &str) {
@@ -90,11 +88,11 @@ fn every_reader_reads_past_a_byte_order_mark() {
         let marked: Vec<String> = args.iter().map(|a| a.replace("F:", "bom-")).collect();
         let plain: Vec<&str> = plain.iter().map(String::as_str).collect();
         let marked: Vec<&str> = marked.iter().map(String::as_str).collect();
-        let (code, out, err) = common::run_in(BIN, &plain, d);
+        let (code, out, err) = common::run_in(&plain, d);
         if want.is_some() {
             assert_eq!(code, want, "{plain:?}: {err}");
         }
-        let (bom_code, bom_out, bom_err) = common::run_in(BIN, &marked, d);
+        let (bom_code, bom_out, bom_err) = common::run_in(&marked, d);
         assert_eq!(bom_code, code, "{marked:?}: {bom_err}");
         assert_eq!(
             untimed(&bom_out.replace("bom-", "")),

@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
+use crate::common::BIN;
 
 /// The completion script for `shell`, written into `dir`.
 fn script(shell: &str, dir: &std::path::Path) -> std::path::PathBuf {

@@ -8,7 +8,6 @@ use crate::common;
 
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
 const MAX: &str = "9007199254740992";
 const OVER: &str = "9007199254740993";
 
@@ -24,10 +23,6 @@ fn request(id: &str, extra: Value) -> String {
     common::request_line("numbers", id, &params)
 }
 
-fn run(args: &[&str], dir: &std::path::Path) -> (Option<i32>, String, String) {
-    common::run_in(BIN, args, dir)
-}
-
 /// The result answering `req` with `n` = `MAX`, made by `respond`, then
 /// with the number's text replaced by `value`.
 fn result_with(dir: &std::path::Path, value: &str) -> String {
@@ -36,7 +31,7 @@ fn result_with(dir: &std::path::Path, value: &str) -> String {
         format!(r#"{{"action":"accept","content":{{"n":{MAX}}}}}"#),
     )
     .expect("write");
-    let (code, out, err) = run(&["respond", "--answers", "a.json", "req.json"], dir);
+    let (code, out, err) = common::run_in(&["respond", "--answers", "a.json", "req.json"], dir);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(out.matches(MAX).count(), 1, "{out}");
     out.trim().replace(MAX, value)
@@ -49,7 +44,7 @@ fn validate_request_rejects_one_over_2_pow_53() {
     for (value, valid) in [(MAX, true), (OVER, false), ("9007199254740993.0", true)] {
         let res = result_with(dir.path(), value);
         std::fs::write(dir.path().join("res.json"), &res).expect("write");
-        let (code, out, err) = run(
+        let (code, out, err) = common::run_in(
             &[
                 "validate",
                 "--format",
@@ -90,7 +85,8 @@ fn respond_answers_refuses_one_over_2_pow_53() {
         format!(r#"{{"action":"accept","content":{{"n":{OVER}}}}}"#),
     )
     .expect("write");
-    let (code, out, err) = run(&["respond", "--answers", "a.json", "req.json"], dir.path());
+    let (code, out, err) =
+        common::run_in(&["respond", "--answers", "a.json", "req.json"], dir.path());
     assert_eq!(code, Some(1), "{out}{err}");
     assert!(out.is_empty(), "no result: {out}");
     assert!(err.contains("must be at most 9007199254740992"), "{err}");
@@ -121,7 +117,8 @@ fn defaults_and_bounds_are_checked_exactly_too() {
         };
         assert_ne!(text, good, "{extra}");
         std::fs::write(dir.path().join("req.json"), &text).expect("write");
-        let (code, out, _) = run(&["validate", "--format", "json", "req.json"], dir.path());
+        let (code, out, _) =
+            common::run_in(&["validate", "--format", "json", "req.json"], dir.path());
         assert_eq!(code, Some(1), "{extra}: {out}");
         let v: Value = serde_json::from_str(out.trim()).expect("json");
         let first = &v["errors"][0];

@@ -7,7 +7,6 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::json;
 
 fn request() -> String {
@@ -45,8 +44,7 @@ fn output_and_log_are_created_private() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
     let log = dir.path().join("log.jsonl");
-    Command::cargo_bin("ahp-elicit")
-        .expect("binary")
+    crate::common::ahp()
         .args(["respond", "--action", "accept", "--output"])
         .arg(&out)
         .arg("--log")
@@ -67,8 +65,7 @@ fn a_symlinked_output_or_log_is_refused() {
     for flag in ["--output", "--log"] {
         let dir = tempfile::tempdir().expect("tempdir");
         let (victim, link) = planted(dir.path(), "file");
-        let o = Command::cargo_bin("ahp-elicit")
-            .expect("binary")
+        let o = crate::common::ahp()
             .args(["respond", "--action", "accept", flag])
             .arg(&link)
             .write_stdin(request())
@@ -93,8 +90,7 @@ fn a_symlinked_output_or_log_is_refused() {
 fn a_symlinked_events_file_is_refused() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (victim, link) = planted(dir.path(), "events");
-    let o = Command::cargo_bin("ahp-elicit")
-        .expect("binary")
+    let o = crate::common::ahp()
         .args(["mcp", "--action", "decline", "--events"])
         .arg(&link)
         .args(["--", "true"])
@@ -113,8 +109,7 @@ fn a_symlinked_events_file_is_refused() {
 /// working; another device is refused.
 #[test]
 fn the_standard_streams_and_dev_null_work_and_other_devices_are_refused() {
-    let out = Command::cargo_bin("ahp-elicit")
-        .expect("binary")
+    let out = crate::common::ahp()
         .args(["respond", "--action", "accept", "--output", "/dev/stdout"])
         .args(["--log", "/dev/null"])
         .write_stdin(request())
@@ -130,8 +125,7 @@ fn the_standard_streams_and_dev_null_work_and_other_devices_are_refused() {
     assert_eq!(text.lines().count(), 1, "{text}");
     assert!(text.contains("\"evt-1\""), "{text}");
 
-    let out = Command::cargo_bin("ahp-elicit")
-        .expect("binary")
+    let out = crate::common::ahp()
         .args(["respond", "--action", "accept", "--log", "/dev/zero"])
         .write_stdin(request())
         .output()
@@ -157,8 +151,7 @@ fn another_users_log_is_refused_and_left_alone() {
     let log = dir.path().join("theirs.log");
     std::fs::write(&log, "theirs\n").expect("write");
     std::os::unix::fs::chown(&log, Some(65534), Some(65534)).expect("chown");
-    let out = Command::cargo_bin("ahp-elicit")
-        .expect("binary")
+    let out = crate::common::ahp()
         .args(["respond", "--action", "accept", "--log"])
         .arg(&log)
         .write_stdin(request())

@@ -5,7 +5,7 @@ use std::process::{Command, Stdio};
 
 use proptest::prelude::*;
 
-const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
+use crate::common::BIN;
 
 /// Command lines whose last argument is a numeric flag's value. Each would
 /// otherwise end at once: no request on stdin (respond), a missing request

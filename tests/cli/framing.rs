@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
+use crate::common::BIN;
 
 /// A valid request event whose form has `n` text fields, each with a
 /// description of `desc` characters; with `pad` items in its open

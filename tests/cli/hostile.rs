@@ -6,7 +6,6 @@ use std::path::Path;
 
 use crate::common;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 fn run_case(dir: &Path) -> Result<(), String> {
@@ -25,8 +24,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
             }
         })
         .collect();
-    let out = Command::cargo_bin("ahp-elicit")
-        .unwrap()
+    let out = crate::common::ahp()
         .args(&args)
         .write_stdin(common::hostile_input(dir))
         .timeout(std::time::Duration::from_secs(60))

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 
 use crate::common;
 
-use assert_cmd::Command;
 use serde_json::{json, Value};
 
 const ESC: &str = "\u{1b}";
@@ -78,8 +77,7 @@ impl Run {
 /// Run `ahp-elicit ARGS` with `stdin`; `files` are read afterwards as
 /// named streams (a missing file reads as empty).
 fn run(args: &[String], stdin: Vec<u8>, files: &[(&str, PathBuf)]) -> Run {
-    let out = Command::cargo_bin("ahp-elicit")
-        .expect("binary")
+    let out = crate::common::ahp()
         .args(args)
         .write_stdin(stdin)
         .timeout(std::time::Duration::from_secs(60))

@@ -2,21 +2,17 @@
 //! sent over plain `http://` to another machine unless the person says so
 //! with `--allow-insecure-http`; loopback and `https://` are not refused.
 
-use assert_cmd::Command;
-
 /// `ahp-elicit mcp ARGS`: (exit code, stderr).
 fn mcp(args: &[&str]) -> (i32, String) {
-    let out = Command::cargo_bin("ahp-elicit")
-        .expect("binary")
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = crate::common::sdk::ahp_in(dir.path())
         .arg("mcp")
         .args(args)
         .env("FAKE_KEY", "KEY-VALUE-123456")
         .output()
         .expect("run");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let r = crate::common::sdk::McpRun::of(&out, None);
+    (r.code, r.stderr)
 }
 
 #[test]

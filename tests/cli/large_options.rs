@@ -6,7 +6,6 @@ use crate::common;
 
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
 const N: usize = 20_000;
 
 fn values() -> Vec<String> {
@@ -31,10 +30,6 @@ fn request() -> String {
     .to_string()
 }
 
-fn run(args: &[&str], dir: &std::path::Path) -> (Option<i32>, String, String) {
-    common::run_in(BIN, args, dir)
-}
-
 /// The content of a result event's body text.
 fn content(result_line: &str) -> Value {
     let ev: Value = serde_json::from_str(result_line).expect("result JSON");
@@ -49,7 +44,7 @@ fn content(result_line: &str) -> Value {
 fn twenty_thousand_options_validate_and_answer() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("req.json"), request()).expect("write");
-    let (code, out, err) = run(&["validate", "req.json"], dir.path());
+    let (code, out, err) = common::run_in(&["validate", "req.json"], dir.path());
     assert_eq!(
         (code, out.as_str()),
         (Some(0), "req.json:1: many: valid\n"),
@@ -57,12 +52,13 @@ fn twenty_thousand_options_validate_and_answer() {
     );
 
     // Accept as shown: the default, every option, in option order.
-    let (code, out, err) = run(&["respond", "--action", "accept", "req.json"], dir.path());
+    let (code, out, err) =
+        common::run_in(&["respond", "--action", "accept", "req.json"], dir.path());
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(content(&out)["tags"], json!(values()));
     let accepted = out.trim().to_owned();
     std::fs::write(dir.path().join("res.json"), &accepted).expect("write");
-    let (code, out, _) = run(
+    let (code, out, _) = common::run_in(
         &["validate", "--request", "req.json", "res.json"],
         dir.path(),
     );
@@ -86,7 +82,7 @@ fn twenty_thousand_options_validate_and_answer() {
         let text = accepted.replacen(&format!(r#"\"{last}\""#), &bad, 1);
         assert_ne!(text, accepted);
         std::fs::write(dir.path().join("bad.json"), &text).expect("write");
-        let (code, out, _) = run(
+        let (code, out, _) = common::run_in(
             &[
                 "validate",
                 "--format",
@@ -111,7 +107,8 @@ fn twenty_thousand_options_validate_and_answer() {
         json!({"action": "accept", "content": {"tags": rev}}).to_string(),
     )
     .expect("write");
-    let (code, out, err) = run(&["respond", "--answers", "a.json", "req.json"], dir.path());
+    let (code, out, err) =
+        common::run_in(&["respond", "--answers", "a.json", "req.json"], dir.path());
     assert_eq!(code, Some(0), "{err}");
     let mut got: Vec<String> = serde_json::from_value(content(&out)["tags"].clone()).unwrap();
     got.sort();

@@ -5,8 +5,6 @@
 
 use crate::common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
-
 fn write(dir: &std::path::Path, name: &str, v: &serde_json::Value) -> String {
     let p = dir.join(name);
     std::fs::write(&p, v.to_string() + "\n").expect("write");
@@ -23,7 +21,7 @@ fn where_an_event_is_expected(file: &str, dir: &std::path::Path) -> Vec<(String,
     ]
     .into_iter()
     .map(|args| {
-        let (code, out, err) = common::run_in(BIN, &args, dir);
+        let (code, out, err) = common::run_in(&args, dir);
         let all = format!("{out}{err}");
         assert_eq!(code, Some(1), "{args:?}: {all}");
         (args[0].to_owned(), all)
@@ -48,7 +46,7 @@ fn params_and_json_rpc_get_one_line_naming_wrap() {
         );
         assert!(!all.contains("wire-root/required"), "{args:?}: {all}");
     }
-    let (code, out, err) = common::run_in(BIN, &["validate", r.as_str()], dir.path());
+    let (code, out, err) = common::run_in(&["validate", r.as_str()], dir.path());
     assert_eq!(code, Some(1));
     assert!(
         format!("{out}{err}").contains("JSON-RPC elicitation/create request"),
@@ -92,7 +90,6 @@ fn input_requests_entries_and_results_get_one_line_naming_wrap() {
     // What the line says to give wrap, wrap takes.
     let p = write(dir.path(), "params.json", &params);
     let (code, out, err) = common::run_in(
-        BIN,
         &[
             "wrap",
             "--server",
@@ -129,7 +126,7 @@ fn an_elicit_result_is_named_with_how_results_are_made() {
         assert!(!all.contains("wire-root/"), "{args:?}: {all}");
     }
     let r = write(dir.path(), "rpc.json", &rpc);
-    let (code, out, err) = common::run_in(BIN, &["validate", r.as_str()], dir.path());
+    let (code, out, err) = common::run_in(&["validate", r.as_str()], dir.path());
     assert_eq!(code, Some(1));
     assert!(
         format!("{out}{err}").contains("JSON-RPC response carrying an MCP ElicitResult"),
@@ -176,7 +173,7 @@ fn json_lines_of_params_are_wrapped_line_by_line() {
     let p = dir.path().join("params.jsonl");
     std::fs::write(&p, &lines).expect("write");
     let file = p.display().to_string();
-    let (code, out, err) = common::run_in(BIN, &["wrap", "--server", "s", &file], dir.path());
+    let (code, out, err) = common::run_in(&["wrap", "--server", "s", &file], dir.path());
     assert_eq!(code, Some(0), "{err}");
     let events: Vec<serde_json::Value> = out
         .lines()
@@ -197,11 +194,11 @@ fn json_lines_of_params_are_wrapped_line_by_line() {
     assert!(texts[1].contains("\"B?\""), "{texts:?}");
     let stream = dir.path().join("requests.jsonl");
     std::fs::write(&stream, &out).expect("write");
-    let (code, out, err) = common::run_in(BIN, &["validate", stream.to_str().unwrap()], dir.path());
+    let (code, out, err) = common::run_in(&["validate", stream.to_str().unwrap()], dir.path());
     assert_eq!(code, Some(0), "{out}{err}");
     // One invalid line: nothing written, the line named.
     std::fs::write(&p, format!("{a}\n{{\"message\": \"B?\"}}\n")).expect("write");
-    let (code, out, err) = common::run_in(BIN, &["wrap", "--server", "s", &file], dir.path());
+    let (code, out, err) = common::run_in(&["wrap", "--server", "s", &file], dir.path());
     assert_eq!(code, Some(1));
     assert_eq!(out, "");
     assert!(
@@ -210,14 +207,10 @@ fn json_lines_of_params_are_wrapped_line_by_line() {
     );
     // --id names one event.
     std::fs::write(&p, &lines).expect("write");
-    let (code, _, err) = common::run_in(
-        BIN,
-        &["wrap", "--server", "s", "--id", "x", &file],
-        dir.path(),
-    );
+    let (code, _, err) = common::run_in(&["wrap", "--server", "s", "--id", "x", &file], dir.path());
     assert_eq!(code, Some(2));
     assert!(err.contains("leave --id out"), "{err}");
-    let (code, _, err) = common::run_in(BIN, &["demo", "--request", &file], dir.path());
+    let (code, _, err) = common::run_in(&["demo", "--request", &file], dir.path());
     assert_eq!(code, Some(1));
     assert!(
         err.contains("holds 3 JSON lines, and demo --request shows one request: answer a stream with ahp-elicit respond FILE")

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
+use crate::common::BIN;
 const PATIENCE: Duration = Duration::from_secs(60);
 
 /// A form request (one string field with a default) as one JSON line

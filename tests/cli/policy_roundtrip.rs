@@ -5,7 +5,6 @@
 
 use crate::common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
 const NOTE: &str = "it is a valid request under --schema-policy compatible";
 
 /// A form as the Python SDK sends it: pydantic's model title on top.
@@ -21,11 +20,10 @@ fn every_reader_takes_the_policy_and_says_when_compatible_would_read_it() {
         r#"{"rules":[{"match":{},"answer":{"action":"decline"}}]}"#,
     )
     .expect("write");
-    let (code, _, err) = common::run_in(BIN, &["wrap", "--server", "py", "params.json"], d);
+    let (code, _, err) = common::run_in(&["wrap", "--server", "py", "params.json"], d);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains(NOTE), "wrap: {err}");
     let (code, event, err) = common::run_in(
-        BIN,
         &[
             "wrap",
             "--schema-policy",
@@ -45,7 +43,7 @@ fn every_reader_takes_the_policy_and_says_when_compatible_would_read_it() {
         &["demo", "--request", "ev.json"],
     ];
     for args in strict {
-        let (code, out, err) = common::run_in(BIN, args, d);
+        let (code, out, err) = common::run_in(args, d);
         assert_ne!(code, Some(0), "{args:?}: {out}{err}");
         assert!(
             out.contains(NOTE) || err.contains(NOTE),
@@ -72,7 +70,7 @@ fn every_reader_takes_the_policy_and_says_when_compatible_would_read_it() {
         ],
     ];
     for args in compatible {
-        let (code, out, err) = common::run_in(BIN, args, d);
+        let (code, out, err) = common::run_in(args, d);
         assert_eq!(code, Some(0), "{args:?}: {out}{err}");
         assert!(!out.contains(NOTE) && !err.contains(NOTE), "{args:?}");
     }

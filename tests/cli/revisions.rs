@@ -15,9 +15,26 @@ use assert_cmd::Command;
 use serde_json::{json, Value};
 
 fn bin() -> Command {
-    let mut c = Command::cargo_bin("ahp-elicit").unwrap();
+    let mut c = crate::common::ahp();
     c.current_dir(env!("CARGO_MANIFEST_DIR"));
     c
+}
+
+/// `respond FLAGS REQUEST`, which must exit 0; its stdout.
+fn respond(flags: &[&str], request: &Path) -> String {
+    let out = bin()
+        .arg("respond")
+        .args(flags)
+        .arg(request)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn url_params() -> Value {
@@ -118,18 +135,7 @@ fn a_2026_url_request_is_answered_by_script_and_its_result_validates() {
     let dir = tempfile::tempdir().unwrap();
     let (_, event, _) = wrap(&url_params(), &["--protocol-version", "2026-07-28"]);
     let req = write(dir.path(), "req.json", &event);
-    let out = bin()
-        .args(["respond", "--action", "accept", "--browser", "true"])
-        .arg(&req)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stdout = respond(&["--action", "accept", "--browser", "true"], &req);
     let res: Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(
         res["extensions"],
@@ -156,19 +162,8 @@ fn a_result_of_the_other_revision_is_refused() {
         "answers.json",
         r#"{"action": "accept", "content": {"name": "Grace"}}"#,
     );
-    let out = bin()
-        .args(["respond", "--answers"])
-        .arg(&answers)
-        .arg(&req)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let answers = answers.display().to_string();
+    let stdout = respond(&["--answers", &answers], &req);
     let good: Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(good["extensions"]["mcp"]["protocolVersion"], "2026-07-28");
     let text: Value = serde_json::from_str(

@@ -2,7 +2,6 @@
 //! never the rest of the stream: a browser that cannot start, a `--browser`
 //! value that can never run, a line that is not UTF-8.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 const URL_REQUEST: &str = "examples/url-connect.request.json";
@@ -20,8 +19,7 @@ fn answered(stdout: &[u8]) -> Vec<String> {
 }
 
 fn respond(args: &[&str], stdin: &[u8]) -> std::process::Output {
-    Command::cargo_bin("ahp-elicit")
-        .expect("binary")
+    crate::common::ahp()
         .arg("respond")
         .args(args)
         .write_stdin(stdin.to_vec())
@@ -102,8 +100,7 @@ fn a_browser_command_that_can_never_run_is_a_usage_error_at_startup() {
         for command in ["respond", "mcp"] {
             // No request is read and no server started: the flag is refused
             // first.
-            let o = Command::cargo_bin("ahp-elicit")
-                .expect("binary")
+            let o = crate::common::ahp()
                 .args([command, "--action", "decline", "--browser", cmd])
                 .args(if command == "mcp" {
                     &["--", "/nonexistent/server"][..]
@@ -132,8 +129,7 @@ fn a_line_that_is_not_utf8_is_the_utf8_rule_in_respond_and_validate() {
         err.trim_end(),
         "ahp-elicit: line 1: not a JSON event: (root): [utf8] input is not UTF-8: invalid byte at offset 0"
     );
-    let o = Command::cargo_bin("ahp-elicit")
-        .expect("binary")
+    let o = crate::common::ahp()
         .arg("validate")
         .write_stdin(input)
         .output()

@@ -4,8 +4,6 @@
 
 use crate::common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
-
 /// A valid request event (the demo's).
 const REQUEST: &str = include_str!("../../src/demo_request.json");
 
@@ -19,7 +17,6 @@ fn a_report_names_the_file_when_several_are_given() {
     )
     .expect("write");
     let (code, out, err) = common::run_in(
-        BIN,
         &["respond", "--action", "decline", "ev.json", "rpc.json"],
         dir.path(),
     );
@@ -30,11 +27,7 @@ fn a_report_names_the_file_when_several_are_given() {
         "{err}"
     );
     // One input: its lines need no file name.
-    let (_, _, err) = common::run_in(
-        BIN,
-        &["respond", "--action", "decline", "rpc.json"],
-        dir.path(),
-    );
+    let (_, _, err) = common::run_in(&["respond", "--action", "decline", "rpc.json"], dir.path());
     assert!(err.contains("ahp-elicit: line 1: invalid request"), "{err}");
 }
 
@@ -44,7 +37,6 @@ fn an_empty_file_is_said_to_hold_no_requests() {
     std::fs::write(dir.path().join("empty.json"), "").expect("write");
     std::fs::write(dir.path().join("ev.json"), REQUEST).expect("write");
     let (code, out, err) = common::run_in(
-        BIN,
         &["respond", "--action", "decline", "empty.json"],
         dir.path(),
     );
@@ -56,7 +48,6 @@ fn an_empty_file_is_said_to_hold_no_requests() {
         "ahp-elicit: no requests in empty.json: it holds no event"
     );
     let (code, out, err) = common::run_in(
-        BIN,
         &["respond", "--action", "decline", "empty.json", "ev.json"],
         dir.path(),
     );

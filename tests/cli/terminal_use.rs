@@ -8,7 +8,7 @@ use crate::common;
 use assert_cmd::Command;
 
 fn bin() -> Command {
-    let mut c = Command::cargo_bin("ahp-elicit").expect("binary");
+    let mut c = crate::common::ahp();
     c.env_remove("NO_COLOR");
     c
 }

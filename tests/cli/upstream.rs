@@ -45,10 +45,28 @@ fn embedded(rev: Revision) -> &'static str {
 }
 
 fn bin() -> Command {
-    let mut c = Command::cargo_bin("ahp-elicit").unwrap();
+    let mut c = crate::common::ahp();
     c.current_dir(env!("CARGO_MANIFEST_DIR"));
     c.env_remove("AHP_UPSTREAM_DIR");
     c
+}
+
+/// `upstream refresh --protocol-version 2025-11-25 --mirror MIRROR --dir
+/// DIR`, run to its end.
+fn refresh_2025(mirror: &str, dir: &Path) -> std::process::Output {
+    bin()
+        .args([
+            "upstream",
+            "refresh",
+            "--protocol-version",
+            "2025-11-25",
+            "--mirror",
+            mirror,
+            "--dir",
+        ])
+        .arg(dir)
+        .output()
+        .unwrap()
 }
 
 fn stderr_of(out: &std::process::Output) -> String {
@@ -389,19 +407,7 @@ fn refresh_downloads_the_pinned_files_from_loopback() {
     ]);
     let t = tempfile::tempdir().unwrap();
     let dest = t.path().join("mcp");
-    let out = bin()
-        .args([
-            "upstream",
-            "refresh",
-            "--protocol-version",
-            "2025-11-25",
-            "--mirror",
-            &mirror,
-            "--dir",
-        ])
-        .arg(&dest)
-        .output()
-        .unwrap();
+    let out = refresh_2025(&mirror, &dest);
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     assert_eq!(std::fs::read(dest.join("schema.ts")).unwrap(), ts);
     assert_eq!(std::fs::read(dest.join("schema.json")).unwrap(), js);
@@ -432,19 +438,7 @@ fn refresh_refuses_a_tampered_file_and_keeps_nothing() {
     let t = tempfile::tempdir().unwrap();
     // An older copy already there must survive untouched.
     std::fs::write(t.path().join("schema.ts"), b"old ts").unwrap();
-    let out = bin()
-        .args([
-            "upstream",
-            "refresh",
-            "--protocol-version",
-            "2025-11-25",
-            "--mirror",
-            &mirror,
-            "--dir",
-        ])
-        .arg(t.path())
-        .output()
-        .unwrap();
+    let out = refresh_2025(&mirror, t.path());
     assert_eq!(out.status.code(), Some(1));
     let err = stderr_of(&out);
     assert!(err.contains("refused, nothing kept"), "{err}");
@@ -466,19 +460,7 @@ fn refresh_with_a_missing_file_is_a_download_error() {
     let (ts, _) = pinned_bytes();
     let mirror = serve(vec![("/2025-11-25/schema/2025-11-25/schema.ts", ts)]);
     let t = tempfile::tempdir().unwrap();
-    let out = bin()
-        .args([
-            "upstream",
-            "refresh",
-            "--protocol-version",
-            "2025-11-25",
-            "--mirror",
-            &mirror,
-            "--dir",
-        ])
-        .arg(t.path())
-        .output()
-        .unwrap();
+    let out = refresh_2025(&mirror, t.path());
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr_of(&out).contains("schema.json"),

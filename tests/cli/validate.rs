@@ -4,17 +4,12 @@
 
 use crate::common;
 
-use assert_cmd::Command;
 use serde_json::{json, Value};
-
-fn bin() -> Command {
-    Command::cargo_bin("ahp-elicit").expect("the binary is built")
-}
 
 /// Run `validate --format json` with `stdin`, return (exit code, verdict
 /// objects, stderr).
 fn validate_json(args: &[&str], stdin: Vec<u8>) -> (i32, Vec<Value>, String) {
-    let out = bin()
+    let out = crate::common::ahp()
         .arg("validate")
         .arg("--format")
         .arg("json")
@@ -130,7 +125,7 @@ fn every_example_validates() {
     let every_kind = ex.join("form-every-kind.request.json");
     let mut total = 0;
     for p in &names {
-        let mut cmd = bin();
+        let mut cmd = crate::common::ahp();
         cmd.arg("validate");
         if p.to_str().unwrap().ends_with(".result.json") {
             cmd.arg("--request").arg(&every_kind);
@@ -226,7 +221,7 @@ fn json_format_shape_and_error_pointer() {
 
 #[test]
 fn text_format_lists_pointer_rule_message() {
-    let out = bin()
+    let out = crate::common::ahp()
         .arg("validate")
         .write_stdin(serde_json::to_vec(&bad_request()).unwrap())
         .output()
@@ -334,7 +329,7 @@ fn non_event_json_and_unknown_types_are_invalid() {
 
 #[test]
 fn unreadable_input_exits_2() {
-    let out = bin()
+    let out = crate::common::ahp()
         .args(["validate", "/nonexistent/ahp-elicit/none.json"])
         .output()
         .unwrap();
@@ -344,7 +339,11 @@ fn unreadable_input_exits_2() {
 
 #[test]
 fn empty_input_has_no_event() {
-    let out = bin().arg("validate").write_stdin("\n \n").output().unwrap();
+    let out = crate::common::ahp()
+        .arg("validate")
+        .write_stdin("\n \n")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no event found"));
 }
@@ -353,7 +352,7 @@ fn empty_input_has_no_event() {
 fn hostile_id_is_sanitized_in_text_output() {
     let mut ev = bad_request();
     ev["id"] = json!("evt-\u{1b}[31mred");
-    let out = bin()
+    let out = crate::common::ahp()
         .arg("validate")
         .write_stdin(serde_json::to_vec(&ev).unwrap())
         .output()

@@ -13,6 +13,54 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
+
+/// `ahp-elicit` as an `assert_cmd` command: stdin is what `write_stdin`
+/// gives (empty when not called), nothing else set.
+pub fn ahp() -> assert_cmd::Command {
+    assert_cmd::Command::new(BIN)
+}
+
+/// (exit code, stdout, stderr) of a finished run, the streams as text
+/// (invalid UTF-8 replaced).
+pub fn texts(o: &std::process::Output) -> (Option<i32>, String, String) {
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// The fake MCP server (tests/mcp_fake_server.py; run with `python3`).
+pub fn fake_server() -> String {
+    root()
+        .join("tests/mcp_fake_server.py")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Send the signal named `sig` (`TERM`, `INT`, `TSTP`, ...) to `pid`
+/// with kill(1); panics when kill fails (no such process).
+#[cfg(unix)]
+pub fn signal(pid: impl std::fmt::Display, sig: &str) {
+    let st = std::process::Command::new("kill")
+        .args([format!("-{sig}"), pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(st.success(), "kill -{sig} {pid}");
+}
+
+/// Whether process `pid` exists (kill -0).
+#[cfg(unix)]
+pub fn alive(pid: i32) -> bool {
+    std::process::Command::new("kill")
+        .args(["-0", &pid.to_string()])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// The bytes of a hostile case's input (tests/hostile/cases/NAME): its
 /// `input` file, or the large one its `input.gen.json` describes
 /// (`prefix`, `repeat` times `count`, `suffix`).
@@ -48,6 +96,51 @@ pub fn example_files() -> Vec<PathBuf> {
         .collect();
     v.sort();
     v
+}
+
+/// The events of one example file: every non-blank line of a `.jsonl`
+/// file, or the one document of a `.json` file, parsed.
+pub fn example_documents(path: &std::path::Path) -> Vec<serde_json::Value> {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let parse =
+        |t: &str| serde_json::from_str(t).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if path.extension().is_some_and(|x| x == "jsonl") {
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(parse)
+            .collect()
+    } else {
+        vec![parse(&text)]
+    }
+}
+
+/// Every request event of the examples ([`example_files`]), each with the
+/// name of its file; at least the six shared ones.
+pub fn example_requests() -> Vec<(String, ahp_elicit::binding::RequestEvent)> {
+    let mut out = Vec::new();
+    for p in example_files() {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for d in example_documents(&p) {
+            if d["type"] == "user.elicitation.request" {
+                let r = ahp_elicit::binding::read_request(
+                    d,
+                    ahp_elicit::binding::ReadOptions::default(),
+                )
+                .expect("valid example request");
+                out.push((name.clone(), r));
+            }
+        }
+    }
+    assert!(
+        out.len() >= 6,
+        "expected the shared examples, found {}",
+        out.len()
+    );
+    out
 }
 
 /// The conformance vectors kept in the repository (`tests/vectors/`).
@@ -135,17 +228,14 @@ pub fn request_line(server: &str, id: &str, params: &serde_json::Value) -> Strin
     .to_string()
 }
 
-/// Run `bin` with `args` in `dir`, stdin empty: (exit code, stdout, stderr).
-pub fn run_in(bin: &str, args: &[&str], dir: &std::path::Path) -> (Option<i32>, String, String) {
-    let o = std::process::Command::new(bin)
+/// Run `ahp-elicit ARGS` in `dir`, stdin empty: (exit code, stdout,
+/// stderr).
+pub fn run_in(args: &[&str], dir: &std::path::Path) -> (Option<i32>, String, String) {
+    let o = std::process::Command::new(BIN)
         .args(args)
         .current_dir(dir)
         .stdin(std::process::Stdio::null())
         .output()
         .expect("run");
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    texts(&o)
 }

@@ -1,7 +1,7 @@
-//! The pseudo-terminal harness shared by the end-to-end tests
-//! (tests/pty/url.rs, tests/pty/faults.rs): the real binary in a pty, its
-//! screen read through a terminal emulator (`vt100`), the result file
-//! checked line by line.
+//! The pseudo-terminal harness shared by the end-to-end tests (tests/pty
+//! and the terminal tests of tests/mcp): the real binary in a pty, its
+//! screen read through a terminal emulator (`vt100`), keys sent paced as a
+//! person types them, the result file checked line by line.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -11,8 +11,11 @@ use std::time::{Duration, Instant};
 use expectrl::Expect;
 use serde_json::Value;
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
+pub use super::BIN;
 pub const PATIENCE: Duration = Duration::from_secs(40);
+/// How long [`Tui::wait_raw`] waits: the sign-in lines come after a server
+/// and its authorization server answered.
+pub const RAW_PATIENCE: Duration = Duration::from_secs(60);
 
 /// One run of the binary in a pty, with the screen it draws.
 pub struct Tui {
@@ -64,6 +67,39 @@ pub fn stream_of(dir: &Path, input: &Path) -> PathBuf {
     fifo
 }
 
+/// A FIFO at `dir/requests.fifo`: the input of a run fed as a live
+/// stream (see [`open_live`]).
+pub fn make_fifo(dir: &Path) -> PathBuf {
+    let fifo = dir.join("requests.fifo");
+    let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(st.success(), "mkfifo {}", fifo.display());
+    fifo
+}
+
+/// The writing end of `fifo`, once the program opened it for reading.
+/// Opening blocks until then: done in a thread, so a program that never
+/// opens it fails the test (after [`PATIENCE`]) instead of hanging it.
+pub fn open_live(fifo: &Path) -> std::fs::File {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = fifo.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::OpenOptions::new().write(true).open(&path));
+    });
+    rx.recv_timeout(PATIENCE)
+        .expect("ahp-elicit opens the FIFO")
+        .expect("open the FIFO")
+}
+
+/// Write `lines` (request events, one a line) to `dir/requests.jsonl`;
+/// returns its path.
+pub fn write_requests(dir: &Path, lines: &[String]) -> PathBuf {
+    let path = dir.join("requests.jsonl");
+    let mut text = lines.join("\n");
+    text.push('\n');
+    std::fs::write(&path, text).expect("write requests");
+    path
+}
+
 /// `text` without any whitespace (wrapping-insensitive comparison).
 pub fn squash(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()
@@ -75,6 +111,33 @@ impl Tui {
     /// `stty -g` before and after, and `[exit=N]`.
     pub fn start(dir: &Path, out: &Path, cols: u16, rows: u16, args: &str) -> Tui {
         Tui::start_env(dir, out, cols, rows, args, &[])
+    }
+
+    /// `ahp-elicit respond 'INPUT' FLAGS > out` in a `cols`x`rows` pty
+    /// ([`Tui::start`]).
+    pub fn respond(
+        dir: &Path,
+        out: &Path,
+        (cols, rows): (u16, u16),
+        input: &Path,
+        flags: &str,
+    ) -> Tui {
+        let args = format!("respond '{}' {flags}", input.display());
+        Tui::start(dir, out, cols, rows, args.trim_end())
+    }
+
+    /// `ahp-elicit WORDS... > dir/out.json` in a `cols`x`rows` pty, each
+    /// word quoted for the shell ([`Tui::start`]).
+    pub fn start_words<S: AsRef<str>>(
+        dir: &Path,
+        (cols, rows): (u16, u16),
+        words: impl IntoIterator<Item = S>,
+    ) -> Tui {
+        let args: Vec<String> = words
+            .into_iter()
+            .map(|w| super::sdk::sh_quote(w.as_ref()))
+            .collect();
+        Tui::start(dir, &dir.join("out.json"), cols, rows, &args.join(" "))
     }
 
     /// [`Tui::start`] with extra environment variables.
@@ -280,6 +343,44 @@ impl Tui {
         }
     }
 
+    /// Wait until the bytes written so far (all of them, not the screen:
+    /// text printed in lines, then drawn over) satisfy `ok`; then, as
+    /// [`Tui::wait_for`], a person reads before the next key. `what` names
+    /// what is awaited in the failure message.
+    pub fn wait_raw_until(&mut self, what: &str, ok: impl Fn(&str) -> bool) {
+        let end = Instant::now() + RAW_PATIENCE;
+        loop {
+            self.pump();
+            let raw = String::from_utf8_lossy(&self.raw).into_owned();
+            if ok(&raw) {
+                self.last_key = Instant::now();
+                return;
+            }
+            assert!(Instant::now() < end, "{what} never came; written:\n{raw:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// [`Tui::wait_raw_until`] the bytes written hold `text` (whitespace
+    /// ignored).
+    pub fn wait_raw(&mut self, text: &str) {
+        let want = squash(text);
+        self.wait_raw_until(&format!("{text:?}"), |raw| squash(raw).contains(&want));
+    }
+
+    /// Send `keys`, then [`Tui::wait_for`] `text`.
+    pub fn press(&mut self, keys: &str, text: &str) {
+        self.send(keys);
+        self.wait_for(text);
+    }
+
+    /// Submit the form on screen and send it from its review: Ctrl-S, the
+    /// review step, Enter.
+    pub fn submit(&mut self) {
+        self.press("\u{13}", "Review");
+        self.send("\r");
+    }
+
     /// Whether the screen shows `text` now (whitespace ignored).
     pub fn shows(&mut self, text: &str) -> bool {
         self.pump();
@@ -329,11 +430,9 @@ impl Tui {
         std::fs::read_to_string(&self.err_file).unwrap_or_default()
     }
 
-    /// Wait for the end of the run; returns the program's exit code and
-    /// checks that the terminal was given back: the alternate screen left,
-    /// bracketed paste off, and the terminal mode (`stty -g`) as it was
-    /// before the program started (so raw mode is off).
-    pub fn finish(&mut self) -> i32 {
+    /// Wait until the run ended (the shell closed the pty), reading all it
+    /// wrote; panics after [`PATIENCE`] showing the screen.
+    pub fn wait_end(&mut self) {
         let end = Instant::now() + PATIENCE;
         while !self.eof {
             self.pump();
@@ -344,6 +443,14 @@ impl Tui {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Wait for the end of the run; returns the program's exit code and
+    /// checks that the terminal was given back: the alternate screen left,
+    /// bracketed paste off, and the terminal mode (`stty -g`) as it was
+    /// before the program started (so raw mode is off).
+    pub fn finish(&mut self) -> i32 {
+        self.wait_end();
         let raw = String::from_utf8_lossy(&self.raw).into_owned();
         assert!(raw.contains("\u{1b}[?1049l"), "left the alternate screen");
         assert!(raw.contains("\u{1b}[?2004l"), "bracketed paste disabled");
@@ -358,6 +465,29 @@ impl Tui {
             !self.stderr().contains("panicked"),
             "no panic: {}",
             self.stderr()
+        );
+        code
+    }
+}
+
+impl Tui {
+    /// [`Tui::finish`], and the restore was the last thing the program
+    /// wrote: after leaving the alternate screen only "show the cursor"
+    /// (`ESC [ ? 25 h`), nothing drawn over the normal screen. Returns the
+    /// exit code.
+    pub fn finish_restored_last(&mut self) -> i32 {
+        let code = self.finish();
+        let raw = String::from_utf8_lossy(&self.raw).into_owned();
+        let at = raw
+            .rfind("\u{1b}[?1049l")
+            .expect("the alternate screen was left");
+        let tail = &raw[at + "\u{1b}[?1049l".len()..];
+        // The shell's own lines follow the program's output.
+        let program_tail = &tail[..tail.find("[exit=").unwrap_or(tail.len())];
+        assert_eq!(
+            program_tail.trim_end_matches(['\r', '\n']),
+            "\u{1b}[?25h",
+            "nothing but the restore after leaving the alternate screen"
         );
         code
     }
@@ -378,12 +508,7 @@ impl Tui {
     /// sent got through either) and that the terminal mode (`stty -g`) is
     /// as before the program started.
     pub fn finish_plain(&mut self) -> i32 {
-        let end = Instant::now() + PATIENCE;
-        while !self.eof {
-            self.pump();
-            assert!(Instant::now() < end, "no end:\n{}", self.screen());
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.wait_end();
         let text = String::from_utf8_lossy(&self.raw).into_owned();
         assert!(!text.contains('\u{1b}'), "{text:?}");
         let field = |name: &str| printed(&text, name);

@@ -1,14 +1,14 @@
-//! Shared by the real-SDK tests (tests/mcp/python_sdk.rs,
-//! tests/mcp/typescript_sdk.rs, tests/mcp/sdk_both_eras.rs,
-//! tests/mcp/python_auth.rs): where `.ci/sdk-setup.sh` put the SDKs,
-//! starting a server that listens on Streamable HTTP, running `ahp-elicit
-//! mcp` against a server written with one, and reading what the server's
-//! tool received.
+//! Shared by the tests of `ahp-elicit mcp` (tests/mcp, and the MCP cases
+//! of tests/cli): where `.ci/sdk-setup.sh` put the SDKs, starting a server
+//! that listens on Streamable HTTP, the one way to run `ahp-elicit` with
+//! the sign-in store kept out of the real home ([`ahp_in`], [`mcp_in`]),
+//! and reading what the server's tool received.
 #![allow(dead_code)]
 
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -45,6 +45,46 @@ pub struct McpRun {
 }
 
 impl McpRun {
+    /// A finished run: its exit code (-1 when killed by a signal), its
+    /// streams as text, and the events of the `--events` file `events`
+    /// (none when there is no such file).
+    pub fn of(out: &Output, events: Option<&Path>) -> McpRun {
+        let text = events
+            .and_then(|e| std::fs::read_to_string(e).ok())
+            .unwrap_or_default();
+        McpRun {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            events: text
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("event line is JSON"))
+                .collect(),
+        }
+    }
+
+    /// Asserts that the run ended with exit `code` and said `text` on
+    /// stderr; each failure message holds the stderr.
+    pub fn assert_said(&self, code: i32, text: &str) {
+        assert_eq!(self.code, code, "stderr: {}", self.stderr);
+        assert!(
+            self.stderr.contains(text),
+            "{text:?} not said; stderr: {}",
+            self.stderr
+        );
+    }
+
+    /// Stdout parsed as JSON (the result `--call` prints); panics naming
+    /// stdout and stderr when it is not.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}): {}\nstderr: {}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
     /// The tool's first text content, parsed as JSON (the test servers
     /// report what they received that way).
     pub fn tool_report(&self) -> Value {
@@ -73,30 +113,35 @@ pub fn tool_report(stdout: &str) -> Value {
     serde_json::from_str(text).expect("the tool's text is JSON")
 }
 
-/// Run `ahp-elicit mcp FLAGS -- SERVER...` with `--events` into `dir`,
-/// stdin closed.
-pub fn run_mcp(dir: &Path, flags: &[&str], server: &[String]) -> McpRun {
+/// `ahp-elicit` as the tests run it: stdin closed and the sign-in store
+/// in `dir/state` (`AHP_ELICIT_STATE_DIR`), so that no run reads or writes
+/// the real home's. Add the arguments, then run it.
+pub fn ahp_in(dir: &Path) -> Command {
+    let mut c = Command::new(super::BIN);
+    c.env("AHP_ELICIT_STATE_DIR", dir.join("state"))
+        .stdin(Stdio::null());
+    c
+}
+
+/// Run `ahp-elicit mcp --events dir/events.jsonl ARGS` ([`ahp_in`] `dir`)
+/// and wait for its end.
+pub fn mcp_in<S: AsRef<OsStr>>(dir: &Path, args: impl IntoIterator<Item = S>) -> McpRun {
     let events = dir.join("events.jsonl");
-    let out = Command::new(env!("CARGO_BIN_EXE_ahp-elicit"))
+    let out = ahp_in(dir)
         .arg("mcp")
         .arg("--events")
         .arg(&events)
-        .args(flags)
-        .arg("--")
-        .args(server)
-        .stdin(Stdio::null())
+        .args(args)
         .output()
         .expect("run ahp-elicit mcp");
-    let text = std::fs::read_to_string(&events).unwrap_or_default();
-    McpRun {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        events: text
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("event line is JSON"))
-            .collect(),
-    }
+    McpRun::of(&out, Some(&events))
+}
+
+/// Run `ahp-elicit mcp FLAGS -- SERVER...` with `--events` into `dir`
+/// ([`mcp_in`]).
+pub fn run_mcp(dir: &Path, flags: &[&str], server: &[String]) -> McpRun {
+    let server = server.iter().map(String::as_str);
+    mcp_in(dir, flags.iter().copied().chain(["--"]).chain(server))
 }
 
 /// Write `answer` as an answers file in `dir`; returns its path as text.

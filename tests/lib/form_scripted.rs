@@ -21,40 +21,6 @@ fn cx() -> Context {
     }
 }
 
-/// Every request event in the examples folder (JSON files and JSON Lines).
-fn example_requests() -> Vec<(String, RequestEvent)> {
-    let mut out = Vec::new();
-    let names = common::example_files();
-    for p in names {
-        let text = std::fs::read_to_string(&p).expect("read");
-        let name = p
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let docs: Vec<Value> = if name.ends_with(".jsonl") {
-            text.lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(|l| serde_json::from_str(l).expect("line"))
-                .collect()
-        } else {
-            vec![serde_json::from_str(&text).expect("json")]
-        };
-        for d in docs {
-            if d["type"] == "user.elicitation.request" {
-                let r = binding::read_request(d, binding::ReadOptions::default())
-                    .expect("valid example request");
-                out.push((name.clone(), r));
-            }
-        }
-    }
-    assert!(
-        out.len() >= 6,
-        "expected the shared examples, found {}",
-        out.len()
-    );
-    out
-}
-
 fn answer(r: Result<Outcome, RespondError>) -> Result<Answer, RespondError> {
     r.map(|o| match o {
         Outcome::Answer(a) => a,
@@ -64,7 +30,7 @@ fn answer(r: Result<Outcome, RespondError>) -> Result<Answer, RespondError> {
 
 #[test]
 fn action_over_every_example() {
-    for (name, req) in example_requests() {
+    for (name, req) in common::example_requests() {
         for action in [Action::Decline, Action::Cancel] {
             let mut s = ScriptedResponder::from_action(action);
             let a = answer(s.respond(&req, &cx())).expect("decline/cancel always answer");
@@ -109,7 +75,7 @@ fn action_over_every_example() {
 }
 
 fn every_kind() -> RequestEvent {
-    example_requests()
+    common::example_requests()
         .into_iter()
         .find(|(_, r)| r.id == "evt-profile-1")
         .expect("every-kind")
@@ -165,7 +131,7 @@ fn answers_by_event_id_over_the_stream() {
     }))
     .expect("answers");
     let mut s = ScriptedResponder::new(answers);
-    let stream: Vec<_> = example_requests()
+    let stream: Vec<_> = common::example_requests()
         .into_iter()
         .filter(|(n, _)| n == "stream.requests.jsonl")
         .map(|(_, r)| r)
@@ -311,7 +277,7 @@ impl Launcher for Recorder {
 
 #[test]
 fn url_accept_is_consent_and_calls_the_launcher() {
-    let (_, req) = example_requests()
+    let (_, req) = common::example_requests()
         .into_iter()
         .find(|(n, _)| n == "url-connect.request.json")
         .expect("url example");

@@ -19,6 +19,7 @@ mod schemas;
 mod screens;
 mod sdk_forms;
 mod sdk_policy_props;
+mod support;
 mod terminal_bytes;
 mod terminal_use;
 mod theme_contrast;

@@ -27,28 +27,10 @@ fn cx() -> Context {
 
 /// Every request event in `examples/` (JSON files and JSON Lines).
 fn example_requests() -> Vec<RequestEvent> {
-    let mut out = Vec::new();
-    for p in common::example_files() {
-        let text = std::fs::read_to_string(&p).expect("read");
-        let docs: Vec<Value> = if p.extension().is_some_and(|x| x == "jsonl") {
-            text.lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(|l| serde_json::from_str(l).expect("line"))
-                .collect()
-        } else {
-            vec![serde_json::from_str(&text).expect("json")]
-        };
-        for d in docs {
-            if d["type"] == "user.elicitation.request" {
-                out.push(
-                    binding::read_request(d, binding::ReadOptions::default())
-                        .expect("valid example request"),
-                );
-            }
-        }
-    }
-    assert!(out.len() >= 6, "the examples, found {}", out.len());
-    out
+    common::example_requests()
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect()
 }
 
 /// The accepted content of the example result for `id`, if there is one.

@@ -638,16 +638,7 @@ fn text_part_selection_rules() {
 fn every_shared_example_is_valid_through_the_wire_root() {
     let mut n = 0;
     for p in common::example_files() {
-        let text = std::fs::read_to_string(&p).unwrap();
-        let docs: Vec<Value> = if p.extension().is_some_and(|x| x == "jsonl") {
-            text.lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(|l| serde_json::from_str(l).unwrap())
-                .collect()
-        } else {
-            vec![serde_json::from_str(&text).unwrap()]
-        };
-        for d in docs {
+        for d in common::example_documents(&p) {
             assert!(validate_event(&d).is_empty(), "{}", p.display());
             n += 1;
         }

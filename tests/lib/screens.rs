@@ -4,8 +4,9 @@
 //! Text only (styles are covered by the theme tests).
 
 use crate::common;
+use crate::support::{form_header, theme};
 
-use ahp_elicit::binding::{self, form_schema::parse_form_schema, FormSchema, Mode, RequestBody};
+use ahp_elicit::binding::{self, form_schema::parse_form_schema, FormSchema, RequestBody};
 use ahp_elicit::form::{Form, Key};
 use ahp_elicit::responder::Progress;
 use ahp_elicit::tui::view::{self, Header};
@@ -14,24 +15,12 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use serde_json::{json, Value};
 
-fn theme() -> Theme {
-    Theme::builtin("default").expect("default theme")
-}
-
 fn header() -> Header {
     Header {
-        server_name: "demo-server".into(),
         server_title: Some("Demo Server".into()),
         server_version: Some("1.0.0".into()),
-        adapter: "mcp-stdio".into(),
-        mode: Mode::Form,
         progress: Progress::of(2, 5),
-        seconds_left: None,
-        extend_secs: None,
-        launched: None,
-        call: None,
-        banner: None,
-        arguments_for: None,
+        ..form_header("demo-server")
     }
 }
 

@@ -6,31 +6,17 @@
 
 use ahp_elicit::binding::{read_params, Mode, RequestBody, RequestView, Revision, SchemaPolicy};
 use ahp_elicit::form::{Form, Key};
-use ahp_elicit::responder::Progress;
 use ahp_elicit::tui::view::{self, Header};
-use ahp_elicit::tui::Theme;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use serde_json::{json, Value};
 
-fn theme() -> Theme {
-    Theme::builtin("default").expect("default theme")
-}
+use crate::support::{form_header, theme};
 
 fn header() -> Header {
     Header {
-        server_name: "py-pydantic-forms".into(),
-        server_title: None,
         server_version: Some("1.0.0".into()),
-        adapter: "mcp-stdio".into(),
-        mode: Mode::Form,
-        progress: Progress::of(1, 1),
-        seconds_left: None,
-        extend_secs: None,
-        launched: None,
-        call: None,
-        banner: None,
-        arguments_for: None,
+        ..form_header("py-pydantic-forms")
     }
 }
 

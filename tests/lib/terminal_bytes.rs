@@ -10,20 +10,18 @@
 
 use ahp_elicit::binding::{form_schema::parse_form_schema, Mode};
 use ahp_elicit::form::Form;
-use ahp_elicit::responder::Progress;
 use ahp_elicit::safe_text;
+use ahp_elicit::tui::not_a_form_lines;
 use ahp_elicit::tui::url_view::{self, UrlViewState};
 use ahp_elicit::tui::view::{self, Header};
-use ahp_elicit::tui::{not_a_form_lines, Theme};
 use ahp_elicit::url_review::review;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
 use serde_json::json;
-use std::cell::RefCell;
-use std::io::Write;
+
+use crate::support::{form_header, theme, Sink};
 use std::num::NonZeroU16;
-use std::rc::Rc;
 
 /// Server text that tries every way out: CSI (colour, device status
 /// report, leaving the alternate screen), 8-bit CSI and NEL (C1), OSC 8
@@ -77,20 +75,6 @@ impl vt100::Callbacks for Seen {
         }
         self.unhandled
             .push(format!("CSI {i1:?} {i2:?} {params:?} {c}"));
-    }
-}
-
-/// A writer whose bytes stay readable after the terminal took it.
-#[derive(Clone, Default)]
-struct Sink(Rc<RefCell<Vec<u8>>>);
-
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 
@@ -203,23 +187,11 @@ fn assert_safe_frame(bytes: &[u8], w: u16, h: u16) -> String {
 
 fn hostile_header(mode: Mode) -> Header {
     Header {
-        server_name: "evil\u{1b}]0;pwned\u{7}".into(),
         server_title: Some("Evil\u{1b}[2J\u{202e}".into()),
         server_version: Some("1\u{9b}2J".into()),
-        adapter: "mcp-stdio".into(),
         mode,
-        progress: Progress::of(1, 1),
-        seconds_left: None,
-        extend_secs: None,
-        launched: None,
-        call: None,
-        banner: None,
-        arguments_for: None,
+        ..form_header("evil\u{1b}]0;pwned\u{7}")
     }
-}
-
-fn theme() -> Theme {
-    Theme::builtin("default").expect("built-in theme")
 }
 
 #[test]

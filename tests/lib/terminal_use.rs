@@ -4,7 +4,7 @@
 //! screens (the focused input in the first frame, "more below" only when
 //! something is below).
 
-use ahp_elicit::binding::{form_schema::parse_form_schema, FormSchema, Mode};
+use ahp_elicit::binding::{form_schema::parse_form_schema, FormSchema};
 use ahp_elicit::form::{Form, Key};
 use ahp_elicit::responder::Progress;
 use ahp_elicit::tui::view::{self, Header};
@@ -14,21 +14,10 @@ use ratatui::layout::Position;
 use ratatui::Terminal;
 use serde_json::{json, Value};
 
+use crate::support::form_header;
+
 fn header() -> Header {
-    Header {
-        server_name: "demo-server".into(),
-        server_title: None,
-        server_version: None,
-        adapter: "mcp-stdio".into(),
-        mode: Mode::Form,
-        progress: Progress::of(1, 1),
-        seconds_left: None,
-        extend_secs: None,
-        launched: None,
-        call: None,
-        banner: None,
-        arguments_for: None,
-    }
+    form_header("demo-server")
 }
 
 fn schema(props: Value) -> FormSchema {
@@ -41,7 +30,7 @@ fn schema(props: Value) -> FormSchema {
 
 /// Draw `form` at `w`x`h`; returns the terminal (screen and cursor).
 fn draw(form: &Form, w: u16, h: u16) -> Terminal<TestBackend> {
-    let theme = Theme::builtin("default").expect("theme");
+    let theme = crate::support::theme();
     let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
     let mut scroll = 0;
     t.draw(|f| view::draw_form(f, &theme, &header(), form, &mut scroll))
@@ -154,7 +143,7 @@ fn first_frame_at_40x12_shows_the_focused_input() {
     let (req, s, msg) = every_kind();
     let form = Form::new(&s, &msg);
     let h = Header::of(&req, Progress::of(1, 1));
-    let theme = Theme::builtin("default").expect("theme");
+    let theme = crate::support::theme();
     let mut t = Terminal::new(TestBackend::new(40, 12)).expect("terminal");
     let mut scroll = 0;
     t.draw(|f| {

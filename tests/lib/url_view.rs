@@ -810,7 +810,7 @@ fn the_view_draws_with_the_theme() {
     use ahp_elicit::tui::theme::Role;
     use ratatui::style::Color;
     let s = state("https://a.example/", "m");
-    let theme = Theme::builtin("default").expect("default theme");
+    let theme = crate::support::theme();
     let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
     t.draw(|f| draw(f, f.area(), &s, &theme)).unwrap();
     let lines = text(&t);

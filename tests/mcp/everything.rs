@@ -13,6 +13,8 @@ use ahp_elicit::mcp::{run_session, McpOptions, Operation, Target};
 use ahp_elicit::responder::{Context, Outcome, RespondError, Responder};
 use serde_json::{json, Map, Value};
 
+use crate::common::sdk::mcp_in;
+
 /// The server's launcher script; panics with the fix when it is missing.
 fn everything() -> String {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -25,6 +27,7 @@ fn everything() -> String {
     p.to_string_lossy().into_owned()
 }
 
+/// A finished `ahp-elicit mcp` run whose stdout is the tool result.
 struct Run {
     code: i32,
     result: Value,
@@ -32,29 +35,16 @@ struct Run {
     events: Vec<Value>,
 }
 
+/// Run `ahp-elicit mcp --events FILE ARGS` in a temporary directory; its
+/// stdout must be JSON.
 fn cli(args: &[&str]) -> Run {
     let dir = tempfile::tempdir().unwrap();
-    let events = dir.path().join("events.jsonl");
-    let out = Command::new(env!("CARGO_BIN_EXE_ahp-elicit"))
-        .arg("mcp")
-        .arg("--events")
-        .arg(&events)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let result = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}); stderr: {stderr}"));
+    let r = mcp_in(dir.path(), args);
     Run {
-        code: out.status.code().unwrap_or(-1),
-        result,
-        stderr,
-        events: std::fs::read_to_string(&events)
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect(),
+        code: r.code,
+        result: r.json(),
+        stderr: r.stderr,
+        events: r.events,
     }
 }
 

@@ -5,19 +5,12 @@
 //! the tool result, which these tests read.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use serde_json::{json, Value};
 
-fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_ahp-elicit"))
-}
-
-fn fake_server() -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_fake_server.py");
-    p.to_string_lossy().into_owned()
-}
+use crate::common::sdk::{ahp_in, mcp_in, McpRun as Run};
+use crate::common::{alive, fake_server, signal, BIN};
 
 fn python() -> &'static str {
     let ok = Command::new("python3")
@@ -32,22 +25,15 @@ fn python() -> &'static str {
     "python3"
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    events: Vec<Value>,
+/// What the fake server records in a call's result.
+trait Recorded {
+    /// The record: the result's `structuredContent`.
+    fn record(&self) -> Value;
+    /// The person's answer to the fake server's step `step`.
+    fn response(&self, step: &str) -> Value;
 }
 
-impl Run {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!(
-                "stdout is not JSON ({e}): {}\nstderr: {}",
-                self.stdout, self.stderr
-            )
-        })
-    }
+impl Recorded for Run {
     fn record(&self) -> Value {
         self.json()["structuredContent"].clone()
     }
@@ -59,28 +45,9 @@ impl Run {
 /// Run `ahp-elicit mcp ARGS` with `--events` into a temp file.
 fn run(args: &[&str]) -> Run {
     let dir = tempfile::tempdir().unwrap();
-    let events = dir.path().join("events.jsonl");
-    let out = Command::new(bin())
-        .arg("mcp")
-        .arg("--events")
-        .arg(&events)
-        // The fake server's invalid request is refused with -32602 under
-        // the strict reading; the compatible default is tested in sdk_*.rs.
-        .args(["--schema-policy", "strict"])
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let text = std::fs::read_to_string(&events).unwrap_or_default();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        events: text
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("event line is JSON"))
-            .collect(),
-    }
+    // The fake server's invalid request is refused with -32602 under the
+    // strict reading; the compatible default is tested in sdk_*.rs.
+    mcp_in(dir.path(), ["--schema-policy", "strict"].iter().chain(args))
 }
 
 fn stdio(extra: &[&str]) -> Run {
@@ -95,12 +62,7 @@ fn stdio(extra: &[&str]) -> Run {
 #[test]
 fn listing_needs_no_terminal() {
     let r = stdio(&[]);
-    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-    assert!(
-        r.stderr.contains("the server offers 2 tool(s)"),
-        "{}",
-        r.stderr
-    );
+    r.assert_said(0, "the server offers 2 tool(s)");
     let listed: Value = serde_json::from_str(&r.stdout).expect("the tools as JSON");
     assert_eq!(listed["tools"][0]["name"], "probe");
     assert!(!r.stderr.contains("no terminal"), "{}", r.stderr);
@@ -139,11 +101,11 @@ fn listing_never_calls_a_servers_only_tool() {
 /// controlling terminal, no /dev/tty), without --events or a policy.
 fn without_terminal(args: &[&str]) -> Run {
     use std::os::unix::process::CommandExt;
-    let mut c = Command::new(bin());
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = ahp_in(dir.path());
     c.arg("mcp")
         .args(args)
-        .args(["--", python(), &fake_server()])
-        .stdin(Stdio::null());
+        .args(["--", python(), &fake_server()]);
     // SAFETY: setsid is async-signal-safe; nothing else runs in the child
     // before exec.
     unsafe {
@@ -152,13 +114,7 @@ fn without_terminal(args: &[&str]) -> Run {
             Ok(())
         });
     }
-    let out = c.output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        events: Vec::new(),
-    }
+    Run::of(&c.output().unwrap(), None)
 }
 
 /// A call that asks nothing needs no terminal and no --action.
@@ -341,12 +297,7 @@ fn an_endless_tool_list_is_cut_at_its_bound() {
 #[test]
 fn quiet_leaves_out_the_fallback_line() {
     let r = stdio(&["--call", "probe", "--args", r#"{"case":"quiet"}"#]);
-    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-    assert!(
-        r.stderr.contains("using MCP 2025-11-25 (initialize)"),
-        "{}",
-        r.stderr
-    );
+    r.assert_said(0, "using MCP 2025-11-25 (initialize)");
     assert!(r.stderr.contains("connected to Fake MCP"), "{}", r.stderr);
     let r = stdio(&[
         "--quiet",
@@ -411,13 +362,9 @@ fn stdio_answers_form_and_url_and_refuses_the_rest() {
     let r = stdio(&["--call", "probe", "--action", "accept"]);
     // The elicitations refused as invalid (an unknown mode, a nested
     // object) got no answer: exit 1, said at the end.
-    assert_eq!(r.code, 1, "stderr: {}", r.stderr);
-    assert!(
-        r.stderr.contains(
-            "2 elicitation(s) refused without an answer (invalid params, or a mode not advertised)"
-        ),
-        "{}",
-        r.stderr
+    r.assert_said(
+        1,
+        "2 elicitation(s) refused without an answer (invalid params, or a mode not advertised)",
     );
     // The URL was accepted without --browser: nothing was opened, and the
     // run says so.
@@ -691,15 +638,12 @@ fn usage_errors_exit_2() {
     assert!(r.stderr.contains("--args must be a JSON object"));
     // A URL of another scheme is not run as a command.
     let r = run(&["--action", "accept", "ftp://x/mcp"]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr
-            .contains("'ftp://x/mcp': a server URL starts with http:// or https://"),
-        "{}",
-        r.stderr
+    r.assert_said(
+        2,
+        "'ftp://x/mcp': a server URL starts with http:// or https://",
     );
     assert!(!r.stderr.contains("could not start"), "{}", r.stderr);
-    let out = Command::new(bin())
+    let out = Command::new(BIN)
         .args([
             "mcp",
             "--action",
@@ -714,24 +658,16 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("events file: /nonexistent/dir/ev.jsonl"));
     let r = run(&["http://127.0.0.1:9/mcp", "--action", "accept"]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr.contains("give the flags before the URL"),
-        "{}",
-        r.stderr
-    );
+    r.assert_said(2, "give the flags before the URL");
     let r = run(&["--action", "accept", "--", "/nonexistent/mcp-server"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("could not start the server"));
     // A server that exits at once, having said nothing: said with its
     // status, not started again.
     let r = run(&["--action", "accept", "--", "true"]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr
-            .contains("the server exited with status 0 before answering server/discover"),
-        "{}",
-        r.stderr
+    r.assert_said(
+        2,
+        "the server exited with status 0 before answering server/discover",
     );
     assert!(
         !r.stderr.contains("starting the server again"),
@@ -1263,14 +1199,7 @@ mod live {
             "-c",
             &code,
         ]);
-        assert_eq!(r.code, 2, "{}", r.stderr);
-        assert!(
-            r.stderr.contains(
-                "the server exited with status 3 before answering server/discover (its last stderr line: ImportError: no module named mcp)"
-            ),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(2, "the server exited with status 3 before answering server/discover (its last stderr line: ImportError: no module named mcp)");
         assert!(
             !r.stderr.contains("starting the server again"),
             "{}",
@@ -1298,26 +1227,16 @@ mod live {
         );
     }
 
-    fn alive(pid: i32) -> bool {
-        Command::new("kill")
-            .args(["-0", &pid.to_string()])
-            .stderr(Stdio::null())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false)
-    }
-
     #[test]
     fn sigterm_ends_the_stdio_server_even_a_stubborn_one() {
         let dir = tempfile::tempdir().unwrap();
         let pid_file = dir.path().join("server.pid");
-        let mut child = Command::new(bin())
+        let mut child = ahp_in(dir.path())
             .args(["mcp", "--call", "silent", "--action", "accept", "--"])
             .arg(python())
             .arg(fake_server())
             .env("FAKE_PID_FILE", &pid_file)
             .env("FAKE_STUBBORN", "1")
-            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -1336,10 +1255,7 @@ mod live {
             .parse()
             .unwrap();
         assert!(alive(server));
-        Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status()
-            .unwrap();
+        signal(child.id(), "TERM");
         let status = child.wait().unwrap();
         let mut rest = String::new();
         let _ = std::io::Read::read_to_string(&mut err, &mut rest);
@@ -1399,20 +1315,13 @@ mod live {
         let srv = HttpServer::start();
         let url = srv.url.replace("/mcp", "/redirect");
         let r = run(&["--action", "accept", &url]);
-        assert_eq!(r.code, 2, "{}", r.stderr);
-        assert!(
-            r.stderr.contains(
-                "the server answered HTTP 307 redirecting to http://127.0.0.1:1/elsewhere: redirects are not followed"
-            ),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(2, "the server answered HTTP 307 redirecting to http://127.0.0.1:1/elsewhere: redirects are not followed");
     }
 }
 
 /// Run `validate` on `events`; asserts exit 0.
 fn assert_validates(events: &std::path::Path) {
-    let v = Command::new(bin())
+    let v = Command::new(BIN)
         .arg("validate")
         .arg(events)
         .output()
@@ -1442,7 +1351,7 @@ fn events_file_records_urls_as_sent_and_validates() {
         r#"{"rules": [{"match": {"host": "evil.test"}, "answer": {"action": "accept"}}]}"#,
     )
     .unwrap();
-    let out = Command::new(bin())
+    let out = ahp_in(dir.path())
         .arg("mcp")
         .arg("--events")
         .arg(&events)
@@ -1451,7 +1360,6 @@ fn events_file_records_urls_as_sent_and_validates() {
         .arg("--args")
         .arg(r#"{"url": "https://user:pw@evil.test/auth?x=1#frag"}"#)
         .args(["--", python(), server.as_str()])
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(
@@ -1482,14 +1390,13 @@ fn events_file_keeps_url_defaults_and_options_valid() {
     let dir = tempfile::tempdir().unwrap();
     let events = dir.path().join("events.jsonl");
     let server = fake_server();
-    let out = Command::new(bin())
+    let out = ahp_in(dir.path())
         .arg("mcp")
         .arg("--events")
         .arg(&events)
         .args(["--call", "probe", "--action", "accept", "--args"])
         .arg(r#"{"case": "links"}"#)
         .args(["--", python(), server.as_str()])
-        .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(
@@ -1547,13 +1454,7 @@ mod modern {
                 "accept",
             ],
         );
-        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr
-                .contains("connected to Fake MCP 0.0.1 (MCP 2026-07-28)"),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(0, "connected to Fake MCP 0.0.1 (MCP 2026-07-28)");
         assert_eq!(r.stderr.matches("connected to").count(), 1, "{}", r.stderr);
         let calls = calls(&r);
         assert_eq!(calls.len(), 2);
@@ -1717,14 +1618,7 @@ mod modern {
                 "2",
             ],
         );
-        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains(
-                "the server still asked for input after 2 round(s) of tools/call 'mrtr' (--max-rounds 2)"
-            ),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(1, "the server still asked for input after 2 round(s) of tools/call 'mrtr' (--max-rounds 2)");
         assert_eq!(r.stdout, "");
     }
 
@@ -1741,12 +1635,9 @@ mod modern {
                 "accept",
             ],
         );
-        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr
-                .contains("asks for 'sampling/createMessage', which this client did not declare"),
-            "{}",
-            r.stderr
+        r.assert_said(
+            1,
+            "asks for 'sampling/createMessage', which this client did not declare",
         );
         assert!(r.events.is_empty());
     }
@@ -1800,13 +1691,8 @@ mod modern {
             &["--protocol", "2025-11-25", "--action", "accept"],
         );
         // The server cannot be spoken to in the revision asked: exit 2.
-        assert_eq!(r.code, 2, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains("JSON-RPC error -32022")
-                && r.stderr.contains("it speaks: 2026-07-28"),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(2, "JSON-RPC error -32022");
+        r.assert_said(2, "it speaks: 2026-07-28");
     }
 
     /// `--protocol 2026-07-28` of a server that speaks only 2025-11-25
@@ -1828,14 +1714,7 @@ mod modern {
     #[test]
     fn an_input_required_result_on_a_2025_session_is_never_success() {
         let r = stdio_with(&["--mixed"], &["--call", "probe", "--action", "accept"]);
-        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains(
-                "with an MCP 2026-07-28 result (resultType input_required) on an MCP 2025-11-25 session"
-            ),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(1, "with an MCP 2026-07-28 result (resultType input_required) on an MCP 2025-11-25 session");
         assert_eq!(r.stdout, "");
     }
 
@@ -1852,12 +1731,7 @@ mod modern {
                 "accept",
             ],
         );
-        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains("starting the server again"),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(0, "starting the server again");
         // The new process saw the handshake first.
         assert_eq!(r.record()["received"][0], "initialize");
         assert_eq!(r.record()["initialize"]["protocolVersion"], "2025-11-25");
@@ -1876,12 +1750,7 @@ mod modern {
                 "decline",
             ],
         );
-        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains("it speaks: 2025-11-25, 2025-06-18"),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(0, "it speaks: 2025-11-25, 2025-06-18");
         assert!(
             !r.stderr.contains("starting the server again"),
             "{}",
@@ -1905,13 +1774,8 @@ mod modern {
             &["--modern"],
             &["--modes", "url", "--call", "mrtr", "--action", "accept"],
         );
-        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains("JSON-RPC error -32021")
-                && r.stderr.contains("the server needs a client capability this client did not declare (-32021): {\"elicitation\":{\"form\":{}}}"),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(1, "JSON-RPC error -32021");
+        r.assert_said(1, "the server needs a client capability this client did not declare (-32021): {\"elicitation\":{\"form\":{}}}");
     }
 
     #[test]
@@ -1929,12 +1793,7 @@ mod modern {
                 "2",
             ],
         );
-        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains("starting the server again"),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(0, "starting the server again");
         assert_eq!(r.record()["received"][0], "initialize");
     }
 
@@ -1990,12 +1849,7 @@ mod modern {
     fn http_2026_never_calls_a_tool_left_out_for_its_annotations() {
         let srv = HttpServer::start_with(&["--modern"]);
         let r = run(&["--call", "bad-header", "--action", "accept", &srv.url]);
-        assert_eq!(r.code, 1, "stderr: {}", r.stderr);
-        assert!(
-            r.stderr.contains("the tool 'bad-header' is not called"),
-            "{}",
-            r.stderr
-        );
+        r.assert_said(1, "the tool 'bad-header' is not called");
         assert_eq!(r.stdout, "");
     }
 
@@ -2014,7 +1868,8 @@ mod modern {
                 .unwrap();
             serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
         };
-        let mut child = Command::new(bin())
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = ahp_in(dir.path())
             .args([
                 "mcp",
                 "--call",
@@ -2025,7 +1880,6 @@ mod modern {
                 "accept",
                 &srv.url,
             ])
-            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -2037,12 +1891,7 @@ mod modern {
         {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        let pid = child.id().to_string();
-        assert!(Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .unwrap()
-            .success());
+        signal(child.id(), "INT");
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(130));
         let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
@@ -2071,14 +1920,13 @@ mod modern {
         let log_s = log.to_string_lossy().into_owned();
         let r = {
             let events = dir.path().join("events.jsonl");
-            let out = Command::new(bin())
+            let out = ahp_in(dir.path())
                 .arg("mcp")
                 .arg("--events")
                 .arg(&events)
                 .args(["--log", &log_s, "--header", "X-Api-Key: env:FAKE_TOKEN"])
                 .args(["--call", "mrtr", "--action", "accept", &srv.url])
                 .env("FAKE_TOKEN", "tok-s3cret-42")
-                .stdin(Stdio::null())
                 .output()
                 .unwrap();
             let ev = std::fs::read_to_string(&events).unwrap_or_default();
@@ -2105,7 +1953,7 @@ mod modern {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log.jsonl");
         let events = dir.path().join("events.jsonl");
-        let out = Command::new(bin())
+        let out = ahp_in(dir.path())
             .arg("mcp")
             .arg("--events")
             .arg(&events)
@@ -2115,7 +1963,6 @@ mod modern {
             .args(["--call", "mrtr", "--args", r#"{"case":"echo-auth"}"#])
             .args(["--action", "decline", &srv.url])
             .env("FAKE_AUTH", "Bearer TOPSECRET-123")
-            .stdin(Stdio::null())
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::oauth::{ahp, browser, Run};
+use super::oauth::{ahp, browser, recorded, Run};
 use crate::common::sdk::{root, start_http, HttpServer};
 
 /// The server, recording into `dir/as.jsonl` (tests/mcp/signin_screen.rs
@@ -36,17 +36,9 @@ pub(crate) fn endpoint(srv: &HttpServer, scenario: &str) -> String {
     format!("{}/s/{scenario}/mcp", srv.url)
 }
 
-/// What the authorization server recorded, one event a line.
-fn recorded(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("as.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
+/// How many events named `event` the authorization server recorded.
 fn count(dir: &Path, event: &str) -> usize {
-    recorded(dir).iter().filter(|e| e["event"] == event).count()
+    super::oauth::recorded_count(dir, event, None)
 }
 
 /// The authorization server forgets every client and token, as it does
@@ -126,14 +118,12 @@ fn a_client_registration_the_authorization_server_forgot_is_named_and_forgotten_
         format!("forgot the client registered at {}/as/forgetful\n", srv.url)
     );
     let again = ahp(d, &["auth", "logout", &url, "--forget-client"]);
-    assert_eq!(again.code, 1, "{}", again.stderr);
-    assert!(
-        again.stderr.contains(&format!(
+    again.assert_said(
+        1,
+        &format!(
             "no sign-in stored for {url}, and no client registration kept for {}/as/forgetful",
             srv.url
-        )),
-        "{}",
-        again.stderr
+        ),
     );
     // 4. The next sign-in registers anew and goes through.
     let signed = call_signing_in(d, &url);

@@ -28,7 +28,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::common::sdk::{installed, root};
+use crate::common::sdk::{ahp_in, installed, root};
 use serde_json::Value;
 
 /// The example server and its authorization server; killed on drop.
@@ -93,29 +93,37 @@ pub(crate) fn example() -> Option<Example> {
 }
 
 /// One finished run of the program.
-pub(crate) struct Run {
-    pub(crate) code: i32,
-    pub(crate) stdout: String,
-    pub(crate) stderr: String,
-}
+pub(crate) use crate::common::sdk::McpRun as Run;
 
 /// Run the program in `dir` with `args`, stdin closed, the file store in
 /// `dir/state` and the stand-in browser recording into `dir/visited.txt`.
 pub(crate) fn ahp(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_ahp-elicit"))
+    let out = ahp_in(dir)
         .args(args)
         .current_dir(dir)
         .env("FOLLOW_REDIRECTS_RECORD", dir.join("visited.txt"))
-        // Never the real home: the file store lives in the test's directory.
-        .env("AHP_ELICIT_STATE_DIR", dir.join("state"))
-        .stdin(Stdio::null())
         .output()
         .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::of(&out, None)
+}
+
+/// What an authorization server of the tests (tests/servers/hostile_as.py,
+/// py_auth_server.py) recorded in `dir/as.jsonl`, one event a line.
+pub(crate) fn recorded(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("as.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// How many [`recorded`] events are named `event` (with `outcome` when
+/// given).
+pub(crate) fn recorded_count(dir: &Path, event: &str, outcome: Option<&str>) -> usize {
+    recorded(dir)
+        .iter()
+        .filter(|e| e["event"] == event && outcome.is_none_or(|o| e["outcome"] == o))
+        .count()
 }
 
 /// The stand-in browser, for `--browser`.
@@ -320,13 +328,9 @@ fn a_token_brought_with_header_turns_signing_in_off() {
 fn sign_in_flags_with_a_stdio_server_are_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let r = ahp(dir.path(), &["mcp", "--auth-store", "memory", "--", "true"]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr.contains(
-            "the sign-in flags apply to a server URL (Streamable HTTP), not to a command"
-        ),
-        "{}",
-        r.stderr
+    r.assert_said(
+        2,
+        "the sign-in flags apply to a server URL (Streamable HTTP), not to a command",
     );
 }
 
@@ -448,15 +452,10 @@ fn a_stored_sign_in_is_used_again_without_a_browser_until_signed_out() {
     assert!(!sign_in.exists());
     assert!(client.exists());
     let after = greet(&[]);
-    assert_eq!(after.code, 3, "{}", after.stderr);
-    assert!(
-        after.stderr.contains(&format!(
+    after.assert_said(3, &format!(
             "{url} needs a sign-in: run \"ahp-elicit auth login {url}\" at a terminal (or pass --browser CMD)",
             url = ex.url
-        )),
-        "{}",
-        after.stderr
-    );
+        ));
     assert!(!d.join("visited.txt").exists() && !d.join("called.txt").exists());
 
     let log = std::fs::read_to_string(d.join("log.jsonl")).unwrap();

@@ -59,22 +59,7 @@ pub(crate) fn server(dir: &Path, flags: &[&str]) -> Option<HttpServer> {
     Some(start_http(&argv))
 }
 
-/// What the authorization server recorded, one event a line.
-fn recorded(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("as.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-/// The recorded events named `event` (with `outcome` when given).
-fn count(dir: &Path, event: &str, outcome: Option<&str>) -> usize {
-    recorded(dir)
-        .iter()
-        .filter(|e| e["event"] == event && outcome.is_none_or(|o| e["outcome"] == o))
-        .count()
-}
+use super::oauth::{recorded, recorded_count as count};
 
 /// The authorization URLs the stand-in browser was sent to, parsed.
 pub(crate) fn sign_in_visits(dir: &Path) -> Vec<url::Url> {
@@ -356,15 +341,10 @@ fn a_step_up_asking_for_nothing_new_is_refused_without_a_browser() {
     let d = dir.path();
     let Some(srv) = server(d, &[]) else { return };
     let r = call(d, &srv.url, "locked", &[]);
-    assert_eq!(r.code, 3, "{}", r.stderr);
-    assert!(
-        r.stderr.contains(&format!(
+    r.assert_said(3, &format!(
             "{} refused tools/call locked for lack of access (read), which the token in use has already: not signing in again",
             srv.url
-        )),
-        "{}",
-        r.stderr
-    );
+        ));
     // The first sign-in only; the refusal was met once.
     assert_eq!(sign_in_visits(d).len(), 1);
     assert_eq!(count(d, "insufficient_scope", None), 1);

@@ -251,13 +251,14 @@ fn nested_model_is_not_a_form_decline_only() {
 }
 
 fn start_tui(dir: &std::path::Path, tool: &str, py: &str) -> Tui {
-    let args: Vec<String> = ["mcp", "--call", tool, "--"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain(server(py))
-        .map(|s| sh_quote(&s))
-        .collect();
-    Tui::start(dir, &dir.join("out.json"), 100, 40, &args.join(" "))
+    Tui::start_words(
+        dir,
+        (100, 40),
+        ["mcp", "--call", tool, "--"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(server(py)),
+    )
 }
 
 #[test]
@@ -279,16 +280,13 @@ fn pydantic_form_is_filled_in_a_terminal() {
     t.send("\t");
     t.send("\x18");
     t.send("z9");
-    t.send("\t");
-    t.wait_for("must match the pattern ^[A-Z]{2}$");
+    t.press("\t", "must match the pattern ^[A-Z]{2}$");
     t.send("\x1b[Z");
     t.send("\x18");
     t.send("ZZ");
     t.send("\t");
     t.send("ada");
-    t.send("\x13");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     assert_eq!(t.finish(), 0, "stderr: {}", t.stderr());
     let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
     let report = tool_report(&out);
@@ -331,18 +329,9 @@ fn the_sdk_request_event_is_strict_invalid_and_compatible_answerable() {
     assert_eq!(r.code, 0, "stderr: {}", r.stderr);
     let req = dir.path().join("request.json");
     std::fs::write(&req, r.events[0].to_string()).unwrap();
-    let bin = env!("CARGO_BIN_EXE_ahp-elicit");
     let run = |args: &[&str]| {
-        let o = std::process::Command::new(bin)
-            .args(args)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
-        (
-            o.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&o.stdout).into_owned(),
-            String::from_utf8_lossy(&o.stderr).into_owned(),
-        )
+        let r = McpRun::of(&ahp_in(dir.path()).args(args).output().unwrap(), None);
+        (r.code, r.stdout, r.stderr)
     };
     let req_s = req.display().to_string();
     let (code, out, err) = run(&["validate", &req_s]);
@@ -426,11 +415,10 @@ fn ctx_elicit_of_both_sdks_gets_the_same_hint_and_runs_with_the_variable() {
         assert!(r.stderr.contains(hint), "fastmcp {fastmcp}: {}", r.stderr);
         // The SDK's sentence is quoted without its full stop before ours.
         assert!(!r.stderr.contains(".;"), "fastmcp {fastmcp}: {}", r.stderr);
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ahp-elicit"))
+        let out = ahp_in(dir.path())
             .args(["mcp", "--call", "book", "--action", "decline", "--"])
             .args(&server)
             .env("AHP_ELICIT_PROTOCOL", "2025-11-25")
-            .stdin(std::process::Stdio::null())
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -454,27 +442,20 @@ fn ctx_elicit_at_a_terminal_offers_to_run_again_over_2025_11_25() {
         } else {
             &["mcp", "--call", "book", "--"]
         };
-        let args: Vec<String> = flags
-            .iter()
-            .map(|s| s.to_string())
-            .chain(ctx_elicit_server(&py, fastmcp))
-            .map(|s| sh_quote(&s))
-            .collect();
-        let mut t = Tui::start(
+        let mut t = Tui::start_words(
             dir.path(),
-            &dir.path().join("out.json"),
-            100,
-            40,
-            &args.join(" "),
+            (100, 40),
+            flags
+                .iter()
+                .map(|s| s.to_string())
+                .chain(ctx_elicit_server(&py, fastmcp)),
         );
         t.wait_for("Run the call again over MCP 2025-11-25?");
         t.wait_for("The tool may run twice");
         if plain {
             t.wait_for("Type y and press Enter to run it again; anything else does not:");
-            t.send("y\r");
-            t.wait_for("Field 1 of 1: Name, required, text.");
-            t.send("Ada\r");
-            t.wait_for("Type send, edit N, decline, or cancel:");
+            t.press("y\r", "Field 1 of 1: Name, required, text.");
+            t.press("Ada\r", "Type send, edit N, decline, or cancel:");
             t.send("send\r");
             assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
             let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
@@ -486,12 +467,9 @@ fn ctx_elicit_at_a_terminal_offers_to_run_again_over_2025_11_25() {
         }
         t.wait_for("Press y to run it again, any other key not to:");
         // One key, no Enter.
-        t.send("y");
-        t.wait_for("Book a table");
+        t.press("y", "Book a table");
         t.send("Ada");
-        t.send("\x13");
-        t.wait_for("Review");
-        t.send("\r");
+        t.submit();
         assert_eq!(t.finish(), 0, "fastmcp {fastmcp}: {}", t.stderr());
         let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
         assert_eq!(
@@ -518,34 +496,24 @@ fn ctx_elicit_from_the_list_is_run_again_over_2025_11_25_on_request() {
     let Some(py) = python() else { return };
     for fastmcp in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let args: Vec<String> = ["mcp", "--"]
-            .iter()
-            .map(|s| s.to_string())
-            .chain(ctx_elicit_server(&py, fastmcp))
-            .map(|s| sh_quote(&s))
-            .collect();
-        let mut t = Tui::start(
+        let mut t = Tui::start_words(
             dir.path(),
-            &dir.path().join("out.json"),
-            120,
-            40,
-            &args.join(" "),
+            (120, 40),
+            ["mcp", "--"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain(ctx_elicit_server(&py, fastmcp)),
         );
         t.wait_for("shown");
-        t.send("book");
-        t.wait_for("1 of 1 shown");
-        t.send("\r");
-        t.wait_for("Result of the tool 'book'");
+        t.press("book", "1 of 1 shown");
+        t.press("\r", "Result of the tool 'book'");
         t.wait_for("Hint: the tool asks in the MCP 2025-11-25 way");
         t.wait_for("the tool may run twice (it has run once already)");
         t.wait_for("Press a to run it again over MCP 2025-11-25.");
-        t.send("a");
-        t.wait_for("Book a table");
+        t.press("a", "Book a table");
         t.send("Ada");
-        t.send("\x13");
-        t.wait_for("Review");
-        t.send("\r");
-        t.wait_for("Result of the tool 'book'");
+        t.press("\x13", "Review");
+        t.press("\r", "Result of the tool 'book'");
         t.wait_for(r#"{"action": "accept", "name": "Ada"}"#);
         // Over 2025-11-25 the call asked: nothing more is offered.
         assert!(!t.shows("Press a to run it again"), "{}", t.screen());
@@ -566,30 +534,21 @@ fn ctx_elicit_from_the_list_is_run_again_over_2025_11_25_on_request() {
 fn ctx_elicit_from_the_plain_list_is_run_again_over_2025_11_25() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let args: Vec<String> = ["mcp", "--plain", "--"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain(ctx_elicit_server(&py, true))
-        .map(|s| sh_quote(&s))
-        .collect();
-    let mut t = Tui::start(
+    let mut t = Tui::start_words(
         dir.path(),
-        &dir.path().join("out.json"),
-        120,
-        50,
-        &args.join(" "),
+        (120, 50),
+        ["mcp", "--plain", "--"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(ctx_elicit_server(&py, true)),
     );
     t.wait_for("Type a number or part of a name to pick one (q leaves):");
-    t.send("book\r");
-    t.wait_for("Result of the tool 'book'");
+    t.press("book\r", "Result of the tool 'book'");
     t.wait_for("the tool may run twice (it has run once already)");
     t.wait_for("Type again to run it again over MCP 2025-11-25");
-    t.send("again\r");
-    t.wait_for("Message from the server: Book a table");
-    t.send("Ada\r");
-    t.wait_for("Type send, edit N, decline, or cancel:");
-    t.send("send\r");
-    t.wait_for(r#"| {"action": "accept", "name": "Ada"}"#);
+    t.press("again\r", "Message from the server: Book a table");
+    t.press("Ada\r", "Type send, edit N, decline, or cancel:");
+    t.press("send\r", r#"| {"action": "accept", "name": "Ada"}"#);
     t.wait_for("Press Enter to go back to the list (q leaves):");
     t.send("q\r");
     assert_eq!(t.finish_plain(), 0, "{}", t.stderr());

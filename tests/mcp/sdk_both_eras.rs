@@ -31,7 +31,6 @@ use crate::common;
 use crate::common::sdk;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use common::pty::*;
 use sdk::*;
@@ -170,26 +169,8 @@ fn target(sdk: Sdk, transport: Transport) -> Option<Target> {
 
 /// Run `ahp-elicit mcp --events FILE FLAGS TARGET` in `dir`, stdin closed.
 fn run(dir: &Path, flags: &[&str], t: &Target) -> McpRun {
-    let events = dir.join("events.jsonl");
-    let out = Command::new(env!("CARGO_BIN_EXE_ahp-elicit"))
-        .arg("mcp")
-        .arg("--events")
-        .arg(&events)
-        .args(flags)
-        .args(&t.words)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run ahp-elicit mcp");
-    let text = std::fs::read_to_string(&events).unwrap_or_default();
-    McpRun {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        events: text
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("event line is JSON"))
-            .collect(),
-    }
+    let words = t.words.iter().map(String::as_str);
+    mcp_in(dir, flags.iter().copied().chain(words))
 }
 
 /// The params of request event `i`, parsed from its text.
@@ -511,13 +492,14 @@ fn ts_v1_url_over_stdio_stays_2025() {
 
 /// `ahp-elicit mcp --call TOOL TARGET` in a pty, stdout into `out.json`.
 fn start_tui(dir: &Path, tool: &str, t: &Target) -> Tui {
-    let args: Vec<String> = ["mcp", "--no-open", "--call", tool]
-        .iter()
-        .map(|s| s.to_string())
-        .chain(t.words.iter().cloned())
-        .map(|s| sh_quote(&s))
-        .collect();
-    Tui::start(dir, &dir.join("out.json"), 100, 40, &args.join(" "))
+    Tui::start_words(
+        dir,
+        (100, 40),
+        ["mcp", "--no-open", "--call", tool]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(t.words.iter().cloned()),
+    )
 }
 
 /// The run said on stderr the era it picked.

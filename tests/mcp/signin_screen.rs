@@ -18,7 +18,6 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use super::hostile_auth::{endpoint, server as hostile};
 use super::oauth::{ahp, browser, example, Example};
@@ -57,24 +56,6 @@ fn args(ex: &Example, plain: bool) -> String {
     )
 }
 
-/// Wait until `text` (whitespace ignored) is on the pty.
-fn wait_raw(t: &mut Tui, text: &str) {
-    let end = Instant::now() + Duration::from_secs(60);
-    let want = squash(text);
-    loop {
-        t.pump();
-        if squash(&String::from_utf8_lossy(&t.raw)).contains(&want) {
-            return;
-        }
-        assert!(
-            Instant::now() < end,
-            "{text:?} never came:\n{}",
-            String::from_utf8_lossy(&t.raw)
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 fn greeting(out: &Path) -> String {
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out).expect("stdout")).expect("JSON");
@@ -100,24 +81,18 @@ fn the_sign_in_is_asked_at_the_terminal_and_open_completes_it() {
     let log = dir.path().join("log.jsonl");
     let args = args(&ex, false).replacen("mcp ", &format!("mcp --log '{}' ", log.display()), 1);
     let mut t = Tui::start_env(dir.path(), &out, 200, 50, &args, &env);
-    wait_raw(&mut t, "Sign in to use localhost");
-    wait_raw(
-        &mut t,
-        &format!("The MCP server {} needs you to sign in.", ex.url),
-    );
-    wait_raw(&mut t, "Sign in at localhost (issuer http://localhost:");
-    wait_raw(&mut t, "Access asked mcp:tools");
-    wait_raw(&mut t, "Comes back http://127.0.0.1:");
-    wait_raw(&mut t, "Type open, or cancel:");
+    t.wait_raw("Sign in to use localhost");
+    t.wait_raw(&format!("The MCP server {} needs you to sign in.", ex.url));
+    t.wait_raw("Sign in at localhost (issuer http://localhost:");
+    t.wait_raw("Access asked mcp:tools");
+    t.wait_raw("Comes back http://127.0.0.1:");
+    t.wait_raw("Type open, or cancel:");
     let raw = String::from_utf8_lossy(&t.raw).into_owned();
     assert!(!raw.contains("another domain"), "{raw}");
-    // Typed after the URL could be read (the consent guard).
-    t.last_key = Instant::now();
+    // Typed after the URL could be read (the consent guard): the wait
+    // above paces the next key.
     t.send("open\r");
-    wait_raw(
-        &mut t,
-        "Opened in the browser. Waiting for the sign-in to finish",
-    );
+    t.wait_raw("Opened in the browser. Waiting for the sign-in to finish");
     assert_eq!(t.finish(), 0, "stderr: {}", t.stderr());
     assert_eq!(greeting(&out), "Hello, Ada!");
     let launch: serde_json::Value = std::fs::read_to_string(&log)
@@ -139,7 +114,7 @@ fn cancel_ends_the_run_with_exit_3() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.json");
     let mut t = Tui::start_env(dir.path(), &out, 200, 50, &args(&ex, false), &[]);
-    wait_raw(&mut t, "or cancel:");
+    t.wait_raw("or cancel:");
     t.send("cancel\r");
     assert_eq!(t.finish(), 3);
     assert!(
@@ -177,13 +152,13 @@ fn plain_on_a_remote_session_takes_the_pasted_address_of_this_sign_in_only() {
     let out = dir.path().join("out.json");
     let env = [("SSH_CONNECTION", "10.0.0.1 5 10.0.0.2 22".to_owned())];
     let mut t = Tui::start_env(dir.path(), &out, 1000, 50, &args(&ex, true), &env);
-    wait_raw(&mut t, "This looks like a remote session.");
-    wait_raw(&mut t, "Type open, or cancel:");
-    // Typed after the URL could be read (the consent guard).
-    t.last_key = Instant::now();
+    t.wait_raw("This looks like a remote session.");
+    t.wait_raw("Type open, or cancel:");
+    // Typed after the URL could be read (the consent guard): the wait
+    // above paces the next key.
     t.send("open\r");
-    wait_raw(&mut t, "Copy this URL and open it in a browser:");
-    wait_raw(&mut t, "or type done to wait, or cancel:");
+    t.wait_raw("Copy this URL and open it in a browser:");
+    t.wait_raw("or type done to wait, or cancel:");
     let raw = String::from_utf8_lossy(&t.raw).into_owned();
     let at = raw
         .rfind("Copy this URL and open it in a browser:")
@@ -205,9 +180,9 @@ fn plain_on_a_remote_session_takes_the_pasted_address_of_this_sign_in_only() {
         .unwrap();
     let other = back.replace(&state, "another-sign-in");
     t.send(&format!("{other}\r"));
-    wait_raw(&mut t, "Not taken: that address is not from this sign-in (its state does not match): the wait goes on.");
+    t.wait_raw("Not taken: that address is not from this sign-in (its state does not match): the wait goes on.");
     t.send(&format!("{back}\r"));
-    wait_raw(&mut t, "Address taken.");
+    t.wait_raw("Address taken.");
     assert_eq!(t.finish_plain(), 0, "stderr: {}", t.stderr());
     assert_eq!(greeting(&out), "Hello, Ada!");
 }
@@ -226,12 +201,11 @@ fn auth_login_at_a_terminal_asks_the_same_sign_in() {
     ];
     let args = format!("auth login --auth-store memory {}", ex.url);
     let mut t = Tui::start_env(dir.path(), &out, 200, 50, &args, &env);
-    wait_raw(&mut t, "Sign in to use localhost");
-    wait_raw(&mut t, "Access asked mcp:tools");
-    wait_raw(&mut t, "Type open, or cancel:");
-    t.last_key = Instant::now();
+    t.wait_raw("Sign in to use localhost");
+    t.wait_raw("Access asked mcp:tools");
+    t.wait_raw("Type open, or cancel:");
     t.send("open\r");
-    wait_raw(&mut t, "Opened in the browser.");
+    t.wait_raw("Opened in the browser.");
     assert_eq!(t.finish_plain(), 0, "stderr: {}", t.stderr());
     let said = std::fs::read_to_string(&out).unwrap_or_default() + &t.stderr();
     assert!(said.contains("signed in"), "{said}");
@@ -263,25 +237,20 @@ fn a_step_up_says_which_call_needs_which_new_scope() {
     ];
     let args = format!("mcp --plain --call admin_reset {}", srv.url);
     let mut t = Tui::start_env(d, &out, 200, 50, &args, &env);
-    wait_raw(
-        &mut t,
-        "tools/call admin_reset needs more access: scope admin (you have: read). Sign in again to grant it.",
+    t.wait_raw("tools/call admin_reset needs more access: scope admin (you have: read). Sign in again to grant it.",
     );
-    wait_raw(
-        &mut t,
-        &format!("The MCP server {} needs you to sign in.", srv.url),
-    );
-    wait_raw(&mut t, "Access asked read admin");
-    wait_raw(&mut t, "Type open, or cancel:");
-    // Typed after the URL could be read (the consent guard).
-    t.last_key = Instant::now();
+    t.wait_raw(&format!("The MCP server {} needs you to sign in.", srv.url));
+    t.wait_raw("Access asked read admin");
+    t.wait_raw("Type open, or cancel:");
+    // Typed after the URL could be read (the consent guard): the wait
+    // above paces the next key.
     t.send("open\r");
-    wait_raw(&mut t, "Opened in the browser.");
+    t.wait_raw("Opened in the browser.");
     // The call goes on with the new token: its form.
-    wait_raw(&mut t, "Field 1 of 1: Reason, required, text.");
-    wait_raw(&mut t, "Reason:");
+    t.wait_raw("Field 1 of 1: Reason, required, text.");
+    t.wait_raw("Reason:");
     t.send("spring cleaning\r");
-    wait_raw(&mut t, "Type send, edit N, decline, or cancel:");
+    t.wait_raw("Type send, edit N, decline, or cancel:");
     t.send("send\r");
     assert_eq!(t.finish_plain(), 0, "stderr: {}", t.stderr());
     let v: serde_json::Value =
@@ -316,10 +285,9 @@ fn while_the_sign_in_waits_the_screen_says_so_and_keeps_the_url_within_reach() {
     let out = d.join("out.json");
     let args = format!("mcp --call t {url}");
     let mut t = Tui::start_env(d, &out, 120, 40, &args, &remote(d));
-    wait_raw(&mut t, "Type open, or cancel:");
-    t.last_key = Instant::now();
+    t.wait_raw("Type open, or cancel:");
     t.send("open\r");
-    wait_raw(&mut t, "or type done to wait, or cancel:");
+    t.wait_raw("or type done to wait, or cancel:");
     t.send("done\r");
     // The full screen is back, saying what it waits for, for how long, and
     // the URL for a browser that did not open.
@@ -335,10 +303,7 @@ fn while_the_sign_in_waits_the_screen_says_so_and_keeps_the_url_within_reach() {
     }
     // `u` shows it whole, in lines; Enter goes back.
     t.send("u");
-    wait_raw(
-        &mut t,
-        "Press Enter to go back (or Control-C to cancel the sign-in):",
-    );
+    t.wait_raw("Press Enter to go back (or Control-C to cancel the sign-in):");
     let raw = String::from_utf8_lossy(&t.raw).into_owned();
     let shown = raw
         .split("Copy this URL and open it in a browser:")
@@ -371,18 +336,13 @@ fn control_c_while_auth_login_waits_ends_the_sign_in_with_exit_3() {
     let out = d.join("out.txt");
     let args = format!("auth login {url}");
     let mut t = Tui::start_env(d, &out, 120, 40, &args, &remote(d));
-    wait_raw(&mut t, "Type open, or cancel:");
-    t.last_key = Instant::now();
+    t.wait_raw("Type open, or cancel:");
     t.send("open\r");
-    wait_raw(&mut t, "or type done to wait, or cancel:");
+    t.wait_raw("or type done to wait, or cancel:");
     t.send("done\r");
-    wait_raw(&mut t, "Waiting for the sign-in to finish in the browser");
+    t.wait_raw("Waiting for the sign-in to finish in the browser");
     // Control-C at the terminal given back is SIGINT to the program.
-    let killed = Command::new("kill")
-        .args(["-INT", &t.pid().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    crate::common::signal(t.pid(), "INT");
     assert_eq!(t.finish_plain(), 3, "stderr: {}", t.stderr());
     assert!(
         t.stderr().contains(&format!(

@@ -10,25 +10,27 @@ use crate::common;
 use common::pty::*;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn server() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/mcp_fake_server.py")
-        .display()
-        .to_string()
+/// `ahp-elicit mcp FLAGS -- python3 FAKE SERVER_FLAGS` (the fake server)
+/// on a `cols`x30 screen in `dir`, stdout to `dir/out.json`.
+fn fake_screen(dir: &Path, flags: &str, server_flags: &str, cols: u16) -> Tui {
+    fake_screen_env(dir, flags, server_flags, cols, &[])
 }
 
-fn alive(pid: i32) -> bool {
-    Command::new("kill")
-        .args(["-0", &pid.to_string()])
-        .stderr(Stdio::null())
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
+/// [`fake_screen`] with `envs` set for the run.
+fn fake_screen_env(
+    dir: &Path,
+    flags: &str,
+    server_flags: &str,
+    cols: u16,
+    envs: &[(&str, String)],
+) -> Tui {
+    let fake = common::fake_server();
+    let args = format!("mcp {flags} -- python3 '{fake}' {server_flags}");
+    Tui::start_env(dir, &dir.join("out.json"), cols, 30, &args, envs)
 }
 
 /// The tool result in `out` (case "required") records `cancel` as the
@@ -52,11 +54,12 @@ const WITHDRAWN: &str = "The server withdrew this request. Nothing was sent.";
 fn a_withdrawn_form_closes_with_a_notice() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
-    let args = format!(
-        "mcp --call probe --args '{{\"case\":\"hold\",\"delay\":5,\"after\":4}}' -- python3 '{}'",
-        server()
+    let mut t = fake_screen(
+        dir.path(),
+        r#"--call probe --args '{"case":"hold","delay":5,"after":4}'"#,
+        "",
+        100,
     );
-    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for("Fake form");
     t.wait_for(WITHDRAWN);
     t.send("\r");
@@ -82,7 +85,7 @@ fn ctrl_c_twice_quits_a_silent_call_and_ends_the_server() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
     let pid_file = dir.path().join("server.pid");
-    let args = format!("mcp --call silent -- python3 '{}'", server());
+    let args = format!("mcp --call silent -- python3 '{}'", common::fake_server());
     let record = dir.path().join("received.jsonl");
     let envs = [
         ("FAKE_PID_FILE", pid_file.display().to_string()),
@@ -102,16 +105,15 @@ fn ctrl_c_twice_quits_a_silent_call_and_ends_the_server() {
         .trim()
         .parse()
         .expect("pid");
-    assert!(alive(server_pid));
-    t.send("\u{3}");
-    t.wait_for("Press Ctrl-C again to quit");
+    assert!(common::alive(server_pid));
+    t.press("\u{3}", "Press Ctrl-C again to quit");
     t.send("\u{3}");
     assert_eq!(t.finish(), 130, "{}", t.stderr());
     let end = Instant::now() + Duration::from_secs(20);
-    while alive(server_pid) && Instant::now() < end {
+    while common::alive(server_pid) && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(!alive(server_pid), "the server is still running");
+    assert!(!common::alive(server_pid), "the server is still running");
     assert!(t.stderr().contains("killing it"), "{}", t.stderr());
     // The pending call was cancelled before the connection closed.
     let got: Vec<Value> = std::fs::read_to_string(&record)
@@ -137,11 +139,12 @@ fn ctrl_c_twice_quits_a_silent_call_and_ends_the_server() {
 fn timeout_cancels_an_unanswered_form() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
-    let args = format!(
-        "mcp --timeout 2 --call probe --args '{{\"case\":\"required\"}}' -- python3 '{}'",
-        server()
+    let mut t = fake_screen(
+        dir.path(),
+        r#"--timeout 2 --call probe --args '{"case":"required"}'"#,
+        "",
+        100,
     );
-    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for("Required");
     t.wait_for("Time ran out: this request was cancelled (cancel was sent).");
     // The notice takes keys once it has been up for CONSENT_GUARD, counted
@@ -174,9 +177,7 @@ fn a_form_outliving_its_call_says_so_and_its_answer_is_still_sent() {
     t.wait_for("Fake form");
     t.wait_for(ahp_elicit::responder::CALL_FINISHED_BANNER);
     // Still the form, not a notice: it takes the answer.
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     let result: Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
@@ -203,9 +204,8 @@ fn a_form_outliving_its_call_says_so_and_its_answer_is_still_sent() {
 
 /// `mcp --call probe --args ARGS` against the fake server, on a 100x30
 /// screen in `dir` (stdout to `dir/out.json`).
-fn probe_screen(dir: &std::path::Path, args: &str, envs: &[(&str, String)]) -> Tui {
-    let cmd = format!("mcp --call probe --args '{args}' -- python3 '{}'", server());
-    Tui::start_env(dir, &dir.join("out.json"), 100, 30, &cmd, envs)
+fn probe_screen(dir: &Path, args: &str, envs: &[(&str, String)]) -> Tui {
+    fake_screen_env(dir, &format!("--call probe --args '{args}'"), "", 100, envs)
 }
 
 /// A server that exits with a form open: the screen says the server exited
@@ -259,11 +259,12 @@ fn a_url_request_outliving_its_call_says_so_on_screen_and_in_plain_mode() {
     t.send("d");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     let dir = tempfile::tempdir().expect("tempdir");
-    let cmd = format!(
-        "mcp --plain --call probe --args '{{\"case\":\"leave\",\"mode\":\"url\"}}' -- python3 '{}'",
-        server()
+    let mut t = fake_screen(
+        dir.path(),
+        r#"--plain --call probe --args '{"case":"leave","mode":"url"}'"#,
+        "",
+        100,
     );
-    let mut t = Tui::start(dir.path(), &dir.path().join("out.json"), 100, 30, &cmd);
     t.wait_for("Type open, decline, or cancel:");
     t.wait_for(ahp_elicit::responder::CALL_FINISHED_BANNER);
     t.send("decline\r");
@@ -304,18 +305,17 @@ fn an_http_server_dying_under_a_form_is_a_connection_that_ended() {
 #[test]
 fn a_timeout_in_a_round_says_the_cancel_goes_with_the_rounds_answers() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.json");
-    let args = format!(
-        "mcp --timeout 2 --call mrtr --args '{{\"case\":\"two\"}}' -- python3 '{}' --modern",
-        server()
+    let mut t = fake_screen(
+        dir.path(),
+        r#"--timeout 2 --call mrtr --args '{"case":"two"}'"#,
+        "--modern",
+        100,
     );
-    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for("request 1 of 2");
     t.wait_for(ahp_elicit::responder::TIMED_OUT_IN_ROUND_NOTICE);
     assert!(!t.shows("(cancel was sent)"), "{}", t.screen());
     std::thread::sleep(Duration::from_millis(500));
-    t.send("x");
-    t.wait_for("request 2 of 2");
+    t.press("x", "request 2 of 2");
     t.wait_for(ahp_elicit::responder::TIMED_OUT_IN_ROUND_NOTICE);
     std::thread::sleep(Duration::from_millis(500));
     t.send("x");
@@ -336,11 +336,12 @@ fn a_timeout_in_a_round_says_the_cancel_goes_with_the_rounds_answers() {
 fn the_screen_says_it_is_connecting_until_the_handshake() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
-    let args = format!(
-        "mcp --connect-timeout 2 --call probe --args '{{\"case\":\"required\"}}' -- python3 '{}' --ignore-unknown",
-        server()
+    let mut t = fake_screen(
+        dir.path(),
+        r#"--connect-timeout 2 --call probe --args '{"case":"required"}'"#,
+        "--ignore-unknown",
+        100,
     );
-    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for(ahp_elicit::tui::view::CONNECTING);
     t.wait_for("Launched as: python3");
     assert!(!t.shows("answered so far"), "{}", t.screen());
@@ -358,17 +359,12 @@ fn the_screen_says_it_is_connecting_until_the_handshake() {
 fn url_required_waits_for_the_browser_flow_and_r_retries() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
-    let args = format!(
-        "mcp --no-open --call gated --args '{{\"delay\":-1}}' -- python3 '{}'",
-        server()
-    );
-    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
+    let flags = r#"--no-open --call gated --args '{"delay":-1}'"#;
+    let mut t = fake_screen(dir.path(), flags, "", 100);
     t.wait_for("Open the page");
     t.wait_for("https://example.com/auth");
-    t.send("o");
-    t.wait_for("Nothing was opened (--no-open)");
-    t.send("\r");
-    t.wait_for("Waiting for the browser flow to complete");
+    t.press("o", "Nothing was opened (--no-open)");
+    t.press("\r", "Waiting for the browser flow to complete");
     t.wait_for("r: retry now");
     t.send("r");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
@@ -379,12 +375,11 @@ fn url_required_waits_for_the_browser_flow_and_r_retries() {
 
     // Esc gives up: no retry, the server's error is the outcome.
     let out = dir.path().join("out2.json");
+    let args = format!("mcp {flags} -- python3 '{}'", common::fake_server());
     let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for("Open the page");
-    t.send("o");
-    t.wait_for("Nothing was opened (--no-open)");
-    t.send("\r");
-    t.wait_for("Esc: give up (cancel)");
+    t.press("o", "Nothing was opened (--no-open)");
+    t.press("\r", "Esc: give up (cancel)");
     t.send("\u{1b}");
     assert_eq!(t.finish(), 1, "{}", t.stderr());
     let err = t.stderr();
@@ -408,17 +403,16 @@ fn url_required_waits_for_the_browser_flow_and_r_retries() {
 fn a_url_elicitation_asked_again_after_the_retry_keeps_its_number() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
-    let args = format!(
-        "mcp --no-open --call gated --args '{{\"delay\":-1,\"push_again\":true}}' -- python3 '{}'",
-        server()
+    let mut t = fake_screen(
+        dir.path(),
+        r#"--no-open --call gated --args '{"delay":-1,"push_again":true}'"#,
+        "",
+        100,
     );
-    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for("Open the page");
     t.wait_for("request 1 of 1");
-    t.send("o");
-    t.wait_for("Nothing was opened (--no-open)");
-    t.send("\r");
-    t.wait_for("r: retry now");
+    t.press("o", "Nothing was opened (--no-open)");
+    t.press("\r", "r: retry now");
     t.send("r");
     // The second consent screen: the page offered again, not yet opened.
     let end = Instant::now() + PATIENCE;
@@ -433,8 +427,7 @@ fn a_url_elicitation_asked_again_after_the_retry_keeps_its_number() {
     }
     assert!(t.shows("request 1 of 1"), "{}", t.screen());
     assert!(!t.shows("of 2"), "{}", t.screen());
-    t.send("o");
-    t.wait_for("Nothing was opened (--no-open)");
+    t.press("o", "Nothing was opened (--no-open)");
     t.send("\r");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     let result: Value =
@@ -463,12 +456,12 @@ fn peak_rss_kib(pid: i32) -> u64 {
 #[test]
 fn a_notification_flood_during_consent_keeps_memory_bounded() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.json");
-    let args = format!(
-        "mcp --no-open --call probe --args '{{\"case\":\"flood\",\"count\":20000,\"size\":8192,\"after\":3}}' -- python3 '{}'",
-        server()
+    let mut t = fake_screen(
+        dir.path(),
+        r#"--no-open --call probe --args '{"case":"flood","count":20000,"size":8192,"after":3}'"#,
+        "",
+        100,
     );
-    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for("Open the page");
     t.wait_for(WITHDRAWN);
     let peak = peak_rss_kib(t.pid());
@@ -493,11 +486,12 @@ fn a_notification_flood_during_consent_keeps_memory_bounded() {
 fn a_withdrawn_url_request_is_acknowledged_before_the_next_one() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
-    let args = format!(
-        "mcp --no-open --call probe --args '{{\"case\":\"swap\",\"delay\":2}}' -- python3 '{}'",
-        server()
+    let mut t = fake_screen(
+        dir.path(),
+        r#"--no-open --call probe --args '{"case":"swap","delay":2}'"#,
+        "",
+        100,
     );
-    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for("good.example.com");
     t.wait_for(WITHDRAWN);
     assert!(!t.shows("evil.test"), "{}", t.screen());
@@ -507,8 +501,7 @@ fn a_withdrawn_url_request_is_acknowledged_before_the_next_one() {
     assert!(t.shows(WITHDRAWN), "{}", t.screen());
     assert!(!t.shows("evil.test"), "{}", t.screen());
     t.last_key = Instant::now();
-    t.send("\r");
-    t.wait_for("evil.test");
+    t.press("\r", "evil.test");
     assert!(!t.shows(WITHDRAWN), "{}", t.screen());
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
@@ -526,11 +519,12 @@ fn a_withdrawn_url_request_is_acknowledged_before_the_next_one() {
 fn a_strictly_refused_form_is_shown_with_its_rule_until_closed() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
-    let args = format!(
-        "mcp --schema-policy strict --call probe --args '{{\"case\":\"refused\"}}' -- python3 '{}'",
-        server()
+    let mut t = fake_screen(
+        dir.path(),
+        r#"--schema-policy strict --call probe --args '{"case":"refused"}'"#,
+        "",
+        120,
     );
-    let mut t = Tui::start(dir.path(), &out, 120, 30, &args);
     t.wait_for("This request cannot be answered as a form.");
     t.wait_for("/requestedSchema/properties/ad\\u{1b}[2Jdress/type: [mcp-request/enum]");
     t.wait_for("JSON-RPC error -32602");
@@ -559,11 +553,12 @@ fn a_strictly_refused_form_is_shown_with_its_rule_until_closed() {
 fn a_strictly_refused_form_is_said_in_plain_mode() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
-    let args = format!(
-        "mcp --plain --schema-policy strict --call probe --args '{{\"case\":\"refused\"}}' -- python3 '{}'",
-        server()
+    let mut t = fake_screen(
+        dir.path(),
+        r#"--plain --schema-policy strict --call probe --args '{"case":"refused"}'"#,
+        "",
+        120,
     );
-    let mut t = Tui::start(dir.path(), &out, 120, 30, &args);
     t.wait_for("This request cannot be answered as a form");
     t.wait_for("Why: /requestedSchema/properties/ad\\u{1b}[2Jdress/type: [mcp-request/enum]");
     t.wait_for("Why: Refused under --schema-policy strict: the server got JSON-RPC error -32602");
@@ -584,21 +579,18 @@ fn a_strictly_refused_form_is_said_in_plain_mode() {
 fn a_2026_round_of_two_forms_is_counted_in_the_terminal() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
-    let args = format!(
-        "mcp --call mrtr --args '{{\"case\":\"two\"}}' -- python3 '{}' --modern",
-        server()
+    let mut t = fake_screen(
+        dir.path(),
+        r#"--call mrtr --args '{"case":"two"}'"#,
+        "--modern",
+        100,
     );
-    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for("request 1 of 2");
     t.wait_for("Fake form");
-    t.send("\x13");
-    t.wait_for("Review");
-    t.send("\r");
-    t.wait_for("request 2 of 2");
+    t.press("\x13", "Review");
+    t.press("\r", "request 2 of 2");
     t.wait_for("Second form");
-    t.send("\x13");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     let result: Value =
         serde_json::from_str(&std::fs::read_to_string(&out).expect("stdout")).expect("JSON");
@@ -624,7 +616,7 @@ fn ctrl_c_twice_cancels_a_2026_call_in_flight() {
     let out = dir.path().join("out.json");
     let args = format!(
         "mcp --call mrtr --args '{{\"case\":\"silent\"}}' -- python3 '{}' --modern",
-        server()
+        common::fake_server()
     );
     let record = dir.path().join("received.jsonl");
     let envs = [("FAKE_RECORD", record.display().to_string())];
@@ -635,8 +627,7 @@ fn ctrl_c_twice_cancels_a_2026_call_in_flight() {
     while !sent(&record).contains("\"tools/call\"") && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(20));
     }
-    t.send("\u{3}");
-    t.wait_for("Press Ctrl-C again to quit");
+    t.press("\u{3}", "Press Ctrl-C again to quit");
     t.send("\u{3}");
     assert_eq!(t.finish(), 130, "{}", t.stderr());
     let got: Vec<Value> = sent(&record)
@@ -666,7 +657,7 @@ fn ctrl_c_twice_cancels_a_2026_call_in_flight() {
 fn held_messages_and_the_final_error_keep_their_order() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
-    let args = format!("mcp --call nosuch -- python3 '{}'", server());
+    let args = format!("mcp --call nosuch -- python3 '{}'", common::fake_server());
     let mut t = Tui::start_with(dir.path(), &out, 220, 30, &args, &[], false);
     assert_eq!(t.finish(), 1, "{}", t.screen());
     let screen = t.screen();
@@ -692,7 +683,7 @@ fn timeout_starts_when_a_request_is_shown() {
     let out = dir.path().join("out.json");
     let args = format!(
         "mcp --plain --timeout 2 --call mrtr --args '{{\"case\":\"two\"}}' -- python3 '{}' --modern",
-        server()
+        common::fake_server()
     );
     let mut t = Tui::start(dir.path(), &out, 120, 40, &args);
     t.wait_for("Request 1 of 2");
@@ -751,11 +742,12 @@ fn timeout_starts_when_a_request_is_shown() {
 fn ctrl_n_in_mcp_reports_how_many_were_declined_unseen() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
-    let args = format!(
-        "mcp --call probe --args '{{\"case\":\"rules\"}}' -- python3 '{}'",
-        server()
+    let mut t = fake_screen(
+        dir.path(),
+        r#"--call probe --args '{"case":"rules"}'"#,
+        "",
+        100,
     );
-    let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for("Book");
     t.send("\u{e}");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
@@ -847,8 +839,7 @@ fn a_quit_with_a_request_queued_ends_the_run_and_cancels_it_unseen() {
     let mut t = probe_screen(dir.path(), r#"{"case":"burst"}"#, &envs);
     t.wait_for("Burst form 1");
     t.wait_for("request 1 of 3");
-    t.send("\u{3}");
-    t.wait_for("Burst form 2");
+    t.press("\u{3}", "Burst form 2");
     t.send("\u{3}");
     // No key after the quit: the run ends on its own.
     assert_eq!(t.finish(), 130, "{}", t.stderr());
@@ -887,7 +878,7 @@ fn a_quit_in_plain_mode_prints_nothing_after_it() {
     let envs = [("FAKE_RECORD", record.display().to_string())];
     let cmd = format!(
         "mcp --plain --call probe --args '{{\"case\":\"burst\"}}' -- python3 '{}'",
-        server()
+        common::fake_server()
     );
     let mut t = Tui::start_env(
         dir.path(),
@@ -898,8 +889,7 @@ fn a_quit_in_plain_mode_prints_nothing_after_it() {
         &envs,
     );
     t.wait_for("Burst form 1");
-    t.send("\u{3}");
-    t.wait_for("Burst form 2");
+    t.press("\u{3}", "Burst form 2");
     t.send("\u{3}");
     assert_eq!(t.finish_plain(), 130, "{}", t.stderr());
     let text = String::from_utf8_lossy(&t.raw).replace("\r\n", "\n");
@@ -963,7 +953,7 @@ fn held_lines_come_before_the_result() {
     let dir = tempfile::tempdir().expect("tempdir");
     let args = format!(
         "mcp --call probe --args '{{\"case\":\"quiet\"}}' -- python3 '{}'",
-        server()
+        common::fake_server()
     );
     let mut t = Tui::start_with(
         dir.path(),

@@ -19,6 +19,55 @@ fn python() -> Option<String> {
     installed("the Python MCP SDK", &py).then(|| py.display().to_string())
 }
 
+/// One session of `ahp-elicit mcp FLAGS -- PYTHON py_try_server.py` in a
+/// pseudo-terminal: stdout goes to `out`, the server's tools write what
+/// they received to `record`, and `log` is the `--log` file when asked.
+struct Session {
+    out: std::path::PathBuf,
+    record: std::path::PathBuf,
+    log: std::path::PathBuf,
+    t: Tui,
+}
+
+/// Start a [`Session`] in `dir` on a `cols`x`rows` screen, with `flags`
+/// (and `--log` when `log`) and `envs` besides the server's record file.
+fn session(
+    dir: &std::path::Path,
+    py: &str,
+    flags: &str,
+    log: bool,
+    envs: &[(&str, String)],
+    (cols, rows): (u16, u16),
+) -> Session {
+    let out = dir.join("out.json");
+    let record = dir.join("received.jsonl");
+    let log_file = dir.join("run.log");
+    let script = root().join("tests/servers/py_try_server.py");
+    let log_flag = if log {
+        format!(" --log '{}'", log_file.display())
+    } else {
+        String::new()
+    };
+    let args = format!("mcp {flags}{log_flag} -- '{py}' '{}'", script.display());
+    let mut all = vec![("TRY_RECORD", record.display().to_string())];
+    all.extend(envs.iter().cloned());
+    let t = Tui::start_env(dir, &out, cols, rows, &args, &all);
+    Session {
+        out,
+        record,
+        log: log_file,
+        t,
+    }
+}
+
+/// Write the shell script `text` at `path`, executable (a stand-in
+/// `$VISUAL`).
+fn write_script(path: &std::path::Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, text).expect("write the script");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
 /// What the server's tools received, one JSON object per call.
 fn received(record: &std::path::Path) -> Vec<Value> {
     std::fs::read_to_string(record)
@@ -32,10 +81,8 @@ fn received(record: &std::path::Path) -> Vec<Value> {
 /// form is the call's arguments, give a guest count out of range (refused)
 /// then one that fits, call it and read its result; back on the list.
 fn book_a_table(t: &mut Tui) {
-    t.send("table");
-    t.wait_for("1 of 7 shown");
-    t.send("\r");
-    t.wait_for("The arguments of the tool 'book_table'.");
+    t.press("table", "1 of 7 shown");
+    t.press("\r", "The arguments of the tool 'book_table'.");
     // The form says what it is: the call's arguments, called or left.
     t.wait_for("Arguments for tools/call book_table");
     t.wait_for("[ Call ]  [ Back ]");
@@ -48,108 +95,75 @@ fn book_a_table(t: &mut Tui) {
     // City, then Guests out of range: refused.
     t.send("Paris");
     t.send("\t");
-    t.send("99");
-    t.wait_for("[99");
-    t.send("\u{13}");
-    t.wait_for("must be at most 12");
+    t.press("99", "[99");
+    t.press("\u{13}", "must be at most 12");
     assert!(!t.shows("Review"), "{}", t.screen());
     t.send("\u{7f}\u{7f}4");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     t.wait_for("Result of the tool 'book_table'");
     t.wait_for(r#""guests": 4"#);
     t.wait_for("Structured content:");
     // The SDK declares an outputSchema for the tool's text result.
     t.wait_for("The structured content fits the tool's outputSchema.");
-    t.send("\r");
-    t.wait_for("7 of 7 shown");
+    t.press("\r", "7 of 7 shown");
 }
 
 /// The whole loop in one run, in the revision `protocol` asks for.
 fn pick_fill_call_answer_and_leave(protocol: &str) {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.json");
-    let record = dir.path().join("received.jsonl");
-    let script = root().join("tests/servers/py_try_server.py");
-    let log = dir.path().join("run.log");
-    let args = format!(
-        "mcp {protocol} --log '{}' -- '{py}' '{}'",
-        log.display(),
-        script.display()
-    );
-    let envs = [("TRY_RECORD", record.display().to_string())];
-    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    let Session {
+        out,
+        record,
+        log,
+        mut t,
+    } = session(dir.path(), &py, protocol, true, &[], (100, 30));
     t.wait_for("The server's tools, prompts and resources: 7 of 7 shown");
     t.wait_for("book_table — Book a table in a city.");
     // Typing part of a name narrows the list.
-    t.send("mood");
-    t.wait_for("1 of 7 shown");
-    t.send("\u{7f}\u{7f}\u{7f}\u{7f}");
-    t.wait_for("7 of 7 shown");
+    t.press("mood", "1 of 7 shown");
+    t.press("\u{7f}\u{7f}\u{7f}\u{7f}", "7 of 7 shown");
     book_a_table(&mut t);
     // A tool without arguments is called at once; its form is answered on
     // the same screen.
-    t.send("survey");
-    t.wait_for("1 of 7 shown");
-    t.send("\r");
-    t.wait_for("How was it?");
+    t.press("survey", "1 of 7 shown");
+    t.press("\r", "How was it?");
     t.send("4");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     t.wait_for("Result of the tool 'ask_survey'");
     t.wait_for(r#""rating": 4"#);
-    t.send("\r");
-    t.wait_for("7 of 7 shown");
+    t.press("\r", "7 of 7 shown");
     // An enum argument is a select.
-    t.send("mood");
-    t.wait_for("1 of 7 shown");
-    t.send("\r");
-    t.wait_for("The arguments of the tool 'set_mood'.");
+    t.press("mood", "1 of 7 shown");
+    t.press("\r", "The arguments of the tool 'set_mood'.");
     // calm, busy, wild: the third.
     t.send("\u{1b}[B");
     t.send("\u{1b}[B");
     t.send(" ");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     t.wait_for("Result of the tool 'set_mood'");
     t.wait_for(r#"{"mood": "wild"}"#);
-    t.send("\r");
-    t.wait_for("7 of 7 shown");
+    t.press("\r", "7 of 7 shown");
     // The list starts on the last tool picked; a tool picked again starts
     // with the arguments last sent to it.
-    t.send("table");
-    t.wait_for("1 of 7 shown");
-    t.send("\r");
-    t.wait_for("[Paris");
+    t.press("table", "1 of 7 shown");
+    t.press("\r", "[Paris");
     t.wait_for("[4 ");
-    t.send("\u{1b}");
-    t.wait_for("7 of 7 shown");
+    t.press("\u{1b}", "7 of 7 shown");
     // A prompt: its argument asked as a form, its messages shown.
-    t.send("greet");
-    t.wait_for("1 of 7 shown");
+    t.press("greet", "1 of 7 shown");
     t.wait_for("[prompt, arguments]");
-    t.send("\r");
-    t.wait_for("The arguments of the prompt 'greeting'.");
+    t.press("\r", "The arguments of the prompt 'greeting'.");
     t.send("Ada");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     t.wait_for("Result of the prompt 'greeting'");
     t.wait_for("Hello, Ada");
-    t.send("\r");
-    t.wait_for("7 of 7 shown");
+    t.press("\r", "7 of 7 shown");
     // A resource: read at once, its contents shown.
-    t.send("menu");
-    t.wait_for("1 of 7 shown");
-    t.send("\r");
-    t.wait_for("Result of the resource 'menu'");
+    t.press("menu", "1 of 7 shown");
+    t.press("\r", "Result of the resource 'menu'");
     t.wait_for("Soup of the day");
-    t.send("\r");
-    t.wait_for("7 of 7 shown");
+    t.press("\r", "7 of 7 shown");
     t.send("q");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     // Nothing is printed after the list is left.
@@ -234,14 +248,12 @@ fn a_person_tries_each_tool_from_the_list_in_2025_11_25() {
 fn a_nested_argument_is_edited_as_json_and_checked_before_the_call() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.json");
-    let record = dir.path().join("received.jsonl");
     let editor = dir.path().join("editor.sh");
     let count = dir.path().join("edits");
     // First edit: the address lacks its city; second: whole.
-    std::fs::write(
+    write_script(
         &editor,
-        format!(
+        &format!(
             "#!/bin/sh\n\
              echo x >> '{count}'\n\
              if [ \"$(wc -l < '{count}')\" -eq 1 ]; then\n\
@@ -251,37 +263,21 @@ fn a_nested_argument_is_edited_as_json_and_checked_before_the_call() {
              fi\n",
             count = count.display()
         ),
-    )
-    .expect("editor");
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&editor)
-        .status()
-        .expect("chmod");
-    let script = root().join("tests/servers/py_try_server.py");
-    let args = format!("mcp -- '{py}' '{}'", script.display());
-    let envs = [
-        ("TRY_RECORD", record.display().to_string()),
-        ("VISUAL", editor.display().to_string()),
-    ];
-    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    );
+    let envs = [("VISUAL", editor.display().to_string())];
+    let Session { record, mut t, .. } = session(dir.path(), &py, "", false, &envs, (100, 30));
     t.wait_for("7 of 7 shown");
-    t.send("parcel");
-    t.wait_for("1 of 7 shown");
+    t.press("parcel", "1 of 7 shown");
     t.send("\r");
     // The message is framed and wrapped: its start stands on one row.
     t.wait_for("Left out, as this form cannot draw them: address");
     t.send("Ada");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     t.wait_for("The arguments of the tool 'ship_parcel' were not taken:");
     t.wait_for(r#"/address: "city" is a required property"#);
-    t.send("\r");
-    t.wait_for("Result of the tool 'ship_parcel'");
+    t.press("\r", "Result of the tool 'ship_parcel'");
     t.wait_for(r#""city": "Oslo""#);
-    t.send("\r");
-    t.wait_for("7 of 7 shown");
+    t.press("\r", "7 of 7 shown");
     t.send("q");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     let got = received(&record);
@@ -299,12 +295,9 @@ fn a_nested_argument_is_edited_as_json_and_checked_before_the_call() {
 fn ctrl_c_twice_on_the_list_quits_with_130() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.json");
-    let record = dir.path().join("received.jsonl");
-    let script = root().join("tests/servers/py_try_server.py");
-    let args = format!("mcp -- '{py}' '{}'", script.display());
-    let envs = [("TRY_RECORD", record.display().to_string())];
-    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    let Session {
+        out, record, mut t, ..
+    } = session(dir.path(), &py, "", false, &[], (100, 30));
     t.wait_for("7 of 7 shown");
     t.send("\u{3}");
     t.send("\u{3}");
@@ -338,43 +331,28 @@ fn wait_for_records(record: &std::path::Path, n: usize) -> Vec<Value> {
 fn esc_cancels_a_call_in_progress(protocol: &str, logs: bool) {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.json");
-    let record = dir.path().join("received.jsonl");
-    let script = root().join("tests/servers/py_try_server.py");
-    let log = dir.path().join("run.log");
-    let args = format!(
-        "mcp {protocol} --log '{}' -- '{py}' '{}'",
-        log.display(),
-        script.display()
-    );
-    let envs = [("TRY_RECORD", record.display().to_string())];
-    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    let Session {
+        record, log, mut t, ..
+    } = session(dir.path(), &py, protocol, true, &[], (100, 30));
     t.wait_for("7 of 7 shown");
-    t.send("slow");
-    t.wait_for("1 of 7 shown");
-    t.send("\r");
-    t.wait_for("Calling the tool 'slow'…");
+    t.press("slow", "1 of 7 shown");
+    t.press("\r", "Calling the tool 'slow'…");
     t.wait_for("Esc: cancel the call");
     t.wait_for("Progress 1/3: warming up");
     if logs {
         t.wait_for("Log [info]: still working");
     }
-    t.send("\u{1b}");
-    t.wait_for("7 of 7 shown");
+    t.press("\u{1b}", "7 of 7 shown");
     let got = wait_for_records(&record, 1);
     assert_eq!(
         got,
         [serde_json::json!({"tool": "slow", "received": {"cancelled": true}})]
     );
     // The session goes on: another tool is called and answers.
-    t.send("mood");
-    t.wait_for("1 of 7 shown");
-    t.send("\r");
-    t.wait_for("The arguments of the tool 'set_mood'.");
+    t.press("mood", "1 of 7 shown");
+    t.press("\r", "The arguments of the tool 'set_mood'.");
     t.send(" ");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     t.wait_for(r#"{"mood": "calm"}"#);
     t.send("q");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
@@ -427,13 +405,10 @@ fn esc_cancels_a_call_over_streamable_http_in_2026_07_28() {
     let args = format!("mcp --log '{}' '{}'", log.display(), http.url);
     let mut t = Tui::start(dir.path(), &out, 100, 30, &args);
     t.wait_for("7 of 7 shown");
-    t.send("slow");
-    t.wait_for("1 of 7 shown");
-    t.send("\r");
-    t.wait_for("Calling the tool 'slow'…");
+    t.press("slow", "1 of 7 shown");
+    t.press("\r", "Calling the tool 'slow'…");
     t.wait_for("Progress 1/3: warming up");
-    t.send("\u{1b}");
-    t.wait_for("7 of 7 shown");
+    t.press("\u{1b}", "7 of 7 shown");
     // The response stream is closed at once, though the tool writes
     // nothing more: the cancellation reaches it while the list is shown,
     // before anything else is called.
@@ -442,14 +417,10 @@ fn esc_cancels_a_call_over_streamable_http_in_2026_07_28() {
         first,
         vec![serde_json::json!({"tool": "slow", "received": {"cancelled": true}})]
     );
-    t.send("mood");
-    t.wait_for("1 of 7 shown");
-    t.send("\r");
-    t.wait_for("Arguments for tools/call set_mood");
+    t.press("mood", "1 of 7 shown");
+    t.press("\r", "Arguments for tools/call set_mood");
     t.send(" ");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     t.wait_for(r#"{"mood": "calm"}"#);
     t.send("q");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
@@ -484,32 +455,20 @@ fn an_answer_after_the_cancel_is_dropped() {
     let envs = [("FAKE_RECORD", record.display().to_string())];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
     t.wait_for("2 of 2 shown");
-    t.send("probe");
-    t.wait_for("1 of 2 shown");
-    t.send("\r");
-    t.wait_for("The arguments of the tool 'probe'.");
-    t.send("late");
-    t.wait_for("[late");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.press("probe", "1 of 2 shown");
+    t.press("\r", "The arguments of the tool 'probe'.");
+    t.press("late", "[late");
+    t.submit();
     t.wait_for("Progress 1: working");
-    t.send("\u{1b}");
-    t.wait_for("2 of 2 shown");
-    t.send("probe");
-    t.wait_for("1 of 2 shown");
-    t.send("\r");
-    t.wait_for("[late");
-    t.send("\u{7f}\u{7f}\u{7f}\u{7f}required");
-    t.wait_for("[required");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.press("\u{1b}", "2 of 2 shown");
+    t.press("probe", "1 of 2 shown");
+    t.press("\r", "[late");
+    t.press("\u{7f}\u{7f}\u{7f}\u{7f}required", "[required");
+    t.submit();
     // The form the call asks names the call with the arguments it was
     // made with (not those of --args).
     t.wait_for(r#"Asked during: tools/call probe {"case":"required"}"#);
-    t.send("\u{1b}");
-    t.wait_for("Result of the tool 'probe'");
+    t.press("\u{1b}", "Result of the tool 'probe'");
     t.send("q");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     let sent: Vec<Value> = std::fs::read_to_string(&record)
@@ -540,53 +499,47 @@ fn an_answer_after_the_cancel_is_dropped() {
 fn the_plain_loop_picks_asks_calls_cancels_and_leaves() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.json");
-    let record = dir.path().join("received.jsonl");
-    let script = root().join("tests/servers/py_try_server.py");
-    let log = dir.path().join("run.log");
-    let args = format!(
-        "mcp --plain --log '{}' -- '{py}' '{}'",
-        log.display(),
-        script.display()
-    );
-    let envs = [("TRY_RECORD", record.display().to_string())];
-    let mut t = Tui::start_env(dir.path(), &out, 120, 60, &args, &envs);
+    let Session {
+        out,
+        record,
+        log,
+        mut t,
+    } = session(dir.path(), &py, "--plain", true, &[], (120, 60));
     t.wait_for("The server's tools, prompts and resources: 7.");
     t.wait_for("1. book_table — Book a table in a city. [arguments]");
     t.wait_for("7. menu — menu://today [resource]");
     t.wait_for("Type a number or part of a name to pick one (q leaves):");
     // Several match: said with their numbers, nothing is called.
-    t.send("s\r");
-    t.wait_for("entries match \"s\":");
-    t.send("table\r");
-    t.wait_for("Arguments for tools/call book_table.");
+    t.press("s\r", "entries match \"s\":");
+    t.press("table\r", "Arguments for tools/call book_table.");
     t.wait_for("The arguments of the tool 'book_table'.");
     t.wait_for("3 arguments to give, 2 required.");
     t.wait_for("Field 1 of 3: City, required, text.");
-    t.send("Paris\r");
-    t.wait_for("Field 2 of 3: Guests, required, whole number from 1 to 12.");
-    t.send("99\r");
-    t.wait_for("Not accepted:");
-    t.send("4\r");
-    t.wait_for("Field 3 of 3: Terrace, optional, yes or no.");
-    t.send("\r");
-    t.wait_for("Review: the call is made with exactly these arguments.");
+    t.press(
+        "Paris\r",
+        "Field 2 of 3: Guests, required, whole number from 1 to 12.",
+    );
+    t.press("99\r", "Not accepted:");
+    t.press("4\r", "Field 3 of 3: Terrace, optional, yes or no.");
+    t.press(
+        "\r",
+        "Review: the call is made with exactly these arguments.",
+    );
     t.wait_for("2. Guests: 4.");
     t.wait_for("Type call, edit N, or back:");
-    t.send("call\r");
-    t.wait_for("Result of the tool 'book_table'");
+    t.press("call\r", "Result of the tool 'book_table'");
     t.wait_for(
         r#"| {"received": {"city": "Paris", "guests": 4, "terrace": false}, "tool": "book_table"}"#,
     );
     t.wait_for("Press Enter to go back to the list (q leaves):");
-    t.send("\r");
-    t.wait_for("Picked last: 1.");
+    t.press("\r", "Picked last: 1.");
     // A call cancelled with Control-C while it says how it goes.
-    t.send("slow\r");
-    t.wait_for("Calling the tool 'slow'… Control-C cancels the call.");
+    t.press(
+        "slow\r",
+        "Calling the tool 'slow'… Control-C cancels the call.",
+    );
     t.wait_for("The server reports: Progress 1/3: warming up");
-    t.send("\u{3}");
-    t.wait_for("Cancelling the call: back to the list.");
+    t.press("\u{3}", "Cancelling the call: back to the list.");
     t.wait_for("Picked last: 5.");
     let got = wait_for_records(&record, 2);
     assert_eq!(
@@ -594,18 +547,13 @@ fn the_plain_loop_picks_asks_calls_cancels_and_leaves() {
         serde_json::json!({"tool": "slow", "received": {"cancelled": true}})
     );
     // A form asked during the call, answered in lines.
-    t.send("survey\r");
-    t.wait_for("Asked during: tools/call ask_survey {}");
+    t.press("survey\r", "Asked during: tools/call ask_survey {}");
     t.wait_for("Field 1 of 2: Rating, required, whole number from 1 to 5.");
-    t.send("5\r");
-    t.wait_for("Field 2 of 2: Comment, optional, text.");
-    t.send("\r");
-    t.wait_for("Type send, edit N, decline, or cancel:");
-    t.send("send\r");
-    t.wait_for("Result of the tool 'ask_survey'");
+    t.press("5\r", "Field 2 of 2: Comment, optional, text.");
+    t.press("\r", "Type send, edit N, decline, or cancel:");
+    t.press("send\r", "Result of the tool 'ask_survey'");
     t.wait_for("Press Enter to go back to the list (q leaves):");
-    t.send("\r");
-    t.wait_for("Picked last: 2.");
+    t.press("\r", "Picked last: 2.");
     t.send("q\r");
     assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
     assert_eq!(std::fs::read_to_string(&out).expect("stdout"), "");
@@ -639,14 +587,12 @@ fn ctrl_o_edits_the_whole_arguments_as_json() {
     let dir = tempfile::tempdir().expect("tempdir");
     let tmp = dir.path().join("tmp");
     std::fs::create_dir(&tmp).expect("tmp");
-    let out = dir.path().join("out.json");
-    let record = dir.path().join("received.jsonl");
     let editor = dir.path().join("editor.sh");
     let seen = dir.path().join("seen.json");
     // First edit: keeps what it was given, and 40 guests; second: fits.
-    std::fs::write(
+    write_script(
         &editor,
-        format!(
+        &format!(
             "#!/bin/sh\n\
              if [ ! -e '{seen}' ]; then\n\
              cp \"$1\" '{seen}'\n\
@@ -656,37 +602,25 @@ fn ctrl_o_edits_the_whole_arguments_as_json() {
              fi\n",
             seen = seen.display()
         ),
-    )
-    .expect("editor");
-    std::process::Command::new("chmod")
-        .arg("+x")
-        .arg(&editor)
-        .status()
-        .expect("chmod");
-    let script = root().join("tests/servers/py_try_server.py");
-    let args = format!("mcp -- '{py}' '{}'", script.display());
+    );
     let envs = [
-        ("TRY_RECORD", record.display().to_string()),
         ("VISUAL", editor.display().to_string()),
         ("TMPDIR", tmp.display().to_string()),
     ];
-    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
+    let Session { record, mut t, .. } = session(dir.path(), &py, "", false, &envs, (100, 30));
     t.wait_for("7 of 7 shown");
-    t.send("table");
-    t.wait_for("1 of 7 shown");
-    t.send("\r");
-    t.wait_for("The arguments of the tool 'book_table'.");
+    t.press("table", "1 of 7 shown");
+    t.press("\r", "The arguments of the tool 'book_table'.");
     t.wait_for("^O JSON");
-    t.send("Paris");
-    t.wait_for("[Paris");
-    t.send("\u{f}");
-    t.wait_for("The arguments of the tool 'book_table' were not taken:");
+    t.press("Paris", "[Paris");
+    t.press(
+        "\u{f}",
+        "The arguments of the tool 'book_table' were not taken:",
+    );
     t.wait_for("/guests: 40 is greater than the maximum of 12");
-    t.send("\r");
-    t.wait_for("Result of the tool 'book_table'");
+    t.press("\r", "Result of the tool 'book_table'");
     t.wait_for(r#""city": "Oslo""#);
-    t.send("\r");
-    t.wait_for("7 of 7 shown");
+    t.press("\r", "7 of 7 shown");
     t.send("q");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     // The editor got what the form held: the city typed, the default of

@@ -99,31 +99,24 @@ fn zod_assertions_are_enforced_on_scripted_answers() {
 fn zod_form_is_filled_in_a_terminal() {
     let Some(srv) = server() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let args: Vec<String> = ["mcp", "--call", "signup", "--"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain(srv)
-        .map(|s| sh_quote(&s))
-        .collect();
-    let mut t = Tui::start(
+    let mut t = Tui::start_words(
         dir.path(),
-        &dir.path().join("out.json"),
-        100,
-        40,
-        &args.join(" "),
+        (100, 40),
+        ["mcp", "--call", "signup", "--"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(srv),
     );
     t.wait_for("Sign up");
     t.send("Ada");
     t.send("\t");
     t.send("ada@example.com");
     // id (left out), then age: 0 is refused (exclusiveMinimum), 41 is fine.
-    t.send("\t");
-    t.wait_for("uuid");
+    t.press("\t", "uuid");
     t.send("\t");
     t.send("\x18");
     t.send("0");
-    t.send("\t");
-    t.wait_for("must be greater than 0");
+    t.press("\t", "must be greater than 0");
     t.send("\x1b[Z");
     t.send("\x18");
     t.send("41");
@@ -137,9 +130,7 @@ fn zod_form_is_filled_in_a_terminal() {
     t.send(" ");
     t.send("\t");
     t.send("12345");
-    t.send("\x13");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     assert_eq!(t.finish(), 0, "stderr: {}", t.stderr());
     let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
     assert_eq!(

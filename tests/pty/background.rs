@@ -127,12 +127,7 @@ fn demo_asking(dir: &Path) -> Tui {
 /// The exit code of a run that ends before its screen, once checked that
 /// the terminal mode (`stty -g`) is as before it started.
 fn exit_before_the_screen(mut t: Tui) -> i32 {
-    let end = Instant::now() + PATIENCE;
-    while !t.eof {
-        t.pump();
-        assert!(Instant::now() < end, "no end:\n{}", t.screen());
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    t.wait_end();
     let raw = String::from_utf8_lossy(&t.raw).into_owned();
     assert_eq!(
         printed(&raw, "after"),
@@ -182,12 +177,10 @@ fn the_rest_of_an_answer_split_across_the_query_wait_is_not_typed() {
     t.s.send("1;rgb:ffff/ffff/ffff\u{1b}\\")
         .expect("the rest of the reply");
     t.s.send("\u{1b}[?62;22c").expect("device attributes");
-    t.send("Zq");
-    t.wait_for("[Zq");
+    t.press("Zq", "[Zq");
     assert!(!t.shows("rgb"), "{}", t.screen());
     assert!(!t.shows("11;"), "{}", t.screen());
-    t.send("\u{1b}");
-    t.wait_for("Throw away");
+    t.press("\u{1b}", "Throw away");
     t.send("y");
     t.finish();
 }

@@ -3,8 +3,10 @@
 //! `/dev/tty` the way `respond` does in a pipeline. The pty size is set
 //! before the program starts (a 0x0 pty draws nothing).
 //!
-//! The expect timeouts are only a safety net against a hang; nothing here
-//! measures time.
+//! Runs go through the shared harness ([`Tui`]); keys are sent as the
+//! bytes arrive from a terminal, at once, after the screen was read. The
+//! timeouts are only a safety net against a hang; nothing here measures
+//! time.
 
 #![cfg(unix)]
 
@@ -15,10 +17,29 @@ use std::time::Duration;
 use expectrl::{Eof, Expect, Session};
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
+use crate::common::pty::Tui;
+use crate::common::BIN;
 
-/// Start `ahp-elicit demo ARGS > out` in an 80x24 (or given) pty.
-fn start(out: &Path, cols: u16, rows: u16, args: &str) -> expectrl::session::OsSession {
+/// `ahp-elicit demo ARGS > out` in a `cols`x`rows` pty ([`Tui::start`]).
+fn start(dir: &Path, out: &Path, cols: u16, rows: u16, args: &str) -> Tui {
+    Tui::start(dir, out, cols, rows, &format!("demo {args}"))
+}
+
+/// Send `keys` at once, as a terminal sends them (no pacing).
+fn send(t: &mut Tui, keys: &str) {
+    t.s.send(keys).expect("send keys");
+}
+
+/// Wait for the end; the terminal was given back and the restore was the
+/// last thing written ([`Tui::finish_restored_last`]).
+fn finish(t: &mut Tui) {
+    let _ = t.finish_restored_last();
+}
+
+/// `ahp-elicit demo ARGS > out` as the pty's own process (`exec`), so the
+/// test reads the program's own exit status (exited with a code, not
+/// killed by the signal).
+fn start_exec(out: &Path, cols: u16, rows: u16, args: &str) -> expectrl::session::OsSession {
     let mut cmd = Command::new("sh");
     cmd.arg("-c").arg(format!(
         "stty rows {rows} cols {cols} && exec '{BIN}' demo {args} > '{}'",
@@ -41,7 +62,7 @@ fn read_the_screen() {
 }
 
 /// Wait for the end of the program; returns everything it drew.
-fn finish(s: &mut expectrl::session::OsSession) -> String {
+fn finish_exec(s: &mut expectrl::session::OsSession) -> String {
     let m = s.expect(Eof).expect("program ends");
     // Eof matches the whole rest of the stream.
     String::from_utf8_lossy(m.get(0).unwrap_or_default()).into_owned()
@@ -84,28 +105,26 @@ fn assert_restored(drawn: &str) {
 fn demo_filled_and_submitted() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let mut s = start(&out, 80, 24, "");
-    s.expect("request 1 of 1").expect("header drawn");
+    let mut t = start(dir.path(), &out, 80, 24, "");
+    t.wait_for("request 1 of 1");
     read_the_screen();
-    s.send("Ada Example").expect("send");
-    s.send("\t").expect("send");
-    s.send("ada@example.com").expect("send");
+    send(&mut t, "Ada Example");
+    send(&mut t, "\t");
+    send(&mut t, "ada@example.com");
     // Paste a homepage with bracketed paste.
-    s.send("\t\u{1b}[200~https://ada.example/\u{1b}[201~")
-        .expect("send");
+    send(&mut t, "\t\u{1b}[200~https://ada.example/\u{1b}[201~");
     // Tab to languages (fields 4..11), add "go".
     for _ in 0..9 {
-        s.send("\t").expect("send");
+        send(&mut t, "\t");
     }
-    s.expect("choose 1 to 3").expect("languages focused");
-    s.send("\u{1b}[B").expect("down");
-    s.send(" ").expect("space");
-    s.send("\u{13}").expect("ctrl-s");
-    s.expect("Review").expect("review step");
+    t.wait_for("choose 1 to 3");
+    send(&mut t, "\u{1b}[B");
+    send(&mut t, " ");
+    send(&mut t, "\u{13}");
+    t.wait_for("Review");
     read_the_screen();
-    s.send("\r").expect("enter");
-    let drawn = finish(&mut s);
-    assert_restored(&drawn);
+    send(&mut t, "\r");
+    finish(&mut t);
     let (ev, inner) = result(&out);
     assert_eq!(ev["payload"]["elicitation"]["action"], "accept");
     assert_eq!(ev["parentEventId"], "evt-profile-1");
@@ -122,15 +141,14 @@ fn demo_filled_and_submitted() {
 fn demo_decline_button() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let mut s = start(&out, 80, 24, "--theme monochrome");
-    s.expect("request 1 of 1").expect("header drawn");
+    let mut t = start(dir.path(), &out, 80, 24, "--theme monochrome");
+    t.wait_for("request 1 of 1");
     read_the_screen();
     // Shift-Tab from the first field wraps to the Cancel button, once more
     // to Decline.
-    s.send("\u{1b}[Z\u{1b}[Z").expect("backtab");
-    s.send("\r").expect("enter");
-    let drawn = finish(&mut s);
-    assert_restored(&drawn);
+    send(&mut t, "\u{1b}[Z\u{1b}[Z");
+    send(&mut t, "\r");
+    finish(&mut t);
     let (ev, inner) = result(&out);
     assert_eq!(ev["payload"]["elicitation"]["action"], "decline");
     assert_eq!(inner, json!({"action": "decline"}));
@@ -140,18 +158,16 @@ fn demo_decline_button() {
 fn demo_esc_cancels() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let mut s = start(&out, 80, 24, "");
-    s.expect("request 1 of 1").expect("header drawn");
+    let mut t = start(dir.path(), &out, 80, 24, "");
+    t.wait_for("request 1 of 1");
     read_the_screen();
-    s.send("typing").expect("send");
-    s.send("\u{1b}").expect("esc");
+    send(&mut t, "typing");
+    send(&mut t, "\u{1b}");
     // Typed text is not thrown away by one key: Esc asks, `y` confirms.
-    s.expect(expectrl::Regex("Throw.{0,12}away.{0,12}what"))
-        .expect("asks to confirm");
+    t.wait_for("Throw away what");
     read_the_screen();
-    s.send("y").expect("confirm");
-    let drawn = finish(&mut s);
-    assert_restored(&drawn);
+    send(&mut t, "y");
+    finish(&mut t);
     let (_, inner) = result(&out);
     assert_eq!(inner, json!({"action": "cancel"}));
 }
@@ -160,11 +176,10 @@ fn demo_esc_cancels() {
 fn demo_ctrl_c_cancels() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let mut s = start(&out, 80, 24, "");
-    s.expect("request 1 of 1").expect("header drawn");
-    s.send("\u{3}").expect("ctrl-c");
-    let drawn = finish(&mut s);
-    assert_restored(&drawn);
+    let mut t = start(dir.path(), &out, 80, 24, "");
+    t.wait_for("request 1 of 1");
+    send(&mut t, "\u{3}");
+    finish(&mut t);
     let (_, inner) = result(&out);
     assert_eq!(inner, json!({"action": "cancel"}));
 }
@@ -194,7 +209,7 @@ fn sigquit_from_outside_restores_the_terminal() {
 fn signal_restores_the_terminal(sig: &str) {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let mut s = start(&out, 80, 24, "");
+    let mut s = start_exec(&out, 80, 24, "");
     s.expect("request 1 of 1").expect("header drawn");
     let pid = s.get_process().pid();
     // The shell's builtin kill: no dependency on a kill binary.
@@ -203,7 +218,7 @@ fn signal_restores_the_terminal(sig: &str) {
         .status()
         .expect("kill");
     assert!(st.success());
-    let drawn = finish(&mut s);
+    let drawn = finish_exec(&mut s);
     assert_restored(&drawn);
     // The request on screen ends as cancel (Outcome::Quit), nothing invented.
     let (_, inner) = result(&out);
@@ -254,23 +269,28 @@ fn forty_fields_in_24_rows_reach_submit() {
     let path = dir.path().join("req.json");
     std::fs::write(&path, req.event.to_string()).expect("write");
     let out = dir.path().join("out.jsonl");
-    let mut s = start(&out, 80, 24, &format!("--request '{}'", path.display()));
-    s.expect("Field number 0").expect("first field drawn");
+    let mut t = start(
+        dir.path(),
+        &out,
+        80,
+        24,
+        &format!("--request '{}'", path.display()),
+    );
+    t.wait_for("Field number 0");
     read_the_screen();
     for _ in 0..39 {
-        s.send("\t").expect("tab");
+        send(&mut t, "\t");
     }
     // (ratatui redraws only changed cells, so the label is not matched as a
     // whole here; the snapshot test checks it is visible, and the content
     // below proves the keys reached field 39.)
-    s.send("last").expect("type");
-    s.send("\t").expect("tab to Submit");
-    s.send("\r").expect("press Submit");
-    s.expect("Review").expect("review step");
+    send(&mut t, "last");
+    send(&mut t, "\t");
+    send(&mut t, "\r");
+    t.wait_for("Review");
     read_the_screen();
-    s.send("\r").expect("send");
-    let drawn = finish(&mut s);
-    assert_restored(&drawn);
+    send(&mut t, "\r");
+    finish(&mut t);
     let (_, inner) = result(&out);
     assert_eq!(
         inner,
@@ -299,18 +319,16 @@ fn no_terminal_is_a_clear_error() {
 fn first_frame_at_40x12_shows_the_message() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let mut s = start(&out, 40, 12, "");
-    s.expect(expectrl::Regex("Tell.{0,12}us.{0,12}about"))
-        .expect("the message is on the first frame");
+    let mut t = start(dir.path(), &out, 40, 12, "");
+    t.wait_for("Tell us about");
     read_the_screen();
-    s.send("Ada Example").expect("type");
-    s.send("\u{1b}").expect("esc");
+    send(&mut t, "Ada Example");
+    send(&mut t, "\u{1b}");
     // A form with typed text asks before it cancels; `y` confirms (sent
     // once the Esc was read alone, not as Alt-y).
     read_the_screen();
-    s.send("y").expect("confirm");
-    let drawn = finish(&mut s);
-    assert_restored(&drawn);
+    send(&mut t, "y");
+    finish(&mut t);
     let (_, inner) = result(&out);
     assert_eq!(inner, json!({"action": "cancel"}));
 }
@@ -321,24 +339,22 @@ fn first_frame_at_40x12_shows_the_message() {
 fn fourth_check_over_max_items_shows_a_notice() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let mut s = start(&out, 80, 24, "");
-    s.expect("request 1 of 1").expect("header drawn");
+    let mut t = start(dir.path(), &out, 80, 24, "");
+    t.wait_for("request 1 of 1");
     read_the_screen();
     for _ in 0..11 {
-        s.send("\t").expect("send");
+        send(&mut t, "\t");
     }
-    s.expect("choose 1 to 3").expect("languages focused");
+    t.wait_for("choose 1 to 3");
     // rust is checked by default: add go and python, then try typescript.
     for _ in 0..3 {
-        s.send("\u{1b}[B ").expect("down, space");
+        send(&mut t, "\u{1b}[B ");
     }
-    s.expect(expectrl::Regex("choose.{0,12}at.{0,12}most.{0,12}3"))
-        .expect("the refusal is shown");
-    s.send("\u{1b}").expect("esc");
+    t.wait_for("choose at most 3");
+    send(&mut t, "\u{1b}");
     // The question's keys, on the help line (drawn whole there).
-    s.expect("Esc again or y: cancel").expect("asks to confirm");
+    t.wait_for("Esc again or y: cancel");
     read_the_screen();
-    s.send("y").expect("confirm");
-    let drawn = finish(&mut s);
-    assert_restored(&drawn);
+    send(&mut t, "y");
+    finish(&mut t);
 }

@@ -14,7 +14,6 @@ use crate::common;
 use common::pty::*;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{json, Value};
 
@@ -31,17 +30,8 @@ fn request(id: &str, message: &str, url: Option<&str>) -> String {
     common::request_line("faults", id, &params)
 }
 
-/// Write the requests as a JSON Lines file.
-fn write_stream(dir: &Path, lines: &[String]) -> PathBuf {
-    let path = dir.join("requests.jsonl");
-    let mut text = lines.join("\n");
-    text.push('\n');
-    std::fs::write(&path, text).expect("write requests");
-    path
-}
-
 fn three_forms(dir: &Path) -> PathBuf {
-    write_stream(
+    write_requests(
         dir,
         &[
             request("evt-1", "First form.", None),
@@ -51,14 +41,6 @@ fn three_forms(dir: &Path) -> PathBuf {
     )
 }
 
-fn kill(pid: i32, sig: &str) {
-    let st = Command::new("kill")
-        .args([sig, &pid.to_string()])
-        .status()
-        .expect("kill");
-    assert!(st.success(), "kill {sig} {pid}");
-}
-
 // ---- the tests ----
 
 /// Ctrl-C cancels the request on screen; the next one is still shown and
@@ -66,7 +48,7 @@ fn kill(pid: i32, sig: &str) {
 #[test]
 fn ctrl_c_cancels_the_current_request_only() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let input = write_stream(
+    let input = write_requests(
         dir.path(),
         &[
             request("evt-1", "First form.", None),
@@ -74,16 +56,9 @@ fn ctrl_c_cancels_the_current_request_only() {
         ],
     );
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' --no-open", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "--no-open");
     t.wait_for("First form.");
-    t.send("\u{3}");
-    t.wait_for("Second, a URL.");
+    t.press("\u{3}", "Second, a URL.");
     t.send("d");
     assert_eq!(t.finish(), 0);
     assert_eq!(
@@ -100,13 +75,7 @@ fn second_ctrl_c_quits_and_cancels_the_rest() {
     let dir = tempfile::tempdir().expect("tempdir");
     let input = three_forms(dir.path());
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}'", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "");
     t.wait_for("First form.");
     t.send("\u{3}\u{3}");
     assert_eq!(t.finish(), 130);
@@ -145,7 +114,7 @@ fn results_reach(out: &Path, n: usize) -> Vec<(String, String, Value)> {
 #[test]
 fn timeout_cancels_unanswered_requests_and_says_so() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let input = write_stream(
+    let input = write_requests(
         dir.path(),
         &[
             request("evt-1", "First form.", None),
@@ -153,13 +122,7 @@ fn timeout_cancels_unanswered_requests_and_says_so() {
         ],
     );
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' --timeout 1 --no-open", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "--timeout 1 --no-open");
     t.wait_for("First form.");
     t.wait_for("s left · Ctrl-T +1s");
     t.wait_for("Time ran out: this request was cancelled (cancel was sent).");
@@ -169,8 +132,7 @@ fn timeout_cancels_unanswered_requests_and_says_so() {
         vec![("cancel", "evt-1")]
     );
     assert!(!t.shows("Second, a URL."), "{}", t.screen());
-    t.send("x");
-    t.wait_for("Second, a URL.");
+    t.press("x", "Second, a URL.");
     t.wait_for("Time ran out");
     t.send("x");
     assert_eq!(t.finish(), 0);
@@ -194,7 +156,7 @@ fn timeout_cancels_unanswered_requests_and_says_so() {
 #[test]
 fn the_next_request_gets_its_whole_time_after_a_timeout_notice() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let input = write_stream(
+    let input = write_requests(
         dir.path(),
         &[
             request("evt-1", "First form.", None),
@@ -202,13 +164,7 @@ fn the_next_request_gets_its_whole_time_after_a_timeout_notice() {
         ],
     );
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' --timeout 3", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "--timeout 3");
     t.wait_for("First form.");
     t.wait_for("Time ran out: this request was cancelled (cancel was sent).");
     // Read the notice for longer than the whole timeout.
@@ -235,15 +191,9 @@ fn the_next_request_gets_its_whole_time_after_a_timeout_notice() {
 #[test]
 fn ctrl_t_extends_the_deadline() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let input = write_stream(dir.path(), &[request("evt-1", "First form.", None)]);
+    let input = write_requests(dir.path(), &[request("evt-1", "First form.", None)]);
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' --timeout 2", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "--timeout 2");
     t.wait_for("Ctrl-T +2s");
     // Three extensions: at least 8 s in all, shown in the header.
     t.send("\u{14}\u{14}\u{14}");
@@ -267,8 +217,7 @@ fn ctrl_t_extends_the_deadline() {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    t.send("Ada\u{13}");
-    t.wait_for("Review");
+    t.press("Ada\u{13}", "Review");
     t.send("\r");
     assert_eq!(t.finish(), 0);
     assert_eq!(
@@ -283,17 +232,10 @@ fn signal_run(sig: &str) -> (i32, Vec<(String, String, Value)>, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     let input = three_forms(dir.path());
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}'", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "");
     t.wait_for("First form.");
-    t.send("typed");
-    t.wait_for("typed");
-    kill(t.pid(), sig);
+    t.press("typed", "typed");
+    common::signal(t.pid(), sig);
     let code = t.finish();
     (code, results(&out), t.stderr())
 }
@@ -304,7 +246,7 @@ fn signal_run(sig: &str) -> (i32, Vec<(String, String, Value)>, String) {
 /// complete; the run exits with 128 + 15.
 #[test]
 fn sigterm_restores_the_terminal_and_cancels_what_was_read() {
-    let (code, rs, err) = signal_run("-TERM");
+    let (code, rs, err) = signal_run("TERM");
     assert_eq!(code, 143, "{err}");
     assert_eq!(
         actions_and_parents(&rs),
@@ -320,7 +262,7 @@ fn sigterm_restores_the_terminal_and_cancels_what_was_read() {
 /// SIGHUP (the terminal closed) behaves like SIGTERM; exit 128 + 1.
 #[test]
 fn sighup_restores_the_terminal_and_cancels_what_was_read() {
-    let (code, rs, err) = signal_run("-HUP");
+    let (code, rs, err) = signal_run("HUP");
     assert_eq!(code, 129, "{err}");
     assert_eq!(
         actions_and_parents(&rs),
@@ -345,7 +287,7 @@ fn sigterm_on_a_live_stream_ends_with_143() {
     writeln!(w, "{}", request("evt-1", "First form.", None)).expect("write");
     w.flush().expect("flush");
     t.wait_for("First form.");
-    kill(t.pid(), "-TERM");
+    common::signal(t.pid(), "TERM");
     assert_eq!(t.finish(), 143);
     drop(w);
     assert_eq!(
@@ -357,21 +299,9 @@ fn sigterm_on_a_live_stream_ends_with_143() {
 /// Open a FIFO as the input of a run; returns the session and the writer
 /// (kept open: a live stream).
 fn live_stream(dir: &Path, out: &Path) -> (Tui, std::fs::File) {
-    let fifo = dir.join("requests.fifo");
-    let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
-    assert!(st.success());
-    let t = Tui::start(dir, out, 80, 24, &format!("respond '{}'", fifo.display()));
-    // Opening blocks until ahp-elicit opens the FIFO for reading: done in
-    // a thread, so a program that never opens it fails the test instead of
-    // hanging it.
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(std::fs::OpenOptions::new().write(true).open(&fifo));
-    });
-    let w = rx
-        .recv_timeout(PATIENCE)
-        .expect("ahp-elicit opens the FIFO")
-        .expect("open the FIFO");
+    let fifo = make_fifo(dir);
+    let t = Tui::respond(dir, out, (80, 24), &fifo, "");
+    let w = open_live(&fifo);
     (t, w)
 }
 
@@ -387,10 +317,8 @@ fn second_ctrl_c_while_waiting_quits_a_live_stream() {
     writeln!(w, "{}", request("evt-1", "First form.", None)).expect("write");
     w.flush().expect("flush");
     t.wait_for("First form.");
-    t.send("\u{1b}");
-    t.wait_for("Waiting for the next request");
-    t.send("\u{3}");
-    t.wait_for("Press Ctrl-C again to quit");
+    t.press("\u{1b}", "Waiting for the next request");
+    t.press("\u{3}", "Press Ctrl-C again to quit");
     t.send("\u{3}");
     assert_eq!(t.finish(), 130);
     drop(w);
@@ -417,13 +345,11 @@ fn results_wait_for_the_screen_to_end(input_arg: &str) {
         &format!("respond {from} | tee '{}'", piped.display()),
     );
     t.wait_for("First form.");
-    t.send("\u{1b}");
-    t.wait_for("Second form.");
+    t.press("\u{1b}", "Second form.");
     // Had it been written, the first result would be in the file by now.
     std::thread::sleep(std::time::Duration::from_millis(500));
     assert_eq!(std::fs::read_to_string(&piped).unwrap_or_default(), "");
-    t.send("\u{1b}");
-    t.wait_for("Third form.");
+    t.press("\u{1b}", "Third form.");
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
     assert_eq!(
@@ -456,7 +382,7 @@ fn results_of_a_file_on_stdin_piped_on_wait_for_the_screen_to_end() {
 #[test]
 fn a_request_skipped_as_invalid_is_counted_on_screen() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let input = write_stream(
+    let input = write_requests(
         dir.path(),
         &[
             request("evt-1", "First form.", None),
@@ -465,17 +391,10 @@ fn a_request_skipped_as_invalid_is_counted_on_screen() {
         ],
     );
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        100,
-        24,
-        &format!("respond '{}'", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (100, 24), &input, "");
     t.wait_for("First form.");
     assert!(!t.shows("invalid skipped"), "{}", t.screen());
-    t.send("\u{1b}");
-    t.wait_for("Third form.");
+    t.press("\u{1b}", "Third form.");
     t.wait_for("request 2 of 2 (1 invalid skipped)");
     t.send("\u{1b}");
     assert_eq!(t.finish(), 1, "{}", t.stderr());

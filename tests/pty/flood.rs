@@ -9,15 +9,12 @@ use crate::common;
 use common::pty::*;
 
 use std::io::Write;
-use std::process::Command;
 
 #[test]
 fn bad_lines_while_waiting_are_counted_on_screen_and_summarized_on_exit() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let fifo = dir.path().join("requests.fifo");
-    let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
-    assert!(st.success());
+    let fifo = make_fifo(dir.path());
     // stderr stays on the terminal: messages are held while the UI is up.
     let mut t = Tui::start_with(
         dir.path(),
@@ -28,23 +25,14 @@ fn bad_lines_while_waiting_are_counted_on_screen_and_summarized_on_exit() {
         &[],
         false,
     );
-    let (tx, rx) = std::sync::mpsc::channel();
-    let path = fifo.clone();
-    std::thread::spawn(move || {
-        let _ = tx.send(std::fs::OpenOptions::new().write(true).open(&path));
-    });
-    let mut w = rx
-        .recv_timeout(PATIENCE)
-        .expect("ahp-elicit opens the FIFO")
-        .expect("open the FIFO");
+    let mut w = open_live(&fifo);
     t.wait_for("Waiting for the next request");
     for i in 1..=1000 {
         writeln!(w, "not json {i}").expect("write");
     }
     w.flush().expect("flush");
     t.wait_for("1000 messages shown on exit; latest: ahp-elicit: line 1000: not a JSON event");
-    t.send("\u{3}");
-    t.wait_for("Press Ctrl-C again to quit");
+    t.press("\u{3}", "Press Ctrl-C again to quit");
     t.send("\u{3}");
     assert_eq!(t.finish(), 130, "quit with Ctrl-C twice: exit 130");
     drop(w);

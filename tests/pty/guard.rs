@@ -31,14 +31,6 @@ fn request(id: &str, message: &str, url: Option<&str>) -> String {
     common::request_line("guard", id, &params)
 }
 
-fn write_stream(dir: &Path, lines: &[String]) -> PathBuf {
-    let path = dir.join("requests.jsonl");
-    let mut text = lines.join("\n");
-    text.push('\n');
-    std::fs::write(&path, text).expect("write requests");
-    path
-}
-
 /// `respond INPUT` at `cols`x`rows` with a browser that records each
 /// launch; returns the run, its output file and the launch record (which
 /// exists only once something was launched).
@@ -107,7 +99,7 @@ fn own(v: &[(&str, &str)]) -> Vec<(String, String)> {
 fn a_burst_for_one_form_does_not_answer_the_next() {
     for gap in [0u64, 50, 150] {
         let dir = tempfile::tempdir().expect("tempdir");
-        let input = write_stream(
+        let input = write_requests(
             dir.path(),
             &[
                 request("evt-f1", "First form.", None),
@@ -115,16 +107,9 @@ fn a_burst_for_one_form_does_not_answer_the_next() {
             ],
         );
         let out = dir.path().join("out.jsonl");
-        let mut t = Tui::start(
-            dir.path(),
-            &out,
-            80,
-            24,
-            &format!("respond '{}'", input.display()),
-        );
+        let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "");
         t.wait_for("First form.");
-        t.send("\u{13}");
-        t.wait_for("Review: this exact content");
+        t.press("\u{13}", "Review: this exact content");
         t.send("");
         burst(
             &mut t,
@@ -159,7 +144,7 @@ fn a_burst_for_one_form_does_not_answer_the_next() {
 #[test]
 fn a_carried_enter_does_not_decline_a_url_request() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let input = write_stream(
+    let input = write_requests(
         dir.path(),
         &[
             request("evt-g1", "Confirm first.", None),
@@ -172,8 +157,7 @@ fn a_carried_enter_does_not_decline_a_url_request() {
     );
     let (mut t, out, rec) = start_recording(dir.path(), &input, (80, 24));
     t.wait_for("Confirm first.");
-    t.send("\u{13}");
-    t.wait_for("Review: this exact content");
+    t.press("\u{13}", "Review: this exact content");
     t.send("");
     burst(&mut t, &["\r", "\r", "o", "\r"], Duration::from_millis(50));
     t.wait_for("Then open this.");
@@ -198,7 +182,7 @@ fn a_carried_enter_does_not_decline_a_url_request() {
 fn the_review_step_has_its_own_grace_period() {
     for gap in [0u64, 50] {
         let dir = tempfile::tempdir().expect("tempdir");
-        let input = write_stream(dir.path(), &[request("evt-r1", "Review me.", None)]);
+        let input = write_requests(dir.path(), &[request("evt-r1", "Review me.", None)]);
         let out = dir.path().join("out.jsonl");
         let args = format!("respond '{}'", input.display());
         let mut t = Tui::start(dir.path(), &out, 80, 24, &args);
@@ -229,7 +213,7 @@ fn the_review_step_has_its_own_grace_period() {
 fn the_copy_step_has_its_own_grace_period() {
     let dir = tempfile::tempdir().expect("tempdir");
     let url = "https://auth.example.com/copy-me";
-    let input = write_stream(dir.path(), &[request("evt-c1", "Copy this.", Some(url))]);
+    let input = write_requests(dir.path(), &[request("evt-c1", "Copy this.", Some(url))]);
     let out = dir.path().join("out.jsonl");
     let args = format!("respond '{}' --no-open", input.display());
     let mut t = Tui::start(dir.path(), &out, 80, 24, &args);
@@ -262,7 +246,7 @@ fn one_form(
 ) -> (Tui, PathBuf) {
     let params = json!({"message": message,
         "requestedSchema": {"type": "object", "properties": props}});
-    let input = write_stream(dir, &[common::request_line("guard", id, &params)]);
+    let input = write_requests(dir, &[common::request_line("guard", id, &params)]);
     let out = dir.join("out.jsonl");
     let args = format!("respond '{}'", input.display());
     let mut t = Tui::start(dir, &out, cols, rows, &args);
@@ -291,17 +275,14 @@ fn yes_typed_right_after_esc_does_not_confirm_the_discard() {
     let dir = tempfile::tempdir().expect("tempdir");
     let name = json!({"name": {"type": "string", "title": "Name"}});
     let (mut t, out) = one_form(dir.path(), ("evt-q1", "Who are you?"), name, (80, 24));
-    t.send("Ada");
-    t.wait_for("Ada");
+    t.press("Ada", "Ada");
     t.send("");
     quick_pair(&mut t, "\u{1b}", Duration::from_millis(200), "yes");
     t.wait_for(CANCEL_QUESTION);
     assert_eq!(results_after_a_pause(&mut t, &out), own(&[]));
     assert!(t.shows(CANCEL_QUESTION), "{}", t.screen());
-    t.send("q");
-    t.wait_for("^S submit");
-    t.send("\u{13}");
-    t.wait_for("Review: this exact content");
+    t.press("q", "^S submit");
+    t.press("\u{13}", "Review: this exact content");
     t.send("\r");
     assert_eq!(t.finish(), 0);
     let rs = results(&out);
@@ -318,8 +299,7 @@ fn a_held_ctrl_d_stops_at_the_decline_question() {
     let dir = tempfile::tempdir().expect("tempdir");
     let seats = json!({"seats": {"type": "integer", "title": "Seats"}});
     let (mut t, out) = one_form(dir.path(), ("evt-q2", "How many seats?"), seats, (80, 24));
-    t.send("12");
-    t.wait_for("12");
+    t.press("12", "12");
     // To the start of the field (Ctrl-A), then Ctrl-D held down.
     t.send("\u{1}");
     t.send("");
@@ -332,11 +312,9 @@ fn a_held_ctrl_d_stops_at_the_decline_question() {
         "{}",
         t.screen()
     );
-    t.send("q");
-    t.wait_for("^S submit");
+    t.press("q", "^S submit");
     t.send("3");
-    t.send("\u{13}");
-    t.wait_for("Review: this exact content");
+    t.press("\u{13}", "Review: this exact content");
     t.send("\r");
     assert_eq!(t.finish(), 0);
     let rs = results(&out);
@@ -363,8 +341,7 @@ fn an_enter_right_after_the_last_review_page_appears_does_not_send() {
         props.into(),
         (60, 12),
     );
-    t.send("\u{13}");
-    t.wait_for("Enter next page");
+    t.press("\u{13}", "Enter next page");
     std::thread::sleep(Duration::from_millis(600));
     quick_pair(&mut t, "\r", Duration::from_millis(50), "\r");
     t.wait_for("Enter send");
@@ -389,7 +366,7 @@ const REVIEW_FIELDS: usize = 8;
 fn o_right_after_a_page_down_opens_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
     let url = format!("http://auth.example.com/cb?state={}", "s".repeat(400));
-    let input = write_stream(dir.path(), &[request("evt-q4", "Scroll me.", Some(&url))]);
+    let input = write_requests(dir.path(), &[request("evt-q4", "Scroll me.", Some(&url))]);
     let (mut t, out, rec) = start_recording(dir.path(), &input, (60, 16));
     t.wait_for("scroll to read the whole URL");
     std::thread::sleep(Duration::from_millis(3500));

@@ -28,9 +28,15 @@ fn one_form(dir: &Path) -> PathBuf {
     path
 }
 
-fn start(dir: &Path, out: &Path) -> Tui {
-    let input = one_form(dir);
-    Tui::start(dir, out, 80, 24, &format!("respond '{}'", input.display()))
+/// `respond` on [`one_form`] in a new temporary directory (returned, to
+/// keep), stdout to its `out.jsonl`, once the form is on screen.
+fn name_form_on_screen() -> (tempfile::TempDir, PathBuf, Tui) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let input = one_form(dir.path());
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "");
+    t.wait_for("Who are you?");
+    (dir, out, t)
 }
 
 /// `respond` on one form request per `(server, id, message)`, each with
@@ -61,12 +67,8 @@ fn sent_name(out: &Path) -> String {
 
 #[test]
 fn an_esc_then_a_letter_over_a_slow_link_is_alt_and_replies_are_not_typed() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
-    t.send("hello world");
-    t.wait_for("hello world");
+    let (_dir, out, mut t) = name_form_on_screen();
+    t.press("hello world", "hello world");
     // Alt-B as a slow link delivers it: ESC, then `b` a little later.
     t.send("\u{1b}");
     std::thread::sleep(Duration::from_millis(20));
@@ -81,11 +83,8 @@ fn an_esc_then_a_letter_over_a_slow_link_is_alt_and_replies_are_not_typed() {
     t.send("\u{1b}]11;rgb:ff");
     std::thread::sleep(Duration::from_millis(200));
     t.s.send("ff/ffff/ffff\u{1b}\\").expect("send the rest");
-    t.send("X");
-    t.wait_for("hello Xworld");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.press("X", "hello Xworld");
+    t.submit();
     assert_eq!(t.finish(), 0);
     assert_eq!(sent_name(&out), "hello Xworld");
 }
@@ -95,23 +94,15 @@ fn an_esc_then_a_letter_over_a_slow_link_is_alt_and_replies_are_not_typed() {
 /// the reply that follows never answers the question and is never typed.
 #[test]
 fn a_reply_split_right_after_its_esc_neither_answers_nor_types() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
-    t.send("hello");
-    t.wait_for("hello");
-    t.send("\u{1b}");
-    t.wait_for("Throw away what you entered and cancel?");
+    let (_dir, out, mut t) = name_form_on_screen();
+    t.press("hello", "hello");
+    t.press("\u{1b}", "Throw away what you entered and cancel?");
     // The rest of another program's colour reply, well after its ESC.
     t.s.send("]11;rgb:ffff/ffff/ffff\u{1b}\\")
         .expect("send the rest");
     // Still the question: `q` goes back to the form, the text as typed.
-    t.send("q");
-    t.wait_for("^S submit");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.press("q", "^S submit");
+    t.submit();
     assert_eq!(t.finish(), 0);
     assert_eq!(sent_name(&out), "hello");
 }
@@ -122,12 +113,8 @@ fn a_reply_split_right_after_its_esc_neither_answers_nor_types() {
 /// and nothing typed is lost.
 #[test]
 fn a_split_reply_never_confirms_the_discard_question() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
-    t.send("abc");
-    t.wait_for("abc");
+    let (_dir, out, mut t) = name_form_on_screen();
+    t.press("abc", "abc");
     // A colour reply split after its ESC: the ESC asks, the rest is dropped.
     t.send("\u{1b}");
     std::thread::sleep(Duration::from_millis(150));
@@ -140,12 +127,9 @@ fn a_split_reply_never_confirms_the_discard_question() {
     std::thread::sleep(Duration::from_millis(150));
     t.s.send("[12;5R").expect("send the rest");
     // Still the question: `q` goes back to the form, the text as typed.
-    t.send("q");
-    t.wait_for("^S submit");
+    t.press("q", "^S submit");
     assert!(!t.shows("Throw away"), "{}", t.screen());
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     assert_eq!(t.finish(), 0);
     assert_eq!(sent_name(&out), "abc");
 }
@@ -155,21 +139,14 @@ fn a_split_reply_never_confirms_the_discard_question() {
 /// Enter follows over a slow link is Alt-Enter, a line break.
 #[test]
 fn a_da2_reply_is_not_typed_and_a_split_alt_enter_breaks_the_line() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
-    t.send("ab");
-    t.wait_for("ab");
+    let (_dir, out, mut t) = name_form_on_screen();
+    t.press("ab", "ab");
     t.send("\u{1b}[>41;356;0c");
     t.send("\u{1b}");
     std::thread::sleep(Duration::from_millis(30));
     t.s.send("\r").expect("send Enter");
-    t.send("cd");
-    t.wait_for("cd");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.press("cd", "cd");
+    t.submit();
     assert_eq!(t.finish(), 0);
     assert_eq!(sent_name(&out), "ab\ncd");
 }
@@ -180,12 +157,8 @@ fn a_da2_reply_is_not_typed_and_a_split_alt_enter_breaks_the_line() {
 /// text is what the person typed around the replies.
 #[test]
 fn a_da2_reply_split_inside_its_body_is_not_typed() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
-    t.send("abc");
-    t.wait_for("abc");
+    let (_dir, out, mut t) = name_form_on_screen();
+    t.press("abc", "abc");
     for (head, rest) in [
         ("\u{1b}[>41;3", "56;0c"),
         ("\u{1b}[>41;356;0", "c"),
@@ -196,11 +169,8 @@ fn a_da2_reply_split_inside_its_body_is_not_typed() {
         t.s.send(rest).expect("send the rest");
         std::thread::sleep(Duration::from_millis(200));
     }
-    t.send("def");
-    t.wait_for("abc1def");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.press("def", "abc1def");
+    t.submit();
     assert_eq!(t.finish(), 0);
     assert_eq!(sent_name(&out), "abc1def");
 }
@@ -209,42 +179,28 @@ fn a_da2_reply_split_inside_its_body_is_not_typed() {
 /// `[D`) is that key: the cursor moves left, nothing is dropped or typed.
 #[test]
 fn a_cursor_key_split_right_after_its_esc_moves_the_cursor() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
-    t.send("12");
-    t.wait_for("12");
+    let (_dir, out, mut t) = name_form_on_screen();
+    t.press("12", "12");
     t.s.send("\u{1b}").expect("send ESC");
     std::thread::sleep(Duration::from_millis(40));
     t.s.send("[D").expect("send the rest");
     std::thread::sleep(Duration::from_millis(200));
-    t.send("3");
-    t.wait_for("132");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.press("3", "132");
+    t.submit();
     assert_eq!(t.finish(), 0);
     assert_eq!(sent_name(&out), "132");
 }
 
 #[test]
 fn esc_in_a_form_with_typed_text_asks_first() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
-    t.send("Ada");
-    t.wait_for("Ada");
-    t.send("\u{1b}");
-    t.wait_for("Throw away what you entered and cancel?");
+    let (_dir, out, mut t) = name_form_on_screen();
+    t.press("Ada", "Ada");
+    t.press("\u{1b}", "Throw away what you entered and cancel?");
     t.wait_for("Esc again or y: cancel");
     // Any other key goes back, with the text kept.
-    t.send("q");
-    t.wait_for("^S submit");
+    t.press("q", "^S submit");
     assert!(!t.shows("Throw away"), "{}", t.screen());
-    t.send("\u{1b}");
-    t.wait_for("Throw away what you entered and cancel?");
+    t.press("\u{1b}", "Throw away what you entered and cancel?");
     t.send("y");
     assert_eq!(t.finish(), 0);
     assert_eq!(
@@ -271,8 +227,7 @@ fn ctrl_n_declines_everything_else_from_this_server() {
         ],
     );
     t.wait_for("Pushy one.");
-    t.send("\u{e}");
-    t.wait_for("Calm one.");
+    t.press("\u{e}", "Calm one.");
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
     assert!(!t.raw.windows(10).any(|w| w == b"Pushy two."));
@@ -310,18 +265,20 @@ fn ctrl_n_on_a_touched_form_asks_first() {
         ],
     );
     t.wait_for("Pushy one.");
-    t.send("abc");
-    t.wait_for("abc");
-    t.send("\u{e}");
-    t.wait_for("Throw away what you entered and decline all from this server?");
+    t.press("abc", "abc");
+    t.press(
+        "\u{e}",
+        "Throw away what you entered and decline all from this server?",
+    );
     t.wait_for("Ctrl-N again or y: decline all · any other key: back to the form");
     // Any other key goes back, with the text kept.
-    t.send("x");
-    t.wait_for("^S submit");
+    t.press("x", "^S submit");
     assert!(t.shows("[abc "), "{}", t.screen());
     assert!(!t.shows("Throw away"), "{}", t.screen());
-    t.send("\u{e}");
-    t.wait_for("Throw away what you entered and decline all from this server?");
+    t.press(
+        "\u{e}",
+        "Throw away what you entered and decline all from this server?",
+    );
     t.send("\u{e}");
     assert_eq!(t.finish(), 0);
     assert_eq!(
@@ -376,16 +333,14 @@ fn ctrl_o_edits_in_the_editor_and_alt_enter_breaks_the_line() {
     t.wait_for("Who are you?");
     t.send("a");
     t.send("\u{1b}\r");
-    t.send("b");
-    t.wait_for("[a]\n[b]");
-    t.send("\u{f}");
-    t.wait_for("[a]\n[b]\n[second line]");
-    t.send("\u{1b}[200~, pasted\r\nthen\u{1b}[201~");
-    t.wait_for("[a]\n[b]\n[second line, pasted]\n[then]");
+    t.press("b", "[a]\n[b]");
+    t.press("\u{f}", "[a]\n[b]\n[second line]");
+    t.press(
+        "\u{1b}[200~, pasted\r\nthen\u{1b}[201~",
+        "[a]\n[b]\n[second line, pasted]\n[then]",
+    );
     assert!(!t.shows("\\u{a}"), "{}", t.screen());
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     assert_eq!(t.finish(), 0);
     assert_eq!(sent_name(&out), "a\nb\nsecond line, pasted\nthen");
 }
@@ -404,12 +359,9 @@ fn the_timeout_clock_stops_while_the_editor_is_open() {
         "sleep 6\nprintf 'from the editor\\n' > \"$1\"\n",
     );
     t.wait_for("Who are you?");
-    t.send("\u{f}");
-    t.wait_for("[from the editor]");
+    t.press("\u{f}", "[from the editor]");
     assert!(!t.shows("Time ran out"), "{}", t.screen());
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     assert_eq!(t.finish(), 0);
     assert_eq!(sent_name(&out), "from the editor");
 }
@@ -420,15 +372,10 @@ fn the_timeout_clock_stops_while_the_editor_is_open() {
 /// any other control character the paste holds.
 #[test]
 fn an_encoded_ctrl_j_in_a_paste_is_a_line_break_and_no_control_character_is_sent() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = start(dir.path(), &out);
-    t.wait_for("Who are you?");
+    let (_dir, out, mut t) = name_form_on_screen();
     t.send("\u{1b}[200~one\u{1b}[106;5utwo\u{7}\u{1b}[31m three\u{1b}[201~");
     t.wait_for("[one]\n[two three]");
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     assert_eq!(t.finish(), 0);
     assert_eq!(sent_name(&out), "one\ntwo three");
 }
@@ -544,13 +491,13 @@ fn no_editor_for_a_field_that_looks_like_a_secret() {
     let props = json!({"password": {"type": "string", "title": "Password"}});
     let mut t = start_form_with_editor(dir.path(), &out, props, &body);
     t.wait_for("Who are you?");
-    t.send("hunter2");
-    t.wait_for("hunter2");
-    t.send("\u{f}");
-    t.wait_for("the editor is not used for a field that looks like a secret");
+    t.press("hunter2", "hunter2");
+    t.press(
+        "\u{f}",
+        "the editor is not used for a field that looks like a secret",
+    );
     assert!(!seen.exists());
-    t.send("\u{1b}");
-    t.wait_for("Throw away");
+    t.press("\u{1b}", "Throw away");
     t.send("y");
     assert_eq!(t.finish(), 0);
 }

@@ -12,7 +12,6 @@ use crate::common;
 use common::pty::*;
 
 use std::io::Write;
-use std::process::Command;
 
 /// Run `respond FIFO --notify HOW`, wait on the waiting screen for longer
 /// than the signal's threshold, then send one form request whose server name
@@ -20,9 +19,7 @@ use std::process::Command;
 fn run(how: &str) -> String {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let fifo = dir.path().join("requests.fifo");
-    let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
-    assert!(st.success());
+    let fifo = make_fifo(dir.path());
     let mut t = Tui::start(
         dir.path(),
         &out,
@@ -30,15 +27,7 @@ fn run(how: &str) -> String {
         24,
         &format!("respond '{}' --notify {how}", fifo.display()),
     );
-    let (tx, rx) = std::sync::mpsc::channel();
-    let path = fifo.clone();
-    std::thread::spawn(move || {
-        let _ = tx.send(std::fs::OpenOptions::new().write(true).open(&path));
-    });
-    let mut w = rx
-        .recv_timeout(PATIENCE)
-        .expect("ahp-elicit opens the FIFO")
-        .expect("open the FIFO");
+    let mut w = open_live(&fifo);
     t.wait_for("Waiting for the next request");
     // Longer than NOTIFY_AFTER (2 s): the screen has been waiting.
     std::thread::sleep(std::time::Duration::from_millis(2500));

@@ -75,12 +75,7 @@ impl Plain {
     /// harness's own lines. Checks that the terminal mode is as before and
     /// that nothing but text was written (no escape sequence at all).
     fn finish(&mut self) -> (i32, String) {
-        let end = Instant::now() + PATIENCE;
-        while !self.t.eof {
-            self.t.pump();
-            assert!(Instant::now() < end, "no end; output:\n{}", self.text());
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        self.t.wait_end();
         let text = self.text();
         assert!(
             !text.contains('\u{1b}'),
@@ -232,11 +227,7 @@ fn sigterm_while_asking_cancels_and_restores_the_terminal() {
     );
     s.expect("Yes, delete it: ");
     let pid = s.t.pid();
-    let st = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .expect("kill");
-    assert!(st.success());
+    common::signal(pid, "TERM");
     let (code, _) = s.finish();
     assert_eq!(code, 143);
     assert_eq!(

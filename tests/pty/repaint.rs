@@ -10,7 +10,6 @@
 use crate::common;
 use common::pty::*;
 
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde_json::json;
@@ -31,12 +30,6 @@ fn request(id: &str, message: &str) -> String {
     .expect("valid request")
     .event
     .to_string()
-}
-
-fn write_stream(dir: &Path, lines: &[String]) -> PathBuf {
-    let path = dir.join("requests.jsonl");
-    std::fs::write(&path, lines.join("\n") + "\n").expect("write requests");
-    path
 }
 
 /// How many times the program erased the whole screen so far.
@@ -61,7 +54,7 @@ fn wait_until(t: &mut Tui, what: &str, cond: impl Fn(&mut Tui) -> bool) {
 #[test]
 fn screens_and_steps_start_cleared_and_ctrl_l_repaints() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let input = write_stream(
+    let input = write_requests(
         dir.path(),
         &[
             request("evt-p1", "First form."),
@@ -79,13 +72,11 @@ fn screens_and_steps_start_cleared_and_ctrl_l_repaints() {
     let at_first = clears(&mut t);
     assert!(at_first >= 1, "the first screen starts cleared");
     // The review step starts cleared too.
-    t.send("\u{13}");
-    t.wait_for("Review: this exact content");
+    t.press("\u{13}", "Review: this exact content");
     let at_review = clears(&mut t);
     assert!(at_review > at_first, "{at_review} > {at_first}");
     // Sent: `tee` prints the result line on the terminal.
-    t.send("\r");
-    t.wait_for("Second form.");
+    t.press("\r", "Second form.");
     wait_until(&mut t, "the result printed by tee", |t| {
         t.pump();
         String::from_utf8_lossy(&t.raw).contains("\"parentEventId\":\"evt-p1\"")

@@ -15,14 +15,6 @@ use crate::common;
 use common::pty::{actions_and_parents, printed, results, Tui, PATIENCE};
 
 /// Send `sig` (`TSTP`, `CONT`) to `pid`.
-fn kill(sig: &str, pid: i32) {
-    let st = Command::new("kill")
-        .args([&format!("-{sig}"), &pid.to_string()])
-        .status()
-        .expect("kill");
-    assert!(st.success(), "kill -{sig} {pid}");
-}
-
 /// The state letter of `pid` in /proc (`T`: stopped).
 fn state(pid: i32) -> char {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
@@ -97,7 +89,7 @@ fn the_form_gives_the_terminal_back_while_stopped_and_repaints_after() {
     let (mut t, pid, tty, before) = demo_on_screen(dir.path(), &out);
     assert_ne!(stty(&tty, "-g"), before, "the form runs in raw mode");
 
-    kill("TSTP", pid);
+    common::signal(pid, "TSTP");
     wait_state(pid, true);
     t.pump();
     assert_eq!(
@@ -122,7 +114,7 @@ fn the_form_gives_the_terminal_back_while_stopped_and_repaints_after() {
     );
 
     let drawn_before = t.raw.len();
-    kill("CONT", pid);
+    common::signal(pid, "CONT");
     wait_state(pid, false);
     t.wait_for_frame("request 1 of 1");
     let again = String::from_utf8_lossy(&t.raw[drawn_before..]).into_owned();
@@ -161,7 +153,7 @@ fn plain_mode_gives_its_settings_back_while_stopped_and_takes_them_after() {
     let plain = stty(&tty, "-g");
     assert_ne!(plain, before, "plain mode has Control-C end the line");
 
-    kill("TSTP", pid);
+    common::signal(pid, "TSTP");
     wait_state(pid, true);
     assert_eq!(
         stty(&tty, "-g"),
@@ -169,7 +161,7 @@ fn plain_mode_gives_its_settings_back_while_stopped_and_takes_them_after() {
         "the mode from before while stopped"
     );
 
-    kill("CONT", pid);
+    common::signal(pid, "CONT");
     wait_state(pid, false);
     let end = Instant::now() + PATIENCE;
     while stty(&tty, "-g") != plain {
@@ -196,7 +188,7 @@ fn after_an_uncaught_stop_the_form_sets_raw_mode_again() {
     let out = dir.path().join("out.jsonl");
     let (mut t, pid, tty, before) = demo_on_screen(dir.path(), &out);
 
-    kill("STOP", pid);
+    common::signal(pid, "STOP");
     wait_state(pid, true);
     let st = Command::new("stty")
         .arg(&before)
@@ -209,7 +201,7 @@ fn after_an_uncaught_stop_the_form_sets_raw_mode_again() {
     assert!(has(&stty(&tty, "-a"), "icanon"), "line mode while stopped");
 
     let drawn_before = t.raw.len();
-    kill("CONT", pid);
+    common::signal(pid, "CONT");
     wait_state(pid, false);
     let end = Instant::now() + PATIENCE;
     while !has(&stty(&tty, "-a"), "-icanon") {

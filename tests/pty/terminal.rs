@@ -10,7 +10,6 @@ use crate::common;
 use common::pty::*;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{json, Value};
 
@@ -120,8 +119,7 @@ fn held_lines_are_the_lines_a_pipe_gets() {
         ),
     );
     t.wait_for("First form.");
-    t.send("\u{1b}");
-    t.wait_for("Second form.");
+    t.press("\u{1b}", "Second form.");
     t.send("\u{1b}");
     t.finish();
     // Through `cat` each line is written as soon as it is decided: the
@@ -130,27 +128,30 @@ fn held_lines_are_the_lines_a_pipe_gets() {
     assert!(during.contains("\"parentEventId\":\"evt-1\""), "{during:?}");
 }
 
-/// `respond` with no FILE and the keyboard as stdin: nothing could ever
-/// arrive, and the UI would fight the reader for keys. Exit 2 at once with
-/// a hint.
+/// `respond` or `validate` with no FILE and the keyboard as stdin: nothing
+/// could ever arrive (and `respond`'s UI would fight the reader for keys).
+/// Exit 2 at once with a hint, the screen never taken, instead of a silent
+/// wait.
 #[test]
-fn stdin_the_keyboard_is_refused_at_once() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(dir.path(), &out, 80, 24, "respond < /dev/tty");
-    let end = std::time::Instant::now() + PATIENCE;
-    while !t.eof {
-        t.pump();
-        assert!(std::time::Instant::now() < end, "{}", t.screen());
-        std::thread::sleep(std::time::Duration::from_millis(20));
+fn the_keyboard_as_stdin_is_refused_at_once_with_a_hint() {
+    let hint = ["standard input is the terminal", "give a FILE"];
+    for (command, also) in [("respond", Some("pipe events in")), ("validate", None)] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("out.jsonl");
+        let args = format!("{command} < /dev/tty");
+        let mut t = Tui::start(dir.path(), &out, 80, 24, &args);
+        t.wait_end();
+        let raw = String::from_utf8_lossy(&t.raw).into_owned();
+        assert!(raw.contains("[exit=2]"), "{command}: {raw}");
+        assert!(
+            !raw.contains("\u{1b}[?1049h"),
+            "{command} never took the screen"
+        );
+        let err = t.stderr();
+        for said in hint.iter().chain(also.iter()) {
+            assert!(err.contains(said), "{command}: {said:?} not in {err}");
+        }
     }
-    let raw = String::from_utf8_lossy(&t.raw).into_owned();
-    assert!(raw.contains("[exit=2]"), "{raw}");
-    assert!(!raw.contains("\u{1b}[?1049h"), "never took the screen");
-    let err = t.stderr();
-    assert!(err.contains("standard input is the terminal"), "{err}");
-    assert!(err.contains("give a FILE"), "{err}");
-    assert!(err.contains("pipe events in"), "{err}");
 }
 
 /// A live stream that has sent nothing yet: the waiting screen, and
@@ -159,24 +160,11 @@ fn stdin_the_keyboard_is_refused_at_once() {
 fn ctrl_c_twice_while_waiting_for_the_first_request_quits_with_130() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let fifo = dir.path().join("requests.fifo");
-    let st = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
-    assert!(st.success());
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}'", fifo.display()),
-    );
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(std::fs::OpenOptions::new().write(true).open(&fifo));
-    });
-    let w = rx.recv_timeout(PATIENCE).expect("opened").expect("fifo");
+    let fifo = make_fifo(dir.path());
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &fifo, "");
+    let w = open_live(&fifo);
     t.wait_for("Waiting");
-    t.send("\u{3}");
-    t.wait_for("Press Ctrl-C again to quit");
+    t.press("\u{3}", "Press Ctrl-C again to quit");
     t.send("\u{3}");
     assert_eq!(t.finish(), 130);
     drop(w);
@@ -189,13 +177,7 @@ fn ctrl_c_twice_on_a_form_quits_with_130() {
     let dir = tempfile::tempdir().expect("tempdir");
     let input = two_forms(dir.path());
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}'", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "");
     t.wait_for("First form.");
     t.send("\u{3}\u{3}");
     assert_eq!(t.finish(), 130);
@@ -333,8 +315,7 @@ fn esc_on_a_too_small_screen_keeps_what_was_typed() {
     let out = dir.path().join("out.jsonl");
     let mut t = Tui::start(dir.path(), &out, 80, 24, "demo");
     t.wait_for("Work email");
-    t.send("Zed");
-    t.wait_for("Zed");
+    t.press("Zed", "Zed");
     resize(&mut t, 30, 8);
     t.wait_for("Terminal too small");
     t.wait_for("twice if you entered anything");
@@ -419,8 +400,7 @@ fn a_failing_system_browser_is_a_plain_sentence() {
         &[("PATH", path), ("BROWSER", String::new())],
     );
     t.wait_for("Open a web page?");
-    t.send("o");
-    t.wait_for("The system browser (xdg-open) failed (exit status 2)");
+    t.press("o", "The system browser (xdg-open) failed (exit status 2)");
     let screen = t.screen();
     assert!(!screen.contains("ExitStatus"), "{screen}");
     assert!(!screen.contains("unix_wait_status"), "{screen}");
@@ -430,24 +410,4 @@ fn a_failing_system_browser_is_a_plain_sentence() {
         actions_and_parents(&results(&out)),
         vec![("cancel", "evt-url-1")]
     );
-}
-
-/// `validate` with no FILE and the keyboard as stdin: the same hint as
-/// `respond`, exit 2, instead of a silent wait.
-#[test]
-fn validate_with_the_keyboard_as_stdin_says_so() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(dir.path(), &out, 80, 24, "validate < /dev/tty");
-    let end = std::time::Instant::now() + PATIENCE;
-    while !t.eof {
-        t.pump();
-        assert!(std::time::Instant::now() < end, "{}", t.screen());
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let raw = String::from_utf8_lossy(&t.raw).into_owned();
-    assert!(raw.contains("[exit=2]"), "{raw}");
-    let err = t.stderr();
-    assert!(err.contains("standard input is the terminal"), "{err}");
-    assert!(err.contains("give a FILE"), "{err}");
 }

@@ -43,14 +43,11 @@ fn url_request(id: &str, message: &str, url: &str) -> String {
 
 /// Write the requests (id, message, url) as a JSON Lines file.
 fn write_stream(dir: &Path, reqs: &[(&str, &str, &str)]) -> PathBuf {
-    let path = dir.join("requests.jsonl");
-    let mut text = String::new();
-    for (id, msg, url) in reqs {
-        text.push_str(&url_request(id, msg, url));
-        text.push('\n');
-    }
-    std::fs::write(&path, text).expect("write requests");
-    path
+    let lines: Vec<String> = reqs
+        .iter()
+        .map(|(id, msg, url)| url_request(id, msg, url))
+        .collect();
+    write_requests(dir, &lines)
 }
 
 fn fixture() -> PathBuf {
@@ -108,13 +105,7 @@ fn consent_is_explicit_and_launches_once() {
         .collect();
     let input = write_stream(dir.path(), &stream);
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, &browser_arg(&log, 0));
 
     // 1: the consent screen, Decline focused; Enter alone declines.
     t.wait_for("Step 1 of the sign-in.");
@@ -138,8 +129,7 @@ fn consent_is_explicit_and_launches_once() {
     t.wait_for("Step 5 of the sign-in.");
     assert_eq!(launches(&log), vec![format!("1 {}", urls[3])]);
     // Shift-Tab from Decline focuses Open; Enter presses it.
-    t.send("\u{1b}[Z");
-    t.wait_for("[>Open in browser<] [ Decline ]");
+    t.press("\u{1b}[Z", "[>Open in browser<] [ Decline ]");
     t.send("\r");
     assert_eq!(t.finish(), 0);
 
@@ -233,13 +223,7 @@ fn each_warning_kind_is_shown() {
     let input = write_stream(dir.path(), &stream);
     let out = dir.path().join("out.jsonl");
     // Tall and wide, so the long URL and every warning fit on one screen.
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        160,
-        60,
-        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (160, 60), &input, &browser_arg(&log, 0));
     for (i, (kind, _, sentences)) in cases.iter().enumerate() {
         t.wait_for(&msgs[i]);
         for s in sentences {
@@ -279,16 +263,9 @@ fn hidden_characters_are_refused_at_the_boundary() {
     let input = dir.path().join("requests.jsonl");
     std::fs::write(&input, text).expect("write");
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        100,
-        30,
-        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (100, 30), &input, &browser_arg(&log, 0));
     t.wait_for("Before.");
-    t.send("d");
-    t.wait_for("After.");
+    t.press("d", "After.");
     t.send("d");
     // 1: a request was refused.
     assert_eq!(t.finish(), 1);
@@ -340,8 +317,7 @@ fn errors_wait_until_the_terminal_is_given_back() {
         false,
     );
     t.wait_for("Before.");
-    t.send("d");
-    t.wait_for("After.");
+    t.press("d", "After.");
     // The first whole frame of the third request: nothing else is on it.
     t.wait_for_frame("https://example.com/third");
     let screen = t.screen();
@@ -387,13 +363,7 @@ fn refused_schemes_offer_only_decline_and_cancel() {
     let then = ["d", "\r", "\u{1b}", "\t"];
     let input = write_stream(dir.path(), &stream);
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        100,
-        30,
-        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (100, 30), &input, &browser_arg(&log, 0));
     for i in 0..4 {
         t.wait_for(stream[i].1);
         t.wait_for(stream[i].2);
@@ -441,18 +411,11 @@ fn failed_launch_offers_retry_copy_and_give_up() {
     ];
     let input = write_stream(dir.path(), &stream);
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        100,
-        30,
-        &format!("respond '{}' {}", input.display(), browser_arg(&log, 3)),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (100, 30), &input, &browser_arg(&log, 3));
     let failed = "failed (exit status 3).";
 
     t.wait_for("Fail one.");
-    t.send("o");
-    t.wait_for(failed);
+    t.press("o", failed);
     t.wait_for("[>Retry<] [ Show URL to copy ] [ Give up ]");
     assert_eq!(launches(&log).len(), 1);
     t.send("r");
@@ -463,19 +426,12 @@ fn failed_launch_offers_retry_copy_and_give_up() {
         std::thread::sleep(Duration::from_millis(20));
     }
     t.wait_for("[>Retry<]");
-    t.send("g");
-
-    t.wait_for("Fail two.");
-    t.send("o");
-    t.wait_for(failed);
-    t.send("s");
-    t.wait_for("Copy this URL and open it in a browser yourself:");
+    t.press("g", "Fail two.");
+    t.press("o", failed);
+    t.press("s", "Copy this URL and open it in a browser yourself:");
     t.wait_for("[>Done<]");
-    t.send("\r");
-
-    t.wait_for("Fail three.");
-    t.send("o");
-    t.wait_for(failed);
+    t.press("\r", "Fail three.");
+    t.press("o", failed);
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
 
@@ -515,8 +471,10 @@ fn missing_browser_program_is_a_failure() {
         ),
     );
     t.wait_for("Missing browser.");
-    t.send("o");
-    t.wait_for("The browser command \"/nonexistent/dir/browser\" could not be started");
+    t.press(
+        "o",
+        "The browser command \"/nonexistent/dir/browser\" could not be started",
+    );
     t.send("g");
     assert_eq!(t.finish(), 0);
     assert_eq!(
@@ -599,10 +557,8 @@ fn no_open_records_consent_without_launching() {
     t.wait_for("Nothing was opened (--no-open). Copy this URL;");
     t.wait_for("https://auth.example.com/n1");
     t.wait_for("[>Done<] [ Give up ]");
-    t.send("\r");
-    t.wait_for("No open two.");
-    t.send("o");
-    t.wait_for("Nothing was opened (--no-open).");
+    t.press("\r", "No open two.");
+    t.press("o", "Nothing was opened (--no-open).");
     t.send("g");
     assert_eq!(t.finish(), 0);
     assert!(
@@ -663,13 +619,7 @@ fn too_small_a_screen_takes_no_consent() {
     );
     let out = dir.path().join("out.jsonl");
     let rec = dir.path().join("launches.txt");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        30,
-        8,
-        &format!("respond '{}' {}", input.display(), browser_arg(&rec, 0)),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (30, 8), &input, &browser_arg(&rec, 0));
     t.wait_for("too small");
     t.send("o");
     t.send("\t\t\r");
@@ -737,17 +687,10 @@ fn typeahead_is_no_consent_and_ctrl_d_declines() {
     );
     let out = dir.path().join("out.jsonl");
     let rec = dir.path().join("launches.txt");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        100,
-        30,
-        &format!("respond '{}' {}", input.display(), browser_arg(&rec, 0)),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (100, 30), &input, &browser_arg(&rec, 0));
     t.wait_for("First page.");
     // Both presses in one write: the second arrives before the next screen.
-    t.send("oo");
-    t.wait_for("Second page.");
+    t.press("oo", "Second page.");
     t.send("\x04");
     assert_eq!(t.finish(), 0);
     assert_eq!(
@@ -791,13 +734,7 @@ fn a_spoofed_url_block_in_the_message_is_framed_below_the_real_host() {
     let input = write_stream(dir.path(), &[("evt-a1", msg.as_str(), EVIL)]);
     let out = dir.path().join("out.jsonl");
     let log = dir.path().join("launches");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, &browser_arg(&log, 0));
     t.wait_for("│ Host: auth.example.com");
     assert_eq!(
         screen_row(&mut t, 1).trim_end(),
@@ -809,8 +746,7 @@ fn a_spoofed_url_block_in_the_message_is_framed_below_the_real_host() {
         }
     }
     // Scrolling to the end never moves the real host away.
-    t.send("\u{1b}[F");
-    t.wait_for("↑ top");
+    t.press("\u{1b}[F", "↑ top");
     assert_eq!(
         screen_row(&mut t, 1).trim_end(),
         "Host:    auth.example.com.evil.test"
@@ -837,22 +773,14 @@ fn a_long_userinfo_url_opens_nothing_before_it_was_read() {
     let input = write_stream(dir.path(), &[("evt-a2", "Sign in with Google.", &url)]);
     let out = dir.path().join("out.jsonl");
     let log = dir.path().join("launches");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, &browser_arg(&log, 0));
     t.wait_for("scroll to read the whole URL");
     assert_eq!(screen_row(&mut t, 1).trim_end(), "Host:    evil.test");
     t.send("o");
-    t.send("\u{1b}[Z");
-    t.wait_for("[>Open in browser<]");
+    t.press("\u{1b}[Z", "[>Open in browser<]");
     t.send("\r");
     // End jumps past the middle of the URL: still nothing.
-    t.send("\u{1b}[F");
-    t.wait_for("↑ top");
+    t.press("\u{1b}[F", "↑ top");
     t.send("o");
     // The unread middle is above the window now: the hint says so.
     assert!(t.shows("scroll up to read the whole URL (↑ PgUp)"));
@@ -874,13 +802,7 @@ fn at_40x10_nothing_unseen_opens() {
     let input = write_stream(dir.path(), &[("evt-a3", msg.as_str(), EVIL)]);
     let out = dir.path().join("out.jsonl");
     let log = dir.path().join("launches");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        40,
-        10,
-        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (40, 10), &input, &browser_arg(&log, 0));
     t.wait_for("scroll to read the whole URL");
     assert_eq!(
         screen_row(&mut t, 1).trim_end(),
@@ -951,13 +873,7 @@ fn a_resize_then_o_opens_nothing() {
     );
     let out = dir.path().join("out.jsonl");
     let log = dir.path().join("launches");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        30,
-        8,
-        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (30, 8), &input, &browser_arg(&log, 0));
     t.wait_for("too small");
     // Long enough at the small size for a guard counted from the first
     // attempt to draw to have ended.
@@ -988,13 +904,7 @@ fn a_focus_move_during_the_guard_is_ignored() {
     );
     let out = dir.path().join("out.jsonl");
     let log = dir.path().join("launches");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        100,
-        30,
-        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (100, 30), &input, &browser_arg(&log, 0));
     t.wait_for("Quick keys.");
     t.s.send("\u{1b}[D").expect("send");
     t.last_key = Instant::now();
@@ -1020,13 +930,7 @@ fn a_held_o_key_opens_only_the_request_it_was_pressed_on() {
     );
     let out = dir.path().join("out.jsonl");
     let log = dir.path().join("launches");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        100,
-        30,
-        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (100, 30), &input, &browser_arg(&log, 0));
     t.wait_for("First page.");
     t.send("");
     for _ in 0..50 {
@@ -1064,13 +968,7 @@ fn a_carried_esc_does_not_cancel_a_too_small_request() {
         ],
     );
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        30,
-        8,
-        &format!("respond '{}'", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (30, 8), &input, "");
     t.wait_for("too small");
     // The waiting screen says "too small" the same way before the request
     // is up: give the first request's screen ample time (setup, not a
@@ -1117,39 +1015,19 @@ fn a_long_url_is_one_hyperlink_and_one_line_to_copy() {
     assert!(url.len() > 280);
     let input = write_stream(dir.path(), &[("evt-long", "Sign in.", &url)]);
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        30,
-        &format!("respond '{}' --no-open", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (80, 30), &input, "--no-open");
     t.wait_for("Sign in.");
     let open = format!("\u{1b}]8;id=ahp-elicit-url;{url}\u{1b}\\");
     // Four rows at 80 columns, each a link to the whole address.
-    wait_raw(&mut t, |raw| raw.matches(&open).count() >= 4);
+    t.wait_raw_until("four rows linked", |raw| raw.matches(&open).count() >= 4);
     assert!(t.shows(&url), "{}", t.screen());
     t.send("o");
     t.wait_for("Nothing was opened (--no-open). Copy this URL;");
     let one_line = format!("{open}{url}\u{1b}]8;;\u{1b}\\");
-    wait_raw(&mut t, |raw| raw.contains(&one_line));
+    t.wait_raw_until("the URL in one link", |raw| raw.contains(&one_line));
     assert!(t.shows(&url), "{}", t.screen());
     t.send("\r");
     assert_eq!(t.finish(), 0);
-}
-
-/// Wait until the bytes the program wrote satisfy `ok`.
-fn wait_raw(t: &mut Tui, ok: impl Fn(&str) -> bool) {
-    let end = std::time::Instant::now() + PATIENCE;
-    loop {
-        t.pump();
-        let raw = String::from_utf8_lossy(&t.raw).into_owned();
-        if ok(&raw) {
-            return;
-        }
-        assert!(std::time::Instant::now() < end, "not written: {raw:?}");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
 }
 
 /// `demo --request` on a URL request takes `--browser CMD`, as the

@@ -69,13 +69,7 @@ fn emoji_options_scroll_clean_and_emoji_values_are_sent_exactly() {
     )
     .expect("write requests");
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        60,
-        16,
-        &format!("respond '{}'", input.display()),
-    );
+    let mut t = Tui::respond(dir.path(), &out, (60, 16), &input, "");
     t.wait_for_frame("plain 2");
     let first = cells(&t);
     for _ in 0..11 {
@@ -96,12 +90,9 @@ fn emoji_options_scroll_clean_and_emoji_values_are_sent_exactly() {
     t.send_marker("\u{1b}[B");
     t.send_marker(" ");
     t.send_marker("\t");
-    t.send(&format!("{CODER} ok "));
-    t.wait_for("ok");
+    t.press(&format!("{CODER} ok "), "ok");
     t.send(&format!("\u{1b}[200~{FAMILY}{HEART}\u{1b}[201~"));
-    t.send("\u{13}");
-    t.wait_for("Review");
-    t.send("\r");
+    t.submit();
     assert_eq!(t.finish(), 0);
     let rs = results(&out);
     assert_eq!(actions_and_parents(&rs), vec![("accept", "evt-1")]);
