@@ -381,10 +381,6 @@ pub trait Responder {
     }
 }
 
-/// The launcher every responder opens a consented URL through (defined
-/// with the launchers in [`crate::launcher`]).
-pub use crate::launcher::Launcher;
-
 /// Time left until `deadline`, or None when there is none; zero when passed.
 #[cfg(feature = "cli")]
 pub(crate) fn time_left(deadline: Option<Instant>) -> Option<Duration> {

@@ -50,7 +50,8 @@ pub use rules::{Facts, Lint, Match, Miss, NoRule, Pattern, PatternError, Rule, R
 
 use crate::binding::{Action, Answer, RequestBody, RequestEvent, RequestView, Violation};
 use crate::form::{Form, Status};
-use crate::responder::{Context, Launcher, Outcome, RespondError, Responder, NOT_OPENED};
+use crate::launcher::Launcher;
+use crate::responder::{Context, Outcome, RespondError, Responder, NOT_OPENED};
 
 /// One scripted answer: an action and, for an accepted form, field values.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,10 +8,11 @@
 use std::path::PathBuf;
 
 use crate::binding::Action;
+use crate::launcher::Launcher;
 use crate::launcher::{CommandBrowser, NoOpen, SystemBrowser};
 use crate::log::{LoggingLauncher, SharedLog};
 use crate::notice::Notices;
-use crate::responder::{Launcher, RespondError, Responder};
+use crate::responder::{RespondError, Responder};
 
 /// How requests are answered: by a person on the terminal (full screen or
 /// plain), or by a script (`--answers`, `--action`); where a consented URL

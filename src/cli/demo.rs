@@ -175,7 +175,7 @@ pub fn run(args: DemoArgs) -> Exit {
     // exit status is then 128 + the signal, as in `respond`.
     super::respond::watch_signals(true);
     // `--browser CMD`, else the system browser.
-    let launcher = || -> Box<dyn crate::responder::Launcher> {
+    let launcher = || -> Box<dyn crate::launcher::Launcher> {
         match &args.browser {
             Some(cmd) => Box::new(crate::launcher::CommandBrowser::new(cmd.clone())),
             None => Box::new(crate::launcher::SystemBrowser),

@@ -40,7 +40,8 @@ use std::time::{Duration, Instant};
 
 use crate::binding::{Action, Answer, FormSchema, RequestBody, RequestEvent, RequestView};
 use crate::form::{Form, KeyIntent, Stage, Status};
-use crate::responder::{Context, Launcher, Outcome, RespondError, Responder};
+use crate::launcher::Launcher;
+use crate::responder::{Context, Outcome, RespondError, Responder};
 use crate::safe_text::{display, display_multiline};
 
 #[cfg(any(test, feature = "internals"))]
@@ -1010,7 +1011,7 @@ pub fn tty_responder<N>(
 #[cfg(unix)]
 pub fn answer_one(
     req: &RequestEvent,
-    launcher: Box<dyn crate::responder::Launcher>,
+    launcher: Box<dyn crate::launcher::Launcher>,
 ) -> Result<Outcome, RespondError> {
     let io = TtyIo::open()?;
     let mut p = PlainResponder::new(io, launcher, false);
@@ -1028,7 +1029,7 @@ pub fn answer_one(
 #[cfg(not(unix))]
 pub fn answer_one(
     _req: &RequestEvent,
-    _launcher: Box<dyn crate::responder::Launcher>,
+    _launcher: Box<dyn crate::launcher::Launcher>,
 ) -> Result<Outcome, RespondError> {
     Err(RespondError::NoFrontEnd)
 }

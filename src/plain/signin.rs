@@ -12,8 +12,8 @@
 //! Control-D) ends the sign-in: [`cancelled`].
 
 use crate::consent::{Consent, Effect, Input, NotTaken, Phase, Reader};
+use crate::launcher::Launcher;
 use crate::mcp::auth::SignInRequest;
-use crate::responder::Launcher;
 use crate::safe_text::display;
 use crate::url_review::{review_with_known, UrlReview};
 

@@ -614,7 +614,7 @@ pub struct TuiResponder {
     wait_armed: bool,
     answered: usize,
     /// Opens a consented URL; lent to the URL screen while it runs.
-    launcher: Option<Box<dyn crate::responder::Launcher>>,
+    launcher: Option<Box<dyn crate::launcher::Launcher>>,
     /// `--no-open`: consent shows the URL for copying instead of opening it.
     no_open: bool,
     /// The next frame clears the terminal first and is drawn whole.
@@ -711,7 +711,7 @@ impl TuiResponder {
     /// ([`NoOpen`](crate::launcher::NoOpen)).
     pub fn with_launcher(
         mut self,
-        launcher: Box<dyn crate::responder::Launcher>,
+        launcher: Box<dyn crate::launcher::Launcher>,
         no_open: bool,
     ) -> Self {
         self.launcher = Some(launcher);

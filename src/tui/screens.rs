@@ -12,7 +12,8 @@ use super::view::{self, Header};
 use super::{CONSENT_GUARD, FORM_GUARD};
 use crate::binding::{Action, Answer, FormSchema};
 use crate::form::{Form, Key, KeyIntent, Stage, Status};
-use crate::responder::{Launcher, Outcome, Progress, Withdrawal};
+use crate::launcher::Launcher;
+use crate::responder::{Outcome, Progress, Withdrawal};
 
 /// What a screen's key handler tells the loop.
 pub(crate) enum Step {

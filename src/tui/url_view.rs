@@ -74,7 +74,7 @@ use crate::consent::Launch;
 use crate::consent::{self, Consent, Effect, Input, NotTaken, Reader};
 use crate::form::Key;
 use crate::launcher::LaunchError;
-use crate::responder::Launcher;
+use crate::launcher::Launcher;
 use crate::safe_text;
 use crate::url_review::{Severity, UrlReview};
 

@@ -9,7 +9,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use ahp_elicit::binding::{self, Action, Answer, RequestEvent, RequestView, ResultMeta};
-use ahp_elicit::responder::{Context, Launcher, Outcome, Progress, RespondError, Responder};
+use ahp_elicit::launcher::Launcher;
+use ahp_elicit::responder::{Context, Outcome, Progress, RespondError, Responder};
 use ahp_elicit::scripted::{Answers, ScriptedResponder};
 use serde_json::{json, Value};
 

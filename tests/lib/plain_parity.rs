@@ -12,8 +12,9 @@ use ahp_elicit::binding::{
     self, Action, Field, FieldKind, RequestBody, RequestEvent, RequestView, ResultMeta,
     StringFormat,
 };
+use ahp_elicit::launcher::Launcher;
 use ahp_elicit::plain::{MemoryIo, PlainResponder};
-use ahp_elicit::responder::{Context, Launcher, Outcome, Progress, Responder};
+use ahp_elicit::responder::{Context, Outcome, Progress, Responder};
 use ahp_elicit::scripted::{Answers, ScriptedAnswer, ScriptedResponder};
 use serde_json::{json, Map, Value};
 

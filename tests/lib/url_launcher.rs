@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use ahp_elicit::consent::{Consent, Effect, Input, Reader};
+use ahp_elicit::launcher::Launcher;
 use ahp_elicit::launcher::{CommandBrowser, LaunchError, NoOpen};
-use ahp_elicit::responder::Launcher;
 use ahp_elicit::url_review::{review, UrlReview};
 
 /// Consent to the reviewed URL `r` through the consent machine (a

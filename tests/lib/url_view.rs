@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use ahp_elicit::binding::Action;
 use ahp_elicit::consent::{NotTaken, CONSENT_GUARD};
 use ahp_elicit::launcher::LaunchError;
-use ahp_elicit::responder::Launcher;
+use ahp_elicit::launcher::Launcher;
 use ahp_elicit::tui::url_view::{draw, take_key, UrlButton, UrlPhase, UrlStep, UrlViewState};
 use ahp_elicit::tui::{translate_key, Theme};
 use ahp_elicit::url_review::review;
