@@ -303,24 +303,38 @@ mod tests {
     use std::io::BufRead;
     use std::net::TcpListener;
 
-    /// The agent speaks HTTP over these sockets: a request, its answer in
-    /// two writes, then a second request on the same (pooled) connection.
-    #[test]
-    fn the_agent_reads_answers_and_reuses_its_connection() {
+    /// A one-connection test server on a free port: `serve` gets the
+    /// connection's reader and writer once a client connects.
+    fn one_connection<T: Send + 'static>(
+        serve: impl FnOnce(io::BufReader<TcpStream>, TcpStream) -> T + Send + 'static,
+    ) -> (u16, std::thread::JoinHandle<T>) {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let port = listener.local_addr().expect("addr").port();
         let server = std::thread::spawn(move || {
             let (conn, _) = listener.accept().expect("accept");
-            let mut reader = io::BufReader::new(conn.try_clone().expect("clone"));
-            let mut writer = conn;
+            let reader = io::BufReader::new(conn.try_clone().expect("clone"));
+            serve(reader, conn)
+        });
+        (port, server)
+    }
+
+    /// Read a request's head, to its empty line.
+    fn read_head(reader: &mut io::BufReader<TcpStream>) {
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).expect("read") == 0 || line == "\r\n" {
+                return;
+            }
+        }
+    }
+
+    /// The agent speaks HTTP over these sockets: a request, its answer in
+    /// two writes, then a second request on the same (pooled) connection.
+    #[test]
+    fn the_agent_reads_answers_and_reuses_its_connection() {
+        let (port, server) = one_connection(|mut reader, mut writer| {
             for body in ["one", "two"] {
-                // The request's head, to its empty line.
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).expect("read") == 0 || line == "\r\n" {
-                        break;
-                    }
-                }
+                read_head(&mut reader);
                 let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len());
                 writer.write_all(head.as_bytes()).expect("head");
                 writer.write_all(body.as_bytes()).expect("body");
@@ -349,18 +363,8 @@ mod tests {
     #[test]
     fn a_read_given_up_closes_its_connection() {
         use std::sync::atomic::{AtomicBool, Ordering};
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let port = listener.local_addr().expect("addr").port();
-        let server = std::thread::spawn(move || {
-            let (conn, _) = listener.accept().expect("accept");
-            let mut reader = io::BufReader::new(conn.try_clone().expect("clone"));
-            let mut writer = conn;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).expect("read") == 0 || line == "\r\n" {
-                    break;
-                }
-            }
+        let (port, server) = one_connection(|mut reader, mut writer| {
+            read_head(&mut reader);
             writer
                 .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n: open\n\n")
                 .expect("head");
