@@ -65,6 +65,12 @@ pub(super) fn mcp_extension(revision: Revision, input: Option<&InputRef>) -> Mcp
     ext
 }
 
+/// What a server is told of an answer the client refused (an answers
+/// file's value the form does not take, an accept the request cannot
+/// have): the reasons stay with the person, since they quote the refused
+/// values.
+pub(crate) const REFUSED: &str = "the client refused its answer (it does not fit the request)";
+
 impl Client {
     /// The server's `elicitation/create` with request id `id`.
     pub(super) fn elicit_request(&mut self, id: Value, params: Value) -> Result<(), McpError> {
@@ -297,8 +303,16 @@ impl Client {
             Ok(s) => s,
             Err(NoResult::Refused(m)) => {
                 // The responder gives the reason; the request is named here.
+                // The reasons quote what was refused (a value an answers
+                // file gave, perhaps a secret): they are the person's; the
+                // server learns only that its request got no answer.
                 let said = format!("answer refused: request {}: {m}", ask.req.id);
-                self.reject(id, INTERNAL_ERROR, said, None)?;
+                let sent = format!("answer refused: request {}: {REFUSED}", ask.req.id);
+                self.notice(&format!("refused an elicitation: {said}"));
+                self.elic.refused.push(said);
+                if let Some(id) = id {
+                    self.reply(jsonrpc::error_response(id, INTERNAL_ERROR, &sent, None))?;
+                }
                 return Ok(None);
             }
             Err(not_opened @ NoResult::NotOpened(_)) => {

@@ -120,23 +120,31 @@ fn accept_as_shown_is_refused_when_a_required_field_is_empty() {
     assert_eq!(r.code, 1, "stderr: {}", r.stderr);
     let text = text_of(&r.result);
     assert_eq!(r.result["isError"], true);
+    // The server is told the answer was refused, not why: the reasons
+    // stay on stderr (they may quote a refused value).
+    let id = r.events[0]["id"].as_str().expect("request id");
     assert!(
-        text.contains("-32603") && text.contains("'name' required"),
+        text.contains("-32603")
+            && text.contains(&format!(
+                "answer refused: request {id}: the client refused its answer (it does not fit the request)"
+            )),
         "{text}"
     );
+    assert!(!text.contains("'name'"), "{text}");
+    assert!(
+        r.stderr
+            .contains(&format!("answer refused: request {id}: 'name' required")),
+        "{}",
+        r.stderr
+    );
     assert_eq!(r.events.len(), 1, "a request event and no result");
-    // docs/mcp.md quotes the error the tool reports: `answer refused:
-    // request ID: 'name' required`, ID the request's.
+    // docs/mcp.md quotes both.
     let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/mcp.md"))
         .expect("docs/mcp.md");
     assert!(
-        doc.contains("`answer refused: request ID: 'name'\nrequired`"),
+        doc.contains("`answer refused: request ID: 'name'\nrequired`")
+            && doc.contains("the client refused its answer (it does not fit the request)"),
         "docs/mcp.md quotes the refusal"
-    );
-    let id = r.events[0]["id"].as_str().expect("request id");
-    assert!(
-        text.contains(&format!("answer refused: request {id}: 'name' required")),
-        "{text}"
     );
 }
 

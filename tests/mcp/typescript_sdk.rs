@@ -95,6 +95,28 @@ fn zod_assertions_are_enforced_on_scripted_answers() {
     }
 }
 
+/// A refused answer's values stay with the person: the server's tool
+/// reports the JSON-RPC error it got, which says the answer was refused
+/// and quotes nothing of what the answers file gave.
+#[test]
+fn a_refused_answer_tells_the_server_nothing_of_its_values() {
+    let Some(srv) = server() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let content = json!({"name": "Ada", "email": "ada@example.com", "zip": "hunter2-secret"});
+    let a = answers(dir.path(), &json!({"action": "accept", "content": content}));
+    let r = run_mcp(dir.path(), &["--call", "signup", "--answers", &a], &srv);
+    assert_eq!(r.code, 1, "stdout {}", r.stdout);
+    assert!(r.stderr.contains("'zip' must match"), "stderr {}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("the client refused its answer (it does not fit the request)"),
+        "the tool reports the refusal: {}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("hunter2-secret"), "{}", r.stdout);
+    assert!(!r.stdout.contains("'zip'"), "{}", r.stdout);
+}
+
 #[test]
 fn zod_form_is_filled_in_a_terminal() {
     let Some(srv) = server() else { return };
