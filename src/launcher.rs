@@ -14,10 +14,12 @@
 //! - [`NoOpen`]: `--no-open`: consent is recorded, nothing is opened; the
 //!   caller shows the URL for copying.
 //!
-//! The answerers launch through the consent machine, and only through it
-//! (`Consent::open_with`), which
-//! hands a launcher only the target of a URL that
-//! `review` found openable.
+//! The answerers launch through the consent machine, and only through it,
+//! which hands a launcher only the target of a URL its review found
+//! openable. The launchers that start something ([`SystemBrowser`],
+//! [`CommandBrowser`]) review what they are given once more, so a program
+//! that calls one directly cannot open a `javascript:`, `file:` or other
+//! refused URL either ([`LaunchError::Refused`]).
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -111,10 +113,21 @@ pub struct SystemBrowser;
 
 impl Launcher for SystemBrowser {
     fn open(&mut self, url: &str) -> Result<(), LaunchError> {
+        refuse_unopenable(url)?;
         open::that_detached(url).map_err(|source| LaunchError::SystemBrowser {
             reason: system_browser_failure(&source),
             source,
         })
+    }
+}
+
+/// Refuse a URL that the review refuses (not `https`/`http`, not a URL at
+/// all, a script or file scheme): what the consent machine never hands a
+/// launcher, checked again where something is started.
+fn refuse_unopenable(url: &str) -> Result<(), LaunchError> {
+    match crate::url_review::review(url).refusal {
+        Some(r) => Err(LaunchError::Refused(r)),
+        None => Ok(()),
     }
 }
 
@@ -193,6 +206,7 @@ impl CommandBrowser {
 
 impl Launcher for CommandBrowser {
     fn open(&mut self, url: &str) -> Result<(), LaunchError> {
+        refuse_unopenable(url)?;
         let words = self.words()?;
         let program = &words[0];
         let shown = crate::safe_text::display(program).into_owned();
@@ -332,6 +346,27 @@ mod tests {
             );
         }
         assert!(l.0.is_empty());
+    }
+
+    /// Called directly, without the consent machine, the launchers that
+    /// start something still refuse what the review refuses; an openable
+    /// URL is handed on.
+    #[test]
+    fn a_launcher_called_directly_refuses_what_the_review_refuses() {
+        for u in [
+            "javascript:alert(1)",
+            "file:///etc/passwd",
+            "data:,x",
+            "nope",
+        ] {
+            let e = CommandBrowser::new("true").open(u).unwrap_err();
+            assert!(matches!(e, LaunchError::Refused(_)), "{u}: {e:?}");
+            let e = SystemBrowser.open(u).unwrap_err();
+            assert!(matches!(e, LaunchError::Refused(_)), "{u}: {e:?}");
+        }
+        CommandBrowser::new("true")
+            .open("https://example.com/a?b=c")
+            .expect("an openable URL is opened");
     }
 
     #[test]

@@ -80,7 +80,7 @@ pub use read::{read_request, read_result, ReadOptions};
 pub use request::RequestEvent;
 pub use result::{check_answer, ElicitResult, ResultEvent};
 pub use result_line::{make_result_line, ResultLine};
-pub use revision::{CallMethod, CallRef, McpExtension, Revision, RevisionData};
+pub use revision::{CallMethod, CallRef, McpExtension, Revision, RevisionData, UnknownRevision};
 pub use violation::{Location, Part, Rule, Schema, SchemaKeyword, Violation};
 pub use wrap::{
     make_result_event, mcp_result, policy_note, wrap_request, Answer, ResultMeta, WrapOptions,

@@ -163,6 +163,21 @@ impl Default for Revision {
     }
 }
 
+/// A protocol version string that is not a pinned revision
+/// (`"2025-06-18".parse::<Revision>()`): the string as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{:?} is not a pinned MCP revision (pinned: {})", .0, Revision::list())]
+pub struct UnknownRevision(pub String);
+
+impl std::str::FromStr for Revision {
+    type Err = UnknownRevision;
+
+    /// [`Revision::parse`], with the string kept in the error.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Revision::parse(s).ok_or_else(|| UnknownRevision(s.to_owned()))
+    }
+}
+
 impl fmt::Display for Revision {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -329,6 +344,17 @@ pub fn read_mcp_extension(event: &Value) -> Result<Option<McpExtension>, Violati
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_version_string_parses_to_its_pinned_revision_or_says_why_not() {
+        assert_eq!("2026-07-28".parse::<Revision>(), Ok(Revision::V2026_07_28));
+        assert_eq!("2025-11-25".parse::<Revision>(), Ok(Revision::V2025_11_25));
+        let e = "2025-06-18".parse::<Revision>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#""2025-06-18" is not a pinned MCP revision (pinned: 2025-11-25, 2026-07-28)"#
+        );
+    }
 
     #[test]
     fn every_revision_parses_back_and_lists_in_order() {

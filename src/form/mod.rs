@@ -47,10 +47,14 @@ pub(crate) mod secret;
 
 use serde_json::{Map, Value};
 
-use crate::binding::{Action as ElicitAction, Answer, FieldKind, FormSchema};
+use crate::binding::{Action, Answer, FieldKind, FormSchema};
 
 pub use field::{EntryError, FieldState, FieldValue, NumberError, OptionList, FILTER_MIN_OPTIONS};
 pub use key::{Key, KeyIntent, CONFIRM_KEY, HELP_EDIT, HELP_REVIEW, HELP_REVIEW_ARGUMENTS};
+/// The text-editing state of a text, number or filter field and the edits
+/// a key makes to it, from the `tui-input` crate (0.15): a field's
+/// [`FieldValue`] holds one, a [`KeyIntent`] carries the other.
+pub use tui_input::{Input, InputRequest};
 
 /// Why [`Form::set_json`] could not set a field. Names are server text:
 /// sanitise before showing.
@@ -157,7 +161,7 @@ pub struct Form {
     secrets: Vec<secret::SecretHit>,
     /// A decline or cancel waits for confirmation (the person changed the
     /// form): the action it will send.
-    confirm: Option<ElicitAction>,
+    confirm: Option<Action>,
     /// The keys that answer the waiting confirmation when a front end
     /// asked it with its own words ([`Form::ask_to_confirm`]); None: the
     /// form's own ([`discard_keys`]).
@@ -206,7 +210,7 @@ impl Form {
 
     /// The decline or cancel that waits for confirmation, if any (its
     /// question is the form's notice).
-    pub fn confirming(&self) -> Option<ElicitAction> {
+    pub fn confirming(&self) -> Option<Action> {
         self.confirm
     }
 
@@ -232,7 +236,7 @@ impl Form {
     /// confirms `a`, any key the form takes calls it off, and the front end
     /// takes its own key again as the confirmation. Returns false, asking
     /// nothing, on an unchanged form (the front end discards at once).
-    pub fn ask_to_confirm(&mut self, a: ElicitAction, question: String, keys: String) -> bool {
+    pub fn ask_to_confirm(&mut self, a: Action, question: String, keys: String) -> bool {
         if !self.changed() {
             return false;
         }
@@ -567,7 +571,7 @@ impl Form {
             KeyIntent::Send => {
                 if let Stage::Review(c) = &self.stage {
                     return Status::Done(Answer {
-                        action: ElicitAction::Accept,
+                        action: Action::Accept,
                         content: Some(c.clone()),
                     });
                 }
@@ -616,11 +620,11 @@ impl Form {
 
     /// Cancel (`cancel`) or decline: at once when the form is unchanged or
     /// this confirms the same discard (`confirming`), else ask to confirm.
-    fn discard(&mut self, cancel: bool, confirming: Option<ElicitAction>) -> Status {
+    fn discard(&mut self, cancel: bool, confirming: Option<Action>) -> Status {
         let a = if cancel {
-            ElicitAction::Cancel
+            Action::Cancel
         } else {
-            ElicitAction::Decline
+            Action::Decline
         };
         if !self.changed() || confirming == Some(a) {
             return Status::Done(Answer::bare(a));
@@ -810,11 +814,11 @@ impl Form {
 
 /// What `key` means while a discard (`a`) waits for confirmation: the
 /// same key again or `y` confirms, any other key calls it off.
-fn confirming_intent(key: &Key, a: ElicitAction) -> KeyIntent {
+fn confirming_intent(key: &Key, a: Action) -> KeyIntent {
     match (key, a) {
         (Key::Esc | Key::Ctrl('c'), _) => KeyIntent::Cancel,
-        (Key::Ctrl('d'), ElicitAction::Decline) => KeyIntent::Decline,
-        (Key::Char(CONFIRM_KEY), ElicitAction::Decline) => KeyIntent::Decline,
+        (Key::Ctrl('d'), Action::Decline) => KeyIntent::Decline,
+        (Key::Char(CONFIRM_KEY), Action::Decline) => KeyIntent::Decline,
         (Key::Char(CONFIRM_KEY), _) => KeyIntent::Cancel,
         _ => KeyIntent::KeepEditing,
     }
@@ -822,9 +826,9 @@ fn confirming_intent(key: &Key, a: ElicitAction) -> KeyIntent {
 
 /// The question a changed form asks before it sends `a` (decline or
 /// cancel) and throws the answers away (the form's notice while it waits).
-pub fn discard_question(a: ElicitAction) -> String {
+pub fn discard_question(a: Action) -> String {
     let verb = match a {
-        ElicitAction::Decline => "decline",
+        Action::Decline => "decline",
         _ => "cancel",
     };
     format!("Throw away what you entered and {verb}?")
@@ -842,9 +846,9 @@ pub const ARGUMENTS_DISCARD_KEYS: &str =
 pub const BACK_TO_FORM: &str = "back to the form";
 
 /// The keys that answer [`discard_question`] (the help line while it waits).
-pub fn discard_keys(a: ElicitAction) -> String {
+pub fn discard_keys(a: Action) -> String {
     let (verb, key) = match a {
-        ElicitAction::Decline => ("decline", "Ctrl-D"),
+        Action::Decline => ("decline", "Ctrl-D"),
         _ => ("cancel", "Esc"),
     };
     format!("{key} again or {CONFIRM_KEY}: {verb} · any other key: {BACK_TO_FORM}")
