@@ -192,12 +192,32 @@ pub fn deliver(bytes: &[u8], tx: &Sender<Incoming>, stream_of: Option<u64>) -> D
 /// the server, or with why not.
 pub type Delivered = tokio::sync::oneshot::Receiver<Result<(), TransportError>>;
 
+/// Why an HTTP request could not be made, in a person's words where the
+/// HTTP client's own are a library's: nothing listening, a host name that
+/// does not resolve, a server that does not speak TLS at an `https://`
+/// URL; the client's text otherwise.
+fn request_failure(e: &ureq::Error) -> String {
+    match e {
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+            "connection refused: nothing listens at that address (is the server running, and is the port right?)".into()
+        }
+        ureq::Error::Io(io) if io.to_string().contains("InvalidContentType") => {
+            "the server does not answer TLS at that address (is the URL http:// rather than https://?)".into()
+        }
+        ureq::Error::HostNotFound => "the host name does not resolve".into(),
+        ureq::Error::Io(io) if io.to_string().contains("failed to lookup address") => {
+            "the host name does not resolve".into()
+        }
+        other => other.to_string(),
+    }
+}
+
 /// Why the transport could not send a message or read its answer. The
 /// messages quote the server (not yet sanitized).
 #[derive(Debug, thiserror::Error)]
 pub enum TransportError {
     /// The HTTP request could not be made (connection, TLS, timeout).
-    #[error("{what}: {source}")]
+    #[error("{what}: {}", request_failure(.source))]
     Request {
         /// What was asked (`POST URL`, `GET stream`).
         what: String,
@@ -537,6 +557,33 @@ pub fn parse_message(bytes: &[u8]) -> Result<Value, crate::binding::violation::V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A request that could not be made says why in a person's words,
+    /// with the way out, where the HTTP client's own words are a library's.
+    #[test]
+    fn a_failed_request_says_why_in_words() {
+        let said = |e: ureq::Error| {
+            TransportError::Request {
+                what: "POST https://h/mcp".into(),
+                source: e,
+            }
+            .to_string()
+        };
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert_eq!(
+            said(ureq::Error::Io(refused)),
+            "POST https://h/mcp: connection refused: nothing listens at that address (is the server running, and is the port right?)"
+        );
+        let tls = std::io::Error::other("received corrupt message of type InvalidContentType");
+        assert_eq!(
+            said(ureq::Error::Io(tls)),
+            "POST https://h/mcp: the server does not answer TLS at that address (is the URL http:// rather than https://?)"
+        );
+        assert_eq!(
+            said(ureq::Error::HostNotFound),
+            "POST https://h/mcp: the host name does not resolve"
+        );
+    }
     use std::io::Cursor;
 
     #[test]
