@@ -618,7 +618,13 @@ impl Client {
                 break;
             }
         }
-        self.notice(&format!("the server lists {count} {key}"));
+        // `prompts` → `prompt`, `resources` → `resource` for one.
+        let noun = if count == 1 {
+            key.strip_suffix('s').unwrap_or(key)
+        } else {
+            key
+        };
+        self.notice(&format!("the server lists {count} {noun}"));
         Ok(count)
     }
 

@@ -215,7 +215,7 @@ impl Picker {
             self.top = self.at + 1 - rows;
         }
         if shown.is_empty() {
-            lines.push(Line::styled("No tool matches the filter.", theme.muted()));
+            lines.push(Line::styled("Nothing matches the filter.", theme.muted()));
         }
         for (n, &i) in shown.iter().enumerate().skip(self.top).take(rows) {
             lines.push(self.line(i, n == self.at, theme, w));

@@ -521,7 +521,7 @@ impl Authorizer {
     }
 
     /// The sign-in in use, in words (never a secret): `signed in to URL at
-    /// ISSUER (account NAME); access for N min, renewable`.
+    /// ISSUER (account NAME); access for 59 minutes 40 seconds, renewable`.
     pub fn summary(&self) -> Option<String> {
         let g = self.lock().ok()?;
         let s = &g.current.as_ref()?.sign_in;
@@ -534,7 +534,10 @@ impl Authorizer {
             .expires_at
             .and_then(|t| t.duration_since(now()).ok())
         {
-            out.push_str(&format!("; access for {} min", left.as_secs() / 60));
+            out.push_str(&format!(
+                "; access for {}",
+                crate::responder::duration_words(left.as_secs())
+            ));
         }
         if s.tokens.refresh_token.is_some() {
             out.push_str(", renewable");
