@@ -471,6 +471,11 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         (_, _, Some(u)) => Operation::Read(u),
         _ => Operation::List,
     };
+    // Arguments with nothing to give them to are a mistake, not to be
+    // dropped without a word.
+    if args.args.is_some() && matches!(operation, Operation::List | Operation::Read(_)) {
+        return Err("--args gives the arguments of --call TOOL or --prompt NAME: name one".into());
+    }
     Ok(McpOptions {
         target,
         operation,

@@ -492,12 +492,38 @@ pub enum Incomplete {
     BadHeaders(String),
 }
 
+/// `; is it a server's address? Give the URL with its scheme: http://…`
+/// when a program that was not found looks like `host:port/path` (the
+/// scheme left out), else nothing.
+fn address_hint(program: &str, source: &std::io::Error) -> String {
+    if source.kind() != std::io::ErrorKind::NotFound {
+        return String::new();
+    }
+    let (host, rest) = program.split_once(':').unwrap_or((program, ""));
+    let port = rest.split('/').next().unwrap_or("");
+    let hostish = !host.is_empty()
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
+    let addressish =
+        (!port.is_empty() && port.chars().all(|c| c.is_ascii_digit())) || host == "localhost";
+    if hostish && addressish && !program.contains(char::is_whitespace) {
+        format!(
+            "; is it a server's address? Give the URL with its scheme: http://{}",
+            crate::safe_text::display(program)
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// Why a session failed. Failures of the operating system keep their
 /// `io::Error` as the source.
 #[derive(Debug, thiserror::Error)]
 pub enum McpError {
-    /// The server command could not be started.
-    #[error("could not start the server: {program}: {source}")]
+    /// The server command could not be started (with a hint when the
+    /// program looks like a server address without its scheme).
+    #[error("could not start the server: {program}: {source}{}", address_hint(.program, .source))]
     Spawn {
         /// The program as given.
         program: String,
@@ -692,6 +718,29 @@ pub fn run_session(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A server address given without its scheme is started as a command,
+    /// which is not found: the error says how to give it.
+    #[test]
+    fn an_address_without_its_scheme_gets_a_hint() {
+        let not_found = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        let said = |program: &str| {
+            McpError::Spawn {
+                program: program.into(),
+                source: not_found(),
+            }
+            .to_string()
+        };
+        assert!(
+            said("127.0.0.1:41277/mcp")
+                .ends_with("; is it a server's address? Give the URL with its scheme: http://127.0.0.1:41277/mcp"),
+            "{}",
+            said("127.0.0.1:41277/mcp")
+        );
+        assert!(said("localhost:8000").ends_with("http://localhost:8000"));
+        assert!(!said("./server.py").contains("address"));
+        assert!(!said("python3").contains("address"));
+    }
 
     fn args(a: &[&str]) -> Vec<String> {
         a.iter().map(|s| s.to_string()).collect()

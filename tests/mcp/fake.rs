@@ -636,6 +636,19 @@ fn usage_errors_exit_2() {
     let r = run(&["--action", "accept", "--args", "[1]", "--", "true"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("--args must be a JSON object"));
+    // Arguments with nothing to give them to are refused, not dropped.
+    let r = run(&["--action", "accept", "--args", "{}", "--", "true"]);
+    r.assert_said(
+        2,
+        "--args gives the arguments of --call TOOL or --prompt NAME: name one",
+    );
+    // A server address without its scheme is run as a command, and the
+    // error says how to give it.
+    let r = run(&["--action", "accept", "127.0.0.1:9/mcp"]);
+    r.assert_said(
+        2,
+        "is it a server's address? Give the URL with its scheme: http://127.0.0.1:9/mcp",
+    );
     // A URL of another scheme is not run as a command.
     let r = run(&["--action", "accept", "ftp://x/mcp"]);
     r.assert_said(
