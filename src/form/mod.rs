@@ -143,6 +143,10 @@ pub struct Form {
     /// questions say call and back ([`Form::button_label`],
     /// [`ARGUMENT_BUTTONS`]). Set by the front end.
     pub for_arguments: bool,
+    /// On a form of arguments: the properties it cannot draw, asked as
+    /// JSON after it (unsanitised). When there are any, the review says
+    /// so and its button is Next: the call is made after them.
+    pub arguments_left_out: Vec<String>,
     /// Keywords of the requested schema ignored for drawing (compatible
     /// schema policy; pointers, sanitise before drawing).
     pub outside_subset: Vec<String>,
@@ -188,6 +192,7 @@ impl Form {
             message_is_ours: false,
             editor_takes_all: false,
             for_arguments: false,
+            arguments_left_out: Vec::new(),
             outside_subset: schema.outside_subset.clone(),
             outside_text: (schema.title.clone(), schema.description.clone()),
             fields,
@@ -261,7 +266,8 @@ impl Form {
     /// (for Submit) and Back (for Cancel: back to the list).
     pub fn button_label(&self, b: Button) -> &'static str {
         match (self.for_arguments, b) {
-            (true, Button::Submit) => "Call",
+            (true, Button::Submit) if self.arguments_left_out.is_empty() => "Call",
+            (true, Button::Submit) => "Next",
             (true, Button::Cancel) => "Back",
             _ => b.label(),
         }

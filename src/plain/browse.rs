@@ -39,6 +39,15 @@ const ARGUMENTS_REVIEW: ReviewWords = ReviewWords {
     arguments: true,
 };
 
+/// The review of a tool's arguments when the form leaves some out: they
+/// are asked next, and the call is made after them.
+const ARGUMENTS_REVIEW_NEXT: ReviewWords = ReviewWords {
+    intro: "Review: the arguments from the form. The ones it cannot ask come next, as JSON; the call is made after them.",
+    prompt: "Type next, edit N, or back: ",
+    sent: "Arguments taken.",
+    arguments: true,
+};
+
 /// What a line typed at the list means.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Choice {
@@ -169,6 +178,7 @@ impl<I: LineIo> PlainResponder<I> {
                 };
                 let mut form = Form::new(schema, &r.message);
                 form.for_arguments = true;
+                form.arguments_left_out = left_out.clone();
                 let call = format!("{} {tool}", kind.method());
                 self.arguments = true;
                 let given = self.ask_arguments(&mut form, &call, &r.message);
@@ -299,7 +309,12 @@ impl<I: LineIo> PlainResponder<I> {
                 return Ok(done(o));
             }
         }
-        match self.review(form, &cx, &ARGUMENTS_REVIEW)? {
+        let words = if form.arguments_left_out.is_empty() {
+            &ARGUMENTS_REVIEW
+        } else {
+            &ARGUMENTS_REVIEW_NEXT
+        };
+        match self.review(form, &cx, words)? {
             Outcome::Answer(a) if a.action == Action::Accept => {
                 Ok(Reply::Arguments(a.content.unwrap_or_default()))
             }
@@ -579,7 +594,7 @@ mod tests {
         });
         let mut p = plain(&[
             "Ada",
-            "send",
+            "next",
             "{\"street\": \"Main\"",
             "{\"street\": \"Main\"}",
             "again",
@@ -598,7 +613,8 @@ mod tests {
         let t = &p.io().transcript;
         for said in [
             "1 argument to give, 1 required. Control-C goes back to the list.",
-            "Review: the call is made with exactly these arguments.",
+            "Review: the arguments from the form. The ones it cannot ask come next, as JSON; the call is made after them.",
+            "Type next, edit N, or back: next",
             "The form cannot ask 1 of the tool's arguments: give each as JSON on one line.",
             "Argument address, required, as JSON.",
             "Argument description from the server: Where\\u{1b}[2J to",

@@ -812,7 +812,7 @@ fn review_command(
     let words: Vec<&str> = t.split_whitespace().collect();
     match words.as_slice() {
         ["send"] | ["s"] => Ok(ReviewCommand::Send),
-        ["call"] if arguments => Ok(ReviewCommand::Send),
+        ["call"] | ["next"] if arguments => Ok(ReviewCommand::Send),
         ["back"] | ["b"] if arguments => Ok(ReviewCommand::Cancel),
         ["decline"] | ["d"] if arguments => Err(ReviewCommandError::UnknownCall),
         ["decline"] | ["d"] => Ok(ReviewCommand::Decline),

@@ -168,6 +168,7 @@ impl TuiResponder {
                 };
                 let mut screen = FormScreen::new(header, schema, &r.message)
                     .asks_arguments(call)
+                    .leaves_out(left_out)
                     .edits_whole();
                 let out = self.run(&cx, &mut screen)?;
                 // Ctrl-O: the whole arguments, as entered so far, as JSON.
@@ -320,6 +321,28 @@ mod tests {
             asked.contains("Esc again or y: back to the list"),
             "{asked}"
         );
+    }
+
+    /// A form that leaves properties out (asked as JSON in the editor after
+    /// it) does not claim its review holds every argument: it names what
+    /// comes next, its button is Next, not Call.
+    #[test]
+    fn a_review_with_arguments_left_out_says_the_editor_comes_next() {
+        let mut screen = arguments_screen("ship_parcel").leaves_out(&["address".into()]);
+        for k in [Key::Char('P'), Key::Tab, Key::Char('4'), Key::Ctrl('s')] {
+            screen.key(&k);
+        }
+        let shown = text(&draw(&mut screen, 100, 24));
+        for said in [
+            "Review: the arguments from the form. Next, your editor for what the form cannot show ('address'),",
+            "with all the arguments; the call is made after it.",
+        ] {
+            assert!(shown.contains(said), "{said:?} in:\n{shown}");
+        }
+        assert!(!shown.contains("exactly these arguments"), "{shown}");
+        assert!(shown.contains("Next"), "{shown}");
+        assert!(!shown.contains("Call"), "{shown}");
+        assert!(shown.contains("Enter next: your editor"), "{shown}");
     }
 
     /// On a short window the header keeps what the form is for on its one

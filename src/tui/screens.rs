@@ -192,9 +192,17 @@ impl FormScreen {
     /// for" the call, and its buttons and keys say Call and Back
     /// ([`Form::for_arguments`]).
     pub(crate) fn asks_arguments(mut self, call: String) -> Self {
+        self.form.arguments_left_out.clear();
         self.form.message_is_ours = true;
         self.form.for_arguments = true;
         self.header.arguments_for = Some(call);
+        self
+    }
+
+    /// The properties of the arguments the form cannot draw, asked as JSON
+    /// after its review ([`Form::arguments_left_out`]).
+    pub(crate) fn leaves_out(mut self, left_out: &[String]) -> Self {
+        self.form.arguments_left_out = left_out.to_vec();
         self
     }
 

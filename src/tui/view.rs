@@ -1247,7 +1247,23 @@ fn review_body(
     theme: &Theme,
     w: usize,
 ) {
-    let (intro, send, help) = if form.for_arguments {
+    let rest;
+    let (intro, send, help) = if form.for_arguments && !form.arguments_left_out.is_empty() {
+        let names: Vec<String> = form
+            .arguments_left_out
+            .iter()
+            .map(|n| format!("'{}'", display(n)))
+            .collect();
+        rest = format!(
+            "Review: the arguments from the form. Next, your editor for what the form cannot show ({}), with all the arguments; the call is made after it.",
+            names.join(", ")
+        );
+        (
+            rest.as_str(),
+            "Next",
+            "Enter next: your editor · b/Backspace back to the form · Esc back to the list",
+        )
+    } else if form.for_arguments {
         (
             "Review: the call is made with exactly these arguments.",
             "Call",
