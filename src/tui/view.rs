@@ -1363,6 +1363,13 @@ pub fn edit_help(form: &Form) -> Vec<String> {
         }
         Some((FieldValue::Text { .. }, false)) => ("", "", false),
         Some((FieldValue::Number { .. }, _)) => ("", "", false),
+        // While a filter is typed, Space goes into it: Enter picks.
+        Some((FieldValue::Multi { list, .. }, _)) if !list.filter.value().is_empty() => {
+            ("Enter toggle", "Enter toggle", true)
+        }
+        Some((FieldValue::Single { list, .. }, _)) if !list.filter.value().is_empty() => {
+            ("Enter select", "Enter select", true)
+        }
         Some((FieldValue::Boolean(_) | FieldValue::Multi { .. }, _)) => {
             ("Space toggle", "Space toggle", true)
         }
@@ -1972,5 +1979,28 @@ mod tests {
         form.handle_key(&crate::form::Key::Tab);
         form.handle_key(&crate::form::Key::Char('s'));
         assert!(form.secret_entered());
+    }
+
+    /// A choice list with a typed filter takes Space into the filter: its
+    /// help says Enter picks, and says Space again once the filter is
+    /// empty.
+    #[test]
+    fn a_filtered_list_says_enter_picks() {
+        let options: Vec<String> = (0..12).map(|i| format!("option {i}")).collect();
+        let v = serde_json::json!({"type": "object", "properties": {
+            "pick": {"type": "string", "enum": options}
+        }});
+        let schema =
+            crate::binding::form_schema::parse_form_schema(&v, "/requestedSchema").expect("schema");
+        let mut form = Form::new(&schema, "");
+        assert!(
+            edit_help(&form)[0].contains("Space select"),
+            "{:?}",
+            edit_help(&form)
+        );
+        form.handle_key(&crate::form::Key::Char('1'));
+        let help = edit_help(&form);
+        assert!(help[0].contains("Enter select"), "{help:?}");
+        assert!(!help[0].contains("Space"), "{help:?}");
     }
 }
