@@ -228,8 +228,9 @@ pub enum Step {
         again: bool,
     },
     /// The person cancelled the call of `tool` while it ran (Esc, or
-    /// Control-C in lines): nothing is shown, the front end answers
-    /// [`Reply::Back`] at once (the call's end is logged, as a result's).
+    /// Control-C in lines): the front end answers [`Reply::Back`] at once
+    /// (the call's end is logged, as a result's); the full screen's list
+    /// then says so ([`cancelled_words`]), plain lines said it already.
     Cancelled {
         /// What was called, got or read.
         kind: Kind,
@@ -238,6 +239,21 @@ pub enum Step {
         /// The arguments the call was made with.
         arguments: Map<String, Value>,
     },
+}
+
+/// What the list says after the person cancelled the call of `tool`
+/// (safe text): `Cancelled the call of the tool 'slow'.` (prompt,
+/// resource for the others).
+pub fn cancelled_words(kind: Kind, tool: &str) -> String {
+    let noun = match kind {
+        Kind::Tool => "call of the tool",
+        Kind::Prompt => "request for the prompt",
+        Kind::Resource => "read of the resource",
+    };
+    format!(
+        "Cancelled the {noun} '{}'.",
+        crate::safe_text::display(tool)
+    )
 }
 
 /// What a result screen with [`Step::Result`]'s `again` says: why the call

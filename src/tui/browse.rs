@@ -134,9 +134,14 @@ impl TuiResponder {
         self.waiting_since = None;
         let cx = Context::default();
         match step {
-            Step::Ready | Step::Cancelled { .. } => Ok(Reply::Back),
+            Step::Ready => Ok(Reply::Back),
+            Step::Cancelled { kind, tool, .. } => {
+                self.list_note = Some(crate::browse::cancelled_words(*kind, tool));
+                Ok(Reply::Back)
+            }
             Step::Pick { tools, last } => {
-                let mut screen = PickerScreen(Picker::new(tools.clone(), *last));
+                let picker = Picker::new(tools.clone(), *last).with_note(self.list_note.take());
+                let mut screen = PickerScreen(picker);
                 loop {
                     match self.run(&cx, &mut screen)? {
                         Outcome::Quit => return Ok(Reply::Quit),

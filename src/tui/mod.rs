@@ -629,6 +629,9 @@ pub struct TuiResponder {
     notify: Notify,
     /// Since when the waiting screen has been up (None while a request is).
     waiting_since: Option<Instant>,
+    /// What the tool list says first when it comes back (a call that was
+    /// cancelled).
+    list_note: Option<String>,
     /// The count of requests taken ([`crate::responder::requests_taken`])
     /// when the waiting screen last returned early for a waiting request.
     returned_for: Option<u64>,
@@ -697,6 +700,7 @@ impl TuiResponder {
             notices: None,
             notify: Notify::None,
             waiting_since: None,
+            list_note: None,
             returned_for: None,
             block_asked: false,
             block_pending: false,

@@ -50,6 +50,9 @@ pub struct Picker {
     /// The first line of the list on screen.
     top: usize,
     picked: Option<Picked>,
+    /// A line about what just happened (a call that was cancelled), shown
+    /// under the filter.
+    note: Option<String>,
 }
 
 impl Picker {
@@ -62,7 +65,14 @@ impl Picker {
             at,
             top: 0,
             picked: None,
+            note: None,
         }
+    }
+
+    /// The same list saying `note` (safe text) under its filter.
+    pub fn with_note(mut self, note: Option<String>) -> Self {
+        self.note = note;
+        self
     }
 
     /// What the person did, once the screen is done (None: nothing yet, or
@@ -194,7 +204,10 @@ impl Picker {
                 ),
                 Span::styled("▏", theme.focus()),
             ]),
-            Line::raw(""),
+            match &self.note {
+                Some(n) => Line::styled(clip(n, w), theme.notice()),
+                None => Line::raw(""),
+            },
         ];
         let about: Vec<String> = self
             .highlighted()

@@ -350,6 +350,7 @@ fn esc_cancels_a_call_in_progress(protocol: &str, logs: bool) {
         t.wait_for("Log [info]: still working");
     }
     t.press("\u{1b}", "7 of 7 shown");
+    t.wait_for("Cancelled the call of the tool 'slow'.");
     let got = wait_for_records(&record, 1);
     assert_eq!(
         got,
