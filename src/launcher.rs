@@ -29,7 +29,7 @@ pub use crate::url_review::Refusal;
 
 /// Opens a consented URL: the system browser, a
 /// `--browser CMD`, or nothing (`--no-open`).
-pub trait Launcher {
+pub trait Launcher: Send {
     /// Open `url`. Errors: why the browser could not start (its message is
     /// one sentence for the person).
     fn open(&mut self, url: &str) -> Result<(), LaunchError>;

@@ -351,7 +351,7 @@ impl Answers {
 
 /// Told which rule of a rules file answered each request, or why none did
 /// (`--log` records it). Not called for the other forms of the file.
-pub type RuleTrace = Box<dyn FnMut(&RequestEvent, Result<&Rule, &NoRule>)>;
+pub type RuleTrace = Box<dyn FnMut(&RequestEvent, Result<&Rule, &NoRule>) + Send>;
 
 /// A [`Responder`] that answers from a script: one action for every
 /// request ([`from_action`](Self::from_action), `--action`), or an answers
@@ -686,5 +686,21 @@ impl Responder for ScriptedResponder {
             Err(why) => return Err(RespondError::Refused(why.to_string())),
         };
         self.answer(req, &a).map(Outcome::Answer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scripted responder can be moved to the thread that answers.
+    #[test]
+    fn a_scripted_responder_can_move_to_another_thread() {
+        let r = ScriptedResponder::from_action(Action::Decline)
+            .with_launcher(Box::new(crate::launcher::NoOpen::default()));
+        let moved = std::thread::spawn(move || format!("{r:?}"))
+            .join()
+            .expect("thread");
+        assert!(moved.starts_with("ScriptedResponder"), "{moved}");
     }
 }

@@ -2,8 +2,7 @@
 //! URL consent, the views that can only be refused, and the Control-C,
 //! Control-D and timeout contract.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
@@ -42,10 +41,10 @@ fn form(props: Value, required: &[&str]) -> RequestEvent {
 
 /// A launcher that records what it opened.
 #[derive(Clone, Default)]
-struct Recorder(Rc<RefCell<Vec<String>>>);
+struct Recorder(Arc<Mutex<Vec<String>>>);
 impl Launcher for Recorder {
     fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
-        self.0.borrow_mut().push(url.to_owned());
+        self.0.lock().unwrap().push(url.to_owned());
         Ok(())
     }
 }
@@ -416,7 +415,7 @@ fn url_consent_is_typing_open() {
     let (o, t) = run_with(&req, &["", "yes", "open"], Box::new(rec.clone()), false);
     assert_eq!(o, Outcome::Answer(Answer::bare(Action::Accept)));
     assert_eq!(
-        *rec.0.borrow(),
+        *rec.0.lock().unwrap(),
         vec!["https://auth.example.com/connect?x=1"]
     );
     let expected = "\
@@ -445,7 +444,7 @@ fn url_warnings_are_sentences_and_no_open_shows_the_url() {
     assert!(t.contains("To agree, type open: the URL is then shown for copying, not opened."));
     assert!(t.contains("Copy this URL and open it yourself:\nhttp://trusted.example@evil.test:8080/\nType done when you have it, or give up to cancel: done\nConsent sent.\n"), "{t}");
     assert_eq!(
-        rec.0.borrow().len(),
+        rec.0.lock().unwrap().len(),
         1,
         "consent recorded by the no-open launcher"
     );
@@ -478,7 +477,7 @@ fn refused_url_offers_only_decline_or_cancel() {
     let req = url_request("javascript:alert(1)");
     let (o, t) = run_with(&req, &["open", "decline"], Box::new(rec.clone()), false);
     assert_eq!(action(&o), Action::Decline);
-    assert!(rec.0.borrow().is_empty(), "never launched");
+    assert!(rec.0.lock().unwrap().is_empty(), "never launched");
     assert!(t.contains("A javascript: URL runs code instead of opening a page; only https and http URLs are opened.\nType decline or cancel: open\nNot understood: type decline or cancel.\n"), "{t}");
 }
 
@@ -602,7 +601,7 @@ fn a_withdrawn_request_is_closed_and_later_typing_answers_nothing() {
         "{t}"
     );
     assert!(!t.contains("Consent sent."), "{t}");
-    assert!(rec.0.borrow().is_empty(), "nothing was opened");
+    assert!(rec.0.lock().unwrap().is_empty(), "nothing was opened");
     // The line typed after the withdrawal was not read as an answer (the
     // next request starts by discarding it).
     assert_eq!(p.io().input.len(), 1);
@@ -683,7 +682,7 @@ fn open_typed_before_the_url_could_be_read_is_not_consent() {
     p.consent_guard = CONSENT_GUARD;
     let o = p.respond(&req, &cx()).expect("answered");
     assert_eq!(o, Outcome::Answer(Answer::bare(Action::Decline)));
-    assert!(rec.0.borrow().is_empty(), "nothing opened");
+    assert!(rec.0.lock().unwrap().is_empty(), "nothing opened");
     assert!(
         p.io()
             .transcript
@@ -886,10 +885,10 @@ fn a_request_after_a_wait_is_signalled() {
 
 /// A launcher that fails its first launch and opens the rest.
 #[derive(Clone, Default)]
-struct FailsOnce(Rc<RefCell<Vec<String>>>);
+struct FailsOnce(Arc<Mutex<Vec<String>>>);
 impl Launcher for FailsOnce {
     fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
-        let mut tried = self.0.borrow_mut();
+        let mut tried = self.0.lock().unwrap();
         tried.push(url.to_owned());
         if tried.len() == 1 {
             return Err(crate::launcher::LaunchError::Other(
@@ -909,7 +908,7 @@ fn after_a_failed_launch_the_copy_step_can_retry_and_cancel_gives_up() {
     let l = FailsOnce::default();
     let (o, t) = run_with(&req, &["open", "copy", "retry"], Box::new(l.clone()), false);
     assert_eq!(action(&o), Action::Accept);
-    assert_eq!(*l.0.borrow(), vec!["https://a.example/cb"; 2]);
+    assert_eq!(*l.0.lock().unwrap(), vec!["https://a.example/cb"; 2]);
     assert!(
         t.ends_with(
             "https://a.example/cb\n\
@@ -988,7 +987,7 @@ fn open_read_as_the_request_is_withdrawn_opens_nothing() {
     };
     let o = p.respond(&url_request("https://example.com/auth"), &c);
     assert_eq!(action(&o.expect("closed")), Action::Cancel);
-    assert!(rec.0.borrow().is_empty(), "nothing was opened");
+    assert!(rec.0.lock().unwrap().is_empty(), "nothing was opened");
     let t = &p.io().inner.transcript;
     assert!(
         t.ends_with("The server withdrew this request. Nothing was sent.\n"),

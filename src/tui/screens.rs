@@ -537,8 +537,7 @@ impl Screen for UrlScreen {
 
 #[cfg(test)]
 mod tests {
-    use std::cell::RefCell;
-    use std::rc::Rc;
+    use std::sync::{Arc, Mutex};
     use std::time::Instant;
 
     use ratatui::backend::TestBackend;
@@ -613,7 +612,7 @@ mod tests {
         assert_eq!(f.stage(), 1, "the review");
         let t0 = Instant::now();
         let url = "https://auth.example.com/cb";
-        let mut u = url_screen(url, Rec(Rc::default()), true, t0);
+        let mut u = url_screen(url, Rec(Arc::default()), true, t0);
         let _ = frame(&mut u, None);
         at(&mut u, t0 + CONSENT_GUARD);
         assert_eq!(u.stage(), 0);
@@ -739,7 +738,7 @@ mod tests {
     fn a_scroll_of_the_url_screen_changes_what_keys_do() {
         let url = format!("https://auth.example.com/cb?s={}", "s".repeat(3000));
         let state = UrlViewState::new(crate::url_review::review(&url), "m", "srv", "a", "");
-        let mut s = UrlScreen::new(state, Box::new(Rec(Rc::default())), false);
+        let mut s = UrlScreen::new(state, Box::new(Rec(Arc::default())), false);
         let _ = frame(&mut s, None);
         assert!(!s.keys_changed(), "the first frame");
         let _ = frame(&mut s, None);
@@ -988,10 +987,10 @@ mod tests {
     }
 
     /// Records each URL it is asked to open.
-    struct Rec(Rc<RefCell<Vec<String>>>);
+    struct Rec(Arc<Mutex<Vec<String>>>);
     impl Launcher for Rec {
         fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
-            self.0.borrow_mut().push(url.to_owned());
+            self.0.lock().unwrap().push(url.to_owned());
             Ok(())
         }
     }
@@ -999,7 +998,7 @@ mod tests {
     #[test]
     fn url_screen_opens_only_after_a_frame_showed_the_url() {
         let t0 = Instant::now();
-        let opened = Rc::new(RefCell::new(Vec::new()));
+        let opened = Arc::new(Mutex::new(Vec::new()));
         let url = "https://auth.example.com/cb";
         let mut s = url_screen(url, Rec(opened.clone()), false, t0);
         assert_eq!(s.grace(), CONSENT_GUARD);
@@ -1015,7 +1014,7 @@ mod tests {
         // consent, whatever the key guard let through.
         at(&mut s, t0 + CONSENT_GUARD - Duration::from_millis(1));
         assert_eq!(decided(s.key(&Key::Char('o'))), None);
-        assert!(opened.borrow().is_empty());
+        assert!(opened.lock().unwrap().is_empty());
         at(&mut s, t0 + CONSENT_GUARD);
         // The translated key type reaches the view: Alt-Space presses the
         // focused button (Decline), as Space does.
@@ -1026,7 +1025,7 @@ mod tests {
         );
         assert_eq!(decided(d.key(&Key::Alt(' '))), Some(Action::Decline));
         assert_eq!(decided(s.key(&Key::Char('o'))), Some(Action::Accept));
-        assert_eq!(*opened.borrow(), vec![url.to_owned()]);
+        assert_eq!(*opened.lock().unwrap(), vec![url.to_owned()]);
     }
 
     /// A frame too small for any screen (the front end's own message)
@@ -1035,7 +1034,7 @@ mod tests {
     #[test]
     fn url_screen_counts_again_after_a_too_small_frame() {
         let t0 = Instant::now();
-        let opened = Rc::new(RefCell::new(Vec::new()));
+        let opened = Arc::new(Mutex::new(Vec::new()));
         let url = "https://auth.example.com/cb";
         let mut s = url_screen(url, Rec(opened.clone()), false, t0);
         assert!(frame(&mut s, None).1);
@@ -1047,7 +1046,7 @@ mod tests {
         assert_eq!(decided(s.key(&Key::Char('o'))), None);
         at(&mut s, back + CONSENT_GUARD);
         assert_eq!(decided(s.key(&Key::Char('o'))), Some(Action::Accept));
-        assert_eq!(*opened.borrow(), vec![url.to_owned()]);
+        assert_eq!(*opened.lock().unwrap(), vec![url.to_owned()]);
     }
 
     /// Every row of `screen` drawn at 80x24, joined by line ends.
@@ -1075,22 +1074,25 @@ mod tests {
         let url = "https://auth.example.com/cb";
         let t0 = Instant::now();
         // Shown whole at `t0`, read for the grace period.
-        let screen = |opened: &Rc<RefCell<Vec<String>>>, w: &Withdrawal| {
+        let screen = |opened: &Arc<Mutex<Vec<String>>>, w: &Withdrawal| {
             let mut s = url_screen(url, Rec(opened.clone()), false, t0).with_claim(Some(w.clone()));
             let _ = frame(&mut s, None);
             at(&mut s, t0 + CONSENT_GUARD);
             s
         };
-        let opened = Rc::new(RefCell::new(Vec::new()));
+        let opened = Arc::new(Mutex::new(Vec::new()));
         let w = Withdrawal::new();
         let mut s = screen(&opened, &w);
         assert!(w.withdraw());
         assert_eq!(decided(s.key(&Key::Char('o'))), Some(Action::Cancel));
-        assert!(opened.borrow().is_empty(), "nothing opened: {opened:?}");
+        assert!(
+            opened.lock().unwrap().is_empty(),
+            "nothing opened: {opened:?}"
+        );
         let w = Withdrawal::new();
         let mut s = screen(&opened, &w);
         assert_eq!(decided(s.key(&Key::Char('o'))), Some(Action::Accept));
-        assert_eq!(*opened.borrow(), vec![url.to_owned()]);
+        assert_eq!(*opened.lock().unwrap(), vec![url.to_owned()]);
         assert!(!w.withdraw(), "the answer was claimed before the launch");
     }
 
@@ -1100,7 +1102,7 @@ mod tests {
     fn url_screen_shows_that_the_call_finished() {
         let url = "https://auth.example.com/cb";
         let state = UrlViewState::new(crate::url_review::review(url), "m", "srv", "a", "");
-        let mut s = UrlScreen::new(state, Box::new(Rec(Rc::default())), false);
+        let mut s = UrlScreen::new(state, Box::new(Rec(Arc::default())), false);
         assert!(!squash(&rows(&mut s)).contains("mayno"));
         s.put_banner(crate::responder::CALL_FINISHED_BANNER.to_owned());
         let shown = squash(&rows(&mut s));

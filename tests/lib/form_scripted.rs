@@ -5,8 +5,7 @@
 
 use crate::common;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use ahp_elicit::binding::{self, Action, Answer, RequestEvent, RequestView, ResultMeta};
 use ahp_elicit::launcher::Launcher;
@@ -268,10 +267,10 @@ fn bad_answers_documents() {
     }
 }
 
-struct Recorder(Rc<RefCell<Vec<String>>>);
+struct Recorder(Arc<Mutex<Vec<String>>>);
 impl Launcher for Recorder {
     fn open(&mut self, url: &str) -> Result<(), ahp_elicit::launcher::LaunchError> {
-        self.0.borrow_mut().push(url.to_owned());
+        self.0.lock().unwrap().push(url.to_owned());
         Ok(())
     }
 }
@@ -282,20 +281,20 @@ fn url_accept_is_consent_and_calls_the_launcher() {
         .into_iter()
         .find(|(n, _)| n == "url-connect.request.json")
         .expect("url example");
-    let opened = Rc::new(RefCell::new(Vec::new()));
+    let opened = Arc::new(Mutex::new(Vec::new()));
     let mut s = ScriptedResponder::from_action(Action::Accept)
         .with_launcher(Box::new(Recorder(opened.clone())));
     let a = answer(s.respond(&req, &cx())).expect("consent");
     assert_eq!(a, Answer::bare(Action::Accept));
     assert_eq!(
-        *opened.borrow(),
+        *opened.lock().unwrap(),
         vec!["https://auth.example.com/connect?elicitation=6f1d2c".to_string()]
     );
     // Declining opens nothing.
     let mut s = ScriptedResponder::from_action(Action::Decline)
         .with_launcher(Box::new(Recorder(opened.clone())));
     answer(s.respond(&req, &cx())).expect("decline");
-    assert_eq!(opened.borrow().len(), 1);
+    assert_eq!(opened.lock().unwrap().len(), 1);
     // Content on a URL accept is refused.
     let answers =
         Answers::from_value(&json!({"action": "accept", "content": {"x": 1}})).expect("answers");
@@ -329,7 +328,7 @@ fn url_request(url: &str) -> RequestEvent {
 /// (`host`) lets it through, and a plain https URL is still opened.
 #[test]
 fn scripted_consent_refuses_what_the_consent_screen_warns_about() {
-    let opened = Rc::new(RefCell::new(Vec::new()));
+    let opened = Arc::new(Mutex::new(Vec::new()));
     let cases = [
         ("https://xn--pple-43d.com/login", "xn--pple-43d.com"),
         ("https://accounts.google.com@evil.test/", "evil.test"),
@@ -360,11 +359,11 @@ fn scripted_consent_refuses_what_the_consent_screen_warns_about() {
         let a = answer(s.respond(&url_request(url), &cx())).expect("named host");
         assert_eq!(a, Answer::bare(Action::Accept), "{url}");
     }
-    assert_eq!(opened.borrow().len(), cases.len());
+    assert_eq!(opened.lock().unwrap().len(), cases.len());
     let mut s = ScriptedResponder::from_action(Action::Accept)
         .with_launcher(Box::new(Recorder(opened.clone())));
     answer(s.respond(&url_request("https://auth.example.com/ok"), &cx())).expect("plain");
-    assert_eq!(opened.borrow().len(), cases.len() + 1);
+    assert_eq!(opened.lock().unwrap().len(), cases.len() + 1);
 }
 
 /// `answers check` reports a `message` pattern that matches the empty

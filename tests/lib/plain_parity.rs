@@ -5,8 +5,7 @@
 
 use crate::common;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use ahp_elicit::binding::{
     self, Action, Field, FieldKind, RequestBody, RequestEvent, RequestView, ResultMeta,
@@ -142,10 +141,10 @@ fn typed_lines(fields: &[Field], content: &Map<String, Value>) -> Vec<String> {
 }
 
 #[derive(Clone, Default)]
-struct Recorder(Rc<RefCell<Vec<String>>>);
+struct Recorder(Arc<Mutex<Vec<String>>>);
 impl Launcher for Recorder {
     fn open(&mut self, url: &str) -> Result<(), ahp_elicit::launcher::LaunchError> {
-        self.0.borrow_mut().push(url.to_owned());
+        self.0.lock().unwrap().push(url.to_owned());
         Ok(())
     }
 }
@@ -172,7 +171,7 @@ fn plain_result(req: &RequestEvent, lines: &[String]) -> (Value, Vec<String>) {
         p.io().transcript
     );
     let ev = binding::make_result_event(req, &a, &meta()).expect("valid result");
-    let launched = rec.0.borrow().clone();
+    let launched = rec.0.lock().unwrap().clone();
     (ev, launched)
 }
 
@@ -185,7 +184,7 @@ fn scripted_result(req: &RequestEvent, answer: ScriptedAnswer) -> (Value, Vec<St
         Outcome::Quit => panic!("quit"),
     };
     let ev = binding::make_result_event(req, &a, &meta()).expect("valid result");
-    let launched = rec.0.borrow().clone();
+    let launched = rec.0.lock().unwrap().clone();
     (ev, launched)
 }
 

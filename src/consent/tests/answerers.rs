@@ -11,9 +11,8 @@
 //! that fails once, then copy; `--no-open` for the copy screen without a
 //! failure), so the phases are the answerers' own, not set by hand.
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -71,21 +70,21 @@ struct Verdict {
 /// A browser that fails its first `fails` launches, then opens; it
 /// records each URL it is asked to open.
 #[derive(Clone, Default)]
-struct Browser(Rc<RefCell<(usize, Vec<String>)>>);
+struct Browser(Arc<Mutex<(usize, Vec<String>)>>);
 
 impl Browser {
     fn failing(fails: usize) -> Self {
-        Browser(Rc::new(RefCell::new((fails, Vec::new()))))
+        Browser(Arc::new(Mutex::new((fails, Vec::new()))))
     }
 
     fn opened(&self) -> Vec<String> {
-        self.0.borrow().1.clone()
+        self.0.lock().unwrap().1.clone()
     }
 }
 
 impl Launcher for Browser {
     fn open(&mut self, url: &str) -> Result<(), LaunchError> {
-        let mut b = self.0.borrow_mut();
+        let mut b = self.0.lock().unwrap();
         b.1.push(url.to_owned());
         if b.0 > 0 {
             b.0 -= 1;
