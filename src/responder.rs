@@ -128,7 +128,7 @@ static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize:
 
 /// Whether a request has been asked and not yet taken by its responder
 /// (any session of the process). A waiting screen ([`Responder::wait`])
-/// reads it whenever it wakes (an arrival wakes it: `wake`) and returns
+/// reads it whenever it wakes (an arrival wakes it) and returns
 /// as soon as it is true, so the request is drawn at once instead of at
 /// the end of the slice.
 #[cfg(feature = "cli")]
@@ -142,7 +142,6 @@ pub(crate) fn request_waiting() -> bool {
 /// its slice out as before (nothing it could take was there).
 static TAKEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// See `TAKEN`.
 #[cfg(feature = "cli")]
 pub(crate) fn requests_taken() -> u64 {
     TAKEN.load(std::sync::atomic::Ordering::SeqCst)
@@ -156,7 +155,7 @@ impl Behind {
 
     /// One more request waits. Counted before the request is handed over
     /// (so its taking never comes first); the waiting screen is woken
-    /// (`wake`) once it is on the responder's channel.
+    /// once it is on the responder's channel.
     pub fn arrived(&self) {
         self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         WAITING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);

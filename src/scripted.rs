@@ -2,12 +2,12 @@
 //! form state machine with no terminal, for tests, CI and demos.
 //!
 //! An answers file has one of three forms (JSON Schema:
-//! `schemas/answers.schema.json`, `rules::SCHEMA`):
+//! `schemas/answers.schema.json`):
 //! - one answer for every request,
 //!   `{"action": "accept"|"decline"|"cancel", "content": {...}}`;
 //! - an object keyed by request event id whose values are such answers;
 //! - `{"rules": [{"match": {...}, "answer": {...}}, ...]}`: the first rule
-//!   whose match holds answers (`rules`); a request no rule matches gets
+//!   whose match holds answers ([`Rules`]); a request no rule matches gets
 //!   no answer ([`RespondError::Refused`] with the reason rule by rule),
 //!   never a default.
 //!
@@ -290,8 +290,8 @@ impl Answers {
         Ok(Answers::ById(by))
     }
 
-    /// Read an answers file (`document::parse`: at most
-    /// `document::MAX_ANSWERS_BYTES` bytes, the binding's depth limit, no
+    /// Read an answers file (at most
+    /// 4 MiB, the binding's depth limit, no
     /// key given twice in one object). Reads no more than the limit and one
     /// byte, whatever the file's size.
     ///
@@ -652,7 +652,7 @@ impl ScriptedResponder {
     }
 }
 
-/// Check an answers document against its JSON Schema (`rules::SCHEMA`):
+/// Check an answers document against its JSON Schema (`schemas/answers.schema.json`):
 /// every violation as (JSON Pointer, message), in the validator's order.
 pub fn schema_violations(doc: &Value) -> Vec<(String, String)> {
     static V: std::sync::OnceLock<Option<jsonschema::Validator>> = std::sync::OnceLock::new();

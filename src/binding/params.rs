@@ -206,7 +206,7 @@ fn take_params(
 /// string limits, `form-subset` and the rules of
 /// `parse_form_schema`), into a
 /// [`RequestView::Body`]. Under the compatible policy a form's
-/// `requestedSchema` is first read by `policy::read_compatible` and the
+/// `requestedSchema` is first read under the compatible policy and the
 /// rest of the params as under the strict policy, and a schema the form
 /// cannot take (or one whose rewritten subset still breaks a rule of the
 /// closed form subset) gives [`RequestView::NotAForm`]. `params` of the

@@ -19,12 +19,12 @@ use super::violation::Violation;
 pub struct ReadOptions {
     /// How `requestedSchema` is read: under the strict policy (the default)
     /// only the closed form subset; under the compatible one (see
-    /// `super::policy`) a form outside the subset becomes a form with
+    /// the schema policy) a form outside the subset becomes a form with
     /// extra checks, or a [`RequestView::NotAForm`](super::RequestView).
     /// The params are kept complete either way.
     pub policy: SchemaPolicy,
     /// Under the strict policy, try the fast reading first
-    /// (`super::fast::read_valid` on the event's serialized text: no
+    /// (the one-pass fast reading, on the event's serialized text: no
     /// schema run, so the first request of a session does not wait for the
     /// schemas to compile). An event it does not take, and every event under
     /// the compatible policy, takes the full reading, which alone reports

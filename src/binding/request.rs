@@ -27,7 +27,7 @@ pub struct RequestEvent {
     /// revision (it follows [`Revision::DEFAULT`]).
     pub mcp: Option<McpExtension>,
     /// The complete event as read; `Null` when the fast reading
-    /// (`super::fast::read_valid`: `respond`, `demo --request`) took it,
+    /// (the one-pass fast reading: `respond`, `demo --request`) took it,
     /// which builds no tree of the event (every other member says what the
     /// event said).
     pub event: Value,

@@ -29,7 +29,7 @@ pub struct ResultLine {
     /// The event's `id`.
     pub id: String,
     /// The event as one line of compact JSON, without the newline, every
-    /// character `crate::safe_text::is_unsafe` flags written as a
+    /// control, bidi or zero-width character written as a
     /// `\uXXXX` escape.
     pub line: String,
 }

@@ -38,7 +38,8 @@ use serde_json::{json, Map, Value};
 
 use super::violation::{Rule, Violation};
 
-/// One pinned revision's data (a row of `TABLE`).
+/// One pinned revision's data: its version, its pinned files and the
+/// rules that differ between revisions.
 #[derive(Debug)]
 pub struct RevisionData {
     /// The MCP protocol version string (`protocolVersion`).
@@ -96,7 +97,7 @@ pub static TABLE: [RevisionData; 2] = [
     },
 ];
 
-/// A pinned MCP protocol revision: an index into `TABLE`. Copy, compared
+/// A pinned MCP protocol revision: an index into the table of pinned revisions. Copy, compared
 /// and matched like an enum through its constants.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Revision(u8);
@@ -120,12 +121,12 @@ impl Revision {
     /// that revision. Not pinned: no event names one of these.
     pub const OLDER_WIRE_VERSIONS: &'static [&'static str] = &["2025-06-18", "2025-03-26"];
 
-    /// This revision's position in `TABLE` and [`Revision::ALL`].
+    /// This revision's position in [`Revision::ALL`].
     pub fn index(self) -> usize {
         usize::from(self.0)
     }
 
-    /// This revision's row of `TABLE`.
+    /// This revision's pinned data.
     pub fn data(self) -> &'static RevisionData {
         &TABLE[usize::from(self.0)]
     }

@@ -8,7 +8,7 @@ use std::fmt;
 
 use serde::ser::SerializeStruct;
 
-/// Which embedded schema found a keyword fault (see `super::schemas`).
+/// Which embedded schema found a keyword fault (the wire root, or the pinned MCP definitions of a revision).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Schema {
     /// The wire root (`schemas/ahp-event.schema.json`).

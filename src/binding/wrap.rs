@@ -161,7 +161,7 @@ pub struct WrapOptions<'a> {
     pub time: Option<&'a str>,
     /// How `requestedSchema` is read. Under the compatible policy a form
     /// request's event also says how it was read, in its open `extensions`
-    /// object under `policy::EXTENSION_KEY` ([`policy_note`]:
+    /// object under the binding's extension key ([`policy_note`]:
     /// `{"policy": "compatible", "outsideSubset": [pointers]}`, plus
     /// `"notAForm": [reasons]` when it cannot be answered as a form); a
     /// strict reader (`validate`) still reports such a request with the

@@ -28,7 +28,7 @@ pub enum NumberError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EntryError {
     /// A string that is not one of the select's options, with what to give
-    /// instead (`option_hint`: the value whose title it is, or the values).
+    /// instead (the value whose title it is, or the values).
     #[error("'{given}' is not one of the options{hint}")]
     NotAnOption { given: String, hint: String },
     /// A number that is not one of a numeric select's options.
@@ -41,7 +41,7 @@ pub enum EntryError {
     #[error("'{0}' is selected twice")]
     SelectedTwice(String),
     /// A value of the wrong JSON type for the widget, e.g. `a string`
-    /// in an `integer` field (`kind_name`).
+    /// in an `integer` field.
     #[error("cannot enter {value} in {} {kind} field", article(kind))]
     WrongKind {
         /// The JSON type given, with its article (`a string`).
@@ -342,8 +342,7 @@ impl FieldState {
         }
     }
 
-    /// The live validation message (the binding's rules via
-    /// `check_value`), or None when the field is fine. A required field
+    /// The live validation message (the binding's rules), or None when the field is fine. A required field
     /// that is not set gives `required`.
     pub fn error(&self) -> Option<String> {
         let key = ValueKey::of(&self.value);
@@ -456,7 +455,7 @@ impl FieldState {
     }
 
     /// Insert pasted text into a text input at the cursor, made fit for a
-    /// value first (`clean_entered`: a key
+    /// value first (a key
     /// the terminal encoded in the paste is read as that key, no control
     /// character is kept). A line break (`\r\n`, `\r` or `\n`) is
     /// kept as `\n` in a field that [takes line

@@ -10,7 +10,7 @@
 //!   clearable (Ctrl-X leaves a field out of `content`);
 //! - an untouched optional field without a default is left out of `content`;
 //! - each field is checked live with the binding's rules
-//!   (`crate::binding::content::check_value`); its message is shown once
+//!   (the binding's runtime checks); its message is shown once
 //!   the field is left, or for every field on a submit attempt;
 //! - Submit is refused while anything is invalid; otherwise a review step
 //!   shows the exact content, from which the person sends or goes back;
@@ -512,7 +512,7 @@ impl Form {
     }
 
     /// Whether the focused field looks like it asks for a secret (its
-    /// name, title or description: `secret::field_secret`): the outside
+    /// name, title or description): the outside
     /// editor is not offered for it, so nothing of it is written to a file.
     pub fn focused_is_secret(&self) -> bool {
         self.focused_field()

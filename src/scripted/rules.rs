@@ -220,7 +220,7 @@ pub const PATTERNS_SIZE_LIMIT: usize = 64 << 20;
 pub struct Pattern {
     source: String,
     regex: Regex,
-    /// The size class it compiled in (bytes; see [`PATTERNS_SIZE_LIMIT`]).
+    /// The size class it compiled in (bytes).
     size: usize,
 }
 
@@ -254,7 +254,7 @@ impl Pattern {
     }
 
     /// The size class it is counted at, in bytes (at most
-    /// `PATTERN_SIZE_LIMIT`).
+    /// the size limit of one pattern).
     pub fn size(&self) -> usize {
         self.size
     }
@@ -280,7 +280,7 @@ impl PartialEq for Pattern {
 /// the pattern, a caret under the fault and `error: WHAT`; this gives
 /// `WHAT (at character N)`.
 /// A `message` pattern that does not compile: the `regex` crate's error,
-/// said on one line with the place it names (`regex_reason`).
+/// said on one line with the place it names.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{}", regex_reason(.0))]
 pub struct PatternError(regex::Error);
@@ -436,7 +436,7 @@ impl fmt::Display for Miss {
 
 impl Match {
     /// Every key of this match that does not hold for `facts`, in the order
-    /// of `MATCH_KEYS` (empty: the match holds).
+    /// of the match keys (empty: the match holds).
     pub fn misses(&self, facts: &Facts) -> Vec<Miss> {
         let mut out = Vec::new();
         if let Some(want) = &self.server {
@@ -653,7 +653,7 @@ pub enum RuleFault {
     #[error("the pattern does not compile: {0}")]
     BadPattern(#[source] PatternError),
     /// The `message` patterns up to this one take more than
-    /// `PATTERNS_SIZE_LIMIT` together.
+    /// the size limit of all patterns together.
     #[error(
         "the message patterns up to this one take more than {} MiB together (each counts the size class it compiles in: 32 KiB, 256 KiB, 1, 4 or 16 MiB): use fewer or smaller patterns (an ASCII class such as (?-u:\\w) is far smaller than \\w)",
         PATTERNS_SIZE_LIMIT >> 20
