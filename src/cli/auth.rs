@@ -57,7 +57,8 @@ pub struct AuthFlags {
     )]
     pub account: String,
     /// The scopes to ask for, space-separated, instead of those the server
-    /// names.
+    /// names (the authorization request's `scope`); a stored sign-in that
+    /// lacks one of them is replaced by a new one that has them.
     #[arg(long, value_name = "SCOPES", display_order = 202)]
     pub scope: Option<String>,
     /// A client id registered beforehand at the authorization server.
