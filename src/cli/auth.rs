@@ -18,8 +18,8 @@
 //! it can be renewed and where its file is.
 //!
 //! Exit codes: 0 done; 1 no sign-in stored for the URL given (status,
-//! logout); 2 usage, a connection error, or a store file that is unsafe or
-//! unreadable; 3 the sign-in failed or could not start (login).
+//! logout); 2 usage, a connection error, a store file that is unsafe or
+//! unreadable, or (login) an answer that is not an MCP server's; 3 the sign-in failed or could not start (login).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -57,7 +57,8 @@ pub struct AuthFlags {
     )]
     pub account: String,
     /// The scopes to ask for, space-separated, instead of those the server
-    /// names.
+    /// names (the authorization request's `scope`); a stored sign-in that
+    /// lacks one of them is replaced by a new one that has them.
     #[arg(long, value_name = "SCOPES", display_order = 202)]
     pub scope: Option<String>,
     /// A client id registered beforehand at the authorization server.
@@ -375,7 +376,7 @@ pub enum AuthCommand {
 Examples:\n  ahp-elicit auth login https://mcp.example.com/mcp\n  \
 ahp-elicit auth login --browser 'firefox --new-window' --auth-store memory http://127.0.0.1:3000/mcp\n\n\
 At a terminal the sign-in is asked on it (type open to start the system browser; on a remote session paste back the address the browser ended on), unless --browser CMD is given; without a terminal only --browser CMD opens anything.\n\n\
-Exit status: 0 signed in (or no sign-in needed), 2 usage or connection error, 3 the sign-in failed, was cancelled or could not start.")]
+Exit status: 0 signed in (or the server answered as an MCP server without asking for one), 2 usage, a connection error or an answer that is not an MCP server's (a wrong path, a web page), 3 the sign-in failed, was cancelled or could not start.")]
     Login(LoginArgs),
     /// List the stored sign-ins (never a token or secret): resource,
     /// account, issuer, client kind, scopes granted, access expiry, whether
@@ -714,7 +715,12 @@ fn logout(a: LogoutArgs) -> Exit {
 /// authorization server that forgot them (it restarted) gets a new one.
 fn forget_client_of(store: &FileStore, a: &LogoutArgs) -> Exit {
     let url = a.url.as_deref().unwrap_or_default();
-    let issuers = match probe(url).and_then(|c| {
+    let issuers = match probe(url).and_then(|p| {
+        let c = match p {
+            Probed::SignIn(u) => Some(u),
+            // The resource metadata may still be at its well-known place.
+            Probed::Answered | Probed::NotMcp(_) => None,
+        };
         let from_header = c
             .as_ref()
             .and_then(|u| u.challenge.as_ref())
@@ -818,8 +824,8 @@ fn login(a: LoginArgs) -> Exit {
     opts.name_login = false;
     let authorizer = Authorizer::new(&a.url, opts);
     let challenge = match probe(&a.url) {
-        Ok(Some(c)) => c,
-        Ok(None) => {
+        Ok(Probed::SignIn(c)) => c,
+        Ok(Probed::Answered) => {
             crate::notice::say_in(
                 "auth login",
                 format!(
@@ -829,8 +835,10 @@ fn login(a: LoginArgs) -> Exit {
             );
             return Exit::Ok;
         }
-        Err(e) => {
-            say(&e);
+        // Not an MCP server's answer (a wrong path, a web page, a server
+        // error): said as `mcp` says it, never taken for "nothing to do".
+        Ok(Probed::NotMcp(why)) | Err(why) => {
+            say(&why);
             return Exit::Usage;
         }
     };
@@ -853,11 +861,28 @@ fn login(a: LoginArgs) -> Exit {
     }
 }
 
+/// What the server answered a request sent without a token ([`probe`]).
+enum Probed {
+    /// It asks for a sign-in (401, or 403 `insufficient_scope`).
+    SignIn(Unauthorized),
+    /// It answered as an MCP server (a JSON-RPC message) without asking
+    /// for one.
+    Answered,
+    /// Its answer is not an MCP server's: the sentence `mcp` says for it
+    /// (`server/discover: HTTP 404 Not Found (…): is /path the server's MCP
+    /// endpoint? …`), not yet sanitized.
+    NotMcp(String),
+}
+
+/// The request the probe sends.
+const PROBE_METHOD: &str = "server/discover";
+
 /// Ask the server without a token (a `server/discover` POST) to get its
-/// challenge. None: it answered without asking for a sign-in.
+/// challenge, else whether it answered as an MCP server
+/// ([`crate::mcp::http::mcp_answer`]).
 ///
 /// Errors: the server cannot be reached.
-fn probe(url: &str) -> Result<Option<Unauthorized>, String> {
+fn probe(url: &str) -> Result<Probed, String> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .max_redirects(0)
@@ -880,15 +905,19 @@ fn probe(url: &str) -> Result<Option<Unauthorized>, String> {
             .iter()
             .map(|v| v.as_bytes()),
     );
+    if status == 401 || challenge.as_ref().is_some_and(|c| c.insufficient_scope()) {
+        return Ok(Probed::SignIn(Unauthorized {
+            status: 401,
+            challenge,
+            generation: 0,
+            request: None,
+        }));
+    }
     Ok(
-        (status == 401 || challenge.as_ref().is_some_and(|c| c.insufficient_scope())).then_some(
-            Unauthorized {
-                status: 401,
-                challenge,
-                generation: 0,
-                request: None,
-            },
-        ),
+        match crate::mcp::http::mcp_answer(resp, url, PROBE_METHOD) {
+            Ok(()) => Probed::Answered,
+            Err(why) => Probed::NotMcp(why),
+        },
     )
 }
 

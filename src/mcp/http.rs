@@ -316,11 +316,7 @@ fn handle_error_status(
                     ..StreamMark::default()
                 });
             }
-            if let Some(e) = v.get("error").filter(|e| e.is_object()) {
-                let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
-                let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
-                rpc = Some((code, msg.chars().take(200).collect()));
-            }
+            rpc = rpc_error(&v);
         }
     }
     Err(HttpFail::Status(StatusError {
@@ -402,6 +398,135 @@ fn error_detail(ctype: &str, body: &[u8], rpc: Option<(i64, String)>) -> Option<
         line.push('…');
     }
     Some(format!("\"{line}\""))
+}
+
+/// Whether the answer to `method`, POSTed to `url` without a token and not
+/// asking for a sign-in, came from an MCP server: `auth login`'s probe.
+/// Ok when its body is a JSON-RPC message (a 2xx JSON body or the first
+/// event of an event stream; at any status, a JSON-RPC error, which a
+/// server without a session gives). Otherwise the sentence `mcp` says for
+/// the same answer: a redirect, an HTTP error status with a few words of
+/// its body and, for 404 and 405, the endpoint hint ([`StatusError`]), a
+/// content type that is neither JSON nor an event stream, a body that is
+/// not JSON or not JSON-RPC, no answer at all. The sentence quotes the
+/// server (not yet sanitized).
+///
+/// Errors: the sentence.
+#[cfg(feature = "cli")]
+pub(crate) fn mcp_answer(
+    resp: ureq::http::Response<ureq::Body>,
+    url: &str,
+    method: &str,
+) -> Result<(), String> {
+    let status = resp.status().as_u16();
+    let ctype = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let unreadable = |why: &dyn std::fmt::Display| {
+        McpError::Unreadable {
+            method: method.to_owned(),
+            why: why.to_string(),
+        }
+        .to_string()
+    };
+    // What the transport says, after the request it was about.
+    let said = |why: &dyn std::fmt::Display| format!("{method}: {why}");
+    let no_answer = || LinkDown::StreamEnded(method.to_owned()).to_string();
+    if (300..400).contains(&status) {
+        let to = resp
+            .headers()
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("(no Location)")
+            .chars()
+            .take(300)
+            .collect::<String>();
+        return Err(said(&Refusal::Redirect { status, to }));
+    }
+    if !(200..300).contains(&status) {
+        let mut head = Vec::new();
+        let _ = resp
+            .into_body()
+            .into_with_config()
+            .limit(MAX_ERROR_BODY)
+            .reader()
+            .read_to_end(&mut head);
+        let v = serde_json::from_slice::<Value>(&head).ok();
+        if v.clone().map(super::jsonrpc::classify).is_some_and(|m| {
+            matches!(
+                m,
+                Ok(super::jsonrpc::Message::Response {
+                    outcome: Err(_),
+                    ..
+                })
+            )
+        }) {
+            return Ok(());
+        }
+        let detail = match oauth_error(&head) {
+            Some((error, Some(d))) => Some(format!("{error}: {d}")),
+            Some((error, None)) => Some(error),
+            None => error_detail(&ctype, &head, v.as_ref().and_then(rpc_error)),
+        };
+        return Err(said(&StatusError {
+            status,
+            url: url.to_owned(),
+            detail,
+            hint: (status == 403).then(|| "the server refused access".to_owned()),
+        }));
+    }
+    let body = if ctype.starts_with("text/event-stream") {
+        let mut events = SseReader::new(BufReader::new(resp.into_body().into_reader()));
+        loop {
+            match events.next_event() {
+                Ok(Some(Ok(e))) if e.data.is_empty() => continue,
+                Ok(Some(Ok(e))) => break e.data,
+                Ok(Some(Err(oversized))) => return Err(unreadable(&oversized)),
+                Ok(None) => return Err(no_answer()),
+                Err(e) => return Err(said(&TransportError::Read(e))),
+            }
+        }
+    } else if ctype.starts_with("application/json") {
+        let mut body = Vec::new();
+        resp.into_body()
+            .into_with_config()
+            .limit(MAX_MESSAGE_BYTES as u64)
+            .reader()
+            .read_to_end(&mut body)
+            .map_err(|e| said(&TransportError::Read(e)))?;
+        body
+    } else if status == 202 || status == 204 {
+        return Err(no_answer());
+    } else {
+        return Err(said(&Refusal::ContentType {
+            status,
+            content_type: ctype,
+        }));
+    };
+    let v = super::transport::parse_message(&body).map_err(|source| {
+        let head = String::from_utf8_lossy(&body[..body.len().min(120)]).into();
+        unreadable(&Noise::NotJson { head, source })
+    })?;
+    let first = match v {
+        Value::Array(mut items) if !items.is_empty() => items.swap_remove(0),
+        v => v,
+    };
+    super::jsonrpc::classify(first)
+        .map(|_| ())
+        .map_err(|e| unreadable(&e))
+}
+
+/// The code and message of a JSON-RPC `error` object in an error answer's
+/// body (`{"error": {"code": …, "message": …}}`), the message cut to 200
+/// characters.
+fn rpc_error(v: &Value) -> Option<(i64, String)> {
+    let e = v.get("error").filter(|e| e.is_object())?;
+    let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
+    let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+    Some((code, msg.chars().take(200).collect()))
 }
 
 /// Read one HTTP answer: keep the session id, then deliver the JSON body or

@@ -284,10 +284,11 @@ impl std::fmt::Display for StatusError {
             write!(f, ": {h}")?;
         }
         if matches!(self.status, 404 | 405) {
-            write!(
-                f,
-                ": is {path} the server's MCP endpoint? Most servers serve it at /mcp"
-            )?;
+            write!(f, ": is {path} the server's MCP endpoint?")?;
+            // Pointing at /mcp helps only when that is not where it went.
+            if path != "/mcp" {
+                write!(f, " Most servers serve it at /mcp")?;
+            }
         }
         Ok(())
     }

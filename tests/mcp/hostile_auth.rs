@@ -400,3 +400,66 @@ fn the_log_records_a_sign_ins_launch_of_the_browser_with_the_url_redacted() {
         "no query: state and the PKCE challenge never reach the log"
     );
 }
+
+/// `auth login URL` with the file store in `dir/state` and no terminal.
+fn login(dir: &Path, url: &str) -> Run {
+    ahp(dir, &["auth", "login", url])
+}
+
+#[test]
+fn auth_login_fails_on_an_answer_that_is_not_an_mcp_servers_in_the_words_mcp_uses() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let u = &srv.url;
+    // A wrong path: the same sentence and hint as `mcp`, exit 2.
+    let typo = login(d, &format!("{u}/typo"));
+    let hint = "server/discover: HTTP 404 Not Found (\"not found\"): is /typo the server's MCP endpoint? Most servers serve it at /mcp";
+    assert_eq!(
+        said(&typo),
+        [format!("ahp-elicit auth login: {hint}")],
+        "{}",
+        typo.stderr
+    );
+    assert_eq!(typo.code, 2);
+    let mcp = call(d, &format!("{u}/typo"), &[]);
+    mcp.assert_said(2, hint);
+    // At /mcp already, the hint does not send the person there.
+    let at_mcp = login(d, &format!("{u}/mcp"));
+    assert_eq!(
+        said(&at_mcp),
+        ["ahp-elicit auth login: server/discover: HTTP 404 Not Found (\"not found\"): is /mcp the server's MCP endpoint?"],
+        "{}",
+        at_mcp.stderr
+    );
+    assert_eq!(at_mcp.code, 2);
+    for (kind, sentence) in [
+        (
+            "500",
+            "server/discover: HTTP 500 Internal Server Error (\"upstream timed out\")".to_owned(),
+        ),
+        (
+            "html",
+            "server/discover: HTTP 200 with Content-Type 'text/html' (expected application/json or text/event-stream)".to_owned(),
+        ),
+        (
+            "not-json",
+            "the server's answer to server/discover cannot be read: skipped a message that is not JSON".to_owned(),
+        ),
+        (
+            "not-rpc",
+            "the server's answer to server/discover cannot be read: the message lacks \"jsonrpc\": \"2.0\"".to_owned(),
+        ),
+    ] {
+        let r = login(d, &format!("{u}/plain/{kind}"));
+        r.assert_said(2, &format!("ahp-elicit auth login: {sentence}"));
+        assert!(!r.stderr.contains("nothing to do"), "{kind}: {}", r.stderr);
+    }
+    // An MCP server that answers without asking: nothing to do, exit 0.
+    let open = login(d, &format!("{u}/plain/open"));
+    open.assert_said(
+        0,
+        &format!("ahp-elicit auth login: {u}/plain/open answered without asking for a sign-in: nothing to do"),
+    );
+    assert!(!d.join("state").join("oauth").exists(), "nothing stored");
+}

@@ -352,6 +352,75 @@ fn a_step_up_asking_for_nothing_new_is_refused_without_a_browser() {
 }
 
 #[test]
+fn a_step_up_without_a_terminal_names_the_access_and_the_login_that_gets_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(srv) = server(d, &[]) else { return };
+    let url = &srv.url;
+    let first = call(d, url, "whoami", &[]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    // The stored sign-in has `read`; the call needs `admin`, and this run
+    // can open nothing.
+    let reset = || {
+        ahp(
+            d,
+            &[
+                "mcp",
+                "--answers",
+                "answers.json",
+                "--call",
+                "admin_reset",
+                url,
+            ],
+        )
+    };
+    let refused = reset();
+    refused.assert_said(
+        3,
+        &format!(
+            "tools/call admin_reset needs more access: scope admin (you have: read): run \"ahp-elicit auth login --scope 'read admin' {url}\" at a terminal (or pass --browser CMD); this run has no terminal to sign in on"
+        ),
+    );
+    assert!(
+        !refused.stderr.contains("needs a sign-in"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(sign_in_visits(d).len(), 1);
+    // The command named (with a browser command in place of the terminal)
+    // signs in for both scopes though a sign-in for `read` is stored...
+    let b = browser();
+    let login = ahp(
+        d,
+        &[
+            "auth",
+            "login",
+            "--browser",
+            &b,
+            "--scope",
+            "read admin",
+            url,
+        ],
+    );
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    let visits = sign_in_visits(d);
+    assert_eq!(visits.len(), 2, "{}", login.stderr);
+    assert_eq!(param(&visits[1], "scope"), "read admin");
+    assert_eq!(
+        stored(d)["tokens"]["scopes_granted"],
+        serde_json::json!(["read", "admin"])
+    );
+    // ...and the call then goes through with the stored sign-in.
+    let again = reset();
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(
+        answer(&again)["scopes"],
+        serde_json::json!(["admin", "read"])
+    );
+    assert_eq!(sign_in_visits(d).len(), 2);
+}
+
+#[test]
 fn a_sign_in_file_open_to_others_is_named_once_per_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

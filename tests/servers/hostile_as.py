@@ -34,6 +34,12 @@ Scenarios (anything else behaves):
   authz-ctl      the authorization endpoint holds bidi and escape
                  characters
 
+Answers that are not an MCP server's, at http://127.0.0.1:PORT/plain/<kind>
+(no sign-in asked): html (HTTP 200, a web page), not-json (HTTP 200 JSON
+that does not parse), not-rpc (HTTP 200 JSON that is not JSON-RPC), 500
+(HTTP 500 with a line of text); open answers as an MCP server that asks
+for no sign-in (a JSON-RPC error). Any other path is HTTP 404 "not found".
+
 With --record FILE, one JSON line per event: {"event": "register"},
 {"event": "authorize", "known": bool}, {"event": "token", "grant": ...,
 "outcome": ...}, {"event": "restart"}.
@@ -112,6 +118,8 @@ class H(BaseHTTPRequestHandler):
             if method == "GET":
                 return self.send(405)
             return self.mcp(parts[1], body)
+        if len(parts) == 2 and parts[0] == "plain":
+            return self.plain(parts[1], body)
         if len(parts) == 2 and parts[0] == "prm":
             return self.prm(parts[1])
         if parts[:2] == [".well-known", "oauth-authorization-server"] and len(parts) == 4:
@@ -164,6 +172,21 @@ class H(BaseHTTPRequestHandler):
             err = {"code": -32601, "message": "Method not found"}
             return self.send(200, {"jsonrpc": "2.0", "id": msg["id"], "error": err})
         return self.send(200, {"jsonrpc": "2.0", "id": msg["id"], "result": result})
+
+    def plain(self, kind, body):
+        if kind == "html":
+            return self.send(200, "<!DOCTYPE html><title>Welcome</title>", ctype="text/html")
+        if kind == "not-json":
+            return self.send(200, "{not json")
+        if kind == "not-rpc":
+            return self.send(200, {"status": "ok"})
+        if kind == "500":
+            return self.send(500, "upstream timed out", ctype="text/plain")
+        if kind == "open":
+            msg = json.loads(body or b"{}")
+            err = {"code": -32601, "message": "Method not found"}
+            return self.send(200, {"jsonrpc": "2.0", "id": msg.get("id"), "error": err})
+        return self.send(404, "not found", ctype="text/plain")
 
     def prm(self, sc):
         if sc == "prm-deep":

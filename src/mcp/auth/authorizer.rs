@@ -293,6 +293,21 @@ impl AuthOptions {
     }
 }
 
+/// `word` as one word of a POSIX shell command line: as it is when it
+/// holds only characters no shell treats specially, else in single quotes
+/// (a single quote in it written `'\''`).
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:@%+=,".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 /// Why signing in failed: one sentence naming the step and the fix (it may
 /// quote a server: sanitized when shown; never a secret). The command
 /// exits 3.
@@ -445,7 +460,8 @@ impl Authorizer {
             g.loaded = true;
             // A stored sign-in made for this URL and account, sent with
             // the first request (refreshed first when it is due); one
-            // that has expired and cannot be renewed is left for the 401.
+            // that has expired and cannot be renewed, or lacks a scope of
+            // `--scope`, is left for the 401.
             match self.opts.store.as_ref().map(|s| s.all()) {
                 Err(_) => {}
                 Ok(Ok(all)) => {
@@ -453,6 +469,7 @@ impl Authorizer {
                         .into_iter()
                         .filter(|s| s.mcp_url == self.mcp_url && s.key.account == self.opts.account)
                         .filter(|s| s.tokens.refresh_token.is_some() || !expired(&s.tokens))
+                        .filter(|s| self.holds_scopes_asked(s))
                         .max_by_key(|s| s.tokens.obtained_at)
                         .map(|sign_in| {
                             remember(&sign_in);
@@ -673,12 +690,29 @@ impl Authorizer {
         Ok(issuer)
     }
 
+    /// Whether sign-in `s` holds every scope of `--scope` (asked for or
+    /// granted); true without `--scope`. A stored sign-in that does not
+    /// is neither sent nor refreshed: a new sign-in replaces it.
+    fn holds_scopes_asked(&self, s: &SignIn) -> bool {
+        self.opts.scope.as_deref().is_none_or(|asked| {
+            let t = &s.tokens;
+            let granted = t.scopes_granted.as_deref().unwrap_or_default();
+            asked
+                .iter()
+                .all(|a| t.scopes_requested.contains(a) || granted.contains(a))
+        })
+    }
+
     /// A sign-in stored for (resource, issuer, account) that is not the
     /// one just refused (another run made it): taken at once while it is
     /// fresh (true: the request can be sent again), else taken to be
-    /// refreshed.
+    /// refreshed. With `--scope`, only one that holds its scopes
+    /// ([`Self::holds_scopes_asked`]).
     fn use_stored(&self, g: &mut Inner, stored: Vec<SignIn>, issuer: &str) -> bool {
-        let Some(s) = stored.into_iter().find(|s| s.key.issuer == issuer) else {
+        let Some(s) = stored
+            .into_iter()
+            .find(|s| s.key.issuer == issuer && self.holds_scopes_asked(s))
+        else {
             return false;
         };
         let refused = g
@@ -1122,7 +1156,7 @@ impl Authorizer {
         step_up: Option<StepUp<'_>>,
     ) -> Result<SignIn, AuthError> {
         if self.opts.screen.is_none() && self.opts.opener.is_none() {
-            return Err(self.no_way_to_sign_in(&prm.resource));
+            return Err(self.no_way_to_sign_in(&prm.resource, &scopes, step_up));
         }
         g.flows += 1;
         let (loopback, kept) = self.loopback(meta)?;
@@ -1418,28 +1452,42 @@ impl Authorizer {
         true
     }
 
-    /// The error when a flow is needed and nothing can show it: the
-    /// command to sign in with (`auth login`, with this run's account),
-    /// why this run cannot, and the accounts signed in to this server
-    /// when this run's is not one of them.
-    fn no_way_to_sign_in(&self, resource: &str) -> AuthError {
+    /// The error when a flow for `scopes` is needed and nothing can show
+    /// it: what is needed (a sign-in, or for a step-up the access the
+    /// refusal named: [`StepUp::sentence`]), the command to sign in with
+    /// (`auth login`, with this run's account and, for a step-up or a
+    /// run given `--scope`, `--scope` with the scopes the flow would ask
+    /// for, so the sign-in it stores has them), why this run cannot, and
+    /// the accounts signed in to this server when this run's is not one
+    /// of them.
+    fn no_way_to_sign_in(
+        &self,
+        resource: &str,
+        scopes: &[String],
+        step_up: Option<StepUp<'_>>,
+    ) -> AuthError {
         let account = &self.opts.account;
         let how = if self.opts.name_login {
+            let mut flags = String::new();
+            if account != "default" {
+                flags.push_str(&format!("--account {} ", shell_word(account)));
+            }
+            if (step_up.is_some() || self.opts.scope.is_some()) && !scopes.is_empty() {
+                flags.push_str(&format!("--scope {} ", shell_word(&scopes.join(" "))));
+            }
             format!(
-                "run \"ahp-elicit auth login {}{}\" at a terminal (or pass --browser CMD)",
-                if account == "default" {
-                    String::new()
-                } else {
-                    format!("--account {account} ")
-                },
+                "run \"ahp-elicit auth login {flags}{}\" at a terminal (or pass --browser CMD)",
                 self.mcp_url
             )
         } else {
             "run this at a terminal, or pass --browser CMD".to_owned()
         };
+        let needs = match step_up {
+            Some(s) => s.sentence(&self.mcp_url),
+            None => format!("{} needs a sign-in", self.mcp_url),
+        };
         AuthError(format!(
-            "{} needs a sign-in: {how}; {}{}",
-            self.mcp_url,
+            "{needs}: {how}; {}{}",
             self.opts.no_opener_reason,
             self.other_accounts_hint(resource)
         ))
@@ -1884,6 +1932,55 @@ mod tests {
             "http://127.0.0.1:9/mcp needs a sign-in: run \"ahp-elicit auth login http://127.0.0.1:9/mcp\" at a terminal (or pass --browser CMD); this run cannot open a browser"
         );
         assert_eq!(g.flows, 0);
+    }
+
+    #[test]
+    fn without_an_opener_a_step_up_names_the_access_and_the_scopes_to_sign_in_for() {
+        let mut opts = AuthOptions::new(Ok(Arc::new(super::super::store::MemoryStore::default())));
+        opts.account = "work team".into();
+        let a = Authorizer::new("http://127.0.0.1:9/mcp", opts);
+        let mut g = a.lock().unwrap();
+        let prm = ResourceMetadata {
+            resource: "http://127.0.0.1:9/mcp".into(),
+            authorization_servers: vec!["http://127.0.0.1:9".into()],
+            scopes_supported: None,
+        };
+        let request = RequestName {
+            method: "tools/call".into(),
+            tool: Some("admin_reset".into()),
+        };
+        let (adds, has) = (vec!["admin".to_owned()], vec!["read".to_owned()]);
+        let step = StepUp {
+            adds: &adds,
+            has: &has,
+            request: Some(&request),
+        };
+        let scopes = vec!["read".to_owned(), "admin".to_owned()];
+        let e = a
+            .flow(
+                &mut g,
+                &prm,
+                &ServerMetadata::default(),
+                "",
+                scopes,
+                Some(step),
+            )
+            .unwrap_err();
+        assert_eq!(
+            e.0,
+            "tools/call admin_reset needs more access: scope admin (you have: read): run \"ahp-elicit auth login --account 'work team' --scope 'read admin' http://127.0.0.1:9/mcp\" at a terminal (or pass --browser CMD); this run cannot open a browser"
+        );
+        assert_eq!(g.flows, 0);
+    }
+
+    #[test]
+    fn shell_words_are_quoted_only_when_a_shell_would_split_or_read_them() {
+        assert_eq!(shell_word("read"), "read");
+        assert_eq!(shell_word("mcp:tools.read"), "mcp:tools.read");
+        assert_eq!(shell_word("read admin"), "'read admin'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word("$HOME"), "'$HOME'");
+        assert_eq!(shell_word(""), "''");
     }
 
     /// A tiny authorization server on 127.0.0.1 for the tests: `route`
