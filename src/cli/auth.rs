@@ -916,7 +916,7 @@ fn probe(url: &str) -> Result<Probed, String> {
     Ok(
         match crate::mcp::http::mcp_answer(resp, url, PROBE_METHOD) {
             Ok(()) => Probed::Answered,
-            Err(why) => Probed::NotMcp(why),
+            Err(why) => Probed::NotMcp(why.to_string()),
         },
     )
 }

@@ -400,24 +400,61 @@ fn error_detail(ctype: &str, body: &[u8], rpc: Option<(i64, String)>) -> Option<
     Some(format!("\"{line}\""))
 }
 
+/// Why an answer to `auth login`'s probe is not an MCP server's: what
+/// `mcp` says of the same answer, after the request it was about
+/// (`server/discover: HTTP 404 …`). Quotes the server (not yet sanitized).
+#[cfg(feature = "cli")]
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NotMcp {
+    /// A redirect, or a content type that is neither JSON nor an event
+    /// stream.
+    #[error("{method}: {refusal}")]
+    Refused {
+        /// The request probed with.
+        method: String,
+        /// What the transport refuses.
+        refusal: Refusal,
+    },
+    /// An HTTP error status with a few words of its body (and, for 404 and
+    /// 405, the endpoint hint).
+    #[error("{method}: {status}")]
+    Status {
+        /// The request probed with.
+        method: String,
+        /// The status, the endpoint and what the body said.
+        status: StatusError,
+    },
+    /// The body could not be read.
+    #[error("{method}: {source}")]
+    Read {
+        /// The request probed with.
+        method: String,
+        /// The read error.
+        #[source]
+        source: TransportError,
+    },
+    /// A body that is not JSON or not JSON-RPC, or no answer at all.
+    #[error("{0}")]
+    Session(#[source] McpError),
+}
+
 /// Whether the answer to `method`, POSTed to `url` without a token and not
 /// asking for a sign-in, came from an MCP server: `auth login`'s probe.
 /// Ok when its body is a JSON-RPC message (a 2xx JSON body or the first
 /// event of an event stream; at any status, a JSON-RPC error, which a
-/// server without a session gives). Otherwise the sentence `mcp` says for
-/// the same answer: a redirect, an HTTP error status with a few words of
-/// its body and, for 404 and 405, the endpoint hint ([`StatusError`]), a
-/// content type that is neither JSON nor an event stream, a body that is
-/// not JSON or not JSON-RPC, no answer at all. The sentence quotes the
-/// server (not yet sanitized).
+/// server without a session gives).
 ///
-/// Errors: the sentence.
+/// Errors: what `mcp` says for the same answer ([`NotMcp`]): a redirect,
+/// an HTTP error status with a few words of its body and, for 404 and 405,
+/// the endpoint hint ([`StatusError`]), a content type that is neither
+/// JSON nor an event stream, a body that is not JSON or not JSON-RPC, no
+/// answer at all.
 #[cfg(feature = "cli")]
 pub(crate) fn mcp_answer(
     resp: ureq::http::Response<ureq::Body>,
     url: &str,
     method: &str,
-) -> Result<(), String> {
+) -> Result<(), NotMcp> {
     let status = resp.status().as_u16();
     let ctype = resp
         .headers()
@@ -425,16 +462,10 @@ pub(crate) fn mcp_answer(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_ascii_lowercase();
-    let unreadable = |why: &dyn std::fmt::Display| {
-        McpError::Unreadable {
-            method: method.to_owned(),
-            why: why.to_string(),
-        }
-        .to_string()
+    let refused = |refusal| NotMcp::Refused {
+        method: method.to_owned(),
+        refusal,
     };
-    // What the transport says, after the request it was about.
-    let said = |why: &dyn std::fmt::Display| format!("{method}: {why}");
-    let no_answer = || LinkDown::StreamEnded(method.to_owned()).to_string();
     if (300..400).contains(&status) {
         let to = resp
             .headers()
@@ -444,67 +475,26 @@ pub(crate) fn mcp_answer(
             .chars()
             .take(300)
             .collect::<String>();
-        return Err(said(&Refusal::Redirect { status, to }));
+        return Err(refused(Refusal::Redirect { status, to }));
     }
     if !(200..300).contains(&status) {
-        let mut head = Vec::new();
-        let _ = resp
-            .into_body()
-            .into_with_config()
-            .limit(MAX_ERROR_BODY)
-            .reader()
-            .read_to_end(&mut head);
-        let v = serde_json::from_slice::<Value>(&head).ok();
-        if v.clone().map(super::jsonrpc::classify).is_some_and(|m| {
-            matches!(
-                m,
-                Ok(super::jsonrpc::Message::Response {
-                    outcome: Err(_),
-                    ..
-                })
-            )
-        }) {
-            return Ok(());
-        }
-        let detail = match oauth_error(&head) {
-            Some((error, Some(d))) => Some(format!("{error}: {d}")),
-            Some((error, None)) => Some(error),
-            None => error_detail(&ctype, &head, v.as_ref().and_then(rpc_error)),
-        };
-        return Err(said(&StatusError {
-            status,
-            url: url.to_owned(),
-            detail,
-            hint: (status == 403).then(|| "the server refused access".to_owned()),
-        }));
+        return error_status_answer(resp, url, method, status, &ctype);
     }
-    let body = if ctype.starts_with("text/event-stream") {
-        let mut events = SseReader::new(BufReader::new(resp.into_body().into_reader()));
-        loop {
-            match events.next_event() {
-                Ok(Some(Ok(e))) if e.data.is_empty() => continue,
-                Ok(Some(Ok(e))) => break e.data,
-                Ok(Some(Err(oversized))) => return Err(unreadable(&oversized)),
-                Ok(None) => return Err(no_answer()),
-                Err(e) => return Err(said(&TransportError::Read(e))),
-            }
-        }
-    } else if ctype.starts_with("application/json") {
-        let mut body = Vec::new();
-        resp.into_body()
-            .into_with_config()
-            .limit(MAX_MESSAGE_BYTES as u64)
-            .reader()
-            .read_to_end(&mut body)
-            .map_err(|e| said(&TransportError::Read(e)))?;
-        body
+    let body = if ctype.starts_with("text/event-stream") || ctype.starts_with("application/json") {
+        answer_body(resp, method, &ctype)?
     } else if status == 202 || status == 204 {
-        return Err(no_answer());
+        return Err(no_answer(method));
     } else {
-        return Err(said(&Refusal::ContentType {
+        return Err(refused(Refusal::ContentType {
             status,
             content_type: ctype,
         }));
+    };
+    let unreadable = |why: &dyn std::fmt::Display| {
+        NotMcp::Session(McpError::Unreadable {
+            method: method.to_owned(),
+            why: why.to_string(),
+        })
     };
     let v = super::transport::parse_message(&body).map_err(|source| {
         let head = String::from_utf8_lossy(&body[..body.len().min(120)]).into();
@@ -517,6 +507,98 @@ pub(crate) fn mcp_answer(
     super::jsonrpc::classify(first)
         .map(|_| ())
         .map_err(|e| unreadable(&e))
+}
+
+/// No answer came to the probe `method` (an empty stream, 202, 204).
+#[cfg(feature = "cli")]
+fn no_answer(method: &str) -> NotMcp {
+    NotMcp::Session(McpError::from(LinkDown::StreamEnded(method.to_owned())))
+}
+
+/// [`mcp_answer`] for an HTTP error `status`: a JSON-RPC error in its body
+/// is an MCP server's (one without a session gives it); anything else is
+/// the status with a few words of its body.
+#[cfg(feature = "cli")]
+fn error_status_answer(
+    resp: ureq::http::Response<ureq::Body>,
+    url: &str,
+    method: &str,
+    status: u16,
+    ctype: &str,
+) -> Result<(), NotMcp> {
+    let mut head = Vec::new();
+    let _ = resp
+        .into_body()
+        .into_with_config()
+        .limit(MAX_ERROR_BODY)
+        .reader()
+        .read_to_end(&mut head);
+    let v = serde_json::from_slice::<Value>(&head).ok();
+    let is_rpc_error = v.clone().map(super::jsonrpc::classify).is_some_and(|m| {
+        matches!(
+            m,
+            Ok(super::jsonrpc::Message::Response {
+                outcome: Err(_),
+                ..
+            })
+        )
+    });
+    if is_rpc_error {
+        return Ok(());
+    }
+    let detail = match oauth_error(&head) {
+        Some((error, Some(d))) => Some(format!("{error}: {d}")),
+        Some((error, None)) => Some(error),
+        None => error_detail(ctype, &head, v.as_ref().and_then(rpc_error)),
+    };
+    Err(NotMcp::Status {
+        method: method.to_owned(),
+        status: StatusError {
+            status,
+            url: url.to_owned(),
+            detail,
+            hint: (status == 403).then(|| "the server refused access".to_owned()),
+        },
+    })
+}
+
+/// [`mcp_answer`]'s body of a 2xx answer: the first event with data of an
+/// event stream, or the JSON body (bounded).
+#[cfg(feature = "cli")]
+fn answer_body(
+    resp: ureq::http::Response<ureq::Body>,
+    method: &str,
+    ctype: &str,
+) -> Result<Vec<u8>, NotMcp> {
+    let read = |e| NotMcp::Read {
+        method: method.to_owned(),
+        source: TransportError::Read(e),
+    };
+    if ctype.starts_with("text/event-stream") {
+        let mut events = SseReader::new(BufReader::new(resp.into_body().into_reader()));
+        loop {
+            match events.next_event() {
+                Ok(Some(Ok(e))) if e.data.is_empty() => continue,
+                Ok(Some(Ok(e))) => return Ok(e.data),
+                Ok(Some(Err(oversized))) => {
+                    return Err(NotMcp::Session(McpError::Unreadable {
+                        method: method.to_owned(),
+                        why: oversized.to_string(),
+                    }))
+                }
+                Ok(None) => return Err(no_answer(method)),
+                Err(e) => return Err(read(e)),
+            }
+        }
+    }
+    let mut body = Vec::new();
+    resp.into_body()
+        .into_with_config()
+        .limit(MAX_MESSAGE_BYTES as u64)
+        .reader()
+        .read_to_end(&mut body)
+        .map_err(read)?;
+    Ok(body)
 }
 
 /// The code and message of a JSON-RPC `error` object in an error answer's
