@@ -251,6 +251,18 @@ fn post_and_read(
 
 /// A non-2xx answer: a JSON-RPC error in the body is delivered as the
 /// answer; otherwise a sentence (3xx names its target, 404 with a session
+/// Where a redirect answer points (its `Location`, cut to 300
+/// characters), for the refusal that names it.
+fn redirect_target(resp: &ureq::http::Response<ureq::Body>) -> String {
+    resp.headers()
+        .get("location")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("(no Location)")
+        .chars()
+        .take(300)
+        .collect()
+}
+
 /// is [`HttpFail::SessionGone`]).
 fn handle_error_status(
     resp: ureq::http::Response<ureq::Body>,
@@ -259,14 +271,7 @@ fn handle_error_status(
 ) -> Result<StreamMark, HttpFail> {
     let status = resp.status().as_u16();
     if (300..400).contains(&status) {
-        let to = resp
-            .headers()
-            .get("location")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("(no Location)")
-            .chars()
-            .take(300)
-            .collect::<String>();
+        let to = redirect_target(&resp);
         return Err(HttpFail::Refused(Refusal::Redirect { status, to }));
     }
     let had_session = legacy::has_session(&sh.state);
@@ -467,14 +472,7 @@ pub(crate) fn mcp_answer(
         refusal,
     };
     if (300..400).contains(&status) {
-        let to = resp
-            .headers()
-            .get("location")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("(no Location)")
-            .chars()
-            .take(300)
-            .collect::<String>();
+        let to = redirect_target(&resp);
         return Err(refused(Refusal::Redirect { status, to }));
     }
     if !(200..300).contains(&status) {
