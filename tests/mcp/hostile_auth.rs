@@ -345,7 +345,7 @@ fn a_challenges_resource_metadata_that_is_not_asked_is_named() {
         assert_eq!(code, 3, "{last}");
         assert!(
             last.ends_with(&format!(
-                "; not asked: the resource_metadata its challenge names, \"{rm}\", which is not https (nor http on this machine)): it cannot be signed in to automatically"
+                "; not asked: the resource_metadata its challenge names, \"{rm}\", which is not https (nor http on this machine)): it cannot be signed in to automatically; with a token it takes, pass --header 'Authorization: env:VAR' (VAR holding \"Bearer TOKEN\")"
             )),
             "{last}"
         );

@@ -1018,7 +1018,7 @@ impl Authorizer {
             })
             .unwrap_or_default();
         Err(AuthError(format!(
-            "{} asks for a sign-in but publishes no protected resource metadata (tried {}{skipped}): it cannot be signed in to automatically",
+            "{} asks for a sign-in but publishes no protected resource metadata (tried {}{skipped}): it cannot be signed in to automatically; with a token it takes, pass --header 'Authorization: env:VAR' (VAR holding \"Bearer TOKEN\")",
             self.mcp_url,
             urls.join(" and ")
         )))
