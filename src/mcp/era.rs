@@ -354,10 +354,10 @@ mod tests {
         let said = supported_versions(Some(&json!({ "supported": many }))).unwrap();
         assert!(said.starts_with("2026-01-0, 2026-01-1, "), "{said}");
         assert!(said.ends_with(", 2026-01-9, and 99990 more"), "{said}");
-        let few = json!({ "supported": ["2025-11-25"] });
+        let few = json!({ "supported": [Revision::V2025_11_25.as_str()] });
         assert_eq!(
             supported_versions(Some(&few)).as_deref(),
-            Some("2025-11-25")
+            Some(Revision::V2025_11_25.as_str())
         );
     }
 
@@ -392,7 +392,7 @@ mod tests {
         );
         assert_eq!(p["name"], "t");
         assert_eq!(p["_meta"]["progressToken"], "x");
-        assert_eq!(p["_meta"][META_VERSION], "2026-07-28");
+        assert_eq!(p["_meta"][META_VERSION], Revision::V2026_07_28.as_str());
         assert_eq!(p["_meta"][META_CLIENT_INFO]["name"], "ahp-elicit");
         assert_eq!(
             p["_meta"][META_CAPABILITIES],
@@ -406,7 +406,10 @@ mod tests {
         assert_eq!(
             h,
             vec![
-                ("MCP-Protocol-Version".into(), "2026-07-28".into()),
+                (
+                    "MCP-Protocol-Version".into(),
+                    Revision::V2026_07_28.as_str().into()
+                ),
                 ("Mcp-Method".into(), "resources/read".into()),
                 ("Mcp-Name".into(), "file:///a b".into()),
             ]
@@ -459,7 +462,8 @@ mod tests {
 
     #[test]
     fn explains_the_new_error_codes() {
-        let d = json!({"supported": ["2026-07-28", "2027-01-01"], "requested": "x"});
+        let d =
+            json!({"supported": [Revision::V2026_07_28.as_str(), "2027-01-01"], "requested": "x"});
         assert_eq!(
             explain(UNSUPPORTED_VERSION, Some(&d)).unwrap(),
             "the server does not speak the protocol version asked for (-32022); it speaks: 2026-07-28, 2027-01-01"

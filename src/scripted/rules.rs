@@ -1058,7 +1058,7 @@ mod tests {
     #[test]
     fn every_key_that_does_not_hold_is_named_in_key_order() {
         let m = matcher(json!({"fields": ["b"], "message": "^x$", "mode": "url",
-            "server": "other", "call": "book", "protocolVersion": "2026-07-28",
+            "server": "other", "call": "book", "protocolVersion": Revision::V2026_07_28.as_str(),
             "host": "Auth.Example"}));
         let req = event("srv", form("x y", &["a"]), SchemaPolicy::Strict);
         let misses = m.misses(&Facts::of(&req));
@@ -1163,11 +1163,11 @@ mod tests {
         let facts = Facts::of(&req);
         assert_eq!(facts.call.as_deref(), Some("plan"));
         assert_eq!(facts.protocol_version, Revision::V2026_07_28);
-        assert!(
-            matcher(json!({"call": "plan", "protocolVersion": "2026-07-28"}))
-                .misses(&facts)
-                .is_empty()
-        );
+        assert!(matcher(
+            json!({"call": "plan", "protocolVersion": Revision::V2026_07_28.as_str()})
+        )
+        .misses(&facts)
+        .is_empty());
         // Without extensions.mcp: 2025-11-25, no call.
         let facts = Facts::of(&event("s", params, SchemaPolicy::Strict));
         assert_eq!(
@@ -1200,7 +1200,7 @@ mod tests {
         for server in [None, Some("a"), Some("b")] {
             for call in [None, Some("c")] {
                 for mode in [None, Some("form"), Some("url")] {
-                    for version in [None, Some("2026-07-28")] {
+                    for version in [None, Some(Revision::V2026_07_28.as_str())] {
                         for message in [None, Some(""), Some("x")] {
                             for fields in [None, Some(json!([])), Some(json!(["f"]))] {
                                 let mut o = Map::new();

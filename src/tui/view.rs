@@ -1584,12 +1584,7 @@ pub fn draw_wait(
         lines.push(Line::raw(""));
         lines.push(Line::styled(clip(n, w), theme.notice()));
     }
-    let inner = Rect::new(
-        a.x + 1,
-        a.y + 1,
-        a.width.saturating_sub(2),
-        a.height.saturating_sub(1),
-    );
+    let inner = inset(a);
     f.render_widget(Paragraph::new(lines), inner);
 }
 
@@ -1632,15 +1627,7 @@ fn draw_call(
             lines.push(Line::styled(l, theme.notice()));
         }
     }
-    f.render_widget(
-        Paragraph::new(lines),
-        Rect::new(
-            a.x + 1,
-            a.y + 1,
-            a.width.saturating_sub(2),
-            a.height.saturating_sub(1),
-        ),
-    );
+    f.render_widget(Paragraph::new(lines), inset(a));
 }
 
 /// The keys of the screen shown while a sign-in waits for the browser.
@@ -1696,15 +1683,7 @@ pub fn draw_sign_in_wait(f: &mut Frame, theme: &Theme, s: &SignInWait<'_>, extra
     for l in url {
         lines.push(Line::styled(l, theme.text()));
     }
-    f.render_widget(
-        Paragraph::new(lines),
-        Rect::new(
-            a.x + 1,
-            a.y + 1,
-            a.width.saturating_sub(2),
-            a.height.saturating_sub(1),
-        ),
-    );
+    f.render_widget(Paragraph::new(lines), inset(a));
 }
 
 #[cfg(test)]
@@ -1842,15 +1821,7 @@ fn draw_idle(f: &mut Frame, theme: &Theme, idle: &Idle<'_>, cut: fn(&str, usize)
     for l in idle.extra.map(|e| wrap(e, w.max(1))).unwrap_or_default() {
         lines.push(Line::styled(l, theme.notice()));
     }
-    f.render_widget(
-        Paragraph::new(lines),
-        Rect::new(
-            a.x + 1,
-            a.y + 1,
-            a.width.saturating_sub(2),
-            a.height.saturating_sub(1),
-        ),
-    );
+    f.render_widget(Paragraph::new(lines), inset(a));
 }
 
 /// The notice shown when the source withdrew the request on screen; it
@@ -1893,12 +1864,7 @@ pub fn draw_notice(f: &mut Frame, theme: &Theme, title: &str, more: &[String]) {
     lines.push(Line::styled("Press any key to continue.", theme.muted()));
     f.render_widget(
         Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
-        Rect::new(
-            a.x + 1,
-            a.y + 1,
-            a.width.saturating_sub(2),
-            a.height.saturating_sub(1),
-        ),
+        inset(a),
     );
 }
 
@@ -1906,6 +1872,17 @@ pub fn draw_notice(f: &mut Frame, theme: &Theme, title: &str, more: &[String]) {
 #[cfg(any(test, feature = "internals"))]
 #[cfg(any(test, feature = "internals"))]
 pub const WITHDRAWN_NOTICE: &str = "The server withdrew this request. Nothing was sent.";
+
+/// The area of a full-screen message inside `a`: one cell in from the left,
+/// right and top edges.
+fn inset(a: Rect) -> Rect {
+    Rect::new(
+        a.x + 1,
+        a.y + 1,
+        a.width.saturating_sub(2),
+        a.height.saturating_sub(1),
+    )
+}
 
 #[cfg(test)]
 mod tests {

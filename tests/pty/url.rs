@@ -608,8 +608,8 @@ fn no_open_records_consent_without_launching() {
 }
 
 /// Below the minimum size the request is not shown, so no key answers it:
-/// `o` (consent) and Enter launch nothing; Esc cancels (found by a fresh
-/// user: keys used to reach the hidden consent screen).
+/// `o` (consent) and Enter launch nothing; Esc cancels (keys must never
+/// reach a consent screen the person cannot see).
 #[test]
 fn too_small_a_screen_takes_no_consent() {
     let dir = tempfile::tempdir().expect("tempdir");
