@@ -67,9 +67,10 @@ pub(super) fn mcp_extension(revision: Revision, input: Option<&InputRef>) -> Mcp
 
 /// What a server is told of an answer the client refused (an answers
 /// file's value the form does not take, an accept the request cannot
-/// have): the reasons stay with the person, since they quote the refused
-/// values.
-pub(crate) const REFUSED: &str = "the client refused its answer (it does not fit the request)";
+/// have, no rule of the answers file matching): the reasons stay with the
+/// person, since they quote the refused values and the rules' own.
+pub(crate) const REFUSED: &str =
+    "the client has no answer it can send (why is said to the person only)";
 
 impl Client {
     /// The server's `elicitation/create` with request id `id`.

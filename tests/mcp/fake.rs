@@ -643,7 +643,7 @@ fn an_answer_the_form_refuses_gets_an_error_and_no_result() {
     // quote refused values); the person reads why on stderr.
     let said = resp["error"]["message"].as_str().unwrap();
     assert!(
-        said.ends_with(": the client refused its answer (it does not fit the request)"),
+        said.ends_with(": the client has no answer it can send (why is said to the person only)"),
         "{said}"
     );
     assert!(!said.contains("'code'"), "{said}");
