@@ -769,6 +769,15 @@ def run_http():
                 "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name", "Mcp-Param-Region",
                 "Mcp-Session-Id", "X-Api-Key")}
             state.authorization = self.headers.get("Authorization")
+            if (m["method"] == "server/discover" and MODE == "legacy"
+                    and "--ignore-unknown" in sys.argv):
+                # Never answered: the stream stays open, silent but for
+                # keep-alive comments, until the client gives up on it.
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                self.keep_alive()
+                return
             r = modern(state, m, hdrs)
             if r == "SILENT":
                 # An SSE stream that never answers: a keep-alive comment
