@@ -13,23 +13,34 @@
 //! the whole flow for the HTTP transport.
 
 pub mod authorizer;
+mod browser;
 pub mod challenge;
 pub mod discovery;
+pub mod error;
+#[cfg(test)]
+mod fake_as;
 #[cfg(unix)]
 pub mod file_store;
 pub mod flow;
+mod hints;
+mod http;
 pub mod listener;
+mod metadata;
+pub mod options;
+mod registration;
+pub mod step_up;
 pub mod store;
+mod tokens;
 pub mod wait;
 
 use std::sync::Arc;
 #[cfg(unix)]
 use std::{path::PathBuf, sync::OnceLock};
 
-pub use authorizer::{
-    AuthError, AuthOptions, Authorizer, Opener, PreRegistered, RequestName, Screen, SignInRequest,
-    StepUp, Unauthorized,
-};
+pub use authorizer::{Authorizer, Unauthorized};
+pub use error::AuthError;
+pub use options::{AuthOptions, Opener, PreRegistered, Screen, SignInRequest};
+pub use step_up::{RequestName, StepUp};
 #[cfg(unix)]
 use store::{ClientRegistration, SignIn, SignInKey, StoreLock};
 use store::{Store, StoreError};
