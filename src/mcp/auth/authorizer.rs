@@ -48,7 +48,7 @@ use super::options::*;
 use super::step_up::*;
 use super::store::{SignIn, SignInKey, Store};
 use super::tokens::*;
-pub use crate::responder::lines::{cancelled, SignInError};
+pub use crate::responder::lines::SignInError;
 
 /// Most authorization flows one run starts.
 pub const MAX_FLOWS: u32 = 3;
@@ -152,10 +152,7 @@ impl Authorizer {
     }
 
     pub(super) fn lock(&self) -> Result<MutexGuard<'_, Inner>, AuthError> {
-        let mut g = self
-            .inner
-            .lock()
-            .map_err(|_| AuthError("the sign-in state was poisoned by a panic".into()))?;
+        let mut g = self.inner.lock().map_err(|_| AuthError::Poisoned)?;
         if !g.loaded {
             g.loaded = true;
             // A stored sign-in made for this URL and account, sent with
@@ -270,10 +267,9 @@ impl Authorizer {
             ),
         };
         if g.flows >= MAX_FLOWS {
-            return Err(AuthError(format!(
-                "gave up signing in to {} after {MAX_FLOWS} sign-ins in this run (the server keeps refusing the tokens)",
-                self.mcp_url
-            )));
+            return Err(AuthError::TooManySignIns {
+                mcp_url: self.mcp_url.clone(),
+            });
         }
         let step = more.as_ref().map(|(adds, has)| StepUp {
             adds,
@@ -409,7 +405,7 @@ impl Authorizer {
                 g.registered_again = true;
                 self.opts.notices.say(&format!(
                     "{}: registering again and signing in once more",
-                    crate::safe_text::display(&e.0)
+                    crate::safe_text::display(&e.to_string())
                 ));
                 self.flow(g, prm, meta, meta_url, scopes, step)
             }
@@ -421,10 +417,10 @@ impl Authorizer {
     ///
     /// Errors: why there is none (a sign-in is needed and cannot be kept).
     pub(super) fn store(&self) -> Result<&Arc<dyn Store>, AuthError> {
-        self.opts
-            .store
-            .as_ref()
-            .map_err(|e| AuthError(format!("{} needs a sign-in, but {e}", self.mcp_url)))
+        self.opts.store.as_ref().map_err(|e| AuthError::NoStore {
+            mcp_url: self.mcp_url.clone(),
+            source: e.clone(),
+        })
     }
 }
 
@@ -474,7 +470,7 @@ mod tests {
                 request: None,
             })
             .unwrap_err();
-        assert!(e.0.contains("needs a sign-in: run"), "{e}");
+        assert!(e.to_string().contains("needs a sign-in: run"), "{e}");
     }
 
     #[test]
@@ -496,7 +492,7 @@ mod tests {
                 request: None,
             })
             .unwrap_err();
-        assert!(e.0.contains("needs a sign-in: run"), "{e}");
+        assert!(e.to_string().contains("needs a sign-in: run"), "{e}");
         assert!(store.all().unwrap().is_empty());
         assert_eq!(
             said.texts(),

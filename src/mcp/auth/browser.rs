@@ -10,7 +10,7 @@ use super::authorizer::*;
 use super::discovery::{ResourceMetadata, ServerMetadata};
 use super::error::AuthError;
 use super::flow::{random_token, s256_challenge, AuthorizationRequest, CallbackError};
-use super::listener::{Loopback, PasteBack};
+use super::listener::{listening_at, port_of, Loopback, PasteBack};
 use super::options::*;
 use super::step_up::*;
 use super::store::{ClientKind, ClientRegistration, Secret, SignIn, SignInKey};
@@ -85,7 +85,11 @@ impl Authorizer {
         let code = self.ask_and_wait(&shown, &rx);
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
         let code = code.map_err(|e| match reused {
-            true => AuthError(format!("{e}{}", self.forget_client_hint(&meta.issuer))),
+            true => AuthError::KeptClient {
+                issuer: meta.issuer.clone(),
+                mcp_url: self.mcp_url.clone(),
+                source: Box::new(e),
+            },
             false => e,
         })?;
         crate::redact::register_secret(code.expose());
@@ -124,20 +128,13 @@ impl Authorizer {
                 None
             }
         };
-        let kept_port = kept.as_ref().and_then(|c| {
-            c.redirect_uri
-                .strip_prefix("http://127.0.0.1:")
-                .and_then(|r| r.strip_suffix(super::listener::CALLBACK_PATH))
-                .and_then(|p| p.parse::<u16>().ok())
-        });
+        let kept_port = kept.as_ref().and_then(|c| port_of(&c.redirect_uri));
         let loopback = match (self.opts.callback_port, kept_port.map(Loopback::bind)) {
-            (Some(port), _) => Loopback::bind(port).map_err(|e| {
-                AuthError(format!(
-                    "{e}: choose another with --callback-port or leave it out"
-                ))
-            })?,
+            (Some(port), _) => {
+                Loopback::bind(port).map_err(|source| AuthError::CallbackPort { source })?
+            }
             (None, Some(Ok(l))) => l,
-            (None, _) => Loopback::bind(0).map_err(|e| AuthError(e.to_string()))?,
+            (None, _) => Loopback::bind(0).map_err(AuthError::Listener)?,
         };
         Ok((loopback, kept))
     }
@@ -167,7 +164,7 @@ impl Authorizer {
                     paste: s.paste,
                     record_launch: self.opts.record_launch.as_ref(),
                 })
-                .map_err(|e| AuthError(e.to_string()))?;
+                .map_err(AuthError::of_screen)?;
                 Ok(())
             }
             (None, Some(opener)) => {
@@ -184,15 +181,10 @@ impl Authorizer {
         let verdict = match opened {
             // The browser ended before its page: the verdict is in already
             // when there is one.
-            Err(e) => rx.try_recv().map_err(|_| {
-                AuthError(format!(
-                    "opening the authorization URL failed: {}",
-                    e.to_string().trim_end_matches('.')
-                ))
-            }),
+            Err(source) => rx.try_recv().map_err(|_| AuthError::Open { source }),
             Ok(()) => self.wait_for_browser(s, rx, &published),
         };
-        verdict?.map_err(|e| AuthError(e.to_string()))
+        Ok(verdict??)
     }
 
     /// Wait for the browser's return (or a pasted address), up to
@@ -208,39 +200,34 @@ impl Authorizer {
         published: &super::wait::Published,
     ) -> Result<Result<Secret, CallbackError>, AuthError> {
         use std::sync::mpsc::RecvTimeoutError;
-        let port = loopback_port(s.paste.redirect_uri());
+        let uri = s.paste.redirect_uri();
+        let listening = listening_at(uri).unwrap_or(uri).to_owned();
         let until = std::time::Instant::now() + self.opts.wait;
         published.waiting(super::wait::Waiting {
             url: s.url.to_owned(),
-            listening: format!("127.0.0.1:{port}"),
+            listening: listening.clone(),
             until,
             timeout: self.opts.wait,
         });
         loop {
             if published.cancelled() {
-                return Err(AuthError(cancelled(&self.mcp_url)));
+                return Err(AuthError::Cancelled {
+                    mcp_url: self.mcp_url.clone(),
+                });
             }
             let left = until.saturating_duration_since(std::time::Instant::now());
             match rx.recv_timeout(left.min(WAIT_TICK)) {
                 Ok(v) => return Ok(v),
                 Err(RecvTimeoutError::Timeout) if !left.is_zero() => {}
                 Err(_) => {
-                    return Err(AuthError(format!(
-                        "no answer from the browser within {} (the sign-in page was not completed, or it could not reach 127.0.0.1:{port})",
-                        humantime::format_duration(self.opts.wait),
-                    )))
+                    return Err(AuthError::BrowserTimeout {
+                        wait: self.opts.wait,
+                        listening,
+                    })
                 }
             }
         }
     }
-}
-
-/// The port of a loopback redirect URI, for messages.
-pub(super) fn loopback_port(redirect_uri: &str) -> String {
-    redirect_uri
-        .rsplit_once(':')
-        .map(|(_, r)| r.split('/').next().unwrap_or("").to_owned())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -296,8 +283,9 @@ mod tests {
             .find(|(k, _)| k == "code_verifier")
             .map(|(_, v)| v.into_owned())
             .unwrap();
-        assert!(e.0.contains(&verifier), "the server did echo it: {}", e.0);
-        let shown = crate::redact::redact_secrets(&e.0);
+        let e = e.to_string();
+        assert!(e.contains(&verifier), "the server did echo it: {e}");
+        let shown = crate::redact::redact_secrets(&e);
         for secret in [
             verifier.as_str(),
             "CLIENTSECRET-abcdefgh123",

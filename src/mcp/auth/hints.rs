@@ -111,15 +111,6 @@ impl Authorizer {
         )
     }
 
-    /// What a failed sign-in with a kept client registration adds: the way
-    /// to forget it, for an authorization server that no longer knows it.
-    pub(super) fn forget_client_hint(&self, issuer: &str) -> String {
-        format!(
-            "; the client registration kept for {issuer} was used: if that authorization server no longer knows it (it restarted), run \"ahp-elicit auth logout {} --forget-client\" and sign in again",
-            self.mcp_url
-        )
-    }
-
     /// The error when a flow for `scopes` is needed and nothing can show
     /// it: what is needed (a sign-in, or for a step-up the access the
     /// refusal named: [`StepUp::sentence`]), the command to sign in with
@@ -154,11 +145,12 @@ impl Authorizer {
             Some(s) => s.sentence(&self.mcp_url),
             None => format!("{} needs a sign-in", self.mcp_url),
         };
-        AuthError(format!(
-            "{needs}: {how}; {}{}",
-            self.opts.no_opener_reason,
-            self.other_accounts_hint(resource)
-        ))
+        AuthError::NoWayToSignIn {
+            needs,
+            how,
+            reason: self.opts.no_opener_reason.clone(),
+            others: self.other_accounts_hint(resource),
+        }
     }
 
     /// When no sign-in is stored for this run's account but some are for
@@ -187,6 +179,7 @@ mod tests {
     use super::*;
     use crate::mcp::auth::discovery::{ResourceMetadata, ServerMetadata};
     use crate::mcp::auth::options::*;
+    use crate::responder::lines::cancelled;
     use std::sync::Arc;
 
     #[test]
@@ -232,9 +225,10 @@ mod tests {
             .flow(&mut g, &prm, &ServerMetadata::default(), "", vec![], None)
             .unwrap_err();
         assert_eq!(
-            e.0,
+            e.to_string(),
             "http://127.0.0.1:9/mcp needs a sign-in: run \"ahp-elicit auth login http://127.0.0.1:9/mcp\" at a terminal (or pass --browser CMD); this run cannot open a browser"
         );
+        assert!(matches!(e, AuthError::NoWayToSignIn { .. }), "{e:?}");
         assert_eq!(g.flows, 0);
     }
 
@@ -273,7 +267,7 @@ mod tests {
             )
             .unwrap_err();
         assert_eq!(
-            e.0,
+            e.to_string(),
             "tools/call admin_reset needs more access: scope admin (you have: read): run \"ahp-elicit auth login --account 'work team' --scope 'read admin' http://127.0.0.1:9/mcp\" at a terminal (or pass --browser CMD); this run cannot open a browser"
         );
         assert_eq!(g.flows, 0);

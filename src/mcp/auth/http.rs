@@ -18,7 +18,7 @@ pub(super) const MAX_ANSWER_BYTES: u64 = 1024 * 1024;
 /// where.
 #[derive(Clone, Copy)]
 pub(super) struct Ask<'a> {
-    pub(super) what: &'a str,
+    pub(super) what: &'static str,
     pub(super) url: &'a str,
 }
 
@@ -29,12 +29,16 @@ pub(super) struct Ask<'a> {
 pub(super) fn json_answer(ask: Ask<'_>, body: &[u8]) -> Result<Value, AuthError> {
     let Ask { what, url } = ask;
     serde_json::from_slice(body).map_err(|e| {
+        let url = url.to_owned();
+        // serde_json names this error in its text only.
         if e.to_string().starts_with("recursion limit exceeded") {
-            AuthError(format!(
-                "{what} at {url} is nested too deeply to read (over 128 levels)"
-            ))
+            AuthError::TooDeep { what, url }
         } else {
-            AuthError(format!("{what} at {url} is not JSON"))
+            AuthError::NotJson {
+                what,
+                url,
+                source: e,
+            }
         }
     })
 }
@@ -57,7 +61,11 @@ impl Authorizer {
     /// Errors: the request failed or had no answer in time, or a 2xx body
     /// is too large, too deep or not JSON (each said naming `what` is asked
     /// for and where).
-    pub(super) fn get_json(&self, what: &str, url: &str) -> Result<Option<Value>, AuthError> {
+    pub(super) fn get_json(
+        &self,
+        what: &'static str,
+        url: &str,
+    ) -> Result<Option<Value>, AuthError> {
         let ask = Ask { what, url };
         let resp = self
             .agent
@@ -77,19 +85,21 @@ impl Authorizer {
     pub(super) fn trouble(&self, ask: Ask<'_>, e: ureq::Error) -> AuthError {
         let Ask { what, url } = ask;
         match e {
-            ureq::Error::Timeout(_) => AuthError(format!(
-                "no answer from {url} ({what}) within {}{}",
-                crate::mcp::seconds(&self.opts.request_timeout),
-                self.opts
-                    .request_timeout_flag
-                    .map(|f| format!(" ({f})"))
-                    .unwrap_or_default()
-            )),
-            ureq::Error::BodyExceedsLimit(_) => AuthError(format!(
-                "{what} at {url} is larger than {} MiB: not read",
-                MAX_ANSWER_BYTES / (1024 * 1024)
-            )),
-            e => AuthError(format!("{what}: {url}: {e}")),
+            ureq::Error::Timeout(_) => AuthError::NoAnswer {
+                what,
+                url: url.to_owned(),
+                limit: self.opts.request_timeout,
+                flag: self.opts.request_timeout_flag,
+            },
+            ureq::Error::BodyExceedsLimit(_) => AuthError::TooLarge {
+                what,
+                url: url.to_owned(),
+            },
+            source => AuthError::Request {
+                what,
+                url: url.to_owned(),
+                source,
+            },
         }
     }
 
@@ -118,7 +128,7 @@ impl Authorizer {
     /// larger than [`MAX_ANSWER_BYTES`].
     pub(super) fn post_form(
         &self,
-        what: &str,
+        what: &'static str,
         url: &str,
         form: &[(String, String)],
         basic: Option<String>,
@@ -164,16 +174,33 @@ mod tests {
         };
         assert_eq!(
             a.trouble(ask, ureq::Error::Timeout(ureq::Timeout::Global))
-                .0,
+                .to_string(),
             "no answer from http://127.0.0.1:9/prm (the protected resource metadata) within 30 s"
         );
         assert_eq!(
-            a.trouble(ask, ureq::Error::BodyExceedsLimit(1)).0,
+            a.trouble(ask, ureq::Error::BodyExceedsLimit(1)).to_string(),
             "the protected resource metadata at http://127.0.0.1:9/prm is larger than 1 MiB: not read"
         );
         assert_eq!(
-            json_answer(ask, b"[[1]").unwrap_err().0,
+            json_answer(ask, b"[[1]").unwrap_err().to_string(),
             "the protected resource metadata at http://127.0.0.1:9/prm is not JSON"
+        );
+        // Each says what failed, keeping the cause.
+        let timeout = a.trouble(ask, ureq::Error::Timeout(ureq::Timeout::Global));
+        assert!(
+            matches!(timeout, AuthError::NoAnswer { limit, flag: None, .. } if limit == REQUEST_TIMEOUT),
+            "{timeout:?}"
+        );
+        let not_json = json_answer(ask, b"[[1]").unwrap_err();
+        assert!(
+            matches!(not_json, AuthError::NotJson { .. }),
+            "{not_json:?}"
+        );
+        assert!(std::error::Error::source(&not_json).is_some());
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(
+            json_answer(ask, deep.as_bytes()).unwrap_err().to_string(),
+            "the protected resource metadata at http://127.0.0.1:9/prm is nested too deeply to read (over 128 levels)"
         );
     }
 }

@@ -33,34 +33,29 @@ impl Authorizer {
             let Some(v) = self.get_json("the protected resource metadata", url)? else {
                 continue;
             };
-            let prm = ResourceMetadata::parse(&v).map_err(|e| {
-                AuthError(format!(
-                    "the protected resource metadata at {url} cannot be used: {e}"
-                ))
-            })?;
+            let prm =
+                ResourceMetadata::parse(&v).map_err(|source| AuthError::UnusableMetadata {
+                    what: "the protected resource metadata",
+                    url: url.clone(),
+                    source,
+                })?;
             if !resource_matches(&prm.resource, &self.mcp_url) {
-                return Err(AuthError(format!(
-                    "the metadata of {} says it is for {}: refusing to sign in",
-                    self.mcp_url, prm.resource
-                )));
+                return Err(AuthError::WrongResource {
+                    mcp_url: self.mcp_url.clone(),
+                    resource: prm.resource,
+                });
             }
             return Ok(prm);
         }
         // A challenge's resource_metadata that was not asked is named.
-        let skipped = from_header
+        let not_asked = from_header
             .filter(|r| !endpoint_allowed(r))
-            .map(|r| {
-                format!(
-                    "; not asked: the resource_metadata its challenge names, \"{}\", which is not https (nor http on this machine)",
-                    super::flow::cut(r, 200)
-                )
-            })
-            .unwrap_or_default();
-        Err(AuthError(format!(
-            "{} asks for a sign-in but publishes no protected resource metadata (tried {}{skipped}): it cannot be signed in to automatically; with a token it takes, pass --header 'Authorization: env:VAR' (VAR holding \"Bearer TOKEN\")",
-            self.mcp_url,
-            urls.join(" and ")
-        )))
+            .map(|r| super::flow::cut(r, 200));
+        Err(AuthError::NoResourceMetadata {
+            mcp_url: self.mcp_url.clone(),
+            tried: urls,
+            not_asked,
+        })
     }
 
     /// Read the authorization server's metadata (spec order); its `issuer`
@@ -74,22 +69,23 @@ impl Authorizer {
             let Some(v) = self.get_json("the authorization server metadata", url)? else {
                 continue;
             };
-            let meta = ServerMetadata::parse(&v).map_err(|e| {
-                AuthError(format!(
-                    "the authorization server metadata at {url} cannot be used: {e}"
-                ))
+            let meta = ServerMetadata::parse(&v).map_err(|source| AuthError::UnusableMetadata {
+                what: "the authorization server metadata",
+                url: url.clone(),
+                source,
             })?;
             if meta.issuer != issuer {
-                return Err(AuthError(format!(
-                    "the authorization server metadata at {url} says it is \"{}\", not \"{issuer}\": refusing to use it",
-                    meta.issuer
-                )));
+                return Err(AuthError::WrongIssuer {
+                    url: url.clone(),
+                    says: meta.issuer,
+                    issuer: issuer.to_owned(),
+                });
             }
             return Ok((meta, url.clone()));
         }
-        Err(AuthError(format!(
-            "no authorization server metadata for {issuer} (tried {} addresses)",
-            urls.len()
-        )))
+        Err(AuthError::NoServerMetadata {
+            issuer: issuer.to_owned(),
+            tried: urls.len(),
+        })
     }
 }

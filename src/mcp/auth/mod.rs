@@ -63,12 +63,7 @@ pub fn open_store(choice: Option<&str>) -> Result<Arc<dyn Store>, StoreError> {
     {
         let dir = match choice {
             Some(d) => PathBuf::from(d),
-            None => file_store::default_dir().ok_or_else(|| {
-                StoreError(
-                    "no state directory to keep sign-ins in: set HOME or XDG_STATE_HOME, or give --auth-store DIR (or memory)"
-                        .into(),
-                )
-            })?,
+            None => file_store::default_dir().ok_or(StoreError::NoStateDir)?,
         };
         Ok(Arc::new(LazyFileStore {
             dir,
@@ -77,9 +72,7 @@ pub fn open_store(choice: Option<&str>) -> Result<Arc<dyn Store>, StoreError> {
     }
     #[cfg(not(unix))]
     {
-        Err(StoreError(
-            "sign-ins are kept on disk only on Unix: give --auth-store memory".into(),
-        ))
+        Err(StoreError::NotOnDisk)
     }
 }
 

@@ -61,10 +61,10 @@ impl Authorizer {
         if let Some(pre) = &self.opts.client {
             match &g.pre_issuer {
                 Some(first) if *first != meta.issuer => {
-                    return Err(AuthError(format!(
-                        "the client id given with --client-id was used at {first}, but the server now names {}: not sending it there",
-                        meta.issuer
-                    )))
+                    return Err(AuthError::ClientIdElsewhere {
+                        first: first.clone(),
+                        issuer: meta.issuer.clone(),
+                    })
                 }
                 _ => g.pre_issuer = Some(meta.issuer.clone()),
             }
@@ -105,12 +105,10 @@ impl Authorizer {
             }
         }
         let Some(endpoint) = &meta.registration_endpoint else {
-            return Err(AuthError(format!(
-                "{} offers no dynamic registration{}: give a client id with --client-id (and --client-secret env:VAR){}",
-                meta.issuer,
-                if meta.client_id_metadata_document_supported { "" } else { " and no client metadata documents" },
-                if meta.client_id_metadata_document_supported { " or --client-metadata-url URL" } else { "" }
-            )));
+            return Err(AuthError::NoRegistration {
+                issuer: meta.issuer.clone(),
+                metadata_documents: meta.client_id_metadata_document_supported,
+            });
         };
         self.register(meta, endpoint, redirect_uri)
     }
@@ -128,10 +126,9 @@ impl Authorizer {
     ) -> Result<ClientRegistration, AuthError> {
         let supported = meta.token_endpoint_auth_methods_supported.as_deref();
         if !endpoint_allowed(endpoint) {
-            return Err(AuthError(format!(
-                "the registration endpoint of {} is not https",
-                meta.issuer
-            )));
+            return Err(AuthError::RegistrationNotHttps {
+                issuer: meta.issuer.clone(),
+            });
         }
         let body = json!({
             "client_name": "ahp-elicit",
@@ -158,18 +155,18 @@ impl Authorizer {
         let answer = self.read_answer(ask, resp)?;
         if !(200..300).contains(&status) {
             let why = refusal(status, &answer);
-            return Err(AuthError(format!(
-                "registration at {} was refused: {why}",
-                meta.issuer
-            )));
+            return Err(AuthError::RegistrationRefused {
+                issuer: meta.issuer.clone(),
+                why,
+            });
         }
         let v = json_answer(ask, &answer)?;
         let client_id = v
             .get("client_id")
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
-            .ok_or_else(|| {
-                AuthError(format!("registration at {} gave no client_id", meta.issuer))
+            .ok_or_else(|| AuthError::NoClientId {
+                issuer: meta.issuer.clone(),
             })?;
         let secret = v
             .get("client_secret")

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::authorizer::*;
 use super::challenge::BearerChallenge;
-use super::error::AuthError;
+use super::error::{AuthError, NothingNew};
 use super::flow::union_scopes;
 use super::store::Tokens;
 
@@ -132,24 +132,19 @@ impl Authorizer {
         asked: &[String],
         granted: &[String],
     ) -> AuthError {
-        let (named, why) = if asked.is_empty() {
-            (
-                "no scope named".to_owned(),
-                "so there is nothing to ask for",
-            )
+        let why = if asked.is_empty() {
+            NothingNew::NoScopeNamed
         } else if asked.iter().all(|s| granted.contains(s)) {
-            (asked.join(" "), "which the token in use has already")
+            NothingNew::Held
         } else {
-            (
-                asked.join(" "),
-                "which was asked for before and not granted",
-            )
+            NothingNew::NotGranted
         };
-        AuthError(format!(
-            "{} refused {} for lack of access ({named}), {why}: not signing in again",
-            self.mcp_url,
-            request.map_or_else(|| "the request".to_owned(), ToString::to_string),
-        ))
+        AuthError::NothingNewToAsk {
+            mcp_url: self.mcp_url.clone(),
+            request: request.cloned(),
+            asked: asked.to_vec(),
+            why,
+        }
     }
 }
 
@@ -235,7 +230,7 @@ mod tests {
             })
             .unwrap_err();
         assert!(
-            e.0.ends_with("refused the request for lack of access (b), which the token in use has already: not signing in again"),
+            e.to_string().ends_with("refused the request for lack of access (b), which the token in use has already: not signing in again"),
             "{e}"
         );
         assert_eq!(urls.lock().unwrap().len(), 1);

@@ -47,7 +47,7 @@ impl Authorizer {
         }
         c.refreshed_for = Some(generation);
         let key = c.sign_in.key.clone();
-        let _lock = self.store()?.lock(&key).map_err(|e| AuthError(e.0))?;
+        let _lock = self.store()?.lock(&key)?;
         match self.stored(&key) {
             Ok(Some(s)) => {
                 if s.tokens.access_token != c.sign_in.tokens.access_token && !due(&s.tokens) {
@@ -154,8 +154,7 @@ impl Authorizer {
     pub(super) fn stored(&self, key: &SignInKey) -> Result<Option<SignIn>, AuthError> {
         Ok(self
             .store()?
-            .sign_ins(&key.resource, &key.account)
-            .map_err(|e| AuthError(e.0))?
+            .sign_ins(&key.resource, &key.account)?
             .into_iter()
             .find(|s| s.key.issuer == key.issuer))
     }
@@ -193,15 +192,11 @@ impl Authorizer {
             let why = refusal(status, &body);
             let forgot = self.forget_rejected_client(client, &body);
             g.forgot_client |= forgot;
-            return Err(AuthError(format!(
-                "token request to {} failed: {why}{}",
-                meta.issuer,
-                if forgot {
-                    "; the client registration kept there is forgotten"
-                } else {
-                    ""
-                }
-            )));
+            return Err(AuthError::TokenRefused {
+                issuer: meta.issuer.clone(),
+                why,
+                forgot,
+            });
         }
         let v = json_answer(
             Ask {
@@ -361,7 +356,8 @@ mod tests {
             })
             .unwrap_err();
         assert!(
-            e.0.contains("needs a sign-in: run \"ahp-elicit auth login"),
+            e.to_string()
+                .contains("needs a sign-in: run \"ahp-elicit auth login"),
             "{e}"
         );
         assert!(store.all().unwrap().is_empty());
