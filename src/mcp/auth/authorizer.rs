@@ -32,8 +32,17 @@
 //! two processes never both spend a rotating refresh token.
 //!
 //! Secrets (tokens, codes, verifiers, `state`, client secrets) are
-//! [`Secret`]s: they reach the wire and the store, never a notice or an
-//! error.
+//! [`Secret`](super::store::Secret)s: they reach the wire and the store,
+//! never a notice or an error.
+//!
+//! This file holds the state and the spine ([`Authorizer::authorize`]);
+//! each step is an `impl Authorizer` block in a file of its own:
+//! `metadata` (steps 1 and 2), `tokens` (step 3's refresh, the token
+//! request, when a token is due), `registration` (the client identity),
+//! `browser` (the loopback listener, the authorization URL shown or
+//! opened, the wait), `step_up` (a 403's scopes), `http` (the requests and
+//! their bounded answers) and `hints` (the sentences). Errors are
+//! [`AuthError`] variants.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;

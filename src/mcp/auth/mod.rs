@@ -10,7 +10,11 @@
 //! steps of one authorization (PKCE, scopes, the authorization URL, the
 //! callback's checks, the token answer). [`listener`] is the loopback
 //! listener the browser comes back to, and [`authorizer::Authorizer`] runs
-//! the whole flow for the HTTP transport.
+//! the whole flow for the HTTP transport: its spine in [`authorizer`], its
+//! steps in `metadata`, `tokens`, `registration`, `browser`, [`step_up`],
+//! `http` and `hints`, what it is given in [`options`], and why it fails
+//! in [`error`] ([`AuthError`]). [`wait`] publishes the wait for the
+//! browser to the screens.
 
 pub mod authorizer;
 mod browser;
