@@ -21,6 +21,16 @@ pub enum AuthError {
     /// A thread panicked while it held the sign-in state.
     #[error("the sign-in state was poisoned by a panic")]
     Poisoned,
+    /// The MCP server is on another machine over plain `http://` and
+    /// `--allow-insecure-http` was not given: its token would be readable
+    /// on the way, so no sign-in is made there.
+    #[error("{mcp_url} asks for a sign-in, but over plain http:// to {host} its token would be readable on the way: not signing in there; use https://, or pass --allow-insecure-http")]
+    InsecureHttp {
+        /// The MCP server's URL.
+        mcp_url: String,
+        /// Its host.
+        host: String,
+    },
     /// A sign-in is needed and there is no store to keep it in (`source`
     /// says why: no state directory, or not on Unix).
     #[error("{mcp_url} needs a sign-in, but {source}")]
@@ -65,16 +75,16 @@ pub enum AuthError {
     #[error(
         "{mcp_url} asks for a sign-in but publishes no protected resource metadata (tried {}{}): it cannot be signed in to automatically; with a token it takes, pass --header 'Authorization: env:VAR' (VAR holding \"Bearer TOKEN\")",
         .tried.join(" and "),
-        .not_asked.as_deref().map(not_asked_words).unwrap_or_default()
+        .not_asked.as_ref().map(|(url, why)| format!("; not asked: the resource_metadata its challenge names, \"{url}\", {why}")).unwrap_or_default()
     )]
     NoResourceMetadata {
         /// The MCP server's URL.
         mcp_url: String,
         /// The addresses asked, in order.
         tried: Vec<String>,
-        /// The challenge's `resource_metadata` that was not asked (not
-        /// https, nor http on this machine), cut for the message.
-        not_asked: Option<String>,
+        /// The challenge's `resource_metadata` that was not asked, cut for
+        /// the message, and why it was not.
+        not_asked: Option<(String, NotAsked)>,
     },
     /// The authorization server's metadata names another issuer.
     #[error("the authorization server metadata at {url} says it is \"{says}\", not \"{issuer}\": refusing to use it")]
@@ -268,6 +278,18 @@ pub enum AuthError {
         /// The issuer named now.
         issuer: String,
     },
+    /// The `--client-id` given was used at another issuer by an earlier
+    /// run (a sign-in stored with it), and the server now names another:
+    /// the id is not sent there.
+    #[error("the client id given with --client-id was used at {first} (a sign-in stored by an earlier run), but {mcp_url} now names {issuer}: not sending it there; give the client id registered at {issuer}, or if the move is expected run \"ahp-elicit auth logout {mcp_url}\" and sign in again")]
+    ClientIdBound {
+        /// The issuer of the stored sign-in that used the id.
+        first: String,
+        /// The MCP server's URL.
+        mcp_url: String,
+        /// The issuer the server names now.
+        issuer: String,
+    },
     /// No way to get a client identity at the authorization server.
     #[error(
         "{issuer} offers no dynamic registration{}: give a client id with --client-id (and --client-secret env:VAR){}",
@@ -344,10 +366,16 @@ pub enum NothingNew {
     NotGranted,
 }
 
-/// `; not asked: the resource_metadata its challenge names, "URL", which
-/// is not https (nor http on this machine)`.
-fn not_asked_words(url: &str) -> String {
-    format!("; not asked: the resource_metadata its challenge names, \"{url}\", which is not https (nor http on this machine)")
+/// Why the `resource_metadata` a challenge names was not asked
+/// ([`AuthError::NoResourceMetadata`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NotAsked {
+    /// It is neither https nor http on this machine.
+    #[error("which is not https (nor http on this machine)")]
+    NotHttps,
+    /// It is on this machine (or its local link) and the server is not.
+    #[error("which is on this machine (or its local link) while the server is not")]
+    OnThisMachine,
 }
 
 #[cfg(test)]

@@ -4,10 +4,10 @@
 
 use super::authorizer::*;
 use super::discovery::{
-    as_metadata_urls, endpoint_allowed, prm_urls, resource_matches, ResourceMetadata,
-    ServerMetadata,
+    as_metadata_urls, endpoint_allowed, points_home, prm_urls, resource_matches, DiscoveryError,
+    ResourceMetadata, ServerMetadata,
 };
-use super::error::AuthError;
+use super::error::{AuthError, NotAsked};
 
 impl Authorizer {
     /// The authorization servers the server names in its Protected
@@ -48,9 +48,16 @@ impl Authorizer {
             return Ok(prm);
         }
         // A challenge's resource_metadata that was not asked is named.
-        let not_asked = from_header
-            .filter(|r| !endpoint_allowed(r))
-            .map(|r| super::flow::cut(r, 200));
+        let not_asked = from_header.and_then(|r| {
+            let why = if !endpoint_allowed(r) {
+                NotAsked::NotHttps
+            } else if points_home(&self.mcp_url, r) {
+                NotAsked::OnThisMachine
+            } else {
+                return None;
+            };
+            Some((super::flow::cut(r, 200), why))
+        });
         Err(AuthError::NoResourceMetadata {
             mcp_url: self.mcp_url.clone(),
             tried: urls,
@@ -64,6 +71,14 @@ impl Authorizer {
         &self,
         issuer: &str,
     ) -> Result<(ServerMetadata, String), AuthError> {
+        if points_home(&self.mcp_url, issuer) {
+            return Err(DiscoveryError::PointsHome {
+                what: "authorization server",
+                url: issuer.to_owned(),
+                server: self.mcp_url.clone(),
+            }
+            .into());
+        }
         let urls = as_metadata_urls(issuer)?;
         for url in &urls {
             let Some(v) = self.get_json("the authorization server metadata", url)? else {

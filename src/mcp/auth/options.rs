@@ -122,6 +122,12 @@ pub struct AuthOptions {
     pub request_timeout_flag: Option<&'static str>,
     /// Where the browser's launches are recorded (`--log`), if anywhere.
     pub record_launch: Option<LaunchRecord>,
+    /// `--allow-insecure-http`: a sign-in's token may be sent to an MCP
+    /// server on another machine over plain `http://`. Without it such a
+    /// server is never signed in to and a stored token is never sent to it
+    /// ([`plain_http_host`](super::discovery::plain_http_host)). Default
+    /// false.
+    pub allow_insecure_http: bool,
 }
 
 impl std::fmt::Debug for AuthOptions {
@@ -157,6 +163,7 @@ impl AuthOptions {
             request_timeout: REQUEST_TIMEOUT,
             request_timeout_flag: None,
             record_launch: None,
+            allow_insecure_http: false,
         }
     }
 }
