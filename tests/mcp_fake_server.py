@@ -294,6 +294,9 @@ def probe(state, case, call, notify, extra=None):
         responses["links"] = call("elicitation/create", LINKS)
     elif case == "quiet":
         pass
+    elif case == "refusals":
+        # The client refuses each of these (as "refused" below): 30 in a row.
+        responses["refusals"] = [call("elicitation/create", HOSTILE_NESTED) for _ in range(30)][-1]
     elif case == "refused":
         # A nested object under a key with an ESC: refused under the strict
         # policy; the key must reach the screen neutralised.

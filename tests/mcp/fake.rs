@@ -293,6 +293,44 @@ fn an_endless_tool_list_is_cut_at_its_bound() {
     );
 }
 
+/// A server that makes the client refuse again and again gets a line for
+/// each of the first 20 refusals, then one saying the rest are counted,
+/// and the count at the end: stderr does not grow with the flood.
+#[test]
+fn a_flood_of_refused_elicitations_is_said_up_to_a_bound_then_counted() {
+    let r = stdio(&[
+        "--call",
+        "probe",
+        "--args",
+        r#"{"case":"refusals"}"#,
+        "--action",
+        "accept",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stderr.matches("refused an elicitation:").count(),
+        20,
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        r.stderr
+            .matches(
+                "refused more than 20 elicitations: later ones are counted, not said one by one"
+            )
+            .count(),
+        1,
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("30 elicitation(s) refused without an answer"),
+        "{}",
+        r.stderr
+    );
+}
+
 /// A server whose cursor never advances is asked twice, not to the bound:
 /// its tools listed once, and said so.
 #[test]
@@ -605,7 +643,7 @@ fn an_answer_the_form_refuses_gets_an_error_and_no_result() {
     // quote refused values); the person reads why on stderr.
     let said = resp["error"]["message"].as_str().unwrap();
     assert!(
-        said.ends_with(": the client refused its answer (it does not fit the request)"),
+        said.ends_with(": the client has no answer it can send (why is said to the person only)"),
         "{said}"
     );
     assert!(!said.contains("'code'"), "{said}");
@@ -1212,10 +1250,11 @@ mod live {
         );
     }
 
-    /// A server that crashes at start is said with its exit status and
-    /// last stderr line, and not started again.
+    /// A server that crashes at start is started once more for the older
+    /// handshake (it may only have refused server/discover), then said
+    /// once with its exit status and last stderr line.
     #[test]
-    fn a_server_that_crashes_at_start_is_not_started_again() {
+    fn a_server_that_crashes_at_start_is_started_once_more_then_named_once() {
         let dir = tempfile::tempdir().unwrap();
         let starts = dir.path().join("starts");
         let code = format!(
