@@ -417,9 +417,7 @@ const SIGN_IN_TICK: Duration = Duration::from_millis(200);
 /// when there is one (or was, and the signal ended it), else the session.
 fn signal_ends(n: i32) -> McpError {
     match crate::mcp::auth::wait::ended_by_signal(n) {
-        Some(url) => McpError::SignIn(crate::mcp::auth::AuthError(
-            crate::mcp::auth::authorizer::cancelled(&url),
-        )),
+        Some(url) => McpError::SignIn(crate::mcp::auth::AuthError::Cancelled { mcp_url: url }),
         None => McpError::Interrupted(n),
     }
 }
