@@ -171,3 +171,51 @@ pub fn draw_notice(f: &mut Frame, theme: &Theme, title: &str, more: &[String]) {
 #[cfg(any(test, feature = "internals"))]
 #[cfg(any(test, feature = "internals"))]
 pub const WITHDRAWN_NOTICE: &str = "The server withdrew this request. Nothing was sent.";
+
+#[cfg(test)]
+mod tests {
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+
+    use super::*;
+
+    #[test]
+    fn the_withdrawal_notice_shows_the_server_reason_sanitised() {
+        let mut t = Terminal::new(TestBackend::new(80, 12)).expect("terminal");
+        let reason = "user closed\u{1b}[2J the tab";
+        t.draw(|f| draw_withdrawn_because(f, &Theme::monochrome(), Some(reason)))
+            .expect("draw");
+        let buf = t.backend().buffer();
+        let rows: Vec<String> = (0..12)
+            .map(|y| (0..80).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect();
+        let text = rows.join("\n");
+        assert!(text.contains(WITHDRAWN_NOTICE), "{text}");
+        assert!(
+            text.contains("The server's reason (its words): user closed\\u{1b}[2J the tab"),
+            "{text}"
+        );
+        let mut t = Terminal::new(TestBackend::new(80, 12)).expect("terminal");
+        t.draw(|f| draw_withdrawn_because(f, &Theme::monochrome(), None))
+            .expect("draw");
+        assert!(!format!("{}", t.backend()).contains("reason"));
+    }
+
+    #[test]
+    fn the_withdrawal_notice_wraps_at_40_columns() {
+        let mut t = Terminal::new(TestBackend::new(40, 12)).expect("terminal");
+        t.draw(|f| draw_withdrawn(f, &Theme::monochrome()))
+            .expect("draw");
+        let buf = t.backend().buffer();
+        let text: String = (0..12)
+            .flat_map(|y| (0..40).map(move |x| (x, y)))
+            .map(|p| buf[p].symbol().to_owned())
+            .collect();
+        let squashed: String = text.split_whitespace().collect();
+        assert!(
+            squashed.contains("Theserverwithdrewthisrequest.Nothingwassent."),
+            "{text}"
+        );
+        assert!(squashed.contains("Pressanykeytocontinue."), "{text}");
+    }
+}

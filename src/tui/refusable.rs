@@ -185,6 +185,7 @@ pub fn draw_refusable(
 mod tests {
     use super::*;
     use crate::binding::RequestView;
+    use crate::tui::tests::{decided, frame, header};
 
     #[test]
     fn not_a_form_screen_shows_the_server_message_framed_and_sanitised() {
@@ -214,5 +215,25 @@ mod tests {
         assert!(Some(msg) < why, "{texts:?}");
         let none = not_a_form_lines("", reasons);
         assert!(!none.iter().any(|(l, _)| l.starts_with('┌')));
+    }
+
+    #[test]
+    fn refusable_screen_declines_or_cancels_only() {
+        let lines = vec![("Why.".to_owned(), true)];
+        let mut s = RefusableScreen::new(header(), lines.clone());
+        assert_eq!(decided(s.key(&Key::Enter)), Some(Action::Decline));
+        assert_eq!(decided(s.key(&Key::Tab)), None);
+        assert_eq!(decided(s.key(&Key::Char(' '))), Some(Action::Cancel));
+        let mut s = RefusableScreen::new(header(), lines);
+        assert_eq!(decided(s.key(&Key::Char('a'))), None);
+        assert_eq!(decided(s.key(&Key::Down)), None);
+        assert_eq!(decided(s.key(&Key::Ctrl('d'))), Some(Action::Decline));
+        assert_eq!(decided(s.key(&Key::Esc)), Some(Action::Cancel));
+        let (top, whole) = frame(&mut s, Some(7));
+        assert!(whole);
+        assert!(
+            top.ends_with("request 1 of 1 · 7s left · Ctrl-T +30s"),
+            "{top:?}"
+        );
     }
 }

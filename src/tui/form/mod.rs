@@ -26,7 +26,7 @@ use crate::responder::{Outcome, Progress};
 /// A form-mode request: edit, then review, then accept.
 pub(crate) struct FormScreen {
     header: Header,
-    pub(super) form: Form,
+    form: Form,
     scroll: usize,
     /// Whether the view scrolls to the focus. The first frame starts at the
     /// top, scrolled only as far as needed for the focused input to show,
@@ -35,7 +35,7 @@ pub(crate) struct FormScreen {
     follow: bool,
     /// The end of the review has been on screen: only then does a send
     /// key send (a long review is read whole first, as a long URL is).
-    pub(super) review_end_seen: bool,
+    review_end_seen: bool,
     /// Ctrl-O was pressed on a form whose Ctrl-O edits the whole content
     /// ([`FormScreen::edits_whole`]).
     whole_asked: bool,
