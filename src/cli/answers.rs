@@ -167,13 +167,16 @@ fn read_answers(bytes: &[u8], shown: &str) -> Option<Answers> {
         outln!("{shown}: {}: {}", display(ptr), display(msg));
     }
     // Patterns are not the schema's to check: every one that does not
-    // compile, then the reader's first fault unless already said.
+    // compile, then the reader's first fault unless already said. (A file
+    // the reader takes has none: its patterns are compiled once.)
     let mut said = schema;
-    for (ptr, msg) in crate::scripted::rules::pattern_faults(&doc) {
-        outln!("{shown}: {}: {}", display(&ptr), display(&msg));
-        said.push((ptr, msg));
-    }
     let read = Answers::from_value(&doc);
+    if read.is_err() {
+        for (ptr, msg) in crate::scripted::rules::pattern_faults(&doc) {
+            outln!("{shown}: {}: {}", display(&ptr), display(&msg));
+            said.push((ptr, msg));
+        }
+    }
     if let Err(e) = &read {
         if !said_at(&said, e) {
             outln!("{shown}: {}", display(&e.to_string()));
