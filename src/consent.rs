@@ -51,7 +51,7 @@ use crate::url_review::{Refusal, UrlReview};
 /// consent counts (consent is an explicit act, not a key typed for
 /// something else). The only definition: the full screen's machine and its
 /// key guard, and plain mode's machine, use this one ([`Reader::AT_TERMINAL`]).
-#[cfg(feature = "cli")]
+#[cfg(any(test, feature = "cli", feature = "internals"))]
 pub const CONSENT_GUARD: Duration = Duration::from_millis(400);
 
 /// Who answers a request, which decides when a consent counts.
