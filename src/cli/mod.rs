@@ -294,7 +294,7 @@ fn unit_seconds(t: &str) -> Option<f64> {
     about,
     long_about = None,
     propagate_version = true,
-    after_help = "Exit status: 0 ok, 1 invalid input or a refused answer, 2 usage or I/O error (or no terminal), 3 a sign-in failed (mcp, auth login), 130 quit with Ctrl-C twice. Each command's --help gives its own."
+    after_help = "Exit status: 0 ok, 1 invalid input or a refused answer, 2 usage or I/O error (or no terminal), 3 a sign-in failed (mcp, auth login), 130 quit with Ctrl-C twice. Each command's --help gives its own.\n\nScreen reader? Answer line by line with --plain (respond, demo, mcp)."
 )]
 pub struct Cli {
     #[command(subcommand)]

@@ -106,6 +106,29 @@ pub fn row_width(cells: &[ButtonCell], kind: RowKind) -> usize {
     }
 }
 
+/// The column of the focused button's label in a [`button_row`] of
+/// `cells` (0-based, from the row's start), where the terminal cursor goes
+/// so a screen reader reads the button that has the focus; None when no
+/// button has it.
+pub fn focused_label_column(cells: &[ButtonCell], kind: RowKind) -> Option<u16> {
+    let mut x = match kind {
+        RowKind::Spaced => 1,
+        RowKind::Marked => 0,
+    };
+    for cell in cells {
+        if cell.focused {
+            // After `[ ` or `[>`.
+            return u16::try_from(x + 2).ok();
+        }
+        x += width(&button_text(cell, kind))
+            + match kind {
+                RowKind::Spaced => 2,
+                RowKind::Marked => 1,
+            };
+    }
+    None
+}
+
 /// The row of buttons at the foot of a screen.
 pub fn button_row(cells: &[ButtonCell], kind: RowKind, theme: &Theme) -> Line<'static> {
     let mut spans = Vec::new();
@@ -212,6 +235,14 @@ pub(super) struct Body {
     /// Scroll (only as far as needed) so that `input` is on screen: the
     /// first frame of a form and the first after a resize.
     pub(super) place: bool,
+    /// Where the terminal cursor goes for a focused widget that takes no
+    /// typing (body row, column): a checkbox, the highlighted option.
+    /// Screen readers follow the cursor. Unlike `cursor` it does not steer
+    /// the scrolling, and it wins over `cursor` when both are set.
+    pub(super) point: Option<(usize, u16)>,
+    /// The terminal cursor on a footer row instead (footer row, column):
+    /// the focused button's label.
+    pub(super) foot_point: Option<(usize, u16)>,
 }
 
 impl Body {
@@ -344,12 +375,17 @@ pub(super) fn frame_with(
     let visible: Vec<Line> = body.lines[rows].to_vec();
     let body_area = Rect::new(a.x, a.y + head_h, a.width, body_h as u16);
     f.render_widget(Paragraph::new(visible), body_area);
-    if let Some((r, c)) = body.cursor {
+    if let Some((r, c)) = body.point.or(body.cursor) {
         if r >= *scroll && r < *scroll + body_h && c < a.width {
             f.set_cursor_position(Position::new(a.x + c, body_area.y + (r - *scroll) as u16));
         }
     }
     let foot_y = a.y + a.height - foot_h;
+    if let Some((r, c)) = body.foot_point {
+        if r < foot_h as usize && c < a.width {
+            f.set_cursor_position(Position::new(a.x + c, foot_y + r as u16));
+        }
+    }
     f.render_widget(
         Paragraph::new(footer),
         Rect::new(a.x, foot_y, a.width, foot_h),

@@ -195,10 +195,17 @@ pub(super) fn header_lines(
     out
 }
 
-/// The server as it names itself (title, name and version, escaped) on
-/// the left and the request count with the clock on the right, in `w`
-/// cells: the count shortens before the server's name is cut below
-/// [`WHO_ROOM`] cells.
+/// The label that opens the header's first row: what follows is how the
+/// server names itself, not the program's own heading, so a server title
+/// that imitates ours ("ahp-elicit — Confirm your password") reads as the
+/// server's words.
+pub const SERVER_LABEL: &str = "Server: ";
+
+/// [`SERVER_LABEL`], then the server as it names itself (title, name and
+/// version, escaped, in the style of server text) on the left, and the
+/// request count with the clock on the right, in `w` cells: the count
+/// shortens before the server's name is cut below [`WHO_ROOM`] cells; the
+/// label is never cut.
 fn title_row(h: &Header, theme: &Theme, w: usize) -> Line<'static> {
     let mut who = String::new();
     if let Some(t) = &h.server_title {
@@ -213,10 +220,11 @@ fn title_row(h: &Header, theme: &Theme, w: usize) -> Line<'static> {
     if h.server_title.is_some() {
         who.push(')');
     }
+    let label = width(SERVER_LABEL);
     // The counts, from the fullest to the shortest, until the server keeps
     // at least WHO_ROOM cells (or all it needs) before them.
     let short_who = display(h.server_title.as_deref().unwrap_or(&h.server_name)).into_owned();
-    let wanted = width(&short_who).min(WHO_ROOM) + 1;
+    let wanted = label + width(&short_who).min(WHO_ROOM) + 1;
     let clock = |extend| {
         h.seconds_left
             .map(|s| countdown(s, extend))
@@ -241,15 +249,16 @@ fn title_row(h: &Header, theme: &Theme, w: usize) -> Line<'static> {
         .into_iter()
         .find(|r| w >= width(r) + wanted)
         .unwrap_or(last);
-    let room = w.saturating_sub(width(&right) + 1);
+    let room = w.saturating_sub(width(&right) + 1 + label);
     let left = if width(&who) <= room {
         who
     } else {
         clip(&short_who, room)
     };
-    let pad = w.saturating_sub(width(&left) + width(&right));
+    let pad = w.saturating_sub(label + width(&left) + width(&right));
     Line::from(vec![
-        Span::styled(left, theme.title()),
+        Span::styled(SERVER_LABEL, theme.title()),
+        Span::styled(left, theme.text()),
         Span::raw(" ".repeat(pad)),
         Span::styled(right, theme.muted()),
     ])

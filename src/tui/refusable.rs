@@ -12,7 +12,9 @@ use crate::form::{Button, Key};
 use crate::responder::Progress;
 use crate::safe_text::display_multiline;
 
-use super::chrome::{buttons_line, frame_with, help_line, too_small, Body};
+use super::chrome::{
+    buttons_line, focused_label_column, frame_with, help_line, too_small, Body, ButtonCell, RowKind,
+};
 use super::header::Header;
 use super::theme::Theme;
 use super::{bare, scroll_step, Clock, Screen, Step, FORM_GUARD};
@@ -169,6 +171,13 @@ pub fn draw_refusable(
         .enumerate()
         .map(|(i, btn)| (btn.label(), i == focus))
         .collect();
+    // The terminal cursor on the focused button's label (screen readers
+    // follow it).
+    let cells: Vec<ButtonCell> = labels
+        .iter()
+        .map(|(l, focused)| ButtonCell::new(l, *focused))
+        .collect();
+    b.foot_point = focused_label_column(&cells, RowKind::Spaced).map(|c| (1, c));
     let footer = vec![
         Line::raw(""),
         buttons_line(&labels, theme),

@@ -86,8 +86,8 @@ fn a_narrow_header_keeps_the_server_name_and_long_times_read_as_hours() {
     assert_eq!(
         top_at(&mut wide, 80, 7199, 7200),
         format!(
-            "srv{}request 1 of 1 · 1h59m left · Ctrl-T +2h00m",
-            " ".repeat(34)
+            "Server: srv{}request 1 of 1 · 1h59m left · Ctrl-T +2h00m",
+            " ".repeat(26)
         )
     );
     let mut h = header();
@@ -95,12 +95,12 @@ fn a_narrow_header_keeps_the_server_name_and_long_times_read_as_hours() {
     let mut narrow = RefusableScreen::new(h.clone(), lines.clone());
     assert_eq!(
         top_at(&mut narrow, 40, 42, 60),
-        format!("weather-server{}1/1 · 42s left", " ".repeat(12))
+        format!("Server: weather-server{}1/1 · 42s left", " ".repeat(4))
     );
     let mut narrow = RefusableScreen::new(h, lines);
     assert_eq!(
         top_at(&mut narrow, 40, 8_639_999, 8_640_000),
-        format!("weather-server{}1/1 · 99d23h left", " ".repeat(9))
+        "Server: weather-server 1/1 · 99d23h left"
     );
 }
 

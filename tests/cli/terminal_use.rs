@@ -204,6 +204,12 @@ fn every_help_lists_exit_statuses_and_values() {
         assert!(s.contains("Exit status:"), "{sub:?} --help:\n{s}");
     }
     let help = |sub: &str| stdout(&bin().args([sub, "--help"]).output().expect("run"));
+    // Where a person looks first, a screen-reader user is sent to plain mode.
+    let top = stdout(&bin().arg("--help").output().expect("run"));
+    assert!(
+        top.contains("Screen reader? Answer line by line with --plain"),
+        "{top}"
+    );
     let respond = help("respond");
     assert!(respond.contains("[possible values: accept, decline, cancel]"));
     assert!(respond.contains("[possible values: form, url]"));

@@ -691,3 +691,40 @@ fn what_the_form_leaves_out_is_said_in_words() {
     );
     assert_eq!(view::ignored_words("/$defs/x/y", None), "/$defs/x/y");
 }
+
+/// A server whose title imitates the program's own heading ("ahp-elicit —
+/// Confirm your password") cannot pass for it: the header's first row
+/// always starts with our label saying the server named itself so, and
+/// the server's words are drawn in the style of server text (the body's),
+/// never in the title style of our own labels; on a narrow screen too.
+#[test]
+fn a_server_title_imitating_our_heading_is_labelled_as_the_servers() {
+    let s = schema(json!({"pw": {"type": "string", "title": "Name"}}), &[]);
+    let form = Form::new(&s, "");
+    let mut h = header();
+    h.server_name = "ahp-elicit".into();
+    h.server_title = Some("ahp-elicit — Confirm your password".into());
+    h.server_version = None;
+    let theme = theme();
+    for (w, rows) in [(80, 24), (40, 12)] {
+        let b = draw_form(&form, &h, w, rows);
+        let buf = b.buffer();
+        let first: String = (0..w).map(|x| buf[(x, 0)].symbol().to_owned()).collect();
+        assert!(
+            first.starts_with("Server: ahp-elicit"),
+            "{w}x{rows}: {first:?}"
+        );
+        let label = "Server: ".len() as u16;
+        assert_eq!(buf[(0, 0)].fg, theme.title().fg.expect("title colour"));
+        for x in label..label + 10 {
+            assert_eq!(
+                buf[(x, 0)].fg,
+                theme.text().fg.unwrap_or_default(),
+                "{w}x{rows} column {x}"
+            );
+            assert!(!buf[(x, 0)]
+                .modifier
+                .contains(ratatui::style::Modifier::BOLD));
+        }
+    }
+}

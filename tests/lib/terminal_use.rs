@@ -335,3 +335,116 @@ fn a_short_narrow_window_keeps_a_share_for_the_launch_and_the_call() {
         assert!(launch.chars().count() <= half, "{w}x{rows}: {row1:?}");
     }
 }
+
+/// The row of the screen whose text contains `needle`.
+fn row_of(t: &Terminal<TestBackend>, needle: &str) -> u16 {
+    let text = screen_text(t);
+    let at = text
+        .lines()
+        .position(|r| r.contains(needle))
+        .unwrap_or_else(|| panic!("{needle:?} on screen:\n{text}"));
+    at as u16
+}
+
+/// Screen readers follow the terminal's cursor: after each Tab it is on
+/// the focused field's own widget, whatever its kind: inside a checkbox's
+/// brackets, on the highlighted option's mark of a single or multiple
+/// choice, at a text input's insertion point, on the focused button's
+/// label.
+#[test]
+fn the_terminal_cursor_follows_the_focus_for_screen_readers() {
+    let mut form = Form::new(
+        &schema(json!({
+            "agree": {"type": "boolean", "title": "Agree"},
+            "size": {"type": "string", "title": "Size", "enum": ["S", "M", "L"]},
+            "tags": {"type": "array", "title": "Tags",
+                     "items": {"type": "string", "enum": ["red", "blue"]}},
+            "note": {"type": "string", "title": "Note"}
+        })),
+        "",
+    );
+    // The checkbox: inside its brackets.
+    let mut t = draw(&form, 80, 30);
+    assert_eq!(
+        cursor(&mut t),
+        Position::new(5, row_of(&t, "[ ] not set")),
+        "{}",
+        screen_text(&t)
+    );
+    // The single choice: on the highlighted option's mark.
+    form.handle_key(&Key::Tab);
+    let mut t = draw(&form, 80, 30);
+    assert_eq!(
+        cursor(&mut t),
+        Position::new(5, row_of(&t, "› ( ) S")),
+        "{}",
+        screen_text(&t)
+    );
+    form.handle_key(&Key::Down);
+    let mut t = draw(&form, 80, 30);
+    assert_eq!(cursor(&mut t), Position::new(5, row_of(&t, "› ( ) M")));
+    // The multiple choice: on the highlighted option's box.
+    form.handle_key(&Key::Tab);
+    let mut t = draw(&form, 80, 30);
+    assert_eq!(
+        cursor(&mut t),
+        Position::new(5, row_of(&t, "› [ ] red")),
+        "{}",
+        screen_text(&t)
+    );
+    // The text input: at the insertion point, as before.
+    form.handle_key(&Key::Tab);
+    let mut t = draw(&form, 80, 30);
+    assert_eq!(cursor(&mut t).x, 5);
+    // The buttons: on the focused one's label.
+    form.handle_key(&Key::Tab);
+    let mut t = draw(&form, 80, 30);
+    let row = row_of(&t, "[ Submit ]");
+    let line = screen_text(&t)
+        .lines()
+        .nth(row as usize)
+        .unwrap()
+        .to_owned();
+    let at = line.find("Submit").expect("Submit") as u16;
+    assert_eq!(
+        cursor(&mut t),
+        Position::new(at, row),
+        "{}",
+        screen_text(&t)
+    );
+    form.handle_key(&Key::Tab);
+    let mut t = draw(&form, 80, 30);
+    let line = screen_text(&t)
+        .lines()
+        .nth(row as usize)
+        .unwrap()
+        .to_owned();
+    let at = line.find("Decline").expect("Decline") as u16;
+    assert_eq!(
+        cursor(&mut t),
+        Position::new(at, row),
+        "{}",
+        screen_text(&t)
+    );
+}
+
+/// An untouched form points a screen-reader user to plain mode in the row
+/// above its buttons (shorter on a narrow screen); the first change takes
+/// the hint away.
+#[test]
+fn an_untouched_form_points_a_screen_reader_to_plain_mode() {
+    let mut form = text_form();
+    let wide = screen_text(&draw(&form, 80, 24));
+    let rows: Vec<&str> = wide.lines().collect();
+    assert_eq!(
+        rows[21].trim_end(),
+        " Screen reader? Run with --plain to answer line by line.",
+        "{wide}"
+    );
+    assert!(rows[22].contains("[ Submit ]"), "{wide}");
+    let narrow = screen_text(&draw(&form, 40, 12));
+    assert!(narrow.contains(" Screen reader: --plain"), "{narrow}");
+    type_text(&mut form, "x");
+    let changed = screen_text(&draw(&form, 80, 24));
+    assert!(!changed.contains("Screen reader"), "{changed}");
+}

@@ -13,7 +13,8 @@ use crate::form::{FieldValue, Focus, Form, Stage};
 use crate::safe_text::{display, display_multiline};
 
 use super::super::chrome::{
-    buttons_line, frame_with, help_line, too_small_asking, Body, MIN_HEIGHT, MIN_WIDTH,
+    buttons_line, focused_label_column, frame_with, help_line, too_small_asking, Body, ButtonCell,
+    RowKind, MIN_HEIGHT, MIN_WIDTH,
 };
 use super::super::header::Header;
 use super::super::text::{clip, width, wrap};
@@ -202,6 +203,11 @@ fn draw_form_inner(
                     clip(&format!(" {}", display(n)), w.saturating_sub(15)),
                     theme.notice(),
                 ),
+                // Until the first change, where a screen-reader user looks
+                // first: plain mode asks line by line.
+                None if !form.changed() => {
+                    Line::styled(plain_hint(w.saturating_sub(15)), theme.muted())
+                }
                 None => Line::raw(""),
             });
             let labels: Vec<(&str, bool)> = form
@@ -209,6 +215,7 @@ fn draw_form_inner(
                 .iter()
                 .map(|btn| (form.button_label(*btn), form.focus() == Focus::Button(*btn)))
                 .collect();
+            b.foot_point = button_cursor(&labels).map(|c| (footer.len(), c));
             footer.push(buttons_line(&labels, theme));
             footer.push(match form.confirm_keys() {
                 Some(keys) => confirm_line(&keys, theme, w),
@@ -237,6 +244,33 @@ fn draw_form_inner(
     b.place = mode.place_input && matches!(form.stage(), Stage::Edit);
     let secret = form.secret_warning();
     frame_with(f, theme, header, secret.as_deref(), b, footer, scroll)
+}
+
+/// The hint for a screen-reader user on an untouched form, in the notice
+/// row: the first of [`PLAIN_HINTS`] (longest first) that fits in `w`
+/// cells, else the last cut to `w`.
+pub fn plain_hint(w: usize) -> String {
+    let last = PLAIN_HINTS[PLAIN_HINTS.len() - 1];
+    let fits = PLAIN_HINTS.iter().find(|h| width(h) <= w);
+    clip(fits.copied().unwrap_or(last), w)
+}
+
+/// The notice row of an untouched form, longest first: a screen-reader
+/// user can answer line by line instead (`--plain`).
+pub const PLAIN_HINTS: [&str; 3] = [
+    " Screen reader? Run with --plain to answer line by line.",
+    " Screen reader? Use --plain.",
+    " Screen reader: --plain",
+];
+
+/// The column of the focused button's label in a [`buttons_line`] of
+/// `labels`: the terminal cursor goes there (screen readers follow it).
+fn button_cursor(labels: &[(&str, bool)]) -> Option<u16> {
+    let cells: Vec<ButtonCell> = labels
+        .iter()
+        .map(|(l, focused)| ButtonCell::new(l, *focused))
+        .collect();
+    focused_label_column(&cells, RowKind::Spaced)
 }
 
 /// The review step's body (the exact content, pretty-printed) and footer
@@ -290,7 +324,9 @@ fn review_body(
         Some(n) => Line::styled(clip(&format!(" {}", display(n)), w), theme.notice()),
         None => Line::raw(""),
     });
-    footer.push(buttons_line(&[(send, true), ("Back", false)], theme));
+    let labels = [(send, true), ("Back", false)];
+    b.foot_point = button_cursor(&labels).map(|c| (footer.len(), c));
+    footer.push(buttons_line(&labels, theme));
     footer.push(match form.confirm_keys() {
         Some(keys) => confirm_line(&keys, theme, w),
         None => help_line(&[help], theme, w),

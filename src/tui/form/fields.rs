@@ -285,6 +285,10 @@ fn field_widget(b: &mut Body, st: &FieldState, focused: bool, theme: &Theme, w: 
 }
 
 fn boolean_widget(b: &mut Body, v: Option<bool>, focused: bool, theme: &Theme) {
+    if focused {
+        // The terminal cursor inside the brackets, for screen readers.
+        b.point = Some((b.lines.len(), 5));
+    }
     let (mark, word, style) = match v {
         Some(true) => ("[x]", "yes", theme.selected()),
         Some(false) => ("[ ]", "no", theme.text()),
@@ -401,6 +405,11 @@ fn option_list(
         let label = display(o.label()).into_owned();
         if here {
             b.mark = Some(b.lines.len());
+            // The terminal cursor on the highlighted option's mark, for
+            // screen readers; a filter being typed keeps it.
+            if list.filter.value().is_empty() {
+                b.point = Some((b.lines.len(), 5));
+            }
         }
         b.push(Line::from(vec![
             Span::styled(if here { "  › " } else { "    " }, theme.focus()),
