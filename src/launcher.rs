@@ -344,6 +344,53 @@ impl Launcher for CommandBrowser {
     }
 }
 
+/// Why a consented URL is shown for copying instead of opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoOpenWhy {
+    /// `--no-open` was given.
+    Asked,
+    /// No display to open a browser on: on Linux neither `DISPLAY` nor
+    /// `WAYLAND_DISPLAY` is set.
+    NoDisplay,
+    /// An SSH session (`SSH_CONNECTION` or `SSH_TTY` set): a browser would
+    /// open, if at all, on the remote machine, not in front of the person.
+    Remote,
+}
+
+impl NoOpenWhy {
+    /// Why no browser can be used on this machine, if none can: an SSH
+    /// session, or on Linux no display (neither `DISPLAY` nor
+    /// `WAYLAND_DISPLAY`). `env` reads a variable; empty counts as unset.
+    /// None on a desktop session (and on macOS or Windows outside SSH).
+    pub fn of_machine(env: &dyn Fn(&str) -> Option<String>) -> Option<NoOpenWhy> {
+        let set = |k: &str| env(k).is_some_and(|v| !v.is_empty());
+        if set("SSH_CONNECTION") || set("SSH_TTY") {
+            Some(NoOpenWhy::Remote)
+        } else if cfg!(target_os = "linux") && !set("DISPLAY") && !set("WAYLAND_DISPLAY") {
+            Some(NoOpenWhy::NoDisplay)
+        } else {
+            None
+        }
+    }
+
+    /// [`NoOpenWhy::of_machine`] for this process's environment.
+    pub fn of_this_machine() -> Option<NoOpenWhy> {
+        NoOpenWhy::of_machine(&|k| std::env::var(k).ok())
+    }
+
+    /// The words that say why nothing opens, to start a sentence about
+    /// the URL to copy: `Nothing was opened (--no-open)`, `No browser can
+    /// be opened here (no display)`, `No browser can be opened here
+    /// (remote session)`.
+    pub fn words(self) -> &'static str {
+        match self {
+            NoOpenWhy::Asked => "Nothing was opened (--no-open)",
+            NoOpenWhy::NoDisplay => "No browser can be opened here (no display)",
+            NoOpenWhy::Remote => "No browser can be opened here (remote session)",
+        }
+    }
+}
+
 /// `--no-open`: records consent and opens nothing.
 #[derive(Debug, Default, Clone)]
 pub struct NoOpen {
@@ -473,6 +520,31 @@ mod tests {
         CommandBrowser::new("true")
             .open("https://example.com/a?b=c")
             .expect("an openable URL is opened");
+    }
+
+    #[test]
+    fn no_browser_here_without_a_display_or_over_ssh() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| (*v).to_owned())
+            }
+        };
+        let remote = NoOpenWhy::of_machine(&env(&[("DISPLAY", ":0"), ("SSH_TTY", "/dev/pts/1")]));
+        assert_eq!(remote, Some(NoOpenWhy::Remote));
+        assert_eq!(NoOpenWhy::of_machine(&env(&[("DISPLAY", ":0")])), None);
+        assert_eq!(
+            NoOpenWhy::of_machine(&env(&[("WAYLAND_DISPLAY", "wayland-0")])),
+            None
+        );
+        let bare = NoOpenWhy::of_machine(&env(&[("DISPLAY", "")]));
+        let expected = cfg!(target_os = "linux").then_some(NoOpenWhy::NoDisplay);
+        assert_eq!(bare, expected);
+        assert_eq!(
+            NoOpenWhy::NoDisplay.words(),
+            "No browser can be opened here (no display)"
+        );
     }
 
     #[test]

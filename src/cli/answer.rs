@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use crate::binding::Action;
 use crate::launcher::Launcher;
-use crate::launcher::{CommandBrowser, NoOpen, SystemBrowser};
+use crate::launcher::{CommandBrowser, NoOpen, NoOpenWhy, SystemBrowser};
 use crate::log::{LoggingLauncher, SharedLog};
 use crate::notice::Notices;
 use crate::responder::{RespondError, Responder};
@@ -45,6 +45,8 @@ pub struct AnswerArgs {
     )]
     pub browser: Option<String>,
     /// Never open a URL: show it for copying; consent is still recorded.
+    /// Also the way without --browser where no browser can open (no
+    /// display, an SSH session).
     #[arg(long, display_order = 90)]
     pub no_open: bool,
     /// Log events and decisions (JSON Lines) to FILE; URL queries and
@@ -130,14 +132,15 @@ impl AnswerArgs {
             (None, Some(a)) => Some(crate::scripted::ScriptedResponder::from_action(a)),
             (None, None) => None,
         };
-        let launcher = self.launcher(scripted.is_some(), log);
+        let no_open = self.no_open_why(scripted.is_some());
+        let launcher = self.launcher(scripted.is_some(), no_open, log);
         let made = match scripted {
             Some(s) => return Ok(Box::new(s.with_launcher(launcher))),
             // Plain mode: line by line on the terminal (--plain, TERM=dumb).
             None if crate::plain::chosen(self.plain) => {
-                crate::plain::tty_responder(launcher, self.no_open, self.notify())
+                crate::plain::tty_responder(launcher, no_open, self.notify())
             }
-            None => return terminal_responder(self, launcher),
+            None => return terminal_responder(self, launcher, no_open),
         };
         made.map_err(|e| with_no_terminal_hint(&e, NO_TERMINAL_HINT))
     }
@@ -147,16 +150,36 @@ impl AnswerArgs {
         self.notify
     }
 
-    /// `--browser CMD`, else nothing with `--no-open` or a script (scripted
+    /// Why a person's consent shows the URL for copying instead of
+    /// opening it: `--no-open`, or (without `--browser CMD`) a machine
+    /// where no browser can be opened ([`NoOpenWhy::of_this_machine`]: no
+    /// display, an SSH session). None with `--browser CMD` (the command
+    /// runs) and for a script (`scripted`), which opens only with it.
+    fn no_open_why(&self, scripted: bool) -> Option<NoOpenWhy> {
+        match &self.browser {
+            Some(_) => None,
+            None if self.no_open => Some(NoOpenWhy::Asked),
+            None if scripted => None,
+            None => NoOpenWhy::of_this_machine(),
+        }
+    }
+
+    /// `--browser CMD`, else nothing when the URL is only shown
+    /// (`no_open`: [`AnswerArgs::no_open_why`]) or for a script (scripted
     /// consent runs --browser if given and opens nothing otherwise), else
     /// the system browser; logged when there is a log.
-    fn launcher(&self, scripted: bool, log: Option<SharedLog>) -> Box<dyn Launcher> {
+    fn launcher(
+        &self,
+        scripted: bool,
+        no_open: Option<NoOpenWhy>,
+        log: Option<SharedLog>,
+    ) -> Box<dyn Launcher> {
         let (inner, name): (Box<dyn Launcher>, &'static str) = match &self.browser {
             Some(cmd) => (
                 Box::new(CommandBrowser::new(cmd.clone())),
                 "browser-command",
             ),
-            None if self.no_open => (Box::new(NoOpen::default()), "no-open"),
+            None if no_open.is_some() => (Box::new(NoOpen::default()), "no-open"),
             None if scripted => (Box::new(ScriptNoOpen), "no-open"),
             None => (Box::new(SystemBrowser), "system-browser"),
         };
@@ -241,13 +264,15 @@ pub fn with_no_terminal_hint(e: &RespondError, hint: &str) -> String {
 fn terminal_responder(
     args: &AnswerArgs,
     launcher: Box<dyn Launcher>,
+    no_open: Option<NoOpenWhy>,
 ) -> Result<Box<dyn Responder>, String> {
     use crate::tui::theme::Theme;
     let theme = Theme::resolve_for_terminal(args.theme.as_deref()).map_err(|e| e.to_string())?;
     let tui = crate::tui::TuiResponder::new(theme)
         .map_err(|e| with_no_terminal_hint(&e, NO_TERMINAL_HINT))?;
     Ok(Box::new(
-        tui.with_launcher(launcher, args.no_open)
+        tui.with_launcher(launcher, no_open.is_some())
+            .showing_urls_for(no_open)
             .with_notices(Notices::stderr())
             .with_notify(args.notify),
     ))

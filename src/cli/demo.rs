@@ -174,15 +174,21 @@ pub fn run(args: DemoArgs) -> Exit {
     // A signal ends the screen with a cancel, which is still printed; the
     // exit status is then 128 + the signal, as in `respond`.
     super::respond::watch_signals(true);
-    // `--browser CMD`, else the system browser.
+    // `--browser CMD`, else the system browser where one can open (else
+    // the URL is shown for copying, saying why).
+    let no_open = match &args.browser {
+        Some(_) => None,
+        None => crate::launcher::NoOpenWhy::of_this_machine(),
+    };
     let launcher = || -> Box<dyn crate::launcher::Launcher> {
         match &args.browser {
             Some(cmd) => Box::new(crate::launcher::CommandBrowser::new(cmd.clone())),
+            None if no_open.is_some() => Box::new(crate::launcher::NoOpen::default()),
             None => Box::new(crate::launcher::SystemBrowser),
         }
     };
     let outcome = if plain {
-        crate::plain::answer_one(&req, launcher())
+        crate::plain::answer_one(&req, launcher(), no_open)
     } else {
         let mut tui = match TuiResponder::new(theme) {
             Ok(t) => t,
@@ -192,7 +198,9 @@ pub fn run(args: DemoArgs) -> Exit {
                 return Exit::Usage;
             }
         };
-        tui = tui.with_launcher(launcher(), false);
+        tui = tui
+            .with_launcher(launcher(), false)
+            .showing_urls_for(no_open);
         let cx = Context {
             progress: Progress::of(1, 1),
             deadline: args

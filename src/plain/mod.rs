@@ -83,6 +83,9 @@ pub struct PlainResponder<I: LineIo> {
     io: I,
     launcher: Box<dyn Launcher>,
     no_open: bool,
+    /// Why consent shows the URL for copying (with `no_open`): said
+    /// before the choice and with the URL when it is not `--no-open`.
+    no_open_why: Option<crate::launcher::NoOpenWhy>,
     /// When the last Control-C cancelled a request.
     last_ctrl_c: Option<Instant>,
     /// A Control-C was pressed during the current wait.
@@ -176,6 +179,7 @@ impl<I: LineIo> PlainResponder<I> {
             io,
             launcher,
             no_open,
+            no_open_why: no_open.then_some(crate::launcher::NoOpenWhy::Asked),
             last_ctrl_c: None,
             wait_armed: false,
             waiting_said: false,
@@ -195,6 +199,16 @@ impl<I: LineIo> PlainResponder<I> {
             arguments: false,
             call_said: None,
         }
+    }
+
+    /// Show consented URLs for copying, saying why (`--no-open`, no
+    /// display, an SSH session), or (None) open them with the launcher
+    /// (pass one that opens nothing with a reason,
+    /// [`NoOpen`](crate::launcher::NoOpen)).
+    pub fn showing_urls_for(mut self, why: Option<crate::launcher::NoOpenWhy>) -> Self {
+        self.no_open = why.is_some();
+        self.no_open_why = why;
+        self
     }
 
     /// Signal a request that arrives after no request was shown for
@@ -977,14 +991,15 @@ impl<I: LineIo> Responder for PlainResponder<I> {
 #[cfg(unix)]
 pub fn tty_responder(
     launcher: Box<dyn Launcher>,
-    no_open: bool,
+    no_open: Option<crate::launcher::NoOpenWhy>,
     notify: crate::responder::notify::Notify,
 ) -> Result<Box<dyn Responder>, RespondError> {
     let io = TtyIo::open()?;
     // Notices on stderr go out at once, between the plain lines.
     crate::notice::release();
     let signal = move |from: &str| crate::responder::notify::notify_signal_bytes(notify, from);
-    let mut r = PlainResponder::new(io, launcher, no_open)
+    let mut r = PlainResponder::new(io, launcher, no_open.is_some())
+        .showing_urls_for(no_open)
         .with_signal(Box::new(signal), crate::responder::notify::NOTIFY_AFTER);
     r.consent_guard = CONSENT_GUARD;
     r.hold_notices = true;
@@ -997,7 +1012,7 @@ pub fn tty_responder(
 #[cfg(not(unix))]
 pub fn tty_responder<N>(
     _launcher: Box<dyn Launcher>,
-    _no_open: bool,
+    _no_open: Option<crate::launcher::NoOpenWhy>,
     _notify: N,
 ) -> Result<Box<dyn Responder>, RespondError> {
     Err(RespondError::NoFrontEnd)
@@ -1012,9 +1027,10 @@ pub fn tty_responder<N>(
 pub fn answer_one(
     req: &RequestEvent,
     launcher: Box<dyn crate::launcher::Launcher>,
+    no_open: Option<crate::launcher::NoOpenWhy>,
 ) -> Result<Outcome, RespondError> {
     let io = TtyIo::open()?;
-    let mut p = PlainResponder::new(io, launcher, false);
+    let mut p = PlainResponder::new(io, launcher, false).showing_urls_for(no_open);
     let cx = Context {
         progress: crate::responder::Progress::of(1, 1),
         deadline: None,
@@ -1030,6 +1046,7 @@ pub fn answer_one(
 pub fn answer_one(
     _req: &RequestEvent,
     _launcher: Box<dyn crate::launcher::Launcher>,
+    _no_open: Option<crate::launcher::NoOpenWhy>,
 ) -> Result<Outcome, RespondError> {
     Err(RespondError::NoFrontEnd)
 }

@@ -40,10 +40,7 @@ use crate::mcp::auth::authorizer::SignInError;
 /// `DISPLAY` nor `WAYLAND_DISPLAY` set. `env` reads a variable (empty
 /// counts as unset).
 pub fn remote_session(env: &dyn Fn(&str) -> Option<String>) -> bool {
-    let set = |k: &str| env(k).is_some_and(|v| !v.is_empty());
-    set("SSH_CONNECTION")
-        || set("SSH_TTY")
-        || (cfg!(target_os = "linux") && !set("DISPLAY") && !set("WAYLAND_DISPLAY"))
+    crate::launcher::NoOpenWhy::of_machine(env).is_some()
 }
 
 /// The authorization URL reviewed with the client's parameters known.

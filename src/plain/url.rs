@@ -7,12 +7,15 @@
 //! ([`crate::consent`]); this module prints its state and feeds it one
 //! input per line, at the time its [`LineIo`] reads ([`LineIo::now`]). The
 //! launch is the machine's [`Effect::Open`], carried out with the
-//! responder's launcher; `--no-open` shows the URL for copying instead.
+//! responder's launcher; `--no-open`, or a machine where no browser can
+//! open (no display, an SSH session), shows the URL for copying instead,
+//! and the latter says why.
 //!
 //! [`CONSENT_GUARD`]: crate::consent::CONSENT_GUARD
 
 use crate::binding::{Action, Answer, RequestEvent};
 use crate::consent::{Consent, Effect, Input, NotTaken, Phase, Reader, Step};
+use crate::launcher::NoOpenWhy;
 use crate::responder::{Context, Outcome, RespondError};
 use crate::url_review::{review, UrlReview};
 
@@ -56,13 +59,19 @@ impl<I: LineIo> PlainResponder<I> {
             Some(refusal) => self.say(&refusal.sentence())?,
             None if !consent.openable() => {}
             None => {
+                // Why no browser opens, when it is the machine and not
+                // --no-open.
+                let why = match self.no_open_why {
+                    Some(w) if w != NoOpenWhy::Asked => format!("{}. ", w.words()),
+                    _ => String::new(),
+                };
                 let open = if self.no_open {
                     "To agree, type open: the URL is then shown for copying, not opened."
                 } else {
                     "To open it in the browser, type open."
                 };
                 self.say(&format!(
-                    "{open} Otherwise type decline or cancel. Enter alone does nothing."
+                    "{why}{open} Otherwise type decline or cancel. Enter alone does nothing."
                 ))?;
             }
         }
@@ -98,6 +107,12 @@ impl<I: LineIo> PlainResponder<I> {
         cx: &Context,
     ) -> Result<Option<Outcome>, RespondError> {
         let in_consent = step.phase == Phase::Consent;
+        let after_failure = matches!(
+            step.phase,
+            Phase::Copy {
+                after_failure: true
+            }
+        );
         let openable = consent.openable();
         match (step.effect, step.not_taken) {
             (Some(Effect::Answer(a)), _) => {
@@ -124,7 +139,13 @@ impl<I: LineIo> PlainResponder<I> {
                 return self.carry_out(consent, r, after, line, cx);
             }
             (Some(Effect::Copy), _) => {
-                self.say("Copy this URL and open it yourself:")?;
+                match self.no_open_why {
+                    Some(w) if w != NoOpenWhy::Asked && !after_failure => self.say(&format!(
+                        "{}: copy this URL and open it in a browser yourself:",
+                        w.words()
+                    ))?,
+                    _ => self.say("Copy this URL and open it yourself:")?,
+                }
                 self.say(&r.display_url())?;
             }
             (None, Some(NotTaken::TooSoon)) => self.say(

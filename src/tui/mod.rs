@@ -283,8 +283,9 @@ pub struct TuiResponder {
     answered: usize,
     /// Opens a consented URL; lent to the URL screen while it runs.
     launcher: Option<Box<dyn crate::launcher::Launcher>>,
-    /// `--no-open`: consent shows the URL for copying instead of opening it.
-    no_open: bool,
+    /// Why consent shows the URL for copying instead of opening it
+    /// (`--no-open`, no display, an SSH session); None: it opens.
+    no_open: Option<crate::launcher::NoOpenWhy>,
     /// The next frame clears the terminal first and is drawn whole.
     repaint: bool,
     /// A notice about a request that already ended (time ran out), shown
@@ -330,7 +331,7 @@ impl TuiResponder {
             wait_armed: false,
             answered: 0,
             launcher: Some(Box::new(crate::launcher::SystemBrowser)),
-            no_open: false,
+            no_open: None,
             repaint: true,
             pending: None,
             notices: None,
@@ -355,7 +356,16 @@ impl TuiResponder {
         no_open: bool,
     ) -> Self {
         self.launcher = Some(launcher);
-        self.no_open = no_open;
+        self.no_open = no_open.then_some(crate::launcher::NoOpenWhy::Asked);
+        self
+    }
+
+    /// Show consented URLs for copying, saying why (`--no-open`, no
+    /// display, an SSH session), or (None) open them with the launcher.
+    /// The caller passes a launcher that opens nothing with a reason
+    /// ([`NoOpen`](crate::launcher::NoOpen)).
+    pub fn showing_urls_for(mut self, why: Option<crate::launcher::NoOpenWhy>) -> Self {
+        self.no_open = why;
         self
     }
 

@@ -100,6 +100,29 @@ pub fn write_requests(dir: &Path, lines: &[String]) -> PathBuf {
     path
 }
 
+/// The environment of a desktop session: a display set, no SSH session
+/// (empty counts as unset), so the system browser is the one a consented
+/// URL goes to, whatever the machine running the tests has.
+pub fn with_display() -> Vec<(&'static str, String)> {
+    vec![
+        ("DISPLAY", ":0".to_owned()),
+        ("WAYLAND_DISPLAY", String::new()),
+        ("SSH_CONNECTION", String::new()),
+        ("SSH_TTY", String::new()),
+    ]
+}
+
+/// The environment of a machine with no display (neither `DISPLAY` nor
+/// `WAYLAND_DISPLAY`) and no SSH session: no browser can be opened.
+pub fn without_display() -> Vec<(&'static str, String)> {
+    vec![
+        ("DISPLAY", String::new()),
+        ("WAYLAND_DISPLAY", String::new()),
+        ("SSH_CONNECTION", String::new()),
+        ("SSH_TTY", String::new()),
+    ]
+}
+
 /// `text` without any whitespace (wrapping-insensitive comparison).
 pub fn squash(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()

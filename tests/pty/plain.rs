@@ -311,6 +311,38 @@ fn the_timeout_cancels_an_unanswered_request() {
     );
 }
 
+/// With no display no browser can be opened: plain mode says so before
+/// the choice, and `open` shows the URL for copying, as with `--no-open`;
+/// `done` sends the consent.
+#[test]
+fn with_no_display_plain_mode_shows_the_url_for_copying_and_says_why() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let input = write_stream(dir.path(), &["url-connect.request.json"]);
+    let mut s = Plain::start(
+        dir.path(),
+        &out,
+        &format!("respond --plain '{}'", input.display()),
+        &without_display(),
+    );
+    s.expect("No browser can be opened here (no display).");
+    s.expect("To agree, type open: the URL is then shown for copying, not opened.");
+    s.answer("Type open, decline, or cancel: ", "open");
+    s.expect("No browser can be opened here (no display): copy this URL and open it in a browser yourself:");
+    s.answer("Type done when you have it, or give up to cancel: ", "done");
+    let (code, transcript) = s.finish();
+    assert_eq!(code, 0, "{}", s.t.stderr());
+    assert!(!transcript.contains("--no-open"), "{transcript}");
+    assert!(
+        !transcript.contains("Opened in the browser"),
+        "{transcript}"
+    );
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-url-1")]
+    );
+}
+
 /// A line typed and not ended when time runs out is thrown away with the
 /// request: when plain mode gives the terminal back, the shell reads
 /// nothing of it (it would otherwise run it as a command).

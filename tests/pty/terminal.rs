@@ -397,7 +397,11 @@ fn a_failing_system_browser_is_a_plain_sentence() {
         100,
         30,
         &format!("respond '{}'", input.display()),
-        &[("PATH", path), ("BROWSER", String::new())],
+        &[
+            [("PATH", path), ("BROWSER", String::new())].as_slice(),
+            &with_display(),
+        ]
+        .concat(),
     );
     t.wait_for("Open a web page?");
     t.press("o", "The system browser (xdg-open) failed (exit status 2)");

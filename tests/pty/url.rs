@@ -539,10 +539,12 @@ fn no_open_records_consent_without_launching() {
             ("evt-n2", "No open two.", "https://auth.example.com/n2"),
         ],
     );
-    let envs = [
+    // A desktop session: --no-open alone keeps the browser closed.
+    let mut envs = vec![
         ("PATH", path.clone()),
         ("BROWSER", fake.display().to_string()),
     ];
+    envs.extend(with_display());
     let out = dir.path().join("out.jsonl");
     let mut t = Tui::start_env(
         dir.path(),
@@ -604,6 +606,83 @@ fn no_open_records_consent_without_launching() {
     assert_eq!(
         actions_and_parents(&results(&out)),
         vec![("accept", "evt-n3")]
+    );
+}
+
+/// With no display (neither `DISPLAY` nor `WAYLAND_DISPLAY`, no SSH
+/// session either) no browser can be opened: consent shows the URL for
+/// copying, as `--no-open` does, with words that say why, and the system
+/// browser is never tried; Done sends `accept`. `--browser CMD` still runs
+/// the command given.
+#[test]
+fn with_no_display_a_consented_url_is_shown_for_copying_and_says_why() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (bin, syslog) = fake_system_browsers(dir.path());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let fake = bin.join("x-www-browser");
+    let mut envs = vec![("PATH", path), ("BROWSER", fake.display().to_string())];
+    envs.extend(without_display());
+    let input = write_stream(
+        dir.path(),
+        &[("evt-d1", "No display here.", "https://auth.example.com/d1")],
+    );
+    let out = dir.path().join("out.jsonl");
+    let mut t = Tui::start_env(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!("respond '{}'", input.display()),
+        &envs,
+    );
+    t.wait_for("No display here.");
+    t.wait_for("[ Consent, show URL ]");
+    t.send("o");
+    t.wait_for("No browser can be opened here (no display): copy this URL;");
+    t.wait_for("https://auth.example.com/d1");
+    assert!(!t.shows("--no-open"), "{}", t.screen());
+    t.send("\r");
+    assert_eq!(t.finish(), 0);
+    assert!(
+        !syslog.exists(),
+        "no display, yet the system browser was tried: {:?}",
+        launches(&syslog)
+    );
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-d1")]
+    );
+
+    // --browser CMD runs the command, display or not.
+    let log = dir.path().join("launches");
+    let input = write_stream(
+        dir.path(),
+        &[("evt-d2", "A command.", "https://auth.example.com/d2")],
+    );
+    let out = dir.path().join("out2.jsonl");
+    let mut t = Tui::start_env(
+        dir.path(),
+        &out,
+        100,
+        30,
+        &format!("respond '{}' {}", input.display(), browser_arg(&log, 0)),
+        &envs,
+    );
+    t.wait_for("A command.");
+    t.send("o");
+    assert_eq!(t.finish(), 0);
+    assert_eq!(
+        launches(&log),
+        vec!["1 https://auth.example.com/d2".to_owned()]
+    );
+    assert!(!syslog.exists());
+    assert_eq!(
+        actions_and_parents(&results(&out)),
+        vec![("accept", "evt-d2")]
     );
 }
 

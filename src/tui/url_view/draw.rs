@@ -341,12 +341,8 @@ fn url_in_body(state: &UrlViewState, width: usize) -> (usize, u16, Vec<String>) 
     let r = &state.review;
     match state.phase() {
         UrlPhase::Copy { after_failure } => {
-            let t = if *after_failure {
-                COPY_AFTER_FAILURE
-            } else {
-                COPY_NO_OPEN
-            };
-            let first = text::wrap(t, width).len();
+            let t = copy_sentence(state, *after_failure);
+            let first = text::wrap(&t, width).len();
             (first, 0, text::wrap_chars(&r.display_url(), width))
         }
         UrlPhase::LaunchFailed(msg) => {
@@ -363,8 +359,24 @@ fn url_in_body(state: &UrlViewState, width: usize) -> (usize, u16, Vec<String>) 
 
 /// The copy screen's sentence after a failed launch.
 const COPY_AFTER_FAILURE: &str = "Copy this URL and open it in a browser yourself:";
-/// The copy screen's sentence with `--no-open`.
-const COPY_NO_OPEN: &str = "Nothing was opened (--no-open). Copy this URL; Done sends your consent (accept), Give up sends cancel:";
+/// What Done and Give up send on the copy screen when nothing is opened.
+const COPY_SENDS: &str = "Done sends your consent (accept), Give up sends cancel:";
+
+/// The copy screen's sentence: after a failed launch, or why nothing was
+/// opened ([`crate::launcher::NoOpenWhy::words`]) and what Done and Give
+/// up send: `Nothing was opened (--no-open). Copy this URL; …`, `No
+/// browser can be opened here (no display): copy this URL; …`.
+fn copy_sentence(state: &UrlViewState, after_failure: bool) -> String {
+    use crate::launcher::NoOpenWhy;
+    let why = state.no_open_why;
+    match why {
+        _ if after_failure => COPY_AFTER_FAILURE.to_owned(),
+        NoOpenWhy::Asked => format!("{}. Copy this URL; {COPY_SENDS}", why.words()),
+        NoOpenWhy::NoDisplay | NoOpenWhy::Remote => {
+            format!("{}: copy this URL; {COPY_SENDS}", why.words())
+        }
+    }
+}
 
 /// The scrollable body, pre-wrapped to `width`, with the number of leading
 /// rows that must be read before consent and the rows of the URL itself.
@@ -385,12 +397,8 @@ fn body_lines(
             out.push(blank());
         }
         UrlPhase::Copy { after_failure } => {
-            let t = if *after_failure {
-                COPY_AFTER_FAILURE
-            } else {
-                COPY_NO_OPEN
-            };
-            for l in text::wrap(t, width) {
+            let t = copy_sentence(state, *after_failure);
+            for l in text::wrap(&t, width) {
                 out.push(Line::from(Span::styled(l, s.muted)));
             }
             // The URL alone, from column 0, so a terminal selection copies

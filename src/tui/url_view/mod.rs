@@ -178,6 +178,8 @@ pub struct UrlViewState {
     /// `--no-open`: consent shows the URL for copying; the consent button
     /// and hint say so instead of "open".
     no_open: bool,
+    /// Why the URL is shown for copying, said on the copy screen.
+    no_open_why: crate::launcher::NoOpenWhy,
     /// Seconds left before `--timeout` cancels the request, shown in the
     /// title as the form shows it in its header.
     seconds_left: Option<u64>,
@@ -228,6 +230,7 @@ impl UrlViewState {
             unread_above: Cell::new(false),
             link: RefCell::new(None),
             no_open: false,
+            no_open_why: crate::launcher::NoOpenWhy::Asked,
             seconds_left: None,
             extend_secs: None,
             launched: None,
@@ -291,6 +294,14 @@ impl UrlViewState {
     /// "Consent, show URL" and the hint "o consent".
     pub fn set_no_open(&mut self, no_open: bool) {
         self.no_open = no_open;
+    }
+
+    /// Nothing is opened, for `why` (`--no-open`, no display, an SSH
+    /// session): as [`UrlViewState::set_no_open`], and the copy screen
+    /// says why ([`crate::launcher::NoOpenWhy::words`]).
+    pub fn set_no_open_why(&mut self, why: crate::launcher::NoOpenWhy) {
+        self.no_open = true;
+        self.no_open_why = why;
     }
 
     /// Whether the last draw showed the title, the pinned block (host,

@@ -145,8 +145,11 @@ impl TuiResponder {
             .launcher
             .take()
             .unwrap_or_else(|| Box::new(crate::launcher::NoOpen::default()));
-        let mut screen =
-            UrlScreen::new(state, launcher, self.no_open).with_claim(cx.withdrawal.clone());
+        if let Some(why) = self.no_open {
+            state.set_no_open_why(why);
+        }
+        let mut screen = UrlScreen::new(state, launcher, self.no_open.is_some())
+            .with_claim(cx.withdrawal.clone());
         let out = self.run(cx, &mut screen);
         self.launcher = Some(screen.into_launcher());
         out
