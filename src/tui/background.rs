@@ -8,8 +8,9 @@
 //!   answers, so a terminal that does not know OSC 11 ends the wait at once;
 //!   otherwise the wait ends after [`QUERY_WAIT`]. The reply is read from
 //!   `/dev/tty` in raw mode before the screen starts, with the signals
-//!   already owned by [`crate::signals`] (a signal or the Ctrl-C key during
-//!   the wait gives the terminal its mode back and ends the run); anything
+//!   already owned by [`crate::signals`] (a signal during the wait gives
+//!   the terminal its mode back and ends the run; so does the Ctrl-C key,
+//!   once the replies were read, so none is left for the shell); anything
 //!   that arrives later is dropped by the key filter ([`super::keys`]);
 //! - `COLORFGBG` (`fg;bg` or `fg;extra;bg`, set by rxvt, Konsole and
 //!   others): background colour 7 or 9..=15 is light, 0..=6 and 8 dark; an
@@ -227,7 +228,9 @@ fn query_mode(mode: &libc::termios) -> libc::termios {
 /// the query waits give the terminal its mode back before the process
 /// exits with 128 + the signal. The Ctrl-C key typed while it waits (a
 /// byte no reply holds) ends the run as SIGINT does
-/// ([`crate::signals::end_as`]).
+/// ([`crate::signals::end_as`]), once the terminal's replies were read
+/// (at most until [`QUERY_WAIT`] after the query), so none is left unread
+/// for the shell.
 #[cfg(unix)]
 pub fn query_terminal() -> Option<[u8; 3]> {
     use std::io::Write;
@@ -296,7 +299,10 @@ pub fn take_reply_left() -> Option<(super::keys::ReplyLeft, std::time::Instant)>
 const CTRL_C: u8 = 0x03;
 
 /// Read the terminal's replies into `got` until the device attributes
-/// reply, the Ctrl-C key, [`QUERY_WAIT`] or 4 KiB.
+/// reply, [`QUERY_WAIT`] or 4 KiB. The Ctrl-C key ends the run, but the
+/// replies are still read (until the device attributes reply or the same
+/// deadline): the terminal is given back only after them, so a late reply
+/// over a slow link never lands in the shell as typed input.
 #[cfg(unix)]
 fn read_replies(tty: &mut std::fs::File, got: &mut Vec<u8>) {
     use std::io::Read;
@@ -324,7 +330,7 @@ fn read_replies(tty: &mut std::fs::File, got: &mut Vec<u8>) {
             Ok(0) | Err(_) => break,
             Ok(n) => got.extend_from_slice(&buf[..n]),
         }
-        if has_da_reply(got) || got.contains(&CTRL_C) {
+        if has_da_reply(got) {
             break;
         }
     }

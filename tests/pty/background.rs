@@ -184,3 +184,46 @@ fn the_rest_of_an_answer_split_across_the_query_wait_is_not_typed() {
     t.send("y");
     t.finish();
 }
+
+/// Ctrl-C right after the start, while the background query waits, and the
+/// terminal's answer arriving after it (a slow link): the answer is read
+/// before the terminal is given back, so the shell that runs next reads
+/// none of it as typed input.
+#[test]
+fn an_answer_after_an_early_ctrl_c_never_reaches_the_shell() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let mut t = Tui::start_then(
+        dir.path(),
+        &out,
+        100,
+        30,
+        "demo",
+        "read -r typed; echo \"[typed=$typed]\"",
+    );
+    // This test plays the terminal, late.
+    t.answer_queries = false;
+    let end = Instant::now() + PATIENCE;
+    while !String::from_utf8_lossy(&t.raw).contains("\u{1b}]11;?") {
+        t.pump();
+        assert!(Instant::now() < end, "no background query");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    t.s.send("\u{3}").expect("ctrl-c");
+    // The answer travels a slow link: it comes after the Ctrl-C.
+    std::thread::sleep(Duration::from_millis(150));
+    t.s.send("\u{1b}]11;rgb:ffff/ffff/ffff\u{1b}\\\u{1b}[?62;22c")
+        .expect("the late answer");
+    while !String::from_utf8_lossy(&t.raw).contains("[after=") {
+        t.pump();
+        assert!(Instant::now() < end, "the run did not end");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // The shell's `read` waits now: end its line.
+    t.s.send("\r").expect("enter");
+    t.wait_end();
+    let raw = String::from_utf8_lossy(&t.raw).into_owned();
+    assert_eq!(printed(&raw, "exit"), "130");
+    assert_eq!(printed(&raw, "after"), printed(&raw, "before"));
+    assert_eq!(printed(&raw, "typed"), "", "{raw:?}");
+}
