@@ -423,12 +423,21 @@ impl Client {
     /// server's `elicitation/create` outlives its tool call). They stay
     /// open, and an answer is still sent, but the server may no longer use
     /// it: each screen says so, and so does stderr.
-    pub(super) fn call_finished_under_open_requests(&mut self) {
+    ///
+    /// `call` is the call that finished: only the requests made while it
+    /// ran (their event names it in `extensions.mcp.call`) are noted; one
+    /// the server sent before any call, or during another, is not its.
+    pub(super) fn call_finished_under_open_requests(&mut self, call: Option<&CallRef>) {
+        let Some(call) = call else {
+            return;
+        };
         let keys: Vec<u64> = self
             .elic
             .asks
             .iter()
-            .filter(|(_, a)| a.rpc_id.is_some())
+            .filter(|(_, a)| {
+                a.rpc_id.is_some() && a.req.mcp.as_ref().and_then(|m| m.call.as_ref()) == Some(call)
+            })
             .map(|(k, _)| *k)
             .collect();
         let noted = keys
