@@ -298,6 +298,10 @@ def probe(state, case, call, notify, extra=None):
         responses["links"] = call("elicitation/create", LINKS)
     elif case == "quiet":
         pass
+    elif case == "invalid_first":
+        # One the client refuses before showing it, then a form.
+        responses["invalid"] = call("elicitation/create", INVALID)
+        responses["form"] = call("elicitation/create", FORM)
     elif case == "refusals":
         # The client refuses each of these (as "refused" below): 30 in a row.
         responses["refusals"] = [call("elicitation/create", HOSTILE_NESTED) for _ in range(30)][-1]

@@ -141,7 +141,11 @@ impl Client {
             mcp: Some(&ext),
             ..WrapOptions::new(&server, &self.adapter, &event_id)
         };
-        wrap_request(params, &options).map_err(|violations| {
+        let built = wrap_request(params, &options);
+        if built.is_err() {
+            self.elic.not_asked += 1;
+        }
+        built.map_err(|violations| {
             // A fault in the params is reported relative to the params.
             let strip = |v: &Violation| match v.location.part {
                 Some(Part::RequestText) => v.location.pointer.clone(),

@@ -208,6 +208,22 @@ fn probe_screen(dir: &Path, args: &str, envs: &[(&str, String)]) -> Tui {
     fake_screen_env(dir, &format!("--call probe --args '{args}'"), "", 100, envs)
 }
 
+/// A request refused before it was shown (its params break the rules) is
+/// not counted: the one form the person sees is request 1 of 1.
+#[test]
+fn a_request_refused_unseen_is_not_counted_in_request_i_of_n() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut t = fake_screen_env(
+        dir.path(),
+        r#"--plain --call probe --args '{"case":"invalid_first"}'"#,
+        "",
+        100,
+        &[],
+    );
+    t.wait_for("Request 1 of 1, from the server");
+    assert!(!t.screen().contains("Request 2 of 2"), "{}", t.screen());
+}
+
 /// A form the server asked before any call is not the call's: when the
 /// call returns while it is still open, it gets no "call finished" banner
 /// and stderr counts only the form the call asked.
