@@ -300,7 +300,8 @@ def probe(state, case, call, notify, extra=None):
         pass
     elif case == "invalid_first":
         # One the client refuses before showing it, then a form.
-        responses["invalid"] = call("elicitation/create", INVALID)
+        responses["invalid"] = call("elicitation/create", {"requestedSchema": {
+            "type": "object", "properties": {"a": {"type": "string"}}}})
         responses["form"] = call("elicitation/create", FORM)
     elif case == "refusals":
         # The client refuses each of these (as "refused" below): 30 in a row.
