@@ -222,7 +222,10 @@ fn a_request_refused_unseen_is_not_counted_in_request_i_of_n() {
     );
     t.wait_for("Fake form");
     let screen = t.screen();
-    assert!(screen.contains("Request 1 of 1, from the server"), "{screen}");
+    assert!(
+        screen.contains("Request 1 of 1, from the server"),
+        "{screen}"
+    );
 }
 
 /// A form the server asked before any call is not the call's: when the
