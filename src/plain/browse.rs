@@ -21,7 +21,7 @@ use super::{PlainResponder, Read, ReviewWords, QUIT_WINDOW};
 use crate::binding::tool_form;
 use crate::binding::{Action, RequestBody, RequestView};
 use crate::browse::result::{result_lines, Tone};
-use crate::browse::{Kind, Reply, Step, ToolEntry};
+use crate::browse::{CallOutcome, Kind, Reply, Step, ToolEntry};
 use crate::form::Form;
 use crate::responder::{Context, Outcome, RespondError, WaitKey, Waiting};
 use crate::safe_text::{display, display_multiline};
@@ -138,7 +138,14 @@ impl<I: LineIo> PlainResponder<I> {
         if self.acknowledge(false)? {
             return Ok(Reply::Quit);
         }
-        if matches!(step, Step::Ready | Step::Cancelled { .. }) {
+        if matches!(
+            step,
+            Step::Ready
+                | Step::Result {
+                    outcome: CallOutcome::Cancelled,
+                    ..
+                }
+        ) {
             return Ok(Reply::Back);
         }
         self.browsing = true;
@@ -160,7 +167,11 @@ impl<I: LineIo> PlainResponder<I> {
     /// notices held meanwhile).
     fn browse_said(&mut self, step: &Step) -> Result<Reply, RespondError> {
         match step {
-            Step::Ready | Step::Cancelled { .. } => Ok(Reply::Back),
+            Step::Ready
+            | Step::Result {
+                outcome: CallOutcome::Cancelled,
+                ..
+            } => Ok(Reply::Back),
             Step::Pick { tools, last } => self.pick(tools, *last),
             Step::Arguments {
                 kind,
@@ -194,13 +205,13 @@ impl<I: LineIo> PlainResponder<I> {
             Step::Result {
                 kind,
                 tool,
-                result,
+                outcome,
                 output_check,
                 hint,
                 again,
                 ..
             } => {
-                for (tone, l) in result_lines(*kind, tool, result, output_check.as_ref()) {
+                for (tone, l) in result_lines(*kind, tool, outcome, output_check.as_ref()) {
                     let l = match tone {
                         Tone::Text => format!("| {l}"),
                         _ => l,
@@ -680,7 +691,10 @@ mod tests {
         let step = Step::Result {
             kind: crate::browse::Kind::Tool,
             tool: "book".into(),
-            result: json!({"error": "tools/call 'book' failed"}),
+            outcome: CallOutcome::Failed(crate::browse::CallFailure {
+                cause: crate::browse::FailureCause::OlderWayOnly,
+                sentence: "tools/call 'book' failed".into(),
+            }),
             arguments: Map::new(),
             output_check: None,
             hint: None,
