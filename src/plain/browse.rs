@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use super::io::{LineIo, Reply as Typed};
 use super::{PlainResponder, Read, ReviewWords, QUIT_WINDOW};
 use crate::binding::tool_form;
+use crate::binding::Revision;
 use crate::binding::{Action, RequestBody, RequestView};
 use crate::browse::result::{result_lines, Tone};
 use crate::browse::{CallOutcome, Kind, Reply, Step, ToolEntry};
@@ -472,17 +473,20 @@ impl<I: LineIo> PlainResponder<I> {
         }
         let (prompt, not_understood) = if again {
             (
-                "Type again to run it again over MCP 2025-11-25; Enter goes back to the list, q leaves: ",
+                format!(
+                    "Type again to run it again over MCP {}; Enter goes back to the list, q leaves: ",
+                    Revision::V2025_11_25
+                ),
                 "Not understood: type again to run it again, press Enter, or type q.",
             )
         } else {
             (
-                "Press Enter to go back to the list (q leaves): ",
+                "Press Enter to go back to the list (q leaves): ".to_owned(),
                 "Not understood: press Enter, or type q.",
             )
         };
         loop {
-            match self.io.ask(prompt, None, &|| false)? {
+            match self.io.ask(&prompt, None, &|| false)? {
                 Typed::Line(l) => match l.trim().to_ascii_lowercase().as_str() {
                     "" => return Ok(Reply::Back),
                     "q" | "quit" => return Ok(Reply::Leave),
@@ -704,7 +708,10 @@ mod tests {
         assert_eq!(p.browse_step(&step).expect("reply"), Reply::Again);
         let t = &p.io().transcript;
         for said in [
-            "Type again to run it again over MCP 2025-11-25; Enter goes back to the list, q leaves: ",
+            &format!(
+                "Type again to run it again over MCP {}; Enter goes back to the list, q leaves: ",
+                Revision::V2025_11_25
+            ),
             "Not understood: type again to run it again, press Enter, or type q.",
         ] {
             assert!(t.contains(said), "{said:?} in:\n{t}");

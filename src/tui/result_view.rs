@@ -18,7 +18,7 @@ use ratatui::Frame;
 use super::screens::{Clock, Screen, Step};
 use super::text::{clip, wrap};
 use super::theme::Theme;
-use crate::binding::{Action, Answer};
+use crate::binding::{Action, Answer, Revision};
 use crate::browse::result::{result_lines, Tone};
 use crate::browse::{CallOutcome, Kind};
 use crate::form::Key;
@@ -92,7 +92,10 @@ impl ResultView {
                 .push((Tone::Heading, crate::browse::again_offer()));
             self.lines.push((
                 Tone::Heading,
-                "Press a to run it again over MCP 2025-11-25.".to_owned(),
+                format!(
+                    "Press a to run it again over MCP {}.",
+                    Revision::V2025_11_25
+                ),
             ));
         }
         self
@@ -155,9 +158,9 @@ impl ResultView {
             ""
         };
         let again = if self.again {
-            "a: run again over MCP 2025-11-25 · "
+            format!("a: run again over MCP {} · ", Revision::V2025_11_25)
         } else {
-            ""
+            String::new()
         };
         let help = format!(
             "{again}Enter: back to the tools · q: leave · ↑↓ PageUp PageDown: scroll{more}"
@@ -213,7 +216,13 @@ mod tests {
         let mut v = ResultView::new(Kind::Tool, "t", &result(), None).with_again(true);
         assert_eq!(
             v.lines.last().map(|(_, l)| l.as_str()),
-            Some("Press a to run it again over MCP 2025-11-25.")
+            Some(
+                format!(
+                    "Press a to run it again over MCP {}.",
+                    Revision::V2025_11_25
+                )
+                .as_str()
+            )
         );
         assert_eq!(v.on_key(&Key::Char('a')), Some(Seen::Again));
     }
