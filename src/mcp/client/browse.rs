@@ -12,11 +12,11 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use super::client::{Browsed, Client, Watch};
-use super::{Incomplete, McpError};
+use super::{Browsed, Client, Watch};
 use crate::binding::tool_form::{self, ToolForm};
 use crate::binding::{wrap_request, Revision, SchemaPolicy, WrapOptions};
 use crate::browse::{CallFailure, CallOutcome, FailureCause, Kind, Reply, Step, ToolEntry};
+use crate::mcp::{Incomplete, McpError};
 use crate::responder::{CallInProgress, RespondError, Waiting};
 use crate::safe_text;
 

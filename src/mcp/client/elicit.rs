@@ -15,14 +15,14 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
-use super::client::{str_field, Ask, Client, MAX_URL_PLACES};
-use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
-use super::McpError;
+use super::{str_field, Ask, Client, MAX_URL_PLACES};
 use crate::binding::violation::{Part, Violation};
 use crate::binding::{
     wrap_request, Action, Answer, CallMethod, CallRef, McpExtension, Mode, RequestEvent,
     ResultMeta, Revision, WrapOptions,
 };
+use crate::mcp::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
+use crate::mcp::McpError;
 use crate::responder::{Context, Outcome, Progress, RespondError, WaitKey, Waiting};
 use crate::safe_text;
 use crate::session::{settle, AskError, NoResult, Reply, WithdrawReason};
