@@ -15,9 +15,9 @@ use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::screens::{Clock, Screen, Step};
 use super::text::{clip, wrap};
 use super::theme::Theme;
+use super::{Clock, Screen, Step};
 use crate::binding::{Action, Answer, Revision};
 use crate::browse::result::{result_lines, Tone};
 use crate::browse::{CallOutcome, Kind};

@@ -25,9 +25,10 @@ use crate::mcp::ProtocolBreak;
 use crate::mcp::{McpError, Target};
 use crate::safe_text;
 
-/// The longest wait for the answer to `server/discover` over stdio under
-/// `--protocol auto` (bounded by `--connect-timeout` too): a server of an
-/// older revision may ignore the unknown method instead of answering it.
+/// The longest wait for the answer to `server/discover` under `--protocol
+/// auto` (and at most half of `--connect-timeout`): a server of an older
+/// revision may ignore the unknown method instead of answering it (over
+/// HTTP, hold its stream open), and the handshake then needs its time.
 pub const DISCOVER_WAIT: Duration = Duration::from_secs(15);
 /// How long a stdio server whose connection closed may take to exit (and
 /// its last stderr lines to arrive) before its exit status is read.
@@ -63,8 +64,10 @@ impl Client {
 
     /// `--protocol auto`: `server/discover`, then the fallback, all within
     /// one `--connect-timeout` (a hung server fails once, with the figure
-    /// given). A stdio server that exited before writing anything is not
-    /// started again.
+    /// given). A stdio server that exited before writing anything (as
+    /// servers that know only the older revision may, on an unknown first
+    /// request) is started once more for the handshake, said in one line;
+    /// one that exits then too is named once, with its status.
     async fn connect_auto(&mut self) -> Result<(), McpError> {
         let total = self.opts.connect_timeout;
         self.life.handshake_until = Some((
@@ -75,6 +78,9 @@ impl Client {
             Ok(()) => return Ok(()),
             Err(e) => self.exited_early(e, "server/discover").await,
         };
+        if matches!(e, McpError::ExitedEarly { .. }) {
+            return self.start_after_exit().await;
+        }
         let Some(how) = self.fallback_for(&e) else {
             return Err(e);
         };
@@ -93,6 +99,33 @@ impl Client {
             },
             e => e,
         })
+    }
+
+    /// The stdio server exited, silent, when asked `server/discover`: start
+    /// it again for the 2025-11-25 handshake.
+    ///
+    /// Errors: [`McpError::ExitedEarly`] when it exits silent again (named
+    /// once, for both questions), or what the handshake met.
+    async fn start_after_exit(&mut self) -> Result<(), McpError> {
+        if !self.opts.quiet {
+            self.notice(&format!(
+                "the server exited when asked server/discover: starting it again for the MCP {} handshake",
+                Revision::V2025_11_25
+            ));
+        }
+        self.link.transport.reset_session();
+        self.restart()?;
+        match self.start_legacy().await {
+            Ok(()) => Ok(()),
+            Err(e) => Err(match self.exited_early(e, "initialize").await {
+                McpError::ExitedEarly { status, stderr, .. } => McpError::ExitedEarly {
+                    method: "server/discover, and again before answering initialize".into(),
+                    status,
+                    stderr,
+                },
+                e => e,
+            }),
+        }
     }
 
     /// `e` (a failure while waiting for `method`) as a stdio server that
@@ -139,6 +172,9 @@ impl Client {
             }
             McpError::Rpc { .. } | McpError::Protocol(_) => Some(Fallback::SameProcess),
             McpError::Timeout { .. } if stdio => Some(Fallback::Restart),
+            // A server that holds the question without an answer: the
+            // handshake is a request of its own over HTTP.
+            McpError::Timeout { .. } => Some(Fallback::SameProcess),
             McpError::Waiting { .. } | McpError::Transport(_) | McpError::Closed(_) if stdio => {
                 Some(Fallback::Restart)
             }
@@ -230,7 +266,7 @@ impl Client {
         self.life.version = Revision::V2026_07_28.as_str().to_owned();
         self.link.transport.set_stateless();
         let mut limit = self.opts.connect_timeout;
-        if self.opts.protocol.is_none() && matches!(self.opts.target, Target::Stdio { .. }) {
+        if self.opts.protocol.is_none() {
             // The rest of --connect-timeout is the handshake's.
             limit = (limit / 2).min(DISCOVER_WAIT);
         }
