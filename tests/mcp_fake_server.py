@@ -16,6 +16,9 @@ Steps of case "all": ping, form (defaults on name and age), url,
 (notification elicitation/complete), bad-mode, invalid (a nested object
 property), roots (roots/list, not offered by the client). Case "required":
 one form with a required field and no default. Case "quiet": asks nothing.
+Case "extra-member": asks nothing and answers a successful result that
+carries a member of its own named "error" (results may carry extra
+members), which is the server's data, not a failure.
 Cases "deep", "toodeep", "huge": answers with a result nested 66 deep,
 200 deep, or over 5 MiB (see `big_result`). Over HTTP, for any case, the
 arguments `late_id` (the answer's "id" written after its "result"),
@@ -286,6 +289,8 @@ def probe(state, case, call, notify, extra=None):
     responses = {}
     if case in ("deep", "toodeep", "huge"):
         return big_result(case)
+    if case == "extra-member":
+        return {"content": [{"type": "text", "text": "fine"}], "error": "not really"}
     if case in ("hold", "late", "progress", "flood", "swap", "dupid", "leave", "die", "burst", "queue") and extra is not None:
         return extra(case)
     if case == "required":
