@@ -291,7 +291,7 @@ def probe(state, case, call, notify, extra=None):
         return big_result(case)
     if case == "extra-member":
         return {"content": [{"type": "text", "text": "fine"}], "error": "not really"}
-    if case in ("hold", "late", "progress", "flood", "swap", "dupid", "leave", "die", "burst", "queue") and extra is not None:
+    if case in ("hold", "late", "progress", "flood", "swap", "dupid", "leave", "die", "burst", "queue", "refusals_open") and extra is not None:
         return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
@@ -517,6 +517,15 @@ def run_stdio():
                         late = strip(m)
                 return {"content": [{"type": "text", "text": "queue done"}],
                         "structuredContent": {"first": first, "late": late}}
+            if case == "refusals_open":
+                # 30 URL requests the client refuses (a name before `@`:
+                # no script consents to it), sent at once; the call
+                # returns while they are still being refused.
+                for i in range(30):
+                    call("elicitation/create",
+                         dict(URL, url="https://accounts.example.com@evil.test/x",
+                              elicitationId=f"flood-{i}"), send_only=True)
+                return {"content": [{"type": "text", "text": "flooded"}]}
             if case == "leave":
                 # The call ends with the form (with "mode": "url", the URL
                 # request) still open.

@@ -216,8 +216,15 @@ async fn start(opts: McpOptions, mut desk: Desk) -> Result<SessionReport, McpErr
         watch: None,
         calls: 0,
     };
-    let out = s.drive().await;
+    let mut out = s.drive().await;
     s.finish(&out).await;
+    // Requests answered or refused after the report was made (they stayed
+    // open after the call) count too.
+    if let Ok(report) = &mut out {
+        report.answered = s.elic.answered;
+        report.refused.extend(std::mem::take(&mut s.elic.refused));
+        report.rejected.extend(std::mem::take(&mut s.elic.rejected));
+    }
     out
 }
 
@@ -358,6 +365,9 @@ pub(super) struct Elicitations {
     pub answered: usize,
     pub rejected: super::Tally,
     pub refused: super::Tally,
+    /// Refusals said so far (rejected and refused, over the whole run):
+    /// the first [`Tally::KEPT`](super::Tally::KEPT) one line each.
+    pub refusals_said: usize,
     /// Desk keys of refused forms shown to the person
     /// ([`Client::show_refusal`]): their replies are not answers.
     pub shown_refusals: HashSet<u64>,

@@ -315,6 +315,14 @@ impl Tally {
         }
     }
 
+    /// Count `other`'s too, keeping its sentences while fewer than
+    /// [`Tally::KEPT`] are.
+    pub fn extend(&mut self, other: Tally) {
+        self.count += other.count;
+        let room = Self::KEPT.saturating_sub(self.kept.len());
+        self.kept.extend(other.kept.into_iter().take(room));
+    }
+
     /// How many in all.
     pub fn len(&self) -> usize {
         self.count

@@ -301,8 +301,9 @@ impl Client {
     /// each, then one line saying that later ones are counted (the count
     /// ends the run), so a server that makes the client refuse without end
     /// cannot flood the terminal.
-    fn say_refusal(&self, said: &str) {
-        let n = self.elic.refused.len() + self.elic.rejected.len();
+    fn say_refusal(&mut self, said: &str) {
+        let n = self.elic.refusals_said;
+        self.elic.refusals_said += 1;
         if n < crate::mcp::Tally::KEPT {
             self.notice(&format!("refused an elicitation: {said}"));
         } else if n == crate::mcp::Tally::KEPT {
