@@ -559,3 +559,49 @@ fn a_remote_server_cannot_point_sign_in_at_this_machine() {
         "{asked:?}"
     );
 }
+
+/// A server on this machine is reached directly even when the environment
+/// names a proxy: a credential for it never goes through the proxy.
+#[test]
+fn a_credential_for_a_server_on_this_machine_never_goes_through_a_proxy() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let proxy_dir = tempfile::tempdir().unwrap();
+    let proxy = server(proxy_dir.path());
+    for url in [
+        endpoint(&srv, "lenient"),
+        endpoint(&srv, "lenient").replace("127.0.0.1", "localhost"),
+    ] {
+        let out = crate::common::sdk::ahp_in(d)
+            .args([
+                "mcp",
+                "--header",
+                "Authorization: Bearer env:TOK",
+                "--call",
+                "t",
+                &url,
+            ])
+            .env("TOK", "a-token-for-this-machine")
+            .env("HTTP_PROXY", &proxy.url)
+            .env("http_proxy", &proxy.url)
+            .env_remove("NO_PROXY")
+            .env_remove("no_proxy")
+            .output()
+            .unwrap();
+        let run = Run::of(&out, None);
+        assert_ne!(run.code, 0, "{}", run.stderr);
+    }
+    // The server got the header, twice; the proxy was never asked.
+    assert_eq!(
+        requests(d).iter().filter(|(_, _, auth)| *auth).count(),
+        2,
+        "{:?}",
+        requests(d)
+    );
+    assert!(
+        recorded(proxy_dir.path()).is_empty(),
+        "{:?}",
+        recorded(proxy_dir.path())
+    );
+}

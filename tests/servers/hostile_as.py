@@ -53,7 +53,8 @@ for no sign-in (a JSON-RPC error). Any other path is HTTP 404 "not found".
 
 With --record FILE, one JSON line per event: {"event": "register"},
 {"event": "authorize", "known": bool}, {"event": "token", "grant": ...,
-"outcome": ...}, {"event": "restart"}, and for every request
+"outcome": ...}, {"event": "restart"}, {"event": "connect", "target":
+"host:port"} for a tunnel asked of it as a proxy, and for every request
 {"event": "request", "host": the Host header, "path": ..., "auth": whether
 it carried an Authorization header}.
 
@@ -101,6 +102,7 @@ class H(BaseHTTPRequestHandler):
     def do_CONNECT(self):
         # A tunnel to this same server: the requests that follow on the
         # connection are served here, asked as the CONNECT's host.
+        record("connect", target=self.path)
         self.send_response(200, "Connection established")
         self.end_headers()
         self.close_connection = False
