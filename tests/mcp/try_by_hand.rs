@@ -654,6 +654,30 @@ fn ctrl_o_edits_the_whole_arguments_as_json() {
 /// "text": "fine"}], "error": "not really"}`): the result is shown as the
 /// server sent it, its content under the heading, never as a failed call;
 /// `--log` records the call as answered (`isError` false), not as failed.
+/// A result with `isError` is not checked against the tool's
+/// `outputSchema` (the shape of a successful result): its structured
+/// content is shown, with no sentence about fitting.
+#[test]
+fn an_is_error_result_is_not_checked_against_the_output_schema() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let server = root().join("tests/mcp_fake_server.py");
+    let args = format!(
+        "mcp --plain -- python3 '{}' --checked-tool",
+        server.display()
+    );
+    let mut t = Tui::start_env(dir.path(), &out, 120, 40, &args, &[]);
+    t.wait_for("Type a number or part of a name to pick one (q leaves):");
+    t.press("checked\r", "Result of the tool 'checked'");
+    t.wait_for("Press Enter to go back to the list (q leaves):");
+    let screen = t.screen();
+    assert!(screen.contains("isError: true"), "{screen}");
+    assert!(screen.contains("closed"), "{screen}");
+    assert!(!screen.contains("outputSchema"), "{screen}");
+    t.send("q\r");
+    assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
+}
+
 #[test]
 fn a_result_with_an_error_member_of_its_own_is_shown_as_a_result() {
     let dir = tempfile::tempdir().expect("tempdir");
