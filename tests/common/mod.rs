@@ -7,6 +7,58 @@ pub mod pty;
 pub mod sdk;
 
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The longest a test waits for what the program must do (output, a file,
+/// its end): a safety net against a hang, never a measure.
+pub const PATIENCE: Duration = Duration::from_secs(40);
+
+/// How often a wait checks its condition.
+pub const POLL: Duration = Duration::from_millis(20);
+
+/// Check `ready` every [`POLL`] until it gives `Ok`, and return that;
+/// after `patience` without it, panic with the last `Err` (what was seen).
+/// The one polling loop of the tests: every wait is for a condition.
+pub fn wait_ok<T>(patience: Duration, mut ready: impl FnMut() -> Result<T, String>) -> T {
+    let end = Instant::now().checked_add(patience);
+    loop {
+        match ready() {
+            Ok(v) => return v,
+            Err(seen) if end.is_some_and(|e| Instant::now() >= e) => panic!("{seen}"),
+            // The interval between two checks of a condition, not a wait
+            // for something to have happened.
+            Err(_) => std::thread::sleep(POLL),
+        }
+    }
+}
+
+/// Whether `cond` came to hold within `patience` (checked every [`POLL`]);
+/// false when it did not, for a caller that reports that itself.
+pub fn came_true(patience: Duration, mut cond: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + patience;
+    wait_ok(Duration::MAX, || {
+        if cond() {
+            Ok(true)
+        } else if Instant::now() >= end {
+            Ok(false)
+        } else {
+            Err(String::new())
+        }
+    })
+}
+
+/// Wait until `cond` holds, at most [`PATIENCE`]; panics naming `what`.
+pub fn wait_until(what: &str, cond: impl FnMut() -> bool) {
+    assert!(
+        came_true(PATIENCE, cond),
+        "waiting for {what}: it never came"
+    );
+}
+
+/// Wait until the file `path` exists ([`wait_until`]).
+pub fn wait_file(path: &std::path::Path) {
+    wait_until(&format!("{}", path.display()), || path.exists());
+}
 
 /// The project root (`CARGO_MANIFEST_DIR`).
 pub fn root() -> PathBuf {

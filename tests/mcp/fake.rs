@@ -932,10 +932,7 @@ mod live {
     impl Responder for Slow {
         fn respond(&mut self, _r: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
             let start = Instant::now();
-            let give_up = start + Duration::from_secs(60);
-            while !cx.withdrawn() && Instant::now() < give_up {
-                std::thread::sleep(Duration::from_millis(5));
-            }
+            crate::common::came_true(Duration::from_secs(60), || cx.withdrawn());
             self.open_for.push(start.elapsed());
             self.withdrawn.push(cx.withdrawn());
             Ok(Outcome::Answer(ahp_elicit::binding::Answer::bare(
@@ -949,6 +946,8 @@ mod live {
 
     impl Responder for Pondering {
         fn respond(&mut self, _r: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
+            // The person's pause is what the test is about (a server that
+            // waits that long): a clock by design.
             std::thread::sleep(self.0);
             Ok(Outcome::Answer(ahp_elicit::binding::Answer::bare(
                 ahp_elicit::binding::Action::Decline,
@@ -1027,14 +1026,11 @@ mod live {
         fn respond(&mut self, r: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
             self.asked.push(r.id.clone());
             // Hang detection only: the refusal comes at once.
-            let give_up = Instant::now() + Duration::from_secs(30);
-            while Instant::now() < give_up {
-                let seen = std::fs::read_to_string(&self.record).unwrap_or_default();
-                if seen.contains("-32600") {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
+            crate::common::came_true(Duration::from_secs(30), || {
+                std::fs::read_to_string(&self.record)
+                    .unwrap_or_default()
+                    .contains("-32600")
+            });
             Ok(Outcome::Answer(ahp_elicit::binding::Answer::bare(
                 ahp_elicit::binding::Action::Decline,
             )))
@@ -1903,23 +1899,16 @@ mod modern {
             .spawn()
             .unwrap();
         // Wait (a safety net, not a measure) until the call is in flight.
-        let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while get()["silent"].as_array().is_none_or(|a| a.is_empty())
-            && std::time::Instant::now() < end
-        {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        crate::common::came_true(std::time::Duration::from_secs(30), || {
+            get()["silent"].as_array().is_some_and(|a| !a.is_empty())
+        });
         signal(child.id(), "INT");
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(130));
-        let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        let mut rec = get();
-        while rec["closed"].as_array().is_none_or(|a| a.is_empty())
-            && std::time::Instant::now() < end
-        {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            rec = get();
-        }
+        crate::common::came_true(std::time::Duration::from_secs(30), || {
+            get()["closed"].as_array().is_some_and(|a| !a.is_empty())
+        });
+        let rec = get();
         // The stream of the call was closed (its id), which is the
         // cancellation over HTTP; no notification was posted.
         assert_eq!(rec["closed"], rec["silent"], "{rec}");

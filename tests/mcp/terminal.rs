@@ -10,7 +10,7 @@ use crate::common;
 use common::pty::*;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -94,12 +94,11 @@ fn ctrl_c_twice_quits_a_silent_call_and_ends_the_server() {
     ];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
     t.wait_for("Waiting for the next request");
-    let end = Instant::now() + PATIENCE;
-    while !pid_file.exists() && Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // The call is in flight once the server listed its tools.
-    std::thread::sleep(Duration::from_millis(500));
+    common::wait_file(&pid_file);
+    // The call is in flight once the server received it.
+    common::wait_until("the tools/call at the server", || {
+        std::fs::read_to_string(&record).is_ok_and(|t| t.contains("\"tools/call\""))
+    });
     let server_pid: i32 = std::fs::read_to_string(&pid_file)
         .expect("server pid")
         .trim()
@@ -109,11 +108,10 @@ fn ctrl_c_twice_quits_a_silent_call_and_ends_the_server() {
     t.press("\u{3}", "Press Ctrl-C again to quit");
     t.send("\u{3}");
     assert_eq!(t.finish(), 130, "{}", t.stderr());
-    let end = Instant::now() + Duration::from_secs(20);
-    while common::alive(server_pid) && Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(!common::alive(server_pid), "the server is still running");
+    assert!(
+        common::came_true(Duration::from_secs(20), || !common::alive(server_pid)),
+        "the server is still running"
+    );
     assert!(t.stderr().contains("killing it"), "{}", t.stderr());
     // The pending call was cancelled before the connection closed.
     let got: Vec<Value> = std::fs::read_to_string(&record)
@@ -149,10 +147,9 @@ fn timeout_cancels_an_unanswered_form() {
     t.wait_for("Time ran out: this request was cancelled (cancel was sent).");
     // The notice takes keys once it has been up for CONSENT_GUARD, counted
     // from when the program recorded the frame, which a loaded machine may
-    // do a while after the frame reached the terminal: read it a little
-    // longer than the harness's pace before the key.
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    t.send("x");
+    // do a while after the frame reached the terminal: a dropped key is
+    // pressed again.
+    t.press_until("x", "the end of the run", |t| t.eof);
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     assert!(
         t.stderr()
@@ -235,9 +232,13 @@ fn a_withdrawal_still_on_screen_when_the_call_returns_is_only_a_withdrawal() {
     let mut t = probe_screen(dir.path(), args, &[]);
     t.wait_for("Fake form");
     t.wait_for(WITHDRAWN);
-    // The call returns 0.2 s after the withdrawal; the notice stays up
-    // until a key.
-    std::thread::sleep(Duration::from_millis(1500));
+    // The call returns 0.2 s after the withdrawal (its result is printed);
+    // the notice stays up until a key.
+    let out = dir.path().join("out.json");
+    common::wait_until("the call's result", || {
+        std::fs::metadata(&out).is_ok_and(|m| m.len() > 0)
+    });
+    t.resize_marker(110, 30);
     assert!(t.shows(WITHDRAWN), "{}", t.screen());
     t.send("\r");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
@@ -314,11 +315,11 @@ fn a_timeout_in_a_round_says_the_cancel_goes_with_the_rounds_answers() {
     t.wait_for("request 1 of 2");
     t.wait_for(ahp_elicit::responder::TIMED_OUT_IN_ROUND_NOTICE);
     assert!(!t.shows("(cancel was sent)"), "{}", t.screen());
-    std::thread::sleep(Duration::from_millis(500));
-    t.press("x", "request 2 of 2");
+    // Each notice takes keys once up for CONSENT_GUARD, counted from when
+    // the program recorded its frame: a dropped key is pressed again.
+    t.press_until("x", "request 2 of 2", |t| t.shows("request 2 of 2"));
     t.wait_for(ahp_elicit::responder::TIMED_OUT_IN_ROUND_NOTICE);
-    std::thread::sleep(Duration::from_millis(500));
-    t.send("x");
+    t.press_until("x", "the end of the run", |t| t.eof);
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     let err = t.stderr();
     assert!(
@@ -415,16 +416,10 @@ fn a_url_elicitation_asked_again_after_the_retry_keeps_its_number() {
     t.press("\r", "r: retry now");
     t.send("r");
     // The second consent screen: the page offered again, not yet opened.
-    let end = Instant::now() + PATIENCE;
-    while !(t.at_frame_end() && t.shows("Open the page") && !t.shows("Nothing was opened")) {
-        assert!(
-            Instant::now() < end,
-            "waiting for the second consent screen; the screen:\n{}\nstderr: {}",
-            t.screen(),
-            t.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    t.until("the second consent screen", PATIENCE, |t| {
+        (t.at_frame_end() && t.shows("Open the page") && !t.shows("Nothing was opened"))
+            .then_some(())
+    });
     assert!(t.shows("request 1 of 1"), "{}", t.screen());
     assert!(!t.shows("of 2"), "{}", t.screen());
     t.press("o", "Nothing was opened (--no-open)");
@@ -495,12 +490,11 @@ fn a_withdrawn_url_request_is_acknowledged_before_the_next_one() {
     t.wait_for("good.example.com");
     t.wait_for(WITHDRAWN);
     assert!(!t.shows("evil.test"), "{}", t.screen());
-    expectrl::Expect::send(&mut t.s, "o").expect("send");
-    // Ample time for the key to be read (not a measurement).
-    std::thread::sleep(Duration::from_millis(1200));
+    t.send_now("o");
+    // The `o` was read once the frame redrawn after it shows.
+    t.resize_marker(110, 30);
     assert!(t.shows(WITHDRAWN), "{}", t.screen());
     assert!(!t.shows("evil.test"), "{}", t.screen());
-    t.last_key = Instant::now();
     t.press("\r", "evil.test");
     assert!(!t.shows(WITHDRAWN), "{}", t.screen());
     t.send("\u{1b}");
@@ -622,11 +616,10 @@ fn ctrl_c_twice_cancels_a_2026_call_in_flight() {
     let envs = [("FAKE_RECORD", record.display().to_string())];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
     t.wait_for("Waiting for the next request");
-    let end = Instant::now() + PATIENCE;
     let sent = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
-    while !sent(&record).contains("\"tools/call\"") && Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_until("the tools/call at the server", || {
+        sent(&record).contains("\"tools/call\"")
+    });
     t.press("\u{3}", "Press Ctrl-C again to quit");
     t.send("\u{3}");
     assert_eq!(t.finish(), 130, "{}", t.stderr());
@@ -690,17 +683,9 @@ fn timeout_starts_when_a_request_is_shown() {
     // Each notice that time ran out waits for Enter: request 2 comes after
     // the first, the end of the run after the second.
     for n in 1..=2 {
-        let end = Instant::now() + PATIENCE;
-        while String::from_utf8_lossy(&t.raw)
-            .matches(ahp_elicit::plain::PRESS_ENTER)
-            .count()
-            < n
-        {
-            t.pump();
-            assert!(!t.eof && Instant::now() < end, "{}", t.screen());
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        t.last_key = Instant::now();
+        t.wait_raw_until(&format!("prompt {n}"), |raw| {
+            raw.matches(ahp_elicit::plain::PRESS_ENTER).count() >= n
+        });
         t.send("\r");
     }
     let code = t.finish_plain();
@@ -800,20 +785,17 @@ fn requests_sent_back_to_back_are_counted_on_the_first_screen() {
 /// (request id, `action`), waiting (at most [`PATIENCE`]) until there are
 /// `n`: the server records what it reads, a little after it was sent.
 fn recorded_answers(record: &Path, n: usize) -> Vec<(Value, Value)> {
-    let end = Instant::now() + PATIENCE;
-    loop {
-        let got: Vec<(Value, Value)> = std::fs::read_to_string(record)
+    let read = || -> Vec<(Value, Value)> {
+        std::fs::read_to_string(record)
             .unwrap_or_default()
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
             .filter(|m| m["result"].get("action").is_some())
             .map(|m| (m["id"].clone(), m["result"]["action"].clone()))
-            .collect();
-        if got.len() >= n || Instant::now() >= end {
-            return got;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+            .collect()
+    };
+    common::came_true(PATIENCE, || read().len() >= n);
+    read()
 }
 
 /// The server read `n` answers to its elicitations, each `cancel`, under

@@ -317,18 +317,14 @@ fn ctrl_c_twice_on_the_list_quits_with_130() {
 /// Wait (a safety net against a hang only) until the record file holds
 /// `n` lines; returns them.
 fn wait_for_records(record: &std::path::Path, n: usize) -> Vec<Value> {
-    let end = std::time::Instant::now() + PATIENCE;
-    loop {
+    common::wait_ok(PATIENCE, || {
         let got = received(record);
         if got.len() >= n {
-            return got;
+            Ok(got)
+        } else {
+            Err(format!("{n} record(s) awaited: {got:?}"))
         }
-        assert!(
-            std::time::Instant::now() < end,
-            "{n} record(s) awaited: {got:?}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    })
 }
 
 /// While a picked tool runs, its waiting screen shows what the server

@@ -96,15 +96,14 @@ fn second_ctrl_c_quits_and_cancels_the_rest() {
 /// Wait until `out` holds `n` result lines (the results of a file input
 /// written to a file are not held back).
 fn results_reach(out: &Path, n: usize) -> Vec<(String, String, Value)> {
-    let end = std::time::Instant::now() + PATIENCE;
-    loop {
+    common::wait_ok(PATIENCE, || {
         let text = std::fs::read_to_string(out).unwrap_or_default();
         if text.lines().count() >= n {
-            return results(out);
+            Ok(results(out))
+        } else {
+            Err(format!("{n} results awaited: {text:?}"))
         }
-        assert!(std::time::Instant::now() < end, "results: {text:?}");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    })
 }
 
 /// `--timeout 1` cancels an unanswered request, a form and a URL one alike:
@@ -167,7 +166,8 @@ fn the_next_request_gets_its_whole_time_after_a_timeout_notice() {
     let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "--timeout 3");
     t.wait_for("First form.");
     t.wait_for("Time ran out: this request was cancelled (cancel was sent).");
-    // Read the notice for longer than the whole timeout.
+    // Read the notice for longer than the whole timeout: by design a
+    // clock, since what is tested is that nothing happens in that time.
     std::thread::sleep(std::time::Duration::from_secs(4));
     assert_eq!(
         actions_and_parents(&results_reach(&out, 1)),
@@ -199,24 +199,15 @@ fn ctrl_t_extends_the_deadline() {
     t.send("\u{14}\u{14}\u{14}");
     // The countdown goes above the 2 s limit (it never would without
     // the key: the request would time out first).
-    let end = std::time::Instant::now() + PATIENCE;
-    loop {
-        t.pump();
+    t.until("a countdown above 2 s", PATIENCE, |t| {
+        assert!(!t.shows("Time ran out"), "{}", t.screen());
         let header = t.screen().lines().next().unwrap_or_default().to_owned();
         let left: Option<u64> = header
             .split(" · ")
             .find_map(|p| p.strip_suffix("s left"))
             .and_then(|n| n.trim().parse().ok());
-        if left.is_some_and(|l| l > 2) {
-            break;
-        }
-        assert!(
-            !t.shows("Time ran out") && std::time::Instant::now() < end,
-            "{}",
-            t.screen()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+        left.is_some_and(|l| l > 2).then_some(())
+    });
     t.press("Ada\u{13}", "Review");
     t.send("\r");
     assert_eq!(t.finish(), 0);
@@ -346,10 +337,11 @@ fn results_wait_for_the_screen_to_end(input_arg: &str) {
     );
     t.wait_for("First form.");
     t.press("\u{1b}", "Second form.");
-    // Had it been written, the first result would be in the file by now.
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    assert_eq!(std::fs::read_to_string(&piped).unwrap_or_default(), "");
     t.press("\u{1b}", "Third form.");
+    // Had it been written on the first answer, the first result would be in
+    // the file by now: a reading pause and a screen after it (`tee` copies
+    // it on its own time, so no sign from the program says it is there).
+    assert_eq!(std::fs::read_to_string(&piped).unwrap_or_default(), "");
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
     assert_eq!(

@@ -29,7 +29,9 @@ fn run(how: &str) -> String {
     );
     let mut w = open_live(&fifo);
     t.wait_for("Waiting for the next request");
-    // Longer than NOTIFY_AFTER (2 s): the screen has been waiting.
+    // Longer than NOTIFY_AFTER (2 s): the screen has been waiting. The
+    // window is what is tested, and nothing marks its end, so a clock by
+    // design.
     std::thread::sleep(std::time::Duration::from_millis(2500));
     t.pump();
     let before = t.raw.len();

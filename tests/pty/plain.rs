@@ -48,21 +48,15 @@ impl Plain {
     /// Wait until `want` appears after what was already seen; then the
     /// person reads it before typing.
     fn expect(&mut self, want: &str) {
-        let end = Instant::now() + PATIENCE;
-        loop {
-            self.t.pump();
-            let text = self.text();
-            if let Some(at) = text[self.seen.min(text.len())..].find(want) {
-                self.seen += at + want.len();
-                self.t.last_key = Instant::now();
-                return;
-            }
-            assert!(
-                !self.t.eof && Instant::now() < end,
-                "waiting for {want:?}; the output:\n{text}"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        let seen = self.seen;
+        let at = self.t.until(&format!("{want:?}"), PATIENCE, |t| {
+            let text = String::from_utf8_lossy(&t.raw).replace("\r\n", "\n");
+            text[seen.min(text.len())..]
+                .find(want)
+                .map(|at| seen + at + want.len())
+        });
+        self.seen = at;
+        self.t.last_key = Instant::now();
     }
 
     /// Answer the prompt `prompt` with `line` and Enter.

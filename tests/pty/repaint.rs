@@ -10,8 +10,6 @@
 use crate::common;
 use common::pty::*;
 
-use std::time::Instant;
-
 use serde_json::json;
 
 /// A one-field form request.
@@ -40,15 +38,7 @@ fn clears(t: &mut Tui) -> usize {
 
 /// Wait until `cond` holds (hang detection only).
 fn wait_until(t: &mut Tui, what: &str, cond: impl Fn(&mut Tui) -> bool) {
-    let end = Instant::now() + PATIENCE;
-    while !cond(t) {
-        assert!(
-            Instant::now() < end,
-            "waiting for {what}; the screen:\n{}",
-            t.screen()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    t.until(what, PATIENCE, |t| cond(t).then_some(()));
 }
 
 #[test]

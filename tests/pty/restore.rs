@@ -12,7 +12,6 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::time::Duration;
 
 use expectrl::Expect;
 use serde_json::json;
@@ -36,7 +35,7 @@ fn live(dir: &Path, out: &Path) -> (Tui, std::fs::File) {
     r.wait_for("First form.");
     // A person reads the form before typing: keys within the consent guard
     // (300 ms after the screen was first shown whole) are dropped.
-    std::thread::sleep(Duration::from_millis(600));
+    r.pace();
     (r, w)
 }
 

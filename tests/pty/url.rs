@@ -13,7 +13,6 @@
 
 use crate::common;
 use common::pty::*;
-use expectrl::Expect;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -420,11 +419,7 @@ fn failed_launch_offers_retry_copy_and_give_up() {
     assert_eq!(launches(&log).len(), 1);
     t.send("r");
     // The retry launches again and fails again; the screen stays.
-    let end = Instant::now() + PATIENCE;
-    while launches(&log).len() < 2 {
-        assert!(Instant::now() < end, "no second launch after r");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_until("a second launch after r", || launches(&log).len() >= 2);
     t.wait_for("[>Retry<]");
     t.press("g", "Fail two.");
     t.press("o", failed);
@@ -592,11 +587,9 @@ fn no_open_records_consent_without_launching() {
     assert!(!syslog.exists());
     t.send("o");
     assert_eq!(t.finish(), 0);
-    let end = Instant::now() + PATIENCE;
-    while launches(&syslog).is_empty() {
-        assert!(Instant::now() < end, "the system browser was not launched");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_until("the system browser's launch", || {
+        !launches(&syslog).is_empty()
+    });
     assert_eq!(
         launches(&syslog),
         vec!["xdg-open https://auth.example.com/n3".to_owned()]
@@ -819,47 +812,18 @@ fn at_40x10_nothing_unseen_opens() {
 }
 
 /// Press `key` (paced like a person) until the screen no longer shows
-/// `text`: a key read within the guard that an earlier dropped key
-/// restarted is dropped too, and a person would press it again.
+/// `text` ([`Tui::press_until`]).
 fn press_until_gone(t: &mut Tui, key: &str, text: &str) {
-    for _ in 0..5 {
-        t.send(key);
-        let end = Instant::now() + Duration::from_millis(1500);
-        while Instant::now() < end {
-            if t.eof || !t.shows(text) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-    panic!("{text:?} is still on screen:\n{}", t.screen());
+    t.press_until(key, &format!("{text:?} gone"), |t| !t.shows(text));
 }
 
 /// Wait for `text` without the harness's reading pause (the next key goes
 /// out at once).
 fn wait_quietly(t: &mut Tui, text: &str) {
     let want = squash(text);
-    let end = Instant::now() + PATIENCE;
-    while !squash(&t.screen()).contains(&want) {
-        assert!(
-            Instant::now() < end,
-            "waiting for {text:?}:\n{}",
-            t.screen()
-        );
-        std::thread::sleep(Duration::from_millis(5));
-        t.pump();
-    }
-}
-
-/// Resize the pty (the program gets SIGWINCH) and the emulator.
-fn resize(t: &mut Tui, cols: u16, rows: u16) {
-    t.s.get_process_mut()
-        .set_window_size(cols, rows)
-        .expect("resize the pty");
-    t.vt.set_size(
-        std::num::NonZeroU16::new(rows).expect("rows"),
-        std::num::NonZeroU16::new(cols).expect("cols"),
-    );
+    t.until(&format!("{text:?}"), PATIENCE, |t| {
+        squash(&t.screen()).contains(&want).then_some(())
+    });
 }
 
 /// A resize from too small to big, then `o` at once: the guard starts at
@@ -876,14 +840,14 @@ fn a_resize_then_o_opens_nothing() {
     let mut t = Tui::respond(dir.path(), &out, (30, 8), &input, &browser_arg(&log, 0));
     t.wait_for("too small");
     // Long enough at the small size for a guard counted from the first
-    // attempt to draw to have ended.
+    // attempt to draw to have ended (two reading pauses, each longer than
+    // the 400 ms guard).
     t.send("");
-    std::thread::sleep(Duration::from_millis(500));
-    resize(&mut t, 100, 30);
+    t.send("");
+    t.resize(100, 30);
     // `o` the moment the request appears at the new size.
     wait_quietly(&mut t, "Host: auth.example.com");
-    t.s.send("o").expect("send");
-    t.last_key = Instant::now();
+    t.send_now("o");
     press_until_gone(&mut t, "\u{1b}", "Resize me.");
     assert_eq!(t.finish(), 0);
     assert!(launches(&log).is_empty(), "{:?}", launches(&log));
@@ -906,8 +870,7 @@ fn a_focus_move_during_the_guard_is_ignored() {
     let log = dir.path().join("launches");
     let mut t = Tui::respond(dir.path(), &out, (100, 30), &input, &browser_arg(&log, 0));
     t.wait_for("Quick keys.");
-    t.s.send("\u{1b}[D").expect("send");
-    t.last_key = Instant::now();
+    t.send_now("\u{1b}[D");
     press_until_gone(&mut t, "\r", "Quick keys.");
     assert_eq!(t.finish(), 0);
     assert!(launches(&log).is_empty(), "{:?}", launches(&log));
@@ -933,10 +896,7 @@ fn a_held_o_key_opens_only_the_request_it_was_pressed_on() {
     let mut t = Tui::respond(dir.path(), &out, (100, 30), &input, &browser_arg(&log, 0));
     t.wait_for("First page.");
     t.send("");
-    for _ in 0..50 {
-        t.s.send("o").expect("send");
-        std::thread::sleep(Duration::from_millis(30));
-    }
+    t.send_spaced(Duration::from_millis(30), &["o"; 50]);
     t.wait_for("Second page.");
     // Every `o` has been read once the focus move typed after them shows.
     t.send_marker("\t");
@@ -970,34 +930,34 @@ fn a_carried_esc_does_not_cancel_a_too_small_request() {
     let out = dir.path().join("out.jsonl");
     let mut t = Tui::respond(dir.path(), &out, (30, 8), &input, "");
     t.wait_for("too small");
-    // The waiting screen says "too small" the same way before the request
-    // is up: give the first request's screen ample time (setup, not a
-    // measurement).
+    // At 30x8 the waiting screen says "too small" the same way as the
+    // first request's: no condition tells them apart, so the request's
+    // screen is given ample time (setup, not a measurement).
     std::thread::sleep(Duration::from_millis(1500));
-    burst_esc(&mut t);
-    // Ample time for the second Esc to have been read (not a measurement).
-    std::thread::sleep(Duration::from_millis(1200));
-    t.pump();
+    // Esc, then Esc 50 ms later (a double press meant for one screen).
+    t.send_spaced(Duration::from_millis(50), &["\u{1b}", "\u{1b}"]);
+    // The second request, too small too, once the first Esc cancelled the
+    // first. The keys are read in order: once the second request shows
+    // whole after a resize that follows both Esc, the second Esc was read
+    // and did not cancel it (a cancel would have ended the run).
+    common::wait_until("the first request's cancel", || {
+        std::fs::read_to_string(&out).is_ok_and(|t| t.lines().count() >= 1)
+    });
+    t.send("");
+    t.resize(100, 30);
+    t.wait_for("Two.");
     assert_eq!(
         actions_and_parents(&results(&out)),
         vec![("cancel", "evt-e1")],
         "{}",
         t.screen()
     );
-    t.last_key = Instant::now();
-    t.send("\u{1b}");
+    press_until_gone(&mut t, "\u{1b}", "Two.");
     assert_eq!(t.finish(), 0);
     assert_eq!(
         actions_and_parents(&results(&out)),
         vec![("cancel", "evt-e1"), ("cancel", "evt-e2")]
     );
-}
-
-/// Esc, then Esc 50 ms later (a double press meant for one screen).
-fn burst_esc(t: &mut Tui) {
-    t.s.send("\u{1b}").expect("send");
-    std::thread::sleep(Duration::from_millis(50));
-    t.s.send("\u{1b}").expect("send");
 }
 
 /// A URL longer than a row is written as one OSC 8 hyperlink: every row
