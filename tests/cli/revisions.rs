@@ -11,18 +11,11 @@ use common::pty::*;
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::{json, Value};
-
-fn bin() -> Command {
-    let mut c = crate::common::ahp();
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
 
 /// `respond FLAGS REQUEST`, which must exit 0; its stdout.
 fn respond(flags: &[&str], request: &Path) -> String {
-    let out = bin()
+    let out = common::ahp_at_root()
         .arg("respond")
         .args(flags)
         .arg(request)
@@ -50,7 +43,7 @@ fn form_params() -> Value {
 
 /// `ahp-elicit wrap ARGS` on `params`: (exit code, stdout, stderr).
 fn wrap(params: &Value, args: &[&str]) -> (i32, String, String) {
-    let out = bin()
+    let out = common::ahp_at_root()
         .args([
             "wrap",
             "--server",
@@ -80,7 +73,7 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 /// `validate --request REQ RESULT`: the exit code and stdout.
 fn validate_against(req: &Path, result: &Path) -> (i32, String) {
-    let out = bin()
+    let out = common::ahp_at_root()
         .args(["validate", "--request"])
         .arg(req)
         .arg(result)
@@ -248,7 +241,7 @@ fn an_unpinned_revision_is_refused_on_every_event_type() {
             "title": {"type": "text", "selection": "omit"}}},
         "extensions": {"mcp": {"protocolVersion": format!("2099-01-01{}", "x".repeat(100)),
                                "requestState": "x"}}});
-    let out = bin()
+    let out = common::ahp_at_root()
         .args(["validate", "-"])
         .write_stdin(ev.to_string())
         .output()

@@ -69,9 +69,57 @@ pub fn root() -> PathBuf {
 pub const BIN: &str = env!("CARGO_BIN_EXE_ahp-elicit");
 
 /// `ahp-elicit` as an `assert_cmd` command: stdin is what `write_stdin`
-/// gives (empty when not called), nothing else set.
+/// gives (empty when not called), and `NO_COLOR` removed, so that what the
+/// person running the tests has set does not change what the tests see (a
+/// test about it sets it).
 pub fn ahp() -> assert_cmd::Command {
-    assert_cmd::Command::new(BIN)
+    let mut c = assert_cmd::Command::new(BIN);
+    c.env_remove("NO_COLOR");
+    c
+}
+
+/// `ahp-elicit` as [`ahp`], in the project root (where the paths the
+/// tests name relative to it resolve).
+pub fn ahp_at_root() -> assert_cmd::Command {
+    let mut c = ahp();
+    c.current_dir(root());
+    c
+}
+
+/// One finished run of the binary ([`run`]).
+#[derive(Debug)]
+pub struct Ran {
+    /// The exit code; None when a signal ended the run.
+    pub code: Option<i32>,
+    pub stdout: String,
+    /// Invalid UTF-8 replaced.
+    pub stderr: String,
+}
+
+impl Ran {
+    /// (exit code, stdout, stderr).
+    pub fn parts(self) -> (Option<i32>, String, String) {
+        (self.code, self.stdout, self.stderr)
+    }
+}
+
+/// Run `ahp-elicit ARGS` with `stdin` written to it and then closed, and
+/// wait for its end. Panics when stdout is not UTF-8 or the binary
+/// panicked (bad input gets an error, never a panic): the one way the
+/// tests without a terminal run the binary on bytes.
+pub fn run<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>, stdin: &[u8]) -> Ran {
+    let o = ahp()
+        .args(args)
+        .write_stdin(stdin.to_vec())
+        .output()
+        .expect("run ahp-elicit");
+    let ran = Ran {
+        code: o.status.code(),
+        stdout: String::from_utf8(o.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    };
+    assert!(!ran.stderr.contains("panicked"), "{}", ran.stderr);
+    ran
 }
 
 /// (exit code, stdout, stderr) of a finished run, the streams as text
