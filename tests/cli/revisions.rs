@@ -189,18 +189,13 @@ fn a_2026_url_request_is_answered_at_the_terminal() {
     let launches = dir.path().join("launches");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/record-browser.sh");
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!(
-            "respond '{}' --browser \"sh '{}' '{}' 0\"",
-            req.display(),
-            script.display(),
-            launches.display()
-        ),
+    let command = format!(
+        "respond '{}' --browser \"sh '{}' '{}' 0\"",
+        req.display(),
+        script.display(),
+        launches.display()
     );
+    let mut t = Tui::start(dir.path(), &out, 80, 24, &command);
     t.wait_for("Sign in to Bookings");
     t.wait_for("Host: bookings.example.com");
     t.wait_for("[ Open in browser ] [>Decline<] [ Cancel ]");

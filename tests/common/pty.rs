@@ -617,6 +617,13 @@ pub fn results(out: &Path) -> Vec<(String, String, Value)> {
         .collect()
 }
 
+/// Asserts that `out` holds one result a line ([`results`]) with these
+/// (action, parentEventId) pairs, in this order.
+pub fn assert_answers(out: &Path, want: &[(&str, &str)]) {
+    assert_eq!(actions_and_parents(&results(out)), want);
+}
+
+/// (action, parentEventId) of each result.
 pub fn actions_and_parents(rs: &[(String, String, Value)]) -> Vec<(&str, &str)> {
     rs.iter()
         .map(|(a, p, _)| (a.as_str(), p.as_str()))

@@ -61,10 +61,7 @@ fn ctrl_c_cancels_the_current_request_only() {
     t.press("\u{3}", "Second, a URL.");
     t.send("d");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1"), ("decline", "evt-2")]
-    );
+    assert_answers(&out, &[("cancel", "evt-1"), ("decline", "evt-2")]);
 }
 
 /// Two Ctrl-C in a row: the first cancels request 1, the second quits, and
@@ -135,10 +132,7 @@ fn timeout_cancels_unanswered_requests_and_says_so() {
     t.wait_for("Time ran out");
     t.send("x");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1"), ("cancel", "evt-2")]
-    );
+    assert_answers(&out, &[("cancel", "evt-1"), ("cancel", "evt-2")]);
     // Said on stderr too, once the screen is given back.
     let err = t.stderr();
     assert_eq!(
@@ -180,10 +174,7 @@ fn the_next_request_gets_its_whole_time_after_a_timeout_notice() {
     t.wait_for("Time ran out");
     t.send("x");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1"), ("cancel", "evt-2")]
-    );
+    assert_answers(&out, &[("cancel", "evt-1"), ("cancel", "evt-2")]);
 }
 
 /// Ctrl-T gives the request on screen the time again: a form with a 2 s
@@ -211,10 +202,7 @@ fn ctrl_t_extends_the_deadline() {
     t.press("Ada\u{13}", "Review");
     t.send("\r");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("accept", "evt-1")]
-    );
+    assert_answers(&out, &[("accept", "evt-1")]);
 }
 
 /// Run three form requests, send `sig` while request 1 is on screen;
@@ -281,10 +269,7 @@ fn sigterm_on_a_live_stream_ends_with_143() {
     common::signal(t.pid(), "TERM");
     assert_eq!(t.finish(), 143);
     drop(w);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1")]
-    );
+    assert_answers(&out, &[("cancel", "evt-1")]);
 }
 
 /// Open a FIFO as the input of a run; returns the session and the writer
@@ -313,10 +298,7 @@ fn second_ctrl_c_while_waiting_quits_a_live_stream() {
     t.send("\u{3}");
     assert_eq!(t.finish(), 130);
     drop(w);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1")]
-    );
+    assert_answers(&out, &[("cancel", "evt-1")]);
 }
 
 /// Runs `respond` on three forms given as `input_arg` (with `{}` for the
@@ -328,13 +310,8 @@ fn results_wait_for_the_screen_to_end(input_arg: &str) {
     let out = dir.path().join("out.jsonl");
     let piped = dir.path().join("piped.jsonl");
     let from = input_arg.replace("{}", &format!("'{}'", input.display()));
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond {from} | tee '{}'", piped.display()),
-    );
+    let command = format!("respond {from} | tee '{}'", piped.display());
+    let mut t = Tui::start(dir.path(), &out, 80, 24, &command);
     t.wait_for("First form.");
     t.press("\u{1b}", "Second form.");
     t.press("\u{1b}", "Third form.");
@@ -344,13 +321,13 @@ fn results_wait_for_the_screen_to_end(input_arg: &str) {
     assert_eq!(std::fs::read_to_string(&piped).unwrap_or_default(), "");
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&piped)),
-        vec![
+    assert_answers(
+        &piped,
+        &[
             ("cancel", "evt-1"),
             ("cancel", "evt-2"),
-            ("cancel", "evt-3")
-        ]
+            ("cancel", "evt-3"),
+        ],
     );
 }
 
@@ -390,8 +367,5 @@ fn a_request_skipped_as_invalid_is_counted_on_screen() {
     t.wait_for("request 2 of 2 (1 invalid skipped)");
     t.send("\u{1b}");
     assert_eq!(t.finish(), 1, "{}", t.stderr());
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1"), ("cancel", "evt-3")]
-    );
+    assert_answers(&out, &[("cancel", "evt-1"), ("cancel", "evt-3")]);
 }

@@ -201,10 +201,7 @@ fn esc_in_a_form_with_typed_text_asks_first() {
     t.press("\u{1b}", "Throw away what you entered and cancel?");
     t.send("y");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1")]
-    );
+    assert_answers(&out, &[("cancel", "evt-1")]);
 }
 
 /// Ctrl-N declines the request on screen and every later one from the same
@@ -229,14 +226,14 @@ fn ctrl_n_declines_everything_else_from_this_server() {
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
     assert!(!t.raw.windows(10).any(|w| w == b"Pushy two."));
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![
+    assert_answers(
+        &out,
+        &[
             ("decline", "evt-1"),
             ("decline", "evt-2"),
             ("cancel", "evt-3"),
-            ("decline", "evt-4")
-        ]
+            ("decline", "evt-4"),
+        ],
     );
     assert!(
         t.stderr().contains(
@@ -279,10 +276,7 @@ fn ctrl_n_on_a_touched_form_asks_first() {
     );
     t.send("\u{e}");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("decline", "evt-1"), ("decline", "evt-2")]
-    );
+    assert_answers(&out, &[("decline", "evt-1"), ("decline", "evt-2")]);
     assert!(!t.raw.windows(10).any(|w| w == b"Pushy two."));
 }
 
@@ -299,17 +293,12 @@ fn start_with_editor(dir: &Path, out: &Path, flags: &str, body: &str) -> Tui {
         .expect("chmod");
     assert!(st.success());
     let input = one_form(dir);
-    Tui::start_env(
-        dir,
-        out,
-        80,
-        24,
-        &format!("respond {flags}'{}'", input.display()),
-        &[
-            ("VISUAL", String::new()),
-            ("EDITOR", editor.display().to_string()),
-        ],
-    )
+    let command = format!("respond {flags}'{}'", input.display());
+    let env = [
+        ("VISUAL", String::new()),
+        ("EDITOR", editor.display().to_string()),
+    ];
+    Tui::start_env(dir, out, 80, 24, &command, &env)
 }
 
 /// Ctrl-O opens the focused text field in `$EDITOR` and reads it back
@@ -400,18 +389,13 @@ fn start_form_with_editor(dir: &Path, out: &Path, props: serde_json::Value, body
         common::request_line("keys", "evt-1", &params) + "\n",
     )
     .expect("write requests");
-    Tui::start_env(
-        dir,
-        out,
-        80,
-        24,
-        &format!("respond '{}'", input.display()),
-        &[
-            ("VISUAL", String::new()),
-            ("EDITOR", editor.display().to_string()),
-            ("TMPDIR", tmp.display().to_string()),
-        ],
-    )
+    let command = format!("respond '{}'", input.display());
+    let env = [
+        ("VISUAL", String::new()),
+        ("EDITOR", editor.display().to_string()),
+        ("TMPDIR", tmp.display().to_string()),
+    ];
+    Tui::start_env(dir, out, 80, 24, &command, &env)
 }
 
 /// A signal while `$EDITOR` is open removes the temporary file (which

@@ -20,13 +20,8 @@ fn run(how: &str) -> String {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
     let fifo = make_fifo(dir.path());
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' --notify {how}", fifo.display()),
-    );
+    let command = format!("respond '{}' --notify {how}", fifo.display());
+    let mut t = Tui::start(dir.path(), &out, 80, 24, &command);
     let mut w = open_live(&fifo);
     t.wait_for("Waiting for the next request");
     // Longer than NOTIFY_AFTER (2 s): the screen has been waiting. The

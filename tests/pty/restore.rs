@@ -17,7 +17,7 @@ use expectrl::Expect;
 use serde_json::json;
 
 use crate::common;
-use common::pty::{actions_and_parents, make_fifo, open_live, results, Tui};
+use common::pty::{assert_answers, make_fifo, open_live, Tui};
 
 fn request(id: &str, message: &str) -> String {
     let params = json!({"message": message, "requestedSchema": {"type": "object",
@@ -50,7 +50,7 @@ fn normal_end_after_the_waiting_screen_writes_nothing_after_the_restore() {
     r.wait_for("Waiting for the next request");
     drop(w);
     assert_eq!(r.finish_restored_last(), 0);
-    assert_eq!(actions_and_parents(&results(&out)), [("cancel", "evt-1")]);
+    assert_answers(&out, &[("cancel", "evt-1")]);
 }
 
 fn signal_ends_the_run(sig: &str, code: i32) {
@@ -62,7 +62,7 @@ fn signal_ends_the_run(sig: &str, code: i32) {
     common::signal(r.pid(), sig);
     assert_eq!(r.finish_restored_last(), code);
     drop(w);
-    assert_eq!(actions_and_parents(&results(&out)), [("cancel", "evt-1")]);
+    assert_answers(&out, &[("cancel", "evt-1")]);
 }
 
 /// `kill -INT` from outside (not the Ctrl-C key): the request on screen is

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::common;
-use common::pty::{actions_and_parents, printed, results, Tui};
+use common::pty::{assert_answers, printed, Tui};
 
 /// Send `sig` (`TSTP`, `CONT`) to `pid`.
 /// The state letter of `pid` in /proc (`T`: stopped).
@@ -73,10 +73,7 @@ fn decline_and_finish(t: &mut Tui, out: &Path) {
     t.send_marker("\u{1b}[Z");
     t.send("\r");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
-    assert_eq!(
-        actions_and_parents(&results(out)),
-        vec![("decline", "evt-profile-1")]
-    );
+    assert_answers(&out, &[("decline", "evt-profile-1")]);
 }
 
 #[test]
@@ -135,14 +132,8 @@ fn the_form_gives_the_terminal_back_while_stopped_and_repaints_after() {
 fn plain_mode_gives_its_settings_back_while_stopped_and_takes_them_after() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start_env(
-        dir.path(),
-        &out,
-        80,
-        24,
-        "demo",
-        &[("AHP_ELICIT_PLAIN", "1".to_owned())],
-    );
+    let env = [("AHP_ELICIT_PLAIN", "1".to_owned())];
+    let mut t = Tui::start_env(dir.path(), &out, 80, 24, "demo", &env);
     t.wait_for("Full name:");
     let pid = t.pid();
     let tty = pty_of(pid);
@@ -165,10 +156,7 @@ fn plain_mode_gives_its_settings_back_while_stopped_and_takes_them_after() {
     // cancels the request instead of killing the program.
     t.send("\u{3}");
     assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-profile-1")]
-    );
+    assert_answers(&out, &[("cancel", "evt-profile-1")]);
 }
 
 /// SIGSTOP cannot be caught: nothing gives the terminal back, and the

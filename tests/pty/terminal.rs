@@ -65,13 +65,8 @@ fn written_on_the_form_screen(raw: &[u8]) -> String {
 fn results_on_the_terminal_come_after_the_screen_is_given_back() {
     let dir = tempfile::tempdir().expect("tempdir");
     let input = two_forms(dir.path());
-    let mut t = Tui::start(
-        dir.path(),
-        Path::new(TTY),
-        100,
-        24,
-        &format!("respond '{}'", input.display()),
-    );
+    let command = format!("respond '{}'", input.display());
+    let mut t = Tui::start(dir.path(), Path::new(TTY), 100, 24, &command);
     t.wait_for("First form.");
     t.send("\u{1b}");
     // The first whole frame of the second form.
@@ -185,10 +180,7 @@ fn ctrl_c_twice_on_a_form_quits_with_130() {
     t.wait_for("First form.");
     t.send("\u{3}\u{3}");
     assert_eq!(t.finish(), 130);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1"), ("cancel", "evt-2")]
-    );
+    assert_answers(&out, &[("cancel", "evt-1"), ("cancel", "evt-2")]);
 }
 
 /// Where `text` starts on the screen (row, column); ASCII rows only.
@@ -223,14 +215,8 @@ fn coloured_cells(screen: &vt100::Screen) -> usize {
 fn demo_with_no_color(args: &str) -> Tui {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start_env(
-        dir.path(),
-        &out,
-        80,
-        24,
-        args,
-        &[("NO_COLOR", "1".to_owned())],
-    );
+    let env = [("NO_COLOR", "1".to_owned())];
+    let mut t = Tui::start_env(dir.path(), &out, 80, 24, args, &env);
     t.wait_for("Work email");
     // The temporary folder must outlive the run: leak it for the test.
     std::mem::forget(dir);
@@ -345,16 +331,11 @@ fn esc_on_a_too_small_screen_keeps_what_was_typed() {
 fn mcp_tool_result_comes_after_the_screen_is_given_back() {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = common::root().join("tests/mcp_fake_server.py");
-    let mut t = Tui::start(
-        dir.path(),
-        Path::new(TTY),
-        100,
-        30,
-        &format!(
-            "mcp --call probe --args '{{\"case\":\"required\"}}' -- python3 '{}'",
-            server.display()
-        ),
+    let command = format!(
+        "mcp --call probe --args '{{\"case\":\"required\"}}' -- python3 '{}'",
+        server.display()
     );
+    let mut t = Tui::start(dir.path(), Path::new(TTY), 100, 30, &command);
     t.wait_for("Required");
     t.send("\u{1b}");
     t.finish();
@@ -395,14 +376,9 @@ fn a_failing_system_browser_is_a_plain_sentence() {
     );
     let out = dir.path().join("out.jsonl");
     let input = common::examples_dir().join("url-connect.request.json");
-    let mut t = Tui::start_env(
-        dir.path(),
-        &out,
-        100,
-        30,
-        &format!("respond '{}'", input.display()),
-        &[("PATH", path), ("BROWSER", String::new())],
-    );
+    let command = format!("respond '{}'", input.display());
+    let env = [("PATH", path), ("BROWSER", String::new())];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &command, &env);
     t.wait_for("Open a web page?");
     t.press("o", "The system browser (xdg-open) failed (exit status 2)");
     let screen = t.screen();
@@ -410,8 +386,5 @@ fn a_failing_system_browser_is_a_plain_sentence() {
     assert!(!screen.contains("unix_wait_status"), "{screen}");
     t.send("g");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-url-1")]
-    );
+    assert_answers(&out, &[("cancel", "evt-url-1")]);
 }

@@ -283,10 +283,7 @@ fn hidden_characters_are_refused_at_the_boundary() {
     assert!(err.contains("\\u{202e}"), "shown escaped: {err}");
     assert!(!err.contains('\u{202e}'), "{err}");
     assert!(launches(&log).is_empty());
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("decline", "evt-h1"), ("decline", "evt-h3")]
-    );
+    assert_answers(&out, &[("decline", "evt-h1"), ("decline", "evt-h3")]);
 }
 
 /// With stderr on the same terminal, the error about a refused request is
@@ -306,15 +303,8 @@ fn errors_wait_until_the_terminal_is_given_back() {
     let input = dir.path().join("requests.jsonl");
     std::fs::write(&input, text).expect("write");
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start_with(
-        dir.path(),
-        &out,
-        100,
-        30,
-        &format!("respond '{}' --no-open", input.display()),
-        &[],
-        false,
-    );
+    let command = format!("respond '{}' --no-open", input.display());
+    let mut t = Tui::start_with(dir.path(), &out, 100, 30, &command, &[], false);
     t.wait_for("Before.");
     t.press("d", "After.");
     // The first whole frame of the third request: nothing else is on it.
@@ -333,10 +323,7 @@ fn errors_wait_until_the_terminal_is_given_back() {
     // Back on the main screen: the error is there to read.
     t.wait_for("ahp-elicit: request evt-h2 (line 2): invalid request, no result");
     t.wait_for("is not a valid uri");
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("decline", "evt-h1"), ("decline", "evt-h3")]
-    );
+    assert_answers(&out, &[("decline", "evt-h1"), ("decline", "evt-h3")]);
 }
 
 /// `javascript:`, `file:`, `data:` and `ftp:` URLs offer no Open: `o` does
@@ -380,14 +367,14 @@ fn refused_schemes_offer_only_decline_and_cancel() {
     }
     assert_eq!(t.finish(), 0);
     assert!(!log.exists(), "a refused scheme is never launched");
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![
+    assert_answers(
+        &out,
+        &[
             ("decline", "evt-r1"),
             ("decline", "evt-r2"),
             ("cancel", "evt-r3"),
             ("cancel", "evt-r4"),
-        ]
+        ],
     );
 }
 
@@ -435,13 +422,13 @@ fn failed_launch_offers_retry_copy_and_give_up() {
         .map(|u| format!("1 {u}"))
         .collect();
     assert_eq!(launches(&log), want);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![
+    assert_answers(
+        &out,
+        &[
             ("cancel", "evt-f1"),
             ("accept", "evt-f2"),
             ("cancel", "evt-f3"),
-        ]
+        ],
     );
 }
 
@@ -455,16 +442,11 @@ fn missing_browser_program_is_a_failure() {
         &[("evt-m1", "Missing browser.", "https://auth.example.com/m")],
     );
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        100,
-        30,
-        &format!(
-            "respond '{}' --browser '/nonexistent/dir/browser --flag'",
-            input.display()
-        ),
+    let command = format!(
+        "respond '{}' --browser '/nonexistent/dir/browser --flag'",
+        input.display()
     );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &command);
     t.wait_for("Missing browser.");
     t.press(
         "o",
@@ -472,10 +454,7 @@ fn missing_browser_program_is_a_failure() {
     );
     t.send("g");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-m1")]
-    );
+    assert_answers(&out, &[("cancel", "evt-m1")]);
 }
 
 /// Fake system browsers first on PATH (and `$BROWSER`), each recording its
@@ -539,14 +518,8 @@ fn no_open_records_consent_without_launching() {
         ("BROWSER", fake.display().to_string()),
     ];
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start_env(
-        dir.path(),
-        &out,
-        100,
-        30,
-        &format!("respond '{}' --no-open", input.display()),
-        &envs,
-    );
+    let command = format!("respond '{}' --no-open", input.display());
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &command, &envs);
     t.wait_for("No open one.");
     t.send("o");
     t.wait_for("Nothing was opened (--no-open). Copy this URL;");
@@ -575,14 +548,8 @@ fn no_open_records_consent_without_launching() {
         &[("evt-n3", "System browser.", "https://auth.example.com/n3")],
     );
     let out = dir.path().join("out2.jsonl");
-    let mut t = Tui::start_env(
-        dir.path(),
-        &out,
-        100,
-        30,
-        &format!("respond '{}'", input.display()),
-        &envs,
-    );
+    let command = format!("respond '{}'", input.display());
+    let mut t = Tui::start_env(dir.path(), &out, 100, 30, &command, &envs);
     t.wait_for("System browser.");
     assert!(!syslog.exists());
     t.send("o");
@@ -594,10 +561,7 @@ fn no_open_records_consent_without_launching() {
         launches(&syslog),
         vec!["xdg-open https://auth.example.com/n3".to_owned()]
     );
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("accept", "evt-n3")]
-    );
+    assert_answers(&out, &[("accept", "evt-n3")]);
 }
 
 /// Below the minimum size the request is not shown, so no key answers it:
@@ -619,10 +583,7 @@ fn too_small_a_screen_takes_no_consent() {
     t.send("\x1b");
     assert_eq!(t.finish(), 0);
     assert_eq!(launches(&rec), Vec::<String>::new(), "nothing launched");
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-s1")]
-    );
+    assert_answers(&out, &[("cancel", "evt-s1")]);
 }
 
 /// With `--timeout` the consent screen counts down in its title like the
@@ -637,17 +598,12 @@ fn the_timeout_counts_down_on_the_consent_screen_then_cancels() {
     );
     let out = dir.path().join("out.jsonl");
     let rec = dir.path().join("launches.txt");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!(
-            "respond '{}' --timeout 3 {}",
-            input.display(),
-            browser_arg(&rec, 0)
-        ),
+    let command = format!(
+        "respond '{}' --timeout 3 {}",
+        input.display(),
+        browser_arg(&rec, 0)
     );
+    let mut t = Tui::start(dir.path(), &out, 80, 24, &command);
     t.wait_for("Waiting too long.");
     let title = screen_row(&mut t, 0);
     assert!(
@@ -659,10 +615,7 @@ fn the_timeout_counts_down_on_the_consent_screen_then_cancels() {
     t.send("x");
     assert_eq!(t.finish(), 0);
     assert_eq!(launches(&rec), Vec::<String>::new(), "nothing launched");
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-t1")]
-    );
+    assert_answers(&out, &[("cancel", "evt-t1")]);
 }
 
 /// Consent needs a screen that was seen: a second `o` typed right after the
@@ -692,10 +645,7 @@ fn typeahead_is_no_consent_and_ctrl_d_declines() {
         "exactly one launch: {:?}",
         launches(&rec)
     );
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("accept", "evt-t1"), ("decline", "evt-t2")]
-    );
+    assert_answers(&out, &[("accept", "evt-t1"), ("decline", "evt-t2")]);
 }
 
 // ---- attacks on consent (a malicious server): nothing unseen is opened ----
@@ -747,10 +697,7 @@ fn a_spoofed_url_block_in_the_message_is_framed_below_the_real_host() {
     t.send("d");
     assert_eq!(t.finish(), 0);
     assert!(launches(&log).is_empty());
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("decline", "evt-a1")]
-    );
+    assert_answers(&out, &[("decline", "evt-a1")]);
 }
 
 /// A 7,875-character URL whose userinfo imitates Google: the real host
@@ -780,10 +727,7 @@ fn a_long_userinfo_url_opens_nothing_before_it_was_read() {
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
     assert!(launches(&log).is_empty(), "{:?}", launches(&log));
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-a2")]
-    );
+    assert_answers(&out, &[("cancel", "evt-a2")]);
 }
 
 /// At 40x10 the host is pinned and the URL must be scrolled; `o` at once
@@ -805,10 +749,7 @@ fn at_40x10_nothing_unseen_opens() {
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
     assert!(launches(&log).is_empty(), "{:?}", launches(&log));
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-a3")]
-    );
+    assert_answers(&out, &[("cancel", "evt-a3")]);
 }
 
 /// Press `key` (paced like a person) until the screen no longer shows
@@ -851,10 +792,7 @@ fn a_resize_then_o_opens_nothing() {
     press_until_gone(&mut t, "\u{1b}", "Resize me.");
     assert_eq!(t.finish(), 0);
     assert!(launches(&log).is_empty(), "{:?}", launches(&log));
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-a4")]
-    );
+    assert_answers(&out, &[("cancel", "evt-a4")]);
 }
 
 /// Focus moves during the guard are ignored: Left (onto Open) typed as the
@@ -901,18 +839,12 @@ fn a_held_o_key_opens_only_the_request_it_was_pressed_on() {
     // Every `o` has been read once the focus move typed after them shows.
     t.send_marker("\t");
     assert_eq!(launches(&log), vec!["1 https://auth.example.com/one"]);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("accept", "evt-h1")]
-    );
+    assert_answers(&out, &[("accept", "evt-h1")]);
     t.last_key = Instant::now();
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
     assert_eq!(launches(&log).len(), 1);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("accept", "evt-h1"), ("cancel", "evt-h2")]
-    );
+    assert_answers(&out, &[("accept", "evt-h1"), ("cancel", "evt-h2")]);
 }
 
 /// Esc typed for one request does not cancel the next when that one
@@ -954,10 +886,7 @@ fn a_carried_esc_does_not_cancel_a_too_small_request() {
     );
     press_until_gone(&mut t, "\u{1b}", "Two.");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-e1"), ("cancel", "evt-e2")]
-    );
+    assert_answers(&out, &[("cancel", "evt-e1"), ("cancel", "evt-e2")]);
 }
 
 /// A URL longer than a row is written as one OSC 8 hyperlink: every row
@@ -1003,17 +932,12 @@ fn demo_opens_a_url_request_with_browser() {
     .expect("write");
     let log = dir.path().join("launches.log");
     let out = dir.path().join("out.json");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        100,
-        30,
-        &format!(
-            "demo --request '{}' {}",
-            req.display(),
-            browser_arg(&log, 0)
-        ),
+    let command = format!(
+        "demo --request '{}' {}",
+        req.display(),
+        browser_arg(&log, 0)
     );
+    let mut t = Tui::start(dir.path(), &out, 100, 30, &command);
     t.wait_for("Sign in here.");
     t.send("o");
     assert_eq!(t.finish(), 0);
