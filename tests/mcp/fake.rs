@@ -269,13 +269,7 @@ fn a_call_never_answered_ends_after_the_call_timeout() {
         "--call-timeout",
         "1.5",
     ]);
-    assert_eq!(r.code, 2, "stderr: {}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("no answer to tools/call within 1.5 s (--call-timeout;"),
-        "{}",
-        r.stderr
-    );
+    r.assert_said(2, "no answer to tools/call within 1.5 s (--call-timeout;");
 }
 
 /// A server that pages its tools without end is read up to the list's
@@ -616,18 +610,14 @@ fn without_call_the_tools_are_listed() {
 #[test]
 fn a_tool_error_exits_1() {
     let r = stdio(&["--call", "missing", "--action", "cancel"]);
-    assert_eq!(r.code, 1);
-    assert!(r
-        .stderr
-        .contains("tools/call failed: JSON-RPC error -32602: unknown tool"));
+    r.assert_said(1, "tools/call failed: JSON-RPC error -32602: unknown tool");
     assert!(r.stderr.contains("did not list a tool 'missing'"));
 }
 
 #[test]
 fn usage_errors_exit_2() {
     let r = run(&["--action", "accept"]);
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("give the server"));
+    r.assert_said(2, "give the server");
     let r = run(&[
         "--action",
         "accept",
@@ -636,11 +626,9 @@ fn usage_errors_exit_2() {
         "--",
         "true",
     ]);
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("'telepathy' is not form or url"));
+    r.assert_said(2, "'telepathy' is not form or url");
     let r = run(&["--action", "accept", "--args", "[1]", "--", "true"]);
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("--args must be a JSON object"));
+    r.assert_said(2, "--args must be a JSON object");
     // Arguments with nothing to give them to are refused, not dropped.
     let r = run(&["--action", "accept", "--args", "{}", "--", "true"]);
     r.assert_said(
@@ -678,8 +666,7 @@ fn usage_errors_exit_2() {
     let r = run(&["http://127.0.0.1:9/mcp", "--action", "accept"]);
     r.assert_said(2, "give the flags before the URL");
     let r = run(&["--action", "accept", "--", "/nonexistent/mcp-server"]);
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("could not start the server"));
+    r.assert_said(2, "could not start the server");
     // A server that exits at once, having said nothing: said with its
     // status, not started again.
     let r = run(&["--action", "accept", "--", "true"]);
@@ -901,10 +888,7 @@ fn url_elicitation_required_is_put_to_the_person_then_retried() {
     assert_eq!(r.events[1]["payload"]["elicitation"]["action"], "accept");
     // Declined: no retry; the -32042 error is the outcome.
     let r = stdio(&["--call", "gated", "--action", "decline"]);
-    assert_eq!(r.code, 1);
-    assert!(r
-        .stderr
-        .contains("JSON-RPC error -32042: authorization needed"));
+    r.assert_said(1, "JSON-RPC error -32042: authorization needed");
     assert_eq!(r.events.len(), 2);
     assert_eq!(r.events[1]["payload"]["elicitation"]["action"], "decline");
     // Not advertised: the URL elicitation is refused, no event.
@@ -2005,8 +1989,7 @@ mod modern {
             "decline",
             &srv.url,
         ]);
-        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-        assert!(r.stderr.contains("(MCP 2025-11-25)"), "{}", r.stderr);
+        r.assert_said(0, "(MCP 2025-11-25)");
         assert_eq!(
             r.events[0]["extensions"]["mcp"],
             json!({"protocolVersion": "2025-11-25",
