@@ -349,12 +349,8 @@ fn check_lists_the_faults_of_a_file_with_their_pointers() {
 #[test]
 fn a_misspelt_match_key_stops_the_run_before_anything_is_answered() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let p = dir.path().join("answers.json");
-    std::fs::write(
-        &p,
-        r#"{"rules": [{"match": {"sever": "deployer"}, "answer": {"action": "accept"}}]}"#,
-    )
-    .expect("write");
+    let rules = r#"{"rules": [{"match": {"sever": "deployer"}, "answer": {"action": "accept"}}]}"#;
+    let p = crate::common::file_in(dir.path(), "answers.json", rules);
     let o = ahp(&[
         "respond",
         "--answers",

@@ -15,19 +15,13 @@ use serde_json::{json, Value};
 
 /// `respond FLAGS REQUEST`, which must exit 0; its stdout.
 fn respond(flags: &[&str], request: &Path) -> String {
-    let out = common::ahp_at_root()
+    let ran = common::ahp_at_root()
         .arg("respond")
         .args(flags)
         .arg(request)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+        .assert()
+        .success();
+    String::from_utf8_lossy(&ran.get_output().stdout).into_owned()
 }
 
 fn url_params() -> Value {

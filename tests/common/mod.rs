@@ -181,6 +181,26 @@ pub fn hostile_input(dir: &std::path::Path) -> Vec<u8> {
     out
 }
 
+/// The arguments of a hostile case (tests/hostile/cases/NAME/args.json),
+/// its `ANSWERS` replaced by the path of the case's `answers.json`.
+pub fn hostile_args(dir: &std::path::Path) -> Vec<String> {
+    let args: Vec<String> = serde_json::from_slice(
+        &std::fs::read(dir.join("args.json")).expect("args.json of the case"),
+    )
+    .expect("args.json is a list of strings");
+    let answers = dir.join("answers.json").to_string_lossy().into_owned();
+    args.into_iter()
+        .map(|a| if a == "ANSWERS" { answers.clone() } else { a })
+        .collect()
+}
+
+/// Write `contents` to the file `name` in `dir`; returns its path.
+pub fn file_in(dir: &std::path::Path, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, contents).unwrap_or_else(|e| panic!("write {}: {e}", p.display()));
+    p
+}
+
 /// The sample events kept in the repository (`examples/`).
 pub fn examples_dir() -> PathBuf {
     root().join("examples")
@@ -311,9 +331,20 @@ pub fn upstream_dir(rev: ahp_elicit::binding::Revision) -> PathBuf {
 /// adapter `mcp-stdio` and a fixed time. Panics when the params are not a
 /// valid request (a test's own fixture).
 pub fn request_line(server: &str, id: &str, params: &serde_json::Value) -> String {
+    request_event(server, None, id, params).to_string()
+}
+
+/// [`request_line`] as a JSON value, from a server with `title` (None: no
+/// title).
+pub fn request_event(
+    server: &str,
+    title: Option<&str>,
+    id: &str,
+    params: &serde_json::Value,
+) -> serde_json::Value {
     let server = ahp_elicit::binding::Server {
         name: server.into(),
-        title: None,
+        title: title.map(Into::into),
         version: None,
     };
     ahp_elicit::binding::wrap_request(
@@ -323,9 +354,8 @@ pub fn request_line(server: &str, id: &str, params: &serde_json::Value) -> Strin
             ..ahp_elicit::binding::WrapOptions::new(&server, "mcp-stdio", id)
         },
     )
-    .unwrap_or_else(|e| panic!("valid request {id}: {e:?}"))
+    .unwrap_or_else(|e| panic!("valid request {id} ({params}): {e:?}"))
     .event
-    .to_string()
 }
 
 /// Run `ahp-elicit ARGS` in `dir`, stdin empty: (exit code, stdout,

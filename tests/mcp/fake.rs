@@ -1349,23 +1349,21 @@ fn events_file_records_urls_as_sent_and_validates() {
         r#"{"rules": [{"match": {"host": "evil.test"}, "answer": {"action": "accept"}}]}"#,
     )
     .unwrap();
-    let out = ahp_in(dir.path())
-        .arg("mcp")
-        .arg("--events")
-        .arg(&events)
-        .args(["--call", "gated", "--answers"])
-        .arg(&answers)
-        .arg("--args")
-        .arg(r#"{"url": "https://user:pw@evil.test/auth?x=1#frag"}"#)
-        .args(["--", python(), server.as_str()])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let r = mcp_in(
+        dir.path(),
+        [
+            "--call",
+            "gated",
+            "--answers",
+            answers.to_str().unwrap(),
+            "--args",
+            r#"{"url": "https://user:pw@evil.test/auth?x=1#frag"}"#,
+            "--",
+            python(),
+            server.as_str(),
+        ],
     );
+    assert_eq!(r.code, 0, "{}", r.stderr);
     let text = std::fs::read_to_string(&events).unwrap();
     let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     let req = first["payload"]["elicitation"]["request"]["text"]

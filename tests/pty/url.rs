@@ -23,21 +23,7 @@ use serde_json::json;
 fn url_request(id: &str, message: &str, url: &str) -> String {
     let params =
         json!({"mode": "url", "message": message, "url": url, "elicitationId": format!("el-{id}")});
-    let server = ahp_elicit::binding::Server {
-        name: "auth".into(),
-        title: Some("Auth Server".into()),
-        version: None,
-    };
-    ahp_elicit::binding::wrap_request(
-        &params,
-        &ahp_elicit::binding::WrapOptions {
-            time: Some("2026-11-30T09:00:00Z"),
-            ..ahp_elicit::binding::WrapOptions::new(&server, "mcp-stdio", id)
-        },
-    )
-    .unwrap_or_else(|e| panic!("valid request for {url:?}: {e:?}"))
-    .event
-    .to_string()
+    common::request_event("auth", Some("Auth Server"), id, &params).to_string()
 }
 
 /// Write the requests (id, message, url) as a JSON Lines file.
