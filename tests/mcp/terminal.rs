@@ -229,14 +229,19 @@ fn a_server_exiting_under_an_open_form_is_not_a_finished_call() {
 fn a_withdrawal_still_on_screen_when_the_call_returns_is_only_a_withdrawal() {
     let dir = tempfile::tempdir().expect("tempdir");
     let args = r#"{"case":"hold","delay":1,"after":0.2}"#;
-    let mut t = probe_screen(dir.path(), args, &[]);
+    let sent = dir.path().join("sent.jsonl");
+    let mut t = probe_screen(
+        dir.path(),
+        args,
+        &[("FAKE_SENT", sent.display().to_string())],
+    );
     t.wait_for("Fake form");
     t.wait_for(WITHDRAWN);
-    // The call returns 0.2 s after the withdrawal (its result is printed);
-    // the notice stays up until a key.
-    let out = dir.path().join("out.json");
-    common::wait_until("the call's result", || {
-        std::fs::metadata(&out).is_ok_and(|m| m.len() > 0)
+    // The call returns 0.2 s after the withdrawal (the server sent its
+    // result); the notice stays up until a key, also once a frame drawn
+    // after that shows.
+    common::wait_until("the call's result sent", || {
+        std::fs::read_to_string(&sent).is_ok_and(|s| s.contains("hold done"))
     });
     t.resize_marker(110, 30);
     assert!(t.shows(WITHDRAWN), "{}", t.screen());
