@@ -5,11 +5,11 @@
 //! the tool result, which these tests read.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
-use crate::common::sdk::{ahp_in, mcp_in, McpRun as Run};
+use crate::common::sdk::{ahp_in, mcp_in, HttpServer, McpRun as Run};
 use crate::common::{alive, fake_server, signal, BIN};
 
 fn python() -> &'static str {
@@ -212,7 +212,7 @@ fn a_deep_or_huge_answer_ends_the_call_at_once() {
 /// an SSE event id, whose resumption would never answer.
 #[test]
 fn an_unreadable_answer_over_http_ends_the_call_at_once() {
-    let srv = HttpServer::start();
+    let srv = fake_http(&[]);
     for (args, why) in [
         (
             r#"{"case":"huge","hold":true}"#,
@@ -681,54 +681,27 @@ fn usage_errors_exit_2() {
     );
 }
 
-/// The fake server in HTTP mode; killed on drop.
-pub(crate) struct HttpServer {
-    child: Child,
-    /// Where it answers: `http://127.0.0.1:PORT/mcp`.
-    pub(crate) url: String,
-}
-
-impl HttpServer {
-    /// The fake server over HTTP.
-    pub(crate) fn start() -> HttpServer {
-        HttpServer::start_with(&[])
-    }
-
-    /// The fake server over HTTP with more flags (`--modern`, `--mixed`).
-    fn start_with(flags: &[&str]) -> HttpServer {
-        let mut child = Command::new(python())
-            .arg(fake_server())
-            .arg("--http")
-            .args(flags)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .trim()
-            .strip_prefix("PORT ")
-            .expect("PORT line")
-            .to_owned();
-        HttpServer {
-            child,
-            url: format!("http://127.0.0.1:{port}/mcp"),
-        }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The fake server over HTTP with more flags (`--modern`, `--mixed`),
+/// killed on drop.
+pub(crate) fn fake_http(flags: &[&str]) -> HttpServer {
+    let mut child = Command::new(python())
+        .arg(fake_server())
+        .arg("--http")
+        .args(flags)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line.trim().strip_prefix("PORT ").expect("PORT line");
+    HttpServer::of(child, format!("http://127.0.0.1:{port}/mcp"))
 }
 
 #[test]
 fn streamable_http_with_session_and_version_headers() {
-    let srv = HttpServer::start();
+    let srv = fake_http(&[]);
     let r = run(&["--call", "probe", "--action", "accept", &srv.url]);
     // The bad-mode and invalid requests got no answer: exit 1.
     assert_eq!(r.code, 1, "stderr: {}", r.stderr);
@@ -786,7 +759,7 @@ fn streamable_http_with_session_and_version_headers() {
 #[test]
 fn an_http_url_is_taken_as_the_trailing_argument_after_flags() {
     // As the conformance suite calls it: flags first, the URL appended last.
-    let srv = HttpServer::start();
+    let srv = fake_http(&[]);
     let r = run(&[
         "--action", "decline", "--call", "probe", "--modes", "form", &srv.url,
     ]);
@@ -1265,7 +1238,7 @@ mod live {
 
     #[test]
     fn http_stream_dropped_is_resumed_with_last_event_id_after_retry() {
-        let srv = HttpServer::start();
+        let srv = fake_http(&[]);
         let r = run(&[
             "--call",
             "probe",
@@ -1285,7 +1258,7 @@ mod live {
 
     #[test]
     fn http_404_for_the_session_reinitializes_once() {
-        let srv = HttpServer::start();
+        let srv = fake_http(&[]);
         let r = run(&[
             "--call",
             "probe",
@@ -1310,7 +1283,7 @@ mod live {
 
     #[test]
     fn http_redirects_are_not_followed() {
-        let srv = HttpServer::start();
+        let srv = fake_http(&[]);
         let url = srv.url.replace("/mcp", "/redirect");
         let r = run(&["--action", "accept", &url]);
         r.assert_said(2, "the server answered HTTP 307 redirecting to http://127.0.0.1:1/elsewhere: redirects are not followed");
@@ -1795,7 +1768,7 @@ mod modern {
 
     #[test]
     fn http_2026_sends_the_request_headers_and_no_session() {
-        let srv = HttpServer::start_with(&["--modern"]);
+        let srv = fake_http(&["--modern"]);
         let r = run(&[
             "--call",
             "mrtr",
@@ -1843,7 +1816,7 @@ mod modern {
 
     #[test]
     fn http_2026_never_calls_a_tool_left_out_for_its_annotations() {
-        let srv = HttpServer::start_with(&["--modern"]);
+        let srv = fake_http(&["--modern"]);
         let r = run(&["--call", "bad-header", "--action", "accept", &srv.url]);
         r.assert_said(1, "the tool 'bad-header' is not called");
         assert_eq!(r.stdout, "");
@@ -1851,7 +1824,7 @@ mod modern {
 
     #[test]
     fn sigint_closes_the_stream_of_a_2026_http_call_in_flight() {
-        let srv = HttpServer::start_with(&["--modern"]);
+        let srv = fake_http(&["--modern"]);
         let record_url = srv.url.replace("/mcp", "/record");
         let get = || -> Value {
             let out = Command::new(python())
@@ -1903,7 +1876,7 @@ mod modern {
 
     #[test]
     fn http_header_values_reach_the_server_and_nothing_else() {
-        let srv = HttpServer::start_with(&["--modern"]);
+        let srv = fake_http(&["--modern"]);
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log.jsonl");
         let log_s = log.to_string_lossy().into_owned();
@@ -1938,7 +1911,7 @@ mod modern {
     /// then in its error) has it redacted from stderr, --log and --events.
     #[test]
     fn a_credential_quoted_back_by_the_server_is_redacted_everywhere() {
-        let srv = HttpServer::start_with(&["--modern"]);
+        let srv = fake_http(&["--modern"]);
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log.jsonl");
         let events = dir.path().join("events.jsonl");
@@ -1977,7 +1950,7 @@ mod modern {
 
     #[test]
     fn http_auto_on_a_2025_server_falls_back_to_initialize() {
-        let srv = HttpServer::start();
+        let srv = fake_http(&[]);
         let r = run(&[
             "--call",
             "probe",
@@ -1997,7 +1970,7 @@ mod modern {
 
     #[test]
     fn an_http_error_page_is_one_line_with_a_hint() {
-        let srv = HttpServer::start();
+        let srv = fake_http(&[]);
         let url = srv.url.replace("/mcp", "/nothing-here");
         let r = run(&["--protocol", "2025-11-25", "--action", "accept", &url]);
         assert_eq!(r.code, 2, "stderr: {}", r.stderr);

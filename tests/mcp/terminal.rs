@@ -285,7 +285,7 @@ fn a_url_request_outliving_its_call_says_so_on_screen_and_in_plain_mode() {
 /// (not that an input closed), and nothing was sent.
 #[test]
 fn an_http_server_dying_under_a_form_is_a_connection_that_ended() {
-    let srv = crate::fake::HttpServer::start();
+    let srv = crate::fake::fake_http(&[]);
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
     let args = format!(
