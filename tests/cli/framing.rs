@@ -51,16 +51,7 @@ fn padded(id: &str, n: usize, desc: usize, pad: usize) -> Value {
 fn results(stdout: &str) -> Vec<(String, String)> {
     stdout
         .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("a JSON line");
-            (
-                v["payload"]["elicitation"]["action"]
-                    .as_str()
-                    .unwrap_or("?")
-                    .to_owned(),
-                v["parentEventId"].as_str().unwrap_or("?").to_owned(),
-            )
-        })
+        .map(|l| common::action_and_parent(&serde_json::from_str(l).expect("a JSON line")))
         .collect()
 }
 

@@ -75,12 +75,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
 
 #[test]
 fn hostile_corpus() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/cases");
-    let mut dirs: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    dirs.sort();
+    let dirs = common::hostile_cases();
     assert!(
         dirs.len() >= 40,
         "the corpus has at least 40 cases, found {}",

@@ -100,12 +100,7 @@ fn run(args: &[String], stdin: Vec<u8>, files: &[(&str, PathBuf)]) -> Run {
 /// its input through `validate` (text and JSON): stdout and stderr.
 #[test]
 fn the_hostile_corpus_leaves_no_raw_control_in_any_stream() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/cases");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .expect("corpus")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    dirs.sort();
+    let dirs = common::hostile_cases();
     assert!(dirs.len() >= 40, "the corpus is there: {}", dirs.len());
     let tmp = tempfile::tempdir().expect("tempdir");
     let mut failures = Vec::new();

@@ -16,18 +16,7 @@ fn request() -> String {
     let params = json!({"message": "Pick.", "requestedSchema": {"type": "object", "properties": {
         "tags": {"type": "array", "items": {"type": "string", "enum": values()},
                  "default": values()}}}});
-    let server = ahp_elicit::binding::Server {
-        name: "options".into(),
-        title: None,
-        version: None,
-    };
-    ahp_elicit::binding::wrap_request(
-        &params,
-        &ahp_elicit::binding::WrapOptions::new(&server, "mcp-stdio", "many"),
-    )
-    .expect("valid request")
-    .event
-    .to_string()
+    crate::common::request_line("options", "many", &params)
 }
 
 /// The content of a result event's body text.

@@ -417,18 +417,7 @@ fn result_lines(text: &str) -> Vec<Value> {
 }
 
 fn actions(results: &[Value]) -> Vec<(String, String)> {
-    results
-        .iter()
-        .map(|v| {
-            (
-                v["payload"]["elicitation"]["action"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_owned(),
-                v["parentEventId"].as_str().unwrap_or("").to_owned(),
-            )
-        })
-        .collect()
+    results.iter().map(common::action_and_parent).collect()
 }
 
 fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {

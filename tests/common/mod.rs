@@ -181,6 +181,35 @@ pub fn hostile_input(dir: &std::path::Path) -> Vec<u8> {
     out
 }
 
+/// Every case of the hostile corpus (tests/hostile/cases/*), sorted.
+pub fn hostile_cases() -> Vec<PathBuf> {
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(root().join("tests/hostile/cases"))
+        .expect("the hostile corpus")
+        .map(|e| e.expect("a corpus entry").path())
+        .collect();
+    cases.sort();
+    cases
+}
+
+/// Every non-blank line of the file `path`, parsed as JSON.
+pub fn json_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// (action, parentEventId) of a result event; empty where it has none.
+pub fn action_and_parent(ev: &serde_json::Value) -> (String, String) {
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_owned();
+    (
+        text(&ev["payload"]["elicitation"]["action"]),
+        text(&ev["parentEventId"]),
+    )
+}
+
 /// The arguments of a hostile case (tests/hostile/cases/NAME/args.json),
 /// its `ANSWERS` replaced by the path of the case's `answers.json`.
 pub fn hostile_args(dir: &std::path::Path) -> Vec<String> {

@@ -89,6 +89,37 @@ pub fn open_live(fifo: &Path) -> std::fs::File {
         .expect("open the FIFO")
 }
 
+/// The programs a page may be shown with when no `--browser` is given
+/// (the `open` crate's launchers and `$BROWSER`'s usual names).
+pub const SYSTEM_BROWSERS: &[&str] = &[
+    "xdg-open",
+    "gio",
+    "gnome-open",
+    "kde-open",
+    "wslview",
+    "x-www-browser",
+    "sensible-browser",
+    "www-browser",
+    "firefox",
+    "chromium",
+    "open",
+];
+
+/// The folder `dir/fakebin`, holding under each name of
+/// [`SYSTEM_BROWSERS`] an executable `sh` script whose body is
+/// `body(name)`; returns it, to put first on `PATH`.
+pub fn fake_browsers(dir: &Path, body: impl Fn(&str) -> String) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("fakebin");
+    std::fs::create_dir(&bin).expect("mkdir fakebin");
+    for name in SYSTEM_BROWSERS {
+        let p = bin.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{}", body(name))).expect("write fake browser");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    bin
+}
+
 /// Write `lines` (request events, one a line) to `dir/requests.jsonl`;
 /// returns its path.
 pub fn write_requests(dir: &Path, lines: &[String]) -> PathBuf {

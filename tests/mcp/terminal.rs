@@ -114,11 +114,7 @@ fn ctrl_c_twice_quits_a_silent_call_and_ends_the_server() {
     );
     assert!(t.stderr().contains("killing it"), "{}", t.stderr());
     // The pending call was cancelled before the connection closed.
-    let got: Vec<Value> = std::fs::read_to_string(&record)
-        .expect("record")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
+    let got = common::json_lines(&record);
     let call = got
         .iter()
         .find(|m| m["method"] == "tools/call")

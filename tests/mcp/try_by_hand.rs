@@ -475,11 +475,7 @@ fn an_answer_after_the_cancel_is_dropped() {
     t.press("\u{1b}", "Result of the tool 'probe'");
     t.send("q");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
-    let sent: Vec<Value> = std::fs::read_to_string(&record)
-        .expect("record")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
+    let sent = common::json_lines(&record);
     let call = sent
         .iter()
         .find(|m| m["method"] == "tools/call" && m["params"]["arguments"]["case"] == "late")

@@ -253,21 +253,8 @@ fn forty_fields_in_24_rows_reach_submit() {
         );
     }
     let params = json!({"message": "Forty fields", "requestedSchema": {"type": "object", "properties": props}});
-    let server = ahp_elicit::binding::Server {
-        name: "many".into(),
-        title: None,
-        version: None,
-    };
-    let req = ahp_elicit::binding::wrap_request(
-        &params,
-        &ahp_elicit::binding::WrapOptions {
-            time: Some("2026-11-30T09:00:00Z"),
-            ..ahp_elicit::binding::WrapOptions::new(&server, "test", "evt-40")
-        },
-    )
-    .expect("valid request");
-    let path = dir.path().join("req.json");
-    std::fs::write(&path, req.event.to_string()).expect("write");
+    let req = crate::common::request_line("many", "evt-40", &params);
+    let path = crate::common::file_in(dir.path(), "req.json", req);
     let out = dir.path().join("out.jsonl");
     let mut t = start(
         dir.path(),

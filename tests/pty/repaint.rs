@@ -16,18 +16,7 @@ use serde_json::json;
 fn request(id: &str, message: &str) -> String {
     let params = json!({"message": message, "requestedSchema": {"type": "object",
         "properties": {"note": {"type": "string", "title": "Note", "default": "ok"}}}});
-    let server = ahp_elicit::binding::Server {
-        name: "repaint".into(),
-        title: None,
-        version: None,
-    };
-    ahp_elicit::binding::wrap_request(
-        &params,
-        &ahp_elicit::binding::WrapOptions::new(&server, "mcp-stdio", id),
-    )
-    .expect("valid request")
-    .event
-    .to_string()
+    common::request_line("repaint", id, &params)
 }
 
 /// How many times the program erased the whole screen so far.

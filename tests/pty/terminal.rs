@@ -351,24 +351,8 @@ fn mcp_tool_result_comes_after_the_screen_is_given_back() {
 /// (`ExitStatus(unix_wait_status(512))`).
 #[test]
 fn a_failing_system_browser_is_a_plain_sentence() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().expect("tempdir");
-    let bin = dir.path().join("fakebin");
-    std::fs::create_dir(&bin).expect("mkdir");
-    for name in [
-        "xdg-open",
-        "gio",
-        "gnome-open",
-        "kde-open",
-        "wslview",
-        "x-www-browser",
-        "sensible-browser",
-        "www-browser",
-    ] {
-        let p = bin.join(name);
-        std::fs::write(&p, "#!/bin/sh\nexit 2\n").expect("write");
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    }
+    let bin = fake_browsers(dir.path(), |_| "exit 2\n".into());
     let path = format!(
         "{}:{}",
         bin.display(),

@@ -446,34 +446,13 @@ fn missing_browser_program_is_a_failure() {
 /// Fake system browsers first on PATH (and `$BROWSER`), each recording its
 /// arguments, to catch any launch through the `open` crate.
 fn fake_system_browsers(dir: &Path) -> (PathBuf, PathBuf) {
-    use std::os::unix::fs::PermissionsExt;
-    let bin = dir.join("fakebin");
-    std::fs::create_dir(&bin).expect("mkdir");
     let log = dir.join("system-launches");
-    for name in [
-        "xdg-open",
-        "gio",
-        "gnome-open",
-        "kde-open",
-        "wslview",
-        "x-www-browser",
-        "sensible-browser",
-        "www-browser",
-        "firefox",
-        "chromium",
-        "open",
-    ] {
-        let p = bin.join(name);
-        std::fs::write(
-            &p,
-            format!(
-                "#!/bin/sh\nprintf '%s %s\\n' \"{name}\" \"$*\" >> '{}'\n",
-                log.display()
-            ),
+    let bin = fake_browsers(dir, |name| {
+        format!(
+            "printf '%s %s\\n' \"{name}\" \"$*\" >> '{}'\n",
+            log.display()
         )
-        .expect("write fake browser");
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    }
+    });
     (bin, log)
 }
 
