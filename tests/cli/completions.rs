@@ -20,6 +20,18 @@ fn script(shell: &str, dir: &std::path::Path) -> std::path::PathBuf {
     p
 }
 
+/// The completion script for `shell` in a new temporary folder (returned,
+/// to keep), or None (the test skips, saying so) when `shell` is not
+/// installed.
+fn script_for(shell: &str) -> Option<(tempfile::TempDir, std::path::PathBuf)> {
+    if !has(shell) {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let s = script(shell, dir.path());
+    Some((dir, s))
+}
+
 fn has(shell: &str) -> bool {
     let found = Command::new("sh")
         .args(["-c", &format!("command -v {shell}")])
@@ -95,11 +107,9 @@ fn bash_offers_protocol_and_theme_values_not_files() {
 
 #[test]
 fn fish_offers_a_subcommands_options() {
-    if !has("fish") {
+    let Some((_dir, s)) = script_for("fish") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let s = script("fish", dir.path());
+    };
     let out = Command::new("fish")
         .args([
             "--no-config",
@@ -128,11 +138,9 @@ fn fish_offers_a_subcommands_options() {
 
 #[test]
 fn zsh_reads_its_script_and_it_names_the_options() {
-    if !has("zsh") {
+    let Some((_dir, s)) = script_for("zsh") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let s = script("zsh", dir.path());
+    };
     let out = Command::new("zsh")
         .args(["-n", &s.display().to_string()])
         .output()

@@ -20,55 +20,44 @@ fn stderr(o: &std::process::Output) -> String {
 fn output_into_a_missing_folder_names_the_path() {
     let dir = tempfile::tempdir().expect("tempdir");
     let target = dir.path().join("no-such-folder/results.jsonl");
-    let o = common::ahp()
-        .args(["respond", "--action", "cancel", "--output"])
-        .arg(&target)
-        .arg(stream())
-        .output()
-        .expect("run");
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert!(
-        e.contains(&format!(
-            "cannot open the output {}: no such file or directory",
-            target.display()
-        )),
-        "{e}"
-    );
+    let target = target.display().to_string();
+    let args = [
+        "respond",
+        "--action",
+        "cancel",
+        "--output",
+        &target,
+        &stream(),
+    ];
+    let r = common::run(args, b"");
+    assert_eq!(r.code, Some(2));
+    let want = format!("cannot open the output {target}: no such file or directory");
+    assert!(r.stderr.contains(&want), "{}", r.stderr);
 }
 
 #[test]
 fn a_missing_input_file_says_no_such_file() {
-    let o = common::ahp()
-        .args([
+    let r = common::run(
+        [
             "respond",
             "--action",
             "cancel",
             "/nonexistent/requests.jsonl",
-        ])
-        .output()
-        .expect("run");
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert!(
-        e.contains("cannot open the input /nonexistent/requests.jsonl: no such file or directory"),
-        "{e}"
+        ],
+        b"",
     );
+    assert_eq!(r.code, Some(2));
+    let want = "cannot open the input /nonexistent/requests.jsonl: no such file or directory";
+    assert!(r.stderr.contains(want), "{}", r.stderr);
 }
 
 #[test]
 fn demo_request_of_a_missing_file_says_no_such_file() {
-    let o = common::ahp()
-        .args(["demo", "--request", "/nonexistent/req.json"])
-        .output()
-        .expect("run");
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert!(
-        e.contains("cannot read the request file /nonexistent/req.json: no such file or directory"),
-        "{e}"
-    );
-    assert!(!e.contains("invalid request"), "{e}");
+    let r = common::run(["demo", "--request", "/nonexistent/req.json"], b"");
+    assert_eq!(r.code, Some(2));
+    let want = "cannot read the request file /nonexistent/req.json: no such file or directory";
+    assert!(r.stderr.contains(want), "{}", r.stderr);
+    assert!(!r.stderr.contains("invalid request"), "{}", r.stderr);
 }
 
 #[test]

@@ -50,20 +50,16 @@ fn run(how: &str) -> String {
 #[test]
 fn a_request_after_a_wait_rings_the_bell_and_sets_the_title() {
     let bytes = run("bell");
-    assert!(
-        bytes.contains("\u{1b}]2;ahp-elicit: A request from srv0x is waiting\u{1b}\\\u{7}"),
-        "{bytes:?}"
-    );
+    let title_and_bell = "\u{1b}]2;ahp-elicit: A request from srv0x is waiting\u{1b}\\\u{7}";
+    assert!(bytes.contains(title_and_bell), "{bytes:?}");
     assert!(!bytes.contains("\u{1b}]0;x"), "{bytes:?}");
 }
 
 #[test]
 fn osc_sends_a_desktop_notification_and_none_sends_nothing() {
     let bytes = run("osc");
-    assert!(
-        bytes.contains("\u{1b}]9;ahp-elicit: A request from srv0x is waiting\u{1b}\\"),
-        "{bytes:?}"
-    );
+    let osc9 = "\u{1b}]9;ahp-elicit: A request from srv0x is waiting\u{1b}\\";
+    assert!(bytes.contains(osc9), "{bytes:?}");
     assert!(bytes.contains("\u{1b}]777;notify;ahp-elicit;A request from srv0x is waiting"));
     let none = run("none");
     assert!(
