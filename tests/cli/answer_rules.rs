@@ -13,11 +13,8 @@ use ahp_elicit::scripted::{schema_violations, Answers};
 use serde_json::{json, Value};
 
 fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/answers")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
+    let answers = crate::common::root().join("tests/fixtures/answers");
+    answers.join(name).display().to_string()
 }
 
 fn ahp(args: &[&str]) -> Output {
@@ -482,11 +479,10 @@ fn temp_file(name: &str, text: &[u8]) -> (tempfile::TempDir, String) {
 }
 
 fn example(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("examples")
+    crate::common::examples_dir()
         .join(name)
-        .to_string_lossy()
-        .into_owned()
+        .display()
+        .to_string()
 }
 
 /// A key given twice is not read last-wins: the run does not start (exit

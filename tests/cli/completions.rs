@@ -32,6 +32,12 @@ fn script_for(shell: &str) -> Option<(tempfile::TempDir, std::path::PathBuf)> {
     Some((dir, s))
 }
 
+/// Asserts that a shell ran without error (its stderr in the message).
+fn succeeded(out: &std::process::Output) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+}
+
 fn has(shell: &str) -> bool {
     let found = Command::new("sh")
         .args(["-c", &format!("command -v {shell}")])
@@ -56,11 +62,7 @@ fn bash_complete(script: &std::path::Path, words: &[&str]) -> Vec<String> {
         words[n]
     );
     let out = Command::new("bash").args(["-c", &code]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(str::to_owned)
@@ -121,11 +123,7 @@ fn fish_offers_a_subcommands_options() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     let firsts: Vec<&str> = text
         .lines()
@@ -145,11 +143,7 @@ fn zsh_reads_its_script_and_it_names_the_options() {
         .args(["-n", &s.display().to_string()])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     // The function loads and defines the completer.
     let out = Command::new("zsh")
         .args([

@@ -47,6 +47,11 @@ fn padded(id: &str, n: usize, desc: usize, pad: usize) -> Value {
     ev
 }
 
+/// `respond --action decline` on `input`: (exit code, stdout, stderr).
+fn decline(input: &str) -> (Option<i32>, String, String) {
+    common::run(["respond", "--action", "decline"], input.as_bytes()).parts()
+}
+
 /// The results on stdout as (action, parentEventId).
 fn results(stdout: &str) -> Vec<(String, String)> {
     stdout
@@ -65,14 +70,12 @@ fn pretty_document_is_answered(pad: usize, min_bytes: usize) {
     assert!(text.len() >= min_bytes, "{} bytes", text.len());
     assert!(text.lines().count() > pad * 8, "pretty: many lines");
     let id = ev["id"].as_str().expect("id").to_owned();
-    let (code, out, err) =
-        common::run(&["respond", "--action", "decline"], text.as_bytes()).parts();
+    let (code, out, err) = decline(&text);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(results(&out), vec![("decline".to_owned(), id.clone())]);
     // The same document twice in a row: two requests, two results.
     let twice = format!("{text}\n{text}\n");
-    let (code, out, err) =
-        common::run(&["respond", "--action", "decline"], twice.as_bytes()).parts();
+    let (code, out, err) = decline(&twice);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(results(&out).len(), 2);
     let (code, out, err) = common::run(&["validate", "--format", "json"], twice.as_bytes()).parts();
@@ -112,8 +115,7 @@ fn an_inner_brace_in_column_0_is_one_event_for_respond_and_validate() {
     let (a, id_a) = inner_brace_event("inner-a");
     let (b, id_b) = inner_brace_event("inner-b");
     let stream = format!("{a}\n{b}\n");
-    let (code, out, err) =
-        common::run(&["respond", "--action", "decline"], stream.as_bytes()).parts();
+    let (code, out, err) = decline(&stream);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(
         results(&out),
@@ -138,8 +140,7 @@ fn a_cut_line_between_events_is_reported_and_the_rest_answered() {
     let a = a.to_string();
     let cut = &a[..a.len() / 2];
     let stream = format!("{a}\n{cut}\n{}\n", b);
-    let (code, out, err) =
-        common::run(&["respond", "--action", "decline"], stream.as_bytes()).parts();
+    let (code, out, err) = decline(&stream);
     assert_eq!(code, Some(1), "{err}");
     assert_eq!(
         results(&out),
@@ -168,12 +169,10 @@ fn a_cut_line_between_events_is_reported_and_the_rest_answered() {
 #[test]
 fn respond_skips_valid_events_of_another_type() {
     let req = request("ev-1", 1, 5).to_string();
-    let (code, first, err) =
-        common::run(&["respond", "--action", "decline"], req.as_bytes()).parts();
+    let (code, first, err) = decline(&req);
     assert_eq!(code, Some(0), "{err}");
     let both = format!("{req}\n{first}");
-    let (code, out, err) =
-        common::run(&["respond", "--action", "decline"], both.as_bytes()).parts();
+    let (code, out, err) = decline(&both);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(results(&out), vec![("decline".into(), "ev-1".into())]);
     let result_id = serde_json::from_str::<Value>(first.trim()).expect("result")["id"]

@@ -48,10 +48,9 @@ fn params_and_json_rpc_get_one_line_naming_wrap() {
     }
     let (code, out, err) = common::run_in(&["validate", r.as_str()], dir.path());
     assert_eq!(code, Some(1));
-    let said = format!("{out}{err}");
     assert!(
-        said.contains("JSON-RPC elicitation/create request"),
-        "{said}"
+        format!("{out}{err}").contains("JSON-RPC elicitation/create request"),
+        "{out}{err}"
     );
 }
 
@@ -129,10 +128,9 @@ fn an_elicit_result_is_named_with_how_results_are_made() {
     let r = write(dir.path(), "rpc.json", &rpc);
     let (code, out, err) = common::run_in(&["validate", r.as_str()], dir.path());
     assert_eq!(code, Some(1));
-    let said = format!("{out}{err}");
     assert!(
-        said.contains("JSON-RPC response carrying an MCP ElicitResult"),
-        "{said}"
+        format!("{out}{err}").contains("JSON-RPC response carrying an MCP ElicitResult"),
+        "{out}{err}"
     );
 }
 

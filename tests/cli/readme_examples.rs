@@ -816,12 +816,7 @@ fn everything_declined(code: i32, out: &str, err: &str, _: &Path) {
 fn everything_tools_listed(code: i32, out: &str, err: &str, _: &Path) {
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(out).expect("the tools/list result");
-    let names: Vec<&str> = v["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
+    let names = common::tool_names(&v);
     assert!(names.contains(&"trigger-elicitation-request"), "{names:?}");
     assert!(err.contains("trigger-elicitation-request"), "{err}");
 }

@@ -100,12 +100,7 @@ fn wrap_names_the_revision_and_checks_the_params_against_it() {
         ev["extensions"],
         json!({"mcp": {"protocolVersion": "2026-07-28", "inputKey": "login"}})
     );
-    let text: Value = serde_json::from_str(
-        ev["payload"]["elicitation"]["request"]["text"]
-            .as_str()
-            .unwrap(),
-    )
-    .unwrap();
+    let text = common::event_body(&ev, "request");
     assert_eq!(text, url_params(), "the params are kept whole");
     // A revision that is not pinned is a usage error naming the pinned ones.
     let (code, _, err) = wrap(&url_params(), &["--protocol-version", "2026-08-01"]);
@@ -153,12 +148,7 @@ fn a_result_of_the_other_revision_is_refused() {
     let stdout = respond(&["--answers", &answers], &req);
     let good: Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(good["extensions"]["mcp"]["protocolVersion"], "2026-07-28");
-    let text: Value = serde_json::from_str(
-        good["payload"]["elicitation"]["result"]["text"]
-            .as_str()
-            .unwrap(),
-    )
-    .unwrap();
+    let text = common::event_body(&good, "result");
     assert_eq!(
         text,
         json!({"action": "accept", "content": {"name": "Grace", "guests": 2}})

@@ -201,6 +201,25 @@ pub fn json_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The MCP message an event carries as text (`part`: `request` or
+/// `result`), parsed; panics naming the event when there is none.
+pub fn event_body(ev: &serde_json::Value, part: &str) -> serde_json::Value {
+    let text = ev["payload"]["elicitation"][part]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a {part} text in {ev}"));
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("the {part} text is JSON ({e}): {text}"))
+}
+
+/// The names of the tools a `tools/list` result lists.
+pub fn tool_names(listed: &serde_json::Value) -> Vec<&str> {
+    listed["tools"]
+        .as_array()
+        .expect("a tools list")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect()
+}
+
 /// (action, parentEventId) of a result event; empty where it has none.
 pub fn action_and_parent(ev: &serde_json::Value) -> (String, String) {
     let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_owned();

@@ -156,6 +156,21 @@ impl Tui {
         Tui::start(dir, out, cols, rows, args.trim_end())
     }
 
+    /// `respond FIFO FLAGS > out` at `cols`x`rows` on a live stream: a new
+    /// FIFO in `dir` ([`make_fifo`]); returns the run and the stream's
+    /// writing end ([`open_live`]), kept open until dropped.
+    pub fn respond_live(
+        dir: &Path,
+        out: &Path,
+        size: (u16, u16),
+        flags: &str,
+    ) -> (Tui, std::fs::File) {
+        let fifo = make_fifo(dir);
+        let t = Tui::respond(dir, out, size, &fifo, flags);
+        let w = open_live(&fifo);
+        (t, w)
+    }
+
     /// `ahp-elicit WORDS... > dir/out.json` in a `cols`x`rows` pty, each
     /// word quoted for the shell ([`Tui::start`]).
     pub fn start_words<S: AsRef<str>>(
@@ -179,21 +194,13 @@ impl Tui {
         args: &str,
         envs: &[(&str, String)],
     ) -> Tui {
-        Tui::start_with(dir, out, cols, rows, args, envs, true)
+        Tui::spawn(dir, out, (cols, rows), args, envs, true, "")
     }
 
-    /// [`Tui::start_env`], with stderr to a file or (`err_to_file` false)
-    /// left on the terminal.
-    pub fn start_with(
-        dir: &Path,
-        out: &Path,
-        cols: u16,
-        rows: u16,
-        args: &str,
-        envs: &[(&str, String)],
-        err_to_file: bool,
-    ) -> Tui {
-        Tui::spawn(dir, out, (cols, rows), args, envs, err_to_file, "")
+    /// [`Tui::start`] with stderr left on the terminal (not in a file): what
+    /// the program says there is seen as a person sees it.
+    pub fn start_err_shown(dir: &Path, out: &Path, cols: u16, rows: u16, args: &str) -> Tui {
+        Tui::spawn(dir, out, (cols, rows), args, &[], false, "")
     }
 
     /// [`Tui::start`], and after the program the shell runs `then` on the

@@ -79,12 +79,7 @@ fn listing_never_calls_a_servers_only_tool() {
     let r = run(&["--", "env", &env, python(), &server, "--one-tool"]);
     assert_eq!(r.code, 0, "stderr: {}", r.stderr);
     let listed: Value = serde_json::from_str(&r.stdout).expect("the tools as JSON");
-    let names: Vec<&str> = listed["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
+    let names = crate::common::tool_names(&listed);
     assert_eq!(names, ["probe"]);
     let seen = std::fs::read_to_string(&record).unwrap_or_default();
     let methods: Vec<String> = seen
@@ -1525,12 +1520,7 @@ mod modern {
         assert!(calls[1]["params"].get("requestState").is_none());
         let req = &r.events[0];
         assert_eq!(req["extensions"]["mcp"]["inputKey"], "u");
-        let text: Value = serde_json::from_str(
-            req["payload"]["elicitation"]["request"]["text"]
-                .as_str()
-                .unwrap(),
-        )
-        .unwrap();
+        let text = crate::common::event_body(req, "request");
         // The params as the server sent them: no elicitationId made up.
         assert!(text.get("elicitationId").is_none(), "{text}");
         assert_eq!(text["url"], "https://example.com/auth");

@@ -652,7 +652,7 @@ fn held_messages_and_the_final_error_keep_their_order() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
     let args = format!("mcp --call nosuch -- python3 '{}'", common::fake_server());
-    let mut t = Tui::start_with(dir.path(), &out, 220, 30, &args, &[], false);
+    let mut t = Tui::start_err_shown(dir.path(), &out, 220, 30, &args);
     assert_eq!(t.finish(), 1, "{}", t.screen());
     let screen = t.screen();
     let at = |text: &str| {
@@ -938,15 +938,7 @@ fn held_lines_come_before_the_result() {
         "mcp --call probe --args '{{\"case\":\"quiet\"}}' -- python3 '{}'",
         common::fake_server()
     );
-    let mut t = Tui::start_with(
-        dir.path(),
-        Path::new("/dev/tty"),
-        100,
-        40,
-        &args,
-        &[],
-        false,
-    );
+    let mut t = Tui::start_err_shown(dir.path(), Path::new("/dev/tty"), 100, 40, &args);
     assert_eq!(t.finish(), 0, "{}", t.screen());
     let screen = t.screen();
     let said = screen

@@ -262,7 +262,7 @@ fn sigterm_on_a_live_stream_ends_with_143() {
     use std::io::Write;
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let (mut t, mut w) = live_stream(dir.path(), &out);
+    let (mut t, mut w) = Tui::respond_live(dir.path(), &out, (80, 24), "");
     writeln!(w, "{}", request("evt-1", "First form.", None)).expect("write");
     w.flush().expect("flush");
     t.wait_for("First form.");
@@ -270,15 +270,6 @@ fn sigterm_on_a_live_stream_ends_with_143() {
     assert_eq!(t.finish(), 143);
     drop(w);
     assert_answers(&out, &[("cancel", "evt-1")]);
-}
-
-/// Open a FIFO as the input of a run; returns the session and the writer
-/// (kept open: a live stream).
-fn live_stream(dir: &Path, out: &Path) -> (Tui, std::fs::File) {
-    let fifo = make_fifo(dir);
-    let t = Tui::respond(dir, out, (80, 24), &fifo, "");
-    let w = open_live(&fifo);
-    (t, w)
 }
 
 /// On a live stream, Ctrl-C twice while waiting for the next request quits
@@ -289,7 +280,7 @@ fn second_ctrl_c_while_waiting_quits_a_live_stream() {
     use std::io::Write;
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let (mut t, mut w) = live_stream(dir.path(), &out);
+    let (mut t, mut w) = Tui::respond_live(dir.path(), &out, (80, 24), "");
     writeln!(w, "{}", request("evt-1", "First form.", None)).expect("write");
     w.flush().expect("flush");
     t.wait_for("First form.");

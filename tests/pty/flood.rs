@@ -17,7 +17,7 @@ fn bad_lines_while_waiting_are_counted_on_screen_and_summarized_on_exit() {
     let fifo = make_fifo(dir.path());
     // stderr stays on the terminal: messages are held while the UI is up.
     let command = format!("respond '{}'", fifo.display());
-    let mut t = Tui::start_with(dir.path(), &out, 100, 30, &command, &[], false);
+    let mut t = Tui::start_err_shown(dir.path(), &out, 100, 30, &command);
     let mut w = open_live(&fifo);
     t.wait_for("Waiting for the next request");
     for i in 1..=1000 {

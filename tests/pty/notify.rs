@@ -19,10 +19,8 @@ use std::io::Write;
 fn run(how: &str) -> String {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let fifo = make_fifo(dir.path());
-    let command = format!("respond '{}' --notify {how}", fifo.display());
-    let mut t = Tui::start(dir.path(), &out, 80, 24, &command);
-    let mut w = open_live(&fifo);
+    let flags = format!("--notify {how}");
+    let (mut t, mut w) = Tui::respond_live(dir.path(), &out, (80, 24), &flags);
     t.wait_for("Waiting for the next request");
     // Longer than NOTIFY_AFTER (2 s): the screen has been waiting. The
     // window is what is tested, and nothing marks its end, so a clock by

@@ -35,7 +35,7 @@ impl Plain {
     /// [`Plain::start`] with stderr on the terminal too.
     fn start_err_on_tty(dir: &Path, out: &Path, args: &str) -> Plain {
         Plain {
-            t: Tui::start_with(dir, out, 80, 24, args, &[], false),
+            t: Tui::start_err_shown(dir, out, 80, 24, args),
             seen: 0,
         }
     }

@@ -17,7 +17,7 @@ use expectrl::Expect;
 use serde_json::json;
 
 use crate::common;
-use common::pty::{assert_answers, make_fifo, open_live, Tui};
+use common::pty::{assert_answers, Tui};
 
 fn request(id: &str, message: &str) -> String {
     let params = json!({"message": message, "requestedSchema": {"type": "object",
@@ -27,9 +27,7 @@ fn request(id: &str, message: &str) -> String {
 
 /// A live stream (a FIFO) with one request written; returns the writer.
 fn live(dir: &Path, out: &Path) -> (Tui, std::fs::File) {
-    let fifo = make_fifo(dir);
-    let mut r = Tui::respond(dir, out, (80, 24), &fifo, "");
-    let mut w = open_live(&fifo);
+    let (mut r, mut w) = Tui::respond_live(dir, out, (80, 24), "");
     writeln!(w, "{}", request("evt-1", "First form.")).expect("write");
     w.flush().expect("flush");
     r.wait_for("First form.");

@@ -159,9 +159,7 @@ fn the_keyboard_as_stdin_is_refused_at_once_with_a_hint() {
 fn ctrl_c_twice_while_waiting_for_the_first_request_quits_with_130() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let fifo = make_fifo(dir.path());
-    let mut t = Tui::respond(dir.path(), &out, (80, 24), &fifo, "");
-    let w = open_live(&fifo);
+    let (mut t, w) = Tui::respond_live(dir.path(), &out, (80, 24), "");
     t.wait_for("Waiting");
     t.press("\u{3}", "Press Ctrl-C again to quit");
     t.send("\u{3}");

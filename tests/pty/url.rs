@@ -290,7 +290,7 @@ fn errors_wait_until_the_terminal_is_given_back() {
     std::fs::write(&input, text).expect("write");
     let out = dir.path().join("out.jsonl");
     let command = format!("respond '{}' --no-open", input.display());
-    let mut t = Tui::start_with(dir.path(), &out, 100, 30, &command, &[], false);
+    let mut t = Tui::start_err_shown(dir.path(), &out, 100, 30, &command);
     t.wait_for("Before.");
     t.press("d", "After.");
     // The first whole frame of the third request: nothing else is on it.
