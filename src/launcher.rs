@@ -14,6 +14,11 @@
 //! - [`NoOpen`]: `--no-open`: consent is recorded, nothing is opened; the
 //!   caller shows the URL for copying.
 //!
+//! Neither launcher passes on the environment variables the run read
+//! secrets from ([`hide_from_children`]: `--header NAME: env:VAR`,
+//! `--client-secret env:VAR`): a browser, and whatever it starts, never
+//! inherits them.
+//!
 //! The answerers launch through the consent machine, and only through it,
 //! which hands a launcher only the target of a URL its review found
 //! openable. The launchers that start something ([`SystemBrowser`],
@@ -21,8 +26,32 @@
 //! that calls one directly cannot open a `javascript:`, `file:` or other
 //! refused URL either ([`LaunchError::Refused`]).
 
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// The environment variables this run read a secret from.
+static SECRET_VARIABLES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Keep the environment variable `name` from every program a launcher
+/// starts (and so from everything those start): the run read a secret
+/// from it (`--header NAME: env:VAR`, `--client-secret env:VAR`). The
+/// process's own environment is left as it is.
+pub fn hide_from_children(name: &str) {
+    let mut v = SECRET_VARIABLES.lock().unwrap_or_else(|e| e.into_inner());
+    if !v.iter().any(|n| n == name) {
+        v.push(name.to_owned());
+    }
+}
+
+/// `cmd` without the variables of [`hide_from_children`].
+pub fn without_secrets(cmd: &mut Command) -> &mut Command {
+    let v = SECRET_VARIABLES.lock().unwrap_or_else(|e| e.into_inner());
+    for name in v.iter() {
+        cmd.env_remove(name);
+    }
+    cmd
+}
 
 /// Why a reviewed URL is not opened at all ([`LaunchError::Refused`]).
 pub use crate::url_review::Refusal;
@@ -112,12 +141,103 @@ pub const LAUNCH_CHECK: Duration = Duration::from_secs(2);
 pub struct SystemBrowser;
 
 impl Launcher for SystemBrowser {
+    /// The `open` crate's launchers for the platform (`xdg-open`, `gio`,
+    /// ... on Linux), tried in order as `open::that_detached` tries them:
+    /// one that is not installed or fails within [`LAUNCH_CHECK`] makes
+    /// way for the next. Each is started as [`CommandBrowser`] starts its
+    /// program (no standard streams, its own process group, no secret
+    /// variables).
     fn open(&mut self, url: &str) -> Result<(), LaunchError> {
         refuse_unopenable(url)?;
-        open::that_detached(url).map_err(|source| LaunchError::SystemBrowser {
-            reason: system_browser_failure(&source),
-            source,
-        })
+        let mut last = None;
+        for mut cmd in open::commands(url) {
+            let program = cmd.get_program().to_string_lossy().into_owned();
+            let shown = crate::safe_text::display(&program).into_owned();
+            let failed = match start(&mut cmd) {
+                Err(source) => {
+                    let reason = system_browser_failure(&source);
+                    (reason, source)
+                }
+                Ok(child) => match watch(child, &shown, LAUNCH_CHECK) {
+                    Ok(()) => return Ok(()),
+                    Err(LaunchError::Failed { code, .. }) => (
+                        format!("The system browser ({shown}) failed (exit status {code})"),
+                        std::io::Error::other(format!("{program} exited with status {code}")),
+                    ),
+                    Err(LaunchError::Killed { .. }) => (
+                        format!("The system browser ({shown}) was killed by a signal"),
+                        std::io::Error::other(format!("{program} was killed by a signal")),
+                    ),
+                    Err(e) => (
+                        format!("The system browser ({shown}) could not be watched"),
+                        std::io::Error::other(e.to_string()),
+                    ),
+                },
+            };
+            last = Some(failed);
+        }
+        let (reason, source) = last.unwrap_or_else(|| {
+            (
+                "The system browser could not be started: no launcher for this platform".into(),
+                std::io::Error::from(std::io::ErrorKind::Unsupported),
+            )
+        });
+        Err(LaunchError::SystemBrowser { reason, source })
+    }
+}
+
+/// Start `cmd` as a browser: no standard streams (standard output carries
+/// the result events), its own process group (a terminal signal meant for
+/// us does not reach it), none of the secret variables.
+fn start(cmd: &mut Command) -> std::io::Result<Child> {
+    without_secrets(cmd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    cmd.spawn()
+}
+
+/// Watch a started browser for `check`: its successful exit, or still
+/// running then (a browser that stays in the foreground, reaped in the
+/// background), is a launch.
+///
+/// Errors: it exited with a failure status or was killed within `check`,
+/// or could not be watched.
+fn watch(mut child: Child, shown: &str, check: Duration) -> Result<(), LaunchError> {
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return Ok(()),
+            Ok(Some(status)) => {
+                return Err(match status.code() {
+                    Some(code) => LaunchError::Failed {
+                        program: shown.to_owned(),
+                        code,
+                    },
+                    None => LaunchError::Killed {
+                        program: shown.to_owned(),
+                    },
+                })
+            }
+            Ok(None) if start.elapsed() >= check => {
+                std::thread::spawn(move || {
+                    let _ = child.wait();
+                });
+                return Ok(());
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(source) => {
+                return Err(LaunchError::Watch {
+                    program: shown.to_owned(),
+                    source,
+                })
+            }
+        }
     }
 }
 
@@ -211,51 +331,12 @@ impl Launcher for CommandBrowser {
         let program = &words[0];
         let shown = crate::safe_text::display(program).into_owned();
         let mut cmd = Command::new(program);
-        cmd.args(&words[1..])
-            .arg(url)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            // Its own process group: a terminal signal meant for us does not
-            // reach the browser.
-            cmd.process_group(0);
-        }
-        let mut child = cmd.spawn().map_err(|source| LaunchError::Start {
+        cmd.args(&words[1..]).arg(url);
+        let child = start(&mut cmd).map_err(|source| LaunchError::Start {
             program: shown.clone(),
             source,
         })?;
-        let start = Instant::now();
-        loop {
-            match child.try_wait() {
-                Ok(Some(status)) if status.success() => return Ok(()),
-                Ok(Some(status)) => {
-                    return Err(match status.code() {
-                        Some(code) => LaunchError::Failed {
-                            program: shown,
-                            code,
-                        },
-                        None => LaunchError::Killed { program: shown },
-                    })
-                }
-                Ok(None) if start.elapsed() >= self.check => {
-                    // Still running: a browser that stays in the foreground.
-                    std::thread::spawn(move || {
-                        let _ = child.wait();
-                    });
-                    return Ok(());
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-                Err(source) => {
-                    return Err(LaunchError::Watch {
-                        program: shown,
-                        source,
-                    })
-                }
-            }
-        }
+        watch(child, &shown, self.check)
     }
 }
 
@@ -276,6 +357,27 @@ impl Launcher for NoOpen {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_browser_command_never_inherits_a_secret_variable() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("env");
+        // The variable this run read a secret from, and one it did not.
+        std::env::set_var("AHP_ELICIT_TEST_SECRET_VAR", "s3cret");
+        std::env::set_var("AHP_ELICIT_TEST_PLAIN_VAR", "plain");
+        hide_from_children("AHP_ELICIT_TEST_SECRET_VAR");
+        let cmd = format!("sh -c 'env > \"$0\"' {}", out.display());
+        CommandBrowser::new(cmd)
+            .open("https://example.com/")
+            .unwrap();
+        let env = std::fs::read_to_string(&out).unwrap();
+        assert!(env.contains("AHP_ELICIT_TEST_PLAIN_VAR=plain"), "{env}");
+        assert!(!env.contains("s3cret"), "{env}");
+        let mut sh = Command::new("sh");
+        without_secrets(&mut sh).args(["-c", "echo \"[$AHP_ELICIT_TEST_SECRET_VAR]\""]);
+        assert_eq!(sh.output().unwrap().stdout, b"[]\n");
+    }
     use crate::url_review::review;
 
     #[test]

@@ -239,6 +239,14 @@ impl Notice {
         }
     }
 
+    /// A one-line notice of `msg`: as [`Notice::new`], with every line
+    /// break escaped too ([`crate::safe_text::display`]).
+    pub fn line(msg: &str) -> Notice {
+        Notice {
+            text: crate::safe_text::display(&crate::redact::redact_secrets(msg)).into_owned(),
+        }
+    }
+
     /// The sanitized text (one or more lines, no trailing newline).
     pub fn text(&self) -> &str {
         &self.text
@@ -280,10 +288,13 @@ impl Notices {
         (Notices::new(move |n| into.keep(n)), kept)
     }
 
-    /// Report `msg` as [`say`] words it ("ahp-elicit: msg"); it is
-    /// sanitized before the sink sees it.
+    /// Report `msg` as [`say`] words it ("ahp-elicit: msg"), as one line:
+    /// it is sanitized before the sink sees it, a line break in it escaped
+    /// (`\u{a}`) like any control character, so server text quoted in it
+    /// (a scope, an issuer) can never start a line that passes for ours.
+    /// Several lines are said with [`Self::say_list`].
     pub fn say(&self, msg: &str) {
-        (self.sink)(Notice::new(&voiced(None, msg)));
+        (self.sink)(Notice::line(&voiced(None, msg)));
     }
 
     /// Report `heading` and the indented `lines` below it as one notice
@@ -351,6 +362,16 @@ impl Collected {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_break_in_a_notice_never_starts_a_line_of_its_own() {
+        let (notices, kept) = Notices::collect();
+        notices.say("signing in (access asked: read\nahp-elicit: all is well)");
+        assert_eq!(
+            kept.texts(),
+            ["ahp-elicit: signing in (access asked: read\\u{a}ahp-elicit: all is well)"]
+        );
+    }
 
     #[test]
     fn a_collecting_sink_gets_sanitized_text_within_bounds() {

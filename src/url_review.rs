@@ -440,25 +440,45 @@ impl UrlReview {
     /// and the names `localhost` and `*.localhost`. A rule that names the
     /// host (`host` in its `match`) lifts it.
     pub fn unattended_refusal(&self) -> Option<String> {
+        let (host, why) = self.unattended_concern(false)?;
+        Some(format!(
+            "refused to consent unattended to a URL whose host '{host}' {why} (a rule with \"host\": \"{host}\" allows it)"
+        ))
+    }
+
+    /// What about this URL's host a script may not consent to (see
+    /// [`Self::unattended_refusal`]): the host made safe for the terminal
+    /// and why (`is a link-local address`); `None` when nothing is. With
+    /// `loopback_ok`, a loopback host (`localhost`, `*.localhost`,
+    /// `127.0.0.0/8`, `::1`) is no concern by itself (a sign-in at a
+    /// server on this machine opens one); every danger still is.
+    pub fn unattended_concern(&self, loopback_ok: bool) -> Option<(String, String)> {
         let host = self.host.as_ref().map_or("(none)", |h| h.ascii.as_str());
         let local = host == "localhost" || host.ends_with(".localhost");
+        let loopback = local
+            || self
+                .url
+                .as_ref()
+                .and_then(|u| u.host())
+                .is_some_and(|h| match h {
+                    url::Host::Ipv4(a) => a.is_loopback(),
+                    url::Host::Ipv6(a) => a.is_loopback(),
+                    url::Host::Domain(_) => false,
+                });
+        let lifted = loopback_ok && loopback;
         let why = self
             .warnings
             .iter()
             .find_map(|w| match w {
-                Warning::IpLiteral { note: Some(n), .. } => Some(format!("is {n}")),
+                Warning::IpLiteral { note: Some(n), .. } if !lifted => Some(format!("is {n}")),
                 Warning::Idn { .. } => Some("is an international (Punycode) name".to_owned()),
                 w if w.severity() == Severity::Danger => {
                     Some(format!("is warned about: {}", w.sentence()))
                 }
                 _ => None,
             })
-            .or_else(|| local.then(|| "is this computer (localhost)".to_owned()))?;
-        Some(format!(
-            "refused to consent unattended to a URL whose host '{}' {why} (a rule with \"host\": \"{}\" allows it)",
-            safe_text::display(host),
-            safe_text::display(host)
-        ))
+            .or_else(|| (local && !lifted).then(|| "is this computer (localhost)".to_owned()))?;
+        Some((safe_text::display(host).into_owned(), why))
     }
 
     /// Whether the parser rewrote the URL (so the screen also shows it as

@@ -294,6 +294,9 @@ def probe(state, case, call, notify, extra=None):
         responses["links"] = call("elicitation/create", LINKS)
     elif case == "quiet":
         pass
+    elif case == "refusals":
+        # The client refuses each of these (as "refused" below): 30 in a row.
+        responses["refusals"] = [call("elicitation/create", HOSTILE_NESTED) for _ in range(30)][-1]
     elif case == "refused":
         # A nested object under a key with an ESC: refused under the strict
         # policy; the key must reach the screen neutralised.
@@ -334,6 +337,9 @@ def answer(state, msg):
             tools = [{"name": "t%d-%d" % (page, i), "inputSchema": {"type": "object"}}
                      for i in range(1000)]
             return {"tools": tools, "nextCursor": str(page + 1)}
+        if "--stuck-cursor" in sys.argv:
+            # Every page is the first again, with the same cursor.
+            return {"tools": TOOLS, "nextCursor": "stuck"}
         return {"tools": TOOLS[:1] if "--one-tool" in sys.argv else TOOLS}
     if method == "ping":
         return {}
@@ -555,12 +561,21 @@ def run_stdio():
                     "structuredContent": {"ping": ping, "ping_ms": ping_ms, "late": late}}
         return run
 
-    # Noise before the handshake: a non-JSON line and a notification.
-    sys.stdout.write("this is not JSON\n")
-    write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+    if "--silent-exit-on-discover" in sys.argv:
+        # As rmcp-based servers do: an unknown first request ends the
+        # process before it writes anything.
+        first = read()
+        if first and first.get("method") == "server/discover":
+            sys.exit(1)
+        pending_first = first
+    else:
+        pending_first = None
+        # Noise before the handshake: a non-JSON line and a notification.
+        sys.stdout.write("this is not JSON\n")
+        write({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
     complete_sent = [None]
     while True:
-        m = read()
+        m, pending_first = (pending_first, None) if pending_first else (read(), None)
         if "method" not in m:
             continue
         state.received.append(m["method"])

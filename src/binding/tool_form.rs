@@ -164,7 +164,9 @@ const MAX_ARGUMENT_FAULTS: usize = 5;
 /// The arguments to edit as JSON when properties were left out of the form:
 /// the form's `answered` values, then each left-out property with the value
 /// `last` sent to the tool (its arguments in the call before, if any), else
-/// its declared `default` (null when it has none), then every other argument
+/// its declared `default`, else null when it is required (a place to fill
+/// in; an optional one without either is left out, as plain lines leave
+/// it: a `null` the schema does not allow would be refused), then every other argument
 /// `last` sent that the `input_schema` does not declare (only the editor
 /// sets those), pretty-printed. A declared property the form draws is never
 /// taken from `last`: the form's answer (even leaving it empty) stands.
@@ -175,18 +177,28 @@ pub fn arguments_text(
     last: Option<&Map<String, Value>>,
 ) -> String {
     let declared = input_schema.get("properties").and_then(Value::as_object);
+    let required = |name: &str| {
+        input_schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|v| v.as_str() == Some(name)))
+    };
     let mut all = answered.clone();
     for name in left_out {
-        let value = last
-            .and_then(|l| l.get(name))
-            .or_else(|| {
-                declared
-                    .and_then(|p| p.get(name))
-                    .and_then(|d| d.get("default"))
-            })
-            .cloned()
-            .unwrap_or(Value::Null);
-        all.insert(name.clone(), value);
+        let value = last.and_then(|l| l.get(name)).or_else(|| {
+            declared
+                .and_then(|p| p.get(name))
+                .and_then(|d| d.get("default"))
+        });
+        match value {
+            Some(v) => {
+                all.insert(name.clone(), v.clone());
+            }
+            None if required(name) => {
+                all.insert(name.clone(), Value::Null);
+            }
+            None => {}
+        }
     }
     for (name, value) in last.into_iter().flatten() {
         if !all.contains_key(name) && declared.is_none_or(|p| !p.contains_key(name)) {
@@ -414,13 +426,18 @@ mod tests {
                     "properties": {"name": {"type": "string"}},
                     "required": ["name"]
                 },
-                "tags": {"type": "array", "items": {"type": "object"}, "default": []}
+                "tags": {"type": "array", "items": {"type": "object"}, "default": []},
+                "extra": {"type": "array", "items": {"type": "object"}},
+                "more": {"type": "object"}
             },
             "required": ["city", "guest"]
         });
         let mut answered = Map::new();
         answered.insert("city".into(), json!("Oslo"));
-        let text = arguments_text(&schema, &answered, &["guest".into(), "tags".into()], None);
+        let left_out = ["guest", "tags", "extra", "more"].map(String::from);
+        let text = arguments_text(&schema, &answered, &left_out, None);
+        // An optional property with no default is left out (a null would
+        // not fit its type); a required one is there to be filled in.
         assert_eq!(
             serde_json::from_str::<Value>(&text).unwrap(),
             json!({"city": "Oslo", "guest": null, "tags": []})

@@ -63,9 +63,11 @@ pub struct CheckArgs {
     #[arg(value_name = "EVENTS")]
     pub events: Vec<PathBuf>,
     /// How a requestedSchema outside the closed form subset is read, as
-    /// the run will read it (respond: strict; mcp: compatible).
-    #[arg(long, value_enum, default_value = "strict", value_name = "POLICY")]
-    pub schema_policy: SchemaPolicy,
+    /// the run will read it (respond: strict; mcp: compatible). Default:
+    /// the policy an event says it was recorded under (`mcp --events`
+    /// writes it), else strict.
+    #[arg(long, value_enum, value_name = "POLICY")]
+    pub schema_policy: Option<SchemaPolicy>,
     /// The modes the run answers (comma separated), as the run's --modes:
     /// a request of another mode gets no result.
     #[arg(long, value_delimiter = ',', default_value = "form,url", value_enum)]
@@ -75,7 +77,8 @@ pub struct CheckArgs {
 /// What `try_events` needs of the arguments.
 struct Run<'a> {
     responder: ScriptedResponder,
-    policy: SchemaPolicy,
+    /// `--schema-policy`, when given.
+    policy: Option<SchemaPolicy>,
     modes: &'a [Mode],
 }
 
@@ -167,13 +170,16 @@ fn read_answers(bytes: &[u8], shown: &str) -> Option<Answers> {
         outln!("{shown}: {}: {}", display(ptr), display(msg));
     }
     // Patterns are not the schema's to check: every one that does not
-    // compile, then the reader's first fault unless already said.
+    // compile, then the reader's first fault unless already said. (A file
+    // the reader takes has none: its patterns are compiled once.)
     let mut said = schema;
-    for (ptr, msg) in crate::scripted::rules::pattern_faults(&doc) {
-        outln!("{shown}: {}: {}", display(&ptr), display(&msg));
-        said.push((ptr, msg));
-    }
     let read = Answers::from_value(&doc);
+    if read.is_err() {
+        for (ptr, msg) in crate::scripted::rules::pattern_faults(&doc) {
+            outln!("{shown}: {}: {}", display(&ptr), display(&msg));
+            said.push((ptr, msg));
+        }
+    }
     if let Err(e) = &read {
         if !said_at(&said, e) {
             outln!("{shown}: {}", display(&e.to_string()));
@@ -247,6 +253,20 @@ fn try_events(path: &Path, run: &mut Run) -> Result<bool, String> {
     Ok(all_ok)
 }
 
+/// The schema policy a recorded request event says it was read under
+/// (`extensions."ahp-elicit/schema-policy".policy`, which `mcp --events`
+/// writes under the compatible policy), if it says one.
+fn recorded_policy(event: &serde_json::Value) -> Option<SchemaPolicy> {
+    let said = event
+        .get("extensions")?
+        .get(crate::binding::policy::EXTENSION_KEY)?
+        .get("policy")?
+        .as_str()?;
+    [SchemaPolicy::Strict, SchemaPolicy::Compatible]
+        .into_iter()
+        .find(|p| p.as_str() == said)
+}
+
 /// One event text: a `user.elicitation.request` is read under the run's
 /// schema policy and dry-run; a valid AHP event of another type is skipped
 /// with one line; anything else (not JSON, not a valid AHP event) is
@@ -283,7 +303,11 @@ fn try_event(bytes: &[u8], line: usize, input: &str, run: &mut Run, requests: &m
         return true;
     }
     *requests += 1;
-    let (id, req) = match read_event(bytes, run.policy) {
+    let policy = run
+        .policy
+        .or_else(|| recorded_policy(&value))
+        .unwrap_or(SchemaPolicy::Strict);
+    let (id, req) = match read_event(bytes, policy) {
         ReadEvent::Request { id, request } => (id.unwrap_or_default(), request),
         ReadEvent::Invalid { id, errors } => {
             let id = display(id.as_deref().unwrap_or("?")).into_owned();

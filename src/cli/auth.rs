@@ -138,7 +138,14 @@ fn read_secret(spec: &str, env: impl Fn(&str) -> Option<String>) -> Result<Strin
 /// How the authorization URL may be opened in this run.
 pub enum Open<'a> {
     /// `--browser CMD`.
-    Command(&'a str),
+    Command {
+        /// CMD.
+        cmd: &'a str,
+        /// Nobody is there to read the warnings (`--answers`, `--action`):
+        /// a sign-in URL the review would refuse as a URL elicitation's is
+        /// refused ([`crate::url_review::UrlReview::unattended_refusal`]).
+        unattended: bool,
+    },
     /// The sign-in asked at this terminal ([`crate::plain::signin`]), the
     /// system browser opened on consent. `desk`: asked on the thread that
     /// answers the session's requests (`mcp`, whose terminal that thread
@@ -177,6 +184,8 @@ pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String>
     if let Some(id) = &flags.client_id {
         let client_secret = match &flags.client_secret {
             Some(spec) => Some(auth::store::Secret::new(read_secret(spec, |v| {
+                // A browser this run starts never inherits it.
+                crate::launcher::hide_from_children(v);
                 std::env::var(v).ok()
             })?)),
             None => None,
@@ -200,12 +209,12 @@ pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String>
     o.wait = flags.auth_timeout;
     o.callback_port = flags.callback_port;
     match open {
-        Open::Command(cmd) => {
+        Open::Command { cmd, unattended } => {
             let b = CommandBrowser::new(cmd);
             let notices = o.notices.clone();
             let opener: Opener = Arc::new(move |url: &str| {
                 let mut b = b.clone();
-                open_reviewed(&mut b, url, &notices)
+                open_reviewed(&mut b, url, &notices, unattended)
             });
             o.opener = Some(opener);
             o.opener_name = format!("the browser command \"{}\"", crate::safe_text::display(cmd));
@@ -228,10 +237,23 @@ fn open_reviewed(
     launcher: &mut dyn Launcher,
     url: &str,
     notices: &crate::notice::Notices,
+    unattended: bool,
 ) -> Result<(), SignInError> {
     let review = crate::plain::signin::review_sign_in(url);
     if let Some(r) = &review.refusal {
         return Err(SignInError::Refused(r.sentence()));
+    }
+    // Nobody reads the warnings: what a scripted run refuses to open for
+    // a URL elicitation is refused here too. (An authorization server on
+    // this machine is what a local server's sign-in opens: discovery
+    // already refuses one that a remote server names.)
+    if unattended {
+        if let Some((host, why)) = review.unattended_concern(true) {
+            return Err(SignInError::Refused(format!(
+                "its host '{host}' {}, and nobody is there to read the warnings of a scripted run; sign in at a terminal with \"ahp-elicit auth login\"",
+                why.trim_end_matches('.')
+            )));
+        }
     }
     for w in &review.warnings {
         notices.say(&format!("the authorization URL: {}", w.sentence()));
@@ -806,7 +828,11 @@ fn login(a: LoginArgs) -> Exit {
         return Exit::Usage;
     }
     let open = match (&a.browser, at_terminal()) {
-        (Some(cmd), _) => Open::Command(cmd),
+        // `auth login` is run by a person, who reads the warnings.
+        (Some(cmd), _) => Open::Command {
+            cmd,
+            unattended: false,
+        },
         (None, true) => Open::Terminal {
             desk: false,
             copy: false,
@@ -924,6 +950,60 @@ fn probe(url: &str) -> Result<Probed, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A launcher that keeps what it was asked to open.
+    struct Kept(Arc<std::sync::Mutex<Vec<String>>>);
+
+    impl Launcher for Kept {
+        fn open(&mut self, url: &str) -> Result<(), crate::launcher::LaunchError> {
+            self.0.lock().unwrap().push(url.to_owned());
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_unattended_sign_in_refuses_what_a_scripted_url_elicitation_refuses() {
+        let (notices, said) = crate::notice::Notices::collect();
+        let opened = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut b = Kept(Arc::clone(&opened));
+        for (url, why) in [
+            (
+                "https://xn--pypal-4ve.com/authorize?x=1",
+                "looks like \"paypal\" but is made of other characters, and",
+            ),
+            (
+                "https://accounts.example.com@evil.test/authorize",
+                "is warned about: ",
+            ),
+            (
+                "http://169.254.169.254/authorize",
+                "is a link-local address",
+            ),
+            ("http://10.1.2.3/authorize", "is a private-network address"),
+        ] {
+            let e = open_reviewed(&mut b, url, &notices, true).unwrap_err();
+            let e = e.to_string();
+            assert!(e.starts_with("the URL is refused: its host '"), "{e}");
+            assert!(e.contains(why), "{url}: {e}");
+            assert!(
+                e.ends_with("and nobody is there to read the warnings of a scripted run; sign in at a terminal with \"ahp-elicit auth login\""),
+                "{e}"
+            );
+            // A person who gave --browser reads the warnings: it opens.
+            open_reviewed(&mut b, url, &notices, false).unwrap();
+        }
+        assert_eq!(opened.lock().unwrap().len(), 4);
+        assert!(!said.texts().is_empty());
+        // A local server's authorization server on this machine opens
+        // unattended (discovery refuses one a remote server names).
+        for url in [
+            "http://127.0.0.1:3000/authorize?x=1",
+            "http://localhost:3000/authorize",
+        ] {
+            open_reviewed(&mut b, url, &notices, true).unwrap();
+        }
+        assert_eq!(opened.lock().unwrap().len(), 6);
+    }
 
     #[test]
     fn spans_read_as_a_person_reads_them() {

@@ -321,13 +321,27 @@ fn parse_header(
         ));
     }
     let value = value.trim();
-    let value = match value.strip_prefix("env:") {
-        Some(var) => env(var).ok_or_else(|| {
-            format!(
-                "--header {name}: the environment variable '{}' is not set",
-                terminal_safe(var)
-            )
-        })?,
+    // `env:VAR` is the whole value or its last word (`Bearer env:TOKEN`).
+    let (before, last) = value.rsplit_once(' ').unwrap_or(("", value));
+    if before.split(' ').any(|w| w.starts_with("env:")) {
+        return Err(format!(
+            "--header {name}: only the last word of a value is read as env:VAR ('Bearer env:TOKEN')"
+        ));
+    }
+    let value = match last.strip_prefix("env:") {
+        Some(var) => {
+            let read = env(var).ok_or_else(|| {
+                format!(
+                    "--header {name}: the environment variable '{}' is not set",
+                    terminal_safe(var)
+                )
+            })?;
+            if before.is_empty() {
+                read
+            } else {
+                format!("{before} {read}")
+            }
+        }
         None => value.to_owned(),
     };
     if value.chars().any(|c| c.is_control() && c != '\t') || !value.is_ascii() {
@@ -358,24 +372,7 @@ pub fn is_credential_header(name: &str) -> bool {
         .any(|w| n.contains(w))
 }
 
-/// The host of `url` when it is plain `http://` to a host other than this
-/// machine (not `localhost`, `*.localhost`, `127.0.0.0/8` or `::1`);
-/// `None` for `https://`, loopback, or a URL that does not parse.
-pub fn plain_http_host(url: &str) -> Option<String> {
-    let u = url::Url::parse(url).ok()?;
-    if u.scheme() != "http" {
-        return None;
-    }
-    let loopback = match u.host()? {
-        url::Host::Domain(d) => {
-            let d = d.trim_end_matches('.').to_ascii_lowercase();
-            d == "localhost" || d.ends_with(".localhost")
-        }
-        url::Host::Ipv4(a) => a.is_loopback(),
-        url::Host::Ipv6(a) => a.is_loopback(),
-    };
-    (!loopback).then(|| u.host_str().unwrap_or_default().to_owned())
-}
+pub use crate::mcp::auth::discovery::plain_http_host;
 
 /// Refuses credential headers (see [`is_credential_header`]) on a plain
 /// `http://` URL to another host (`--allow-insecure-http` lifts it).
@@ -420,7 +417,11 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
     let interactive = args.answer.interactive();
     let mut headers = Vec::new();
     for h in &args.headers {
-        let (name, value) = parse_header(h, |v| std::env::var(v).ok())?;
+        let (name, value) = parse_header(h, |v| {
+            // A browser this run starts never inherits it.
+            crate::launcher::hide_from_children(v);
+            std::env::var(v).ok()
+        })?;
         // Never shown again, even when a server quotes it back.
         crate::redact::register_secret(&value);
         headers.push((name, value));
@@ -444,7 +445,12 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
     let auth = if http && !brought {
         let stderr_terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
         let open = match &args.answer.browser {
-            Some(cmd) => super::auth::Open::Command(cmd),
+            // Nobody reads the warnings of a scripted run: the sign-in URL
+            // is refused as a URL elicitation would be.
+            Some(cmd) => super::auth::Open::Command {
+                cmd,
+                unattended: !interactive,
+            },
             // The answering thread holds the terminal: the sign-in is
             // asked there, between requests.
             None if interactive && super::auth::at_terminal() => super::auth::Open::Terminal {
@@ -461,6 +467,7 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         // clock stops meanwhile).
         o.request_timeout = args.connect_timeout;
         o.request_timeout_flag = Some("--connect-timeout");
+        o.allow_insecure_http = args.allow_insecure_http;
         Some(o)
     } else {
         None
@@ -785,6 +792,20 @@ mod tests {
         assert_eq!(
             parse_header("X-Key: env:TOKEN", env).unwrap(),
             ("X-Key".into(), "s3cret".into())
+        );
+        // The last word of a value is read too (`Bearer env:TOKEN`), and
+        // never sent as written.
+        assert_eq!(
+            parse_header("Authorization: Bearer env:TOKEN", env).unwrap(),
+            ("Authorization".into(), "Bearer s3cret".into())
+        );
+        assert_eq!(
+            parse_header("Authorization: Bearer env:NOPE", env).unwrap_err(),
+            "--header Authorization: the environment variable 'NOPE' is not set"
+        );
+        assert_eq!(
+            parse_header("X-Key: env:TOKEN extra", env).unwrap_err(),
+            "--header X-Key: only the last word of a value is read as env:VAR ('Bearer env:TOKEN')"
         );
         let e = parse_header("X-Key: env:NOPE", env).unwrap_err();
         assert_eq!(

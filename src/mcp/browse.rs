@@ -359,6 +359,7 @@ impl Client {
     async fn quiet_list(&mut self, method: &str, key: &str) -> Result<Vec<Value>, McpError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
+        let mut followed = std::collections::HashSet::new();
         for _ in 0..MAX_PAGES {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
             let limit = Some(self.opts.connect_timeout);
@@ -380,6 +381,14 @@ impl Client {
                 .get("nextCursor")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
+            // A cursor given twice ends the list (the server's paging
+            // would never end); what the repeated page listed again is
+            // kept once.
+            if cursor.as_ref().is_some_and(|c| !followed.insert(c.clone())) {
+                let mut seen = std::collections::HashSet::new();
+                items.retain(|i| seen.insert(i.get("name").or(i.get("uri")).cloned()));
+                break;
+            }
             if cursor.is_none() || items.len() >= MAX_ENTRIES {
                 break;
             }

@@ -46,11 +46,15 @@ pub const MAX_LISTED: usize = 10_000;
 /// all its pages: a server cannot grow the client's memory by paging.
 pub const MAX_LISTED_BYTES: usize = 32 << 20;
 
-/// How much of a list was read ([`MAX_LISTED`], [`MAX_LISTED_BYTES`]).
+/// How much of a list was read ([`MAX_LISTED`], [`MAX_LISTED_BYTES`]),
+/// and the cursors followed (a cursor given twice ends the list: a server
+/// whose cursor never advances would otherwise be asked up to the bound).
 #[derive(Default)]
-struct ListBound {
+pub(super) struct ListBound {
     items: usize,
     bytes: usize,
+    pages: usize,
+    cursors: std::collections::HashSet<String>,
 }
 
 /// Counts the bytes written to it.
@@ -67,9 +71,21 @@ impl Write for Counter {
 }
 
 impl ListBound {
-    /// A page came, with `cursor` for the next one.
-    fn page(&mut self, cursor: Option<&str>) {
+    /// A page came, with `cursor` for the next one: false when that
+    /// cursor was given before (the list ends here, [`Self::loop_notice`]).
+    pub(super) fn page(&mut self, cursor: Option<&str>) -> bool {
+        self.pages += 1;
         self.bytes += 64 + cursor.map_or(0, str::len);
+        cursor.is_none_or(|c| self.cursors.insert(c.to_owned()))
+    }
+
+    /// What is said when a cursor came back: the list ends at the page
+    /// that repeated it, with `kept` items.
+    pub(super) fn loop_notice(&self, method: &str, key: &str, kept: usize) -> String {
+        format!(
+            "{method}: page {} gave the cursor of an earlier page again: the list stops there, with {kept} {key}",
+            self.pages
+        )
     }
 
     /// Count `item`; false when it is over the bound (not kept).
@@ -540,7 +556,7 @@ impl Client {
                 return Err(ProtocolBreak::NoToolsArray.into());
             };
             cursor = str_field(&page, "nextCursor");
-            bound.page(cursor.as_deref());
+            let fresh = bound.page(cursor.as_deref());
             for tool in items {
                 if !bound.take(&tool) {
                     self.notice(&bound.cut_notice("tools/list", "tools"));
@@ -550,6 +566,14 @@ impl Client {
                 if self.keeps_tool(&tool) {
                     tools.push(tool);
                 }
+            }
+            if !fresh {
+                // What the repeated page listed again is kept once.
+                let mut names = std::collections::HashSet::new();
+                tools.retain(|t| names.insert(t.get("name").cloned()));
+                self.notice(&bound.loop_notice("tools/list", "tools", tools.len()));
+                self.life.tools = tools;
+                return Ok(());
             }
             if cursor.is_none() || !bound.more() {
                 if cursor.is_some() {

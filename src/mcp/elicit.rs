@@ -67,9 +67,10 @@ pub(super) fn mcp_extension(revision: Revision, input: Option<&InputRef>) -> Mcp
 
 /// What a server is told of an answer the client refused (an answers
 /// file's value the form does not take, an accept the request cannot
-/// have): the reasons stay with the person, since they quote the refused
-/// values.
-pub(crate) const REFUSED: &str = "the client refused its answer (it does not fit the request)";
+/// have, no rule of the answers file matching): the reasons stay with the
+/// person, since they quote the refused values and the rules' own.
+pub(crate) const REFUSED: &str =
+    "the client has no answer it can send (why is said to the person only)";
 
 impl Client {
     /// The server's `elicitation/create` with request id `id`.
@@ -291,6 +292,23 @@ impl Client {
         Ok(())
     }
 
+    /// Say that an elicitation was refused (`said`: why, safe text): the
+    /// first [`Tally::KEPT`](super::Tally::KEPT) of the session one line
+    /// each, then one line saying that later ones are counted (the count
+    /// ends the run), so a server that makes the client refuse without end
+    /// cannot flood the terminal.
+    fn say_refusal(&self, said: &str) {
+        let n = self.elic.refused.len() + self.elic.rejected.len();
+        if n < super::Tally::KEPT {
+            self.notice(&format!("refused an elicitation: {said}"));
+        } else if n == super::Tally::KEPT {
+            self.notice(&format!(
+                "refused more than {} elicitations: later ones are counted, not said one by one",
+                super::Tally::KEPT
+            ));
+        }
+    }
+
     /// Turn the responder's outcome into the result event and the answer.
     /// Returns the `ElicitResult` sent, or None when refused.
     fn finish_ask(
@@ -308,7 +326,7 @@ impl Client {
                 // server learns only that its request got no answer.
                 let said = format!("answer refused: request {}: {m}", ask.req.id);
                 let sent = format!("answer refused: request {}: {REFUSED}", ask.req.id);
-                self.notice(&format!("refused an elicitation: {said}"));
+                self.say_refusal(&said);
                 self.elic.refused.push(said);
                 if let Some(id) = id {
                     self.reply(jsonrpc::error_response(id, INTERNAL_ERROR, &sent, None))?;
@@ -328,7 +346,7 @@ impl Client {
                     ask.req.id,
                     crate::responder::NOT_OPENED
                 );
-                self.notice(&format!("refused an elicitation: {said}"));
+                self.say_refusal(&said);
                 self.elic.refused.push(said);
                 if let Some(id) = id {
                     self.reply(jsonrpc::error_response(id, INTERNAL_ERROR, &sent, None))?;
@@ -387,7 +405,7 @@ impl Client {
         why: String,
         data: Option<Value>,
     ) -> Result<(), McpError> {
-        self.notice(&format!("refused an elicitation: {why}"));
+        self.say_refusal(&why);
         let msg = id.map(|id| jsonrpc::error_response(id, code, &why, data));
         if code == INVALID_PARAMS {
             self.elic.rejected.push(why);

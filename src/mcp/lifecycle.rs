@@ -63,8 +63,10 @@ impl Client {
 
     /// `--protocol auto`: `server/discover`, then the fallback, all within
     /// one `--connect-timeout` (a hung server fails once, with the figure
-    /// given). A stdio server that exited before writing anything is not
-    /// started again.
+    /// given). A stdio server that exited before writing anything (as
+    /// servers that know only the older revision may, on an unknown first
+    /// request) is started once more for the handshake, said in one line;
+    /// one that exits then too is named once, with its status.
     async fn connect_auto(&mut self) -> Result<(), McpError> {
         let total = self.opts.connect_timeout;
         self.life.handshake_until = Some((
@@ -75,6 +77,9 @@ impl Client {
             Ok(()) => return Ok(()),
             Err(e) => self.exited_early(e, "server/discover").await,
         };
+        if matches!(e, McpError::ExitedEarly { .. }) {
+            return self.start_after_exit().await;
+        }
         let Some(how) = self.fallback_for(&e) else {
             return Err(e);
         };
@@ -93,6 +98,33 @@ impl Client {
             },
             e => e,
         })
+    }
+
+    /// The stdio server exited, silent, when asked `server/discover`: start
+    /// it again for the 2025-11-25 handshake.
+    ///
+    /// Errors: [`McpError::ExitedEarly`] when it exits silent again (named
+    /// once, for both questions), or what the handshake met.
+    async fn start_after_exit(&mut self) -> Result<(), McpError> {
+        if !self.opts.quiet {
+            self.notice(&format!(
+                "the server exited when asked server/discover: starting it again for the MCP {} handshake",
+                Revision::V2025_11_25
+            ));
+        }
+        self.link.transport.reset_session();
+        self.restart()?;
+        match self.start_legacy().await {
+            Ok(()) => Ok(()),
+            Err(e) => Err(match self.exited_early(e, "initialize").await {
+                McpError::ExitedEarly { status, stderr, .. } => McpError::ExitedEarly {
+                    method: "server/discover, and again before answering initialize".into(),
+                    status,
+                    stderr,
+                },
+                e => e,
+            }),
+        }
     }
 
     /// `e` (a failure while waiting for `method`) as a stdio server that

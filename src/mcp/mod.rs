@@ -638,7 +638,9 @@ pub enum McpError {
         why: String,
     },
     /// A stdio server exited before it wrote anything on its stdout (it
-    /// crashed at start): it is not started again. `stderr` is the last
+    /// crashed at start, or would not take `server/discover`): under
+    /// `--protocol auto` it is started once more for the 2025-11-25
+    /// handshake, and not again after that. `stderr` is the last
     /// line of its log, as written (sanitized when shown).
     #[error(
         "the server exited with {} before answering {method}{}",

@@ -701,9 +701,18 @@ impl Rules {
         }
         let mut rules = Vec::with_capacity(items.len());
         let mut size = 0usize;
+        // A pattern written again (rules that differ in other keys) is
+        // compiled, and counted, once.
+        let mut compiled: HashMap<String, Pattern> = HashMap::new();
+        let mut counted = std::collections::HashSet::new();
         for (index, v) in items.iter().enumerate() {
-            let rule = Self::rule(index, v)?;
-            size += rule.when.message.as_ref().map_or(0, Pattern::size);
+            let rule = Self::rule(index, v, &mut compiled)?;
+            size += rule
+                .when
+                .message
+                .as_ref()
+                .filter(|p| counted.insert(p.as_str().to_owned()))
+                .map_or(0, Pattern::size);
             if size > PATTERNS_SIZE_LIMIT {
                 return Err(at(
                     format!("/rules/{index}/match/message"),
@@ -715,7 +724,11 @@ impl Rules {
         Ok(Rules { rules })
     }
 
-    fn rule(index: usize, v: &Value) -> Result<Rule, AnswersError> {
+    fn rule(
+        index: usize,
+        v: &Value,
+        compiled: &mut HashMap<String, Pattern>,
+    ) -> Result<Rule, AnswersError> {
         let ptr = format!("/rules/{index}");
         let at = |pointer: String, fault| AnswersError::Rule { pointer, fault };
         let Some(o) = v.as_object() else {
@@ -734,7 +747,7 @@ impl Rules {
         };
         let when = match o.get("match") {
             None => return Err(at(ptr, RuleFault::NoMatch)),
-            Some(Value::Object(m)) => Self::matcher(m, &format!("{ptr}/match"))?,
+            Some(Value::Object(m)) => Self::matcher(m, &format!("{ptr}/match"), compiled)?,
             Some(_) => return Err(at(format!("{ptr}/match"), RuleFault::MatchNotAnObject)),
         };
         let answer = match o.get("answer") {
@@ -749,7 +762,11 @@ impl Rules {
         })
     }
 
-    fn matcher(m: &Map<String, Value>, ptr: &str) -> Result<Match, AnswersError> {
+    fn matcher(
+        m: &Map<String, Value>,
+        ptr: &str,
+        compiled: &mut HashMap<String, Pattern>,
+    ) -> Result<Match, AnswersError> {
         let at = |key: &str, fault| AnswersError::Rule {
             pointer: format!("{ptr}/{}", token(key)),
             fault,
@@ -778,9 +795,14 @@ impl Rules {
         // An empty pattern is allowed (it matches every message).
         let message = match m.get("message") {
             None => None,
-            Some(Value::String(s)) => {
-                Some(Pattern::new(s).map_err(|e| at("message", RuleFault::BadPattern(e)))?)
-            }
+            Some(Value::String(s)) => Some(match compiled.get(s) {
+                Some(p) => p.clone(),
+                None => {
+                    let p = Pattern::new(s).map_err(|e| at("message", RuleFault::BadPattern(e)))?;
+                    compiled.insert(s.clone(), p.clone());
+                    p
+                }
+            }),
             Some(_) => return Err(at("message", RuleFault::NotAString)),
         };
         let fields = match m.get("fields") {
@@ -1029,17 +1051,30 @@ mod tests {
         assert_eq!(Pattern::new("table").unwrap().size(), 32 << 10);
         let big = Pattern::new(r"^\w{3,40}$").unwrap().size();
         assert_eq!(big, 4 << 20);
+        // Rule i's pattern: `p` with `{i}` replaced by i, when it has one.
         let doc = |n: usize, p: &str| {
             let rules: Vec<Value> = (0..n)
-                .map(|_| json!({"match": {"message": p}, "answer": {"action": "decline"}}))
+                .map(|i| {
+                    let p = p.replace("{i}", &i.to_string());
+                    json!({"match": {"message": p}, "answer": {"action": "decline"}})
+                })
                 .collect();
             json!({ "rules": rules }).as_object().unwrap().clone()
         };
-        let e = Rules::from_value(&doc(40, r"^\w{3,40}$")).unwrap_err();
+        let e = Rules::from_value(&doc(40, r"^\w{3,40}x{i}$")).unwrap_err();
         let text = e.to_string();
         assert!(text.contains("/rules/16/match/message"), "{text}");
         assert!(text.contains("take more than 64 MiB together"), "{text}");
-        assert!(Rules::from_value(&doc(500, "table")).is_ok());
+        assert!(Rules::from_value(&doc(500, "table{i}")).is_ok());
+        // One pattern written in many rules is compiled and counted once.
+        let same = Rules::from_value(&doc(40, r"^\w{3,40}$")).expect("one pattern");
+        assert_eq!(same.rules().len(), 40);
+        assert!(same.rules()[39]
+            .when
+            .message
+            .as_ref()
+            .unwrap()
+            .is_match("abc"));
     }
 
     #[test]

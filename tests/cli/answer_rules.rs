@@ -189,6 +189,15 @@ fn mcp_fails_closed_on_a_request_no_rule_matches() {
     assert_eq!(got["feedback"]["result"]["action"], "accept");
     // No answer is made up: the server gets an error, no result.
     assert_eq!(got["offers"]["error"]["code"], -32603, "{got}");
+    // The server learns that there is no answer, not the rules' keys and
+    // values (nor any value of the file).
+    assert_eq!(
+        got["offers"]["error"]["message"]
+            .as_str()
+            .and_then(|m| m.rsplit_once(": ").map(|(_, why)| why)),
+        Some("the client has no answer it can send (why is said to the person only)"),
+        "{got}"
+    );
     assert!(got["offers"].get("result").is_none());
     let reason = "no rule of the answers file matches this form request from server \
 'fake-mcp', call 'probe', fields ['email']: rule 1 'booking' (/rules/0): the message does not match \
@@ -639,4 +648,44 @@ fn the_check_reads_patterns_and_top_keys_as_meant() {
             text(&o.stderr)
         );
     }
+}
+
+/// A request recorded by `mcp --events` (compatible policy: a Python SDK's
+/// `Optional[str]` is an `anyOf` with null) is checked as it was read,
+/// without --schema-policy; --schema-policy strict still reads it as
+/// `respond` would.
+#[test]
+fn the_check_reads_a_recorded_request_under_the_policy_it_was_recorded_under() {
+    let params = r#"{"message":"Who are you?","requestedSchema":{"type":"object","properties":{"name":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Name"}}}}"#;
+    let (_p, params_file) = temp_file("params.json", params.as_bytes());
+    let wrapped = ahp(&[
+        "wrap",
+        "--server",
+        "py",
+        "--schema-policy",
+        "compatible",
+        &params_file,
+    ]);
+    assert_eq!(wrapped.status.code(), Some(0), "{}", text(&wrapped.stderr));
+    let (_e, events) = temp_file("recorded.jsonl", &wrapped.stdout);
+    let rules = r#"{"rules":[{"match":{"fields":["name"]},"answer":{"action":"accept","content":{"name":"Ada"}}}]}"#;
+    let (_r, rules_file) = temp_file("rules.json", rules.as_bytes());
+    let (code, choices, out) = dry_run(&rules_file, &events);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(choices.len(), 1, "{out}");
+    assert_eq!(choices[0].1, "rule 1 (/rules/0): accept");
+    let strict = ahp(&[
+        "answers",
+        "check",
+        "--schema-policy",
+        "strict",
+        &rules_file,
+        &events,
+    ]);
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(
+        text(&strict.stdout).contains("not a valid request event"),
+        "{}",
+        text(&strict.stdout)
+    );
 }

@@ -125,7 +125,7 @@ fn accept_as_shown_is_refused_when_a_required_field_is_empty() {
     assert!(
         text.contains("-32603")
             && text.contains(&format!(
-                "answer refused: request {id}: the client refused its answer (it does not fit the request)"
+                "answer refused: request {id}: the client has no answer it can send (why is said to the person only)"
             )),
         "{text}"
     );
@@ -142,7 +142,8 @@ fn accept_as_shown_is_refused_when_a_required_field_is_empty() {
         .expect("docs/mcp.md");
     assert!(
         doc.contains("`answer refused: request ID: 'name'\nrequired`")
-            && doc.contains("the client refused its answer (it does not fit the request)"),
+            && doc
+                .contains("the client has no answer it can send (why is said to the person only)"),
         "docs/mcp.md quotes the refusal"
     );
 }

@@ -282,6 +282,63 @@ fn an_endless_tool_list_is_cut_at_its_bound() {
     );
 }
 
+/// A server that makes the client refuse again and again gets a line for
+/// each of the first 20 refusals, then one saying the rest are counted,
+/// and the count at the end: stderr does not grow with the flood.
+#[test]
+fn a_flood_of_refused_elicitations_is_said_up_to_a_bound_then_counted() {
+    let r = stdio(&[
+        "--call",
+        "probe",
+        "--args",
+        r#"{"case":"refusals"}"#,
+        "--action",
+        "accept",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stderr.matches("refused an elicitation:").count(),
+        20,
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        r.stderr
+            .matches(
+                "refused more than 20 elicitations: later ones are counted, not said one by one"
+            )
+            .count(),
+        1,
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("30 elicitation(s) refused without an answer"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// A server whose cursor never advances is asked twice, not to the bound:
+/// its tools listed once, and said so.
+#[test]
+fn a_tool_list_whose_cursor_never_advances_stops_at_the_repeat() {
+    let server = fake_server();
+    let r = run(&["--", python(), &server, "--stuck-cursor"]);
+    assert_eq!(r.code, 0, "stderr: {}", r.stderr);
+    let once = run(&["--", python(), &server]);
+    assert_eq!(r.json()["tools"], once.json()["tools"]);
+    let n = once.json()["tools"].as_array().map_or(0, Vec::len);
+    assert!(
+        r.stderr.contains(&format!(
+            "tools/list: page 2 gave the cursor of an earlier page again: the list stops there, with {n} tools"
+        )),
+        "{}",
+        r.stderr
+    );
+}
+
 /// --quiet leaves out the lines about the revision chosen and the fallback.
 #[test]
 fn quiet_leaves_out_the_fallback_line() {
@@ -575,7 +632,7 @@ fn an_answer_the_form_refuses_gets_an_error_and_no_result() {
     // quote refused values); the person reads why on stderr.
     let said = resp["error"]["message"].as_str().unwrap();
     assert!(
-        said.ends_with(": the client refused its answer (it does not fit the request)"),
+        said.ends_with(": the client has no answer it can send (why is said to the person only)"),
         "{said}"
     );
     assert!(!said.contains("'code'"), "{said}");
@@ -662,18 +719,14 @@ fn usage_errors_exit_2() {
     r.assert_said(2, "give the flags before the URL");
     let r = run(&["--action", "accept", "--", "/nonexistent/mcp-server"]);
     r.assert_said(2, "could not start the server");
-    // A server that exits at once, having said nothing: said with its
-    // status, not started again.
+    // A server that exits at once, having said nothing: started once
+    // more for the older handshake, then said with its status, once.
     let r = run(&["--action", "accept", "--", "true"]);
     r.assert_said(
         2,
-        "the server exited with status 0 before answering server/discover",
+        "the server exited with status 0 before answering server/discover, and again before answering initialize",
     );
-    assert!(
-        !r.stderr.contains("starting the server again"),
-        "{}",
-        r.stderr
-    );
+    assert_eq!(r.stderr.matches("status 0").count(), 1, "{}", r.stderr);
 }
 
 /// The fake server over HTTP with more flags (`--modern`, `--mixed`),
@@ -1145,10 +1198,11 @@ mod live {
         );
     }
 
-    /// A server that crashes at start is said with its exit status and
-    /// last stderr line, and not started again.
+    /// A server that crashes at start is started once more for the older
+    /// handshake (it may only have refused server/discover), then said
+    /// once with its exit status and last stderr line.
     #[test]
-    fn a_server_that_crashes_at_start_is_not_started_again() {
+    fn a_server_that_crashes_at_start_is_started_once_more_then_named_once() {
         let dir = tempfile::tempdir().unwrap();
         let starts = dir.path().join("starts");
         let code = format!(
@@ -1165,13 +1219,17 @@ mod live {
             "-c",
             &code,
         ]);
-        r.assert_said(2, "the server exited with status 3 before answering server/discover (its last stderr line: ImportError: no module named mcp)");
-        assert!(
-            !r.stderr.contains("starting the server again"),
+        r.assert_said(2, "the server exited with status 3 before answering server/discover, and again before answering initialize (its last stderr line: ImportError: no module named mcp)");
+        assert_eq!(
+            r.stderr
+                .matches("the server exited when asked server/discover: starting it again for the MCP 2025-11-25 handshake")
+                .count(),
+            1,
             "{}",
             r.stderr
         );
-        assert_eq!(std::fs::read_to_string(&starts).unwrap(), "x");
+        // Started twice: the second time for the handshake, no more.
+        assert_eq!(std::fs::read_to_string(&starts).unwrap(), "xx");
         // In the older revision too.
         let r = run(&[
             "--protocol",
@@ -1694,6 +1752,30 @@ mod modern {
         // The new process saw the handshake first.
         assert_eq!(r.record()["received"][0], "initialize");
         assert_eq!(r.record()["initialize"]["protocolVersion"], "2025-11-25");
+    }
+
+    /// A server that exits, silent, on the unknown `server/discover` (as
+    /// rmcp-based servers do) is started again for the handshake, said in
+    /// one line.
+    #[test]
+    fn a_2025_server_that_exits_silently_on_discover_is_answered_after_a_second_start() {
+        let r = stdio_with(
+            &["--silent-exit-on-discover"],
+            &[
+                "--call",
+                "probe",
+                "--args",
+                r#"{"case":"links"}"#,
+                "--action",
+                "accept",
+            ],
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.assert_said(
+            0,
+            "the server exited when asked server/discover: starting it again for the MCP 2025-11-25 handshake",
+        );
+        assert_eq!(r.record()["received"][0], "initialize");
     }
 
     #[test]

@@ -463,3 +463,99 @@ fn auth_login_fails_on_an_answer_that_is_not_an_mcp_servers_in_the_words_mcp_use
     );
     assert!(!d.join("state").join("oauth").exists(), "nothing stored");
 }
+
+/// `mcp --browser STAND-IN --call t http://mcp.remote.test/s/SCENARIO/mcp`
+/// through the server as a forward proxy: the MCP server is on another
+/// machine as far as the client can tell, the stand-in browser and the
+/// loopback callback stay direct.
+fn call_remote(dir: &Path, srv: &HttpServer, scenario: &str, extra: &[&str]) -> Run {
+    let b = browser();
+    let url = format!("http://mcp.remote.test/s/{scenario}/mcp");
+    let mut args = vec!["mcp", "--browser", &b, "--call", "t"];
+    args.extend_from_slice(extra);
+    args.push(&url);
+    let out = crate::common::sdk::ahp_in(dir)
+        .args(&args)
+        .current_dir(dir)
+        .env("HTTP_PROXY", &srv.url)
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env_remove("http_proxy")
+        .env_remove("no_proxy")
+        .output()
+        .unwrap();
+    Run::of(&out, None)
+}
+
+/// The requests the server recorded, as (host, path, carried a token).
+fn requests(dir: &Path) -> Vec<(String, String, bool)> {
+    recorded(dir)
+        .iter()
+        .filter(|e| e["event"] == "request")
+        .map(|e| {
+            (
+                e["host"].as_str().unwrap_or_default().to_owned(),
+                e["path"].as_str().unwrap_or_default().to_owned(),
+                e["auth"] == true,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_sign_in_token_never_goes_over_plain_http_to_another_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let refused = call_remote(d, &srv, "as-home", &[]);
+    assert_eq!(refused.code, 3, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("http://mcp.remote.test/s/as-home/mcp asks for a sign-in, but over plain http:// to mcp.remote.test its token would be readable on the way: not signing in there; use https://, or pass --allow-insecure-http"),
+        "{}",
+        refused.stderr
+    );
+    // Nothing of a sign-in was asked, and no request carried a token.
+    assert_eq!(
+        count(d, "authorize") + count(d, "token") + count(d, "register"),
+        0
+    );
+    assert!(
+        requests(d).iter().all(|(_, _, auth)| !auth),
+        "{:?}",
+        requests(d)
+    );
+}
+
+#[test]
+fn a_remote_server_cannot_point_sign_in_at_this_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    // Its metadata names an authorization server on this machine.
+    let out = call_remote(d, &srv, "as-home", &["--allow-insecure-http"]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "the authorization server \"{}/as/as-home\" is on this machine (or its local link) but http://mcp.remote.test/s/as-home/mcp is not: a remote server may not send sign-in requests to this machine",
+            srv.url
+        )),
+        "{}",
+        out.stderr
+    );
+    // Its challenge names resource metadata on this machine: not asked,
+    // and said so.
+    let out = call_remote(d, &srv, "rm-home", &["--allow-insecure-http"]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("which is on this machine (or its local link) while the server is not"),
+        "{}",
+        out.stderr
+    );
+    // Every request went to the remote host; none to this machine.
+    let asked = requests(d);
+    assert!(!asked.is_empty());
+    assert!(
+        asked.iter().all(|(host, _, _)| host == "mcp.remote.test"),
+        "{asked:?}"
+    );
+}

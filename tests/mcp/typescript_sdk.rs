@@ -107,7 +107,7 @@ fn a_refused_answer_tells_the_server_nothing_of_its_values() {
     r.assert_said(1, "'zip' must match");
     assert!(
         r.stdout
-            .contains("the client refused its answer (it does not fit the request)"),
+            .contains("the client has no answer it can send (why is said to the person only)"),
         "the tool reports the refusal: {}",
         r.stdout
     );

@@ -33,6 +33,17 @@ Scenarios (anything else behaves):
   authz-userinfo the authorization endpoint has user info before its host
   authz-ctl      the authorization endpoint holds bidi and escape
                  characters
+  as-home        the resource metadata (at its well-known path too) names
+                 an authorization server at http://127.0.0.1:PORT (this
+                 machine), whatever host the server was asked as
+  rm-home        the challenge's resource_metadata is at
+                 http://127.0.0.1:PORT (this machine), whatever host the
+                 server was asked as
+
+As another machine: the server is also a forward proxy (CONNECT) to itself,
+so a client with HTTP_PROXY=http://127.0.0.1:PORT (and NO_PROXY=127.0.0.1)
+that asks http://any.host.test/s/<scenario>/mcp meets a server that is not
+on this machine; every URL it publishes names the host it was asked as.
 
 Answers that are not an MCP server's, at http://127.0.0.1:PORT/plain/<kind>
 (no sign-in asked): html (HTTP 200, a web page), not-json (HTTP 200 JSON
@@ -42,7 +53,9 @@ for no sign-in (a JSON-RPC error). Any other path is HTTP 404 "not found".
 
 With --record FILE, one JSON line per event: {"event": "register"},
 {"event": "authorize", "known": bool}, {"event": "token", "grant": ...,
-"outcome": ...}, {"event": "restart"}.
+"outcome": ...}, {"event": "restart"}, and for every request
+{"event": "request", "host": the Host header, "path": ..., "auth": whether
+it carried an Authorization header}.
 
 Usage: python3 hostile_as.py [--record FILE]; prints "listening
 http://127.0.0.1:PORT" when ready.
@@ -78,8 +91,19 @@ class H(BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
-    def base(self):
+    def home(self):
         return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def base(self):
+        host = self.headers.get("Host")
+        return f"http://{host}" if host else self.home()
+
+    def do_CONNECT(self):
+        # A tunnel to this same server: the requests that follow on the
+        # connection are served here, asked as the CONNECT's host.
+        self.send_response(200, "Connection established")
+        self.end_headers()
+        self.close_connection = False
 
     def send(self, code, body=b"", ctype="application/json", headers=()):
         if isinstance(body, (dict, list)):
@@ -108,6 +132,8 @@ class H(BaseHTTPRequestHandler):
         body = self.rfile.read(n) if n else b""
         url = urllib.parse.urlparse(self.path)
         parts = url.path.strip("/").split("/")
+        record("request", host=self.headers.get("Host"), path=url.path,
+               auth=bool(self.headers.get("Authorization")))
         if parts == ["restart"]:
             with LOCK:
                 for k in ("clients", "tokens", "refresh"):
@@ -122,6 +148,8 @@ class H(BaseHTTPRequestHandler):
             return self.plain(parts[1], body)
         if len(parts) == 2 and parts[0] == "prm":
             return self.prm(parts[1])
+        if parts[:4] == [".well-known", "oauth-protected-resource", "s", "as-home"]:
+            return self.prm(parts[3])
         if parts[:2] == [".well-known", "oauth-authorization-server"] and len(parts) == 4:
             return self.send(200, self.as_metadata(parts[3]))
         if len(parts) == 2 and parts[0] == "register":
@@ -152,6 +180,8 @@ class H(BaseHTTPRequestHandler):
                 rm = "file:///etc/passwd"
             if sc == "rm-remote-http":
                 rm = "http://metadata.example/prm"
+            if sc == "rm-home":
+                rm = f"{self.home()}/prm/{sc}"
             challenge = f'Bearer error="invalid_token", resource_metadata="{rm}"'
             return self.send(401, {"error": "invalid_token"}, headers=[("WWW-Authenticate", challenge)])
         msg = json.loads(body or b"{}")
@@ -194,9 +224,10 @@ class H(BaseHTTPRequestHandler):
         if sc == "prm-hang":
             time.sleep(600)
             return
+        issuer = f"{self.home() if sc == 'as-home' else self.base()}/as/{sc}"
         return self.send(200, {
             "resource": f"{self.base()}/s/{sc}/mcp",
-            "authorization_servers": [f"{self.base()}/as/{sc}"],
+            "authorization_servers": [issuer],
             "scopes_supported": ["mcp"],
         })
 

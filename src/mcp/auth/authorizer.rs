@@ -44,8 +44,8 @@ use serde_json::{json, Value};
 
 use super::challenge::BearerChallenge;
 use super::discovery::{
-    as_metadata_urls, endpoint_allowed, prm_urls, resource_matches, DiscoveryError,
-    ResourceMetadata, ServerMetadata,
+    as_metadata_urls, endpoint_allowed, plain_http_host, points_home, prm_urls, resource_matches,
+    DiscoveryError, ResourceMetadata, ServerMetadata,
 };
 use super::flow::{
     auth_method, basic_auth, initial_scopes, is_b64token, oauth_error, random_token, read_tokens,
@@ -254,6 +254,11 @@ pub struct AuthOptions {
     pub request_timeout_flag: Option<&'static str>,
     /// Where the browser's launches are recorded (`--log`), if anywhere.
     pub record_launch: Option<LaunchRecord>,
+    /// `--allow-insecure-http`: a sign-in's token may be sent to an MCP
+    /// server on another machine over plain `http://`. Without it such a
+    /// server is never signed in to and a stored token is never sent to it
+    /// ([`plain_http_host`]). Default false.
+    pub allow_insecure_http: bool,
 }
 
 impl std::fmt::Debug for AuthOptions {
@@ -289,6 +294,7 @@ impl AuthOptions {
             request_timeout: REQUEST_TIMEOUT,
             request_timeout_flag: None,
             record_launch: None,
+            allow_insecure_http: false,
         }
     }
 }
@@ -437,6 +443,13 @@ impl Authorizer {
         }
     }
 
+    /// The MCP server's host when its URL is plain `http://` to another
+    /// machine and `--allow-insecure-http` was not given: no token of a
+    /// sign-in goes there.
+    fn insecure_host(&self) -> Option<String> {
+        plain_http_host(&self.mcp_url).filter(|_| !self.opts.allow_insecure_http)
+    }
+
     /// Say a store trouble (an unsafe or unreadable file, a failed
     /// write) once: the store is read again at every step of a sign-in,
     /// and a file that is unsafe stays so for the run.
@@ -503,7 +516,12 @@ impl Authorizer {
             let _ = self.try_refresh(&mut g, None, generation);
         }
         // (A token a header cannot carry, kept by an older version, is
-        // not sent: the 401 that follows signs in again.)
+        // not sent: the 401 that follows signs in again. Nor is any token
+        // over plain http to another machine: the 401 that follows says
+        // why.)
+        if self.insecure_host().is_some() {
+            return (g.generation, None);
+        }
         let h = g
             .current
             .as_ref()
@@ -567,6 +585,12 @@ impl Authorizer {
     ///
     /// Errors: [`AuthError`], the run cannot go on signed in.
     pub fn authorize(&self, u: &Unauthorized) -> Result<(), AuthError> {
+        if let Some(host) = self.insecure_host() {
+            return Err(AuthError(format!(
+                "{} asks for a sign-in, but over plain http:// to {host} its token would be readable on the way: not signing in there; use https://, or pass --allow-insecure-http",
+                self.mcp_url
+            )));
+        }
         let _under_way = super::wait::SigningIn::start();
         let mut g = self.lock()?;
         if g.generation != u.generation {
@@ -587,6 +611,7 @@ impl Authorizer {
         let issuer = self.choose_issuer(&mut g, &prm, &stored)?;
         let (meta, meta_url) = self.server_metadata(&issuer)?;
         meta.check()?;
+        meta.check_reach(&self.mcp_url)?;
         if self.use_stored(&mut g, stored, &issuer) {
             return Ok(());
         }
@@ -665,6 +690,22 @@ impl Authorizer {
                 || prm.authorization_servers[0].clone(),
                 |s| s.key.issuer.clone(),
             );
+        // A pre-registered client is bound to the issuer it was used at,
+        // across runs too: its id (and the secret given with it) never
+        // goes to another one the server names later.
+        if let Some(pre) = &self.opts.client {
+            let bound = stored.iter().find(|s| {
+                s.key.issuer != issuer
+                    && s.client.kind == ClientKind::PreRegistered
+                    && s.client.client_id == pre.client_id
+            });
+            if let Some(s) = bound {
+                return Err(AuthError(format!(
+                    "the client id given with --client-id was used at {} (a sign-in stored by an earlier run), but {} now names {issuer}: not sending it there; give the client id registered at {issuer}, or if the move is expected run \"ahp-elicit auth logout {}\" and sign in again",
+                    s.key.issuer, self.mcp_url, self.mcp_url
+                )));
+            }
+        }
         let mut gone: Vec<SignInKey> = stored
             .iter()
             .filter(|s| !named(&s.key.issuer))
@@ -1009,12 +1050,18 @@ impl Authorizer {
         }
         // A challenge's resource_metadata that was not asked is named.
         let skipped = from_header
-            .filter(|r| !endpoint_allowed(r))
-            .map(|r| {
-                format!(
-                    "; not asked: the resource_metadata its challenge names, \"{}\", which is not https (nor http on this machine)",
+            .and_then(|r| {
+                let why = if !endpoint_allowed(r) {
+                    "which is not https (nor http on this machine)"
+                } else if points_home(&self.mcp_url, r) {
+                    "which is on this machine (or its local link) while the server is not"
+                } else {
+                    return None;
+                };
+                Some(format!(
+                    "; not asked: the resource_metadata its challenge names, \"{}\", {why}",
                     super::flow::cut(r, 200)
-                )
+                ))
             })
             .unwrap_or_default();
         Err(AuthError(format!(
@@ -1027,6 +1074,14 @@ impl Authorizer {
     /// Read the authorization server's metadata (spec order); its `issuer`
     /// must be `issuer` exactly.
     fn server_metadata(&self, issuer: &str) -> Result<(ServerMetadata, String), AuthError> {
+        if points_home(&self.mcp_url, issuer) {
+            return Err(DiscoveryError::PointsHome {
+                what: "authorization server",
+                url: issuer.to_owned(),
+                server: self.mcp_url.clone(),
+            }
+            .into());
+        }
         let urls = as_metadata_urls(issuer)?;
         for url in &urls {
             let Some(v) = self.get_json("the authorization server metadata", url)? else {
@@ -2421,6 +2476,91 @@ mod tests {
                 fake.base, fake.base
             )]
         );
+    }
+
+    #[test]
+    fn a_token_is_never_sent_over_plain_http_to_another_machine() {
+        let remote = "http://mcp.example.com";
+        for allowed in [false, true] {
+            let store = Arc::new(super::super::store::MemoryStore::default());
+            store.save(&stored(remote, 3600, &["a"])).unwrap();
+            let mut o = AuthOptions::new(Ok(store));
+            o.allow_insecure_http = allowed;
+            let a = Authorizer::new(&format!("{remote}/mcp"), o);
+            if allowed {
+                assert_eq!(a.header().1.as_deref(), Some("Bearer a1"));
+                continue;
+            }
+            // The stored token is not sent, and the 401 that follows
+            // ends before any request (none could reach mcp.example.com).
+            assert_eq!(a.header().1, None);
+            let e = a
+                .authorize(&Unauthorized {
+                    status: 401,
+                    challenge: None,
+                    generation: 0,
+                    request: None,
+                })
+                .unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "http://mcp.example.com/mcp asks for a sign-in, but over plain http:// to mcp.example.com its token would be readable on the way: not signing in there; use https://, or pass --allow-insecure-http"
+            );
+        }
+        // This machine is fine without the flag.
+        let store = Arc::new(super::super::store::MemoryStore::default());
+        store
+            .save(&stored("http://127.0.0.1:9", 3600, &["a"]))
+            .unwrap();
+        let (a, _) = authorizer("http://127.0.0.1:9", store);
+        assert_eq!(a.header().1.as_deref(), Some("Bearer a1"));
+    }
+
+    #[test]
+    fn a_pre_registered_client_is_not_sent_to_an_issuer_the_server_names_in_a_later_run() {
+        let fake =
+            fake_as(|base, m, t, _| prm_and_metadata(base, m, t).unwrap_or((404, "{}".into())));
+        let store = Arc::new(super::super::store::MemoryStore::default());
+        // An earlier run signed in with --client-id pre-1 at another issuer.
+        let mut old = stored(&fake.base, 3600, &["a"]);
+        old.key.issuer = "https://old-issuer.example".into();
+        old.client.issuer = old.key.issuer.clone();
+        old.client.kind = ClientKind::PreRegistered;
+        old.client.client_id = "pre-1".into();
+        store.save(&old).unwrap();
+        let run = |client_id: &str| {
+            let (notices, said) = Notices::collect();
+            let mut o = AuthOptions::new(Ok(Arc::clone(&store) as Arc<dyn Store>));
+            o.notices = notices;
+            o.client = Some(PreRegistered {
+                client_id: client_id.into(),
+                client_secret: Some(Secret::new("pre-secret")),
+            });
+            let a = Authorizer::new(&format!("{}/mcp", fake.base), o);
+            let e = a
+                .authorize(&Unauthorized {
+                    status: 401,
+                    challenge: None,
+                    generation: 0,
+                    request: None,
+                })
+                .unwrap_err();
+            (e.to_string(), said.texts())
+        };
+        let (e, said) = run("pre-1");
+        assert_eq!(
+            e,
+            format!(
+                "the client id given with --client-id was used at https://old-issuer.example (a sign-in stored by an earlier run), but {b}/mcp now names {b}: not sending it there; give the client id registered at {b}, or if the move is expected run \"ahp-elicit auth logout {b}/mcp\" and sign in again",
+                b = fake.base
+            )
+        );
+        assert!(said.is_empty(), "{said:?}");
+        assert_eq!(store.all().unwrap().len(), 1, "the binding is kept");
+        // Another client id (the one registered at the new issuer) goes on
+        // to the sign-in, which needs an opener here.
+        let (e, _) = run("pre-2");
+        assert!(e.contains("needs a sign-in: run"), "{e}");
     }
 
     #[test]

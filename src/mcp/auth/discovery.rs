@@ -54,6 +54,65 @@ pub fn is_loopback(u: &Url) -> bool {
     }
 }
 
+/// Whether the URL's host is this machine or its local link: a loopback
+/// host ([`is_loopback`], also `*.localhost` and IPv4-mapped `::ffff:127.x`)
+/// or a link-local address (`169.254.0.0/16`, where cloud metadata
+/// services answer, and `fe80::/10`).
+pub fn is_local_or_link_local(u: &Url) -> bool {
+    let v4 = |ip: std::net::Ipv4Addr| ip.is_loopback() || ip.is_link_local();
+    match u.host() {
+        Some(url::Host::Domain(d)) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => v4(ip),
+        Some(url::Host::Ipv6(ip)) => {
+            ip.is_loopback()
+                || (ip.segments()[0] & 0xffc0) == 0xfe80
+                || ip.to_ipv4_mapped().is_some_and(v4)
+        }
+        None => false,
+    }
+}
+
+/// Whether sign-in for the MCP server at `mcp_url` must not send a request
+/// to `url`: the server is on another machine and `url` is on this one or
+/// its local link ([`is_local_or_link_local`]). A server's 401 and
+/// metadata choose these URLs, path and query included; a remote server
+/// may not make the client ask the person's own machine (a local server
+/// may: it runs there already). A URL that does not parse is not judged
+/// here ([`endpoint_allowed`] refuses it).
+pub fn points_home(mcp_url: &str, url: &str) -> bool {
+    let (Ok(m), Ok(u)) = (Url::parse(mcp_url), Url::parse(url)) else {
+        return false;
+    };
+    !is_local_or_link_local(&m) && is_local_or_link_local(&u)
+}
+
+/// The host of `url` when it is plain `http://` to another machine (not a
+/// loopback host: `localhost`, `*.localhost`, `127.0.0.0/8`, `::1`), the
+/// host as the URL spells it; `None` for `https://`, this machine, or a
+/// URL that does not parse. A credential (a `--header`, a sign-in's
+/// token) is never sent to such a host unless the person allows it
+/// (`--allow-insecure-http`): anyone on the way could read it.
+pub fn plain_http_host(url: &str) -> Option<String> {
+    let u = Url::parse(url).ok()?;
+    if u.scheme() != "http" {
+        return None;
+    }
+    let loopback = match u.host()? {
+        url::Host::Domain(d) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        url::Host::Ipv4(a) => a.is_loopback(),
+        url::Host::Ipv6(a) => {
+            a.is_loopback() || a.to_ipv4_mapped().is_some_and(|a| a.is_loopback())
+        }
+    };
+    (!loopback).then(|| u.host_str().unwrap_or_default().to_owned())
+}
+
 /// Why discovery cannot go on: an endpoint that is not an allowed URL, a
 /// metadata document without a member the client needs, or a server that
 /// breaks a rule the client signs in under. One sentence each (it quotes
@@ -81,6 +140,17 @@ pub enum DiscoveryError {
     /// The server (its issuer) does not offer response type `code`.
     #[error("{0} does not offer the authorization code flow (response type \"code\")")]
     NoCodeFlow(String),
+    /// A remote MCP server's metadata names a URL on this machine or its
+    /// local link ([`points_home`]).
+    #[error("the {what} \"{url}\" is on this machine (or its local link) but {server} is not: a remote server may not send sign-in requests to this machine")]
+    PointsHome {
+        /// What the URL is (`authorization server`, `token endpoint`, ...).
+        what: &'static str,
+        /// The URL as published.
+        url: String,
+        /// The MCP server's URL.
+        server: String,
+    },
     /// An endpoint (`authorization`, `token`, `registration`) of the server
     /// (its issuer) is not https nor on this machine.
     #[error("the {endpoint} endpoint of {issuer} is not https: credentials are sent over https only (or to this machine)")]
@@ -108,7 +178,8 @@ pub fn prm_urls(
         .filter(|u| matches!(u.scheme(), "http" | "https"))
         .ok_or_else(|| DiscoveryError::NotHttp(mcp_url.to_owned()))?;
     let mut out = Vec::new();
-    if let Some(rm) = resource_metadata.filter(|r| endpoint_allowed(r)) {
+    if let Some(rm) = resource_metadata.filter(|r| endpoint_allowed(r) && !points_home(mcp_url, r))
+    {
         out.push(rm.to_owned());
     }
     let path = u.path().trim_end_matches('/');
@@ -315,6 +386,29 @@ impl ServerMetadata {
         }
         Ok(())
     }
+
+    /// What must hold of this server's issuer and endpoints when it signs
+    /// in for the MCP server at `mcp_url`: none of them is on this machine
+    /// or its local link unless the MCP server is too ([`points_home`]).
+    ///
+    /// Errors: [`DiscoveryError::PointsHome`] naming the first such URL.
+    pub fn check_reach(&self, mcp_url: &str) -> Result<(), DiscoveryError> {
+        for (what, url) in [
+            ("authorization server", Some(&self.issuer)),
+            ("authorization endpoint", Some(&self.authorization_endpoint)),
+            ("token endpoint", Some(&self.token_endpoint)),
+            ("registration endpoint", self.registration_endpoint.as_ref()),
+        ] {
+            if let Some(url) = url.filter(|u| points_home(mcp_url, u)) {
+                return Err(DiscoveryError::PointsHome {
+                    what,
+                    url: url.clone(),
+                    server: mcp_url.to_owned(),
+                });
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -406,6 +500,49 @@ mod tests {
         for bad in ["http://a.example/x", "ftp://localhost/", "javascript:x", ""] {
             assert!(!endpoint_allowed(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_remote_server_may_not_point_sign_in_at_this_machine_or_its_link() {
+        let remote = "https://mcp.example.com/mcp";
+        for home in [
+            "http://127.0.0.1:8080/prm",
+            "http://localhost/x",
+            "http://a.localhost/x",
+            "http://[::1]/x",
+            "http://[::ffff:127.0.0.1]/x",
+            "http://169.254.169.254/latest/meta-data",
+            "http://[fe80::1]/x",
+        ] {
+            assert!(points_home(remote, home), "{home}");
+            assert!(!points_home("http://127.0.0.1:3000/mcp", home), "{home}");
+            assert!(!points_home("http://localhost:3000/mcp", home), "{home}");
+        }
+        assert!(!points_home(remote, "https://auth.example.com/"));
+        // The challenge's resource_metadata at home is not asked.
+        assert_eq!(
+            prm_urls(remote, Some("http://127.0.0.1:8080/prm?x=1")).unwrap(),
+            [
+                "https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
+                "https://mcp.example.com/.well-known/oauth-protected-resource"
+            ]
+        );
+        let mut m = ServerMetadata::parse(&metadata()).unwrap();
+        assert_eq!(m.check_reach("http://localhost:1234/mcp"), Ok(()));
+        assert_eq!(
+            m.check_reach(remote).unwrap_err().to_string(),
+            "the authorization server \"http://localhost:1234\" is on this machine (or its local link) but https://mcp.example.com/mcp is not: a remote server may not send sign-in requests to this machine"
+        );
+        m.issuer = "https://auth.example.com".into();
+        m.authorization_endpoint = "https://auth.example.com/authorize".into();
+        m.token_endpoint = "http://169.254.169.254/token".into();
+        assert!(matches!(
+            m.check_reach(remote),
+            Err(DiscoveryError::PointsHome {
+                what: "token endpoint",
+                ..
+            })
+        ));
     }
 
     fn metadata() -> Value {
