@@ -70,7 +70,7 @@ fn modify_prints_the_new_result_event() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(&dir, "new.json", &ev);
     let v = common::run(
-        &[
+        [
             "validate",
             "--request",
             &ex("form-every-kind.request.json"),
@@ -135,7 +135,7 @@ fn modify_refuses_a_request_and_a_decline() {
 #[test]
 fn modify_unreadable_file_exits_2() {
     let o = common::run(
-        &[
+        [
             "modify",
             "--result",
             "/nonexistent/r.json",
@@ -196,11 +196,11 @@ fn capabilities_from_mcp_legacy_mapping() {
         "[",
         "7",
     ] {
-        let o = common::run(&["capabilities", "--from-mcp", bad], b"");
+        let o = common::run(["capabilities", "--from-mcp", bad], b"");
         assert_eq!(o.code, Some(1), "{bad}");
         assert_eq!(o.stdout, "");
     }
-    let o = common::run(&["capabilities", "--modes", "fax"], b"");
+    let o = common::run(["capabilities", "--modes", "fax"], b"");
     assert_eq!(o.code, Some(2));
 }
 
@@ -275,7 +275,7 @@ fn wrap_round_trip_and_reproducible_id() {
     .unwrap();
     assert_eq!(text, params, "the complete params, nothing added");
     // And it validates.
-    let v = common::run(&["validate", "-"], a.stdout.as_bytes());
+    let v = common::run(["validate", "-"], a.stdout.as_bytes());
     assert_eq!(v.code, Some(0), "{}", v.stdout);
 }
 
@@ -306,7 +306,7 @@ fn wrap_invalid_params_name_the_place() {
         o.stderr
     );
     // Not JSON at all.
-    let o = common::run(&["wrap", "--server", "s"], b"{\"message\": ");
+    let o = common::run(["wrap", "--server", "s"], b"{\"message\": ");
     assert_eq!(o.code, Some(1));
     assert!(o.stderr.contains("[json]"), "{}", o.stderr);
     // A bad --time is a usage error.
@@ -317,10 +317,10 @@ fn wrap_invalid_params_name_the_place() {
 #[test]
 fn every_command_has_help() {
     for c in ["validate", "modify", "capabilities", "wrap"] {
-        let o = common::run(&[c, "--help"], b"");
+        let o = common::run([c, "--help"], b"");
         assert_eq!(o.code, Some(0), "{c}");
         assert!(o.stdout.contains("Exit status"), "{c}: {}", o.stdout);
     }
-    let o = common::run(&["modify", "--help"], b"");
+    let o = common::run(["modify", "--help"], b"");
     assert!(o.stdout.contains("Permission defaults to read"));
 }

@@ -78,7 +78,7 @@ fn pretty_document_is_answered(pad: usize, min_bytes: usize) {
     let (code, out, err) = decline(&twice);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(results(&out).len(), 2);
-    let (code, out, err) = common::run(&["validate", "--format", "json"], twice.as_bytes()).parts();
+    let (code, out, err) = common::run(["validate", "--format", "json"], twice.as_bytes()).parts();
     assert_eq!(code, Some(0), "{err}");
     let lines: Vec<Value> = out
         .lines()
@@ -124,7 +124,7 @@ fn an_inner_brace_in_column_0_is_one_event_for_respond_and_validate() {
             ("decline".to_owned(), id_b.clone())
         ]
     );
-    let (code, out, err) = common::run(&["validate"], stream.as_bytes()).parts();
+    let (code, out, err) = common::run(["validate"], stream.as_bytes()).parts();
     assert_eq!(code, Some(0), "{err}\n{out}");
     assert_eq!(
         out,
@@ -150,7 +150,7 @@ fn a_cut_line_between_events_is_reported_and_the_rest_answered() {
         ]
     );
     assert!(err.contains("line 2: not a JSON event"), "{err}");
-    let (code, out, _) = common::run(&["validate"], stream.as_bytes()).parts();
+    let (code, out, _) = common::run(["validate"], stream.as_bytes()).parts();
     assert_eq!(code, Some(1));
     let verdicts: Vec<&str> = out.lines().filter(|l| !l.starts_with("  ")).collect();
     assert_eq!(

@@ -73,7 +73,7 @@ fn decline_and_finish(t: &mut Tui, out: &Path) {
     t.send_marker("\u{1b}[Z");
     t.send("\r");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
-    assert_answers(&out, &[("decline", "evt-profile-1")]);
+    assert_answers(out, &[("decline", "evt-profile-1")]);
 }
 
 #[test]
