@@ -79,10 +79,12 @@ pub fn ahp() -> assert_cmd::Command {
 }
 
 /// `ahp-elicit` as [`ahp`], in the project root (where the paths the
-/// tests name relative to it resolve).
+/// tests name relative to it resolve), with `AHP_UPSTREAM_DIR` removed so
+/// that the pinned upstream files it finds are the project's (a test about
+/// that variable sets it).
 pub fn ahp_at_root() -> assert_cmd::Command {
     let mut c = ahp();
-    c.current_dir(root());
+    c.current_dir(root()).env_remove("AHP_UPSTREAM_DIR");
     c
 }
 
