@@ -71,17 +71,15 @@ fn twenty_thousand_options_validate_and_answer() {
         let text = accepted.replacen(&format!(r#"\"{last}\""#), &bad, 1);
         assert_ne!(text, accepted);
         std::fs::write(dir.path().join("bad.json"), &text).expect("write");
-        let (code, out, _) = common::run_in(
-            &[
-                "validate",
-                "--format",
-                "json",
-                "--request",
-                "req.json",
-                "bad.json",
-            ],
-            dir.path(),
-        );
+        let args = [
+            "validate",
+            "--format",
+            "json",
+            "--request",
+            "req.json",
+            "bad.json",
+        ];
+        let (code, out, _) = common::run_in(&args, dir.path());
         assert_eq!(code, Some(1), "{out}");
         let v: Value = serde_json::from_str(out.trim()).expect("json");
         assert_eq!(v["errors"][0]["rule"], json!("content-value"));

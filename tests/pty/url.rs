@@ -889,12 +889,8 @@ fn a_long_url_is_one_hyperlink_and_one_line_to_copy() {
 #[test]
 fn demo_opens_a_url_request_with_browser() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let req = dir.path().join("req.json");
-    std::fs::write(
-        &req,
-        url_request("evt-demo", "Sign in here.", "https://auth.example.com/demo"),
-    )
-    .expect("write");
+    let request = url_request("evt-demo", "Sign in here.", "https://auth.example.com/demo");
+    let req = common::file_in(dir.path(), "req.json", request);
     let log = dir.path().join("launches.log");
     let out = dir.path().join("out.json");
     let command = format!(
