@@ -89,8 +89,9 @@ pub fn open_live(fifo: &Path) -> std::fs::File {
         .expect("open the FIFO")
 }
 
-/// The programs a page may be shown with when no `--browser` is given
-/// (the `open` crate's launchers and `$BROWSER`'s usual names).
+/// The launchers the system browser is started with when no `--browser`
+/// is given (the `open` crate's, in its order, and `$BROWSER`'s usual
+/// names).
 pub const SYSTEM_BROWSERS: &[&str] = &[
     "xdg-open",
     "gio",
@@ -100,19 +101,16 @@ pub const SYSTEM_BROWSERS: &[&str] = &[
     "x-www-browser",
     "sensible-browser",
     "www-browser",
-    "firefox",
-    "chromium",
-    "open",
 ];
 
-/// The folder `dir/fakebin`, holding under each name of
-/// [`SYSTEM_BROWSERS`] an executable `sh` script whose body is
-/// `body(name)`; returns it, to put first on `PATH`.
-pub fn fake_browsers(dir: &Path, body: impl Fn(&str) -> String) -> PathBuf {
+/// The folder `dir/fakebin`, holding under each of `names` an executable
+/// `sh` script whose body is `body(name)`; returns it, to put first on
+/// `PATH`.
+pub fn fake_browsers(dir: &Path, names: &[&str], body: impl Fn(&str) -> String) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let bin = dir.join("fakebin");
     std::fs::create_dir(&bin).expect("mkdir fakebin");
-    for name in SYSTEM_BROWSERS {
+    for name in names {
         let p = bin.join(name);
         std::fs::write(&p, format!("#!/bin/sh\n{}", body(name))).expect("write fake browser");
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");

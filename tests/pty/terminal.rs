@@ -350,7 +350,7 @@ fn mcp_tool_result_comes_after_the_screen_is_given_back() {
 #[test]
 fn a_failing_system_browser_is_a_plain_sentence() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let bin = fake_browsers(dir.path(), |_| "exit 2\n".into());
+    let bin = fake_browsers(dir.path(), SYSTEM_BROWSERS, |_| "exit 2\n".into());
     let path = format!(
         "{}:{}",
         bin.display(),

@@ -447,7 +447,9 @@ fn missing_browser_program_is_a_failure() {
 /// arguments, to catch any launch through the `open` crate.
 fn fake_system_browsers(dir: &Path) -> (PathBuf, PathBuf) {
     let log = dir.join("system-launches");
-    let bin = fake_browsers(dir, |name| {
+    // Browsers a fallback may start too, to catch any launch at all.
+    let names = [SYSTEM_BROWSERS, &["firefox", "chromium", "open"]].concat();
+    let bin = fake_browsers(dir, &names, |name| {
         format!(
             "printf '%s %s\\n' \"{name}\" \"$*\" >> '{}'\n",
             log.display()
