@@ -51,7 +51,7 @@ use crate::url_review::{Refusal, UrlReview};
 /// consent counts (consent is an explicit act, not a key typed for
 /// something else). The only definition: the full screen's machine and its
 /// key guard, and plain mode's machine, use this one ([`Reader::AT_TERMINAL`]).
-#[cfg(feature = "cli")]
+#[cfg(any(test, feature = "cli", feature = "internals"))]
 pub const CONSENT_GUARD: Duration = Duration::from_millis(400);
 
 /// Who answers a request, which decides when a consent counts.
@@ -249,7 +249,7 @@ impl Consent {
     }
 
     /// The current phase.
-    #[cfg(feature = "cli")]
+    #[cfg(any(test, feature = "cli"))]
     pub fn phase(&self) -> &Phase {
         &self.phase
     }
@@ -305,7 +305,7 @@ impl Consent {
     /// warning came to be shown whole (and have stayed so), None when they
     /// are not shown whole now (not yet, or a resize rewrapped them unread).
     /// A script's machine ([`Reader::Script`]) needs no report.
-    #[cfg(feature = "cli")]
+    #[cfg(any(test, feature = "cli"))]
     pub fn shown(&mut self, since: Option<Instant>) {
         self.shown_since = since;
     }

@@ -149,34 +149,38 @@ impl Launcher for SystemBrowser {
     /// variables).
     fn open(&mut self, url: &str) -> Result<(), LaunchError> {
         refuse_unopenable(url)?;
-        let mut last = None;
+        // The failure said: the first launcher that started and failed,
+        // else why the last could not start (none is installed).
+        let mut failed = None;
+        let mut missing = None;
         for mut cmd in open::commands(url) {
             let program = cmd.get_program().to_string_lossy().into_owned();
             let shown = crate::safe_text::display(&program).into_owned();
-            let failed = match start(&mut cmd) {
+            let child = match start(&mut cmd) {
+                Ok(child) => child,
                 Err(source) => {
-                    let reason = system_browser_failure(&source);
-                    (reason, source)
+                    missing = Some((system_browser_failure(&source), source));
+                    continue;
                 }
-                Ok(child) => match watch(child, &shown, LAUNCH_CHECK) {
-                    Ok(()) => return Ok(()),
-                    Err(LaunchError::Failed { code, .. }) => (
-                        format!("The system browser ({shown}) failed (exit status {code})"),
-                        std::io::Error::other(format!("{program} exited with status {code}")),
-                    ),
-                    Err(LaunchError::Killed { .. }) => (
-                        format!("The system browser ({shown}) was killed by a signal"),
-                        std::io::Error::other(format!("{program} was killed by a signal")),
-                    ),
-                    Err(e) => (
-                        format!("The system browser ({shown}) could not be watched"),
-                        std::io::Error::other(e.to_string()),
-                    ),
-                },
             };
-            last = Some(failed);
+            let why = match watch(child, &shown, LAUNCH_CHECK) {
+                Ok(()) => return Ok(()),
+                Err(LaunchError::Failed { code, .. }) => (
+                    format!("The system browser ({shown}) failed (exit status {code})"),
+                    std::io::Error::other(format!("{program} exited with status {code}")),
+                ),
+                Err(LaunchError::Killed { .. }) => (
+                    format!("The system browser ({shown}) was killed by a signal"),
+                    std::io::Error::other(format!("{program} was killed by a signal")),
+                ),
+                Err(e) => (
+                    format!("The system browser ({shown}) could not be watched"),
+                    std::io::Error::other(e.to_string()),
+                ),
+            };
+            failed.get_or_insert(why);
         }
-        let (reason, source) = last.unwrap_or_else(|| {
+        let (reason, source) = failed.or(missing).unwrap_or_else(|| {
             (
                 "The system browser could not be started: no launcher for this platform".into(),
                 std::io::Error::from(std::io::ErrorKind::Unsupported),

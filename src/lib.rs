@@ -81,6 +81,25 @@
 // alone: the command line's own types are the binary's.
 #![cfg_attr(not(feature = "cli"), warn(unnameable_types))]
 
+/// Declares the crate's machinery: each module once, with its visibility
+/// as the product has it (crate-private, or private to its parent), and
+/// public, hidden from the documentation, with the `internals` feature,
+/// which only the project's own tests, benchmarks and fuzz targets turn on
+/// (a dev-dependency of the crate on itself; not part of the API). Without
+/// the feature each declaration is exactly as written, so the public API is
+/// the modules declared `pub mod` and the compiler reports dead code in the
+/// rest. Defined before every module, so each can declare its own
+/// submodules with it (and list them for `cargo fmt`, as below).
+macro_rules! internals {
+    ($($vis:vis mod $name:ident;)*) => {$(
+        #[cfg(feature = "internals")]
+        #[doc(hidden)]
+        pub mod $name;
+        #[cfg(not(feature = "internals"))]
+        $vis mod $name;
+    )*};
+}
+
 // The library: reading, validating and writing events (`binding`), the
 // form model (`form`), the `Responder` trait a front door drives
 // (`responder`), the scripted answerer (`scripted`), the responder a
@@ -97,111 +116,65 @@ pub mod scripted;
 #[doc(hidden)]
 pub mod cli;
 
-// The machinery behind them: crate-private, or public (and hidden from the
-// documentation) with the `internals` feature, which only the project's own
-// tests, benchmarks and fuzz targets turn on (a dev-dependency of the crate
-// on itself). Plain declarations, so rustfmt formats every file and the
-// compiler reports dead code in them when the feature is off.
+// The machinery behind them, crate-private (public with `internals`).
 //
-// What the library's public modules use:
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod consent;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod consent;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod safe_text;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod safe_text;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod stream;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod stream;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod url_review;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod url_review;
+// What the library's public modules use.
+internals! {
+    pub(crate) mod consent;
+    pub(crate) mod safe_text;
+    pub(crate) mod stream;
+    pub(crate) mod url_review;
+}
 
 // The command line's machinery (the `cli` feature): the two front doors
 // (`respond`, `mcp`), stream validation, plain mode, the interactive
 // session's state (`browse`), signals and logs; `demo` and `upstream` serve
 // only the command line; the full-screen front end (`tui`), the only module
 // that imports ratatui or crossterm.
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod browse;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod browse;
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod demo;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod demo;
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod files;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod files;
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod log;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod log;
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod mcp;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod mcp;
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod misplaced;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod misplaced;
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod notice;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod notice;
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod plain;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod plain;
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod redact;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod redact;
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod respond;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod respond;
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod session;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod session;
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod signals;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod signals;
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod tui;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod tui;
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod upstream;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod upstream;
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod validate;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod validate;
+#[cfg(feature = "cli")]
+internals! {
+    pub(crate) mod browse;
+    pub(crate) mod demo;
+    pub(crate) mod files;
+    pub(crate) mod log;
+    pub(crate) mod mcp;
+    pub(crate) mod misplaced;
+    pub(crate) mod notice;
+    pub(crate) mod plain;
+    pub(crate) mod redact;
+    pub(crate) mod respond;
+    pub(crate) mod session;
+    pub(crate) mod signals;
+    pub(crate) mod tui;
+    pub(crate) mod upstream;
+    pub(crate) mod validate;
+}
+
+// `cargo fmt` does not follow a module declared inside a macro: it follows
+// the modules of `internals!` through this list of their names, in a module
+// that is never compiled (`cfg(any())` is false) and whose `path` keeps
+// their files where they are. `.ci/run` checks that `cargo fmt` reaches
+// every file.
+#[cfg(any())]
+#[path = "."]
+mod for_cargo_fmt {
+    mod browse;
+    mod consent;
+    mod demo;
+    mod files;
+    mod log;
+    mod mcp;
+    mod misplaced;
+    mod notice;
+    mod plain;
+    mod redact;
+    mod respond;
+    mod safe_text;
+    mod session;
+    mod signals;
+    mod stream;
+    mod tui;
+    mod upstream;
+    mod url_review;
+    mod validate;
+}

@@ -388,14 +388,14 @@ pub(crate) fn time_left(deadline: Option<Instant>) -> Option<Duration> {
 
 /// Up to this many seconds a time left is said in seconds; from it on, in
 /// larger units ([`short_duration`], [`duration_words`]).
-#[cfg(feature = "cli")]
+#[cfg(any(test, feature = "cli"))]
 pub(crate) const SECONDS_BELOW: u64 = 120;
 
 /// The parts of `secs` a duration is said in: seconds below
 /// [`SECONDS_BELOW`], then minutes and seconds below an hour, hours and
 /// minutes below two days, days and hours from there; the smaller part is
 /// cut, never rounded up.
-#[cfg(feature = "cli")]
+#[cfg(any(test, feature = "cli"))]
 fn duration_parts(secs: u64) -> [(u64, &'static str, &'static str); 2] {
     const NONE: (u64, &str, &str) = (0, "", "");
     match secs {
@@ -407,7 +407,7 @@ fn duration_parts(secs: u64) -> [(u64, &'static str, &'static str); 2] {
 }
 
 /// A time left as a screen shows it: `42s`, `4m05s`, `1h59m`, `99d23h`.
-#[cfg(feature = "cli")]
+#[cfg(any(test, feature = "cli"))]
 pub(crate) fn short_duration(secs: u64) -> String {
     match duration_parts(secs) {
         [(n, u, _), (_, "", _)] => format!("{n}{u}"),
@@ -418,7 +418,7 @@ pub(crate) fn short_duration(secs: u64) -> String {
 /// A time left in words, for plain mode: `1 second`, `42 seconds`,
 /// `4 minutes 5 seconds`, `2 hours`, `99 days 23 hours` (a smaller part of
 /// zero is left out).
-#[cfg(feature = "cli")]
+#[cfg(any(test, feature = "cli"))]
 pub(crate) fn duration_words(secs: u64) -> String {
     let word = |n: u64, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
     match duration_parts(secs) {
@@ -643,7 +643,7 @@ pub struct Origin {
 /// [`Origin::launched`]: "Connected to URL" for a server URL (Streamable
 /// HTTP), "Launched as: COMMAND" for a command. Not sanitized (as
 /// `launched`).
-#[cfg(feature = "cli")]
+#[cfg(any(test, feature = "cli"))]
 pub(crate) fn launched_line(launched: &str) -> String {
     let lower = launched.get(..8).unwrap_or(launched).to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") {

@@ -123,7 +123,7 @@ pub fn display(s: &str) -> Cow<'_, str> {
 
 /// Multi-line safe text: like [`display`] but `\n` (and `\r\n`) stay line
 /// breaks; a lone `\r` is escaped.
-#[cfg(feature = "cli")]
+#[cfg(any(test, feature = "cli"))]
 pub fn display_multiline(s: &str) -> Vec<String> {
     s.split('\n')
         .map(|line| display(line.strip_suffix('\r').unwrap_or(line)).into_owned())
@@ -133,7 +133,7 @@ pub fn display_multiline(s: &str) -> Vec<String> {
 /// Multi-line safe text as one string: [`display_multiline`] joined with
 /// `\n`. For a message written to stderr or a file: every line of it is
 /// neutralised, the line breaks stay.
-#[cfg(feature = "cli")]
+#[cfg(any(test, feature = "cli"))]
 pub fn display_lines(s: &str) -> String {
     if !s.chars().any(|c| c != '\n' && needs_care(c)) {
         return s.to_owned();

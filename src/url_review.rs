@@ -77,7 +77,7 @@ impl HostInfo {
     /// the registrable domain). For `login.example.com`:
     /// `("login.", "example.com")`. With no registrable domain the whole
     /// host is the second part, so a view emphasises all of it.
-    #[cfg(feature = "cli")]
+    #[cfg(any(test, feature = "cli"))]
     pub fn split_unicode(&self) -> (&str, &str) {
         match &self.registrable_unicode {
             Some(r) if self.unicode.ends_with(r.as_str()) => {
@@ -397,7 +397,7 @@ pub struct UrlReview {
 impl UrlReview {
     /// Whether the URL may be opened after consent (`https`/`http` and
     /// parseable). When false, only decline and cancel are offered.
-    #[cfg(feature = "cli")]
+    #[cfg(any(test, feature = "cli"))]
     pub fn openable(&self) -> bool {
         self.refusal.is_none()
     }
@@ -424,7 +424,7 @@ impl UrlReview {
 
     /// The URL as sent, safe for the terminal (control and bidi characters
     /// shown as `\u{..}`).
-    #[cfg(feature = "cli")]
+    #[cfg(any(test, feature = "cli"))]
     pub fn display_sent(&self) -> String {
         safe_text::display(&self.raw).into_owned()
     }
@@ -483,7 +483,7 @@ impl UrlReview {
 
     /// Whether the parser rewrote the URL (so the screen also shows it as
     /// sent). A trailing `/` added to an empty path does not count.
-    #[cfg(feature = "cli")]
+    #[cfg(any(test, feature = "cli"))]
     pub fn rewritten(&self) -> bool {
         match &self.url {
             Some(u) => {

@@ -450,7 +450,7 @@ impl StoreArgs {
         if !dir.join("oauth").exists() && std::fs::symlink_metadata(dir.join("oauth")).is_err() {
             return Ok(None);
         }
-        FileStore::open(&dir).map(Some).map_err(|e| e.0)
+        FileStore::open(&dir).map(Some).map_err(|e| e.to_string())
     }
 }
 
@@ -537,7 +537,7 @@ fn status(a: StatusArgs) -> Exit {
     };
     let entries = match store.as_ref().map(FileStore::entries).transpose() {
         Ok(e) => e.unwrap_or_default(),
-        Err(e) => return fail(&e.0),
+        Err(e) => return fail(&e.to_string()),
     };
     let now = SystemTime::now();
     let mut shown = Vec::new();
@@ -553,7 +553,7 @@ fn status(a: StatusArgs) -> Exit {
             Ok(_) => {}
             Err(err) => unreadable.push(json!({
                 "file": e.path.to_string_lossy(),
-                "error": err.0,
+                "error": err.to_string(),
             })),
         }
     }
@@ -678,7 +678,7 @@ fn logout(a: LogoutArgs) -> Exit {
     }
     let entries = match store.entries() {
         Ok(e) => e,
-        Err(e) => return fail(&e.0),
+        Err(e) => return fail(&e.to_string()),
     };
     let mut removed = 0;
     let mut unreadable = 0;
@@ -691,7 +691,7 @@ fn logout(a: LogoutArgs) -> Exit {
                     "auth",
                     format!(
                         "{} (not read; `ahp-elicit auth logout --all` deletes it)",
-                        display(&err.0)
+                        display(&err.to_string())
                     ),
                 );
                 continue;
@@ -710,13 +710,13 @@ fn logout(a: LogoutArgs) -> Exit {
                     display(&s.key.issuer)
                 );
             }
-            Err(e) => return fail(&e.0),
+            Err(e) => return fail(&e.to_string()),
         }
         if a.forget_client {
             match store.remove_client(&s.key.issuer) {
                 Ok(true) => outln!("forgot the client registered at {}", display(&s.key.issuer)),
                 Ok(false) => {}
-                Err(e) => return fail(&e.0),
+                Err(e) => return fail(&e.to_string()),
             }
         }
     }
@@ -747,13 +747,10 @@ fn forget_client_of(store: &FileStore, a: &LogoutArgs) -> Exit {
             .as_ref()
             .and_then(|u| u.challenge.as_ref())
             .and_then(|ch| ch.resource_metadata.clone());
-        let finder = Authorizer::new(
-            url,
-            AuthOptions::new(Err(StoreError("not signing in".into()))),
-        );
+        let finder = Authorizer::new(url, AuthOptions::new(Err(StoreError::NotSigningIn)));
         finder
             .authorization_servers(from_header.as_deref())
-            .map_err(|e| e.0)
+            .map_err(|e| e.to_string())
     }) {
         Ok(i) => i,
         Err(e) => {
@@ -776,7 +773,7 @@ fn forget_client_of(store: &FileStore, a: &LogoutArgs) -> Exit {
                 outln!("forgot the client registered at {}", display(issuer));
             }
             Ok(false) => {}
-            Err(e) => return fail(&e.0),
+            Err(e) => return fail(&e.to_string()),
         }
     }
     if forgot > 0 {
@@ -808,13 +805,13 @@ fn not_stored(a: &LogoutArgs) -> Exit {
 fn logout_all(store: &FileStore, forget_client: bool) -> Exit {
     let n = match store.remove_all() {
         Ok(n) => n,
-        Err(e) => return fail(&e.0),
+        Err(e) => return fail(&e.to_string()),
     };
     outln!("signed out of every server ({n} sign-in(s) deleted)");
     if forget_client {
         match store.remove_all_clients() {
             Ok(c) => outln!("forgot {c} client registration(s)"),
-            Err(e) => return fail(&e.0),
+            Err(e) => return fail(&e.to_string()),
         }
     }
     Exit::Ok
@@ -876,7 +873,7 @@ fn login(a: LoginArgs) -> Exit {
             Exit::Ok
         }
         Err(e) => {
-            say(&e.0);
+            say(&e.to_string());
             // Control-C (SIGINT) cancels the sign-in; another ending signal
             // ends the run as signals do.
             match crate::signals::received() {

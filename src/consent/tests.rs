@@ -10,6 +10,8 @@ use proptest::prelude::*;
 use super::*;
 use crate::url_review::review;
 
+// The answerers are the command line's (plain mode, the full screen).
+#[cfg(feature = "cli")]
 mod answerers;
 
 const URL: &str = "https://auth.example.com/cb?x=1";

@@ -783,21 +783,18 @@ fn with_sign_in<T>(
         match send() {
             Err(HttpFail::Unauthorized(mut u)) => {
                 if tries == MAX_AUTH_RETRIES {
-                    let what = u
-                        .challenge
-                        .as_ref()
-                        .and_then(|c| c.scope.as_ref())
-                        .map(|s| format!(" (it asks for {})", s.join(" ")))
-                        .unwrap_or_default();
-                    return Err(HttpFail::Auth(AuthError(format!(
-                        "{} still refuses the request with HTTP {} after signing in {MAX_AUTH_RETRIES} times{what}",
-                        sh.url, u.status
-                    ))));
+                    return Err(HttpFail::Auth(Box::new(AuthError::StillRefused {
+                        url: sh.url.clone(),
+                        status: u.status,
+                        tries: MAX_AUTH_RETRIES,
+                        asks: u.challenge.and_then(|c| c.scope),
+                    })));
                 }
                 tries += 1;
                 u.generation = generation;
                 u.request = RequestName::of_message(body);
-                auth.authorize(&u).map_err(HttpFail::Auth)?;
+                auth.authorize(&u)
+                    .map_err(|e| HttpFail::Auth(Box::new(e)))?;
             }
             other => return other,
         }

@@ -25,9 +25,10 @@ use super::{McpError, Target};
 use crate::binding::{Revision, Server};
 use crate::safe_text;
 
-/// The longest wait for the answer to `server/discover` over stdio under
-/// `--protocol auto` (bounded by `--connect-timeout` too): a server of an
-/// older revision may ignore the unknown method instead of answering it.
+/// The longest wait for the answer to `server/discover` under `--protocol
+/// auto` (and at most half of `--connect-timeout`): a server of an older
+/// revision may ignore the unknown method instead of answering it (over
+/// HTTP, hold its stream open), and the handshake then needs its time.
 pub const DISCOVER_WAIT: Duration = Duration::from_secs(15);
 /// How long a stdio server whose connection closed may take to exit (and
 /// its last stderr lines to arrive) before its exit status is read.
@@ -170,6 +171,9 @@ impl Client {
             }
             McpError::Rpc { .. } | McpError::Protocol(_) => Some(Fallback::SameProcess),
             McpError::Timeout { .. } if stdio => Some(Fallback::Restart),
+            // A server that holds the question without an answer: the
+            // handshake is a request of its own over HTTP.
+            McpError::Timeout { .. } => Some(Fallback::SameProcess),
             McpError::Waiting { .. } | McpError::Transport(_) | McpError::Closed(_) if stdio => {
                 Some(Fallback::Restart)
             }
@@ -261,7 +265,7 @@ impl Client {
         self.life.version = Revision::V2026_07_28.as_str().to_owned();
         self.link.transport.set_stateless();
         let mut limit = self.opts.connect_timeout;
-        if self.opts.protocol.is_none() && matches!(self.opts.target, Target::Stdio { .. }) {
+        if self.opts.protocol.is_none() {
             // The rest of --connect-timeout is the handshake's.
             limit = (limit / 2).min(DISCOVER_WAIT);
         }

@@ -246,9 +246,10 @@ pub enum TransportError {
     /// session never sees this one.
     #[error("HTTP {} (a sign-in is needed)", .0.status)]
     Unauthorized(Box<super::auth::Unauthorized>),
-    /// Signing in failed or is not possible in this run (exit 3).
+    /// Signing in failed or is not possible in this run (exit 3); boxed,
+    /// as it is larger than the transport's other errors.
     #[error("{0}")]
-    Auth(super::auth::AuthError),
+    Auth(Box<super::auth::AuthError>),
 }
 
 /// An HTTP error answer (4xx, 5xx) that carries no answer to a request:

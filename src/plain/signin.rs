@@ -302,13 +302,10 @@ impl Turn<'_, '_> {
 
 /// The waiting sentence.
 fn waiting(req: &SignInRequest<'_>) -> String {
-    let at = req
-        .paste
-        .redirect_uri()
-        .trim_start_matches("http://")
-        .trim_end_matches(crate::mcp::auth::listener::CALLBACK_PATH)
-        .to_owned();
-    format!("Waiting for the sign-in to finish in the browser (listening on {at}).")
+    let uri = req.paste.redirect_uri();
+    crate::mcp::auth::wait::waiting_sentence(
+        crate::mcp::auth::listener::listening_at(uri).unwrap_or(uri),
+    )
 }
 
 #[cfg(test)]

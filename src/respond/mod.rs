@@ -712,9 +712,13 @@ impl<'a> Run<'a> {
         // keep the input's order.
         self.flush();
         let place = self.place(line);
-        self.config
-            .notices
-            .say(&report_text(&place, id, what, errs));
+        let text = report_text(&place, id, what, errs);
+        let mut lines = text.split('\n');
+        let heading = lines.next().unwrap_or_default();
+        let below: Vec<String> = lines
+            .map(|l| l.strip_prefix("  ").unwrap_or(l).to_owned())
+            .collect();
+        self.config.notices.say_list(heading, &below);
     }
 
     /// `line N`, or `line N of FILE` when several inputs are read.

@@ -1,6 +1,6 @@
 //! The terminal's side of trying a server by hand ([`crate::browse`]): the
 //! tool list ([`super::picker`]), a tool's arguments on the elicitation
-//! form ([`super::screens::FormScreen`], with its review; Ctrl-O there, at
+//! form ([`super::form::FormScreen`], with its review; Ctrl-O there, at
 //! any time, edits the whole arguments as JSON in the outside editor), and
 //! the result ([`super::result_view`]). Each runs in the loop of every request screen
 //! ([`TuiResponder::run`]): the consent guard, Ctrl-C (a second within
@@ -13,13 +13,13 @@ use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 use serde_json::{Map, Value};
 
+use super::form::FormScreen;
+use super::header::Header;
 use super::picker::{Picked, Picker, PickerScreen};
 use super::result_view::{ResultScreen, ResultView, Seen};
-use super::screens::FormScreen;
-use super::screens::{Clock, Screen, Step as ScreenStep};
 use super::theme::Theme;
-use super::view::Header;
 use super::TuiResponder;
+use super::{Clock, Screen, Step as ScreenStep};
 use crate::binding::tool_form;
 use crate::binding::{Action, Answer, RequestBody, RequestView};
 use crate::browse::{Reply, Step};

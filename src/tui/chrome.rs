@@ -4,11 +4,17 @@
 
 use std::ops::Range;
 
+use ratatui::layout::{Position, Rect};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::text::{clip, width};
+use super::header::{header_lines, Header, COMPACT_HEADER_BELOW};
+use super::text::{clip, width, wrap};
 use super::theme::Theme;
+use crate::binding::Action;
 
 /// A window of `height` rows over a body of `total` rows, scrolled by a
 /// row offset that never goes past the end of the body.
@@ -133,6 +139,266 @@ pub fn help_line(candidates: &[&str], theme: &Theme, w: usize) -> Line<'static> 
     Line::styled(clip(text, w), theme.muted())
 }
 
+/// Smallest usable screen (columns).
+pub const MIN_WIDTH: u16 = 40;
+/// Smallest usable screen (rows).
+pub const MIN_HEIGHT: u16 = 10;
+
+/// Whether the area is below the minimum; draws the message if so.
+pub fn too_small(f: &mut Frame, theme: &Theme) -> bool {
+    too_small_asking(f, theme, None)
+}
+
+/// [`too_small`] for a form that may wait for a discard to be confirmed
+/// (`confirming`: the decline or cancel asked for): the message then says
+/// that a second Esc throws the answers away, so the question is seen
+/// even while the form itself cannot be.
+pub fn too_small_asking(f: &mut Frame, theme: &Theme, confirming: Option<Action>) -> bool {
+    let a = f.area();
+    if a.width >= MIN_WIDTH && a.height >= MIN_HEIGHT {
+        return false;
+    }
+    let size = format!(
+        "Terminal too small ({}x{}): ahp-elicit needs at least {MIN_WIDTH}x{MIN_HEIGHT}.",
+        a.width, a.height
+    );
+    let msg = match confirming {
+        Some(what) => format!(
+            "{size} {} Esc again: yes. Enlarge the window to go back to the form.",
+            crate::form::discard_question(what)
+        ),
+        None => format!(
+            "{size} Enlarge the window, or press Esc to cancel (twice if you entered anything)."
+        ),
+    };
+    let w = a.width.max(1) as usize;
+    let mut text = wrap(&msg, w);
+    if text.len() > a.height as usize {
+        // Too few rows for the sentences: the short form, so what a key
+        // does is never cut away.
+        let short = match confirming {
+            Some(Action::Decline) => {
+                format!("Too small: needs {MIN_WIDTH}x{MIN_HEIGHT}. Discard and decline? Esc: yes.")
+            }
+            Some(_) => {
+                format!("Too small: needs {MIN_WIDTH}x{MIN_HEIGHT}. Discard and cancel? Esc: yes.")
+            }
+            None => {
+                format!("Too small: needs {MIN_WIDTH}x{MIN_HEIGHT}. Enlarge it, or Esc: cancel.")
+            }
+        };
+        text = wrap(&short, w);
+    }
+    let lines: Vec<Line> = text
+        .into_iter()
+        .map(|l| Line::styled(l, theme.warning()))
+        .collect();
+    f.render_widget(Paragraph::new(lines), a);
+    true
+}
+
+/// A body of lines with the row range of the focused part and an optional
+/// cursor (row, column) inside it.
+#[derive(Default)]
+pub(super) struct Body {
+    pub(super) lines: Vec<Line<'static>>,
+    pub(super) focus: Option<(usize, usize)>,
+    pub(super) cursor: Option<(usize, u16)>,
+    /// A row of the focus range that must be on screen even when the range
+    /// is taller than the screen: the focused field's highlighted option.
+    pub(super) mark: Option<usize>,
+    /// The focused field's first input row and the end of its block.
+    pub(super) input: Option<(usize, usize)>,
+    /// Scroll (only as far as needed) so that `input` is on screen: the
+    /// first frame of a form and the first after a resize.
+    pub(super) place: bool,
+}
+
+impl Body {
+    pub(super) fn push(&mut self, l: Line<'static>) {
+        self.lines.push(l);
+    }
+    pub(super) fn text(&mut self, s: &str, style: Style, indent: usize, w: usize) {
+        for l in wrap(s, w.saturating_sub(indent).max(1)) {
+            self.push(Line::from(vec![
+                Span::raw(" ".repeat(indent)),
+                Span::styled(l, style),
+            ]));
+        }
+    }
+}
+
+pub(super) fn buttons_line(labels: &[(&str, bool)], theme: &Theme) -> Line<'static> {
+    let cells: Vec<ButtonCell> = labels
+        .iter()
+        .map(|(l, focused)| ButtonCell::new(l, *focused))
+        .collect();
+    button_row(&cells, RowKind::Spaced, theme)
+}
+
+/// The scroll offset that keeps the focus range `focus` (body rows) of a
+/// body with an optional `cursor` row visible in `body_h` rows, starting
+/// from `scroll`.
+fn follow_focus(
+    scroll: usize,
+    focus: Option<(usize, usize)>,
+    cursor: Option<(usize, u16)>,
+    mark: Option<usize>,
+    body_h: usize,
+) -> usize {
+    let Some((s, e)) = focus else {
+        return scroll;
+    };
+    let e = e.max(s + 1);
+    if e - s > body_h {
+        // Taller than the screen: show as much of its end (the messages
+        // under the input) as fits without scrolling the cursor row (the
+        // input) out at the top; with no cursor, show its top.
+        let top = match cursor {
+            Some((r, _)) if r >= s => s.max(r.min(e - body_h)),
+            _ => s,
+        };
+        // The highlighted option stays on screen, whatever else must go.
+        match mark {
+            Some(m) if (s..e).contains(&m) && body_h > 0 => {
+                top.clamp(s.max((m + 1).saturating_sub(body_h)), m.min(e - body_h))
+            }
+            _ => top,
+        }
+    } else if s < scroll {
+        s
+    } else if e > scroll + body_h {
+        e - body_h
+    } else {
+        scroll
+    }
+}
+
+/// `scroll` moved only as far as needed for the input row of `input`
+/// (its first row, then the end of its block) to be on screen: the top of
+/// the body (the message) stays as far as the screen allows, and a long
+/// description above the input is cut at its top rather than pushing the
+/// input off the screen.
+fn place_input(scroll: usize, input: Option<(usize, usize)>, body_h: usize) -> usize {
+    let Some((row, end)) = input else {
+        return scroll;
+    };
+    if body_h == 0 {
+        return scroll;
+    }
+    if row < scroll {
+        return row;
+    }
+    let last = end.max(row + 1).min(row + body_h);
+    if last > scroll + body_h {
+        last - body_h
+    } else {
+        scroll
+    }
+}
+
+/// Draw header, scrolled body and footer; keeps `scroll` so that the
+/// body's focus range is visible, and puts the terminal cursor at the
+/// body's cursor (body row, column) when that row is on screen.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn frame_with(
+    f: &mut Frame,
+    theme: &Theme,
+    header: &Header,
+    secret: Option<&str>,
+    body: Body,
+    footer: Vec<Line<'static>>,
+    scroll: &mut usize,
+) -> bool {
+    let a = f.area();
+    let w = a.width as usize;
+    let compact = a.height < COMPACT_HEADER_BELOW;
+    let head = header_lines(header, theme, w, secret, compact);
+    let head_h = (head.len() as u16).min(a.height / 2);
+    let foot_h = (footer.len() as u16).min(a.height.saturating_sub(head_h + 1));
+    let body_h = a.height.saturating_sub(head_h + foot_h) as usize;
+    f.render_widget(Paragraph::new(head), Rect::new(a.x, a.y, a.width, head_h));
+    let view = ScrollView {
+        total: body.lines.len(),
+        height: body_h,
+    };
+    *scroll = view.clamp(follow_focus(
+        *scroll,
+        body.focus,
+        body.cursor,
+        body.mark,
+        body_h,
+    ));
+    if body.place {
+        *scroll = view.clamp(place_input(*scroll, body.input, body_h));
+    }
+    // Only real content counts as "below" (not the blank line that ends
+    // the last field).
+    let content_end = body
+        .lines
+        .iter()
+        .rposition(|l| l.spans.iter().any(|s| !s.content.trim().is_empty()))
+        .map_or(0, |i| i + 1);
+    let more_below = content_end > *scroll + body_h;
+    let rows = view.rows(*scroll);
+    let visible: Vec<Line> = body.lines[rows].to_vec();
+    let body_area = Rect::new(a.x, a.y + head_h, a.width, body_h as u16);
+    f.render_widget(Paragraph::new(visible), body_area);
+    if let Some((r, c)) = body.cursor {
+        if r >= *scroll && r < *scroll + body_h && c < a.width {
+            f.set_cursor_position(Position::new(a.x + c, body_area.y + (r - *scroll) as u16));
+        }
+    }
+    let foot_y = a.y + a.height - foot_h;
+    f.render_widget(
+        Paragraph::new(footer),
+        Rect::new(a.x, foot_y, a.width, foot_h),
+    );
+    // Scroll indicators: on the header's rule and the footer's notice row, so
+    // they never cover the body.
+    if *scroll > 0 && body_h > 0 {
+        let y = if head_h > 0 {
+            a.y + head_h - 1
+        } else {
+            body_area.y
+        };
+        scroll_mark(f, theme, " ▲ more above ", y);
+    }
+    if more_below && body_h > 0 {
+        let y = if foot_h > 0 {
+            foot_y
+        } else {
+            body_area.y + body_h as u16 - 1
+        };
+        scroll_mark(f, theme, " ▼ more below ", y);
+    }
+    !more_below
+}
+
+/// A scroll indicator `t` at the right end of row `y`.
+fn scroll_mark(f: &mut Frame, theme: &Theme, t: &str, y: u16) {
+    let a = f.area();
+    let tw = width(t) as u16;
+    if tw < a.width {
+        let x = a.x + a.width - tw - 1;
+        f.render_widget(
+            Paragraph::new(Line::styled(t.to_owned(), theme.muted())),
+            Rect::new(x, y, tw, 1),
+        );
+    }
+}
+
+/// The area of a full-screen message inside `a`: one cell in from the left,
+/// right and top edges.
+pub(super) fn inset(a: Rect) -> Rect {
+    Rect::new(
+        a.x + 1,
+        a.y + 1,
+        a.width.saturating_sub(2),
+        a.height.saturating_sub(1),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,5 +441,41 @@ mod tests {
         assert_eq!(help_line(&c, &t, 20).to_string(), "a long help text");
         assert_eq!(help_line(&c, &t, 12).to_string(), "short help");
         assert_eq!(help_line(&c, &t, 8).to_string(), "tiny he…");
+    }
+}
+
+#[cfg(test)]
+mod too_small_tests {
+    use super::*;
+    use ratatui::{backend::TestBackend, Terminal};
+
+    fn shown(w: u16, h: u16, confirming: Option<Action>) -> String {
+        let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+        t.draw(|f| {
+            too_small_asking(f, &Theme::monochrome(), confirming);
+        })
+        .expect("draw");
+        let buf = t.backend().buffer().clone();
+        (0..h)
+            .map(|y| {
+                (0..w)
+                    .map(|x| buf[(x, y)].symbol().to_owned())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_owned()
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn a_tiny_window_says_what_esc_does_whole() {
+        let s = shown(20, 6, None);
+        assert!(s.contains("Esc: cancel."), "{s:?}");
+        let s = shown(20, 6, Some(Action::Decline));
+        assert!(s.contains("decline? Esc: yes."), "{s:?}");
+        // Where the sentences fit, they are shown.
+        let s = shown(39, 11, None);
+        assert!(s.contains("(twice if you entered anything)."), "{s:?}");
     }
 }

@@ -17,9 +17,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::screens::{Clock, Screen, Step};
 use super::text::{clip, width, wrap};
 use super::theme::Theme;
+use super::{Clock, Screen, Step};
 use crate::binding::{Action, Answer};
 use crate::browse::{Kind, ToolEntry};
 use crate::form::Key;

@@ -16,9 +16,9 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use serde_json::Value;
 
-use super::screens::{Clock, Screen, Step};
 use super::text::{clip, wrap};
 use super::theme::Theme;
+use super::{Clock, Screen, Step};
 use crate::binding::{Action, Answer};
 use crate::browse::result::{result_lines, Tone};
 use crate::browse::Kind;

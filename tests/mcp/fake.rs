@@ -1754,6 +1754,34 @@ mod modern {
         assert_eq!(r.record()["initialize"]["protocolVersion"], "2025-11-25");
     }
 
+    /// A server over HTTP that holds `server/discover` open without an
+    /// answer gets the handshake after half of --connect-timeout, said so,
+    /// instead of an error when the whole limit ran out.
+    #[test]
+    fn an_http_server_that_never_answers_discover_gets_the_handshake() {
+        let srv = super::HttpServer::start_with(&["--ignore-unknown"]);
+        let r = run(&[
+            "--connect-timeout",
+            "4",
+            "--call",
+            "probe",
+            "--args",
+            r#"{"case":"quiet"}"#,
+            "--action",
+            "accept",
+            &srv.url,
+        ]);
+        r.assert_said(
+            0,
+            "the server does not answer server/discover as an MCP 2026-07-28 server (no answer to server/discover within 2 s",
+        );
+        assert!(
+            r.stderr.contains("using MCP 2025-11-25 (initialize)"),
+            "{}",
+            r.stderr
+        );
+    }
+
     /// A server that exits, silent, on the unknown `server/discover` (as
     /// rmcp-based servers do) is started again for the handshake, said in
     /// one line.

@@ -343,7 +343,6 @@ fn script(url: &str, phase: &Phase, input: Input) -> Option<Verdict> {
     })
 }
 
-#[cfg(feature = "cli")]
 mod screen {
     use ratatui::backend::TestBackend;
     use ratatui::Terminal;
@@ -472,21 +471,17 @@ fn every_answerer_reaches_the_machines_verdict() {
                     let case = format!("{url} · {phase:?} × {input:?} at {at:?}");
                     assert_eq!(plain(url, phase, input, at), want, "plain: {case}");
                     checked[1] += 1;
-                    #[cfg(feature = "cli")]
-                    {
-                        let choices = reached(url, person, phase, true, Instant::now()).choices();
-                        let offered = choices.contains(&input);
-                        match screen::verdict(url, phase, true, input, at) {
-                            Some(got) => {
-                                assert_eq!(got, want, "screen: {case}");
-                                checked[0] += 1;
-                            }
-                            None => assert!(!offered, "no key for an offered choice: {case}"),
+                    let choices = reached(url, person, phase, true, Instant::now()).choices();
+                    let offered = choices.contains(&input);
+                    match screen::verdict(url, phase, true, input, at) {
+                        Some(got) => {
+                            assert_eq!(got, want, "screen: {case}");
+                            checked[0] += 1;
                         }
+                        None => assert!(!offered, "no key for an offered choice: {case}"),
                     }
                 }
                 // Never drawn: the screen takes no consent, however late.
-                #[cfg(feature = "cli")]
                 if *phase == Phase::Consent && input != Input::Done {
                     let want = machine(url, Reader::AT_TERMINAL, phase, false, input, G * 10);
                     let got = screen::verdict(url, phase, false, input, G * 10);
@@ -513,6 +508,5 @@ fn every_answerer_reaches_the_machines_verdict() {
     // never drawn for each URL.
     assert_eq!(checked[1], 5 * 7 * 3);
     assert_eq!(checked[2], 6);
-    #[cfg(feature = "cli")]
     assert_eq!(checked[0], (4 * 6 + 5) * 3 + 2 * 6);
 }

@@ -31,6 +31,25 @@ pub const MAX_HEAD_BYTES: usize = 8 * 1024;
 /// The callback path.
 pub const CALLBACK_PATH: &str = "/callback";
 
+/// Where the browser comes back to for a loopback redirect URI
+/// (`http://127.0.0.1:PORT/callback`, as [`Loopback::bind`] makes it):
+/// `127.0.0.1:PORT`. None for an address of another shape (a client
+/// registration kept for another redirect URI).
+pub fn listening_at(redirect_uri: &str) -> Option<&str> {
+    redirect_uri
+        .strip_prefix("http://")?
+        .strip_suffix(CALLBACK_PATH)
+}
+
+/// The port of a loopback redirect URI (`http://127.0.0.1:PORT/callback`);
+/// None for an address of another shape.
+pub fn port_of(redirect_uri: &str) -> Option<u16> {
+    listening_at(redirect_uri)?
+        .strip_prefix("127.0.0.1:")?
+        .parse()
+        .ok()
+}
+
 const OK_PAGE: &str = "Signed in. You can close this tab and go back to the terminal.\n";
 const FAIL_PAGE: &str = "Sign-in failed; the terminal says why.\n";
 const STATE_PAGE: &str = "This address is not for the sign-in in progress.\n";
@@ -110,10 +129,7 @@ impl Loopback {
     /// The port bound (the one in [`redirect_uri`](Self::redirect_uri)).
     #[cfg(test)]
     pub fn port(&self) -> u16 {
-        self.redirect_uri["http://127.0.0.1:".len()..]
-            .trim_end_matches(CALLBACK_PATH)
-            .parse()
-            .expect("the redirect URI names the port bound")
+        port_of(&self.redirect_uri).expect("the redirect URI names the port bound")
     }
 
     /// Serve callbacks on a thread until one carries this flow's `state`;

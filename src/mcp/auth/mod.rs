@@ -10,26 +10,41 @@
 //! steps of one authorization (PKCE, scopes, the authorization URL, the
 //! callback's checks, the token answer). [`listener`] is the loopback
 //! listener the browser comes back to, and [`authorizer::Authorizer`] runs
-//! the whole flow for the HTTP transport.
+//! the whole flow for the HTTP transport: its spine in [`authorizer`], its
+//! steps in `metadata`, `tokens`, `registration`, `browser`, [`step_up`],
+//! `http` and `hints`, what it is given in [`options`], and why it fails
+//! in [`error`] ([`AuthError`]). [`wait`] publishes the wait for the
+//! browser to the screens.
 
 pub mod authorizer;
+mod browser;
 pub mod challenge;
 pub mod discovery;
+pub mod error;
+#[cfg(test)]
+mod fake_as;
 #[cfg(unix)]
 pub mod file_store;
 pub mod flow;
+mod hints;
+mod http;
 pub mod listener;
+mod metadata;
+pub mod options;
+mod registration;
+pub mod step_up;
 pub mod store;
+mod tokens;
 pub mod wait;
 
 use std::sync::Arc;
 #[cfg(unix)]
 use std::{path::PathBuf, sync::OnceLock};
 
-pub use authorizer::{
-    AuthError, AuthOptions, Authorizer, Opener, PreRegistered, RequestName, Screen, SignInRequest,
-    StepUp, Unauthorized,
-};
+pub use authorizer::{Authorizer, Unauthorized};
+pub use error::AuthError;
+pub use options::{AuthOptions, Opener, PreRegistered, Screen, SignInRequest};
+pub use step_up::{RequestName, StepUp};
 #[cfg(unix)]
 use store::{ClientRegistration, SignIn, SignInKey, StoreLock};
 use store::{Store, StoreError};
@@ -52,12 +67,7 @@ pub fn open_store(choice: Option<&str>) -> Result<Arc<dyn Store>, StoreError> {
     {
         let dir = match choice {
             Some(d) => PathBuf::from(d),
-            None => file_store::default_dir().ok_or_else(|| {
-                StoreError(
-                    "no state directory to keep sign-ins in: set HOME or XDG_STATE_HOME, or give --auth-store DIR (or memory)"
-                        .into(),
-                )
-            })?,
+            None => file_store::default_dir().ok_or(StoreError::NoStateDir)?,
         };
         Ok(Arc::new(LazyFileStore {
             dir,
@@ -66,9 +76,7 @@ pub fn open_store(choice: Option<&str>) -> Result<Arc<dyn Store>, StoreError> {
     }
     #[cfg(not(unix))]
     {
-        Err(StoreError(
-            "sign-ins are kept on disk only on Unix: give --auth-store memory".into(),
-        ))
+        Err(StoreError::NotOnDisk)
     }
 }
 

@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 /// A credential string (access or refresh token, client secret): its
@@ -155,10 +155,168 @@ pub struct SignIn {
 
 /// Why the store could not be read or written. The message names the
 /// file and, for unsafe files, the command that fixes them (as `ssh` does
-/// for its keys). Never holds a secret.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct StoreError(pub String);
+/// for its keys). Never holds a secret. Paths are kept made safe for a
+/// terminal.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StoreError {
+    /// No state directory in the environment to keep sign-ins in.
+    #[error("no state directory to keep sign-ins in: set HOME or XDG_STATE_HOME, or give --auth-store DIR (or memory)")]
+    NoStateDir,
+    /// Sign-ins are kept on disk only on Unix.
+    #[error("sign-ins are kept on disk only on Unix: give --auth-store memory")]
+    NotOnDisk,
+    /// A run that only looks up where it would sign in has no store.
+    #[error("not signing in")]
+    NotSigningIn,
+    /// A thread panicked while it held the in-memory store.
+    #[error("the in-memory sign-in store was poisoned by a panic")]
+    Poisoned,
+    /// The operating system refused or failed: `cannot DOING PATH: why`.
+    #[error("cannot {doing} {path}: {}", crate::files::io_reason(.source))]
+    Io {
+        /// What was being done: `list`, `lock`, `read the sign-in file`.
+        doing: &'static str,
+        /// The file or directory.
+        path: String,
+        /// The operating system's error.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// A file or directory is not safe to use: refused, naming the command
+    /// that fixes it.
+    #[error("refusing to {doing} {path}: {}", .why.words(.path))]
+    Unsafe {
+        /// What was being done: `read the sign-in file`, `use the sign-in
+        /// directory`.
+        doing: &'static str,
+        /// The file or directory.
+        path: String,
+        /// What is unsafe about it.
+        why: Unsafety,
+    },
+    /// A sign-in file is not one this version reads.
+    #[error("the sign-in file {path} {}", .why.words(.path))]
+    Unreadable {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        why: Damage,
+    },
+    /// A sign-in or client registration could not be written as JSON.
+    #[error("cannot write {what}: {source}")]
+    Encode {
+        /// `a sign-in`, `a client registration`.
+        what: &'static str,
+        /// The writer's error.
+        #[source]
+        source: Arc<serde_json::Error>,
+    },
+}
+
+/// What makes a store file or directory unsafe to use
+/// ([`StoreError::Unsafe`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unsafety {
+    /// It is a symbolic link.
+    SymbolicLink,
+    /// A directory was expected.
+    NotADirectory,
+    /// A regular file was expected.
+    NotARegularFile,
+    /// It belongs to another user.
+    OtherOwner {
+        /// Its owner.
+        uid: u32,
+        /// This process's effective user.
+        me: u32,
+    },
+    /// Its group or others have permissions on it.
+    OpenTo {
+        /// `its group` or `others`.
+        who: &'static str,
+        /// Its permission bits.
+        mode: u32,
+        /// The mode `chmod` is to set (`600`, `700`).
+        fix: &'static str,
+    },
+}
+
+impl Unsafety {
+    /// Why, and the fix, for the file or directory `path`.
+    fn words(&self, path: &str) -> String {
+        match self {
+            Self::SymbolicLink => {
+                format!("it is a symbolic link; remove it (rm {path}) and sign in again")
+            }
+            Self::NotADirectory => "it is not a directory".to_owned(),
+            Self::NotARegularFile => format!("it is not a regular file; remove it (rm {path})"),
+            Self::OtherOwner { uid, me } => format!(
+                "it belongs to another user (uid {uid}); remove it, or run chown {me} {path}"
+            ),
+            Self::OpenTo { who, mode, fix } => {
+                format!("it is open to {who} (mode {mode:04o}); run chmod {fix} {path}")
+            }
+        }
+    }
+}
+
+/// What is wrong with a sign-in file ([`StoreError::Unreadable`]).
+#[derive(Debug, Clone)]
+pub enum Damage {
+    /// It is larger than any sign-in.
+    TooLarge {
+        /// The limit, in KiB.
+        kib: u64,
+    },
+    /// It went away between its listing and its reading.
+    Disappeared,
+    /// It is not JSON.
+    NotJson(Arc<serde_json::Error>),
+    /// It is of another format version.
+    Version {
+        /// The version it has.
+        found: u64,
+        /// The version this build reads.
+        reads: u32,
+    },
+    /// It has no format version.
+    NoVersion,
+    /// A field is missing or of the wrong type (the reader's words, never
+    /// the values).
+    Fields(String),
+    /// A time field is not an RFC 3339 time.
+    Time(&'static str),
+    /// Its client kind is none this build knows (as written, unescaped).
+    ClientKind(String),
+}
+
+impl Damage {
+    /// What is wrong, and the fix, for the file `path`.
+    fn words(&self, path: &str) -> String {
+        let again = format!("remove it (rm {path}) and sign in again");
+        match self {
+            Self::TooLarge { kib } => {
+                format!("is over {kib} KiB: not a sign-in; remove it (rm {path})")
+            }
+            Self::Disappeared => "disappeared while it was read".to_owned(),
+            Self::NotJson(e) => format!("is not JSON ({e}); {again}"),
+            Self::Version { found, reads } => format!(
+                "has format version {found}; this ahp-elicit reads version {reads} (was it written by another version?)"
+            ),
+            Self::NoVersion => {
+                format!("has no format version: not an ahp-elicit sign-in; remove it (rm {path})")
+            }
+            Self::Fields(why) => format!("is damaged ({why}); {again}"),
+            Self::Time(field) => {
+                format!("is damaged ({field} is not an RFC 3339 time); {again}")
+            }
+            Self::ClientKind(kind) => format!(
+                "names an unknown client kind '{}'; {again}",
+                crate::safe_text::display(kind)
+            ),
+        }
+    }
+}
 
 /// A held lock on one sign-in (released on drop). Refresh holds it, reads
 /// the sign-in again and uses a token another process already refreshed,
@@ -198,7 +356,7 @@ struct NoLock;
 impl StoreLock for NoLock {}
 
 fn poisoned() -> StoreError {
-    StoreError("the in-memory sign-in store was poisoned by a panic".into())
+    StoreError::Poisoned
 }
 
 impl Store for MemoryStore {

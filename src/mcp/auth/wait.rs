@@ -31,10 +31,7 @@ impl Waiting {
     /// What the wait is, in one sentence: `Waiting for the sign-in to
     /// finish in the browser (listening on 127.0.0.1:PORT).`
     pub fn sentence(&self) -> String {
-        format!(
-            "Waiting for the sign-in to finish in the browser (listening on {}).",
-            self.listening
-        )
+        waiting_sentence(&self.listening)
     }
 
     /// The time left, in a person's words: `4m 59s left of 5m
@@ -47,6 +44,13 @@ impl Waiting {
             humantime::format_duration(self.timeout)
         )
     }
+}
+
+/// The sentence of a sign-in waiting for the browser that comes back to
+/// `listening` (`127.0.0.1:PORT`): `Waiting for the sign-in to finish in
+/// the browser (listening on 127.0.0.1:PORT).`
+pub fn waiting_sentence(listening: &str) -> String {
+    format!("Waiting for the sign-in to finish in the browser (listening on {listening}).")
 }
 
 /// The sign-in under way: from its question (or the browser's launch)
