@@ -1759,7 +1759,7 @@ mod modern {
     /// instead of an error when the whole limit ran out.
     #[test]
     fn an_http_server_that_never_answers_discover_gets_the_handshake() {
-        let srv = super::HttpServer::start_with(&["--ignore-unknown"]);
+        let srv = super::fake_http(&["--ignore-unknown"]);
         let r = run(&[
             "--connect-timeout",
             "4",
