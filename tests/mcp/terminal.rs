@@ -239,15 +239,11 @@ fn a_form_asked_before_any_call_is_not_said_to_outlive_the_call() {
     t.wait_for("Fake form");
     // The client answered the ping sent after the call's answer: it has
     // read that answer while the first form is on screen.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while !std::fs::read_to_string(&record).is_ok_and(|r| r.contains("after-call")) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the ping after the call was never answered"
-        );
-        t.pump();
-        std::thread::yield_now();
-    }
+    t.until("the answer to the ping after the call", PATIENCE, |_| {
+        std::fs::read_to_string(&record)
+            .is_ok_and(|r| r.contains("after-call"))
+            .then_some(())
+    });
     assert!(
         !t.screen()
             .contains(ahp_elicit::responder::CALL_FINISHED_BANNER),
