@@ -397,6 +397,11 @@ def run_stdio():
         with wlock:
             sys.stdout.write(json.dumps(obj) + "\n")
             sys.stdout.flush()
+            # FAKE_SENT: every message written, once written (a test waits
+            # for what the server sent instead of a pause).
+            if os.environ.get("FAKE_SENT"):
+                with open(os.environ["FAKE_SENT"], "a") as f:
+                    f.write(json.dumps(obj) + "\n")
 
     def read(timeout=None):
         try:

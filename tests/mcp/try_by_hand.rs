@@ -317,18 +317,14 @@ fn ctrl_c_twice_on_the_list_quits_with_130() {
 /// Wait (a safety net against a hang only) until the record file holds
 /// `n` lines; returns them.
 fn wait_for_records(record: &std::path::Path, n: usize) -> Vec<Value> {
-    let end = std::time::Instant::now() + PATIENCE;
-    loop {
+    common::wait_ok(PATIENCE, || {
         let got = received(record);
         if got.len() >= n {
-            return got;
+            Ok(got)
+        } else {
+            Err(format!("{n} record(s) awaited: {got:?}"))
         }
-        assert!(
-            std::time::Instant::now() < end,
-            "{n} record(s) awaited: {got:?}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    })
 }
 
 /// While a picked tool runs, its waiting screen shows what the server
@@ -479,11 +475,7 @@ fn an_answer_after_the_cancel_is_dropped() {
     t.press("\u{1b}", "Result of the tool 'probe'");
     t.send("q");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
-    let sent: Vec<Value> = std::fs::read_to_string(&record)
-        .expect("record")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
+    let sent = common::json_lines(&record);
     let call = sent
         .iter()
         .find(|m| m["method"] == "tools/call" && m["params"]["arguments"]["case"] == "late")
