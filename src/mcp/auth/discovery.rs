@@ -184,7 +184,7 @@ pub enum DiscoveryError {
         /// The MCP server's URL.
         server: String,
     },
-    /// An endpoint (`authorization`, `token`, `registration`) of the server
+    /// An endpoint (`authorization`, `token`, `registration`, `revocation`) of the server
     /// (its issuer) is not https nor on this machine.
     #[error("the {endpoint} endpoint of {issuer} is not https: credentials are sent over https only (or to this machine)")]
     NotHttps {
@@ -344,6 +344,8 @@ pub struct ServerMetadata {
     pub token_endpoint: String,
     /// `registration_endpoint` (RFC 7591).
     pub registration_endpoint: Option<String>,
+    /// `revocation_endpoint` (RFC 7009): where `auth logout` revokes.
+    pub revocation_endpoint: Option<String>,
     /// `scopes_supported`.
     pub scopes_supported: Option<Vec<String>>,
     /// `response_types_supported`.
@@ -371,6 +373,7 @@ impl ServerMetadata {
             authorization_endpoint: need("authorization_endpoint")?,
             token_endpoint: need("token_endpoint")?,
             registration_endpoint: s("registration_endpoint"),
+            revocation_endpoint: s("revocation_endpoint"),
             scopes_supported: strings(v.get("scopes_supported")),
             response_types_supported: strings(v.get("response_types_supported")),
             code_challenge_methods_supported: strings(v.get("code_challenge_methods_supported")),
@@ -407,6 +410,7 @@ impl ServerMetadata {
             ("authorization", Some(&self.authorization_endpoint)),
             ("token", Some(&self.token_endpoint)),
             ("registration", self.registration_endpoint.as_ref()),
+            ("revocation", self.revocation_endpoint.as_ref()),
         ] {
             if let Some(url) = url {
                 if !endpoint_allowed(url) {
@@ -431,6 +435,7 @@ impl ServerMetadata {
             ("authorization endpoint", Some(&self.authorization_endpoint)),
             ("token endpoint", Some(&self.token_endpoint)),
             ("registration endpoint", self.registration_endpoint.as_ref()),
+            ("revocation endpoint", self.revocation_endpoint.as_ref()),
         ] {
             if let Some(url) = url.filter(|u| points_home(mcp_url, u)) {
                 return Err(DiscoveryError::PointsHome {
