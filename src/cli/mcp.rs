@@ -80,6 +80,16 @@ pub struct McpArgs {
     /// refused without it, since anyone on the path can read them.
     #[arg(long, display_order = 46)]
     pub allow_insecure_http: bool,
+    /// Never start a sign-in: use (and renew) only a sign-in stored by
+    /// `ahp-elicit auth login`; without one the run ends with exit 3
+    /// naming that command (for CI, even with a terminal).
+    #[arg(long, display_order = 47)]
+    pub stored_auth_only: bool,
+    /// When a sign-in is needed and this run cannot make one (no terminal,
+    /// no --browser, or --stored-auth-only), wait up to DURATION for one
+    /// that someone stores with `ahp-elicit auth login URL` elsewhere.
+    #[arg(long, value_name = "DURATION", value_parser = super::parse_duration, display_order = 48)]
+    pub wait_for_sign_in: Option<std::time::Duration>,
     /// How elicitations are answered (the flags shared with `respond`).
     #[command(flatten)]
     pub answer: AnswerArgs,
@@ -315,14 +325,20 @@ fn parse_header(
         ));
     }
     let value = value.trim();
-    // `env:VAR` is the whole value or its last word (`Bearer env:TOKEN`).
-    let (before, last) = value.rsplit_once(' ').unwrap_or(("", value));
-    if before.split(' ').any(|w| w.starts_with("env:")) {
+    // `env:VAR` is the whole value or its last word (`Bearer env:TOKEN`);
+    // an `env:` anywhere else (any case) is refused, never sent as written.
+    let cut = value
+        .rfind(|c: char| c.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
+    let (before, last) = value.split_at(cut);
+    let var = last.strip_prefix("env:");
+    let elsewhere = |t: &str| t.to_ascii_lowercase().contains("env:");
+    if elsewhere(before) || (var.is_none() && elsewhere(last)) {
         return Err(format!(
-            "--header {name}: only the last word of a value is read as env:VAR ('Bearer env:TOKEN')"
+            "--header {name}: env:VAR is read only as the whole value or its last word ('Bearer env:TOKEN'); give the rest of the value another way"
         ));
     }
-    let value = match last.strip_prefix("env:") {
+    let value = match var {
         Some(var) => {
             let read = env(var).ok_or_else(|| {
                 format!(
@@ -330,11 +346,7 @@ fn parse_header(
                     terminal_safe(var)
                 )
             })?;
-            if before.is_empty() {
-                read
-            } else {
-                format!("{before} {read}")
-            }
+            format!("{before}{read}")
         }
         None => value.to_owned(),
     };
@@ -439,6 +451,9 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
     let auth = if http && !brought {
         let stderr_terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
         let open = match &args.answer.browser {
+            _ if args.stored_auth_only => super::auth::Open::Not(
+                "--stored-auth-only: this run uses only a sign-in stored by \"ahp-elicit auth login\"",
+            ),
             // Nobody reads the warnings of a scripted run: the sign-in URL
             // is refused as a URL elicitation would be.
             Some(cmd) => super::auth::Open::Command {
@@ -462,6 +477,7 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         o.request_timeout = args.connect_timeout;
         o.request_timeout_flag = Some("--connect-timeout");
         o.allow_insecure_http = args.allow_insecure_http;
+        o.wait_for_sign_in = args.wait_for_sign_in;
         Some(o)
     } else {
         None
@@ -797,9 +813,23 @@ mod tests {
             parse_header("Authorization: Bearer env:NOPE", env).unwrap_err(),
             "--header Authorization: the environment variable 'NOPE' is not set"
         );
+        for written in [
+            "X-Key: env:TOKEN extra",
+            "Cookie: a=env:TOKEN",
+            "X-Key: ENV:TOKEN",
+            "X-Key: prefix Env:TOKEN",
+        ] {
+            let name = written.split(':').next().unwrap();
+            assert_eq!(
+                parse_header(written, env).unwrap_err(),
+                format!("--header {name}: env:VAR is read only as the whole value or its last word ('Bearer env:TOKEN'); give the rest of the value another way"),
+                "{written}"
+            );
+        }
+        // A tab before the last word is a word break too.
         assert_eq!(
-            parse_header("X-Key: env:TOKEN extra", env).unwrap_err(),
-            "--header X-Key: only the last word of a value is read as env:VAR ('Bearer env:TOKEN')"
+            parse_header("Authorization: Bearer\tenv:TOKEN", env).unwrap(),
+            ("Authorization".into(), "Bearer\ts3cret".into())
         );
         let e = parse_header("X-Key: env:NOPE", env).unwrap_err();
         assert_eq!(
