@@ -58,7 +58,11 @@ Hostile text: the server's stderr and one elicitationId carry an ESC, which
 the client must never pass to the terminal raw.
 
 `--one-tool` lists only `probe` (a server with one tool); `--endless-tools`
-pages tools/list without end, 1000 tools a page.
+pages tools/list without end, 1000 tools a page; `--stuck-cursor` gives the
+same cursor on every page. `--ask-at-start` sends a form (id "at-start")
+right after notifications/initialized, before any call; a probe with
+`"ping_after": true` pings the client (id "after-call") once it answered
+the call.
 
 Eras (flags): by default the server speaks only 2025-11-25 and answers
 server/discover with -32601; `--exit-on-unknown` exits on it instead, and
@@ -294,6 +298,11 @@ def probe(state, case, call, notify, extra=None):
         responses["links"] = call("elicitation/create", LINKS)
     elif case == "quiet":
         pass
+    elif case == "invalid_first":
+        # One the client refuses before showing it, then a form.
+        responses["invalid"] = call("elicitation/create", {"requestedSchema": {
+            "type": "object", "properties": {"a": {"type": "string"}}}})
+        responses["form"] = call("elicitation/create", FORM)
     elif case == "refusals":
         # The client refuses each of these (as "refused" below): 30 in a row.
         responses["refusals"] = [call("elicitation/create", HOSTILE_NESTED) for _ in range(30)][-1]
@@ -574,6 +583,10 @@ def run_stdio():
         if "method" not in m:
             continue
         state.received.append(m["method"])
+        if m["method"] == "notifications/initialized" and "--ask-at-start" in sys.argv:
+            # A form asked before any call (its answer only in FAKE_RECORD).
+            write({"jsonrpc": "2.0", "id": "at-start", "method": "elicitation/create",
+                   "params": FORM})
         if "id" not in m:
             continue
         if m["method"] == "server/discover" and MODE == "legacy":
@@ -632,6 +645,10 @@ def run_stdio():
                 extra = extra_case(args, p.get("_meta", {}))
                 write({"jsonrpc": "2.0", "id": m["id"],
                        "result": probe(state, case, call, notify, extra)})
+                if args.get("ping_after"):
+                    # A request after the call's answer: its response (in
+                    # FAKE_RECORD) shows the client has read that answer.
+                    write({"jsonrpc": "2.0", "id": "after-call", "method": "ping"})
             else:
                 write({"jsonrpc": "2.0", "id": m["id"],
                        "error": {"code": -32602, "message": "unknown tool"}})

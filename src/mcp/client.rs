@@ -321,8 +321,13 @@ pub(super) struct Elicitations {
     pub completed: HashSet<String>,
     /// The last "retry now" / "give up" from the waiting screen.
     pub wait_key: Option<WaitKey>,
-    /// Elicitations put to the person so far.
+    /// Elicitations numbered so far (each request event's id has its
+    /// number).
     pub asked: usize,
+    /// Of those, requests refused before they were put to the person
+    /// (their params break the binding's rules): not counted in "request i
+    /// of n", which the person reads as the requests shown.
+    pub not_asked: usize,
     /// Of those, URL elicitations asked again under an `elicitationId`
     /// asked before (a call retried after -32042 asks for the same one):
     /// not new requests, so not counted in "request i of n".
@@ -357,7 +362,7 @@ impl Elicitations {
     /// The requests counted so far: those asked, less URL elicitations
     /// asked again ([`Elicitations::repeats`]).
     pub fn counted(&self) -> usize {
-        self.asked - self.repeats
+        self.asked - self.repeats - self.not_asked
     }
 }
 

@@ -141,7 +141,11 @@ impl Client {
             mcp: Some(&ext),
             ..WrapOptions::new(&server, &self.adapter, &event_id)
         };
-        wrap_request(params, &options).map_err(|violations| {
+        let built = wrap_request(params, &options);
+        if built.is_err() {
+            self.elic.not_asked += 1;
+        }
+        built.map_err(|violations| {
             // A fault in the params is reported relative to the params.
             let strip = |v: &Violation| match v.location.part {
                 Some(Part::RequestText) => v.location.pointer.clone(),
@@ -423,12 +427,21 @@ impl Client {
     /// server's `elicitation/create` outlives its tool call). They stay
     /// open, and an answer is still sent, but the server may no longer use
     /// it: each screen says so, and so does stderr.
-    pub(super) fn call_finished_under_open_requests(&mut self) {
+    ///
+    /// `call` is the call that finished: only the requests made while it
+    /// ran (their event names it in `extensions.mcp.call`) are noted; one
+    /// the server sent before any call, or during another, is not its.
+    pub(super) fn call_finished_under_open_requests(&mut self, call: Option<&CallRef>) {
+        let Some(call) = call else {
+            return;
+        };
         let keys: Vec<u64> = self
             .elic
             .asks
             .iter()
-            .filter(|(_, a)| a.rpc_id.is_some())
+            .filter(|(_, a)| {
+                a.rpc_id.is_some() && a.req.mcp.as_ref().and_then(|m| m.call.as_ref()) == Some(call)
+            })
             .map(|(k, _)| *k)
             .collect();
         let noted = keys

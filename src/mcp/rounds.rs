@@ -184,13 +184,13 @@ impl Client {
             });
         self.elic.call_args = base.get("arguments").cloned();
         let result = self.rounds(method, name, base).await;
-        self.elic.call = None;
+        let call = self.elic.call.take();
         self.elic.call_args = None;
         // The server answered the call (a result or its JSON-RPC error):
         // a request still open outlived it. A lost link is no answer: the
         // requests are withdrawn as the server's exit, not as a finished call.
         if matches!(result, Ok(_) | Err(McpError::Rpc { .. })) {
-            self.call_finished_under_open_requests();
+            self.call_finished_under_open_requests(call.as_ref());
         }
         result
     }

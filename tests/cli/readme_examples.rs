@@ -59,7 +59,7 @@ fn checks() -> Vec<(&'static str, Check)> {
         ("ahp-elicit respond --answers answers.json examples/form-every-kind.request.json", Run(accepts_with_answers)),
         (r#"echo '{"rules":[{"name":"delete","match":{"fields":["confirm"]},"answer":{"action":"accept","content":{"confirm":true}}},{"match":{"mode":"url"},"answer":{"action":"decline"}},{"match":{},"answer":{"action":"cancel"}}]}' > rules.json"#, Run(writes_rules)),
         ("ahp-elicit respond --answers rules.json --log run.log examples/stream.requests.jsonl", Run(answers_by_rule)),
-        ("ahp-elicit answers check --schema-policy compatible rules.json recorded.events.jsonl", Skip("needs the recorded events of the reader's own server; tests/cli/answer_rules.rs checks a recorded run of tests/mcp_fake_server.py")),
+        ("ahp-elicit answers check rules.json recorded.events.jsonl", Skip("needs the recorded events of the reader's own server; tests/cli/answer_rules.rs checks a recorded run of tests/mcp_fake_server.py")),
         ("ahp-elicit mcp --call book --answers rules.json --log run.log -- ./bookings-server", Skip("./bookings-server stands for the reader's server; tests/cli/answer_rules.rs runs the same against tests/mcp_fake_server.py")),
         ("ahp-elicit validate examples/*.json", Run(validates_examples)),
         ("ahp-elicit validate --format json examples/stream.requests.jsonl", Run(validates_as_json)),

@@ -208,6 +208,71 @@ fn probe_screen(dir: &Path, args: &str, envs: &[(&str, String)]) -> Tui {
     fake_screen_env(dir, &format!("--call probe --args '{args}'"), "", 100, envs)
 }
 
+/// A request refused before it was shown (its params break the rules) is
+/// not counted: the one form the person sees is request 1 of 1.
+#[test]
+fn a_request_refused_unseen_is_not_counted_in_request_i_of_n() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut t = fake_screen_env(
+        dir.path(),
+        r#"--plain --call probe --args '{"case":"invalid_first"}'"#,
+        "",
+        100,
+        &[],
+    );
+    t.wait_for("Fake form");
+    let screen = t.screen();
+    assert!(
+        screen.contains("Request 1 of 1, from the server"),
+        "{screen}"
+    );
+}
+
+/// A form the server asked before any call is not the call's: when the
+/// call returns while it is still open, it gets no "call finished" banner
+/// and stderr counts only the form the call asked.
+#[test]
+fn a_form_asked_before_any_call_is_not_said_to_outlive_the_call() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let record = dir.path().join("received.jsonl");
+    let envs = [("FAKE_RECORD", record.display().to_string())];
+    let mut t = fake_screen_env(
+        dir.path(),
+        r#"--call probe --args '{"case":"leave","ping_after":true}'"#,
+        "--ask-at-start",
+        100,
+        &envs,
+    );
+    t.wait_for("Fake form");
+    // The client answered the ping sent after the call's answer: it has
+    // read that answer while the first form is on screen.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !std::fs::read_to_string(&record).is_ok_and(|r| r.contains("after-call")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the ping after the call was never answered"
+        );
+        t.pump();
+        std::thread::yield_now();
+    }
+    assert!(
+        !t.screen()
+            .contains(ahp_elicit::responder::CALL_FINISHED_BANNER),
+        "{}",
+        t.screen()
+    );
+    // The call's own form comes next, with the banner.
+    t.submit();
+    t.wait_for(ahp_elicit::responder::CALL_FINISHED_BANNER);
+    t.submit();
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let err = t.stderr();
+    assert!(
+        err.contains("the call finished while a request was open"),
+        "{err}"
+    );
+}
+
 /// A server that exits with a form open: the screen says the server exited
 /// and nothing was sent, and stderr never says the call finished (it did
 /// not: the server went away before answering it).
