@@ -263,11 +263,14 @@ fn redirect_target(resp: &ureq::http::Response<ureq::Body>) -> String {
         .collect()
 }
 
-/// is [`HttpFail::SessionGone`]).
+/// is [`HttpFail::SessionGone`]). `request` is the id of the client's
+/// request the answer is to: a 2026-07-28 error that ends the run (-32020,
+/// -32021) sent with `"id": null` is its answer.
 fn handle_error_status(
     resp: ureq::http::Response<ureq::Body>,
     sh: &Shared,
     ctype: &str,
+    request: Option<u64>,
 ) -> Result<StreamMark, HttpFail> {
     let status = resp.status().as_u16();
     if (300..400).contains(&status) {
@@ -319,7 +322,13 @@ fn handle_error_status(
     let mut rpc: Option<(i64, String)> = None;
     let mut explained = None;
     if ctype.starts_with("application/json") {
-        if let Ok(v) = serde_json::from_slice::<Value>(&head) {
+        if let Ok(mut v) = serde_json::from_slice::<Value>(&head) {
+            let ends_the_run = rpc_error(&v).is_some_and(|(code, _)| {
+                code == super::era::HEADER_MISMATCH || code == super::era::MISSING_CAPABILITY
+            });
+            if let (Some(id), true, Some(Value::Null)) = (request, ends_the_run, v.get("id")) {
+                v["id"] = Value::from(id);
+            }
             if v.get("error").is_some() && v.get("id").is_some_and(|i| !i.is_null()) {
                 let _ = sh.tx.blocking_send(Incoming::Message(v));
                 return Ok(StreamMark {
@@ -655,7 +664,7 @@ fn handle_response(
         .unwrap_or("")
         .to_ascii_lowercase();
     if !(200..300).contains(&status) {
-        return handle_error_status(resp, sh, &ctype);
+        return handle_error_status(resp, sh, &ctype, request);
     }
     if status == 202 || status == 204 {
         return Ok(StreamMark::default());

@@ -667,11 +667,13 @@ fn a_missing_capability_in_an_http_error_without_id_names_the_capability() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let srv = server(d);
+    // The answer to server/discover, as one with its id would be: said
+    // with the capability, and no fallback to the 2025-11-25 handshake
+    // (a refusal of the handshake: exit 2).
     let r = call(d, &format!("{}/plain/missing-cap", srv.url), &[]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(
-        r.stderr.contains("HTTP 400 Bad Request (JSON-RPC error -32021: Missing capability): the server needs a client capability this client did not declare (-32021): {\"elicitation\":{\"form\":{}}}"),
-        "{}",
-        r.stderr
+    r.assert_said(
+        2,
+        "server/discover failed: JSON-RPC error -32021: Missing capability (the server needs a client capability this client did not declare (-32021): {\"elicitation\":{\"form\":{}}})",
     );
+    assert!(!r.stderr.contains("initialize"), "{}", r.stderr);
 }
