@@ -99,7 +99,8 @@ pub(super) struct Inner {
     /// and its kept registration was forgotten: one more flow registers
     /// again.
     pub(super) forgot_client: bool,
-    /// That one more flow was made.
+    /// The client was registered again this run (after a refresh or a
+    /// flow found the kept one unknown): never a second time.
     pub(super) registered_again: bool,
     /// A server error answered to a token read from the store was taken
     /// as a refusal of it ([`Authorizer::stored_token_failed`]): once a

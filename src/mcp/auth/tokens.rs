@@ -118,7 +118,8 @@ impl Authorizer {
     /// client registration stays); `invalid_client` or
     /// `unauthorized_client` for a registered client forgets the
     /// registration and the tokens (the flow that follows registers
-    /// again). Anything else leaves them.
+    /// again, and no flow of this run registers after it:
+    /// [`Inner::registered_again`]). Anything else leaves them.
     ///
     /// Errors: the store is not there.
     pub(super) fn refresh_refused(
@@ -135,7 +136,10 @@ impl Authorizer {
                 .notices
                 .say("the stored sign-in expired or was revoked; signing in again");
         } else if self.forget_rejected_client(client, body) {
-            // The authorization server forgot the client (it restarted).
+            // The authorization server forgot the client (it restarted):
+            // the flow that follows registers again, the one time a run
+            // does.
+            g.registered_again = true;
             self.opts.notices.say(&format!(
                 "{} no longer knows the client registered there ({err}); registering again",
                 key.issuer
