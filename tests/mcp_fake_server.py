@@ -16,6 +16,9 @@ Steps of case "all": ping, form (defaults on name and age), url,
 (notification elicitation/complete), bad-mode, invalid (a nested object
 property), roots (roots/list, not offered by the client). Case "required":
 one form with a required field and no default. Case "quiet": asks nothing.
+Case "extra-member": asks nothing and answers a successful result that
+carries a member of its own named "error" (results may carry extra
+members), which is the server's data, not a failure.
 Cases "deep", "toodeep", "huge": answers with a result nested 66 deep,
 200 deep, or over 5 MiB (see `big_result`). Over HTTP, for any case, the
 arguments `late_id` (the answer's "id" written after its "result"),
@@ -286,7 +289,9 @@ def probe(state, case, call, notify, extra=None):
     responses = {}
     if case in ("deep", "toodeep", "huge"):
         return big_result(case)
-    if case in ("hold", "late", "progress", "flood", "swap", "dupid", "leave", "die", "burst", "queue") and extra is not None:
+    if case == "extra-member":
+        return {"content": [{"type": "text", "text": "fine"}], "error": "not really"}
+    if case in ("hold", "late", "progress", "flood", "swap", "dupid", "leave", "die", "burst", "queue", "refusals_open") and extra is not None:
         return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
@@ -512,6 +517,15 @@ def run_stdio():
                         late = strip(m)
                 return {"content": [{"type": "text", "text": "queue done"}],
                         "structuredContent": {"first": first, "late": late}}
+            if case == "refusals_open":
+                # 30 URL requests the client refuses (a name before `@`:
+                # no script consents to it), sent at once; the call
+                # returns while they are still being refused.
+                for i in range(30):
+                    call("elicitation/create",
+                         dict(URL, url="https://accounts.example.com@evil.test/x",
+                              elicitationId=f"flood-{i}"), send_only=True)
+                return {"content": [{"type": "text", "text": "flooded"}]}
             if case == "leave":
                 # The call ends with the form (with "mode": "url", the URL
                 # request) still open.

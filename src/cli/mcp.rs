@@ -248,21 +248,15 @@ impl crate::responder::Responder for LoggingResponder {
         step: &crate::browse::Step,
     ) -> Result<crate::browse::Reply, crate::responder::RespondError> {
         use crate::browse::Step;
-        use crate::log::CallEnd;
-        match step {
-            Step::Result {
-                kind,
-                tool,
-                result,
-                arguments,
-                ..
-            } => self.note(|l| l.called(*kind, tool, arguments, CallEnd::Answered(result))),
-            Step::Cancelled {
-                kind,
-                tool,
-                arguments,
-            } => self.note(|l| l.called(*kind, tool, arguments, CallEnd::Cancelled)),
-            _ => {}
+        if let Step::Result {
+            kind,
+            tool,
+            outcome,
+            arguments,
+            ..
+        } = step
+        {
+            self.note(|l| l.called(*kind, tool, arguments, outcome))
         }
         self.inner.browse(step)
     }

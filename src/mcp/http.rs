@@ -324,7 +324,8 @@ fn handle_error_status(
     if ctype.starts_with("application/json") {
         if let Ok(mut v) = serde_json::from_slice::<Value>(&head) {
             let ends_the_run = rpc_error(&v).is_some_and(|(code, _)| {
-                code == super::era::HEADER_MISMATCH || code == super::era::MISSING_CAPABILITY
+                code == super::request_meta::HEADER_MISMATCH
+                    || code == super::request_meta::MISSING_CAPABILITY
             });
             if let (Some(id), true, Some(Value::Null)) = (request, ends_the_run, v.get("id")) {
                 v["id"] = Value::from(id);
@@ -338,7 +339,7 @@ fn handle_error_status(
             }
             rpc = rpc_error(&v);
             explained = rpc.as_ref().and_then(|(code, _)| {
-                super::era::explain(*code, v.get("error").and_then(|e| e.get("data")))
+                super::request_meta::explain(*code, v.get("error").and_then(|e| e.get("data")))
             });
         }
     }

@@ -331,6 +331,31 @@ fn a_flood_of_refused_elicitations_is_said_up_to_a_bound_then_counted() {
     );
 }
 
+/// The same when the refused requests outlive the call that asked them:
+/// the lines stay bounded and the count at the end counts them all.
+#[test]
+fn refusals_after_the_call_are_bounded_and_counted() {
+    let r = stdio(&[
+        "--call",
+        "probe",
+        "--args",
+        r#"{"case":"refusals_open"}"#,
+        "--action",
+        "accept",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.matches("refused an elicitation:").count() <= 20,
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("30 elicitation(s) got no valid answer"),
+        "{}",
+        r.stderr
+    );
+}
+
 /// A server whose cursor never advances is asked twice, not to the bound:
 /// its tools listed once, and said so.
 #[test]

@@ -648,3 +648,42 @@ fn ctrl_o_edits_the_whole_arguments_as_json() {
     let left: Vec<_> = std::fs::read_dir(&tmp).expect("tmp").collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A successful result may carry members of the server's own (the fake
+/// server's case "extra-member" answers `{"content": [{"type": "text",
+/// "text": "fine"}], "error": "not really"}`): the result is shown as the
+/// server sent it, its content under the heading, never as a failed call;
+/// `--log` records the call as answered (`isError` false), not as failed.
+#[test]
+fn a_result_with_an_error_member_of_its_own_is_shown_as_a_result() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let log = dir.path().join("run.log");
+    let server = root().join("tests/mcp_fake_server.py");
+    let args = format!(
+        "mcp --plain --log '{}' -- python3 '{}'",
+        log.display(),
+        server.display()
+    );
+    let mut t = Tui::start_env(dir.path(), &out, 120, 40, &args, &[]);
+    t.wait_for("Type a number or part of a name to pick one (q leaves):");
+    t.press("probe\r", "Field 1 of 1:");
+    t.press("extra-member\r", "Type call, edit N, or back:");
+    t.press("call\r", "Result of the tool 'probe'");
+    t.wait_for("Press Enter to go back to the list (q leaves):");
+    let screen = t.screen();
+    assert!(screen.contains("Content: 1 block(s)"), "{screen}");
+    assert!(screen.contains("| fine"), "{screen}");
+    assert!(!screen.contains("The call failed"), "{screen}");
+    t.send("q\r");
+    assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
+    let text = std::fs::read_to_string(&log).expect("log");
+    let probe: Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+        .find(|r| r["event"] == "tool-called")
+        .expect("the call logged");
+    assert_eq!(probe["tool"], "probe", "{text}");
+    assert_eq!(probe["isError"], false, "{text}");
+    assert_eq!(probe.get("error"), None, "{text}");
+}

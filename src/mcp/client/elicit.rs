@@ -15,14 +15,14 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
-use super::client::{str_field, Ask, Client, MAX_URL_PLACES};
-use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
-use super::McpError;
+use super::{str_field, Ask, Client, MAX_URL_PLACES};
 use crate::binding::violation::{Part, Violation};
 use crate::binding::{
     wrap_request, Action, Answer, CallMethod, CallRef, McpExtension, Mode, RequestEvent,
     ResultMeta, Revision, WrapOptions,
 };
+use crate::mcp::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
+use crate::mcp::McpError;
 use crate::responder::{Context, Outcome, Progress, RespondError, WaitKey, Waiting};
 use crate::safe_text;
 use crate::session::{settle, AskError, NoResult, Reply, WithdrawReason};
@@ -297,18 +297,19 @@ impl Client {
     }
 
     /// Say that an elicitation was refused (`said`: why, safe text): the
-    /// first [`Tally::KEPT`](super::Tally::KEPT) of the session one line
+    /// first [`Tally::KEPT`](crate::mcp::Tally::KEPT) of the session one line
     /// each, then one line saying that later ones are counted (the count
     /// ends the run), so a server that makes the client refuse without end
     /// cannot flood the terminal.
-    fn say_refusal(&self, said: &str) {
-        let n = self.elic.refused.len() + self.elic.rejected.len();
-        if n < super::Tally::KEPT {
+    fn say_refusal(&mut self, said: &str) {
+        let n = self.elic.refusals_said;
+        self.elic.refusals_said += 1;
+        if n < crate::mcp::Tally::KEPT {
             self.notice(&format!("refused an elicitation: {said}"));
-        } else if n == super::Tally::KEPT {
+        } else if n == crate::mcp::Tally::KEPT {
             self.notice(&format!(
                 "refused more than {} elicitations: later ones are counted, not said one by one",
-                super::Tally::KEPT
+                crate::mcp::Tally::KEPT
             ));
         }
     }

@@ -26,12 +26,12 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
-use super::client::Client;
 use super::elicit::{InputRef, URL_ELICITATION_REQUIRED};
-use super::jsonrpc::INVALID_REQUEST;
-use super::Incomplete;
-use super::McpError;
+use super::Client;
 use crate::binding::Revision;
+use crate::mcp::jsonrpc::INVALID_REQUEST;
+use crate::mcp::Incomplete;
+use crate::mcp::McpError;
 use crate::responder::Progress;
 use crate::safe_text;
 
