@@ -354,6 +354,12 @@ def answer(state, msg):
         if "--stuck-cursor" in sys.argv:
             # Every page is the first again, with the same cursor.
             return {"tools": TOOLS, "nextCursor": "stuck"}
+        if "--checked-tool" in sys.argv:
+            # A tool with an outputSchema whose call fails (isError) with
+            # structured content that does not fit it.
+            return {"tools": TOOLS + [{
+                "name": "checked", "inputSchema": {"type": "object"},
+                "outputSchema": {"type": "object", "required": ["total"]}}]}
         return {"tools": TOOLS[:1] if "--one-tool" in sys.argv else TOOLS}
     if method == "ping":
         return {}
@@ -391,6 +397,11 @@ def run_stdio():
         with wlock:
             sys.stdout.write(json.dumps(obj) + "\n")
             sys.stdout.flush()
+            # FAKE_SENT: every message written, once written (a test waits
+            # for what the server sent instead of a pause).
+            if os.environ.get("FAKE_SENT"):
+                with open(os.environ["FAKE_SENT"], "a") as f:
+                    f.write(json.dumps(obj) + "\n")
 
     def read(timeout=None):
         try:
@@ -653,6 +664,11 @@ def run_stdio():
                         "structuredContent": {"retry_after_complete": after,
                                               "received": state.received,
                                               "pushed": pushed}}})
+                continue
+            if p.get("name") == "checked":
+                write({"jsonrpc": "2.0", "id": m["id"], "result": {
+                    "content": [{"type": "text", "text": "no total today"}],
+                    "structuredContent": {"reason": "closed"}, "isError": True}})
                 continue
             if p.get("name") == "probe":
                 case = args.get("case", "all")

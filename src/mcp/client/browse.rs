@@ -221,8 +221,14 @@ impl Client {
                     _ => Ok(Next::List),
                 };
             }
+            // The outputSchema is the shape of a successful result: one
+            // with `isError` is not checked against it.
             let structured = match &outcome {
-                CallOutcome::Answered(result) => result.get("structuredContent"),
+                CallOutcome::Answered(result)
+                    if result.get("isError") != Some(&Value::Bool(true)) =>
+                {
+                    result.get("structuredContent")
+                }
                 _ => None,
             };
             let output_check = match (kind, item.get("outputSchema"), structured) {
