@@ -778,3 +778,76 @@ fn logout_revokes_the_grant_first_unless_told_not_to() {
     let status = ahp(d, &["auth", "status"]);
     assert!(!status.stdout.contains("revoke-500"), "{}", status.stdout);
 }
+
+/// `--stored-auth-only` uses a stored sign-in and never starts one, even
+/// with `--browser`: without one it ends with exit 3 naming `auth login`.
+/// `auth login` on a stored sign-in keeps it; `--force` signs in anew.
+#[test]
+fn stored_auth_only_never_signs_in_and_login_force_always_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let url = endpoint(&srv, "lenient");
+    let b = browser();
+    assert_eq!(call_signing_in(d, &url).code, 0);
+    assert_eq!(count(d, "authorize"), 1);
+    let stored = call(d, &url, &["--stored-auth-only", "--browser", &b]);
+    assert_eq!(stored.code, 0, "{}", stored.stderr);
+    let login = ahp(d, &["auth", "login", "--browser", &b, &url]);
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    assert_eq!(count(d, "authorize"), 1, "the stored sign-in is kept");
+    let forced = ahp(d, &["auth", "login", "--force", "--browser", &b, &url]);
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    assert_eq!(count(d, "authorize"), 2, "--force signs in anew");
+    assert_eq!(ahp(d, &["auth", "logout", "--no-revoke", &url]).code, 0);
+    let none = call(d, &url, &["--stored-auth-only", "--browser", &b]);
+    assert_eq!(none.code, 3, "{}", none.stderr);
+    assert!(
+        none.stderr.contains("--stored-auth-only") && none.stderr.contains("ahp-elicit auth login"),
+        "{}",
+        none.stderr
+    );
+    assert_eq!(count(d, "authorize"), 2, "no sign-in was started");
+}
+
+/// `--wait-for-sign-in`: a run that cannot sign in waits while a person
+/// signs in with `auth login` elsewhere, then goes on with that sign-in.
+#[test]
+fn a_run_waits_for_a_sign_in_made_elsewhere() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let url = endpoint(&srv, "lenient");
+    let mut waiting = crate::common::sdk::ahp_in(d)
+        .args(["mcp", "--wait-for-sign-in", "120", "--call", "t", &url])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(waiting.stderr.take().unwrap());
+    let mut said = String::new();
+    loop {
+        let mut line = String::new();
+        assert_ne!(
+            err.read_line(&mut line).unwrap(),
+            0,
+            "ended before waiting: {said}"
+        );
+        said.push_str(&line);
+        if line.contains("needs a sign-in: waiting up to 2 minutes for one stored by") {
+            break;
+        }
+    }
+    let b = browser();
+    let login = ahp(d, &["auth", "login", "--browser", &b, &url]);
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    let out = waiting.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("signed in"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(count(d, "authorize"), 1, "one sign-in, made by auth login");
+}

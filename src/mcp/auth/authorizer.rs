@@ -194,7 +194,8 @@ impl Authorizer {
 
     pub(super) fn lock(&self) -> Result<MutexGuard<'_, Inner>, AuthError> {
         let mut g = self.inner.lock().map_err(|_| AuthError::Poisoned)?;
-        if !g.loaded {
+        // `auth login --force`: nothing stored is used or renewed.
+        if !g.loaded && !self.opts.force_new {
             g.loaded = true;
             // A stored sign-in made for this URL and account, sent with
             // the first request (refreshed first when it is due); one
@@ -325,10 +326,10 @@ impl Authorizer {
         let (meta, meta_url) = self.server_metadata(&issuer)?;
         meta.check()?;
         meta.check_reach(&self.mcp_url)?;
-        if self.use_stored(&mut g, stored, &issuer) {
+        if !self.opts.force_new && self.use_stored(&mut g, stored, &issuer) {
             return Ok(());
         }
-        if !step_up {
+        if !step_up && !self.opts.force_new {
             let generation = g.generation;
             if self.try_refresh(&mut g, Some(&meta), generation)? {
                 return Ok(());
