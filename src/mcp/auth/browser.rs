@@ -90,11 +90,7 @@ impl Authorizer {
         let code = self.ask_and_wait(&shown, &rx);
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
         let code = code.map_err(|e| match reused {
-            true => AuthError::KeptClient {
-                issuer: meta.issuer.clone(),
-                mcp_url: self.mcp_url.clone(),
-                source: Box::new(e),
-            },
+            true => self.kept_client_failed(g, &client, e),
             false => e,
         })?;
         crate::redact::register_secret(code.expose());
@@ -115,6 +111,44 @@ impl Authorizer {
             client,
             tokens,
         })
+    }
+
+    /// A flow with a client registration kept from an earlier run that
+    /// failed before the browser brought a code back. When the
+    /// authorization endpoint refused it (the opener failed: a browser
+    /// command ends non-zero on the error page; or the browser came back
+    /// with `invalid_client` or `unauthorized_client`), the registration
+    /// is forgotten and [`Inner::forgot_client`] set (the run registers
+    /// again once): [`AuthError::KeptClientRefused`]. When the browser
+    /// never came back, it is forgotten for the next sign-in:
+    /// [`AuthError::KeptClient`]. Any other failure (cancelled, a wrong
+    /// `state` or `iss`) is not the client's and is returned as it is.
+    pub(super) fn kept_client_failed(
+        &self,
+        g: &mut Inner,
+        client: &ClientRegistration,
+        e: AuthError,
+    ) -> AuthError {
+        let refused = match &e {
+            AuthError::Open { .. } => true,
+            AuthError::Callback(CallbackError::Refused { error, .. }) => {
+                matches!(error.as_str(), "invalid_client" | "unauthorized_client")
+            }
+            _ => false,
+        };
+        let timed_out = matches!(e, AuthError::BrowserTimeout { .. });
+        if !(refused || timed_out) || client.kind != ClientKind::Dynamic {
+            return e;
+        }
+        self.forget_client(client);
+        let issuer = client.issuer.clone();
+        let source = Box::new(e);
+        if refused {
+            g.forgot_client = true;
+            AuthError::KeptClientRefused { issuer, source }
+        } else {
+            AuthError::KeptClient { issuer, source }
+        }
     }
 
     /// The loopback listener the browser comes back to, and the client
