@@ -152,7 +152,7 @@ impl Authorizer {
         // From here a signal ends the sign-in, not the run: held until the
         // wait ends, and published so that the session knows.
         let _hold = crate::signals::hold();
-        let published = super::wait::Published::new(&self.mcp_url);
+        let published = self.opts.sign_ins.publish(&self.mcp_url);
         let opened = match (&self.opts.screen, &self.opts.opener) {
             (Some(screen), _) => {
                 screen(&SignInRequest {
@@ -163,6 +163,7 @@ impl Authorizer {
                     step_up: s.step_up,
                     paste: s.paste,
                     record_launch: self.opts.record_launch.as_ref(),
+                    desk: self.opts.desk.as_ref(),
                 })
                 .map_err(AuthError::of_screen)?;
                 Ok(())
@@ -189,7 +190,7 @@ impl Authorizer {
 
     /// Wait for the browser's return (or a pasted address), up to
     /// `--auth-timeout`. Meanwhile the wait is published for the screens
-    /// ([`super::wait`]): Control-C there, or an ending signal (SIGINT at a
+    /// ([`super::wait::SignIns`]): Control-C there, or an ending signal (SIGINT at a
     /// terminal given back), ends it as a cancelled sign-in.
     ///
     /// Errors: [`cancelled`], or no answer in time.
@@ -197,7 +198,7 @@ impl Authorizer {
         &self,
         s: &Shown<'_>,
         rx: &std::sync::mpsc::Receiver<Result<Secret, CallbackError>>,
-        published: &super::wait::Published,
+        published: &super::wait::Published<'_>,
     ) -> Result<Result<Secret, CallbackError>, AuthError> {
         use std::sync::mpsc::RecvTimeoutError;
         let uri = s.paste.redirect_uri();
