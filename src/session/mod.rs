@@ -121,10 +121,12 @@ enum ToResponder {
 /// in (the HTTP transport's): put a question to the person on the
 /// responder's terminal, and the session's [`SignIns`]. Cloned freely;
 /// the questions travel on the desk's own channel, after the requests
-/// asked before them.
+/// asked before them. It does not keep that channel open: once the desk
+/// is dropped the responder thread ends, even while a transport's thread
+/// still holds this.
 #[derive(Clone)]
 pub struct SignInDesk {
-    to: smpsc::Sender<ToResponder>,
+    to: std::sync::Weak<smpsc::Sender<ToResponder>>,
     sign_ins: Arc<SignIns>,
 }
 
@@ -139,11 +141,14 @@ impl SignInDesk {
     /// its terminal ([`Responder::in_lines`]) once the requests asked
     /// before it are answered; the waiting screen is woken for it. Its
     /// result comes back on the returned channel, which closes without
-    /// one when the responder thread ended first. After a quit the job is
-    /// not run: [`SignInError::NotAsked`].
+    /// one when the desk was dropped or the responder thread ended first.
+    /// After a quit the job is not run: [`SignInError::NotAsked`].
     pub fn ask_in_lines(&self, job: LinesJobOnce) -> smpsc::Receiver<Result<(), SignInError>> {
         let (reply, rx) = smpsc::channel();
-        if self.to.send(ToResponder::Lines { job, reply }).is_ok() {
+        let Some(to) = self.to.upgrade() else {
+            return rx;
+        };
+        if to.send(ToResponder::Lines { job, reply }).is_ok() {
             // Only now: the woken screen finds the job on the channel.
             self.sign_ins.changed();
         }
@@ -181,7 +186,9 @@ enum FromResponder {
 /// The front door's side of the loop: ask the responder, withdraw, show a
 /// status, and receive the replies.
 pub struct Desk {
-    to: smpsc::Sender<ToResponder>,
+    /// Held here only (the sign-in's side holds it weakly): dropping the
+    /// desk closes the channel, which ends the responder thread.
+    to: Arc<smpsc::Sender<ToResponder>>,
     /// What the waiting screen shows: one slot, the latest status wins (a
     /// flood of statuses cannot queue up while a screen is open).
     shown: Arc<Mutex<Waiting>>,
@@ -406,7 +413,7 @@ impl Desk {
     /// ([`crate::mcp::auth::AuthOptions::desk`]).
     pub fn sign_in_desk(&self) -> SignInDesk {
         SignInDesk {
-            to: self.to.clone(),
+            to: Arc::downgrade(&self.to),
             sign_ins: Arc::clone(&self.sign_ins),
         }
     }
@@ -661,7 +668,7 @@ where
     // The screens show this session's sign-ins (and cancel them).
     responder.follow_sign_ins(Arc::clone(&sign_ins));
     let desk = Desk {
-        to: to_tx,
+        to: Arc::new(to_tx),
         shown: Arc::clone(&shown),
         from: from_rx,
         open: HashMap::new(),
