@@ -12,7 +12,8 @@ use crate::binding::{Answer, RequestEvent};
 use lines::SignInError;
 
 // The command line's: its lines jobs and plain mode's line I/O, `--notify`,
-// the arrival pipe that wakes a waiting screen.
+// a session's sign-ins as its screens show them, the arrival pipe that
+// wakes a waiting screen.
 #[cfg(all(feature = "cli", feature = "internals"))]
 #[doc(hidden)]
 pub mod lines;
@@ -23,6 +24,11 @@ pub(crate) mod lines;
 pub mod notify;
 #[cfg(all(feature = "cli", not(feature = "internals")))]
 pub(crate) mod notify;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod sign_in;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod sign_in;
 #[cfg(feature = "cli")]
 pub(crate) mod wake;
 
@@ -301,12 +307,12 @@ pub trait Responder {
     }
 
     /// Called once when a session starts, before any request: the
-    /// session's sign-ins ([`crate::mcp::auth::wait::SignIns`]), which a
+    /// session's sign-ins (`sign_in::SignIns`), which a
     /// waiting screen shows while one waits for the browser (and cancels
     /// on Control-C). Every change of them wakes a screen that watches
     /// the arrival pipe (`responder::wake`). The default ignores them.
     #[cfg(feature = "cli")]
-    fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<crate::mcp::auth::wait::SignIns>) {
+    fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<sign_in::SignIns>) {
         let _ = sign_ins;
     }
 

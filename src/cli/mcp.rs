@@ -225,7 +225,7 @@ impl crate::responder::Responder for LoggingResponder {
         self.inner.in_lines(job)
     }
 
-    fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<crate::mcp::auth::wait::SignIns>) {
+    fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>) {
         self.inner.follow_sign_ins(sign_ins)
     }
 

@@ -303,7 +303,7 @@ pub(super) struct Lifecycle {
     /// `--protocol auto`: when the whole handshake (`server/discover` and
     /// the fallback) must be done (one `--connect-timeout`), and the time
     /// spent signing in then
-    /// ([`crate::mcp::auth::wait::SignIns::time_signing_in`]):
+    /// ([`crate::responder::sign_in::SignIns::time_signing_in`]):
     /// the time sign-ins take since moves it on.
     pub handshake_until: Option<(Instant, Duration)>,
     /// The last line of a stdio server's stderr, as written.
@@ -420,7 +420,7 @@ async fn next_ending(events: &mut tokio::sync::broadcast::Receiver<crate::signal
 /// What an ending signal `n` ends: the session's sign-in waiting for the
 /// browser when there is one (or was, and the signal ended it), else the
 /// session.
-fn signal_ends(n: i32, sign_ins: &crate::mcp::auth::wait::SignIns) -> McpError {
+fn signal_ends(n: i32, sign_ins: &crate::responder::sign_in::SignIns) -> McpError {
     match sign_ins.ended_by_signal(n) {
         Some(url) => McpError::SignIn(crate::mcp::auth::AuthError::Cancelled { mcp_url: url }),
         None => McpError::Interrupted(n),

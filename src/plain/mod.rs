@@ -133,7 +133,7 @@ pub struct PlainResponder<I: LineIo> {
     /// The sign-ins of the session answered
     /// ([`Responder::follow_sign_ins`]): Control-C while one waits for the
     /// browser ends it.
-    sign_ins: std::sync::Arc<crate::mcp::auth::wait::SignIns>,
+    sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>,
 }
 
 /// Plain mode says once, this long before `--timeout` cancels a request,
@@ -845,7 +845,7 @@ impl<I: LineIo> Responder for PlainResponder<I> {
         job(&mut self.io)
     }
 
-    fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<crate::mcp::auth::wait::SignIns>) {
+    fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>) {
         self.sign_ins = sign_ins;
     }
 

@@ -303,7 +303,7 @@ impl Turn<'_, '_> {
 /// The waiting sentence.
 fn waiting(req: &SignInRequest<'_>) -> String {
     let uri = req.paste.redirect_uri();
-    crate::mcp::auth::wait::waiting_sentence(
+    crate::responder::sign_in::waiting_sentence(
         crate::mcp::auth::listener::listening_at(uri).unwrap_or(uri),
     )
 }

@@ -51,8 +51,8 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::binding::RequestEvent;
-use crate::mcp::auth::wait::SignIns;
 use crate::responder::lines::SignInError;
+use crate::responder::sign_in::SignIns;
 use crate::responder::{
     Behind, Context, LinesJobOnce, Origin, Outcome, RespondError, Responder, WaitKey, Waiting,
     Withdrawal,

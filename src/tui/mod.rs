@@ -317,7 +317,7 @@ pub struct TuiResponder {
     /// The sign-ins of the session this screen answers
     /// ([`Responder::follow_sign_ins`]): one waiting for the browser is
     /// what the waiting screen shows.
-    sign_ins: std::sync::Arc<crate::mcp::auth::wait::SignIns>,
+    sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>,
 }
 
 impl TuiResponder {
@@ -702,7 +702,7 @@ impl Responder for TuiResponder {
         r
     }
 
-    fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<crate::mcp::auth::wait::SignIns>) {
+    fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>) {
         self.sign_ins = sign_ins;
     }
 

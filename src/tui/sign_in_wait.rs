@@ -75,7 +75,7 @@ impl TuiResponder {
     /// terminal (the full screen steps aside), whole and on one line, for
     /// copying; back on Enter, or when the wait ends. Control-C there ends
     /// the sign-in.
-    pub(super) fn show_sign_in_url(&mut self, w: &crate::mcp::auth::wait::Waiting) {
+    pub(super) fn show_sign_in_url(&mut self, w: &crate::responder::sign_in::Waiting) {
         use crate::mcp::auth::authorizer::SignInError;
         use crate::plain::{LineIo, Reply};
         let url = crate::plain::signin::review_sign_in(&w.url).display_url();

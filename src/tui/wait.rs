@@ -137,7 +137,7 @@ impl TuiResponder {
     fn draw_wait_frame(
         &mut self,
         shown: &Waiting,
-        signing_in: Option<&crate::mcp::auth::wait::Waiting>,
+        signing_in: Option<&crate::responder::sign_in::Waiting>,
         extra: Option<&str>,
     ) -> Result<(), RespondError> {
         let (theme, answered) = (&self.theme, self.answered);

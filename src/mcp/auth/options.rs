@@ -131,7 +131,7 @@ pub struct AuthOptions {
     /// browser (its screens show it) and its cancellation. Default: a
     /// state of its own (`auth login`, which has no session); a session
     /// gives its own ([`crate::session::Desk::sign_ins`]).
-    pub sign_ins: Arc<super::wait::SignIns>,
+    pub sign_ins: Arc<crate::responder::sign_in::SignIns>,
     /// The session's desk, where a terminal sign-in puts its question
     /// ([`SignInRequest::desk`]); None outside a session.
     pub desk: Option<crate::session::SignInDesk>,

@@ -1,6 +1,9 @@
 //! The sign-ins of one session as the rest of the program sees them
-//! ([`SignIns`], shared by `Arc`): the session hands it to its
-//! [`Authorizer`](super::Authorizer) and to the responder that answers it.
+//! ([`SignIns`], shared by `Arc`): the session makes it
+//! (`session::Desk::sign_ins`) and hands it to the authorizer that signs
+//! in for it (`mcp::auth::AuthOptions::sign_ins`, on the HTTP transport's
+//! threads) and to the responder that answers it
+//! ([`Responder::follow_sign_ins`](crate::responder::Responder::follow_sign_ins)).
 //! While a sign-in waits, the screens say so (what is waited for, the
 //! listening address, the time left) and keep the authorization URL
 //! within reach ([`SignIns::current`]); Control-C there ends the sign-in
@@ -11,12 +14,14 @@
 //!
 //! Every change (a sign-in or refresh started or ended, its wait for the
 //! browser began, its question put to the person) is an event: it wakes
-//! the waiting screen through the arrival pipe
-//! ([`crate::responder::wake`]) and the session through
-//! [`SignIns::changes`], so neither looks at the state on a timer.
+//! the waiting screen through the arrival pipe (`responder::wake`) and
+//! the session through [`SignIns::changes`], so neither looks at the state
+//! on a timer.
 //!
-//! One wait at a time per session (the authorizer runs one flow at a time;
-//! a session signs in to one server).
+//! It sits beside the [`Responder`](crate::responder::Responder) trait,
+//! below the session and the MCP client that share it, as plain lines do
+//! (`responder::lines`). One wait at a time per session (the authorizer
+//! runs one flow at a time; a session signs in to one server).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -85,9 +90,9 @@ struct Clock {
 /// they took (the session's clock stops meanwhile), the one waiting for
 /// the browser (its URL, listening address and time left, for the
 /// screens) and how to cancel it. Made by the session
-/// ([`crate::session::Desk::sign_ins`]) and shared by `Arc` with the
-/// authorizer (which changes it, on the HTTP transport's threads) and the
-/// responder (whose screens read it when woken).
+/// (`session::Desk::sign_ins`) and shared by `Arc` with the authorizer
+/// (which changes it, on the HTTP transport's threads) and the responder
+/// (whose screens read it when woken).
 #[derive(Debug)]
 pub struct SignIns {
     clock: Mutex<Clock>,
@@ -256,11 +261,11 @@ impl Published<'_> {
         self.sign_ins.changed();
     }
 
-    /// Whether the person cancelled it (Control-C: a SIGINT, remembered
-    /// for [`SignIns::ended_by_signal`]), or another ending signal
-    /// arrived.
-    pub(crate) fn cancelled(&self) -> bool {
-        match crate::signals::received() {
+    /// Whether the person cancelled it, or an ending signal arrived (the
+    /// one received so far, `signal`): Control-C, a SIGINT, is remembered
+    /// for [`SignIns::ended_by_signal`].
+    pub(crate) fn cancelled(&self, signal: Option<i32>) -> bool {
+        match signal {
             Some(libc::SIGINT) => {
                 *lock(&self.sign_ins.signalled) = Some(self.mcp_url.clone());
                 true
@@ -314,9 +319,9 @@ mod tests {
         assert!(theirs.current().is_none(), "another session sees nothing");
         assert!(!theirs.cancel());
         assert_eq!(theirs.ended_by_signal(libc::SIGINT), None);
-        assert!(!published.cancelled());
+        assert!(!published.cancelled(None));
         assert!(ours.cancel());
-        assert!(published.cancelled());
+        assert!(published.cancelled(None));
         assert_eq!(
             ours.ended_by_signal(libc::SIGINT).as_deref(),
             Some("https://a.example/mcp")
@@ -325,6 +330,24 @@ mod tests {
         drop(published);
         assert!(ours.current().is_none());
         assert!(!ours.cancel());
+    }
+
+    #[test]
+    fn a_control_c_during_a_sign_in_is_remembered_as_ending_it() {
+        let s = SignIns::default();
+        let published = s.publish("https://a.example/mcp");
+        assert!(published.cancelled(Some(libc::SIGTERM)));
+        drop(published);
+        assert_eq!(s.ended_by_signal(libc::SIGINT), None, "not a Control-C");
+        let published = s.publish("https://a.example/mcp");
+        assert!(published.cancelled(Some(libc::SIGINT)));
+        drop(published);
+        // The wait ended; the signal still ends the run as that sign-in.
+        assert_eq!(
+            s.ended_by_signal(libc::SIGINT).as_deref(),
+            Some("https://a.example/mcp")
+        );
+        assert_eq!(SignIns::default().ended_by_signal(libc::SIGINT), None);
     }
 
     #[test]
