@@ -410,7 +410,7 @@ impl Desk {
     }
 
     /// The sign-in's side of this desk, for the authorizer
-    /// ([`crate::mcp::auth::AuthOptions::desk`]).
+    /// (`mcp::auth::AuthOptions::desk`).
     pub fn sign_in_desk(&self) -> SignInDesk {
         SignInDesk {
             to: Arc::downgrade(&self.to),
