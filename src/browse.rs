@@ -199,18 +199,20 @@ pub enum Step {
         /// call): the JSON to edit starts with those the form does not draw.
         last: Map<String, Value>,
     },
-    /// Show the outcome of `tools/call` `tool` (or `prompts/get`,
-    /// `resources/read`: `kind` says).
+    /// Show how the call of `tool` ended (`tools/call`; or `prompts/get`,
+    /// `resources/read`: `kind` says). A call the person cancelled
+    /// ([`CallOutcome::Cancelled`]) is not shown: the front end answers
+    /// [`Reply::Back`] at once (the call's end is logged, as a result's);
+    /// the full screen's list then says so ([`cancelled_words`]), plain
+    /// lines said it already.
     Result {
         /// What was called, got or read.
         kind: Kind,
         /// The tool's (prompt's, resource's) name (unsanitized).
         tool: String,
-        /// The call's `CallToolResult` (`content`, `structuredContent`,
-        /// `isError`; a `GetPromptResult`'s `messages`, a
-        /// `ReadResourceResult`'s `contents`), or, when the call failed,
-        /// `{"error": "sentence"}`.
-        result: Value,
+        /// How it ended: the server's result as it sent it, or why there
+        /// is none.
+        outcome: CallOutcome,
         /// The arguments the tool was called with.
         arguments: Map<String, Value>,
         /// When the tool declares an `outputSchema` and the result has
@@ -227,18 +229,58 @@ pub enum Step {
         /// run twice.
         again: bool,
     },
-    /// The person cancelled the call of `tool` while it ran (Esc, or
-    /// Control-C in lines): the front end answers [`Reply::Back`] at once
-    /// (the call's end is logged, as a result's); the full screen's list
-    /// then says so ([`cancelled_words`]), plain lines said it already.
-    Cancelled {
-        /// What was called, got or read.
-        kind: Kind,
-        /// The tool's (prompt's, resource's) name (unsanitized).
-        tool: String,
-        /// The arguments the call was made with.
-        arguments: Map<String, Value>,
-    },
+}
+
+/// How a call made while trying a server by hand ended ([`Step::Result`]).
+/// What is ours (a failure, a cancellation, no answer in time) is never
+/// written into what is the server's.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallOutcome {
+    /// The server's result exactly as it sent it: a `CallToolResult`
+    /// (`content`, `structuredContent`, `isError`), a `GetPromptResult`
+    /// (`messages`) or a `ReadResourceResult` (`contents`). Every member
+    /// is the server's, one named `error` included (results may carry
+    /// members of their own).
+    Answered(Value),
+    /// The call failed in a way the person can try again.
+    Failed(CallFailure),
+    /// The server did not answer in time: the sentence naming the call,
+    /// the limit and the option that sets it (safe text).
+    TimedOut(String),
+    /// The person cancelled the call while it ran (Esc, or Control-C in
+    /// lines).
+    Cancelled,
+}
+
+/// Why a call made by hand failed: what kind of failure, and the sentence
+/// that says it (safe text, as the session's error says it:
+/// `tools/call 'book' failed: JSON-RPC error -32602: …`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallFailure {
+    /// What kind of failure.
+    pub cause: FailureCause,
+    /// The sentence (safe text).
+    pub sentence: String,
+}
+
+/// What kind of failure ended a call made by hand ([`CallFailure`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureCause {
+    /// The arguments could not be asked as a form: the call was not made.
+    NoForm,
+    /// The server answered with a JSON-RPC error of this code.
+    Rpc(i64),
+    /// The server refused the call with -32600 on a 2026-07-28 session:
+    /// the tool asks its questions the 2025-11-25 way
+    /// ([`Step::Result`]'s `hint` and `again` say what can be done).
+    OlderWayOnly,
+    /// The call's rounds could not go on (too many `input_required`
+    /// rounds, an input request that cannot be answered, …).
+    Incomplete,
+    /// The server's answer could not be read (nested too deep, too large).
+    Unreadable,
+    /// The call could not be delivered (the transport refused it).
+    Delivery,
 }
 
 /// What the list says after the person cancelled the call of `tool`

@@ -307,35 +307,37 @@ impl EventLog {
     /// A call made while trying a server by hand: `tool-called`,
     /// `prompt-got` or `resource-read` (as `kind` says), naming what was
     /// called (`tool`, `prompt`, `resource`) and the argument names (the
-    /// values only with `log_values`), and how it ended: cancelled by the
-    /// person, or the call's `result` (a tool's `isError`, or
-    /// `{"error": sentence}`).
+    /// values only with `log_values`), and how it ended (`outcome`):
+    /// `"cancelled": true` when the person cancelled it, `"error":
+    /// sentence` when it failed or got no answer in time, else, for a
+    /// tool, its result's `isError` (false when absent).
     pub fn called(
         &mut self,
         kind: crate::browse::Kind,
         name: &str,
         arguments: &Map<String, Value>,
-        end: CallEnd<'_>,
+        outcome: &crate::browse::CallOutcome,
     ) -> Result<(), LogError> {
-        use crate::browse::Kind;
+        use crate::browse::{CallOutcome, Kind};
         let mut f = Map::new();
         f.insert(kind.noun().into(), json!(name));
         let names: Vec<&str> = arguments.keys().map(String::as_str).collect();
         f.insert("fields".into(), json!(names));
-        match end {
-            CallEnd::Cancelled => {
+        match outcome {
+            CallOutcome::Cancelled => {
                 f.insert("cancelled".into(), json!(true));
             }
-            CallEnd::Answered(result) => match result.get("error") {
-                Some(e) => {
-                    f.insert("error".into(), e.clone());
-                }
-                None if kind == Kind::Tool => {
-                    let is_error = result.get("isError") == Some(&Value::Bool(true));
-                    f.insert("isError".into(), json!(is_error));
-                }
-                None => {}
-            },
+            CallOutcome::Failed(failure) => {
+                f.insert("error".into(), json!(failure.sentence));
+            }
+            CallOutcome::TimedOut(sentence) => {
+                f.insert("error".into(), json!(sentence));
+            }
+            CallOutcome::Answered(result) if kind == Kind::Tool => {
+                let is_error = result.get("isError") == Some(&Value::Bool(true));
+                f.insert("isError".into(), json!(is_error));
+            }
+            CallOutcome::Answered(_) => {}
         }
         if self.log_values {
             f.insert("content".into(), Value::Object(arguments.clone()));
@@ -361,16 +363,6 @@ impl EventLog {
         f.insert("action".into(), json!(action.as_str()));
         self.record("result-emitted", f)
     }
-}
-
-/// How a call made by hand ended ([`EventLog::called`]).
-#[derive(Debug, Clone, Copy)]
-pub enum CallEnd<'a> {
-    /// The server answered, or the call failed: the result shown
-    /// (`{"error": sentence}` for a failure).
-    Answered(&'a Value),
-    /// The person cancelled the call while it ran.
-    Cancelled,
 }
 
 /// The `--log` event log, shared by the front door's loop (on the session
@@ -427,7 +419,7 @@ impl crate::launcher::Launcher for LoggingLauncher {
 mod tests {
     use super::*;
     use crate::binding::{read_request, wrap_request, ReadOptions, Rule, Server, WrapOptions};
-    use crate::browse::Kind;
+    use crate::browse::{CallFailure, CallOutcome, FailureCause, Kind};
 
     fn request(params: Value, id: &str) -> RequestEvent {
         let server = Server {
@@ -542,11 +534,20 @@ mod tests {
         {
             let mut log = EventLog::open(&p, false).unwrap();
             let r = json!({"content": [], "isError": true});
-            log.called(Kind::Tool, "book", &args, CallEnd::Answered(&r))
+            log.called(Kind::Tool, "book", &args, &CallOutcome::Answered(r))
                 .unwrap();
-            let r = json!({"error": "tools/call failed"});
-            log.called(Kind::Tool, "book", &Map::new(), CallEnd::Answered(&r))
+            let failed = CallOutcome::Failed(CallFailure {
+                cause: FailureCause::Rpc(-32603),
+                sentence: "tools/call failed".into(),
+            });
+            log.called(Kind::Tool, "book", &Map::new(), &failed)
                 .unwrap();
+            // A member of the server's own named `error`: an answer.
+            let r = json!({"content": [], "error": "not really"});
+            log.called(Kind::Tool, "book", &Map::new(), &CallOutcome::Answered(r))
+                .unwrap();
+            let late = CallOutcome::TimedOut("no answer to tools/call 'book' within 2 s".into());
+            log.called(Kind::Tool, "book", &Map::new(), &late).unwrap();
         }
         let text = std::fs::read_to_string(&p).unwrap();
         assert!(!text.contains("Secretville"), "{text}");
@@ -557,11 +558,15 @@ mod tests {
         assert_eq!(l[0]["isError"], true);
         assert_eq!(l[0].get("content"), None);
         assert_eq!(l[1]["error"], "tools/call failed");
+        assert_eq!(l[2]["isError"], false);
+        assert_eq!(l[2].get("error"), None);
+        assert_eq!(l[3]["error"], "no answer to tools/call 'book' within 2 s");
+        assert_eq!(l[3].get("isError"), None);
         let q = dir.path().join("b.jsonl");
         {
             let mut log = EventLog::open(&q, true).unwrap();
             let r = json!({"content": []});
-            log.called(Kind::Tool, "book", &args, CallEnd::Answered(&r))
+            log.called(Kind::Tool, "book", &args, &CallOutcome::Answered(r))
                 .unwrap();
         }
         let l = lines(&q);
@@ -578,12 +583,15 @@ mod tests {
         {
             let mut log = EventLog::open(&p, false).unwrap();
             let r = json!({"messages": []});
-            log.called(Kind::Prompt, "greeting", &args, CallEnd::Answered(&r))
+            log.called(Kind::Prompt, "greeting", &args, &CallOutcome::Answered(r))
                 .unwrap();
-            let r = json!({"error": "resources/read failed"});
-            log.called(Kind::Resource, "menu", &Map::new(), CallEnd::Answered(&r))
+            let failed = CallOutcome::Failed(CallFailure {
+                cause: FailureCause::Unreadable,
+                sentence: "resources/read failed".into(),
+            });
+            log.called(Kind::Resource, "menu", &Map::new(), &failed)
                 .unwrap();
-            log.called(Kind::Tool, "slow", &args, CallEnd::Cancelled)
+            log.called(Kind::Tool, "slow", &args, &CallOutcome::Cancelled)
                 .unwrap();
         }
         let text = std::fs::read_to_string(&p).unwrap();

@@ -32,16 +32,18 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod document;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod document;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod rules;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod rules;
+internals! {
+    pub(crate) mod document;
+    pub(crate) mod rules;
+}
+// `cargo fmt` reaches the modules of `internals!` through this list
+// (see src/lib.rs).
+#[cfg(any())]
+#[path = "scripted"]
+mod for_cargo_fmt {
+    mod document;
+    mod rules;
+}
 
 /// The rules of an answers document (`{"rules": [...]}`), what a rule
 /// matches on and why none matched: read with the document, reported by

@@ -16,6 +16,9 @@ Steps of case "all": ping, form (defaults on name and age), url,
 (notification elicitation/complete), bad-mode, invalid (a nested object
 property), roots (roots/list, not offered by the client). Case "required":
 one form with a required field and no default. Case "quiet": asks nothing.
+Case "extra-member": asks nothing and answers a successful result that
+carries a member of its own named "error" (results may carry extra
+members), which is the server's data, not a failure.
 Cases "deep", "toodeep", "huge": answers with a result nested 66 deep,
 200 deep, or over 5 MiB (see `big_result`). Over HTTP, for any case, the
 arguments `late_id` (the answer's "id" written after its "result"),
@@ -58,7 +61,11 @@ Hostile text: the server's stderr and one elicitationId carry an ESC, which
 the client must never pass to the terminal raw.
 
 `--one-tool` lists only `probe` (a server with one tool); `--endless-tools`
-pages tools/list without end, 1000 tools a page.
+pages tools/list without end, 1000 tools a page; `--stuck-cursor` gives the
+same cursor on every page. `--ask-at-start` sends a form (id "at-start")
+right after notifications/initialized, before any call; a probe with
+`"ping_after": true` pings the client (id "after-call") once it answered
+the call.
 
 Eras (flags): by default the server speaks only 2025-11-25 and answers
 server/discover with -32601; `--exit-on-unknown` exits on it instead, and
@@ -282,7 +289,9 @@ def probe(state, case, call, notify, extra=None):
     responses = {}
     if case in ("deep", "toodeep", "huge"):
         return big_result(case)
-    if case in ("hold", "late", "progress", "flood", "swap", "dupid", "leave", "die", "burst", "queue") and extra is not None:
+    if case == "extra-member":
+        return {"content": [{"type": "text", "text": "fine"}], "error": "not really"}
+    if case in ("hold", "late", "progress", "flood", "swap", "dupid", "leave", "die", "burst", "queue", "refusals_open") and extra is not None:
         return extra(case)
     if case == "required":
         responses["required"] = call("elicitation/create", REQUIRED)
@@ -294,6 +303,11 @@ def probe(state, case, call, notify, extra=None):
         responses["links"] = call("elicitation/create", LINKS)
     elif case == "quiet":
         pass
+    elif case == "invalid_first":
+        # One the client refuses before showing it, then a form.
+        responses["invalid"] = call("elicitation/create", {"requestedSchema": {
+            "type": "object", "properties": {"a": {"type": "string"}}}})
+        responses["form"] = call("elicitation/create", FORM)
     elif case == "refusals":
         # The client refuses each of these (as "refused" below): 30 in a row.
         responses["refusals"] = [call("elicitation/create", HOSTILE_NESTED) for _ in range(30)][-1]
@@ -340,6 +354,12 @@ def answer(state, msg):
         if "--stuck-cursor" in sys.argv:
             # Every page is the first again, with the same cursor.
             return {"tools": TOOLS, "nextCursor": "stuck"}
+        if "--checked-tool" in sys.argv:
+            # A tool with an outputSchema whose call fails (isError) with
+            # structured content that does not fit it.
+            return {"tools": TOOLS + [{
+                "name": "checked", "inputSchema": {"type": "object"},
+                "outputSchema": {"type": "object", "required": ["total"]}}]}
         return {"tools": TOOLS[:1] if "--one-tool" in sys.argv else TOOLS}
     if method == "ping":
         return {}
@@ -377,6 +397,11 @@ def run_stdio():
         with wlock:
             sys.stdout.write(json.dumps(obj) + "\n")
             sys.stdout.flush()
+            # FAKE_SENT: every message written, once written (a test waits
+            # for what the server sent instead of a pause).
+            if os.environ.get("FAKE_SENT"):
+                with open(os.environ["FAKE_SENT"], "a") as f:
+                    f.write(json.dumps(obj) + "\n")
 
     def read(timeout=None):
         try:
@@ -503,6 +528,15 @@ def run_stdio():
                         late = strip(m)
                 return {"content": [{"type": "text", "text": "queue done"}],
                         "structuredContent": {"first": first, "late": late}}
+            if case == "refusals_open":
+                # 30 URL requests the client refuses (a name before `@`:
+                # no script consents to it), sent at once; the call
+                # returns while they are still being refused.
+                for i in range(30):
+                    call("elicitation/create",
+                         dict(URL, url="https://accounts.example.com@evil.test/x",
+                              elicitationId=f"flood-{i}"), send_only=True)
+                return {"content": [{"type": "text", "text": "flooded"}]}
             if case == "leave":
                 # The call ends with the form (with "mode": "url", the URL
                 # request) still open.
@@ -574,6 +608,10 @@ def run_stdio():
         if "method" not in m:
             continue
         state.received.append(m["method"])
+        if m["method"] == "notifications/initialized" and "--ask-at-start" in sys.argv:
+            # A form asked before any call (its answer only in FAKE_RECORD).
+            write({"jsonrpc": "2.0", "id": "at-start", "method": "elicitation/create",
+                   "params": FORM})
         if "id" not in m:
             continue
         if m["method"] == "server/discover" and MODE == "legacy":
@@ -627,11 +665,20 @@ def run_stdio():
                                               "received": state.received,
                                               "pushed": pushed}}})
                 continue
+            if p.get("name") == "checked":
+                write({"jsonrpc": "2.0", "id": m["id"], "result": {
+                    "content": [{"type": "text", "text": "no total today"}],
+                    "structuredContent": {"reason": "closed"}, "isError": True}})
+                continue
             if p.get("name") == "probe":
                 case = args.get("case", "all")
                 extra = extra_case(args, p.get("_meta", {}))
                 write({"jsonrpc": "2.0", "id": m["id"],
                        "result": probe(state, case, call, notify, extra)})
+                if args.get("ping_after"):
+                    # A request after the call's answer: its response (in
+                    # FAKE_RECORD) shows the client has read that answer.
+                    write({"jsonrpc": "2.0", "id": "after-call", "method": "ping"})
             else:
                 write({"jsonrpc": "2.0", "id": m["id"],
                        "error": {"code": -32602, "message": "unknown tool"}})

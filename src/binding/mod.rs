@@ -3,73 +3,53 @@
 //! and capabilities. No terminal dependency (docs/binding.md describes each rule).
 
 pub mod capabilities;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod content;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod content;
 pub mod effects;
 mod envelope;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod fast;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod fast;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod form_model;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod form_model;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod form_schema;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod form_schema;
 mod holds;
 pub mod limits;
 mod located;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod numbers;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod numbers;
 mod params;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod policy;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod policy;
 mod read;
 mod request;
 mod result;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod result_line;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod result_line;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod revision;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod revision;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod schemas;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod schemas;
 mod subset;
-// A tool's or prompt's arguments as a form: the MCP client's (`mcp`).
-#[cfg(all(feature = "cli", feature = "internals"))]
-#[doc(hidden)]
-pub mod tool_form;
-#[cfg(all(feature = "cli", not(feature = "internals")))]
-pub(crate) mod tool_form;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod violation;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod violation;
 mod wrap;
+
+// Crate-private (public with `internals`, for the project's own tests).
+internals! {
+    pub(crate) mod content;
+    pub(crate) mod fast;
+    pub(crate) mod form_model;
+    pub(crate) mod form_schema;
+    pub(crate) mod numbers;
+    pub(crate) mod policy;
+    pub(crate) mod result_line;
+    pub(crate) mod revision;
+    pub(crate) mod schemas;
+    pub(crate) mod violation;
+}
+// A tool's or prompt's arguments as a form: the MCP client's (`mcp`).
+#[cfg(feature = "cli")]
+internals! {
+    pub(crate) mod tool_form;
+}
+// `cargo fmt` reaches the modules of `internals!` through this list
+// (see src/lib.rs).
+#[cfg(any())]
+#[path = "."]
+mod for_cargo_fmt {
+    mod content;
+    mod fast;
+    mod form_model;
+    mod form_schema;
+    mod numbers;
+    mod policy;
+    mod result_line;
+    mod revision;
+    mod schemas;
+    mod tool_form;
+    mod violation;
+}
 
 pub(crate) use envelope::shallow_text;
 pub use envelope::{parse_json, Action, Mode, Server, REQUEST_TYPE, RESULT_TYPE};

@@ -22,7 +22,7 @@
 //! constant and its version string). Every test that is about a revision
 //! iterates [`Revision::ALL`]. The live MCP client (`crate::mcp`) names the
 //! revisions it speaks through these constants too, but how it negotiates
-//! them (`mcp::era`, `mcp::lifecycle`) is protocol logic that a new
+//! them (`mcp::request_meta`, `mcp::client::lifecycle`) is protocol logic that a new
 //! revision may change: see docs/mcp.md.
 //!
 //! `extensions.mcp` (`ahp-wire.md` 6.1) is a closed object:

@@ -1,6 +1,7 @@
 //! The outcome of a call made while trying a server by hand
-//! ([`super::Step::Result`]) as lines, for every front end: whether it
-//! failed (`isError`, or the call itself), its content blocks (text; images
+//! ([`super::Step::Result`], a [`CallOutcome`]) as lines, for every front
+//! end: whether it failed (the call itself, or the server's `isError`),
+//! its content blocks (text; images
 //! and audio named with their type and size; embedded resources and links
 //! by URI), then `structuredContent` pretty-printed and whether it fits the
 //! tool's `outputSchema`. Every text of the server's is escaped
@@ -9,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::Kind;
+use super::{CallOutcome, Kind};
 use crate::safe_text::{display, display_multiline};
 
 /// Most characters of one text block shown (the rest is counted).
@@ -28,24 +29,44 @@ pub enum Tone {
     Muted,
 }
 
-/// The result as lines (safe text, not yet wrapped): the failure, the
-/// content blocks, the structured content and, when the tool declares an
-/// `outputSchema`, whether it fits (`output_check`, its sentences safe
-/// text).
+/// The outcome as lines (safe text, not yet wrapped), under the heading
+/// `Result of the tool 'NAME'`: for a call that failed or got no answer in
+/// time, `The call failed: SENTENCE`; for a cancelled one,
+/// [`super::cancelled_words`]; for the server's result, as it sent it
+/// (every member its own), its content blocks, the structured content
+/// and, when the tool declares an `outputSchema`, whether it fits
+/// (`output_check`, its sentences safe text).
 pub fn result_lines(
     kind: Kind,
     tool: &str,
-    result: &Value,
+    outcome: &CallOutcome,
     output_check: Option<&Result<(), Vec<String>>>,
 ) -> Vec<(Tone, String)> {
     let mut out = vec![(
         Tone::Heading,
         format!("Result of the {} '{}'", kind.noun(), display(tool)),
     )];
-    if let Some(e) = result.get("error").and_then(Value::as_str) {
-        out.push((Tone::Error, format!("The call failed: {}", display(e))));
-        return out;
-    }
+    let result = match outcome {
+        CallOutcome::Answered(result) => result,
+        CallOutcome::Failed(failure) => {
+            out.push((
+                Tone::Error,
+                format!("The call failed: {}", display(&failure.sentence)),
+            ));
+            return out;
+        }
+        CallOutcome::TimedOut(sentence) => {
+            out.push((
+                Tone::Error,
+                format!("The call failed: {}", display(sentence)),
+            ));
+            return out;
+        }
+        CallOutcome::Cancelled => {
+            out.push((Tone::Muted, super::cancelled_words(kind, tool)));
+            return out;
+        }
+    };
     if result.get("isError") == Some(&Value::Bool(true)) {
         out.push((
             Tone::Error,
@@ -201,10 +222,11 @@ pub(crate) fn sample_result() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::browse::{CallFailure, FailureCause};
     use serde_json::json;
 
-    fn result() -> Value {
-        sample_result()
+    fn result() -> CallOutcome {
+        CallOutcome::Answered(sample_result())
     }
 
     #[test]
@@ -238,20 +260,53 @@ mod tests {
 
     #[test]
     fn a_failed_call_says_so() {
-        let lines = result_lines(
-            Kind::Tool,
-            "book",
-            &json!({"error": "tools/call failed: boom"}),
-            None,
-        );
+        let failed = CallOutcome::Failed(CallFailure {
+            cause: FailureCause::Rpc(-32602),
+            sentence: "tools/call failed: boom\u{1b}".into(),
+        });
+        let lines = result_lines(Kind::Tool, "book", &failed, None);
         assert_eq!(
-            lines[1],
+            lines,
+            [
+                (Tone::Heading, "Result of the tool 'book'".to_owned()),
+                (
+                    Tone::Error,
+                    "The call failed: tools/call failed: boom\\u{1b}".to_owned()
+                )
+            ]
+        );
+        let late = CallOutcome::TimedOut("no answer to tools/call 'book' within 2 s".into());
+        assert_eq!(
+            result_lines(Kind::Tool, "book", &late, None)[1],
             (
                 Tone::Error,
-                "The call failed: tools/call failed: boom".to_owned()
+                "The call failed: no answer to tools/call 'book' within 2 s".to_owned()
             )
         );
-        assert_eq!(lines.len(), 2);
+        let cancelled = result_lines(Kind::Prompt, "greet", &CallOutcome::Cancelled, None);
+        assert_eq!(
+            cancelled[1],
+            (
+                Tone::Muted,
+                "Cancelled the request for the prompt 'greet'.".to_owned()
+            )
+        );
+    }
+
+    /// A result may carry members of the server's own: one named `error`
+    /// is the server's data, shown as sent, not a failed call.
+    #[test]
+    fn a_result_with_an_error_member_of_its_own_is_a_result() {
+        let sent = json!({"content": [{"type": "text", "text": "fine"}], "error": "not really"});
+        let lines = result_lines(Kind::Tool, "probe", &CallOutcome::Answered(sent), None);
+        assert_eq!(
+            lines,
+            [
+                (Tone::Heading, "Result of the tool 'probe'".to_owned()),
+                (Tone::Heading, "Content: 1 block(s)".to_owned()),
+                (Tone::Text, "fine".to_owned()),
+            ]
+        );
     }
 
     #[test]
@@ -284,10 +339,11 @@ mod tests {
         let prompt = json!({"description": "A greeting", "messages": [
             {"role": "user", "content": {"type": "text", "text": "Hello, Ada"}}
         ]});
-        let lines: Vec<String> = result_lines(Kind::Prompt, "greet", &prompt, None)
-            .into_iter()
-            .map(|(_, l)| l)
-            .collect();
+        let lines: Vec<String> =
+            result_lines(Kind::Prompt, "greet", &CallOutcome::Answered(prompt), None)
+                .into_iter()
+                .map(|(_, l)| l)
+                .collect();
         assert_eq!(
             lines,
             [
@@ -302,10 +358,15 @@ mod tests {
             {"uri": "menu://today", "mimeType": "text/plain", "text": "Soup"},
             {"uri": "menu://logo", "mimeType": "image/png", "blob": "iVBORw0KGgo="}
         ]});
-        let lines: Vec<String> = result_lines(Kind::Resource, "menu://today", &read, None)
-            .into_iter()
-            .map(|(_, l)| l)
-            .collect();
+        let lines: Vec<String> = result_lines(
+            Kind::Resource,
+            "menu://today",
+            &CallOutcome::Answered(read),
+            None,
+        )
+        .into_iter()
+        .map(|(_, l)| l)
+        .collect();
         assert_eq!(
             lines,
             [

@@ -495,8 +495,36 @@ pub struct LogoutArgs {
     /// is.
     #[arg(long)]
     pub forget_client: bool,
+    /// Only delete here: do not revoke the grant at the authorization
+    /// server first (by default the refresh token, else the access token,
+    /// is revoked at its `revocation_endpoint` when one is advertised).
+    #[arg(long)]
+    pub no_revoke: bool,
     #[command(flatten)]
     pub store: StoreArgs,
+}
+
+/// Revoke the grant of `s` at its authorization server (RFC 7009), unless
+/// `--no-revoke`; what happened is said (a failure too: the sign-in is
+/// deleted here all the same).
+fn revoke_first(s: &auth::store::SignIn, no_revoke: bool) {
+    if no_revoke {
+        return;
+    }
+    match auth::revoke::revoke(s, None, auth::options::REQUEST_TIMEOUT) {
+        Ok(which) => outln!(
+            "revoked the {} at {}",
+            which.words(),
+            display(&s.key.issuer)
+        ),
+        Err(e) => crate::notice::say_in(
+            "auth logout",
+            format!(
+                "{}; the sign-in is deleted here all the same",
+                display(&e.to_string())
+            ),
+        ),
+    }
 }
 
 /// Arguments of `ahp-elicit auth login`.
@@ -680,7 +708,7 @@ fn logout(a: LogoutArgs) -> Exit {
         Err(e) => return fail(&e),
     };
     if a.all {
-        return logout_all(&store, a.forget_client);
+        return logout_all(&store, a.forget_client, a.no_revoke);
     }
     let entries = match store.entries() {
         Ok(e) => e,
@@ -706,6 +734,7 @@ fn logout(a: LogoutArgs) -> Exit {
         if !matches(&s, a.url.as_deref(), a.account.as_deref()) {
             continue;
         }
+        revoke_first(&s, a.no_revoke);
         match store.remove(&s.key) {
             Ok(_) => {
                 removed += 1;
@@ -808,7 +837,13 @@ fn not_stored(a: &LogoutArgs) -> Exit {
 
 /// `auth logout --all`: every sign-in file, and with `--forget-client`
 /// every client registration.
-fn logout_all(store: &FileStore, forget_client: bool) -> Exit {
+fn logout_all(store: &FileStore, forget_client: bool, no_revoke: bool) -> Exit {
+    // The grants of the sign-ins that can be read are revoked first.
+    if let Ok(entries) = store.entries() {
+        for s in entries.into_iter().filter_map(|e| e.sign_in.ok()) {
+            revoke_first(&s, no_revoke);
+        }
+    }
     let n = match store.remove_all() {
         Ok(n) => n,
         Err(e) => return fail(&e.to_string()),

@@ -252,21 +252,15 @@ impl crate::responder::Responder for LoggingResponder {
         step: &crate::browse::Step,
     ) -> Result<crate::browse::Reply, crate::responder::RespondError> {
         use crate::browse::Step;
-        use crate::log::CallEnd;
-        match step {
-            Step::Result {
-                kind,
-                tool,
-                result,
-                arguments,
-                ..
-            } => self.note(|l| l.called(*kind, tool, arguments, CallEnd::Answered(result))),
-            Step::Cancelled {
-                kind,
-                tool,
-                arguments,
-            } => self.note(|l| l.called(*kind, tool, arguments, CallEnd::Cancelled)),
-            _ => {}
+        if let Step::Result {
+            kind,
+            tool,
+            outcome,
+            arguments,
+            ..
+        } = step
+        {
+            self.note(|l| l.called(*kind, tool, arguments, outcome))
         }
         self.inner.browse(step)
     }
@@ -325,14 +319,20 @@ fn parse_header(
         ));
     }
     let value = value.trim();
-    // `env:VAR` is the whole value or its last word (`Bearer env:TOKEN`).
-    let (before, last) = value.rsplit_once(' ').unwrap_or(("", value));
-    if before.split(' ').any(|w| w.starts_with("env:")) {
+    // `env:VAR` is the whole value or its last word (`Bearer env:TOKEN`);
+    // an `env:` anywhere else (any case) is refused, never sent as written.
+    let cut = value
+        .rfind(|c: char| c.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
+    let (before, last) = value.split_at(cut);
+    let var = last.strip_prefix("env:");
+    let elsewhere = |t: &str| t.to_ascii_lowercase().contains("env:");
+    if elsewhere(before) || (var.is_none() && elsewhere(last)) {
         return Err(format!(
-            "--header {name}: only the last word of a value is read as env:VAR ('Bearer env:TOKEN')"
+            "--header {name}: env:VAR is read only as the whole value or its last word ('Bearer env:TOKEN'); give the rest of the value another way"
         ));
     }
-    let value = match last.strip_prefix("env:") {
+    let value = match var {
         Some(var) => {
             let read = env(var).ok_or_else(|| {
                 format!(
@@ -340,11 +340,7 @@ fn parse_header(
                     terminal_safe(var)
                 )
             })?;
-            if before.is_empty() {
-                read
-            } else {
-                format!("{before} {read}")
-            }
+            format!("{before}{read}")
         }
         None => value.to_owned(),
     };
@@ -807,9 +803,23 @@ mod tests {
             parse_header("Authorization: Bearer env:NOPE", env).unwrap_err(),
             "--header Authorization: the environment variable 'NOPE' is not set"
         );
+        for written in [
+            "X-Key: env:TOKEN extra",
+            "Cookie: a=env:TOKEN",
+            "X-Key: ENV:TOKEN",
+            "X-Key: prefix Env:TOKEN",
+        ] {
+            let name = written.split(':').next().unwrap();
+            assert_eq!(
+                parse_header(written, env).unwrap_err(),
+                format!("--header {name}: env:VAR is read only as the whole value or its last word ('Bearer env:TOKEN'); give the rest of the value another way"),
+                "{written}"
+            );
+        }
+        // A tab before the last word is a word break too.
         assert_eq!(
-            parse_header("X-Key: env:TOKEN extra", env).unwrap_err(),
-            "--header X-Key: only the last word of a value is read as env:VAR ('Bearer env:TOKEN')"
+            parse_header("Authorization: Bearer\tenv:TOKEN", env).unwrap(),
+            ("Authorization".into(), "Bearer\ts3cret".into())
         );
         let e = parse_header("X-Key: env:NOPE", env).unwrap_err();
         assert_eq!(

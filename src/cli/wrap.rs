@@ -38,15 +38,24 @@ use crate::safe_text::display;
 
 use super::{revision_parser, Exit};
 
-/// Arguments of `ahp-elicit wrap`.
-#[derive(Debug, clap::Args)]
-#[command(after_help = "\
-Examples:\n  ahp-elicit wrap --server deployer examples/inputs/elicit.params.json > request.json\n  \
-ahp-elicit wrap --server deployer --protocol-version 2026-07-28 < examples/inputs/elicit.params.json\n\n\
+/// What `ahp-elicit wrap --help` says after the options: two examples
+/// (the second pinned to the latest revision), what is read and printed,
+/// and the exit statuses.
+fn after_help() -> String {
+    format!(
+        "Examples:\n  ahp-elicit wrap --server deployer examples/inputs/elicit.params.json > request.json\n  \
+ahp-elicit wrap --server deployer --protocol-version {} < examples/inputs/elicit.params.json\n\n\
 Reads the params object of an MCP elicitation/create request (not the JSON-RPC envelope) \
 and prints one user.elicitation.request event as a JSON line \
 (JSON Lines of params: one event a line).\n\n\
-Exit status: 0 printed, 1 invalid params (errors on stderr), 2 usage or unreadable input.")]
+Exit status: 0 printed, 1 invalid params (errors on stderr), 2 usage or unreadable input.",
+        Revision::V2026_07_28
+    )
+}
+
+/// Arguments of `ahp-elicit wrap`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = after_help())]
 pub struct WrapArgs {
     /// The requesting MCP server's name (identity as this adapter knows it).
     #[arg(long, value_name = "NAME")]

@@ -24,26 +24,22 @@
 //!   by hand) is no answer: its buttons are Call and Back, nothing is
 //!   declined, and its notices say so.
 
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod entered;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod entered;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod field;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod field;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod key;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod key;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod secret;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod secret;
+internals! {
+    pub(crate) mod entered;
+    pub(crate) mod field;
+    pub(crate) mod key;
+    pub(crate) mod secret;
+}
+// `cargo fmt` reaches the modules of `internals!` through this list
+// (see src/lib.rs).
+#[cfg(any())]
+#[path = "."]
+mod for_cargo_fmt {
+    mod entered;
+    mod field;
+    mod key;
+    mod secret;
+}
 
 use serde_json::{Map, Value};
 

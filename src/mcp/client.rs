@@ -5,8 +5,17 @@
 //! The client runs as the future of a [`crate::session`] front door: it
 //! puts elicitations to the responder through a [`Desk`] and never waits
 //! for a person itself, so `ping` is answered and `notifications/cancelled`
-//! closes the screen while a form is open. Elicitation handling and the
-//! -32042 flow are in [`super::elicit`].
+//! closes the screen while a form is open.
+//!
+//! `Client` is one type whose methods are spread by concern over this
+//! module's children, so a call can be followed from here: [`lifecycle`]
+//! (connecting per revision, the fallback, reconnecting), [`rounds`] (a
+//! call repeated until it completes: -32042 and `input_required`),
+//! [`elicit`] (one elicitation into events and an answer, consent,
+//! completion), [`refusal`] (a request the client cannot answer, said to
+//! the person) and [`browse`] (trying the server by hand). This file holds
+//! the type and its parts ([`Link`], [`Lifecycle`], [`Elicitations`]), the
+//! request/response loop and what the server sends unasked.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -17,9 +26,9 @@ use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::era;
 use super::http::HttpTransport;
 use super::jsonrpc::{self, Message, METHOD_NOT_FOUND};
+use super::request_meta;
 use super::stdio::StdioTransport;
 use super::transport::{Incoming, Transport, INCOMING_CAPACITY};
 use super::{Incomplete, LinkDown, ProtocolBreak};
@@ -30,7 +39,13 @@ use crate::responder::{CallInProgress, Responder, WaitKey, Waiting};
 use crate::safe_text;
 use crate::session::{Desk, Reply};
 
-/// How a browsing session ended (`Client::browse`, in `super::browse`).
+mod browse;
+pub(super) mod elicit;
+mod lifecycle;
+mod refusal;
+pub(super) mod rounds;
+
+/// How a browsing session ended (`Client::browse`, in [`browse`]).
 pub(super) enum Browsed {
     /// The responder cannot show the list (no terminal, a script, plain
     /// lines): the caller lists the tools as before.
@@ -207,8 +222,15 @@ async fn start(mut opts: McpOptions, mut desk: Desk) -> Result<SessionReport, Mc
         watch: None,
         calls: 0,
     };
-    let out = s.drive().await;
+    let mut out = s.drive().await;
     s.finish(&out).await;
+    // Requests answered or refused after the report was made (they stayed
+    // open after the call) count too.
+    if let Ok(report) = &mut out {
+        report.answered = s.elic.answered;
+        report.refused.extend(std::mem::take(&mut s.elic.refused));
+        report.rejected.extend(std::mem::take(&mut s.elic.rejected));
+    }
     out
 }
 
@@ -281,7 +303,7 @@ pub(super) struct Watch {
 }
 
 /// What the connection established in its revision
-/// ([`super::lifecycle`]).
+/// ([`lifecycle`]).
 pub(super) struct Lifecycle {
     /// The revision in use (set once connected): 2025-11-25 (a handshake,
     /// a session, elicitations pushed as server requests) or 2026-07-28 (no
@@ -328,8 +350,13 @@ pub(super) struct Elicitations {
     pub completed: HashSet<String>,
     /// The last "retry now" / "give up" from the waiting screen.
     pub wait_key: Option<WaitKey>,
-    /// Elicitations put to the person so far.
+    /// Elicitations numbered so far (each request event's id has its
+    /// number).
     pub asked: usize,
+    /// Of those, requests refused before they were put to the person
+    /// (their params break the binding's rules): not counted in "request i
+    /// of n", which the person reads as the requests shown.
+    pub not_asked: usize,
     /// Of those, URL elicitations asked again under an `elicitationId`
     /// asked before (a call retried after -32042 asks for the same one):
     /// not new requests, so not counted in "request i of n".
@@ -345,6 +372,9 @@ pub(super) struct Elicitations {
     pub answered: usize,
     pub rejected: super::Tally,
     pub refused: super::Tally,
+    /// Refusals said so far (rejected and refused, over the whole run):
+    /// the first [`Tally::KEPT`](super::Tally::KEPT) one line each.
+    pub refusals_said: usize,
     /// Desk keys of refused forms shown to the person
     /// ([`Client::show_refusal`]): their replies are not answers.
     pub shown_refusals: HashSet<u64>,
@@ -364,7 +394,7 @@ impl Elicitations {
     /// The requests counted so far: those asked, less URL elicitations
     /// asked again ([`Elicitations::repeats`]).
     pub fn counted(&self) -> usize {
-        self.asked - self.repeats
+        self.asked - self.repeats - self.not_asked
     }
 }
 
@@ -465,7 +495,7 @@ impl Client {
             Operation::Tool(_) | Operation::List => {
                 self.list_tools().await?;
                 // At a terminal without --call the person picks and calls
-                // tools until they leave ([`super::browse`]); a person is
+                // tools until they leave ([`browse`]); a person is
                 // there, so the list is copied for the screen.
                 if self.opts.operation == Operation::List {
                     let tools = self.life.tools.clone();
@@ -597,7 +627,7 @@ impl Client {
         {
             return true;
         }
-        match era::header_params(tool) {
+        match request_meta::header_params(tool) {
             Ok(_) => true,
             Err(why) => {
                 let name = str_field(tool, "name").unwrap_or_default();
@@ -781,8 +811,8 @@ impl Client {
                 .transport
                 .send(&jsonrpc::request(id, method, params), Some(id));
         }
-        let params = era::with_meta(params, &self.opts.modes);
-        let mut headers = era::standard_headers(method, Some(&params));
+        let params = request_meta::with_meta(params, &self.opts.modes);
+        let mut headers = request_meta::standard_headers(method, Some(&params));
         if method == "tools/call" {
             headers.extend(self.param_headers(&params));
         }
@@ -808,8 +838,8 @@ impl Client {
             .get("arguments")
             .and_then(Value::as_object)
             .unwrap_or(&empty);
-        era::header_params(tool)
-            .map(|p| era::param_headers(&p, args))
+        request_meta::header_params(tool)
+            .map(|p| request_meta::param_headers(&p, args))
             .unwrap_or_default()
     }
 
@@ -940,7 +970,7 @@ impl Client {
         };
         let r = outcome.map_err(|e| {
             let mut message = safe_text::display(&e.message).into_owned();
-            if let Some(words) = era::explain(e.code, e.data.as_ref()) {
+            if let Some(words) = request_meta::explain(e.code, e.data.as_ref()) {
                 message.push_str(&format!(" ({})", safe_text::display(&words)));
             }
             McpError::Rpc {

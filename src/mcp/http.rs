@@ -121,15 +121,19 @@ impl HttpTransport {
         extra: ExtraHeaders,
         auth: Option<Arc<Authorizer>>,
     ) -> Self {
-        let agent = tcp::agent(
-            ureq::Agent::config_builder()
-                .http_status_as_error(false)
-                .max_redirects(0)
-                .timeout_connect(Some(CONNECT_TIMEOUT))
-                .timeout_per_read(Some(READ_IDLE_TIMEOUT))
-                .user_agent(concat!("ahp-elicit/", env!("CARGO_PKG_VERSION")))
-                .build(),
-        );
+        let mut config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .timeout_connect(Some(CONNECT_TIMEOUT))
+            .timeout_per_read(Some(READ_IDLE_TIMEOUT))
+            .user_agent(concat!("ahp-elicit/", env!("CARGO_PKG_VERSION")));
+        // A server on this machine is reached directly, never through a
+        // proxy (`HTTP_PROXY`): what it is sent (a token, a header) stays on
+        // this machine.
+        if url::Url::parse(url).is_ok_and(|u| super::auth::discovery::resolves_home(&u)) {
+            config = config.proxy(None);
+        }
+        let agent = tcp::agent(config.build());
         let shared = Arc::new(Shared {
             agent,
             url: url.to_owned(),

@@ -1,18 +1,20 @@
 //! `ahp-elicit mcp`: a small MCP client session for both protocol eras
-//! (2025-11-25 and 2026-07-28, chosen by asking the server: [`lifecycle`])
-//! that connects to a live server, lists and calls a tool (or gets a
-//! prompt, or reads a resource), and answers the server's elicitations
-//! through the same [`Responder`] the stream driver uses, while it keeps
-//! serving the server (ping, cancellation, progress, completion) on a
-//! tokio session thread ([`crate::session`]).
+//! (2025-11-25 and 2026-07-28, chosen by asking the server:
+//! [`client::lifecycle`]) that connects to a live server, lists and calls a
+//! tool (or gets a prompt, or reads a resource), and answers the server's
+//! elicitations through the same [`Responder`] the stream driver uses,
+//! while it keeps serving the server (ping, cancellation, progress,
+//! completion) on a tokio session thread ([`crate::session`]).
 //!
 //! Layout: [`transport`] (and [`stdio`], [`http`]) only send, receive and
-//! close; [`era`] builds what 2026-07-28 adds to every request (`_meta`,
-//! HTTP request headers); [`lifecycle`] connects per revision
-//! (`server/discover` or the `initialize` handshake, with the fallback);
-//! [`rounds`] repeats a request until it completes (-32042 and
-//! `input_required` rounds alike);
-//! [`elicit`] turns one elicitation into events and an answer.
+//! close; [`request_meta`] builds what 2026-07-28 adds to every request
+//! (`_meta`, HTTP request headers); [`client`] is the client object, its
+//! methods by concern in its children: [`client::lifecycle`] connects per
+//! revision (`server/discover` or the `initialize` handshake, with the
+//! fallback); [`client::rounds`] repeats a request until it completes
+//! (-32042 and `input_required` rounds alike); [`client::elicit`] turns one
+//! elicitation into events and an answer; [`client::browse`] lets a person
+//! try the server by hand.
 //!
 //! Why not the official Rust SDK `rmcp` (3.x): it re-serializes
 //! `elicitation/create` params through typed structs, dropping unknown
@@ -23,7 +25,8 @@
 //! notification. The JSON-RPC layer here stays raw (`serde_json::Value` in,
 //! exact values out): [`jsonrpc`], [`stdio`], [`http`].
 //!
-//! Data flow per elicitation: see [`elicit`]; per round: see [`rounds`].
+//! Data flow per elicitation: see [`client::elicit`]; per round: see
+//! [`client::rounds`].
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -35,19 +38,14 @@ use crate::notice::Notices;
 use crate::responder::Responder;
 
 pub mod auth;
-mod browse;
-mod elicit;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
-pub mod era;
+pub mod request_meta;
 #[cfg(not(feature = "internals"))]
-pub(crate) mod era;
-mod lifecycle;
-mod refusal;
-mod rounds;
-pub use elicit::SCRIPTED_COMPLETION_WAIT;
+pub(crate) mod request_meta;
+pub use client::elicit::SCRIPTED_COMPLETION_WAIT;
+pub use client::rounds::{older_way_hint, DEFAULT_MAX_ROUNDS};
 pub use http::ExtraHeaders;
-pub use rounds::{older_way_hint, DEFAULT_MAX_ROUNDS};
 mod client;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
@@ -317,6 +315,14 @@ impl Tally {
         }
     }
 
+    /// Count `other`'s too, keeping its sentences while fewer than
+    /// [`Tally::KEPT`] are.
+    pub fn extend(&mut self, other: Tally) {
+        self.count += other.count;
+        let room = Self::KEPT.saturating_sub(self.kept.len());
+        self.kept.extend(other.kept.into_iter().take(room));
+    }
+
     /// How many in all.
     pub fn len(&self) -> usize {
         self.count
@@ -480,7 +486,7 @@ pub enum Incomplete {
     #[error(
         "{call} failed: JSON-RPC error -32600: {}; {}",
         without_full_stop(.said),
-        rounds::older_way_hint()
+        older_way_hint()
     )]
     OlderWayOnly { call: String, said: String },
     /// A tool whose `x-mcp-header` annotations break the rules (named,

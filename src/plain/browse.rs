@@ -19,9 +19,10 @@ use serde_json::{Map, Value};
 use super::io::{LineIo, Reply as Typed};
 use super::{PlainResponder, Read, ReviewWords, QUIT_WINDOW};
 use crate::binding::tool_form;
+use crate::binding::Revision;
 use crate::binding::{Action, RequestBody, RequestView};
 use crate::browse::result::{result_lines, Tone};
-use crate::browse::{Kind, Reply, Step, ToolEntry};
+use crate::browse::{CallOutcome, Kind, Reply, Step, ToolEntry};
 use crate::form::Form;
 use crate::responder::{Context, Outcome, RespondError, WaitKey, Waiting};
 use crate::safe_text::{display, display_multiline};
@@ -138,7 +139,14 @@ impl<I: LineIo> PlainResponder<I> {
         if self.acknowledge(false)? {
             return Ok(Reply::Quit);
         }
-        if matches!(step, Step::Ready | Step::Cancelled { .. }) {
+        if matches!(
+            step,
+            Step::Ready
+                | Step::Result {
+                    outcome: CallOutcome::Cancelled,
+                    ..
+                }
+        ) {
             return Ok(Reply::Back);
         }
         self.browsing = true;
@@ -160,7 +168,11 @@ impl<I: LineIo> PlainResponder<I> {
     /// notices held meanwhile).
     fn browse_said(&mut self, step: &Step) -> Result<Reply, RespondError> {
         match step {
-            Step::Ready | Step::Cancelled { .. } => Ok(Reply::Back),
+            Step::Ready
+            | Step::Result {
+                outcome: CallOutcome::Cancelled,
+                ..
+            } => Ok(Reply::Back),
             Step::Pick { tools, last } => self.pick(tools, *last),
             Step::Arguments {
                 kind,
@@ -194,13 +206,13 @@ impl<I: LineIo> PlainResponder<I> {
             Step::Result {
                 kind,
                 tool,
-                result,
+                outcome,
                 output_check,
                 hint,
                 again,
                 ..
             } => {
-                for (tone, l) in result_lines(*kind, tool, result, output_check.as_ref()) {
+                for (tone, l) in result_lines(*kind, tool, outcome, output_check.as_ref()) {
                     let l = match tone {
                         Tone::Text => format!("| {l}"),
                         _ => l,
@@ -461,17 +473,20 @@ impl<I: LineIo> PlainResponder<I> {
         }
         let (prompt, not_understood) = if again {
             (
-                "Type again to run it again over MCP 2025-11-25; Enter goes back to the list, q leaves: ",
+                format!(
+                    "Type again to run it again over MCP {}; Enter goes back to the list, q leaves: ",
+                    Revision::V2025_11_25
+                ),
                 "Not understood: type again to run it again, press Enter, or type q.",
             )
         } else {
             (
-                "Press Enter to go back to the list (q leaves): ",
+                "Press Enter to go back to the list (q leaves): ".to_owned(),
                 "Not understood: press Enter, or type q.",
             )
         };
         loop {
-            match self.io.ask(prompt, None, &|| false)? {
+            match self.io.ask(&prompt, None, &|| false)? {
                 Typed::Line(l) => match l.trim().to_ascii_lowercase().as_str() {
                     "" => return Ok(Reply::Back),
                     "q" | "quit" => return Ok(Reply::Leave),
@@ -680,7 +695,10 @@ mod tests {
         let step = Step::Result {
             kind: crate::browse::Kind::Tool,
             tool: "book".into(),
-            result: json!({"error": "tools/call 'book' failed"}),
+            outcome: CallOutcome::Failed(crate::browse::CallFailure {
+                cause: crate::browse::FailureCause::OlderWayOnly,
+                sentence: "tools/call 'book' failed".into(),
+            }),
             arguments: Map::new(),
             output_check: None,
             hint: None,
@@ -690,7 +708,10 @@ mod tests {
         assert_eq!(p.browse_step(&step).expect("reply"), Reply::Again);
         let t = &p.io().transcript;
         for said in [
-            "Type again to run it again over MCP 2025-11-25; Enter goes back to the list, q leaves: ",
+            &format!(
+                "Type again to run it again over MCP {}; Enter goes back to the list, q leaves: ",
+                Revision::V2025_11_25
+            ),
             "Not understood: type again to run it again, press Enter, or type q.",
         ] {
             assert!(t.contains(said), "{said:?} in:\n{t}");

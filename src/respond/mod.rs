@@ -16,16 +16,18 @@
 //! read ahead on a reader thread, so the loop waits for a person and for
 //! input at once.
 
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod input;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod input;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod sink;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod sink;
+internals! {
+    pub(crate) mod input;
+    pub(crate) mod sink;
+}
+// `cargo fmt` reaches the modules of `internals!` through this list
+// (see src/lib.rs).
+#[cfg(any())]
+#[path = "."]
+mod for_cargo_fmt {
+    mod input;
+    mod sink;
+}
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};

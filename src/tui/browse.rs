@@ -22,7 +22,7 @@ use super::TuiResponder;
 use super::{Clock, Screen, Step as ScreenStep};
 use crate::binding::tool_form;
 use crate::binding::{Action, Answer, RequestBody, RequestView};
-use crate::browse::{Reply, Step};
+use crate::browse::{CallOutcome, Reply, Step};
 use crate::form::Key;
 use crate::responder::{Context, Outcome, Progress, RespondError};
 use crate::safe_text::display;
@@ -135,7 +135,12 @@ impl TuiResponder {
         let cx = Context::default();
         match step {
             Step::Ready => Ok(Reply::Back),
-            Step::Cancelled { kind, tool, .. } => {
+            Step::Result {
+                kind,
+                tool,
+                outcome: CallOutcome::Cancelled,
+                ..
+            } => {
                 self.list_note = Some(crate::browse::cancelled_words(*kind, tool));
                 Ok(Reply::Back)
             }
@@ -195,14 +200,14 @@ impl TuiResponder {
             Step::Result {
                 kind,
                 tool,
-                result,
+                outcome,
                 output_check,
                 hint,
                 again,
                 ..
             } => {
                 let mut screen = ResultScreen(
-                    ResultView::new(*kind, tool, result, output_check.as_ref())
+                    ResultView::new(*kind, tool, outcome, output_check.as_ref())
                         .with_hint(hint.as_deref())
                         .with_again(*again),
                 );

@@ -1,6 +1,6 @@
 //! The result of a tool called while trying a server by hand
-//! ([`crate::browse::Step::Result`]): whether it failed (`isError`, or the
-//! call itself), its content blocks (text wrapped; images and audio named
+//! ([`crate::browse::Step::Result`], a [`CallOutcome`]): whether it failed
+//! (the call itself, or the server's `isError`), its content blocks (text wrapped; images and audio named
 //! with their type and size; embedded resources and links by URI), then
 //! `structuredContent` pretty-printed. Every text is the server's: escaped
 //! ([`crate::safe_text::display`]).
@@ -14,14 +14,13 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
-use serde_json::Value;
 
 use super::text::{clip, wrap};
 use super::theme::Theme;
 use super::{Clock, Screen, Step};
-use crate::binding::{Action, Answer};
+use crate::binding::{Action, Answer, Revision};
 use crate::browse::result::{result_lines, Tone};
-use crate::browse::Kind;
+use crate::browse::{CallOutcome, Kind};
 use crate::form::Key;
 use crate::responder::{Outcome, Progress};
 use crate::safe_text::display;
@@ -56,16 +55,16 @@ pub struct ResultView {
 }
 
 impl ResultView {
-    /// The result `result` of the tool `tool`, with the check of its
-    /// structured content (see [`result_lines`]).
+    /// How the call of the tool `tool` ended (`outcome`), with the check
+    /// of its structured content (see [`result_lines`]).
     pub fn new(
         kind: Kind,
         tool: &str,
-        result: &Value,
+        outcome: &CallOutcome,
         output_check: Option<&Result<(), Vec<String>>>,
     ) -> Self {
         ResultView {
-            lines: result_lines(kind, tool, result, output_check),
+            lines: result_lines(kind, tool, outcome, output_check),
             scroll: 0,
             rows: 1,
             total: 0,
@@ -93,7 +92,10 @@ impl ResultView {
                 .push((Tone::Heading, crate::browse::again_offer()));
             self.lines.push((
                 Tone::Heading,
-                "Press a to run it again over MCP 2025-11-25.".to_owned(),
+                format!(
+                    "Press a to run it again over MCP {}.",
+                    Revision::V2025_11_25
+                ),
             ));
         }
         self
@@ -156,9 +158,9 @@ impl ResultView {
             ""
         };
         let again = if self.again {
-            "a: run again over MCP 2025-11-25 · "
+            format!("a: run again over MCP {} · ", Revision::V2025_11_25)
         } else {
-            ""
+            String::new()
         };
         let help = format!(
             "{again}Enter: back to the tools · q: leave · ↑↓ PageUp PageDown: scroll{more}"
@@ -197,8 +199,8 @@ impl Screen for ResultScreen {
 mod tests {
     use super::*;
 
-    fn result() -> Value {
-        crate::browse::result::sample_result()
+    fn result() -> CallOutcome {
+        CallOutcome::Answered(crate::browse::result::sample_result())
     }
 
     #[test]
@@ -214,7 +216,13 @@ mod tests {
         let mut v = ResultView::new(Kind::Tool, "t", &result(), None).with_again(true);
         assert_eq!(
             v.lines.last().map(|(_, l)| l.as_str()),
-            Some("Press a to run it again over MCP 2025-11-25.")
+            Some(
+                format!(
+                    "Press a to run it again over MCP {}.",
+                    Revision::V2025_11_25
+                )
+                .as_str()
+            )
         );
         assert_eq!(v.on_key(&Key::Char('a')), Some(Seen::Again));
     }

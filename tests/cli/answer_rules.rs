@@ -13,11 +13,8 @@ use ahp_elicit::scripted::{schema_violations, Answers};
 use serde_json::{json, Value};
 
 fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/answers")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
+    let answers = crate::common::root().join("tests/fixtures/answers");
+    answers.join(name).display().to_string()
 }
 
 fn ahp(args: &[&str]) -> Output {
@@ -355,15 +352,21 @@ fn check_lists_the_faults_of_a_file_with_their_pointers() {
     );
 }
 
+/// `respond --answers ANSWERS` on the example stream.
+fn respond_with_answers(answers: &str) -> std::process::Output {
+    ahp(&[
+        "respond",
+        "--answers",
+        answers,
+        &example("stream.requests.jsonl"),
+    ])
+}
+
 #[test]
 fn a_misspelt_match_key_stops_the_run_before_anything_is_answered() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let p = dir.path().join("answers.json");
-    std::fs::write(
-        &p,
-        r#"{"rules": [{"match": {"sever": "deployer"}, "answer": {"action": "accept"}}]}"#,
-    )
-    .expect("write");
+    let rules = r#"{"rules": [{"match": {"sever": "deployer"}, "answer": {"action": "accept"}}]}"#;
+    let p = crate::common::file_in(dir.path(), "answers.json", rules);
     let o = ahp(&[
         "respond",
         "--answers",
@@ -485,11 +488,10 @@ fn temp_file(name: &str, text: &[u8]) -> (tempfile::TempDir, String) {
 }
 
 fn example(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("examples")
+    crate::common::examples_dir()
         .join(name)
-        .to_string_lossy()
-        .into_owned()
+        .display()
+        .to_string()
 }
 
 /// A key given twice is not read last-wins: the run does not start (exit
@@ -512,12 +514,7 @@ fn a_key_given_twice_is_refused_by_the_run_and_the_check() {
     ];
     for (doc, said) in cases {
         let (_dir, p) = temp_file("answers.json", doc.as_bytes());
-        let o = ahp(&[
-            "respond",
-            "--answers",
-            &p,
-            &example("stream.requests.jsonl"),
-        ]);
+        let o = respond_with_answers(&p);
         assert_eq!(o.status.code(), Some(2), "{doc}");
         assert!(o.stdout.is_empty(), "{doc}: {}", text(&o.stdout));
         assert!(text(&o.stderr).contains(said), "{}", text(&o.stderr));
@@ -613,12 +610,7 @@ fn an_answers_file_over_the_limit_is_refused_by_both() {
     big.resize(5 * 1024 * 1024, b' ');
     let (_d, p) = temp_file("big.json", &big);
     let said = "the answers file is longer than the limit of 4194304 bytes";
-    let o = ahp(&[
-        "respond",
-        "--answers",
-        &p,
-        &example("stream.requests.jsonl"),
-    ]);
+    let o = respond_with_answers(&p);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains(said), "{}", text(&o.stderr));
     assert!(!text(&o.stderr).contains("per event"));
@@ -648,12 +640,7 @@ fn the_check_reads_patterns_and_top_keys_as_meant() {
         ),
     ] {
         let (_d, p) = temp_file("answers.json", file.as_bytes());
-        let o = ahp(&[
-            "respond",
-            "--answers",
-            &p,
-            &example("stream.requests.jsonl"),
-        ]);
+        let o = respond_with_answers(&p);
         assert_eq!(o.status.code(), Some(2), "{file}");
         assert!(
             text(&o.stderr).contains(said),

@@ -1,32 +1,11 @@
 //! `modify`, `capabilities` and `wrap` through the real binary, plus the
 //! capability library.
 
-use crate::common;
+use crate::common::{self, Ran};
 
 use ahp_elicit::binding::capabilities::{advertise, from_ahp, from_mcp, EffectKind};
 use ahp_elicit::binding::Mode;
 use serde_json::{json, Value};
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[&str], stdin: &[u8]) -> Out {
-    let o = crate::common::ahp()
-        .args(args)
-        .write_stdin(stdin.to_vec())
-        .output()
-        .unwrap();
-    let out = Out {
-        code: o.status.code().expect("exited"),
-        stdout: String::from_utf8(o.stdout).unwrap(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    };
-    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
-    out
-}
 
 fn ex(name: &str) -> String {
     common::examples_dir()
@@ -42,7 +21,7 @@ fn write(dir: &tempfile::TempDir, name: &str, v: &Value) -> String {
     p.to_str().unwrap().to_owned()
 }
 
-fn modify(effect: &Value, extra: &[&str]) -> Out {
+fn modify(effect: &Value, extra: &[&str]) -> Ran {
     let dir = tempfile::tempdir().unwrap();
     let e = write(&dir, "effect.json", effect);
     let req = ex("form-every-kind.request.json");
@@ -51,7 +30,7 @@ fn modify(effect: &Value, extra: &[&str]) -> Out {
 }
 
 /// `modify --result RESULT --request REQUEST --effect EFFECT EXTRA...`.
-fn modify_files(result: &str, request: &str, effect: &str, extra: &[&str]) -> Out {
+fn modify_files(result: &str, request: &str, effect: &str, extra: &[&str]) -> Ran {
     let mut args = vec![
         "modify",
         "--result",
@@ -62,7 +41,7 @@ fn modify_files(result: &str, request: &str, effect: &str, extra: &[&str]) -> Ou
         effect,
     ];
     args.extend_from_slice(extra);
-    run(&args, b"")
+    common::run(&args, b"")
 }
 
 fn merge(value: Value) -> Value {
@@ -72,7 +51,7 @@ fn merge(value: Value) -> Value {
 #[test]
 fn modify_prints_the_new_result_event() {
     let o = modify(&merge(json!({"seats": 9})), &["--permission", "read-write"]);
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert_eq!(o.stdout.lines().count(), 1);
     let ev: Value = serde_json::from_str(&o.stdout).unwrap();
     let text: Value = serde_json::from_str(
@@ -90,8 +69,8 @@ fn modify_prints_the_new_result_event() {
     // The new event validates against its request.
     let dir = tempfile::tempdir().unwrap();
     let p = write(&dir, "new.json", &ev);
-    let v = run(
-        &[
+    let v = common::run(
+        [
             "validate",
             "--request",
             &ex("form-every-kind.request.json"),
@@ -99,13 +78,13 @@ fn modify_prints_the_new_result_event() {
         ],
         b"",
     );
-    assert_eq!(v.code, 0, "{}", v.stdout);
+    assert_eq!(v.code, Some(0), "{}", v.stdout);
 }
 
 #[test]
 fn modify_defaults_to_read_permission_and_refuses() {
     let o = modify(&merge(json!({"seats": 9})), &[]);
-    assert_eq!(o.code, 1);
+    assert_eq!(o.code, Some(1));
     assert_eq!(o.stdout, "");
     assert!(o.stderr.contains("[permission]"), "{}", o.stderr);
 }
@@ -126,7 +105,7 @@ fn modify_refusals_print_nothing_on_stdout() {
     ];
     for (effect, rule) in cases {
         let o = modify(&effect, &["--permission", "read-write"]);
-        assert_eq!(o.code, 1, "{effect}");
+        assert_eq!(o.code, Some(1), "{effect}");
         assert_eq!(o.stdout, "", "{effect}");
         assert!(o.stderr.contains(rule), "{effect}: {}", o.stderr);
         assert!(o.stderr.contains("refused"));
@@ -139,7 +118,7 @@ fn modify_refuses_a_request_and_a_decline() {
     let e = write(&dir, "e.json", &merge(json!({"seats": 2})));
     let req = ex("form-every-kind.request.json");
     let o = modify_files(&req, &req, &e, &["--permission", "read-write"]);
-    assert_eq!(o.code, 1);
+    assert_eq!(o.code, Some(1));
     assert!(o.stderr.contains("no modify(request)"), "{}", o.stderr);
 
     let mut res: Value =
@@ -148,15 +127,15 @@ fn modify_refuses_a_request_and_a_decline() {
     res["payload"]["elicitation"]["result"]["text"] = json!("{\"action\":\"decline\"}");
     let r = write(&dir, "decline.json", &res);
     let o = modify_files(&r, &req, &e, &["--permission", "read-write"]);
-    assert_eq!(o.code, 1);
+    assert_eq!(o.code, Some(1));
     assert_eq!(o.stdout, "");
     assert!(o.stderr.contains("[effect-action]"), "{}", o.stderr);
 }
 
 #[test]
 fn modify_unreadable_file_exits_2() {
-    let o = run(
-        &[
+    let o = common::run(
+        [
             "modify",
             "--result",
             "/nonexistent/r.json",
@@ -165,15 +144,15 @@ fn modify_unreadable_file_exits_2() {
         ],
         b"",
     );
-    assert_eq!(o.code, 2);
+    assert_eq!(o.code, Some(2));
     assert!(o.stderr.contains("cannot read"));
 }
 
 fn caps(args: &[&str]) -> Value {
     let mut a = vec!["capabilities"];
     a.extend_from_slice(args);
-    let o = run(&a, b"");
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    let o = common::run(&a, b"");
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
     serde_json::from_str(&o.stdout).unwrap()
 }
 
@@ -217,12 +196,12 @@ fn capabilities_from_mcp_legacy_mapping() {
         "[",
         "7",
     ] {
-        let o = run(&["capabilities", "--from-mcp", bad], b"");
-        assert_eq!(o.code, 1, "{bad}");
+        let o = common::run(["capabilities", "--from-mcp", bad], b"");
+        assert_eq!(o.code, Some(1), "{bad}");
         assert_eq!(o.stdout, "");
     }
-    let o = run(&["capabilities", "--modes", "fax"], b"");
-    assert_eq!(o.code, 2);
+    let o = common::run(["capabilities", "--modes", "fax"], b"");
+    assert_eq!(o.code, Some(2));
 }
 
 #[test]
@@ -251,10 +230,10 @@ fn capability_library_ahp_versus_mcp_origin() {
     assert_eq!(from_ahp(&adv.to_json()).unwrap(), adv);
 }
 
-fn wrap(args: &[&str], params: &Value) -> Out {
+fn wrap(args: &[&str], params: &Value) -> Ran {
     let mut a = vec!["wrap"];
     a.extend_from_slice(args);
-    run(&a, &serde_json::to_vec(params).unwrap())
+    common::run(&a, &serde_json::to_vec(params).unwrap())
 }
 
 #[test]
@@ -275,7 +254,7 @@ fn wrap_round_trip_and_reproducible_id() {
         "2026-11-30T10:00:00Z",
     ];
     let a = wrap(&args, &params);
-    assert_eq!(a.code, 0, "{}", a.stderr);
+    assert_eq!(a.code, Some(0), "{}", a.stderr);
     let b = wrap(&args, &params);
     assert_eq!(a.stdout, b.stdout, "same params, same output");
     let ev: Value = serde_json::from_str(&a.stdout).unwrap();
@@ -296,8 +275,8 @@ fn wrap_round_trip_and_reproducible_id() {
     .unwrap();
     assert_eq!(text, params, "the complete params, nothing added");
     // And it validates.
-    let v = run(&["validate", "-"], a.stdout.as_bytes());
-    assert_eq!(v.code, 0, "{}", v.stdout);
+    let v = common::run(["validate", "-"], a.stdout.as_bytes());
+    assert_eq!(v.code, Some(0), "{}", v.stdout);
 }
 
 #[test]
@@ -307,7 +286,7 @@ fn wrap_url_params_with_given_id_and_adapter() {
         &["--server", "cal", "--adapter", "mcp-stdio", "--id", "evt-7"],
         &params,
     );
-    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
     let ev: Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(ev["id"], json!("evt-7"));
     assert_eq!(ev["source"]["adapter"], json!("mcp-stdio"));
@@ -318,7 +297,7 @@ fn wrap_url_params_with_given_id_and_adapter() {
 fn wrap_invalid_params_name_the_place() {
     let params = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {"x": {"type": "object", "properties": {}}}}});
     let o = wrap(&["--server", "s"], &params);
-    assert_eq!(o.code, 1);
+    assert_eq!(o.code, Some(1));
     assert_eq!(o.stdout, "");
     assert!(
         o.stderr
@@ -327,21 +306,21 @@ fn wrap_invalid_params_name_the_place() {
         o.stderr
     );
     // Not JSON at all.
-    let o = run(&["wrap", "--server", "s"], b"{\"message\": ");
-    assert_eq!(o.code, 1);
+    let o = common::run(["wrap", "--server", "s"], b"{\"message\": ");
+    assert_eq!(o.code, Some(1));
     assert!(o.stderr.contains("[json]"), "{}", o.stderr);
     // A bad --time is a usage error.
     let o = wrap(&["--server", "s", "--time", "yesterday"], &params);
-    assert_eq!(o.code, 2);
+    assert_eq!(o.code, Some(2));
 }
 
 #[test]
 fn every_command_has_help() {
     for c in ["validate", "modify", "capabilities", "wrap"] {
-        let o = run(&[c, "--help"], b"");
-        assert_eq!(o.code, 0, "{c}");
+        let o = common::run([c, "--help"], b"");
+        assert_eq!(o.code, Some(0), "{c}");
         assert!(o.stdout.contains("Exit status"), "{c}: {}", o.stdout);
     }
-    let o = run(&["modify", "--help"], b"");
+    let o = common::run(["modify", "--help"], b"");
     assert!(o.stdout.contains("Permission defaults to read"));
 }

@@ -20,6 +20,24 @@ fn script(shell: &str, dir: &std::path::Path) -> std::path::PathBuf {
     p
 }
 
+/// The completion script for `shell` in a new temporary folder (returned,
+/// to keep), or None (the test skips, saying so) when `shell` is not
+/// installed.
+fn script_for(shell: &str) -> Option<(tempfile::TempDir, std::path::PathBuf)> {
+    if !has(shell) {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let s = script(shell, dir.path());
+    Some((dir, s))
+}
+
+/// Asserts that a shell ran without error (its stderr in the message).
+fn succeeded(out: &std::process::Output) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+}
+
 fn has(shell: &str) -> bool {
     let found = Command::new("sh")
         .args(["-c", &format!("command -v {shell}")])
@@ -44,11 +62,7 @@ fn bash_complete(script: &std::path::Path, words: &[&str]) -> Vec<String> {
         words[n]
     );
     let out = Command::new("bash").args(["-c", &code]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(str::to_owned)
@@ -95,11 +109,9 @@ fn bash_offers_protocol_and_theme_values_not_files() {
 
 #[test]
 fn fish_offers_a_subcommands_options() {
-    if !has("fish") {
+    let Some((_dir, s)) = script_for("fish") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let s = script("fish", dir.path());
+    };
     let out = Command::new("fish")
         .args([
             "--no-config",
@@ -111,11 +123,7 @@ fn fish_offers_a_subcommands_options() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let text = String::from_utf8_lossy(&out.stdout);
     let firsts: Vec<&str> = text
         .lines()
@@ -128,20 +136,14 @@ fn fish_offers_a_subcommands_options() {
 
 #[test]
 fn zsh_reads_its_script_and_it_names_the_options() {
-    if !has("zsh") {
+    let Some((_dir, s)) = script_for("zsh") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let s = script("zsh", dir.path());
+    };
     let out = Command::new("zsh")
         .args(["-n", &s.display().to_string()])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     // The function loads and defines the completer.
     let out = Command::new("zsh")
         .args([

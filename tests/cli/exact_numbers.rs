@@ -44,17 +44,15 @@ fn validate_request_rejects_one_over_2_pow_53() {
     for (value, valid) in [(MAX, true), (OVER, false), ("9007199254740993.0", true)] {
         let res = result_with(dir.path(), value);
         std::fs::write(dir.path().join("res.json"), &res).expect("write");
-        let (code, out, err) = common::run_in(
-            &[
-                "validate",
-                "--format",
-                "json",
-                "--request",
-                "req.json",
-                "res.json",
-            ],
-            dir.path(),
-        );
+        let args = [
+            "validate",
+            "--format",
+            "json",
+            "--request",
+            "req.json",
+            "res.json",
+        ];
+        let (code, out, err) = common::run_in(&args, dir.path());
         let v: Value = serde_json::from_str(out.trim()).expect(&err);
         assert_eq!(v["valid"], json!(valid), "{value}: {out}");
         if !valid {

@@ -12,18 +12,7 @@ use serde_json::json;
 fn request() -> String {
     let params = json!({"message": "m", "requestedSchema": {"type": "object",
         "properties": {"n": {"type": "string", "default": "x"}}}});
-    let server = ahp_elicit::binding::Server {
-        name: "files".into(),
-        title: None,
-        version: None,
-    };
-    let ev = ahp_elicit::binding::wrap_request(
-        &params,
-        &ahp_elicit::binding::WrapOptions::new(&server, "mcp-stdio", "evt-1"),
-    )
-    .expect("valid request")
-    .event;
-    format!("{ev}\n")
+    crate::common::request_line("files", "evt-1", &params) + "\n"
 }
 
 fn mode(p: &Path) -> u32 {

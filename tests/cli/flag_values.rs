@@ -1,11 +1,9 @@
 //! Every numeric flag takes any text without panicking: a value is either
 //! used or refused with a usage error (exit 2), never exit 101.
 
-use std::process::{Command, Stdio};
-
 use proptest::prelude::*;
 
-use crate::common::BIN;
+use crate::common;
 
 /// Command lines whose last argument is a numeric flag's value. Each would
 /// otherwise end at once: no request on stdin (respond), a missing request
@@ -27,18 +25,6 @@ fn command_lines(value: &str) -> Vec<Vec<String>> {
             format!("--timeout={v}"),
         ],
     ]
-}
-
-fn run(args: &[String]) -> (Option<i32>, String) {
-    let o = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run");
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
 }
 
 fn number_like() -> impl Strategy<Value = String> {
@@ -76,7 +62,7 @@ proptest! {
     #[test]
     fn numeric_flags_never_panic(value in number_like()) {
         for args in command_lines(&value) {
-            let (code, err) = run(&args);
+            let (code, _, err) = common::run(&args, b"").parts();
             prop_assert!(!err.contains("panicked"), "{args:?}: {err}");
             prop_assert!(matches!(code, Some(0..=2)), "{args:?}: exit {code:?}: {err}");
         }
@@ -87,7 +73,7 @@ proptest! {
 fn a_bad_timeout_is_a_usage_error_naming_the_value() {
     for v in ["NaN", "inf", "-1", "0"] {
         for args in command_lines(v) {
-            let (code, err) = run(&args);
+            let (code, _, err) = common::run(&args, b"").parts();
             assert_eq!(code, Some(2), "{args:?}: {err}");
             assert!(err.contains("--timeout"), "{args:?}: {err}");
             assert!(err.contains(&format!("'{v}'")), "{args:?}: {err}");
@@ -95,7 +81,7 @@ fn a_bad_timeout_is_a_usage_error_naming_the_value() {
     }
     // Good values are taken: respond then reads its (empty) input and ends.
     for v in ["120", "2m", "1.5s"] {
-        let (code, err) = run(&command_lines(v)[0]);
+        let (code, _, err) = common::run(&command_lines(v)[0], b"").parts();
         assert_eq!(code, Some(0), "{v}: {err}");
     }
 }

@@ -2,12 +2,9 @@
 //! are read in one pass by `respond` and `validate` alike, and a valid event
 //! whose inner `{` starts a line is one event for both.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 use serde_json::{json, Value};
 
-use crate::common::BIN;
+use crate::common;
 
 /// A valid request event whose form has `n` text fields, each with a
 /// description of `desc` characters; with `pad` items in its open
@@ -50,42 +47,16 @@ fn padded(id: &str, n: usize, desc: usize, pad: usize) -> Value {
     ev
 }
 
-fn run(args: &[&str], stdin: &[u8]) -> (Option<i32>, String, String) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut input = child.stdin.take().expect("stdin");
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().expect("wait");
-    writer.join().expect("writer");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+/// `respond --action decline` on `input`: (exit code, stdout, stderr).
+fn decline(input: &str) -> (Option<i32>, String, String) {
+    common::run(["respond", "--action", "decline"], input.as_bytes()).parts()
 }
 
 /// The results on stdout as (action, parentEventId).
 fn results(stdout: &str) -> Vec<(String, String)> {
     stdout
         .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("a JSON line");
-            (
-                v["payload"]["elicitation"]["action"]
-                    .as_str()
-                    .unwrap_or("?")
-                    .to_owned(),
-                v["parentEventId"].as_str().unwrap_or("?").to_owned(),
-            )
-        })
+        .map(|l| common::action_and_parent(&serde_json::from_str(l).expect("a JSON line")))
         .collect()
 }
 
@@ -99,15 +70,15 @@ fn pretty_document_is_answered(pad: usize, min_bytes: usize) {
     assert!(text.len() >= min_bytes, "{} bytes", text.len());
     assert!(text.lines().count() > pad * 8, "pretty: many lines");
     let id = ev["id"].as_str().expect("id").to_owned();
-    let (code, out, err) = run(&["respond", "--action", "decline"], text.as_bytes());
+    let (code, out, err) = decline(&text);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(results(&out), vec![("decline".to_owned(), id.clone())]);
     // The same document twice in a row: two requests, two results.
     let twice = format!("{text}\n{text}\n");
-    let (code, out, err) = run(&["respond", "--action", "decline"], twice.as_bytes());
+    let (code, out, err) = decline(&twice);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(results(&out).len(), 2);
-    let (code, out, err) = run(&["validate", "--format", "json"], twice.as_bytes());
+    let (code, out, err) = common::run(["validate", "--format", "json"], twice.as_bytes()).parts();
     assert_eq!(code, Some(0), "{err}");
     let lines: Vec<Value> = out
         .lines()
@@ -144,7 +115,7 @@ fn an_inner_brace_in_column_0_is_one_event_for_respond_and_validate() {
     let (a, id_a) = inner_brace_event("inner-a");
     let (b, id_b) = inner_brace_event("inner-b");
     let stream = format!("{a}\n{b}\n");
-    let (code, out, err) = run(&["respond", "--action", "decline"], stream.as_bytes());
+    let (code, out, err) = decline(&stream);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(
         results(&out),
@@ -153,7 +124,7 @@ fn an_inner_brace_in_column_0_is_one_event_for_respond_and_validate() {
             ("decline".to_owned(), id_b.clone())
         ]
     );
-    let (code, out, err) = run(&["validate"], stream.as_bytes());
+    let (code, out, err) = common::run(["validate"], stream.as_bytes()).parts();
     assert_eq!(code, Some(0), "{err}\n{out}");
     assert_eq!(
         out,
@@ -169,7 +140,7 @@ fn a_cut_line_between_events_is_reported_and_the_rest_answered() {
     let a = a.to_string();
     let cut = &a[..a.len() / 2];
     let stream = format!("{a}\n{cut}\n{}\n", b);
-    let (code, out, err) = run(&["respond", "--action", "decline"], stream.as_bytes());
+    let (code, out, err) = decline(&stream);
     assert_eq!(code, Some(1), "{err}");
     assert_eq!(
         results(&out),
@@ -179,7 +150,7 @@ fn a_cut_line_between_events_is_reported_and_the_rest_answered() {
         ]
     );
     assert!(err.contains("line 2: not a JSON event"), "{err}");
-    let (code, out, _) = run(&["validate"], stream.as_bytes());
+    let (code, out, _) = common::run(["validate"], stream.as_bytes()).parts();
     assert_eq!(code, Some(1));
     let verdicts: Vec<&str> = out.lines().filter(|l| !l.starts_with("  ")).collect();
     assert_eq!(
@@ -198,10 +169,10 @@ fn a_cut_line_between_events_is_reported_and_the_rest_answered() {
 #[test]
 fn respond_skips_valid_events_of_another_type() {
     let req = request("ev-1", 1, 5).to_string();
-    let (code, first, err) = run(&["respond", "--action", "decline"], req.as_bytes());
+    let (code, first, err) = decline(&req);
     assert_eq!(code, Some(0), "{err}");
     let both = format!("{req}\n{first}");
-    let (code, out, err) = run(&["respond", "--action", "decline"], both.as_bytes());
+    let (code, out, err) = decline(&both);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(results(&out), vec![("decline".into(), "ev-1".into())]);
     let result_id = serde_json::from_str::<Value>(first.trim()).expect("result")["id"]

@@ -11,19 +11,7 @@ use serde_json::Value;
 fn run_case(dir: &Path) -> Result<(), String> {
     let expect: Value =
         serde_json::from_slice(&std::fs::read(dir.join("expect.json")).unwrap()).unwrap();
-    let args: Vec<String> =
-        serde_json::from_slice(&std::fs::read(dir.join("args.json")).unwrap()).unwrap();
-    let answers = dir.join("answers.json");
-    let args: Vec<String> = args
-        .into_iter()
-        .map(|a| {
-            if a == "ANSWERS" {
-                answers.to_string_lossy().into_owned()
-            } else {
-                a
-            }
-        })
-        .collect();
+    let args = common::hostile_args(dir);
     let out = crate::common::ahp()
         .args(&args)
         .write_stdin(common::hostile_input(dir))
@@ -87,12 +75,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
 
 #[test]
 fn hostile_corpus() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/cases");
-    let mut dirs: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    dirs.sort();
+    let dirs = common::hostile_cases();
     assert!(
         dirs.len() >= 40,
         "the corpus has at least 40 cases, found {}",

@@ -100,30 +100,12 @@ fn run(args: &[String], stdin: Vec<u8>, files: &[(&str, PathBuf)]) -> Run {
 /// its input through `validate` (text and JSON): stdout and stderr.
 #[test]
 fn the_hostile_corpus_leaves_no_raw_control_in_any_stream() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile/cases");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .expect("corpus")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    dirs.sort();
+    let dirs = common::hostile_cases();
     assert!(dirs.len() >= 40, "the corpus is there: {}", dirs.len());
     let tmp = tempfile::tempdir().expect("tempdir");
     let mut failures = Vec::new();
     for (i, d) in dirs.iter().enumerate() {
-        let args: Vec<String> =
-            serde_json::from_slice(&std::fs::read(d.join("args.json")).expect("args"))
-                .expect("args.json");
-        let answers = d.join("answers.json");
-        let mut args: Vec<String> = args
-            .into_iter()
-            .map(|a| {
-                if a == "ANSWERS" {
-                    answers.to_string_lossy().into_owned()
-                } else {
-                    a
-                }
-            })
-            .collect();
+        let mut args = common::hostile_args(d);
         let log = tmp.path().join(format!("log-{i}.jsonl"));
         args.extend(["--log".to_owned(), log.to_string_lossy().into_owned()]);
         let input = common::hostile_input(d);
@@ -221,12 +203,11 @@ impl Run {
 #[test]
 fn answers_errors_quote_ids_escaped() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let answers = tmp.path().join("answers.json");
-    std::fs::write(
-        &answers,
+    let answers = common::file_in(
+        tmp.path(),
+        "answers.json",
         json!({"other\u{202e}id": {"action": "decline"}}).to_string(),
-    )
-    .expect("answers");
+    );
     let form = json!({"message": "m", "requestedSchema": {"type": "object",
         "properties": {"n": {"type": "string", "default": "x"}}}});
     let input = lines(&[event("evt-\u{202e}gnp.exe", &form)]);

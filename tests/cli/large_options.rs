@@ -16,18 +16,7 @@ fn request() -> String {
     let params = json!({"message": "Pick.", "requestedSchema": {"type": "object", "properties": {
         "tags": {"type": "array", "items": {"type": "string", "enum": values()},
                  "default": values()}}}});
-    let server = ahp_elicit::binding::Server {
-        name: "options".into(),
-        title: None,
-        version: None,
-    };
-    ahp_elicit::binding::wrap_request(
-        &params,
-        &ahp_elicit::binding::WrapOptions::new(&server, "mcp-stdio", "many"),
-    )
-    .expect("valid request")
-    .event
-    .to_string()
+    crate::common::request_line("options", "many", &params)
 }
 
 /// The content of a result event's body text.
@@ -82,17 +71,15 @@ fn twenty_thousand_options_validate_and_answer() {
         let text = accepted.replacen(&format!(r#"\"{last}\""#), &bad, 1);
         assert_ne!(text, accepted);
         std::fs::write(dir.path().join("bad.json"), &text).expect("write");
-        let (code, out, _) = common::run_in(
-            &[
-                "validate",
-                "--format",
-                "json",
-                "--request",
-                "req.json",
-                "bad.json",
-            ],
-            dir.path(),
-        );
+        let args = [
+            "validate",
+            "--format",
+            "json",
+            "--request",
+            "req.json",
+            "bad.json",
+        ];
+        let (code, out, _) = common::run_in(&args, dir.path());
         assert_eq!(code, Some(1), "{out}");
         let v: Value = serde_json::from_str(out.trim()).expect("json");
         assert_eq!(v["errors"][0]["rule"], json!("content-value"));

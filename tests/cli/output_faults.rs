@@ -14,7 +14,7 @@ use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -38,17 +38,24 @@ fn build_request(id: &str) -> String {
 
 /// Wait for `child` to end (at most [`PATIENCE`]); its exit code.
 fn wait(child: &mut Child) -> Option<i32> {
-    let end = Instant::now() + PATIENCE;
-    loop {
-        if let Some(st) = child.try_wait().expect("try_wait") {
-            return st.code();
-        }
-        if Instant::now() > end {
-            let _ = child.kill();
-            panic!("the program did not end");
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let ended = common::came_true(PATIENCE, || child.try_wait().expect("try_wait").is_some());
+    if !ended {
+        let _ = child.kill();
+        panic!("the program did not end");
     }
+    child.wait().expect("wait").code()
+}
+
+/// Whether a thread of process `pid` sleeps writing to a full pipe.
+fn blocked_on_a_pipe(pid: u32) -> bool {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|task| {
+            std::fs::read_to_string(task.path().join("wchan"))
+                .is_ok_and(|w| w.contains("pipe_write"))
+        })
 }
 
 /// Parse one output line as a complete, valid result event; returns
@@ -163,17 +170,12 @@ fn output_file_never_holds_half_a_line_after_kill_9() {
             }
         }
     });
-    let end = Instant::now() + PATIENCE;
-    loop {
-        let n = std::fs::read(&out)
+    common::wait_until("50 results", || {
+        std::fs::read(&out)
             .map(|b| b.iter().filter(|&&c| c == b'\n').count())
-            .unwrap_or(0);
-        if n >= 50 {
-            break;
-        }
-        assert!(Instant::now() < end, "only {n} results so far");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+            .unwrap_or(0)
+            >= 50
+    });
     child.kill().expect("kill -9");
     assert_eq!(wait(&mut child), None, "killed by a signal");
     writer.join().expect("writer");
@@ -280,11 +282,7 @@ fn sigterm_in_a_flood_writes_every_decided_result_whole() {
     let mut flood = Flood::start("t", n);
     // Until the log shows 100 answers decided (the pipe fills soon after,
     // since nobody reads it, and the run blocks writing to it).
-    let end = Instant::now() + PATIENCE;
-    while flood.logged("decision") < 100 {
-        assert!(Instant::now() < end, "no answers decided");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    common::wait_until("100 answers decided", || flood.logged("decision") >= 100);
     flood.sigterm();
     let stdout = flood.child.stdout.take().expect("stdout");
     let lines: Vec<String> = BufReader::new(stdout)
@@ -325,18 +323,15 @@ fn sigterm_in_a_flood_writes_every_decided_result_whole() {
 fn sigterm_ends_a_run_blocked_on_a_reader_that_never_reads() {
     let n = 20_000;
     let mut flood = Flood::start("s", n);
-    // Until the answers stop: the pipe is full and the run blocked on it.
-    let end = Instant::now() + PATIENCE;
-    let mut last = 0;
-    loop {
-        std::thread::sleep(Duration::from_millis(300));
-        let now = flood.logged("decision");
-        if now > 0 && now == last {
-            break;
-        }
-        assert!(Instant::now() < end, "the answers never stopped: {now}");
-        last = now;
-    }
+    // Until the run is blocked writing to the full pipe (the kernel names
+    // where each thread sleeps in /proc/PID/task/TID/wchan).
+    let pid = flood.child.id();
+    assert!(
+        common::came_true(PATIENCE, || blocked_on_a_pipe(pid)),
+        "the run never blocked on the pipe: {} answers",
+        flood.logged("decision")
+    );
+    let last = flood.logged("decision");
     assert!(last < n, "blocked before the end: {last}");
     flood.sigterm();
     // stdout stays open and is never read.

@@ -59,7 +59,7 @@ fn checks() -> Vec<(&'static str, Check)> {
         ("ahp-elicit respond --answers answers.json examples/form-every-kind.request.json", Run(accepts_with_answers)),
         (r#"echo '{"rules":[{"name":"delete","match":{"fields":["confirm"]},"answer":{"action":"accept","content":{"confirm":true}}},{"match":{"mode":"url"},"answer":{"action":"decline"}},{"match":{},"answer":{"action":"cancel"}}]}' > rules.json"#, Run(writes_rules)),
         ("ahp-elicit respond --answers rules.json --log run.log examples/stream.requests.jsonl", Run(answers_by_rule)),
-        ("ahp-elicit answers check --schema-policy compatible rules.json recorded.events.jsonl", Skip("needs the recorded events of the reader's own server; tests/cli/answer_rules.rs checks a recorded run of tests/mcp_fake_server.py")),
+        ("ahp-elicit answers check rules.json recorded.events.jsonl", Skip("needs the recorded events of the reader's own server; tests/cli/answer_rules.rs checks a recorded run of tests/mcp_fake_server.py")),
         ("ahp-elicit mcp --call book --answers rules.json --log run.log -- ./bookings-server", Skip("./bookings-server stands for the reader's server; tests/cli/answer_rules.rs runs the same against tests/mcp_fake_server.py")),
         ("ahp-elicit validate examples/*.json", Run(validates_examples)),
         ("ahp-elicit validate --format json examples/stream.requests.jsonl", Run(validates_as_json)),
@@ -367,16 +367,6 @@ fn start_pty(cmd: &str, dir: &Path) -> Tui {
     }
 }
 
-/// The reference server over Streamable HTTP on `port`; killed on drop.
-struct HttpServer(std::process::Child);
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// `.ci/mcp`, where `.ci/mcp-setup.sh` installed the reference server.
 fn mcp_dir() -> PathBuf {
     let dir = common::root().join(".ci/mcp");
@@ -389,8 +379,7 @@ fn mcp_dir() -> PathBuf {
 }
 
 /// Start the reference server on `port` and wait until it listens.
-fn serve_http(dir: &Path, port: u16) -> HttpServer {
-    use std::io::{BufRead, BufReader};
+fn serve_http(dir: &Path, port: u16) -> common::sdk::HttpServer {
     let mut child = Command::new("node")
         .arg(dir.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
         .arg("streamableHttp")
@@ -400,16 +389,12 @@ fn serve_http(dir: &Path, port: u16) -> HttpServer {
         .spawn()
         .expect("node");
     let err = child.stderr.take().expect("stderr");
-    let mut lines = BufReader::new(err).lines();
-    loop {
-        match lines.next() {
-            Some(Ok(l)) if l.contains("listening on port") => break,
-            Some(Ok(_)) => continue,
-            _ => panic!("the reference server did not start on port {port} (is it in use?)"),
-        }
-    }
-    std::thread::spawn(move || for _ in lines {});
-    HttpServer(child)
+    common::sdk::await_line(
+        err,
+        "listening on port",
+        &format!("the reference server on port {port} (is it in use?)"),
+    );
+    common::sdk::HttpServer::of(child, format!("http://127.0.0.1:{port}/mcp"))
 }
 
 /// Run an `mcp` example in `.ci/mcp` with npm kept offline (npx takes the
@@ -432,18 +417,7 @@ fn result_lines(text: &str) -> Vec<Value> {
 }
 
 fn actions(results: &[Value]) -> Vec<(String, String)> {
-    results
-        .iter()
-        .map(|v| {
-            (
-                v["payload"]["elicitation"]["action"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_owned(),
-                v["parentEventId"].as_str().unwrap_or("").to_owned(),
-            )
-        })
-        .collect()
+    results.iter().map(common::action_and_parent).collect()
 }
 
 fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -842,12 +816,7 @@ fn everything_declined(code: i32, out: &str, err: &str, _: &Path) {
 fn everything_tools_listed(code: i32, out: &str, err: &str, _: &Path) {
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(out).expect("the tools/list result");
-    let names: Vec<&str> = v["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
+    let names = common::tool_names(&v);
     assert!(names.contains(&"trigger-elicitation-request"), "{names:?}");
     assert!(err.contains("trigger-elicitation-request"), "{err}");
 }

@@ -11,30 +11,17 @@ use common::pty::*;
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::{json, Value};
-
-fn bin() -> Command {
-    let mut c = crate::common::ahp();
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
 
 /// `respond FLAGS REQUEST`, which must exit 0; its stdout.
 fn respond(flags: &[&str], request: &Path) -> String {
-    let out = bin()
+    let ran = common::ahp_at_root()
         .arg("respond")
         .args(flags)
         .arg(request)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+        .assert()
+        .success();
+    String::from_utf8_lossy(&ran.get_output().stdout).into_owned()
 }
 
 fn url_params() -> Value {
@@ -50,7 +37,7 @@ fn form_params() -> Value {
 
 /// `ahp-elicit wrap ARGS` on `params`: (exit code, stdout, stderr).
 fn wrap(params: &Value, args: &[&str]) -> (i32, String, String) {
-    let out = bin()
+    let out = common::ahp_at_root()
         .args([
             "wrap",
             "--server",
@@ -80,7 +67,7 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 /// `validate --request REQ RESULT`: the exit code and stdout.
 fn validate_against(req: &Path, result: &Path) -> (i32, String) {
-    let out = bin()
+    let out = common::ahp_at_root()
         .args(["validate", "--request"])
         .arg(req)
         .arg(result)
@@ -113,12 +100,7 @@ fn wrap_names_the_revision_and_checks_the_params_against_it() {
         ev["extensions"],
         json!({"mcp": {"protocolVersion": "2026-07-28", "inputKey": "login"}})
     );
-    let text: Value = serde_json::from_str(
-        ev["payload"]["elicitation"]["request"]["text"]
-            .as_str()
-            .unwrap(),
-    )
-    .unwrap();
+    let text = common::event_body(&ev, "request");
     assert_eq!(text, url_params(), "the params are kept whole");
     // A revision that is not pinned is a usage error naming the pinned ones.
     let (code, _, err) = wrap(&url_params(), &["--protocol-version", "2026-08-01"]);
@@ -166,12 +148,7 @@ fn a_result_of_the_other_revision_is_refused() {
     let stdout = respond(&["--answers", &answers], &req);
     let good: Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(good["extensions"]["mcp"]["protocolVersion"], "2026-07-28");
-    let text: Value = serde_json::from_str(
-        good["payload"]["elicitation"]["result"]["text"]
-            .as_str()
-            .unwrap(),
-    )
-    .unwrap();
+    let text = common::event_body(&good, "result");
     assert_eq!(
         text,
         json!({"action": "accept", "content": {"name": "Grace", "guests": 2}})
@@ -196,18 +173,13 @@ fn a_2026_url_request_is_answered_at_the_terminal() {
     let launches = dir.path().join("launches");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/record-browser.sh");
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!(
-            "respond '{}' --browser \"sh '{}' '{}' 0\"",
-            req.display(),
-            script.display(),
-            launches.display()
-        ),
+    let command = format!(
+        "respond '{}' --browser \"sh '{}' '{}' 0\"",
+        req.display(),
+        script.display(),
+        launches.display()
     );
+    let mut t = Tui::start(dir.path(), &out, 80, 24, &command);
     t.wait_for("Sign in to Bookings");
     t.wait_for("Host: bookings.example.com");
     t.wait_for("[ Open in browser ] [>Decline<] [ Cancel ]");
@@ -248,7 +220,7 @@ fn an_unpinned_revision_is_refused_on_every_event_type() {
             "title": {"type": "text", "selection": "omit"}}},
         "extensions": {"mcp": {"protocolVersion": format!("2099-01-01{}", "x".repeat(100)),
                                "requestState": "x"}}});
-    let out = bin()
+    let out = common::ahp_at_root()
         .args(["validate", "-"])
         .write_stdin(ev.to_string())
         .output()

@@ -61,12 +61,8 @@ fn a_browser_that_cannot_start_mid_stream_leaves_later_lines_answered() {
     // The stream alone, declined except its URL request: line 3 after the
     // failed launch on line 2 gets its result.
     let dir = tempfile::tempdir().expect("tempdir");
-    let answers = dir.path().join("answers.json");
-    std::fs::write(
-        &answers,
-        r#"{"evt-stream-1":{"action":"decline"},"evt-stream-2":{"action":"accept"},"evt-stream-3":{"action":"cancel"}}"#,
-    )
-    .expect("write answers");
+    let by_id = r#"{"evt-stream-1":{"action":"decline"},"evt-stream-2":{"action":"accept"},"evt-stream-3":{"action":"cancel"}}"#;
+    let answers = crate::common::file_in(dir.path(), "answers.json", by_id);
     let o = respond(
         &[
             "--answers",

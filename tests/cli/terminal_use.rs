@@ -5,14 +5,6 @@
 
 use crate::common;
 
-use assert_cmd::Command;
-
-fn bin() -> Command {
-    let mut c = crate::common::ahp();
-    c.env_remove("NO_COLOR");
-    c
-}
-
 fn stream() -> String {
     common::examples_dir()
         .join("stream.requests.jsonl")
@@ -28,55 +20,44 @@ fn stderr(o: &std::process::Output) -> String {
 fn output_into_a_missing_folder_names_the_path() {
     let dir = tempfile::tempdir().expect("tempdir");
     let target = dir.path().join("no-such-folder/results.jsonl");
-    let o = bin()
-        .args(["respond", "--action", "cancel", "--output"])
-        .arg(&target)
-        .arg(stream())
-        .output()
-        .expect("run");
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert!(
-        e.contains(&format!(
-            "cannot open the output {}: no such file or directory",
-            target.display()
-        )),
-        "{e}"
-    );
+    let target = target.display().to_string();
+    let args = [
+        "respond",
+        "--action",
+        "cancel",
+        "--output",
+        &target,
+        &stream(),
+    ];
+    let r = common::run(args, b"");
+    assert_eq!(r.code, Some(2));
+    let want = format!("cannot open the output {target}: no such file or directory");
+    assert!(r.stderr.contains(&want), "{}", r.stderr);
 }
 
 #[test]
 fn a_missing_input_file_says_no_such_file() {
-    let o = bin()
-        .args([
+    let r = common::run(
+        [
             "respond",
             "--action",
             "cancel",
             "/nonexistent/requests.jsonl",
-        ])
-        .output()
-        .expect("run");
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert!(
-        e.contains("cannot open the input /nonexistent/requests.jsonl: no such file or directory"),
-        "{e}"
+        ],
+        b"",
     );
+    assert_eq!(r.code, Some(2));
+    let want = "cannot open the input /nonexistent/requests.jsonl: no such file or directory";
+    assert!(r.stderr.contains(want), "{}", r.stderr);
 }
 
 #[test]
 fn demo_request_of_a_missing_file_says_no_such_file() {
-    let o = bin()
-        .args(["demo", "--request", "/nonexistent/req.json"])
-        .output()
-        .expect("run");
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert!(
-        e.contains("cannot read the request file /nonexistent/req.json: no such file or directory"),
-        "{e}"
-    );
-    assert!(!e.contains("invalid request"), "{e}");
+    let r = common::run(["demo", "--request", "/nonexistent/req.json"], b"");
+    assert_eq!(r.code, Some(2));
+    let want = "cannot read the request file /nonexistent/req.json: no such file or directory";
+    assert!(r.stderr.contains(want), "{}", r.stderr);
+    assert!(!r.stderr.contains("invalid request"), "{}", r.stderr);
 }
 
 #[test]
@@ -90,7 +71,7 @@ fn unknown_theme_is_refused_in_every_mode() {
         ],
     ];
     for args in runs {
-        let mut c = bin();
+        let mut c = common::ahp();
         c.args(args);
         if args[0] == "respond" {
             c.arg(stream());
@@ -112,7 +93,7 @@ fn validate_text_names_the_file_and_suggests_the_type() {
         .replace("user.elicitation.request", "user.elicitation.reqest");
     std::fs::write(&typo, text).expect("write");
     let good = common::examples_dir().join("url-connect.request.json");
-    let o = bin()
+    let o = common::ahp()
         .arg("validate")
         .arg(&typo)
         .arg(&good)
@@ -142,7 +123,10 @@ fn stdout(o: &std::process::Output) -> String {
 #[test]
 fn completions_for_every_shell() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
-        let o = bin().args(["completions", shell]).output().expect("run");
+        let o = common::ahp()
+            .args(["completions", shell])
+            .output()
+            .expect("run");
         assert_eq!(o.status.code(), Some(0), "{shell}");
         let s = stdout(&o);
         for word in ["respond", "validate", "theme", "action"] {
@@ -150,7 +134,10 @@ fn completions_for_every_shell() {
         }
     }
     // The bash script is valid bash.
-    let o = bin().args(["completions", "bash"]).output().expect("run");
+    let o = common::ahp()
+        .args(["completions", "bash"])
+        .output()
+        .expect("run");
     let dir = tempfile::tempdir().expect("tempdir");
     let script = dir.path().join("ahp-elicit.bash");
     std::fs::write(&script, &o.stdout).expect("write");
@@ -160,13 +147,16 @@ fn completions_for_every_shell() {
         .status()
         .expect("bash");
     assert!(st.success(), "bash -n on the completion script");
-    let o = bin().args(["completions", "tcsh"]).output().expect("run");
+    let o = common::ahp()
+        .args(["completions", "tcsh"])
+        .output()
+        .expect("run");
     assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]
 fn man_page_has_every_command() {
-    let o = bin().arg("man").output().expect("run");
+    let o = common::ahp().arg("man").output().expect("run");
     assert_eq!(o.status.code(), Some(0));
     let s = stdout(&o);
     assert!(s.contains(".TH ahp-elicit 1"), "{}", &s[..200.min(s.len())]);
@@ -198,12 +188,12 @@ fn every_help_lists_exit_statuses_and_values() {
         &["auth", "login"],
     ];
     for sub in subs {
-        let o = bin().args(sub).arg("--help").output().expect("run");
+        let o = common::ahp().args(sub).arg("--help").output().expect("run");
         assert_eq!(o.status.code(), Some(0), "{sub:?}");
         let s = stdout(&o);
         assert!(s.contains("Exit status:"), "{sub:?} --help:\n{s}");
     }
-    let help = |sub: &str| stdout(&bin().args([sub, "--help"]).output().expect("run"));
+    let help = |sub: &str| stdout(&common::ahp().args([sub, "--help"]).output().expect("run"));
     let respond = help("respond");
     assert!(respond.contains("[possible values: accept, decline, cancel]"));
     assert!(respond.contains("[possible values: form, url]"));
@@ -230,7 +220,7 @@ fn every_help_lists_exit_statuses_and_values() {
 #[test]
 fn respond_takes_several_files() {
     let ex = common::examples_dir();
-    let o = bin()
+    let o = common::ahp()
         .args(["respond", "--action", "decline"])
         .arg(ex.join("form-every-kind.request.json"))
         .arg(ex.join("url-connect.request.json"))

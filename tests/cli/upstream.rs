@@ -12,7 +12,6 @@ use std::sync::Arc;
 
 use ahp_elicit::binding::Revision;
 use ahp_elicit::upstream;
-use assert_cmd::Command;
 
 /// The commit and digests each pinned revision's NOTES name (tag commit,
 /// schema.ts, schema.json), checked against the pins.
@@ -44,17 +43,10 @@ fn embedded(rev: Revision) -> &'static str {
     rev.data().definitions
 }
 
-fn bin() -> Command {
-    let mut c = crate::common::ahp();
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c.env_remove("AHP_UPSTREAM_DIR");
-    c
-}
-
 /// `upstream refresh --protocol-version 2025-11-25 --mirror MIRROR --dir
 /// DIR`, run to its end.
 fn refresh_2025(mirror: &str, dir: &Path) -> std::process::Output {
-    bin()
+    crate::common::ahp_at_root()
         .args([
             "upstream",
             "refresh",
@@ -97,7 +89,7 @@ fn verify_passes_against_the_shared_files() {
                 .unwrap()
                 .is_empty()
         );
-        let out = bin()
+        let out = crate::common::ahp_at_root()
             .args([
                 "upstream",
                 "verify",
@@ -128,7 +120,7 @@ fn verify_checks_every_pinned_revision_by_default() {
             std::fs::copy(common::upstream_dir(rev).join(n), d.join(n)).unwrap();
         }
     }
-    let out = bin()
+    let out = crate::common::ahp_at_root()
         .env("AHP_UPSTREAM_DIR", t.path())
         .args(["upstream", "verify"])
         .output()
@@ -186,7 +178,7 @@ fn extract_is_deterministic_and_equals_the_committed_file() {
         // Through the command, into a temp file.
         let t = tempfile::tempdir().unwrap();
         let out_file = t.path().join("gen.json");
-        let out = bin()
+        let out = crate::common::ahp_at_root()
             .args([
                 "upstream",
                 "extract",
@@ -236,7 +228,7 @@ fn verify_fails_clearly_on_a_modified_copy() {
     let mut text = std::fs::read_to_string(&p).unwrap();
     text = text.replacen("\"integer\"", "\"number\"", 1);
     std::fs::write(&p, text).unwrap();
-    let out = bin()
+    let out = crate::common::ahp_at_root()
         .args([
             "upstream",
             "verify",
@@ -261,7 +253,7 @@ fn verify_fails_clearly_on_a_modified_copy() {
         "only schema.json differs: {err}"
     );
     // extract refuses too.
-    let out = bin()
+    let out = crate::common::ahp_at_root()
         .args([
             "upstream",
             "extract",
@@ -288,7 +280,7 @@ fn verify_fails_when_the_committed_extraction_is_stale() {
         embedded(Revision::V2025_11_25).replacen("\"minLength\"", "\"minLen\"", 1),
     )
     .unwrap();
-    let out = bin()
+    let out = crate::common::ahp_at_root()
         .args([
             "upstream",
             "verify",
@@ -310,7 +302,7 @@ fn verify_fails_when_the_committed_extraction_is_stale() {
 #[test]
 fn verify_with_missing_files_is_an_io_error() {
     let t = tempfile::tempdir().unwrap();
-    let out = bin()
+    let out = crate::common::ahp_at_root()
         .args([
             "upstream",
             "verify",
@@ -472,7 +464,7 @@ fn refresh_with_a_missing_file_is_a_download_error() {
 
 #[test]
 fn the_mirror_option_is_hidden_from_help() {
-    let out = bin()
+    let out = crate::common::ahp_at_root()
         .args(["upstream", "refresh", "--help"])
         .output()
         .unwrap();
@@ -485,7 +477,7 @@ fn the_mirror_option_is_hidden_from_help() {
 #[test]
 fn verify_with_no_upstream_files_says_where_it_looked_and_how_to_get_them() {
     let t = tempfile::tempdir().unwrap();
-    let out = bin()
+    let out = crate::common::ahp_at_root()
         .current_dir(t.path())
         .env_remove("AHP_UPSTREAM_DIR")
         .args(["upstream", "verify"])

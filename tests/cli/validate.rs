@@ -329,23 +329,16 @@ fn non_event_json_and_unknown_types_are_invalid() {
 
 #[test]
 fn unreadable_input_exits_2() {
-    let out = crate::common::ahp()
-        .args(["validate", "/nonexistent/ahp-elicit/none.json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+    let r = crate::common::run(["validate", "/nonexistent/ahp-elicit/none.json"], b"");
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("cannot read"), "{}", r.stderr);
 }
 
 #[test]
 fn empty_input_has_no_event() {
-    let out = crate::common::ahp()
-        .arg("validate")
-        .write_stdin("\n \n")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no event found"));
+    let r = crate::common::run(["validate"], b"\n \n");
+    assert_eq!(r.code, Some(1));
+    assert!(r.stderr.contains("no event found"), "{}", r.stderr);
 }
 
 #[test]

@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 use expectrl::Expect;
 use serde_json::Value;
 
-pub use super::BIN;
-pub const PATIENCE: Duration = Duration::from_secs(40);
+pub use super::{BIN, PATIENCE};
 /// How long [`Tui::wait_raw`] waits: the sign-in lines come after a server
 /// and its authorization server answered.
 pub const RAW_PATIENCE: Duration = Duration::from_secs(60);
@@ -90,6 +89,35 @@ pub fn open_live(fifo: &Path) -> std::fs::File {
         .expect("open the FIFO")
 }
 
+/// The launchers the system browser is started with when no `--browser`
+/// is given (the `open` crate's, in its order, and `$BROWSER`'s usual
+/// names).
+pub const SYSTEM_BROWSERS: &[&str] = &[
+    "xdg-open",
+    "gio",
+    "gnome-open",
+    "kde-open",
+    "wslview",
+    "x-www-browser",
+    "sensible-browser",
+    "www-browser",
+];
+
+/// The folder `dir/fakebin`, holding under each of `names` an executable
+/// `sh` script whose body is `body(name)`; returns it, to put first on
+/// `PATH`.
+pub fn fake_browsers(dir: &Path, names: &[&str], body: impl Fn(&str) -> String) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("fakebin");
+    std::fs::create_dir(&bin).expect("mkdir fakebin");
+    for name in names {
+        let p = bin.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{}", body(name))).expect("write fake browser");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    bin
+}
+
 /// Write `lines` (request events, one a line) to `dir/requests.jsonl`;
 /// returns its path.
 pub fn write_requests(dir: &Path, lines: &[String]) -> PathBuf {
@@ -126,6 +154,21 @@ impl Tui {
         Tui::start(dir, out, cols, rows, args.trim_end())
     }
 
+    /// `respond FIFO FLAGS > out` at `cols`x`rows` on a live stream: a new
+    /// FIFO in `dir` ([`make_fifo`]); returns the run and the stream's
+    /// writing end ([`open_live`]), kept open until dropped.
+    pub fn respond_live(
+        dir: &Path,
+        out: &Path,
+        size: (u16, u16),
+        flags: &str,
+    ) -> (Tui, std::fs::File) {
+        let fifo = make_fifo(dir);
+        let t = Tui::respond(dir, out, size, &fifo, flags);
+        let w = open_live(&fifo);
+        (t, w)
+    }
+
     /// `ahp-elicit WORDS... > dir/out.json` in a `cols`x`rows` pty, each
     /// word quoted for the shell ([`Tui::start`]).
     pub fn start_words<S: AsRef<str>>(
@@ -149,21 +192,13 @@ impl Tui {
         args: &str,
         envs: &[(&str, String)],
     ) -> Tui {
-        Tui::start_with(dir, out, cols, rows, args, envs, true)
+        Tui::spawn(dir, out, (cols, rows), args, envs, true, "")
     }
 
-    /// [`Tui::start_env`], with stderr to a file or (`err_to_file` false)
-    /// left on the terminal.
-    pub fn start_with(
-        dir: &Path,
-        out: &Path,
-        cols: u16,
-        rows: u16,
-        args: &str,
-        envs: &[(&str, String)],
-        err_to_file: bool,
-    ) -> Tui {
-        Tui::spawn(dir, out, (cols, rows), args, envs, err_to_file, "")
+    /// [`Tui::start`] with stderr left on the terminal (not in a file): what
+    /// the program says there is seen as a person sees it.
+    pub fn start_err_shown(dir: &Path, out: &Path, cols: u16, rows: u16, args: &str) -> Tui {
+        Tui::spawn(dir, out, (cols, rows), args, &[], false, "")
     }
 
     /// [`Tui::start`], and after the program the shell runs `then` on the
@@ -257,25 +292,39 @@ impl Tui {
         self.vt.screen().contents()
     }
 
-    /// Wait until the screen shows `text` (whitespace ignored).
-    pub fn wait_for(&mut self, text: &str) {
-        let want = squash(text);
-        let end = Instant::now() + PATIENCE;
-        loop {
+    /// Read the pty until `ready` gives `Some` (checked after each read),
+    /// and return that; panics when the run ends first or after `patience`,
+    /// with `what` the test waited for, the screen and stderr. The one wait
+    /// of the harness: every other waits through it.
+    pub fn until<T>(
+        &mut self,
+        what: &str,
+        patience: Duration,
+        mut ready: impl FnMut(&mut Tui) -> Option<T>,
+    ) -> T {
+        super::wait_ok(patience, || {
             self.pump();
-            if squash(&self.screen()).contains(&want) {
-                // A person reads what just appeared before pressing a key.
-                self.last_key = Instant::now();
-                return;
+            if let Some(v) = ready(self) {
+                return Ok(v);
             }
-            assert!(
-                !self.eof && Instant::now() < end,
-                "waiting for {text:?}; the screen:\n{}\nstderr: {}",
+            let seen = format!(
+                "waiting for {what}; the screen:\n{}\nstderr: {}",
                 self.screen(),
                 self.stderr()
             );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+            assert!(!self.eof, "the run ended {seen}");
+            Err(seen)
+        })
+    }
+
+    /// Wait until the screen shows `text` (whitespace ignored).
+    pub fn wait_for(&mut self, text: &str) {
+        let want = squash(text);
+        self.until(&format!("{text:?}"), PATIENCE, |t| {
+            squash(&t.screen()).contains(&want).then_some(())
+        });
+        // A person reads what just appeared before pressing a key.
+        self.last_key = Instant::now();
     }
 
     /// Whether the bytes read so far end with a whole frame: ratatui ends
@@ -303,20 +352,10 @@ impl Tui {
     /// is not on that frame (no pause and hope).
     pub fn wait_for_frame(&mut self, text: &str) {
         let want = squash(text);
-        let end = Instant::now() + PATIENCE;
-        loop {
-            self.pump();
-            if self.at_frame_end() && squash(&self.screen()).contains(&want) {
-                self.last_key = Instant::now();
-                return;
-            }
-            assert!(
-                !self.eof && Instant::now() < end,
-                "waiting for a whole frame with {text:?}; the screen:\n{}",
-                self.screen()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.until(&format!("a whole frame with {text:?}"), PATIENCE, |t| {
+            (t.at_frame_end() && squash(&t.screen()).contains(&want)).then_some(())
+        });
+        self.last_key = Instant::now();
     }
 
     /// Send `key`, one that changes the drawing (a focus move), and wait for
@@ -328,19 +367,11 @@ impl Tui {
         self.pump();
         let before = self.vt.screen().contents_formatted();
         self.send(key);
-        let end = Instant::now() + PATIENCE;
-        loop {
-            self.pump();
-            if self.at_frame_end() && self.vt.screen().contents_formatted() != before {
-                return;
-            }
-            assert!(
-                !self.eof && Instant::now() < end,
-                "the marker key {key:?} changed nothing; the screen:\n{}",
-                self.screen()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.until(
+            &format!("the frame the marker key {key:?} changes"),
+            PATIENCE,
+            |t| (t.at_frame_end() && t.vt.screen().contents_formatted() != before).then_some(()),
+        );
     }
 
     /// Wait until the bytes written so far (all of them, not the screen:
@@ -348,17 +379,10 @@ impl Tui {
     /// [`Tui::wait_for`], a person reads before the next key. `what` names
     /// what is awaited in the failure message.
     pub fn wait_raw_until(&mut self, what: &str, ok: impl Fn(&str) -> bool) {
-        let end = Instant::now() + RAW_PATIENCE;
-        loop {
-            self.pump();
-            let raw = String::from_utf8_lossy(&self.raw).into_owned();
-            if ok(&raw) {
-                self.last_key = Instant::now();
-                return;
-            }
-            assert!(Instant::now() < end, "{what} never came; written:\n{raw:?}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.until(&format!("{what} in what was written"), RAW_PATIENCE, |t| {
+            ok(&String::from_utf8_lossy(&t.raw)).then_some(())
+        });
+        self.last_key = Instant::now();
     }
 
     /// [`Tui::wait_raw_until`] the bytes written hold `text` (whitespace
@@ -396,6 +420,18 @@ impl Tui {
     /// the screen's guard, which counts from the end of the frame's write,
     /// has seen it for the pause too.
     pub fn send(&mut self, keys: &str) {
+        self.pace();
+        self.s.send(keys).expect("send keys");
+        self.last_key = Instant::now();
+    }
+
+    /// The pause of [`Tui::send`] before a key, without the key: at least
+    /// [`PACE`] after the last key or the text last waited for, longer
+    /// while output still comes (at most twice [`PACE`]), output read all
+    /// the while. A request screen's consent guard (`CONSENT_GUARD`)
+    /// drops keys that come sooner, and nothing the program shows says
+    /// when a person has read a screen: this pause is how long one reads.
+    pub fn pace(&mut self) {
         let cap = self.last_key + 2 * PACE;
         loop {
             self.pump();
@@ -404,25 +440,104 @@ impl Tui {
             if now >= ready || self.eof {
                 break;
             }
+            // The reading pause itself, by design (see above).
             std::thread::sleep((ready - now).min(Duration::from_millis(10)));
         }
+    }
+
+    /// Send `keys` at once, no pause before them (a program or a slow link
+    /// types them, not a person): what comes next is paced from here.
+    pub fn send_now(&mut self, keys: &str) {
         self.s.send(keys).expect("send keys");
         self.last_key = Instant::now();
+    }
+
+    /// Send `keys` as one link delivers them, each piece `gap` after the
+    /// one before (the first at once): an Esc that a letter follows within
+    /// the Alt window, a terminal's reply split by a slow link, keys
+    /// pressed faster than a person reads. The gap is what is tested, so it
+    /// is a clock by design; what follows is paced from the last piece.
+    pub fn send_spaced(&mut self, gap: Duration, keys: &[&str]) {
+        for (i, k) in keys.iter().enumerate() {
+            self.send_after(if i == 0 { Duration::ZERO } else { gap }, k);
+        }
+    }
+
+    /// Send `keys` `gap` after the last key, no other pause: a piece of
+    /// what a slow link delivers ([`Tui::send_spaced`]).
+    pub fn send_after(&mut self, gap: Duration, keys: &str) {
+        let due = self.last_key + gap;
+        let now = Instant::now();
+        if due > now {
+            // The gap under test (see [`Tui::send_spaced`]): no condition
+            // stands for it.
+            std::thread::sleep(due - now);
+        }
+        self.send_now(keys);
+    }
+
+    /// Resize the pty (the program gets SIGWINCH) and the emulator; does
+    /// not wait for the redraw.
+    pub fn resize(&mut self, cols: u16, rows: u16) {
+        self.s
+            .get_process_mut()
+            .set_window_size(cols, rows)
+            .expect("resize the pty");
+        self.vt.set_size(
+            std::num::NonZeroU16::new(rows).expect("rows"),
+            std::num::NonZeroU16::new(cols).expect("cols"),
+        );
+    }
+
+    /// [`Tui::resize`] to `cols`x`rows` (a size other than the present
+    /// one) and wait for the whole frame drawn at it: a marker for a screen
+    /// where no key changes the drawing without acting. The program reads
+    /// the keys sent before the resize first (they were waiting on the
+    /// terminal before the signal came), so once that frame shows, what
+    /// those keys did not do they will not do.
+    pub fn resize_marker(&mut self, cols: u16, rows: u16) {
+        self.pump();
+        let before = self.raw.len();
+        self.resize(cols, rows);
+        self.until(
+            &format!("the frame redrawn at {cols}x{rows}"),
+            PATIENCE,
+            |t| (t.raw.len() > before && t.at_frame_end()).then_some(()),
+        );
+        self.last_key = Instant::now();
+    }
+
+    /// Send `key` (paced like a person) until `done` holds: a key read
+    /// within a consent guard, which a loaded machine may start a while
+    /// after the screen reached the terminal, is dropped, and a person
+    /// presses it again. Each try waits up to 1.5 s for `done`; panics
+    /// after five.
+    pub fn press_until(&mut self, key: &str, what: &str, mut done: impl FnMut(&mut Tui) -> bool) {
+        for _ in 0..5 {
+            self.send(key);
+            let took = super::came_true(Duration::from_millis(1500), || {
+                self.pump();
+                self.eof || done(self)
+            });
+            if took {
+                return;
+            }
+        }
+        panic!(
+            "{what} never came after {key:?}; the screen:\n{}",
+            self.screen()
+        );
     }
 
     /// The pid of `ahp-elicit` itself (not of the shell).
     #[allow(dead_code)]
     pub fn pid(&self) -> i32 {
-        let end = Instant::now() + PATIENCE;
-        loop {
-            if let Ok(t) = std::fs::read_to_string(&self.pid_file) {
-                if let Ok(p) = t.trim().parse() {
-                    return p;
-                }
-            }
-            assert!(Instant::now() < end, "no pid file");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        super::wait_ok(PATIENCE, || {
+            std::fs::read_to_string(&self.pid_file)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+                .ok_or_else(|| "no pid file".to_owned())
+        })
     }
 
     /// What the program wrote on stderr.
@@ -433,16 +548,7 @@ impl Tui {
     /// Wait until the run ended (the shell closed the pty), reading all it
     /// wrote; panics after [`PATIENCE`] showing the screen.
     pub fn wait_end(&mut self) {
-        let end = Instant::now() + PATIENCE;
-        while !self.eof {
-            self.pump();
-            assert!(
-                Instant::now() < end,
-                "the program did not end; the screen:\n{}",
-                self.screen()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.until("the end of the run", PATIENCE, |t| t.eof.then_some(()));
     }
 
     /// Wait for the end of the run; returns the program's exit code and
@@ -547,6 +653,13 @@ pub fn results(out: &Path) -> Vec<(String, String, Value)> {
         .collect()
 }
 
+/// Asserts that `out` holds one result a line ([`results`]) with these
+/// (action, parentEventId) pairs, in this order.
+pub fn assert_answers(out: &Path, want: &[(&str, &str)]) {
+    assert_eq!(actions_and_parents(&results(out)), want);
+}
+
+/// (action, parentEventId) of each result.
 pub fn actions_and_parents(rs: &[(String, String, Value)]) -> Vec<(&str, &str)> {
     rs.iter()
         .map(|(a, p, _)| (a.as_str(), p.as_str()))

@@ -175,6 +175,29 @@ impl Drop for HttpServer {
     }
 }
 
+impl HttpServer {
+    /// A server already started as `child`, answering at `url`; killed
+    /// (and reaped) on drop.
+    pub fn of(child: Child, url: String) -> HttpServer {
+        HttpServer { child, url }
+    }
+}
+
+/// Read `stream` (a server's output) line by line until one holds `text`,
+/// then keep draining it in a thread, so the server never blocks on a full
+/// pipe; panics naming `what` when the stream ends first.
+pub fn await_line(stream: impl std::io::Read + Send + 'static, text: &str, what: &str) {
+    let mut lines = BufReader::new(stream).lines();
+    loop {
+        match lines.next() {
+            Some(Ok(l)) if l.contains(text) => break,
+            Some(Ok(_)) => continue,
+            _ => panic!("{what}: its output ended before {text:?}"),
+        }
+    }
+    std::thread::spawn(move || for _ in lines {});
+}
+
 /// Start `argv` (a server serving Streamable HTTP) and wait, bounded, for the line
 /// `listening http://127.0.0.1:<port>/mcp` it prints once it accepts
 /// connections.

@@ -53,6 +53,11 @@ fn accepted(st: Status) -> serde_json::Map<String, Value> {
     }
 }
 
+/// The error `content` gives for field `id` holding no whole number.
+fn not_whole(id: &str) -> Vec<(String, String)> {
+    vec![(id.to_owned(), "must be a whole number".to_owned())]
+}
+
 #[test]
 fn every_kind_filled_by_keys() {
     let (s, msg) = every_kind();
@@ -239,13 +244,7 @@ fn integer_refuses_fraction_and_number_takes_exponent() {
     keys(&mut f, &typed("2.5"));
     assert_eq!(f.notice(), None);
     assert_eq!(f.shown_error(0).as_deref(), Some("must be a whole number"));
-    assert_eq!(
-        f.content(),
-        Err(vec![(
-            "i".to_string(),
-            "must be a whole number".to_string()
-        )])
-    );
+    assert_eq!(f.content(), Err(not_whole("i")));
     // `3.0` is the number 3, not 30.
     keys(&mut f, &[Key::Ctrl('u')]);
     keys(&mut f, &typed("3.0"));
@@ -268,13 +267,7 @@ fn integer_refuses_fraction_and_number_takes_exponent() {
     keys(&mut f, &[Key::Ctrl('u'), Key::Char('-')]);
     // A lone sign cannot be sent (the field was left, so it is shown).
     assert_eq!(f.shown_error(0).as_deref(), Some("must be a whole number"));
-    assert_eq!(
-        f.content(),
-        Err(vec![(
-            "i".to_string(),
-            "must be a whole number".to_string()
-        )])
-    );
+    assert_eq!(f.content(), Err(not_whole("i")));
 }
 
 /// A paste that does not make a number of the field's type

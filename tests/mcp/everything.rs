@@ -4,16 +4,15 @@
 //! `.ci/mcp-setup.sh` installs into `.ci/mcp/node_modules`; without them
 //! these tests fail and say so.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use ahp_elicit::binding::{Action, Answer, RequestBody, RequestEvent};
 use ahp_elicit::mcp::{run_session, McpOptions, Operation, Target};
 use ahp_elicit::responder::{Context, Outcome, RespondError, Responder};
 use serde_json::{json, Map, Value};
 
-use crate::common::sdk::mcp_in;
+use crate::common::sdk::{await_line, mcp_in, HttpServer};
 
 /// The server's launcher script; panics with the fix when it is missing.
 fn everything() -> String {
@@ -281,12 +280,7 @@ fn url_mode_is_offered_only_when_advertised() {
 }
 
 /// The server in Streamable HTTP mode on a free local port; killed on drop.
-struct HttpEverything {
-    child: Child,
-    url: String,
-}
-
-fn start_http() -> HttpEverything {
+fn start_http() -> HttpServer {
     let script = everything();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -302,27 +296,12 @@ fn start_http() -> HttpEverything {
         .spawn()
         .unwrap();
     let err = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(err).lines();
-    loop {
-        match lines.next() {
-            Some(Ok(l)) if l.contains("listening on port") => break,
-            Some(Ok(_)) => continue,
-            _ => panic!("the everything server did not start on port {port}"),
-        }
-    }
-    // Keep draining its log so it never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    HttpEverything {
-        child,
-        url: format!("http://127.0.0.1:{port}/mcp"),
-    }
-}
-
-impl Drop for HttpEverything {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    await_line(
+        err,
+        "listening on port",
+        &format!("the everything server on port {port}"),
+    );
+    HttpServer::of(child, format!("http://127.0.0.1:{port}/mcp"))
 }
 
 #[test]

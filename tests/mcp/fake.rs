@@ -5,11 +5,11 @@
 //! the tool result, which these tests read.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
-use crate::common::sdk::{ahp_in, mcp_in, McpRun as Run};
+use crate::common::sdk::{ahp_in, mcp_in, HttpServer, McpRun as Run};
 use crate::common::{alive, fake_server, signal, BIN};
 
 fn python() -> &'static str {
@@ -79,12 +79,7 @@ fn listing_never_calls_a_servers_only_tool() {
     let r = run(&["--", "env", &env, python(), &server, "--one-tool"]);
     assert_eq!(r.code, 0, "stderr: {}", r.stderr);
     let listed: Value = serde_json::from_str(&r.stdout).expect("the tools as JSON");
-    let names: Vec<&str> = listed["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
+    let names = crate::common::tool_names(&listed);
     assert_eq!(names, ["probe"]);
     let seen = std::fs::read_to_string(&record).unwrap_or_default();
     let methods: Vec<String> = seen
@@ -212,7 +207,7 @@ fn a_deep_or_huge_answer_ends_the_call_at_once() {
 /// an SSE event id, whose resumption would never answer.
 #[test]
 fn an_unreadable_answer_over_http_ends_the_call_at_once() {
-    let srv = HttpServer::start();
+    let srv = fake_http(&[]);
     for (args, why) in [
         (
             r#"{"case":"huge","hold":true}"#,
@@ -269,13 +264,7 @@ fn a_call_never_answered_ends_after_the_call_timeout() {
         "--call-timeout",
         "1.5",
     ]);
-    assert_eq!(r.code, 2, "stderr: {}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("no answer to tools/call within 1.5 s (--call-timeout;"),
-        "{}",
-        r.stderr
-    );
+    r.assert_said(2, "no answer to tools/call within 1.5 s (--call-timeout;");
 }
 
 /// A server that pages its tools without end is read up to the list's
@@ -326,6 +315,31 @@ fn a_flood_of_refused_elicitations_is_said_up_to_a_bound_then_counted() {
     assert!(
         r.stderr
             .contains("30 elicitation(s) refused without an answer"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// The same when the refused requests outlive the call that asked them:
+/// the lines stay bounded and the count at the end counts them all.
+#[test]
+fn refusals_after_the_call_are_bounded_and_counted() {
+    let r = stdio(&[
+        "--call",
+        "probe",
+        "--args",
+        r#"{"case":"refusals_open"}"#,
+        "--action",
+        "accept",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.matches("refused an elicitation:").count() <= 20,
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("30 elicitation(s) got no valid answer"),
         "{}",
         r.stderr
     );
@@ -673,18 +687,14 @@ fn without_call_the_tools_are_listed() {
 #[test]
 fn a_tool_error_exits_1() {
     let r = stdio(&["--call", "missing", "--action", "cancel"]);
-    assert_eq!(r.code, 1);
-    assert!(r
-        .stderr
-        .contains("tools/call failed: JSON-RPC error -32602: unknown tool"));
+    r.assert_said(1, "tools/call failed: JSON-RPC error -32602: unknown tool");
     assert!(r.stderr.contains("did not list a tool 'missing'"));
 }
 
 #[test]
 fn usage_errors_exit_2() {
     let r = run(&["--action", "accept"]);
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("give the server"));
+    r.assert_said(2, "give the server");
     let r = run(&[
         "--action",
         "accept",
@@ -693,11 +703,9 @@ fn usage_errors_exit_2() {
         "--",
         "true",
     ]);
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("'telepathy' is not form or url"));
+    r.assert_said(2, "'telepathy' is not form or url");
     let r = run(&["--action", "accept", "--args", "[1]", "--", "true"]);
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("--args must be a JSON object"));
+    r.assert_said(2, "--args must be a JSON object");
     // Arguments with nothing to give them to are refused, not dropped.
     let r = run(&["--action", "accept", "--args", "{}", "--", "true"]);
     r.assert_said(
@@ -735,8 +743,7 @@ fn usage_errors_exit_2() {
     let r = run(&["http://127.0.0.1:9/mcp", "--action", "accept"]);
     r.assert_said(2, "give the flags before the URL");
     let r = run(&["--action", "accept", "--", "/nonexistent/mcp-server"]);
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("could not start the server"));
+    r.assert_said(2, "could not start the server");
     // A server that exits at once, having said nothing: started once
     // more for the older handshake, then said with its status, once.
     let r = run(&["--action", "accept", "--", "true"]);
@@ -747,54 +754,27 @@ fn usage_errors_exit_2() {
     assert_eq!(r.stderr.matches("status 0").count(), 1, "{}", r.stderr);
 }
 
-/// The fake server in HTTP mode; killed on drop.
-pub(crate) struct HttpServer {
-    child: Child,
-    /// Where it answers: `http://127.0.0.1:PORT/mcp`.
-    pub(crate) url: String,
-}
-
-impl HttpServer {
-    /// The fake server over HTTP.
-    pub(crate) fn start() -> HttpServer {
-        HttpServer::start_with(&[])
-    }
-
-    /// The fake server over HTTP with more flags (`--modern`, `--mixed`).
-    fn start_with(flags: &[&str]) -> HttpServer {
-        let mut child = Command::new(python())
-            .arg(fake_server())
-            .arg("--http")
-            .args(flags)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .trim()
-            .strip_prefix("PORT ")
-            .expect("PORT line")
-            .to_owned();
-        HttpServer {
-            child,
-            url: format!("http://127.0.0.1:{port}/mcp"),
-        }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The fake server over HTTP with more flags (`--modern`, `--mixed`),
+/// killed on drop.
+pub(crate) fn fake_http(flags: &[&str]) -> HttpServer {
+    let mut child = Command::new(python())
+        .arg(fake_server())
+        .arg("--http")
+        .args(flags)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line.trim().strip_prefix("PORT ").expect("PORT line");
+    HttpServer::of(child, format!("http://127.0.0.1:{port}/mcp"))
 }
 
 #[test]
 fn streamable_http_with_session_and_version_headers() {
-    let srv = HttpServer::start();
+    let srv = fake_http(&[]);
     let r = run(&["--call", "probe", "--action", "accept", &srv.url]);
     // The bad-mode and invalid requests got no answer: exit 1.
     assert_eq!(r.code, 1, "stderr: {}", r.stderr);
@@ -852,7 +832,7 @@ fn streamable_http_with_session_and_version_headers() {
 #[test]
 fn an_http_url_is_taken_as_the_trailing_argument_after_flags() {
     // As the conformance suite calls it: flags first, the URL appended last.
-    let srv = HttpServer::start();
+    let srv = fake_http(&[]);
     let r = run(&[
         "--action", "decline", "--call", "probe", "--modes", "form", &srv.url,
     ]);
@@ -954,10 +934,7 @@ fn url_elicitation_required_is_put_to_the_person_then_retried() {
     assert_eq!(r.events[1]["payload"]["elicitation"]["action"], "accept");
     // Declined: no retry; the -32042 error is the outcome.
     let r = stdio(&["--call", "gated", "--action", "decline"]);
-    assert_eq!(r.code, 1);
-    assert!(r
-        .stderr
-        .contains("JSON-RPC error -32042: authorization needed"));
+    r.assert_said(1, "JSON-RPC error -32042: authorization needed");
     assert_eq!(r.events.len(), 2);
     assert_eq!(r.events[1]["payload"]["elicitation"]["action"], "decline");
     // Not advertised: the URL elicitation is refused, no event.
@@ -985,10 +962,7 @@ mod live {
     impl Responder for Slow {
         fn respond(&mut self, _r: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
             let start = Instant::now();
-            let give_up = start + Duration::from_secs(60);
-            while !cx.withdrawn() && Instant::now() < give_up {
-                std::thread::sleep(Duration::from_millis(5));
-            }
+            crate::common::came_true(Duration::from_secs(60), || cx.withdrawn());
             self.open_for.push(start.elapsed());
             self.withdrawn.push(cx.withdrawn());
             Ok(Outcome::Answer(ahp_elicit::binding::Answer::bare(
@@ -1002,6 +976,8 @@ mod live {
 
     impl Responder for Pondering {
         fn respond(&mut self, _r: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
+            // The person's pause is what the test is about (a server that
+            // waits that long): a clock by design.
             std::thread::sleep(self.0);
             Ok(Outcome::Answer(ahp_elicit::binding::Answer::bare(
                 ahp_elicit::binding::Action::Decline,
@@ -1080,14 +1056,11 @@ mod live {
         fn respond(&mut self, r: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
             self.asked.push(r.id.clone());
             // Hang detection only: the refusal comes at once.
-            let give_up = Instant::now() + Duration::from_secs(30);
-            while Instant::now() < give_up {
-                let seen = std::fs::read_to_string(&self.record).unwrap_or_default();
-                if seen.contains("-32600") {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
+            crate::common::came_true(Duration::from_secs(30), || {
+                std::fs::read_to_string(&self.record)
+                    .unwrap_or_default()
+                    .contains("-32600")
+            });
             Ok(Outcome::Answer(ahp_elicit::binding::Answer::bare(
                 ahp_elicit::binding::Action::Decline,
             )))
@@ -1343,7 +1316,7 @@ mod live {
 
     #[test]
     fn http_stream_dropped_is_resumed_with_last_event_id_after_retry() {
-        let srv = HttpServer::start();
+        let srv = fake_http(&[]);
         let r = run(&[
             "--call",
             "probe",
@@ -1363,7 +1336,7 @@ mod live {
 
     #[test]
     fn http_404_for_the_session_reinitializes_once() {
-        let srv = HttpServer::start();
+        let srv = fake_http(&[]);
         let r = run(&[
             "--call",
             "probe",
@@ -1388,7 +1361,7 @@ mod live {
 
     #[test]
     fn http_redirects_are_not_followed() {
-        let srv = HttpServer::start();
+        let srv = fake_http(&[]);
         let url = srv.url.replace("/mcp", "/redirect");
         let r = run(&["--action", "accept", &url]);
         r.assert_said(2, "the server answered HTTP 307 redirecting to http://127.0.0.1:1/elsewhere: redirects are not followed");
@@ -1427,23 +1400,21 @@ fn events_file_records_urls_as_sent_and_validates() {
         r#"{"rules": [{"match": {"host": "evil.test"}, "answer": {"action": "accept"}}]}"#,
     )
     .unwrap();
-    let out = ahp_in(dir.path())
-        .arg("mcp")
-        .arg("--events")
-        .arg(&events)
-        .args(["--call", "gated", "--answers"])
-        .arg(&answers)
-        .arg("--args")
-        .arg(r#"{"url": "https://user:pw@evil.test/auth?x=1#frag"}"#)
-        .args(["--", python(), server.as_str()])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let r = mcp_in(
+        dir.path(),
+        [
+            "--call",
+            "gated",
+            "--answers",
+            answers.to_str().unwrap(),
+            "--args",
+            r#"{"url": "https://user:pw@evil.test/auth?x=1#frag"}"#,
+            "--",
+            python(),
+            server.as_str(),
+        ],
     );
+    assert_eq!(r.code, 0, "{}", r.stderr);
     let text = std::fs::read_to_string(&events).unwrap();
     let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     let req = first["payload"]["elicitation"]["request"]["text"]
@@ -1632,12 +1603,7 @@ mod modern {
         assert!(calls[1]["params"].get("requestState").is_none());
         let req = &r.events[0];
         assert_eq!(req["extensions"]["mcp"]["inputKey"], "u");
-        let text: Value = serde_json::from_str(
-            req["payload"]["elicitation"]["request"]["text"]
-                .as_str()
-                .unwrap(),
-        )
-        .unwrap();
+        let text = crate::common::event_body(req, "request");
         // The params as the server sent them: no elicitationId made up.
         assert!(text.get("elicitationId").is_none(), "{text}");
         assert_eq!(text["url"], "https://example.com/auth");
@@ -1818,7 +1784,7 @@ mod modern {
     /// instead of an error when the whole limit ran out.
     #[test]
     fn an_http_server_that_never_answers_discover_gets_the_handshake() {
-        let srv = super::HttpServer::start_with(&["--ignore-unknown"]);
+        let srv = super::fake_http(&["--ignore-unknown"]);
         let r = run(&[
             "--connect-timeout",
             "4",
@@ -1927,7 +1893,7 @@ mod modern {
 
     #[test]
     fn http_2026_sends_the_request_headers_and_no_session() {
-        let srv = HttpServer::start_with(&["--modern"]);
+        let srv = fake_http(&["--modern"]);
         let r = run(&[
             "--call",
             "mrtr",
@@ -1975,7 +1941,7 @@ mod modern {
 
     #[test]
     fn http_2026_never_calls_a_tool_left_out_for_its_annotations() {
-        let srv = HttpServer::start_with(&["--modern"]);
+        let srv = fake_http(&["--modern"]);
         let r = run(&["--call", "bad-header", "--action", "accept", &srv.url]);
         r.assert_said(1, "the tool 'bad-header' is not called");
         assert_eq!(r.stdout, "");
@@ -1983,7 +1949,7 @@ mod modern {
 
     #[test]
     fn sigint_closes_the_stream_of_a_2026_http_call_in_flight() {
-        let srv = HttpServer::start_with(&["--modern"]);
+        let srv = fake_http(&["--modern"]);
         let record_url = srv.url.replace("/mcp", "/record");
         let get = || -> Value {
             let out = Command::new(python())
@@ -2013,23 +1979,16 @@ mod modern {
             .spawn()
             .unwrap();
         // Wait (a safety net, not a measure) until the call is in flight.
-        let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while get()["silent"].as_array().is_none_or(|a| a.is_empty())
-            && std::time::Instant::now() < end
-        {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        crate::common::came_true(std::time::Duration::from_secs(30), || {
+            get()["silent"].as_array().is_some_and(|a| !a.is_empty())
+        });
         signal(child.id(), "INT");
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(130));
-        let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        let mut rec = get();
-        while rec["closed"].as_array().is_none_or(|a| a.is_empty())
-            && std::time::Instant::now() < end
-        {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            rec = get();
-        }
+        crate::common::came_true(std::time::Duration::from_secs(30), || {
+            get()["closed"].as_array().is_some_and(|a| !a.is_empty())
+        });
+        let rec = get();
         // The stream of the call was closed (its id), which is the
         // cancellation over HTTP; no notification was posted.
         assert_eq!(rec["closed"], rec["silent"], "{rec}");
@@ -2042,7 +2001,7 @@ mod modern {
 
     #[test]
     fn http_header_values_reach_the_server_and_nothing_else() {
-        let srv = HttpServer::start_with(&["--modern"]);
+        let srv = fake_http(&["--modern"]);
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log.jsonl");
         let log_s = log.to_string_lossy().into_owned();
@@ -2077,7 +2036,7 @@ mod modern {
     /// then in its error) has it redacted from stderr, --log and --events.
     #[test]
     fn a_credential_quoted_back_by_the_server_is_redacted_everywhere() {
-        let srv = HttpServer::start_with(&["--modern"]);
+        let srv = fake_http(&["--modern"]);
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log.jsonl");
         let events = dir.path().join("events.jsonl");
@@ -2116,7 +2075,7 @@ mod modern {
 
     #[test]
     fn http_auto_on_a_2025_server_falls_back_to_initialize() {
-        let srv = HttpServer::start();
+        let srv = fake_http(&[]);
         let r = run(&[
             "--call",
             "probe",
@@ -2126,8 +2085,7 @@ mod modern {
             "decline",
             &srv.url,
         ]);
-        assert_eq!(r.code, 0, "stderr: {}", r.stderr);
-        assert!(r.stderr.contains("(MCP 2025-11-25)"), "{}", r.stderr);
+        r.assert_said(0, "(MCP 2025-11-25)");
         assert_eq!(
             r.events[0]["extensions"]["mcp"],
             json!({"protocolVersion": "2025-11-25",
@@ -2137,7 +2095,7 @@ mod modern {
 
     #[test]
     fn an_http_error_page_is_one_line_with_a_hint() {
-        let srv = HttpServer::start();
+        let srv = fake_http(&[]);
         let url = srv.url.replace("/mcp", "/nothing-here");
         let r = run(&["--protocol", "2025-11-25", "--action", "accept", &url]);
         assert_eq!(r.code, 2, "stderr: {}", r.stderr);

@@ -559,3 +559,104 @@ fn a_remote_server_cannot_point_sign_in_at_this_machine() {
         "{asked:?}"
     );
 }
+
+/// A server on this machine is reached directly even when the environment
+/// names a proxy: a credential for it never goes through the proxy.
+#[test]
+fn a_credential_for_a_server_on_this_machine_never_goes_through_a_proxy() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let proxy_dir = tempfile::tempdir().unwrap();
+    let proxy = server(proxy_dir.path());
+    for url in [
+        endpoint(&srv, "lenient"),
+        endpoint(&srv, "lenient").replace("127.0.0.1", "localhost"),
+    ] {
+        let out = crate::common::sdk::ahp_in(d)
+            .args([
+                "mcp",
+                "--header",
+                "Authorization: Bearer env:TOK",
+                "--call",
+                "t",
+                &url,
+            ])
+            .env("TOK", "a-token-for-this-machine")
+            .env("HTTP_PROXY", &proxy.url)
+            .env("http_proxy", &proxy.url)
+            .env_remove("NO_PROXY")
+            .env_remove("no_proxy")
+            .output()
+            .unwrap();
+        let run = Run::of(&out, None);
+        assert_ne!(run.code, 0, "{}", run.stderr);
+    }
+    // The server got the header, twice; the proxy was never asked.
+    assert_eq!(
+        requests(d).iter().filter(|(_, _, auth)| *auth).count(),
+        2,
+        "{:?}",
+        requests(d)
+    );
+    assert!(
+        recorded(proxy_dir.path()).is_empty(),
+        "{:?}",
+        recorded(proxy_dir.path())
+    );
+}
+
+/// `auth logout` revokes the refresh token at the authorization server's
+/// revocation endpoint before it deletes the sign-in here; `--no-revoke`
+/// only deletes; a revocation that fails is said, and the sign-in is
+/// deleted all the same.
+#[test]
+fn logout_revokes_the_grant_first_unless_told_not_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let url = endpoint(&srv, "lenient");
+    let issuer = format!("{}/as/lenient", srv.url);
+    let revokes = |d: &Path| -> Vec<Value> {
+        recorded(d)
+            .into_iter()
+            .filter(|e| e["event"] == "revoke")
+            .collect()
+    };
+    assert_eq!(call_signing_in(d, &url).code, 0);
+    let out = ahp(d, &["auth", "logout", &url]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.starts_with(&format!(
+            "revoked the refresh token at {issuer}\nsigned out of {url}"
+        )),
+        "{}",
+        out.stdout
+    );
+    let r = revokes(d);
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(r[0]["hint"], "refresh_token");
+    assert_eq!(r[0]["known"], true, "the token revoked is the one issued");
+    // --no-revoke: deleted here only.
+    assert_eq!(call_signing_in(d, &url).code, 0);
+    let out = ahp(d, &["auth", "logout", "--no-revoke", &url]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.starts_with("signed out of"), "{}", out.stdout);
+    assert_eq!(revokes(d).len(), 1);
+    // A revocation that fails is said; the sign-in is deleted all the same.
+    let url = endpoint(&srv, "revoke-500");
+    assert_eq!(call_signing_in(d, &url).code, 0);
+    let out = ahp(d, &["auth", "logout", &url]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "the revocation request to {}/revoke/revoke-500 failed: HTTP 500; the sign-in is deleted here all the same",
+            srv.url
+        )),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(revokes(d).len(), 2);
+    let status = ahp(d, &["auth", "status"]);
+    assert!(!status.stdout.contains("revoke-500"), "{}", status.stdout);
+}

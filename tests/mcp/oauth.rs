@@ -247,15 +247,10 @@ fn auth_login_without_a_way_to_sign_in_does_not_send_the_person_back_to_itself()
         dir.path(),
         &["auth", "login", "--auth-store", "memory", &ex.url],
     );
-    assert_eq!(r.code, 3, "{}", r.stderr);
-    assert!(
-        r.stderr.contains(&format!(
+    r.assert_said(3, &format!(
             "{} needs a sign-in: run this at a terminal, or pass --browser CMD; this run has no terminal to sign in on",
             ex.url
-        )),
-        "{}",
-        r.stderr
-    );
+        ));
     assert!(
         !r.stderr.contains("run \"ahp-elicit auth login"),
         "{}",
@@ -278,15 +273,10 @@ fn without_a_terminal_or_browser_command_nothing_opens_and_the_run_ends_with_exi
             &ex.url,
         ],
     );
-    assert_eq!(r.code, 3, "{}", r.stderr);
-    assert!(
-        r.stderr.contains(&format!(
+    r.assert_said(3, &format!(
             "{url} needs a sign-in: run \"ahp-elicit auth login {url}\" at a terminal (or pass --browser CMD); this run has no terminal to sign in on",
             url = ex.url
-        )),
-        "{}",
-        r.stderr
-    );
+        ));
     assert!(!dir.path().join("visited.txt").exists());
     assert!(!r.stderr.contains("JSON-RPC error 0"), "{}", r.stderr);
 }

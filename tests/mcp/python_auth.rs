@@ -110,9 +110,7 @@ fn wait_for_expiry(dir: &Path) {
         at < SystemTime::now() + Duration::from_secs(60),
         "a short-lived token: {at:?}"
     );
-    while SystemTime::now() <= at {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    crate::common::wait_until("the access token's end", || SystemTime::now() > at);
 }
 
 /// `mcp --browser B --call TOOL URL` with `--log`, `--events` and the

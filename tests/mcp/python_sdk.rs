@@ -145,13 +145,7 @@ fn pydantic_pattern_is_enforced_on_a_scripted_answer() {
         &["--call", "book", "--answers", &a],
         &server(&py),
     );
-    assert_eq!(r.code, 1, "stdout: {}", r.stdout);
-    assert!(
-        r.stderr
-            .contains("'code' must match the pattern ^[A-Z]{2}$"),
-        "stderr: {}",
-        r.stderr
-    );
+    r.assert_said(1, "'code' must match the pattern ^[A-Z]{2}$");
 }
 
 #[test]
@@ -208,8 +202,7 @@ fn strict_policy_refuses_the_pydantic_form_naming_the_rule() {
             ],
             &server(&py),
         );
-        assert_eq!(r.code, 1, "{protocol}: stdout: {}", r.stdout);
-        assert!(r.stderr.contains(says), "{protocol}: stderr: {}", r.stderr);
+        r.assert_said(1, says);
         assert!(
             r.stderr
                 .contains("[mcp-request/additionalProperties] 'enum' is not allowed here"),
@@ -411,8 +404,7 @@ fn ctx_elicit_of_both_sdks_gets_the_same_hint_and_runs_with_the_variable() {
             &["--call", "book", "--action", "decline"],
             &server,
         );
-        assert_eq!(r.code, 1, "fastmcp {fastmcp}: {}", r.stderr);
-        assert!(r.stderr.contains(hint), "fastmcp {fastmcp}: {}", r.stderr);
+        r.assert_said(1, hint);
         // The SDK's sentence is quoted without its full stop before ours.
         assert!(!r.stderr.contains(".;"), "fastmcp {fastmcp}: {}", r.stderr);
         let out = ahp_in(dir.path())

@@ -10,7 +10,7 @@ use crate::common;
 use common::pty::*;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -94,12 +94,11 @@ fn ctrl_c_twice_quits_a_silent_call_and_ends_the_server() {
     ];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
     t.wait_for("Waiting for the next request");
-    let end = Instant::now() + PATIENCE;
-    while !pid_file.exists() && Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // The call is in flight once the server listed its tools.
-    std::thread::sleep(Duration::from_millis(500));
+    common::wait_file(&pid_file);
+    // The call is in flight once the server received it.
+    common::wait_until("the tools/call at the server", || {
+        std::fs::read_to_string(&record).is_ok_and(|t| t.contains("\"tools/call\""))
+    });
     let server_pid: i32 = std::fs::read_to_string(&pid_file)
         .expect("server pid")
         .trim()
@@ -109,18 +108,13 @@ fn ctrl_c_twice_quits_a_silent_call_and_ends_the_server() {
     t.press("\u{3}", "Press Ctrl-C again to quit");
     t.send("\u{3}");
     assert_eq!(t.finish(), 130, "{}", t.stderr());
-    let end = Instant::now() + Duration::from_secs(20);
-    while common::alive(server_pid) && Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(!common::alive(server_pid), "the server is still running");
+    assert!(
+        common::came_true(Duration::from_secs(20), || !common::alive(server_pid)),
+        "the server is still running"
+    );
     assert!(t.stderr().contains("killing it"), "{}", t.stderr());
     // The pending call was cancelled before the connection closed.
-    let got: Vec<Value> = std::fs::read_to_string(&record)
-        .expect("record")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
+    let got = common::json_lines(&record);
     let call = got
         .iter()
         .find(|m| m["method"] == "tools/call")
@@ -149,10 +143,9 @@ fn timeout_cancels_an_unanswered_form() {
     t.wait_for("Time ran out: this request was cancelled (cancel was sent).");
     // The notice takes keys once it has been up for CONSENT_GUARD, counted
     // from when the program recorded the frame, which a loaded machine may
-    // do a while after the frame reached the terminal: read it a little
-    // longer than the harness's pace before the key.
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    t.send("x");
+    // do a while after the frame reached the terminal: a dropped key is
+    // pressed again.
+    t.press_until("x", "the end of the run", |t| t.eof);
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     assert!(
         t.stderr()
@@ -208,6 +201,67 @@ fn probe_screen(dir: &Path, args: &str, envs: &[(&str, String)]) -> Tui {
     fake_screen_env(dir, &format!("--call probe --args '{args}'"), "", 100, envs)
 }
 
+/// A request refused before it was shown (its params break the rules) is
+/// not counted: the one form the person sees is request 1 of 1.
+#[test]
+fn a_request_refused_unseen_is_not_counted_in_request_i_of_n() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut t = fake_screen_env(
+        dir.path(),
+        r#"--plain --call probe --args '{"case":"invalid_first"}'"#,
+        "",
+        100,
+        &[],
+    );
+    t.wait_for("Fake form");
+    let screen = t.screen();
+    assert!(
+        screen.contains("Request 1 of 1, from the server"),
+        "{screen}"
+    );
+}
+
+/// A form the server asked before any call is not the call's: when the
+/// call returns while it is still open, it gets no "call finished" banner
+/// and stderr counts only the form the call asked.
+#[test]
+fn a_form_asked_before_any_call_is_not_said_to_outlive_the_call() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let record = dir.path().join("received.jsonl");
+    let envs = [("FAKE_RECORD", record.display().to_string())];
+    let mut t = fake_screen_env(
+        dir.path(),
+        r#"--call probe --args '{"case":"leave","ping_after":true}'"#,
+        "--ask-at-start",
+        100,
+        &envs,
+    );
+    t.wait_for("Fake form");
+    // The client answered the ping sent after the call's answer: it has
+    // read that answer while the first form is on screen.
+    t.until("the answer to the ping after the call", PATIENCE, |_| {
+        std::fs::read_to_string(&record)
+            .is_ok_and(|r| r.contains("after-call"))
+            .then_some(())
+    });
+    assert!(
+        !t.screen()
+            .contains(ahp_elicit::responder::CALL_FINISHED_BANNER),
+        "{}",
+        t.screen()
+    );
+    // The call's own form comes next, with the banner.
+    t.submit();
+    t.wait_for(ahp_elicit::responder::CALL_FINISHED_BANNER);
+    t.submit();
+    assert_eq!(t.finish(), 0, "{}", t.stderr());
+    let err = t.stderr();
+    assert!(
+        err.contains("the call finished while a request was open"),
+        "{err}"
+    );
+}
+
 /// A server that exits with a form open: the screen says the server exited
 /// and nothing was sent, and stderr never says the call finished (it did
 /// not: the server went away before answering it).
@@ -232,12 +286,21 @@ fn a_server_exiting_under_an_open_form_is_not_a_finished_call() {
 fn a_withdrawal_still_on_screen_when_the_call_returns_is_only_a_withdrawal() {
     let dir = tempfile::tempdir().expect("tempdir");
     let args = r#"{"case":"hold","delay":1,"after":0.2}"#;
-    let mut t = probe_screen(dir.path(), args, &[]);
+    let sent = dir.path().join("sent.jsonl");
+    let mut t = probe_screen(
+        dir.path(),
+        args,
+        &[("FAKE_SENT", sent.display().to_string())],
+    );
     t.wait_for("Fake form");
     t.wait_for(WITHDRAWN);
-    // The call returns 0.2 s after the withdrawal; the notice stays up
-    // until a key.
-    std::thread::sleep(Duration::from_millis(1500));
+    // The call returns 0.2 s after the withdrawal (the server sent its
+    // result); the notice stays up until a key, also once a frame drawn
+    // after that shows.
+    common::wait_until("the call's result sent", || {
+        std::fs::read_to_string(&sent).is_ok_and(|s| s.contains("hold done"))
+    });
+    t.resize_marker(110, 30);
     assert!(t.shows(WITHDRAWN), "{}", t.screen());
     t.send("\r");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
@@ -279,7 +342,7 @@ fn a_url_request_outliving_its_call_says_so_on_screen_and_in_plain_mode() {
 /// (not that an input closed), and nothing was sent.
 #[test]
 fn an_http_server_dying_under_a_form_is_a_connection_that_ended() {
-    let srv = crate::fake::HttpServer::start();
+    let srv = crate::fake::fake_http(&[]);
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
     let args = format!(
@@ -314,11 +377,11 @@ fn a_timeout_in_a_round_says_the_cancel_goes_with_the_rounds_answers() {
     t.wait_for("request 1 of 2");
     t.wait_for(ahp_elicit::responder::TIMED_OUT_IN_ROUND_NOTICE);
     assert!(!t.shows("(cancel was sent)"), "{}", t.screen());
-    std::thread::sleep(Duration::from_millis(500));
-    t.press("x", "request 2 of 2");
+    // Each notice takes keys once up for CONSENT_GUARD, counted from when
+    // the program recorded its frame: a dropped key is pressed again.
+    t.press_until("x", "request 2 of 2", |t| t.shows("request 2 of 2"));
     t.wait_for(ahp_elicit::responder::TIMED_OUT_IN_ROUND_NOTICE);
-    std::thread::sleep(Duration::from_millis(500));
-    t.send("x");
+    t.press_until("x", "the end of the run", |t| t.eof);
     assert_eq!(t.finish(), 0, "{}", t.stderr());
     let err = t.stderr();
     assert!(
@@ -415,16 +478,10 @@ fn a_url_elicitation_asked_again_after_the_retry_keeps_its_number() {
     t.press("\r", "r: retry now");
     t.send("r");
     // The second consent screen: the page offered again, not yet opened.
-    let end = Instant::now() + PATIENCE;
-    while !(t.at_frame_end() && t.shows("Open the page") && !t.shows("Nothing was opened")) {
-        assert!(
-            Instant::now() < end,
-            "waiting for the second consent screen; the screen:\n{}\nstderr: {}",
-            t.screen(),
-            t.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    t.until("the second consent screen", PATIENCE, |t| {
+        (t.at_frame_end() && t.shows("Open the page") && !t.shows("Nothing was opened"))
+            .then_some(())
+    });
     assert!(t.shows("request 1 of 1"), "{}", t.screen());
     assert!(!t.shows("of 2"), "{}", t.screen());
     t.press("o", "Nothing was opened (--no-open)");
@@ -495,12 +552,11 @@ fn a_withdrawn_url_request_is_acknowledged_before_the_next_one() {
     t.wait_for("good.example.com");
     t.wait_for(WITHDRAWN);
     assert!(!t.shows("evil.test"), "{}", t.screen());
-    expectrl::Expect::send(&mut t.s, "o").expect("send");
-    // Ample time for the key to be read (not a measurement).
-    std::thread::sleep(Duration::from_millis(1200));
+    t.send_now("o");
+    // The `o` was read once the frame redrawn after it shows.
+    t.resize_marker(110, 30);
     assert!(t.shows(WITHDRAWN), "{}", t.screen());
     assert!(!t.shows("evil.test"), "{}", t.screen());
-    t.last_key = Instant::now();
     t.press("\r", "evil.test");
     assert!(!t.shows(WITHDRAWN), "{}", t.screen());
     t.send("\u{1b}");
@@ -622,11 +678,10 @@ fn ctrl_c_twice_cancels_a_2026_call_in_flight() {
     let envs = [("FAKE_RECORD", record.display().to_string())];
     let mut t = Tui::start_env(dir.path(), &out, 100, 30, &args, &envs);
     t.wait_for("Waiting for the next request");
-    let end = Instant::now() + PATIENCE;
     let sent = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
-    while !sent(&record).contains("\"tools/call\"") && Instant::now() < end {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_until("the tools/call at the server", || {
+        sent(&record).contains("\"tools/call\"")
+    });
     t.press("\u{3}", "Press Ctrl-C again to quit");
     t.send("\u{3}");
     assert_eq!(t.finish(), 130, "{}", t.stderr());
@@ -658,7 +713,7 @@ fn held_messages_and_the_final_error_keep_their_order() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.json");
     let args = format!("mcp --call nosuch -- python3 '{}'", common::fake_server());
-    let mut t = Tui::start_with(dir.path(), &out, 220, 30, &args, &[], false);
+    let mut t = Tui::start_err_shown(dir.path(), &out, 220, 30, &args);
     assert_eq!(t.finish(), 1, "{}", t.screen());
     let screen = t.screen();
     let at = |text: &str| {
@@ -690,17 +745,9 @@ fn timeout_starts_when_a_request_is_shown() {
     // Each notice that time ran out waits for Enter: request 2 comes after
     // the first, the end of the run after the second.
     for n in 1..=2 {
-        let end = Instant::now() + PATIENCE;
-        while String::from_utf8_lossy(&t.raw)
-            .matches(ahp_elicit::plain::PRESS_ENTER)
-            .count()
-            < n
-        {
-            t.pump();
-            assert!(!t.eof && Instant::now() < end, "{}", t.screen());
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        t.last_key = Instant::now();
+        t.wait_raw_until(&format!("prompt {n}"), |raw| {
+            raw.matches(ahp_elicit::plain::PRESS_ENTER).count() >= n
+        });
         t.send("\r");
     }
     let code = t.finish_plain();
@@ -800,20 +847,17 @@ fn requests_sent_back_to_back_are_counted_on_the_first_screen() {
 /// (request id, `action`), waiting (at most [`PATIENCE`]) until there are
 /// `n`: the server records what it reads, a little after it was sent.
 fn recorded_answers(record: &Path, n: usize) -> Vec<(Value, Value)> {
-    let end = Instant::now() + PATIENCE;
-    loop {
-        let got: Vec<(Value, Value)> = std::fs::read_to_string(record)
+    let read = || -> Vec<(Value, Value)> {
+        std::fs::read_to_string(record)
             .unwrap_or_default()
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
             .filter(|m| m["result"].get("action").is_some())
             .map(|m| (m["id"].clone(), m["result"]["action"].clone()))
-            .collect();
-        if got.len() >= n || Instant::now() >= end {
-            return got;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+            .collect()
+    };
+    common::came_true(PATIENCE, || read().len() >= n);
+    read()
 }
 
 /// The server read `n` answers to its elicitations, each `cancel`, under
@@ -955,15 +999,7 @@ fn held_lines_come_before_the_result() {
         "mcp --call probe --args '{{\"case\":\"quiet\"}}' -- python3 '{}'",
         common::fake_server()
     );
-    let mut t = Tui::start_with(
-        dir.path(),
-        Path::new("/dev/tty"),
-        100,
-        40,
-        &args,
-        &[],
-        false,
-    );
+    let mut t = Tui::start_err_shown(dir.path(), Path::new("/dev/tty"), 100, 40, &args);
     assert_eq!(t.finish(), 0, "{}", t.screen());
     let screen = t.screen();
     let said = screen

@@ -317,18 +317,14 @@ fn ctrl_c_twice_on_the_list_quits_with_130() {
 /// Wait (a safety net against a hang only) until the record file holds
 /// `n` lines; returns them.
 fn wait_for_records(record: &std::path::Path, n: usize) -> Vec<Value> {
-    let end = std::time::Instant::now() + PATIENCE;
-    loop {
+    common::wait_ok(PATIENCE, || {
         let got = received(record);
         if got.len() >= n {
-            return got;
+            Ok(got)
+        } else {
+            Err(format!("{n} record(s) awaited: {got:?}"))
         }
-        assert!(
-            std::time::Instant::now() < end,
-            "{n} record(s) awaited: {got:?}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    })
 }
 
 /// While a picked tool runs, its waiting screen shows what the server
@@ -479,11 +475,7 @@ fn an_answer_after_the_cancel_is_dropped() {
     t.press("\u{1b}", "Result of the tool 'probe'");
     t.send("q");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
-    let sent: Vec<Value> = std::fs::read_to_string(&record)
-        .expect("record")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
+    let sent = common::json_lines(&record);
     let call = sent
         .iter()
         .find(|m| m["method"] == "tools/call" && m["params"]["arguments"]["case"] == "late")
@@ -647,4 +639,67 @@ fn ctrl_o_edits_the_whole_arguments_as_json() {
     );
     let left: Vec<_> = std::fs::read_dir(&tmp).expect("tmp").collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// A successful result may carry members of the server's own (the fake
+/// server's case "extra-member" answers `{"content": [{"type": "text",
+/// "text": "fine"}], "error": "not really"}`): the result is shown as the
+/// server sent it, its content under the heading, never as a failed call;
+/// `--log` records the call as answered (`isError` false), not as failed.
+/// A result with `isError` is not checked against the tool's
+/// `outputSchema` (the shape of a successful result): its structured
+/// content is shown, with no sentence about fitting.
+#[test]
+fn an_is_error_result_is_not_checked_against_the_output_schema() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let server = root().join("tests/mcp_fake_server.py");
+    let args = format!(
+        "mcp --plain -- python3 '{}' --checked-tool",
+        server.display()
+    );
+    let mut t = Tui::start_env(dir.path(), &out, 120, 40, &args, &[]);
+    t.wait_for("Type a number or part of a name to pick one (q leaves):");
+    t.press("checked\r", "Result of the tool 'checked'");
+    t.wait_for("Press Enter to go back to the list (q leaves):");
+    let screen = t.screen();
+    assert!(screen.contains("isError: true"), "{screen}");
+    assert!(screen.contains("closed"), "{screen}");
+    assert!(!screen.contains("outputSchema"), "{screen}");
+    t.send("q\r");
+    assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
+}
+
+#[test]
+fn a_result_with_an_error_member_of_its_own_is_shown_as_a_result() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.json");
+    let log = dir.path().join("run.log");
+    let server = root().join("tests/mcp_fake_server.py");
+    let args = format!(
+        "mcp --plain --log '{}' -- python3 '{}'",
+        log.display(),
+        server.display()
+    );
+    let mut t = Tui::start_env(dir.path(), &out, 120, 40, &args, &[]);
+    t.wait_for("Type a number or part of a name to pick one (q leaves):");
+    t.press("probe\r", "Field 1 of 1:");
+    t.press("extra-member\r", "Type call, edit N, or back:");
+    t.press("call\r", "Result of the tool 'probe'");
+    t.wait_for("Press Enter to go back to the list (q leaves):");
+    let screen = t.screen();
+    assert!(screen.contains("Content: 1 block(s)"), "{screen}");
+    assert!(screen.contains("| fine"), "{screen}");
+    assert!(!screen.contains("The call failed"), "{screen}");
+    t.send("q\r");
+    assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
+    let text = std::fs::read_to_string(&log).expect("log");
+    let probe: Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+        .find(|r| r["event"] == "tool-called")
+        .expect("the call logged");
+    assert_eq!(probe["tool"], "probe", "{text}");
+    assert_eq!(probe["isError"], false, "{text}");
+    assert_eq!(probe.get("error"), None, "{text}");
 }

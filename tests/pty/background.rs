@@ -31,16 +31,13 @@ fn demo_slow(dir: &Path, args: &str, pieces: &[(u64, &str)], envs: &[(&str, Stri
     // This test plays the terminal: it answers, or (no pieces) it does not.
     t.answer_queries = false;
     if !pieces.is_empty() {
-        let end = Instant::now() + PATIENCE;
-        while !String::from_utf8_lossy(&t.raw).contains("\u{1b}]11;?") {
-            t.pump();
-            assert!(Instant::now() < end, "no background query");
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        t.wait_raw_until("the background query", |raw| raw.contains("\u{1b}]11;?"));
     }
+    t.last_key = Instant::now();
     for (pause, piece) in pieces {
-        std::thread::sleep(Duration::from_millis(*pause));
-        t.s.send(piece).expect("reply");
+        // Each piece `pause` after the one before (the first after the
+        // query), as a slow link delivers them.
+        t.send_after(Duration::from_millis(*pause), piece);
     }
     t.wait_for("Workspace Setup");
     t
@@ -115,12 +112,7 @@ fn demo_asking(dir: &Path) -> Tui {
     let out = dir.join("out.json");
     let mut t = Tui::start(dir, &out, 100, 30, "demo");
     t.answer_queries = false;
-    let end = Instant::now() + PATIENCE;
-    while !String::from_utf8_lossy(&t.raw).contains("\u{1b}]11;?") {
-        t.pump();
-        assert!(Instant::now() < end, "no background query");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    t.wait_raw_until("the background query", |raw| raw.contains("\u{1b}]11;?"));
     t
 }
 
@@ -172,8 +164,9 @@ fn the_rest_of_an_answer_split_across_the_query_wait_is_not_typed() {
     let dir = tempfile::tempdir().expect("tempdir");
     let pieces = [(0, "\u{1b}]1")];
     let mut t = demo_slow(dir.path(), "", &pieces, &[]);
-    // After the form's guard period: keys now act on it.
-    std::thread::sleep(Duration::from_millis(500));
+    // After the form's guard period (a person's reading pause, longer than
+    // FORM_GUARD): keys now act on it.
+    t.pace();
     t.s.send("1;rgb:ffff/ffff/ffff\u{1b}\\")
         .expect("the rest of the reply");
     t.s.send("\u{1b}[?62;22c").expect("device attributes");

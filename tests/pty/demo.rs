@@ -53,14 +53,6 @@ fn start_exec(out: &Path, cols: u16, rows: u16, args: &str) -> expectrl::session
     s
 }
 
-/// A person reads a new screen before typing: keys that arrive within the
-/// consent guard of a request screen or step (300 ms after it was first shown
-/// whole, restarted by each such key) are dropped, so a test waits past it
-/// once the screen is up. Not a measurement.
-fn read_the_screen() {
-    std::thread::sleep(Duration::from_millis(600));
-}
-
 /// Wait for the end of the program; returns everything it drew.
 fn finish_exec(s: &mut expectrl::session::OsSession) -> String {
     let m = s.expect(Eof).expect("program ends");
@@ -107,7 +99,7 @@ fn demo_filled_and_submitted() {
     let out = dir.path().join("out.jsonl");
     let mut t = start(dir.path(), &out, 80, 24, "");
     t.wait_for("request 1 of 1");
-    read_the_screen();
+    t.pace();
     send(&mut t, "Ada Example");
     send(&mut t, "\t");
     send(&mut t, "ada@example.com");
@@ -122,7 +114,7 @@ fn demo_filled_and_submitted() {
     send(&mut t, " ");
     send(&mut t, "\u{13}");
     t.wait_for("Review");
-    read_the_screen();
+    t.pace();
     send(&mut t, "\r");
     finish(&mut t);
     let (ev, inner) = result(&out);
@@ -143,7 +135,7 @@ fn demo_decline_button() {
     let out = dir.path().join("out.jsonl");
     let mut t = start(dir.path(), &out, 80, 24, "--theme monochrome");
     t.wait_for("request 1 of 1");
-    read_the_screen();
+    t.pace();
     // Shift-Tab from the first field wraps to the Cancel button, once more
     // to Decline.
     send(&mut t, "\u{1b}[Z\u{1b}[Z");
@@ -160,12 +152,12 @@ fn demo_esc_cancels() {
     let out = dir.path().join("out.jsonl");
     let mut t = start(dir.path(), &out, 80, 24, "");
     t.wait_for("request 1 of 1");
-    read_the_screen();
+    t.pace();
     send(&mut t, "typing");
     send(&mut t, "\u{1b}");
     // Typed text is not thrown away by one key: Esc asks, `y` confirms.
     t.wait_for("Throw away what");
-    read_the_screen();
+    t.pace();
     send(&mut t, "y");
     finish(&mut t);
     let (_, inner) = result(&out);
@@ -253,21 +245,8 @@ fn forty_fields_in_24_rows_reach_submit() {
         );
     }
     let params = json!({"message": "Forty fields", "requestedSchema": {"type": "object", "properties": props}});
-    let server = ahp_elicit::binding::Server {
-        name: "many".into(),
-        title: None,
-        version: None,
-    };
-    let req = ahp_elicit::binding::wrap_request(
-        &params,
-        &ahp_elicit::binding::WrapOptions {
-            time: Some("2026-11-30T09:00:00Z"),
-            ..ahp_elicit::binding::WrapOptions::new(&server, "test", "evt-40")
-        },
-    )
-    .expect("valid request");
-    let path = dir.path().join("req.json");
-    std::fs::write(&path, req.event.to_string()).expect("write");
+    let req = crate::common::request_line("many", "evt-40", &params);
+    let path = crate::common::file_in(dir.path(), "req.json", req);
     let out = dir.path().join("out.jsonl");
     let mut t = start(
         dir.path(),
@@ -277,7 +256,7 @@ fn forty_fields_in_24_rows_reach_submit() {
         &format!("--request '{}'", path.display()),
     );
     t.wait_for("Field number 0");
-    read_the_screen();
+    t.pace();
     for _ in 0..39 {
         send(&mut t, "\t");
     }
@@ -288,7 +267,7 @@ fn forty_fields_in_24_rows_reach_submit() {
     send(&mut t, "\t");
     send(&mut t, "\r");
     t.wait_for("Review");
-    read_the_screen();
+    t.pace();
     send(&mut t, "\r");
     finish(&mut t);
     let (_, inner) = result(&out);
@@ -321,12 +300,13 @@ fn first_frame_at_40x12_shows_the_message() {
     let out = dir.path().join("out.jsonl");
     let mut t = start(dir.path(), &out, 40, 12, "");
     t.wait_for("Tell us about");
-    read_the_screen();
+    t.pace();
     send(&mut t, "Ada Example");
     send(&mut t, "\u{1b}");
     // A form with typed text asks before it cancels; `y` confirms (sent
-    // once the Esc was read alone, not as Alt-y).
-    read_the_screen();
+    // once the question shows, so the Esc was read alone, not as Alt-y).
+    t.wait_for("Throw away what");
+    t.pace();
     send(&mut t, "y");
     finish(&mut t);
     let (_, inner) = result(&out);
@@ -341,7 +321,7 @@ fn fourth_check_over_max_items_shows_a_notice() {
     let out = dir.path().join("out.jsonl");
     let mut t = start(dir.path(), &out, 80, 24, "");
     t.wait_for("request 1 of 1");
-    read_the_screen();
+    t.pace();
     for _ in 0..11 {
         send(&mut t, "\t");
     }
@@ -354,7 +334,7 @@ fn fourth_check_over_max_items_shows_a_notice() {
     send(&mut t, "\u{1b}");
     // The question's keys, on the help line (drawn whole there).
     t.wait_for("Esc again or y: cancel");
-    read_the_screen();
+    t.pace();
     send(&mut t, "y");
     finish(&mut t);
 }

@@ -61,10 +61,7 @@ fn ctrl_c_cancels_the_current_request_only() {
     t.press("\u{3}", "Second, a URL.");
     t.send("d");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1"), ("decline", "evt-2")]
-    );
+    assert_answers(&out, &[("cancel", "evt-1"), ("decline", "evt-2")]);
 }
 
 /// Two Ctrl-C in a row: the first cancels request 1, the second quits, and
@@ -96,15 +93,14 @@ fn second_ctrl_c_quits_and_cancels_the_rest() {
 /// Wait until `out` holds `n` result lines (the results of a file input
 /// written to a file are not held back).
 fn results_reach(out: &Path, n: usize) -> Vec<(String, String, Value)> {
-    let end = std::time::Instant::now() + PATIENCE;
-    loop {
+    common::wait_ok(PATIENCE, || {
         let text = std::fs::read_to_string(out).unwrap_or_default();
         if text.lines().count() >= n {
-            return results(out);
+            Ok(results(out))
+        } else {
+            Err(format!("{n} results awaited: {text:?}"))
         }
-        assert!(std::time::Instant::now() < end, "results: {text:?}");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    })
 }
 
 /// `--timeout 1` cancels an unanswered request, a form and a URL one alike:
@@ -136,10 +132,7 @@ fn timeout_cancels_unanswered_requests_and_says_so() {
     t.wait_for("Time ran out");
     t.send("x");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1"), ("cancel", "evt-2")]
-    );
+    assert_answers(&out, &[("cancel", "evt-1"), ("cancel", "evt-2")]);
     // Said on stderr too, once the screen is given back.
     let err = t.stderr();
     assert_eq!(
@@ -167,7 +160,8 @@ fn the_next_request_gets_its_whole_time_after_a_timeout_notice() {
     let mut t = Tui::respond(dir.path(), &out, (80, 24), &input, "--timeout 3");
     t.wait_for("First form.");
     t.wait_for("Time ran out: this request was cancelled (cancel was sent).");
-    // Read the notice for longer than the whole timeout.
+    // Read the notice for longer than the whole timeout: by design a
+    // clock, since what is tested is that nothing happens in that time.
     std::thread::sleep(std::time::Duration::from_secs(4));
     assert_eq!(
         actions_and_parents(&results_reach(&out, 1)),
@@ -180,10 +174,7 @@ fn the_next_request_gets_its_whole_time_after_a_timeout_notice() {
     t.wait_for("Time ran out");
     t.send("x");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1"), ("cancel", "evt-2")]
-    );
+    assert_answers(&out, &[("cancel", "evt-1"), ("cancel", "evt-2")]);
 }
 
 /// Ctrl-T gives the request on screen the time again: a form with a 2 s
@@ -199,31 +190,19 @@ fn ctrl_t_extends_the_deadline() {
     t.send("\u{14}\u{14}\u{14}");
     // The countdown goes above the 2 s limit (it never would without
     // the key: the request would time out first).
-    let end = std::time::Instant::now() + PATIENCE;
-    loop {
-        t.pump();
+    t.until("a countdown above 2 s", PATIENCE, |t| {
+        assert!(!t.shows("Time ran out"), "{}", t.screen());
         let header = t.screen().lines().next().unwrap_or_default().to_owned();
         let left: Option<u64> = header
             .split(" · ")
             .find_map(|p| p.strip_suffix("s left"))
             .and_then(|n| n.trim().parse().ok());
-        if left.is_some_and(|l| l > 2) {
-            break;
-        }
-        assert!(
-            !t.shows("Time ran out") && std::time::Instant::now() < end,
-            "{}",
-            t.screen()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+        left.is_some_and(|l| l > 2).then_some(())
+    });
     t.press("Ada\u{13}", "Review");
     t.send("\r");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("accept", "evt-1")]
-    );
+    assert_answers(&out, &[("accept", "evt-1")]);
 }
 
 /// Run three form requests, send `sig` while request 1 is on screen;
@@ -283,26 +262,14 @@ fn sigterm_on_a_live_stream_ends_with_143() {
     use std::io::Write;
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let (mut t, mut w) = live_stream(dir.path(), &out);
+    let (mut t, mut w) = Tui::respond_live(dir.path(), &out, (80, 24), "");
     writeln!(w, "{}", request("evt-1", "First form.", None)).expect("write");
     w.flush().expect("flush");
     t.wait_for("First form.");
     common::signal(t.pid(), "TERM");
     assert_eq!(t.finish(), 143);
     drop(w);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1")]
-    );
-}
-
-/// Open a FIFO as the input of a run; returns the session and the writer
-/// (kept open: a live stream).
-fn live_stream(dir: &Path, out: &Path) -> (Tui, std::fs::File) {
-    let fifo = make_fifo(dir);
-    let t = Tui::respond(dir, out, (80, 24), &fifo, "");
-    let w = open_live(&fifo);
-    (t, w)
+    assert_answers(&out, &[("cancel", "evt-1")]);
 }
 
 /// On a live stream, Ctrl-C twice while waiting for the next request quits
@@ -313,7 +280,7 @@ fn second_ctrl_c_while_waiting_quits_a_live_stream() {
     use std::io::Write;
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let (mut t, mut w) = live_stream(dir.path(), &out);
+    let (mut t, mut w) = Tui::respond_live(dir.path(), &out, (80, 24), "");
     writeln!(w, "{}", request("evt-1", "First form.", None)).expect("write");
     w.flush().expect("flush");
     t.wait_for("First form.");
@@ -322,10 +289,7 @@ fn second_ctrl_c_while_waiting_quits_a_live_stream() {
     t.send("\u{3}");
     assert_eq!(t.finish(), 130);
     drop(w);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1")]
-    );
+    assert_answers(&out, &[("cancel", "evt-1")]);
 }
 
 /// Runs `respond` on three forms given as `input_arg` (with `{}` for the
@@ -337,28 +301,24 @@ fn results_wait_for_the_screen_to_end(input_arg: &str) {
     let out = dir.path().join("out.jsonl");
     let piped = dir.path().join("piped.jsonl");
     let from = input_arg.replace("{}", &format!("'{}'", input.display()));
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond {from} | tee '{}'", piped.display()),
-    );
+    let command = format!("respond {from} | tee '{}'", piped.display());
+    let mut t = Tui::start(dir.path(), &out, 80, 24, &command);
     t.wait_for("First form.");
     t.press("\u{1b}", "Second form.");
-    // Had it been written, the first result would be in the file by now.
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    assert_eq!(std::fs::read_to_string(&piped).unwrap_or_default(), "");
     t.press("\u{1b}", "Third form.");
+    // Had it been written on the first answer, the first result would be in
+    // the file by now: a reading pause and a screen after it (`tee` copies
+    // it on its own time, so no sign from the program says it is there).
+    assert_eq!(std::fs::read_to_string(&piped).unwrap_or_default(), "");
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&piped)),
-        vec![
+    assert_answers(
+        &piped,
+        &[
             ("cancel", "evt-1"),
             ("cancel", "evt-2"),
-            ("cancel", "evt-3")
-        ]
+            ("cancel", "evt-3"),
+        ],
     );
 }
 
@@ -398,8 +358,5 @@ fn a_request_skipped_as_invalid_is_counted_on_screen() {
     t.wait_for("request 2 of 2 (1 invalid skipped)");
     t.send("\u{1b}");
     assert_eq!(t.finish(), 1, "{}", t.stderr());
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1"), ("cancel", "evt-3")]
-    );
+    assert_answers(&out, &[("cancel", "evt-1"), ("cancel", "evt-3")]);
 }

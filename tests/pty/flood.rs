@@ -16,15 +16,8 @@ fn bad_lines_while_waiting_are_counted_on_screen_and_summarized_on_exit() {
     let out = dir.path().join("out.jsonl");
     let fifo = make_fifo(dir.path());
     // stderr stays on the terminal: messages are held while the UI is up.
-    let mut t = Tui::start_with(
-        dir.path(),
-        &out,
-        100,
-        30,
-        &format!("respond '{}'", fifo.display()),
-        &[],
-        false,
-    );
+    let command = format!("respond '{}'", fifo.display());
+    let mut t = Tui::start_err_shown(dir.path(), &out, 100, 30, &command);
     let mut w = open_live(&fifo);
     t.wait_for("Waiting for the next request");
     for i in 1..=1000 {

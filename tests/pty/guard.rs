@@ -4,15 +4,15 @@
 //! tests/common/pty.rs).
 //!
 //! The bursts below are sent without the harness's person-like pacing; the
-//! only waits are for screen text, and a pause before checking that no
-//! extra result was written (an upper bound for the keys to have been read,
-//! not a measurement).
+//! only waits are for screen text, and for a marker (a focus move or a
+//! resize, sent after the keys) before checking that no extra result was
+//! written: the keys are read in order, so once the marker shows they were
+//! all read.
 
 #![cfg(unix)]
 
 use crate::common;
 use common::pty::*;
-use expectrl::Expect;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -50,22 +50,19 @@ fn start_recording(dir: &Path, input: &Path, (cols, rows): (u16, u16)) -> (Tui, 
 
 /// Send `keys` one by one, `gap` apart, without the harness pacing.
 fn burst(t: &mut Tui, keys: &[&str], gap: Duration) {
-    for (i, k) in keys.iter().enumerate() {
-        if i > 0 && !gap.is_zero() {
-            std::thread::sleep(gap);
-        }
-        t.s.send(k).expect("send keys");
-    }
-    t.last_key = std::time::Instant::now();
+    t.send_spaced(gap, keys);
 }
 
-/// Give the program ample time to read what was sent, then return the
-/// results written so far. Only for a screen where no key changes the
-/// drawing without answering (the review step); elsewhere
-/// [`results_after_marker`] knows instead of waiting.
-fn results_after_a_pause(t: &mut Tui, out: &Path) -> Vec<(String, String)> {
-    std::thread::sleep(Duration::from_millis(1200));
-    t.pump();
+/// Resize the terminal to `cols`x`rows` and wait for the frame drawn at
+/// that size ([`Tui::resize_marker`]), then return the results written so
+/// far. For a screen where no key changes the drawing without answering
+/// (the review step, a question); elsewhere [`results_after_marker`].
+fn results_after_a_resize(
+    t: &mut Tui,
+    out: &Path,
+    (cols, rows): (u16, u16),
+) -> Vec<(String, String)> {
+    t.resize_marker(cols, rows);
     pairs(out)
 }
 
@@ -167,10 +164,7 @@ fn a_carried_enter_does_not_decline_a_url_request() {
     );
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("accept", "evt-g1"), ("cancel", "evt-g2")]
-    );
+    assert_answers(&out, &[("accept", "evt-g1"), ("cancel", "evt-g2")]);
     assert!(!rec.exists(), "nothing launched");
 }
 
@@ -191,7 +185,7 @@ fn the_review_step_has_its_own_grace_period() {
         burst(&mut t, &["y", "\u{13}", "\r"], Duration::from_millis(gap));
         t.wait_for("Review: this exact content will be sent as an accept.");
         assert_eq!(
-            results_after_a_pause(&mut t, &out),
+            results_after_a_resize(&mut t, &out, (100, 30)),
             own(&[]),
             "gap {gap} ms: nothing sent before the review was seen"
         );
@@ -229,10 +223,7 @@ fn the_copy_step_has_its_own_grace_period() {
     assert!(t.shows("Copy the URL"));
     t.send("\r");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("accept", "evt-c1")]
-    );
+    assert_answers(&out, &[("accept", "evt-c1")]);
 }
 
 /// `respond` on one form of `props` (JSON Schema properties) with
@@ -257,10 +248,7 @@ fn one_form(
 /// Send `key` at once, then `then` `gap` later, without the harness pacing
 /// (a person who answers a question before it could be read).
 fn quick_pair(t: &mut Tui, key: &str, gap: Duration, then: &str) {
-    t.s.send(key).expect("send");
-    std::thread::sleep(gap);
-    t.s.send(then).expect("send");
-    t.last_key = std::time::Instant::now();
+    t.send_spaced(gap, &[key, then]);
 }
 
 const CANCEL_QUESTION: &str = "Throw away what you entered and cancel?";
@@ -279,7 +267,7 @@ fn yes_typed_right_after_esc_does_not_confirm_the_discard() {
     t.send("");
     quick_pair(&mut t, "\u{1b}", Duration::from_millis(200), "yes");
     t.wait_for(CANCEL_QUESTION);
-    assert_eq!(results_after_a_pause(&mut t, &out), own(&[]));
+    assert_eq!(results_after_a_resize(&mut t, &out, (100, 30)), own(&[]));
     assert!(t.shows(CANCEL_QUESTION), "{}", t.screen());
     t.press("q", "^S submit");
     t.press("\u{13}", "Review: this exact content");
@@ -306,7 +294,7 @@ fn a_held_ctrl_d_stops_at_the_decline_question() {
     let held: Vec<&str> = vec!["\u{4}"; 20];
     burst(&mut t, &held, Duration::from_millis(33));
     t.wait_for("Throw away what you entered and decline?");
-    assert_eq!(results_after_a_pause(&mut t, &out), own(&[]));
+    assert_eq!(results_after_a_resize(&mut t, &out, (100, 30)), own(&[]));
     assert!(
         t.shows("Throw away what you entered and decline?"),
         "{}",
@@ -342,17 +330,16 @@ fn an_enter_right_after_the_last_review_page_appears_does_not_send() {
         (60, 12),
     );
     t.press("\u{13}", "Enter next page");
-    std::thread::sleep(Duration::from_millis(600));
+    // Past the review's guard: the first Enter turns the page.
+    t.send("");
     quick_pair(&mut t, "\r", Duration::from_millis(50), "\r");
     t.wait_for("Enter send");
-    assert_eq!(results_after_a_pause(&mut t, &out), own(&[]));
+    // Wider, the review's second page still shows its end.
+    assert_eq!(results_after_a_resize(&mut t, &out, (70, 12)), own(&[]));
     assert!(t.shows("Enter send"), "{}", t.screen());
     t.send("\r");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("accept", "evt-q3")]
-    );
+    assert_answers(&out, &[("accept", "evt-q3")]);
 }
 
 /// Fields of the review that takes two pages at 60x12.
@@ -369,19 +356,18 @@ fn o_right_after_a_page_down_opens_nothing() {
     let input = write_requests(dir.path(), &[request("evt-q4", "Scroll me.", Some(&url))]);
     let (mut t, out, rec) = start_recording(dir.path(), &input, (60, 16));
     t.wait_for("scroll to read the whole URL");
+    // The long look the test describes, by design: well past every guard
+    // and key wait, so only the 30 ms after PageDown are under test.
     std::thread::sleep(Duration::from_millis(3500));
     quick_pair(&mut t, "\u{1b}[6~", Duration::from_millis(30), "o");
     t.wait_for("o open");
-    // Ample time for the `o` to have been read (not a measurement).
-    std::thread::sleep(Duration::from_millis(1200));
-    t.pump();
+    // Every key before it was read once the focus move typed after the
+    // `o` shows.
+    t.send_marker("\t");
     assert!(!rec.exists(), "nothing launched");
     assert_eq!(pairs(&out), own(&[]));
     t.send("o");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("accept", "evt-q4")]
-    );
+    assert_answers(&out, &[("accept", "evt-q4")]);
     assert!(rec.exists(), "launched after the pause");
 }

@@ -15,7 +15,6 @@ use common::pty::*;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use expectrl::Expect;
 use serde_json::json;
 
 /// One form request with a text field "Name".
@@ -69,20 +68,22 @@ fn sent_name(out: &Path) -> String {
 fn an_esc_then_a_letter_over_a_slow_link_is_alt_and_replies_are_not_typed() {
     let (_dir, out, mut t) = name_form_on_screen();
     t.press("hello world", "hello world");
-    // Alt-B as a slow link delivers it: ESC, then `b` a little later.
-    t.send("\u{1b}");
-    std::thread::sleep(Duration::from_millis(20));
-    t.s.send("b").expect("send b");
+    // Alt-B as a slow link delivers it: ESC, then `b` 20 ms later (within
+    // the Alt window).
+    t.pace();
+    t.send_spaced(Duration::from_millis(20), &["\u{1b}", "b"]);
     // Another program's colour query answered by the terminal, in one
     // piece and split after the ESC.
     t.send("\u{1b}]11;rgb:ffff/ffff/ffff\u{1b}\\");
     t.send("\u{1b}");
-    t.s.send("]11;rgb:0000/0000/0000\u{7}")
-        .expect("send the rest");
-    // And split by a pause a slow link can make.
-    t.send("\u{1b}]11;rgb:ff");
-    std::thread::sleep(Duration::from_millis(200));
-    t.s.send("ff/ffff/ffff\u{1b}\\").expect("send the rest");
+    t.send_now("]11;rgb:0000/0000/0000\u{7}");
+    // And split by a pause a slow link can make (200 ms, longer than the
+    // Alt window).
+    t.pace();
+    t.send_spaced(
+        Duration::from_millis(200),
+        &["\u{1b}]11;rgb:ff", "ff/ffff/ffff\u{1b}\\"],
+    );
     t.press("X", "hello Xworld");
     t.submit();
     assert_eq!(t.finish(), 0);
@@ -98,8 +99,7 @@ fn a_reply_split_right_after_its_esc_neither_answers_nor_types() {
     t.press("hello", "hello");
     t.press("\u{1b}", "Throw away what you entered and cancel?");
     // The rest of another program's colour reply, well after its ESC.
-    t.s.send("]11;rgb:ffff/ffff/ffff\u{1b}\\")
-        .expect("send the rest");
+    t.send_now("]11;rgb:ffff/ffff/ffff\u{1b}\\");
     // Still the question: `q` goes back to the form, the text as typed.
     t.press("q", "^S submit");
     t.submit();
@@ -115,17 +115,16 @@ fn a_reply_split_right_after_its_esc_neither_answers_nor_types() {
 fn a_split_reply_never_confirms_the_discard_question() {
     let (_dir, out, mut t) = name_form_on_screen();
     t.press("abc", "abc");
-    // A colour reply split after its ESC: the ESC asks, the rest is dropped.
-    t.send("\u{1b}");
-    std::thread::sleep(Duration::from_millis(150));
-    t.s.send("]11;rgb:ffff/ffff/ffff\u{1b}\\")
-        .expect("send the rest");
+    // A colour reply split after its ESC by 150 ms, longer than the Esc
+    // wait: the ESC asks, the rest is dropped.
+    let split = Duration::from_millis(150);
+    t.pace();
+    t.send_spaced(split, &["\u{1b}", "]11;rgb:ffff/ffff/ffff\u{1b}\\"]);
     t.wait_for("Throw away what you entered and cancel?");
     // A cursor position report split the same way, once the question has
     // been read.
-    t.send("\u{1b}");
-    std::thread::sleep(Duration::from_millis(150));
-    t.s.send("[12;5R").expect("send the rest");
+    t.pace();
+    t.send_spaced(split, &["\u{1b}", "[12;5R"]);
     // Still the question: `q` goes back to the form, the text as typed.
     t.press("q", "^S submit");
     assert!(!t.shows("Throw away"), "{}", t.screen());
@@ -142,9 +141,9 @@ fn a_da2_reply_is_not_typed_and_a_split_alt_enter_breaks_the_line() {
     let (_dir, out, mut t) = name_form_on_screen();
     t.press("ab", "ab");
     t.send("\u{1b}[>41;356;0c");
-    t.send("\u{1b}");
-    std::thread::sleep(Duration::from_millis(30));
-    t.s.send("\r").expect("send Enter");
+    // Esc, then Enter 30 ms later: within the Alt window.
+    t.pace();
+    t.send_spaced(Duration::from_millis(30), &["\u{1b}", "\r"]);
     t.press("cd", "cd");
     t.submit();
     assert_eq!(t.finish(), 0);
@@ -164,10 +163,10 @@ fn a_da2_reply_split_inside_its_body_is_not_typed() {
         ("\u{1b}[>41;356;0", "c"),
         ("1", "\u{1b}[>41;356;0c"),
     ] {
-        t.s.send(head).expect("send the first piece");
-        std::thread::sleep(Duration::from_millis(40));
-        t.s.send(rest).expect("send the rest");
-        std::thread::sleep(Duration::from_millis(200));
+        // Each reply apart from the one before (paced), its pieces 40 ms
+        // apart as a slow link splits them.
+        t.pace();
+        t.send_spaced(Duration::from_millis(40), &[head, rest]);
     }
     t.press("def", "abc1def");
     t.submit();
@@ -181,10 +180,9 @@ fn a_da2_reply_split_inside_its_body_is_not_typed() {
 fn a_cursor_key_split_right_after_its_esc_moves_the_cursor() {
     let (_dir, out, mut t) = name_form_on_screen();
     t.press("12", "12");
-    t.s.send("\u{1b}").expect("send ESC");
-    std::thread::sleep(Duration::from_millis(40));
-    t.s.send("[D").expect("send the rest");
-    std::thread::sleep(Duration::from_millis(200));
+    // ESC, then `[D` 40 ms later (within the Esc wait).
+    t.pace();
+    t.send_spaced(Duration::from_millis(40), &["\u{1b}", "[D"]);
     t.press("3", "132");
     t.submit();
     assert_eq!(t.finish(), 0);
@@ -203,10 +201,7 @@ fn esc_in_a_form_with_typed_text_asks_first() {
     t.press("\u{1b}", "Throw away what you entered and cancel?");
     t.send("y");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-1")]
-    );
+    assert_answers(&out, &[("cancel", "evt-1")]);
 }
 
 /// Ctrl-N declines the request on screen and every later one from the same
@@ -231,14 +226,14 @@ fn ctrl_n_declines_everything_else_from_this_server() {
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
     assert!(!t.raw.windows(10).any(|w| w == b"Pushy two."));
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![
+    assert_answers(
+        &out,
+        &[
             ("decline", "evt-1"),
             ("decline", "evt-2"),
             ("cancel", "evt-3"),
-            ("decline", "evt-4")
-        ]
+            ("decline", "evt-4"),
+        ],
     );
     assert!(
         t.stderr().contains(
@@ -281,10 +276,7 @@ fn ctrl_n_on_a_touched_form_asks_first() {
     );
     t.send("\u{e}");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("decline", "evt-1"), ("decline", "evt-2")]
-    );
+    assert_answers(&out, &[("decline", "evt-1"), ("decline", "evt-2")]);
     assert!(!t.raw.windows(10).any(|w| w == b"Pushy two."));
 }
 
@@ -301,17 +293,12 @@ fn start_with_editor(dir: &Path, out: &Path, flags: &str, body: &str) -> Tui {
         .expect("chmod");
     assert!(st.success());
     let input = one_form(dir);
-    Tui::start_env(
-        dir,
-        out,
-        80,
-        24,
-        &format!("respond {flags}'{}'", input.display()),
-        &[
-            ("VISUAL", String::new()),
-            ("EDITOR", editor.display().to_string()),
-        ],
-    )
+    let command = format!("respond {flags}'{}'", input.display());
+    let env = [
+        ("VISUAL", String::new()),
+        ("EDITOR", editor.display().to_string()),
+    ];
+    Tui::start_env(dir, out, 80, 24, &command, &env)
 }
 
 /// Ctrl-O opens the focused text field in `$EDITOR` and reads it back
@@ -402,27 +389,13 @@ fn start_form_with_editor(dir: &Path, out: &Path, props: serde_json::Value, body
         common::request_line("keys", "evt-1", &params) + "\n",
     )
     .expect("write requests");
-    Tui::start_env(
-        dir,
-        out,
-        80,
-        24,
-        &format!("respond '{}'", input.display()),
-        &[
-            ("VISUAL", String::new()),
-            ("EDITOR", editor.display().to_string()),
-            ("TMPDIR", tmp.display().to_string()),
-        ],
-    )
-}
-
-/// Wait until `path` exists.
-fn wait_file(path: &Path) {
-    let end = std::time::Instant::now() + PATIENCE;
-    while !path.exists() {
-        assert!(std::time::Instant::now() < end, "no {}", path.display());
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let command = format!("respond '{}'", input.display());
+    let env = [
+        ("VISUAL", String::new()),
+        ("EDITOR", editor.display().to_string()),
+        ("TMPDIR", tmp.display().to_string()),
+    ];
+    Tui::start_env(dir, out, 80, 24, &command, &env)
 }
 
 /// A signal while `$EDITOR` is open removes the temporary file (which
@@ -443,7 +416,7 @@ fn a_signal_while_the_editor_is_open_removes_its_file_and_ends_it() {
     let mut t = start_form_with_editor(dir.path(), &out, props, &body);
     t.wait_for("Who are you?");
     t.send("\u{f}");
-    wait_file(&pid_file);
+    common::wait_file(&pid_file);
     let written = std::fs::read(&seen).expect("the editor's copy");
     assert_eq!(written, b"Ada\\u{1b}[2J\\u{7}\n");
     let editor_pid: i32 = std::fs::read_to_string(&pid_file)
@@ -462,22 +435,12 @@ fn a_signal_while_the_editor_is_open_removes_its_file_and_ends_it() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
     // The editor ended (gone, or a zombie waiting to be reaped).
-    let end = std::time::Instant::now() + PATIENCE;
-    loop {
-        let status = std::fs::read_to_string(format!("/proc/{editor_pid}/status"));
-        match status {
-            Err(_) => break,
-            Ok(s)
-                if s.lines()
-                    .any(|l| l.starts_with("State:") && l.contains('Z')) =>
-            {
-                break
-            }
-            Ok(_) => {}
-        }
-        assert!(std::time::Instant::now() < end, "the editor still runs");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_until("the end of the editor", || {
+        std::fs::read_to_string(format!("/proc/{editor_pid}/status")).map_or(true, |s| {
+            s.lines()
+                .any(|l| l.starts_with("State:") && l.contains('Z'))
+        })
+    });
 }
 
 /// Ctrl-O on a field that looks like a secret opens no editor and writes

@@ -19,17 +19,12 @@ use std::io::Write;
 fn run(how: &str) -> String {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let fifo = make_fifo(dir.path());
-    let mut t = Tui::start(
-        dir.path(),
-        &out,
-        80,
-        24,
-        &format!("respond '{}' --notify {how}", fifo.display()),
-    );
-    let mut w = open_live(&fifo);
+    let flags = format!("--notify {how}");
+    let (mut t, mut w) = Tui::respond_live(dir.path(), &out, (80, 24), &flags);
     t.wait_for("Waiting for the next request");
-    // Longer than NOTIFY_AFTER (2 s): the screen has been waiting.
+    // Longer than NOTIFY_AFTER (2 s): the screen has been waiting. The
+    // window is what is tested, and nothing marks its end, so a clock by
+    // design.
     std::thread::sleep(std::time::Duration::from_millis(2500));
     t.pump();
     let before = t.raw.len();
@@ -53,20 +48,16 @@ fn run(how: &str) -> String {
 #[test]
 fn a_request_after_a_wait_rings_the_bell_and_sets_the_title() {
     let bytes = run("bell");
-    assert!(
-        bytes.contains("\u{1b}]2;ahp-elicit: A request from srv0x is waiting\u{1b}\\\u{7}"),
-        "{bytes:?}"
-    );
+    let title_and_bell = "\u{1b}]2;ahp-elicit: A request from srv0x is waiting\u{1b}\\\u{7}";
+    assert!(bytes.contains(title_and_bell), "{bytes:?}");
     assert!(!bytes.contains("\u{1b}]0;x"), "{bytes:?}");
 }
 
 #[test]
 fn osc_sends_a_desktop_notification_and_none_sends_nothing() {
     let bytes = run("osc");
-    assert!(
-        bytes.contains("\u{1b}]9;ahp-elicit: A request from srv0x is waiting\u{1b}\\"),
-        "{bytes:?}"
-    );
+    let osc9 = "\u{1b}]9;ahp-elicit: A request from srv0x is waiting\u{1b}\\";
+    assert!(bytes.contains(osc9), "{bytes:?}");
     assert!(bytes.contains("\u{1b}]777;notify;ahp-elicit;A request from srv0x is waiting"));
     let none = run("none");
     assert!(

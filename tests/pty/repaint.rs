@@ -10,26 +10,13 @@
 use crate::common;
 use common::pty::*;
 
-use std::time::Instant;
-
 use serde_json::json;
 
 /// A one-field form request.
 fn request(id: &str, message: &str) -> String {
     let params = json!({"message": message, "requestedSchema": {"type": "object",
         "properties": {"note": {"type": "string", "title": "Note", "default": "ok"}}}});
-    let server = ahp_elicit::binding::Server {
-        name: "repaint".into(),
-        title: None,
-        version: None,
-    };
-    ahp_elicit::binding::wrap_request(
-        &params,
-        &ahp_elicit::binding::WrapOptions::new(&server, "mcp-stdio", id),
-    )
-    .expect("valid request")
-    .event
-    .to_string()
+    common::request_line("repaint", id, &params)
 }
 
 /// How many times the program erased the whole screen so far.
@@ -40,15 +27,7 @@ fn clears(t: &mut Tui) -> usize {
 
 /// Wait until `cond` holds (hang detection only).
 fn wait_until(t: &mut Tui, what: &str, cond: impl Fn(&mut Tui) -> bool) {
-    let end = Instant::now() + PATIENCE;
-    while !cond(t) {
-        assert!(
-            Instant::now() < end,
-            "waiting for {what}; the screen:\n{}",
-            t.screen()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    t.until(what, PATIENCE, |t| cond(t).then_some(()));
 }
 
 #[test]
@@ -96,8 +75,5 @@ fn screens_and_steps_start_cleared_and_ctrl_l_repaints() {
     });
     t.send("\u{1b}");
     assert_eq!(t.finish(), 0);
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("accept", "evt-p1"), ("cancel", "evt-p2")]
-    );
+    assert_answers(&out, &[("accept", "evt-p1"), ("cancel", "evt-p2")]);
 }

@@ -12,13 +12,12 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::time::Duration;
 
 use expectrl::Expect;
 use serde_json::json;
 
 use crate::common;
-use common::pty::{actions_and_parents, make_fifo, open_live, results, Tui};
+use common::pty::{assert_answers, Tui};
 
 fn request(id: &str, message: &str) -> String {
     let params = json!({"message": message, "requestedSchema": {"type": "object",
@@ -28,15 +27,13 @@ fn request(id: &str, message: &str) -> String {
 
 /// A live stream (a FIFO) with one request written; returns the writer.
 fn live(dir: &Path, out: &Path) -> (Tui, std::fs::File) {
-    let fifo = make_fifo(dir);
-    let mut r = Tui::respond(dir, out, (80, 24), &fifo, "");
-    let mut w = open_live(&fifo);
+    let (mut r, mut w) = Tui::respond_live(dir, out, (80, 24), "");
     writeln!(w, "{}", request("evt-1", "First form.")).expect("write");
     w.flush().expect("flush");
     r.wait_for("First form.");
     // A person reads the form before typing: keys within the consent guard
     // (300 ms after the screen was first shown whole) are dropped.
-    std::thread::sleep(Duration::from_millis(600));
+    r.pace();
     (r, w)
 }
 
@@ -51,7 +48,7 @@ fn normal_end_after_the_waiting_screen_writes_nothing_after_the_restore() {
     r.wait_for("Waiting for the next request");
     drop(w);
     assert_eq!(r.finish_restored_last(), 0);
-    assert_eq!(actions_and_parents(&results(&out)), [("cancel", "evt-1")]);
+    assert_answers(&out, &[("cancel", "evt-1")]);
 }
 
 fn signal_ends_the_run(sig: &str, code: i32) {
@@ -63,7 +60,7 @@ fn signal_ends_the_run(sig: &str, code: i32) {
     common::signal(r.pid(), sig);
     assert_eq!(r.finish_restored_last(), code);
     drop(w);
-    assert_eq!(actions_and_parents(&results(&out)), [("cancel", "evt-1")]);
+    assert_answers(&out, &[("cancel", "evt-1")]);
 }
 
 /// `kill -INT` from outside (not the Ctrl-C key): the request on screen is

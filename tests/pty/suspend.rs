@@ -9,10 +9,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use crate::common;
-use common::pty::{actions_and_parents, printed, results, Tui, PATIENCE};
+use common::pty::{assert_answers, printed, Tui};
 
 /// Send `sig` (`TSTP`, `CONT`) to `pid`.
 /// The state letter of `pid` in /proc (`T`: stopped).
@@ -25,11 +24,9 @@ fn state(pid: i32) -> char {
 
 /// Wait until `pid` is stopped (`stopped`) or running again.
 fn wait_state(pid: i32, stopped: bool) {
-    let end = Instant::now() + PATIENCE;
-    while (state(pid) == 'T') != stopped {
-        assert!(Instant::now() < end, "pid {pid} stopped: {stopped}?");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_until(&format!("pid {pid} stopped: {stopped}"), || {
+        (state(pid) == 'T') == stopped
+    });
 }
 
 /// The pseudo-terminal the program runs on: the shell that started it has
@@ -76,10 +73,7 @@ fn decline_and_finish(t: &mut Tui, out: &Path) {
     t.send_marker("\u{1b}[Z");
     t.send("\r");
     assert_eq!(t.finish(), 0, "{}", t.stderr());
-    assert_eq!(
-        actions_and_parents(&results(out)),
-        vec![("decline", "evt-profile-1")]
-    );
+    assert_answers(out, &[("decline", "evt-profile-1")]);
 }
 
 #[test]
@@ -138,14 +132,8 @@ fn the_form_gives_the_terminal_back_while_stopped_and_repaints_after() {
 fn plain_mode_gives_its_settings_back_while_stopped_and_takes_them_after() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("out.jsonl");
-    let mut t = Tui::start_env(
-        dir.path(),
-        &out,
-        80,
-        24,
-        "demo",
-        &[("AHP_ELICIT_PLAIN", "1".to_owned())],
-    );
+    let env = [("AHP_ELICIT_PLAIN", "1".to_owned())];
+    let mut t = Tui::start_env(dir.path(), &out, 80, 24, "demo", &env);
     t.wait_for("Full name:");
     let pid = t.pid();
     let tty = pty_of(pid);
@@ -163,19 +151,12 @@ fn plain_mode_gives_its_settings_back_while_stopped_and_takes_them_after() {
 
     common::signal(pid, "CONT");
     wait_state(pid, false);
-    let end = Instant::now() + PATIENCE;
-    while stty(&tty, "-g") != plain {
-        assert!(Instant::now() < end, "plain mode's settings again");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_until("plain mode's settings again", || stty(&tty, "-g") == plain);
     // Control-C ends the line again (it is not the interrupt key): it
     // cancels the request instead of killing the program.
     t.send("\u{3}");
     assert_eq!(t.finish_plain(), 0, "{}", t.stderr());
-    assert_eq!(
-        actions_and_parents(&results(&out)),
-        vec![("cancel", "evt-profile-1")]
-    );
+    assert_answers(&out, &[("cancel", "evt-profile-1")]);
 }
 
 /// SIGSTOP cannot be caught: nothing gives the terminal back, and the
@@ -203,11 +184,7 @@ fn after_an_uncaught_stop_the_form_sets_raw_mode_again() {
     let drawn_before = t.raw.len();
     common::signal(pid, "CONT");
     wait_state(pid, false);
-    let end = Instant::now() + PATIENCE;
-    while !has(&stty(&tty, "-a"), "-icanon") {
-        assert!(Instant::now() < end, "raw mode again");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait_until("raw mode again", || has(&stty(&tty, "-a"), "-icanon"));
     t.wait_for_frame("request 1 of 1");
     let again = String::from_utf8_lossy(&t.raw[drawn_before..]).into_owned();
     assert!(again.contains("\u{1b}[?1049h"), "the screen taken again");

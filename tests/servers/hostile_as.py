@@ -33,6 +33,9 @@ Scenarios (anything else behaves):
   authz-userinfo the authorization endpoint has user info before its host
   authz-ctl      the authorization endpoint holds bidi and escape
                  characters
+  revoke-500     the revocation endpoint fails with HTTP 500 (every
+                 scenario advertises /revoke/<scenario>, which forgets the
+                 token it is given)
   as-home        the resource metadata (at its well-known path too) names
                  an authorization server at http://127.0.0.1:PORT (this
                  machine), whatever host the server was asked as
@@ -53,7 +56,9 @@ for no sign-in (a JSON-RPC error). Any other path is HTTP 404 "not found".
 
 With --record FILE, one JSON line per event: {"event": "register"},
 {"event": "authorize", "known": bool}, {"event": "token", "grant": ...,
-"outcome": ...}, {"event": "restart"}, and for every request
+"outcome": ...}, {"event": "restart"}, {"event": "revoke", "hint": ...,
+"known": bool, "client": ...}, {"event": "connect", "target":
+"host:port"} for a tunnel asked of it as a proxy, and for every request
 {"event": "request", "host": the Host header, "path": ..., "auth": whether
 it carried an Authorization header}.
 
@@ -101,6 +106,7 @@ class H(BaseHTTPRequestHandler):
     def do_CONNECT(self):
         # A tunnel to this same server: the requests that follow on the
         # connection are served here, asked as the CONNECT's host.
+        record("connect", target=self.path)
         self.send_response(200, "Connection established")
         self.end_headers()
         self.close_connection = False
@@ -162,6 +168,18 @@ class H(BaseHTTPRequestHandler):
             return self.send(201, answer)
         if len(parts) == 2 and parts[0] == "authorize":
             return self.authorize(parts[1], urllib.parse.parse_qs(url.query))
+        if len(parts) == 2 and parts[0] == "revoke":
+            form = {k: v[0] for k, v in urllib.parse.parse_qs(body.decode()).items()}
+            token = form.get("token")
+            with LOCK:
+                known = token in STATE["refresh"] or token in STATE["tokens"]
+                STATE["refresh"].discard(token)
+                STATE["tokens"].discard(token)
+            record("revoke", hint=form.get("token_type_hint"), known=known,
+                   client=form.get("client_id"))
+            if parts[1] == "revoke-500":
+                return self.send(500, {"error": "server_error"})
+            return self.send(200, "")
         if len(parts) == 2 and parts[0] == "token":
             form = {k: v[0] for k, v in urllib.parse.parse_qs(body.decode()).items()}
             return self.token(parts[1], form)
@@ -238,6 +256,7 @@ class H(BaseHTTPRequestHandler):
             "authorization_endpoint": f"{b}/authorize/{sc}",
             "token_endpoint": f"{b}/token/{sc}",
             "registration_endpoint": f"{b}/register/{sc}",
+            "revocation_endpoint": f"{b}/revoke/{sc}",
             "code_challenge_methods_supported": ["S256"],
             "response_types_supported": ["code"],
         }

@@ -49,7 +49,6 @@ when ready.
 import argparse
 import json
 import secrets
-import socket
 import time
 from typing import Annotated
 
@@ -242,8 +241,7 @@ def token_scopes() -> list[str]:
 
 
 def main() -> None:
-    import anyio
-    import uvicorn
+    from serve_http import local_socket, serve
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--access-ttl", type=int, default=3600)
@@ -252,10 +250,7 @@ def main() -> None:
     parser.add_argument("--record")
     opts = parser.parse_args()
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
+    sock, port = local_socket()
     origin = f"http://127.0.0.1:{port}"
     provider = Provider(origin, opts)
     server = MCPServer(
@@ -293,16 +288,7 @@ def main() -> None:
     app = ScopeGate(
         server.streamable_http_app(), provider, f"{origin}/.well-known/oauth-protected-resource/mcp"
     )
-    http = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-
-    async def run() -> None:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(http.serve, [sock])
-            while not http.started:
-                await anyio.sleep(0.02)
-            print(f"listening {origin}/mcp", flush=True)
-
-    anyio.run(run)
+    serve(app, sock, f"{origin}/mcp")
 
 
 if __name__ == "__main__":

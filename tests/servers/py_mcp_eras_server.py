@@ -29,7 +29,6 @@ Usage: python py_mcp_eras_server.py [--http] [--stateless]
 """
 
 import json
-import socket
 import sys
 import uuid
 from typing import Annotated, Literal
@@ -120,25 +119,11 @@ async def visit(ctx: Context) -> str | InputRequiredResult:
 
 
 def serve_http(stateless: bool) -> None:
-    import anyio
-    import uvicorn
+    from serve_http import local_socket, serve
 
+    sock, port = local_socket()
     app = server.streamable_http_app(stateless_http=stateless)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning")
-    http = uvicorn.Server(config)
-
-    async def main() -> None:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(http.serve, [sock])
-            while not http.started:
-                await anyio.sleep(0.02)
-            print(f"listening http://127.0.0.1:{port}/mcp", flush=True)
-
-    anyio.run(main)
+    serve(app, sock, f"http://127.0.0.1:{port}/mcp")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,6 @@ Usage: python py_try_server.py [--http]
 
 import json
 import os
-import socket
 import sys
 import warnings
 from typing import Annotated, Literal
@@ -147,23 +146,10 @@ def menu() -> str:
 
 
 def serve_http() -> None:
-    import uvicorn
+    from serve_http import local_socket, serve
 
-    app = server.streamable_http_app()
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    http = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-
-    async def main() -> None:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(http.serve, [sock])
-            while not http.started:
-                await anyio.sleep(0.02)
-            print(f"listening http://127.0.0.1:{port}/mcp", flush=True)
-
-    anyio.run(main)
+    sock, port = local_socket()
+    serve(server.streamable_http_app(), sock, f"http://127.0.0.1:{port}/mcp")
 
 
 if __name__ == "__main__":

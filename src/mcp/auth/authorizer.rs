@@ -108,7 +108,12 @@ pub(super) struct Inner {
 pub struct Authorizer {
     pub(super) mcp_url: String,
     pub(super) opts: AuthOptions,
+    /// The HTTP agent of sign-in's requests (a proxy of the environment
+    /// applies).
     pub(super) agent: ureq::Agent,
+    /// The agent for URLs on this machine: never through a proxy (a code,
+    /// a verifier, a refresh token stay on this machine).
+    pub(super) direct: ureq::Agent,
     pub(super) inner: Mutex<Inner>,
     /// The store troubles said so far (each is said once a run).
     pub(super) said: Mutex<Vec<String>>,
@@ -130,17 +135,20 @@ pub(super) fn now() -> SystemTime {
 impl Authorizer {
     /// An authorizer for the MCP endpoint `mcp_url`.
     pub fn new(mcp_url: &str, opts: AuthOptions) -> Self {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .timeout_global(Some(opts.request_timeout))
-            .user_agent(concat!("ahp-elicit/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
+        let config = || {
+            ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .max_redirects(0)
+                .timeout_global(Some(opts.request_timeout))
+                .user_agent(concat!("ahp-elicit/", env!("CARGO_PKG_VERSION")))
+        };
+        let agent: ureq::Agent = config().build().into();
+        let direct: ureq::Agent = config().proxy(None).build().into();
         Self {
             mcp_url: mcp_url.to_owned(),
             opts,
             agent,
+            direct,
             inner: Mutex::new(Inner::default()),
             said: Mutex::new(Vec::new()),
         }
@@ -151,6 +159,15 @@ impl Authorizer {
     /// sign-in goes there.
     fn insecure_host(&self) -> Option<String> {
         plain_http_host(&self.mcp_url).filter(|_| !self.opts.allow_insecure_http)
+    }
+
+    /// The agent to ask `url` with: [`Self::direct`] for a URL on this
+    /// machine, else [`Self::agent`].
+    pub(super) fn agent_for(&self, url: &str) -> &ureq::Agent {
+        match url::Url::parse(url) {
+            Ok(u) if super::discovery::resolves_home(&u) => &self.direct,
+            _ => &self.agent,
+        }
     }
 
     /// Say a store trouble (an unsafe or unreadable file, a failed
@@ -348,9 +365,21 @@ impl Authorizer {
             );
         // A pre-registered client is bound to the issuer it was used at,
         // across runs too: its id (and the secret given with it) never
-        // goes to another one the server names later.
+        // goes to another one the server names later. The sign-ins looked
+        // at are this URL's under any `resource` (a server that moves its
+        // issuer may rename its resource too), beside those of this one.
         if let Some(pre) = &self.opts.client {
-            let bound = stored.iter().find(|s| {
+            let same_url: Vec<SignIn> = match self.store()?.all() {
+                Ok(all) => all
+                    .into_iter()
+                    .filter(|s| s.mcp_url == self.mcp_url && s.key.account == self.opts.account)
+                    .collect(),
+                Err(e) => {
+                    self.store_trouble(&e);
+                    Vec::new()
+                }
+            };
+            let bound = stored.iter().chain(&same_url).find(|s| {
                 s.key.issuer != issuer
                     && s.client.kind == ClientKind::PreRegistered
                     && s.client.client_id == pre.client_id
@@ -633,5 +662,16 @@ mod tests {
         // to the sign-in, which needs an opener here.
         let (e, _) = run("pre-2");
         assert!(e.contains("needs a sign-in: run"), "{e}");
+        // The server moved its issuer and renamed its resource: the sign-in
+        // stored for this URL under the old resource still binds the id.
+        old.key.resource = format!("{}/old-resource", fake.base);
+        store.save(&old).unwrap();
+        let (e, _) = run("pre-1");
+        assert!(
+            e.starts_with(
+                "the client id given with --client-id was used at https://old-issuer.example"
+            ),
+            "{e}"
+        );
     }
 }

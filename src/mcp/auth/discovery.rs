@@ -54,39 +54,72 @@ pub fn is_loopback(u: &Url) -> bool {
     }
 }
 
-/// Whether the URL's host is this machine or its local link: a loopback
-/// host ([`is_loopback`], also `*.localhost` and IPv4-mapped `::ffff:127.x`)
-/// or a link-local address (`169.254.0.0/16`, where cloud metadata
-/// services answer, and `fe80::/10`).
+/// Whether `ip` is this machine or its local link: loopback, the
+/// unspecified address (`0.0.0.0` and `::` connect to this machine),
+/// link-local (`169.254.0.0/16`, where cloud metadata services answer,
+/// and `fe80::/10`), or an IPv4-mapped address of one of those.
+pub fn is_home_ip(ip: std::net::IpAddr) -> bool {
+    let v4 = |ip: std::net::Ipv4Addr| ip.is_loopback() || ip.is_link_local() || ip.is_unspecified();
+    match ip {
+        std::net::IpAddr::V4(ip) => v4(ip),
+        std::net::IpAddr::V6(ip) => {
+            ip.is_loopback()
+                || ip.is_unspecified()
+                || (ip.segments()[0] & 0xffc0) == 0xfe80
+                || ip.to_ipv4_mapped().is_some_and(v4)
+        }
+    }
+}
+
+/// Whether the URL's host is this machine or its local link as written: a
+/// loopback name (`localhost`, `*.localhost`) or an address
+/// [`is_home_ip`] takes. Names are not looked up ([`resolves_home`]).
 pub fn is_local_or_link_local(u: &Url) -> bool {
-    let v4 = |ip: std::net::Ipv4Addr| ip.is_loopback() || ip.is_link_local();
     match u.host() {
         Some(url::Host::Domain(d)) => {
             let d = d.trim_end_matches('.').to_ascii_lowercase();
             d == "localhost" || d.ends_with(".localhost")
         }
-        Some(url::Host::Ipv4(ip)) => v4(ip),
-        Some(url::Host::Ipv6(ip)) => {
-            ip.is_loopback()
-                || (ip.segments()[0] & 0xffc0) == 0xfe80
-                || ip.to_ipv4_mapped().is_some_and(v4)
-        }
+        Some(url::Host::Ipv4(ip)) => is_home_ip(ip.into()),
+        Some(url::Host::Ipv6(ip)) => is_home_ip(ip.into()),
         None => false,
     }
 }
 
+/// Whether the URL's host is this machine or its local link, its name
+/// looked up too (a name `/etc/hosts` gives a loopback address, for one):
+/// [`is_local_or_link_local`], or any address the name resolves to is
+/// one [`is_home_ip`] takes. A name that does not resolve is not.
+pub fn resolves_home(u: &Url) -> bool {
+    if is_local_or_link_local(u) {
+        return true;
+    }
+    let (Some(url::Host::Domain(d)), Some(port)) = (u.host(), u.port_or_known_default()) else {
+        return false;
+    };
+    use std::net::ToSocketAddrs;
+    (d, port)
+        .to_socket_addrs()
+        .is_ok_and(|mut addrs| addrs.any(|a| is_home_ip(a.ip())))
+}
+
 /// Whether sign-in for the MCP server at `mcp_url` must not send a request
 /// to `url`: the server is on another machine and `url` is on this one or
-/// its local link ([`is_local_or_link_local`]). A server's 401 and
-/// metadata choose these URLs, path and query included; a remote server
-/// may not make the client ask the person's own machine (a local server
-/// may: it runs there already). A URL that does not parse is not judged
-/// here ([`endpoint_allowed`] refuses it).
+/// its local link ([`resolves_home`]: names are looked up, so a name that
+/// resolves to a loopback address counts; the lookup is the system's,
+/// made again when the request connects). A server's 401 and metadata
+/// choose these URLs, path and query included; a remote server may not
+/// make the client ask the person's own machine (a local server may: it
+/// runs there already). A URL that does not parse is not judged here
+/// ([`endpoint_allowed`] refuses it).
 pub fn points_home(mcp_url: &str, url: &str) -> bool {
     let (Ok(m), Ok(u)) = (Url::parse(mcp_url), Url::parse(url)) else {
         return false;
     };
-    !is_local_or_link_local(&m) && is_local_or_link_local(&u)
+    if m.host() == u.host() {
+        return false;
+    }
+    resolves_home(&u) && !resolves_home(&m)
 }
 
 /// The host of `url` when it is plain `http://` to another machine (not a
@@ -151,7 +184,7 @@ pub enum DiscoveryError {
         /// The MCP server's URL.
         server: String,
     },
-    /// An endpoint (`authorization`, `token`, `registration`) of the server
+    /// An endpoint (`authorization`, `token`, `registration`, `revocation`) of the server
     /// (its issuer) is not https nor on this machine.
     #[error("the {endpoint} endpoint of {issuer} is not https: credentials are sent over https only (or to this machine)")]
     NotHttps {
@@ -311,6 +344,8 @@ pub struct ServerMetadata {
     pub token_endpoint: String,
     /// `registration_endpoint` (RFC 7591).
     pub registration_endpoint: Option<String>,
+    /// `revocation_endpoint` (RFC 7009): where `auth logout` revokes.
+    pub revocation_endpoint: Option<String>,
     /// `scopes_supported`.
     pub scopes_supported: Option<Vec<String>>,
     /// `response_types_supported`.
@@ -338,6 +373,7 @@ impl ServerMetadata {
             authorization_endpoint: need("authorization_endpoint")?,
             token_endpoint: need("token_endpoint")?,
             registration_endpoint: s("registration_endpoint"),
+            revocation_endpoint: s("revocation_endpoint"),
             scopes_supported: strings(v.get("scopes_supported")),
             response_types_supported: strings(v.get("response_types_supported")),
             code_challenge_methods_supported: strings(v.get("code_challenge_methods_supported")),
@@ -374,6 +410,7 @@ impl ServerMetadata {
             ("authorization", Some(&self.authorization_endpoint)),
             ("token", Some(&self.token_endpoint)),
             ("registration", self.registration_endpoint.as_ref()),
+            ("revocation", self.revocation_endpoint.as_ref()),
         ] {
             if let Some(url) = url {
                 if !endpoint_allowed(url) {
@@ -398,6 +435,7 @@ impl ServerMetadata {
             ("authorization endpoint", Some(&self.authorization_endpoint)),
             ("token endpoint", Some(&self.token_endpoint)),
             ("registration endpoint", self.registration_endpoint.as_ref()),
+            ("revocation endpoint", self.revocation_endpoint.as_ref()),
         ] {
             if let Some(url) = url.filter(|u| points_home(mcp_url, u)) {
                 return Err(DiscoveryError::PointsHome {
@@ -513,6 +551,8 @@ mod tests {
             "http://[::ffff:127.0.0.1]/x",
             "http://169.254.169.254/latest/meta-data",
             "http://[fe80::1]/x",
+            "https://0.0.0.0:8443/x",
+            "https://[::]/x",
         ] {
             assert!(points_home(remote, home), "{home}");
             assert!(!points_home("http://127.0.0.1:3000/mcp", home), "{home}");

@@ -68,7 +68,7 @@ impl Authorizer {
     ) -> Result<Option<Value>, AuthError> {
         let ask = Ask { what, url };
         let resp = self
-            .agent
+            .agent_for(url)
             .get(url)
             .header("Accept", "application/json")
             .call()
@@ -138,7 +138,7 @@ impl Authorizer {
             body.append_pair(k, v);
         }
         let mut rb = self
-            .agent
+            .agent_for(url)
             .post(url)
             .header("Content-Type", "application/x-www-form-urlencoded")
             .header("Accept", "application/json");

@@ -34,6 +34,7 @@ pub mod listener;
 mod metadata;
 pub mod options;
 mod registration;
+pub mod revoke;
 pub mod step_up;
 pub mod store;
 mod tokens;

@@ -141,7 +141,7 @@ impl Authorizer {
             "software_version": env!("CARGO_PKG_VERSION"),
         });
         let resp = self
-            .agent
+            .agent_for(endpoint)
             .post(endpoint)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json")

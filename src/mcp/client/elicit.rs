@@ -15,14 +15,14 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
-use super::client::{str_field, Ask, Client, MAX_URL_PLACES};
-use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
-use super::McpError;
+use super::{str_field, Ask, Client, MAX_URL_PLACES};
 use crate::binding::violation::{Part, Violation};
 use crate::binding::{
     wrap_request, Action, Answer, CallMethod, CallRef, McpExtension, Mode, RequestEvent,
     ResultMeta, Revision, WrapOptions,
 };
+use crate::mcp::jsonrpc::{self, INTERNAL_ERROR, INVALID_PARAMS};
+use crate::mcp::McpError;
 use crate::responder::{Context, Outcome, Progress, RespondError, WaitKey, Waiting};
 use crate::safe_text;
 use crate::session::{settle, AskError, NoResult, Reply, WithdrawReason};
@@ -141,7 +141,11 @@ impl Client {
             mcp: Some(&ext),
             ..WrapOptions::new(&server, &self.adapter, &event_id)
         };
-        wrap_request(params, &options).map_err(|violations| {
+        let built = wrap_request(params, &options);
+        if built.is_err() {
+            self.elic.not_asked += 1;
+        }
+        built.map_err(|violations| {
             // A fault in the params is reported relative to the params.
             let strip = |v: &Violation| match v.location.part {
                 Some(Part::RequestText) => v.location.pointer.clone(),
@@ -293,18 +297,19 @@ impl Client {
     }
 
     /// Say that an elicitation was refused (`said`: why, safe text): the
-    /// first [`Tally::KEPT`](super::Tally::KEPT) of the session one line
+    /// first [`Tally::KEPT`](crate::mcp::Tally::KEPT) of the session one line
     /// each, then one line saying that later ones are counted (the count
     /// ends the run), so a server that makes the client refuse without end
     /// cannot flood the terminal.
-    fn say_refusal(&self, said: &str) {
-        let n = self.elic.refused.len() + self.elic.rejected.len();
-        if n < super::Tally::KEPT {
+    fn say_refusal(&mut self, said: &str) {
+        let n = self.elic.refusals_said;
+        self.elic.refusals_said += 1;
+        if n < crate::mcp::Tally::KEPT {
             self.notice(&format!("refused an elicitation: {said}"));
-        } else if n == super::Tally::KEPT {
+        } else if n == crate::mcp::Tally::KEPT {
             self.notice(&format!(
                 "refused more than {} elicitations: later ones are counted, not said one by one",
-                super::Tally::KEPT
+                crate::mcp::Tally::KEPT
             ));
         }
     }
@@ -423,12 +428,21 @@ impl Client {
     /// server's `elicitation/create` outlives its tool call). They stay
     /// open, and an answer is still sent, but the server may no longer use
     /// it: each screen says so, and so does stderr.
-    pub(super) fn call_finished_under_open_requests(&mut self) {
+    ///
+    /// `call` is the call that finished: only the requests made while it
+    /// ran (their event names it in `extensions.mcp.call`) are noted; one
+    /// the server sent before any call, or during another, is not its.
+    pub(super) fn call_finished_under_open_requests(&mut self, call: Option<&CallRef>) {
+        let Some(call) = call else {
+            return;
+        };
         let keys: Vec<u64> = self
             .elic
             .asks
             .iter()
-            .filter(|(_, a)| a.rpc_id.is_some())
+            .filter(|(_, a)| {
+                a.rpc_id.is_some() && a.req.mcp.as_ref().and_then(|m| m.call.as_ref()) == Some(call)
+            })
             .map(|(k, _)| *k)
             .collect();
         let noted = keys

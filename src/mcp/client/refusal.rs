@@ -8,10 +8,10 @@
 
 use serde_json::Value;
 
-use super::client::Client;
-use super::jsonrpc::INVALID_PARAMS;
-use super::McpError;
+use super::Client;
 use crate::binding::{wrap_request, Mode, RequestView, SchemaPolicy, WrapOptions};
+use crate::mcp::jsonrpc::INVALID_PARAMS;
+use crate::mcp::McpError;
 use crate::responder::{Context, Progress};
 use crate::safe_text;
 use crate::session::AskError;
@@ -22,7 +22,7 @@ const MAX_SHOWN: usize = 8;
 impl Client {
     /// After the -32602 `code` refused the form `params` with the
     /// violations in `data`: put the refusal on the person's screen (only
-    /// with [`McpOptions::show_refusals`](super::McpOptions::show_refusals)).
+    /// with [`McpOptions::show_refusals`](crate::mcp::McpOptions::show_refusals)).
     /// A request that cannot be read even under the compatible policy is
     /// left to the stderr notice.
     pub(super) fn show_refusal(

@@ -12,11 +12,11 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use super::client::{Browsed, Client, Watch};
-use super::{Incomplete, McpError};
+use super::{Browsed, Client, Watch};
 use crate::binding::tool_form::{self, ToolForm};
 use crate::binding::{wrap_request, Revision, SchemaPolicy, WrapOptions};
-use crate::browse::{Kind, Reply, Step, ToolEntry};
+use crate::browse::{CallFailure, CallOutcome, FailureCause, Kind, Reply, Step, ToolEntry};
+use crate::mcp::{Incomplete, McpError};
 use crate::responder::{CallInProgress, RespondError, Waiting};
 use crate::safe_text;
 
@@ -133,7 +133,10 @@ impl Client {
                 let step = Step::Result {
                     kind,
                     tool: name,
-                    result: json!({ "error": why.to_string() }),
+                    outcome: CallOutcome::Failed(CallFailure {
+                        cause: FailureCause::NoForm,
+                        sentence: why.to_string(),
+                    }),
                     arguments: Map::new(),
                     output_check: None,
                     hint: None,
@@ -197,27 +200,38 @@ impl Client {
             // Whether this call (not an earlier one) said the tool asks
             // the 2025-11-25 way.
             let before = std::mem::take(&mut self.elic.older_way);
-            let result = self.browse_call(kind, method, &label, params.clone()).await;
+            let outcome = self.browse_call(kind, method, &label, params.clone()).await;
             let older_way = self.elic.older_way;
             self.elic.older_way |= before;
-            let Some(result) = result? else {
+            let outcome = outcome?;
+            if outcome == CallOutcome::Cancelled {
                 // Cancelled by the person: back to the list (the front
                 // door's log records it).
-                let step = Step::Cancelled {
+                let step = Step::Result {
                     kind,
                     tool: name.clone(),
+                    outcome,
                     arguments: arguments.clone(),
+                    output_check: None,
+                    hint: None,
+                    again: false,
                 };
                 return match self.put_step(step).await? {
                     Reply::Quit => Err(McpError::Quit),
                     _ => Ok(Next::List),
                 };
+            }
+            // The outputSchema is the shape of a successful result: one
+            // with `isError` is not checked against it.
+            let structured = match &outcome {
+                CallOutcome::Answered(result)
+                    if result.get("isError") != Some(&Value::Bool(true)) =>
+                {
+                    result.get("structuredContent")
+                }
+                _ => None,
             };
-            let output_check = match (
-                kind,
-                item.get("outputSchema"),
-                result.get("structuredContent"),
-            ) {
+            let output_check = match (kind, item.get("outputSchema"), structured) {
                 (Kind::Tool, Some(schema), Some(content)) => Some(
                     tool_form::check_value(schema, content)
                         .map_err(|e| e.sentences("outputSchema", "it")),
@@ -230,7 +244,7 @@ impl Client {
             let step = Step::Result {
                 kind,
                 tool: name.clone(),
-                result,
+                outcome,
                 arguments: arguments.clone(),
                 output_check,
                 hint: older_way.then(crate::mcp::older_way_hint),
@@ -257,9 +271,11 @@ impl Client {
 
     /// Send `method` (`tools/call`, `prompts/get`, `resources/read`) for
     /// the `kind` named `name` with `params` while the waiting screen says
-    /// so, with what the server reports meanwhile; returns the result, or
-    /// `{"error": sentence}` for a call that failed in a way the person can
-    /// try again, or None when the person cancelled it (Esc).
+    /// so, with what the server reports meanwhile; returns how it ended:
+    /// the server's result as sent, a failure the person can try again
+    /// after (a JSON-RPC error, rounds cut short, an answer that cannot be
+    /// read or a call not delivered), no answer in time, or cancelled by
+    /// the person (Esc).
     ///
     /// Errors: what ends the session (quit, signal, connection lost).
     async fn browse_call(
@@ -268,7 +284,7 @@ impl Client {
         method: &str,
         name: &str,
         params: Value,
-    ) -> Result<Option<Value>, McpError> {
+    ) -> Result<CallOutcome, McpError> {
         let doing = match kind {
             Kind::Tool => "Calling the tool",
             Kind::Prompt => "Getting the prompt",
@@ -288,21 +304,29 @@ impl Client {
         let out = self.call_with_rounds(method, name, params).await;
         self.watch = None;
         self.desk.show(Waiting::default());
+        let failed = |cause, e: &McpError| {
+            Ok(CallOutcome::Failed(CallFailure {
+                cause,
+                sentence: e.to_string(),
+            }))
+        };
         match out {
-            Ok(v) => Ok(Some(v)),
-            Err(McpError::Cancelled { .. }) => Ok(None),
+            Ok(v) => Ok(CallOutcome::Answered(v)),
+            Err(McpError::Cancelled { .. }) => Ok(CallOutcome::Cancelled),
             // Its hint is said apart, as for an `isError` result.
-            Err(McpError::Incomplete(Incomplete::OlderWayOnly { call, said })) => Ok(Some(
-                json!({ "error": format!("{call} failed: JSON-RPC error -32600: {said}") }),
-            )),
-            Err(
-                e @ (McpError::Rpc { .. }
-                | McpError::Incomplete(_)
-                | McpError::Timeout { .. }
-                | McpError::CallTimeout { .. }
-                | McpError::Unreadable { .. }
-                | McpError::Delivery { .. }),
-            ) => Ok(Some(json!({ "error": e.to_string() }))),
+            Err(McpError::Incomplete(Incomplete::OlderWayOnly { call, said })) => {
+                Ok(CallOutcome::Failed(CallFailure {
+                    cause: FailureCause::OlderWayOnly,
+                    sentence: format!("{call} failed: JSON-RPC error -32600: {said}"),
+                }))
+            }
+            Err(e @ McpError::Rpc { code, .. }) => failed(FailureCause::Rpc(code), &e),
+            Err(e @ McpError::Incomplete(_)) => failed(FailureCause::Incomplete, &e),
+            Err(e @ McpError::Unreadable { .. }) => failed(FailureCause::Unreadable, &e),
+            Err(e @ McpError::Delivery { .. }) => failed(FailureCause::Delivery, &e),
+            Err(e @ (McpError::Timeout { .. } | McpError::CallTimeout { .. })) => {
+                Ok(CallOutcome::TimedOut(e.to_string()))
+            }
             Err(e) => Err(e),
         }
     }

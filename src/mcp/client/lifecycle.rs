@@ -6,7 +6,7 @@
 //! server that cannot go on after the question (it exited, or refuses or
 //! ignores the handshake that follows) is started again.
 //!
-//! The revision chosen ([`Lifecycle::revision`](super::client::Lifecycle),
+//! The revision chosen ([`Lifecycle::revision`](super::Lifecycle),
 //! a [`Revision`], with the version the server agreed in
 //! `Lifecycle::version`) is said once on stderr ("connected to ... (MCP
 //! ...)").
@@ -16,13 +16,13 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
-use super::client::{connect, str_field, Client};
-use super::era::{self, UNSUPPORTED_VERSION};
-use super::jsonrpc::{self, METHOD_NOT_FOUND};
-use super::transport::TransportError;
-use super::ProtocolBreak;
-use super::{McpError, Target};
+use super::{connect, str_field, Client};
 use crate::binding::{Revision, Server};
+use crate::mcp::jsonrpc::{self, METHOD_NOT_FOUND};
+use crate::mcp::request_meta::{self, UNSUPPORTED_VERSION};
+use crate::mcp::transport::TransportError;
+use crate::mcp::ProtocolBreak;
+use crate::mcp::{McpError, Target};
 use crate::safe_text;
 
 /// The longest wait for the answer to `server/discover` under `--protocol
@@ -147,7 +147,7 @@ impl Client {
         };
         // Its last stderr lines may still be on their way.
         while let Ok(Some(item)) = tokio::time::timeout(EXIT_WAIT, self.link.rx.recv()).await {
-            if let super::transport::Incoming::Log(line) = item {
+            if let crate::mcp::transport::Incoming::Log(line) = item {
                 self.server_log(line);
             }
         }
@@ -165,7 +165,8 @@ impl Client {
         let stdio = matches!(self.opts.target, Target::Stdio { .. });
         match e {
             McpError::Rpc { code, .. }
-                if *code == era::HEADER_MISMATCH || *code == era::MISSING_CAPABILITY =>
+                if *code == request_meta::HEADER_MISMATCH
+                    || *code == request_meta::MISSING_CAPABILITY =>
             {
                 None
             }
@@ -316,7 +317,8 @@ impl Client {
             let modern = Revision::V2026_07_28.as_str();
             if !list.iter().any(|v| v.as_str() == Some(modern)) {
                 let data = json!({ "supported": list, "requested": modern });
-                let words = era::explain(UNSUPPORTED_VERSION, Some(&data)).unwrap_or_default();
+                let words =
+                    request_meta::explain(UNSUPPORTED_VERSION, Some(&data)).unwrap_or_default();
                 return Err(McpError::Rpc {
                     method: "server/discover".into(),
                     code: UNSUPPORTED_VERSION,
@@ -330,7 +332,7 @@ impl Client {
             .or_else(|| {
                 found
                     .get("_meta")
-                    .and_then(|m| m.get(era::META_SERVER_INFO))
+                    .and_then(|m| m.get(request_meta::META_SERVER_INFO))
             })
             .cloned()
             .unwrap_or(Value::Null);
@@ -387,8 +389,8 @@ impl Client {
         self.life.revision = Revision::V2025_11_25;
         let params = json!({
             "protocolVersion": Revision::V2025_11_25.as_str(),
-            "capabilities": { "elicitation": era::elicitation_capability(&self.opts.modes) },
-            "clientInfo": era::client_info(),
+            "capabilities": { "elicitation": request_meta::elicitation_capability(&self.opts.modes) },
+            "clientInfo": request_meta::client_info(),
         });
         let limit = match self.life.handshake_until {
             Some((until, signed)) => {
@@ -465,7 +467,7 @@ impl Client {
     /// Serve the server until `delivered` fires (at most `limit`).
     async fn await_delivery(
         &mut self,
-        mut delivered: super::transport::Delivered,
+        mut delivered: crate::mcp::transport::Delivered,
         limit: Duration,
     ) -> Result<(), McpError> {
         use tokio::sync::oneshot::error::TryRecvError;

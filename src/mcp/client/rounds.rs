@@ -26,12 +26,12 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
-use super::client::Client;
 use super::elicit::{InputRef, URL_ELICITATION_REQUIRED};
-use super::jsonrpc::INVALID_REQUEST;
-use super::Incomplete;
-use super::McpError;
+use super::Client;
 use crate::binding::Revision;
+use crate::mcp::jsonrpc::INVALID_REQUEST;
+use crate::mcp::Incomplete;
+use crate::mcp::McpError;
 use crate::responder::Progress;
 use crate::safe_text;
 
@@ -184,13 +184,13 @@ impl Client {
             });
         self.elic.call_args = base.get("arguments").cloned();
         let result = self.rounds(method, name, base).await;
-        self.elic.call = None;
+        let call = self.elic.call.take();
         self.elic.call_args = None;
         // The server answered the call (a result or its JSON-RPC error):
         // a request still open outlived it. A lost link is no answer: the
         // requests are withdrawn as the server's exit, not as a finished call.
         if matches!(result, Ok(_) | Err(McpError::Rpc { .. })) {
-            self.call_finished_under_open_requests();
+            self.call_finished_under_open_requests(call.as_ref());
         }
         result
     }
