@@ -537,6 +537,10 @@ pub struct LoginArgs {
     /// The sign-in flags.
     #[command(flatten)]
     pub auth: AuthFlags,
+    /// Sign in anew even when a sign-in is stored (it is neither used nor
+    /// renewed; the new one replaces it).
+    #[arg(long, display_order = 81)]
+    pub force: bool,
     /// The MCP server's URL.
     #[arg(value_name = "URL")]
     pub url: String,
@@ -886,6 +890,7 @@ fn login(a: LoginArgs) -> Exit {
     };
     // This run is `auth login`: the error never sends the person back to it.
     opts.name_login = false;
+    opts.force_new = a.force;
     let authorizer = Authorizer::new(&a.url, opts);
     let challenge = match probe(&a.url) {
         Ok(Probed::SignIn(c)) => c,

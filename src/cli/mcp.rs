@@ -80,6 +80,16 @@ pub struct McpArgs {
     /// refused without it, since anyone on the path can read them.
     #[arg(long, display_order = 46)]
     pub allow_insecure_http: bool,
+    /// Never start a sign-in: use (and renew) only a sign-in stored by
+    /// `ahp-elicit auth login`; without one the run ends with exit 3
+    /// naming that command (for CI, even with a terminal).
+    #[arg(long, display_order = 47)]
+    pub stored_auth_only: bool,
+    /// When a sign-in is needed and this run cannot make one (no terminal,
+    /// no --browser, or --stored-auth-only), wait up to DURATION for one
+    /// that someone stores with `ahp-elicit auth login URL` elsewhere.
+    #[arg(long, value_name = "DURATION", value_parser = super::parse_duration, display_order = 48)]
+    pub wait_for_sign_in: Option<std::time::Duration>,
     /// How elicitations are answered (the flags shared with `respond`).
     #[command(flatten)]
     pub answer: AnswerArgs,
@@ -445,6 +455,9 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
     let auth = if http && !brought {
         let stderr_terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
         let open = match &args.answer.browser {
+            _ if args.stored_auth_only => super::auth::Open::Not(
+                "--stored-auth-only: this run uses only a sign-in stored by \"ahp-elicit auth login\"",
+            ),
             // Nobody reads the warnings of a scripted run: the sign-in URL
             // is refused as a URL elicitation would be.
             Some(cmd) => super::auth::Open::Command {
@@ -468,6 +481,7 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         o.request_timeout = args.connect_timeout;
         o.request_timeout_flag = Some("--connect-timeout");
         o.allow_insecure_http = args.allow_insecure_http;
+        o.wait_for_sign_in = args.wait_for_sign_in;
         Some(o)
     } else {
         None

@@ -698,6 +698,8 @@ mod shared_tests {
                 "max-rounds",
                 "header",
                 "allow-insecure-http",
+                "stored-auth-only",
+                "wait-for-sign-in",
                 "browser",
                 "no-open",
                 "plain",

@@ -267,11 +267,14 @@ fn redirect_target(resp: &ureq::http::Response<ureq::Body>) -> String {
         .collect()
 }
 
-/// is [`HttpFail::SessionGone`]).
+/// is [`HttpFail::SessionGone`]). `request` is the id of the client's
+/// request the answer is to: a 2026-07-28 error that ends the run (-32020,
+/// -32021) sent with `"id": null` is its answer.
 fn handle_error_status(
     resp: ureq::http::Response<ureq::Body>,
     sh: &Shared,
     ctype: &str,
+    request: Option<u64>,
 ) -> Result<StreamMark, HttpFail> {
     let status = resp.status().as_u16();
     if (300..400).contains(&status) {
@@ -302,22 +305,35 @@ fn handle_error_status(
         let text: String = String::from_utf8_lossy(&head).chars().take(300).collect();
         return Err(HttpFail::SessionGone { body: text });
     }
-    if wants_sign_in && sh.auth.is_some() {
+    // A server error answered to a token an earlier run stored: taken
+    // (once a run) as a refusal of it, and signed in again.
+    let stale = status >= 500 && sh.auth.as_ref().is_some_and(|a| a.stored_token_failed());
+    if (wants_sign_in || stale) && sh.auth.is_some() {
         return Err(HttpFail::Unauthorized(Box::new(Unauthorized {
             status,
             challenge,
             ..Unauthorized::default()
         })));
     }
+    let asks = challenge.as_ref().and_then(|c| scope_words(c, status));
     // An OAuth error body (RFC 6749 §5.2, RFC 6750 §3.1: `error` is a
     // string): read as such, never as JSON-RPC.
-    if let Some(e) = oauth_status(sh, status, &head) {
+    if let Some(e) = oauth_status(sh, status, &head, asks.as_deref()) {
         return Err(HttpFail::Status(e));
     }
-    // A JSON-RPC error in the body says more than the status.
+    // A JSON-RPC error in the body says more than the status; the words
+    // for a 2026-07-28 error code (-32021 names the capabilities) too.
     let mut rpc: Option<(i64, String)> = None;
+    let mut explained = None;
     if ctype.starts_with("application/json") {
-        if let Ok(v) = serde_json::from_slice::<Value>(&head) {
+        if let Ok(mut v) = serde_json::from_slice::<Value>(&head) {
+            let ends_the_run = rpc_error(&v).is_some_and(|(code, _)| {
+                code == super::request_meta::HEADER_MISMATCH
+                    || code == super::request_meta::MISSING_CAPABILITY
+            });
+            if let (Some(id), true, Some(Value::Null)) = (request, ends_the_run, v.get("id")) {
+                v["id"] = Value::from(id);
+            }
             if v.get("error").is_some() && v.get("id").is_some_and(|i| !i.is_null()) {
                 let _ = sh.tx.blocking_send(Incoming::Message(v));
                 return Ok(StreamMark {
@@ -326,6 +342,9 @@ fn handle_error_status(
                 });
             }
             rpc = rpc_error(&v);
+            explained = rpc.as_ref().and_then(|(code, _)| {
+                super::request_meta::explain(*code, v.get("error").and_then(|e| e.get("data")))
+            });
         }
     }
     Err(HttpFail::Status(StatusError {
@@ -334,16 +353,33 @@ fn handle_error_status(
         detail: error_detail(ctype, &head, rpc),
         hint: match status {
             401 => Some("the server needs a sign-in".into()),
-            403 => Some("the server refused access".into()),
-            _ => stored_sign_in_hint(sh, status),
+            403 => Some(format!(
+                "the server refused access{}",
+                asks.map(|a| format!("; {a}")).unwrap_or_default()
+            )),
+            _ => explained.or_else(|| stored_sign_in_hint(sh, status)),
         },
     }))
+}
+
+/// For a 403 whose challenge names the scope it wants (RFC 6750 §3.1
+/// `insufficient_scope`): `the server asks for scope A B`, cut to 200
+/// characters. None for another status or no scope named.
+fn scope_words(c: &BearerChallenge, status: u16) -> Option<String> {
+    let scopes = c
+        .scope
+        .as_ref()
+        .filter(|s| status == 403 && !s.is_empty())?;
+    let words: String = scopes.join(" ").chars().take(200).collect();
+    Some(format!("the server asks for scope {words}"))
 }
 
 /// An error status whose body is an OAuth error (RFC 6749 §5.2, RFC 6750
 /// §3.1): its `error` and `error_description`, and what the status means
 /// here. None when the body is not one.
-fn oauth_status(sh: &Shared, status: u16, head: &[u8]) -> Option<StatusError> {
+/// `asks` is what the challenge asks for ([`scope_words`]), said after a
+/// 403's hint.
+fn oauth_status(sh: &Shared, status: u16, head: &[u8], asks: Option<&str>) -> Option<StatusError> {
     let (error, description) = oauth_error(head)?;
     let brought = sh
         .extra
@@ -351,7 +387,10 @@ fn oauth_status(sh: &Shared, status: u16, head: &[u8]) -> Option<StatusError> {
         .iter()
         .any(|(k, _)| k.eq_ignore_ascii_case("authorization"));
     let hint = match status {
-        403 => Some("the token does not allow this".to_owned()),
+        403 => Some(format!(
+            "the token does not allow this{}",
+            asks.map(|a| format!("; {a}")).unwrap_or_default()
+        )),
         401 if brought => {
             Some("the Authorization header given with --header was refused".to_owned())
         }
@@ -630,7 +669,7 @@ fn handle_response(
         .unwrap_or("")
         .to_ascii_lowercase();
     if !(200..300).contains(&status) {
-        return handle_error_status(resp, sh, &ctype);
+        return handle_error_status(resp, sh, &ctype, request);
     }
     if status == 202 || status == 204 {
         return Ok(StreamMark::default());
@@ -787,22 +826,32 @@ fn with_sign_in<T>(
         match send() {
             Err(HttpFail::Unauthorized(mut u)) => {
                 if tries == MAX_AUTH_RETRIES {
-                    return Err(HttpFail::Auth(Box::new(AuthError::StillRefused {
-                        url: sh.url.clone(),
-                        status: u.status,
-                        tries: MAX_AUTH_RETRIES,
-                        asks: u.challenge.and_then(|c| c.scope),
-                    })));
+                    return Err(sign_in_failed(
+                        sh,
+                        AuthError::StillRefused {
+                            url: sh.url.clone(),
+                            status: u.status,
+                            tries: MAX_AUTH_RETRIES,
+                            asks: u.challenge.and_then(|c| c.scope),
+                        },
+                    ));
                 }
                 tries += 1;
                 u.generation = generation;
                 u.request = RequestName::of_message(body);
-                auth.authorize(&u)
-                    .map_err(|e| HttpFail::Auth(Box::new(e)))?;
+                auth.authorize(&u).map_err(|e| sign_in_failed(sh, e))?;
             }
             other => return other,
         }
     }
+}
+
+/// [`HttpFail::Auth`] for a sign-in to this endpoint that failed.
+fn sign_in_failed(sh: &Shared, error: AuthError) -> HttpFail {
+    HttpFail::Auth(Box::new(super::transport::SignInFailed {
+        mcp_url: sh.url.clone(),
+        error,
+    }))
 }
 
 impl HttpTransport {

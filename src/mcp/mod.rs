@@ -560,7 +560,7 @@ pub enum McpError {
     /// A message could not be delivered: `what` names it (a method), the
     /// source is the transport's error (its text quotes the server, so it is
     /// sanitized when shown).
-    #[error("{what}: {}", crate::safe_text::display(&.source.to_string()))]
+    #[error("{}", delivery_text(.what, .source))]
     Delivery {
         /// The message that was not delivered.
         what: String,
@@ -675,6 +675,25 @@ pub enum McpError {
     /// `--events FILE` could not be opened or written.
     #[error("events file: {0}")]
     Events(#[source] std::io::Error),
+}
+
+/// What [`McpError::Delivery`] says: `METHOD: WHY`, or for a sign-in that
+/// failed on the way, the step it failed at (`signing in to URL: WHY`;
+/// a cancelled sign-in as it is) unless the error is about the request
+/// itself (a step-up that names it, a refusal after every sign-in). The
+/// transport's text quotes the server: sanitized here.
+fn delivery_text(what: &str, source: &transport::TransportError) -> String {
+    let why = crate::safe_text::display(&source.to_string()).into_owned();
+    match source {
+        transport::TransportError::Auth(f) if !f.error.about_request() => match f.error {
+            auth::AuthError::Cancelled { .. } => why,
+            _ => format!(
+                "signing in to {}: {why}",
+                crate::safe_text::display(&f.mcp_url)
+            ),
+        },
+        _ => format!("{what}: {why}"),
+    }
 }
 
 /// `s` without the full stop (or stops) it ends with: a server's sentence
@@ -831,6 +850,57 @@ mod tests {
             .to_string()
             .starts_with("the server broke the protocol: result text: "));
         assert!(r.source().is_some());
+    }
+
+    #[test]
+    fn a_failed_sign_in_is_said_as_its_step_unless_it_is_about_the_request() {
+        let failed = |error| McpError::Delivery {
+            what: "tools/call".into(),
+            source: transport::TransportError::Auth(Box::new(transport::SignInFailed {
+                mcp_url: "http://a.example/mcp".into(),
+                error,
+            })),
+        };
+        // A step of the sign-in: said as such, not as the request's.
+        let e = failed(auth::AuthError::TokenRefused {
+            issuer: "http://as.example".into(),
+            why: "invalid_grant".into(),
+            forgot: false,
+        });
+        assert_eq!(
+            e.to_string(),
+            "signing in to http://a.example/mcp: token request to http://as.example failed: invalid_grant"
+        );
+        // A step-up that names the request, and a refusal after every
+        // sign-in: the request's name is kept.
+        let e = failed(auth::AuthError::NothingNewToAsk {
+            mcp_url: "http://a.example/mcp".into(),
+            request: Some(auth::RequestName {
+                method: "tools/call".into(),
+                tool: Some("admin_reset".into()),
+            }),
+            asked: vec!["admin".into()],
+            why: auth::error::NothingNew::NotGranted,
+        });
+        assert_eq!(
+            e.to_string(),
+            "tools/call: http://a.example/mcp refused tools/call admin_reset for lack of access (admin), which was asked for before and not granted: not signing in again"
+        );
+        let e = failed(auth::AuthError::StillRefused {
+            url: "http://a.example/mcp".into(),
+            status: 401,
+            tries: 3,
+            asks: None,
+        });
+        assert_eq!(
+            e.to_string(),
+            "tools/call: http://a.example/mcp still refuses the request with HTTP 401 after signing in 3 times"
+        );
+        // A cancelled sign-in says so once.
+        let e = failed(auth::AuthError::Cancelled {
+            mcp_url: "http://a.example/mcp".into(),
+        });
+        assert_eq!(e.to_string(), "sign-in to http://a.example/mcp cancelled");
     }
 
     #[test]

@@ -248,8 +248,21 @@ pub enum TransportError {
     Unauthorized(Box<super::auth::Unauthorized>),
     /// Signing in failed or is not possible in this run (exit 3); boxed,
     /// as it is larger than the transport's other errors.
-    #[error("{0}")]
-    Auth(Box<super::auth::AuthError>),
+    #[error("{}", .0.error)]
+    Auth(Box<SignInFailed>),
+}
+
+/// A sign-in that failed while a message waited to be sent: the MCP
+/// endpoint signed in to, and why it failed. Said as the step of the
+/// sign-in (`signing in to URL: …`), not as a failure of the request it
+/// interrupted, unless the error is about that request
+/// ([`super::auth::AuthError::about_request`]).
+#[derive(Debug)]
+pub struct SignInFailed {
+    /// The MCP endpoint.
+    pub mcp_url: String,
+    /// Why signing in failed.
+    pub error: super::auth::AuthError,
 }
 
 /// An HTTP error answer (4xx, 5xx) that carries no answer to a request:

@@ -73,62 +73,66 @@ fn said(r: &Run) -> Vec<&str> {
 }
 
 #[test]
-fn a_client_registration_the_authorization_server_forgot_is_named_and_forgotten_by_url() {
+fn an_authorization_server_that_forgot_its_clients_is_signed_in_to_again_in_one_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let srv = server(d);
     let url = endpoint(&srv, "forgetful");
+    let issuer = format!("{}/as/forgetful", srv.url);
     let first = call_signing_in(d, &url);
     assert_eq!(first.code, 0, "{}", first.stderr);
     assert_eq!(count(d, "register"), 1);
     restart(&srv);
     // 1. The stored token is sent; the server fails on it (HTTP 500): the
-    //    error says a stored sign-in was sent and what clears it.
-    let stale = call(d, &url, &[]);
-    assert_eq!(stale.code, 2, "{}", stale.stderr);
+    //    stored sign-in is dropped, its refresh finds the client unknown,
+    //    and the same run registers again and signs in.
+    let stale = call_signing_in(d, &url);
+    assert_eq!(stale.code, 0, "{}", stale.stderr);
+    assert!(stale.stdout.contains("signed in"), "{}", stale.stdout);
     assert!(
         stale.stderr.contains(&format!(
-            "HTTP 500 Internal Server Error (server_error: Internal Server Error): a sign-in stored by an earlier run was sent with the request; if the server no longer takes it, \"ahp-elicit auth logout {url}\" clears it"
+            "{url} answered the sign-in stored by an earlier run with HTTP 500: signing in again"
         )),
         "{}",
         stale.stderr
     );
+    assert!(
+        stale.stderr.contains(&format!(
+            "{issuer} no longer knows the client registered there (invalid_client); registering again"
+        )),
+        "{}",
+        stale.stderr
+    );
+    assert_eq!(count(d, "register"), 2);
+    // 2. No sign-in stored, the client registration kept: the
+    //    authorization endpoint refuses it (the browser command fails),
+    //    and the same run forgets it, registers again and signs in.
+    restart(&srv);
     let out = ahp(d, &["auth", "logout", &url]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    // 2. Signing in again sends the kept client id, which the
-    //    authorization server refuses (the browser command fails): the
-    //    error names the command that forgets it.
     let refused = call_signing_in(d, &url);
-    assert_eq!(refused.code, 3, "{}", refused.stderr);
-    let last = *said(&refused).last().unwrap();
+    assert_eq!(refused.code, 0, "{}", refused.stderr);
     assert!(
-        last.contains("opening the authorization URL failed: The browser command \"python3\" failed (exit status 1); the client registration kept for")
-            && last.ends_with(&format!(
-                "was used: if that authorization server no longer knows it (it restarted), run \"ahp-elicit auth logout {url} --forget-client\" and sign in again"
-            )),
+        refused.stderr.contains(&format!(
+            "opening the authorization URL failed: The browser command \"python3\" failed (exit status 1); the client registration kept for {issuer} may be unknown there (it restarted) and is forgotten: registering again and signing in once more"
+        )),
         "{}",
         refused.stderr
     );
-    // 3. That command works with no sign-in stored: the server's metadata
-    //    names the authorization server.
-    let forget = ahp(d, &["auth", "logout", &url, "--forget-client"]);
-    assert_eq!(forget.code, 0, "{}", forget.stderr);
-    assert_eq!(
-        forget.stdout,
-        format!("forgot the client registered at {}/as/forgetful\n", srv.url)
+    assert_eq!(count(d, "register"), 3);
+    // 3. Never a loop: a browser that always fails costs one more
+    //    registration, and the run ends with the browser's failure.
+    let out = ahp(d, &["auth", "logout", &url]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let failing = call(d, &url, &["--browser", "false"]);
+    assert_eq!(failing.code, 3, "{}", failing.stderr);
+    assert_eq!(count(d, "register"), 4, "{:?}", recorded(d));
+    let last = *said(&failing).last().unwrap();
+    assert!(
+        last.ends_with("opening the authorization URL failed: The browser command \"false\" failed (exit status 1)"),
+        "{}",
+        failing.stderr
     );
-    let again = ahp(d, &["auth", "logout", &url, "--forget-client"]);
-    again.assert_said(
-        1,
-        &format!(
-            "no sign-in stored for {url}, and no client registration kept for {}/as/forgetful",
-            srv.url
-        ),
-    );
-    // 4. The next sign-in registers anew and goes through.
-    let signed = call_signing_in(d, &url);
-    assert_eq!(signed.code, 0, "{}", signed.stderr);
-    assert_eq!(count(d, "register"), 2);
 }
 
 #[test]
@@ -257,7 +261,7 @@ fn a_token_refusal_with_control_characters_is_said_once_escaped() {
     assert_eq!(
         last,
         format!(
-            "ahp-elicit mcp: server/discover: token request to {}/as/token-ctl failed: invalid_grant: \\u{{202e}}oops\\u{{1b}}[2J\\u{{1b}}]0;title\\u{{7}}",
+            "ahp-elicit mcp: signing in to {0}/s/token-ctl/mcp: token request to {0}/as/token-ctl failed: invalid_grant: \\u{{202e}}oops\\u{{1b}}[2J\\u{{1b}}]0;title\\u{{7}}",
             srv.url
         )
     );
@@ -326,7 +330,10 @@ fn answers_too_large_too_deep_or_never_given_are_named_as_such_with_the_step() {
         assert_eq!(code, 3, "{scenario}: {last}");
         assert_eq!(
             last,
-            format!("ahp-elicit mcp: server/discover: {want}"),
+            format!(
+                "ahp-elicit mcp: signing in to {}: {want}",
+                endpoint(&srv, scenario)
+            ),
             "{scenario}"
         );
     }
@@ -560,6 +567,117 @@ fn a_remote_server_cannot_point_sign_in_at_this_machine() {
     );
 }
 
+#[test]
+fn a_server_that_calls_itself_by_another_loopback_name_is_named_with_the_url_to_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let (code, last) = last_said(&srv, d, "named-localhost", &[]);
+    assert_eq!(code, 3, "{last}");
+    let port = srv.url.rsplit(':').next().unwrap();
+    assert!(
+        last.ends_with(&format!(
+            "the server calls itself http://localhost:{port}/s/named-localhost/mcp: run with that URL"
+        )),
+        "{last}"
+    );
+    assert_eq!(count(d, "authorize") + count(d, "register"), 0);
+}
+
+#[test]
+fn a_refused_redirect_uri_is_named_with_the_flags_that_change_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let (code, last) = last_said(&srv, d, "reg-redirect", &[]);
+    assert_eq!(code, 3, "{last}");
+    let prefix = format!(
+        "registration at {}/as/reg-redirect was refused: invalid_redirect_uri: redirect URI not allowed; the redirect URI sent was http://127.0.0.1:",
+        srv.url
+    );
+    assert!(last.contains(&prefix), "{last}");
+    assert!(
+        last.ends_with("/callback: if the authorization server takes only some, choose the port with --callback-port PORT, or give a client id registered there with --client-id"),
+        "{last}"
+    );
+}
+
+#[test]
+fn an_issuer_mix_up_is_not_blamed_on_the_kept_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let issuer = format!("{}/as/iss-mixup", srv.url);
+    // The second run uses the client registration the first one kept.
+    for _ in 0..2 {
+        let (code, last) = last_said(&srv, d, "iss-mixup", &[]);
+        assert_eq!(code, 3, "{last}");
+        assert!(
+            last.ends_with(&format!(
+                "the sign-in answer came from \"http://evil.example/as\", not \"{issuer}\": rejected (possible mix-up attack); nothing was sent to either: sign in again with only this sign-in's page open, and if it happens again, tell the operator of {issuer} that the iss it returns does not match its issuer"
+            )),
+            "{last}"
+        );
+        assert!(!last.contains("--forget-client"), "{last}");
+    }
+    assert_eq!(count(d, "register"), 1);
+}
+
+#[test]
+fn a_challenges_resource_metadata_that_cannot_be_reached_says_how_to_give_a_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let url = endpoint(&srv, "rm-nxdomain");
+    let (code, last) = last_said(&srv, d, "rm-nxdomain", &[]);
+    assert_eq!(code, 3, "{last}");
+    assert!(
+        last.contains(&format!(
+            "{url} asks for a sign-in, but the protected resource metadata its challenge names, https://metadata.invalid/prm, cannot be reached ("
+        )),
+        "{last}"
+    );
+    assert!(
+        last.ends_with("): it cannot be signed in to automatically; with a token it takes, pass --header 'Authorization: env:VAR' (VAR holding \"Bearer TOKEN\")"),
+        "{last}"
+    );
+}
+
+#[test]
+fn a_scope_refusal_of_a_token_given_with_header_names_the_scope_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let r = call(
+        d,
+        &endpoint(&srv, "scope-header"),
+        &["--header", "Authorization: Bearer given-token"],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let last = *said(&r).last().unwrap();
+    assert!(
+        last.ends_with("HTTP 403 Forbidden (insufficient_scope): the token does not allow this; the server asks for scope admin"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_missing_capability_in_an_http_error_without_id_names_the_capability() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    // The answer to server/discover, as one with its id would be: said
+    // with the capability, and no fallback to the 2025-11-25 handshake
+    // (a refusal of the handshake: exit 2).
+    let r = call(d, &format!("{}/plain/missing-cap", srv.url), &[]);
+    r.assert_said(
+        2,
+        "server/discover failed: JSON-RPC error -32021: Missing capability (the server needs a client capability this client did not declare (-32021): {\"elicitation\":{\"form\":{}}})",
+    );
+    assert!(!r.stderr.contains("initialize"), "{}", r.stderr);
+}
+
 /// A server on this machine is reached directly even when the environment
 /// names a proxy: a credential for it never goes through the proxy.
 #[test]
@@ -659,4 +777,77 @@ fn logout_revokes_the_grant_first_unless_told_not_to() {
     assert_eq!(revokes(d).len(), 2);
     let status = ahp(d, &["auth", "status"]);
     assert!(!status.stdout.contains("revoke-500"), "{}", status.stdout);
+}
+
+/// `--stored-auth-only` uses a stored sign-in and never starts one, even
+/// with `--browser`: without one it ends with exit 3 naming `auth login`.
+/// `auth login` on a stored sign-in keeps it; `--force` signs in anew.
+#[test]
+fn stored_auth_only_never_signs_in_and_login_force_always_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let url = endpoint(&srv, "lenient");
+    let b = browser();
+    assert_eq!(call_signing_in(d, &url).code, 0);
+    assert_eq!(count(d, "authorize"), 1);
+    let stored = call(d, &url, &["--stored-auth-only", "--browser", &b]);
+    assert_eq!(stored.code, 0, "{}", stored.stderr);
+    let login = ahp(d, &["auth", "login", "--browser", &b, &url]);
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    assert_eq!(count(d, "authorize"), 1, "the stored sign-in is kept");
+    let forced = ahp(d, &["auth", "login", "--force", "--browser", &b, &url]);
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    assert_eq!(count(d, "authorize"), 2, "--force signs in anew");
+    assert_eq!(ahp(d, &["auth", "logout", "--no-revoke", &url]).code, 0);
+    let none = call(d, &url, &["--stored-auth-only", "--browser", &b]);
+    assert_eq!(none.code, 3, "{}", none.stderr);
+    assert!(
+        none.stderr.contains("--stored-auth-only") && none.stderr.contains("ahp-elicit auth login"),
+        "{}",
+        none.stderr
+    );
+    assert_eq!(count(d, "authorize"), 2, "no sign-in was started");
+}
+
+/// `--wait-for-sign-in`: a run that cannot sign in waits while a person
+/// signs in with `auth login` elsewhere, then goes on with that sign-in.
+#[test]
+fn a_run_waits_for_a_sign_in_made_elsewhere() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let url = endpoint(&srv, "lenient");
+    let mut waiting = crate::common::sdk::ahp_in(d)
+        .args(["mcp", "--wait-for-sign-in", "120", "--call", "t", &url])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(waiting.stderr.take().unwrap());
+    let mut said = String::new();
+    loop {
+        let mut line = String::new();
+        assert_ne!(
+            err.read_line(&mut line).unwrap(),
+            0,
+            "ended before waiting: {said}"
+        );
+        said.push_str(&line);
+        if line.contains("needs a sign-in: waiting up to 2 minutes for one stored by") {
+            break;
+        }
+    }
+    let b = browser();
+    let login = ahp(d, &["auth", "login", "--browser", &b, &url]);
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    let out = waiting.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("signed in"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(count(d, "authorize"), 1, "one sign-in, made by auth login");
 }

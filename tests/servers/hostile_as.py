@@ -42,6 +42,16 @@ Scenarios (anything else behaves):
   rm-home        the challenge's resource_metadata is at
                  http://127.0.0.1:PORT (this machine), whatever host the
                  server was asked as
+  rm-nxdomain    the challenge's resource_metadata is at a host no name
+                 lookup finds (https://metadata.invalid/prm)
+  named-localhost the resource metadata calls the server
+                 http://localhost:PORT/s/named-localhost/mcp
+  reg-redirect   registration is refused with invalid_redirect_uri
+  iss-mixup      the authorization server says it sends RFC 9207 `iss`,
+                 and /authorize answers with another issuer's
+  scope-header   a request with "Bearer given-token" (a token given with
+                 --header) gets HTTP 403 insufficient_scope asking for
+                 scope "admin"
 
 As another machine: the server is also a forward proxy (CONNECT) to itself,
 so a client with HTTP_PROXY=http://127.0.0.1:PORT (and NO_PROXY=127.0.0.1)
@@ -51,7 +61,8 @@ on this machine; every URL it publishes names the host it was asked as.
 Answers that are not an MCP server's, at http://127.0.0.1:PORT/plain/<kind>
 (no sign-in asked): html (HTTP 200, a web page), not-json (HTTP 200 JSON
 that does not parse), not-rpc (HTTP 200 JSON that is not JSON-RPC), 500
-(HTTP 500 with a line of text); open answers as an MCP server that asks
+(HTTP 500 with a line of text), missing-cap (HTTP 400 with a JSON-RPC
+-32021 error and "id": null, naming the capability in its data); open answers as an MCP server that asks
 for no sign-in (a JSON-RPC error). Any other path is HTTP 404 "not found".
 
 With --record FILE, one JSON line per event: {"event": "register"},
@@ -158,6 +169,10 @@ class H(BaseHTTPRequestHandler):
             return self.prm(parts[3])
         if parts[:2] == [".well-known", "oauth-authorization-server"] and len(parts) == 4:
             return self.send(200, self.as_metadata(parts[3]))
+        if parts == ["register", "reg-redirect"]:
+            record("register")
+            return self.send(400, {"error": "invalid_redirect_uri",
+                                   "error_description": "redirect URI not allowed"})
         if len(parts) == 2 and parts[0] == "register":
             cid = fresh("client-")
             with LOCK:
@@ -190,6 +205,9 @@ class H(BaseHTTPRequestHandler):
         token = auth[len("Bearer "):] if auth.startswith("Bearer ") else None
         with LOCK:
             known = token in STATE["tokens"]
+        if token == "given-token" and sc == "scope-header":
+            challenge = 'Bearer error="insufficient_scope", scope="admin"'
+            return self.send(403, {"error": "insufficient_scope"}, headers=[("WWW-Authenticate", challenge)])
         if token and not known and sc == "forgetful":
             return self.send(500, {"error": "server_error", "error_description": "Internal Server Error"})
         if not known:
@@ -200,6 +218,8 @@ class H(BaseHTTPRequestHandler):
                 rm = "http://metadata.example/prm"
             if sc == "rm-home":
                 rm = f"{self.home()}/prm/{sc}"
+            if sc == "rm-nxdomain":
+                rm = "https://metadata.invalid/prm"
             challenge = f'Bearer error="invalid_token", resource_metadata="{rm}"'
             return self.send(401, {"error": "invalid_token"}, headers=[("WWW-Authenticate", challenge)])
         msg = json.loads(body or b"{}")
@@ -230,6 +250,10 @@ class H(BaseHTTPRequestHandler):
             return self.send(200, {"status": "ok"})
         if kind == "500":
             return self.send(500, "upstream timed out", ctype="text/plain")
+        if kind == "missing-cap":
+            err = {"code": -32021, "message": "Missing capability",
+                   "data": {"requiredCapabilities": {"elicitation": {"form": {}}}}}
+            return self.send(400, {"jsonrpc": "2.0", "id": None, "error": err})
         if kind == "open":
             msg = json.loads(body or b"{}")
             err = {"code": -32601, "message": "Method not found"}
@@ -243,8 +267,11 @@ class H(BaseHTTPRequestHandler):
             time.sleep(600)
             return
         issuer = f"{self.home() if sc == 'as-home' else self.base()}/as/{sc}"
+        resource = f"{self.base()}/s/{sc}/mcp"
+        if sc == "named-localhost":
+            resource = f"http://localhost:{self.server.server_address[1]}/s/{sc}/mcp"
         return self.send(200, {
-            "resource": f"{self.base()}/s/{sc}/mcp",
+            "resource": resource,
             "authorization_servers": [issuer],
             "scopes_supported": ["mcp"],
         })
@@ -267,6 +294,8 @@ class H(BaseHTTPRequestHandler):
         }.get(sc)
         if endpoint:
             d["authorization_endpoint"] = endpoint
+        if sc == "iss-mixup":
+            d["authorization_response_iss_parameter_supported"] = True
         return d
 
     def authorize(self, sc, q):
@@ -277,6 +306,8 @@ class H(BaseHTTPRequestHandler):
         if not known and sc != "lenient":
             return self.send(400, {"error": "invalid_client", "error_description": "unknown client"})
         back = {"code": fresh("code-"), "state": q["state"][0]}
+        if sc == "iss-mixup":
+            back["iss"] = "http://evil.example/as"
         loc = q["redirect_uri"][0] + "?" + urllib.parse.urlencode(back)
         return self.send(302, headers=[("Location", loc)])
 

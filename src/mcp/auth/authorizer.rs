@@ -99,8 +99,16 @@ pub(super) struct Inner {
     /// and its kept registration was forgotten: one more flow registers
     /// again.
     pub(super) forgot_client: bool,
-    /// That one more flow was made.
+    /// The client was registered again this run (after a refresh or a
+    /// flow found the kept one unknown): never a second time.
     pub(super) registered_again: bool,
+    /// A server error answered to a token read from the store was taken
+    /// as a refusal of it ([`Authorizer::stored_token_failed`]): once a
+    /// run.
+    pub(super) stale_dropped: bool,
+    /// The generation whose token is not sent: the stored one a server
+    /// failed on. Any new token (a later generation) is sent again.
+    pub(super) withheld: Option<u64>,
 }
 
 /// The sign-in state of one MCP server URL, shared by the transport's
@@ -186,7 +194,8 @@ impl Authorizer {
 
     pub(super) fn lock(&self) -> Result<MutexGuard<'_, Inner>, AuthError> {
         let mut g = self.inner.lock().map_err(|_| AuthError::Poisoned)?;
-        if !g.loaded {
+        // `auth login --force`: nothing stored is used or renewed.
+        if !g.loaded && !self.opts.force_new {
             g.loaded = true;
             // A stored sign-in made for this URL and account, sent with
             // the first request (refreshed first when it is due); one
@@ -236,7 +245,7 @@ impl Authorizer {
         // not sent: the 401 that follows signs in again. Nor is any token
         // over plain http to another machine: the 401 that follows says
         // why.)
-        if self.insecure_host().is_some() {
+        if self.insecure_host().is_some() || g.withheld == Some(g.generation) {
             return (g.generation, None);
         }
         let h = g
@@ -246,6 +255,25 @@ impl Authorizer {
             .filter(|t| is_b64token(t))
             .map(|t| format!("Bearer {t}"));
         (g.generation, h)
+    }
+
+    /// After a server error (5xx) answered to a request: whether the
+    /// token it carried is one an earlier run stored (not obtained or
+    /// renewed by this run), taken once a run as refused. A server whose
+    /// authorization server restarted and forgot its tokens may fail on
+    /// one rather than ask for a sign-in: the caller then signs in again
+    /// ([`Self::authorize`] with the status: the request is sent again
+    /// without it) instead of failing.
+    pub fn stored_token_failed(&self) -> bool {
+        if self.insecure_host().is_some() {
+            return false;
+        }
+        let Ok(mut g) = self.lock() else {
+            return false;
+        };
+        let stale = !g.stale_dropped && g.current.as_ref().is_some_and(|c| c.from_store);
+        g.stale_dropped |= stale;
+        stale
     }
 
     /// Whether a sign-in is in use.
@@ -271,6 +299,18 @@ impl Authorizer {
             return Ok(());
         }
         self.store()?;
+        if u.status >= 500 {
+            // A server error to a stored token: the request is sent again
+            // without it, and the 401 that follows signs in again (its
+            // challenge says where).
+            self.opts.notices.say(&format!(
+                "{} answered the sign-in stored by an earlier run with HTTP {}: signing in again",
+                self.mcp_url, u.status
+            ));
+            g.generation += 1;
+            g.withheld = Some(g.generation);
+            return Ok(());
+        }
         let ch = u.challenge.clone().unwrap_or_default();
         let step_up = u.status == 403;
         let prm = self.resource_metadata(ch.resource_metadata.as_deref())?;
@@ -286,10 +326,10 @@ impl Authorizer {
         let (meta, meta_url) = self.server_metadata(&issuer)?;
         meta.check()?;
         meta.check_reach(&self.mcp_url)?;
-        if self.use_stored(&mut g, stored, &issuer) {
+        if !self.opts.force_new && self.use_stored(&mut g, stored, &issuer) {
             return Ok(());
         }
-        if !step_up {
+        if !step_up && !self.opts.force_new {
             let generation = g.generation;
             if self.try_refresh(&mut g, Some(&meta), generation)? {
                 return Ok(());

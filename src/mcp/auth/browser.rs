@@ -42,6 +42,11 @@ impl Authorizer {
         step_up: Option<StepUp<'_>>,
     ) -> Result<SignIn, AuthError> {
         if self.opts.screen.is_none() && self.opts.opener.is_none() {
+            if let Some(limit) = self.opts.wait_for_sign_in {
+                if let Some(s) = self.wait_for_stored(g, prm, meta, limit) {
+                    return Ok(s);
+                }
+            }
             return Err(self.no_way_to_sign_in(&prm.resource, &scopes, step_up));
         }
         g.flows += 1;
@@ -85,11 +90,7 @@ impl Authorizer {
         let code = self.ask_and_wait(&shown, &rx);
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
         let code = code.map_err(|e| match reused {
-            true => AuthError::KeptClient {
-                issuer: meta.issuer.clone(),
-                mcp_url: self.mcp_url.clone(),
-                source: Box::new(e),
-            },
+            true => self.kept_client_failed(g, &client, e),
             false => e,
         })?;
         crate::redact::register_secret(code.expose());
@@ -110,6 +111,44 @@ impl Authorizer {
             client,
             tokens,
         })
+    }
+
+    /// A flow with a client registration kept from an earlier run that
+    /// failed before the browser brought a code back. When the
+    /// authorization endpoint refused it (the opener failed: a browser
+    /// command ends non-zero on the error page; or the browser came back
+    /// with `invalid_client` or `unauthorized_client`), the registration
+    /// is forgotten and [`Inner::forgot_client`] set (the run registers
+    /// again once): [`AuthError::KeptClientRefused`]. When the browser
+    /// never came back, it is forgotten for the next sign-in:
+    /// [`AuthError::KeptClient`]. Any other failure (cancelled, a wrong
+    /// `state` or `iss`) is not the client's and is returned as it is.
+    pub(super) fn kept_client_failed(
+        &self,
+        g: &mut Inner,
+        client: &ClientRegistration,
+        e: AuthError,
+    ) -> AuthError {
+        let refused = match &e {
+            AuthError::Open { .. } => true,
+            AuthError::Callback(CallbackError::Refused { error, .. }) => {
+                matches!(error.as_str(), "invalid_client" | "unauthorized_client")
+            }
+            _ => false,
+        };
+        let timed_out = matches!(e, AuthError::BrowserTimeout { .. });
+        if !(refused || timed_out) || client.kind != ClientKind::Dynamic {
+            return e;
+        }
+        self.forget_client(client);
+        let issuer = client.issuer.clone();
+        let source = Box::new(e);
+        if refused {
+            g.forgot_client = true;
+            AuthError::KeptClientRefused { issuer, source }
+        } else {
+            AuthError::KeptClient { issuer, source }
+        }
     }
 
     /// The loopback listener the browser comes back to, and the client
@@ -227,6 +266,57 @@ impl Authorizer {
                     })
                 }
             }
+        }
+    }
+}
+
+/// How often [`Authorizer::wait_for_stored`] reads the store again.
+const STORE_POLL: std::time::Duration = std::time::Duration::from_millis(500);
+
+impl Authorizer {
+    /// `--wait-for-sign-in`: read the store every [`STORE_POLL`] for up to
+    /// `limit`, for a sign-in to this resource at `meta`'s issuer, for this
+    /// account, that another process (`ahp-elicit auth login`) stored: one
+    /// not yet expired, holding the scopes of `--scope`, and not the token
+    /// in use (the one the server refused). Said once when the wait starts.
+    /// None when none came in time.
+    pub(super) fn wait_for_stored(
+        &self,
+        g: &Inner,
+        prm: &ResourceMetadata,
+        meta: &ServerMetadata,
+        limit: std::time::Duration,
+    ) -> Option<SignIn> {
+        let store = self.store().ok()?;
+        let refused = g
+            .current
+            .as_ref()
+            .map(|c| c.sign_in.tokens.access_token.clone());
+        self.opts.notices.say(&format!(
+            "{} needs a sign-in: waiting up to {} for one stored by \"ahp-elicit auth login {}\" (run elsewhere)",
+            self.mcp_url,
+            crate::responder::duration_words(limit.as_secs()),
+            self.mcp_url
+        ));
+        let until = std::time::Instant::now() + limit;
+        loop {
+            let found = store
+                .sign_ins(&prm.resource, &self.opts.account)
+                .ok()
+                .into_iter()
+                .flatten()
+                .filter(|s| s.key.issuer == meta.issuer)
+                .filter(|s| !super::tokens::expired(&s.tokens) && self.holds_scopes_asked(s))
+                .filter(|s| refused.as_ref() != Some(&s.tokens.access_token))
+                .max_by_key(|s| s.tokens.obtained_at);
+            if found.is_some() {
+                return found;
+            }
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            std::thread::sleep(STORE_POLL.min(left));
         }
     }
 }

@@ -70,6 +70,30 @@ pub enum AuthError {
         /// The `resource` the metadata names.
         resource: String,
     },
+    /// The Protected Resource Metadata names this same server by another
+    /// loopback name (`localhost` for `127.0.0.1`, or the reverse): the
+    /// run was given a URL the server does not sign in for; `resource` is
+    /// the one to use.
+    #[error("the metadata of {mcp_url} says it is for {resource}, the same server by another name: refusing to sign in; the server calls itself {resource}: run with that URL")]
+    OtherLoopbackName {
+        /// The MCP server's URL, as given.
+        mcp_url: String,
+        /// The `resource` the metadata names.
+        resource: String,
+    },
+    /// The challenge names Protected Resource Metadata that cannot be
+    /// reached (no name lookup, no connection): nothing says where to
+    /// sign in.
+    #[error("{mcp_url} asks for a sign-in, but the protected resource metadata its challenge names, {url}, cannot be reached ({source}): it cannot be signed in to automatically; with a token it takes, pass --header 'Authorization: env:VAR' (VAR holding \"Bearer TOKEN\")")]
+    ResourceMetadataUnreachable {
+        /// The MCP server's URL.
+        mcp_url: String,
+        /// The challenge's `resource_metadata`, cut for the message.
+        url: String,
+        /// The HTTP client's error.
+        #[source]
+        source: ureq::Error,
+    },
     /// No Protected Resource Metadata at any address tried: the server
     /// cannot be signed in to automatically.
     #[error(
@@ -187,6 +211,8 @@ pub enum AuthError {
     /// cannot) and `others` (the accounts signed in, when not this one).
     #[error("{needs}: {how}; {reason}{others}")]
     NoWayToSignIn {
+        /// Whether it is a step-up's (`needs` names the request refused).
+        step_up: bool,
         /// What is needed: `URL needs a sign-in`, or a step-up's sentence.
         needs: String,
         /// What to do: the `auth login` command (or `--browser CMD`).
@@ -240,14 +266,27 @@ pub enum AuthError {
     /// error from the authorization server, a wrong `state` or `iss`).
     #[error(transparent)]
     Callback(#[from] CallbackError),
-    /// A sign-in with a client registration kept from an earlier run
-    /// failed: the authorization server may no longer know it.
-    #[error("{source}; the client registration kept for {issuer} was used: if that authorization server no longer knows it (it restarted), run \"ahp-elicit auth logout {mcp_url} --forget-client\" and sign in again")]
+    /// The browser never came back to a sign-in with a client
+    /// registration kept from an earlier run: the authorization server
+    /// may no longer know it (it restarted, and its page says
+    /// `invalid_client`). The registration is forgotten, so the next
+    /// sign-in registers again.
+    #[error("{source}; the client registration kept for {issuer} was used and is now forgotten: if that authorization server no longer knows it (it restarted), the next sign-in registers again")]
     KeptClient {
         /// The authorization server's issuer.
         issuer: String,
-        /// The MCP server's URL.
-        mcp_url: String,
+        /// How the sign-in failed.
+        #[source]
+        source: Box<AuthError>,
+    },
+    /// The authorization endpoint refused a client registration kept from
+    /// an earlier run (the browser command failed on its error page, or
+    /// the browser came back with `invalid_client`): it is forgotten, and
+    /// the run registers again once.
+    #[error("{source}; the client registration kept for {issuer} may be unknown there (it restarted) and is forgotten")]
+    KeptClientRefused {
+        /// The authorization server's issuer.
+        issuer: String,
         /// How the sign-in failed.
         #[source]
         source: Box<AuthError>,
@@ -316,6 +355,17 @@ pub enum AuthError {
         /// Its `error: error_description`, or the HTTP status.
         why: String,
     },
+    /// Dynamic Client Registration refused the redirect URI
+    /// (`invalid_redirect_uri`): named, with the flags that change it.
+    #[error("registration at {issuer} was refused: {why}; the redirect URI sent was {redirect_uri}: if the authorization server takes only some, choose the port with --callback-port PORT, or give a client id registered there with --client-id")]
+    RedirectUriRefused {
+        /// The authorization server's issuer.
+        issuer: String,
+        /// Its `error: error_description`.
+        why: String,
+        /// The redirect URI the registration sent.
+        redirect_uri: String,
+    },
     /// The registration answer gave no `client_id`.
     #[error("registration at {issuer} gave no client_id")]
     NoClientId {
@@ -341,6 +391,19 @@ pub enum AuthError {
 }
 
 impl AuthError {
+    /// Whether the error is about the request that met it, not about a
+    /// step of signing in: a refusal after every sign-in, or a step-up
+    /// that names the request. Those are said after the request's name;
+    /// the others after the sign-in's (`signing in to URL: …`).
+    pub fn about_request(&self) -> bool {
+        match self {
+            Self::StillRefused { .. } => true,
+            Self::NothingNewToAsk { request, .. } => request.is_some(),
+            Self::NoWayToSignIn { step_up, .. } => *step_up,
+            _ => false,
+        }
+    }
+
     /// The error of a sign-in screen: the person cancelling is
     /// [`AuthError::Cancelled`], anything else [`AuthError::Screen`].
     pub fn of_screen(e: SignInError) -> Self {
@@ -400,10 +463,9 @@ mod tests {
     }
 
     #[test]
-    fn a_failure_with_a_kept_client_keeps_the_failure_and_names_the_way_to_forget_it() {
+    fn a_timeout_with_a_kept_client_keeps_the_failure_and_says_it_is_forgotten() {
         let e = AuthError::KeptClient {
             issuer: "http://as.example".into(),
-            mcp_url: "http://a.example/mcp".into(),
             source: Box::new(AuthError::BrowserTimeout {
                 wait: Duration::from_secs(300),
                 listening: "127.0.0.1:4000".into(),
@@ -411,7 +473,7 @@ mod tests {
         };
         assert_eq!(
             e.to_string(),
-            "no answer from the browser within 5m (the sign-in page was not completed, or it could not reach 127.0.0.1:4000); the client registration kept for http://as.example was used: if that authorization server no longer knows it (it restarted), run \"ahp-elicit auth logout http://a.example/mcp --forget-client\" and sign in again"
+            "no answer from the browser within 5m (the sign-in page was not completed, or it could not reach 127.0.0.1:4000); the client registration kept for http://as.example was used and is now forgotten: if that authorization server no longer knows it (it restarted), the next sign-in registers again"
         );
         let source = std::error::Error::source(&e).map(ToString::to_string);
         assert_eq!(

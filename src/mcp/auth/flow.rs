@@ -195,7 +195,7 @@ pub enum CallbackError {
     /// RFC 9207: `iss` is not the recorded issuer (its other parameters
     /// were neither read nor shown).
     #[error(
-        "the sign-in answer came from \"{got}\", not \"{want}\": rejected (possible mix-up attack)"
+        "the sign-in answer came from \"{got}\", not \"{want}\": rejected (possible mix-up attack); nothing was sent to either: sign in again with only this sign-in's page open, and if it happens again, tell the operator of {want} that the iss it returns does not match its issuer"
     )]
     Issuer {
         /// The `iss` sent (sanitize before showing).

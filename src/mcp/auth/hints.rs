@@ -56,6 +56,9 @@ impl Authorizer {
     /// sign-in.
     pub fn stored_sign_in_hint(&self) -> Option<String> {
         let g = self.lock().ok()?;
+        if g.withheld == Some(g.generation) {
+            return None;
+        }
         let c = g.current.as_ref().filter(|c| c.from_store)?;
         let account = match c.sign_in.key.account.as_str() {
             "default" => String::new(),
@@ -146,6 +149,7 @@ impl Authorizer {
             None => format!("{} needs a sign-in", self.mcp_url),
         };
         AuthError::NoWayToSignIn {
+            step_up: step_up.is_some(),
             needs,
             how,
             reason: self.opts.no_opener_reason.clone(),

@@ -141,6 +141,15 @@ pub struct AuthOptions {
     /// ([`plain_http_host`](super::discovery::plain_http_host)). Default
     /// false.
     pub allow_insecure_http: bool,
+    /// `--wait-for-sign-in DURATION`: with no way to sign in here (no
+    /// terminal, no `--browser`), wait up to this long for a sign-in that
+    /// someone stores with `ahp-elicit auth login` (another terminal,
+    /// another process), the store read again every half second. None:
+    /// fail at once.
+    pub wait_for_sign_in: Option<Duration>,
+    /// `auth login --force`: neither use nor renew a stored sign-in; a new
+    /// one replaces it. Default false.
+    pub force_new: bool,
 }
 
 impl std::fmt::Debug for AuthOptions {
@@ -179,6 +188,8 @@ impl AuthOptions {
             sign_ins: Arc::default(),
             desk: None,
             allow_insecure_http: false,
+            wait_for_sign_in: None,
+            force_new: false,
         }
     }
 }

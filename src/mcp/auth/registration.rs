@@ -155,6 +155,13 @@ impl Authorizer {
         let answer = self.read_answer(ask, resp)?;
         if !(200..300).contains(&status) {
             let why = refusal(status, &answer);
+            if oauth_error(&answer).is_some_and(|(e, _)| e == "invalid_redirect_uri") {
+                return Err(AuthError::RedirectUriRefused {
+                    issuer: meta.issuer.clone(),
+                    why,
+                    redirect_uri: redirect_uri.to_owned(),
+                });
+            }
             return Err(AuthError::RegistrationRefused {
                 issuer: meta.issuer.clone(),
                 why,
@@ -202,12 +209,18 @@ impl Authorizer {
         if !rejected || client.kind != ClientKind::Dynamic {
             return false;
         }
+        self.forget_client(client);
+        true
+    }
+
+    /// Forget the registration kept for `client`'s issuer (the next flow
+    /// registers again); a store that fails is said once.
+    pub(super) fn forget_client(&self, client: &ClientRegistration) {
         if let Ok(store) = self.store() {
             if let Err(e) = store.remove_client(&client.issuer) {
                 self.store_trouble(&e);
             }
         }
-        true
     }
 }
 

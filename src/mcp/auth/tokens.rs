@@ -118,7 +118,8 @@ impl Authorizer {
     /// client registration stays); `invalid_client` or
     /// `unauthorized_client` for a registered client forgets the
     /// registration and the tokens (the flow that follows registers
-    /// again). Anything else leaves them.
+    /// again, and no flow of this run registers after it:
+    /// [`Inner::registered_again`]). Anything else leaves them.
     ///
     /// Errors: the store is not there.
     pub(super) fn refresh_refused(
@@ -135,7 +136,10 @@ impl Authorizer {
                 .notices
                 .say("the stored sign-in expired or was revoked; signing in again");
         } else if self.forget_rejected_client(client, body) {
-            // The authorization server forgot the client (it restarted).
+            // The authorization server forgot the client (it restarted):
+            // the flow that follows registers again, the one time a run
+            // does.
+            g.registered_again = true;
             self.opts.notices.say(&format!(
                 "{} no longer knows the client registered there ({err}); registering again",
                 key.issuer
@@ -477,5 +481,58 @@ mod tests {
             .texts()
             .iter()
             .any(|t| t.contains("was removed from the store; signing in again")));
+    }
+
+    #[test]
+    fn an_authorization_server_that_never_knows_the_client_is_registered_at_once_a_run() {
+        // Every token request (refresh or code) answers invalid_client.
+        let fake = fake_as(|base, m, t, _| {
+            if let Some(a) = prm_and_metadata(base, m, t) {
+                return a;
+            }
+            match (m, t) {
+                ("POST", "/register") => (201, r#"{"client_id":"new-client"}"#.into()),
+                ("POST", "/token") => (
+                    401,
+                    r#"{"error":"invalid_client","error_description":"unknown client"}"#.into(),
+                ),
+                _ => (404, "{}".into()),
+            }
+        });
+        let store = Arc::new(crate::mcp::auth::store::MemoryStore::default());
+        store.save(&stored(&fake.base, 3600, &["a"])).unwrap();
+        let (mut a, _) = authorizer(&fake.base, Arc::clone(&store));
+        let urls = Arc::new(Mutex::new(Vec::new()));
+        a.opts.opener = Some(redirecting_opener(&urls));
+        a.opts.opener_name = "a test".into();
+        let (generation, sent) = a.header();
+        assert_eq!(sent.as_deref(), Some("Bearer a1"));
+        // The stored token is refused: its refresh finds the client
+        // unknown (forgotten), the flow registers again, and its code's
+        // exchange finds the new client unknown too: no second
+        // registration, the run ends.
+        let e = a
+            .authorize(&Unauthorized {
+                status: 401,
+                challenge: None,
+                generation,
+                request: None,
+            })
+            .unwrap_err();
+        assert!(
+            matches!(e, AuthError::TokenRefused { forgot: true, .. }),
+            "{e:?}"
+        );
+        let count = |path: &str| {
+            fake.seen
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|(m, t, _)| m == "POST" && t == path)
+                .count()
+        };
+        assert_eq!(count("/register"), 1);
+        assert_eq!(count("/token"), 2, "the refresh and one code exchange");
+        assert_eq!(urls.lock().unwrap().len(), 1);
     }
 }

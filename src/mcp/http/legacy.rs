@@ -75,7 +75,7 @@ fn resume(sh: &Shared, request: Option<u64>, mark: StreamMark) -> Result<StreamM
     keep_session_id(&resp, &sh.state);
     if !resp.status().is_success() {
         let ctype = String::new();
-        return handle_error_status(resp, sh, &ctype);
+        return handle_error_status(resp, sh, &ctype, request);
     }
     let reader = BufReader::new(resp.into_body().into_reader());
     let mut sse = SseReader::new(reader);
