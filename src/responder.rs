@@ -12,7 +12,8 @@ use crate::binding::{Answer, RequestEvent};
 use lines::SignInError;
 
 // The command line's: its lines jobs and plain mode's line I/O, `--notify`,
-// the arrival pipe that wakes a waiting screen.
+// a session's sign-ins as its screens show them, the arrival pipe that
+// wakes a waiting screen.
 #[cfg(all(feature = "cli", feature = "internals"))]
 #[doc(hidden)]
 pub mod lines;
@@ -23,6 +24,11 @@ pub(crate) mod lines;
 pub mod notify;
 #[cfg(all(feature = "cli", not(feature = "internals")))]
 pub(crate) mod notify;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod sign_in;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod sign_in;
 #[cfg(feature = "cli")]
 pub(crate) mod wake;
 
@@ -277,51 +283,12 @@ pub enum RespondError {
 #[cfg(feature = "cli")]
 pub type LinesJob<'a> = dyn FnMut(&mut dyn lines::LineIo) -> Result<(), SignInError> + 'a;
 
-/// A job for the answering thread ([`post_lines`]).
+/// A lines job that crosses to the thread that answers requests: a
+/// sign-in's question put on the session's desk
+/// ([`crate::session::SignInDesk::ask_in_lines`]), run once. Errors: why
+/// the sign-in ended ([`SignInError`]).
 #[cfg(feature = "cli")]
-pub(crate) type PostedJob =
-    Box<dyn FnOnce(&mut dyn lines::LineIo) -> Result<(), SignInError> + Send>;
-
-/// A job waiting for the answering thread, and where its result goes.
-#[cfg(feature = "cli")]
-type Posted = (PostedJob, std::sync::mpsc::Sender<Result<(), SignInError>>);
-
-/// Jobs posted for the thread that answers requests ([`post_lines`]).
-#[cfg(feature = "cli")]
-static LINES_DESK: std::sync::Mutex<Vec<Posted>> = std::sync::Mutex::new(Vec::new());
-
-/// Post `job` for the thread that answers requests, which runs it on its
-/// terminal between requests ([`serve_lines`]); the result comes back on
-/// the returned channel (closed without a result when no answering thread
-/// takes it before the run ends).
-#[cfg(feature = "cli")]
-pub(crate) fn post_lines(job: PostedJob) -> std::sync::mpsc::Receiver<Result<(), SignInError>> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    LINES_DESK
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push((job, tx));
-    rx
-}
-
-/// Run every posted job with `responder` ([`Responder::in_lines`]); called
-/// by the answering thread between requests.
-#[cfg(feature = "cli")]
-pub(crate) fn serve_lines(responder: &mut dyn Responder) {
-    loop {
-        let next = {
-            let mut desk = LINES_DESK.lock().unwrap_or_else(|e| e.into_inner());
-            (!desk.is_empty()).then(|| desk.remove(0))
-        };
-        let Some((job, tx)) = next else { return };
-        let mut job = Some(job);
-        let r = responder.in_lines(&mut |io| match job.take() {
-            Some(j) => j(io),
-            None => Err(SignInError::AlreadyAsked),
-        });
-        let _ = tx.send(r);
-    }
-}
+pub type LinesJobOnce = Box<dyn FnOnce(&mut dyn lines::LineIo) -> Result<(), SignInError> + Send>;
 
 /// Something that answers validated requests, one at a time.
 pub trait Responder {
@@ -337,6 +304,16 @@ pub trait Responder {
     fn in_lines(&mut self, job: &mut LinesJob<'_>) -> Result<(), SignInError> {
         let _ = job;
         Err(SignInError::NoTerminal)
+    }
+
+    /// Called once when a session starts, before any request: the
+    /// session's sign-ins (`sign_in::SignIns`), which a
+    /// waiting screen shows while one waits for the browser (and cancels
+    /// on Control-C). Every change of them wakes a screen that watches
+    /// the arrival pipe (`responder::wake`). The default ignores them.
+    #[cfg(feature = "cli")]
+    fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<sign_in::SignIns>) {
+        let _ = sign_ins;
     }
 
     /// Called while the driver waits for the next request on a stream that is

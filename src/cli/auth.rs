@@ -151,7 +151,7 @@ pub enum Open<'a> {
     /// answers the session's requests (`mcp`, whose terminal that thread
     /// holds), else on the terminal directly (`auth login`).
     Terminal {
-        /// Post the sign-in to the answering thread.
+        /// Put the sign-in on the session's desk, to the answering thread.
         desk: bool,
         /// `--no-open`: the URL is shown for copying, never opened.
         copy: bool,
@@ -278,8 +278,10 @@ pub(crate) fn at_terminal() -> bool {
                 .is_ok())
 }
 
-/// Ask the sign-in at the terminal: on the answering thread's terminal
-/// with `desk`, else on `/dev/tty` here; the system browser opens on
+/// Ask the sign-in at the terminal: with `desk`, on the terminal of the
+/// thread that answers the session's requests, put there on the session's
+/// desk ([`auth::SignInRequest::desk`]: without one it is not asked), else
+/// on `/dev/tty` here; the system browser opens on
 /// consent, or on a remote session ([`crate::plain::signin::remote_session`])
 /// or with `copy` (`--no-open`) the URL is shown for copying and the
 /// address pasted back.
@@ -290,7 +292,10 @@ fn terminal_screen(o: &mut AuthOptions, desk: bool, copy: bool) {
         let mut owned = OwnedRequest::of(req);
         owned.copy = copy;
         if desk {
-            let rx = crate::responder::post_lines(Box::new(move |io| owned.ask(io)));
+            let Some(session) = req.desk else {
+                return Err(SignInError::NotAsked);
+            };
+            let rx = session.ask_in_lines(Box::new(move |io| owned.ask(io)));
             match rx.recv_timeout(wait) {
                 Ok(r) => r,
                 Err(_) => Err(SignInError::NotAsked),
@@ -359,6 +364,7 @@ impl OwnedRequest {
                 }),
             paste: &self.paste,
             record_launch: self.record_launch.as_ref(),
+            desk: None,
         };
         let remote = self.copy || crate::plain::signin::remote_session(&|k| std::env::var(k).ok());
         let mut browser = Recorded {

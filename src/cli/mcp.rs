@@ -235,6 +235,10 @@ impl crate::responder::Responder for LoggingResponder {
         self.inner.in_lines(job)
     }
 
+    fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>) {
+        self.inner.follow_sign_ins(sign_ins)
+    }
+
     /// The screen says what it still has to say (time ran out on the last
     /// request, the requests declined without being shown) before the
     /// result is printed: the session may end before the waiting screen

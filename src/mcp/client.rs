@@ -164,8 +164,14 @@ pub(super) fn run(
     .map_err(McpError::Run)?
 }
 
-async fn start(opts: McpOptions, mut desk: Desk) -> Result<SessionReport, McpError> {
+async fn start(mut opts: McpOptions, mut desk: Desk) -> Result<SessionReport, McpError> {
     desk.set_time_limit(opts.timeout);
+    // The sign-in reaches the person through this session's desk, and its
+    // state is this session's.
+    if let Some(a) = opts.auth.as_mut() {
+        a.sign_ins = std::sync::Arc::clone(desk.sign_ins());
+        a.desk = Some(desk.sign_in_desk());
+    }
     let events = match &opts.events {
         Some(p) => {
             // 0600, never through a symbolic link (the error names the path).
@@ -318,7 +324,8 @@ pub(super) struct Lifecycle {
     pub left_out: Vec<String>,
     /// `--protocol auto`: when the whole handshake (`server/discover` and
     /// the fallback) must be done (one `--connect-timeout`), and the time
-    /// spent signing in then ([`crate::mcp::auth::wait::time_signing_in`]):
+    /// spent signing in then
+    /// ([`crate::responder::sign_in::SignIns::time_signing_in`]):
     /// the time sign-ins take since moves it on.
     pub handshake_until: Option<(Instant, Duration)>,
     /// The last line of a stdio server's stderr, as written.
@@ -440,13 +447,11 @@ async fn next_ending(events: &mut tokio::sync::broadcast::Receiver<crate::signal
     }
 }
 
-/// How often a request's wait looks whether a sign-in it waits on ended.
-const SIGN_IN_TICK: Duration = Duration::from_millis(200);
-
-/// What an ending signal `n` ends: the sign-in waiting for the browser
-/// when there is one (or was, and the signal ended it), else the session.
-fn signal_ends(n: i32) -> McpError {
-    match crate::mcp::auth::wait::ended_by_signal(n) {
+/// What an ending signal `n` ends: the session's sign-in waiting for the
+/// browser when there is one (or was, and the signal ended it), else the
+/// session.
+fn signal_ends(n: i32, sign_ins: &crate::responder::sign_in::SignIns) -> McpError {
+    match sign_ins.ended_by_signal(n) {
         Some(url) => McpError::SignIn(crate::mcp::auth::AuthError::Cancelled { mcp_url: url }),
         None => McpError::Interrupted(n),
     }
@@ -729,9 +734,11 @@ impl Client {
         let mut until = limit.map(|l| Instant::now() + l);
         // While a sign-in is under way (its own limits apply) the clock
         // stops: the time sign-ins take is added to the limit.
-        let signed = crate::mcp::auth::wait::time_signing_in();
+        let sign_ins = std::sync::Arc::clone(self.desk.sign_ins());
+        let mut changes = sign_ins.changes();
+        let signed = sign_ins.time_signing_in();
         let deadline = |until: Option<Instant>| {
-            until.map(|u| u + crate::mcp::auth::wait::time_signing_in().saturating_sub(signed))
+            until.map(|u| u + sign_ins.time_signing_in().saturating_sub(signed))
         };
         loop {
             if let Some(r) = self.link.responses.remove(&id) {
@@ -739,15 +746,19 @@ impl Client {
             }
             // While an elicitation is open on the person's screen the
             // clock stops too: the time it was open is added to the limit.
-            // A sign-in is looked at again every tick.
+            // A sign-in that starts or ends wakes the wait, which looks at
+            // the limit again.
             let asking = !self.elic.asks.is_empty();
             let before = Instant::now();
-            let wake = match (asking, crate::mcp::auth::wait::signing_in()) {
-                (true, _) => None,
-                (false, true) => Some(before + SIGN_IN_TICK),
-                (false, false) => deadline(until),
+            changes.borrow_and_update();
+            let wake = match asking || sign_ins.signing_in() {
+                true => None,
+                false => deadline(until),
             };
-            let step = self.step(wake).await;
+            let step = tokio::select! {
+                s = self.step(wake) => s,
+                Ok(()) = changes.changed() => Ok(false),
+            };
             if let (true, Some(u)) = (asking, until.as_mut()) {
                 *u += before.elapsed();
             }
@@ -771,8 +782,7 @@ impl Client {
                 }
             }
             if !woke
-                && (crate::mcp::auth::wait::signing_in()
-                    || deadline(until).is_some_and(|d| Instant::now() < d))
+                && (sign_ins.signing_in() || deadline(until).is_some_and(|d| Instant::now() < d))
             {
                 continue;
             }
@@ -866,7 +876,7 @@ impl Client {
             Wake::Timer => return Ok(false),
             // A signal during a sign-in's wait ends the sign-in (exit 3),
             // as Control-C at the sign-in does.
-            Wake::Signal(n) => return Err(signal_ends(n)),
+            Wake::Signal(n) => return Err(signal_ends(n, self.desk.sign_ins())),
             Wake::Incoming(None) => return Err(LinkDown::Closed.into()),
             Wake::Incoming(Some(i)) => self.on_incoming(i)?,
             Wake::Reply(None) => {
@@ -874,7 +884,7 @@ impl Client {
             }
             Wake::Reply(Some(Reply::Key(WaitKey::Quit))) => {
                 return Err(match crate::signals::received() {
-                    Some(n) => signal_ends(n),
+                    Some(n) => signal_ends(n, self.desk.sign_ins()),
                     None => McpError::Quit,
                 })
             }

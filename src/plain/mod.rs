@@ -133,6 +133,10 @@ pub struct PlainResponder<I: LineIo> {
     /// The call in progress whose waiting lines were said: its number and
     /// how many of its lines ([`crate::responder::CallInProgress`]).
     call_said: Option<(u64, u64)>,
+    /// The sign-ins of the session answered
+    /// ([`Responder::follow_sign_ins`]): Control-C while one waits for the
+    /// browser ends it.
+    sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>,
 }
 
 /// Plain mode says once, this long before `--timeout` cancels a request,
@@ -198,6 +202,7 @@ impl<I: LineIo> PlainResponder<I> {
             browsing: false,
             arguments: false,
             call_said: None,
+            sign_ins: std::sync::Arc::default(),
         }
     }
 
@@ -854,6 +859,10 @@ impl<I: LineIo> Responder for PlainResponder<I> {
         job(&mut self.io)
     }
 
+    fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>) {
+        self.sign_ins = sign_ins;
+    }
+
     fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {
         self.wait_armed = false;
         self.waiting_said = false;
@@ -946,7 +955,7 @@ impl<I: LineIo> Responder for PlainResponder<I> {
             Some(Reply::Quit) => true,
             // Control-C while a sign-in waits for the browser ends the
             // sign-in (exit 3), as at its question.
-            Some(Reply::Interrupt) if crate::mcp::auth::wait::cancel() => false,
+            Some(Reply::Interrupt) if self.sign_ins.cancel() => false,
             Some(Reply::Interrupt) => {
                 let recent = self
                     .last_ctrl_c

@@ -300,7 +300,7 @@ impl Turn<'_, '_> {
 /// The waiting sentence.
 fn waiting(req: &SignInRequest<'_>) -> String {
     let uri = req.paste.redirect_uri();
-    crate::mcp::auth::wait::waiting_sentence(
+    crate::responder::sign_in::waiting_sentence(
         crate::mcp::auth::listener::listening_at(uri).unwrap_or(uri),
     )
 }
@@ -346,6 +346,7 @@ mod tests {
             step_up: None,
             paste,
             record_launch: None,
+            desk: None,
         }
     }
 
@@ -554,8 +555,32 @@ mod tests {
         assert_eq!(remote_session(&env(&[])), cfg!(target_os = "linux"));
     }
 
+    /// Put `job` on a session's desk (as the sign-in does from the
+    /// transport's thread) while `responder` answers the session: what the
+    /// job ended with. (The responder thread takes it without a waiting
+    /// screen first, which would read the typed lines.)
+    fn asked_on_the_desk(
+        responder: &mut dyn crate::responder::Responder,
+        job: crate::responder::LinesJobOnce,
+    ) -> Result<(), crate::responder::lines::SignInError> {
+        let between = crate::session::Between::Sleep;
+        crate::session::run_with(responder, between, |desk| async move {
+            let sign_in = desk.sign_in_desk();
+            let seen = sign_in.sign_ins().version();
+            let done = sign_in.ask_in_lines(job);
+            // The question is an event for the session and its screens.
+            assert!(sign_in.sign_ins().version() > seen);
+            // (The responder runs on the other thread: waiting here blocks
+            // nothing it needs.)
+            let r = done.recv().expect("the responder thread answers");
+            drop(desk);
+            r
+        })
+        .expect("the session runs")
+    }
+
     #[test]
-    fn a_posted_sign_in_runs_on_the_answering_threads_terminal_or_says_there_is_none() {
+    fn a_sign_in_put_on_the_desk_runs_on_the_answering_threads_terminal_or_says_there_is_none() {
         let (_rx, paste, port) = listener();
         let u = url(port);
         let job = {
@@ -572,26 +597,21 @@ mod tests {
                 )
             }
         };
-        let done = crate::responder::post_lines(Box::new(job.clone()));
         let mut p = crate::plain::PlainResponder::new(
             MemoryIo::typing(&["open"]),
             Box::new(NoOpen::default()),
             false,
         );
-        crate::responder::serve_lines(&mut p);
-        assert!(done.recv().unwrap().is_ok());
+        let r = asked_on_the_desk(&mut p, Box::new(job.clone()));
+        assert!(r.is_ok(), "{r:?}");
         assert!(
             p.io.transcript.contains("Access asked mcp:tools\n"),
             "{}",
             p.io.transcript
         );
         // A responder without a terminal does not run it.
-        let done = crate::responder::post_lines(Box::new(job));
         let mut s = crate::scripted::ScriptedResponder::from_action(crate::binding::Action::Accept);
-        crate::responder::serve_lines(&mut s);
-        assert_eq!(
-            done.recv().unwrap().unwrap_err().to_string(),
-            "no terminal to sign in on"
-        );
+        let r = asked_on_the_desk(&mut s, Box::new(job));
+        assert_eq!(r.unwrap_err().to_string(), "no terminal to sign in on");
     }
 }

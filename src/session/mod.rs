@@ -15,6 +15,14 @@
 //!   the responder only through a [`Desk`], so reading and writing the
 //!   source never wait for a person.
 //!
+//! A sign-in (the MCP client's, run on the HTTP transport's threads) uses
+//! the same desk: its question goes to the responder thread on the desk's
+//! channel ([`SignInDesk::ask_in_lines`]), taken after the requests asked
+//! before it, and what it is doing (under way, waiting for the browser)
+//! is the session's [`SignIns`], which the responder is given when the
+//! session starts ([`Responder::follow_sign_ins`]) and whose every change
+//! wakes the waiting screen and the session.
+//!
 //! Cancellation from the source (the server cancelled the request, its
 //! stream closed, a timer ran out, the person quit) is [`Desk::withdraw`]: the request's
 //! [`Withdrawal`] flag is set, the screen showing it closes
@@ -43,8 +51,11 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::binding::RequestEvent;
+use crate::responder::lines::SignInError;
+use crate::responder::sign_in::SignIns;
 use crate::responder::{
-    Behind, Context, Origin, Outcome, RespondError, Responder, WaitKey, Waiting, Withdrawal,
+    Behind, Context, LinesJobOnce, Origin, Outcome, RespondError, Responder, WaitKey, Waiting,
+    Withdrawal,
 };
 
 /// How long one look at the waiting screen lasts between checks for a new
@@ -98,6 +109,56 @@ enum ToResponder {
         step: Box<crate::browse::Step>,
         reply: BrowseSender,
     },
+    /// A sign-in's question, run in plain lines on the responder's
+    /// terminal ([`SignInDesk::ask_in_lines`]).
+    Lines {
+        job: LinesJobOnce,
+        reply: smpsc::Sender<Result<(), SignInError>>,
+    },
+}
+
+/// The sign-in's side of a session's [`Desk`], for the threads that sign
+/// in (the HTTP transport's): put a question to the person on the
+/// responder's terminal, and the session's [`SignIns`]. Cloned freely;
+/// the questions travel on the desk's own channel, after the requests
+/// asked before them. It does not keep that channel open: once the desk
+/// is dropped the responder thread ends, even while a transport's thread
+/// still holds this.
+#[derive(Clone)]
+pub struct SignInDesk {
+    to: std::sync::Weak<smpsc::Sender<ToResponder>>,
+    sign_ins: Arc<SignIns>,
+}
+
+impl std::fmt::Debug for SignInDesk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignInDesk").finish_non_exhaustive()
+    }
+}
+
+impl SignInDesk {
+    /// Put `job` to the responder thread, which runs it in plain lines on
+    /// its terminal ([`Responder::in_lines`]) once the requests asked
+    /// before it are answered; the waiting screen is woken for it. Its
+    /// result comes back on the returned channel, which closes without
+    /// one when the desk was dropped or the responder thread ended first.
+    /// After a quit the job is not run: [`SignInError::NotAsked`].
+    pub fn ask_in_lines(&self, job: LinesJobOnce) -> smpsc::Receiver<Result<(), SignInError>> {
+        let (reply, rx) = smpsc::channel();
+        let Some(to) = self.to.upgrade() else {
+            return rx;
+        };
+        if to.send(ToResponder::Lines { job, reply }).is_ok() {
+            // Only now: the woken screen finds the job on the channel.
+            self.sign_ins.changed();
+        }
+        rx
+    }
+
+    /// The session's sign-ins.
+    pub fn sign_ins(&self) -> &Arc<SignIns> {
+        &self.sign_ins
+    }
 }
 
 /// Where the responder thread sends what the person did on a
@@ -125,7 +186,9 @@ enum FromResponder {
 /// The front door's side of the loop: ask the responder, withdraw, show a
 /// status, and receive the replies.
 pub struct Desk {
-    to: smpsc::Sender<ToResponder>,
+    /// Held here only (the sign-in's side holds it weakly): dropping the
+    /// desk closes the channel, which ends the responder thread.
+    to: Arc<smpsc::Sender<ToResponder>>,
     /// What the waiting screen shows: one slot, the latest status wins (a
     /// flood of statuses cannot queue up while a screen is open).
     shown: Arc<Mutex<Waiting>>,
@@ -139,6 +202,8 @@ pub struct Desk {
     /// Requests asked and not yet taken by the responder; the request on
     /// screen reads it ([`Context::behind`]).
     behind: Behind,
+    /// The session's sign-ins, shared with the responder.
+    sign_ins: Arc<SignIns>,
 }
 
 struct Open {
@@ -337,6 +402,22 @@ impl Desk {
         Ok(rx)
     }
 
+    /// The session's sign-ins ([`SignIns`]): what its authorizer is
+    /// doing, which its responder's screens show; the session's clock
+    /// stops while one is under way.
+    pub fn sign_ins(&self) -> &Arc<SignIns> {
+        &self.sign_ins
+    }
+
+    /// The sign-in's side of this desk, for the authorizer
+    /// (`mcp::auth::AuthOptions::desk`).
+    pub fn sign_in_desk(&self) -> SignInDesk {
+        SignInDesk {
+            to: Arc::downgrade(&self.to),
+            sign_ins: Arc::clone(&self.sign_ins),
+        }
+    }
+
     /// What the waiting screen shows from now on.
     pub fn show(&self, waiting: Waiting) {
         if let Ok(mut w) = self.shown.lock() {
@@ -480,9 +561,23 @@ fn serve(
                 let _ = reply.send(r);
                 continue;
             }
+            Ok(ToResponder::Lines { job, reply }) => {
+                answered = true;
+                // After a quit nothing is shown: the sign-in is not asked.
+                let r = if quit {
+                    Err(SignInError::NotAsked)
+                } else {
+                    let mut job = Some(job);
+                    responder.in_lines(&mut |io| match job.take() {
+                        Some(j) => j(io),
+                        None => Err(SignInError::AlreadyAsked),
+                    })
+                };
+                // The sign-in may have stopped waiting (its time ran out).
+                let _ = reply.send(r);
+                continue;
+            }
             Err(smpsc::RecvTimeoutError::Timeout) => {
-                // A sign-in asked by the transport, on this terminal.
-                crate::responder::serve_lines(responder);
                 let waiting = shown.lock().map(|w| w.clone()).unwrap_or_default();
                 match responder.wait(WAIT_SLICE, &waiting) {
                     WaitKey::Nothing => continue,
@@ -569,8 +664,11 @@ where
     let (to_tx, to_rx) = smpsc::channel();
     let (from_tx, from_rx) = mpsc::channel(MAX_OPEN * 2);
     let shown = Arc::new(Mutex::new(first));
+    let sign_ins = Arc::new(SignIns::default());
+    // The screens show this session's sign-ins (and cancel them).
+    responder.follow_sign_ins(Arc::clone(&sign_ins));
     let desk = Desk {
-        to: to_tx,
+        to: Arc::new(to_tx),
         shown: Arc::clone(&shown),
         from: from_rx,
         open: HashMap::new(),
@@ -578,6 +676,7 @@ where
         returned: None,
         limit: None,
         behind: Behind::default(),
+        sign_ins,
     };
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()

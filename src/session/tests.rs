@@ -759,3 +759,112 @@ fn a_woken_waiting_screen_finds_the_request_there_to_take() {
     assert!(matches!(reply, Some(Reply::Answered { .. })), "{reply:?}");
     assert_eq!(r.waits_before, Some(1));
 }
+
+/// A waiting screen that shows the session's sign-ins, as the terminal's:
+/// it sleeps on the arrival pipe (at most 20 s, a safety net, in polls of
+/// 1 s) and looks at the sign-ins again only when woken; a sign-in's
+/// question it runs on its own lines.
+struct SignInScreen {
+    sign_ins: Option<Arc<SignIns>>,
+    /// Set once the screen watches the pipe with nothing to take.
+    watching: Arc<AtomicBool>,
+    /// Whether the last wait ended because the pipe woke it (not because
+    /// a poll ran out).
+    woken: bool,
+    io: crate::plain::MemoryIo,
+}
+
+impl Responder for SignInScreen {
+    fn respond(&mut self, _req: &RequestEvent, _cx: &Context) -> Result<Outcome, RespondError> {
+        Ok(Outcome::Answer(Answer::bare(Action::Decline)))
+    }
+
+    fn follow_sign_ins(&mut self, sign_ins: Arc<SignIns>) {
+        self.sign_ins = Some(sign_ins);
+    }
+
+    fn in_lines(&mut self, job: &mut crate::responder::LinesJob<'_>) -> Result<(), SignInError> {
+        job(&mut self.io)
+    }
+
+    fn wait(&mut self, _wait: Duration, _shown: &Waiting) -> WaitKey {
+        let s = self
+            .sign_ins
+            .clone()
+            .expect("followed before the first wait");
+        let seen = s.version();
+        let w = crate::responder::wake::watch().expect("the arrival pipe");
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            w.drain();
+            if s.version() != seen || Instant::now() >= until {
+                return WaitKey::Nothing;
+            }
+            self.watching.store(true, Ordering::SeqCst);
+            let mut p = libc::pollfd {
+                fd: w.fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: poll(2) on one live pollfd.
+            self.woken = unsafe { libc::poll(&mut p, 1, 1000) } == 1;
+        }
+    }
+}
+
+/// A sign-in's question travels on the session's desk: it wakes the
+/// waiting screen (no look on a timer), which hands the thread back to
+/// run it on the responder's terminal; the answer comes back to the
+/// sign-in.
+#[test]
+fn a_sign_in_question_on_the_desk_wakes_the_waiting_screen_and_runs_there() {
+    let watching = Arc::new(AtomicBool::new(false));
+    let mut screen = SignInScreen {
+        sign_ins: None,
+        watching: Arc::clone(&watching),
+        woken: false,
+        io: crate::plain::MemoryIo::typing::<&str>(&[]),
+    };
+    let answer = run(&mut screen, |desk| async move {
+        let until = Instant::now() + Duration::from_secs(20);
+        while !watching.load(Ordering::SeqCst) && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let asked = desk.sign_in_desk().ask_in_lines(Box::new(|io| {
+            io.say("Sign in to https://a.example/mcp?")
+                .map_err(SignInError::Lines)
+        }));
+        // (The responder runs on the other thread: waiting here blocks
+        // nothing it needs.)
+        let answer = asked.recv_timeout(Duration::from_secs(20));
+        drop(desk);
+        answer
+    })
+    .unwrap();
+    assert!(matches!(answer, Ok(Ok(()))), "{answer:?}");
+    assert!(screen.woken, "the question woke the screen");
+    assert_eq!(screen.io.transcript, "Sign in to https://a.example/mcp?\n");
+}
+
+/// The sign-in's side of the desk, kept by a transport's thread after
+/// the session ended, does not keep the responder thread serving: the
+/// session ends, and a question put then is not asked.
+#[test]
+fn a_sign_in_desk_kept_after_the_session_does_not_hold_the_responder() {
+    let (tx, rx) = smpsc::channel();
+    std::thread::spawn(move || {
+        let mut s = crate::scripted::ScriptedResponder::from_action(Action::Accept);
+        let kept = run_with(
+            &mut s,
+            Between::Sleep,
+            |desk| async move { desk.sign_in_desk() },
+        );
+        let _ = tx.send(kept);
+    });
+    let kept = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the session ends")
+        .unwrap();
+    let asked = kept.ask_in_lines(Box::new(|_| Ok(())));
+    assert!(asked.recv().is_err(), "nobody is there to ask");
+}

@@ -315,6 +315,10 @@ pub struct TuiResponder {
     blocked: Vec<(String, String)>,
     /// How many requests were declined that way.
     auto_declined: usize,
+    /// The sign-ins of the session this screen answers
+    /// ([`Responder::follow_sign_ins`]): one waiting for the browser is
+    /// what the waiting screen shows.
+    sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>,
 }
 
 impl TuiResponder {
@@ -343,6 +347,7 @@ impl TuiResponder {
             block_pending: false,
             blocked: Vec::new(),
             auto_declined: 0,
+            sign_ins: std::sync::Arc::default(),
         })
     }
 
@@ -705,6 +710,10 @@ impl Responder for TuiResponder {
         resume_terminal();
         self.repaint = true;
         r
+    }
+
+    fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>) {
+        self.sign_ins = sign_ins;
     }
 
     fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {

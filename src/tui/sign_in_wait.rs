@@ -75,18 +75,19 @@ impl TuiResponder {
     /// terminal (the full screen steps aside), whole and on one line, for
     /// copying; back on Enter, or when the wait ends. Control-C there ends
     /// the sign-in.
-    pub(super) fn show_sign_in_url(&mut self, w: &crate::mcp::auth::wait::Waiting) {
+    pub(super) fn show_sign_in_url(&mut self, w: &crate::responder::sign_in::Waiting) {
         use crate::mcp::auth::authorizer::SignInError;
         use crate::plain::{LineIo, Reply};
         let url = crate::plain::signin::review_sign_in(&w.url).display_url();
         let sentence = w.sentence();
+        let sign_ins = std::sync::Arc::clone(&self.sign_ins);
         let mut job = |io: &mut dyn LineIo| -> Result<(), SignInError> {
             let term = SignInError::Lines;
             io.say("Copy this URL and open it in a browser:")
                 .map_err(term)?;
             io.say(&url).map_err(term)?;
             io.say(&sentence).map_err(term)?;
-            let ended = || crate::mcp::auth::wait::current().is_none();
+            let ended = || sign_ins.current().is_none();
             let reply = io
                 .ask(
                     "Press Enter to go back (or Control-C to cancel the sign-in): ",
@@ -95,7 +96,7 @@ impl TuiResponder {
                 )
                 .map_err(term)?;
             if matches!(reply, Reply::Interrupt | Reply::Quit) {
-                crate::mcp::auth::wait::cancel();
+                sign_ins.cancel();
             }
             Ok(())
         };

@@ -329,25 +329,27 @@ const ASKED_POLL: Duration = Duration::from_millis(5);
 /// [`read_input`] for a waiting screen: reads keys for at most `timeout`
 /// and stops early with `None` when a request is ready for the responder
 /// ([`crate::responder::request_waiting`]), so its form is drawn at once
-/// rather than at the end of the slice. The screen sleeps on the terminal
-/// and on the arrival pipe together ([`crate::responder::wake`]): a key or
-/// an arrival wakes it, nothing else. With `heed` false, one plain read of
-/// `timeout`.
+/// rather than at the end of the slice, or when `changed` says so (the
+/// session's sign-ins changed, which wakes the pipe too). The screen
+/// sleeps on the terminal and on the arrival pipe together
+/// ([`crate::responder::wake`]): a key, an arrival or a change wakes it,
+/// nothing else. With `heed` false, one plain read of `timeout`.
 pub(super) fn read_input_until_asked(
     timeout: Duration,
     heed: bool,
+    changed: &dyn Fn() -> bool,
 ) -> Result<Option<Input>, RespondError> {
     if !heed {
         return read_input(timeout, false).map(Some);
     }
     let (Some(watch), Some(keys)) = (crate::responder::wake::watch(), key_fd()) else {
-        return read_input_in_steps(timeout);
+        return read_input_in_steps(timeout, changed);
     };
     let end = Instant::now() + timeout;
     loop {
         // Emptied before the look, so an arrival after it wakes the wait.
         watch.drain();
-        if crate::responder::request_waiting() {
+        if crate::responder::request_waiting() || changed() {
             return Ok(None);
         }
         // What the terminal gave (read without waiting), and keys the
@@ -374,10 +376,13 @@ const READ_NOW: Duration = Duration::from_micros(1);
 
 /// [`read_input_until_asked`] without the arrival pipe: keys read in steps
 /// of [`ASKED_POLL`], looking for a waiting request between them.
-fn read_input_in_steps(timeout: Duration) -> Result<Option<Input>, RespondError> {
+fn read_input_in_steps(
+    timeout: Duration,
+    changed: &dyn Fn() -> bool,
+) -> Result<Option<Input>, RespondError> {
     let end = Instant::now() + timeout;
     loop {
-        if crate::responder::request_waiting() {
+        if crate::responder::request_waiting() || changed() {
             return Ok(None);
         }
         let now = Instant::now();

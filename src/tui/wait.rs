@@ -69,8 +69,10 @@ impl TuiResponder {
             if self.clear_if_asked().is_err() {
                 return WaitKey::Nothing;
             }
-            // A sign-in waiting for the browser is what the screen says.
-            let signing_in = crate::mcp::auth::wait::current();
+            // A sign-in waiting for the browser is what the screen says;
+            // a change of the session's sign-ins wakes the screen.
+            let seen = self.sign_ins.version();
+            let signing_in = self.sign_ins.current();
             if self
                 .draw_wait_frame(shown, signing_in.as_ref(), extra.as_deref())
                 .is_err()
@@ -85,7 +87,13 @@ impl TuiResponder {
             // early return is not there to take: read the slice out.
             let taken = crate::responder::requests_taken();
             let heed = self.returned_for != Some(taken);
-            match read_input_until_asked((end - now).min(TICK), heed) {
+            let sign_ins = std::sync::Arc::clone(&self.sign_ins);
+            let changed = || sign_ins.version() != seen;
+            match read_input_until_asked((end - now).min(TICK), heed, &changed) {
+                // The sign-ins changed: give the thread back, which takes
+                // a question put on the desk, or comes back to draw the
+                // change.
+                Ok(None) if changed() => return WaitKey::Nothing,
                 // A request is ready: give the thread back to take it.
                 Ok(None) => {
                     self.returned_for = Some(taken);
@@ -94,7 +102,7 @@ impl TuiResponder {
                 // Control-C ends the sign-in waiting (exit 3), as at its
                 // question; `u` shows its URL in lines.
                 Ok(Some(Input::Key(Key::Ctrl('c')))) if signing_in.is_some() => {
-                    crate::mcp::auth::wait::cancel();
+                    self.sign_ins.cancel();
                 }
                 Ok(Some(Input::Key(Key::Char('u')))) if signing_in.is_some() => {
                     if let Some(w) = &signing_in {
@@ -129,7 +137,7 @@ impl TuiResponder {
     fn draw_wait_frame(
         &mut self,
         shown: &Waiting,
-        signing_in: Option<&crate::mcp::auth::wait::Waiting>,
+        signing_in: Option<&crate::responder::sign_in::Waiting>,
         extra: Option<&str>,
     ) -> Result<(), RespondError> {
         let (theme, answered) = (&self.theme, self.answered);

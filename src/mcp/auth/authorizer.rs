@@ -237,7 +237,7 @@ impl Authorizer {
             .as_ref()
             .is_some_and(|c| c.sign_in.tokens.refresh_token.is_some() && due(&c.sign_in.tokens));
         if due {
-            let _under_way = super::wait::SigningIn::start();
+            let _under_way = self.opts.sign_ins.start();
             let generation = g.generation;
             let _ = self.try_refresh(&mut g, None, generation);
         }
@@ -293,7 +293,7 @@ impl Authorizer {
                 host,
             });
         }
-        let _under_way = super::wait::SigningIn::start();
+        let _under_way = self.opts.sign_ins.start();
         let mut g = self.lock()?;
         if g.generation != u.generation {
             return Ok(());

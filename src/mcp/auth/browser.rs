@@ -191,7 +191,7 @@ impl Authorizer {
         // From here a signal ends the sign-in, not the run: held until the
         // wait ends, and published so that the session knows.
         let _hold = crate::signals::hold();
-        let published = super::wait::Published::new(&self.mcp_url);
+        let published = self.opts.sign_ins.publish(&self.mcp_url);
         let opened = match (&self.opts.screen, &self.opts.opener) {
             (Some(screen), _) => {
                 screen(&SignInRequest {
@@ -202,6 +202,7 @@ impl Authorizer {
                     step_up: s.step_up,
                     paste: s.paste,
                     record_launch: self.opts.record_launch.as_ref(),
+                    desk: self.opts.desk.as_ref(),
                 })
                 .map_err(AuthError::of_screen)?;
                 Ok(())
@@ -228,7 +229,7 @@ impl Authorizer {
 
     /// Wait for the browser's return (or a pasted address), up to
     /// `--auth-timeout`. Meanwhile the wait is published for the screens
-    /// ([`super::wait`]): Control-C there, or an ending signal (SIGINT at a
+    /// ([`crate::responder::sign_in::SignIns`]): Control-C there, or an ending signal (SIGINT at a
     /// terminal given back), ends it as a cancelled sign-in.
     ///
     /// Errors: [`cancelled`], or no answer in time.
@@ -236,20 +237,20 @@ impl Authorizer {
         &self,
         s: &Shown<'_>,
         rx: &std::sync::mpsc::Receiver<Result<Secret, CallbackError>>,
-        published: &super::wait::Published,
+        published: &crate::responder::sign_in::Published<'_>,
     ) -> Result<Result<Secret, CallbackError>, AuthError> {
         use std::sync::mpsc::RecvTimeoutError;
         let uri = s.paste.redirect_uri();
         let listening = listening_at(uri).unwrap_or(uri).to_owned();
         let until = std::time::Instant::now() + self.opts.wait;
-        published.waiting(super::wait::Waiting {
+        published.waiting(crate::responder::sign_in::Waiting {
             url: s.url.to_owned(),
             listening: listening.clone(),
             until,
             timeout: self.opts.wait,
         });
         loop {
-            if published.cancelled() {
+            if published.cancelled(crate::signals::received()) {
                 return Err(AuthError::Cancelled {
                     mcp_url: self.mcp_url.clone(),
                 });

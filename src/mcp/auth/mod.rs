@@ -13,8 +13,10 @@
 //! the whole flow for the HTTP transport: its spine in [`authorizer`], its
 //! steps in `metadata`, `tokens`, `registration`, `browser`, [`step_up`],
 //! `http` and `hints`, what it is given in [`options`], and why it fails
-//! in [`error`] ([`AuthError`]). [`wait`] publishes the wait for the
-//! browser to the screens.
+//! in [`error`] ([`AuthError`]). What a sign-in is doing (under way,
+//! waiting for the browser) it publishes to the session it serves, whose
+//! screens show it: [`crate::responder::sign_in::SignIns`], given in
+//! [`AuthOptions::sign_ins`].
 
 pub mod authorizer;
 mod browser;
@@ -36,7 +38,6 @@ pub mod revoke;
 pub mod step_up;
 pub mod store;
 mod tokens;
-pub mod wait;
 
 use std::sync::Arc;
 #[cfg(unix)]

@@ -41,6 +41,10 @@ pub struct SignInRequest<'a> {
     pub paste: &'a PasteBack,
     /// Where a launch of the browser is recorded (`--log`), if anywhere.
     pub record_launch: Option<&'a LaunchRecord>,
+    /// The session's desk, when a session asks ([`AuthOptions::desk`]):
+    /// a terminal sign-in puts its question there, to the thread that
+    /// answers the session's requests and holds the terminal.
+    pub desk: Option<&'a crate::session::SignInDesk>,
 }
 
 /// Records a launch of the browser for a sign-in (`--log`): the launcher's
@@ -122,6 +126,15 @@ pub struct AuthOptions {
     pub request_timeout_flag: Option<&'static str>,
     /// Where the browser's launches are recorded (`--log`), if anywhere.
     pub record_launch: Option<LaunchRecord>,
+    /// The sign-ins of the session this authorizer serves: whether one is
+    /// under way (the session's clock stops), the one waiting for the
+    /// browser (its screens show it) and its cancellation. Default: a
+    /// state of its own (`auth login`, which has no session); a session
+    /// gives its own ([`crate::session::Desk::sign_ins`]).
+    pub sign_ins: Arc<crate::responder::sign_in::SignIns>,
+    /// The session's desk, where a terminal sign-in puts its question
+    /// ([`SignInRequest::desk`]); None outside a session.
+    pub desk: Option<crate::session::SignInDesk>,
     /// `--allow-insecure-http`: a sign-in's token may be sent to an MCP
     /// server on another machine over plain `http://`. Without it such a
     /// server is never signed in to and a stored token is never sent to it
@@ -172,6 +185,8 @@ impl AuthOptions {
             request_timeout: REQUEST_TIMEOUT,
             request_timeout_flag: None,
             record_launch: None,
+            sign_ins: Arc::default(),
+            desk: None,
             allow_insecure_http: false,
             wait_for_sign_in: None,
             force_new: false,

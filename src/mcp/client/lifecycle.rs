@@ -72,7 +72,7 @@ impl Client {
         let total = self.opts.connect_timeout;
         self.life.handshake_until = Some((
             Instant::now() + total,
-            crate::mcp::auth::wait::time_signing_in(),
+            self.desk.sign_ins().time_signing_in(),
         ));
         let e = match self.discover().await {
             Ok(()) => return Ok(()),
@@ -394,7 +394,11 @@ impl Client {
         });
         let limit = match self.life.handshake_until {
             Some((until, signed)) => {
-                let moved = crate::mcp::auth::wait::time_signing_in().saturating_sub(signed);
+                let moved = self
+                    .desk
+                    .sign_ins()
+                    .time_signing_in()
+                    .saturating_sub(signed);
                 (until + moved).saturating_duration_since(Instant::now())
             }
             None => self.opts.connect_timeout,
