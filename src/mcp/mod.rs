@@ -38,35 +38,30 @@ use crate::notice::Notices;
 use crate::responder::Responder;
 
 pub mod auth;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod request_meta;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod request_meta;
+mod client;
+
+internals! {
+    pub(crate) mod http;
+    pub(crate) mod jsonrpc;
+    pub(crate) mod request_meta;
+    pub(crate) mod stdio;
+    pub(crate) mod transport;
+}
+// `cargo fmt` reaches the modules of `internals!` through this list
+// (see src/lib.rs).
+#[cfg(any())]
+#[path = "."]
+mod for_cargo_fmt {
+    mod http;
+    mod jsonrpc;
+    mod request_meta;
+    mod stdio;
+    mod transport;
+}
+
 pub use client::elicit::SCRIPTED_COMPLETION_WAIT;
 pub use client::rounds::{older_way_hint, DEFAULT_MAX_ROUNDS};
 pub use http::ExtraHeaders;
-mod client;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod http;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod http;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod jsonrpc;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod jsonrpc;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod stdio;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod stdio;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod transport;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod transport;
 
 /// `source.adapter` of request events that came over stdio.
 pub const ADAPTER_STDIO: &str = "mcp-stdio";

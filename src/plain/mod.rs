@@ -20,21 +20,25 @@
 //! server text goes through [`crate::safe_text`].
 
 mod browse;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod form;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod form;
 pub mod io;
 pub mod signin;
-#[cfg(unix)]
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod tty;
-#[cfg(unix)]
-#[cfg(not(feature = "internals"))]
-pub(crate) mod tty;
 mod url;
+
+internals! {
+    pub(crate) mod form;
+}
+#[cfg(unix)]
+internals! {
+    pub(crate) mod tty;
+}
+// `cargo fmt` reaches the modules of `internals!` through this list
+// (see src/lib.rs).
+#[cfg(any())]
+#[path = "."]
+mod for_cargo_fmt {
+    mod form;
+    mod tty;
+}
 
 use std::time::{Duration, Instant};
 

@@ -52,60 +52,45 @@
 //! colour) and `editor` (Ctrl-O, the outside editor). `view` names the
 //! drawing of every screen for the crate's tests and benchmarks.
 
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod background;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod background;
 mod browse;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod chrome;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod chrome;
 mod editor;
 mod form;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod guard;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod guard;
 mod header;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod keys;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod keys;
 mod link;
 mod notice;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod picker;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod picker;
 mod refusable;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod result_view;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod result_view;
 mod sign_in_wait;
 mod terminal;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod text;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod text;
 pub mod theme;
-#[cfg(feature = "internals")]
-#[doc(hidden)]
-pub mod url_view;
-#[cfg(not(feature = "internals"))]
-pub(crate) mod url_view;
 #[cfg(feature = "internals")]
 #[doc(hidden)]
 pub mod view;
 mod wait;
+
+internals! {
+    pub(crate) mod background;
+    pub(crate) mod chrome;
+    pub(crate) mod guard;
+    pub(crate) mod keys;
+    pub(crate) mod picker;
+    pub(crate) mod result_view;
+    pub(crate) mod text;
+    pub(crate) mod url_view;
+}
+// `cargo fmt` reaches the modules of `internals!` through this list
+// (see src/lib.rs).
+#[cfg(any())]
+#[path = "."]
+mod for_cargo_fmt {
+    mod background;
+    mod chrome;
+    mod guard;
+    mod keys;
+    mod picker;
+    mod result_view;
+    mod text;
+    mod url_view;
+}
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
