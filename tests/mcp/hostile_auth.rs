@@ -851,3 +851,28 @@ fn a_run_waits_for_a_sign_in_made_elsewhere() {
     );
     assert_eq!(count(d, "authorize"), 1, "one sign-in, made by auth login");
 }
+
+/// The TypeScript SDK example restarted (tokens and clients forgotten, no
+/// refresh token issued), signed in to again with a browser that shows the
+/// error page of an unknown client instead of failing: the stored token's
+/// HTTP 500 makes the run forget the kept registration, so the one sign-in
+/// of that run registers again and succeeds.
+#[test]
+fn a_restarted_server_without_refresh_tokens_is_signed_in_to_in_one_run_by_any_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = server(d);
+    let url = endpoint(&srv, "forgetful-norefresh");
+    assert_eq!(call_signing_in(d, &url).code, 0);
+    assert_eq!(count(d, "register"), 1);
+    restart(&srv);
+    // A browser that ends well whatever page it was shown.
+    let shown_anything = format!("sh -c '{} \"$1\"; true' sh", browser());
+    let again = call(
+        d,
+        &url,
+        &["--browser", &shown_anything, "--auth-timeout", "20s"],
+    );
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(count(d, "register"), 2, "registered again in the same run");
+}

@@ -15,6 +15,8 @@ answers `invalid_client` for one.
 Scenarios (anything else behaves):
   forgetful      a token it did not issue gets HTTP 500 from the MCP
                  endpoint (the TypeScript SDK's example after a restart)
+  forgetful-norefresh  the same, and no refresh token is issued (as that
+                 example does)
   lenient        /authorize takes any client id (only the token endpoint
                  checks it)
   token-ctl      the token endpoint refuses with control and bidi
@@ -208,7 +210,7 @@ class H(BaseHTTPRequestHandler):
         if token == "given-token" and sc == "scope-header":
             challenge = 'Bearer error="insufficient_scope", scope="admin"'
             return self.send(403, {"error": "insufficient_scope"}, headers=[("WWW-Authenticate", challenge)])
-        if token and not known and sc == "forgetful":
+        if token and not known and sc in ("forgetful", "forgetful-norefresh"):
             return self.send(500, {"error": "server_error", "error_description": "Internal Server Error"})
         if not known:
             rm = f"{self.base()}/prm/{sc}"
@@ -337,12 +339,10 @@ class H(BaseHTTPRequestHandler):
             STATE["tokens"].add(access)
             STATE["refresh"].add(refresh)
         record("token", grant=grant, outcome="ok")
-        return self.send(200, {
-            "access_token": access,
-            "token_type": "Bearer",
-            "expires_in": 3600,
-            "refresh_token": refresh,
-        })
+        answer = {"access_token": access, "token_type": "Bearer", "expires_in": 3600}
+        if sc != "forgetful-norefresh":
+            answer["refresh_token"] = refresh
+        return self.send(200, answer)
 
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), H)

@@ -263,7 +263,9 @@ impl Authorizer {
     /// authorization server restarted and forgot its tokens may fail on
     /// one rather than ask for a sign-in: the caller then signs in again
     /// ([`Self::authorize`] with the status: the request is sent again
-    /// without it) instead of failing.
+    /// without it) instead of failing, with a new dynamic registration
+    /// (the one kept is forgotten: that authorization server has most
+    /// likely forgotten it too).
     pub fn stored_token_failed(&self) -> bool {
         if self.insecure_host().is_some() {
             return false;
@@ -273,6 +275,16 @@ impl Authorizer {
         };
         let stale = !g.stale_dropped && g.current.as_ref().is_some_and(|c| c.from_store);
         g.stale_dropped |= stale;
+        // A server that fails on a token it issued has most likely
+        // restarted with its authorization server (the SDK examples keep
+        // both in memory): the dynamic registration kept for it is then
+        // unknown there too, and a browser would only show an error page
+        // for it. The sign-in that follows registers again.
+        if let Some(c) = g.current.as_ref().filter(|_| stale) {
+            if c.sign_in.client.kind == ClientKind::Dynamic {
+                self.forget_client(&c.sign_in.client);
+            }
+        }
         stale
     }
 
