@@ -482,6 +482,11 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         o.request_timeout_flag = Some("--connect-timeout");
         o.allow_insecure_http = args.allow_insecure_http;
         o.wait_for_sign_in = args.wait_for_sign_in;
+        o.offer_browser = !args.stored_auth_only;
+        // Another process writes the store that is waited on.
+        if args.wait_for_sign_in.is_some() && args.auth.auth_store.as_deref() == Some("memory") {
+            return Err("--wait-for-sign-in waits for a sign-in another process stores: not with --auth-store memory".into());
+        }
         Some(o)
     } else {
         None

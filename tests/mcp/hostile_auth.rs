@@ -807,6 +807,12 @@ fn stored_auth_only_never_signs_in_and_login_force_always_does() {
         "{}",
         none.stderr
     );
+    // The flag refuses --browser: it is not offered as a way out.
+    assert!(
+        !none.stderr.contains("pass --browser CMD"),
+        "{}",
+        none.stderr
+    );
     assert_eq!(count(d, "authorize"), 2, "no sign-in was started");
 }
 
@@ -850,6 +856,26 @@ fn a_run_waits_for_a_sign_in_made_elsewhere() {
         String::from_utf8_lossy(&out.stdout)
     );
     assert_eq!(count(d, "authorize"), 1, "one sign-in, made by auth login");
+    // Another account: the command named is the one that ends the wait,
+    // and a wait that runs out says so.
+    let other = call(d, &url, &["--wait-for-sign-in", "1", "--account", "bob"]);
+    assert_eq!(other.code, 3, "{}", other.stderr);
+    assert!(
+        other.stderr.contains(&format!(
+            "waiting up to 1 second for one stored by \"ahp-elicit auth login --account bob {url}\""
+        )) && other
+            .stderr
+            .contains("no sign-in was stored within 1 second"),
+        "{}",
+        other.stderr
+    );
+    // The memory store is nobody else's to write.
+    let memory = call(
+        d,
+        &url,
+        &["--wait-for-sign-in", "5", "--auth-store", "memory"],
+    );
+    assert_eq!(memory.code, 2, "{}", memory.stderr);
 }
 
 /// The TypeScript SDK example restarted (tokens and clients forgotten, no

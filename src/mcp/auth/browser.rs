@@ -43,7 +43,8 @@ impl Authorizer {
     ) -> Result<SignIn, AuthError> {
         if self.opts.screen.is_none() && self.opts.opener.is_none() {
             if let Some(limit) = self.opts.wait_for_sign_in {
-                if let Some(s) = self.wait_for_stored(g, prm, meta, limit) {
+                let command = self.login_command(&scopes, step_up.is_some());
+                if let Some(s) = self.wait_for_stored(g, prm, meta, limit, &command) {
                     return Ok(s);
                 }
             }
@@ -286,17 +287,17 @@ impl Authorizer {
         prm: &ResourceMetadata,
         meta: &ServerMetadata,
         limit: std::time::Duration,
+        command: &str,
     ) -> Option<SignIn> {
         let store = self.store().ok()?;
         let refused = g
             .current
             .as_ref()
             .map(|c| c.sign_in.tokens.access_token.clone());
+        let limit_words = crate::responder::duration_words(limit.as_secs());
         self.opts.notices.say(&format!(
-            "{} needs a sign-in: waiting up to {} for one stored by \"ahp-elicit auth login {}\" (run elsewhere)",
+            "{} needs a sign-in: waiting up to {limit_words} for one stored by \"{command}\" (run elsewhere)",
             self.mcp_url,
-            crate::responder::duration_words(limit.as_secs()),
-            self.mcp_url
         ));
         let until = std::time::Instant::now() + limit;
         loop {
@@ -314,6 +315,9 @@ impl Authorizer {
             }
             let left = until.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
+                self.opts
+                    .notices
+                    .say(&format!("no sign-in was stored within {limit_words}"));
                 return None;
             }
             std::thread::sleep(STORE_POLL.min(left));

@@ -128,19 +128,13 @@ impl Authorizer {
         scopes: &[String],
         step_up: Option<StepUp<'_>>,
     ) -> AuthError {
-        let account = &self.opts.account;
         let how = if self.opts.name_login {
-            let mut flags = String::new();
-            if account != "default" {
-                flags.push_str(&format!("--account {} ", shell_word(account)));
+            let command = self.login_command(scopes, step_up.is_some());
+            if self.opts.offer_browser {
+                format!("run \"{command}\" at a terminal (or pass --browser CMD)")
+            } else {
+                format!("run \"{command}\" at a terminal")
             }
-            if (step_up.is_some() || self.opts.scope.is_some()) && !scopes.is_empty() {
-                flags.push_str(&format!("--scope {} ", shell_word(&scopes.join(" "))));
-            }
-            format!(
-                "run \"ahp-elicit auth login {flags}{}\" at a terminal (or pass --browser CMD)",
-                self.mcp_url
-            )
         } else {
             "run this at a terminal, or pass --browser CMD".to_owned()
         };
@@ -155,6 +149,22 @@ impl Authorizer {
             reason: self.opts.no_opener_reason.clone(),
             others: self.other_accounts_hint(resource),
         }
+    }
+
+    /// The command that signs in for this run, as a shell line:
+    /// `ahp-elicit auth login [--account NAME] [--scope 'S ...'] URL`
+    /// (`--scope` with the scopes asked when the run asks for its own, or
+    /// for a step-up).
+    pub(super) fn login_command(&self, scopes: &[String], step_up: bool) -> String {
+        let account = &self.opts.account;
+        let mut flags = String::new();
+        if account != "default" {
+            flags.push_str(&format!("--account {} ", shell_word(account)));
+        }
+        if (step_up || self.opts.scope.is_some()) && !scopes.is_empty() {
+            flags.push_str(&format!("--scope {} ", shell_word(&scopes.join(" "))));
+        }
+        format!("ahp-elicit auth login {flags}{}", self.mcp_url)
     }
 
     /// When no sign-in is stored for this run's account but some are for

@@ -150,6 +150,10 @@ pub struct AuthOptions {
     /// `auth login --force`: neither use nor renew a stored sign-in; a new
     /// one replaces it. Default false.
     pub force_new: bool,
+    /// Whether the error of a run that cannot sign in offers
+    /// `--browser CMD` as a way (not with `--stored-auth-only`, which
+    /// refuses it). Default true.
+    pub offer_browser: bool,
 }
 
 impl std::fmt::Debug for AuthOptions {
@@ -190,6 +194,7 @@ impl AuthOptions {
             allow_insecure_http: false,
             wait_for_sign_in: None,
             force_new: false,
+            offer_browser: true,
         }
     }
 }
