@@ -571,13 +571,7 @@ mod tests {
         other.mcp_url = format!("{}/mcp?from=elsewhere", fake.base);
         other.tokens.access_token = Secret::new("stored-access-token-of-another-run");
         store.save(&other).unwrap();
-        a.authorize(&Unauthorized {
-            status: 401,
-            challenge: None,
-            generation: 0,
-            request: None,
-        })
-        .unwrap();
+        a.authorize(&first_401()).unwrap();
         assert_eq!(
             a.header(),
             (1, Some("Bearer stored-access-token-of-another-run".into()))
@@ -612,14 +606,7 @@ mod tests {
         old.key.issuer = "https://old-issuer.example".into();
         old.mcp_url = "elsewhere".into();
         store.save(&old).unwrap();
-        let e = a
-            .authorize(&Unauthorized {
-                status: 401,
-                challenge: None,
-                generation: 0,
-                request: None,
-            })
-            .unwrap_err();
+        let e = a.authorize(&first_401()).unwrap_err();
         assert!(e.to_string().contains("needs a sign-in: run"), "{e}");
         assert!(store.all().unwrap().is_empty());
         assert_eq!(
@@ -647,14 +634,7 @@ mod tests {
             // The stored token is not sent, and the 401 that follows
             // ends before any request (none could reach mcp.example.com).
             assert_eq!(a.header().1, None);
-            let e = a
-                .authorize(&Unauthorized {
-                    status: 401,
-                    challenge: None,
-                    generation: 0,
-                    request: None,
-                })
-                .unwrap_err();
+            let e = a.authorize(&first_401()).unwrap_err();
             assert_eq!(
                 e.to_string(),
                 "http://mcp.example.com/mcp asks for a sign-in, but over plain http:// to mcp.example.com its token would be readable on the way: not signing in there; use https://, or pass --allow-insecure-http"
@@ -690,14 +670,7 @@ mod tests {
                 client_secret: Some(Secret::new("pre-secret")),
             });
             let a = Authorizer::new(&format!("{}/mcp", fake.base), o);
-            let e = a
-                .authorize(&Unauthorized {
-                    status: 401,
-                    challenge: None,
-                    generation: 0,
-                    request: None,
-                })
-                .unwrap_err();
+            let e = a.authorize(&first_401()).unwrap_err();
             (e.to_string(), said.texts())
         };
         let (e, said) = run("pre-1");

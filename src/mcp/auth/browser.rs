@@ -358,14 +358,7 @@ mod tests {
         let urls = Arc::new(Mutex::new(Vec::new()));
         a.opts.opener = Some(redirecting_opener(&urls));
         a.opts.opener_name = "a test".into();
-        let e = a
-            .authorize(&Unauthorized {
-                status: 401,
-                challenge: None,
-                generation: 0,
-                request: None,
-            })
-            .unwrap_err();
+        let e = a.authorize(&first_401()).unwrap_err();
         let asked = url::Url::parse(&urls.lock().unwrap()[0]).unwrap();
         let state: String = asked
             .query_pairs()

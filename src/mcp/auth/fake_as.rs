@@ -82,6 +82,16 @@ pub(super) fn fake_as(
     FakeAs { base, seen }
 }
 
+/// The first 401 of a run: no challenge, generation 0, no request named.
+pub(super) fn first_401() -> Unauthorized {
+    Unauthorized {
+        status: 401,
+        challenge: None,
+        generation: 0,
+        request: None,
+    }
+}
+
 pub(super) fn metadata(base: &str) -> String {
     json!({
         "issuer": base,

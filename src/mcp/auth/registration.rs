@@ -291,13 +291,7 @@ mod tests {
             let urls = Arc::new(Mutex::new(Vec::new()));
             a.opts.opener = Some(redirecting_opener(&urls));
             a.opts.opener_name = "a test".into();
-            a.authorize(&Unauthorized {
-                status: 401,
-                challenge: None,
-                generation: 0,
-                request: None,
-            })
-            .unwrap();
+            a.authorize(&first_401()).unwrap();
             assert_eq!(a.header().1.as_deref(), Some("Bearer a-new"));
             let url = urls.lock().unwrap()[0].clone();
             url
