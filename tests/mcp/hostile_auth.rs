@@ -751,6 +751,13 @@ fn logout_revokes_the_grant_first_unless_told_not_to() {
         "{}",
         out.stdout
     );
+    // The token revoked is never said.
+    for text in [&out.stdout, &out.stderr] {
+        assert!(
+            !text.contains("refresh-") && !text.contains("access-"),
+            "{text}"
+        );
+    }
     let r = revokes(d);
     assert_eq!(r.len(), 1, "{r:?}");
     assert_eq!(r[0]["hint"], "refresh_token");
