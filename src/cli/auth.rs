@@ -86,6 +86,9 @@ pub struct AuthFlags {
     /// port.
     #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..), display_order = 207)]
     pub callback_port: Option<u16>,
+    /// Signing in without a person (`--grant` and its credentials).
+    #[command(flatten)]
+    pub grant: Box<super::grant::GrantFlags>,
 }
 
 impl AuthFlags {
@@ -98,6 +101,7 @@ impl AuthFlags {
             || self.client_id.is_some()
             || self.client_metadata_url.is_some()
             || self.callback_port.is_some()
+            || self.grant.any()
     }
 }
 
@@ -181,20 +185,35 @@ pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String>
         .as_deref()
         .map(auth::challenge::split_scope)
         .filter(|s| !s.is_empty());
-    if let Some(id) = &flags.client_id {
-        let client_secret = match &flags.client_secret {
-            Some(spec) => Some(auth::store::Secret::new(read_secret(spec, |v| {
+    let chosen = super::grant::chosen(
+        &flags.grant,
+        &|v| std::env::var(v).ok(),
+        &super::grant::load_key,
+    )?;
+    // With a grant, the client id and secret may come from the environment.
+    let (env_id, env_secret) = match &chosen {
+        Some(c) => (c.client_id.clone(), c.client_secret.clone()),
+        None => (None, None),
+    };
+    if let Some(id) = flags.client_id.clone().or(env_id) {
+        let client_secret = match (&flags.client_secret, env_secret) {
+            (Some(spec), _) => Some(auth::store::Secret::new(read_secret(spec, |v| {
                 // A browser this run starts never inherits it.
                 crate::launcher::hide_from_children(v);
                 std::env::var(v).ok()
             })?)),
-            None => None,
+            (None, Some(r)) => Some(r.read().map_err(|e| e.to_string())?),
+            (None, None) => None,
         };
+        if let Some(s) = &client_secret {
+            crate::redact::register_secret(s.expose());
+        }
         o.client = Some(PreRegistered {
-            client_id: id.clone(),
+            client_id: id,
             client_secret,
         });
     }
+    o.unattended = chosen.map(|c| c.unattended);
     if let Some(u) = &flags.client_metadata_url {
         let ok = url::Url::parse(u)
             .is_ok_and(|p| p.scheme() == "https" && p.path() != "/" && !p.path().is_empty());
@@ -641,6 +660,7 @@ fn describe(s: &SignIn, file: &Path, now: SystemTime) -> Value {
         "account": s.key.account,
         "issuer": s.key.issuer,
         "client_kind": s.client.kind.as_str(),
+        "grant": s.grant.as_str(),
         "scopes_granted": t.scopes_granted,
         "expires_at": t.expires_at.map(|x| humantime::format_rfc3339_seconds(x).to_string()),
         "expired": t.expires_at.is_some_and(|x| x <= now),
@@ -671,10 +691,14 @@ fn status_text(d: &Value) -> String {
         (Some(at), Some(secs)) => format!("expired at {at} ({} ago)", span(-secs)),
         _ => "no expiry stated".to_owned(),
     };
+    let grant =
+        auth::store::GrantType::parse(d["grant"].as_str().unwrap_or_default()).unwrap_or_default();
     let renew = if d["renewable"] == Value::Bool(true) {
         "yes (a refresh token is stored)"
-    } else {
+    } else if grant == auth::store::GrantType::AuthorizationCode {
         "no (sign in again when access ends)"
+    } else {
+        "no (a run given the same --grant gets a new token when access ends)"
     };
     let mut out = format!("{} (account {})\n", s("mcp_url"), s("account"));
     if d["resource"] != d["mcp_url"] {
@@ -682,6 +706,7 @@ fn status_text(d: &Value) -> String {
     }
     out.push_str(&format!("  issuer:    {}\n", s("issuer")));
     out.push_str(&format!("  client:    {}\n", s("client_kind")));
+    out.push_str(&format!("  grant:     {}\n", grant.words()));
     out.push_str(&format!("  scopes:    {scopes}\n"));
     out.push_str(&format!("  access:    {access}\n"));
     out.push_str(&format!("  renewable: {renew}\n"));

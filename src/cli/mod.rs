@@ -39,6 +39,7 @@ pub mod answers;
 pub mod auth;
 pub mod capabilities;
 pub mod demo;
+pub mod grant;
 pub mod mcp;
 pub mod modify;
 pub mod respond;

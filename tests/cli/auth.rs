@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use ahp_elicit::mcp::auth::file_store::FileStore;
 use ahp_elicit::mcp::auth::store::{
-    ClientKind, ClientRegistration, Secret, SignIn, SignInKey, Store, Tokens,
+    ClientKind, ClientRegistration, GrantType, Secret, SignIn, SignInKey, Store, Tokens,
 };
 use serde_json::Value;
 
@@ -45,6 +45,7 @@ fn sign_in(mcp_url: &str, resource: &str, account: &str, renewable: bool) -> Sig
             scopes_granted: Some(vec!["mcp:read".into()]),
             obtained_at: now,
         },
+        grant: GrantType::AuthorizationCode,
     }
 }
 
@@ -121,7 +122,7 @@ fn status_lists_every_sign_in_without_a_secret() {
         )
         .display()
         .to_string();
-    assert!(out.contains("https://mcp.example.com/mcp (account default)\n  resource:  https://mcp.example.com\n  issuer:    https://login.example.com\n  client:    dcr\n  scopes:    mcp:read\n"), "{out}");
+    assert!(out.contains("https://mcp.example.com/mcp (account default)\n  resource:  https://mcp.example.com\n  issuer:    https://login.example.com\n  client:    dcr\n  grant:     browser sign-in\n  scopes:    mcp:read\n"), "{out}");
     assert!(
         out.contains("renewable: yes (a refresh token is stored)"),
         "{out}"
@@ -171,6 +172,7 @@ fn status_json_has_one_object_per_sign_in() {
             "expires_at",
             "expires_in_seconds",
             "file",
+            "grant",
             "issuer",
             "mcp_url",
             "renewable",
@@ -182,6 +184,7 @@ fn status_json_has_one_object_per_sign_in() {
     assert_eq!(first["resource"], "https://mcp.example.com");
     assert_eq!(first["issuer"], "https://login.example.com");
     assert_eq!(first["client_kind"], "dcr");
+    assert_eq!(first["grant"], "authorization_code");
     assert_eq!(first["scopes_granted"], serde_json::json!(["mcp:read"]));
     assert_eq!(first["renewable"], true);
     assert_eq!(first["expired"], false);

@@ -55,7 +55,7 @@ pub use super::hints::accounts_hint;
 pub use super::options::LaunchRecord;
 use super::options::*;
 use super::step_up::*;
-use super::store::{ClientKind, SignIn, SignInKey, Store};
+use super::store::{ClientKind, GrantType, SignIn, SignInKey, Store};
 use super::tokens::*;
 pub use crate::responder::lines::SignInError;
 
@@ -208,7 +208,7 @@ impl Authorizer {
                         .into_iter()
                         .filter(|s| s.mcp_url == self.mcp_url && s.key.account == self.opts.account)
                         .filter(|s| s.tokens.refresh_token.is_some() || !expired(&s.tokens))
-                        .filter(|s| self.holds_scopes_asked(s))
+                        .filter(|s| self.holds_scopes_asked(s) && self.grant_fits(s))
                         .max_by_key(|s| s.tokens.obtained_at)
                         .map(|sign_in| {
                             remember(&sign_in);
@@ -336,7 +336,14 @@ impl Authorizer {
         };
         let issuer = self.choose_issuer(&mut g, &prm, &stored)?;
         let (meta, meta_url) = self.server_metadata(&issuer)?;
-        meta.check()?;
+        match &self.opts.unattended {
+            // No browser: neither PKCE nor the code flow is needed.
+            Some(un) => {
+                meta.check_endpoints()?;
+                super::grants::offered(&meta, &un.grant)?;
+            }
+            None => meta.check()?,
+        }
         meta.check_reach(&self.mcp_url)?;
         if !self.opts.force_new && self.use_stored(&mut g, stored, &issuer) {
             return Ok(());
@@ -363,7 +370,13 @@ impl Authorizer {
                 None,
             ),
         };
-        if g.flows >= MAX_FLOWS {
+        // A grant that needs no person renews tokens that expire (it has
+        // no refresh token, as a rule): that is not a new sign-in.
+        let renewal = !step_up
+            && g.current.as_ref().is_some_and(|c| {
+                c.sign_in.grant != GrantType::AuthorizationCode && due(&c.sign_in.tokens)
+            });
+        if g.flows >= MAX_FLOWS && !renewal {
             return Err(AuthError::TooManySignIns {
                 mcp_url: self.mcp_url.clone(),
             });
@@ -373,7 +386,16 @@ impl Authorizer {
             has,
             request: u.request.as_ref(),
         });
-        let sign_in = self.flow_or_register_again(&mut g, &prm, &meta, &meta_url, scopes, step)?;
+        let sign_in = match &self.opts.unattended {
+            Some(un) => self.unattended_sign_in(
+                &mut g,
+                un,
+                (&prm.resource, &meta, &meta_url),
+                scopes,
+                renewal,
+            )?,
+            None => self.flow_or_register_again(&mut g, &prm, &meta, &meta_url, scopes, step)?,
+        };
         remember(&sign_in);
         if let Err(e) = self.store()?.save(&sign_in) {
             self.store_trouble(&e);
@@ -482,6 +504,22 @@ impl Authorizer {
         })
     }
 
+    /// Whether sign-in `s` may stand for this run's: always with the
+    /// browser flow; with `--grant`, only one made with that grant by the
+    /// same client id (another identity's tokens are not used, and a new
+    /// sign-in replaces them).
+    pub(super) fn grant_fits(&self, s: &SignIn) -> bool {
+        let Some(u) = &self.opts.unattended else {
+            return true;
+        };
+        let id = self
+            .opts
+            .client
+            .as_ref()
+            .map_or("", |c| c.client_id.as_str());
+        s.grant == u.grant.kind() && s.client.client_id == id
+    }
+
     /// A sign-in stored for (resource, issuer, account) that is not the
     /// one just refused (another run made it): taken at once while it is
     /// fresh (true: the request can be sent again), else taken to be
@@ -490,7 +528,7 @@ impl Authorizer {
     pub(super) fn use_stored(&self, g: &mut Inner, stored: Vec<SignIn>, issuer: &str) -> bool {
         let Some(s) = stored
             .into_iter()
-            .find(|s| s.key.issuer == issuer && self.holds_scopes_asked(s))
+            .find(|s| s.key.issuer == issuer && self.holds_scopes_asked(s) && self.grant_fits(s))
         else {
             return false;
         };

@@ -111,6 +111,7 @@ impl Authorizer {
             as_metadata_url: meta_url.to_owned(),
             client,
             tokens,
+            grant: super::store::GrantType::AuthorizationCode,
         })
     }
 

@@ -10,6 +10,7 @@ use super::http::MAX_ANSWER_BYTES;
 use super::listener::ListenerError;
 use super::step_up::RequestName;
 use super::store::StoreError;
+use super::unattended::GrantError;
 use crate::responder::lines::{cancelled, SignInError};
 
 /// Why signing in failed. Each variant names the step that failed and
@@ -308,6 +309,12 @@ pub enum AuthError {
     /// The token answer cannot be taken, or no random bytes for PKCE.
     #[error(transparent)]
     Flow(#[from] FlowError),
+    /// A sign-in without a person (`--grant`) failed: a secret unreadable
+    /// at its use, a grant the authorization server does not offer, or a
+    /// token request refused (its `error` kept:
+    /// [`super::unattended::Refusal`]). Nothing is retried.
+    #[error(transparent)]
+    Grant(#[from] GrantError),
     /// The server names another authorization server than the one
     /// `--client-id` was first used with.
     #[error("the client id given with --client-id was used at {first}, but the server now names {issuer}: not sending it there")]

@@ -135,6 +135,7 @@ pub(super) fn stored(base: &str, expires_in: i64, scopes: &[&str]) -> SignIn {
             // An hour-long token: one that ends in 30 s is due.
             obtained_at: at - Duration::from_secs(3600),
         },
+        grant: crate::mcp::auth::store::GrantType::AuthorizationCode,
     }
 }
 

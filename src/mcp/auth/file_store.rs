@@ -43,8 +43,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::store::{
-    ClientKind, ClientRegistration, Damage, Secret, SignIn, SignInKey, Store, StoreError,
-    StoreLock, Tokens, Unsafety,
+    ClientKind, ClientRegistration, Damage, GrantType, Secret, SignIn, SignInKey, Store,
+    StoreError, StoreLock, Tokens, Unsafety,
 };
 
 /// The version of the files this build writes and reads.
@@ -549,6 +549,14 @@ struct SignInFile {
     as_metadata_url: String,
     client: ClientJson,
     tokens: TokensJson,
+    /// The grant ([`GrantType::as_str`]); absent in files written before
+    /// grants without a person existed: the browser's.
+    #[serde(default = "browser_grant")]
+    grant: String,
+}
+
+fn browser_grant() -> String {
+    GrantType::AuthorizationCode.as_str().to_owned()
 }
 
 /// A client registration file (`oauth/clients/`).
@@ -640,6 +648,7 @@ impl From<&SignIn> for SignInFile {
                 scopes_granted: t.scopes_granted.clone(),
                 obtained_at: time_text(t.obtained_at),
             },
+            grant: s.grant.as_str().to_owned(),
         }
     }
 }
@@ -651,7 +660,10 @@ impl SignInFile {
             Some(x) => Some(time_from(x, path, "expires_at")?),
             None => None,
         };
+        let grant = GrantType::parse(&self.grant)
+            .ok_or_else(|| unreadable(&shown(path), Damage::Grant(self.grant.clone())))?;
         Ok(SignIn {
+            grant,
             key: SignInKey {
                 resource: self.resource,
                 issuer: self.issuer,

@@ -28,6 +28,7 @@ mod fake_as;
 #[cfg(unix)]
 pub mod file_store;
 pub mod flow;
+mod grants;
 mod hints;
 mod http;
 pub mod listener;
@@ -38,6 +39,7 @@ pub mod revoke;
 pub mod step_up;
 pub mod store;
 mod tokens;
+pub mod unattended;
 
 use std::sync::Arc;
 #[cfg(unix)]

@@ -32,6 +32,7 @@ fn sign_in(account: &str) -> SignIn {
             scopes_granted: Some(vec!["mcp:read".into()]),
             obtained_at: SystemTime::UNIX_EPOCH + Duration::new(1_799_996_400, 1),
         },
+        grant: GrantType::ClientCredentials,
     }
 }
 
