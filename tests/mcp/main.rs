@@ -10,6 +10,7 @@ mod common;
 mod conformance;
 mod everything;
 mod fake;
+mod grants;
 mod hostile_auth;
 mod oauth;
 mod python_auth;
