@@ -13,7 +13,8 @@
 //! the whole flow for the HTTP transport: its spine in [`authorizer`], its
 //! steps in `metadata`, `tokens`, `registration`, `browser`, [`step_up`],
 //! `http` and `hints`, what it is given in [`options`], and why it fails
-//! in [`error`] ([`AuthError`]). What a sign-in is doing (under way,
+//! in [`error`] ([`AuthError`]). [`jose`] signs the JWTs a sign-in sends
+//! (DPoP proofs, client assertions). What a sign-in is doing (under way,
 //! waiting for the browser) it publishes to the session it serves, whose
 //! screens show it: [`crate::responder::sign_in::SignIns`], given in
 //! [`AuthOptions::sign_ins`].
@@ -31,6 +32,9 @@ pub mod flow;
 mod grants;
 mod hints;
 mod http;
+// Its users (DPoP proofs, client assertions) come with the token requests.
+#[allow(dead_code)]
+pub mod jose;
 pub mod listener;
 mod metadata;
 pub mod options;
