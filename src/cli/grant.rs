@@ -250,17 +250,15 @@ pub fn chosen(
 }
 
 /// Read `--client-key` (PEM or a private JWK) for `private_key_jwt`, with
-/// the algorithm `--client-key-alg` names, else the key type's.
+/// the algorithm `--client-key-alg` names, else the key type's
+/// ([`crate::mcp::auth::unattended::client_key`]).
 ///
 /// Errors: a usage sentence naming the flag (never the key).
 pub fn load_key(
     r: &SecretRef,
-    _alg: Option<&str>,
+    alg: Option<&str>,
 ) -> Result<Arc<dyn crate::mcp::auth::unattended::ClientKey>, String> {
-    Err(format!(
-        "{}: private_key_jwt is not available in this build",
-        r.flag
-    ))
+    crate::mcp::auth::unattended::client_key(r, alg)
 }
 
 /// Without a grant (or with `browser`), a flag of one is a mistake.

@@ -513,6 +513,27 @@ mod grants {
     }
 
     #[test]
+    fn client_credentials_with_private_key_jwt_passes() {
+        let name = "auth/client-credentials-jwt";
+        let c = scenario_at(name);
+        assert_has(
+            name,
+            &c,
+            &[
+                "token-request",
+                "client-credentials-jwt-verified",
+                "valid-bearer-token",
+            ],
+        );
+        let v = c
+            .iter()
+            .find(|c| c["id"] == "client-credentials-jwt-verified")
+            .unwrap();
+        assert_eq!(v["details"]["iss"], "conformance-test-client");
+        assert_eq!(v["details"]["sub"], "conformance-test-client");
+    }
+
+    #[test]
     fn the_jwt_bearer_grant_of_workload_identity_passes() {
         let name = "auth/wif-jwt-bearer";
         let c = scenario_at(name);

@@ -442,3 +442,78 @@ fn enterprise_exchanges_the_id_token_for_an_id_jag_then_signs_in_with_it() {
     assert_eq!(stored(d)["grant"], "enterprise");
     assert_unseen(d, &[&r], &[&id_token, ENTERPRISE_SECRET, IDP_SECRET], true);
 }
+
+#[test]
+fn private_key_jwt_signs_with_an_rs256_pem_key_and_an_es256_jwk() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(srv) = server(d, 3600) else { return };
+    let url = &srv.url;
+    let mut runs = Vec::new();
+    for (client, key, alg, account) in [
+        ("rs-client", "rs-client.pem", "RS256", "rs"),
+        ("es-client", "es-client.jwk", "ES256", "es"),
+    ] {
+        let key = format!("file:{}", d.join(key).display());
+        let r = call(
+            d,
+            url,
+            "whoami",
+            &[
+                "--grant",
+                "client-credentials",
+                "--client-id",
+                client,
+                "--client-key",
+                &key,
+                "--account",
+                account,
+            ],
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert_eq!(
+            text(&r),
+            format!("whoami: sub={client} client={client} scopes=read reason=audit")
+        );
+        let t = events(d, "token");
+        let last = t.last().unwrap();
+        assert_eq!(last["method"], "private_key_jwt");
+        assert_eq!(last["alg"], alg);
+        runs.push(r);
+    }
+    // A key of another type than --client-key-alg says is refused before
+    // any request.
+    let before = recorded(d).len();
+    let key = format!("file:{}", d.join("es-client.pem").display());
+    let r = call(
+        d,
+        url,
+        "whoami",
+        &[
+            "--grant",
+            "client-credentials",
+            "--client-id",
+            "es-client",
+            "--client-key",
+            &key,
+            "--client-key-alg",
+            "RS256",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--client-key: "), "{}", r.stderr);
+    assert_eq!(recorded(d).len(), before);
+    // No line of either private key is shown anywhere.
+    let keys: Vec<String> = ["rs-client.pem", "es-client.jwk", "es-client.pem"]
+        .iter()
+        .map(|k| std::fs::read_to_string(d.join(k)).unwrap())
+        .collect();
+    let lines: Vec<&str> = keys
+        .iter()
+        .flat_map(|k| k.lines())
+        .filter(|l| l.len() > 20 && !l.starts_with("-----"))
+        .collect();
+    runs.push(r);
+    let refs: Vec<&Run> = runs.iter().collect();
+    assert_unseen(d, &refs, &lines, true);
+}

@@ -254,6 +254,38 @@ pub trait ClientKey: Send + Sync {
     fn sign(&self, claims: &serde_json::Value) -> Result<String, String>;
 }
 
+impl ClientKey for super::jose::SigningKey {
+    fn alg(&self) -> &str {
+        super::jose::SigningKey::alg(self).as_str()
+    }
+
+    fn sign(&self, claims: &serde_json::Value) -> Result<String, String> {
+        let header = super::jose::Header {
+            typ: Some("JWT"),
+            ..Default::default()
+        };
+        super::jose::SigningKey::sign(self, &header, claims).map_err(|e| e.to_string())
+    }
+}
+
+/// The client's key for `private_key_jwt` from `key` (`--client-key`: a
+/// PEM key or a private JWK, EC P-256 or RSA), read now, signing with
+/// `alg` (`--client-key-alg`), else the key type's algorithm.
+///
+/// Errors: a sentence naming the flag (never the key): it cannot be read,
+/// is no key this build signs with, or does not go with `alg`.
+pub fn client_key(key: &SecretRef, alg: Option<&str>) -> Result<Arc<dyn ClientKey>, String> {
+    let text = key.read().map_err(|e| e.to_string())?;
+    let words = |e: super::jose::JoseError| format!("{}: {e}", key.flag);
+    let mut k = super::jose::SigningKey::from_text(text.expose()).map_err(words)?;
+    if let Some(a) = alg {
+        k = k
+            .with_alg(super::jose::Alg::parse(a).map_err(words)?)
+            .map_err(words)?;
+    }
+    Ok(Arc::new(k))
+}
+
 /// How a run signs in without a person: the grant, and how the client
 /// authenticates (the id and secret are [`super::AuthOptions::client`]).
 #[derive(Clone)]
