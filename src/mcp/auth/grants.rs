@@ -456,3 +456,6 @@ impl Authorizer {
 fn refusal_of(body: &[u8]) -> Refusal {
     oauth_error(body).map_or(Refusal::Other, |(e, _)| Refusal::of(&e))
 }
+
+#[cfg(test)]
+mod tests;
