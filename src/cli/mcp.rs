@@ -483,6 +483,11 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         o.allow_insecure_http = args.allow_insecure_http;
         o.wait_for_sign_in = args.wait_for_sign_in;
         o.offer_browser = !args.stored_auth_only;
+        // A grant signs in by itself: neither refusing a sign-in nor
+        // waiting for another process's goes with it.
+        if o.unattended.is_some() && (args.stored_auth_only || args.wait_for_sign_in.is_some()) {
+            return Err("--grant signs in without a person: not with --stored-auth-only or --wait-for-sign-in".into());
+        }
         // Another process writes the store that is waited on.
         if args.wait_for_sign_in.is_some() && args.auth.auth_store.as_deref() == Some("memory") {
             return Err("--wait-for-sign-in waits for a sign-in another process stores: not with --auth-store memory".into());

@@ -91,8 +91,8 @@ impl Authorizer {
             ("resource".to_owned(), c.sign_in.key.resource.clone()),
         ];
         let client = c.sign_in.client.clone();
-        let secret = self.secret_of(&client);
-        let basic = client_auth(&client, secret.as_ref(), &mut form);
+        // As at the grant: a `private_key_jwt` client signs a new assertion.
+        let basic = self.authenticate(&client, meta, &mut form)?;
         let (status, body) = self.post_form(
             "the refresh's token answer",
             &meta.token_endpoint,

@@ -258,3 +258,66 @@ fn a_refused_jwt_bearer_grant_is_typed_and_sent_once() {
     assert!(form.contains(&("assertion".into(), "eyJ.assertion-value-1.sig".into())));
     assert!(form.iter().all(|(k, _)| k != "client_id"), "{form:?}");
 }
+
+#[test]
+fn a_refresh_of_a_private_key_jwt_client_signs_a_new_assertion() {
+    let fake = fake_as(|base, m, t, _| match (m, t) {
+        ("GET", "/.well-known/oauth-authorization-server") => (200, metadata(base)),
+        ("POST", "/token") => (
+            200,
+            r#"{"access_token":"a2","token_type":"Bearer","expires_in":3600}"#.into(),
+        ),
+        _ => (404, "{}".into()),
+    });
+    let store = Arc::new(MemoryStore::default());
+    let mut s = stored(&fake.base, 30, &["a"]);
+    s.grant = GrantType::JwtBearer;
+    s.client.kind = ClientKind::PreRegistered;
+    s.client.client_id = "cid".into();
+    s.client.token_endpoint_auth_method = "private_key_jwt".into();
+    store.save(&s).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("jwt");
+    std::fs::write(&f, "unused").unwrap();
+    let assertion = SecretRef::parse("--assertion", &format!("file:{}", f.display())).unwrap();
+    let mut a = grant_authorizer(
+        &fake.base,
+        Grant::JwtBearer { assertion },
+        Arc::clone(&store),
+    );
+    let key = crate::mcp::auth::jose::SigningKey::generate_es256().unwrap();
+    a.opts.unattended.as_mut().unwrap().client_key = Some(Arc::new(key));
+    assert_eq!(a.header().1.as_deref(), Some("Bearer a2"));
+    let form = token_form(&fake, 0);
+    assert!(form.contains(&("grant_type".into(), "refresh_token".into())));
+    assert!(form.contains(&("client_assertion_type".into(), CLIENT_ASSERTION_TYPE.into())));
+    let jwt = &form
+        .iter()
+        .find(|(k, _)| k == "client_assertion")
+        .unwrap()
+        .1;
+    let claims = jwt.split('.').nth(1).unwrap();
+    use base64::Engine;
+    let claims: Value = serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(claims)
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(claims["iss"], "cid");
+    assert_eq!(claims["sub"], "cid");
+    assert_eq!(claims["aud"], fake.base.as_str());
+    assert_eq!(
+        claims["exp"].as_u64().unwrap() - claims["iat"].as_u64().unwrap(),
+        CLIENT_ASSERTION_LIFETIME
+    );
+    assert!(claims["jti"].as_str().is_some_and(|j| j.len() >= 32));
+    let header: Value = serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(jwt.split('.').next().unwrap())
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(header["alg"], "ES256");
+    assert_eq!(header["typ"], "JWT");
+}
