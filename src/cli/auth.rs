@@ -168,7 +168,11 @@ pub enum Open<'a> {
 ///
 /// Errors: a usage sentence (a secret that cannot be read, a metadata
 /// document URL that is not https).
-pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String> {
+pub fn options(
+    flags: &AuthFlags,
+    open: Open<'_>,
+    url: Option<&str>,
+) -> Result<AuthOptions, String> {
     let store = auth::open_store(flags.auth_store.as_deref());
     if let (Some(s), Err(e)) = (&flags.auth_store, &store) {
         // A store named on the command line that cannot be used is a
@@ -185,12 +189,15 @@ pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String>
         .as_deref()
         .map(auth::challenge::split_scope)
         .filter(|s| !s.is_empty());
-    let chosen = super::grant::chosen(
-        &flags.grant,
-        &|v| std::env::var(v).ok(),
-        &super::grant::load_key,
-    )?;
-    // With a grant, the client id and secret may come from the environment.
+    let env = |v: &str| std::env::var(v).ok();
+    // The server's entry in the configuration file, when there is one.
+    let entry = match (url, super::servers_config::path(&env)) {
+        (Some(u), Some(p)) => super::servers_config::entry(&p, u)?,
+        _ => None,
+    };
+    let chosen = super::grant::chosen(&flags.grant, &env, entry.as_ref(), &super::grant::load_key)?;
+    // With a grant, the client id and secret may come from the environment
+    // or the configuration file.
     let (env_id, env_secret) = match &chosen {
         Some(c) => (c.client_id.clone(), c.client_secret.clone()),
         None => (None, None),
@@ -906,7 +913,7 @@ fn login(a: LoginArgs) -> Exit {
         },
         (None, false) => Open::Not("this run has no terminal to sign in on"),
     };
-    let mut opts = match options(&a.auth, open) {
+    let mut opts = match options(&a.auth, open, Some(&a.url)) {
         Ok(o) => o,
         Err(e) => {
             say(&e);
@@ -1113,7 +1120,7 @@ mod tests {
             account: "default".into(),
             ..AuthFlags::default()
         };
-        let o = options(&flags, Open::Not("x")).unwrap();
+        let o = options(&flags, Open::Not("x"), None).unwrap();
         let store = o.store.unwrap();
         assert!(store.all().unwrap().is_empty());
         assert!(!dir.exists(), "a look-up creates nothing");
@@ -1123,11 +1130,11 @@ mod tests {
             auth_store: Some("memory".into()),
             ..flags
         };
-        assert!(options(&flags, Open::Not("x")).unwrap().store.is_ok());
+        assert!(options(&flags, Open::Not("x"), None).unwrap().store.is_ok());
         let flags = AuthFlags {
             client_metadata_url: Some("http://a.example/c.json".into()),
             ..flags
         };
-        assert!(options(&flags, Open::Not("x")).is_err());
+        assert!(options(&flags, Open::Not("x"), None).is_err());
     }
 }

@@ -11,6 +11,7 @@
 
 use std::sync::Arc;
 
+use super::servers_config::ServerEntry;
 use crate::mcp::auth::unattended::{ClientAuth, Grant, IdentityProvider, SecretRef, Unattended};
 
 /// The sign-in flags that need no person.
@@ -91,8 +92,15 @@ impl GrantFlags {
         .any(|f| f.is_some())
     }
 
-    /// The value of `flag`: given, else its environment variable's.
-    fn value(&self, flag: &str, env: &dyn Fn(&str) -> Option<String>) -> Option<(String, String)> {
+    /// The value of `flag`: given, else its environment variable's, else
+    /// the server's entry in the configuration file; with where it came
+    /// from (the flag, the variable, the entry's key).
+    fn value(
+        &self,
+        flag: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+        config: Option<&ServerEntry>,
+    ) -> Option<(String, String)> {
         let given = match flag {
             "--grant" => &self.grant,
             "--client-auth" => &self.client_auth,
@@ -112,6 +120,7 @@ impl GrantFlags {
         env(var)
             .filter(|v| !v.is_empty())
             .map(|v| (var.to_owned(), v))
+            .or_else(|| config?.value(flag))
     }
 }
 
@@ -122,20 +131,22 @@ pub type KeyLoader = dyn Fn(
     Option<&str>,
 ) -> Result<Arc<dyn crate::mcp::auth::unattended::ClientKey>, String>;
 
-/// What the grant flags (and their variables) ask for: the grant, and the
-/// client id and secret reference from the environment when the flags
-/// gave none.
+/// What the grant flags (their variables, the server's configuration
+/// entry) ask for: the grant, and the client id and secret reference from
+/// the environment or the entry, for when the flags give none.
 pub struct Chosen {
     /// The grant and how the client authenticates.
     pub unattended: Unattended,
-    /// `AHP_ELICIT_CLIENT_ID`, when `--client-id` was not given.
+    /// `AHP_ELICIT_CLIENT_ID`, else the entry's `client-id` (used when
+    /// `--client-id` was not given).
     pub client_id: Option<String>,
-    /// `AHP_ELICIT_CLIENT_SECRET` (a reference), when `--client-secret`
-    /// was not given.
+    /// `AHP_ELICIT_CLIENT_SECRET`, else the entry's `client-secret` (a
+    /// reference; used when `--client-secret` was not given).
     pub client_secret: Option<SecretRef>,
 }
 
-/// The grant the flags and the environment (`env`) choose; None for the
+/// The grant the flags, the environment (`env`) and the server's entry in
+/// the configuration file (`config`) choose, in that order; None for the
 /// browser flow. `load_key` reads `--client-key` (with `--client-key-alg`).
 ///
 /// Errors: a usage sentence naming the flag (or variable): an unknown
@@ -144,9 +155,10 @@ pub struct Chosen {
 pub fn chosen(
     flags: &GrantFlags,
     env: &dyn Fn(&str) -> Option<String>,
+    config: Option<&ServerEntry>,
     load_key: &KeyLoader,
 ) -> Result<Option<Chosen>, String> {
-    let value = |flag: &str| flags.value(flag, env);
+    let value = |flag: &str| flags.value(flag, env, config);
     let reference = |flag: &str| -> Result<Option<SecretRef>, String> {
         value(flag)
             .map(|(from, v)| SecretRef::parse(&from, &v).map_err(|e| e.to_string()))
@@ -208,7 +220,7 @@ pub fn chosen(
             "--id-token",
         ]
         .into_iter()
-        .find(|f| flags.value(f, &|_| None).is_some())
+        .find(|f| flags.value(f, &|_| None, None).is_some())
         {
             return Err(format!("{f} is for --grant enterprise"));
         }
@@ -240,12 +252,8 @@ pub fn chosen(
             client_auth,
             client_key,
         },
-        client_id: env("AHP_ELICIT_CLIENT_ID").filter(|v| !v.is_empty()),
-        client_secret: env("AHP_ELICIT_CLIENT_SECRET")
-            .filter(|v| !v.is_empty())
-            .map(|v| SecretRef::parse("AHP_ELICIT_CLIENT_SECRET", &v))
-            .transpose()
-            .map_err(|e| e.to_string())?,
+        client_id: value("--client-id").map(|(_, v)| v),
+        client_secret: reference("--client-secret")?,
     }))
 }
 
@@ -287,21 +295,21 @@ mod tests {
     #[test]
     fn the_grant_comes_from_the_flag_else_the_environment_never_the_server() {
         let none = |_: &str| None;
-        assert!(chosen(&GrantFlags::default(), &none, &no_key)
+        assert!(chosen(&GrantFlags::default(), &none, None, &no_key)
             .unwrap()
             .is_none());
         let browser = GrantFlags {
             grant: Some("browser".into()),
             ..GrantFlags::default()
         };
-        assert!(chosen(&browser, &none, &no_key).unwrap().is_none());
+        assert!(chosen(&browser, &none, None, &no_key).unwrap().is_none());
         let env = |v: &str| match v {
             "AHP_ELICIT_GRANT" => Some("jwt-bearer".to_owned()),
             "AHP_ELICIT_ASSERTION" => Some("file:/run/ci/token".to_owned()),
             "AHP_ELICIT_CLIENT_ID" => Some("ci-client".to_owned()),
             _ => None,
         };
-        let c = chosen(&GrantFlags::default(), &env, &no_key)
+        let c = chosen(&GrantFlags::default(), &env, None, &no_key)
             .unwrap()
             .unwrap();
         let Grant::JwtBearer { assertion } = &c.unattended.grant else {
@@ -314,14 +322,70 @@ mod tests {
             grant: Some("client-credentials".into()),
             ..GrantFlags::default()
         };
-        let c = chosen(&cc, &env, &no_key).unwrap().unwrap();
+        let c = chosen(&cc, &env, None, &no_key).unwrap().unwrap();
         assert!(matches!(c.unattended.grant, Grant::ClientCredentials));
         // A variable naming no grant is named in the error.
         let bad = |v: &str| (v == "AHP_ELICIT_GRANT").then(|| "password".to_owned());
         assert_eq!(
-            chosen(&GrantFlags::default(), &bad, &no_key).err().unwrap(),
+            chosen(&GrantFlags::default(), &bad, None, &no_key)
+                .err()
+                .unwrap(),
             "AHP_ELICIT_GRANT password: give browser, client-credentials, jwt-bearer or enterprise"
         );
+    }
+
+    #[test]
+    fn the_configuration_entry_comes_after_the_flags_and_the_environment() {
+        let entry = ServerEntry {
+            place: "config.toml [servers.\"u\"]".into(),
+            values: [
+                ("grant", "jwt-bearer"),
+                ("assertion", "file:/run/token"),
+                ("client-id", "from-config"),
+                ("client-secret", "env:CONFIG_SECRET"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect(),
+        };
+        let none = |_: &str| None;
+        let c = chosen(&GrantFlags::default(), &none, Some(&entry), &no_key)
+            .unwrap()
+            .unwrap();
+        let Grant::JwtBearer { assertion } = &c.unattended.grant else {
+            panic!("{:?}", c.unattended)
+        };
+        assert_eq!(assertion.flag, "config.toml [servers.\"u\"] assertion");
+        assert_eq!(c.client_id.as_deref(), Some("from-config"));
+        assert_eq!(
+            c.client_secret.unwrap().flag,
+            "config.toml [servers.\"u\"] client-secret"
+        );
+        // The environment comes first, the flag before it.
+        let env = |v: &str| (v == "AHP_ELICIT_CLIENT_ID").then(|| "from-env".to_owned());
+        let c = chosen(&GrantFlags::default(), &env, Some(&entry), &no_key)
+            .unwrap()
+            .unwrap();
+        assert_eq!(c.client_id.as_deref(), Some("from-env"));
+        let cc = GrantFlags {
+            grant: Some("client-credentials".into()),
+            ..GrantFlags::default()
+        };
+        let c = chosen(&cc, &env, Some(&entry), &no_key).unwrap().unwrap();
+        assert!(matches!(c.unattended.grant, Grant::ClientCredentials));
+        // A secret written in the file itself is refused, naming the key.
+        let mut literal = entry.clone();
+        literal
+            .values
+            .insert("client-secret".into(), "hunter2-in-a-file".into());
+        let e = chosen(&GrantFlags::default(), &none, Some(&literal), &no_key)
+            .err()
+            .unwrap();
+        assert!(
+            e.starts_with("config.toml [servers.\"u\"] client-secret: give env:VAR or file:PATH"),
+            "{e}"
+        );
+        assert!(!e.contains("hunter2"), "{e}");
     }
 
     #[test]
@@ -332,7 +396,7 @@ mod tests {
             assertion: Some("eyJhbGciOiJFUzI1NiJ9.e30.sig".into()),
             ..GrantFlags::default()
         };
-        let e = chosen(&jwt, &none, &no_key).err().unwrap();
+        let e = chosen(&jwt, &none, None, &no_key).err().unwrap();
         assert!(
             e.starts_with("--assertion: give env:VAR or file:PATH"),
             "{e}"
@@ -342,7 +406,7 @@ mod tests {
             assertion: None,
             ..jwt.clone()
         };
-        assert!(chosen(&missing, &none, &no_key)
+        assert!(chosen(&missing, &none, None, &no_key)
             .err()
             .unwrap()
             .contains("needs --assertion"));
@@ -351,7 +415,7 @@ mod tests {
             grant: None,
             ..GrantFlags::default()
         };
-        assert!(chosen(&stray, &none, &no_key)
+        assert!(chosen(&stray, &none, None, &no_key)
             .err()
             .unwrap()
             .contains("go with --grant"));
@@ -362,13 +426,13 @@ mod tests {
             id_token: Some("file:/tmp/id".into()),
             ..GrantFlags::default()
         };
-        let e = chosen(&ent, &none, &no_key).err().unwrap();
+        let e = chosen(&ent, &none, None, &no_key).err().unwrap();
         assert!(e.contains("give an https URL"), "{e}");
         let ent = GrantFlags {
             idp_token_endpoint: Some("https://idp.example.com/token".into()),
             ..ent
         };
-        let c = chosen(&ent, &none, &no_key).unwrap().unwrap();
+        let c = chosen(&ent, &none, None, &no_key).unwrap().unwrap();
         assert!(matches!(c.unattended.grant, Grant::Enterprise(_)));
         let cc = GrantFlags {
             grant: Some("client-credentials".into()),
@@ -376,7 +440,7 @@ mod tests {
             ..GrantFlags::default()
         };
         assert_eq!(
-            chosen(&cc, &none, &no_key).err().unwrap(),
+            chosen(&cc, &none, None, &no_key).err().unwrap(),
             "--id-token is for --grant enterprise"
         );
         let literal_secret = |v: &str| match v {
@@ -384,7 +448,7 @@ mod tests {
             "AHP_ELICIT_CLIENT_SECRET" => Some("hunter2-the-secret".to_owned()),
             _ => None,
         };
-        let e = chosen(&GrantFlags::default(), &literal_secret, &no_key)
+        let e = chosen(&GrantFlags::default(), &literal_secret, None, &no_key)
             .err()
             .unwrap();
         assert!(

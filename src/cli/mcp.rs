@@ -475,7 +475,11 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
             ),
             None => super::auth::Open::Not("this run has no terminal to sign in on"),
         };
-        let mut o = super::auth::options(&args.auth, open)?;
+        let url = match &target {
+            Target::Http { url } => Some(url.as_str()),
+            _ => None,
+        };
+        let mut o = super::auth::options(&args.auth, open, url)?;
         // The sign-in's requests are bounded as the handshake is (whose
         // clock stops meanwhile).
         o.request_timeout = args.connect_timeout;

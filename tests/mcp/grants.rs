@@ -517,3 +517,57 @@ fn private_key_jwt_signs_with_an_rs256_pem_key_and_an_es256_jwk() {
     let refs: Vec<&Run> = runs.iter().collect();
     assert_unseen(d, &refs, &lines, true);
 }
+
+#[test]
+fn a_server_entry_in_the_configuration_file_chooses_the_grant() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(srv) = server(d, 3600) else { return };
+    let url = &srv.url;
+    let basic = secret_file(d, "basic", BASIC_SECRET);
+    let config = d.join("config.toml");
+    let write = |secret: &str| {
+        std::fs::write(
+            &config,
+            format!(
+                "[servers.\"{url}\"]\ngrant = \"client-credentials\"\nclient-id = \"basic-client\"\nclient-secret = \"{secret}\"\n"
+            ),
+        )
+        .unwrap()
+    };
+    let run = || {
+        let out = crate::common::sdk::ahp_in(d)
+            .args(["mcp", "--answers", "answers.json", "--call", "whoami", url])
+            .current_dir(d)
+            .env("AHP_ELICIT_CONFIG", &config)
+            .output()
+            .unwrap();
+        Run::of(&out, None)
+    };
+    std::fs::write(
+        d.join("answers.json"),
+        r#"{"action":"accept","content":{"reason":"audit"}}"#,
+    )
+    .unwrap();
+    write(&basic);
+    let r = run();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        text(&r),
+        "whoami: sub=basic-client client=basic-client scopes=read reason=audit"
+    );
+    assert_eq!(events(d, "token")[0]["method"], "client_secret_basic");
+    // The secret itself in the file is refused, naming the key.
+    std::fs::remove_dir_all(d.join("state")).unwrap();
+    write(BASIC_SECRET);
+    let r = run();
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("client-secret: give env:VAR or file:PATH"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains(BASIC_SECRET));
+    assert_eq!(events(d, "token").len(), 1);
+}
