@@ -428,8 +428,9 @@ pub enum AuthCommand {
     /// Sign in to an MCP server (Streamable HTTP) and keep the sign-in.
     #[command(after_help = "\
 Examples:\n  ahp-elicit auth login https://mcp.example.com/mcp\n  \
-ahp-elicit auth login --browser 'firefox --new-window' --auth-store memory http://127.0.0.1:3000/mcp\n\n\
-At a terminal the sign-in is asked on it (type open to start the system browser; on a remote session paste back the address the browser ended on), unless --browser CMD is given; without a terminal only --browser CMD opens anything.\n\n\
+ahp-elicit auth login --browser 'firefox --new-window' --auth-store memory http://127.0.0.1:3000/mcp\n  \
+ahp-elicit auth login --grant client-credentials --client-id ci-bot --client-secret env:MCP_SECRET https://mcp.example.com/mcp\n\n\
+At a terminal the sign-in is asked on it (type open to start the system browser; on a remote session paste back the address the browser ended on), unless --browser CMD is given; without a terminal only --browser CMD opens anything. --grant client-credentials|jwt-bearer|enterprise signs in without a person (no browser, no terminal).\n\n\
 Exit status: 0 signed in (or the server answered as an MCP server without asking for one), 2 usage, a connection error or an answer that is not an MCP server's (a wrong path, a web page), 3 the sign-in failed, was cancelled or could not start.")]
     Login(LoginArgs),
     /// List the stored sign-ins (never a token or secret): resource,

@@ -571,3 +571,44 @@ fn a_server_entry_in_the_configuration_file_chooses_the_grant() {
     assert!(!r.stderr.contains(BASIC_SECRET));
     assert_eq!(events(d, "token").len(), 1);
 }
+
+#[test]
+fn auth_login_takes_the_same_grant_flags_and_says_the_grant() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(srv) = server(d, 3600) else { return };
+    let url = &srv.url;
+    let jwt = mint(url, "workload?sub=login-workload");
+    let assertion = secret_file(d, "token", &jwt);
+    let login = ahp(
+        d,
+        &[
+            "auth",
+            "login",
+            "--grant",
+            "jwt-bearer",
+            "--assertion",
+            &assertion,
+            url,
+        ],
+    );
+    assert_eq!(login.code, 0, "{}", login.stderr);
+    assert!(
+        login.stderr.contains(&format!(
+            "signed in to {url} at {} (account default) with JWT bearer assertion; access for",
+            base(url)
+        )),
+        "{}",
+        login.stderr
+    );
+    // A later run with no grant flags uses the stored token while it lasts.
+    let r = call(d, url, "whoami", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        text(&r).starts_with("whoami: sub=login-workload "),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(events(d, "token").len(), 1);
+    assert_unseen(d, &[&login, &r], &[&jwt], true);
+}
