@@ -358,6 +358,9 @@ pub struct ServerMetadata {
     pub client_id_metadata_document_supported: bool,
     /// `authorization_response_iss_parameter_supported` (RFC 9207).
     pub authorization_response_iss_parameter_supported: bool,
+    /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): the proof
+    /// algorithms it takes; present when it offers DPoP.
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl ServerMetadata {
@@ -384,6 +387,7 @@ impl ServerMetadata {
             authorization_response_iss_parameter_supported: flag(
                 "authorization_response_iss_parameter_supported",
             ),
+            dpop_signing_alg_values_supported: strings(v.get("dpop_signing_alg_values_supported")),
         })
     }
 

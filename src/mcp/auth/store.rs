@@ -151,6 +151,12 @@ pub struct SignIn {
     pub client: ClientRegistration,
     /// The tokens.
     pub tokens: Tokens,
+    /// The private key of the sign-in's DPoP key pair (RFC 9449), when
+    /// the authorization server offered DPoP: the PKCS#8 document of an
+    /// ES256 key made for this sign-in, base64url. Every token request
+    /// and (with a `DPoP` token) every MCP request carries a proof signed
+    /// with it. Secret: never printed or logged.
+    pub dpop_key: Option<Secret>,
 }
 
 /// Why the store could not be read or written. The message names the
@@ -437,6 +443,7 @@ mod tests {
                 scopes_granted: None,
                 obtained_at: SystemTime::UNIX_EPOCH,
             },
+            dpop_key: None,
         }
     }
 
