@@ -689,19 +689,20 @@ fn status_text(d: &Value) -> String {
     out.push_str(&format!("  scopes:    {scopes}\n"));
     out.push_str(&format!("  access:    {access}\n"));
     out.push_str(&format!("  renewable: {renew}\n"));
+    // A DPoP sign-in: its key, by its public thumbprint (RFC 7638).
     if let Some(o) = d["dpop"].as_object() {
-        let bound = match (o.get("alg"), o.get("thumbprint"), o.get("error")) {
+        let key = match (o.get("alg"), o.get("thumbprint"), o.get("error")) {
             (Some(alg), Some(tp), _) => format!(
-                "a DPoP key of its own ({}, thumbprint {})",
+                "{}, thumbprint {} (tokens bound to it)",
                 alg.as_str().unwrap_or_default(),
                 tp.as_str().unwrap_or_default()
             ),
             (_, _, e) => format!(
-                "a DPoP key that cannot be read ({}): sign in again",
+                "cannot be read ({}): sign in again",
                 e.and_then(Value::as_str).unwrap_or_default()
             ),
         };
-        out.push_str(&format!("  bound to:  {bound}\n"));
+        out.push_str(&format!("  dpop key:  {key}\n"));
     }
     out.push_str(&format!("  file:      {}\n", s("file")));
     out

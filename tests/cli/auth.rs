@@ -231,7 +231,7 @@ fn status_names_a_dpop_sign_ins_key_by_its_thumbprint_never_the_key() {
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains(&format!(
-            "  bound to:  a DPoP key of its own (ES256, thumbprint {thumbprint})\n"
+            "  dpop key:  ES256, thumbprint {thumbprint} (tokens bound to it)\n"
         )),
         "{out}"
     );

@@ -132,6 +132,7 @@ fn run_listener(sh: &Shared, ready: smpsc::Sender<()>) {
         // The server offers no GET stream (405).
         Ok(r) if r.status().as_u16() == 405 => return,
         Ok(r) if !r.status().is_success() => {
+            super::note_dpop_nonce(sh, &r);
             Err(HttpFail::Refused(Refusal::GetRefused(r.status().as_u16())))
         }
         Ok(r) => handle_response(r, sh, None),
