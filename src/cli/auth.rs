@@ -677,6 +677,10 @@ fn describe(s: &SignIn, file: &Path, now: SystemTime) -> Value {
             Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
         }),
         "renewable": t.refresh_token.is_some(),
+        "dpop": s.dpop_key.as_ref().map(|k| match auth::dpop::key_from(k) {
+            Ok(k) => json!({"alg": k.alg().as_str(), "thumbprint": k.thumbprint()}),
+            Err(e) => json!({"error": e.to_string()}),
+        }),
         "file": file.to_string_lossy(),
     })
 }
@@ -718,6 +722,21 @@ fn status_text(d: &Value) -> String {
     out.push_str(&format!("  scopes:    {scopes}\n"));
     out.push_str(&format!("  access:    {access}\n"));
     out.push_str(&format!("  renewable: {renew}\n"));
+    // A DPoP sign-in: its key, by its public thumbprint (RFC 7638).
+    if let Some(o) = d["dpop"].as_object() {
+        let key = match (o.get("alg"), o.get("thumbprint"), o.get("error")) {
+            (Some(alg), Some(tp), _) => format!(
+                "{}, thumbprint {} (tokens bound to it)",
+                alg.as_str().unwrap_or_default(),
+                tp.as_str().unwrap_or_default()
+            ),
+            (_, _, e) => format!(
+                "cannot be read ({}): sign in again",
+                e.and_then(Value::as_str).unwrap_or_default()
+            ),
+        };
+        out.push_str(&format!("  dpop key:  {key}\n"));
+    }
     out.push_str(&format!("  file:      {}\n", s("file")));
     out
 }

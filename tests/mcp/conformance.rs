@@ -17,7 +17,8 @@
 //! (a stand-in browser, `.ci/mcp/follow-redirects.py`, follows the suite's
 //! authorization server into the client's real loopback listener; sign-ins
 //! in memory): every one of 0.2.0-alpha.12 at every revision it lists but
-//! 2025-03-26 (42 runs, each asserting its named checks), and 0.1.16's.
+//! 2025-03-26 (42 runs, each asserting its named checks), the DPoP
+//! extension scenarios (`auth/dpop`, `auth/dpop-nonce`), and 0.1.16's.
 //! The two 2025-03-26 scenarios (no protected resource metadata) are not
 //! run: see docs/mcp.md "Signing in". The extension scenarios of signing
 //! in without a person (client credentials, the JWT bearer grant,
@@ -437,6 +438,36 @@ mod next {
                 ],
             ],
         );
+    }
+
+    /// DPoP (the suite's extension scenarios for SEP-1932, RFC 9449): the
+    /// token request carries a valid proof, the MCP requests `Authorization:
+    /// DPoP` and a fresh proof each (no `jti` twice, `ath` and the key's
+    /// thumbprint matching the token); with `-nonce`, the authorization
+    /// server's and the MCP server's `use_dpop_nonce` are each answered by
+    /// sending the request again with the nonce.
+    #[test]
+    fn auth_dpop_passes_with_both_nonces() {
+        const PROOFS: &[&str] = &[
+            "sep-1932-client-token-request-proof",
+            "sep-1932-client-dpop-auth-scheme",
+            "sep-1932-client-fresh-proof",
+        ];
+        const NONCES: &[&str] = &["sep-1932-client-as-nonce", "sep-1932-client-rs-nonce"];
+        for (name, want) in [
+            ("auth/dpop", &[PROOFS][..]),
+            ("auth/dpop-nonce", &[PROOFS, NONCES][..]),
+        ] {
+            // An extension scenario: no revision to give.
+            let c = scenario_at(name, None);
+            for id in FLOW
+                .iter()
+                .filter(|id| **id != "valid-bearer-token")
+                .chain(want.iter().flat_map(|w| w.iter()))
+            {
+                assert!(has(&c, id), "{name}: {id} missing: {c:?}");
+            }
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@
 mod common;
 
 mod conformance;
+mod dpop;
 mod everything;
 mod fake;
 mod grants;

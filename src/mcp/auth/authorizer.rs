@@ -1,6 +1,7 @@
 //! The [`Authorizer`]: the sign-in state the HTTP transport's threads
 //! share. It hands out the `Authorization: Bearer` header for every
-//! request, and on a 401 (or a 403 `insufficient_scope`) runs what the
+//! request (`Authorization: DPoP` and a proof for a DPoP-bound token:
+//! `dpop`), and on a 401 (or a 403 `insufficient_scope`) runs what the
 //! MCP authorization specification asks, one flow at a time:
 //!
 //! 1. Protected Resource Metadata (the challenge's `resource_metadata`,
@@ -41,7 +42,8 @@
 //! request, when a token is due), `registration` (the client identity),
 //! `browser` (the loopback listener, the authorization URL shown or
 //! opened, the wait), `step_up` (a 403's scopes), `http` (the requests and
-//! their bounded answers) and `hints` (the sentences). Errors are
+//! their bounded answers), `dpop` (the token requests, DPoP proofs and
+//! nonces) and `hints` (the sentences). Errors are
 //! [`AuthError`] variants.
 
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -49,6 +51,7 @@ use std::time::SystemTime;
 
 use super::challenge::BearerChallenge;
 use super::discovery::{plain_http_host, ResourceMetadata, ServerMetadata};
+use super::dpop::Sending;
 use super::error::AuthError;
 use super::flow::{initial_scopes, is_b64token};
 pub use super::hints::accounts_hint;
@@ -125,6 +128,9 @@ pub struct Authorizer {
     pub(super) inner: Mutex<Inner>,
     /// The store troubles said so far (each is said once a run).
     pub(super) said: Mutex<Vec<String>>,
+    /// The latest DPoP nonce of each server (its authorization server's
+    /// and its own), for the run.
+    pub(super) nonces: super::dpop::Nonces,
 }
 
 impl std::fmt::Debug for Authorizer {
@@ -159,6 +165,7 @@ impl Authorizer {
             direct,
             inner: Mutex::new(Inner::default()),
             said: Mutex::new(Vec::new()),
+            nonces: super::dpop::Nonces::default(),
         }
     }
 
@@ -225,10 +232,18 @@ impl Authorizer {
         Ok(g)
     }
 
-    /// The header value to send (`Bearer TOKEN`) and the generation it
-    /// belongs to. A token close to its expiry is refreshed first (a
-    /// failed refresh leaves it: the 401 that follows starts over).
+    /// The `Authorization` header value to send (`Bearer TOKEN`, or
+    /// `DPoP TOKEN` for a DPoP-bound token) and the generation it belongs
+    /// to. A token close to its expiry is refreshed first (a failed
+    /// refresh leaves it: the 401 that follows starts over).
     pub fn header(&self) -> (u64, Option<String>) {
+        let (generation, sending) = self.sending();
+        (generation, sending.map(|s| s.authorization()))
+    }
+
+    /// The token to send and how, with its generation (see
+    /// [`Self::header`]).
+    pub(super) fn sending(&self) -> (u64, Option<Sending>) {
         let Ok(mut g) = self.lock() else {
             return (0, None);
         };
@@ -248,12 +263,23 @@ impl Authorizer {
         if self.insecure_host().is_some() || g.withheld == Some(g.generation) {
             return (g.generation, None);
         }
+        // (A DPoP token without the key it is bound to is not sent
+        // either.)
         let h = g
             .current
             .as_ref()
-            .map(|c| c.sign_in.tokens.access_token.expose())
-            .filter(|t| is_b64token(t))
-            .map(|t| format!("Bearer {t}"));
+            .filter(|c| is_b64token(c.sign_in.tokens.access_token.expose()))
+            .and_then(|c| {
+                let t = &c.sign_in.tokens;
+                let dpop = t.token_type.eq_ignore_ascii_case("dpop");
+                if dpop && c.sign_in.dpop_key.is_none() {
+                    return None;
+                }
+                Some(Sending {
+                    token: t.access_token.expose().to_owned(),
+                    dpop: c.sign_in.dpop_key.clone().filter(|_| dpop),
+                })
+            });
         (g.generation, h)
     }
 

@@ -364,6 +364,9 @@ pub struct ServerMetadata {
     /// it takes for `private_key_jwt` client assertions, when it lists
     /// them.
     pub token_endpoint_auth_signing_alg_values_supported: Option<Vec<String>>,
+    /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): the proof
+    /// algorithms it takes; present when it offers DPoP.
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl ServerMetadata {
@@ -394,6 +397,7 @@ impl ServerMetadata {
             token_endpoint_auth_signing_alg_values_supported: strings(
                 v.get("token_endpoint_auth_signing_alg_values_supported"),
             ),
+            dpop_signing_alg_values_supported: strings(v.get("dpop_signing_alg_values_supported")),
         })
     }
 

@@ -27,9 +27,10 @@
 //!
 //! The files are JSON with a `version` ([`FORMAT_VERSION`]); a file of
 //! another version, or one that is not such JSON, is reported by name,
-//! never read as something else. Tokens and DCR client secrets are in the
-//! files (that is what they are for); a pre-registered client's secret is
-//! never written. Nothing here puts a secret in an error or in `Debug`.
+//! never read as something else. Tokens, DCR client secrets and a DPoP
+//! sign-in's private key (`dpop_key`, absent for a bearer sign-in and in
+//! files written before DPoP) are in the files (that is what they are
+//! for); a pre-registered client's secret is never written. Nothing here puts a secret in an error or in `Debug`.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -553,6 +554,11 @@ struct SignInFile {
     /// grants without a person existed: the browser's.
     #[serde(default = "browser_grant")]
     grant: String,
+    /// The DPoP private key (PKCS#8, base64url), when the sign-in has one;
+    /// absent in files written before DPoP, which read as sign-ins
+    /// without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dpop_key: Option<String>,
 }
 
 fn browser_grant() -> String {
@@ -649,6 +655,7 @@ impl From<&SignIn> for SignInFile {
                 obtained_at: time_text(t.obtained_at),
             },
             grant: s.grant.as_str().to_owned(),
+            dpop_key: s.dpop_key.as_ref().map(|k| k.expose().to_owned()),
         }
     }
 }
@@ -681,6 +688,7 @@ impl SignInFile {
                 scopes_granted: t.scopes_granted,
                 obtained_at: time_from(&t.obtained_at, path, "obtained_at")?,
             },
+            dpop_key: self.dpop_key.map(Secret::new),
         })
     }
 }

@@ -5,8 +5,9 @@
 //! and the client's authentication at a token endpoint, `private_key_jwt`
 //! (RFC 7523 §2.2) included.
 //!
-//! Each token request goes through [`Authorizer::post_form`] (bounded by
-//! the run's request timeout), carries `resource` (RFC 8707) exactly as the
+//! Each token request goes through [`Authorizer::token_request`] (bounded
+//! by the run's request timeout; with a DPoP proof where the authorization
+//! server offers DPoP), carries `resource` (RFC 8707) exactly as the
 //! protected resource metadata published it, and is sent once: a refusal
 //! ends the sign-in with [`GrantError::Refused`], and no other grant is
 //! tried. The assertion and the ID token are read at each use.
@@ -133,8 +134,16 @@ impl Authorizer {
             form.push(("scope".into(), scopes.join(" ")));
         }
         let basic = self.authenticate(&client, meta, &mut form)?;
-        let (status, body) =
-            self.post_form("the token answer", &meta.token_endpoint, &form, basic)?;
+        // Sender-constrained where the authorization server offers DPoP:
+        // the key is made for this sign-in and kept with it.
+        let dpop_key = self.dpop_key_for(meta)?;
+        let (status, body) = self.token_request(
+            "the token answer",
+            (&meta.token_endpoint, &meta.issuer),
+            &form,
+            basic,
+            dpop_key.as_ref(),
+        )?;
         if !(200..300).contains(&status) {
             let kind = refusal_of(&body);
             let way_out = self.way_out(u, false, &kind, &client.client_id, &scopes, meta);
@@ -166,6 +175,7 @@ impl Authorizer {
             client,
             tokens,
             grant: u.grant.kind(),
+            dpop_key,
         })
     }
 
@@ -360,7 +370,9 @@ impl Authorizer {
             }
         };
         let what = "the token exchange answer";
-        let (status, body) = self.post_form(what, url, &form, basic)?;
+        // No DPoP here: the ID-JAG is no access token, and the identity
+        // provider is not the server it is for.
+        let (status, body) = self.token_request(what, (url, url), &form, basic, None)?;
         if !(200..300).contains(&status) {
             let kind = refusal_of(&body);
             let u = self.opts.unattended.as_ref();

@@ -14,7 +14,8 @@
 //! steps in `metadata`, `tokens`, `registration`, `browser`, [`step_up`],
 //! `http` and `hints`, what it is given in [`options`], and why it fails
 //! in [`error`] ([`AuthError`]). [`jose`] signs the JWTs a sign-in sends
-//! (DPoP proofs, client assertions). What a sign-in is doing (under way,
+//! (DPoP proofs, client assertions), and [`dpop`] binds tokens to a key
+//! pair of the sign-in (RFC 9449) when the authorization server offers it. What a sign-in is doing (under way,
 //! waiting for the browser) it publishes to the session it serves, whose
 //! screens show it: [`crate::responder::sign_in::SignIns`], given in
 //! [`AuthOptions::sign_ins`].
@@ -23,6 +24,7 @@ pub mod authorizer;
 mod browser;
 pub mod challenge;
 pub mod discovery;
+pub mod dpop;
 pub mod error;
 #[cfg(test)]
 mod fake_as;
@@ -32,7 +34,8 @@ pub mod flow;
 mod grants;
 mod hints;
 mod http;
-// Its users (DPoP proofs, client assertions) come with the token requests.
+// Reading key files (PEM, JWK) and RS256 serve client assertions
+// (`private_key_jwt`); DPoP uses only the ES256 keys it makes.
 #[allow(dead_code)]
 pub mod jose;
 pub mod listener;

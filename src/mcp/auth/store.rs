@@ -153,6 +153,12 @@ pub struct SignIn {
     pub tokens: Tokens,
     /// The grant the tokens were obtained with (a refresh keeps it).
     pub grant: GrantType,
+    /// The private key of the sign-in's DPoP key pair (RFC 9449), when
+    /// the authorization server offered DPoP: the PKCS#8 document of an
+    /// ES256 key made for this sign-in, base64url. Every token request
+    /// and (with a `DPoP` token) every MCP request carries a proof signed
+    /// with it. Secret: never printed or logged.
+    pub dpop_key: Option<Secret>,
 }
 
 /// The grant a sign-in's tokens were obtained with: a person's browser
@@ -502,6 +508,7 @@ mod tests {
                 obtained_at: SystemTime::UNIX_EPOCH,
             },
             grant: GrantType::AuthorizationCode,
+            dpop_key: None,
         }
     }
 
