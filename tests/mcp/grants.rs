@@ -13,7 +13,10 @@
 //! was rotated); a 403 `insufficient_scope` gets a new grant for the wider
 //! scope; `invalid_grant`, `invalid_scope` and `unauthorized_client` end the
 //! run with exit 3 and their typed sentence after one token request (no
-//! retry, no other grant); a secret given on the command line is refused;
+//! retry, no other grant); where the authorization server offers DPoP
+//! (tests/servers/hostile_as.py's `dpop` scenario, which checks every
+//! proof) a grant's token is bound to a key of the sign-in's and every
+//! request proves it; a secret given on the command line is refused;
 //! no client secret, key, assertion or ID token reaches stdout, stderr,
 //! `--log` or `--events`.
 
@@ -611,4 +614,59 @@ fn auth_login_takes_the_same_grant_flags_and_says_the_grant() {
     );
     assert_eq!(events(d, "token").len(), 1);
     assert_unseen(d, &[&login, &r], &[&jwt], true);
+}
+
+#[test]
+fn a_grant_gets_a_dpop_bound_token_where_the_authorization_server_offers_dpop() {
+    // tests/servers/hostile_as.py's `dpop` scenario checks every proof; its
+    // token endpoint takes any grant from a client it registered (it does
+    // not judge assertions: grants_as.py does that).
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let srv = super::hostile_auth::server(d);
+    let url = super::hostile_auth::endpoint(&srv, "dpop");
+    let registered: Value = serde_json::from_str(
+        &ureq::post(&format!("{}/register/dpop", srv.url))
+            .header("Content-Type", "application/json")
+            .send(r#"{"redirect_uris":[]}"#)
+            .unwrap()
+            .into_body()
+            .read_to_string()
+            .unwrap(),
+    )
+    .unwrap();
+    let client_id = registered["client_id"].as_str().unwrap();
+    let assertion = secret_file(d, "token", "eyJhbGciOiJFUzI1NiJ9.e30.not-judged-here");
+    let r = ahp(
+        d,
+        &[
+            "mcp",
+            "--call",
+            "t",
+            "--grant",
+            "jwt-bearer",
+            "--client-id",
+            client_id,
+            "--assertion",
+            &assertion,
+            &url,
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("signed in"), "{}", r.stdout);
+    let s = stored(d);
+    assert_eq!(s["grant"], "jwt_bearer");
+    assert_eq!(s["tokens"]["token_type"], "DPoP");
+    assert!(s["dpop_key"].is_string());
+    let dpop: Vec<Value> = events(d, "dpop");
+    let at = |w: &str| dpop.iter().filter(|e| e["at"] == w).collect::<Vec<_>>();
+    assert_eq!(at("token").len(), 1, "{dpop:?}");
+    assert!(dpop.iter().all(|e| e["ok"] == true), "{dpop:?}");
+    assert!(at("mcp").len() >= 3, "{dpop:?}");
+    assert!(at("mcp").iter().all(|e| e["scheme"] == "DPoP"), "{dpop:?}");
+    let token: Vec<Value> = events(d, "token");
+    assert_eq!(
+        token[0]["grant"],
+        "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    );
 }
