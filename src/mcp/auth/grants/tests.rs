@@ -321,3 +321,34 @@ fn a_refresh_of_a_private_key_jwt_client_signs_a_new_assertion() {
     assert_eq!(header["alg"], "ES256");
     assert_eq!(header["typ"], "JWT");
 }
+
+#[test]
+fn an_identity_provider_that_never_answers_is_bounded_by_the_request_timeout() {
+    let fake = fake_as(|base, m, t, _| prm_and_metadata(base, m, t).unwrap_or((404, "{}".into())));
+    // A listener that takes the connection and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let idp = format!("http://{}/token", silent.local_addr().unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("id");
+    std::fs::write(&f, "an.id-token.value").unwrap();
+    let grant = Grant::Enterprise(IdentityProvider {
+        token_endpoint: idp.clone(),
+        client_id: "idp-client".into(),
+        client_secret: None,
+        id_token: SecretRef::parse("--id-token", &format!("file:{}", f.display())).unwrap(),
+    });
+    let mut a = grant_authorizer(&fake.base, grant, Arc::new(MemoryStore::default()));
+    a.opts.request_timeout = std::time::Duration::from_millis(300);
+    a.opts.request_timeout_flag = Some("--connect-timeout");
+    // The HTTP agents take the limit when they are made.
+    let a = Authorizer::new(&format!("{}/mcp", fake.base), a.opts.clone());
+    let e = a.authorize(&first_401()).unwrap_err();
+    assert!(
+        matches!(&e, AuthError::NoAnswer { what: "the token exchange answer", url, .. } if *url == idp),
+        "{e:?}"
+    );
+    assert!(e.to_string().ends_with("(--connect-timeout)"), "{e}");
+    // Nothing reached the authorization server's token endpoint.
+    assert_eq!(posts(&fake), 0);
+    drop(silent);
+}
