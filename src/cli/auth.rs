@@ -66,12 +66,9 @@ pub struct AuthFlags {
     pub client_id: Option<String>,
     /// The secret of --client-id: env:VAR or file:PATH (never the secret
     /// itself on the command line).
-    #[arg(
-        long,
-        value_name = "env:VAR|file:PATH",
-        requires = "client_id",
-        display_order = 204
-    )]
+    /// (With --grant the id may come from AHP_ELICIT_CLIENT_ID or the
+    /// configuration file.)
+    #[arg(long, value_name = "env:VAR|file:PATH", display_order = 204)]
     pub client_secret: Option<String>,
     /// A Client ID Metadata Document URL (https) used as the client id
     /// where the authorization server takes them.
@@ -202,7 +199,11 @@ pub fn options(
         Some(c) => (c.client_id.clone(), c.client_secret.clone()),
         None => (None, None),
     };
-    if let Some(id) = flags.client_id.clone().or(env_id) {
+    let id = flags.client_id.clone().or(env_id);
+    if id.is_none() && flags.client_secret.is_some() {
+        return Err("--client-secret is the secret of --client-id: give the client id too".into());
+    }
+    if let Some(id) = id {
         let client_secret = match (&flags.client_secret, env_secret) {
             (Some(spec), _) => Some(auth::store::Secret::new(read_secret(spec, |v| {
                 // A browser this run starts never inherits it.

@@ -22,7 +22,9 @@ pub struct GrantFlags {
     /// `client-credentials` (the client's secret or key),
     /// `jwt-bearer` (an assertion the runner holds: a CI system's OIDC
     /// token) or `enterprise` (an identity provider's ID token exchanged
-    /// for an ID-JAG). Default $AHP_ELICIT_GRANT.
+    /// for an ID-JAG). Default $AHP_ELICIT_GRANT, else the server's entry
+    /// in the configuration file (each of these flags likewise: see
+    /// docs/mcp.md, "Ways to sign in").
     #[arg(long, value_name = "GRANT", value_parser = ["browser", "client-credentials", "jwt-bearer", "enterprise"], display_order = 210)]
     pub grant: Option<String>,
     /// How the client authenticates at the token endpoint: `basic`
