@@ -670,3 +670,51 @@ fn a_grant_gets_a_dpop_bound_token_where_the_authorization_server_offers_dpop() 
         "urn:ietf:params:oauth:grant-type:jwt-bearer"
     );
 }
+
+#[test]
+fn the_environment_alone_chooses_the_grant_as_a_ci_job_sets_it() {
+    // GitLab's `id_tokens:` puts the JWT in a variable; the job names it.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(srv) = server(d, 3600) else { return };
+    let url = &srv.url;
+    let jwt = mint(url, "workload?sub=gitlab-job");
+    std::fs::write(
+        d.join("answers.json"),
+        r#"{"action":"accept","content":{"reason":"audit"}}"#,
+    )
+    .unwrap();
+    let out = crate::common::sdk::ahp_in(d)
+        .args([
+            "mcp",
+            "--auth-store",
+            "memory",
+            "--log",
+            "log.jsonl",
+            "--events",
+            "events.jsonl",
+            "--answers",
+            "answers.json",
+            "--call",
+            "whoami",
+            url,
+        ])
+        .current_dir(d)
+        .env("AHP_ELICIT_GRANT", "jwt-bearer")
+        .env("AHP_ELICIT_ASSERTION", "env:MCP_ID_TOKEN")
+        .env("MCP_ID_TOKEN", &jwt)
+        .output()
+        .unwrap();
+    let r = Run::of(&out, None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        text(&r).starts_with("whoami: sub=gitlab-job "),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        events(d, "token")[0]["grant"],
+        "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    );
+    assert_unseen(d, &[&r], &[&jwt], true);
+}
