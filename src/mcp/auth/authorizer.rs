@@ -530,22 +530,6 @@ impl Authorizer {
         })
     }
 
-    /// Whether sign-in `s` may stand for this run's: always with the
-    /// browser flow; with `--grant`, only one made with that grant by the
-    /// same client id (another identity's tokens are not used, and a new
-    /// sign-in replaces them).
-    pub(super) fn grant_fits(&self, s: &SignIn) -> bool {
-        let Some(u) = &self.opts.unattended else {
-            return true;
-        };
-        let id = self
-            .opts
-            .client
-            .as_ref()
-            .map_or("", |c| c.client_id.as_str());
-        s.grant == u.grant.kind() && s.client.client_id == id
-    }
-
     /// A sign-in stored for (resource, issuer, account) that is not the
     /// one just refused (another run made it): taken at once while it is
     /// fresh (true: the request can be sent again), else taken to be

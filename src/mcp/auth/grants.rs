@@ -84,6 +84,22 @@ fn epoch_seconds() -> u64 {
 }
 
 impl Authorizer {
+    /// Whether sign-in `s` may stand for this run's: always with the
+    /// browser flow; with `--grant`, only one made with that grant by the
+    /// same client id (another identity's tokens are not used, and a new
+    /// sign-in replaces them).
+    pub(super) fn grant_fits(&self, s: &SignIn) -> bool {
+        let Some(u) = &self.opts.unattended else {
+            return true;
+        };
+        let id = self
+            .opts
+            .client
+            .as_ref()
+            .map_or("", |c| c.client_id.as_str());
+        s.grant == u.grant.kind() && s.client.client_id == id
+    }
+
     /// A sign-in without a person: the grant's token request (after the
     /// identity provider's exchange, for enterprise-managed authorization)
     /// for `resource` and `scopes`. `renewal`: the tokens in use are
