@@ -11,6 +11,7 @@ mod conformance;
 mod everything;
 mod fake;
 mod hostile_auth;
+mod keyring;
 mod oauth;
 mod python_auth;
 mod python_sdk;
