@@ -48,8 +48,12 @@ pub fn open_store(choice: Option<&str>) -> Result<Arc<dyn Store>, StoreError> {
     }
 }
 
-/// The state directory the default file store and the lock files are in.
-pub fn state_dir() -> Option<PathBuf> {
+/// The state directory the keychain store's lock files are in.
+#[cfg(all(
+    feature = "keyring",
+    any(target_os = "linux", target_os = "macos", windows)
+))]
+fn state_dir() -> Option<PathBuf> {
     #[cfg(unix)]
     {
         file_store::default_dir()

@@ -144,6 +144,10 @@ impl From<IndexKey> for SignInKey {
     }
 }
 
+/// One sign-in's item as `auth status` lists it: its name, and the
+/// sign-in or why it could not be read.
+pub type Item = (String, Result<SignIn, StoreError>);
+
 /// The item a sign-in is kept in.
 pub fn item_of(key: &SignInKey) -> String {
     format!(
@@ -302,7 +306,7 @@ impl KeyringStore {
     /// name. A sign-in the index names that is gone is left out.
     ///
     /// Errors: the index cannot be read.
-    pub fn entries(&self) -> Result<Vec<(String, Result<SignIn, StoreError>)>, StoreError> {
+    pub fn entries(&self) -> Result<Vec<Item>, StoreError> {
         let index = self.index()?;
         let mut out = Vec::new();
         for k in index.sign_ins {
@@ -448,11 +452,6 @@ fn compact(pretty: Vec<u8>) -> Vec<u8> {
 /// Errors: why the keychain cannot be used ([`StoreError::KeychainUnreachable`],
 /// [`StoreError::KeychainLocked`], …).
 pub fn probe(timeout: Duration) -> Result<(), StoreError> {
-    probe_with(Arc::new(SystemKeychain), timeout)
-}
-
-/// [`probe`] on a given keychain.
-pub fn probe_with(keychain: Arc<dyn Keychain>, timeout: Duration) -> Result<(), StoreError> {
     if cfg!(target_os = "linux") {
         if let Some(why) = no_session_bus(|v| std::env::var_os(v)) {
             return Err(StoreError::KeychainUnreachable {
@@ -461,6 +460,11 @@ pub fn probe_with(keychain: Arc<dyn Keychain>, timeout: Duration) -> Result<(), 
             });
         }
     }
+    probe_with(Arc::new(SystemKeychain), timeout)
+}
+
+/// [`probe`] on a given keychain, without looking for a session bus.
+pub fn probe_with(keychain: Arc<dyn Keychain>, timeout: Duration) -> Result<(), StoreError> {
     let (tx, rx) = mpsc::channel();
     let asked = std::thread::Builder::new()
         .name("keychain-probe".into())
@@ -485,7 +489,7 @@ pub fn probe_with(keychain: Arc<dyn Keychain>, timeout: Duration) -> Result<(), 
         }),
         Err(_) => Err(StoreError::KeychainUnreachable {
             keychain: keychain_name(),
-            why: format!("no answer within {} s", timeout.as_secs()),
+            why: format!("no answer within {} s", timeout.as_secs_f32()),
         }),
     }
 }
@@ -506,4 +510,4 @@ fn no_session_bus(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<St
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
