@@ -46,6 +46,8 @@ fn checks() -> Vec<(&'static str, Check)> {
         ("ahp-elicit mcp -- ./my-server", Skip("./my-server stands for the reader's server; tests/mcp/try_by_hand.rs picks and calls a server's tools at a terminal without --call, tests/mcp/fake.rs lists a fake server's tools without one")),
         ("ahp-elicit mcp -- .ci/sdk/venv/bin/python tests/servers/py_try_server.py", Skip("needs .ci/sdk-setup.sh and a person at the terminal; tests/mcp/try_by_hand.rs drives the same session in a pseudo-terminal")),
         ("ahp-elicit mcp --call my_tool --args '{\"city\":\"Oslo\"}' -- ./my-server", Skip("./my-server stands for the reader's server; tests/mcp/fake.rs calls tools with arguments over stdio")),
+        ("ahp-elicit auth move --to keyring", Skip("moves the reader's own stored sign-ins into their keychain; tests/mcp/keyring.rs moves a sign-in to GNOME Keyring and back and calls the server with it")),
+        ("ahp-elicit auth move --to file https://mcp.example.com/mcp --account work", Skip("stands for the reader's own sign-in; tests/mcp/keyring.rs moves a sign-in from GNOME Keyring to the file store and back")),
         ("ahp-elicit auth login https://mcp.example.com/mcp", Skip("stands for the reader's protected server; tests/mcp/oauth.rs runs auth login against the TypeScript SDK's OAuth example")),
         ("ahp-elicit auth login --browser 'firefox --new-window' --auth-store memory http://127.0.0.1:3000/mcp", Skip("needs firefox and the reader's server; tests/mcp/oauth.rs signs in with a stand-in browser command")),
         ("ahp-elicit mcp --call my_tool http://127.0.0.1:8000/mcp", Skip("stands for the reader's own server's address; tests/mcp/fake.rs runs the fake server over Streamable HTTP on a loopback port")),
