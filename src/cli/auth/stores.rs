@@ -242,8 +242,15 @@ pub(super) fn move_sign_ins(a: MoveArgs) -> Exit {
     };
     let mut moved = 0;
     for e in entries {
-        let Ok(s) = e.sign_in else {
-            continue;
+        let s = match e.sign_in {
+            Ok(s) => s,
+            Err(err) => {
+                crate::notice::say_in(
+                    "auth move",
+                    format!("{} (not read, not moved)", display(&err.to_string())),
+                );
+                continue;
+            }
         };
         if !matches(&s, a.url.as_deref(), a.account.as_deref()) {
             continue;
