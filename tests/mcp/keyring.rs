@@ -7,7 +7,8 @@
 //! would. The server is tests/servers/hostile_as.py, signed in to with the
 //! stand-in browser `.ci/mcp/follow-redirects.py`.
 //!
-//! Without `dbus-daemon`, `gnome-keyring-daemon` or `secret-tool` the tests
+//! Without `dbus-daemon`, `dbus-send`, `gnome-keyring-daemon` or
+//! `secret-tool` the tests
 //! say so and pass; on CI (`CI=true`), where `.ci/run` installs them, they
 //! fail instead.
 //!
@@ -59,15 +60,20 @@ fn have(cmd: &str) -> bool {
 /// Whether the Secret Service tools are here; when not, says so, and on
 /// CI fails.
 fn tools_here() -> bool {
-    let missing: Vec<&str> = ["dbus-daemon", "gnome-keyring-daemon", "secret-tool"]
-        .into_iter()
-        .filter(|c| !have(c))
-        .collect();
+    let missing: Vec<&str> = [
+        "dbus-daemon",
+        "dbus-send",
+        "gnome-keyring-daemon",
+        "secret-tool",
+    ]
+    .into_iter()
+    .filter(|c| !have(c))
+    .collect();
     if missing.is_empty() {
         return true;
     }
     let why = format!(
-        "the keychain tests need {} (Debian: dbus-daemon gnome-keyring libsecret-tools; .ci/run installs them)",
+        "the keychain tests need {} (Debian: dbus-daemon dbus-bin gnome-keyring libsecret-tools; .ci/run installs them)",
         missing.join(", ")
     );
     assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
