@@ -497,7 +497,37 @@ fn with_no_secret_service_the_default_keeps_sign_ins_in_a_file_and_says_so_at_on
         assert!(line.contains(why), "{line}");
     }
     assert_eq!(sign_in_files(d).len(), 2);
-    // --auth-store keyring there is an error naming the way out.
+    // --auth-store keyring there is an error naming the way out, said
+    // before any sign-in starts.
+    let authorized = super::oauth::recorded_count(d, "authorize", None);
+    let named = run(
+        d,
+        Some(&bus),
+        &[
+            "mcp",
+            "--auth-store",
+            "keyring",
+            "--browser",
+            &b,
+            "--call",
+            "t",
+            &endpoint(&srv, "other"),
+        ],
+    );
+    assert_eq!(named.code, 2, "{}", named.stderr);
+    assert!(
+        named
+            .stderr
+            .contains("--auth-store keyring: the Secret Service keychain cannot be reached (")
+            && named.stderr.contains("give --auth-store file"),
+        "{}",
+        named.stderr
+    );
+    assert_eq!(
+        super::oauth::recorded_count(d, "authorize", None),
+        authorized
+    );
+    // So does `auth move --to keyring`.
     let url = endpoint(&srv, "plain");
     let r = run(d, Some(&bus), &["auth", "move", "--to", "keyring", &url]);
     assert_eq!(r.code, 2, "{}", r.stderr);

@@ -34,7 +34,9 @@ pub const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3)
 /// a sign-in is first looked up.
 ///
 /// Errors: `keyring` in a build without a keychain
-/// ([`StoreError::NoKeychainHere`]); `file` or the default with no state
+/// ([`StoreError::NoKeychainHere`]) or when the keychain does not answer
+/// within [`NAMED_PROBE_TIMEOUT`] ([`StoreError::KeychainUnreachable`],
+/// [`StoreError::KeychainLocked`]); `file` or the default with no state
 /// directory in the environment (no `HOME`, `XDG_STATE_HOME` or
 /// `AHP_ELICIT_STATE_DIR`) and, for the default, no keychain either; a
 /// directory (not on Unix: sign-ins are kept on disk only there).
@@ -64,13 +66,19 @@ fn state_dir() -> Option<PathBuf> {
     }
 }
 
-/// `--auth-store keyring`.
+/// How long `--auth-store keyring` waits for the keychain's first answer
+/// (longer than the default's: the person may be unlocking it).
+pub const NAMED_PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// `--auth-store keyring`: the keychain, asked once at the start (so a run
+/// that cannot keep its sign-in there says so before any sign-in).
 fn keyring() -> Result<Arc<dyn Store>, StoreError> {
     #[cfg(all(
         feature = "keyring",
         any(target_os = "linux", target_os = "macos", windows)
     ))]
     {
+        keyring_store::probe(NAMED_PROBE_TIMEOUT)?;
         Ok(Arc::new(KeyringStore::system(state_dir())))
     }
     #[cfg(not(all(
