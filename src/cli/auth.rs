@@ -9,13 +9,16 @@
 //! flag is the consent. Otherwise a server that asks for a sign-in ends the
 //! run at once with exit 3 and the `auth login` command to run.
 //!
-//! The store is [`crate::mcp::auth::file_store::FileStore`] in
-//! `--auth-store DIR`, else the state directory
-//! ([`crate::mcp::auth::file_store::default_dir`]); `--auth-store memory`
-//! keeps sign-ins for one run. A sign-in is *for* a URL when its MCP URL or
+//! The store is the one `--auth-store` names
+//! ([`crate::mcp::auth::default_store`]): `keyring` the operating system's
+//! keychain, `file` the `0600` files of the state directory
+//! ([`crate::mcp::auth::file_store::default_dir`]), a directory the files
+//! in it, `memory` this run only; by default the keychain when one answers,
+//! else the files, both read. `auth status` says which store each sign-in
+//! is in, and `auth move` moves them between the two. A sign-in is *for* a URL when its MCP URL or
 //! its protected resource is that exact string. Nothing here prints a token
 //! or a secret: only what the sign-in is for, when its access ends, whether
-//! it can be renewed and where its file is.
+//! it can be renewed and where it is kept.
 //!
 //! Exit codes: 0 done; 1 no sign-in stored for the URL given (status,
 //! logout); 2 usage, a connection error, a store file that is unsafe or
@@ -31,21 +34,26 @@ use crate::launcher::{CommandBrowser, Launcher};
 use crate::mcp::auth::{self, AuthOptions, Authorizer, Opener, PreRegistered, Unauthorized};
 
 use crate::mcp::auth::authorizer::SignInError;
-use crate::mcp::auth::file_store::{default_dir, FileStore};
-use crate::mcp::auth::store::{SignIn, Store, StoreError};
+use crate::mcp::auth::store::{SignIn, StoreError};
 use crate::safe_text::display;
 
 use super::Exit;
+
+mod stores;
+use stores::Held;
+pub use stores::MoveArgs;
 
 /// The sign-in flags of `mcp` and `auth login` (HTTP servers only).
 #[derive(Debug, Clone, Default, clap::Args)]
 #[command(next_help_heading = "Signing in (HTTP servers)")]
 pub struct AuthFlags {
-    /// Where sign-ins are kept: a state directory (default
+    /// Where sign-ins are kept: `keyring` (the operating system's
+    /// keychain), `file` (0600 files in the state directory:
     /// $AHP_ELICIT_STATE_DIR, else $XDG_STATE_HOME/ahp-elicit, else
-    /// ~/.local/state/ahp-elicit), or `memory` to keep them for this run
-    /// only (hermetic runs, tests).
-    #[arg(long, value_name = "DIR|memory", display_order = 200)]
+    /// ~/.local/state/ahp-elicit), a state directory, or `memory` (this run
+    /// only: hermetic runs, tests). Default: the keychain when one answers,
+    /// else the files; sign-ins are read from both.
+    #[arg(long, value_name = "keyring|file|DIR|memory", display_order = 200)]
     pub auth_store: Option<String>,
     /// The account name a sign-in is kept under (several sign-ins to one
     /// server).
@@ -436,7 +444,7 @@ Exit status: 0 signed in (or the server answered as an MCP server without asking
     Login(LoginArgs),
     /// List the stored sign-ins (never a token or secret): resource,
     /// account, issuer, client kind, scopes granted, access expiry, whether
-    /// it can be renewed, and its file.
+    /// it can be renewed, and its store (keyring or file) and place.
     #[command(
         visible_alias = "list",
         after_help = "Exit status: 0 listed, 1 no sign-in stored for URL, 2 usage or an unsafe or unreadable store file."
@@ -448,44 +456,25 @@ Exit status: 0 signed in (or the server answered as an MCP server without asking
         after_help = "Exit status: 0 signed out, 1 no sign-in stored for URL, 2 usage or a store file that could not be read or deleted."
     )]
     Logout(LogoutArgs),
+    /// Move stored sign-ins (tokens and the client registration kept with
+    /// them) to the keychain or to the file store, with no new sign-in:
+    /// every sign-in, or those of URL (and --account).
+    #[command(
+        after_help = "Examples:\n  ahp-elicit auth move --to keyring\n  ahp-elicit auth move --to file https://mcp.example.com/mcp --account work\n\nExit status: 0 moved, 1 no sign-in to move, 2 usage, no keychain, or a store that could not be read or written."
+    )]
+    Move(MoveArgs),
 }
 
 /// Where the sign-ins are kept (shared by the `auth` subcommands).
 #[derive(Debug, Clone, clap::Args)]
 pub struct StoreArgs {
-    /// The state directory sign-ins are kept in (under its oauth/); default
-    /// $AHP_ELICIT_STATE_DIR, else $XDG_STATE_HOME/ahp-elicit, else
-    /// ~/.local/state/ahp-elicit.
-    #[arg(long, value_name = "DIR", display_order = 90)]
+    /// The store: `keyring` (the operating system's keychain), `file`
+    /// (the state directory's oauth/: $AHP_ELICIT_STATE_DIR, else
+    /// $XDG_STATE_HOME/ahp-elicit, else ~/.local/state/ahp-elicit) or a
+    /// state directory; default both the keychain (when one answers) and
+    /// the state directory.
+    #[arg(long, value_name = "keyring|file|DIR", display_order = 90)]
     pub auth_store: Option<PathBuf>,
-}
-
-impl StoreArgs {
-    /// The directory: `--auth-store`, else the default.
-    ///
-    /// Errors: `--auth-store memory` (nothing is kept between runs), or no
-    /// directory can be found in the environment.
-    fn dir(&self) -> Result<PathBuf, String> {
-        match &self.auth_store {
-            Some(d) if d.as_os_str() == "memory" => Err(
-                "--auth-store memory keeps nothing between runs: there is nothing to list or delete"
-                    .into(),
-            ),
-            Some(d) => Ok(d.clone()),
-            None => default_dir().ok_or_else(|| {
-                "no state directory: set HOME or XDG_STATE_HOME, or give --auth-store DIR".into()
-            }),
-        }
-    }
-
-    /// The store, or `None` when it was never created (nothing stored).
-    fn open(&self) -> Result<Option<FileStore>, String> {
-        let dir = self.dir()?;
-        if !dir.join("oauth").exists() && std::fs::symlink_metadata(dir.join("oauth")).is_err() {
-            return Ok(None);
-        }
-        FileStore::open(&dir).map(Some).map_err(|e| e.to_string())
-    }
 }
 
 /// Arguments of `ahp-elicit auth status`.
@@ -580,6 +569,7 @@ pub fn run(cmd: AuthCommand) -> Exit {
         AuthCommand::Login(a) => login(a),
         AuthCommand::Status(a) => status(a),
         AuthCommand::Logout(a) => logout(a),
+        AuthCommand::Move(a) => stores::move_sign_ins(a),
     }
 }
 
@@ -597,14 +587,17 @@ fn matches(s: &SignIn, url: Option<&str>, account: Option<&str>) -> bool {
 
 /// `auth status`.
 fn status(a: StatusArgs) -> Exit {
-    let store = match a.store.open() {
+    let stores = match a.store.open() {
         Ok(s) => s,
         Err(e) => return fail(&e),
     };
-    let entries = match store.as_ref().map(FileStore::entries).transpose() {
-        Ok(e) => e.unwrap_or_default(),
-        Err(e) => return fail(&e.to_string()),
-    };
+    let mut entries = Vec::new();
+    for held in &stores {
+        match held.entries() {
+            Ok(e) => entries.extend(e),
+            Err(e) => return fail(&e.to_string()),
+        }
+    }
     let now = SystemTime::now();
     let mut shown = Vec::new();
     let mut unreadable = Vec::new();
@@ -613,12 +606,14 @@ fn status(a: StatusArgs) -> Exit {
     for e in entries {
         match e.sign_in {
             Ok(s) if matches(&s, a.url.as_deref(), a.account.as_deref()) => {
-                shown.push(describe(&s, &e.path, now))
+                shown.push(describe(&s, e.store, &e.location, e.file.as_deref(), now))
             }
             Ok(s) if matches(&s, a.url.as_deref(), None) => others.push(s.key.account),
             Ok(_) => {}
             Err(err) => unreadable.push(json!({
-                "file": e.path.to_string_lossy(),
+                "store": e.store,
+                "file": e.file.as_ref().map(|f| f.to_string_lossy()),
+                "location": e.location,
                 "error": err.to_string(),
             })),
         }
@@ -660,8 +655,16 @@ fn status(a: StatusArgs) -> Exit {
     Exit::Ok
 }
 
-/// What `auth status` says of one sign-in (never a token or secret).
-fn describe(s: &SignIn, file: &Path, now: SystemTime) -> Value {
+/// What `auth status` says of one sign-in (never a token or secret): with
+/// the store it is in (`file`, `keyring`), where there (`location`: the
+/// file, or the keychain and its item) and its file (null in the keychain).
+fn describe(
+    s: &SignIn,
+    store: &str,
+    location: &str,
+    file: Option<&Path>,
+    now: SystemTime,
+) -> Value {
     let t = &s.tokens;
     json!({
         "mcp_url": s.mcp_url,
@@ -682,7 +685,9 @@ fn describe(s: &SignIn, file: &Path, now: SystemTime) -> Value {
             Ok(k) => json!({"alg": k.alg().as_str(), "thumbprint": k.thumbprint()}),
             Err(e) => json!({"error": e.to_string()}),
         }),
-        "file": file.to_string_lossy(),
+        "store": store,
+        "location": location,
+        "file": file.map(|f| f.to_string_lossy()),
     })
 }
 
@@ -738,7 +743,12 @@ fn status_text(d: &Value) -> String {
         };
         out.push_str(&format!("  dpop key:  {key}\n"));
     }
-    out.push_str(&format!("  file:      {}\n", s("file")));
+    out.push_str(&format!("  store:     {}\n", s("store")));
+    if d["file"].is_string() {
+        out.push_str(&format!("  file:      {}\n", s("file")));
+    } else {
+        out.push_str(&format!("  in:        {}\n", s("location")));
+    }
     out
 }
 
@@ -755,22 +765,47 @@ fn span(secs: i64) -> String {
 
 /// `auth logout`.
 fn logout(a: LogoutArgs) -> Exit {
-    let store = match a.store.open() {
-        Ok(Some(s)) => s,
-        Ok(None) if a.all => {
+    let stores = match a.store.open() {
+        Ok(s) if s.is_empty() && a.all => {
             outln!("no sign-ins stored");
             return Exit::Ok;
         }
-        Ok(None) => return not_stored(&a),
+        Ok(s) if s.is_empty() => return not_stored(&a),
+        Ok(s) => s,
         Err(e) => return fail(&e),
     };
     if a.all {
-        return logout_all(&store, a.forget_client, a.no_revoke);
+        return logout_all(&stores, a.forget_client, a.no_revoke);
     }
-    let entries = match store.entries() {
-        Ok(e) => e,
-        Err(e) => return fail(&e.to_string()),
-    };
+    let mut removed = 0;
+    let mut unreadable = 0;
+    for held in &stores {
+        match logout_in(held, &a) {
+            Ok((r, u)) => {
+                removed += r;
+                unreadable += u;
+            }
+            Err(exit) => return exit,
+        }
+    }
+    if removed > 0 {
+        Exit::Ok
+    } else if unreadable > 0 {
+        Exit::Usage
+    } else if a.forget_client {
+        forget_client_of(&stores, &a)
+    } else {
+        not_stored(&a)
+    }
+}
+
+/// `auth logout URL` in one store: how many sign-ins were deleted and how
+/// many could not be read.
+///
+/// Errors: the exit status of a store that failed (said).
+fn logout_in(held: &Held, a: &LogoutArgs) -> Result<(usize, usize), Exit> {
+    let store = held.store();
+    let entries = held.entries().map_err(|e| fail(&e.to_string()))?;
     let mut removed = 0;
     let mut unreadable = 0;
     for e in entries {
@@ -802,32 +837,24 @@ fn logout(a: LogoutArgs) -> Exit {
                     display(&s.key.issuer)
                 );
             }
-            Err(e) => return fail(&e.to_string()),
+            Err(e) => return Err(fail(&e.to_string())),
         }
         if a.forget_client {
             match store.remove_client(&s.key.issuer) {
                 Ok(true) => outln!("forgot the client registered at {}", display(&s.key.issuer)),
                 Ok(false) => {}
-                Err(e) => return fail(&e.to_string()),
+                Err(e) => return Err(fail(&e.to_string())),
             }
         }
     }
-    if removed > 0 {
-        Exit::Ok
-    } else if unreadable > 0 {
-        Exit::Usage
-    } else if a.forget_client {
-        forget_client_of(&store, &a)
-    } else {
-        not_stored(&a)
-    }
+    Ok((removed, unreadable))
 }
 
 /// `auth logout URL --forget-client` with no sign-in stored for URL (it
 /// was deleted, or the sign-in never finished): the client registrations
 /// kept for the authorization servers URL names now are forgotten, so an
 /// authorization server that forgot them (it restarted) gets a new one.
-fn forget_client_of(store: &FileStore, a: &LogoutArgs) -> Exit {
+fn forget_client_of(stores: &[Held], a: &LogoutArgs) -> Exit {
     let url = a.url.as_deref().unwrap_or_default();
     let issuers = match probe(url).and_then(|p| {
         let c = match p {
@@ -859,13 +886,15 @@ fn forget_client_of(store: &FileStore, a: &LogoutArgs) -> Exit {
     };
     let mut forgot = 0;
     for issuer in &issuers {
-        match store.remove_client(issuer) {
-            Ok(true) => {
-                forgot += 1;
-                outln!("forgot the client registered at {}", display(issuer));
+        for held in stores {
+            match held.store().remove_client(issuer) {
+                Ok(true) => {
+                    forgot += 1;
+                    outln!("forgot the client registered at {}", display(issuer));
+                }
+                Ok(false) => {}
+                Err(e) => return fail(&e.to_string()),
             }
-            Ok(false) => {}
-            Err(e) => return fail(&e.to_string()),
         }
     }
     if forgot > 0 {
@@ -894,23 +923,31 @@ fn not_stored(a: &LogoutArgs) -> Exit {
 
 /// `auth logout --all`: every sign-in file, and with `--forget-client`
 /// every client registration.
-fn logout_all(store: &FileStore, forget_client: bool, no_revoke: bool) -> Exit {
+fn logout_all(stores: &[Held], forget_client: bool, no_revoke: bool) -> Exit {
     // The grants of the sign-ins that can be read are revoked first.
-    if let Ok(entries) = store.entries() {
-        for s in entries.into_iter().filter_map(|e| e.sign_in.ok()) {
-            revoke_first(&s, no_revoke);
+    for held in stores {
+        if let Ok(entries) = held.entries() {
+            for s in entries.into_iter().filter_map(|e| e.sign_in.ok()) {
+                revoke_first(&s, no_revoke);
+            }
         }
     }
-    let n = match store.remove_all() {
-        Ok(n) => n,
-        Err(e) => return fail(&e.to_string()),
-    };
-    outln!("signed out of every server ({n} sign-in(s) deleted)");
-    if forget_client {
-        match store.remove_all_clients() {
-            Ok(c) => outln!("forgot {c} client registration(s)"),
+    let (mut n, mut c) = (0, 0);
+    for held in stores {
+        match held.remove_all() {
+            Ok(k) => n += k,
             Err(e) => return fail(&e.to_string()),
         }
+        if forget_client {
+            match held.remove_all_clients() {
+                Ok(k) => c += k,
+                Err(e) => return fail(&e.to_string()),
+            }
+        }
+    }
+    outln!("signed out of every server ({n} sign-in(s) deleted)");
+    if forget_client {
+        outln!("forgot {c} client registration(s)");
     }
     Exit::Ok
 }

@@ -132,7 +132,10 @@ fn status_lists_every_sign_in_without_a_secret() {
         out.contains("renewable: no (sign in again when access ends)"),
         "{out}"
     );
-    assert!(out.contains(&format!("  file:      {file}\n")), "{out}");
+    assert!(
+        out.contains(&format!("  store:     file\n  file:      {file}\n")),
+        "{out}"
+    );
     assert_eq!(out.matches("(account ").count(), 3, "{out}");
     // The alias.
     let (code, listed, _) = auth(dir.path(), &["list"]);
@@ -176,12 +179,16 @@ fn status_json_has_one_object_per_sign_in() {
             "file",
             "grant",
             "issuer",
+            "location",
             "mcp_url",
             "renewable",
             "resource",
-            "scopes_granted"
+            "scopes_granted",
+            "store"
         ]
     );
+    assert_eq!(first["store"], "file");
+    assert_eq!(first["location"], first["file"]);
     assert_eq!(first["mcp_url"], "https://mcp.example.com/mcp");
     assert_eq!(first["resource"], "https://mcp.example.com");
     assert_eq!(first["issuer"], "https://login.example.com");

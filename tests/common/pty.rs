@@ -257,6 +257,10 @@ impl Tui {
         cmd.arg("-c").arg(script);
         cmd.env("TERM", "xterm-256color");
         cmd.env_remove("NO_COLOR");
+        // No keychain: a sign-in the tests make never reaches the
+        // desktop's (tests/mcp/keyring.rs gives a bus of its own).
+        cmd.env_remove("DBUS_SESSION_BUS_ADDRESS");
+        cmd.env_remove("XDG_RUNTIME_DIR");
         for (k, v) in envs {
             cmd.env(k, v);
         }

@@ -113,12 +113,15 @@ pub fn tool_report(stdout: &str) -> Value {
     serde_json::from_str(text).expect("the tool's text is JSON")
 }
 
-/// `ahp-elicit` as the tests run it: stdin closed and the sign-in store
-/// in `dir/state` (`AHP_ELICIT_STATE_DIR`), so that no run reads or writes
-/// the real home's. Add the arguments, then run it.
+/// `ahp-elicit` as the tests run it: stdin closed, the sign-in store in
+/// `dir/state` (`AHP_ELICIT_STATE_DIR`) and no D-Bus session bus (so no
+/// keychain), so that no run reads or writes the real home's or the
+/// desktop's keychain. Add the arguments, then run it.
 pub fn ahp_in(dir: &Path) -> Command {
     let mut c = Command::new(super::BIN);
     c.env("AHP_ELICIT_STATE_DIR", dir.join("state"))
+        .env_remove("DBUS_SESSION_BUS_ADDRESS")
+        .env_remove("XDG_RUNTIME_DIR")
         .stdin(Stdio::null());
     c
 }

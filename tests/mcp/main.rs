@@ -13,6 +13,7 @@ mod everything;
 mod fake;
 mod grants;
 mod hostile_auth;
+mod keyring;
 mod oauth;
 mod python_auth;
 mod python_sdk;

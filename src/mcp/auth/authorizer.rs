@@ -423,8 +423,13 @@ impl Authorizer {
             None => self.flow_or_register_again(&mut g, &prm, &meta, &meta_url, scopes, step)?,
         };
         remember(&sign_in);
-        if let Err(e) = self.store()?.save(&sign_in) {
-            self.store_trouble(&e);
+        let store = self.store()?;
+        match store.save(&sign_in) {
+            Ok(()) => self.opts.notices.say(&format!(
+                "signed in; secrets kept in {}",
+                store.kept_in(&sign_in.key)
+            )),
+            Err(e) => self.store_trouble(&e),
         }
         g.current = Some(Current {
             sign_in,

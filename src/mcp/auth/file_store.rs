@@ -25,12 +25,11 @@
 //! the file and the command that fixes it, as `ssh` does for its keys.
 //! The directories are checked the same way (`chmod 700`).
 //!
-//! The files are JSON with a `version` ([`FORMAT_VERSION`]); a file of
+//! The files are JSON with a `version` ([`record::FORMAT_VERSION`]); a file of
 //! another version, or one that is not such JSON, is reported by name,
 //! never read as something else. Tokens, DCR client secrets and a DPoP
-//! sign-in's private key (`dpop_key`, absent for a bearer sign-in and in
-//! files written before DPoP) are in the files (that is what they are
-//! for); a pre-registered client's secret is never written. Nothing here puts a secret in an error or in `Debug`.
+//! sign-in's private key are in the files (that is what they are for); a
+//! pre-registered client's secret is never written. Nothing here puts a secret in an error or in `Debug`.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -38,18 +37,11 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::SystemTime;
 
-use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
-
+use super::record;
 use super::store::{
-    ClientKind, ClientRegistration, Damage, GrantType, Secret, SignIn, SignInKey, Store,
-    StoreError, StoreLock, Tokens, Unsafety,
+    ClientRegistration, Damage, SignIn, SignInKey, Store, StoreError, StoreLock, Unsafety,
 };
-
-/// The version of the files this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
 
 /// The largest sign-in or client file read (64 KiB): tokens are long, but
 /// not that long; a bigger file is refused rather than read whole.
@@ -118,13 +110,14 @@ impl FileStore {
     pub fn path_of(&self, key: &SignInKey) -> PathBuf {
         self.oauth.join(format!(
             "{}.json",
-            hash(&[&key.resource, &key.issuer, &key.account])
+            record::hash(&[&key.resource, &key.issuer, &key.account])
         ))
     }
 
     /// The file the client registered at `issuer` is kept in.
     pub fn client_path(&self, issuer: &str) -> PathBuf {
-        self.clients.join(format!("{}.json", hash(&[issuer])))
+        self.clients
+            .join(format!("{}.json", record::hash(&[issuer])))
     }
 
     /// Every sign-in file with what it holds or why it could not be read,
@@ -205,12 +198,7 @@ impl Store for FileStore {
     }
 
     fn save(&self, sign_in: &SignIn) -> Result<(), StoreError> {
-        let bytes = serde_json::to_vec_pretty(&SignInFile::from(sign_in)).map_err(|e| {
-            StoreError::Encode {
-                what: "a sign-in",
-                source: Arc::new(e),
-            }
-        })?;
+        let bytes = record::sign_in_bytes(sign_in)?;
         write_atomic(&self.path_of(&sign_in.key), &bytes)
     }
 
@@ -223,21 +211,13 @@ impl Store for FileStore {
         let Some(bytes) = read_private(&path)? else {
             return Ok(None);
         };
-        let file: ClientFile = parse(&path, &bytes)?;
-        let client = file.client.into_registration(&path)?;
+        let client = record::client_from(&bytes).map_err(|why| unreadable(&shown(&path), why))?;
         // Another issuer with the same 64-bit hash: not this one's.
         Ok((client.issuer == issuer).then_some(client))
     }
 
     fn save_client(&self, client: &ClientRegistration) -> Result<(), StoreError> {
-        let file = ClientFile {
-            version: FORMAT_VERSION,
-            client: ClientJson::from(client),
-        };
-        let bytes = serde_json::to_vec_pretty(&file).map_err(|e| StoreError::Encode {
-            what: "a client registration",
-            source: Arc::new(e),
-        })?;
+        let bytes = record::client_bytes(client)?;
         write_atomic(&self.client_path(&client.issuer), &bytes)
     }
 
@@ -261,6 +241,10 @@ impl Store for FileStore {
             }
         }
     }
+
+    fn kept_in(&self, key: &SignInKey) -> String {
+        format!("{} (0600 file)", shown(&self.path_of(key)))
+    }
 }
 
 /// A held `flock` on a sign-in's lock file, released when dropped (the
@@ -279,21 +263,6 @@ fn open_lock(path: &Path) -> Result<File, StoreError> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(path)
         .map_err(|e| refused_open(path, e, "open the lock file"))
-}
-
-/// 16 lowercase hex digits of SHA-256 over each part's length (8 bytes,
-/// big-endian) and bytes.
-fn hash(parts: &[&str]) -> String {
-    let mut h = Sha256::new();
-    for p in parts {
-        h.update((p.len() as u64).to_be_bytes());
-        h.update(p.as_bytes());
-    }
-    h.finalize()
-        .iter()
-        .take(8)
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// A path for a message: made safe for a terminal.
@@ -442,43 +411,7 @@ fn read_private(path: &Path) -> Result<Option<Vec<u8>>, StoreError> {
 /// Reads one sign-in file.
 fn read_sign_in(path: &Path) -> Result<SignIn, StoreError> {
     let bytes = read_private(path)?.ok_or_else(|| unreadable(&shown(path), Damage::Disappeared))?;
-    let file: SignInFile = parse(path, &bytes)?;
-    file.into_sign_in(path)
-}
-
-/// Parses a store file after checking its version.
-fn parse<T: serde::de::DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T, StoreError> {
-    let p = shown(path);
-    let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| unreadable(&p, Damage::NotJson(Arc::new(e))))?;
-    match value.get("version").and_then(serde_json::Value::as_u64) {
-        Some(v) if v == u64::from(FORMAT_VERSION) => {}
-        Some(found) => {
-            return Err(unreadable(
-                &p,
-                Damage::Version {
-                    found,
-                    reads: FORMAT_VERSION,
-                },
-            ))
-        }
-        None => return Err(unreadable(&p, Damage::NoVersion)),
-    }
-    serde_json::from_value(value)
-        .map_err(|e| unreadable(&p, Damage::Fields(without_values(&e.to_string()))))
-}
-
-/// A serde message without the values it quotes (a token may be one):
-/// "missing field `x`" as it is, "invalid type: string \"…\", expected a
-/// sequence" as "a field has the wrong type (expected a sequence)".
-fn without_values(message: &str) -> String {
-    if message.starts_with("missing field") {
-        return message.to_owned();
-    }
-    match message.rsplit_once(", expected ") {
-        Some((_, expected)) => format!("a field has the wrong type (expected {expected})"),
-        None => "a field has the wrong type".to_owned(),
-    }
+    record::sign_in_from(&bytes).map_err(|why| unreadable(&shown(path), why))
 }
 
 /// Counter for temporary file names within this process.
@@ -527,169 +460,6 @@ fn remove_file(path: &Path) -> Result<bool, StoreError> {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
         Err(e) => Err(io_error("delete the sign-in file", path, e)),
-    }
-}
-
-/// A time as RFC 3339 in UTC with nanoseconds (exact round trip).
-fn time_text(t: SystemTime) -> String {
-    humantime::format_rfc3339_nanos(t).to_string()
-}
-
-fn time_from(text: &str, path: &Path, field: &'static str) -> Result<SystemTime, StoreError> {
-    humantime::parse_rfc3339(text).map_err(|_| unreadable(&shown(path), Damage::Time(field)))
-}
-
-/// A sign-in file.
-#[derive(Serialize, Deserialize)]
-struct SignInFile {
-    version: u32,
-    mcp_url: String,
-    resource: String,
-    issuer: String,
-    account: String,
-    as_metadata_url: String,
-    client: ClientJson,
-    tokens: TokensJson,
-    /// The grant ([`GrantType::as_str`]); absent in files written before
-    /// grants without a person existed: the browser's.
-    #[serde(default = "browser_grant")]
-    grant: String,
-    /// The DPoP private key (PKCS#8, base64url), when the sign-in has one;
-    /// absent in files written before DPoP, which read as sign-ins
-    /// without one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    dpop_key: Option<String>,
-}
-
-fn browser_grant() -> String {
-    GrantType::AuthorizationCode.as_str().to_owned()
-}
-
-/// A client registration file (`oauth/clients/`).
-#[derive(Serialize, Deserialize)]
-struct ClientFile {
-    version: u32,
-    client: ClientJson,
-}
-
-#[derive(Serialize, Deserialize)]
-struct ClientJson {
-    issuer: String,
-    kind: String,
-    client_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    client_secret: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    client_secret_expires_at: Option<u64>,
-    token_endpoint_auth_method: String,
-    redirect_uri: String,
-}
-
-#[derive(Serialize, Deserialize)]
-struct TokensJson {
-    access_token: String,
-    token_type: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    expires_at: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    refresh_token: Option<String>,
-    scopes_requested: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    scopes_granted: Option<Vec<String>>,
-    obtained_at: String,
-}
-
-impl From<&ClientRegistration> for ClientJson {
-    fn from(c: &ClientRegistration) -> Self {
-        ClientJson {
-            issuer: c.issuer.clone(),
-            kind: c.kind.as_str().to_owned(),
-            client_id: c.client_id.clone(),
-            // A pre-registered client's secret is read each run
-            // (`--client-secret env:|file:`), never written.
-            client_secret: match c.kind {
-                ClientKind::PreRegistered => None,
-                _ => c.client_secret.as_ref().map(|s| s.expose().to_owned()),
-            },
-            client_secret_expires_at: c.client_secret_expires_at,
-            token_endpoint_auth_method: c.token_endpoint_auth_method.clone(),
-            redirect_uri: c.redirect_uri.clone(),
-        }
-    }
-}
-
-impl ClientJson {
-    fn into_registration(self, path: &Path) -> Result<ClientRegistration, StoreError> {
-        let kind = ClientKind::parse(&self.kind)
-            .ok_or_else(|| unreadable(&shown(path), Damage::ClientKind(self.kind.clone())))?;
-        Ok(ClientRegistration {
-            issuer: self.issuer,
-            kind,
-            client_id: self.client_id,
-            client_secret: self.client_secret.map(Secret::new),
-            client_secret_expires_at: self.client_secret_expires_at,
-            token_endpoint_auth_method: self.token_endpoint_auth_method,
-            redirect_uri: self.redirect_uri,
-        })
-    }
-}
-
-impl From<&SignIn> for SignInFile {
-    fn from(s: &SignIn) -> Self {
-        let t = &s.tokens;
-        SignInFile {
-            version: FORMAT_VERSION,
-            mcp_url: s.mcp_url.clone(),
-            resource: s.key.resource.clone(),
-            issuer: s.key.issuer.clone(),
-            account: s.key.account.clone(),
-            as_metadata_url: s.as_metadata_url.clone(),
-            client: ClientJson::from(&s.client),
-            tokens: TokensJson {
-                access_token: t.access_token.expose().to_owned(),
-                token_type: t.token_type.clone(),
-                expires_at: t.expires_at.map(time_text),
-                refresh_token: t.refresh_token.as_ref().map(|r| r.expose().to_owned()),
-                scopes_requested: t.scopes_requested.clone(),
-                scopes_granted: t.scopes_granted.clone(),
-                obtained_at: time_text(t.obtained_at),
-            },
-            grant: s.grant.as_str().to_owned(),
-            dpop_key: s.dpop_key.as_ref().map(|k| k.expose().to_owned()),
-        }
-    }
-}
-
-impl SignInFile {
-    fn into_sign_in(self, path: &Path) -> Result<SignIn, StoreError> {
-        let t = self.tokens;
-        let expires_at = match &t.expires_at {
-            Some(x) => Some(time_from(x, path, "expires_at")?),
-            None => None,
-        };
-        let grant = GrantType::parse(&self.grant)
-            .ok_or_else(|| unreadable(&shown(path), Damage::Grant(self.grant.clone())))?;
-        Ok(SignIn {
-            grant,
-            key: SignInKey {
-                resource: self.resource,
-                issuer: self.issuer,
-                account: self.account,
-            },
-            mcp_url: self.mcp_url,
-            as_metadata_url: self.as_metadata_url,
-            client: self.client.into_registration(path)?,
-            tokens: Tokens {
-                access_token: Secret::new(t.access_token),
-                token_type: t.token_type,
-                expires_at,
-                refresh_token: t.refresh_token.map(Secret::new),
-                scopes_requested: t.scopes_requested,
-                scopes_granted: t.scopes_granted,
-                obtained_at: time_from(&t.obtained_at, path, "obtained_at")?,
-            },
-            dpop_key: self.dpop_key.map(Secret::new),
-        })
     }
 }
 

@@ -2,11 +2,14 @@
 //! (the client registration at the authorization server and the tokens),
 //! and the [`Store`] trait the authorizer reads and writes them through.
 //!
-//! Two stores implement it: [`MemoryStore`] (`--auth-store memory`:
-//! nothing read from or written to disk, for hermetic runs) and the file
+//! Three stores implement it: [`MemoryStore`] (`--auth-store memory`:
+//! nothing read from or written to disk, for hermetic runs), the file
 //! store (`file_store`: one `0600` file per sign-in in a `0700` directory
 //! under the XDG state directory, written atomically, with a lock file
-//! around refresh).
+//! around refresh) and the keychain store (`keyring_store`: one secret
+//! item per sign-in in the operating system's keychain); the default store
+//! (`default_store`) is the keychain when one answers, else the file
+//! store, and reads both.
 //!
 //! Identifiers (`resource`, `issuer`, `redirect_uri`, `client_id`) are kept
 //! as exact strings, byte for byte as published or sent: they are compared
@@ -266,6 +269,49 @@ pub enum StoreError {
         /// What is wrong with it.
         why: Damage,
     },
+    /// `--auth-store keyring` in a build without the keychain (the cargo
+    /// feature `keyring` off), or on a system it has no keychain for.
+    #[error("this build of ahp-elicit has no keychain store: give --auth-store file")]
+    NoKeychainHere,
+    /// The keychain cannot be reached: on Linux no Secret Service answers
+    /// on the session bus (no bus, as over ssh, in containers and on CI;
+    /// or no keyring daemon on it), or it did not answer in time.
+    #[error("{keychain} cannot be reached ({why}); give --auth-store file to keep sign-ins in a 0600 file instead")]
+    KeychainUnreachable {
+        /// `the Secret Service keychain`, `the macOS Keychain`, `the
+        /// Windows Credential Manager`.
+        keychain: &'static str,
+        /// Why, in the system's words (made safe for a terminal).
+        why: String,
+    },
+    /// The keychain is there but locked, or refused access.
+    #[error(
+        "{keychain} is locked or refused access ({why}): unlock it, or give --auth-store file"
+    )]
+    KeychainLocked {
+        /// Which keychain ([`StoreError::KeychainUnreachable`]).
+        keychain: &'static str,
+        /// Why, in the system's words (made safe for a terminal).
+        why: String,
+    },
+    /// Another failure of the keychain while `doing` something.
+    #[error("{keychain} failed to {doing} ({why}); give --auth-store file to keep sign-ins in a 0600 file instead")]
+    KeychainFailed {
+        /// Which keychain.
+        keychain: &'static str,
+        /// `read a sign-in`, `keep a sign-in`, `delete a sign-in`.
+        doing: &'static str,
+        /// Why, in the system's words (made safe for a terminal).
+        why: String,
+    },
+    /// A keychain item of ahp-elicit's holds no record this version reads.
+    #[error("the keychain item \"{item}\" (service ahp-elicit) {}", .why.item_words())]
+    KeychainItemDamaged {
+        /// The item's user name (`sign-in 0123456789abcdef`).
+        item: String,
+        /// What is wrong with it.
+        why: Damage,
+    },
     /// A sign-in or client registration could not be written as JSON.
     #[error("cannot write {what}: {source}")]
     Encode {
@@ -275,6 +321,19 @@ pub enum StoreError {
         #[source]
         source: Arc<serde_json::Error>,
     },
+}
+
+impl StoreError {
+    /// Why the keychain is not used, short (for the line that says where
+    /// a sign-in's secrets went): the system's words, without the way out.
+    pub fn keychain_why(&self) -> String {
+        match self {
+            Self::KeychainUnreachable { why, .. } | Self::KeychainFailed { why, .. } => why.clone(),
+            Self::KeychainLocked { why, .. } => format!("locked: {why}"),
+            Self::NoKeychainHere => "this build has none".into(),
+            other => other.to_string(),
+        }
+    }
 }
 
 /// What makes a store file or directory unsafe to use
@@ -357,6 +416,30 @@ pub enum Damage {
 }
 
 impl Damage {
+    /// What is wrong with a keychain item, and the fix.
+    fn item_words(&self) -> String {
+        let fix = "delete it (ahp-elicit auth logout --all --auth-store keyring) and sign in again";
+        match self {
+            Self::TooLarge { kib } => format!("is over {kib} KiB: not a sign-in; {fix}"),
+            Self::Disappeared => "disappeared while it was read".to_owned(),
+            Self::NotJson(e) => format!("is not JSON ({e}); {fix}"),
+            Self::Version { found, reads } => format!(
+                "has format version {found}; this ahp-elicit reads version {reads} (was it written by another version?)"
+            ),
+            Self::NoVersion => format!("has no format version; {fix}"),
+            Self::Fields(why) => format!("is damaged ({why}); {fix}"),
+            Self::Time(field) => format!("is damaged ({field} is not an RFC 3339 time); {fix}"),
+            Self::ClientKind(kind) => format!(
+                "names an unknown client kind '{}'; {fix}",
+                crate::safe_text::display(kind)
+            ),
+            Self::Grant(grant) => format!(
+                "names an unknown grant '{}' (written by a newer version?); {fix}",
+                crate::safe_text::display(grant)
+            ),
+        }
+    }
+
     /// What is wrong, and the fix, for the file `path`.
     fn words(&self, path: &str) -> String {
         let again = format!("remove it (rm {path}) and sign in again");
@@ -413,6 +496,11 @@ pub trait Store: Send + Sync {
     /// Takes the lock on one sign-in, waiting for another process that
     /// holds it.
     fn lock(&self, key: &SignInKey) -> Result<Box<dyn StoreLock>, StoreError>;
+    /// Where the secrets of the sign-in `key` are kept, as the line said
+    /// after a new sign-in ends it: `the Secret Service keychain`,
+    /// `/home/me/.local/state/ahp-elicit/oauth/….json (0600 file)`,
+    /// `memory, for this run only`. Made safe for a terminal.
+    fn kept_in(&self, key: &SignInKey) -> String;
 }
 
 /// `--auth-store memory`: sign-ins live only as long as the run.
@@ -422,7 +510,9 @@ pub struct MemoryStore {
     clients: Mutex<HashMap<String, ClientRegistration>>,
 }
 
-struct NoLock;
+/// No lock: the memory store is one process's own; the keychain store
+/// where there is no state directory to keep lock files in.
+pub(super) struct NoLock;
 impl StoreLock for NoLock {}
 
 fn poisoned() -> StoreError {
@@ -473,6 +563,10 @@ impl Store for MemoryStore {
 
     fn lock(&self, _key: &SignInKey) -> Result<Box<dyn StoreLock>, StoreError> {
         Ok(Box::new(NoLock))
+    }
+
+    fn kept_in(&self, _key: &SignInKey) -> String {
+        "memory, for this run only".into()
     }
 }
 

@@ -3,7 +3,9 @@
 
 use super::*;
 use std::os::unix::fs::PermissionsExt;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
+
+use crate::mcp::auth::store::{ClientKind, GrantType, Secret, Tokens};
 
 fn sign_in(account: &str) -> SignIn {
     SignIn {
