@@ -900,15 +900,15 @@ impl Client {
     }
 
     fn on_incoming(&mut self, item: Incoming) -> Result<(), McpError> {
+        // Every message received, in the order taken, before anything is
+        // done with it.
+        if let Incoming::Message(v) = &item {
+            self.desk
+                .trace()
+                .record(crate::responder::trace::Direction::In, v);
+        }
         match item {
-            Incoming::Message(v) => match {
-                // Every message received, in the order taken, before
-                // anything is done with it.
-                self.desk
-                    .trace()
-                    .record(crate::responder::trace::Direction::In, &v);
-                jsonrpc::classify(v)
-            } {
+            Incoming::Message(v) => match jsonrpc::classify(v) {
                 Ok(Message::Response { id, outcome }) => self.on_response(id, outcome),
                 Ok(Message::Request { id, method, params }) => {
                     self.on_request(id, &method, params)?

@@ -292,7 +292,22 @@ impl Trace {
 
     /// Record `msg`, going `direction`, now.
     pub fn record(&self, direction: Direction, msg: &Value) {
-        let at = self.started.elapsed();
+        self.record_at(direction, msg, self.started.elapsed());
+    }
+
+    /// [`Trace::record`] as if `at` after the start (a test's fixed
+    /// times).
+    #[cfg(any(test, feature = "internals"))]
+    pub fn record_at(&self, direction: Direction, msg: &Value, at: Duration) {
+        self.put(direction, msg, at);
+    }
+
+    #[cfg(not(any(test, feature = "internals")))]
+    fn record_at(&self, direction: Direction, msg: &Value, at: Duration) {
+        self.put(direction, msg, at);
+    }
+
+    fn put(&self, direction: Direction, msg: &Value, at: Duration) {
         let size = compact_len(msg);
         let mut red = crate::redact::redact_json(msg);
         crate::redact::redact_secrets_json(&mut red);

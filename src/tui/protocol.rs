@@ -1,0 +1,615 @@
+//! The protocol view: the session's trace ([`crate::responder::trace`])
+//! on the full screen, one key ([`PROTOCOL_KEY`]) away from every screen
+//! of a session (the tool list, the arguments form, the waiting screen,
+//! a result, an elicitation form, the URL consent). Each message on one
+//! row: direction, time since the start, method and id, size, outcome; it
+//! follows new messages while the last row is selected; Enter shows a
+//! message's body (pretty JSON, escaped, redacted as in `--log`); `w` saves
+//! the trace as JSON lines; `s` puts the trace beside every screen, at
+//! widths from [`SPLIT_MIN_WIDTH`] columns, where the screen keeps the keys
+//! ([`draw_beside`]); the key again or Esc returns to the screen it was
+//! opened from, as it was.
+
+use std::sync::Arc;
+
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::{Frame, Terminal};
+
+use super::chrome::help_line;
+use super::terminal::{read_input, read_input_until_asked, Input};
+use super::text::clip;
+use super::theme::Theme;
+use super::{TuiResponder, TICK};
+use crate::form::Key;
+use crate::responder::trace::{elapsed, size_words, Entry, Trace};
+use crate::responder::RespondError;
+use crate::safe_text::display;
+
+/// The key that opens the protocol view, and closes it.
+pub(super) const PROTOCOL: Key = Key::Ctrl('p');
+
+/// [`PROTOCOL`] as the help and the docs name it.
+pub const PROTOCOL_KEY: &str = "Ctrl-P";
+
+/// The narrowest terminal on which the trace is drawn beside a screen.
+pub const SPLIT_MIN_WIDTH: u16 = 140;
+
+/// The columns a screen keeps when the trace is beside it.
+const SCREEN_COLUMNS: u16 = 80;
+
+/// What the full screen knows of the session's trace: the trace itself
+/// (an empty one until a session hands its own over) and whether it is
+/// drawn beside every screen.
+#[derive(Debug, Default)]
+pub(super) struct Protocol {
+    pub(super) trace: Arc<Trace>,
+    pub(super) beside: bool,
+}
+
+/// What a key on the view asks of its loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ViewStep {
+    /// Keep the view.
+    Continue,
+    /// Back to the screen it was opened from.
+    Back,
+    /// Save the trace ([`save`]).
+    Save,
+    /// Put the trace beside every screen, or stop, and go back.
+    Beside,
+    /// Ctrl-C: back, and the screen takes it.
+    CtrlC,
+}
+
+/// The protocol view's state: the selected row (None: the last, following
+/// new messages), the first row drawn, the body open, a note.
+#[derive(Debug, Default)]
+pub(crate) struct ProtocolView {
+    selected: Option<usize>,
+    top: usize,
+    /// The message whose body is shown, and the first line drawn.
+    body: Option<(Entry, usize)>,
+    /// What the last action said (where the trace was saved).
+    note: Option<String>,
+    /// Rows of the list (or of the body) drawn by the last frame.
+    rows: usize,
+}
+
+impl ProtocolView {
+    /// Say `note` under the title until the next one.
+    pub(crate) fn put_note(&mut self, note: String) {
+        self.note = Some(note);
+    }
+
+    /// The selected row among `n` (the last when following).
+    fn at(&self, n: usize) -> usize {
+        self.selected
+            .map_or(n.saturating_sub(1), |s| s.min(n.saturating_sub(1)))
+    }
+
+    /// One key, with `entries` the trace as drawn.
+    pub(crate) fn key(&mut self, k: &Key, entries: &[Entry]) -> ViewStep {
+        match k {
+            k if *k == PROTOCOL => return ViewStep::Back,
+            Key::Ctrl('c') => return ViewStep::CtrlC,
+            Key::Char('w') => return ViewStep::Save,
+            Key::Char('s') if self.body.is_none() => return ViewStep::Beside,
+            _ => {}
+        }
+        let page = self.rows.max(1) as isize;
+        if let Some((e, scroll)) = &mut self.body {
+            let last = e.body_lines().len().saturating_sub(1);
+            let moved = match k {
+                Key::Esc | Key::Backspace | Key::Left => {
+                    self.body = None;
+                    return ViewStep::Continue;
+                }
+                Key::Up => *scroll as isize - 1,
+                Key::Down => *scroll as isize + 1,
+                Key::PageUp => *scroll as isize - page,
+                Key::PageDown => *scroll as isize + page,
+                Key::Home => 0,
+                Key::End => last as isize,
+                _ => return ViewStep::Continue,
+            };
+            *scroll = moved.clamp(0, last as isize) as usize;
+            return ViewStep::Continue;
+        }
+        let n = entries.len();
+        if n == 0 {
+            return match k {
+                Key::Esc | Key::Char('q') => ViewStep::Back,
+                _ => ViewStep::Continue,
+            };
+        }
+        let at = self.at(n) as isize;
+        let to = match k {
+            Key::Esc | Key::Char('q') => return ViewStep::Back,
+            Key::Enter => {
+                self.body = Some((entries[at as usize].clone(), 0));
+                return ViewStep::Continue;
+            }
+            Key::Up => at - 1,
+            Key::Down => at + 1,
+            Key::PageUp => at - page,
+            Key::PageDown => at + page,
+            Key::Home => 0,
+            Key::End => n as isize - 1,
+            _ => return ViewStep::Continue,
+        };
+        let to = to.clamp(0, n as isize - 1) as usize;
+        // On the last row the view follows new messages.
+        self.selected = (to + 1 < n).then_some(to);
+        ViewStep::Continue
+    }
+
+    /// Draw the view of `entries` (`dropped`: older messages no longer
+    /// kept; `waiting`: a request waits behind the view).
+    pub(crate) fn draw(
+        &mut self,
+        f: &mut Frame,
+        theme: &Theme,
+        entries: &[Entry],
+        dropped: u64,
+        waiting: bool,
+    ) {
+        let a = f.area();
+        let w = a.width as usize;
+        if a.height < 4 || w < 20 {
+            let l = Line::styled(clip("Too small: Esc goes back", w), theme.error());
+            f.render_widget(Paragraph::new(l), a);
+            return;
+        }
+        let mut head = vec![self.title(entries.len(), dropped, theme, w)];
+        if waiting {
+            head.push(Line::styled(
+                clip(
+                    &format!("A request is waiting: Esc or {PROTOCOL_KEY} goes back to it."),
+                    w,
+                ),
+                theme.warning(),
+            ));
+        }
+        if let Some(n) = &self.note {
+            head.push(Line::styled(clip(n, w), theme.notice()));
+        }
+        let help = match self.body {
+            Some(_) => help_line(
+                &[
+                    "↑↓ PgUp PgDn Home End scroll · Esc back to the list · w save",
+                    "↑↓ scroll · Esc back · w save",
+                ],
+                theme,
+                w,
+            ),
+            None => help_line(
+                &[
+                    "↑↓ PgUp PgDn Home End move · Enter body · w save · s beside the screen · Esc or Ctrl-P back",
+                    "↑↓ move · Enter body · w save · s beside · Esc back",
+                    "Enter body · w save · Esc back",
+                ],
+                theme,
+                w,
+            ),
+        };
+        let rows = (a.height as usize).saturating_sub(head.len() + 1);
+        self.rows = rows;
+        let mut lines = head;
+        match &self.body {
+            Some((e, scroll)) => {
+                let body = e.body_lines();
+                let scroll = (*scroll).min(body.len().saturating_sub(1));
+                lines[0] = Line::styled(
+                    clip(
+                        &format!(
+                            "Message {}: {}",
+                            e.number,
+                            row_text(e, w.saturating_sub(10))
+                        ),
+                        w,
+                    ),
+                    theme.title(),
+                );
+                for l in body.iter().skip(scroll).take(rows) {
+                    lines.push(Line::styled(clip(l, w), theme.text()));
+                }
+            }
+            None => {
+                let n = entries.len();
+                let at = self.at(n);
+                if at < self.top {
+                    self.top = at;
+                } else if rows > 0 && at >= self.top + rows {
+                    self.top = at + 1 - rows;
+                }
+                self.top = self.top.min(n.saturating_sub(rows));
+                for (i, e) in entries.iter().enumerate().skip(self.top).take(rows) {
+                    let style = if i == at && n > 0 {
+                        theme.selected()
+                    } else {
+                        theme.text()
+                    };
+                    lines.push(Line::styled(row_text(e, w), style));
+                }
+                if n == 0 {
+                    lines.push(Line::styled("No message yet.", theme.muted()));
+                }
+            }
+        }
+        f.render_widget(Paragraph::new(lines), a);
+        let help_area = Rect {
+            y: a.y + a.height - 1,
+            height: 1,
+            ..a
+        };
+        f.render_widget(Paragraph::new(help), help_area);
+    }
+
+    /// The first row: how many messages, how many dropped, following.
+    fn title(&self, n: usize, dropped: u64, theme: &Theme, w: usize) -> Line<'static> {
+        let mut t = format!("Protocol: {n} message{}", if n == 1 { "" } else { "s" });
+        if dropped > 0 {
+            t.push_str(&format!(" (the {dropped} before them were dropped)"));
+        }
+        if self.selected.is_none() {
+            t.push_str(" · following");
+        }
+        Line::styled(clip(&t, w), theme.title())
+    }
+}
+
+/// One message on one row of `w` columns: arrow, time, size and outcome
+/// in fixed columns, the method and id (escaped) in the rest.
+pub(crate) fn row_text(e: &Entry, w: usize) -> String {
+    let fixed = format!(
+        "{} {:>9} {:>9}  {:<13}",
+        e.direction.arrow(),
+        elapsed(e.at),
+        size_words(e.size),
+        e.kind.words()
+    );
+    let rest = w.saturating_sub(super::text::width(&fixed) + 1);
+    clip(&format!("{fixed} {}", clip(&display(&e.what()), rest)), w)
+}
+
+/// The pane of the trace beside a screen: a rule on its left, a title, the
+/// last messages that fit (the newest at the bottom).
+pub(crate) fn draw_pane(f: &mut Frame, area: Rect, theme: &Theme, entries: &[Entry]) {
+    let block = Block::default()
+        .borders(Borders::LEFT)
+        .border_style(theme.border())
+        .title(Line::styled(
+            format!(" Protocol · {PROTOCOL_KEY} "),
+            theme.title(),
+        ));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let w = inner.width.saturating_sub(1) as usize;
+    let rows = inner.height as usize;
+    let lines: Vec<Line> = entries
+        .iter()
+        .skip(entries.len().saturating_sub(rows))
+        .map(|e| {
+            let t = format!(
+                "{} {} {} {}",
+                e.direction.arrow(),
+                elapsed(e.at),
+                display(&e.what()),
+                e.kind.words()
+            );
+            Line::styled(clip(&t, w), theme.text())
+        })
+        .collect();
+    let inner = Rect {
+        x: inner.x + 1,
+        width: inner.width.saturating_sub(1),
+        ..inner
+    };
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// Draw a screen with `draw`, and when `p` asks for it and the frame is at
+/// least [`SPLIT_MIN_WIDTH`] wide, the trace beside it: the screen is drawn
+/// on the left (from the first column, so its cursor and its links keep
+/// their places) as on a terminal of that width, the trace on the right.
+pub(super) fn draw_beside<R>(
+    f: &mut Frame,
+    theme: &Theme,
+    p: &Protocol,
+    draw: impl FnOnce(&mut Frame) -> R,
+) -> R {
+    let a = f.area();
+    if !p.beside || a.width < SPLIT_MIN_WIDTH {
+        return draw(f);
+    }
+    let pane = (a.width - SCREEN_COLUMNS).min(a.width / 2);
+    let left = Rect {
+        width: a.width - pane,
+        ..a
+    };
+    // A test backend cannot fail (its error type has no value).
+    let Ok(mut t) = Terminal::new(TestBackend::new(left.width, left.height));
+    let mut out = None;
+    let Ok(_) = t.draw(|g| out = Some(draw(g)));
+    let Some(out) = out else {
+        unreachable!("Terminal::draw runs its callback")
+    };
+    let src = t.backend().buffer();
+    let buf = f.buffer_mut();
+    for y in 0..left.height {
+        for x in 0..left.width {
+            buf[(a.x + x, a.y + y)] = src[(x, y)].clone();
+        }
+    }
+    if t.backend().cursor_visible() {
+        let c = t.backend().cursor_position();
+        f.set_cursor_position((a.x + c.x, a.y + c.y));
+    }
+    let right = Rect {
+        x: a.x + left.width,
+        width: pane,
+        ..a
+    };
+    draw_pane(f, right, theme, &p.trace.entries());
+    out
+}
+
+/// Where `w` saves the trace by default: `ahp-elicit-trace-TIME.jsonl` in
+/// the current directory (`TIME` in UTC, `20261205T071502Z`).
+pub fn default_save_path() -> std::path::PathBuf {
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let stamp: String = now.chars().filter(|c| *c != '-' && *c != ':').collect();
+    let name = format!("ahp-elicit-trace-{stamp}.jsonl");
+    std::env::current_dir()
+        .map(|d| d.join(&name))
+        .unwrap_or_else(|_| name.into())
+}
+
+/// Save `trace` to `path` as JSON lines ([`Trace::json_lines`]), created
+/// 0600 and never through a symbolic link ([`crate::files::open_private`]);
+/// returns what the view says: where it went, or why not.
+pub fn save(trace: &Trace, path: &std::path::Path) -> String {
+    use std::io::Write;
+    let text = trace.json_lines();
+    let n = trace.len();
+    let shown = display(&path.display().to_string()).into_owned();
+    match crate::files::open_private(path, crate::files::Existing::Truncate)
+        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.flush()))
+    {
+        Ok(()) => format!(
+            "Saved {n} message{} to {shown}",
+            if n == 1 { "" } else { "s" }
+        ),
+        Err(e) => format!("Not saved to {shown}: {}", crate::files::io_reason(&e)),
+    }
+}
+
+impl TuiResponder {
+    /// The protocol view on the full screen until Esc or [`PROTOCOL`]
+    /// (None) or Ctrl-C (`Some`: the screen it was opened from takes the
+    /// key), or until `stop` says the screen below needs the terminal (its
+    /// request was withdrawn, its time ran out, a signal came). A new
+    /// message wakes it (the arrival pipe); the screen below is drawn
+    /// whole again after it.
+    ///
+    /// Errors: the terminal's.
+    pub(super) fn protocol_view(
+        &mut self,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Option<Key>, RespondError> {
+        let trace = Arc::clone(&self.protocol.trace);
+        let mut view = ProtocolView::default();
+        self.repaint = true;
+        let out = loop {
+            if stop() {
+                break None;
+            }
+            self.clear_if_asked()?;
+            let seen = trace.version();
+            let (entries, dropped) = (trace.entries(), trace.dropped());
+            let waiting = crate::responder::request_waiting();
+            let theme = &self.theme;
+            self.tty
+                .draw(|f| view.draw(f, theme, &entries, dropped, waiting))?;
+            // Woken by a key, a new message (the arrival pipe) or the tick;
+            // while a request waits, the pipe would wake at once: ticks.
+            let changed = || trace.version() != seen;
+            let input = if waiting {
+                Some(read_input(TICK, false)?)
+            } else {
+                read_input_until_asked(TICK, true, &changed)?
+            };
+            let Some(Input::Key(k)) = input else {
+                continue;
+            };
+            if k == Key::Ctrl('l') {
+                self.repaint = true;
+                continue;
+            }
+            match view.key(&k, &entries) {
+                ViewStep::Continue => {}
+                ViewStep::Back => break None,
+                ViewStep::CtrlC => break Some(k),
+                ViewStep::Save => view.put_note(save(&trace, &default_save_path())),
+                ViewStep::Beside => {
+                    self.protocol.beside = !self.protocol.beside;
+                    break None;
+                }
+            }
+        };
+        self.repaint = true;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::responder::trace::Direction;
+    use serde_json::json;
+
+    /// A trace of a short session: tools/list and its answer, a call with
+    /// an elicitation on the way, an error.
+    fn session() -> Trace {
+        let t = Trace::default();
+        let msgs = [
+            (
+                Direction::Out,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}),
+            ),
+            (
+                Direction::In,
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "book\u{1b}[2J", "inputSchema": {"type": "object"}}]}}),
+            ),
+            (
+                Direction::Out,
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "book", "arguments": {"city": "Paris"}}}),
+            ),
+            (
+                Direction::In,
+                json!({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": {"message": "Guests?", "requestedSchema": {"type": "object", "properties": {}}}}),
+            ),
+            (
+                Direction::Out,
+                json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "accept", "content": {}}}),
+            ),
+            (
+                Direction::In,
+                json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 2, "progress": 1}}),
+            ),
+            (
+                Direction::In,
+                json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "unknown tool"}}),
+            ),
+        ];
+        for (i, (d, m)) in msgs.into_iter().enumerate() {
+            t.record_at(d, &m, std::time::Duration::from_millis(12 * i as u64 + 3));
+        }
+        t
+    }
+
+    fn entries(t: &Trace) -> Vec<Entry> {
+        t.entries()
+    }
+
+    fn draw_view(view: &mut ProtocolView, entries: &[Entry], w: u16, h: u16) -> TestBackend {
+        let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+        let theme = Theme::monochrome();
+        t.draw(|f| view.draw(f, &theme, entries, 0, false))
+            .expect("draw");
+        t.backend().clone()
+    }
+
+    fn text(b: &TestBackend) -> String {
+        let buf = b.buffer();
+        let w = buf.area.width as usize;
+        buf.content()
+            .chunks(w)
+            .map(|row| row.iter().map(|c| c.symbol()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn the_view_lists_every_message_and_follows_the_last() {
+        let t = session();
+        let e = entries(&t);
+        let mut view = ProtocolView::default();
+        let b = draw_view(&mut view, &e, 90, 12);
+        let shown = text(&b);
+        assert!(
+            shown.contains("Protocol: 7 messages · following"),
+            "{shown}"
+        );
+        assert!(shown.contains("tools/list #1"), "{shown}");
+        assert!(shown.contains("error -32602"), "{shown}");
+        // The response names its request's method; server text is escaped.
+        assert!(!shown.contains('\u{1b}'), "{shown}");
+        insta::assert_snapshot!("protocol_view", b);
+        // Up leaves the end: the view no longer follows.
+        assert_eq!(view.key(&Key::Up, &e), ViewStep::Continue);
+        assert!(!text(&draw_view(&mut view, &e, 90, 12)).contains("following"));
+        assert_eq!(view.key(&Key::End, &e), ViewStep::Continue);
+        assert!(text(&draw_view(&mut view, &e, 90, 12)).contains("following"));
+        assert_eq!(view.key(&PROTOCOL, &e), ViewStep::Back);
+        assert_eq!(view.key(&Key::Char('w'), &e), ViewStep::Save);
+        assert_eq!(view.key(&Key::Char('s'), &e), ViewStep::Beside);
+    }
+
+    #[test]
+    fn enter_shows_a_body_as_pretty_escaped_json_and_esc_goes_back() {
+        let t = session();
+        let e = entries(&t);
+        let mut view = ProtocolView::default();
+        draw_view(&mut view, &e, 90, 12);
+        for k in [Key::Home, Key::Down, Key::Enter] {
+            view.key(&k, &e);
+        }
+        let b = draw_view(&mut view, &e, 90, 12);
+        let shown = text(&b);
+        assert!(shown.contains("Message 2:"), "{shown}");
+        assert!(shown.contains("\"name\": \"book\\u001b[2J\""), "{shown}");
+        insta::assert_snapshot!("protocol_body", b);
+        assert_eq!(view.key(&Key::Esc, &e), ViewStep::Continue);
+        assert!(text(&draw_view(&mut view, &e, 90, 12)).contains("Protocol: 7 messages"));
+    }
+
+    #[test]
+    fn the_trace_beside_a_screen_leaves_the_screen_its_columns_and_cursor() {
+        let t = Arc::new(session());
+        let p = Protocol {
+            trace: Arc::clone(&t),
+            beside: true,
+        };
+        let mut term = Terminal::new(TestBackend::new(140, 12)).expect("terminal");
+        let theme = Theme::monochrome();
+        let mut seen = None;
+        term.draw(|f| {
+            draw_beside(f, &theme, &p, |g| {
+                seen = Some(g.area());
+                g.render_widget(Paragraph::new("Guests: 4"), g.area());
+                g.set_cursor_position((9, 0));
+            })
+        })
+        .expect("draw");
+        assert_eq!(seen, Some(Rect::new(0, 0, 80, 12)));
+        term.backend_mut().assert_cursor_position((9, 0));
+        let shown = text(term.backend());
+        assert!(shown.contains("Protocol · Ctrl-P"), "{shown}");
+        assert!(shown.contains("tools/call #2 error -32602"), "{shown}");
+        insta::assert_snapshot!("protocol_beside", term.backend());
+        // Narrower: the screen has the whole width.
+        let mut narrow = Terminal::new(TestBackend::new(139, 12)).expect("terminal");
+        narrow
+            .draw(|f| draw_beside(f, &theme, &p, |g| seen = Some(g.area())))
+            .expect("draw");
+        assert_eq!(seen, Some(Rect::new(0, 0, 139, 12)));
+    }
+
+    #[test]
+    fn w_saves_json_lines_privately_and_says_where() {
+        let t = session();
+        let dir = std::env::temp_dir().join(format!("ahp-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("t.jsonl");
+        let said = save(&t, &path);
+        assert!(said.starts_with("Saved 7 messages to "), "{said}");
+        let text = std::fs::read_to_string(&path).expect("saved");
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON line"))
+            .collect();
+        assert_eq!(lines.len(), 7);
+        assert_eq!(lines[1]["method"], json!("tools/list"));
+        assert_eq!(lines[1]["direction"], json!("in"));
+        assert_eq!(lines[6]["code"], json!(-32602));
+        assert_eq!(lines[0]["message"]["method"], json!("tools/list"));
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
