@@ -56,8 +56,8 @@ pub(crate) enum ViewStep {
     Continue,
     /// Back to the screen it was opened from.
     Back,
-    /// Save the trace ([`save`]).
-    Save,
+    /// Save the trace ([`save`]) to this file.
+    SaveTo(std::path::PathBuf),
     /// Put the trace beside every screen, or stop, and go back.
     Beside,
     /// Ctrl-C: back, and the screen takes it.
@@ -74,6 +74,9 @@ pub(crate) struct ProtocolView {
     body: Option<(Entry, usize)>,
     /// What the last action said (where the trace was saved).
     note: Option<String>,
+    /// `w` was pressed: the file to save to, as being typed (it starts
+    /// as [`default_save_path`]).
+    saving: Option<String>,
     /// Rows of the list (or of the body) drawn by the last frame.
     rows: usize,
 }
@@ -90,12 +93,42 @@ impl ProtocolView {
             .map_or(n.saturating_sub(1), |s| s.min(n.saturating_sub(1)))
     }
 
+    /// A key while the file to save to is asked: typing edits it (Ctrl-U
+    /// clears it), Enter saves, Esc asks no more.
+    fn save_key(&mut self, k: &Key) -> ViewStep {
+        let Some(path) = self.saving.as_mut() else {
+            return ViewStep::Continue;
+        };
+        match k {
+            Key::Enter if !path.trim().is_empty() => {
+                let to = std::path::PathBuf::from(path.trim());
+                self.saving = None;
+                return ViewStep::SaveTo(to);
+            }
+            Key::Esc => self.saving = None,
+            Key::Char(c) => path.push(*c),
+            Key::Paste(t) => path.extend(t.chars().filter(|c| !c.is_control())),
+            Key::Backspace => {
+                path.pop();
+            }
+            Key::Ctrl('u') => path.clear(),
+            _ => {}
+        }
+        ViewStep::Continue
+    }
+
     /// One key, with `entries` the trace as drawn.
     pub(crate) fn key(&mut self, k: &Key, entries: &[Entry]) -> ViewStep {
+        if self.saving.is_some() && *k != Key::Ctrl('c') {
+            return self.save_key(k);
+        }
         match k {
             k if *k == PROTOCOL => return ViewStep::Back,
             Key::Ctrl('c') => return ViewStep::CtrlC,
-            Key::Char('w') => return ViewStep::Save,
+            Key::Char('w') => {
+                self.saving = Some(default_save_path().display().to_string());
+                return ViewStep::Continue;
+            }
             Key::Char('s') if self.body.is_none() => return ViewStep::Beside,
             _ => {}
         }
@@ -176,7 +209,24 @@ impl ProtocolView {
         if let Some(n) = &self.note {
             head.push(Line::styled(clip(n, w), theme.notice()));
         }
-        let help = match self.body {
+        if let Some(path) = &self.saving {
+            // The end of the path is where the typing goes: kept in view.
+            let label = "Save the trace to: ";
+            let shown = super::text::clip_start(&display(path), w.saturating_sub(label.len() + 1));
+            let col = (label.len() + super::text::width(&shown)) as u16;
+            f.set_cursor_position((a.x + col.min(a.width - 1), a.y + head.len() as u16));
+            head.push(Line::styled(format!("{label}{shown}"), theme.focus()));
+        }
+        let help = match (&self.saving, &self.body) {
+            (Some(_), _) => help_line(
+                &[
+                    "Enter save · Ctrl-U clear · Esc do not save",
+                    "Enter save · Esc back",
+                ],
+                theme,
+                w,
+            ),
+            (None, body) => match body {
             Some(_) => help_line(
                 &[
                     "↑↓ PgUp PgDn Home End scroll · Esc back to the list · w save",
@@ -194,6 +244,7 @@ impl ProtocolView {
                 theme,
                 w,
             ),
+            },
         };
         let rows = (a.height as usize).saturating_sub(head.len() + 1);
         self.rows = rows;
@@ -433,7 +484,7 @@ impl TuiResponder {
                 ViewStep::Continue => {}
                 ViewStep::Back => break None,
                 ViewStep::CtrlC => break Some(k),
-                ViewStep::Save => view.put_note(save(&trace, &default_save_path())),
+                ViewStep::SaveTo(path) => view.put_note(save(&trace, &path)),
                 ViewStep::Beside => {
                     self.protocol.beside = !self.protocol.beside;
                     break None;
@@ -535,8 +586,27 @@ mod tests {
         assert_eq!(view.key(&Key::End, &e), ViewStep::Continue);
         assert!(text(&draw_view(&mut view, &e, 90, 12)).contains("following"));
         assert_eq!(view.key(&PROTOCOL, &e), ViewStep::Back);
-        assert_eq!(view.key(&Key::Char('w'), &e), ViewStep::Save);
         assert_eq!(view.key(&Key::Char('s'), &e), ViewStep::Beside);
+        // w asks where, starting from the default; typing edits it.
+        assert_eq!(view.key(&Key::Char('w'), &e), ViewStep::Continue);
+        let asked = text(&draw_view(&mut view, &e, 90, 12));
+        assert!(asked.contains("Save the trace to: "), "{asked}");
+        assert!(asked.contains("ahp-elicit-trace-"), "{asked}");
+        for k in [
+            Key::Ctrl('u'),
+            Key::Char('t'),
+            Key::Char('.'),
+            Key::Char('j'),
+        ] {
+            assert_eq!(view.key(&k, &e), ViewStep::Continue);
+        }
+        assert_eq!(
+            view.key(&Key::Enter, &e),
+            ViewStep::SaveTo(std::path::PathBuf::from("t.j"))
+        );
+        assert_eq!(view.key(&Key::Char('w'), &e), ViewStep::Continue);
+        assert_eq!(view.key(&Key::Esc, &e), ViewStep::Continue);
+        assert_eq!(view.key(&Key::Esc, &e), ViewStep::Back);
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod everything;
 mod fake;
 mod hostile_auth;
 mod oauth;
+mod protocol_view;
 mod python_auth;
 mod python_sdk;
 mod sdk_both_eras;
