@@ -250,6 +250,8 @@ pub struct Trace {
     started: Instant,
     capacity: usize,
     body_cap: usize,
+    /// Most bytes of all bodies together ([`TRACE_BYTES`]).
+    bytes_cap: usize,
     ring: Mutex<Ring>,
     version: AtomicU64,
 }
@@ -285,6 +287,7 @@ impl Trace {
             started: Instant::now(),
             capacity: capacity.max(1),
             body_cap,
+            bytes_cap: TRACE_BYTES,
             ring: Mutex::default(),
             version: AtomicU64::new(0),
         }
@@ -347,7 +350,7 @@ impl Trace {
         ring.bytes += entry.body.len();
         ring.entries.push_back(entry);
         while ring.entries.len() > self.capacity
-            || (ring.bytes > TRACE_BYTES && ring.entries.len() > 1)
+            || (ring.bytes > self.bytes_cap && ring.entries.len() > 1)
         {
             if let Some(old) = ring.entries.pop_front() {
                 ring.bytes -= old.body.len();
@@ -506,6 +509,31 @@ mod tests {
         let saved = t.json_lines();
         assert!(saved.starts_with("{\"dropped\":2}\n"), "{saved}");
         assert_eq!(saved.lines().count(), 4);
+    }
+
+    #[test]
+    fn the_ring_keeps_its_bodies_under_the_byte_bound() {
+        let t = Trace {
+            bytes_cap: 300,
+            ..Trace::new(100, 200)
+        };
+        let msg = |i: usize| json!({"jsonrpc": "2.0", "method": "m", "params": {"pad": "x".repeat(60 + i)}});
+        for i in 0..10 {
+            t.record(Direction::In, &msg(i));
+        }
+        let kept = t.entries();
+        let bytes: usize = kept.iter().map(|e| e.body.len()).sum();
+        assert!(bytes <= 300, "{bytes}");
+        assert_eq!(kept.len() as u64 + t.dropped(), 10);
+        assert_eq!(kept.last().map(|e| e.number), Some(10));
+        // One message over the bound on its own is still kept (cut).
+        let big = Trace {
+            bytes_cap: 10,
+            ..Trace::new(100, 200)
+        };
+        big.record(Direction::In, &msg(500));
+        assert_eq!(big.len(), 1);
+        assert!(big.entries()[0].cut);
     }
 
     #[test]
