@@ -473,22 +473,10 @@ impl TuiResponder {
                 // The protocol view, over any screen; the screen comes
                 // back as it was, and is new to the guard again.
                 if k == protocol::PROTOCOL {
-                    let stop = || {
-                        cx.withdrawn()
-                            || crate::signals::received().is_some()
-                            || crate::responder::time_left(deadline) == Some(Duration::ZERO)
-                    };
-                    let passed = self.protocol_view(&stop)?;
-                    guard = guard::ConsentGuard::new(screen.grace());
-                    if let Some(o) =
-                        passed.and_then(|k| self.dispatch(screen, &mut guard, small, k))
-                    {
-                        if matches!(o, Outcome::Answer(_)) && !cx.claim_answer() {
-                            return self.withdrawn_notice(cx);
-                        }
-                        return Ok(o);
+                    match self.protocol_over(screen, cx, deadline, &mut guard, small)? {
+                        Some(o) => return Ok(o),
+                        None => continue,
                     }
-                    continue;
                 }
                 if k == EXTEND {
                     if let (Some(d), Some(e)) = (deadline.as_mut(), extend) {
