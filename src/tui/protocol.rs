@@ -66,11 +66,12 @@ pub(crate) enum ViewStep {
     CtrlC,
 }
 
-/// The protocol view's state: the selected row (None: the last, following
+/// The protocol view's state: the selected message, by its number, so it
+/// stays selected while older ones are dropped (None: the last, following
 /// new messages), the first row drawn, the body open, a note.
 #[derive(Debug, Default)]
 pub(crate) struct ProtocolView {
-    selected: Option<usize>,
+    selected: Option<u64>,
     top: usize,
     /// The message whose body is shown, and the first line drawn.
     body: Option<(Entry, usize)>,
@@ -89,10 +90,16 @@ impl ProtocolView {
         self.note = Some(note);
     }
 
-    /// The selected row among `n` (the last when following).
-    fn at(&self, n: usize) -> usize {
-        self.selected
-            .map_or(n.saturating_sub(1), |s| s.min(n.saturating_sub(1)))
+    /// The row of the selected message in `entries` (the last when
+    /// following; the first when it was dropped).
+    fn at(&self, entries: &[Entry]) -> usize {
+        match self.selected {
+            None => entries.len().saturating_sub(1),
+            Some(number) => entries
+                .iter()
+                .position(|e| e.number >= number)
+                .unwrap_or(entries.len().saturating_sub(1)),
+        }
     }
 
     /// A key while the file to save to is asked: typing edits it (Ctrl-U
@@ -160,7 +167,7 @@ impl ProtocolView {
                 _ => ViewStep::Continue,
             };
         }
-        let at = self.at(n) as isize;
+        let at = self.at(entries) as isize;
         let to = match k {
             Key::Esc | Key::Char('q') => return ViewStep::Back,
             Key::Enter => {
@@ -177,7 +184,7 @@ impl ProtocolView {
         };
         let to = to.clamp(0, n as isize - 1) as usize;
         // On the last row the view follows new messages.
-        self.selected = (to + 1 < n).then_some(to);
+        self.selected = (to + 1 < n).then(|| entries[to].number);
         ViewStep::Continue
     }
 
@@ -272,7 +279,7 @@ impl ProtocolView {
             }
             None => {
                 let n = entries.len();
-                let at = self.at(n);
+                let at = self.at(entries);
                 if at < self.top {
                     self.top = at;
                 } else if rows > 0 && at >= self.top + rows {
@@ -457,6 +464,9 @@ impl TuiResponder {
         guard: &mut ConsentGuard,
         small: bool,
     ) -> Result<Option<Outcome>, RespondError> {
+        if self.protocol.trace.version() == 0 {
+            return Ok(None);
+        }
         let stop = || {
             cx.withdrawn()
                 || crate::signals::received().is_some()
@@ -486,6 +496,11 @@ impl TuiResponder {
         stop: &dyn Fn() -> bool,
     ) -> Result<Option<Key>, RespondError> {
         let trace = Arc::clone(&self.protocol.trace);
+        // No message, ever: not a session that speaks JSON-RPC (`respond`,
+        // `demo`); the key does nothing there.
+        if trace.version() == 0 {
+            return Ok(None);
+        }
         let mut view = ProtocolView::default();
         self.repaint = true;
         let out = loop {

@@ -184,3 +184,33 @@ fn w_saves_json_lines_privately_and_says_where() {
     assert_eq!(mode & 0o777, 0o600);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The selected message stays selected while older ones are dropped and
+/// new ones come; on the last row the view follows.
+#[test]
+fn the_selection_holds_its_message_while_the_ring_moves() {
+    let t = Trace::new(4, 1024);
+    let note = |i: u64| json!({"jsonrpc": "2.0", "method": format!("n/{i}")});
+    for i in 1..=4 {
+        t.record_at(Direction::In, &note(i), std::time::Duration::from_millis(i));
+    }
+    let mut view = ProtocolView::default();
+    view.key(&Key::Up, &t.entries());
+    view.key(&Key::Up, &t.entries());
+    // n/2 selected; two more come, n/1 and n/2 are dropped: the first kept
+    // row is selected, and the view does not follow.
+    for i in 5..=6 {
+        t.record_at(Direction::In, &note(i), std::time::Duration::from_millis(i));
+    }
+    let e = t.entries();
+    assert_eq!(view.at(&e), 0);
+    view.key(&Key::Down, &e);
+    assert_eq!(e[view.at(&e)].method.as_deref(), Some("n/4"));
+    t.record_at(Direction::In, &note(7), std::time::Duration::from_millis(7));
+    let e = t.entries();
+    assert_eq!(e[view.at(&e)].method.as_deref(), Some("n/4"));
+    view.key(&Key::End, &e);
+    t.record_at(Direction::In, &note(8), std::time::Duration::from_millis(8));
+    let e = t.entries();
+    assert_eq!(e[view.at(&e)].method.as_deref(), Some("n/8"));
+}
