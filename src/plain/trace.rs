@@ -59,7 +59,7 @@ impl<I: LineIo> PlainResponder<I> {
             head.push_str(&format!(" (the {dropped} before them were dropped)"));
         }
         head.push(':');
-        if last.is_empty() {
+        if self.trace.is_empty() {
             return self.say("No message of the session yet.").map(|()| true);
         }
         self.say(&head)?;

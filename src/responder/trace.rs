@@ -311,10 +311,15 @@ impl Trace {
     }
 
     fn put(&self, direction: Direction, msg: &Value, at: Duration) {
-        let size = compact_len(msg);
-        let mut red = crate::redact::redact_json(msg);
-        crate::redact::redact_secrets_json(&mut red);
-        let mut body = red.to_string();
+        // One pass over the message as sent: its size, and its first bytes.
+        let (size, mut body) = compact_head(msg, self.body_cap);
+        // Redacted as --log is; copied only when something is to redact
+        // (a flood of plain log lines costs one pass each).
+        if needs_redaction(msg, crate::redact::any_secret()) {
+            let mut red = crate::redact::redact_json(msg);
+            crate::redact::redact_secrets_json(&mut red);
+            body = compact_head(&red, self.body_cap).1;
+        }
         let cut = cut_at(&mut body, self.body_cap);
         let (kind, method, id) = classify(msg);
         let mut ring = lock(&self.ring);
@@ -444,21 +449,60 @@ impl Ring {
     }
 }
 
-/// The length of `v` as compact JSON.
-fn compact_len(v: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
+/// The length of `v` as compact JSON, and its text up to a few bytes
+/// past `keep` (whole characters: [`cut_at`] cuts it to `keep`).
+fn compact_head(v: &Value, keep: usize) -> (usize, String) {
+    struct Head {
+        len: usize,
+        keep: usize,
+        head: Vec<u8>,
+    }
+    impl std::io::Write for Head {
         fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0 += b.len();
+            self.len += b.len();
+            // Four bytes more than kept: the character cut at `keep` is
+            // whole, so the text stays UTF-8.
+            let room = (self.keep + 4).saturating_sub(self.head.len());
+            self.head.extend_from_slice(&b[..b.len().min(room)]);
             Ok(b.len())
         }
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
     }
-    let mut c = Count(0);
-    let _ = serde_json::to_writer(&mut c, v);
-    c.0
+    let mut h = Head {
+        len: 0,
+        keep,
+        head: Vec::new(),
+    };
+    let _ = serde_json::to_writer(&mut h, v);
+    let text = match String::from_utf8(h.head) {
+        Ok(t) => t,
+        Err(e) => {
+            // Cut inside a character past `keep`: only what is valid.
+            let ok = e.utf8_error().valid_up_to();
+            let mut b = e.into_bytes();
+            b.truncate(ok);
+            String::from_utf8(b).unwrap_or_default()
+        }
+    };
+    (h.len, text)
+}
+
+/// Whether redacting `v` as `--log` is redacted could change it: a string
+/// that may hold a URL ([`crate::redact::may_hold_url`]) or, when
+/// `secrets` are registered, a string (or key) that holds one.
+fn needs_redaction(v: &Value, secrets: bool) -> bool {
+    let secret_in =
+        |s: &str| secrets && matches!(crate::redact::redact_secrets(s), std::borrow::Cow::Owned(_));
+    match v {
+        Value::String(s) => crate::redact::may_hold_url(s) || secret_in(s),
+        Value::Array(a) => a.iter().any(|x| needs_redaction(x, secrets)),
+        Value::Object(o) => o
+            .iter()
+            .any(|(k, x)| secret_in(k) || needs_redaction(x, secrets)),
+        _ => false,
+    }
 }
 
 /// What `msg` is, its method and its id (as JSON text).
