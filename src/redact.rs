@@ -191,6 +191,31 @@ fn redact_text_with(text: &str, redact: &str) -> String {
     out
 }
 
+/// Whether [`redact_text`] could change `text`: a quick look (a `:`
+/// before two slashes or after a scheme that needs none, `//`, `www.`)
+/// that is true for every text it changes, so a caller can skip copying
+/// one it would leave as it is. It may be true for a text it leaves alone.
+pub fn may_hold_url(text: &str) -> bool {
+    let b = text.as_bytes();
+    let colon = text.match_indices(':').any(|(i, _)| {
+        let slashed = b[i + 1..]
+            .iter()
+            .take(2)
+            .filter(|c| matches!(c, b'/' | b'\\'))
+            .count()
+            == 2;
+        slashed
+            || SPECIAL_SCHEMES
+                .iter()
+                .any(|s| i >= s.len() && b[i - s.len()..i].eq_ignore_ascii_case(s.as_bytes()))
+    });
+    colon
+        || text.contains("//")
+        || text
+            .match_indices('.')
+            .any(|(i, _)| i >= 3 && b[i - 3..i].eq_ignore_ascii_case(b"www"))
+}
+
 /// `v` with every string in it redacted by [`redact_text`] (object keys
 /// are kept). A string that holds JSON itself (an AHP `text` part) is
 /// redacted inside and written back compactly.
@@ -309,6 +334,28 @@ pub fn redact_secrets_json(v: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The quick look is true for every text redaction changes.
+    #[test]
+    fn may_hold_url_is_true_whenever_a_text_is_redacted() {
+        for t in [
+            "see https://a.example/cb?code=1 now",
+            "HTTPS:c.example/?t=1",
+            "https:/\\a.example/cb?code=1",
+            "x //u:p@h.example/?t=1",
+            "go to WWW.h.example/?t=1",
+            "(www.z.test/?q)",
+            "mailto://a@b.c?x",
+            "file:etc/passwd?x",
+        ] {
+            assert_ne!(redact_text(t), t, "{t}");
+            assert!(may_hold_url(t), "{t}");
+        }
+        for t in ["xxxx", "Progress 1/3", "a.b.c", "level info", "2026/12/01"] {
+            assert!(!may_hold_url(t), "{t}");
+            assert_eq!(redact_text(t), t);
+        }
+    }
 
     #[test]
     fn url_query_and_fragment_are_redacted() {

@@ -12,7 +12,7 @@ use crate::binding::{Answer, RequestEvent};
 use lines::SignInError;
 
 // The command line's: its lines jobs and plain mode's line I/O, `--notify`,
-// a session's sign-ins as its screens show them, the arrival pipe that
+// a session's sign-ins and protocol trace as its screens show them, the arrival pipe that
 // wakes a waiting screen.
 #[cfg(all(feature = "cli", feature = "internals"))]
 #[doc(hidden)]
@@ -29,6 +29,11 @@ pub(crate) mod notify;
 pub mod sign_in;
 #[cfg(all(feature = "cli", not(feature = "internals")))]
 pub(crate) mod sign_in;
+#[cfg(all(feature = "cli", feature = "internals"))]
+#[doc(hidden)]
+pub mod trace;
+#[cfg(all(feature = "cli", not(feature = "internals")))]
+pub(crate) mod trace;
 #[cfg(feature = "cli")]
 pub(crate) mod wake;
 
@@ -314,6 +319,17 @@ pub trait Responder {
     #[cfg(feature = "cli")]
     fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<sign_in::SignIns>) {
         let _ = sign_ins;
+    }
+
+    /// Called once when a session starts, before any request: the
+    /// session's protocol trace (`trace::Trace`), every JSON-RPC message
+    /// in and out, which the full screen shows in its protocol view and
+    /// plain lines print on `trace`. Every message recorded wakes a screen
+    /// that watches the arrival pipe (`responder::wake`). The default
+    /// ignores it.
+    #[cfg(feature = "cli")]
+    fn follow_trace(&mut self, trace: std::sync::Arc<trace::Trace>) {
+        let _ = trace;
     }
 
     /// Called while the driver waits for the next request on a stream that is

@@ -239,6 +239,10 @@ impl crate::responder::Responder for LoggingResponder {
         self.inner.follow_sign_ins(sign_ins)
     }
 
+    fn follow_trace(&mut self, trace: std::sync::Arc<crate::responder::trace::Trace>) {
+        self.inner.follow_trace(trace)
+    }
+
     /// The screen says what it still has to say (time ran out on the last
     /// request, the requests declined without being shown) before the
     /// result is printed: the session may end before the waiting screen

@@ -44,6 +44,7 @@ pub(super) mod elicit;
 mod lifecycle;
 mod refusal;
 pub(super) mod rounds;
+mod traced;
 
 /// How a browsing session ended (`Client::browse`, in [`browse`]).
 pub(super) enum Browsed {
@@ -182,7 +183,7 @@ async fn start(mut opts: McpOptions, mut desk: Desk) -> Result<SessionReport, Mc
         }
         None => None,
     };
-    let (transport, rx) = connect(&opts)?;
+    let (transport, rx) = connect(&opts, desk.trace())?;
     let run_tag = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis())
@@ -235,12 +236,14 @@ async fn start(mut opts: McpOptions, mut desk: Desk) -> Result<SessionReport, Mc
 }
 
 /// Connect to the server of `opts`: start the stdio server, or make the
-/// HTTP transport (nothing is sent yet). Returns the transport and the
-/// channel its readers deliver on.
+/// HTTP transport (nothing is sent yet). Returns the transport, which
+/// records what it sends in `trace` ([`traced::Traced`]), and the channel
+/// its readers deliver on.
 ///
 /// Errors: [`McpError::Spawn`].
 pub(super) fn connect(
     opts: &McpOptions,
+    trace: &std::sync::Arc<crate::responder::trace::Trace>,
 ) -> Result<(Box<dyn Transport>, mpsc::Receiver<Incoming>), McpError> {
     let (tx, rx) = mpsc::channel(INCOMING_CAPACITY);
     let transport: Box<dyn Transport> = match &opts.target {
@@ -259,7 +262,8 @@ pub(super) fn connect(
                 .map(|a| std::sync::Arc::new(super::auth::Authorizer::new(url, a))),
         )),
     };
-    Ok((transport, rx))
+    let traced = traced::Traced::new(transport, std::sync::Arc::clone(trace));
+    Ok((Box::new(traced), rx))
 }
 
 /// A client request in flight.
@@ -896,6 +900,13 @@ impl Client {
     }
 
     fn on_incoming(&mut self, item: Incoming) -> Result<(), McpError> {
+        // Every message received, in the order taken, before anything is
+        // done with it.
+        if let Incoming::Message(v) = &item {
+            self.desk
+                .trace()
+                .record(crate::responder::trace::Direction::In, v);
+        }
         match item {
             Incoming::Message(v) => match jsonrpc::classify(v) {
                 Ok(Message::Response { id, outcome }) => self.on_response(id, outcome),

@@ -262,6 +262,7 @@ impl<I: LineIo> PlainResponder<I> {
         loop {
             let prompt = "Type a number or part of a name to pick one (q leaves): ";
             match self.io.ask(prompt, None, &|| false)? {
+                Typed::Line(l) if self.traced(&l)? => {}
                 Typed::Line(l) => match choose(tools, &l) {
                     Choice::Entry(i) => return Ok(Reply::Picked(i)),
                     Choice::Leave => return Ok(Reply::Leave),
@@ -487,6 +488,7 @@ impl<I: LineIo> PlainResponder<I> {
         };
         loop {
             match self.io.ask(&prompt, None, &|| false)? {
+                Typed::Line(l) if self.traced(&l)? => {}
                 Typed::Line(l) => match l.trim().to_ascii_lowercase().as_str() {
                     "" => return Ok(Reply::Back),
                     "q" | "quit" => return Ok(Reply::Leave),

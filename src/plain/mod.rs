@@ -22,6 +22,7 @@
 mod browse;
 pub mod io;
 pub mod signin;
+mod trace;
 mod url;
 
 internals! {
@@ -141,6 +142,9 @@ pub struct PlainResponder<I: LineIo> {
     /// ([`Responder::follow_sign_ins`]): Control-C while one waits for the
     /// browser ends it.
     sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>,
+    /// The session's protocol trace ([`Responder::follow_trace`]): what
+    /// the `trace` command prints.
+    trace: std::sync::Arc<crate::responder::trace::Trace>,
 }
 
 /// Plain mode says once, this long before `--timeout` cancels a request,
@@ -207,6 +211,7 @@ impl<I: LineIo> PlainResponder<I> {
             arguments: false,
             call_said: None,
             sign_ins: std::sync::Arc::default(),
+            trace: std::sync::Arc::default(),
         }
     }
 
@@ -865,6 +870,10 @@ impl<I: LineIo> Responder for PlainResponder<I> {
 
     fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>) {
         self.sign_ins = sign_ins;
+    }
+
+    fn follow_trace(&mut self, trace: std::sync::Arc<crate::responder::trace::Trace>) {
+        self.trace = trace;
     }
 
     fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {

@@ -204,6 +204,8 @@ pub struct Desk {
     behind: Behind,
     /// The session's sign-ins, shared with the responder.
     sign_ins: Arc<SignIns>,
+    /// The session's protocol trace, shared with the responder.
+    trace: Arc<crate::responder::trace::Trace>,
 }
 
 struct Open {
@@ -407,6 +409,13 @@ impl Desk {
     /// stops while one is under way.
     pub fn sign_ins(&self) -> &Arc<SignIns> {
         &self.sign_ins
+    }
+
+    /// The session's protocol trace: its front door records every
+    /// message it sends and receives there, its responder's screens show
+    /// it.
+    pub fn trace(&self) -> &Arc<crate::responder::trace::Trace> {
+        &self.trace
     }
 
     /// The sign-in's side of this desk, for the authorizer
@@ -667,6 +676,9 @@ where
     let sign_ins = Arc::new(SignIns::default());
     // The screens show this session's sign-ins (and cancel them).
     responder.follow_sign_ins(Arc::clone(&sign_ins));
+    // ... and the messages its front door sends and receives.
+    let trace = Arc::new(crate::responder::trace::Trace::default());
+    responder.follow_trace(Arc::clone(&trace));
     let desk = Desk {
         to: Arc::new(to_tx),
         shown: Arc::clone(&shown),
@@ -677,6 +689,7 @@ where
         limit: None,
         behind: Behind::default(),
         sign_ins,
+        trace,
     };
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()

@@ -40,7 +40,9 @@
 //!   list, a call's result, the steps between them);
 //! - `wait`, `sign_in_wait`: the waiting screen between requests, and a
 //!   sign-in waiting for the browser;
-//! - `notice`: how a request ended, until a key.
+//! - `notice`: how a request ended, until a key;
+//! - `protocol`: the session's JSON-RPC messages, over any screen (Ctrl-P)
+//!   or beside it.
 //!
 //! What the screens share: `header` (who asks, the request's place, the
 //! countdown), [`chrome`] (the scrolled body between a fixed header and
@@ -58,6 +60,7 @@ mod form;
 mod header;
 mod link;
 mod notice;
+mod protocol;
 mod refusable;
 mod sign_in_wait;
 mod terminal;
@@ -304,6 +307,9 @@ pub struct TuiResponder {
     /// ([`Responder::follow_sign_ins`]): one waiting for the browser is
     /// what the waiting screen shows.
     sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>,
+    /// The session's protocol trace and whether it is drawn beside every
+    /// screen ([`protocol`]).
+    protocol: protocol::Protocol,
 }
 
 impl TuiResponder {
@@ -333,6 +339,7 @@ impl TuiResponder {
             blocked: Vec::new(),
             auto_declined: 0,
             sign_ins: std::sync::Arc::default(),
+            protocol: protocol::Protocol::default(),
         })
     }
 
@@ -463,6 +470,14 @@ impl TuiResponder {
                 if cx.withdrawn() && crate::signals::received().is_none() {
                     return self.withdrawn_notice(cx);
                 }
+                // The protocol view, over any screen; the screen comes
+                // back as it was, and is new to the guard again.
+                if k == protocol::PROTOCOL {
+                    match self.protocol_over(screen, cx, deadline, &mut guard, small)? {
+                        Some(o) => return Ok(o),
+                        None => continue,
+                    }
+                }
                 if k == EXTEND {
                     if let (Some(d), Some(e)) = (deadline.as_mut(), extend) {
                         *d += e;
@@ -519,10 +534,11 @@ impl TuiResponder {
         let mut small = false;
         let mut area = ratatui::layout::Rect::default();
         let mut over = Vec::new();
+        let trace = &self.protocol;
         self.tty.draw(|f| {
             area = f.area();
             small = area.width < chrome::MIN_WIDTH || area.height < chrome::MIN_HEIGHT;
-            small |= !screen.draw(f, theme, clock);
+            small |= !protocol::draw_beside(f, theme, trace, |g| screen.draw(g, theme, clock));
             if let Some(l) = screen.link().filter(|_| link::supported()) {
                 over = link::bytes(&l, f.buffer_mut());
             }
@@ -699,6 +715,10 @@ impl Responder for TuiResponder {
 
     fn follow_sign_ins(&mut self, sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>) {
         self.sign_ins = sign_ins;
+    }
+
+    fn follow_trace(&mut self, trace: std::sync::Arc<crate::responder::trace::Trace>) {
+        self.protocol.trace = trace;
     }
 
     fn respond(&mut self, req: &RequestEvent, cx: &Context) -> Result<Outcome, RespondError> {

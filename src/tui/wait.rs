@@ -119,6 +119,27 @@ impl TuiResponder {
                     self.wait_armed = true;
                 }
                 Ok(Some(Input::Key(Key::Ctrl('l')))) => self.repaint = true,
+                Ok(Some(Input::Key(super::protocol::PROTOCOL))) => {
+                    // A request that arrives meanwhile is said there; the
+                    // waiting screen takes it once the view is closed.
+                    // Control-C there is Control-C here.
+                    match self.protocol_view(&|| crate::signals::received().is_some()) {
+                        Ok(Some(_)) if signing_in.is_some() => {
+                            self.sign_ins.cancel();
+                        }
+                        Ok(Some(_)) => {
+                            let recent = self
+                                .last_ctrl_c
+                                .is_some_and(|t| Instant::now().duration_since(t) < QUIT_WINDOW);
+                            if self.wait_armed || recent {
+                                return WaitKey::Quit;
+                            }
+                            self.wait_armed = true;
+                        }
+                        Ok(None) => {}
+                        Err(_) => return WaitKey::Nothing,
+                    }
+                }
                 Ok(Some(Input::Key(Key::Char('r')))) if shown.offer_retry => {
                     return WaitKey::RetryNow
                 }
@@ -140,11 +161,15 @@ impl TuiResponder {
         signing_in: Option<&crate::responder::sign_in::Waiting>,
         extra: Option<&str>,
     ) -> Result<(), RespondError> {
-        let (theme, answered) = (&self.theme, self.answered);
+        let (theme, answered, trace) = (&self.theme, self.answered, &self.protocol);
         let Some(w) = signing_in else {
             return self
                 .tty
-                .draw(|f| draw_wait(f, theme, answered, shown, extra))
+                .draw(|f| {
+                    super::protocol::draw_beside(f, theme, trace, |g| {
+                        draw_wait(g, theme, answered, shown, extra)
+                    })
+                })
                 .map(|_| ());
         };
         let url = crate::plain::signin::review_sign_in(&w.url).display_url();

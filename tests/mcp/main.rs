@@ -15,6 +15,7 @@ mod grants;
 mod hostile_auth;
 mod keyring;
 mod oauth;
+mod protocol_view;
 mod python_auth;
 mod python_sdk;
 mod sdk_both_eras;

@@ -239,7 +239,7 @@ impl Client {
     /// in flight.
     fn restart(&mut self) -> Result<(), McpError> {
         self.link.transport.close();
-        let (transport, rx) = connect(&self.opts)?;
+        let (transport, rx) = connect(&self.opts, self.desk.trace())?;
         self.link.transport = transport;
         self.link.rx = rx;
         self.link.pending.clear();
