@@ -477,6 +477,10 @@ impl Client {
         let (tools, called, result) = match self.opts.operation.clone() {
             Operation::Prompt(name) => {
                 let _ = self.list("prompts/list", "prompts").await;
+                // A prompt's arguments are strings.
+                let strings =
+                    json!({ "type": "object", "additionalProperties": { "type": "string" } });
+                self.opts.arguments = self.typed_arguments(Some(&strings))?;
                 let params = json!({
                     "name": name,
                     "arguments": Value::Object(self.opts.arguments.clone()),
@@ -510,6 +514,14 @@ impl Client {
                 }
                 match &call {
                     Some(name) => {
+                        let schema = self
+                            .life
+                            .tools
+                            .iter()
+                            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+                            .and_then(|t| t.get("inputSchema"))
+                            .cloned();
+                        self.opts.arguments = self.typed_arguments(schema.as_ref())?;
                         let r = self.call_tool(name).await?;
                         (std::mem::take(&mut self.life.tools), call, r)
                     }
@@ -545,6 +557,20 @@ impl Client {
             older_way: self.elic.older_way,
             browsed,
         }
+    }
+
+    /// `--args` with the `--arg` values read by `schema` (the tool's
+    /// `inputSchema`; None when the server did not list the tool) put
+    /// over it.
+    ///
+    /// Errors: [`McpError::Arguments`]: a value does not fit.
+    fn typed_arguments(&self, schema: Option<&Value>) -> Result<Map<String, Value>, McpError> {
+        use crate::binding::tool_args;
+        if self.opts.arg_values.is_empty() {
+            return Ok(self.opts.arguments.clone());
+        }
+        let typed = tool_args::typed(schema, &self.opts.arg_values).map_err(McpError::Arguments)?;
+        Ok(tool_args::merge(self.opts.arguments.clone(), typed))
     }
 
     /// The tool to call: the one `--call` named, never one the person did

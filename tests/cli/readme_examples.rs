@@ -48,6 +48,7 @@ fn checks() -> Vec<(&'static str, Check)> {
         ("ahp-elicit mcp --call my_tool --args '{\"city\":\"Oslo\"}' -- ./my-server", Skip("./my-server stands for the reader's server; tests/mcp/fake.rs calls tools with arguments over stdio")),
         ("ahp-elicit auth login https://mcp.example.com/mcp", Skip("stands for the reader's protected server; tests/mcp/oauth.rs runs auth login against the TypeScript SDK's OAuth example")),
         ("ahp-elicit auth login --browser 'firefox --new-window' --auth-store memory http://127.0.0.1:3000/mcp", Skip("needs firefox and the reader's server; tests/mcp/oauth.rs signs in with a stand-in browser command")),
+        ("ahp-elicit mcp --call my_tool --arg city=Oslo --arg days=3 -- ./my-server", Skip("./my-server stands for the reader's server; tests/mcp/quick_args.rs calls a tool with --arg values of each type")),
         ("ahp-elicit mcp --call my_tool http://127.0.0.1:8000/mcp", Skip("stands for the reader's own server's address; tests/mcp/fake.rs runs the fake server over Streamable HTTP on a loopback port")),
         ("cargo run --release -- demo", Skip("a release build; `ahp-elicit demo` itself is run by readme_demo_screen_is_the_real_first_frame")),
         ("bash .ci/run", Skip("runs this test suite itself")),

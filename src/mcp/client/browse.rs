@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 
 use super::{Browsed, Client, Watch};
+use crate::binding::tool_args;
 use crate::binding::tool_form::{self, ToolForm};
 use crate::binding::{wrap_request, Revision, SchemaPolicy, WrapOptions};
 use crate::browse::{CallFailure, CallOutcome, FailureCause, Kind, Reply, Step, ToolEntry};
@@ -70,7 +71,21 @@ impl Client {
             last = Some(i);
             let (entry, item) = &listed[i];
             let key = format!("{}:{}", entry.kind.noun(), entry.name);
-            let arguments = match self.ask_arguments(entry, item, kept.get(&key)).await? {
+            // Picked the first time: the form starts with the --arg
+            // values that fit it.
+            let prefilled = match (kept.get(&key), entry.kind) {
+                (None, Kind::Tool | Kind::Prompt) if !self.opts.arg_values.is_empty() => {
+                    let schema = match entry.kind {
+                        Kind::Prompt => tool_form::prompt_input_schema(item),
+                        _ => item.get("inputSchema").cloned().unwrap_or(Value::Null),
+                    };
+                    Some(tool_args::prefill(&schema, &self.opts.arg_values))
+                        .filter(|m| !m.is_empty())
+                }
+                _ => None,
+            };
+            let last = kept.get(&key).or(prefilled.as_ref());
+            let arguments = match self.ask_arguments(entry, item, last).await? {
                 Next::Go(a) => a,
                 Next::List => continue,
                 Next::Leave => return Ok(Browsed::Left),

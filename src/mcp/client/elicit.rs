@@ -217,6 +217,7 @@ impl Client {
                         .call_args
                         .clone()
                         .unwrap_or_else(|| Value::Object(self.opts.arguments.clone()));
+                    let args = crate::binding::exact_int::to_string(&args);
                     format!("{} {} {args}", c.method.as_str(), c.name)
                 }
             }),

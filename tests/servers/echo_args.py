@@ -1,0 +1,55 @@
+"""A minimal MCP server over stdio (MCP 2025-11-25, no SDK) whose one tool,
+`echo`, returns the `arguments` of its call exactly as they arrived: the
+text of the JSON-RPC line from `"arguments":` on (so an integer beyond 64
+bits is seen as the client wrote it) and the arguments as
+`structuredContent`. Its inputSchema has a property of each type `mcp
+--arg` reads. Used by tests/mcp/quick_args.rs."""
+
+import json
+import sys
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "times": {"type": "integer", "minimum": 1},
+        "ratio": {"type": "number"},
+        "loud": {"type": "boolean"},
+        "color": {"type": "string", "enum": ["red", "green"]},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "big": {"type": "integer"},
+    },
+    "required": ["name"],
+    "additionalProperties": False,
+}
+
+
+def reply(rid, result):
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}) + "\n")
+    sys.stdout.flush()
+
+
+def error(rid, code, message):
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": rid,
+                                 "error": {"code": code, "message": message}}) + "\n")
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    method, rid = msg.get("method"), msg.get("id")
+    if rid is None:
+        continue
+    if method == "initialize":
+        reply(rid, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "echo-args", "version": "1"}})
+    elif method == "tools/list":
+        reply(rid, {"tools": [{"name": "echo", "inputSchema": SCHEMA}]})
+    elif method == "tools/call":
+        # Python reads JSON integers exactly and floats as floats, so the
+        # text says which the client sent.
+        args = msg["params"].get("arguments", {})
+        reply(rid, {"content": [{"type": "text", "text": json.dumps(args)}],
+                    "structuredContent": msg["params"].get("arguments", {})})
+    else:
+        error(rid, -32601, "method not found")
