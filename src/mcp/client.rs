@@ -205,6 +205,7 @@ async fn start(mut opts: McpOptions, mut desk: Desk) -> Result<SessionReport, Mc
             left_out: Vec::new(),
             handshake_until: None,
             last_stderr: None,
+            lists_changed: false,
         },
         elic: Elicitations::default(),
         desk,
@@ -330,6 +331,9 @@ pub(super) struct Lifecycle {
     pub handshake_until: Option<(Instant, Duration)>,
     /// The last line of a stdio server's stderr, as written.
     pub last_stderr: Option<String>,
+    /// The server said its tools, prompts or resources changed
+    /// (`notifications/*/list_changed`) since they were last listed.
+    pub lists_changed: bool,
 }
 
 /// URL elicitations whose number is kept for a later repeat; past this,
@@ -1072,6 +1076,11 @@ impl Client {
             "notifications/elicitation/complete" => self.on_complete(&p),
             "notifications/cancelled" => self.on_cancelled(&p),
             "notifications/progress" => self.on_progress(&p),
+            // Listed again when the person is shown the list (trying the
+            // server by hand), at once when it is on screen.
+            "notifications/tools/list_changed"
+            | "notifications/prompts/list_changed"
+            | "notifications/resources/list_changed" => self.life.lists_changed = true,
             "notifications/message" => {
                 let level = str_field(&p, "level").unwrap_or_default();
                 let data = match p.get("data") {

@@ -144,8 +144,10 @@ impl TuiResponder {
                 self.list_note = Some(crate::browse::cancelled_words(*kind, tool));
                 Ok(Reply::Back)
             }
-            Step::Pick { tools, last } => {
-                let picker = Picker::new(tools.clone(), *last).with_note(self.list_note.take());
+            Step::Pick { tools, last, feed } => {
+                let picker = Picker::new(tools.clone(), *last)
+                    .with_note(self.list_note.take())
+                    .fed_by(feed.clone());
                 let mut screen = PickerScreen(picker);
                 loop {
                     match self.run(&cx, &mut screen)? {

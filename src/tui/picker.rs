@@ -21,7 +21,7 @@ use super::text::{clip, width, wrap};
 use super::theme::Theme;
 use super::{Clock, Screen, Step};
 use crate::binding::{Action, Answer};
-use crate::browse::{Kind, ToolEntry};
+use crate::browse::{Kind, ListFeed, ToolEntry};
 use crate::form::Key;
 use crate::responder::{Outcome, Progress};
 use crate::safe_text::display;
@@ -50,9 +50,14 @@ pub struct Picker {
     /// The first line of the list on screen.
     top: usize,
     picked: Option<Picked>,
-    /// A line about what just happened (a call that was cancelled), shown
-    /// under the filter.
+    /// A line about what just happened (a call that was cancelled, the
+    /// list changed), shown under the filter.
     note: Option<String>,
+    /// Where a fresh list comes from while the picker is on screen.
+    feed: Option<ListFeed>,
+    /// A fresh list moved the highlight to another entry: Enter would now
+    /// pick something else, so keys wait for the guard again.
+    moved: bool,
 }
 
 impl Picker {
@@ -66,6 +71,45 @@ impl Picker {
             top: 0,
             picked: None,
             note: None,
+            feed: None,
+            moved: false,
+        }
+    }
+
+    /// The same list, put again from `feed` whenever the front door posts
+    /// a fresh one ([`Picker::refresh`]).
+    pub fn fed_by(mut self, feed: ListFeed) -> Self {
+        self.feed = Some(feed);
+        self.refresh();
+        self
+    }
+
+    /// Take the fresh list the feed holds, if any: the same entry stays
+    /// highlighted when it is still listed (else the one at its place),
+    /// the filter stays, and the line saying what changed is the note.
+    pub fn refresh(&mut self) {
+        let Some((tools, said)) = self.feed.as_ref().and_then(ListFeed::take) else {
+            return;
+        };
+        let kept = self
+            .highlighted()
+            .map(|i| (self.tools[i].kind, self.tools[i].name.clone()));
+        self.tools = tools;
+        if let Some((kind, name)) = kept {
+            let shown = self.shown();
+            match shown
+                .iter()
+                .position(|&i| self.tools[i].kind == kind && self.tools[i].name == name)
+            {
+                Some(at) => self.at = at,
+                None => {
+                    self.at = self.at.min(shown.len().saturating_sub(1));
+                    self.moved = true;
+                }
+            }
+        }
+        if !said.is_empty() {
+            self.note = Some(said);
         }
     }
 
@@ -176,6 +220,7 @@ impl Picker {
 
     /// Draw the list in `area`.
     pub fn draw(&mut self, f: &mut Frame, theme: &Theme, area: Rect) {
+        self.refresh();
         let w = area.width as usize;
         let shown = self.shown();
         self.at = self.at.min(shown.len().saturating_sub(1));
@@ -275,6 +320,12 @@ impl Screen for PickerScreen {
     }
 
     fn put_progress(&mut self, _progress: Progress) {}
+
+    /// A fresh list took the highlighted entry away: a key typed for it
+    /// never picks the one now in its place.
+    fn keys_changed(&mut self) -> bool {
+        std::mem::take(&mut self.0.moved)
+    }
 }
 
 #[cfg(test)]
@@ -367,6 +418,28 @@ mod tests {
         })
         .expect("draw");
         t.backend().clone()
+    }
+
+    #[test]
+    fn a_fresh_list_keeps_the_highlighted_tool_and_says_what_changed() {
+        let feed = ListFeed::default();
+        let mut p = Picker::new(tools(), Some(2)).fed_by(feed.clone());
+        assert_eq!(p.highlighted(), Some(2));
+        let mut fresh = tools();
+        fresh.remove(0);
+        feed.post(1, fresh, "tools changed: -book_table".into());
+        let b = draw(&mut p, 60, 12);
+        // set_mood, now at index 1, is still the one highlighted.
+        assert_eq!(p.highlighted(), Some(1));
+        assert!(!p.moved);
+        insta::assert_snapshot!(b);
+        // The highlighted tool gone: the highlight moves, and keys wait.
+        let mut fresh = tools();
+        fresh.remove(2);
+        fresh.remove(0);
+        feed.post(2, fresh, "tools changed: -set_mood".into());
+        draw(&mut p, 60, 12);
+        assert!(p.moved);
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod conformance;
 mod everything;
 mod fake;
 mod hostile_auth;
+mod live_lists;
 mod oauth;
 mod python_auth;
 mod python_sdk;
