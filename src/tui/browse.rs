@@ -56,6 +56,14 @@ impl Screen for FaultScreen {
     }
 
     fn draw(&mut self, f: &mut Frame, theme: &Theme, _clock: Option<Clock>) -> bool {
+        if super::chrome::too_small_saying(
+            f,
+            theme,
+            "press Esc or q to go back to the list",
+            "Esc/q: back",
+        ) {
+            return false;
+        }
         let area = f.area();
         let mut lines: Vec<Line> = self
             .lines
@@ -83,6 +91,13 @@ impl Screen for FaultScreen {
     }
 
     fn put_progress(&mut self, _progress: Progress) {}
+
+    /// Too small to show the faults: Esc and `q` go back to the list
+    /// (editing again waits for the faults to be seen).
+    fn small_key(&mut self, k: &Key) -> Option<ScreenStep> {
+        matches!(k, Key::Esc | Key::Char('q'))
+            .then(|| ScreenStep::Done(Outcome::Answer(Answer::bare(Action::Cancel))))
+    }
 }
 
 impl TuiResponder {

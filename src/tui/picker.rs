@@ -307,6 +307,11 @@ impl Screen for PickerScreen {
     }
 
     fn draw(&mut self, f: &mut Frame, theme: &Theme, _clock: Option<Clock>) -> bool {
+        if super::chrome::too_small_saying(f, theme, "press Esc or q to leave", "Esc/q: leave") {
+            // The list follows the server all the same.
+            self.0.refresh();
+            return false;
+        }
         let area = f.area();
         self.0.draw(f, theme, area);
         true
@@ -317,6 +322,15 @@ impl Screen for PickerScreen {
             Some(_) => Step::Done(Outcome::Answer(Answer::bare(Action::Accept))),
             None => Step::Continue,
         }
+    }
+
+    /// Too small to show the list: Esc and `q` leave (nothing is picked
+    /// blind).
+    fn small_key(&mut self, k: &Key) -> Option<Step> {
+        matches!(k, Key::Esc | Key::Char('q')).then(|| {
+            self.0.picked = Some(Picked::Leave);
+            Step::Done(Outcome::Answer(Answer::bare(Action::Accept)))
+        })
     }
 
     fn put_progress(&mut self, _progress: Progress) {}
@@ -440,6 +454,33 @@ mod tests {
         feed.post(2, fresh, "tools changed: -set_mood".into());
         draw(&mut p, 60, 12);
         assert!(p.moved);
+    }
+
+    /// The picker as the loop draws it, at `w`x`h`; whether it was shown.
+    fn draw_screen(s: &mut PickerScreen, w: u16, h: u16) -> (ratatui::backend::TestBackend, bool) {
+        let mut t =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).expect("terminal");
+        let mut shown = false;
+        t.draw(|f| shown = s.draw(f, &Theme::monochrome(), None))
+            .expect("draw");
+        (t.backend().clone(), shown)
+    }
+
+    #[test]
+    fn too_small_the_list_says_the_size_it_needs_and_esc_or_q_leave() {
+        for (w, h) in [(20, 6), (30, 8)] {
+            let mut s = PickerScreen(Picker::new(tools(), None));
+            let (b, shown) = draw_screen(&mut s, w, h);
+            assert!(!shown);
+            insta::assert_snapshot!(format!("too_small_{w}x{h}"), b);
+            for k in [Key::Esc, Key::Char('q')] {
+                let mut s = PickerScreen(Picker::new(tools(), None));
+                assert!(matches!(s.small_key(&k), Some(Step::Done(_))));
+                assert_eq!(s.0.picked(), Some(Picked::Leave));
+            }
+            // Nothing is picked blind.
+            assert!(s.small_key(&Key::Enter).is_none());
+        }
     }
 
     #[test]

@@ -180,9 +180,29 @@ impl Screen for ResultScreen {
     }
 
     fn draw(&mut self, f: &mut Frame, theme: &Theme, _clock: Option<Clock>) -> bool {
+        if super::chrome::too_small_saying(
+            f,
+            theme,
+            "press Esc to go back to the list or q to leave",
+            "Esc: back · q: leave",
+        ) {
+            return false;
+        }
         let area = f.area();
         self.0.draw(f, theme, area);
         true
+    }
+
+    /// Too small to show the result: Esc goes back to the list, `q` leaves
+    /// (`a`, which calls the tool again, waits for the result to be seen).
+    fn small_key(&mut self, k: &Key) -> Option<Step> {
+        let seen = match k {
+            Key::Esc => Seen::Back,
+            Key::Char('q') => Seen::Leave,
+            _ => return None,
+        };
+        self.0.seen = Some(seen);
+        Some(Step::Done(Outcome::Answer(Answer::bare(Action::Accept))))
     }
 
     fn key(&mut self, k: &Key) -> Step {
@@ -225,6 +245,27 @@ mod tests {
             )
         );
         assert_eq!(v.on_key(&Key::Char('a')), Some(Seen::Again));
+    }
+
+    #[test]
+    fn too_small_the_result_says_the_size_it_needs_and_esc_goes_back_q_leaves() {
+        for (w, h) in [(20, 6), (30, 8)] {
+            let mut s = ResultScreen(ResultView::new(Kind::Tool, "book", &result(), None));
+            let mut t =
+                ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).expect("terminal");
+            let mut shown = true;
+            t.draw(|f| shown = s.draw(f, &Theme::monochrome(), None))
+                .expect("draw");
+            assert!(!shown);
+            insta::assert_snapshot!(format!("result_too_small_{w}x{h}"), t.backend());
+        }
+        let mut s = ResultScreen(ResultView::new(Kind::Tool, "book", &result(), None));
+        assert!(s.small_key(&Key::Enter).is_none());
+        assert!(s.small_key(&Key::Esc).is_some());
+        assert_eq!(s.0.seen(), Some(Seen::Back));
+        let mut s = ResultScreen(ResultView::new(Kind::Tool, "book", &result(), None));
+        assert!(s.small_key(&Key::Char('q')).is_some());
+        assert_eq!(s.0.seen(), Some(Seen::Leave));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::responder::notify::Notify;
 use crate::responder::{RespondError, WaitKey, Waiting};
 use crate::safe_text::display;
 
-use super::chrome::{inset, too_small};
+use super::chrome::{inset, too_small, too_small_saying};
 use super::sign_in_wait::{draw_sign_in_wait, SignInWait};
 use super::terminal::{read_input_until_asked, Input};
 use super::text::{clip, clip_middle, wrap};
@@ -227,7 +227,12 @@ fn draw_call(
     call: &crate::responder::CallInProgress,
     extra: Option<&str>,
 ) {
-    if too_small(f, theme) {
+    if too_small_saying(
+        f,
+        theme,
+        "press Esc to cancel the call",
+        "Esc: cancel the call",
+    ) {
         return;
     }
     let a = f.area();
@@ -308,7 +313,7 @@ struct Idle<'a> {
 /// and, under them, the `notice` (cut to the width by `cut`).
 fn draw_idle(f: &mut Frame, theme: &Theme, idle: &Idle<'_>, cut: fn(&str, usize) -> String) {
     let (what, then, notice) = (idle.what, idle.then.clone(), idle.notice);
-    if too_small(f, theme) {
+    if too_small_saying(f, theme, "press Ctrl-C twice to quit", "Ctrl-C twice: quit") {
         return;
     }
     let a = f.area();

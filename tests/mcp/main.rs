@@ -18,6 +18,7 @@ mod python_sdk;
 mod quick_args;
 mod sdk_both_eras;
 mod signin_screen;
+mod small_screens;
 mod terminal;
 mod try_by_hand;
 mod typescript_sdk;

@@ -3,9 +3,12 @@
 text of the JSON-RPC line from `"arguments":` on (so an integer beyond 64
 bits is seen as the client wrote it) and the arguments as
 `structuredContent`. Its inputSchema has a property of each type `mcp
---arg` reads. Used by tests/mcp/quick_args.rs."""
+--arg` reads. With ECHO_HUGE set, a second tool, `huge`, has 3,000
+properties: more than a form can hold. Used by tests/mcp/quick_args.rs and
+tests/mcp/small_screens.rs."""
 
 import json
+import os
 import sys
 
 SCHEMA = {
@@ -44,7 +47,11 @@ for line in sys.stdin:
         reply(rid, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                     "serverInfo": {"name": "echo-args", "version": "1"}})
     elif method == "tools/list":
-        reply(rid, {"tools": [{"name": "echo", "inputSchema": SCHEMA}]})
+        tools = [{"name": "echo", "inputSchema": SCHEMA}]
+        if os.environ.get("ECHO_HUGE"):
+            props = {"p%d" % i: {"type": "string"} for i in range(3000)}
+            tools.append({"name": "huge", "inputSchema": {"type": "object", "properties": props}})
+        reply(rid, {"tools": tools})
     elif method == "tools/call":
         # Python reads JSON integers exactly and floats as floats, so the
         # text says which the client sent.

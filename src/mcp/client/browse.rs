@@ -552,10 +552,24 @@ impl Client {
             Err(_) if last.is_some() => wrap_request(&form.params(noun, tool), &options),
             other => other,
         };
-        built.map_err(|violations| ArgumentsFormError::NotAForm {
+        let built = built.map_err(|violations| ArgumentsFormError::NotAForm {
+            noun: noun.to_owned(),
             tool: tool.to_owned(),
-            violations,
-        })
+            first: violations
+                .first()
+                .map(|v| format!("{}: {}", v.pointer(), v.message))
+                .unwrap_or_default(),
+        })?;
+        // Read, but not drawable as a form (too many properties...): said,
+        // with the way out, never a form that cannot be shown.
+        if let crate::binding::RequestView::NotAForm { reasons, .. } = &built.view {
+            return Err(ArgumentsFormError::NotAForm {
+                noun: noun.to_owned(),
+                tool: tool.to_owned(),
+                first: reasons.first().cloned().unwrap_or_default(),
+            });
+        }
+        Ok(built)
     }
 
     /// Every page of `method`'s `key` list; a server that offers none (a
@@ -633,30 +647,36 @@ impl Client {
 enum ArgumentsFormError {
     /// The server has not said who it is yet (no request can name it).
     NoServer,
-    /// The form built from the arguments' schema is not a valid request:
-    /// the name asked for and what its request broke.
+    /// The form built from the arguments' schema is not a valid request,
+    /// or cannot be drawn (more properties than a form holds): the kind
+    /// (`tool`, `prompt`), its name, and the first reason.
     NotAForm {
+        noun: String,
         tool: String,
-        violations: Vec<crate::binding::Violation>,
+        first: String,
     },
 }
 
 impl std::fmt::Display for ArgumentsFormError {
-    /// `the server has not named itself yet`, or `the arguments of 'NAME'
-    /// cannot be asked as a form: POINTER: MESSAGE` (the first violation).
+    /// `the server has not named itself yet`, or `the arguments of the
+    /// tool 'NAME' cannot be asked as a form: POINTER: MESSAGE. Call it
+    /// from the command line instead: ahp-elicit mcp --call 'NAME' --args
+    /// JSON (or --arg NAME=VALUE for each) -- SERVER`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ArgumentsFormError::NoServer => f.write_str("the server has not named itself yet"),
-            ArgumentsFormError::NotAForm { tool, violations } => {
-                let first = violations
-                    .first()
-                    .map(|v| format!("{}: {}", v.pointer(), v.message))
-                    .unwrap_or_default();
+            ArgumentsFormError::NotAForm { noun, tool, first } => {
+                let flag = if noun == "prompt" {
+                    "--prompt"
+                } else {
+                    "--call"
+                };
+                let name = safe_text::display(tool).replace('\'', "'\\''");
                 write!(
                     f,
-                    "the arguments of '{}' cannot be asked as a form: {}",
+                    "the arguments of the {noun} '{}' cannot be asked as a form: {}. Call it from the command line instead: ahp-elicit mcp {flag} '{name}' --args JSON (or --arg NAME=VALUE for each) -- SERVER",
                     safe_text::display(tool),
-                    safe_text::display(&first)
+                    safe_text::display(first.trim_end_matches('.'))
                 )
             }
         }
