@@ -528,6 +528,8 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         operation,
         arguments,
         arg_values,
+        // The full screen shows it; plain lines say it as it comes.
+        stderr_on_screen: interactive && !crate::plain::chosen(args.answer.plain),
         protocol: protocol_choice(args.protocol, std::env::var(PROTOCOL_ENV).ok())?,
         max_rounds: args.max_rounds,
         headers: ExtraHeaders(headers),
@@ -633,6 +635,7 @@ fn session(
         {
             opts.show_refusals = false;
             opts.completion_wait = Some(crate::mcp::SCRIPTED_COMPLETION_WAIT);
+            opts.stderr_on_screen = false;
             Box::new(NoTerminal {
                 why: e,
                 cancelled: cancelled.clone(),

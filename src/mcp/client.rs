@@ -152,6 +152,7 @@ pub(super) fn run(
         offer_retry: false,
         connecting: true,
         call: None,
+        stderr: None,
     };
     let between = if opts.waiting_screen {
         crate::session::Between::Screen
@@ -182,6 +183,12 @@ async fn start(mut opts: McpOptions, mut desk: Desk) -> Result<SessionReport, Mc
         }
         None => None,
     };
+    // A stdio server's stderr on the screens, from its first line.
+    let stderr = (opts.stderr_on_screen && !matches!(opts.target, Target::Http { .. }))
+        .then(crate::responder::ServerStderr::default);
+    if let Some(ring) = &stderr {
+        desk.show_stderr(ring.clone());
+    }
     let (transport, rx) = connect(&opts)?;
     let run_tag = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -222,6 +229,7 @@ async fn start(mut opts: McpOptions, mut desk: Desk) -> Result<SessionReport, Mc
         server_notices: 0,
         watch: None,
         calls: 0,
+        stderr,
     };
     let mut out = s.drive().await;
     s.finish(&out).await;
@@ -429,6 +437,9 @@ pub(super) struct Client {
     pub watch: Option<Watch>,
     /// Calls watched so far (the number of the next is one more).
     pub calls: u64,
+    /// A stdio server's stderr kept for the screens
+    /// ([`McpOptions::stderr_on_screen`]); None: said on our stderr.
+    stderr: Option<crate::responder::ServerStderr>,
 }
 
 pub(super) fn str_field(v: &Value, k: &str) -> Option<String> {
@@ -1128,6 +1139,7 @@ impl Client {
             offer_retry: false,
             connecting: false,
             call: None,
+            stderr: None,
         });
         self.server_notice(&format!("the tool reports {line}"));
     }
@@ -1175,8 +1187,34 @@ impl Client {
     /// A line of a stdio server's stderr: shown (sanitized, `server: `
     /// before it) and kept as the last one.
     pub(super) fn server_log(&mut self, line: String) {
-        self.server_notice(&format!("server: {}", safe_text::display(&line)));
+        match &self.stderr {
+            // On the screens; said after the session, as one block.
+            Some(ring) => ring.push(&line),
+            None => self.server_notice(&format!("server: {}", safe_text::display(&line))),
+        }
         self.life.last_stderr = Some(line);
+    }
+
+    /// What the server wrote on its stderr while the screens showed it, as
+    /// one block on our stderr after the session: `server:` before each
+    /// line, a first line saying how many there were.
+    fn say_stderr_block(&mut self) {
+        let Some(ring) = self.stderr.take() else {
+            return;
+        };
+        let (lines, total) = ring.all();
+        if lines.is_empty() {
+            return;
+        }
+        let kept = lines.len() as u64;
+        self.notice(&if kept < total {
+            format!("the server wrote {total} lines on its stderr; the last {kept}:")
+        } else {
+            format!("the server wrote {total} line(s) on its stderr:")
+        });
+        for l in lines {
+            self.server_notice(&format!("server: {l}"));
+        }
     }
 
     /// A notice that came from the server: shown up to
@@ -1269,9 +1307,10 @@ impl Client {
         self.link.transport.close();
         while let Ok(item) = self.link.rx.try_recv() {
             if let Incoming::Log(line) = item {
-                self.server_notice(&format!("server: {}", safe_text::display(&line)));
+                self.server_log(line);
             }
         }
+        self.say_stderr_block();
         if self.server_notices > MAX_SERVER_NOTICES {
             self.notice(&format!(
                 "{} more messages from the server were not shown",

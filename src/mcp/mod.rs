@@ -218,6 +218,12 @@ pub struct McpOptions {
     /// it at once, instead of at the end of a slice (up to 50 ms later).
     /// Default true.
     pub waiting_screen: bool,
+    /// A stdio server's stderr is shown on the full screen while the
+    /// session runs (the last lines on the waiting screen, all of them on
+    /// a key: [`crate::responder::ServerStderr`]) and said on our stderr
+    /// as one block after it, never between our own lines; false: each
+    /// line is said on our stderr as it comes (`server: …`). Default false.
+    pub stderr_on_screen: bool,
     /// Signing in (OAuth) when an HTTP server asks for it; None: a 401
     /// ends the request (stdio servers, `--header Authorization`).
     pub auth: Option<auth::AuthOptions>,
@@ -241,6 +247,7 @@ impl McpOptions {
             operation: Operation::List,
             arguments: Map::new(),
             arg_values: Vec::new(),
+            stderr_on_screen: false,
             protocol: None,
             max_rounds: DEFAULT_MAX_ROUNDS,
             headers: ExtraHeaders::default(),

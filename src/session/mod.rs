@@ -204,6 +204,9 @@ pub struct Desk {
     behind: Behind,
     /// The session's sign-ins, shared with the responder.
     sign_ins: Arc<SignIns>,
+    /// The server's stderr, shown on every waiting screen once set
+    /// ([`Desk::show_stderr`]).
+    stderr: Option<crate::responder::ServerStderr>,
 }
 
 struct Open {
@@ -418,10 +421,23 @@ impl Desk {
         }
     }
 
-    /// What the waiting screen shows from now on.
-    pub fn show(&self, waiting: Waiting) {
+    /// What the waiting screen shows from now on (with the server's
+    /// stderr, when the session shows it: [`Desk::show_stderr`]).
+    pub fn show(&self, mut waiting: Waiting) {
+        if waiting.stderr.is_none() {
+            waiting.stderr = self.stderr.clone();
+        }
         if let Ok(mut w) = self.shown.lock() {
             *w = waiting;
+        }
+    }
+
+    /// From now on every waiting screen also shows `stderr` (what the
+    /// server writes on its stderr), and so does the one shown now.
+    pub fn show_stderr(&mut self, stderr: crate::responder::ServerStderr) {
+        self.stderr = Some(stderr.clone());
+        if let Ok(mut w) = self.shown.lock() {
+            w.stderr = Some(stderr);
         }
     }
 
@@ -677,6 +693,7 @@ where
         limit: None,
         behind: Behind::default(),
         sign_ins,
+        stderr: None,
     };
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()

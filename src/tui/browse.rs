@@ -223,18 +223,29 @@ impl TuiResponder {
                 again,
                 ..
             } => {
+                let stderr = self.server_stderr.as_ref().is_some_and(|r| r.total() > 0);
                 let mut screen = ResultScreen(
                     ResultView::new(*kind, tool, outcome, output_check.as_ref())
                         .with_hint(hint.as_deref())
-                        .with_again(*again),
+                        .with_again(*again)
+                        .with_stderr(stderr),
                 );
-                match self.run(&cx, &mut screen)? {
-                    Outcome::Quit => Ok(Reply::Quit),
-                    Outcome::Answer(_) => match screen.0.seen() {
-                        Some(Seen::Leave) => Ok(Reply::Leave),
-                        Some(Seen::Again) => Ok(Reply::Again),
-                        _ => Ok(Reply::Back),
-                    },
+                loop {
+                    return match self.run(&cx, &mut screen)? {
+                        Outcome::Quit => Ok(Reply::Quit),
+                        Outcome::Answer(_) => match screen.0.seen() {
+                            Some(Seen::Leave) => Ok(Reply::Leave),
+                            Some(Seen::Again) => Ok(Reply::Again),
+                            Some(Seen::Stderr) => {
+                                if self.show_stderr() {
+                                    return Ok(Reply::Quit);
+                                }
+                                screen.0.shown_again();
+                                continue;
+                            }
+                            _ => Ok(Reply::Back),
+                        },
+                    };
                 }
             }
         }

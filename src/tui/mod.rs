@@ -60,6 +60,7 @@ mod link;
 mod notice;
 mod refusable;
 mod sign_in_wait;
+mod stderr_view;
 mod terminal;
 pub mod theme;
 #[cfg(feature = "internals")]
@@ -313,6 +314,9 @@ pub struct TuiResponder {
     /// ([`Responder::follow_sign_ins`]): one waiting for the browser is
     /// what the waiting screen shows.
     sign_ins: std::sync::Arc<crate::responder::sign_in::SignIns>,
+    /// What the server wrote on its stderr, when the session shows it
+    /// (taken from the waiting screen's [`Waiting::stderr`]).
+    server_stderr: Option<crate::responder::ServerStderr>,
 }
 
 impl TuiResponder {
@@ -342,6 +346,7 @@ impl TuiResponder {
             blocked: Vec::new(),
             auto_declined: 0,
             sign_ins: std::sync::Arc::default(),
+            server_stderr: None,
         })
     }
 

@@ -39,6 +39,9 @@ pub enum Seen {
     /// Run the call again over MCP 2025-11-25 (only when offered:
     /// [`ResultView::with_again`]).
     Again,
+    /// Show what the server wrote on its stderr (only when there is some:
+    /// [`ResultView::with_stderr`]), then the result again.
+    Stderr,
 }
 
 /// The result on screen, scrolled.
@@ -52,6 +55,8 @@ pub struct ResultView {
     seen: Option<Seen>,
     /// `a` runs the call again over MCP 2025-11-25.
     again: bool,
+    /// `s` shows the server's stderr.
+    stderr: bool,
 }
 
 impl ResultView {
@@ -70,7 +75,20 @@ impl ResultView {
             total: 0,
             seen: None,
             again: false,
+            stderr: false,
         }
+    }
+
+    /// The view offering the server's stderr on `s` (when `stderr`: the
+    /// server wrote some).
+    pub fn with_stderr(mut self, stderr: bool) -> Self {
+        self.stderr = stderr;
+        self
+    }
+
+    /// On screen again after the stderr was shown: nothing seen yet.
+    pub fn shown_again(&mut self) {
+        self.seen = None;
     }
 
     /// The view with our `hint` (safe text) said after the result, as a
@@ -113,6 +131,9 @@ impl ResultView {
             Key::Enter | Key::Esc => self.seen = Some(Seen::Back),
             Key::Char('q') => self.seen = Some(Seen::Leave),
             Key::Char('a') if self.again => self.seen = Some(Seen::Again),
+            Key::Char(super::stderr_view::STDERR_KEY) if self.stderr => {
+                self.seen = Some(Seen::Stderr)
+            }
             Key::Up => self.scroll = self.scroll.saturating_sub(1),
             Key::Down => self.scroll = (self.scroll + 1).min(max),
             Key::PageUp => self.scroll = self.scroll.saturating_sub(10),
@@ -162,8 +183,13 @@ impl ResultView {
         } else {
             String::new()
         };
+        let stderr = if self.stderr {
+            "s: server's stderr · "
+        } else {
+            ""
+        };
         let help = format!(
-            "{again}Enter: back to the tools · q: leave · ↑↓ PageUp PageDown: scroll{more}"
+            "{again}Enter: back to the tools · q: leave · {stderr}↑↓ PageUp PageDown: scroll{more}"
         );
         lines.push(Line::styled(clip(&help, w), theme.muted()));
         f.render_widget(Paragraph::new(lines), area);

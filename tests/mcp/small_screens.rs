@@ -24,8 +24,10 @@ fn q_or_esc_leaves_the_list_on_a_tiny_terminal() {
     for (size, key) in [((20, 6), "q"), ((30, 8), "\u{1b}")] {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut t = start(dir.path(), size);
-        t.wait_for("Terminal too small");
-        t.wait_for("needs at least 40x10");
+        // The list's own words (the connecting screen before it is too
+        // small too, with other keys).
+        t.wait_for("this screen needs at least 40x10");
+        t.wait_for("or q to leave");
         t.send(key);
         assert_eq!(t.finish(), 0, "{size:?}: {}", t.screen());
     }
@@ -35,7 +37,7 @@ fn q_or_esc_leaves_the_list_on_a_tiny_terminal() {
 fn the_list_comes_back_when_the_terminal_grows() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut t = start(dir.path(), (20, 6));
-    t.wait_for("Terminal too small");
+    t.wait_for("or q to leave");
     t.resize(80, 24);
     t.wait_for("2 of 2 shown");
     t.send("q");
@@ -53,4 +55,50 @@ fn a_tool_whose_form_cannot_be_drawn_says_the_way_out() {
     t.press("\r", "2 of 2 shown");
     t.send("q");
     assert_eq!(t.finish(), 0);
+}
+
+/// The server's stderr while a call runs: its last lines on the waiting
+/// screen under a heading of their own, all of it on `s` (escaped), the
+/// key offered on the result too; after the session, one block on our
+/// stderr, not between our own lines.
+#[test]
+fn the_servers_stderr_is_shown_in_the_session() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let gate = dir.path().join("gate");
+    let server = root().join("tests/servers/echo_args.py");
+    let args = format!(
+        "mcp --protocol 2025-11-25 -- python3 '{}'",
+        server.display()
+    );
+    let envs = [("ECHO_GATE", gate.display().to_string())];
+    let mut t = Tui::start_env(
+        dir.path(),
+        &dir.path().join("out.json"),
+        100,
+        30,
+        &args,
+        &envs,
+    );
+    t.wait_for("2 of 2 shown");
+    t.press("noisy", "1 of 2 shown");
+    t.press("\r", "Calling the tool 'noisy'");
+    t.wait_for("The server's stderr (5 lines; s: all of it):");
+    t.wait_for("| debug 5 \\u{1b}[31mred");
+    assert!(!t.shows("| debug 2"), "only the last three: {}", t.screen());
+    t.press("s", "The server's stderr: 5 line(s)");
+    t.wait_for("| debug 1");
+    t.press("\u{1b}", "Calling the tool 'noisy'");
+    std::fs::write(&gate, "").expect("open the gate");
+    t.wait_for("Result of the tool 'noisy'");
+    t.wait_for("s: server's stderr");
+    t.press("s", "| debug 3");
+    t.press("q", "Result of the tool 'noisy'");
+    t.send("q");
+    assert_eq!(t.finish(), 0);
+    let err = t.stderr();
+    let block =
+        "ahp-elicit: the server wrote 5 line(s) on its stderr:\nahp-elicit: server: debug 1\n";
+    assert!(err.contains(block), "{err}");
+    assert!(err.contains("server: debug 5 \\u{1b}[31mred"), "{err}");
+    assert!(!err.contains('\u{1b}'), "{err}");
 }

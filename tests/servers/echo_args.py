@@ -4,12 +4,15 @@ text of the JSON-RPC line from `"arguments":` on (so an integer beyond 64
 bits is seen as the client wrote it) and the arguments as
 `structuredContent`. Its inputSchema has a property of each type `mcp
 --arg` reads. With ECHO_HUGE set, a second tool, `huge`, has 3,000
-properties: more than a form can hold. Used by tests/mcp/quick_args.rs and
+properties: more than a form can hold. With ECHO_GATE set, a tool `noisy`
+(no arguments) writes five lines on stderr (one with an escape sequence),
+then answers only once the file ECHO_GATE names exists. Used by tests/mcp/quick_args.rs and
 tests/mcp/small_screens.rs."""
 
 import json
 import os
 import sys
+import time
 
 SCHEMA = {
     "type": "object",
@@ -51,7 +54,17 @@ for line in sys.stdin:
         if os.environ.get("ECHO_HUGE"):
             props = {"p%d" % i: {"type": "string"} for i in range(3000)}
             tools.append({"name": "huge", "inputSchema": {"type": "object", "properties": props}})
+        if os.environ.get("ECHO_GATE"):
+            tools.append({"name": "noisy", "inputSchema": {"type": "object"}})
         reply(rid, {"tools": tools})
+    elif method == "tools/call" and msg["params"].get("name") == "noisy":
+        for i in range(1, 5):
+            sys.stderr.write("debug %d\n" % i)
+        sys.stderr.write("debug 5 \x1b[31mred\n")
+        sys.stderr.flush()
+        while not os.path.exists(os.environ["ECHO_GATE"]):
+            time.sleep(0.05)
+        reply(rid, {"content": [{"type": "text", "text": "noisy done"}]})
     elif method == "tools/call":
         # Python reads JSON integers exactly and floats as floats, so the
         # text says which the client sent.

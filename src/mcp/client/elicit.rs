@@ -569,6 +569,7 @@ impl Client {
             offer_retry: true,
             connecting: false,
             call: None,
+            stderr: None,
         });
         self.elic.wait_key = None;
         let limit = self
