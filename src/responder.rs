@@ -731,10 +731,10 @@ pub const STDERR_LINES: usize = 1_000;
 pub const STDERR_LINE_CHARS: usize = 500;
 
 /// What a stdio server wrote on its stderr, its last [`STDERR_LINES`]
-/// lines, each escaped ([`crate::safe_text::display`]) and cut to
-/// [`STDERR_LINE_CHARS`]: the session adds each line as it comes, the
-/// screens show them (the last few on the waiting screen, all of them on
-/// a key). Clones share the same lines.
+/// lines, each escaped (control and bidi characters written as `\u{..}`)
+/// and cut to [`STDERR_LINE_CHARS`]: the session adds each line as it
+/// comes, the screens show them (the last few on the waiting screen,
+/// all of them on a key). Clones share the same lines.
 #[derive(Debug, Clone, Default)]
 pub struct ServerStderr(std::sync::Arc<std::sync::Mutex<StderrRing>>);
 

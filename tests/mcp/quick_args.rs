@@ -105,3 +105,32 @@ fn a_value_that_does_not_fit_is_refused_naming_the_argument() {
     let r = echo(&["--arg", "name"]);
     r.assert_said(2, "--arg 'name': write NAME=VALUE, or NAME:=JSON");
 }
+
+/// At a terminal without `--call`, the `--arg` values that fit a tool's
+/// inputSchema fill its arguments form when it is picked; one that does
+/// not fit is left out.
+#[cfg(unix)]
+#[test]
+fn at_a_terminal_arg_values_fill_the_arguments_form() {
+    use crate::common::pty::Tui;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = root().join("tests/servers/echo_args.py");
+    let args = format!(
+        "mcp --protocol 2025-11-25 --arg name=Ada --arg times=3 --arg loud=maybe -- python3 '{}'",
+        server.display()
+    );
+    let out = dir.path().join("out.json");
+    // The form leaves `tags` out (an array of free strings): the whole
+    // arguments then go through the editor, kept as they are.
+    let envs = [("VISUAL", "true".to_owned())];
+    let mut t = Tui::start_env(dir.path(), &out, 100, 40, &args, &envs);
+    t.wait_for("1 of 1 shown");
+    t.press("\r", "Arguments for tools/call echo");
+    t.wait_for("Ada");
+    t.submit();
+    t.wait_for("Result of the tool 'echo'");
+    t.wait_for(r#"{"name": "Ada", "times": 3"#);
+    assert!(!t.shows("maybe"), "{}", t.screen());
+    t.press("q", "");
+    assert_eq!(t.finish(), 0);
+}
