@@ -12,6 +12,8 @@
 //! as JSON instead. Every text here is the server's, unsanitized: whoever
 //! shows it escapes it ([`crate::safe_text`]).
 
+use std::sync::{Arc, Mutex};
+
 use serde_json::{Map, Value};
 
 use crate::binding::RequestEvent;
@@ -159,6 +161,91 @@ impl ToolEntry {
     }
 }
 
+/// A list put again while the picker is on screen ([`Step::Pick`]'s
+/// `feed`): the front door posts each new list with its version and the
+/// line saying what changed; the picker takes the newest and says which
+/// version it shows, so the index it answers is read in the right list.
+#[derive(Debug, Clone, Default)]
+pub struct ListFeed(Arc<Mutex<Feed>>);
+
+#[derive(Debug, Default)]
+struct Feed {
+    /// The newest list not yet taken: its version, its entries, the line.
+    fresh: Option<(u64, Vec<ToolEntry>, String)>,
+    /// The version the picker shows (0: the one it was put with).
+    shown: u64,
+}
+
+impl ListFeed {
+    /// Put list `version` (`tools`, `said`: what changed, one line of safe
+    /// text) for the picker; a list not yet taken is replaced.
+    pub fn post(&self, version: u64, tools: Vec<ToolEntry>, said: String) {
+        if let Ok(mut f) = self.0.lock() {
+            f.fresh = Some((version, tools, said));
+        }
+    }
+
+    /// The newest list posted since the last call (the picker shows it
+    /// from now on: [`ListFeed::shown`] says its version).
+    pub fn take(&self) -> Option<(Vec<ToolEntry>, String)> {
+        let mut f = self.0.lock().ok()?;
+        let (version, tools, said) = f.fresh.take()?;
+        f.shown = version;
+        Some((tools, said))
+    }
+
+    /// The version of the list the picker shows (0: the one it was put
+    /// with).
+    pub fn shown(&self) -> u64 {
+        self.0.lock().map(|f| f.shown).unwrap_or(0)
+    }
+}
+
+/// Two feeds are the same feed.
+impl PartialEq for ListFeed {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// What changed between two lists, in one line (safe text): `tools
+/// changed: +add_x, -old_y` (then prompts', resources', `; ` between),
+/// names in list order, at most five added and five gone a kind (then `3 more
+/// added`); None when the names are the same.
+pub fn changes_line(before: &[ToolEntry], after: &[ToolEntry]) -> Option<String> {
+    let mut parts = Vec::new();
+    for kind in [Kind::Tool, Kind::Prompt, Kind::Resource] {
+        let names = |l: &[ToolEntry]| -> Vec<String> {
+            l.iter()
+                .filter(|e| e.kind == kind)
+                .map(|e| e.name.clone())
+                .collect()
+        };
+        let (old, new) = (names(before), names(after));
+        let said = |sign: char, these: Vec<&String>| -> Vec<String> {
+            let more = these.len().saturating_sub(5);
+            let mut v: Vec<String> = these
+                .into_iter()
+                .take(5)
+                .map(|n| format!("{sign}{}", crate::safe_text::display(n)))
+                .collect();
+            if more > 0 {
+                v.push(format!(
+                    "{more} more {}",
+                    if sign == '+' { "added" } else { "gone" }
+                ));
+            }
+            v
+        };
+        let mut words = said('+', new.iter().filter(|n| !old.contains(n)).collect());
+        words.extend(said('-', old.iter().filter(|n| !new.contains(n)).collect()));
+        if !words.is_empty() {
+            parts.push(format!("{}s changed: {}", kind.noun(), words.join(", ")));
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
 /// What the front door asks the person to do next.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
@@ -174,6 +261,12 @@ pub enum Step {
         tools: Vec<ToolEntry>,
         /// The tool picked last, to start on.
         last: Option<usize>,
+        /// Where the front door puts the list again when the server says
+        /// it changed (`notifications/tools/list_changed`, and prompts',
+        /// resources') while the list is on screen; a front end that shows
+        /// it live takes it from there ([`ListFeed::take`]), one that does
+        /// not leaves it (the index picked is then read in `tools`).
+        feed: ListFeed,
     },
     /// Fill in the arguments of the tool `tool`: `request` is a form-mode
     /// request whose `requestedSchema` holds the properties of its
@@ -328,4 +421,62 @@ pub enum Reply {
     Leave,
     /// Quit the run (Ctrl-C twice, a signal): exit 130 or 128+N.
     Quit,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(kind: Kind, name: &str) -> ToolEntry {
+        ToolEntry {
+            kind,
+            name: name.into(),
+            title: None,
+            description: None,
+            takes_arguments: false,
+        }
+    }
+
+    #[test]
+    fn a_change_is_said_in_one_line_by_kind() {
+        let before = [
+            entry(Kind::Tool, "old_y"),
+            entry(Kind::Tool, "keep"),
+            entry(Kind::Prompt, "p"),
+        ];
+        let after = [
+            entry(Kind::Tool, "keep"),
+            entry(Kind::Tool, "add_x"),
+            entry(Kind::Resource, "r\u{1b}"),
+        ];
+        assert_eq!(
+            changes_line(&before, &after).as_deref(),
+            Some(
+                "tools changed: +add_x, -old_y; prompts changed: -p; resources changed: +r\\u{1b}"
+            )
+        );
+        assert_eq!(changes_line(&before, &before), None);
+        let many: Vec<ToolEntry> = (0..8)
+            .map(|i| entry(Kind::Tool, &format!("t{i}")))
+            .collect();
+        assert_eq!(
+            changes_line(&[], &many).as_deref(),
+            Some("tools changed: +t0, +t1, +t2, +t3, +t4, 3 more added")
+        );
+    }
+
+    #[test]
+    fn the_feed_gives_the_newest_list_once_and_says_its_version() {
+        let feed = ListFeed::default();
+        assert_eq!(feed.take(), None);
+        feed.post(1, vec![entry(Kind::Tool, "a")], "one".into());
+        feed.post(2, vec![entry(Kind::Tool, "b")], "two".into());
+        assert_eq!(feed.shown(), 0);
+        assert_eq!(
+            feed.take(),
+            Some((vec![entry(Kind::Tool, "b")], "two".into()))
+        );
+        assert_eq!(feed.shown(), 2);
+        assert_eq!(feed.take(), None);
+    }
 }

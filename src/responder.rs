@@ -740,6 +740,81 @@ impl Context {
     }
 }
 
+/// Most lines of a server's stderr kept for the screens
+/// ([`ServerStderr`]); older ones are dropped, and counted.
+pub const STDERR_LINES: usize = 1_000;
+/// Characters of one stderr line kept ([`ServerStderr`]).
+pub const STDERR_LINE_CHARS: usize = 500;
+
+/// What a stdio server wrote on its stderr, its last [`STDERR_LINES`]
+/// lines, each escaped (control and bidi characters written as `\u{..}`)
+/// and cut to [`STDERR_LINE_CHARS`]: the session adds each line as it
+/// comes, the screens show them (the last few on the waiting screen,
+/// all of them on a key). Clones share the same lines.
+#[derive(Debug, Clone, Default)]
+pub struct ServerStderr(std::sync::Arc<std::sync::Mutex<StderrRing>>);
+
+#[derive(Debug, Default)]
+struct StderrRing {
+    lines: std::collections::VecDeque<String>,
+    total: u64,
+}
+
+impl ServerStderr {
+    /// Add one line as the server wrote it (escaped and cut here).
+    pub fn push(&self, line: &str) {
+        let cut: String = line.chars().take(STDERR_LINE_CHARS).collect();
+        let mut safe = crate::safe_text::display(&cut).into_owned();
+        if line.chars().nth(STDERR_LINE_CHARS).is_some() {
+            safe.push('…');
+        }
+        if let Ok(mut r) = self.0.lock() {
+            if r.lines.len() == STDERR_LINES {
+                r.lines.pop_front();
+            }
+            r.lines.push_back(safe);
+            r.total += 1;
+        }
+    }
+
+    /// The last `n` lines kept (safe text), the latest last.
+    pub fn last(&self, n: usize) -> Vec<String> {
+        self.0
+            .lock()
+            .map(|r| {
+                r.lines
+                    .iter()
+                    .skip(r.lines.len().saturating_sub(n))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Every line kept (safe text), the latest last, and how many lines
+    /// came in all (more than kept once older ones were dropped).
+    pub fn all(&self) -> (Vec<String>, u64) {
+        self.0
+            .lock()
+            .map(|r| (r.lines.iter().cloned().collect(), r.total))
+            .unwrap_or_default()
+    }
+
+    /// How many lines came in all.
+    pub fn total(&self) -> u64 {
+        self.0.lock().map(|r| r.total).unwrap_or(0)
+    }
+}
+
+/// Two handles are equal when they share the same lines.
+impl PartialEq for ServerStderr {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ServerStderr {}
+
 /// What a waiting screen shows while no request is open
 /// ([`Responder::wait`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -758,6 +833,11 @@ pub struct Waiting {
     /// the screen says so with what the server reports meanwhile, and
     /// offers to cancel it ([`WaitKey::CancelCall`]). None otherwise.
     pub call: Option<CallInProgress>,
+    /// What the server (stdio) wrote on its stderr in this session, when
+    /// the screens show it ([`ServerStderr`]): the last lines under the
+    /// rest, all of them on a key. None: not shown here (said on our
+    /// stderr instead).
+    pub stderr: Option<ServerStderr>,
 }
 
 /// Most lines of a call's progress and log kept for its waiting screen

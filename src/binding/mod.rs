@@ -29,8 +29,12 @@ internals! {
     pub(crate) mod violation;
 }
 // A tool's or prompt's arguments as a form: the MCP client's (`mcp`).
+// Integers beyond 64 bits kept exactly, and `--arg` values read by a
+// tool's inputSchema.
 #[cfg(feature = "cli")]
 internals! {
+    pub(crate) mod exact_int;
+    pub(crate) mod tool_args;
     pub(crate) mod tool_form;
 }
 // `cargo fmt` reaches the modules of `internals!` through this list
@@ -39,6 +43,7 @@ internals! {
 #[path = "."]
 mod for_cargo_fmt {
     mod content;
+    mod exact_int;
     mod fast;
     mod form_model;
     mod form_schema;
@@ -47,6 +52,7 @@ mod for_cargo_fmt {
     mod result_line;
     mod revision;
     mod schemas;
+    mod tool_args;
     mod tool_form;
     mod violation;
 }

@@ -56,9 +56,18 @@ pub struct McpArgs {
     /// Read this resource (resources/read) instead of calling a tool.
     #[arg(long, value_name = "URI", display_order = 4)]
     pub read: Option<String>,
-    /// The tool's (or the prompt's) arguments, a JSON object.
+    /// The tool's (or the prompt's) arguments, a JSON object (integers
+    /// beyond 64 bits are sent as written).
     #[arg(long, value_name = "JSON", display_order = 2)]
     pub args: Option<String>,
+    /// One argument (repeatable): NAME=VALUE, VALUE read by the property's
+    /// type in the tool's inputSchema (integer, number, boolean, enum,
+    /// string; an array property takes each NAME=VALUE given as an item),
+    /// or NAME:=JSON for any JSON value. Put over --args (a name in both
+    /// takes this value). Without --call, at a terminal, they fill the
+    /// arguments form.
+    #[arg(long = "arg", value_name = "NAME=VALUE", display_order = 2)]
+    pub arg: Vec<String>,
     /// The MCP revision to speak: auto asks the server (server/discover,
     /// then initialize when the server is older); a revision speaks only
     /// that one. Default: the environment variable AHP_ELICIT_PROTOCOL
@@ -422,12 +431,17 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
     }
     let arguments = match &args.args {
         None => Map::new(),
-        Some(text) => match serde_json::from_str::<Value>(text) {
+        Some(text) => match crate::binding::exact_int::parse(text) {
             Ok(Value::Object(o)) => o,
             Ok(_) => return Err("--args must be a JSON object".into()),
             Err(e) => return Err(format!("--args is not JSON: {e}")),
         },
     };
+    let arg_values = args
+        .arg
+        .iter()
+        .map(|a| crate::binding::tool_args::ArgValue::parse(a))
+        .collect::<Result<Vec<_>, _>>()?;
     let interactive = args.answer.interactive();
     let mut headers = Vec::new();
     for h in &args.headers {
@@ -515,10 +529,20 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
     if args.args.is_some() && matches!(operation, Operation::List | Operation::Read(_)) {
         return Err("--args gives the arguments of --call TOOL or --prompt NAME: name one".into());
     }
+    // Without --call they fill the forms of the tools picked at a terminal.
+    if !arg_values.is_empty()
+        && (matches!(operation, Operation::Read(_))
+            || (operation == Operation::List && !interactive))
+    {
+        return Err("--arg gives an argument of --call TOOL or --prompt NAME (or, at a terminal, of the tools picked): name one".into());
+    }
     Ok(McpOptions {
         target,
         operation,
         arguments,
+        arg_values,
+        // The full screen shows it; plain lines say it as it comes.
+        stderr_on_screen: interactive && !crate::plain::chosen(args.answer.plain),
         protocol: protocol_choice(args.protocol, std::env::var(PROTOCOL_ENV).ok())?,
         max_rounds: args.max_rounds,
         headers: ExtraHeaders(headers),
@@ -624,6 +648,7 @@ fn session(
         {
             opts.show_refusals = false;
             opts.completion_wait = Some(crate::mcp::SCRIPTED_COMPLETION_WAIT);
+            opts.stderr_on_screen = false;
             Box::new(NoTerminal {
                 why: e,
                 cancelled: cancelled.clone(),

@@ -153,6 +153,7 @@ pub(super) fn run(
         offer_retry: false,
         connecting: true,
         call: None,
+        stderr: None,
     };
     let between = if opts.waiting_screen {
         crate::session::Between::Screen
@@ -183,6 +184,12 @@ async fn start(mut opts: McpOptions, mut desk: Desk) -> Result<SessionReport, Mc
         }
         None => None,
     };
+    // A stdio server's stderr on the screens, from its first line.
+    let stderr = (opts.stderr_on_screen && !matches!(opts.target, Target::Http { .. }))
+        .then(crate::responder::ServerStderr::default);
+    if let Some(ring) = &stderr {
+        desk.show_stderr(ring.clone());
+    }
     let (transport, rx) = connect(&opts, desk.trace())?;
     let run_tag = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -206,6 +213,7 @@ async fn start(mut opts: McpOptions, mut desk: Desk) -> Result<SessionReport, Mc
             left_out: Vec::new(),
             handshake_until: None,
             last_stderr: None,
+            lists_changed: false,
         },
         elic: Elicitations::default(),
         desk,
@@ -222,6 +230,7 @@ async fn start(mut opts: McpOptions, mut desk: Desk) -> Result<SessionReport, Mc
         server_notices: 0,
         watch: None,
         calls: 0,
+        stderr,
     };
     let mut out = s.drive().await;
     s.finish(&out).await;
@@ -334,6 +343,9 @@ pub(super) struct Lifecycle {
     pub handshake_until: Option<(Instant, Duration)>,
     /// The last line of a stdio server's stderr, as written.
     pub last_stderr: Option<String>,
+    /// The server said its tools, prompts or resources changed
+    /// (`notifications/*/list_changed`) since they were last listed.
+    pub lists_changed: bool,
 }
 
 /// URL elicitations whose number is kept for a later repeat; past this,
@@ -429,6 +441,9 @@ pub(super) struct Client {
     pub watch: Option<Watch>,
     /// Calls watched so far (the number of the next is one more).
     pub calls: u64,
+    /// A stdio server's stderr kept for the screens
+    /// ([`McpOptions::stderr_on_screen`]); None: said on our stderr.
+    stderr: Option<crate::responder::ServerStderr>,
 }
 
 pub(super) fn str_field(v: &Value, k: &str) -> Option<String> {
@@ -481,6 +496,10 @@ impl Client {
         let (tools, called, result) = match self.opts.operation.clone() {
             Operation::Prompt(name) => {
                 let _ = self.list("prompts/list", "prompts").await;
+                // A prompt's arguments are strings.
+                let strings =
+                    json!({ "type": "object", "additionalProperties": { "type": "string" } });
+                self.opts.arguments = self.typed_arguments(Some(&strings))?;
                 let params = json!({
                     "name": name,
                     "arguments": Value::Object(self.opts.arguments.clone()),
@@ -514,6 +533,14 @@ impl Client {
                 }
                 match &call {
                     Some(name) => {
+                        let schema = self
+                            .life
+                            .tools
+                            .iter()
+                            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+                            .and_then(|t| t.get("inputSchema"))
+                            .cloned();
+                        self.opts.arguments = self.typed_arguments(schema.as_ref())?;
                         let r = self.call_tool(name).await?;
                         (std::mem::take(&mut self.life.tools), call, r)
                     }
@@ -549,6 +576,20 @@ impl Client {
             older_way: self.elic.older_way,
             browsed,
         }
+    }
+
+    /// `--args` with the `--arg` values read by `schema` (the tool's
+    /// `inputSchema`; None when the server did not list the tool) put
+    /// over it.
+    ///
+    /// Errors: [`McpError::Arguments`]: a value does not fit.
+    fn typed_arguments(&self, schema: Option<&Value>) -> Result<Map<String, Value>, McpError> {
+        use crate::binding::tool_args;
+        if self.opts.arg_values.is_empty() {
+            return Ok(self.opts.arguments.clone());
+        }
+        let typed = tool_args::typed(schema, &self.opts.arg_values).map_err(McpError::Arguments)?;
+        Ok(tool_args::merge(self.opts.arguments.clone(), typed))
     }
 
     /// The tool to call: the one `--call` named, never one the person did
@@ -1057,6 +1098,11 @@ impl Client {
             "notifications/elicitation/complete" => self.on_complete(&p),
             "notifications/cancelled" => self.on_cancelled(&p),
             "notifications/progress" => self.on_progress(&p),
+            // Listed again when the person is shown the list (trying the
+            // server by hand), at once when it is on screen.
+            "notifications/tools/list_changed"
+            | "notifications/prompts/list_changed"
+            | "notifications/resources/list_changed" => self.life.lists_changed = true,
             "notifications/message" => {
                 let level = str_field(&p, "level").unwrap_or_default();
                 let data = match p.get("data") {
@@ -1104,6 +1150,7 @@ impl Client {
             offer_retry: false,
             connecting: false,
             call: None,
+            stderr: None,
         });
         self.server_notice(&format!("the tool reports {line}"));
     }
@@ -1151,8 +1198,34 @@ impl Client {
     /// A line of a stdio server's stderr: shown (sanitized, `server: `
     /// before it) and kept as the last one.
     pub(super) fn server_log(&mut self, line: String) {
-        self.server_notice(&format!("server: {}", safe_text::display(&line)));
+        match &self.stderr {
+            // On the screens; said after the session, as one block.
+            Some(ring) => ring.push(&line),
+            None => self.server_notice(&format!("server: {}", safe_text::display(&line))),
+        }
         self.life.last_stderr = Some(line);
+    }
+
+    /// What the server wrote on its stderr while the screens showed it, as
+    /// one block on our stderr after the session: `server:` before each
+    /// line, a first line saying how many there were.
+    fn say_stderr_block(&mut self) {
+        let Some(ring) = self.stderr.take() else {
+            return;
+        };
+        let (lines, total) = ring.all();
+        if lines.is_empty() {
+            return;
+        }
+        let kept = lines.len() as u64;
+        self.notice(&if kept < total {
+            format!("the server wrote {total} lines on its stderr; the last {kept}:")
+        } else {
+            format!("the server wrote {total} line(s) on its stderr:")
+        });
+        for l in lines {
+            self.server_notice(&format!("server: {l}"));
+        }
     }
 
     /// A notice that came from the server: shown up to
@@ -1245,9 +1318,10 @@ impl Client {
         self.link.transport.close();
         while let Ok(item) = self.link.rx.try_recv() {
             if let Incoming::Log(line) = item {
-                self.server_notice(&format!("server: {}", safe_text::display(&line)));
+                self.server_log(line);
             }
         }
+        self.say_stderr_block();
         if self.server_notices > MAX_SERVER_NOTICES {
             self.notice(&format!(
                 "{} more messages from the server were not shown",

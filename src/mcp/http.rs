@@ -894,7 +894,7 @@ impl Transport for HttpTransport {
         if self.shared.closed.load(Ordering::SeqCst) {
             return Err(McpError::from(LinkDown::Closed));
         }
-        let body = serde_json::to_vec(msg).map_err(McpError::Encode)?;
+        let body = crate::binding::exact_int::to_vec(msg).map_err(McpError::Encode)?;
         match request_id {
             // A request: its answer may be a long stream carrying the server's
             // own requests, so it is read on a thread.
@@ -917,7 +917,7 @@ impl Transport for HttpTransport {
         if self.shared.closed.load(Ordering::SeqCst) {
             return Err(McpError::from(LinkDown::Closed));
         }
-        let body = serde_json::to_vec(msg).map_err(McpError::Encode)?;
+        let body = crate::binding::exact_int::to_vec(msg).map_err(McpError::Encode)?;
         let sh = Arc::clone(&self.shared);
         thread::spawn(move || run_request(sh, id, &body, &headers));
         Ok(())
@@ -942,7 +942,7 @@ impl Transport for HttpTransport {
     }
 
     fn send_ordered(&mut self, msg: &Value) -> Result<Option<Delivered>, McpError> {
-        let body = serde_json::to_vec(msg).map_err(McpError::Encode)?;
+        let body = crate::binding::exact_int::to_vec(msg).map_err(McpError::Encode)?;
         let (done, delivered) = tokio::sync::oneshot::channel();
         self.enqueue(body, Some(done))?;
         Ok(Some(delivered))

@@ -155,6 +155,12 @@ pub struct McpOptions {
     /// `--args JSON`: the tool's (or the prompt's) `arguments` object
     /// (default `{}`).
     pub arguments: Map<String, Value>,
+    /// `--arg NAME=VALUE` / `NAME:=JSON`, in order: read by the tool's
+    /// `inputSchema` once it is listed and put over `arguments` (a name in
+    /// both takes this value); at a terminal without `--call` they fill
+    /// the arguments form of each tool picked
+    /// ([`crate::binding::tool_args`]).
+    pub arg_values: Vec<crate::binding::tool_args::ArgValue>,
     /// `--protocol`: the one revision to speak; None (`auto`, the
     /// default): ask the server (`server/discover` first, `initialize`
     /// when that fails).
@@ -212,6 +218,12 @@ pub struct McpOptions {
     /// it at once, instead of at the end of a slice (up to 50 ms later).
     /// Default true.
     pub waiting_screen: bool,
+    /// A stdio server's stderr is shown on the full screen while the
+    /// session runs (the last lines on the waiting screen, all of them on
+    /// a key: [`crate::responder::ServerStderr`]) and said on our stderr
+    /// as one block after it, never between our own lines; false: each
+    /// line is said on our stderr as it comes (`server: …`). Default false.
+    pub stderr_on_screen: bool,
     /// Signing in (OAuth) when an HTTP server asks for it; None: a 401
     /// ends the request (stdio servers, `--header Authorization`).
     pub auth: Option<auth::AuthOptions>,
@@ -234,6 +246,8 @@ impl McpOptions {
             target,
             operation: Operation::List,
             arguments: Map::new(),
+            arg_values: Vec::new(),
+            stderr_on_screen: false,
             protocol: None,
             max_rounds: DEFAULT_MAX_ROUNDS,
             headers: ExtraHeaders::default(),
@@ -536,6 +550,12 @@ pub enum McpError {
     /// connection is closed, the server exited).
     #[error("{0}")]
     Transport(#[from] LinkDown),
+    /// `--arg` values that do not fit the tool's `inputSchema` (or that
+    /// name no property of it): one sentence each, safe text, the argument
+    /// named (`--arg times: "two" is not of type "integer"`). Exit 2, as
+    /// any usage error.
+    #[error("{}", .0.join("; "))]
+    Arguments(Vec<String>),
     /// A message could not be encoded as JSON.
     #[error("{0}")]
     Encode(#[source] serde_json::Error),

@@ -191,7 +191,7 @@ impl Transport for StdioTransport {
         let Some(writer) = self.writer.as_ref() else {
             return Err(LinkDown::Closed.into());
         };
-        let mut line = serde_json::to_vec(msg).map_err(McpError::Encode)?;
+        let mut line = crate::binding::exact_int::to_vec(msg).map_err(McpError::Encode)?;
         line.push(b'\n');
         match writer.try_send(line) {
             Ok(()) => Ok(()),

@@ -173,7 +173,14 @@ impl<I: LineIo> PlainResponder<I> {
                 outcome: CallOutcome::Cancelled,
                 ..
             } => Ok(Reply::Back),
-            Step::Pick { tools, last } => self.pick(tools, *last),
+            Step::Pick { tools, last, feed } => {
+                // Plain lines say what changed once, before the list; a
+                // change while the prompt waits is said at the next list.
+                if let Some((_, said)) = feed.take() {
+                    self.say(&said)?;
+                }
+                self.pick(tools, *last)
+            }
             Step::Arguments {
                 kind,
                 tool,

@@ -129,7 +129,11 @@ mod tests {
             takes_arguments: false,
         }];
         let reply = p
-            .browse_step(&Step::Pick { tools, last: None })
+            .browse_step(&Step::Pick {
+                tools,
+                last: None,
+                feed: Default::default(),
+            })
             .expect("reply");
         assert_eq!(reply, Reply::Picked(0));
         let t = &p.io().transcript;

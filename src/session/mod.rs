@@ -206,6 +206,9 @@ pub struct Desk {
     sign_ins: Arc<SignIns>,
     /// The session's protocol trace, shared with the responder.
     trace: Arc<crate::responder::trace::Trace>,
+    /// The server's stderr, shown on every waiting screen once set
+    /// ([`Desk::show_stderr`]).
+    stderr: Option<crate::responder::ServerStderr>,
 }
 
 struct Open {
@@ -427,10 +430,23 @@ impl Desk {
         }
     }
 
-    /// What the waiting screen shows from now on.
-    pub fn show(&self, waiting: Waiting) {
+    /// What the waiting screen shows from now on (with the server's
+    /// stderr, when the session shows it: [`Desk::show_stderr`]).
+    pub fn show(&self, mut waiting: Waiting) {
+        if waiting.stderr.is_none() {
+            waiting.stderr = self.stderr.clone();
+        }
         if let Ok(mut w) = self.shown.lock() {
             *w = waiting;
+        }
+    }
+
+    /// From now on every waiting screen also shows `stderr` (what the
+    /// server writes on its stderr), and so does the one shown now.
+    pub fn show_stderr(&mut self, stderr: crate::responder::ServerStderr) {
+        self.stderr = Some(stderr.clone());
+        if let Ok(mut w) = self.shown.lock() {
+            w.stderr = Some(stderr);
         }
     }
 
@@ -690,6 +706,7 @@ where
         behind: Behind::default(),
         sign_ins,
         trace,
+        stderr: None,
     };
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()

@@ -56,6 +56,14 @@ impl Screen for FaultScreen {
     }
 
     fn draw(&mut self, f: &mut Frame, theme: &Theme, _clock: Option<Clock>) -> bool {
+        if super::chrome::too_small_saying(
+            f,
+            theme,
+            "press Esc or q to go back to the list",
+            "Esc/q: back",
+        ) {
+            return false;
+        }
         let area = f.area();
         let mut lines: Vec<Line> = self
             .lines
@@ -83,6 +91,13 @@ impl Screen for FaultScreen {
     }
 
     fn put_progress(&mut self, _progress: Progress) {}
+
+    /// Too small to show the faults: Esc and `q` go back to the list
+    /// (editing again waits for the faults to be seen).
+    fn small_key(&mut self, k: &Key) -> Option<ScreenStep> {
+        matches!(k, Key::Esc | Key::Char('q'))
+            .then(|| ScreenStep::Done(Outcome::Answer(Answer::bare(Action::Cancel))))
+    }
 }
 
 impl TuiResponder {
@@ -144,8 +159,10 @@ impl TuiResponder {
                 self.list_note = Some(crate::browse::cancelled_words(*kind, tool));
                 Ok(Reply::Back)
             }
-            Step::Pick { tools, last } => {
-                let picker = Picker::new(tools.clone(), *last).with_note(self.list_note.take());
+            Step::Pick { tools, last, feed } => {
+                let picker = Picker::new(tools.clone(), *last)
+                    .with_note(self.list_note.take())
+                    .fed_by(feed.clone());
                 let mut screen = PickerScreen(picker);
                 loop {
                     match self.run(&cx, &mut screen)? {
@@ -206,18 +223,29 @@ impl TuiResponder {
                 again,
                 ..
             } => {
+                let stderr = self.server_stderr.as_ref().is_some_and(|r| r.total() > 0);
                 let mut screen = ResultScreen(
                     ResultView::new(*kind, tool, outcome, output_check.as_ref())
                         .with_hint(hint.as_deref())
-                        .with_again(*again),
+                        .with_again(*again)
+                        .with_stderr(stderr),
                 );
-                match self.run(&cx, &mut screen)? {
-                    Outcome::Quit => Ok(Reply::Quit),
-                    Outcome::Answer(_) => match screen.0.seen() {
-                        Some(Seen::Leave) => Ok(Reply::Leave),
-                        Some(Seen::Again) => Ok(Reply::Again),
-                        _ => Ok(Reply::Back),
-                    },
+                loop {
+                    return match self.run(&cx, &mut screen)? {
+                        Outcome::Quit => Ok(Reply::Quit),
+                        Outcome::Answer(_) => match screen.0.seen() {
+                            Some(Seen::Leave) => Ok(Reply::Leave),
+                            Some(Seen::Again) => Ok(Reply::Again),
+                            Some(Seen::Stderr) => {
+                                if self.show_stderr() {
+                                    return Ok(Reply::Quit);
+                                }
+                                screen.0.shown_again();
+                                continue;
+                            }
+                            _ => Ok(Reply::Back),
+                        },
+                    };
                 }
             }
         }

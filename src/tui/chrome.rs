@@ -220,6 +220,38 @@ pub fn too_small_asking(f: &mut Frame, theme: &Theme, confirming: Option<Action>
     true
 }
 
+/// [`too_small`] for a screen of the session that is no request (the
+/// list, a result): the size it needs and what its keys do there, `keys`
+/// (`press Esc or q to leave`) in the sentence, `short` (`Esc/q: leave`)
+/// when the sentence does not fit the rows, so what a key does is never
+/// cut away.
+pub fn too_small_saying(f: &mut Frame, theme: &Theme, keys: &str, short: &str) -> bool {
+    let a = f.area();
+    if a.width >= MIN_WIDTH && a.height >= MIN_HEIGHT {
+        return false;
+    }
+    let w = a.width.max(1) as usize;
+    let mut text = wrap(
+        &format!(
+            "Terminal too small ({}x{}): this screen needs at least {MIN_WIDTH}x{MIN_HEIGHT}. Enlarge the window, or {keys}.",
+            a.width, a.height
+        ),
+        w,
+    );
+    if text.len() > a.height as usize {
+        text = wrap(
+            &format!("Too small: needs {MIN_WIDTH}x{MIN_HEIGHT}. {short}."),
+            w,
+        );
+    }
+    let lines: Vec<Line> = text
+        .into_iter()
+        .map(|l| Line::styled(l, theme.warning()))
+        .collect();
+    f.render_widget(Paragraph::new(lines), a);
+    true
+}
+
 /// A body of lines with the row range of the focused part and an optional
 /// cursor (row, column) inside it.
 #[derive(Default)]

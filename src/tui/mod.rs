@@ -63,6 +63,7 @@ mod notice;
 mod protocol;
 mod refusable;
 mod sign_in_wait;
+mod stderr_view;
 mod terminal;
 pub mod theme;
 #[cfg(feature = "internals")]
@@ -155,6 +156,15 @@ pub(crate) trait Screen {
 
     /// One key (never Ctrl-C).
     fn key(&mut self, k: &Key) -> Step;
+
+    /// A key while the screen is too small to be drawn: a screen whose
+    /// keys there need nothing seen (the list's Esc and `q` leave, a
+    /// result's go back or leave) takes it; None (the default) leaves it
+    /// to the loop, where only Esc counts (a request: cancel, asking first
+    /// on a changed form).
+    fn small_key(&mut self, _k: &Key) -> Option<Step> {
+        None
+    }
 
     /// Whether the person typed or chose anything here (a discard then
     /// asks to confirm, also while the screen is too small to show it).
@@ -310,6 +320,9 @@ pub struct TuiResponder {
     /// The session's protocol trace and whether it is drawn beside every
     /// screen ([`protocol`]).
     protocol: protocol::Protocol,
+    /// What the server wrote on its stderr, when the session shows it
+    /// (taken from the waiting screen's [`Waiting::stderr`]).
+    server_stderr: Option<crate::responder::ServerStderr>,
 }
 
 impl TuiResponder {
@@ -340,6 +353,7 @@ impl TuiResponder {
             auto_declined: 0,
             sign_ins: std::sync::Arc::default(),
             protocol: protocol::Protocol::default(),
+            server_stderr: None,
         })
     }
 
@@ -576,7 +590,16 @@ impl TuiResponder {
             // once; a changed one asks, as on the full screen (a second Esc
             // confirms), so one stray key never throws the answers away.
             // No other key counts: nothing is answered blind.
-            Key::Esc if small => {
+            _ if small => {
+                if let Some(step) = screen.small_key(&k) {
+                    return match step {
+                        Step::Done(o) => Some(o),
+                        Step::Continue => None,
+                    };
+                }
+                if k != Key::Esc {
+                    return None;
+                }
                 self.block_pending = false;
                 if !screen.changed() {
                     return Some(Outcome::Answer(Answer::bare(Action::Cancel)));
@@ -586,7 +609,6 @@ impl TuiResponder {
                     Step::Continue => None,
                 }
             }
-            _ if small => None,
             // On a changed form the first Ctrl-N asks (nothing typed is
             // lost by one stray key); the second, or `y`, confirms.
             BLOCK

@@ -14,7 +14,7 @@ use crate::form::Key;
 use crate::responder::{Context, Outcome, RespondError};
 use crate::safe_text::display;
 
-use super::chrome::{inset, too_small};
+use super::chrome::{inset, too_small_saying};
 use super::header::EXTEND_KEY;
 use super::terminal::{read_input, Input};
 use super::theme::Theme;
@@ -147,7 +147,7 @@ pub fn draw_withdrawn_because(f: &mut Frame, theme: &Theme, reason: Option<&str>
 /// `more` (safe text, e.g. the server's reason already sanitised), then
 /// "Press any key to continue.".
 pub fn draw_notice(f: &mut Frame, theme: &Theme, title: &str, more: &[String]) {
-    if too_small(f, theme) {
+    if too_small_saying(f, theme, "press a key to go on", "A key: go on") {
         return;
     }
     let a = f.area();

@@ -21,7 +21,7 @@ use super::text::{clip, width, wrap};
 use super::theme::Theme;
 use super::{Clock, Screen, Step};
 use crate::binding::{Action, Answer};
-use crate::browse::{Kind, ToolEntry};
+use crate::browse::{Kind, ListFeed, ToolEntry};
 use crate::form::Key;
 use crate::responder::{Outcome, Progress};
 use crate::safe_text::display;
@@ -50,9 +50,14 @@ pub struct Picker {
     /// The first line of the list on screen.
     top: usize,
     picked: Option<Picked>,
-    /// A line about what just happened (a call that was cancelled), shown
-    /// under the filter.
+    /// A line about what just happened (a call that was cancelled, the
+    /// list changed), shown under the filter.
     note: Option<String>,
+    /// Where a fresh list comes from while the picker is on screen.
+    feed: Option<ListFeed>,
+    /// A fresh list moved the highlight to another entry: Enter would now
+    /// pick something else, so keys wait for the guard again.
+    moved: bool,
 }
 
 impl Picker {
@@ -66,6 +71,45 @@ impl Picker {
             top: 0,
             picked: None,
             note: None,
+            feed: None,
+            moved: false,
+        }
+    }
+
+    /// The same list, put again from `feed` whenever the front door posts
+    /// a fresh one ([`Picker::refresh`]).
+    pub fn fed_by(mut self, feed: ListFeed) -> Self {
+        self.feed = Some(feed);
+        self.refresh();
+        self
+    }
+
+    /// Take the fresh list the feed holds, if any: the same entry stays
+    /// highlighted when it is still listed (else the one at its place),
+    /// the filter stays, and the line saying what changed is the note.
+    pub fn refresh(&mut self) {
+        let Some((tools, said)) = self.feed.as_ref().and_then(ListFeed::take) else {
+            return;
+        };
+        let kept = self
+            .highlighted()
+            .map(|i| (self.tools[i].kind, self.tools[i].name.clone()));
+        self.tools = tools;
+        if let Some((kind, name)) = kept {
+            let shown = self.shown();
+            match shown
+                .iter()
+                .position(|&i| self.tools[i].kind == kind && self.tools[i].name == name)
+            {
+                Some(at) => self.at = at,
+                None => {
+                    self.at = self.at.min(shown.len().saturating_sub(1));
+                    self.moved = true;
+                }
+            }
+        }
+        if !said.is_empty() {
+            self.note = Some(said);
         }
     }
 
@@ -176,6 +220,7 @@ impl Picker {
 
     /// Draw the list in `area`.
     pub fn draw(&mut self, f: &mut Frame, theme: &Theme, area: Rect) {
+        self.refresh();
         let w = area.width as usize;
         let shown = self.shown();
         self.at = self.at.min(shown.len().saturating_sub(1));
@@ -262,6 +307,11 @@ impl Screen for PickerScreen {
     }
 
     fn draw(&mut self, f: &mut Frame, theme: &Theme, _clock: Option<Clock>) -> bool {
+        if super::chrome::too_small_saying(f, theme, "press Esc or q to leave", "Esc/q: leave") {
+            // The list follows the server all the same.
+            self.0.refresh();
+            return false;
+        }
         let area = f.area();
         self.0.draw(f, theme, area);
         true
@@ -274,7 +324,22 @@ impl Screen for PickerScreen {
         }
     }
 
+    /// Too small to show the list: Esc and `q` leave (nothing is picked
+    /// blind).
+    fn small_key(&mut self, k: &Key) -> Option<Step> {
+        matches!(k, Key::Esc | Key::Char('q')).then(|| {
+            self.0.picked = Some(Picked::Leave);
+            Step::Done(Outcome::Answer(Answer::bare(Action::Accept)))
+        })
+    }
+
     fn put_progress(&mut self, _progress: Progress) {}
+
+    /// A fresh list took the highlighted entry away: a key typed for it
+    /// never picks the one now in its place.
+    fn keys_changed(&mut self) -> bool {
+        std::mem::take(&mut self.0.moved)
+    }
 }
 
 #[cfg(test)]
@@ -367,6 +432,55 @@ mod tests {
         })
         .expect("draw");
         t.backend().clone()
+    }
+
+    #[test]
+    fn a_fresh_list_keeps_the_highlighted_tool_and_says_what_changed() {
+        let feed = ListFeed::default();
+        let mut p = Picker::new(tools(), Some(2)).fed_by(feed.clone());
+        assert_eq!(p.highlighted(), Some(2));
+        let mut fresh = tools();
+        fresh.remove(0);
+        feed.post(1, fresh, "tools changed: -book_table".into());
+        let b = draw(&mut p, 60, 12);
+        // set_mood, now at index 1, is still the one highlighted.
+        assert_eq!(p.highlighted(), Some(1));
+        assert!(!p.moved);
+        insta::assert_snapshot!(b);
+        // The highlighted tool gone: the highlight moves, and keys wait.
+        let mut fresh = tools();
+        fresh.remove(2);
+        fresh.remove(0);
+        feed.post(2, fresh, "tools changed: -set_mood".into());
+        draw(&mut p, 60, 12);
+        assert!(p.moved);
+    }
+
+    /// The picker as the loop draws it, at `w`x`h`; whether it was shown.
+    fn draw_screen(s: &mut PickerScreen, w: u16, h: u16) -> (ratatui::backend::TestBackend, bool) {
+        let mut t =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).expect("terminal");
+        let mut shown = false;
+        t.draw(|f| shown = s.draw(f, &Theme::monochrome(), None))
+            .expect("draw");
+        (t.backend().clone(), shown)
+    }
+
+    #[test]
+    fn too_small_the_list_says_the_size_it_needs_and_esc_or_q_leave() {
+        for (w, h) in [(20, 6), (30, 8)] {
+            let mut s = PickerScreen(Picker::new(tools(), None));
+            let (b, shown) = draw_screen(&mut s, w, h);
+            assert!(!shown);
+            insta::assert_snapshot!(format!("too_small_{w}x{h}"), b);
+            for k in [Key::Esc, Key::Char('q')] {
+                let mut s = PickerScreen(Picker::new(tools(), None));
+                assert!(matches!(s.small_key(&k), Some(Step::Done(_))));
+                assert_eq!(s.0.picked(), Some(Picked::Leave));
+            }
+            // Nothing is picked blind.
+            assert!(s.small_key(&Key::Enter).is_none());
+        }
     }
 
     #[test]

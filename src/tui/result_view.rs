@@ -39,6 +39,9 @@ pub enum Seen {
     /// Run the call again over MCP 2025-11-25 (only when offered:
     /// [`ResultView::with_again`]).
     Again,
+    /// Show what the server wrote on its stderr (only when there is some:
+    /// [`ResultView::with_stderr`]), then the result again.
+    Stderr,
 }
 
 /// The result on screen, scrolled.
@@ -52,6 +55,8 @@ pub struct ResultView {
     seen: Option<Seen>,
     /// `a` runs the call again over MCP 2025-11-25.
     again: bool,
+    /// `s` shows the server's stderr.
+    stderr: bool,
 }
 
 impl ResultView {
@@ -70,7 +75,20 @@ impl ResultView {
             total: 0,
             seen: None,
             again: false,
+            stderr: false,
         }
+    }
+
+    /// The view offering the server's stderr on `s` (when `stderr`: the
+    /// server wrote some).
+    pub fn with_stderr(mut self, stderr: bool) -> Self {
+        self.stderr = stderr;
+        self
+    }
+
+    /// On screen again after the stderr was shown: nothing seen yet.
+    pub fn shown_again(&mut self) {
+        self.seen = None;
     }
 
     /// The view with our `hint` (safe text) said after the result, as a
@@ -113,6 +131,9 @@ impl ResultView {
             Key::Enter | Key::Esc => self.seen = Some(Seen::Back),
             Key::Char('q') => self.seen = Some(Seen::Leave),
             Key::Char('a') if self.again => self.seen = Some(Seen::Again),
+            Key::Char(super::stderr_view::STDERR_KEY) if self.stderr => {
+                self.seen = Some(Seen::Stderr)
+            }
             Key::Up => self.scroll = self.scroll.saturating_sub(1),
             Key::Down => self.scroll = (self.scroll + 1).min(max),
             Key::PageUp => self.scroll = self.scroll.saturating_sub(10),
@@ -162,8 +183,13 @@ impl ResultView {
         } else {
             String::new()
         };
+        let stderr = if self.stderr {
+            "s: server's stderr · "
+        } else {
+            ""
+        };
         let help = format!(
-            "{again}Enter: back to the tools · q: leave · ↑↓ PageUp PageDown: scroll{more}"
+            "{again}Enter: back to the tools · q: leave · {stderr}↑↓ PageUp PageDown: scroll{more}"
         );
         lines.push(Line::styled(clip(&help, w), theme.muted()));
         f.render_widget(Paragraph::new(lines), area);
@@ -180,9 +206,29 @@ impl Screen for ResultScreen {
     }
 
     fn draw(&mut self, f: &mut Frame, theme: &Theme, _clock: Option<Clock>) -> bool {
+        if super::chrome::too_small_saying(
+            f,
+            theme,
+            "press Esc to go back to the list or q to leave",
+            "Esc: back · q: leave",
+        ) {
+            return false;
+        }
         let area = f.area();
         self.0.draw(f, theme, area);
         true
+    }
+
+    /// Too small to show the result: Esc goes back to the list, `q` leaves
+    /// (`a`, which calls the tool again, waits for the result to be seen).
+    fn small_key(&mut self, k: &Key) -> Option<Step> {
+        let seen = match k {
+            Key::Esc => Seen::Back,
+            Key::Char('q') => Seen::Leave,
+            _ => return None,
+        };
+        self.0.seen = Some(seen);
+        Some(Step::Done(Outcome::Answer(Answer::bare(Action::Accept))))
     }
 
     fn key(&mut self, k: &Key) -> Step {
@@ -225,6 +271,27 @@ mod tests {
             )
         );
         assert_eq!(v.on_key(&Key::Char('a')), Some(Seen::Again));
+    }
+
+    #[test]
+    fn too_small_the_result_says_the_size_it_needs_and_esc_goes_back_q_leaves() {
+        for (w, h) in [(20, 6), (30, 8)] {
+            let mut s = ResultScreen(ResultView::new(Kind::Tool, "book", &result(), None));
+            let mut t =
+                ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).expect("terminal");
+            let mut shown = true;
+            t.draw(|f| shown = s.draw(f, &Theme::monochrome(), None))
+                .expect("draw");
+            assert!(!shown);
+            insta::assert_snapshot!(format!("result_too_small_{w}x{h}"), t.backend());
+        }
+        let mut s = ResultScreen(ResultView::new(Kind::Tool, "book", &result(), None));
+        assert!(s.small_key(&Key::Enter).is_none());
+        assert!(s.small_key(&Key::Esc).is_some());
+        assert_eq!(s.0.seen(), Some(Seen::Back));
+        let mut s = ResultScreen(ResultView::new(Kind::Tool, "book", &result(), None));
+        assert!(s.small_key(&Key::Char('q')).is_some());
+        assert_eq!(s.0.seen(), Some(Seen::Leave));
     }
 
     #[test]

@@ -15,8 +15,9 @@ use crate::responder::notify::Notify;
 use crate::responder::{RespondError, WaitKey, Waiting};
 use crate::safe_text::display;
 
-use super::chrome::{inset, too_small};
+use super::chrome::{inset, too_small, too_small_saying};
 use super::sign_in_wait::{draw_sign_in_wait, SignInWait};
+use super::stderr_view::{StderrScreen, StderrView, STDERR_KEY};
 use super::terminal::{read_input_until_asked, Input};
 use super::text::{clip, clip_middle, wrap};
 use super::theme::Theme;
@@ -27,6 +28,9 @@ impl TuiResponder {
     /// the wait `shown` asks for, or a sign-in's, until `wait` has passed,
     /// a request is ready or a key ends the wait.
     pub(super) fn waiting_screen(&mut self, wait: Duration, shown: &Waiting) -> WaitKey {
+        if shown.stderr.is_some() {
+            self.server_stderr = shown.stderr.clone();
+        }
         match self.acknowledge_pending() {
             Ok(true) => return WaitKey::Quit,
             Ok(false) => {}
@@ -140,6 +144,15 @@ impl TuiResponder {
                         Err(_) => return WaitKey::Nothing,
                     }
                 }
+                // All the server wrote on its stderr, on a screen of its
+                // own until the person goes back.
+                Ok(Some(Input::Key(Key::Char(STDERR_KEY))))
+                    if shown.stderr.as_ref().is_some_and(|r| r.total() > 0) =>
+                {
+                    if self.show_stderr() {
+                        return WaitKey::Quit;
+                    }
+                }
                 Ok(Some(Input::Key(Key::Char('r')))) if shown.offer_retry => {
                     return WaitKey::RetryNow
                 }
@@ -151,6 +164,22 @@ impl TuiResponder {
                 Err(_) => return WaitKey::Nothing,
             }
         }
+    }
+
+    /// Show all the server wrote on its stderr ([`StderrScreen`]) until
+    /// the person goes back; true when they quit there (Ctrl-C twice, a
+    /// signal).
+    pub(super) fn show_stderr(&mut self) -> bool {
+        let Some(stderr) = self.server_stderr.clone() else {
+            return false;
+        };
+        let mut screen = StderrScreen(StderrView::new(stderr));
+        let quit = matches!(
+            self.run(&crate::responder::Context::default(), &mut screen),
+            Ok(crate::responder::Outcome::Quit) | Err(_)
+        );
+        self.repaint = true;
+        quit
     }
 
     /// Draw the waiting screen: the sign-in's wait when one is on
@@ -212,6 +241,9 @@ pub fn draw_wait(
         } else {
             draw_waiting(f, theme, answered, status, extra);
         }
+        if let Some(stderr) = &shown.stderr {
+            draw_stderr_tail(f, theme, stderr);
+        }
         return;
     }
     if too_small(f, theme) {
@@ -237,6 +269,49 @@ pub fn draw_wait(
     f.render_widget(Paragraph::new(lines), inner);
 }
 
+/// Lines of the server's stderr the waiting screen shows.
+pub const STDERR_TAIL: usize = 3;
+
+/// The last [`STDERR_TAIL`] lines of the server's stderr at the bottom of
+/// the waiting screen, under a heading of their own that names the key
+/// showing all of them; each after `| `, cut to one row (the lines are
+/// escaped where they are kept). Nothing when there are none, or on a
+/// screen too short to keep them apart from the rest.
+fn draw_stderr_tail(f: &mut Frame, theme: &Theme, stderr: &crate::responder::ServerStderr) {
+    let a = f.area();
+    let lines = stderr.last(STDERR_TAIL);
+    if lines.is_empty() || a.width < super::chrome::MIN_WIDTH || a.height < 14 {
+        return;
+    }
+    let w = (a.width as usize).saturating_sub(2);
+    let total = stderr.total();
+    let mut out = vec![Line::styled(
+        clip(
+            &format!(
+                "The server's stderr ({total} line{}; {}: all of it):",
+                if total == 1 { "" } else { "s" },
+                super::stderr_view::STDERR_KEY
+            ),
+            w,
+        ),
+        theme.muted(),
+    )];
+    out.extend(
+        lines
+            .iter()
+            .map(|l| Line::styled(clip(&format!("| {l}"), w), theme.text())),
+    );
+    let n = out.len() as u16;
+    let area = ratatui::layout::Rect {
+        x: a.x + 1,
+        y: a.bottom().saturating_sub(n + 1),
+        width: a.width.saturating_sub(2),
+        height: n,
+    };
+    f.render_widget(ratatui::widgets::Clear, area);
+    f.render_widget(Paragraph::new(out), area);
+}
+
 /// The keys of the waiting screen of a call the person started
 /// ([`draw_wait`] with [`crate::responder::Waiting::call`]).
 pub const CALL_WAIT_KEYS: &str = "Esc: cancel the call · Ctrl-C twice quits.";
@@ -252,7 +327,12 @@ fn draw_call(
     call: &crate::responder::CallInProgress,
     extra: Option<&str>,
 ) {
-    if too_small(f, theme) {
+    if too_small_saying(
+        f,
+        theme,
+        "press Esc to cancel the call",
+        "Esc: cancel the call",
+    ) {
         return;
     }
     let a = f.area();
@@ -333,7 +413,7 @@ struct Idle<'a> {
 /// and, under them, the `notice` (cut to the width by `cut`).
 fn draw_idle(f: &mut Frame, theme: &Theme, idle: &Idle<'_>, cut: fn(&str, usize) -> String) {
     let (what, then, notice) = (idle.what, idle.then.clone(), idle.notice);
-    if too_small(f, theme) {
+    if too_small_saying(f, theme, "press Ctrl-C twice to quit", "Ctrl-C twice: quit") {
         return;
     }
     let a = f.area();
@@ -375,6 +455,34 @@ mod tests {
             .join("\n")
     }
 
+    /// A call's waiting screen keeps the server's stderr apart: its last
+    /// lines under a heading of their own naming the key, after `| `,
+    /// escaped; on a short screen they are left out.
+    #[test]
+    fn the_call_wait_shows_the_last_stderr_lines_apart() {
+        let ring = crate::responder::ServerStderr::default();
+        for l in ["one", "two", "three", "four \u{1b}[2J"] {
+            ring.push(l);
+        }
+        let shown = Waiting {
+            status: Some("Calling the tool 'slow'…".into()),
+            call: Some(crate::responder::CallInProgress {
+                number: 1,
+                lines: vec!["Progress 1/3".into()],
+                total: 1,
+            }),
+            stderr: Some(ring),
+            ..Waiting::default()
+        };
+        let mut t =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(60, 16)).expect("terminal");
+        t.draw(|f| draw_wait(f, &Theme::monochrome(), 0, &shown, None))
+            .expect("draw");
+        insta::assert_snapshot!(t.backend());
+        let short = wait_screen(&shown);
+        assert!(!short.contains("stderr"), "{short}");
+    }
+
     #[test]
     fn a_browser_flow_wait_shows_only_that_wait_and_its_keys() {
         let flow = Waiting {
@@ -382,6 +490,7 @@ mod tests {
             offer_retry: true,
             connecting: false,
             call: None,
+            stderr: None,
         };
         let s = wait_screen(&flow);
         assert!(
@@ -397,6 +506,7 @@ mod tests {
             offer_retry: false,
             connecting: false,
             call: None,
+            stderr: None,
         });
         assert!(next.contains("Waiting for the next request"), "{next}");
         assert!(next.contains("1 answered so far"), "{next}");

@@ -661,6 +661,7 @@ fn the_connecting_screen_shows_the_second_ctrl_c_instruction_whole() {
         offer_retry: false,
         connecting: true,
         call: None,
+        stderr: None,
     };
     let extra = "Press Ctrl-C again to quit (the remaining requests will be cancelled).";
     let mut t = Terminal::new(TestBackend::new(80, 12)).expect("terminal");

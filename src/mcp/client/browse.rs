@@ -13,9 +13,12 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 
 use super::{Browsed, Client, Watch};
+use crate::binding::tool_args;
 use crate::binding::tool_form::{self, ToolForm};
 use crate::binding::{wrap_request, Revision, SchemaPolicy, WrapOptions};
-use crate::browse::{CallFailure, CallOutcome, FailureCause, Kind, Reply, Step, ToolEntry};
+use crate::browse::{
+    changes_line, CallFailure, CallOutcome, FailureCause, Kind, ListFeed, Reply, Step, ToolEntry,
+};
 use crate::mcp::{Incomplete, McpError};
 use crate::responder::{CallInProgress, RespondError, Waiting};
 use crate::safe_text;
@@ -24,6 +27,45 @@ use crate::safe_text;
 const MAX_PAGES: usize = 100;
 /// Most prompts (or resources) put in the list.
 const MAX_ENTRIES: usize = 1000;
+
+/// What the person picked on the list ([`Client::put_pick`]).
+enum Picked {
+    /// The entry at this index of the fresh list.
+    At(usize),
+    /// An entry the server no longer lists: the sentence saying so.
+    Gone(String),
+    /// Not an entry: back, leave, quit.
+    Other(Reply),
+}
+
+/// Whether two entries name the same thing (kind and name).
+fn same_entry(a: &ToolEntry, b: &ToolEntry) -> bool {
+    a.kind == b.kind && a.name == b.name
+}
+
+/// What the list says when the entry picked is no longer listed (safe
+/// text): `The tool 'old_y' is no longer listed by the server: it was not
+/// called.`
+fn gone_words(entry: &ToolEntry) -> String {
+    let not = match entry.kind {
+        Kind::Tool => "called",
+        Kind::Prompt => "got",
+        Kind::Resource => "read",
+    };
+    format!(
+        "The {} '{}' is no longer listed by the server: it was not {not}.",
+        entry.kind.noun(),
+        safe_text::display(&entry.name)
+    )
+}
+
+/// Two lines for the list, `; ` between (either may be missing).
+fn joined(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    }
+}
 
 /// Where the loop goes after a step.
 enum Next<T> {
@@ -51,35 +93,175 @@ impl Client {
             Err(e) => return Err(e),
             Ok(_) => {}
         }
-        let listed = self.browse_list(tools).await?;
-        let entries: Vec<ToolEntry> = listed.iter().map(|(e, _)| e.clone()).collect();
+        let mut listed = self.browse_list(tools).await?;
         let mut last: Option<usize> = None;
         // The last arguments sent to each tool: its form starts with them.
         let mut kept: HashMap<String, Map<String, Value>> = HashMap::new();
+        // What the next list says first (what changed, a tool gone).
+        let mut said: Option<String> = None;
         loop {
-            let pick = Step::Pick {
-                tools: entries.clone(),
-                last,
-            };
-            let i = match self.put_step(pick).await? {
-                Reply::Picked(i) if i < listed.len() => i,
-                Reply::Quit => return Err(McpError::Quit),
-                Reply::Leave => return Ok(Browsed::Left),
-                _ => continue,
+            if self.life.lists_changed {
+                let line = self.relist(&mut listed, &mut last).await?;
+                said = joined(said, line);
+            }
+            let i = match self.put_pick(&mut listed, &mut last, said.take()).await? {
+                Picked::At(i) => i,
+                Picked::Gone(words) => {
+                    said = Some(words);
+                    continue;
+                }
+                Picked::Other(Reply::Quit) => return Err(McpError::Quit),
+                Picked::Other(Reply::Leave) => return Ok(Browsed::Left),
+                Picked::Other(_) => continue,
             };
             last = Some(i);
-            let (entry, item) = &listed[i];
+            let (entry, item) = listed[i].clone();
+            let (entry, item) = (&entry, &item);
             let key = format!("{}:{}", entry.kind.noun(), entry.name);
-            let arguments = match self.ask_arguments(entry, item, kept.get(&key)).await? {
+            // Picked the first time: the form starts with the --arg
+            // values that fit it.
+            let prefilled = match (kept.get(&key), entry.kind) {
+                (None, Kind::Tool | Kind::Prompt) if !self.opts.arg_values.is_empty() => {
+                    let schema = match entry.kind {
+                        Kind::Prompt => tool_form::prompt_input_schema(item),
+                        _ => item.get("inputSchema").cloned().unwrap_or(Value::Null),
+                    };
+                    Some(tool_args::prefill(&schema, &self.opts.arg_values))
+                        .filter(|m| !m.is_empty())
+                }
+                _ => None,
+            };
+            let sent = kept.get(&key).or(prefilled.as_ref());
+            let arguments = match self.ask_arguments(entry, item, sent).await? {
                 Next::Go(a) => a,
                 Next::List => continue,
                 Next::Leave => return Ok(Browsed::Left),
             };
+            // The server may have taken it away while its arguments were
+            // asked: it is not called blindly.
+            if self.life.lists_changed {
+                let line = self.relist(&mut listed, &mut last).await?;
+                said = joined(said, line);
+                if !listed.iter().any(|(e, _)| same_entry(e, entry)) {
+                    said = joined(said, Some(gone_words(entry)));
+                    continue;
+                }
+            }
             kept.insert(key, arguments.clone());
             if let Next::Leave = self.run_picked(entry, item, arguments).await? {
                 return Ok(Browsed::Left);
             }
         }
+    }
+
+    /// List everything again after the server said a list changed:
+    /// `listed` becomes the fresh list (bounded and paged as the first),
+    /// `last` follows the entry it named (None when it is gone); returns
+    /// the line saying what changed ([`changes_line`]). A `tools/list`
+    /// that fails now keeps the tools as they were (said as a notice).
+    ///
+    /// Errors: what ends the session.
+    async fn relist(
+        &mut self,
+        listed: &mut Vec<(ToolEntry, Value)>,
+        last: &mut Option<usize>,
+    ) -> Result<Option<String>, McpError> {
+        self.life.lists_changed = false;
+        match self.list_tools().await {
+            Ok(()) => {}
+            Err(
+                e @ (McpError::Rpc { .. }
+                | McpError::Delivery { .. }
+                | McpError::Timeout { .. }
+                | McpError::Protocol(_)),
+            ) => self.notice(&format!(
+                "listing the tools again failed: {}",
+                safe_text::display(&e.to_string())
+            )),
+            Err(e) => return Err(e),
+        }
+        let tools = self.life.tools.clone();
+        let fresh = self.browse_list(&tools).await?;
+        let before: Vec<ToolEntry> = listed.iter().map(|(e, _)| e.clone()).collect();
+        let after: Vec<ToolEntry> = fresh.iter().map(|(e, _)| e.clone()).collect();
+        *last = last
+            .and_then(|i| before.get(i))
+            .and_then(|e| after.iter().position(|f| same_entry(e, f)));
+        *listed = fresh;
+        Ok(changes_line(&before, &after))
+    }
+
+    /// Put the list (`listed`, starting on `last`, saying `said` first) to
+    /// the person; while it is on screen, a list the server says changed
+    /// is listed again and put on the screen as it stands
+    /// ([`ListFeed`]). The entry picked is found in the list the person
+    /// saw, and then in the fresh one: one no longer listed is not
+    /// picked ([`Picked::Gone`]).
+    ///
+    /// Errors: what ends the session.
+    async fn put_pick(
+        &mut self,
+        listed: &mut Vec<(ToolEntry, Value)>,
+        last: &mut Option<usize>,
+        said: Option<String>,
+    ) -> Result<Picked, McpError> {
+        let entries: Vec<ToolEntry> = listed.iter().map(|(e, _)| e.clone()).collect();
+        let feed = ListFeed::default();
+        if let Some(s) = said {
+            feed.post(0, entries.clone(), s);
+        }
+        // Each list the picker may show, by version, to read its index in.
+        let mut versions: Vec<(u64, Vec<ToolEntry>)> = vec![(0, entries.clone())];
+        let step = Step::Pick {
+            tools: entries,
+            last: *last,
+            feed: feed.clone(),
+        };
+        let mut rx = self
+            .desk
+            .browse(step)
+            .map_err(|_| McpError::Responder(RespondError::Stopped))?;
+        let mut version = 0;
+        let reply = loop {
+            tokio::select! {
+                r = &mut rx => {
+                    break match r {
+                        Ok(Ok(reply)) => reply,
+                        Ok(Err(e)) => return Err(McpError::Responder(e)),
+                        Err(_) => return Err(McpError::Responder(RespondError::Stopped)),
+                    };
+                }
+                s = self.step(None) => { s?; }
+            }
+            if self.life.lists_changed {
+                let line = self.relist(listed, last).await?;
+                version += 1;
+                let fresh: Vec<ToolEntry> = listed.iter().map(|(e, _)| e.clone()).collect();
+                feed.post(version, fresh.clone(), line.unwrap_or_default());
+                // The picker never goes back to a list older than the one
+                // it shows.
+                let shown = feed.shown();
+                versions.retain(|(v, _)| *v >= shown);
+                versions.push((version, fresh));
+            }
+        };
+        let Reply::Picked(i) = reply else {
+            return Ok(Picked::Other(reply));
+        };
+        let shown = feed.shown();
+        let Some(entry) = versions
+            .iter()
+            .find(|(v, _)| *v == shown)
+            .and_then(|(_, e)| e.get(i))
+        else {
+            return Ok(Picked::Other(Reply::Back));
+        };
+        Ok(
+            match listed.iter().position(|(e, _)| same_entry(e, entry)) {
+                Some(j) => Picked::At(j),
+                None => Picked::Gone(gone_words(entry)),
+            },
+        )
     }
 
     /// The server's tools (as listed), then its prompts and resources,
@@ -370,10 +552,24 @@ impl Client {
             Err(_) if last.is_some() => wrap_request(&form.params(noun, tool), &options),
             other => other,
         };
-        built.map_err(|violations| ArgumentsFormError::NotAForm {
+        let built = built.map_err(|violations| ArgumentsFormError::NotAForm {
+            noun: noun.to_owned(),
             tool: tool.to_owned(),
-            violations,
-        })
+            first: violations
+                .first()
+                .map(|v| format!("{}: {}", v.pointer(), v.message))
+                .unwrap_or_default(),
+        })?;
+        // Read, but not drawable as a form (too many properties...): said,
+        // with the way out, never a form that cannot be shown.
+        if let crate::binding::RequestView::NotAForm { reasons, .. } = &built.view {
+            return Err(ArgumentsFormError::NotAForm {
+                noun: noun.to_owned(),
+                tool: tool.to_owned(),
+                first: reasons.first().cloned().unwrap_or_default(),
+            });
+        }
+        Ok(built)
     }
 
     /// Every page of `method`'s `key` list; a server that offers none (a
@@ -451,30 +647,36 @@ impl Client {
 enum ArgumentsFormError {
     /// The server has not said who it is yet (no request can name it).
     NoServer,
-    /// The form built from the arguments' schema is not a valid request:
-    /// the name asked for and what its request broke.
+    /// The form built from the arguments' schema is not a valid request,
+    /// or cannot be drawn (more properties than a form holds): the kind
+    /// (`tool`, `prompt`), its name, and the first reason.
     NotAForm {
+        noun: String,
         tool: String,
-        violations: Vec<crate::binding::Violation>,
+        first: String,
     },
 }
 
 impl std::fmt::Display for ArgumentsFormError {
-    /// `the server has not named itself yet`, or `the arguments of 'NAME'
-    /// cannot be asked as a form: POINTER: MESSAGE` (the first violation).
+    /// `the server has not named itself yet`, or `the arguments of the
+    /// tool 'NAME' cannot be asked as a form: POINTER: MESSAGE. Call it
+    /// from the command line instead: ahp-elicit mcp --call 'NAME' --args
+    /// JSON (or --arg NAME=VALUE for each) -- SERVER`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ArgumentsFormError::NoServer => f.write_str("the server has not named itself yet"),
-            ArgumentsFormError::NotAForm { tool, violations } => {
-                let first = violations
-                    .first()
-                    .map(|v| format!("{}: {}", v.pointer(), v.message))
-                    .unwrap_or_default();
+            ArgumentsFormError::NotAForm { noun, tool, first } => {
+                let flag = if noun == "prompt" {
+                    "--prompt"
+                } else {
+                    "--call"
+                };
+                let name = safe_text::display(tool).replace('\'', "'\\''");
                 write!(
                     f,
-                    "the arguments of '{}' cannot be asked as a form: {}",
+                    "the arguments of the {noun} '{}' cannot be asked as a form: {}. Call it from the command line instead: ahp-elicit mcp {flag} '{name}' --args JSON (or --arg NAME=VALUE for each) -- SERVER",
                     safe_text::display(tool),
-                    safe_text::display(&first)
+                    safe_text::display(first.trim_end_matches('.'))
                 )
             }
         }

@@ -217,6 +217,7 @@ impl Client {
                         .call_args
                         .clone()
                         .unwrap_or_else(|| Value::Object(self.opts.arguments.clone()));
+                    let args = crate::binding::exact_int::to_string(&args);
                     format!("{} {} {args}", c.method.as_str(), c.name)
                 }
             }),
@@ -568,6 +569,7 @@ impl Client {
             offer_retry: true,
             connecting: false,
             call: None,
+            stderr: None,
         });
         self.elic.wait_key = None;
         let limit = self
