@@ -14,6 +14,7 @@ mod hostile_auth;
 mod oauth;
 mod python_auth;
 mod python_sdk;
+mod sampling_roots;
 mod sdk_both_eras;
 mod signin_screen;
 mod terminal;
