@@ -231,3 +231,58 @@ fn a_root_that_does_not_exist_or_is_not_a_file_is_a_usage_error() {
         "--root https://example.com/repo: a root is a local path or a file:// URI",
     );
 }
+
+/// `ahp-elicit mcp --protocol ERA --call ask -- SERVER` in a terminal:
+/// the person is asked.
+fn start_tui(dir: &std::path::Path, era: &str, py: &str) -> crate::common::pty::Tui {
+    crate::common::pty::Tui::start_words(
+        dir,
+        (100, 40),
+        ["mcp", "--protocol", era, "--call", "ask", "--"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(server(py)),
+    )
+}
+
+#[test]
+fn a_person_writes_the_models_reply_at_a_terminal_in_both_eras() {
+    let Some(py) = python() else { return };
+    for era in ERAS {
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = start_tui(dir.path(), era, &py);
+        t.wait_for("The server asks for a model's reply (sampling/createMessage): you write it.");
+        t.wait_for("System prompt: Answer in one word.");
+        t.wait_for("[user] What is the capital of France?");
+        t.wait_for("Your reply, as the model's");
+        t.send("Paris,");
+        // Alt-Enter: a second line of the reply.
+        t.send("\x1b\r");
+        t.send("of course.");
+        t.submit();
+        assert_eq!(t.finish(), 0, "{era}: stderr: {}", t.stderr());
+        let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
+        assert_eq!(
+            tool_report(&out),
+            json!({"role": "assistant", "text": "Paris,\nof course.", "model": "human", "stopReason": "endTurn"}),
+            "{era}"
+        );
+    }
+}
+
+#[test]
+fn a_person_declines_a_sampling_request_at_a_terminal_in_both_eras() {
+    let Some(py) = python() else { return };
+    for (era, said) in [
+        ("2025-11-25", "JSON-RPC error -1: User rejected sampling request"),
+        ("2026-07-28", "was rejected: the call is not sent again"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = start_tui(dir.path(), era, &py);
+        t.wait_for("[user] What is the capital of France?");
+        // Ctrl-D on the untouched form declines at once.
+        t.send("\x04");
+        assert_eq!(t.finish(), 1, "{era}: stderr: {}", t.stderr());
+        assert!(t.stderr().contains(said), "{era}: {}", t.stderr());
+    }
+}
