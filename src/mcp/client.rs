@@ -44,7 +44,7 @@ pub(super) mod elicit;
 mod lifecycle;
 mod refusal;
 pub(super) mod rounds;
-pub(super) mod sampling;
+mod sampling;
 
 /// How a browsing session ended (`Client::browse`, in [`browse`]).
 pub(super) enum Browsed {
@@ -994,9 +994,9 @@ impl Client {
             "ping" => self.reply(jsonrpc::response(&id, json!({}))),
             "elicitation/create" if self.is_open(&id) => self.refuse_duplicate(&id),
             "elicitation/create" => self.elicit_request(id, params.unwrap_or(Value::Null)),
-            sampling::SAMPLING if self.is_open(&id) => self.refuse_duplicate(&id),
-            sampling::SAMPLING => self.sampling_request(id, params.unwrap_or(Value::Null)),
-            sampling::ROOTS => self.roots_request(id),
+            super::sampling::SAMPLING if self.is_open(&id) => self.refuse_duplicate(&id),
+            super::sampling::SAMPLING => self.sampling_request(id, params.unwrap_or(Value::Null)),
+            super::sampling::ROOTS => self.roots_request(id),
             other => self.not_offered(&id, other),
         }
     }

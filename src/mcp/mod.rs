@@ -40,6 +40,7 @@ use crate::responder::Responder;
 pub mod auth;
 mod client;
 pub mod roots;
+pub mod sampling;
 
 internals! {
     pub(crate) mod http;

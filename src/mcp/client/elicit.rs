@@ -392,7 +392,7 @@ impl Client {
                 self.elic.consented.insert(u.clone());
             }
         }
-        if super::sampling::is_sampling(&ask.req) {
+        if crate::mcp::sampling::is_sampling(&ask.req) {
             // The form stood for a sampling request: its answer is the
             // model's reply, or the rejection.
             self.answer_sampling(&ask, &result)?;

@@ -30,9 +30,10 @@ use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
 use super::elicit::{InputRef, URL_ELICITATION_REQUIRED};
-use super::{sampling, Client};
+use super::Client;
 use crate::binding::Revision;
 use crate::mcp::jsonrpc::INVALID_REQUEST;
+use crate::mcp::sampling;
 use crate::mcp::Incomplete;
 use crate::mcp::McpError;
 use crate::responder::Progress;
