@@ -1154,7 +1154,7 @@ mod tests {
     fn every_key_that_does_not_hold_is_named_in_key_order() {
         let m = matcher(json!({"fields": ["b"], "message": "^x$", "mode": "url",
             "server": "other", "call": "book", "protocolVersion": Revision::V2026_07_28.as_str(),
-            "host": "Auth.Example"}));
+            "host": "Auth.Example", "method": "sampling/createMessage"}));
         let req = event("srv", form("x y", &["a"]), SchemaPolicy::Strict);
         let misses = m.misses(&Facts::of(&req));
         let keys: Vec<&str> = misses.iter().map(Miss::key).collect();
@@ -1163,6 +1163,7 @@ mod tests {
         assert_eq!(
             text,
             [
+                "method is elicitation/create, not sampling/createMessage",
                 "server is 'srv', not 'other'",
                 "the event names no call (extensions.mcp.call), not 'book'",
                 "mode is form, not url",
