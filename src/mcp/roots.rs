@@ -151,7 +151,7 @@ mod tests {
         let local = r.uri.replacen("file://", "file://localhost", 1);
         assert_eq!(Root::parse(&local).expect("localhost"), r);
         assert_eq!(
-            list_result(&[r.clone()]),
+            list_result(std::slice::from_ref(&r)),
             json!({"roots": [{"uri": r.uri, "name": "my project"}]})
         );
     }
