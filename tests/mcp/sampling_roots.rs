@@ -274,7 +274,10 @@ fn a_person_writes_the_models_reply_at_a_terminal_in_both_eras() {
 fn a_person_declines_a_sampling_request_at_a_terminal_in_both_eras() {
     let Some(py) = python() else { return };
     for (era, said) in [
-        ("2025-11-25", "JSON-RPC error -1: User rejected sampling request"),
+        (
+            "2025-11-25",
+            "JSON-RPC error -1: User rejected sampling request",
+        ),
         ("2026-07-28", "was rejected: the call is not sent again"),
     ] {
         let dir = tempfile::tempdir().unwrap();
@@ -285,4 +288,34 @@ fn a_person_declines_a_sampling_request_at_a_terminal_in_both_eras() {
         assert_eq!(t.finish(), 1, "{era}: stderr: {}", t.stderr());
         assert!(t.stderr().contains(said), "{era}: {}", t.stderr());
     }
+}
+
+#[test]
+fn a_person_writes_the_models_reply_in_plain_lines() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = crate::common::pty::Tui::start_words(
+        dir.path(),
+        (120, 40),
+        [
+            "mcp",
+            "--plain",
+            "--protocol",
+            "2025-11-25",
+            "--call",
+            "ask",
+            "--",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(server(&py)),
+    );
+    t.wait_for("a request for a model's reply (sampling/createMessage) that you write, relayed by mcp-stdio.");
+    t.wait_for("Server message continues: [user] What is the capital of France?");
+    t.wait_for("Your reply, as the model's, required, text.");
+    t.press("Paris\r", "Type send, edit N, decline, or cancel:");
+    t.send("send\r");
+    assert_eq!(t.finish_plain(), 0, "stderr: {}", t.stderr());
+    let out = std::fs::read_to_string(dir.path().join("out.json")).unwrap();
+    assert_eq!(tool_report(&out)["text"], "Paris");
 }
