@@ -74,6 +74,35 @@ for t in json.load(sys.stdin)["tools"]:
   json-schema-ref-no-deref)
     # Only the listing matters (no network $ref is fetched).
     "$bin" mcp --action accept "$url" >/dev/null ;;
+  auth/client-credentials-*|auth/wif-jwt-bearer|auth/enterprise-managed-authorization)
+    # Signing in without a person (--grant): the scenario's credentials
+    # from MCP_CONFORMANCE_CONTEXT, each written to a private file and
+    # given by reference (file:PATH), never on the command line.
+    ctx=$(mktemp -d)
+    trap 'rm -rf "$ctx"' EXIT
+    printf '%s' "${MCP_CONFORMANCE_CONTEXT:-{\}}" | python3 -c '
+import json, os, sys
+d = sys.argv[1]
+for k, v in json.load(sys.stdin).items():
+    if isinstance(v, str):
+        fd = os.open(os.path.join(d, k), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, v.encode()); os.close(fd)' "$ctx"
+    set -- --auth-store memory --client-id "$(cat "$ctx/client_id")" "$@"
+    case "$MCP_CONFORMANCE_SCENARIO" in
+      auth/client-credentials-basic)
+        set -- --grant client-credentials --client-secret "file:$ctx/client_secret" "$@" ;;
+      auth/client-credentials-jwt)
+        set -- --grant client-credentials --client-key "file:$ctx/private_key_pem" \
+          --client-key-alg "$(cat "$ctx/signing_algorithm")" "$@" ;;
+      auth/wif-jwt-bearer)
+        set -- --grant jwt-bearer --assertion "file:$ctx/valid_jwt" "$@" ;;
+      auth/enterprise-managed-authorization)
+        set -- --grant enterprise --client-secret "file:$ctx/client_secret" \
+          --idp-token-endpoint "$(cat "$ctx/idp_token_endpoint")" \
+          --idp-client-id "$(cat "$ctx/idp_client_id")" \
+          --id-token "file:$ctx/idp_id_token" "$@" ;;
+    esac
+    "$bin" mcp --call test-tool --action accept "$@" ;;
   auth/*)
     # Signing in with no person: the suite's authorization server answers
     # /authorize with a redirect to our loopback listener at once, and the

@@ -66,12 +66,9 @@ pub struct AuthFlags {
     pub client_id: Option<String>,
     /// The secret of --client-id: env:VAR or file:PATH (never the secret
     /// itself on the command line).
-    #[arg(
-        long,
-        value_name = "env:VAR|file:PATH",
-        requires = "client_id",
-        display_order = 204
-    )]
+    /// (With --grant the id may come from AHP_ELICIT_CLIENT_ID or the
+    /// configuration file.)
+    #[arg(long, value_name = "env:VAR|file:PATH", display_order = 204)]
     pub client_secret: Option<String>,
     /// A Client ID Metadata Document URL (https) used as the client id
     /// where the authorization server takes them.
@@ -86,6 +83,9 @@ pub struct AuthFlags {
     /// port.
     #[arg(long, value_name = "PORT", value_parser = clap::value_parser!(u16).range(1..), display_order = 207)]
     pub callback_port: Option<u16>,
+    /// Signing in without a person (`--grant` and its credentials).
+    #[command(flatten)]
+    pub grant: Box<super::grant::GrantFlags>,
 }
 
 impl AuthFlags {
@@ -98,6 +98,7 @@ impl AuthFlags {
             || self.client_id.is_some()
             || self.client_metadata_url.is_some()
             || self.callback_port.is_some()
+            || self.grant.any()
     }
 }
 
@@ -164,7 +165,11 @@ pub enum Open<'a> {
 ///
 /// Errors: a usage sentence (a secret that cannot be read, a metadata
 /// document URL that is not https).
-pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String> {
+pub fn options(
+    flags: &AuthFlags,
+    open: Open<'_>,
+    url: Option<&str>,
+) -> Result<AuthOptions, String> {
     let store = auth::open_store(flags.auth_store.as_deref());
     if let (Some(s), Err(e)) = (&flags.auth_store, &store) {
         // A store named on the command line that cannot be used is a
@@ -181,20 +186,42 @@ pub fn options(flags: &AuthFlags, open: Open<'_>) -> Result<AuthOptions, String>
         .as_deref()
         .map(auth::challenge::split_scope)
         .filter(|s| !s.is_empty());
-    if let Some(id) = &flags.client_id {
-        let client_secret = match &flags.client_secret {
-            Some(spec) => Some(auth::store::Secret::new(read_secret(spec, |v| {
+    let env = |v: &str| std::env::var(v).ok();
+    // The server's entry in the configuration file, when there is one.
+    let entry = match (url, super::servers_config::path(&env)) {
+        (Some(u), Some(p)) => super::servers_config::entry(&p, u)?,
+        _ => None,
+    };
+    let chosen = super::grant::chosen(&flags.grant, &env, entry.as_ref(), &super::grant::load_key)?;
+    // With a grant, the client id and secret may come from the environment
+    // or the configuration file.
+    let (env_id, env_secret) = match &chosen {
+        Some(c) => (c.client_id.clone(), c.client_secret.clone()),
+        None => (None, None),
+    };
+    let id = flags.client_id.clone().or(env_id);
+    if id.is_none() && flags.client_secret.is_some() {
+        return Err("--client-secret is the secret of --client-id: give the client id too".into());
+    }
+    if let Some(id) = id {
+        let client_secret = match (&flags.client_secret, env_secret) {
+            (Some(spec), _) => Some(auth::store::Secret::new(read_secret(spec, |v| {
                 // A browser this run starts never inherits it.
                 crate::launcher::hide_from_children(v);
                 std::env::var(v).ok()
             })?)),
-            None => None,
+            (None, Some(r)) => Some(r.read().map_err(|e| e.to_string())?),
+            (None, None) => None,
         };
+        if let Some(s) = &client_secret {
+            crate::redact::register_secret(s.expose());
+        }
         o.client = Some(PreRegistered {
-            client_id: id.clone(),
+            client_id: id,
             client_secret,
         });
     }
+    o.unattended = chosen.map(|c| c.unattended);
     if let Some(u) = &flags.client_metadata_url {
         let ok = url::Url::parse(u)
             .is_ok_and(|p| p.scheme() == "https" && p.path() != "/" && !p.path().is_empty());
@@ -402,8 +429,9 @@ pub enum AuthCommand {
     /// Sign in to an MCP server (Streamable HTTP) and keep the sign-in.
     #[command(after_help = "\
 Examples:\n  ahp-elicit auth login https://mcp.example.com/mcp\n  \
-ahp-elicit auth login --browser 'firefox --new-window' --auth-store memory http://127.0.0.1:3000/mcp\n\n\
-At a terminal the sign-in is asked on it (type open to start the system browser; on a remote session paste back the address the browser ended on), unless --browser CMD is given; without a terminal only --browser CMD opens anything.\n\n\
+ahp-elicit auth login --browser 'firefox --new-window' --auth-store memory http://127.0.0.1:3000/mcp\n  \
+ahp-elicit auth login --grant client-credentials --client-id ci-bot --client-secret env:MCP_SECRET https://mcp.example.com/mcp\n\n\
+At a terminal the sign-in is asked on it (type open to start the system browser; on a remote session paste back the address the browser ended on), unless --browser CMD is given; without a terminal only --browser CMD opens anything. --grant client-credentials|jwt-bearer|enterprise signs in without a person (no browser, no terminal).\n\n\
 Exit status: 0 signed in (or the server answered as an MCP server without asking for one), 2 usage, a connection error or an answer that is not an MCP server's (a wrong path, a web page), 3 the sign-in failed, was cancelled or could not start.")]
     Login(LoginArgs),
     /// List the stored sign-ins (never a token or secret): resource,
@@ -641,6 +669,7 @@ fn describe(s: &SignIn, file: &Path, now: SystemTime) -> Value {
         "account": s.key.account,
         "issuer": s.key.issuer,
         "client_kind": s.client.kind.as_str(),
+        "grant": s.grant.as_str(),
         "scopes_granted": t.scopes_granted,
         "expires_at": t.expires_at.map(|x| humantime::format_rfc3339_seconds(x).to_string()),
         "expired": t.expires_at.is_some_and(|x| x <= now),
@@ -649,6 +678,10 @@ fn describe(s: &SignIn, file: &Path, now: SystemTime) -> Value {
             Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
         }),
         "renewable": t.refresh_token.is_some(),
+        "dpop": s.dpop_key.as_ref().map(|k| match auth::dpop::key_from(k) {
+            Ok(k) => json!({"alg": k.alg().as_str(), "thumbprint": k.thumbprint()}),
+            Err(e) => json!({"error": e.to_string()}),
+        }),
         "file": file.to_string_lossy(),
     })
 }
@@ -671,10 +704,14 @@ fn status_text(d: &Value) -> String {
         (Some(at), Some(secs)) => format!("expired at {at} ({} ago)", span(-secs)),
         _ => "no expiry stated".to_owned(),
     };
+    let grant =
+        auth::store::GrantType::parse(d["grant"].as_str().unwrap_or_default()).unwrap_or_default();
     let renew = if d["renewable"] == Value::Bool(true) {
         "yes (a refresh token is stored)"
-    } else {
+    } else if grant == auth::store::GrantType::AuthorizationCode {
         "no (sign in again when access ends)"
+    } else {
+        "no (a run given the same --grant gets a new token when access ends)"
     };
     let mut out = format!("{} (account {})\n", s("mcp_url"), s("account"));
     if d["resource"] != d["mcp_url"] {
@@ -682,9 +719,25 @@ fn status_text(d: &Value) -> String {
     }
     out.push_str(&format!("  issuer:    {}\n", s("issuer")));
     out.push_str(&format!("  client:    {}\n", s("client_kind")));
+    out.push_str(&format!("  grant:     {}\n", grant.words()));
     out.push_str(&format!("  scopes:    {scopes}\n"));
     out.push_str(&format!("  access:    {access}\n"));
     out.push_str(&format!("  renewable: {renew}\n"));
+    // A DPoP sign-in: its key, by its public thumbprint (RFC 7638).
+    if let Some(o) = d["dpop"].as_object() {
+        let key = match (o.get("alg"), o.get("thumbprint"), o.get("error")) {
+            (Some(alg), Some(tp), _) => format!(
+                "{}, thumbprint {} (tokens bound to it)",
+                alg.as_str().unwrap_or_default(),
+                tp.as_str().unwrap_or_default()
+            ),
+            (_, _, e) => format!(
+                "cannot be read ({}): sign in again",
+                e.and_then(Value::as_str).unwrap_or_default()
+            ),
+        };
+        out.push_str(&format!("  dpop key:  {key}\n"));
+    }
     out.push_str(&format!("  file:      {}\n", s("file")));
     out
 }
@@ -881,7 +934,7 @@ fn login(a: LoginArgs) -> Exit {
         },
         (None, false) => Open::Not("this run has no terminal to sign in on"),
     };
-    let mut opts = match options(&a.auth, open) {
+    let mut opts = match options(&a.auth, open, Some(&a.url)) {
         Ok(o) => o,
         Err(e) => {
             say(&e);
@@ -1088,7 +1141,7 @@ mod tests {
             account: "default".into(),
             ..AuthFlags::default()
         };
-        let o = options(&flags, Open::Not("x")).unwrap();
+        let o = options(&flags, Open::Not("x"), None).unwrap();
         let store = o.store.unwrap();
         assert!(store.all().unwrap().is_empty());
         assert!(!dir.exists(), "a look-up creates nothing");
@@ -1098,11 +1151,11 @@ mod tests {
             auth_store: Some("memory".into()),
             ..flags
         };
-        assert!(options(&flags, Open::Not("x")).unwrap().store.is_ok());
+        assert!(options(&flags, Open::Not("x"), None).unwrap().store.is_ok());
         let flags = AuthFlags {
             client_metadata_url: Some("http://a.example/c.json".into()),
             ..flags
         };
-        assert!(options(&flags, Open::Not("x")).is_err());
+        assert!(options(&flags, Open::Not("x"), None).is_err());
     }
 }

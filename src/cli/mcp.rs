@@ -481,7 +481,11 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
             ),
             None => super::auth::Open::Not("this run has no terminal to sign in on"),
         };
-        let mut o = super::auth::options(&args.auth, open)?;
+        let url = match &target {
+            Target::Http { url } => Some(url.as_str()),
+            _ => None,
+        };
+        let mut o = super::auth::options(&args.auth, open, url)?;
         // The sign-in's requests are bounded as the handshake is (whose
         // clock stops meanwhile).
         o.request_timeout = args.connect_timeout;
@@ -489,6 +493,11 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         o.allow_insecure_http = args.allow_insecure_http;
         o.wait_for_sign_in = args.wait_for_sign_in;
         o.offer_browser = !args.stored_auth_only;
+        // A grant signs in by itself: neither refusing a sign-in nor
+        // waiting for another process's goes with it.
+        if o.unattended.is_some() && (args.stored_auth_only || args.wait_for_sign_in.is_some()) {
+            return Err("--grant signs in without a person: not with --stored-auth-only or --wait-for-sign-in".into());
+        }
         // Another process writes the store that is waited on.
         if args.wait_for_sign_in.is_some() && args.auth.auth_store.as_deref() == Some("memory") {
             return Err("--wait-for-sign-in waits for a sign-in another process stores: not with --auth-store memory".into());

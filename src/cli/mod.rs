@@ -39,9 +39,11 @@ pub mod answers;
 pub mod auth;
 pub mod capabilities;
 pub mod demo;
+pub mod grant;
 pub mod mcp;
 pub mod modify;
 pub mod respond;
+pub mod servers_config;
 pub mod upstream;
 pub mod validate;
 pub mod wrap;
@@ -720,7 +722,16 @@ mod shared_tests {
                 "client-secret",
                 "client-metadata-url",
                 "auth-timeout",
-                "callback-port"
+                "callback-port",
+                "grant",
+                "client-auth",
+                "client-key",
+                "client-key-alg",
+                "assertion",
+                "idp-token-endpoint",
+                "idp-client-id",
+                "idp-client-secret",
+                "id-token"
             ]
         );
     }

@@ -173,13 +173,12 @@ impl HttpTransport {
 }
 
 /// Headers every POST (and the GET and the final DELETE) carries: those of
-/// `--header`, the bearer token of the sign-in, then the session's.
-fn session_headers(sh: &Shared) -> Vec<(String, String)> {
+/// `--header`, the sign-in's (its token; with a DPoP-bound one, a fresh
+/// proof for `method` to the endpoint), then the session's.
+fn session_headers(sh: &Shared, method: &str) -> Vec<(String, String)> {
     let mut h: Vec<(String, String)> = sh.extra.0.clone();
     if let Some(a) = &sh.auth {
-        if let (_, Some(token)) = a.header() {
-            h.push(("Authorization".into(), token));
-        }
+        h.extend(a.headers_for(method, &sh.url).1);
     }
     if let Ok(s) = sh.state.lock() {
         if let Some(id) = &s.session_id {
@@ -228,7 +227,7 @@ fn post(
         .build()
         .header("Content-Type", "application/json")
         .header("Accept", "application/json, text/event-stream");
-    for (k, v) in session_headers(sh) {
+    for (k, v) in session_headers(sh, "POST") {
         if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(&k)) {
             rb = rb.header(k, v);
         }
@@ -277,6 +276,7 @@ fn handle_error_status(
     request: Option<u64>,
 ) -> Result<StreamMark, HttpFail> {
     let status = resp.status().as_u16();
+    note_dpop_nonce(sh, &resp);
     if (300..400).contains(&status) {
         let to = redirect_target(&resp);
         return Err(HttpFail::Refused(Refusal::Redirect { status, to }));
@@ -360,6 +360,14 @@ fn handle_error_status(
             _ => explained.or_else(|| stored_sign_in_hint(sh, status)),
         },
     }))
+}
+
+/// Keeps the `DPoP-Nonce` an answer of the server carried, for the next
+/// proofs to it (RFC 9449 §9).
+fn note_dpop_nonce(sh: &Shared, resp: &ureq::http::Response<ureq::Body>) {
+    if let (Some(a), Some(n)) = (&sh.auth, resp.headers().get("dpop-nonce")) {
+        a.note_dpop_nonce(&sh.url, Some(n.as_bytes()));
+    }
 }
 
 /// For a 403 whose challenge names the scope it wants (RFC 6750 §3.1
@@ -661,6 +669,7 @@ fn handle_response(
     request: Option<u64>,
 ) -> Result<StreamMark, HttpFail> {
     legacy::keep_session_id(&resp, &sh.state);
+    note_dpop_nonce(sh, &resp);
     let status = resp.status().as_u16();
     let ctype = resp
         .headers()
@@ -821,9 +830,20 @@ fn with_sign_in<T>(
         return send();
     };
     let mut tries = 0;
+    let mut nonce_retried = false;
     loop {
         let generation = auth.header().0;
         match send() {
+            // A DPoP nonce asked for (RFC 9449 §9): the answer's nonce is
+            // kept ([`note_dpop_nonce`]); the request is sent once more
+            // with it, no sign-in needed.
+            Err(HttpFail::Unauthorized(u))
+                if !nonce_retried
+                    && u.status == 401
+                    && u.challenge.as_ref().is_some_and(|c| c.use_dpop_nonce()) =>
+            {
+                nonce_retried = true;
+            }
             Err(HttpFail::Unauthorized(mut u)) => {
                 if tries == MAX_AUTH_RETRIES {
                     return Err(sign_in_failed(

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use ahp_elicit::mcp::auth::file_store::FileStore;
 use ahp_elicit::mcp::auth::store::{
-    ClientKind, ClientRegistration, Secret, SignIn, SignInKey, Store, Tokens,
+    ClientKind, ClientRegistration, GrantType, Secret, SignIn, SignInKey, Store, Tokens,
 };
 use serde_json::Value;
 
@@ -45,6 +45,8 @@ fn sign_in(mcp_url: &str, resource: &str, account: &str, renewable: bool) -> Sig
             scopes_granted: Some(vec!["mcp:read".into()]),
             obtained_at: now,
         },
+        grant: GrantType::AuthorizationCode,
+        dpop_key: None,
     }
 }
 
@@ -121,7 +123,7 @@ fn status_lists_every_sign_in_without_a_secret() {
         )
         .display()
         .to_string();
-    assert!(out.contains("https://mcp.example.com/mcp (account default)\n  resource:  https://mcp.example.com\n  issuer:    https://login.example.com\n  client:    dcr\n  scopes:    mcp:read\n"), "{out}");
+    assert!(out.contains("https://mcp.example.com/mcp (account default)\n  resource:  https://mcp.example.com\n  issuer:    https://login.example.com\n  client:    dcr\n  grant:     browser sign-in\n  scopes:    mcp:read\n"), "{out}");
     assert!(
         out.contains("renewable: yes (a refresh token is stored)"),
         "{out}"
@@ -167,10 +169,12 @@ fn status_json_has_one_object_per_sign_in() {
         [
             "account",
             "client_kind",
+            "dpop",
             "expired",
             "expires_at",
             "expires_in_seconds",
             "file",
+            "grant",
             "issuer",
             "mcp_url",
             "renewable",
@@ -182,8 +186,10 @@ fn status_json_has_one_object_per_sign_in() {
     assert_eq!(first["resource"], "https://mcp.example.com");
     assert_eq!(first["issuer"], "https://login.example.com");
     assert_eq!(first["client_kind"], "dcr");
+    assert_eq!(first["grant"], "authorization_code");
     assert_eq!(first["scopes_granted"], serde_json::json!(["mcp:read"]));
     assert_eq!(first["renewable"], true);
+    assert_eq!(first["dpop"], Value::Null, "a bearer sign-in");
     assert_eq!(first["expired"], false);
     let left = first["expires_in_seconds"].as_i64().expect("seconds");
     assert!((3000..=3600).contains(&left), "{left}");
@@ -202,6 +208,47 @@ fn status_json_has_one_object_per_sign_in() {
     let doc: Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(doc["sign_ins"].as_array().map(Vec::len), Some(1));
     assert_eq!(doc["sign_ins"][0]["renewable"], false);
+}
+
+#[test]
+fn status_names_a_dpop_sign_ins_key_by_its_thumbprint_never_the_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = FileStore::open(dir.path()).expect("store");
+    let mut s = sign_in(
+        "https://mcp.example.com/mcp",
+        "https://mcp.example.com",
+        "default",
+        true,
+    );
+    s.tokens.token_type = "DPoP".into();
+    let key = ahp_elicit::mcp::auth::dpop::new_key().expect("key");
+    let thumbprint = ahp_elicit::mcp::auth::dpop::key_from(&key)
+        .expect("readable")
+        .thumbprint();
+    s.dpop_key = Some(key.clone());
+    store.save(&s).expect("save");
+    // The key is in the 0600 file, as the tokens are.
+    let file = std::fs::read_to_string(store.path_of(&s.key)).expect("file");
+    assert!(file.contains(key.expose()));
+    let (code, out, err) = auth(dir.path(), &["status"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!(
+            "  dpop key:  ES256, thumbprint {thumbprint} (tokens bound to it)\n"
+        )),
+        "{out}"
+    );
+    let (code, json, err) = auth(dir.path(), &["status", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(
+        doc["sign_ins"][0]["dpop"],
+        serde_json::json!({"alg": "ES256", "thumbprint": thumbprint})
+    );
+    for text in [&out, &json, &err] {
+        no_secret(text);
+        assert!(!text.contains(key.expose()), "the key shown in:\n{text}");
+    }
 }
 
 #[test]

@@ -8,8 +8,10 @@
 mod common;
 
 mod conformance;
+mod dpop;
 mod everything;
 mod fake;
+mod grants;
 mod hostile_auth;
 mod oauth;
 mod python_auth;

@@ -54,6 +54,22 @@ Scenarios (anything else behaves):
   scope-header   a request with "Bearer given-token" (a token given with
                  --header) gets HTTP 403 insufficient_scope asking for
                  scope "admin"
+  dpop           DPoP (RFC 9449): the metadata lists ES256 in
+                 dpop_signing_alg_values_supported; the token endpoint
+                 wants a valid proof (tests/servers/dpop_proof.py checks
+                 it) and issues DPoP tokens bound to its key (a refresh
+                 token too); the MCP endpoint wants "DPoP TOKEN" and a
+                 proof with the token's ath, signed by that key; the
+                 revocation endpoint checks a proof when one is sent;
+                 challenges are DPoP ones
+  dpop-nonce     dpop, and the authorization server (token and
+                 revocation endpoints) wants its nonce "as-nonce-1"
+                 (400 use_dpop_nonce), the MCP endpoint its own,
+                 "rs-nonce-1" (401 DPoP error="use_dpop_nonce"), each
+                 given in a DPoP-Nonce header
+  dpop-stepup    dpop, and tools/call wants scope "admin" (403 DPoP
+                 error="insufficient_scope" asking for "mcp admin")
+  dpop-rs256     the metadata lists only RS256 for DPoP (bearer tokens)
 
 As another machine: the server is also a forward proxy (CONNECT) to itself,
 so a client with HTTP_PROXY=http://127.0.0.1:PORT (and NO_PROXY=127.0.0.1)
@@ -73,7 +89,11 @@ With --record FILE, one JSON line per event: {"event": "register"},
 "known": bool, "client": ...}, {"event": "connect", "target":
 "host:port"} for a tunnel asked of it as a proxy, and for every request
 {"event": "request", "host": the Host header, "path": ..., "auth": whether
-it carried an Authorization header}.
+it carried an Authorization header, "dpop": whether it carried a DPoP
+header}, and in the DPoP scenarios {"event": "dpop", "at": "token",
+"mcp" or "revoke", "ok": bool, "why": why a proof was refused, "nonce":
+the proof's nonce, "jkt": its key's thumbprint, "scheme": the
+Authorization scheme}.
 
 Usage: python3 hostile_as.py [--record FILE]; prints "listening
 http://127.0.0.1:PORT" when ready.
@@ -86,9 +106,16 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import dpop_proof
+
 RECORD = sys.argv[sys.argv.index("--record") + 1] if "--record" in sys.argv else None
 LOCK = threading.Lock()
-STATE = {"clients": set(), "tokens": set(), "refresh": set(), "n": 0}
+# bound: the key thumbprint a DPoP token (or refresh token) is bound to;
+# scopes: what a token (or code, or refresh token) grants.
+STATE = {"clients": set(), "tokens": set(), "refresh": set(), "n": 0,
+         "bound": {}, "scopes": {}}
+DPOP = ("dpop", "dpop-nonce", "dpop-stepup")
+AS_NONCE, RS_NONCE = "as-nonce-1", "rs-nonce-1"
 
 
 def record(event, **fields):
@@ -152,10 +179,11 @@ class H(BaseHTTPRequestHandler):
         url = urllib.parse.urlparse(self.path)
         parts = url.path.strip("/").split("/")
         record("request", host=self.headers.get("Host"), path=url.path,
-               auth=bool(self.headers.get("Authorization")))
+               auth=bool(self.headers.get("Authorization")),
+               dpop=bool(self.headers.get("DPoP")))
         if parts == ["restart"]:
             with LOCK:
-                for k in ("clients", "tokens", "refresh"):
+                for k in ("clients", "tokens", "refresh", "bound", "scopes"):
                     STATE[k].clear()
             record("restart")
             return self.send(200, {})
@@ -188,6 +216,10 @@ class H(BaseHTTPRequestHandler):
         if len(parts) == 2 and parts[0] == "revoke":
             form = {k: v[0] for k, v in urllib.parse.parse_qs(body.decode()).items()}
             token = form.get("token")
+            if parts[1] in DPOP and self.headers.get("DPoP"):
+                refused = self.proof_refused("revoke", parts[1], f"{self.base()}/revoke/{parts[1]}")
+                if refused:
+                    return refused()
             with LOCK:
                 known = token in STATE["refresh"] or token in STATE["tokens"]
                 STATE["refresh"].discard(token)
@@ -202,11 +234,56 @@ class H(BaseHTTPRequestHandler):
             return self.token(parts[1], form)
         return self.send(404, "not found", ctype="text/plain")
 
+    def proof_refused(self, at, sc, htu, token=None, jkt=None):
+        """Check the request's DPoP proof (see dpop_proof.check) with the
+        nonce of this server when the scenario wants one. None when it is
+        good; else the answer that refuses it, to send."""
+        nonce = None
+        if sc == "dpop-nonce":
+            nonce = RS_NONCE if at == "mcp" else AS_NONCE
+        try:
+            key, claims = dpop_proof.check(self.headers.get("DPoP"), self.command, htu,
+                                           nonce=nonce, token=token, jkt=jkt)
+        except dpop_proof.NonceNeeded:
+            record("dpop", at=at, ok=False, why="nonce")
+            if at == "mcp":
+                challenge = 'DPoP error="use_dpop_nonce", error_description="a nonce is needed", algs="ES256"'
+                return lambda: self.send(401, {"error": "use_dpop_nonce"},
+                                         headers=[("WWW-Authenticate", challenge), ("DPoP-Nonce", nonce)])
+            return lambda: self.send(400, {"error": "use_dpop_nonce",
+                                           "error_description": "a nonce is needed"},
+                                     headers=[("DPoP-Nonce", nonce)])
+        except dpop_proof.ProofError as e:
+            why = str(e)
+            record("dpop", at=at, ok=False, why=why)
+            if at == "mcp":
+                challenge = f'DPoP error="invalid_dpop_proof", error_description="{why}", algs="ES256"'
+                return lambda: self.send(401, {"error": "invalid_dpop_proof"},
+                                         headers=[("WWW-Authenticate", challenge)])
+            return lambda: self.send(400, {"error": "invalid_dpop_proof", "error_description": why})
+        scheme = (self.headers.get("Authorization") or " ").split(" ")[0]
+        record("dpop", at=at, ok=True, nonce=claims.get("nonce"), jkt=key, scheme=scheme)
+        self.proof_key = key
+        return None
+
     def mcp(self, sc, body):
         auth = self.headers.get("Authorization") or ""
-        token = auth[len("Bearer "):] if auth.startswith("Bearer ") else None
+        scheme, _, token = auth.partition(" ")
+        token = token if scheme in ("Bearer", "DPoP") and token else None
         with LOCK:
             known = token in STATE["tokens"]
+            jkt = STATE["bound"].get(token)
+            granted = STATE["scopes"].get(token, [])
+        if known and jkt:
+            # A DPoP-bound token: only with the DPoP scheme and a proof
+            # signed with its key.
+            if scheme != "DPoP":
+                record("dpop", at="mcp", ok=False, why=f"a DPoP token sent as {scheme}")
+                known = False
+            else:
+                refused = self.proof_refused("mcp", sc, f"{self.base()}/s/{sc}/mcp", token, jkt)
+                if refused:
+                    return refused()
         if token == "given-token" and sc == "scope-header":
             challenge = 'Bearer error="insufficient_scope", scope="admin"'
             return self.send(403, {"error": "insufficient_scope"}, headers=[("WWW-Authenticate", challenge)])
@@ -223,8 +300,15 @@ class H(BaseHTTPRequestHandler):
             if sc == "rm-nxdomain":
                 rm = "https://metadata.invalid/prm"
             challenge = f'Bearer error="invalid_token", resource_metadata="{rm}"'
+            if sc in DPOP:
+                challenge = f'DPoP error="invalid_token", algs="ES256", resource_metadata="{rm}"'
             return self.send(401, {"error": "invalid_token"}, headers=[("WWW-Authenticate", challenge)])
         msg = json.loads(body or b"{}")
+        if sc == "dpop-stepup" and msg.get("method") == "tools/call" and "admin" not in granted:
+            rm = f"{self.base()}/prm/{sc}"
+            challenge = f'DPoP error="insufficient_scope", scope="mcp admin", algs="ES256", resource_metadata="{rm}"'
+            return self.send(403, {"error": "insufficient_scope"},
+                             headers=[("WWW-Authenticate", challenge)])
         if "id" not in msg:
             return self.send(202)
         m = msg.get("method")
@@ -298,6 +382,10 @@ class H(BaseHTTPRequestHandler):
             d["authorization_endpoint"] = endpoint
         if sc == "iss-mixup":
             d["authorization_response_iss_parameter_supported"] = True
+        if sc in DPOP:
+            d["dpop_signing_alg_values_supported"] = ["ES256"]
+        if sc == "dpop-rs256":
+            d["dpop_signing_alg_values_supported"] = ["RS256"]
         return d
 
     def authorize(self, sc, q):
@@ -308,6 +396,8 @@ class H(BaseHTTPRequestHandler):
         if not known and sc != "lenient":
             return self.send(400, {"error": "invalid_client", "error_description": "unknown client"})
         back = {"code": fresh("code-"), "state": q["state"][0]}
+        with LOCK:
+            STATE["scopes"][back["code"]] = q.get("scope", [""])[0].split()
         if sc == "iss-mixup":
             back["iss"] = "http://evil.example/as"
         loc = q["redirect_uri"][0] + "?" + urllib.parse.urlencode(back)
@@ -324,6 +414,18 @@ class H(BaseHTTPRequestHandler):
         if grant == "refresh_token" and not renewable:
             record("token", grant=grant, outcome="invalid_grant")
             return self.send(400, {"error": "invalid_grant"})
+        self.proof_key = None
+        if sc in DPOP:
+            refused = self.proof_refused("token", sc, f"{self.base()}/token/{sc}")
+            if refused:
+                record("token", grant=grant, outcome="dpop")
+                return refused()
+            with LOCK:
+                bound = STATE["bound"].get(form.get("refresh_token"))
+            if grant == "refresh_token" and bound != self.proof_key:
+                record("token", grant=grant, outcome="invalid_grant")
+                return self.send(400, {"error": "invalid_grant",
+                                       "error_description": "the refresh token is bound to another key"})
         if sc == "token-ctl":
             record("token", grant=grant, outcome="refused")
             desc = "\u202eoops\x1b[2J\x1b]0;title\x07"
@@ -338,8 +440,15 @@ class H(BaseHTTPRequestHandler):
         with LOCK:
             STATE["tokens"].add(access)
             STATE["refresh"].add(refresh)
+            granted = STATE["scopes"].get(form.get("code") or form.get("refresh_token"), [])
+            STATE["scopes"][access] = STATE["scopes"][refresh] = granted
+            if self.proof_key:
+                STATE["bound"][access] = STATE["bound"][refresh] = self.proof_key
         record("token", grant=grant, outcome="ok")
-        answer = {"access_token": access, "token_type": "Bearer", "expires_in": 3600}
+        token_type = "DPoP" if self.proof_key else "Bearer"
+        answer = {"access_token": access, "token_type": token_type, "expires_in": 3600}
+        if sc in DPOP:
+            answer["scope"] = " ".join(granted)
         if sc != "forgetful-norefresh":
             answer["refresh_token"] = refresh
         return self.send(200, answer)

@@ -1,6 +1,7 @@
 //! The [`Authorizer`]: the sign-in state the HTTP transport's threads
 //! share. It hands out the `Authorization: Bearer` header for every
-//! request, and on a 401 (or a 403 `insufficient_scope`) runs what the
+//! request (`Authorization: DPoP` and a proof for a DPoP-bound token:
+//! `dpop`), and on a 401 (or a 403 `insufficient_scope`) runs what the
 //! MCP authorization specification asks, one flow at a time:
 //!
 //! 1. Protected Resource Metadata (the challenge's `resource_metadata`,
@@ -41,7 +42,8 @@
 //! request, when a token is due), `registration` (the client identity),
 //! `browser` (the loopback listener, the authorization URL shown or
 //! opened, the wait), `step_up` (a 403's scopes), `http` (the requests and
-//! their bounded answers) and `hints` (the sentences). Errors are
+//! their bounded answers), `dpop` (the token requests, DPoP proofs and
+//! nonces) and `hints` (the sentences). Errors are
 //! [`AuthError`] variants.
 
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -49,13 +51,14 @@ use std::time::SystemTime;
 
 use super::challenge::BearerChallenge;
 use super::discovery::{plain_http_host, ResourceMetadata, ServerMetadata};
+use super::dpop::Sending;
 use super::error::AuthError;
 use super::flow::{initial_scopes, is_b64token};
 pub use super::hints::accounts_hint;
 pub use super::options::LaunchRecord;
 use super::options::*;
 use super::step_up::*;
-use super::store::{ClientKind, SignIn, SignInKey, Store};
+use super::store::{ClientKind, GrantType, SignIn, SignInKey, Store};
 use super::tokens::*;
 pub use crate::responder::lines::SignInError;
 
@@ -125,6 +128,9 @@ pub struct Authorizer {
     pub(super) inner: Mutex<Inner>,
     /// The store troubles said so far (each is said once a run).
     pub(super) said: Mutex<Vec<String>>,
+    /// The latest DPoP nonce of each server (its authorization server's
+    /// and its own), for the run.
+    pub(super) nonces: super::dpop::Nonces,
 }
 
 impl std::fmt::Debug for Authorizer {
@@ -159,6 +165,7 @@ impl Authorizer {
             direct,
             inner: Mutex::new(Inner::default()),
             said: Mutex::new(Vec::new()),
+            nonces: super::dpop::Nonces::default(),
         }
     }
 
@@ -208,7 +215,7 @@ impl Authorizer {
                         .into_iter()
                         .filter(|s| s.mcp_url == self.mcp_url && s.key.account == self.opts.account)
                         .filter(|s| s.tokens.refresh_token.is_some() || !expired(&s.tokens))
-                        .filter(|s| self.holds_scopes_asked(s))
+                        .filter(|s| self.holds_scopes_asked(s) && self.grant_fits(s))
                         .max_by_key(|s| s.tokens.obtained_at)
                         .map(|sign_in| {
                             remember(&sign_in);
@@ -225,10 +232,18 @@ impl Authorizer {
         Ok(g)
     }
 
-    /// The header value to send (`Bearer TOKEN`) and the generation it
-    /// belongs to. A token close to its expiry is refreshed first (a
-    /// failed refresh leaves it: the 401 that follows starts over).
+    /// The `Authorization` header value to send (`Bearer TOKEN`, or
+    /// `DPoP TOKEN` for a DPoP-bound token) and the generation it belongs
+    /// to. A token close to its expiry is refreshed first (a failed
+    /// refresh leaves it: the 401 that follows starts over).
     pub fn header(&self) -> (u64, Option<String>) {
+        let (generation, sending) = self.sending();
+        (generation, sending.map(|s| s.authorization()))
+    }
+
+    /// The token to send and how, with its generation (see
+    /// [`Self::header`]).
+    pub(super) fn sending(&self) -> (u64, Option<Sending>) {
         let Ok(mut g) = self.lock() else {
             return (0, None);
         };
@@ -248,12 +263,23 @@ impl Authorizer {
         if self.insecure_host().is_some() || g.withheld == Some(g.generation) {
             return (g.generation, None);
         }
+        // (A DPoP token without the key it is bound to is not sent
+        // either.)
         let h = g
             .current
             .as_ref()
-            .map(|c| c.sign_in.tokens.access_token.expose())
-            .filter(|t| is_b64token(t))
-            .map(|t| format!("Bearer {t}"));
+            .filter(|c| is_b64token(c.sign_in.tokens.access_token.expose()))
+            .and_then(|c| {
+                let t = &c.sign_in.tokens;
+                let dpop = t.token_type.eq_ignore_ascii_case("dpop");
+                if dpop && c.sign_in.dpop_key.is_none() {
+                    return None;
+                }
+                Some(Sending {
+                    token: t.access_token.expose().to_owned(),
+                    dpop: c.sign_in.dpop_key.clone().filter(|_| dpop),
+                })
+            });
         (g.generation, h)
     }
 
@@ -336,7 +362,14 @@ impl Authorizer {
         };
         let issuer = self.choose_issuer(&mut g, &prm, &stored)?;
         let (meta, meta_url) = self.server_metadata(&issuer)?;
-        meta.check()?;
+        match &self.opts.unattended {
+            // No browser: neither PKCE nor the code flow is needed.
+            Some(un) => {
+                meta.check_endpoints()?;
+                super::grants::offered(&meta, &un.grant)?;
+            }
+            None => meta.check()?,
+        }
         meta.check_reach(&self.mcp_url)?;
         if !self.opts.force_new && self.use_stored(&mut g, stored, &issuer) {
             return Ok(());
@@ -363,7 +396,13 @@ impl Authorizer {
                 None,
             ),
         };
-        if g.flows >= MAX_FLOWS {
+        // A grant that needs no person renews tokens that expire (it has
+        // no refresh token, as a rule): that is not a new sign-in.
+        let renewal = !step_up
+            && g.current.as_ref().is_some_and(|c| {
+                c.sign_in.grant != GrantType::AuthorizationCode && due(&c.sign_in.tokens)
+            });
+        if g.flows >= MAX_FLOWS && !renewal {
             return Err(AuthError::TooManySignIns {
                 mcp_url: self.mcp_url.clone(),
             });
@@ -373,7 +412,16 @@ impl Authorizer {
             has,
             request: u.request.as_ref(),
         });
-        let sign_in = self.flow_or_register_again(&mut g, &prm, &meta, &meta_url, scopes, step)?;
+        let sign_in = match &self.opts.unattended {
+            Some(un) => self.unattended_sign_in(
+                &mut g,
+                un,
+                (&prm.resource, &meta, &meta_url),
+                scopes,
+                renewal,
+            )?,
+            None => self.flow_or_register_again(&mut g, &prm, &meta, &meta_url, scopes, step)?,
+        };
         remember(&sign_in);
         if let Err(e) = self.store()?.save(&sign_in) {
             self.store_trouble(&e);
@@ -490,7 +538,7 @@ impl Authorizer {
     pub(super) fn use_stored(&self, g: &mut Inner, stored: Vec<SignIn>, issuer: &str) -> bool {
         let Some(s) = stored
             .into_iter()
-            .find(|s| s.key.issuer == issuer && self.holds_scopes_asked(s))
+            .find(|s| s.key.issuer == issuer && self.holds_scopes_asked(s) && self.grant_fits(s))
         else {
             return false;
         };

@@ -95,10 +95,14 @@ impl Authorizer {
             false => e,
         })?;
         crate::redact::register_secret(code.expose());
+        // A key pair of this sign-in's own when the authorization server
+        // offers DPoP: the tokens are bound to it.
+        let dpop_key = self.dpop_key_for(meta)?;
         let grant = Grant {
             code: &code,
             verifier: &verifier,
             secret: secret.as_ref(),
+            dpop: dpop_key.as_ref(),
         };
         let tokens = self.redeem(g, prm, meta, &client, &grant, &scopes)?;
         Ok(SignIn {
@@ -111,6 +115,8 @@ impl Authorizer {
             as_metadata_url: meta_url.to_owned(),
             client,
             tokens,
+            grant: super::store::GrantType::AuthorizationCode,
+            dpop_key,
         })
     }
 

@@ -263,7 +263,8 @@ pub fn parse_all<'a>(
 }
 
 /// What the MCP client reads from a `Bearer` challenge (RFC 6750 §3, RFC
-/// 9728 §5.1).
+/// 9728 §5.1), or from a `DPoP` one (RFC 9449 §7.1: the same
+/// parameters, and `use_dpop_nonce`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BearerChallenge {
     /// `resource_metadata`: where the Protected Resource Metadata is.
@@ -277,10 +278,16 @@ pub struct BearerChallenge {
 }
 
 impl BearerChallenge {
-    /// The first `Bearer` challenge of `headers`; None when there is none.
+    /// The first `Bearer` challenge of `headers`, else the first `DPoP`
+    /// one; the `DPoP` one first when it asks for a nonce
+    /// (`use_dpop_nonce`). None when there is neither.
     pub fn from_headers<'a>(headers: impl IntoIterator<Item = &'a [u8]>) -> Option<Self> {
         let (all, _) = parse_all(headers);
-        let b = all.into_iter().find(|c| c.is("Bearer"))?;
+        let dpop = all.iter().find(|c| c.is("DPoP"));
+        let b = match dpop.filter(|d| d.param("error") == Some(USE_DPOP_NONCE)) {
+            Some(d) => d,
+            None => all.iter().find(|c| c.is("Bearer")).or(dpop)?,
+        };
         let get = |n: &str| b.param(n).map(str::to_owned);
         Some(Self {
             resource_metadata: get("resource_metadata"),
@@ -294,7 +301,17 @@ impl BearerChallenge {
     pub fn insufficient_scope(&self) -> bool {
         self.error.as_deref() == Some("insufficient_scope")
     }
+
+    /// Whether the challenge asks for a DPoP nonce (RFC 9449 §9,
+    /// `use_dpop_nonce`): the request is sent again with the one the
+    /// answer's `DPoP-Nonce` gave.
+    pub fn use_dpop_nonce(&self) -> bool {
+        self.error.as_deref() == Some(USE_DPOP_NONCE)
+    }
 }
+
+/// The `error` of a DPoP challenge that asks for a nonce.
+const USE_DPOP_NONCE: &str = "use_dpop_nonce";
 
 /// A `scope` value split on spaces (empty parts dropped).
 pub fn split_scope(s: &str) -> Vec<String> {
@@ -461,5 +478,26 @@ mod tests {
             }
             proptest::prop_assert_eq!(all, each);
         }
+    }
+
+    #[test]
+    fn a_dpop_challenge_is_read_without_a_bearer_one_and_first_when_it_asks_for_a_nonce() {
+        let h = |s: &str| BearerChallenge::from_headers([s.as_bytes()]).unwrap();
+        // RFC 9449 §7.1: a DPoP-only server.
+        let c = h(r#"DPoP resource_metadata="http://x/prm", algs="ES256""#);
+        assert_eq!(c.resource_metadata.as_deref(), Some("http://x/prm"));
+        assert!(!c.use_dpop_nonce());
+        let c = h(r#"DPoP error="insufficient_scope", scope="a b""#);
+        assert!(c.insufficient_scope());
+        assert_eq!(c.scope, Some(vec!["a".to_owned(), "b".to_owned()]));
+        // Both: the Bearer one, unless the DPoP one asks for a nonce.
+        let c = h(r#"Bearer scope="x", DPoP error="invalid_token""#);
+        assert_eq!(c.scope, Some(vec!["x".to_owned()]));
+        assert_eq!(c.error, None);
+        let c = h(
+            r#"Bearer resource_metadata="http://x/prm", DPoP error="use_dpop_nonce", error_description="Resource server requires nonce""#,
+        );
+        assert!(c.use_dpop_nonce());
+        assert!(BearerChallenge::from_headers([&b"Basic realm=\"x\""[..]]).is_none());
     }
 }

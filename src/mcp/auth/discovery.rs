@@ -358,6 +358,15 @@ pub struct ServerMetadata {
     pub client_id_metadata_document_supported: bool,
     /// `authorization_response_iss_parameter_supported` (RFC 9207).
     pub authorization_response_iss_parameter_supported: bool,
+    /// `grant_types_supported`: the grants it offers, when it lists them.
+    pub grant_types_supported: Option<Vec<String>>,
+    /// `token_endpoint_auth_signing_alg_values_supported`: the algorithms
+    /// it takes for `private_key_jwt` client assertions, when it lists
+    /// them.
+    pub token_endpoint_auth_signing_alg_values_supported: Option<Vec<String>>,
+    /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): the proof
+    /// algorithms it takes; present when it offers DPoP.
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl ServerMetadata {
@@ -384,6 +393,11 @@ impl ServerMetadata {
             authorization_response_iss_parameter_supported: flag(
                 "authorization_response_iss_parameter_supported",
             ),
+            grant_types_supported: strings(v.get("grant_types_supported")),
+            token_endpoint_auth_signing_alg_values_supported: strings(
+                v.get("token_endpoint_auth_signing_alg_values_supported"),
+            ),
+            dpop_signing_alg_values_supported: strings(v.get("dpop_signing_alg_values_supported")),
         })
     }
 
@@ -406,6 +420,16 @@ impl ServerMetadata {
                 return Err(DiscoveryError::NoCodeFlow(who.clone()));
             }
         }
+        self.check_endpoints()
+    }
+
+    /// What must hold before a grant that needs no person sends anything
+    /// to this server (no browser: PKCE and the code flow are not asked
+    /// for): every endpoint https or on this machine.
+    ///
+    /// Errors: [`DiscoveryError::NotHttps`] naming the endpoint.
+    pub fn check_endpoints(&self) -> Result<(), DiscoveryError> {
+        let who = &self.issuer;
         for (name, url) in [
             ("authorization", Some(&self.authorization_endpoint)),
             ("token", Some(&self.token_endpoint)),

@@ -7,9 +7,11 @@ use super::authorizer::MAX_FLOWS;
 use super::discovery::DiscoveryError;
 use super::flow::{CallbackError, FlowError};
 use super::http::MAX_ANSWER_BYTES;
+use super::jose::JoseError;
 use super::listener::ListenerError;
 use super::step_up::RequestName;
 use super::store::StoreError;
+use super::unattended::GrantError;
 use crate::responder::lines::{cancelled, SignInError};
 
 /// Why signing in failed. Each variant names the step that failed and
@@ -308,6 +310,33 @@ pub enum AuthError {
     /// The token answer cannot be taken, or no random bytes for PKCE.
     #[error(transparent)]
     Flow(#[from] FlowError),
+    /// A sign-in without a person (`--grant`) failed: a secret unreadable
+    /// at its use, a grant the authorization server does not offer, or a
+    /// token request refused (its `error` kept:
+    /// [`super::unattended::Refusal`]). Nothing is retried.
+    #[error(transparent)]
+    Grant(#[from] GrantError),
+    /// A DPoP key could not be made or read, or a proof not signed.
+    #[error("{what} for the sign-in to {mcp_url} failed: {source}; if it persists, run \"ahp-elicit auth logout {mcp_url}\" and sign in again")]
+    Dpop {
+        /// The step: `making the DPoP key pair`, ...
+        what: &'static str,
+        /// The MCP server's URL.
+        mcp_url: String,
+        /// Why (never the key's bytes).
+        #[source]
+        source: JoseError,
+    },
+    /// The token endpoint answered a request without a DPoP proof with a
+    /// DPoP-bound token (RFC 9449 §5 has it issue a Bearer token then):
+    /// there is no key to use it with.
+    #[error("the token endpoint {endpoint} of {issuer} issued a DPoP-bound token to a request without a DPoP proof (its metadata offers no DPoP with ES256): it cannot be used; the authorization server is at fault")]
+    DpopNotAsked {
+        /// The issuer.
+        issuer: String,
+        /// The token endpoint that answered.
+        endpoint: String,
+    },
     /// The server names another authorization server than the one
     /// `--client-id` was first used with.
     #[error("the client id given with --client-id was used at {first}, but the server now names {issuer}: not sending it there")]

@@ -26,20 +26,32 @@ pub(super) fn client(method: &str) -> ClientRegistration {
 
 /// A tiny authorization server on 127.0.0.1 for the tests: `route`
 /// answers (method, target, body) with a status and a JSON body; every
-/// request is recorded.
+/// request is recorded (and its head, in `heads`).
 pub(super) struct FakeAs {
     pub(super) base: String,
     pub(super) seen: Arc<Mutex<Vec<(String, String, String)>>>,
+    pub(super) heads: Arc<Mutex<Vec<String>>>,
 }
 
 pub(super) fn fake_as(
     route: impl Fn(&str, &str, &str, &str) -> (u16, String) + Send + 'static,
 ) -> FakeAs {
+    fake_as_with_headers(move |b, m, t, body| {
+        let (status, answer) = route(b, m, t, body);
+        (status, Vec::new(), answer)
+    })
+}
+
+/// [`fake_as`] whose answers carry headers of their own too.
+pub(super) fn fake_as_with_headers(
+    route: impl Fn(&str, &str, &str, &str) -> (u16, Vec<(String, String)>, String) + Send + 'static,
+) -> FakeAs {
     use std::io::Write;
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://127.0.0.1:{}", l.local_addr().unwrap().port());
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let (b, rec) = (base.clone(), Arc::clone(&seen));
+    let heads = Arc::new(Mutex::new(Vec::new()));
+    let (b, rec, rec_heads) = (base.clone(), Arc::clone(&seen), Arc::clone(&heads));
     std::thread::spawn(move || {
         for conn in l.incoming() {
             let Ok(mut c) = conn else { return };
@@ -71,15 +83,20 @@ pub(super) fn fake_as(
             rec.lock()
                 .unwrap()
                 .push((m.clone(), t.clone(), body.clone()));
-            let (status, answer) = route(&b, &m, &t, &body);
+            rec_heads.lock().unwrap().push(head.clone());
+            let (status, headers, answer) = route(&b, &m, &t, &body);
+            let extra: String = headers
+                .iter()
+                .map(|(k, v)| format!("{k}: {v}\r\n"))
+                .collect();
             let _ = write!(
                 c,
-                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{answer}",
                 answer.len()
             );
         }
     });
-    FakeAs { base, seen }
+    FakeAs { base, seen, heads }
 }
 
 /// The first 401 of a run: no challenge, generation 0, no request named.
@@ -135,6 +152,8 @@ pub(super) fn stored(base: &str, expires_in: i64, scopes: &[&str]) -> SignIn {
             // An hour-long token: one that ends in 30 s is due.
             obtained_at: at - Duration::from_secs(3600),
         },
+        grant: crate::mcp::auth::store::GrantType::AuthorizationCode,
+        dpop_key: None,
     }
 }
 

@@ -27,9 +27,10 @@
 //!
 //! The files are JSON with a `version` ([`FORMAT_VERSION`]); a file of
 //! another version, or one that is not such JSON, is reported by name,
-//! never read as something else. Tokens and DCR client secrets are in the
-//! files (that is what they are for); a pre-registered client's secret is
-//! never written. Nothing here puts a secret in an error or in `Debug`.
+//! never read as something else. Tokens, DCR client secrets and a DPoP
+//! sign-in's private key (`dpop_key`, absent for a bearer sign-in and in
+//! files written before DPoP) are in the files (that is what they are
+//! for); a pre-registered client's secret is never written. Nothing here puts a secret in an error or in `Debug`.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -43,8 +44,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::store::{
-    ClientKind, ClientRegistration, Damage, Secret, SignIn, SignInKey, Store, StoreError,
-    StoreLock, Tokens, Unsafety,
+    ClientKind, ClientRegistration, Damage, GrantType, Secret, SignIn, SignInKey, Store,
+    StoreError, StoreLock, Tokens, Unsafety,
 };
 
 /// The version of the files this build writes and reads.
@@ -549,6 +550,19 @@ struct SignInFile {
     as_metadata_url: String,
     client: ClientJson,
     tokens: TokensJson,
+    /// The grant ([`GrantType::as_str`]); absent in files written before
+    /// grants without a person existed: the browser's.
+    #[serde(default = "browser_grant")]
+    grant: String,
+    /// The DPoP private key (PKCS#8, base64url), when the sign-in has one;
+    /// absent in files written before DPoP, which read as sign-ins
+    /// without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dpop_key: Option<String>,
+}
+
+fn browser_grant() -> String {
+    GrantType::AuthorizationCode.as_str().to_owned()
 }
 
 /// A client registration file (`oauth/clients/`).
@@ -640,6 +654,8 @@ impl From<&SignIn> for SignInFile {
                 scopes_granted: t.scopes_granted.clone(),
                 obtained_at: time_text(t.obtained_at),
             },
+            grant: s.grant.as_str().to_owned(),
+            dpop_key: s.dpop_key.as_ref().map(|k| k.expose().to_owned()),
         }
     }
 }
@@ -651,7 +667,10 @@ impl SignInFile {
             Some(x) => Some(time_from(x, path, "expires_at")?),
             None => None,
         };
+        let grant = GrantType::parse(&self.grant)
+            .ok_or_else(|| unreadable(&shown(path), Damage::Grant(self.grant.clone())))?;
         Ok(SignIn {
+            grant,
             key: SignInKey {
                 resource: self.resource,
                 issuer: self.issuer,
@@ -669,6 +688,7 @@ impl SignInFile {
                 scopes_granted: t.scopes_granted,
                 obtained_at: time_from(&t.obtained_at, path, "obtained_at")?,
             },
+            dpop_key: self.dpop_key.map(Secret::new),
         })
     }
 }

@@ -35,8 +35,8 @@ pub enum FlowError {
     /// The token answer has no `token_type` (the issuer).
     #[error("the token answer of {0} has no token_type")]
     NoTokenType(String),
-    /// A token type other than Bearer.
-    #[error("{issuer} issued a \"{token_type}\" token, which ahp-elicit does not support")]
+    /// A token type other than Bearer and DPoP.
+    #[error("{issuer} issued a \"{token_type}\" token, which ahp-elicit does not support (only Bearer and DPoP)")]
     NotBearer {
         /// The issuer.
         issuer: String,
@@ -331,7 +331,8 @@ pub fn is_b64token(token: &str) -> bool {
 }
 
 /// Read a token endpoint answer (RFC 6749 §5.1): `access_token`,
-/// `token_type` Bearer (any case), `expires_in` (made absolute from
+/// `token_type` Bearer or DPoP (any case; a DPoP token is used only
+/// with the key its proofs were signed with), `expires_in` (made absolute from
 /// `now`), `refresh_token`, `scope`. `requested` is kept with the tokens;
 /// `endpoint` is the token endpoint that answered (named when its token
 /// cannot be sent).
@@ -359,7 +360,7 @@ pub fn read_tokens(
         .get("token_type")
         .and_then(Value::as_str)
         .ok_or_else(|| FlowError::NoTokenType(issuer.to_owned()))?;
-    if !ty.eq_ignore_ascii_case("bearer") {
+    if !ty.eq_ignore_ascii_case("bearer") && !ty.eq_ignore_ascii_case("dpop") {
         return Err(FlowError::NotBearer {
             issuer: issuer.to_owned(),
             token_type: cut(ty, 40),
@@ -593,7 +594,7 @@ mod tests {
     }
 
     #[test]
-    fn token_answers_must_be_bearer_and_expiry_is_absolute() {
+    fn token_answers_must_be_bearer_or_dpop_and_expiry_is_absolute() {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1000);
         let t = read_tokens(
             &json!({"access_token": "at", "token_type": "bearer", "expires_in": 60, "refresh_token": "rt", "scope": "a b"}),
@@ -606,8 +607,16 @@ mod tests {
         assert_eq!(t.expires_at, Some(now + Duration::from_secs(60)));
         assert_eq!(t.refresh_token.as_ref().map(Secret::expose), Some("rt"));
         assert_eq!(t.scopes_granted, Some(v(&["a", "b"])));
-        let e = read_tokens(
+        let t = read_tokens(
             &json!({"access_token": "at", "token_type": "DPoP"}),
+            ("http://as", "http://as/token"),
+            &[],
+            now,
+        )
+        .unwrap();
+        assert_eq!(t.token_type, "DPoP");
+        let e = read_tokens(
+            &json!({"access_token": "at", "token_type": "N_A"}),
             ("http://as", "http://as/token"),
             &[],
             now,
@@ -616,7 +625,7 @@ mod tests {
         .to_string();
         assert_eq!(
             e,
-            "http://as issued a \"DPoP\" token, which ahp-elicit does not support"
+            "http://as issued a \"N_A\" token, which ahp-elicit does not support (only Bearer and DPoP)"
         );
         assert!(read_tokens(
             &json!({"token_type": "Bearer"}),

@@ -79,6 +79,9 @@ impl Authorizer {
             "signed in to {} at {} (account {})",
             s.mcp_url, s.key.issuer, s.key.account
         );
+        if s.grant != super::store::GrantType::AuthorizationCode {
+            out.push_str(&format!(" with {}", s.grant.words()));
+        }
         if let Some(left) = s
             .tokens
             .expires_at

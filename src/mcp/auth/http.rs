@@ -1,5 +1,6 @@
-//! The HTTP of a sign-in: GET a metadata document, POST a form, read an
-//! answer (bounded) as JSON, and say what went wrong naming the step and
+//! The HTTP of a sign-in: GET a metadata document, read an answer
+//! (bounded) as JSON (token requests are POSTed by
+//! [`Authorizer::token_request`](super::dpop)), and say what went wrong naming the step and
 //! the address.
 
 use std::io::Read;
@@ -119,38 +120,6 @@ impl Authorizer {
             .read_to_end(&mut body)
             .map_err(|e| self.trouble(ask, ureq::Error::from(e)))?;
         Ok(body)
-    }
-
-    /// POST a form (`what` it asks for, in words); returns the status and
-    /// the body.
-    ///
-    /// Errors: the request failed or had no answer in time, or the body is
-    /// larger than [`MAX_ANSWER_BYTES`].
-    pub(super) fn post_form(
-        &self,
-        what: &'static str,
-        url: &str,
-        form: &[(String, String)],
-        basic: Option<String>,
-    ) -> Result<(u16, Vec<u8>), AuthError> {
-        let mut body = url::form_urlencoded::Serializer::new(String::new());
-        for (k, v) in form {
-            body.append_pair(k, v);
-        }
-        let mut rb = self
-            .agent_for(url)
-            .post(url)
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .header("Accept", "application/json");
-        if let Some(b) = basic {
-            rb = rb.header("Authorization", b);
-        }
-        let ask = Ask { what, url };
-        let resp = rb
-            .send(body.finish().as_bytes())
-            .map_err(|e| self.trouble(ask, e))?;
-        let status = resp.status().as_u16();
-        Ok((status, self.read_answer(ask, resp)?))
     }
 }
 

@@ -13,7 +13,9 @@
 //! the whole flow for the HTTP transport: its spine in [`authorizer`], its
 //! steps in `metadata`, `tokens`, `registration`, `browser`, [`step_up`],
 //! `http` and `hints`, what it is given in [`options`], and why it fails
-//! in [`error`] ([`AuthError`]). What a sign-in is doing (under way,
+//! in [`error`] ([`AuthError`]). [`jose`] signs the JWTs a sign-in sends
+//! (DPoP proofs, client assertions), and [`dpop`] binds tokens to a key
+//! pair of the sign-in (RFC 9449) when the authorization server offers it. What a sign-in is doing (under way,
 //! waiting for the browser) it publishes to the session it serves, whose
 //! screens show it: [`crate::responder::sign_in::SignIns`], given in
 //! [`AuthOptions::sign_ins`].
@@ -22,14 +24,20 @@ pub mod authorizer;
 mod browser;
 pub mod challenge;
 pub mod discovery;
+pub mod dpop;
 pub mod error;
 #[cfg(test)]
 mod fake_as;
 #[cfg(unix)]
 pub mod file_store;
 pub mod flow;
+mod grants;
 mod hints;
 mod http;
+// Reading key files (PEM, JWK) and RS256 serve client assertions
+// (`private_key_jwt`); DPoP uses only the ES256 keys it makes.
+#[allow(dead_code)]
+pub mod jose;
 pub mod listener;
 mod metadata;
 pub mod options;
@@ -38,6 +46,7 @@ pub mod revoke;
 pub mod step_up;
 pub mod store;
 mod tokens;
+pub mod unattended;
 
 use std::sync::Arc;
 #[cfg(unix)]

@@ -154,6 +154,11 @@ pub struct AuthOptions {
     /// `--browser CMD` as a way (not with `--stored-auth-only`, which
     /// refuses it). Default true.
     pub offer_browser: bool,
+    /// `--grant` (or its environment variable, or the server's entry in
+    /// the configuration file): sign in without a person, with this grant
+    /// and [`Self::client`]'s credentials, instead of the browser flow.
+    /// None: the browser flow. Never chosen by a server.
+    pub unattended: Option<super::unattended::Unattended>,
 }
 
 impl std::fmt::Debug for AuthOptions {
@@ -165,6 +170,7 @@ impl std::fmt::Debug for AuthOptions {
             .field("client_metadata_url", &self.client_metadata_url)
             .field("opener", &self.opener_name)
             .field("wait", &self.wait)
+            .field("unattended", &self.unattended)
             .finish_non_exhaustive()
     }
 }
@@ -195,6 +201,7 @@ impl AuthOptions {
             wait_for_sign_in: None,
             force_new: false,
             offer_browser: true,
+            unattended: None,
         }
     }
 }

@@ -10,12 +10,16 @@
 //! this machine ([`super::discovery::points_home`]). The client
 //! authenticates as it did at the token endpoint (a pre-registered
 //! client's secret is never stored: without it the client id alone is
-//! sent). Nothing of the answer is trusted but its status; no token is
-//! ever said.
+//! sent); a DPoP sign-in's request carries a proof signed with its key
+//! (sent once more with the server's nonce when it asks for one). Nothing
+//! of the answer is trusted but its status (and a `use_dpop_nonce`); no
+//! token is ever said.
 
 use std::time::Duration;
 
 use super::discovery::{endpoint_allowed, points_home, resolves_home, ServerMetadata};
+use super::dpop;
+use super::flow::oauth_error;
 use super::registration::client_auth;
 use super::store::{Secret, SignIn};
 
@@ -173,23 +177,58 @@ pub fn revoke(
     for (k, v) in &form {
         body.append_pair(k, v);
     }
-    let mut rb = agent_for(&endpoint)
-        .post(&endpoint)
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .header("Accept", "application/json");
-    if let Some(b) = basic {
-        rb = rb.header("Authorization", &b);
-    }
+    let body = body.finish();
     let failed = |why: String| RevokeError::Failed {
         url: endpoint.clone(),
         why,
     };
-    let resp = rb
-        .send(body.finish().as_bytes())
-        .map_err(|e| failed(e.to_string()))?;
-    // RFC 7009 §2.2: 200 also for a token the server no longer knows.
-    match resp.status().as_u16() {
-        200 => Ok(which),
-        s => Err(failed(format!("HTTP {s}"))),
+    // A DPoP sign-in's tokens are bound to its key: the request carries a
+    // proof, sent once more with the server's nonce when it asks for one
+    // (RFC 9449 §8).
+    let key = match &sign_in.dpop_key {
+        Some(k) => Some(dpop::key_from(k).map_err(|e| failed(format!("its DPoP key: {e}")))?),
+        None => None,
+    };
+    let mut nonce: Option<String> = None;
+    loop {
+        let mut rb = agent_for(&endpoint)
+            .post(&endpoint)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .header("Accept", "application/json");
+        if let Some(b) = &basic {
+            rb = rb.header("Authorization", b);
+        }
+        if let Some(k) = &key {
+            let p = dpop::proof(k, "POST", &endpoint, nonce.as_deref(), None)
+                .map_err(|e| failed(format!("its DPoP proof: {e}")))?;
+            rb = rb.header("DPoP", &p);
+        }
+        let mut resp = rb
+            .send(body.as_bytes())
+            .map_err(|e| failed(e.to_string()))?;
+        let status = resp.status().as_u16();
+        let asked = resp
+            .headers()
+            .get("dpop-nonce")
+            .map(|v| v.as_bytes())
+            .filter(|v| dpop::valid_nonce(v))
+            .map(|v| String::from_utf8_lossy(v).into_owned());
+        if status == 400 && key.is_some() && nonce.is_none() && asked.is_some() {
+            let answer = resp
+                .body_mut()
+                .with_config()
+                .limit(super::http::MAX_ANSWER_BYTES)
+                .read_to_vec()
+                .unwrap_or_default();
+            if oauth_error(&answer).is_some_and(|(e, _)| e == "use_dpop_nonce") {
+                nonce = asked;
+                continue;
+            }
+        }
+        // RFC 7009 §2.2: 200 also for a token the server no longer knows.
+        return match status {
+            200 => Ok(which),
+            s => Err(failed(format!("HTTP {s}"))),
+        };
     }
 }

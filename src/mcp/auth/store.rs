@@ -151,6 +151,70 @@ pub struct SignIn {
     pub client: ClientRegistration,
     /// The tokens.
     pub tokens: Tokens,
+    /// The grant the tokens were obtained with (a refresh keeps it).
+    pub grant: GrantType,
+    /// The private key of the sign-in's DPoP key pair (RFC 9449), when
+    /// the authorization server offered DPoP: the PKCS#8 document of an
+    /// ES256 key made for this sign-in, base64url. Every token request
+    /// and (with a `DPoP` token) every MCP request carries a proof signed
+    /// with it. Secret: never printed or logged.
+    pub dpop_key: Option<Secret>,
+}
+
+/// The grant a sign-in's tokens were obtained with: a person's browser
+/// (the authorization code flow), or one of the grants that need no person
+/// (`--grant`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GrantType {
+    /// The authorization code flow, a person signing in in a browser.
+    #[default]
+    AuthorizationCode,
+    /// `client_credentials` (RFC 6749 §4.4): the client's own credentials.
+    ClientCredentials,
+    /// The JWT bearer grant (RFC 7523 §2.1): an assertion the runner holds
+    /// (a CI system's OIDC token, a workload identity).
+    JwtBearer,
+    /// Enterprise-managed authorization: an identity provider's ID token
+    /// exchanged there (RFC 8693) for an ID-JAG, which the JWT bearer grant
+    /// takes at the authorization server.
+    Enterprise,
+}
+
+impl GrantType {
+    /// The stored spelling: `authorization_code`, `client_credentials`,
+    /// `jwt_bearer` or `enterprise`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::AuthorizationCode => "authorization_code",
+            Self::ClientCredentials => "client_credentials",
+            Self::JwtBearer => "jwt_bearer",
+            Self::Enterprise => "enterprise",
+        }
+    }
+
+    /// Reads the stored spelling back; `None` for anything else.
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            Self::AuthorizationCode,
+            Self::ClientCredentials,
+            Self::JwtBearer,
+            Self::Enterprise,
+        ]
+        .into_iter()
+        .find(|g| g.as_str() == s)
+    }
+
+    /// The grant in words, for `auth status` and the errors: `browser
+    /// sign-in`, `client credentials`, `JWT bearer assertion`,
+    /// `enterprise-managed (ID-JAG)`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::AuthorizationCode => "browser sign-in",
+            Self::ClientCredentials => "client credentials",
+            Self::JwtBearer => "JWT bearer assertion",
+            Self::Enterprise => "enterprise-managed (ID-JAG)",
+        }
+    }
 }
 
 /// Why the store could not be read or written. The message names the
@@ -288,6 +352,8 @@ pub enum Damage {
     Time(&'static str),
     /// Its client kind is none this build knows (as written, unescaped).
     ClientKind(String),
+    /// Its grant is none this build knows (as written, unescaped).
+    Grant(String),
 }
 
 impl Damage {
@@ -313,6 +379,10 @@ impl Damage {
             Self::ClientKind(kind) => format!(
                 "names an unknown client kind '{}'; {again}",
                 crate::safe_text::display(kind)
+            ),
+            Self::Grant(grant) => format!(
+                "names an unknown grant '{}' (written by a newer version?); {again}",
+                crate::safe_text::display(grant)
             ),
         }
     }
@@ -437,6 +507,8 @@ mod tests {
                 scopes_granted: None,
                 obtained_at: SystemTime::UNIX_EPOCH,
             },
+            grant: GrantType::AuthorizationCode,
+            dpop_key: None,
         }
     }
 
@@ -497,5 +569,18 @@ mod tests {
             assert_eq!(ClientKind::parse(kind.as_str()), Some(kind));
         }
         assert_eq!(ClientKind::parse("other"), None);
+    }
+
+    #[test]
+    fn grants_read_back_their_stored_spelling() {
+        for g in [
+            GrantType::AuthorizationCode,
+            GrantType::ClientCredentials,
+            GrantType::JwtBearer,
+            GrantType::Enterprise,
+        ] {
+            assert_eq!(GrantType::parse(g.as_str()), Some(g));
+        }
+        assert_eq!(GrantType::parse("implicit"), None);
     }
 }

@@ -20,6 +20,8 @@ pub(super) struct Grant<'a> {
     pub(super) code: &'a Secret,
     pub(super) verifier: &'a Secret,
     pub(super) secret: Option<&'a Secret>,
+    /// The sign-in's DPoP key, when the authorization server offers DPoP.
+    pub(super) dpop: Option<&'a Secret>,
 }
 
 impl Authorizer {
@@ -91,13 +93,14 @@ impl Authorizer {
             ("resource".to_owned(), c.sign_in.key.resource.clone()),
         ];
         let client = c.sign_in.client.clone();
-        let secret = self.secret_of(&client);
-        let basic = client_auth(&client, secret.as_ref(), &mut form);
-        let (status, body) = self.post_form(
+        // As at the grant: a `private_key_jwt` client signs a new assertion.
+        let basic = self.authenticate(&client, meta, &mut form)?;
+        let (status, body) = self.token_request(
             "the refresh's token answer",
-            &meta.token_endpoint,
+            (&meta.token_endpoint, &meta.issuer),
             &form,
             basic,
+            c.sign_in.dpop_key.as_ref(),
         )?;
         if !(200..300).contains(&status) {
             let key = c.sign_in.key.clone();
@@ -190,8 +193,13 @@ impl Authorizer {
             ("resource".to_owned(), prm.resource.clone()),
         ];
         let basic = client_auth(client, grant.secret, &mut form);
-        let (status, body) =
-            self.post_form("the token answer", &meta.token_endpoint, &form, basic)?;
+        let (status, body) = self.token_request(
+            "the token answer",
+            (&meta.token_endpoint, &meta.issuer),
+            &form,
+            basic,
+            grant.dpop,
+        )?;
         if !(200..300).contains(&status) {
             let why = refusal(status, &body);
             let forgot = self.forget_rejected_client(client, &body);
@@ -272,7 +280,7 @@ pub(super) fn expired(t: &Tokens) -> bool {
 }
 
 /// Registers a sign-in's credentials (access and refresh token, a
-/// registered client's secret) for redaction, so that a server or an
+/// registered client's secret, the DPoP private key) for redaction, so that a server or an
 /// authorization server that quotes one back never has it shown on stderr,
 /// in `--log` or in `--events` ([`crate::redact::register_secret`]).
 pub(super) fn remember(s: &SignIn) {
@@ -282,6 +290,9 @@ pub(super) fn remember(s: &SignIn) {
     }
     if let Some(c) = &s.client.client_secret {
         crate::redact::register_secret(c.expose());
+    }
+    if let Some(k) = &s.dpop_key {
+        crate::redact::register_secret(k.expose());
     }
 }
 

@@ -58,7 +58,7 @@ pub(super) fn has_session(state: &Mutex<State>) -> bool {
 fn resume(sh: &Shared, request: Option<u64>, mark: StreamMark) -> Result<StreamMark, HttpFail> {
     thread::sleep(mark.retry.unwrap_or(DEFAULT_RETRY));
     let mut rb = sh.agent.get(&sh.url).header("Accept", "text/event-stream");
-    for (k, v) in session_headers(sh) {
+    for (k, v) in session_headers(sh, "GET") {
         rb = rb.header(k, v);
     }
     if let Some(id) = &mark.last_id {
@@ -119,7 +119,7 @@ pub(super) fn open_get_stream(shared: &Arc<Shared>) {
 /// then resume it while it ends with an event id.
 fn run_listener(sh: &Shared, ready: smpsc::Sender<()>) {
     let mut rb = sh.agent.get(&sh.url).header("Accept", "text/event-stream");
-    for (k, v) in session_headers(sh) {
+    for (k, v) in session_headers(sh, "GET") {
         rb = rb.header(k, v);
     }
     let resp = rb.call();
@@ -132,6 +132,7 @@ fn run_listener(sh: &Shared, ready: smpsc::Sender<()>) {
         // The server offers no GET stream (405).
         Ok(r) if r.status().as_u16() == 405 => return,
         Ok(r) if !r.status().is_success() => {
+            super::note_dpop_nonce(sh, &r);
             Err(HttpFail::Refused(Refusal::GetRefused(r.status().as_u16())))
         }
         Ok(r) => handle_response(r, sh, None),
@@ -164,7 +165,7 @@ pub(super) fn end_session(sh: &Shared) {
         .config()
         .timeout_global(Some(DELETE_WAIT))
         .build();
-    for (k, v) in session_headers(sh) {
+    for (k, v) in session_headers(sh, "DELETE") {
         rb = rb.header(k, v);
     }
     let _ = rb.call();

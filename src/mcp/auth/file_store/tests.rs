@@ -32,6 +32,8 @@ fn sign_in(account: &str) -> SignIn {
             scopes_granted: Some(vec!["mcp:read".into()]),
             obtained_at: SystemTime::UNIX_EPOCH + Duration::new(1_799_996_400, 1),
         },
+        grant: GrantType::ClientCredentials,
+        dpop_key: None,
     }
 }
 
@@ -397,4 +399,30 @@ fn the_directory_follows_the_environment() {
         Some(PathBuf::from("/h/.local/state/ahp-elicit"))
     );
     assert_eq!(dir_from(env(&[])), None);
+}
+
+#[test]
+fn a_dpop_key_round_trips_and_a_file_without_one_reads_as_bearer() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = FileStore::open(dir.path()).unwrap();
+    let mut s = sign_in("default");
+    s.tokens.token_type = "DPoP".into();
+    s.dpop_key = Some(Secret::new("PKCS8-DOCUMENT-BASE64URL"));
+    store.save(&s).unwrap();
+    let path = store.path_of(&s.key);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["dpop_key"], "PKCS8-DOCUMENT-BASE64URL");
+    assert_eq!(v["version"], 1, "the same format version");
+    assert_eq!(store.all().unwrap(), vec![s.clone()]);
+    // A file written before DPoP (no dpop_key) is a bearer sign-in.
+    let mut old = v.clone();
+    old.as_object_mut().unwrap().remove("dpop_key");
+    old["tokens"]["token_type"] = "Bearer".into();
+    std::fs::write(&path, old.to_string()).unwrap();
+    let back = &store.all().unwrap()[0];
+    assert_eq!(back.dpop_key, None);
+    assert_eq!(back.tokens.token_type, "Bearer");
+    // Debug never shows it.
+    assert!(!format!("{s:?}").contains("PKCS8-DOCUMENT"));
 }
