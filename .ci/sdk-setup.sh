@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install the official MCP SDKs the real-server form tests use
 # (tests/mcp/python_sdk.rs, tests/mcp/typescript_sdk.rs,
-# tests/mcp/sdk_both_eras.rs, tests/mcp/python_auth.rs, tests/mcp/grants.rs;
-# servers in tests/servers/):
+# tests/mcp/sdk_both_eras.rs, tests/mcp/python_auth.rs, tests/mcp/grants.rs,
+# tests/mcp/sampling_roots.rs; servers in tests/servers/):
 #   Python: `mcp` (with pydantic) and `fastmcp` from PyPI, pinned in
 #           .ci/sdk/requirements.txt, into the virtual environment
 #           .ci/sdk/venv (git-ignored);

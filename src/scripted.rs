@@ -324,6 +324,20 @@ impl Answers {
         })
     }
 
+    /// Whether these answers can write a model's reply: a rules file with
+    /// a rule whose `match` names `"method": "sampling/createMessage"` (a
+    /// sampling request no rule matches fails closed, as an elicitation
+    /// does). Then the client declares the capability `sampling`.
+    pub fn covers_sampling(&self) -> bool {
+        match self {
+            Answers::Rules(r) => r
+                .rules()
+                .iter()
+                .any(|r| r.when.method == Some(rules::SAMPLING_METHOD)),
+            Answers::Every(_) | Answers::ById(_) => false,
+        }
+    }
+
     /// The answer for request `id` (a rules file: None, since rules look
     /// at the whole request: see [`Answers::choose`]).
     pub fn for_id(&self, id: &str) -> Option<&ScriptedAnswer> {

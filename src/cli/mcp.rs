@@ -99,6 +99,12 @@ pub struct McpArgs {
     /// that someone stores with `ahp-elicit auth login URL` elsewhere.
     #[arg(long, value_name = "DURATION", value_parser = super::parse_duration, display_order = 48)]
     pub wait_for_sign_in: Option<std::time::Duration>,
+    /// Offer this directory or file to the server as a root (repeatable):
+    /// a path or a file:// URI that exists; `roots/list` is answered with
+    /// their file:// URIs and names, and the capability `roots` is
+    /// declared only when one is given.
+    #[arg(long = "root", value_name = "PATH|URI", display_order = 49)]
+    pub roots: Vec<String>,
     /// How elicitations are answered (the flags shared with `respond`).
     #[command(flatten)]
     pub answer: AnswerArgs,
@@ -536,6 +542,19 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
     {
         return Err("--arg gives an argument of --call TOOL or --prompt NAME (or, at a terminal, of the tools picked): name one".into());
     }
+    let mut roots: Vec<crate::mcp::roots::Root> = Vec::new();
+    for r in &args.roots {
+        let root = crate::mcp::roots::Root::parse(r).map_err(|e| e.to_string())?;
+        if !roots.contains(&root) {
+            roots.push(root);
+        }
+    }
+    // Someone can write a model's reply: the person at the terminal, or
+    // an answers file with a rule for sampling (`--action` has none).
+    let sampling = match &args.answer.answers {
+        None => interactive,
+        Some(path) => crate::scripted::Answers::from_file(path).is_ok_and(|a| a.covers_sampling()),
+    };
     Ok(McpOptions {
         target,
         operation,
@@ -560,6 +579,8 @@ fn options(args: McpArgs) -> Result<McpOptions, String> {
         waiting_screen: interactive,
         auth,
         quiet: args.quiet,
+        sampling,
+        roots,
     })
 }
 
@@ -649,6 +670,8 @@ fn session(
             opts.show_refusals = false;
             opts.completion_wait = Some(crate::mcp::SCRIPTED_COMPLETION_WAIT);
             opts.stderr_on_screen = false;
+            // Nobody can write a model's reply.
+            opts.sampling = false;
             Box::new(NoTerminal {
                 why: e,
                 cancelled: cancelled.clone(),

@@ -27,7 +27,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::http::HttpTransport;
-use super::jsonrpc::{self, Message, METHOD_NOT_FOUND};
+use super::jsonrpc::{self, Message};
 use super::request_meta;
 use super::stdio::StdioTransport;
 use super::transport::{Incoming, Transport, INCOMING_CAPACITY};
@@ -44,6 +44,7 @@ pub(super) mod elicit;
 mod lifecycle;
 mod refusal;
 pub(super) mod rounds;
+mod sampling;
 mod traced;
 
 /// How a browsing session ended (`Client::browse`, in [`browse`]).
@@ -856,7 +857,7 @@ impl Client {
                 .transport
                 .send(&jsonrpc::request(id, method, params), Some(id));
         }
-        let params = request_meta::with_meta(params, &self.opts.modes);
+        let params = request_meta::with_meta_capabilities(params, self.capabilities());
         let mut headers = request_meta::standard_headers(method, Some(&params));
         if method == "tools/call" {
             headers.extend(self.param_headers(&params));
@@ -1045,19 +1046,22 @@ impl Client {
             "ping" => self.reply(jsonrpc::response(&id, json!({}))),
             "elicitation/create" if self.is_open(&id) => self.refuse_duplicate(&id),
             "elicitation/create" => self.elicit_request(id, params.unwrap_or(Value::Null)),
-            other => {
-                self.notice(&format!(
-                    "the server asked for '{}', which this client does not offer",
-                    safe_text::display(other)
-                ));
-                self.reply(jsonrpc::error_response(
-                    &id,
-                    METHOD_NOT_FOUND,
-                    &format!("method not found: {other} (ahp-elicit answers elicitation/create and ping)"),
-                    None,
-                ))
-            }
+            super::sampling::SAMPLING if self.is_open(&id) => self.refuse_duplicate(&id),
+            super::sampling::SAMPLING => self.sampling_request(id, params.unwrap_or(Value::Null)),
+            super::sampling::ROOTS => self.roots_request(id),
+            other => self.not_offered(&id, other),
         }
+    }
+
+    /// The client's capabilities in the session's revision (see
+    /// [`request_meta::client_capabilities`]).
+    pub(super) fn capabilities(&self) -> Value {
+        request_meta::client_capabilities(
+            self.life.revision,
+            &self.opts.modes,
+            self.opts.sampling,
+            !self.opts.roots.is_empty(),
+        )
     }
 
     /// Whether a request of the server with this id is still open (put to

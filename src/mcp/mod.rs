@@ -39,6 +39,8 @@ use crate::responder::Responder;
 
 pub mod auth;
 mod client;
+pub mod roots;
+pub mod sampling;
 
 internals! {
     pub(crate) mod http;
@@ -227,6 +229,15 @@ pub struct McpOptions {
     /// Signing in (OAuth) when an HTTP server asks for it; None: a 401
     /// ends the request (stdio servers, `--header Authorization`).
     pub auth: Option<auth::AuthOptions>,
+    /// Someone can write a model's reply: a person at a terminal, or an
+    /// answers file with a rule for `sampling/createMessage`. Declares the
+    /// client capability `sampling` and answers the server's sampling
+    /// requests; false (the default): they get -32601 (pushed) or end the
+    /// call (an input request). Default false.
+    pub sampling: bool,
+    /// `--root`: the roots `roots/list` answers with; empty (the default):
+    /// the capability `roots` is not declared and the request is refused.
+    pub roots: Vec<roots::Root>,
 }
 
 /// Default of `--connect-timeout`.
@@ -264,6 +275,8 @@ impl McpOptions {
             waiting_screen: true,
             auth: None,
             quiet: false,
+            sampling: false,
+            roots: Vec::new(),
         }
     }
 }
@@ -472,7 +485,7 @@ pub enum Incomplete {
     /// An input request for a method the client did not declare (`what`:
     /// the method, quoted and sanitized, or "a request without a method").
     #[error(
-        "the server's input request '{}' asks for {what}, which this client did not declare (it declares elicitation only): the server's error, nothing was answered",
+        "the server's input request '{}' asks for {what}, which this client did not declare (it declares elicitation; sampling/createMessage only when someone can write a model's reply, at a terminal or by an answers rule with \"method\": \"sampling/createMessage\"; roots/list only with --root): the server's error, nothing was answered",
         crate::safe_text::display(.key)
     )]
     Undeclared { key: String, what: String },
@@ -486,6 +499,11 @@ pub enum Incomplete {
     /// An input request that could not be put to the person.
     #[error("the input request '{}' could not be put to the person", crate::safe_text::display(.key))]
     NotAsked { key: String },
+    /// A sampling input request the person (or an answers rule) declined
+    /// or cancelled: an input response cannot carry a rejection, so the
+    /// call is not sent again.
+    #[error("the sampling request '{}' was rejected: the call is not sent again (an MCP 2026-07-28 input response cannot say no)", crate::safe_text::display(.key))]
+    SamplingRejected { key: String },
     /// An input request that got no answer.
     #[error("the input request '{}' got no answer", crate::safe_text::display(.key))]
     NoAnswer { key: String },

@@ -49,11 +49,38 @@ pub fn elicitation_capability(modes: &[Mode]) -> Value {
     Value::Object(e)
 }
 
+/// The client's capabilities in `revision`: `elicitation` for the
+/// advertised modes; `sampling` (`{}`: no context, no tools) when someone
+/// can write a model's reply; `roots` when roots are given (`listChanged:
+/// false` at 2025-11-25; `{}` at 2026-07-28, whose `roots` has no members).
+pub fn client_capabilities(
+    revision: Revision,
+    modes: &[Mode],
+    sampling: bool,
+    roots: bool,
+) -> Value {
+    let mut c = Map::new();
+    c.insert("elicitation".into(), elicitation_capability(modes));
+    if sampling {
+        c.insert("sampling".into(), json!({}));
+    }
+    if roots {
+        let r = if revision == Revision::V2025_11_25 {
+            json!({ "listChanged": false })
+        } else {
+            json!({})
+        };
+        c.insert("roots".into(), r);
+    }
+    Value::Object(c)
+}
+
 /// Put the 2026-07-28 `_meta` entries into a request's params (creating the
 /// params and `_meta` objects when absent; entries already there, such as
-/// a `progressToken`, are kept). Params that are not an object are left as
+/// a `progressToken`, are kept), with the client's `capabilities`
+/// ([`client_capabilities`]). Params that are not an object are left as
 /// they are.
-pub fn with_meta(params: Option<Value>, modes: &[Mode]) -> Value {
+pub fn with_meta_capabilities(params: Option<Value>, capabilities: Value) -> Value {
     let mut params = params.unwrap_or_else(|| json!({}));
     let Some(p) = params.as_object_mut() else {
         return params;
@@ -62,10 +89,7 @@ pub fn with_meta(params: Option<Value>, modes: &[Mode]) -> Value {
     if let Some(m) = meta.as_object_mut() {
         m.insert(META_VERSION.into(), json!(Revision::V2026_07_28.as_str()));
         m.insert(META_CLIENT_INFO.into(), client_info());
-        m.insert(
-            META_CAPABILITIES.into(),
-            json!({ "elicitation": elicitation_capability(modes) }),
-        );
+        m.insert(META_CAPABILITIES.into(), capabilities);
     }
     params
 }
@@ -386,9 +410,9 @@ mod tests {
 
     #[test]
     fn meta_keeps_what_is_there_and_adds_the_three_entries() {
-        let p = with_meta(
+        let p = with_meta_capabilities(
             Some(json!({"name": "t", "_meta": {"progressToken": "x"}})),
-            &[Mode::Form],
+            client_capabilities(Revision::V2026_07_28, &[Mode::Form], false, false),
         );
         assert_eq!(p["name"], "t");
         assert_eq!(p["_meta"]["progressToken"], "x");
@@ -397,6 +421,26 @@ mod tests {
         assert_eq!(
             p["_meta"][META_CAPABILITIES],
             json!({"elicitation": {"form": {}}})
+        );
+    }
+
+    #[test]
+    fn sampling_and_roots_are_declared_only_when_offered_as_each_revision_shapes_them() {
+        let modes = [Mode::Form, Mode::Url];
+        let elicit = json!({"form": {}, "url": {}});
+        for rev in [Revision::V2025_11_25, Revision::V2026_07_28] {
+            assert_eq!(
+                client_capabilities(rev, &modes, false, false),
+                json!({"elicitation": elicit})
+            );
+        }
+        assert_eq!(
+            client_capabilities(Revision::V2025_11_25, &modes, true, true),
+            json!({"elicitation": elicit, "sampling": {}, "roots": {"listChanged": false}})
+        );
+        assert_eq!(
+            client_capabilities(Revision::V2026_07_28, &modes, true, true),
+            json!({"elicitation": elicit, "sampling": {}, "roots": {}})
         );
     }
 

@@ -479,7 +479,13 @@ impl<I: LineIo> PlainResponder<I> {
             (None, None) => display(&s.name).into_owned(),
         };
         self.say("")?;
+        let sampling =
+            crate::scripted::rules::method_of(req) == crate::scripted::rules::SAMPLING_METHOD;
         let what = match req.mode {
+            // The server asks for a model's reply, which the person writes.
+            _ if sampling => {
+                "a request for a model's reply (sampling/createMessage) that you write"
+            }
             crate::binding::Mode::Form => "a form",
             crate::binding::Mode::Url => "a web page to open",
         };

@@ -8,6 +8,7 @@
 //!
 //! | key | holds when |
 //! |---|---|
+//! | `method` | `elicitation/create`, or `sampling/createMessage` for a server's sampling request put to the person as a form (its event carries `extensions."ahp-elicit/sampling"`) |
 //! | `server` | the request's `payload.elicitation.server.name` is this string |
 //! | `call` | the name in `extensions.mcp.call` (tool, prompt or resource URI) is this string |
 //! | `mode` | the request's mode is `form` or `url` |
@@ -52,6 +53,7 @@ pub const SCHEMA: &str = include_str!("../../schemas/answers.schema.json");
 
 /// The keys of a `match` object, in the order reasons name them.
 pub const MATCH_KEYS: &[&str] = &[
+    "method",
     "server",
     "call",
     "mode",
@@ -86,9 +88,35 @@ pub fn mcp_facts(req: &RequestEvent) -> McpFacts {
     }
 }
 
+/// The extension key of a request event that stands for a server's
+/// `sampling/createMessage` (the person writes the model's reply in its
+/// form).
+pub const SAMPLING_EXTENSION: &str = "ahp-elicit/sampling";
+/// `method` of such a request.
+pub const SAMPLING_METHOD: &str = "sampling/createMessage";
+/// `method` of every other request.
+pub const ELICIT_METHOD: &str = "elicitation/create";
+
+/// The MCP method `req` stands for: [`SAMPLING_METHOD`] when its event
+/// carries [`SAMPLING_EXTENSION`], else [`ELICIT_METHOD`].
+pub fn method_of(req: &RequestEvent) -> &'static str {
+    let sampling = req
+        .event
+        .get("extensions")
+        .and_then(|e| e.get(SAMPLING_EXTENSION))
+        .is_some();
+    if sampling {
+        SAMPLING_METHOD
+    } else {
+        ELICIT_METHOD
+    }
+}
+
 /// What a request offers the rules to match on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Facts {
+    /// The MCP method the request stands for ([`method_of`]).
+    pub method: &'static str,
     /// `server.name`.
     pub server: String,
     /// `extensions.mcp.call.name`, if the adapter set it.
@@ -143,6 +171,7 @@ impl Facts {
             RequestView::Gap { .. } => (None, None, Some("a gap")),
         };
         Facts {
+            method: method_of(req),
             server: req.server.name.clone(),
             call: mcp.call,
             mode: req.mode,
@@ -157,11 +186,12 @@ impl Facts {
     /// A short description for reports: mode, server, call and fields
     /// (server text sanitized).
     pub fn summary(&self) -> String {
-        let mut s = format!(
-            "{} request from server {}",
-            self.mode.as_str(),
-            quoted(&self.server)
-        );
+        let kind = if self.method == SAMPLING_METHOD {
+            "sampling/createMessage"
+        } else {
+            self.mode.as_str()
+        };
+        let mut s = format!("{kind} request from server {}", quoted(&self.server));
         if let Some(c) = &self.call {
             s.push_str(&format!(", call {}", quoted(c)));
         }
@@ -338,6 +368,8 @@ pub fn pattern_faults(doc: &Value) -> Vec<(String, String)> {
 /// The `match` of a rule: each key that is given must hold.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Match {
+    /// `method`: [`ELICIT_METHOD`] or [`SAMPLING_METHOD`].
+    pub method: Option<&'static str>,
     pub server: Option<String>,
     pub call: Option<String>,
     pub mode: Option<Mode>,
@@ -351,6 +383,11 @@ pub struct Match {
 /// One key of a rule's `match` that does not hold for a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Miss {
+    /// `method`: the request's, the rule's.
+    Method {
+        found: &'static str,
+        want: &'static str,
+    },
     /// `server`: the request's server name, the rule's.
     Server { found: String, want: String },
     /// `call`: the request's call name (None: it names none), the rule's.
@@ -377,6 +414,7 @@ impl Miss {
     /// The `match` key that did not hold.
     pub fn key(&self) -> &'static str {
         match self {
+            Miss::Method { .. } => "method",
             Miss::Server { .. } => "server",
             Miss::Call { .. } => "call",
             Miss::Mode { .. } => "mode",
@@ -392,6 +430,7 @@ impl Miss {
 impl fmt::Display for Miss {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Miss::Method { found, want } => write!(f, "method is {found}, not {want}"),
             Miss::Server { found, want } => {
                 write!(f, "server is {}, not {}", quoted(found), quoted(want))
             }
@@ -439,6 +478,14 @@ impl Match {
     /// of the match keys (empty: the match holds).
     pub fn misses(&self, facts: &Facts) -> Vec<Miss> {
         let mut out = Vec::new();
+        if let Some(want) = self.method {
+            if want != facts.method {
+                out.push(Miss::Method {
+                    found: facts.method,
+                    want,
+                });
+            }
+        }
         if let Some(want) = &self.server {
             if *want != facts.server {
                 out.push(Miss::Server {
@@ -521,7 +568,8 @@ impl Match {
             (Some(a), None) => a.as_str().is_empty() && later.fields.is_some(),
         };
         let fields = self.fields.is_none() || self.fields == later.fields;
-        same(&self.server, &later.server)
+        same(&self.method, &later.method)
+            && same(&self.server, &later.server)
             && same(&self.call, &later.call)
             && mode
             && same(&self.protocol_version, &later.protocol_version)
@@ -638,7 +686,9 @@ pub enum RuleFault {
     #[error("match must be an object")]
     MatchNotAnObject,
     /// A key of `match` that is not one of the six.
-    #[error("unknown match key (server, call, mode, protocolVersion, message, fields)")]
+    #[error(
+        "unknown match key (method, server, call, mode, protocolVersion, message, fields, host)"
+    )]
     UnknownMatchKey,
     /// A value that must be a non-empty string.
     #[error("must be a non-empty string")]
@@ -646,6 +696,9 @@ pub enum RuleFault {
     /// `mode` names no mode.
     #[error("'{0}' is not form or url")]
     UnknownMode(String),
+    /// `method` names no method the rules answer.
+    #[error("'{0}' is not elicitation/create or sampling/createMessage")]
+    UnknownMethod(String),
     /// `protocolVersion` names no pinned revision.
     #[error("'{0}' is not a pinned revision ({list})", list = Revision::list())]
     UnknownRevision(String),
@@ -785,6 +838,12 @@ impl Rules {
             None => None,
             Some(s) => Some(Mode::parse(&s).ok_or_else(|| at("mode", RuleFault::UnknownMode(s)))?),
         };
+        let method = match text("method")? {
+            None => None,
+            Some(s) if s == ELICIT_METHOD => Some(ELICIT_METHOD),
+            Some(s) if s == SAMPLING_METHOD => Some(SAMPLING_METHOD),
+            Some(s) => return Err(at("method", RuleFault::UnknownMethod(s))),
+        };
         let protocol_version = match text("protocolVersion")? {
             None => None,
             Some(s) => Some(
@@ -828,6 +887,7 @@ impl Rules {
             Some(_) => return Err(at("fields", RuleFault::FieldsNotAnArray)),
         };
         Ok(Match {
+            method,
             server: text("server")?,
             call: text("call")?,
             mode,
@@ -1094,7 +1154,7 @@ mod tests {
     fn every_key_that_does_not_hold_is_named_in_key_order() {
         let m = matcher(json!({"fields": ["b"], "message": "^x$", "mode": "url",
             "server": "other", "call": "book", "protocolVersion": Revision::V2026_07_28.as_str(),
-            "host": "Auth.Example"}));
+            "host": "Auth.Example", "method": "sampling/createMessage"}));
         let req = event("srv", form("x y", &["a"]), SchemaPolicy::Strict);
         let misses = m.misses(&Facts::of(&req));
         let keys: Vec<&str> = misses.iter().map(Miss::key).collect();
@@ -1103,6 +1163,7 @@ mod tests {
         assert_eq!(
             text,
             [
+                "method is elicitation/create, not sampling/createMessage",
                 "server is 'srv', not 'other'",
                 "the event names no call (extensions.mcp.call), not 'book'",
                 "mode is form, not url",

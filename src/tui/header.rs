@@ -46,6 +46,10 @@ pub struct Header {
     /// the header says "Arguments for" it where a request says how many
     /// there are and who relayed it.
     pub arguments_for: Option<String>,
+    /// The form stands for the server's `sampling/createMessage`: the
+    /// person writes the model's reply (the header says so where a form
+    /// says who relayed it).
+    pub sampling: bool,
 }
 
 impl Header {
@@ -64,6 +68,8 @@ impl Header {
             call: crate::responder::request_call(req),
             banner: None,
             arguments_for: None,
+            sampling: crate::scripted::rules::method_of(req)
+                == crate::scripted::rules::SAMPLING_METHOD,
         }
     }
 
@@ -89,6 +95,15 @@ pub fn relayed_line(mode: Mode, adapter: &str) -> String {
         Mode::Url => "A web page to open",
     };
     format!("{what}, relayed by {}", display(adapter))
+}
+
+/// What a sampling request is, said where a form says who relayed it: the
+/// server asks for a model's reply, which the person writes.
+pub fn sampling_line(adapter: &str) -> String {
+    format!(
+        "A request for a model's reply (sampling/createMessage), relayed by {}: you write the reply, sent as model \"human\"",
+        display(adapter)
+    )
 }
 
 /// The key that gives the request on screen more time (`--timeout`): the
@@ -310,7 +325,11 @@ fn full_origin(
             out.push(Line::styled(clip(&line, w), theme.text()));
         }
         None => {
-            let via = relayed_line(h.mode, &h.adapter);
+            let via = if h.sampling {
+                sampling_line(&h.adapter)
+            } else {
+                relayed_line(h.mode, &h.adapter)
+            };
             for l in wrap(&via, w) {
                 out.push(Line::styled(l, theme.muted()));
             }

@@ -826,4 +826,6 @@ impl Responder for TuiResponder {
 }
 
 #[cfg(test)]
+mod sampling_tests;
+#[cfg(test)]
 mod tests;

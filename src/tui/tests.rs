@@ -23,6 +23,7 @@ pub(super) fn header() -> Header {
         call: None,
         banner: None,
         arguments_for: None,
+        sampling: false,
     }
 }
 

@@ -377,7 +377,7 @@ fn a_misspelt_match_key_stops_the_run_before_anything_is_answered() {
     assert!(o.stdout.is_empty());
     assert!(
         text(&o.stderr).contains(
-            "/rules/0/match/sever: unknown match key (server, call, mode, protocolVersion, message, fields)"
+            "/rules/0/match/sever: unknown match key (method, server, call, mode, protocolVersion, message, fields, host)"
         ),
         "{}",
         text(&o.stderr)

@@ -29,6 +29,7 @@ pub fn form_header(name: &str) -> Header {
         call: None,
         banner: None,
         arguments_for: None,
+        sampling: false,
     }
 }
 

@@ -625,6 +625,43 @@ fn stdio_form_only_declines_and_rejects_url_mode() {
     assert_eq!(result_text(&r.events[1]), json!({"action": "decline"}));
 }
 
+/// With `--root` and an answers file with a sampling rule, `initialize`
+/// declares `roots` (`listChanged: false`) and `sampling`, and the pushed
+/// `roots/list` gets the root's URI and name.
+#[test]
+fn stdio_roots_and_sampling_are_declared_when_offered() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules.json");
+    std::fs::write(
+        &rules,
+        json!({"rules": [{"match": {"method": "sampling/createMessage"}, "answer": {"action": "decline"}},
+            {"match": {}, "answer": {"action": "decline"}}]})
+        .to_string(),
+    )
+    .unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let r = stdio(&[
+        "--call",
+        "probe",
+        "--modes",
+        "form",
+        "--answers",
+        rules.to_str().unwrap(),
+        "--root",
+        root.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        r.record()["initialize"]["capabilities"],
+        json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {"listChanged": false}})
+    );
+    let uri = url::Url::from_file_path(&root).unwrap().to_string();
+    let name = root.file_name().unwrap().to_str().unwrap();
+    assert_eq!(
+        r.response("roots")["result"],
+        json!({"roots": [{"uri": uri, "name": name}]})
+    );
+}
+
 #[test]
 fn stdio_url_only_rejects_forms() {
     let r = stdio(&["--call", "probe", "--modes", "url", "--action", "cancel"]);

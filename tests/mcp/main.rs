@@ -20,6 +20,7 @@ mod protocol_view;
 mod python_auth;
 mod python_sdk;
 mod quick_args;
+mod sampling_roots;
 mod sdk_both_eras;
 mod signin_screen;
 mod small_screens;

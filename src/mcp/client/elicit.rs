@@ -393,7 +393,14 @@ impl Client {
                 self.elic.consented.insert(u.clone());
             }
         }
-        if let Some(id) = id {
+        if crate::mcp::sampling::is_sampling(&ask.req) {
+            // The form stood for a sampling request: its answer is the
+            // model's reply, or the rejection.
+            self.answer_sampling(&ask, &result)?;
+            if id.is_some() && self.elic.quit {
+                self.elic.cancelled_on_quit += 1;
+            }
+        } else if let Some(id) = id {
             self.reply(jsonrpc::response(id, result.clone()))?;
             if self.elic.quit {
                 self.elic.cancelled_on_quit += 1;

@@ -379,6 +379,9 @@ impl Client {
             safe_text::display(server.version.as_deref().unwrap_or("")),
             safe_text::display(&self.life.version)
         ));
+        if !self.opts.roots.is_empty() {
+            self.notice(&crate::mcp::roots::summary(&self.opts.roots));
+        }
     }
 
     /// `initialize` (bounded by `--connect-timeout`) and
@@ -389,7 +392,7 @@ impl Client {
         self.life.revision = Revision::V2025_11_25;
         let params = json!({
             "protocolVersion": Revision::V2025_11_25.as_str(),
-            "capabilities": { "elicitation": request_meta::elicitation_capability(&self.opts.modes) },
+            "capabilities": self.capabilities(),
             "clientInfo": request_meta::client_info(),
         });
         let limit = match self.life.handshake_until {

@@ -11,7 +11,10 @@
 //!   `inputResponses` under the keys asked, and `requestState` echoed as
 //!   received (left out when none came). A round with only `requestState`
 //!   is sent again after a growing pause. At most `--max-rounds` rounds.
-//!   An entry the client did not declare (sampling, roots, a mode not
+//!   A `sampling/createMessage` entry is put to the person the same way
+//!   (as a form for the model's reply) and a `roots/list` entry answered
+//!   from `--root`, each when the client declared it. An entry the client
+//!   did not declare (sampling or roots not offered, a mode not
 //!   advertised) or cannot read is the server's error: the call stops and
 //!   nothing is answered.
 //! - MCP 2025-11-25: a -32042 `URLElicitationRequiredError` puts its URL
@@ -30,6 +33,7 @@ use super::elicit::{InputRef, URL_ELICITATION_REQUIRED};
 use super::Client;
 use crate::binding::Revision;
 use crate::mcp::jsonrpc::INVALID_REQUEST;
+use crate::mcp::sampling;
 use crate::mcp::Incomplete;
 use crate::mcp::McpError;
 use crate::responder::Progress;
@@ -360,17 +364,25 @@ impl Client {
 
     /// One `input_required` round: check every entry first (each must be
     /// an `elicitation/create` in an advertised mode, with params the
-    /// binding reads), then put them all to the person and wait for every
-    /// answer. Returns the `inputResponses`, keyed as asked.
+    /// binding reads, or a `sampling/createMessage` or `roots/list` the
+    /// client declared), then answer the roots at once and put the rest to
+    /// the person and wait for every answer. Returns the `inputResponses`,
+    /// keyed as asked.
+    ///
+    /// Errors: an entry the client did not declare or cannot read
+    /// ([`Incomplete::Undeclared`], [`Incomplete::Unanswerable`]); a
+    /// sampling request the person rejected
+    /// ([`Incomplete::SamplingRejected`]: no input response can say so).
     async fn input_round(
         &mut self,
         method: &str,
         name: &str,
         list: &Map<String, Value>,
     ) -> Result<Map<String, Value>, McpError> {
+        let offered = self.offered();
         for (key, entry) in list {
             let m = entry.get("method").and_then(Value::as_str).unwrap_or("");
-            if m != "elicitation/create" {
+            if m == "ping" || !offered.contains(&m) {
                 let what = if m.is_empty() {
                     "a request without a method".to_owned()
                 } else {
@@ -383,27 +395,56 @@ impl Client {
                 .into());
             }
         }
-        let total = list.len();
+        let is_roots = |e: &Value| e.get("method").and_then(Value::as_str) == Some(sampling::ROOTS);
+        // The roots are answered without asking: "request i of n" counts
+        // what is put to the person.
+        let total = list.values().filter(|e| !is_roots(e)).count();
         self.notice(&format!(
-            "the server needs {total} answer(s) before {method} '{}' can go on",
+            "the server needs {} answer(s) before {method} '{}' can go on",
+            list.len(),
             safe_text::display(name)
         ));
         let mut keys = Vec::with_capacity(total);
-        for (i, (key, entry)) in list.iter().enumerate() {
+        let mut out = Map::new();
+        let mut sampled = Vec::new();
+        let mut i = 0;
+        for (key, entry) in list {
             let params = entry.get("params").cloned().unwrap_or(Value::Null);
+            let kind = entry.get("method").and_then(Value::as_str).unwrap_or("");
+            if kind == sampling::ROOTS {
+                self.notice(&format!(
+                    "the server asked for the roots: {} sent with the round's answers",
+                    self.opts.roots.len()
+                ));
+                out.insert(
+                    key.clone(),
+                    crate::mcp::roots::list_result(&self.opts.roots),
+                );
+                continue;
+            }
             let input = InputRef {
                 key: key.clone(),
                 method: method.to_owned(),
                 name: name.to_owned(),
             };
-            let req = self.prepare(&params, Some(&input)).map_err(|(_, why, _)| {
+            let asked = if kind == sampling::SAMPLING {
+                sampled.push(key.clone());
+                sampling::sampling_params(&params)
+            } else {
+                params.clone()
+            };
+            let mut req = self.prepare(&asked, Some(&input)).map_err(|(_, why, _)| {
                 McpError::from(Incomplete::Unanswerable {
                     key: key.clone(),
                     why: why.to_string(),
                 })
             })?;
+            if kind == sampling::SAMPLING {
+                sampling::mark(&mut req, &params);
+            }
+            i += 1;
             let progress = Progress {
-                index: i + 1,
+                index: i,
                 total,
                 skipped: 0,
             };
@@ -419,9 +460,17 @@ impl Client {
         {
             self.step(None).await?;
         }
-        let mut out = Map::new();
         for (key, k) in keys {
             match self.elic.finished.remove(&k).flatten() {
+                Some(result) if sampled.contains(&key) => {
+                    match sampling::sampling_answer(&result) {
+                        Some(reply) => {
+                            out.insert(key, reply);
+                        }
+                        None if self.elic.quit => return Err(McpError::Quit),
+                        None => return Err(Incomplete::SamplingRejected { key }.into()),
+                    }
+                }
                 Some(result) => {
                     out.insert(key, result);
                 }

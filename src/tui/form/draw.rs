@@ -236,7 +236,13 @@ fn draw_form_inner(
                 // Buttons are in the footer; keep the scroll where it is.
             }
         }
-        Stage::Review(content) => review_body(&mut b, &mut footer, (form, content), theme, w),
+        Stage::Review(content) => review_body(
+            &mut b,
+            &mut footer,
+            (form, content, header.sampling),
+            theme,
+            w,
+        ),
     }
     if !follow_focus {
         b.focus = None;
@@ -275,11 +281,12 @@ fn button_cursor(labels: &[(&str, bool)]) -> Option<u16> {
 
 /// The review step's body (the exact content, pretty-printed) and footer
 /// (a waiting question, the buttons, the keys), `w` cells wide; a form of
-/// arguments says the call is made with it.
+/// arguments says the call is made with it, a sampling request's
+/// (`sampling`) that the reply goes as the model's.
 fn review_body(
     b: &mut Body,
     footer: &mut Vec<Line<'static>>,
-    (form, content): (&Form, &serde_json::Map<String, serde_json::Value>),
+    (form, content, sampling): (&Form, &serde_json::Map<String, serde_json::Value>, bool),
     theme: &Theme,
     w: usize,
 ) {
@@ -304,6 +311,12 @@ fn review_body(
             "Review: the call is made with exactly these arguments.",
             "Call",
             crate::form::HELP_REVIEW_ARGUMENTS,
+        )
+    } else if sampling {
+        (
+            "Review: this reply is sent to the server as the model's (model \"human\").",
+            "Send",
+            crate::form::HELP_REVIEW,
         )
     } else {
         (
