@@ -3,8 +3,9 @@
 # (callgrind's count, the dynamic loader's work included): a figure of the
 # program's own work that does not move with the machine's load, unlike
 # the wall time of benches/first_frame.py. Needs valgrind and tmux; the
-# binary needs its symbols (callgrind stops at the end of ratatui's first
-# `try_draw`): by default the release build relinked without stripping.
+# binary needs its symbols (callgrind stops when ratatui has written the
+# first frame's cells, `apply_buffer_with_cursor`, which every build keeps
+# as a function): by default the release build relinked without stripping.
 #
 #   bash benches/first_frame_instructions.sh [path/to/ahp-elicit-with-symbols]
 #
@@ -24,7 +25,7 @@ fi
 out=$(mktemp -d "${TMPDIR:-/tmp}/ahp-first-frame-ir.XXXXXX")
 sock="ahp-ir-$$"
 tmux -L "$sock" -f /dev/null new-session -d -x 80 -y 24 \
-  "valgrind --tool=callgrind --dump-after='*Terminal<B>>::try_draw' --callgrind-out-file=$out/cg.%p $bin demo >/dev/null 2>$out/valgrind.err"
+  "valgrind --tool=callgrind --dump-after='*apply_buffer_with_cursor' --callgrind-out-file=$out/cg.%p $bin demo >/dev/null 2>$out/valgrind.err"
 # The first dump (.1) is written when the first frame is drawn.
 for _ in $(seq 120); do
   ls "$out"/cg.*.1 >/dev/null 2>&1 && break
