@@ -30,8 +30,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ahp-compare.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # BIN=path/to/ahp-elicit measures that binary instead of building one.
-if [ -z "${BIN:-}" ]; then cargo build --release --locked -q; fi
-bin=${BIN:-target/release/ahp-elicit}
+# PROFILE=dist measures the distributed build (default: release, the build
+# the README has people make).
+profile=${PROFILE:-release}
+if [ -z "${BIN:-}" ]; then cargo build --profile "$profile" --locked -q; fi
+bin=${BIN:-target/$profile/ahp-elicit}
 [ -d "$here/node_modules/ajv" ] || npm ci --prefix "$here" --no-audit --no-fund --loglevel=error
 python3 -c 'import jsonschema' 2>/dev/null || pip install -q 'jsonschema==4.26.0'
 

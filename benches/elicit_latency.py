@@ -13,9 +13,15 @@ machine shares). Two figures per transport, each the median of RUNS runs:
 - `terminal`: `ahp-elicit mcp` in an 80x24 pseudo-terminal; from the moment
   the server wrote the request to the moment the form (its message)
   reached the terminal (then SIGTERM ends the run). The pseudo-terminal
-  answers the background query as a terminal does (see first_frame.py).
+  answers the background query as a terminal does (see first_frame.py);
+- `tmux`: the same in an 80x24 tmux pane (a real terminal emulator
+  between the program and the harness, which reads the pane's output
+  through tmux's control mode, `tmux -C`); from the moment the server wrote
+  the request to the moment tmux passed the form's message on. Left out
+  when tmux is not installed.
 
     python3 benches/elicit_latency.py [path/to/ahp-elicit] [RUNS]
+    FIGURES=tmux python3 benches/elicit_latency.py BIN 30   # one figure only
 
 Over stdio the server is this file run by ahp-elicit (`--stdio`); over HTTP
 it is a thread of this process on 127.0.0.1, twice: `http`, Python's
@@ -32,6 +38,8 @@ import json
 import os
 import pty
 import select
+import shlex
+import shutil
 import signal
 import statistics
 import struct
@@ -269,6 +277,53 @@ def terminal(binary, transport, http):
         return shown - sent
 
 
+def in_tmux(binary, transport, http):
+    with tempfile.TemporaryDirectory() as d:
+        stamp = os.path.join(d, "stamp")
+        if http:
+            http.reset()
+        cmd = [binary, "mcp", "--protocol", "2025-11-25", "--call", "probe"] \
+            + server_args(transport, http, stamp)
+        # A tmux server of its own (a socket named for this process), no
+        # configuration file, one 80x24 pane running the command.
+        sock = "ahp-latency-%d" % os.getpid()
+        env = dict(os.environ)
+        env.pop("TMUX", None)
+        p = subprocess.Popen(
+            ["tmux", "-L", sock, "-f", "/dev/null", "-C", "new-session", "-x", "80", "-y", "24",
+             " ".join(shlex.quote(c) for c in cmd)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env=env, bufsize=0)
+        seen = b""
+        shown = None
+        deadline = time.monotonic() + 30
+        while shown is None and time.monotonic() < deadline:
+            r, _, _ = select.select([p.stdout], [], [], 0.5)
+            if not r:
+                continue
+            chunk = os.read(p.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            # `%output %PANE DATA` lines: the pane's bytes, control
+            # characters escaped; the message's letters are as they were.
+            seen += chunk
+            if MARK in seen:
+                shown = time.monotonic()
+        subprocess.run(["tmux", "-L", sock, "kill-server"], stderr=subprocess.DEVNULL)
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        if shown is None:
+            raise SystemExit("the form never appeared in tmux (%s): %r" % (transport, seen[-2500:]))
+        if http:
+            sent = http.sent
+        else:
+            sent = float(open(stamp).read().split()[0])
+        return shown - sent
+
+
 def main():
     if len(sys.argv) >= 2 and sys.argv[1] == "--stdio":
         stdio_server(sys.argv[2])
@@ -277,7 +332,16 @@ def main():
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 15
     servers = {"stdio": None, "http": Http(), "http-nodelay": Http(nodelay=True)}
     medians = {}
-    for what, fn in (("scripted", scripted), ("terminal", terminal)):
+    figures = [("scripted", scripted), ("terminal", terminal)]
+    if shutil.which("tmux"):
+        figures.append(("tmux", in_tmux))
+    else:
+        print("tmux is not installed: the tmux figure is left out")
+    # FIGURES=tmux,terminal measures those only.
+    only = os.environ.get("FIGURES")
+    if only:
+        figures = [f for f in figures if f[0] in only.split(",")]
+    for what, fn in figures:
         for transport, http in servers.items():
             ms = [fn(binary, transport, http) * 1000 for _ in range(runs)]
             medians[(what, transport)] = statistics.median(ms)

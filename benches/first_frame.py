@@ -11,6 +11,11 @@ maximum in milliseconds, and the peak resident set size of the runs (the
 whole process, from its rusage: the form shown, then cancelled).
 
     python3 benches/first_frame.py [path/to/ahp-elicit] [RUNS]
+    BASE=path/to/other-build python3 benches/first_frame.py BIN [RUNS]
+
+With BASE, the two builds run in turns (BASE, then BIN, RUNS times), so a
+busy moment of a shared machine slows both; it prints both figures and the
+median of the per-round ratios (BIN's time over BASE's).
 
 The same measure as the `first_frame_every_kind` criterion bench in
 benches/tui.rs, without building the benches.
@@ -114,14 +119,26 @@ def one_run(binary):
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else "target/release/ahp-elicit"
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 30
-    one_run(binary)  # warm the page cache
-    got = [one_run(binary) for _ in range(runs)]
-    ms = [t for t, _ in got]
-    rss = sorted(kb for _, kb in got)
-    print(f"first full demo frame over {runs} runs: median {statistics.median(ms):.2f} ms, "
-          f"min {min(ms):.2f} ms, max {max(ms):.2f} ms")
-    print(f"demo peak RSS over {runs} runs: median {statistics.median(rss) / 1024:.1f} MB, "
-          f"max {rss[-1] / 1024:.1f} MB")
+    base = os.environ.get("BASE")
+    builds = [base, binary] if base else [binary]
+    for b in builds:
+        one_run(b)  # warm the page cache
+    got = {b: [] for b in builds}
+    for _ in range(runs):
+        for b in builds:
+            got[b].append(one_run(b))
+    for b in builds:
+        ms = [t for t, _ in got[b]]
+        rss = sorted(kb for _, kb in got[b])
+        name = f" ({b})" if base else ""
+        print(f"first full demo frame over {runs} runs{name}: median {statistics.median(ms):.2f} ms, "
+              f"min {min(ms):.2f} ms, max {max(ms):.2f} ms")
+        print(f"demo peak RSS over {runs} runs{name}: median {statistics.median(rss) / 1024:.1f} MB, "
+              f"max {rss[-1] / 1024:.1f} MB")
+    if base:
+        ratios = [n[0] / o[0] for o, n in zip(got[base], got[binary])]
+        print(f"per-round ratio, {binary} / {base}: median {statistics.median(ratios):.2f} "
+              f"(min {min(ratios):.2f}, max {max(ratios):.2f})")
 
 
 if __name__ == "__main__":

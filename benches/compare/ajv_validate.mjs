@@ -10,6 +10,12 @@
 // one JSON line: {events, valid, seconds (the median pass), runs (every
 // pass), eventsPerSecond}; writes one verdict a line (1 valid, 0 invalid)
 // to VERDICTS_OUT.
+//
+// node ajv_validate.mjs --serve FILE VERDICTS_OUT: after the warm-up,
+// writes the verdicts and prints "ready"; then each line read on stdin
+// makes one timed pass over the file, answered by its seconds on one line
+// (benches/validate_vs_ajv.py interleaves these passes with whole
+// `ahp-elicit validate` runs). Ends at the end of stdin.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
@@ -28,7 +34,8 @@ const def = (n) => ajv.compile({ $ref: `${mcp.$id}#/$defs/${n}` });
 const request = def("request");
 const result = def("result");
 
-const [file, out, runsArg] = process.argv.slice(2);
+const serve = process.argv[2] === "--serve";
+const [file, out, runsArg] = process.argv.slice(serve ? 3 : 2);
 const runs = Math.max(1, Number(runsArg ?? 1));
 const lines = readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "");
 
@@ -48,6 +55,19 @@ function verdict(line) {
 }
 
 for (const l of lines.slice(0, 2000)) verdict(l); // warm-up
+if (serve) {
+  const { createInterface } = await import("node:readline");
+  const verdicts = new Uint8Array(lines.length);
+  for (let i = 0; i < lines.length; i++) verdicts[i] = verdict(lines[i]);
+  writeFileSync(out, Array.from(verdicts).join("\n") + "\n");
+  console.log("ready");
+  for await (const _ of createInterface({ input: process.stdin })) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < lines.length; i++) verdicts[i] = verdict(lines[i]);
+    console.log(String(Number(process.hrtime.bigint() - t0) / 1e9));
+  }
+  process.exit(0);
+}
 const verdicts = new Uint8Array(lines.length);
 const passes = [];
 for (let r = 0; r < runs; r++) {

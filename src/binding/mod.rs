@@ -12,6 +12,7 @@ mod params;
 mod read;
 mod request;
 mod result;
+mod rfc3339;
 mod subset;
 mod wrap;
 

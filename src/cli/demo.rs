@@ -15,7 +15,6 @@
 use crate::binding;
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::demo::demo_request;
-use crate::respond::sink::terminal_safe;
 
 use super::Exit;
 
@@ -235,13 +234,15 @@ pub fn run(args: DemoArgs) -> Exit {
 const DEMO_HINT: &str = "demo shows a form on a terminal: run it in one; without a terminal, `ahp-elicit respond --action accept FILE` answers a request by script";
 
 /// Print the validated result event for `answer` as one JSON line on
-/// stdout (a closed pipe is not an error).
+/// stdout (a closed pipe is not an error). A bare decline or cancel is
+/// written straight from the request, with no schema run
+/// ([`make_result_line`](binding::result_line::make_result_line)).
 fn emit(req: &binding::RequestEvent, answer: &binding::Answer) -> Exit {
     use std::io::Write;
-    match binding::make_result_event(req, answer, &binding::ResultMeta::default()) {
+    match binding::result_line::make_result_line(req, answer, &binding::ResultMeta::default()) {
         Ok(ev) => {
             let mut out = std::io::stdout().lock();
-            match writeln!(out, "{}", terminal_safe(&ev.to_string())).and_then(|_| out.flush()) {
+            match writeln!(out, "{}", ev.line).and_then(|_| out.flush()) {
                 Ok(()) => Exit::Ok,
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Ok,
                 Err(e) => {

@@ -41,6 +41,7 @@ fn checks() -> Vec<(&'static str, Check)> {
     use Check::*;
     vec![
         ("cargo install --path .", Skip("installs into ~/.cargo/bin: a release build of the whole program")),
+        ("cargo install --path . --profile dist", Skip("installs into ~/.cargo/bin: the dist build of the whole program")),
         ("ahp-elicit demo", Pty(demo_to_the_terminal)),
         ("AHP_ELICIT_PROTOCOL=2025-11-25 ahp-elicit mcp --call my_tool -- python3 server.py", Skip("server.py stands for the reader's Python server; tests/mcp/python_sdk.rs runs ctx.elicit servers of both Python SDKs with the variable set")),
         ("ahp-elicit mcp -- ./my-server", Skip("./my-server stands for the reader's server; tests/mcp/try_by_hand.rs picks and calls a server's tools at a terminal without --call, tests/mcp/fake.rs lists a fake server's tools without one")),
