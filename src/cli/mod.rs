@@ -549,7 +549,7 @@ mod man_tests {
         }
         let text = String::from_utf8(out).expect("UTF-8");
         let named = references(&text);
-        assert_eq!(named.len(), 19, "{named:?}");
+        assert_eq!(named.len(), 20, "{named:?}");
         for name in &named {
             let title = format!(".TH {name} 1");
             assert!(text.contains(&title), "{title} printed");

@@ -62,8 +62,10 @@ pub fn sampling_params(params: &Value) -> Value {
             "properties": {
                 REPLY_FIELD: {
                     "type": "string",
-                    "title": "Your reply, as the model's",
-                    "description": "Sent to the server as the assistant's message, with model \"human\"."
+                    // No description: a field's description is shown as
+                    // the server's words, and these would be ours (the
+                    // header says the reply goes as model "human").
+                    "title": "Your reply, as the model's"
                 }
             },
             "required": [REPLY_FIELD]

@@ -115,7 +115,8 @@ pub fn method_of(req: &RequestEvent) -> &'static str {
 /// What a request offers the rules to match on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Facts {
-    /// The MCP method the request stands for ([`method_of`]).
+    /// The MCP method the request stands for (`elicitation/create`, or
+    /// `sampling/createMessage` for a sampling request put as a form).
     pub method: &'static str,
     /// `server.name`.
     pub server: String,
@@ -368,7 +369,7 @@ pub fn pattern_faults(doc: &Value) -> Vec<(String, String)> {
 /// The `match` of a rule: each key that is given must hold.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Match {
-    /// `method`: [`ELICIT_METHOD`] or [`SAMPLING_METHOD`].
+    /// `method`: `elicitation/create` or `sampling/createMessage`.
     pub method: Option<&'static str>,
     pub server: Option<String>,
     pub call: Option<String>,
@@ -927,12 +928,12 @@ impl Rules {
     /// rule, in time linear in the number of rules: a rule that covers
     /// another holds, for each key, either nothing or one of at most three
     /// values derived from the later rule, so the later rule looks up each
-    /// of those (at most 144) key combinations among the earlier rules'
+    /// of those (at most 288) key combinations among the earlier rules'
     /// exact keys.
     pub fn first_covers(&self) -> Vec<Option<usize>> {
         type Key<'a> = (
             (Option<&'a str>, Option<&'a str>),
-            Option<&'a str>,
+            (Option<&'static str>, Option<&'a str>),
             Option<&'static str>,
             Option<&'static str>,
             Option<&'a str>,
@@ -941,7 +942,7 @@ impl Rules {
         fn own(m: &Match) -> Key<'_> {
             (
                 (m.server.as_deref(), m.host.as_deref()),
-                m.call.as_deref(),
+                (m.method, m.call.as_deref()),
                 m.mode.map(Mode::as_str),
                 m.protocol_version.map(Revision::as_str),
                 m.message.as_ref().map(Pattern::as_str),
@@ -964,7 +965,15 @@ impl Rules {
                         .map(move |h| (s, h))
                 })
                 .collect();
-            let calls = with_none(m.call.as_deref());
+            // The method and the call, as one key: each given or not.
+            let calls: Vec<(Option<&'static str>, Option<&str>)> = with_none(m.method)
+                .into_iter()
+                .flat_map(|me| {
+                    with_none(m.call.as_deref())
+                        .into_iter()
+                        .map(move |c| (me, c))
+                })
+                .collect();
             let revisions = with_none(m.protocol_version.map(Revision::as_str));
             // `mode: form` also covers a rule naming fields (only a form has them).
             let mut modes = with_none(m.mode.map(Mode::as_str));

@@ -352,6 +352,33 @@ fn check_lists_the_faults_of_a_file_with_their_pointers() {
     );
 }
 
+#[test]
+fn check_tells_rules_of_different_methods_apart() {
+    // docs/answers.md's sampling example: the method keeps the three rules
+    // apart, so none is covered by one before it.
+    let (code, out) = check_doc(&json!({"rules": [
+        {"name": "model", "match": {"method": "sampling/createMessage", "message": "(?i)capital of France"},
+         "answer": {"action": "accept", "content": {"reply": "Paris"}}},
+        {"match": {"method": "sampling/createMessage"}, "answer": {"action": "decline"}},
+        {"match": {"method": "elicitation/create"}, "answer": {"action": "cancel"}}
+    ]}));
+    assert_eq!((code, out.as_str()), (0, "ok, 3 rules\n"));
+    // A rule with no method still covers a later one with a method, and
+    // the same method twice is caught.
+    let (code, out) = check_doc(&json!({"rules": [
+        {"match": {"method": "elicitation/create", "server": "s"}, "answer": {"action": "decline"}},
+        {"match": {"method": "elicitation/create", "server": "s"}, "answer": {"action": "cancel"}},
+        {"match": {"server": "t"}, "answer": {"action": "decline"}},
+        {"match": {"method": "sampling/createMessage", "server": "t"}, "answer": {"action": "decline"}}
+    ]}));
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        out,
+        "/rules/1: never matches: rule 1 (/rules/0) before it matches every request it would\n\
+/rules/3: never matches: rule 3 (/rules/2) before it matches every request it would\n"
+    );
+}
+
 /// `respond --answers ANSWERS` on the example stream.
 fn respond_with_answers(answers: &str) -> std::process::Output {
     ahp(&[

@@ -821,6 +821,20 @@ fn stored_auth_only_never_signs_in_and_login_force_always_does() {
         none.stderr
     );
     assert_eq!(count(d, "authorize"), 2, "no sign-in was started");
+    // A stored sign-in the restarted authorization server no longer
+    // honours: forgotten, and nothing says a new one is under way.
+    assert_eq!(call_signing_in(d, &url).code, 0);
+    let registered = count(d, "register");
+    restart(&srv);
+    let forgot = call(d, &url, &["--stored-auth-only", "--browser", &b]);
+    assert_eq!(forgot.code, 3, "{}", forgot.stderr);
+    assert!(
+        !forgot.stderr.contains("registering again") && !forgot.stderr.contains("signing in again"),
+        "{}",
+        forgot.stderr
+    );
+    assert_eq!(count(d, "authorize"), 3, "no sign-in was started");
+    assert_eq!(count(d, "register"), registered, "no registration was made");
 }
 
 /// `--wait-for-sign-in`: a run that cannot sign in waits while a person

@@ -176,6 +176,14 @@ impl std::fmt::Debug for AuthOptions {
 }
 
 impl AuthOptions {
+    /// Whether this run can start a sign-in of its own: a browser (the
+    /// sign-in screen or an opener) or a grant without a person. False
+    /// with `--stored-auth-only` and in a run with neither (which fails,
+    /// or waits for one stored by another process).
+    pub fn can_start_sign_in(&self) -> bool {
+        self.screen.is_some() || self.opener.is_some() || self.unattended.is_some()
+    }
+
     /// Options with every default: no opener, the account `default`.
     pub fn new(store: Result<Arc<dyn Store>, StoreError>) -> Self {
         Self {

@@ -67,8 +67,13 @@ impl Authorizer {
             }
             Ok(None) => {
                 self.opts.notices.say(&format!(
-                    "the sign-in to {} was removed from the store; signing in again",
-                    self.mcp_url
+                    "the sign-in to {} was removed from the store{}",
+                    self.mcp_url,
+                    if self.opts.can_start_sign_in() {
+                        "; signing in again"
+                    } else {
+                        ""
+                    }
                 ));
                 g.current = None;
                 return Ok(false);
@@ -134,18 +139,28 @@ impl Authorizer {
         body: &[u8],
     ) -> Result<(), AuthError> {
         let (err, _) = oauth_error(body).unwrap_or_else(|| (format!("HTTP {status}"), None));
+        // What follows: a new sign-in, or (with none possible in this run)
+        // the refusal that names the way to sign in.
+        let next = self.opts.can_start_sign_in();
         if err == "invalid_grant" {
-            self.opts
-                .notices
-                .say("the stored sign-in expired or was revoked; signing in again");
+            self.opts.notices.say(if next {
+                "the stored sign-in expired or was revoked; signing in again"
+            } else {
+                "the stored sign-in expired or was revoked"
+            });
         } else if self.forget_rejected_client(client, body) {
             // The authorization server forgot the client (it restarted):
             // the flow that follows registers again, the one time a run
             // does.
             g.registered_again = true;
             self.opts.notices.say(&format!(
-                "{} no longer knows the client registered there ({err}); registering again",
-                key.issuer
+                "{} no longer knows the client registered there ({err}){}",
+                key.issuer,
+                if next {
+                    "; registering again"
+                } else {
+                    ": its registration and the sign-in are forgotten"
+                }
             ));
         } else {
             return Ok(());
@@ -488,10 +503,11 @@ mod tests {
             .unwrap()
             .iter()
             .all(|(m, _, _)| m != "POST"));
+        // This run cannot sign in: nothing says it does.
         assert!(said
             .texts()
             .iter()
-            .any(|t| t.contains("was removed from the store; signing in again")));
+            .any(|t| t.ends_with("was removed from the store")));
     }
 
     #[test]
