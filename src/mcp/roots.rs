@@ -98,7 +98,8 @@ impl Root {
 }
 
 /// A URI scheme at the start of `value` (`file`, `https`), if it has one:
-/// letters, digits, `+`, `-`, `.` after a letter, then `:` and `//`. A
+/// letters, digits, `+`, `-`, `.` after a letter, then `:` and `//` (or,
+/// for `file`, `:/`: the one-slash form of RFC 8089, `file:/tmp`). A
 /// Windows-like `C:\dir` or a path with a colon later is no URI.
 fn scheme_of(value: &str) -> Option<&str> {
     let (scheme, rest) = value.split_once(':')?;
@@ -106,7 +107,8 @@ fn scheme_of(value: &str) -> Option<&str> {
     let first = chars.next()?;
     let ok = first.is_ascii_alphabetic()
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-        && rest.starts_with("//");
+        && (rest.starts_with("//")
+            || (scheme.eq_ignore_ascii_case("file") && rest.starts_with('/')));
     ok.then_some(scheme)
 }
 
@@ -148,6 +150,9 @@ mod tests {
         assert_eq!(r.path, real);
         let again = Root::parse(&r.uri).expect("the URI reads back");
         assert_eq!(again, r);
+        // RFC 8089's one-slash form names the same root.
+        let one_slash = r.uri.replacen("file:///", "file:/", 1);
+        assert_eq!(Root::parse(&one_slash).expect("file:/PATH"), r);
         let local = r.uri.replacen("file://", "file://localhost", 1);
         assert_eq!(Root::parse(&local).expect("localhost"), r);
         assert_eq!(
