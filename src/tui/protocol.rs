@@ -82,6 +82,8 @@ pub(crate) struct ProtocolView {
     saving: Option<String>,
     /// Rows of the list (or of the body) drawn by the last frame.
     rows: usize,
+    /// Columns of the last frame (whether `s` can put the trace beside).
+    width: u16,
 }
 
 impl ProtocolView {
@@ -199,6 +201,7 @@ impl ProtocolView {
         waiting: bool,
     ) {
         let a = f.area();
+        self.width = a.width;
         let w = a.width as usize;
         if a.height < 4 || w < 20 {
             let l = Line::styled(clip("Too small: Esc goes back", w), theme.error());
@@ -534,6 +537,14 @@ impl TuiResponder {
                 ViewStep::Back => break None,
                 ViewStep::CtrlC => break Some(k),
                 ViewStep::SaveTo(path) => view.put_note(save(&trace, &path)),
+                // Too narrow for the split: said, and the view stays (the
+                // split is kept off, as it would not be drawn).
+                ViewStep::Beside if !self.protocol.beside && view.width < SPLIT_MIN_WIDTH => {
+                    view.put_note(format!(
+                        "The trace goes beside the screen from {SPLIT_MIN_WIDTH} columns; this terminal has {}.",
+                        view.width
+                    ));
+                }
                 ViewStep::Beside => {
                     self.protocol.beside = !self.protocol.beside;
                     break None;

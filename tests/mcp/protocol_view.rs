@@ -50,6 +50,13 @@ fn the_protocol_view_opens_from_the_list_and_over_a_form_and_saves_the_trace() {
     t.wait_for(r#""method": "initialize","#);
     t.wait_for(r#""protocolVersion": "2025-11-25""#);
     t.press("\u{1b}", "Protocol: ");
+    // Too narrow for the trace beside the screen: said, the view stays.
+    t.resize_marker(120, 32);
+    t.press(
+        "s",
+        "The trace goes beside the screen from 140 columns; this terminal has 120.",
+    );
+    t.resize_marker(150, 32);
     // w asks where; the file typed gets the trace as JSON lines.
     t.press("w", "Save the trace to:");
     t.send("\u{15}");
