@@ -689,6 +689,7 @@ mod shared_tests {
             shown_flags(&["mcp"]),
             [
                 "call",
+                "arg",
                 "args",
                 "prompt",
                 "read",
@@ -702,6 +703,7 @@ mod shared_tests {
                 "allow-insecure-http",
                 "stored-auth-only",
                 "wait-for-sign-in",
+                "root",
                 "browser",
                 "no-open",
                 "plain",
