@@ -110,38 +110,33 @@ impl AuthFlags {
     }
 }
 
-/// Read `--client-secret env:VAR|file:PATH`.
+/// Read `--client-secret env:VAR|file:PATH` (a browser this run starts
+/// never inherits the variable), as every secret reference is read
+/// ([`auth::unattended::SecretRef`]).
 ///
 /// Errors: a usage sentence naming the flag (never the secret).
-fn read_secret(spec: &str, env: impl Fn(&str) -> Option<String>) -> Result<String, String> {
-    if let Some(var) = spec.strip_prefix("env:") {
-        return env(var).filter(|v| !v.is_empty()).ok_or_else(|| {
-            format!(
-                "--client-secret: the environment variable '{}' is not set",
-                crate::safe_text::display(var)
-            )
-        });
+fn read_secret(
+    spec: &str,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<auth::store::Secret, String> {
+    auth::unattended::SecretRef::parse("--client-secret", spec)
+        .and_then(|r| r.read_with(env))
+        .map_err(|e| e.to_string())
+}
+
+/// A client key and a client secret together leave it unsaid which one
+/// authenticates the client: refused unless `--client-auth` picks one
+/// (the grant then uses only the one it names). `secret_from` is where
+/// the secret came from, when there is one.
+///
+/// Errors: a usage sentence naming both and where they came from.
+fn one_credential(c: &super::grant::Chosen, secret_from: Option<&str>) -> Result<(), String> {
+    match (&c.key_from, secret_from, c.unattended.client_auth) {
+        (Some(key), Some(secret), None) => Err(format!(
+            "{key} and {secret} both authenticate the client: give one, or pick it with --client-auth private-key-jwt, basic or post"
+        )),
+        _ => Ok(()),
     }
-    if let Some(path) = spec.strip_prefix("file:") {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            format!(
-                "--client-secret: cannot read {}: {e}",
-                crate::safe_text::display(path)
-            )
-        })?;
-        let secret = text.trim_end_matches(['\n', '\r']);
-        if secret.is_empty() {
-            return Err(format!(
-                "--client-secret: {} is empty",
-                crate::safe_text::display(path)
-            ));
-        }
-        return Ok(secret.to_owned());
-    }
-    Err(
-        "--client-secret: give env:VAR or file:PATH (the secret never goes on the command line)"
-            .into(),
-    )
 }
 
 /// How the authorization URL may be opened in this run.
@@ -207,17 +202,21 @@ pub fn options(
         Some(c) => (c.client_id.clone(), c.client_secret.clone()),
         None => (None, None),
     };
+    if let Some(c) = &chosen {
+        let secret_from = match (&flags.client_secret, &env_secret) {
+            (Some(_), _) => Some("--client-secret"),
+            (None, Some(r)) => Some(r.flag.as_str()),
+            (None, None) => None,
+        };
+        one_credential(c, secret_from)?;
+    }
     let id = flags.client_id.clone().or(env_id);
     if id.is_none() && flags.client_secret.is_some() {
         return Err("--client-secret is the secret of --client-id: give the client id too".into());
     }
     if let Some(id) = id {
         let client_secret = match (&flags.client_secret, env_secret) {
-            (Some(spec), _) => Some(auth::store::Secret::new(read_secret(spec, |v| {
-                // A browser this run starts never inherits it.
-                crate::launcher::hide_from_children(v);
-                std::env::var(v).ok()
-            })?)),
+            (Some(spec), _) => Some(read_secret(spec, |v| std::env::var(v).ok())?),
             (None, Some(r)) => Some(r.read().map_err(|e| e.to_string())?),
             (None, None) => None,
         };
@@ -1147,24 +1146,61 @@ mod tests {
     }
 
     #[test]
+    fn a_client_key_and_a_client_secret_need_client_auth_to_pick_one() {
+        let chosen = |client_auth| super::super::grant::Chosen {
+            unattended: auth::unattended::Unattended {
+                grant: auth::unattended::Grant::ClientCredentials,
+                client_auth,
+                client_key: None,
+            },
+            client_id: None,
+            client_secret: None,
+            key_from: Some("--client-key".into()),
+        };
+        assert_eq!(
+            one_credential(&chosen(None), Some("--client-secret")).unwrap_err(),
+            "--client-key and --client-secret both authenticate the client: give one, or pick it with --client-auth private-key-jwt, basic or post"
+        );
+        assert_eq!(
+            one_credential(&chosen(None), Some("AHP_ELICIT_CLIENT_SECRET")).unwrap_err(),
+            "--client-key and AHP_ELICIT_CLIENT_SECRET both authenticate the client: give one, or pick it with --client-auth private-key-jwt, basic or post"
+        );
+        assert!(one_credential(&chosen(None), None).is_ok());
+        let picked = chosen(Some(auth::unattended::ClientAuth::PrivateKeyJwt));
+        assert!(one_credential(&picked, Some("--client-secret")).is_ok());
+    }
+
+    #[test]
     fn client_secrets_come_from_the_environment_or_a_file_only() {
         let env = |v: &str| (v == "S").then(|| "s3cret".to_owned());
-        assert_eq!(read_secret("env:S", env).unwrap(), "s3cret");
+        assert_eq!(read_secret("env:S", env).unwrap().expose(), "s3cret");
         let e = read_secret("env:NOPE", env).unwrap_err();
         assert_eq!(
             e,
             "--client-secret: the environment variable 'NOPE' is not set"
         );
+        let e = read_secret("env:EMPTYV", |v: &str| (v == "EMPTYV").then(String::new)).unwrap_err();
+        assert_eq!(
+            e,
+            "--client-secret: the environment variable 'EMPTYV' is empty"
+        );
+        assert_eq!(
+            read_secret("env:", env).unwrap_err(),
+            "--client-secret: env: needs a variable name"
+        );
+        // The same words as every other secret flag and the docs.
         let e = read_secret("s3cret", env).unwrap_err();
-        assert!(
-            !e.contains("s3cret") && e.contains("env:VAR or file:PATH"),
-            "{e}"
+        assert_eq!(
+            e,
+            "--client-secret: give env:VAR or file:PATH (the secret never goes on the command line, where ps and the shell's history show it)"
         );
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("secret");
         std::fs::write(&f, "from-file\n").unwrap();
         assert_eq!(
-            read_secret(&format!("file:{}", f.display()), env).unwrap(),
+            read_secret(&format!("file:{}", f.display()), env)
+                .unwrap()
+                .expose(),
             "from-file"
         );
     }

@@ -145,6 +145,9 @@ pub struct Chosen {
     /// `AHP_ELICIT_CLIENT_SECRET`, else the entry's `client-secret` (a
     /// reference; used when `--client-secret` was not given).
     pub client_secret: Option<SecretRef>,
+    /// Where `--client-key` came from (the flag, its variable or the
+    /// entry's key), for the messages.
+    pub key_from: Option<String>,
 }
 
 /// The grant the flags, the environment (`env`) and the server's entry in
@@ -190,8 +193,11 @@ pub fn chosen(
             let ok = url::Url::parse(&token_endpoint).is_ok()
                 && crate::mcp::auth::discovery::endpoint_allowed(&token_endpoint);
             if !ok {
+                let from = value("--idp-token-endpoint")
+                    .map(|(f, _)| f)
+                    .unwrap_or_default();
                 return Err(format!(
-                    "--idp-token-endpoint {}: give an https URL (or http on this machine)",
+                    "{from} {}: give an https URL (or http on this machine)",
                     crate::safe_text::display(&token_endpoint)
                 ));
             }
@@ -229,24 +235,38 @@ pub fn chosen(
     }
     let client_auth = match value("--client-auth") {
         None => None,
-        Some((_, m)) => Some(match m.as_str() {
+        Some((from, m)) => Some(match m.as_str() {
             "basic" => ClientAuth::Basic,
             "post" => ClientAuth::Post,
             "private-key-jwt" => ClientAuth::PrivateKeyJwt,
             "none" => ClientAuth::None,
             other => {
                 return Err(format!(
-                    "--client-auth {}: give basic, post, private-key-jwt or none",
+                    "{from} {}: give basic, post, private-key-jwt or none",
                     crate::safe_text::display(other)
                 ))
             }
         }),
     };
-    let alg = value("--client-key-alg").map(|(_, a)| a);
-    let client_key = match reference("--client-key")? {
-        Some(r) => Some(load_key(&r, alg.as_deref())?),
-        None if alg.is_some() => return Err("--client-key-alg goes with --client-key".into()),
-        None => None,
+    let alg = value("--client-key-alg");
+    if let Some((from, a)) = &alg {
+        // The flag is checked by its parser; a variable or the file here.
+        if !["ES256", "RS256"].contains(&a.as_str()) {
+            return Err(format!(
+                "{from} {}: give ES256 or RS256",
+                crate::safe_text::display(a)
+            ));
+        }
+    }
+    let (client_key, key_from) = match reference("--client-key")? {
+        Some(r) => (
+            Some(load_key(&r, alg.as_ref().map(|(_, a)| a.as_str()))?),
+            Some(r.flag),
+        ),
+        None => match alg {
+            Some((from, _)) => return Err(format!("{from} goes with --client-key")),
+            None => (None, None),
+        },
     };
     Ok(Some(Chosen {
         unattended: Unattended {
@@ -256,6 +276,7 @@ pub fn chosen(
         },
         client_id: value("--client-id").map(|(_, v)| v),
         client_secret: reference("--client-secret")?,
+        key_from,
     }))
 }
 
@@ -333,6 +354,62 @@ mod tests {
                 .err()
                 .unwrap(),
             "AHP_ELICIT_GRANT password: give browser, client-credentials, jwt-bearer or enterprise"
+        );
+    }
+
+    #[test]
+    fn a_value_from_a_variable_or_the_file_is_named_by_where_it_came_from() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let cc = GrantFlags {
+            grant: Some("client-credentials".into()),
+            ..GrantFlags::default()
+        };
+        let e = |flags: &GrantFlags, pairs, entry: Option<&ServerEntry>| {
+            chosen(flags, &env(pairs), entry, &no_key).err().unwrap()
+        };
+        assert_eq!(
+            e(&cc, &[("AHP_ELICIT_CLIENT_AUTH", "digest")], None),
+            "AHP_ELICIT_CLIENT_AUTH digest: give basic, post, private-key-jwt or none"
+        );
+        assert_eq!(
+            e(&cc, &[("AHP_ELICIT_CLIENT_KEY_ALG", "HS256")], None),
+            "AHP_ELICIT_CLIENT_KEY_ALG HS256: give ES256 or RS256"
+        );
+        assert_eq!(
+            e(&cc, &[("AHP_ELICIT_CLIENT_KEY_ALG", "ES256")], None),
+            "AHP_ELICIT_CLIENT_KEY_ALG goes with --client-key"
+        );
+        let ent = GrantFlags {
+            grant: Some("enterprise".into()),
+            idp_client_id: Some("idp-client".into()),
+            id_token: Some("file:/tmp/id".into()),
+            ..GrantFlags::default()
+        };
+        assert_eq!(
+            e(
+                &ent,
+                &[("AHP_ELICIT_IDP_TOKEN_ENDPOINT", "http://idp.example.com/t")],
+                None
+            ),
+            "AHP_ELICIT_IDP_TOKEN_ENDPOINT http://idp.example.com/t: give an https URL (or http on this machine)"
+        );
+        let entry = ServerEntry {
+            place: "config.toml [servers.\"u\"]".into(),
+            values: [("grant", "client-credentials"), ("client-auth", "digest")]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+        };
+        assert_eq!(
+            e(&GrantFlags::default(), &[], Some(&entry)),
+            "config.toml [servers.\"u\"] client-auth digest: give basic, post, private-key-jwt or none"
         );
     }
 

@@ -362,13 +362,18 @@ fn parse_header(
         ));
     }
     let value = match var {
+        Some("") => return Err(format!("--header {name}: env: needs a variable name")),
         Some(var) => {
-            let read = env(var).ok_or_else(|| {
+            let said = |what: &str| {
                 format!(
-                    "--header {name}: the environment variable '{}' is not set",
+                    "--header {name}: the environment variable '{}' is {what}",
                     terminal_safe(var)
                 )
-            })?;
+            };
+            let read = env(var).ok_or_else(|| said("not set"))?;
+            if read.trim().is_empty() {
+                return Err(said("empty"));
+            }
             format!("{before}{read}")
         }
         None => value.to_owned(),
@@ -905,6 +910,16 @@ mod tests {
         assert_eq!(
             e,
             "--header X-Key: the environment variable 'NOPE' is not set"
+        );
+        // An empty variable is said empty; `env:` alone names none.
+        let empty = |v: &str| (v == "EMPTYV").then(String::new);
+        assert_eq!(
+            parse_header("Authorization: Bearer env:EMPTYV", empty).unwrap_err(),
+            "--header Authorization: the environment variable 'EMPTYV' is empty"
+        );
+        assert_eq!(
+            parse_header("X-Key: env:", env).unwrap_err(),
+            "--header X-Key: env: needs a variable name"
         );
         let e = parse_header("X-Key: a\u{7}secret", env).unwrap_err();
         assert!(!e.contains("secret"), "{e}");

@@ -870,7 +870,16 @@ fn a_run_waits_for_a_sign_in_made_elsewhere() {
     let login = ahp(d, &["auth", "login", "--browser", &b, &url]);
     assert_eq!(login.code, 0, "{}", login.stderr);
     let out = waiting.wait_with_output().unwrap();
+    std::io::Read::read_to_string(&mut err, &mut said).unwrap();
     assert_eq!(out.status.code(), Some(0), "{said}");
+    // The sign-in is said found where auth login kept it, not made here.
+    assert_eq!(
+        said.matches("found a sign-in stored by another process; secrets kept in ")
+            .count(),
+        1,
+        "{said}"
+    );
+    assert!(!said.contains("signed in; secrets kept in"), "{said}");
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("signed in"),
         "{}",

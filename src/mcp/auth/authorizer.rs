@@ -112,6 +112,10 @@ pub(super) struct Inner {
     /// The generation whose token is not sent: the stored one a server
     /// failed on. Any new token (a later generation) is sent again.
     pub(super) withheld: Option<u64>,
+    /// The last flow's sign-in was not made but found in the store,
+    /// stored by another process (`--wait-for-sign-in`): said as found,
+    /// not stored again.
+    pub(super) found_elsewhere: bool,
 }
 
 /// The sign-in state of one MCP server URL, shared by the transport's
@@ -423,18 +427,21 @@ impl Authorizer {
             None => self.flow_or_register_again(&mut g, &prm, &meta, &meta_url, scopes, step)?,
         };
         remember(&sign_in);
-        let store = self.store()?;
-        match store.save(&sign_in) {
-            Ok(()) => self.opts.notices.say(&format!(
-                "signed in; secrets kept in {}",
-                store.kept_in(&sign_in.key)
-            )),
-            Err(e) => self.store_trouble(&e),
+        let found = std::mem::take(&mut g.found_elsewhere);
+        if !found {
+            let store = self.store()?;
+            match store.save(&sign_in) {
+                Ok(()) => self.opts.notices.say(&format!(
+                    "signed in; secrets kept in {}",
+                    store.kept_in(&sign_in.key)
+                )),
+                Err(e) => self.store_trouble(&e),
+            }
         }
         g.current = Some(Current {
             sign_in,
             refreshed_for: None,
-            from_store: false,
+            from_store: found,
         });
         g.generation += 1;
         Ok(())

@@ -45,6 +45,7 @@ impl Authorizer {
             if let Some(limit) = self.opts.wait_for_sign_in {
                 let command = self.login_command(&scopes, step_up.is_some());
                 if let Some(s) = self.wait_for_stored(g, prm, meta, limit, &command) {
+                    g.found_elsewhere = true;
                     return Ok(s);
                 }
             }
@@ -285,8 +286,9 @@ impl Authorizer {
     /// `limit`, for a sign-in to this resource at `meta`'s issuer, for this
     /// account, that another process (`ahp-elicit auth login`) stored: one
     /// not yet expired, holding the scopes of `--scope`, and not the token
-    /// in use (the one the server refused). Said once when the wait starts.
-    /// None when none came in time.
+    /// in use (the one the server refused). Said once when the wait starts,
+    /// and once when one is found (with where it is kept). None when none
+    /// came in time.
     pub(super) fn wait_for_stored(
         &self,
         g: &Inner,
@@ -316,7 +318,11 @@ impl Authorizer {
                 .filter(|s| !super::tokens::expired(&s.tokens) && self.holds_scopes_asked(s))
                 .filter(|s| refused.as_ref() != Some(&s.tokens.access_token))
                 .max_by_key(|s| s.tokens.obtained_at);
-            if found.is_some() {
+            if let Some(s) = &found {
+                self.opts.notices.say(&format!(
+                    "found a sign-in stored by another process; secrets kept in {}",
+                    store.kept_in(&s.key)
+                ));
                 return found;
             }
             let left = until.saturating_duration_since(std::time::Instant::now());

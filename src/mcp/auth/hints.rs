@@ -131,7 +131,14 @@ impl Authorizer {
         scopes: &[String],
         step_up: Option<StepUp<'_>>,
     ) -> AuthError {
-        let how = if self.opts.name_login {
+        let how = if let Some(grant) = self.stored_grant(resource) {
+            // Made without a person: a browser sign-in is not the way back.
+            let flag = grant.as_str().replace('_', "-");
+            format!(
+                "its stored sign-in with {} has ended: run again with --grant {flag} and its credentials",
+                grant.words()
+            )
+        } else if self.opts.name_login {
             let command = self.login_command(scopes, step_up.is_some());
             if self.opts.offer_browser {
                 format!("run \"{command}\" at a terminal (or pass --browser CMD)")
@@ -168,6 +175,22 @@ impl Authorizer {
             flags.push_str(&format!("--scope {} ", shell_word(&scopes.join(" "))));
         }
         format!("ahp-elicit auth login {flags}{}", self.mcp_url)
+    }
+
+    /// The grant of the newest sign-in stored for this run's account and
+    /// this server (its MCP URL or `resource`) when it was made without a
+    /// person (client credentials, a JWT bearer assertion, enterprise);
+    /// None for a browser sign-in, none stored, or a store not read.
+    pub(super) fn stored_grant(&self, resource: &str) -> Option<super::store::GrantType> {
+        let Ok(Ok(all)) = self.opts.store.as_ref().map(|s| s.all()) else {
+            return None;
+        };
+        all.into_iter()
+            .filter(|s| s.mcp_url == self.mcp_url || s.key.resource == resource)
+            .filter(|s| s.key.account == self.opts.account)
+            .max_by_key(|s| s.tokens.obtained_at)
+            .map(|s| s.grant)
+            .filter(|g| *g != super::store::GrantType::AuthorizationCode)
     }
 
     /// When no sign-in is stored for this run's account but some are for
@@ -288,6 +311,41 @@ mod tests {
             "tools/call admin_reset needs more access: scope admin (you have: read): run \"ahp-elicit auth login --account 'work team' --scope 'read admin' http://127.0.0.1:9/mcp\" at a terminal (or pass --browser CMD); this run cannot open a browser"
         );
         assert_eq!(g.flows, 0);
+    }
+
+    #[test]
+    fn an_ended_sign_in_made_without_a_person_names_its_grant_not_a_browser_sign_in() {
+        let store = Arc::new(crate::mcp::auth::store::MemoryStore::default());
+        let base = "http://127.0.0.1:9";
+        for grant in [
+            crate::mcp::auth::store::GrantType::ClientCredentials,
+            crate::mcp::auth::store::GrantType::JwtBearer,
+        ] {
+            let mut s = crate::mcp::auth::fake_as::stored(base, -60, &[]);
+            s.tokens.refresh_token = None;
+            s.grant = grant;
+            crate::mcp::auth::store::Store::save(&*store, &s).unwrap();
+            let (a, _) = crate::mcp::auth::fake_as::authorizer(base, store.clone());
+            let mut g = a.lock().unwrap();
+            let prm = ResourceMetadata {
+                resource: format!("{base}/mcp"),
+                authorization_servers: vec![base.into()],
+                scopes_supported: None,
+            };
+            let e = a
+                .flow(&mut g, &prm, &ServerMetadata::default(), "", vec![], None)
+                .unwrap_err()
+                .to_string();
+            let flag = grant.as_str().replace('_', "-");
+            assert_eq!(
+                e,
+                format!(
+                    "{base}/mcp needs a sign-in: its stored sign-in with {} has ended: run again with --grant {flag} and its credentials; this run cannot open a browser",
+                    grant.words()
+                )
+            );
+            assert!(!e.contains("auth login"), "{e}");
+        }
     }
 
     #[test]

@@ -51,12 +51,29 @@ impl SecretRef {
     /// Errors: anything else ([`SecretRefError::Literal`]: a secret on a
     /// command line is in `ps` and the shell's history).
     pub fn parse(flag: &str, spec: &str) -> Result<Self, SecretRefError> {
-        let from = if let Some(var) = spec.strip_prefix("env:").filter(|v| !v.is_empty()) {
+        let from = if let Some(var) = spec.strip_prefix("env:") {
+            if var.is_empty() {
+                return Err(SecretRefError::NoName {
+                    flag: flag.into(),
+                    prefix: "env:",
+                    what: "a variable name",
+                });
+            }
             SecretFrom::Env(var.to_owned())
-        } else if let Some(path) = spec.strip_prefix("file:").filter(|p| !p.is_empty()) {
+        } else if let Some(path) = spec.strip_prefix("file:") {
+            if path.is_empty() {
+                return Err(SecretRefError::NoName {
+                    flag: flag.into(),
+                    prefix: "file:",
+                    what: "a path",
+                });
+            }
             SecretFrom::File(PathBuf::from(path))
         } else {
-            return Err(SecretRefError::Literal { flag: flag.into() });
+            return Err(SecretRefError::Literal {
+                flag: flag.into(),
+                why: literal_reason(flag),
+            });
         };
         Ok(Self {
             flag: flag.into(),
@@ -100,12 +117,14 @@ impl SecretRef {
         let value = match &self.from {
             SecretFrom::Env(var) => {
                 crate::launcher::hide_from_children(var);
-                env(var)
-                    .filter(|v| !v.trim().is_empty())
-                    .ok_or_else(|| SecretRefError::NotSet {
-                        flag,
-                        var: crate::safe_text::display(var).into_owned(),
-                    })?
+                let shown = || crate::safe_text::display(var).into_owned();
+                match env(var) {
+                    None => return Err(SecretRefError::NotSet { flag, var: shown() }),
+                    Some(v) if v.trim().is_empty() => {
+                        return Err(SecretRefError::Empty { flag, var: shown() })
+                    }
+                    Some(v) => v,
+                }
             }
             SecretFrom::File(path) => read_small(path).map_err(|why| SecretRefError::File {
                 flag,
@@ -116,6 +135,21 @@ impl SecretRef {
         let value = value.trim_end_matches(['\n', '\r', ' ', '\t']).to_owned();
         crate::redact::register_secret(&value);
         Ok(Secret::new(value))
+    }
+}
+
+/// Why a secret is not taken itself where `flag` gave it: on the command
+/// line (`--flag`) it is seen in `ps` and the shell's history; in an
+/// environment variable (`AHP_ELICIT_*`) it reaches every program the
+/// shell starts; in the configuration file (`PATH [servers."URL"] key`)
+/// it would be kept in a file that is not for secrets.
+pub fn literal_reason(flag: &str) -> &'static str {
+    if flag.starts_with("--") {
+        "the secret never goes on the command line, where ps and the shell's history show it"
+    } else if flag.starts_with("AHP_ELICIT_") {
+        "the variable names where the secret is kept; the secret itself is not taken from it"
+    } else {
+        "a secret is not written into the configuration file; keep it in a variable or a file of its own"
     }
 }
 
@@ -140,14 +174,34 @@ fn read_small(path: &std::path::Path) -> Result<String, String> {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SecretRefError {
     /// The flag was given the secret itself.
-    #[error("{flag}: give env:VAR or file:PATH (the secret never goes on the command line, where ps and the shell's history show it)")]
+    #[error("{flag}: give env:VAR or file:PATH ({why})")]
     Literal {
+        /// The flag (or variable, or configuration key).
+        flag: String,
+        /// Why, for where it was given ([`literal_reason`]).
+        why: &'static str,
+    },
+    /// `env:` or `file:` with nothing after it.
+    #[error("{flag}: {prefix} needs {what}")]
+    NoName {
         /// The flag.
         flag: String,
+        /// `env:` or `file:`.
+        prefix: &'static str,
+        /// `a variable name` or `a path`.
+        what: &'static str,
     },
-    /// The environment variable is not set, or empty.
+    /// The environment variable is not set.
     #[error("{flag}: the environment variable '{var}' is not set")]
     NotSet {
+        /// The flag.
+        flag: String,
+        /// The variable.
+        var: String,
+    },
+    /// The environment variable is set but empty (or blank).
+    #[error("{flag}: the environment variable '{var}' is empty")]
+    Empty {
         /// The flag.
         flag: String,
         /// The variable.
@@ -459,13 +513,50 @@ mod tests {
         assert_eq!(
             e,
             SecretRefError::Literal {
-                flag: "--client-secret".into()
+                flag: "--client-secret".into(),
+                why: literal_reason("--client-secret"),
             }
         );
         assert!(!e.to_string().contains("s3cret-value"));
         for spec in ["env:", "file:", "ENV:X"] {
             assert!(SecretRef::parse("--x", spec).is_err(), "{spec}");
         }
+        assert_eq!(
+            SecretRef::parse("--client-secret", "env:")
+                .unwrap_err()
+                .to_string(),
+            "--client-secret: env: needs a variable name"
+        );
+        assert_eq!(
+            SecretRef::parse("--assertion", "file:")
+                .unwrap_err()
+                .to_string(),
+            "--assertion: file: needs a path"
+        );
+        // An empty variable is said empty, not unset.
+        let e = SecretRef::parse("--client-secret", "env:EMPTYV")
+            .unwrap()
+            .read_with(|v| (v == "EMPTYV").then(String::new))
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--client-secret: the environment variable 'EMPTYV' is empty"
+        );
+        // The refusal of the secret itself says why for where it was given.
+        assert_eq!(
+            SecretRef::parse("--client-secret", "s3cret-value")
+                .unwrap_err()
+                .to_string(),
+            "--client-secret: give env:VAR or file:PATH (the secret never goes on the command line, where ps and the shell's history show it)"
+        );
+        let e = SecretRef::parse("config.toml [servers.\"u\"] client-secret", "s3cret-value")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "config.toml [servers.\"u\"] client-secret: give env:VAR or file:PATH (a secret is not written into the configuration file; keep it in a variable or a file of its own)"
+        );
+        assert!(!e.contains("command line"), "{e}");
         // A file is read at every use: a rotated one gives the new value.
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("jwt");
