@@ -92,6 +92,32 @@ pub(crate) fn example() -> Option<Example> {
     Some(ex)
 }
 
+/// None of `secrets` (each `shortest` bytes or longer, so that finding
+/// one means it leaked) is in the runs' stdout and stderr, nor in `dir`'s
+/// `--log` and `--events` files. Gives those two files' text (empty when
+/// not written).
+pub(crate) fn assert_unseen_in(
+    dir: &Path,
+    runs: &[&Run],
+    secrets: &[&str],
+    shortest: usize,
+) -> (String, String) {
+    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap_or_default();
+    let events = std::fs::read_to_string(dir.join("events.jsonl")).unwrap_or_default();
+    let mut places: Vec<&str> = vec![&log, &events];
+    for r in runs {
+        places.push(&r.stderr);
+        places.push(&r.stdout);
+    }
+    for s in secrets {
+        assert!(s.len() >= shortest, "{s}");
+        for p in &places {
+            assert!(!p.contains(s), "a secret leaked: {p}");
+        }
+    }
+    (log, events)
+}
+
 /// One finished run of the program.
 pub(crate) use crate::common::sdk::McpRun as Run;
 
