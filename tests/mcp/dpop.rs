@@ -25,26 +25,12 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::hostile_auth::{endpoint, server};
-use super::oauth::{ahp, assert_unseen_in, browser, mode, only_json, recorded, Run};
+use super::oauth::{ahp, assert_unseen_in, browser, logged_call, mode, only_json, recorded, Run};
 
 /// `mcp --browser STAND-IN --log --events --call t URL` in `dir` (file
 /// store in `dir/state`), with `extra` flags.
 fn call(dir: &Path, url: &str, extra: &[&str]) -> Run {
-    let b = browser();
-    let mut args = vec![
-        "mcp",
-        "--browser",
-        &b,
-        "--log",
-        "log.jsonl",
-        "--events",
-        "events.jsonl",
-        "--call",
-        "t",
-    ];
-    args.extend_from_slice(extra);
-    args.push(url);
-    ahp(dir, &args)
+    logged_call(dir, &["--browser", &browser()], "t", extra, url)
 }
 
 /// The one stored sign-in, parsed.

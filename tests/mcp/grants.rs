@@ -27,7 +27,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use super::oauth::{ahp, assert_unseen_in, recorded, Run};
+use super::oauth::{ahp, assert_unseen_in, logged_call, recorded, Run};
 use crate::common::sdk::{installed, root, start_http, HttpServer};
 
 const BASIC_SECRET: &str = "basic-secret-Vq3xZ8";
@@ -93,20 +93,7 @@ fn secret_file(dir: &Path, name: &str, value: &str) -> String {
 /// the MCP URL, in `dir`: stdin closed, no browser.
 fn call(dir: &Path, url: &str, tool: &str, grant: &[&str]) -> Run {
     write_answers(dir);
-    let mut args = vec![
-        "mcp",
-        "--log",
-        "log.jsonl",
-        "--events",
-        "events.jsonl",
-        "--answers",
-        "answers.json",
-        "--call",
-        tool,
-    ];
-    args.extend_from_slice(grant);
-    args.push(url);
-    ahp(dir, &args)
+    logged_call(dir, &["--answers", "answers.json"], tool, grant, url)
 }
 
 /// `dir/answers.json`: the answer to whoami's form.

@@ -92,6 +92,30 @@ pub(crate) fn example() -> Option<Example> {
     Some(ex)
 }
 
+/// `mcp FLAGS --log log.jsonl --events events.jsonl --call TOOL EXTRA URL`
+/// run in `dir` as [`ahp`] runs it.
+pub(crate) fn logged_call(
+    dir: &Path,
+    flags: &[&str],
+    tool: &str,
+    extra: &[&str],
+    url: &str,
+) -> Run {
+    let mut args = vec!["mcp"];
+    args.extend_from_slice(flags);
+    args.extend([
+        "--log",
+        "log.jsonl",
+        "--events",
+        "events.jsonl",
+        "--call",
+        tool,
+    ]);
+    args.extend_from_slice(extra);
+    args.push(url);
+    ahp(dir, &args)
+}
+
 /// None of `secrets` (each `shortest` bytes or longer, so that finding
 /// one means it leaked) is in the runs' stdout and stderr, nor in `dir`'s
 /// `--log` and `--events` files. Gives those two files' text (empty when

@@ -29,7 +29,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use super::oauth::{ahp, assert_unseen_in, browser, mode, only_json, Run};
+use super::oauth::{ahp, assert_unseen_in, browser, logged_call, mode, only_json, Run};
 use crate::common::sdk::{installed, root, start_http, HttpServer};
 
 /// The server started with `flags`, recording into `dir/as.jsonl`, with
@@ -117,22 +117,8 @@ fn wait_for_expiry(dir: &Path) {
 /// answer to `admin_reset`'s form, in `dir`.
 fn call(dir: &Path, url: &str, tool: &str, extra: &[&str]) -> Run {
     let b = browser();
-    let mut args = vec![
-        "mcp",
-        "--browser",
-        &b,
-        "--log",
-        "log.jsonl",
-        "--events",
-        "events.jsonl",
-        "--answers",
-        "answers.json",
-        "--call",
-        tool,
-    ];
-    args.extend_from_slice(extra);
-    args.push(url);
-    ahp(dir, &args)
+    let flags = ["--browser", &b, "--answers", "answers.json"];
+    logged_call(dir, &flags, tool, extra, url)
 }
 
 /// The JSON a tool answered with (its first text content).
