@@ -57,8 +57,9 @@ fn server(dir: &Path, expires_in: u32) -> Option<HttpServer> {
     ]))
 }
 
-/// A new folder and the server writing into it (see `server`).
-fn started(expires_in: u32) -> Option<(tempfile::TempDir, HttpServer)> {
+/// A new folder and the server writing into it (see `server`); None
+/// when the Python SDK's environment is not installed.
+fn start(expires_in: u32) -> Option<(tempfile::TempDir, HttpServer)> {
     let dir = tempfile::tempdir().unwrap();
     let srv = server(dir.path(), expires_in)?;
     Some((dir, srv))
@@ -166,10 +167,8 @@ fn stored(dir: &Path) -> Value {
 
 #[test]
 fn client_credentials_sign_in_with_basic_and_post_are_stored_with_their_grant_and_step_up() {
-    let Some((dir, srv)) = started(3600) else {
-        return;
-    };
-    let (d, url) = (dir.path(), &srv.url);
+    let Some((dir, s)) = start(3600) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let basic = secret_file(d, "basic", BASIC_SECRET);
     let cc = client_secret("basic-client", &basic);
     let first = call(d, url, "whoami", &cc);
@@ -250,8 +249,8 @@ fn client_credentials_sign_in_with_basic_and_post_are_stored_with_their_grant_an
 
 #[test]
 fn the_jwt_bearer_grant_reads_a_rotated_assertion_again_when_its_token_ends() {
-    let Some((dir, srv)) = started(2) else { return };
-    let (d, url) = (dir.path(), &srv.url);
+    let Some((dir, s)) = start(2) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let jwt1 = mint(url, "workload?sub=workload-1");
     let assertion = secret_file(d, "ci-token", &jwt1);
     let grant = ["--grant", "jwt-bearer", "--assertion", &assertion];
@@ -287,10 +286,8 @@ fn the_jwt_bearer_grant_reads_a_rotated_assertion_again_when_its_token_ends() {
 
 #[test]
 fn refusals_end_the_run_with_their_typed_sentence_after_one_request() {
-    let Some((dir, srv)) = started(3600) else {
-        return;
-    };
-    let (d, url) = (dir.path(), &srv.url);
+    let Some((dir, s)) = start(3600) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let wrong_audience = mint(url, "workload?aud=https://wrong.example");
     let cases: Vec<(String, Vec<String>, &str, &str)> = vec![
         (
@@ -370,10 +367,8 @@ fn refusals_end_the_run_with_their_typed_sentence_after_one_request() {
 
 #[test]
 fn enterprise_exchanges_the_id_token_for_an_id_jag_then_signs_in_with_it() {
-    let Some((dir, srv)) = started(3600) else {
-        return;
-    };
-    let (d, url) = (dir.path(), &srv.url);
+    let Some((dir, s)) = start(3600) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let id_token = mint(url, "id-token?sub=ada@example.com");
     let idt = secret_file(d, "id-token", &id_token);
     let client = secret_file(d, "client", ENTERPRISE_SECRET);
@@ -417,10 +412,8 @@ fn enterprise_exchanges_the_id_token_for_an_id_jag_then_signs_in_with_it() {
 
 #[test]
 fn private_key_jwt_signs_with_an_rs256_pem_key_and_an_es256_jwk() {
-    let Some((dir, srv)) = started(3600) else {
-        return;
-    };
-    let (d, url) = (dir.path(), &srv.url);
+    let Some((dir, s)) = start(3600) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let mut runs = Vec::new();
     for (client, key, alg, account) in [
         ("rs-client", "rs-client.pem", "RS256", "rs"),
@@ -488,10 +481,8 @@ fn private_key_jwt_signs_with_an_rs256_pem_key_and_an_es256_jwk() {
 
 #[test]
 fn a_server_entry_in_the_configuration_file_chooses_the_grant() {
-    let Some((dir, srv)) = started(3600) else {
-        return;
-    };
-    let (d, url) = (dir.path(), &srv.url);
+    let Some((dir, s)) = start(3600) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let basic = secret_file(d, "basic", BASIC_SECRET);
     let config = d.join("config.toml");
     let write = |secret: &str| {
@@ -534,10 +525,8 @@ fn a_server_entry_in_the_configuration_file_chooses_the_grant() {
 
 #[test]
 fn auth_login_takes_the_same_grant_flags_and_says_the_grant() {
-    let Some((dir, srv)) = started(3600) else {
-        return;
-    };
-    let (d, url) = (dir.path(), &srv.url);
+    let Some((dir, s)) = start(3600) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let jwt = mint(url, "workload?sub=login-workload");
     let assertion = secret_file(d, "token", &jwt);
     let login = ahp(
@@ -630,10 +619,8 @@ fn a_grant_gets_a_dpop_bound_token_where_the_authorization_server_offers_dpop() 
 #[test]
 fn the_environment_alone_chooses_the_grant_as_a_ci_job_sets_it() {
     // GitLab's `id_tokens:` puts the JWT in a variable; the job names it.
-    let Some((dir, srv)) = started(3600) else {
-        return;
-    };
-    let (d, url) = (dir.path(), &srv.url);
+    let Some((dir, s)) = start(3600) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let jwt = mint(url, "workload?sub=gitlab-job");
     write_answers(d);
     let out = crate::common::sdk::ahp_in(d)

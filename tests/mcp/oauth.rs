@@ -148,7 +148,13 @@ pub(crate) use crate::common::sdk::McpRun as Run;
 /// Run the program in `dir` with `args`, stdin closed, the file store in
 /// `dir/state` and the stand-in browser recording into `dir/visited.txt`.
 pub(crate) fn ahp(dir: &Path, args: &[&str]) -> Run {
+    ahp_with(dir, &[], args)
+}
+
+/// [`ahp`] with the environment variables `env` set too.
+pub(crate) fn ahp_with(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Run {
     let out = ahp_in(dir)
+        .envs(env.iter().copied())
         .args(args)
         .current_dir(dir)
         .env("FOLLOW_REDIRECTS_RECORD", dir.join("visited.txt"))
