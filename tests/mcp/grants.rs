@@ -106,16 +106,31 @@ fn write_answers(dir: &Path) {
     .unwrap();
 }
 
-/// The grant flags of client credentials with a client secret.
-fn client_secret<'a>(client_id: &'a str, secret: &'a str) -> [&'a str; 6] {
-    [
+/// The grant flags of client credentials for `client_id` with a client
+/// secret.
+fn client_secret<'a>(client_id: &'a str, secret: &'a str) -> Vec<&'a str> {
+    client_credentials(client_id, "--client-secret", secret, &[])
+}
+
+/// The grant flags of client credentials for `client_id`, its credential
+/// given by `flag` (`--client-secret`, `--client-key`) and `reference`,
+/// then `more`.
+fn client_credentials<'a>(
+    client_id: &'a str,
+    flag: &'a str,
+    reference: &'a str,
+    more: &[&'a str],
+) -> Vec<&'a str> {
+    let mut flags = vec![
         "--grant",
         "client-credentials",
         "--client-id",
         client_id,
-        "--client-secret",
-        secret,
-    ]
+        flag,
+        reference,
+    ];
+    flags.extend_from_slice(more);
+    flags
 }
 
 /// The tool's text answer of a run that ended with exit 0.
@@ -202,23 +217,9 @@ fn client_credentials_sign_in_with_basic_and_post_are_stored_with_their_grant_an
     assert_eq!(events(d, "insufficient_scope").len(), 1);
     // client_secret_post, chosen with --client-auth, for another account.
     let post = secret_file(d, "post", POST_SECRET);
-    let p = call(
-        d,
-        url,
-        "whoami",
-        &[
-            "--grant",
-            "client-credentials",
-            "--client-auth",
-            "post",
-            "--client-id",
-            "post-client",
-            "--client-secret",
-            &post,
-            "--account",
-            "ci",
-        ],
-    );
+    let more = ["--client-auth", "post", "--account", "ci"];
+    let flags = client_credentials("post-client", "--client-secret", &post, &more);
+    let p = call(d, url, "whoami", &flags);
     assert_eq!(ok_text(&p), whoami_as("post-client"));
     assert_eq!(events(d, "token")[2]["method"], "client_secret_post");
     // The secret itself on the command line is refused, and not repeated.
@@ -420,21 +421,8 @@ fn private_key_jwt_signs_with_an_rs256_pem_key_and_an_es256_jwk() {
         ("es-client", "es-client.jwk", "ES256", "es"),
     ] {
         let key = format!("file:{}", d.join(key).display());
-        let r = call(
-            d,
-            url,
-            "whoami",
-            &[
-                "--grant",
-                "client-credentials",
-                "--client-id",
-                client,
-                "--client-key",
-                &key,
-                "--account",
-                account,
-            ],
-        );
+        let flags = client_credentials(client, "--client-key", &key, &["--account", account]);
+        let r = call(d, url, "whoami", &flags);
         assert_eq!(ok_text(&r), whoami_as(client));
         let t = events(d, "token");
         let last = t.last().unwrap();
@@ -446,21 +434,13 @@ fn private_key_jwt_signs_with_an_rs256_pem_key_and_an_es256_jwk() {
     // any request.
     let before = recorded(d).len();
     let key = format!("file:{}", d.join("es-client.pem").display());
-    let r = call(
-        d,
-        url,
-        "whoami",
-        &[
-            "--grant",
-            "client-credentials",
-            "--client-id",
-            "es-client",
-            "--client-key",
-            &key,
-            "--client-key-alg",
-            "RS256",
-        ],
+    let flags = client_credentials(
+        "es-client",
+        "--client-key",
+        &key,
+        &["--client-key-alg", "RS256"],
     );
+    let r = call(d, url, "whoami", &flags);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("--client-key: "), "{}", r.stderr);
     assert_eq!(recorded(d).len(), before);
