@@ -25,26 +25,12 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::hostile_auth::{endpoint, server};
-use super::oauth::{ahp, browser, mode, only_json, recorded, Run};
+use super::oauth::{ahp, assert_unseen_in, browser, logged_call, mode, only_json, recorded, Run};
 
 /// `mcp --browser STAND-IN --log --events --call t URL` in `dir` (file
 /// store in `dir/state`), with `extra` flags.
 fn call(dir: &Path, url: &str, extra: &[&str]) -> Run {
-    let b = browser();
-    let mut args = vec![
-        "mcp",
-        "--browser",
-        &b,
-        "--log",
-        "log.jsonl",
-        "--events",
-        "events.jsonl",
-        "--call",
-        "t",
-    ];
-    args.extend_from_slice(extra);
-    args.push(url);
-    ahp(dir, &args)
+    logged_call(dir, &["--browser", &browser()], "t", extra, url)
 }
 
 /// The one stored sign-in, parsed.
@@ -77,20 +63,8 @@ fn stored_thumbprint(dir: &Path) -> String {
 
 /// None of `secrets` is in the runs' output, `--log` or `--events`.
 fn unseen(dir: &Path, runs: &[&Run], secrets: &[&str]) {
-    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap_or_default();
-    let events = std::fs::read_to_string(dir.join("events.jsonl")).unwrap_or_default();
+    let (log, _) = assert_unseen_in(dir, runs, secrets, 10);
     assert!(!log.is_empty(), "a log was written");
-    let mut places = vec![log, events];
-    for r in runs {
-        places.push(r.stdout.clone());
-        places.push(r.stderr.clone());
-    }
-    for s in secrets {
-        assert!(s.len() >= 10, "{s}");
-        for p in &places {
-            assert!(!p.contains(s), "a secret was said: {p}");
-        }
-    }
 }
 
 #[test]

@@ -27,7 +27,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use super::oauth::{ahp, recorded, Run};
+use super::oauth::{ahp, assert_unseen_in, logged_call, recorded, Run};
 use crate::common::sdk::{installed, root, start_http, HttpServer};
 
 const BASIC_SECRET: &str = "basic-secret-Vq3xZ8";
@@ -55,6 +55,14 @@ fn server(dir: &Path, expires_in: u32) -> Option<HttpServer> {
         "--expires-in".into(),
         expires_in.to_string(),
     ]))
+}
+
+/// A new folder and the server writing into it (see `server`); None
+/// when the Python SDK's environment is not installed.
+fn start(expires_in: u32) -> Option<(tempfile::TempDir, HttpServer)> {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = server(dir.path(), expires_in)?;
+    Some((dir, srv))
 }
 
 /// The server's base (`http://127.0.0.1:PORT`) of its MCP URL.
@@ -85,26 +93,55 @@ fn secret_file(dir: &Path, name: &str, value: &str) -> String {
 /// `mcp --call TOOL` with `--log`, `--events`, the grant flags `grant` and
 /// the MCP URL, in `dir`: stdin closed, no browser.
 fn call(dir: &Path, url: &str, tool: &str, grant: &[&str]) -> Run {
-    // The answer to whoami's form.
+    write_answers(dir);
+    logged_call(dir, &["--answers", "answers.json"], tool, grant, url)
+}
+
+/// `dir/answers.json`: the answer to whoami's form.
+fn write_answers(dir: &Path) {
     std::fs::write(
         dir.join("answers.json"),
         r#"{"action":"accept","content":{"reason":"audit"}}"#,
     )
     .unwrap();
-    let mut args = vec![
-        "mcp",
-        "--log",
-        "log.jsonl",
-        "--events",
-        "events.jsonl",
-        "--answers",
-        "answers.json",
-        "--call",
-        tool,
+}
+
+/// The grant flags of client credentials for `client_id` with a client
+/// secret.
+fn client_secret<'a>(client_id: &'a str, secret: &'a str) -> Vec<&'a str> {
+    client_credentials(client_id, "--client-secret", secret, &[])
+}
+
+/// The grant flags of client credentials for `client_id`, its credential
+/// given by `flag` (`--client-secret`, `--client-key`) and `reference`,
+/// then `more`.
+fn client_credentials<'a>(
+    client_id: &'a str,
+    flag: &'a str,
+    reference: &'a str,
+    more: &[&'a str],
+) -> Vec<&'a str> {
+    let mut flags = vec![
+        "--grant",
+        "client-credentials",
+        "--client-id",
+        client_id,
+        flag,
+        reference,
     ];
-    args.extend_from_slice(grant);
-    args.push(url);
-    ahp(dir, &args)
+    flags.extend_from_slice(more);
+    flags
+}
+
+/// The tool's text answer of a run that ended with exit 0.
+fn ok_text(r: &Run) -> String {
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    text(r)
+}
+
+/// whoami's answer for the client `client` signed in as itself.
+fn whoami_as(client: &str) -> String {
+    format!("whoami: sub={client} client={client} scopes=read reason=audit")
 }
 
 /// The tool's text answer.
@@ -125,22 +162,10 @@ fn events(dir: &Path, event: &str) -> Vec<Value> {
 /// None of `secrets` is in the runs' stdout and stderr, nor in `dir`'s
 /// `--log` and `--events` files (both written when a form was `answered`).
 fn assert_unseen(dir: &Path, runs: &[&Run], secrets: &[&str], answered: bool) {
-    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap_or_default();
-    let ev = std::fs::read_to_string(dir.join("events.jsonl")).unwrap_or_default();
+    let (log, ev) = assert_unseen_in(dir, runs, secrets, 9);
     if answered {
         assert!(ev.contains("audit"), "--events: {ev}");
         assert!(!log.is_empty(), "--log was written");
-    }
-    let mut places: Vec<&str> = vec![&log, &ev];
-    for r in runs {
-        places.push(&r.stderr);
-        places.push(&r.stdout);
-    }
-    for s in secrets {
-        assert!(s.len() > 8, "{s}");
-        for p in &places {
-            assert!(!p.contains(s), "a secret leaked: {p}");
-        }
     }
 }
 
@@ -157,25 +182,12 @@ fn stored(dir: &Path) -> Value {
 
 #[test]
 fn client_credentials_sign_in_with_basic_and_post_are_stored_with_their_grant_and_step_up() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let Some(srv) = server(d, 3600) else { return };
-    let url = &srv.url;
+    let Some((dir, s)) = start(3600) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let basic = secret_file(d, "basic", BASIC_SECRET);
-    let cc = [
-        "--grant",
-        "client-credentials",
-        "--client-id",
-        "basic-client",
-        "--client-secret",
-        &basic,
-    ];
+    let cc = client_secret("basic-client", &basic);
     let first = call(d, url, "whoami", &cc);
-    assert_eq!(first.code, 0, "{}", first.stderr);
-    assert_eq!(
-        text(&first),
-        "whoami: sub=basic-client client=basic-client scopes=read reason=audit"
-    );
+    assert_eq!(ok_text(&first), whoami_as("basic-client"));
     let t = events(d, "token");
     assert_eq!(t.len(), 1, "{t:?}");
     assert_eq!(t[0]["grant"], "client_credentials");
@@ -195,9 +207,8 @@ fn client_credentials_sign_in_with_basic_and_post_are_stored_with_their_grant_an
     assert_eq!(events(d, "token").len(), 1);
     // A 403 insufficient_scope: a new grant for the wider scope, no person.
     let admin = call(d, url, "admin", &cc);
-    assert_eq!(admin.code, 0, "{}", admin.stderr);
     assert_eq!(
-        text(&admin),
+        ok_text(&admin),
         "admin: sub=basic-client client=basic-client scopes=read admin"
     );
     let t = events(d, "token");
@@ -206,42 +217,17 @@ fn client_credentials_sign_in_with_basic_and_post_are_stored_with_their_grant_an
     assert_eq!(events(d, "insufficient_scope").len(), 1);
     // client_secret_post, chosen with --client-auth, for another account.
     let post = secret_file(d, "post", POST_SECRET);
-    let p = call(
-        d,
-        url,
-        "whoami",
-        &[
-            "--grant",
-            "client-credentials",
-            "--client-auth",
-            "post",
-            "--client-id",
-            "post-client",
-            "--client-secret",
-            &post,
-            "--account",
-            "ci",
-        ],
-    );
-    assert_eq!(p.code, 0, "{}", p.stderr);
-    assert_eq!(
-        text(&p),
-        "whoami: sub=post-client client=post-client scopes=read reason=audit"
-    );
+    let more = ["--client-auth", "post", "--account", "ci"];
+    let flags = client_credentials("post-client", "--client-secret", &post, &more);
+    let p = call(d, url, "whoami", &flags);
+    assert_eq!(ok_text(&p), whoami_as("post-client"));
     assert_eq!(events(d, "token")[2]["method"], "client_secret_post");
     // The secret itself on the command line is refused, and not repeated.
     let literal = call(
         d,
         url,
         "whoami",
-        &[
-            "--grant",
-            "client-credentials",
-            "--client-id",
-            "basic-client",
-            "--client-secret",
-            BASIC_SECRET,
-        ],
+        &client_secret("basic-client", BASIC_SECRET),
     );
     assert_eq!(literal.code, 2, "{}", literal.stderr);
     assert!(
@@ -264,17 +250,14 @@ fn client_credentials_sign_in_with_basic_and_post_are_stored_with_their_grant_an
 
 #[test]
 fn the_jwt_bearer_grant_reads_a_rotated_assertion_again_when_its_token_ends() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let Some(srv) = server(d, 2) else { return };
-    let url = &srv.url;
+    let Some((dir, s)) = start(2) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let jwt1 = mint(url, "workload?sub=workload-1");
     let assertion = secret_file(d, "ci-token", &jwt1);
     let grant = ["--grant", "jwt-bearer", "--assertion", &assertion];
     let first = call(d, url, "whoami", &grant);
-    assert_eq!(first.code, 0, "{}", first.stderr);
     assert!(
-        text(&first).starts_with("whoami: sub=workload-1 "),
+        ok_text(&first).starts_with("whoami: sub=workload-1 "),
         "{}",
         first.stdout
     );
@@ -288,9 +271,8 @@ fn the_jwt_bearer_grant_reads_a_rotated_assertion_again_when_its_token_ends() {
     assert!(at < SystemTime::now() + Duration::from_secs(60), "{at:?}");
     crate::common::wait_until("the access token's end", || SystemTime::now() > at);
     let second = call(d, url, "whoami", &grant);
-    assert_eq!(second.code, 0, "{}", second.stderr);
     assert!(
-        text(&second).starts_with("whoami: sub=workload-2 "),
+        ok_text(&second).starts_with("whoami: sub=workload-2 "),
         "{}",
         second.stdout
     );
@@ -305,10 +287,8 @@ fn the_jwt_bearer_grant_reads_a_rotated_assertion_again_when_its_token_ends() {
 
 #[test]
 fn refusals_end_the_run_with_their_typed_sentence_after_one_request() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let Some(srv) = server(d, 3600) else { return };
-    let url = &srv.url;
+    let Some((dir, s)) = start(3600) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let wrong_audience = mint(url, "workload?aud=https://wrong.example");
     let cases: Vec<(String, Vec<String>, &str, &str)> = vec![
         (
@@ -368,19 +348,7 @@ fn refusals_end_the_run_with_their_typed_sentence_after_one_request() {
     // unauthorized_client for client credentials too.
     let nocc = secret_file(d, "nocc", NO_CC_SECRET);
     let before = recorded(d).len();
-    let r = call(
-        d,
-        url,
-        "whoami",
-        &[
-            "--grant",
-            "client-credentials",
-            "--client-id",
-            "no-cc-client",
-            "--client-secret",
-            &nocc,
-        ],
-    );
+    let r = call(d, url, "whoami", &client_secret("no-cc-client", &nocc));
     assert_eq!(r.code, 3, "{}", r.stderr);
     assert!(
         r.stderr.contains("the client credentials grant at ")
@@ -400,10 +368,8 @@ fn refusals_end_the_run_with_their_typed_sentence_after_one_request() {
 
 #[test]
 fn enterprise_exchanges_the_id_token_for_an_id_jag_then_signs_in_with_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let Some(srv) = server(d, 3600) else { return };
-    let url = &srv.url;
+    let Some((dir, s)) = start(3600) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let id_token = mint(url, "id-token?sub=ada@example.com");
     let idt = secret_file(d, "id-token", &id_token);
     let client = secret_file(d, "client", ENTERPRISE_SECRET);
@@ -430,9 +396,8 @@ fn enterprise_exchanges_the_id_token_for_an_id_jag_then_signs_in_with_it() {
             &idt,
         ],
     );
-    assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(
-        text(&r),
+        ok_text(&r),
         "whoami: sub=ada@example.com client=enterprise-client scopes=read reason=audit"
     );
     let all = recorded(d);
@@ -448,36 +413,17 @@ fn enterprise_exchanges_the_id_token_for_an_id_jag_then_signs_in_with_it() {
 
 #[test]
 fn private_key_jwt_signs_with_an_rs256_pem_key_and_an_es256_jwk() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let Some(srv) = server(d, 3600) else { return };
-    let url = &srv.url;
+    let Some((dir, s)) = start(3600) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let mut runs = Vec::new();
     for (client, key, alg, account) in [
         ("rs-client", "rs-client.pem", "RS256", "rs"),
         ("es-client", "es-client.jwk", "ES256", "es"),
     ] {
         let key = format!("file:{}", d.join(key).display());
-        let r = call(
-            d,
-            url,
-            "whoami",
-            &[
-                "--grant",
-                "client-credentials",
-                "--client-id",
-                client,
-                "--client-key",
-                &key,
-                "--account",
-                account,
-            ],
-        );
-        assert_eq!(r.code, 0, "{}", r.stderr);
-        assert_eq!(
-            text(&r),
-            format!("whoami: sub={client} client={client} scopes=read reason=audit")
-        );
+        let flags = client_credentials(client, "--client-key", &key, &["--account", account]);
+        let r = call(d, url, "whoami", &flags);
+        assert_eq!(ok_text(&r), whoami_as(client));
         let t = events(d, "token");
         let last = t.last().unwrap();
         assert_eq!(last["method"], "private_key_jwt");
@@ -488,21 +434,13 @@ fn private_key_jwt_signs_with_an_rs256_pem_key_and_an_es256_jwk() {
     // any request.
     let before = recorded(d).len();
     let key = format!("file:{}", d.join("es-client.pem").display());
-    let r = call(
-        d,
-        url,
-        "whoami",
-        &[
-            "--grant",
-            "client-credentials",
-            "--client-id",
-            "es-client",
-            "--client-key",
-            &key,
-            "--client-key-alg",
-            "RS256",
-        ],
+    let flags = client_credentials(
+        "es-client",
+        "--client-key",
+        &key,
+        &["--client-key-alg", "RS256"],
     );
+    let r = call(d, url, "whoami", &flags);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("--client-key: "), "{}", r.stderr);
     assert_eq!(recorded(d).len(), before);
@@ -523,10 +461,8 @@ fn private_key_jwt_signs_with_an_rs256_pem_key_and_an_es256_jwk() {
 
 #[test]
 fn a_server_entry_in_the_configuration_file_chooses_the_grant() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let Some(srv) = server(d, 3600) else { return };
-    let url = &srv.url;
+    let Some((dir, s)) = start(3600) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let basic = secret_file(d, "basic", BASIC_SECRET);
     let config = d.join("config.toml");
     let write = |secret: &str| {
@@ -547,18 +483,10 @@ fn a_server_entry_in_the_configuration_file_chooses_the_grant() {
             .unwrap();
         Run::of(&out, None)
     };
-    std::fs::write(
-        d.join("answers.json"),
-        r#"{"action":"accept","content":{"reason":"audit"}}"#,
-    )
-    .unwrap();
+    write_answers(d);
     write(&basic);
     let r = run();
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(
-        text(&r),
-        "whoami: sub=basic-client client=basic-client scopes=read reason=audit"
-    );
+    assert_eq!(ok_text(&r), whoami_as("basic-client"));
     assert_eq!(events(d, "token")[0]["method"], "client_secret_basic");
     // The secret itself in the file is refused, naming the key.
     std::fs::remove_dir_all(d.join("state")).unwrap();
@@ -577,10 +505,8 @@ fn a_server_entry_in_the_configuration_file_chooses_the_grant() {
 
 #[test]
 fn auth_login_takes_the_same_grant_flags_and_says_the_grant() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let Some(srv) = server(d, 3600) else { return };
-    let url = &srv.url;
+    let Some((dir, s)) = start(3600) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let jwt = mint(url, "workload?sub=login-workload");
     let assertion = secret_file(d, "token", &jwt);
     let login = ahp(
@@ -606,9 +532,8 @@ fn auth_login_takes_the_same_grant_flags_and_says_the_grant() {
     );
     // A later run with no grant flags uses the stored token while it lasts.
     let r = call(d, url, "whoami", &[]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
-        text(&r).starts_with("whoami: sub=login-workload "),
+        ok_text(&r).starts_with("whoami: sub=login-workload "),
         "{}",
         r.stdout
     );
@@ -674,16 +599,10 @@ fn a_grant_gets_a_dpop_bound_token_where_the_authorization_server_offers_dpop() 
 #[test]
 fn the_environment_alone_chooses_the_grant_as_a_ci_job_sets_it() {
     // GitLab's `id_tokens:` puts the JWT in a variable; the job names it.
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let Some(srv) = server(d, 3600) else { return };
-    let url = &srv.url;
+    let Some((dir, s)) = start(3600) else { return };
+    let (d, url) = (dir.path(), &s.url);
     let jwt = mint(url, "workload?sub=gitlab-job");
-    std::fs::write(
-        d.join("answers.json"),
-        r#"{"action":"accept","content":{"reason":"audit"}}"#,
-    )
-    .unwrap();
+    write_answers(d);
     let out = crate::common::sdk::ahp_in(d)
         .args([
             "mcp",
@@ -706,9 +625,8 @@ fn the_environment_alone_chooses_the_grant_as_a_ci_job_sets_it() {
         .output()
         .unwrap();
     let r = Run::of(&out, None);
-    assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
-        text(&r).starts_with("whoami: sub=gitlab-job "),
+        ok_text(&r).starts_with("whoami: sub=gitlab-job "),
         "{}",
         r.stdout
     );

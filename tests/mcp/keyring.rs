@@ -25,8 +25,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::hostile_auth::{endpoint, server};
-use super::oauth::{browser, Run};
-use crate::common::sdk::ahp_in;
+use super::oauth::{ahp_with, browser, Run};
 use crate::common::wait_ok;
 
 /// A D-Bus session bus, and GNOME Keyring on it when asked; both killed on
@@ -171,17 +170,11 @@ fn keyring_bus(dir: &Path) -> Bus {
 /// `ahp-elicit ARGS` with the state in `dir/state`, on `bus` when given
 /// (else with no session bus at all).
 fn run(dir: &Path, bus: Option<&Bus>, args: &[&str]) -> Run {
-    let mut c = ahp_in(dir);
-    if let Some(b) = bus {
-        c.env("DBUS_SESSION_BUS_ADDRESS", &b.address);
-    }
-    let out = c
-        .args(args)
-        .current_dir(dir)
-        .env("FOLLOW_REDIRECTS_RECORD", dir.join("visited.txt"))
-        .output()
-        .unwrap();
-    Run::of(&out, None)
+    let env: Vec<(&str, &str)> = bus
+        .map(|b| ("DBUS_SESSION_BUS_ADDRESS", b.address.as_str()))
+        .into_iter()
+        .collect();
+    ahp_with(dir, &env, args)
 }
 
 /// The secrets of service `ahp-elicit` in the keychain, by item name

@@ -92,13 +92,69 @@ pub(crate) fn example() -> Option<Example> {
     Some(ex)
 }
 
+/// `mcp FLAGS --log log.jsonl --events events.jsonl --call TOOL EXTRA URL`
+/// run in `dir` as [`ahp`] runs it.
+pub(crate) fn logged_call(
+    dir: &Path,
+    flags: &[&str],
+    tool: &str,
+    extra: &[&str],
+    url: &str,
+) -> Run {
+    let mut args = vec!["mcp"];
+    args.extend_from_slice(flags);
+    args.extend([
+        "--log",
+        "log.jsonl",
+        "--events",
+        "events.jsonl",
+        "--call",
+        tool,
+    ]);
+    args.extend_from_slice(extra);
+    args.push(url);
+    ahp(dir, &args)
+}
+
+/// None of `secrets` (each `shortest` bytes or longer, so that finding
+/// one means it leaked) is in the runs' stdout and stderr, nor in `dir`'s
+/// `--log` and `--events` files. Gives those two files' text (empty when
+/// not written).
+pub(crate) fn assert_unseen_in(
+    dir: &Path,
+    runs: &[&Run],
+    secrets: &[&str],
+    shortest: usize,
+) -> (String, String) {
+    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap_or_default();
+    let events = std::fs::read_to_string(dir.join("events.jsonl")).unwrap_or_default();
+    let mut places: Vec<&str> = vec![&log, &events];
+    for r in runs {
+        places.push(&r.stderr);
+        places.push(&r.stdout);
+    }
+    for s in secrets {
+        assert!(s.len() >= shortest, "{s}");
+        for p in &places {
+            assert!(!p.contains(s), "a secret leaked: {p}");
+        }
+    }
+    (log, events)
+}
+
 /// One finished run of the program.
 pub(crate) use crate::common::sdk::McpRun as Run;
 
 /// Run the program in `dir` with `args`, stdin closed, the file store in
 /// `dir/state` and the stand-in browser recording into `dir/visited.txt`.
 pub(crate) fn ahp(dir: &Path, args: &[&str]) -> Run {
+    ahp_with(dir, &[], args)
+}
+
+/// [`ahp`] with the environment variables `env` set too.
+pub(crate) fn ahp_with(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Run {
     let out = ahp_in(dir)
+        .envs(env.iter().copied())
         .args(args)
         .current_dir(dir)
         .env("FOLLOW_REDIRECTS_RECORD", dir.join("visited.txt"))

@@ -29,7 +29,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use super::oauth::{ahp, browser, mode, only_json, Run};
+use super::oauth::{ahp, assert_unseen_in, browser, logged_call, mode, only_json, Run};
 use crate::common::sdk::{installed, root, start_http, HttpServer};
 
 /// The server started with `flags`, recording into `dir/as.jsonl`, with
@@ -117,22 +117,8 @@ fn wait_for_expiry(dir: &Path) {
 /// answer to `admin_reset`'s form, in `dir`.
 fn call(dir: &Path, url: &str, tool: &str, extra: &[&str]) -> Run {
     let b = browser();
-    let mut args = vec![
-        "mcp",
-        "--browser",
-        &b,
-        "--log",
-        "log.jsonl",
-        "--events",
-        "events.jsonl",
-        "--answers",
-        "answers.json",
-        "--call",
-        tool,
-    ];
-    args.extend_from_slice(extra);
-    args.push(url);
-    ahp(dir, &args)
+    let flags = ["--browser", &b, "--answers", "answers.json"];
+    logged_call(dir, &flags, tool, extra, url)
 }
 
 /// The JSON a tool answered with (its first text content).
@@ -145,22 +131,11 @@ pub(crate) fn answer(r: &Run) -> Value {
 /// None of `secrets` is in the runs' stderr and stdout, nor in `dir`'s
 /// `--log` and `--events` files.
 fn assert_unseen(dir: &Path, runs: &[&Run], secrets: &[String]) {
-    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap_or_default();
-    let events = std::fs::read_to_string(dir.join("events.jsonl")).unwrap_or_default();
+    let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    let (log, events) = assert_unseen_in(dir, runs, &secrets, 16);
     // A form was answered: both say something.
     assert!(events.contains("spring cleaning"), "{events}");
     assert!(!log.is_empty(), "a log was written");
-    let mut places: Vec<&str> = vec![&log, &events];
-    for r in runs {
-        places.push(&r.stderr);
-        places.push(&r.stdout);
-    }
-    for s in secrets {
-        assert!(s.len() >= 16, "{s}");
-        for p in &places {
-            assert!(!p.contains(s.as_str()), "a credential leaked: {p}");
-        }
-    }
 }
 
 #[test]

@@ -167,6 +167,32 @@ pub(super) fn authorizer(
     (Authorizer::new(&format!("{base}/mcp"), o), said)
 }
 
+/// A [`fake_as`] answering the resource's metadata and its own
+/// ([`prm_and_metadata`]), and every POST to /token with `status` and
+/// `answer`; 404 to anything else.
+pub(super) fn token_as(status: u16, answer: &'static str) -> FakeAs {
+    fake_as(move |base, m, t, _| {
+        if let Some(a) = prm_and_metadata(base, m, t) {
+            return a;
+        }
+        match (m, t) {
+            ("POST", "/token") => (status, answer.into()),
+            _ => (404, "{}".into()),
+        }
+    })
+}
+
+/// A [`fake_as`] answering its own metadata only (no resource's: a
+/// refresh asks none), and every POST to /token with 200 and `answer`;
+/// 404 to anything else.
+pub(super) fn refresh_as(answer: &'static str) -> FakeAs {
+    fake_as(move |base, m, t, _| match (m, t) {
+        ("GET", "/.well-known/oauth-authorization-server") => (200, metadata(base)),
+        ("POST", "/token") => (200, answer.into()),
+        _ => (404, "{}".into()),
+    })
+}
+
 pub(super) fn prm_and_metadata(base: &str, m: &str, t: &str) -> Option<(u16, String)> {
     match (m, t) {
         ("GET", "/.well-known/oauth-protected-resource/mcp") => Some((

@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use super::authorizer::*;
 use super::discovery::{endpoint_allowed, ServerMetadata};
 use super::error::AuthError;
-use super::flow::{basic_auth, oauth_error, random_token, read_tokens};
+use super::flow::{basic_auth, oauth_error, random_token};
 use super::http::*;
 use super::registration::client_auth;
 use super::store::{ClientKind, ClientRegistration, GrantType, Secret, SignIn, SignInKey};
@@ -172,14 +172,7 @@ impl Authorizer {
             }
             .into());
         }
-        let v = json_answer(
-            Ask {
-                what: "the token answer",
-                url: &meta.token_endpoint,
-            },
-            &body,
-        )?;
-        let tokens = read_tokens(&v, (&meta.issuer, &meta.token_endpoint), &scopes, now())?;
+        let tokens = token_answer("the token answer", meta, &body, &scopes)?;
         Ok(SignIn {
             key: SignInKey {
                 resource: resource.to_owned(),

@@ -8,8 +8,10 @@ use std::io::Read;
 use serde_json::Value;
 
 use super::authorizer::*;
+use super::discovery::ServerMetadata;
 use super::error::AuthError;
-use super::flow::oauth_error;
+use super::flow::{oauth_error, read_tokens};
+use super::store::Tokens;
 
 /// Bytes of a metadata, registration or token answer that are read.
 pub(super) const MAX_ANSWER_BYTES: u64 = 1024 * 1024;
@@ -21,6 +23,33 @@ pub(super) const MAX_ANSWER_BYTES: u64 = 1024 * 1024;
 pub(super) struct Ask<'a> {
     pub(super) what: &'static str,
     pub(super) url: &'a str,
+}
+
+/// Read a token endpoint's successful answer `body` from `meta`'s token
+/// endpoint, named `what` in errors: JSON, then the tokens
+/// ([`read_tokens`], keeping `scopes` as asked for, their end made
+/// absolute from now).
+///
+/// Errors: what [`json_answer`] and [`read_tokens`] refuse.
+pub(super) fn token_answer(
+    what: &'static str,
+    meta: &ServerMetadata,
+    body: &[u8],
+    scopes: &[String],
+) -> Result<Tokens, AuthError> {
+    let v = json_answer(
+        Ask {
+            what,
+            url: &meta.token_endpoint,
+        },
+        body,
+    )?;
+    Ok(read_tokens(
+        &v,
+        (&meta.issuer, &meta.token_endpoint),
+        scopes,
+        now(),
+    )?)
 }
 
 /// Read an answer as JSON.

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use super::authorizer::*;
 use super::discovery::{ResourceMetadata, ServerMetadata};
 use super::error::AuthError;
-use super::flow::{oauth_error, read_tokens};
+use super::flow::oauth_error;
 use super::http::*;
 use super::registration::*;
 use super::store::{ClientRegistration, Secret, SignIn, SignInKey, Tokens};
@@ -225,19 +225,7 @@ impl Authorizer {
                 forgot,
             });
         }
-        let v = json_answer(
-            Ask {
-                what: "the token answer",
-                url: &meta.token_endpoint,
-            },
-            &body,
-        )?;
-        Ok(read_tokens(
-            &v,
-            (&meta.issuer, &meta.token_endpoint),
-            scopes,
-            now(),
-        )?)
+        token_answer("the token answer", meta, &body, scopes)
     }
 }
 
@@ -252,18 +240,11 @@ pub(super) fn refreshed(
     refresh: Secret,
     body: &[u8],
 ) -> Result<Tokens, AuthError> {
-    let v = json_answer(
-        Ask {
-            what: "the refresh's token answer",
-            url: &meta.token_endpoint,
-        },
+    let mut t = token_answer(
+        "the refresh's token answer",
+        meta,
         body,
-    )?;
-    let mut t = read_tokens(
-        &v,
-        (&meta.issuer, &meta.token_endpoint),
         &old.scopes_requested,
-        now(),
     )?;
     if t.refresh_token.is_none() {
         t.refresh_token = Some(refresh);

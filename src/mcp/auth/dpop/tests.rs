@@ -282,14 +282,7 @@ fn a_second_use_dpop_nonce_is_not_answered_again() {
 
 #[test]
 fn a_dpop_token_answered_without_a_proof_is_refused() {
-    let fake = fake_as(|base, m, t, _| match (m, t) {
-        ("GET", "/.well-known/oauth-authorization-server") => (200, metadata(base)),
-        ("POST", "/token") => (
-            200,
-            r#"{"access_token":"a2","token_type":"DPoP","expires_in":3600}"#.into(),
-        ),
-        _ => (404, "{}".into()),
-    });
+    let fake = refresh_as(r#"{"access_token":"a2","token_type":"DPoP","expires_in":3600}"#);
     let store = Arc::new(MemoryStore::default());
     let (a, _) = authorizer(&fake.base, store);
     let url = format!("{}/token", fake.base);

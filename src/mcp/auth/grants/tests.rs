@@ -49,18 +49,10 @@ fn posts(fake: &FakeAs) -> usize {
 
 #[test]
 fn client_credentials_send_the_resource_and_scope_and_are_stored_with_the_grant() {
-    let fake = fake_as(|base, m, t, _| {
-        if let Some(a) = prm_and_metadata(base, m, t) {
-            return a;
-        }
-        match (m, t) {
-            ("POST", "/token") => (
-                200,
-                r#"{"access_token":"cc-access-1","token_type":"Bearer","expires_in":60}"#.into(),
-            ),
-            _ => (404, "{}".into()),
-        }
-    });
+    let fake = token_as(
+        200,
+        r#"{"access_token":"cc-access-1","token_type":"Bearer","expires_in":60}"#,
+    );
     let store = Arc::new(MemoryStore::default());
     let a = grant_authorizer(&fake.base, Grant::ClientCredentials, Arc::clone(&store));
     a.authorize(&first_401()).unwrap();
@@ -143,18 +135,10 @@ fn client_credentials_without_a_secret_or_key_say_what_to_give() {
 
 #[test]
 fn a_stored_sign_in_of_another_grant_or_client_is_not_used() {
-    let fake = fake_as(|base, m, t, _| {
-        if let Some(a) = prm_and_metadata(base, m, t) {
-            return a;
-        }
-        match (m, t) {
-            ("POST", "/token") => (
-                200,
-                r#"{"access_token":"cc-access-2","token_type":"Bearer"}"#.into(),
-            ),
-            _ => (404, "{}".into()),
-        }
-    });
+    let fake = token_as(
+        200,
+        r#"{"access_token":"cc-access-2","token_type":"Bearer"}"#,
+    );
     let store = Arc::new(MemoryStore::default());
     // A browser sign-in, then one of another client: neither is sent.
     let mut browser = stored(&fake.base, 3600, &["a"]);
@@ -223,18 +207,10 @@ fn tokens_that_end_are_replaced_by_a_new_grant_without_counting_as_sign_ins() {
 
 #[test]
 fn a_refused_jwt_bearer_grant_is_typed_and_sent_once() {
-    let fake = fake_as(|base, m, t, _| {
-        if let Some(a) = prm_and_metadata(base, m, t) {
-            return a;
-        }
-        match (m, t) {
-            ("POST", "/token") => (
-                400,
-                r#"{"error":"invalid_grant","error_description":"audience"}"#.into(),
-            ),
-            _ => (404, "{}".into()),
-        }
-    });
+    let fake = token_as(
+        400,
+        r#"{"error":"invalid_grant","error_description":"audience"}"#,
+    );
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("jwt");
     std::fs::write(&f, "eyJ.assertion-value-1.sig\n").unwrap();
@@ -261,14 +237,7 @@ fn a_refused_jwt_bearer_grant_is_typed_and_sent_once() {
 
 #[test]
 fn a_refresh_of_a_private_key_jwt_client_signs_a_new_assertion() {
-    let fake = fake_as(|base, m, t, _| match (m, t) {
-        ("GET", "/.well-known/oauth-authorization-server") => (200, metadata(base)),
-        ("POST", "/token") => (
-            200,
-            r#"{"access_token":"a2","token_type":"Bearer","expires_in":3600}"#.into(),
-        ),
-        _ => (404, "{}".into()),
-    });
+    let fake = refresh_as(r#"{"access_token":"a2","token_type":"Bearer","expires_in":3600}"#);
     let store = Arc::new(MemoryStore::default());
     let mut s = stored(&fake.base, 30, &["a"]);
     s.grant = GrantType::JwtBearer;
