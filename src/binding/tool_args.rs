@@ -140,7 +140,8 @@ pub fn typed(
                     .map(|s| match s.strip_prefix('/') {
                         Some(rest) => format!("--arg {rest}"),
                         None => s,
-                    }),
+                    })
+                    .map(|s| as_written(s, &out)),
             );
         }
     }
@@ -149,6 +150,21 @@ pub fn typed(
         Ok(out)
     } else {
         Err(faults)
+    }
+}
+
+/// `sentence` about `--arg NAME` followed by the value as written when
+/// that value is an integer beyond 64 bits: the schema compared its
+/// nearest `f64`, which the sentence quotes.
+fn as_written(sentence: String, args: &Map<String, Value>) -> String {
+    let digits = sentence
+        .strip_prefix("--arg ")
+        .and_then(|rest| rest.split([':', '/']).next())
+        .and_then(|name| args.get(name))
+        .and_then(exact_int::digits);
+    match digits {
+        Some(d) => format!("{sentence} (given as {d}, compared as the nearest float)"),
+        None => sentence,
     }
 }
 
@@ -503,6 +519,18 @@ mod tests {
         assert_eq!(
             text,
             r#"{"times":18446744073709551617,"tags":[1,340282366920938463463374607431768211457]}"#
+        );
+    }
+
+    #[test]
+    fn a_refused_integer_beyond_64_bits_is_quoted_as_written() {
+        let why = typed(Some(&schema()), &args(&["times=-99999999999999999999999"]))
+            .expect_err("below the minimum");
+        assert_eq!(why.len(), 1, "{why:?}");
+        assert!(why[0].starts_with("--arg times: "), "{why:?}");
+        assert!(
+            why[0].ends_with("(given as -99999999999999999999999, compared as the nearest float)"),
+            "{why:?}"
         );
     }
 
