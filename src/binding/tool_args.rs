@@ -153,6 +153,24 @@ pub fn typed(
     }
 }
 
+/// The `--arg` names that none of `input_schemas` declares under its
+/// `properties`, in the order first given, each once: at a terminal
+/// without `--call`, a misspelled name that no form would take.
+pub fn undeclared<'a>(input_schemas: &[Value], given: &'a [ArgValue]) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for g in given {
+        let declared = input_schemas.iter().any(|s| {
+            s.get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| p.contains_key(&g.name))
+        });
+        if !declared && !out.contains(&g.name.as_str()) {
+            out.push(&g.name);
+        }
+    }
+    out
+}
+
 /// `sentence` about `--arg NAME` followed by the value as written when
 /// that value is an integer beyond 64 bits: the schema compared its
 /// nearest `f64`, which the sentence quotes.
@@ -520,6 +538,16 @@ mod tests {
             text,
             r#"{"times":18446744073709551617,"tags":[1,340282366920938463463374607431768211457]}"#
         );
+    }
+
+    #[test]
+    fn names_no_schema_declares_are_found_once_in_order() {
+        let given = args(&["nmae=Ada", "times=3", "other=1", "nmae=Bo"]);
+        assert_eq!(
+            undeclared(&[schema(), json!({"type": "object"})], &given),
+            ["nmae", "other"]
+        );
+        assert!(undeclared(&[schema()], &args(&["times=3", "tags=1"])).is_empty());
     }
 
     #[test]

@@ -116,7 +116,7 @@ fn at_a_terminal_arg_values_fill_the_arguments_form() {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = root().join("tests/servers/echo_args.py");
     let args = format!(
-        "mcp --protocol 2025-11-25 --arg name=Ada --arg times=3 --arg loud=maybe -- python3 '{}'",
+        "mcp --protocol 2025-11-25 --arg name=Ada --arg times=3 --arg loud=maybe --arg nmae=Bo -- python3 '{}'",
         server.display()
     );
     let out = dir.path().join("out.json");
@@ -125,6 +125,8 @@ fn at_a_terminal_arg_values_fill_the_arguments_form() {
     let envs = [("VISUAL", "true".to_owned())];
     let mut t = Tui::start_env(dir.path(), &out, 100, 40, &args, &envs);
     t.wait_for("1 of 1 shown");
+    // A misspelled name no form takes is said on the list.
+    t.wait_for("--arg nmae: no tool or prompt here declares it; left out of every form");
     t.press("\r", "Arguments for tools/call echo");
     t.wait_for("Ada");
     t.submit();

@@ -97,8 +97,9 @@ impl Client {
         let mut last: Option<usize> = None;
         // The last arguments sent to each tool: its form starts with them.
         let mut kept: HashMap<String, Map<String, Value>> = HashMap::new();
-        // What the next list says first (what changed, a tool gone).
-        let mut said: Option<String> = None;
+        // What the next list says first (what changed, a tool gone); the
+        // first time, the --arg names that no form here would take.
+        let mut said: Option<String> = self.undeclared_args(&listed);
         loop {
             if self.life.lists_changed {
                 let line = self.relist(&mut listed, &mut last).await?;
@@ -152,6 +153,35 @@ impl Client {
                 return Ok(Browsed::Left);
             }
         }
+    }
+
+    /// The line naming the `--arg` names that no listed tool or prompt
+    /// declares (each would be left out of every form), if any:
+    /// `--arg nmae: no tool or prompt here declares it; left out of every
+    /// form`.
+    fn undeclared_args(&self, listed: &[(ToolEntry, Value)]) -> Option<String> {
+        if self.opts.arg_values.is_empty() {
+            return None;
+        }
+        let schemas: Vec<Value> = listed
+            .iter()
+            .map(|(entry, item)| match entry.kind {
+                Kind::Prompt => tool_form::prompt_input_schema(item),
+                _ => item.get("inputSchema").cloned().unwrap_or(Value::Null),
+            })
+            .collect();
+        let names = tool_args::undeclared(&schemas, &self.opts.arg_values);
+        (!names.is_empty()).then(|| {
+            let names: Vec<String> = names
+                .iter()
+                .map(|n| crate::safe_text::display(n).into_owned())
+                .collect();
+            let it = if names.len() == 1 { "it" } else { "them" };
+            format!(
+                "--arg {}: no tool or prompt here declares {it}; left out of every form",
+                names.join(", ")
+            )
+        })
     }
 
     /// List everything again after the server said a list changed:
