@@ -285,7 +285,8 @@ impl Picker {
         lines.extend(about.into_iter().map(|l| Line::styled(l, theme.text())));
         lines.push(super::chrome::help_line(
             &[
-                "type to filter · ↑↓ choose · Enter: pick (a tool without arguments is called at once) · Esc: clear the filter, or leave · q: leave",
+                "type to filter · ↑↓ choose · Enter: pick (a tool without arguments is called at once) · Esc: clear the filter, or leave · q: leave · ^P: protocol",
+                "type to filter · ↑↓ · Enter: pick · Esc/q: leave · ^P: protocol",
                 "type to filter · ↑↓ · Enter: pick · Esc/q: leave",
                 "Enter: pick · Esc: leave",
             ],

@@ -189,7 +189,7 @@ impl ResultView {
             ""
         };
         let help = format!(
-            "{again}Enter: back to the tools · q: leave · {stderr}↑↓ PageUp PageDown: scroll{more}"
+            "{again}Enter: back to the tools · q: leave · {stderr}↑↓ PageUp PageDown: scroll{more} · ^P: protocol"
         );
         lines.push(Line::styled(clip(&help, w), theme.muted()));
         f.render_widget(Paragraph::new(lines), area);
