@@ -254,6 +254,9 @@ pub struct Trace {
     bytes_cap: usize,
     ring: Mutex<Ring>,
     version: AtomicU64,
+    /// What the session offers the server beside its messages, one line
+    /// (its roots: [`Trace::set_roots`]); shown under the view's title.
+    roots: Mutex<Option<String>>,
 }
 
 impl Default for Trace {
@@ -290,7 +293,20 @@ impl Trace {
             bytes_cap: TRACE_BYTES,
             ring: Mutex::default(),
             version: AtomicU64::new(0),
+            roots: Mutex::default(),
         }
+    }
+
+    /// The session's roots, as the line the session says of them
+    /// (`roots: NAME (URI), …`), for the protocol view: they are the
+    /// session's whether or not the server asks for them.
+    pub fn set_roots(&self, line: String) {
+        *lock(&self.roots) = Some(line);
+    }
+
+    /// The line [`Trace::set_roots`] gave, if any.
+    pub fn roots(&self) -> Option<String> {
+        lock(&self.roots).clone()
     }
 
     /// Record `msg`, going `direction`, now.

@@ -84,6 +84,8 @@ pub(crate) struct ProtocolView {
     rows: usize,
     /// Columns of the last frame (whether `s` can put the trace beside).
     width: u16,
+    /// The session's roots line ([`Trace::roots`]), shown under the title.
+    pub(crate) roots: Option<String>,
 }
 
 impl ProtocolView {
@@ -209,6 +211,9 @@ impl ProtocolView {
             return;
         }
         let mut head = vec![self.title(entries.len(), dropped, theme, w)];
+        if let (Some(r), None) = (&self.roots, &self.body) {
+            head.push(Line::styled(clip(r, w), theme.muted()));
+        }
         if waiting {
             head.push(Line::styled(
                 clip(
@@ -513,6 +518,7 @@ impl TuiResponder {
             self.clear_if_asked()?;
             let seen = trace.version();
             let (entries, dropped) = (trace.entries(), trace.dropped());
+            view.roots = trace.roots();
             let waiting = crate::responder::request_waiting();
             let theme = &self.theme;
             self.tty

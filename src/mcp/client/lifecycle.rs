@@ -380,7 +380,9 @@ impl Client {
             safe_text::display(&self.life.version)
         ));
         if !self.opts.roots.is_empty() {
-            self.notice(&crate::mcp::roots::summary(&self.opts.roots));
+            let line = crate::mcp::roots::summary(&self.opts.roots);
+            self.desk.trace().set_roots(line.clone());
+            self.notice(&line);
         }
     }
 

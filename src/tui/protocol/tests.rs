@@ -214,3 +214,32 @@ fn the_selection_holds_its_message_while_the_ring_moves() {
     let e = t.entries();
     assert_eq!(e[view.at(&e)].method.as_deref(), Some("n/8"));
 }
+
+/// The session's roots are in the view, under its title, whether or not
+/// the server asked for them; escaped as the session says them.
+#[test]
+fn the_view_names_the_roots_offered_to_the_server() {
+    let t = session();
+    let dir = tempfile::tempdir().expect("dir");
+    let sub = dir.path().join("my project");
+    std::fs::create_dir(&sub).expect("mkdir");
+    let root = crate::mcp::roots::Root::parse(sub.to_str().expect("utf-8")).expect("root");
+    t.set_roots(crate::mcp::roots::summary(&[root]));
+    let e = entries(&t);
+    let mut view = ProtocolView {
+        roots: t.roots(),
+        ..ProtocolView::default()
+    };
+    let shown = text(&draw_view(&mut view, &e, 120, 12));
+    let lines: Vec<&str> = shown.lines().collect();
+    assert!(lines[0].starts_with("Protocol: 7 messages"), "{shown}");
+    assert!(
+        lines[1].starts_with("roots offered to the server: my project (file:///"),
+        "{shown}"
+    );
+    assert!(lines[1].contains("my%20project)"), "{shown}");
+    // Not over a message's body.
+    assert_eq!(view.key(&Key::Enter, &e), ViewStep::Continue);
+    let body = text(&draw_view(&mut view, &e, 120, 12));
+    assert!(!body.contains("roots offered"), "{body}");
+}
