@@ -91,6 +91,56 @@ mod tests {
     use super::super::Framer;
     use super::*;
 
+    /// Generated inputs of JSON-like lines (whole, cut, broken, several
+    /// values a line, values across lines) framed by `push` in chunks of
+    /// every size and byte by byte give the same frames.
+    #[test]
+    fn generated_inputs_frame_alike_in_chunks_and_byte_by_byte() {
+        const ALPHABET: &[u8] = b"{{{}}}[]\"\"\"\"\\::,,1a  \n\r";
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let whole = [
+            &br#"{"a":1,"b":[true,{"c":"x\"y"}]}"#[..],
+            br#"{"k":"v"}  "#,
+            b"{}",
+        ];
+        for _ in 0..3000 {
+            let mut input = Vec::new();
+            for _ in 0..(next() % 6) {
+                if next() % 2 == 0 {
+                    input.extend_from_slice(whole[(next() % 3) as usize]);
+                } else {
+                    for _ in 0..(next() % 24) {
+                        input.push(ALPHABET[(next() % ALPHABET.len() as u64) as usize]);
+                    }
+                }
+                if next() % 4 != 0 {
+                    input.push(b'\n');
+                }
+            }
+            let limit = if next() % 5 == 0 { 12 } else { 1 << 20 };
+            let mut slow = Framer::new(limit);
+            let mut expected = Vec::new();
+            for &b in &input {
+                slow.byte(b, &mut expected);
+            }
+            slow.finish(&mut expected);
+            let step = 1 + (next() % 40) as usize;
+            let mut quick = Framer::new(limit);
+            let mut got = Vec::new();
+            for chunk in input.chunks(step) {
+                quick.push(chunk, &mut got);
+            }
+            quick.finish(&mut got);
+            assert_eq!(got, expected, "{:?}", String::from_utf8_lossy(&input));
+        }
+    }
+
     /// Every line framed byte by byte and with the quick reading alike.
     #[test]
     fn the_quick_reading_agrees_with_the_byte_by_byte_one() {
