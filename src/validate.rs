@@ -35,8 +35,9 @@ use serde_json::Value;
 use crate::binding::fast::ValidEvent;
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
-    check_answer, parse_json, read_request, read_result, schemas, ReadOptions, RequestEvent,
-    RequestView, ResultEvent, Rule, SchemaPolicy, Violation, REQUEST_TYPE, RESULT_TYPE,
+    check_answer, parse_json, read_request, read_request_noting, read_result, schemas, Part,
+    ReadOptions, RequestEvent, RequestView, ResultEvent, Rule, SchemaPolicy, Violation,
+    REQUEST_TYPE, RESULT_TYPE,
 };
 use crate::safe_text::display;
 use crate::stream::Frame;
@@ -242,6 +243,15 @@ pub fn note_compatible(bytes: &[u8], policy: SchemaPolicy, errors: &mut [Violati
     if policy != SchemaPolicy::Strict || errors.is_empty() {
         return;
     }
+    // Every check before the params' is the same under both policies: a
+    // refusal with no violation inside the request text is one under the
+    // compatible policy too.
+    if !errors
+        .iter()
+        .any(|e| e.location.part == Some(Part::RequestText))
+    {
+        return;
+    }
     // A form under it, not only a valid request ("not a form" is one too).
     let passes = parse_json(bytes).is_ok_and(|v| {
         read_request(v, ReadOptions::with_policy(SchemaPolicy::Compatible))
@@ -289,21 +299,31 @@ fn prepare_full_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
     };
     let verdict = move |errors| Verdict { id, ty, errors };
     match kind {
-        Some(true) => match read_request(v, ReadOptions::with_policy(policy)) {
-            Ok(mut request) => {
-                // Dropped here, on the worker.
-                keep_for_checks(&mut request);
-                Prepared::Request {
-                    verdict: verdict(Vec::new()),
-                    request,
-                    size: bytes.len(),
+        Some(true) => {
+            // Under the strict policy the one reading also says whether the
+            // compatible policy reads the event as a form.
+            let read = match policy {
+                SchemaPolicy::Strict => read_request_noting(v),
+                _ => read_request(v, ReadOptions::with_policy(policy)).map_err(|e| (e, false)),
+            };
+            match read {
+                Ok(mut request) => {
+                    // Dropped here, on the worker.
+                    keep_for_checks(&mut request);
+                    Prepared::Request {
+                        verdict: verdict(Vec::new()),
+                        request,
+                        size: bytes.len(),
+                    }
+                }
+                Err((mut e, form)) => {
+                    if form {
+                        note(&mut e);
+                    }
+                    Prepared::Done(verdict(e))
                 }
             }
-            Err(mut e) => {
-                note_compatible(bytes, policy, &mut e);
-                Prepared::Done(verdict(e))
-            }
-        },
+        }
         Some(false) => match read_result(v) {
             Ok(mut result) => {
                 result.event = Value::Null;

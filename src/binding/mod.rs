@@ -63,7 +63,7 @@ pub use envelope::{parse_json, Action, Mode, Server, REQUEST_TYPE, RESULT_TYPE};
 pub use form_schema::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
 pub use params::{read_params, ElicitationRequest, RequestBody, RequestView};
 pub use policy::{ExtraError, FieldExtra, Pattern, PatternError, SchemaPolicy};
-pub use read::{read_request, read_result, ReadOptions};
+pub use read::{read_request, read_request_noting, read_result, ReadOptions};
 pub use request::RequestEvent;
 pub use result::{check_answer, ElicitResult, ResultEvent};
 pub use result_line::{make_result_line, ResultLine};

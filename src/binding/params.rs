@@ -184,7 +184,19 @@ fn take_params(
     params: Value,
     meta_mode: Mode,
 ) -> Result<ElicitationRequest, Vec<Violation>> {
-    let (message, body) = read_params_body(rev, &params, meta_mode)?;
+    take_params_or_back(rev, params, meta_mode).map_err(|(errs, _)| errs)
+}
+
+/// [`take_params`], giving the params back beside the violations.
+fn take_params_or_back(
+    rev: Revision,
+    params: Value,
+    meta_mode: Mode,
+) -> Result<ElicitationRequest, (Vec<Violation>, Value)> {
+    let (message, body) = match read_params_body(rev, &params, meta_mode) {
+        Ok(read) => read,
+        Err(errs) => return Err((errs, params)),
+    };
     let params = match params {
         Value::Object(m) => m,
         // read_params_body refuses anything but an object.
@@ -325,6 +337,25 @@ pub(super) fn take_params_with(
     match policy {
         SchemaPolicy::Strict => take_params(rev, params, meta_mode).map(RequestView::Body),
         SchemaPolicy::Compatible => read_params(rev, &params, meta_mode, policy),
+    }
+}
+
+/// [`take_params_with`] under the strict policy, saying beside a refusal
+/// whether the compatible policy reads the same params as a form (a
+/// [`RequestView`] other than [`RequestView::NotAForm`]); the params are
+/// parsed once for both readings.
+pub(super) fn take_params_noting(
+    rev: Revision,
+    params: Value,
+    meta_mode: Mode,
+) -> Result<RequestView, (Vec<Violation>, bool)> {
+    match take_params_or_back(rev, params, meta_mode) {
+        Ok(req) => Ok(RequestView::Body(req)),
+        Err((errs, params)) => {
+            let form = read_params(rev, &params, meta_mode, SchemaPolicy::Compatible)
+                .is_ok_and(|v| !matches!(v, RequestView::NotAForm { .. }));
+            Err((errs, form))
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::fast::{read_valid, ValidEvent};
 use super::policy::SchemaPolicy;
-use super::request::{request_parts, RequestEvent};
+use super::request::{request_parts, request_parts_noting, RequestEvent};
 use super::result::{result_parts, ResultEvent};
 use super::violation::Violation;
 
@@ -64,6 +64,23 @@ pub fn read_request(event: Value, options: ReadOptions) -> Result<RequestEvent, 
         }
     }
     let mut req = request_parts(&event, options.policy)?;
+    req.event = event;
+    Ok(req)
+}
+
+/// [`read_request`] with the full reading under the strict policy, saying
+/// beside a refusal whether the compatible policy reads the event as a
+/// form (a valid request whose view is not
+/// [`RequestView::NotAForm`](super::RequestView)): what
+/// [`crate::validate::note_compatible`] finds, from this one reading. The
+/// event is not parsed or checked again: only a form's params, refused
+/// under the strict policy, are read once more under the compatible one
+/// (every check before them is the same under both policies).
+///
+/// Errors: the violations of [`read_request`], and whether the compatible
+/// policy reads the event as a form.
+pub fn read_request_noting(event: Value) -> Result<RequestEvent, (Vec<Violation>, bool)> {
+    let mut req = request_parts_noting(&event, SchemaPolicy::Strict, true)?;
     req.event = event;
     Ok(req)
 }

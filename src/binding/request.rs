@@ -7,7 +7,7 @@ use super::envelope::{
     check_type, elicitation_str, parse_text, read_view, server_at, str_at, Mode, PartView, Server,
     REQUEST_TYPE,
 };
-use super::params::{take_params_with, RequestView};
+use super::params::{take_params_noting, take_params_with, RequestView};
 use super::policy::SchemaPolicy;
 use super::revision::{read_mcp_extension, revision_of, McpExtension, Revision};
 use super::schemas;
@@ -45,35 +45,54 @@ pub(super) fn request_parts(
     event: &Value,
     policy: SchemaPolicy,
 ) -> Result<RequestEvent, Vec<Violation>> {
+    request_parts_noting(event, policy, false).map_err(|(errs, _)| errs)
+}
+
+/// [`request_parts`]; with `note` under the strict policy, a refusal says
+/// beside its violations whether the compatible policy reads the event as
+/// a form (see [`read_request_noting`](super::read::read_request_noting));
+/// otherwise that is always false.
+pub(super) fn request_parts_noting(
+    event: &Value,
+    policy: SchemaPolicy,
+    note: bool,
+) -> Result<RequestEvent, (Vec<Violation>, bool)> {
+    // Every check before the params' is the same under both policies: a
+    // refusal there is one under the compatible policy too.
+    let refuse = |errs: Vec<Violation>| (errs, false);
     let errs = schemas::validate_event(event);
     if !errs.is_empty() {
-        return Err(errs);
+        return Err(refuse(errs));
     }
-    check_type(event, REQUEST_TYPE)?;
-    let mcp = read_mcp_extension(event).map_err(|e| vec![e])?;
+    check_type(event, REQUEST_TYPE).map_err(refuse)?;
+    let mcp = read_mcp_extension(event).map_err(|e| refuse(vec![e]))?;
     let rev = revision_of(mcp.as_ref());
     let id = str_at(event, &["id"]).unwrap_or_default().to_owned();
     let adapter = str_at(event, &["source", "adapter"])
         .unwrap_or_default()
         .to_owned();
-    let server = server_at(event).map_err(|e| vec![e])?;
+    let server = server_at(event).map_err(|e| refuse(vec![e]))?;
     let Some(mode) = elicitation_str(event, "mode").and_then(Mode::parse) else {
-        return Err(vec![Violation::new(
+        return Err(refuse(vec![Violation::new(
             "/payload/elicitation/mode",
             Rule::WireRoot,
             "mode must be \"form\" or \"url\"",
-        )]);
+        )]));
     };
     let view = match read_view(event, "request") {
         PartView::Metadata => RequestView::Metadata,
         PartView::Omit => RequestView::Omit,
         PartView::Gap { reason, detail } => RequestView::Gap { reason, detail },
         PartView::Text(t) => {
-            let params = parse_text(t, Part::RequestText).map_err(|e| vec![e])?;
-            take_params_with(rev, params, mode, policy).map_err(|es| {
-                es.into_iter()
-                    .map(|e| e.in_part(Part::RequestText))
-                    .collect::<Vec<_>>()
+            let params = parse_text(t, Part::RequestText).map_err(|e| refuse(vec![e]))?;
+            let read = if note && policy == SchemaPolicy::Strict {
+                take_params_noting(rev, params, mode)
+            } else {
+                take_params_with(rev, params, mode, policy).map_err(refuse)
+            };
+            read.map_err(|(es, form)| {
+                let es = es.into_iter().map(|e| e.in_part(Part::RequestText));
+                (es.collect::<Vec<_>>(), form)
             })?
         }
     };

@@ -4,9 +4,13 @@
 //! The framer follows the structure of the text (strings, escapes, nesting,
 //! and which token may come next), not its lines, so it reads JSON Lines,
 //! pretty-printed documents, several documents on one line and documents
-//! whose inner `{` starts a line alike. Each input byte is looked at once;
-//! a value is held only up to the byte limit (a longer one is skipped
-//! without being kept and reported as [`Frame::TooLong`]).
+//! whose inner `{` starts a line alike. Each input byte is looked at once,
+//! or twice at most: a line that starts a value is first read in one tight
+//! pass (`line`), which takes it when it holds exactly one whole value
+//! followed by blanks (JSON Lines) and copies it once; any other line is
+//! then read byte by byte. A value is held only up to the byte limit (a
+//! longer one is skipped without being kept and reported as
+//! [`Frame::TooLong`]).
 //!
 //! Recovery from broken input: a value that turns out to be impossible (a
 //! raw line break inside a string, a token where none may stand) is cut
@@ -29,6 +33,8 @@
 //! caller.
 
 use crate::binding::limits::MAX_EVENT_BYTES;
+
+mod line;
 
 /// One piece of the input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -205,7 +211,34 @@ impl Framer {
 
     fn push_bytes(&mut self, chunk: &[u8], out: &mut Vec<Frame>) {
         let mut i = 0;
+        // Where the chunk's next line feed at or after `i` is (the chunk's
+        // length: none), looked for once per line.
+        let mut nl: Option<usize> = None;
         while let Some(&b) = chunk.get(i) {
+            if b == b'{' && self.mode == Mode::Top {
+                // A line holding one whole value (JSON Lines) is read in one
+                // tight pass; any other goes byte by byte below.
+                if nl.is_none_or(|n| n < i) {
+                    nl = Some(memchr::memchr(b'\n', &chunk[i..]).map_or(chunk.len(), |k| i + k));
+                }
+                let nl = nl.unwrap_or(chunk.len());
+                if nl < chunk.len() {
+                    let line = &chunk[i..nl];
+                    if let Some(end) =
+                        line::whole_value(line, &mut self.stack).filter(|&end| end <= self.limit)
+                    {
+                        out.push(Frame::Value {
+                            line: self.line,
+                            bytes: line[..end].to_vec(),
+                        });
+                        self.stack.clear();
+                        self.line += 1;
+                        self.bol = true;
+                        i = nl + 1;
+                        continue;
+                    }
+                }
+            }
             if let Mode::Str { escape: false, .. } = self.mode {
                 // Fast path: the plain run of a string and the escapes
                 // inside it (each `\` and the byte it escapes, not a line
