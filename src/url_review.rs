@@ -36,6 +36,8 @@ use unicode_security::MixedScript;
 
 use crate::safe_text;
 
+mod suffix;
+
 /// A URL longer than this many characters (Unicode scalar values, as sent)
 /// gets [`Warning::Long`] ("very long URLs").
 pub const LONG_URL_CHARS: usize = 2000;
@@ -911,9 +913,7 @@ fn host_info(u: &url::Url) -> Option<HostInfo> {
             let (uni, res) = idna::domain_to_unicode(&ascii);
             let unicode_raw = if res.is_ok() { uni } else { ascii.clone() };
             let unicode = safe_text::display(&unicode_raw).into_owned();
-            let registrable_ascii = psl::domain_str(&ascii)
-                .filter(|d| !d.is_empty())
-                .map(str::to_owned);
+            let registrable_ascii = suffix::registrable(&ascii).map(str::to_owned);
             let registrable_unicode = registrable_ascii.as_ref().and_then(|r| {
                 let n = r.trim_end_matches('.').split('.').count();
                 let labels: Vec<&str> = unicode.trim_end_matches('.').split('.').collect();
