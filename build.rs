@@ -1,5 +1,7 @@
-//! Link setting of the binary: relative relocations packed (`DT_RELR`) on
-//! GNU/Linux, when this machine's linker and C library support them.
+//! Link settings of the binary: relative relocations packed (`DT_RELR`) on
+//! GNU/Linux, when this machine's linker and C library support them; and,
+//! in optimized builds linked by lld, the functions a `demo` start runs
+//! placed side by side (`link/symbol-order.*.txt`, see [`order_symbols`]).
 //!
 //! A position-independent executable holds one relocation for each pointer
 //! in its read-only data (vtables, string tables): about 44,000 here, 1 MB
@@ -31,6 +33,86 @@ fn main() {
     {
         println!("cargo:rustc-link-arg-bins={FLAG}");
     }
+    order_symbols();
+}
+
+/// The functions a `demo` start runs (to its first frame, a cancel and the
+/// exit), listed by `benches/symbol_order.py` in `link/symbol-order.PROFILE.txt`,
+/// are placed first in the code, side by side (lld's
+/// `--symbol-ordering-file`; names the build does not have are skipped).
+/// The kernel maps code in 64 KiB blocks around each page a program runs,
+/// so the same functions spread over the whole code map about 5 MB and
+/// side by side about 1 MB: the start's resident memory
+/// (docs/testing.md). Only in optimized builds (`PROFILE` release: the
+/// `release` and `dist` profiles), and only when rustc's linker takes the
+/// option (probed: rustc links a one-line program with it), else the
+/// binary is linked as before.
+fn order_symbols() {
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    let dir = PathBuf::from(var("CARGO_MANIFEST_DIR")).join("link");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    if var("PROFILE") != "release" {
+        return;
+    }
+    let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
+        return;
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("symbol-order.") && n.ends_with(".txt"))
+    });
+    files.sort();
+    let mut all = String::new();
+    for f in &files {
+        all.push_str(&std::fs::read_to_string(f).unwrap_or_default());
+    }
+    if all.trim().is_empty() {
+        return;
+    }
+    let order = out.join("symbol-order.txt");
+    if std::fs::write(&order, all).is_err() {
+        return;
+    }
+    let flags = [
+        format!("-Wl,--symbol-ordering-file={}", order.display()),
+        "-Wl,--no-warn-symbol-ordering".to_owned(),
+    ];
+    if rustc_links_with(&flags, &out) {
+        for f in flags {
+            println!("cargo:rustc-link-arg-bins={f}");
+        }
+    }
+}
+
+/// Whether rustc (`RUSTC`, with this build's target and flags) links a
+/// one-line program with the linker options `flags`.
+fn rustc_links_with(flags: &[String], out: &std::path::Path) -> bool {
+    let src = out.join("order_probe.rs");
+    if std::fs::write(&src, "fn main() {}\n").is_err() {
+        return false;
+    }
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let mut c = Command::new(rustc);
+    if let Ok(t) = std::env::var("TARGET") {
+        c.arg("--target").arg(t);
+    }
+    if let Ok(f) = std::env::var("CARGO_ENCODED_RUSTFLAGS") {
+        c.args(f.split('\x1f').filter(|a| !a.is_empty()));
+    }
+    for f in flags {
+        c.arg("-C").arg(format!("link-arg={f}"));
+    }
+    c.arg(&src)
+        .arg("-o")
+        .arg(out.join("order_probe"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 /// Whether a C program linked with [`FLAG`] by this machine's C compiler

@@ -7,8 +7,13 @@ spawned until the last row of the first frame (the key help, which holds
 "Esc cancel") has been written to the terminal; then the run is cancelled
 with Esc. The pseudo-terminal answers the background query as a terminal
 does (see `answer_queries`). Prints the median, the minimum and the
-maximum in milliseconds, and the peak resident set size of the runs (the
-whole process, from its rusage: the form shown, then cancelled).
+maximum in milliseconds, and the peak resident set size of `demo` (the
+form shown, then cancelled) over min(RUNS, 10) further runs, each started
+by GNU time (`/usr/bin/time -f %M`): the rusage of a child that Python
+forks is no measure, since the kernel carries the peak of the forked
+Python process across the exec (`/bin/true` measures 10 to 14 MB so);
+GNU time is a small C program whose child starts from its few pages.
+Needs GNU time.
 
     python3 benches/first_frame.py [path/to/ahp-elicit] [RUNS]
     BASE=path/to/other-build python3 benches/first_frame.py BIN [RUNS]
@@ -29,6 +34,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import termios
 import time
 
@@ -54,13 +60,20 @@ def answer_queries(master, chunk):
         os.write(master, DA_REPLY)
 
 
-def one_run(binary):
+def one_run(binary, rss=False):
+    """One start: (ms to the first frame, None); with `rss`, started by
+    GNU time: (that time, the peak RSS in KiB)."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     env = dict(os.environ, TERM="xterm-256color")
     env.pop("NO_COLOR", None)
+    argv = [binary, "demo"]
+    if rss:
+        fd, peak_file = tempfile.mkstemp(prefix="ahp-first-frame-rss.")
+        os.close(fd)
+        argv = ["/usr/bin/time", "-f", "%M", "-o", peak_file] + argv
     start = time.perf_counter()
-    p = subprocess.Popen([binary, "demo"], stdin=slave, stdout=subprocess.DEVNULL,
+    p = subprocess.Popen(argv, stdin=slave, stdout=subprocess.DEVNULL,
                          stderr=slave, env=env, start_new_session=True,
                          preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
     os.close(slave)
@@ -88,12 +101,12 @@ def one_run(binary):
     # process never blocks on it.
     end = time.perf_counter() + 10
     last = 0.0
-    usage = None
+    done = False
     try:
-        while usage is None and time.perf_counter() < end:
-            pid, _, ru = os.wait4(p.pid, os.WNOHANG)
+        while not done and time.perf_counter() < end:
+            pid, _ = os.waitpid(p.pid, os.WNOHANG)
             if pid:
-                usage = ru
+                done = True
                 break
             if time.perf_counter() - last > 0.5:
                 os.write(master, b"\x1b")
@@ -102,18 +115,23 @@ def one_run(binary):
                 os.read(master, 65536)
     except OSError:
         pass
-    if usage is None:
-        # os.kill, not p.kill: Popen would reap the child (and its rusage).
+    if not done:
+        # os.kill, not p.kill: Popen would reap the child itself.
         try:
             os.kill(p.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        _, _, usage = os.wait4(p.pid, 0)
+        os.waitpid(p.pid, 0)
     p.returncode = 0  # reaped above
     os.close(master)
     if took is None:
         sys.exit("no first frame within 10 s")
-    return took * 1000, usage.ru_maxrss
+    peak = None
+    if rss:
+        with open(peak_file) as f:
+            peak = int(f.read().split()[-1])
+        os.unlink(peak_file)
+    return took * 1000, peak
 
 
 def main():
@@ -127,13 +145,17 @@ def main():
     for _ in range(runs):
         for b in builds:
             got[b].append(one_run(b))
+    peaks = {b: [] for b in builds}
+    for _ in range(min(runs, 10)):
+        for b in builds:
+            peaks[b].append(one_run(b, rss=True)[1])
     for b in builds:
         ms = [t for t, _ in got[b]]
-        rss = sorted(kb for _, kb in got[b])
+        rss = sorted(peaks[b])
         name = f" ({b})" if base else ""
         print(f"first full demo frame over {runs} runs{name}: median {statistics.median(ms):.2f} ms, "
               f"min {min(ms):.2f} ms, max {max(ms):.2f} ms")
-        print(f"demo peak RSS over {runs} runs{name}: median {statistics.median(rss) / 1024:.1f} MB, "
+        print(f"demo peak RSS over {len(rss)} runs{name}: median {statistics.median(rss) / 1024:.1f} MB, "
               f"max {rss[-1] / 1024:.1f} MB")
     if base:
         ratios = [n[0] / o[0] for o, n in zip(got[base], got[binary])]

@@ -20,6 +20,7 @@
 # than the wall time, so it tells a slower program from a busier machine.
 # All streams are written and synced to disk before any is timed, so the
 # kernel's writeback of those files does not run during the timed runs.
+# Needs GNU time (/usr/bin/time), which gives each peak RSS.
 # MB here is 2^20 bytes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,19 +67,26 @@ PY
 
 # Median seconds (wall, perf_counter), median CPU seconds (user + system,
 # from the child's rusage) and largest peak RSS (KiB) of RUNS runs of a
-# command, stdout discarded.
+# command, stdout discarded. The command is started by GNU time, whose
+# figure is the peak: the rusage of a child Python starts carries Python's
+# own peak across the exec (`/bin/true` measures 10 to 14 MB so).
 measure() {
   python3 - "$@" <<'PY'
-import os, subprocess, sys, time
+import os, subprocess, sys, tempfile, time
 runs, cmd = int(sys.argv[1]), sys.argv[2:]
 secs, cpu, peak = [], [], 0
+fd, peak_file = tempfile.mkstemp()
+os.close(fd)
 for _ in range(runs):
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", peak_file] + cmd,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, _, usage = os.wait4(p.pid, 0)
     secs.append(time.perf_counter() - t)
     cpu.append(usage.ru_utime + usage.ru_stime)
-    peak = max(peak, usage.ru_maxrss)
+    with open(peak_file) as f:
+        peak = max(peak, int(f.read().split()[-1]))
+os.unlink(peak_file)
 print(sorted(secs)[len(secs) // 2], sorted(cpu)[len(cpu) // 2], peak)
 PY
 }

@@ -54,6 +54,32 @@ pub struct DemoArgs {
     pub browser: Option<String>,
 }
 
+/// A `demo` command line (`ahp-elicit demo ...`) parsed against the demo's
+/// own arguments alone, or None for any other command line and for any
+/// `demo` line that this parse refuses (a usage error, `--help`,
+/// `--version`): those take the whole command's parse, which says what it
+/// says for every command. The whole command builds every subcommand's
+/// arguments (about a fifth of the instructions before the demo's first
+/// frame, and the pages of code that run them); a valid `demo` line gives
+/// the same [`DemoArgs`] either way, as both parse it with the arguments
+/// `DemoArgs` declares.
+pub fn parse_alone<I>(args: I) -> Option<DemoArgs>
+where
+    I: IntoIterator<Item = std::ffi::OsString>,
+{
+    use clap::{Args, FromArgMatches};
+    let args: Vec<std::ffi::OsString> = args.into_iter().collect();
+    if args.get(1).map(|a| a.as_os_str()) != Some(std::ffi::OsStr::new("demo")) {
+        return None;
+    }
+    let cmd = clap::Command::new("ahp-elicit")
+        .subcommand_required(true)
+        .subcommand(DemoArgs::augment_args(clap::Command::new("demo")));
+    let mut matches = cmd.try_get_matches_from(args).ok()?;
+    let (_, sub) = matches.remove_subcommand()?;
+    DemoArgs::from_arg_matches(&sub).ok()
+}
+
 /// Why `--request FILE` gave no request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadError {
@@ -257,5 +283,77 @@ fn emit(req: &binding::RequestEvent, answer: &binding::Answer) -> Exit {
             }
             Exit::Invalid
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn line(args: &[&str]) -> Vec<std::ffi::OsString> {
+        std::iter::once("ahp-elicit")
+            .chain(args.iter().copied())
+            .map(Into::into)
+            .collect()
+    }
+
+    /// What the whole command makes of a line: its `demo` arguments, or
+    /// None for another command or an error.
+    fn whole(args: &[&str]) -> Option<String> {
+        match super::super::Cli::try_parse_from(line(args)) {
+            Ok(super::super::Cli {
+                command: super::super::Command::Demo(a),
+            }) => Some(format!("{a:?}")),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_valid_demo_line_gives_the_arguments_the_whole_command_gives() {
+        for args in [
+            &["demo"][..],
+            &["demo", "--theme", "light"],
+            &["demo", "--theme=monochrome", "--plain"],
+            &[
+                "demo",
+                "--request",
+                "r.json",
+                "--schema-policy",
+                "compatible",
+            ],
+            &["demo", "--timeout", "2m", "--browser", "echo"],
+            &["demo", "--timeout", "1.5"],
+        ] {
+            let alone = parse_alone(line(args)).map(|a| format!("{a:?}"));
+            assert!(alone.is_some(), "{args:?}");
+            assert_eq!(alone, whole(args), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn another_command_help_version_and_errors_take_the_whole_parse() {
+        for args in [
+            &[][..],
+            &["respond"],
+            &["--version", "demo"],
+            &["demo", "--help"],
+            &["demo", "-h"],
+            &["demo", "--version"],
+            &["demo", "-V"],
+            &["demo", "--theme"],
+            &["demo", "--timeout", "0"],
+            &["demo", "--schema-policy", "loose"],
+            &["demo", "extra"],
+            &["demo", "--no-such-flag"],
+        ] {
+            assert!(parse_alone(line(args)).is_none(), "{args:?}");
+        }
+        // The whole parse answers those lines itself (help, version, the
+        // usage error), as before.
+        let e = super::super::Cli::try_parse_from(line(&["demo", "--version"])).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::DisplayVersion);
+        let e = super::super::Cli::try_parse_from(line(&["demo", "--help"])).unwrap_err();
+        assert!(e.to_string().contains("--schema-policy"), "{e}");
     }
 }

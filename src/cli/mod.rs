@@ -482,6 +482,9 @@ fn man(dir: Option<&std::path::Path>) -> Exit {
 /// The program: parse the process's command line (clap prints usage and
 /// exits 2 on a usage error), run the command, and return its exit status.
 pub fn main() -> std::process::ExitCode {
+    if let Some(a) = demo::parse_alone(std::env::args_os()) {
+        return std::process::ExitCode::from(demo::run(a));
+    }
     let cli = Cli::parse();
     std::process::ExitCode::from(run(cli))
 }
