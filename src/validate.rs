@@ -35,9 +35,9 @@ use serde_json::Value;
 use crate::binding::fast::ValidEvent;
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
-    check_answer, parse_json, read_request, read_request_noting, read_result, schemas, Part,
-    ReadOptions, RequestEvent, RequestView, ResultEvent, Rule, SchemaPolicy, Violation,
-    REQUEST_TYPE, RESULT_TYPE,
+    check_answer, checked_text, parse_checked, parse_json, read_request, read_request_noting,
+    read_result, schemas, Part, ReadOptions, RequestEvent, RequestView, ResultEvent, Rule,
+    SchemaPolicy, Violation, REQUEST_TYPE, RESULT_TYPE,
 };
 use crate::safe_text::display;
 use crate::stream::Frame;
@@ -181,10 +181,15 @@ pub fn prepare(bytes: &[u8]) -> Prepared {
 /// SDKs add, as `mcp` records it). The fast reading is the strict one: under
 /// compatible every event takes the full reading.
 pub fn prepare_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
+    // The limits and UTF-8, checked once for both readings.
+    let text = match checked_text(bytes) {
+        Ok(t) => t,
+        Err(e) => return refused(e),
+    };
     if policy != SchemaPolicy::Strict {
-        return prepare_full_with(bytes, policy);
+        return prepare_full_text(text, policy);
     }
-    match crate::binding::fast::read_valid(bytes) {
+    match crate::binding::fast::read_valid_text(text) {
         Some(ValidEvent::Request(mut request)) => {
             keep_for_checks(&mut request);
             Prepared::Request {
@@ -197,8 +202,18 @@ pub fn prepare_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
             verdict: valid(&result.id, RESULT_TYPE),
             result,
         },
-        None => prepare_full_with(bytes, policy),
+        None => prepare_full_text(text, policy),
     }
+}
+
+/// The verdict of an event refused before its `id` and `type` could be
+/// read (limits, UTF-8, syntax).
+fn refused(e: Violation) -> Prepared {
+    Prepared::Done(Verdict {
+        id: None,
+        ty: None,
+        errors: vec![e],
+    })
 }
 
 /// The verdict of a valid event.
@@ -270,16 +285,20 @@ pub fn note(errors: &mut [Violation]) {
 }
 
 /// [`prepare_full`] under `policy`.
+#[cfg(any(test, feature = "internals"))]
 fn prepare_full_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
-    let v = match parse_json(bytes) {
+    match checked_text(bytes) {
+        Ok(text) => prepare_full_text(text, policy),
+        Err(e) => refused(e),
+    }
+}
+
+/// [`prepare_full_with`] of a text whose limits and UTF-8 were checked
+/// ([`checked_text`]): the syntax, then the wire root and the codec.
+fn prepare_full_text(text: &str, policy: SchemaPolicy) -> Prepared {
+    let v = match parse_checked(text) {
         Ok(v) => v,
-        Err(e) => {
-            return Prepared::Done(Verdict {
-                id: None,
-                ty: None,
-                errors: vec![e],
-            })
-        }
+        Err(e) => return refused(e),
     };
     if let Some(h) = crate::misplaced::hint(&v) {
         let rule = crate::binding::violation::Rule::WireRoot;
@@ -313,7 +332,7 @@ fn prepare_full_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
                     Prepared::Request {
                         verdict: verdict(Vec::new()),
                         request,
-                        size: bytes.len(),
+                        size: text.len(),
                     }
                 }
                 Err((mut e, form)) => {

@@ -59,6 +59,9 @@ mod for_cargo_fmt {
 }
 
 pub(crate) use envelope::shallow_text;
+/// The steps of [`parse_json`], for `validate`'s two readings of one text.
+#[cfg(feature = "cli")]
+pub(crate) use envelope::{checked_text, parse_checked};
 pub use envelope::{parse_json, Action, Mode, Server, REQUEST_TYPE, RESULT_TYPE};
 pub use form_schema::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
 pub use params::{read_params, ElicitationRequest, RequestBody, RequestView};
