@@ -32,10 +32,10 @@ use std::io::{BufReader, Read, Write};
 
 use serde_json::Value;
 
-use crate::binding::fast::ValidEvent;
+use crate::binding::fast::{ParsedText, ValidEvent};
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
-    check_answer, checked_text, parse_checked, parse_json, read_request, read_request_noting,
+    check_answer, checked_text, parse_checked, parse_json, read_request, read_request_noting_given,
     read_result, schemas, Part, ReadOptions, RequestEvent, RequestView, ResultEvent, Rule,
     SchemaPolicy, Violation, REQUEST_TYPE, RESULT_TYPE,
 };
@@ -187,9 +187,12 @@ pub fn prepare_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
         Err(e) => return refused(e),
     };
     if policy != SchemaPolicy::Strict {
-        return prepare_full_text(text, policy);
+        return prepare_full_text(text, policy, None);
     }
-    match crate::binding::fast::read_valid_text(text) {
+    // A request the fast reading refuses after parsing its body text hands
+    // the parse on to the full reading.
+    let mut spare = None;
+    match crate::binding::fast::read_valid_text(text, &mut spare) {
         Some(ValidEvent::Request(mut request)) => {
             keep_for_checks(&mut request);
             Prepared::Request {
@@ -202,7 +205,7 @@ pub fn prepare_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
             verdict: valid(&result.id, RESULT_TYPE),
             result,
         },
-        None => prepare_full_text(text, policy),
+        None => prepare_full_text(text, policy, spare),
     }
 }
 
@@ -288,14 +291,16 @@ pub fn note(errors: &mut [Violation]) {
 #[cfg(any(test, feature = "internals"))]
 fn prepare_full_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
     match checked_text(bytes) {
-        Ok(text) => prepare_full_text(text, policy),
+        Ok(text) => prepare_full_text(text, policy, None),
         Err(e) => refused(e),
     }
 }
 
 /// [`prepare_full_with`] of a text whose limits and UTF-8 were checked
-/// ([`checked_text`]): the syntax, then the wire root and the codec.
-fn prepare_full_text(text: &str, policy: SchemaPolicy) -> Prepared {
+/// ([`checked_text`]): the syntax, then the wire root and the codec;
+/// `given`, the fast reading's parse of the request's body text, is taken
+/// for the text when it is the event's.
+fn prepare_full_text(text: &str, policy: SchemaPolicy, given: Option<ParsedText>) -> Prepared {
     let v = match parse_checked(text) {
         Ok(v) => v,
         Err(e) => return refused(e),
@@ -322,7 +327,7 @@ fn prepare_full_text(text: &str, policy: SchemaPolicy) -> Prepared {
             // Under the strict policy the one reading also says whether the
             // compatible policy reads the event as a form.
             let read = match policy {
-                SchemaPolicy::Strict => read_request_noting(v),
+                SchemaPolicy::Strict => read_request_noting_given(v, given),
                 _ => read_request(v, ReadOptions::with_policy(policy)).map_err(|e| (e, false)),
             };
             match read {
