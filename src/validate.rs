@@ -32,12 +32,12 @@ use std::io::{BufReader, Read, Write};
 
 use serde_json::Value;
 
-use crate::binding::fast::ValidEvent;
+use crate::binding::fast::{ParsedText, ValidEvent};
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
-    check_answer, parse_json, read_request, read_request_noting, read_result, schemas, Part,
-    ReadOptions, RequestEvent, RequestView, ResultEvent, Rule, SchemaPolicy, Violation,
-    REQUEST_TYPE, RESULT_TYPE,
+    check_answer, checked_text, parse_checked, parse_json, read_request, read_request_noting_given,
+    read_result, schemas, Part, ReadOptions, RequestEvent, RequestView, ResultEvent, Rule,
+    SchemaPolicy, Violation, REQUEST_TYPE, RESULT_TYPE,
 };
 use crate::safe_text::display;
 use crate::stream::Frame;
@@ -181,10 +181,18 @@ pub fn prepare(bytes: &[u8]) -> Prepared {
 /// SDKs add, as `mcp` records it). The fast reading is the strict one: under
 /// compatible every event takes the full reading.
 pub fn prepare_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
+    // The limits and UTF-8, checked once for both readings.
+    let text = match checked_text(bytes) {
+        Ok(t) => t,
+        Err(e) => return refused(e),
+    };
     if policy != SchemaPolicy::Strict {
-        return prepare_full_with(bytes, policy);
+        return prepare_full_text(text, policy, None);
     }
-    match crate::binding::fast::read_valid(bytes) {
+    // A request the fast reading refuses after parsing its body text hands
+    // the parse on to the full reading.
+    let mut spare = None;
+    match crate::binding::fast::read_valid_text(text, &mut spare) {
         Some(ValidEvent::Request(mut request)) => {
             keep_for_checks(&mut request);
             Prepared::Request {
@@ -197,8 +205,18 @@ pub fn prepare_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
             verdict: valid(&result.id, RESULT_TYPE),
             result,
         },
-        None => prepare_full_with(bytes, policy),
+        None => prepare_full_text(text, policy, spare),
     }
+}
+
+/// The verdict of an event refused before its `id` and `type` could be
+/// read (limits, UTF-8, syntax).
+fn refused(e: Violation) -> Prepared {
+    Prepared::Done(Verdict {
+        id: None,
+        ty: None,
+        errors: vec![e],
+    })
 }
 
 /// The verdict of a valid event.
@@ -270,16 +288,22 @@ pub fn note(errors: &mut [Violation]) {
 }
 
 /// [`prepare_full`] under `policy`.
+#[cfg(any(test, feature = "internals"))]
 fn prepare_full_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
-    let v = match parse_json(bytes) {
+    match checked_text(bytes) {
+        Ok(text) => prepare_full_text(text, policy, None),
+        Err(e) => refused(e),
+    }
+}
+
+/// [`prepare_full_with`] of a text whose limits and UTF-8 were checked
+/// ([`checked_text`]): the syntax, then the wire root and the codec;
+/// `given`, the fast reading's parse of the request's body text, is taken
+/// for the text when it is the event's.
+fn prepare_full_text(text: &str, policy: SchemaPolicy, given: Option<ParsedText>) -> Prepared {
+    let v = match parse_checked(text) {
         Ok(v) => v,
-        Err(e) => {
-            return Prepared::Done(Verdict {
-                id: None,
-                ty: None,
-                errors: vec![e],
-            })
-        }
+        Err(e) => return refused(e),
     };
     if let Some(h) = crate::misplaced::hint(&v) {
         let rule = crate::binding::violation::Rule::WireRoot;
@@ -303,7 +327,7 @@ fn prepare_full_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
             // Under the strict policy the one reading also says whether the
             // compatible policy reads the event as a form.
             let read = match policy {
-                SchemaPolicy::Strict => read_request_noting(v),
+                SchemaPolicy::Strict => read_request_noting_given(v, given),
                 _ => read_request(v, ReadOptions::with_policy(policy)).map_err(|e| (e, false)),
             };
             match read {
@@ -313,7 +337,7 @@ fn prepare_full_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
                     Prepared::Request {
                         verdict: verdict(Vec::new()),
                         request,
-                        size: bytes.len(),
+                        size: text.len(),
                     }
                 }
                 Err((mut e, form)) => {

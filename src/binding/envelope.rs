@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::limits::{json_depth, MAX_DEPTH, MAX_EVENT_BYTES};
+use super::limits::{depth_over, MAX_DEPTH, MAX_EVENT_BYTES};
 use super::violation::{Part, Rule, Violation};
 
 /// Event type of a request.
@@ -114,6 +114,16 @@ pub struct Server {
 ///
 /// Errors: one violation at the root, rule `limits`, `utf8` or `json`.
 pub fn parse_json(bytes: &[u8]) -> Result<Value, Violation> {
+    parse_checked(checked_text(bytes)?)
+}
+
+/// The first steps of [`parse_json`], for a caller that reads the same
+/// text more than once (the fast reading, then the full one): the hard
+/// limits (size, then nesting depth), then UTF-8, each checked once.
+///
+/// Errors: one violation at the root, rule `limits` or `utf8`, the same as
+/// [`parse_json`]'s.
+pub(crate) fn checked_text(bytes: &[u8]) -> Result<&str, Violation> {
     if bytes.len() > MAX_EVENT_BYTES {
         return Err(Violation::new(
             "",
@@ -124,7 +134,14 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, Violation> {
             ),
         ));
     }
-    let text = shallow_text(bytes)?;
+    shallow_text(bytes)
+}
+
+/// The last step of [`parse_json`]: the syntax of a text that
+/// [`checked_text`] gave.
+///
+/// Errors: one violation at the root, rule `json`.
+pub(crate) fn parse_checked(text: &str) -> Result<Value, Violation> {
     serde_json::from_str(text).map_err(|e| Violation::new("", Rule::Json, format!("not JSON: {e}")))
 }
 
@@ -134,8 +151,7 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, Violation> {
 ///
 /// Errors: one violation at the root, rule `limits` or `utf8`.
 pub(crate) fn shallow_text(bytes: &[u8]) -> Result<&str, Violation> {
-    let depth = json_depth(bytes);
-    if depth > MAX_DEPTH {
+    if let Some(depth) = depth_over(bytes, MAX_DEPTH) {
         return Err(Violation::new(
             "",
             Rule::Limits,
@@ -187,8 +203,7 @@ pub(super) fn server_at(event: &Value) -> Result<Server, Violation> {
 /// Parse the body text of `part` (limits, then JSON); a fault is at the
 /// root of the part.
 pub(super) fn parse_text(text: &str, part: Part) -> Result<Value, Violation> {
-    let depth = json_depth(text.as_bytes());
-    if depth > MAX_DEPTH {
+    if let Some(depth) = depth_over(text.as_bytes(), MAX_DEPTH) {
         return Err(Violation::within(
             part,
             "",

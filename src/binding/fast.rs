@@ -46,10 +46,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::content::format_ok;
-use super::envelope::{parse_text, shallow_text, Action, Mode, Server, REQUEST_TYPE, RESULT_TYPE};
+use super::envelope::{checked_text, parse_text, Action, Mode, Server, REQUEST_TYPE, RESULT_TYPE};
 use super::form_model::StringFormat;
 use super::holds::{request_holds, result_holds};
-use super::limits::MAX_EVENT_BYTES;
 use super::params::{proven_params_body, ElicitationRequest, RequestView};
 use super::request::RequestEvent;
 use super::result::{elicit_result, proven_result_checks, ResultEvent};
@@ -76,10 +75,26 @@ pub enum ValidEvent {
 /// value (but for `event`, `Null` here).
 pub fn read_valid(bytes: &[u8]) -> Option<ValidEvent> {
     // The limits of `parse_json`: size, then depth and UTF-8.
-    if bytes.len() > MAX_EVENT_BYTES {
-        return None;
-    }
-    let text = shallow_text(bytes).ok()?;
+    read_valid_text(checked_text(bytes).ok()?, &mut None)
+}
+
+/// A request's body text and its parse, read by the fast reading of an
+/// event it then refused: the full reading of the same event takes the
+/// parse instead of reading the same text again
+/// ([`super::read::read_request_noting_given`]).
+#[derive(Debug)]
+pub(crate) struct ParsedText {
+    /// The body text (`payload.elicitation.request.text`, unescaped).
+    pub text: String,
+    /// What [`parse_text`] gave for it.
+    pub value: Value,
+}
+
+/// [`read_valid`] of a text whose limits and UTF-8 were checked
+/// ([`super::checked_text`]), so that a caller going on to the full reading
+/// of the same text checks them once. When it refuses a request whose body
+/// text it parsed, that parse is left in `spare`.
+pub(crate) fn read_valid_text(text: &str, spare: &mut Option<ParsedText>) -> Option<ValidEvent> {
     let Obj(env): Obj<Envelope<'_>> = serde_json::from_str(text).ok()?;
     if env.ahp.0 != "0.1" || !event_id(&env.id.0) || !format_ok(StringFormat::DateTime, &env.time.0)
     {
@@ -116,8 +131,15 @@ pub fn read_valid(bytes: &[u8]) -> Option<ValidEvent> {
                 Body::Gap { reason, detail } => RequestView::Gap { reason, detail },
                 Body::Text(t) => {
                     let params = parse_text(t, Part::RequestText).ok()?;
-                    let proof = request_holds(rev, &params)?;
-                    let (message, body) = proven_params_body(rev, &params, mode, &proof).ok()?;
+                    let read = request_holds(rev, &params)
+                        .and_then(|proof| proven_params_body(rev, &params, mode, &proof).ok());
+                    let Some((message, body)) = read else {
+                        *spare = Some(ParsedText {
+                            text: t.to_owned(),
+                            value: params,
+                        });
+                        return None;
+                    };
                     let Value::Object(params) = params else {
                         return None;
                     };

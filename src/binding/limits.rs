@@ -15,6 +15,25 @@ pub const MAX_STRING_CHARS: usize = 65_536;
 /// Length of an event `id` in characters: 256.
 pub const MAX_ID_CHARS: usize = 256;
 
+/// The nesting depth of the JSON text `bytes` when it exceeds `max`
+/// ([`json_depth`]), or `None` when it is within `max`.
+///
+/// Most texts hold no more than `max` opening brackets (`{` and `[`, in
+/// strings or not), a bound on their depth: those are counted in one
+/// branch-free pass and the scan of [`json_depth`] is left out.
+pub fn depth_over(bytes: &[u8], max: usize) -> Option<usize> {
+    let mut open = 0usize;
+    for chunk in bytes.chunks(256) {
+        // `[` and `{` are the only bytes whose value with bit 5 set is `{`.
+        open += chunk.iter().filter(|&&b| b | 0x20 == b'{').count();
+        if open > max {
+            let depth = json_depth(bytes);
+            return (depth > max).then_some(depth);
+        }
+    }
+    None
+}
+
 /// Maximum nesting depth of the JSON text `bytes`, found by a scan that
 /// skips strings; no parse. Malformed text gives some number and is left for
 /// the parser to reject.
@@ -53,6 +72,33 @@ pub fn json_depth(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn depth_over_the_limit_only() {
+        let nested = |n: usize| {
+            let mut t = "[".repeat(n);
+            t.push_str(&"]".repeat(n));
+            t.into_bytes()
+        };
+        assert_eq!(depth_over(&nested(MAX_DEPTH), MAX_DEPTH), None);
+        assert_eq!(
+            depth_over(&nested(MAX_DEPTH + 1), MAX_DEPTH),
+            Some(MAX_DEPTH + 1)
+        );
+        // Many brackets, few of them nested or most inside strings: the scan
+        // decides.
+        let flat = "[]".repeat(MAX_DEPTH * 8);
+        assert_eq!(depth_over(flat.as_bytes(), MAX_DEPTH), None);
+        let quoted = format!(r#"["{}"]"#, "{[".repeat(MAX_DEPTH * 4));
+        assert_eq!(depth_over(quoted.as_bytes(), MAX_DEPTH), None);
+        // Over the limit past the first 256 bytes.
+        let mut late = b" ".repeat(300);
+        late.extend(nested(MAX_DEPTH + 2));
+        assert_eq!(depth_over(&late, MAX_DEPTH), Some(MAX_DEPTH + 2));
+        // Unclosed brackets count as the scan counts them.
+        assert_eq!(depth_over(&b"{".repeat(70), MAX_DEPTH), Some(70));
+        assert_eq!(depth_over(b"", MAX_DEPTH), None);
+    }
+
     #[test]
     fn depth_skips_strings() {
         assert_eq!(json_depth(br#"{"a":[1,{"b":"[[[{"}]}"#), 3);

@@ -59,10 +59,15 @@ mod for_cargo_fmt {
 }
 
 pub(crate) use envelope::shallow_text;
+/// The steps of [`parse_json`], for `validate`'s two readings of one text.
+#[cfg(feature = "cli")]
+pub(crate) use envelope::{checked_text, parse_checked};
 pub use envelope::{parse_json, Action, Mode, Server, REQUEST_TYPE, RESULT_TYPE};
 pub use form_schema::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
 pub use params::{read_params, ElicitationRequest, RequestBody, RequestView};
 pub use policy::{ExtraError, FieldExtra, Pattern, PatternError, SchemaPolicy};
+#[cfg(feature = "cli")]
+pub(crate) use read::read_request_noting_given;
 pub use read::{read_request, read_request_noting, read_result, ReadOptions};
 pub use request::RequestEvent;
 pub use result::{check_answer, ElicitResult, ResultEvent};

@@ -85,6 +85,19 @@ pub fn read_request_noting(event: Value) -> Result<RequestEvent, (Vec<Violation>
     Ok(req)
 }
 
+/// [`read_request_noting`] taking the fast reading's parse of the body
+/// text ([`super::fast::ParsedText`]) when it is of this event's text: the same answer,
+/// the text read once.
+#[cfg(feature = "cli")]
+pub(crate) fn read_request_noting_given(
+    event: Value,
+    given: Option<super::fast::ParsedText>,
+) -> Result<RequestEvent, (Vec<Violation>, bool)> {
+    let mut req = super::request::request_parts_given(&event, SchemaPolicy::Strict, true, given)?;
+    req.event = event;
+    Ok(req)
+}
+
 /// Read and validate a `user.elicitation.result` event on its own (no
 /// request known): the wire root, the event type, `extensions.mcp`, the
 /// envelope's server, mode and action, then for a body with text the

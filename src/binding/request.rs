@@ -7,6 +7,7 @@ use super::envelope::{
     check_type, elicitation_str, parse_text, read_view, server_at, str_at, Mode, PartView, Server,
     REQUEST_TYPE,
 };
+use super::fast::ParsedText;
 use super::params::{take_params_noting, take_params_with, RequestView};
 use super::policy::SchemaPolicy;
 use super::revision::{read_mcp_extension, revision_of, McpExtension, Revision};
@@ -57,6 +58,18 @@ pub(super) fn request_parts_noting(
     policy: SchemaPolicy,
     note: bool,
 ) -> Result<RequestEvent, (Vec<Violation>, bool)> {
+    request_parts_given(event, policy, note, None)
+}
+
+/// [`request_parts_noting`], taking `given`'s parse for the request's body
+/// text when the text is `given`'s (the same text always parses alike)
+/// instead of parsing it again.
+pub(super) fn request_parts_given(
+    event: &Value,
+    policy: SchemaPolicy,
+    note: bool,
+    given: Option<ParsedText>,
+) -> Result<RequestEvent, (Vec<Violation>, bool)> {
     // Every check before the params' is the same under both policies: a
     // refusal there is one under the compatible policy too.
     let refuse = |errs: Vec<Violation>| (errs, false);
@@ -84,7 +97,10 @@ pub(super) fn request_parts_noting(
         PartView::Omit => RequestView::Omit,
         PartView::Gap { reason, detail } => RequestView::Gap { reason, detail },
         PartView::Text(t) => {
-            let params = parse_text(t, Part::RequestText).map_err(|e| refuse(vec![e]))?;
+            let params = match given {
+                Some(g) if g.text == t => g.value,
+                _ => parse_text(t, Part::RequestText).map_err(|e| refuse(vec![e]))?,
+            };
             let read = if note && policy == SchemaPolicy::Strict {
                 take_params_noting(rev, params, mode)
             } else {

@@ -5,7 +5,8 @@
 //! forms, the fuzz corpus and generated events near the boundary (valid
 //! ones and one mutation away), they give the same verdict and the same
 //! reading, and an event the full reading rejects is never taken by the
-//! fast one (it falls back). `respond`'s reading of a request, which keeps
+//! fast one (it falls back, to the same verdict as the full reading's).
+//! `respond`'s reading of a request, which keeps
 //! what `validate` drops (the params, the message), is compared the same
 //! way.
 
@@ -26,11 +27,18 @@ enum Route {
 }
 
 /// Run both readings over `bytes`; a disagreement is returned as text.
-/// An event the fast reading does not take goes to `prepare_full` itself
-/// (see `validate::prepare`), so only the events it takes need the full
-/// reading to compare with.
+/// An event the fast reading does not take goes on to the full reading
+/// within `validate::prepare`, with the fast reading's parse of a request's
+/// body text handed on: it must give what `prepare_full` (which parses
+/// everything itself) gives.
 fn agree(bytes: &[u8]) -> Result<Route, String> {
     if read_valid(bytes).is_none() {
+        let (quick, full) = (prepare(bytes), prepare_full(bytes));
+        if quick != full {
+            return Err(format!(
+                "the fallback differs from the full reading:\n prepare: {quick:?}\n full: {full:?}"
+            ));
+        }
         return Ok(Route::Fallback);
     }
     let full = prepare_full(bytes);

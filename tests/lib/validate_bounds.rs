@@ -73,3 +73,52 @@ fn a_repeated_id_keeps_the_latest_request_and_the_bound() {
     let v = c.check(&mismatched_result("same"));
     assert_eq!(v.errors.len(), 1, "{:?}", v.errors);
 }
+
+/// The example request with a member holding `levels` nested arrays, as
+/// compact text: the event's nesting depth is `levels + 1`.
+fn request_nested(levels: usize) -> Vec<u8> {
+    let mut deep = Value::Array(Vec::new());
+    for _ in 1..levels {
+        deep = Value::Array(vec![deep]);
+    }
+    let mut req = example("form-every-kind.request.json");
+    req["deep"] = deep;
+    let b = bytes(&req);
+    assert_eq!(ahp_elicit::binding::limits::json_depth(&b), levels + 1);
+    b
+}
+
+/// The nesting depth is checked once for the fast and the full reading
+/// (`prepare`), before either: at the limit the event is read (and refused
+/// for its unknown member, not for its depth); one over, the one `limits`
+/// violation, at the root, with the same words as the full reading's, under
+/// both policies.
+#[test]
+fn nesting_depth_at_the_limit_and_one_over() {
+    use ahp_elicit::binding::limits::MAX_DEPTH;
+    use ahp_elicit::binding::{Rule, SchemaPolicy};
+    use ahp_elicit::validate::{prepare, prepare_full, prepare_with, Prepared};
+
+    let at = request_nested(MAX_DEPTH - 1);
+    let Prepared::Done(v) = prepare(&at) else {
+        panic!("an unknown member is refused");
+    };
+    assert!(!v.errors.is_empty());
+    assert!(v.errors.iter().all(|e| e.rule != Rule::Limits), "{v:?}");
+    assert_eq!(v.id.as_deref(), Some("evt-profile-1"), "{v:?}");
+    assert_eq!(prepare(&at), prepare_full(&at));
+
+    let over = request_nested(MAX_DEPTH);
+    for p in [SchemaPolicy::Strict, SchemaPolicy::Compatible] {
+        let Prepared::Done(v) = prepare_with(&over, p) else {
+            panic!("too deep is refused");
+        };
+        assert_eq!((v.id, v.ty), (None, None));
+        assert_eq!(v.errors.len(), 1, "{:?}", v.errors);
+        let e = &v.errors[0];
+        assert_eq!((&e.rule, e.location.pointer.as_str()), (&Rule::Limits, ""));
+        assert_eq!(e.location.part, None);
+        assert_eq!(e.message, "nesting depth 65 exceeds the limit of 64");
+    }
+    assert_eq!(prepare(&over), prepare_full(&over));
+}
