@@ -72,7 +72,7 @@ pub fn read_request(event: Value, options: ReadOptions) -> Result<RequestEvent, 
 /// beside a refusal whether the compatible policy reads the event as a
 /// form (a valid request whose view is not
 /// [`RequestView::NotAForm`](super::RequestView)): what
-/// [`crate::validate::note_compatible`] finds, from this one reading. The
+/// `validate`'s compatible note finds, from this one reading. The
 /// event is not parsed or checked again: only a form's params, refused
 /// under the strict policy, are read once more under the compatible one
 /// (every check before them is the same under both policies).
