@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::fast::{read_valid, ValidEvent};
 use super::policy::SchemaPolicy;
-use super::request::{request_parts, request_parts_noting, RequestEvent};
+use super::request::{request_parts, request_parts_given, RequestEvent};
 use super::result::{result_parts, ResultEvent};
 use super::violation::Violation;
 
@@ -80,7 +80,7 @@ pub fn read_request(event: Value, options: ReadOptions) -> Result<RequestEvent, 
 /// Errors: the violations of [`read_request`], and whether the compatible
 /// policy reads the event as a form.
 pub fn read_request_noting(event: Value) -> Result<RequestEvent, (Vec<Violation>, bool)> {
-    let mut req = request_parts_noting(&event, SchemaPolicy::Strict, true)?;
+    let mut req = request_parts_given(&event, SchemaPolicy::Strict, true, None)?;
     req.event = event;
     Ok(req)
 }
@@ -93,7 +93,7 @@ pub(crate) fn read_request_noting_given(
     event: Value,
     given: Option<super::fast::ParsedText>,
 ) -> Result<RequestEvent, (Vec<Violation>, bool)> {
-    let mut req = super::request::request_parts_given(&event, SchemaPolicy::Strict, true, given)?;
+    let mut req = request_parts_given(&event, SchemaPolicy::Strict, true, given)?;
     req.event = event;
     Ok(req)
 }

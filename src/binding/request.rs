@@ -46,24 +46,15 @@ pub(super) fn request_parts(
     event: &Value,
     policy: SchemaPolicy,
 ) -> Result<RequestEvent, Vec<Violation>> {
-    request_parts_noting(event, policy, false).map_err(|(errs, _)| errs)
+    request_parts_given(event, policy, false, None).map_err(|(errs, _)| errs)
 }
 
 /// [`request_parts`]; with `note` under the strict policy, a refusal says
 /// beside its violations whether the compatible policy reads the event as
 /// a form (see [`read_request_noting`](super::read::read_request_noting));
-/// otherwise that is always false.
-pub(super) fn request_parts_noting(
-    event: &Value,
-    policy: SchemaPolicy,
-    note: bool,
-) -> Result<RequestEvent, (Vec<Violation>, bool)> {
-    request_parts_given(event, policy, note, None)
-}
-
-/// [`request_parts_noting`], taking `given`'s parse for the request's body
-/// text when the text is `given`'s (the same text always parses alike)
-/// instead of parsing it again.
+/// otherwise that is always false. `given`'s parse is taken for the
+/// request's body text when the text is `given`'s (the same text always
+/// parses alike) instead of parsing it again.
 pub(super) fn request_parts_given(
     event: &Value,
     policy: SchemaPolicy,
