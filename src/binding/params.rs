@@ -10,7 +10,7 @@ use super::envelope::Mode;
 use super::form_schema::{parse_form_schema, FormSchema};
 use super::holds::SchemaHolds;
 use super::limits::MAX_STRING_CHARS;
-use super::policy::{self, SchemaPolicy};
+use super::policy::{self, FieldExtra, SchemaPolicy};
 use super::revision::Revision;
 use super::schemas::{self, tag_revision};
 use super::violation::{Rule, Violation};
@@ -237,22 +237,14 @@ pub fn read_params(
         (SchemaPolicy::Compatible, Mode::Form, Some(rs)) => rs,
         _ => return strict_params(rev, params, meta_mode).map(RequestView::Body),
     };
-    let mut normal = params.clone();
     let reading = policy::read_compatible(schema);
-    let subset = match &reading {
-        Ok(c) => c.schema.clone(),
-        // Check the rest of the params against an empty form.
-        Err(_) => json!({"type": "object", "properties": {}}),
-    };
-    if let Some(o) = normal.as_object_mut() {
-        o.insert("requestedSchema".into(), subset);
-    }
-    let mut req = match (strict_params(rev, &normal, meta_mode), reading) {
+    let read = strict_params_under(rev, params.clone(), meta_mode, &reading);
+    let (message, body) = match (read, reading) {
         (Err(errs), _) => return not_a_form_or_errors(params, errs),
         (Ok(_), Err(naf)) => return Ok(RequestView::not_a_form(params, naf.reasons)),
-        (Ok(req), Ok(c)) => {
-            let mut req = req;
-            if let RequestBody::Form(form) = &mut req.body {
+        (Ok(read), Ok(c)) => {
+            let (message, mut body) = read;
+            if let RequestBody::Form(form) = &mut body {
                 // The schema's own title and description, said on the
                 // form as what it does not use.
                 let text = |k: &str| {
@@ -263,28 +255,96 @@ pub fn read_params(
                 form.title = text("title");
                 form.description = text("description");
                 form.outside_subset = c.outside_subset;
-                for (name, extra) in c.extras {
-                    if let Some(f) = form.fields.iter_mut().find(|f| f.name == name) {
-                        f.extra = extra;
-                    }
-                }
-                let reasons = defaults_misfit(form);
+                let reasons = defaults_misfit(form, c.extras);
                 if !reasons.is_empty() {
                     return Ok(RequestView::not_a_form(params, reasons));
                 }
             }
-            req
+            (message, body)
         }
     };
-    if let Some(o) = params.as_object() {
-        req.params = o.clone();
-    }
-    Ok(RequestView::Body(req))
+    Ok(RequestView::Body(ElicitationRequest {
+        params: params.as_object().cloned().unwrap_or_default(),
+        message,
+        body,
+    }))
 }
 
-/// Defaults that the subset accepted but the extra checks refuse (a
-/// `default` that breaks its own `pattern`): the form could not send them.
-fn defaults_misfit(form: &FormSchema) -> Vec<String> {
+/// The checks of [`strict_params`] (the message and the body) on `params`
+/// with `requestedSchema` replaced by the compatible `reading`'s schema in
+/// the closed subset, or, when the reading refused it, by an empty form
+/// (so the rest of the params are still checked).
+fn strict_params_under(
+    rev: Revision,
+    mut params: Value,
+    meta_mode: Mode,
+    reading: &Result<policy::Compatible, policy::NotAForm>,
+) -> Result<(String, RequestBody), Vec<Violation>> {
+    let subset = match reading {
+        Ok(c) => c.schema.clone(),
+        Err(_) => json!({"type": "object", "properties": {}}),
+    };
+    if let Some(o) = params.as_object_mut() {
+        o.insert("requestedSchema".into(), subset);
+    }
+    read_params_body(rev, &params, meta_mode)
+}
+
+/// Whether the compatible policy reads `params`, which the strict policy
+/// refused with `refusal` (pointers relative to the params), as a form:
+/// the same answer as [`read_params`] under [`SchemaPolicy::Compatible`]
+/// giving a view other than [`RequestView::NotAForm`], without building
+/// the view. Outside a form with a `requestedSchema` the compatible
+/// reading is the strict one (refused). It differs from the strict reading
+/// only in `requestedSchema`, so a violation elsewhere in the params (the
+/// root aside, where a fault of the schema may be said) refuses under it
+/// too. A schema the compatible reading refuses gives no form whatever the
+/// rest says; otherwise the strict checks under the rewritten schema and
+/// the defaults' extra checks decide.
+fn compatible_reads_a_form(
+    rev: Revision,
+    params: Value,
+    meta_mode: Mode,
+    refusal: &[Violation],
+) -> bool {
+    let (Mode::Form, Some(schema)) = (meta_mode, params.get("requestedSchema")) else {
+        return false;
+    };
+    let elsewhere = |v: &Violation| {
+        let p = v.location.pointer.as_str();
+        v.location.part.is_none()
+            && !p.is_empty()
+            && p != "/requestedSchema"
+            && !p.starts_with("/requestedSchema/")
+    };
+    if refusal.iter().any(elsewhere) {
+        return false;
+    }
+    let reading = policy::read_compatible(schema);
+    if reading.is_err() {
+        return false;
+    }
+    match (
+        strict_params_under(rev, params, meta_mode, &reading),
+        reading,
+    ) {
+        (Ok((_, mut body)), Ok(c)) => match &mut body {
+            RequestBody::Form(form) => defaults_misfit(form, c.extras).is_empty(),
+            _ => true,
+        },
+        _ => false,
+    }
+}
+
+/// Give `form`'s fields the compatible reading's extra checks, then say
+/// which defaults the subset accepted but those checks refuse (a `default`
+/// that breaks its own `pattern`): the form could not send them.
+fn defaults_misfit(form: &mut FormSchema, extras: Vec<(String, FieldExtra)>) -> Vec<String> {
+    for (name, extra) in extras {
+        if let Some(f) = form.fields.iter_mut().find(|f| f.name == name) {
+            f.extra = extra;
+        }
+    }
     form.fields
         .iter()
         .filter(|f| !f.extra.is_empty())
@@ -352,8 +412,7 @@ pub(super) fn take_params_noting(
     match take_params_or_back(rev, params, meta_mode) {
         Ok(req) => Ok(RequestView::Body(req)),
         Err((errs, params)) => {
-            let form = read_params(rev, &params, meta_mode, SchemaPolicy::Compatible)
-                .is_ok_and(|v| !matches!(v, RequestView::NotAForm { .. }));
+            let form = compatible_reads_a_form(rev, params, meta_mode, &errs);
             Err((errs, form))
         }
     }

@@ -8,10 +8,15 @@
 //! fast one (it falls back, to the same verdict as the full reading's).
 //! `respond`'s reading of a request, which keeps
 //! what `validate` drops (the params, the message), is compared the same
-//! way.
+//! way, and so is the note on a request the strict policy refuses (that
+//! the compatible policy reads it as a form), found by the one strict
+//! reading, against the compatible policy's own reading.
 
 use ahp_elicit::binding::fast::read_valid;
-use ahp_elicit::binding::SchemaPolicy;
+use ahp_elicit::binding::{
+    parse_json, read_request, read_request_noting, ReadOptions, RequestView, SchemaPolicy,
+    REQUEST_TYPE,
+};
 use ahp_elicit::respond::input::{read_event, read_event_full, ReadEvent};
 use ahp_elicit::validate::{prepare, prepare_full, split_input, Prepared};
 use proptest::prelude::*;
@@ -32,6 +37,7 @@ enum Route {
 /// body text handed on: it must give what `prepare_full` (which parses
 /// everything itself) gives.
 fn agree(bytes: &[u8]) -> Result<Route, String> {
+    note_agrees(bytes)?;
     if read_valid(bytes).is_none() {
         let (quick, full) = (prepare(bytes), prepare_full(bytes));
         if quick != full {
@@ -64,6 +70,30 @@ fn agree(bytes: &[u8]) -> Result<Route, String> {
     }
     respond_agrees(bytes)?;
     Ok(Route::Fast)
+}
+
+/// A request the strict reading refuses: whether the compatible policy
+/// reads it as a form, as the one strict reading says it
+/// (`read_request_noting`, what `validate` and `respond` report), and as
+/// the compatible policy's own reading of the event finds it.
+fn note_agrees(bytes: &[u8]) -> Result<(), String> {
+    let Ok(event) = parse_json(bytes) else {
+        return Ok(());
+    };
+    if event.get("type").and_then(Value::as_str) != Some(REQUEST_TYPE) {
+        return Ok(());
+    }
+    let Err((errors, noted)) = read_request_noting(event.clone()) else {
+        return Ok(());
+    };
+    let compatible = read_request(event, ReadOptions::with_policy(SchemaPolicy::Compatible))
+        .is_ok_and(|r| !matches!(r.view, RequestView::NotAForm { .. }));
+    if noted != compatible {
+        return Err(format!(
+            "the note says the compatible policy reads a form: {noted}; its own reading: {compatible}; strict violations: {errors:?}"
+        ));
+    }
+    Ok(())
 }
 
 /// `respond`'s reading (`read_event`, which keeps the params and message
