@@ -32,12 +32,12 @@ use std::io::{BufReader, Read, Write};
 
 use serde_json::Value;
 
-use crate::binding::fast::{ParsedText, ValidEvent};
+use crate::binding::fast::ValidEvent;
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
-    check_answer, checked_text, parse_checked, parse_json, read_request, read_request_noting_given,
-    read_result, schemas, Part, ReadOptions, RequestEvent, RequestView, ResultEvent, Rule,
-    SchemaPolicy, Violation, REQUEST_TYPE, RESULT_TYPE,
+    check_answer, checked_text, parse_checked, parse_json, read_request, read_request_noting,
+    read_result, request_from_refused_body, schemas, Part, ReadOptions, RequestEvent, RequestView,
+    ResultEvent, Rule, SchemaPolicy, Violation, REQUEST_TYPE, RESULT_TYPE,
 };
 use crate::safe_text::display;
 use crate::stream::Frame;
@@ -168,9 +168,12 @@ pub enum Prepared {
 ///
 /// A valid request or result is read by the fast reading
 /// ([`crate::binding::fast::read_valid`]: one pass, no schema run); any
-/// event it is not sure of goes through [`prepare_full`], the only path
-/// that reports violations. Both give the same [`Prepared`] for every
-/// event the fast reading takes.
+/// event it is not sure of goes through the full reading, the only one
+/// that reports violations: from the body on for a request whose every
+/// other member the fast reading proved valid (the body's params, parsed
+/// once, read with the pinned `request` definition, the event not parsed
+/// again), else the whole of [`prepare_full`]. Every way gives the same
+/// [`Prepared`] as [`prepare_full`] (tests/lib/fast_path_agrees.rs).
 #[cfg(any(test, feature = "internals"))]
 pub fn prepare(bytes: &[u8]) -> Prepared {
     prepare_with(bytes, SchemaPolicy::Strict)
@@ -187,10 +190,10 @@ pub fn prepare_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
         Err(e) => return refused(e),
     };
     if policy != SchemaPolicy::Strict {
-        return prepare_full_text(text, policy, None);
+        return prepare_full_text(text, policy);
     }
-    // A request the fast reading refuses after parsing its body text hands
-    // the parse on to the full reading.
+    // A request the fast reading refuses at its body (every other member
+    // proven valid) is read on from there: its body's params, parsed once.
     let mut spare = None;
     match crate::binding::fast::read_valid_text(text, &mut spare) {
         Some(ValidEvent::Request(mut request)) => {
@@ -205,7 +208,19 @@ pub fn prepare_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
             verdict: valid(&result.id, RESULT_TYPE),
             result,
         },
-        None => prepare_full_text(text, policy, spare),
+        None => match spare {
+            Some(refused) => {
+                let id = Some(refused.request.id.clone());
+                let verdict = |errors| Verdict {
+                    id,
+                    ty: Some(REQUEST_TYPE.to_owned()),
+                    errors,
+                };
+                let read = request_from_refused_body(refused);
+                request_prepared(read, verdict, bytes.len())
+            }
+            None => prepare_full_text(text, policy),
+        },
     }
 }
 
@@ -291,16 +306,14 @@ pub fn note(errors: &mut [Violation]) {
 #[cfg(any(test, feature = "internals"))]
 fn prepare_full_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
     match checked_text(bytes) {
-        Ok(text) => prepare_full_text(text, policy, None),
+        Ok(text) => prepare_full_text(text, policy),
         Err(e) => refused(e),
     }
 }
 
 /// [`prepare_full_with`] of a text whose limits and UTF-8 were checked
-/// ([`checked_text`]): the syntax, then the wire root and the codec;
-/// `given`, the fast reading's parse of the request's body text, is taken
-/// for the text when it is the event's.
-fn prepare_full_text(text: &str, policy: SchemaPolicy, given: Option<ParsedText>) -> Prepared {
+/// ([`checked_text`]): the syntax, then the wire root and the codec.
+fn prepare_full_text(text: &str, policy: SchemaPolicy) -> Prepared {
     let v = match parse_checked(text) {
         Ok(v) => v,
         Err(e) => return refused(e),
@@ -327,26 +340,10 @@ fn prepare_full_text(text: &str, policy: SchemaPolicy, given: Option<ParsedText>
             // Under the strict policy the one reading also says whether the
             // compatible policy reads the event as a form.
             let read = match policy {
-                SchemaPolicy::Strict => read_request_noting_given(v, given),
+                SchemaPolicy::Strict => read_request_noting(v),
                 _ => read_request(v, ReadOptions::with_policy(policy)).map_err(|e| (e, false)),
             };
-            match read {
-                Ok(mut request) => {
-                    // Dropped here, on the worker.
-                    keep_for_checks(&mut request);
-                    Prepared::Request {
-                        verdict: verdict(Vec::new()),
-                        request,
-                        size: text.len(),
-                    }
-                }
-                Err((mut e, form)) => {
-                    if form {
-                        note(&mut e);
-                    }
-                    Prepared::Done(verdict(e))
-                }
-            }
+            request_prepared(read, verdict, text.len())
         }
         Some(false) => match read_result(v) {
             Ok(mut result) => {
@@ -367,6 +364,33 @@ fn prepare_full_text(text: &str, policy: SchemaPolicy, given: Option<ParsedText>
                 errs
             };
             Prepared::Done(verdict(suggest_type(errs, ty)))
+        }
+    }
+}
+
+/// What a request's reading gives to the checks in order: a valid
+/// request (with its text's `size` in bytes) to remember, or its verdict,
+/// noted when the compatible policy reads it as a form.
+fn request_prepared(
+    read: Result<RequestEvent, (Vec<Violation>, bool)>,
+    verdict: impl FnOnce(Vec<Violation>) -> Verdict,
+    size: usize,
+) -> Prepared {
+    match read {
+        Ok(mut request) => {
+            // Dropped here, on the worker.
+            keep_for_checks(&mut request);
+            Prepared::Request {
+                verdict: verdict(Vec::new()),
+                request,
+                size,
+            }
+        }
+        Err((mut e, form)) => {
+            if form {
+                note(&mut e);
+            }
+            Prepared::Done(verdict(e))
         }
     }
 }

@@ -6,7 +6,9 @@
 //! valid, and here is what the full reading would give", or `None`: "not
 //! sure". The caller then takes the full path ([`parse_json`],
 //! [`read_request`], [`read_result`]), whose violations, pointers
-//! and messages are the only ones ever reported. The schemas stay the
+//! and messages are the only ones ever reported (for a request refused
+//! only at its body, `validate` takes the full path from the body on, with
+//! the rest of the request as this reading proved it). The schemas stay the
 //! authority: every check here is at least as strict as the schema keyword
 //! it stands for, and anything this module does not model refuses:
 //!
@@ -78,23 +80,28 @@ pub fn read_valid(bytes: &[u8]) -> Option<ValidEvent> {
     read_valid_text(checked_text(bytes).ok()?, &mut None)
 }
 
-/// A request's body text and its parse, read by the fast reading of an
-/// event it then refused: the full reading of the same event takes the
-/// parse instead of reading the same text again
-/// ([`super::read::read_request_noting_given`]).
+/// A request the fast reading refused at its body: every other member of
+/// the event was proven valid, and the body text parsed. The full reading
+/// of the event takes it from here instead of reading the whole event
+/// again ([`super::request::request_from_refused_body`]; only `validate`,
+/// of the command line, reads on from a refusal).
 #[derive(Debug)]
-pub(crate) struct ParsedText {
-    /// The body text (`payload.elicitation.request.text`, unescaped).
-    pub text: String,
-    /// What [`parse_text`] gave for it.
-    pub value: Value,
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+pub(crate) struct RefusedBody {
+    /// The request as the full reading gives it but for its `view` (left
+    /// [`RequestView::Omit`]) and `event` (`Null`).
+    pub request: RequestEvent,
+    /// What [`parse_text`] gave for the body text
+    /// (`payload.elicitation.request.text`).
+    pub params: Value,
 }
 
 /// [`read_valid`] of a text whose limits and UTF-8 were checked
 /// ([`super::checked_text`]), so that a caller going on to the full reading
-/// of the same text checks them once. When it refuses a request whose body
-/// text it parsed, that parse is left in `spare`.
-pub(crate) fn read_valid_text(text: &str, spare: &mut Option<ParsedText>) -> Option<ValidEvent> {
+/// of the same text checks them once. When it refuses a request at its
+/// body, whose text it parsed, the rest of the request and that parse are
+/// left in `spare`.
+pub(crate) fn read_valid_text(text: &str, spare: &mut Option<RefusedBody>) -> Option<ValidEvent> {
     let Obj(env): Obj<Envelope<'_>> = serde_json::from_str(text).ok()?;
     if env.ahp.0 != "0.1" || !event_id(&env.id.0) || !format_ok(StringFormat::DateTime, &env.time.0)
     {
@@ -125,7 +132,16 @@ pub(crate) fn read_valid_text(text: &str, spare: &mut Option<ParsedText>) -> Opt
             if el.action.is_some() || el.result.is_some() {
                 return None;
             }
-            let view = match body(el.request.as_ref().map(|p| &p.0))? {
+            let mut request = RequestEvent {
+                id,
+                adapter: env.source.0.adapter.0.into_owned(),
+                server,
+                mode,
+                view: RequestView::Omit,
+                mcp,
+                event: Value::Null,
+            };
+            request.view = match body(el.request.as_ref().map(|p| &p.0))? {
                 Body::Metadata => RequestView::Metadata,
                 Body::Omit => RequestView::Omit,
                 Body::Gap { reason, detail } => RequestView::Gap { reason, detail },
@@ -134,10 +150,7 @@ pub(crate) fn read_valid_text(text: &str, spare: &mut Option<ParsedText>) -> Opt
                     let read = request_holds(rev, &params)
                         .and_then(|proof| proven_params_body(rev, &params, mode, &proof).ok());
                     let Some((message, body)) = read else {
-                        *spare = Some(ParsedText {
-                            text: t.to_owned(),
-                            value: params,
-                        });
+                        *spare = Some(RefusedBody { request, params });
                         return None;
                     };
                     let Value::Object(params) = params else {
@@ -150,15 +163,7 @@ pub(crate) fn read_valid_text(text: &str, spare: &mut Option<ParsedText>) -> Opt
                     })
                 }
             };
-            Some(ValidEvent::Request(RequestEvent {
-                id,
-                adapter: env.source.0.adapter.0.into_owned(),
-                server,
-                mode,
-                view,
-                mcp,
-                event: Value::Null,
-            }))
+            Some(ValidEvent::Request(request))
         }
         RESULT_TYPE => {
             if el.request.is_some() {

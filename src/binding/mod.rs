@@ -66,9 +66,9 @@ pub use envelope::{parse_json, Action, Mode, Server, REQUEST_TYPE, RESULT_TYPE};
 pub use form_schema::{Choice, Field, FieldKind, FormSchema, SingleStyle, StringFormat};
 pub use params::{read_params, ElicitationRequest, RequestBody, RequestView};
 pub use policy::{ExtraError, FieldExtra, Pattern, PatternError, SchemaPolicy};
-#[cfg(feature = "cli")]
-pub(crate) use read::read_request_noting_given;
 pub use read::{read_request, read_request_noting, read_result, ReadOptions};
+#[cfg(feature = "cli")]
+pub(crate) use request::request_from_refused_body;
 pub use request::RequestEvent;
 pub use result::{check_answer, ElicitResult, ResultEvent};
 pub use result_line::{make_result_line, ResultLine};

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::fast::{read_valid, ValidEvent};
 use super::policy::SchemaPolicy;
-use super::request::{request_parts, request_parts_given, RequestEvent};
+use super::request::{request_parts, request_parts_noting, RequestEvent};
 use super::result::{result_parts, ResultEvent};
 use super::violation::Violation;
 
@@ -80,20 +80,7 @@ pub fn read_request(event: Value, options: ReadOptions) -> Result<RequestEvent, 
 /// Errors: the violations of [`read_request`], and whether the compatible
 /// policy reads the event as a form.
 pub fn read_request_noting(event: Value) -> Result<RequestEvent, (Vec<Violation>, bool)> {
-    let mut req = request_parts_given(&event, SchemaPolicy::Strict, true, None)?;
-    req.event = event;
-    Ok(req)
-}
-
-/// [`read_request_noting`] taking the fast reading's parse of the body
-/// text ([`super::fast::ParsedText`]) when it is of this event's text: the same answer,
-/// the text read once.
-#[cfg(feature = "cli")]
-pub(crate) fn read_request_noting_given(
-    event: Value,
-    given: Option<super::fast::ParsedText>,
-) -> Result<RequestEvent, (Vec<Violation>, bool)> {
-    let mut req = request_parts_given(&event, SchemaPolicy::Strict, true, given)?;
+    let mut req = request_parts_noting(&event, SchemaPolicy::Strict, true)?;
     req.event = event;
     Ok(req)
 }

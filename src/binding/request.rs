@@ -7,7 +7,8 @@ use super::envelope::{
     check_type, elicitation_str, parse_text, read_view, server_at, str_at, Mode, PartView, Server,
     REQUEST_TYPE,
 };
-use super::fast::ParsedText;
+#[cfg(feature = "cli")]
+use super::fast::RefusedBody;
 use super::params::{take_params_noting, take_params_with, RequestView};
 use super::policy::SchemaPolicy;
 use super::revision::{read_mcp_extension, revision_of, McpExtension, Revision};
@@ -46,20 +47,17 @@ pub(super) fn request_parts(
     event: &Value,
     policy: SchemaPolicy,
 ) -> Result<RequestEvent, Vec<Violation>> {
-    request_parts_given(event, policy, false, None).map_err(|(errs, _)| errs)
+    request_parts_noting(event, policy, false).map_err(|(errs, _)| errs)
 }
 
 /// [`request_parts`]; with `note` under the strict policy, a refusal says
 /// beside its violations whether the compatible policy reads the event as
 /// a form (see [`read_request_noting`](super::read::read_request_noting));
-/// otherwise that is always false. `given`'s parse is taken for the
-/// request's body text when the text is `given`'s (the same text always
-/// parses alike) instead of parsing it again.
-pub(super) fn request_parts_given(
+/// otherwise that is always false.
+pub(super) fn request_parts_noting(
     event: &Value,
     policy: SchemaPolicy,
     note: bool,
-    given: Option<ParsedText>,
 ) -> Result<RequestEvent, (Vec<Violation>, bool)> {
     // Every check before the params' is the same under both policies: a
     // refusal there is one under the compatible policy too.
@@ -88,19 +86,8 @@ pub(super) fn request_parts_given(
         PartView::Omit => RequestView::Omit,
         PartView::Gap { reason, detail } => RequestView::Gap { reason, detail },
         PartView::Text(t) => {
-            let params = match given {
-                Some(g) if g.text == t => g.value,
-                _ => parse_text(t, Part::RequestText).map_err(|e| refuse(vec![e]))?,
-            };
-            let read = if note && policy == SchemaPolicy::Strict {
-                take_params_noting(rev, params, mode)
-            } else {
-                take_params_with(rev, params, mode, policy).map_err(refuse)
-            };
-            read.map_err(|(es, form)| {
-                let es = es.into_iter().map(|e| e.in_part(Part::RequestText));
-                (es.collect::<Vec<_>>(), form)
-            })?
+            let params = parse_text(t, Part::RequestText).map_err(|e| refuse(vec![e]))?;
+            params_view(rev, params, mode, policy, note)?
         }
     };
     Ok(RequestEvent {
@@ -112,4 +99,47 @@ pub(super) fn request_parts_given(
         mcp,
         event: Value::Null,
     })
+}
+
+/// The view of a request whose body text parsed to `params` (the last
+/// step of [`request_parts_noting`], whose `note` it takes): the params
+/// read under `policy`, each violation in the request's text part.
+fn params_view(
+    rev: Revision,
+    params: Value,
+    mode: Mode,
+    policy: SchemaPolicy,
+    note: bool,
+) -> Result<RequestView, (Vec<Violation>, bool)> {
+    let read = if note && policy == SchemaPolicy::Strict {
+        take_params_noting(rev, params, mode)
+    } else {
+        take_params_with(rev, params, mode, policy).map_err(|errs| (errs, false))
+    };
+    read.map_err(|(es, form)| {
+        let es = es.into_iter().map(|e| e.in_part(Part::RequestText));
+        (es.collect(), form)
+    })
+}
+
+/// The strict reading of a request whose every member but the body the
+/// fast reading proved valid and whose body it refused
+/// ([`RefusedBody`]): the body's params read as
+/// [`request_parts_noting`] reads them, with the note, and the event as
+/// the fast reading gave it (so the same answer as the full reading, the
+/// event not parsed again).
+///
+/// Errors: the violations of the params, in the request's text part, and
+/// whether the compatible policy reads them as a form.
+#[cfg(feature = "cli")]
+pub(crate) fn request_from_refused_body(
+    refused: RefusedBody,
+) -> Result<RequestEvent, (Vec<Violation>, bool)> {
+    let RefusedBody {
+        mut request,
+        params,
+    } = refused;
+    let (rev, mode) = (request.revision(), request.mode);
+    request.view = params_view(rev, params, mode, SchemaPolicy::Strict, true)?;
+    Ok(request)
 }
