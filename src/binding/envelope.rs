@@ -8,7 +8,7 @@
 //! `ElicitResult`) lives here.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::limits::{depth_over, MAX_DEPTH, MAX_EVENT_BYTES};
 use super::violation::{Part, Rule, Violation};
@@ -173,7 +173,22 @@ pub(crate) fn shallow_text(bytes: &[u8]) -> Result<&str, Violation> {
 /// The value at a path of object keys (a JSON pointer without escapes,
 /// walked without the allocations of [`Value::pointer`]).
 pub(super) fn at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
-    path.iter().try_fold(v, |v, k| v.get(k))
+    path.iter()
+        .try_fold(v, |v, k| v.as_object().and_then(|o| member(o, k)))
+}
+
+/// The member `key` of `o`, as [`Map::get`] finds it. That hashes the key
+/// (SipHash, the map's hasher) at every lookup; the objects of an event
+/// are small, so one of at most [`SMALL`] members is found by comparing
+/// the keys in turn instead (a map's keys are unique: the same member).
+pub(super) fn member<'a>(o: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    /// Members up to which comparing keys in turn beats hashing the key.
+    const SMALL: usize = 8;
+    if o.len() <= SMALL {
+        o.iter().find_map(|(k, v)| (k == key).then_some(v))
+    } else {
+        o.get(key)
+    }
 }
 
 pub(super) fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
@@ -266,5 +281,26 @@ pub(super) fn check_type(event: &Value, want: &str) -> Result<(), Vec<Violation>
             Rule::EventType,
             format!("expected a {want} event, found '{ty}'"),
         )])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `member` finds what `Map::get` finds, on both sides of the size at
+    /// which it stops comparing keys in turn, for present and absent keys
+    /// (a key that prefixes another among them).
+    #[test]
+    fn member_is_get() {
+        for n in 0..12 {
+            let mut o = Map::new();
+            for i in 0..n {
+                o.insert(format!("k{i}"), Value::from(i));
+            }
+            for key in ["k0", "k7", "k8", "k1", "k10", "k", "k00", ""] {
+                assert_eq!(member(&o, key), o.get(key), "{n} members, key {key:?}");
+            }
+        }
     }
 }

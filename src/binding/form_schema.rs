@@ -17,6 +17,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::content::check_value;
+use super::envelope::member;
 use super::limits::{MAX_OPTIONS, MAX_PROPERTIES, MAX_STRING_CHARS};
 use super::located::{self, Fault, FaultKind, Token};
 use super::policy::FieldExtra;
@@ -274,8 +275,8 @@ fn read_definition(cx: &mut Ctx, name: &str, def: &Value, ptr: &str) -> Option<R
         return None;
     };
     let has = |k: &str| obj.contains_key(k);
-    let titled_items = obj.get("items").is_some_and(|i| i.get("anyOf").is_some());
-    match obj.get("type").and_then(Value::as_str) {
+    let titled_items = member(obj, "items").is_some_and(|i| i.get("anyOf").is_some());
+    match member(obj, "type").and_then(Value::as_str) {
         Some("string") if has("oneOf") => read_as::<TitledSingleSelectEnumSchema>(cx, def, ptr),
         Some("string") if has("enumNames") => read_as::<LegacyTitledEnumSchema>(cx, def, ptr),
         Some("string") if has("enum") => read_as::<UntitledSingleSelectEnumSchema>(cx, def, ptr),

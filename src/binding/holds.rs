@@ -9,6 +9,7 @@
 use serde_json::{Map, Value};
 
 use super::content::format_ok;
+use super::envelope::member;
 use super::form_model::StringFormat;
 use super::revision::Revision;
 
@@ -54,7 +55,7 @@ fn strings(v: &Value) -> bool {
 }
 
 fn has_type(o: &Map<String, Value>, t: &str) -> bool {
-    o.get("type").and_then(Value::as_str) == Some(t)
+    member(o, "type").and_then(Value::as_str) == Some(t)
 }
 
 /// `{const, title}` options, both strings, closed.
@@ -62,8 +63,8 @@ fn titled_options(v: &Value) -> bool {
     v.as_array().is_some_and(|a| {
         a.iter().all(|x| {
             x.as_object().is_some_and(|o| {
-                o.contains_key("const")
-                    && o.contains_key("title")
+                member(o, "const").is_some()
+                    && member(o, "title").is_some()
                     && closed(o, &[("const", is_str), ("title", is_str)])
             })
         })
@@ -90,14 +91,14 @@ fn primitive(v: &Value) -> bool {
     let Some(o) = v.as_object() else {
         return false;
     };
-    let Some(t) = o.get("type").and_then(Value::as_str) else {
+    let Some(t) = member(o, "type").and_then(Value::as_str) else {
         return false;
     };
     match t {
-        "string" if o.contains_key("oneOf") => {
+        "string" if member(o, "oneOf").is_some() => {
             closed_with(o, &[("default", is_str), ("oneOf", titled_options)])
         }
-        "string" if o.contains_key("enumNames") => {
+        "string" if member(o, "enumNames").is_some() => {
             closed_with(
                 o,
                 &[
@@ -105,9 +106,9 @@ fn primitive(v: &Value) -> bool {
                     ("enum", strings),
                     ("enumNames", strings),
                 ],
-            ) && o.contains_key("enum")
+            ) && member(o, "enum").is_some()
         }
-        "string" if o.contains_key("enum") => {
+        "string" if member(o, "enum").is_some() => {
             closed_with(o, &[("default", is_str), ("enum", strings)])
         }
         "string" => closed_with(
@@ -131,13 +132,13 @@ fn primitive(v: &Value) -> bool {
         ),
         "boolean" => closed_with(o, &[("default", is_bool)]),
         "array" => {
-            let Some(items) = o.get("items").and_then(Value::as_object) else {
+            let Some(items) = member(o, "items").and_then(Value::as_object) else {
                 return false;
             };
-            let items_ok = if items.contains_key("anyOf") {
+            let items_ok = if member(items, "anyOf").is_some() {
                 closed(items, &[("anyOf", titled_options)])
             } else {
-                items.contains_key("enum")
+                member(items, "enum").is_some()
                     && has_type(items, "string")
                     && closed(items, &[("enum", strings), ("type", is_str)])
             };
@@ -162,7 +163,7 @@ fn requested_schema(v: &Value) -> bool {
         return false;
     };
     has_type(o, "object")
-        && o.get("properties")
+        && member(o, "properties")
             .and_then(Value::as_object)
             .is_some_and(|p| p.values().all(primitive))
         && closed(
@@ -179,17 +180,15 @@ fn requested_schema(v: &Value) -> bool {
 /// `_meta` of the params: an object, its `progressToken` (when there is
 /// one) a string or a number (2025-11-25; open under 2026-07-28).
 fn request_meta(v: &Value) -> bool {
-    v.as_object().is_some_and(|m| {
-        m.get("progressToken")
-            .is_none_or(|t| t.is_string() || t.is_number())
-    })
+    v.as_object()
+        .is_some_and(|m| member(m, "progressToken").is_none_or(|t| t.is_string() || t.is_number()))
 }
 
 /// `task` of the params: an object, its `ttl` (when there is one) a number
 /// (`TaskMetadata` of 2025-11-25; open under 2026-07-28).
 fn task(v: &Value) -> bool {
     v.as_object()
-        .is_some_and(|t| t.get("ttl").is_none_or(Value::is_number))
+        .is_some_and(|t| member(t, "ttl").is_none_or(Value::is_number))
 }
 
 /// Whether the pinned `request` definition of `rev` certainly holds for
@@ -197,13 +196,13 @@ fn task(v: &Value) -> bool {
 /// definition's other open members refuse).
 pub(super) fn request_holds(rev: Revision, params: &Value) -> Option<SchemaHolds> {
     let o = params.as_object()?;
-    let message = o.get("message").is_some_and(Value::is_string);
-    let ok = match o.get("mode").map(Value::as_str) {
+    let message = member(o, "message").is_some_and(Value::is_string);
+    let ok = match member(o, "mode").map(Value::as_str) {
         Some(Some("url")) => {
             let id_needed = rev.data().url_elicitation_id;
             message
-                && (o.contains_key("elicitationId") || !id_needed)
-                && o.get("url")
+                && (member(o, "elicitationId").is_some() || !id_needed)
+                && member(o, "url")
                     .and_then(Value::as_str)
                     .is_some_and(|u| format_ok(StringFormat::Uri, u))
                 && closed(
@@ -220,7 +219,7 @@ pub(super) fn request_holds(rev: Revision, params: &Value) -> Option<SchemaHolds
         }
         None | Some(Some("form")) => {
             message
-                && o.get("requestedSchema").is_some_and(requested_schema)
+                && member(o, "requestedSchema").is_some_and(requested_schema)
                 && closed(
                     o,
                     &[
@@ -251,7 +250,7 @@ fn content_value(v: &Value) -> bool {
 pub(super) fn result_holds(value: &Value) -> Option<SchemaHolds> {
     let o = value.as_object()?;
     let ok = matches!(
-        o.get("action").and_then(Value::as_str),
+        member(o, "action").and_then(Value::as_str),
         Some("accept" | "decline" | "cancel")
     ) && closed(
         o,

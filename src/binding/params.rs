@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::envelope::Mode;
+use super::envelope::{member, Mode};
 use super::form_schema::{parse_form_schema, FormSchema};
 use super::holds::SchemaHolds;
 use super::limits::MAX_STRING_CHARS;
@@ -466,7 +466,7 @@ fn params_body(
             return Err(schema_errs);
         }
     }
-    let message = match obj.get("message") {
+    let message = match member(obj, "message") {
         Some(Value::String(s)) => s.clone(),
         _ => {
             return Err(vec![Violation::new(
@@ -488,7 +488,7 @@ fn params_body(
 /// limits.
 fn mode_and_limits(obj: &Map<String, Value>, params: &Value, meta_mode: Mode) -> Vec<Violation> {
     let mut errs = Vec::new();
-    let parsed_mode = match obj.get("mode") {
+    let parsed_mode = match member(obj, "mode") {
         None => Some(Mode::Form),
         Some(Value::String(s)) => Mode::parse(s),
         Some(_) => None,
@@ -534,7 +534,7 @@ fn form_body(rev: Revision, obj: &Map<String, Value>) -> Result<RequestBody, Vec
             ));
         }
     }
-    match obj.get("requestedSchema") {
+    match member(obj, "requestedSchema") {
         None => errs.push(Violation::new(
             "",
             Rule::McpRequest,
@@ -557,15 +557,15 @@ fn form_body(rev: Revision, obj: &Map<String, Value>) -> Result<RequestBody, Vec
 fn url_body(rev: Revision, obj: &Map<String, Value>) -> Result<RequestBody, Vec<Violation>> {
     let wants_id = rev.data().url_elicitation_id;
     let mut errs = Vec::new();
-    if obj.contains_key("requestedSchema") {
+    if member(obj, "requestedSchema").is_some() {
         errs.push(Violation::new(
             "/requestedSchema",
             Rule::McpRequest,
             "a URL request has no requestedSchema",
         ));
     }
-    let url = obj.get("url").and_then(Value::as_str);
-    let id = obj.get("elicitationId").and_then(Value::as_str);
+    let url = member(obj, "url").and_then(Value::as_str);
+    let id = member(obj, "elicitationId").and_then(Value::as_str);
     let id_ok = id.is_some() || !wants_id;
     match (url, id) {
         (Some(u), i) if errs.is_empty() && id_ok => {
