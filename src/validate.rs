@@ -35,9 +35,9 @@ use serde_json::Value;
 use crate::binding::fast::ValidEvent;
 use crate::binding::limits::MAX_EVENT_BYTES;
 use crate::binding::{
-    check_answer, checked_text, parse_checked, parse_json, read_request, read_request_noting,
-    read_result, request_from_refused_body, schemas, Part, ReadOptions, RequestEvent, RequestView,
-    ResultEvent, Rule, SchemaPolicy, Violation, REQUEST_TYPE, RESULT_TYPE,
+    check_answer, checked_text, parse_checked, read_request, read_request_noting, read_result,
+    request_from_refused_body, schemas, ReadOptions, RequestEvent, RequestView, ResultEvent, Rule,
+    SchemaPolicy, Violation, REQUEST_TYPE, RESULT_TYPE,
 };
 use crate::safe_text::display;
 use crate::stream::Frame;
@@ -216,7 +216,7 @@ pub fn prepare_with(bytes: &[u8], policy: SchemaPolicy) -> Prepared {
                     ty: Some(REQUEST_TYPE.to_owned()),
                     errors,
                 };
-                let read = request_from_refused_body(refused);
+                let read = request_from_refused_body(refused).map_err(noted);
                 request_prepared(read, verdict, bytes.len())
             }
             None => prepare_full_text(text, policy),
@@ -268,31 +268,30 @@ pub fn prepare_full(bytes: &[u8]) -> Prepared {
 pub const COMPATIBLE_WOULD_PASS: &str =
     "it is a valid request under --schema-policy compatible, the policy `ahp-elicit mcp` reads real servers' forms (and records its --events) under";
 
-/// Say in `errors` (of the request event `bytes` read under `policy`) that
-/// the compatible policy reads it as a form, when the policy was strict and
-/// it does:
-/// the last violation's message ends with [`COMPATIBLE_WOULD_PASS`].
-pub fn note_compatible(bytes: &[u8], policy: SchemaPolicy, errors: &mut [Violation]) {
-    if policy != SchemaPolicy::Strict || errors.is_empty() {
-        return;
+/// Read the request event `event` under `policy` ([`read_request`], the
+/// full reading); a refusal under the strict policy that the compatible
+/// policy reads as a form says so: its last violation's message ends with
+/// [`COMPATIBLE_WOULD_PASS`]. The note comes from the one reading
+/// ([`read_request_noting`]): the event is not parsed or read again.
+///
+/// Errors: every violation of the reading, noted as said.
+pub fn read_request_noted(
+    event: Value,
+    policy: SchemaPolicy,
+) -> Result<RequestEvent, Vec<Violation>> {
+    match policy {
+        SchemaPolicy::Strict => read_request_noting(event).map_err(noted),
+        _ => read_request(event, ReadOptions::with_policy(policy)),
     }
-    // Every check before the params' is the same under both policies: a
-    // refusal with no violation inside the request text is one under the
-    // compatible policy too.
-    if !errors
-        .iter()
-        .any(|e| e.location.part == Some(Part::RequestText))
-    {
-        return;
+}
+
+/// The violations of a refusal, the note added when the compatible policy
+/// reads the event as a form (`form`).
+fn noted((mut errors, form): (Vec<Violation>, bool)) -> Vec<Violation> {
+    if form {
+        note(&mut errors);
     }
-    // A form under it, not only a valid request ("not a form" is one too).
-    let passes = parse_json(bytes).is_ok_and(|v| {
-        read_request(v, ReadOptions::with_policy(SchemaPolicy::Compatible))
-            .is_ok_and(|r| !matches!(r.view, crate::binding::RequestView::NotAForm { .. }))
-    });
-    if passes {
-        note(errors);
-    }
+    errors
 }
 
 /// End the last of `errors` with [`COMPATIBLE_WOULD_PASS`].
@@ -336,15 +335,7 @@ fn prepare_full_text(text: &str, policy: SchemaPolicy) -> Prepared {
     };
     let verdict = move |errors| Verdict { id, ty, errors };
     match kind {
-        Some(true) => {
-            // Under the strict policy the one reading also says whether the
-            // compatible policy reads the event as a form.
-            let read = match policy {
-                SchemaPolicy::Strict => read_request_noting(v),
-                _ => read_request(v, ReadOptions::with_policy(policy)).map_err(|e| (e, false)),
-            };
-            request_prepared(read, verdict, text.len())
-        }
+        Some(true) => request_prepared(read_request_noted(v, policy), verdict, text.len()),
         Some(false) => match read_result(v) {
             Ok(mut result) => {
                 result.event = Value::Null;
@@ -369,10 +360,9 @@ fn prepare_full_text(text: &str, policy: SchemaPolicy) -> Prepared {
 }
 
 /// What a request's reading gives to the checks in order: a valid
-/// request (with its text's `size` in bytes) to remember, or its verdict,
-/// noted when the compatible policy reads it as a form.
+/// request (with its text's `size` in bytes) to remember, or its verdict.
 fn request_prepared(
-    read: Result<RequestEvent, (Vec<Violation>, bool)>,
+    read: Result<RequestEvent, Vec<Violation>>,
     verdict: impl FnOnce(Vec<Violation>) -> Verdict,
     size: usize,
 ) -> Prepared {
@@ -386,12 +376,7 @@ fn request_prepared(
                 size,
             }
         }
-        Err((mut e, form)) => {
-            if form {
-                note(&mut e);
-            }
-            Prepared::Done(verdict(e))
-        }
+        Err(e) => Prepared::Done(verdict(e)),
     }
 }
 

@@ -150,8 +150,7 @@ fn parse_request(
     if let Some(h) = crate::misplaced::hint(&v) {
         return Err(format!("{}: {h}", p.display()));
     }
-    binding::read_request(v, binding::ReadOptions::with_policy(policy)).map_err(|mut es| {
-        crate::validate::note_compatible(bytes, policy, &mut es);
+    crate::validate::read_request_noted(v, policy).map_err(|es| {
         es.iter()
             .map(|e| format!("{}: {e}", p.display()))
             .collect::<Vec<_>>()

@@ -19,7 +19,7 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::binding::{parse_json, read_request, ReadOptions, RequestEvent, SchemaPolicy};
+use crate::binding::{parse_json, RequestEvent, SchemaPolicy};
 use crate::safe_text::display;
 use crate::validate::{
     check_input, split_input, Checker, Format, MAX_REMEMBERED, MAX_REMEMBERED_BYTES,
@@ -82,11 +82,7 @@ fn load_reference(path: &Path, policy: SchemaPolicy) -> Result<(Vec<RequestEvent
         let r = c.bytes.map_err(|e| vec![e]).and_then(|b| {
             parse_json(&b)
                 .map_err(|e| vec![e])
-                .and_then(|v| read_request(v, ReadOptions::with_policy(policy)))
-                .map_err(|mut es| {
-                    crate::validate::note_compatible(&b, policy, &mut es);
-                    es
-                })
+                .and_then(|v| crate::validate::read_request_noted(v, policy))
         });
         match r {
             Ok(r) => reqs.push(r),

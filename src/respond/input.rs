@@ -4,9 +4,7 @@
 //! requests cannot fill memory while a person answers one.
 
 use crate::binding::fast::{read_valid, ValidEvent};
-use crate::binding::{
-    parse_json, read_request, ReadOptions, RequestEvent, SchemaPolicy, Violation, RESULT_TYPE,
-};
+use crate::binding::{parse_json, RequestEvent, SchemaPolicy, Violation, RESULT_TYPE};
 
 // The readers of files and stdin (`spawn_readers` and what it builds on)
 // serve the command line only.
@@ -123,15 +121,12 @@ pub fn read_event_full(bytes: &[u8], policy: SchemaPolicy) -> ReadEvent {
             return ReadEvent::Other { id, ty };
         }
     }
-    match read_request(value, ReadOptions::with_policy(policy)) {
+    match crate::validate::read_request_noted(value, policy) {
         Ok(request) => ReadEvent::Request {
             id,
             request: Box::new(request),
         },
-        Err(mut errors) => {
-            crate::validate::note_compatible(bytes, policy, &mut errors);
-            ReadEvent::Invalid { id, errors }
-        }
+        Err(errors) => ReadEvent::Invalid { id, errors },
     }
 }
 
